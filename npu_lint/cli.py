@@ -1,0 +1,170 @@
+"""The ``npu-lint`` command: ``check`` (lint files), ``rules`` and ``rule CODE`` (documentation)."""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Optional, Sequence
+
+from npu_lint import __version__
+from npu_lint import config as configuration
+from npu_lint.core import analyse_tree, dispatch_for
+from npu_lint.finding import Finding
+from npu_lint.sources import Unreadable, discover, parse, read_source
+from npu_lint.versions import Target, UnknownVersion, default_release, parse_target
+
+
+class UsageError(Exception):
+    """Bad input: printed as one line, exit status 2."""
+
+
+def _split_codes(text: Optional[str]) -> Optional[list[str]]:
+    if text is None:
+        return None
+    codes = [c.strip().upper() for c in text.split(",") if c.strip()]
+    for code in codes:
+        if not configuration._CODE.match(code):
+            raise UsageError(f"{code!r} is not an NPU code or prefix")
+    return codes
+
+
+class Checker:
+    """Runs the core over files, with per-directory configuration and command-line overrides."""
+
+    def __init__(self, args: argparse.Namespace) -> None:
+        self.args = args
+        self.select = _split_codes(args.select)
+        self.extend_select = _split_codes(args.extend_select) or []
+        self.ignore = _split_codes(args.ignore)
+        self.explicit = configuration.load(Path(args.config)) if args.config else None
+        self.warnings = 0
+
+    def config_for(self, path: Path) -> configuration.Config:
+        return self.explicit or configuration.find(path.parent if path.is_file() else path)
+
+    def codes_for(self, config: configuration.Config) -> frozenset[str]:
+        # A --select on the command line starts the selection afresh (as in ruff); --ignore then narrows it.
+        if self.select is not None:
+            select, ignore = self.select + self.extend_select, self.ignore or []
+        else:
+            select, ignore = list(config.select) + self.extend_select, list(config.ignore) + (self.ignore or [])
+        return configuration.enabled_codes(select, ignore)
+
+    def target_for(self, config: configuration.Config) -> Target:
+        return parse_target(self.args.torch_version or config.torch_version or default_release())
+
+    def files(self, paths: Sequence[str]) -> list[Path]:
+        found: list[Path] = []
+        for text in paths:
+            path = Path(text)
+            if not path.exists():
+                raise UsageError(f"{text}: no such file or directory")
+            config = self.config_for(path)
+            if path.is_file():
+                if not config.excludes(path) or self.args.no_exclude:
+                    found.append(path)
+            else:
+                found.extend(discover(path, config.excludes))
+        return found
+
+    def check_file(self, path: Path) -> list[Finding]:
+        config = self.config_for(path)
+        codes = self.codes_for(config).difference(
+            code for code in self.codes_for(config)
+            if any(code.startswith(prefix) for prefix in config.ignored_for(path)))
+        if not dispatch_for(codes).codes:
+            return []
+        try:
+            source = read_source(path)
+            if not dispatch_for(codes).wanted(source):
+                return []
+            tree = parse(source, path)
+        except Unreadable as error:
+            self.warn(f"{path}: skipped: {error}")
+            return []
+        return analyse_tree(tree, source, self.target_for(config), codes, noqa=not self.args.disable_noqa)
+
+    def warn(self, message: str) -> None:
+        self.warnings += 1
+        print(f"npu-lint: warning: {message}", file=sys.stderr)
+
+
+def _check(args: argparse.Namespace) -> int:
+    checker = Checker(args)
+    if args.torch_version:
+        parse_target(args.torch_version)
+    total = 0
+    for path in checker.files(args.paths):
+        for finding in checker.check_file(path):
+            total += 1
+            print(f"{path}:{finding.line}:{finding.col + 1}: {finding.code} {finding.message}")
+    if total and not args.quiet:
+        print(f"Found {total} finding{'s' if total != 1 else ''}.", file=sys.stderr)
+    return 1 if total and not args.exit_zero else 0
+
+
+def _rules(args: argparse.Namespace) -> int:
+    from npu_lint.rules import all_rules
+    for rule in all_rules():
+        state = "" if rule.default_enabled else "  (off by default)"
+        print(f"{rule.code}  {rule.name:<28} {rule.summary()}{state}")
+    return 0
+
+
+def _rule(args: argparse.Namespace) -> int:
+    from npu_lint.docs import rule_page
+    from npu_lint.rules import rules_by_code
+    rule = rules_by_code().get(args.code.upper())
+    if rule is None:
+        raise UsageError(f"unknown rule code {args.code!r} (see 'npu-lint rules')")
+    print(rule_page(rule))
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="npu-lint", description="Find what breaks, what is slow and what has a "
+                                     "faster NPU API when PyTorch code moves from CUDA GPUs to Ascend NPUs.")
+    parser.add_argument("--version", action="version", version=f"npu-lint {__version__}")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    check = commands.add_parser("check", help="lint Python files and print path:line:col: CODE message")
+    check.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (none: nothing to check)")
+    check.add_argument("--select", metavar="CODES", help="comma-separated codes or prefixes to report (default: NPU)")
+    check.add_argument("--extend-select", metavar="CODES", help="codes to add to the selection")
+    check.add_argument("--ignore", metavar="CODES", help="codes or prefixes not to report")
+    check.add_argument("-v", "--torch-version", metavar="VERSION",
+                       help=f"target torch-npu release, e.g. 2.1, 2.6.0 (default: {default_release()})")
+    check.add_argument("--config", metavar="PYPROJECT", help="use this pyproject.toml instead of the nearest one")
+    check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
+    check.add_argument("--disable-noqa", action="store_true", help="report findings on '# noqa' lines too")
+    check.add_argument("--no-exclude", action="store_true", help="check files named on the command line even if excluded")
+    check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    check.set_defaults(handler=_check)
+    rules = commands.add_parser("rules", help="list every rule code")
+    rules.set_defaults(handler=_rules)
+    rule = commands.add_parser("rule", help="print the documentation of one rule")
+    rule.add_argument("code")
+    rule.set_defaults(handler=_rule)
+    return parser
+
+
+def main(argv: Optional[Sequence[str]] = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_usage(sys.stderr)
+        print("npu-lint: error: a command is required (check, rules, rule)", file=sys.stderr)
+        return 2
+    try:
+        return args.handler(args)
+    except (UsageError, configuration.ConfigError, UnknownVersion) as error:
+        print(f"npu-lint: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("npu-lint: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

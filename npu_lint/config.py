@@ -1,0 +1,156 @@
+"""``[tool.npu-lint]`` in the nearest ``pyproject.toml``, and code selection."""
+from __future__ import annotations
+
+import fnmatch
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any, Iterable, Optional
+
+from npu_lint.rules import all_rules
+
+_CODE = re.compile(r"^NPU[0-9]{0,3}$")
+KEYS = ("torch-version", "select", "ignore", "per-file-ignores", "exclude")
+DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg", "__pycache__",
+                   ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages")
+
+
+class ConfigError(ValueError):
+    """A configuration problem, worded as one line that names the key."""
+
+
+@dataclass(frozen=True)
+class Config:
+    """Settings for the files below ``root``."""
+
+    root: Path
+    source: Optional[Path] = None
+    torch_version: Optional[str] = None
+    select: tuple[str, ...] = ()
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    exclude: tuple[str, ...] = field(default=())
+
+    def ignored_for(self, path: Path) -> tuple[str, ...]:
+        """Codes that per-file-ignores drops for ``path``."""
+        relative = _relative(path, self.root)
+        codes: list[str] = []
+        for pattern, pattern_codes in self.per_file_ignores:
+            if _matches(relative, pattern):
+                codes.extend(pattern_codes)
+        return tuple(codes)
+
+    def excludes(self, path: Path) -> bool:
+        relative = _relative(path, self.root)
+        return any(_matches(relative, pattern) for pattern in DEFAULT_EXCLUDE + self.exclude)
+
+
+def _relative(path: Path, root: Path) -> str:
+    try:
+        return path.resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        return path.as_posix()
+
+
+def _matches(relative: str, pattern: str) -> bool:
+    pattern = pattern.rstrip("/")
+    if fnmatch.fnmatch(relative, pattern) or relative.startswith(pattern + "/"):
+        return True
+    return "/" not in pattern and any(fnmatch.fnmatch(part, pattern) for part in relative.split("/"))
+
+
+def _toml_load(path: Path) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python < 3.11
+        import tomli as tomllib
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except (OSError, UnicodeDecodeError) as error:
+        raise ConfigError(f"{path}: cannot read: {error}") from None
+    except tomllib.TOMLDecodeError as error:
+        raise ConfigError(f"{path}: invalid TOML: {error}") from None
+
+
+def _codes(value: Any, key: str, where: Path) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: [tool.npu-lint] {key} must be a list of codes such as [\"NPU2\"]")
+    for item in value:
+        if not _CODE.match(item.strip().upper()):
+            raise ConfigError(f"{where}: [tool.npu-lint] {key}: {item!r} is not an NPU code or prefix")
+    return tuple(item.strip().upper() for item in value)
+
+
+def parse_table(table: dict[str, Any], where: Path) -> Config:
+    """Validate a ``[tool.npu-lint]`` table."""
+    unknown = sorted(set(table) - set(KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r} in [tool.npu-lint] (known: {', '.join(KEYS)})")
+    version = table.get("torch-version")
+    if version is not None and not isinstance(version, str):
+        raise ConfigError(f"{where}: [tool.npu-lint] torch-version must be a string such as \"2.6.0\"")
+    if version is not None:
+        from npu_lint.versions import UnknownVersion, parse_target
+        try:
+            parse_target(version)
+        except UnknownVersion as error:
+            raise ConfigError(f"{where}: [tool.npu-lint] torch-version: {error}") from None
+    per_file = table.get("per-file-ignores", {})
+    if not isinstance(per_file, dict):
+        raise ConfigError(f"{where}: [tool.npu-lint] per-file-ignores must be a table of glob = [codes]")
+    exclude = table.get("exclude", [])
+    if not isinstance(exclude, list) or not all(isinstance(item, str) for item in exclude):
+        raise ConfigError(f"{where}: [tool.npu-lint] exclude must be a list of glob patterns")
+    return Config(
+        root=where.parent, source=where, torch_version=version,
+        select=_codes(table.get("select", []), "select", where),
+        ignore=_codes(table.get("ignore", []), "ignore", where),
+        per_file_ignores=tuple((glob, _codes(codes, f"per-file-ignores {glob!r}", where))
+                               for glob, codes in sorted(per_file.items())),
+        exclude=tuple(exclude))
+
+
+def load(path: Path) -> Config:
+    """Read the ``[tool.npu-lint]`` table of one pyproject.toml (an empty config when it has none)."""
+    return _from_data(_toml_load(path), path)
+
+
+def _from_data(data: dict[str, Any], path: Path) -> Config:
+    table = data.get("tool", {}).get("npu-lint")
+    if table is None:
+        return Config(root=path.parent, source=path)
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: [tool.npu-lint] must be a table")
+    return parse_table(table, path)
+
+
+@lru_cache(maxsize=1024)
+def find(directory: Path) -> Config:
+    """The config of the nearest pyproject.toml with a ``[tool.npu-lint]`` table, upwards from ``directory``."""
+    directory = directory.resolve()
+    for folder in (directory, *directory.parents):
+        candidate = folder / "pyproject.toml"
+        if candidate.is_file():
+            data = _toml_load(candidate)
+            if "npu-lint" in data.get("tool", {}):
+                return _from_data(data, candidate)
+    return Config(root=Path.cwd())
+
+
+def enabled_codes(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> frozenset[str]:
+    """The rule codes on for a select/ignore pair: the most specific matching entry decides.
+
+    An empty ``select`` means every rule that is on by default; a rule that is off by default is
+    on only when a select entry names it at least as precisely as its full code.
+    """
+    select, ignore = tuple(select) or ("NPU",), tuple(ignore)
+    chosen = set()
+    for rule in all_rules():
+        selected = max((len(s) for s in select if rule.code.startswith(s)), default=0)
+        ignored = max((len(i) for i in ignore if rule.code.startswith(i)), default=0)
+        if selected and selected > ignored and (rule.default_enabled or selected >= len(rule.code)):
+            chosen.add(rule.code)
+    return frozenset(chosen)

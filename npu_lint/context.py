@@ -1,0 +1,73 @@
+"""Per-file state shared by the rules during the single walk."""
+from __future__ import annotations
+
+import ast
+import re
+from typing import TYPE_CHECKING, Optional
+
+from npu_lint.finding import Finding
+from npu_lint.resolver import Resolver
+from npu_lint.versions import Target
+
+if TYPE_CHECKING:
+    from npu_lint.rules import Rule
+
+# A file "uses torch" when it imports torch or a library built on it.
+TORCH_LIBRARIES = (
+    "torch", "torchvision", "torchaudio", "torchtext", "torch_npu", "timm", "mmcv", "mmdet", "mmengine",
+    "mmseg", "mmpretrain", "mmocr", "transformers", "accelerate", "deepspeed", "lightning", "pytorch_lightning",
+    "apex", "fairseq", "detectron2", "peft", "trl", "diffusers", "ultralytics", "megatron", "torchmetrics",
+    "kornia", "xformers", "flash_attn", "bitsandbytes", "fairscale", "colossalai", "torchrec",
+)
+_TORCH_IMPORT = re.compile(
+    r"^[ \t]*(?:from|import)[ \t]+(?:%s)\b" % "|".join(TORCH_LIBRARIES), re.MULTILINE)
+
+
+def uses_torch(source: str) -> bool:
+    return _TORCH_IMPORT.search(source) is not None
+
+
+class FileContext:
+    """What a rule may ask while checking one file, and where it reports."""
+
+    def __init__(self, source: str, target: Target, family: Optional[str] = None) -> None:
+        self.source = source
+        self.target = target
+        self.uses_torch = uses_torch(source)
+        self.resolver = Resolver()
+        self.parents: dict[int, ast.AST] = {}
+        self.findings: list[Finding] = []
+        self.noqa_spans: dict[Finding, tuple[int, int]] = {}
+        self._code: str = ""
+        self._family: str = family or ""
+
+    def run(self, rule: "Rule", node: object) -> None:
+        self._code, self._family = rule.code, rule.family
+        rule.check(node, self)
+
+    def parent(self, node: ast.AST) -> Optional[ast.AST]:
+        return self.parents.get(id(node))
+
+    def statement_of(self, node: ast.AST) -> Optional[ast.stmt]:
+        while node is not None and not isinstance(node, ast.stmt):
+            node = self.parents.get(id(node))
+        return node
+
+    def report(self, node: ast.AST, message: str, api: str = "") -> None:
+        """Record a finding for the rule being run, at ``node``'s start."""
+        line = getattr(node, "lineno", 1)
+        finding = Finding(code=self._code, message=message, line=line, col=getattr(node, "col_offset", 0),
+                          end_line=getattr(node, "end_lineno", None) or line, api=api, family=self._family)
+        self.findings.append(finding)
+        self.noqa_spans[finding] = self._statement_span(node, line)
+
+    def _statement_span(self, node: ast.AST, line: int) -> tuple[int, int]:
+        """The physical lines of the statement (or compound-statement header) holding ``node``."""
+        statement = self.statement_of(node)
+        if statement is None:
+            return line, line
+        first, last = statement.lineno, getattr(statement, "end_lineno", None) or statement.lineno
+        body = getattr(statement, "body", None)
+        if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+            last = max(first, body[0].lineno - 1)
+        return min(first, line), max(last, line)

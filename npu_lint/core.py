@@ -1,0 +1,158 @@
+"""The analysis core: one walk over Python's ``ast`` per file, every selected rule in that walk.
+
+flake8 hands plugins the tree it already parsed; ``npu-lint check`` and the reports parse
+once here. Names are resolved once (:mod:`npu_lint.resolver`) while walking; maximal
+dotted names are dispatched to rules as :class:`~npu_lint.rules.ApiRef` events.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from functools import lru_cache
+from typing import Iterable, Optional, Sequence
+
+from npu_lint.context import FileContext
+from npu_lint.finding import Finding
+from npu_lint.rules import ApiRef, Rule, all_rules
+from npu_lint.versions import Target, default_release
+
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+_LOOPS = (ast.For, ast.AsyncFor)
+_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
+
+
+class _Leave:
+    """Marker pushed on the walk stack to close a scope."""
+
+
+_LEAVE = _Leave()
+
+
+class Dispatch:
+    """Node type -> rule instances, built once per set of enabled codes."""
+
+    def __init__(self, rules: Sequence[type[Rule]]) -> None:
+        self.by_type: dict[type, list[Rule]] = {}
+        self.triggers: Optional[tuple[str, ...]] = ()
+        for rule_class in rules:
+            rule = rule_class()
+            for node_type in rule_class.node_types:
+                self.by_type.setdefault(node_type, []).append(rule)
+            triggers = getattr(rule_class, "triggers", None)
+            if self.triggers is not None:
+                self.triggers = None if not triggers else self.triggers + tuple(triggers)
+        self.api_rules = tuple(self.by_type.pop(ApiRef, ()))
+        self.codes = frozenset(rule.code for rule in rules)
+
+    def wanted(self, source: str) -> bool:
+        """The cheap substring pre-filter: a file none of the rules could fire on is skipped."""
+        if not self.codes:
+            return False
+        if self.triggers is None:
+            return True
+        return any(trigger in source for trigger in self.triggers)
+
+
+@lru_cache(maxsize=64)
+def dispatch_for(codes: Optional[frozenset[str]]) -> Dispatch:
+    rules = [rule for rule in all_rules() if (rule.default_enabled if codes is None else rule.code in codes)]
+    return Dispatch(rules)
+
+
+def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
+                 codes: Optional[frozenset[str]] = None, noqa: bool = False) -> list[Finding]:
+    """Run the rules for ``codes`` (default: the rules on by default) over a parsed module."""
+    dispatch = dispatch_for(codes)
+    if not dispatch.wanted(source):
+        return []
+    ctx = FileContext(source, target or Target(default_release()))
+    _walk(tree, ctx, dispatch)
+    findings = ctx.findings
+    if noqa and findings:
+        findings = _without_noqa(findings, ctx.noqa_spans, source.splitlines())
+    return sorted(set(findings), key=lambda f: (f.line, f.col, f.code))
+
+
+def analyse_source(source: str, target: Optional[Target] = None, codes: Optional[frozenset[str]] = None,
+                   noqa: bool = True, filename: str = "<source>") -> list[Finding]:
+    """Parse ``source`` and analyse it. Raises SyntaxError/ValueError for unparseable input."""
+    dispatch = dispatch_for(codes)
+    if not dispatch.wanted(source):
+        return []
+    return analyse_tree(ast.parse(source, filename), source, target, codes, noqa)
+
+
+def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
+    resolver = ctx.resolver
+    parents = ctx.parents
+    by_type = dispatch.by_type
+    api_rules = dispatch.api_rules
+    name_type, attribute_type, load_type = ast.Name, ast.Attribute, ast.Load
+    stack: list[object] = [tree]
+    pop, push = stack.pop, stack.append
+    while stack:
+        node = pop()
+        node_type = type(node)
+        if node_type is _Leave:
+            resolver.leave_scope()
+            continue
+        if node_type is ast.Import:
+            resolver.add_import(node)
+        elif node_type is ast.ImportFrom:
+            resolver.add_import_from(node)
+        elif node_type is ast.Assign:
+            resolver.add_assign(node)
+        elif node_type in _FUNCTIONS:
+            resolver.enter_function(node)
+            push(_LEAVE)
+        elif node_type is ast.ClassDef:
+            resolver.enter_class()
+            push(_LEAVE)
+        elif node_type in _LOOPS:
+            resolver.bind_loop(node)
+        rules = by_type.get(node_type)
+        if rules:
+            for rule in rules:
+                ctx.run(rule, node)
+        if api_rules and (node_type is attribute_type or (node_type is name_type and type(node.ctx) is load_type)):
+            if type(parents.get(id(node))) is not attribute_type:
+                qualname = resolver.qualname(node)
+                if qualname:
+                    ref = ApiRef(node, qualname)
+                    for rule in api_rules:
+                        ctx.run(rule, ref)
+        children = []
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    if isinstance(item, ast.AST):
+                        children.append(item)
+            elif isinstance(value, ast.AST):
+                children.append(value)
+        for child in reversed(children):
+            parents[id(child)] = node
+            push(child)
+
+
+def _without_noqa(findings: Iterable[Finding], spans: dict[Finding, tuple[int, int]],
+                  lines: list[str]) -> list[Finding]:
+    """Drop findings whose statement carries ``# noqa`` or ``# noqa: CODE`` (prefixes match)."""
+    kept = []
+    for finding in findings:
+        first, last = spans.get(finding, (finding.line, finding.end_line))
+        if not any(_suppresses(lines[n - 1], finding.code) for n in range(first, min(last, len(lines)) + 1)):
+            kept.append(finding)
+    return kept
+
+
+def _suppresses(line: str, code: str) -> bool:
+    if "#" not in line:
+        return False
+    for match in _NOQA.finditer(line):
+        codes = match.group("codes")
+        if not codes:
+            return True
+        if any(code.startswith(c.upper()) for c in re.split(r"[,\s]+", codes) if c):
+            return True
+    return False

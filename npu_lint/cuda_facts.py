@@ -1,0 +1,198 @@
+"""Lookups and code-shape tests shared by the NPU2xx rules (the facts are in rule_tables/cuda_*.tsv)."""
+from __future__ import annotations
+
+import ast
+import re
+from functools import lru_cache
+from typing import TYPE_CHECKING, Optional
+
+from npu_lint.tables import keyed, read_tsv
+from npu_lint.versions import since_key
+
+if TYPE_CHECKING:
+    from npu_lint.context import FileContext
+
+# Names under these prefixes are CUDA usage even when the table has no row for them.
+_PREFIX_GROUPS = (("torch.cuda.amp.", "amp"), ("torch.cuda.nvtx.", "nvtx"), ("torch.cuda.profiler.", "nvtx"),
+                  ("torch.cuda.", "cuda"), ("torch.backends.cudnn.", "backends_cudnn"),
+                  ("torch.backends.cuda.", "backends_cuda"))
+_DEVICE = re.compile(r"^cuda(?::\d+)?$")
+_EXTENSION_MODULE = re.compile(r"(?:^|_)cuda(?:_ext|_kernels?|_ops?)?$")
+_ENV_CALLS = frozenset({"getenv", "putenv", "unsetenv", "setenv", "delenv"})
+_ENV_METHODS = frozenset({"get", "setdefault", "pop"})
+COMPARE, AMP, OTHER = "compare", "amp", "other"
+
+
+@lru_cache(maxsize=8192)
+def api_row(qualname: str) -> Optional[dict[str, str]]:
+    """The cuda_apis.tsv row for a name used as CUDA usage by itself, or None.
+
+    Longer names fall back to their nearest listed prefix (``torch.cuda.Stream.synchronize``
+    -> ``torch.cuda.Stream``); unlisted names under ``torch.cuda.`` and the cuDNN/CUDA
+    backends get a generic row.
+    """
+    table = keyed("cuda_apis.tsv", "api")
+    name = qualname
+    while "." in name:
+        row = table.get(name)
+        if row is not None:
+            return row if row["trigger"] == "name" else None
+        name = name.rsplit(".", 1)[0]
+    for prefix, group in _PREFIX_GROUPS:
+        if qualname.startswith(prefix):
+            return {"api": qualname, "group": group, "trigger": "name", "status": "unlisted",
+                    "npu_equivalent": "", "since": "", "note": "", "source": ""}
+    return None
+
+
+def argument_api(qualname: Optional[str]) -> Optional[dict[str, str]]:
+    """The row of a device-generic API that is CUDA only through an argument (``torch.autocast``)."""
+    if qualname is None:
+        return None
+    row = keyed("cuda_apis.tsv", "api").get(qualname)
+    return row if row is not None and row["trigger"] == "argument" else None
+
+
+def construct_since(row_id: str) -> str:
+    return keyed("cuda_constructs.tsv", "row_id")[row_id]["since"]
+
+
+def handled(since: str, ctx: "FileContext") -> bool:
+    """True when the target torch-npu release is at or after ``since``."""
+    return bool(since) and ctx.target.key >= since_key(since)
+
+
+# -- strings ---------------------------------------------------------------------------------
+def is_docstring(node: ast.AST, ctx: "FileContext") -> bool:
+    return isinstance(ctx.parent(node), ast.Expr)
+
+
+def is_device_string(node: ast.AST, ctx: "FileContext") -> bool:
+    """``'cuda'``, ``'cuda:0'`` or an f-string starting ``cuda:``."""
+    if isinstance(node, ast.Constant):
+        return (isinstance(node.value, str) and _DEVICE.match(node.value) is not None
+                and not isinstance(ctx.parent(node), ast.JoinedStr))
+    if isinstance(node, ast.JoinedStr) and node.values:
+        head = node.values[0]
+        return isinstance(head, ast.Constant) and isinstance(head.value, str) and (
+            head.value.startswith("cuda:") or (head.value == "cuda" and len(node.values) == 1))
+    return False
+
+
+def is_nccl_string(node: ast.AST) -> bool:
+    value = node.value if isinstance(node, ast.Constant) else None
+    if not isinstance(value, str) or len(value) > 64:
+        return False
+    return "nccl" in (token.strip().lower() for token in re.split(r"[,:]", value))
+
+
+def string_use(node: ast.AST, ctx: "FileContext") -> str:
+    """Where a string sits: a comparison (``COMPARE``), an AMP device type (``AMP``) or else ``OTHER``."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Compare):
+        return COMPARE
+    if isinstance(parent, (ast.List, ast.Tuple, ast.Set)):
+        outer = ctx.parent(parent)
+        if isinstance(outer, ast.Compare) and parent in outer.comparators:
+            return COMPARE
+        if _is_prefix_test(outer):
+            return COMPARE
+    if _is_prefix_test(parent) and node in parent.args:
+        return COMPARE
+    call, keyword = parent, None
+    if isinstance(parent, ast.keyword):
+        keyword, call = parent.arg, ctx.parent(parent)
+    if isinstance(call, ast.Call) and argument_api(ctx.resolver.qualname(call.func)) is not None:
+        if keyword in ("device_type", "device") or (keyword is None and call.args and call.args[0] is node):
+            return AMP
+    return OTHER
+
+
+def _is_prefix_test(node: Optional[ast.AST]) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith"))
+
+
+# -- environment variables -------------------------------------------------------------------
+@lru_cache(maxsize=4096)
+def env_var_row(name: str) -> Optional[dict[str, str]]:
+    table = keyed("cuda_env_vars.tsv", "name")
+    if name in table:
+        return table[name]
+    for prefix in ("TORCH_NCCL_", "NCCL_"):
+        if name.startswith(prefix) and len(name) > len(prefix):
+            return table[prefix + "*"]
+    return None
+
+
+def is_env_use(node: ast.AST, ctx: "FileContext") -> bool:
+    """The string is a key of the process environment: ``os.environ[...]``, ``os.getenv(...)``, ``env={...}``."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Subscript):
+        return parent.slice is node and _is_environ(parent.value, ctx)
+    if isinstance(parent, ast.Compare):
+        return any(_is_environ(c, ctx) for c in parent.comparators)
+    if isinstance(parent, ast.Call) and parent.args and parent.args[0] is node:
+        func = parent.func
+        if isinstance(func, ast.Attribute):
+            if func.attr in _ENV_CALLS:
+                return True
+            return func.attr in _ENV_METHODS and _is_environ(func.value, ctx)
+        return isinstance(func, ast.Name) and ctx.resolver.qualname(func) in ("os.getenv", "os.putenv")
+    if isinstance(parent, ast.Dict) and node in parent.keys:
+        outer = ctx.parent(parent)
+        if isinstance(outer, ast.keyword):
+            return outer.arg == "env"
+        if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Attribute):
+            return outer.func.attr == "update" and _is_environ(outer.func.value, ctx)
+        if isinstance(outer, ast.Assign):
+            return any(_is_environ(target, ctx) for target in outer.targets)
+    return False
+
+
+def _is_environ(node: ast.AST, ctx: "FileContext") -> bool:
+    if isinstance(node, ast.Call):
+        node = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "copy" else node.func
+    if ctx.resolver.qualname(node) == "os.environ":
+        return True
+    if isinstance(node, ast.Attribute):
+        return node.attr == "environ"
+    return isinstance(node, ast.Name) and "env" in node.id.lower()
+
+
+# -- imports -----------------------------------------------------------------------------------
+def imported_names(node: ast.AST) -> list[tuple[str, int]]:
+    """Full dotted names an import statement brings in, with the relative level."""
+    if isinstance(node, ast.Import):
+        return [(alias.name, 0) for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        module = node.module or ""
+        return [(f"{module}.{alias.name}" if module else alias.name, node.level or 0) for alias in node.names]
+    return []
+
+
+@lru_cache(maxsize=4096)
+def library_row(name: str) -> Optional[dict[str, str]]:
+    """The cuda_libraries.tsv row of the module an imported name belongs to."""
+    table = keyed("cuda_libraries.tsv", "module")
+    while True:
+        if name in table:
+            return table[name]
+        if "." not in name:
+            return None
+        name = name.rsplit(".", 1)[0]
+
+
+def is_extension_module(name: str, level: int) -> bool:
+    """A compiled CUDA extension: ``nms_cuda``, ``deform_conv_cuda``, or a relative ``_ext`` / ``_C``."""
+    if name.split(".", 1)[0] in ("torch", "torch_npu") or library_row(name) is not None:
+        return False
+    parts = name.split(".")
+    tail = parts[-2:] if len(parts) > 1 else parts
+    if any(part != "cuda" and _EXTENSION_MODULE.search(part) for part in tail):
+        return True
+    return level > 0 and any(part in ("_ext", "_C") for part in tail)
+
+
+def library_rows() -> tuple[dict[str, str], ...]:
+    return read_tsv("cuda_libraries.tsv")

@@ -1,0 +1,91 @@
+"""flake8 entry point (``NPU``). Thin: it hands flake8's tree to the core.
+
+flake8 runs every installed plugin on every file and filters afterwards, so the selection
+is worked out once in ``parse_options`` and ``run`` returns at once when no NPU code is on.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from pathlib import Path
+from typing import Any, ClassVar, Iterator, Optional
+
+from npu_lint import __version__
+
+
+class NpuLintChecker:
+    """flake8 tree plugin."""
+
+    name = "npu-lint"
+    version = __version__
+    codes: ClassVar[Optional[frozenset[str]]] = None   # None: not configured (all rules on by default)
+    torch_version: ClassVar[Optional[str]] = None
+
+    def __init__(self, tree: ast.AST, filename: str = "stdin", lines: Optional[list[str]] = None) -> None:
+        self.tree = tree
+        self.filename = filename
+        self.lines = lines or []
+
+    @classmethod
+    def add_options(cls, manager: Any) -> None:
+        from npu_lint.rules import all_rules
+        from npu_lint.versions import default_release
+        manager.add_option("--npu-torch-version", parse_from_config=True, default=None, metavar="VERSION",
+                           help="target torch-npu release for npu-lint (default: [tool.npu-lint] torch-version, "
+                                f"else {default_release()})")
+        off = [rule.code for rule in all_rules() if not rule.default_enabled]
+        if off:
+            manager.extend_default_ignore(off)
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        from npu_lint.rules import all_rules
+        from npu_lint.versions import UnknownVersion, parse_target
+        cls.torch_version = getattr(options, "npu_torch_version", None)
+        if cls.torch_version:
+            try:
+                parse_target(cls.torch_version)
+            except UnknownVersion as error:
+                print(f"npu-lint: error: --npu-torch-version: {error}", file=sys.stderr)
+                raise SystemExit(2) from None
+        try:
+            from flake8.style_guide import Decision, DecisionEngine
+            engine = DecisionEngine(options)
+            cls.codes = frozenset(rule.code for rule in all_rules() if engine.decision_for(rule.code) is Decision.Selected)
+        except Exception:  # flake8 internals changed: run everything, flake8 still filters
+            cls.codes = None
+
+    def run(self) -> Iterator[tuple[int, int, str, type]]:
+        if self.codes is not None and not self.codes:
+            return
+        from npu_lint.config import ConfigError, find
+        from npu_lint.core import analyse_tree, dispatch_for
+        from npu_lint.rules import all_rules
+        from npu_lint.versions import default_release, parse_target
+        codes = self.codes if self.codes is not None else frozenset(r.code for r in all_rules() if r.default_enabled)
+        source = "".join(self.lines)
+        if not dispatch_for(codes).wanted(source):
+            return
+        path = Path(self.filename)
+        try:
+            config = find(path.parent if self.filename not in ("stdin", "-") else Path.cwd())
+        except ConfigError as error:
+            _warn_once(str(error))
+            config = None
+        target_text = self.torch_version or (config.torch_version if config else None) or default_release()
+        if config is not None:
+            dropped = config.ignore + config.ignored_for(path)
+            codes = frozenset(c for c in codes if not any(c.startswith(prefix) for prefix in dropped))
+            if config.excludes(path):
+                return
+        for finding in analyse_tree(self.tree, source, parse_target(target_text), codes):
+            yield finding.line, finding.col, finding.text(), type(self)
+
+
+_WARNED: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    if message not in _WARNED:
+        _WARNED.add(message)
+        print(f"npu-lint: error: {message}", file=sys.stderr)

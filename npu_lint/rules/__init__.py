@@ -1,0 +1,68 @@
+"""Rule declarations. Each family module in this package declares small :class:`Rule` classes;
+they are discovered here, never listed by hand.
+
+A rule carries its own documentation (the class docstring, in fixed sections), a one-line
+message, and examples that must and must not fire; the test-suite runs those examples.
+"""
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from functools import lru_cache
+from typing import TYPE_CHECKING, ClassVar
+
+if TYPE_CHECKING:
+    from npu_lint.context import FileContext
+
+DOC_SECTIONS = ("What it does", "Why it matters on NPU", "Example", "Use instead", "Fix safety")
+
+
+class ApiRef:
+    """Synthetic event: a maximal dotted name (``torch.cuda.amp.GradScaler``) resolved through imports."""
+
+    __slots__ = ("node", "qualname")
+
+    def __init__(self, node: ast.expr, qualname: str) -> None:
+        self.node = node
+        self.qualname = qualname
+
+
+class Rule:
+    """Base class. Subclasses set the class attributes and implement :meth:`check`."""
+
+    code: ClassVar[str] = ""
+    name: ClassVar[str] = ""          # kebab-case, says what is flagged
+    message: ClassVar[str] = ""       # one line, ``str.format`` fields filled by check()
+    family: ClassVar[str] = ""
+    node_types: ClassVar[tuple[type, ...]] = ()
+    default_enabled: ClassVar[bool] = True
+    fix_safety: ClassVar[str] = "no fix"   # "safe", "unsafe" or "no fix"
+    must_fire: ClassVar[tuple[str, ...]] = ()
+    must_not_fire: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, node: object, ctx: "FileContext") -> None:
+        raise NotImplementedError
+
+    @classmethod
+    def summary(cls) -> str:
+        """The first line of the rule's documentation."""
+        return (cls.__doc__ or "").strip().splitlines()[0]
+
+
+@lru_cache(maxsize=None)
+def all_rules() -> tuple[type[Rule], ...]:
+    """Every rule class in this package, sorted by code."""
+    found: dict[str, type[Rule]] = {}
+    for info in pkgutil.iter_modules(__path__):
+        module = importlib.import_module(f"{__name__}.{info.name}")
+        for value in vars(module).values():
+            if isinstance(value, type) and issubclass(value, Rule) and value.code and value.__module__ == module.__name__:
+                if value.code in found:
+                    raise RuntimeError(f"rule code {value.code} is declared twice")
+                found[value.code] = value
+    return tuple(found[code] for code in sorted(found))
+
+
+def rules_by_code() -> dict[str, type[Rule]]:
+    return {rule.code: rule for rule in all_rules()}

@@ -1,0 +1,492 @@
+"""NPU2xx rules on names: ``torch.cuda.*``, cuDNN/CUDA backends, AMP, NVTX, NCCL names, DataParallel,
+TorchScript, channels_last and CUDA extensions, all resolved through the file's imports."""
+from __future__ import annotations
+
+import ast
+from typing import ClassVar
+
+from npu_lint.context import FileContext
+from npu_lint.cuda_facts import api_row, construct_since, handled
+from npu_lint.rules import ApiRef, Rule
+
+FAMILY = "cuda"
+TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "channels_last", "CUDA")
+
+
+def _npu(row: dict[str, str]) -> str:
+    equivalent = row["npu_equivalent"]
+    return equivalent if equivalent and not equivalent.startswith("(none") else ""
+
+
+class _ApiGroupRule(Rule):
+    """Base for rules that fire on a group of cuda_apis.tsv names."""
+
+    family = FAMILY
+    node_types = (ApiRef,)
+    triggers = TRIGGERS
+    groups: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, ref: ApiRef, ctx: FileContext) -> None:
+        row = api_row(ref.qualname)
+        if row is not None and row["group"] in self.groups and self.accepts(row, ctx):
+            ctx.report(ref.node, self.describe(ref.qualname, row, ctx), ref.qualname)
+
+    def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
+        return True
+
+    def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
+        npu = _npu(row)
+        return self.message.format(api=api, npu=npu or "no direct NPU equivalent")
+
+
+def _redirected_for(row: dict[str, str], ctx: FileContext) -> bool:
+    return row["status"] == "redirected" and handled(row["since"], ctx)
+
+
+class CudaApiRedirected(_ApiGroupRule):
+    """A ``torch.cuda`` API that has a ``torch_npu.npu`` twin.
+
+    What it does:
+        Flags calls and attributes under ``torch.cuda`` that ``transfer_to_npu`` redirects to
+        ``torch_npu.npu`` for the target torch-npu release.
+    Why it matters on NPU:
+        Without ``from torch_npu.contrib import transfer_to_npu`` these calls talk to a CUDA runtime
+        that does not exist on an Ascend host; with it they work, but only from the release named
+        in the message.
+    Example:
+        torch.cuda.synchronize()
+    Use instead:
+        torch_npu.npu.synchronize()   # or torch.npu.synchronize() after ``import torch_npu``
+    Fix safety:
+        No automatic fix yet; the rename is mechanical.
+    """
+
+    code = "NPU201"
+    name = "cuda-api-redirected"
+    groups = ("cuda",)
+    message = "{api} is a CUDA API: on NPU use {npu}{since}"
+    must_fire = ("import torch\ntorch.cuda.synchronize()\n",
+                 "import torch.cuda as tc\nn = tc.device_count()\n",
+                 "from torch.cuda import max_memory_allocated\nm = max_memory_allocated()\n",
+                 "import torch\ncuda = torch.cuda\ncuda.empty_cache()\n",
+                 "def f():\n    import torch\n    s = torch.cuda.Stream()\n")
+    must_not_fire = ("import torch\ntorch.npu.synchronize()\n",
+                     "import torch\nimport torch.cuda\n",
+                     "class A:\n    def synchronize(self):\n        self.cuda.synchronize()\n",
+                     "import torch\ntorch.cuda.get_device_capability()\n")
+
+    def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
+        return _redirected_for(row, ctx)
+
+    def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
+        since = f" (transfer_to_npu redirects it from torch-npu {row['since']})" if row["since"] else ""
+        return self.message.format(api=api, npu=_npu(row), since=since)
+
+
+class CudaApiNoEquivalent(_ApiGroupRule):
+    """A ``torch.cuda`` API with no working NPU equivalent for the target release.
+
+    What it does:
+        Flags ``torch.cuda`` names that ``transfer_to_npu`` leaves pointing at CUDA, names it redirects
+        only in a later torch-npu release than the target, and names that are redirected but behave
+        differently (``get_device_capability`` returns None on NPU).
+    Why it matters on NPU:
+        These calls raise, return None or report nonsense on an Ascend host, often far from the
+        line that made the call (an ``sm_80`` capability check that silently picks a slow path).
+    Example:
+        if torch.cuda.get_device_capability()[0] >= 8: ...
+    Use instead:
+        Remove the architecture check, or use the NPU API the message names.
+    Fix safety:
+        No fix: the replacement depends on what the code wanted.
+    """
+
+    code = "NPU202"
+    name = "cuda-api-no-equivalent"
+    groups = ("cuda",)
+    message = "{api} {why}"
+    must_fire = ("import torch\ncap = torch.cuda.get_device_capability()\n",
+                 "import torch\narchs = torch.cuda.get_arch_list()\n",
+                 "from torch.cuda import comm\ncomm.broadcast(t, devices)\n")
+    must_not_fire = ("import torch\ntorch.cuda.synchronize()\n", "import torch\nx = torch.npu.get_device_capability()\n")
+
+    def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
+        return not _redirected_for(row, ctx)
+
+    def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
+        npu, status = _npu(row), row["status"]
+        if status == "redirected":
+            why = (f"is redirected by transfer_to_npu only from torch-npu {row['since']} (target "
+                   f"{ctx.target.release}): use {npu} where your release has it, or upgrade")
+        elif status == "misbehaves":
+            note = row["note"].split(";")[0].split(" (")[0]
+            why = f"does not behave as on CUDA ({note})" + (f": use {npu} deliberately" if npu else "")
+        elif npu:
+            why = f"is not redirected by transfer_to_npu: use {npu}"
+        else:
+            why = "has no NPU equivalent: remove it or guard it for CUDA only"
+        return self.message.format(api=api, why=why)
+
+
+class CudaNcclName(_ApiGroupRule):
+    """NCCL names: ``is_nccl_available``, ``ProcessGroupNCCL``, ``Backend.NCCL``, ``torch.cuda.nccl``.
+
+    What it does:
+        Flags references to NCCL-specific names of ``torch.distributed`` and ``torch.cuda``
+        (the ``'nccl'`` backend strings are checked by the same code, NPU207).
+    Why it matters on NPU:
+        Ascend collectives run on HCCL. NCCL objects do not exist there; ``transfer_to_npu`` aliases
+        only some of them, from the release the table gives.
+    Example:
+        if dist.is_nccl_available(): ...
+    Use instead:
+        if dist.is_hccl_available(): ...
+    Fix safety:
+        No automatic fix yet.
+    """
+
+    code = "NPU207"
+    name = "nccl-backend"
+    groups = ("nccl",)
+    message = "{api} is NCCL-specific: Ascend uses HCCL ({npu})"
+    must_fire = ("import torch.distributed as dist\nok = dist.is_nccl_available()\n",
+                 "import torch.distributed as dist\nb = dist.Backend.NCCL\n",
+                 "import torch\ndist.init_process_group('nccl')\n",
+                 "import torch.distributed as dist\ndist.init_process_group(backend='nccl')\n",
+                 "import torch\nparser.add_argument('--backend', default='nccl')\n")
+    must_not_fire = ("import torch.distributed as dist\ndist.init_process_group('hccl')\n",
+                     "import torch\nif backend == 'nccl':\n    pass\n",
+                     "print('nccl')\n",
+                     "import torch\nmsg = 'falling back from nccl to gloo'\n")
+
+    node_types = (ApiRef, ast.Constant)
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ApiRef):
+            super().check(node, ctx)
+            return
+        from npu_lint.cuda_facts import COMPARE, is_docstring, is_nccl_string, string_use
+        if ctx.uses_torch and is_nccl_string(node) and not is_docstring(node, ctx) and string_use(node, ctx) != COMPARE:
+            ctx.report(node, f"{node.value!r} names the NCCL backend: on NPU use "
+                             f"{node.value.replace('nccl', 'hccl').replace('NCCL', 'HCCL')!r}", "nccl")
+
+
+class CudaDefaultGenerators(_ApiGroupRule):
+    """``torch.cuda.default_generators``.
+
+    What it does:
+        Flags reads of ``torch.cuda.default_generators``.
+    Why it matters on NPU:
+        The migration manual lists it as unsupported on NPU and asks for a manual change;
+        ``transfer_to_npu`` redirects it only from torch-npu 2.11.0.
+    Example:
+        gen = torch.cuda.default_generators[0]
+    Use instead:
+        gen = torch_npu.npu.default_generators[0]
+    Fix safety:
+        No automatic fix yet.
+    """
+
+    code = "NPU209"
+    name = "cuda-default-generators"
+    groups = ("default_generators",)
+    message = "{api}: use {npu}{when}"
+    must_fire = ("import torch\ng = torch.cuda.default_generators[0]\n",)
+    must_not_fire = ("import torch\nimport torch_npu\ng = torch_npu.npu.default_generators[0]\n",)
+
+    def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
+        when = (f" (redirected automatically from torch-npu {row['since']})" if handled(row["since"], ctx)
+                else f" (not redirected before torch-npu {row['since']}: change it by hand)")
+        return self.message.format(api=api, npu=_npu(row), when=when)
+
+
+class TorchScript(Rule):
+    """``torch.jit.script`` / ``script_method`` in code that will run under automatic migration.
+
+    What it does:
+        Flags ``torch.jit.script`` and ``torch.jit.script_method``, as decorators or calls.
+    Why it matters on NPU:
+        TorchScript does not support the dynamic patching ``transfer_to_npu`` relies on; the vendor
+        therefore turns ``torch.jit.script`` into a no-op (with a RuntimeWarning) under automatic
+        migration, so scripted code silently runs eagerly.
+    Example:
+        @torch.jit.script
+        def fused_gelu(x): ...
+    Use instead:
+        Drop the decorator, or migrate with the GPU2Ascend tool instead of transfer_to_npu.
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU210"
+    name = "jit-script-under-migration"
+    family = FAMILY
+    node_types = (ApiRef,)
+    triggers = ("jit",)
+    message = "{api} {what}: remove the scripting or migrate without transfer_to_npu"
+    must_fire = ("import torch\n@torch.jit.script\ndef f(x):\n    return x\n",
+                 "from torch.jit import script\nm = script(model)\n")
+    must_not_fire = ("import torch\nm = torch.jit.trace(model, x)\n", "def script(x):\n    return x\ny = script(1)\n")
+
+    def check(self, ref: ApiRef, ctx: FileContext) -> None:
+        if ref.qualname in ("torch.jit.script", "torch.jit.script_method"):
+            since = construct_since("C178")
+            what = (f"is turned into a no-op by transfer_to_npu (torch-npu {since}+)" if handled(since, ctx)
+                    else "conflicts with transfer_to_npu (automatic migration shields it)")
+            ctx.report(ref.node, self.message.format(api=ref.qualname, what=what), ref.qualname)
+
+
+class ChannelsLast(Rule):
+    """``torch.channels_last`` / ``channels_last_3d`` memory format.
+
+    What it does:
+        Flags any use of the channels-last memory formats.
+    Why it matters on NPU:
+        Automatic migration does not support channels_last, and ``Tensor.to`` / ``.npu`` accept only
+        ``contiguous_format`` and ``preserve_format`` on NPU.
+    Example:
+        model = model.to(memory_format=torch.channels_last)
+    Use instead:
+        model = model.contiguous()   # or drop the memory_format argument
+    Fix safety:
+        No automatic fix yet.
+    """
+
+    code = "NPU211"
+    name = "channels-last"
+    family = FAMILY
+    node_types = (ApiRef,)
+    triggers = ("channels_last",)
+    message = "{api} is not supported on NPU: use torch.contiguous_format (or drop memory_format)"
+    must_fire = ("import torch\nx = x.to(memory_format=torch.channels_last)\n",
+                 "from torch import channels_last_3d\ny = v.contiguous(memory_format=channels_last_3d)\n")
+    must_not_fire = ("import torch\nx = x.contiguous(memory_format=torch.contiguous_format)\n",
+                     "channels_last = True\n")
+
+    def check(self, ref: ApiRef, ctx: FileContext) -> None:
+        if ref.qualname in ("torch.channels_last", "torch.channels_last_3d"):
+            ctx.report(ref.node, self.message.format(api=ref.qualname), ref.qualname)
+
+
+class CudaAmp(_ApiGroupRule):
+    """Automatic mixed precision bound to CUDA: ``torch.cuda.amp.*`` and ``autocast('cuda')``.
+
+    What it does:
+        Flags ``torch.cuda.amp.autocast/GradScaler/custom_fwd/custom_bwd`` and a ``'cuda'`` device type
+        given to the device-generic AMP APIs (``torch.autocast``, ``torch.amp.GradScaler``, ...).
+    Why it matters on NPU:
+        The CUDA AMP classes exist only for CUDA; ``transfer_to_npu`` patches ``torch.cuda.amp`` but
+        a ``'cuda'`` device type given to ``torch.autocast`` is rewritten only from the release the
+        table gives, otherwise autocast is silently disabled.
+    Example:
+        scaler = torch.cuda.amp.GradScaler()
+        with torch.autocast("cuda", dtype=torch.float16): ...
+    Use instead:
+        scaler = torch.amp.GradScaler("npu")
+        with torch.autocast("npu", dtype=torch.float16): ...
+    Fix safety:
+        No automatic fix yet.
+    """
+
+    code = "NPU212"
+    name = "cuda-amp"
+    groups = ("amp",)
+    node_types = (ApiRef, ast.Constant, ast.JoinedStr)
+    message = "{api} is CUDA mixed precision: use {npu}"
+    must_fire = ("import torch\nscaler = torch.cuda.amp.GradScaler()\n",
+                 "from torch.cuda.amp import autocast\nwith autocast():\n    pass\n",
+                 "import torch\nwith torch.autocast('cuda', dtype=torch.float16):\n    pass\n",
+                 "import torch\ns = torch.amp.GradScaler(device='cuda')\n")
+    must_not_fire = ("import torch\nwith torch.autocast('npu'):\n    pass\n",
+                     "import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ApiRef):
+            super().check(node, ctx)
+            return
+        from npu_lint.cuda_facts import AMP, argument_api, is_device_string, string_use
+        if is_device_string(node, ctx) and string_use(node, ctx) == AMP:
+            call = ctx.parent(node)
+            call = ctx.parent(call) if isinstance(call, ast.keyword) else call
+            api = ctx.resolver.qualname(call.func) or "autocast"
+            row = argument_api(api) or {}
+            ctx.report(node, f"{api}('cuda') is CUDA mixed precision: use device type 'npu'"
+                             f" ({row.get('npu_equivalent', 'npu')})", api)
+
+
+class CudnnFlags(_ApiGroupRule):
+    """``torch.backends.cudnn`` flags.
+
+    What it does:
+        Flags reads and writes of ``torch.backends.cudnn`` settings (benchmark, deterministic,
+        enabled, allow_tf32, benchmark_limit).
+    Why it matters on NPU:
+        There is no cuDNN on an Ascend host: the flags are accepted and do nothing, so code that
+        relies on them for determinism or speed gets neither. TF32 has an NPU analogue (HF32).
+    Example:
+        torch.backends.cudnn.benchmark = True
+    Use instead:
+        Remove it; for TF32 use torch.npu.conv.allow_hf32 / torch.npu.matmul.allow_hf32.
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU213"
+    name = "cudnn-flags"
+    groups = ("backends_cudnn",)
+    triggers = ("cudnn",)
+    message = "{api} has no effect on NPU (no cuDNN): {advice}"
+    must_fire = ("import torch\ntorch.backends.cudnn.benchmark = True\n",
+                 "import torch.backends.cudnn as cudnn\ncudnn.deterministic = True\n",
+                 "from torch.backends import cudnn\nif cudnn.enabled:\n    pass\n")
+    must_not_fire = ("import torch\ntorch.use_deterministic_algorithms(True)\n",)
+
+    def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
+        hf32 = next((word for word in _npu(row).split() if word.startswith("torch.npu.")), "")
+        if api.endswith("allow_tf32") and hf32:
+            advice = f"the NPU analogue is {hf32}"
+        elif api.endswith("deterministic"):
+            advice = "use torch.use_deterministic_algorithms(True)"
+        else:
+            advice = "remove it"
+        return self.message.format(api=api, advice=advice)
+
+
+class CudaBackendFlags(_ApiGroupRule):
+    """``torch.backends.cuda`` switches: TF32 matmul, SDP kernel selection, cuFFT plan cache.
+
+    What it does:
+        Flags ``torch.backends.cuda.*`` (``matmul.allow_tf32``, ``sdp_kernel``, ``enable_flash_sdp``,
+        ``cufft_plan_cache``, ``preferred_linalg_library``, ...).
+    Why it matters on NPU:
+        None of these reach the NPU. TF32 maps to HF32 (``torch.npu.matmul.allow_hf32``), the FFT plan
+        cache to ``torch.npu.backends.fft_plan_cache``; the SDP switches have no NPU counterpart.
+    Example:
+        torch.backends.cuda.matmul.allow_tf32 = True
+    Use instead:
+        torch.npu.matmul.allow_hf32 = True
+    Fix safety:
+        No automatic fix yet.
+    """
+
+    code = "NPU214"
+    name = "cuda-backend-flags"
+    groups = ("backends_cuda",)
+    message = "{api} does not reach the NPU: {npu}"
+    must_fire = ("import torch\ntorch.backends.cuda.matmul.allow_tf32 = True\n",
+                 "import torch\nwith torch.backends.cuda.sdp_kernel(enable_flash=True):\n    pass\n")
+    must_not_fire = ("import torch\ntorch.backends.mps.is_available()\n",)
+
+    def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
+        npu = _npu(row)
+        return self.message.format(api=api, npu=f"use {npu}" if npu else "no NPU counterpart, remove it")
+
+
+class CudaExtension(_ApiGroupRule):
+    """Custom CUDA extensions built with ``torch.utils.cpp_extension``.
+
+    What it does:
+        Flags ``CUDAExtension``, ``CUDA_HOME``, and ``load`` / ``load_inline`` calls that compile CUDA
+        sources (``.cu`` files, ``cuda_sources=``, ``with_cuda=True``, ``extra_cuda_cflags=``).
+    Why it matters on NPU:
+        CUDA kernels do not build or run on Ascend; each operator must be rewritten (Ascend C,
+        op-plugin) or replaced by an existing torch_npu operator.
+    Example:
+        ext = load(name="roi_align", sources=["roi_align.cpp", "roi_align_kernel.cu"])
+    Use instead:
+        torch_npu.utils.cpp_extension.NpuExtension with an Ascend C kernel, or a torch_npu fused op.
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU215"
+    name = "cuda-extension"
+    groups = ("cpp_extension",)
+    triggers = ("cpp_extension", "CUDA")
+    message = "{api} builds CUDA code, which cannot run on NPU: {npu}"
+    must_fire = ("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['x.cu'])\n",
+                 "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp', 'm_kernel.cu'])\n",
+                 "import torch.utils.cpp_extension as ce\nm = ce.load_inline('m', cpp_sources=a, cuda_sources=b)\n")
+    must_not_fire = ("from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\n",
+                     "from torch.utils.cpp_extension import CppExtension\next = CppExtension('x', ['x.cpp'])\n")
+
+    def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
+        return True
+
+    def check(self, ref: ApiRef, ctx: FileContext) -> None:
+        row = api_row(ref.qualname)
+        if row is None or row["group"] not in self.groups:
+            return
+        last = ref.qualname.rsplit(".", 1)[-1]
+        if last == "BuildExtension":
+            return
+        if last in ("load", "load_inline"):
+            call = ctx.parent(ref.node)
+            if not (isinstance(call, ast.Call) and call.func is ref.node and _builds_cuda(call)):
+                return
+        ctx.report(ref.node, self.describe(ref.qualname, row, ctx), ref.qualname)
+
+
+def _builds_cuda(call: ast.Call) -> bool:
+    for keyword in call.keywords:
+        if keyword.arg in ("cuda_sources", "extra_cuda_cflags"):
+            return not (isinstance(keyword.value, ast.Constant) and keyword.value.value is None)
+        if keyword.arg == "with_cuda":
+            return isinstance(keyword.value, ast.Constant) and keyword.value.value is True
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.endswith((".cu", ".cuh"))
+               for n in ast.walk(call))
+
+
+class CudaProfiling(_ApiGroupRule):
+    """NVTX ranges and CUDA profiler activities.
+
+    What it does:
+        Flags ``torch.cuda.nvtx.*``, ``torch.cuda.profiler``, ``torch.autograd.profiler.emit_nvtx`` /
+        ``load_nvprof`` and ``ProfilerActivity.CUDA``.
+    Why it matters on NPU:
+        NVTX markers and CUDA profiler activities record nothing on an Ascend host; the NPU profiler
+        and its mstx markers do.
+    Example:
+        torch.cuda.nvtx.range_push("forward")
+    Use instead:
+        torch_npu.npu.mstx.range_push("forward")   # torch-npu 2.3.1+
+    Fix safety:
+        No automatic fix yet.
+    """
+
+    code = "NPU218"
+    name = "cuda-profiling"
+    groups = ("nvtx",)
+    triggers = ("nvtx", "nvprof", "CUDA", "cuda")
+    message = "{api} profiles CUDA only: use {npu}"
+    must_fire = ("import torch\ntorch.cuda.nvtx.range_push('fwd')\n",
+                 "from torch.profiler import ProfilerActivity\nacts = [ProfilerActivity.CPU, ProfilerActivity.CUDA]\n",
+                 "import torch\nwith torch.autograd.profiler.emit_nvtx():\n    pass\n")
+    must_not_fire = ("from torch.profiler import ProfilerActivity\nacts = [ProfilerActivity.CPU]\n",)
+
+
+class DataParallel(_ApiGroupRule):
+    """``torch.nn.DataParallel`` and ``torch.nn.parallel.data_parallel``.
+
+    What it does:
+        Flags single-process multi-device data parallelism.
+    Why it matters on NPU:
+        The vendor lists DataParallel as unsupported on NPU; multi-device training needs
+        DistributedDataParallel over HCCL.
+    Example:
+        model = nn.DataParallel(model)
+    Use instead:
+        model = DistributedDataParallel(model, device_ids=[local_rank])   # torchrun, backend="hccl"
+    Fix safety:
+        No fix: the launch changes too.
+    """
+
+    code = "NPU220"
+    name = "data-parallel"
+    groups = ("data_parallel",)
+    triggers = ("DataParallel", "data_parallel")
+    message = "{api} is not supported on NPU: use {npu}"
+    must_fire = ("import torch.nn as nn\nmodel = nn.DataParallel(model)\n",
+                 "from torch.nn import DataParallel\nm = DataParallel(m)\n",
+                 "import torch\nif isinstance(m, torch.nn.DataParallel):\n    m = m.module\n")
+    must_not_fire = ("from torch.nn.parallel import DistributedDataParallel\nm = DistributedDataParallel(m)\n",)

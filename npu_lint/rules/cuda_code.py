@@ -1,0 +1,173 @@
+"""NPU2xx rules on code shapes: ``.cuda()`` calls, ``.is_cuda``, and imports of CUDA-only
+libraries and compiled CUDA extension modules."""
+from __future__ import annotations
+
+import ast
+
+from npu_lint.context import FileContext
+from npu_lint.cuda_facts import imported_names, is_extension_module, library_row
+from npu_lint.rules import Rule
+
+FAMILY = "cuda"
+
+
+class CudaMethod(Rule):
+    """A ``.cuda()`` call on a tensor or module.
+
+    What it does:
+        Flags every ``x.cuda(...)`` call, whatever the receiver (tensor, module, ``super()``).
+    Why it matters on NPU:
+        ``.cuda()`` moves data to a CUDA device, which an Ascend host does not have; without
+        ``transfer_to_npu`` it raises.
+    Example:
+        model = model.cuda()
+    Use instead:
+        model = model.npu()   # or model.to(device) with device = torch.device("npu", rank)
+    Fix safety:
+        No automatic fix yet (the rename is safe once ``torch_npu`` is imported).
+    """
+
+    code = "NPU203"
+    name = "cuda-method"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = (".cuda(",)
+    message = ".cuda() moves to a CUDA device: use .npu() (or .to(device) with an 'npu' device)"
+    must_fire = ("model = model.cuda()\n", "x = batch['x'].float().cuda(non_blocking=True)\n",
+                 "import torch\ny = self.net.cuda(local_rank)\n")
+    must_not_fire = ("model = model.npu()\n", "import torch\nn = torch.cuda.device_count()\n",
+                     "x.cuda_graph_enabled()\n")
+
+    def check(self, node: ast.Call, ctx: FileContext) -> None:
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr == "cuda":
+            qualname = ctx.resolver.qualname(func)
+            if qualname is None or not qualname.startswith(("torch.cuda", "numba")):
+                ctx.report(node, self.message, "Tensor.cuda")
+
+
+class IsCuda(Rule):
+    """The ``.is_cuda`` attribute.
+
+    What it does:
+        Flags reads of ``x.is_cuda``.
+    Why it matters on NPU:
+        An NPU tensor has ``is_cuda == False``: code that branches on it takes the CPU path.
+        ``transfer_to_npu`` patches ``Tensor.is_cuda`` only; storages and PackedSequence keep theirs.
+    Example:
+        if x.is_cuda: ...
+    Use instead:
+        if x.is_npu: ...
+    Fix safety:
+        No automatic fix yet.
+    """
+
+    code = "NPU204"
+    name = "is-cuda"
+    family = FAMILY
+    node_types = (ast.Attribute,)
+    triggers = ("is_cuda",)
+    message = ".is_cuda is False for NPU tensors: use .is_npu"
+    must_fire = ("if x.is_cuda:\n    pass\n", "flags = [t.is_cuda for t in ts]\n")
+    must_not_fire = ("if x.is_npu:\n    pass\n", "is_cuda = True\n")
+
+    def check(self, node: ast.Attribute, ctx: FileContext) -> None:
+        if node.attr == "is_cuda":
+            ctx.report(node, self.message, "Tensor.is_cuda")
+
+
+class _LibraryImport(Rule):
+    family = FAMILY
+    node_types = (ast.Import, ast.ImportFrom)
+    message = "{name} is CUDA-only: {alternative}"
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        for name, level in imported_names(node):
+            row = library_row(name) if level == 0 else None
+            if row is not None and row["code"] == self.code:
+                ctx.report(node, self.message.format(name=name, alternative=row["npu_alternative"]), name)
+
+
+class ApexImport(_LibraryImport):
+    """An import from NVIDIA apex (``apex.amp``, ``amp_C``, fused optimizers and layers).
+
+    What it does:
+        Flags each name imported from ``apex`` and the imports of its CUDA modules ``amp_C`` and
+        ``fused_layer_norm_cuda``.
+    Why it matters on NPU:
+        NVIDIA apex builds CUDA kernels; Ascend ships a fork of apex (``apex.amp`` and ``NpuFused*``
+        optimizers) and ``torch_npu.optim``. ``amp_C`` has no NPU build: the manual says to delete it.
+    Example:
+        from apex.optimizers import FusedAdam
+    Use instead:
+        from torch_npu.optim import NpuFusedAdam
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU216"
+    name = "apex-import"
+    triggers = ("apex", "amp_C", "fused_layer_norm_cuda")
+    must_fire = ("from apex import amp\n", "import amp_C\n", "from apex.optimizers import FusedAdam, FusedLAMB\n")
+    must_not_fire = ("import apexpy\n", "from torch_npu.optim import NpuFusedAdam\n")
+
+
+class CudaOnlyLibrary(_LibraryImport):
+    """An import of a CUDA-only library (cupy, pynvml, triton, flash_attn, xformers, bitsandbytes, ...).
+
+    What it does:
+        Flags imports of libraries whose kernels or queries exist only for NVIDIA GPUs.
+    Why it matters on NPU:
+        They fail to import, or import and fail at the first kernel, on an Ascend host. The message
+        names the NPU alternative where one exists (``npu_fusion_attention`` for flash attention,
+        ``triton-ascend`` for Triton, ``torch_npu.npu`` queries for NVML).
+    Example:
+        from flash_attn import flash_attn_func
+    Use instead:
+        torch_npu.npu_fusion_attention(q, k, v, head_num, "BSND")
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU217"
+    name = "cuda-only-library"
+    triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
+                "causal_conv1d", "pycuda", "numba")
+    must_fire = ("import cupy as cp\n", "import triton.language as tl\n", "from numba import cuda\n",
+                 "from flash_attn import flash_attn_func\n", "import pynvml\n")
+    must_not_fire = ("import numba\n", "from numba import jit\n", "import tritonclient\n")
+
+
+class CudaExtensionImport(Rule):
+    """An import of a compiled CUDA extension module.
+
+    What it does:
+        Flags imports of modules named like compiled CUDA extensions (``nms_cuda``,
+        ``deform_conv_cuda``, ``sigmoid_focal_loss_cuda``) and relative imports of ``_ext`` / ``_C``.
+    Why it matters on NPU:
+        These are CUDA binaries built by the project; they do not exist on an Ascend host. Each
+        operator they export needs an NPU implementation (the ``cuda_op_list`` of the report).
+    Example:
+        from . import deform_conv_cuda
+    Use instead:
+        torch_npu.npu_deformable_conv2d, or an Ascend C operator.
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU221"
+    name = "cuda-extension-import"
+    family = FAMILY
+    node_types = (ast.Import, ast.ImportFrom)
+    triggers = ("cuda", "_ext", "_C")
+    message = "{name} looks like a compiled CUDA extension module: it needs an NPU implementation"
+    must_fire = ("import sigmoid_focal_loss_cuda\n", "from . import deform_conv_cuda\n",
+                 "from .._ext import roi_align\n", "from . import _C\n")
+    must_not_fire = ("import torch.cuda\n", "from .cuda_utils import get_device\n", "from numba import cuda\n",
+                     "from mmcv import _ext\n")
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        for name, level in imported_names(node):
+            if is_extension_module(name, level):
+                shown = "." * level + name
+                ctx.report(node, self.message.format(name=shown), shown)

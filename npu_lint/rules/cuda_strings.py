@@ -1,0 +1,199 @@
+"""NPU2xx rules on string literals: CUDA device strings, device and backend checks, CUDA
+environment variables and CUDA tensor type names."""
+from __future__ import annotations
+
+import ast
+
+from npu_lint.context import FileContext
+from npu_lint.cuda_facts import (COMPARE, OTHER, env_var_row, is_device_string, is_docstring, is_env_use,
+                                 is_nccl_string, string_use)
+from npu_lint.rules import Rule
+
+FAMILY = "cuda"
+
+
+class CudaDeviceString(Rule):
+    """A ``'cuda'`` / ``'cuda:N'`` device string.
+
+    What it does:
+        Flags the device strings ``'cuda'``, ``'cuda:N'`` and f-strings starting ``cuda:`` in files that
+        use torch: ``torch.device('cuda')``, ``.to('cuda:0')``, ``device='cuda'``, ``map_location=``,
+        ``'cuda' if torch.cuda.is_available() else 'cpu'``, argparse defaults.
+    Why it matters on NPU:
+        ``transfer_to_npu`` rewrites such strings only when they are passed straight into the calls it
+        wraps (factories, ``.to``, ``torch.load`` from 2.2.0, DDP, ...). A string kept in a variable,
+        a config or a ``torch.device`` built elsewhere stays ``'cuda'`` and fails on an Ascend host.
+    Example:
+        device = torch.device("cuda", local_rank)
+    Use instead:
+        device = torch.device("npu", local_rank)
+    Fix safety:
+        No automatic fix yet (safe only where the string reaches a device argument).
+    """
+
+    code = "NPU205"
+    name = "cuda-device-string"
+    family = FAMILY
+    node_types = (ast.Constant, ast.JoinedStr)
+    triggers = ("cuda",)
+    message = "{text} is a CUDA device: use {npu} on NPU"
+    must_fire = ("import torch\ndevice = torch.device('cuda')\n",
+                 "import torch\nx = x.to('cuda:0')\n",
+                 "import torch\nstate = torch.load(path, map_location='cuda:0')\n",
+                 "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
+                 "import torch\ndev = torch.device(f'cuda:{rank}')\n")
+    must_not_fire = ("device = 'cuda'\n",
+                     "import torch\nprint('running on cuda devices')\n",
+                     "import torch\nif x.device.type == 'cuda':\n    pass\n",
+                     "import torch\nwith torch.autocast('cuda'):\n    pass\n",
+                     "import torch\ndef f():\n    'cuda'\n")
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        if ctx.uses_torch and is_device_string(node, ctx) and not is_docstring(node, ctx) \
+                and string_use(node, ctx) == OTHER:
+            text = repr(node.value) if isinstance(node, ast.Constant) else "f-string 'cuda:...'"
+            npu = repr(node.value.replace("cuda", "npu")) if isinstance(node, ast.Constant) else "f'npu:...'"
+            ctx.report(node, self.message.format(text=text, npu=npu), "cuda")
+
+
+class CudaDeviceCheck(Rule):
+    """A comparison against a ``'cuda'`` device string.
+
+    What it does:
+        Flags ``x.device.type == 'cuda'``, ``device in ('cuda', ...)``, ``str(d).startswith('cuda')``.
+    Why it matters on NPU:
+        After migration the device type is ``'npu'``, so the check flips silently: code guarded by it
+        stops running (or the CPU branch runs) with no error.
+    Example:
+        if x.device.type == "cuda": torch.cuda.synchronize()
+    Use instead:
+        if x.device.type == "npu": torch.npu.synchronize()
+    Fix safety:
+        No fix: both branches need review.
+    """
+
+    code = "NPU206"
+    name = "cuda-device-check"
+    family = FAMILY
+    node_types = (ast.Constant, ast.JoinedStr)
+    triggers = ("cuda",)
+    message = "comparison with {text} flips after migration (the device type becomes 'npu')"
+    must_fire = ("import torch\nif x.device.type == 'cuda':\n    pass\n",
+                 "import torch\nok = args.device in ['cuda', 'cpu']\n",
+                 "import torch\nif str(dev).startswith('cuda'):\n    pass\n")
+    must_not_fire = ("import torch\nif x.device.type == 'npu':\n    pass\n", "if dev == 'cuda':\n    pass\n")
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        if ctx.uses_torch and is_device_string(node, ctx) and string_use(node, ctx) == COMPARE:
+            text = repr(node.value) if isinstance(node, ast.Constant) else "an f-string 'cuda:...'"
+            ctx.report(node, self.message.format(text=text), "cuda")
+
+
+class NcclCheck(Rule):
+    """A comparison against ``'nccl'``.
+
+    What it does:
+        Flags ``backend == 'nccl'``, ``dist.get_backend() != 'nccl'``, ``backend in ['gloo', 'nccl']``.
+    Why it matters on NPU:
+        ``transfer_to_npu`` turns the ``nccl`` backend into ``hccl`` when the process group starts, so
+        later checks against ``'nccl'`` flip; the migration manual asks for these to be edited by hand.
+    Example:
+        assert dist.get_backend() == "nccl"
+    Use instead:
+        assert dist.get_backend() == "hccl"
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU208"
+    name = "nccl-check"
+    family = FAMILY
+    node_types = (ast.Constant,)
+    triggers = ("nccl", "NCCL")
+    message = "comparison with {text} flips after migration (the backend becomes 'hccl')"
+    must_fire = ("import torch\nif backend == 'nccl':\n    pass\n",
+                 "import torch.distributed as dist\nassert dist.get_backend() in ('gloo', 'nccl')\n")
+    must_not_fire = ("import torch.distributed as dist\ndist.init_process_group('nccl')\n",
+                     "if backend == 'nccl':\n    pass\n")
+
+    def check(self, node: ast.Constant, ctx: FileContext) -> None:
+        if ctx.uses_torch and is_nccl_string(node) and string_use(node, ctx) == COMPARE:
+            ctx.report(node, self.message.format(text=repr(node.value)), "nccl")
+
+
+class CudaEnvVar(Rule):
+    """A CUDA or NCCL environment variable read or set from code.
+
+    What it does:
+        Flags ``CUDA_VISIBLE_DEVICES``, ``CUDA_LAUNCH_BLOCKING``, ``PYTORCH_CUDA_ALLOC_CONF``,
+        ``NCCL_*`` and similar names used as keys of the process environment (``os.environ[...]``,
+        ``os.getenv``, ``os.environ.update({...})``, ``env={...}`` of a subprocess).
+    Why it matters on NPU:
+        The Ascend runtime ignores them: device selection, launch blocking, allocator settings and
+        collective settings have their own variables (``ASCEND_RT_VISIBLE_DEVICES``, ``HCCL_*``, ...).
+    Example:
+        os.environ["CUDA_VISIBLE_DEVICES"] = "0,1"
+    Use instead:
+        os.environ["ASCEND_RT_VISIBLE_DEVICES"] = "0,1"
+    Fix safety:
+        No automatic fix yet.
+    """
+
+    code = "NPU219"
+    name = "cuda-env-var"
+    family = FAMILY
+    node_types = (ast.Constant,)
+    triggers = ("CUDA", "NCCL", "CUBLAS")
+    message = "{name} is {effect}{use}"
+    must_fire = ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n",
+                 "import os\nblocking = os.getenv('CUDA_LAUNCH_BLOCKING')\n",
+                 "import os\nos.environ.update({'NCCL_DEBUG': 'INFO'})\n",
+                 "import subprocess, os\nsubprocess.run(cmd, env={'CUDA_VISIBLE_DEVICES': '1'})\n")
+    must_not_fire = ("import os\nos.environ['ASCEND_RT_VISIBLE_DEVICES'] = '0'\n",
+                     "print('set CUDA_VISIBLE_DEVICES first')\n")
+
+    def check(self, node: ast.Constant, ctx: FileContext) -> None:
+        if not isinstance(node.value, str) or not node.value.isupper():
+            return
+        row = env_var_row(node.value)
+        if row is None or not is_env_use(node, ctx):
+            return
+        counterpart = row["ascend_counterpart"]
+        if counterpart.endswith("*"):
+            counterpart = ""
+        use = f": use {counterpart}" if counterpart else ""
+        ctx.report(node, self.message.format(name=node.value, effect=row["effect_on_npu"].split(":")[0] + " on NPU",
+                                             use=use), node.value)
+
+
+class CudaTensorTypeString(Rule):
+    """A ``'torch.cuda.*Tensor'`` type name in a string.
+
+    What it does:
+        Flags strings such as ``'torch.cuda.FloatTensor'`` (``x.type('torch.cuda.HalfTensor')``).
+    Why it matters on NPU:
+        Type-name strings are not rewritten by ``transfer_to_npu``; on NPU the CUDA tensor types do
+        not exist (and DoubleTensor maps to float32).
+    Example:
+        x = x.type("torch.cuda.FloatTensor")
+    Use instead:
+        x = x.npu().float()
+    Fix safety:
+        No automatic fix yet.
+    """
+
+    code = "NPU222"
+    name = "cuda-tensor-type-string"
+    family = FAMILY
+    node_types = (ast.Constant,)
+    triggers = ("torch.cuda.",)
+    message = "{text} names a CUDA tensor type: use {npu}"
+    must_fire = ("import torch\nx = x.type('torch.cuda.FloatTensor')\n",)
+    must_not_fire = ("import torch\nx = x.type(torch.float32)\n", "import torch\ndef f():\n    'torch.cuda.x docs'\n")
+
+    def check(self, node: ast.Constant, ctx: FileContext) -> None:
+        value = node.value
+        if (isinstance(value, str) and value.startswith("torch.cuda.") and value.endswith("Tensor")
+                and ctx.uses_torch and not is_docstring(node, ctx)):
+            ctx.report(node, self.message.format(text=repr(value), npu=repr(value.replace("torch.cuda.", "torch.npu."))),
+                       value)

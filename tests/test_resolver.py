@@ -1,0 +1,113 @@
+"""The resolver decides every family's precision: import aliases, re-exports and tensor receivers."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from npu_lint.context import FileContext
+from npu_lint.core import Dispatch, _walk
+from npu_lint.rules import ApiRef, Rule
+from npu_lint.versions import Target
+
+
+def _spy(source: str):
+    """Walk ``source`` once; return the ApiRef names and, per call line, whether its receiver is a tensor."""
+    refs: list[tuple[int, str]] = []
+    receivers: dict[int, bool] = {}
+
+    class SpyRefs(Rule):
+        code, node_types = "NPU999", (ApiRef,)
+
+        def check(self, ref, ctx):
+            refs.append((ref.node.lineno, ref.qualname))
+
+    class SpyCalls(Rule):
+        code, node_types = "NPU998", (ast.Call,)
+
+        def check(self, node, ctx):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "probe":
+                receivers[node.lineno] = ctx.resolver.is_tensor(node.func.value)
+
+    ctx = FileContext(source, Target("2.14.0"))
+    _walk(ast.parse(source), ctx, Dispatch([SpyRefs, SpyCalls]))
+    return refs, receivers
+
+
+def names(source: str) -> list[str]:
+    return [name for _, name in _spy(source)[0]]
+
+
+@pytest.mark.parametrize("source,expected", [
+    ("import torch\ntorch.cuda.synchronize()\n", "torch.cuda.synchronize"),
+    ("import torch as t\nt.cuda.synchronize()\n", "torch.cuda.synchronize"),
+    ("import torch.nn.functional as F\nF.gelu(x)\n", "torch.nn.functional.gelu"),
+    ("from torch import cuda, nn\ncuda.synchronize()\n", "torch.cuda.synchronize"),
+    ("from torch import cuda, nn\nnn.Linear(2, 2)\n", "torch.nn.Linear"),
+    ("from torch.cuda import amp\namp.GradScaler()\n", "torch.cuda.amp.GradScaler"),
+    ("from torch.cuda.amp import autocast as ac\nac()\n", "torch.cuda.amp.autocast"),
+    ("import torch.cuda\ntorch.cuda.empty_cache()\n", "torch.cuda.empty_cache"),
+    ("import torch.cuda as tc\ntc.device_count()\n", "torch.cuda.device_count"),
+    ("def f():\n    import torch\n    torch.cuda.synchronize()\n", "torch.cuda.synchronize"),
+    ("try:\n    import torch_npu as tn\nexcept ImportError:\n    tn = None\ntn.npu.synchronize()\n",
+     "torch_npu.npu.synchronize"),
+    ("import torch\ncuda = torch.cuda\ncuda.synchronize()\n", "torch.cuda.synchronize"),
+    ("import torch\nsync = torch.cuda.synchronize\nsync()\n", "torch.cuda.synchronize"),
+    ("from torch.nn.parallel import DataParallel\nDataParallel(m)\n", "torch.nn.DataParallel"),
+    ("import torch.distributed.distributed_c10d as c10d\nc10d.init_process_group('nccl')\n",
+     "torch.distributed.init_process_group"),
+    ("from torch.utils.data.dataloader import DataLoader\nDataLoader(ds)\n", "torch.utils.data.DataLoader"),
+    ("import os\nos.environ.get('X')\n", "os.environ.get"),
+])
+def test_qualified_names(source, expected):
+    assert expected in names(source)
+
+
+def test_only_maximal_chains_are_reported():
+    assert names("import torch\ntorch.cuda.amp.GradScaler()\n") == ["torch.cuda.amp.GradScaler"]
+
+
+@pytest.mark.parametrize("source", [
+    "cuda.synchronize()\n",                       # never imported
+    "class A:\n    def f(self):\n        self.cuda.synchronize()\n",
+    "import torch\ntorch = object()\ntorch.cuda.synchronize()\n",
+    "from . import cuda\ncuda.synchronize()\n",
+])
+def test_unresolved_names_are_not_torch(source):
+    assert not any(name.startswith("torch.cuda") for name in names(source))
+
+
+def test_relative_imports_keep_their_dots():
+    assert "..ops._ext.roi_align" in names("from ..ops._ext import roi_align\nroi_align(x)\n")
+
+
+def test_star_import_binds_nothing():
+    assert names("from torch import *\ncuda.synchronize()\n") == []
+
+
+@pytest.mark.parametrize("source,line,expected", [
+    ("import torch\nx = torch.randn(3)\nx.probe()\n", 3, True),
+    ("import torch\nx = torch.zeros(3).float()\nx.probe()\n", 3, True),
+    ("import torch\nx = torch.device('cpu')\nx.probe()\n", 3, False),
+    ("import torch\nn = torch.randn(3).numel()\nn.probe()\n", 3, False),
+    ("import torch.nn.functional as F\ny = F.relu(x)\ny.probe()\n", 3, True),
+    ("import torch\ndef f(x: torch.Tensor):\n    x.probe()\n", 3, True),
+    ("from torch import Tensor\ndef f(x: Tensor, y: int):\n    y.probe()\n", 3, False),
+    ("from torch import Tensor\ndef f(x: Tensor):\n    x.probe()\n", 3, True),
+    ("import torch\nfrom typing import Optional\ndef f(x: Optional[torch.Tensor]):\n    x.probe()\n", 4, True),
+    ("import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        self.w = nn.Parameter(w0)\n"
+     "    def forward(self, x):\n        return self.w.probe()\n", 6, True),
+    ("from torch.utils.data import DataLoader\nloader = DataLoader(ds)\nfor images, labels in loader:\n"
+     "    images.probe()\n", 4, True),
+    ("for step, (images, labels) in enumerate(train_loader):\n    images.probe()\n", 2, True),
+    ("for step, (images, labels) in enumerate(train_loader):\n    step.probe()\n", 2, False),
+    ("from tqdm import tqdm\nfor batch in tqdm(val_loader):\n    batch.probe()\n", 3, True),
+    ("for item in items:\n    item.probe()\n", 2, False),
+    ("import torch\nx = torch.ones(2)\ny = x * 2 + 1\ny.probe()\n", 4, True),
+    ("import torch\nx = torch.ones(2)\nx = 3\nx.probe()\n", 4, False),
+    ("import torch\nx = torch.ones(2)\nx[0].probe()\n", 3, True),
+    ("import torch\nx = torch.ones(2)\nx.T.probe()\n", 3, True),
+    ("import torch\ndef f():\n    x = torch.ones(2)\nx.probe()\n", 4, False),   # function scope closed
+])
+def test_tensor_receivers(source, line, expected):
+    assert _spy(source)[1][line] is expected

@@ -1,0 +1,56 @@
+"""Regenerate ``rule_tables/`` from the upstream fact tables.
+
+Usage: ``python tools/build_rule_tables.py [--data ../shared/data] [--out rule_tables]``
+
+The output is deterministic: running it twice gives byte-identical files, and
+``tests/test_rule_tables.py`` checks that the committed tables equal a fresh build.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import cuda_tables  # noqa: E402
+
+REPO = HERE.parent
+DEFAULT_DATA = REPO.parent / "shared" / "data"
+RELEASES = ("1.11.0", "2.1.0", "2.2.0", "2.3.1", "2.4.0", "2.5.1", "2.6.0", "2.7.1", "2.8.0",
+            "2.9.0", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.0")
+
+
+def build(data_dir: Path, out_dir: Path) -> list[Path]:
+    """Write every table into ``out_dir``; return the files written."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    written = cuda_tables.build(data_dir, out_dir)
+    versions = out_dir / "versions.txt"
+    versions.write_text("\n".join(RELEASES) + "\n", encoding="utf-8")
+    written.append(versions)
+    try:
+        import support_tables
+    except ImportError:  # the support tables land with issue 3
+        return written
+    support_dir = out_dir / "support"
+    support_dir.mkdir(exist_ok=True)
+    written.extend(support_tables.build(data_dir, support_dir))
+    return written
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the upstream data folder")
+    parser.add_argument("--out", type=Path, default=REPO / "rule_tables", help="where to write the tables")
+    args = parser.parse_args(argv)
+    if not (args.data / "rules" / "cuda_table.csv").is_file():
+        print(f"build_rule_tables: no upstream data at {args.data}", file=sys.stderr)
+        return 2
+    for path in build(args.data, args.out):
+        print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
