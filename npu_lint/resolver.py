@@ -161,21 +161,17 @@ class Resolver:
                 return scope[key]
         return None
 
-    def kind_of(self, node: ast.AST) -> Optional[str]:
+    def kind_of(self, node: ast.AST, depth: int = 0) -> Optional[str]:
         """``tensor`` or ``loader`` where the code makes it evident, else None."""
+        if depth > 40:   # long method chains or operator chains: give up rather than recurse
+            return None
+        depth += 1
         if isinstance(node, ast.Call):
             func = self.qualname(node.func)
             if func is not None:
-                if func in _LOADERS:
-                    return LOADER
-                if func.startswith(_TENSOR_MODULES) or func in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                    return TENSOR
-                head, _, last = func.rpartition(".")
-                if head == "torch" and last[:1].islower() and last not in _NOT_TENSOR:
-                    return TENSOR
-                return None
+                return _call_kind(func)
             if isinstance(node.func, ast.Attribute) and node.func.attr not in _NOT_TENSOR_METHODS:
-                return TENSOR if self.kind_of(node.func.value) == TENSOR else None
+                return TENSOR if self.kind_of(node.func.value, depth) == TENSOR else None
             return None
         if isinstance(node, (ast.Name, ast.Attribute)):
             key = _binding_key(node)
@@ -186,20 +182,33 @@ class Resolver:
             if isinstance(node, ast.Name) and node.id.lower().endswith(("loader", "dataloader")):
                 return LOADER
             if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "H", "data", "grad", "real", "imag"):
-                return TENSOR if self.kind_of(node.value) == TENSOR else None
+                return TENSOR if self.kind_of(node.value, depth) == TENSOR else None
             return None
         if isinstance(node, ast.BinOp):
-            if self.kind_of(node.left) == TENSOR or self.kind_of(node.right) == TENSOR:
-                return TENSOR
-            return None
+            while isinstance(node, ast.BinOp):   # walk the left spine without recursing
+                if self.kind_of(node.right, depth) == TENSOR:
+                    return TENSOR
+                node = node.left
+            return TENSOR if self.kind_of(node, depth) == TENSOR else None
         if isinstance(node, ast.UnaryOp):
-            return self.kind_of(node.operand)
+            return self.kind_of(node.operand, depth)
         if isinstance(node, ast.Subscript):
-            return TENSOR if self.kind_of(node.value) == TENSOR else None
+            return TENSOR if self.kind_of(node.value, depth) == TENSOR else None
         return None
 
     def is_tensor(self, node: ast.AST) -> bool:
         return self.kind_of(node) == TENSOR
+
+
+def _call_kind(func: str) -> Optional[str]:
+    if func in _LOADERS:
+        return LOADER
+    if func.startswith(_TENSOR_MODULES) or func in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+        return TENSOR
+    head, _, last = func.rpartition(".")
+    if head == "torch" and last[:1].islower() and last not in _NOT_TENSOR:
+        return TENSOR
+    return None
 
 
 def canonical(name: str) -> str:

@@ -1,0 +1,56 @@
+"""Realistic fixture files whose expected findings are written on the offending lines.
+
+Format: ``# expect: NPU205@16 NPU203@4`` at the end of a line (0-based column, as flake8 receives
+it). Every finding must be expected and every expectation found, both through the core and
+through ``flake8 --select NPU`` in a real subprocess.
+"""
+from __future__ import annotations
+
+import re
+import sys
+
+import pytest
+
+from conftest import REPO, run
+from npu_lint.core import analyse_source
+from npu_lint.rules import all_rules
+
+FIXTURES = sorted((REPO / "tests" / "fixtures").rglob("*.py")) + sorted((REPO / "examples").glob("*.py"))
+EXPECT = re.compile(r"#.*?\bexpect:\s*((?:NPU\d{3}@\d+\s*)+)")
+CODES = frozenset(rule.code for rule in all_rules() if rule.code.startswith("NPU2"))
+
+
+def expected(path) -> set[tuple[int, int, str]]:
+    found = set()
+    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        match = EXPECT.search(line)
+        if match:
+            for item in match.group(1).split():
+                code, col = item.split("@")
+                found.add((number, int(col), code))
+    return found
+
+
+def test_there_are_fixtures():
+    assert len(FIXTURES) >= 5
+
+
+@pytest.mark.parametrize("path", FIXTURES, ids=[p.name for p in FIXTURES])
+def test_core_findings_match_the_expectations(path):
+    source = path.read_text(encoding="utf-8")
+    actual = {(f.line, f.col, f.code) for f in analyse_source(source, codes=CODES, noqa=False)}
+    want = expected(path)
+    assert sorted(actual - want) == [], "reported but not expected"
+    assert sorted(want - actual) == [], "expected but not reported"
+
+
+def test_flake8_agrees_on_every_fixture():
+    result = run([sys.executable, "-m", "flake8", "--isolated", "--select", "NPU2", "--disable-noqa",
+                  *[str(p) for p in FIXTURES]], cwd=REPO)
+    assert "Traceback" not in result.stderr
+    actual = set()
+    for line in result.stdout.splitlines():
+        path, number, col, rest = line.split(":", 3)
+        actual.add((path, int(number), int(col) - 1, rest.split()[0]))
+    want = {(str(p), n, c, code) for p in FIXTURES for n, c, code in expected(p)}
+    assert actual == want

@@ -1,0 +1,55 @@
+"""rule_tables/ is generated: the committed files must equal a fresh build from ../shared/data."""
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from conftest import REPO, SHARED_DATA
+from npu_lint import tables
+from npu_lint.cuda_facts import api_row, env_var_row, library_row
+
+
+@pytest.mark.skipif(not (SHARED_DATA / "rules" / "cuda_table.csv").exists(), reason="../shared/data is not beside the repo")
+def test_committed_tables_equal_a_regeneration(tmp_path):
+    out = tmp_path / "rule_tables"
+    for _ in range(2):   # twice: the build must be deterministic
+        result = subprocess.run([sys.executable, str(REPO / "tools" / "build_rule_tables.py"), "--data",
+                                 str(SHARED_DATA), "--out", str(out)], capture_output=True, text=True)
+        assert result.returncode == 0, result.stderr
+    built = sorted(p.relative_to(out) for p in out.rglob("*") if p.is_file())
+    assert built, "the generator wrote nothing"
+    for relative in built:
+        assert (REPO / "rule_tables" / relative).read_bytes() == (out / relative).read_bytes(), relative
+
+
+def test_generator_refuses_a_missing_data_folder(tmp_path):
+    result = subprocess.run([sys.executable, str(REPO / "tools" / "build_rule_tables.py"), "--data",
+                             str(tmp_path / "nothing"), "--out", str(tmp_path / "out")], capture_output=True, text=True)
+    assert result.returncode == 2 and "no upstream data" in result.stderr and not (tmp_path / "out").exists()
+
+
+def test_rows_keep_their_provenance():
+    for name in ("cuda_apis.tsv", "cuda_env_vars.tsv", "cuda_libraries.tsv", "cuda_constructs.tsv"):
+        rows = tables.read_tsv(name)
+        assert rows and all(row["source"] for row in rows), name
+
+
+def test_lookups():
+    assert api_row("torch.cuda.synchronize")["status"] == "redirected"
+    assert api_row("torch.cuda.Stream.wait_stream")["api"] == "torch.cuda.Stream"
+    assert api_row("torch.cuda.some_future_api")["status"] == "unlisted"
+    assert api_row("torch.autocast") is None            # CUDA only through its device argument
+    assert api_row("torch.npu.synchronize") is None
+    assert env_var_row("NCCL_IB_DISABLE")["ascend_counterpart"] == "HCCL_*"
+    assert env_var_row("CUDA_VISIBLE_DEVICES")["ascend_counterpart"] == "ASCEND_RT_VISIBLE_DEVICES"
+    assert env_var_row("ASCEND_RT_VISIBLE_DEVICES") is None
+    assert library_row("triton.language")["code"] == "NPU217" and library_row("tritonclient") is None
+
+
+def test_tables_are_read_once_per_process():
+    tables.read_tsv.cache_clear()
+    first = tables.read_tsv("cuda_apis.tsv")
+    assert tables.read_tsv("cuda_apis.tsv") is first
+    assert tables.read_tsv.cache_info().misses == 1
