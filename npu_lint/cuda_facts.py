@@ -16,7 +16,10 @@ if TYPE_CHECKING:
 _PREFIX_GROUPS = (("torch.cuda.amp.", "amp"), ("torch.cuda.nvtx.", "nvtx"), ("torch.cuda.profiler.", "nvtx"),
                   ("torch.cuda.", "cuda"), ("torch.backends.cudnn.", "backends_cudnn"),
                   ("torch.backends.cuda.", "backends_cuda"))
-_DEVICE = re.compile(r"^cuda(?::\d+)?$")
+_DEVICE = re.compile(r"^cuda(?::\d*)?$")
+# Bare modules: ``device_mod = torch.cuda``, ``monkeypatch.setattr(torch.backends.cudnn, ...)``.
+_MODULES = {"torch.cuda": ("cuda", "torch_npu.npu"), "torch.backends.cuda": ("backends_cuda", ""),
+            "torch.backends.cudnn": ("backends_cudnn", "")}
 _EXTENSION_MODULE = re.compile(r"(?:^|_)cuda(?:_ext|_kernels?|_ops?)?$")
 _ENV_CALLS = frozenset({"getenv", "putenv", "unsetenv", "setenv", "delenv"})
 _ENV_METHODS = frozenset({"get", "setdefault", "pop"})
@@ -38,6 +41,10 @@ def api_row(qualname: str) -> Optional[dict[str, str]]:
         if row is not None:
             return row if row["trigger"] == "name" else None
         name = name.rsplit(".", 1)[0]
+    if qualname in _MODULES:
+        group, npu = _MODULES[qualname]
+        return {"api": qualname, "group": group, "trigger": "name", "status": "module",
+                "npu_equivalent": npu, "since": "", "note": "", "source": ""}
     for prefix, group in _PREFIX_GROUPS:
         if qualname.startswith(prefix):
             return {"api": qualname, "group": group, "trigger": "name", "status": "unlisted",

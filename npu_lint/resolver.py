@@ -54,7 +54,8 @@ class Resolver:
     """Import aliases (file-wide) and value kinds (per scope) for one module."""
 
     def __init__(self) -> None:
-        self.aliases: dict[str, str] = {}
+        # ``torch`` is torch even when it arrives through a star import (``from .layers import *``).
+        self.aliases: dict[str, str] = {"torch": "torch"}
         self._scopes: list[dict[str, str]] = [{}]
         self._class_scopes: list[dict[str, str]] = []   # where ``self.x`` bindings live
 

@@ -40,7 +40,7 @@ class _ApiGroupRule(Rule):
 
 
 def _redirected_for(row: dict[str, str], ctx: FileContext) -> bool:
-    return row["status"] == "redirected" and handled(row["since"], ctx)
+    return row["status"] == "module" or (row["status"] == "redirected" and handled(row["since"], ctx))
 
 
 class CudaApiRedirected(_ApiGroupRule):
@@ -69,9 +69,10 @@ class CudaApiRedirected(_ApiGroupRule):
                  "import torch.cuda as tc\nn = tc.device_count()\n",
                  "from torch.cuda import max_memory_allocated\nm = max_memory_allocated()\n",
                  "import torch\ncuda = torch.cuda\ncuda.empty_cache()\n",
-                 "def f():\n    import torch\n    s = torch.cuda.Stream()\n")
+                 "def f():\n    import torch\n    s = torch.cuda.Stream()\n",
+                 "import torch\ndevice_mod = torch.cuda if use_cuda else torch.npu\n")
     must_not_fire = ("import torch\ntorch.npu.synchronize()\n",
-                     "import torch\nimport torch.cuda\n",
+                     "import torch\nimport torch.cuda\n", "import torch\nimport torch_npu\nmod = torch.npu\n",
                      "class A:\n    def synchronize(self):\n        self.cuda.synchronize()\n",
                      "import torch\ntorch.cuda.get_device_capability()\n")
 
@@ -79,6 +80,8 @@ class CudaApiRedirected(_ApiGroupRule):
         return _redirected_for(row, ctx)
 
     def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
+        if row["status"] == "module":
+            return f"{api} is the CUDA module: on NPU use {_npu(row)} (torch.npu after import torch_npu)"
         since = f" (transfer_to_npu redirects it from torch-npu {row['since']})" if row["since"] else ""
         return self.message.format(api=api, npu=_npu(row), since=since)
 
@@ -337,6 +340,7 @@ class CudnnFlags(_ApiGroupRule):
     triggers = ("cudnn",)
     message = "{api} has no effect on NPU (no cuDNN): {advice}"
     must_fire = ("import torch\ntorch.backends.cudnn.benchmark = True\n",
+                 "import torch\nmonkeypatch.setattr(torch.backends, 'cudnn', None)\nmonkeypatch.setattr(torch.backends.cudnn, 'x', 1)\n",
                  "import torch.backends.cudnn as cudnn\ncudnn.deterministic = True\n",
                  "from torch.backends import cudnn\nif cudnn.enabled:\n    pass\n")
     must_not_fire = ("import torch\ntorch.use_deterministic_algorithms(True)\n",)

@@ -79,7 +79,7 @@ class IsCuda(Rule):
 class _LibraryImport(Rule):
     family = FAMILY
     node_types = (ast.Import, ast.ImportFrom)
-    message = "{name} is CUDA-only: {alternative}"
+    message = "{name} is CUDA-only; on NPU: {alternative}"
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         for name, level in imported_names(node):
