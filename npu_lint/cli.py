@@ -1,10 +1,11 @@
-"""The ``npu-lint`` command: ``check`` (lint files), ``rules`` and ``rule CODE`` (documentation)."""
+"""The ``npu-lint`` command: ``check`` (lint files), ``rules`` / ``rule CODE`` (documentation) and
+``tables diff A B`` (verdict changes between releases)."""
 from __future__ import annotations
 
 import argparse
 import sys
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import NoReturn, Optional, Sequence
 
 from npu_lint import __version__
 from npu_lint import config as configuration
@@ -121,8 +122,38 @@ def _rule(args: argparse.Namespace) -> int:
     return 0
 
 
+def verdict_changes(old: str, new: str) -> list[tuple[str, str, str]]:
+    """(api, verdict in ``old``, verdict in ``new``) for every API whose verdict differs; ``absent`` if missing."""
+    from npu_lint.support_facts import support_table
+    before, after = support_table(old), support_table(new)
+    changes = []
+    for api in sorted(set(before) | set(after)):
+        a = before[api]["verdict"] if api in before else "absent"
+        b = after[api]["verdict"] if api in after else "absent"
+        if a != b:
+            changes.append((api, a, b))
+    return changes
+
+
+def _tables_diff(args: argparse.Namespace) -> int:
+    old, new = parse_target(args.old).release, parse_target(args.new).release
+    changes = verdict_changes(old, new)
+    print(f"api\t{old}\t{new}")
+    for api, a, b in changes:
+        print(f"{api}\t{a}\t{b}")
+    print(f"{len(changes)} APIs change verdict from torch-npu {old} to {new}.", file=sys.stderr)
+    return 0
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, but a usage mistake is one line (``npu-lint: error: ...``) and exit status 2."""
+
+    def error(self, message: str) -> "NoReturn":
+        self.exit(2, f"npu-lint: error: {self.prog}: {message} (see --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="npu-lint", description="Find what breaks, what is slow and what has a "
+    parser = _Parser(prog="npu-lint", description="Find what breaks, what is slow and what has a "
                                      "faster NPU API when PyTorch code moves from CUDA GPUs to Ascend NPUs.")
     parser.add_argument("--version", action="version", version=f"npu-lint {__version__}")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
@@ -144,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="print the documentation of one rule")
     rule.add_argument("code")
     rule.set_defaults(handler=_rule)
+    tables = commands.add_parser("tables", help="query the rule tables")
+    tables_commands = tables.add_subparsers(dest="tables_command", metavar="QUERY", required=True)
+    diff = tables_commands.add_parser("diff", help="APIs whose NPU verdict changes between two torch-npu releases")
+    diff.add_argument("old", metavar="A")
+    diff.add_argument("new", metavar="B")
+    diff.set_defaults(handler=_tables_diff)
     return parser
 
 

@@ -93,7 +93,7 @@ def test_default_is_the_newest_table():
 def test_code_selection():
     every = {r.code for r in all_rules() if r.default_enabled}
     assert enabled_codes() == every
-    assert enabled_codes(["NPU2"], ["NPU205"]) == every - {"NPU205"}
+    assert enabled_codes(["NPU2"], ["NPU205"]) == {c for c in every if c.startswith("NPU2")} - {"NPU205"}
     assert enabled_codes(["NPU205"]) == {"NPU205"}
     assert enabled_codes(["NPU"], ["NPU2"]) == {c for c in every if not c.startswith("NPU2")}
     assert enabled_codes(["NPU20"], ["NPU2"]) == {c for c in every if c.startswith("NPU20")}

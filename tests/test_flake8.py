@@ -99,3 +99,14 @@ def test_parallel_jobs_give_the_same_findings(tmp_path):
     one = flake8("--select", "NPU", "-j", "1", ".", cwd=tmp_path)
     two = flake8("--select", "NPU", "-j", "2", ".", cwd=tmp_path)
     assert sorted(one.stdout.splitlines()) == sorted(two.stdout.splitlines()) and len(one.stdout.splitlines()) == 18
+
+
+def test_the_flake8_path_imports_neither_pandas_nor_libcst(tmp_path):
+    code = ("import sys\nfrom npu_lint.flake8_plugin import NpuLintChecker\nimport ast\n"
+            "src = open('train.py').read()\n"
+            "list(NpuLintChecker(ast.parse(src), 'train.py', src.splitlines(True)).run())\n"
+            "print(sorted(m for m in ('pandas', 'libcst', 'numpy') if m in sys.modules))\n")
+    (tmp_path / "train.py").write_text(SOURCE)
+    result = run([sys.executable, "-c", code], cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "[]"

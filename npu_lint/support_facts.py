@@ -1,0 +1,64 @@
+"""Per-release support verdicts (rule_tables/support/<release>.tsv) and the dtypes code visibly uses."""
+from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from typing import TYPE_CHECKING, Optional
+
+from npu_lint.tables import TABLES_DIR, keyed
+
+if TYPE_CHECKING:
+    from npu_lint.context import FileContext
+
+# torch dtype attribute -> the token the vendor lists use.
+DTYPE_TOKENS = {
+    "float64": "fp64", "double": "fp64", "float32": "fp32", "float": "fp32", "float16": "fp16", "half": "fp16",
+    "bfloat16": "bf16", "int64": "int64", "long": "int64", "int32": "int32", "int": "int32", "int16": "int16",
+    "short": "int16", "int8": "int8", "uint8": "uint8", "bool": "bool", "complex64": "complex64",
+    "cfloat": "complex64", "complex128": "complex128", "cdouble": "complex128",
+}
+# Tensor casting methods -> dtype token.
+CAST_METHODS = {"double": "fp64", "float": "fp32", "half": "fp16", "bfloat16": "bf16", "long": "int64",
+                "int": "int32", "short": "int16", "char": "int8", "byte": "uint8", "bool": "bool",
+                "cfloat": "complex64", "cdouble": "complex128"}
+
+
+@lru_cache(maxsize=None)
+def support_table(release: str) -> dict[str, dict[str, str]]:
+    """The verdicts for one torch-npu release (empty when the release has no support table)."""
+    name = f"support/{release}.tsv"
+    if not (TABLES_DIR / name).is_file():
+        return {}
+    return keyed(name, "api")
+
+
+def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
+    """``torch.Tensor.<name>`` for a method call on an evident tensor."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and ctx.resolver.qualname(func) is None and ctx.resolver.is_tensor(func.value):
+        return "torch.Tensor." + func.attr
+    return None
+
+
+def dtype_token(node: ast.AST, ctx: "FileContext") -> Optional[str]:
+    """``fp64`` for ``torch.float64`` / ``torch.double``; None for anything else."""
+    name = ctx.resolver.qualname(node)
+    if name and name.startswith("torch."):
+        return DTYPE_TOKENS.get(name[len("torch."):])
+    return None
+
+
+def visible_dtypes(call: ast.Call, ctx: "FileContext") -> list[tuple[ast.AST, str]]:
+    """dtypes the call visibly uses: a ``dtype=`` argument, or a cast right on the method's receiver."""
+    found = [(kw.value, token) for kw in call.keywords if kw.arg == "dtype"
+             for token in [dtype_token(kw.value, ctx)] if token]
+    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
+    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
+        cast = receiver.func.attr
+        if cast in CAST_METHODS and not receiver.args:
+            found.append((receiver, CAST_METHODS[cast]))
+        elif cast in ("to", "type") and receiver.args:
+            token = dtype_token(receiver.args[0], ctx)
+            if token:
+                found.append((receiver, token))
+    return found
