@@ -123,7 +123,7 @@ class CudaApiNoEquivalent(_ApiGroupRule):
                    f"{ctx.target.release}): use {npu} where your release has it, or upgrade")
         elif status == "misbehaves":
             note = row["note"].split(";")[0].split(" (")[0]
-            why = f"does not behave as on CUDA ({note})" + (f": use {npu} deliberately" if npu else "")
+            why = f"does not work as on CUDA ({note}): remove it or guard it for CUDA only"
         elif npu:
             why = f"is not redirected by transfer_to_npu: use {npu}"
         else:
@@ -170,8 +170,8 @@ class CudaNcclName(_ApiGroupRule):
             return
         from npu_lint.cuda_facts import COMPARE, is_docstring, is_nccl_string, string_use
         if ctx.uses_torch and is_nccl_string(node) and not is_docstring(node, ctx) and string_use(node, ctx) != COMPARE:
-            ctx.report(node, f"{node.value!r} names the NCCL backend: on NPU use "
-                             f"{node.value.replace('nccl', 'hccl').replace('NCCL', 'HCCL')!r}", "nccl")
+            npu = node.value.replace("nccl", "hccl").replace("NCCL", "HCCL").replace("cuda", "npu")
+            ctx.report(node, f"{node.value!r} names the NCCL backend: on NPU use {npu!r}", "nccl")
 
 
 class CudaDefaultGenerators(_ApiGroupRule):

@@ -160,8 +160,9 @@ class CudaEnvVar(Rule):
             return
         counterpart = row["ascend_counterpart"]
         if counterpart.endswith("*"):
-            counterpart = ""
-        use = f": use {counterpart}" if counterpart else ""
+            use = f": set the matching {counterpart} variable instead"
+        else:
+            use = f": use {counterpart}" if counterpart else ""
         ctx.report(node, self.message.format(name=node.value, effect=row["effect_on_npu"].split(":")[0] + " on NPU",
                                              use=use), node.value)
 
