@@ -19,8 +19,8 @@ TORCH_LIBRARIES = (
     "apex", "fairseq", "detectron2", "peft", "trl", "diffusers", "ultralytics", "megatron", "torchmetrics",
     "kornia", "xformers", "flash_attn", "bitsandbytes", "fairscale", "colossalai", "torchrec",
 )
-_TORCH_IMPORT = re.compile(
-    r"^[ \t]*(?:from|import)[ \t]+(?:%s)\b" % "|".join(TORCH_LIBRARIES), re.MULTILINE)
+_TORCH_IMPORT = re.compile(  # ``import torch``, ``from torch.nn import x``, ``import os, torch``
+    r"^[ \t]*(?:from|import)[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*(?:%s)\b" % "|".join(TORCH_LIBRARIES), re.MULTILINE)
 
 
 def uses_torch(source: str) -> bool:
@@ -30,7 +30,7 @@ def uses_torch(source: str) -> bool:
 class FileContext:
     """What a rule may ask while checking one file, and where it reports."""
 
-    def __init__(self, source: str, target: Target, family: Optional[str] = None) -> None:
+    def __init__(self, source: str, target: Target) -> None:
         self.source = source
         self.target = target
         self.uses_torch = uses_torch(source)
@@ -39,7 +39,7 @@ class FileContext:
         self.findings: list[Finding] = []
         self.noqa_spans: dict[Finding, tuple[int, int]] = {}
         self._code: str = ""
-        self._family: str = family or ""
+        self._family: str = ""
 
     def run(self, rule: "Rule", node: object) -> None:
         self._code, self._family = rule.code, rule.family

@@ -111,3 +111,13 @@ def test_star_import_binds_nothing():
 ])
 def test_tensor_receivers(source, line, expected):
     assert _spy(source)[1][line] is expected
+
+
+@pytest.mark.parametrize("source,expected", [
+    ("import os, torch\n", True), ("from torch import nn\n", True), ("  import torchvision.models as m\n", True),
+    ("from mmdet.apis import init_detector\n", True), ("import torchy\n", False), ("# import torch\n", False),
+    ("x = 'import torch'\n", False), ("import numpy as np\n", False),
+])
+def test_which_files_use_torch(source, expected):
+    from npu_lint.context import uses_torch
+    assert uses_torch(source) is expected
