@@ -21,11 +21,13 @@ _LOOPS = (ast.For, ast.AsyncFor)
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
-class _Leave:
-    """Marker pushed on the walk stack to close a scope."""
+class _Later:
+    """Pushed on the walk stack below a node's children: runs once the subtree has been walked."""
 
+    __slots__ = ("action", "node")
 
-_LEAVE = _Leave()
+    def __init__(self, action, node=None) -> None:
+        self.action, self.node = action, node
 
 
 class Dispatch:
@@ -88,26 +90,27 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
     by_type = dispatch.by_type
     api_rules = dispatch.api_rules
     name_type, attribute_type, load_type = ast.Name, ast.Attribute, ast.Load
+    leave = _Later(resolver.leave_scope)
     stack: list[object] = [tree]
     pop, push = stack.pop, stack.append
     while stack:
         node = pop()
         node_type = type(node)
-        if node_type is _Leave:
-            resolver.leave_scope()
+        if node_type is _Later:
+            node.action(node.node) if node.node is not None else node.action()
             continue
         if node_type is ast.Import:
             resolver.add_import(node)
         elif node_type is ast.ImportFrom:
             resolver.add_import_from(node)
         elif node_type is ast.Assign:
-            resolver.add_assign(node)
+            push(_Later(resolver.add_assign, node))   # bind after the value is walked: x = x.to(device)
         elif node_type in _FUNCTIONS:
             resolver.enter_function(node)
-            push(_LEAVE)
+            push(leave)
         elif node_type is ast.ClassDef:
             resolver.enter_class()
-            push(_LEAVE)
+            push(leave)
         elif node_type in _LOOPS:
             resolver.bind_loop(node)
         rules = by_type.get(node_type)

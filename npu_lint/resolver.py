@@ -47,7 +47,8 @@ _TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn
 _LOADERS = frozenset({"torch.utils.data.DataLoader"})
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip"})
 
-TENSOR, LOADER = "tensor", "loader"
+TENSOR, LOADER, BATCH = "tensor", "loader", "batch"   # a batch is a tensor taken from a data loader
+_TENSORS = (TENSOR, BATCH)
 
 
 class Resolver:
@@ -138,7 +139,7 @@ class Resolver:
         if wrapped and isinstance(target, ast.Tuple) and len(target.elts) == 2:
             target = target.elts[1]
         for name in _names_in(target):
-            self._scopes[-1][name] = TENSOR
+            self._scopes[-1][name] = BATCH
 
     # -- queries -------------------------------------------------------------------------
     def qualname(self, node: ast.AST) -> Optional[str]:
@@ -172,7 +173,7 @@ class Resolver:
             if func is not None:
                 return _call_kind(func)
             if isinstance(node.func, ast.Attribute) and node.func.attr not in _NOT_TENSOR_METHODS:
-                return TENSOR if self.kind_of(node.func.value, depth) == TENSOR else None
+                return TENSOR if self.kind_of(node.func.value, depth) in _TENSORS else None
             return None
         if isinstance(node, (ast.Name, ast.Attribute)):
             key = _binding_key(node)
@@ -183,22 +184,26 @@ class Resolver:
             if isinstance(node, ast.Name) and node.id.lower().endswith(("loader", "dataloader")):
                 return LOADER
             if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "H", "data", "grad", "real", "imag"):
-                return TENSOR if self.kind_of(node.value, depth) == TENSOR else None
+                return TENSOR if self.kind_of(node.value, depth) in _TENSORS else None
             return None
         if isinstance(node, ast.BinOp):
             while isinstance(node, ast.BinOp):   # walk the left spine without recursing
-                if self.kind_of(node.right, depth) == TENSOR:
+                if self.kind_of(node.right, depth) in _TENSORS:
                     return TENSOR
                 node = node.left
-            return TENSOR if self.kind_of(node, depth) == TENSOR else None
+            return TENSOR if self.kind_of(node, depth) in _TENSORS else None
         if isinstance(node, ast.UnaryOp):
             return self.kind_of(node.operand, depth)
         if isinstance(node, ast.Subscript):
-            return TENSOR if self.kind_of(node.value, depth) == TENSOR else None
+            return TENSOR if self.kind_of(node.value, depth) in _TENSORS else None
         return None
 
     def is_tensor(self, node: ast.AST) -> bool:
-        return self.kind_of(node) == TENSOR
+        return self.kind_of(node) in _TENSORS
+
+    def is_batch(self, node: ast.AST) -> bool:
+        """A name bound by iterating a data loader (``for images, labels in loader``)."""
+        return self.kind_of(node) == BATCH
 
 
 def _call_kind(func: str) -> Optional[str]:

@@ -49,16 +49,27 @@ def dtype_token(node: ast.AST, ctx: "FileContext") -> Optional[str]:
 
 
 def visible_dtypes(call: ast.Call, ctx: "FileContext") -> list[tuple[ast.AST, str]]:
-    """dtypes the call visibly uses: a ``dtype=`` argument, or a cast right on the method's receiver."""
+    """dtypes the call visibly uses: a ``dtype=`` argument, or a cast right on its receiver or an argument
+    (``x.double().matmul(y)``, ``torch.matmul(a.to(torch.float64), b)``)."""
     found = [(kw.value, token) for kw in call.keywords if kw.arg == "dtype"
              for token in [dtype_token(kw.value, ctx)] if token]
-    receiver = call.func.value if isinstance(call.func, ast.Attribute) else None
-    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
-        cast = receiver.func.attr
-        if cast in CAST_METHODS and not receiver.args:
-            found.append((receiver, CAST_METHODS[cast]))
-        elif cast in ("to", "type") and receiver.args:
-            token = dtype_token(receiver.args[0], ctx)
-            if token:
-                found.append((receiver, token))
+    operands = list(call.args)
+    if isinstance(call.func, ast.Attribute):
+        operands.append(call.func.value)
+    for operand in operands:
+        token = cast_token(operand, ctx)
+        if token:
+            found.append((operand, token))
     return found
+
+
+def cast_token(node: ast.AST, ctx: "FileContext") -> Optional[str]:
+    """The dtype a cast expression produces: ``x.double()``, ``x.to(torch.float64)``, ``x.type(torch.half)``."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return None
+    method = node.func.attr
+    if method in CAST_METHODS and not node.args and not node.keywords:
+        return CAST_METHODS[method]
+    if method in ("to", "type") and node.args:
+        return dtype_token(node.args[0], ctx)
+    return None

@@ -14,28 +14,23 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import advice_tables  # noqa: E402
 import cuda_tables  # noqa: E402
+import support_tables  # noqa: E402
 
 REPO = HERE.parent
 DEFAULT_DATA = REPO.parent / "shared" / "data"
-RELEASES = ("1.11.0", "2.1.0", "2.2.0", "2.3.1", "2.4.0", "2.5.1", "2.6.0", "2.7.1", "2.8.0",
-            "2.9.0", "2.10.0", "2.11.0", "2.12.0", "2.13.0", "2.14.0")
+RELEASES = support_tables.RELEASES
 
 
 def build(data_dir: Path, out_dir: Path) -> list[Path]:
     """Write every table into ``out_dir``; return the files written."""
     out_dir.mkdir(parents=True, exist_ok=True)
-    written = cuda_tables.build(data_dir, out_dir)
+    written = cuda_tables.build(data_dir, out_dir) + advice_tables.build(data_dir, out_dir)
     versions = out_dir / "versions.txt"
     versions.write_text("\n".join(RELEASES) + "\n", encoding="utf-8")
     written.append(versions)
-    try:
-        import support_tables
-    except ImportError:  # the support tables land with issue 3
-        return written
-    support_dir = out_dir / "support"
-    support_dir.mkdir(exist_ok=True)
-    written.extend(support_tables.build(data_dir, support_dir))
+    written.extend(support_tables.build(data_dir, out_dir))
     return written
 
 

@@ -1,0 +1,177 @@
+"""NPU1xx: is this torch API supported on NPU for the target torch-npu release?
+
+Verdicts come from rule_tables/support/<release>.tsv (see rule_tables/README.md for how each is
+derived). Functions and classes are matched through the resolver (``torch.matmul``,
+``nn.Conv2d``); methods when the receiver is an evident tensor (``x.masked_select(m)``).
+"""
+from __future__ import annotations
+
+import ast
+from typing import ClassVar, Optional
+
+from npu_lint.context import FileContext
+from npu_lint.cuda_facts import api_row
+from npu_lint.rules import ApiRef, Rule
+from npu_lint.support_facts import method_api, support_table, visible_dtypes
+
+FAMILY = "support"
+_BASIS = {"official": "vendor support list", "vendor_list": "vendor analyser list",
+          "official_nearest": "nearest documented release", "python_fact": "torch_npu marks it unsupported",
+          "special_only": "sparse or quantized only", "no_kernel_1.11": "no NPU kernel and no CPU fallback",
+          "derived": "derived from the wheel's kernels", "derived_cpu_fallback": "no NPU kernel in the wheel"}
+
+
+def basis_text(basis: str) -> str:
+    head, _, detail = basis.partition(":")
+    text = _BASIS.get(head, head)
+    return f"{text} {detail}" if detail else text
+
+
+def _reported_as_cuda(api: str) -> bool:
+    """NPU2xx already reports these names (cpp_extension.load only when it builds CUDA code)."""
+    row = api_row(api)
+    return row is not None and row["group"] != "cpp_extension"
+
+
+class _SupportRule(Rule):
+    family = FAMILY
+    node_types = (ApiRef, ast.Call)
+    triggers = ("torch",)
+    verdicts: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ApiRef):
+            api, where = node.qualname, node.node
+            if not api.startswith("torch.") or _reported_as_cuda(api):
+                return
+            parent = ctx.parent(where)
+            call = parent if isinstance(parent, ast.Call) and parent.func is where else None
+        else:
+            api = method_api(node, ctx)
+            if api is None:
+                return
+            where, call = node, node
+        row = support_table(ctx.target.release).get(api)
+        if row is not None and row["verdict"] in self.verdicts:
+            self.judge(api, row, where, call, ctx)
+
+    def judge(self, api: str, row: dict[str, str], where: ast.AST, call: Optional[ast.Call], ctx: FileContext) -> None:
+        ctx.report(where, self.message.format(api=api, release=ctx.target.release, basis=basis_text(row["basis"])), api)
+
+
+class UnsupportedApi(_SupportRule):
+    """A torch API that is not supported on NPU for the target release.
+
+    What it does:
+        Flags calls and references to torch functions, classes and tensor methods whose verdict for the
+        target torch-npu release is "unsupported".
+    Why it matters on NPU:
+        These raise on an Ascend device (or, for sparse and quantized kernels, have no NPU
+        implementation at all); the run stops where the API is first used.
+    Example:
+        q = torch.quantize_per_tensor(x, 0.1, 0, torch.quint8)
+    Use instead:
+        Rewrite with supported ops, move that step to the CPU explicitly, or pick a release that supports it
+        (`npu-lint tables diff A B` lists what changes between releases).
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU101"
+    name = "unsupported-api"
+    verdicts = ("unsupported",)
+    message = "{api} is not supported on NPU in torch-npu {release} ({basis})"
+    must_fire = ("import torch\nq = torch.quantize_per_tensor(x, 0.1, 0, torch.quint8)\n",
+                 "import torch\nx = torch.randn(8)\nvalues, index = x.mode()\n")
+    must_not_fire = ("import torch\ny = torch.matmul(a, b)\n", "import torch\np = torch.nn.Parameter(w)\n",
+                     "import torch\nvalues, index = stats.mode()\n")
+
+
+class UnknownSupport(_SupportRule):
+    """A torch API whose NPU support is not stated anywhere for the target release.
+
+    What it does:
+        Flags APIs that exist in the torch version of the target release but have no verdict in the
+        vendor's lists, torch_npu's own facts or the wheel's kernels. Off by default under flake8; the
+        migration report always lists them.
+    Why it matters on NPU:
+        Nobody has said it works: test these paths on an NPU before relying on them.
+    Example:
+        y = torch.some_rare_op(x)
+    Use instead:
+        Test it on NPU, or replace it with an API listed as supported.
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU102"
+    name = "unknown-support"
+    default_enabled = False
+    verdicts = ("unknown",)
+    message = "{api}: NPU support is not stated for torch-npu {release}: test it on NPU"
+    must_fire = ("import torch\nx = torch.ones(3, 3)\nd = x.det()\n",)
+    must_not_fire = ("import torch\ny = torch.matmul(a, b)\n",)
+
+
+class CpuFallback(_SupportRule):
+    """A torch API with no NPU kernel in the target release: it runs on the CPU.
+
+    What it does:
+        Flags APIs whose aten operators have no NPU kernel in the target torch-npu wheel.
+    Why it matters on NPU:
+        torch_npu runs such operators on the CPU with a warning: every call copies tensors to the host
+        and back, which is slow (and an error when TORCH_NPU_FALLBACK_CPU_DISABLE=1).
+    Example:
+        y = torch.special.zeta(x, q)
+    Use instead:
+        An equivalent built from supported ops, or keep the step out of the hot loop.
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU104"
+    name = "cpu-fallback"
+    verdicts = ("cpu_fallback",)
+    message = "{api} has no NPU kernel in torch-npu {release}: it runs on the CPU ({basis})"
+    must_fire = ("import torch\ny = torch.digamma(x)\n",)
+    must_not_fire = ("import torch\ny = torch.matmul(a, b)\n",)
+
+
+class DtypePrecision(_SupportRule):
+    """An API used with a dtype outside what the NPU supports for it.
+
+    What it does:
+        Flags supported APIs whose listed NPU dtypes do not include the dtype the code visibly uses:
+        a ``dtype=`` argument, or a cast right before the call (``x.double().matmul(y)``,
+        ``x.to(torch.float64).sum()``).
+    Why it matters on NPU:
+        Unlisted dtypes are cast down (float64 often runs as float32), rejected, or computed with lower
+        precision on Ascend hardware, so results drift from the GPU run.
+    Example:
+        y = torch.matmul(a.double(), b)
+    Use instead:
+        y = torch.matmul(a.float(), b)
+    Fix safety:
+        No fix: changing the dtype changes the numerics.
+    """
+
+    code = "NPU105"
+    name = "dtype-precision"
+    verdicts = ("supported",)
+    message = "{api} on NPU supports {dtypes}; {dtype} here may be cast down or rejected"
+    must_fire = ("import torch\ny = torch.matmul(a.double(), b)\n",
+                 "import torch\nx = torch.randn(3, 3)\ny = x.to(torch.float64).matmul(w)\n",
+                 "import torch\ny = torch.nonzero(torch.randn(3), dtype=torch.float64)\n")
+    must_not_fire = ("import torch\ny = torch.matmul(a.float(), b)\n", "import torch\ny = torch.matmul(a.half(), b)\n",
+                     "import torch\ny = torch.matmul(a, b)\n")
+
+    def judge(self, api: str, row: dict[str, str], where: ast.AST, call: Optional[ast.Call], ctx: FileContext) -> None:
+        allowed = set(filter(None, row["dtypes"].split("|")))
+        caveats = set(filter(None, row["dtype_caveats"].split("|")))
+        if call is None or not (len(allowed) >= 2 or caveats):   # a one-dtype list is too thin to judge by
+            return
+        for node, token in visible_dtypes(call, ctx):
+            if (allowed and token not in allowed) or token in caveats:
+                ctx.report(where, self.message.format(api=api, dtypes=", ".join(sorted(allowed)) or "other dtypes",
+                                                      dtype=token), api)
+                return
