@@ -1,5 +1,5 @@
-"""The ``npu-lint`` command: ``check`` (lint files), ``rules`` / ``rule CODE`` (documentation) and
-``tables diff A B`` (verdict changes between releases)."""
+"""The ``npu-lint`` command: ``check`` (lint files), ``analyse`` (the migration report), ``rules`` /
+``rule CODE`` (documentation) and ``tables diff A B`` (verdict changes between releases)."""
 from __future__ import annotations
 
 import argparse
@@ -122,6 +122,16 @@ def _rule(args: argparse.Namespace) -> int:
     return 0
 
 
+def _analyse(args: argparse.Namespace) -> int:
+    from npu_lint.report.run import MODES, run
+    if args.mode not in MODES:
+        raise UsageError(f"unknown mode {args.mode!r} (choose from {', '.join(MODES)})")
+    target = parse_target(args.version)
+    versions = [parse_target(v) for v in args.versions.split(",") if v.strip()] if args.versions else []
+    return run(args.input, args.output, target, args.mode, args.api_files or [], args.env_path or [],
+               args.format or [], args.fail_on, versions, args.force)
+
+
 def verdict_changes(old: str, new: str) -> list[tuple[str, str, str]]:
     """(api, verdict in ``old``, verdict in ``new``) for every API whose verdict differs; ``absent`` if missing."""
     from npu_lint.support_facts import support_table
@@ -175,6 +185,21 @@ def build_parser() -> argparse.ArgumentParser:
     rule = commands.add_parser("rule", help="print the documentation of one rule")
     rule.add_argument("code")
     rule.set_defaults(handler=_rule)
+    analyse = commands.add_parser("analyse", aliases=["analyze"],
+                                  help="write the migration report <name>_analysis/ (the vendor's layout)")
+    analyse.add_argument("-i", "--input", required=True, help="the project folder to analyse")
+    analyse.add_argument("-o", "--output", required=True, help="an existing folder outside the input")
+    analyse.add_argument("-v", "--version", default=default_release(), help="target torch-npu release")
+    analyse.add_argument("-m", "--mode", default="torch_apis", help="torch_apis (default), third_party, "
+                         "affinity_apis or dynamic_shape")
+    analyse.add_argument("-env", "--env-path", nargs="*", metavar="DIR", help="package roots inside the input")
+    analyse.add_argument("-api", "--api-files", nargs="*", metavar="CSV", help="CSV files with a '3rd-party API' column")
+    analyse.add_argument("--format", action="append", choices=["json", "sarif"], help="also write findings.json / "
+                         "findings.sarif (repeatable)")
+    analyse.add_argument("--fail-on", metavar="CODES|any", help=f"exit 3 when findings with these code prefixes exist")
+    analyse.add_argument("--versions", metavar="V1,V2,...", help="add version_summary.csv: one verdict column per release")
+    analyse.add_argument("--force", action="store_true", help="replace an existing <name>_analysis folder")
+    analyse.set_defaults(handler=_analyse)
     tables = commands.add_parser("tables", help="query the rule tables")
     tables_commands = tables.add_subparsers(dest="tables_command", metavar="QUERY", required=True)
     diff = tables_commands.add_parser("diff", help="APIs whose NPU verdict changes between two torch-npu releases")
@@ -196,6 +221,12 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (UsageError, configuration.ConfigError, UnknownVersion) as error:
         print(f"npu-lint: error: {error}", file=sys.stderr)
         return 2
+    except Exception as error:
+        from npu_lint.report.safety import ReportError
+        if not isinstance(error, ReportError):
+            raise
+        print(f"npu-lint: error: {error}", file=sys.stderr)
+        return 1
     except KeyboardInterrupt:
         print("npu-lint: interrupted", file=sys.stderr)
         return 130

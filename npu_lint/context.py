@@ -38,6 +38,8 @@ class FileContext:
         self.parents: dict[int, ast.AST] = {}
         self.findings: list[Finding] = []
         self.noqa_spans: dict[Finding, tuple[int, int]] = {}
+        self.custom_ops: frozenset[str] = frozenset()   # operators the project's C++/CUDA code exports
+        self.collected: list[tuple[ast.AST, str, str]] = []   # (node, api, status) gathered by observers
         self._code: str = ""
         self._family: str = ""
 

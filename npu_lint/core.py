@@ -33,11 +33,11 @@ class _Later:
 class Dispatch:
     """Node type -> rule instances, built once per set of enabled codes."""
 
-    def __init__(self, rules: Sequence[type[Rule]]) -> None:
+    def __init__(self, rules: Sequence[type[Rule]], observers: Sequence[Rule] = ()) -> None:
         self.by_type: dict[type, list[Rule]] = {}
         self.triggers: Optional[tuple[str, ...]] = ()
-        for rule_class in rules:
-            rule = rule_class()
+        for rule in [rule_class() for rule_class in rules] + list(observers):
+            rule_class = type(rule)
             for node_type in rule_class.node_types:
                 self.by_type.setdefault(node_type, []).append(rule)
             triggers = getattr(rule_class, "triggers", None)
@@ -62,12 +62,19 @@ def dispatch_for(codes: Optional[frozenset[str]]) -> Dispatch:
 
 
 def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
-                 codes: Optional[frozenset[str]] = None, noqa: bool = False) -> list[Finding]:
-    """Run the rules for ``codes`` (default: the rules on by default) over a parsed module."""
+                 codes: Optional[frozenset[str]] = None, noqa: bool = False,
+                 ctx: Optional[FileContext] = None, observers: Sequence[Rule] = ()) -> list[Finding]:
+    """Run the rules for ``codes`` (default: the rules on by default) over a parsed module.
+
+    The report passes its own ``ctx`` (with per-run facts such as the project's custom CUDA operators)
+    and ``observers``: rule-like objects that collect facts (the API inventory) without reporting.
+    """
     dispatch = dispatch_for(codes)
+    if observers:
+        dispatch = Dispatch([rule for rule in all_rules() if rule.code in dispatch.codes], observers)
     if not dispatch.wanted(source):
         return []
-    ctx = FileContext(source, target or Target(default_release()))
+    ctx = ctx or FileContext(source, target or Target(default_release()))
     _walk(tree, ctx, dispatch)
     findings = ctx.findings
     if noqa and findings:

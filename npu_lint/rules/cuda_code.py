@@ -171,3 +171,45 @@ class CudaExtensionImport(Rule):
             if is_extension_module(name, level):
                 shown = "." * level + name
                 ctx.report(node, self.message.format(name=shown), shown)
+
+
+class CustomCudaOperatorCall(Rule):
+    """A call into a user-defined CUDA operator.
+
+    What it does:
+        Flags calls whose receiver is a compiled CUDA extension module (``nms_cuda.nms(...)``,
+        ``_C.roi_align(...)``) and, in ``npu-lint analyse``, calls to any operator the project's own
+        ``.cpp`` / ``.cu`` files export through ``PYBIND11_MODULE`` or ``TORCH_LIBRARY`` (the
+        ``cuda_op_list.csv`` of the report).
+    Why it matters on NPU:
+        The operator's implementation is a CUDA kernel: the call fails on an Ascend host until the
+        operator has an NPU implementation.
+    Example:
+        keep = nms_cuda.nms(boxes, scores, 0.5)
+    Use instead:
+        keep = torch_npu.npu_nms_v4(...)   # or an Ascend C operator with the same signature
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU223"
+    name = "custom-cuda-operator-call"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = ("cuda", "_ext", "_C")
+    message = "{name} calls a user-defined CUDA operator: it needs an NPU implementation"
+    must_fire = ("from . import nms_cuda\nkeep = nms_cuda.nms(boxes, scores, 0.5)\n",
+                 "from . import _C\nout = _C.roi_align_forward(x, rois)\n")
+    must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
+                     "from .ops import nms\nkeep = nms(boxes, scores)\n")
+
+    def check(self, node: ast.Call, ctx: FileContext) -> None:
+        func = node.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+            return
+        module = ctx.resolver.aliases.get(func.value.id)
+        if module is None:
+            return
+        level = len(module) - len(module.lstrip("."))
+        if is_extension_module(module.lstrip("."), level) or (func.attr in ctx.custom_ops):
+            ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")

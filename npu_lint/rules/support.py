@@ -27,6 +27,19 @@ def basis_text(basis: str) -> str:
     return f"{text} {detail}" if detail else text
 
 
+def api_reference(node: object, ctx: FileContext) -> Optional[tuple[str, ast.AST, Optional[ast.Call]]]:
+    """(api, node to report at, the call if it is one) for a torch API reference the NPU1xx rules judge:
+    a resolved ``torch.*`` name (not one NPU2xx reports) or a method called on an evident tensor."""
+    if isinstance(node, ApiRef):
+        api, where = node.qualname, node.node
+        if not api.startswith("torch.") or _reported_as_cuda(api):
+            return None
+        parent = ctx.parent(where)
+        return api, where, parent if isinstance(parent, ast.Call) and parent.func is where else None
+    api = method_api(node, ctx)
+    return (api, node, node) if api is not None else None
+
+
 def _reported_as_cuda(api: str) -> bool:
     """NPU2xx already reports these names (cpp_extension.load only when it builds CUDA code)."""
     row = api_row(api)
@@ -40,17 +53,10 @@ class _SupportRule(Rule):
     verdicts: ClassVar[tuple[str, ...]] = ()
 
     def check(self, node: object, ctx: FileContext) -> None:
-        if isinstance(node, ApiRef):
-            api, where = node.qualname, node.node
-            if not api.startswith("torch.") or _reported_as_cuda(api):
-                return
-            parent = ctx.parent(where)
-            call = parent if isinstance(parent, ast.Call) and parent.func is where else None
-        else:
-            api = method_api(node, ctx)
-            if api is None:
-                return
-            where, call = node, node
+        reference = api_reference(node, ctx)
+        if reference is None:
+            return
+        api, where, call = reference
         row = support_table(ctx.target.release).get(api)
         if row is not None and row["verdict"] in self.verdicts:
             self.judge(api, row, where, call, ctx)

@@ -1,0 +1,1 @@
+"""``npu-lint analyse``: the vendor's report layout (``<name>_analysis/``), built from the core's findings."""

@@ -1,0 +1,110 @@
+"""Walk the input tree once and gather what every report file needs, with the core's findings."""
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Optional
+
+from npu_lint.context import FileContext
+from npu_lint.core import analyse_tree
+from npu_lint.cuda_facts import api_row
+from npu_lint.finding import Finding
+from npu_lint.report.cuda_ops import SUFFIXES, exported_ops
+from npu_lint.rules import ApiRef, Rule, all_rules
+from npu_lint.rules.support import api_reference
+from npu_lint.sources import Unreadable, parse, read_source
+from npu_lint.support_facts import support_table
+from npu_lint.versions import Target
+
+
+class Inventory(Rule):
+    """Observer (reports nothing): every torch API reference with its verdict for the target release."""
+
+    node_types = (ApiRef, ast.Call)
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ApiRef) and node.qualname.startswith("torch.") and api_row(node.qualname) is not None:
+            ctx.collected.append((node.node, node.qualname, "cuda"))
+            return
+        reference = api_reference(node, ctx)
+        if reference is not None:
+            api, where, _ = reference
+            row = support_table(ctx.target.release).get(api)
+            ctx.collected.append((where, api, row["verdict"] if row else "not listed"))
+
+
+@dataclass
+class Collected:
+    """Everything the report writes, keyed by paths relative to the input."""
+
+    files: list[str] = field(default_factory=list)
+    findings: list[tuple[str, Finding]] = field(default_factory=list)
+    inventory: list[tuple[str, int, int, str, str]] = field(default_factory=list)
+    cuda_ops: list[tuple[str, str]] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+
+def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]]:
+    python, native = [], []
+    for folder, dirs, files in os.walk(root):
+        base = Path(folder)
+        kept = []
+        for name in sorted(dirs):
+            if (base / name).is_symlink():
+                warnings.append(f"{(base / name).relative_to(root)} is a symbolic link, skip.")
+            else:
+                kept.append(name)
+        dirs[:] = kept
+        for name in sorted(files):
+            path = base / name
+            if not name.endswith((".py",) + SUFFIXES):
+                continue
+            if path.is_symlink():
+                warnings.append(f"{path.relative_to(root)} is a symbolic link, skip.")
+                continue
+            (python if name.endswith(".py") else native).append(path)
+    return python, native
+
+
+def collect(root: Path, target: Target, progress: Callable[[int, int, str], None]) -> Collected:
+    """Analyse every Python file under ``root`` with every rule (including those off by default)."""
+    result = Collected()
+    python, native = _walk_files(root, result.warnings)
+    for path in native:
+        relative = path.relative_to(root).as_posix()
+        try:
+            text = read_source(path)
+        except Unreadable as error:
+            result.warnings.append(f"{relative} {error}, skip.")
+            continue
+        result.cuda_ops.extend((relative, op) for op in exported_ops(text))
+    custom_ops = frozenset(op for _, op in result.cuda_ops)
+    codes = frozenset(rule.code for rule in all_rules())
+    observers = [Inventory()]
+    for index, path in enumerate(python):
+        relative = path.relative_to(root).as_posix()
+        progress(index, len(python), relative)
+        result.files.append(relative)
+        try:
+            source = read_source(path)
+            tree = parse(source, path)
+        except Unreadable as error:
+            result.warnings.append(f"{relative} {error}, skip.")
+            continue
+        ctx = FileContext(source, target)
+        ctx.custom_ops = custom_ops
+        findings = analyse_tree(tree, source, target, codes, noqa=False, ctx=ctx, observers=observers)
+        result.findings.extend((relative, finding) for finding in findings)
+        result.inventory.extend((relative, node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
+                                for node, api, status in ctx.collected)
+    return result
+
+
+def project_uses(collected: Collected, api: str) -> bool:
+    return any(row[3] == api for row in collected.inventory) or any(f.api == api for _, f in collected.findings)
+
+
+def optional_text(value: Optional[str]) -> str:
+    return value if value else "NA"

@@ -1,0 +1,150 @@
+"""``npu-lint analyse``: checks, the run log in the vendor's format, and the report folder built atomically."""
+from __future__ import annotations
+
+import csv
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Optional, Sequence, TextIO
+
+from npu_lint.report.collect import Collected, collect
+from npu_lint.report.layout import TORCH_API_FILES, header_of, rows_by_file
+from npu_lint.report.safety import ReportError, check_paths
+from npu_lint.report.write import write_csv, write_json, write_sarif
+from npu_lint.support_facts import support_table
+from npu_lint.versions import Target
+
+MODES = ("torch_apis", "third_party", "affinity_apis", "dynamic_shape")
+_INDENT = {"INFO": "   ", "WARNING": "", "ERROR": "  "}
+EXIT_FAIL_ON = 3
+
+
+class RunLog:
+    """The vendor's line format, to the console and to ``pytorch_analysis.txt``."""
+
+    def __init__(self, console: TextIO) -> None:
+        self.console, self.lines = console, []
+        self.live = console.isatty()   # a terminal gets one progress line updated in place
+        self._inline = False
+
+    def log(self, level: str, message: str, progress: Optional[float] = None) -> None:
+        tag = f"[Progress:{progress:6.2f}%]".ljust(20) if progress is not None else ""
+        line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{level}] {_INDENT.get(level, '')}{tag}{message}"
+        self.lines.append(line)
+        self.write(line, inline=self.live and progress is not None)
+
+    def write(self, line: str, inline: bool = False) -> None:
+        if inline:
+            self.console.write("\r" + line[:150].ljust(150))
+        else:
+            self.console.write(("\n" if self._inline else "") + line + "\n")
+        self._inline = inline
+        self.console.flush()
+
+
+def _check_api_files(paths: Sequence[str]) -> list[str]:
+    names: list[str] = []
+    if len(paths) > 100:
+        raise ReportError("at most 100 -api files")
+    for text in paths:
+        path = Path(text)
+        if not path.is_file() or path.suffix.lower() != ".csv":
+            raise ReportError(f"-api file {text} is not an existing .csv file")
+        with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+            reader = csv.DictReader(handle)
+            if "3rd-party API" not in (reader.fieldnames or []):
+                raise ReportError(f"-api file {text} has no '3rd-party API' column")
+            names.extend(name for row in reader for name in (row["3rd-party API"] or "").split())
+    return names
+
+
+def _check_env_paths(paths: Sequence[str], source: Path) -> None:
+    for text in paths:
+        path = Path(text).resolve()
+        if not path.is_dir() or (path != source and source not in path.parents):
+            raise ReportError(f"-env path {text} is not a directory inside the input")
+
+
+def statistics(counts: dict[str, int]) -> list[str]:
+    """The closing ``files | statistics`` table: rows per file (cuda_op_list counted once, unlike the vendor's)."""
+    names = list(TORCH_API_FILES) + [name for name in counts if name not in TORCH_API_FILES]
+    width = max(len(name) for name in names + ["files"])
+    rule = f"+-{'-' * width}-+------------+"
+    body = [f"| {name.ljust(width)} | {str(counts.get(name, 0)).rjust(10)} |" for name in names]
+    return [rule, f"| {'files'.ljust(width)} | {'statistics'.rjust(10)} |", rule, *body, rule]
+
+
+def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis", api_files: Sequence[str] = (),
+        env_paths: Sequence[str] = (), formats: Sequence[str] = (), fail_on: Optional[str] = None,
+        versions: Sequence[Target] = (), force: bool = False, console: TextIO = sys.stdout) -> int:
+    source, output = check_paths(input_dir, output_dir)
+    if mode != "torch_apis":
+        raise ReportError(f"mode {mode} is not available yet (available: torch_apis)")
+    _check_api_files(api_files)
+    _check_env_paths(env_paths, source)
+    final = output / f"{source.name}_analysis"
+    if final.exists() and not force:
+        raise ReportError(f"{final} already exists (use --force to replace it)")
+    log = RunLog(console)
+    log.log("INFO", "PyTorch analysis start working now, please wait for a moment.")
+    log.log("INFO", "Analysis start...")
+
+    def progress(done: int, total: int, relative: str) -> None:
+        log.log("INFO", f"Start the analysis of {relative}.", 100.0 * done / max(total, 1))
+
+    collected = collect(source, target, progress)
+    if not collected.files:
+        raise ReportError(f"there are no python files in {input_dir}")
+    for warning in collected.warnings:
+        log.log("WARNING", warning)
+    for path, finding in collected.findings:
+        log.log("WARNING", f"{path} line: {finding.line} ~ {finding.end_line}   Operation Type: {finding.code}   "
+                           f"Message: {finding.message}")
+    files = rows_by_file(collected)
+    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=output))
+    try:
+        counts = _write(staging, files, collected, target, formats, versions)
+        log.log("INFO", "Analyse run succeeded, welcome to the next use.")
+        log.log("INFO", f"The detailed analysis result files are in the output path you defined, the relative "
+                        f"path is {final.name}.")
+        for line in statistics(counts):
+            log.lines.append(line)
+            log.write(line)
+        (staging / "pytorch_analysis.txt").write_text("\n".join(log.lines) + "\n", encoding="utf-8")
+        if final.exists():
+            shutil.rmtree(final)
+        staging.rename(final)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return _fail_on_status(collected, fail_on)
+
+
+def _write(folder: Path, files: dict[str, list[list[object]]], collected: Collected, target: Target,
+           formats: Sequence[str], versions: Sequence[Target]) -> dict[str, int]:
+    """Write every file; return the number of rows of each CSV."""
+    files = dict(files)
+    files["api_inventory.csv"] = [list(row) for row in collected.inventory]
+    if versions:
+        apis = sorted({row[3] for row in collected.inventory if row[4] != "cuda"})
+        tables = [support_table(v.release) for v in versions]
+        files["version_summary.csv"] = [[api] + [t[api]["verdict"] if api in t else "not listed" for t in tables]
+                                        for api in apis]
+    for name, rows in files.items():
+        header = ["API"] + [v.release for v in versions] if name == "version_summary.csv" else header_of(name)
+        write_csv(folder / name, header, rows)
+    if "json" in formats:
+        write_json(folder / "findings.json", collected.findings, target.release)
+    if "sarif" in formats:
+        write_sarif(folder / "findings.sarif", collected.findings)
+    return {name: len(rows) for name, rows in files.items()}
+
+
+def _fail_on_status(collected: Collected, fail_on: Optional[str]) -> int:
+    if not fail_on:
+        return 0
+    prefixes = None if fail_on.strip().lower() == "any" else [c.strip().upper() for c in fail_on.split(",") if c.strip()]
+    hit = any(prefixes is None or any(f.code.startswith(p) for p in prefixes) for _, f in collected.findings)
+    return EXIT_FAIL_ON if hit else 0

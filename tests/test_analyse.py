@@ -1,0 +1,145 @@
+"""``npu-lint analyse`` as a real subprocess: the vendor's layout, extra files, bad input, safety."""
+from __future__ import annotations
+
+import csv
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO, run, tool
+
+pytest.importorskip("pandas")
+
+VENDOR_FILES = {
+    "cuda_op_list.csv": ["File", "Api"],
+    "unsupported_api.csv": ["File", "Start Line", "End Line", "OP", "Tips"],
+    "unknown_api.csv": ["File", "Start Line", "End Line", "OP", "Tips"],
+    "api_precision_advice.csv": ["File", "Start Line", "End Line", "OP", "Tips"],
+    "api_performance_advice.csv": ["File", "Start Line", "End Line", "OP", "Tips"],
+}
+OPS_CPP = """#include <torch/extension.h>
+PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {
+  m.def("nms", &nms, "nms (CUDA)");
+  py::class_<RoIPool>(m, "RoIPool");
+}
+TORCH_LIBRARY_FRAGMENT(myops, m) {
+  m.def("fused_gelu(Tensor x) -> Tensor");
+}
+"""
+
+
+def analyse(*args: str, cwd: Path):
+    return run([tool("npu-lint"), "analyse", *args], cwd=cwd)
+
+
+def rows(path: Path) -> list[list[str]]:
+    with path.open(newline="", encoding="utf-8") as handle:
+        return list(csv.reader(handle))
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Path:
+    root = tmp_path / "detector"
+    (root / "pkg" / "ops").mkdir(parents=True)
+    (root / "train.py").write_text((REPO / "examples" / "train_gpu.py").read_text())
+    (root / "pkg" / "ops" / "nms.cpp").write_text(OPS_CPP)
+    (root / "pkg" / "ops" / "__init__.py").write_text(
+        "import torch\nfrom . import nms_cuda\n\ndef nms(boxes, scores, thr):\n"
+        "    return nms_cuda.nms(boxes, scores, thr)\n")
+    (root / "pkg" / "quant.py").write_text("import torch\nq = torch.quantize_per_tensor(x, 0.1, 0, torch.quint8)\n")
+    (tmp_path / "out").mkdir()
+    return root
+
+
+def test_vendor_layout_and_findings(project):
+    result = analyse("-i", str(project), "-o", str(project.parent / "out"), "-v", "2.8", cwd=project.parent)
+    assert result.returncode == 0, result.stderr
+    report = project.parent / "out" / "detector_analysis"
+    for name, header in VENDOR_FILES.items():
+        assert rows(report / name)[0] == header, name
+    assert (report / "pytorch_analysis.txt").is_file()
+    assert rows(report / "cuda_op_list.csv")[1:] == [["pkg/ops/nms.cpp", "nms"], ["pkg/ops/nms.cpp", "RoIPool"],
+                                                      ["pkg/ops/nms.cpp", "fused_gelu"]]
+    unsupported = rows(report / "unsupported_api.csv")[1:]
+    assert ["pkg/quant.py", "2", "2", "torch.quantize_per_tensor"] in [row[:4] for row in unsupported]
+    assert any(row[0] == "pkg/ops/__init__.py" and row[1] == "5" and "NPU223" in row[4] for row in unsupported)
+    assert any(row[0] == "train.py" and row[3] == "torch.nn.DataParallel" for row in unsupported)
+    performance = rows(report / "api_performance_advice.csv")[1:]
+    assert [row[3] for row in performance if row[0] == "NA"][-3:] == [
+        "torch_npu.npu.set_compile_mode", "TASK_QUEUE_ENABLE", "HCCL_OP_BASE_FFTS_MODE_ENABLE"]
+    inventory = rows(report / "api_inventory.csv")
+    assert inventory[0] == ["File", "Start Line", "End Line", "API", "Status"] and len(inventory) > 30
+    log = (report / "pytorch_analysis.txt").read_text()
+    assert "[Progress:  0.00%]" in log and "Analyse run succeeded" in log
+    assert "| unsupported_api.csv" in result.stdout and "| cuda_op_list.csv           |          3 |" in result.stdout
+    assert not [p for p in (project.parent / "out").iterdir() if p.name.startswith(".")], "staging folder left"
+
+
+def test_json_sarif_versions_and_fail_on(project):
+    out = project.parent / "out"
+    result = analyse("-i", str(project), "-o", str(out), "--format", "json", "--format", "sarif",
+                     "--versions", "2.1,2.8", "--fail-on", "NPU101", cwd=project.parent)
+    assert result.returncode == 3, result.stderr
+    report = out / "detector_analysis"
+    findings = json.loads((report / "findings.json").read_text())["findings"]
+    assert any(f["code"] == "NPU101" and f["file"] == "pkg/quant.py" for f in findings)
+    sarif = json.loads((report / "findings.sarif").read_text())
+    assert sarif["version"] == "2.1.0" and sarif["runs"][0]["tool"]["driver"]["name"] == "npu-lint"
+    first = sarif["runs"][0]["results"][0]
+    assert first["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+    assert rows(report / "version_summary.csv")[0] == ["API", "2.1.0", "2.8.0"]
+    clean = analyse("-i", str(project), "-o", str(out), "--force", "--fail-on", "NPU4", cwd=project.parent)
+    assert clean.returncode == 0
+
+
+def test_bad_input_is_one_line_and_writes_nothing(project, tmp_path):
+    out = tmp_path / "out"
+    (project / "notes.txt").write_text("x")
+    (tmp_path / "bad.csv").write_text("name\nfoo\n")
+    cases = [
+        (["-i", str(tmp_path / "missing"), "-o", str(out)], 1, "does not exist"),
+        (["-i", str(project / "train.py"), "-o", str(out)], 1, "is not a directory"),
+        (["-i", str(project), "-o", str(tmp_path / "nowhere")], 1, "not an existing directory"),
+        (["-i", str(project), "-o", str(project / "pkg")], 1, "inside the input"),
+        (["-i", str(project), "-o", str(out), "-v", "3.0"], 2, "unknown torch-npu version"),
+        (["-i", str(project), "-o", str(out), "-m", "magic"], 2, "unknown mode"),
+        (["-i", str(project), "-o", str(out), "-m", "affinity_apis"], 1, "not available yet"),
+        (["-i", str(project), "-o", str(out), "-api", str(tmp_path / "bad.csv")], 1, "3rd-party API"),
+        (["-i", str(project), "-o", str(out), "-env", str(tmp_path)], 1, "inside the input"),
+    ]
+    for args, status, text in cases:
+        result = analyse(*args, cwd=tmp_path)
+        assert result.returncode == status, (args, result.stderr)
+        errors = [line for line in result.stderr.splitlines() if "error" in line]
+        assert len(errors) == 1 and text in errors[0] and "Traceback" not in result.stderr, (args, result.stderr)
+    assert list(out.iterdir()) == []
+
+
+def test_existing_report_is_refused_without_prompting(project):
+    out = project.parent / "out"
+    assert analyse("-i", str(project), "-o", str(out), cwd=project.parent).returncode == 0
+    again = analyse("-i", str(project), "-o", str(out), cwd=project.parent)
+    assert again.returncode == 1 and "--force" in again.stderr
+    assert analyse("-i", str(project), "-o", str(out), "--force", cwd=project.parent).returncode == 0
+
+
+def test_skips_bad_files_and_symlinks_and_neutralises_cells(project, tmp_path):
+    (project / "broken.py").write_text("def f(:\n")
+    (project / "latin.py").write_bytes("x = 'caf\xe9'\n".encode("latin-1"))
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    (outside / "secret.py").write_text("import torch\nm.cuda()\n")
+    os.symlink(outside, project / "linked")
+    (project / "=cmd.py").write_text("import torch\nq = torch.quantize_per_tensor(x, 0.1, 0, torch.quint8)\n")
+    folder = tmp_path / "模型"
+    folder.mkdir()
+    result = analyse("-i", str(project), "-o", str(folder), cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = folder / "detector_analysis"
+    log = (report / "pytorch_analysis.txt").read_text()
+    assert "broken.py syntax error at line 1" in log and "latin.py not valid UTF-8" in log
+    assert "linked is a symbolic link, skip." in log
+    assert not any("secret.py" in row[0] for row in rows(report / "api_inventory.csv"))
+    assert any(row[0] == "'=cmd.py" for row in rows(report / "unsupported_api.csv"))
