@@ -15,7 +15,7 @@ from npu_lint.report.cuda_ops import SUFFIXES, exported_ops
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.rules.support import api_reference
 from npu_lint.sources import Unreadable, parse, read_source
-from npu_lint.support_facts import support_table
+from npu_lint.support_facts import probable_method_api, support_table
 from npu_lint.versions import Target
 
 
@@ -25,14 +25,32 @@ class Inventory(Rule):
     node_types = (ApiRef, ast.Call)
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ApiRef) and _in_annotation(node.node, ctx):
+            return
         if isinstance(node, ApiRef) and node.qualname.startswith("torch.") and api_row(node.qualname) is not None:
             ctx.collected.append((node.node, node.qualname, "cuda"))
             return
         reference = api_reference(node, ctx)
         if reference is not None:
-            api, where, _ = reference
-            row = support_table(ctx.target.release).get(api)
-            ctx.collected.append((where, api, row["verdict"] if row else "not listed"))
+            api, where = reference[0], reference[1]
+        elif isinstance(node, ast.Call) and probable_method_api(node, ctx):
+            api, where = probable_method_api(node, ctx), node
+        else:
+            return
+        row = support_table(ctx.target.release).get(api)
+        ctx.collected.append((where, api, row["verdict"] if row else "not listed"))
+
+
+def _in_annotation(node: ast.AST, ctx: FileContext) -> bool:
+    """A type annotation (``x: Tensor``, ``-> List[Tensor]``) is not a use of the API."""
+    child, parent = node, ctx.parent(node)
+    while isinstance(parent, (ast.Subscript, ast.Tuple, ast.List, ast.BinOp, ast.Attribute)):
+        child, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.arg):
+        return parent.annotation is child
+    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return parent.returns is child
+    return isinstance(parent, ast.AnnAssign) and parent.annotation is child
 
 
 @dataclass
