@@ -129,7 +129,7 @@ def _analyse(args: argparse.Namespace) -> int:
     target = parse_target(args.version)
     versions = [parse_target(v) for v in args.versions.split(",") if v.strip()] if args.versions else []
     return run(args.input, args.output, target, args.mode, args.api_files or [], args.env_path or [],
-               args.format or [], args.fail_on, versions, args.force)
+               args.format or [], args.fail_on, versions, args.force, jobs=args.jobs, use_cache=not args.no_cache)
 
 
 def verdict_changes(old: str, new: str) -> list[tuple[str, str, str]]:
@@ -199,6 +199,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--fail-on", metavar="CODES|any", help=f"exit 3 when findings with these code prefixes exist")
     analyse.add_argument("--versions", metavar="V1,V2,...", help="add version_summary.csv: one verdict column per release")
     analyse.add_argument("--force", action="store_true", help="replace an existing <name>_analysis folder")
+    analyse.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="analyse files in N processes")
+    analyse.add_argument("--no-cache", action="store_true", help="do not read or write <OUTPUT>/.npu-lint-cache")
     analyse.set_defaults(handler=_analyse)
     tables = commands.add_parser("tables", help="query the rule tables")
     tables_commands = tables.add_subparsers(dest="tables_command", metavar="QUERY", required=True)

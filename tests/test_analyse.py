@@ -74,7 +74,8 @@ def test_vendor_layout_and_findings(project):
     log = (report / "pytorch_analysis.txt").read_text()
     assert "[Progress:  0.00%]" in log and "Analyse run succeeded" in log
     assert "| unsupported_api.csv" in result.stdout and "| cuda_op_list.csv           |          3 |" in result.stdout
-    assert not [p for p in (project.parent / "out").iterdir() if p.name.startswith(".")], "staging folder left"
+    leftovers = [p.name for p in (project.parent / "out").iterdir() if p.name.startswith(".")]
+    assert leftovers == [".npu-lint-cache"], "a staging folder was left behind"
 
 
 def test_json_sarif_versions_and_fail_on(project):
@@ -143,3 +144,15 @@ def test_skips_bad_files_and_symlinks_and_neutralises_cells(project, tmp_path):
     assert "linked is a symbolic link, skip." in log
     assert not any("secret.py" in row[0] for row in rows(report / "api_inventory.csv"))
     assert any(row[0] == "'=cmd.py" for row in rows(report / "unsupported_api.csv"))
+
+
+def test_parallel_and_cached_runs_write_the_same_report(project):
+    out = project.parent / "out"
+    contents = []
+    for args in (["--no-cache"], ["--force"], ["--force"], ["--force", "-j", "2", "--no-cache"]):
+        result = analyse("-i", str(project), "-o", str(out), *args, cwd=project.parent)
+        assert result.returncode == 0, result.stderr
+        report = out / "detector_analysis"
+        contents.append({p.name: p.read_bytes() for p in sorted(report.glob("*.csv"))})
+    assert contents[0] == contents[1] == contents[2] == contents[3]
+    assert len(list((out / ".npu-lint-cache").glob("*.json"))) >= 3

@@ -3,9 +3,10 @@ from __future__ import annotations
 
 import ast
 import os
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
 from npu_lint.context import FileContext
 from npu_lint.core import analyse_tree
@@ -17,6 +18,9 @@ from npu_lint.rules.support import api_reference
 from npu_lint.sources import Unreadable, parse, read_source
 from npu_lint.support_facts import probable_method_api, support_table
 from npu_lint.versions import Target
+
+if TYPE_CHECKING:
+    from npu_lint.report.cache import ResultCache
 
 
 class Inventory(Rule):
@@ -86,7 +90,31 @@ def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]
     return python, native
 
 
-def collect(root: Path, target: Target, progress: Callable[[int, int, str], None]) -> Collected:
+FileResult = tuple[list[Finding], list[tuple[int, int, str, str]], Optional[str]]   # findings, inventory, skip reason
+
+
+def analyse_file(path: Path, target: Target, custom_ops: frozenset[str]) -> FileResult:
+    """Everything the report needs from one Python file (picklable, so it can run in a worker)."""
+    try:
+        source = read_source(path)
+        tree = parse(source, path)
+    except Unreadable as error:
+        return [], [], str(error)
+    ctx = FileContext(source, target)
+    ctx.custom_ops = custom_ops
+    codes = frozenset(rule.code for rule in all_rules())
+    findings = analyse_tree(tree, source, target, codes, noqa=False, ctx=ctx, observers=[Inventory()])
+    inventory = [(node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
+                 for node, api, status in ctx.collected]
+    return findings, inventory, None
+
+
+def _analyse_job(job: tuple[str, Target, frozenset[str]]) -> FileResult:
+    return analyse_file(Path(job[0]), job[1], job[2])
+
+
+def collect(root: Path, target: Target, progress: Callable[[int, int, str], None], jobs: int = 1,
+            cache: Optional["ResultCache"] = None) -> Collected:
     """Analyse every Python file under ``root`` with every rule (including those off by default)."""
     result = Collected()
     python, native = _walk_files(root, result.warnings)
@@ -99,25 +127,39 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
             continue
         result.cuda_ops.extend((relative, op) for op in exported_ops(text))
     custom_ops = frozenset(op for _, op in result.cuda_ops)
-    codes = frozenset(rule.code for rule in all_rules())
-    observers = [Inventory()]
+    cached = {path: cache.get(path, target, custom_ops) if cache else None for path in python}
+    todo = [(str(path), target, custom_ops) for path in python if cached[path] is None]
+    fresh = _run_jobs(todo, jobs)
     for index, path in enumerate(python):
         relative = path.relative_to(root).as_posix()
         progress(index, len(python), relative)
+        outcome = cached[path] if cached[path] is not None else next(fresh)
+        if cache is not None and cached[path] is None:
+            cache.put(path, target, custom_ops, outcome)
+        findings, inventory, skipped = outcome
         result.files.append(relative)
-        try:
-            source = read_source(path)
-            tree = parse(source, path)
-        except Unreadable as error:
-            result.warnings.append(f"{relative} {error}, skip.")
+        if skipped:
+            result.warnings.append(f"{relative} {skipped}, skip.")
             continue
-        ctx = FileContext(source, target)
-        ctx.custom_ops = custom_ops
-        findings = analyse_tree(tree, source, target, codes, noqa=False, ctx=ctx, observers=observers)
         result.findings.extend((relative, finding) for finding in findings)
-        result.inventory.extend((relative, node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
-                                for node, api, status in ctx.collected)
+        result.inventory.extend((relative, *row) for row in inventory)
     return result
+
+
+def _run_jobs(todo: list[tuple[str, Target, frozenset[str]]], jobs: int) -> Iterator[FileResult]:
+    if jobs <= 1 or len(todo) < 2:
+        return map(_analyse_job, todo)
+    import multiprocessing
+    pool = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork").Pool(jobs)
+    results = pool.imap(_analyse_job, todo, chunksize=max(1, len(todo) // (jobs * 8)))
+
+    def drain() -> Iterator[FileResult]:
+        try:
+            yield from results
+        finally:
+            pool.close()
+            pool.join()
+    return drain()
 
 
 def project_uses(collected: Collected, api: str) -> bool:

@@ -78,7 +78,8 @@ def statistics(counts: dict[str, int]) -> list[str]:
 
 def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis", api_files: Sequence[str] = (),
         env_paths: Sequence[str] = (), formats: Sequence[str] = (), fail_on: Optional[str] = None,
-        versions: Sequence[Target] = (), force: bool = False, console: TextIO = sys.stdout) -> int:
+        versions: Sequence[Target] = (), force: bool = False, console: TextIO = sys.stdout, jobs: int = 1,
+        use_cache: bool = True) -> int:
     source, output = check_paths(input_dir, output_dir)
     if mode != "torch_apis":
         raise ReportError(f"mode {mode} is not available yet (available: torch_apis)")
@@ -94,7 +95,8 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     def progress(done: int, total: int, relative: str) -> None:
         log.log("INFO", f"Start the analysis of {relative}.", 100.0 * done / max(total, 1))
 
-    collected = collect(source, target, progress)
+    from npu_lint.report.cache import ResultCache
+    collected = collect(source, target, progress, jobs=jobs, cache=ResultCache(output) if use_cache else None)
     if not collected.files:
         raise ReportError(f"there are no python files in {input_dir}")
     for warning in collected.warnings:
