@@ -98,6 +98,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
     api_rules = dispatch.api_rules
     name_type, attribute_type, load_type = ast.Name, ast.Attribute, ast.Load
     leave = _Later(resolver.leave_scope)
+    aliases: set[int] = set()
     stack: list[object] = [tree]
     pop, push = stack.pop, stack.append
     while stack:
@@ -112,6 +113,8 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
             resolver.add_import_from(node)
         elif node_type is ast.Assign:
             push(_Later(resolver.add_assign, node))   # bind after the value is walked: x = x.to(device)
+            if resolver.alias_target(node) is not None:
+                aliases.add(id(node.value))   # ``cuda = torch.cuda``: the uses are the references
         elif node_type in _FUNCTIONS:
             resolver.enter_function(node)
             push(leave)
@@ -125,7 +128,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
             for rule in rules:
                 ctx.run(rule, node)
         if api_rules and (node_type is attribute_type or (node_type is name_type and type(node.ctx) is load_type)):
-            if type(parents.get(id(node))) is not attribute_type:
+            if type(parents.get(id(node))) is not attribute_type and id(node) not in aliases:
                 qualname = resolver.qualname(node)
                 if qualname:
                     ref = ApiRef(node, qualname)

@@ -23,7 +23,8 @@ _MODULES = {"torch.cuda": ("cuda", "torch_npu.npu"), "torch.backends.cuda": ("ba
 _EXTENSION_MODULE = re.compile(r"(?:^|_)cuda(?:_ext|_kernels?|_ops?)?$")
 _ENV_CALLS = frozenset({"getenv", "putenv", "unsetenv", "setenv", "delenv"})
 _ENV_METHODS = frozenset({"get", "setdefault", "pop"})
-COMPARE, AMP, OTHER = "compare", "amp", "other"
+COMPARE, AMP, PATH, OTHER = "compare", "amp", "path", "other"
+_PATH_CALLS = frozenset({"os.path.join", "pathlib.Path", "pathlib.PurePath", "glob.glob", "glob.iglob"})
 
 
 @lru_cache(maxsize=8192)
@@ -106,6 +107,8 @@ def string_use(node: ast.AST, ctx: "FileContext") -> str:
             return COMPARE
     if _is_prefix_test(parent) and node in parent.args:
         return COMPARE
+    if _is_path(parent, ctx):
+        return PATH
     call, keyword = parent, None
     if isinstance(parent, ast.keyword):
         keyword, call = parent.arg, ctx.parent(parent)
@@ -113,6 +116,18 @@ def string_use(node: ast.AST, ctx: "FileContext") -> str:
         if keyword in ("device_type", "device") or (keyword is None and call.args and call.args[0] is node):
             return AMP
     return OTHER
+
+
+def _is_path(node: Optional[ast.AST], ctx: "FileContext") -> bool:
+    """A path component: ``os.path.join(root, "cuda", ...)``, ``Path(...) / "cuda"``, ``.joinpath("cuda")``."""
+    if isinstance(node, ast.BinOp):
+        return isinstance(node.op, ast.Div)
+    if not isinstance(node, ast.Call):
+        return False
+    if isinstance(node.func, ast.Attribute) and node.func.attr in ("joinpath", "join") \
+            and not (isinstance(node.func.value, ast.Constant)):   # "sep".join(...) is not a path
+        return ctx.resolver.qualname(node.func) in (None, "os.path.join") or node.func.attr == "joinpath"
+    return ctx.resolver.qualname(node.func) in _PATH_CALLS
 
 
 def _is_prefix_test(node: Optional[ast.AST]) -> bool:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.namespaces import is_namespace
+
 # Re-exports: the public name a user reaches through another module path.
 CANONICAL = {
     "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",
@@ -90,11 +92,10 @@ class Resolver:
                     if element_key:
                         self._scopes[-1].pop(element_key, None)
             return
-        if isinstance(target, ast.Name) and isinstance(value, (ast.Name, ast.Attribute)):
-            qualified = self.qualname(value)
-            if qualified and "." in qualified and not qualified.startswith("."):
-                self.aliases[target.id] = qualified
-                return
+        qualified = self.alias_target(node)
+        if qualified is not None:
+            self.aliases[target.id] = qualified
+            return
         kind = self.kind_of(value)
         scope = self._class_scopes[-1] if key.startswith("self.") and self._class_scopes else self._scopes[-1]
         if kind:
@@ -105,6 +106,16 @@ class Resolver:
             if isinstance(target, ast.Name) and target.id in self.aliases and not is_fallback \
                     and len(self._scopes) == 1:
                 del self.aliases[target.id]
+
+    def alias_target(self, node: ast.Assign) -> Optional[str]:
+        """The namespace ``name = torch.cuda`` makes ``name`` stand for (None for value copies)."""
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) \
+                or not isinstance(node.value, (ast.Name, ast.Attribute)):
+            return None
+        qualified = self.qualname(node.value)
+        if qualified and "." in qualified and not qualified.startswith(".") and is_namespace(qualified):
+            return qualified
+        return None
 
     # -- scopes --------------------------------------------------------------------------
     def enter_function(self, node: ast.AST) -> None:

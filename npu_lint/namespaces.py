@@ -1,0 +1,30 @@
+"""Which qualified names are namespaces (modules, classes) rather than values, read from the tables.
+
+``cuda = torch.cuda`` makes ``cuda`` an alias (its uses resolve to ``torch.cuda.*``), while
+``home = CUDA_HOME`` or ``sync = torch.cuda.synchronize`` copies a value: the assignment itself is the
+reference, and the name is not followed further (each use would otherwise be reported twice).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+
+from npu_lint.tables import TABLES_DIR, read_tsv
+
+
+@lru_cache(maxsize=None)
+def namespaces() -> frozenset[str]:
+    """Every dotted prefix of an API named in the CUDA table or the newest support table."""
+    names = [row["api"] for row in read_tsv("cuda_apis.tsv")]
+    newest = sorted((TABLES_DIR / "support").glob("*.tsv"))
+    if newest:
+        lines = (TABLES_DIR / "support" / "2.14.0.tsv").read_text(encoding="utf-8").split("\n")[1:]
+        names.extend(line.split("\t", 1)[0] for line in lines if line)
+    found = {"torch"}
+    for name in names:
+        parts = name.split(".")
+        found.update(".".join(parts[:end]) for end in range(1, len(parts)))
+    return frozenset(found)
+
+
+def is_namespace(qualname: str) -> bool:
+    return qualname in namespaces() or not qualname.startswith("torch")
