@@ -14,10 +14,11 @@ from npu_lint.tables import TABLES_DIR, read_tsv
 @lru_cache(maxsize=None)
 def namespaces() -> frozenset[str]:
     """Every dotted prefix of an API named in the CUDA table or the newest support table."""
+    from npu_lint.versions import default_release
     names = [row["api"] for row in read_tsv("cuda_apis.tsv")]
-    newest = sorted((TABLES_DIR / "support").glob("*.tsv"))
-    if newest:
-        lines = (TABLES_DIR / "support" / "2.14.0.tsv").read_text(encoding="utf-8").split("\n")[1:]
+    newest = TABLES_DIR / "support" / f"{default_release()}.tsv"
+    if newest.is_file():
+        lines = newest.read_text(encoding="utf-8").split("\n")[1:]
         names.extend(line.split("\t", 1)[0] for line in lines if line)
     found = {"torch"}
     for name in names:
