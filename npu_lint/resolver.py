@@ -49,7 +49,7 @@ _TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn
 _LOADERS = frozenset({"torch.utils.data.DataLoader"})
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip"})
 
-TENSOR, LOADER, BATCH = "tensor", "loader", "batch"   # a batch is a tensor taken from a data loader
+TENSOR, LOADER, BATCH, MASK = "tensor", "loader", "batch", "mask"   # batch: taken from a data loader
 _TENSORS = (TENSOR, BATCH)
 
 
@@ -194,9 +194,17 @@ class Resolver:
                     return kind
             if isinstance(node, ast.Name) and node.id.lower().endswith(("loader", "dataloader")):
                 return LOADER
+            if isinstance(node, ast.Name) and "mask" in node.id.lower():
+                return MASK
             if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "H", "data", "grad", "real", "imag"):
                 return TENSOR if self.kind_of(node.value, depth) in _TENSORS else None
             return None
+        if isinstance(node, ast.Compare):   # ``scores > thr``: a boolean mask when the operands are tensors
+            comparable = not isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+            return MASK if comparable and len(node.ops) == 1 else None
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)) and (
+                self.kind_of(node.left, depth) == MASK or self.kind_of(node.right, depth) == MASK):
+            return MASK
         if isinstance(node, ast.BinOp):
             while isinstance(node, ast.BinOp):   # walk the left spine without recursing
                 if self.kind_of(node.right, depth) in _TENSORS:

@@ -106,7 +106,7 @@ def test_bad_input_is_one_line_and_writes_nothing(project, tmp_path):
         (["-i", str(project), "-o", str(project / "pkg")], 1, "inside the input"),
         (["-i", str(project), "-o", str(out), "-v", "3.0"], 2, "unknown torch-npu version"),
         (["-i", str(project), "-o", str(out), "-m", "magic"], 2, "unknown mode"),
-        (["-i", str(project), "-o", str(out), "-m", "affinity_apis"], 1, "not available yet"),
+        (["-i", str(project), "-o", str(out), "-m", "dynamic_shape"], 1, "not available yet"),
         (["-i", str(project), "-o", str(out), "-api", str(tmp_path / "bad.csv")], 1, "3rd-party API"),
         (["-i", str(project), "-o", str(out), "-env", str(tmp_path)], 1, "inside the input"),
     ]
@@ -156,3 +156,27 @@ def test_parallel_and_cached_runs_write_the_same_report(project):
         contents.append({p.name: p.read_bytes() for p in sorted(report.glob("*.csv"))})
     assert contents[0] == contents[1] == contents[2] == contents[3]
     assert len(list((out / ".npu-lint-cache").glob("*.json"))) >= 3
+
+
+def test_affinity_mode_writes_the_vendor_columns(project):
+    (project / "model.py").write_text(
+        "import torch\nimport torch.nn.functional as F\nfrom torchvision.ops import nms\n\n"
+        "def head(q, k, boxes, scores, loss: torch.Tensor):\n"
+        "    attn = torch.matmul(q, k.transpose(-2, -1))\n"
+        "    keep = nms(boxes, scores, 0.5)\n"
+        "    loss[loss > 10] = 0\n"
+        "    return F.gelu(attn), keep\n")
+    out = project.parent / "out"
+    result = analyse("-i", str(project), "-o", str(out), "-m", "affinity_apis", cwd=project.parent)
+    assert result.returncode == 0, result.stderr
+    table = rows(out / "detector_analysis" / "affinity_api_call.csv")
+    assert table[0] == ["File", "Start Line", "End Line", "Api Type", "Api Call Name", "Affinity Api Name"]
+    model = [row[1:] for row in table[1:] if row[0] == "model.py"]
+    assert model == [["6", "6", "torch", "torch.matmul", "torch_npu.contrib.function.matmul_transpose"],
+                     ["7", "7", "function", "torchvision.ops.nms", "torch_npu.npu_nms_v4"],
+                     ["8", "8", "special", "input[condition] = value",
+                      "torch_npu.contrib.function.npu_fast_condition_index_put"],
+                     ["9", "9", "torch", "torch.nn.functional.gelu", "torch_npu.fast_gelu"]]
+    assert sorted(p.name for p in (out / "detector_analysis").iterdir()) == ["affinity_api_call.csv",
+                                                                            "pytorch_analysis.txt"]
+    assert "HAVE AFFINITY API" in (out / "detector_analysis" / "pytorch_analysis.txt").read_text()

@@ -94,3 +94,10 @@ def test_tables_diff_command(tmp_path):
     assert "APIs change verdict" in result.stderr
     bad = run([tool("npu-lint"), "tables", "diff", "2.7", "9.9"], cwd=tmp_path)
     assert bad.returncode == 2 and "unknown torch-npu version" in bad.stderr
+
+
+def test_affinity_suggestions_follow_the_target_release():
+    source = "import torch.nn as nn\nrnn = nn.LSTM(128, 256, bidirectional=True)\nact = nn.SiLU()\n"
+    old = [f.line for f in analyse_source(source, target=parse_target("2.1.0"), codes=frozenset({"NPU301"}))]
+    new = [f.line for f in analyse_source(source, target=parse_target("2.8.0"), codes=frozenset({"NPU301"}))]
+    assert old == [2, 3] and new == []   # contrib BiLSTM and SiLU are deprecated from torch-npu 2.6.0

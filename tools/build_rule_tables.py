@@ -15,6 +15,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import advice_tables  # noqa: E402
+import affinity_tables  # noqa: E402
 import cuda_tables  # noqa: E402
 import support_tables  # noqa: E402
 
@@ -27,6 +28,7 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
     """Write every table into ``out_dir``; return the files written."""
     out_dir.mkdir(parents=True, exist_ok=True)
     written = cuda_tables.build(data_dir, out_dir) + advice_tables.build(data_dir, out_dir)
+    written += affinity_tables.build(data_dir, out_dir)
     versions = out_dir / "versions.txt"
     versions.write_text("\n".join(RELEASES) + "\n", encoding="utf-8")
     written.append(versions)

@@ -49,8 +49,26 @@ def rows_by_file(collected: Collected) -> dict[str, list[list[object]]]:
 
 
 def header_of(name: str) -> list[str]:
+    if name == "affinity_api_call.csv":
+        return ["File", "Start Line", "End Line", "Api Type", "Api Call Name", "Affinity Api Name"]
     if name == "cuda_op_list.csv":
         return ["File", "Api"]
     if name == "api_inventory.csv":
         return ["File", "Start Line", "End Line", "API", "Status"]
     return POSITION_HEADER
+
+
+AFFINITY_FILE = "affinity_api_call.csv"
+AFFINITY_HEADER = ["File", "Start Line", "End Line", "Api Type", "Api Call Name", "Affinity Api Name"]
+
+
+def affinity_rows(collected: Collected) -> dict[str, list[list[object]]]:
+    """``-m affinity_apis``: one row per NPU3xx finding, in the vendor's affinity_api_call.csv columns."""
+    from npu_lint.tables import keyed
+    table = keyed("affinity.tsv", "api")
+    rows = []
+    for path, finding in collected.findings:
+        row = table.get(finding.api) if finding.code.startswith("NPU3") else None
+        if row is not None:
+            rows.append([path, finding.line, finding.end_line, row["api_type"], finding.api, row["affinity_api"]])
+    return {AFFINITY_FILE: rows}

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Optional, Sequence, TextIO
 
 from npu_lint.report.collect import Collected, collect
-from npu_lint.report.layout import TORCH_API_FILES, header_of, rows_by_file
+from npu_lint.report.layout import TORCH_API_FILES, affinity_rows, header_of, rows_by_file
 from npu_lint.report.safety import ReportError, check_paths
 from npu_lint.report.write import write_csv, write_json, write_sarif
 from npu_lint.support_facts import support_table
@@ -69,7 +69,8 @@ def _check_env_paths(paths: Sequence[str], source: Path) -> None:
 
 def statistics(counts: dict[str, int]) -> list[str]:
     """The closing ``files | statistics`` table: rows per file (cuda_op_list counted once, unlike the vendor's)."""
-    names = list(TORCH_API_FILES) + [name for name in counts if name not in TORCH_API_FILES]
+    first = [name for name in TORCH_API_FILES if name in counts]
+    names = first + [name for name in counts if name not in first]
     width = max(len(name) for name in names + ["files"])
     rule = f"+-{'-' * width}-+------------+"
     body = [f"| {name.ljust(width)} | {str(counts.get(name, 0)).rjust(10)} |" for name in names]
@@ -81,8 +82,8 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
         versions: Sequence[Target] = (), force: bool = False, console: TextIO = sys.stdout, jobs: int = 1,
         use_cache: bool = True) -> int:
     source, output = check_paths(input_dir, output_dir)
-    if mode != "torch_apis":
-        raise ReportError(f"mode {mode} is not available yet (available: torch_apis)")
+    if mode not in ("torch_apis", "affinity_apis"):
+        raise ReportError(f"mode {mode} is not available yet (available: torch_apis, affinity_apis)")
     _check_api_files(api_files)
     _check_env_paths(env_paths, source)
     final = output / f"{source.name}_analysis"
@@ -102,12 +103,14 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     for warning in collected.warnings:
         log.log("WARNING", warning)
     for path, finding in collected.findings:
-        log.log("WARNING", f"{path} line: {finding.line} ~ {finding.end_line}   Operation Type: {finding.code}   "
-                           f"Message: {finding.message}")
-    files = rows_by_file(collected)
+        if mode == "torch_apis" or finding.code.startswith("NPU3"):
+            kind = finding.code if mode == "torch_apis" else "HAVE AFFINITY API"
+            log.log("WARNING", f"{path} line: {finding.line} ~ {finding.end_line}   Operation Type: {kind}   "
+                               f"Message: {finding.message}")
+    files = rows_by_file(collected) if mode == "torch_apis" else affinity_rows(collected)
     staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=output))
     try:
-        counts = _write(staging, files, collected, target, formats, versions)
+        counts = _write(staging, files, collected, target, formats, versions, inventory=mode == "torch_apis")
         log.log("INFO", "Analyse run succeeded, welcome to the next use.")
         log.log("INFO", f"The detailed analysis result files are in the output path you defined, the relative "
                         f"path is {final.name}.")
@@ -125,11 +128,12 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
 
 
 def _write(folder: Path, files: dict[str, list[list[object]]], collected: Collected, target: Target,
-           formats: Sequence[str], versions: Sequence[Target]) -> dict[str, int]:
+           formats: Sequence[str], versions: Sequence[Target], inventory: bool = True) -> dict[str, int]:
     """Write every file; return the number of rows of each CSV."""
     files = dict(files)
-    files["api_inventory.csv"] = [list(row) for row in collected.inventory]
-    if versions:
+    if inventory:
+        files["api_inventory.csv"] = [list(row) for row in collected.inventory]
+    if versions and inventory:
         apis = sorted({row[3] for row in collected.inventory if row[4] != "cuda"})
         tables = [support_table(v.release) for v in versions]
         files["version_summary.csv"] = [[api] + [t[api]["verdict"] if api in t else "not listed" for t in tables]

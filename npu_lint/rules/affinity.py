@@ -1,0 +1,144 @@
+"""NPU3xx: native code that a faster torch_npu API ("affinity API") can replace.
+
+Name-matched APIs come from rule_tables/affinity.tsv (first torch-npu release and deprecations
+included); code shapes are matched structurally. More of the vendor's affinity list (user-defined
+classes and functions, attention and normalisation shapes) is still to come.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.context import FileContext
+from npu_lint.resolver import MASK
+from npu_lint.rules import ApiRef, Rule
+from npu_lint.tables import keyed
+from npu_lint.versions import since_key
+
+FAMILY = "affinity"
+MASK_PATTERN = "input[condition] = value"
+
+
+def affinity_row(api: str, ctx: FileContext) -> Optional[dict[str, str]]:
+    """The table row for ``api`` if its affinity API exists, and is not deprecated, in the target release."""
+    row = keyed("affinity.tsv", "api").get(api)
+    if row is None or (row["since"] and ctx.target.key < since_key(row["since"])):
+        return None
+    if row["deprecated_since"] and ctx.target.key >= since_key(row["deprecated_since"]):
+        return None
+    return row
+
+
+def _condition_holds(condition: str, call: ast.Call) -> bool:
+    if condition == "transposed_operand":
+        return any((isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr in ("t", "transpose"))
+                   or (isinstance(arg, ast.Attribute) and arg.attr in ("T", "mT")) for arg in call.args)
+    if condition == "bidirectional":
+        return any(kw.arg == "bidirectional" and isinstance(kw.value, ast.Constant) and kw.value.value is True
+                   for kw in call.keywords)
+    return not condition
+
+
+class AffinityApi(Rule):
+    """A torch or torchvision call that has a faster torch_npu counterpart.
+
+    What it does:
+        Flags calls whose NPU counterpart is a fused torch_npu API available in the target release:
+        ``torch.optim`` optimizers (``NpuFused*``), ``F.gelu`` / ``nn.GELU`` (``fast_gelu``), ``torch.roll``,
+        ``torch.matmul`` with a transposed operand, RMSNorm, bidirectional LSTM, and torchvision box ops
+        (``nms``, ``batched_nms``, ``roi_align``, ``box_iou``, ``deform_conv2d``, ...). Replacements the
+        vendor deprecated for the target release are not suggested.
+    Why it matters on NPU:
+        The torch_npu versions run as single fused Ascend kernels (fused optimizers update all parameters
+        in one flattened buffer, box ops avoid host round trips), which is where NPU training time is won.
+    Example:
+        optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+    Use instead:
+        optimizer = torch_npu.optim.NpuFusedAdamW(model.parameters(), lr=1e-3)
+    Fix safety:
+        No automatic fix yet (optimizer swaps are drop-in; GELU's approximation differs).
+    """
+
+    code = "NPU301"
+    name = "affinity-api"
+    family = FAMILY
+    node_types = (ApiRef,)
+    triggers = ("optim", "gelu", "GELU", "roll", "matmul", "RMSNorm", "rms_norm", "LSTM", "torchvision", "Lamb",
+                "AdamP", "BertAdam", "RMSpropTF")
+    message = "{api} has a faster NPU counterpart: {affinity} (torch-npu {since}+)"
+    must_fire = ("import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-3)\n",
+                 "import torch.nn.functional as F\ny = F.gelu(x)\n",
+                 "from torchvision.ops import nms\nkeep = nms(boxes, scores, 0.5)\n",
+                 "import torch\ns = torch.matmul(q, k.transpose(-2, -1))\n",
+                 "import torchvision\nout = torchvision.ops.roi_align(feats, rois, (7, 7))\n")
+    must_not_fire = ("import torch\ns = torch.matmul(q, k)\n", "import torch.nn as nn\nrnn = nn.LSTM(128, 256)\n",
+                     "import torch.nn as nn\nact = nn.SiLU()\n",          # deprecated for the default target
+                     "import torch\nopt_cls = torch.optim.AdamW\n")
+
+    def check(self, ref: ApiRef, ctx: FileContext) -> None:
+        parent = ctx.parent(ref.node)
+        if not (isinstance(parent, ast.Call) and parent.func is ref.node):
+            return
+        row = affinity_row(ref.qualname, ctx)
+        if row is not None and _condition_holds(row["condition"], parent):
+            ctx.report(ref.node, self.message.format(api=ref.qualname, affinity=row["affinity_api"],
+                                                     since=row["since"]), ref.qualname)
+
+
+def _tensor_side(target: ast.Subscript, ctx: FileContext) -> bool:
+    """The assigned array is evidently a torch tensor (numpy mask assignment is not an NPU matter)."""
+    if ctx.resolver.is_tensor(target.value):
+        return True
+    index = target.slice.operand if isinstance(target.slice, ast.UnaryOp) else target.slice
+    return isinstance(index, ast.Compare) and ctx.resolver.is_tensor(index.left)
+
+
+class MaskedAssignment(Rule):
+    """Boolean-mask assignment ``x[mask] = value``.
+
+    What it does:
+        Flags assignments to an evident torch tensor whose index is a boolean mask: a comparison
+        (``x[x > 0] = 0``), an inverted or combined mask, or a name bound to one (``keep = scores > thr``;
+        ``labels[keep] = bg``), with a name or a number on the right. numpy arrays are left alone.
+    Why it matters on NPU:
+        Boolean-mask assignment becomes IndexPut with a data-dependent nonzero on NPU: slow, and a device
+        sync. ``npu_fast_condition_index_put`` does it with dense ops; for a zero fill ``x *= ~mask`` is
+        faster still.
+    Example:
+        loss[ignore_mask] = 0
+    Use instead:
+        loss *= ~ignore_mask
+    Fix safety:
+        No automatic fix yet (the replacement returns a new tensor instead of writing in place).
+    """
+
+    code = "NPU303"
+    name = "masked-assignment"
+    family = FAMILY
+    node_types = (ast.Assign,)
+    triggers = ("[",)
+    message = "{target}[mask] = {value} is a slow IndexPut on NPU: use {replacement}"
+    must_fire = ("import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
+                 "import torch\nlabels = torch.zeros(4)\nkeep = scores > thr\nlabels[keep] = background\n",
+                 "import torch\ndef f(w: torch.Tensor, valid_mask):\n    w[~valid_mask] = value\n",
+                 "import torch\nweights = torch.ones(3)\nmask = (dist < radius) & ok\nweights[mask] = 1.0\n")
+    must_not_fire = ("import torch\nx = torch.zeros(3)\nx[0] = 1\n", "import torch\nx[i] = y\n",
+                     "import torch\nd['key'] = v\n", "import torch\nx = torch.zeros(3)\nx[x > 0] = y[x > 0] * 2\n",
+                     "import numpy as np\nimport torch\nseg = np.zeros((4, 4))\nseg[seg == 0] = 255\n")
+
+    def check(self, node: ast.Assign, ctx: FileContext) -> None:
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript) or not ctx.uses_torch:
+            return
+        target, value = node.targets[0], node.value
+        if not isinstance(value, (ast.Name, ast.Attribute, ast.Constant)):
+            return
+        if isinstance(value, ast.Constant) and not isinstance(value.value, (int, float)):
+            return
+        if ctx.resolver.kind_of(target.slice) != MASK or not _tensor_side(target, ctx):
+            return
+        zero = isinstance(value, ast.Constant) and value.value == 0
+        name = ast.unparse(target.value)
+        replacement = (f"{name} *= ~mask (or torch_npu.contrib.function.npu_fast_condition_index_put)" if zero
+                       else "torch_npu.contrib.function.npu_fast_condition_index_put")
+        ctx.report(node, self.message.format(target=name, value=ast.unparse(value), replacement=replacement),
+                   MASK_PATTERN)
