@@ -1,8 +1,9 @@
 """Cold `npu-lint analyse` time on a 52-file model folder of the corpus (issue 4: the vendor tool needs 77 s
 for a 52-file, 15k-line repository on this machine class; target: at most 0.8 s on 2 cores).
 
-Usage: ``python benchmarks/analyse_speed.py`` after ``python benchmarks/run.py`` has fetched the corpus and
-built ``benchmarks/.cache/venvs/npu``. Appends its figures to ``benchmarks/RESULTS.md``.
+Usage: ``python benchmarks/analyse_speed.py`` after ``python benchmarks/fetch_corpus.py`` and
+``python benchmarks/flake8_overhead.py`` have fetched the corpus and built ``benchmarks/.cache/venvs/npu``.
+Appends its figures to ``benchmarks/RESULTS.md`` (which ``flake8_overhead.py`` rewrites).
 """
 from __future__ import annotations
 
@@ -15,6 +16,9 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+from flake8_overhead import _snapshot  # noqa: E402  (sibling script)
+
 NPU = HERE / ".cache" / "venvs" / "npu" / "bin"
 FOLDER = "mmdet/models/dense_heads"
 
@@ -22,10 +26,15 @@ FOLDER = "mmdet/models/dense_heads"
 def main() -> int:
     source = next((HERE / ".cache" / "corpus").rglob(FOLDER), None)
     if source is None or not (NPU / "npu-lint").exists():
-        print("run benchmarks/run.py first (corpus and venv)", file=sys.stderr)
+        print("run benchmarks/fetch_corpus.py and benchmarks/flake8_overhead.py first (corpus and venv)",
+              file=sys.stderr)
         return 2
-    subprocess.run([str(NPU / "python"), "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps",
-                    str(HERE.parent)], check=True)
+    checkout = _snapshot()   # a copy of the checkout: pip's in-tree build leaves nothing in the repository
+    try:
+        subprocess.run([str(NPU / "python"), "-m", "pip", "install", "--quiet", "--force-reinstall", "--no-deps",
+                        str(checkout)], check=True)
+    finally:
+        shutil.rmtree(checkout.parent, ignore_errors=True)
     work = Path(tempfile.mkdtemp())
     project = work / "dense_heads"
     project.mkdir()

@@ -51,7 +51,12 @@ class NpuLintChecker:
         try:
             from flake8.style_guide import Decision, DecisionEngine
             engine = DecisionEngine(options)
-            cls.codes = frozenset(rule.code for rule in all_rules() if engine.decision_for(rule.code) is Decision.Selected)
+            explicit = [code.strip().upper() for option in ("select", "extend_select")
+                        for code in (getattr(options, option, None) or [])]
+            cls.codes = frozenset(
+                rule.code for rule in all_rules() if engine.decision_for(rule.code) is Decision.Selected
+                # an off-by-default rule needs its full code selected (``--extend-select NPU102``), not just ``NPU``
+                and (rule.default_enabled or any(rule.code.startswith(e) and len(e) >= len(rule.code) for e in explicit)))
         except Exception:  # flake8 internals changed: run everything, flake8 still filters
             cls.codes = None
 

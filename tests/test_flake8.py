@@ -50,6 +50,10 @@ def test_selection_is_worked_out_once_so_unselected_runs_cost_nothing(tmp_path, 
     parse_args(["--select", "F"])
     assert NpuLintChecker.codes == frozenset()
     assert list(NpuLintChecker(None, "x.py", ["import torch\n", "m.cuda()\n"]).run()) == []
+    parse_args(["--select", "NPU"])
+    assert "NPU201" in NpuLintChecker.codes and "NPU102" not in NpuLintChecker.codes   # off by default
+    parse_args(["--select", "NPU", "--extend-select", "NPU102"])
+    assert "NPU102" in NpuLintChecker.codes
     parse_args(["--select", "NPU2", "--extend-ignore", "NPU205"])
     assert "NPU203" in NpuLintChecker.codes and "NPU205" not in NpuLintChecker.codes
 
