@@ -68,6 +68,17 @@ class Checker:
                 found.extend(discover(path, config.excludes))
         return found
 
+    def fix_file(self, path: Path, findings: list[Finding]) -> list[Finding]:
+        """Apply (``--fix``) or show (``--diff``) the safe fixes; return the findings still open."""
+        from npu_lint.fixes import apply, unified_diff
+        source = read_source(path)
+        fixed_source, fixed = apply(source, findings)
+        if fixed and self.args.diff:
+            sys.stdout.write(unified_diff(str(path), source, fixed_source))
+        elif fixed:
+            path.write_text(fixed_source, encoding="utf-8")
+        return findings if self.args.diff else [f for f in findings if f not in fixed]
+
     def check_file(self, path: Path) -> list[Finding]:
         config = self.config_for(path)
         codes = self.codes_for(config).difference(
@@ -96,7 +107,12 @@ def _check(args: argparse.Namespace) -> int:
         parse_target(args.torch_version)
     total = 0
     for path in checker.files(args.paths):
-        for finding in checker.check_file(path):
+        findings = checker.check_file(path)
+        if findings and (args.fix or args.diff):
+            findings = checker.fix_file(path, findings)
+            if args.diff:
+                continue
+        for finding in findings:
             total += 1
             print(f"{path}:{finding.line}:{finding.col + 1}: {finding.code} {finding.message}")
     if total and not args.quiet:
@@ -179,6 +195,9 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--disable-noqa", action="store_true", help="report findings on '# noqa' lines too")
     check.add_argument("--no-exclude", action="store_true", help="check files named on the command line even if excluded")
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
+    check.add_argument("--fix", action="store_true", help="apply the safe fixes (NPU203, NPU205, fused optimizers) "
+                       "in place; the remaining findings are printed")
+    check.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff; change nothing")
     check.set_defaults(handler=_check)
     rules = commands.add_parser("rules", help="list every rule code")
     rules.set_defaults(handler=_rules)

@@ -56,8 +56,12 @@ class AffinityApi(Rule):
     Use instead:
         optimizer = torch_npu.optim.NpuFusedAdamW(model.parameters(), lr=1e-3)
     Fix safety:
-        No automatic fix yet (optimizer swaps are drop-in; GELU's approximation differs).
+        Safe for the fused optimizers, which ``npu-lint check --fix`` swaps in files that already
+        ``import torch_npu``; the rest are reported only (GELU's approximation differs, box ops differ in
+        argument order and output padding).
     """
+
+    fix_safety = "safe"
 
     code = "NPU301"
     name = "affinity-api"

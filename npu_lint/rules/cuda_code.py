@@ -24,10 +24,11 @@ class CudaMethod(Rule):
     Use instead:
         model = model.npu()   # or model.to(device) with device = torch.device("npu", rank)
     Fix safety:
-        No automatic fix yet (the rename is safe once ``torch_npu`` is imported).
+        Safe: ``npu-lint check --fix`` renames the call to ``.npu()`` (``import torch_npu`` must run first).
     """
 
     code = "NPU203"
+    fix_safety = "safe"
     name = "cuda-method"
     family = FAMILY
     node_types = (ast.Call,)

@@ -28,10 +28,11 @@ class CudaDeviceString(Rule):
     Use instead:
         device = torch.device("npu", local_rank)
     Fix safety:
-        No automatic fix yet (safe only where the string reaches a device argument).
+        Safe: ``npu-lint check --fix`` rewrites the literal to ``'npu'`` / ``'npu:N'`` (f-strings are left alone).
     """
 
     code = "NPU205"
+    fix_safety = "safe"
     name = "cuda-device-string"
     family = FAMILY
     node_types = (ast.Constant, ast.JoinedStr)
