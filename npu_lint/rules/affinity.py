@@ -25,7 +25,10 @@ def affinity_row(api: str, ctx: FileContext) -> Optional[dict[str, str]]:
     if row is None or (row["since"] and ctx.target.key < since_key(row["since"])):
         return None
     if row["deprecated_since"] and ctx.target.key >= since_key(row["deprecated_since"]):
-        return None
+        successor = row["successor"]
+        if not successor or successor == api:   # deprecated in favour of the very API the code calls
+            return None
+        return dict(row, affinity_api=successor, since="")   # the successor is part of torch
     return row
 
 
@@ -146,3 +149,97 @@ class MaskedAssignment(Rule):
                        else "torch_npu.contrib.function.npu_fast_condition_index_put")
         ctx.report(node, self.message.format(target=name, value=ast.unparse(value), replacement=replacement),
                    MASK_PATTERN)
+
+
+_BASES = ("Module", "Function")
+
+
+def _definition_key(node: ast.AST, ctx: FileContext) -> Optional[str]:
+    """``class DropPath`` / ``def multiclass_nms`` when the definition re-implements a torch_npu API."""
+    if isinstance(node, ast.ClassDef):
+        key = f"class {node.name}"
+        bases = [ast.unparse(base).rsplit(".", 1)[-1] for base in node.bases]
+        methods = {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        return key if any(base in _BASES for base in bases) and "forward" in methods else None
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        key = f"def {node.name}"
+        row = keyed("affinity.tsv", "api").get(key)
+        if row is None:
+            return None
+        params = [arg.arg for arg in node.args.posonlyargs + node.args.args]
+        if row["condition"] == "coder_with_stride":
+            owner = ctx.parent(node)
+            return key if isinstance(owner, ast.ClassDef) and "Coder" in owner.name and "stride" in params else None
+        return key if len([p for p in params if p not in ("self", "cls")]) >= 2 else None
+    return None
+
+
+class ReimplementedApi(Rule):
+    """A user-defined class or function that re-implements a torch_npu API, and its call sites.
+
+    What it does:
+        Flags definitions that the vendor's affinity list names (timm ``DropPath``, yolov5 ``Focus``, ``Mish``,
+        fairseq ``MultiheadAttention`` / ``FairseqDropout``, ``ROIAlign``, ``PSROIPool``,
+        ``ModulatedDeformConv2dFunction``, mmdet ``multiclass_nms`` / ``fast_nms``, ``channel_shuffle``, YOLO box
+        coders' ``encode`` / ``decode``, ``single_level_responsible_flags``), matched by name and structure
+        (an ``nn.Module`` / ``autograd.Function`` with ``forward``; a function with the expected arguments), not
+        by an exact parameter list; and the calls of those classes and functions, in the file or imported.
+    Why it matters on NPU:
+        Each has a fused torch_npu implementation; the Python version runs as many small operators.
+    Example:
+        class DropPath(nn.Module):
+            def forward(self, x): ...
+    Use instead:
+        from torch_npu.contrib.module import NpuDropPath
+    Fix safety:
+        No fix: signatures differ.
+    """
+
+    code = "NPU302"
+    name = "reimplemented-api"
+    family = FAMILY
+    node_types = (ast.ClassDef, ast.FunctionDef, ast.Call)
+    triggers = ("DropPath", "Focus", "Mish", "MultiheadAttention", "FairseqDropout", "ROIAlign", "PSROIPool",
+                "ModulatedDeformConv2dFunction", "multiclass_nms", "fast_nms", "channel_shuffle", "encode", "decode",
+                "single_level_responsible_flags")
+    message = "{name} re-implements a fused NPU API: use {affinity}{since}"
+    must_fire = ("import torch.nn as nn\nclass DropPath(nn.Module):\n    def forward(self, x):\n        return x\n",
+                 "from timm.layers import DropPath\nblock = DropPath(0.1)\n",
+                 "def multiclass_nms(multi_bboxes, multi_scores, score_thr, nms_cfg):\n    pass\n"
+                 "dets = multiclass_nms(b, s, 0.05, cfg)\n",
+                 "class YOLOBBoxCoder:\n    def encode(self, bboxes, gt_bboxes, stride):\n        pass\n",
+                 "import torch.nn as nn\nclass Mish(nn.Module):\n    def forward(self, x):\n        return x\n")  # -> nn.Mish
+    must_not_fire = ("class DropPath:\n    pass\n", "class Coder:\n    def encode(self, text):\n        pass\n",
+                     "from torch.nn import MultiheadAttention\nattn = MultiheadAttention(64, 8)\n")
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        defined = ctx.scratch.setdefault("reimplemented", set())
+        if isinstance(node, ast.Call):
+            key = self._call_key(node, ctx, defined)
+            where = node
+        else:
+            key = _definition_key(node, ctx)
+            where = node
+            if key is not None:
+                defined.add(key.split(" ", 1)[1])
+        if key is None:
+            return
+        row = affinity_row(key, ctx)
+        if row is not None:
+            name = key if not isinstance(node, ast.Call) else f"{key.split(' ', 1)[1]}(...)"
+            since = f" (torch-npu {row['since']}+)" if row["since"] else ""
+            ctx.report(where, self.message.format(name=name, affinity=row["affinity_api"], since=since), key)
+
+    def _call_key(self, node: ast.Call, ctx: FileContext, defined: set) -> Optional[str]:
+        if isinstance(node.func, ast.Name) and node.func.id in defined:
+            name = node.func.id
+        else:
+            qualified = ctx.resolver.qualname(node.func)
+            if not qualified or qualified.split(".", 1)[0] in ("torch", "torch_npu"):
+                return None
+            name = qualified.rsplit(".", 1)[-1]
+        for kind in ("class", "def"):
+            row = keyed("affinity.tsv", "api").get(f"{kind} {name}")
+            if row is not None and row["condition"] != "coder_with_stride":
+                return f"{kind} {name}"
+        return None
