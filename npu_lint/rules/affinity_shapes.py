@@ -10,7 +10,6 @@ from npu_lint.rules.affinity import affinity_row
 
 FAMILY = "affinity"
 _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax")
-_MATMUL = ("torch.matmul", "torch.bmm", "torch.einsum")
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
@@ -217,7 +216,8 @@ class AttentionShape(Rule):
                 probs.discard(name)   # rebound to something else; ``attn = self.drop(attn)`` keeps its role
                 scores.discard(name)
             return
-        left = _matmul_left(node, ctx)
+        operands = _matmul_operands(node, ctx)
+        left = operands[0] if operands else None
         if left is not None and (self._probs(left, ctx, scores) or
                                  (isinstance(left, ast.Name) and left.id in probs)):
             _report(self, node, "softmax(q @ k^T) @ v", ctx, "softmax(q @ kᵀ) @ v attention")
@@ -225,9 +225,8 @@ class AttentionShape(Rule):
     def _scores(self, expr: ast.AST, ctx: FileContext, scores: set) -> bool:
         """``q @ k.transpose(-2, -1)`` (possibly scaled or masked), or a name holding it."""
         for sub in ast.walk(expr):
-            left = _matmul_left(sub, ctx)
-            right = _matmul_right(sub, ctx)
-            if left is not None and right is not None and _is_transposed(right):
+            operands = _matmul_operands(sub, ctx)
+            if operands is not None and _is_transposed(operands[1]):
                 return True
             if isinstance(sub, ast.Name) and sub.id in scores:
                 return True
@@ -246,19 +245,12 @@ def _strip_dropout(expr: ast.AST, ctx: FileContext) -> ast.AST:
     return expr
 
 
-def _matmul_left(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+def _matmul_operands(node: ast.AST, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
+    """(left, right) of ``a @ b``, ``torch.matmul(a, b)`` or ``torch.bmm(a, b)``."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        return node.left
+        return node.left, node.right
     if isinstance(node, ast.Call) and _call_name(node, ctx) in ("torch.matmul", "torch.bmm") and len(node.args) == 2:
-        return node.args[0]
-    return None
-
-
-def _matmul_right(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        return node.right
-    if isinstance(node, ast.Call) and _call_name(node, ctx) in ("torch.matmul", "torch.bmm") and len(node.args) == 2:
-        return node.args[1]
+        return node.args[0], node.args[1]
     return None
 
 
