@@ -258,3 +258,63 @@ def _is_transposed(node: ast.AST) -> bool:
     if isinstance(node, ast.Attribute) and node.attr in ("mT", "T"):
         return True
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("transpose", "t")
+
+
+class RmsNormShape(Rule):
+    """RMSNorm written out: ``x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)``.
+
+    What it does:
+        Flags a product with ``rsqrt`` of (the mean of a square, plus epsilon): ``pow(2)``, ``x * x`` or
+        ``square()`` followed by ``mean`` (LlamaRMSNorm, T5LayerNorm and their copies).
+    Why it matters on NPU:
+        ``npu_rms_norm`` computes the normalisation (and the weight scaling) in one operator instead of
+        five, with fp32 accumulation inside.
+    Example:
+        return x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.eps) * self.weight
+    Use instead:
+        return torch_npu.npu_rms_norm(x, self.weight, epsilon=self.eps)[0]
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU308"
+    name = "rms-norm-shape"
+    family = FAMILY
+    node_types = (ast.Assign, ast.BinOp)
+    triggers = ("rsqrt",)
+    message = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
+    must_fire = ("import torch\ny = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)\n",
+                 "import torch\nvariance = h.pow(2).mean(-1, keepdim=True)\nh = h * torch.rsqrt(variance + 1e-6)\n",
+                 "import torch\ny = torch.rsqrt((x * x).mean(dim=-1, keepdim=True) + eps) * x\n")
+    must_not_fire = ("import torch\ny = x * torch.rsqrt(v)\n", "import torch\ny = x / torch.sqrt(x.var(-1) + eps)\n")
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        squares = ctx.scratch.setdefault("mean_of_squares", set())
+        if isinstance(node, ast.Assign):   # ``variance = x.pow(2).mean(-1, keepdim=True)``
+            if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) and _mean_of_square(node.value, ctx):
+                squares.add(node.targets[0].id)
+            return
+        if not isinstance(node.op, ast.Mult):
+            return
+        for side in (node.left, node.right):
+            if _call_name(side, ctx) in ("torch.rsqrt", "torch.Tensor.rsqrt") and side.args \
+                    and isinstance(side.args[0], ast.BinOp) and isinstance(side.args[0].op, ast.Add) \
+                    and (_mean_of_square(side.args[0].left, ctx) or _names_square(side.args[0].left, squares)):
+                _report(self, node, "x * rsqrt(mean(x ** 2) + eps)", ctx, "RMSNorm")
+                return
+
+
+def _names_square(node: ast.AST, squares: set) -> bool:
+    return isinstance(node, ast.Name) and node.id in squares
+
+
+def _mean_of_square(node: ast.AST, ctx: FileContext) -> bool:
+    if _call_name(node, ctx) not in ("torch.Tensor.mean", "torch.mean"):
+        return False
+    inner = node.func.value if isinstance(node.func, ast.Attribute) and _call_name(node, ctx) == "torch.Tensor.mean" \
+        else (node.args[0] if node.args else None)
+    if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in ("pow", "square"):
+        return inner.func.attr == "square" or (bool(inner.args) and isinstance(inner.args[0], ast.Constant)
+                                                and inner.args[0].value == 2)
+    return isinstance(inner, ast.BinOp) and (isinstance(inner.op, ast.Mult) and _same(inner.left, inner.right)
+                                              or isinstance(inner.op, ast.Pow))
