@@ -123,7 +123,7 @@ class MaskedAssignment(Rule):
     name = "masked-assignment"
     family = FAMILY
     node_types = (ast.Assign,)
-    triggers = ("[",)
+    triggers = ("] =",)   # an assignment to a subscript
     message = "{target}[mask] = {value} is a slow IndexPut on NPU: use {replacement}"
     must_fire = ("import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
                  "import torch\nlabels = torch.zeros(4)\nkeep = scores > thr\nlabels[keep] = background\n",
