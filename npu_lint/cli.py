@@ -94,7 +94,8 @@ class Checker:
         except Unreadable as error:
             self.warn(f"{path}: skipped: {error}")
             return []
-        return analyse_tree(tree, source, self.target_for(config), codes, noqa=not self.args.disable_noqa)
+        return analyse_tree(tree, source, self.target_for(config), codes, noqa=not self.args.disable_noqa,
+                            third_party=config.third_party())
 
     def warn(self, message: str) -> None:
         self.warnings += 1

@@ -12,7 +12,7 @@ from typing import Any, Iterable, Optional
 from npu_lint.rules import all_rules
 
 _CODE = re.compile(r"^NPU[0-9]{0,3}$")
-KEYS = ("torch-version", "select", "ignore", "per-file-ignores", "exclude")
+KEYS = ("torch-version", "select", "ignore", "per-file-ignores", "exclude", "api-files")
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg", "__pycache__",
                    ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages")
 
@@ -32,6 +32,12 @@ class Config:
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = field(default=())
+    api_files: tuple[Path, ...] = ()
+
+    def third_party(self) -> frozenset[str]:
+        """Third-party APIs the ``api-files`` mark unsupported (read once per process)."""
+        from npu_lint.third_party import load
+        return load(self.api_files)
 
     def ignored_for(self, path: Path) -> tuple[str, ...]:
         """Codes that per-file-ignores drops for ``path``."""
@@ -104,13 +110,22 @@ def parse_table(table: dict[str, Any], where: Path) -> Config:
     exclude = table.get("exclude", [])
     if not isinstance(exclude, list) or not all(isinstance(item, str) for item in exclude):
         raise ConfigError(f"{where}: [tool.npu-lint] exclude must be a list of glob patterns")
+    api_files = table.get("api-files", [])
+    if not isinstance(api_files, list) or not all(isinstance(item, str) for item in api_files):
+        raise ConfigError(f"{where}: [tool.npu-lint] api-files must be a list of CSV paths")
+    api_paths = tuple((where.parent / item).resolve() for item in api_files)
+    from npu_lint.third_party import ApiFileError, load
+    try:
+        load(api_paths)
+    except ApiFileError as error:
+        raise ConfigError(f"{where}: [tool.npu-lint] api-files: {error}") from None
     return Config(
         root=where.parent, source=where, torch_version=version,
         select=_codes(table.get("select", []), "select", where),
         ignore=_codes(table.get("ignore", []), "ignore", where),
         per_file_ignores=tuple((glob, _codes(codes, f"per-file-ignores {glob!r}", where))
                                for glob, codes in sorted(per_file.items())),
-        exclude=tuple(exclude))
+        exclude=tuple(exclude), api_files=api_paths)
 
 
 def load(path: Path) -> Config:

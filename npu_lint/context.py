@@ -39,6 +39,7 @@ class FileContext:
         self.findings: list[Finding] = []
         self.noqa_spans: dict[Finding, tuple[int, int]] = {}
         self.custom_ops: frozenset[str] = frozenset()   # operators the project's C++/CUDA code exports
+        self.third_party: frozenset[str] = frozenset()  # third-party APIs marked unsupported (-api / api-files)
         self.collected: list[tuple[ast.AST, str, str]] = []   # (node, api, status) gathered by observers
         self.scratch: dict[str, set] = {}   # facts a rule keeps between nodes of one file (names bound so far)
         self._code: str = ""

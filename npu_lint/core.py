@@ -63,7 +63,8 @@ def dispatch_for(codes: Optional[frozenset[str]]) -> Dispatch:
 
 def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
                  codes: Optional[frozenset[str]] = None, noqa: bool = False,
-                 ctx: Optional[FileContext] = None, observers: Sequence[Rule] = ()) -> list[Finding]:
+                 ctx: Optional[FileContext] = None, observers: Sequence[Rule] = (),
+                 third_party: frozenset[str] = frozenset()) -> list[Finding]:
     """Run the rules for ``codes`` (default: the rules on by default) over a parsed module.
 
     The report passes its own ``ctx`` (with per-run facts such as the project's custom CUDA operators)
@@ -75,6 +76,7 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
     if not dispatch.wanted(source):
         return []
     ctx = ctx or FileContext(source, target or Target(default_release()))
+    ctx.third_party = ctx.third_party or third_party
     _walk(tree, ctx, dispatch)
     findings = ctx.findings
     if noqa and findings:
@@ -83,12 +85,13 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
 
 
 def analyse_source(source: str, target: Optional[Target] = None, codes: Optional[frozenset[str]] = None,
-                   noqa: bool = True, filename: str = "<source>") -> list[Finding]:
+                   noqa: bool = True, filename: str = "<source>",
+                   third_party: frozenset[str] = frozenset()) -> list[Finding]:
     """Parse ``source`` and analyse it. Raises SyntaxError/ValueError for unparseable input."""
     dispatch = dispatch_for(codes)
     if not dispatch.wanted(source):
         return []
-    return analyse_tree(ast.parse(source, filename), source, target, codes, noqa)
+    return analyse_tree(ast.parse(source, filename), source, target, codes, noqa, third_party=third_party)
 
 
 def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:

@@ -83,7 +83,8 @@ class NpuLintChecker:
             codes = frozenset(c for c in codes if not any(c.startswith(prefix) for prefix in dropped))
             if config.excludes(path):
                 return
-        for finding in analyse_tree(self.tree, source, parse_target(target_text), codes):
+        third_party = config.third_party() if config is not None else frozenset()
+        for finding in analyse_tree(self.tree, source, parse_target(target_text), codes, third_party=third_party):
             yield finding.line, finding.col, finding.text(), type(self)
 
 

@@ -180,3 +180,14 @@ def test_affinity_mode_writes_the_vendor_columns(project):
     assert sorted(p.name for p in (out / "detector_analysis").iterdir()) == ["affinity_api_call.csv",
                                                                             "pytorch_analysis.txt"]
     assert "HAVE AFFINITY API" in (out / "detector_analysis" / "pytorch_analysis.txt").read_text()
+
+
+def test_api_files_mark_third_party_apis_unsupported(project, tmp_path):
+    (project / "seg.py").write_text("from mmcv.ops import nms\nkeep = nms(boxes, scores, 0.5)\n")
+    api = tmp_path / "full_unsupported_results.csv"
+    api.write_text('File,3rd-party API,Message\nmmcv/ops/nms.py,"mmcv.ops.nms\nmmcv.ops.nms.forward",x\n')
+    out = project.parent / "out"
+    result = analyse("-i", str(project), "-o", str(out), "-api", str(api), cwd=project.parent)
+    assert result.returncode == 0, result.stderr
+    unsupported = rows(out / "detector_analysis" / "unsupported_api.csv")
+    assert ["seg.py", "2", "2", "mmcv.ops.nms"] in [row[:4] for row in unsupported]

@@ -129,3 +129,14 @@ def test_rules_and_rule_pages():
     assert listing.returncode == 0 and "NPU205  cuda-device-string" in listing.stdout
     page = npu_lint("rule", "npu211", cwd=REPO)
     assert page.returncode == 0 and "### Why it matters on NPU" in page.stdout
+
+
+def test_api_files_in_pyproject(tmp_path):
+    (tmp_path / "apis.csv").write_text("3rd-party API\nmmdet.models.layers.DropBlock\n")
+    (tmp_path / "pyproject.toml").write_text('[tool.npu-lint]\napi-files = ["apis.csv"]\n')
+    (tmp_path / "m.py").write_text("from mmdet.models.layers import DropBlock\nblock = DropBlock(0.1, 3)\n")
+    result = npu_lint("check", "m.py", cwd=tmp_path)
+    assert result.stdout.startswith("m.py:2:9: NPU103 mmdet.models.layers.DropBlock is a third-party API")
+    (tmp_path / "apis.csv").write_text("name\nfoo\n")
+    bad = npu_lint("check", "m.py", cwd=tmp_path)
+    assert bad.returncode == 2 and "api-files" in bad.stderr and "3rd-party API" in bad.stderr

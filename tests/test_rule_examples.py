@@ -16,13 +16,15 @@ QUIET = [(rule, i, example) for rule in RULES for i, example in enumerate(rule.m
 
 @pytest.mark.parametrize("rule,index,example", FIRE, ids=[f"{r.code}-fire-{i}" for r, i, _ in FIRE])
 def test_must_fire(rule, index, example):
-    findings = analyse_source(example, codes=frozenset({rule.code}))
+    context = frozenset(getattr(rule, "example_third_party", ()))
+    findings = analyse_source(example, codes=frozenset({rule.code}), third_party=context)
     assert [f.code for f in findings].count(rule.code) >= 1, example
 
 
 @pytest.mark.parametrize("rule,index,example", QUIET, ids=[f"{r.code}-quiet-{i}" for r, i, _ in QUIET])
 def test_must_not_fire(rule, index, example):
-    assert analyse_source(example, codes=frozenset({rule.code})) == [], example
+    context = frozenset(getattr(rule, "example_third_party", ()))
+    assert analyse_source(example, codes=frozenset({rule.code}), third_party=context) == [], example
 
 
 @pytest.mark.parametrize("rule", RULES, ids=[r.code for r in RULES])

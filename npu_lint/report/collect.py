@@ -93,7 +93,8 @@ def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]
 FileResult = tuple[list[Finding], list[tuple[int, int, str, str]], Optional[str]]   # findings, inventory, skip reason
 
 
-def analyse_file(path: Path, target: Target, custom_ops: frozenset[str]) -> FileResult:
+def analyse_file(path: Path, target: Target, custom_ops: frozenset[str],
+                 third_party: frozenset[str] = frozenset()) -> FileResult:
     """Everything the report needs from one Python file (picklable, so it can run in a worker)."""
     try:
         source = read_source(path)
@@ -101,7 +102,7 @@ def analyse_file(path: Path, target: Target, custom_ops: frozenset[str]) -> File
     except Unreadable as error:
         return [], [], str(error)
     ctx = FileContext(source, target)
-    ctx.custom_ops = custom_ops
+    ctx.custom_ops, ctx.third_party = custom_ops, third_party
     codes = frozenset(rule.code for rule in all_rules())
     findings = analyse_tree(tree, source, target, codes, noqa=False, ctx=ctx, observers=[Inventory()])
     inventory = [(node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
@@ -109,12 +110,12 @@ def analyse_file(path: Path, target: Target, custom_ops: frozenset[str]) -> File
     return findings, inventory, None
 
 
-def _analyse_job(job: tuple[str, Target, frozenset[str]]) -> FileResult:
-    return analyse_file(Path(job[0]), job[1], job[2])
+def _analyse_job(job: tuple[str, Target, frozenset[str], frozenset[str]]) -> FileResult:
+    return analyse_file(Path(job[0]), job[1], job[2], job[3])
 
 
 def collect(root: Path, target: Target, progress: Callable[[int, int, str], None], jobs: int = 1,
-            cache: Optional["ResultCache"] = None) -> Collected:
+            cache: Optional["ResultCache"] = None, third_party: frozenset[str] = frozenset()) -> Collected:
     """Analyse every Python file under ``root`` with every rule (including those off by default)."""
     result = Collected()
     python, native = _walk_files(root, result.warnings)
@@ -127,15 +128,16 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
             continue
         result.cuda_ops.extend((relative, op) for op in exported_ops(text))
     custom_ops = frozenset(op for _, op in result.cuda_ops)
-    cached = {path: cache.get(path, target, custom_ops) if cache else None for path in python}
-    todo = [(str(path), target, custom_ops) for path in python if cached[path] is None]
+    context = custom_ops | {f"api:{name}" for name in third_party}   # both decide a file's result
+    cached = {path: cache.get(path, target, context) if cache else None for path in python}
+    todo = [(str(path), target, custom_ops, third_party) for path in python if cached[path] is None]
     fresh = _run_jobs(todo, jobs)
     for index, path in enumerate(python):
         relative = path.relative_to(root).as_posix()
         progress(index, len(python), relative)
         outcome = cached[path] if cached[path] is not None else next(fresh)
         if cache is not None and cached[path] is None:
-            cache.put(path, target, custom_ops, outcome)
+            cache.put(path, target, context, outcome)
         findings, inventory, skipped = outcome
         result.files.append(relative)
         if skipped:
@@ -146,7 +148,7 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     return result
 
 
-def _run_jobs(todo: list[tuple[str, Target, frozenset[str]]], jobs: int) -> Iterator[FileResult]:
+def _run_jobs(todo: list[tuple[str, Target, frozenset[str], frozenset[str]]], jobs: int) -> Iterator[FileResult]:
     if jobs <= 1 or len(todo) < 2:
         return map(_analyse_job, todo)
     import multiprocessing

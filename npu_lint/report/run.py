@@ -1,7 +1,6 @@
 """``npu-lint analyse``: checks, the run log in the vendor's format, and the report folder built atomically."""
 from __future__ import annotations
 
-import csv
 import shutil
 import sys
 import tempfile
@@ -44,22 +43,6 @@ class RunLog:
         self.console.flush()
 
 
-def _check_api_files(paths: Sequence[str]) -> list[str]:
-    names: list[str] = []
-    if len(paths) > 100:
-        raise ReportError("at most 100 -api files")
-    for text in paths:
-        path = Path(text)
-        if not path.is_file() or path.suffix.lower() != ".csv":
-            raise ReportError(f"-api file {text} is not an existing .csv file")
-        with path.open(newline="", encoding="utf-8", errors="replace") as handle:
-            reader = csv.DictReader(handle)
-            if "3rd-party API" not in (reader.fieldnames or []):
-                raise ReportError(f"-api file {text} has no '3rd-party API' column")
-            names.extend(name for row in reader for name in (row["3rd-party API"] or "").split())
-    return names
-
-
 def _check_env_paths(paths: Sequence[str], source: Path) -> None:
     for text in paths:
         path = Path(text).resolve()
@@ -84,7 +67,11 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     source, output = check_paths(input_dir, output_dir)
     if mode not in ("torch_apis", "affinity_apis"):
         raise ReportError(f"mode {mode} is not available yet (available: torch_apis, affinity_apis)")
-    _check_api_files(api_files)
+    from npu_lint.third_party import ApiFileError, load
+    try:
+        third_party = load(Path(path) for path in api_files)
+    except ApiFileError as error:
+        raise ReportError(f"-api file {error}") from None
     _check_env_paths(env_paths, source)
     final = output / f"{source.name}_analysis"
     if final.exists() and not force:
@@ -97,7 +84,8 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
         log.log("INFO", f"Start the analysis of {relative}.", 100.0 * done / max(total, 1))
 
     from npu_lint.report.cache import ResultCache
-    collected = collect(source, target, progress, jobs=jobs, cache=ResultCache(output) if use_cache else None)
+    collected = collect(source, target, progress, jobs=jobs, cache=ResultCache(output) if use_cache else None,
+                        third_party=third_party)
     if not collected.files:
         raise ReportError(f"there are no python files in {input_dir}")
     for warning in collected.warnings:

@@ -181,3 +181,38 @@ class DtypePrecision(_SupportRule):
                 ctx.report(where, self.message.format(api=api, dtypes=", ".join(sorted(allowed)) or "other dtypes",
                                                       dtype=token), api)
                 return
+
+
+class ThirdPartyApi(Rule):
+    """A third-party API marked unsupported through ``api-files`` / ``-api``.
+
+    What it does:
+        Flags calls and references whose qualified name (``mmcv.ops.nms``, ``mmdet.models.utils.foo``) is named in
+        the ``3rd-party API`` column of the CSV files given with ``analyse -api`` or ``[tool.npu-lint] api-files``
+        (the vendor's ``full_unsupported_results.csv`` format).
+    Why it matters on NPU:
+        The library function reaches an unsupported torch API or a custom CUDA operator inside the library, so
+        the call fails on NPU although nothing in your own code looks wrong.
+    Example:
+        from mmcv.ops import nms
+        keep = nms(boxes, scores, 0.5)
+    Use instead:
+        An NPU build of the library, or the torch_npu operator the library call stands for.
+    Fix safety:
+        No fix.
+    """
+
+    code = "NPU103"
+    name = "third-party-unsupported"
+    family = FAMILY
+    node_types = (ApiRef,)
+    triggers = ("import",)   # a third-party API reaches a file through an import
+    message = "{api} is a third-party API marked unsupported on NPU (api-files)"
+    example_third_party = ("mmcv.ops.nms", "mmdet.models.layers.DropBlock")
+    must_fire = ("from mmcv.ops import nms\nkeep = nms(boxes, scores, 0.5)\n",
+                 "import mmdet.models.layers as layers\nblock = layers.DropBlock(0.1, 3)\n")
+    must_not_fire = ("from mmcv.ops import roi_align\nout = roi_align(x, rois)\n", "nms = None\nkeep = nms\n")
+
+    def check(self, ref: ApiRef, ctx: FileContext) -> None:
+        if ctx.third_party and ref.qualname in ctx.third_party:
+            ctx.report(ref.node, self.message.format(api=ref.qualname), ref.qualname)
