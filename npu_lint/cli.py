@@ -24,7 +24,7 @@ def _split_codes(text: Optional[str]) -> Optional[list[str]]:
         return None
     codes = [c.strip().upper() for c in text.split(",") if c.strip()]
     for code in codes:
-        if not configuration._CODE.match(code):
+        if not configuration.CODE_PATTERN.match(code):
             raise UsageError(f"{code!r} is not an NPU code or prefix")
     return codes
 
@@ -81,9 +81,8 @@ class Checker:
 
     def check_file(self, path: Path) -> list[Finding]:
         config = self.config_for(path)
-        codes = self.codes_for(config).difference(
-            code for code in self.codes_for(config)
-            if any(code.startswith(prefix) for prefix in config.ignored_for(path)))
+        dropped = config.ignored_for(path)
+        codes = frozenset(code for code in self.codes_for(config) if not code.startswith(dropped))
         if not dispatch_for(codes).codes:
             return []
         try:
@@ -216,7 +215,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("-api", "--api-files", nargs="*", metavar="CSV", help="CSV files with a '3rd-party API' column")
     analyse.add_argument("--format", action="append", choices=["json", "sarif"], help="also write findings.json / "
                          "findings.sarif (repeatable)")
-    analyse.add_argument("--fail-on", metavar="CODES|any", help=f"exit 3 when findings with these code prefixes exist")
+    analyse.add_argument("--fail-on", metavar="CODES|any", help="exit 3 when findings with these code prefixes exist")
     analyse.add_argument("--versions", metavar="V1,V2,...", help="add version_summary.csv: one verdict column per release")
     analyse.add_argument("--force", action="store_true", help="replace an existing <name>_analysis folder")
     analyse.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="analyse files in N processes")

@@ -11,7 +11,7 @@ from typing import Any, Iterable, Optional
 
 from npu_lint.rules import all_rules
 
-_CODE = re.compile(r"^NPU[0-9]{0,3}$")
+CODE_PATTERN = re.compile(r"^NPU[0-9]{0,3}$")
 KEYS = ("torch-version", "select", "ignore", "per-file-ignores", "exclude", "api-files")
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg", "__pycache__",
                    ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages")
@@ -85,7 +85,7 @@ def _codes(value: Any, key: str, where: Path) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{where}: [tool.npu-lint] {key} must be a list of codes such as [\"NPU2\"]")
     for item in value:
-        if not _CODE.match(item.strip().upper()):
+        if not CODE_PATTERN.match(item.strip().upper()):
             raise ConfigError(f"{where}: [tool.npu-lint] {key}: {item!r} is not an NPU code or prefix")
     return tuple(item.strip().upper() for item in value)
 

@@ -52,6 +52,11 @@ class FileContext:
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
         return self.parents.get(id(node))
 
+    def call_of(self, node: ast.AST) -> Optional[ast.Call]:
+        """The call whose callee is ``node`` (``torch.matmul`` in ``torch.matmul(a, b)``), else None."""
+        parent = self.parents.get(id(node))
+        return parent if isinstance(parent, ast.Call) and parent.func is node else None
+
     def statement_of(self, node: ast.AST) -> Optional[ast.stmt]:
         while node is not None and not isinstance(node, ast.stmt):
             node = self.parents.get(id(node))

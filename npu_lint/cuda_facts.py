@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.tables import keyed, read_tsv
+from npu_lint.tables import keyed
 from npu_lint.versions import since_key
 
 if TYPE_CHECKING:
@@ -214,7 +214,3 @@ def is_extension_module(name: str, level: int) -> bool:
     if any(part != "cuda" and _EXTENSION_MODULE.search(part) for part in tail):
         return True
     return level > 0 and any(part in ("_ext", "_C") for part in tail)
-
-
-def library_rows() -> tuple[dict[str, str], ...]:
-    return read_tsv("cuda_libraries.tsv")

@@ -8,18 +8,15 @@ from __future__ import annotations
 
 from functools import lru_cache
 
-from npu_lint.tables import TABLES_DIR, read_tsv
+from npu_lint.tables import read_tsv
 
 
 @lru_cache(maxsize=None)
 def namespaces() -> frozenset[str]:
     """Every dotted prefix of an API named in the CUDA table or the newest support table."""
+    from npu_lint.support_facts import support_table
     from npu_lint.versions import default_release
-    names = [row["api"] for row in read_tsv("cuda_apis.tsv")]
-    newest = TABLES_DIR / "support" / f"{default_release()}.tsv"
-    if newest.is_file():
-        lines = newest.read_text(encoding="utf-8").split("\n")[1:]
-        names.extend(line.split("\t", 1)[0] for line in lines if line)
+    names = [row["api"] for row in read_tsv("cuda_apis.tsv")] + list(support_table(default_release()))
     found = {"torch"}
     for name in names:
         parts = name.split(".")

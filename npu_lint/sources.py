@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import os
 from pathlib import Path
-from typing import Callable, Iterator, Optional, Union
+from typing import Callable, Iterator, Union
 
 MAX_BYTES = 10 * 1024 * 1024
 PY_SUFFIXES = (".py", ".pyi")
@@ -52,8 +52,3 @@ def parse(source: str, path: Union[Path, str]) -> ast.Module:
         raise Unreadable(f"syntax error{where}: {error.msg}") from None
     except (ValueError, RecursionError, MemoryError) as error:
         raise Unreadable(f"cannot parse: {type(error).__name__}") from None
-
-
-def load_module(path: Path) -> tuple[str, Optional[ast.Module]]:
-    source = read_source(path)
-    return source, parse(source, path)

@@ -37,10 +37,11 @@ class Inventory(Rule):
         reference = api_reference(node, ctx)
         if reference is not None:
             api, where = reference[0], reference[1]
-        elif isinstance(node, ast.Call) and probable_method_api(node, ctx):
-            api, where = probable_method_api(node, ctx), node
         else:
-            return
+            api = probable_method_api(node, ctx) if isinstance(node, ast.Call) else None
+            if api is None:
+                return
+            where = node
         row = support_table(ctx.target.release).get(api)
         ctx.collected.append((where, api, row["verdict"] if row else "not listed"))
 
@@ -166,7 +167,3 @@ def _run_jobs(todo: list[tuple[str, Target, frozenset[str], frozenset[str]]], jo
 
 def project_uses(collected: Collected, api: str) -> bool:
     return any(row[3] == api for row in collected.inventory) or any(f.api == api for _, f in collected.findings)
-
-
-def optional_text(value: Optional[str]) -> str:
-    return value if value else "NA"

@@ -21,11 +21,6 @@ def tip(api: str, code: str) -> Optional[str]:
     return row["tip"] if row is not None and row["code"] == code else None
 
 
-def _call_of(node: ast.AST, ctx: FileContext) -> Optional[ast.Call]:
-    parent = ctx.parent(node)
-    return parent if isinstance(parent, ast.Call) and parent.func is node else None
-
-
 def _keyword(call: ast.Call, name: str) -> Optional[ast.keyword]:
     return next((kw for kw in call.keywords if kw.arg == name), None)
 
@@ -120,7 +115,7 @@ class PerformanceAdvice(Rule):
         text = tip(ref.qualname, self.code)
         if text is None:
             return
-        call = _call_of(ref.node, ctx)
+        call = ctx.call_of(ref.node)
         if ref.qualname == "torch.utils.data.DataLoader":
             pinned = call is not None and _keyword(call, "pin_memory")
             if call is None or pinned or _has_star_kwargs(call):

@@ -83,11 +83,11 @@ class AffinityApi(Rule):
                      "import torch\nopt_cls = torch.optim.AdamW\n")
 
     def check(self, ref: ApiRef, ctx: FileContext) -> None:
-        parent = ctx.parent(ref.node)
-        if not (isinstance(parent, ast.Call) and parent.func is ref.node):
+        call = ctx.call_of(ref.node)
+        if call is None:
             return
         row = affinity_row(ref.qualname, ctx)
-        if row is not None and _condition_holds(row["condition"], parent):
+        if row is not None and _condition_holds(row["condition"], call):
             ctx.report(ref.node, self.message.format(api=ref.qualname, affinity=row["affinity_api"],
                                                      since=row["since"]), ref.qualname)
 

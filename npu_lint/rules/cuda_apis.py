@@ -414,9 +414,6 @@ class CudaExtension(_ApiGroupRule):
     must_not_fire = ("from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\n",
                      "from torch.utils.cpp_extension import CppExtension\next = CppExtension('x', ['x.cpp'])\n")
 
-    def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
-        return True
-
     def check(self, ref: ApiRef, ctx: FileContext) -> None:
         row = api_row(ref.qualname)
         if row is None or row["group"] not in self.groups:
@@ -425,8 +422,8 @@ class CudaExtension(_ApiGroupRule):
         if last == "BuildExtension":
             return
         if last in ("load", "load_inline"):
-            call = ctx.parent(ref.node)
-            if not (isinstance(call, ast.Call) and call.func is ref.node and _builds_cuda(call)):
+            call = ctx.call_of(ref.node)
+            if call is None or not _builds_cuda(call):
                 return
         ctx.report(ref.node, self.describe(ref.qualname, row, ctx), ref.qualname)
 

@@ -34,8 +34,7 @@ def api_reference(node: object, ctx: FileContext) -> Optional[tuple[str, ast.AST
         api, where = node.qualname, node.node
         if not api.startswith("torch.") or _reported_as_cuda(api):
             return None
-        parent = ctx.parent(where)
-        return api, where, parent if isinstance(parent, ast.Call) and parent.func is where else None
+        return api, where, ctx.call_of(where)
     api = method_api(node, ctx)
     return (api, node, node) if api is not None else None
 
