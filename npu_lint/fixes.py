@@ -4,35 +4,76 @@ Only exact drop-ins are applied, each at the position of a reported finding:
 
 - NPU203 ``x.cuda(...)`` -> ``x.npu(...)``;
 - NPU205 ``'cuda'`` / ``'cuda:N'`` -> ``'npu'`` / ``'npu:N'``;
-- NPU301 ``torch.optim.<Opt>(...)`` -> ``torch_npu.optim.NpuFused<Opt>(...)``, only in files that already
-  ``import torch_npu`` (so that no line other than the reported ones changes).
+- NPU301 ``torch.optim.<Opt>(...)`` -> ``torch_npu.optim.NpuFused<Opt>(...)`` and ``nn.SiLU()`` ->
+  ``torch_npu.contrib.module.SiLU()`` (called without arguments: the contrib module takes none), only in files
+  that already ``import torch_npu`` (so that no line other than the reported ones changes). GELU is not
+  rewritten: ``torch_npu.fast_gelu`` is a function, not a module, and approximates GELU.
+
+Unsafe, only with ``--unsafe-fixes`` (the meaning can change, review the diff):
+
+- NPU303 ``x[mask] = <number>`` -> ``x.masked_fill_(mask, <number>)``: indexing applies a boolean mask to the
+  leading dimensions of ``x`` and accepts integer index tensors, while ``masked_fill_`` broadcasts a boolean mask
+  from the trailing dimensions.
 
 Everything else is reported, not rewritten.
 """
 from __future__ import annotations
 
+import ast
 import difflib
+import re
 from typing import Iterable
 
 from npu_lint.finding import Finding
 from npu_lint.tables import keyed
 
 FIXABLE = ("NPU203", "NPU205", "NPU301")
+UNSAFE_FIXABLE = ("NPU303",)
+DROP_IN_MODULES = ("torch.nn.SiLU",)   # NPU301 module targets that take the same (no) arguments
+_NO_ARGUMENTS = re.compile(r"[\w.]+\s*\(\s*\)")
 
 
-def fixable(finding: Finding, source: str) -> bool:
+def fixable(finding: Finding, source: str, unsafe: bool = False) -> bool:
+    """Whether ``apply`` rewrites the finding (``unsafe``: also the fixes that may change the meaning)."""
     if finding.code == "NPU301":
         row = keyed("affinity.tsv", "api").get(finding.api)
-        return bool(row) and finding.api.startswith("torch.optim.") and "import torch_npu" in source
+        if not row or "import torch_npu" not in source:
+            return False
+        if finding.api in DROP_IN_MODULES:
+            return _NO_ARGUMENTS.match(_text_from(finding, source)) is not None
+        return finding.api.startswith("torch.optim.")
+    if finding.code in UNSAFE_FIXABLE:
+        return unsafe and _number_mask_assignment(finding, source)
     return finding.code in FIXABLE
 
 
-def apply(source: str, findings: Iterable[Finding]) -> tuple[str, list[Finding]]:
-    """The fixed source and the findings that were fixed."""
+def _text_from(finding: Finding, source: str) -> str:
+    """The source from the finding's position to the end of its last line."""
+    lines = source.splitlines()[finding.line - 1:finding.end_line]
+    return "\n".join([lines[0][finding.col:]] + lines[1:]) if lines else ""
+
+
+def _number_mask_assignment(finding: Finding, source: str) -> bool:
+    """``x[mask] = 0``: one subscript target indexed by one expression, a number (or True/False) assigned."""
+    try:
+        statement = ast.parse(_text_from(finding, source)).body[0]
+    except (SyntaxError, ValueError, IndexError, RecursionError):
+        return False
+    if not isinstance(statement, ast.Assign) or len(statement.targets) != 1:
+        return False
+    target, value = statement.targets[0], statement.value
+    return isinstance(target, ast.Subscript) and isinstance(target.value, (ast.Name, ast.Attribute, ast.Subscript,
+                                                                           ast.Call)) \
+        and not isinstance(target.slice, (ast.Tuple, ast.Slice, ast.Starred)) \
+        and isinstance(value, ast.Constant) and isinstance(value.value, (int, float))
+
+
+def apply(source: str, findings: Iterable[Finding], unsafe: bool = False) -> tuple[str, list[Finding]]:
+    """The fixed source and the findings that were fixed (``unsafe``: the unsafe fixes as well)."""
     import libcst as cst
     from libcst.metadata import MetadataWrapper, PositionProvider
 
-    wanted = {(f.line, f.col, f.code): f for f in findings if fixable(f, source)}
+    wanted = {(f.line, f.col, f.code): f for f in findings if fixable(f, source, unsafe)}
     if not wanted:
         return source, []
     fixed: list[Finding] = []
@@ -58,11 +99,27 @@ def apply(source: str, findings: Iterable[Finding]) -> tuple[str, list[Finding]]
                     fixed.append(finding)
                     return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("npu")))
             finding = self._take(original.func, "NPU301")
-            if finding is not None:
+            if finding is not None and (not updated.args or finding.api not in DROP_IN_MODULES):
                 target = keyed("affinity.tsv", "api")[finding.api]["affinity_api"]
                 fixed.append(finding)
                 return updated.with_changes(func=cst.parse_expression(target))
             return updated
+
+        def leave_Assign(self, original, updated):
+            finding = self._take(original, "NPU303")
+            if finding is None:
+                return updated
+            target, value = updated.targets[0].target, updated.value
+            if len(updated.targets) != 1 or not isinstance(target, cst.Subscript) or len(target.slice) != 1 \
+                    or not isinstance(target.slice[0].slice, cst.Index) or target.slice[0].slice.star is not None \
+                    or not isinstance(value, (cst.Integer, cst.Float, cst.Name)) \
+                    or (isinstance(value, cst.Name) and value.value not in ("True", "False")):
+                return updated
+            mask = target.slice[0].slice.value
+            fixed.append(finding)
+            call = cst.Call(func=cst.Attribute(value=target.value, attr=cst.Name("masked_fill_")),
+                            args=[cst.Arg(mask), cst.Arg(value)])
+            return cst.Expr(value=call, semicolon=updated.semicolon)
 
     try:
         module = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)

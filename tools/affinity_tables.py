@@ -2,7 +2,9 @@
 
 Which qualified names each row applies to is curated in ``tools/curated/affinity_names.csv`` (the
 upstream cells are prose such as "torch.nn.functional.gelu / torch.nn.GELU"); the first torch-npu
-release, the deprecation and its successor come from the upstream row.
+release, the deprecation, its successor and the evidence come from the upstream row. A ``torch_npu.<op>``
+target must be one of the wheel's own operators (``wheels/npu_custom_ops_<release>.txt``) in every
+release from its first one on, or the build stops.
 """
 from __future__ import annotations
 
@@ -28,8 +30,29 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
         successor = re.search(r"use ([\w.]+)", row["deprecated"])
         rows.append([item["api"], item["affinity_api"], row["api_type"], item["condition"],
                      since.group(0) if since else "", deprecated.group(0) if deprecated else "",
-                     successor.group(1) if successor else "", f"{SOURCE}:{item['row_id']}"])
+                     successor.group(1) if successor else "", f"{SOURCE}:{item['row_id']}", row["evidence"]])
+    _check_in_wheels(data_dir, rows)
     path = out_dir / "affinity.tsv"
-    header = ["api", "affinity_api", "api_type", "condition", "since", "deprecated_since", "successor", "source"]
+    header = ["api", "affinity_api", "api_type", "condition", "since", "deprecated_since", "successor", "source",
+              "evidence"]
     path.write_text("\n".join(["\t".join(header)] + ["\t".join(r) for r in sorted(rows)]) + "\n", encoding="utf-8")
     return [path]
+
+
+def _key(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split("."))
+
+
+def _check_in_wheels(data_dir: Path, rows: list[list[str]]) -> None:
+    """Every ``torch_npu.<op>`` target is an operator of each wheel from its first release on."""
+    lists = sorted(data_dir.glob("wheels/npu_custom_ops_*.txt"))
+    operators = {path.stem.rsplit("_", 1)[1]: set(path.read_text(encoding="utf-8").split()) for path in lists}
+    for api, target, _type, _condition, since, *_ in rows:
+        head, _, name = target.rpartition(".")
+        if head != "torch_npu" or not since:
+            continue   # contrib and optim targets are Python classes and functions, not operators
+        missing = [release for release, names in operators.items()
+                   if _key(release) >= _key(since) and name not in names]
+        if missing:
+            raise SystemExit(f"affinity_tables: {target} (for {api}) is not an operator of torch-npu "
+                             f"{', '.join(sorted(missing, key=_key))}")

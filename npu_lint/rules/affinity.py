@@ -59,9 +59,11 @@ class AffinityApi(Rule):
     Use instead:
         optimizer = torch_npu.optim.NpuFusedAdamW(model.parameters(), lr=1e-3)
     Fix safety:
-        Safe for the fused optimizers, which ``npu-lint check --fix`` swaps in files that already
-        ``import torch_npu``; the rest are reported only (GELU's approximation differs, box ops differ in
-        argument order and output padding).
+        Safe for the fused optimizers and for ``nn.SiLU()`` called without arguments (to
+        ``torch_npu.contrib.module.SiLU()``, for releases before 2.6.0, which deprecated it), which
+        ``npu-lint check --fix`` swaps in files that already ``import torch_npu``. The rest are reported only:
+        ``nn.SiLU(inplace=True)`` has no counterpart argument, ``torch_npu.fast_gelu`` is a function (not a module)
+        that approximates GELU, and box ops differ in argument order and output padding.
     """
 
     fix_safety = "safe"
@@ -116,8 +118,14 @@ class MaskedAssignment(Rule):
     Use instead:
         loss *= ~ignore_mask
     Fix safety:
-        No automatic fix yet (the replacement returns a new tensor instead of writing in place).
+        Unsafe: ``npu-lint check --fix --unsafe-fixes`` rewrites ``x[mask] = <number>`` as
+        ``x.masked_fill_(mask, <number>)`` (a dense operator, in place like the original). Indexing applies a boolean mask to the
+        leading dimensions of ``x`` (and also accepts integer index tensors), while ``masked_fill_`` broadcasts
+        the mask from the trailing dimensions and needs a bool tensor: they agree when the mask has the shape of
+        ``x``. A name or an expression on the right is not rewritten.
     """
+
+    fix_safety = "unsafe"
 
     code = "NPU303"
     name = "masked-assignment"

@@ -1,0 +1,610 @@
+"""NPU309-NPU312: two neighbouring operators that one fused torch_npu operator replaces (``special`` affinity APIs).
+
+Add + LayerNorm, GroupNorm + SiLU, add + softmax + dropout and scaled masked softmax. Each is matched on the
+evident structure, never on names alone: the functional calls (``F.layer_norm``, ``F.silu``, ...), ``nn`` modules
+assigned to ``self`` attributes in the same class (``self.norm = nn.LayerNorm(d)``), ``nn.Sequential``
+neighbours and, where cheap, a name that carries the intermediate from the statement just before its use.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from npu_lint.context import FileContext
+from npu_lint.rules import Rule
+from npu_lint.rules.affinity import affinity_row
+
+FAMILY = "affinity"
+MESSAGE = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_MODULES = "self_modules"   # scratch: (id of the class, attribute, what the attribute holds)
+_TRACKED = {
+    "torch.nn.LayerNorm": "LayerNorm", "torch.nn.modules.normalization.LayerNorm": "LayerNorm",
+    "torch.nn.GroupNorm": "GroupNorm", "torch.nn.modules.normalization.GroupNorm": "GroupNorm",
+    "torch.nn.SiLU": "SiLU", "torch.nn.modules.activation.SiLU": "SiLU",
+    "torch.nn.Dropout": "Dropout", "torch.nn.modules.dropout.Dropout": "Dropout",
+    "torch.nn.Softmax": "Softmax", "torch.nn.modules.activation.Softmax": "Softmax",
+}
+_LAYER_NORM = ("torch.nn.functional.layer_norm", "torch.layer_norm")
+_GROUP_NORM = ("torch.nn.functional.group_norm", "torch.group_norm")
+_SILU = ("torch.nn.functional.silu",)
+_SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
+_DROPOUT = ("torch.nn.functional.dropout", "torch.dropout")
+
+
+def _report(rule: Rule, node: ast.AST, pattern: str, ctx: FileContext, shape: str) -> None:
+    row = affinity_row(pattern, ctx)
+    if row is not None:
+        ctx.report(node, rule.message.format(shape=shape, affinity=row["affinity_api"], since=row["since"]), pattern)
+
+
+# -- nn modules held in ``self`` attributes ---------------------------------------------------------------------
+
+def _class_of(node: ast.AST, ctx: FileContext) -> Optional[int]:
+    while node is not None and not isinstance(node, ast.ClassDef):
+        node = ctx.parent(node)
+    return id(node) if node is not None else None
+
+
+def _module_made_by(value: ast.AST, ctx: FileContext) -> Optional[str]:
+    """``LayerNorm`` for ``nn.LayerNorm(d)``; ``Softmax`` only over the last dimension."""
+    if not isinstance(value, ast.Call):
+        return None
+    kind = _TRACKED.get(ctx.resolver.qualname(value.func) or "")
+    if kind == "Softmax":
+        dim = _argument(value, 0, "dim")
+        return kind if dim is not None and _is_last_dim(dim) else None
+    return kind
+
+
+def record_module(node: ast.Assign, ctx: FileContext) -> None:
+    """``self.norm = nn.LayerNorm(dim)`` in a method: remember what ``self.norm`` holds in that class.
+
+    Any other assignment to the attribute in the class forgets it (``self.norm = nn.Identity()`` in an ``else``).
+    """
+    if len(node.targets) != 1:
+        return
+    target = node.targets[0]
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
+        return
+    owner = _class_of(node, ctx)
+    if owner is None:
+        return
+    modules = ctx.scratch.setdefault(_MODULES, set())
+    for entry in [entry for entry in modules if entry[0] == owner and entry[1] == target.attr]:
+        modules.discard(entry)
+    kind = _module_made_by(node.value, ctx)
+    if kind is not None:
+        modules.add((owner, target.attr, kind))
+
+
+def _self_module(func: ast.AST, anchor: ast.AST, ctx: FileContext) -> Optional[str]:
+    """What ``self.norm`` (the callee) holds, if an earlier ``self.norm = nn.X(...)`` in the class says so.
+
+    ``anchor`` is the node being checked: the walker gives a node's children their parents only after the
+    rules have seen the node, so the class is found from it.
+    """
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return None
+    owner = _class_of(anchor, ctx)
+    for kind in ("LayerNorm", "GroupNorm", "SiLU", "Dropout", "Softmax"):
+        if (owner, func.attr, kind) in ctx.scratch.get(_MODULES, ()):
+            return kind
+    return None
+
+
+def _module_call_input(call: ast.AST, kind: str, anchor: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The input of ``self.m(x)`` where ``self.m`` holds an ``nn.<kind>``, or of ``nn.<kind>(...)(x)``."""
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or call.keywords:
+        return None
+    made_inline = isinstance(call.func, ast.Call) and _module_made_by(call.func, ctx) == kind
+    return call.args[0] if made_inline or _self_module(call.func, anchor, ctx) == kind else None
+
+
+# -- small structural helpers ---------------------------------------------------------------------------------
+
+def _argument(call: ast.Call, index: int, keyword: str) -> Optional[ast.AST]:
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    return call.args[index] if len(call.args) > index else None
+
+
+def _is_last_dim(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant) and node.operand.value == 1
+    return isinstance(node, ast.Constant) and node.value == -1
+
+
+def _is_literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp):
+        return _is_literal(node.operand)
+    return isinstance(node, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp))
+
+
+def _is_self_parameter(node: ast.AST) -> bool:
+    """``self.pos_embed``, ``self.pos_embed[:, :n]``, ``self.pos_embed.to(x.dtype)``: a parameter, not a module call."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        else:
+            break
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def _function_call(node: ast.AST, names: tuple[str, ...], ctx: FileContext) -> bool:
+    return isinstance(node, ast.Call) and ctx.resolver.qualname(node.func) in names
+
+
+def _scope_of(node: ast.AST, ctx: FileContext) -> ast.AST:
+    parent = ctx.parent(node)
+    while parent is not None:
+        node = parent
+        if isinstance(node, _SCOPES):
+            return node
+        parent = ctx.parent(node)
+    return node
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function (or module) body, without descending into nested functions and classes."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _reads(name: str, tree: Iterator[ast.AST]) -> int:
+    return sum(1 for node in tree if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load))
+
+
+def _previous_assignment(name: str, statement: ast.stmt, ctx: FileContext) -> Optional[ast.Assign]:
+    """``h = v``, when it is the statement just before ``statement`` in the same block."""
+    parent = ctx.parent(statement)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if not isinstance(block, list):
+            continue
+        index = next((i for i, item in enumerate(block) if item is statement), None)
+        if index is None:
+            continue
+        before = block[index - 1] if index else None
+        if isinstance(before, ast.Assign) and len(before.targets) == 1 and \
+                isinstance(before.targets[0], ast.Name) and before.targets[0].id == name:
+            return before
+        return None
+    return None
+
+
+def _read_only_here(name: str, statement: ast.stmt, ctx: FileContext) -> bool:
+    """The intermediate ``name`` dies in ``statement``: read once there, and rebound there or read nowhere else."""
+    if _reads(name, ast.walk(statement)) != 1:
+        return False
+    if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
+        return True
+    return _reads(name, _own_nodes(_scope_of(statement, ctx))) == 1
+
+
+def _intermediate(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> Optional[tuple[ast.AST, ast.stmt]]:
+    """(the expression, its statement); for a name, the value it got in the statement just before ``statement``,
+    provided it dies in ``statement``."""
+    if not isinstance(node, ast.Name):
+        return node, statement
+    before = _previous_assignment(node.id, statement, ctx)
+    if before is None or not _read_only_here(node.id, statement, ctx):
+        return None
+    return before.value, before
+
+
+def _definition(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> tuple[ast.AST, ast.stmt]:
+    """For a name read in ``statement``, the value of its last assignment earlier in the same function
+    (``s = s + mask`` in an ``if`` counts; ``s += mask`` gives ``s + mask``) and that assignment; otherwise
+    the expression itself."""
+    if not isinstance(node, ast.Name):
+        return node, statement
+    where = (statement.lineno, statement.col_offset)
+    last, found = None, (node, statement)
+    for item in _own_nodes(_scope_of(statement, ctx)):
+        if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) \
+                and item.targets[0].id == node.id:
+            value = item.value
+        elif isinstance(item, ast.AugAssign) and isinstance(item.target, ast.Name) and item.target.id == node.id:
+            value = ast.BinOp(left=ast.Name(id=node.id, ctx=ast.Load()), op=item.op, right=item.value)
+        else:
+            continue
+        position = (item.lineno, item.col_offset)
+        if position < where and (last is None or position > last):
+            last, found = position, (value, item)
+    return found
+
+
+def _is_sum(node: ast.AST, ctx: FileContext, alpha: bool = False) -> bool:
+    """``a + b`` of two tensors (no literal, no ``self`` parameter broadcast), or ``torch.add(a, b)``."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        operands = (node.left, node.right)
+    elif _function_call(node, ("torch.add",), ctx) and len(node.args) == 2 and \
+            all(kw.arg == "alpha" for kw in node.keywords) and (alpha or not node.keywords):
+        operands = tuple(node.args)
+    else:
+        return False
+    return not any(_is_literal(operand) or _is_self_parameter(operand) for operand in operands)
+
+
+# -- NPU309 -------------------------------------------------------------------------------------------------------
+
+class AddLayerNormShape(Rule):
+    """Residual add followed by layer norm: ``F.layer_norm(x + r, ...)`` or ``self.norm(x + r)``.
+
+    What it does:
+        Flags a layer norm whose input is the sum of two tensors: ``F.layer_norm(x + r, ...)``, or a call of a
+        ``self`` attribute that the class assigned an ``nn.LayerNorm``, with the sum written inline or held in a
+        name assigned in the statement just before and read nowhere else (``h = x + r`` then ``y = self.norm(h)``;
+        ``x = x + r`` then ``x = self.norm(x)``). Sums with a literal or with a ``self`` parameter such as a
+        position embedding (a broadcast, which the fused operator does not do) are left alone.
+    Why it matters on NPU:
+        ``npu_add_layer_norm`` (torch-npu 2.2.0+) adds and normalises in one operator and can also return the sum
+        (``additional_output=True``), instead of writing the full-size sum to memory and reading it back.
+    Example:
+        hidden_states = self.LayerNorm(hidden_states + input_tensor)
+    Use instead:
+        ln = self.LayerNorm
+        hidden_states = torch_npu.npu_add_layer_norm(hidden_states, input_tensor, ln.weight, ln.bias, ln.eps)[0]
+    Fix safety:
+        No fix: the two operands must have the same shape and the module's parameters are passed by hand.
+    """
+
+    code = "NPU309"
+    name = "add-layer-norm-shape"
+    family = FAMILY
+    node_types = (ast.Assign, ast.Call)
+    triggers = ("layer_norm", "LayerNorm")
+    message = MESSAGE
+    must_fire = (
+        "import torch.nn.functional as F\ny = F.layer_norm(x + residual, (768,), w, b, 1e-5)\n",
+        "import torch.nn as nn\nclass Output(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.LayerNorm = nn.LayerNorm(d, eps=1e-12)\n"
+        "    def forward(self, h, x):\n        return self.LayerNorm(h + x)\n",
+        "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.norm = nn.LayerNorm(d)\n"
+        "    def forward(self, x, r):\n        h = x + self.attn(x)\n        return self.norm(h)\n",
+    )
+    must_not_fire = (
+        "import torch.nn.functional as F\ny = F.layer_norm(x, (768,), w, b)\n",
+        "import torch.nn as nn\nclass Vit(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.norm = nn.LayerNorm(d)\n"
+        "    def forward(self, x):\n        return self.norm(x + self.pos_embed)\n",
+        "import torch.nn as nn\nclass Block(nn.Module):\n    def forward(self, x, r):\n"
+        "        return self.norm(x + r)\n",
+        "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.norm = nn.LayerNorm(d)\n"
+        "    def forward(self, x, r):\n        h = x + r\n        y = self.norm(h)\n        return y + h\n",
+        "import torch.nn.functional as F\ny = F.layer_norm(x + 1, (768,))\n",
+    )
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        if isinstance(node, ast.Assign):
+            record_module(node, ctx)
+            return
+        if _function_call(node, _LAYER_NORM, ctx):
+            source = _argument(node, 0, "input")
+        else:
+            source = _module_call_input(node, "LayerNorm", node, ctx)
+        statement = ctx.statement_of(node) if source is not None else None
+        found = _intermediate(source, statement, ctx) if statement is not None else None
+        if found is not None and _is_sum(found[0], ctx):
+            _report(self, node, "layer_norm(x + residual)", ctx, "layer_norm(x + residual)")
+
+
+# -- NPU310 -------------------------------------------------------------------------------------------------------
+
+def _group_norm_output(node: ast.AST, anchor: ast.AST, ctx: FileContext) -> bool:
+    return _function_call(node, _GROUP_NORM, ctx) or _module_call_input(node, "GroupNorm", anchor, ctx) is not None
+
+
+class GroupNormSiluShape(Rule):
+    """GroupNorm followed by SiLU: ``F.silu(self.norm(x))`` with an ``nn.GroupNorm``, or ``F.silu(F.group_norm(...))``.
+
+    What it does:
+        Flags SiLU (``F.silu``, or a ``self`` attribute holding an ``nn.SiLU``) applied to the output of a group
+        norm (``F.group_norm``, or a ``self`` attribute the class assigned an ``nn.GroupNorm``), inline or through a
+        name assigned in the statement just before (``h = self.norm1(h)`` then ``h = self.act(h)``, the
+        diffusers ``ResnetBlock2D`` form), and ``nn.GroupNorm(...)`` directly followed by ``nn.SiLU()`` in an
+        ``nn.Sequential``.
+    Why it matters on NPU:
+        ``npu_group_norm_silu`` (torch-npu 2.2.0+) normalises and activates in one operator, saving a full-size
+        intermediate per ResNet block of a diffusion UNet or VAE.
+    Example:
+        h = F.silu(self.norm1(x))
+    Use instead:
+        h = torch_npu.npu_group_norm_silu(x, self.norm1.weight, self.norm1.bias, self.norm1.num_groups,
+                                          self.norm1.eps)[0]
+    Fix safety:
+        No fix: the module's parameters are passed by hand and the operator returns a tuple.
+    """
+
+    code = "NPU310"
+    name = "group-norm-silu-shape"
+    family = FAMILY
+    node_types = (ast.Assign, ast.Call)
+    triggers = ("GroupNorm", "group_norm")
+    message = MESSAGE
+    must_fire = (
+        "import torch.nn.functional as F\ny = F.silu(F.group_norm(x, 32, w, b))\n",
+        "import torch.nn as nn\nimport torch.nn.functional as F\nclass Res(nn.Module):\n    def __init__(self, c):\n"
+        "        super().__init__()\n        self.norm1 = nn.GroupNorm(32, c)\n"
+        "    def forward(self, x):\n        return F.silu(self.norm1(x))\n",
+        "import torch.nn as nn\nclass Res(nn.Module):\n    def __init__(self, c):\n        super().__init__()\n"
+        "        self.norm1 = nn.GroupNorm(32, c)\n        self.act = nn.SiLU()\n"
+        "    def forward(self, h):\n        h = self.norm1(h)\n        h = self.act(h)\n        return h\n",
+        "import torch.nn as nn\nhead = nn.Sequential(nn.GroupNorm(32, 128), nn.SiLU(), nn.Conv2d(128, 3, 3))\n",
+    )
+    must_not_fire = (
+        "import torch.nn.functional as F\ny = F.silu(self.norm1(x))\n",
+        "import torch.nn as nn\nimport torch.nn.functional as F\nclass Res(nn.Module):\n    def __init__(self, c):\n"
+        "        super().__init__()\n        self.norm1 = nn.BatchNorm2d(c)\n"
+        "    def forward(self, x):\n        return F.silu(self.norm1(x))\n",
+        "import torch.nn as nn\nhead = nn.Sequential(nn.GroupNorm(32, 128), nn.Conv2d(128, 128, 3), nn.SiLU())\n",
+        "import torch.nn.functional as F\nh = F.group_norm(x, 32)\nskip = h\nh = F.silu(h)\n",
+    )
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        if isinstance(node, ast.Assign):
+            record_module(node, ctx)
+            return
+        if ctx.resolver.qualname(node.func) == "torch.nn.Sequential":
+            for first, second in zip(node.args, node.args[1:]):
+                if _module_made_by(first, ctx) == "GroupNorm" and _module_made_by(second, ctx) == "SiLU":
+                    _report(self, first, "silu(group_norm(x))", ctx, "nn.GroupNorm then nn.SiLU")
+            return
+        if _function_call(node, _SILU, ctx):
+            source = _argument(node, 0, "input")
+        else:
+            source = _module_call_input(node, "SiLU", node, ctx)
+        statement = ctx.statement_of(node) if source is not None else None
+        found = _intermediate(source, statement, ctx) if statement is not None else None
+        if found is not None and _group_norm_output(found[0], node, ctx):
+            _report(self, node, "silu(group_norm(x))", ctx, "silu(group_norm(x))")
+
+
+# -- NPU311 and NPU312 --------------------------------------------------------------------------------------------
+
+def _softmax_input(call: ast.AST, anchor: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The input of a softmax over the last dimension: ``F.softmax(s, dim=-1)``, ``torch.softmax(s, -1)``,
+    ``s.softmax(-1)``, or ``self.softmax(s)`` holding an ``nn.Softmax(dim=-1)``."""
+    if not isinstance(call, ast.Call):
+        return None
+    module_input = _module_call_input(call, "Softmax", anchor, ctx)
+    if module_input is not None:
+        return module_input
+    name = ctx.resolver.qualname(call.func)
+    if name in _SOFTMAX:
+        source, dim = _argument(call, 0, "input"), _argument(call, 1, "dim")
+    elif name is None and isinstance(call.func, ast.Attribute) and call.func.attr == "softmax" and \
+            not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
+        source, dim = call.func.value, _argument(call, 0, "dim")
+    else:
+        return None
+    return source if dim is not None and _is_last_dim(dim) else None
+
+
+def _dropout_input(call: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    if _function_call(call, _DROPOUT, ctx):
+        return _argument(call, 0, "input")
+    return _module_call_input(call, "Dropout", call, ctx)
+
+
+class SoftmaxDropoutShape(Rule):
+    """Attention probabilities: dropout of a last-dimension softmax of a sum, ``dropout(softmax(scores + mask, -1))``.
+
+    What it does:
+        Flags a dropout (``F.dropout``, ``torch.dropout``, or a ``self`` attribute holding an ``nn.Dropout``) of a
+        softmax over the last dimension (``F.softmax``, ``torch.softmax``, ``Tensor.softmax``, an ``nn.Softmax(dim=-1)``
+        attribute) whose input is a sum: inline (``scores * scale + mask``, ``torch.add(mask, scores, alpha=a)``), or a
+        name whose last assignment in the function is one (``scores = scores + attention_mask``, also inside an
+        ``if``; ``scores += mask``). The softmax may be held in a name assigned just before the dropout
+        (``probs = F.softmax(scores, dim=-1)`` then ``probs = self.dropout(probs)``, the BERT self-attention form).
+    Why it matters on NPU:
+        ``torch_npu.contrib.function.fuse_add_softmax_dropout`` runs the add, the softmax and the dropout as the
+        single ``npu_dropout_with_add_softmax`` operator (for 4-D scores whose last dimension is 128, 256, 384 or
+        512, and falls back to the three operators otherwise).
+    Example:
+        attention_scores = attention_scores + attention_mask
+        attention_probs = nn.functional.softmax(attention_scores, dim=-1)
+        attention_probs = self.dropout(attention_probs)
+    Use instead:
+        attention_probs = fuse_add_softmax_dropout(self.training, self.dropout, attention_mask, attention_scores,
+                                                   self.attention_head_size, p=self.dropout.p)
+    Fix safety:
+        No fix: the wrapper takes the mask, the unscaled scores and the head size separately.
+    """
+
+    code = "NPU311"
+    name = "softmax-dropout-shape"
+    family = FAMILY
+    node_types = (ast.Assign, ast.Call)
+    triggers = ("softmax", "Softmax")
+    message = MESSAGE
+    must_fire = (
+        "import torch.nn.functional as F\np = F.dropout(F.softmax(s * scale + mask, dim=-1), 0.1)\n",
+        "import torch.nn.functional as F\ndef attend(q, k, mask):\n    s = q @ k.transpose(-2, -1)\n    s = s + mask\n"
+        "    return F.dropout(F.softmax(s, dim=-1), p=0.1, training=True)\n",
+        "import torch.nn as nn\nclass SelfAttention(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+        "        self.dropout = nn.Dropout(0.1)\n"
+        "    def forward(self, scores, mask=None):\n        if mask is not None:\n            scores = scores + mask\n"
+        "        probs = nn.functional.softmax(scores, dim=-1)\n        probs = self.dropout(probs)\n"
+        "        return probs\n",
+    )
+    must_not_fire = (
+        "import torch.nn.functional as F\np = F.dropout(F.softmax(s, dim=-1), 0.1)\n",
+        "import torch.nn.functional as F\np = F.dropout(F.softmax(s + mask, dim=1), 0.1)\n",
+        "import torch.nn.functional as F\np = F.dropout(F.log_softmax(s + mask, dim=-1), 0.1)\n",
+        "import torch.nn as nn\nclass A(nn.Module):\n    def forward(self, s, mask):\n"
+        "        return self.dropout(F.softmax(s + mask, dim=-1))\n",
+        "import torch.nn.functional as F\ndef f(s, mask):\n    p = F.softmax(s + mask, dim=-1)\n    keep = p\n"
+        "    out = F.dropout(p, 0.1)\n",
+    )
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        if isinstance(node, ast.Assign):
+            record_module(node, ctx)
+            return
+        dropped = _dropout_input(node, ctx)
+        if dropped is None:
+            return
+        statement = ctx.statement_of(node)
+        found = _intermediate(dropped, statement, ctx) if statement is not None else None
+        scores = _softmax_input(found[0], node, ctx) if found is not None else None
+        if scores is not None and _is_sum(_definition(scores, found[1], ctx)[0], ctx, alpha=True):
+            pattern = "dropout(softmax(scores + mask, dim=-1))"
+            _report(self, node, pattern, ctx, "dropout(softmax(scores + mask, dim=-1))")
+
+
+def _masked_fill(node: ast.AST, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
+    """(filled tensor, fill value) of ``x.masked_fill(mask, v)`` or ``torch.masked_fill(x, mask, v)``."""
+    if not isinstance(node, ast.Call):
+        return None
+    name = ctx.resolver.qualname(node.func)
+    if name == "torch.masked_fill" and len(node.args) == 3:
+        return node.args[0], node.args[2]
+    if name is None and isinstance(node.func, ast.Attribute) and node.func.attr == "masked_fill" \
+            and len(node.args) == 2:
+        return node.func.value, node.args[1]
+    return None
+
+
+def _is_large_negative(node: ast.AST, ctx: FileContext) -> bool:
+    """``float("-inf")``, ``-math.inf``, ``-1e9``, ``torch.finfo(x.dtype).min``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return True
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool) and node.value < 0
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "float" and node.args:
+        arg = node.args[0]
+        return isinstance(arg, ast.Constant) and isinstance(arg.value, str) and arg.value.strip().startswith("-")
+    return isinstance(node, ast.Attribute) and node.attr == "min" and isinstance(node.value, ast.Call) \
+        and ctx.resolver.qualname(node.value.func) == "torch.finfo"
+
+
+_SCALAR_CALLS = ("math.sqrt", "numpy.sqrt", "math.log", "numpy.log")
+_MATMULS = ("torch.matmul", "torch.bmm", "torch.baddbmm", "torch.einsum")
+_CASTS = ("float", "half", "bfloat16", "to", "type", "type_as", "contiguous")
+
+
+def _scalar_like(node: ast.AST, ctx: FileContext) -> bool:
+    """A scale: a number, a plain name or attribute that is not an evident tensor, ``math.sqrt(d)``, ``d ** -0.5``."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float))
+    if isinstance(node, ast.UnaryOp):
+        return _scalar_like(node.operand, ctx)
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return not ctx.resolver.is_tensor(node)
+    if isinstance(node, ast.BinOp) and not isinstance(node.op, ast.MatMult):
+        return _scalar_like(node.left, ctx) and _scalar_like(node.right, ctx)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int"):
+        return True
+    return isinstance(node, ast.Call) and (ctx.resolver.qualname(node.func) or "") in _SCALAR_CALLS
+
+
+def _attention_scores(node: ast.AST, statement: ast.stmt, ctx: FileContext, depth: int = 4) -> bool:
+    """``q @ kᵀ``-like scores: a matrix product (``@``, ``torch.matmul``, ``bmm``, ``baddbmm``, ``einsum``),
+    possibly cast or scaled, inline or through the names it was assigned to."""
+    if depth == 0:
+        return False
+    if isinstance(node, ast.Name):
+        value, where = _definition(node, statement, ctx)
+        return value is not node and _attention_scores(value, where, ctx, depth - 1)
+    if isinstance(node, ast.BinOp):
+        if isinstance(node.op, ast.MatMult):
+            return True
+        if isinstance(node.op, ast.Div):
+            return _scalar_like(node.right, ctx) and _attention_scores(node.left, statement, ctx, depth)
+        if isinstance(node.op, ast.Mult):
+            return any(_scalar_like(scale, ctx) and _attention_scores(x, statement, ctx, depth)
+                       for scale, x in ((node.left, node.right), (node.right, node.left)))
+        return False
+    if isinstance(node, ast.Call):
+        name = ctx.resolver.qualname(node.func)
+        if name in _MATMULS:
+            return True
+        if name is None and isinstance(node.func, ast.Attribute):
+            if node.func.attr in ("matmul", "bmm"):
+                return True
+            if node.func.attr in _CASTS:
+                return _attention_scores(node.func.value, statement, ctx, depth)
+    return False
+
+
+def _is_scaled_scores(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> bool:
+    """``scores * scale``, ``scale * scores`` or ``scores / scale``: a scalar-looking scale and attention scores."""
+    if not isinstance(node, ast.BinOp):
+        return False
+    if isinstance(node.op, ast.Div):
+        return _scalar_like(node.right, ctx) and _attention_scores(node.left, statement, ctx)
+    if isinstance(node.op, ast.Mult):
+        return any(_scalar_like(scale, ctx) and _attention_scores(x, statement, ctx)
+                   for scale, x in ((node.left, node.right), (node.right, node.left)))
+    return False
+
+
+class ScaledMaskedSoftmaxShape(Rule):
+    """Scaled masked softmax: ``softmax((x * scale).masked_fill(mask, -inf), dim=-1)``.
+
+    What it does:
+        Flags a softmax over the last dimension of ``masked_fill`` with a large negative value (``-inf``,
+        ``-1e9``, ``torch.finfo(dtype).min``) of scaled attention scores (``(q @ kᵀ) * scale``,
+        ``torch.matmul(q, kᵀ) / math.sqrt(d)``); the masked, the scaled and the product tensors may be names whose
+        last assignment in the function is that ``masked_fill``, scaling or product (the usual
+        ``if mask is not None: scores = scores.masked_fill(...)`` form). Scaled logits that are not a matrix
+        product (sampling with a temperature over a vocabulary) are left alone.
+    Why it matters on NPU:
+        ``npu_scaled_masked_softmax(x, mask, scale)`` scales, masks and normalises in one operator, without two
+        full-size (sequence × sequence) intermediates; it needs a last dimension from 32 to 8192 that is a
+        multiple of 32 and a boolean mask where True means masked.
+    Example:
+        scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d_k)
+        p_attn = scores.masked_fill(mask == 0, -1e9).softmax(dim=-1)
+    Use instead:
+        p_attn = torch_npu.npu_scaled_masked_softmax(torch.matmul(q, k.transpose(-2, -1)), mask == 0,
+                                                     1 / math.sqrt(d_k))
+    Fix safety:
+        No fix: the scale moves into the call and the mask must be boolean with True meaning masked.
+    """
+
+    code = "NPU312"
+    name = "scaled-masked-softmax-shape"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = ("masked_fill",)
+    message = MESSAGE
+    must_fire = (
+        "import torch\ny = torch.softmax((q @ k.mT * scale).masked_fill(mask, float('-inf')), dim=-1)\n",
+        "import math\nimport torch\ndef attend(q, k, mask, d_k):\n"
+        "    scores = torch.matmul(q, k.transpose(-2, -1)) / math.sqrt(d_k)\n"
+        "    if mask is not None:\n        scores = scores.masked_fill(mask == 0, -1e9)\n"
+        "    return scores.softmax(dim=-1)\n",
+    )
+    must_not_fire = (
+        "import torch\ny = torch.softmax(x.masked_fill(mask, float('-inf')), dim=-1)\n",
+        "import torch\ny = torch.softmax((q @ k.mT * scale).masked_fill(mask, 0.0), dim=-1)\n",
+        "import torch\ny = torch.softmax((q @ k.mT * scale).masked_fill(mask, float('-inf')), dim=1)\n",
+        "import torch\ny = torch.softmax((a @ b).masked_fill(mask, -1e9), dim=-1)\n",
+        "import torch\ndef sample(logits, temperature, banned):\n    logits = logits / temperature\n"
+        "    return torch.softmax(logits.masked_fill(banned, float('-inf')), dim=-1)\n",
+    )
+
+    def check(self, node: ast.Call, ctx: FileContext) -> None:
+        source = _softmax_input(node, node, ctx)
+        statement = ctx.statement_of(node) if source is not None else None
+        if statement is None:
+            return
+        value, where = _definition(source, statement, ctx)
+        filled = _masked_fill(value, ctx)
+        if filled is not None and _is_large_negative(filled[1], ctx) and \
+                _is_scaled_scores(*_definition(filled[0], where, ctx), ctx):
+            pattern = "softmax((x * scale).masked_fill(mask, -inf), dim=-1)"
+            _report(self, node, pattern, ctx, "softmax((x * scale).masked_fill(mask, -inf))")
