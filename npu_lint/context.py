@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 import re
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from npu_lint.finding import Finding
 from npu_lint.resolver import Resolver
@@ -41,7 +41,7 @@ class FileContext:
         self.custom_ops: frozenset[str] = frozenset()   # operators the project's C++/CUDA code exports
         self.third_party: frozenset[str] = frozenset()  # third-party APIs marked unsupported (-api / api-files)
         self.collected: list[tuple[ast.AST, str, str]] = []   # (node, api, status) gathered by observers
-        self.scratch: dict[str, set] = {}   # facts a rule keeps between nodes of one file (names bound so far)
+        self.scratch: dict[str, Any] = {}   # facts a rule keeps between nodes of one file (names bound so far)
         self._code: str = ""
         self._family: str = ""
 

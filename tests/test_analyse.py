@@ -106,7 +106,7 @@ def test_bad_input_is_one_line_and_writes_nothing(project, tmp_path):
         (["-i", str(project), "-o", str(project / "pkg")], 1, "inside the input"),
         (["-i", str(project), "-o", str(out), "-v", "3.0"], 2, "unknown torch-npu version"),
         (["-i", str(project), "-o", str(out), "-m", "magic"], 2, "unknown mode"),
-        (["-i", str(project), "-o", str(out), "-m", "dynamic_shape"], 1, "not available yet"),
+        (["-i", str(project), "-o", str(out), "-m", "third_party"], 1, "not available yet"),
         (["-i", str(project), "-o", str(out), "-api", str(tmp_path / "bad.csv")], 1, "3rd-party API"),
         (["-i", str(project), "-o", str(out), "-env", str(tmp_path)], 1, "inside the input"),
     ]
@@ -191,3 +191,19 @@ def test_api_files_mark_third_party_apis_unsupported(project, tmp_path):
     assert result.returncode == 0, result.stderr
     unsupported = rows(out / "detector_analysis" / "unsupported_api.csv")
     assert ["seg.py", "2", "2", "mmcv.ops.nms"] in [row[:4] for row in unsupported]
+
+
+def test_dynamic_shape_risks_get_their_own_file(project):
+    (project / "train_multiscale.py").write_text(
+        (REPO / "tests" / "fixtures" / "dynamic" / "train_multiscale.py").read_text())
+    out = project.parent / "out"
+    result = analyse("-i", str(project), "-o", str(out), cwd=project.parent)
+    assert result.returncode == 0, result.stderr
+    table = rows(out / "detector_analysis" / "dynamic_shape_risk.csv")
+    assert table[0] == ["File", "Start Line", "End Line", "OP", "Tips"]
+    found = [(row[0], int(row[1]), row[4].split()[0]) for row in table[1:] if row[0] == "train_multiscale.py"]
+    assert found == [("train_multiscale.py", 26, "NPU405"), ("train_multiscale.py", 32, "NPU405"),
+                     ("train_multiscale.py", 53, "NPU404"), ("train_multiscale.py", 65, "NPU403"),
+                     ("train_multiscale.py", 66, "NPU401"), ("train_multiscale.py", 67, "NPU403"),
+                     ("train_multiscale.py", 71, "NPU406")]
+    assert "| dynamic_shape_risk.csv" in result.stdout

@@ -18,7 +18,7 @@ from npu_lint.rules import all_rules
 
 FIXTURES = sorted((REPO / "tests" / "fixtures").rglob("*.py")) + sorted((REPO / "examples").glob("*.py"))
 # The family each folder's expectations cover (examples/ is the CUDA-usage quickstart).
-FAMILY_OF_FOLDER = {"cuda": "NPU2", "examples": "NPU2", "affinity": "NPU3"}
+FAMILY_OF_FOLDER = {"cuda": "NPU2", "examples": "NPU2", "affinity": "NPU3", "dynamic": "NPU4"}
 EXPECT = re.compile(r"#.*?\bexpect:\s*((?:NPU\d{3}@\d+\s*)+)")
 def codes_for(path) -> frozenset:
     prefix = FAMILY_OF_FOLDER[path.parent.name]

@@ -17,6 +17,7 @@ sys.path.insert(0, str(HERE))
 import advice_tables  # noqa: E402
 import affinity_tables  # noqa: E402
 import cuda_tables  # noqa: E402
+import dynamic_tables  # noqa: E402
 import support_tables  # noqa: E402
 
 REPO = HERE.parent
@@ -29,6 +30,7 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
     out_dir.mkdir(parents=True, exist_ok=True)
     written = cuda_tables.build(data_dir, out_dir) + advice_tables.build(data_dir, out_dir)
     written += affinity_tables.build(data_dir, out_dir)
+    written += dynamic_tables.build(data_dir, out_dir)
     versions = out_dir / "versions.txt"
     versions.write_text("\n".join(RELEASES) + "\n", encoding="utf-8")
     written.append(versions)

@@ -16,6 +16,7 @@ FILE_OF_CODE = {
     "NPU104": "api_performance_advice.csv", "NPU107": "api_performance_advice.csv",
 }
 CUDA_USAGE = "cuda_usage.csv"   # every other NPU2xx finding (beyond the vendor's layout)
+DYNAMIC_SHAPE_RISK = "dynamic_shape_risk.csv"   # NPU4xx findings (beyond the vendor's layout)
 # Settings the vendor always recommends (rows with no position).
 CONFIGURATION_ADVICE = (
     ("torch_npu.npu.set_compile_mode", "call torch_npu.npu.set_compile_mode(jit_compile=False) to use prebuilt "
@@ -31,11 +32,13 @@ def _row(path: str, finding: Finding) -> list[object]:
 
 
 def rows_by_file(collected: Collected) -> dict[str, list[list[object]]]:
-    files: dict[str, list[list[object]]] = {name: [] for name in TORCH_API_FILES + (CUDA_USAGE,)}
+    files: dict[str, list[list[object]]] = {name: [] for name in TORCH_API_FILES + (CUDA_USAGE, DYNAMIC_SHAPE_RISK)}
     for path, finding in collected.findings:
         name = FILE_OF_CODE.get(finding.code)
         if name is None and finding.code.startswith("NPU2"):
             name = CUDA_USAGE
+        elif name is None and finding.code.startswith("NPU4"):
+            name = DYNAMIC_SHAPE_RISK
         if name is not None:
             files[name].append(_row(path, finding))
     files["cuda_op_list.csv"] = [[path, op] for path, op in collected.cuda_ops]

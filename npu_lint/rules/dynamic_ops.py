@@ -1,0 +1,311 @@
+"""NPU401-NPU402: operations whose output shape depends on the values in a tensor.
+
+The operators come from ``rule_tables/dynamic_shape.tsv`` (torch's ``dynamic_output_shape`` tag, the
+fake-tensor implementations and the op-plugin kernels that size their output with a device sync);
+boolean-mask indexing is matched structurally.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.context import FileContext
+from npu_lint.resolver import MASK
+from npu_lint.rules import ApiRef, Rule
+from npu_lint.tables import keyed
+
+FAMILY = "dynamic-shape"
+JIT_TIP = "torch_npu.npu.set_compile_mode(jit_compile=False) where it cannot be avoided"
+# Calls that return a boolean tensor (a mask) when given tensors.
+_BOOL_FUNCTIONS = frozenset({
+    "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isneginf", "torch.isposinf", "torch.logical_and",
+    "torch.logical_or", "torch.logical_not", "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.ge",
+    "torch.lt", "torch.le", "torch.isin", "torch.bernoulli"})
+_BOOL_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
+                           "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "isin"})
+
+
+def dynamic_row(api: str) -> Optional[dict[str, str]]:
+    return keyed("dynamic_shape.tsv", "api").get(api)
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    return next((kw.value for kw in call.keywords if kw.arg == name), None)
+
+
+def _numpy_receiver(node: ast.expr, ctx: FileContext) -> bool:
+    """``np.array(x).nonzero()``, ``t.cpu().numpy().nonzero()``: numpy, not an NPU matter."""
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "numpy":
+                return True
+            name = ctx.resolver.qualname(node.func)
+            if name is not None:
+                return name.split(".", 1)[0] in ("numpy", "pandas", "cupy")
+            node = node.func
+        else:
+            node = node.value
+    return isinstance(node, ast.Name) and (ctx.resolver.qualname(node) or "").split(".", 1)[0] in ("numpy", "pandas")
+
+
+def _condition_holds(condition: str, call: ast.Call, ctx: FileContext, method: bool) -> bool:
+    if condition == "one_argument":
+        return len(call.args) == 1 and not call.keywords
+    if condition == "no_num_classes":
+        classes = call.args[1] if len(call.args) > 1 else _keyword(call, "num_classes")
+        return classes is None or (isinstance(classes, ast.UnaryOp) and isinstance(classes.operand, ast.Constant)
+                                   and classes.operand.value == 1)
+    if condition == "tensor_repeats":
+        if _keyword(call, "output_size") is not None:
+            return False
+        if not method and len(call.args) == 1 and not call.keywords:
+            return True   # torch.repeat_interleave(repeats): the one-argument form always takes a tensor
+        position = 0 if method else 1
+        repeats = call.args[position] if len(call.args) > position else _keyword(call, "repeats")
+        return repeats is not None and ctx.resolver.kind_of(repeats) in ("tensor", "batch")
+    if condition == "tensor_receiver":
+        return isinstance(call.func, ast.Attribute) and ctx.resolver.kind_of(call.func.value) in ("tensor", "batch", MASK)
+    return condition == "always"
+
+
+class DataDependentShapeOp(Rule):
+    """An operator whose output shape depends on the values in its input.
+
+    What it does:
+        Flags ``nonzero``, ``argwhere``, one-argument ``torch.where``, ``masked_select``, ``unique`` and
+        ``unique_consecutive``, ``repeat_interleave`` with tensor repeats and no ``output_size``, ``bincount``,
+        ``F.one_hot`` without ``num_classes``, CTC loss, ``linalg.lstsq``, ``pack_padded_sequence`` and
+        torchvision's ``nms`` / ``batched_nms``: the operators torch tags ``dynamic_output_shape`` or whose
+        NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``). Method calls are
+        matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors.
+    Why it matters on NPU:
+        The NPU kernel must synchronise with the host to learn how big its output is, and every new output
+        size means new shapes downstream: on Ascend each new shape compiles the operators again, so a
+        training step that should take milliseconds stalls on compilation.
+    Example:
+        pos_inds = torch.nonzero(labels > 0).squeeze(1)
+        loss = F.l1_loss(pred[pos_inds], target[pos_inds])
+    Use instead:
+        pos = (labels > 0).float()
+        loss = (F.l1_loss(pred, target, reduction="none").sum(-1) * pos).sum() / pos.sum().clamp(min=1)
+    Fix safety:
+        No automatic fix: the static form changes how the results are used downstream.
+    """
+
+    code = "NPU401"
+    name = "data-dependent-shape-op"
+    family = FAMILY
+    node_types = (ApiRef, ast.Call)
+    triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
+                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms")
+    message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
+    must_fire = ("import torch\npos = torch.nonzero(labels > 0)\n",
+                 "import torch\nidx = (scores > 0.5).nonzero(as_tuple=True)\n",
+                 "import torch\nrows, cols = torch.where(mask)\n",
+                 "import torch\nvals = x.masked_select(m)\n",
+                 "import torch\nids = torch.unique(labels)\n",
+                 "import torch\ndef f(t: torch.Tensor):\n    return t.unique(return_counts=True)\n",
+                 "import torch\ncounts = torch.bincount(labels, minlength=10)\n",
+                 "import torch\nimport torch.nn.functional as F\noh = F.one_hot(labels)\n",
+                 "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",
+                 "from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, idxs, 0.5)\n",
+                 "from torch.nn.utils.rnn import pack_padded_sequence\np = pack_padded_sequence(x, lengths)\n")
+    must_not_fire = ("import torch\ny = torch.where(mask, x, 0)\n",
+                     "import torch\nimport torch.nn.functional as F\noh = F.one_hot(labels, num_classes=10)\n",
+                     "import torch\nk = x.repeat_interleave(4, dim=1)\n",
+                     "import torch\nk = k.repeat_interleave(self.n_rep, dim=1)\n",
+                     "import torch\nidx = torch.repeat_interleave(ids, lens, output_size=64)\n",
+                     "import numpy as np\nimport torch\nidx = np.array(v).nonzero()\n",
+                     "import numpy as np\nimport torch\nidx = np.nonzero(v)\n",
+                     "import torch\nimport pandas as pd\nnames = df['name'].unique()\n",
+                     "idx = x.nonzero()\n", "import torch\nidx = (labels > 0).nonzero()[0]\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ApiRef):
+            call = ctx.call_of(node.node)
+            row = dynamic_row(node.qualname)
+            if call is None or row is None or not _condition_holds(row["condition"], call, ctx, method=False):
+                return
+            self._report(node.node, node.qualname, row, ctx)
+            return
+        func = node.func
+        if not ctx.uses_torch or not isinstance(func, ast.Attribute) or ctx.resolver.qualname(func) is not None:
+            return
+        api = "torch.Tensor." + func.attr
+        row = dynamic_row(api)
+        if row is None or _numpy_receiver(func.value, ctx) or not _condition_holds(row["condition"], node, ctx, True):
+            return
+        parent = ctx.parent(node)
+        if func.attr == "nonzero" and not node.args and not node.keywords and isinstance(parent, ast.Subscript) \
+                and parent.value is node and isinstance(parent.slice, ast.Constant):
+            return   # ``m.nonzero()[0]``: numpy's tuple-returning nonzero (torch's returns one 2-D tensor)
+        self._report(node, api, row, ctx)
+
+    def _report(self, where: ast.AST, api: str, row: dict[str, str], ctx: FileContext) -> None:
+        alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
+                       else f"keep it out of the training step, or {JIT_TIP}")
+        ctx.report(where, self.message.format(api=api, construct=row["construct"], alternative=alternative), api)
+
+
+def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:
+    """A boolean mask: a comparison, ``~``/``&``/``|`` of masks, a name bound to one, ``torch.isnan(x)``, ``m.bool()``."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+        return is_bool_index(node.operand, ctx)
+    if isinstance(node, ast.Call):
+        name = ctx.resolver.qualname(node.func)
+        if name is not None:
+            return name in _BOOL_FUNCTIONS
+        return isinstance(node.func, ast.Attribute) and node.func.attr in _BOOL_METHODS
+    if isinstance(node, ast.Name) and (node.id[:1].isupper() or "slice" in node.id):   # BitmapMasks, mask_slice
+        return False
+    return ctx.resolver.kind_of(node) == MASK
+
+
+def _tensor_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileContext) -> bool:
+    """The indexed value, or the tensor the mask was computed from, is evidently a torch tensor."""
+    if ctx.resolver.is_tensor(subscript.value):
+        return True
+    while isinstance(index, ast.UnaryOp):
+        index = index.operand
+    if isinstance(index, ast.Compare):
+        return ctx.resolver.is_tensor(index.left) or any(ctx.resolver.is_tensor(c) for c in index.comparators)
+    if isinstance(index, ast.Call):
+        name = ctx.resolver.qualname(index.func)
+        if name is not None:
+            return name in _BOOL_FUNCTIONS
+        return ctx.resolver.is_tensor(index.func.value) if isinstance(index.func, ast.Attribute) else False
+    return False
+
+
+class BooleanMaskIndexing(Rule):
+    """Reading a tensor through a boolean mask: ``x[mask]``, ``x[x > 0]``, ``boxes[keep, :]``.
+
+    What it does:
+        Flags subscripts read (not assigned) with a boolean index: a comparison, a combination of masks
+        (``~``, ``&``, ``|``), ``torch.isnan(x)`` or ``m.bool()``, or a name bound to one of these, in files
+        that use torch. Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
+        bound to them, comparisons with strings) and literal tuples indexed by a condition are left alone.
+        Mask assignment (``x[mask] = v``) is NPU303.
+    Why it matters on NPU:
+        A boolean index turns into ``nonzero`` followed by a gather: the NPU syncs with the host to count the
+        selected elements, and the result has a new shape whenever the count changes, which compiles the
+        following operators again.
+    Example:
+        loss = criterion(logits[valid], labels[valid])
+    Use instead:
+        per_item = criterion_none(logits, labels)           # reduction="none"
+        loss = (per_item * valid).sum() / valid.sum().clamp(min=1)   # or torch.where(valid, x, 0)
+    Fix safety:
+        No automatic fix: a dense mask changes how the selection is used afterwards.
+    """
+
+    code = "NPU402"
+    name = "boolean-mask-indexing"
+    family = FAMILY
+    node_types = (ast.Subscript, ast.Assign)
+    triggers = ("[",)
+    message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
+    must_fire = ("import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
+                 "import torch\ndef f(scores: torch.Tensor, boxes, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
+                 "import torch\ndef f(pred: torch.Tensor, valid_mask):\n    return pred[:, valid_mask]\n",
+                 "import torch\nbad = x[torch.isnan(x)]\n",
+                 "import torch\ndef f(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep]\n")
+    must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
+                     "import torch\nimport numpy as np\ndef f(t):\n    a = t.cpu().numpy()\n    keep = a > 0\n    return a[keep]\n",
+                     "import torch\nimport pandas as pd\nswitches = events[events.Type == 'SWITCH']\n","import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
+                     "import torch\nx = torch.randn(8)\ny = x[idx]\n",
+                     "import numpy as np\nimport torch\na = np.zeros(3)\nb = a[a > 0]\n",
+                     "import torch\nx = torch.randn(8)\ny = x[:, 0]\n",
+                     "x = get()\ny = x[x > 0]\n")
+
+    def check(self, node: ast.AST, ctx: FileContext) -> None:
+        if not ctx.uses_torch:
+            return
+        if isinstance(node, ast.Assign):
+            _track_numpy(node, ctx)
+            return
+        if not isinstance(node.ctx, ast.Load) or isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) \
+                or (isinstance(node.value, ast.Name) and node.value.id[:1].isupper()):   # Optional[...], Union[...]
+            return
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for index in elements:
+            if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx):
+                continue
+            if _tensor_evidence(node, index, ctx) or not _numpy_evidence(node, index, ctx):
+                ctx.report(node, self.message.format(value=_short(node.value), index=_short(node.slice)), "x[mask]")
+                return
+
+
+def _numpy_names(ctx: FileContext) -> Optional[dict[int, set[str]]]:
+    """Per function, the names bound to numpy or pandas values (None when the file uses neither)."""
+    if "numpy_names" not in ctx.scratch:
+        ctx.scratch["numpy_names"] = {} if ("numpy" in ctx.source or "pandas" in ctx.source) else None
+    return ctx.scratch["numpy_names"]
+
+
+def _function(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        parent = ctx.parent(parent)
+    return parent
+
+
+def _scope(node: ast.AST, ctx: FileContext) -> int:
+    return id(_function(node, ctx))
+
+
+def _is_numpy(expr: ast.AST, ctx: FileContext, names: set[str]) -> bool:
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name) and node.id in names:
+            return True
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Attribute) and node.func.attr in ("numpy", "cpu"):
+                return True   # host arrays and tensors moved to the CPU: not NPU work
+            name = ctx.resolver.qualname(node.func)
+            if name is not None and name.split(".", 1)[0] in ("numpy", "pandas"):
+                return True
+        if isinstance(node, ast.Compare) and any(isinstance(operand, ast.Constant) and isinstance(operand.value, str)
+                                                 for operand in [node.left, *node.comparators]):
+            return True   # ``df[df.kind == 'car']``: tensors are not compared with strings
+    return False
+
+
+def _track_numpy(node: ast.Assign, ctx: FileContext) -> None:
+    tracked = _numpy_names(ctx)
+    if tracked is None:
+        return
+    names = tracked.setdefault(_scope(node, ctx), set())
+    numpy_value = _is_numpy(node.value, ctx, names)
+    for target in node.targets:
+        for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
+            if isinstance(element, ast.Name):
+                (names.add if numpy_value else names.discard)(element.id)
+
+
+def _numpy_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileContext) -> bool:
+    """The indexed value or the mask evidently comes from numpy or pandas."""
+    tracked = _numpy_names(ctx)
+    if tracked is None:
+        return False
+    function = _function(subscript, ctx)
+    names = tracked.get(id(function), set())
+    return _is_numpy(subscript.value, ctx, names) or _is_numpy(index, ctx, names) or _numpy_function(function, ctx)
+
+
+def _numpy_function(function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """The enclosing function uses numpy and never torch: an evaluation or data-pipeline helper."""
+    verdicts = ctx.scratch.setdefault("numpy_functions", {})
+    scope = id(function)
+    if scope not in verdicts:
+        roots = set()
+        if function is not None:
+            for node in ast.walk(function):
+                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                    roots.add((ctx.resolver.qualname(node.value) or "").split(".", 1)[0])
+        verdicts[scope] = bool(roots & {"numpy", "pandas"}) and not roots & {"torch", "torchvision", "torch_npu"}
+    return verdicts[scope]
+
+
+def _short(node: ast.AST, limit: int = 40) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= limit else text[:limit - 3] + "..."

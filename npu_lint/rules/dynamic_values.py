@@ -1,0 +1,295 @@
+"""NPU403-NPU404: sizes that come from tensor values or from a random draw.
+
+A small forward data flow per function: names assigned from ``t.item()``, ``t.tolist()``, ``int(t)``
+(host values) or from ``random`` / ``numpy.random`` (random values), and names computed from those,
+are followed to the places that fix a shape: factory sizes, ``view`` / ``reshape`` / ``split`` /
+``topk`` arguments, slice bounds, ``range`` loop counts, ``interpolate`` sizes.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from typing import ClassVar, Optional
+
+from npu_lint.context import FileContext
+from npu_lint.rules import Rule
+
+FAMILY = "dynamic-shape"
+HOST, RANDOM, BATCH_MAX = "host", "random", "batch_max"
+_HOST_METHODS = frozenset({"item", "tolist"})
+_REDUCTIONS = frozenset({"sum", "max", "min", "amax", "amin", "argmax", "argmin", "count_nonzero", "mean", "prod"})
+FACTORIES = frozenset({"torch." + name for name in (
+    "zeros", "ones", "empty", "full", "arange", "range", "randn", "rand", "randint", "randperm", "linspace",
+    "logspace", "eye", "reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile")})
+SHAPE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "narrow", "split", "tensor_split", "new_zeros",
+                            "new_ones", "new_empty", "new_full", "unflatten", "resize_", "tile", "topk", "chunk"})
+_RESIZE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample",
+                     "torch.nn.functional.upsample_bilinear", "torch.nn.functional.upsample_nearest",
+                     "torch.nn.functional.adaptive_avg_pool2d", "torch.nn.functional.adaptive_max_pool2d",
+                     "torch.nn.functional.pad", "torch.nn.Upsample", "torchvision.transforms.functional.resize",
+                     "torchvision.transforms.v2.functional.resize"})
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+# Text that a host, random or batch-maximum value needs: files without any of it skip the data flow.
+_SOURCE_TEXT = re.compile(r"\.item\(\)|\.tolist\(\)|(?<![\w.])(?:int|float|round|max)\(|\brandom\b")
+Origin = tuple[str, str, int]   # (HOST or RANDOM, the source expression, its line)
+
+
+def _scope(node: ast.AST, ctx: FileContext) -> int:
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, _FUNCTIONS):
+        parent = ctx.parent(parent)
+    return id(parent)
+
+
+def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
+    """``t.item()``, ``t.tolist()``, ``int(t.sum())`` (host) or ``random.choice(...)`` (random)."""
+    if not isinstance(node, ast.Call):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
+        return HOST, _text(node), node.lineno
+    if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
+        value = node.args[0]
+        if ctx.resolver.is_tensor(value) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                                             and value.func.attr in _REDUCTIONS and not value.args[1:]):
+            return HOST, _text(node), node.lineno
+        return None
+    if isinstance(func, ast.Name) and func.id == "max" and len(node.args) == 1 and _lengths(node.args[0]):
+        return BATCH_MAX, _text(node), node.lineno
+    name = ctx.resolver.qualname(func)
+    if name is not None and (name.startswith(("random.", "numpy.random.")) and name != "random.seed"):
+        return RANDOM, _text(node), node.lineno
+    return None
+
+
+def _lengths(node: ast.AST) -> bool:
+    """``len(s) for s in batch`` / ``[x.size(0) for x in seqs]`` / ``x.shape[0] for ...``: per-item lengths."""
+    if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+        return False
+    element = node.elt
+    if isinstance(element, ast.Call):
+        return (isinstance(element.func, ast.Name) and element.func.id == "len") or (
+            isinstance(element.func, ast.Attribute) and element.func.attr == "size")
+    return isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
+        and element.value.attr == "shape"
+
+
+def _origin_in(expr: ast.AST, ctx: FileContext, scope: int, kinds: tuple[str, ...]) -> Optional[Origin]:
+    """The first host or random value that ``expr`` is computed from."""
+    flows: dict[tuple[int, str], Origin] = ctx.scratch.get("value_flows", {})
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Name):
+            origin = flows.get((scope, node.id))
+        elif isinstance(node, ast.Call):
+            origin = _source(node, ctx)
+        else:
+            continue
+        if origin is not None and origin[0] in kinds:
+            return origin
+    return None
+
+
+def _may_flow(ctx: FileContext) -> bool:
+    """Whether the file has any text a host, random or batch-maximum value needs (decided once per file)."""
+    possible = ctx.scratch.get("value_flow_possible")
+    if possible is None:
+        possible = ctx.scratch["value_flow_possible"] = bool(_SOURCE_TEXT.search(ctx.source))
+    return possible
+
+
+def _lines(node: ast.AST, ctx: FileContext) -> str:
+    lines = ctx.scratch.get("source_lines")
+    if lines is None:
+        lines = ctx.scratch["source_lines"] = ctx.source.splitlines()
+    return "\n".join(lines[node.lineno - 1:(node.end_lineno or node.lineno)])
+
+
+def _names(target: ast.AST) -> list[str]:
+    if isinstance(target, ast.Name):
+        return [target.id]
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return [name for element in target.elts for name in _names(element)]
+    if isinstance(target, ast.Starred):
+        return _names(target.value)
+    return []
+
+
+def _text(node: ast.AST, limit: int = 40) -> str:
+    text = ast.unparse(node)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
+class ValueFlow(Rule):
+    """Shared walk: record where host / random values flow (assignments, for targets), then check sinks."""
+
+    family = FAMILY
+    node_types = (ast.Assign, ast.For, ast.Call, ast.Subscript)
+    kinds: ClassVar[tuple[str, ...]] = ()
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if not ctx.uses_torch:
+            return
+        if isinstance(node, (ast.Assign, ast.For)):
+            if _may_flow(ctx):
+                self._record(node, ctx)
+            if isinstance(node, ast.For):
+                self.check_loop(node, ctx)
+        elif isinstance(node, ast.Call):
+            self.check_call(node, ctx)
+        else:
+            self.check_subscript(node, ctx)
+
+    def _record(self, node: ast.AST, ctx: FileContext) -> None:
+        seen = ctx.scratch.setdefault("value_flow_seen", set())
+        if id(node) in seen:   # NPU403 and NPU404 share the records
+            return
+        seen.add(id(node))
+        flows = ctx.scratch.setdefault("value_flows", {})
+        value, targets = (node.value, node.targets) if isinstance(node, ast.Assign) else (node.iter, [node.target])
+        if not flows and not _SOURCE_TEXT.search(_lines(value, ctx)):
+            return   # nothing flows yet and this value reads nothing: the common case, decided on text
+        scope = _scope(node, ctx)
+        origin = _origin_in(value, ctx, scope, (HOST, RANDOM, BATCH_MAX))
+        for target in targets:
+            for name in _names(target):
+                if origin is not None:
+                    flows[(scope, name)] = origin
+                else:
+                    flows.pop((scope, name), None)
+
+    def check_loop(self, node: ast.For, ctx: FileContext) -> None:
+        pass
+
+    def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        pass
+
+    def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
+        pass
+
+    def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext) -> Optional[Origin]:
+        if not _may_flow(ctx):
+            return None
+        scope = _scope(node, ctx)
+        for arg in args:
+            origin = _origin_in(arg, ctx, scope, self.kinds)
+            if origin is not None:
+                return origin
+        return None
+
+
+def call_args(node: ast.Call) -> list[ast.AST]:
+    return list(node.args) + [kw.value for kw in node.keywords]
+
+
+class TensorValueInShape(ValueFlow):
+    """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
+
+    What it does:
+        Follows values read from tensors with ``.item()``, ``.tolist()`` or ``int()`` / ``float()`` of a
+        tensor (and names computed from them, within one function) to the places that fix a shape: the size
+        arguments of ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` /
+        ``expand`` / ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes,
+        slice bounds ``x[:n]`` and ``for ... in range(n)`` loops.
+    Why it matters on NPU:
+        Reading a value is a host-device sync, and a shape built from it changes with the data: each new
+        shape compiles the NPU operators again, so the step time follows the data instead of staying flat.
+    Example:
+        num_pos = int(pos_mask.sum())
+        topk = scores.topk(num_pos)
+    Use instead:
+        k = max_candidates                               # a fixed upper bound
+        vals, idx = scores.topk(k); keep = torch.arange(k, device=scores.device) < pos_mask.sum()
+    Fix safety:
+        No automatic fix.
+    """
+
+    code = "NPU403"
+    name = "tensor-value-in-shape"
+    triggers = (".item()", ".tolist()", "int(", "float(")
+    kinds = (HOST,)
+    message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
+    must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
+                 "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
+                 "import torch\ndef f(scores, pos_mask):\n    k = int(pos_mask.sum())\n    return scores.topk(k)\n",
+                 "import torch\nn = int(t.sum())\ny = x[:n]\n",
+                 "import torch\nfor i in range(labels.max().item() + 1):\n    pass\n",
+                 "import torch\nout = x.view(t.item(), -1)\n")
+    must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
+                     "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
+                     "import torch\ndef a(t):\n    n = t.item()\ndef b():\n    return torch.zeros(n)\n",
+                     "n = t.item()\nbuf = zeros(n)\n")
+
+    def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        func = node.func
+        name = ctx.resolver.qualname(func)
+        if name is not None:
+            if name not in FACTORIES and name not in _RESIZE:
+                return
+            args = call_args(node)
+            sink = name.rsplit(".", 1)[-1] + "()"
+        elif isinstance(func, ast.Attribute) and func.attr in SHAPE_METHODS:
+            args, sink = call_args(node), f".{func.attr}()"
+        elif isinstance(func, ast.Name) and func.id == "range" and isinstance(ctx.parent(node), ast.For) \
+                and ctx.parent(node).iter is node:
+            args, sink = list(node.args), "the loop count range()"
+        else:
+            return
+        origin = self._flow(args, node, ctx)
+        if origin is not None:
+            ctx.report(node, self.message.format(sink=sink, origin=origin[1], line=origin[2]), sink)
+
+    def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        bounds = [b for s in elements if isinstance(s, ast.Slice) for b in (s.lower, s.upper, s.step) if b is not None]
+        origin = self._flow(bounds, node, ctx) if bounds else None
+        if origin is not None:
+            ctx.report(node, self.message.format(sink="a slice bound", origin=origin[1], line=origin[2]), "x[:n]")
+
+
+class RandomInputSize(ValueFlow):
+    """Resizing to a random size per batch (multi-scale training).
+
+    What it does:
+        Flags ``F.interpolate`` / ``F.upsample`` / ``nn.Upsample`` / torchvision ``resize`` calls whose size
+        or scale factor comes from ``random`` or ``numpy.random`` (directly or through names computed from
+        the draw, within one function), the multi-scale training trick of YOLO-style detectors.
+    Why it matters on NPU:
+        Every new input size compiles the whole network's operators again on Ascend; with a random size per
+        batch the first epochs are spent compiling.
+    Example:
+        size = random.choice([320, 416, 512, 608])
+        imgs = F.interpolate(imgs, size=size)
+    Use instead:
+        Train at one size, or draw from a short fixed list and bucket batches by size so each size compiles
+        once; ``torch_npu.npu.set_compile_mode(jit_compile=False)`` uses prebuilt binaries for the rest.
+    Fix safety:
+        No automatic fix.
+    """
+
+    code = "NPU404"
+    name = "random-input-size"
+    triggers = ("random",)
+    kinds = (RANDOM,)
+    message = "{sink} resizes to a random size ({origin}, line {line}): every new input size recompiles the network on NPU; use fixed sizes or size buckets"
+    must_fire = ("import random\nimport torch.nn.functional as F\nsz = random.randrange(320, 640, 32)\n"
+                 "imgs = F.interpolate(imgs, size=(sz, sz))\n",
+                 "import random\nimport math\nfrom torch import nn\ndef step(imgs, imgsz, gs):\n"
+                 "    sz = random.randrange(int(imgsz * 0.5), int(imgsz * 1.5) + gs) // gs * gs\n"
+                 "    sf = sz / max(imgs.shape[2:])\n    ns = [math.ceil(x * sf / gs) * gs for x in imgs.shape[2:]]\n"
+                 "    return nn.functional.interpolate(imgs, size=ns, mode='bilinear')\n",
+                 "import numpy as np\nimport torch.nn.functional as F\ny = F.interpolate(x, scale_factor=np.random.uniform(0.5, 1.5))\n")
+    must_not_fire = ("import random\nimport torch.nn.functional as F\nimgs = F.interpolate(imgs, size=(640, 640))\n",
+                     "import random\nimport torch.nn.functional as F\nif random.random() < 0.5:\n    x = x.flip(-1)\n"
+                     "y = F.interpolate(x, scale_factor=2)\n")
+
+    def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        name = ctx.resolver.qualname(node.func)
+        if name not in _RESIZE:
+            return
+        positional = node.args if name == "torch.nn.Upsample" else node.args[1:]   # Upsample(size, scale_factor)
+        args = positional + [kw.value for kw in node.keywords if kw.arg in ("size", "scale_factor", "pad")]
+        origin = self._flow(args, node, ctx)
+        if origin is not None:
+            sink = name.rsplit(".", 1)[-1] + "()"
+            ctx.report(node, self.message.format(sink=sink, origin=origin[1], line=origin[2]), name)

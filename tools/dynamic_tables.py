@@ -1,0 +1,40 @@
+"""Build ``rule_tables/dynamic_shape.tsv``: the torch APIs whose output shape depends on the data (NPU401),
+one row per spelling in ``tools/curated/dynamic_shape_apis.csv``, each joined to its row of the upstream
+``rules/dynamic_shape_ops.csv`` for the construct, the static alternative and the sources."""
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+CURATED = Path(__file__).resolve().parent / "curated" / "dynamic_shape_apis.csv"
+SOURCE = "rules/dynamic_shape_ops.csv"
+CONDITIONS = ("always", "one_argument", "tensor_receiver", "tensor_repeats", "no_num_classes")
+
+
+def build(data_dir: Path, out_dir: Path) -> list[Path]:
+    with (data_dir / SOURCE).open(newline="", encoding="utf-8") as handle:
+        upstream = {row["row_id"]: row for row in csv.DictReader(handle)}
+    previous = ""
+    for row in upstream.values():   # "as above" refers to the row before, in file order
+        if row["static_alternative"].strip() == "as above":
+            row["static_alternative"] = previous
+        previous = row["static_alternative"]
+    with CURATED.open(newline="", encoding="utf-8") as handle:
+        spellings = list(csv.DictReader(handle))
+    rows = []
+    for spelling in spellings:
+        fact = upstream.get(spelling["row_id"])
+        if fact is None:
+            raise SystemExit(f"dynamic_shape_apis.csv names {spelling['row_id']}, which {SOURCE} does not have")
+        if spelling["condition"] not in CONDITIONS:
+            raise SystemExit(f"dynamic_shape_apis.csv: unknown condition {spelling['condition']!r}")
+        alternative = fact["static_alternative"].strip()
+        if alternative.startswith("(") or "not documented" in alternative:   # "(none)", "(none documented)"
+            alternative = ""
+        rows.append([spelling["api"], spelling["row_id"], fact["construct"], spelling["condition"],
+                     fact["torch_tag"], alternative, f"{SOURCE}:{spelling['row_id']}"])
+    path = out_dir / "dynamic_shape.tsv"
+    header = "api\trow_id\tconstruct\tcondition\ttorch_tag\talternative\tsource"
+    lines = [header] + ["\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row) for row in sorted(rows)]
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return [path]
