@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 from typing import NoReturn, Optional, Sequence
@@ -39,6 +40,7 @@ class Checker:
         self.ignore = _split_codes(args.ignore)
         self.explicit = configuration.load(Path(args.config)) if args.config else None
         self.warnings = 0
+        self.hidden_unsafe_fixes = 0   # fixes that --unsafe-fixes would add
 
     def config_for(self, path: Path) -> configuration.Config:
         return self.explicit or configuration.find(path.parent if path.is_file() else path)
@@ -69,10 +71,15 @@ class Checker:
         return found
 
     def fix_file(self, path: Path, findings: list[Finding]) -> list[Finding]:
-        """Apply (``--fix``) or show (``--diff``) the safe fixes; return the findings still open."""
-        from npu_lint.fixes import apply, unified_diff
+        """Apply (``--fix``) or show (``--diff``) the safe fixes (and the unsafe ones with ``--unsafe-fixes``);
+        return the findings still open."""
+        from npu_lint.fixes import apply, fixable, unified_diff
         source = read_source(path)
-        fixed_source, fixed = apply(source, findings)
+        unsafe = self.args.unsafe_fixes
+        fixed_source, fixed = apply(source, findings, unsafe=unsafe)
+        if not unsafe:
+            self.hidden_unsafe_fixes += sum(1 for f in findings if fixable(f, source, unsafe=True)
+                                            and not fixable(f, source))
         if fixed and self.args.diff:
             sys.stdout.write(unified_diff(str(path), source, fixed_source))
         elif fixed:
@@ -117,6 +124,10 @@ def _check(args: argparse.Namespace) -> int:
             print(f"{path}:{finding.line}:{finding.col + 1}: {finding.code} {finding.message}")
     if total and not args.quiet:
         print(f"Found {total} finding{'s' if total != 1 else ''}.", file=sys.stderr)
+    if checker.hidden_unsafe_fixes and not args.quiet:
+        count = checker.hidden_unsafe_fixes
+        print(f"{count} more fix{'es' if count != 1 else ''} available with --unsafe-fixes (review them: "
+              "they can change the meaning).", file=sys.stderr)
     return 1 if total and not args.exit_zero else 0
 
 
@@ -144,8 +155,11 @@ def _analyse(args: argparse.Namespace) -> int:
         raise UsageError(f"unknown mode {args.mode!r} (choose from {', '.join(MODES)})")
     target = parse_target(args.version)
     versions = [parse_target(v) for v in args.versions.split(",") if v.strip()] if args.versions else []
+    if args.wrap_loop and args.mode != "dynamic_shape":
+        raise UsageError("--wrap-loop only applies to -m dynamic_shape")
     return run(args.input, args.output, target, args.mode, args.api_files or [], args.env_path or [],
-               args.format or [], args.fail_on, versions, args.force, jobs=args.jobs, use_cache=not args.no_cache)
+               args.format or [], args.fail_on, versions, args.force, jobs=args.jobs, use_cache=not args.no_cache,
+               wrap_loops=args.wrap_loop or [])
 
 
 def verdict_changes(old: str, new: str) -> list[tuple[str, str, str]]:
@@ -195,9 +209,11 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--disable-noqa", action="store_true", help="report findings on '# noqa' lines too")
     check.add_argument("--no-exclude", action="store_true", help="check files named on the command line even if excluded")
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
-    check.add_argument("--fix", action="store_true", help="apply the safe fixes (NPU203, NPU205, fused optimizers) "
-                       "in place; the remaining findings are printed")
+    check.add_argument("--fix", action="store_true", help="apply the safe fixes (NPU203, NPU205, fused optimizers, "
+                       "nn.SiLU) in place; the remaining findings are printed")
     check.add_argument("--diff", action="store_true", help="print the safe fixes as a unified diff; change nothing")
+    check.add_argument("--unsafe-fixes", action="store_true", help="with --fix or --diff, also the fixes that "
+                       "can change the meaning (NPU303 x[mask] = 0 -> x.masked_fill_(mask, 0)); review them")
     check.set_defaults(handler=_check)
     rules = commands.add_parser("rules", help="list every rule code")
     rules.set_defaults(handler=_rules)
@@ -220,6 +236,8 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--force", action="store_true", help="replace an existing <name>_analysis folder")
     analyse.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="analyse files in N processes")
     analyse.add_argument("--no-cache", action="store_true", help="do not read or write <OUTPUT>/.npu-lint-cache")
+    analyse.add_argument("--wrap-loop", action="append", metavar="FILE:LINE", help="-m dynamic_shape: in the copy, "
+                         "run the for loop at FILE:LINE (FILE relative to the input) over DETECTOR.start (repeatable)")
     analyse.set_defaults(handler=_analyse)
     tables = commands.add_parser("tables", help="query the rule tables")
     tables_commands = tables.add_subparsers(dest="tables_command", metavar="QUERY", required=True)
@@ -242,17 +260,18 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except (UsageError, configuration.ConfigError, UnknownVersion) as error:
         print(f"npu-lint: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:   # ``npu-lint check . | head``: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+    except KeyboardInterrupt:
+        print("npu-lint: interrupted", file=sys.stderr)
+        return 130
     except Exception as error:
         from npu_lint.report.safety import ReportError
         if not isinstance(error, ReportError):
             raise
         print(f"npu-lint: error: {error}", file=sys.stderr)
         return 1
-    except KeyboardInterrupt:
-        print("npu-lint: interrupted", file=sys.stderr)
-        return 130
-    except BrokenPipeError:
-        return 0
 
 
 if __name__ == "__main__":

@@ -63,10 +63,12 @@ def statistics(counts: dict[str, int]) -> list[str]:
 def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis", api_files: Sequence[str] = (),
         env_paths: Sequence[str] = (), formats: Sequence[str] = (), fail_on: Optional[str] = None,
         versions: Sequence[Target] = (), force: bool = False, console: TextIO = sys.stdout, jobs: int = 1,
-        use_cache: bool = True) -> int:
+        use_cache: bool = True, wrap_loops: Sequence[str] = ()) -> int:
     source, output = check_paths(input_dir, output_dir)
-    if mode not in ("torch_apis", "affinity_apis"):
-        raise ReportError(f"mode {mode} is not available yet (available: torch_apis, affinity_apis)")
+    if mode not in ("torch_apis", "affinity_apis", "dynamic_shape"):
+        raise ReportError(f"mode {mode} is not available yet (available: torch_apis, affinity_apis, dynamic_shape)")
+    if wrap_loops and mode != "dynamic_shape":
+        raise ReportError("--wrap-loop only applies to -m dynamic_shape")
     from npu_lint.third_party import ApiFileError, load
     try:
         third_party = load(Path(path) for path in api_files)
@@ -79,13 +81,17 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     log = RunLog(console)
     log.log("INFO", "PyTorch analysis start working now, please wait for a moment.")
     log.log("INFO", "Analysis start...")
+    from npu_lint.report.cache import ResultCache
+    cache = ResultCache(output) if use_cache else None
+    if mode == "dynamic_shape":
+        collected = _dynamic_shape(source, final, target, wrap_loops, log, formats,
+                                   {"jobs": jobs, "cache": cache, "third_party": third_party})
+        return _fail_on_status(collected, fail_on)
 
     def progress(done: int, total: int, relative: str) -> None:
         log.log("INFO", f"Start the analysis of {relative}.", 100.0 * done / max(total, 1))
 
-    from npu_lint.report.cache import ResultCache
-    collected = collect(source, target, progress, jobs=jobs, cache=ResultCache(output) if use_cache else None,
-                        third_party=third_party)
+    collected = collect(source, target, progress, jobs=jobs, cache=cache, third_party=third_party)
     if not collected.files:
         raise ReportError(f"there are no python files in {input_dir}")
     for warning in collected.warnings:
@@ -113,6 +119,33 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return _fail_on_status(collected, fail_on)
+
+
+def _dynamic_shape(source: Path, final: Path, target: Target, wrap_loops: Sequence[str], log: RunLog,
+                   formats: Sequence[str], collect_options: dict) -> Collected:
+    """``-m dynamic_shape``: the instrumented copy, the detector and the log (static NPU4xx findings included)."""
+    from npu_lint.report.dynamic_mode import build
+    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
+    try:
+        collected, counts = build(source, staging, final, target, wrap_loops, log.log, collect_options)
+        if "json" in formats:
+            write_json(staging / "findings.json", collected.findings, target.release)
+        if "sarif" in formats:
+            write_sarif(staging / "findings.sarif", collected.findings)
+        log.log("INFO", "Analyse run succeeded, welcome to the next use.")
+        log.log("INFO", f"The detailed analysis result files are in the output path you defined, the relative "
+                        f"path is {final.name}.")
+        for line in statistics(counts):
+            log.lines.append(line)
+            log.write(line)
+        (staging / "pytorch_analysis.txt").write_text("\n".join(log.lines) + "\n", encoding="utf-8")
+        if final.exists():
+            shutil.rmtree(final)
+        staging.rename(final)
+    finally:
+        if staging.exists():
+            shutil.rmtree(staging, ignore_errors=True)
+    return collected
 
 
 def _write(folder: Path, files: dict[str, list[list[object]]], collected: Collected, target: Target,

@@ -1,0 +1,319 @@
+"""Rewrite one Python file with libcst so that calls that can reach torch go through the dynamic-shape detector.
+
+``f(a, k=b)`` becomes ``DETECTOR.hook_func(f, 'f', 0, a, k=b)``: the callable is evaluated first, then the
+arguments, as in the original call; formatting and comments outside the rewritten calls are kept byte for byte,
+and so are line numbers (the detector's import shares a line with the docstring, a ``__future__`` import or the
+first statement). See :func:`instrument` for which calls are wrapped.
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+from collections import Counter
+from dataclasses import dataclass, field
+from typing import Optional, Sequence, Union
+
+import libcst as cst
+from libcst.metadata import MetadataWrapper, PositionProvider
+
+DETECTOR = "DETECTOR"
+IMPORT_LINE = "from msft_dynamic_analysis.hook import DETECTOR"
+TORCH_ROOTS = frozenset({"torch", "torchvision", "torch_npu"})
+BUILTINS = frozenset(dir(builtins))
+# Decorators whose functions and classes are compiled or inspected by torch: left exactly as written.
+_KEEP_DECORATED = ("torch.jit.", "torch.compile", "torch._dynamo.")
+# torch.jit.* looks names up in its caller's frame; a frame in between would break it.
+_NEVER_WRAPPED = ("torch.jit.",)
+# Methods that are neither Tensor nor nn.Module methods; logging calls would report the hook as their caller.
+NOT_TORCH_METHODS = frozenset({"append", "extend", "format", "join", "items", "keys", "startswith", "endswith",
+                               "strip", "lower", "upper", "debug", "info", "warning", "warn", "error",
+                               "exception", "critical"})
+# The vendor's list of calls the detector never records: not worth a wrapper either.
+NEVER_RECORDED = frozenset({"cpu", "cuda", "long", "float", "int", "detach", "to", "contiguous", "type",
+                            "requires_grad_", "clone", "numpy", "item", "tolist", "size", "dim"})
+_UNWRAPPED_METHODS = NOT_TORCH_METHODS | NEVER_RECORDED
+_NAME_LIMIT = 80
+
+
+class InstrumentError(Exception):
+    """The file cannot be instrumented (it does not parse): it is copied unchanged."""
+
+
+@dataclass
+class Instrumented:
+    code: str
+    wrapped: int                                    # call sites rewritten
+    loops: list[int] = field(default_factory=list)  # --wrap-loop lines whose ``for`` was found
+
+    @property
+    def changed(self) -> bool:
+        return bool(self.wrapped or self.loops)
+
+
+def _dotted(node: cst.BaseExpression) -> Optional[str]:
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        base = _dotted(node.value)
+        return f"{base}.{node.attr.value}" if base else None
+    return None
+
+
+def _base(node: cst.BaseExpression) -> cst.BaseExpression:
+    while isinstance(node, (cst.Attribute, cst.Subscript)):
+        node = node.value
+    return node
+
+
+class _Imports(cst.CSTVisitor):
+    """File-wide: import aliases to full names, and the names bound by ``def``/``class``."""
+
+    def __init__(self) -> None:
+        self.aliases: dict[str, str] = {}
+        self.definitions: set[str] = set()
+
+    def visit_Import(self, node: cst.Import) -> None:
+        for alias in node.names:
+            full = _dotted(alias.name) or ""
+            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
+                self.aliases[alias.asname.name.value] = full
+            else:
+                root = full.split(".", 1)[0]
+                self.aliases[root] = root
+
+    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
+        module = "." * len(node.relative) + (_dotted(node.module) or "" if node.module else "")
+        if isinstance(node.names, cst.ImportStar):
+            return
+        for alias in node.names:
+            name = _dotted(alias.name) or ""
+            bound = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
+                else name
+            self.aliases[bound] = f"{module}.{name}" if module and not module.endswith(".") else module + name
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self.definitions.add(node.name.value)
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self.definitions.add(node.name.value)
+
+
+class _Wrapper(cst.CSTTransformer):
+    METADATA_DEPENDENCIES = (PositionProvider,)
+
+    def __init__(self, imports: _Imports, loop_lines: Sequence[int]) -> None:
+        super().__init__()
+        self.aliases, self.definitions = imports.aliases, imports.definitions
+        self.loop_lines, self.loops_found = set(loop_lines), []
+        self.scopes = ["code"]          # "code", "class" (a class body: skipped) or "keep" (skipped with all inside)
+        self.quiet = 0                  # inside decorators, parameters, annotations, f-strings
+        self.per_line: Counter[int] = Counter()
+        self.wrap: dict[cst.Call, tuple[str, int]] = {}
+
+    # -- what is left alone ---------------------------------------------------------------------------
+    def _resolve(self, dotted: Optional[str]) -> Optional[str]:
+        if not dotted:
+            return None
+        root, _, rest = dotted.partition(".")
+        full = self.aliases.get(root)
+        if full is None:
+            return None
+        return f"{full}.{rest}" if rest else full
+
+    def _kept_by_decorators(self, decorators: Sequence[cst.Decorator]) -> bool:
+        for decorator in decorators:
+            target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
+            full = self._resolve(_dotted(target)) or ""
+            if full.startswith(_KEEP_DECORATED):
+                return True
+        return False
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        keep = self.scopes[-1] == "keep" or node.name.value == "__init__" or self._kept_by_decorators(node.decorators)
+        self.scopes.append("keep" if keep else "code")
+
+    def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
+        self.scopes.pop()
+        return updated
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        keep = self.scopes[-1] == "keep" or self._kept_by_decorators(node.decorators)
+        self.scopes.append("keep" if keep else "class")
+
+    def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
+        self.scopes.pop()
+        return updated
+
+    def _enter_quiet(self, node: cst.CSTNode) -> None:
+        self.quiet += 1
+
+    def _leave_quiet(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        self.quiet -= 1
+        return updated
+
+    visit_Decorator = visit_Parameters = visit_Annotation = visit_FormattedString = _enter_quiet
+    leave_Decorator = leave_Parameters = leave_Annotation = leave_FormattedString = _leave_quiet
+
+    def _name_for(self, func: cst.BaseExpression) -> Optional[str]:
+        """The name to record, or None when the call cannot reach torch (or must not be wrapped)."""
+        base = _base(func)
+        if isinstance(base, cst.Call) and _dotted(base.func) == "super":
+            return None
+        if isinstance(base, cst.Name):
+            imported = self.aliases.get(base.value)
+            if base.value == DETECTOR or (imported is not None and imported.split(".", 1)[0] not in TORCH_ROOTS):
+                return None
+        if isinstance(func, cst.Attribute) and func.attr.value in _UNWRAPPED_METHODS:
+            return None
+        dotted = _dotted(func)
+        if dotted is None:
+            text = _short(func)
+            return text if len(text) <= _NAME_LIMIT else text[:_NAME_LIMIT - 3] + "..."
+        full = self._resolve(dotted)
+        if full is not None:      # torch, torchvision or torch_npu
+            return None if full.startswith(_NEVER_WRAPPED) else full
+        if "." not in dotted and (dotted in self.definitions or dotted in BUILTINS):
+            return None
+        return dotted
+
+    # -- the rewrite ----------------------------------------------------------------------------------
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.quiet or self.scopes[-1] != "code":
+            return
+        name = self._name_for(node.func)
+        if name is None:
+            return
+        line = self.get_metadata(PositionProvider, node).start.line
+        self.wrap[node] = (name, self.per_line[line])
+        self.per_line[line] += 1
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        site = self.wrap.get(original)
+        if site is None:
+            return updated
+        name, index = site
+        args = [_bare_generator_in_parens(arg) for arg in updated.args]
+        space = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        before_args = updated.whitespace_before_args
+        if isinstance(before_args, cst.SimpleWhitespace) and not before_args.value:
+            before_args = cst.SimpleWhitespace(" ")
+        head = [cst.Arg(updated.func, comma=space), cst.Arg(cst.SimpleString(repr(name)), comma=space)]
+        if args:
+            head.append(cst.Arg(cst.Integer(str(index)), comma=cst.Comma(whitespace_after=before_args)))
+        else:
+            head.append(cst.Arg(cst.Integer(str(index)), whitespace_after_arg=updated.whitespace_before_args))
+        return updated.with_changes(func=cst.Attribute(cst.Name(DETECTOR), cst.Name("hook_func")),
+                                    whitespace_before_args=cst.SimpleWhitespace(""), args=head + args)
+
+    def leave_For(self, original: cst.For, updated: cst.For) -> cst.For:
+        line = self.get_metadata(PositionProvider, original).start.line
+        if line not in self.loop_lines:
+            return updated
+        self.loops_found.append(line)
+        iterable = updated.iter
+        if isinstance(iterable, cst.Tuple) and not iterable.lpar:
+            iterable = iterable.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        start = cst.Call(cst.Attribute(cst.Name(DETECTOR), cst.Name("start")), [cst.Arg(iterable)])
+        return updated.with_changes(iter=start)
+
+
+def _short(node: cst.BaseExpression) -> str:
+    """A readable name for a callable expression: ``x.view(...).sum``, ``self.blocks[...]``."""
+    if isinstance(node, cst.Name):
+        return node.value
+    if isinstance(node, cst.Attribute):
+        return f"{_short(node.value)}.{node.attr.value}"
+    if isinstance(node, cst.Call):
+        return f"{_short(node.func)}(...)"
+    if isinstance(node, cst.Subscript):
+        return f"{_short(node.value)}[...]"
+    return "<expression>"
+
+
+def _bare_generator_in_parens(arg: cst.Arg) -> cst.Arg:
+    """``f(x for x in y)`` is only valid as a sole argument: give the generator its own parentheses."""
+    if isinstance(arg.value, cst.GeneratorExp) and not arg.value.lpar:
+        return arg.with_changes(value=arg.value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]))
+    return arg
+
+
+def _is_docstring(statement: cst.BaseStatement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and len(statement.body) == 1
+            and isinstance(statement.body[0], cst.Expr)
+            and isinstance(statement.body[0].value, (cst.SimpleString, cst.ConcatenatedString)))
+
+
+def _is_future(statement: cst.BaseStatement) -> bool:
+    return (isinstance(statement, cst.SimpleStatementLine) and bool(statement.body)
+            and all(isinstance(small, cst.ImportFrom) and _dotted(small.module or cst.Name("_")) == "__future__"
+                    and not small.relative for small in statement.body))
+
+
+def _with_import(module: cst.Module) -> cst.Module:
+    """Insert the detector's import after the docstring and ``__future__`` imports, keeping line numbers."""
+    detector = cst.parse_statement(IMPORT_LINE + "\n")
+    assert isinstance(detector, cst.SimpleStatementLine)
+    statement = detector.body[0]
+    body = list(module.body)
+    header = 1 if body and _is_docstring(body[0]) else 0
+    while header < len(body) and _is_future(body[header]):
+        header += 1
+    joined = cst.Semicolon(whitespace_before=cst.SimpleWhitespace(""), whitespace_after=cst.SimpleWhitespace(" "))
+    if header:
+        line = body[header - 1]
+        small = list(line.body)
+        small[-1] = small[-1].with_changes(semicolon=joined)
+        body[header - 1] = line.with_changes(body=small + [statement.with_changes(semicolon=cst.MaybeSentinel.DEFAULT)])
+    elif body and isinstance(body[0], cst.SimpleStatementLine):
+        body[0] = body[0].with_changes(body=[statement.with_changes(semicolon=joined), *body[0].body])
+    else:
+        # A compound first statement: reuse a blank line of the file's header if there is one.
+        lines = list(module.header)
+        blanks = [i for i, line in enumerate(lines) if line.comment is None and not line.whitespace.value]
+        if blanks:
+            del lines[blanks[-1]]
+            module = module.with_changes(header=lines)
+        body.insert(0, detector)
+    return module.with_changes(body=body)
+
+
+def instrument(source: str, loop_lines: Sequence[int] = ()) -> Instrumented:
+    """Wrap the calls of ``source`` that can reach torch, and the ``for`` loops that start at ``loop_lines``.
+
+    Wrapped: calls of names that resolve through the file's imports to torch, torchvision or torch_npu; calls
+    of any other attribute (``x.view(...)``, ``self.fc(x)``), subscript (``self.blocks[i](x)``) or expression;
+    calls of plain names that are not builtins, not defined by ``def``/``class`` in the file and not imported
+    from another library (``model(x)``, ``criterion(out, y)``). Left alone: ``__init__`` bodies, code decorated
+    with ``torch.jit.*`` or ``torch.compile``, ``super()`` calls, ``torch.jit.*`` calls, decorators, parameter
+    defaults, annotations, f-strings, class bodies, attribute calls through another library's import
+    (``os.path.join``, ``np.mean``), a few str/list/logging methods (:data:`NOT_TORCH_METHODS`) and the methods
+    the detector never records (:data:`NEVER_RECORDED`: ``.to()``, ``.item()``, ``.size()`` ...).
+    """
+    try:
+        ast.parse(source)
+        module = cst.parse_module(source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, cst.ParserSyntaxError) as error:
+        raise InstrumentError(_describe(error)) from None
+    wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
+    imports = _Imports()
+    module.visit(imports)
+    transformer = _Wrapper(imports, loop_lines)
+    rewritten = wrapper.visit(transformer)
+    changed = Instrumented("", len(transformer.wrap), sorted(transformer.loops_found))
+    if not changed.changed:
+        changed.code = source
+        return changed
+    changed.code = _with_import(rewritten).code
+    try:
+        ast.parse(changed.code)
+    except SyntaxError as error:   # a rewrite libcst accepted but Python does not: keep the file as it was
+        raise InstrumentError(f"the rewritten file does not parse ({error.msg} at line {error.lineno})") from None
+    return changed
+
+
+def _describe(error: Union[SyntaxError, Exception]) -> str:
+    if isinstance(error, SyntaxError):
+        return f"syntax error at line {error.lineno}: {error.msg}" if error.lineno else f"syntax error: {error.msg}"
+    if isinstance(error, cst.ParserSyntaxError):
+        return f"libcst cannot parse it (line {error.raw_line})"
+    return f"cannot parse: {type(error).__name__}"

@@ -1,0 +1,218 @@
+"""``-m dynamic_shape`` at runtime: the instrumented copy of a small training script, run under CPU torch."""
+from __future__ import annotations
+
+import atexit
+import csv
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from conftest import run, tool
+
+torch = pytest.importorskip("torch", reason="runtime tests of -m dynamic_shape need CPU torch: "
+                                            "pip install torch==2.13.0")
+pytest.importorskip("pandas")
+
+from npu_lint.runtime.hook import HEADER, Detector  # noqa: E402  (needs torch)
+
+MODEL = '''"""The model."""
+import torch.nn as nn
+import torch.nn.functional as F
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc1 = nn.Linear(4, 8)
+        self.fc2 = nn.Linear(8, 2)
+
+    def forward(self, x):
+        h = F.relu(self.fc1(x))
+        return self.fc2(h)
+'''
+TRAIN = '''"""Tiny training run. argv: batch sizes; exit=N ends the process (os._exit) at iteration N."""
+import os
+import sys
+
+import torch
+import torch.nn.functional as F
+
+from tiny.model import Net
+
+
+def batches(sizes):
+    generator = torch.Generator().manual_seed(1)
+    for size in sizes:
+        yield torch.randn(size, 4, generator=generator), torch.randint(0, 2, (size,), generator=generator)
+
+
+def main(sizes, exit_at=None):
+    torch.manual_seed(0)
+    model = Net()
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+    probe = torch.ones(3, 4)
+    for step, (x, y) in enumerate(batches(sizes)):
+        if step == exit_at:
+            os._exit(0)
+        optimizer.zero_grad()
+        out = model(x)
+        loss = F.cross_entropy(out, y)
+        for _ in range(len(x) // 4):
+            probe.sum()
+        loss.backward()
+        optimizer.step()
+        with torch.no_grad():
+            model(probe)
+    print("loss", repr(loss.item()))
+    print("weight", model.fc2.weight.flatten().tolist())
+    model(torch.ones(11, 4))
+
+
+if __name__ == "__main__":
+    main([int(a) for a in sys.argv[1:] if a.isdigit()],
+         next((int(a[5:]) for a in sys.argv[1:] if a.startswith("exit=")), None))
+'''
+LOOP_LINE = 22
+# Reasoned from the script: everything on the path of the batch (x, y, out) changes shape with the batch size;
+# the probe, the scalar loss, the optimizer and the calls after the loop do not, and the loop over
+# range(len(x) // 4) runs probe.sum() once or twice with the same shape (not a dynamic shape).
+VARYING = sorted([
+    ("self.fc1", "./tiny/model.py", "13"),
+    ("torch.nn.functional.relu", "./tiny/model.py", "13"),
+    ("self.fc2", "./tiny/model.py", "14"),
+    ("model", "./tiny/train.py", "26"),
+    ("torch.nn.functional.cross_entropy", "./tiny/train.py", "27"),
+])
+
+
+def sites(report: Path) -> list[tuple[str, str, str]]:
+    with report.open(newline="", encoding="utf-8") as handle:
+        rows = list(csv.reader(handle))
+    assert tuple(rows[0]) == HEADER
+    return sorted((row[0], row[1], row[2]) for row in rows[1:])
+
+
+@pytest.fixture(scope="module")
+def analysis(tmp_path_factory) -> tuple[Path, Path]:
+    root = tmp_path_factory.mktemp("dyn")
+    project = root / "proj"
+    (project / "tiny").mkdir(parents=True)
+    (project / "tiny" / "__init__.py").write_text("")
+    (project / "tiny" / "model.py").write_text(MODEL)
+    (project / "tiny" / "train.py").write_text(TRAIN)
+    assert TRAIN.splitlines()[LOOP_LINE - 1].lstrip().startswith("for step")
+    (root / "out").mkdir()
+    result = run([tool("npu-lint"), "analyse", "-i", str(project), "-o", str(root / "out"), "-m", "dynamic_shape",
+                  "--wrap-loop", f"tiny/train.py:{LOOP_LINE}"], cwd=root)
+    assert result.returncode == 0, result.stderr
+    return project, root / "out" / "proj_analysis"
+
+
+def start(folder: Path, *args: str, **env: str) -> subprocess.Popen:
+    environment = dict(os.environ, PYTHONPATH=str(folder), PYTHONDONTWRITEBYTECODE="1", **env)
+    return subprocess.Popen([sys.executable, str(folder / "tiny" / "train.py"), *args], cwd=folder.parent,
+                            env=environment, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+
+
+def finish(process: subprocess.Popen) -> tuple[int, str, str]:
+    out, err = process.communicate(timeout=300)
+    return process.returncode, out, err
+
+
+def test_instrumented_run_reports_exactly_the_varying_calls(analysis):
+    project, report = analysis
+    sizes = ("8", "8", "5")
+    runs = {   # in parallel: torch takes a few seconds to import
+        "original": start(project, *sizes),
+        "varying": start(report, *sizes),
+        "constant": start(report, "8", "8", "8", MSFT_DYNAMIC_REPORT=str(report.parent / "constant.csv")),
+        "killed": start(report, "8", "5", "8", "8", "exit=3", MSFT_DYNAMIC_REPORT=str(report.parent / "killed.csv")),
+        "limited": start(report, *sizes, MSFT_DYNAMIC_REPORT=str(report.parent / "limited.csv"),
+                         MSFT_DYNAMIC_MAX_SITES="4"),
+    }
+    results = {name: finish(process) for name, process in runs.items()}
+    for name, (status, out, err) in results.items():
+        assert status == 0, (name, err)
+    original = results["original"][1]
+    assert original.startswith("loss ") and "weight [" in original
+    assert results["varying"][1] == original, "the instrumented copy must compute exactly what the original does"
+    assert results["varying"][2] == ""
+    assert sites(report / "msft_dynamic_shape_analysis_report.csv") == VARYING
+    assert sites(report.parent / "constant.csv") == []
+    assert results["killed"][1] == "" and sites(report.parent / "killed.csv") == VARYING
+    status, out, err = results["limited"]
+    assert out == original
+    assert err.count("msft_dynamic_analysis: warning: more than 4 call sites recorded") == 1, err
+    assert len(err.splitlines()) == 1
+    sites(report.parent / "limited.csv")        # still a well-formed report
+
+
+def test_report_cells(analysis):
+    _, report = analysis
+    with (report / "msft_dynamic_shape_analysis_report.csv").open(newline="", encoding="utf-8") as handle:
+        rows = {row["Function Name"]: row for row in csv.DictReader(handle)}
+    fc1 = rows["self.fc1"]
+    assert fc1["Input Shape Range"] == "[(5, 4)-(8, 4)]" and fc1["Output Shape Range"] == "[(5, 8)-(8, 8)]"
+    assert fc1["Call Stack"] == ("[<FrameSummary file ./tiny/train.py, line 40 in <module>>, <FrameSummary file "
+                                 "./tiny/train.py, line 26 in main>, <FrameSummary file ./tiny/model.py, line 13 in "
+                                 "forward>]")
+    loss = rows["torch.nn.functional.cross_entropy"]
+    assert loss["Input Shape Range"] == "[(5, 2)-(8, 2)], [(5,)-(8,)]" and loss["Output Shape Range"] == "[()-()]"
+    assert oct((report / "msft_dynamic_shape_analysis_report.csv").stat().st_mode & 0o777) == "0o640"
+
+
+@pytest.fixture()
+def detector(tmp_path, monkeypatch):
+    monkeypatch.setenv("MSFT_DYNAMIC_REPORT", str(tmp_path / "report.csv"))
+    made = Detector()
+    yield made
+    atexit.unregister(made.write_report)
+
+
+def test_hook_returns_and_raises_exactly_like_the_call(detector):
+    marker, error = object(), KeyError("boom")
+
+    def fail(*_):
+        raise error
+
+    for _ in detector.start([1, 2]):
+        assert detector.hook_func(lambda func, name, index: marker, "f", 0, func=1, name=2, index=3) is marker
+        with pytest.raises(TypeError) as expected:
+            torch.relu("not a tensor")
+        with pytest.raises(TypeError) as caught:
+            detector.hook_func(torch.relu, "torch.relu", 0, "not a tensor")
+        assert str(caught.value) == str(expected.value)
+        with pytest.raises(KeyError) as raised:
+            detector.hook_func(fail, "fail", 0, torch.ones(2))
+        assert raised.value is error
+        x = torch.ones(3, requires_grad=True)
+        y = detector.hook_func(x.mul, "x.mul", 0, 2)
+        assert y.grad_fn is not None and torch.equal(y, x * 2)
+        y.sum().backward()
+        assert x.grad.tolist() == [2.0, 2.0, 2.0]
+    assert detector.rows() == []
+
+
+def test_loop_count_and_break(detector, tmp_path):
+    linear = torch.nn.Linear(3, 2)
+
+    def step(rows: int, repeats: int) -> None:
+        for _ in range(repeats):                       # constant shape, varying count: not reported
+            detector.hook_func(torch.relu, "torch.relu", 0, torch.ones(4, 3))
+        detector.hook_func(linear, "linear", 0, torch.ones(rows, 3))
+        detector.hook_func(torch.cat, "torch.cat", 0, [torch.ones(rows, 3), torch.ones(2, 3)], dim=0)
+
+    for index, (rows, repeats) in enumerate(detector.start([(2, 1), (2, 3), (5, 2), (9, 9)])):
+        with torch.no_grad():
+            step(rows, repeats)
+        if index == 2:
+            break
+    detector.hook_func(linear, "after the loop", 0, torch.ones(7, 3))   # not inside an iteration
+    rows = {row[0]: row for row in detector.rows()}
+    assert sorted(rows) == ["linear", "torch.cat"]
+    assert rows["linear"][4:] == ["[(2, 3)-(5, 3)]", "[(2, 2)-(5, 2)]"]
+    assert rows["torch.cat"][4:] == ["[(2, 3)-(5, 3)], [(2, 3)-(2, 3)]", "[(4, 3)-(7, 3)]"]
+    assert sites(tmp_path / "report.csv") == sorted((row[0], row[1], row[2]) for row in detector.rows())
