@@ -10,6 +10,7 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
+from npu_lint.host_arrays import host_array_evidence, track_host_arrays
 from npu_lint.resolver import MASK
 from npu_lint.rules import ApiRef, Rule
 from npu_lint.tables import keyed
@@ -106,9 +107,10 @@ class MaskedAssignment(Rule):
     """Boolean-mask assignment ``x[mask] = value``.
 
     What it does:
-        Flags assignments to an evident torch tensor whose index is a boolean mask: a comparison
-        (``x[x > 0] = 0``), an inverted or combined mask, or a name bound to one (``keep = scores > thr``;
-        ``labels[keep] = bg``), with a name or a number on the right. numpy arrays are left alone.
+        Flags assignments whose index is a boolean mask: a comparison (``x[x > 0] = 0``), an inverted or
+        combined mask, or a name bound to one (``keep = scores > thr``; ``labels[keep] = bg``), with a name or
+        a number on the right, in files that use torch. Host arrays (numpy, pandas, ``.cpu()`` tensors, see
+        ``npu_lint/host_arrays.py``) are left alone.
     Why it matters on NPU:
         Boolean-mask assignment becomes IndexPut with a data-dependent nonzero on NPU: slow, and a device
         sync. ``npu_fast_condition_index_put`` does it with dense ops; for a zero fill ``x *= ~mask`` is
@@ -136,20 +138,28 @@ class MaskedAssignment(Rule):
     must_fire = ("import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
                  "import torch\nlabels = torch.zeros(4)\nkeep = scores > thr\nlabels[keep] = background\n",
                  "import torch\ndef f(w: torch.Tensor, valid_mask):\n    w[~valid_mask] = value\n",
-                 "import torch\nweights = torch.ones(3)\nmask = (dist < radius) & ok\nweights[mask] = 1.0\n")
-    must_not_fire = ("import torch\nx = torch.zeros(3)\nx[0] = 1\n", "import torch\nx[i] = y\n",
+                 "import torch\nweights = torch.ones(3)\nmask = (dist < radius) & ok\nweights[mask] = 1.0\n",
+                 "import torch\ndef assign(max_overlaps, valid_mask, ious):\n    max_overlaps[valid_mask] = ious\n")
+    must_not_fire = ("import torch\nx = torch.zeros(3)\nx[0] = 1\n",
+                     "import torch\nimport numpy as np\ndef f(img, thr):\n    out = np.asarray(img)\n    out[out > thr] = 0\n", "import torch\nx[i] = y\n",
                      "import torch\nd['key'] = v\n", "import torch\nx = torch.zeros(3)\nx[x > 0] = y[x > 0] * 2\n",
                      "import numpy as np\nimport torch\nseg = np.zeros((4, 4))\nseg[seg == 0] = 255\n")
 
     def check(self, node: ast.Assign, ctx: FileContext) -> None:
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript) or not ctx.uses_torch:
+        if not ctx.uses_torch:
+            return
+        track_host_arrays(node, ctx)
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
             return
         target, value = node.targets[0], node.value
         if not isinstance(value, (ast.Name, ast.Attribute, ast.Constant)):
             return
         if isinstance(value, ast.Constant) and not isinstance(value.value, (int, float)):
             return
-        if ctx.resolver.kind_of(target.slice) != MASK or not _tensor_side(target, ctx):
+        index = target.slice
+        if ctx.resolver.kind_of(index) != MASK or (isinstance(index, ast.Name) and index.id[:1].isupper()):
+            return
+        if not _tensor_side(target, ctx) and host_array_evidence(target, index, ctx, node):
             return
         zero = isinstance(value, ast.Constant) and value.value == 0
         name = ast.unparse(target.value)

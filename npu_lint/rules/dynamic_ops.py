@@ -10,6 +10,7 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
+from npu_lint.host_arrays import host_array_evidence, track_host_arrays
 from npu_lint.resolver import MASK
 from npu_lint.rules import ApiRef, Rule
 from npu_lint.tables import keyed
@@ -222,7 +223,7 @@ class BooleanMaskIndexing(Rule):
         if not ctx.uses_torch:
             return
         if isinstance(node, ast.Assign):
-            _track_numpy(node, ctx)
+            track_host_arrays(node, ctx)
             return
         if not isinstance(node.ctx, ast.Load) or isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) \
                 or (isinstance(node.value, ast.Name) and node.value.id[:1].isupper()):   # Optional[...], Union[...]
@@ -231,79 +232,9 @@ class BooleanMaskIndexing(Rule):
         for index in elements:
             if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx):
                 continue
-            if _tensor_evidence(node, index, ctx) or not _numpy_evidence(node, index, ctx):
+            if _tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
                 ctx.report(node, self.message.format(value=_short(node.value), index=_short(node.slice)), "x[mask]")
                 return
-
-
-def _numpy_names(ctx: FileContext) -> Optional[dict[int, set[str]]]:
-    """Per function, the names bound to numpy or pandas values (None when the file uses neither)."""
-    if "numpy_names" not in ctx.scratch:
-        ctx.scratch["numpy_names"] = {} if ("numpy" in ctx.source or "pandas" in ctx.source) else None
-    return ctx.scratch["numpy_names"]
-
-
-def _function(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        parent = ctx.parent(parent)
-    return parent
-
-
-def _scope(node: ast.AST, ctx: FileContext) -> int:
-    return id(_function(node, ctx))
-
-
-def _is_numpy(expr: ast.AST, ctx: FileContext, names: set[str]) -> bool:
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Name) and node.id in names:
-            return True
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr in ("numpy", "cpu"):
-                return True   # host arrays and tensors moved to the CPU: not NPU work
-            name = ctx.resolver.qualname(node.func)
-            if name is not None and name.split(".", 1)[0] in ("numpy", "pandas"):
-                return True
-        if isinstance(node, ast.Compare) and any(isinstance(operand, ast.Constant) and isinstance(operand.value, str)
-                                                 for operand in [node.left, *node.comparators]):
-            return True   # ``df[df.kind == 'car']``: tensors are not compared with strings
-    return False
-
-
-def _track_numpy(node: ast.Assign, ctx: FileContext) -> None:
-    tracked = _numpy_names(ctx)
-    if tracked is None:
-        return
-    names = tracked.setdefault(_scope(node, ctx), set())
-    numpy_value = _is_numpy(node.value, ctx, names)
-    for target in node.targets:
-        for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
-            if isinstance(element, ast.Name):
-                (names.add if numpy_value else names.discard)(element.id)
-
-
-def _numpy_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileContext) -> bool:
-    """The indexed value or the mask evidently comes from numpy or pandas."""
-    tracked = _numpy_names(ctx)
-    if tracked is None:
-        return False
-    function = _function(subscript, ctx)
-    names = tracked.get(id(function), set())
-    return _is_numpy(subscript.value, ctx, names) or _is_numpy(index, ctx, names) or _numpy_function(function, ctx)
-
-
-def _numpy_function(function: Optional[ast.AST], ctx: FileContext) -> bool:
-    """The enclosing function uses numpy and never torch: an evaluation or data-pipeline helper."""
-    verdicts = ctx.scratch.setdefault("numpy_functions", {})
-    scope = id(function)
-    if scope not in verdicts:
-        roots = set()
-        if function is not None:
-            for node in ast.walk(function):
-                if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                    roots.add((ctx.resolver.qualname(node.value) or "").split(".", 1)[0])
-        verdicts[scope] = bool(roots & {"numpy", "pandas"}) and not roots & {"torch", "torchvision", "torch_npu"}
-    return verdicts[scope]
 
 
 def _short(node: ast.AST, limit: int = 40) -> str:

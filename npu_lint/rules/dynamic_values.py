@@ -51,7 +51,8 @@ def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
     if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
         value = node.args[0]
         if ctx.resolver.is_tensor(value) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                                             and value.func.attr in _REDUCTIONS and not value.args[1:]):
+                                             and value.func.attr in _REDUCTIONS and not value.args[1:]
+                                             and ctx.resolver.qualname(value.func) is None):   # not np.min(...)
             return HOST, _text(node), node.lineno
         return None
     if isinstance(func, ast.Name) and func.id == "max" and len(node.args) == 1 and _lengths(node.args[0]):
@@ -218,7 +219,8 @@ class TensorValueInShape(ValueFlow):
                      "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
                      "import torch\ndef a(t):\n    n = t.item()\ndef b():\n    return torch.zeros(n)\n",
-                     "n = t.item()\nbuf = zeros(n)\n")
+                     "n = t.item()\nbuf = zeros(n)\n",
+                     "import torch\nimport numpy as np\nstart = int(np.min(tracks[:, 1]))\nfor i in range(start):\n    pass\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func
