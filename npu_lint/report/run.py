@@ -105,20 +105,25 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=output))
     try:
         counts = _write(staging, files, collected, target, formats, versions, inventory=mode == "torch_apis")
-        log.log("INFO", "Analyse run succeeded, welcome to the next use.")
-        log.log("INFO", f"The detailed analysis result files are in the output path you defined, the relative "
-                        f"path is {final.name}.")
-        for line in statistics(counts):
-            log.lines.append(line)
-            log.write(line)
-        (staging / "pytorch_analysis.txt").write_text("\n".join(log.lines) + "\n", encoding="utf-8")
-        if final.exists():
-            shutil.rmtree(final)
-        staging.rename(final)
+        _finish(staging, final, log, counts)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return _fail_on_status(collected, fail_on)
+
+
+def _finish(staging: Path, final: Path, log: RunLog, counts: dict[str, int]) -> None:
+    """The closing log lines and statistics table, the log file, and the staging folder renamed into place."""
+    log.log("INFO", "Analyse run succeeded, welcome to the next use.")
+    log.log("INFO", f"The detailed analysis result files are in the output path you defined, the relative "
+                    f"path is {final.name}.")
+    for line in statistics(counts):
+        log.lines.append(line)
+        log.write(line)
+    (staging / "pytorch_analysis.txt").write_text("\n".join(log.lines) + "\n", encoding="utf-8")
+    if final.exists():
+        shutil.rmtree(final)
+    staging.rename(final)
 
 
 def _dynamic_shape(source: Path, final: Path, target: Target, wrap_loops: Sequence[str], log: RunLog,
@@ -132,16 +137,7 @@ def _dynamic_shape(source: Path, final: Path, target: Target, wrap_loops: Sequen
             write_json(staging / "findings.json", collected.findings, target.release)
         if "sarif" in formats:
             write_sarif(staging / "findings.sarif", collected.findings)
-        log.log("INFO", "Analyse run succeeded, welcome to the next use.")
-        log.log("INFO", f"The detailed analysis result files are in the output path you defined, the relative "
-                        f"path is {final.name}.")
-        for line in statistics(counts):
-            log.lines.append(line)
-            log.write(line)
-        (staging / "pytorch_analysis.txt").write_text("\n".join(log.lines) + "\n", encoding="utf-8")
-        if final.exists():
-            shutil.rmtree(final)
-        staging.rename(final)
+        _finish(staging, final, log, counts)
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
