@@ -52,6 +52,13 @@ class FileContext:
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
         return self.parents.get(id(node))
 
+    def enclosing(self, node: ast.AST, types: tuple[type, ...]) -> Optional[ast.AST]:
+        """The nearest ancestor of ``node`` of one of ``types`` (a function, a class), else None."""
+        parent = self.parents.get(id(node))
+        while parent is not None and not isinstance(parent, types):
+            parent = self.parents.get(id(parent))
+        return parent
+
     def call_of(self, node: ast.AST) -> Optional[ast.Call]:
         """The call whose callee is ``node`` (``torch.matmul`` in ``torch.matmul(a, b)``), else None."""
         parent = self.parents.get(id(node))

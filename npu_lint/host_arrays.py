@@ -11,6 +11,8 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
+from npu_lint.resolver import names_in
+from npu_lint.rules import FUNCTION_TYPES
 
 
 def _numpy_names(ctx: FileContext) -> Optional[dict[int, set[str]]]:
@@ -21,14 +23,7 @@ def _numpy_names(ctx: FileContext) -> Optional[dict[int, set[str]]]:
 
 
 def _function(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
-        parent = ctx.parent(parent)
-    return parent
-
-
-def _scope(node: ast.AST, ctx: FileContext) -> int:
-    return id(_function(node, ctx))
+    return ctx.enclosing(node, FUNCTION_TYPES)
 
 
 def _is_numpy(expr: ast.AST, ctx: FileContext, names: set[str]) -> bool:
@@ -56,12 +51,17 @@ def track_host_arrays(node: ast.Assign, ctx: FileContext) -> None:
     tracked = _numpy_names(ctx)
     if tracked is None:
         return
-    names = tracked.setdefault(_scope(node, ctx), set())
+    names = tracked.setdefault(id(_function(node, ctx)), set())
     numpy_value = _is_numpy(node.value, ctx, names)
     for target in node.targets:
-        for element in (target.elts if isinstance(target, (ast.Tuple, ast.List)) else [target]):
-            if isinstance(element, ast.Name):
-                (names.add if numpy_value else names.discard)(element.id)
+        for name in names_in(target):
+            (names.add if numpy_value else names.discard)(name)
+
+
+def is_host_array(expr: ast.AST, ctx: FileContext, anchor: ast.AST) -> bool:
+    """``expr`` evidently holds a host array (``anchor``: the node whose function scope the names live in)."""
+    tracked = _numpy_names(ctx) or {}
+    return _is_numpy(expr, ctx, tracked.get(id(_function(anchor, ctx)), set()))
 
 
 def host_array_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileContext,

@@ -149,7 +149,7 @@ class Resolver:
             return
         if wrapped and isinstance(target, ast.Tuple) and len(target.elts) == 2:
             target = target.elts[1]
-        for name in _names_in(target):
+        for name in names_in(target):
             self._scopes[-1][name] = BATCH
 
     # -- queries -------------------------------------------------------------------------
@@ -194,7 +194,8 @@ class Resolver:
                     return kind
             if isinstance(node, ast.Name) and node.id.lower().endswith(("loader", "dataloader")):
                 return LOADER
-            if isinstance(node, ast.Name) and "mask" in node.id.lower():
+            if isinstance(node, ast.Name) and "mask" in node.id.lower() and not node.id[:1].isupper() \
+                    and "slice" not in node.id.lower():   # not ``BitmapMasks`` (a class) nor ``mask_slice``
                 return MASK
             if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "H", "data", "grad", "real", "imag"):
                 return TENSOR if self.kind_of(node.value, depth) in _TENSORS else None
@@ -257,11 +258,14 @@ def _binding_key(node: ast.AST) -> Optional[str]:
     return None
 
 
-def _names_in(target: ast.AST) -> list[str]:
+def names_in(target: ast.AST) -> list[str]:
+    """The names an assignment or ``for`` target binds (``a, (b, *c)`` -> a, b, c)."""
     if isinstance(target, ast.Name):
         return [target.id]
     if isinstance(target, (ast.Tuple, ast.List)):
-        return [name for element in target.elts for name in _names_in(element)]
+        return [name for element in target.elts for name in names_in(element)]
+    if isinstance(target, ast.Starred):
+        return names_in(target.value)
     return []
 
 

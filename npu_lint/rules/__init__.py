@@ -50,6 +50,15 @@ class Rule:
         return (cls.__doc__ or "").strip().splitlines()[0]
 
 
+FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
+
+def short_source(node: ast.AST, limit: int = 40) -> str:
+    """``node``'s source text for a message, cut to ``limit`` characters."""
+    text = ast.unparse(node)
+    return text if len(text) <= limit else text[:limit - 3] + "..."
+
+
 @lru_cache(maxsize=None)
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class in this package, sorted by code."""

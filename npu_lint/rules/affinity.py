@@ -157,7 +157,7 @@ class MaskedAssignment(Rule):
         if isinstance(value, ast.Constant) and not isinstance(value.value, (int, float)):
             return
         index = target.slice
-        if ctx.resolver.kind_of(index) != MASK or (isinstance(index, ast.Name) and index.id[:1].isupper()):
+        if ctx.resolver.kind_of(index) != MASK:
             return
         if not _tensor_side(target, ctx) and host_array_evidence(target, index, ctx, node):
             return

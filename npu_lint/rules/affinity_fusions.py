@@ -12,7 +12,7 @@ from typing import Iterator, Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
-from npu_lint.rules.affinity import affinity_row
+from npu_lint.rules.affinity_shapes import report_shape
 
 FAMILY = "affinity"
 MESSAGE = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
@@ -33,18 +33,11 @@ _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softm
 _DROPOUT = ("torch.nn.functional.dropout", "torch.dropout")
 
 
-def _report(rule: Rule, node: ast.AST, pattern: str, ctx: FileContext, shape: str) -> None:
-    row = affinity_row(pattern, ctx)
-    if row is not None:
-        ctx.report(node, rule.message.format(shape=shape, affinity=row["affinity_api"], since=row["since"]), pattern)
-
-
 # -- nn modules held in ``self`` attributes ---------------------------------------------------------------------
 
 def _class_of(node: ast.AST, ctx: FileContext) -> Optional[int]:
-    while node is not None and not isinstance(node, ast.ClassDef):
-        node = ctx.parent(node)
-    return id(node) if node is not None else None
+    owner = ctx.enclosing(node, (ast.ClassDef,))
+    return id(owner) if owner is not None else None
 
 
 def _module_made_by(value: ast.AST, ctx: FileContext) -> Optional[str]:
@@ -140,13 +133,8 @@ def _function_call(node: ast.AST, names: tuple[str, ...], ctx: FileContext) -> b
 
 
 def _scope_of(node: ast.AST, ctx: FileContext) -> ast.AST:
-    parent = ctx.parent(node)
-    while parent is not None:
-        node = parent
-        if isinstance(node, _SCOPES):
-            return node
-        parent = ctx.parent(node)
-    return node
+    """The function, class or module whose body holds ``node``."""
+    return ctx.enclosing(node, _SCOPES + (ast.Module,)) or node
 
 
 def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
@@ -297,7 +285,7 @@ class AddLayerNormShape(Rule):
         statement = ctx.statement_of(node) if source is not None else None
         found = _intermediate(source, statement, ctx) if statement is not None else None
         if found is not None and _is_sum(found[0], ctx):
-            _report(self, node, "layer_norm(x + residual)", ctx, "layer_norm(x + residual)")
+            report_shape(self, node, "layer_norm(x + residual)", ctx, "layer_norm(x + residual)")
 
 
 # -- NPU310 -------------------------------------------------------------------------------------------------------
@@ -359,7 +347,7 @@ class GroupNormSiluShape(Rule):
         if ctx.resolver.qualname(node.func) == "torch.nn.Sequential":
             for first, second in zip(node.args, node.args[1:]):
                 if _module_made_by(first, ctx) == "GroupNorm" and _module_made_by(second, ctx) == "SiLU":
-                    _report(self, first, "silu(group_norm(x))", ctx, "nn.GroupNorm then nn.SiLU")
+                    report_shape(self, first, "silu(group_norm(x))", ctx, "nn.GroupNorm then nn.SiLU")
             return
         if _function_call(node, _SILU, ctx):
             source = _argument(node, 0, "input")
@@ -368,7 +356,7 @@ class GroupNormSiluShape(Rule):
         statement = ctx.statement_of(node) if source is not None else None
         found = _intermediate(source, statement, ctx) if statement is not None else None
         if found is not None and _group_norm_output(found[0], node, ctx):
-            _report(self, node, "silu(group_norm(x))", ctx, "silu(group_norm(x))")
+            report_shape(self, node, "silu(group_norm(x))", ctx, "silu(group_norm(x))")
 
 
 # -- NPU311 and NPU312 --------------------------------------------------------------------------------------------
@@ -461,7 +449,7 @@ class SoftmaxDropoutShape(Rule):
         scores = _softmax_input(found[0], node, ctx) if found is not None else None
         if scores is not None and _is_sum(_definition(scores, found[1], ctx)[0], ctx, alpha=True):
             pattern = "dropout(softmax(scores + mask, dim=-1))"
-            _report(self, node, pattern, ctx, "dropout(softmax(scores + mask, dim=-1))")
+            report_shape(self, node, pattern, ctx, "dropout(softmax(scores + mask, dim=-1))")
 
 
 def _masked_fill(node: ast.AST, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
@@ -607,4 +595,4 @@ class ScaledMaskedSoftmaxShape(Rule):
         if filled is not None and _is_large_negative(filled[1], ctx) and \
                 _is_scaled_scores(*_definition(filled[0], where, ctx), ctx):
             pattern = "softmax((x * scale).masked_fill(mask, -inf), dim=-1)"
-            _report(self, node, pattern, ctx, "softmax((x * scale).masked_fill(mask, -inf))")
+            report_shape(self, node, pattern, ctx, "softmax((x * scale).masked_fill(mask, -inf))")

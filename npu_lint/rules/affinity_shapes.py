@@ -26,7 +26,8 @@ def _call_name(node: ast.AST, ctx: FileContext) -> Optional[str]:
     return name
 
 
-def _report(rule: Rule, node: ast.AST, pattern: str, ctx: FileContext, shape: str) -> None:
+def report_shape(rule: Rule, node: ast.AST, pattern: str, ctx: FileContext, shape: str) -> None:
+    """Report ``shape`` with the affinity API of ``pattern``, if the target release has it."""
     row = affinity_row(pattern, ctx)
     if row is not None:
         ctx.report(node, rule.message.format(shape=shape, affinity=row["affinity_api"], since=row["since"]), pattern)
@@ -65,12 +66,12 @@ class ActivationShape(Rule):
             name = _call_name(other, ctx)
             if name in ("torch.sigmoid", "torch.Tensor.sigmoid", "torch.nn.functional.sigmoid") and other.args \
                     and _same(other.args[0], operand):
-                _report(self, node, "x * sigmoid(x)", ctx, "x * sigmoid(x)")
+                report_shape(self, node, "x * sigmoid(x)", ctx, "x * sigmoid(x)")
                 return
             if name in ("torch.tanh", "torch.Tensor.tanh") and other.args and \
                     _call_name(other.args[0], ctx) == "torch.nn.functional.softplus" and \
                     other.args[0].args and _same(other.args[0].args[0], operand):
-                _report(self, node, "x * tanh(softplus(x))", ctx, "x * tanh(softplus(x))")
+                report_shape(self, node, "x * tanh(softplus(x))", ctx, "x * tanh(softplus(x))")
                 return
 
 
@@ -120,7 +121,7 @@ class GatedLinearShape(Rule):
             if isinstance(inner, ast.Name) and isinstance(other, ast.Name) and \
                     tuple(sorted((inner.id, other.id))) in halves:
                 kind = "silu" if name.endswith("silu") else "gelu"
-                _report(self, node, f"{kind}(a) * b after chunk(2)", ctx, f"{kind}(a) * b of the two halves")
+                report_shape(self, node, f"{kind}(a) * b after chunk(2)", ctx, f"{kind}(a) * b of the two halves")
                 return
 
 
@@ -165,7 +166,7 @@ class RotateHalf(Rule):
         last = isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and isinstance(dim.operand, ast.Constant) \
             and dim.operand.value == 1
         if len(parts) == 2 and last and isinstance(parts[0], ast.UnaryOp) and isinstance(parts[0].op, ast.USub):
-            _report(self, node, "cat((-x2, x1), dim=-1)", ctx, "cat((-x2, x1), dim=-1)")
+            report_shape(self, node, "cat((-x2, x1), dim=-1)", ctx, "cat((-x2, x1), dim=-1)")
 
 
 class AttentionShape(Rule):
@@ -220,7 +221,7 @@ class AttentionShape(Rule):
         left = operands[0] if operands else None
         if left is not None and (self._probs(left, ctx, scores) or
                                  (isinstance(left, ast.Name) and left.id in probs)):
-            _report(self, node, "softmax(q @ k^T) @ v", ctx, "softmax(q @ kᵀ) @ v attention")
+            report_shape(self, node, "softmax(q @ k^T) @ v", ctx, "softmax(q @ kᵀ) @ v attention")
 
     def _scores(self, expr: ast.AST, ctx: FileContext, scores: set) -> bool:
         """``q @ k.transpose(-2, -1)`` (possibly scaled or masked), or a name holding it."""
@@ -300,7 +301,7 @@ class RmsNormShape(Rule):
             if _call_name(side, ctx) in ("torch.rsqrt", "torch.Tensor.rsqrt") and side.args \
                     and isinstance(side.args[0], ast.BinOp) and isinstance(side.args[0].op, ast.Add) \
                     and (_mean_of_square(side.args[0].left, ctx) or _names_square(side.args[0].left, squares)):
-                _report(self, node, "x * rsqrt(mean(x ** 2) + eps)", ctx, "RMSNorm")
+                report_shape(self, node, "x * rsqrt(mean(x ** 2) + eps)", ctx, "RMSNorm")
                 return
 
 

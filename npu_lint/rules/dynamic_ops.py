@@ -10,9 +10,9 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.host_arrays import host_array_evidence, track_host_arrays
+from npu_lint.host_arrays import host_array_evidence, is_host_array, track_host_arrays
 from npu_lint.resolver import MASK
-from npu_lint.rules import ApiRef, Rule
+from npu_lint.rules import ApiRef, Rule, short_source
 from npu_lint.tables import keyed
 
 FAMILY = "dynamic-shape"
@@ -32,21 +32,6 @@ def dynamic_row(api: str) -> Optional[dict[str, str]]:
 
 def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
     return next((kw.value for kw in call.keywords if kw.arg == name), None)
-
-
-def _numpy_receiver(node: ast.expr, ctx: FileContext) -> bool:
-    """``np.array(x).nonzero()``, ``t.cpu().numpy().nonzero()``: numpy, not an NPU matter."""
-    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
-        if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute) and node.func.attr == "numpy":
-                return True
-            name = ctx.resolver.qualname(node.func)
-            if name is not None:
-                return name.split(".", 1)[0] in ("numpy", "pandas", "cupy")
-            node = node.func
-        else:
-            node = node.value
-    return isinstance(node, ast.Name) and (ctx.resolver.qualname(node) or "").split(".", 1)[0] in ("numpy", "pandas")
 
 
 def _condition_holds(condition: str, call: ast.Call, ctx: FileContext, method: bool) -> bool:
@@ -134,7 +119,7 @@ class DataDependentShapeOp(Rule):
             return
         api = "torch.Tensor." + func.attr
         row = dynamic_row(api)
-        if row is None or _numpy_receiver(func.value, ctx) or not _condition_holds(row["condition"], node, ctx, True):
+        if row is None or is_host_array(func.value, ctx, node) or not _condition_holds(row["condition"], node, ctx, True):
             return
         parent = ctx.parent(node)
         if func.attr == "nonzero" and not node.args and not node.keywords and isinstance(parent, ast.Subscript) \
@@ -157,8 +142,6 @@ def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:
         if name is not None:
             return name in _BOOL_FUNCTIONS
         return isinstance(node.func, ast.Attribute) and node.func.attr in _BOOL_METHODS
-    if isinstance(node, ast.Name) and (node.id[:1].isupper() or "slice" in node.id):   # BitmapMasks, mask_slice
-        return False
     return ctx.resolver.kind_of(node) == MASK
 
 
@@ -233,10 +216,5 @@ class BooleanMaskIndexing(Rule):
             if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx):
                 continue
             if _tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
-                ctx.report(node, self.message.format(value=_short(node.value), index=_short(node.slice)), "x[mask]")
+                ctx.report(node, self.message.format(value=short_source(node.value), index=short_source(node.slice)), "x[mask]")
                 return
-
-
-def _short(node: ast.AST, limit: int = 40) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= limit else text[:limit - 3] + "..."

@@ -12,7 +12,8 @@ import re
 from typing import ClassVar, Optional
 
 from npu_lint.context import FileContext
-from npu_lint.rules import Rule
+from npu_lint.resolver import names_in
+from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 
 FAMILY = "dynamic-shape"
 HOST, RANDOM, BATCH_MAX = "host", "random", "batch_max"
@@ -28,17 +29,13 @@ _RESIZE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.ups
                      "torch.nn.functional.adaptive_avg_pool2d", "torch.nn.functional.adaptive_max_pool2d",
                      "torch.nn.functional.pad", "torch.nn.Upsample", "torchvision.transforms.functional.resize",
                      "torchvision.transforms.v2.functional.resize"})
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 # Text that a host, random or batch-maximum value needs: files without any of it skip the data flow.
 _SOURCE_TEXT = re.compile(r"\.item\(\)|\.tolist\(\)|(?<![\w.])(?:int|float|round|max)\(|\brandom\b")
 Origin = tuple[str, str, int]   # (HOST or RANDOM, the source expression, its line)
 
 
 def _scope(node: ast.AST, ctx: FileContext) -> int:
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, _FUNCTIONS):
-        parent = ctx.parent(parent)
-    return id(parent)
+    return id(ctx.enclosing(node, FUNCTION_TYPES))
 
 
 def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
@@ -47,19 +44,19 @@ def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
         return None
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
-        return HOST, _text(node), node.lineno
+        return HOST, short_source(node), node.lineno
     if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
         value = node.args[0]
         if ctx.resolver.is_tensor(value) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                                              and value.func.attr in _REDUCTIONS and not value.args[1:]
                                              and ctx.resolver.qualname(value.func) is None):   # not np.min(...)
-            return HOST, _text(node), node.lineno
+            return HOST, short_source(node), node.lineno
         return None
     if isinstance(func, ast.Name) and func.id == "max" and len(node.args) == 1 and _lengths(node.args[0]):
-        return BATCH_MAX, _text(node), node.lineno
+        return BATCH_MAX, short_source(node), node.lineno
     name = ctx.resolver.qualname(func)
     if name is not None and (name.startswith(("random.", "numpy.random.")) and name != "random.seed"):
-        return RANDOM, _text(node), node.lineno
+        return RANDOM, short_source(node), node.lineno
     return None
 
 
@@ -105,19 +102,6 @@ def _lines(node: ast.AST, ctx: FileContext) -> str:
     return "\n".join(lines[node.lineno - 1:(node.end_lineno or node.lineno)])
 
 
-def _names(target: ast.AST) -> list[str]:
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [name for element in target.elts for name in _names(element)]
-    if isinstance(target, ast.Starred):
-        return _names(target.value)
-    return []
-
-
-def _text(node: ast.AST, limit: int = 40) -> str:
-    text = ast.unparse(node)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
 
 
 class ValueFlow(Rule):
@@ -152,7 +136,7 @@ class ValueFlow(Rule):
         scope = _scope(node, ctx)
         origin = _origin_in(value, ctx, scope, (HOST, RANDOM, BATCH_MAX))
         for target in targets:
-            for name in _names(target):
+            for name in names_in(target):
                 if origin is not None:
                     flows[(scope, name)] = origin
                 else:
