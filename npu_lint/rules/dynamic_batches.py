@@ -6,11 +6,13 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
-from npu_lint.rules.dynamic_values import FACTORIES, SHAPE_METHODS, BATCH_MAX, FAMILY, call_args, ValueFlow
+from npu_lint.rules.dynamic_values import (BATCH_MAX, FACTORIES, FAMILY, SHAPE_METHODS, ValueFlow, call_args,
+                                          last_name)
 
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
 _LOADER = "torch.utils.data.DataLoader"
+_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | SHAPE_METHODS
 _LOADER_PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn",
                       "pin_memory", "drop_last")
 
@@ -58,8 +60,11 @@ class PadToBatchMax(ValueFlow):
                      "import torch\nn = max(a, b)\nbuf = torch.zeros(n)\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
-        name = ctx.resolver.qualname(node.func) or ""
         padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
+        last = last_name(node.func)
+        if padding is None and last not in _SINK_NAMES and last != "pad_sequence" and not last.endswith(_COLLATORS):
+            return
+        name = ctx.resolver.qualname(node.func) or ""
         if name == _PAD_SEQUENCE:
             self._report(node, "pad_sequence() pads to the longest sequence in the batch", ctx)
         elif name.startswith("transformers") and name.endswith(_COLLATORS):

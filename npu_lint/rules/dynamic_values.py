@@ -8,7 +8,6 @@ are followed to the places that fix a shape: factory sizes, ``view`` / ``reshape
 from __future__ import annotations
 
 import ast
-import re
 from typing import ClassVar, Optional
 
 from npu_lint.context import FileContext
@@ -29,8 +28,8 @@ _RESIZE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.ups
                      "torch.nn.functional.adaptive_avg_pool2d", "torch.nn.functional.adaptive_max_pool2d",
                      "torch.nn.functional.pad", "torch.nn.Upsample", "torchvision.transforms.functional.resize",
                      "torchvision.transforms.v2.functional.resize"})
-# Text that a host, random or batch-maximum value needs: files without any of it skip the data flow.
-_SOURCE_TEXT = re.compile(r"\.item\(\)|\.tolist\(\)|(?<![\w.])(?:int|float|round|max)\(|\brandom\b")
+_RESIZE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in _RESIZE)
+_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _RESIZE_NAMES | SHAPE_METHODS | {"range"}
 Origin = tuple[str, str, int]   # (HOST or RANDOM, the source expression, its line)
 
 
@@ -54,6 +53,11 @@ def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
         return None
     if isinstance(func, ast.Name) and func.id == "max" and len(node.args) == 1 and _lengths(node.args[0]):
         return BATCH_MAX, short_source(node), node.lineno
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name) or not ctx.resolver.aliases.get(root.id, "").startswith(("random", "numpy")):
+        return None   # resolve only names that can reach ``random`` or ``numpy.random``
     name = ctx.resolver.qualname(func)
     if name is not None and (name.startswith(("random.", "numpy.random.")) and name != "random.seed"):
         return RANDOM, short_source(node), node.lineno
@@ -87,21 +91,69 @@ def _origin_in(expr: ast.AST, ctx: FileContext, scope: int, kinds: tuple[str, ..
     return None
 
 
-def _may_flow(ctx: FileContext) -> bool:
-    """Whether the file has any text a host, random or batch-maximum value needs (decided once per file)."""
-    possible = ctx.scratch.get("value_flow_possible")
-    if possible is None:
-        possible = ctx.scratch["value_flow_possible"] = bool(_SOURCE_TEXT.search(ctx.source))
-    return possible
+def last_name(func: ast.AST) -> str:
+    """``interpolate`` for ``F.interpolate``: a cheap test before resolving the name."""
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def _lines(node: ast.AST, ctx: FileContext) -> str:
-    lines = ctx.scratch.get("source_lines")
-    if lines is None:
-        lines = ctx.scratch["source_lines"] = ctx.source.splitlines()
-    return "\n".join(lines[node.lineno - 1:(node.end_lineno or node.lineno)])
 
 
+def _first_time(node: ast.AST, ctx: FileContext) -> bool:
+    """True once per node: NPU403, NPU404 and NPU405 share the bindings."""
+    seen = ctx.scratch.setdefault("value_flow_seen", set())
+    if id(node) in seen:
+        return False
+    seen.add(id(node))
+    return True
+
+
+def _targets(statement: ast.AST) -> list[str]:
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+    return [name for target in targets for name in names_in(target)]
+
+
+def _bind(statement: ast.AST, ctx: FileContext) -> None:
+    """An assignment or ``for``, before its value is walked: its targets take the flow of the names it reads
+    (only in functions where something flows), or lose theirs. Sources in the value bind later (_bind_source)."""
+    flows = ctx.scratch.get("value_flows")
+    if not flows or not _first_time(statement, ctx):
+        return   # nothing flows in this file yet: the common case
+    scope = _scope(statement, ctx)
+    origin = None
+    if scope in ctx.scratch.setdefault("value_flow_scopes", set()):
+        value = statement.value if isinstance(statement, ast.Assign) else statement.iter
+        origin = next((flows[(scope, n.id)] for n in ast.walk(value)
+                       if isinstance(n, ast.Name) and (scope, n.id) in flows), None)
+    for name in _targets(statement):
+        if origin is not None:
+            flows[(scope, name)] = origin
+        else:
+            flows.pop((scope, name), None)
+    if origin is not None:
+        ctx.scratch.setdefault("value_flow_bound", set()).add(id(statement))
+
+
+def _bind_source(call: ast.Call, ctx: FileContext) -> None:
+    """A host, random or batch-maximum source inside an assignment's value (or a ``for``'s iterable) binds the
+    targets to it, unless the statement already took a flow from the names it reads."""
+    origin = _source(call, ctx)
+    if origin is None or not _first_time(call, ctx):
+        return
+    child, statement = call, ctx.parent(call)
+    while statement is not None and not isinstance(statement, ast.stmt):
+        child, statement = statement, ctx.parent(statement)
+    if not (isinstance(statement, ast.Assign) and child is statement.value) and not (
+            isinstance(statement, ast.For) and child is statement.iter):
+        return
+    bound = ctx.scratch.setdefault("value_flow_bound", set())
+    if id(statement) in bound:
+        return
+    bound.add(id(statement))
+    scope = _scope(statement, ctx)
+    ctx.scratch.setdefault("value_flow_scopes", set()).add(scope)
+    flows = ctx.scratch.setdefault("value_flows", {})
+    for name in _targets(statement):
+        flows[(scope, name)] = origin
 
 
 class ValueFlow(Rule):
@@ -115,32 +167,14 @@ class ValueFlow(Rule):
         if not ctx.uses_torch:
             return
         if isinstance(node, (ast.Assign, ast.For)):
-            if _may_flow(ctx):
-                self._record(node, ctx)
+            _bind(node, ctx)
             if isinstance(node, ast.For):
                 self.check_loop(node, ctx)
         elif isinstance(node, ast.Call):
+            _bind_source(node, ctx)
             self.check_call(node, ctx)
         else:
             self.check_subscript(node, ctx)
-
-    def _record(self, node: ast.AST, ctx: FileContext) -> None:
-        seen = ctx.scratch.setdefault("value_flow_seen", set())
-        if id(node) in seen:   # NPU403 and NPU404 share the records
-            return
-        seen.add(id(node))
-        flows = ctx.scratch.setdefault("value_flows", {})
-        value, targets = (node.value, node.targets) if isinstance(node, ast.Assign) else (node.iter, [node.target])
-        if not flows and not _SOURCE_TEXT.search(_lines(value, ctx)):
-            return   # nothing flows yet and this value reads nothing: the common case, decided on text
-        scope = _scope(node, ctx)
-        origin = _origin_in(value, ctx, scope, (HOST, RANDOM, BATCH_MAX))
-        for target in targets:
-            for name in names_in(target):
-                if origin is not None:
-                    flows[(scope, name)] = origin
-                else:
-                    flows.pop((scope, name), None)
 
     def check_loop(self, node: ast.For, ctx: FileContext) -> None:
         pass
@@ -152,8 +186,6 @@ class ValueFlow(Rule):
         pass
 
     def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext) -> Optional[Origin]:
-        if not _may_flow(ctx):
-            return None
         scope = _scope(node, ctx)
         for arg in args:
             origin = _origin_in(arg, ctx, scope, self.kinds)
@@ -208,6 +240,8 @@ class TensorValueInShape(ValueFlow):
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func
+        if last_name(func) not in _SINK_NAMES:
+            return
         name = ctx.resolver.qualname(func)
         if name is not None:
             if name not in FACTORIES and name not in _RESIZE:
@@ -270,6 +304,8 @@ class RandomInputSize(ValueFlow):
                      "y = F.interpolate(x, scale_factor=2)\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        if last_name(node.func) not in _RESIZE_NAMES:
+            return
         name = ctx.resolver.qualname(node.func)
         if name not in _RESIZE:
             return
