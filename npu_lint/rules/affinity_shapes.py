@@ -210,10 +210,21 @@ class AttentionShape(Rule):
             if self._probs(value, ctx, scores):
                 probs.add(name)
                 scores.discard(name)
-            elif self._scores(value, ctx, scores):
+                return
+            is_scores, reads_itself = False, False
+            for sub in ast.walk(value):   # one walk: is it a score matrix, and does it read its own name?
+                if isinstance(sub, ast.Name):
+                    is_scores = is_scores or sub.id in scores
+                    reads_itself = reads_itself or sub.id == name
+                else:
+                    operands = _matmul_operands(sub, ctx)
+                    is_scores = is_scores or (operands is not None and _is_transposed(operands[1]))
+                if is_scores:
+                    break
+            if is_scores:
                 scores.add(name)
                 probs.discard(name)
-            elif not any(isinstance(sub, ast.Name) and sub.id == name for sub in ast.walk(value)):
+            elif not reads_itself:
                 probs.discard(name)   # rebound to something else; ``attn = self.drop(attn)`` keeps its role
                 scores.discard(name)
             return
@@ -246,11 +257,16 @@ def _strip_dropout(expr: ast.AST, ctx: FileContext) -> ast.AST:
     return expr
 
 
+_MATMULS = ("matmul", "bmm")
+
+
 def _matmul_operands(node: ast.AST, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
     """(left, right) of ``a @ b``, ``torch.matmul(a, b)`` or ``torch.bmm(a, b)``."""
     if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
         return node.left, node.right
-    if isinstance(node, ast.Call) and _call_name(node, ctx) in ("torch.matmul", "torch.bmm") and len(node.args) == 2:
+    if isinstance(node, ast.Call) and len(node.args) == 2 and (
+            isinstance(node.func, ast.Name) or (isinstance(node.func, ast.Attribute) and node.func.attr in _MATMULS)) \
+            and _call_name(node, ctx) in ("torch.matmul", "torch.bmm"):   # an attribute call must end in its name
         return node.args[0], node.args[1]
     return None
 
