@@ -34,9 +34,15 @@ class Dispatch:
     """Node type -> rule instances, built once per set of enabled codes."""
 
     def __init__(self, rules: Sequence[type[Rule]], observers: Sequence[Rule] = ()) -> None:
+        self._build([rule_class() for rule_class in rules] + list(observers))
+        self.codes = frozenset(rule.code for rule in rules)
+        self._narrowed: dict[tuple[int, ...], Dispatch] = {}
+
+    def _build(self, instances: list[Rule]) -> None:
+        self.instances = instances
         self.by_type: dict[type, list[Rule]] = {}
         self.triggers: Optional[tuple[str, ...]] = ()
-        for rule in [rule_class() for rule_class in rules] + list(observers):
+        for rule in instances:
             rule_class = type(rule)
             for node_type in rule_class.node_types:
                 self.by_type.setdefault(node_type, []).append(rule)
@@ -44,7 +50,6 @@ class Dispatch:
             if self.triggers is not None:
                 self.triggers = None if not triggers else self.triggers + tuple(triggers)
         self.api_rules = tuple(self.by_type.pop(ApiRef, ()))
-        self.codes = frozenset(rule.code for rule in rules)
 
     def wanted(self, source: str) -> bool:
         """The cheap substring pre-filter: a file none of the rules could fire on is skipped."""
@@ -53,6 +58,19 @@ class Dispatch:
         if self.triggers is None:
             return True
         return any(trigger in source for trigger in self.triggers)
+
+    def for_source(self, source: str) -> "Dispatch":
+        """The same pre-filter per rule: only the rules whose trigger words occur in ``source`` are run."""
+        active = tuple(index for index, rule in enumerate(self.instances)
+                       if not getattr(rule, "triggers", None) or any(word in source for word in rule.triggers))
+        if len(active) == len(self.instances):
+            return self
+        narrowed = self._narrowed.get(active)
+        if narrowed is None:
+            narrowed = self._narrowed[active] = Dispatch.__new__(Dispatch)
+            narrowed._build([self.instances[index] for index in active])
+            narrowed.codes, narrowed._narrowed = self.codes, {}
+        return narrowed
 
 
 @lru_cache(maxsize=64)
@@ -77,7 +95,7 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
         return []
     ctx = ctx or FileContext(source, target or Target(default_release()))
     ctx.third_party = ctx.third_party or third_party
-    _walk(tree, ctx, dispatch)
+    _walk(tree, ctx, dispatch.for_source(source))
     findings = ctx.findings
     if noqa and findings:
         findings = _without_noqa(findings, ctx.noqa_spans, source.splitlines())

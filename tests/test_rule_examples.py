@@ -50,3 +50,14 @@ def test_every_finding_message_is_one_line():
         for example in rule.must_fire:
             for finding in analyse_source(example, codes=frozenset({rule.code})):
                 assert "\n" not in finding.message and finding.message.strip() == finding.message
+
+
+@pytest.mark.parametrize("code,table", [("NPU301", "affinity.tsv"), ("NPU401", "dynamic_shape.tsv")])
+def test_trigger_words_cover_every_table_api(code, table):
+    """A rule runs only on files holding one of its trigger words: each API its table names must contain one."""
+    from npu_lint.rules import rules_by_code
+    from npu_lint.tables import read_tsv
+    triggers = rules_by_code()[code].triggers
+    apis = [row["api"] for row in read_tsv(table) if row["api"].startswith(("torch", "apex"))]
+    assert apis
+    assert [api for api in apis if not any(word in api for word in triggers)] == []

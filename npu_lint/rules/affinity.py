@@ -73,7 +73,7 @@ class AffinityApi(Rule):
     name = "affinity-api"
     family = FAMILY
     node_types = (ApiRef,)
-    triggers = ("optim", "gelu", "GELU", "roll", "matmul", "RMSNorm", "rms_norm", "LSTM", "torchvision", "Lamb",
+    triggers = ("optim", "gelu", "GELU", "SiLU", "roll", "matmul", "RMSNorm", "rms_norm", "LSTM", "torchvision", "Lamb",
                 "AdamP", "BertAdam", "RMSpropTF")
     message = "{api} has a faster NPU counterpart: {affinity} (torch-npu {since}+)"
     must_fire = ("import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-3)\n",
