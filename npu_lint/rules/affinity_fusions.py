@@ -8,219 +8,30 @@ neighbours and, where cheap, a name that carries the intermediate from the state
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity_shapes import report_shape
+from npu_lint.rules.fusion_structure import (
+    argument,
+    definition,
+    function_call,
+    intermediate,
+    is_last_dim,
+    is_sum,
+    module_call_input,
+    module_made_by,
+    record_module,
+)
 
 FAMILY = "affinity"
-MESSAGE = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
-
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-_MODULES = "self_modules"   # scratch: (id of the class, attribute, what the attribute holds)
-_TRACKED = {
-    "torch.nn.LayerNorm": "LayerNorm", "torch.nn.modules.normalization.LayerNorm": "LayerNorm",
-    "torch.nn.GroupNorm": "GroupNorm", "torch.nn.modules.normalization.GroupNorm": "GroupNorm",
-    "torch.nn.SiLU": "SiLU", "torch.nn.modules.activation.SiLU": "SiLU",
-    "torch.nn.Dropout": "Dropout", "torch.nn.modules.dropout.Dropout": "Dropout",
-    "torch.nn.Softmax": "Softmax", "torch.nn.modules.activation.Softmax": "Softmax",
-}
 _LAYER_NORM = ("torch.nn.functional.layer_norm", "torch.layer_norm")
 _GROUP_NORM = ("torch.nn.functional.group_norm", "torch.group_norm")
 _SILU = ("torch.nn.functional.silu",)
 _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
 _DROPOUT = ("torch.nn.functional.dropout", "torch.dropout")
-
-
-# -- nn modules held in ``self`` attributes ---------------------------------------------------------------------
-
-def _class_of(node: ast.AST, ctx: FileContext) -> Optional[int]:
-    owner = ctx.enclosing(node, (ast.ClassDef,))
-    return id(owner) if owner is not None else None
-
-
-def _module_made_by(value: ast.AST, ctx: FileContext) -> Optional[str]:
-    """``LayerNorm`` for ``nn.LayerNorm(d)``; ``Softmax`` only over the last dimension."""
-    if not isinstance(value, ast.Call):
-        return None
-    kind = _TRACKED.get(ctx.resolver.qualname(value.func) or "")
-    if kind == "Softmax":
-        dim = _argument(value, 0, "dim")
-        return kind if dim is not None and _is_last_dim(dim) else None
-    return kind
-
-
-def record_module(node: ast.Assign, ctx: FileContext) -> None:
-    """``self.norm = nn.LayerNorm(dim)`` in a method: remember what ``self.norm`` holds in that class.
-
-    Any other assignment to the attribute in the class forgets it (``self.norm = nn.Identity()`` in an ``else``).
-    """
-    if len(node.targets) != 1:
-        return
-    target = node.targets[0]
-    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
-        return
-    owner = _class_of(node, ctx)
-    if owner is None:
-        return
-    modules = ctx.scratch.setdefault(_MODULES, set())
-    for entry in [entry for entry in modules if entry[0] == owner and entry[1] == target.attr]:
-        modules.discard(entry)
-    kind = _module_made_by(node.value, ctx)
-    if kind is not None:
-        modules.add((owner, target.attr, kind))
-
-
-def _self_module(func: ast.AST, anchor: ast.AST, ctx: FileContext) -> Optional[str]:
-    """What ``self.norm`` (the callee) holds, if an earlier ``self.norm = nn.X(...)`` in the class says so.
-
-    ``anchor`` is the node being checked: the walker gives a node's children their parents only after the
-    rules have seen the node, so the class is found from it.
-    """
-    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
-        return None
-    owner = _class_of(anchor, ctx)
-    for kind in ("LayerNorm", "GroupNorm", "SiLU", "Dropout", "Softmax"):
-        if (owner, func.attr, kind) in ctx.scratch.get(_MODULES, ()):
-            return kind
-    return None
-
-
-def _module_call_input(call: ast.AST, kind: str, anchor: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
-    """The input of ``self.m(x)`` where ``self.m`` holds an ``nn.<kind>``, or of ``nn.<kind>(...)(x)``."""
-    if not isinstance(call, ast.Call) or len(call.args) != 1 or call.keywords:
-        return None
-    made_inline = isinstance(call.func, ast.Call) and _module_made_by(call.func, ctx) == kind
-    return call.args[0] if made_inline or _self_module(call.func, anchor, ctx) == kind else None
-
-
-# -- small structural helpers ---------------------------------------------------------------------------------
-
-def _argument(call: ast.Call, index: int, keyword: str) -> Optional[ast.AST]:
-    for kw in call.keywords:
-        if kw.arg == keyword:
-            return kw.value
-    return call.args[index] if len(call.args) > index else None
-
-
-def _is_last_dim(node: ast.AST) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
-        return isinstance(node.operand, ast.Constant) and node.operand.value == 1
-    return isinstance(node, ast.Constant) and node.value == -1
-
-
-def _is_literal(node: ast.AST) -> bool:
-    if isinstance(node, ast.UnaryOp):
-        return _is_literal(node.operand)
-    return isinstance(node, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp))
-
-
-def _is_self_parameter(node: ast.AST) -> bool:
-    """``self.pos_embed``, ``self.pos_embed[:, :n]``, ``self.pos_embed.to(x.dtype)``: a parameter, not a module call."""
-    while True:
-        if isinstance(node, ast.Subscript):
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            node = node.func.value
-        else:
-            break
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
-
-
-def _function_call(node: ast.AST, names: tuple[str, ...], ctx: FileContext) -> bool:
-    return isinstance(node, ast.Call) and ctx.resolver.qualname(node.func) in names
-
-
-def _scope_of(node: ast.AST, ctx: FileContext) -> ast.AST:
-    """The function, class or module whose body holds ``node``."""
-    return ctx.enclosing(node, _SCOPES + (ast.Module,)) or node
-
-
-def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function (or module) body, without descending into nested functions and classes."""
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
-
-
-def _reads(name: str, tree: Iterator[ast.AST]) -> int:
-    return sum(1 for node in tree if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load))
-
-
-def _previous_assignment(name: str, statement: ast.stmt, ctx: FileContext) -> Optional[ast.Assign]:
-    """``h = v``, when it is the statement just before ``statement`` in the same block."""
-    parent = ctx.parent(statement)
-    for field in ("body", "orelse", "finalbody"):
-        block = getattr(parent, field, None)
-        if not isinstance(block, list):
-            continue
-        index = next((i for i, item in enumerate(block) if item is statement), None)
-        if index is None:
-            continue
-        before = block[index - 1] if index else None
-        if isinstance(before, ast.Assign) and len(before.targets) == 1 and \
-                isinstance(before.targets[0], ast.Name) and before.targets[0].id == name:
-            return before
-        return None
-    return None
-
-
-def _read_only_here(name: str, statement: ast.stmt, ctx: FileContext) -> bool:
-    """The intermediate ``name`` dies in ``statement``: read once there, and rebound there or read nowhere else."""
-    if _reads(name, ast.walk(statement)) != 1:
-        return False
-    if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
-        return True
-    return _reads(name, _own_nodes(_scope_of(statement, ctx))) == 1
-
-
-def _intermediate(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> Optional[tuple[ast.AST, ast.stmt]]:
-    """(the expression, its statement); for a name, the value it got in the statement just before ``statement``,
-    provided it dies in ``statement``."""
-    if not isinstance(node, ast.Name):
-        return node, statement
-    before = _previous_assignment(node.id, statement, ctx)
-    if before is None or not _read_only_here(node.id, statement, ctx):
-        return None
-    return before.value, before
-
-
-def _definition(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> tuple[ast.AST, ast.stmt]:
-    """For a name read in ``statement``, the value of its last assignment earlier in the same function
-    (``s = s + mask`` in an ``if`` counts; ``s += mask`` gives ``s + mask``) and that assignment; otherwise
-    the expression itself."""
-    if not isinstance(node, ast.Name):
-        return node, statement
-    where = (statement.lineno, statement.col_offset)
-    last, found = None, (node, statement)
-    for item in _own_nodes(_scope_of(statement, ctx)):
-        if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) \
-                and item.targets[0].id == node.id:
-            value = item.value
-        elif isinstance(item, ast.AugAssign) and isinstance(item.target, ast.Name) and item.target.id == node.id:
-            value = ast.BinOp(left=ast.Name(id=node.id, ctx=ast.Load()), op=item.op, right=item.value)
-        else:
-            continue
-        position = (item.lineno, item.col_offset)
-        if position < where and (last is None or position > last):
-            last, found = position, (value, item)
-    return found
-
-
-def _is_sum(node: ast.AST, ctx: FileContext, alpha: bool = False) -> bool:
-    """``a + b`` of two tensors (no literal, no ``self`` parameter broadcast), or ``torch.add(a, b)``."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
-        operands = (node.left, node.right)
-    elif _function_call(node, ("torch.add",), ctx) and len(node.args) == 2 and \
-            all(kw.arg == "alpha" for kw in node.keywords) and (alpha or not node.keywords):
-        operands = tuple(node.args)
-    else:
-        return False
-    return not any(_is_literal(operand) or _is_self_parameter(operand) for operand in operands)
+MESSAGE = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
 
 
 # -- NPU309 -------------------------------------------------------------------------------------------------------
@@ -278,20 +89,20 @@ class AddLayerNormShape(Rule):
         if isinstance(node, ast.Assign):
             record_module(node, ctx)
             return
-        if _function_call(node, _LAYER_NORM, ctx):
-            source = _argument(node, 0, "input")
+        if function_call(node, _LAYER_NORM, ctx):
+            source = argument(node, 0, "input")
         else:
-            source = _module_call_input(node, "LayerNorm", node, ctx)
+            source = module_call_input(node, "LayerNorm", node, ctx)
         statement = ctx.statement_of(node) if source is not None else None
-        found = _intermediate(source, statement, ctx) if statement is not None else None
-        if found is not None and _is_sum(found[0], ctx):
+        found = intermediate(source, statement, ctx) if statement is not None else None
+        if found is not None and is_sum(found[0], ctx):
             report_shape(self, node, "layer_norm(x + residual)", ctx, "layer_norm(x + residual)")
 
 
 # -- NPU310 -------------------------------------------------------------------------------------------------------
 
 def _group_norm_output(node: ast.AST, anchor: ast.AST, ctx: FileContext) -> bool:
-    return _function_call(node, _GROUP_NORM, ctx) or _module_call_input(node, "GroupNorm", anchor, ctx) is not None
+    return function_call(node, _GROUP_NORM, ctx) or module_call_input(node, "GroupNorm", anchor, ctx) is not None
 
 
 class GroupNormSiluShape(Rule):
@@ -346,15 +157,15 @@ class GroupNormSiluShape(Rule):
             return
         if ctx.resolver.qualname(node.func) == "torch.nn.Sequential":
             for first, second in zip(node.args, node.args[1:]):
-                if _module_made_by(first, ctx) == "GroupNorm" and _module_made_by(second, ctx) == "SiLU":
+                if module_made_by(first, ctx) == "GroupNorm" and module_made_by(second, ctx) == "SiLU":
                     report_shape(self, first, "silu(group_norm(x))", ctx, "nn.GroupNorm then nn.SiLU")
             return
-        if _function_call(node, _SILU, ctx):
-            source = _argument(node, 0, "input")
+        if function_call(node, _SILU, ctx):
+            source = argument(node, 0, "input")
         else:
-            source = _module_call_input(node, "SiLU", node, ctx)
+            source = module_call_input(node, "SiLU", node, ctx)
         statement = ctx.statement_of(node) if source is not None else None
-        found = _intermediate(source, statement, ctx) if statement is not None else None
+        found = intermediate(source, statement, ctx) if statement is not None else None
         if found is not None and _group_norm_output(found[0], node, ctx):
             report_shape(self, node, "silu(group_norm(x))", ctx, "silu(group_norm(x))")
 
@@ -366,24 +177,24 @@ def _softmax_input(call: ast.AST, anchor: ast.AST, ctx: FileContext) -> Optional
     ``s.softmax(-1)``, or ``self.softmax(s)`` holding an ``nn.Softmax(dim=-1)``."""
     if not isinstance(call, ast.Call):
         return None
-    module_input = _module_call_input(call, "Softmax", anchor, ctx)
+    module_input = module_call_input(call, "Softmax", anchor, ctx)
     if module_input is not None:
         return module_input
     name = ctx.resolver.qualname(call.func)
     if name in _SOFTMAX:
-        source, dim = _argument(call, 0, "input"), _argument(call, 1, "dim")
+        source, dim = argument(call, 0, "input"), argument(call, 1, "dim")
     elif name is None and isinstance(call.func, ast.Attribute) and call.func.attr == "softmax" and \
             not (isinstance(call.func.value, ast.Name) and call.func.value.id == "self"):
-        source, dim = call.func.value, _argument(call, 0, "dim")
+        source, dim = call.func.value, argument(call, 0, "dim")
     else:
         return None
-    return source if dim is not None and _is_last_dim(dim) else None
+    return source if dim is not None and is_last_dim(dim) else None
 
 
 def _dropout_input(call: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
-    if _function_call(call, _DROPOUT, ctx):
-        return _argument(call, 0, "input")
-    return _module_call_input(call, "Dropout", call, ctx)
+    if function_call(call, _DROPOUT, ctx):
+        return argument(call, 0, "input")
+    return module_call_input(call, "Dropout", call, ctx)
 
 
 class SoftmaxDropoutShape(Rule):
@@ -445,9 +256,9 @@ class SoftmaxDropoutShape(Rule):
         if dropped is None:
             return
         statement = ctx.statement_of(node)
-        found = _intermediate(dropped, statement, ctx) if statement is not None else None
+        found = intermediate(dropped, statement, ctx) if statement is not None else None
         scores = _softmax_input(found[0], node, ctx) if found is not None else None
-        if scores is not None and _is_sum(_definition(scores, found[1], ctx)[0], ctx, alpha=True):
+        if scores is not None and is_sum(definition(scores, found[1], ctx)[0], ctx, alpha=True):
             pattern = "dropout(softmax(scores + mask, dim=-1))"
             report_shape(self, node, pattern, ctx, "dropout(softmax(scores + mask, dim=-1))")
 
@@ -504,7 +315,7 @@ def _attention_scores(node: ast.AST, statement: ast.stmt, ctx: FileContext, dept
     if depth == 0:
         return False
     if isinstance(node, ast.Name):
-        value, where = _definition(node, statement, ctx)
+        value, where = definition(node, statement, ctx)
         return value is not node and _attention_scores(value, where, ctx, depth - 1)
     if isinstance(node, ast.BinOp):
         if isinstance(node.op, ast.MatMult):
@@ -590,9 +401,9 @@ class ScaledMaskedSoftmaxShape(Rule):
         statement = ctx.statement_of(node) if source is not None else None
         if statement is None:
             return
-        value, where = _definition(source, statement, ctx)
+        value, where = definition(source, statement, ctx)
         filled = _masked_fill(value, ctx)
         if filled is not None and _is_large_negative(filled[1], ctx) and \
-                _is_scaled_scores(*_definition(filled[0], where, ctx), ctx):
+                _is_scaled_scores(*definition(filled[0], where, ctx), ctx):
             pattern = "softmax((x * scale).masked_fill(mask, -inf), dim=-1)"
             report_shape(self, node, pattern, ctx, "softmax((x * scale).masked_fill(mask, -inf))")

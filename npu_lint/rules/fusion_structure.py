@@ -1,0 +1,208 @@
+"""Structure the fused-shape rules (NPU309-NPU312) share: ``nn`` modules a class holds in ``self``
+attributes, and where a name used in a statement was last assigned in its function."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from npu_lint.context import FileContext
+
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_MODULES = "self_modules"   # scratch: (id of the class, attribute, what the attribute holds)
+_TRACKED = {
+    "torch.nn.LayerNorm": "LayerNorm", "torch.nn.modules.normalization.LayerNorm": "LayerNorm",
+    "torch.nn.GroupNorm": "GroupNorm", "torch.nn.modules.normalization.GroupNorm": "GroupNorm",
+    "torch.nn.SiLU": "SiLU", "torch.nn.modules.activation.SiLU": "SiLU",
+    "torch.nn.Dropout": "Dropout", "torch.nn.modules.dropout.Dropout": "Dropout",
+    "torch.nn.Softmax": "Softmax", "torch.nn.modules.activation.Softmax": "Softmax",
+}
+
+
+# -- nn modules held in ``self`` attributes ---------------------------------------------------------------------
+
+def class_of(node: ast.AST, ctx: FileContext) -> Optional[int]:
+    owner = ctx.enclosing(node, (ast.ClassDef,))
+    return id(owner) if owner is not None else None
+
+
+def module_made_by(value: ast.AST, ctx: FileContext) -> Optional[str]:
+    """``LayerNorm`` for ``nn.LayerNorm(d)``; ``Softmax`` only over the last dimension."""
+    if not isinstance(value, ast.Call):
+        return None
+    kind = _TRACKED.get(ctx.resolver.qualname(value.func) or "")
+    if kind == "Softmax":
+        dim = argument(value, 0, "dim")
+        return kind if dim is not None and is_last_dim(dim) else None
+    return kind
+
+
+def record_module(node: ast.Assign, ctx: FileContext) -> None:
+    """``self.norm = nn.LayerNorm(dim)`` in a method: remember what ``self.norm`` holds in that class.
+
+    Any other assignment to the attribute in the class forgets it (``self.norm = nn.Identity()`` in an ``else``).
+    """
+    if len(node.targets) != 1:
+        return
+    target = node.targets[0]
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
+        return
+    owner = class_of(node, ctx)
+    if owner is None:
+        return
+    modules = ctx.scratch.setdefault(_MODULES, set())
+    for entry in [entry for entry in modules if entry[0] == owner and entry[1] == target.attr]:
+        modules.discard(entry)
+    kind = module_made_by(node.value, ctx)
+    if kind is not None:
+        modules.add((owner, target.attr, kind))
+
+
+def self_module(func: ast.AST, anchor: ast.AST, ctx: FileContext) -> Optional[str]:
+    """What ``self.norm`` (the callee) holds, if an earlier ``self.norm = nn.X(...)`` in the class says so.
+
+    ``anchor`` is the node being checked: the walker gives a node's children their parents only after the
+    rules have seen the node, so the class is found from it.
+    """
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
+        return None
+    owner = class_of(anchor, ctx)
+    for kind in ("LayerNorm", "GroupNorm", "SiLU", "Dropout", "Softmax"):
+        if (owner, func.attr, kind) in ctx.scratch.get(_MODULES, ()):
+            return kind
+    return None
+
+
+def module_call_input(call: ast.AST, kind: str, anchor: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The input of ``self.m(x)`` where ``self.m`` holds an ``nn.<kind>``, or of ``nn.<kind>(...)(x)``."""
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or call.keywords:
+        return None
+    made_inline = isinstance(call.func, ast.Call) and module_made_by(call.func, ctx) == kind
+    return call.args[0] if made_inline or self_module(call.func, anchor, ctx) == kind else None
+
+
+# -- small structural helpers ---------------------------------------------------------------------------------
+
+def argument(call: ast.Call, index: int, keyword: str) -> Optional[ast.AST]:
+    for kw in call.keywords:
+        if kw.arg == keyword:
+            return kw.value
+    return call.args[index] if len(call.args) > index else None
+
+
+def is_last_dim(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        return isinstance(node.operand, ast.Constant) and node.operand.value == 1
+    return isinstance(node, ast.Constant) and node.value == -1
+
+
+def is_literal(node: ast.AST) -> bool:
+    if isinstance(node, ast.UnaryOp):
+        return is_literal(node.operand)
+    return isinstance(node, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr, ast.ListComp))
+
+
+def is_self_parameter(node: ast.AST) -> bool:
+    """``self.pos_embed``, ``self.pos_embed[:, :n]``, ``self.pos_embed.to(x.dtype)``: a parameter, not a module call."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        else:
+            break
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self"
+
+
+def function_call(node: ast.AST, names: tuple[str, ...], ctx: FileContext) -> bool:
+    return isinstance(node, ast.Call) and ctx.resolver.qualname(node.func) in names
+
+
+def scope_of(node: ast.AST, ctx: FileContext) -> ast.AST:
+    """The function, class or module whose body holds ``node``."""
+    return ctx.enclosing(node, _SCOPES + (ast.Module,)) or node
+
+
+def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function (or module) body, without descending into nested functions and classes."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, _SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def reads(name: str, tree: Iterator[ast.AST]) -> int:
+    return sum(1 for node in tree if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load))
+
+
+def previous_assignment(name: str, statement: ast.stmt, ctx: FileContext) -> Optional[ast.Assign]:
+    """``h = v``, when it is the statement just before ``statement`` in the same block."""
+    parent = ctx.parent(statement)
+    for field in ("body", "orelse", "finalbody"):
+        block = getattr(parent, field, None)
+        if not isinstance(block, list):
+            continue
+        index = next((i for i, item in enumerate(block) if item is statement), None)
+        if index is None:
+            continue
+        before = block[index - 1] if index else None
+        if isinstance(before, ast.Assign) and len(before.targets) == 1 and \
+                isinstance(before.targets[0], ast.Name) and before.targets[0].id == name:
+            return before
+        return None
+    return None
+
+
+def read_only_here(name: str, statement: ast.stmt, ctx: FileContext) -> bool:
+    """The intermediate ``name`` dies in ``statement``: read once there, and rebound there or read nowhere else."""
+    if reads(name, ast.walk(statement)) != 1:
+        return False
+    if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
+        return True
+    return reads(name, own_nodes(scope_of(statement, ctx))) == 1
+
+
+def intermediate(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> Optional[tuple[ast.AST, ast.stmt]]:
+    """(the expression, its statement); for a name, the value it got in the statement just before ``statement``,
+    provided it dies in ``statement``."""
+    if not isinstance(node, ast.Name):
+        return node, statement
+    before = previous_assignment(node.id, statement, ctx)
+    if before is None or not read_only_here(node.id, statement, ctx):
+        return None
+    return before.value, before
+
+
+def definition(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> tuple[ast.AST, ast.stmt]:
+    """For a name read in ``statement``, the value of its last assignment earlier in the same function
+    (``s = s + mask`` in an ``if`` counts; ``s += mask`` gives ``s + mask``) and that assignment; otherwise
+    the expression itself."""
+    if not isinstance(node, ast.Name):
+        return node, statement
+    where = (statement.lineno, statement.col_offset)
+    last, found = None, (node, statement)
+    for item in own_nodes(scope_of(statement, ctx)):
+        if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) \
+                and item.targets[0].id == node.id:
+            value = item.value
+        elif isinstance(item, ast.AugAssign) and isinstance(item.target, ast.Name) and item.target.id == node.id:
+            value = ast.BinOp(left=ast.Name(id=node.id, ctx=ast.Load()), op=item.op, right=item.value)
+        else:
+            continue
+        position = (item.lineno, item.col_offset)
+        if position < where and (last is None or position > last):
+            last, found = position, (value, item)
+    return found
+
+
+def is_sum(node: ast.AST, ctx: FileContext, alpha: bool = False) -> bool:
+    """``a + b`` of two tensors (no literal, no ``self`` parameter broadcast), or ``torch.add(a, b)``."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        operands = (node.left, node.right)
+    elif function_call(node, ("torch.add",), ctx) and len(node.args) == 2 and \
+            all(kw.arg == "alpha" for kw in node.keywords) and (alpha or not node.keywords):
+        operands = tuple(node.args)
+    else:
+        return False
+    return not any(is_literal(operand) or is_self_parameter(operand) for operand in operands)
