@@ -16,6 +16,8 @@ from typing import Optional, Sequence, Union
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
 
+from npu_lint.resolver import Resolver
+
 DETECTOR = "DETECTOR"
 IMPORT_LINE = "from msft_dynamic_analysis.hook import DETECTOR"
 TORCH_ROOTS = frozenset({"torch", "torchvision", "torch_npu"})
@@ -65,37 +67,21 @@ def _base(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
-class _Imports(cst.CSTVisitor):
-    """File-wide: import aliases to full names, and the names bound by ``def``/``class``."""
+class _Imports:
+    """File-wide: import aliases to full names (the analysis core's resolver, fed every import of the file) and
+    the names bound by ``def``/``class``."""
 
-    def __init__(self) -> None:
-        self.aliases: dict[str, str] = {}
+    def __init__(self, tree: ast.Module) -> None:
+        resolver = Resolver()
         self.definitions: set[str] = set()
-
-    def visit_Import(self, node: cst.Import) -> None:
-        for alias in node.names:
-            full = _dotted(alias.name) or ""
-            if alias.asname is not None and isinstance(alias.asname.name, cst.Name):
-                self.aliases[alias.asname.name.value] = full
-            else:
-                root = full.split(".", 1)[0]
-                self.aliases[root] = root
-
-    def visit_ImportFrom(self, node: cst.ImportFrom) -> None:
-        module = "." * len(node.relative) + (_dotted(node.module) or "" if node.module else "")
-        if isinstance(node.names, cst.ImportStar):
-            return
-        for alias in node.names:
-            name = _dotted(alias.name) or ""
-            bound = alias.asname.name.value if alias.asname is not None and isinstance(alias.asname.name, cst.Name) \
-                else name
-            self.aliases[bound] = f"{module}.{name}" if module and not module.endswith(".") else module + name
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self.definitions.add(node.name.value)
-
-    def visit_ClassDef(self, node: cst.ClassDef) -> None:
-        self.definitions.add(node.name.value)
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                resolver.add_import(node)
+            elif isinstance(node, ast.ImportFrom):
+                resolver.add_import_from(node)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                self.definitions.add(node.name)
+        self.aliases = resolver.aliases
 
 
 class _Wrapper(cst.CSTTransformer):
@@ -290,14 +276,12 @@ def instrument(source: str, loop_lines: Sequence[int] = ()) -> Instrumented:
     the detector never records (:data:`NEVER_RECORDED`: ``.to()``, ``.item()``, ``.size()`` ...).
     """
     try:
-        ast.parse(source)
+        tree = ast.parse(source)
         module = cst.parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError, cst.ParserSyntaxError) as error:
         raise InstrumentError(_describe(error)) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    imports = _Imports()
-    module.visit(imports)
-    transformer = _Wrapper(imports, loop_lines)
+    transformer = _Wrapper(_Imports(tree), loop_lines)
     rewritten = wrapper.visit(transformer)
     changed = Instrumented("", len(transformer.wrap), sorted(transformer.loops_found))
     if not changed.changed:
