@@ -16,8 +16,8 @@ from npu_lint.finding import Finding
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.versions import Target, default_release
 
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
-_LOOPS = (ast.For, ast.AsyncFor)
+_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+           ast.GeneratorExp)
 _NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
@@ -118,6 +118,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
     by_type = dispatch.by_type
     api_rules = dispatch.api_rules
     name_type, attribute_type, load_type = ast.Name, ast.Attribute, ast.Load
+    resolver.attach(tree)
     leave = _Later(resolver.leave_scope)
     aliases: set[int] = set()
     stack: list[object] = [tree]
@@ -128,22 +129,15 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
         if node_type is _Later:
             node.action(node.node) if node.node is not None else node.action()
             continue
-        if node_type is ast.Import:
-            resolver.add_import(node)
-        elif node_type is ast.ImportFrom:
-            resolver.add_import_from(node)
-        elif node_type is ast.Assign:
-            push(_Later(resolver.add_assign, node))   # bind after the value is walked: x = x.to(device)
+        if node_type is ast.Assign:
             if resolver.alias_target(node) is not None:
                 aliases.add(id(node.value))   # ``cuda = torch.cuda``: the uses are the references
-        elif node_type in _FUNCTIONS:
+        elif node_type in _SCOPES:
             resolver.enter_function(node)
             push(leave)
         elif node_type is ast.ClassDef:
-            resolver.enter_class()
+            resolver.enter_class(node)
             push(leave)
-        elif node_type in _LOOPS:
-            resolver.bind_loop(node)
         rules = by_type.get(node_type)
         if rules:
             for rule in rules:

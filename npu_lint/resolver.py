@@ -1,111 +1,153 @@
-"""Name resolution: import aliases to qualified names, and evident tensor receivers.
+"""The semantic model every rule asks: what a name refers to and what a value is.
 
-One :class:`Resolver` per file is fed by the walker in source order (imports, simple
-aliases and bindings as they appear) and answered by every rule, so no rule resolves
-names on its own.
+Built once per file (:meth:`Resolver.attach`: scopes and bindings from :mod:`npu_lint.analysis.scopes`),
+then answered lazily and memoised: qualified names through imports and namespace aliases
+(:meth:`qualname`), value kinds (:meth:`value_of`, :meth:`kind_of`, :mod:`npu_lint.analysis.kinds`)
+from constructors, factories, methods, operators, annotations, ``self.x`` bindings in any method, loops
+over loaders, the bases of classes and the return values of the file's own functions (summaries,
+computed once per function). The walk tells it which scope it is in (``enter_function`` / ``enter_class``
+/ ``leave_scope``); nothing else is fed in order, so a binding anywhere in the module is known everywhere.
 """
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Optional, Protocol
 
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
+from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, Binding, Scope,
+                                      Scopes)
 from npu_lint.namespaces import is_namespace
 
-# Re-exports: the public name a user reaches through another module path.
-CANONICAL = {
-    "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",
-    "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.DataParallel",
-    "torch.nn.parallel.distributed.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",
-    "torch.distributed.distributed_c10d": "torch.distributed",
-    "torch.amp.autocast_mode.autocast": "torch.amp.autocast",
-    "torch.cuda.amp.autocast_mode.autocast": "torch.cuda.amp.autocast",
-    "torch.cuda.amp.grad_scaler.GradScaler": "torch.cuda.amp.GradScaler",
-    "torch.amp.grad_scaler.GradScaler": "torch.amp.GradScaler",
-    "torch.utils.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
-    "torch._C._nn": "torch.nn.functional",
-}
+TENSOR, LOADER, BATCH, MASK = K.TENSOR, K.LOADER, K.BATCH, K.MASK
+_ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip", "list", "sorted",
+                            "reversed"})
+_BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_DEPTH = 40
+_IN_PROGRESS = object()
 
-# torch functions that return something other than a tensor.
-_NOT_TENSOR = frozenset({
-    "device", "dtype", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed",
-    "seed", "initial_seed", "load", "save", "compile", "is_tensor", "is_storage", "numel", "get_default_dtype",
-    "set_default_dtype", "set_default_device", "set_printoptions", "use_deterministic_algorithms",
-    "are_deterministic_algorithms_enabled", "autocast", "Generator", "finfo", "iinfo", "is_floating_point",
-    "is_complex", "is_nonzero", "Size", "get_num_threads", "set_num_threads", "is_grad_enabled",
-    "get_rng_state", "set_rng_state", "typename", "equal", "allclose", "is_same_size", "result_type",
-    "can_cast", "promote_types", "broadcast_shapes", "set_float32_matmul_precision", "vmap", "cond",
-})
-_TENSOR_MODULES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
-# Tensor methods whose result is not a tensor.
-_NOT_TENSOR_METHODS = frozenset({
-    "item", "tolist", "size", "dim", "ndimension", "numel", "nelement", "numpy", "data_ptr", "element_size",
-    "is_contiguous", "is_floating_point", "is_complex", "get_device", "stride", "storage_offset", "type",
-    "untyped_storage", "storage", "__len__", "backward", "register_hook", "equal", "allclose",
-    "chunk", "split", "unbind", "tensor_split", "unique_consecutive", "sort", "topk", "max", "min", "kthvalue",
-    "mode", "median", "nanmedian", "cummax", "cummin", "sum_to_size", "apply_", "map_", "all", "any",
-})
-_TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
-                                 "torch.FloatTensor", "torch.LongTensor"})
-_LOADERS = frozenset({"torch.utils.data.DataLoader"})
-_ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip"})
 
-TENSOR, LOADER, BATCH, MASK = "tensor", "loader", "batch", "mask"   # batch: taken from a data loader
-_TENSORS = (TENSOR, BATCH)
+class ProjectFacts(Protocol):
+    """What the project index answers about names defined in other modules of the project."""
+
+    def value_of_call(self, qualname: str, importer: str) -> Optional[K.Value]: ...
+
+    def class_value(self, qualname: str, importer: str) -> Optional[K.Value]: ...
 
 
 class Resolver:
-    """Import aliases (file-wide) and value kinds (per scope) for one module."""
+    """Scopes, bindings and value kinds of one module."""
 
     def __init__(self) -> None:
-        # ``torch`` is torch even when it arrives through a star import (``from .layers import *``).
+        # File-wide import aliases, for callers that only feed imports (``add_import``), never for rules.
         self.aliases: dict[str, str] = {"torch": "torch"}
-        self._scopes: list[dict[str, str]] = [{}]
-        self._class_scopes: list[dict[str, str]] = []   # where ``self.x`` bindings live
+        self.scopes: Optional[Scopes] = None
+        self._stack: list[Scope] = []
+        self.project: Optional[ProjectFacts] = None
+        self.module_name = ""
+        self._qualnames: dict[int, Optional[str]] = {}
+        self._values: dict[int, object] = {}
+        self._summaries: dict[tuple[str, int], object] = {}
+        self._kept: list[ast.AST] = []
 
-    # -- imports and aliases -------------------------------------------------------------
+    # -- building ------------------------------------------------------------------------
+    def attach(self, tree: ast.AST) -> None:
+        """Bind every name of ``tree`` (one pass over its statements); the walk then enters its scopes."""
+        self.scopes = Scopes(tree)
+        self._stack = [self.scopes.module]
+
     def add_import(self, node: ast.Import) -> None:
+        """File-wide aliases only (``self.aliases``): for callers that need nothing but the imports."""
         for alias in node.names:
-            if alias.asname:
-                self.aliases[alias.asname] = canonical(alias.name)
-            else:
-                root = alias.name.split(".", 1)[0]
-                self.aliases[root] = root
+            root = alias.name.split(".", 1)[0]
+            self.aliases[alias.asname or root] = canonical(alias.name) if alias.asname else root
 
     def add_import_from(self, node: ast.ImportFrom) -> None:
         module = "." * (node.level or 0) + (node.module or "")
         for alias in node.names:
-            if alias.name == "*":
-                continue
-            full = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
-            self.aliases[alias.asname or alias.name] = canonical(full)
+            if alias.name != "*":
+                full = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
+                self.aliases[alias.asname or alias.name] = canonical(full)
 
-    def add_assign(self, node: ast.Assign) -> None:
-        """``cuda = torch.cuda`` makes an alias; ``x = torch.randn(...)`` binds a tensor."""
-        if len(node.targets) != 1:
-            return
-        target, value = node.targets[0], node.value
-        key = _binding_key(target)
-        if key is None:
-            if isinstance(target, (ast.Tuple, ast.List)):
-                for element in target.elts:
-                    element_key = _binding_key(element)
-                    if element_key:
-                        self._scopes[-1].pop(element_key, None)
-            return
-        qualified = self.alias_target(node)
-        if qualified is not None:
-            self.aliases[target.id] = qualified
-            return
-        kind = self.kind_of(value)
-        scope = self._class_scopes[-1] if key.startswith("self.") and self._class_scopes else self._scopes[-1]
-        if kind:
-            scope[key] = kind
-        else:
-            scope.pop(key, None)
-            is_fallback = isinstance(value, ast.Constant) and value.value is None   # ``except ImportError: x = None``
-            if isinstance(target, ast.Name) and target.id in self.aliases and not is_fallback \
-                    and len(self._scopes) == 1:
-                del self.aliases[target.id]
+    # -- the walk's position ---------------------------------------------------------------
+    @property
+    def current(self) -> Scope:
+        if not self._stack:   # used without a tree: an empty module
+            self.attach(ast.Module(body=[], type_ignores=[]))
+        return self._stack[-1]
+
+    def enter_function(self, node: ast.AST) -> None:
+        """A function, lambda or comprehension: its scope becomes the current one until ``leave_scope``."""
+        scope = self.scopes.scope_of(node) if self.scopes else None
+        self._stack.append(scope or self._open(node))
+
+    def enter_class(self, node: Optional[ast.AST] = None) -> None:
+        scope = self.scopes.scope_of(node) if (self.scopes and node is not None) else None
+        self._stack.append(scope or Scope("class", node, self.current))
+
+    def _open(self, node: ast.AST) -> Scope:
+        if self.scopes is not None and isinstance(node, (ast.Lambda,) + _COMPREHENSIONS):
+            return self.scopes.open_expression_scope(node, self.current)
+        return Scope("function", node, self.current)
+
+    def leave_scope(self) -> None:
+        if len(self._stack) > 1:
+            self._stack.pop()
+
+    def add_assign(self, node: ast.Assign) -> None:   # bindings are known before the walk: nothing to do
+        return None
+
+    def bind_loop(self, node: ast.AST) -> None:
+        return None
+
+    # -- names ---------------------------------------------------------------------------
+    def binding(self, node: ast.Name, scope: Optional[Scope] = None) -> Optional[Binding]:
+        """The binding a name refers to where it stands."""
+        if self.scopes is None:
+            return None
+        return self.scopes.lookup(node.id, scope or self.current, (node.lineno, node.col_offset))
+
+    def qualname(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
+        """``torch.cuda.synchronize`` for ``tc.synchronize`` after ``import torch.cuda as tc``; None for
+        values (a local tensor's ``x.view``), the file's own functions and classes, and unknown names."""
+        key = id(node)
+        if key in self._qualnames:
+            return self._qualnames[key]
+        self._qualnames[key] = None   # a guard against ``x = x.y`` cycles
+        result = self._qualname(node, scope or self.current)
+        self._qualnames[key] = result
+        return result
+
+    def _qualname(self, node: ast.AST, scope: Scope) -> Optional[str]:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        root = self._name_target(node, scope)
+        if root is None:
+            return None
+        if not parts:
+            return root
+        return canonical(root + "." + ".".join(reversed(parts)))
+
+    def _name_target(self, node: ast.Name, scope: Scope) -> Optional[str]:
+        if self.scopes is None:
+            return self.aliases.get(node.id) or (node.id if node.id in _ITER_WRAPPERS else None)
+        binding = self.scopes.lookup(node.id, scope, (node.lineno, node.col_offset))
+        if binding is None:
+            if node.id in _BUILTINS or node.id == "torch":   # ``torch`` may arrive through a star import
+                return node.id
+            return None
+        if binding.tag == IMPORT:
+            return binding.value
+        if binding.tag == VALUE and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
+            target = self.qualname(binding.value, binding.scope)
+            if target and "." in target and not target.startswith(".") and is_namespace(target):
+                return target   # ``cuda = torch.cuda``: a namespace alias
+        return None
 
     def alias_target(self, node: ast.Assign) -> Optional[str]:
         """The namespace ``name = torch.cuda`` makes ``name`` stand for (None for value copies)."""
@@ -117,162 +159,389 @@ class Resolver:
             return qualified
         return None
 
-    # -- scopes --------------------------------------------------------------------------
-    def enter_function(self, node: ast.AST) -> None:
-        scope: dict[str, str] = {}
-        args = getattr(node, "args", None)
-        if args is not None:
-            for arg in args.posonlyargs + args.args + args.kwonlyargs:
-                if arg.annotation is not None and self.qualname(_strip_optional(arg.annotation)) in _TENSOR_ANNOTATIONS:
-                    scope[arg.arg] = TENSOR
-        self._scopes.append(scope)
+    def imported(self, name: str) -> Optional[str]:
+        """What a bare name is imported as where the walk stands (``_C`` -> ``._C``), else None."""
+        if self.scopes is None:
+            return self.aliases.get(name)
+        binding = self.scopes.lookup(name, self.current, None)
+        return binding.value if binding is not None and binding.tag == IMPORT else None
 
-    def enter_class(self) -> None:
-        scope: dict[str, str] = {}
-        self._scopes.append(scope)
-        self._class_scopes.append(scope)
-
-    def leave_scope(self) -> None:
-        if len(self._scopes) > 1:
-            scope = self._scopes.pop()
-            if self._class_scopes and self._class_scopes[-1] is scope:
-                self._class_scopes.pop()
-
-    def bind_loop(self, node: ast.For) -> None:
-        """``for x, y in loader`` (or ``enumerate(loader)``, ``tqdm(loader)``) binds batch tensors."""
-        source, target = node.iter, node.target
-        wrapped = False
-        while isinstance(source, ast.Call) and source.args and self.qualname(source.func) in _ITER_WRAPPERS:
-            wrapped = wrapped or self.qualname(source.func) == "enumerate"
-            source = source.args[0]
-        if self.kind_of(source) != LOADER:
-            return
-        if wrapped and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            target = target.elts[1]
-        for name in names_in(target):
-            self._scopes[-1][name] = BATCH
-
-    # -- queries -------------------------------------------------------------------------
-    def qualname(self, node: ast.AST) -> Optional[str]:
-        """``torch.cuda.synchronize`` for ``tc.synchronize`` after ``import torch.cuda as tc``."""
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return None
-        root = self.aliases.get(node.id)
-        if root is None:
-            return node.id if node.id in _ITER_WRAPPERS else None
-        if not parts:
-            return root
-        return canonical(root + "." + ".".join(reversed(parts)))
+    def definition(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[ast.AST]:
+        """The file's own ``def`` or ``class`` a name refers to."""
+        if isinstance(node, ast.Name):
+            binding = self.binding(node, scope)
+            if binding is not None and binding.tag in (DEF, CLASS):
+                return binding.value
+        return None
 
     def lookup(self, key: str) -> Optional[str]:
-        for scope in reversed(self._scopes):
-            if key in scope:
-                return scope[key]
-        return None
+        """The kind a name (or ``self.x``) has where the walk stands (late binding: its last binding)."""
+        if self.scopes is None:
+            return None
+        if key.startswith("self."):
+            value = K.join([self.binding_value(b) for b in self.scopes.attribute(self.current, key[5:])] or [None])
+        else:
+            binding = self.scopes.lookup(key, self.current, None)
+            value = self.binding_value(binding) if binding is not None else None
+        return value[0] if value else None
 
-    def kind_of(self, node: ast.AST, depth: int = 0) -> Optional[str]:
-        """``tensor`` or ``loader`` where the code makes it evident, else None."""
-        if depth > 40:   # long method chains or operator chains: give up rather than recurse
-            return None
-        depth += 1
-        if isinstance(node, ast.Call):
-            func = self.qualname(node.func)
-            if func is not None:
-                return _call_kind(func)
-            if isinstance(node.func, ast.Attribute) and node.func.attr not in _NOT_TENSOR_METHODS:
-                return TENSOR if self.kind_of(node.func.value, depth) in _TENSORS else None
-            return None
-        if isinstance(node, (ast.Name, ast.Attribute)):
-            key = _binding_key(node)
-            if key is not None:
-                kind = self.lookup(key)
-                if kind:
-                    return kind
-            if isinstance(node, ast.Name) and node.id.lower().endswith(("loader", "dataloader")):
-                return LOADER
-            if isinstance(node, ast.Name) and "mask" in node.id.lower() and not node.id[:1].isupper() \
-                    and "slice" not in node.id.lower():   # not ``BitmapMasks`` (a class) nor ``mask_slice``
-                return MASK
-            if isinstance(node, ast.Attribute) and node.attr in ("T", "mT", "H", "data", "grad", "real", "imag"):
-                return TENSOR if self.kind_of(node.value, depth) in _TENSORS else None
-            return None
-        if isinstance(node, ast.Compare):   # ``scores > thr``: a boolean mask when the operands are tensors
-            comparable = not isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))
-            return MASK if comparable and len(node.ops) == 1 else None
-        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)) and (
-                self.kind_of(node.left, depth) == MASK or self.kind_of(node.right, depth) == MASK):
-            return MASK
-        if isinstance(node, ast.BinOp):
-            while isinstance(node, ast.BinOp):   # walk the left spine without recursing
-                if self.kind_of(node.right, depth) in _TENSORS:
-                    return TENSOR
-                node = node.left
-            return TENSOR if self.kind_of(node, depth) in _TENSORS else None
-        if isinstance(node, ast.UnaryOp):
-            return self.kind_of(node.operand, depth)
-        if isinstance(node, ast.Subscript):
-            return TENSOR if self.kind_of(node.value, depth) in _TENSORS else None
-        return None
+    # -- values --------------------------------------------------------------------------
+    def kind_of(self, node: ast.AST) -> Optional[str]:
+        """``tensor``, ``mask``, ``batch``, ``host``, ``module``, ``optimizer``, ``loader``, ... or None."""
+        value = self.value_of(node)
+        return value[0] if value else None
+
+    def class_of(self, node: ast.AST) -> Optional[str]:
+        """The qualified class of an instance (``torch.optim.Adam``; ``torch.nn.Module`` for a project model)."""
+        value = self.value_of(node)
+        return value[1] if value else None
 
     def is_tensor(self, node: ast.AST) -> bool:
-        return self.kind_of(node) in _TENSORS
+        return self.kind_of(node) in K.TENSORS
 
     def is_batch(self, node: ast.AST) -> bool:
-        """A name bound by iterating a data loader (``for images, labels in loader``)."""
+        """A value taken from a data loader (``for images, labels in loader``)."""
         return self.kind_of(node) == BATCH
 
+    def is_host(self, node: ast.AST) -> bool:
+        """A numpy / pandas array, a Python list or a tensor moved to the CPU."""
+        return self.kind_of(node) == K.HOST
 
-def _call_kind(func: str) -> Optional[str]:
-    if func in _LOADERS:
-        return LOADER
-    if func.startswith(_TENSOR_MODULES) or func in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-        return TENSOR
-    head, _, last = func.rpartition(".")
-    if head == "torch" and last[:1].islower() and last not in _NOT_TENSOR:
-        return TENSOR
+    def value_of(self, node: ast.AST, scope: Optional[Scope] = None, depth: int = 0) -> Optional[K.Value]:
+        if depth > _DEPTH or node is None:
+            return None
+        scope = scope or self.current
+        kind = type(node)
+        if kind is ast.Name:
+            binding = self.binding(node, scope)
+            return self.binding_value(binding, depth + 1) if binding is not None else None
+        if kind is ast.Attribute:
+            return self._attribute_value(node, scope, depth + 1)
+        if kind is ast.Call:
+            return self._call_value(node, scope, depth + 1)
+        if kind is ast.Compare:
+            if isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn)) or len(node.ops) != 1:
+                return None
+            operands = [self.value_of(o, scope, depth + 1) for o in (node.left, *node.comparators)]
+            if any(v is not None and v[0] == K.HOST for v in operands):
+                return K.HOST, None
+            return K.MASK, None
+        if kind is ast.BinOp:
+            return self._binop_value(node, scope, depth + 1)
+        if kind is ast.UnaryOp:
+            if isinstance(node.op, ast.Not):
+                return None
+            return self.value_of(node.operand, scope, depth + 1)
+        if kind is ast.Subscript:
+            value = self.value_of(node.value, scope, depth + 1)
+            if value is None:
+                return None
+            if value[0] in (K.TENSOR, K.BATCH):
+                return K.TENSOR, None
+            return value if value[0] in (K.MASK, K.HOST, K.MODULE) else None
+        if kind in (ast.List, ast.ListComp):
+            return K.HOST, None
+        if kind is ast.IfExp:
+            return K.join([self.value_of(node.body, scope, depth + 1), self.value_of(node.orelse, scope, depth + 1)])
+        if kind in (ast.NamedExpr, ast.Await):
+            return self.value_of(node.value, scope, depth + 1)
+        return None
+
+    def binding_value(self, binding: Binding, depth: int = 0) -> Optional[K.Value]:
+        key = id(binding)
+        cached = self._values.get(key)
+        if cached is _IN_PROGRESS:
+            return None
+        if key in self._values:
+            return cached
+        self._values[key] = _IN_PROGRESS
+        value = self._binding_value(binding, depth)
+        self._values[key] = value
+        return value
+
+    def _binding_value(self, binding: Binding, depth: int) -> Optional[K.Value]:
+        tag, scope = binding.tag, binding.scope
+        if tag == VALUE:
+            if binding.path:
+                return self._element(binding.value, scope, binding.path, depth)
+            return self.value_of(binding.value, scope, depth)
+        if tag == ANNOTATION:
+            return self.annotation_value(binding.value, scope)
+        if tag == PARAM:
+            arg = binding.node
+            if arg is not None and arg.annotation is not None:
+                value = self.annotation_value(arg.annotation, scope.parent or scope)
+                if value is not None:
+                    return value
+            default = binding.value
+            if default is not None and not (isinstance(default, ast.Constant) and default.value is None):
+                value = self.value_of(default, scope.parent or scope, depth)
+                return value if value is not None and value[0] == K.DEVICE else None
+            return None
+        if tag == LOOP:
+            return self._iter_element(binding.value, scope, binding.path, depth)
+        return None
+
+    def annotation_value(self, annotation: ast.AST, scope: Scope) -> Optional[K.Value]:
+        """``torch.Tensor``, ``Optional[Tensor]``, ``Tensor | None``, ``nn.Module``, ``np.ndarray`` ..."""
+        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+            try:   # a string annotation is read late: every binding of the module is visible
+                annotation = ast.parse(annotation.value, mode="eval").body
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
+            for node in ast.walk(annotation):
+                node.lineno, node.col_offset = 10 ** 9, 0
+            self._kept.append(annotation)   # alive as long as the model: ids in the memo stay unique
+        if isinstance(annotation, ast.Subscript):
+            head = self.qualname(annotation.value, scope) or ""
+            if head.rpartition(".")[2] not in ("Optional", "Union"):
+                return None
+            inner = annotation.slice
+            annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
+        elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            annotation = annotation.left
+        name = self.qualname(annotation, scope)
+        if name is None:
+            local = self.definition(annotation, scope) if isinstance(annotation, ast.Name) else None
+            return self.class_value(local) if isinstance(local, ast.ClassDef) else None
+        if name in ("numpy.ndarray", "pandas.DataFrame", "pandas.Series"):
+            return K.HOST, None
+        value = K.of_class(name)
+        if value is None and self.project is not None:
+            value = self.project.class_value(name, self.module_name)
+        return value
+
+    def _attribute_value(self, node: ast.Attribute, scope: Scope, depth: int) -> Optional[K.Value]:
+        receiver = node.value
+        if isinstance(receiver, ast.Name) and self.scopes is not None and receiver.id == self.scopes.self_name(scope):
+            bindings = self.scopes.attribute(scope, node.attr)
+            if bindings:
+                return K.join([self.binding_value(b, depth) for b in bindings])
+            return None
+        if node.attr in K.TENSOR_ATTRIBUTES:
+            value = self.value_of(receiver, scope, depth)
+            return (K.TENSOR, None) if value is not None and value[0] in K.TENSORS else None
+        if node.attr in ("device",):
+            value = self.value_of(receiver, scope, depth)
+            return (K.DEVICE, None) if value is not None and value[0] in K.TENSORS + (K.MODULE,) else None
+        name = self.qualname(node, scope)
+        if name is not None and name.startswith("torch.") and name[6:] in _DTYPE_NAMES:
+            return K.DTYPE, name
+        return None
+
+    def _call_value(self, node: ast.Call, scope: Scope, depth: int) -> Optional[K.Value]:
+        func = node.func
+        name = self.qualname(func, scope)
+        if name is not None:
+            if name in K.LIKE_FUNCTIONS and node.args:
+                if _dtype_argument(node, self, scope) is None:
+                    source = self.value_of(node.args[0], scope, depth)
+                    return source if source is not None and source[0] in K.TENSORS else (K.TENSOR, None)
+            value = K.of_call(name)
+            if value is None and self.project is not None and not name.startswith(("torch.", "numpy.", "pandas.")):
+                value = self.project.value_of_call(name, self.module_name)
+            if value is not None and value[0] in K.TENSORS and _dtype_argument(node, self, scope) == "torch.bool":
+                return K.MASK, None
+            return value
+        if isinstance(func, ast.Name):
+            binding = self.binding(func, scope)
+            if binding is None:
+                return None
+            if binding.tag == DEF:
+                return self.returns(binding.value)
+            if binding.tag == CLASS:
+                return self.class_value(binding.value)
+            callee = self.binding_value(binding, depth)
+            return (K.TENSOR, None) if callee is not None and callee[0] == K.MODULE else None
+        if isinstance(func, ast.Attribute):
+            callee = self.value_of(func, scope, depth)
+            if callee is not None and callee[0] == K.MODULE:
+                return K.TENSOR, None   # ``self.fc(x)``: calling a module
+            receiver = self.value_of(func.value, scope, depth)
+            if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):
+                if _dtype_argument(node, self, scope) == "torch.bool":
+                    return K.MASK, None
+            return K.of_method(receiver, func.attr)
+        if isinstance(func, ast.Subscript):
+            callee = self.value_of(func, scope, depth)
+            return (K.TENSOR, None) if callee is not None and callee[0] == K.MODULE else None
+        return None
+
+    def _binop_value(self, node: ast.BinOp, scope: Scope, depth: int) -> Optional[K.Value]:
+        operands: list[Optional[K.Value]] = []
+        while isinstance(node, ast.BinOp) and len(operands) < 64:   # walk the left spine without recursing
+            operands.append(self.value_of(node.right, scope, depth))
+            op = node.op
+            node = node.left
+        operands.append(self.value_of(node, scope, depth))
+        kinds = {value[0] for value in operands if value is not None}
+        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and K.MASK in kinds and K.HOST not in kinds:
+            return K.MASK, None
+        if kinds & {K.TENSOR, K.BATCH, K.MASK}:
+            return K.TENSOR, None
+        if K.HOST in kinds:
+            return K.HOST, None
+        return None
+
+    def _element(self, value: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
+        """What ``a, b = value`` binds at ``path``."""
+        index = path[0]
+        if isinstance(value, (ast.Tuple, ast.List)):
+            if index == STAR or index >= len(value.elts) or any(isinstance(e, ast.Starred) for e in value.elts):
+                return None
+            element = value.elts[index]
+            return self._element(element, scope, path[1:], depth) if path[1:] else self.value_of(element, scope, depth)
+        if isinstance(value, ast.Call):
+            func = value.func
+            name = self.qualname(func, scope)
+            method = name.rpartition(".")[2] if name else (func.attr if isinstance(func, ast.Attribute) else "")
+            if name is None and isinstance(func, ast.Attribute):
+                receiver = self.value_of(func.value, scope, depth)
+                if receiver is not None and receiver[0] in K.TENSORS and method in K.TENSOR_TUPLES:
+                    return K.TENSOR, None
+            elif name is not None and name.startswith("torch.") and method in K.TENSOR_TUPLES:
+                return K.TENSOR, None
+            definition = self.definition(func, scope) if isinstance(func, ast.Name) else None
+            if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(path) == 1:
+                return self._returned_element(definition, index)
+        whole = self.value_of(value, scope, depth)
+        if whole is not None and whole[0] in (K.BATCH, K.HOST):
+            return whole
+        return None
+
+    def _iter_element(self, source: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
+        """What ``for target in source`` binds at ``path``."""
+        while isinstance(source, ast.Call) and source.args:
+            name = self.qualname(source.func, scope)
+            if name == "enumerate":
+                if not path or path[0] != 1:
+                    return None
+                source, path = source.args[0], path[1:]
+            elif name == "zip":
+                if not path or path[0] == STAR or path[0] >= len(source.args):
+                    return None
+                source, path = source.args[path[0]], path[1:]
+            elif name in ("tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"):
+                source = source.args[0]
+            else:
+                break
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
+            receiver = self.value_of(source.func.value, scope, depth)
+            if receiver is not None and receiver[0] == K.MODULE:
+                method = source.func.attr
+                if method == "parameters" or (method == "named_parameters" and path[:1] == (1,)):
+                    return K.TENSOR, None
+                if method in ("modules", "children") or (method in ("named_modules", "named_children")
+                                                          and path[:1] == (1,)):
+                    return K.MODULE, None
+                return None
+        value = self.value_of(source, scope, depth)
+        if value is None:
+            return None
+        if value[0] == K.LOADER:
+            return K.BATCH, None
+        if value[0] in (K.TENSOR, K.BATCH) and not path:
+            return K.TENSOR, None
+        if value[0] == K.HOST:
+            return K.HOST, None
+        if value[0] == K.MODULE and value[1] in ("torch.nn.ModuleList", "torch.nn.Sequential") and not path:
+            return K.MODULE, None
+        return None
+
+    # -- summaries of the file's own functions and classes -------------------------------------
+    def returns(self, function: ast.AST) -> Optional[K.Value]:
+        """The value a function of this file returns: its return statements agree on it (computed once)."""
+        key = ("returns", id(function))
+        cached = self._summaries.get(key)
+        if cached is _IN_PROGRESS:
+            return None
+        if key in self._summaries:
+            return cached   # type: ignore[return-value]
+        self._summaries[key] = _IN_PROGRESS
+        scope = self.scopes.scope_of(function) if self.scopes else None
+        value = None
+        if scope is not None:
+            values = [self.value_of(r.value, scope) for r in return_statements(function) if r.value is not None]
+            value = K.join(values) if values else None
+        self._summaries[key] = value
+        return value
+
+    def _returned_element(self, function: ast.AST, index: int) -> Optional[K.Value]:
+        scope = self.scopes.scope_of(function) if self.scopes else None
+        if scope is None:
+            return None
+        values = []
+        for statement in return_statements(function):
+            value = statement.value
+            if not isinstance(value, ast.Tuple) or index >= len(value.elts):
+                return None
+            values.append(self.value_of(value.elts[index], scope))
+        return K.join(values) if values else None
+
+    def class_value(self, node: ast.ClassDef) -> Optional[K.Value]:
+        """What instances of a class of this file are, from its bases (``class Net(nn.Module)``: a module)."""
+        key = ("class", id(node))
+        cached = self._summaries.get(key)
+        if cached is _IN_PROGRESS:
+            return None
+        if key in self._summaries:
+            return cached   # type: ignore[return-value]
+        self._summaries[key] = _IN_PROGRESS
+        value = None
+        scope = (self.scopes.scope_of(node).parent if self.scopes and self.scopes.scope_of(node) else None)
+        for base in node.bases:
+            if scope is None:
+                break
+            local = self.definition(base, scope) if isinstance(base, ast.Name) else None
+            if isinstance(local, ast.ClassDef):
+                value = self.class_value(local)
+            else:
+                name = self.qualname(base, scope)
+                if name is None:
+                    continue
+                value = K.of_class(name)
+                if value is not None and value[0] in (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER):
+                    value = (value[0], _base_class(value[0], name))
+                if value is None and self.project is not None:
+                    value = self.project.class_value(name, self.module_name)
+            if value is not None:
+                break
+        self._summaries[key] = value
+        return value
+
+
+def _base_class(kind: str, name: str) -> str:
+    """The torch class whose methods a project subclass inherits, for naming its methods."""
+    return {"module": "torch.nn.Module", "optimizer": "torch.optim.Optimizer"}.get(kind, name) \
+        if kind in ("module", "optimizer") and name.rpartition(".")[2] in ("Module", "Optimizer") else name
+
+
+def return_statements(function: ast.AST) -> list[ast.Return]:
+    """The ``return`` statements of a function's own body (not of functions or classes nested in it)."""
+    found: list[ast.Return] = []
+    stack = list(getattr(function, "body", []))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(getattr(node, field, ()) or ())
+    return found
+
+
+_DTYPE_NAMES = frozenset({"float64", "double", "float32", "float", "float16", "half", "bfloat16", "int64", "long",
+                          "int32", "int", "int16", "short", "int8", "uint8", "bool", "complex64", "complex128",
+                          "cfloat", "cdouble"})
+
+
+def _dtype_argument(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str]:
+    """The dtype a call is given (``dtype=torch.bool``, ``.to(torch.bool)``), as a qualified name."""
+    for keyword in call.keywords:
+        if keyword.arg == "dtype":
+            return resolver.qualname(keyword.value, scope)
+    if isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "type") and call.args:
+        return resolver.qualname(call.args[0], scope)
     return None
-
-
-def canonical(name: str) -> str:
-    """Map a re-exported path to its public name (``torch.nn.parallel.DataParallel`` -> ``torch.nn.DataParallel``)."""
-    head, rest = name, ""
-    while True:
-        public = CANONICAL.get(head)
-        if public is not None:
-            return public + rest
-        if "." not in head:
-            return name
-        head, _, last = head.rpartition(".")
-        rest = "." + last + rest
-
-
-def _binding_key(node: ast.AST) -> Optional[str]:
-    if isinstance(node, ast.Name):
-        return node.id
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return "self." + node.attr
-    return None
-
-
-def names_in(target: ast.AST) -> list[str]:
-    """The names an assignment or ``for`` target binds (``a, (b, *c)`` -> a, b, c)."""
-    if isinstance(target, ast.Name):
-        return [target.id]
-    if isinstance(target, (ast.Tuple, ast.List)):
-        return [name for element in target.elts for name in names_in(element)]
-    if isinstance(target, ast.Starred):
-        return names_in(target.value)
-    return []
-
-
-def _strip_optional(annotation: ast.AST) -> ast.AST:
-    """``Optional[torch.Tensor]`` and ``torch.Tensor | None`` count as a tensor annotation."""
-    if isinstance(annotation, ast.Subscript):
-        return annotation.slice if not isinstance(annotation.slice, ast.Tuple) else annotation.slice.elts[0]
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        return annotation.left
-    return annotation

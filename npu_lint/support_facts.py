@@ -5,6 +5,7 @@ import ast
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
+from npu_lint.analysis.kinds import TENSORS
 from npu_lint.tables import TABLES_DIR, keyed
 
 if TYPE_CHECKING:
@@ -32,11 +33,35 @@ def support_table(release: str) -> dict[str, dict[str, str]]:
     return keyed(name, "api")
 
 
+# Where a torch class's methods are listed when the class itself has no row for them.
+_METHOD_OWNERS = {"module": ("torch.nn.Module",), "optimizer": ("torch.optim.Optimizer",),
+                  "scheduler": ("torch.optim.lr_scheduler.LRScheduler", "torch.optim.lr_scheduler._LRScheduler"),
+                  "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.Dataset",)}
+
+
 def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
-    """``torch.Tensor.<name>`` for a method call on an evident tensor."""
+    """The API a method call reaches, named by its receiver's class: ``torch.Tensor.<name>`` on an evident
+    tensor, ``torch.optim.Adam.step`` on an ``Adam``, ``torch.nn.Module.to`` on a model (a project class
+    deriving from ``nn.Module`` included). None for host arrays and receivers of unknown kind."""
     func = node.func
-    if isinstance(func, ast.Attribute) and ctx.resolver.qualname(func) is None and ctx.resolver.is_tensor(func.value):
+    if not isinstance(func, ast.Attribute) or ctx.resolver.qualname(func) is not None:
+        return None
+    value = ctx.resolver.value_of(func.value)
+    if value is None:
+        return None
+    kind, cls = value
+    if kind in TENSORS:
         return "torch.Tensor." + func.attr
+    return class_method_api(kind, cls, func.attr, ctx.target.release)
+
+
+def class_method_api(kind: str, cls: Optional[str], method: str, release: str) -> Optional[str]:
+    """``<class>.<method>`` as the support table lists it (the class, then the torch base that defines it)."""
+    table = support_table(release)
+    owners = ((cls,) if cls else ()) + _METHOD_OWNERS.get(kind, ())
+    for owner in owners:
+        if f"{owner}.{method}" in table:
+            return f"{owner}.{method}"
     return None
 
 
@@ -97,6 +122,7 @@ def probable_method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     (``bbox_pred.permute(0, 2, 3, 1)``): counted in the report's API inventory, never reported as a finding."""
     func = node.func
     if (ctx.uses_torch and isinstance(func, ast.Attribute) and func.attr not in AMBIGUOUS_METHODS
+            and ctx.resolver.kind_of(func.value) is None
             and func.attr in tensor_method_names(ctx.target.release) and ctx.resolver.qualname(func) is None
             and not (isinstance(func.value, ast.Name) and func.value.id in ("self", "cls", "super"))
             and not (isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)

@@ -99,9 +99,14 @@ def test_star_import_binds_nothing():
      "    def forward(self, x):\n        return self.w.probe()\n", 6, True),
     ("from torch.utils.data import DataLoader\nloader = DataLoader(ds)\nfor images, labels in loader:\n"
      "    images.probe()\n", 4, True),
-    ("for step, (images, labels) in enumerate(train_loader):\n    images.probe()\n", 2, True),
-    ("for step, (images, labels) in enumerate(train_loader):\n    step.probe()\n", 2, False),
-    ("from tqdm import tqdm\nfor batch in tqdm(val_loader):\n    batch.probe()\n", 3, True),
+    ("from torch.utils.data import DataLoader\ntrain_loader = DataLoader(ds)\n"
+     "for step, (images, labels) in enumerate(train_loader):\n    images.probe()\n", 4, True),
+    ("from torch.utils.data import DataLoader\ntrain_loader = DataLoader(ds)\n"
+     "for step, (images, labels) in enumerate(train_loader):\n    step.probe()\n", 4, False),
+    ("from tqdm import tqdm\nfrom torch.utils.data import DataLoader\nval_loader = DataLoader(ds)\n"
+     "for batch in tqdm(val_loader):\n    batch.probe()\n", 5, True),
+    # unknown stays unknown: a name that merely looks like a loader is not one
+    ("for step, (images, labels) in enumerate(train_loader):\n    images.probe()\n", 2, False),
     ("for item in items:\n    item.probe()\n", 2, False),
     ("import torch\nx = torch.ones(2)\ny = x * 2 + 1\ny.probe()\n", 4, True),
     ("import torch\nx = torch.ones(2)\nx = 3\nx.probe()\n", 4, False),

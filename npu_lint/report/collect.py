@@ -12,7 +12,7 @@ from npu_lint.context import FileContext
 from npu_lint.core import analyse_tree
 from npu_lint.cuda_facts import api_row
 from npu_lint.finding import Finding
-from npu_lint.report.cuda_ops import SUFFIXES, exported_ops
+from npu_lint.report.cuda_ops import SUFFIXES, exported_ops, operator_names, registered_ops
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.rules.support import api_reference
 from npu_lint.sources import Unreadable, parse, read_source
@@ -120,6 +120,7 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     """Analyse every Python file under ``root`` with every rule (including those off by default)."""
     result = Collected()
     python, native = _walk_files(root, result.warnings)
+    registered: list[tuple[str, str]] = []
     for path in native:
         relative = path.relative_to(root).as_posix()
         try:
@@ -128,7 +129,8 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
             result.warnings.append(f"{relative} {error}, skip.")
             continue
         result.cuda_ops.extend((relative, op) for op in exported_ops(text))
-    custom_ops = frozenset(op for _, op in result.cuda_ops)
+        registered.extend(registered_ops(text))
+    custom_ops = operator_names(registered)
     context = custom_ops | {f"api:{name}" for name in third_party}   # both decide a file's result
     cached = {path: cache.get(path, target, context) if cache else None for path in python}
     todo = [(str(path), target, custom_ops, third_party) for path in python if cached[path] is None]

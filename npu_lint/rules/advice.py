@@ -97,7 +97,7 @@ class PerformanceAdvice(Rule):
     must_fire = ("import torch\ntorch.autograd.set_detect_anomaly(True)\n",
                  "from torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=8)\n",
                  "from torch.nn.parallel import DistributedDataParallel as DDP\nm = DDP(m, device_ids=[0])\n",
-                 "import torch\nfor x, y in train_loader:\n    x = x.to(device)\n")
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef train(train_loader: DataLoader, device):\n    for x, y in train_loader:\n        x = x.to(device)\n")
     must_not_fire = ("from torch.utils.data import DataLoader\nloader = DataLoader(ds, pin_memory=True)\n",
                      "from torch.utils.data import DataLoader\nloader = DataLoader(ds, **cfg)\n",
                      "import torch\nfor x, y in train_loader:\n    x = x.to(device, non_blocking=True)\n",

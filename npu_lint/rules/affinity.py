@@ -137,9 +137,9 @@ class MaskedAssignment(Rule):
     message = "{target}[mask] = {value} is a slow IndexPut on NPU: use {replacement}"
     must_fire = ("import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
                  "import torch\nlabels = torch.zeros(4)\nkeep = scores > thr\nlabels[keep] = background\n",
-                 "import torch\ndef f(w: torch.Tensor, valid_mask):\n    w[~valid_mask] = value\n",
+                 "import torch\ndef f(w: torch.Tensor, valid_mask: torch.BoolTensor):\n    w[~valid_mask] = value\n",
                  "import torch\nweights = torch.ones(3)\nmask = (dist < radius) & ok\nweights[mask] = 1.0\n",
-                 "import torch\ndef assign(max_overlaps, valid_mask, ious):\n    max_overlaps[valid_mask] = ious\n")
+                 "import torch\ndef assign(max_overlaps, ious: torch.Tensor, thr: float):\n    valid_mask = ious > thr\n    max_overlaps[valid_mask] = thr\n")
     must_not_fire = ("import torch\nx = torch.zeros(3)\nx[0] = 1\n",
                      "import torch\nimport numpy as np\ndef f(img, thr):\n    out = np.asarray(img)\n    out[out > thr] = 0\n", "import torch\nx[i] = y\n",
                      "import torch\nd['key'] = v\n", "import torch\nx = torch.zeros(3)\nx[x > 0] = y[x > 0] * 2\n",

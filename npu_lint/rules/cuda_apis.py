@@ -294,18 +294,26 @@ class CudaAmp(_ApiGroupRule):
     code = "NPU212"
     name = "cuda-amp"
     groups = ("amp",)
-    node_types = (ApiRef, ast.Constant, ast.JoinedStr)
+    node_types = (ApiRef, ast.Constant, ast.JoinedStr, ast.Call)
     message = "{api} is CUDA mixed precision: use {npu}"
     must_fire = ("import torch\nscaler = torch.cuda.amp.GradScaler()\n",
+                 "import torch\nscaler = torch.cuda.amp.GradScaler()\ndef step(loss, opt):\n"
+                 "    scaler.scale(loss).backward()\n    scaler.step(opt)\n",
                  "from torch.cuda.amp import autocast\nwith autocast():\n    pass\n",
                  "import torch\nwith torch.autocast('cuda', dtype=torch.float16):\n    pass\n",
                  "import torch\ns = torch.amp.GradScaler(device='cuda')\n")
     must_not_fire = ("import torch\nwith torch.autocast('npu'):\n    pass\n",
-                     "import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n")
+                     "import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n",
+                     "import torch\nscaler = torch.amp.GradScaler('npu')\nscaler.step(opt)\n",
+                     "import torch\nscaler = make_scaler()\nscaler.step(opt)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef):
             super().check(node, ctx)
+            ctx.scratch.setdefault("amp_lines", set()).add(node.node.lineno)
+            return
+        if isinstance(node, ast.Call):
+            self._scaler_method(node, ctx)
             return
         from npu_lint.cuda_facts import AMP, argument_api, is_device_string, string_use
         if is_device_string(node, ctx) and string_use(node, ctx) == AMP:
@@ -315,6 +323,21 @@ class CudaAmp(_ApiGroupRule):
             row = argument_api(api) or {}
             ctx.report(node, f"{api}('cuda') is CUDA mixed precision: use device type 'npu'"
                              f" ({row.get('npu_equivalent', 'npu')})", api)
+
+    def _scaler_method(self, node: ast.Call, ctx: FileContext) -> None:
+        """``scaler.step(opt)`` on a ``torch.cuda.amp.GradScaler`` made elsewhere in the file."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr not in _SCALER_METHODS:
+            return
+        if isinstance(func.value, ast.Call) or node.lineno in ctx.scratch.get("amp_lines", ()) \
+                or ctx.resolver.qualname(func) is not None:   # the constructor on this line is reported
+            return
+        if ctx.resolver.class_of(func.value) == "torch.cuda.amp.GradScaler":
+            api = f"torch.cuda.amp.GradScaler.{func.attr}"
+            ctx.report(node, self.message.format(api=api, npu="torch.amp.GradScaler('npu')"), api)
+
+
+_SCALER_METHODS = frozenset({"scale", "step", "update", "unscale_", "get_scale", "state_dict", "load_state_dict"})
 
 
 class CudnnFlags(_ApiGroupRule):

@@ -197,18 +197,26 @@ class CustomCudaOperatorCall(Rule):
     name = "custom-cuda-operator-call"
     family = FAMILY
     node_types = (ast.Call,)
-    triggers = ("cuda", "_ext", "_C")
+    triggers = ("cuda", "_ext", "_C", "torch.ops")
     message = "{name} calls a user-defined CUDA operator: it needs an NPU implementation"
     must_fire = ("from . import nms_cuda\nkeep = nms_cuda.nms(boxes, scores, 0.5)\n",
-                 "from . import _C\nout = _C.roi_align_forward(x, rois)\n")
+                 "from . import _C\nout = _C.roi_align_forward(x, rois)\n",
+                 "def roi_align(x, rois):\n    return _C.roi_align_forward(x, rois)\n\nfrom . import _C\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
                      "from .ops import nms\nkeep = nms(boxes, scores)\n")
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func
-        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+        if not isinstance(func, ast.Attribute):
             return
-        module = ctx.resolver.aliases.get(func.value.id)
+        if ctx.custom_ops and isinstance(func.value, ast.Attribute):
+            name = ctx.resolver.qualname(func)   # torch.ops.<namespace>.<op> of a namespace the project registers
+            if name and name.startswith("torch.ops.") and name.rpartition(".")[0] in ctx.custom_ops:
+                ctx.report(node, self.message.format(name=name), name)
+            return
+        if not isinstance(func.value, ast.Name):
+            return
+        module = ctx.resolver.imported(func.value.id)
         if module is None:
             return
         level = len(module) - len(module.lstrip("."))

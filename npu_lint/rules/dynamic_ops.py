@@ -11,7 +11,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import host_array_evidence, is_host_array, track_host_arrays
-from npu_lint.resolver import MASK
+from npu_lint.resolver import MASK, return_statements
 from npu_lint.rules import ApiRef, Rule, short_source
 from npu_lint.tables import keyed
 
@@ -96,7 +96,12 @@ class DataDependentShapeOp(Rule):
                  "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",
                  "from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, idxs, 0.5)\n",
                  "from torch.nn.utils.rnn import pack_padded_sequence\np = pack_padded_sequence(x, lengths)\n")
-    must_not_fire = ("import torch\ny = torch.where(mask, x, 0)\n",
+    must_fire += ("import torch\ndef positives(labels):\n    inds = torch.nonzero(labels > 0)\n    return inds\n"
+                  "pos = positives(gt)\n",
+                  "import torch\ndef keep(s):\n    return torch.unique(s)\ndef keep2(s):\n    return keep(s) + 1\n"
+                  "k = keep2(scores)\n")
+    must_not_fire = ("import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
+                     "import torch\ny = torch.where(mask, x, 0)\n",
                      "import torch\nimport torch.nn.functional as F\noh = F.one_hot(labels, num_classes=10)\n",
                      "import torch\nk = x.repeat_interleave(4, dim=1)\n",
                      "import torch\nk = k.repeat_interleave(self.n_rep, dim=1)\n",
@@ -107,6 +112,9 @@ class DataDependentShapeOp(Rule):
                      "idx = x.nonzero()\n", "import torch\nidx = (labels > 0).nonzero()[0]\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            self._wrapper_call(node, ctx)
+            return
         if isinstance(node, ApiRef):
             call = ctx.call_of(node.node)
             row = dynamic_row(node.qualname)
@@ -126,6 +134,14 @@ class DataDependentShapeOp(Rule):
                 and parent.value is node and isinstance(parent.slice, ast.Constant):
             return   # ``m.nonzero()[0]``: numpy's tuple-returning nonzero (torch's returns one 2-D tensor)
         self._report(node, api, row, ctx)
+
+    def _wrapper_call(self, node: ast.Call, ctx: FileContext) -> None:
+        """A call of one of the file's functions that returns the result of a data-dependent op."""
+        definition = ctx.resolver.definition(node.func)
+        if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            chain = wrapper_chain(definition, ctx)
+            if chain:
+                self._report(node, " → ".join(chain), dynamic_row(chain[-1]), ctx)
 
     def _report(self, where: ast.AST, api: str, row: dict[str, str], ctx: FileContext) -> None:
         alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
@@ -191,7 +207,7 @@ class BooleanMaskIndexing(Rule):
     message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
     must_fire = ("import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
                  "import torch\ndef f(scores: torch.Tensor, boxes, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
-                 "import torch\ndef f(pred: torch.Tensor, valid_mask):\n    return pred[:, valid_mask]\n",
+                 "import torch\ndef f(pred: torch.Tensor, valid: torch.Tensor):\n    valid_mask = valid > 0\n    return pred[:, valid_mask]\n",
                  "import torch\nbad = x[torch.isnan(x)]\n",
                  "import torch\ndef f(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep]\n")
     must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
@@ -218,3 +234,66 @@ class BooleanMaskIndexing(Rule):
             if _tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
                 ctx.report(node, self.message.format(value=short_source(node.value), index=short_source(node.slice)), "x[mask]")
                 return
+
+
+def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0) -> Optional[list[str]]:
+    """``[my_nonzero, torch.nonzero]`` when what ``function`` returns comes from a data-dependent op (directly,
+    through names bound in the function, or through another of the file's functions); None otherwise.
+    Computed once per function (a summary), to a fixed depth."""
+    cache = ctx.scratch.setdefault("dynamic_wrappers", {})
+    key = id(function)
+    if key in cache:
+        return cache[key]
+    cache[key] = None   # recursion guard
+    scope = ctx.resolver.scopes.scope_of(function) if ctx.resolver.scopes else None
+    chain = None
+    if scope is not None and depth < 4:
+        for statement in return_statements(function):
+            leaf = _dynamic_source(statement.value, scope, ctx, depth) if statement.value is not None else None
+            if leaf:
+                chain = [function.name] + leaf
+                break
+    cache[key] = chain
+    return chain
+
+
+def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optional[list[str]]:
+    """The data-dependent op (or wrapper chain) a returned expression's value comes from."""
+    stack, seen, budget = [expr], set(), 200
+    while stack and budget:
+        budget -= 1
+        node = stack.pop()
+        if isinstance(node, ast.Call):
+            name = ctx.resolver.qualname(node.func, scope)
+            if name is not None:
+                row = dynamic_row(name)
+                if row is not None and row["condition"] in ("always", "one_argument", "no_num_classes", "tensor_repeats") \
+                        and (row["condition"] != "one_argument" or (len(node.args) == 1 and not node.keywords)):
+                    return [name]
+            elif isinstance(node.func, ast.Attribute):
+                row = dynamic_row("torch.Tensor." + node.func.attr)
+                if row is not None and row["condition"] in ("always", "tensor_receiver"):
+                    receiver = ctx.resolver.value_of(node.func.value, scope)
+                    if row["condition"] == "always" or (receiver is not None and receiver[0] in ("tensor", "batch", MASK)):
+                        return ["torch.Tensor." + node.func.attr]
+            elif isinstance(node.func, ast.Name):
+                definition = ctx.resolver.definition(node.func, scope)
+                if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    chain = wrapper_chain(definition, ctx, depth + 1)
+                    if chain:
+                        return chain
+            if node.func.__class__ is ast.Attribute and node.func.attr in _SHAPE_FREE:
+                continue   # ``inds.numel()``, ``len(...)``: what is returned no longer has that shape
+        elif isinstance(node, ast.Name):
+            binding = ctx.resolver.binding(node, scope)
+            if binding is not None and binding.scope is scope and id(binding) not in seen and binding.tag == "value":
+                seen.add(id(binding))
+                stack.append(binding.value)
+            continue
+        elif isinstance(node, (ast.Lambda, ast.Compare)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return None
+
+
+_SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean", "any", "all", "__len__"})

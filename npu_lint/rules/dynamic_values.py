@@ -56,7 +56,7 @@ def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
     root = func
     while isinstance(root, ast.Attribute):
         root = root.value
-    if not isinstance(root, ast.Name) or not ctx.resolver.aliases.get(root.id, "").startswith(("random", "numpy")):
+    if not isinstance(root, ast.Name) or not (ctx.resolver.imported(root.id) or "").startswith(("random", "numpy")):
         return None   # resolve only names that can reach ``random`` or ``numpy.random``
     name = ctx.resolver.qualname(func)
     if name is not None and (name.startswith(("random.", "numpy.random.")) and name != "random.seed"):

@@ -1,0 +1,160 @@
+"""Value kinds: a small lattice of what a value is, as far as the code shows it (this is not a type checker).
+
+A value is a ``(kind, cls)`` pair: ``kind`` one of the names below, ``cls`` the qualified class of an
+instance where it is known (``torch.optim.Adam``, ``torch.nn.Linear``, ``torch.nn.Module`` for a project
+class deriving from it). ``None`` is unknown, and unknown stays unknown: nothing here reads a variable's name.
+"""
+from __future__ import annotations
+
+from typing import Optional
+
+TENSOR, BATCH, MASK = "tensor", "batch", "mask"      # batch: a tensor taken from a data loader
+HOST = "host"                                         # numpy / pandas arrays, Python lists, tensors moved to the CPU
+MODULE, OPTIMIZER, SCHEDULER, SCALER = "module", "optimizer", "scheduler", "scaler"
+LOADER, DATASET, SAMPLER = "loader", "dataset", "sampler"
+DEVICE, DTYPE = "device", "dtype"
+TENSORS = (TENSOR, BATCH, MASK)
+
+Value = tuple[str, Optional[str]]
+
+# torch functions that return something other than a tensor.
+NOT_TENSOR = frozenset({
+    "device", "dtype", "no_grad", "enable_grad", "set_grad_enabled", "inference_mode", "manual_seed",
+    "seed", "initial_seed", "load", "save", "compile", "is_tensor", "is_storage", "numel", "get_default_dtype",
+    "set_default_dtype", "set_default_device", "set_printoptions", "use_deterministic_algorithms",
+    "are_deterministic_algorithms_enabled", "autocast", "Generator", "finfo", "iinfo", "is_floating_point",
+    "is_complex", "is_nonzero", "Size", "get_num_threads", "set_num_threads", "is_grad_enabled",
+    "get_rng_state", "set_rng_state", "typename", "equal", "allclose", "is_same_size", "result_type",
+    "can_cast", "promote_types", "broadcast_shapes", "set_float32_matmul_precision", "vmap", "cond",
+})
+TENSOR_MODULES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+# Tensor methods whose result is not a tensor.
+NOT_TENSOR_METHODS = frozenset({
+    "item", "tolist", "size", "dim", "ndimension", "numel", "nelement", "numpy", "data_ptr", "element_size",
+    "is_contiguous", "is_floating_point", "is_complex", "get_device", "stride", "storage_offset", "type",
+    "untyped_storage", "storage", "__len__", "backward", "register_hook", "equal", "allclose",
+    "chunk", "split", "unbind", "tensor_split", "unique_consecutive", "sort", "topk", "max", "min", "kthvalue",
+    "mode", "median", "nanmedian", "cummax", "cummin", "sum_to_size", "apply_", "map_", "all", "any",
+})
+# Functions and methods that return a tuple of tensors: unpacking them binds tensors.
+TENSOR_TUPLES = frozenset({"chunk", "split", "unbind", "tensor_split", "sort", "topk", "max", "min", "kthvalue",
+                           "mode", "median", "nanmedian", "cummax", "cummin", "meshgrid", "broadcast_tensors",
+                           "unique", "where", "aminmax", "std_mean", "var_mean", "frexp", "lstsq", "slogdet",
+                           "qr", "svd", "eig", "eigh", "split_with_sizes", "hsplit", "vsplit", "dsplit"})
+# Methods that keep a mask a mask (shape or placement only).
+MASK_KEEPING = frozenset({
+    "clone", "to", "view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "flatten", "permute",
+    "transpose", "contiguous", "detach", "npu", "cuda", "repeat", "view_as", "reshape_as", "t", "flip",
+    "logical_and", "logical_or", "logical_not", "logical_xor", "bool", "__invert__", "bitwise_not",
+    "bitwise_and", "bitwise_or",
+})
+# Methods and functions that produce a mask.
+MASK_METHODS = frozenset({
+    "bool", "eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "isneginf", "isposinf",
+    "logical_and", "logical_or", "logical_not", "logical_xor", "isclose", "signbit", "__eq__", "__ne__",
+    "greater", "less", "greater_equal", "less_equal", "not_equal", "isin",
+})
+MASK_FUNCTIONS = frozenset("torch." + name for name in MASK_METHODS | {"isreal", "is_nonzero"} - {"bool"})
+LIKE_FUNCTIONS = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
+                            "torch.clone", "torch.flip", "torch.roll"})
+# Methods of nn.Module that return the module itself.
+MODULE_KEEPING = frozenset({"to", "cuda", "npu", "cpu", "train", "eval", "half", "float", "double", "bfloat16",
+                            "requires_grad_", "type", "to_empty", "share_memory", "apply", "zero_grad"})
+TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
+                                "torch.FloatTensor", "torch.LongTensor", "torch.HalfTensor", "torch.IntTensor",
+                                "torch.DoubleTensor"})
+MASK_ANNOTATIONS = frozenset({"torch.BoolTensor", "torch.ByteTensor"})
+SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.npu.amp.GradScaler",
+                     "torch_npu.npu.amp.GradScaler", "torch.cpu.amp.GradScaler"})
+# Torch base classes a project class can derive from, and the kind its instances have.
+BASE_KINDS = {"torch.nn.Module": MODULE, "torch.optim.Optimizer": OPTIMIZER, "torch.utils.data.Dataset": DATASET,
+              "torch.utils.data.IterableDataset": DATASET, "torch.utils.data.Sampler": SAMPLER,
+              "torch.utils.data.DataLoader": LOADER, "torch.optim.lr_scheduler.LRScheduler": SCHEDULER,
+              "torch.optim.lr_scheduler._LRScheduler": SCHEDULER}
+
+
+def join(values: list[Optional[Value]]) -> Optional[Value]:
+    """The kind several bindings agree on (mask and tensor join to tensor); None if they disagree."""
+    known = [value for value in values if value is not None]
+    if not known or len(known) != len(values):
+        return None
+    kinds = {kind for kind, _ in known}
+    classes = {cls for _, cls in known}
+    cls = classes.pop() if len(classes) == 1 else None
+    if len(kinds) == 1:
+        return known[0][0], cls
+    if kinds <= set(TENSORS):
+        return TENSOR, None
+    return None
+
+
+def of_class(qualname: str) -> Optional[Value]:
+    """The value an instance of a torch (or numpy/pandas) class has, from the class's qualified name."""
+    if qualname in SCALERS:
+        return SCALER, qualname
+    if qualname in BASE_KINDS:
+        return BASE_KINDS[qualname], qualname
+    head, _, last = qualname.rpartition(".")
+    if not last[:1].isupper():
+        return None
+    if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter") or qualname in TENSOR_ANNOTATIONS:
+        return TENSOR, None
+    if qualname in MASK_ANNOTATIONS:
+        return MASK, None
+    if head.startswith("torch.optim.lr_scheduler"):
+        return SCHEDULER, qualname
+    if head in ("torch.optim", "torch_npu.optim") or head.startswith("apex.optimizers"):
+        return OPTIMIZER, qualname
+    if head in ("torch.nn", "torch.nn.modules") or head.startswith(("torch.nn.modules.", "torch_npu.contrib.module")):
+        return MODULE, qualname
+    if head == "torch.utils.data":
+        if last.endswith("Sampler"):
+            return SAMPLER, qualname
+        if last.endswith("Dataset") or last in ("Subset",):
+            return DATASET, qualname
+    if head.split(".", 1)[0] in ("numpy", "pandas"):
+        return HOST, None
+    return None
+
+
+def of_call(qualname: str) -> Optional[Value]:
+    """The value a call of a torch / numpy / pandas function or class returns (None: unknown)."""
+    root = qualname.split(".", 1)[0]
+    if root in ("numpy", "pandas"):
+        return HOST, None
+    if qualname == "torch.device":
+        return DEVICE, None
+    if qualname in MASK_FUNCTIONS:
+        return MASK, None
+    cls = of_class(qualname)
+    if cls is not None:
+        return cls
+    if qualname.startswith(TENSOR_MODULES):
+        return TENSOR, None
+    head, _, last = qualname.rpartition(".")
+    if head == "torch" and last[:1].islower() and last not in NOT_TENSOR:
+        return TENSOR, None
+    return None
+
+
+def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
+    """The value ``receiver.method(...)`` returns."""
+    if receiver is None:
+        return None
+    kind, cls = receiver
+    if kind in TENSORS:
+        if method in ("numpy", "tolist", "cpu"):
+            return HOST, None
+        if kind == MASK and method in MASK_KEEPING:
+            return MASK, None
+        if method in MASK_METHODS:
+            return MASK, None
+        if method in NOT_TENSOR_METHODS:
+            return None
+        return TENSOR, None
+    if kind == HOST:
+        return (HOST, None) if method not in ("item", "tolist") else None
+    if kind == MODULE and method in MODULE_KEEPING:
+        return MODULE, cls
+    return None

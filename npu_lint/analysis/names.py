@@ -1,0 +1,46 @@
+"""Qualified names: re-exported paths mapped to the public name users write, and the names a target binds."""
+from __future__ import annotations
+
+import ast
+
+# Re-exports: the public name a user reaches through another module path.
+CANONICAL = {
+    "torch.nn.parallel.DataParallel": "torch.nn.DataParallel",
+    "torch.nn.parallel.data_parallel.DataParallel": "torch.nn.DataParallel",
+    "torch.nn.parallel.distributed.DistributedDataParallel": "torch.nn.parallel.DistributedDataParallel",
+    "torch.distributed.distributed_c10d": "torch.distributed",
+    "torch.amp.autocast_mode.autocast": "torch.amp.autocast",
+    "torch.cuda.amp.autocast_mode.autocast": "torch.cuda.amp.autocast",
+    "torch.cuda.amp.grad_scaler.GradScaler": "torch.cuda.amp.GradScaler",
+    "torch.amp.grad_scaler.GradScaler": "torch.amp.GradScaler",
+    "torch.utils.data.dataloader.DataLoader": "torch.utils.data.DataLoader",
+    "torch._C._nn": "torch.nn.functional",
+}
+
+
+def canonical(name: str) -> str:
+    """Map a re-exported path to its public name (``torch.nn.parallel.DataParallel`` -> ``torch.nn.DataParallel``)."""
+    head, rest = name, ""
+    while True:
+        public = CANONICAL.get(head)
+        if public is not None:
+            return public + rest
+        if "." not in head:
+            return name
+        head, _, last = head.rpartition(".")
+        rest = "." + last + rest
+
+
+def names_in(target: ast.AST) -> list[str]:
+    """The names an assignment or ``for`` target binds (``a, (b, *c)`` -> a, b, c)."""
+    found: list[str] = []
+    stack = [target]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Name):
+            found.append(node.id)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            stack.extend(reversed(node.elts))
+        elif isinstance(node, ast.Starred):
+            stack.append(node.value)
+    return found

@@ -1,0 +1,292 @@
+"""Scopes and bindings, like Python's: built once per file by one pass over its statements.
+
+Pyflakes and ruff defer function bodies so that a module-level name bound anywhere (an import at the bottom
+of the file) is a binding when a function reads it. Here the same holds because every binding of the file
+is recorded before any rule runs: :func:`bind_module` visits statements only (not expressions), so it costs
+a fraction of the rule walk. Comprehension and lambda scopes are opened by the walk itself
+(:meth:`Scopes.open_expression_scope`), as they bind no names outside themselves.
+
+A name is looked up as Python does: its own scope, then enclosing function scopes (class bodies do not
+leak into methods), then the module; ``global`` / ``nonlocal`` redirect the lookup. Within its own scope
+a use sees the last binding before it (in a function, a use before every binding is a loop-carried
+value: it sees the last binding); from an enclosing scope it sees the last binding of that scope
+(late binding). ``x = None`` never hides an earlier binding (the ``except ImportError: x = None``
+fallback, the ``self.x = None`` placeholder).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.names import canonical
+
+# Binding tags.
+IMPORT, VALUE, NONE, PARAM, LOOP, WITH, DEF, CLASS, DELETE, EXCEPT, ANNOTATION = (
+    "import", "value", "none", "param", "loop", "with", "def", "class", "delete", "except", "annotation")
+STAR = -1   # a path step for ``a, *rest = ...``
+Position = tuple[int, int]
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+
+
+class Binding:
+    """One place a name gets a value. ``value``: the expression (or, for imports, the qualified name);
+    ``path``: where in an unpacked target the name sits (``a, (b, c) = v``: ``c`` has path (1, 1))."""
+
+    __slots__ = ("name", "tag", "value", "path", "pos", "scope", "node")
+
+    def __init__(self, name: str, tag: str, value: object, pos: Position, scope: "Scope",
+                 node: Optional[ast.AST] = None, path: tuple[int, ...] = ()) -> None:
+        self.name, self.tag, self.value, self.pos, self.scope, self.node, self.path = \
+            name, tag, value, pos, scope, node, path
+
+    def __repr__(self) -> str:
+        return f"Binding({self.name!r}, {self.tag}, line {self.pos[0]})"
+
+
+class Scope:
+    """A module, class, function, lambda or comprehension scope."""
+
+    __slots__ = ("kind", "node", "parent", "names", "globals", "nonlocals", "attrs", "self_name", "cls")
+
+    def __init__(self, kind: str, node: Optional[ast.AST], parent: Optional["Scope"]) -> None:
+        self.kind, self.node, self.parent = kind, node, parent
+        self.names: dict[str, list[Binding]] = {}
+        self.globals: set[str] = set()
+        self.nonlocals: set[str] = set()
+        self.attrs: dict[str, list[Binding]] = {}   # class scopes: ``self.x = ...`` from any method
+        self.self_name: Optional[str] = None         # methods: the name of the first parameter
+        self.cls: Optional[Scope] = None             # methods: the class scope ``self`` belongs to
+
+    def add(self, binding: Binding) -> None:
+        """Record a binding where Python puts it: ``global`` names in the module, ``nonlocal`` ones in the
+        enclosing function that has them (the value is still evaluated in ``binding.scope``)."""
+        owner: Scope = self
+        if binding.name in self.globals:
+            owner = self.module()
+        elif binding.name in self.nonlocals:
+            owner = self.parent
+            while owner is not None and (owner.kind == "class" or binding.name not in owner.names):
+                owner = owner.parent
+            owner = owner or self
+        owner.names.setdefault(binding.name, []).append(binding)
+
+    def module(self) -> "Scope":
+        scope = self
+        while scope.parent is not None:
+            scope = scope.parent
+        return scope
+
+    def __repr__(self) -> str:
+        return f"Scope({self.kind}, {getattr(self.node, 'name', '')})"
+
+
+def _end(node: ast.AST) -> Position:
+    return (getattr(node, "end_lineno", None) or node.lineno, getattr(node, "end_col_offset", None) or 0)
+
+
+def _start(node: ast.AST) -> Position:
+    return (node.lineno, node.col_offset)
+
+
+def pick(bindings: list[Binding], pos: Optional[Position], local_function: bool) -> Optional[Binding]:
+    """The binding a use at ``pos`` sees (``pos`` None: late binding, the last one)."""
+    chosen = None
+    for binding in bindings:
+        if pos is not None and binding.pos > pos:
+            break
+        if binding.tag != NONE or chosen is None or chosen.tag == DELETE:
+            chosen = binding
+    if chosen is None and local_function:
+        return pick(bindings, None, False)   # a use before every binding in a function: loop-carried
+    return chosen
+
+
+class Scopes:
+    """Every scope and binding of one module, and Python's name lookup over them."""
+
+    def __init__(self, tree: ast.AST) -> None:
+        self.module = Scope("module", tree, None)
+        self.by_node: dict[int, Scope] = {id(tree): self.module}
+        self.star_imports: list[str] = []
+        _Binder(self).run(tree)
+
+    def scope_of(self, node: ast.AST) -> Optional[Scope]:
+        """The scope a function, lambda, class or comprehension node opens (None before it is opened)."""
+        return self.by_node.get(id(node))
+
+    def open_expression_scope(self, node: ast.AST, parent: Scope) -> Scope:
+        """A lambda or comprehension scope, opened when the walk reaches it."""
+        scope = self.by_node.get(id(node))
+        if scope is not None:
+            return scope
+        if isinstance(node, ast.Lambda):
+            scope = Scope("lambda", node, parent)
+            _bind_params(node, scope)
+        else:
+            scope = Scope("comprehension", node, parent)
+            for generator in node.generators:
+                _bind_target(scope, generator.target, generator.iter, LOOP, _end(generator.iter), ())
+        self.by_node[id(node)] = scope
+        return scope
+
+    def lookup(self, name: str, scope: Scope, pos: Optional[Position]) -> Optional[Binding]:
+        """The binding ``name`` has at ``pos`` in ``scope`` (None: unbound, a builtin or a star import)."""
+        if name in scope.globals:
+            scope = self.module
+        current, own = scope, True
+        while current is not None:
+            if current.kind == "class" and not own:
+                current = current.parent
+                continue
+            bindings = current.names.get(name)
+            if bindings and not (name in current.nonlocals and own):
+                local_function = own and current.kind in ("function", "lambda", "comprehension")
+                binding = pick(bindings, pos if own else None, local_function)
+                if binding is not None:
+                    return None if binding.tag == DELETE else binding
+            own = False
+            current = current.parent
+        return None
+
+    def attribute(self, scope: Scope, name: str) -> list[Binding]:
+        """The ``self.<name> = ...`` bindings of the class whose method ``scope`` is (or is inside)."""
+        current: Optional[Scope] = scope
+        while current is not None and current.cls is None:
+            current = current.parent
+        if current is None:
+            return []
+        return [b for b in current.cls.attrs.get(name, ()) if b.tag != NONE]
+
+    def self_name(self, scope: Scope) -> Optional[str]:
+        current: Optional[Scope] = scope
+        while current is not None:
+            if current.cls is not None:
+                return current.self_name
+            current = current.parent
+        return None
+
+
+def _bind_params(node: ast.AST, scope: Scope) -> None:
+    args = node.args
+    positional = args.posonlyargs + args.args
+    defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+    pos = _start(node)
+    for arg, default in zip(positional, defaults):
+        scope.add(Binding(arg.arg, PARAM, default, pos, scope, arg))
+    for arg, default in zip(args.kwonlyargs, args.kw_defaults):
+        scope.add(Binding(arg.arg, PARAM, default, pos, scope, arg))
+    for arg in (args.vararg, args.kwarg):
+        if arg is not None:
+            scope.add(Binding(arg.arg, PARAM, None, pos, scope, None))
+
+
+def _bind_target(scope: Scope, target: ast.AST, value: Optional[ast.AST], tag: str, pos: Position,
+                 path: tuple[int, ...], statement: Optional[ast.AST] = None) -> None:
+    stack = [(target, path)]
+    while stack:
+        node, where = stack.pop()
+        if isinstance(node, ast.Name):
+            none = tag == VALUE and isinstance(value, ast.Constant) and value.value is None and not where
+            scope.add(Binding(node.id, NONE if none else tag, value, pos, scope, statement, where))
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            stack.extend((element, where + (index,)) for index, element in enumerate(node.elts))
+        elif isinstance(node, ast.Starred):
+            stack.append((node.value, where + (STAR,)))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and scope.cls is not None \
+                and node.value.id == scope.self_name:
+            none = isinstance(value, ast.Constant) and value.value is None and not where
+            scope.cls.attrs.setdefault(node.attr, []).append(
+                Binding(node.attr, NONE if none else tag, value, pos, scope, statement, where))
+
+
+class _Binder:
+    """One pass over the statements of a module (bodies of functions and classes included)."""
+
+    def __init__(self, scopes: Scopes) -> None:
+        self.scopes = scopes
+
+    def run(self, tree: ast.AST) -> None:
+        """Depth first, in source order (a scope's bindings stay sorted by position)."""
+        stack: list[tuple[object, Scope]] = [(iter(getattr(tree, "body", [])), self.scopes.module)]
+        while stack:
+            body, scope = stack[-1]
+            statement = next(body, None)
+            if statement is None:
+                stack.pop()
+                continue
+            nested: list[tuple[list, Scope]] = []
+            self.statement(statement, scope, nested)
+            stack.extend((iter(inner), inner_scope) for inner, inner_scope in reversed(nested))
+
+    def statement(self, node: ast.stmt, scope: Scope, stack: list) -> None:
+        kind = type(node)
+        if kind is ast.Assign:
+            for target in node.targets:
+                _bind_target(scope, target, node.value, VALUE, _end(node), (), node)
+        elif kind is ast.AnnAssign:
+            tag = VALUE if node.value is not None else ANNOTATION
+            value = node.value if node.value is not None else node.annotation
+            _bind_target(scope, node.target, value, tag, _end(node), (), node)
+        elif kind is ast.Import:
+            for alias in node.names:
+                if alias.asname:
+                    scope.add(Binding(alias.asname, IMPORT, canonical(alias.name), _end(node), scope, node))
+                else:
+                    root = alias.name.split(".", 1)[0]
+                    scope.add(Binding(root, IMPORT, root, _end(node), scope, node))
+        elif kind is ast.ImportFrom:
+            module = "." * (node.level or 0) + (node.module or "")
+            for alias in node.names:
+                if alias.name == "*":
+                    self.scopes.star_imports.append(module)
+                    continue
+                full = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
+                scope.add(Binding(alias.asname or alias.name, IMPORT, canonical(full), _end(node), scope, node))
+        elif kind in (ast.For, ast.AsyncFor):
+            _bind_target(scope, node.target, node.iter, LOOP, _end(node.iter), (), node)
+            stack.append((node.body, scope))
+            stack.append((node.orelse, scope))
+        elif kind in _FUNCTIONS:
+            scope.add(Binding(node.name, DEF, node, _end(node), scope, node))
+            function = Scope("function", node, scope)
+            _bind_params(node, function)
+            if scope.kind == "class" and (node.args.posonlyargs or node.args.args) and not any(
+                    isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+                function.cls = scope
+                function.self_name = (node.args.posonlyargs + node.args.args)[0].arg
+            self.scopes.by_node[id(node)] = function
+            stack.append((node.body, function))
+        elif kind is ast.ClassDef:
+            scope.add(Binding(node.name, CLASS, node, _end(node), scope, node))
+            body = Scope("class", node, scope)
+            self.scopes.by_node[id(node)] = body
+            stack.append((node.body, body))
+        elif kind in (ast.With, ast.AsyncWith):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    _bind_target(scope, item.optional_vars, item.context_expr, WITH, _end(item.context_expr), (), node)
+            stack.append((node.body, scope))
+        elif kind is ast.Global:
+            scope.globals.update(node.names)
+        elif kind is ast.Nonlocal:
+            scope.nonlocals.update(node.names)
+        elif kind is ast.Delete:
+            for target in node.targets:
+                if isinstance(target, ast.Name):
+                    scope.add(Binding(target.id, DELETE, None, _end(node), scope, node))
+        elif kind is ast.If or kind is ast.While:
+            stack.append((node.body, scope))
+            stack.append((node.orelse, scope))
+        elif kind is ast.Try or kind.__name__ == "TryStar":
+            stack.append((node.body, scope))
+            stack.append((node.handlers, scope))
+            stack.append((node.orelse, scope))
+            stack.append((node.finalbody, scope))
+        elif kind is ast.ExceptHandler:
+            if node.name:
+                scope.add(Binding(node.name, EXCEPT, node.type, _start(node), scope, node))
+            stack.append((node.body, scope))
+        elif kind.__name__ == "Match":
+            for case in node.cases:
+                stack.append((case.body, scope))

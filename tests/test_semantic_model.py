@@ -1,0 +1,221 @@
+"""The semantic model: Python's scopes, value kinds and the file's own function summaries.
+
+Each case is a small program whose ``probe(x)`` call (or ``x.probe()``) asks the model what ``x`` is where it
+stands; every inference has cases that must give the kind and cases that must not.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+import pytest
+
+from npu_lint.context import FileContext
+from npu_lint.core import Dispatch, _walk, analyse_source
+from npu_lint.rules import ApiRef, Rule
+from npu_lint.versions import Target
+
+
+def probe(source: str) -> tuple[Optional[str], Optional[str]]:
+    """(kind, class) of the receiver of the last ``.probe()`` call in ``source``."""
+    seen: list[tuple[Optional[str], Optional[str]]] = []
+
+    class Spy(Rule):
+        code, node_types = "NPU998", (ast.Call,)
+
+        def check(self, node, ctx):
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "probe":
+                seen.append((ctx.resolver.kind_of(node.func.value), ctx.resolver.class_of(node.func.value)))
+
+    ctx = FileContext(source, Target("2.8.0"))
+    _walk(ast.parse(source), ctx, Dispatch([Spy]))
+    assert seen, "no probe() call"
+    return seen[-1]
+
+
+def qualnames(source: str) -> list[tuple[int, str]]:
+    found: list[tuple[int, str]] = []
+
+    class Spy(Rule):
+        code, node_types = "NPU999", (ApiRef,)
+
+        def check(self, ref, ctx):
+            found.append((ref.node.lineno, ref.qualname))
+
+    ctx = FileContext(source, Target("2.8.0"))
+    _walk(ast.parse(source), ctx, Dispatch([Spy]))
+    return found
+
+
+# -- scopes -----------------------------------------------------------------------------------------
+def test_module_import_after_the_function_that_uses_it():
+    source = "def f(x):\n    return cuda_ext.nms(x)\n\nimport my_pkg.cuda_ext as cuda_ext\n"
+    assert (2, "my_pkg.cuda_ext.nms") in qualnames(source)
+
+
+def test_late_import_is_not_visible_before_it_at_module_level():
+    assert qualnames("y = np.zeros(3)\nimport numpy as np\n") == [(2, "numpy")] or \
+        (1, "numpy.zeros") not in qualnames("y = np.zeros(3)\nimport numpy as np\n")
+
+
+def test_class_body_does_not_leak_into_methods():
+    source = ("import torch\nclass M:\n    x = torch.zeros(3)\n    def f(self):\n        x.probe()\n")
+    assert probe(source) == (None, None)
+
+
+def test_local_shadows_module_import():
+    source = "import torch\ndef f(torch):\n    return torch.cuda.synchronize()\n"
+    assert not any(name.startswith("torch.cuda") for _, name in qualnames(source))
+
+
+def test_global_and_nonlocal():
+    source = ("import torch\nbuf = None\ndef init():\n    global buf\n    buf = torch.zeros(3)\n"
+              "def use():\n    buf.probe()\n")
+    assert probe(source)[0] == "tensor"
+    source = ("import torch\ndef outer():\n    m = None\n    def inner():\n        nonlocal m\n"
+              "        m = torch.ones(2) > 0\n    m.probe()\n")
+    assert probe(source)[0] == "mask"
+
+
+def test_del_unbinds():
+    source = "import torch\nx = torch.zeros(3)\ndel x\nx.probe()\n"
+    assert probe(source) == (None, None)
+
+
+def test_import_error_fallback_keeps_the_import():
+    source = ("try:\n    from apex import amp\nexcept ImportError:\n    amp = None\n"
+              "def f(m, o):\n    return amp.initialize(m, o)\n")
+    assert (6, "apex.amp.initialize") in qualnames(source)
+
+
+def test_type_checking_imports():
+    source = ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from torch import Tensor\n"
+              "def f(x: 'Tensor'):\n    x.probe()\n")
+    assert probe(source)[0] == "tensor"
+
+
+def test_comprehension_variable_does_not_leak():
+    source = "import torch\nx = torch.zeros(3)\nys = [x for x in range(3)]\nx.probe()\n"
+    assert probe(source)[0] == "tensor"
+    source = "import torch\nmasks = [torch.zeros(3) > 0 for _ in range(2)]\nys = [m.probe() for m in names]\n"
+    assert probe(source) == (None, None)
+
+
+# -- value kinds ------------------------------------------------------------------------------------
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\nm = torch.zeros(3, dtype=torch.bool)\nm.probe()\n", "mask"),
+    ("import torch\nm = torch.zeros(3, dtype=torch.float32)\nm.probe()\n", "tensor"),
+    ("import torch\nm = torch.ones(3) > 0\nz = torch.zeros_like(m)\nz.probe()\n", "mask"),
+    ("import torch\nm = torch.ones(3) > 0\nz = torch.zeros_like(m, dtype=torch.float)\nz.probe()\n", "tensor"),
+    ("import torch\na = torch.ones(3) > 0\nb = torch.ones(3) < 2\nm = ~a & b\nm.probe()\n", "mask"),
+    ("import torch\nx = torch.ones(3)\nm = x.bool()\nm.probe()\n", "mask"),
+    ("import torch\nx = torch.ones(3)\nm = x.isnan().logical_not()\nm.probe()\n", "mask"),
+    ("import torch\nx = torch.ones(3)\nm = x.to(torch.bool)\nm.probe()\n", "mask"),
+    ("import torch\nm = torch.ones(3) > 0\nf = m.float()\nf.probe()\n", "tensor"),
+    ("import torch\ndef f(m: torch.BoolTensor):\n    m.probe()\n", "mask"),
+    ("import numpy as np\na = np.zeros(3)\nm = a > 0\nm.probe()\n", "host"),
+    ("import numpy as np\nimport torch\nx = torch.ones(3)\na = x.cpu().numpy()\na.probe()\n", "host"),
+    ("import torch\nx = torch.ones(3)\nv = x.tolist()\nv.probe()\n", "host"),
+    ("xs = [1, 2]\nxs.probe()\n", "host"),
+    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nmodel = Net()\nmodel.probe()\n", "module"),
+    ("import torch.nn as nn\nclass Base(nn.Module):\n    pass\nclass Net(Base):\n    pass\nm = Net().to('npu')\n"
+     "m.probe()\n", "module"),
+    ("import torch\nopt = torch.optim.Adam(params, lr=1e-3)\nopt.probe()\n", "optimizer"),
+    ("import torch\nsched = torch.optim.lr_scheduler.StepLR(opt, 10)\nsched.probe()\n", "scheduler"),
+    ("import torch\nscaler = torch.cuda.amp.GradScaler()\nscaler.probe()\n", "scaler"),
+    ("from torch.utils.data import DataLoader\nloader = DataLoader(ds)\nloader.probe()\n", "loader"),
+    ("from torch.utils.data import DataLoader\nfor images, labels in DataLoader(ds):\n    labels.probe()\n", "batch"),
+    ("import torch\ndevice = torch.device('npu')\ndevice.probe()\n", "device"),
+    ("import torch.nn as nn\nclass M(nn.Module):\n    def __init__(self):\n        self.fc = nn.Linear(2, 2)\n"
+     "    def forward(self, x):\n        y = self.fc(x)\n        y.probe()\n", "tensor"),
+    ("import torch\nclass M:\n    def reset(self):\n        self.valid = torch.ones(3) > 0\n"
+     "    def forward(self, x):\n        self.valid.probe()\n", "mask"),
+    ("import torch\ndef make(x):\n    return x > 0\ndef f(t: torch.Tensor):\n    m = make(t)\n    m.probe()\n", "mask"),
+    ("import torch\ndef split(x: torch.Tensor):\n    return x[:1], x > 0\na, b = split(t)\nb.probe()\n", "mask"),
+    ("import torch\nx = torch.ones(4)\nvalues, index = x.topk(2)\nindex.probe()\n", "tensor"),
+    ("import torch\nimport torch.nn as nn\nmodel = nn.Linear(2, 2)\nfor p in model.parameters():\n    p.probe()\n",
+     "tensor"),
+    ("import torch\ndef f(x: 'torch.Tensor | None'):\n    x.probe()\n", "tensor"),
+])
+def test_kind(source, kind):
+    assert probe(source)[0] == kind
+
+
+@pytest.mark.parametrize("source", [
+    "for step, (images, labels) in enumerate(train_loader):\n    images.probe()\n",   # a name is no evidence
+    "def f(valid_mask):\n    valid_mask.probe()\n",
+    "import torch\ndef f(x):\n    x.probe()\n",
+    "import torch\nx = torch.ones(3)\nn = x.numel()\nn.probe()\n",
+    "import torch\nx = torch.ones(3)\nx = 3\nx.probe()\n",
+    "import torch\nm = torch.ones(3) > 0 if cond else np_mask\nm.probe()\n",
+    "import torch\nfrom mylib import build\nm = build()\nm.probe()\n",
+    "class Net:\n    pass\nm = Net()\nm.probe()\n",
+])
+def test_unknown_stays_unknown(source):
+    assert probe(source)[0] is None
+
+
+@pytest.mark.parametrize("source, cls", [
+    ("import torch\nopt = torch.optim.Adam(params)\nopt.probe()\n", "torch.optim.Adam"),
+    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nm = Net()\nm.probe()\n", "torch.nn.Module"),
+    ("import torch\nclass MyOpt(torch.optim.Optimizer):\n    pass\no = MyOpt(p)\no.probe()\n", "torch.optim.Optimizer"),
+    ("import torch.nn as nn\nl = nn.Linear(2, 3)\nl.probe()\n", "torch.nn.Linear"),
+])
+def test_class_of_instances(source, cls):
+    assert probe(source)[1] == cls
+
+
+# -- rules asking the model ---------------------------------------------------------------------------
+def _findings(source: str, release: str = "2.8.0", codes=None) -> list[tuple[str, int, int]]:
+    return [(f.code, f.line, f.col) for f in analyse_source(source, Target(release), codes=codes)]
+
+
+def test_optimizer_step_is_judged_by_the_optimizer_class():
+    source = ("import torch\nimport torch.nn as nn\n\nclass Net(nn.Module):\n    pass\n\n"
+              "def train(data):\n    model = Net()\n    opt = torch.optim.Adam(model.parameters())\n"
+              "    for x in data:\n        opt.step()\n    model.share_memory()\n"
+              "    sgd = torch.optim.SGD(model.parameters(), lr=0.1)\n    sgd.step()\n")
+    found = _findings(source, codes=frozenset({"NPU101"}))
+    assert ("NPU101", 11, 8) in found          # Adam.step: unsupported at 2.8.0 (official list)
+    assert ("NPU101", 12, 4) in found          # nn.Module.share_memory on a project model
+    assert not any(line == 14 for _, line, _ in found)   # SGD.step is supported
+
+
+def test_cuda_grad_scaler_methods():
+    source = ("import torch\nscaler = torch.cuda.amp.GradScaler()\n\ndef step(loss, opt):\n"
+              "    scaler.scale(loss).backward()\n    scaler.step(opt)\n    scaler.update()\n"
+              "x = torch.cuda.amp.GradScaler().scale(1.0)\n")
+    found = [(line, col) for code, line, col in _findings(source, codes=frozenset({"NPU212"}))]
+    assert found == [(2, 9), (5, 4), (6, 4), (7, 4), (8, 4)]
+
+
+def test_wrapper_call_sites_name_the_chain():
+    source = ("import torch\n\ndef positives(labels):\n    inds = torch.nonzero(labels > 0)\n    return inds\n\n"
+              "def count(labels):\n    return torch.nonzero(labels).numel()\n\n"
+              "pos = positives(gt)\nn = count(gt)\n")
+    findings = [f for f in analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU401"}))]
+    assert [(f.line, f.col) for f in findings] == [(4, 11), (8, 11), (10, 6)]
+    assert "positives → torch.nonzero" in findings[2].message
+
+
+def test_late_bound_extension_and_registered_namespace():
+    source = ("import torch\n\ndef nms(boxes, scores):\n    return _C.nms_rotated(boxes, scores)\n\n"
+              "def nms2(boxes, scores):\n    return torch.ops.detectron2.nms_rotated(boxes, scores)\n\n"
+              "def nms3(boxes, scores):\n    return torch.ops.torchvision.nms(boxes, scores, 0.5)\n\n"
+              "from detectron2 import _C\n")
+    from npu_lint.report.cuda_ops import operator_names, registered_ops
+    ops = operator_names(registered_ops('TORCH_LIBRARY(detectron2, m) {\n  m.def("nms_rotated(Tensor a) -> Tensor");\n}\n'))
+    ctx = FileContext(source, Target("2.8.0"))
+    ctx.custom_ops = ops
+    from npu_lint.core import analyse_tree
+    found = [(f.line, f.col, f.api) for f in analyse_tree(ast.parse(source), source, Target("2.8.0"),
+                                                          frozenset({"NPU223"}), ctx=ctx)]
+    assert found == [(4, 11, "detectron2._C.nms_rotated"), (7, 11, "torch.ops.detectron2.nms_rotated")]
+
+
+def test_registered_ops_read_the_namespace_and_impl_blocks():
+    from npu_lint.report.cuda_ops import registered_ops
+    text = ('TORCH_LIBRARY(myops, m) {\n  m.def("fused(Tensor x) -> Tensor");\n}\n'
+            'TORCH_LIBRARY_IMPL(myops, CUDA, m) {\n  m.impl("fused", &fused_cuda);\n}\n'
+            'PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def("legacy", &legacy);\n}\n')
+    assert registered_ops(text) == [("myops", "fused"), ("", "legacy")]
