@@ -144,8 +144,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
                 ctx.run(rule, node)
         if api_rules and (node_type is attribute_type or (node_type is name_type and type(node.ctx) is load_type)):
             if type(parents.get(id(node))) is not attribute_type and id(node) not in aliases:
-                qualname = resolver.qualname(node)
-                if qualname:
+                for qualname in resolver.qualnames(node):
                     ref = ApiRef(node, qualname)
                     for rule in api_rules:
                         ctx.run(rule, ref)

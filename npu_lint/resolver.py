@@ -46,7 +46,7 @@ class Resolver:
         self._stack: list[Scope] = []
         self.project: Optional[ProjectFacts] = None
         self.module_name = ""
-        self._qualnames: dict[int, Optional[str]] = {}
+        self._qualnames: dict[int, tuple[str, ...]] = {}
         self._values: dict[int, object] = {}
         self._summaries: dict[tuple[str, int], object] = {}
         self._kept: list[ast.AST] = []
@@ -111,43 +111,53 @@ class Resolver:
     def qualname(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
         """``torch.cuda.synchronize`` for ``tc.synchronize`` after ``import torch.cuda as tc``; None for
         values (a local tensor's ``x.view``), the file's own functions and classes, and unknown names."""
+        names = self.qualnames(node, scope)
+        return names[0] if names else None
+
+    def qualnames(self, node: ast.AST, scope: Optional[Scope] = None) -> tuple[str, ...]:
+        """Every qualified name ``node`` may stand for: one, or several when the name is bound in alternative
+        arms of an ``if`` (``mod = torch.cuda`` / ``elif ...: mod = torch.npu``); the last binding first."""
         key = id(node)
         if key in self._qualnames:
             return self._qualnames[key]
-        self._qualnames[key] = None   # a guard against ``x = x.y`` cycles
-        result = self._qualname(node, scope or self.current)
+        self._qualnames[key] = ()   # a guard against ``x = x.y`` cycles
+        result = self._qualnames_of(node, scope or self.current)
         self._qualnames[key] = result
         return result
 
-    def _qualname(self, node: ast.AST, scope: Scope) -> Optional[str]:
+    def _qualnames_of(self, node: ast.AST, scope: Scope) -> tuple[str, ...]:
         parts: list[str] = []
         while isinstance(node, ast.Attribute):
             parts.append(node.attr)
             node = node.value
         if not isinstance(node, ast.Name):
-            return None
-        root = self._name_target(node, scope)
-        if root is None:
-            return None
+            return ()
+        roots = self._name_targets(node, scope)
         if not parts:
-            return root
-        return canonical(root + "." + ".".join(reversed(parts)))
+            return roots
+        tail = "." + ".".join(reversed(parts))
+        return tuple(dict.fromkeys(canonical(root + tail) for root in roots))
 
-    def _name_target(self, node: ast.Name, scope: Scope) -> Optional[str]:
+    def _name_targets(self, node: ast.Name, scope: Scope) -> tuple[str, ...]:
         if self.scopes is None:
-            return self.aliases.get(node.id) or (node.id if node.id in _ITER_WRAPPERS else None)
-        binding = self.scopes.lookup(node.id, scope, (node.lineno, node.col_offset))
-        if binding is None:
+            found = self.aliases.get(node.id) or (node.id if node.id in _ITER_WRAPPERS else None)
+            return (found,) if found else ()
+        bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+        if not bindings:
             if node.id in _BUILTINS or node.id == "torch":   # ``torch`` may arrive through a star import
-                return node.id
-            return None
-        if binding.tag == IMPORT:
-            return binding.value
-        if binding.tag == VALUE and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
-            target = self.qualname(binding.value, binding.scope)
-            if target and "." in target and not target.startswith(".") and is_namespace(target):
-                return target   # ``cuda = torch.cuda``: a namespace alias
-        return None
+                return (node.id,)
+            return ()
+        targets = []
+        for binding in bindings:
+            if binding.tag == IMPORT:
+                targets.append(binding.value)
+            elif binding.tag == VALUE and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
+                target = self.qualname(binding.value, binding.scope)
+                if target and "." in target and not target.startswith(".") and is_namespace(target):
+                    targets.append(target)   # ``cuda = torch.cuda``: a namespace alias
+            elif binding is bindings[0]:
+                return ()   # the last binding is a value: the name is no API
+        return tuple(dict.fromkeys(targets))
 
     def alias_target(self, node: ast.Assign) -> Optional[str]:
         """The namespace ``name = torch.cuda`` makes ``name`` stand for (None for value copies)."""
@@ -440,8 +450,8 @@ class Resolver:
             return None
         if value[0] == K.LOADER:
             return K.BATCH, None
-        if value[0] in (K.TENSOR, K.BATCH) and not path:
-            return K.TENSOR, None
+        if value[0] in K.TENSORS and not path:
+            return (K.MASK if value[0] == K.MASK else K.TENSOR), None
         if value[0] == K.HOST:
             return K.HOST, None
         if value[0] == K.MODULE and value[1] in ("torch.nn.ModuleList", "torch.nn.Sequential") and not path:

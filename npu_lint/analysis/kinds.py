@@ -138,10 +138,15 @@ def of_call(qualname: str) -> Optional[Value]:
     return None
 
 
+# Methods only torch tensors have (numpy and pandas have none of them): a mask whatever the receiver.
+TENSOR_ONLY_MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and",
+                                      "logical_or", "logical_not", "logical_xor", "signbit"})
+
+
 def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
     """The value ``receiver.method(...)`` returns."""
     if receiver is None:
-        return None
+        return (MASK, None) if method in TENSOR_ONLY_MASK_METHODS else None
     kind, cls = receiver
     if kind in TENSORS:
         if method in ("numpy", "tolist", "cpu"):

@@ -33,12 +33,13 @@ class Binding:
     """One place a name gets a value. ``value``: the expression (or, for imports, the qualified name);
     ``path``: where in an unpacked target the name sits (``a, (b, c) = v``: ``c`` has path (1, 1))."""
 
-    __slots__ = ("name", "tag", "value", "path", "pos", "scope", "node")
+    __slots__ = ("name", "tag", "value", "path", "pos", "scope", "node", "guard")
 
     def __init__(self, name: str, tag: str, value: object, pos: Position, scope: "Scope",
                  node: Optional[ast.AST] = None, path: tuple[int, ...] = ()) -> None:
         self.name, self.tag, self.value, self.pos, self.scope, self.node, self.path = \
             name, tag, value, pos, scope, node, path
+        self.guard: tuple[tuple[int, int], ...] = _GUARD[0]   # the if-arms (if id, arm) the binding sits in
 
     def __repr__(self) -> str:
         return f"Binding({self.name!r}, {self.tag}, line {self.pos[0]})"
@@ -79,6 +80,31 @@ class Scope:
 
     def __repr__(self) -> str:
         return f"Scope({self.kind}, {getattr(self.node, 'name', '')})"
+
+
+_GUARD: list[tuple[tuple[int, int], ...]] = [()]   # the binder's current if-arms (set while binding)
+
+
+def alternatives(a: Binding, b: Binding) -> bool:
+    """``a`` and ``b`` sit in different arms of one ``if``/``elif`` chain: either may be the one that ran."""
+    for (if_a, arm_a), (if_b, arm_b) in zip(a.guard, b.guard):
+        if if_a != if_b:
+            return False
+        if arm_a != arm_b:
+            return True
+    return False
+
+
+def reaching(bindings: list[Binding], chosen: Binding) -> list[Binding]:
+    """``chosen`` and the earlier bindings in other arms of the same ``if`` chain (``x = a`` / ``else: x = b``)."""
+    found = [chosen]
+    for binding in reversed(bindings[:bindings.index(chosen)]):
+        if binding.tag == NONE:
+            continue
+        if not all(alternatives(binding, other) for other in found):
+            break
+        found.append(binding)
+    return found
 
 
 def _end(node: ast.AST) -> Position:
@@ -149,6 +175,17 @@ class Scopes:
             current = current.parent
         return None
 
+    def lookup_reaching(self, name: str, scope: Scope, pos: Optional[Position]) -> list[Binding]:
+        """The binding :meth:`lookup` gives and those in other arms of the same ``if`` chain before it."""
+        binding = self.lookup(name, scope, pos)
+        if binding is None:
+            return []
+        bindings = binding.scope.names.get(name) or []
+        owner = next((s for s in (binding.scope, self.module) if binding in s.names.get(name, ())), None)
+        if owner is None:   # ``global``/``nonlocal`` bindings live in another scope's list
+            return [binding]
+        return [b for b in reaching(owner.names[name], binding) if b.tag != DELETE]
+
     def attribute(self, scope: Scope, name: str) -> list[Binding]:
         """The ``self.<name> = ...`` bindings of the class whose method ``scope`` is (or is inside)."""
         current: Optional[Scope] = scope
@@ -208,16 +245,23 @@ class _Binder:
 
     def run(self, tree: ast.AST) -> None:
         """Depth first, in source order (a scope's bindings stay sorted by position)."""
-        stack: list[tuple[object, Scope]] = [(iter(getattr(tree, "body", [])), self.scopes.module)]
-        while stack:
-            body, scope = stack[-1]
-            statement = next(body, None)
-            if statement is None:
-                stack.pop()
-                continue
-            nested: list[tuple[list, Scope]] = []
-            self.statement(statement, scope, nested)
-            stack.extend((iter(inner), inner_scope) for inner, inner_scope in reversed(nested))
+        stack: list[tuple[object, Scope, tuple]] = [(iter(getattr(tree, "body", [])), self.scopes.module, ())]
+        try:
+            while stack:
+                body, scope, guard = stack[-1]
+                statement = next(body, None)
+                if statement is None:
+                    stack.pop()
+                    continue
+                _GUARD[0] = guard
+                nested: list[tuple[list, Scope]] = []
+                self.statement(statement, scope, nested)
+                for arm, (inner, inner_scope) in reversed(list(enumerate(nested))):
+                    inner_guard = () if inner_scope is not scope else (
+                        guard + ((id(statement), arm),) if type(statement) is ast.If else guard)
+                    stack.append((iter(inner), inner_scope, inner_guard))
+        finally:
+            _GUARD[0] = ()
 
     def statement(self, node: ast.stmt, scope: Scope, stack: list) -> None:
         kind = type(node)
