@@ -223,12 +223,12 @@ def test_registered_ops_read_the_namespace_and_impl_blocks():
 
 def test_alternative_arms_all_reach_a_use():
     source = ("import torch\n\ndef stream(is_cuda, is_npu):\n    mod = None\n    if is_cuda:\n        mod = torch.cuda\n"
-              "    elif is_npu:\n        mod = torch.npu\n    return mod.current_stream()\n")
+              "    elif is_npu:\n        mod = torch.cpu\n    return mod.current_stream()\n")
     assert (9, "torch.cuda.current_stream") in qualnames(source)
-    assert (9, "torch.npu.current_stream") in qualnames(source)
+    assert (9, "torch.cpu.current_stream") in qualnames(source)
     # a later unconditional binding hides the earlier ones
-    source = "import torch\nif c:\n    mod = torch.cuda\nmod = torch.npu\nmod.synchronize()\n"
-    assert [name for line, name in qualnames(source) if line == 5] == ["torch.npu.synchronize"]
+    source = "import torch\nif c:\n    mod = torch.cuda\nmod = torch.cpu\nmod.synchronize()\n"
+    assert [name for line, name in qualnames(source) if line == 5] == ["torch.cpu.synchronize"]
 
 
 def test_bool_of_anything_is_a_mask():
