@@ -151,7 +151,7 @@ def evaluate(model, loader, device):
 def save_checkpoint(model, optimizer, scaler, epoch, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     state = {"model": unwrap(model).state_dict(), "optimizer": optimizer.state_dict(),
-             "scaler": scaler.state_dict(), "epoch": epoch}
+             "scaler": scaler.state_dict(), "epoch": epoch}  # expect: NPU212@23
     path = os.path.join(out_dir, f"epoch_{epoch:03d}.pt")
     torch.save(state, path + ".tmp")
     os.replace(path + ".tmp", path)

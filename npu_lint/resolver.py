@@ -50,6 +50,9 @@ class Resolver:
         self._values: dict[int, object] = {}
         self._summaries: dict[tuple[str, int], object] = {}
         self._kept: list[ast.AST] = []
+        self._call_index: Optional[dict[int, list[tuple[ast.Call, Scope, int]]]] = None
+        self._local_classes: dict[str, ast.ClassDef] = {}
+        self._parents: dict[str, str] = {}   # a project class -> its base (a project class or a torch class)
 
     # -- building ------------------------------------------------------------------------
     def attach(self, tree: ast.AST) -> None:
@@ -111,7 +114,9 @@ class Resolver:
     def qualname(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
         """``torch.cuda.synchronize`` for ``tc.synchronize`` after ``import torch.cuda as tc``; None for
         values (a local tensor's ``x.view``), the file's own functions and classes, and unknown names."""
-        names = self.qualnames(node, scope)
+        names = self._qualnames.get(id(node))
+        if names is None:
+            names = self.qualnames(node, scope)
         return names[0] if names else None
 
     def qualnames(self, node: ast.AST, scope: Optional[Scope] = None) -> tuple[str, ...]:
@@ -286,8 +291,9 @@ class Resolver:
             default = binding.value
             if default is not None and not (isinstance(default, ast.Constant) and default.value is None):
                 value = self.value_of(default, scope.parent or scope, depth)
-                return value if value is not None and value[0] == K.DEVICE else None
-            return None
+                if value is not None and value[0] == K.DEVICE:
+                    return value
+            return self._argument_value(binding, depth)
         if tag == LOOP:
             return self._iter_element(binding.value, scope, binding.path, depth)
         return None
@@ -459,6 +465,70 @@ class Resolver:
         return None
 
     # -- summaries of the file's own functions and classes -------------------------------------
+    def _argument_value(self, binding: Binding, depth: int) -> Optional[K.Value]:
+        """A parameter's value from the file's own calls of its function: what the callers that show it agree on."""
+        function = binding.scope.node
+        arg = binding.node
+        if arg is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth > _DEPTH // 2:
+            return None
+        positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+        index = positional.index(arg.arg) if arg.arg in positional else None
+        values = []
+        for call, scope, offset in self.call_sites(function):
+            passed = None
+            if index is not None and 0 <= index - offset < len(call.args):
+                if any(isinstance(a, ast.Starred) for a in call.args[:index - offset + 1]):
+                    continue
+                passed = call.args[index - offset]
+            else:
+                passed = next((kw.value for kw in call.keywords if kw.arg == arg.arg), None)
+            if passed is not None:
+                values.append(self.value_of(passed, scope, depth + 1))
+        known = [value for value in values if value is not None]
+        return K.join(known) if known else None
+
+    def call_sites(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
+        """The file's statement-level calls of ``function`` (``f(x)``, ``self.f(x)``, a module's ``forward``
+        through ``self.block(x)`` or ``model(x)``), with the scope of each and how many leading parameters the
+        call fills implicitly (1 for ``self``)."""
+        if self._call_index is None:
+            self._call_index = {}
+            for call, scope in (self.scopes.calls if self.scopes else ()):
+                target = self._callee(call, scope)
+                if target is not None:
+                    self._call_index.setdefault(id(target[0]), []).append((call, scope, target[1]))
+        return self._call_index.get(id(function), [])
+
+    def _callee(self, call: ast.Call, scope: Scope) -> Optional[tuple[ast.AST, int]]:
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding = self.binding(func, scope)
+            if binding is None:
+                return None
+            if binding.tag == DEF:
+                return binding.value, 0
+            if binding.tag == CLASS:
+                return _method(binding.value, "__init__", 1)
+            value = self.binding_value(binding)
+            return self._forward(value)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and self.scopes is not None \
+                and func.value.id == self.scopes.self_name(scope):
+            current: Optional[Scope] = scope
+            while current is not None and current.cls is None:
+                current = current.parent
+            if current is not None:
+                method = next((b for b in current.cls.names.get(func.attr, ()) if b.tag == DEF), None)
+                if method is not None:
+                    return method.value, 1
+            return self._forward(self.value_of(func, scope))
+        return None
+
+    def _forward(self, value: Optional[K.Value]) -> Optional[tuple[ast.AST, int]]:
+        if value is None or value[0] != K.MODULE or value[1] not in self._local_classes:
+            return None
+        return _method(self._local_classes[value[1]], "forward", 1)
+
+
     def returns(self, function: ast.AST) -> Optional[K.Value]:
         """The value a function of this file returns: its return statements agree on it (computed once)."""
         key = ("returns", id(function))
@@ -488,6 +558,26 @@ class Resolver:
             values.append(self.value_of(value.elts[index], scope))
         return K.join(values) if values else None
 
+    def method_owners(self, cls: str, method: str) -> tuple[str, ...]:
+        """The classes whose ``method`` a call on an instance of ``cls`` may reach, nearest first: empty when
+        a project class on the way defines it (project code, not a torch API)."""
+        owners = []
+        seen: set[str] = set()
+        while cls in self._local_classes and cls not in seen:
+            seen.add(cls)
+            if _method(self._local_classes[cls], method, 0) is not None:
+                return ()
+            cls = self._parents.get(cls, "")
+        if cls:
+            owners.append(cls)
+        return tuple(owners)
+
+    def _local_class_name(self, node: ast.ClassDef) -> str:
+        """A project class's qualified name (``pkg.models.Net``; ``Net`` when the module name is unknown)."""
+        name = f"{self.module_name}.{node.name}" if self.module_name else node.name
+        self._local_classes[name] = node
+        return name
+
     def class_value(self, node: ast.ClassDef) -> Optional[K.Value]:
         """What instances of a class of this file are, from its bases (``class Net(nn.Module)``: a module)."""
         key = ("class", id(node))
@@ -505,13 +595,17 @@ class Resolver:
             local = self.definition(base, scope) if isinstance(base, ast.Name) else None
             if isinstance(local, ast.ClassDef):
                 value = self.class_value(local)
+                if value is not None:
+                    self._parents[self._local_class_name(node)] = self._local_class_name(local)
+                    value = (value[0], self._local_class_name(node))
             else:
                 name = self.qualname(base, scope)
                 if name is None:
                     continue
                 value = K.of_class(name)
                 if value is not None and value[0] in (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER):
-                    value = (value[0], _base_class(value[0], name))
+                    self._parents[self._local_class_name(node)] = name
+                    value = (value[0], self._local_class_name(node))
                 if value is None and self.project is not None:
                     value = self.project.class_value(name, self.module_name)
             if value is not None:
@@ -520,10 +614,11 @@ class Resolver:
         return value
 
 
-def _base_class(kind: str, name: str) -> str:
-    """The torch class whose methods a project subclass inherits, for naming its methods."""
-    return {"module": "torch.nn.Module", "optimizer": "torch.optim.Optimizer"}.get(kind, name) \
-        if kind in ("module", "optimizer") and name.rpartition(".")[2] in ("Module", "Optimizer") else name
+def _method(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.AST, int]]:
+    for statement in cls.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
+            return statement, offset
+    return None
 
 
 def return_statements(function: ast.AST) -> list[ast.Return]:

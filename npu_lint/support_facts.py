@@ -52,13 +52,16 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     kind, cls = value
     if kind in TENSORS:
         return "torch.Tensor." + func.attr
-    return class_method_api(kind, cls, func.attr, ctx.target.release)
+    if cls is None:
+        return None
+    classes = ctx.resolver.method_owners(cls, func.attr)
+    return class_method_api(kind, classes, func.attr, ctx.target.release) if classes else None
 
 
-def class_method_api(kind: str, cls: Optional[str], method: str, release: str) -> Optional[str]:
+def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: str) -> Optional[str]:
     """``<class>.<method>`` as the support table lists it (the class, then the torch base that defines it)."""
     table = support_table(release)
-    owners = ((cls,) if cls else ()) + _METHOD_OWNERS.get(kind, ())
+    owners = classes + _METHOD_OWNERS.get(kind, ())
     for owner in owners:
         if f"{owner}.{method}" in table:
             return f"{owner}.{method}"

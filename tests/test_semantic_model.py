@@ -157,8 +157,8 @@ def test_unknown_stays_unknown(source):
 
 @pytest.mark.parametrize("source, cls", [
     ("import torch\nopt = torch.optim.Adam(params)\nopt.probe()\n", "torch.optim.Adam"),
-    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nm = Net()\nm.probe()\n", "torch.nn.Module"),
-    ("import torch\nclass MyOpt(torch.optim.Optimizer):\n    pass\no = MyOpt(p)\no.probe()\n", "torch.optim.Optimizer"),
+    ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nm = Net()\nm.probe()\n", "Net"),
+    ("import torch\nclass MyOpt(torch.optim.Optimizer):\n    pass\no = MyOpt(p)\no.probe()\n", "MyOpt"),
     ("import torch.nn as nn\nl = nn.Linear(2, 3)\nl.probe()\n", "torch.nn.Linear"),
 ])
 def test_class_of_instances(source, cls):
@@ -234,3 +234,34 @@ def test_alternative_arms_all_reach_a_use():
 def test_bool_of_anything_is_a_mask():
     assert probe("def f(m):\n    m = m.bool()\n    m.probe()\n")[0] == "mask"
     assert probe("import pandas as pd\ndef f(df):\n    m = df.a.eq(1)\n    m.probe()\n")[0] is None
+
+
+def test_methods_are_named_by_the_torch_class_unless_the_project_overrides_them():
+    source = ("import torch\n\nclass MyAdam(torch.optim.Adam):\n    pass\n\n"
+              "class Lookahead(torch.optim.Adam):\n    def step(self):\n        return None\n\n"
+              "a = MyAdam(params)\na.step()\nb = Lookahead(params)\nb.step()\n")
+    assert [(line, col) for _, line, col in _findings(source, codes=frozenset({"NPU101"}))] == [(11, 0)]
+
+
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\ndef train(loader):\n    for x in loader:\n        x.probe()\n"
+     "from torch.utils.data import DataLoader\ntrain(DataLoader(ds))\n", "batch"),
+    ("import torch\nimport torch.nn as nn\nclass Head(nn.Module):\n    def forward(self, feats, mask):\n"
+     "        mask.probe()\nclass Net(nn.Module):\n    def __init__(self):\n        self.head = Head()\n"
+     "    def forward(self, x):\n        m = x > 0\n        out = self.head(x, m)\n        return out\n", "mask"),
+    ("import torch\nclass Loss:\n    def _masked(self, pred, valid):\n        valid.probe()\n"
+     "    def __call__(self, pred: torch.Tensor):\n        v = pred.isfinite()\n        return self._masked(pred, v)\n",
+     "mask"),
+])
+def test_parameters_from_the_files_own_calls(source, kind):
+    assert probe(source)[0] == kind
+
+
+def test_parameters_stay_unknown_without_callers_that_show_them():
+    assert probe("import torch\ndef f(mask):\n    mask.probe()\nf(get_mask())\n")[0] is None
+
+
+def test_wrappers_returning_numbers_are_not_data_dependent():
+    source = ("import torch\n\ndef stages(widths):\n    n, m = len(torch.unique(widths)), 3\n"
+              "    return widths.tolist(), n\n\nw, n = stages(x)\n")
+    assert [(line, col) for _, line, col in _findings(source, codes=frozenset({"NPU401"}))] == [(4, 15)]

@@ -26,6 +26,7 @@ IMPORT, VALUE, NONE, PARAM, LOOP, WITH, DEF, CLASS, DELETE, EXCEPT, ANNOTATION =
 STAR = -1   # a path step for ``a, *rest = ...``
 Position = tuple[int, int]
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_CALL_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
@@ -135,6 +136,8 @@ class Scopes:
         self.module = Scope("module", tree, None)
         self.by_node: dict[int, Scope] = {id(tree): self.module}
         self.star_imports: list[str] = []
+        self.calls: list[tuple[ast.Call, Scope]] = []   # statement-level calls (``y = f(x)``, ``f(x)``), for summaries
+        self._outer: dict[tuple[int, str], Optional[Binding]] = {}
         _Binder(self).run(tree)
 
     def scope_of(self, node: ast.AST) -> Optional[Scope]:
@@ -160,27 +163,35 @@ class Scopes:
         """The binding ``name`` has at ``pos`` in ``scope`` (None: unbound, a builtin or a star import)."""
         if name in scope.globals:
             scope = self.module
-        current, own = scope, True
+        bindings = scope.names.get(name)
+        if bindings and name not in scope.nonlocals:
+            binding = pick(bindings, pos, scope.kind in ("function", "lambda", "comprehension"))
+            if binding is not None:
+                return None if binding.tag == DELETE else binding
+        key = (id(scope), name)   # above its own scope a name is late-bound: the same answer for every use
+        if key in self._outer:
+            return self._outer[key]
+        found = None
+        current = scope.parent
         while current is not None:
-            if current.kind == "class" and not own:
-                current = current.parent
-                continue
-            bindings = current.names.get(name)
-            if bindings and not (name in current.nonlocals and own):
-                local_function = own and current.kind in ("function", "lambda", "comprehension")
-                binding = pick(bindings, pos if own else None, local_function)
-                if binding is not None:
-                    return None if binding.tag == DELETE else binding
-            own = False
+            if current.kind != "class":
+                bindings = current.names.get(name)
+                if bindings:
+                    binding = pick(bindings, None, False)
+                    if binding is not None:
+                        found = None if binding.tag == DELETE else binding
+                        break
             current = current.parent
-        return None
+        self._outer[key] = found
+        return found
 
     def lookup_reaching(self, name: str, scope: Scope, pos: Optional[Position]) -> list[Binding]:
         """The binding :meth:`lookup` gives and those in other arms of the same ``if`` chain before it."""
         binding = self.lookup(name, scope, pos)
         if binding is None:
             return []
-        bindings = binding.scope.names.get(name) or []
+        if not binding.guard:   # not inside an ``if`` arm: nothing else can reach the use
+            return [binding]
         owner = next((s for s in (binding.scope, self.module) if binding in s.names.get(name, ())), None)
         if owner is None:   # ``global``/``nonlocal`` bindings live in another scope's list
             return [binding]
@@ -265,6 +276,9 @@ class _Binder:
 
     def statement(self, node: ast.stmt, scope: Scope, stack: list) -> None:
         kind = type(node)
+        value = getattr(node, "value", None)
+        if type(value) is ast.Call and kind in _CALL_STATEMENTS:
+            self.scopes.calls.append((value, scope))
         if kind is ast.Assign:
             for target in node.targets:
                 _bind_target(scope, target, node.value, VALUE, _end(node), (), node)

@@ -313,7 +313,8 @@ class CudaAmp(_ApiGroupRule):
             ctx.scratch.setdefault("amp_lines", set()).add(node.node.lineno)
             return
         if isinstance(node, ast.Call):
-            self._scaler_method(node, ctx)
+            if "GradScaler" in ctx.source:
+                self._scaler_method(node, ctx)
             return
         from npu_lint.cuda_facts import AMP, argument_api, is_device_string, string_use
         if is_device_string(node, ctx) and string_use(node, ctx) == AMP:

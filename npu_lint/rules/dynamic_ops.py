@@ -264,6 +264,9 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
         budget -= 1
         node = stack.pop()
         if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id in _SCALAR_BUILTINS \
+                    and ctx.resolver.binding(node.func, scope) is None:
+                continue   # ``len(torch.unique(x))``: a Python number, no tensor of that shape
             name = ctx.resolver.qualname(node.func, scope)
             if name is not None:
                 row = dynamic_row(name)
@@ -288,7 +291,10 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
             binding = ctx.resolver.binding(node, scope)
             if binding is not None and binding.scope is scope and id(binding) not in seen and binding.tag == "value":
                 seen.add(id(binding))
-                stack.append(binding.value)
+                value = binding.value
+                for step in binding.path:   # ``a, b = x, y``: only the element bound to the name
+                    value = value.elts[step] if isinstance(value, ast.Tuple) and 0 <= step < len(value.elts) else value
+                stack.append(value)
             continue
         elif isinstance(node, (ast.Lambda, ast.Compare)):
             continue
@@ -296,4 +302,5 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
     return None
 
 
+_SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "print"})
 _SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean", "any", "all", "__len__"})
