@@ -228,8 +228,12 @@ class Resolver:
         scope = scope or self.current
         kind = type(node)
         if kind is ast.Name:
-            binding = self.binding(node, scope)
-            return self.binding_value(binding, depth + 1) if binding is not None else None
+            if self.scopes is None:
+                return None
+            bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+            if len(bindings) == 1:
+                return self.binding_value(bindings[0], depth + 1)
+            return K.join([self.binding_value(b, depth + 1) for b in bindings]) if bindings else None
         if kind is ast.Attribute:
             return self._attribute_value(node, scope, depth + 1)
         if kind is ast.Call:
@@ -373,6 +377,9 @@ class Resolver:
             callee = self.value_of(func, scope, depth)
             if callee is not None and callee[0] == K.MODULE:
                 return K.TENSOR, None   # ``self.fc(x)``: calling a module
+            method = self._callee(node, scope) if isinstance(func.value, ast.Name) else None
+            if method is not None and method[0].name == func.attr:
+                return self.returns(method[0])   # ``self.build_optimizer()``: the class's own method
             receiver = self.value_of(func.value, scope, depth)
             if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):
                 if _dtype_argument(node, self, scope) == "torch.bool":

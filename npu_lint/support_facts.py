@@ -52,8 +52,8 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     kind, cls = value
     if kind in TENSORS:
         return "torch.Tensor." + func.attr
-    if cls is None:
-        return None
+    if cls is None:   # e.g. an optimizer whose class depends on a branch: named by the torch base class
+        return class_method_api(kind, (), func.attr, ctx.target.release)
     classes = ctx.resolver.method_owners(cls, func.attr)
     return class_method_api(kind, classes, func.attr, ctx.target.release) if classes else None
 
@@ -114,10 +114,12 @@ AMBIGUOUS_METHODS = frozenset({
 
 @lru_cache(maxsize=None)
 def tensor_method_names(release: str) -> frozenset[str]:
-    """Method names the support table knows as ``torch.Tensor.<name>``."""
-    prefix = "torch.Tensor."
-    return frozenset(api[len(prefix):] for api in support_table(release) if api.startswith(prefix)
-                     and "." not in api[len(prefix):])
+    """Method names the support table knows as ``torch.Tensor.<name>`` and no other torch class has
+    (``nn.Module`` has ``to``, ``half``, ``float``, ``cuda``: on a receiver of unknown kind those say nothing)."""
+    def methods(prefix: str) -> set[str]:
+        return {api[len(prefix):] for api in support_table(release) if api.startswith(prefix)
+                and "." not in api[len(prefix):]}
+    return frozenset(methods("torch.Tensor.") - methods("torch.nn.Module.") - methods("torch.optim.Optimizer."))
 
 
 def probable_method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:

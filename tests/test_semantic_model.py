@@ -136,7 +136,11 @@ def test_comprehension_variable_does_not_leak():
     ("import torch\nimport torch.nn as nn\nmodel = nn.Linear(2, 2)\nfor p in model.parameters():\n    p.probe()\n",
      "tensor"),
     ("import torch\ndef f(x: 'torch.Tensor | None'):\n    x.probe()\n", "tensor"),
+    ("import torch\nclass Trainer:\n    def build(self, p):\n        if self.sgd:\n            return torch.optim.SGD(p, 0.1)\n"
+     "        return torch.optim.Adam(p)\n    def setup(self):\n        self.opt = self.build(self.params)\n"
+     "    def step(self):\n        self.opt.probe()\n", "optimizer"),
 ])
+
 def test_kind(source, kind):
     assert probe(source)[0] == kind
 
@@ -265,3 +269,9 @@ def test_wrappers_returning_numbers_are_not_data_dependent():
     source = ("import torch\n\ndef stages(widths):\n    n, m = len(torch.unique(widths)), 3\n"
               "    return widths.tolist(), n\n\nw, n = stages(x)\n")
     assert [(line, col) for _, line, col in _findings(source, codes=frozenset({"NPU401"}))] == [(4, 15)]
+
+
+def test_a_value_built_in_alternative_arms_keeps_only_what_they_share():
+    source = ("import torch\ndef build(name, p):\n    if name == 'sgd':\n        opt = torch.optim.SGD(p, 0.1)\n"
+              "    elif name == 'adam':\n        opt = torch.optim.Adam(p)\n    return opt\no = build(n, ps)\no.probe()\n")
+    assert probe(source) == ("optimizer", None)

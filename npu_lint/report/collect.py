@@ -29,8 +29,8 @@ class Inventory(Rule):
     node_types = (ApiRef, ast.Call)
 
     def check(self, node: object, ctx: FileContext) -> None:
-        if isinstance(node, ApiRef) and _in_annotation(node.node, ctx):
-            return
+        if isinstance(node, ApiRef) and (_in_annotation(node.node, ctx) or "__" in node.qualname):
+            return   # annotations are no use; ``torch.nn.__dict__`` is introspection, not an API
         if isinstance(node, ApiRef) and node.qualname.startswith("torch.") and api_row(node.qualname) is not None:
             ctx.collected.append((node.node, node.qualname, "cuda"))
             return
