@@ -60,6 +60,8 @@ def track_host_arrays(node: ast.Assign, ctx: FileContext) -> None:
 
 def is_host_array(expr: ast.AST, ctx: FileContext, anchor: ast.AST) -> bool:
     """``expr`` evidently holds a host array (``anchor``: the node whose function scope the names live in)."""
+    if ctx.resolver.is_host(expr):
+        return True
     tracked = _numpy_names(ctx) or {}
     return _is_numpy(expr, ctx, tracked.get(id(_function(anchor, ctx)), set()))
 
@@ -68,6 +70,8 @@ def host_array_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileCont
                         statement: Optional[ast.stmt] = None) -> bool:
     """The indexed value or the mask evidently comes from numpy or pandas. ``statement``: the statement holding
     the subscript, for a rule that runs on the statement before the walk reaches the subscript."""
+    if ctx.resolver.is_host(subscript.value) or ctx.resolver.is_host(index):
+        return True
     tracked = _numpy_names(ctx)
     if tracked is None:
         return False

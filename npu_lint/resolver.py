@@ -220,7 +220,7 @@ class Resolver:
 
     def is_host(self, node: ast.AST) -> bool:
         """A numpy / pandas array, a Python list or a tensor moved to the CPU."""
-        return self.kind_of(node) == K.HOST
+        return self.kind_of(node) in (K.HOST, K.LIST)
 
     def value_of(self, node: ast.AST, scope: Optional[Scope] = None, depth: int = 0) -> Optional[K.Value]:
         if depth > _DEPTH or node is None:
@@ -241,6 +241,8 @@ class Resolver:
         if kind is ast.Compare:
             if isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn)) or len(node.ops) != 1:
                 return None
+            if any(isinstance(o, ast.Constant) and isinstance(o.value, str) for o in (node.left, *node.comparators)):
+                return K.HOST, None   # ``df.kind == 'car'``: tensors are not compared with strings
             operands = [self.value_of(o, scope, depth + 1) for o in (node.left, *node.comparators)]
             if any(v is not None and v[0] == K.HOST for v in operands):
                 return K.HOST, None
@@ -259,7 +261,7 @@ class Resolver:
                 return K.TENSOR, None
             return value if value[0] in (K.MASK, K.HOST, K.MODULE) else None
         if kind in (ast.List, ast.ListComp):
-            return K.HOST, None
+            return K.LIST, None
         if kind is ast.IfExp:
             return K.join([self.value_of(node.body, scope, depth + 1), self.value_of(node.orelse, scope, depth + 1)])
         if kind in (ast.NamedExpr, ast.Await):
@@ -404,6 +406,8 @@ class Resolver:
             return K.TENSOR, None
         if K.HOST in kinds:
             return K.HOST, None
+        if kinds == {K.LIST}:
+            return K.LIST, None   # ``[a] * n``, ``xs + ys``
         return None
 
     def _element(self, value: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
@@ -425,6 +429,9 @@ class Resolver:
             elif name is not None and name.startswith("torch.") and method in K.TENSOR_TUPLES:
                 return K.TENSOR, None
             definition = self.definition(func, scope) if isinstance(func, ast.Name) else None
+            if definition is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+                method = self._callee(value, scope)   # ``a, b = self.helper(x)``
+                definition = method[0] if method is not None and method[0].name == func.attr else None
             if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(path) == 1:
                 return self._returned_element(definition, index)
         whole = self.value_of(value, scope, depth)
@@ -548,7 +555,8 @@ class Resolver:
         scope = self.scopes.scope_of(function) if self.scopes else None
         value = None
         if scope is not None:
-            values = [self.value_of(r.value, scope) for r in return_statements(function) if r.value is not None]
+            values = [self.value_of(r.value, scope) for r in return_statements(function)
+                      if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
             value = K.join(values) if values else None
         self._summaries[key] = value
         return value

@@ -115,8 +115,10 @@ def test_comprehension_variable_does_not_leak():
     ("import torch\ndef f(m: torch.BoolTensor):\n    m.probe()\n", "mask"),
     ("import numpy as np\na = np.zeros(3)\nm = a > 0\nm.probe()\n", "host"),
     ("import numpy as np\nimport torch\nx = torch.ones(3)\na = x.cpu().numpy()\na.probe()\n", "host"),
-    ("import torch\nx = torch.ones(3)\nv = x.tolist()\nv.probe()\n", "host"),
-    ("xs = [1, 2]\nxs.probe()\n", "host"),
+    ("import torch\nx = torch.ones(3)\nv = x.tolist()\nv.probe()\n", "list"),
+    ("xs = [1, 2]\nxs.probe()\n", "list"),
+    ("import torch\nx = torch.ones(3, 4)\nm = (x > 0).all(1)\nm.probe()\n", "mask"),
+    ("import torch\nimport pandas as pd\ndef f(df):\n    m = df.kind == 'car'\n    m.probe()\n", "host"),
     ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nmodel = Net()\nmodel.probe()\n", "module"),
     ("import torch.nn as nn\nclass Base(nn.Module):\n    pass\nclass Net(Base):\n    pass\nm = Net().to('npu')\n"
      "m.probe()\n", "module"),
@@ -154,6 +156,7 @@ def test_kind(source, kind):
     "import torch\nm = torch.ones(3) > 0 if cond else np_mask\nm.probe()\n",
     "import torch\nfrom mylib import build\nm = build()\nm.probe()\n",
     "class Net:\n    pass\nm = Net()\nm.probe()\n",
+    "import torch\nmasks = []\nfor i in range(3):\n    masks.append(torch.ones(3) > i)\nm = masks[0]\nm.probe()\n",
 ])
 def test_unknown_stays_unknown(source):
     assert probe(source)[0] is None
@@ -275,3 +278,16 @@ def test_a_value_built_in_alternative_arms_keeps_only_what_they_share():
     source = ("import torch\ndef build(name, p):\n    if name == 'sgd':\n        opt = torch.optim.SGD(p, 0.1)\n"
               "    elif name == 'adam':\n        opt = torch.optim.Adam(p)\n    return opt\no = build(n, ps)\no.probe()\n")
     assert probe(source) == ("optimizer", None)
+
+
+def test_unpacking_what_the_class_own_method_returns():
+    source = ("import torch\nclass Assigner:\n    def info(self, priors: torch.Tensor):\n"
+              "        inside = priors[:, 0] > 0\n        return inside | (priors[:, 1] > 0), inside\n"
+              "    def assign(self, priors):\n        valid, inside = self.info(priors)\n        valid.probe()\n")
+    assert probe(source)[0] == "mask"
+
+
+def test_early_return_none_does_not_hide_what_a_function_returns():
+    source = ("import torch\ndef valid(x: torch.Tensor):\n    if x is None:\n        return None\n    return x > 0\n"
+              "m = valid(t)\nm.probe()\n")
+    assert probe(source)[0] == "mask"

@@ -9,7 +9,8 @@ from __future__ import annotations
 from typing import Optional
 
 TENSOR, BATCH, MASK = "tensor", "batch", "mask"      # batch: a tensor taken from a data loader
-HOST = "host"                                         # numpy / pandas arrays, Python lists, tensors moved to the CPU
+HOST = "host"                                         # numpy / pandas arrays, tensors moved to the CPU
+LIST = "list"                                         # a Python list: its elements are of unknown kind
 MODULE, OPTIMIZER, SCHEDULER, SCALER = "module", "optimizer", "scheduler", "scaler"
 LOADER, DATASET, SAMPLER = "loader", "dataset", "sampler"
 DEVICE, DTYPE = "device", "dtype"
@@ -149,8 +150,12 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
         return (MASK, None) if method in TENSOR_ONLY_MASK_METHODS else None
     kind, cls = receiver
     if kind in TENSORS:
-        if method in ("numpy", "tolist", "cpu"):
+        if method in ("numpy", "cpu"):
             return HOST, None
+        if method == "tolist":
+            return LIST, None
+        if method in ("all", "any") :
+            return MASK, None
         if kind == MASK and method in MASK_KEEPING:
             return MASK, None
         if method in MASK_METHODS:
@@ -160,6 +165,8 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
         return TENSOR, None
     if kind == HOST:
         return (HOST, None) if method not in ("item", "tolist") else None
+    if kind == LIST and method == "copy":
+        return LIST, None
     if kind == MODULE and method in MODULE_KEEPING:
         return MODULE, cls
     return None
