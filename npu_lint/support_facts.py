@@ -112,6 +112,17 @@ AMBIGUOUS_METHODS = frozenset({
 })
 
 
+# numpy.ndarray's methods (numpy 2.x): in a file that uses numpy, one of these on a receiver of unknown kind may
+# be numpy's as well as torch's.
+NDARRAY_METHODS = frozenset({
+    "all", "any", "argmax", "argmin", "argpartition", "argsort", "astype", "byteswap", "choose", "clip", "compress",
+    "conj", "conjugate", "copy", "cumprod", "cumsum", "diagonal", "dot", "dump", "dumps", "fill", "flatten",
+    "getfield", "item", "max", "mean", "min", "nonzero", "partition", "prod", "put", "ravel", "repeat", "reshape",
+    "resize", "round", "searchsorted", "setfield", "setflags", "sort", "squeeze", "std", "sum", "swapaxes", "take",
+    "tobytes", "tofile", "tolist", "trace", "transpose", "var", "view",
+})
+
+
 @lru_cache(maxsize=None)
 def tensor_method_names(release: str) -> frozenset[str]:
     """Method names the support table knows as ``torch.Tensor.<name>`` and no other torch class has
@@ -127,6 +138,7 @@ def probable_method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     (``bbox_pred.permute(0, 2, 3, 1)``): counted in the report's API inventory, never reported as a finding."""
     func = node.func
     if (ctx.uses_torch and isinstance(func, ast.Attribute) and func.attr not in AMBIGUOUS_METHODS
+            and not (func.attr in NDARRAY_METHODS and "numpy" in ctx.source)
             and ctx.resolver.kind_of(func.value) is None
             and func.attr in tensor_method_names(ctx.target.release) and ctx.resolver.qualname(func) is None
             and not (isinstance(func.value, ast.Name) and func.value.id in ("self", "cls", "super"))
