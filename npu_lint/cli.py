@@ -160,9 +160,13 @@ def _analyse(args: argparse.Namespace) -> int:
     from npu_lint.third_party_cli import analyse_input, check_api_files
     args.input = analyse_input(args, UsageError)
     check_api_files(args.api_files or [], UsageError)
-    return run(args.input, args.output, target, args.mode, args.api_files or [], args.env_path or [],
-               args.format or [], args.fail_on, versions, args.force, jobs=args.jobs, use_cache=not args.no_cache,
-               wrap_loops=args.wrap_loop or [])
+    status = run(args.input, args.output, target, args.mode, args.api_files or [], args.env_path or [],
+                 args.format or [], args.fail_on, versions, args.force, jobs=args.jobs, use_cache=not args.no_cache,
+                 wrap_loops=args.wrap_loop or [])
+    if args.package:   # the results of an installed package also go to the user cache (third-party = [...])
+        from npu_lint.third_party_cache import store
+        store(args.package, target.release, Path(args.output) / f"{Path(args.input).resolve().name}_analysis")
+    return status
 
 
 def verdict_changes(old: str, new: str) -> list[tuple[str, str, str]]:

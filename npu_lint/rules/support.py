@@ -214,4 +214,6 @@ class ThirdPartyApi(Rule):
 
     def check(self, ref: ApiRef, ctx: FileContext) -> None:
         if ctx.third_party and ref.qualname in ctx.third_party:
-            ctx.report(ref.node, self.message.format(api=ref.qualname), ref.qualname)
+            reason = ctx.third_party.reason(ref.qualname) if hasattr(ctx.third_party, "reason") else ""
+            message = self.message.format(api=ref.qualname)
+            ctx.report(ref.node, f"{message}: {reason}" if reason else message, ref.qualname)
