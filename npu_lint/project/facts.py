@@ -281,12 +281,14 @@ class Extractor:
                 continue
             elif node_type is ast.comprehension:
                 self.target(node.target)
+            children: list[ast.AST] = []   # pushed in reverse so that calls are recorded in source order
             for field in node._fields:
                 value = getattr(node, field, None)
                 if isinstance(value, list):
-                    stack.extend(item for item in reversed(value) if isinstance(item, ast.AST))
+                    children.extend(item for item in value if isinstance(item, ast.AST))
                 elif isinstance(value, ast.AST):
-                    stack.append(value)
+                    children.append(value)
+            stack.extend(reversed(children))
 
     def _call(self, node: ast.Call, scope: Optional[_Scope]) -> None:
         if scope is None:
