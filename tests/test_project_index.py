@@ -12,7 +12,7 @@ from npu_lint.project import NoPackage, ProjectIndex, find_package
 from npu_lint.project.facts import absolute, extract
 from npu_lint.project.modules import discover
 
-FIXLIB = REPO / "tests" / "fixtures" / "third_party" / "fixlib"
+FIXLIB = REPO / "tests" / "third_party_fixtures" / "fixlib"
 
 
 def facts_of(source: str, module: str = "pkg.mod"):

@@ -15,7 +15,7 @@ from conftest import REPO, run, tool
 
 pytest.importorskip("pandas")
 
-FIXTURES = REPO / "tests" / "fixtures" / "third_party"
+FIXTURES = REPO / "tests" / "third_party_fixtures"
 FIVE = ("cuda_op.csv", "framework_unsupported_op.csv", "migration_needed_op.csv", "unknown_op.csv",
         "full_unsupported_results.csv")
 
