@@ -22,6 +22,7 @@ FACTS_VERSION = 1   # bump when the extracted facts change shape or meaning (inv
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}   # the fields of a node type that can hold expressions
 _TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # their arguments are not uses
 
 
@@ -248,10 +249,14 @@ class Extractor:
     def expressions(self, root: ast.AST) -> None:
         """Every call and torch reference under ``root`` (lambdas and comprehensions included)."""
         scope = self.function_scopes[-1] if self.function_scopes else None
+        if scope is None:
+            return   # module and class-body code: only its statements feed the resolver
         stack: list[ast.AST] = [root]
         while stack:
             node = stack.pop()
             node_type = type(node)
+            if node_type is ast.Constant:
+                continue
             if node_type is ast.Call:
                 self._call(node, scope)
                 if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:
@@ -268,7 +273,7 @@ class Extractor:
                         node = node.value
                     if not isinstance(node, ast.Name):
                         stack.append(node)   # ``f(x).shape``: the call inside still counts
-                    continue
+                continue
             elif node_type is ast.NamedExpr:
                 self.target(node.target)
             elif node_type is ast.Lambda:
@@ -282,7 +287,10 @@ class Extractor:
             elif node_type is ast.comprehension:
                 self.target(node.target)
             children: list[ast.AST] = []   # pushed in reverse so that calls are recorded in source order
-            for field in node._fields:
+            fields = _CHILD_FIELDS.get(node_type)
+            if fields is None:
+                fields = _CHILD_FIELDS[node_type] = tuple(f for f in node._fields if f not in ("ctx", "op"))
+            for field in fields:
                 value = getattr(node, field, None)
                 if isinstance(value, list):
                     children.extend(item for item in value if isinstance(item, ast.AST))
