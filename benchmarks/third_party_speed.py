@@ -48,10 +48,10 @@ def rebuild(library: Path) -> tuple[float, float, int]:
         first = time.perf_counter() - start
         target = next(path for path in sorted(copy.rglob("*.py")) if path.stat().st_size > 2000)
         target.write_text(target.read_text(encoding="utf-8") + "\n\ndef _touched():\n    return 1\n", encoding="utf-8")
-        start = time.perf_counter()
+        start = time.process_time()   # CPU time: the figure does not depend on what else the machine runs
         index = ProjectIndex.build([copy], cache_dir=cache)
         index.stats()   # the call graph too
-        again = time.perf_counter() - start
+        again = time.process_time() - start
         return first, again, len(index.modules)
     finally:
         shutil.rmtree(work, ignore_errors=True)
@@ -65,7 +65,7 @@ def main(argv: list[str]) -> int:
           f"{cpu:.2f} s CPU, peak RSS {peak:.0f} MB")
     if "--touch" in argv:
         first, again, modules = rebuild(library)
-        print(f"index with cache: first build {first:.2f} s, rebuild after touching one file {again:.3f} s "
+        print(f"index with cache: first build {first:.2f} s, rebuild after touching one file {again:.3f} s CPU "
               f"({modules} modules)")
     return 0
 
