@@ -35,11 +35,12 @@ class Config:
     api_files: tuple[Path, ...] = ()
     third_party_packages: tuple[str, ...] = ()
 
-    def third_party(self) -> frozenset[str]:
-        """Third-party APIs the ``api-files`` and the ``third-party`` packages mark unsupported (read once)."""
+    def third_party(self, build: bool = True) -> frozenset[str]:
+        """Third-party APIs the ``api-files`` and the ``third-party`` packages mark unsupported (read once);
+        ``build``: analyse a ``third-party`` package whose results are not cached yet."""
         from npu_lint.third_party import load
         from npu_lint.third_party_config import package_api_files
-        return load(self.api_files + package_api_files(self.third_party_packages, self.torch_version))
+        return load(self.api_files + package_api_files(self.third_party_packages, self.torch_version, build))
 
     def ignored_for(self, path: Path) -> tuple[str, ...]:
         """Codes that per-file-ignores drops for ``path``."""

@@ -16,9 +16,9 @@ def parse_packages(value: Any, where: Path, error: type[Exception]) -> tuple[str
 
 
 @lru_cache(maxsize=64)
-def package_api_files(packages: tuple[str, ...], torch_version: Optional[str]) -> tuple[Path, ...]:
-    """The cached results file of each package (built on first use); a package that is not installed is
-    skipped with one warning line on stderr."""
+def package_api_files(packages: tuple[str, ...], torch_version: Optional[str], build: bool = True) -> tuple[Path, ...]:
+    """The cached results file of each package (built on first use when ``build``); a package that is not
+    installed is skipped with one warning line on stderr."""
     if not packages:
         return ()
     import sys
@@ -29,7 +29,7 @@ def package_api_files(packages: tuple[str, ...], torch_version: Optional[str]) -
     found = []
     for package in packages:
         try:
-            path = results_for(package, release)
+            path = results_for(package, release, build=build)
         except NoPackage as error:
             print(f"npu-lint: warning: third-party: {error}", file=sys.stderr)
             continue

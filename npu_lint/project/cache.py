@@ -48,6 +48,9 @@ class FactsCache:
 
     def _lookup(self, path: Path, kind: str) -> tuple[tuple, Optional[object]]:
         """(stamp, cached value or None): unchanged size and mtime, or else an unchanged content hash."""
+        if self.folder is None:
+            path.stat()   # unreadable files still give their warning
+            return (), None
         stat = path.stat()
         entry = self.entries.get(str(path))
         if entry is not None and entry[3] == kind and entry[0] == stat.st_size and entry[1] == stat.st_mtime_ns:
@@ -79,8 +82,9 @@ class FactsCache:
             warnings.append(f"{module.relative} {error}, skip.")
             return None
         facts = extract(tree, module.name, module.relative, module.is_package)
-        self.entries[str(module.path)] = (*stamp, "py", _plain(facts))
-        self.changed = True
+        if self.folder is not None:   # without a cache folder nothing is kept twice
+            self.entries[str(module.path)] = (*stamp, "py", _plain(facts))
+            self.changed = True
         return facts
 
     def native_ops(self, item: NativeFile, warnings: list[str]) -> list[str]:
