@@ -136,3 +136,19 @@ def test_a_changed_file_is_the_only_one_parsed_again(tmp_path, monkeypatch):
     assert parsed == ["lib.m3"]
     assert index.reaches("lib.m3.f3", {"torch.var_mean"}.__contains__) == ["lib.m3.f3", "torch.var_mean"]
 
+
+
+def test_building_a_module_reaches_its_forward_and_says_so(tmp_path):
+    lib = tmp_path / "blib"
+    lib.mkdir()
+    (lib / "__init__.py").write_text("")
+    (lib / "m.py").write_text(
+        "import torch\nimport torch.nn.functional as F\n\nclass Pool(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return F.adaptive_max_pool2d(x, 1)\n\n"
+        "def make():\n    return Pool()\n\ndef run(x):\n    return make()(x)\n")
+    index = ProjectIndex.build([lib])
+    is_leaf = {"torch.nn.functional.adaptive_max_pool2d"}.__contains__
+    assert index.reaches("blib.m.make", is_leaf) == ["blib.m.make", "blib.m.Pool.forward",
+                                                     "torch.nn.functional.adaptive_max_pool2d"]
+    assert index.built_edge("blib.m.make", "blib.m.Pool.forward")
+    assert index.reaches("blib.m.run", is_leaf)[:2] == ["blib.m.run", "blib.m.make"]

@@ -77,6 +77,7 @@ class ProjectIndex:
         self._mro: dict[str, tuple[str, ...]] = {}
         self._edges: Optional[dict[str, tuple[Edge, ...]]] = None
         self._leaf_calls: dict[str, tuple[tuple[str, int], ...]] = {}
+        self._built: set[tuple[str, str]] = set()
         self._callers: Optional[dict[str, list[str]]] = None
         self._reach_cache: dict[object, dict[str, tuple[Optional[str], int, Site]]] = {}
         self._aliases: Optional[dict[str, list[str]]] = None
@@ -239,6 +240,8 @@ class ProjectIndex:
     def _resolve_calls(self, facts: ModuleFacts, function: FunctionFacts) -> tuple[list[Edge], list[tuple[str, int]]]:
         edges: list[Edge] = []
         leaves: list[tuple[str, int]] = []   # external names called (torch classes through ``self.x``, ops)
+        built: set[str] = set()   # callees reached only because an object is built here (its ``forward``)
+        called: set[str] = set()
         owner = f"{facts.name}.{function.owner}" if function.owner else None
         for target, line in function.calls:
             found: list[str] = []
@@ -259,19 +262,28 @@ class ProjectIndex:
             elif target.startswith(("torch.", "torch_npu.")):
                 continue   # the references carry torch names
             else:
-                found.extend(self._call_target(target))
+                found.extend(self._call_target(target, built))
             if not found:
                 self.calls_unresolved += 1
                 continue
             self.calls_resolved += 1
             for callee in found:
+                if callee not in built:
+                    called.add(callee)
                 if callee in self.functions:
                     edges.append(Edge(callee, line))
                 else:
                     leaves.append((callee, line))
+        qualname = f"{facts.name}.{function.name}"
+        for callee in built - called:
+            self._built.add((qualname, callee))
         return edges, leaves
 
-    def _call_target(self, target: str) -> list[str]:
+    def built_edge(self, caller: str, callee: str) -> bool:
+        """True when ``caller`` reaches ``callee`` only by building the object whose ``forward`` it is."""
+        return (caller, callee) in self._built
+
+    def _call_target(self, target: str, built: Optional[set[str]] = None) -> list[str]:
         resolved = self.resolve(target)
         if resolved is None:
             return [target]   # outside the indexed code: kept by name (a compiled extension's operator ...)
@@ -284,7 +296,10 @@ class ProjectIndex:
                 found.append(init if init in self.functions else init.rpartition(".")[0])
             else:
                 found.extend(base for base in self.mro(resolved) if base not in self.classes)
-            found.extend(self._instance_call(resolved))
+            forward = self._instance_call(resolved)
+            if built is not None:
+                built.update(forward)
+            found.extend(forward)
             return found or [resolved]
         return [resolved] if resolved in self.functions else []
 

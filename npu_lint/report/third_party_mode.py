@@ -83,7 +83,7 @@ def analyse_library(index: ProjectIndex, release: str) -> ThirdPartyResult:
             kind = kinds[api]
             leaf = api.rpartition(".")[2] if kind == CUDA_OP else api
             by_leaf.setdefault((kind, leaf), set()).update(names)
-            text = ARROW.join(chain) + (" (custom CUDA operator)" if kind == CUDA_OP else "")
+            text = render_chain(index, chain) + (" (custom CUDA operator)" if kind == CUDA_OP else "")
             result.files[CHAINS].append([names[0], kind, leaf, text, site.file, site.line])
             result.pairs.append({"api": names[0], "names": names, "kind": kind, "leaf": leaf, "chain": chain,
                                  "file": site.file, "line": site.line})
@@ -97,6 +97,15 @@ def analyse_library(index: ProjectIndex, release: str) -> ThirdPartyResult:
         for chunk in _chunks(sorted(names, key=lambda n: (n.split(".")[:-1], n))):
             result.files[FILES[kind]].append([leaf, "\n".join(chunk)])
     return result
+
+
+def render_chain(index: ProjectIndex, chain: list[str]) -> str:
+    """``a → b → torch.x``; a step taken because ``a`` builds the module whose ``forward`` ``b`` is reads
+    ``a → (builds) b``."""
+    parts = [chain[0]]
+    for caller, callee in zip(chain, chain[1:]):
+        parts.append(f"(builds) {callee}" if index.built_edge(caller, callee) else callee)
+    return ARROW.join(parts)
 
 
 def _chunks(names: list[str]) -> list[list[str]]:
