@@ -8,9 +8,9 @@ from typing import Any, Optional
 
 
 def parse_packages(value: Any, where: Path, error: type[Exception]) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(item, str) and item and
-                                              all(part.isidentifier() for part in item.split("."))
-                                              for item in value):
+    valid = isinstance(value, list) and all(
+        isinstance(item, str) and item and all(part.isidentifier() for part in item.split(".")) for item in value)
+    if not valid:
         raise error(f"{where}: [tool.npu-lint] third-party must be a list of package names such as [\"timm\"]")
     return tuple(value)
 

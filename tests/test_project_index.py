@@ -3,8 +3,6 @@ from __future__ import annotations
 
 import ast
 
-from pathlib import Path
-
 import pytest
 
 from conftest import REPO
@@ -70,7 +68,8 @@ def test_self_super_and_partial():
 
 
 def test_isinstance_and_comparisons_are_not_uses_of_an_api():
-    source = "import torch\ndef f(m, x):\n    if isinstance(m, torch.nn.GRU) or x.dtype == torch.float16:\n        return 0\n"
+    source = ("import torch\ndef f(m, x):\n    if isinstance(m, torch.nn.GRU) or x.dtype == torch.float16:\n"
+              "        return 0\n")
     assert refs_of(source, "f") == []
     assert refs_of("import torch\ndef f(x):\n    return torch.var_mean(x)\n", "f") == ["torch.var_mean"]
 
@@ -135,7 +134,6 @@ def test_a_changed_file_is_the_only_one_parsed_again(tmp_path, monkeypatch):
     index = ProjectIndex.build([lib], cache_dir=cache)
     assert parsed == ["lib.m3"]
     assert index.reaches("lib.m3.f3", {"torch.var_mean"}.__contains__) == ["lib.m3.f3", "torch.var_mean"]
-
 
 
 def test_building_a_module_reaches_its_forward_and_says_so(tmp_path):

@@ -22,6 +22,7 @@ FACTS_VERSION = 1   # bump when the extracted facts change shape or meaning (inv
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
+_MATCH_CASE = getattr(ast, "match_case", ())   # Python 3.10+
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}   # the fields of a node type that can hold expressions
 _TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # their arguments are not uses
 
@@ -105,6 +106,9 @@ class Extractor:
 
     # -- statements ------------------------------------------------------------------------
     def run(self, tree: ast.Module) -> "ModuleFacts":
+        attach = getattr(self.resolver, "attach", None)
+        if attach is not None:   # the semantic model binds the whole module first (late binding)
+            attach(tree)
         for statement in tree.body:
             self.statement(statement)
         return self.facts()
@@ -186,7 +190,7 @@ class Extractor:
             self.expressions(item.context_expr)
             if item.optional_vars is not None:
                 self.target(item.optional_vars)
-        elif isinstance(item, ast.match_case) if hasattr(ast, "match_case") else False:
+        elif isinstance(item, _MATCH_CASE):
             if item.guard is not None:
                 self.expressions(item.guard)
             for child in item.body:
@@ -235,7 +239,10 @@ class Extractor:
         self.classes[qualname] = {"line": node.lineno, "bases": bases, "methods": [], "attrs": {},
                                   "scopes": list(self.scopes)}
         scope = _Scope("class", qualname, line=node.lineno)
-        self.resolver.enter_class()
+        if hasattr(self.resolver, "attach"):
+            self.resolver.enter_class(node)
+        else:
+            self.resolver.enter_class()
         self.scopes.append(scope)
         self.class_stack.append(qualname)
         for child in node.body:
@@ -382,7 +389,8 @@ class Extractor:
 
     def _module_assign(self, node: ast.Assign) -> None:
         for target in node.targets:
-            if isinstance(target, ast.Name) and target.id == "__all__" and isinstance(node.value, (ast.List, ast.Tuple)):
+            if isinstance(target, ast.Name) and target.id == "__all__" \
+                    and isinstance(node.value, (ast.List, ast.Tuple)):
                 names = [e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
                 self.exported = tuple(names)
 
@@ -497,7 +505,7 @@ class Extractor:
             for attr, constructors in data["attrs"].items():
                 resolved = []
                 for marker, root, rest, scope in constructors:
-                    found = self._late(root, rest, data["scopes"] + [self._class_scope(qualname), scope])
+                    found = self._late(root, rest, data["scopes"] + [scope])
                     if found and found != "?":
                         resolved.append(marker + found)
                 if resolved:
@@ -507,10 +515,6 @@ class Extractor:
         return ModuleFacts(self.module, self.relative, self.is_package, tuple(self.functions), tuple(classes),
                            imports, tuple(self.stars), self.exported, tuple(sorted(self.globals)), self.unresolved,
                            self.unknown_receivers)
-
-    def _class_scope(self, qualname: str) -> _Scope:
-        scope = _Scope("class", qualname)
-        return scope
 
 
 def extract(tree: ast.Module, module: str, relative: str, is_package: bool) -> ModuleFacts:
