@@ -185,3 +185,25 @@ def test_bad_input_is_one_line_and_no_report(tmp_path):
         lines = [line for line in result.stderr.splitlines() if line.strip()]
         assert result.returncode == status and len(lines) == 1 and text in lines[0], (args, result.stderr)
     assert [path.name for path in out.iterdir() if not path.name.startswith(".npu-lint-cache")] == []
+
+
+def test_env_roots_carry_reachability_but_are_not_reported(tmp_path):
+    lib, env_root = tmp_path / "lib" / "mylib", tmp_path / "envroot" / "helper"
+    lib.mkdir(parents=True)
+    env_root.mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    (lib / "core.py").write_text("from helper.ops import slow\n\n\ndef api(x):\n    return slow(x)\n")
+    (env_root / "__init__.py").write_text("")
+    (env_root / "ops.py").write_text("import torch\n\n\ndef slow(x):\n    return torch.var_mean(x)\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    result = analyse("-i", str(lib), "-o", str(out), "-v", "2.8.0", "-m", "third_party", "-env",
+                     str(env_root.parent), "--format", "json", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    report = out / "mylib_analysis"
+    assert rows(report / "framework_unsupported_op.csv")[1:] == [["torch.var_mean", "mylib.core.api"]]
+    import json
+    affected = json.loads((report / "third_party.json").read_text(encoding="utf-8"))["affected"]
+    assert [item["chain"] for item in affected] == [["mylib.core.api", "helper.ops.slow", "torch.var_mean"]]
+    without = analyse("-i", str(lib), "-o", str(out), "-v", "2.8.0", "-m", "third_party", "--force", cwd=tmp_path)
+    assert without.returncode == 0 and rows(report / "framework_unsupported_op.csv")[1:] == []
