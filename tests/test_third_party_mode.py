@@ -207,3 +207,17 @@ def test_env_roots_carry_reachability_but_are_not_reported(tmp_path):
     assert [item["chain"] for item in affected] == [["mylib.core.api", "helper.ops.slow", "torch.var_mean"]]
     without = analyse("-i", str(lib), "-o", str(out), "-v", "2.8.0", "-m", "third_party", "--force", cwd=tmp_path)
     assert without.returncode == 0 and rows(report / "framework_unsupported_op.csv")[1:] == []
+
+
+def test_a_custom_operator_name_in_another_library_is_not_the_library_operator(tmp_path):
+    lib = tmp_path / "oplib"
+    (lib / "csrc").mkdir(parents=True)
+    (lib / "csrc" / "nms.cpp").write_text('PYBIND11_MODULE(TORCH_EXTENSION_NAME, m) {\n  m.def("nms", &nms);\n}\n')
+    (lib / "__init__.py").write_text("")
+    (lib / "ops.py").write_text("import torchvision\nfrom . import _ext\n\n\ndef mine(b, s):\n"
+                                "    return _ext.nms(b, s, 0.5)\n\n\ndef theirs(b, s):\n"
+                                "    return torchvision.ops.nms(b, s, 0.5)\n")
+    out = tmp_path / "out"
+    out.mkdir()
+    assert analyse("-i", str(lib), "-o", str(out), "-v", "2.8.0", "-m", "third_party", cwd=tmp_path).returncode == 0
+    assert rows(out / "oplib_analysis" / "cuda_op.csv")[1:] == [["nms", "oplib.ops.mine"]]

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable, Optional
 
+from npu_lint.context import TORCH_LIBRARIES
 from npu_lint.project import ProjectIndex
 from npu_lint.support_facts import support_table
 
@@ -36,10 +37,11 @@ def classifier(index: ProjectIndex, release: str) -> Callable[[str], Optional[st
     """The kind of leaf a referenced or called name is for ``release``, or None."""
     table = support_table(release)
     ops = index.custom_ops
+    own_tops = {name.split(".", 1)[0] for name in index.own}
 
     def kind(api: str) -> Optional[str]:
-        last = api.rpartition(".")[2]
-        if last in ops and (api.startswith("torch.ops.") or not api.startswith("torch")):
+        head, _, last = api.rpartition(".")
+        if last in ops and (api.startswith("torch.ops.") or _extension_module(head, own_tops, index)):
             return CUDA_OP
         if not api.startswith("torch.") or api.startswith(("torch.npu", "torch_npu")):
             return None
@@ -52,6 +54,20 @@ def classifier(index: ProjectIndex, release: str) -> Callable[[str], Optional[st
             return FRAMEWORK
         return UNKNOWN if row["verdict"] == "unknown" else None
     return kind
+
+
+# Libraries whose functions are never the library's own compiled operators, whatever their names.
+_OTHER_LIBRARIES = frozenset(TORCH_LIBRARIES) | {"numpy", "np", "scipy", "cv2", "math", "os", "sys", "functools",
+                                                 "itertools", "collections", "PIL", "pandas", "einops", "triton"}
+
+
+def _extension_module(head: str, own_tops: set[str], index: ProjectIndex) -> bool:
+    """``pkg._C`` or ``nms_ext``: a module that is not Python source in the library (a compiled extension), of the
+    library itself or a top-level extension module, not another library such as torchvision."""
+    if not head or index.kind(head) is not None:
+        return False
+    top = head.split(".", 1)[0]
+    return top in own_tops or top not in _OTHER_LIBRARIES
 
 
 class ThirdPartyResult:
