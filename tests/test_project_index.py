@@ -150,3 +150,21 @@ def test_building_a_module_reaches_its_forward_and_says_so(tmp_path):
                                                      "torch.nn.functional.adaptive_max_pool2d"]
     assert index.built_edge("blib.m.make", "blib.m.Pool.forward")
     assert index.reaches("blib.m.run", is_leaf)[:2] == ["blib.m.run", "blib.m.make"]
+
+
+def test_methods_of_held_objects_and_of_local_values(tmp_path):
+    lib = tmp_path / "mlib"
+    lib.mkdir()
+    (lib / "__init__.py").write_text("")
+    (lib / "m.py").write_text(
+        "import torch\n\nclass Pool:\n    def reset(self):\n        return torch.var_mean(self.w)\n\n"
+        "class Head:\n    def __init__(self):\n        self.pool = Pool()\n\n    def reset(self):\n"
+        "        return self.pool.reset()\n\n"
+        "def train(model):\n    opt = torch.optim.Adam(model.parameters())\n    opt.step()\n    p = Pool()\n"
+        "    return p.reset()\n\ndef other(x):\n    return x.reset()\n")
+    index = ProjectIndex.build([lib])
+    is_leaf = {"torch.var_mean", "torch.optim.Adam.step"}.__contains__
+    assert index.reaches("mlib.m.Head.reset", is_leaf) == ["mlib.m.Head.reset", "mlib.m.Pool.reset", "torch.var_mean"]
+    reached = index.reached(is_leaf)
+    assert set(reached["mlib.m.train"]) == {"torch.optim.Adam.step", "torch.var_mean"}
+    assert "mlib.m.other" not in reached   # a receiver of unknown type is not followed

@@ -18,7 +18,7 @@ from typing import NamedTuple, Optional
 
 from npu_lint.resolver import Resolver
 
-FACTS_VERSION = 1   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 2   # bump when the extracted facts change shape or meaning (invalidates caches)
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
@@ -80,6 +80,8 @@ class _Scope:
         self.calls: list[tuple[str, int]] = []
         self.refs: list[tuple[str, int]] = []
         self.pending: list[tuple[int, str, str, str]] = []   # (index in calls, root, rest, target prefix)
+        # prefixes: '' (a name), '@result.' (calling what a call returned), '@on|METHOD|' + marker (a method of
+        # a value whose origin is the resolved name)
         self.values: dict[str, list[tuple[str, str, str]]] = {}   # local name -> where its value comes from
         self.returns: list[tuple[str, str, str]] = []
 
@@ -324,8 +326,14 @@ class Extractor:
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super":
                 scope.calls.append(("@super." + func.attr, line))
                 return None
-            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self":
-                self.unknown_receivers += 1   # ``self.pool.reset()``: the method of an attribute's object
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" \
+                    and scope.owner is not None:   # ``self.pool.reset()``: a method of what ``self.pool`` holds
+                scope.calls.append((f"@selfattr.{value.attr}.{func.attr}", line))
+                return None
+            if isinstance(value, ast.Name) and value.id in scope.values:   # ``opt = Adam(...); opt.step()``
+                for marker, origin, origin_rest in scope.values[value.id]:
+                    scope.pending.append((len(scope.calls), origin, origin_rest, f"@on|{func.attr}|{marker}"))
+                    scope.calls.append(("", line))
                 return None
         elif not isinstance(func, ast.Name):
             return None

@@ -257,6 +257,15 @@ class ProjectIndex:
                         found.extend(self._instance_call(constructor))
                 elif method is not None and method.startswith("torch."):
                     found.append(method)   # inherited from a torch class: ``torch.nn.Module.share_memory``
+            elif target.startswith("@selfattr."):   # ``self.pool.reset()``
+                if owner is None:
+                    continue
+                attr, _, name = target[len("@selfattr."):].partition(".")
+                for origin in self._attribute_types(owner, attr):
+                    found.extend(self._method_of_value(origin, name))
+            elif target.startswith("@on|"):   # ``opt = Adam(...); opt.step()``
+                _, name, origin = target.split("|", 2)
+                found.extend(self._method_of_value(origin, name))
             elif target.startswith("@result."):   # calling what a call returned
                 found.extend(self._instance_call(target[len("@result."):]))
             elif target.startswith(("torch.", "torch_npu.")):
@@ -302,6 +311,28 @@ class ProjectIndex:
             found.extend(forward)
             return found or [resolved]
         return [resolved] if resolved in self.functions else []
+
+    def _method_of_value(self, origin: str, name: str, depth: int = 0) -> list[str]:
+        """Method ``name`` of a value: of the class (``=X``: ``X`` itself) or of the object a call of ``X`` returns
+        (an instance of class ``X``, or what function ``X`` returns); ``torch.optim.Adam.step`` for torch classes."""
+        itself = origin.startswith("=")
+        target = origin[1:] if itself else origin
+        resolved = self.resolve(target)
+        if resolved is None:   # a torch class's method (``torch.optim.Adam.step``); other libraries are not followed
+            is_torch_class = target.startswith("torch.") and target.rpartition(".")[2][:1].isupper()
+            return [f"{target}.{name}"] if is_torch_class else []
+        if resolved in self.classes:
+            method = self.method(resolved, name)
+            if method is not None and (method in self.functions or method.startswith("torch.")):
+                return [method]
+            return []
+        if itself and resolved in self.modules:
+            found = self.resolve(f"{resolved}.{name}")
+            return [found] if found in self.functions else []
+        if not itself and resolved in self.functions and depth < 3:
+            return [found for product in self.functions[resolved][1].returns
+                    for found in self._method_of_value(product, name, depth + 1)]
+        return []
 
     def _instance_call(self, constructor: str, depth: int = 0) -> list[str]:
         """What calling an object built by ``constructor`` runs: ``forward``/``__call__`` of a project class,
