@@ -188,7 +188,9 @@ class ThirdPartyApi(Rule):
     What it does:
         Flags calls and references whose qualified name (``mmcv.ops.nms``, ``mmdet.models.utils.foo``) is named in
         the ``3rd-party API`` column of the CSV files given with ``analyse -api`` or ``[tool.npu-lint] api-files``
-        (the vendor's ``full_unsupported_results.csv`` format).
+        (the ``full_unsupported_results.csv`` that ``npu-lint analyse -m third_party`` or the vendor's analyser
+        writes), or in the cached results of the ``third-party`` packages. The message gives the chain from the
+        library API to the unsupported torch API or custom CUDA operator it reaches.
     Why it matters on NPU:
         The library function reaches an unsupported torch API or a custom CUDA operator inside the library, so
         the call fails on NPU although nothing in your own code looks wrong.
