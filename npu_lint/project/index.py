@@ -245,6 +245,7 @@ class ProjectIndex:
         owner = f"{facts.name}.{function.owner}" if function.owner else None
         for target, line in function.calls:
             found: list[str] = []
+            built_now: set[str] = set()
             if target.startswith("@self.") or target.startswith("@super."):
                 name = target.split(".", 1)[1]
                 if owner is None:
@@ -271,14 +272,13 @@ class ProjectIndex:
             elif target.startswith(("torch.", "torch_npu.")):
                 continue   # the references carry torch names
             else:
-                found.extend(self._call_target(target, built))
+                found.extend(self._call_target(target, built_now))
             if not found:
                 self.calls_unresolved += 1
                 continue
             self.calls_resolved += 1
             for callee in found:
-                if callee not in built:
-                    called.add(callee)
+                (built if callee in built_now else called).add(callee)
                 if callee in self.functions:
                     edges.append(Edge(callee, line))
                 else:
