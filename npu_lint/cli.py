@@ -157,9 +157,16 @@ def _analyse(args: argparse.Namespace) -> int:
     versions = [parse_target(v) for v in args.versions.split(",") if v.strip()] if args.versions else []
     if args.wrap_loop and args.mode != "dynamic_shape":
         raise UsageError("--wrap-loop only applies to -m dynamic_shape")
-    return run(args.input, args.output, target, args.mode, args.api_files or [], args.env_path or [],
-               args.format or [], args.fail_on, versions, args.force, jobs=args.jobs, use_cache=not args.no_cache,
-               wrap_loops=args.wrap_loop or [])
+    from npu_lint.third_party_cli import analyse_input, check_api_files
+    args.input = analyse_input(args, UsageError)
+    check_api_files(args.api_files or [], UsageError)
+    status = run(args.input, args.output, target, args.mode, args.api_files or [], args.env_path or [],
+                 args.format or [], args.fail_on, versions, args.force, jobs=args.jobs, use_cache=not args.no_cache,
+                 wrap_loops=args.wrap_loop or [])
+    if args.package:   # the results of an installed package also go to the user cache (third-party = [...])
+        from npu_lint.third_party_cache import store
+        store(args.package, target.release, Path(args.output) / f"{Path(args.input).resolve().name}_analysis")
+    return status
 
 
 def verdict_changes(old: str, new: str) -> list[tuple[str, str, str]]:
@@ -222,12 +229,15 @@ def build_parser() -> argparse.ArgumentParser:
     rule.set_defaults(handler=_rule)
     analyse = commands.add_parser("analyse", aliases=["analyze"],
                                   help="write the migration report <name>_analysis/ (the vendor's layout)")
-    analyse.add_argument("-i", "--input", required=True, help="the project folder to analyse")
+    analyse.add_argument("-i", "--input", help="the project folder to analyse (or --package)")
+    analyse.add_argument("--package", metavar="NAME", help="-m third_party: analyse the installed package NAME "
+                         "(found without importing it) instead of -i")
     analyse.add_argument("-o", "--output", required=True, help="an existing folder outside the input")
     analyse.add_argument("-v", "--version", default=default_release(), help="target torch-npu release")
     analyse.add_argument("-m", "--mode", default="torch_apis", help="torch_apis (default), third_party, "
                          "affinity_apis or dynamic_shape")
-    analyse.add_argument("-env", "--env-path", nargs="*", metavar="DIR", help="package roots inside the input")
+    analyse.add_argument("-env", "--env-path", nargs="*", metavar="DIR", help="import roots for the names the "
+                         "input imports from elsewhere")
     analyse.add_argument("-api", "--api-files", nargs="*", metavar="CSV", help="CSV files with a '3rd-party API' column")
     analyse.add_argument("--format", action="append", choices=["json", "sarif"], help="also write findings.json / "
                          "findings.sarif (repeatable)")

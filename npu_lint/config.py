@@ -12,7 +12,7 @@ from typing import Any, Iterable, Optional
 from npu_lint.rules import all_rules
 
 CODE_PATTERN = re.compile(r"^NPU[0-9]{0,3}$")
-KEYS = ("torch-version", "select", "ignore", "per-file-ignores", "exclude", "api-files")
+KEYS = ("torch-version", "select", "ignore", "per-file-ignores", "exclude", "api-files", "third-party")
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg", "__pycache__",
                    ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages")
 
@@ -33,11 +33,14 @@ class Config:
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
     exclude: tuple[str, ...] = field(default=())
     api_files: tuple[Path, ...] = ()
+    third_party_packages: tuple[str, ...] = ()
 
-    def third_party(self) -> frozenset[str]:
-        """Third-party APIs the ``api-files`` mark unsupported (read once per process)."""
+    def third_party(self, build: bool = True) -> frozenset[str]:
+        """Third-party APIs the ``api-files`` and the ``third-party`` packages mark unsupported (read once);
+        ``build``: analyse a ``third-party`` package whose results are not cached yet."""
         from npu_lint.third_party import load
-        return load(self.api_files)
+        from npu_lint.third_party_config import package_api_files
+        return load(self.api_files + package_api_files(self.third_party_packages, self.torch_version, build))
 
     def ignored_for(self, path: Path) -> tuple[str, ...]:
         """Codes that per-file-ignores drops for ``path``."""
@@ -119,8 +122,10 @@ def parse_table(table: dict[str, Any], where: Path) -> Config:
         load(api_paths)
     except ApiFileError as error:
         raise ConfigError(f"{where}: [tool.npu-lint] api-files: {error}") from None
+    from npu_lint.third_party_config import parse_packages
+    packages = parse_packages(table.get("third-party", []), where, ConfigError)
     return Config(
-        root=where.parent, source=where, torch_version=version,
+        root=where.parent, source=where, torch_version=version, third_party_packages=packages,
         select=_codes(table.get("select", []), "select", where),
         ignore=_codes(table.get("ignore", []), "ignore", where),
         per_file_ignores=tuple((glob, _codes(codes, f"per-file-ignores {glob!r}", where))

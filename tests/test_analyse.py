@@ -106,8 +106,8 @@ def test_bad_input_is_one_line_and_writes_nothing(project, tmp_path):
         (["-i", str(project), "-o", str(project / "pkg")], 1, "inside the input"),
         (["-i", str(project), "-o", str(out), "-v", "3.0"], 2, "unknown torch-npu version"),
         (["-i", str(project), "-o", str(out), "-m", "magic"], 2, "unknown mode"),
-        (["-i", str(project), "-o", str(out), "-m", "third_party"], 1, "not available yet"),
-        (["-i", str(project), "-o", str(out), "-api", str(tmp_path / "bad.csv")], 1, "3rd-party API"),
+        (["-i", str(project / "pkg" / "ops" / "nothing"), "-o", str(out), "-m", "third_party"], 1, "does not exist"),
+        (["-i", str(project), "-o", str(out), "-api", str(tmp_path / "bad.csv")], 2, "3rd-party API"),
         (["-i", str(project), "-o", str(out), "-env", str(tmp_path)], 1, "inside the input"),
     ]
     for args, status, text in cases:

@@ -131,7 +131,8 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
         result.cuda_ops.extend((relative, op) for op in exported_ops(text))
         registered.extend(registered_ops(text))
     custom_ops = operator_names(registered)
-    context = custom_ops | {f"api:{name}" for name in third_party}   # both decide a file's result
+    reason = getattr(third_party, "reason", lambda name: "")
+    context = custom_ops | {f"api:{name}:{reason(name)}" for name in third_party}   # both decide a file's result
     cached = {path: cache.get(path, target, context) if cache else None for path in python}
     todo = [(str(path), target, custom_ops, third_party) for path in python if cached[path] is None]
     fresh = _run_jobs(todo, jobs)

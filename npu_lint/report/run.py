@@ -65,8 +65,6 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
         versions: Sequence[Target] = (), force: bool = False, console: TextIO = sys.stdout, jobs: int = 1,
         use_cache: bool = True, wrap_loops: Sequence[str] = ()) -> int:
     source, output = check_paths(input_dir, output_dir)
-    if mode not in ("torch_apis", "affinity_apis", "dynamic_shape"):
-        raise ReportError(f"mode {mode} is not available yet (available: torch_apis, affinity_apis, dynamic_shape)")
     if wrap_loops and mode != "dynamic_shape":
         raise ReportError("--wrap-loop only applies to -m dynamic_shape")
     from npu_lint.third_party import ApiFileError, load
@@ -74,7 +72,8 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
         third_party = load(Path(path) for path in api_files)
     except ApiFileError as error:
         raise ReportError(f"-api file {error}") from None
-    _check_env_paths(env_paths, source)
+    if mode != "third_party":
+        _check_env_paths(env_paths, source)
     final = output / f"{source.name}_analysis"
     if final.exists() and not force:
         raise ReportError(f"{final} already exists (use --force to replace it)")
@@ -83,6 +82,17 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     log.log("INFO", "Analysis start...")
     from npu_lint.report.cache import ResultCache
     cache = ResultCache(output) if use_cache else None
+    if mode == "third_party":
+        from npu_lint.report.third_party_mode import run_mode
+        staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=output))
+        try:
+            counts = run_mode(source, staging, target.release, list(env_paths), tuple(formats), log.log,
+                              output / ".npu-lint-cache" if use_cache else None)
+            _finish(staging, final, log, counts)
+        finally:
+            if staging.exists():
+                shutil.rmtree(staging, ignore_errors=True)
+        return 0
     if mode == "dynamic_shape":
         collected = _dynamic_shape(source, final, target, wrap_loops, log, formats,
                                    {"jobs": jobs, "cache": cache, "third_party": third_party})

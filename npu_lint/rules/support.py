@@ -188,7 +188,9 @@ class ThirdPartyApi(Rule):
     What it does:
         Flags calls and references whose qualified name (``mmcv.ops.nms``, ``mmdet.models.utils.foo``) is named in
         the ``3rd-party API`` column of the CSV files given with ``analyse -api`` or ``[tool.npu-lint] api-files``
-        (the vendor's ``full_unsupported_results.csv`` format).
+        (the ``full_unsupported_results.csv`` that ``npu-lint analyse -m third_party`` or the vendor's analyser
+        writes), or in the cached results of the ``third-party`` packages. The message gives the chain from the
+        library API to the unsupported torch API or custom CUDA operator it reaches.
     Why it matters on NPU:
         The library function reaches an unsupported torch API or a custom CUDA operator inside the library, so
         the call fails on NPU although nothing in your own code looks wrong.
@@ -214,4 +216,6 @@ class ThirdPartyApi(Rule):
 
     def check(self, ref: ApiRef, ctx: FileContext) -> None:
         if ctx.third_party and ref.qualname in ctx.third_party:
-            ctx.report(ref.node, self.message.format(api=ref.qualname), ref.qualname)
+            reason = ctx.third_party.reason(ref.qualname) if hasattr(ctx.third_party, "reason") else ""
+            message = self.message.format(api=ref.qualname)
+            ctx.report(ref.node, f"{message}: {reason}" if reason else message, ref.qualname)

@@ -1,0 +1,530 @@
+"""What one module defines and calls, extracted from its ``ast`` in one walk.
+
+Names are resolved by the analysis core's :class:`~npu_lint.resolver.Resolver`, fed in source order exactly as
+the core's walk feeds it (imports, aliases, assignments, scopes, loops). A name the resolver does not know at its
+use (a module-level function defined further down, an import at the bottom of the file) is looked up once the
+module has been walked: in the enclosing functions' own definitions, the module's definitions and the module's
+imports. Facts hold only strings and tuples, so they pickle small and can be cached per file content.
+
+Call targets are absolute dotted names, or one of three markers resolved later through the class hierarchy:
+``@self.NAME`` (``self.NAME(...)`` / ``cls.NAME(...)``), ``@super.NAME`` (``super().NAME(...)``) and
+``@attr.NAME`` (calling the object held in ``self.NAME``, whose constructors the class facts record).
+"""
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import NamedTuple, Optional
+
+from npu_lint.resolver import Resolver
+
+FACTS_VERSION = 2   # bump when the extracted facts change shape or meaning (invalidates caches)
+_BUILTINS = frozenset(dir(builtins))
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
+_MATCH_CASE = getattr(ast, "match_case", ())   # Python 3.10+
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}   # the fields of a node type that can hold expressions
+_TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # their arguments are not uses
+
+
+class FunctionFacts(NamedTuple):
+    name: str                              # qualname inside the module: ``Foo.forward``, ``outer.inner``
+    line: int
+    owner: Optional[str]                   # the class a method belongs to (qualname inside the module)
+    calls: tuple[tuple[str, int], ...]     # (target, line) in source order
+    refs: tuple[tuple[str, int], ...]      # torch names referenced (``torch.var_mean``, ``torch.Tensor.nonzero``)
+    returns: tuple[str, ...]               # callables whose results it returns (``return Pool(...)``, ``return p, n``)
+
+
+class ClassFacts(NamedTuple):
+    name: str
+    line: int
+    bases: tuple[str, ...]                 # absolute qualnames (unresolvable bases left out)
+    methods: tuple[str, ...]
+    attrs: tuple[tuple[str, tuple[str, ...]], ...]   # ``self.x = Ctor(...)``: x -> constructors called
+
+
+class ModuleFacts(NamedTuple):
+    name: str
+    relative: str
+    is_package: bool
+    functions: tuple[FunctionFacts, ...]
+    classes: tuple[ClassFacts, ...]
+    imports: tuple[tuple[str, str], ...]   # module-level ``name -> absolute qualname`` (re-exports)
+    stars: tuple[str, ...]                 # modules star-imported at module level
+    exported: Optional[tuple[str, ...]]    # a literal ``__all__``
+    globals: tuple[str, ...]               # other module-level names (assignments)
+    unresolved: int                        # calls of names found nowhere (builtins excluded)
+    unknown_receivers: int                 # method calls on values whose type is not known
+
+
+def absolute(name: str, module: str, is_package: bool) -> str:
+    """``.x.y`` (relative to ``module``) as an absolute dotted name."""
+    if not name.startswith("."):
+        return name
+    level = len(name) - len(name.lstrip("."))
+    package = module if is_package else module.rpartition(".")[0]
+    for _ in range(level - 1):
+        package = package.rpartition(".")[0]
+    rest = name[level:]
+    return f"{package}.{rest}" if package and rest else (package or rest)
+
+
+class _Scope:
+    __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns")
+
+    def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
+        self.kind, self.name, self.owner, self.line = kind, name, owner, line
+        self.defs: dict[str, str] = {}        # nested def/class name -> qualname inside the module
+        self.bound: set[str] = set()          # names assigned or passed in here (locals shadow globals)
+        self.calls: list[tuple[str, int]] = []
+        self.refs: list[tuple[str, int]] = []
+        self.pending: list[tuple[int, str, str, str]] = []   # (index in calls, root, rest, target prefix)
+        # prefixes: '' (a name), '@result.' (calling what a call returned), '@on|METHOD|' + marker (a method of
+        # a value whose origin is the resolved name)
+        self.values: dict[str, list[tuple[str, str, str]]] = {}   # local name -> where its value comes from
+        self.returns: list[tuple[str, str, str]] = []
+
+
+class Extractor:
+    """Walks one module once; :meth:`facts` gives its :class:`ModuleFacts`."""
+
+    def __init__(self, module: str, relative: str, is_package: bool) -> None:
+        self.module, self.relative, self.is_package = module, relative, is_package
+        self.resolver = Resolver()
+        self.module_scope = _Scope("module", "")
+        self.scopes: list[_Scope] = [self.module_scope]
+        self.functions: list[FunctionFacts] = []
+        self.function_scopes: list[_Scope] = []
+        self.classes: dict[str, dict] = {}
+        self.class_stack: list[str] = []
+        self.imports: dict[str, str] = {}
+        self.stars: list[str] = []
+        self.exported: Optional[tuple[str, ...]] = None
+        self.globals: set[str] = set()
+        self.unresolved = 0
+        self.unknown_receivers = 0
+        self._closed: list[tuple[_Scope, list[_Scope]]] = []
+
+    # -- statements ------------------------------------------------------------------------
+    def run(self, tree: ast.Module) -> "ModuleFacts":
+        attach = getattr(self.resolver, "attach", None)
+        if attach is not None:   # the semantic model binds the whole module first (late binding)
+            attach(tree)
+        for statement in tree.body:
+            self.statement(statement)
+        return self.facts()
+
+    def statement(self, node: ast.stmt) -> None:
+        node_type = type(node)
+        at_module = len(self.scopes) == 1
+        if node_type is ast.Import:
+            self.resolver.add_import(node)
+            for alias in node.names:
+                local = alias.asname or alias.name.split(".", 1)[0]
+                if at_module:
+                    self.imports[local] = alias.name if alias.asname else local
+            return
+        if node_type is ast.ImportFrom:
+            self.resolver.add_import_from(node)
+            base = absolute("." * (node.level or 0) + (node.module or ""), self.module, self.is_package)
+            for alias in node.names:
+                if alias.name == "*":
+                    if at_module:
+                        self.stars.append(base)
+                    continue
+                local = alias.asname or alias.name
+                if at_module:
+                    self.imports[local] = f"{base}.{alias.name}" if base else alias.name
+            return
+        if node_type in _FUNCTIONS:
+            self.function(node)
+            return
+        if node_type is ast.ClassDef:
+            self.class_def(node)
+            return
+        if node_type is ast.Assign:
+            self.expressions(node.value)
+            for target in node.targets:
+                self.target(target)
+            self.resolver.add_assign(node)
+            if at_module:
+                self._module_assign(node)
+            self._local_values(node.targets, node.value)
+            self._instance_attribute(node.targets, node.value)
+            return
+        if node_type is ast.AnnAssign:   # the annotation is not a use
+            if node.value is not None:
+                self.expressions(node.value)
+                self._local_values([node.target], node.value)
+                self._instance_attribute([node.target], node.value)
+            self.target(node.target)
+            return
+        if node_type is ast.Return and node.value is not None and self.function_scopes:
+            self.expressions(node.value)
+            self.function_scopes[-1].returns.extend(self._producers(node.value))
+            return
+        if node_type in (ast.For, ast.AsyncFor):
+            self.expressions(node.iter)
+            self.resolver.bind_loop(node)
+            self.target(node.target)
+            for child in node.body + node.orelse:
+                self.statement(child)
+            return
+        # Every other statement: its expressions in field order, nested statements in source order.
+        for field in node._fields:
+            value = getattr(node, field, None)
+            if isinstance(value, list):
+                for item in value:
+                    self._child(item)
+            elif isinstance(value, ast.AST):
+                self._child(value)
+
+    def _child(self, item: object) -> None:
+        if isinstance(item, ast.stmt):
+            self.statement(item)
+        elif isinstance(item, ast.excepthandler):
+            if item.name:
+                self._bind(item.name)
+            for child in item.body:
+                self.statement(child)
+        elif isinstance(item, ast.withitem):
+            self.expressions(item.context_expr)
+            if item.optional_vars is not None:
+                self.target(item.optional_vars)
+        elif isinstance(item, _MATCH_CASE):
+            if item.guard is not None:
+                self.expressions(item.guard)
+            for child in item.body:
+                self.statement(child)
+        elif isinstance(item, ast.expr):
+            if isinstance(getattr(item, "ctx", None), (ast.Store, ast.Del)):
+                self.target(item)
+            else:
+                self.expressions(item)
+
+    def function(self, node: ast.AST) -> None:
+        for decorator in node.decorator_list:   # decorators are transparent: evaluated in the enclosing scope
+            self.expressions(decorator)
+        for default in node.args.defaults + [d for d in node.args.kw_defaults if d is not None]:
+            self.expressions(default)
+        parent = self.scopes[-1]
+        qualname = f"{parent.name}.{node.name}" if parent.name else node.name
+        parent.defs[node.name] = qualname
+        self._bind(node.name, defining=True)
+        owner = parent.name if parent.kind == "class" else None
+        scope = _Scope("function", qualname, owner, node.lineno)
+        args = node.args
+        for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
+            scope.bound.add(arg.arg)
+        self.resolver.enter_function(node)
+        self.scopes.append(scope)
+        self.function_scopes.append(scope)
+        for child in node.body:
+            self.statement(child)
+        self.scopes.pop()
+        self.function_scopes.pop()
+        self.resolver.leave_scope()
+        self._close_function(scope)
+
+    def class_def(self, node: ast.ClassDef) -> None:
+        for decorator in node.decorator_list:
+            self.expressions(decorator)
+        bases: list[tuple[str, str, int]] = []
+        for base in node.bases:
+            self.expressions(base)
+            bases.append(self._name_parts(base))
+        parent = self.scopes[-1]
+        qualname = f"{parent.name}.{node.name}" if parent.name else node.name
+        parent.defs[node.name] = qualname
+        self._bind(node.name, defining=True)
+        self.classes[qualname] = {"line": node.lineno, "bases": bases, "methods": [], "attrs": {},
+                                  "scopes": list(self.scopes)}
+        scope = _Scope("class", qualname, line=node.lineno)
+        if hasattr(self.resolver, "attach"):
+            self.resolver.enter_class(node)
+        else:
+            self.resolver.enter_class()
+        self.scopes.append(scope)
+        self.class_stack.append(qualname)
+        for child in node.body:
+            self.statement(child)
+        self.class_stack.pop()
+        self.scopes.pop()
+        self.resolver.leave_scope()
+        self.classes[qualname]["methods"] = [name for name in scope.defs]
+
+    # -- expressions -----------------------------------------------------------------------
+    def expressions(self, root: ast.AST) -> None:
+        """Every call and torch reference under ``root`` (lambdas and comprehensions included)."""
+        scope = self.function_scopes[-1] if self.function_scopes else None
+        if scope is None:
+            return   # module and class-body code: only its statements feed the resolver
+        stack: list[ast.AST] = [root]
+        while stack:
+            node = stack.pop()
+            node_type = type(node)
+            if node_type is ast.Constant:
+                continue
+            if node_type is ast.Call:
+                self._call(node, scope)
+                if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:
+                    continue
+            elif node_type is ast.Compare:   # ``x.dtype == torch.float16``: a comparison, not a use
+                stack.extend(item for item in [node.left, *node.comparators]
+                             if not isinstance(item, (ast.Name, ast.Attribute)))
+                continue
+            elif node_type is ast.Attribute or node_type is ast.Name:
+                if type(getattr(node, "ctx", None)) is ast.Load:
+                    self._reference(node, scope)
+                if node_type is ast.Attribute:   # the inner names are part of this dotted name
+                    while isinstance(node, ast.Attribute):
+                        node = node.value
+                    if not isinstance(node, ast.Name):
+                        stack.append(node)   # ``f(x).shape``: the call inside still counts
+                continue
+            elif node_type is ast.NamedExpr:
+                self.target(node.target)
+            elif node_type is ast.Lambda:
+                self.resolver.enter_function(node)
+                for arg in node.args.args:
+                    if scope is not None:
+                        scope.bound.add(arg.arg)
+                self.expressions(node.body)
+                self.resolver.leave_scope()
+                continue
+            elif node_type is ast.comprehension:
+                self.target(node.target)
+            children: list[ast.AST] = []   # pushed in reverse so that calls are recorded in source order
+            fields = _CHILD_FIELDS.get(node_type)
+            if fields is None:
+                fields = _CHILD_FIELDS[node_type] = tuple(f for f in node._fields if f not in ("ctx", "op"))
+            for field in fields:
+                value = getattr(node, field, None)
+                if isinstance(value, list):
+                    children.extend(item for item in value if isinstance(item, ast.AST))
+                elif isinstance(value, ast.AST):
+                    children.append(value)
+            stack.extend(reversed(children))
+
+    def _call(self, node: ast.Call, scope: Optional[_Scope]) -> None:
+        if scope is None:
+            return
+        target = self._callee(node.func, scope, node.lineno)
+        if target in _PARTIALS and node.args:
+            self._callee(node.args[0], scope, node.lineno)
+
+    def _callee(self, func: ast.AST, scope: _Scope, line: int) -> Optional[str]:
+        """Record the call target of ``func``; returns it when it is known now."""
+        if isinstance(func, ast.Attribute):
+            value = func.value
+            if func.attr == "cuda" or (self.resolver.qualname(func) is None and self.resolver.is_tensor(value)):
+                scope.refs.append(("torch.Tensor." + func.attr, line))   # ``.cuda()`` on anything, tensor methods
+            if isinstance(value, ast.Name) and value.id in ("self", "cls") and scope.owner is not None:
+                scope.calls.append(("@self." + func.attr, line))
+                return None
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super":
+                scope.calls.append(("@super." + func.attr, line))
+                return None
+            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" \
+                    and scope.owner is not None:   # ``self.pool.reset()``: a method of what ``self.pool`` holds
+                scope.calls.append((f"@selfattr.{value.attr}.{func.attr}", line))
+                return None
+            if isinstance(value, ast.Name) and value.id in scope.values:   # ``opt = Adam(...); opt.step()``
+                for marker, origin, origin_rest in scope.values[value.id]:
+                    scope.pending.append((len(scope.calls), origin, origin_rest, f"@on|{func.attr}|{marker}"))
+                    scope.calls.append(("", line))
+                return None
+        elif not isinstance(func, ast.Name):
+            return None
+        qualname = self.resolver.qualname(func)
+        if qualname is not None and not self._shadowed(func, scope):
+            qualname = absolute(qualname, self.module, self.is_package)
+            scope.calls.append((qualname, line))
+            return qualname
+        root, rest = self._name_parts(func)[:2]
+        if isinstance(func, ast.Name) and root in scope.values:   # ``cls = get_attn(t); cls(c)``
+            for marker, origin, origin_rest in scope.values[root]:
+                scope.pending.append((len(scope.calls), origin, origin_rest, "" if marker else "@result."))
+                scope.calls.append(("", line))
+            return None
+        if root:
+            scope.pending.append((len(scope.calls), root, rest, ""))
+            scope.calls.append(("", line))
+        elif isinstance(func, ast.Attribute):
+            self.unknown_receivers += 1
+        return None
+
+    def _reference(self, node: ast.AST, scope: Optional[_Scope]) -> None:
+        qualname = self.resolver.qualname(node)
+        if qualname is None or scope is None or not qualname.startswith("torch"):
+            return
+        if self._shadowed(node, scope):
+            return
+        if qualname.startswith(("torch.", "torch_npu.")) or qualname == "torch":
+            scope.refs.append((qualname, node.lineno))
+
+    # -- bindings --------------------------------------------------------------------------
+    def target(self, node: ast.AST) -> None:
+        if isinstance(node, ast.Name):
+            self._bind(node.id)
+        elif isinstance(node, (ast.Tuple, ast.List)):
+            for element in node.elts:
+                self.target(element)
+        elif isinstance(node, ast.Starred):
+            self.target(node.value)
+        else:   # ``self.x = ...``, ``a[i] = ...``: the expressions inside still run
+            for field in ("value", "slice"):
+                value = getattr(node, field, None)
+                if isinstance(value, ast.AST):
+                    self.expressions(value)
+
+    def _bind(self, name: str, defining: bool = False) -> None:
+        scope = self.scopes[-1]
+        if scope.kind == "function":
+            scope.bound.add(name)
+        elif scope.kind == "module" and not defining:
+            self.globals.add(name)
+
+    def _shadowed(self, node: ast.AST, scope: _Scope) -> bool:
+        """A dotted name whose root is a local variable or parameter of the function (not an import there)."""
+        while isinstance(node, ast.Attribute):
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return False
+        root = node.id
+        return any(root in scope.bound and root not in scope.defs for scope in self.function_scopes)
+
+    def _module_assign(self, node: ast.Assign) -> None:
+        for target in node.targets:
+            if isinstance(target, ast.Name) and target.id == "__all__" \
+                    and isinstance(node.value, (ast.List, ast.Tuple)):
+                names = [e.value for e in node.value.elts if isinstance(e, ast.Constant) and isinstance(e.value, str)]
+                self.exported = tuple(names)
+
+    def _producers(self, value: ast.AST) -> list[tuple[str, str, str]]:
+        """Where ``value`` comes from, as ``(marker, root, rest)``: marker '' for the result of calling
+        ``root.rest`` (``Pool(...)``), '=' for ``root.rest`` itself (``cls = SEModule``, ``partial(SEModule)``);
+        through local names, tuples and conditional expressions."""
+        if isinstance(value, ast.Call):
+            if self.resolver.qualname(value.func) in _PARTIALS and value.args:
+                return self._producers(value.args[0])
+            root, rest, _ = self._name_parts(value.func)
+            return [("", root, rest)] if root else []
+        if isinstance(value, ast.Name) and self.function_scopes and value.id in self.function_scopes[-1].values:
+            return list(self.function_scopes[-1].values[value.id])
+        if isinstance(value, (ast.Name, ast.Attribute)):
+            root, rest, _ = self._name_parts(value)
+            scope = self.function_scopes[-1] if self.function_scopes else None
+            if root and root not in ("self", "cls") and not (scope is not None and root in scope.bound):
+                return [("=", root, rest)]
+            return []
+        if isinstance(value, (ast.Tuple, ast.List)):
+            return [found for element in value.elts for found in self._producers(element)]
+        if isinstance(value, ast.IfExp):
+            return self._producers(value.body) + self._producers(value.orelse)
+        return []
+
+    def _local_values(self, targets: list[ast.AST], value: ast.AST) -> None:
+        """``pool = Pool(...)`` and ``pool, n = make_pool(...)``: what a local name may hold."""
+        if not self.function_scopes:
+            return
+        scope = self.function_scopes[-1]
+        producers = self._producers(value)
+        for target in targets:
+            for name in ([target.id] if isinstance(target, ast.Name) else
+                         [e.id for e in getattr(target, "elts", ()) if isinstance(e, ast.Name)]):
+                if producers:
+                    scope.values.setdefault(name, []).extend(producers)
+
+    def _instance_attribute(self, targets: list[ast.AST], value: ast.AST) -> None:
+        """``self.pool = nn.AdaptiveMaxPool2d(1)`` in a method: calling ``self.pool`` calls that object."""
+        if not self.class_stack or not self.function_scopes:
+            return
+        scope = self.function_scopes[-1]
+        if scope.owner is None or scope.owner != self.class_stack[-1]:
+            return
+        for target in targets:
+            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+                for marker, root, rest in self._producers(value):
+                    self.classes[scope.owner]["attrs"].setdefault(target.attr, []).append((marker, root, rest, scope))
+
+    # -- late resolution -------------------------------------------------------------------
+    def _name_parts(self, node: ast.AST) -> tuple[str, str, int]:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return "", "", 0
+        return node.id, ".".join(reversed(parts)), getattr(node, "lineno", 0)
+
+    def _late(self, root: str, rest: str, scopes: list[_Scope]) -> Optional[str]:
+        """Resolve ``root.rest`` once the module is walked: enclosing definitions, module definitions, imports."""
+        for scope in reversed(scopes):
+            if root in scope.defs and scope.kind != "class":
+                found = f"{self.module}.{scope.defs[root]}"
+                return f"{found}.{rest}" if rest else found
+            if scope.kind == "function" and root in scope.bound and root not in scope.defs:
+                return None
+        alias = self.resolver.aliases.get(root)
+        if alias is not None:
+            found = absolute(alias, self.module, self.is_package)
+            return f"{found}.{rest}" if rest else found
+        if root in self.globals:
+            return None
+        return "?"
+
+    def _close_function(self, scope: _Scope) -> None:
+        self._closed.append((scope, list(self.scopes)))   # resolved once the whole module is known
+
+    def _finish_function(self, scope: _Scope, enclosing: list[_Scope]) -> None:
+        calls = scope.calls
+        for index, root, rest, prefix in scope.pending:
+            line = calls[index][1]
+            found = self._late(root, rest, enclosing + [scope])
+            if found == "?":
+                if root not in _BUILTINS:
+                    self.unresolved += 1
+                found = None
+            elif found is None:
+                self.unknown_receivers += 1 if rest else 0
+            calls[index] = (prefix + found if found else "", line)
+        returns = []
+        for marker, root, rest in scope.returns:
+            found = self._late(root, rest, enclosing + [scope])
+            if found and found != "?":
+                returns.append(marker + found)
+        self.functions.append(FunctionFacts(scope.name, scope.line, scope.owner,
+                                            tuple(call for call in calls if call[0]), tuple(scope.refs),
+                                            tuple(dict.fromkeys(returns))))
+
+    def facts(self) -> ModuleFacts:
+        for scope, enclosing in self._closed:
+            self._finish_function(scope, enclosing)
+        classes = []
+        for qualname, data in self.classes.items():
+            bases = []
+            for root, rest, _ in data["bases"]:
+                found = self._late(root, rest, data["scopes"]) if root else None
+                if found and found != "?":
+                    bases.append(found)
+            attrs = []
+            for attr, constructors in data["attrs"].items():
+                resolved = []
+                for marker, root, rest, scope in constructors:
+                    found = self._late(root, rest, data["scopes"] + [scope])
+                    if found and found != "?":
+                        resolved.append(marker + found)
+                if resolved:
+                    attrs.append((attr, tuple(dict.fromkeys(resolved))))
+            classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs)))
+        imports = tuple((name, absolute(target, self.module, self.is_package)) for name, target in self.imports.items())
+        return ModuleFacts(self.module, self.relative, self.is_package, tuple(self.functions), tuple(classes),
+                           imports, tuple(self.stars), self.exported, tuple(sorted(self.globals)), self.unresolved,
+                           self.unknown_receivers)
+
+
+def extract(tree: ast.Module, module: str, relative: str, is_package: bool) -> ModuleFacts:
+    """The facts of one parsed module."""
+    return Extractor(module, relative, is_package).run(tree)

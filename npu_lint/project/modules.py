@@ -1,0 +1,133 @@
+"""Which Python modules a set of folders holds, and under which dotted names, without importing anything.
+
+A folder with ``__init__.py`` is a package: its name is found by walking up through the parent folders that are
+packages too. A folder without one is an import root (a ``src`` folder inside it is one as well): its ``.py``
+files are top-level modules and its sub-folders packages, or namespace packages when they have no
+``__init__.py``. ``--package NAME`` is located with :class:`importlib.machinery.PathFinder`, which reads the
+file system only.
+"""
+from __future__ import annotations
+
+import importlib.machinery
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Iterable, Iterator, Optional
+
+from npu_lint.report.cuda_ops import SUFFIXES
+
+SKIPPED_DIRS = frozenset({".git", ".hg", ".svn", "__pycache__", ".tox", ".nox", ".venv", "venv", "node_modules",
+                          ".eggs", "build", "dist", ".mypy_cache", ".pytest_cache", ".ruff_cache"})
+
+
+class NoPackage(ValueError):
+    """The input holds no Python package or module; the message is one line."""
+
+
+@dataclass(frozen=True)
+class ModuleFile:
+    """One Python source file and the dotted module name it is imported under."""
+
+    name: str            # ``timm.layers.norm``; a package's ``__init__.py`` is named after the package
+    path: Path
+    relative: str        # the path relative to the root it was found under (report ``File`` column)
+    is_package: bool     # an ``__init__.py``
+
+
+@dataclass(frozen=True)
+class NativeFile:
+    """A C++/CUDA source that can export operators (``PYBIND11_MODULE``, ``TORCH_LIBRARY``)."""
+
+    path: Path
+    relative: str
+
+
+def package_prefix(folder: Path) -> str:
+    """``timm.layers`` for ``.../timm/layers`` when both folders have an ``__init__.py``; '' for an import root."""
+    parts: list[str] = []
+    folder = folder.resolve()
+    while (folder / "__init__.py").is_file() and folder.name.isidentifier():
+        parts.append(folder.name)
+        folder = folder.parent
+    return ".".join(reversed(parts))
+
+
+def discover(root: Path, warnings: Optional[list[str]] = None) -> tuple[list[ModuleFile], list[NativeFile]]:
+    """The modules and native sources under ``root`` (a package folder, an import root or one ``.py`` file)."""
+    root = root.resolve()
+    warnings = warnings if warnings is not None else []
+    if root.is_file():
+        prefix = package_prefix(root.parent)
+        stem = root.stem
+        name = prefix if stem == "__init__" else (f"{prefix}.{stem}" if prefix else stem)
+        return [ModuleFile(name, root, root.name, stem == "__init__")], []
+    prefix = package_prefix(root)
+    modules: list[ModuleFile] = []
+    native: list[NativeFile] = []
+    for path, relative in _files(root, warnings):
+        if path.suffix in SUFFIXES:
+            native.append(NativeFile(path, relative))
+            continue
+        parts = relative[:-3].split("/")
+        if not prefix and parts[0] == "src" and len(parts) > 1:
+            parts = parts[1:]   # a ``src`` layout: the folder is an import root of its own
+        is_package = parts[-1] == "__init__"
+        if is_package:
+            parts = parts[:-1]
+        if not all(part.isidentifier() for part in parts):
+            continue   # ``setup-helpers/x.py``: not importable under any name
+        dotted = ".".join(([prefix] if prefix else []) + parts)
+        if dotted:
+            modules.append(ModuleFile(dotted, path, relative, is_package))
+    return modules, native
+
+
+def _files(root: Path, warnings: list[str]) -> Iterator[tuple[Path, str]]:
+    for folder, dirs, files in os.walk(root):
+        base = Path(folder)
+        kept = []
+        for name in sorted(dirs):
+            if name in SKIPPED_DIRS or name.endswith(".egg-info"):
+                continue
+            if (base / name).is_symlink():
+                warnings.append(f"{(base / name).relative_to(root).as_posix()} is a symbolic link, skip.")
+                continue
+            kept.append(name)
+        dirs[:] = kept
+        for name in sorted(files):
+            if not name.endswith((".py",) + SUFFIXES):
+                continue
+            path = base / name
+            if path.is_symlink():
+                warnings.append(f"{path.relative_to(root).as_posix()} is a symbolic link, skip.")
+                continue
+            yield path, path.relative_to(root).as_posix()
+
+
+def find_package(name: str, search_path: Optional[Iterable[str]] = None) -> Path:
+    """The folder (or single file) of an installed package, found without importing it.
+
+    Each dotted part is looked up with :class:`importlib.machinery.PathFinder` in the previous part's folders,
+    so no package ``__init__`` runs. Raises :class:`NoPackage` when it is not installed.
+    """
+    if not name or not all(part.isidentifier() for part in name.split(".")):
+        raise NoPackage(f"--package {name!r} is not a Python package name")
+    locations = list(search_path) if search_path is not None else None
+    spec = None
+    for part in name.split("."):
+        spec = importlib.machinery.PathFinder.find_spec(part, locations)
+        if spec is None:
+            raise NoPackage(f"package {name} is not installed in this environment ({_interpreter()})")
+        locations = list(spec.submodule_search_locations or [])
+    assert spec is not None
+    if spec.submodule_search_locations:
+        folders = [Path(location) for location in spec.submodule_search_locations]
+        return folders[0]
+    if spec.origin and spec.origin.endswith(".py"):
+        return Path(spec.origin)
+    raise NoPackage(f"package {name} has no Python source ({spec.origin})")
+
+
+def _interpreter() -> str:
+    import sys
+    return sys.executable

@@ -1,0 +1,170 @@
+"""The project index: module discovery, per-file facts, cross-module resolution, chains and the facts cache."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from conftest import REPO
+from npu_lint.project import NoPackage, ProjectIndex, find_package
+from npu_lint.project.facts import absolute, extract
+from npu_lint.project.modules import discover
+
+FIXLIB = REPO / "tests" / "third_party_fixtures" / "fixlib"
+
+
+def facts_of(source: str, module: str = "pkg.mod"):
+    return extract(ast.parse(source), module, "mod.py", False)
+
+
+def calls_of(source: str, function: str) -> list[str]:
+    return [target for target, _ in next(f for f in facts_of(source).functions if f.name == function).calls]
+
+
+def refs_of(source: str, function: str) -> list[str]:
+    return [api for api, _ in next(f for f in facts_of(source).functions if f.name == function).refs]
+
+
+@pytest.fixture(scope="module")
+def index() -> ProjectIndex:
+    return ProjectIndex.build([FIXLIB])
+
+
+def test_modules_are_named_from_their_package():
+    modules, native = discover(FIXLIB)
+    names = {m.name for m in modules}
+    assert {"fixlib", "fixlib.core", "fixlib.core.ops", "fixlib.models.heads"} <= names
+    assert [n.relative for n in native] == ["csrc/ops.cpp"]
+    assert discover(FIXLIB / "core")[0][0].name.startswith("fixlib.core")   # a sub-package keeps its full name
+
+
+def test_relative_names():
+    assert absolute(".x.y", "pkg.sub.mod", False) == "pkg.sub.x.y"
+    assert absolute("..x", "pkg.sub", True) == "pkg.x"
+    assert absolute("torch.nn", "pkg.mod", False) == "torch.nn"
+
+
+# must / must not, per inference ---------------------------------------------------------------------
+def test_late_bound_module_function_is_resolved():
+    source = "def a():\n    return b()\n\ndef b():\n    return 1\n"
+    assert calls_of(source, "a") == ["pkg.mod.b"]
+
+
+def test_local_variable_shadowing_a_module_function_is_not_an_edge():
+    source = "def a(b):\n    return b()\n\ndef b():\n    return 1\n"
+    assert calls_of(source, "a") == []
+
+
+def test_late_import_at_the_bottom_is_resolved():
+    source = "def a(x):\n    return _C.nms(x)\n\nfrom . import _C\n"
+    assert calls_of(source, "a") == ["pkg._C.nms"]
+
+
+def test_self_super_and_partial():
+    source = ("import functools\nclass A:\n    def f(self):\n        return self.g() + super().f()\n"
+              "def h():\n    return functools.partial(k, 1)\ndef k(a):\n    return a\n")
+    assert calls_of(source, "A.f") == ["@self.g", "@super.f"]
+    assert "pkg.mod.k" in calls_of(source, "h")
+
+
+def test_isinstance_and_comparisons_are_not_uses_of_an_api():
+    source = ("import torch\ndef f(m, x):\n    if isinstance(m, torch.nn.GRU) or x.dtype == torch.float16:\n"
+              "        return 0\n")
+    assert refs_of(source, "f") == []
+    assert refs_of("import torch\ndef f(x):\n    return torch.var_mean(x)\n", "f") == ["torch.var_mean"]
+
+
+def test_factories_and_held_objects():
+    source = ("from torch import nn\nclass P(nn.Module):\n    def __init__(self):\n        self.pool = make()\n"
+              "def make():\n    cls = Inner\n    return cls\nclass Inner:\n    pass\n")
+    facts = facts_of(source)
+    assert dict(next(c for c in facts.classes if c.name == "P").attrs) == {"pool": ("pkg.mod.make",)}
+    assert next(f for f in facts.functions if f.name == "make").returns == ("=pkg.mod.Inner",)
+
+
+# across modules ------------------------------------------------------------------------------------
+def test_resolve_through_reexports_and_star_imports(index):
+    assert index.resolve("fixlib.api_nms") == "fixlib.core.ops.nms_rotated"
+    assert index.resolve("fixlib.pool_max") == "fixlib.models.heads.pool_max"   # through ``from .models import *``
+    assert index.resolve("fixlib.Box.forward") == "fixlib.core.box.Box.forward"
+    assert index.resolve("fixlib.Box._stat") == "fixlib.core.box.BaseBox._stat"   # inherited
+    assert index.resolve("fixlib.nothing") is None
+    assert index.resolve("torch.nn.Linear") is None
+
+
+def test_public_names_shortest_after_the_definition(index):
+    assert index.public_names("fixlib.core.ops.nms_rotated") == [
+        "fixlib.core.ops.nms_rotated", "fixlib.api_nms", "fixlib.core.api_nms"]
+    assert index.public_names("fixlib.models.heads.Head.forward")[:2] == [
+        "fixlib.models.heads.Head.forward", "fixlib.Head.forward"]
+    assert index.public_names("fixlib.models.heads.cycle_a") == ["fixlib.models.heads.cycle_a"]
+
+
+def test_reaches_gives_the_shortest_chain_and_survives_cycles(index):
+    is_leaf = {"torch.nn.functional.adaptive_max_pool2d"}.__contains__
+    assert index.reaches("fixlib.models.heads.cycle_b", is_leaf) == [
+        "fixlib.models.heads.cycle_b", "fixlib.models.heads.cycle_a", "fixlib.models.heads.pool_max",
+        "torch.nn.functional.adaptive_max_pool2d"]
+    assert index.reaches("fixlib.pool_max", is_leaf)[0] == "fixlib.models.heads.pool_max"
+    assert index.reaches("fixlib.models.heads.safe", is_leaf) is None
+    assert index.custom_ops == {"nms_rotated": "csrc/ops.cpp"}
+
+
+def test_a_folder_without_python_and_a_missing_package(tmp_path):
+    with pytest.raises(NoPackage):
+        ProjectIndex.build([tmp_path])
+    with pytest.raises(NoPackage):
+        find_package("no_such_package_npu_lint_test")
+    assert find_package("pytest").name in ("pytest", "pytest.py") or find_package("pytest").is_dir()
+
+
+def test_a_changed_file_is_the_only_one_parsed_again(tmp_path, monkeypatch):
+    lib = tmp_path / "lib"
+    lib.mkdir()
+    (lib / "__init__.py").write_text("")
+    for n in range(5):
+        (lib / f"m{n}.py").write_text(f"def f{n}():\n    return {n}\n")
+    cache = tmp_path / "cache"
+    ProjectIndex.build([lib], cache_dir=cache)
+    parsed = []
+    import npu_lint.project.cache as cache_module
+    original = cache_module.extract
+    monkeypatch.setattr(cache_module, "extract", lambda tree, *a: parsed.append(a[0]) or original(tree, *a))
+    (lib / "m3.py").write_text("import torch\ndef f3(x):\n    return torch.var_mean(x)\n")
+    index = ProjectIndex.build([lib], cache_dir=cache)
+    assert parsed == ["lib.m3"]
+    assert index.reaches("lib.m3.f3", {"torch.var_mean"}.__contains__) == ["lib.m3.f3", "torch.var_mean"]
+
+
+def test_building_a_module_reaches_its_forward_and_says_so(tmp_path):
+    lib = tmp_path / "blib"
+    lib.mkdir()
+    (lib / "__init__.py").write_text("")
+    (lib / "m.py").write_text(
+        "import torch\nimport torch.nn.functional as F\n\nclass Pool(torch.nn.Module):\n"
+        "    def forward(self, x):\n        return F.adaptive_max_pool2d(x, 1)\n\n"
+        "def make():\n    return Pool()\n\ndef run(x):\n    return make()(x)\n")
+    index = ProjectIndex.build([lib])
+    is_leaf = {"torch.nn.functional.adaptive_max_pool2d"}.__contains__
+    assert index.reaches("blib.m.make", is_leaf) == ["blib.m.make", "blib.m.Pool.forward",
+                                                     "torch.nn.functional.adaptive_max_pool2d"]
+    assert index.built_edge("blib.m.make", "blib.m.Pool.forward")
+    assert index.reaches("blib.m.run", is_leaf)[:2] == ["blib.m.run", "blib.m.make"]
+
+
+def test_methods_of_held_objects_and_of_local_values(tmp_path):
+    lib = tmp_path / "mlib"
+    lib.mkdir()
+    (lib / "__init__.py").write_text("")
+    (lib / "m.py").write_text(
+        "import torch\n\nclass Pool:\n    def reset(self):\n        return torch.var_mean(self.w)\n\n"
+        "class Head:\n    def __init__(self):\n        self.pool = Pool()\n\n    def reset(self):\n"
+        "        return self.pool.reset()\n\n"
+        "def train(model):\n    opt = torch.optim.Adam(model.parameters())\n    opt.step()\n    p = Pool()\n"
+        "    return p.reset()\n\ndef other(x):\n    return x.reset()\n")
+    index = ProjectIndex.build([lib])
+    is_leaf = {"torch.var_mean", "torch.optim.Adam.step"}.__contains__
+    assert index.reaches("mlib.m.Head.reset", is_leaf) == ["mlib.m.Head.reset", "mlib.m.Pool.reset", "torch.var_mean"]
+    reached = index.reached(is_leaf)
+    assert set(reached["mlib.m.train"]) == {"torch.optim.Adam.step", "torch.var_mean"}
+    assert "mlib.m.other" not in reached   # a receiver of unknown type is not followed
