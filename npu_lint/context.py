@@ -10,6 +10,7 @@ from npu_lint.resolver import Resolver
 from npu_lint.versions import Target
 
 if TYPE_CHECKING:
+    from npu_lint.analysis.project import ProjectView
     from npu_lint.rules import Rule
 
 # A file "uses torch" when it imports torch or a library built on it.
@@ -42,8 +43,17 @@ class FileContext:
         self.third_party: frozenset[str] = frozenset()  # third-party APIs marked unsupported (-api / api-files)
         self.collected: list[tuple[ast.AST, str, str]] = []   # (node, api, status) gathered by observers
         self.scratch: dict[str, Any] = {}   # facts a rule keeps between nodes of one file (names bound so far)
+        self.project: Optional["ProjectView"] = None   # the project index, when the front end built or found one
+        self.module = ""                               # this file's module name in that index
         self._code: str = ""
         self._family: str = ""
+
+    def use_project(self, project: Optional["ProjectView"], relative: str) -> None:
+        """Let the model and the rules ask ``project`` about names this file imports from the project."""
+        if project is None:
+            return
+        self.project, self.module = project, project.module_of(relative)
+        self.resolver.project, self.resolver.module_name = project, self.module
 
     def run(self, rule: "Rule", node: object) -> None:
         self._code, self._family = rule.code, rule.family

@@ -95,7 +95,10 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
         return []
     ctx = ctx or FileContext(source, target or Target(default_release()))
     ctx.third_party = ctx.third_party or third_party
-    _walk(tree, ctx, dispatch.for_source(source))
+    narrowed = dispatch.for_source(source)
+    if narrowed is not dispatch and ctx.project is not None and _project_words_in(dispatch, ctx.project, source):
+        narrowed = dispatch   # the file calls a project function a rule follows (a wrapper of a torch op)
+    _walk(tree, ctx, narrowed)
     findings = ctx.findings
     if noqa and findings:
         findings = _without_noqa(findings, ctx.noqa_spans, source.splitlines())
@@ -110,6 +113,21 @@ def analyse_source(source: str, target: Optional[Target] = None, codes: Optional
     if not dispatch.wanted(source):
         return []
     return analyse_tree(ast.parse(source, filename), source, target, codes, noqa, third_party=third_party)
+
+
+_PROJECT_WORDS: dict[tuple[int, int], tuple[object, object, frozenset[str]]] = {}
+
+
+def _project_words_in(dispatch: Dispatch, project: object, source: str) -> bool:
+    """Some rule's trigger words for this project (``project_triggers``) occur in ``source``."""
+    key = (id(dispatch), id(project))
+    entry = _PROJECT_WORDS.get(key)
+    if entry is None:
+        words = frozenset().union(*(rule.project_triggers(project) for rule in dispatch.instances
+                                    if hasattr(rule, "project_triggers")))
+        _PROJECT_WORDS.clear()   # one project per run: keep only the current one (alive, so ids stay unique)
+        entry = _PROJECT_WORDS[key] = (dispatch, project, words)
+    return any(word in source for word in entry[2])
 
 
 def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:

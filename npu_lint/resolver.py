@@ -35,6 +35,8 @@ class ProjectFacts(Protocol):
 
     def class_value(self, qualname: str, importer: str) -> Optional[K.Value]: ...
 
+    def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]: ...
+
 
 class Resolver:
     """Scopes, bindings and value kinds of one module."""
@@ -578,11 +580,19 @@ class Resolver:
         a project class on the way defines it (project code, not a torch API)."""
         owners = []
         seen: set[str] = set()
+        if cls not in self._local_classes and self.project is not None:
+            found = self.project.method_owner(cls, method)
+            if found is not None:
+                return found
         while cls in self._local_classes and cls not in seen:
             seen.add(cls)
             if _method(self._local_classes[cls], method, 0) is not None:
                 return ()
             cls = self._parents.get(cls, "")
+            if cls not in self._local_classes and self.project is not None:
+                found = self.project.method_owner(cls, method)   # a base class in another project module
+                if found is not None:
+                    return found
         if cls:
             owners.append(cls)
         return tuple(owners)

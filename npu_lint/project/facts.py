@@ -18,7 +18,7 @@ from typing import NamedTuple, Optional
 
 from npu_lint.resolver import Resolver
 
-FACTS_VERSION = 2   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 3   # bump when the extracted facts change shape or meaning (invalidates caches)
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
@@ -34,6 +34,7 @@ class FunctionFacts(NamedTuple):
     calls: tuple[tuple[str, int], ...]     # (target, line) in source order
     refs: tuple[tuple[str, int], ...]      # torch names referenced (``torch.var_mean``, ``torch.Tensor.nonzero``)
     returns: tuple[str, ...]               # callables whose results it returns (``return Pool(...)``, ``return p, n``)
+    value: tuple[str, str] = ("", "")      # what it returns as the semantic model sees it: (kind, class) or empty
 
 
 class ClassFacts(NamedTuple):
@@ -71,7 +72,8 @@ def absolute(name: str, module: str, is_package: bool) -> str:
 
 
 class _Scope:
-    __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns")
+    __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
+                 "value")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -84,6 +86,7 @@ class _Scope:
         # a value whose origin is the resolved name)
         self.values: dict[str, list[tuple[str, str, str]]] = {}   # local name -> where its value comes from
         self.returns: list[tuple[str, str, str]] = []
+        self.value: tuple[str, str] = ("", "")
 
 
 class Extractor:
@@ -214,6 +217,9 @@ class Extractor:
         self._bind(node.name, defining=True)
         owner = parent.name if parent.kind == "class" else None
         scope = _Scope("function", qualname, owner, node.lineno)
+        returns = getattr(self.resolver, "returns", None)   # the semantic model's summary of the function
+        value = returns(node) if returns is not None else None
+        scope.value = (value[0], value[1] or "") if value else ("", "")
         args = node.args
         for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
             scope.bound.add(arg.arg)
@@ -497,7 +503,7 @@ class Extractor:
                 returns.append(marker + found)
         self.functions.append(FunctionFacts(scope.name, scope.line, scope.owner,
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
-                                            tuple(dict.fromkeys(returns))))
+                                            tuple(dict.fromkeys(returns)), scope.value))
 
     def facts(self) -> ModuleFacts:
         for scope, enclosing in self._closed:

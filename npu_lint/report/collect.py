@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
+from npu_lint.analysis.project import build_view
 from npu_lint.context import FileContext
 from npu_lint.core import analyse_tree
 from npu_lint.cuda_facts import api_row
@@ -91,6 +92,7 @@ def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]
     return python, native
 
 
+_PROJECT: list = [None, None]   # (ProjectView, root) of the running collect(), for analyse_file and its workers
 FileResult = tuple[list[Finding], list[tuple[int, int, str, str]], Optional[str]]   # findings, inventory, skip reason
 
 
@@ -104,6 +106,8 @@ def analyse_file(path: Path, target: Target, custom_ops: frozenset[str],
         return [], [], str(error)
     ctx = FileContext(source, target)
     ctx.custom_ops, ctx.third_party = custom_ops, third_party
+    if _PROJECT[0] is not None:   # the project index of this run (inherited by forked workers)
+        ctx.use_project(_PROJECT[0], path.relative_to(_PROJECT[1]).as_posix())
     codes = frozenset(rule.code for rule in all_rules())
     findings = analyse_tree(tree, source, target, codes, noqa=False, ctx=ctx, observers=[Inventory()])
     inventory = [(node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
@@ -133,6 +137,10 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     custom_ops = operator_names(registered)
     reason = getattr(third_party, "reason", lambda name: "")
     context = custom_ops | {f"api:{name}:{reason(name)}" for name in third_party}   # both decide a file's result
+    project = build_view([root], result.warnings) if python else None
+    _PROJECT[:] = [project, root]
+    if project is not None:
+        context = context | {f"project:{project.digest}"}
     cached = {path: cache.get(path, target, context) if cache else None for path in python}
     todo = [(str(path), target, custom_ops, third_party) for path in python if cached[path] is None]
     fresh = _run_jobs(todo, jobs)

@@ -169,7 +169,7 @@ class CudaExtensionImport(Rule):
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         for name, level in imported_names(node):
-            if is_extension_module(name, level):
+            if is_extension_module(name, level) and not project_python(ctx, "." * level + name):
                 shown = "." * level + name
                 ctx.report(node, self.message.format(name=shown), shown)
 
@@ -220,5 +220,13 @@ class CustomCudaOperatorCall(Rule):
         if module is None:
             return
         level = len(module) - len(module.lstrip("."))
+        if project_python(ctx, module):
+            return   # a Python module of the project, merely named like an extension
         if is_extension_module(module.lstrip("."), level) or (func.attr in ctx.custom_ops):
             ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")
+
+
+def project_python(ctx: FileContext, name: str) -> bool:
+    """The project's own Python defines ``name`` (a function, class or module): no compiled extension. Known
+    only where a project index is at hand (``analyse``, ``check`` on folders)."""
+    return ctx.project is not None and ctx.project.defines(name, ctx.module) is not None

@@ -112,8 +112,14 @@ class DataDependentShapeOp(Rule):
                      "idx = x.nonzero()\n", "import torch\nidx = (labels > 0).nonzero()[0]\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and ctx.resolver.definition(node.func):
             self._wrapper_call(node, ctx)
+            return
+        if isinstance(node, ApiRef) and ctx.project is not None and not node.qualname.startswith("torch"):
+            call = ctx.call_of(node.node)
+            chain = ctx.project.returned_leaf(node.qualname, ctx.module, _always_dynamic) if call else None
+            if chain:   # a project wrapper defined in another module
+                self._report(call, " → ".join(chain), dynamic_row(chain[-1]), ctx)
             return
         if isinstance(node, ApiRef):
             call = ctx.call_of(node.node)
@@ -134,6 +140,11 @@ class DataDependentShapeOp(Rule):
                 and parent.value is node and isinstance(parent.slice, ast.Constant):
             return   # ``m.nonzero()[0]``: numpy's tuple-returning nonzero (torch's returns one 2-D tensor)
         self._report(node, api, row, ctx)
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call a project wrapper of a data-dependent op must reach this rule too."""
+        return project.wrapper_names(_always_dynamic)
 
     def _wrapper_call(self, node: ast.Call, ctx: FileContext) -> None:
         """A call of one of the file's functions that returns the result of a data-dependent op."""
@@ -304,3 +315,9 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
 
 _SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "print"})
 _SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean", "any", "all", "__len__"})
+
+
+def _always_dynamic(api: str) -> bool:
+    """A leaf for the project index: an op whose output shape is data-dependent whatever its arguments."""
+    row = dynamic_row(api)
+    return row is not None and row["condition"] == "always"

@@ -1,0 +1,152 @@
+"""What the project index (:mod:`npu_lint.project`) tells the semantic model about the project's other modules.
+
+One :class:`ProjectView` per run, shared by every file: the kind a project function returns (from its facts,
+summarised by the model when the index was built), what instances of a project class are (its bases through the
+class hierarchy, across modules), where a method comes from, whether a name is Python the project defines, and
+the chain from a project wrapper to the data-dependent op whose result it returns.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Optional
+
+from npu_lint.analysis import kinds as K
+
+if TYPE_CHECKING:
+    from npu_lint.project.index import ProjectIndex
+
+_CHAIN_DEPTH = 6
+
+
+class ProjectView:
+    """The questions the model asks about names defined elsewhere in the project."""
+
+    def __init__(self, index: "ProjectIndex") -> None:
+        self.index = index
+        self._by_path = {facts.relative: facts for facts in index.modules.values()}
+        self.digest = _digest(index)
+        self._values: dict[str, Optional[K.Value]] = {}
+        self._chains: dict[str, Optional[list[str]]] = {}
+
+    # -- where a file sits ---------------------------------------------------------------------
+    def module_of(self, relative: str) -> str:
+        """The module name of a file of the project (``pkg/ops/boxes.py`` -> ``pkg.ops.boxes``), "" if unknown."""
+        facts = self._by_path.get(Path(relative).as_posix())
+        return facts.name if facts is not None else ""
+
+    def absolute(self, qualname: str, importer: str) -> Optional[str]:
+        """The project definition a name the importer sees stands for (relative imports resolved), else None."""
+        if qualname.startswith("."):
+            facts = self.index.modules.get(importer)
+            if facts is None:
+                return None
+            from npu_lint.project.facts import absolute
+            qualname = absolute(qualname, importer, facts.is_package)
+        return self.index.resolve(qualname)
+
+    def defines(self, qualname: str, importer: str) -> Optional[str]:
+        """``function``, ``class`` or ``module`` when the project's own Python defines the name, else None."""
+        target = self.absolute(qualname, importer)
+        return self.index.kind(target) if target else None
+
+    # -- values ---------------------------------------------------------------------------------
+    def value_of_call(self, qualname: str, importer: str) -> Optional[K.Value]:
+        target = self.absolute(qualname, importer)
+        if target is None:
+            return None
+        kind = self.index.kind(target)
+        if kind == "class":
+            return self._class(target)
+        if kind == "function":
+            value = self.index.functions[target][1].value
+            return (value[0], value[1] or None) if value and value[0] else None
+        return None
+
+    def class_value(self, qualname: str, importer: str) -> Optional[K.Value]:
+        target = self.absolute(qualname, importer)
+        return self._class(target) if target is not None and self.index.kind(target) == "class" else None
+
+    def _class(self, target: str) -> Optional[K.Value]:
+        if target not in self._values:
+            value = None
+            for base in self.index.mro(target):
+                if base not in self.index.classes:
+                    value = K.of_class(base)
+                    if value is not None:
+                        break
+            self._values[target] = (value[0], target) if value is not None else None
+        return self._values[target]
+
+    def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]:
+        """None when ``cls`` is not a project class; () when the project defines ``method`` on the way up; else
+        the torch class the method is inherited from."""
+        if cls not in self.index.classes:
+            return None
+        found = self.index.method(cls, method)
+        if found is None:
+            return ()
+        owner = found.rpartition(".")[0]
+        return () if owner in self.index.classes else (owner,)
+
+    # -- data-dependent results -----------------------------------------------------------------------
+    def returned_leaf(self, qualname: str, importer: str, is_leaf: Callable[[str], bool]) -> Optional[list[str]]:
+        """``[pkg.ops.my_nonzero, torch.nonzero]``: the project function returns what a leaf returns (through
+        other project functions), else None."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return None
+        return self._chain(target, is_leaf, 0)
+
+    def _chain(self, function: str, is_leaf: Callable[[str], bool], depth: int) -> Optional[list[str]]:
+        if function in self._chains:
+            return self._chains[function]
+        self._chains[function] = None   # cycles stop here
+        chain = None
+        if depth < _CHAIN_DEPTH:
+            for returned in self.index.functions[function][1].returns:
+                if returned.startswith("@"):
+                    continue
+                if is_leaf(returned):
+                    chain = [function, returned]
+                    break
+                target = self.index.resolve(returned)
+                if target is not None and self.index.kind(target) == "function":
+                    rest = self._chain(target, is_leaf, depth + 1)
+                    if rest:
+                        chain = [function] + rest
+                        break
+        self._chains[function] = chain
+        return chain
+
+    def wrapper_names(self, is_leaf: Callable[[str], bool]) -> frozenset[str]:
+        """The short names of project functions that return a leaf's result (for the rules' trigger words)."""
+        return frozenset(name.rpartition(".")[2] for name in self.index.functions
+                         if self._chain(name, is_leaf, 0))
+
+
+def build_view(roots: list[Path], warnings: list[str], cache_dir: Optional[Path] = None) -> Optional[ProjectView]:
+    """Index the project under ``roots`` and wrap it (None, with one warning, when it cannot be indexed)."""
+    from npu_lint.project.index import ProjectIndex
+    from npu_lint.project.modules import NoPackage
+    try:
+        return ProjectView(ProjectIndex.build(roots, cache_dir=cache_dir))
+    except NoPackage:
+        return None
+    except (OSError, ValueError, RecursionError, MemoryError) as error:
+        warnings.append(f"the project index could not be built ({type(error).__name__}: {error}); "
+                        "names from other modules stay unresolved")
+        return None
+
+
+def _digest(index: "ProjectIndex") -> str:
+    """A hash of what one module can learn about the others (names, return kinds and wrappers, class bases):
+    a file's cached result is valid while it is unchanged, whatever else the other files' bodies do."""
+    import hashlib
+    digest = hashlib.sha256()
+    for name in sorted(index.modules):
+        facts = index.modules[name]
+        digest.update(repr((name, facts.imports, facts.stars, facts.exported,
+                            [(f.name, f.value, f.returns) for f in facts.functions],
+                            [(c.name, c.bases, c.methods) for c in facts.classes])).encode())
+    digest.update(repr(sorted(index.custom_ops)).encode())
+    return digest.hexdigest()[:16]

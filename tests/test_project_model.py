@@ -1,0 +1,68 @@
+"""The semantic model across a project's modules, through the project index.
+
+``tests/project_fixture`` is a small detection package: a wrapper of ``torch.nonzero`` re-exported from the
+package and called from the training script, a ``TORCH_LIBRARY`` namespace, a compiled ``_C`` imported at the
+bottom of a module, a model class whose ``nn.Module`` base sits in another module, and a pure-Python function
+merely named like a CUDA extension. Expected findings are written on the lines as ``# expect: CODE@COL``.
+"""
+from __future__ import annotations
+
+import csv
+import re
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+from npu_lint.report.collect import collect
+from npu_lint.versions import Target
+
+FIXTURE = Path(__file__).parent / "project_fixture"
+CODES = {"NPU101", "NPU221", "NPU223", "NPU401"}
+EXPECT = re.compile(r"#.*?\bexpect:\s*((?:NPU\d{3}@\d+\s*)+)")
+
+
+def expected() -> Counter:
+    found: Counter = Counter()
+    for path in FIXTURE.rglob("*.py"):
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            match = EXPECT.search(line)
+            for item in match.group(1).split() if match else ():
+                code, col = item.split("@")
+                found[(path.relative_to(FIXTURE).as_posix(), number, int(col), code)] += 1
+    return found
+
+
+def test_cross_module_findings_are_exactly_the_expected_ones():
+    result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
+    got = Counter((path, f.line, f.col, f.code) for path, f in result.findings if f.code in CODES)
+    assert got == expected()
+
+
+def test_the_chain_names_the_wrapper_in_another_module():
+    result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
+    [message] = [f.message for path, f in result.findings if path == "train.py" and f.code == "NPU401"]
+    assert "detkit.ops.boxes.positive_indices → torch.nonzero" in message
+
+
+def test_without_the_index_a_file_alone_knows_less():
+    from npu_lint.core import analyse_source
+    source = (FIXTURE / "train.py").read_text(encoding="utf-8")
+    codes = {(f.line, f.code) for f in analyse_source(source, Target("2.8.0"))}
+    assert (17, "NPU101") in codes            # Adam.step: the file shows the optimizer
+    assert (9, "NPU101") not in codes         # Detector's nn.Module base is in another module
+    assert (4, "NPU221") in codes             # dtw_cuda looks like an extension when nothing says otherwise
+
+
+def test_analyse_report_lists_the_project_calls(tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run([sys.executable, "-m", "npu_lint", "analyse", "-i", str(FIXTURE), "-o", str(out),
+                           "-v", "2.8.0"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    rows = list(csv.DictReader((out / "project_fixture_analysis" / "unsupported_api.csv").open(encoding="utf-8")))
+    ops = {(row["File"], row["Start Line"], row["OP"]) for row in rows}
+    assert ("train.py", "9", "torch.nn.Module.share_memory") in ops
+    assert ("train.py", "17", "torch.optim.Adam.step") in ops
+    assert ("detkit/ops/nms.py", "5", "torch.ops.detkit.nms_rotated") in ops
+    assert any(f == "detkit/ops/nms.py" and line == "9" for f, line, _ in ops)
