@@ -54,6 +54,7 @@ class FileContext:
             return
         self.project, self.module = project, project.module_of(relative)
         self.resolver.project, self.resolver.module_name = project, self.module
+        self.custom_ops = self.custom_ops or project.custom_ops
 
     def run(self, rule: "Rule", node: object) -> None:
         self._code, self._family = rule.code, rule.family

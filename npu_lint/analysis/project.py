@@ -25,6 +25,8 @@ class ProjectView:
         self.index = index
         self._by_path = {facts.relative: facts for facts in index.modules.values()}
         self.digest = _digest(index)
+        from npu_lint.report.cuda_ops import operator_names
+        self.custom_ops = operator_names(list(index.registered))   # what calls into the project's operators look like
         self._values: dict[str, Optional[K.Value]] = {}
         self._chains: dict[str, Optional[list[str]]] = {}
 
@@ -122,6 +124,32 @@ class ProjectView:
         """The short names of project functions that return a leaf's result (for the rules' trigger words)."""
         return frozenset(name.rpartition(".")[2] for name in self.index.functions
                          if self._chain(name, is_leaf, 0))
+
+
+def cache_folder(root: Path) -> Path:
+    """Where ``check`` keeps a project's index facts: the user cache, one folder per project root."""
+    import hashlib
+    from npu_lint.third_party_cache import cache_root
+    key = hashlib.sha256(str(root.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return cache_root() / "projects" / key
+
+
+def cached_view(path: Path) -> Optional[tuple[ProjectView, Path]]:
+    """The index ``check`` last built for a folder holding ``path`` (nearest first) and that folder, read
+    without parsing anything: what flake8 uses. None when there is none."""
+    from npu_lint.project.index import ProjectIndex
+    folder = path.resolve().parent
+    for root in (folder, *folder.parents):
+        cached = _LOADED.get(root)
+        if cached is None and root not in _LOADED:
+            index = ProjectIndex.load(cache_folder(root)) if cache_folder(root).is_dir() else None
+            cached = _LOADED[root] = (ProjectView(index), root) if index is not None else None
+        if cached is not None:
+            return cached
+    return None
+
+
+_LOADED: dict[Path, Optional[tuple["ProjectView", Path]]] = {}
 
 
 def build_view(roots: list[Path], warnings: list[str], cache_dir: Optional[Path] = None) -> Optional[ProjectView]:

@@ -87,23 +87,37 @@ class FactsCache:
             self.changed = True
         return facts
 
-    def native_ops(self, item: NativeFile, warnings: list[str]) -> list[str]:
-        from npu_lint.report.cuda_ops import exported_ops
+    def native_ops(self, item: NativeFile, warnings: list[str]) -> list[tuple[str, str]]:
+        """(namespace, operator) pairs a C++/CUDA source registers ("" for ``PYBIND11_MODULE``)."""
+        from npu_lint.report.cuda_ops import registered_ops
         try:
-            stamp, ops = self._lookup(item.path, "native")
+            stamp, ops = self._lookup(item.path, "native-ops")
         except OSError as error:
             warnings.append(f"{item.relative} cannot be read ({error.strerror or error}), skip.")
             return []
         if isinstance(ops, list):
-            return ops
+            return [tuple(pair) for pair in ops]
         try:
-            ops = exported_ops(read_source(item.path))
+            ops = registered_ops(read_source(item.path))
         except Unreadable as error:
             warnings.append(f"{item.relative} {error}, skip.")
             return []
-        self.entries[str(item.path)] = (*stamp, "native", ops)
+        self.entries[str(item.path)] = (*stamp, "native-ops", [list(pair) for pair in ops])
         self.changed = True
         return ops
+
+    def cached(self) -> tuple[list[ModuleFacts], list[tuple[str, str]]]:
+        """Everything the cache holds, as it was last built (stale or not): for readers that never build."""
+        modules, pairs = [], []
+        for entry in self.entries.values():
+            try:
+                if entry[3] == "py":
+                    modules.append(_facts(entry[4]))
+                elif entry[3] == "native-ops":
+                    pairs.extend(tuple(pair) for pair in entry[4])
+            except (TypeError, IndexError, ValueError):
+                continue
+        return modules, pairs
 
     def save(self) -> None:
         """Write the cache atomically (a temporary file renamed into place); errors leave no cache."""

@@ -61,6 +61,7 @@ class ProjectIndex:
             self.modules.setdefault(facts.name, facts)
         self.own = own if own is not None else frozenset(self.modules)   # modules of the analysed code (not -env)
         self.custom_ops: dict[str, str] = {}   # operator -> the C++/CUDA file that exports it
+        self.registered: tuple[tuple[str, str], ...] = ()   # (TORCH_LIBRARY namespace or "", operator)
         for relative, op in native_ops:
             self.custom_ops.setdefault(op, relative)
         self.warnings = list(warnings)
@@ -119,10 +120,23 @@ class ProjectIndex:
         finally:
             if collecting:
                 gc.enable()
-        ops = [(item.relative, op) for item in native for op in cache.native_ops(item, warnings)]
+        pairs = [(item.relative, pair) for item in native for pair in cache.native_ops(item, warnings)]
         cache.save()
         own = frozenset(module.name for module in own_files)
-        return cls(modules, ops, own, warnings)
+        index = cls(modules, [(relative, op) for relative, (_, op) in pairs], own, warnings)
+        index.registered = tuple(dict.fromkeys(pair for _, pair in pairs))
+        return index
+
+    @classmethod
+    def load(cls, cache_dir: Path) -> Optional["ProjectIndex"]:
+        """The index as a cache folder last held it, without reading any source (None when there is none)."""
+        cache = FactsCache(cache_dir)
+        modules, pairs = cache.cached()
+        if not modules:
+            return None
+        index = cls(modules, [("", op) for _, op in pairs])
+        index.registered = tuple(dict.fromkeys(pairs))
+        return index
 
     # -- names ---------------------------------------------------------------------------------
     def kind(self, qualname: str) -> Optional[str]:
