@@ -137,7 +137,8 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     custom_ops = operator_names(registered)
     reason = getattr(third_party, "reason", lambda name: "")
     context = custom_ops | {f"api:{name}:{reason(name)}" for name in third_party}   # both decide a file's result
-    project = build_view([root], result.warnings) if python else None
+    facts_cache = cache.folder / "project-facts" if cache is not None else None   # warm runs parse nothing twice
+    project = build_view([root], result.warnings, cache_dir=facts_cache) if python else None
     _PROJECT[:] = [project, root]
     if project is not None:
         context = context | {f"project:{project.digest}"}
