@@ -10,6 +10,7 @@ from typing import NoReturn, Optional, Sequence
 
 from npu_lint import __version__
 from npu_lint import config as configuration
+from npu_lint.context import FileContext
 from npu_lint.core import analyse_tree, dispatch_for
 from npu_lint.finding import Finding
 from npu_lint.sources import Unreadable, discover, parse, read_source
@@ -41,6 +42,7 @@ class Checker:
         self.explicit = configuration.load(Path(args.config)) if args.config else None
         self.warnings = 0
         self.hidden_unsafe_fixes = 0   # fixes that --unsafe-fixes would add
+        self.projects: list[tuple[Path, object]] = []   # (folder, ProjectView) for the folders given
 
     def config_for(self, path: Path) -> configuration.Config:
         return self.explicit or configuration.find(path.parent if path.is_file() else path)
@@ -101,7 +103,28 @@ class Checker:
             self.warn(f"{path}: skipped: {error}")
             return []
         return analyse_tree(tree, source, self.target_for(config), codes, noqa=not self.args.disable_noqa,
-                            third_party=config.third_party())
+                            third_party=config.third_party(), ctx=self.context_for(path, source, config))
+
+    def index_folders(self, paths: Sequence[str]) -> None:
+        """Build (or refresh from its cache) the project index of each folder given, as ruff keeps its cache."""
+        from npu_lint.analysis.project import build_view, cache_folder
+        for text in paths:
+            folder = Path(text)
+            if folder.is_dir() and not self.args.no_cache:
+                warnings: list[str] = []
+                view = build_view([folder], warnings, cache_dir=cache_folder(folder))
+                if view is not None:
+                    self.projects.append((folder.resolve(), view))
+
+    def context_for(self, path: Path, source: str, config: configuration.Config) -> Optional[FileContext]:
+        """A context that knows the project index of the folder ``path`` was found in (None without one)."""
+        resolved = path.resolve()
+        for folder, view in self.projects:
+            if resolved.is_relative_to(folder):
+                ctx = FileContext(source, self.target_for(config))
+                ctx.use_project(view, resolved.relative_to(folder).as_posix())
+                return ctx
+        return None
 
     def warn(self, message: str) -> None:
         self.warnings += 1
@@ -112,6 +135,7 @@ def _check(args: argparse.Namespace) -> int:
     checker = Checker(args)
     if args.torch_version:
         parse_target(args.torch_version)
+    checker.index_folders(args.paths)
     total = 0
     for path in checker.files(args.paths):
         findings = checker.check_file(path)
@@ -215,6 +239,8 @@ def build_parser() -> argparse.ArgumentParser:
     check.add_argument("--exit-zero", action="store_true", help="exit 0 even when there are findings")
     check.add_argument("--disable-noqa", action="store_true", help="report findings on '# noqa' lines too")
     check.add_argument("--no-exclude", action="store_true", help="check files named on the command line even if excluded")
+    check.add_argument("--no-cache", action="store_true", help="do not build or read the project index of the folders "
+                       "given (kept in the user cache, $NPU_LINT_CACHE_DIR or ~/.cache/npu-lint)")
     check.add_argument("-q", "--quiet", action="store_true", help="no summary line")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes (NPU203, NPU205, fused optimizers, "
                        "nn.SiLU) in place; the remaining findings are printed")

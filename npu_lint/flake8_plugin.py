@@ -84,7 +84,9 @@ class NpuLintChecker:
             if config.excludes(path):
                 return
         third_party = config.third_party(build=False) if config is not None else frozenset()   # flake8 never builds
-        for finding in analyse_tree(self.tree, source, parse_target(target_text), codes, third_party=third_party):
+        ctx = _project_context(source, parse_target(target_text), path)
+        for finding in analyse_tree(self.tree, source, parse_target(target_text), codes, third_party=third_party,
+                                    ctx=ctx):
             yield finding.line, finding.col, finding.text(), type(self)
 
 
@@ -95,3 +97,17 @@ def _warn_once(message: str) -> None:
     if message not in _WARNED:
         _WARNED.add(message)
         print(f"npu-lint: error: {message}", file=sys.stderr)
+
+
+def _project_context(source: str, target: Any, path: Path) -> Any:
+    """A context that knows the project index ``npu-lint check`` last built for a folder holding ``path``
+    (flake8 reads it, never builds one); None without one."""
+    from npu_lint.analysis.project import cached_view
+    found = cached_view(path) if path.name not in ("stdin", "-") else None
+    if found is None:
+        return None
+    from npu_lint.context import FileContext
+    view, root = found
+    ctx = FileContext(source, target)
+    ctx.use_project(view, path.resolve().relative_to(root).as_posix())
+    return ctx

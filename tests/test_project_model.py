@@ -66,3 +66,29 @@ def test_analyse_report_lists_the_project_calls(tmp_path):
     assert ("train.py", "17", "torch.optim.Adam.step") in ops
     assert ("detkit/ops/nms.py", "5", "torch.ops.detkit.nms_rotated") in ops
     assert any(f == "detkit/ops/nms.py" and line == "9" for f, line, _ in ops)
+
+
+def _run(*args: str, env: dict) -> subprocess.CompletedProcess:
+    return subprocess.run(list(args), capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
+                          cwd=FIXTURE)
+
+
+def test_check_builds_the_index_and_flake8_reads_it(tmp_path):
+    import os
+    env = {**os.environ, "NPU_LINT_CACHE_DIR": str(tmp_path / "cache")}
+    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select=NPU101,NPU221,NPU223,NPU401",
+              "--npu-torch-version=2.8.0", "train.py", "detkit"]
+    before = _run(*flake8, env=env)
+    assert "train.py:9:5: NPU101" not in before.stdout            # no index yet: flake8 never builds one
+    check = _run(sys.executable, "-m", "npu_lint", "check", "--select", "NPU101,NPU221,NPU223,NPU401",
+                 "-v", "2.8.0", ".", env=env)
+    assert check.returncode == 1, check.stderr
+    got = {tuple(line.split(": ", 1)[0].rsplit(":", 2)) + (line.split(": ", 1)[1].split()[0],)
+           for line in check.stdout.splitlines() if ": NPU" in line}
+    want = {(path if path != "." else path, str(line), str(col + 1), code)
+            for path, line, col, code in expected()}
+    assert {(p.lstrip("./"), l, c, code) for p, l, c, code in got} == want
+    after = _run(*flake8, env=env)
+    flake8_found = {(p, l, c, code) for p, l, c, code in
+                    (tuple(x.split(":", 3)[:3]) + (x.split(":", 3)[3].split()[0],) for x in after.stdout.splitlines())}
+    assert flake8_found == want
