@@ -62,6 +62,17 @@ class Resolver:
         self.scopes = Scopes(tree)
         self._stack = [self.scopes.module]
 
+    def close(self) -> None:
+        """Free the model (its scopes hold reference cycles): for callers that build many in a row."""
+        if self.scopes is not None:
+            self.scopes.close()
+        self.scopes, self._stack = None, []
+        self._qualnames.clear()
+        self._values.clear()
+        self._summaries.clear()
+        self._call_index = None
+        self._local_classes.clear()
+
     def add_import(self, node: ast.Import) -> None:
         """File-wide aliases only (``self.aliases``): for callers that need nothing but the imports."""
         for alias in node.names:

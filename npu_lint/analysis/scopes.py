@@ -140,6 +140,16 @@ class Scopes:
         self._outer: dict[tuple[int, str], Optional[Binding]] = {}
         _Binder(self).run(tree)
 
+    def close(self) -> None:
+        """Break the scope <-> binding cycles, so the model is freed at once even with the collector off."""
+        for scope in self.by_node.values():
+            scope.names.clear()
+            scope.attrs.clear()
+            scope.parent = scope.cls = None
+        self.by_node.clear()
+        self.calls.clear()
+        self._outer.clear()
+
     def scope_of(self, node: ast.AST) -> Optional[Scope]:
         """The scope a function, lambda, class or comprehension node opens (None before it is opened)."""
         return self.by_node.get(id(node))

@@ -116,7 +116,11 @@ class Extractor:
             attach(tree)
         for statement in tree.body:
             self.statement(statement)
-        return self.facts()
+        facts = self.facts()
+        close = getattr(self.resolver, "close", None)
+        if close is not None:
+            close()   # the model's scopes hold cycles, and the index is built with the collector off
+        return facts
 
     def statement(self, node: ast.stmt) -> None:
         node_type = type(node)
