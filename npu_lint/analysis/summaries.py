@@ -1,0 +1,206 @@
+"""Summaries of a file's own functions and classes, computed once each and memoised: what a function
+returns, what a tuple it returns holds, what instances of a class are (through its bases, in the file or, with a
+project index, in other modules), where an inherited method comes from, and the kinds the file's own calls pass
+to a function's parameters.
+
+A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``binding``, ``value_of``, ``qualname`` and the
+scopes; kept apart so that the model's two halves (names and values, summaries) stay short.
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Callable, Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.scopes import CLASS, DEF, Binding, Scope
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
+
+_DEPTH = 40
+IN_PROGRESS = object()
+_MISSING = object()
+
+
+def memo(store: dict, key: object, compute: Callable[[], object]) -> object:
+    """``compute()`` once per key; None while it is being computed (a cycle through the same key)."""
+    cached = store.get(key, _MISSING)
+    if cached is IN_PROGRESS:
+        return None
+    if cached is not _MISSING:
+        return cached
+    store[key] = IN_PROGRESS
+    value = store[key] = compute()
+    return value
+
+
+class Summaries:
+    """Function and class summaries (mixed into the Resolver)."""
+
+    def _argument_value(self, binding: Binding, depth: int) -> Optional[K.Value]:
+        """A parameter's value from the file's own calls of its function: what the callers that show it agree on."""
+        function = binding.scope.node
+        arg = binding.node
+        if arg is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth > _DEPTH // 2:
+            return None
+        positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+        index = positional.index(arg.arg) if arg.arg in positional else None
+        values = []
+        for call, scope, offset in self.call_sites(function):
+            passed = None
+            if index is not None and 0 <= index - offset < len(call.args):
+                if any(isinstance(a, ast.Starred) for a in call.args[:index - offset + 1]):
+                    continue
+                passed = call.args[index - offset]
+            else:
+                passed = next((kw.value for kw in call.keywords if kw.arg == arg.arg), None)
+            if passed is not None:
+                values.append(self.value_of(passed, scope, depth + 1))
+        known = [value for value in values if value is not None]
+        return K.join(known) if known else None
+
+    def call_sites(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
+        """The file's statement-level calls of ``function`` (``f(x)``, ``self.f(x)``, a module's ``forward``
+        through ``self.block(x)`` or ``model(x)``), with the scope of each and how many leading parameters the
+        call fills implicitly (1 for ``self``)."""
+        if self._call_index is None:
+            self._call_index = {}
+            for call, scope in (self.scopes.calls if self.scopes else ()):
+                target = self._callee(call, scope)
+                if target is not None:
+                    self._call_index.setdefault(id(target[0]), []).append((call, scope, target[1]))
+        return self._call_index.get(id(function), [])
+
+    def _callee(self, call: ast.Call, scope: Scope) -> Optional[tuple[ast.AST, int]]:
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding = self.binding(func, scope)
+            if binding is None:
+                return None
+            if binding.tag == DEF:
+                return binding.value, 0
+            if binding.tag == CLASS:
+                return _method(binding.value, "__init__", 1)
+            value = self.binding_value(binding)
+            return self._forward(value)
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and self.scopes is not None \
+                and func.value.id == self.scopes.self_name(scope):
+            current: Optional[Scope] = scope
+            while current is not None and current.cls is None:
+                current = current.parent
+            if current is not None:
+                method = next((b for b in current.cls.names.get(func.attr, ()) if b.tag == DEF), None)
+                if method is not None:
+                    return method.value, 1
+            return self._forward(self.value_of(func, scope))
+        return None
+
+    def _forward(self, value: Optional[K.Value]) -> Optional[tuple[ast.AST, int]]:
+        if value is None or value[0] != K.MODULE or value[1] not in self._local_classes:
+            return None
+        return _method(self._local_classes[value[1]], "forward", 1)
+
+    def returns(self: "Resolver", function: ast.AST) -> Optional[K.Value]:
+        """The value a function of this file returns: its return statements agree on it (computed once;
+        ``return None`` exits are left out)."""
+        def compute() -> Optional[K.Value]:
+            scope = self.scopes.scope_of(function) if self.scopes else None
+            if scope is None:
+                return None
+            values = [self.value_of(r.value, scope) for r in return_statements(function)
+                      if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
+            return K.join(values) if values else None
+        return memo(self._summaries, ("returns", id(function)), compute)
+
+    def _returned_element(self, function: ast.AST, index: int) -> Optional[K.Value]:
+        scope = self.scopes.scope_of(function) if self.scopes else None
+        if scope is None:
+            return None
+        values = []
+        for statement in return_statements(function):
+            value = statement.value
+            if not isinstance(value, ast.Tuple) or index >= len(value.elts):
+                return None
+            values.append(self.value_of(value.elts[index], scope))
+        return K.join(values) if values else None
+
+    def method_owners(self, cls: str, method: str) -> tuple[str, ...]:
+        """The classes whose ``method`` a call on an instance of ``cls`` may reach, nearest first: empty when
+        a project class on the way defines it (project code, not a torch API)."""
+        owners = []
+        seen: set[str] = set()
+        if cls not in self._local_classes and self.project is not None:
+            found = self.project.method_owner(cls, method)
+            if found is not None:
+                return found
+        while cls in self._local_classes and cls not in seen:
+            seen.add(cls)
+            if _method(self._local_classes[cls], method, 0) is not None:
+                return ()
+            cls = self._parents.get(cls, "")
+            if cls not in self._local_classes and self.project is not None:
+                found = self.project.method_owner(cls, method)   # a base class in another project module
+                if found is not None:
+                    return found
+        if cls:
+            owners.append(cls)
+        return tuple(owners)
+
+    def _local_class_name(self, node: ast.ClassDef) -> str:
+        """A project class's qualified name (``pkg.models.Net``; ``Net`` when the module name is unknown)."""
+        name = f"{self.module_name}.{node.name}" if self.module_name else node.name
+        self._local_classes[name] = node
+        return name
+
+    def class_value(self: "Resolver", node: ast.ClassDef) -> Optional[K.Value]:
+        """What instances of a class of this file are, from its bases (``class Net(nn.Module)``: a module)."""
+        return memo(self._summaries, ("class", id(node)), lambda: self._class_value(node))
+
+    def _class_value(self: "Resolver", node: ast.ClassDef) -> Optional[K.Value]:
+        value = None
+        scope = (self.scopes.scope_of(node).parent if self.scopes and self.scopes.scope_of(node) else None)
+        for base in node.bases:
+            if scope is None:
+                break
+            local = self.definition(base, scope) if isinstance(base, ast.Name) else None
+            if isinstance(local, ast.ClassDef):
+                value = self.class_value(local)
+                if value is not None:
+                    self._parents[self._local_class_name(node)] = self._local_class_name(local)
+                    value = (value[0], self._local_class_name(node))
+            else:
+                name = self.qualname(base, scope)
+                if name is None:
+                    continue
+                value = K.of_class(name)
+                if value is not None and value[0] in (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER):
+                    self._parents[self._local_class_name(node)] = name
+                    value = (value[0], self._local_class_name(node))
+                if value is None and self.project is not None:
+                    value = self.project.class_value(name, self.module_name)
+            if value is not None:
+                break
+        return value
+
+
+def _method(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.AST, int]]:
+    for statement in cls.body:
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
+            return statement, offset
+    return None
+
+
+def return_statements(function: ast.AST) -> list[ast.Return]:
+    """The ``return`` statements of a function's own body (not of functions or classes nested in it)."""
+    found: list[ast.Return] = []
+    stack = list(getattr(function, "body", []))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Return):
+            found.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        else:
+            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
+                stack.extend(getattr(node, field, ()) or ())
+    return found
