@@ -24,11 +24,18 @@ class ProjectView:
     def __init__(self, index: "ProjectIndex") -> None:
         self.index = index
         self._by_path = {facts.relative: facts for facts in index.modules.values()}
-        self.digest = _digest(index)
+        self._digest: Optional[str] = None
         from npu_lint.report.cuda_ops import operator_names
         self.custom_ops = operator_names(list(index.registered))   # what calls into the project's operators look like
         self._values: dict[str, Optional[K.Value]] = {}
         self._chains: dict[str, Optional[list[str]]] = {}
+
+    @property
+    def digest(self) -> str:
+        """A hash of what modules tell each other (for cached per-file results), computed on first use."""
+        if self._digest is None:
+            self._digest = _digest(self.index)
+        return self._digest
 
     # -- where a file sits ---------------------------------------------------------------------
     def module_of(self, relative: str) -> str:
