@@ -84,7 +84,13 @@ class NpuLintChecker:
             if config.excludes(path):
                 return
         third_party = config.third_party() if config is not None else frozenset()
-        for finding in analyse_tree(self.tree, source, parse_target(target_text), codes, third_party=third_party):
+        try:
+            findings = analyse_tree(self.tree, source, parse_target(target_text), codes, third_party=third_party)
+        except Exception as error:   # isolation: one file's bug is one NPU000 line, never a flake8 traceback
+            from npu_lint.isolation import internal_error
+            yield 1, 0, f"NPU000 {internal_error(error)}: file skipped", type(self)
+            return
+        for finding in findings:
             yield finding.line, finding.col, finding.text(), type(self)
 
 
