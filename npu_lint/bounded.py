@@ -28,7 +28,8 @@ def _pruned(node: ast.AST, max_nodes: int, max_depth: int) -> ast.AST:
         nonlocal budget
         if isinstance(value, _KEEP):
             return value
-        if isinstance(value, (ast.expr, ast.stmt)) and (budget <= 0 or depth > max_depth):
+        too_deep = depth > max_depth and not isinstance(value, (ast.Name, ast.Constant))
+        if isinstance(value, (ast.expr, ast.stmt)) and (budget <= 0 or too_deep):
             elided = ast.Name(id=_ELIDED, ctx=ast.Load())
             return ast.Expr(value=elided) if isinstance(value, ast.stmt) else elided
         budget -= 1
@@ -45,6 +46,9 @@ def _pruned(node: ast.AST, max_nodes: int, max_depth: int) -> ast.AST:
             elif isinstance(value, ast.AST):
                 value = child(value, depth + 1)
             setattr(copy, name, value)
+        for name in original._attributes:   # positions: unparse reads lineno for type comments
+            if hasattr(original, name):
+                setattr(copy, name, getattr(original, name))
     return root
 
 

@@ -70,13 +70,14 @@ def discover(path: Path, excluded: Callable[[Path], bool], warn: Optional[Warn] 
         dirs[:] = sorted(d for d in dirs if not (base / d).is_symlink() and not excluded(base / d))
         for name in sorted(files):
             candidate = base / name
-            if not name.endswith(PY_SUFFIXES) or excluded(candidate):
+            if not name.endswith(PY_SUFFIXES):
                 continue
             if candidate.is_symlink() and not inside(candidate, path):
                 reason = "a symbolic link loop" if _loops(candidate) else "a symbolic link out of the input"
                 say(f"{display(candidate)}: skipped: {reason}")
                 continue
-            yield candidate
+            if not excluded(candidate):
+                yield candidate
 
 
 def _loops(path: Path) -> bool:

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import ast
 import builtins
+import sys
+import threading
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional, Sequence, Union
@@ -35,10 +38,17 @@ NEVER_RECORDED = frozenset({"cpu", "cuda", "long", "float", "int", "detach", "to
                             "requires_grad_", "clone", "numpy", "item", "tolist", "size", "dim"})
 _UNWRAPPED_METHODS = NOT_TORCH_METHODS | NEVER_RECORDED
 _NAME_LIMIT = 80
+# Per-file budget: libcst needs about 8 s and 350 MB per MB of source here, so larger files are copied unchanged
+# and a file that takes longer than TIME_BUDGET seconds to rewrite is given up.
+MAX_BYTES = 1024 * 1024
+TIME_BUDGET = 10.0
+_STACK_BYTES = 256 * 1024 * 1024   # reserved, not used: pages are only touched as deep as the recursion goes
+_RECURSION_LIMIT = 12000
 
 
 class InstrumentError(Exception):
-    """The file cannot be instrumented (it does not parse): it is copied unchanged."""
+    """The file cannot be instrumented (it does not parse, it is over budget, or a bug of ours): it is copied
+    unchanged."""
 
 
 @dataclass
@@ -95,6 +105,14 @@ class _Wrapper(cst.CSTTransformer):
         self.quiet = 0                  # inside decorators, parameters, annotations, f-strings
         self.per_line: Counter[int] = Counter()
         self.wrap: dict[cst.Call, tuple[str, int]] = {}
+        self.deadline = time.monotonic() + TIME_BUDGET
+        self._visited = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._visited += 1
+        if not self._visited % 512 and time.monotonic() > self.deadline:
+            raise InstrumentError(f"over the instrumentation budget ({TIME_BUDGET:.0f} s)")
+        return super().on_visit(node)
 
     # -- what is left alone ---------------------------------------------------------------------------
     def _resolve(self, dotted: Optional[str]) -> Optional[str]:
@@ -188,8 +206,12 @@ class _Wrapper(cst.CSTTransformer):
             head.append(cst.Arg(cst.Integer(str(index)), comma=cst.Comma(whitespace_after=before_args)))
         else:
             head.append(cst.Arg(cst.Integer(str(index)), whitespace_after_arg=updated.whitespace_before_args))
-        return updated.with_changes(func=cst.Attribute(cst.Name(DETECTOR), cst.Name("hook_func")),
-                                    whitespace_before_args=cst.SimpleWhitespace(""), args=head + args)
+        wrapped = updated.with_changes(func=cst.Attribute(cst.Name(DETECTOR), cst.Name("hook_func")),
+                                       whitespace_before_args=cst.SimpleWhitespace(""), args=head + args)
+        if not updated.lpar and not _starts_with_name(updated):
+            # ``return(n).f()``, ``not(n).f()``, ``a if"s".join(x) else b``: the keyword before the call had no space
+            wrapped = wrapped.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return wrapped
 
     def leave_For(self, original: cst.For, updated: cst.For) -> cst.For:
         line = self.get_metadata(PositionProvider, original).start.line
@@ -201,6 +223,19 @@ class _Wrapper(cst.CSTTransformer):
             iterable = iterable.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         start = cst.Call(cst.Attribute(cst.Name(DETECTOR), cst.Name("start")), [cst.Arg(iterable)])
         return updated.with_changes(iter=start)
+
+
+def _starts_with_name(node: cst.BaseExpression) -> bool:
+    """Whether the code of ``node`` starts with an identifier (not a parenthesis, a literal or a bracket)."""
+    while True:
+        if getattr(node, "lpar", None):
+            return False
+        if isinstance(node, cst.Call):
+            node = node.func
+        elif isinstance(node, (cst.Attribute, cst.Subscript)):
+            node = node.value
+        else:
+            return isinstance(node, cst.Name)
 
 
 def _short(node: cst.BaseExpression) -> str:
@@ -275,6 +310,46 @@ def instrument(source: str, loop_lines: Sequence[int] = ()) -> Instrumented:
     (``os.path.join``, ``np.mean``), a few str/list/logging methods (:data:`NOT_TORCH_METHODS`) and the methods
     the detector never records (:data:`NEVER_RECORDED`: ``.to()``, ``.item()``, ``.size()`` ...).
     """
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
+        raise InstrumentError(f"larger than the instrumentation budget ({size / 2 ** 20:.1f} MB > "
+                              f"{MAX_BYTES / 2 ** 20:.0f} MB)")
+    try:
+        return _with_deep_stack(_instrument, source, loop_lines)
+    except InstrumentError:
+        raise
+    except Exception as error:   # isolation (RecursionError in libcst, a validation error): the file is kept
+        from npu_lint.isolation import internal_error
+        raise InstrumentError(internal_error(error)) from None
+
+
+def _with_deep_stack(function, *args):
+    """Run ``function`` in a thread with a large stack and recursion limit: libcst recurses once per nesting level,
+    and real files hold 300-term sums and 300 nested lambdas. Deeper still is a RecursionError, hence a skip."""
+    outcome: dict[str, object] = {}
+
+    def target() -> None:
+        try:
+            outcome["value"] = function(*args)
+        except BaseException as error:  # noqa: BLE001 - handed to the caller
+            outcome["error"] = error
+
+    limit, size = sys.getrecursionlimit(), threading.stack_size()
+    try:
+        threading.stack_size(_STACK_BYTES)
+        sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
+        worker = threading.Thread(target=target, name="npu-lint-instrument", daemon=True)
+        worker.start()
+        worker.join()
+    finally:
+        threading.stack_size(size)
+        sys.setrecursionlimit(limit)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _instrument(source: str, loop_lines: Sequence[int]) -> Instrumented:
     try:
         tree = ast.parse(source)
         module = cst.parse_module(source)
@@ -289,7 +364,7 @@ def instrument(source: str, loop_lines: Sequence[int] = ()) -> Instrumented:
         return changed
     changed.code = _with_import(rewritten).code
     try:
-        ast.parse(changed.code)
+        compile(changed.code, "<instrumented>", "exec", ast.PyCF_ONLY_AST)
     except SyntaxError as error:   # a rewrite libcst accepted but Python does not: keep the file as it was
         raise InstrumentError(f"the rewritten file does not parse ({error.msg} at line {error.lineno})") from None
     return changed

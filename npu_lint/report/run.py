@@ -12,6 +12,7 @@ from npu_lint.report.staging import check_final, interruptible, recover, staging
 from npu_lint.report.layout import TORCH_API_FILES, affinity_rows, header_of, rows_by_file
 from npu_lint.report.safety import ReportError, check_paths
 from npu_lint.report.write import write_csv, write_json, write_sarif, write_text
+from npu_lint.sources import display
 from npu_lint.support_facts import support_table
 from npu_lint.versions import Target
 
@@ -30,7 +31,7 @@ class RunLog:
 
     def log(self, level: str, message: str, progress: Optional[float] = None) -> None:
         tag = f"[Progress:{progress:6.2f}%]".ljust(20) if progress is not None else ""
-        message = message.replace("\r", "\\r").replace("\n", "\\n")   # one record per line, whatever the file names
+        message = display(message)   # one record per line, whatever the file names
         line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{level}] {_INDENT.get(level, '')}{tag}{message}"
         self.lines.append(line)
         self.write(line, inline=self.live and progress is not None)
