@@ -12,7 +12,7 @@ from npu_lint import __version__
 from npu_lint import config as configuration
 from npu_lint.core import analyse_tree, dispatch_for
 from npu_lint.finding import Finding
-from npu_lint.isolation import EXIT_INTERNAL_ERROR, internal_error
+from npu_lint.isolation import EXIT_INTERNAL_ERROR, TOO_DEEP, internal_error, with_deep_stack
 from npu_lint.sources import Unreadable, decode_source, discover, display, encoding_of, parse, read_bytes, read_source
 from npu_lint.versions import Target, UnknownVersion, default_release, parse_target
 
@@ -80,9 +80,12 @@ class Checker:
             data = read_bytes(path)
             source, encoding = decode_source(data), encoding_of(data)
             unsafe = self.args.unsafe_fixes
-            fixed_source, fixed = apply(source, findings, unsafe=unsafe)
+            fixed_source, fixed = with_deep_stack(apply, source, findings, unsafe=unsafe)
         except Unreadable as error:
             self.warn(f"{display(path)}: not fixed: {error}")
+            return findings
+        except RecursionError:
+            self.warn(f"{display(path)}: not fixed: {TOO_DEEP}")
             return findings
         except Exception as error:   # isolation: the file stays as it was
             self.internal(path, error, "not fixed")

@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import ast
 import builtins
-import sys
-import threading
 import time
 from collections import Counter
 from dataclasses import dataclass, field
@@ -42,8 +40,6 @@ _NAME_LIMIT = 80
 # and a file that takes longer than TIME_BUDGET seconds to rewrite is given up.
 MAX_BYTES = 1024 * 1024
 TIME_BUDGET = 10.0
-_STACK_BYTES = 256 * 1024 * 1024   # reserved, not used: pages are only touched as deep as the recursion goes
-_RECURSION_LIMIT = 12000
 
 
 class InstrumentError(Exception):
@@ -314,39 +310,15 @@ def instrument(source: str, loop_lines: Sequence[int] = ()) -> Instrumented:
     if size > MAX_BYTES:
         raise InstrumentError(f"larger than the instrumentation budget ({size / 2 ** 20:.1f} MB > "
                               f"{MAX_BYTES / 2 ** 20:.0f} MB)")
+    from npu_lint.isolation import TOO_DEEP, internal_error, with_deep_stack
     try:
-        return _with_deep_stack(_instrument, source, loop_lines)
+        return with_deep_stack(_instrument, source, loop_lines)
     except InstrumentError:
         raise
-    except Exception as error:   # isolation (RecursionError in libcst, a validation error): the file is kept
-        from npu_lint.isolation import internal_error
+    except RecursionError:
+        raise InstrumentError(TOO_DEEP) from None
+    except Exception as error:   # isolation (a validation error, a bug of ours): the file is kept as it is
         raise InstrumentError(internal_error(error)) from None
-
-
-def _with_deep_stack(function, *args):
-    """Run ``function`` in a thread with a large stack and recursion limit: libcst recurses once per nesting level,
-    and real files hold 300-term sums and 300 nested lambdas. Deeper still is a RecursionError, hence a skip."""
-    outcome: dict[str, object] = {}
-
-    def target() -> None:
-        try:
-            outcome["value"] = function(*args)
-        except BaseException as error:  # noqa: BLE001 - handed to the caller
-            outcome["error"] = error
-
-    limit, size = sys.getrecursionlimit(), threading.stack_size()
-    try:
-        threading.stack_size(_STACK_BYTES)
-        sys.setrecursionlimit(max(limit, _RECURSION_LIMIT))
-        worker = threading.Thread(target=target, name="npu-lint-instrument", daemon=True)
-        worker.start()
-        worker.join()
-    finally:
-        threading.stack_size(size)
-        sys.setrecursionlimit(limit)
-    if "error" in outcome:
-        raise outcome["error"]
-    return outcome["value"]
 
 
 def _instrument(source: str, loop_lines: Sequence[int]) -> Instrumented:
