@@ -23,6 +23,11 @@ from pathlib import Path
 BIN = Path(sys.executable).parent
 
 
+def _default_sigint() -> None:
+    """A shell's background job starts with SIGINT ignored, and Python keeps it so: restore what a terminal gives."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
 def complete(report: Path, names: set[str]) -> bool:
     log = report / "pytorch_analysis.txt"
     if not log.is_file() or {p.name for p in report.iterdir()} != names:
@@ -53,7 +58,7 @@ def main() -> int:
         delay = rng.uniform(0.05, duration * 1.1)
         before = (report / "pytorch_analysis.txt").read_bytes()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                                   start_new_session=True)
+                                   start_new_session=True, preexec_fn=_default_sigint)
         time.sleep(delay)
         if signum == signal.SIGINT:
             os.killpg(process.pid, signum)

@@ -203,7 +203,7 @@ def test_interrupting_a_parallel_run_exits_130_without_a_report(tmp_path, signum
     out.mkdir()
     process = subprocess.Popen([tool("npu-lint"), "analyse", "-i", str(project), "-o", str(out), "-j", "2",
                                 "--no-cache"], stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
+                               start_new_session=True, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     deadline = time.monotonic() + 60
     while not any(out.iterdir()) and time.monotonic() < deadline:   # the staging folder: work has started
         time.sleep(0.05)

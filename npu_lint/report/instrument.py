@@ -93,14 +93,16 @@ class _Imports:
 class _Wrapper(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, imports: _Imports, loop_lines: Sequence[int]) -> None:
+    def __init__(self, imports: _Imports, loop_lines: Sequence[int], lines: Sequence[str] = ()) -> None:
         super().__init__()
+        self.lines = lines              # the source lines: is a call glued to the keyword before it?
         self.aliases, self.definitions = imports.aliases, imports.definitions
         self.loop_lines, self.loops_found = set(loop_lines), []
         self.scopes = ["code"]          # "code", "class" (a class body: skipped) or "keep" (skipped with all inside)
         self.quiet = 0                  # inside decorators, parameters, annotations, f-strings
         self.per_line: Counter[int] = Counter()
         self.wrap: dict[cst.Call, tuple[str, int]] = {}
+        self.glued: set[cst.Call] = set()   # ``return(n).f()``: the rewritten call needs parentheses
         self.deadline = time.monotonic() + TIME_BUDGET
         self._visited = 0
 
@@ -183,8 +185,12 @@ class _Wrapper(cst.CSTTransformer):
         name = self._name_for(node.func)
         if name is None:
             return
-        line = self.get_metadata(PositionProvider, node).start.line
+        start = self.get_metadata(PositionProvider, node).start
+        line = start.line
         self.wrap[node] = (name, self.per_line[line])
+        before = self.lines[line - 1][start.column - 1:start.column] if 0 < start.column and line <= len(self.lines) else ""
+        if before.isalnum() or before == "_":
+            self.glued.add(node)
         self.per_line[line] += 1
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -204,7 +210,7 @@ class _Wrapper(cst.CSTTransformer):
             head.append(cst.Arg(cst.Integer(str(index)), whitespace_after_arg=updated.whitespace_before_args))
         wrapped = updated.with_changes(func=cst.Attribute(cst.Name(DETECTOR), cst.Name("hook_func")),
                                        whitespace_before_args=cst.SimpleWhitespace(""), args=head + args)
-        if not updated.lpar and not _starts_with_name(updated):
+        if original in self.glued and not updated.lpar:
             # ``return(n).f()``, ``not(n).f()``, ``a if"s".join(x) else b``: the keyword before the call had no space
             wrapped = wrapped.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         return wrapped
@@ -219,19 +225,6 @@ class _Wrapper(cst.CSTTransformer):
             iterable = iterable.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         start = cst.Call(cst.Attribute(cst.Name(DETECTOR), cst.Name("start")), [cst.Arg(iterable)])
         return updated.with_changes(iter=start)
-
-
-def _starts_with_name(node: cst.BaseExpression) -> bool:
-    """Whether the code of ``node`` starts with an identifier (not a parenthesis, a literal or a bracket)."""
-    while True:
-        if getattr(node, "lpar", None):
-            return False
-        if isinstance(node, cst.Call):
-            node = node.func
-        elif isinstance(node, (cst.Attribute, cst.Subscript)):
-            node = node.value
-        else:
-            return isinstance(node, cst.Name)
 
 
 def _short(node: cst.BaseExpression) -> str:
@@ -328,7 +321,8 @@ def _instrument(source: str, loop_lines: Sequence[int]) -> Instrumented:
     except (SyntaxError, ValueError, RecursionError, MemoryError, cst.ParserSyntaxError) as error:
         raise InstrumentError(_describe(error)) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    transformer = _Wrapper(_Imports(tree), loop_lines)
+    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")   # libcst's line breaks only
+    transformer = _Wrapper(_Imports(tree), loop_lines, lines)
     rewritten = wrapper.visit(transformer)
     changed = Instrumented("", len(transformer.wrap), sorted(transformer.loops_found))
     if not changed.changed:
