@@ -96,7 +96,11 @@ class Checker:
         if fixed and self.args.diff:
             sys.stdout.write(unified_diff(str(path), source, fixed_source))
         elif fixed:
-            _write_in_place(path, fixed_source.encode(encoding))
+            try:
+                _write_in_place(path, fixed_source.encode(encoding))
+            except OSError as error:
+                self.warn(f"{display(path)}: not fixed: cannot write: {error.strerror or error}")
+                return findings
         return findings if self.args.diff else [f for f in findings if f not in fixed]
 
     def check_file(self, path: Path) -> list[Finding]:
@@ -315,6 +319,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("npu-lint: interrupted", file=sys.stderr)
         return 130
+    except OSError as error:   # the output cannot be written (a full disk, a permission): one line
+        where = f"{display(error.filename)}: " if error.filename else ""
+        print(f"npu-lint: error: {where}{error.strerror or error}", file=sys.stderr)
+        return 1
     except Exception as error:
         from npu_lint.report.safety import ReportError
         if not isinstance(error, ReportError):
