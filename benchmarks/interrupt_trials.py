@@ -40,6 +40,7 @@ def main() -> int:
     parser.add_argument("project", type=Path)
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--latest", type=float, default=1.1, help="latest signal, as a fraction of a full run")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     out = Path(tempfile.mkdtemp(prefix="npu-lint-interrupt-"))
@@ -55,7 +56,7 @@ def main() -> int:
     outcomes: dict[str, int] = {}
     for trial in range(args.trials):
         signum = rng.choice([signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
-        delay = rng.uniform(0.05, duration * 1.1)
+        delay = rng.uniform(0.05, duration * args.latest)
         before = (report / "pytorch_analysis.txt").read_bytes()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
                                    start_new_session=True, preexec_fn=_default_sigint)

@@ -184,9 +184,18 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
 
 
 def _worker_signals() -> None:
-    """Workers leave Ctrl-C to the parent (which terminates them) and die at once on SIGTERM."""
+    """Workers leave Ctrl-C to the parent (which terminates them), die at once on SIGTERM, and on Linux die with
+    the parent (a SIGKILLed parent leaves no orphan writing tracebacks into a closed pipe)."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() == 1:   # the parent died before the line above
+            os._exit(1)
 
 
 def _run_jobs(todo: list[tuple[str, Target, frozenset[str], frozenset[str]]],

@@ -104,7 +104,12 @@ def copy_instrumented(source: Path, destination: Path, loops: dict[str, list[int
     stats = CopyStats()
     python = sum(1 for _, _, files in os.walk(source) for name in files if name.endswith(".py"))
     done = 0
-    for folder, dirs, files in os.walk(source):
+
+    def unreadable(error: OSError) -> None:
+        where = Path(error.filename).relative_to(source).as_posix() if error.filename else "."
+        log("WARNING", f"{where} cannot be read ({error.strerror}), skip.")
+
+    for folder, dirs, files in os.walk(source, onerror=unreadable):
         base = Path(folder)
         there = destination / base.relative_to(source)
         kept = []

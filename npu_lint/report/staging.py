@@ -9,6 +9,7 @@ previous report back first.
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import shutil
 import signal
@@ -116,23 +117,32 @@ def _signals_held() -> Iterator[None]:
 
 
 def swap_in(staging: Path, final: Path) -> None:
-    """``staging`` becomes ``final``; a previous report is moved aside first and deleted last."""
-    aside = None
+    """``staging`` becomes ``final``; a previous report is moved aside first and deleted last. A concurrent run
+    that swaps its own report in between is moved aside as well (the last run to finish wins)."""
+    asides: list[Path] = []
     with _signals_held():
-        if os.path.lexists(final):
-            check_final(final, force=True)   # appeared while we worked: still never follow a link
-            aside = _name(final, _OLD)
+        for attempt in range(10):
+            if os.path.lexists(final):
+                check_final(final, force=True)   # appeared while we worked: still never follow a link
+                aside = _name(final, _OLD)
+                try:
+                    os.rename(final, aside)
+                    asides.append(aside)
+                except FileNotFoundError:
+                    pass   # another run moved it meanwhile
+                except OSError as error:
+                    raise ReportError(f"cannot move the previous report {final} aside: {error.strerror}") from None
             try:
-                os.rename(final, aside)
+                os.rename(staging, final)
+                break
             except OSError as error:
-                raise ReportError(f"cannot move the previous report {final} aside: {error.strerror}") from None
-        try:
-            os.rename(staging, final)
-        except OSError as error:
-            if aside is not None:
-                os.rename(aside, final)
-            raise ReportError(f"cannot move the report into {final}: {error.strerror}") from None
-    if aside is not None:
+                if error.errno in (errno.ENOTEMPTY, errno.EEXIST) and attempt < 9:
+                    continue   # another run put its report there between our two renames
+                if asides and not os.path.lexists(final):
+                    with contextlib.suppress(OSError):
+                        os.rename(asides.pop(), final)
+                raise ReportError(f"cannot move the report into {final}: {error.strerror}") from None
+    for aside in asides:
         _remove(aside)
 
 
