@@ -2,8 +2,8 @@
 
     python benchmarks/interrupt_trials.py PROJECT [--trials 20] [--seed 1]
 
-Each trial sends SIGINT to the process group (Ctrl-C in a terminal), SIGTERM or SIGKILL to the parent at a random
-moment of the run. Checked: the run ends within 60 s of the signal (no hang), Ctrl-C/SIGTERM exit 130, and the
+Each trial sends SIGINT to the process group (Ctrl-C in a terminal), SIGTERM or SIGKILL to the parent after a
+random line of the run's output (one per analysed file, then the closing lines). Checked: the run ends within 60 s of the signal (no hang), Ctrl-C/SIGTERM exit 130, and the
 report in place is always a complete one (its log ends with the statistics table, every CSV of the first report
 is there), the previous one until the new one is complete. After the trials one more run must leave no staging
 or aside folder behind.
@@ -40,27 +40,33 @@ def main() -> int:
     parser.add_argument("project", type=Path)
     parser.add_argument("--trials", type=int, default=20)
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--latest", type=float, default=1.1, help="latest signal, as a fraction of a full run")
     args = parser.parse_args()
     rng = random.Random(args.seed)
     out = Path(tempfile.mkdtemp(prefix="npu-lint-interrupt-"))
     command = [str(BIN / "npu-lint"), "analyse", "-i", str(args.project), "-o", str(out), "-j", "2", "--force",
                "--no-cache"]
     began = time.perf_counter()
-    subprocess.run(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=True)
+    lines = subprocess.run(command, capture_output=True, text=True, check=True).stdout.count("\n")
     duration = time.perf_counter() - began
     report = out / f"{args.project.resolve().name}_analysis"
     names = {p.name for p in report.iterdir()}
-    print(f"full run {duration:.1f} s, report of {len(names)} files")
+    print(f"full run {duration:.1f} s, {lines} output lines, report of {len(names)} files")
     bad = 0
     outcomes: dict[str, int] = {}
     for trial in range(args.trials):
         signum = rng.choice([signal.SIGINT, signal.SIGTERM, signal.SIGKILL])
-        delay = rng.uniform(0.05, duration * args.latest)
+        # A random line of the run's output (one per analysed file, then the closing lines), plus up to 50 ms:
+        # the signal lands while the workers are busy, while the report is written, or around the swap.
+        line_at, extra = rng.randrange(0, lines), rng.uniform(0, 0.05)
         before = (report / "pytorch_analysis.txt").read_bytes()
-        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                    start_new_session=True, preexec_fn=_default_sigint)
-        time.sleep(delay)
+        began = time.perf_counter()
+        for number, _ in enumerate(process.stdout):
+            if number >= line_at:
+                break
+        time.sleep(extra)
+        delay = time.perf_counter() - began
         if signum == signal.SIGINT:
             os.killpg(process.pid, signum)
         else:
@@ -84,7 +90,7 @@ def main() -> int:
         bad += not ok
         state = "finished" if process.returncode == 0 else f"exit {process.returncode}"
         outcomes[state] = outcomes.get(state, 0) + 1
-        print(f"trial {trial + 1:2}: {signal.Signals(signum).name:<7} at {delay:5.2f} s -> {state:<9} "
+        print(f"trial {trial + 1:2}: {signal.Signals(signum).name:<7} at line {line_at:4} ({delay:5.2f} s) -> {state:<9} "
               f"report {'complete' if intact else 'BROKEN'} ({which}), {'hung' if hung else 'no hang'}"
               f"{'' if ok else '  <-- FAIL ' + err.strip()[-200:]}")
     leftovers_before = sorted(p.name for p in out.iterdir() if p.name.startswith("."))
