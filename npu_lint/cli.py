@@ -13,7 +13,8 @@ from npu_lint import config as configuration
 from npu_lint.context import FileContext
 from npu_lint.core import analyse_tree, dispatch_for
 from npu_lint.finding import Finding
-from npu_lint.sources import Unreadable, discover, parse, read_source
+from npu_lint.isolation import EXIT_INTERNAL_ERROR, TOO_DEEP, internal_error, with_deep_stack
+from npu_lint.sources import Unreadable, decode_source, discover, display, encoding_of, parse, read_bytes, read_source
 from npu_lint.versions import Target, UnknownVersion, default_release, parse_target
 
 
@@ -41,6 +42,7 @@ class Checker:
         self.ignore = _split_codes(args.ignore)
         self.explicit = configuration.load(Path(args.config)) if args.config else None
         self.warnings = 0
+        self.internal_errors = 0   # files skipped because of a bug of ours: exit EXIT_INTERNAL_ERROR
         self.hidden_unsafe_fixes = 0   # fixes that --unsafe-fixes would add
         self.projects: list[tuple[Path, object]] = []   # (folder, ProjectView) for the folders given
 
@@ -69,23 +71,38 @@ class Checker:
                 if not config.excludes(path) or self.args.no_exclude:
                     found.append(path)
             else:
-                found.extend(discover(path, config.excludes))
+                found.extend(discover(path, config.excludes, self.warn))
         return found
 
     def fix_file(self, path: Path, findings: list[Finding]) -> list[Finding]:
         """Apply (``--fix``) or show (``--diff``) the safe fixes (and the unsafe ones with ``--unsafe-fixes``);
         return the findings still open."""
         from npu_lint.fixes import apply, fixable, unified_diff
-        source = read_source(path)
-        unsafe = self.args.unsafe_fixes
-        fixed_source, fixed = apply(source, findings, unsafe=unsafe)
+        try:
+            data = read_bytes(path)
+            source, encoding = decode_source(data), encoding_of(data)
+            unsafe = self.args.unsafe_fixes
+            fixed_source, fixed = with_deep_stack(apply, source, findings, unsafe=unsafe)
+        except Unreadable as error:
+            self.warn(f"{display(path)}: not fixed: {error}")
+            return findings
+        except RecursionError:
+            self.warn(f"{display(path)}: not fixed: {TOO_DEEP}")
+            return findings
+        except Exception as error:   # isolation: the file stays as it was
+            self.internal(path, error, "not fixed")
+            return findings
         if not unsafe:
             self.hidden_unsafe_fixes += sum(1 for f in findings if fixable(f, source, unsafe=True)
                                             and not fixable(f, source))
         if fixed and self.args.diff:
             sys.stdout.write(unified_diff(str(path), source, fixed_source))
         elif fixed:
-            path.write_text(fixed_source, encoding="utf-8")
+            try:
+                _write_in_place(path, fixed_source.encode(encoding))
+            except OSError as error:
+                self.warn(f"{display(path)}: not fixed: cannot write: {error.strerror or error}")
+                return findings
         return findings if self.args.diff else [f for f in findings if f not in fixed]
 
     def check_file(self, path: Path) -> list[Finding]:
@@ -100,10 +117,18 @@ class Checker:
                 return []
             tree = parse(source, path)
         except Unreadable as error:
-            self.warn(f"{path}: skipped: {error}")
+            self.warn(f"{display(path)}: skipped: {error}")
             return []
-        return analyse_tree(tree, source, self.target_for(config), codes, noqa=not self.args.disable_noqa,
-                            third_party=config.third_party(), ctx=self.context_for(path, source, config))
+        try:
+            return analyse_tree(tree, source, self.target_for(config), codes, noqa=not self.args.disable_noqa,
+                                third_party=config.third_party(), ctx=self.context_for(path, source, config))
+        except Exception as error:   # isolation: one file's bug is one line, the run goes on
+            self.internal(path, error, "skipped")
+            return []
+
+    def internal(self, path: Path, error: Exception, what: str) -> None:
+        self.internal_errors += 1
+        self.warn(f"{display(path)}: {what}: {internal_error(error)}")
 
     def index_folders(self, paths: Sequence[str]) -> None:
         """Build (or refresh from its cache) the project index of each folder given, as ruff keeps its cache."""
@@ -113,6 +138,8 @@ class Checker:
             if folder.is_dir() and not self.args.no_cache:
                 warnings: list[str] = []
                 view = build_view([folder], warnings, cache_dir=cache_folder(folder))
+                for message in warnings:
+                    self.warn(message)
                 if view is not None:
                     self.projects.append((folder.resolve(), view))
 
@@ -145,14 +172,42 @@ def _check(args: argparse.Namespace) -> int:
                 continue
         for finding in findings:
             total += 1
-            print(f"{path}:{finding.line}:{finding.col + 1}: {finding.code} {finding.message}")
+            print(f"{display(path)}:{finding.line}:{finding.col + 1}: {finding.code} {finding.message}")
     if total and not args.quiet:
         print(f"Found {total} finding{'s' if total != 1 else ''}.", file=sys.stderr)
     if checker.hidden_unsafe_fixes and not args.quiet:
         count = checker.hidden_unsafe_fixes
         print(f"{count} more fix{'es' if count != 1 else ''} available with --unsafe-fixes (review them: "
               "they can change the meaning).", file=sys.stderr)
+    if checker.internal_errors:
+        return EXIT_INTERNAL_ERROR
     return 1 if total and not args.exit_zero else 0
+
+
+def _write_in_place(path: Path, data: bytes) -> None:
+    """Replace a fixed file through a temporary file beside it (same mode), so a kill never leaves half a file."""
+    import tempfile
+    descriptor, temporary = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".npu-lint", dir=path.parent)
+    try:
+        with os.fdopen(descriptor, "wb") as handle:
+            handle.write(data)
+        os.chmod(temporary, path.stat().st_mode & 0o7777)
+        os.replace(temporary, path)
+    except BaseException:
+        os.unlink(temporary)
+        raise
+
+
+def _jobs(text: str) -> int:
+    """``-j N``: 1 to four times the CPU count."""
+    highest = (os.cpu_count() or 1) * 4
+    try:
+        jobs = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"invalid int value: {text!r}") from None
+    if not 1 <= jobs <= highest:
+        raise argparse.ArgumentTypeError(f"{jobs} is not between 1 and {highest} (four times the CPU count)")
+    return jobs
 
 
 def _rules(args: argparse.Namespace) -> int:
@@ -270,7 +325,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--fail-on", metavar="CODES|any", help="exit 3 when findings with these code prefixes exist")
     analyse.add_argument("--versions", metavar="V1,V2,...", help="add version_summary.csv: one verdict column per release")
     analyse.add_argument("--force", action="store_true", help="replace an existing <name>_analysis folder")
-    analyse.add_argument("-j", "--jobs", type=int, default=1, metavar="N", help="analyse files in N processes")
+    analyse.add_argument("-j", "--jobs", type=_jobs, default=1, metavar="N", help="analyse files in N processes")
     analyse.add_argument("--no-cache", action="store_true", help="do not read or write <OUTPUT>/.npu-lint-cache")
     analyse.add_argument("--wrap-loop", action="append", metavar="FILE:LINE", help="-m dynamic_shape: in the copy, "
                          "run the for loop at FILE:LINE (FILE relative to the input) over DETECTOR.start (repeatable)")
@@ -302,6 +357,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("npu-lint: interrupted", file=sys.stderr)
         return 130
+    except OSError as error:   # the output cannot be written (a full disk, a permission): one line
+        where = f"{display(error.filename)}: " if error.filename else ""
+        print(f"npu-lint: error: {where}{error.strerror or error}", file=sys.stderr)
+        return 1
     except Exception as error:
         from npu_lint.report.safety import ReportError
         if not isinstance(error, ReportError):

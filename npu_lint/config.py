@@ -154,10 +154,23 @@ def find(directory: Path) -> Config:
     for folder in (directory, *directory.parents):
         candidate = folder / "pyproject.toml"
         if candidate.is_file():
-            data = _toml_load(candidate)
+            try:
+                data = _toml_load(candidate)
+            except ConfigError:
+                if _mentions_npu_lint(candidate):
+                    raise
+                continue   # a broken pyproject.toml (a template) that is not ours: look further up
             if "npu-lint" in data.get("tool", {}):
                 return _from_data(data, candidate)
     return Config(root=Path.cwd())
+
+
+def _mentions_npu_lint(path: Path) -> bool:
+    try:
+        with path.open("rb") as handle:
+            return b"npu-lint" in handle.read(1024 * 1024)
+    except OSError:
+        return False
 
 
 def enabled_codes(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> frozenset[str]:

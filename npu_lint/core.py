@@ -102,7 +102,7 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
     findings = ctx.findings
     if noqa and findings:
         findings = _without_noqa(findings, ctx.noqa_spans, source.splitlines())
-    return sorted(set(findings), key=lambda f: (f.line, f.col, f.code))
+    return sorted(set(findings), key=lambda f: (f.line, f.col, f.code, f.message, f.api, f.end_line, f.family))
 
 
 def analyse_source(source: str, target: Optional[Target] = None, codes: Optional[frozenset[str]] = None,

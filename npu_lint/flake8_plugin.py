@@ -84,9 +84,15 @@ class NpuLintChecker:
             if config.excludes(path):
                 return
         third_party = config.third_party(build=False) if config is not None else frozenset()   # flake8 never builds
-        ctx = _project_context(source, parse_target(target_text), path)
-        for finding in analyse_tree(self.tree, source, parse_target(target_text), codes, third_party=third_party,
-                                    ctx=ctx):
+        try:
+            ctx = _project_context(source, parse_target(target_text), path)
+            findings = analyse_tree(self.tree, source, parse_target(target_text), codes, third_party=third_party,
+                                    ctx=ctx)
+        except Exception as error:   # isolation: one file's bug is one NPU000 line, never a flake8 traceback
+            from npu_lint.isolation import internal_error
+            yield 1, 0, f"NPU000 {internal_error(error)}: file skipped", type(self)
+            return
+        for finding in findings:
             yield finding.line, finding.col, finding.text(), type(self)
 
 

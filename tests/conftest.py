@@ -30,3 +30,35 @@ def run(args: Sequence[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
     return subprocess.run(list(args), cwd=cwd, capture_output=True, text=True, env=env,
                           stdin=subprocess.DEVNULL, timeout=600, **kwargs)
+
+
+FORMULA_PREFIXES = ("=", "+", "-", "@")
+
+
+def unsafe_csv_cells(folder: Path) -> list[str]:
+    """Cells of the report CSVs under ``folder`` (``*_analysis/**/*.csv``) that a spreadsheet could take for a
+    formula, and records whose width differs from the header's: empty when every CSV is safe."""
+    import csv
+    problems = []
+    for path in sorted(folder.rglob("*_analysis/**/*.csv")):
+        if path.name == "msft_dynamic_shape_analysis_report.csv":
+            continue   # written by the detector at runtime, in the user's process
+        with path.open(newline="", encoding="utf-8", errors="replace") as handle:
+            records = list(csv.reader(handle))
+        for record in records:
+            if len(record) != len(records[0]):
+                problems.append(f"{path.name}: record of {len(record)} cells: {record!r}")
+            problems.extend(f"{path.name}: {cell!r}" for cell in record
+                            if cell.lstrip().startswith(FORMULA_PREFIXES) and cell.strip() != "-")
+    return problems
+
+
+@pytest.fixture(autouse=True)
+def _every_report_csv_is_safe(request):
+    """After every test that used a temporary folder: every report CSV written there reads back as records of the
+    header's width with no formula prefix (issue 11)."""
+    folder = request.getfixturevalue("tmp_path") if "tmp_path" in request.fixturenames else None
+    yield
+    if folder is not None:
+        problems = unsafe_csv_cells(folder)
+        assert not problems, problems[:5]

@@ -167,7 +167,7 @@ def build_view(roots: list[Path], warnings: list[str], cache_dir: Optional[Path]
         return ProjectView(ProjectIndex.build(roots, cache_dir=cache_dir))
     except NoPackage:
         return None
-    except (OSError, ValueError, RecursionError, MemoryError) as error:
+    except Exception as error:   # isolation: no index is a weaker analysis, never a failed run
         warnings.append(f"the project index could not be built ({type(error).__name__}: {error}); "
                         "names from other modules stay unresolved")
         return None

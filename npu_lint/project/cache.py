@@ -17,7 +17,7 @@ from typing import Optional
 
 from npu_lint.project.facts import FACTS_VERSION, ClassFacts, FunctionFacts, ModuleFacts, extract
 from npu_lint.project.modules import ModuleFile, NativeFile
-from npu_lint.sources import Unreadable, parse, read_source
+from npu_lint.sources import Unreadable, parse, read_bytes, read_source
 
 _FILE = f"project-facts-v{FACTS_VERSION}.marshal"
 
@@ -55,7 +55,11 @@ class FactsCache:
         entry = self.entries.get(str(path))
         if entry is not None and entry[3] == kind and entry[0] == stat.st_size and entry[1] == stat.st_mtime_ns:
             return entry[:3], entry[4]
-        digest = hashlib.blake2b(path.read_bytes(), digest_size=16).hexdigest()
+        try:
+            data = read_bytes(path)   # regular files only, at most the size cap
+        except Unreadable as error:
+            raise OSError(str(error)) from None
+        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         stamp = (stat.st_size, stat.st_mtime_ns, digest)
         if entry is not None and entry[3] == kind and entry[2] == digest:
             self.entries[str(path)] = (*stamp, kind, entry[4])

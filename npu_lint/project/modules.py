@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.machinery
 import os
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Optional
@@ -100,6 +101,13 @@ def _files(root: Path, warnings: list[str]) -> Iterator[tuple[Path, str]]:
             path = base / name
             if path.is_symlink():
                 warnings.append(f"{path.relative_to(root).as_posix()} is a symbolic link, skip.")
+                continue
+            try:
+                regular = stat.S_ISREG(os.lstat(path).st_mode)
+            except OSError:
+                regular = False
+            if not regular:   # a FIFO or a device named like a source file: never opened
+                warnings.append(f"{path.relative_to(root).as_posix()} is not a regular file, skip.")
                 continue
             yield path, path.relative_to(root).as_posix()
 

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import ast
+import hashlib
 import os
+import signal
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -16,7 +18,8 @@ from npu_lint.finding import Finding
 from npu_lint.report.cuda_ops import SUFFIXES, exported_ops, operator_names, registered_ops
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.rules.support import api_reference
-from npu_lint.sources import Unreadable, parse, read_source
+from npu_lint.isolation import internal_error, is_internal
+from npu_lint.sources import Unreadable, decode_source, display, parse, read_bytes, read_source
 from npu_lint.support_facts import probable_method_api, support_table
 from npu_lint.versions import Target
 
@@ -68,16 +71,22 @@ class Collected:
     inventory: list[tuple[str, int, int, str, str]] = field(default_factory=list)
     cuda_ops: list[tuple[str, str]] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    internal_errors: int = 0   # files skipped because of a bug of ours
 
 
 def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]]:
     python, native = [], []
-    for folder, dirs, files in os.walk(root):
+
+    def unreadable(error: OSError) -> None:
+        where = Path(error.filename).relative_to(root).as_posix() if error.filename else "."
+        warnings.append(f"{display(where)} cannot be read ({error.strerror}), skip.")
+
+    for folder, dirs, files in os.walk(root, onerror=unreadable):
         base = Path(folder)
         kept = []
         for name in sorted(dirs):
             if (base / name).is_symlink():
-                warnings.append(f"{(base / name).relative_to(root)} is a symbolic link, skip.")
+                warnings.append(f"{display((base / name).relative_to(root))} is a symbolic link, skip.")
             else:
                 kept.append(name)
         dirs[:] = kept
@@ -86,7 +95,7 @@ def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]
             if not name.endswith((".py",) + SUFFIXES):
                 continue
             if path.is_symlink():
-                warnings.append(f"{path.relative_to(root)} is a symbolic link, skip.")
+                warnings.append(f"{display(path.relative_to(root))} is a symbolic link, skip.")
                 continue
             (python if name.endswith(".py") else native).append(path)
     return python, native
@@ -98,12 +107,30 @@ FileResult = tuple[list[Finding], list[tuple[int, int, str, str]], Optional[str]
 
 def analyse_file(path: Path, target: Target, custom_ops: frozenset[str],
                  third_party: frozenset[str] = frozenset()) -> FileResult:
-    """Everything the report needs from one Python file (picklable, so it can run in a worker)."""
+    """Everything the report needs from one Python file (picklable, so it can run in a worker). Never raises:
+    an unreadable file or a bug of ours triggered by it is a skip reason."""
+    return _analyse_digest(path, target, custom_ops, third_party)[0]
+
+
+def _analyse_digest(path: Path, target: Target, custom_ops: frozenset[str],
+                    third_party: frozenset[str]) -> tuple[FileResult, str]:
+    """The result and the digest of the bytes it was computed from (the cache stores it only under that key)."""
     try:
-        source = read_source(path)
-        tree = parse(source, path)
+        data = read_bytes(path)
     except Unreadable as error:
-        return [], [], str(error)
+        return ([], [], str(error)), ""
+    try:
+        return _analyse_text(path, decode_source(data), target, custom_ops, third_party), \
+            hashlib.sha256(data).hexdigest()
+    except Unreadable as error:
+        return ([], [], str(error)), ""
+    except Exception as error:   # isolation: the file is skipped, the run goes on
+        return ([], [], internal_error(error)), ""
+
+
+def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset[str],
+                  third_party: frozenset[str]) -> FileResult:
+    tree = parse(source, path)
     ctx = FileContext(source, target)
     ctx.custom_ops, ctx.third_party = custom_ops, third_party
     if _PROJECT[0] is not None:   # the project index of this run (inherited by forked workers)
@@ -115,8 +142,8 @@ def analyse_file(path: Path, target: Target, custom_ops: frozenset[str],
     return findings, inventory, None
 
 
-def _analyse_job(job: tuple[str, Target, frozenset[str], frozenset[str]]) -> FileResult:
-    return analyse_file(Path(job[0]), job[1], job[2], job[3])
+def _analyse_job(job: tuple[str, Target, frozenset[str], frozenset[str]]) -> tuple[FileResult, str]:
+    return _analyse_digest(Path(job[0]), job[1], job[2], job[3])
 
 
 def collect(root: Path, target: Target, progress: Callable[[int, int, str], None], jobs: int = 1,
@@ -137,43 +164,70 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     custom_ops = operator_names(registered)
     reason = getattr(third_party, "reason", lambda name: "")
     context = custom_ops | {f"api:{name}:{reason(name)}" for name in third_party}   # both decide a file's result
-    facts_cache = cache.folder / "project-facts" if cache is not None else None   # warm runs parse nothing twice
+    facts_cache = cache.subfolder("project-facts") if cache is not None else None   # warm runs parse nothing twice
     project = build_view([root], result.warnings, cache_dir=facts_cache) if python else None
     _PROJECT[:] = [project, root]
     if project is not None:
         context = context | {f"project:{project.digest}"}
-    cached = {path: cache.get(path, target, context) if cache else None for path in python}
+    keys = {path: cache.key(path, target, context) if cache else None for path in python}
+    cached = {path: cache.load(*keys[path], name=path.name) if keys[path] else None
+              for path in python}
     todo = [(str(path), target, custom_ops, third_party) for path in python if cached[path] is None]
     fresh = _run_jobs(todo, jobs)
     for index, path in enumerate(python):
         relative = path.relative_to(root).as_posix()
-        progress(index, len(python), relative)
-        outcome = cached[path] if cached[path] is not None else next(fresh)
-        if cache is not None and cached[path] is None:
-            cache.put(path, target, context, outcome)
+        progress(index, len(python), display(relative))
+        outcome = cached[path]
+        if outcome is None:
+            outcome, digest = next(fresh)
+            if cache is not None and keys[path] and digest == keys[path][1] and not is_internal(outcome[2] or ""):
+                cache.put(keys[path][0], digest, outcome)   # only results of the bytes the key was made from
         findings, inventory, skipped = outcome
         result.files.append(relative)
         if skipped:
-            result.warnings.append(f"{relative} {skipped}, skip.")
+            result.internal_errors += is_internal(skipped)
+            result.warnings.append(f"{display(relative)} {skipped}, skip.")
             continue
         result.findings.extend((relative, finding) for finding in findings)
         result.inventory.extend((relative, *row) for row in inventory)
+    if cache is not None:
+        result.warnings.extend(cache.warnings)
     return result
 
 
-def _run_jobs(todo: list[tuple[str, Target, frozenset[str], frozenset[str]]], jobs: int) -> Iterator[FileResult]:
+def _worker_signals() -> None:
+    """Workers leave Ctrl-C to the parent (which terminates them), die at once on SIGTERM, and on Linux die with
+    the parent (a SIGKILLed parent leaves no orphan writing tracebacks into a closed pipe)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)   # PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass
+        if os.getppid() == 1:   # the parent died before the line above
+            os._exit(1)
+
+
+def _run_jobs(todo: list[tuple[str, Target, frozenset[str], frozenset[str]]],
+              jobs: int) -> Iterator[tuple[FileResult, str]]:
     if jobs <= 1 or len(todo) < 2:
         return map(_analyse_job, todo)
     import multiprocessing
-    pool = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork").Pool(jobs)
+    pool = multiprocessing.get_context("spawn" if sys.platform == "win32" else "fork").Pool(
+        jobs, initializer=_worker_signals)
     results = pool.imap(_analyse_job, todo, chunksize=max(1, len(todo) // (jobs * 8)))
 
-    def drain() -> Iterator[FileResult]:
+    def drain() -> Iterator[tuple[FileResult, str]]:
         try:
             yield from results
-        finally:
-            pool.close()
+        except BaseException:   # Ctrl-C, SIGTERM, or the consumer gave up: never wait for the workers
+            pool.terminate()
             pool.join()
+            raise
+        pool.close()
+        pool.join()
     return drain()
 
 

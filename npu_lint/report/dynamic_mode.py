@@ -5,7 +5,6 @@ it to get ``msft_dynamic_shape_analysis_report.csv`` (see ``npu_lint/runtime/hoo
 """
 from __future__ import annotations
 
-import codecs
 import os
 import shutil
 import stat
@@ -17,7 +16,7 @@ from typing import Callable, Optional, Sequence
 from npu_lint.report.collect import Collected, collect
 from npu_lint.report.instrument import InstrumentError, instrument
 from npu_lint.report.safety import ReportError
-from npu_lint.sources import Unreadable, read_source
+from npu_lint.sources import Unreadable, decode_source, encoding_of, read_bytes
 from npu_lint.versions import Target
 
 PACKAGE = "msft_dynamic_analysis"
@@ -75,7 +74,8 @@ def _link(path: Path, source: Path, copy: Path, relative: str, log: Log) -> None
 
 def _copy_python(path: Path, copy: Path, relative: str, lines: Sequence[int], stats: CopyStats, log: Log) -> None:
     try:
-        text = read_source(path)
+        data = read_bytes(path)
+        text, encoding = decode_source(data), encoding_of(data)
         result = instrument(text, lines)
     except (Unreadable, InstrumentError) as error:
         if lines:
@@ -91,9 +91,8 @@ def _copy_python(path: Path, copy: Path, relative: str, lines: Sequence[int], st
         shutil.copy2(path, copy)
         stats.unchanged += 1
         return
-    bom = codecs.BOM_UTF8.decode("utf-8") if path.read_bytes().startswith(codecs.BOM_UTF8) else ""
-    with open(copy, "w", encoding="utf-8", newline="") as handle:
-        handle.write(bom + result.code)
+    with open(copy, "wb") as handle:   # in the file's own encoding (BOM and coding cookie kept)
+        handle.write(result.code.encode(encoding))
     shutil.copymode(path, copy)
     stats.instrumented += 1
     stats.calls += result.wrapped
@@ -105,7 +104,12 @@ def copy_instrumented(source: Path, destination: Path, loops: dict[str, list[int
     stats = CopyStats()
     python = sum(1 for _, _, files in os.walk(source) for name in files if name.endswith(".py"))
     done = 0
-    for folder, dirs, files in os.walk(source):
+
+    def unreadable(error: OSError) -> None:
+        where = Path(error.filename).relative_to(source).as_posix() if error.filename else "."
+        log("WARNING", f"{where} cannot be read ({error.strerror}), skip.")
+
+    for folder, dirs, files in os.walk(source, onerror=unreadable):
         base = Path(folder)
         there = destination / base.relative_to(source)
         kept = []

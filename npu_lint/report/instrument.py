@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import builtins
+import time
 from collections import Counter
 from dataclasses import dataclass, field
 from typing import Optional, Sequence, Union
@@ -35,10 +36,15 @@ NEVER_RECORDED = frozenset({"cpu", "cuda", "long", "float", "int", "detach", "to
                             "requires_grad_", "clone", "numpy", "item", "tolist", "size", "dim"})
 _UNWRAPPED_METHODS = NOT_TORCH_METHODS | NEVER_RECORDED
 _NAME_LIMIT = 80
+# Per-file budget: libcst needs about 8 s and 350 MB per MB of source here, so larger files are copied unchanged
+# and a file that takes more than TIME_BUDGET seconds of CPU to rewrite is given up.
+MAX_BYTES = 1024 * 1024
+TIME_BUDGET = 10.0
 
 
 class InstrumentError(Exception):
-    """The file cannot be instrumented (it does not parse): it is copied unchanged."""
+    """The file cannot be instrumented (it does not parse, it is over budget, or a bug of ours): it is copied
+    unchanged."""
 
 
 @dataclass
@@ -87,14 +93,24 @@ class _Imports:
 class _Wrapper(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, imports: _Imports, loop_lines: Sequence[int]) -> None:
+    def __init__(self, imports: _Imports, loop_lines: Sequence[int], lines: Sequence[str] = ()) -> None:
         super().__init__()
+        self.lines = lines              # the source lines: is a call glued to the keyword before it?
         self.aliases, self.definitions = imports.aliases, imports.definitions
         self.loop_lines, self.loops_found = set(loop_lines), []
         self.scopes = ["code"]          # "code", "class" (a class body: skipped) or "keep" (skipped with all inside)
         self.quiet = 0                  # inside decorators, parameters, annotations, f-strings
         self.per_line: Counter[int] = Counter()
         self.wrap: dict[cst.Call, tuple[str, int]] = {}
+        self.glued: set[cst.Call] = set()   # ``return(n).f()``: the rewritten call needs parentheses
+        self.deadline = time.process_time() + TIME_BUDGET   # CPU time: a busy machine does not count
+        self._visited = 0
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._visited += 1
+        if not self._visited % 512 and time.process_time() > self.deadline:
+            raise InstrumentError(f"over the instrumentation budget ({TIME_BUDGET:.0f} s of CPU)")
+        return super().on_visit(node)
 
     # -- what is left alone ---------------------------------------------------------------------------
     def _resolve(self, dotted: Optional[str]) -> Optional[str]:
@@ -169,8 +185,12 @@ class _Wrapper(cst.CSTTransformer):
         name = self._name_for(node.func)
         if name is None:
             return
-        line = self.get_metadata(PositionProvider, node).start.line
+        start = self.get_metadata(PositionProvider, node).start
+        line = start.line
         self.wrap[node] = (name, self.per_line[line])
+        before = self.lines[line - 1][start.column - 1:start.column] if 0 < start.column and line <= len(self.lines) else ""
+        if before.isalnum() or before == "_":
+            self.glued.add(node)
         self.per_line[line] += 1
 
     def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
@@ -188,8 +208,12 @@ class _Wrapper(cst.CSTTransformer):
             head.append(cst.Arg(cst.Integer(str(index)), comma=cst.Comma(whitespace_after=before_args)))
         else:
             head.append(cst.Arg(cst.Integer(str(index)), whitespace_after_arg=updated.whitespace_before_args))
-        return updated.with_changes(func=cst.Attribute(cst.Name(DETECTOR), cst.Name("hook_func")),
-                                    whitespace_before_args=cst.SimpleWhitespace(""), args=head + args)
+        wrapped = updated.with_changes(func=cst.Attribute(cst.Name(DETECTOR), cst.Name("hook_func")),
+                                       whitespace_before_args=cst.SimpleWhitespace(""), args=head + args)
+        if original in self.glued and not updated.lpar:
+            # ``return(n).f()``, ``not(n).f()``, ``a if"s".join(x) else b``: the keyword before the call had no space
+            wrapped = wrapped.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return wrapped
 
     def leave_For(self, original: cst.For, updated: cst.For) -> cst.For:
         line = self.get_metadata(PositionProvider, original).start.line
@@ -275,13 +299,30 @@ def instrument(source: str, loop_lines: Sequence[int] = ()) -> Instrumented:
     (``os.path.join``, ``np.mean``), a few str/list/logging methods (:data:`NOT_TORCH_METHODS`) and the methods
     the detector never records (:data:`NEVER_RECORDED`: ``.to()``, ``.item()``, ``.size()`` ...).
     """
+    size = len(source.encode("utf-8", "surrogatepass"))
+    if size > MAX_BYTES:
+        raise InstrumentError(f"larger than the instrumentation budget ({size / 2 ** 20:.1f} MB > "
+                              f"{MAX_BYTES / 2 ** 20:.0f} MB)")
+    from npu_lint.isolation import TOO_DEEP, internal_error, with_deep_stack
+    try:
+        return with_deep_stack(_instrument, source, loop_lines)
+    except InstrumentError:
+        raise
+    except RecursionError:
+        raise InstrumentError(TOO_DEEP) from None
+    except Exception as error:   # isolation (a validation error, a bug of ours): the file is kept as it is
+        raise InstrumentError(internal_error(error)) from None
+
+
+def _instrument(source: str, loop_lines: Sequence[int]) -> Instrumented:
     try:
         tree = ast.parse(source)
         module = cst.parse_module(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError, cst.ParserSyntaxError) as error:
         raise InstrumentError(_describe(error)) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
-    transformer = _Wrapper(_Imports(tree), loop_lines)
+    lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")   # libcst's line breaks only
+    transformer = _Wrapper(_Imports(tree), loop_lines, lines)
     rewritten = wrapper.visit(transformer)
     changed = Instrumented("", len(transformer.wrap), sorted(transformer.loops_found))
     if not changed.changed:
@@ -289,7 +330,7 @@ def instrument(source: str, loop_lines: Sequence[int] = ()) -> Instrumented:
         return changed
     changed.code = _with_import(rewritten).code
     try:
-        ast.parse(changed.code)
+        compile(changed.code, "<instrumented>", "exec", ast.PyCF_ONLY_AST)
     except SyntaxError as error:   # a rewrite libcst accepted but Python does not: keep the file as it was
         raise InstrumentError(f"the rewritten file does not parse ({error.msg} at line {error.lineno})") from None
     return changed

@@ -1,17 +1,18 @@
 """``npu-lint analyse``: checks, the run log in the vendor's format, and the report folder built atomically."""
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 import time
 from pathlib import Path
 from typing import Optional, Sequence, TextIO
 
+from npu_lint.isolation import EXIT_INTERNAL_ERROR
 from npu_lint.report.collect import Collected, collect
+from npu_lint.report.staging import check_final, interruptible, recover, staging_folder, swap_in
 from npu_lint.report.layout import TORCH_API_FILES, affinity_rows, header_of, rows_by_file
 from npu_lint.report.safety import ReportError, check_paths
-from npu_lint.report.write import write_csv, write_json, write_sarif
+from npu_lint.report.write import write_csv, write_json, write_sarif, write_text
+from npu_lint.sources import display
 from npu_lint.support_facts import support_table
 from npu_lint.versions import Target
 
@@ -30,6 +31,7 @@ class RunLog:
 
     def log(self, level: str, message: str, progress: Optional[float] = None) -> None:
         tag = f"[Progress:{progress:6.2f}%]".ljust(20) if progress is not None else ""
+        message = display(message)   # one record per line, whatever the file names
         line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{level}] {_INDENT.get(level, '')}{tag}{message}"
         self.lines.append(line)
         self.write(line, inline=self.live and progress is not None)
@@ -75,8 +77,16 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     if mode != "third_party":
         _check_env_paths(env_paths, source)
     final = output / f"{source.name}_analysis"
-    if final.exists() and not force:
-        raise ReportError(f"{final} already exists (use --force to replace it)")
+    recover(final)   # an earlier run killed mid-swap, and its staging folders
+    check_final(final, force)
+    with interruptible():   # SIGTERM as Ctrl-C: workers stopped, staging removed, exit 130, no partial report
+        return _run(source, output, final, target, mode, formats, fail_on, versions, console, jobs, use_cache,
+                    wrap_loops, third_party)
+
+
+def _run(source: Path, output: Path, final: Path, target: Target, mode: str, formats: Sequence[str],
+         fail_on: Optional[str], versions: Sequence[Target], console: TextIO, jobs: int, use_cache: bool,
+         wrap_loops: Sequence[str], third_party: frozenset[str]) -> int:
     log = RunLog(console)
     log.log("INFO", "PyTorch analysis start working now, please wait for a moment.")
     log.log("INFO", "Analysis start...")
@@ -103,7 +113,7 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
 
     collected = collect(source, target, progress, jobs=jobs, cache=cache, third_party=third_party)
     if not collected.files:
-        raise ReportError(f"there are no python files in {input_dir}")
+        raise ReportError(f"there are no python files in {source}")
     for warning in collected.warnings:
         log.log("WARNING", warning)
     for path, finding in collected.findings:
@@ -112,13 +122,9 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
             log.log("WARNING", f"{path} line: {finding.line} ~ {finding.end_line}   Operation Type: {kind}   "
                                f"Message: {finding.message}")
     files = rows_by_file(collected) if mode == "torch_apis" else affinity_rows(collected)
-    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=output))
-    try:
+    with staging_folder(final) as staging:
         counts = _write(staging, files, collected, target, formats, versions, inventory=mode == "torch_apis")
         _finish(staging, final, log, counts)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     return _fail_on_status(collected, fail_on)
 
 
@@ -130,27 +136,21 @@ def _finish(staging: Path, final: Path, log: RunLog, counts: dict[str, int]) -> 
     for line in statistics(counts):
         log.lines.append(line)
         log.write(line)
-    (staging / "pytorch_analysis.txt").write_text("\n".join(log.lines) + "\n", encoding="utf-8")
-    if final.exists():
-        shutil.rmtree(final)
-    staging.rename(final)
+    write_text(staging / "pytorch_analysis.txt", "\n".join(log.lines) + "\n")
+    swap_in(staging, final)
 
 
 def _dynamic_shape(source: Path, final: Path, target: Target, wrap_loops: Sequence[str], log: RunLog,
                    formats: Sequence[str], collect_options: dict) -> Collected:
     """``-m dynamic_shape``: the instrumented copy, the detector and the log (static NPU4xx findings included)."""
     from npu_lint.report.dynamic_mode import build
-    staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
-    try:
+    with staging_folder(final) as staging:
         collected, counts = build(source, staging, final, target, wrap_loops, log.log, collect_options)
         if "json" in formats:
             write_json(staging / "findings.json", collected.findings, target.release)
         if "sarif" in formats:
             write_sarif(staging / "findings.sarif", collected.findings)
         _finish(staging, final, log, counts)
-    finally:
-        if staging.exists():
-            shutil.rmtree(staging, ignore_errors=True)
     return collected
 
 
@@ -176,6 +176,8 @@ def _write(folder: Path, files: dict[str, list[list[object]]], collected: Collec
 
 
 def _fail_on_status(collected: Collected, fail_on: Optional[str]) -> int:
+    if collected.internal_errors:
+        return EXIT_INTERNAL_ERROR
     if not fail_on:
         return 0
     prefixes = None if fail_on.strip().lower() == "any" else [c.strip().upper() for c in fail_on.split(",") if c.strip()]

@@ -4,7 +4,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r", "\n")
 
 
 class ReportError(Exception):
@@ -12,8 +12,9 @@ class ReportError(Exception):
 
 
 def neutralise(value: object) -> object:
-    """Defuse spreadsheet formulas: a text cell starting with = + - @ tab or CR gets a leading quote."""
-    if isinstance(value, str) and value.startswith(_FORMULA_START):
+    """Defuse spreadsheet formulas: a text cell that starts with = + - @ (after any whitespace or line breaks), or
+    with a tab, CR or LF, gets a leading quote."""
+    if isinstance(value, str) and (value.startswith(_FORMULA_START) or value.lstrip().startswith(_FORMULA_START)):
         return "'" + value
     return value
 

@@ -1,26 +1,51 @@
-"""Write the report files: CSV through pandas (cells neutralised), JSON and SARIF 2.1.0."""
+"""Write the report files: every CSV through :func:`write_csv` (quoted and neutralised cells), JSON and SARIF 2.1.0.
+
+Text is written as UTF-8 with undecodable file-name bytes escaped (``\\udcff``), so an odd file name never
+stops a report.
+"""
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Iterable
 
 from npu_lint import __version__
 from npu_lint.finding import Finding
 from npu_lint.report.safety import neutralise
 from npu_lint.rules import rules_by_code
 
+SEPARATOR = ","
+_QUOTED = frozenset('\r\n"' + SEPARATOR)
+
+
+def csv_cell(value: object) -> str:
+    """One CSV cell: formulas neutralised; quoted (with doubled quotes) when it holds CR, LF, a quote or the separator."""
+    text = "" if value is None else str(neutralise(value))
+    if _QUOTED.intersection(text):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def csv_text(header: list[str], rows: Iterable[Iterable[object]]) -> str:
+    """The CSV document: one line per record, LF line ends (line breaks inside cells are quoted)."""
+    return "".join(SEPARATOR.join(csv_cell(cell) for cell in row) + "\n" for row in [header, *rows])
+
+
+def write_text(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
+        handle.write(text)
+
 
 def write_csv(path: Path, header: list[str], rows: list[list[object]]) -> None:
-    import pandas as pd   # the report is the only place that needs pandas
-    frame = pd.DataFrame([[neutralise(cell) for cell in row] for row in rows], columns=header)
-    frame.to_csv(path, index=False, encoding="utf-8")
+    """The one CSV writer of every report file (the vendor's layouts and ours)."""
+    write_text(path, csv_text(header, rows))
 
 
 def write_json(path: Path, findings: list[tuple[str, Finding]], version: str) -> None:
     items = [{"file": file, "line": f.line, "column": f.col + 1, "end_line": f.end_line, "code": f.code,
               "message": f.message, "api": f.api, "family": f.family} for file, f in findings]
-    path.write_text(json.dumps({"tool": "npu-lint", "version": __version__, "torch_npu_version": version,
-                                "findings": items}, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps({"tool": "npu-lint", "version": __version__, "torch_npu_version": version,
+                                 "findings": items}, indent=2, ensure_ascii=False) + "\n")
 
 
 def write_sarif(path: Path, findings: list[tuple[str, Finding]]) -> None:
@@ -41,7 +66,7 @@ def write_sarif(path: Path, findings: list[tuple[str, Finding]]) -> None:
                 "runs": [{"tool": {"driver": {"name": "npu-lint", "version": __version__,
                                               "semanticVersion": __version__, "rules": driver_rules}},
                           "results": results}]}
-    path.write_text(json.dumps(document, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    write_text(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
 
 
 def _level(code: str) -> str:

@@ -12,6 +12,8 @@ import pkgutil
 from functools import lru_cache
 from typing import TYPE_CHECKING, ClassVar
 
+from npu_lint.bounded import unparse
+
 if TYPE_CHECKING:
     from npu_lint.context import FileContext
 
@@ -55,8 +57,7 @@ FUNCTION_TYPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
 def short_source(node: ast.AST, limit: int = 40) -> str:
     """``node``'s source text for a message, cut to ``limit`` characters."""
-    text = ast.unparse(node)
-    return text if len(text) <= limit else text[:limit - 3] + "..."
+    return unparse(node, limit)   # bounded and non-recursive: the depth is the user's
 
 
 @lru_cache(maxsize=None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import host_array_evidence, track_host_arrays
 from npu_lint.resolver import MASK
@@ -162,10 +163,10 @@ class MaskedAssignment(Rule):
         if not _tensor_side(target, ctx) and host_array_evidence(target, index, ctx, node):
             return
         zero = isinstance(value, ast.Constant) and value.value == 0
-        name = ast.unparse(target.value)
+        name = unparse(target.value)
         replacement = (f"{name} *= ~mask (or torch_npu.contrib.function.npu_fast_condition_index_put)" if zero
                        else "torch_npu.contrib.function.npu_fast_condition_index_put")
-        ctx.report(node, self.message.format(target=name, value=ast.unparse(value), replacement=replacement),
+        ctx.report(node, self.message.format(target=name, value=unparse(value), replacement=replacement),
                    MASK_PATTERN)
 
 
@@ -176,7 +177,7 @@ def _definition_key(node: ast.AST, ctx: FileContext) -> Optional[str]:
     """``class DropPath`` / ``def multiclass_nms`` when the definition re-implements a torch_npu API."""
     if isinstance(node, ast.ClassDef):
         key = f"class {node.name}"
-        bases = [ast.unparse(base).rsplit(".", 1)[-1] for base in node.bases]
+        bases = [unparse(base).rsplit(".", 1)[-1] for base in node.bases]
         methods = {item.name for item in node.body if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef))}
         return key if any(base in _BASES for base in bases) and "forward" in methods else None
     if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.bounded import same
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity import affinity_row
@@ -13,7 +14,7 @@ _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softma
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
-    return ast.dump(a) == ast.dump(b)
+    return same(a, b)   # bounded, non-recursive
 
 
 def _call_name(node: ast.AST, ctx: FileContext) -> Optional[str]:

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
 from npu_lint.rules.dynamic_values import (BATCH_MAX, FACTORIES, FAMILY, SHAPE_METHODS, ValueFlow, call_args,
@@ -72,7 +73,7 @@ class PadToBatchMax(ValueFlow):
                 self._report(node, f"{name.rsplit('.', 1)[-1]} pads each batch to its longest item", ctx)
         elif padding is not None and (_constant(padding) is True or _constant(padding) == "longest") \
                 and not name.startswith("torch."):
-            self._report(node, f"padding={ast.unparse(padding)} pads each batch to its longest item", ctx)
+            self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
         elif name in FACTORIES or (isinstance(node.func, ast.Attribute) and node.func.attr in SHAPE_METHODS
                                     and not name):
             origin = self._flow(call_args(node), node, ctx)
@@ -139,8 +140,8 @@ class LoaderWithoutDropLast(Rule):
 
 def _names_around(node: ast.Call, keywords: dict, ctx: FileContext) -> str:
     """The assigned name, the dataset and the sampler, lower-cased: ``train_loader = DataLoader(train_set, ...)``."""
-    parts = [ast.unparse(keywords[key]) for key in ("dataset", "sampler") if key in keywords]
+    parts = [unparse(keywords[key]) for key in ("dataset", "sampler") if key in keywords]
     parent = ctx.parent(node)
     if isinstance(parent, ast.Assign):
-        parts += [ast.unparse(target) for target in parent.targets]
+        parts += [unparse(target) for target in parent.targets]
     return " ".join(parts).lower()
