@@ -76,10 +76,14 @@ if __name__ == "__main__":
          next((int(a[5:]) for a in sys.argv[1:] if a.startswith("exit=")), None))
 '''
 LOOP_LINE = 22
-# Reasoned from the script: everything on the path of the batch (x, y, out) changes shape with the batch size;
+# Reasoned from the script: everything on the path of the batch (x, y, out) changes shape with the batch size,
+# from its making (the generator runs while the next batch is fetched) and the batch itself (on the loop's line);
 # the probe, the scalar loss, the optimizer and the calls after the loop do not, and the loop over
 # range(len(x) // 4) runs probe.sum() once or twice with the same shape (not a dynamic shape).
 VARYING = sorted([
+    ("torch.randn", "./tiny/train.py", "14"),
+    ("torch.randint", "./tiny/train.py", "14"),
+    ("enumerate.__next__", "./tiny/train.py", "22"),
     ("self.fc1", "./tiny/model.py", "13"),
     ("torch.nn.functional.relu", "./tiny/model.py", "13"),
     ("self.fc2", "./tiny/model.py", "14"),
@@ -125,6 +129,8 @@ def finish(process: subprocess.Popen) -> tuple[int, str, str]:
 def test_instrumented_run_reports_exactly_the_varying_calls(analysis):
     project, report = analysis
     sizes = ("8", "8", "5")
+    stale = report.parent / "stale.csv"
+    stale.write_text(",".join(HEADER) + "\nself.fc1,./tiny/model.py,13,[],None,None\n")
     runs = {   # in parallel: torch takes a few seconds to import
         "original": start(project, *sizes),
         "varying": start(report, *sizes),
@@ -132,10 +138,11 @@ def test_instrumented_run_reports_exactly_the_varying_calls(analysis):
         "killed": start(report, "8", "5", "8", "8", "exit=3", MSFT_DYNAMIC_REPORT=str(report.parent / "killed.csv")),
         "limited": start(report, *sizes, MSFT_DYNAMIC_REPORT=str(report.parent / "limited.csv"),
                          MSFT_DYNAMIC_MAX_SITES="4"),
+        "no epochs": start(report, MSFT_DYNAMIC_REPORT=str(stale)),
     }
     results = {name: finish(process) for name, process in runs.items()}
     for name, (status, out, err) in results.items():
-        assert status == 0, (name, err)
+        assert status == 0 or name == "no epochs", (name, err)
     original = results["original"][1]
     assert original.startswith("loss ") and "weight [" in original
     assert results["varying"][1] == original, "the instrumented copy must compute exactly what the original does"
@@ -147,7 +154,14 @@ def test_instrumented_run_reports_exactly_the_varying_calls(analysis):
     assert out == original
     assert err.count("msft_dynamic_analysis: warning: more than 4 call sites recorded") == 1, err
     assert len(err.splitlines()) == 1
-    sites(report.parent / "limited.csv")        # still a well-formed report
+    # the first 4 sites are the two calls making the batch, the batch, optimizer.zero_grad(): past the budget
+    # no new site is recorded, and the ones seen keep being compared
+    assert sites(report.parent / "limited.csv") == [
+        ("enumerate.__next__", "./tiny/train.py", "22"), ("torch.randint", "./tiny/train.py", "14"),
+        ("torch.randn", "./tiny/train.py", "14")]
+    # a run whose loop never starts leaves a header-only report, not the previous run's rows
+    # (the script itself then fails on its `loss` after the empty loop)
+    assert "UnboundLocalError" in results["no epochs"][2] and sites(stale) == []
 
 
 def test_report_cells(analysis):
@@ -156,11 +170,13 @@ def test_report_cells(analysis):
         rows = {row["Function Name"]: row for row in csv.DictReader(handle)}
     fc1 = rows["self.fc1"]
     assert fc1["Input Shape Range"] == "[(5, 4)-(8, 4)]" and fc1["Output Shape Range"] == "[(5, 8)-(8, 8)]"
-    assert fc1["Call Stack"] == ("[<FrameSummary file ./tiny/train.py, line 40 in <module>>, <FrameSummary file "
-                                 "./tiny/train.py, line 26 in main>, <FrameSummary file ./tiny/model.py, line 13 in "
-                                 "forward>]")
+    # the vendor's cells: a Python list of '<file F, line N in f>' strings, [()] for a 0-d tensor
+    assert fc1["Call Stack"] == ("['<file ./tiny/train.py, line 40 in <module>>', '<file ./tiny/train.py, line 26 "
+                                 "in main>', '<file ./tiny/model.py, line 13 in forward>']")
     loss = rows["torch.nn.functional.cross_entropy"]
-    assert loss["Input Shape Range"] == "[(5, 2)-(8, 2)], [(5,)-(8,)]" and loss["Output Shape Range"] == "[()-()]"
+    assert loss["Input Shape Range"] == "[(5, 2)-(8, 2)], [(5,)-(8,)]" and loss["Output Shape Range"] == "[()]"
+    batch = rows["enumerate.__next__"]
+    assert batch["Input Shape Range"] == "None" and batch["Output Shape Range"] == "[(5, 4)-(8, 4)], [(5,)-(8,)]"
     assert oct((report / "msft_dynamic_shape_analysis_report.csv").stat().st_mode & 0o777) == "0o640"
 
 
