@@ -1,0 +1,241 @@
+"""NPU407-NPU409: shapes that change because a length changes: the short last chunk of a sequence cut in
+fixed steps, a tensor that grows inside a loop, and per-sample lists of different lengths concatenated."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.dynamic_values import FAMILY
+
+_CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
+# Per-sample fields whose length differs from one sample to the next (boxes, labels, tokens ...).
+_PER_SAMPLE_FIELDS = frozenset({
+    "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
+    "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
+    "token_ids", "targets", "target"})
+_PER_SAMPLE_WORDS = ("target", "gt", "label", "annot", "instance", "box")
+
+
+def _length_expr(node: ast.AST) -> bool:
+    """``len(x)``, ``x.size(0)``, ``x.shape[0]``, ``x.numel()``: a length read from the data."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            func = child.func
+            if isinstance(func, ast.Name) and func.id == "len":
+                return True
+            if isinstance(func, ast.Attribute) and func.attr in ("size", "numel"):
+                return True
+        if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Attribute) and child.value.attr == "shape":
+            return True
+    return False
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
+
+
+class ShortLastChunk(Rule):
+    """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
+
+    What it does:
+        Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length cut at the end of the data, the bptt loop of
+        language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` whose stop is
+        not reduced by the step: unless the data length is a multiple of the step, the last chunk is shorter.
+    Why it matters on NPU:
+        The short chunk is a second sequence length (or batch size) for every operator of the training step:
+        the whole step compiles again on NPU for it, once per epoch and per distinct tail.
+    Example:
+        seq_len = min(bptt, len(source) - 1 - i)
+        data = source[i:i + seq_len]
+    Use instead:
+        Trim the data to a multiple of the chunk length once (``source = source[:(len(source) - 1) // bptt * bptt
+        + 1]``), or skip the short tail (``range(0, len(source) - bptt, bptt)``), or pad it to ``bptt`` and mask.
+    Fix safety:
+        No automatic fix: trimming or padding changes which tokens a step sees.
+    """
+
+    code = "NPU407"
+    name = "short-last-chunk"
+    family = FAMILY
+    node_types = (ast.Call, ast.Subscript)
+    triggers = ("min(", "range(")
+    message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
+    must_fire = ("import torch\ndef get_batch(source, i, bptt):\n    seq_len = min(bptt, len(source) - 1 - i)\n"
+                 "    return source[i:i + seq_len]\n",
+                 "import torch\ndef run(x, bs):\n    for i in range(0, x.size(0), bs):\n        y = model(x[i:i + bs])\n")
+    must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     "import torch\nn = min(a, b)\n",
+                     "import torch\ndef run(x, bs):\n    for i in range(0, 10):\n        y = x[i:i + bs]\n",
+                     "def run(x, bs):\n    for i in range(0, len(x), bs):\n        y = x[i:i + bs]\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if not ctx.uses_torch:
+            return
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id == "min" and len(node.args) == 2 \
+                    and not node.keywords and any(self._tail(arg) for arg in node.args):
+                ctx.report(node, self.message.format(what=f"{short_source(node)} cuts the last chunk short"), "min")
+            return
+        assert isinstance(node, ast.Subscript)
+        bounds = node.slice
+        if not isinstance(bounds, ast.Slice) or not isinstance(bounds.lower, ast.Name) \
+                or not isinstance(bounds.upper, ast.BinOp) or not isinstance(bounds.upper.op, ast.Add) \
+                or not isinstance(node.ctx, ast.Load):
+            return
+        index = bounds.lower.id
+        upper = bounds.upper
+        step = upper.right if isinstance(upper.left, ast.Name) and upper.left.id == index else \
+            upper.left if isinstance(upper.right, ast.Name) and upper.right.id == index else None
+        loop = self._range_loop(node, index, ctx)
+        if step is None or loop is None:
+            return
+        call = loop.iter
+        assert isinstance(call, ast.Call)
+        if ast.dump(call.args[2]) != ast.dump(step) or not _length_expr(call.args[1]):
+            return
+        stop = call.args[1]
+        if isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub):
+            return      # ``range(0, n - step, step)``: every chunk is whole
+        ctx.report(node, self.message.format(what=f"{short_source(node)} in steps of {short_source(step)}"),
+                   "x[i:i + step]")
+
+    @staticmethod
+    def _tail(arg: ast.AST) -> bool:
+        """``len(source) - 1 - i``: a length read from the data minus a position."""
+        if not isinstance(arg, ast.BinOp) or not isinstance(arg.op, ast.Sub) or not _length_expr(arg):
+            return False
+        measured = {name for child in ast.walk(arg) if isinstance(child, (ast.Call, ast.Subscript))
+                    for name in _names(child)}
+        return bool(_names(arg) - measured)
+
+    @staticmethod
+    def _range_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
+        loop = ctx.enclosing(node, (ast.For, *FUNCTION_TYPES))
+        while isinstance(loop, ast.For):
+            if isinstance(loop.target, ast.Name) and loop.target.id == index:
+                call = loop.iter
+                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range" \
+                        and len(call.args) == 3:
+                    return loop
+                return None
+            loop = ctx.enclosing(loop, (ast.For, *FUNCTION_TYPES))
+        return None
+
+
+class GrowingTensor(Rule):
+    """A tensor concatenated onto itself inside a loop (autoregressive growth).
+
+    What it does:
+        Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``) inside a
+        ``for`` or ``while`` loop, where the result is assigned back to a name (or attribute) that is one of
+        the concatenated tensors: the tensor is one step longer every iteration, as in token-by-token
+        generation or a growing key/value cache.
+    Why it matters on NPU:
+        Every step has a new length: the concatenation and every operator that reads the tensor (attention
+        over the sequence, the model's forward) compile again on NPU at each step.
+    Example:
+        for _ in range(max_new_tokens):
+            logits = model(ids)[:, -1]
+            ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=1)
+    Use instead:
+        Allocate the full length once (``torch.full((b, max_len), pad_id)``), write step ``t`` with
+        ``ids[:, t] = next_token`` and pass an attention mask; a static key/value cache does the same for attention.
+    Fix safety:
+        No automatic fix.
+    """
+
+    code = "NPU408"
+    name = "growing-tensor"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = ("cat(", "concat", "stack(")
+    message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
+    must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
+                 "import torch\nwhile not done:\n    self.cache = torch.cat((self.cache, k), dim=2)\n")
+    must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                     "import torch\nfor _ in range(n):\n    out = torch.cat([a, b], dim=1)\n",
+                     "import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)[:, -10:]\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        assert isinstance(node, ast.Call)
+        if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)):
+            return
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1:
+            return
+        target = statement.targets[0]
+        if not isinstance(target, (ast.Name, ast.Attribute)):
+            return
+        text = ast.unparse(target)
+        if not any(ast.unparse(element) == text for element in node.args[0].elts):
+            return
+        if not isinstance(ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES)), (ast.For, ast.While)):
+            return
+        name = ctx.resolver.qualname(node.func)
+        if name not in _CAT:
+            return
+        ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...])"), name)
+
+
+class PerSampleConcat(Rule):
+    """Per-sample tensors of different lengths concatenated into one (targets of a detection batch).
+
+    What it does:
+        Flags ``torch.cat([t["boxes"] for t in targets])`` and the like: a concatenation (or ``stack`` of
+        lengths) over a comprehension whose items are per-sample fields (``boxes``, ``labels``, ``masks``,
+        ``input_ids`` ...) or whose loop runs over targets, ground truths, labels or annotations.
+    Why it matters on NPU:
+        The number of objects (or tokens) per image differs, so the concatenated length changes with every
+        batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
+        compiles again on NPU.
+    Example:
+        gt_boxes = torch.cat([t["boxes"] for t in targets])
+    Use instead:
+        Pad each sample's targets to a fixed maximum (``max_objects``) with a validity mask, and build the
+        batch as one ``(batch, max_objects, 4)`` tensor in the collate function.
+    Fix safety:
+        No automatic fix.
+    """
+
+    code = "NPU409"
+    name = "per-sample-concat"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = ("cat(", "concat")
+    message = "{what} joins per-sample items of different lengths: its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
+    must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
+                 "import torch\nlabels = torch.cat([v.gt_labels for v in batch_data_samples], dim=0)\n",
+                 "import torch\nboxes = torch.cat([b for b in gt_bboxes])\n")
+    must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     "import torch\ngt = torch.cat([a, b])\n",
+                     "import numpy as np\nimport torch\ngt = np.concatenate([t['boxes'] for t in targets])\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        assert isinstance(node, ast.Call)
+        if not node.args or not isinstance(node.args[0], (ast.ListComp, ast.GeneratorExp)):
+            return
+        comprehension = node.args[0]
+        if not self._per_sample(comprehension):
+            return
+        name = ctx.resolver.qualname(node.func)
+        if name not in _CAT:
+            return
+        ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({short_source(comprehension, 30)})"), name)
+
+    @staticmethod
+    def _per_sample(comprehension: ast.AST) -> bool:
+        generators = getattr(comprehension, "generators", [])
+        element = getattr(comprehension, "elt", None)
+        while isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute):   # t['boxes'].float()
+            element = element.func.value
+        field = None
+        if isinstance(element, ast.Subscript) and isinstance(element.slice, ast.Constant):
+            field = element.slice.value
+        elif isinstance(element, ast.Attribute):
+            field = element.attr
+        if isinstance(field, str) and field in _PER_SAMPLE_FIELDS:
+            return True
+        iterated = " ".join(ast.unparse(g.iter) for g in generators).lower()
+        return any(word in iterated for word in _PER_SAMPLE_WORDS)
