@@ -40,8 +40,8 @@ class ShortLastChunk(Rule):
     """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
 
     What it does:
-        Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length cut at the end of the data, the bptt loop of
-        language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` whose stop is
+        Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name, cut at the end of the data: the length
+        of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` whose stop is
         not reduced by the step: unless the data length is a multiple of the step, the last chunk is shorter.
     Why it matters on NPU:
         The short chunk is a second sequence length (or batch size) for every operator of the training step:
@@ -67,6 +67,7 @@ class ShortLastChunk(Rule):
                  "import torch\ndef run(x, bs):\n    for i in range(0, x.size(0), bs):\n        y = model(x[i:i + bs])\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
+                     "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
                      "import torch\ndef run(x, bs):\n    for i in range(0, 10):\n        y = x[i:i + bs]\n",
                      "def run(x, bs):\n    for i in range(0, len(x), bs):\n        y = x[i:i + bs]\n")
 
@@ -75,7 +76,8 @@ class ShortLastChunk(Rule):
             return
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "min" and len(node.args) == 2 \
-                    and not node.keywords and any(self._tail(arg) for arg in node.args):
+                    and not node.keywords and any(self._tail(arg) and isinstance(other, (ast.Name, ast.Attribute))
+                                                  for arg, other in (node.args, node.args[::-1])):
                 ctx.report(node, self.message.format(what=f"{short_source(node)} cuts the last chunk short"), "min")
             return
         assert isinstance(node, ast.Subscript)
