@@ -232,3 +232,70 @@ def test_loop_count_and_break(detector, tmp_path):
     assert rows["linear"][4:] == ["[(2, 3)-(5, 3)]", "[(2, 2)-(5, 2)]"]
     assert rows["torch.cat"][4:] == ["[(2, 3)-(5, 3)], [(2, 3)-(2, 3)]", "[(4, 3)-(7, 3)]"]
     assert sites(tmp_path / "report.csv") == sorted((row[0], row[1], row[2]) for row in detector.rows())
+
+
+def test_function_apply_nested_containers_and_metadata(detector):
+    class Double(torch.autograd.Function):
+        @staticmethod
+        def forward(ctx, x):
+            return x * 2
+
+        @staticmethod
+        def backward(ctx, grad):
+            return grad * 2
+
+    class Criterion(torch.nn.Module):       # a project's module
+        def forward(self, pred, targets):
+            return pred.sum() + sum(t["boxes"].sum() for t in targets)
+
+    criterion = Criterion()
+
+    identity = torch.nn.Identity()
+    for rows in detector.start([2, 5, 3]):
+        x = torch.ones(rows, 4, requires_grad=True)
+        y = detector.hook_func(Double.apply, "Double.apply", 0, x)
+        detector.hook_func(criterion, "criterion", 0, torch.ones(2), [{"boxes": torch.ones(rows, 4)}])
+        detector.hook_func(identity, "three", 0, [[[torch.ones(rows)]]])     # three levels: looked into
+        detector.hook_func(identity, "four", 0, [[[[torch.ones(rows)]]]])    # four: not
+        detector.hook_func(x.numel, "x.numel", 0)
+        detector.hook_func(x.size, "x.size", 0, 0)
+        detector.hook_func(x.dim, "x.dim", 0)
+        detector.hook_func(x.new_zeros, "x.new_zeros", 0, 3)                        # varies only through x
+        detector.hook_func(x.sum, "x.sum", 0)
+        detector.hook_func(x.view, "x.view", 0, -1)
+        y.sum().backward()
+    rows = {row[0]: row for row in detector.rows()}
+    assert sorted(rows) == ["Double.apply", "criterion", "three", "x.view"]
+    assert rows["criterion"][4] == "[(2,)-(2,)], [(2, 4)-(5, 4)]"
+    assert rows["x.view"][4:] == ["[(2, 4)-(5, 4)]", "[(8,)-(20,)]"]
+
+
+def test_containers_are_looked_at_with_a_bounded_count(detector):
+    many = [torch.ones(1)] * 10000
+    for rows in detector.start([2, 5]):
+        detector.hook_func(torch.cat, "torch.cat", 0, many + [torch.ones(rows)])   # past the bound: not seen
+        detector.hook_func(torch.cat, "torch.cat", 1, [torch.ones(rows)] + many)
+    last, first = (row[4] for row in detector.rows())      # both vary through their result
+    assert last == ", ".join(["[(1,)-(1,)]"] * 256)         # the 256 elements looked at
+    assert first.startswith("[(2,)-(5,)], [(1,)-(1,)], ") and first.count("[(1,)-(1,)]") == 255
+
+
+def test_budget_counts_new_sites_only(tmp_path, monkeypatch, capsys):
+    """An LSTMCell-style step: one site called 1,700 times per iteration keeps being compared."""
+    monkeypatch.setenv("MSFT_DYNAMIC_REPORT", str(tmp_path / "report.csv"))
+    monkeypatch.setenv("MSFT_DYNAMIC_MAX_SITES", "3")
+    made = Detector()
+    cell = torch.nn.Linear(2, 2)
+    try:
+        for batch in made.start([4, 4, 3]):
+            h = torch.zeros(batch, 2)
+            for _ in range(1700):
+                h = made.hook_func(cell, "self.cell", 0, h)
+            made.hook_func(torch.relu, "torch.relu", 0, h)
+            made.hook_func(torch.tanh, "torch.tanh", 0, h)      # the fourth site: past the budget
+    finally:
+        atexit.unregister(made.write_report)
+    assert [row[0] for row in made.rows()] == ["self.cell", "torch.relu"]
+    err = capsys.readouterr().err
+    assert err.count("more than 3 call sites recorded") == 1 and len(err.splitlines()) == 1
+    assert sites(tmp_path / "report.csv") == sorted((row[0], row[1], row[2]) for row in made.rows())
