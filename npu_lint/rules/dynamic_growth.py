@@ -15,7 +15,18 @@ _PER_SAMPLE_FIELDS = frozenset({
     "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
     "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
     "token_ids", "targets", "target"})
-_PER_SAMPLE_WORDS = ("target", "gt", "label", "annot", "instance", "box")
+# The last word of a name iterated over per sample: ``targets``, ``gt_bboxes``, ``batch_gt_instances``.
+_PER_SAMPLE_WORDS = frozenset({"targets", "target", "gt", "gts", "labels", "annotations", "anns", "annots",
+                               "instances", "boxes", "bboxes", "bbox", "samples"})
+# The last word of a name that holds no tensor data (lists of names, parameters, modules, text).
+_NOT_TENSOR_WORDS = frozenset({"list", "items", "names", "keys", "headers", "params", "paths", "files", "modules",
+                               "submodule", "submodules", "blocks", "layers", "lines", "text", "texts", "strings",
+                               "words", "urls", "prompts", "prompt", "captions", "dicts", "tags", "columns"})
+
+
+def _last_word(node: ast.AST) -> str:
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    return name.lower().rsplit("_", 1)[-1]
 
 
 def _length_expr(node: ast.AST) -> bool:
@@ -69,7 +80,8 @@ class ShortLastChunk(Rule):
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
                      "import torch\ndef run(x, bs):\n    for i in range(0, 10):\n        y = x[i:i + bs]\n",
-                     "def run(x, bs):\n    for i in range(0, len(x), bs):\n        y = x[i:i + bs]\n")
+                     "def run(x, bs):\n    for i in range(0, len(x), bs):\n        y = x[i:i + bs]\n",
+                     "import torch\nfor i in range(0, len(params_list), 100):\n    log(params_list[i:i + 100])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -86,6 +98,8 @@ class ShortLastChunk(Rule):
                 or not isinstance(bounds.upper, ast.BinOp) or not isinstance(bounds.upper.op, ast.Add) \
                 or not isinstance(node.ctx, ast.Load):
             return
+        if _last_word(node.value) in _NOT_TENSOR_WORDS:
+            return      # a list of names, parameters or modules cut in batches: no tensor shape
         index = bounds.lower.id
         upper = bounds.upper
         step = upper.right if isinstance(upper.left, ast.Name) and upper.left.id == index else \
@@ -131,9 +145,9 @@ class GrowingTensor(Rule):
 
     What it does:
         Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``) inside a
-        ``for`` or ``while`` loop, where the result is assigned back to a name (or attribute) that is one of
-        the concatenated tensors: the tensor is one step longer every iteration, as in token-by-token
-        generation or a growing key/value cache.
+        ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``), where the result is assigned back to a name (or attribute) that is one of
+        the concatenated tensors and the concatenation is the only assignment to it in the loop: the tensor is
+        one step longer every iteration, as in token-by-token generation or a growing key/value cache.
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -158,7 +172,11 @@ class GrowingTensor(Rule):
                  "import torch\nwhile not done:\n    self.cache = torch.cat((self.cache, k), dim=2)\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
                      "import torch\nfor _ in range(n):\n    out = torch.cat([a, b], dim=1)\n",
-                     "import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)[:, -10:]\n")
+                     "import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)[:, -10:]\n",
+                     "import torch\nfor block, skip in zip(blocks, skips):\n    h = torch.cat([h, skip], dim=1)\n"
+                     "    h = block(h)\n",
+                     "import torch\nfor ts in inputs:\n    ts = torch.cat([pad, ts])\n",
+                     "import torch\nfor c in self.conditions:\n    emb = torch.cat([emb, embed(c)], dim=1)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -173,12 +191,33 @@ class GrowingTensor(Rule):
         text = ast.unparse(target)
         if not any(ast.unparse(element) == text for element in node.args[0].elts):
             return
-        if not isinstance(ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES)), (ast.For, ast.While)):
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, (ast.For, ast.While)) or not self._carried(loop, statement, text):
             return
         name = ctx.resolver.qualname(node.func)
         if name not in _CAT:
             return
         ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...])"), name)
+
+    @staticmethod
+    def _carried(loop: ast.AST, statement: ast.Assign, text: str) -> bool:
+        """The concatenation is the only assignment to ``text`` in the loop: the value grows from one iteration
+        to the next (not ``x = f(x)`` after it, nor a fresh ``x`` each iteration)."""
+        if isinstance(loop, ast.For):
+            steps = loop.iter
+            if not (isinstance(steps, ast.Call) and isinstance(steps.func, (ast.Name, ast.Attribute))
+                    and _last_word(steps.func) in ("range", "count", "trange", "tqdm")):
+                return False    # a loop over a list of items (conditions, layers): the same shapes every call
+            if text in {ast.unparse(n) for n in ast.walk(loop.target)}:
+                return False
+        for child in ast.walk(loop):
+            if child is statement:
+                continue
+            if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                if any(ast.unparse(n) == text for target in targets for n in ast.walk(target)):
+                    return False
+        return True
 
 
 class PerSampleConcat(Rule):
@@ -212,6 +251,8 @@ class PerSampleConcat(Rule):
                  "import torch\nboxes = torch.cat([b for b in gt_bboxes])\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      "import torch\ngt = torch.cat([a, b])\n",
+                     "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
+                     "import torch\nm = torch.cat([enc(x[:, i]) for i in range(x.shape[2] // length)], dim=2)\n",
                      "import numpy as np\nimport torch\ngt = np.concatenate([t['boxes'] for t in targets])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
@@ -239,5 +280,5 @@ class PerSampleConcat(Rule):
             field = element.attr
         if isinstance(field, str) and field in _PER_SAMPLE_FIELDS:
             return True
-        iterated = " ".join(ast.unparse(g.iter) for g in generators).lower()
-        return any(word in iterated for word in _PER_SAMPLE_WORDS)
+        return any(_last_word(node) in _PER_SAMPLE_WORDS for generator in generators
+                   for node in ast.walk(generator.iter) if isinstance(node, (ast.Name, ast.Attribute)))

@@ -38,7 +38,7 @@ def _scope(node: ast.AST, ctx: FileContext) -> int:
     return id(ctx.enclosing(node, FUNCTION_TYPES))
 
 
-def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
+def _source(node: ast.AST, ctx: FileContext, direct: bool = False) -> Optional[Origin]:
     """``t.item()``, ``t.tolist()``, ``int(t.sum())`` (host) or ``random.choice(...)`` (random)."""
     if not isinstance(node, ast.Call):
         return None
@@ -54,7 +54,7 @@ def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
         return None
     if isinstance(func, ast.Attribute) and func.attr in _ZERO_D and not node.args and not node.keywords:
         receiver = func.value      # ``mask.sum()``: a 0-d tensor, used as a size it is read back from the device
-        if isinstance(receiver, ast.Compare) or ctx.resolver.kind_of(receiver) in ("tensor", "batch", MASK):
+        if direct or isinstance(receiver, ast.Compare) or ctx.resolver.kind_of(receiver) in ("tensor", "batch", MASK):
             return HOST, short_source(node) + " (a 0-d tensor)", node.lineno
         return None
     if isinstance(func, ast.Name) and func.id == "max" and len(node.args) == 1 and _lengths(node.args[0]):
@@ -94,7 +94,7 @@ def _origin_in(expr: ast.AST, ctx: FileContext, scope: int, kinds: tuple[str, ..
                 and node.value.id == "self":
             origin = attributes.get((id(ctx.enclosing(where or expr, (ast.ClassDef,))), node.attr))
         elif isinstance(node, ast.Call):
-            origin = _source(node, ctx)
+            origin = _source(node, ctx, direct=True)     # ``torch.zeros(b, counts.max())``: any receiver
         else:
             continue
         if origin is not None and origin[0] in kinds:
@@ -259,6 +259,7 @@ class TensorValueInShape(ValueFlow):
                  "import torch\nfor i in range(labels.max().item() + 1):\n    pass\n",
                  "import torch\nout = x.view(t.item(), -1)\n",
                  "import torch\ndef f(x, labels):\n    n = (labels > 0).sum()\n    return x[:n]\n",
+                 "import torch\ndef f(b, counts):\n    return torch.zeros(b, counts.max(), 5)\n",
                  "import torch\nclass Head(torch.nn.Module):\n    def prepare(self, counts):\n"
                  "        self.k = int(counts.max().item())\n    def forward(self, x):\n        return x.topk(self.k)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
