@@ -44,6 +44,8 @@ def _source(node: ast.AST, ctx: FileContext, direct: bool = False) -> Optional[O
         return None
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
+        if _from_constants(func.value, ctx):
+            return None     # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data
         return HOST, short_source(node), node.lineno
     if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
         value = node.args[0]
@@ -70,6 +72,29 @@ def _source(node: ast.AST, ctx: FileContext, direct: bool = False) -> Optional[O
     return None
 
 
+def _from_constants(receiver: ast.AST, ctx: FileContext) -> bool:
+    """The receiver chain starts at ``torch.tensor(...)`` / ``torch.as_tensor(...)`` of a non-tensor value."""
+    while isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(receiver, ast.Call) and ctx.resolver.qualname(receiver.func) in ("torch.tensor", "torch.as_tensor"):
+            return bool(receiver.args) and not ctx.resolver.is_tensor(receiver.args[0])
+        receiver = receiver.func if isinstance(receiver, ast.Call) else receiver.value
+    return False
+
+
+def _metadata_receivers(expr: ast.AST) -> set[int]:
+    """Names only read for their metadata: ``x`` in ``x.shape[0]``, ``x.size(1)``, ``len(x)``, ``x.dtype``."""
+    skipped = set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype", "device", "ndim"):
+            skipped.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "size", "dim", "numel"):
+            skipped.add(id(node.func.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
+            skipped.add(id(node.args[0]))
+    return skipped
+
+
 def _lengths(node: ast.AST) -> bool:
     """``len(s) for s in batch`` / ``[x.size(0) for x in seqs]`` / ``x.shape[0] for ...``: per-item lengths."""
     if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
@@ -87,7 +112,10 @@ def _origin_in(expr: ast.AST, ctx: FileContext, scope: int, kinds: tuple[str, ..
     """The first host or random value that ``expr`` (an argument of ``where``) is computed from."""
     flows: dict[tuple[int, str], Origin] = ctx.scratch.get("value_flows", {})
     attributes: dict[tuple[int, str], Origin] = ctx.scratch.get("host_attributes", {})
+    skipped = _metadata_receivers(expr) if flows or attributes else set()
     for node in ast.walk(expr):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Name):
             origin = flows.get((scope, node.id))
         elif attributes and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
@@ -157,6 +185,8 @@ def _bind_source(call: ast.Call, ctx: FileContext) -> None:
     if not (isinstance(statement, ast.Assign) and child is statement.value) and not (
             isinstance(statement, ast.For) and child is statement.iter):
         return
+    if origin[1].endswith("(a 0-d tensor)") and child is not call:
+        return      # ``n = mask.sum()`` binds ``n``; ``loss = l.sum() / mask.sum()`` is no size
     bound = ctx.scratch.setdefault("value_flow_bound", set())
     if id(statement) in bound:
         return
@@ -269,6 +299,9 @@ class TensorValueInShape(ValueFlow):
                      "n = t.item()\nbuf = zeros(n)\n",
                      "import torch\nimport numpy as np\nstart = int(np.min(tracks[:, 1]))\nfor i in range(start):\n    pass\n",
                      "import torch\ndef f(x, arr):\n    n = arr.sum()\n    return x[:n]\n",
+                     "import torch\nends = torch.tensor(config.depths).cumsum(0).tolist()\nd = dpr[ends[0]:ends[1]]\n",
+                     "import torch\ndef f(p: torch.Tensor):\n    rng = p.max() - p.min()\n    c = (0.01 * rng) ** 2\n"
+                     "    s = p * c\n    return s.reshape(s.shape[0], -1)\n",
                      "import torch\nclass A:\n    def a(self, t):\n        self.k = t.item()\nclass B:\n"
                      "    def b(self, x):\n        return x.topk(self.k)\n")
 
