@@ -43,6 +43,18 @@ def _length_expr(node: ast.AST) -> bool:
     return False
 
 
+def _first_axis(node: ast.AST) -> bool:
+    """The length is along the first axis: ``len(x)``, ``x.size(0)``, ``x.shape[0]``."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "len":
+            return True
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "size":
+            return bool(child.args) and isinstance(child.args[0], ast.Constant) and child.args[0].value == 0
+        if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Attribute) and child.value.attr == "shape":
+            return isinstance(child.slice, ast.Constant) and child.slice.value == 0
+    return False
+
+
 def _names(node: ast.AST) -> set[str]:
     return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
 
@@ -79,6 +91,7 @@ class ShortLastChunk(Rule):
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
+                     "import torch\nn = min(max_new, self.min_length - ids.shape[-1])\n",
                      "import torch\ndef run(x, bs):\n    for i in range(0, 10):\n        y = x[i:i + bs]\n",
                      "def run(x, bs):\n    for i in range(0, len(x), bs):\n        y = x[i:i + bs]\n",
                      "import torch\nfor i in range(0, len(params_list), 100):\n    log(params_list[i:i + 100])\n")
@@ -124,7 +137,9 @@ class ShortLastChunk(Rule):
             return False
         measured = {name for child in ast.walk(arg) if isinstance(child, (ast.Call, ast.Subscript))
                     for name in _names(child)}
-        return bool(_names(arg) - measured)
+        held = {id(child.value) for child in ast.walk(arg) if isinstance(child, ast.Attribute)}
+        positions = {child.id for child in ast.walk(arg) if isinstance(child, ast.Name) and id(child) not in held}
+        return bool(positions - measured) and _first_axis(arg)
 
     @staticmethod
     def _range_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
