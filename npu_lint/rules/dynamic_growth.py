@@ -18,6 +18,8 @@ _PER_SAMPLE_FIELDS = frozenset({
 # The last word of a name iterated over per sample: ``targets``, ``gt_bboxes``, ``batch_gt_instances``.
 _PER_SAMPLE_WORDS = frozenset({"targets", "target", "gt", "gts", "labels", "annotations", "anns", "annots",
                                "instances", "boxes", "bboxes", "bbox", "samples"})
+# The last word of a name holding a batch: ``batch["bboxes"]``.
+_BATCH_WORDS = frozenset({"batch", "targets", "target", "data", "sample", "samples", "inputs", "gt"})
 # The last word of a name that holds no tensor data (lists of names, parameters, modules, text).
 _NOT_TENSOR_WORDS = frozenset({"list", "items", "names", "keys", "headers", "params", "paths", "files", "modules",
                                "submodule", "submodules", "blocks", "layers", "lines", "text", "texts", "strings",
@@ -162,7 +164,10 @@ class GrowingTensor(Rule):
         Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``) inside a
         ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``), where the result is assigned back to a name (or attribute) that is one of
         the concatenated tensors and the concatenation is the only assignment to it in the loop: the tensor is
-        one step longer every iteration, as in token-by-token generation or a growing key/value cache.
+        one step longer every iteration, as in token-by-token generation. Outside a loop, state kept between
+        calls that is concatenated onto itself (``self.cache = torch.cat([self.cache, k])``, or
+        ``kwargs["attention_mask"] = torch.cat([mask, ...])`` after ``mask = kwargs["attention_mask"]``) grows at
+        every call: a growing key/value cache or generation state.
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -184,8 +189,17 @@ class GrowingTensor(Rule):
     triggers = ("cat(", "concat", "stack(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
+                 "import torch\nclass Cache:\n    def update(self, k):\n        self.keys = torch.cat([self.keys, k], dim=2)\n",
+                 "import torch\ndef update(kwargs):\n    mask = kwargs['attention_mask']\n"
+                 "    kwargs['attention_mask'] = torch.cat([mask, mask.new_ones((mask.shape[0], 1))], dim=-1)\n",
+                 "import torch\ndef update(kwargs, n):\n    if (t := kwargs.get('ids')) is not None:\n"
+                 "        kwargs['ids'] = torch.cat([t, t[:, -n:]], dim=-1)\n",
                  "import torch\nwhile not done:\n    self.cache = torch.cat((self.cache, k), dim=2)\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                     "import torch\ndef f(self, k):\n    self.queue = torch.cat([self.queue, k])\n"
+                     "    self.queue = self.queue[-100:]\n",
+                     "import torch\ndef f(out, a):\n    out['x'] = torch.cat([a, a])\n",
+                     "import torch\ndef f(state, a):\n    state.x = torch.cat([state.x, a])\n",
                      "import torch\nfor _ in range(n):\n    out = torch.cat([a, b], dim=1)\n",
                      "import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)[:, -10:]\n",
                      "import torch\nfor block, skip in zip(blocks, skips):\n    h = torch.cat([h, skip], dim=1)\n"
@@ -201,18 +215,60 @@ class GrowingTensor(Rule):
         if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1:
             return
         target = statement.targets[0]
-        if not isinstance(target, (ast.Name, ast.Attribute)):
+        if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
             return
         text = ast.unparse(target)
-        if not any(ast.unparse(element) == text for element in node.args[0].elts):
-            return
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
-        if not isinstance(loop, (ast.For, ast.While)) or not self._carried(loop, statement, text):
+        if isinstance(loop, (ast.For, ast.While)):
+            if not any(ast.unparse(element) == text for element in node.args[0].elts) \
+                    or not self._carried(loop, statement, text):
+                return
+        elif not self._stored(loop, statement, node, text):
             return
         name = ctx.resolver.qualname(node.func)
         if name not in _CAT:
             return
         ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...])"), name)
+
+    @staticmethod
+    def _stored(function: Optional[ast.AST], statement: ast.Assign, call: ast.Call, text: str) -> bool:
+        """Outside a loop: ``self.cache = cat([self.cache, k])`` or ``kwargs["mask"] = cat([mask, ...])`` after
+        ``mask = kwargs["mask"]``: state kept between calls grows by a step at every call."""
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(statement.targets[0],
+                                                                                          ast.Name):
+            return False
+        container = statement.targets[0]
+        root = container
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if isinstance(container, ast.Attribute) and not (isinstance(root, ast.Name) and root.id == "self"):
+            return False        # ``state.x = cat([state.x, y])`` on a local object: no state kept between calls
+        first = call.args[0].elts[0] if call.args[0].elts else None    # type: ignore[attr-defined]
+        if first is None:
+            return False
+        read = ast.unparse(first)
+        sources = {text}
+        if isinstance(container, ast.Subscript):     # ``v = d[key]`` / ``v = d.get(key)`` read the same storage
+            sources.add(f"{ast.unparse(container.value)}.get({ast.unparse(container.slice)})")
+        for child in ast.walk(function):
+            if child is statement or getattr(child, "lineno", 0) > statement.lineno:
+                continue
+            if isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name) and child.target.id == read \
+                    and ast.unparse(child.value) in sources:
+                return True         # ``if (mask := kwargs.get("attention_mask")) is not None:``
+            if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                for assigned in targets:
+                    if ast.unparse(assigned) == text:
+                        return False            # assigned again in the function: not the stored state
+                    if isinstance(assigned, ast.Name) and assigned.id == read and child.value is not None \
+                            and ast.unparse(child.value) in sources:
+                        return True
+        for child in ast.walk(function):         # assigned again after the concatenation (a truncation)
+            if child is not statement and isinstance(child, ast.Assign) and child.lineno > statement.lineno \
+                    and any(ast.unparse(t) == text for t in child.targets):
+                return False
+        return read == text
 
     @staticmethod
     def _carried(loop: ast.AST, statement: ast.Assign, text: str) -> bool:
@@ -239,9 +295,10 @@ class PerSampleConcat(Rule):
     """Per-sample tensors of different lengths concatenated into one (targets of a detection batch).
 
     What it does:
-        Flags ``torch.cat([t["boxes"] for t in targets])`` and the like: a concatenation (or ``stack`` of
-        lengths) over a comprehension whose items are per-sample fields (``boxes``, ``labels``, ``masks``,
-        ``input_ids`` ...) or whose loop runs over targets, ground truths, labels or annotations.
+        Flags ``torch.cat([t["boxes"] for t in targets])`` and the like: a concatenation over a comprehension
+        whose items are per-sample fields (``boxes``, ``labels``, ``masks``, ``input_ids`` ...) or whose loop runs
+        over targets, ground truths, labels or annotations; and a concatenation of a batch's flattened per-sample
+        fields (``torch.cat((batch["batch_idx"], batch["cls"], batch["bboxes"]), 1)``).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -263,24 +320,37 @@ class PerSampleConcat(Rule):
     message = "{what} joins per-sample items of different lengths: its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
                  "import torch\nlabels = torch.cat([v.gt_labels for v in batch_data_samples], dim=0)\n",
-                 "import torch\nboxes = torch.cat([b for b in gt_bboxes])\n")
+                 "import torch\nboxes = torch.cat([b for b in gt_bboxes])\n",
+                 "import torch\nt = torch.cat((batch['batch_idx'].view(-1, 1), batch['bboxes']), 1)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      "import torch\ngt = torch.cat([a, b])\n",
                      "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
                      "import torch\nm = torch.cat([enc(x[:, i]) for i in range(x.shape[2] // length)], dim=2)\n",
-                     "import numpy as np\nimport torch\ngt = np.concatenate([t['boxes'] for t in targets])\n")
+                     "import numpy as np\nimport torch\ngt = np.concatenate([t['boxes'] for t in targets])\n",
+                     "import torch\nx = torch.cat((outputs['boxes'], extra), 1)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
-        if not node.args or not isinstance(node.args[0], (ast.ListComp, ast.GeneratorExp)):
+        if not node.args:
             return
-        comprehension = node.args[0]
-        if not self._per_sample(comprehension):
+        items = node.args[0]
+        if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
+            if not self._per_sample(items):
+                return
+        elif not (isinstance(items, (ast.List, ast.Tuple)) and any(self._batch_field(e) for e in items.elts)):
             return
         name = ctx.resolver.qualname(node.func)
         if name not in _CAT:
             return
-        ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({short_source(comprehension, 30)})"), name)
+        ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)})"), name)
+
+    @staticmethod
+    def _batch_field(element: ast.AST) -> bool:
+        """``batch["bboxes"]`` / ``targets["labels"].view(-1, 1)``: the batch's per-sample items, flattened."""
+        while isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute):
+            element = element.func.value
+        return isinstance(element, ast.Subscript) and isinstance(element.slice, ast.Constant) \
+            and element.slice.value in _PER_SAMPLE_FIELDS and _last_word(element.value) in _BATCH_WORDS
 
     @staticmethod
     def _per_sample(comprehension: ast.AST) -> bool:
