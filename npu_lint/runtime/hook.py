@@ -187,13 +187,16 @@ class _Ranges:
 class _Site:
     """One call site reached through one call path."""
 
-    __slots__ = ("name", "path", "line", "stack", "first", "seen", "varying", "inputs", "outputs")
+    __slots__ = ("name", "path", "line", "stack", "first", "seen", "last", "varying", "inputs", "outputs",
+                 "iteration", "calls")
 
     def __init__(self, name: str, path: str, line: int, stack: str) -> None:
         self.name, self.path, self.line, self.stack = name, path, line, stack
-        self.first: dict[int, tuple] = {}      # n-th call in an iteration -> the first signature seen
-        self.seen: dict[tuple, tuple] = {}     # signatures (interned)
+        self.first: dict[int, tuple] = {}      # n-th call in an iteration -> the first (inputs, outputs) seen
+        self.seen: set = set()                 # (receiver, inputs, outputs) already in the ranges
+        self.last: tuple = ()
         self.varying = False
+        self.iteration, self.calls = -1, 0     # calls of this site in that iteration
         self.inputs, self.outputs = _Ranges(), _Ranges()
 
     def row(self) -> list[str]:
@@ -233,7 +236,7 @@ class Detector:
         self._thread = threading.get_ident()
         self._pid = os.getpid()
         self._root: Any = None          # the frame the call paths stop at
-        self._counts: dict[tuple, int] = {}
+        self._iteration = 0
         self._sites: dict[tuple, _Site] = {}
         self._new_varying = False
         self._write_failed = False
@@ -279,7 +282,8 @@ class Detector:
         self.write_report()     # a header-only report until something varies, overwriting an old one
 
     def _begin_iteration(self, root: Any) -> None:
-        self._root, self._counts = root, {}
+        self._root = root
+        self._iteration += 1
         self._active = not self._stopped and threading.get_ident() == self._thread
 
     def _end_iteration(self) -> None:
@@ -326,29 +330,31 @@ class Detector:
                 break
             walk = walk.f_back
         key = (tuple(path), name, index)
-        nth = self._counts.get(key, 0)
-        self._counts[key] = nth + 1
         site = self._sites.get(key)
         if site is None:
             if len(self._sites) >= self.max_sites:
                 return self._limit()
             site = self._sites[key] = _Site(name, frame.f_code.co_filename, frame.f_lineno, _call_stack(frame))
-        signature = (inputs, outputs)       # the receiver's shape counts only through the result
-        known = site.seen.get(signature)
-        if known is None:
-            if len(site.seen) < MAX_SIGNATURES:
-                site.seen[signature] = signature
-            site.outputs.add(outputs)
-        else:
-            signature = known
-        site.inputs.add(receiver + inputs)
+        if site.iteration != self._iteration:
+            site.iteration, site.calls = self._iteration, 0
+        nth = site.calls
+        site.calls = nth + 1
+        full = (receiver, inputs, outputs)
+        if full != site.last:           # the common case, the same shapes as the last call, costs one comparison
+            site.last = full
+            if full not in site.seen:
+                if len(site.seen) < MAX_SIGNATURES:
+                    site.seen.add(full)
+                site.inputs.add(receiver + inputs)
+                site.outputs.add(outputs)
         if site.varying:
             return
+        signature = full[1:]    # the receiver's shape counts only through the result
         first = site.first.get(nth)
         if first is None:
             if nth < MAX_CALLS:
                 site.first[nth] = signature
-        elif first is not signature and first != signature:
+        elif first != signature:
             site.varying = self._new_varying = True
 
     def _limit(self) -> None:
