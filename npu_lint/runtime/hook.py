@@ -38,6 +38,7 @@ import os
 import sys
 import tempfile
 import threading
+import types
 from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Optional
 
@@ -62,6 +63,7 @@ MAX_SIGNATURES = 64     # distinct shape signatures remembered per call site (ra
 _Tensor, _Module, _TensorBase = torch.Tensor, torch.nn.Module, torch._C.TensorBase
 _Function = torch.autograd.Function
 _HOOK_FILE = os.path.abspath(__file__)
+_CACHED_TYPES = (types.BuiltinFunctionType, types.FunctionType)   # stable objects; bound methods are not cached
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 ANALYSIS_DIR = os.path.dirname(os.path.dirname(_HOOK_FILE))
 
@@ -71,10 +73,25 @@ def _torch_module(module: Any) -> bool:
         and not module.startswith("torch.nn.init")
 
 
+_FUNCTIONS: dict = {}       # module-level functions (torch.cat, F.relu, ...) -> whether they are recorded
+
+
 def _traced(func: Any) -> bool:
     """Whether a call of ``func`` is recorded (cheap checks first)."""
     if isinstance(func, _Module):
         return True
+    cached = type(func) in _CACHED_TYPES and getattr(func, "__self__", None) is None   # not a bound method
+    if cached:
+        known = _FUNCTIONS.get(func)
+        if known is not None:
+            return known
+    traced = _decide(func)
+    if cached and len(_FUNCTIONS) < 4096:
+        _FUNCTIONS[func] = traced
+    return traced
+
+
+def _decide(func: Any) -> bool:
     name = getattr(func, "__name__", None)
     if name in SKIPPED_NAMES:
         return False
@@ -126,9 +143,17 @@ def _collect(value: Any, out: list, depth: int, budget: _Budget) -> None:
 
 def _shapes(values: Iterable[Any]) -> tuple:
     out: list = []
-    budget = _Budget()
+    budget: Optional[_Budget] = None
     for value in values:
-        _collect(value, out, 0, budget)
+        if isinstance(value, _Tensor):
+            try:
+                out.append(tuple(value.shape))
+            except Exception:
+                pass
+        elif isinstance(value, (list, tuple, dict)):
+            if budget is None:
+                budget = _Budget()
+            _collect(value, out, 0, budget)
     return tuple(out)
 
 
