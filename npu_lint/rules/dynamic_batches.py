@@ -29,7 +29,8 @@ class PadToBatchMax(ValueFlow):
         with ``padding=True`` or ``padding="longest"``, Hugging Face ``DataCollatorWithPadding`` (and the
         seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
-        ``torch.zeros(n, max_len)``).
+        ``torch.zeros(n, max_len)``) or by a helper over the items' shapes
+        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``).
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.
@@ -44,14 +45,16 @@ class PadToBatchMax(ValueFlow):
 
     code = "NPU405"
     name = "pad-to-batch-max"
-    triggers = ("pad_sequence", "padding", "Padding", "max(")
+    triggers = ("pad_sequence", "padding", "Padding", "max(", "_max")
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
                  "import torch\nenc = tokenizer(texts, padding=True, return_tensors='pt')\n",
                  "import torch\nfrom transformers import DataCollatorWithPadding\ncollate = DataCollatorWithPadding(tokenizer)\n",
                  "import torch\ndef collate(batch):\n    max_len = max(len(s) for s in batch)\n"
-                 "    out = torch.zeros(len(batch), max_len, dtype=torch.long)\n    return out\n")
+                 "    out = torch.zeros(len(batch), max_len, dtype=torch.long)\n    return out\n",
+                 "import torch\ndef nested(tensor_list):\n    max_size = _max_by_axis([list(img.shape) for img in tensor_list])\n"
+                 "    batch_shape = [len(tensor_list)] + max_size\n    return torch.zeros(batch_shape)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",

@@ -59,7 +59,8 @@ def _source(node: ast.AST, ctx: FileContext, direct: bool = False) -> Optional[O
         if direct or isinstance(receiver, ast.Compare) or ctx.resolver.kind_of(receiver) in ("tensor", "batch", MASK):
             return HOST, short_source(node) + " (a 0-d tensor)", node.lineno
         return None
-    if isinstance(func, ast.Name) and func.id == "max" and len(node.args) == 1 and _lengths(node.args[0]):
+    if len(node.args) == 1 and "max" in last_name(func).lower() and _lengths(node.args[0]):
+        # ``max(len(s) for s in batch)``, ``_max_by_axis([list(img.shape) for img in images])``
         return BATCH_MAX, short_source(node), node.lineno
     root = func
     while isinstance(root, ast.Attribute):
@@ -100,6 +101,11 @@ def _lengths(node: ast.AST) -> bool:
     if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
         return False
     element = node.elt
+    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
+            and len(element.args) == 1:
+        element = element.args[0]       # ``list(img.shape)``: every dimension of every item
+    if isinstance(element, ast.Attribute) and element.attr == "shape":
+        return True
     if isinstance(element, ast.Call):
         return (isinstance(element.func, ast.Name) and element.func.id == "len") or (
             isinstance(element.func, ast.Attribute) and element.func.attr == "size")
