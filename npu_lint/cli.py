@@ -278,6 +278,18 @@ class _Parser(argparse.ArgumentParser):
         self.exit(2, f"npu-lint: error: {self.prog}: {message} (see --help)\n")
 
 
+def _dynamic_report(args: argparse.Namespace) -> int:
+    from npu_lint.report.static_vs_runtime import OUTPUT, write
+    folder = Path(args.folder)
+    if not folder.is_dir():
+        print(f"npu-lint: error: {args.folder} is not a directory", file=sys.stderr)
+        return 1
+    sites, predicted = write(folder)
+    share = f" ({100 * predicted / sites:.0f}%)" if sites else ""
+    print(f"{folder / OUTPUT}: {sites} varying call sites at runtime, {predicted}{share} predicted by a static finding")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(prog="npu-lint", description="Find what breaks, what is slow and what has a "
                                      "faster NPU API when PyTorch code moves from CUDA GPUs to Ascend NPUs.")
@@ -330,6 +342,11 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--wrap-loop", action="append", metavar="FILE:LINE", help="-m dynamic_shape: in the copy, "
                          "run the for loop at FILE:LINE (FILE relative to the input) over DETECTOR.start (repeatable)")
     analyse.set_defaults(handler=_analyse)
+    dynamic_report = commands.add_parser("dynamic-report", help="after a run of the -m dynamic_shape copy, write "
+                                         "static_vs_runtime.csv: each varying call site with the static finding "
+                                         "that predicted it, or none")
+    dynamic_report.add_argument("folder", metavar="ANALYSIS", help="the <name>_analysis folder of -m dynamic_shape")
+    dynamic_report.set_defaults(handler=_dynamic_report)
     tables = commands.add_parser("tables", help="query the rule tables")
     tables_commands = tables.add_subparsers(dest="tables_command", metavar="QUERY", required=True)
     diff = tables_commands.add_parser("diff", help="APIs whose NPU verdict changes between two torch-npu releases")

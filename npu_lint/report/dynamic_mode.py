@@ -147,6 +147,13 @@ def write_detector(folder: Path) -> None:
     (package / "hook.py").write_text(hook, encoding="utf-8")
 
 
+def write_static_findings(folder: Path, collected: Collected) -> None:
+    """``dynamic_shape_risk.csv``: the static NPU4xx findings, in the torch_apis mode's layout."""
+    from npu_lint.report.layout import DYNAMIC_SHAPE_RISK, POSITION_HEADER, rows_by_file
+    from npu_lint.report.write import write_csv
+    write_csv(folder / DYNAMIC_SHAPE_RISK, POSITION_HEADER, rows_by_file(collected)[DYNAMIC_SHAPE_RISK])
+
+
 def build(source: Path, staging: Path, final: Path, target: Target, wrap_loops: Sequence[str], log: Log,
           collect_options: Optional[dict] = None) -> tuple[Collected, dict[str, int]]:
     """Fill ``staging`` (renamed to ``final`` by the caller); return the static findings and the statistics."""
@@ -159,6 +166,7 @@ def build(source: Path, staging: Path, final: Path, target: Target, wrap_loops: 
     if not collected.files:
         raise ReportError(f"there are no python files in {source}")
     collected.findings = [(path, f) for path, f in collected.findings if f.code.startswith("NPU4")]
+    write_static_findings(staging, collected)     # read back by `npu-lint dynamic-report` (static_vs_runtime.csv)
     for path, finding in collected.findings:
         log("WARNING", f"{path} line: {finding.line} ~ {finding.end_line}   Operation Type: {finding.code}   "
                        f"Message: {finding.message}")
@@ -168,7 +176,9 @@ def build(source: Path, staging: Path, final: Path, target: Target, wrap_loops: 
         log("INFO", f"{where}: the loop now runs over DETECTOR.start(...).")
     log("INFO", f"Next: add {final} to PYTHONPATH (export PYTHONPATH={final}:$PYTHONPATH), make the training loop "
                 f"in the copy read `for batch in DETECTOR.start(loader):` (or use --wrap-loop FILE:LINE), and "
-                f"run the copy: {final / REPORT_NAME} lists the calls whose shapes vary (header only: none).")
+                f"run the copy: {final / REPORT_NAME} lists the calls whose shapes vary (header only: none). "
+                f"Then `npu-lint dynamic-report {final}` writes static_vs_runtime.csv: each of them with the static "
+                f"finding that predicted it, or none.")
     counts = {"instrumented .py files": stats.instrumented, "wrapped call sites": stats.calls,
               "files copied unchanged": stats.unchanged, "NPU4xx findings": len(collected.findings)}
     return collected, counts

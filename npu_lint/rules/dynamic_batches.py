@@ -6,7 +6,7 @@ from typing import Optional
 
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
-from npu_lint.rules import Rule
+from npu_lint.rules import FUNCTION_TYPES, Rule
 from npu_lint.rules.dynamic_values import (BATCH_MAX, FACTORIES, FAMILY, SHAPE_METHODS, ValueFlow, call_args,
                                           last_name)
 
@@ -30,7 +30,8 @@ class PadToBatchMax(ValueFlow):
         with ``padding=True`` or ``padding="longest"``, Hugging Face ``DataCollatorWithPadding`` (and the
         seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
-        ``torch.zeros(n, max_len)``).
+        ``torch.zeros(n, max_len)``) or by a helper over the items' shapes
+        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``).
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.
@@ -45,14 +46,16 @@ class PadToBatchMax(ValueFlow):
 
     code = "NPU405"
     name = "pad-to-batch-max"
-    triggers = ("pad_sequence", "padding", "Padding", "max(")
+    triggers = ("pad_sequence", "padding", "Padding", "max(", "_max")
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
                  "import torch\nenc = tokenizer(texts, padding=True, return_tensors='pt')\n",
                  "import torch\nfrom transformers import DataCollatorWithPadding\ncollate = DataCollatorWithPadding(tokenizer)\n",
                  "import torch\ndef collate(batch):\n    max_len = max(len(s) for s in batch)\n"
-                 "    out = torch.zeros(len(batch), max_len, dtype=torch.long)\n    return out\n")
+                 "    out = torch.zeros(len(batch), max_len, dtype=torch.long)\n    return out\n",
+                 "import torch\ndef nested(tensor_list):\n    max_size = _max_by_axis([list(img.shape) for img in tensor_list])\n"
+                 "    batch_shape = [len(tensor_list)] + max_size\n    return torch.zeros(batch_shape)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
@@ -90,9 +93,13 @@ class LoaderWithoutDropLast(Rule):
     """A training ``DataLoader`` without ``drop_last=True``.
 
     What it does:
-        Flags ``torch.utils.data.DataLoader(...)`` calls that shuffle, or whose name, dataset or sampler says
-        ``train`` (a training loader), and neither pass ``drop_last=True`` nor set the batch size to 1 or
-        leave batching to a ``batch_sampler``. Calls with ``**kwargs`` or a computed ``drop_last`` are left alone.
+        Flags ``torch.utils.data.DataLoader(...)`` calls of a training loader that neither pass ``drop_last=True``
+        nor set the batch size to 1 or leave batching to a ``batch_sampler``. A loader is a training loader when
+        it shuffles, when its name, dataset or sampler says ``train``, or when a loop over it (``for b in loader``,
+        ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``optimizer.step()``, whatever its
+        ``shuffle``. Keyword arguments passed as ``**kwargs`` are read from a dict built in the same scope
+        (``kwargs = dict(batch_size=32, shuffle=True)`` or a ``{...}`` literal, not changed afterwards); other
+        ``**kwargs`` and a computed ``drop_last`` are left alone.
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
         a second set of shapes for every operator of the training step, compiled again on NPU (and with
@@ -108,12 +115,17 @@ class LoaderWithoutDropLast(Rule):
     code = "NPU406"
     name = "loader-without-drop-last"
     family = FAMILY
-    node_types = (ast.Call,)
+    node_types = (ast.Call, ast.For)
     triggers = ("DataLoader",)
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = ("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
                  "import torch\ntrain_loader = torch.utils.data.DataLoader(ds, batch_size=8, sampler=sampler, drop_last=False)\n",
-                 "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, 64, True, num_workers=4)\n")
+                 "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, 64, True, num_workers=4)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\nkw = dict(batch_size=32, shuffle=True)\n"
+                 "loader = DataLoader(ds, **kw)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef main(ds, model, opt):\n"
+                 "    loader = DataLoader(ds, batch_size=8, collate_fn=pad)\n    for x, y in enumerate(loader):\n"
+                 "        model(x).sum().backward()\n        opt.step()\n")
     must_not_fire = ("import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nval = DataLoader(ds, batch_size=32)\n",
@@ -121,14 +133,27 @@ class LoaderWithoutDropLast(Rule):
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=args.drop_last)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, shuffle=True, **kwargs)\n",
-                     "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_sampler=bs)\n")
+                     "import torch\nfrom torch.utils.data import DataLoader\nkw = dict(batch_size=32, shuffle=True)\n"
+                     "kw['drop_last'] = True\nloader = DataLoader(ds, **kw)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_sampler=bs)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(ds, model):\n"
+                     "    loader = DataLoader(ds, batch_size=8)\n    for x in loader:\n        model(x)\n")
 
-    def check(self, node: ast.Call, ctx: FileContext) -> None:
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.For):
+            self._check_loop(node, ctx)
+            return
+        assert isinstance(node, ast.Call)
         if ctx.resolver.qualname(node.func) != _LOADER:
             return
         keywords = {kw.arg: kw.value for kw in node.keywords}
         keywords.update(zip(_LOADER_PARAMETERS, node.args))
-        if None in keywords or "batch_sampler" in keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        if None in keywords:
+            spread = _spread_dicts(node, ctx)
+            if spread is None:
+                return
+            keywords = {**spread, **{key: value for key, value in keywords.items() if key is not None}}
+        if "batch_sampler" in keywords or any(isinstance(a, ast.Starred) for a in node.args):
             return
         if "drop_last" in keywords and _constant(keywords["drop_last"]) is not False:
             return
@@ -136,6 +161,99 @@ class LoaderWithoutDropLast(Rule):
             return
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx):
             ctx.report(node, self.message, _LOADER)
+            return
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.Assign) and len(parent.targets) == 1:   # training if a training loop iterates it
+            ctx.scratch.setdefault("loaders_pending", {})[ast.unparse(parent.targets[0])] = node
+
+    def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
+        pending = ctx.scratch.get("loaders_pending")
+        if not pending:
+            return
+        iterated = _iterated(node.iter)
+        if iterated not in pending or not _trains(node):
+            return
+        ctx.report(pending.pop(iterated), self.message, _LOADER)
+
+
+def _iterated(node: ast.AST) -> str:
+    """``loader`` for ``loader``, ``enumerate(loader)``, ``tqdm(loader, ...)``, ``zip(loader, ...)``."""
+    while isinstance(node, ast.Call) and node.args:
+        node = node.args[0]
+    return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+
+
+def _trains(loop: ast.For) -> bool:
+    """The loop's body calls ``.backward()`` or ``<optimizer>.step()`` (a training step)."""
+    for child in ast.walk(loop):
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
+            if child.func.attr == "backward" or (child.func.attr == "step" and "opt" in ast.unparse(child.func.value)):
+                return True
+    return False
+
+
+def _spread_dicts(node: ast.Call, ctx: FileContext) -> Optional[dict]:
+    """The keywords that ``**name`` passes when ``name`` is a dict built in the same scope and never changed."""
+    scope = ctx.enclosing(node, FUNCTION_TYPES)
+    body = scope.body if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else _module_body(node, ctx)
+    if not isinstance(body, list):
+        return None
+    merged: dict = {}
+    for keyword in node.keywords:
+        if keyword.arg is not None:
+            continue
+        if not isinstance(keyword.value, ast.Name):
+            return None
+        built = _dict_built(keyword.value.id, body, node.lineno)
+        if built is None:
+            return None
+        merged.update(built)
+    return merged
+
+
+def _module_body(node: ast.AST, ctx: FileContext) -> Optional[list]:
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, ast.Module):
+        parent = ctx.parent(parent)
+    return parent.body if isinstance(parent, ast.Module) else None
+
+
+def _dict_built(name: str, body: list, before: int) -> Optional[dict]:
+    """``name = dict(a=1)`` / ``name = {'a': 1}`` among the statements of ``body`` before line ``before``."""
+    built: Optional[dict] = None
+    for statement in body:
+        if statement.lineno >= before:
+            break
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
+                                                     for t in statement.targets):
+            built = _dict_literal(statement.value)
+        elif built is not None and _changes(statement, name):
+            return None
+    return built
+
+
+def _dict_literal(value: ast.AST) -> Optional[dict]:
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
+        if any(kw.arg is None for kw in value.keywords):
+            return None
+        return {kw.arg: kw.value for kw in value.keywords}
+    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
+        return {k.value: v for k, v in zip(value.keys, value.values)}   # type: ignore[union-attr]
+    return None
+
+
+def _changes(statement: ast.stmt, name: str) -> bool:
+    """``name[...] = ...``, ``name.update(...)``, ``name.setdefault(...)``, or ``name`` bound again."""
+    for child in ast.walk(statement):
+        if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Name) and child.value.id == name \
+                and isinstance(child.ctx, ast.Store):
+            return True
+        if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name) and child.value.id == name \
+                and child.attr in ("update", "setdefault", "pop"):
+            return True
+        if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Store):
+            return True
+    return False
 
 
 def _names_around(node: ast.Call, keywords: dict, ctx: FileContext) -> str:

@@ -11,12 +11,13 @@ import ast
 from typing import ClassVar, Optional
 
 from npu_lint.context import FileContext
-from npu_lint.resolver import names_in
+from npu_lint.resolver import MASK, names_in
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 
 FAMILY = "dynamic-shape"
 HOST, RANDOM, BATCH_MAX = "host", "random", "batch_max"
 _HOST_METHODS = frozenset({"item", "tolist"})
+_ZERO_D = frozenset({"sum", "count_nonzero", "max", "min", "amax", "amin", "argmax", "argmin", "prod"})
 _REDUCTIONS = frozenset({"sum", "max", "min", "amax", "amin", "argmax", "argmin", "count_nonzero", "mean", "prod"})
 FACTORIES = frozenset({"torch." + name for name in (
     "zeros", "ones", "empty", "full", "arange", "range", "randn", "rand", "randint", "randperm", "linspace",
@@ -37,12 +38,14 @@ def _scope(node: ast.AST, ctx: FileContext) -> int:
     return id(ctx.enclosing(node, FUNCTION_TYPES))
 
 
-def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
+def _source(node: ast.AST, ctx: FileContext, direct: bool = False) -> Optional[Origin]:
     """``t.item()``, ``t.tolist()``, ``int(t.sum())`` (host) or ``random.choice(...)`` (random)."""
     if not isinstance(node, ast.Call):
         return None
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
+        if _from_constants(func.value, ctx):
+            return None     # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data
         return HOST, short_source(node), node.lineno
     if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
         value = node.args[0]
@@ -51,7 +54,13 @@ def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
                                              and ctx.resolver.qualname(value.func) is None):   # not np.min(...)
             return HOST, short_source(node), node.lineno
         return None
-    if isinstance(func, ast.Name) and func.id == "max" and len(node.args) == 1 and _lengths(node.args[0]):
+    if isinstance(func, ast.Attribute) and func.attr in _ZERO_D and not node.args and not node.keywords:
+        receiver = func.value      # ``mask.sum()``: a 0-d tensor, used as a size it is read back from the device
+        if direct or isinstance(receiver, ast.Compare) or ctx.resolver.kind_of(receiver) in ("tensor", "batch", MASK):
+            return HOST, short_source(node) + " (a 0-d tensor)", node.lineno
+        return None
+    if len(node.args) == 1 and "max" in last_name(func).lower() and _lengths(node.args[0]):
+        # ``max(len(s) for s in batch)``, ``_max_by_axis([list(img.shape) for img in images])``
         return BATCH_MAX, short_source(node), node.lineno
     root = func
     while isinstance(root, ast.Attribute):
@@ -64,11 +73,39 @@ def _source(node: ast.AST, ctx: FileContext) -> Optional[Origin]:
     return None
 
 
+def _from_constants(receiver: ast.AST, ctx: FileContext) -> bool:
+    """The receiver chain starts at ``torch.tensor(...)`` / ``torch.as_tensor(...)`` of a non-tensor value."""
+    while isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(receiver, ast.Call) and ctx.resolver.qualname(receiver.func) in ("torch.tensor", "torch.as_tensor"):
+            return bool(receiver.args) and not ctx.resolver.is_tensor(receiver.args[0])
+        receiver = receiver.func if isinstance(receiver, ast.Call) else receiver.value
+    return False
+
+
+def _metadata_receivers(expr: ast.AST) -> set[int]:
+    """Names only read for their metadata: ``x`` in ``x.shape[0]``, ``x.size(1)``, ``len(x)``, ``x.dtype``."""
+    skipped = set()
+    for node in ast.walk(expr):
+        if isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype", "device", "ndim"):
+            skipped.add(id(node.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "size", "dim", "numel"):
+            skipped.add(id(node.func.value))
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
+            skipped.add(id(node.args[0]))
+    return skipped
+
+
 def _lengths(node: ast.AST) -> bool:
     """``len(s) for s in batch`` / ``[x.size(0) for x in seqs]`` / ``x.shape[0] for ...``: per-item lengths."""
     if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
         return False
     element = node.elt
+    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
+            and len(element.args) == 1:
+        element = element.args[0]       # ``list(img.shape)``: every dimension of every item
+    if isinstance(element, ast.Attribute) and element.attr == "shape":
+        return True
     if isinstance(element, ast.Call):
         return (isinstance(element.func, ast.Name) and element.func.id == "len") or (
             isinstance(element.func, ast.Attribute) and element.func.attr == "size")
@@ -76,14 +113,22 @@ def _lengths(node: ast.AST) -> bool:
         and element.value.attr == "shape"
 
 
-def _origin_in(expr: ast.AST, ctx: FileContext, scope: int, kinds: tuple[str, ...]) -> Optional[Origin]:
-    """The first host or random value that ``expr`` is computed from."""
+def _origin_in(expr: ast.AST, ctx: FileContext, scope: int, kinds: tuple[str, ...],
+               where: Optional[ast.AST] = None) -> Optional[Origin]:
+    """The first host or random value that ``expr`` (an argument of ``where``) is computed from."""
     flows: dict[tuple[int, str], Origin] = ctx.scratch.get("value_flows", {})
+    attributes: dict[tuple[int, str], Origin] = ctx.scratch.get("host_attributes", {})
+    skipped = _metadata_receivers(expr) if flows or attributes else set()
     for node in ast.walk(expr):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Name):
             origin = flows.get((scope, node.id))
+        elif attributes and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == "self":
+            origin = attributes.get((id(ctx.enclosing(where or expr, (ast.ClassDef,))), node.attr))
         elif isinstance(node, ast.Call):
-            origin = _source(node, ctx)
+            origin = _source(node, ctx, direct=True)     # ``torch.zeros(b, counts.max())``: any receiver
         else:
             continue
         if origin is not None and origin[0] in kinds:
@@ -131,6 +176,7 @@ def _bind(statement: ast.AST, ctx: FileContext) -> None:
             flows.pop((scope, name), None)
     if origin is not None:
         ctx.scratch.setdefault("value_flow_bound", set()).add(id(statement))
+        _bind_attributes(statement, origin, ctx)
 
 
 def _bind_source(call: ast.Call, ctx: FileContext) -> None:
@@ -145,6 +191,8 @@ def _bind_source(call: ast.Call, ctx: FileContext) -> None:
     if not (isinstance(statement, ast.Assign) and child is statement.value) and not (
             isinstance(statement, ast.For) and child is statement.iter):
         return
+    if origin[1].endswith("(a 0-d tensor)") and child is not call:
+        return      # ``n = mask.sum()`` binds ``n``; ``loss = l.sum() / mask.sum()`` is no size
     bound = ctx.scratch.setdefault("value_flow_bound", set())
     if id(statement) in bound:
         return
@@ -154,6 +202,19 @@ def _bind_source(call: ast.Call, ctx: FileContext) -> None:
     flows = ctx.scratch.setdefault("value_flows", {})
     for name in _targets(statement):
         flows[(scope, name)] = origin
+    _bind_attributes(statement, origin, ctx)
+
+
+def _bind_attributes(statement: ast.AST, origin: Origin, ctx: FileContext) -> None:
+    """``self.n = t.item()`` in one method: ``self.n`` carries the host value in every method of the class
+    (those checked after this one: the walk is in source order)."""
+    if origin[0] != HOST or not isinstance(statement, ast.Assign):
+        return
+    for target in statement.targets:
+        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
+            owner = ctx.enclosing(statement, (ast.ClassDef,))
+            if owner is not None:
+                ctx.scratch.setdefault("host_attributes", {})[(id(owner), target.attr)] = origin
 
 
 class ValueFlow(Rule):
@@ -188,7 +249,7 @@ class ValueFlow(Rule):
     def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext) -> Optional[Origin]:
         scope = _scope(node, ctx)
         for arg in args:
-            origin = _origin_in(arg, ctx, scope, self.kinds)
+            origin = _origin_in(arg, ctx, scope, self.kinds, node)
             if origin is not None:
                 return origin
         return None
@@ -203,7 +264,9 @@ class TensorValueInShape(ValueFlow):
 
     What it does:
         Follows values read from tensors with ``.item()``, ``.tolist()`` or ``int()`` / ``float()`` of a
-        tensor (and names computed from them, within one function) to the places that fix a shape: the size
+        tensor, and 0-d tensors (``mask.sum()``, ``lengths.max()``), and names computed from them within one
+        function, and attributes of ``self`` assigned from them in an earlier method of the class, to the
+        places that fix a shape: the size
         arguments of ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` /
         ``expand`` / ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes,
         slice bounds ``x[:n]`` and ``for ... in range(n)`` loops.
@@ -222,7 +285,7 @@ class TensorValueInShape(ValueFlow):
 
     code = "NPU403"
     name = "tensor-value-in-shape"
-    triggers = (".item()", ".tolist()", "int(", "float(")
+    triggers = (".item()", ".tolist()", "int(", "float(", ".sum()", ".max()", ".min()", ".count_nonzero()")
     kinds = (HOST,)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
@@ -230,13 +293,23 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef f(scores, pos_mask):\n    k = int(pos_mask.sum())\n    return scores.topk(k)\n",
                  "import torch\nn = int(t.sum())\ny = x[:n]\n",
                  "import torch\nfor i in range(labels.max().item() + 1):\n    pass\n",
-                 "import torch\nout = x.view(t.item(), -1)\n")
+                 "import torch\nout = x.view(t.item(), -1)\n",
+                 "import torch\ndef f(x, labels):\n    n = (labels > 0).sum()\n    return x[:n]\n",
+                 "import torch\ndef f(b, counts):\n    return torch.zeros(b, counts.max(), 5)\n",
+                 "import torch\nclass Head(torch.nn.Module):\n    def prepare(self, counts):\n"
+                 "        self.k = int(counts.max().item())\n    def forward(self, x):\n        return x.topk(self.k)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
                      "import torch\ndef a(t):\n    n = t.item()\ndef b():\n    return torch.zeros(n)\n",
                      "n = t.item()\nbuf = zeros(n)\n",
-                     "import torch\nimport numpy as np\nstart = int(np.min(tracks[:, 1]))\nfor i in range(start):\n    pass\n")
+                     "import torch\nimport numpy as np\nstart = int(np.min(tracks[:, 1]))\nfor i in range(start):\n    pass\n",
+                     "import torch\ndef f(x, arr):\n    n = arr.sum()\n    return x[:n]\n",
+                     "import torch\nends = torch.tensor(config.depths).cumsum(0).tolist()\nd = dpr[ends[0]:ends[1]]\n",
+                     "import torch\ndef f(p: torch.Tensor):\n    rng = p.max() - p.min()\n    c = (0.01 * rng) ** 2\n"
+                     "    s = p * c\n    return s.reshape(s.shape[0], -1)\n",
+                     "import torch\nclass A:\n    def a(self, t):\n        self.k = t.item()\nclass B:\n"
+                     "    def b(self, x):\n        return x.topk(self.k)\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func
