@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Union
 
 MAX_BYTES = 10 * 1024 * 1024
-PY_SUFFIXES = (".py", ".pyi")
+PY_SUFFIXES = (".py", ".pyi", ".ipynb")   # notebooks: npu_lint.notebooks
 
 
 class Unreadable(Exception):
@@ -37,10 +37,13 @@ def read_source(path: Path) -> str:
         data = path.read_bytes()
     except OSError as error:
         raise Unreadable(f"cannot read: {error.strerror or error}") from None
+    from npu_lint.decoding import decode_python   # PEP 263 cookies and BOM, as flake8 reads files
     try:
-        return data.decode("utf-8-sig")
+        return decode_python(data)
     except UnicodeDecodeError as error:
-        raise Unreadable(f"not valid UTF-8 (byte {error.start})") from None
+        raise Unreadable(f"not valid {error.encoding.upper()} (byte {error.start})") from None
+    except SyntaxError as error:
+        raise Unreadable(f"cannot decode: {error.msg}") from None
 
 
 def parse(source: str, path: Union[Path, str]) -> ast.Module:

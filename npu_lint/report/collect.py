@@ -15,6 +15,8 @@ from npu_lint.finding import Finding
 from npu_lint.report.cuda_ops import SUFFIXES, exported_ops
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.rules.support import api_reference
+from npu_lint.notebooks import SUFFIX as NOTEBOOK
+from npu_lint.notebooks import load_source
 from npu_lint.sources import Unreadable, parse, read_source
 from npu_lint.support_facts import probable_method_api, support_table
 from npu_lint.versions import Target
@@ -69,12 +71,15 @@ class Collected:
     warnings: list[str] = field(default_factory=list)
 
 
-def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]]:
+def _walk_files(root: Path, warnings: list[str],
+                excluded: Optional[Callable[[Path], bool]] = None) -> tuple[list[Path], list[Path]]:
     python, native = [], []
     for folder, dirs, files in os.walk(root):
         base = Path(folder)
         kept = []
         for name in sorted(dirs):
+            if excluded is not None and excluded(base / name):
+                continue
             if (base / name).is_symlink():
                 warnings.append(f"{(base / name).relative_to(root)} is a symbolic link, skip.")
             else:
@@ -82,12 +87,12 @@ def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]
         dirs[:] = kept
         for name in sorted(files):
             path = base / name
-            if not name.endswith((".py",) + SUFFIXES):
+            if not name.endswith((".py", NOTEBOOK) + SUFFIXES) or (excluded is not None and excluded(path)):
                 continue
             if path.is_symlink():
                 warnings.append(f"{path.relative_to(root)} is a symbolic link, skip.")
                 continue
-            (python if name.endswith(".py") else native).append(path)
+            (python if name.endswith((".py", NOTEBOOK)) else native).append(path)
     return python, native
 
 
@@ -98,16 +103,20 @@ def analyse_file(path: Path, target: Target, custom_ops: frozenset[str],
                  third_party: frozenset[str] = frozenset()) -> FileResult:
     """Everything the report needs from one Python file (picklable, so it can run in a worker)."""
     try:
-        source = read_source(path)
+        source, notebook = load_source(path)
         tree = parse(source, path)
     except Unreadable as error:
         return [], [], str(error)
     ctx = FileContext(source, target)
     ctx.custom_ops, ctx.third_party = custom_ops, third_party
     codes = frozenset(rule.code for rule in all_rules())
-    findings = analyse_tree(tree, source, target, codes, noqa=False, ctx=ctx, observers=[Inventory()])
+    findings = analyse_tree(tree, source, target, codes, noqa=True, ctx=ctx, observers=[Inventory()])
     inventory = [(node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
                  for node, api, status in ctx.collected]
+    if notebook is not None:   # positions in the .ipynb file (findings also keep their cell and cell line)
+        findings = [notebook.locate(f) for f in findings]
+        inventory = [(notebook.file_line(start), notebook.file_line(end), api, status)
+                     for start, end, api, status in inventory]
     return findings, inventory, None
 
 
@@ -116,10 +125,12 @@ def _analyse_job(job: tuple[str, Target, frozenset[str], frozenset[str]]) -> Fil
 
 
 def collect(root: Path, target: Target, progress: Callable[[int, int, str], None], jobs: int = 1,
-            cache: Optional["ResultCache"] = None, third_party: frozenset[str] = frozenset()) -> Collected:
-    """Analyse every Python file under ``root`` with every rule (including those off by default)."""
+            cache: Optional["ResultCache"] = None, third_party: frozenset[str] = frozenset(),
+            excluded: Optional[Callable[[Path], bool]] = None) -> Collected:
+    """Analyse every Python file and notebook under ``root`` with every rule (including those off by default);
+    ``excluded``: the configuration's exclusions."""
     result = Collected()
-    python, native = _walk_files(root, result.warnings)
+    python, native = _walk_files(root, result.warnings, excluded)
     for path in native:
         relative = path.relative_to(root).as_posix()
         try:

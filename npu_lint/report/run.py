@@ -1,45 +1,60 @@
 """``npu-lint analyse``: checks, the run log in the vendor's format, and the report folder built atomically."""
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
 from npu_lint.report.collect import Collected, collect
 from npu_lint.report.layout import TORCH_API_FILES, affinity_rows, header_of, rows_by_file
 from npu_lint.report.safety import ReportError, check_paths
+from npu_lint.report.run_info import run_info
 from npu_lint.report.write import write_csv, write_json, write_sarif
+from npu_lint.summary import Summary, csv_rows, summarise, table
 from npu_lint.support_facts import support_table
 from npu_lint.versions import Target
 
 MODES = ("torch_apis", "third_party", "affinity_apis", "dynamic_shape")
 _INDENT = {"INFO": "   ", "WARNING": "", "ERROR": "  "}
 EXIT_FAIL_ON = 3
+MIGRATION_SUMMARY = "migration_summary.csv"   # beyond the vendor's layout: files ranked by work, effort
+
+if TYPE_CHECKING:
+    from npu_lint.config import Config
 
 
 class RunLog:
-    """The vendor's line format, to the console and to ``pytorch_analysis.txt``."""
+    """The vendor's line format, in full to ``pytorch_analysis.txt``. The console gets a progress bar on a
+    terminal (nothing when it is not one), then the summary; ``quiet``: nothing (errors go to stderr)."""
 
-    def __init__(self, console: TextIO) -> None:
-        self.console, self.lines = console, []
-        self.live = console.isatty()   # a terminal gets one progress line updated in place
+    def __init__(self, console: TextIO, quiet: bool = False) -> None:
+        self.console, self.lines, self.quiet = console, [], quiet
+        self.live = not quiet and console.isatty()   # a terminal gets one progress bar updated in place
         self._inline = False
 
     def log(self, level: str, message: str, progress: Optional[float] = None) -> None:
         tag = f"[Progress:{progress:6.2f}%]".ljust(20) if progress is not None else ""
         line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{level}] {_INDENT.get(level, '')}{tag}{message}"
         self.lines.append(line)
-        self.write(line, inline=self.live and progress is not None)
+        if progress is not None and self.live:
+            self.bar(progress)
+
+    def bar(self, percent: float) -> None:
+        filled = int(percent * 0.3)
+        self.console.write(f"\rAnalysing [{'#' * filled}{'.' * (30 - filled)}] {percent:5.1f}%")
+        self._inline = True
+        self.console.flush()
 
     def write(self, line: str, inline: bool = False) -> None:
-        if inline:
-            self.console.write("\r" + line[:150].ljust(150))
-        else:
-            self.console.write(("\n" if self._inline else "") + line + "\n")
-        self._inline = inline
+        """A console line (the closing summary); also kept for the log file by the caller."""
+        if self.quiet:
+            return
+        self.console.write(("\n" if self._inline else "") + line + "\n")
+        self._inline = False
         self.console.flush()
 
 
@@ -63,7 +78,8 @@ def statistics(counts: dict[str, int]) -> list[str]:
 def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis", api_files: Sequence[str] = (),
         env_paths: Sequence[str] = (), formats: Sequence[str] = (), fail_on: Optional[str] = None,
         versions: Sequence[Target] = (), force: bool = False, console: TextIO = sys.stdout, jobs: int = 1,
-        use_cache: bool = True, wrap_loops: Sequence[str] = ()) -> int:
+        use_cache: bool = True, wrap_loops: Sequence[str] = (), codes: Optional[frozenset[str]] = None,
+        config: Optional["Config"] = None, quiet: bool = False, settings: Optional[dict[str, str]] = None) -> int:
     source, output = check_paths(input_dir, output_dir)
     if mode not in ("torch_apis", "affinity_apis", "dynamic_shape"):
         raise ReportError(f"mode {mode} is not available yet (available: torch_apis, affinity_apis, dynamic_shape)")
@@ -78,9 +94,11 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     final = output / f"{source.name}_analysis"
     if final.exists() and not force:
         raise ReportError(f"{final} already exists (use --force to replace it)")
-    log = RunLog(console)
+    log = RunLog(console, quiet)
     log.log("INFO", "PyTorch analysis start working now, please wait for a moment.")
     log.log("INFO", "Analysis start...")
+    for line in run_info(target, mode, settings or {}):
+        log.log("INFO", line)
     from npu_lint.report.cache import ResultCache
     cache = ResultCache(output) if use_cache else None
     if mode == "dynamic_shape":
@@ -91,9 +109,13 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     def progress(done: int, total: int, relative: str) -> None:
         log.log("INFO", f"Start the analysis of {relative}.", 100.0 * done / max(total, 1))
 
-    collected = collect(source, target, progress, jobs=jobs, cache=cache, third_party=third_party)
+    excluded = config.excludes if config is not None else None
+    collected = collect(source, target, progress, jobs=jobs, cache=cache, third_party=third_party, excluded=excluded)
     if not collected.files:
         raise ReportError(f"there are no python files in {input_dir}")
+    log.log("INFO", f"Analysed {len(collected.files)} files.", 100.0)
+    if codes is not None:
+        collected.findings = [(path, f) for path, f in collected.findings if f.code in codes]
     for warning in collected.warnings:
         log.log("WARNING", warning)
     for path, finding in collected.findings:
@@ -103,23 +125,34 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
                                f"Message: {finding.message}")
     files = rows_by_file(collected) if mode == "torch_apis" else affinity_rows(collected)
     staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=output))
+    os.chmod(staging, 0o777 & ~_umask())   # mkdtemp makes it 0700; the report follows the umask like any folder
     try:
         counts = _write(staging, files, collected, target, formats, versions, inventory=mode == "torch_apis")
-        _finish(staging, final, log, counts)
+        summary = None
+        if mode == "torch_apis":
+            summary = summarise(collected.findings)
+            header, rows = csv_rows(summary)
+            write_csv(staging / MIGRATION_SUMMARY, header, rows)
+        _finish(staging, final, log, counts, summary, len(collected.warnings))
     finally:
         if staging.exists():
             shutil.rmtree(staging, ignore_errors=True)
     return _fail_on_status(collected, fail_on)
 
 
-def _finish(staging: Path, final: Path, log: RunLog, counts: dict[str, int]) -> None:
+def _finish(staging: Path, final: Path, log: RunLog, counts: dict[str, int], summary: Optional[Summary] = None,
+            skipped: int = 0) -> None:
     """The closing log lines and statistics table, the log file, and the staging folder renamed into place."""
     log.log("INFO", "Analyse run succeeded, welcome to the next use.")
     log.log("INFO", f"The detailed analysis result files are in the output path you defined, the relative "
                     f"path is {final.name}.")
-    for line in statistics(counts):
+    closing = statistics(counts) + (table(summary) if summary is not None else [])
+    for line in closing:
         log.lines.append(line)
         log.write(line)
+    if skipped:
+        log.write(f"{skipped} warning{'s' if skipped != 1 else ''} (files skipped): see pytorch_analysis.txt")
+    log.write(f"Report: {final}")
     (staging / "pytorch_analysis.txt").write_text("\n".join(log.lines) + "\n", encoding="utf-8")
     if final.exists():
         shutil.rmtree(final)
@@ -131,6 +164,7 @@ def _dynamic_shape(source: Path, final: Path, target: Target, wrap_loops: Sequen
     """``-m dynamic_shape``: the instrumented copy, the detector and the log (static NPU4xx findings included)."""
     from npu_lint.report.dynamic_mode import build
     staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=final.parent))
+    os.chmod(staging, 0o777 & ~_umask())
     try:
         collected, counts = build(source, staging, final, target, wrap_loops, log.log, collect_options)
         if "json" in formats:
@@ -163,6 +197,12 @@ def _write(folder: Path, files: dict[str, list[list[object]]], collected: Collec
     if "sarif" in formats:
         write_sarif(folder / "findings.sarif", collected.findings)
     return {name: len(rows) for name, rows in files.items()}
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def _fail_on_status(collected: Collected, fail_on: Optional[str]) -> int:
