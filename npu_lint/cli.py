@@ -129,6 +129,8 @@ class Checker:
             return [], source, notebook
         tree = parse_or_finding(source, str(path))
         if isinstance(tree, Finding):
+            if not syntax:   # --ignore NPU001: the old behaviour, a warning that does not fail the run
+                self.warn(f"{path}: skipped: {tree.message} at line {tree.line}")
             findings = [tree] if syntax else []
         else:
             findings = analyse_tree(tree, source, self.target_for(config), codes, noqa=not self.args.disable_noqa,
@@ -478,7 +480,12 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Optional[Sequence[str]] = None) -> int:
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:   # name the command whose options were wrong: npu-lint: error: ... (see 'npu-lint check --help')
+        command = getattr(args, "command", None)
+        commands = next((a for a in parser._actions if isinstance(a, argparse._SubParsersAction)), None)
+        target = commands.choices.get(command, parser) if commands is not None and command else parser
+        target.error(f"unrecognized arguments: {' '.join(extra)}")
     if args.command is None:
         parser.print_help(sys.stderr)
         print("npu-lint: error: a command is required (check, analyse, rules, rule, tables)", file=sys.stderr)

@@ -20,6 +20,7 @@ class NpuLintChecker:
     version = __version__
     codes: ClassVar[Optional[frozenset[str]]] = None   # None: not configured (all rules on by default)
     torch_version: ClassVar[Optional[str]] = None
+    noqa: ClassVar[bool] = True   # our own noqa pass (case-insensitive codes, whole statement); off with --disable-noqa
 
     def __init__(self, tree: ast.AST, filename: str = "stdin", lines: Optional[list[str]] = None) -> None:
         self.tree = tree
@@ -30,9 +31,11 @@ class NpuLintChecker:
     def add_options(cls, manager: Any) -> None:
         from npu_lint.rules import all_rules
         from npu_lint.versions import default_release
+        manager.add_option("--torch-npu-version", parse_from_config=True, default=None, metavar="VERSION",
+                           help="target torch-npu release for npu-lint (default: [tool.npu-lint] torch-npu-version, "
+                                f"else {default_release()}); --npu-torch-version is the old name")
         manager.add_option("--npu-torch-version", parse_from_config=True, default=None, metavar="VERSION",
-                           help="target torch-npu release for npu-lint (default: [tool.npu-lint] torch-version, "
-                                f"else {default_release()})")
+                           help="old name of --torch-npu-version")
         off = [rule.code for rule in all_rules() if not rule.default_enabled]
         if off:
             manager.extend_default_ignore(off)
@@ -41,12 +44,15 @@ class NpuLintChecker:
     def parse_options(cls, options: Any) -> None:
         from npu_lint.rules import all_rules
         from npu_lint.versions import UnknownVersion, parse_target
-        cls.torch_version = getattr(options, "npu_torch_version", None)
+        new, old = getattr(options, "torch_npu_version", None), getattr(options, "npu_torch_version", None)
+        cls.torch_version = new or old
+        cls.noqa = not getattr(options, "disable_noqa", False)
         if cls.torch_version:
             try:
                 parse_target(cls.torch_version)
             except UnknownVersion as error:
-                print(f"npu-lint: error: --npu-torch-version: {error}", file=sys.stderr)
+                name = "--torch-npu-version" if new else "--npu-torch-version"
+                print(f"npu-lint: error: {name}: {error}", file=sys.stderr)
                 raise SystemExit(2) from None
         try:
             from flake8.style_guide import Decision, DecisionEngine
@@ -69,9 +75,17 @@ class NpuLintChecker:
         from npu_lint.versions import default_release, parse_target
         codes = self.codes if self.codes is not None else frozenset(r.code for r in all_rules() if r.default_enabled)
         source = "".join(self.lines)
+        path = Path(self.filename)
+        notebook = None
+        if path.suffix == ".ipynb":   # flake8 --filename '*.py,*.ipynb': the code cells, mapped back to the file
+            from npu_lint.notebooks import NotebookError, parse_notebook
+            try:
+                notebook = parse_notebook(source)
+            except NotebookError:
+                return
+            source = notebook.source
         if not dispatch_for(codes).wanted(source):
             return
-        path = Path(self.filename)
         try:
             config = find(path.parent if self.filename not in ("stdin", "-") else Path.cwd())
         except ConfigError as error:
@@ -84,7 +98,18 @@ class NpuLintChecker:
             if config.excludes(path):
                 return
         third_party = config.third_party() if config is not None else frozenset()
-        for finding in analyse_tree(self.tree, source, parse_target(target_text), codes, third_party=third_party):
+        tree = self.tree
+        if notebook is not None:
+            from npu_lint.syntax_errors import parse_or_finding
+            tree = parse_or_finding(source, self.filename)
+            if not isinstance(tree, ast.AST):   # a cell that does not parse: flake8 has no E999 for it
+                tree = notebook.locate(tree)
+                yield tree.line, tree.col, f"NPU001 {tree.message} (cell {tree.cell}, line {tree.cell_line})", type(self)
+                return
+        for finding in analyse_tree(tree, source, parse_target(target_text), codes, noqa=self.noqa,
+                                    third_party=third_party):
+            if notebook is not None:
+                finding = notebook.locate(finding)
             yield finding.line, finding.col, finding.text(), type(self)
 
 

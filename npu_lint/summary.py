@@ -8,7 +8,8 @@ and a rough effort class per file and in total. The method (also in the README):
   or *tuning* (optional speed-ups and dynamic-shape risks: affinity APIs, CPU fallbacks, advice);
 - *lines to change* counts the distinct lines with mechanical, rewrite or port findings (tuning is optional);
 - a file's points: 1 per mechanical line, 5 per rewrite line, 40 per port finding, 1 per 4 tuning findings;
-  a file is *small* below 10 points, *medium* below 40, *large* from 40 or with any port finding.
+  a file is *small* below 15 points, *medium* below 80, *large* from 80 or with any port finding; the
+  whole port is large with a large file or 240+ points, medium with a medium file or 45+ points, else small.
 """
 from __future__ import annotations
 
@@ -24,7 +25,7 @@ REWRITE = frozenset({"NPU001", "NPU101", "NPU103", "NPU105", "NPU202", "NPU210",
                      "NPU220"})
 TUNING_PREFIXES = ("NPU3", "NPU4", "NPU102", "NPU104", "NPU106", "NPU107")
 POINTS = {"mechanical": 1.0, "rewrite": 5.0, "port": 40.0, "tuning": 0.25}
-LARGE, MEDIUM = 40.0, 10.0
+LARGE, MEDIUM = 80.0, 15.0
 
 
 def kind_of(code: str) -> str:
@@ -82,7 +83,7 @@ class Summary:
 
     @property
     def size(self) -> str:
-        """The whole port: large with any large file or 120+ points, medium with any medium file or 30+ points."""
+        """The whole port: large with any large file or 240+ points, medium with any medium file or 45+ points."""
         sizes = self.sizes()
         if sizes["large"] or self.points >= 3 * LARGE:
             return "large"
@@ -145,7 +146,7 @@ def table(summary: Summary, top: int = 10) -> list[str]:
 
 def csv_rows(summary: Summary) -> tuple[list[str], list[list[object]]]:
     """``migration_summary.csv``: one row per file, ranked by work, then a ``TOTAL`` row."""
-    header = ["File", "Effort", "Lines To Change", "Points"] + [name.title() for name in family_names()]
+    header = ["File", "Effort", "Lines To Change", "Points"] + [f"{prefix}xx {name}" for prefix, name in FAMILIES]
     rows: list[list[object]] = [[e.path, e.size, e.lines_to_change, f"{e.points:g}"] +
                                 [e.families.get(name, 0) for name in family_names()] for e in summary.files]
     rows.append(["TOTAL", summary.size, summary.lines_to_change, f"{summary.points:g}"] +
