@@ -501,6 +501,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
     except KeyboardInterrupt:
         print("npu-lint: interrupted", file=sys.stderr)
         return 130
+    except OSError as error:   # an unwritable or vanished path: one line, not a traceback
+        where = f"{error.filename}: " if error.filename else ""
+        print(f"npu-lint: error: {where}{error.strerror or error}", file=sys.stderr)
+        return 1
     except Exception as error:
         from npu_lint.report.safety import ReportError
         if not isinstance(error, ReportError):

@@ -11,6 +11,10 @@ import tokenize
 
 def decode_python(data: bytes) -> str:
     """The text of a Python file; raises :class:`UnicodeDecodeError` / :class:`SyntaxError` (bad cookie)."""
-    encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    try:
+        encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+    except SyntaxError:
+        data.decode("utf-8")   # no usable cookie: say which byte is not UTF-8 (UnicodeDecodeError) ...
+        raise                  # ... else the cookie names an unknown encoding
     text = data.decode(encoding)
     return text[1:] if text.startswith("\ufeff") else text
