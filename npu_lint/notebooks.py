@@ -2,7 +2,8 @@
 
 The code cells are joined (one line per source line, cells in order); IPython magics (``%time``, ``%%bash``
 cells), shell escapes (``!pip install``, ``x = !ls``) and help lines (``obj?``) become ``pass`` at the same
-indentation, so a magic inside a block keeps the block valid and nothing of it is analysed. Positions are mapped
+indentation, so a magic inside a block keeps the block valid and nothing of it is analysed (the body of a
+``%%time`` / ``%%timeit`` / ``%%capture`` ... cell is Python and is analysed, as ruff does). Positions are mapped
 back twice: to the cell and its line (``cell 3:2:5``, as ruff prints them), and to the line of the ``.ipynb`` file
 that holds that source line (for flake8, the CSV reports and SARIF, which point into the file itself).
 """
@@ -18,6 +19,8 @@ from typing import Optional
 from npu_lint.finding import Finding
 
 SUFFIX = ".ipynb"
+# Cell magics whose body is Python (as ruff treats them); any other ``%%magic`` cell is not analysed.
+PYTHON_CELL_MAGICS = frozenset({"time", "timeit", "capture", "debug", "prun", "python", "python3", "pypy"})
 _MAGIC = re.compile(r"^(?P<indent>[ \t]*)(?:[%!]|\?|[\w.]+[ \t]*=[ \t]*[%!]|.*\?\??[ \t]*$)")
 
 
@@ -77,7 +80,8 @@ def parse_notebook(text: str) -> Notebook:
         source = cell.get("source", "")
         lines = source if isinstance(source, list) else str(source).splitlines(True)
         lines = [line for piece in lines for line in str(piece).splitlines(True)] or []
-        cell_magic = bool(lines) and lines[0].lstrip().startswith("%%")
+        first = lines[0].strip() if lines else ""
+        cell_magic = first.startswith("%%") and first[2:].split(" ")[0] not in PYTHON_CELL_MAGICS
         for offset, raw in enumerate(lines, 1):
             text_line = raw.rstrip("\r\n")
             found, cursor, col = _find(raw, raw_lines, cursor)

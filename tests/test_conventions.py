@@ -106,6 +106,9 @@ def test_notebook_magics_and_broken_cells(tmp_path):
     lines = notebook.source.splitlines()
     assert lines[:2] == ["pass", "pass"] and lines[5] == "    pass"   # magics, shell escapes, in a block too
     assert "bash" not in notebook.source and "model?" not in notebook.source
+    timed = dict(NOTEBOOK, cells=[{"cell_type": "code", "metadata": {}, "outputs": [],
+                                   "source": ["%%time\n", "import torch\n", "m.cuda()\n"]}])
+    assert parse_notebook(json.dumps(timed)).source.splitlines()[:3] == ["pass", "import torch", "m.cuda()"]
     broken = dict(NOTEBOOK, cells=[{"cell_type": "code", "metadata": {}, "outputs": [], "source": "def f(:\n"}])
     (tmp_path / "b.ipynb").write_text(json.dumps(broken))
     (tmp_path / "nojson.ipynb").write_text("{not json")
