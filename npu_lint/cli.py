@@ -226,8 +226,8 @@ def _summary_lines(args: argparse.Namespace, checker: Checker, items: list) -> N
                     "`--unsafe-fixes`)" if checker.hidden_unsafe_fixes else ""
             print(f"Would fix {_plural(fixed, 'error')}{extra}.", file=out)
         else:
-            print("No errors would be fixed" + (f" ({_plural(remaining, 'error')} not fixable)." if remaining
-                                                 else "."), file=out)
+            unfixable = f" ({_plural(remaining, 'error')} not fixable)" if remaining else ""
+            print(f"No errors would be fixed{unfixable}.", file=out)
     elif args.fix and fixed:
         print(f"Found {_plural(fixed + remaining, 'error')} ({fixed} fixed, {remaining} remaining).", file=out)
     elif remaining:
@@ -315,11 +315,10 @@ def _analyse(args: argparse.Namespace) -> int:
     if args.wrap_loop and args.mode != "dynamic_shape":
         raise UsageError("--wrap-loop only applies to -m dynamic_shape")
     api_files = list(args.api_files or []) + ([str(p) for p in config.api_files] if not args.api_files else [])
+    excluded = config.extend_exclude + tuple(p for p in config.exclude if p not in configuration.DEFAULT_EXCLUDE)
     settings = {"release": target.release, "source of settings": str(config.source) if config.source else "none",
                 "select": ",".join(select) or "default", "ignore": ",".join(ignore) or "none",
-                "exclude": ",".join(config.extend_exclude + tuple(p for p in config.exclude
-                                                                   if p not in configuration.DEFAULT_EXCLUDE)) or "none",
-                "api-files": ",".join(api_files) or "none"}
+                "exclude": ",".join(excluded) or "none", "api-files": ",".join(api_files) or "none"}
     return run(args.input, args.output, target, args.mode, api_files, args.env_path or [],
                args.format or [], args.fail_on, versions, args.force, jobs=args.jobs or 1, use_cache=not args.no_cache,
                wrap_loops=args.wrap_loop or [], codes=configuration.enabled_codes(select or ["ALL"], ignore),
@@ -456,8 +455,10 @@ def build_parser() -> argparse.ArgumentParser:
     _add_selection_options(analyse, "ALL, every code")
     analyse.add_argument("--format", action="append", choices=["json", "sarif"], help="also write findings.json / "
                          "findings.sarif (repeatable)")
-    analyse.add_argument("--fail-on", metavar="CODES|any", help="exit 3 when findings with these codes or prefixes exist")
-    analyse.add_argument("--versions", metavar="V1,V2,...", help="add version_summary.csv: one verdict column per release")
+    analyse.add_argument("--fail-on", metavar="CODES|any",
+                         help="exit 3 when findings with these codes or prefixes exist")
+    analyse.add_argument("--versions", metavar="V1,V2,...",
+                         help="add version_summary.csv: one verdict column per release")
     analyse.add_argument("--force", action="store_true", help="replace an existing <name>_analysis folder")
     analyse.add_argument("-j", "--jobs", type=int, default=None, metavar="N",
                          help="analyse files in N processes (default: 1)")

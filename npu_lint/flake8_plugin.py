@@ -104,7 +104,8 @@ class NpuLintChecker:
             tree = parse_or_finding(source, self.filename)
             if not isinstance(tree, ast.AST):   # a cell that does not parse: flake8 has no E999 for it
                 tree = notebook.locate(tree)
-                yield tree.line, tree.col, f"NPU001 {tree.message} (cell {tree.cell}, line {tree.cell_line})", type(self)
+                text = f"NPU001 {tree.message} (cell {tree.cell}, line {tree.cell_line})"
+                yield tree.line, tree.col, text, type(self)
                 return
         for finding in analyse_tree(tree, source, parse_target(target_text), codes, noqa=self.noqa,
                                     third_party=third_party):

@@ -131,8 +131,8 @@ def table(summary: Summary, top: int = 10) -> list[str]:
              f"{summary.lines_to_change} line{'s' if summary.lines_to_change != 1 else ''} to change, "
              f"effort {summary.size} ({sizes['large']} large, {sizes['medium']} medium, {sizes['small']} small files; "
              f"{summary.points:g} points)",
-             "  findings per family: " + ", ".join(f"{name} {summary.families[name]}" for name in family_names()
-                                                  if summary.families.get(name))]
+             "  findings per family: " + ", ".join(
+                 f"{name} {summary.families[name]}" for name in family_names() if summary.families.get(name))]
     shown = summary.files[:top]
     width = max(len(e.path) for e in shown)
     lines.append(f"  {'file'.ljust(width)}  effort  lines  findings  points")

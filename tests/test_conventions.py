@@ -159,7 +159,8 @@ def test_github_gitlab_json_and_full_formats(tmp_path):
 
 def test_statistics_in_ruffs_layout_then_the_migration_summary(tmp_path):
     (tmp_path / "a.py").write_text("import torch\nm = Net().cuda()\nn = Net().cuda()\ntorch.cuda.synchronize()\n"
-                                   "from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['x.cu'])\n")
+                                   "from torch.utils.cpp_extension import CUDAExtension\n"
+                                   "ext = CUDAExtension('x', ['x.cu'])\n")
     (tmp_path / "b.py").write_text("import torch\nx = torch.ones(2).cuda()\n")
     result = npu_lint("check", "--statistics", ".", cwd=tmp_path)
     assert result.returncode == 1
@@ -225,3 +226,34 @@ def test_analyse_reads_the_inputs_pyproject_and_prints_a_summary(tmp_path):
                      cwd=tmp_path)
     assert quiet.returncode == 0 and quiet.stdout == "" and quiet.stderr == ""
     assert "Target torch-npu release: 2.8.0" in (report / "pytorch_analysis.txt").read_text()   # CLI overrides
+
+
+@pytest.mark.skipif(sys.platform == "win32", reason="needs a pseudo-terminal")
+def test_analyse_draws_a_progress_bar_only_on_a_terminal(tmp_path):
+    import pty
+    import subprocess
+    root = tmp_path / "proj"
+    root.mkdir()
+    for index in range(3):
+        (root / f"m{index}.py").write_text("import torch\nm = m.cuda()\n")
+    main, secondary = pty.openpty()
+    try:
+        process = subprocess.run([tool("npu-lint"), "analyse", "-i", str(root), "-o", str(tmp_path / "out")],
+                                 stdout=secondary, stderr=subprocess.PIPE, stdin=subprocess.DEVNULL, timeout=300)
+        os.close(secondary)
+        chunks = []
+        while True:
+            try:
+                chunk = os.read(main, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break
+            chunks.append(chunk)
+    finally:
+        os.close(main)
+    shown = b"".join(chunks).decode()
+    assert process.returncode == 0, process.stderr
+    assert "\rAnalysing [" in shown and "100.0%" in shown and "Report: " in shown
+    piped = npu_lint("analyse", "-i", str(root), "-o", str(tmp_path / "out"), "--force", cwd=tmp_path)
+    assert "Analysing [" not in piped.stdout and "Report: " in piped.stdout
