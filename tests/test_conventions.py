@@ -36,12 +36,16 @@ EXPECTED = {
     ("train.ipynb", 20, 14, "NPU203"),             # cell 2, line 4
     ("train.ipynb", 21, 9, "NPU201"),              # cell 2, line 5
     ("train.ipynb", 44, 10, "NPU203"),             # cell 4, line 3
+    ("tests/test_gpu.py", 3, 1, "NPU201"),         # per-file-ignores drops its NPU203 only
 }
 
 
 def fixture_tree(root: Path) -> Path:
     root.mkdir()
-    (root / "pyproject.toml").write_text('[tool.npu-lint]\nextend-exclude = ["generated/"]\n')
+    (root / "pyproject.toml").write_text('[tool.npu-lint]\nextend-exclude = ["generated/"]\n'
+                                         '[tool.npu-lint.per-file-ignores]\n"tests/*" = ["NPU203"]\n')
+    (root / "tests").mkdir()
+    (root / "tests" / "test_gpu.py").write_text("import torch\nm = m.cuda()\ntorch.cuda.synchronize()\n")
     (root / "noqa_variants.py").write_text(
         "import torch\n"
         "a = torch.device('cuda')  # NOQA: npu205\n"          # codes are case-insensitive

@@ -114,8 +114,9 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     if not collected.files:
         raise ReportError(f"there are no python files in {input_dir}")
     log.log("INFO", f"Analysed {len(collected.files)} files.", 100.0)
-    if codes is not None:
-        collected.findings = [(path, f) for path, f in collected.findings if f.code in codes]
+    if codes is not None or config is not None:   # the selection, then per-file-ignores of [tool.npu-lint]
+        collected.findings = [(path, f) for path, f in collected.findings if (codes is None or f.code in codes)
+                              and not (config and f.code.startswith(config.ignored_for(source / path)))]
     for warning in collected.warnings:
         log.log("WARNING", warning)
     for path, finding in collected.findings:
