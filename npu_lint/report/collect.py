@@ -12,11 +12,11 @@ from npu_lint.context import FileContext
 from npu_lint.core import analyse_tree
 from npu_lint.cuda_facts import api_row
 from npu_lint.finding import Finding
+from npu_lint.notebooks import SUFFIX as NOTEBOOK
+from npu_lint.notebooks import load_source
 from npu_lint.report.cuda_ops import SUFFIXES, exported_ops
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.rules.support import api_reference
-from npu_lint.notebooks import SUFFIX as NOTEBOOK
-from npu_lint.notebooks import load_source
 from npu_lint.sources import Unreadable, parse, read_source
 from npu_lint.support_facts import probable_method_api, support_table
 from npu_lint.versions import Target
@@ -141,6 +141,7 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
         result.cuda_ops.extend((relative, op) for op in exported_ops(text))
     custom_ops = frozenset(op for _, op in result.cuda_ops)
     context = custom_ops | {f"api:{name}" for name in third_party}   # both decide a file's result
+    context |= {"results:noqa,notebooks"}   # results of older runs (noqa not applied) must not be reused
     cached = {path: cache.get(path, target, context) if cache else None for path in python}
     todo = [(str(path), target, custom_ops, third_party) for path in python if cached[path] is None]
     fresh = _run_jobs(todo, jobs)
