@@ -54,6 +54,7 @@ class NpuLintChecker:
                 name = "--torch-npu-version" if new else "--npu-torch-version"
                 print(f"npu-lint: error: {name}: {error}", file=sys.stderr)
                 raise SystemExit(2) from None
+        _check_npu_selectors(options)
         try:
             from flake8.style_guide import Decision, DecisionEngine
             engine = DecisionEngine(options)
@@ -112,6 +113,20 @@ class NpuLintChecker:
             if notebook is not None:
                 finding = notebook.locate(finding)
             yield finding.line, finding.col, finding.text(), type(self)
+
+
+def _check_npu_selectors(options: Any) -> None:
+    """An unknown ``NPU`` code in flake8's select/ignore options is an error (exit 2), as in ``npu-lint check``:
+    a typo must not switch the check off silently. Other plugins' codes are flake8's business."""
+    from npu_lint.config import selector
+    for option in ("select", "extend_select", "ignore", "extend_ignore"):
+        for code in getattr(options, option, None) or []:
+            if code.strip().upper().startswith("NPU"):
+                try:
+                    selector(code)
+                except ValueError as error:
+                    print(f"npu-lint: error: --{option.replace('_', '-')}: {error}", file=sys.stderr)
+                    raise SystemExit(2) from None
 
 
 _WARNED: set[str] = set()
