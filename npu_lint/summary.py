@@ -127,7 +127,10 @@ def table(summary: Summary, top: int = 10) -> list[str]:
     if not summary.files:
         return ["Migration summary: no findings."]
     sizes = summary.sizes()
-    lines = [f"Migration summary: {len(summary.files)} file{'s' if len(summary.files) != 1 else ''} to touch, "
+    to_change = sum(1 for e in summary.files if e.lines_to_change or e.has_port)
+    optional = len(summary.files) - to_change
+    lines = [f"Migration summary: {to_change} file{'s' if to_change != 1 else ''} to change"
+             + (f" (+{optional} with optional tuning only)" if optional else "") + ", "
              f"{summary.lines_to_change} line{'s' if summary.lines_to_change != 1 else ''} to change, "
              f"effort {summary.size} ({sizes['large']} large, {sizes['medium']} medium, {sizes['small']} small files; "
              f"{summary.points:g} points)",

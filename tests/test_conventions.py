@@ -172,7 +172,7 @@ def test_statistics_in_ruffs_layout_then_the_migration_summary(tmp_path):
     assert lines[:3] == ["3\tNPU203\t[*] cuda-method", "1\tNPU201\t[ ] cuda-api-redirected",
                          "1\tNPU215\t[ ] cuda-extension"]
     assert lines[3] == ""
-    assert lines[4].startswith("Migration summary: 2 files to touch, 5 lines to change, effort large")
+    assert lines[4].startswith("Migration summary: 2 files to change, 5 lines to change, effort large")
     assert re.match(r"\s+a\.py\s+large\s+4\s+4\s+43", lines[7]) and re.match(r"\s+b\.py\s+small\s+1\s+1\s+1", lines[8])
     stats = json.loads(npu_lint("check", "--statistics", "--output-format", "json", ".", cwd=tmp_path).stdout)
     assert stats[0] == {"code": "NPU203", "name": "cuda-method", "count": 3, "fixable": True}
@@ -261,3 +261,25 @@ def test_analyse_draws_a_progress_bar_only_on_a_terminal(tmp_path):
     assert "\rAnalysing [" in shown and "100.0%" in shown and "Report: " in shown
     piped = npu_lint("analyse", "-i", str(root), "-o", str(tmp_path / "out"), "--force", cwd=tmp_path)
     assert "Analysing [" not in piped.stdout and "Report: " in piped.stdout
+
+
+def test_effort_method_as_the_readme_states_it():
+    from npu_lint.finding import Finding
+    from npu_lint.summary import csv_rows, summarise
+
+    def at(path, line, code):
+        return path, Finding(code, "m", line, 0, line)
+    findings = [at("a.py", 1, "NPU203"), at("a.py", 1, "NPU205"),      # one mechanical line: 1 point
+                at("a.py", 2, "NPU101"),                                  # one rewrite line: 5 points
+                at("a.py", 3, "NPU401"), at("a.py", 4, "NPU301"),        # tuning: 0.25 each, no line to change
+                at("ext.py", 1, "NPU215"),                                # a port: 40 points and large
+                at("tune.py", 5, "NPU402")]
+    summary = summarise(findings)
+    assert [(e.path, e.lines_to_change, e.points, e.size) for e in summary.files] == [
+        ("ext.py", 1, 40.0, "large"), ("a.py", 2, 6.5, "small"), ("tune.py", 0, 0.25, "small")]
+    assert summary.size == "large" and summary.lines_to_change == 3
+    assert summary.families == {"CUDA usage": 3, "API support": 1, "dynamic shape": 2, "affinity API": 1}
+    header, rows = csv_rows(summary)
+    assert rows[-1][:4] == ["TOTAL", "large", 3, "46.75"]
+    many = summarise([at("b.py", line, "NPU101") for line in range(1, 17)])   # 16 rewrite lines: 80 points
+    assert many.files[0].size == "large" and summarise([at("c.py", 1, "NPU101")] * 3).files[0].size == "small"
