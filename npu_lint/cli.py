@@ -168,7 +168,11 @@ def _check(args: argparse.Namespace) -> int:
     for path in checker.files(args.paths):
         findings, source, notebook = checker.check_file(path)
         if findings and fixing and notebook is None:
-            findings = checker.fix_file(path, findings, source)
+            remaining = checker.fix_file(path, findings, source)
+            if args.fix and len(remaining) < len(findings):   # positions moved (an import added): check again
+                checker.files_checked -= 1
+                remaining, source, notebook = checker.check_file(path)
+            findings = remaining
         lines = source.splitlines()
         for finding in findings:
             line = finding.line if notebook is None else _source_line(notebook, finding)
@@ -184,7 +188,7 @@ def _check(args: argparse.Namespace) -> int:
             print("\n".join(table(summarise((d.path, d.finding) for d in items))))
     elif not args.diff and (items or args.output_format in ("json", "sarif", "gitlab")):
         sys.stdout.write(output.render(args.output_format, items))
-    if not args.quiet:
+    if not args.quiet and (not args.statistics or fixing):   # ruff: --statistics prints the table only
         _summary_lines(args, checker, items)
     if args.diff:   # ruff: 1 when the diff is not empty, whatever cannot be fixed
         return 1 if checker.fixed else 0
