@@ -460,7 +460,7 @@ def build_parser() -> argparse.ArgumentParser:
     analyse.add_argument("--format", action="append", choices=["json", "sarif"], help="also write findings.json / "
                          "findings.sarif (repeatable)")
     analyse.add_argument("--fail-on", metavar="CODES|any",
-                         help="exit 3 when findings with these codes or prefixes exist")
+                         help="exit 3 when findings with these codes or prefixes exist (any or ALL: any finding)")
     analyse.add_argument("--versions", metavar="V1,V2,...",
                          help="add version_summary.csv: one verdict column per release")
     analyse.add_argument("--force", action="store_true", help="replace an existing <name>_analysis folder")

@@ -105,7 +105,9 @@ def selector(text: str) -> str:
     if CODE_PATTERN.match(value) and any(code.startswith(value) for code in codes):
         return value
     prefixes = sorted({code[:n] for code in codes for n in range(3, 7)})
-    near = difflib.get_close_matches(value, codes, n=1, cutoff=0.5) or \
+    digits = value[:3] + value[3:].translate(str.maketrans("OIL", "011"))   # NPU2O5 -> NPU205
+    near = [digits] if digits in prefixes else \
+        difflib.get_close_matches(value, codes, n=1, cutoff=0.5) or \
         difflib.get_close_matches(value, prefixes, n=1, cutoff=0.5)
     hint = f" (did you mean {near[0]}?)" if near else " (see 'npu-lint rules')"
     raise ValueError(f"unknown rule selector: {text.strip()!r}{hint}")

@@ -283,3 +283,15 @@ def test_effort_method_as_the_readme_states_it():
     assert rows[-1][:4] == ["TOTAL", "large", 3, "46.75"]
     many = summarise([at("b.py", line, "NPU101") for line in range(1, 17)])   # 16 rewrite lines: 80 points
     assert many.files[0].size == "large" and summarise([at("c.py", 1, "NPU101")] * 3).files[0].size == "small"
+
+
+def test_fail_on_all_and_unknown_codes(tmp_path):
+    root = tmp_path / "proj"
+    root.mkdir()
+    (root / "a.py").write_text("import torch\nm = m.cuda()\n")
+    out = tmp_path / "out"
+    assert npu_lint("analyse", "-q", "-i", str(root), "-o", str(out), "--fail-on", "ALL", cwd=tmp_path).returncode == 3
+    clean = npu_lint("analyse", "-q", "-i", str(root), "-o", str(out), "--force", "--fail-on", "NPU1", cwd=tmp_path)
+    assert clean.returncode == 0
+    typo = npu_lint("analyse", "-i", str(root), "-o", str(out), "--force", "--fail-on", "NPU2O3", cwd=tmp_path)
+    assert typo.returncode == 2 and typo.stderr.count("\n") == 1 and "unknown rule selector: 'NPU2O3' (did you mean NPU203?)" in typo.stderr

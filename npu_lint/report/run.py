@@ -209,6 +209,6 @@ def _umask() -> int:
 def _fail_on_status(collected: Collected, fail_on: Optional[str]) -> int:
     if not fail_on:
         return 0
-    prefixes = None if fail_on.strip().lower() == "any" else [c.strip().upper() for c in fail_on.split(",") if c.strip()]
+    prefixes = None if fail_on.strip().lower() in ("any", "all") else [c.strip().upper() for c in fail_on.split(",") if c.strip()]
     hit = any(prefixes is None or any(f.code.startswith(p) for p in prefixes) for _, f in collected.findings)
     return EXIT_FAIL_ON if hit else 0
