@@ -1,6 +1,7 @@
 """``[tool.npu-lint]`` in the nearest ``pyproject.toml``, and code selection."""
 from __future__ import annotations
 
+import difflib
 import fnmatch
 import re
 import sys
@@ -12,7 +13,11 @@ from typing import Any, Iterable, Optional
 from npu_lint.rules import all_rules
 
 CODE_PATTERN = re.compile(r"^NPU[0-9]{0,3}$")
-KEYS = ("torch-version", "select", "ignore", "per-file-ignores", "exclude", "api-files", "third-party")
+KEYS = ("torch-npu-version", "torch-version", "select", "extend-select", "ignore", "per-file-ignores", "exclude",
+        "extend-exclude", "api-files", "third-party")
+# Codes that are not rules of the walk: a file that does not parse (flake8's E999, ruff's syntax errors).
+SYNTAX_ERROR = "NPU001"
+SPECIAL_CODES = {SYNTAX_ERROR: ("syntax-error", "A file that does not parse: nothing else in it can be checked.")}
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg", "__pycache__",
                    ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages")
 
@@ -29,9 +34,11 @@ class Config:
     source: Optional[Path] = None
     torch_version: Optional[str] = None
     select: tuple[str, ...] = ()
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     per_file_ignores: tuple[tuple[str, tuple[str, ...]], ...] = ()
-    exclude: tuple[str, ...] = field(default=())
+    exclude: tuple[str, ...] = DEFAULT_EXCLUDE   # ``exclude`` replaces the defaults, ``extend-exclude`` adds (ruff)
+    extend_exclude: tuple[str, ...] = field(default=())
     api_files: tuple[Path, ...] = ()
     third_party_packages: tuple[str, ...] = ()
 
@@ -53,7 +60,7 @@ class Config:
 
     def excludes(self, path: Path) -> bool:
         relative = _relative(path, self.root)
-        return any(_matches(relative, pattern) for pattern in DEFAULT_EXCLUDE + self.exclude)
+        return any(_matches(relative, pattern) for pattern in self.exclude + self.extend_exclude)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -84,13 +91,47 @@ def _toml_load(path: Path) -> dict[str, Any]:
         raise ConfigError(f"{path}: invalid TOML: {error}") from None
 
 
+def known_codes() -> tuple[str, ...]:
+    """Every code a selector can name: the rules and the special codes (``NPU001``)."""
+    return tuple(sorted(set(SPECIAL_CODES) | {rule.code for rule in all_rules()}))
+
+
+def selector(text: str) -> str:
+    """A validated selector: ``ALL``, a code or a prefix of at least one known code (ruff's rule selectors).
+
+    Raises :class:`ValueError` with the nearest known code suggested, worded as ruff words it.
+    """
+    value = text.strip().upper()
+    if value == "ALL":
+        return value
+    codes = known_codes()
+    if CODE_PATTERN.match(value) and any(code.startswith(value) for code in codes):
+        return value
+    prefixes = sorted({code[:n] for code in codes for n in range(3, 7)})
+    digits = value[:3] + value[3:].translate(str.maketrans("OIL", "011"))   # NPU2O5 -> NPU205
+    near = [digits] if digits in prefixes else \
+        difflib.get_close_matches(value, codes, n=1, cutoff=0.5) or \
+        difflib.get_close_matches(value, prefixes, n=1, cutoff=0.5)
+    hint = f" (did you mean {near[0]}?)" if near else " (see 'npu-lint rules')"
+    raise ValueError(f"unknown rule selector: {text.strip()!r}{hint}")
+
+
 def _codes(value: Any, key: str, where: Path) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
         raise ConfigError(f"{where}: [tool.npu-lint] {key} must be a list of codes such as [\"NPU2\"]")
-    for item in value:
-        if not CODE_PATTERN.match(item.strip().upper()):
-            raise ConfigError(f"{where}: [tool.npu-lint] {key}: {item!r} is not an NPU code or prefix")
-    return tuple(item.strip().upper() for item in value)
+    try:
+        return tuple(selector(item) for item in value)
+    except ValueError as error:
+        raise ConfigError(f"{where}: [tool.npu-lint] {key}: {error}") from None
+
+
+def _globs(table: dict[str, Any], key: str, where: Path) -> Optional[tuple[str, ...]]:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ConfigError(f"{where}: [tool.npu-lint] {key} must be a list of glob patterns")
+    return tuple(value)
 
 
 def parse_table(table: dict[str, Any], where: Path) -> Config:
@@ -98,21 +139,23 @@ def parse_table(table: dict[str, Any], where: Path) -> Config:
     unknown = sorted(set(table) - set(KEYS))
     if unknown:
         raise ConfigError(f"{where}: unknown key {unknown[0]!r} in [tool.npu-lint] (known: {', '.join(KEYS)})")
-    version = table.get("torch-version")
+    if "torch-npu-version" in table and "torch-version" in table:
+        raise ConfigError(f"{where}: [tool.npu-lint] torch-npu-version and torch-version (its old name) both set")
+    key = "torch-version" if "torch-version" in table else "torch-npu-version"
+    version = table.get(key)
     if version is not None and not isinstance(version, str):
-        raise ConfigError(f"{where}: [tool.npu-lint] torch-version must be a string such as \"2.6.0\"")
+        raise ConfigError(f"{where}: [tool.npu-lint] {key} must be a string such as \"2.6.0\"")
     if version is not None:
         from npu_lint.versions import UnknownVersion, parse_target
         try:
             parse_target(version)
         except UnknownVersion as error:
-            raise ConfigError(f"{where}: [tool.npu-lint] torch-version: {error}") from None
+            raise ConfigError(f"{where}: [tool.npu-lint] {key}: {error}") from None
     per_file = table.get("per-file-ignores", {})
     if not isinstance(per_file, dict):
         raise ConfigError(f"{where}: [tool.npu-lint] per-file-ignores must be a table of glob = [codes]")
-    exclude = table.get("exclude", [])
-    if not isinstance(exclude, list) or not all(isinstance(item, str) for item in exclude):
-        raise ConfigError(f"{where}: [tool.npu-lint] exclude must be a list of glob patterns")
+    exclude = _globs(table, "exclude", where)
+    extend_exclude = _globs(table, "extend-exclude", where) or ()
     api_files = table.get("api-files", [])
     if not isinstance(api_files, list) or not all(isinstance(item, str) for item in api_files):
         raise ConfigError(f"{where}: [tool.npu-lint] api-files must be a list of CSV paths")
@@ -127,10 +170,11 @@ def parse_table(table: dict[str, Any], where: Path) -> Config:
     return Config(
         root=where.parent, source=where, torch_version=version, third_party_packages=packages,
         select=_codes(table.get("select", []), "select", where),
+        extend_select=_codes(table.get("extend-select", []), "extend-select", where),
         ignore=_codes(table.get("ignore", []), "ignore", where),
         per_file_ignores=tuple((glob, _codes(codes, f"per-file-ignores {glob!r}", where))
                                for glob, codes in sorted(per_file.items())),
-        exclude=tuple(exclude), api_files=api_paths)
+        exclude=DEFAULT_EXCLUDE if exclude is None else exclude, extend_exclude=extend_exclude, api_files=api_paths)
 
 
 def load(path: Path) -> Config:
@@ -177,13 +221,18 @@ def enabled_codes(select: Iterable[str] = (), ignore: Iterable[str] = ()) -> fro
     """The rule codes on for a select/ignore pair: the most specific matching entry decides.
 
     An empty ``select`` means every rule that is on by default; a rule that is off by default is
-    on only when a select entry names it at least as precisely as its full code.
+    on only when a select entry names it at least as precisely as its full code, or with ``ALL``
+    (which, as in ruff, is less specific than any prefix). ``NPU001`` (syntax errors) is on unless ignored.
     """
     select, ignore = tuple(select) or ("NPU",), tuple(ignore)
     chosen = set()
-    for rule in all_rules():
-        selected = max((len(s) for s in select if rule.code.startswith(s)), default=0)
-        ignored = max((len(i) for i in ignore if rule.code.startswith(i)), default=0)
-        if selected and selected > ignored and (rule.default_enabled or selected >= len(rule.code)):
-            chosen.add(rule.code)
+
+    def specificity(entries: tuple[str, ...], code: str) -> int:
+        return max((len(e) if e != "ALL" else 1 for e in entries if e == "ALL" or code.startswith(e)), default=0)
+
+    for code, default_enabled in [(rule.code, rule.default_enabled) for rule in all_rules()] + \
+            [(code, True) for code in SPECIAL_CODES]:
+        selected, ignored = specificity(select, code), specificity(ignore, code)
+        if selected and selected > ignored and (default_enabled or selected >= len(code) or "ALL" in select):
+            chosen.add(code)
     return frozenset(chosen)

@@ -7,18 +7,17 @@ dotted names are dispatched to rules as :class:`~npu_lint.rules.ApiRef` events.
 from __future__ import annotations
 
 import ast
-import re
 from functools import lru_cache
-from typing import Iterable, Optional, Sequence
+from typing import Optional, Sequence
 
 from npu_lint.context import FileContext
 from npu_lint.finding import Finding
+from npu_lint.noqa import without_noqa
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.versions import Target, default_release
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
            ast.GeneratorExp)
-_NOQA = re.compile(r"#\s*noqa(?::[\s]?(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE)
 
 
 class _Later:
@@ -101,7 +100,7 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
     _walk(tree, ctx, narrowed)
     findings = ctx.findings
     if noqa and findings:
-        findings = _without_noqa(findings, ctx.noqa_spans, source.splitlines())
+        findings = without_noqa(findings, ctx.noqa_spans, source.splitlines())
     return sorted(set(findings), key=lambda f: (f.line, f.col, f.code, f.message, f.api, f.end_line, f.family))
 
 
@@ -178,26 +177,3 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
         for child in reversed(children):
             parents[id(child)] = node
             push(child)
-
-
-def _without_noqa(findings: Iterable[Finding], spans: dict[Finding, tuple[int, int]],
-                  lines: list[str]) -> list[Finding]:
-    """Drop findings whose statement carries ``# noqa`` or ``# noqa: CODE`` (prefixes match)."""
-    kept = []
-    for finding in findings:
-        first, last = spans.get(finding, (finding.line, finding.end_line))
-        if not any(_suppresses(lines[n - 1], finding.code) for n in range(first, min(last, len(lines)) + 1)):
-            kept.append(finding)
-    return kept
-
-
-def _suppresses(line: str, code: str) -> bool:
-    if "#" not in line:
-        return False
-    for match in _NOQA.finditer(line):
-        codes = match.group("codes")
-        if not codes:
-            return True
-        if any(code.startswith(c.upper()) for c in re.split(r"[,\s]+", codes) if c):
-            return True
-    return False

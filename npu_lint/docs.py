@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import inspect
+import re
 import textwrap
 
 from npu_lint.rules import DOC_SECTIONS, Rule, all_rules
@@ -39,14 +40,19 @@ def rule_page(rule: type[Rule]) -> str:
         lines += [f"### {name}", ""]
         lines += ["```python", text, "```"] if name in ("Example", "Use instead") and _is_code(text) else [text]
         lines.append("")
-    return "\n".join(lines).rstrip() + "\n"
+    return _markdown("\n".join(lines).rstrip() + "\n")
+
+
+def _markdown(text: str) -> str:
+    """The docstrings are reST (````x````); the pages and the README are Markdown (```x```)."""
+    return re.sub(r"(?<!`)``([^`\n]+)``(?!`)", r"`\1`", text)
 
 
 def code_table() -> str:
     """The Markdown table of every code, as shown in the README."""
     rows = ["| code | name | what it flags | default |", "|---|---|---|---|"]
     for rule in all_rules():
-        summary = rule.summary().replace("|", "\\|")
+        summary = _markdown(rule.summary()).replace("|", "\\|")
         rows.append(f"| {rule.code} | `{rule.name}` | {summary} | {'on' if rule.default_enabled else 'off'} |")
     return "\n".join(rows) + "\n"
 

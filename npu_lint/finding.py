@@ -15,6 +15,9 @@ class Finding:
     end_line: int
     api: str = ""
     family: str = ""
+    cell: int = 0          # notebooks: the cell (1-based) and the line within it; line/col are in the .ipynb file
+    cell_line: int = 0
+    cell_col: int = 0      # notebooks: where the cell line's text starts in its line of the .ipynb file
 
     def text(self) -> str:
         """``CODE message``: the form flake8 and ``npu-lint check`` print."""

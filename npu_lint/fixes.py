@@ -4,6 +4,10 @@ Only exact drop-ins are applied, each at the position of a reported finding:
 
 - NPU203 ``x.cuda(...)`` -> ``x.npu(...)``;
 - NPU205 ``'cuda'`` / ``'cuda:N'`` -> ``'npu'`` / ``'npu:N'``;
+
+  both need torch_npu loaded (``.npu()`` and the ``npu`` device exist only after ``import torch_npu``): a file
+  without that import gets ``import torch_npu`` on the line after its first top-level torch import; a file with
+  neither is not fixed (:func:`blocked` says why);
 - NPU301 ``torch.optim.<Opt>(...)`` -> ``torch_npu.optim.NpuFused<Opt>(...)`` and ``nn.SiLU()`` ->
   ``torch_npu.contrib.module.SiLU()`` (called without arguments: the contrib module takes none), only in files
   that already ``import torch_npu`` (so that no line other than the reported ones changes). GELU is not
@@ -28,6 +32,11 @@ from npu_lint.finding import Finding
 from npu_lint.tables import keyed
 
 FIXABLE = ("NPU203", "NPU205", "NPU301")
+NEEDS_TORCH_NPU = ("NPU203", "NPU205")
+_IMPORTS_TORCH_NPU = re.compile(r"^[ \t]*(?:import[ \t]+torch_npu\b|from[ \t]+torch_npu\b)", re.MULTILINE)
+_TOP_LEVEL_TORCH_IMPORT = re.compile(r"^(?:import[ \t]+torch\b|from[ \t]+torch\b)", re.MULTILINE)
+WHY_BLOCKED = ("needs 'import torch_npu', and the file has no top-level torch import to put it after: "
+               "add 'import torch_npu' and run --fix again")
 UNSAFE_FIXABLE = ("NPU303",)
 DROP_IN_MODULES = ("torch.nn.SiLU",)   # NPU301 module targets that take the same (no) arguments
 _NO_ARGUMENTS = re.compile(r"[\w.]+\s*\(\s*\)")
@@ -44,7 +53,15 @@ def fixable(finding: Finding, source: str, unsafe: bool = False) -> bool:
         return finding.api.startswith("torch.optim.")
     if finding.code in UNSAFE_FIXABLE:
         return unsafe and _number_mask_assignment(finding, source)
+    if finding.code in NEEDS_TORCH_NPU:
+        return not blocked(finding, source)
     return finding.code in FIXABLE
+
+
+def blocked(finding: Finding, source: str) -> bool:
+    """A drop-in fix that cannot be applied because the file could not import torch_npu (see WHY_BLOCKED)."""
+    return finding.code in NEEDS_TORCH_NPU and _IMPORTS_TORCH_NPU.search(source) is None \
+        and _TOP_LEVEL_TORCH_IMPORT.search(source) is None
 
 
 def _text_from(finding: Finding, source: str) -> str:
@@ -125,7 +142,30 @@ def apply(source: str, findings: Iterable[Finding], unsafe: bool = False) -> tup
         module = MetadataWrapper(cst.parse_module(source), unsafe_skip_copy=True)
     except (cst.ParserSyntaxError, RecursionError):
         return source, []
-    return module.visit(Fixer()).code, fixed
+    result = module.visit(Fixer())
+    if any(f.code in NEEDS_TORCH_NPU for f in fixed) and _IMPORTS_TORCH_NPU.search(source) is None:
+        result = _add_torch_npu_import(result)
+    return result.code, fixed
+
+
+def _add_torch_npu_import(module):
+    """``import torch_npu`` after the first top-level ``import torch`` / ``from torch ... import``."""
+    import libcst as cst
+    body = list(module.body)
+    for index, statement in enumerate(body):
+        if isinstance(statement, cst.SimpleStatementLine) and any(_imports_torch(s) for s in statement.body):
+            body.insert(index + 1, cst.parse_statement("import torch_npu\n"))
+            return module.with_changes(body=body)
+    return module
+
+
+def _imports_torch(statement) -> bool:
+    import libcst as cst
+    if isinstance(statement, cst.Import):
+        return any(cst.helpers.get_full_name_for_node(alias.name).split(".")[0] == "torch" for alias in statement.names)
+    if isinstance(statement, cst.ImportFrom) and statement.module is not None and not statement.relative:
+        return cst.helpers.get_full_name_for_node(statement.module).split(".")[0] == "torch"
+    return False
 
 
 def unified_diff(path: str, before: str, after: str) -> str:

@@ -20,6 +20,7 @@ class NpuLintChecker:
     version = __version__
     codes: ClassVar[Optional[frozenset[str]]] = None   # None: not configured (all rules on by default)
     torch_version: ClassVar[Optional[str]] = None
+    noqa: ClassVar[bool] = True   # our own noqa pass (case-insensitive codes, whole statement); off with --disable-noqa
 
     def __init__(self, tree: ast.AST, filename: str = "stdin", lines: Optional[list[str]] = None) -> None:
         self.tree = tree
@@ -30,9 +31,11 @@ class NpuLintChecker:
     def add_options(cls, manager: Any) -> None:
         from npu_lint.rules import all_rules
         from npu_lint.versions import default_release
+        manager.add_option("--torch-npu-version", parse_from_config=True, default=None, metavar="VERSION",
+                           help="target torch-npu release for npu-lint (default: [tool.npu-lint] torch-npu-version, "
+                                f"else {default_release()}); --npu-torch-version is the old name")
         manager.add_option("--npu-torch-version", parse_from_config=True, default=None, metavar="VERSION",
-                           help="target torch-npu release for npu-lint (default: [tool.npu-lint] torch-version, "
-                                f"else {default_release()})")
+                           help="old name of --torch-npu-version")
         off = [rule.code for rule in all_rules() if not rule.default_enabled]
         if off:
             manager.extend_default_ignore(off)
@@ -41,13 +44,17 @@ class NpuLintChecker:
     def parse_options(cls, options: Any) -> None:
         from npu_lint.rules import all_rules
         from npu_lint.versions import UnknownVersion, parse_target
-        cls.torch_version = getattr(options, "npu_torch_version", None)
+        new, old = getattr(options, "torch_npu_version", None), getattr(options, "npu_torch_version", None)
+        cls.torch_version = new or old
+        cls.noqa = not getattr(options, "disable_noqa", False)
         if cls.torch_version:
             try:
                 parse_target(cls.torch_version)
             except UnknownVersion as error:
-                print(f"npu-lint: error: --npu-torch-version: {error}", file=sys.stderr)
+                name = "--torch-npu-version" if new else "--npu-torch-version"
+                print(f"npu-lint: error: {name}: {error}", file=sys.stderr)
                 raise SystemExit(2) from None
+        _check_npu_selectors(options)
         try:
             from flake8.style_guide import Decision, DecisionEngine
             engine = DecisionEngine(options)
@@ -69,9 +76,17 @@ class NpuLintChecker:
         from npu_lint.versions import default_release, parse_target
         codes = self.codes if self.codes is not None else frozenset(r.code for r in all_rules() if r.default_enabled)
         source = "".join(self.lines)
+        path = Path(self.filename)
+        notebook = None
+        if path.suffix == ".ipynb":   # flake8 --filename '*.py,*.ipynb': the code cells, mapped back to the file
+            from npu_lint.notebooks import NotebookError, parse_notebook
+            try:
+                notebook = parse_notebook(source)
+            except NotebookError:
+                return
+            source = notebook.source
         if not dispatch_for(codes).wanted(source):
             return
-        path = Path(self.filename)
         try:
             config = find(path.parent if self.filename not in ("stdin", "-") else Path.cwd())
         except ConfigError as error:
@@ -84,16 +99,41 @@ class NpuLintChecker:
             if config.excludes(path):
                 return
         third_party = config.third_party(build=False) if config is not None else frozenset()   # flake8 never builds
+        tree = self.tree
+        if notebook is not None:
+            from npu_lint.syntax_errors import parse_or_finding
+            tree = parse_or_finding(source, self.filename)
+            if not isinstance(tree, ast.AST):   # a cell that does not parse: flake8 has no E999 for it
+                tree = notebook.locate(tree)
+                text = f"NPU001 {tree.message} (cell {tree.cell}, line {tree.cell_line})"
+                yield tree.line, tree.col, text, type(self)
+                return
         try:
             ctx = _project_context(source, parse_target(target_text), path)
-            findings = analyse_tree(self.tree, source, parse_target(target_text), codes, third_party=third_party,
-                                    ctx=ctx)
+            findings = analyse_tree(tree, source, parse_target(target_text), codes, noqa=self.noqa,
+                                    third_party=third_party, ctx=ctx)
         except Exception as error:   # isolation: one file's bug is one NPU000 line, never a flake8 traceback
             from npu_lint.isolation import internal_error
             yield 1, 0, f"NPU000 {internal_error(error)}: file skipped", type(self)
             return
         for finding in findings:
+            if notebook is not None:
+                finding = notebook.locate(finding)
             yield finding.line, finding.col, finding.text(), type(self)
+
+
+def _check_npu_selectors(options: Any) -> None:
+    """An unknown ``NPU`` code in flake8's select/ignore options is an error (exit 2), as in ``npu-lint check``:
+    a typo must not switch the check off silently. Other plugins' codes are flake8's business."""
+    from npu_lint.config import selector
+    for option in ("select", "extend_select", "ignore", "extend_ignore"):
+        for code in getattr(options, option, None) or []:
+            if code.strip().upper().startswith("NPU"):
+                try:
+                    selector(code)
+                except ValueError as error:
+                    print(f"npu-lint: error: --{option.replace('_', '-')}: {error}", file=sys.stderr)
+                    raise SystemExit(2) from None
 
 
 _WARNED: set[str] = set()

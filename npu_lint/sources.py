@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable, Iterator, Optional, Union
 
 MAX_BYTES = 10 * 1024 * 1024
-PY_SUFFIXES = (".py", ".pyi")
+PY_SUFFIXES = (".py", ".pyi", ".ipynb")   # notebooks: npu_lint.notebooks
 GRAMMAR = f"Python {sys.version_info[0]}.{sys.version_info[1]}"
 
 Warn = Callable[[str], None]

@@ -102,10 +102,14 @@ def test_bad_input_is_one_line_and_writes_nothing(project, tmp_path):
     cases = [
         (["-i", str(tmp_path / "missing"), "-o", str(out)], 1, "does not exist"),
         (["-i", str(project / "train.py"), "-o", str(out)], 1, "is not a directory"),
-        (["-i", str(project), "-o", str(tmp_path / "nowhere")], 1, "not an existing directory"),
+        (["-i", str(project), "-o", str(tmp_path / "no" / "where")], 1, "its parent does not exist"),
+        (["-i", str(project), "-o", "/proc"], 1, "/proc"),
         (["-i", str(project), "-o", str(project / "pkg")], 1, "inside the input"),
         (["-i", str(project), "-o", str(out), "-v", "3.0"], 2, "unknown torch-npu version"),
-        (["-i", str(project), "-o", str(out), "-m", "magic"], 2, "unknown mode"),
+        (["-i", str(project), "-o", str(out), "-m", "magic"], 2, "invalid choice: 'magic'"),
+        (["-i", str(project), "-o", str(out), "-j", "0"], 2, "0 is not between 1 and"),
+        (["-i", str(project), "-o", str(out), "--fail-on", "XYZ"], 2, "unknown rule selector: 'XYZ'"),
+        (["-i", str(project), "-o", str(out), "--select", "NPU9"], 2, "unknown rule selector: 'NPU9'"),
         (["-i", str(project / "pkg" / "ops" / "nothing"), "-o", str(out), "-m", "third_party"], 1, "does not exist"),
         (["-i", str(project), "-o", str(out), "-api", str(tmp_path / "bad.csv")], 2, "3rd-party API"),
         (["-i", str(project), "-o", str(out), "-env", str(tmp_path)], 1, "inside the input"),
@@ -200,8 +204,8 @@ def test_dynamic_shape_risks_get_their_own_file(project):
     result = analyse("-i", str(project), "-o", str(out), cwd=project.parent)
     assert result.returncode == 0, result.stderr
     table = rows(out / "detector_analysis" / "dynamic_shape_risk.csv")
-    assert table[0] == ["File", "Start Line", "End Line", "OP", "Tips"]
-    found = [(row[0], int(row[1]), row[4].split()[0]) for row in table[1:] if row[0] == "train_multiscale.py"]
+    assert table[0] == ["File", "Start Line", "Col", "End Line", "OP", "Tips"]   # our own file: a Col column
+    found = [(row[0], int(row[1]), row[5].split()[0]) for row in table[1:] if row[0] == "train_multiscale.py"]
     assert found == [("train_multiscale.py", 26, "NPU405"), ("train_multiscale.py", 32, "NPU405"),
                      ("train_multiscale.py", 53, "NPU404"), ("train_multiscale.py", 65, "NPU403"),
                      ("train_multiscale.py", 66, "NPU401"), ("train_multiscale.py", 67, "NPU403"),

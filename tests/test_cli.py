@@ -27,7 +27,7 @@ def test_output_format_and_exit_code(tmp_path):
         "train.py:4:4: NPU201 torch.cuda.is_available is a CUDA API: on NPU use torch_npu.npu.is_available "
         "(transfer_to_npu redirects it from torch-npu 2.1.0)",
     ]
-    assert "Found 2 findings." in result.stderr
+    assert "Found 2 errors." in result.stderr
 
 
 def test_disable_noqa_and_exit_zero(tmp_path):
@@ -51,7 +51,7 @@ def test_directories_are_walked_and_excludes_honoured(tmp_path):
     (tmp_path / "pkg" / "notes.txt").write_text("m.cuda()\n")
     (tmp_path / "venv").mkdir()
     (tmp_path / "venv" / "c.py").write_text("m.cuda()\n")
-    (tmp_path / "pyproject.toml").write_text('[tool.npu-lint]\nexclude = ["pkg/sub"]\n')
+    (tmp_path / "pyproject.toml").write_text('[tool.npu-lint]\nextend-exclude = ["pkg/sub"]\n')
     result = npu_lint("check", ".", cwd=tmp_path)
     assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["pkg/a.py"]
 
@@ -82,7 +82,10 @@ def test_bad_input_is_one_line_without_traceback(tmp_path):
     cases = [
         (["check", "missing.py"], "missing.py: no such file or directory"),
         (["check", "-v", "7.0", "a.py"], "unknown torch-npu version"),
-        (["check", "--select", "E501", "a.py"], "not an NPU code"),
+        (["check", "--select", "E501", "a.py"], "unknown rule selector: 'E501'"),
+        (["check", "--select", "NPU9", "a.py"], "unknown rule selector: 'NPU9'"),
+        (["check", "--ignore", "NPU2055", "a.py"], "did you mean NPU205?"),
+        (["check", "--output-format", "xml", "a.py"], "invalid choice: 'xml'"),
         (["check", "a.py"], "unknown key 'flavour'"),
         (["rule", "NPU999"], "unknown rule code"),
         ([], "a command is required"),
@@ -95,18 +98,25 @@ def test_bad_input_is_one_line_without_traceback(tmp_path):
         assert "Traceback" not in result.stderr
 
 
-def test_unparseable_files_are_skipped_with_a_warning(tmp_path):
+def test_syntax_errors_are_findings_and_unreadable_files_warnings(tmp_path):
     (tmp_path / "broken.py").write_text("import torch\ndef f(:\n    x.cuda()\n")
     (tmp_path / "latin1.py").write_bytes("import torch\n# caf\xe9\nm.cuda()\n".encode("latin-1"))
+    (tmp_path / "cookie.py").write_bytes("# -*- coding: latin-1 -*-\n# caf\xe9\nm.cuda()\n".encode("latin-1"))
     (tmp_path / "nul.py").write_bytes(b"import torch\x00\nm.cuda()\n")
     (tmp_path / "good.py").write_text("m.cuda()\n")
     result = npu_lint("check", ".", cwd=tmp_path)
     assert result.returncode == 1
-    assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["good.py"]
+    assert result.stdout.splitlines()[0] == "broken.py:2:7: NPU001 syntax error: invalid syntax"
+    assert [line.split(":")[0] for line in result.stdout.splitlines()] == ["broken.py", "cookie.py", "good.py",
+                                                                           "nul.py"]
+    assert "nul.py:1:1: NPU001" in result.stdout   # as flake8's E999: a NUL byte does not parse
     warnings = [line for line in result.stderr.splitlines() if "warning" in line]
-    assert len(warnings) == 3 and "Traceback" not in result.stderr
-    assert any("broken.py: skipped: syntax error at line 2" in w for w in warnings)
-    assert any("latin1.py: skipped: not valid UTF-8" in w for w in warnings)
+    assert len(warnings) == 1 and "Traceback" not in result.stderr
+    assert "latin1.py: skipped: not valid UTF-8 (byte 18)" in warnings[0]
+    # --ignore NPU001: the old behaviour, a warning that does not fail the run
+    (tmp_path / "good.py").unlink()
+    old = npu_lint("check", "--ignore", "NPU001", "broken.py", cwd=tmp_path)
+    assert old.returncode == 0 and old.stdout == "" and "broken.py: skipped: syntax error" in old.stderr
 
 
 def test_non_ascii_paths(tmp_path):

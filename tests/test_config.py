@@ -23,7 +23,7 @@ def test_full_table(tmp_path):
 torch-version = "2.6"
 select = ["NPU2"]
 ignore = ["npu205"]
-exclude = ["legacy/"]
+extend-exclude = ["legacy/"]
 [tool.npu-lint.per-file-ignores]
 "tests/*" = ["NPU203"]
 """)
@@ -34,6 +34,34 @@ exclude = ["legacy/"]
     assert config.excludes(tmp_path / "legacy" / "old.py")
     assert config.excludes(tmp_path / "pkg" / "__pycache__" / "x.py")
     assert not config.excludes(tmp_path / "src" / "legacy_tools.py")
+
+
+def test_exclude_replaces_the_defaults_and_extend_exclude_adds(tmp_path):
+    """ruff's convention: ``exclude`` is the whole list, ``extend-exclude`` adds to the defaults."""
+    replaced = configuration.load(write(tmp_path / "a" / "pyproject.toml", '[tool.npu-lint]\nexclude = ["gen/"]\n'))
+    assert replaced.excludes(tmp_path / "a" / "gen" / "x.py")
+    assert not replaced.excludes(tmp_path / "a" / "venv" / "x.py")
+    extended = configuration.load(write(tmp_path / "b" / "pyproject.toml", '[tool.npu-lint]\nextend-exclude = ["gen/"]\n'))
+    assert extended.excludes(tmp_path / "b" / "gen" / "x.py") and extended.excludes(tmp_path / "b" / "venv" / "x.py")
+
+
+@pytest.mark.parametrize("key,value,suggestion", [
+    ("select", "NPU9", "NPU409"), ("ignore", "NPU999", "NPU409"), ("extend-select", "NPU2055", "NPU205"),
+    ("select", "NPUX", None), ("select", "E501", None),
+])
+def test_unknown_selectors_are_errors_with_the_nearest_code(tmp_path, key, value, suggestion):
+    path = write(tmp_path / "pyproject.toml", f'[tool.npu-lint]\n{key} = ["{value}"]\n')
+    with pytest.raises(ConfigError) as error:
+        configuration.load(path)
+    message = str(error.value)
+    assert f"unknown rule selector: '{value}'" in message and key in message and "\n" not in message
+    if suggestion:
+        assert f"did you mean {suggestion}?" in message
+
+
+def test_known_prefixes_and_all_are_selectors():
+    assert [configuration.selector(s) for s in ("NPU", "npu2", "NPU20", "NPU205", "NPU0", "all")] == \
+        ["NPU", "NPU2", "NPU20", "NPU205", "NPU0", "ALL"]
 
 
 @pytest.mark.parametrize("table,key", [
@@ -91,8 +119,11 @@ def test_default_is_the_newest_table():
 
 
 def test_code_selection():
-    every = {r.code for r in all_rules() if r.default_enabled}
+    every = {r.code for r in all_rules() if r.default_enabled} | {"NPU001"}
     assert enabled_codes() == every
+    assert enabled_codes(["ALL"]) == {r.code for r in all_rules()} | {"NPU001"}
+    assert enabled_codes(["ALL"], ["NPU1"]) == {r.code for r in all_rules() if not r.code.startswith("NPU1")} | {"NPU001"}
+    assert enabled_codes(["NPU2"], ["NPU001"]) == {c for c in every if c.startswith("NPU2")}
     assert enabled_codes(["NPU2"], ["NPU205"]) == {c for c in every if c.startswith("NPU2")} - {"NPU205"}
     assert enabled_codes(["NPU205"]) == {"NPU205"}
     assert enabled_codes(["NPU"], ["NPU2"]) == {c for c in every if not c.startswith("NPU2")}

@@ -25,7 +25,10 @@ x = x.to('cuda', non_blocking=True)
 
 
 def changed_lines(before: str, after: str) -> set[int]:
+    """Lines changed in place (an ``import torch_npu`` the .cuda()/'cuda' fixes add is taken out first)."""
     old, new = before.splitlines(), after.splitlines()
+    if len(new) == len(old) + 1 and "import torch_npu" in new and "import torch_npu" not in old:
+        new.remove("import torch_npu")
     assert len(old) == len(new)
     return {number for number, (a, b) in enumerate(zip(old, new), 1) if a != b}
 
@@ -72,15 +75,38 @@ def test_fix_and_diff_on_the_command_line(tmp_path):
     target = tmp_path / "train.py"
     target.write_text(SOURCE)
     diff = run([tool("npu-lint"), "check", "--diff", "train.py"], cwd=tmp_path)
-    assert diff.returncode == 0 and '+device = torch.device("npu:0")' in diff.stdout
+    assert diff.returncode == 1 and '+device = torch.device("npu:0")' in diff.stdout   # ruff: 1 when it would fix
+    assert diff.stderr == "Would fix 4 errors.\n"
     assert target.read_text() == SOURCE
-    fix = run([tool("npu-lint"), "check", "--fix", "train.py"], cwd=tmp_path)
+    fix = run([tool("npu-lint"), "check", "--fix", "--show-fixes", "train.py"], cwd=tmp_path)
     assert fix.returncode == 0, fix.stdout + fix.stderr
     assert "Net().npu()" in target.read_text()
+    assert fix.stderr.splitlines() == ["Fixed 4 errors:", "- train.py:", "    1 \u00d7 NPU203 (cuda-method)",
+                                       "    2 \u00d7 NPU205 (cuda-device-string)", "    1 \u00d7 NPU301 (affinity-api)",
+                                       "Found 4 errors (4 fixed, 0 remaining)."]
+    clean = run([tool("npu-lint"), "check", "--diff", "train.py"], cwd=tmp_path)
+    assert clean.returncode == 0 and clean.stdout == ""
+
+
+def test_cuda_fixes_add_the_torch_npu_import_or_say_why_not(tmp_path):
+    (tmp_path / "a.py").write_text("import os\nimport torch\n\nm = Net().cuda()\n")
+    (tmp_path / "b.py").write_text("def to_gpu(m):\n    return m.cuda()\n")   # no torch import to follow
+    result = run([tool("npu-lint"), "check", "--fix", "a.py", "b.py"], cwd=tmp_path)
+    assert (tmp_path / "a.py").read_text() == "import os\nimport torch\nimport torch_npu\n\nm = Net().npu()\n"
+    assert (tmp_path / "b.py").read_text() == "def to_gpu(m):\n    return m.cuda()\n"
+    assert result.returncode == 1 and result.stdout.startswith("b.py:2:12: NPU203")
+    assert "1 fix not applied: .npu() and the 'npu' device needs 'import torch_npu'" in result.stderr
+
+
+def test_unsafe_fixes_alone_is_not_silently_ignored(tmp_path):
+    (tmp_path / "a.py").write_text(MASKED)
+    result = run([tool("npu-lint"), "check", "--unsafe-fixes", "a.py"], cwd=tmp_path)
+    assert result.returncode == 1 and (tmp_path / "a.py").read_text() == MASKED
+    assert "--unsafe-fixes changes nothing without --fix or --diff" in result.stderr
     broken = tmp_path / "broken.py"
     broken.write_text("import torch\nx = x.to('cuda'\n")
     result = run([tool("npu-lint"), "check", "--fix", "broken.py"], cwd=tmp_path)
-    assert broken.read_text() == "import torch\nx = x.to('cuda'\n" and "skipped" in result.stderr
+    assert broken.read_text() == "import torch\nx = x.to('cuda'\n" and "broken.py:2:9: NPU001" in result.stdout
 
 
 SILU = """import torch.nn as nn
@@ -150,9 +176,9 @@ def test_unsafe_fixes_on_the_command_line(tmp_path):
     target.write_text(MASKED)
     safe = run([tool("npu-lint"), "check", "--fix", "train.py"], cwd=tmp_path)
     assert safe.returncode == 1 and target.read_text() == MASKED
-    assert "2 more fixes available with --unsafe-fixes" in safe.stderr
+    assert "2 hidden fixes can be enabled with the `--unsafe-fixes` option" in safe.stderr
     diff = run([tool("npu-lint"), "check", "--diff", "--unsafe-fixes", "train.py"], cwd=tmp_path)
-    assert diff.returncode == 0 and "+loss.masked_fill_(ignore, 0)  # ignored positions" in diff.stdout
+    assert diff.returncode == 1 and "+loss.masked_fill_(ignore, 0)  # ignored positions" in diff.stdout
     assert target.read_text() == MASKED
     fix = run([tool("npu-lint"), "check", "--fix", "--unsafe-fixes", "train.py"], cwd=tmp_path)
     assert fix.returncode == 1 and fix.stdout.count("NPU303") == 1   # loss[ignore] = fill_value stays

@@ -114,3 +114,14 @@ def test_the_flake8_path_imports_neither_pandas_nor_libcst(tmp_path):
     result = run([sys.executable, "-c", code], cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_release_option_names_noqa_case_and_unknown_codes(tmp_path):
+    (tmp_path / "train.py").write_text(SOURCE.replace("# noqa: NPU203", "# NOQA: npu203"))
+    new = flake8("--select", "NPU", "--torch-npu-version", "2.1", "train.py", cwd=tmp_path)
+    assert [line.split()[1] for line in new.stdout.splitlines()] == ["NPU205", "NPU202", "NPU208"]
+    shown = flake8("--select", "NPU", "--disable-noqa", "train.py", cwd=tmp_path)
+    assert "NPU203" in shown.stdout
+    typo = flake8("--select", "E,NPU9", "train.py", cwd=tmp_path)
+    assert typo.returncode == 2 and typo.stdout == ""
+    assert typo.stderr.strip() == "npu-lint: error: --select: unknown rule selector: 'NPU9' (did you mean NPU409?)"

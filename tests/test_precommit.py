@@ -57,3 +57,16 @@ def test_empty_file_set_does_not_crash(project):
     env = dict(os.environ)
     direct = subprocess.run([sys.executable, "-m", "npu_lint", "check"], cwd=project, capture_output=True, env=env)
     assert direct.returncode == 0
+
+
+def test_hook_fails_on_a_syntax_error_and_checks_notebooks(project):
+    (project / "broken.py").write_text("import torch\ndef f(:\n    pass\n")
+    (project / "explore.ipynb").write_text(
+        '{"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": null,\n'
+        ' "source": ["!nvidia-smi\\n", "import torch\\n", "m = Net().cuda()"]}],\n'
+        ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}\n')
+    subprocess.run(["git", "add", "."], cwd=project, check=True)
+    result = pre_commit("try-repo", str(REPO), "npu-lint", "--files", "broken.py", "explore.ipynb", cwd=project)
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert "broken.py:2:7: NPU001 syntax error" in output and "explore.ipynb:cell 1:3:5: NPU203" in output

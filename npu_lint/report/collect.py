@@ -15,6 +15,8 @@ from npu_lint.context import FileContext
 from npu_lint.core import analyse_tree
 from npu_lint.cuda_facts import api_row
 from npu_lint.finding import Finding
+from npu_lint.notebooks import SUFFIX as NOTEBOOK
+from npu_lint.notebooks import NotebookError, is_notebook, parse_notebook
 from npu_lint.report.cuda_ops import SUFFIXES, exported_ops, operator_names, registered_ops
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.rules.support import api_reference
@@ -74,7 +76,8 @@ class Collected:
     internal_errors: int = 0   # files skipped because of a bug of ours
 
 
-def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]]:
+def _walk_files(root: Path, warnings: list[str],
+                excluded: Optional[Callable[[Path], bool]] = None) -> tuple[list[Path], list[Path]]:
     python, native = [], []
 
     def unreadable(error: OSError) -> None:
@@ -85,6 +88,8 @@ def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]
         base = Path(folder)
         kept = []
         for name in sorted(dirs):
+            if excluded is not None and excluded(base / name):
+                continue
             if (base / name).is_symlink():
                 warnings.append(f"{display((base / name).relative_to(root))} is a symbolic link, skip.")
             else:
@@ -92,12 +97,12 @@ def _walk_files(root: Path, warnings: list[str]) -> tuple[list[Path], list[Path]
         dirs[:] = kept
         for name in sorted(files):
             path = base / name
-            if not name.endswith((".py",) + SUFFIXES):
+            if not name.endswith((".py", NOTEBOOK) + SUFFIXES) or (excluded is not None and excluded(path)):
                 continue
             if path.is_symlink():
                 warnings.append(f"{display(path.relative_to(root))} is a symbolic link, skip.")
                 continue
-            (python if name.endswith(".py") else native).append(path)
+            (python if name.endswith((".py", NOTEBOOK)) else native).append(path)
     return python, native
 
 
@@ -130,15 +135,26 @@ def _analyse_digest(path: Path, target: Target, custom_ops: frozenset[str],
 
 def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset[str],
                   third_party: frozenset[str]) -> FileResult:
+    notebook = None
+    if is_notebook(path):   # a notebook's code cells, mapped back to the .ipynb file's lines afterwards
+        try:
+            notebook = parse_notebook(source)
+        except NotebookError as error:
+            raise Unreadable(str(error)) from None
+        source = notebook.source
     tree = parse(source, path)
     ctx = FileContext(source, target)
     ctx.custom_ops, ctx.third_party = custom_ops, third_party
     if _PROJECT[0] is not None:   # the project index of this run (inherited by forked workers)
         ctx.use_project(_PROJECT[0], path.relative_to(_PROJECT[1]).as_posix())
     codes = frozenset(rule.code for rule in all_rules())
-    findings = analyse_tree(tree, source, target, codes, noqa=False, ctx=ctx, observers=[Inventory()])
+    findings = analyse_tree(tree, source, target, codes, noqa=True, ctx=ctx, observers=[Inventory()])
     inventory = [(node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
                  for node, api, status in ctx.collected]
+    if notebook is not None:   # positions in the .ipynb file (findings also keep their cell and cell line)
+        findings = [notebook.locate(f) for f in findings]
+        inventory = [(notebook.file_line(start), notebook.file_line(end), api, status)
+                     for start, end, api, status in inventory]
     return findings, inventory, None
 
 
@@ -147,10 +163,12 @@ def _analyse_job(job: tuple[str, Target, frozenset[str], frozenset[str]]) -> tup
 
 
 def collect(root: Path, target: Target, progress: Callable[[int, int, str], None], jobs: int = 1,
-            cache: Optional["ResultCache"] = None, third_party: frozenset[str] = frozenset()) -> Collected:
-    """Analyse every Python file under ``root`` with every rule (including those off by default)."""
+            cache: Optional["ResultCache"] = None, third_party: frozenset[str] = frozenset(),
+            excluded: Optional[Callable[[Path], bool]] = None) -> Collected:
+    """Analyse every Python file and notebook under ``root`` with every rule (including those off by default);
+    ``excluded``: the configuration's exclusions."""
     result = Collected()
-    python, native = _walk_files(root, result.warnings)
+    python, native = _walk_files(root, result.warnings, excluded)
     registered: list[tuple[str, str]] = []
     for path in native:
         relative = path.relative_to(root).as_posix()
@@ -164,6 +182,7 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     custom_ops = operator_names(registered)
     reason = getattr(third_party, "reason", lambda name: "")
     context = custom_ops | {f"api:{name}:{reason(name)}" for name in third_party}   # both decide a file's result
+    context |= {"results:noqa,notebooks"}   # results of older runs (noqa not applied) must not be reused
     facts_cache = cache.subfolder("project-facts") if cache is not None else None   # warm runs parse nothing twice
     project = build_view([root], result.warnings, cache_dir=facts_cache) if python else None
     _PROJECT[:] = [project, root]

@@ -27,8 +27,13 @@ CONFIGURATION_ADVICE = (
 )
 
 
-def _row(path: str, finding: Finding) -> list[object]:
-    return [path, finding.line, finding.end_line, finding.api or finding.code, f"{finding.code} {finding.message}"]
+OWN_POSITION_HEADER = ["File", "Start Line", "Col", "End Line", "OP", "Tips"]   # our own files: a column too
+
+
+def _row(path: str, finding: Finding, own: bool = False) -> list[object]:
+    column = [finding.col + 1] if own else []
+    return [path, finding.line, *column, finding.end_line, finding.api or finding.code,
+            f"{finding.code} {finding.message}"]
 
 
 def rows_by_file(collected: Collected) -> dict[str, list[list[object]]]:
@@ -40,7 +45,7 @@ def rows_by_file(collected: Collected) -> dict[str, list[list[object]]]:
         elif name is None and finding.code.startswith("NPU4"):
             name = DYNAMIC_SHAPE_RISK
         if name is not None:
-            files[name].append(_row(path, finding))
+            files[name].append(_row(path, finding, own=name in (CUDA_USAGE, DYNAMIC_SHAPE_RISK)))
     files["cuda_op_list.csv"] = [[path, op] for path, op in collected.cuda_ops]
     performance = files["api_performance_advice.csv"]
     if project_uses(collected, "torch.nn.parallel.DistributedDataParallel") and not any(
@@ -58,6 +63,8 @@ def header_of(name: str) -> list[str]:
         return ["File", "Api"]
     if name == "api_inventory.csv":
         return ["File", "Start Line", "End Line", "API", "Status"]
+    if name in (CUDA_USAGE, DYNAMIC_SHAPE_RISK):
+        return OWN_POSITION_HEADER
     return POSITION_HEADER
 
 

@@ -1,32 +1,40 @@
 """``npu-lint analyse``: checks, the run log in the vendor's format, and the report folder built atomically."""
 from __future__ import annotations
 
+import os
 import sys
 import time
 from pathlib import Path
-from typing import Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Optional, Sequence, TextIO
 
 from npu_lint.isolation import EXIT_INTERNAL_ERROR
 from npu_lint.report.collect import Collected, collect
 from npu_lint.report.staging import check_final, interruptible, recover, staging_folder, swap_in
 from npu_lint.report.layout import TORCH_API_FILES, affinity_rows, header_of, rows_by_file
 from npu_lint.report.safety import ReportError, check_paths
+from npu_lint.report.run_info import run_info
 from npu_lint.report.write import write_csv, write_json, write_sarif, write_text
 from npu_lint.sources import display
+from npu_lint.summary import Summary, csv_rows, summarise, table
 from npu_lint.support_facts import support_table
 from npu_lint.versions import Target
 
 MODES = ("torch_apis", "third_party", "affinity_apis", "dynamic_shape")
 _INDENT = {"INFO": "   ", "WARNING": "", "ERROR": "  "}
 EXIT_FAIL_ON = 3
+MIGRATION_SUMMARY = "migration_summary.csv"   # beyond the vendor's layout: files ranked by work, effort
+
+if TYPE_CHECKING:
+    from npu_lint.config import Config
 
 
 class RunLog:
-    """The vendor's line format, to the console and to ``pytorch_analysis.txt``."""
+    """The vendor's line format, in full to ``pytorch_analysis.txt``. The console gets a progress bar on a
+    terminal (nothing when it is not one), then the summary; ``quiet``: nothing (errors go to stderr)."""
 
-    def __init__(self, console: TextIO) -> None:
-        self.console, self.lines = console, []
-        self.live = console.isatty()   # a terminal gets one progress line updated in place
+    def __init__(self, console: TextIO, quiet: bool = False) -> None:
+        self.console, self.lines, self.quiet = console, [], quiet
+        self.live = not quiet and console.isatty()   # a terminal gets one progress bar updated in place
         self._inline = False
 
     def log(self, level: str, message: str, progress: Optional[float] = None) -> None:
@@ -34,14 +42,21 @@ class RunLog:
         message = display(message)   # one record per line, whatever the file names
         line = f"{time.strftime('%Y-%m-%d %H:%M:%S')} [{level}] {_INDENT.get(level, '')}{tag}{message}"
         self.lines.append(line)
-        self.write(line, inline=self.live and progress is not None)
+        if progress is not None and self.live:
+            self.bar(progress)
+
+    def bar(self, percent: float) -> None:
+        filled = int(percent * 0.3)
+        self.console.write(f"\rAnalysing [{'#' * filled}{'.' * (30 - filled)}] {percent:5.1f}%")
+        self._inline = True
+        self.console.flush()
 
     def write(self, line: str, inline: bool = False) -> None:
-        if inline:
-            self.console.write("\r" + line[:150].ljust(150))
-        else:
-            self.console.write(("\n" if self._inline else "") + line + "\n")
-        self._inline = inline
+        """A console line (the closing summary); also kept for the log file by the caller."""
+        if self.quiet:
+            return
+        self.console.write(("\n" if self._inline else "") + line + "\n")
+        self._inline = False
         self.console.flush()
 
 
@@ -65,7 +80,8 @@ def statistics(counts: dict[str, int]) -> list[str]:
 def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis", api_files: Sequence[str] = (),
         env_paths: Sequence[str] = (), formats: Sequence[str] = (), fail_on: Optional[str] = None,
         versions: Sequence[Target] = (), force: bool = False, console: TextIO = sys.stdout, jobs: int = 1,
-        use_cache: bool = True, wrap_loops: Sequence[str] = ()) -> int:
+        use_cache: bool = True, wrap_loops: Sequence[str] = (), codes: Optional[frozenset[str]] = None,
+        config: Optional["Config"] = None, quiet: bool = False, settings: Optional[dict[str, str]] = None) -> int:
     source, output = check_paths(input_dir, output_dir)
     if wrap_loops and mode != "dynamic_shape":
         raise ReportError("--wrap-loop only applies to -m dynamic_shape")
@@ -81,27 +97,27 @@ def run(input_dir: str, output_dir: str, target: Target, mode: str = "torch_apis
     check_final(final, force)
     with interruptible():   # SIGTERM as Ctrl-C: workers stopped, staging removed, exit 130, no partial report
         return _run(source, output, final, target, mode, formats, fail_on, versions, console, jobs, use_cache,
-                    wrap_loops, third_party)
+                    wrap_loops, third_party, env_paths, codes, config, quiet, settings)
 
 
 def _run(source: Path, output: Path, final: Path, target: Target, mode: str, formats: Sequence[str],
          fail_on: Optional[str], versions: Sequence[Target], console: TextIO, jobs: int, use_cache: bool,
-         wrap_loops: Sequence[str], third_party: frozenset[str]) -> int:
-    log = RunLog(console)
+         wrap_loops: Sequence[str], third_party: frozenset[str], env_paths: Sequence[str],
+         codes: Optional[frozenset[str]], config: Optional["Config"], quiet: bool,
+         settings: Optional[dict[str, str]]) -> int:
+    log = RunLog(console, quiet)
     log.log("INFO", "PyTorch analysis start working now, please wait for a moment.")
     log.log("INFO", "Analysis start...")
+    for line in run_info(target, mode, settings or {}):
+        log.log("INFO", line)
     from npu_lint.report.cache import ResultCache
     cache = ResultCache(output) if use_cache else None
     if mode == "third_party":
         from npu_lint.report.third_party_mode import run_mode
-        staging = Path(tempfile.mkdtemp(prefix=f".{final.name}.", dir=output))
-        try:
+        with staging_folder(final) as staging:
             counts = run_mode(source, staging, target.release, list(env_paths), tuple(formats), log.log,
                               output / ".npu-lint-cache" if use_cache else None)
             _finish(staging, final, log, counts)
-        finally:
-            if staging.exists():
-                shutil.rmtree(staging, ignore_errors=True)
         return 0
     if mode == "dynamic_shape":
         collected = _dynamic_shape(source, final, target, wrap_loops, log, formats,
@@ -111,9 +127,14 @@ def _run(source: Path, output: Path, final: Path, target: Target, mode: str, for
     def progress(done: int, total: int, relative: str) -> None:
         log.log("INFO", f"Start the analysis of {relative}.", 100.0 * done / max(total, 1))
 
-    collected = collect(source, target, progress, jobs=jobs, cache=cache, third_party=third_party)
+    excluded = config.excludes if config is not None else None
+    collected = collect(source, target, progress, jobs=jobs, cache=cache, third_party=third_party, excluded=excluded)
     if not collected.files:
         raise ReportError(f"there are no python files in {source}")
+    log.log("INFO", f"Analysed {len(collected.files)} files.", 100.0)
+    if codes is not None or config is not None:   # the selection, then per-file-ignores of [tool.npu-lint]
+        collected.findings = [(path, f) for path, f in collected.findings if (codes is None or f.code in codes)
+                              and not (config and f.code.startswith(config.ignored_for(source / path)))]
     for warning in collected.warnings:
         log.log("WARNING", warning)
     for path, finding in collected.findings:
@@ -124,19 +145,30 @@ def _run(source: Path, output: Path, final: Path, target: Target, mode: str, for
     files = rows_by_file(collected) if mode == "torch_apis" else affinity_rows(collected)
     with staging_folder(final) as staging:
         counts = _write(staging, files, collected, target, formats, versions, inventory=mode == "torch_apis")
-        _finish(staging, final, log, counts)
+        summary = None
+        if mode == "torch_apis":
+            summary = summarise(collected.findings)
+            header, rows = csv_rows(summary)
+            write_csv(staging / MIGRATION_SUMMARY, header, rows)
+        _finish(staging, final, log, counts, summary, len(collected.warnings))
     return _fail_on_status(collected, fail_on)
 
 
-def _finish(staging: Path, final: Path, log: RunLog, counts: dict[str, int]) -> None:
+def _finish(staging: Path, final: Path, log: RunLog, counts: dict[str, int], summary: Optional[Summary] = None,
+            skipped: int = 0) -> None:
     """The closing log lines and statistics table, the log file, and the staging folder renamed into place."""
     log.log("INFO", "Analyse run succeeded, welcome to the next use.")
     log.log("INFO", f"The detailed analysis result files are in the output path you defined, the relative "
                     f"path is {final.name}.")
-    for line in statistics(counts):
+    closing = statistics(counts) + (table(summary) if summary is not None else [])
+    for line in closing:
         log.lines.append(line)
         log.write(line)
+    if skipped:
+        log.write(f"{skipped} warning{'s' if skipped != 1 else ''} (files skipped): see pytorch_analysis.txt")
+    log.write(f"Report: {display(final)}")
     write_text(staging / "pytorch_analysis.txt", "\n".join(log.lines) + "\n")
+    os.chmod(staging, 0o777 & ~_umask())   # private while it was built; the report follows the umask like any folder
     swap_in(staging, final)
 
 
@@ -175,11 +207,17 @@ def _write(folder: Path, files: dict[str, list[list[object]]], collected: Collec
     return {name: len(rows) for name, rows in files.items()}
 
 
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
 def _fail_on_status(collected: Collected, fail_on: Optional[str]) -> int:
     if collected.internal_errors:
         return EXIT_INTERNAL_ERROR
     if not fail_on:
         return 0
-    prefixes = None if fail_on.strip().lower() == "any" else [c.strip().upper() for c in fail_on.split(",") if c.strip()]
+    prefixes = None if fail_on.strip().lower() in ("any", "all") else [c.strip().upper() for c in fail_on.split(",") if c.strip()]
     hit = any(prefixes is None or any(f.code.startswith(p) for p in prefixes) for _, f in collected.findings)
     return EXIT_FAIL_ON if hit else 0

@@ -27,11 +27,17 @@ def check_paths(input_dir: str, output_dir: str) -> tuple[Path, Path]:
         raise ReportError(f"input {input_dir} is not a directory")
     if not os.access(source, os.R_OK | os.X_OK):
         raise ReportError(f"input {input_dir} is not readable")
-    if not output.is_dir():
-        raise ReportError(f"output {output_dir} is not an existing directory")
-    if not os.access(output, os.W_OK | os.X_OK):
-        raise ReportError(f"output {output_dir} is not writable")
     real_source, real_output = source.resolve(), output.resolve()
     if real_output == real_source or real_source in real_output.parents:
         raise ReportError(f"output {output_dir} is inside the input {input_dir}")
+    if not output.exists() and output.parent.is_dir():   # as mkdir would: the parent must exist
+        try:
+            output.mkdir()
+        except OSError as error:
+            raise ReportError(f"output {output_dir} cannot be created: {error.strerror or error}") from None
+    if not output.is_dir():
+        raise ReportError(f"output {output_dir} is not a directory and its parent does not exist" if not
+                          output.exists() else f"output {output_dir} is not a directory")
+    if not os.access(output, os.W_OK | os.X_OK):
+        raise ReportError(f"output {output_dir} is not writable")
     return real_source, real_output

@@ -12,7 +12,6 @@ from typing import Iterable
 from npu_lint import __version__
 from npu_lint.finding import Finding
 from npu_lint.report.safety import neutralise
-from npu_lint.rules import rules_by_code
 
 SEPARATOR = ","
 _QUOTED = frozenset('\r\n"' + SEPARATOR)
@@ -43,33 +42,13 @@ def write_csv(path: Path, header: list[str], rows: list[list[object]]) -> None:
 
 def write_json(path: Path, findings: list[tuple[str, Finding]], version: str) -> None:
     items = [{"file": file, "line": f.line, "column": f.col + 1, "end_line": f.end_line, "code": f.code,
-              "message": f.message, "api": f.api, "family": f.family} for file, f in findings]
+              "message": f.message, "api": f.api, "family": f.family,
+              **({"cell": f.cell, "cell_line": f.cell_line} if f.cell else {})} for file, f in findings]
     write_text(path, json.dumps({"tool": "npu-lint", "version": __version__, "torch_npu_version": version,
                                  "findings": items}, indent=2, ensure_ascii=False) + "\n")
 
 
 def write_sarif(path: Path, findings: list[tuple[str, Finding]]) -> None:
     """SARIF 2.1.0 as GitHub code scanning reads it (paths relative to the analysed folder)."""
-    rules = rules_by_code()
-    used = sorted({f.code for _, f in findings})
-    driver_rules = [{"id": code, "name": rules[code].name,
-                     "shortDescription": {"text": rules[code].summary().replace("``", "`")},
-                     "help": {"text": f"npu-lint rule {code}"},
-                     "defaultConfiguration": {"level": _level(code)}} for code in used]
-    index = {code: number for number, code in enumerate(used)}
-    results = [{"ruleId": f.code, "ruleIndex": index[f.code], "level": _level(f.code), "message": {"text": f.message},
-                "locations": [{"physicalLocation": {
-                    "artifactLocation": {"uri": file, "uriBaseId": "%SRCROOT%"},
-                    "region": {"startLine": f.line, "startColumn": f.col + 1, "endLine": f.end_line}}}]}
-               for file, f in findings]
-    document = {"$schema": "https://json.schemastore.org/sarif-2.1.0.json", "version": "2.1.0",
-                "runs": [{"tool": {"driver": {"name": "npu-lint", "version": __version__,
-                                              "semanticVersion": __version__, "rules": driver_rules}},
-                          "results": results}]}
-    write_text(path, json.dumps(document, indent=2, ensure_ascii=False) + "\n")
-
-
-def _level(code: str) -> str:
-    if code in ("NPU101", "NPU202", "NPU203", "NPU205", "NPU215", "NPU220", "NPU221", "NPU223"):
-        return "error"
-    return "note" if code in ("NPU102", "NPU106", "NPU107") else "warning"
+    from npu_lint.output import sarif_document   # one SARIF writer for check and the report
+    write_text(path, json.dumps(sarif_document(findings), indent=2, ensure_ascii=False) + "\n")
