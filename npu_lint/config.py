@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import difflib
 import fnmatch
+import os
 import re
 import sys
 from dataclasses import dataclass, field
@@ -64,8 +65,9 @@ class Config:
 
 
 def _relative(path: Path, root: Path) -> str:
+    """``path`` relative to ``root``, lexically: links are never followed (a link loop is just a name)."""
     try:
-        return path.resolve().relative_to(root.resolve()).as_posix()
+        return Path(os.path.abspath(path)).relative_to(os.path.abspath(root)).as_posix()
     except ValueError:
         return path.as_posix()
 

@@ -162,8 +162,10 @@ def sarif_document(findings: Iterable[tuple[str, Finding]]) -> dict:
 
 
 def _uri(path: str) -> str:
+    """A relative URI: the path's file-system bytes percent-encoded (undecodable bytes in names included)."""
+    import os
     from urllib.parse import quote
-    return quote(Path(path).as_posix())
+    return quote(os.fsencode(Path(path).as_posix()))
 
 
 def sarif(items: Sequence[Diagnostic]) -> str:

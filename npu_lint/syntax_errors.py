@@ -6,6 +6,7 @@ from typing import Union
 
 from npu_lint.config import SPECIAL_CODES, SYNTAX_ERROR
 from npu_lint.finding import Finding
+from npu_lint.sources import GRAMMAR
 
 SYNTAX_ERROR_NAME = SPECIAL_CODES[SYNTAX_ERROR][0]
 
@@ -17,7 +18,8 @@ def parse_or_finding(source: str, filename: str) -> Union[ast.Module, Finding]:
     except SyntaxError as error:
         line = error.lineno or 1
         col = max((error.offset or 1) - 1, 0)
-        return Finding(SYNTAX_ERROR, f"syntax error: {error.msg}", line, col, line, family="syntax")
+        return Finding(SYNTAX_ERROR, f"syntax error: {error.msg} ({GRAMMAR} grammar)", line, col, line,
+                       family="syntax")
     except (ValueError, RecursionError, MemoryError) as error:
         return Finding(SYNTAX_ERROR, f"cannot parse: {type(error).__name__}: {error}".splitlines()[0], 1, 0, 1,
                        family="syntax")

@@ -149,9 +149,9 @@ def write_detector(folder: Path) -> None:
 
 def write_static_findings(folder: Path, collected: Collected) -> None:
     """``dynamic_shape_risk.csv``: the static NPU4xx findings, in the torch_apis mode's layout."""
-    from npu_lint.report.layout import DYNAMIC_SHAPE_RISK, POSITION_HEADER, rows_by_file
+    from npu_lint.report.layout import DYNAMIC_SHAPE_RISK, header_of, rows_by_file
     from npu_lint.report.write import write_csv
-    write_csv(folder / DYNAMIC_SHAPE_RISK, POSITION_HEADER, rows_by_file(collected)[DYNAMIC_SHAPE_RISK])
+    write_csv(folder / DYNAMIC_SHAPE_RISK, header_of(DYNAMIC_SHAPE_RISK), rows_by_file(collected)[DYNAMIC_SHAPE_RISK])
 
 
 def build(source: Path, staging: Path, final: Path, target: Target, wrap_loops: Sequence[str], log: Log,

@@ -55,6 +55,7 @@ class RunLog:
         """A console line (the closing summary); also kept for the log file by the caller."""
         if self.quiet:
             return
+        line = display(line)   # file names in the summary: line breaks and undecodable bytes escaped
         self.console.write(("\n" if self._inline else "") + line + "\n")
         self._inline = False
         self.console.flush()
