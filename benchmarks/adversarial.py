@@ -103,16 +103,17 @@ def main() -> int:
     out = root / "out"
     out.mkdir()
     copy = root / "copy"
-    shutil.copytree(project, copy, symlinks=True, ignore=lambda folder, names: [n for n in names if n in ("fifo.py", "locked")])
+    shutil.copytree(project, copy, symlinks=True,
+                    ignore=lambda folder, names: [n for n in names if n in ("fifo.py", "locked")])
     npu = str(BIN / "npu-lint")
+    regular = [str(p) for p in sorted(copy.glob("*.py")) if p.is_file() and not p.is_symlink()]
     runs = [("check", [npu, "check", "-q", str(project)]),
             ("check --fix --unsafe-fixes (copy)", [npu, "check", "-q", "--fix", "--unsafe-fixes", str(copy)]),
-            ("flake8 (regular files only)", [str(BIN / "flake8"), "--select=NPU", *[str(p) for p in sorted(copy.glob("*.py"))
-                                                                                    if p.is_file() and not p.is_symlink()]])]
+            ("flake8 (regular files only)", [str(BIN / "flake8"), "--select=NPU", *regular])]
     for mode in ("torch_apis", "affinity_apis", "dynamic_shape"):
         for jobs in ("1", "2"):
-            runs.append((f"analyse -m {mode} -j {jobs}", [npu, "analyse", "-i", str(project), "-o", str(out), "-m", mode,
-                                                         "-j", jobs, "--force"]))
+            runs.append((f"analyse -m {mode} -j {jobs}",
+                         [npu, "analyse", "-i", str(project), "-o", str(out), "-m", mode, "-j", jobs, "--force"]))
     print(f"battery: {root}")
     failures = 0
     for label, command in runs:
@@ -133,7 +134,8 @@ def main() -> int:
             costs[label].append((seconds, peak, path.name))
     for label, rows in costs.items():
         slow, big = max(rows), max(rows, key=lambda row: row[1])
-        print(f"  per file, {label}: slowest {slow[0]:.2f} s CPU ({slow[2]!r}), largest peak {big[1]:.0f} MB ({big[2]!r})"
+        print(f"  per file, {label}: slowest {slow[0]:.2f} s CPU ({slow[2]!r}), "
+              f"largest peak {big[1]:.0f} MB ({big[2]!r})"
               f" over {len(rows)} files (one process each, interpreter included)")
     os.chmod(project / "locked", 0o755)
     if not args.keep:

@@ -3,7 +3,8 @@
     python benchmarks/interrupt_trials.py PROJECT [--trials 20] [--seed 1]
 
 Each trial sends SIGINT to the process group (Ctrl-C in a terminal), SIGTERM or SIGKILL to the parent after a
-random line of the run's output (one per analysed file, then the closing lines). Checked: the run ends within 60 s of the signal (no hang), Ctrl-C/SIGTERM exit 130, and the
+random line of the run's output (one per analysed file, then the closing lines). Checked: the run ends within
+60 s of the signal (no hang), Ctrl-C/SIGTERM exit 130, and the
 report in place is always a complete one (its log ends with the statistics table, every CSV of the first report
 is there), the previous one until the new one is complete. After the trials one more run must leave no staging
 or aside folder behind.
@@ -90,7 +91,8 @@ def main() -> int:
         bad += not ok
         state = "finished" if process.returncode == 0 else f"exit {process.returncode}"
         outcomes[state] = outcomes.get(state, 0) + 1
-        print(f"trial {trial + 1:2}: {signal.Signals(signum).name:<7} at line {line_at:4} ({delay:5.2f} s) -> {state:<9} "
+        print(f"trial {trial + 1:2}: {signal.Signals(signum).name:<7} at line {line_at:4} ({delay:5.2f} s) "
+              f"-> {state:<9} "
               f"report {'complete' if intact else 'BROKEN'} ({which}), {'hung' if hung else 'no hang'}"
               f"{'' if ok else '  <-- FAIL ' + err.strip()[-200:]}")
     leftovers_before = sorted(p.name for p in out.iterdir() if p.name.startswith("."))

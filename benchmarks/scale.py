@@ -66,8 +66,9 @@ def front_ends(root: Path, timeout: float) -> None:
     out = Path(tempfile.mkdtemp(prefix="npu-lint-scale-"))
     commands = [("check", ["npu-lint", "check", "--select", "NPU", "-q", str(root)]),
                 ("flake8", ["flake8", "--select=NPU", "-j", "2", str(root)])]
-    commands += [(f"analyse -m {mode} -j 2", ["npu-lint", "analyse", "-i", str(root), "-o", str(out), "-m", mode,
-                                             "-j", "2", "--force", "--no-cache"])
+    commands += [(f"analyse -m {mode} -j 2",
+                  ["npu-lint", "analyse", "-i", str(root), "-o", str(out), "-m", mode, "-j", "2", "--force",
+                   "--no-cache"])
                  for mode in ("torch_apis", "affinity_apis", "dynamic_shape")]
     try:
         for label, command in commands:

@@ -118,8 +118,8 @@ def read_bytes(path: Path, limit: int = MAX_BYTES) -> bytes:
 
 
 def _kind(mode: int) -> str:
-    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device"),
-                       (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
+    for test, name in ((stat.S_ISFIFO, "a FIFO"), (stat.S_ISCHR, "a character device"),
+                       (stat.S_ISBLK, "a block device"), (stat.S_ISSOCK, "a socket"), (stat.S_ISDIR, "a folder")):
         if test(mode):
             return name
     return "not a file"

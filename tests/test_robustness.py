@@ -11,7 +11,6 @@ import re
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import pytest
@@ -19,8 +18,8 @@ import pytest
 from conftest import REPO, run, tool
 
 DEEP_FILES = {   # case 1: each of these ended check, flake8 and analyse with a RecursionError traceback
-    "loader.py": "import torch\nfrom torch.utils.data import DataLoader\nl = DataLoader(dataset=" + "+".join(["a"] * 329)
-                 + ", batch_size=4)\n",
+    "loader.py": "import torch\nfrom torch.utils.data import DataLoader\nl = DataLoader(dataset="
+                 + "+".join(["a"] * 329) + ", batch_size=4)\n",
     "item.py": "import torch\nt = torch.ones(3)\nn = (" + "+".join(["t"] * 327) + ").item()\nx = torch.zeros(n)\n",
     "silu.py": "import torch\ny = " + "*".join(["torch.sigmoid(x)"] * 985) + "\n",
     "mask.py": "import torch\nmask = torch.ones(3) > 0\nt" + ".a" * 400 + "[mask] = 0\n",
@@ -168,7 +167,7 @@ def test_instrumented_code_always_compiles(source):
 
 
 def test_tricky_fixture_files_instrument_and_compile():
-    """A fixed sample of real-world shapes that broke the rewrite (the whole corpus: benchmarks/instrument_corpus.py)."""
+    """A fixed sample of shapes that broke the rewrite (the whole corpus: benchmarks/instrument_corpus.py)."""
     from npu_lint.report.instrument import instrument
     folder = REPO / "tests" / "instrument_cases"
     files = sorted(folder.glob("*.py"))

@@ -188,7 +188,8 @@ class _Wrapper(cst.CSTTransformer):
         start = self.get_metadata(PositionProvider, node).start
         line = start.line
         self.wrap[node] = (name, self.per_line[line])
-        before = self.lines[line - 1][start.column - 1:start.column] if 0 < start.column and line <= len(self.lines) else ""
+        text = self.lines[line - 1] if line <= len(self.lines) else ""
+        before = text[start.column - 1:start.column] if start.column else ""
         if before.isalnum() or before == "_":
             self.glued.add(node)
         self.per_line[line] += 1

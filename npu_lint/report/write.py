@@ -18,7 +18,7 @@ _QUOTED = frozenset('\r\n"' + SEPARATOR)
 
 
 def csv_cell(value: object) -> str:
-    """One CSV cell: formulas neutralised; quoted (with doubled quotes) when it holds CR, LF, a quote or the separator."""
+    """One CSV cell: formulas neutralised; quoted (quotes doubled) when it holds CR, LF, a quote or the separator."""
     text = "" if value is None else str(neutralise(value))
     if _QUOTED.intersection(text):
         return '"' + text.replace('"', '""') + '"'
