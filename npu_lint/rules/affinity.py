@@ -10,14 +10,11 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.host_arrays import host_array_evidence, track_host_arrays
-from npu_lint.resolver import MASK
 from npu_lint.rules import ApiRef, Rule
 from npu_lint.tables import keyed
 from npu_lint.versions import since_key
 
 FAMILY = "affinity"
-MASK_PATTERN = "input[condition] = value"
 
 
 def affinity_row(api: str, ctx: FileContext) -> Optional[dict[str, str]]:
@@ -93,80 +90,6 @@ class AffinityApi(Rule):
         if row is not None and _condition_holds(row["condition"], call):
             ctx.report(ref.node, self.message.format(api=ref.qualname, affinity=row["affinity_api"],
                                                      since=row["since"]), ref.qualname)
-
-
-def _tensor_side(target: ast.Subscript, ctx: FileContext) -> bool:
-    """The assigned array is evidently a torch tensor (numpy mask assignment is not an NPU matter)."""
-    if ctx.resolver.is_tensor(target.value):
-        return True
-    index = target.slice.operand if isinstance(target.slice, ast.UnaryOp) else target.slice
-    return isinstance(index, ast.Compare) and ctx.resolver.is_tensor(index.left)
-
-
-class MaskedAssignment(Rule):
-    """Boolean-mask assignment ``x[mask] = value``.
-
-    What it does:
-        Flags assignments whose index is a boolean mask: a comparison (``x[x > 0] = 0``), an inverted or
-        combined mask, or a name bound to one (``keep = scores > thr``; ``labels[keep] = bg``), with a name or
-        a number on the right, in files that use torch. Host arrays (numpy, pandas, ``.cpu()`` tensors, see
-        ``npu_lint/host_arrays.py``) are left alone.
-    Why it matters on NPU:
-        Boolean-mask assignment becomes IndexPut with a data-dependent nonzero on NPU: slow, and a device
-        sync. ``npu_fast_condition_index_put`` does it with dense ops; for a zero fill ``x *= ~mask`` is
-        faster still.
-    Example:
-        loss[ignore_mask] = 0
-    Use instead:
-        loss *= ~ignore_mask
-    Fix safety:
-        Unsafe: ``npu-lint check --fix --unsafe-fixes`` rewrites ``x[mask] = <number>`` as
-        ``x.masked_fill_(mask, <number>)`` (a dense operator, in place like the original). Indexing applies a boolean mask to the
-        leading dimensions of ``x`` (and also accepts integer index tensors), while ``masked_fill_`` broadcasts
-        the mask from the trailing dimensions and needs a bool tensor: they agree when the mask has the shape of
-        ``x``. A name or an expression on the right is not rewritten.
-    """
-
-    fix_safety = "unsafe"
-
-    code = "NPU303"
-    name = "masked-assignment"
-    family = FAMILY
-    node_types = (ast.Assign,)
-    triggers = ("] =",)   # an assignment to a subscript
-    message = "{target}[mask] = {value} is a slow IndexPut on NPU: use {replacement}"
-    must_fire = ("import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
-                 "import torch\nlabels = torch.zeros(4)\nkeep = scores > thr\nlabels[keep] = background\n",
-                 "import torch\ndef f(w: torch.Tensor, valid_mask):\n    w[~valid_mask] = value\n",
-                 "import torch\nweights = torch.ones(3)\nmask = (dist < radius) & ok\nweights[mask] = 1.0\n",
-                 "import torch\ndef assign(max_overlaps, valid_mask, ious):\n    max_overlaps[valid_mask] = ious\n")
-    must_not_fire = ("import torch\nx = torch.zeros(3)\nx[0] = 1\n",
-                     "import torch\nimport numpy as np\ndef f(img, thr):\n    out = np.asarray(img)\n    out[out > thr] = 0\n", "import torch\nx[i] = y\n",
-                     "import torch\nd['key'] = v\n", "import torch\nx = torch.zeros(3)\nx[x > 0] = y[x > 0] * 2\n",
-                     "import numpy as np\nimport torch\nseg = np.zeros((4, 4))\nseg[seg == 0] = 255\n")
-
-    def check(self, node: ast.Assign, ctx: FileContext) -> None:
-        if not ctx.uses_torch:
-            return
-        track_host_arrays(node, ctx)
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
-            return
-        target, value = node.targets[0], node.value
-        if not isinstance(value, (ast.Name, ast.Attribute, ast.Constant)):
-            return
-        if isinstance(value, ast.Constant) and not isinstance(value.value, (int, float)):
-            return
-        index = target.slice
-        if ctx.resolver.kind_of(index) != MASK:
-            return
-        if not _tensor_side(target, ctx) and host_array_evidence(target, index, ctx, node):
-            return
-        zero = isinstance(value, ast.Constant) and value.value == 0
-        name = ast.unparse(target.value)
-        replacement = (f"{name} *= ~mask (or torch_npu.contrib.function.npu_fast_condition_index_put)" if zero
-                       else "torch_npu.contrib.function.npu_fast_condition_index_put")
-        ctx.report(node, self.message.format(target=name, value=ast.unparse(value), replacement=replacement),
-                   MASK_PATTERN)
 
 
 _BASES = ("Module", "Function")
