@@ -10,7 +10,9 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
+from npu_lint.host_arrays import is_host_array, track_host_arrays
 from npu_lint.rules import ApiRef, Rule
+from npu_lint.rules.fusion_structure import shown, transposed_operand
 from npu_lint.tables import keyed
 from npu_lint.versions import since_key
 
@@ -22,6 +24,8 @@ def affinity_row(api: str, ctx: FileContext) -> Optional[dict[str, str]]:
     row = keyed("affinity.tsv", "api").get(api)
     if row is None or (row["since"] and ctx.target.key < since_key(row["since"])):
         return None
+    if ctx.target.release in row["missing_in"].split():   # the wheel of that release does not register it
+        return None
     if row["deprecated_since"] and ctx.target.key >= since_key(row["deprecated_since"]):
         successor = row["successor"]
         if not successor or successor == api:   # deprecated in favour of the very API the code calls
@@ -30,14 +34,18 @@ def affinity_row(api: str, ctx: FileContext) -> Optional[dict[str, str]]:
     return row
 
 
-def _condition_holds(condition: str, call: ast.Call) -> bool:
-    if condition == "transposed_operand":
-        return any((isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr in ("t", "transpose"))
-                   or (isinstance(arg, ast.Attribute) and arg.attr in ("T", "mT")) for arg in call.args)
+def _condition_holds(condition: str, call: ast.Call, ctx: FileContext) -> bool:
+    if condition == "transposed_operand":   # matmul_transpose(a, b) is a @ bᵀ: the second operand is transposed
+        return len(call.args) == 2 and transposed_operand(call.args[1], ctx) is not None
     if condition == "bidirectional":
         return any(kw.arg == "bidirectional" and isinstance(kw.value, ast.Constant) and kw.value.value is True
                    for kw in call.keywords)
     return not condition
+
+
+def with_note(row: dict[str, str]) -> str:
+    """``; <note>`` from the table row (conditions and what to change beyond the call), or nothing."""
+    return f"; {row['note']}" if row.get("note") else ""
 
 
 class AffinityApi(Rule):
@@ -45,23 +53,33 @@ class AffinityApi(Rule):
 
     What it does:
         Flags calls whose NPU counterpart is a fused torch_npu API available in the target release:
-        ``torch.optim`` optimizers (``NpuFused*``), ``F.gelu`` / ``nn.GELU`` (``fast_gelu``), ``torch.roll``,
-        ``torch.matmul`` with a transposed operand, RMSNorm, bidirectional LSTM, and torchvision box ops
-        (``nms``, ``batched_nms``, ``roi_align``, ``box_iou``, ``deform_conv2d``, ...). Replacements the
-        vendor deprecated for the target release are not suggested.
+        ``torch.optim`` optimizers (``NpuFused*``), ``F.gelu`` / ``nn.GELU`` (``fast_gelu``, an approximation:
+        the message says so), ``torch.roll``, a matrix product whose second operand is transposed
+        (``torch.matmul(a, b.t())``, ``a @ b.transpose(-2, -1)``, ``x @ torch.transpose(W, 0, 1)``,
+        ``k.permute(0, 1, 3, 2)``, ``.T`` / ``.mT``), RMSNorm, bidirectional LSTM, and torchvision box ops
+        (``nms``, ``batched_nms``, ``roi_align``, ``box_iou``, ``deform_conv2d``, ..., also through
+        ``torchvision.ops.boxes``). The message quotes the call and adds the counterpart's dtype and shape
+        conditions. Replacements the vendor deprecated, or that the target release's wheel does not register,
+        are not suggested. Not flagged: a transposed first operand (``a.t() @ b``), transposes of other dims
+        (``transpose(0, 2)``), ``F.scaled_dot_product_attention`` (torch-npu 2.1.0 to 2.14.0 register an NPU
+        kernel for ``aten::scaled_dot_product_attention``, ``wheels/aten_npu_<release>.csv``; torch 1.11 has no
+        SDPA).
     Why it matters on NPU:
         The torch_npu versions run as single fused Ascend kernels (fused optimizers update all parameters
         in one flattened buffer, box ops avoid host round trips), which is where NPU training time is won.
     Example:
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        scores = torch.matmul(q, k.transpose(-2, -1))
     Use instead:
         optimizer = torch_npu.optim.NpuFusedAdamW(model.parameters(), lr=1e-3)
+        scores = torch_npu.contrib.function.matmul_transpose(q, k)
     Fix safety:
         Safe for the fused optimizers and for ``nn.SiLU()`` called without arguments (to
         ``torch_npu.contrib.module.SiLU()``, for releases before 2.6.0, which deprecated it), which
         ``npu-lint check --fix`` swaps in files that already ``import torch_npu``. The rest are reported only:
         ``nn.SiLU(inplace=True)`` has no counterpart argument, ``torch_npu.fast_gelu`` is a function (not a module)
-        that approximates GELU, and box ops differ in argument order and output padding.
+        that approximates GELU, box ops differ in argument order and output padding, and ``matmul_transpose``
+        takes the operand untransposed.
     """
 
     fix_safety = "safe"
@@ -69,27 +87,48 @@ class AffinityApi(Rule):
     code = "NPU301"
     name = "affinity-api"
     family = FAMILY
-    node_types = (ApiRef,)
+    node_types = (ApiRef, ast.BinOp, ast.Assign)
     triggers = ("optim", "gelu", "GELU", "SiLU", "roll", "matmul", "RMSNorm", "rms_norm", "LSTM", "torchvision", "Lamb",
-                "AdamP", "BertAdam", "RMSpropTF")
-    message = "{api} has a faster NPU counterpart: {affinity} (torch-npu {since}+)"
+                "AdamP", "BertAdam", "RMSpropTF", "@")
+    message = "{source} has a faster NPU counterpart: {affinity} (torch-npu {since}+){note}"
     must_fire = ("import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-3)\n",
                  "import torch.nn.functional as F\ny = F.gelu(x)\n",
                  "from torchvision.ops import nms\nkeep = nms(boxes, scores, 0.5)\n",
                  "import torch\ns = torch.matmul(q, k.transpose(-2, -1))\n",
-                 "import torchvision\nout = torchvision.ops.roi_align(feats, rois, (7, 7))\n")
+                 "import torchvision\nout = torchvision.ops.roi_align(feats, rois, (7, 7))\n",
+                 "import torch\ny = x @ torch.transpose(W, 0, 1)\n", "import torch\ny = torch.matmul(a, b.t())\n",
+                 "import torch\ns = q @ k.permute(0, 1, 3, 2)\n",
+                 "from torchvision.ops import boxes as box_ops\nkeep = box_ops.batched_nms(b, s, c, 0.5)\n")
     must_not_fire = ("import torch\ns = torch.matmul(q, k)\n", "import torch.nn as nn\nrnn = nn.LSTM(128, 256)\n",
                      "import torch.nn as nn\nact = nn.SiLU()\n",          # deprecated for the default target
-                     "import torch\nopt_cls = torch.optim.AdamW\n")
+                     "import torch\nopt_cls = torch.optim.AdamW\n", "import torch\ny = a.t() @ b\n",
+                     "import torch\ny = a @ b.transpose(0, 2)\n", "import torch\ny = a @ b.permute(0, 2, 1, 3)\n",
+                     "import numpy as np\ny = a @ b.T\n",
+                     "import numpy as np\nimport torch\nw = np.ones((3, 3))\ny = w @ w.T\n")
 
-    def check(self, ref: ApiRef, ctx: FileContext) -> None:
-        call = ctx.call_of(ref.node)
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.Assign):
+            if ctx.uses_torch:
+                track_host_arrays(node, ctx)   # ``a @ b.T`` of numpy arrays is not NPU work
+            return
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.MatMult) and ctx.uses_torch and transposed_operand(node.right, ctx) is not None \
+                    and not is_host_array(node.left, ctx, node) and not is_host_array(node.right, ctx, node):
+                self._report(node, "a @ b^T", ctx)
+            return
+        call = ctx.call_of(node.node)
         if call is None:
             return
-        row = affinity_row(ref.qualname, ctx)
-        if row is not None and _condition_holds(row["condition"], call):
-            ctx.report(ref.node, self.message.format(api=ref.qualname, affinity=row["affinity_api"],
-                                                     since=row["since"]), ref.qualname)
+        row = affinity_row(node.qualname, ctx)
+        if row is not None and _condition_holds(row["condition"], call, ctx):
+            self._report(call, node.qualname, ctx, node.node)
+
+    def _report(self, node: ast.AST, api: str, ctx: FileContext, where: Optional[ast.AST] = None) -> None:
+        row = affinity_row(api, ctx)
+        if row is None:
+            return
+        ctx.report(where or node, self.message.format(source=shown(node, ctx), affinity=row["affinity_api"],
+                                                      since=row["since"], note=with_note(row)), api)
 
 
 _BASES = ("Module", "Function")
