@@ -12,7 +12,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
-from npu_lint.rules.affinity_shapes import report_shape
+from npu_lint.rules.affinity_shapes import MESSAGE, report_shape
 from npu_lint.rules.fusion_structure import (
     argument,
     definition,
@@ -31,7 +31,6 @@ _GROUP_NORM = ("torch.nn.functional.group_norm", "torch.group_norm")
 _SILU = ("torch.nn.functional.silu",)
 _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
 _DROPOUT = ("torch.nn.functional.dropout", "torch.dropout")
-MESSAGE = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
 
 
 # -- NPU309 -------------------------------------------------------------------------------------------------------

@@ -1,4 +1,4 @@
-"""NPU304-NPU307: code shapes that one fused torch_npu operator replaces (``special`` affinity APIs)."""
+"""NPU304-NPU306, NPU308: code shapes that one fused torch_npu operator replaces (``special`` affinity APIs)."""
 from __future__ import annotations
 
 import ast
@@ -6,17 +6,18 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
-from npu_lint.rules.affinity import affinity_row
+from npu_lint.rules.affinity import affinity_row, with_note
+from npu_lint.rules.fusion_structure import shown
 
 FAMILY = "affinity"
-_SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax")
+MESSAGE = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+){note}"
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
     return ast.dump(a) == ast.dump(b)
 
 
-def _call_name(node: ast.AST, ctx: FileContext) -> Optional[str]:
+def call_name(node: ast.AST, ctx: FileContext) -> Optional[str]:
     """The qualified name of a call, with ``x.softmax(...)`` as ``torch.Tensor.softmax``."""
     if not isinstance(node, ast.Call):
         return None
@@ -27,10 +28,13 @@ def _call_name(node: ast.AST, ctx: FileContext) -> Optional[str]:
 
 
 def report_shape(rule: Rule, node: ast.AST, pattern: str, ctx: FileContext, shape: str) -> None:
-    """Report ``shape`` with the affinity API of ``pattern``, if the target release has it."""
+    """Report the code at ``node`` (quoted), described as ``shape``, with the affinity API of ``pattern`` and its
+    conditions, if the target release has it."""
     row = affinity_row(pattern, ctx)
     if row is not None:
-        ctx.report(node, rule.message.format(shape=shape, affinity=row["affinity_api"], since=row["since"]), pattern)
+        text = f"{shown(node, ctx)} ({shape})"
+        ctx.report(node, rule.message.format(shape=text, affinity=row["affinity_api"], since=row["since"],
+                                             note=with_note(row)), pattern)
 
 
 class ActivationShape(Rule):
@@ -54,7 +58,7 @@ class ActivationShape(Rule):
     family = FAMILY
     node_types = (ast.BinOp,)
     triggers = ("sigmoid", "softplus")
-    message = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
+    message = MESSAGE
     must_fire = ("import torch\ny = x * torch.sigmoid(x)\n", "import torch\ny = torch.sigmoid(h) * h\n",
                  "import torch\nimport torch.nn.functional as F\ny = x * torch.tanh(F.softplus(x))\n")
     must_not_fire = ("import torch\ny = x * torch.sigmoid(g)\n", "import torch\ny = torch.sigmoid(x)\n")
@@ -63,13 +67,13 @@ class ActivationShape(Rule):
         if not isinstance(node.op, ast.Mult):
             return
         for operand, other in ((node.left, node.right), (node.right, node.left)):
-            name = _call_name(other, ctx)
+            name = call_name(other, ctx)
             if name in ("torch.sigmoid", "torch.Tensor.sigmoid", "torch.nn.functional.sigmoid") and other.args \
                     and _same(other.args[0], operand):
                 report_shape(self, node, "x * sigmoid(x)", ctx, "x * sigmoid(x)")
                 return
             if name in ("torch.tanh", "torch.Tensor.tanh") and other.args and \
-                    _call_name(other.args[0], ctx) == "torch.nn.functional.softplus" and \
+                    call_name(other.args[0], ctx) == "torch.nn.functional.softplus" and \
                     other.args[0].args and _same(other.args[0].args[0], operand):
                 report_shape(self, node, "x * tanh(softplus(x))", ctx, "x * tanh(softplus(x))")
                 return
@@ -97,7 +101,7 @@ class GatedLinearShape(Rule):
     family = FAMILY
     node_types = (ast.Assign, ast.BinOp)
     triggers = ("chunk", "split")
-    message = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
+    message = MESSAGE
     must_fire = ("import torch.nn.functional as F\na, b = x.chunk(2, dim=-1)\ny = F.silu(a) * b\n",
                  "import torch\nimport torch.nn.functional as F\ngate, up = torch.chunk(h, 2, -1)\nout = up * F.gelu(gate)\n")
     must_not_fire = ("import torch.nn.functional as F\ny = F.silu(a) * b\n",
@@ -114,7 +118,7 @@ class GatedLinearShape(Rule):
         if not isinstance(node.op, ast.Mult):
             return
         for activated, other in ((node.left, node.right), (node.right, node.left)):
-            name = _call_name(activated, ctx)
+            name = call_name(activated, ctx)
             if name not in ("torch.nn.functional.silu", "torch.nn.functional.gelu") or not activated.args:
                 continue
             inner = activated.args[0]
@@ -153,13 +157,13 @@ class RotateHalf(Rule):
     family = FAMILY
     node_types = (ast.Call,)
     triggers = ("cat",)
-    message = "{shape} (RoPE) is one fused operator on NPU: {affinity} (torch-npu {since}+)"
+    message = MESSAGE
     must_fire = ("import torch\ndef rotate_half(x):\n    x1, x2 = x[..., :32], x[..., 32:]\n"
                  "    return torch.cat((-x2, x1), dim=-1)\n",)
     must_not_fire = ("import torch\ny = torch.cat((a, b), dim=-1)\n", "import torch\ny = torch.cat((-a, b), dim=0)\n")
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
-        if _call_name(node, ctx) != "torch.cat" or not node.args or not isinstance(node.args[0], (ast.Tuple, ast.List)):
+        if call_name(node, ctx) != "torch.cat" or not node.args or not isinstance(node.args[0], (ast.Tuple, ast.List)):
             return
         parts = node.args[0].elts
         dim = next((kw.value for kw in node.keywords if kw.arg == "dim"), node.args[1] if len(node.args) > 1 else None)
@@ -167,114 +171,6 @@ class RotateHalf(Rule):
             and dim.operand.value == 1
         if len(parts) == 2 and last and isinstance(parts[0], ast.UnaryOp) and isinstance(parts[0].op, ast.USub):
             report_shape(self, node, "cat((-x2, x1), dim=-1)", ctx, "cat((-x2, x1), dim=-1)")
-
-
-class AttentionShape(Rule):
-    """Hand-written attention: ``softmax(q @ k.transpose(-2, -1) * scale) @ v``.
-
-    What it does:
-        Flags the product with ``v`` of a softmax over ``q @ kᵀ`` scores, inline or through the names the scores
-        and probabilities are assigned to in between (scale, mask and dropout steps allowed).
-    Why it matters on NPU:
-        ``npu_fusion_attention`` computes the whole block in one flash-style operator, without materialising
-        the (sequence × sequence) score matrix.
-    Example:
-        attn = (q @ k.transpose(-2, -1)) * self.scale
-        attn = attn.softmax(dim=-1)
-        x = attn @ v
-    Use instead:
-        x = torch_npu.npu_fusion_attention(q, k, v, head_num, "BNSD", scale=self.scale)[0]
-    Fix safety:
-        No fix: the layout and head arguments depend on the model.
-    """
-
-    code = "NPU307"
-    name = "attention-shape"
-    family = FAMILY
-    node_types = (ast.Assign, ast.BinOp, ast.Call)
-    triggers = ("softmax",)
-    message = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
-    must_fire = ("import torch\nattn = (q @ k.transpose(-2, -1)) * scale\nattn = attn.softmax(dim=-1)\n"
-                 "attn = self.attn_drop(attn)\nx = attn @ v\n",
-                 "import torch\nout = torch.matmul(torch.softmax(torch.matmul(q, k.transpose(2, 3)), -1), v)\n")
-    must_not_fire = ("import torch\nprobs = logits.softmax(-1)\ny = probs @ w\n",
-                     "import torch\nscores = q @ k\nattn = scores.softmax(-1)\nx = attn @ v\n")
-
-    def check(self, node: ast.AST, ctx: FileContext) -> None:
-        scores = ctx.scratch.setdefault("attention_scores", set())
-        probs = ctx.scratch.setdefault("attention_probs", set())
-        if isinstance(node, ast.Assign):
-            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-                return
-            name, value = node.targets[0].id, node.value
-            if self._probs(value, ctx, scores):
-                probs.add(name)
-                scores.discard(name)
-                return
-            is_scores, reads_itself = False, False
-            for sub in ast.walk(value):   # one walk: is it a score matrix, and does it read its own name?
-                if isinstance(sub, ast.Name):
-                    is_scores = is_scores or sub.id in scores
-                    reads_itself = reads_itself or sub.id == name
-                else:
-                    operands = _matmul_operands(sub, ctx)
-                    is_scores = is_scores or (operands is not None and _is_transposed(operands[1]))
-                if is_scores:
-                    break
-            if is_scores:
-                scores.add(name)
-                probs.discard(name)
-            elif not reads_itself:
-                probs.discard(name)   # rebound to something else; ``attn = self.drop(attn)`` keeps its role
-                scores.discard(name)
-            return
-        operands = _matmul_operands(node, ctx)
-        left = operands[0] if operands else None
-        if left is not None and (self._probs(left, ctx, scores) or
-                                 (isinstance(left, ast.Name) and left.id in probs)):
-            report_shape(self, node, "softmax(q @ k^T) @ v", ctx, "softmax(q @ kᵀ) @ v attention")
-
-    def _scores(self, expr: ast.AST, ctx: FileContext, scores: set) -> bool:
-        """``q @ k.transpose(-2, -1)`` (possibly scaled or masked), or a name holding it."""
-        for sub in ast.walk(expr):
-            operands = _matmul_operands(sub, ctx)
-            if operands is not None and _is_transposed(operands[1]):
-                return True
-            if isinstance(sub, ast.Name) and sub.id in scores:
-                return True
-        return False
-
-    def _probs(self, expr: ast.AST, ctx: FileContext, scores: set) -> bool:
-        expr = _strip_dropout(expr, ctx)
-        return _call_name(expr, ctx) in _SOFTMAX and self._scores(expr, ctx, scores)
-
-
-def _strip_dropout(expr: ast.AST, ctx: FileContext) -> ast.AST:
-    if isinstance(expr, ast.Call) and len(expr.args) >= 1:
-        name = _call_name(expr, ctx) or ""
-        if "drop" in name.lower() or (isinstance(expr.func, ast.Attribute) and "drop" in expr.func.attr.lower()):
-            return expr.args[0]
-    return expr
-
-
-_MATMULS = ("matmul", "bmm")
-
-
-def _matmul_operands(node: ast.AST, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
-    """(left, right) of ``a @ b``, ``torch.matmul(a, b)`` or ``torch.bmm(a, b)``."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        return node.left, node.right
-    if isinstance(node, ast.Call) and len(node.args) == 2 and (
-            isinstance(node.func, ast.Name) or (isinstance(node.func, ast.Attribute) and node.func.attr in _MATMULS)) \
-            and _call_name(node, ctx) in ("torch.matmul", "torch.bmm"):   # an attribute call must end in its name
-        return node.args[0], node.args[1]
-    return None
-
-
-def _is_transposed(node: ast.AST) -> bool:
-    if isinstance(node, ast.Attribute) and node.attr in ("mT", "T"):
-        return True
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("transpose", "t")
 
 
 class RmsNormShape(Rule):
@@ -299,7 +195,7 @@ class RmsNormShape(Rule):
     family = FAMILY
     node_types = (ast.Assign, ast.BinOp)
     triggers = ("rsqrt",)
-    message = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
+    message = MESSAGE
     must_fire = ("import torch\ny = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)\n",
                  "import torch\nvariance = h.pow(2).mean(-1, keepdim=True)\nh = h * torch.rsqrt(variance + 1e-6)\n",
                  "import torch\ny = torch.rsqrt((x * x).mean(dim=-1, keepdim=True) + eps) * x\n")
@@ -314,7 +210,7 @@ class RmsNormShape(Rule):
         if not isinstance(node.op, ast.Mult):
             return
         for side in (node.left, node.right):
-            if _call_name(side, ctx) in ("torch.rsqrt", "torch.Tensor.rsqrt") and side.args \
+            if call_name(side, ctx) in ("torch.rsqrt", "torch.Tensor.rsqrt") and side.args \
                     and isinstance(side.args[0], ast.BinOp) and isinstance(side.args[0].op, ast.Add) \
                     and (_mean_of_square(side.args[0].left, ctx) or _names_square(side.args[0].left, squares)):
                 report_shape(self, node, "x * rsqrt(mean(x ** 2) + eps)", ctx, "RMSNorm")
@@ -326,9 +222,9 @@ def _names_square(node: ast.AST, squares: set) -> bool:
 
 
 def _mean_of_square(node: ast.AST, ctx: FileContext) -> bool:
-    if _call_name(node, ctx) not in ("torch.Tensor.mean", "torch.mean"):
+    if call_name(node, ctx) not in ("torch.Tensor.mean", "torch.mean"):
         return False
-    inner = node.func.value if isinstance(node.func, ast.Attribute) and _call_name(node, ctx) == "torch.Tensor.mean" \
+    inner = node.func.value if isinstance(node.func, ast.Attribute) and call_name(node, ctx) == "torch.Tensor.mean" \
         else (node.args[0] if node.args else None)
     if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in ("pow", "square"):
         return inner.func.attr == "square" or (bool(inner.args) and isinstance(inner.args[0], ast.Constant)
