@@ -79,64 +79,6 @@ class ActivationShape(Rule):
                 return
 
 
-class GatedLinearShape(Rule):
-    """SwiGLU / GeGLU: ``a, b = x.chunk(2, -1)`` then ``F.silu(a) * b`` (or ``F.gelu(a) * b``).
-
-    What it does:
-        Flags the product of ``silu`` (or ``gelu``) of one half of a two-way ``chunk``/``split`` with the other half.
-    Why it matters on NPU:
-        ``npu_swiglu`` / ``npu_geglu`` do the split, the activation and the product in one operator
-        (torch-npu 2.2.0+), saving two intermediates per MLP block.
-    Example:
-        a, b = x.chunk(2, dim=-1)
-        y = F.silu(a) * b
-    Use instead:
-        y = torch_npu.npu_swiglu(x, dim=-1)
-    Fix safety:
-        No fix: npu_swiglu applies SiLU to the first half, check the order.
-    """
-
-    code = "NPU305"
-    name = "gated-linear-shape"
-    family = FAMILY
-    node_types = (ast.Assign, ast.BinOp)
-    triggers = ("chunk", "split")
-    message = MESSAGE
-    must_fire = ("import torch.nn.functional as F\na, b = x.chunk(2, dim=-1)\ny = F.silu(a) * b\n",
-                 "import torch\nimport torch.nn.functional as F\ngate, up = torch.chunk(h, 2, -1)\nout = up * F.gelu(gate)\n")
-    must_not_fire = ("import torch.nn.functional as F\ny = F.silu(a) * b\n",
-                     "import torch.nn.functional as F\na, b, c = x.chunk(3, dim=-1)\ny = F.silu(a) * b\n")
-
-    def check(self, node: ast.AST, ctx: FileContext) -> None:
-        halves = ctx.scratch.setdefault("chunk_halves", set())
-        if isinstance(node, ast.Assign):
-            target, value = node.targets[0], node.value
-            if isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts) \
-                    and _is_two_way_split(value, ctx):
-                halves.add(tuple(sorted(e.id for e in target.elts)))
-            return
-        if not isinstance(node.op, ast.Mult):
-            return
-        for activated, other in ((node.left, node.right), (node.right, node.left)):
-            name = call_name(activated, ctx)
-            if name not in ("torch.nn.functional.silu", "torch.nn.functional.gelu") or not activated.args:
-                continue
-            inner = activated.args[0]
-            if isinstance(inner, ast.Name) and isinstance(other, ast.Name) and \
-                    tuple(sorted((inner.id, other.id))) in halves:
-                kind = "silu" if name.endswith("silu") else "gelu"
-                report_shape(self, node, f"{kind}(a) * b after chunk(2)", ctx, f"{kind}(a) * b of the two halves")
-                return
-
-
-def _is_two_way_split(value: ast.AST, ctx: FileContext) -> bool:
-    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) \
-            or value.func.attr not in ("chunk", "split"):
-        return False
-    args = value.args if ctx.resolver.qualname(value.func) is None else value.args[1:]   # torch.chunk(x, 2, ...)
-    return bool(args) and isinstance(args[0], ast.Constant) and args[0].value == 2 and value.func.attr == "chunk"
-
-
 class RotateHalf(Rule):
     """The ``rotate_half`` of rotary position embeddings: ``torch.cat((-x2, x1), dim=-1)``.
 

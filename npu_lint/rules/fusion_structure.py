@@ -20,7 +20,12 @@ _TRACKED = {
     "torch.nn.SiLU": "SiLU", "torch.nn.modules.activation.SiLU": "SiLU",
     "torch.nn.Dropout": "Dropout", "torch.nn.modules.dropout.Dropout": "Dropout",
     "torch.nn.Softmax": "Softmax", "torch.nn.modules.activation.Softmax": "Softmax",
+    "torch.nn.Linear": "Linear", "torch.nn.modules.linear.Linear": "Linear",
+    "torch.nn.GELU": "GELU", "torch.nn.modules.activation.GELU": "GELU",
+    "torch.nn.RMSNorm": "RMSNorm", "torch.nn.modules.normalization.RMSNorm": "RMSNorm",
 }
+_KINDS = ("LayerNorm", "GroupNorm", "SiLU", "Dropout", "Softmax", "Linear", "GELU", "RMSNorm", "Activation")
+_ACTIVATION_FACTORIES = ("ACT2FN", "get_activation", "get_act_layer", "create_act_layer")
 
 
 # -- nn modules held in ``self`` attributes ---------------------------------------------------------------------
@@ -30,11 +35,28 @@ def class_of(node: ast.AST, ctx: FileContext) -> Optional[int]:
     return id(owner) if owner is not None else None
 
 
+def _last_name(node: ast.AST) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
+
+
 def module_made_by(value: ast.AST, ctx: FileContext) -> Optional[str]:
-    """``LayerNorm`` for ``nn.LayerNorm(d)``; ``Softmax`` only over the last dimension."""
+    """``LayerNorm`` for ``nn.LayerNorm(d)``; ``Softmax`` only over the last dimension; ``RMSNorm`` also for a
+    model's own RMSNorm class (``LlamaRMSNorm(d)``, ``T5LayerNorm(d)``); ``Activation`` for a configured one
+    (``ACT2FN[config.hidden_act]``, ``get_activation(name)``).
+
+    Not in the semantic model yet (what a ``self`` attribute holds): kept here for the lead to move.
+    """
+    if isinstance(value, ast.Subscript) and _last_name(value.value) in _ACTIVATION_FACTORIES:
+        return "Activation"
     if not isinstance(value, ast.Call):
         return None
-    kind = _TRACKED.get(ctx.resolver.qualname(value.func) or "")
+    callee = _last_name(value.func)
+    if callee in _ACTIVATION_FACTORIES:
+        return "Activation"
+    qualname = ctx.resolver.qualname(value.func) or ""
+    if not qualname.startswith("torch.") and (callee.endswith("RMSNorm") or callee == "T5LayerNorm"):
+        return "RMSNorm"
+    kind = _TRACKED.get(qualname)
     if kind == "Softmax":
         dim = argument(value, 0, "dim")
         return kind if dim is not None and is_last_dim(dim) else None
@@ -57,9 +79,27 @@ def record_module(node: ast.Assign, ctx: FileContext) -> None:
     modules = ctx.scratch.setdefault(_MODULES, set())
     for entry in [entry for entry in modules if entry[0] == owner and entry[1] == target.attr]:
         modules.discard(entry)
-    kind = module_made_by(node.value, ctx)
+    kind = module_made_by(_with_default_layer(node, ctx), ctx)
     if kind is not None:
         modules.add((owner, target.attr, kind))
+
+
+def _with_default_layer(node: ast.Assign, ctx: FileContext) -> ast.AST:
+    """``self.act = act_layer()`` with ``def __init__(..., act_layer=nn.SiLU)``: ``nn.SiLU()`` (the default layer)."""
+    value = node.value
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
+        return value
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return value
+    arguments = function.args
+    positional = arguments.posonlyargs + arguments.args
+    pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    pairs += [(arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None]
+    for arg, default in pairs:
+        if arg.arg == value.func.id and isinstance(default, (ast.Name, ast.Attribute)):
+            return ast.Call(func=default, args=value.args, keywords=value.keywords)
+    return value
 
 
 def self_module(func: ast.AST, anchor: ast.AST, ctx: FileContext) -> Optional[str]:
@@ -71,7 +111,7 @@ def self_module(func: ast.AST, anchor: ast.AST, ctx: FileContext) -> Optional[st
     if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"):
         return None
     owner = class_of(anchor, ctx)
-    for kind in ("LayerNorm", "GroupNorm", "SiLU", "Dropout", "Softmax"):
+    for kind in _KINDS:
         if (owner, func.attr, kind) in ctx.scratch.get(_MODULES, ()):
             return kind
     return None
@@ -83,6 +123,27 @@ def module_call_input(call: ast.AST, kind: str, anchor: ast.AST, ctx: FileContex
         return None
     made_inline = isinstance(call.func, ast.Call) and module_made_by(call.func, ctx) == kind
     return call.args[0] if made_inline or self_module(call.func, anchor, ctx) == kind else None
+
+
+def is_linear_call(call: ast.AST, anchor: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The input of a linear projection: ``self.proj(x)`` where the class assigned ``self.proj = nn.Linear(...)``,
+    ``F.linear(x, w)``; else None. (The semantic model does not say "``self.proj`` is an nn.Linear" yet.)"""
+    if function_call(call, ("torch.nn.functional.linear",), ctx):
+        return argument(call, 0, "input")
+    return module_call_input(call, "Linear", anchor, ctx)
+
+
+def activation_kind(call: ast.AST, anchor: ast.AST, ctx: FileContext) -> Optional[tuple[str, ast.AST]]:
+    """(``silu`` / ``gelu`` / ``configured``, the input) for ``F.silu(x)``, ``F.gelu(x)``, ``self.act(x)`` holding
+    an ``nn.SiLU`` / ``nn.GELU`` / ``ACT2FN[...]``; else None."""
+    if not isinstance(call, ast.Call) or len(call.args) != 1:
+        return None
+    name = ctx.resolver.qualname(call.func)
+    if name in ("torch.nn.functional.silu", "torch.nn.functional.gelu"):
+        return name.rsplit(".", 1)[1], call.args[0]
+    held = self_module(call.func, anchor, ctx)
+    kind = {"SiLU": "silu", "GELU": "gelu", "Activation": "configured"}.get(held or "")
+    return (kind, call.args[0]) if kind and not call.keywords else None
 
 
 # -- small structural helpers ---------------------------------------------------------------------------------
