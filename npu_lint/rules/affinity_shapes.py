@@ -7,7 +7,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity import affinity_row, with_note
-from npu_lint.rules.fusion_structure import shown
+from npu_lint.rules.fusion_structure import definition, shown
 
 FAMILY = "affinity"
 MESSAGE = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+){note}"
@@ -70,41 +70,56 @@ class ActivationShape(Rule):
             name = call_name(other, ctx)
             if name in ("torch.sigmoid", "torch.Tensor.sigmoid", "torch.nn.functional.sigmoid") and other.args \
                     and _same(other.args[0], operand):
-                report_shape(self, node, "x * sigmoid(x)", ctx, "x * sigmoid(x)")
+                report_shape(self, node, "x * sigmoid(x)", ctx, "SiLU written out")
                 return
             if name in ("torch.tanh", "torch.Tensor.tanh") and other.args and \
                     call_name(other.args[0], ctx) == "torch.nn.functional.softplus" and \
                     other.args[0].args and _same(other.args[0].args[0], operand):
-                report_shape(self, node, "x * tanh(softplus(x))", ctx, "x * tanh(softplus(x))")
+                report_shape(self, node, "x * tanh(softplus(x))", ctx, "Mish written out")
                 return
 
 
 class RotateHalf(Rule):
-    """The ``rotate_half`` of rotary position embeddings: ``torch.cat((-x2, x1), dim=-1)``.
+    """Rotary position embeddings written out: ``torch.cat((-x2, x1), dim=-1)`` or the complex form.
 
     What it does:
-        Flags ``torch.cat((-x2, x1), dim=-1)`` (the half rotation of RoPE).
+        Flags ``torch.cat((-x2, x1), dim=-1)`` (the half rotation of RoPE, ``rotate_half``), and the complex form
+        of Meta's LLaMA and its copies: ``torch.view_as_real(xq_ * freqs_cis)`` where ``xq_`` is
+        ``torch.view_as_complex(...)`` (inline, or a name assigned from it earlier in the function). Not flagged:
+        the interleaved ``torch.stack((-x2, x1), dim=-1).flatten(-2)`` spelling (GPT-J, some timm models) and
+        RoPE applied through ``torch.polar``.
     Why it matters on NPU:
-        ``npu_rotary_mul(x, cos, sin)`` computes ``x * cos + rotate_half(x) * sin`` in one operator.
+        ``npu_rotary_mul(x, cos, sin)`` computes ``x * cos + rotate_half(x) * sin`` in one operator; with
+        ``rotary_mode='interleave'`` (torch-npu 2.5.1+) it rotates adjacent pairs, as the complex form does.
     Example:
         return torch.cat((-x2, x1), dim=-1)
+        xq_out = torch.view_as_real(xq_ * freqs_cis).flatten(3)
     Use instead:
         q = torch_npu.npu_rotary_mul(q, cos, sin)
+        xq_out = torch_npu.npu_rotary_mul(xq, cos, sin, rotary_mode="interleave")
     Fix safety:
-        No fix: the caller's ``x * cos + rotate_half(x) * sin`` is what gets replaced.
+        No fix: the caller's ``x * cos + rotate_half(x) * sin`` is what gets replaced, and the complex form needs
+        ``cos`` / ``sin`` built from ``freqs_cis``.
     """
 
     code = "NPU306"
     name = "rotate-half"
     family = FAMILY
     node_types = (ast.Call,)
-    triggers = ("cat",)
+    triggers = ("cat", "view_as_real")
     message = MESSAGE
     must_fire = ("import torch\ndef rotate_half(x):\n    x1, x2 = x[..., :32], x[..., 32:]\n"
-                 "    return torch.cat((-x2, x1), dim=-1)\n",)
-    must_not_fire = ("import torch\ny = torch.cat((a, b), dim=-1)\n", "import torch\ny = torch.cat((-a, b), dim=0)\n")
+                 "    return torch.cat((-x2, x1), dim=-1)\n",
+                 "import torch\ndef rope(xq, freqs_cis):\n"
+                 "    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))\n"
+                 "    return torch.view_as_real(xq_ * freqs_cis).flatten(3)\n")
+    must_not_fire = ("import torch\ny = torch.cat((a, b), dim=-1)\n", "import torch\ny = torch.cat((-a, b), dim=0)\n",
+                     "import torch\ndef f(a, b):\n    return torch.view_as_real(a * b)\n")
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
+        if call_name(node, ctx) == "torch.view_as_real":
+            self._complex_form(node, ctx)
+            return
         if call_name(node, ctx) != "torch.cat" or not node.args or not isinstance(node.args[0], (ast.Tuple, ast.List)):
             return
         parts = node.args[0].elts
@@ -112,7 +127,18 @@ class RotateHalf(Rule):
         last = isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and isinstance(dim.operand, ast.Constant) \
             and dim.operand.value == 1
         if len(parts) == 2 and last and isinstance(parts[0], ast.UnaryOp) and isinstance(parts[0].op, ast.USub):
-            report_shape(self, node, "cat((-x2, x1), dim=-1)", ctx, "cat((-x2, x1), dim=-1)")
+            report_shape(self, node, "cat((-x2, x1), dim=-1)", ctx, "rotate_half of RoPE")
+
+    def _complex_form(self, node: ast.Call, ctx: FileContext) -> None:
+        product = node.args[0] if len(node.args) == 1 else None
+        if not (isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult)):
+            return
+        statement = ctx.statement_of(node)
+        for side in (product.left, product.right):
+            value = definition(side, statement, ctx)[0] if isinstance(side, ast.Name) and statement else side
+            if call_name(value, ctx) == "torch.view_as_complex":
+                report_shape(self, node, "view_as_complex(x) * freqs_cis", ctx, "complex-form RoPE")
+                return
 
 
 class RmsNormShape(Rule):
