@@ -76,7 +76,8 @@ class AttentionShape(Rule):
         or the probabilities returned to a caller that does it (diffusers' ``get_attention_scores``). The steps
         may be one expression or statements of one function. The finding sits on the score product, where the
         shape starts. Not flagged: products with a ``self`` parameter (projections, codebooks), a softmax that
-        never meets a matrix product, and ``F.scaled_dot_product_attention``, which torch-npu 2.1.0 to 2.14.0 run
+        never meets a matrix product, the hand-written fallback in the other branch of an ``if`` that calls
+        ``F.scaled_dot_product_attention`` (timm's ``fused_attn``), and ``F.scaled_dot_product_attention``, which torch-npu 2.1.0 to 2.14.0 run
         on their own NPU kernel (``aten::scaled_dot_product_attention`` is registered with an ``op_api``
         implementation in every 2.x wheel's ``aten_npu_<release>.csv``; whether that kernel is the flash one for
         every mask and dropout setting the data does not say).
@@ -121,7 +122,10 @@ class AttentionShape(Rule):
                      "    return p @ self.codebook.t()\n",
                      "import torch\ndef f(q, k):\n    s = q @ k.transpose(-2, -1)\n    return s.argmax(-1)\n"
                      "def g(s, v):\n    return s.softmax(-1) @ v\n",
-                     "import torch\nimport torch.nn.functional as F\ny = F.scaled_dot_product_attention(q, k, v)\n")
+                     "import torch\nimport torch.nn.functional as F\ny = F.scaled_dot_product_attention(q, k, v)\n",
+                     "import torch\nimport torch.nn.functional as F\ndef attend(self, q, k, v):\n    if self.fused_attn:\n"
+                     "        x = F.scaled_dot_product_attention(q, k, v)\n    else:\n        attn = q @ k.transpose(-2, -1)\n"
+                     "        attn = attn.softmax(dim=-1)\n        x = attn @ v\n    return x\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         scope = id(ctx.enclosing(node, FUNCTION_TYPES))
@@ -190,4 +194,24 @@ class AttentionShape(Rule):
         done = ctx.scratch.setdefault("attention_reported", set())
         if id(start) not in done:
             done.add(id(start))
-            report_shape(self, start, PATTERN, ctx, "attention softmax(q @ kᵀ) @ v starting here")
+            if not _fallback_of_sdpa(start, ctx):
+                report_shape(self, start, PATTERN, ctx, "attention softmax(q @ kᵀ) @ v starting here")
+
+
+def _fallback_of_sdpa(node: ast.AST, ctx: FileContext) -> bool:
+    """The shape sits in one branch of an ``if`` whose other branch calls ``F.scaled_dot_product_attention``
+    (timm's ``if self.fused_attn: ... else: <by hand>``): the fused path exists already."""
+    child, parent = ctx.statement_of(node), None
+    for _ in range(6):
+        parent = ctx.parent(child) if child is not None else None
+        if parent is None or isinstance(parent, FUNCTION_TYPES):
+            return False
+        if isinstance(parent, ast.If):
+            other = parent.orelse if any(item is child for item in parent.body) else parent.body
+            for statement in other:
+                for sub in ast.walk(statement):
+                    if isinstance(sub, ast.Call) and (ctx.resolver.qualname(sub.func) or "").endswith(
+                            "scaled_dot_product_attention"):
+                        return True
+        child = parent
+    return False

@@ -23,10 +23,12 @@ from npu_lint.rules.fusion_structure import (
     module_call_input,
     module_made_by,
     record_module,
+    shown,
 )
 
 FAMILY = "affinity"
 _LAYER_NORM = ("torch.nn.functional.layer_norm", "torch.layer_norm")
+_RMS_NORM = ("torch.nn.functional.rms_norm", "torch.rms_norm")
 _GROUP_NORM = ("torch.nn.functional.group_norm", "torch.group_norm")
 _SILU = ("torch.nn.functional.silu",)
 _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
@@ -36,31 +38,39 @@ _DROPOUT = ("torch.nn.functional.dropout", "torch.dropout")
 # -- NPU309 -------------------------------------------------------------------------------------------------------
 
 class AddLayerNormShape(Rule):
-    """Residual add followed by layer norm: ``F.layer_norm(x + r, ...)`` or ``self.norm(x + r)``.
+    """Residual add followed by a norm: ``F.layer_norm(x + r, ...)``, ``self.norm(x + r)``, add + RMSNorm.
 
     What it does:
-        Flags a layer norm whose input is the sum of two tensors: ``F.layer_norm(x + r, ...)``, or a call of a
-        ``self`` attribute that the class assigned an ``nn.LayerNorm``, with the sum written inline or held in a
-        name assigned in the statement just before and read nowhere else (``h = x + r`` then ``y = self.norm(h)``;
-        ``x = x + r`` then ``x = self.norm(x)``). Sums with a literal or with a ``self`` parameter such as a
-        position embedding (a broadcast, which the fused operator does not do) are left alone.
+        Flags a layer norm or an RMSNorm whose input is the sum of two tensors: ``F.layer_norm(x + r, ...)``,
+        ``F.rms_norm``, or a call of a ``self`` attribute that the class assigned an ``nn.LayerNorm``, an
+        ``nn.RMSNorm`` or a model's own RMSNorm class (``LlamaRMSNorm``, ``Qwen2RMSNorm``, ``T5LayerNorm``). The
+        sum may be inline or the last value the name got earlier in the function, also inside an ``if``/``else``
+        (``hidden_states = residual + hidden_states``; ``residual = hidden_states``; ``self.post_attention_layernorm(
+        hidden_states)``), and may be used again afterwards: the pre-LN residual pattern
+        ``x = x + self.attn(self.norm1(x))``; ``x = x + self.mlp(self.norm2(x))`` is reported at ``norm2``.
+        Sums with a literal or with a ``self`` parameter such as a position embedding (a broadcast, which the fused
+        operator does not do) are left alone, and so is a name whose last binding the rule cannot read (a tuple
+        target, a loop variable).
     Why it matters on NPU:
-        ``npu_add_layer_norm`` (torch-npu 2.2.0+) adds and normalises in one operator and can also return the sum
-        (``additional_output=True``), instead of writing the full-size sum to memory and reading it back.
+        ``npu_add_layer_norm`` and ``npu_add_rms_norm`` (torch-npu 2.2.0+) add and normalise in one operator and
+        also return the sum for the residual, instead of writing the full-size sum to memory and reading it back.
     Example:
         hidden_states = self.LayerNorm(hidden_states + input_tensor)
+        x = x + self.drop_path(self.attn(self.norm1(x)))
+        x = x + self.drop_path(self.mlp(self.norm2(x)))
     Use instead:
         ln = self.LayerNorm
         hidden_states = torch_npu.npu_add_layer_norm(hidden_states, input_tensor, ln.weight, ln.bias, ln.eps)[0]
+        y, _, _, x = torch_npu.npu_add_layer_norm(x, branch, ln.weight, ln.bias, ln.eps, additional_output=True)
     Fix safety:
         No fix: the two operands must have the same shape and the module's parameters are passed by hand.
     """
 
     code = "NPU309"
-    name = "add-layer-norm-shape"
+    name = "add-norm-shape"
     family = FAMILY
     node_types = (ast.Assign, ast.Call)
-    triggers = ("layer_norm", "LayerNorm")
+    triggers = ("layer_norm", "LayerNorm", "RMSNorm", "rms_norm")
     message = MESSAGE
     must_fire = (
         "import torch.nn.functional as F\ny = F.layer_norm(x + residual, (768,), w, b, 1e-5)\n",
@@ -70,6 +80,17 @@ class AddLayerNormShape(Rule):
         "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
         "        self.norm = nn.LayerNorm(d)\n"
         "    def forward(self, x, r):\n        h = x + self.attn(x)\n        return self.norm(h)\n",
+        "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.norm = nn.LayerNorm(d)\n"
+        "    def forward(self, x, r):\n        h = x + r\n        y = self.norm(h)\n        return y + h\n",
+        "import torch.nn as nn\nclass Layer(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.post_norm = LlamaRMSNorm(d)\n"
+        "    def forward(self, h, residual):\n        h = residual + h\n        residual = h\n"
+        "        h = self.post_norm(h)\n        return h + residual\n",
+        "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.norm1 = nn.LayerNorm(d)\n        self.norm2 = nn.LayerNorm(d)\n"
+        "    def forward(self, x):\n        x = x + self.attn(self.norm1(x))\n        x = x + self.mlp(self.norm2(x))\n"
+        "        return x\n",
     )
     must_not_fire = (
         "import torch.nn.functional as F\ny = F.layer_norm(x, (768,), w, b)\n",
@@ -78,24 +99,34 @@ class AddLayerNormShape(Rule):
         "    def forward(self, x):\n        return self.norm(x + self.pos_embed)\n",
         "import torch.nn as nn\nclass Block(nn.Module):\n    def forward(self, x, r):\n"
         "        return self.norm(x + r)\n",
+        "import torch.nn.functional as F\ny = F.layer_norm(x + 1, (768,))\n",
         "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
         "        self.norm = nn.LayerNorm(d)\n"
-        "    def forward(self, x, r):\n        h = x + r\n        y = self.norm(h)\n        return y + h\n",
-        "import torch.nn.functional as F\ny = F.layer_norm(x + 1, (768,))\n",
+        "    def forward(self, x, r):\n        x = x + r\n        x, w = self.attn(x)\n        return self.norm(x)\n",
     )
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if isinstance(node, ast.Assign):
             record_module(node, ctx)
             return
+        pattern = "layer_norm(x + residual)"
         if function_call(node, _LAYER_NORM, ctx):
             source = argument(node, 0, "input")
+        elif function_call(node, _RMS_NORM, ctx):
+            source, pattern = argument(node, 0, "input"), "rms_norm(x + residual)"
         else:
             source = module_call_input(node, "LayerNorm", node, ctx)
+            if source is None:
+                source, pattern = module_call_input(node, "RMSNorm", node, ctx), "rms_norm(x + residual)"
         statement = ctx.statement_of(node) if source is not None else None
-        found = intermediate(source, statement, ctx) if statement is not None else None
-        if found is not None and is_sum(found[0], ctx):
-            report_shape(self, node, "layer_norm(x + residual)", ctx, "layer_norm(x + residual)")
+        if statement is None:
+            return
+        value = definition(source, statement, ctx)[0]
+        if is_sum(value, ctx):
+            what = "residual add then RMSNorm" if pattern.startswith("rms") else "residual add then LayerNorm"
+            if value is not source:
+                what += f", the add being {shown(value, ctx, 40)}"
+            report_shape(self, node, pattern, ctx, what)
 
 
 # -- NPU310 -------------------------------------------------------------------------------------------------------

@@ -54,8 +54,11 @@ def module_made_by(value: ast.AST, ctx: FileContext) -> Optional[str]:
     if callee in _ACTIVATION_FACTORIES:
         return "Activation"
     qualname = ctx.resolver.qualname(value.func) or ""
-    if not qualname.startswith("torch.") and (callee.endswith("RMSNorm") or callee == "T5LayerNorm"):
-        return "RMSNorm"
+    if not qualname.startswith("torch."):
+        if callee.endswith("RMSNorm") or callee == "T5LayerNorm":
+            return "RMSNorm"
+        if callee == "LayerNorm" and not any(kw.arg == "data_format" for kw in value.keywords):
+            return "LayerNorm"   # timm.layers.LayerNorm and the like subclass nn.LayerNorm (not channels-first ones)
     kind = _TRACKED.get(qualname)
     if kind == "Softmax":
         dim = argument(value, 0, "dim")
@@ -243,7 +246,8 @@ def intermediate(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> Option
 def definition(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> tuple[ast.AST, ast.stmt]:
     """For a name read in ``statement``, the value of its last assignment earlier in the same function
     (``s = s + mask`` in an ``if`` counts; ``s += mask`` gives ``s + mask``) and that assignment; otherwise
-    the expression itself."""
+    the expression itself (also when the last binding is one the rule cannot read: a tuple target, a loop
+    variable, ``with ... as``, a walrus)."""
     if not isinstance(node, ast.Name):
         return node, statement
     where = (statement.lineno, statement.col_offset)
@@ -254,12 +258,26 @@ def definition(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> tuple[as
             value = item.value
         elif isinstance(item, ast.AugAssign) and isinstance(item.target, ast.Name) and item.target.id == node.id:
             value = ast.BinOp(left=ast.Name(id=node.id, ctx=ast.Load()), op=item.op, right=item.value)
+        elif isinstance(item, (ast.Assign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr, ast.AnnAssign)) \
+                and _binds(item, node.id):
+            value = node   # a binding whose value is not readable here
         else:
             continue
-        position = (item.lineno, item.col_offset)
+        anchor = item.optional_vars if isinstance(item, ast.withitem) else item
+        position = (anchor.lineno, anchor.col_offset)
         if position < where and (last is None or position > last):
             last, found = position, (value, item)
     return found
+
+
+def _binds(item: ast.AST, name: str) -> bool:
+    if isinstance(item, ast.Assign):
+        targets = item.targets
+    elif isinstance(item, (ast.For, ast.AsyncFor, ast.NamedExpr, ast.AnnAssign)):
+        targets = [item.target]
+    else:
+        targets = [item.optional_vars] if item.optional_vars is not None else []
+    return any(isinstance(sub, ast.Name) and sub.id == name for target in targets for sub in ast.walk(target))
 
 
 def is_sum(node: ast.AST, ctx: FileContext, alpha: bool = False) -> bool:
