@@ -14,6 +14,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity_shapes import MESSAGE, report_shape
 from npu_lint.rules.fusion_structure import (
+    activation_kind,
     argument,
     definition,
     function_call,
@@ -139,11 +140,14 @@ class GroupNormSiluShape(Rule):
     """GroupNorm followed by SiLU: ``F.silu(self.norm(x))`` with an ``nn.GroupNorm``, or ``F.silu(F.group_norm(...))``.
 
     What it does:
-        Flags SiLU (``F.silu``, or a ``self`` attribute holding an ``nn.SiLU``) applied to the output of a group
-        norm (``F.group_norm``, or a ``self`` attribute the class assigned an ``nn.GroupNorm``), inline or through a
-        name assigned in the statement just before (``h = self.norm1(h)`` then ``h = self.act(h)``, the
-        diffusers ``ResnetBlock2D`` form), and ``nn.GroupNorm(...)`` directly followed by ``nn.SiLU()`` in an
-        ``nn.Sequential``.
+        Flags SiLU / Swish applied to the output of a group norm (``F.group_norm``, or a ``self`` attribute the
+        class assigned an ``nn.GroupNorm``): ``F.silu``, a ``self`` attribute holding an ``nn.SiLU`` or a configured
+        activation (``self.nonlinearity = get_activation("swish")``, diffusers; the message says it holds when the
+        configuration is SiLU / swish), or ``h * torch.sigmoid(h)``; inline or through a name assigned in the
+        statement just before (``h = self.norm1(h)`` then ``h = self.nonlinearity(h)``, the diffusers
+        ``ResnetBlock2D`` form); and ``nn.GroupNorm(...)`` directly followed by ``nn.SiLU()`` in an ``nn.Sequential``.
+        Not flagged: norms that only look like a GroupNorm (``AdaGroupNorm``, ``SpatialNorm``), a Swish behind a
+        user function (``nonlinearity(h)`` defined in the file).
     Why it matters on NPU:
         ``npu_group_norm_silu`` (torch-npu 2.2.0+) normalises and activates in one operator, saving a full-size
         intermediate per ResNet block of a diffusion UNet or VAE.
@@ -159,7 +163,7 @@ class GroupNormSiluShape(Rule):
     code = "NPU310"
     name = "group-norm-silu-shape"
     family = FAMILY
-    node_types = (ast.Assign, ast.Call)
+    node_types = (ast.Assign, ast.Call, ast.BinOp)
     triggers = ("GroupNorm", "group_norm")
     message = MESSAGE
     must_fire = (
@@ -171,6 +175,13 @@ class GroupNormSiluShape(Rule):
         "        self.norm1 = nn.GroupNorm(32, c)\n        self.act = nn.SiLU()\n"
         "    def forward(self, h):\n        h = self.norm1(h)\n        h = self.act(h)\n        return h\n",
         "import torch.nn as nn\nhead = nn.Sequential(nn.GroupNorm(32, 128), nn.SiLU(), nn.Conv2d(128, 3, 3))\n",
+        "import torch\nimport torch.nn as nn\nclass Res(nn.Module):\n    def __init__(self, c):\n        super().__init__()\n"
+        "        self.norm1 = nn.GroupNorm(32, c)\n"
+        "    def forward(self, h):\n        h = self.norm1(h)\n        h = h * torch.sigmoid(h)\n        return h\n",
+        "import torch.nn as nn\nfrom diffusers.models.activations import get_activation\nclass Res(nn.Module):\n"
+        "    def __init__(self, c, act='swish'):\n        super().__init__()\n        self.norm1 = nn.GroupNorm(32, c)\n"
+        "        self.nonlinearity = get_activation(act)\n"
+        "    def forward(self, h):\n        h = self.norm1(h)\n        h = self.nonlinearity(h)\n        return h\n",
     )
     must_not_fire = (
         "import torch.nn.functional as F\ny = F.silu(self.norm1(x))\n",
@@ -185,19 +196,40 @@ class GroupNormSiluShape(Rule):
         if isinstance(node, ast.Assign):
             record_module(node, ctx)
             return
-        if ctx.resolver.qualname(node.func) == "torch.nn.Sequential":
+        what = "GroupNorm then SiLU"
+        if isinstance(node, ast.BinOp):
+            source = _swish_input(node, ctx)
+            what = "GroupNorm then Swish, x * sigmoid(x)"
+        elif ctx.resolver.qualname(node.func) == "torch.nn.Sequential":
             for first, second in zip(node.args, node.args[1:]):
                 if module_made_by(first, ctx) == "GroupNorm" and module_made_by(second, ctx) == "SiLU":
                     report_shape(self, first, "silu(group_norm(x))", ctx, "nn.GroupNorm then nn.SiLU")
             return
-        if function_call(node, _SILU, ctx):
-            source = argument(node, 0, "input")
         else:
-            source = module_call_input(node, "SiLU", node, ctx)
+            found = activation_kind(node, node, ctx)
+            source = found[1] if found is not None and found[0] in ("silu", "configured") else None
+            if found is not None and found[0] == "configured":
+                what = "GroupNorm then the configured activation, when it is SiLU / swish"
         statement = ctx.statement_of(node) if source is not None else None
-        found = intermediate(source, statement, ctx) if statement is not None else None
+        if statement is None:
+            return
+        # the Swish reads its input twice: the norm's output is the name's last value rather than a dying temporary
+        found = definition(source, statement, ctx) if isinstance(node, ast.BinOp) else intermediate(source, statement, ctx)
         if found is not None and _group_norm_output(found[0], node, ctx):
-            report_shape(self, node, "silu(group_norm(x))", ctx, "silu(group_norm(x))")
+            report_shape(self, node, "silu(group_norm(x))", ctx, what)
+
+
+def _swish_input(node: ast.BinOp, ctx: FileContext) -> Optional[ast.AST]:
+    """``h`` of ``h * torch.sigmoid(h)`` (either order; ``h`` a name)."""
+    if not isinstance(node.op, ast.Mult):
+        return None
+    for value, gate in ((node.left, node.right), (node.right, node.left)):
+        if isinstance(value, ast.Name) and isinstance(gate, ast.Call) and len(gate.args) == 1 and \
+                isinstance(gate.args[0], ast.Name) and gate.args[0].id == value.id and \
+                (ctx.resolver.qualname(gate.func) in ("torch.sigmoid", "torch.nn.functional.sigmoid") or
+                 (isinstance(gate.func, ast.Attribute) and gate.func.attr == "sigmoid")):
+            return value
+    return None
 
 
 # -- NPU311 and NPU312 --------------------------------------------------------------------------------------------
