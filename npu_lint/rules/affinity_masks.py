@@ -46,6 +46,14 @@ def mask_position(index: ast.AST) -> Optional[tuple[ast.AST, Optional[int]]]:
     return index.elts[position], len(before)
 
 
+def _named_mask(node: ast.AST) -> bool:
+    """A name that says it is a mask even once bound to a tensor (``mask_time_indices = torch.tensor(..., dtype=
+    torch.bool)``): the semantic model calls it a tensor, the name calls it a mask."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        node = node.operand
+    return isinstance(node, ast.Name) and "mask" in node.id.lower() and not node.id[:1].isupper()
+
+
 def _is_fill_value(node: ast.AST, ctx: FileContext) -> bool:
     """A number, ``-inf``/``float('-inf')``/``math.inf``/``torch.finfo(t).min``, or a name or attribute."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
@@ -182,13 +190,15 @@ class MaskedAssignment(Rule):
                  "import torch\ndef assign(max_overlaps, valid_mask, ious):\n    max_overlaps[valid_mask] = ious\n",
                  "import torch\ndef top_p(logits, threshold):\n    logits[logits < threshold] = -float('inf')\n",
                  "import torch\ndef ban(logits, mask):\n    logits[:, mask] = float('-inf')\n",
-                 "import torch\ndef f(scores, labels):\n    scores[labels == 0] = 0\n")
+                 "import torch\ndef f(scores, labels):\n    scores[labels == 0] = 0\n",
+                 "import torch\ndef f(feats, m):\n    mask_time = torch.tensor(m, dtype=torch.bool)\n    feats[mask_time] = 0\n")
     must_not_fire = ("import torch\nx = torch.zeros(3)\nx[0] = 1\n",
                      "import torch\nimport numpy as np\ndef f(img, thr):\n    out = np.asarray(img)\n    out[out > thr] = 0\n", "import torch\nx[i] = y\n",
                      "import torch\nd['key'] = v\n", "import torch\nx = torch.zeros(3)\nx[x > 0] = y[x > 0] * 2\n",
                      "import numpy as np\nimport torch\nseg = np.zeros((4, 4))\nseg[seg == 0] = 255\n",
                      "import torch\ndef f(x, mask):\n    x[0, mask] = 0\n",
-                     "import torch\ndef f(x, mask):\n    x[1:, mask] = 0\n")
+                     "import torch\ndef f(x, mask):\n    x[1:, mask] = 0\n",
+                     "import torch\ndef f(x, Mask):\n    x[Mask] = 0\n")
 
     def check(self, node: ast.Assign, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -203,7 +213,7 @@ class MaskedAssignment(Rule):
         if position is None:
             return
         mask, leading = position
-        if isinstance(mask, (ast.Slice, ast.Constant)) or not is_bool_index(mask, ctx):
+        if isinstance(mask, (ast.Slice, ast.Constant)) or not (is_bool_index(mask, ctx) or _named_mask(mask)):
             return
         if not self._tensor_side(target, mask, ctx) and host_array_evidence(target, mask, ctx, node):
             return

@@ -205,8 +205,22 @@ def reads(name: str, tree: Iterator[ast.AST]) -> int:
     return sum(1 for node in tree if isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load))
 
 
+_CASTS = ("type", "to", "float", "half", "bfloat16", "type_as", "contiguous")
+
+
+def _is_cast_of(statement: ast.AST, name: str) -> bool:
+    """``p = p.type(v.dtype)``, ``p = p.to(q.dtype)``, ``p = p.float()``: a statement that only casts ``name``."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and
+            isinstance(statement.targets[0], ast.Name) and statement.targets[0].id == name):
+        return False
+    value = statement.value
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _CASTS \
+        and isinstance(value.func.value, ast.Name) and value.func.value.id == name
+
+
 def previous_assignment(name: str, statement: ast.stmt, ctx: FileContext) -> Optional[ast.Assign]:
-    """``h = v``, when it is the statement just before ``statement`` in the same block."""
+    """``h = v``, when it is the statement just before ``statement`` in the same block (statements that only cast
+    ``h``, such as ``h = h.type(v.dtype)``, in between are looked through)."""
     parent = ctx.parent(statement)
     for field in ("body", "orelse", "finalbody"):
         block = getattr(parent, field, None)
@@ -215,7 +229,10 @@ def previous_assignment(name: str, statement: ast.stmt, ctx: FileContext) -> Opt
         index = next((i for i, item in enumerate(block) if item is statement), None)
         if index is None:
             continue
-        before = block[index - 1] if index else None
+        index -= 1
+        while index > 0 and _is_cast_of(block[index], name):
+            index -= 1
+        before = block[index] if index >= 0 else None
         if isinstance(before, ast.Assign) and len(before.targets) == 1 and \
                 isinstance(before.targets[0], ast.Name) and before.targets[0].id == name:
             return before
