@@ -25,6 +25,7 @@ from npu_lint.rules.fusion_structure import (
     module_made_by,
     record_module,
     shown,
+    strip_casts,
 )
 
 FAMILY = "affinity"
@@ -319,7 +320,7 @@ class SoftmaxDropoutShape(Rule):
             return
         statement = ctx.statement_of(node)
         found = intermediate(dropped, statement, ctx) if statement is not None else None
-        scores = _softmax_input(found[0], node, ctx) if found is not None else None
+        scores = _softmax_input(strip_casts(found[0]), node, ctx) if found is not None else None
         if scores is not None and is_sum(definition(scores, found[1], ctx)[0], ctx, alpha=True):
             pattern = "dropout(softmax(scores + mask, dim=-1))"
             report_shape(self, node, pattern, ctx, "dropout(softmax(scores + mask, dim=-1))")

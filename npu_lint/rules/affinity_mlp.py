@@ -64,6 +64,11 @@ class GatedLinearShape(Rule):
         "    def __init__(self, config):\n        super().__init__()\n        self.w1 = nn.Linear(8, 16)\n"
         "        self.w3 = nn.Linear(8, 16)\n        self.act_fn = ACT2FN[config.hidden_act]\n"
         "    def forward(self, x):\n        g = self.w1(x)\n        x = self.w3(x)\n        return self.act_fn(g) * x\n",
+        "import torch.nn as nn\nfrom transformers.activations import ACT2FN\nclass GatedDense(nn.Module):\n"
+        "    def __init__(self, config):\n        super().__init__()\n        self.wi_0 = nn.Linear(8, 16)\n"
+        "        self.wi_1 = nn.Linear(8, 16)\n        self.act = ACT2FN[config.dense_act_fn]\n"
+        "    def forward(self, h):\n        hidden_gelu = self.act(self.wi_0(h))\n        hidden_linear = self.wi_1(h)\n"
+        "        return hidden_gelu * hidden_linear\n",
     )
     must_not_fire = (
         "import torch.nn.functional as F\ny = F.silu(a) * b\n",
@@ -86,7 +91,10 @@ class GatedLinearShape(Rule):
             return
         if not isinstance(node.op, ast.Mult):
             return
+        statement = ctx.statement_of(node)
         for activated, other in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(activated, ast.Name) and statement is not None:   # ``g = self.act(self.wi_0(x))``; ``g * u``
+                activated = definition(activated, statement, ctx)[0]
             found = activation_kind(activated, node, ctx)
             if found is None:
                 continue
@@ -118,7 +126,7 @@ class GatedLinearShape(Rule):
         pattern = f"{fused}(a) * b after chunk(2)" if form == "packed" else f"{fused}(gate(x)) * up(x)"
         what = "SwiGLU" if fused == "silu" else "GeGLU"
         if kind == "configured":
-            what += " when the configured activation is SiLU"
+            what += " when the configured activation is SiLU (GELU: npu_geglu)"
         if second_half:
             what += "; the second half is activated: swap the halves (the fused operator activates the first)"
         report_shape(self, node, pattern, ctx, what)

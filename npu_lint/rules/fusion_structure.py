@@ -208,6 +208,16 @@ def reads(name: str, tree: Iterator[ast.AST]) -> int:
 _CASTS = ("type", "to", "float", "half", "bfloat16", "type_as", "contiguous")
 
 
+def strip_casts(node: ast.AST) -> ast.AST:
+    """``x`` of ``x.to(q.dtype)``, ``x.float()``, ``x.type(v.dtype)``, ``x.contiguous()`` (a few levels)."""
+    for _ in range(4):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _CASTS:
+            node = node.func.value
+        else:
+            break
+    return node
+
+
 def _is_cast_of(statement: ast.AST, name: str) -> bool:
     """``p = p.type(v.dtype)``, ``p = p.to(q.dtype)``, ``p = p.float()``: a statement that only casts ``name``."""
     if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1 and
@@ -357,7 +367,9 @@ def _swaps_last_two(dims: list[ast.AST]) -> bool:
 
 def transposed_operand(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     """The tensor ``b`` of ``b.t()``, ``b.T``, ``b.mT``, ``b.transpose(-2, -1)``, ``torch.transpose(b, 0, 1)``,
-    ``b.swapaxes(-1, -2)`` or ``b.permute(0, 1, 3, 2)`` (its last two dims swapped), else None."""
+    ``b.swapaxes(-1, -2)`` or ``b.permute(0, 1, 3, 2)`` (its last two dims swapped), else None. Casts and moves
+    around it (``b.t().to(device)``) are looked through."""
+    node = strip_casts(node)
     if isinstance(node, ast.Attribute) and node.attr in ("T", "mT"):
         return node.value
     if not isinstance(node, ast.Call) or node.keywords:
