@@ -39,6 +39,16 @@ def _last_name(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
+def _named_activation(key: Optional[ast.AST]) -> Optional[str]:
+    """``ACT2FN["silu"]``: SiLU; ``ACT2FN["gelu_new"]``: GELU; another name: untracked; unknown: configured."""
+    if not isinstance(key, ast.Constant):
+        return "Activation"
+    name = str(key.value).lower()
+    if name in ("silu", "swish"):
+        return "SiLU"
+    return "GELU" if name.startswith("gelu") else None
+
+
 def module_made_by(value: ast.AST, ctx: FileContext) -> Optional[str]:
     """``LayerNorm`` for ``nn.LayerNorm(d)``; ``Softmax`` only over the last dimension; ``RMSNorm`` also for a
     model's own RMSNorm class (``LlamaRMSNorm(d)``, ``T5LayerNorm(d)``); ``Activation`` for a configured one
@@ -47,12 +57,12 @@ def module_made_by(value: ast.AST, ctx: FileContext) -> Optional[str]:
     Not in the semantic model yet (what a ``self`` attribute holds): kept here for the lead to move.
     """
     if isinstance(value, ast.Subscript) and _last_name(value.value) in _ACTIVATION_FACTORIES:
-        return "Activation"
+        return _named_activation(value.slice)
     if not isinstance(value, ast.Call):
         return None
     callee = _last_name(value.func)
     if callee in _ACTIVATION_FACTORIES:
-        return "Activation"
+        return _named_activation(value.args[0] if value.args else None)
     qualname = ctx.resolver.qualname(value.func) or ""
     if not qualname.startswith("torch."):
         if callee.endswith("RMSNorm") or callee == "T5LayerNorm":
@@ -87,21 +97,35 @@ def record_module(node: ast.Assign, ctx: FileContext) -> None:
         modules.add((owner, target.attr, kind))
 
 
-def _with_default_layer(node: ast.Assign, ctx: FileContext) -> ast.AST:
-    """``self.act = act_layer()`` with ``def __init__(..., act_layer=nn.SiLU)``: ``nn.SiLU()`` (the default layer)."""
-    value = node.value
-    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)):
-        return value
+def _parameter_default(name: str, node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The default value of parameter ``name`` of the function holding ``node``, if it has one."""
     function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     if function is None:
-        return value
+        return None
     arguments = function.args
     positional = arguments.posonlyargs + arguments.args
     pairs = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
     pairs += [(arg, default) for arg, default in zip(arguments.kwonlyargs, arguments.kw_defaults) if default is not None]
-    for arg, default in pairs:
-        if arg.arg == value.func.id and isinstance(default, (ast.Name, ast.Attribute)):
+    return next((default for arg, default in pairs if arg.arg == name), None)
+
+
+def _with_default_layer(node: ast.Assign, ctx: FileContext) -> ast.AST:
+    """``self.act = act_layer()`` with ``def __init__(..., act_layer=nn.SiLU)``: ``nn.SiLU()`` (the default layer);
+    ``ACT2FN[activation]`` / ``get_activation(act)`` with ``activation="relu"``: ``ACT2FN["relu"]``."""
+    value = node.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name):
+        default = _parameter_default(value.func.id, node, ctx)
+        if isinstance(default, (ast.Name, ast.Attribute)):
             return ast.Call(func=default, args=value.args, keywords=value.keywords)
+        if isinstance(value.func, ast.Name) and value.func.id in _ACTIVATION_FACTORIES and value.args and \
+                isinstance(value.args[0], ast.Name):
+            default = _parameter_default(value.args[0].id, node, ctx)
+            if isinstance(default, ast.Constant):
+                return ast.Call(func=value.func, args=[default], keywords=[])
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Name):
+        default = _parameter_default(value.slice.id, node, ctx)
+        if isinstance(default, ast.Constant):
+            return ast.Subscript(value=value.value, slice=default, ctx=ast.Load())
     return value
 
 
