@@ -21,6 +21,11 @@ _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softma
 _PRODUCTS = ("torch.matmul", "torch.bmm", "torch.baddbmm", "torch.einsum", "torch.Tensor.matmul", "torch.Tensor.bmm")
 _CASTS = ("float", "half", "bfloat16", "to", "type", "type_as", "contiguous")
 PATTERN = "softmax(q @ k^T) @ v"
+_PROBS_HELPERS = ("get_attention_scores", "attention_probs")
+
+
+def _last_name(node: ast.AST) -> str:
+    return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
 def product_operands(node: ast.AST, ctx: FileContext) -> Optional[list[ast.AST]]:
@@ -73,7 +78,8 @@ class AttentionShape(Rule):
         inline, in a separate statement or to ``q`` and ``k`` beforehand; an additive or ``masked_fill`` mask;
         ``F.softmax``, ``torch.softmax`` or ``.softmax(dim=-1)``, with a cast (``dtype=torch.float32`` then
         ``.to(q.dtype)``) and dropout in between; the product with ``v`` by ``@``, ``matmul``, ``bmm`` or ``einsum``,
-        or the probabilities returned to a caller that does it (diffusers' ``get_attention_scores``). The steps
+        or the probabilities returned to a caller that does it (diffusers' ``get_attention_scores``, whose callers'
+        ``torch.bmm(attn.get_attention_scores(q, k, mask), v)`` are reported too). The steps
         may be one expression or statements of one function. The finding sits on the score product, where the
         shape starts. Not flagged: products with a ``self`` parameter (projections, codebooks), a softmax that
         never meets a matrix product, the hand-written fallback in the other branch of an ``if`` that calls
@@ -100,7 +106,7 @@ class AttentionShape(Rule):
     name = "attention-shape"
     family = FAMILY
     node_types = (ast.Assign, ast.BinOp, ast.Call, ast.Return)
-    triggers = ("softmax",)
+    triggers = ("softmax", "get_attention_scores")
     message = MESSAGE
     must_fire = ("import torch\nattn = (q @ k.transpose(-2, -1)) * scale\nattn = attn.softmax(dim=-1)\n"
                  "attn = self.attn_drop(attn)\nx = attn @ v\n",
@@ -116,7 +122,10 @@ class AttentionShape(Rule):
                  "    scores = torch.baddbmm(bias, query, key.transpose(-1, -2), beta=0, alpha=self.scale)\n"
                  "    probs = scores.softmax(dim=-1)\n    return probs\n",
                  "import torch\ndef attend(q, k, v):\n    dots = torch.einsum('bhid,bhjd->bhij', q, k) * 0.125\n"
-                 "    attn = dots.softmax(dim=-1)\n    return torch.einsum('bhij,bhjd->bhid', attn, v)\n")
+                 "    attn = dots.softmax(dim=-1)\n    return torch.einsum('bhij,bhjd->bhid', attn, v)\n",
+                 "import torch\ndef __call__(self, attn, query, key, value, attention_mask=None):\n"
+                 "    attention_probs = attn.get_attention_scores(query, key, attention_mask)\n"
+                 "    return torch.bmm(attention_probs, value)\n")
     must_not_fire = ("import torch\nprobs = logits.softmax(-1)\ny = probs @ w\n",
                      "import torch\ndef quantize(self, z):\n    d = z @ self.codebook\n    p = d.softmax(-1)\n"
                      "    return p @ self.codebook.t()\n",
@@ -151,6 +160,11 @@ class AttentionShape(Rule):
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             return
         key, value = (scope, node.targets[0].id), node.value
+        for sub in ast.walk(value):   # ``p = torch.bmm(p, v)``: the product uses p before this statement rebinds it
+            operands = product_operands(sub, ctx)
+            left = _strip(operands[0], ctx) if operands else None
+            if isinstance(left, ast.Name) and (scope, left.id) in probs:
+                self._report(probs[(scope, left.id)], ctx)
         start = self._softmax_of_scores(_strip(value, ctx), scope, scores, ctx)
         if start is not None:
             probs[key] = start
@@ -181,6 +195,9 @@ class AttentionShape(Rule):
         return None
 
     def _softmax_of_scores(self, expr: ast.AST, scope: int, scores: dict, ctx: FileContext) -> Optional[ast.AST]:
+        if isinstance(expr, ast.Call) and isinstance(expr.func, (ast.Name, ast.Attribute)) and \
+                _last_name(expr.func).endswith(_PROBS_HELPERS) and ctx.resolver.qualname(expr.func) is None:
+            return expr   # ``attn.get_attention_scores(q, k, mask)`` (diffusers): the helper returns probabilities
         if call_name(expr, ctx) not in _SOFTMAX:
             return None
         method = call_name(expr, ctx) == "torch.Tensor.softmax" and not (
