@@ -12,7 +12,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array, track_host_arrays
 from npu_lint.rules import ApiRef, Rule
-from npu_lint.rules.fusion_structure import shown, transposed_operand
+from npu_lint.rules.fusion_structure import fallback_of_sdpa, shown, transposed_operand
 from npu_lint.tables import keyed
 from npu_lint.versions import since_key
 
@@ -60,7 +60,8 @@ class AffinityApi(Rule):
         (``nms``, ``batched_nms``, ``roi_align``, ``box_iou``, ``deform_conv2d``, ..., also through
         ``torchvision.ops.boxes``). The message quotes the call and adds the counterpart's dtype and shape
         conditions. Replacements the vendor deprecated, or that the target release's wheel does not register,
-        are not suggested. Not flagged: a transposed first operand (``a.t() @ b``), transposes of other dims
+        are not suggested. Not flagged: a transposed first operand (``a.t() @ b``), products in the by-hand fallback
+        of an ``if`` whose other branch calls ``F.scaled_dot_product_attention``, transposes of other dims
         (``transpose(0, 2)``), ``F.scaled_dot_product_attention`` (torch-npu 2.1.0 to 2.14.0 register an NPU
         kernel for ``aten::scaled_dot_product_attention``, ``wheels/aten_npu_<release>.csv``; torch 1.11 has no
         SDPA).
@@ -125,7 +126,7 @@ class AffinityApi(Rule):
 
     def _report(self, node: ast.AST, api: str, ctx: FileContext, where: Optional[ast.AST] = None) -> None:
         row = affinity_row(api, ctx)
-        if row is None:
+        if row is None or (row["condition"] == "transposed_operand" and fallback_of_sdpa(node, ctx)):
             return
         ctx.report(where or node, self.message.format(source=shown(node, ctx), affinity=row["affinity_api"],
                                                       since=row["since"], note=with_note(row)), api)

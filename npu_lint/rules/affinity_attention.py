@@ -15,7 +15,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule
 from npu_lint.rules.affinity_shapes import FAMILY, MESSAGE, call_name, report_shape
-from npu_lint.rules.fusion_structure import is_self_parameter
+from npu_lint.rules.fusion_structure import fallback_of_sdpa, is_self_parameter, transposed_operand
 
 _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax", "torch.special.softmax")
 _PRODUCTS = ("torch.matmul", "torch.bmm", "torch.baddbmm", "torch.einsum", "torch.Tensor.matmul", "torch.Tensor.bmm")
@@ -125,7 +125,12 @@ class AttentionShape(Rule):
                  "    attn = dots.softmax(dim=-1)\n    return torch.einsum('bhij,bhjd->bhid', attn, v)\n",
                  "import torch\ndef __call__(self, attn, query, key, value, attention_mask=None):\n"
                  "    attention_probs = attn.get_attention_scores(query, key, attention_mask)\n"
-                 "    return torch.bmm(attention_probs, value)\n")
+                 "    return torch.bmm(attention_probs, value)\n",
+                 "import torch\ndef psa(q, k, v, scale):\n    attn = (q.transpose(-2, -1) @ k) * scale\n"
+                 "    attn = attn.softmax(dim=-1)\n    return v @ attn.transpose(-2, -1)\n",
+                 "import torch\nimport torch.nn.functional as F\ndef sam(q, k, v):\n    w = (q * 0.1) @ k.transpose(-2, -1)\n"
+                 "    w = F.softmax(w, dtype=torch.float32, dim=-1).to(q.dtype)\n    p = F.dropout(w, p=0.1)\n"
+                 "    return p @ v\n")
     must_not_fire = ("import torch\nprobs = logits.softmax(-1)\ny = probs @ w\n",
                      "import torch\ndef quantize(self, z):\n    d = z @ self.codebook\n    p = d.softmax(-1)\n"
                      "    return p @ self.codebook.t()\n",
@@ -154,6 +159,10 @@ class AttentionShape(Rule):
                 left = _strip(operands[0], ctx)
                 start = probs.get((scope, left.id)) if isinstance(left, ast.Name) else \
                     self._softmax_of_scores(left, scope, scores, ctx)
+                if start is None and len(operands) == 2:   # ``v @ attn.transpose(-2, -1)``: (P V^T)^T layout
+                    right = transposed_operand(operands[1], ctx)
+                    right = _strip(right, ctx) if right is not None else None
+                    start = probs.get((scope, right.id)) if isinstance(right, ast.Name) else None
                 self._report(start, ctx)
 
     def _assign(self, node: ast.Assign, scope: int, scores: dict, probs: dict, ctx: FileContext) -> None:
@@ -178,6 +187,10 @@ class AttentionShape(Rule):
         stripped = _strip(value, ctx)
         if isinstance(stripped, ast.Name) and stripped.id == key[1]:
             return   # ``attn = self.attn_drop(attn)``, ``w = w.to(q.dtype)``: same role
+        if isinstance(stripped, ast.Name) and (scope, stripped.id) in probs:
+            probs[key] = probs[(scope, stripped.id)]   # ``attn_probs = F.dropout(attn_weights, p)`` (SAM)
+            scores.pop(key, None)
+            return
         probs.pop(key, None)
         scores.pop(key, None)
 
@@ -211,24 +224,5 @@ class AttentionShape(Rule):
         done = ctx.scratch.setdefault("attention_reported", set())
         if id(start) not in done:
             done.add(id(start))
-            if not _fallback_of_sdpa(start, ctx):
+            if not fallback_of_sdpa(start, ctx):
                 report_shape(self, start, PATTERN, ctx, "attention softmax(q @ kᵀ) @ v starting here")
-
-
-def _fallback_of_sdpa(node: ast.AST, ctx: FileContext) -> bool:
-    """The shape sits in one branch of an ``if`` whose other branch calls ``F.scaled_dot_product_attention``
-    (timm's ``if self.fused_attn: ... else: <by hand>``): the fused path exists already."""
-    child, parent = ctx.statement_of(node), None
-    for _ in range(6):
-        parent = ctx.parent(child) if child is not None else None
-        if parent is None or isinstance(parent, FUNCTION_TYPES):
-            return False
-        if isinstance(parent, ast.If):
-            other = parent.orelse if any(item is child for item in parent.body) else parent.body
-            for statement in other:
-                for sub in ast.walk(statement):
-                    if isinstance(sub, ast.Call) and (ctx.resolver.qualname(sub.func) or "").endswith(
-                            "scaled_dot_product_attention"):
-                        return True
-        child = parent
-    return False

@@ -16,6 +16,7 @@ from npu_lint.rules.affinity_shapes import MESSAGE, report_shape
 from npu_lint.rules.fusion_structure import (
     activation_kind,
     argument,
+    branch_values,
     definition,
     function_call,
     intermediate,
@@ -23,6 +24,7 @@ from npu_lint.rules.fusion_structure import (
     is_sum,
     module_call_input,
     module_made_by,
+    read_only_here,
     record_module,
     shown,
     strip_casts,
@@ -31,6 +33,7 @@ from npu_lint.rules.fusion_structure import (
 FAMILY = "affinity"
 _LAYER_NORM = ("torch.nn.functional.layer_norm", "torch.layer_norm")
 _RMS_NORM = ("torch.nn.functional.rms_norm", "torch.rms_norm")
+_VIEWS = ("reshape", "view", "flatten", "contiguous")
 _GROUP_NORM = ("torch.nn.functional.group_norm", "torch.group_norm")
 _SILU = ("torch.nn.functional.silu",)
 _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.special.softmax")
@@ -123,7 +126,13 @@ class AddLayerNormShape(Rule):
         statement = ctx.statement_of(node) if source is not None else None
         if statement is None:
             return
-        value = definition(source, statement, ctx)[0]
+        value, where = definition(source, statement, ctx)
+        for _ in range(2):   # ``x = x.reshape(B, -1, C)`` between the add and the norm (timm Swin): a view of the sum
+            base = value.func.value if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and \
+                value.func.attr in _VIEWS else None
+            if not (isinstance(base, ast.Name) and isinstance(source, ast.Name) and base.id == source.id):
+                break
+            value, where = definition(base, where, ctx)
         if is_sum(value, ctx):
             what = "residual add then RMSNorm" if pattern.startswith("rms") else "residual add then LayerNorm"
             if value is not source:
@@ -183,6 +192,10 @@ class GroupNormSiluShape(Rule):
         "    def __init__(self, c, act='swish'):\n        super().__init__()\n        self.norm1 = nn.GroupNorm(32, c)\n"
         "        self.nonlinearity = get_activation(act)\n"
         "    def forward(self, h):\n        h = self.norm1(h)\n        h = self.nonlinearity(h)\n        return h\n",
+        "import torch.nn as nn\nclass Decoder(nn.Module):\n    def __init__(self, c):\n        super().__init__()\n"
+        "        self.norm_out = nn.GroupNorm(32, c)\n        self.act = nn.SiLU()\n"
+        "    def forward(self, h, emb=None):\n        if emb is None:\n            h = self.norm_out(h)\n"
+        "        else:\n            h = self.norm_out(h, emb)\n        h = self.act(h)\n        return h\n",
     )
     must_not_fire = (
         "import torch.nn.functional as F\ny = F.silu(self.norm1(x))\n",
@@ -216,6 +229,9 @@ class GroupNormSiluShape(Rule):
             return
         # the Swish reads its input twice: the norm's output is the name's last value rather than a dying temporary
         found = definition(source, statement, ctx) if isinstance(node, ast.BinOp) else intermediate(source, statement, ctx)
+        if found is None and isinstance(source, ast.Name) and read_only_here(source.id, statement, ctx):
+            found = next(((value, statement) for value in branch_values(source.id, statement, ctx)
+                          if _group_norm_output(value, node, ctx)), None)   # the VAE decoder's if/else norm
         if found is not None and _group_norm_output(found[0], node, ctx):
             report_shape(self, node, "silu(group_norm(x))", ctx, what)
 

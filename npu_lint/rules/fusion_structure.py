@@ -13,6 +13,7 @@ from typing import Iterator, Optional
 from npu_lint.context import FileContext
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 _MODULES = "self_modules"   # scratch: (id of the class, attribute, what the attribute holds)
 _TRACKED = {
     "torch.nn.LayerNorm": "LayerNorm", "torch.nn.modules.normalization.LayerNorm": "LayerNorm",
@@ -79,7 +80,8 @@ def module_made_by(value: ast.AST, ctx: FileContext) -> Optional[str]:
 def record_module(node: ast.Assign, ctx: FileContext) -> None:
     """``self.norm = nn.LayerNorm(dim)`` in a method: remember what ``self.norm`` holds in that class.
 
-    Any other assignment to the attribute in the class forgets it (``self.norm = nn.Identity()`` in an ``else``).
+    Any other assignment to the attribute in the class forgets it (``self.norm = nn.Identity()`` in an ``else``),
+    except ``None``, which a call could not have used.
     """
     if len(node.targets) != 1:
         return
@@ -87,8 +89,8 @@ def record_module(node: ast.Assign, ctx: FileContext) -> None:
     if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"):
         return
     owner = class_of(node, ctx)
-    if owner is None:
-        return
+    if owner is None or (isinstance(node.value, ast.Constant) and node.value.value is None):
+        return   # ``self.norm = None`` in the other branch: a call of ``self.norm`` means the module is there
     modules = ctx.scratch.setdefault(_MODULES, set())
     for entry in [entry for entry in modules if entry[0] == owner and entry[1] == target.attr]:
         modules.discard(entry)
@@ -274,6 +276,28 @@ def previous_assignment(name: str, statement: ast.stmt, ctx: FileContext) -> Opt
     return None
 
 
+def branch_values(name: str, statement: ast.stmt, ctx: FileContext) -> list[ast.AST]:
+    """The values ``name`` gets in the last statements of the branches of the ``if`` just before ``statement``
+    (``if c: h = self.norm(h)`` / ``else: h = self.norm(h, emb)`` then ``h = self.act(h)``)."""
+    parent = ctx.parent(statement)
+    block = next((getattr(parent, field) for field in ("body", "orelse", "finalbody")
+                  if isinstance(getattr(parent, field, None), list) and
+                  any(item is statement for item in getattr(parent, field))), None)
+    if block is None:
+        return []
+    index = next(i for i, item in enumerate(block) if item is statement)
+    before = block[index - 1] if index else None
+    if not isinstance(before, ast.If):
+        return []
+    values = []
+    for branch in (before.body, before.orelse):
+        last = branch[-1] if branch else None
+        if isinstance(last, ast.Assign) and len(last.targets) == 1 and isinstance(last.targets[0], ast.Name) \
+                and last.targets[0].id == name:
+            values.append(last.value)
+    return values
+
+
 def read_only_here(name: str, statement: ast.stmt, ctx: FileContext) -> bool:
     """The intermediate ``name`` dies in ``statement``: read once there, and rebound there or read nowhere else."""
     if reads(name, ast.walk(statement)) != 1:
@@ -414,3 +438,22 @@ def transposed_operand(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
                 dims == list(range(len(dims) - 2)) + [len(dims) - 1, len(dims) - 2]:
             return node.func.value
     return None
+
+
+def fallback_of_sdpa(node: ast.AST, ctx: FileContext) -> bool:
+    """The shape sits in one branch of an ``if`` whose other branch calls ``F.scaled_dot_product_attention``
+    (timm's ``if self.fused_attn: ... else: <by hand>``): the fused path exists already."""
+    child, parent = ctx.statement_of(node), None
+    for _ in range(6):
+        parent = ctx.parent(child) if child is not None else None
+        if parent is None or isinstance(parent, _FUNCTIONS):
+            return False
+        if isinstance(parent, ast.If):
+            other = parent.orelse if any(item is child for item in parent.body) else parent.body
+            for statement in other:
+                for sub in ast.walk(statement):
+                    if isinstance(sub, ast.Call) and (ctx.resolver.qualname(sub.func) or "").endswith(
+                            "scaled_dot_product_attention"):
+                        return True
+        child = parent
+    return False
