@@ -161,7 +161,7 @@ class ReimplementedApi(Rule):
     What it does:
         Flags definitions that the vendor's affinity list names (timm ``DropPath``, yolov5 ``Focus``, ``Mish``,
         fairseq ``MultiheadAttention`` / ``FairseqDropout``, ``ROIAlign``, ``PSROIPool``,
-        ``ModulatedDeformConv2dFunction``, mmdet ``multiclass_nms`` / ``fast_nms``, ``channel_shuffle``, YOLO box
+        ``ModulatedDeformConv2dFunction``, ``LabelSmoothingCrossEntropy`` (timm), mmdet ``multiclass_nms`` / ``fast_nms``, ``channel_shuffle``, YOLO box
         coders' ``encode`` / ``decode``, ``single_level_responsible_flags``), matched by name and structure
         (an ``nn.Module`` / ``autograd.Function`` with ``forward``; a function with the expected arguments), not
         by an exact parameter list; and the calls of those classes and functions, in the file or imported.
@@ -182,8 +182,8 @@ class ReimplementedApi(Rule):
     node_types = (ast.ClassDef, ast.FunctionDef, ast.Call)
     triggers = ("DropPath", "Focus", "Mish", "MultiheadAttention", "FairseqDropout", "ROIAlign", "PSROIPool",
                 "ModulatedDeformConv2dFunction", "multiclass_nms", "fast_nms", "channel_shuffle", "encode", "decode",
-                "single_level_responsible_flags")
-    message = "{name} re-implements a fused NPU API: use {affinity}{since}"
+                "single_level_responsible_flags", "LabelSmoothingCrossEntropy")
+    message = "{name} re-implements a fused NPU API: use {affinity}{since}{note}"
     must_fire = ("import torch.nn as nn\nclass DropPath(nn.Module):\n    def forward(self, x):\n        return x\n",
                  "from timm.layers import DropPath\nblock = DropPath(0.1)\n",
                  "def multiclass_nms(multi_bboxes, multi_scores, score_thr, nms_cfg):\n    pass\n"
@@ -209,7 +209,8 @@ class ReimplementedApi(Rule):
         if row is not None:
             name = key if not isinstance(node, ast.Call) else f"{key.split(' ', 1)[1]}(...)"
             since = f" (torch-npu {row['since']}+)" if row["since"] else ""
-            ctx.report(where, self.message.format(name=name, affinity=row["affinity_api"], since=since), key)
+            ctx.report(where, self.message.format(name=name, affinity=row["affinity_api"], since=since,
+                                                  note=with_note(row)), key)
 
     def _call_key(self, node: ast.Call, ctx: FileContext, defined: set) -> Optional[str]:
         if isinstance(node.func, ast.Name) and node.func.id in defined:
