@@ -90,3 +90,60 @@ class SoftmaxCrossEntropyShape(Rule):
         else:
             return None
         return source if dim is not None and is_last_dim(dim) else None
+
+
+_TRANSPOSES = ("permute", "transpose")
+_RESHAPES = ("reshape", "view")
+
+
+class ConfusionTransposeShape(Rule):
+    """A transpose chained with a reshape: ``x.permute(...).contiguous().view(...)`` or ``x.view(...).permute(...)``.
+
+    What it does:
+        Flags one expression that chains ``permute`` / ``transpose`` (optionally ``.contiguous()``) with ``reshape``
+        / ``view``, in either order, on a torch tensor (``permute`` or ``view`` in the chain, or an evident tensor):
+        the head split and merge of attention layers. Off by default: the shape is everywhere in transformer code
+        and each site saves one copy; select it (``--select NPU315``) when tuning a model's hot path.
+    Why it matters on NPU:
+        ``npu_confusion_transpose(x, perm, shape, transpose_first)`` does the transpose and the reshape as one
+        operator (torch-npu 2.1.0+) instead of a transpose, a contiguous copy and a view.
+    Example:
+        x = x.transpose(1, 2).contiguous().view(B, N, C)
+    Use instead:
+        x = torch_npu.npu_confusion_transpose(x, (0, 2, 1, 3), (B, N, C), True)
+    Fix safety:
+        No fix: ``transpose`` must be written as a full permutation.
+    """
+
+    code = "NPU315"
+    name = "confusion-transpose-shape"
+    family = FAMILY
+    default_enabled = False
+    node_types = (ast.Call,)
+    triggers = ("permute", "transpose")
+    message = MESSAGE
+    must_fire = ("import torch\ny = x.permute(0, 2, 1, 3).contiguous().view(b, n, c)\n",
+                 "import torch\ny = x.view(b, n, h, d).permute(0, 2, 1, 3)\n")
+    must_not_fire = ("import torch\ny = x.permute(0, 2, 1, 3)\n", "import numpy as np\ny = a.transpose(1, 0).reshape(-1)\n",
+                     "import torch\ny = x.permute(0, 2, 1, 3).float()\n")
+
+    def check(self, node: ast.Call, ctx: FileContext) -> None:
+        if not isinstance(node.func, ast.Attribute) or ctx.resolver.qualname(node.func) is not None:
+            return
+        outer = node.func.attr
+        inner = node.func.value
+        if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "contiguous":
+            inner = inner.func.value
+        if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)):
+            return
+        first = inner.func.attr
+        if outer in _RESHAPES and first in _TRANSPOSES:
+            transpose_first = True
+        elif outer in _TRANSPOSES and first in _RESHAPES:
+            transpose_first = False
+        else:
+            return
+        torch_only = "permute" in (outer, first) or "view" in (outer, first)
+        if torch_only or ctx.resolver.is_tensor(inner.func.value):
+            order = "transpose then reshape" if transpose_first else "reshape then transpose"
+            report_shape(self, node, "permute(...).reshape(...)", ctx, f"{order}, transpose_first={transpose_first}")
