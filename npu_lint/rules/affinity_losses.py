@@ -128,8 +128,10 @@ class ConfusionTransposeShape(Rule):
                      "import torch\ny = x.permute(0, 2, 1, 3).float()\n")
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
-        if not isinstance(node.func, ast.Attribute) or ctx.resolver.qualname(node.func) is not None:
-            return
+        consumed = ctx.scratch.setdefault("confusion_transpose_inner", set())
+        if not isinstance(node.func, ast.Attribute) or ctx.resolver.qualname(node.func) is not None \
+                or id(node) in consumed:
+            return   # the inner link of a chain already reported at its outer call
         outer = node.func.attr
         inner = node.func.value
         if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr == "contiguous":
@@ -145,5 +147,6 @@ class ConfusionTransposeShape(Rule):
             return
         torch_only = "permute" in (outer, first) or "view" in (outer, first)
         if torch_only or ctx.resolver.is_tensor(inner.func.value):
+            consumed.add(id(inner))
             order = "transpose then reshape" if transpose_first else "reshape then transpose"
             report_shape(self, node, "permute(...).reshape(...)", ctx, f"{order}, transpose_first={transpose_first}")

@@ -16,6 +16,7 @@ from npu_lint.host_arrays import host_array_evidence, track_host_arrays
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity import FAMILY, affinity_row
 from npu_lint.rules.dynamic_ops import is_bool_index
+from npu_lint.rules.fusion_structure import definition
 
 MASK_PATTERN = "input[condition] = value"
 _TEXT_LIMIT = 60   # longer (or multi-line) operands are named in the advice instead of quoted
@@ -52,6 +53,41 @@ def _named_mask(node: ast.AST) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
         node = node.operand
     return isinstance(node, ast.Name) and "mask" in node.id.lower() and not node.id[:1].isupper()
+
+
+_BOOL_METHODS = ("any", "all", "bool", "isnan", "isinf", "isfinite", "logical_not", "logical_and", "logical_or",
+                 "eq", "ne", "lt", "le", "gt", "ge")
+_BOOL_FUNCTIONS = ("torch.isnan", "torch.isinf", "torch.isfinite", "torch.logical_not", "torch.logical_and",
+                   "torch.logical_or", "torch.any", "torch.all", "torch.eq", "torch.ne", "torch.lt", "torch.le",
+                   "torch.gt", "torch.ge")
+
+
+def defined_as_mask(node: ast.AST, statement: ast.stmt, ctx: FileContext, depth: int = 3) -> bool:
+    """A boolean tensor by its definition in the function: a comparison, ``.any()`` / ``.all()`` / ``.bool()``,
+    ``torch.zeros(..., dtype=torch.bool)``, and ``~`` / ``&`` / ``|`` of those (``to_suppress = a.any(1) | b``).
+
+    The semantic model calls these tensors, not masks (to move into the model: a ``mask`` value kind for them).
+    """
+    if depth == 0:
+        return False
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
+        return defined_as_mask(node.operand, statement, ctx, depth)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr, ast.BitXor)):
+        return defined_as_mask(node.left, statement, ctx, depth) or defined_as_mask(node.right, statement, ctx, depth)
+    if isinstance(node, ast.Compare):
+        return not isinstance(node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+    if isinstance(node, ast.Call):
+        if any(kw.arg == "dtype" and isinstance(kw.value, ast.Attribute) and kw.value.attr == "bool"
+               for kw in node.keywords):
+            return True
+        name = ctx.resolver.qualname(node.func)
+        if name is not None:
+            return name in _BOOL_FUNCTIONS
+        return isinstance(node.func, ast.Attribute) and node.func.attr in _BOOL_METHODS
+    if isinstance(node, ast.Name):
+        value, where = definition(node, statement, ctx)
+        return value is not node and defined_as_mask(value, where, ctx, depth - 1)
+    return False
 
 
 def _is_fill_value(node: ast.AST, ctx: FileContext) -> bool:
@@ -191,14 +227,16 @@ class MaskedAssignment(Rule):
                  "import torch\ndef top_p(logits, threshold):\n    logits[logits < threshold] = -float('inf')\n",
                  "import torch\ndef ban(logits, mask):\n    logits[:, mask] = float('-inf')\n",
                  "import torch\ndef f(scores, labels):\n    scores[labels == 0] = 0\n",
-                 "import torch\ndef f(feats, m):\n    mask_time = torch.tensor(m, dtype=torch.bool)\n    feats[mask_time] = 0\n")
+                 "import torch\ndef f(feats, m):\n    mask_time = torch.tensor(m, dtype=torch.bool)\n    feats[mask_time] = 0\n",
+                 "import torch\ndef f(x, a, b, frame):\n    drop = a.any(dim=1) | b\n    x[drop] = frame\n")
     must_not_fire = ("import torch\nx = torch.zeros(3)\nx[0] = 1\n",
                      "import torch\nimport numpy as np\ndef f(img, thr):\n    out = np.asarray(img)\n    out[out > thr] = 0\n", "import torch\nx[i] = y\n",
                      "import torch\nd['key'] = v\n", "import torch\nx = torch.zeros(3)\nx[x > 0] = y[x > 0] * 2\n",
                      "import numpy as np\nimport torch\nseg = np.zeros((4, 4))\nseg[seg == 0] = 255\n",
                      "import torch\ndef f(x, mask):\n    x[0, mask] = 0\n",
                      "import torch\ndef f(x, mask):\n    x[1:, mask] = 0\n",
-                     "import torch\ndef f(x, Mask):\n    x[Mask] = 0\n")
+                     "import torch\ndef f(x, Mask):\n    x[Mask] = 0\n",
+                     "import torch\ndef f(x, ids):\n    idx = ids.nonzero(as_tuple=True)[0]\n    x[idx] = 0\n")
 
     def check(self, node: ast.Assign, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -213,7 +251,8 @@ class MaskedAssignment(Rule):
         if position is None:
             return
         mask, leading = position
-        if isinstance(mask, (ast.Slice, ast.Constant)) or not (is_bool_index(mask, ctx) or _named_mask(mask)):
+        if isinstance(mask, (ast.Slice, ast.Constant)) or not (
+                is_bool_index(mask, ctx) or _named_mask(mask) or defined_as_mask(mask, node, ctx)):
             return
         if not self._tensor_side(target, mask, ctx) and host_array_evidence(target, mask, ctx, node):
             return
