@@ -102,11 +102,24 @@ def _is_fill_value(node: ast.AST, ctx: FileContext) -> bool:
     return isinstance(node, (ast.Name, ast.Attribute))
 
 
+def _computed_tensor(value: ast.AST, statement: ast.stmt, ctx: FileContext) -> bool:
+    """A right-hand side that evidently holds tensor rows rather than one value: an evident tensor, or a name the
+    function computed (``img_embed = self.visual(pixels)``; ``x[image_mask] = img_embed``), which no dense
+    ``masked_fill_`` can write."""
+    if not isinstance(value, ast.Name):
+        return ctx.resolver.is_tensor(value)
+    if ctx.resolver.is_tensor(value):
+        return True
+    defined = definition(value, statement, ctx)[0]
+    return defined is not value and isinstance(defined, (ast.Call, ast.Subscript, ast.BinOp)) and \
+        not _is_number(defined)
+
+
 def _is_number(node: ast.AST) -> bool:
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
         node = node.operand
     if isinstance(node, ast.Call):   # float('-inf')
-        return True
+        return isinstance(node.func, ast.Name) and node.func.id in ("float", "int")
     if isinstance(node, ast.Attribute):   # math.inf, torch.finfo(x.dtype).min
         return node.attr in ("inf", "nan", "min", "max", "eps", "pi", "e")
     return isinstance(node, ast.Constant)
@@ -181,6 +194,8 @@ class MaskedAssignment(Rule):
         bound to one (``keep = scores > thr``; ``labels[keep] = bg``), or a mask in a later dimension
         (``x[:, m] = v``, ``x[..., m] = v``), with a number (``-inf``, ``float('-inf')``, ``torch.finfo(t).min``
         included), a name or an attribute on the right, in files that use torch. The receiver may be a parameter.
+        A right-hand side the function computed as a tensor (``img_embed = self.visual(pixels)``; ``x[m] = img_embed``:
+        one row per selected element) is left alone: no dense operator writes it.
         Host arrays (numpy, pandas, ``.cpu()`` tensors, see ``npu_lint/host_arrays.py``) are left alone, and so
         are right-hand sides that are tensors read through the same mask (``x[m] = y[m] * 2``) and indexes that
         mix a mask with integer positions or partial slices.
@@ -224,6 +239,7 @@ class MaskedAssignment(Rule):
                  "import torch\ndef f(w: torch.Tensor, valid_mask):\n    w[~valid_mask] = value\n",
                  "import torch\nweights = torch.ones(3)\nmask = (dist < radius) & ok\nweights[mask] = 1.0\n",
                  "import torch\ndef assign(max_overlaps, valid_mask, ious):\n    max_overlaps[valid_mask] = ious\n",
+                 "import torch\ndef f(ids, pad_mask):\n    pad = 0\n    ids[pad_mask] = pad\n",
                  "import torch\ndef top_p(logits, threshold):\n    logits[logits < threshold] = -float('inf')\n",
                  "import torch\ndef ban(logits, mask):\n    logits[:, mask] = float('-inf')\n",
                  "import torch\ndef f(scores, labels):\n    scores[labels == 0] = 0\n",
@@ -236,6 +252,8 @@ class MaskedAssignment(Rule):
                      "import torch\ndef f(x, mask):\n    x[0, mask] = 0\n",
                      "import torch\ndef f(x, mask):\n    x[1:, mask] = 0\n",
                      "import torch\ndef f(x, Mask):\n    x[Mask] = 0\n",
+                     "import torch\ndef f(self, embeds, pixels, image_mask):\n    img_embed = self.visual(pixels)\n"
+                     "    embeds[image_mask] = img_embed\n",
                      "import torch\ndef f(x, ids):\n    idx = ids.nonzero(as_tuple=True)[0]\n    x[idx] = 0\n")
 
     def check(self, node: ast.Assign, ctx: FileContext) -> None:
@@ -245,7 +263,7 @@ class MaskedAssignment(Rule):
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
             return
         target, value = node.targets[0], node.value
-        if not _is_fill_value(value, ctx):
+        if not _is_fill_value(value, ctx) or _computed_tensor(value, node, ctx):
             return
         position = mask_position(target.slice)
         if position is None:
