@@ -18,6 +18,7 @@ from npu_lint.rules.fusion_structure import (
     argument,
     branch_values,
     definition,
+    fallback_of_sdpa,
     function_call,
     intermediate,
     is_last_dim,
@@ -108,6 +109,10 @@ class AddLayerNormShape(Rule):
         "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
         "        self.norm = nn.LayerNorm(d)\n"
         "    def forward(self, x, r):\n        x = x + r\n        x, w = self.attn(x)\n        return self.norm(x)\n",
+        "import torch.nn as nn\nclass Block(nn.Module):\n    def __init__(self, d):\n        super().__init__()\n"
+        "        self.norm = nn.LayerNorm(d)\n"
+        "    def forward(self, x, r, g):\n        if g is None:\n            x = x + r\n        else:\n"
+        "            x = self.norm(x)\n        return x\n",
     )
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
@@ -152,12 +157,13 @@ class GroupNormSiluShape(Rule):
     What it does:
         Flags SiLU / Swish applied to the output of a group norm (``F.group_norm``, or a ``self`` attribute the
         class assigned an ``nn.GroupNorm``): ``F.silu``, a ``self`` attribute holding an ``nn.SiLU`` or a configured
-        activation (``self.nonlinearity = get_activation("swish")``, diffusers; the message says it holds when the
-        configuration is SiLU / swish), or ``h * torch.sigmoid(h)``; inline or through a name assigned in the
+        activation whose name is known (``self.nonlinearity = get_activation(act)`` with ``act="swish"`` as the
+        default, diffusers), or ``h * torch.sigmoid(h)``; inline or through a name assigned in the
         statement just before (``h = self.norm1(h)`` then ``h = self.nonlinearity(h)``, the diffusers
         ``ResnetBlock2D`` form); and ``nn.GroupNorm(...)`` directly followed by ``nn.SiLU()`` in an ``nn.Sequential``.
         Not flagged: norms that only look like a GroupNorm (``AdaGroupNorm``, ``SpatialNorm``), a Swish behind a
-        user function (``nonlinearity(h)`` defined in the file).
+        user function (``nonlinearity(h)`` defined in the file), an activation taken from the configuration
+        (``ACT2FN[config.feat_extract_activation]``: GELU in wav2vec2).
     Why it matters on NPU:
         ``npu_group_norm_silu`` (torch-npu 2.2.0+) normalises and activates in one operator, saving a full-size
         intermediate per ResNet block of a diffusion UNet or VAE.
@@ -220,10 +226,8 @@ class GroupNormSiluShape(Rule):
                     report_shape(self, first, "silu(group_norm(x))", ctx, "nn.GroupNorm then nn.SiLU")
             return
         else:
-            found = activation_kind(node, node, ctx)
-            source = found[1] if found is not None and found[0] in ("silu", "configured") else None
-            if found is not None and found[0] == "configured":
-                what = "GroupNorm then the configured activation, when it is SiLU / swish"
+            found = activation_kind(node, node, ctx)   # a configured activation (ACT2FN[config.x]) is not enough:
+            source = found[1] if found is not None and found[0] == "silu" else None   # wav2vec2's is GELU
         statement = ctx.statement_of(node) if source is not None else None
         if statement is None:
             return
@@ -284,7 +288,8 @@ class SoftmaxDropoutShape(Rule):
         softmax over the last dimension (``F.softmax``, ``torch.softmax``, ``Tensor.softmax``, an ``nn.Softmax(dim=-1)``
         attribute) whose input is a sum: inline (``scores * scale + mask``, ``torch.add(mask, scores, alpha=a)``), or a
         name whose last assignment in the function is one (``scores = scores + attention_mask``, also inside an
-        ``if``; ``scores += mask``). The softmax may be held in a name assigned just before the dropout
+        ``if``; ``scores += mask``). Not flagged in the by-hand fallback of an ``if`` whose other branch calls
+        ``F.scaled_dot_product_attention``. The softmax may be held in a name assigned just before the dropout
         (``probs = F.softmax(scores, dim=-1)`` then ``probs = self.dropout(probs)``, the BERT self-attention form).
     Why it matters on NPU:
         ``torch_npu.contrib.function.fuse_add_softmax_dropout`` runs the add, the softmax and the dropout as the
@@ -337,7 +342,8 @@ class SoftmaxDropoutShape(Rule):
         statement = ctx.statement_of(node)
         found = intermediate(dropped, statement, ctx) if statement is not None else None
         scores = _softmax_input(strip_casts(found[0]), node, ctx) if found is not None else None
-        if scores is not None and is_sum(definition(scores, found[1], ctx)[0], ctx, alpha=True):
+        if scores is not None and is_sum(definition(scores, found[1], ctx)[0], ctx, alpha=True) and \
+                not fallback_of_sdpa(node, ctx):
             pattern = "dropout(softmax(scores + mask, dim=-1))"
             report_shape(self, node, pattern, ctx, "dropout(softmax(scores + mask, dim=-1))")
 
@@ -483,6 +489,6 @@ class ScaledMaskedSoftmaxShape(Rule):
         value, where = definition(source, statement, ctx)
         filled = _masked_fill(value, ctx)
         if filled is not None and _is_large_negative(filled[1], ctx) and \
-                _is_scaled_scores(*definition(filled[0], where, ctx), ctx):
+                _is_scaled_scores(*definition(filled[0], where, ctx), ctx) and not fallback_of_sdpa(node, ctx):
             pattern = "softmax((x * scale).masked_fill(mask, -inf), dim=-1)"
             report_shape(self, node, pattern, ctx, "softmax((x * scale).masked_fill(mask, -inf))")

@@ -340,9 +340,29 @@ def definition(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> tuple[as
             continue
         anchor = item.optional_vars if isinstance(item, ast.withitem) else item
         position = (anchor.lineno, anchor.col_offset)
-        if position < where and (last is None or position > last):
+        if position < where and (last is None or position > last) and not _exclusive(item, statement, ctx):
             last, found = position, (value, item)
     return found
+
+
+def _exclusive(item: ast.AST, statement: ast.stmt, ctx: FileContext) -> bool:
+    """``item`` and ``statement`` sit in different branches of one ``if`` (``if c: x = x + a`` / ``else: norm(x)``):
+    the assignment never reaches the statement."""
+    branch_of = {}
+    node = statement
+    while node is not None:
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.If):
+            branch_of[id(parent)] = "body" if any(child is node for child in parent.body) else "orelse"
+        node = parent
+    node = item
+    while node is not None:
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.If) and id(parent) in branch_of:
+            side = "body" if any(child is node for child in parent.body) else "orelse"
+            return side != branch_of[id(parent)]
+        node = parent
+    return False
 
 
 def _binds(item: ast.AST, name: str) -> bool:
