@@ -12,7 +12,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array, track_host_arrays
 from npu_lint.rules import ApiRef, Rule
-from npu_lint.rules.fusion_structure import fallback_of_sdpa, shown, transposed_operand
+from npu_lint.rules.affinity_operands import fallback_of_sdpa, shown, transposed_operand
 from npu_lint.tables import keyed
 from npu_lint.versions import since_key
 

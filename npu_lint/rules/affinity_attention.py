@@ -15,7 +15,8 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule
 from npu_lint.rules.affinity_shapes import FAMILY, MESSAGE, call_name, report_shape
-from npu_lint.rules.fusion_structure import fallback_of_sdpa, is_self_parameter, transposed_operand
+from npu_lint.rules.affinity_operands import fallback_of_sdpa, transposed_operand
+from npu_lint.rules.fusion_structure import is_self_parameter
 
 _SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax", "torch.special.softmax")
 _PRODUCTS = ("torch.matmul", "torch.bmm", "torch.baddbmm", "torch.einsum", "torch.Tensor.matmul", "torch.Tensor.bmm")

@@ -16,10 +16,10 @@ from npu_lint.host_arrays import host_array_evidence, track_host_arrays
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity import FAMILY, affinity_row
 from npu_lint.rules.dynamic_ops import is_bool_index
+from npu_lint.rules.affinity_operands import source_text
 from npu_lint.rules.fusion_structure import definition
 
 MASK_PATTERN = "input[condition] = value"
-_TEXT_LIMIT = 60   # longer (or multi-line) operands are named in the advice instead of quoted
 
 
 def _full_slice(node: ast.AST) -> bool:
@@ -137,22 +137,9 @@ def _has_receiver_shape(mask: ast.AST, receiver: Optional[str], ctx: FileContext
     if isinstance(mask, ast.BinOp) and isinstance(mask.op, (ast.BitAnd, ast.BitOr)):
         return _has_receiver_shape(mask.left, receiver, ctx) or _has_receiver_shape(mask.right, receiver, ctx)
     if isinstance(mask, ast.Compare) and len(mask.comparators) == 1:   # broadcasting x with y: x's rank or more,
-        return any(_same_text(_segment(side, ctx), receiver)             # and indexing needs x's rank or less
+        return any(_same_text(source_text(side, ctx), receiver)             # and indexing needs x's rank or less
                    for side in (mask.left, mask.comparators[0]))
     return False
-
-
-def _segment(node: ast.AST, ctx: FileContext) -> Optional[str]:
-    """The node's own source text when it is one short line (read from the source, not re-generated)."""
-    if getattr(node, "lineno", None) != getattr(node, "end_lineno", -1):
-        return None
-    lines = ctx.scratch.get("source_lines")
-    if lines is None:
-        lines = ctx.scratch["source_lines"] = ctx.source.splitlines()
-    if node.lineno > len(lines):
-        return None
-    text = lines[node.lineno - 1].encode("utf-8")[node.col_offset:node.end_col_offset].decode("utf-8", "replace")
-    return text if 0 < len(text) <= _TEXT_LIMIT else None
 
 
 def _atom(text: str, node: ast.AST) -> str:
@@ -290,8 +277,8 @@ class MaskedAssignment(Rule):
     @staticmethod
     def _message(node: ast.Assign, target: ast.Subscript, mask: ast.AST, leading: Optional[int], value: ast.AST,
                  ctx: FileContext) -> str:
-        receiver, mask_text, value_text = _segment(target.value, ctx), _segment(mask, ctx), _segment(value, ctx)
-        statement = f"{receiver or 'x'}[{_segment(target.slice, ctx) or 'mask'}] = {value_text or 'value'}"
+        receiver, mask_text, value_text = source_text(target.value, ctx), source_text(mask, ctx), source_text(value, ctx)
+        statement = f"{receiver or 'x'}[{source_text(target.slice, ctx) or 'mask'}] = {value_text or 'value'}"
         full_shape = leading == 0 and _has_receiver_shape(mask, receiver, ctx)
         receiver = _atom(receiver, target.value) if receiver else "x"
         value_text = value_text or "value"
@@ -317,4 +304,3 @@ class MaskedAssignment(Rule):
             notes.append("the reshape puts the mask on the dimensions the index puts it on (masked_fill_ "
                          f"broadcasts from the last); npu_fast_condition_index_put needs a mask of {receiver}'s shape")
         return MaskedAssignment.message.format(statement=statement, advice=advice, note="; ".join(notes))
-

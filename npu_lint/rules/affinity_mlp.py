@@ -2,12 +2,11 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
-
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity_shapes import FAMILY, MESSAGE, report_shape
-from npu_lint.rules.fusion_structure import activation_kind, definition, is_linear_call, record_module, source_text
+from npu_lint.rules.affinity_operands import source_text
+from npu_lint.rules.fusion_structure import activation_kind, definition, is_linear_call, record_module
 
 _GATED = {"silu": "silu", "configured": "silu", "gelu": "gelu"}
 

@@ -7,7 +7,8 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity import affinity_row, with_note
-from npu_lint.rules.fusion_structure import definition, shown
+from npu_lint.rules.affinity_operands import shown
+from npu_lint.rules.fusion_structure import definition
 
 FAMILY = "affinity"
 MESSAGE = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+){note}"
