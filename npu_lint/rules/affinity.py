@@ -43,6 +43,32 @@ def _condition_holds(condition: str, call: ast.Call, ctx: FileContext) -> bool:
     return not condition
 
 
+def affinity_page(rule: type[Rule]) -> str:
+    """The extra part of an NPU3xx rule page: its targets per release (with the evidence) and the examples that must
+    and must not fire, from ``rule_tables/affinity.tsv`` and the rule's own examples."""
+    table = keyed("affinity.tsv", "api")
+    patterns = getattr(rule, "patterns", None)
+    if patterns is None:   # NPU301 / NPU302: the name-matched rows
+        wanted = ("class ", "def ") if rule.code == "NPU302" else ("torch", "timm", "apex", "adamp", "pytorch_", "a @ b^T")
+        patterns = tuple(api for api in sorted(table) if api.startswith(wanted))
+    lines = ["### Targets", "", "| matches | torch_npu API | since | deprecated | evidence |", "|---|---|---|---|---|"]
+    for api in patterns:
+        row = table.get(api)
+        if row is None:
+            continue
+        deprecated = f"{row['deprecated_since']} ({row['successor'] or 'no successor'})" if row["deprecated_since"] \
+            else "-"
+        missing = f"; not in the {row['missing_in']} wheel" if row["missing_in"] else ""
+        evidence = row["evidence"].split(";")[0].replace("|", "/")
+        lines.append(f"| `{api}` | `{row['affinity_api']}` | {row['since'] or '-'}{missing} | {deprecated} | "
+                     f"{row['source']}: {evidence} |")
+    for title, examples in (("Must fire", rule.must_fire), ("Must not fire", rule.must_not_fire)):
+        lines += ["", f"### {title}", ""]
+        for example in examples:
+            lines += ["```python", example.rstrip("\n"), "```"]
+    return "\n".join(lines)
+
+
 def with_note(row: dict[str, str]) -> str:
     """``; <note>`` from the table row (conditions and what to change beyond the call), or nothing."""
     return f"; {row['note']}" if row.get("note") else ""
@@ -86,6 +112,7 @@ class AffinityApi(Rule):
     fix_safety = "safe"
 
     code = "NPU301"
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "affinity-api"
     family = FAMILY
     node_types = (ApiRef, ast.BinOp, ast.Assign)
@@ -177,6 +204,7 @@ class ReimplementedApi(Rule):
     """
 
     code = "NPU302"
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "reimplemented-api"
     family = FAMILY
     node_types = (ast.ClassDef, ast.FunctionDef, ast.Call)

@@ -14,6 +14,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule
+from npu_lint.rules.affinity import affinity_page
 from npu_lint.rules.affinity_shapes import FAMILY, MESSAGE, call_name, report_shape
 from npu_lint.rules.affinity_operands import fallback_of_sdpa, transposed_operand
 from npu_lint.rules.fusion_structure import is_self_parameter
@@ -104,6 +105,8 @@ class AttentionShape(Rule):
     """
 
     code = "NPU307"
+    patterns = ('softmax(q @ k^T) @ v',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "attention-shape"
     family = FAMILY
     node_types = (ast.Assign, ast.BinOp, ast.Call, ast.Return)

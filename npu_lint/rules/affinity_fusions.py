@@ -12,6 +12,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
+from npu_lint.rules.affinity import affinity_page
 from npu_lint.rules.affinity_shapes import MESSAGE, report_shape
 from npu_lint.rules.affinity_operands import shown
 from npu_lint.rules.fusion_structure import (
@@ -68,6 +69,8 @@ class AddLayerNormShape(Rule):
     """
 
     code = "NPU309"
+    patterns = ('layer_norm(x + residual)', 'rms_norm(x + residual)')
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "add-norm-shape"
     family = FAMILY
     node_types = (ast.Assign, ast.Call)
@@ -172,6 +175,8 @@ class GroupNormSiluShape(Rule):
     """
 
     code = "NPU310"
+    patterns = ('silu(group_norm(x))',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "group-norm-silu-shape"
     family = FAMILY
     node_types = (ast.Assign, ast.Call, ast.BinOp)

@@ -6,6 +6,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
+from npu_lint.rules.affinity import affinity_page
 from npu_lint.rules.affinity_shapes import FAMILY, MESSAGE, call_name, report_shape
 from npu_lint.rules.fusion_structure import argument, definition, is_last_dim
 
@@ -57,6 +58,8 @@ class SoftmaxCrossEntropyShape(Rule):
     """
 
     code = "NPU314"
+    patterns = ('-(one_hot * log_softmax(x)).sum(-1)',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "softmax-cross-entropy-shape"
     family = FAMILY
     node_types = (ast.Call,)
@@ -116,6 +119,8 @@ class ConfusionTransposeShape(Rule):
     """
 
     code = "NPU315"
+    patterns = ('permute(...).reshape(...)',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "confusion-transpose-shape"
     family = FAMILY
     default_enabled = False

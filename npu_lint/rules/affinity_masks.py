@@ -14,7 +14,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import host_array_evidence, track_host_arrays
 from npu_lint.rules import Rule
-from npu_lint.rules.affinity import FAMILY, affinity_row
+from npu_lint.rules.affinity import FAMILY, affinity_page, affinity_row
 from npu_lint.rules.dynamic_ops import is_bool_index
 from npu_lint.rules.affinity_operands import source_text
 from npu_lint.rules.fusion_structure import definition
@@ -216,6 +216,8 @@ class MaskedAssignment(Rule):
     fix_safety = "unsafe"
 
     code = "NPU303"
+    patterns = ('input[condition] = value',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "masked-assignment"
     family = FAMILY
     node_types = (ast.Assign,)

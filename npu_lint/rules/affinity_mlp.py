@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
+from npu_lint.rules.affinity import affinity_page
 from npu_lint.rules.affinity_shapes import FAMILY, MESSAGE, report_shape
 from npu_lint.rules.affinity_operands import source_text
 from npu_lint.rules.fusion_structure import activation_kind, definition, is_linear_call, record_module
@@ -47,6 +48,8 @@ class GatedLinearShape(Rule):
     """
 
     code = "NPU305"
+    patterns = ('silu(a) * b after chunk(2)', 'gelu(a) * b after chunk(2)', 'silu(gate(x)) * up(x)', 'gelu(gate(x)) * up(x)')
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "gated-linear-shape"
     family = FAMILY
     node_types = (ast.Assign, ast.BinOp)

@@ -7,6 +7,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
+from npu_lint.rules.affinity import affinity_page
 from npu_lint.rules.affinity_shapes import FAMILY, MESSAGE, call_name, report_shape
 from npu_lint.rules.fusion_structure import argument, definition, is_last_dim, own_nodes, reads, scope_of
 
@@ -71,6 +72,8 @@ class MoeGatingShape(Rule):
     """
 
     code = "NPU313"
+    patterns = ('topk(softmax(router_logits, -1), k)',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "moe-gating-shape"
     family = FAMILY
     node_types = (ast.Call,)

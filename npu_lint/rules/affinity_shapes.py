@@ -6,7 +6,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
-from npu_lint.rules.affinity import affinity_row, with_note
+from npu_lint.rules.affinity import affinity_page, affinity_row, with_note
 from npu_lint.rules.affinity_operands import shown
 from npu_lint.rules.fusion_structure import definition
 
@@ -55,6 +55,8 @@ class ActivationShape(Rule):
     """
 
     code = "NPU304"
+    patterns = ('x * sigmoid(x)', 'x * tanh(softplus(x))')
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "activation-shape"
     family = FAMILY
     node_types = (ast.BinOp,)
@@ -104,6 +106,8 @@ class RotateHalf(Rule):
     """
 
     code = "NPU306"
+    patterns = ('cat((-x2, x1), dim=-1)', 'view_as_complex(x) * freqs_cis')
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "rotate-half"
     family = FAMILY
     node_types = (ast.Call,)
@@ -160,6 +164,8 @@ class RmsNormShape(Rule):
     """
 
     code = "NPU308"
+    patterns = ('x * rsqrt(mean(x ** 2) + eps)',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "rms-norm-shape"
     family = FAMILY
     node_types = (ast.Assign, ast.BinOp)

@@ -7,6 +7,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
+from npu_lint.rules.affinity import affinity_page
 from npu_lint.rules.affinity_operands import fallback_of_sdpa
 from npu_lint.rules.affinity_shapes import MESSAGE, report_shape
 from npu_lint.rules.fusion_structure import (
@@ -78,6 +79,8 @@ class SoftmaxDropoutShape(Rule):
     """
 
     code = "NPU311"
+    patterns = ('dropout(softmax(scores + mask, dim=-1))',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "softmax-dropout-shape"
     family = FAMILY
     node_types = (ast.Assign, ast.Call)
@@ -231,6 +234,8 @@ class ScaledMaskedSoftmaxShape(Rule):
     """
 
     code = "NPU312"
+    patterns = ('softmax((x * scale).masked_fill(mask, -inf), dim=-1)',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "scaled-masked-softmax-shape"
     family = FAMILY
     node_types = (ast.Call,)
