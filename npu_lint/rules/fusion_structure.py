@@ -318,30 +318,43 @@ def intermediate(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> Option
     return before.value, before
 
 
+def _bindings(scope: ast.AST, ctx: FileContext) -> dict[str, list[tuple[tuple[int, int], ast.AST, ast.AST]]]:
+    """Per name, every binding in the function (or module) body: (position, binding node, value), the value being
+    ``None`` for a binding the rules cannot read (a tuple target, a loop variable, ``with ... as``, a walrus).
+    Built once per scope: ``definition`` is asked about many names of the same function."""
+    cache = ctx.scratch.setdefault("scope_bindings", {})
+    found = cache.get(id(scope))
+    if found is not None:
+        return found
+    found = {}
+    for item in own_nodes(scope):
+        if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
+            found.setdefault(item.targets[0].id, []).append(((item.lineno, item.col_offset), item, item.value))
+        elif isinstance(item, ast.AugAssign) and isinstance(item.target, ast.Name):
+            value = ast.BinOp(left=ast.Name(id=item.target.id, ctx=ast.Load()), op=item.op, right=item.value)
+            found.setdefault(item.target.id, []).append(((item.lineno, item.col_offset), item, value))
+        elif isinstance(item, (ast.Assign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr, ast.AnnAssign)):
+            anchor = item.optional_vars if isinstance(item, ast.withitem) else item
+            if anchor is None:
+                continue
+            for name in _bound_names(item):
+                found.setdefault(name, []).append(((anchor.lineno, anchor.col_offset), item, None))
+    cache[id(scope)] = found
+    return found
+
+
 def definition(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> tuple[ast.AST, ast.stmt]:
     """For a name read in ``statement``, the value of its last assignment earlier in the same function
-    (``s = s + mask`` in an ``if`` counts; ``s += mask`` gives ``s + mask``) and that assignment; otherwise
-    the expression itself (also when the last binding is one the rule cannot read: a tuple target, a loop
-    variable, ``with ... as``, a walrus)."""
+    (``s = s + mask`` in an ``if`` counts, one in the other branch of an ``if`` holding ``statement`` does not;
+    ``s += mask`` gives ``s + mask``) and that assignment; otherwise the expression itself (also when the last
+    binding is one the rule cannot read: a tuple target, a loop variable, ``with ... as``, a walrus)."""
     if not isinstance(node, ast.Name):
         return node, statement
     where = (statement.lineno, statement.col_offset)
     last, found = None, (node, statement)
-    for item in own_nodes(scope_of(statement, ctx)):
-        if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name) \
-                and item.targets[0].id == node.id:
-            value = item.value
-        elif isinstance(item, ast.AugAssign) and isinstance(item.target, ast.Name) and item.target.id == node.id:
-            value = ast.BinOp(left=ast.Name(id=node.id, ctx=ast.Load()), op=item.op, right=item.value)
-        elif isinstance(item, (ast.Assign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr, ast.AnnAssign)) \
-                and _binds(item, node.id):
-            value = node   # a binding whose value is not readable here
-        else:
-            continue
-        anchor = item.optional_vars if isinstance(item, ast.withitem) else item
-        position = (anchor.lineno, anchor.col_offset)
+    for position, item, value in _bindings(scope_of(statement, ctx), ctx).get(node.id, ()):
         if position < where and (last is None or position > last) and not _exclusive(item, statement, ctx):
-            last, found = position, (value, item)
+            last, found = position, (node if value is None else value, item)
     return found
 
 
@@ -365,14 +378,14 @@ def _exclusive(item: ast.AST, statement: ast.stmt, ctx: FileContext) -> bool:
     return False
 
 
-def _binds(item: ast.AST, name: str) -> bool:
+def _bound_names(item: ast.AST) -> list[str]:
     if isinstance(item, ast.Assign):
         targets = item.targets
     elif isinstance(item, (ast.For, ast.AsyncFor, ast.NamedExpr, ast.AnnAssign)):
         targets = [item.target]
     else:
         targets = [item.optional_vars] if item.optional_vars is not None else []
-    return any(isinstance(sub, ast.Name) and sub.id == name for target in targets for sub in ast.walk(target))
+    return [sub.id for target in targets for sub in ast.walk(target) if isinstance(sub, ast.Name)]
 
 
 def is_sum(node: ast.AST, ctx: FileContext, alpha: bool = False) -> bool:
