@@ -173,11 +173,12 @@ class AttentionShape(Rule):
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
             return
         key, value = (scope, node.targets[0].id), node.value
-        for sub in ast.walk(value):   # ``p = torch.bmm(p, v)``: the product uses p before this statement rebinds it
-            operands = product_operands(sub, ctx)
-            left = _strip(operands[0], ctx) if operands else None
-            if isinstance(left, ast.Name) and (scope, left.id) in probs:
-                self._report(probs[(scope, left.id)], ctx)
+        if key in probs:   # ``p = torch.bmm(p, v)``: the product uses p before this statement rebinds it
+            for sub in ast.walk(value):
+                operands = product_operands(sub, ctx)
+                left = _strip(operands[0], ctx) if operands else None
+                if isinstance(left, ast.Name) and left.id == key[1]:
+                    self._report(probs[key], ctx)
         start = self._softmax_of_scores(_strip(value, ctx), scope, scores, ctx)
         if start is not None:
             probs[key] = start

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import ast
 from npu_lint.context import FileContext
-from npu_lint.rules import Rule
+from npu_lint.rules import FUNCTION_TYPES, Rule
 from npu_lint.rules.affinity import affinity_page
 from npu_lint.rules.affinity_shapes import FAMILY, MESSAGE, report_shape
 from npu_lint.rules.affinity_operands import source_text
@@ -84,9 +84,12 @@ class GatedLinearShape(Rule):
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         halves = ctx.scratch.setdefault("chunk_halves", set())   # (first, second) names of a two-way chunk
+        gates = ctx.scratch.setdefault("activated_gates", set())   # (scope, name) bound to act(...)
         if isinstance(node, ast.Assign):
             record_module(node, ctx)
             target = node.targets[0]
+            if isinstance(target, ast.Name) and activation_kind(node.value, node, ctx) is not None:
+                gates.add((id(ctx.enclosing(node, FUNCTION_TYPES)), target.id))
             if isinstance(target, ast.Tuple) and len(target.elts) == 2 and \
                     all(isinstance(e, ast.Name) for e in target.elts) and _is_two_way_chunk(node.value, ctx):
                 halves.add((target.elts[0].id, target.elts[1].id))
@@ -95,7 +98,8 @@ class GatedLinearShape(Rule):
             return
         statement = ctx.statement_of(node)
         for activated, other in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(activated, ast.Name) and statement is not None:   # ``g = self.act(self.wi_0(x))``; ``g * u``
+            if isinstance(activated, ast.Name) and statement is not None and \
+                    (id(ctx.enclosing(node, FUNCTION_TYPES)), activated.id) in gates:   # ``g = self.act(...)``; ``g * u``
                 activated = definition(activated, statement, ctx)[0]
             found = activation_kind(activated, node, ctx)
             if found is None:
