@@ -40,6 +40,9 @@ def rule_page(rule: type[Rule]) -> str:
         lines += [f"### {name}", ""]
         lines += ["```python", text, "```"] if name in ("Example", "Use instead") and _is_code(text) else [text]
         lines.append("")
+    extra = getattr(rule, "page_extra", None)   # a family's own additions (NPU3xx: targets per release, examples)
+    if extra is not None:
+        lines += [extra(), ""]
     return _markdown("\n".join(lines).rstrip() + "\n")
 
 

@@ -11,20 +11,21 @@ from typing import Optional
 
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
-from npu_lint.host_arrays import host_array_evidence, track_host_arrays
-from npu_lint.resolver import MASK
+from npu_lint.host_arrays import is_host_array, track_host_arrays
 from npu_lint.rules import ApiRef, Rule
+from npu_lint.rules.affinity_operands import fallback_of_sdpa, shown, transposed_operand
 from npu_lint.tables import keyed
 from npu_lint.versions import since_key
 
 FAMILY = "affinity"
-MASK_PATTERN = "input[condition] = value"
 
 
 def affinity_row(api: str, ctx: FileContext) -> Optional[dict[str, str]]:
     """The table row for ``api`` if its affinity API exists, and is not deprecated, in the target release."""
     row = keyed("affinity.tsv", "api").get(api)
     if row is None or (row["since"] and ctx.target.key < since_key(row["since"])):
+        return None
+    if ctx.target.release in row["missing_in"].split():   # the wheel of that release does not register it
         return None
     if row["deprecated_since"] and ctx.target.key >= since_key(row["deprecated_since"]):
         successor = row["successor"]
@@ -34,14 +35,44 @@ def affinity_row(api: str, ctx: FileContext) -> Optional[dict[str, str]]:
     return row
 
 
-def _condition_holds(condition: str, call: ast.Call) -> bool:
-    if condition == "transposed_operand":
-        return any((isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and arg.func.attr in ("t", "transpose"))
-                   or (isinstance(arg, ast.Attribute) and arg.attr in ("T", "mT")) for arg in call.args)
+def _condition_holds(condition: str, call: ast.Call, ctx: FileContext) -> bool:
+    if condition == "transposed_operand":   # matmul_transpose(a, b) is a @ bᵀ: the second operand is transposed
+        return len(call.args) == 2 and transposed_operand(call.args[1], ctx) is not None
     if condition == "bidirectional":
         return any(kw.arg == "bidirectional" and isinstance(kw.value, ast.Constant) and kw.value.value is True
                    for kw in call.keywords)
     return not condition
+
+
+def affinity_page(rule: type[Rule]) -> str:
+    """The extra part of an NPU3xx rule page: its targets per release (with the evidence) and the examples that must
+    and must not fire, from ``rule_tables/affinity.tsv`` and the rule's own examples."""
+    table = keyed("affinity.tsv", "api")
+    patterns = getattr(rule, "patterns", None)
+    if patterns is None:   # NPU301 / NPU302: the name-matched rows
+        wanted = ("class ", "def ") if rule.code == "NPU302" else ("torch", "timm", "apex", "adamp", "pytorch_", "a @ b^T")
+        patterns = tuple(api for api in sorted(table) if api.startswith(wanted))
+    lines = ["### Targets", "", "| matches | torch_npu API | since | deprecated | evidence |", "|---|---|---|---|---|"]
+    for api in patterns:
+        row = table.get(api)
+        if row is None:
+            continue
+        deprecated = f"{row['deprecated_since']} ({row['successor'] or 'no successor'})" if row["deprecated_since"] \
+            else "-"
+        missing = f"; not in the {row['missing_in']} wheel" if row["missing_in"] else ""
+        evidence = row["evidence"].split(";")[0].replace("|", "/")
+        lines.append(f"| `{api}` | `{row['affinity_api']}` | {row['since'] or '-'}{missing} | {deprecated} | "
+                     f"{row['source']}: {evidence} |")
+    for title, examples in (("Must fire", rule.must_fire), ("Must not fire", rule.must_not_fire)):
+        lines += ["", f"### {title}", ""]
+        for example in examples:
+            lines += ["```python", example.rstrip("\n"), "```"]
+    return "\n".join(lines)
+
+
+def with_note(row: dict[str, str]) -> str:
+    """``; <note>`` from the table row (conditions and what to change beyond the call), or nothing."""
+    return f"; {row['note']}" if row.get("note") else ""
 
 
 class AffinityApi(Rule):
@@ -49,125 +80,84 @@ class AffinityApi(Rule):
 
     What it does:
         Flags calls whose NPU counterpart is a fused torch_npu API available in the target release:
-        ``torch.optim`` optimizers (``NpuFused*``), ``F.gelu`` / ``nn.GELU`` (``fast_gelu``), ``torch.roll``,
-        ``torch.matmul`` with a transposed operand, RMSNorm, bidirectional LSTM, and torchvision box ops
-        (``nms``, ``batched_nms``, ``roi_align``, ``box_iou``, ``deform_conv2d``, ...). Replacements the
-        vendor deprecated for the target release are not suggested.
+        ``torch.optim`` optimizers (``NpuFused*``), ``F.gelu`` / ``nn.GELU`` (``fast_gelu``, an approximation:
+        the message says so), ``torch.roll``, a matrix product whose second operand is transposed
+        (``torch.matmul(a, b.t())``, ``a @ b.transpose(-2, -1)``, ``x @ torch.transpose(W, 0, 1)``,
+        ``k.permute(0, 1, 3, 2)``, ``.T`` / ``.mT``), RMSNorm, bidirectional LSTM, and torchvision box ops
+        (``nms``, ``batched_nms``, ``roi_align``, ``box_iou``, ``deform_conv2d``, ..., also through
+        ``torchvision.ops.boxes``). The message quotes the call and adds the counterpart's dtype and shape
+        conditions. Replacements the vendor deprecated, or that the target release's wheel does not register,
+        are not suggested. Not flagged: a transposed first operand (``a.t() @ b``), products in the by-hand fallback
+        of an ``if`` whose other branch calls ``F.scaled_dot_product_attention``, transposes of other dims
+        (``transpose(0, 2)``), ``F.scaled_dot_product_attention`` (torch-npu 2.1.0 to 2.14.0 register an NPU
+        kernel for ``aten::scaled_dot_product_attention``, ``wheels/aten_npu_<release>.csv``; torch 1.11 has no
+        SDPA).
     Why it matters on NPU:
         The torch_npu versions run as single fused Ascend kernels (fused optimizers update all parameters
         in one flattened buffer, box ops avoid host round trips), which is where NPU training time is won.
     Example:
         optimizer = torch.optim.AdamW(model.parameters(), lr=1e-3)
+        scores = torch.matmul(q, k.transpose(-2, -1))
     Use instead:
         optimizer = torch_npu.optim.NpuFusedAdamW(model.parameters(), lr=1e-3)
+        scores = torch_npu.contrib.function.matmul_transpose(q, k)
     Fix safety:
         Safe for the fused optimizers and for ``nn.SiLU()`` called without arguments (to
         ``torch_npu.contrib.module.SiLU()``, for releases before 2.6.0, which deprecated it), which
         ``npu-lint check --fix`` swaps in files that already ``import torch_npu``. The rest are reported only:
         ``nn.SiLU(inplace=True)`` has no counterpart argument, ``torch_npu.fast_gelu`` is a function (not a module)
-        that approximates GELU, and box ops differ in argument order and output padding.
+        that approximates GELU, box ops differ in argument order and output padding, and ``matmul_transpose``
+        takes the operand untransposed.
     """
 
     fix_safety = "safe"
 
     code = "NPU301"
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "affinity-api"
     family = FAMILY
-    node_types = (ApiRef,)
+    node_types = (ApiRef, ast.BinOp, ast.Assign)
     triggers = ("optim", "gelu", "GELU", "SiLU", "roll", "matmul", "RMSNorm", "rms_norm", "LSTM", "torchvision", "Lamb",
-                "AdamP", "BertAdam", "RMSpropTF")
-    message = "{api} has a faster NPU counterpart: {affinity} (torch-npu {since}+)"
+                "AdamP", "BertAdam", "RMSpropTF", "@")
+    message = "{source} has a faster NPU counterpart: {affinity} (torch-npu {since}+){note}"
     must_fire = ("import torch\nopt = torch.optim.AdamW(model.parameters(), lr=1e-3)\n",
                  "import torch.nn.functional as F\ny = F.gelu(x)\n",
                  "from torchvision.ops import nms\nkeep = nms(boxes, scores, 0.5)\n",
                  "import torch\ns = torch.matmul(q, k.transpose(-2, -1))\n",
-                 "import torchvision\nout = torchvision.ops.roi_align(feats, rois, (7, 7))\n")
+                 "import torchvision\nout = torchvision.ops.roi_align(feats, rois, (7, 7))\n",
+                 "import torch\ny = x @ torch.transpose(W, 0, 1)\n", "import torch\ny = torch.matmul(a, b.t())\n",
+                 "import torch\ns = q @ k.permute(0, 1, 3, 2)\n",
+                 "from torchvision.ops import boxes as box_ops\nkeep = box_ops.batched_nms(b, s, c, 0.5)\n")
     must_not_fire = ("import torch\ns = torch.matmul(q, k)\n", "import torch.nn as nn\nrnn = nn.LSTM(128, 256)\n",
                      "import torch.nn as nn\nact = nn.SiLU()\n",          # deprecated for the default target
-                     "import torch\nopt_cls = torch.optim.AdamW\n")
+                     "import torch\nopt_cls = torch.optim.AdamW\n", "import torch\ny = a.t() @ b\n",
+                     "import torch\ny = a @ b.transpose(0, 2)\n", "import torch\ny = a @ b.permute(0, 2, 1, 3)\n",
+                     "import numpy as np\ny = a @ b.T\n",
+                     "import numpy as np\nimport torch\nw = np.ones((3, 3))\ny = w @ w.T\n")
 
-    def check(self, ref: ApiRef, ctx: FileContext) -> None:
-        call = ctx.call_of(ref.node)
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.Assign):
+            if ctx.uses_torch:
+                track_host_arrays(node, ctx)   # ``a @ b.T`` of numpy arrays is not NPU work
+            return
+        if isinstance(node, ast.BinOp):
+            if isinstance(node.op, ast.MatMult) and ctx.uses_torch and transposed_operand(node.right, ctx) is not None \
+                    and not is_host_array(node.left, ctx, node) and not is_host_array(node.right, ctx, node):
+                self._report(node, "a @ b^T", ctx)
+            return
+        call = ctx.call_of(node.node)
         if call is None:
             return
-        row = affinity_row(ref.qualname, ctx)
-        if row is not None and _condition_holds(row["condition"], call):
-            ctx.report(ref.node, self.message.format(api=ref.qualname, affinity=row["affinity_api"],
-                                                     since=row["since"]), ref.qualname)
+        row = affinity_row(node.qualname, ctx)
+        if row is not None and _condition_holds(row["condition"], call, ctx):
+            self._report(call, node.qualname, ctx, node.node)
 
-
-def _tensor_side(target: ast.Subscript, ctx: FileContext) -> bool:
-    """The assigned array is evidently a torch tensor (numpy mask assignment is not an NPU matter)."""
-    if ctx.resolver.is_tensor(target.value):
-        return True
-    index = target.slice.operand if isinstance(target.slice, ast.UnaryOp) else target.slice
-    return isinstance(index, ast.Compare) and ctx.resolver.is_tensor(index.left)
-
-
-class MaskedAssignment(Rule):
-    """Boolean-mask assignment ``x[mask] = value``.
-
-    What it does:
-        Flags assignments whose index is a boolean mask: a comparison (``x[x > 0] = 0``), an inverted or
-        combined mask, or a name bound to one (``keep = scores > thr``; ``labels[keep] = bg``), with a name or
-        a number on the right, in files that use torch. Host arrays (numpy, pandas, ``.cpu()`` tensors, see
-        ``npu_lint/host_arrays.py``) are left alone.
-    Why it matters on NPU:
-        Boolean-mask assignment becomes IndexPut with a data-dependent nonzero on NPU: slow, and a device
-        sync. ``npu_fast_condition_index_put`` does it with dense ops; for a zero fill ``x *= ~mask`` is
-        faster still.
-    Example:
-        loss[ignore_mask] = 0
-    Use instead:
-        loss *= ~ignore_mask
-    Fix safety:
-        Unsafe: ``npu-lint check --fix --unsafe-fixes`` rewrites ``x[mask] = <number>`` as
-        ``x.masked_fill_(mask, <number>)`` (a dense operator, in place like the original). Indexing applies a boolean mask to the
-        leading dimensions of ``x`` (and also accepts integer index tensors), while ``masked_fill_`` broadcasts
-        the mask from the trailing dimensions and needs a bool tensor: they agree when the mask has the shape of
-        ``x``. A name or an expression on the right is not rewritten.
-    """
-
-    fix_safety = "unsafe"
-
-    code = "NPU303"
-    name = "masked-assignment"
-    family = FAMILY
-    node_types = (ast.Assign,)
-    triggers = ("] =",)   # an assignment to a subscript
-    message = "{target}[mask] = {value} is a slow IndexPut on NPU: use {replacement}"
-    must_fire = ("import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
-                 "import torch\nlabels = torch.zeros(4)\nkeep = scores > thr\nlabels[keep] = background\n",
-                 "import torch\ndef f(w: torch.Tensor, valid_mask: torch.BoolTensor):\n    w[~valid_mask] = value\n",
-                 "import torch\nweights = torch.ones(3)\nmask = (dist < radius) & ok\nweights[mask] = 1.0\n",
-                 "import torch\ndef assign(max_overlaps, ious: torch.Tensor, thr: float):\n    valid_mask = ious > thr\n    max_overlaps[valid_mask] = thr\n")
-    must_not_fire = ("import torch\nx = torch.zeros(3)\nx[0] = 1\n",
-                     "import torch\nimport numpy as np\ndef f(img, thr):\n    out = np.asarray(img)\n    out[out > thr] = 0\n", "import torch\nx[i] = y\n",
-                     "import torch\nd['key'] = v\n", "import torch\nx = torch.zeros(3)\nx[x > 0] = y[x > 0] * 2\n",
-                     "import numpy as np\nimport torch\nseg = np.zeros((4, 4))\nseg[seg == 0] = 255\n")
-
-    def check(self, node: ast.Assign, ctx: FileContext) -> None:
-        if not ctx.uses_torch:
+    def _report(self, node: ast.AST, api: str, ctx: FileContext, where: Optional[ast.AST] = None) -> None:
+        row = affinity_row(api, ctx)
+        if row is None or (row["condition"] == "transposed_operand" and fallback_of_sdpa(node, ctx)):
             return
-        track_host_arrays(node, ctx)
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
-            return
-        target, value = node.targets[0], node.value
-        if not isinstance(value, (ast.Name, ast.Attribute, ast.Constant)):
-            return
-        if isinstance(value, ast.Constant) and not isinstance(value.value, (int, float)):
-            return
-        index = target.slice
-        if ctx.resolver.kind_of(index) != MASK:
-            return
-        if not _tensor_side(target, ctx) and host_array_evidence(target, index, ctx, node):
-            return
-        zero = isinstance(value, ast.Constant) and value.value == 0
-        name = unparse(target.value)
-        replacement = (f"{name} *= ~mask (or torch_npu.contrib.function.npu_fast_condition_index_put)" if zero
-                       else "torch_npu.contrib.function.npu_fast_condition_index_put")
-        ctx.report(node, self.message.format(target=name, value=unparse(value), replacement=replacement),
-                   MASK_PATTERN)
+        ctx.report(where or node, self.message.format(source=shown(node, ctx), affinity=row["affinity_api"],
+                                                      since=row["since"], note=with_note(row)), api)
 
 
 _BASES = ("Module", "Function")
@@ -199,7 +189,7 @@ class ReimplementedApi(Rule):
     What it does:
         Flags definitions that the vendor's affinity list names (timm ``DropPath``, yolov5 ``Focus``, ``Mish``,
         fairseq ``MultiheadAttention`` / ``FairseqDropout``, ``ROIAlign``, ``PSROIPool``,
-        ``ModulatedDeformConv2dFunction``, mmdet ``multiclass_nms`` / ``fast_nms``, ``channel_shuffle``, YOLO box
+        ``ModulatedDeformConv2dFunction``, ``LabelSmoothingCrossEntropy`` (timm), mmdet ``multiclass_nms`` / ``fast_nms``, ``channel_shuffle``, YOLO box
         coders' ``encode`` / ``decode``, ``single_level_responsible_flags``), matched by name and structure
         (an ``nn.Module`` / ``autograd.Function`` with ``forward``; a function with the expected arguments), not
         by an exact parameter list; and the calls of those classes and functions, in the file or imported.
@@ -215,13 +205,14 @@ class ReimplementedApi(Rule):
     """
 
     code = "NPU302"
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "reimplemented-api"
     family = FAMILY
     node_types = (ast.ClassDef, ast.FunctionDef, ast.Call)
     triggers = ("DropPath", "Focus", "Mish", "MultiheadAttention", "FairseqDropout", "ROIAlign", "PSROIPool",
                 "ModulatedDeformConv2dFunction", "multiclass_nms", "fast_nms", "channel_shuffle", "encode", "decode",
-                "single_level_responsible_flags")
-    message = "{name} re-implements a fused NPU API: use {affinity}{since}"
+                "single_level_responsible_flags", "LabelSmoothingCrossEntropy")
+    message = "{name} re-implements a fused NPU API: use {affinity}{since}{note}"
     must_fire = ("import torch.nn as nn\nclass DropPath(nn.Module):\n    def forward(self, x):\n        return x\n",
                  "from timm.layers import DropPath\nblock = DropPath(0.1)\n",
                  "def multiclass_nms(multi_bboxes, multi_scores, score_thr, nms_cfg):\n    pass\n"
@@ -247,7 +238,8 @@ class ReimplementedApi(Rule):
         if row is not None:
             name = key if not isinstance(node, ast.Call) else f"{key.split(' ', 1)[1]}(...)"
             since = f" (torch-npu {row['since']}+)" if row["since"] else ""
-            ctx.report(where, self.message.format(name=name, affinity=row["affinity_api"], since=since), key)
+            ctx.report(where, self.message.format(name=name, affinity=row["affinity_api"], since=since,
+                                                  note=with_note(row)), key)
 
     def _call_key(self, node: ast.Call, ctx: FileContext, defined: set) -> Optional[str]:
         if isinstance(node.func, ast.Name) and node.func.id in defined:

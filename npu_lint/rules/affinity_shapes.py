@@ -1,4 +1,4 @@
-"""NPU304-NPU307: code shapes that one fused torch_npu operator replaces (``special`` affinity APIs)."""
+"""NPU304-NPU306, NPU308: code shapes that one fused torch_npu operator replaces (``special`` affinity APIs)."""
 from __future__ import annotations
 
 import ast
@@ -7,17 +7,19 @@ from typing import Optional
 from npu_lint.bounded import same
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
-from npu_lint.rules.affinity import affinity_row
+from npu_lint.rules.affinity import affinity_page, affinity_row, with_note
+from npu_lint.rules.affinity_operands import shown
+from npu_lint.rules.fusion_structure import definition
 
 FAMILY = "affinity"
-_SOFTMAX = ("torch.softmax", "torch.nn.functional.softmax", "torch.Tensor.softmax")
+MESSAGE = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+){note}"
 
 
 def _same(a: ast.AST, b: ast.AST) -> bool:
     return same(a, b)   # bounded, non-recursive
 
 
-def _call_name(node: ast.AST, ctx: FileContext) -> Optional[str]:
+def call_name(node: ast.AST, ctx: FileContext) -> Optional[str]:
     """The qualified name of a call, with ``x.softmax(...)`` as ``torch.Tensor.softmax``."""
     if not isinstance(node, ast.Call):
         return None
@@ -28,10 +30,13 @@ def _call_name(node: ast.AST, ctx: FileContext) -> Optional[str]:
 
 
 def report_shape(rule: Rule, node: ast.AST, pattern: str, ctx: FileContext, shape: str) -> None:
-    """Report ``shape`` with the affinity API of ``pattern``, if the target release has it."""
+    """Report the code at ``node`` (quoted), described as ``shape``, with the affinity API of ``pattern`` and its
+    conditions, if the target release has it."""
     row = affinity_row(pattern, ctx)
     if row is not None:
-        ctx.report(node, rule.message.format(shape=shape, affinity=row["affinity_api"], since=row["since"]), pattern)
+        text = f"{shown(node, ctx)} ({shape})"
+        ctx.report(node, rule.message.format(shape=text, affinity=row["affinity_api"], since=row["since"],
+                                             note=with_note(row)), pattern)
 
 
 class ActivationShape(Rule):
@@ -51,11 +56,13 @@ class ActivationShape(Rule):
     """
 
     code = "NPU304"
+    patterns = ('x * sigmoid(x)', 'x * tanh(softplus(x))')
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "activation-shape"
     family = FAMILY
     node_types = (ast.BinOp,)
     triggers = ("sigmoid", "softplus")
-    message = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
+    message = MESSAGE
     must_fire = ("import torch\ny = x * torch.sigmoid(x)\n", "import torch\ny = torch.sigmoid(h) * h\n",
                  "import torch\nimport torch.nn.functional as F\ny = x * torch.tanh(F.softplus(x))\n")
     must_not_fire = ("import torch\ny = x * torch.sigmoid(g)\n", "import torch\ny = torch.sigmoid(x)\n")
@@ -64,218 +71,80 @@ class ActivationShape(Rule):
         if not isinstance(node.op, ast.Mult):
             return
         for operand, other in ((node.left, node.right), (node.right, node.left)):
-            name = _call_name(other, ctx)
+            name = call_name(other, ctx)
             if name in ("torch.sigmoid", "torch.Tensor.sigmoid", "torch.nn.functional.sigmoid") and other.args \
                     and _same(other.args[0], operand):
-                report_shape(self, node, "x * sigmoid(x)", ctx, "x * sigmoid(x)")
+                report_shape(self, node, "x * sigmoid(x)", ctx, "SiLU written out")
                 return
             if name in ("torch.tanh", "torch.Tensor.tanh") and other.args and \
-                    _call_name(other.args[0], ctx) == "torch.nn.functional.softplus" and \
+                    call_name(other.args[0], ctx) == "torch.nn.functional.softplus" and \
                     other.args[0].args and _same(other.args[0].args[0], operand):
-                report_shape(self, node, "x * tanh(softplus(x))", ctx, "x * tanh(softplus(x))")
+                report_shape(self, node, "x * tanh(softplus(x))", ctx, "Mish written out")
                 return
-
-
-class GatedLinearShape(Rule):
-    """SwiGLU / GeGLU: ``a, b = x.chunk(2, -1)`` then ``F.silu(a) * b`` (or ``F.gelu(a) * b``).
-
-    What it does:
-        Flags the product of ``silu`` (or ``gelu``) of one half of a two-way ``chunk``/``split`` with the other half.
-    Why it matters on NPU:
-        ``npu_swiglu`` / ``npu_geglu`` do the split, the activation and the product in one operator
-        (torch-npu 2.2.0+), saving two intermediates per MLP block.
-    Example:
-        a, b = x.chunk(2, dim=-1)
-        y = F.silu(a) * b
-    Use instead:
-        y = torch_npu.npu_swiglu(x, dim=-1)
-    Fix safety:
-        No fix: npu_swiglu applies SiLU to the first half, check the order.
-    """
-
-    code = "NPU305"
-    name = "gated-linear-shape"
-    family = FAMILY
-    node_types = (ast.Assign, ast.BinOp)
-    triggers = ("chunk", "split")
-    message = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
-    must_fire = ("import torch.nn.functional as F\na, b = x.chunk(2, dim=-1)\ny = F.silu(a) * b\n",
-                 "import torch\nimport torch.nn.functional as F\ngate, up = torch.chunk(h, 2, -1)\nout = up * F.gelu(gate)\n")
-    must_not_fire = ("import torch.nn.functional as F\ny = F.silu(a) * b\n",
-                     "import torch.nn.functional as F\na, b, c = x.chunk(3, dim=-1)\ny = F.silu(a) * b\n")
-
-    def check(self, node: ast.AST, ctx: FileContext) -> None:
-        halves = ctx.scratch.setdefault("chunk_halves", set())
-        if isinstance(node, ast.Assign):
-            target, value = node.targets[0], node.value
-            if isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts) \
-                    and _is_two_way_split(value, ctx):
-                halves.add(tuple(sorted(e.id for e in target.elts)))
-            return
-        if not isinstance(node.op, ast.Mult):
-            return
-        for activated, other in ((node.left, node.right), (node.right, node.left)):
-            name = _call_name(activated, ctx)
-            if name not in ("torch.nn.functional.silu", "torch.nn.functional.gelu") or not activated.args:
-                continue
-            inner = activated.args[0]
-            if isinstance(inner, ast.Name) and isinstance(other, ast.Name) and \
-                    tuple(sorted((inner.id, other.id))) in halves:
-                kind = "silu" if name.endswith("silu") else "gelu"
-                report_shape(self, node, f"{kind}(a) * b after chunk(2)", ctx, f"{kind}(a) * b of the two halves")
-                return
-
-
-def _is_two_way_split(value: ast.AST, ctx: FileContext) -> bool:
-    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) \
-            or value.func.attr not in ("chunk", "split"):
-        return False
-    args = value.args if ctx.resolver.qualname(value.func) is None else value.args[1:]   # torch.chunk(x, 2, ...)
-    return bool(args) and isinstance(args[0], ast.Constant) and args[0].value == 2 and value.func.attr == "chunk"
 
 
 class RotateHalf(Rule):
-    """The ``rotate_half`` of rotary position embeddings: ``torch.cat((-x2, x1), dim=-1)``.
+    """Rotary position embeddings written out: ``torch.cat((-x2, x1), dim=-1)`` or the complex form.
 
     What it does:
-        Flags ``torch.cat((-x2, x1), dim=-1)`` (the half rotation of RoPE).
+        Flags ``torch.cat((-x2, x1), dim=-1)`` (the half rotation of RoPE, ``rotate_half``), and the complex form
+        of Meta's LLaMA and its copies: ``torch.view_as_real(xq_ * freqs_cis)`` where ``xq_`` is
+        ``torch.view_as_complex(...)`` (inline, or a name assigned from it earlier in the function). Not flagged:
+        the interleaved ``torch.stack((-x2, x1), dim=-1).flatten(-2)`` spelling (GPT-J, some timm models) and
+        RoPE applied through ``torch.polar``.
     Why it matters on NPU:
-        ``npu_rotary_mul(x, cos, sin)`` computes ``x * cos + rotate_half(x) * sin`` in one operator.
+        ``npu_rotary_mul(x, cos, sin)`` computes ``x * cos + rotate_half(x) * sin`` in one operator; with
+        ``rotary_mode='interleave'`` (torch-npu 2.5.1+) it rotates adjacent pairs, as the complex form does.
     Example:
         return torch.cat((-x2, x1), dim=-1)
+        xq_out = torch.view_as_real(xq_ * freqs_cis).flatten(3)
     Use instead:
         q = torch_npu.npu_rotary_mul(q, cos, sin)
+        xq_out = torch_npu.npu_rotary_mul(xq, cos, sin, rotary_mode="interleave")
     Fix safety:
-        No fix: the caller's ``x * cos + rotate_half(x) * sin`` is what gets replaced.
+        No fix: the caller's ``x * cos + rotate_half(x) * sin`` is what gets replaced, and the complex form needs
+        ``cos`` / ``sin`` built from ``freqs_cis``.
     """
 
     code = "NPU306"
+    patterns = ('cat((-x2, x1), dim=-1)', 'view_as_complex(x) * freqs_cis')
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "rotate-half"
     family = FAMILY
     node_types = (ast.Call,)
-    triggers = ("cat",)
-    message = "{shape} (RoPE) is one fused operator on NPU: {affinity} (torch-npu {since}+)"
+    triggers = ("cat", "view_as_real")
+    message = MESSAGE
     must_fire = ("import torch\ndef rotate_half(x):\n    x1, x2 = x[..., :32], x[..., 32:]\n"
-                 "    return torch.cat((-x2, x1), dim=-1)\n",)
-    must_not_fire = ("import torch\ny = torch.cat((a, b), dim=-1)\n", "import torch\ny = torch.cat((-a, b), dim=0)\n")
+                 "    return torch.cat((-x2, x1), dim=-1)\n",
+                 "import torch\ndef rope(xq, freqs_cis):\n"
+                 "    xq_ = torch.view_as_complex(xq.float().reshape(*xq.shape[:-1], -1, 2))\n"
+                 "    return torch.view_as_real(xq_ * freqs_cis).flatten(3)\n")
+    must_not_fire = ("import torch\ny = torch.cat((a, b), dim=-1)\n", "import torch\ny = torch.cat((-a, b), dim=0)\n",
+                     "import torch\ndef f(a, b):\n    return torch.view_as_real(a * b)\n")
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
-        if _call_name(node, ctx) != "torch.cat" or not node.args or not isinstance(node.args[0], (ast.Tuple, ast.List)):
+        if call_name(node, ctx) == "torch.view_as_real":
+            self._complex_form(node, ctx)
+            return
+        if call_name(node, ctx) != "torch.cat" or not node.args or not isinstance(node.args[0], (ast.Tuple, ast.List)):
             return
         parts = node.args[0].elts
         dim = next((kw.value for kw in node.keywords if kw.arg == "dim"), node.args[1] if len(node.args) > 1 else None)
         last = isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and isinstance(dim.operand, ast.Constant) \
             and dim.operand.value == 1
         if len(parts) == 2 and last and isinstance(parts[0], ast.UnaryOp) and isinstance(parts[0].op, ast.USub):
-            report_shape(self, node, "cat((-x2, x1), dim=-1)", ctx, "cat((-x2, x1), dim=-1)")
+            report_shape(self, node, "cat((-x2, x1), dim=-1)", ctx, "rotate_half of RoPE")
 
-
-class AttentionShape(Rule):
-    """Hand-written attention: ``softmax(q @ k.transpose(-2, -1) * scale) @ v``.
-
-    What it does:
-        Flags the product with ``v`` of a softmax over ``q @ kᵀ`` scores, inline or through the names the scores
-        and probabilities are assigned to in between (scale, mask and dropout steps allowed).
-    Why it matters on NPU:
-        ``npu_fusion_attention`` computes the whole block in one flash-style operator, without materialising
-        the (sequence × sequence) score matrix.
-    Example:
-        attn = (q @ k.transpose(-2, -1)) * self.scale
-        attn = attn.softmax(dim=-1)
-        x = attn @ v
-    Use instead:
-        x = torch_npu.npu_fusion_attention(q, k, v, head_num, "BNSD", scale=self.scale)[0]
-    Fix safety:
-        No fix: the layout and head arguments depend on the model.
-    """
-
-    code = "NPU307"
-    name = "attention-shape"
-    family = FAMILY
-    node_types = (ast.Assign, ast.BinOp, ast.Call)
-    triggers = ("softmax",)
-    message = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
-    must_fire = ("import torch\nattn = (q @ k.transpose(-2, -1)) * scale\nattn = attn.softmax(dim=-1)\n"
-                 "attn = self.attn_drop(attn)\nx = attn @ v\n",
-                 "import torch\nout = torch.matmul(torch.softmax(torch.matmul(q, k.transpose(2, 3)), -1), v)\n")
-    must_not_fire = ("import torch\nprobs = logits.softmax(-1)\ny = probs @ w\n",
-                     "import torch\nscores = q @ k\nattn = scores.softmax(-1)\nx = attn @ v\n")
-
-    def check(self, node: ast.AST, ctx: FileContext) -> None:
-        scores = ctx.scratch.setdefault("attention_scores", set())
-        probs = ctx.scratch.setdefault("attention_probs", set())
-        if isinstance(node, ast.Assign):
-            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-                return
-            name, value = node.targets[0].id, node.value
-            if self._probs(value, ctx, scores):
-                probs.add(name)
-                scores.discard(name)
-                return
-            is_scores, reads_itself = False, False
-            for sub in ast.walk(value):   # one walk: is it a score matrix, and does it read its own name?
-                if isinstance(sub, ast.Name):
-                    is_scores = is_scores or sub.id in scores
-                    reads_itself = reads_itself or sub.id == name
-                else:
-                    operands = _matmul_operands(sub, ctx)
-                    is_scores = is_scores or (operands is not None and _is_transposed(operands[1]))
-                if is_scores:
-                    break
-            if is_scores:
-                scores.add(name)
-                probs.discard(name)
-            elif not reads_itself:
-                probs.discard(name)   # rebound to something else; ``attn = self.drop(attn)`` keeps its role
-                scores.discard(name)
+    def _complex_form(self, node: ast.Call, ctx: FileContext) -> None:
+        product = node.args[0] if len(node.args) == 1 else None
+        if not (isinstance(product, ast.BinOp) and isinstance(product.op, ast.Mult)):
             return
-        operands = _matmul_operands(node, ctx)
-        left = operands[0] if operands else None
-        if left is not None and (self._probs(left, ctx, scores) or
-                                 (isinstance(left, ast.Name) and left.id in probs)):
-            report_shape(self, node, "softmax(q @ k^T) @ v", ctx, "softmax(q @ kᵀ) @ v attention")
-
-    def _scores(self, expr: ast.AST, ctx: FileContext, scores: set) -> bool:
-        """``q @ k.transpose(-2, -1)`` (possibly scaled or masked), or a name holding it."""
-        for sub in ast.walk(expr):
-            operands = _matmul_operands(sub, ctx)
-            if operands is not None and _is_transposed(operands[1]):
-                return True
-            if isinstance(sub, ast.Name) and sub.id in scores:
-                return True
-        return False
-
-    def _probs(self, expr: ast.AST, ctx: FileContext, scores: set) -> bool:
-        expr = _strip_dropout(expr, ctx)
-        return _call_name(expr, ctx) in _SOFTMAX and self._scores(expr, ctx, scores)
-
-
-def _strip_dropout(expr: ast.AST, ctx: FileContext) -> ast.AST:
-    if isinstance(expr, ast.Call) and len(expr.args) >= 1:
-        name = _call_name(expr, ctx) or ""
-        if "drop" in name.lower() or (isinstance(expr.func, ast.Attribute) and "drop" in expr.func.attr.lower()):
-            return expr.args[0]
-    return expr
-
-
-_MATMULS = ("matmul", "bmm")
-
-
-def _matmul_operands(node: ast.AST, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
-    """(left, right) of ``a @ b``, ``torch.matmul(a, b)`` or ``torch.bmm(a, b)``."""
-    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.MatMult):
-        return node.left, node.right
-    if isinstance(node, ast.Call) and len(node.args) == 2 and (
-            isinstance(node.func, ast.Name) or (isinstance(node.func, ast.Attribute) and node.func.attr in _MATMULS)) \
-            and _call_name(node, ctx) in ("torch.matmul", "torch.bmm"):   # an attribute call must end in its name
-        return node.args[0], node.args[1]
-    return None
-
-
-def _is_transposed(node: ast.AST) -> bool:
-    if isinstance(node, ast.Attribute) and node.attr in ("mT", "T"):
-        return True
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("transpose", "t")
+        statement = ctx.statement_of(node)
+        for side in (product.left, product.right):
+            value = definition(side, statement, ctx)[0] if isinstance(side, ast.Name) and statement else side
+            if call_name(value, ctx) == "torch.view_as_complex":
+                report_shape(self, node, "view_as_complex(x) * freqs_cis", ctx, "complex-form RoPE")
+                return
 
 
 class RmsNormShape(Rule):
@@ -296,11 +165,13 @@ class RmsNormShape(Rule):
     """
 
     code = "NPU308"
+    patterns = ('x * rsqrt(mean(x ** 2) + eps)',)
+    page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "rms-norm-shape"
     family = FAMILY
     node_types = (ast.Assign, ast.BinOp)
     triggers = ("rsqrt",)
-    message = "{shape} is one fused operator on NPU: {affinity} (torch-npu {since}+)"
+    message = MESSAGE
     must_fire = ("import torch\ny = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + eps)\n",
                  "import torch\nvariance = h.pow(2).mean(-1, keepdim=True)\nh = h * torch.rsqrt(variance + 1e-6)\n",
                  "import torch\ny = torch.rsqrt((x * x).mean(dim=-1, keepdim=True) + eps) * x\n")
@@ -315,7 +186,7 @@ class RmsNormShape(Rule):
         if not isinstance(node.op, ast.Mult):
             return
         for side in (node.left, node.right):
-            if _call_name(side, ctx) in ("torch.rsqrt", "torch.Tensor.rsqrt") and side.args \
+            if call_name(side, ctx) in ("torch.rsqrt", "torch.Tensor.rsqrt") and side.args \
                     and isinstance(side.args[0], ast.BinOp) and isinstance(side.args[0].op, ast.Add) \
                     and (_mean_of_square(side.args[0].left, ctx) or _names_square(side.args[0].left, squares)):
                 report_shape(self, node, "x * rsqrt(mean(x ** 2) + eps)", ctx, "RMSNorm")
@@ -327,9 +198,9 @@ def _names_square(node: ast.AST, squares: set) -> bool:
 
 
 def _mean_of_square(node: ast.AST, ctx: FileContext) -> bool:
-    if _call_name(node, ctx) not in ("torch.Tensor.mean", "torch.mean"):
+    if call_name(node, ctx) not in ("torch.Tensor.mean", "torch.mean"):
         return False
-    inner = node.func.value if isinstance(node.func, ast.Attribute) and _call_name(node, ctx) == "torch.Tensor.mean" \
+    inner = node.func.value if isinstance(node.func, ast.Attribute) and call_name(node, ctx) == "torch.Tensor.mean" \
         else (node.args[0] if node.args else None)
     if isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute) and inner.func.attr in ("pow", "square"):
         return inner.func.attr == "square" or (bool(inner.args) and isinstance(inner.args[0], ast.Constant)
