@@ -32,6 +32,15 @@ def run(args: Sequence[str], cwd: Path, **kwargs) -> subprocess.CompletedProcess
                           stdin=subprocess.DEVNULL, timeout=600, **kwargs)
 
 
+@pytest.fixture(autouse=True, scope="session")
+def _own_user_cache(tmp_path_factory):
+    """``npu-lint check`` keeps project indexes in the user cache: the suite uses a folder of its own (inherited
+    by every subprocess), so it neither reads nor fills the cache of whoever runs it."""
+    if "NPU_LINT_CACHE_DIR" not in os.environ:
+        os.environ["NPU_LINT_CACHE_DIR"] = str(tmp_path_factory.mktemp("npu-lint-cache"))
+    yield
+
+
 FORMULA_PREFIXES = ("=", "+", "-", "@")
 
 

@@ -6,6 +6,7 @@ import ast
 import csv
 import io
 import os
+import time
 import shutil
 import re
 import signal
