@@ -22,3 +22,14 @@ def test_every_code_is_in_the_changelog():
     from npu_lint.rules import all_rules
     for rule in all_rules():
         assert rule.code in changelog, rule.code
+
+
+def test_every_package_is_shipped():
+    """A non-editable install (what CI and users get) ships only the packages pyproject.toml lists."""
+    import re
+    from pathlib import Path
+    repo = Path(__file__).resolve().parents[1]
+    text = (repo / "pyproject.toml").read_text(encoding="utf-8")
+    listed = set(re.findall(r'"(npu_lint[\w.]*)"', text.split("packages =", 1)[1].split("]", 1)[0]))
+    found = {".".join(p.parent.relative_to(repo).parts) for p in (repo / "npu_lint").rglob("__init__.py")}
+    assert found <= listed, f"not in [tool.setuptools] packages: {sorted(found - listed)}"
