@@ -111,12 +111,6 @@ class Resolver(Summaries):
         if len(self._stack) > 1:
             self._stack.pop()
 
-    def add_assign(self, node: ast.Assign) -> None:   # bindings are known before the walk: nothing to do
-        return None
-
-    def bind_loop(self, node: ast.AST) -> None:
-        return None
-
     # -- names ---------------------------------------------------------------------------
     def binding(self, node: ast.Name, scope: Optional[Scope] = None) -> Optional[Binding]:
         """The binding a name refers to where it stands."""
@@ -201,17 +195,6 @@ class Resolver(Summaries):
             if binding is not None and binding.tag in (DEF, CLASS):
                 return binding.value
         return None
-
-    def lookup(self, key: str) -> Optional[str]:
-        """The kind a name (or ``self.x``) has where the walk stands (late binding: its last binding)."""
-        if self.scopes is None:
-            return None
-        if key.startswith("self."):
-            value = K.join([self.binding_value(b) for b in self.scopes.attribute(self.current, key[5:])] or [None])
-        else:
-            binding = self.scopes.lookup(key, self.current, None)
-            value = self.binding_value(binding) if binding is not None else None
-        return value[0] if value else None
 
     # -- values --------------------------------------------------------------------------
     def kind_of(self, node: ast.AST) -> Optional[str]:

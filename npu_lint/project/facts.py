@@ -111,15 +111,11 @@ class Extractor:
 
     # -- statements ------------------------------------------------------------------------
     def run(self, tree: ast.Module) -> "ModuleFacts":
-        attach = getattr(self.resolver, "attach", None)
-        if attach is not None:   # the semantic model binds the whole module first (late binding)
-            attach(tree)
+        self.resolver.attach(tree)   # the semantic model binds the whole module first (late binding)
         for statement in tree.body:
             self.statement(statement)
         facts = self.facts()
-        close = getattr(self.resolver, "close", None)
-        if close is not None:
-            close()   # the model's scopes hold cycles, and the index is built with the collector off
+        self.resolver.close()   # the model's scopes hold cycles, and the index is built with the collector off
         return facts
 
     def statement(self, node: ast.stmt) -> None:
@@ -154,7 +150,6 @@ class Extractor:
             self.expressions(node.value)
             for target in node.targets:
                 self.target(target)
-            self.resolver.add_assign(node)
             if at_module:
                 self._module_assign(node)
             self._local_values(node.targets, node.value)
@@ -173,7 +168,6 @@ class Extractor:
             return
         if node_type in (ast.For, ast.AsyncFor):
             self.expressions(node.iter)
-            self.resolver.bind_loop(node)
             self.target(node.target)
             for child in node.body + node.orelse:
                 self.statement(child)
@@ -221,8 +215,7 @@ class Extractor:
         self._bind(node.name, defining=True)
         owner = parent.name if parent.kind == "class" else None
         scope = _Scope("function", qualname, owner, node.lineno)
-        returns = getattr(self.resolver, "returns", None)   # the semantic model's summary of the function
-        value = returns(node) if returns is not None else None
+        value = self.resolver.returns(node)   # the semantic model's summary of the function
         scope.value = (value[0], value[1] or "") if value else ("", "")
         args = node.args
         for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
