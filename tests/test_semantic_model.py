@@ -116,6 +116,7 @@ def test_comprehension_variable_does_not_leak():
     ("import numpy as np\na = np.zeros(3)\nm = a > 0\nm.probe()\n", "host"),
     ("import numpy as np\nimport torch\nx = torch.ones(3)\na = x.cpu().numpy()\na.probe()\n", "host"),
     ("import torch\nx = torch.ones(3)\nv = x.tolist()\nv.probe()\n", "list"),
+    ("import torch\ndef f(pred):\n    boxes = pred['bboxes'].cpu()\n    boxes.probe()\n", "host"),
     ("xs = [1, 2]\nxs.probe()\n", "list"),
     ("import torch\nx = torch.ones(3, 4)\nm = (x > 0).all(1)\nm.probe()\n", "mask"),
     ("import torch\nimport pandas as pd\ndef f(df):\n    m = df.kind == 'car'\n    m.probe()\n", "host"),

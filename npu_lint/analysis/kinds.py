@@ -147,8 +147,8 @@ TENSOR_ONLY_MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "isn
 def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
     """The value ``receiver.method(...)`` returns."""
     if receiver is None:
-        if method == "numpy":
-            return HOST, None   # whatever had ``.numpy()``, the result is a numpy array
+        if method in ("numpy", "cpu"):
+            return HOST, None   # whatever had ``.numpy()`` / ``.cpu()``: host data, no NPU work
         if method == "tolist":
             return LIST, None
         return (MASK, None) if method in TENSOR_ONLY_MASK_METHODS else None
