@@ -16,6 +16,7 @@ from typing import Optional, Protocol
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
 from npu_lint.analysis.summaries import Summaries, memo, return_statements   # noqa: F401  (re-exported)
+from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, Binding, Scope,
                                       Scopes)
 from npu_lint.namespaces import is_namespace
@@ -38,8 +39,9 @@ class ProjectFacts(Protocol):
     def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]: ...
 
 
-class Resolver(Summaries):
-    """Scopes, bindings and value kinds of one module (summaries of its functions and classes: the mixin)."""
+class Resolver(Summaries, Flows):
+    """Scopes, bindings and value kinds of one module (summaries of its functions and classes, and the data flow
+    of values read from tensors: the mixins)."""
 
     def __init__(self) -> None:
         # File-wide import aliases, for callers that only feed imports (``add_import``), never for rules.
@@ -50,6 +52,7 @@ class Resolver(Summaries):
         self.module_name = ""
         self._qualnames: dict[int, tuple[str, ...]] = {}
         self._values: dict[int, object] = {}
+        self._flows: dict[int, object] = {}
         self._summaries: dict[tuple[str, int], object] = {}
         self._kept: list[ast.AST] = []
         self._call_index: Optional[dict[int, list[tuple[ast.Call, Scope, int]]]] = None
@@ -69,6 +72,7 @@ class Resolver(Summaries):
         self.scopes, self._stack = None, []
         self._qualnames.clear()
         self._values.clear()
+        self._flows.clear()
         self._summaries.clear()
         self._call_index = None
         self._local_classes.clear()
@@ -252,7 +256,7 @@ class Resolver(Summaries):
         if kind is ast.Subscript:
             value = self.value_of(node.value, scope, depth + 1)
             if value is None:
-                return None
+                return self._tuple_element(node.value, scope, depth + 1)
             if value[0] in (K.TENSOR, K.BATCH):
                 return K.TENSOR, None
             return value if value[0] in (K.MASK, K.HOST, K.MODULE) else None
@@ -396,6 +400,17 @@ class Resolver(Summaries):
         if kinds == {K.LIST}:
             return K.LIST, None   # ``[a] * n``, ``xs + ys``
         return None
+
+    def _tuple_element(self, value: ast.AST, scope: Scope, depth: int) -> Optional[K.Value]:
+        """``x.max(-1)[0]``, ``torch.sort(x)[1]``: an element of the tuple of tensors a tensor method returns."""
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) \
+                or value.func.attr not in K.TENSOR_TUPLES:
+            return None
+        name = self.qualname(value.func, scope)
+        if name is not None:
+            return (K.TENSOR, None) if name.startswith("torch.") else None
+        receiver = self.value_of(value.func.value, scope, depth)
+        return (K.TENSOR, None) if receiver is not None and receiver[0] in K.TENSORS else None
 
     def _element(self, value: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
         """What ``a, b = value`` binds at ``path``."""

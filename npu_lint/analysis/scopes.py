@@ -21,8 +21,8 @@ from typing import Optional
 from npu_lint.analysis.names import canonical
 
 # Binding tags.
-IMPORT, VALUE, NONE, PARAM, LOOP, WITH, DEF, CLASS, DELETE, EXCEPT, ANNOTATION = (
-    "import", "value", "none", "param", "loop", "with", "def", "class", "delete", "except", "annotation")
+IMPORT, VALUE, NONE, PARAM, LOOP, WITH, DEF, CLASS, DELETE, EXCEPT, ANNOTATION, AUGMENT = (
+    "import", "value", "none", "param", "loop", "with", "def", "class", "delete", "except", "annotation", "augment")
 STAR = -1   # a path step for ``a, *rest = ...``
 Position = tuple[int, int]
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -49,7 +49,8 @@ class Binding:
 class Scope:
     """A module, class, function, lambda or comprehension scope."""
 
-    __slots__ = ("kind", "node", "parent", "names", "globals", "nonlocals", "attrs", "self_name", "cls")
+    __slots__ = ("kind", "node", "parent", "names", "globals", "nonlocals", "attrs", "self_name", "cls", "arms",
+                 "loops", "augments")
 
     def __init__(self, kind: str, node: Optional[ast.AST], parent: Optional["Scope"]) -> None:
         self.kind, self.node, self.parent = kind, node, parent
@@ -59,6 +60,9 @@ class Scope:
         self.attrs: dict[str, list[Binding]] = {}   # class scopes: ``self.x = ...`` from any method
         self.self_name: Optional[str] = None         # methods: the name of the first parameter
         self.cls: Optional[Scope] = None             # methods: the class scope ``self`` belongs to
+        self.arms: list[tuple[int, int, Position, Position]] = []   # (if id, arm, start, end), outer ifs first
+        self.loops: list[tuple[Position, Position]] = []             # ``for`` / ``while`` statements
+        self.augments: dict[str, list[Binding]] = {}                 # ``n += v``: adds to ``n``, never replaces it
 
     def add(self, binding: Binding) -> None:
         """Record a binding where Python puts it: ``global`` names in the module, ``nonlocal`` ones in the
@@ -145,6 +149,7 @@ class Scopes:
         for scope in self.by_node.values():
             scope.names.clear()
             scope.attrs.clear()
+            scope.augments.clear()
             scope.parent = scope.cls = None
         self.by_node.clear()
         self.calls.clear()
@@ -206,6 +211,38 @@ class Scopes:
         if owner is None:   # ``global``/``nonlocal`` bindings live in another scope's list
             return [binding]
         return [b for b in reaching(owner.names[name], binding) if b.tag != DELETE]
+
+    def may_reach(self, name: str, scope: Scope, pos: Position) -> list[Binding]:
+        """Every binding of ``name`` that may reach a use at ``pos`` (a *may* query, for data flow): going back
+        from the use, bindings until one that runs whenever the use runs (not in an ``if`` arm the use is not
+        in), both arms of an ``if`` (an ``if`` without ``else`` keeps the earlier binding), ``n += v``, and in a
+        loop the bindings later in its body (loop-carried). Names bound in an enclosing scope: as ``lookup``."""
+        bindings = scope.names.get(name)
+        if not bindings or name in scope.globals or name in scope.nonlocals:
+            return self.lookup_reaching(name, scope, pos)
+        guard = tuple((if_id, arm) for if_id, arm, start, end in scope.arms if start <= pos <= end)
+        found: list[Binding] = []
+        killer: Optional[Position] = None
+        for binding in reversed(bindings):
+            if binding.pos > pos or binding.tag == NONE:
+                continue
+            if binding.tag == DELETE:
+                killer = binding.pos
+                break
+            found.append(binding)
+            if guard[:len(binding.guard)] == binding.guard:
+                killer = binding.pos
+                break
+        if not found and killer is None:
+            binding = self.lookup(name, scope, pos)   # a use before every binding: as ``lookup``
+            return [binding] if binding is not None else []
+        start_of_path = killer or (0, 0)
+        for loop_start, loop_end in scope.loops:   # the back edge of loops holding the use
+            if loop_start <= pos <= loop_end and start_of_path < loop_start:
+                found.extend(b for b in bindings if pos < b.pos <= loop_end and b.tag not in (NONE, DELETE))
+        found.extend(b for b in scope.augments.get(name, ()) if start_of_path < b.pos <= pos or any(
+            start <= pos <= end and pos < b.pos <= end and start_of_path < start for start, end in scope.loops))
+        return found
 
     def attribute(self, scope: Scope, name: str) -> list[Binding]:
         """The ``self.<name> = ...`` bindings of the class whose method ``scope`` is (or is inside)."""
@@ -311,7 +348,12 @@ class _Binder:
                     continue
                 full = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
                 scope.add(Binding(alias.asname or alias.name, IMPORT, canonical(full), _end(node), scope, node))
+        elif kind is ast.AugAssign:
+            if isinstance(node.target, ast.Name):
+                binding = Binding(node.target.id, AUGMENT, node.value, _end(node), scope, node)
+                scope.augments.setdefault(node.target.id, []).append(binding)
         elif kind in (ast.For, ast.AsyncFor):
+            scope.loops.append((_start(node), _end(node)))
             _bind_target(scope, node.target, node.iter, LOOP, _end(node.iter), (), node)
             stack.append((node.body, scope))
             stack.append((node.orelse, scope))
@@ -344,6 +386,12 @@ class _Binder:
                 if isinstance(target, ast.Name):
                     scope.add(Binding(target.id, DELETE, None, _end(node), scope, node))
         elif kind is ast.If or kind is ast.While:
+            if kind is ast.While:
+                scope.loops.append((_start(node), _end(node)))
+            else:
+                for arm, body in enumerate((node.body, node.orelse)):
+                    if body:
+                        scope.arms.append((id(node), arm, _start(body[0]), _end(body[-1])))
             stack.append((node.body, scope))
             stack.append((node.orelse, scope))
         elif kind is ast.Try or kind.__name__ == "TryStar":

@@ -90,8 +90,10 @@ class Summaries:
                 current = current.parent
             if current is not None:
                 method = next((b for b in current.cls.names.get(func.attr, ()) if b.tag == DEF), None)
-                if method is not None:
-                    return method.value, 1
+                if method is not None:   # ``self.helper(x)`` of a ``@staticmethod``: no implicit first parameter
+                    decorators = method.value.decorator_list
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in decorators)
+                    return method.value, 0 if static else 1
             return self._forward(self.value_of(func, scope))
         return None
 

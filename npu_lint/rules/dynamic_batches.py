@@ -7,8 +7,8 @@ from typing import Optional
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule
-from npu_lint.rules.dynamic_values import (BATCH_MAX, FACTORIES, FAMILY, SHAPE_METHODS, ValueFlow, call_args,
-                                          last_name)
+from npu_lint.analysis.flows import BATCH_MAX
+from npu_lint.rules.dynamic_values import FACTORIES, FAMILY, SHAPE_METHODS, ValueFlow, call_args, last_name, origin_text
 
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
@@ -81,9 +81,10 @@ class PadToBatchMax(ValueFlow):
                                     and not name):
             origin = self._flow(call_args(node), node, ctx)
             reported = ctx.scratch.setdefault("batch_max_reported", set())
-            if origin is not None and origin not in reported:   # one finding per batch maximum
-                reported.add(origin)
-                self._report(node, f"this tensor is sized by the batch maximum ({origin[1]}, line {origin[2]})", ctx)
+            if origin is not None and id(origin[1]) not in reported:   # one finding per batch maximum
+                reported.add(id(origin[1]))
+                self._report(node, f"this tensor is sized by the batch maximum ({origin_text(origin)}, "
+                                   f"line {origin[1].lineno})", ctx)
 
     def _report(self, node: ast.Call, what: str, ctx: FileContext) -> None:
         ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "padding")

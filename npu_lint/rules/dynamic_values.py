@@ -1,139 +1,49 @@
 """NPU403-NPU404: sizes that come from tensor values or from a random draw.
 
-A small forward data flow per function: names assigned from ``t.item()``, ``t.tolist()``, ``int(t)``
-(host values) or from ``random`` / ``numpy.random`` (random values), and names computed from those,
-are followed to the places that fix a shape: factory sizes, ``view`` / ``reshape`` / ``split`` /
-``topk`` arguments, slice bounds, ``range`` loop counts, ``interpolate`` sizes.
+The rules name the places that fix a shape (factory sizes, ``view`` / ``reshape`` / ``split`` / ``topk``
+arguments, slice bounds, ``range`` loop counts, ``interpolate`` sizes) and ask the semantic model what may
+flow into them (:meth:`npu_lint.resolver.Resolver.flows`: values read from tensors, random draws, batch
+maxima, through every binding that may reach the use).
 """
 from __future__ import annotations
 
 import ast
 from typing import ClassVar, Optional
 
+from npu_lint.analysis.flows import ELEMENT, HOST, RANDOM, ZERO_D, Flow
 from npu_lint.context import FileContext
-from npu_lint.resolver import MASK, names_in
-from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules import Rule, short_source
 
 FAMILY = "dynamic-shape"
-HOST, RANDOM, BATCH_MAX = "host", "random", "batch_max"
-_HOST_METHODS = frozenset({"item", "tolist"})
-_ZERO_D = frozenset({"sum", "count_nonzero", "max", "min", "amax", "amin", "argmax", "argmin", "prod"})
-_REDUCTIONS = frozenset({"sum", "max", "min", "amax", "amin", "argmax", "argmin", "count_nonzero", "mean", "prod"})
 FACTORIES = frozenset({"torch." + name for name in (
     "zeros", "ones", "empty", "full", "arange", "range", "randn", "rand", "randint", "randperm", "linspace",
     "logspace", "eye", "reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile")})
+_FIRST_IS_INPUT = frozenset({"reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile"})
 SHAPE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "narrow", "split", "tensor_split", "new_zeros",
                             "new_ones", "new_empty", "new_full", "unflatten", "resize_", "tile", "topk", "chunk"})
+_FIRST_ONLY_METHODS = frozenset({"new_full", "topk", "split", "tensor_split", "chunk"})
 _RESIZE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample",
                      "torch.nn.functional.upsample_bilinear", "torch.nn.functional.upsample_nearest",
                      "torch.nn.functional.adaptive_avg_pool2d", "torch.nn.functional.adaptive_max_pool2d",
                      "torch.nn.functional.pad", "torch.nn.Upsample", "torchvision.transforms.functional.resize",
                      "torchvision.transforms.v2.functional.resize"})
 _RESIZE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in _RESIZE)
+_RESIZE_KEYWORDS = ("size", "scale_factor", "pad", "output_size")
 _SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _RESIZE_NAMES | SHAPE_METHODS | {"range"}
-Origin = tuple[str, str, int]   # (HOST or RANDOM, the source expression, its line)
+# Keyword arguments of the sinks that are no size: values, placement, options.
+_NO_SIZE = frozenset({"device", "dtype", "layout", "requires_grad", "pin_memory", "out", "generator", "dim",
+                      "memory_format", "fill_value", "low", "high", "input", "largest", "sorted", "mode",
+                      "align_corners", "value", "antialias", "recompute_scale_factor", "interpolation"})
 
 
-def _scope(node: ast.AST, ctx: FileContext) -> int:
-    return id(ctx.enclosing(node, FUNCTION_TYPES))
-
-
-def _source(node: ast.AST, ctx: FileContext, direct: bool = False) -> Optional[Origin]:
-    """``t.item()``, ``t.tolist()``, ``int(t.sum())`` (host) or ``random.choice(...)`` (random)."""
-    if not isinstance(node, ast.Call):
-        return None
-    func = node.func
-    if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
-        if _from_constants(func.value, ctx):
-            return None     # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data
-        return HOST, short_source(node), node.lineno
-    if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
-        value = node.args[0]
-        if ctx.resolver.is_tensor(value) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
-                                             and value.func.attr in _REDUCTIONS and not value.args[1:]
-                                             and ctx.resolver.qualname(value.func) is None):   # not np.min(...)
-            return HOST, short_source(node), node.lineno
-        return None
-    if isinstance(func, ast.Attribute) and func.attr in _ZERO_D and not node.args and not node.keywords:
-        receiver = func.value      # ``mask.sum()``: a 0-d tensor, used as a size it is read back from the device
-        if direct or isinstance(receiver, ast.Compare) or ctx.resolver.kind_of(receiver) in ("tensor", "batch", MASK):
-            return HOST, short_source(node) + " (a 0-d tensor)", node.lineno
-        return None
-    if len(node.args) == 1 and "max" in last_name(func).lower() and _lengths(node.args[0]):
-        # ``max(len(s) for s in batch)``, ``_max_by_axis([list(img.shape) for img in images])``
-        return BATCH_MAX, short_source(node), node.lineno
-    root = func
-    while isinstance(root, ast.Attribute):
-        root = root.value
-    if not isinstance(root, ast.Name) or not (ctx.resolver.imported(root.id) or "").startswith(("random", "numpy")):
-        return None   # resolve only names that can reach ``random`` or ``numpy.random``
-    name = ctx.resolver.qualname(func)
-    if name is not None and (name.startswith(("random.", "numpy.random.")) and name != "random.seed"):
-        return RANDOM, short_source(node), node.lineno
-    return None
-
-
-def _from_constants(receiver: ast.AST, ctx: FileContext) -> bool:
-    """The receiver chain starts at ``torch.tensor(...)`` / ``torch.as_tensor(...)`` of a non-tensor value."""
-    while isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
-        if isinstance(receiver, ast.Call) and ctx.resolver.qualname(receiver.func) in ("torch.tensor", "torch.as_tensor"):
-            return bool(receiver.args) and not ctx.resolver.is_tensor(receiver.args[0])
-        receiver = receiver.func if isinstance(receiver, ast.Call) else receiver.value
-    return False
-
-
-def _metadata_receivers(expr: ast.AST) -> set[int]:
-    """Names only read for their metadata: ``x`` in ``x.shape[0]``, ``x.size(1)``, ``len(x)``, ``x.dtype``."""
-    skipped = set()
-    for node in ast.walk(expr):
-        if isinstance(node, ast.Attribute) and node.attr in ("shape", "dtype", "device", "ndim"):
-            skipped.add(id(node.value))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "size", "dim", "numel"):
-            skipped.add(id(node.func.value))
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
-            skipped.add(id(node.args[0]))
-    return skipped
-
-
-def _lengths(node: ast.AST) -> bool:
-    """``len(s) for s in batch`` / ``[x.size(0) for x in seqs]`` / ``x.shape[0] for ...``: per-item lengths."""
-    if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
-        return False
-    element = node.elt
-    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
-            and len(element.args) == 1:
-        element = element.args[0]       # ``list(img.shape)``: every dimension of every item
-    if isinstance(element, ast.Attribute) and element.attr == "shape":
-        return True
-    if isinstance(element, ast.Call):
-        return (isinstance(element.func, ast.Name) and element.func.id == "len") or (
-            isinstance(element.func, ast.Attribute) and element.func.attr == "size")
-    return isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
-        and element.value.attr == "shape"
-
-
-def _origin_in(expr: ast.AST, ctx: FileContext, scope: int, kinds: tuple[str, ...],
-               where: Optional[ast.AST] = None) -> Optional[Origin]:
-    """The first host or random value that ``expr`` (an argument of ``where``) is computed from."""
-    flows: dict[tuple[int, str], Origin] = ctx.scratch.get("value_flows", {})
-    attributes: dict[tuple[int, str], Origin] = ctx.scratch.get("host_attributes", {})
-    skipped = _metadata_receivers(expr) if flows or attributes else set()
-    for node in ast.walk(expr):
-        if id(node) in skipped:
-            continue
-        if isinstance(node, ast.Name):
-            origin = flows.get((scope, node.id))
-        elif attributes and isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-                and node.value.id == "self":
-            origin = attributes.get((id(ctx.enclosing(where or expr, (ast.ClassDef,))), node.attr))
-        elif isinstance(node, ast.Call):
-            origin = _source(node, ctx, direct=True)     # ``torch.zeros(b, counts.max())``: any receiver
-        else:
-            continue
-        if origin is not None and origin[0] in kinds:
-            return origin
-    return None
+def origin_text(flow: Flow) -> str:
+    """How a message names where a value comes from."""
+    flavour, node = flow
+    if flavour == ZERO_D:
+        return short_source(node) + " (a 0-d tensor)"
+    if flavour == ELEMENT:
+        return "each element of the tensor " + short_source(node)
+    return short_source(node)
 
 
 def last_name(func: ast.AST) -> str:
@@ -141,104 +51,43 @@ def last_name(func: ast.AST) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
+def call_args(node: ast.Call) -> list[ast.AST]:
+    return list(node.args) + [kw.value for kw in node.keywords if kw.arg not in _NO_SIZE]
 
 
-def _first_time(node: ast.AST, ctx: FileContext) -> bool:
-    """True once per node: NPU403, NPU404 and NPU405 share the bindings."""
-    seen = ctx.scratch.setdefault("value_flow_seen", set())
-    if id(node) in seen:
-        return False
-    seen.add(id(node))
-    return True
-
-
-def _targets(statement: ast.AST) -> list[str]:
-    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-    return [name for target in targets for name in names_in(target)]
-
-
-def _bind(statement: ast.AST, ctx: FileContext) -> None:
-    """An assignment or ``for``, before its value is walked: its targets take the flow of the names it reads
-    (only in functions where something flows), or lose theirs. Sources in the value bind later (_bind_source)."""
-    flows = ctx.scratch.get("value_flows")
-    if not flows or not _first_time(statement, ctx):
-        return   # nothing flows in this file yet: the common case
-    scope = _scope(statement, ctx)
-    origin = None
-    if scope in ctx.scratch.setdefault("value_flow_scopes", set()):
-        value = statement.value if isinstance(statement, ast.Assign) else statement.iter
-        origin = next((flows[(scope, n.id)] for n in ast.walk(value)
-                       if isinstance(n, ast.Name) and (scope, n.id) in flows), None)
-    for name in _targets(statement):
-        if origin is not None:
-            flows[(scope, name)] = origin
-        else:
-            flows.pop((scope, name), None)
-    if origin is not None:
-        ctx.scratch.setdefault("value_flow_bound", set()).add(id(statement))
-        _bind_attributes(statement, origin, ctx)
-
-
-def _bind_source(call: ast.Call, ctx: FileContext) -> None:
-    """A host, random or batch-maximum source inside an assignment's value (or a ``for``'s iterable) binds the
-    targets to it, unless the statement already took a flow from the names it reads."""
-    origin = _source(call, ctx)
-    if origin is None or not _first_time(call, ctx):
-        return
-    child, statement = call, ctx.parent(call)
-    while statement is not None and not isinstance(statement, ast.stmt):
-        child, statement = statement, ctx.parent(statement)
-    if not (isinstance(statement, ast.Assign) and child is statement.value) and not (
-            isinstance(statement, ast.For) and child is statement.iter):
-        return
-    if origin[1].endswith("(a 0-d tensor)") and child is not call:
-        return      # ``n = mask.sum()`` binds ``n``; ``loss = l.sum() / mask.sum()`` is no size
-    bound = ctx.scratch.setdefault("value_flow_bound", set())
-    if id(statement) in bound:
-        return
-    bound.add(id(statement))
-    scope = _scope(statement, ctx)
-    ctx.scratch.setdefault("value_flow_scopes", set()).add(scope)
-    flows = ctx.scratch.setdefault("value_flows", {})
-    for name in _targets(statement):
-        flows[(scope, name)] = origin
-    _bind_attributes(statement, origin, ctx)
-
-
-def _bind_attributes(statement: ast.AST, origin: Origin, ctx: FileContext) -> None:
-    """``self.n = t.item()`` in one method: ``self.n`` carries the host value in every method of the class
-    (those checked after this one: the walk is in source order)."""
-    if origin[0] != HOST or not isinstance(statement, ast.Assign):
-        return
-    for target in statement.targets:
-        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-            owner = ctx.enclosing(statement, (ast.ClassDef,))
-            if owner is not None:
-                ctx.scratch.setdefault("host_attributes", {})[(id(owner), target.attr)] = origin
+def size_args(node: ast.Call, name: Optional[str]) -> list[ast.AST]:
+    """The arguments of a sink that fix a shape (not its input tensor, a fill value or a dtype)."""
+    keywords = [kw.value for kw in node.keywords if kw.arg not in _NO_SIZE]
+    if name is None:   # a method: ``x.view(n, -1)``, ``x.new_full((n,), v)``, ``x.narrow(0, s, n)``
+        method = last_name(node.func)
+        return (node.args[:1] if method in _FIRST_ONLY_METHODS else list(node.args)) + keywords
+    last = name.rsplit(".", 1)[-1]
+    if name in _RESIZE:
+        positional = node.args if name == "torch.nn.Upsample" else node.args[1:]
+        return list(positional) + [kw.value for kw in node.keywords if kw.arg in _RESIZE_KEYWORDS]
+    if last in _FIRST_IS_INPUT:
+        return list(node.args[1:]) + keywords
+    if last == "full":
+        return list(node.args[:1]) + keywords
+    if last == "randint":   # ``randint(low, high, size)``: only the size is a shape
+        return [a for a in node.args if isinstance(a, (ast.Tuple, ast.List))] + keywords
+    return list(node.args) + keywords
 
 
 class ValueFlow(Rule):
-    """Shared walk: record where host / random values flow (assignments, for targets), then check sinks."""
+    """Checks the shape-fixing arguments of calls and slices against what the model says flows into them."""
 
     family = FAMILY
-    node_types = (ast.Assign, ast.For, ast.Call, ast.Subscript)
+    node_types = (ast.Call, ast.Subscript)
     kinds: ClassVar[tuple[str, ...]] = ()
 
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
             return
-        if isinstance(node, (ast.Assign, ast.For)):
-            _bind(node, ctx)
-            if isinstance(node, ast.For):
-                self.check_loop(node, ctx)
-        elif isinstance(node, ast.Call):
-            _bind_source(node, ctx)
+        if isinstance(node, ast.Call):
             self.check_call(node, ctx)
         else:
             self.check_subscript(node, ctx)
-
-    def check_loop(self, node: ast.For, ctx: FileContext) -> None:
-        pass
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         pass
@@ -246,17 +95,12 @@ class ValueFlow(Rule):
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         pass
 
-    def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext) -> Optional[Origin]:
-        scope = _scope(node, ctx)
+    def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext) -> Optional[Flow]:
         for arg in args:
-            origin = _origin_in(arg, ctx, scope, self.kinds, node)
-            if origin is not None:
-                return origin
+            flow = ctx.resolver.flow_of(arg, self.kinds)
+            if flow is not None:
+                return flow
         return None
-
-
-def call_args(node: ast.Call) -> list[ast.AST]:
-    return list(node.args) + [kw.value for kw in node.keywords]
 
 
 class TensorValueInShape(ValueFlow):
@@ -286,7 +130,7 @@ class TensorValueInShape(ValueFlow):
     code = "NPU403"
     name = "tensor-value-in-shape"
     triggers = (".item()", ".tolist()", "int(", "float(", ".sum()", ".max()", ".min()", ".count_nonzero()")
-    kinds = (HOST,)
+    kinds = (HOST, ZERO_D, ELEMENT)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
@@ -319,10 +163,12 @@ class TensorValueInShape(ValueFlow):
         if name is not None:
             if name not in FACTORIES and name not in _RESIZE:
                 return
-            args = call_args(node)
+            args = size_args(node, name)
             sink = name.rsplit(".", 1)[-1] + "()"
         elif isinstance(func, ast.Attribute) and func.attr in SHAPE_METHODS:
-            args, sink = call_args(node), f".{func.attr}()"
+            if ctx.resolver.is_host(func.value):
+                return   # a numpy array's ``reshape``: host memory, no NPU shape
+            args, sink = size_args(node, None), f".{func.attr}()"
         elif isinstance(func, ast.Name) and func.id == "range" and isinstance(ctx.parent(node), ast.For) \
                 and ctx.parent(node).iter is node:
             args, sink = list(node.args), "the loop count range()"
@@ -330,14 +176,15 @@ class TensorValueInShape(ValueFlow):
             return
         origin = self._flow(args, node, ctx)
         if origin is not None:
-            ctx.report(node, self.message.format(sink=sink, origin=origin[1], line=origin[2]), sink)
+            ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) for b in (s.lower, s.upper, s.step) if b is not None]
-        origin = self._flow(bounds, node, ctx) if bounds else None
+        origin = self._flow(bounds, node, ctx) if bounds and not ctx.resolver.is_host(node.value) else None
         if origin is not None:
-            ctx.report(node, self.message.format(sink="a slice bound", origin=origin[1], line=origin[2]), "x[:n]")
+            ctx.report(node, self.message.format(sink="a slice bound", origin=origin_text(origin),
+                                                 line=origin[1].lineno), "x[:n]")
 
 
 class RandomInputSize(ValueFlow):
@@ -387,4 +234,4 @@ class RandomInputSize(ValueFlow):
         origin = self._flow(args, node, ctx)
         if origin is not None:
             sink = name.rsplit(".", 1)[-1] + "()"
-            ctx.report(node, self.message.format(sink=sink, origin=origin[1], line=origin[2]), name)
+            ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), name)

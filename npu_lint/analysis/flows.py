@@ -1,0 +1,350 @@
+"""Data flow of values read from tensors: the *may* query of the semantic model.
+
+Value kinds (:mod:`npu_lint.analysis.kinds`) join the reaching bindings of a name by agreement; a question
+such as "may this size have been read back from a tensor?" needs the union instead: some binding that may
+reach the use (:meth:`npu_lint.analysis.scopes.Scopes.may_reach`: both arms of an ``if``, an ``if`` without
+``else``, loop-carried values, ``n += v``) carries such a value. :meth:`Flows.flows` answers it for any
+expression, through arithmetic, ``min`` / ``max`` / ``int`` / ``round``, tuples and their unpacking,
+comprehensions, iteration, ``self.x`` bound in any method of the class, the parameters the file's own calls
+fill, and what the file's own functions and methods return (a summary per function, computed once).
+
+A flow is ``(flavour, source)``: the source expression and what it is:
+
+- ``host``: a host scalar or list read from a tensor (``t.item()``, ``t.tolist()``, ``int(t)``);
+- ``zero_d``: a 0-d tensor from a full reduction (``mask.sum()``, ``torch.sum(x)``): a size read back from the
+  device as soon as it is used as one;
+- ``element``: an element of a tensor iterated over (``for n in counts``);
+- ``random``: a draw from ``random`` / ``numpy.random``;
+- ``batch_max``: the maximum of the items' lengths or shapes (``max(len(s) for s in batch)``).
+
+A mixin of :class:`npu_lint.resolver.Resolver` (it supplies ``value_of``, ``qualname``, ``scopes``).
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
+from npu_lint.analysis.summaries import memo, return_statements
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
+
+HOST, ZERO_D, ELEMENT, RANDOM, BATCH_MAX = "host", "zero_d", "element", "random", "batch_max"
+Flow = tuple[str, ast.AST]
+_NONE: tuple[Flow, ...] = ()
+_MAX_FLOWS = 4
+_DEPTH = 30
+_HOST_METHODS = frozenset({"item", "tolist"})
+# Full reductions: without arguments they give a 0-d tensor.
+ZERO_D_METHODS = frozenset({"sum", "count_nonzero", "max", "min", "amax", "amin", "argmax", "argmin", "prod"})
+_REDUCTIONS = ZERO_D_METHODS | {"mean"}
+_TORCH_REDUCTIONS = frozenset("torch." + name for name in ZERO_D_METHODS)
+# Calls that pass their arguments' values on (a size computed from a size).
+_PASSING = frozenset({"min", "max", "int", "float", "round", "abs", "sum", "sorted", "list", "tuple", "divmod",
+                      "math.ceil", "math.floor", "math.trunc", "math.sqrt", "math.prod", "numpy.ceil", "numpy.floor",
+                      "numpy.round", "numpy.clip", "numpy.minimum", "numpy.maximum", "operator.index"})
+# Metadata: never a value read from the tensor's data.
+METADATA_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size", "stride",
+                              "get_device", "is_contiguous", "is_floating_point", "data_ptr", "__len__", "type"})
+METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"})
+_METADATA_CALLS = frozenset({"len", "isinstance", "hasattr", "getattr", "type", "id", "range", "enumerate", "zip",
+                             "print", "str", "repr", "format", "bool"})
+# Keyword arguments that carry no size.
+_NO_SIZE_KEYWORDS = frozenset({"device", "dtype", "layout", "requires_grad", "pin_memory", "out", "generator",
+                               "memory_format", "non_blocking", "dim", "keepdim"})
+_ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"})
+
+
+class Flows:
+    """The may-query over reaching bindings (mixed into the Resolver)."""
+
+    def flows(self: "Resolver", node: ast.AST, scope: Optional[Scope] = None, sink: bool = True,
+              depth: int = 0) -> tuple[Flow, ...]:
+        """The values read from tensors (or drawn at random, or batch maxima) that ``node`` may be computed
+        from, at most a few, nearest first. ``sink``: ``node`` is used as a size where it stands, so a 0-d
+        tensor anywhere in it counts (``x[:mask.sum() + 1]``); inside a binding only a 0-d tensor kept as a
+        value does (``n = mask.sum()``, ``k = min(n, 5)``), not one mixed into tensor arithmetic."""
+        if node is None or depth > _DEPTH or self.scopes is None:
+            return _NONE
+        scope = scope or self.current
+        kind = type(node)
+        if kind is ast.Name:
+            found: list[Flow] = []
+            for binding in self.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
+                found.extend(self.binding_flows(binding))
+            return _unique(found)
+        if kind is ast.Attribute:
+            if node.attr in METADATA_ATTRIBUTES:
+                return _NONE
+            receiver = node.value
+            if isinstance(receiver, ast.Name) and receiver.id == self.scopes.self_name(scope):
+                found = []
+                for binding in self.scopes.attribute(scope, node.attr):
+                    found.extend(self.binding_flows(binding))
+                return _unique(found)
+            return _NONE
+        if kind in (ast.Call, ast.Subscript, ast.BinOp):
+            found = self._composite_flows(node, scope, sink, depth + 1)
+            if found and not sink and self.kind_of_at(node, scope) in K.TENSORS:
+                # A tensor computed from a value (``x * n``, ``torch.arange(n)``, ``latents.to(dtype)``) is no
+                # size; only a 0-d tensor kept as one (``num = mask.sum() * 0.5``) still is.
+                found = tuple(f for f in found if f[0] == ZERO_D and f[1] is not node) or \
+                    tuple(f for f in found if f[1] is node)
+            return found
+        if kind is ast.UnaryOp:
+            return _NONE if isinstance(node.op, ast.Not) else self.flows(node.operand, scope, sink, depth + 1)
+        if kind is ast.IfExp:
+            return _unique([f for o in (node.body, node.orelse) for f in self.flows(o, scope, sink, depth + 1)])
+        if kind in (ast.BoolOp, ast.Tuple, ast.List, ast.Set, ast.Dict):
+            elements = node.values if kind in (ast.BoolOp, ast.Dict) else node.elts
+            return _unique([f for e in elements for f in self.flows(e, scope, sink, depth + 1)])
+        if kind in (ast.Starred, ast.NamedExpr, ast.Await):
+            return self.flows(node.value, scope, sink, depth + 1)
+        if kind in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            inner = self.scopes.open_expression_scope(node, scope)
+            return self.flows(node.elt, inner, sink, depth + 1)
+        return _NONE
+
+    def _composite_flows(self: "Resolver", node: ast.AST, scope: Scope, sink: bool, depth: int) -> tuple[Flow, ...]:
+        if type(node) is ast.Call:
+            return self._call_flows(node, scope, sink, depth)
+        if type(node) is ast.Subscript:
+            found = list(self.flows(node.value, scope, sink, depth))
+            if self.kind_of_at(node.value, scope) not in K.TENSORS:   # ``sizes[lvl]``: picked by a data value
+                found.extend(f for f in self.flows(node.slice, scope, sink, depth) if f[0] != ZERO_D)
+            return _unique(found)
+        operands = (node.left, node.right)
+        found = [f for o in operands for f in self.flows(o, scope, sink, depth)]
+        if not sink and any(f[0] == ZERO_D for f in found) and any(
+                self.kind_of_at(o, scope) in K.TENSORS and not self.flows(o, scope, sink, depth) for o in operands):
+            found = [f for f in found if f[0] != ZERO_D]   # ``x * mask.sum()``: a tensor, not a size
+        return _unique(found)
+
+    def flow_of(self: "Resolver", node: ast.AST, flavours: tuple[str, ...],
+                scope: Optional[Scope] = None) -> Optional[Flow]:
+        """The first flow of one of ``flavours`` that ``node``, used as a size where it stands, may carry."""
+        return next((f for f in self.flows(node, scope) if f[0] in flavours), None)
+
+    def kind_of_at(self: "Resolver", node: ast.AST, scope: Scope) -> Optional[str]:
+        value = self.value_of(node, scope)
+        return value[0] if value else None
+
+    def binding_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:
+        """What a binding may carry (memoised; a cycle through the same binding carries nothing more)."""
+        return memo(self._flows, id(binding), lambda: self._binding_flows(binding)) or _NONE
+
+    def _binding_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:
+        tag, scope, value = binding.tag, binding.scope, binding.value
+        if tag in (VALUE, AUGMENT):
+            if binding.path:
+                return self._element_flows(value, scope, binding.path)
+            return self.flows(value, scope, sink=False)
+        if tag == LOOP:
+            return self._iteration_flows(value, scope, binding.path)
+        if tag == PARAM:
+            return self._argument_flows(binding)
+        return _NONE
+
+    def _element_flows(self: "Resolver", value: ast.AST, scope: Scope, path: tuple[int, ...]) -> tuple[Flow, ...]:
+        """``a, b = value``: the element at ``path`` (of a literal tuple, or of what the file's function returns)."""
+        index = path[0]
+        if isinstance(value, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in value.elts):
+            if index == STAR or index >= len(value.elts):
+                return _NONE
+            element = value.elts[index]
+            return self._element_flows(element, scope, path[1:]) if path[1:] else self.flows(element, scope, False)
+        if isinstance(value, ast.Call) and index != STAR:
+            function = self._own_function(value, scope)
+            if function is not None:
+                return self.returned_element_flows(function, index)
+        return self.flows(value, scope, sink=False)
+
+    def _iteration_flows(self: "Resolver", source: ast.AST, scope: Scope, path: tuple[int, ...]) -> tuple[Flow, ...]:
+        """``for target in source``: the elements of a list read from a tensor, or of a tensor itself."""
+        while isinstance(source, ast.Call) and source.args:
+            name = self.qualname(source.func, scope)
+            if name == "enumerate":
+                if not path or path[0] != 1:
+                    return _NONE
+                source, path = source.args[0], path[1:]
+            elif name == "zip":
+                if not path or path[0] == STAR or path[0] >= len(source.args):
+                    return _NONE
+                source, path = source.args[path[0]], path[1:]
+            elif name in _ITERATION_WRAPPERS:
+                source = source.args[0]
+            else:
+                break
+        if isinstance(source, ast.Call) and self.qualname(source.func, scope) == "range":
+            return _NONE   # ``for i in range(n)``: an index, the loop count is the rule's business
+        found = [f for f in self.flows(source, scope, sink=False) if f[0] != ZERO_D]
+        if not found and not path and self.kind_of_at(source, scope) in (K.TENSOR, K.MASK):
+            found = [(ELEMENT, source)]
+        return _unique(found)
+
+    def _argument_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:
+        """A parameter: what the file's own calls of its function pass to it."""
+        function, arg = binding.scope.node, binding.node
+        if arg is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return _NONE
+        positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+        index = positional.index(arg.arg) if arg.arg in positional else None
+        found: list[Flow] = []
+        for call, scope, offset in self.call_sites(function):
+            passed = None
+            if index is not None and 0 <= index - offset < len(call.args):
+                if any(isinstance(a, ast.Starred) for a in call.args[:index - offset + 1]):
+                    continue
+                passed = call.args[index - offset]
+            else:
+                passed = next((kw.value for kw in call.keywords if kw.arg == arg.arg), None)
+            if passed is not None:
+                found.extend(self.flows(passed, scope, sink=False))
+        return _unique(found)
+
+    def _own_function(self: "Resolver", call: ast.Call, scope: Scope) -> Optional[ast.AST]:
+        """The file's own function or method a call runs (``helper(x)``, ``self.helper(x)``)."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            binding = self.binding(func, scope)
+            return binding.value if binding is not None and binding.tag == DEF else None
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            method = self._callee(call, scope)
+            if method is not None and getattr(method[0], "name", None) == func.attr:
+                return method[0]
+        return None
+
+    def _call_flows(self: "Resolver", node: ast.Call, scope: Scope, sink: bool, depth: int) -> tuple[Flow, ...]:
+        source = self.source_flow(node, scope, sink)
+        if source is not None:
+            return (source,)
+        func = node.func
+        function = self._own_function(node, scope)
+        if function is not None:
+            return self.returned_flows(function)
+        name = self.qualname(func, scope)
+        if isinstance(func, ast.Name) and func.id in _METADATA_CALLS and name is None:
+            return _NONE
+        if isinstance(func, ast.Attribute) and name is None:
+            if func.attr in METADATA_METHODS:
+                return _NONE
+            receiver = self.flows(func.value, scope, sink, depth)
+            if receiver:
+                return receiver
+        arguments = list(node.args) + [kw.value for kw in node.keywords if kw.arg not in _NO_SIZE_KEYWORDS]
+        passing = (isinstance(func, ast.Name) and func.id in _PASSING and name is None) or name in _PASSING
+        found = [f for a in arguments for f in self.flows(a, scope, sink, depth)]
+        if not passing and not sink:
+            found = [f for f in found if f[0] != ZERO_D]   # ``torch.exp(mask.sum())``: a tensor, no size
+        return _unique(found)
+
+    def source_flow(self: "Resolver", node: ast.Call, scope: Optional[Scope] = None,
+                    sink: bool = True) -> Optional[Flow]:
+        """``t.item()``, ``t.tolist()``, ``int(t.sum())`` (host), ``mask.sum()`` / ``torch.sum(x)`` (a 0-d
+        tensor), ``random.choice(...)`` (random), ``max(len(s) for s in batch)`` (batch maximum)."""
+        scope = scope or self.current
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
+            if _from_constants(func.value, self, scope):
+                return None   # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data
+            return HOST, node
+        if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
+            value = node.args[0]
+            if self.kind_of_at(value, scope) in K.TENSORS or (
+                    isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
+                    and value.func.attr in _REDUCTIONS and not value.args[1:]
+                    and self.qualname(value.func, scope) is None):   # not np.min(...)
+                return HOST, node
+            return None
+        if isinstance(func, ast.Attribute) and func.attr in ZERO_D_METHODS and not node.args and not node.keywords:
+            receiver = self.kind_of_at(func.value, scope)
+            if self.qualname(func, scope) is None and not _from_constants(func.value, self, scope) and (
+                    receiver in K.TENSORS or isinstance(func.value, ast.Compare)
+                    or (sink and receiver not in (K.HOST, K.LIST))):
+                return ZERO_D, node
+            return None
+        if len(node.args) == 1 and "max" in _last_name(func).lower() and _lengths(node.args[0]):
+            return BATCH_MAX, node
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return None
+        name = self.qualname(func, scope)
+        if name is None:
+            return None
+        if name in _TORCH_REDUCTIONS and len(node.args) == 1 and not node.keywords:
+            return None if _from_constants(node.args[0], self, scope) else (ZERO_D, node)   # ``torch.sum(x)``
+        if name.startswith(("random.", "numpy.random.")) and name != "random.seed" \
+                and not name.endswith(("seed", "RandomState", "default_rng", "Generator")):
+            return RANDOM, node
+        return None
+
+    def returned_flows(self: "Resolver", function: ast.AST) -> tuple[Flow, ...]:
+        """The summary "returns a value read from a tensor": what any of the function's returns may carry."""
+        def compute() -> tuple[Flow, ...]:
+            scope = self.scopes.scope_of(function) if self.scopes else None
+            if scope is None:
+                return _NONE
+            return _unique([f for r in return_statements(function) if r.value is not None
+                            for f in self.flows(r.value, scope, sink=False)])
+        return memo(self._summaries, ("flows", id(function)), compute) or _NONE
+
+    def returned_element_flows(self: "Resolver", function: ast.AST, index: int) -> tuple[Flow, ...]:
+        """``a, b = helper()``: what element ``index`` of the tuples the function returns may carry."""
+        def compute() -> tuple[Flow, ...]:
+            scope = self.scopes.scope_of(function) if self.scopes else None
+            if scope is None:
+                return _NONE
+            found: list[Flow] = []
+            for statement in return_statements(function):
+                value = statement.value
+                if isinstance(value, ast.Tuple) and index < len(value.elts) \
+                        and not any(isinstance(e, ast.Starred) for e in value.elts):
+                    found.extend(self.flows(value.elts[index], scope, sink=False))
+                elif value is not None:
+                    found.extend(self.flows(value, scope, sink=False))
+            return _unique(found)
+        return memo(self._summaries, ("element flows", id(function), index), compute) or _NONE
+
+
+def _unique(found: list[Flow]) -> tuple[Flow, ...]:
+    seen: dict[int, Flow] = {}
+    for flow in found:
+        seen.setdefault(id(flow[1]), flow)
+        if len(seen) >= _MAX_FLOWS:
+            break
+    return tuple(seen.values())
+
+
+def _last_name(func: ast.AST) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
+    """The receiver chain starts at ``torch.tensor(...)`` / ``torch.as_tensor(...)`` of a non-tensor value."""
+    while isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(receiver, ast.Call) and resolver.qualname(receiver.func, scope) in ("torch.tensor",
+                                                                                        "torch.as_tensor"):
+            return bool(receiver.args) and resolver.kind_of_at(receiver.args[0], scope) not in K.TENSORS
+        receiver = receiver.func if isinstance(receiver, ast.Call) else receiver.value
+    return False
+
+
+def _lengths(node: ast.AST) -> bool:
+    """``len(s) for s in batch`` / ``[x.size(0) for x in seqs]`` / ``x.shape[0] for ...``: per-item lengths."""
+    if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+        return False
+    element = node.elt
+    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
+            and len(element.args) == 1:
+        element = element.args[0]       # ``list(img.shape)``: every dimension of every item
+    if isinstance(element, ast.Attribute) and element.attr == "shape":
+        return True
+    if isinstance(element, ast.Call):
+        return (isinstance(element.func, ast.Name) and element.func.id == "len") or (
+            isinstance(element.func, ast.Attribute) and element.func.attr == "size")
+    return isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
+        and element.value.attr == "shape"
