@@ -114,6 +114,9 @@ class Flows:
             found = list(self.flows(node.value, scope, sink, depth))
             if self.kind_of_at(node.value, scope) not in K.TENSORS:   # ``sizes[lvl]``: picked by a data value
                 found.extend(f for f in self.flows(node.slice, scope, sink, depth) if f[0] != ZERO_D)
+            elif _element_index(node.slice) and self.kind_of_at(node.slice, scope) not in K.TENSORS \
+                    and not _from_constants(node.value, self, scope):
+                found.insert(0, (ELEMENT, node))   # ``lengths[i]``: an element of a tensor, read when used as a size
             return _unique(found)
         operands = (node.left, node.right)
         found = [f for o in operands for f in self.flows(o, scope, sink, depth)]
@@ -158,7 +161,7 @@ class Flows:
         if isinstance(value, ast.Call) and index != STAR:
             function = self._own_function(value, scope)
             if function is not None:
-                return self.returned_element_flows(function, index)
+                return self.returned_element_flows(function, path)
         return self.flows(value, scope, sink=False)
 
     def _iteration_flows(self: "Resolver", source: ast.AST, scope: Scope, path: tuple[int, ...]) -> tuple[Flow, ...]:
@@ -292,22 +295,30 @@ class Flows:
                             for f in self.flows(r.value, scope, sink=False)])
         return memo(self._summaries, ("flows", id(function)), compute) or _NONE
 
-    def returned_element_flows(self: "Resolver", function: ast.AST, index: int) -> tuple[Flow, ...]:
-        """``a, b = helper()``: what element ``index`` of the tuples the function returns may carry."""
+    def returned_element_flows(self: "Resolver", function: ast.AST, path: tuple[int, ...]) -> tuple[Flow, ...]:
+        """``a, (b, c) = helper()``: what the element at ``path`` of the tuples the function returns may carry."""
         def compute() -> tuple[Flow, ...]:
             scope = self.scopes.scope_of(function) if self.scopes else None
             if scope is None:
                 return _NONE
             found: list[Flow] = []
             for statement in return_statements(function):
-                value = statement.value
-                if isinstance(value, ast.Tuple) and index < len(value.elts) \
-                        and not any(isinstance(e, ast.Starred) for e in value.elts):
-                    found.extend(self.flows(value.elts[index], scope, sink=False))
-                elif value is not None:
-                    found.extend(self.flows(value, scope, sink=False))
+                if statement.value is not None:
+                    found.extend(self._element_flows(statement.value, scope, path))
             return _unique(found)
-        return memo(self._summaries, ("element flows", id(function), index), compute) or _NONE
+        return memo(self._summaries, ("element flows", id(function), path), compute) or _NONE
+
+
+def _element_index(index: ast.AST) -> bool:
+    """``i``, ``b, i``, ``lvl - 1``: an index that a loop moves over elements with (no slice, no ``...``, no
+    ``None``; a constant ``[0]`` alone is left out: it as often picks from a tuple the model takes for a tensor)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    moving = _INDEX_TYPES[:3]
+    return any(isinstance(p, moving) for p in parts) and all(
+        isinstance(p, _INDEX_TYPES) and (not isinstance(p, ast.Constant) or type(p.value) is int) for p in parts)
+
+
+_INDEX_TYPES = (ast.Name, ast.BinOp, ast.Attribute, ast.UnaryOp, ast.Constant)
 
 
 def _unique(found: list[Flow]) -> tuple[Flow, ...]:
@@ -324,11 +335,24 @@ def _last_name(func: ast.AST) -> str:
 
 
 def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
-    """The receiver chain starts at ``torch.tensor(...)`` / ``torch.as_tensor(...)`` of a non-tensor value."""
-    while isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
-        if isinstance(receiver, ast.Call) and resolver.qualname(receiver.func, scope) in ("torch.tensor",
-                                                                                        "torch.as_tensor"):
-            return bool(receiver.args) and resolver.kind_of_at(receiver.args[0], scope) not in K.TENSORS
+    """The receiver chain starts (through names bound once) at ``torch.tensor(...)`` / ``torch.as_tensor(...)`` /
+    ``x.new_tensor(...)`` of a value that is no tensor and carries no value read from one: configuration."""
+    for _ in range(_DEPTH):
+        if isinstance(receiver, ast.Name):   # ``grid = x.new_tensor(cfg.grids).cumsum(0)`` earlier
+            binding = resolver.binding(receiver, scope)
+            if binding is None or binding.tag != VALUE or binding.path:
+                return False
+            receiver, scope = binding.value, binding.scope
+            continue
+        if not isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
+            return False
+        if isinstance(receiver, ast.Call) and (
+                resolver.qualname(receiver.func, scope) in ("torch.tensor", "torch.as_tensor")
+                or (isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "new_tensor")):
+            value = receiver.args[0] if receiver.args else None
+            return value is not None and resolver.kind_of_at(value, scope) not in K.TENSORS \
+                and not isinstance(value, (ast.ListComp, ast.GeneratorExp)) \
+                and not resolver.flows(value, scope, sink=False)   # ``[t.shape[0] for t in batch]``: data
         receiver = receiver.func if isinstance(receiver, ast.Call) else receiver.value
     return False
 

@@ -42,6 +42,8 @@ def origin_text(flow: Flow) -> str:
     if flavour == ZERO_D:
         return short_source(node) + " (a 0-d tensor)"
     if flavour == ELEMENT:
+        if isinstance(node, ast.Subscript):
+            return short_source(node) + " (an element of a tensor)"
         return "each element of the tensor " + short_source(node)
     return short_source(node)
 
