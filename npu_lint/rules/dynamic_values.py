@@ -109,13 +109,17 @@ class TensorValueInShape(ValueFlow):
     """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
 
     What it does:
-        Follows values read from tensors with ``.item()``, ``.tolist()`` or ``int()`` / ``float()`` of a
-        tensor, and 0-d tensors (``mask.sum()``, ``lengths.max()``), and names computed from them within one
-        function, and attributes of ``self`` assigned from them in an earlier method of the class, to the
-        places that fix a shape: the size
-        arguments of ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` /
-        ``expand`` / ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes,
-        slice bounds ``x[:n]`` and ``for ... in range(n)`` loops.
+        Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor,
+        0-d tensors such as ``mask.sum()`` or ``torch.sum(x)``, the elements of a tensor iterated over or
+        picked in a loop, ``lengths[i]``) to the places that fix a shape: the size arguments of
+        ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` / ``expand`` /
+        ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, slice bounds
+        ``x[:n]`` and ``for ... in range(n)`` loops. The semantic model answers what may reach a size: any
+        binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
+        ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
+        of the class, what the file's own functions return and what its own calls pass to a parameter.
+        Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
+        computed from configuration (``torch.tensor(cfg.depths)``) is no data.
     Why it matters on NPU:
         Reading a value is a host-device sync, and a shape built from it changes with the data: each new
         shape compiles the NPU operators again, so the step time follows the data instead of staying flat.
@@ -131,7 +135,7 @@ class TensorValueInShape(ValueFlow):
 
     code = "NPU403"
     name = "tensor-value-in-shape"
-    triggers = (".item()", ".tolist()", "int(", "float(", ".sum()", ".max()", ".min()", ".count_nonzero()")
+    triggers = (".item()", ".tolist()", "int(", "float(", ".sum(", ".max(", ".min(", ".count_nonzero(", "for ")
     kinds = (HOST, ZERO_D, ELEMENT)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
@@ -143,7 +147,35 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef f(x, labels):\n    n = (labels > 0).sum()\n    return x[:n]\n",
                  "import torch\ndef f(b, counts):\n    return torch.zeros(b, counts.max(), 5)\n",
                  "import torch\nclass Head(torch.nn.Module):\n    def prepare(self, counts):\n"
-                 "        self.k = int(counts.max().item())\n    def forward(self, x):\n        return x.topk(self.k)\n")
+                 "        self.k = int(counts.max().item())\n    def forward(self, x):\n        return x.topk(self.k)\n",
+                 # read in a method above the one that assigns it
+                 "import torch\nclass Head(torch.nn.Module):\n    def forward(self, x):\n        return x[:, :self.k]\n"
+                 "    def prepare(self, counts):\n        self.k = counts.max().item()\n",
+                 # one arm reads a tensor, the other keeps metadata: either may reach the slice
+                 "import torch\ndef f(x, mask, dynamic):\n    if dynamic:\n        r = min(mask.sum().item(), 8)\n"
+                 "        if r == 0:\n            r = 1\n    else:\n        r = min(x.shape[0], 8)\n    return x[:r]\n",
+                 # iterating a tensor gives one data value per element
+                 "import torch\ndef f(m, h0s: torch.Tensor, bd):\n    for b, h0 in enumerate(h0s):\n"
+                 "        m[b, h0 - bd:] = 0\n",
+                 "import torch\ndef f(x, counts):\n    out = []\n    for n in counts.tolist():\n"
+                 "        out.append(x.new_zeros(n, 4))\n    return out\n",
+                 # returned by the file's own function, then arithmetic and int()
+                 "import torch\ndef max_candidates(p: torch.Tensor):\n    return torch.sum(p.sum(1).max(-1)[0])\n"
+                 "def sample(p, percent, device):\n    n = int(max_candidates(p) * percent)\n"
+                 "    return torch.randint(100, (n,), device=device)\n",
+                 # a 0-d tensor used directly as a slice bound
+                 "import torch\ndef f(x: torch.Tensor, mask: torch.Tensor):\n    return x[:mask.sum()]\n",
+                 # loop-carried, and ``+=``
+                 "import torch\ndef f(x, t: torch.Tensor, steps):\n    end = 4\n    for _ in range(steps):\n"
+                 "        y = x[:end]\n        end = t.argmax().item()\n    return y\n",
+                 "import torch\ndef f(x, sizes: torch.Tensor):\n    total = 0\n    for s in sizes:\n"
+                 "        total += s.item()\n    return torch.zeros(total)\n",
+                 # a parameter filled by the file's own call with a value read from a tensor
+                 "import torch\ndef pad(x, n):\n    return x.new_zeros(n, x.shape[1])\n"
+                 "def run(x, mask):\n    return pad(x, int(mask.sum()))\n",
+                 # an element of a tensor picked in a loop
+                 "import torch\ndef f(x, lengths: torch.Tensor):\n    for i in range(x.shape[0]):\n"
+                 "        x[i, lengths[i]:] = 0\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
@@ -155,7 +187,24 @@ class TensorValueInShape(ValueFlow):
                      "import torch\ndef f(p: torch.Tensor):\n    rng = p.max() - p.min()\n    c = (0.01 * rng) ** 2\n"
                      "    s = p * c\n    return s.reshape(s.shape[0], -1)\n",
                      "import torch\nclass A:\n    def a(self, t):\n        self.k = t.item()\nclass B:\n"
-                     "    def b(self, x):\n        return x.topk(self.k)\n")
+                     "    def b(self, x):\n        return x.topk(self.k)\n",
+                     # a value read from a tensor as the fill value, not the size
+                     "import torch\ndef f(t: torch.Tensor, n):\n    return torch.full((n,), t.item())\n",
+                     # iterating a tensor: its elements as the input of a resize, not as its size
+                     "import torch\nimport torch.nn.functional as F\ndef f(feats: torch.Tensor):\n"
+                     "    return [F.interpolate(x[None], size=(8, 8)) for x in feats]\n",
+                     # the loop index of enumerate(), not the element
+                     "import torch\ndef f(x, t: torch.Tensor):\n    for i, w in enumerate(t.tolist()):\n"
+                     "        x = x[:, i:]\n    return x\n",
+                     # rebound unconditionally before the use
+                     "import torch\ndef f(x, mask: torch.Tensor, dynamic):\n    k = mask.sum().item()\n"
+                     "    if dynamic:\n        pass\n    k = 8\n    return x[:k]\n",
+                     # configuration put in a tensor, through a name
+                     "import torch\ndef f(x, cfg):\n    bounds = x.new_tensor(cfg.grids).cumsum(0)\n"
+                     "    for lvl in range(1, 3):\n        x[bounds[lvl - 1]:bounds[lvl]] *= 2\n    return x\n",
+                     # a numpy array's reshape is no NPU shape; a tensor's shape is metadata, not data
+                     "import torch\nimport numpy as np\ndef f(x, t: torch.Tensor):\n    n = t.item()\n"
+                     "    y = x * n\n    a = np.zeros(12).reshape(n, -1)\n    return x.view(y.shape[0], -1), a\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func
