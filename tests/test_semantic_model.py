@@ -292,3 +292,123 @@ def test_early_return_none_does_not_hide_what_a_function_returns():
     source = ("import torch\ndef valid(x: torch.Tensor):\n    if x is None:\n        return None\n    return x > 0\n"
               "m = valid(t)\nm.probe()\n")
     assert probe(source)[0] == "mask"
+
+
+# -- data flow: the may-query over reaching bindings ------------------------------------------------
+def flows(source: str) -> list[tuple[str, str]]:
+    """(flavour, source text) of what the argument of the last ``probe(x)`` call may carry."""
+    seen: list[list[tuple[str, str]]] = []
+
+    class Spy(Rule):
+        code, node_types = "NPU996", (ast.Call,)
+
+        def check(self, node, ctx):
+            if isinstance(node.func, ast.Name) and node.func.id == "probe":
+                seen.append([(flavour, ast.unparse(origin)) for flavour, origin in ctx.resolver.flows(node.args[0])])
+
+    ctx = FileContext(source, Target("2.8.0"))
+    _walk(ast.parse(source), ctx, Dispatch([Spy]))
+    assert seen, "no probe() call"
+    return seen[-1]
+
+
+def reaching(source: str) -> list[int]:
+    """The lines of the bindings of ``x`` that may reach the last ``probe(x)``."""
+    found: list[list[int]] = []
+
+    class Spy(Rule):
+        code, node_types = "NPU995", (ast.Call,)
+
+        def check(self, node, ctx):
+            if isinstance(node.func, ast.Name) and node.func.id == "probe":
+                name = node.args[0]
+                found.append(sorted(b.pos[0] for b in ctx.resolver.scopes.may_reach(
+                    name.id, ctx.resolver.current, (name.lineno, name.col_offset))))
+
+    ctx = FileContext(source, Target("2.8.0"))
+    _walk(ast.parse(source), ctx, Dispatch([Spy]))
+    return found[-1]
+
+
+@pytest.mark.parametrize("source, lines", [
+    # both arms of an if/else; an if without else keeps the earlier binding
+    ("def f(c):\n    if c:\n        x = 1\n    else:\n        x = 2\n    probe(x)\n", [3, 5]),
+    ("def f(c):\n    x = 1\n    if c:\n        x = 2\n    probe(x)\n", [2, 4]),
+    ("def f(c, d):\n    if c:\n        x = 1\n        if d:\n            x = 3\n    else:\n        x = 2\n    probe(x)\n",
+     [3, 5, 7]),
+    # an unconditional binding hides what came before it
+    ("def f(c):\n    x = 1\n    if c:\n        x = 2\n    x = 3\n    probe(x)\n", [5]),
+    # inside the arm that binds it, only that arm's binding
+    ("def f(c):\n    x = 1\n    if c:\n        x = 2\n        probe(x)\n", [4]),
+    # loop-carried: a later binding in the loop body reaches the next iteration
+    ("def f(n):\n    x = 0\n    for i in range(n):\n        probe(x)\n        x = i\n", [2, 5]),
+    ("def f(n):\n    for i in range(n):\n        x = i\n        probe(x)\n        x = 2\n", [3]),
+    # ``+=`` adds to what reaches
+    ("def f(ts):\n    x = 0\n    for t in ts:\n        x += t\n    probe(x)\n", [2, 4]),
+])
+def test_bindings_that_may_reach_a_use(source, lines):
+    assert reaching(source) == lines
+
+
+@pytest.mark.parametrize("source, flavour, origin", [
+    ("import torch\ndef f(t: torch.Tensor):\n    n = t.item()\n    probe(n)\n", "host", "t.item()"),
+    ("import torch\ndef f(t):\n    n = int(t.sum())\n    probe(n)\n", "host", "int(t.sum())"),
+    ("import torch\ndef f(m: torch.Tensor):\n    n = m.sum()\n    probe(n)\n", "zero_d", "m.sum()"),
+    ("import torch\ndef f(m: torch.Tensor):\n    probe(torch.sum(m))\n", "zero_d", "torch.sum(m)"),
+    ("import torch\ndef f(m: torch.Tensor):\n    n = (m > 0).sum()\n    k = min(n, 8)\n    probe(k)\n",
+     "zero_d", "(m > 0).sum()"),
+    ("import torch\ndef f(m: torch.Tensor, p):\n    n = m.sum() * p\n    probe(n + 1)\n", "zero_d", "m.sum()"),
+    ("import torch\ndef f(m: torch.Tensor, p):\n    n = m.sum() * p\n    probe(int(n))\n", "host", "int(n)"),
+    # through arithmetic, round(), tuple unpacking, comprehensions
+    ("import torch\ndef f(t: torch.Tensor):\n    h, w = t.tolist()\n    probe(round(w / 2) + 1)\n", "host", "t.tolist()"),
+    ("import torch\ndef f(t: torch.Tensor):\n    a, b = t.min().item(), 3\n    probe(a)\n", "host", "t.min().item()"),
+    ("import torch\ndef f(t: torch.Tensor):\n    sizes = [int(v) for v in t]\n    probe(sizes)\n", "host", "int(v)"),
+    ("import torch\ndef f(t: torch.Tensor):\n    sizes = [v for v in t]\n    probe(sizes)\n", "element", "t"),
+    # iterating a tensor, or a list read from one
+    ("import torch\ndef f(counts: torch.Tensor):\n    for n in counts:\n        probe(n)\n", "element", "counts"),
+    ("import torch\ndef f(a: torch.Tensor, b: torch.Tensor):\n    for i, (x, y) in enumerate(zip(a, b)):\n"
+     "        probe(y)\n", "element", "b"),
+    ("import torch\ndef f(c: torch.Tensor):\n    for n in c.tolist():\n        probe(n)\n", "host", "c.tolist()"),
+    ("import torch\ndef f(c: torch.Tensor):\n    for i in range(3):\n        probe(c[i])\n", "element", "c[i]"),
+    # an attribute bound in another method, before or after this one
+    ("import torch\nclass H:\n    def use(self):\n        probe(self.k)\n    def set(self, t: torch.Tensor):\n"
+     "        self.k = t.item()\n", "host", "t.item()"),
+    # what the file's own functions and methods return, and pass to parameters
+    ("import torch\ndef count(m: torch.Tensor):\n    return int(m.sum().item())\ndef f(m):\n    probe(count(m))\n",
+     "host", "m.sum().item()"),
+    ("import torch\nclass H:\n    def count(self, m):\n        return m.max().item(), 3\n    def f(self, m):\n"
+     "        n, k = self.count(m)\n        probe(n)\n", "host", "m.max().item()"),
+    ("import torch\ndef pad(x, n):\n    probe(n)\ndef run(x, t):\n    pad(x, t.item())\n", "host", "t.item()"),
+    ("import torch\nclass H:\n    @staticmethod\n    def pad(x, n):\n        probe(n)\n    def run(self, x, t):\n"
+     "        self.pad(x, t.item())\n", "host", "t.item()"),
+    # random draws and batch maxima
+    ("import random\nimport torch\ndef f():\n    s = random.choice([320, 640])\n    probe(s)\n", "random",
+     "random.choice([320, 640])"),
+    ("import torch\ndef f(batch):\n    n = max(len(s) for s in batch)\n    probe(n)\n", "batch_max",
+     "max((len(s) for s in batch))"),
+])
+def test_values_read_from_tensors_flow(source, flavour, origin):
+    assert (flavour, origin) in flows(source)
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\ndef f(t: torch.Tensor):\n    n = t.shape[0]\n    probe(n)\n",
+    "import torch\ndef f(t: torch.Tensor):\n    n = len(t.tolist())\n    probe(n)\n",
+    "import torch\ndef f(t: torch.Tensor):\n    n = t.item()\n    n = 4\n    probe(n)\n",
+    # a tensor computed from a value is no size; a 0-d tensor mixed into tensor arithmetic neither
+    "import torch\ndef f(x: torch.Tensor, t: torch.Tensor):\n    y = x * t.item()\n    probe(y)\n",
+    "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    y = x * m.sum()\n    probe(y)\n",
+    # the enumerate() counter, not the element
+    "import torch\ndef f(t: torch.Tensor):\n    for i, v in enumerate(t):\n        probe(i)\n",
+    # numpy's reductions; configuration put into a tensor
+    "import numpy as np\nimport torch\ndef f(a):\n    n = int(np.max(a))\n    probe(n)\n",
+    "import torch\ndef f(cfg):\n    d = torch.tensor(cfg.depths).cumsum(0).tolist()\n    probe(d)\n",
+    "import torch\ndef f(x, cfg):\n    g = x.new_tensor(cfg.grids)\n    for i in range(3):\n        probe(g[i])\n",
+    # a method of another class; a parameter nobody in the file passes a value to
+    "import torch\nclass A:\n    def a(self, t):\n        self.k = t.item()\nclass B:\n    def b(self):\n"
+    "        probe(self.k)\n",
+    "import torch\ndef f(x, n):\n    probe(n)\n",
+    "import random\nimport torch\ndef f():\n    random.seed(0)\n    s = 320\n    probe(s)\n",
+])
+def test_no_flow_without_a_value_read_from_a_tensor(source):
+    assert flows(source) == []
