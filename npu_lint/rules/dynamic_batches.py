@@ -8,7 +8,8 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule
 from npu_lint.analysis.flows import BATCH_MAX
-from npu_lint.rules.dynamic_values import FACTORIES, FAMILY, SHAPE_METHODS, ValueFlow, call_args, last_name, origin_text
+from npu_lint.rules.dynamic_values import (FACTORIES, FAMILY, SHAPE_METHODS, ValueFlow, last_name, origin_text,
+                                          size_args)
 
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
@@ -30,8 +31,9 @@ class PadToBatchMax(ValueFlow):
         with ``padding=True`` or ``padding="longest"``, Hugging Face ``DataCollatorWithPadding`` (and the
         seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
-        ``torch.zeros(n, max_len)``) or by a helper over the items' shapes
-        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``).
+        ``torch.zeros(n, max_len)``), by a helper over the items' shapes
+        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
+        or returned by one of the file's own functions.
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.
@@ -55,13 +57,19 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef collate(batch):\n    max_len = max(len(s) for s in batch)\n"
                  "    out = torch.zeros(len(batch), max_len, dtype=torch.long)\n    return out\n",
                  "import torch\ndef nested(tensor_list):\n    max_size = _max_by_axis([list(img.shape) for img in tensor_list])\n"
-                 "    batch_shape = [len(tensor_list)] + max_size\n    return torch.zeros(batch_shape)\n")
+                 "    batch_shape = [len(tensor_list)] + max_size\n    return torch.zeros(batch_shape)\n",
+                 # the maximum computed by the file's own helper
+                 "import torch\ndef longest(batch):\n    return max(len(s) for s in batch)\n"
+                 "def collate(batch):\n    out = torch.zeros(len(batch), longest(batch), dtype=torch.long)\n    return out\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
                      "import torch\nconv = torch.nn.Conv2d(3, 8, 3, padding=1)\n",
                      "import torch\nconv = ConvModule(3, 8, 3, padding=1)\n",
-                     "import torch\nn = max(a, b)\nbuf = torch.zeros(n)\n")
+                     "import torch\nn = max(a, b)\nbuf = torch.zeros(n)\n",
+                     # a maximum over the items' lengths only as a fill value
+                     "import torch\ndef collate(batch):\n    m = max(len(s) for s in batch)\n"
+                     "    return torch.full((len(batch), 128), m)\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
@@ -79,7 +87,7 @@ class PadToBatchMax(ValueFlow):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
         elif name in FACTORIES or (isinstance(node.func, ast.Attribute) and node.func.attr in SHAPE_METHODS
                                     and not name):
-            origin = self._flow(call_args(node), node, ctx)
+            origin = self._flow(size_args(node, name or None), node, ctx)
             reported = ctx.scratch.setdefault("batch_max_reported", set())
             if origin is not None and id(origin[1]) not in reported:   # one finding per batch maximum
                 reported.add(id(origin[1]))

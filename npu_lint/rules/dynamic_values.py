@@ -53,10 +53,6 @@ def last_name(func: ast.AST) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def call_args(node: ast.Call) -> list[ast.AST]:
-    return list(node.args) + [kw.value for kw in node.keywords if kw.arg not in _NO_SIZE]
-
-
 def size_args(node: ast.Call, name: Optional[str]) -> list[ast.AST]:
     """The arguments of a sink that fix a shape (not its input tensor, a fill value or a dtype)."""
     keywords = [kw.value for kw in node.keywords if kw.arg not in _NO_SIZE]
@@ -243,8 +239,9 @@ class RandomInputSize(ValueFlow):
 
     What it does:
         Flags ``F.interpolate`` / ``F.upsample`` / ``nn.Upsample`` / torchvision ``resize`` calls whose size
-        or scale factor comes from ``random`` or ``numpy.random`` (directly or through names computed from
-        the draw, within one function), the multi-scale training trick of YOLO-style detectors.
+        or scale factor comes from ``random`` or ``numpy.random`` (directly, through names computed from the
+        draw, or through what the file's own functions and methods return), the multi-scale training trick
+        of YOLO-style detectors.
     Why it matters on NPU:
         Every new input size compiles the whole network's operators again on Ascend; with a random size per
         batch the first epochs are spent compiling.
@@ -269,10 +266,17 @@ class RandomInputSize(ValueFlow):
                  "    sz = random.randrange(int(imgsz * 0.5), int(imgsz * 1.5) + gs) // gs * gs\n"
                  "    sf = sz / max(imgs.shape[2:])\n    ns = [math.ceil(x * sf / gs) * gs for x in imgs.shape[2:]]\n"
                  "    return nn.functional.interpolate(imgs, size=ns, mode='bilinear')\n",
-                 "import numpy as np\nimport torch.nn.functional as F\ny = F.interpolate(x, scale_factor=np.random.uniform(0.5, 1.5))\n")
+                 "import numpy as np\nimport torch.nn.functional as F\ny = F.interpolate(x, scale_factor=np.random.uniform(0.5, 1.5))\n",
+                 # drawn in the class's own method, used in another
+                 "import random\nimport torch.nn.functional as F\nclass MultiScale:\n    def pick(self):\n"
+                 "        return random.choice([320, 416, 512])\n    def __call__(self, imgs):\n"
+                 "        size = self.pick()\n        return F.interpolate(imgs, size=(size, size))\n")
     must_not_fire = ("import random\nimport torch.nn.functional as F\nimgs = F.interpolate(imgs, size=(640, 640))\n",
                      "import random\nimport torch.nn.functional as F\nif random.random() < 0.5:\n    x = x.flip(-1)\n"
-                     "y = F.interpolate(x, scale_factor=2)\n")
+                     "y = F.interpolate(x, scale_factor=2)\n",
+                     # a random choice of the input, not of its size
+                     "import random\nimport torch.nn.functional as F\ndef f(feats):\n    x = random.choice(feats)\n"
+                     "    return F.interpolate(x, size=(640, 640))\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         if last_name(node.func) not in _RESIZE_NAMES:
