@@ -213,8 +213,6 @@ class TensorValueInShape(ValueFlow):
             args = size_args(node, name)
             sink = name.rsplit(".", 1)[-1] + "()"
         elif isinstance(func, ast.Attribute) and func.attr in SHAPE_METHODS:
-            if ctx.resolver.is_host(func.value):
-                return   # a numpy array's ``reshape``: host memory, no NPU shape
             args, sink = size_args(node, None), f".{func.attr}()"
         elif isinstance(func, ast.Name) and func.id == "range" and isinstance(ctx.parent(node), ast.For) \
                 and ctx.parent(node).iter is node:
@@ -222,14 +220,16 @@ class TensorValueInShape(ValueFlow):
         else:
             return
         origin = self._flow(args, node, ctx)
+        if origin is not None and isinstance(func, ast.Attribute) and name is None and ctx.resolver.is_host(func.value):
+            return   # a numpy array's ``reshape``: host memory, no NPU shape
         if origin is not None:
             ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) for b in (s.lower, s.upper, s.step) if b is not None]
-        origin = self._flow(bounds, node, ctx) if bounds and not ctx.resolver.is_host(node.value) else None
-        if origin is not None:
+        origin = self._flow(bounds, node, ctx) if bounds else None
+        if origin is not None and not ctx.resolver.is_host(node.value):   # numpy slicing: no NPU shape
             ctx.report(node, self.message.format(sink="a slice bound", origin=origin_text(origin),
                                                  line=origin[1].lineno), "x[:n]")
 
