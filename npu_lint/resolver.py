@@ -52,7 +52,8 @@ class Resolver(Summaries, Flows):
         self.module_name = ""
         self._qualnames: dict[int, tuple[str, ...]] = {}
         self._values: dict[int, object] = {}
-        self._flows: dict[int, object] = {}
+        self._flows: dict[object, object] = {}
+        self._summarising: list[ast.AST] = []   # the functions whose flow summaries are being computed
         self._summaries: dict[tuple[str, int], object] = {}
         self._kept: list[ast.AST] = []
         self._call_index: Optional[dict[int, list[tuple[ast.Call, Scope, int]]]] = None
@@ -73,6 +74,7 @@ class Resolver(Summaries, Flows):
         self._qualnames.clear()
         self._values.clear()
         self._flows.clear()
+        self._summarising.clear()
         self._summaries.clear()
         self._call_index = None
         self._local_classes.clear()

@@ -101,6 +101,14 @@ def test_comprehension_variable_does_not_leak():
     assert probe(source) == (None, None)
 
 
+def test_comprehension_reads_the_enclosing_function_where_it_stands():
+    source = ("import torch\nimport numpy as np\ndef f(r):\n    x = torch.zeros(3)\n    ys = [x.probe() for _ in r]\n"
+              "    x = np.zeros(3)\n    return ys\n")
+    assert probe(source)[0] == "tensor"
+    source = "import torch\ndef f(r):\n    ys = [x.probe() for _ in r]\n    x = torch.zeros(3)\n"
+    assert probe(source)[0] == "tensor"   # before every binding: loop-carried, as for the function's own uses
+
+
 # -- value kinds ------------------------------------------------------------------------------------
 @pytest.mark.parametrize("source, kind", [
     ("import torch\nm = torch.zeros(3, dtype=torch.bool)\nm.probe()\n", "mask"),
@@ -379,6 +387,8 @@ def test_bindings_that_may_reach_a_use(source, lines):
     ("import torch\nclass H:\n    def count(self, m):\n        return m.max().item(), 3\n    def f(self, m):\n"
      "        n, k = self.count(m)\n        probe(n)\n", "host", "m.max().item()"),
     ("import torch\ndef pad(x, n):\n    probe(n)\ndef run(x, t):\n    pad(x, t.item())\n", "host", "t.item()"),
+    ("import torch\ndef twice(n):\n    return n * 2\ndef f(t):\n    b = twice(4)\n    a = twice(t.item())\n"
+     "    probe(a)\n", "host", "t.item()"),
     ("import torch\nclass H:\n    @staticmethod\n    def pad(x, n):\n        probe(n)\n    def run(self, x, t):\n"
      "        self.pad(x, t.item())\n", "host", "t.item()"),
     # random draws and batch maxima
@@ -408,6 +418,8 @@ def test_values_read_from_tensors_flow(source, flavour, origin):
     "import torch\nclass A:\n    def a(self, t):\n        self.k = t.item()\nclass B:\n    def b(self):\n"
     "        probe(self.k)\n",
     "import torch\ndef f(x, n):\n    probe(n)\n",
+    # a function's summary is filled in per call: another call passing a tensor's value does not leak here
+    "import torch\ndef twice(n):\n    return n * 2\ndef f(t):\n    a = twice(t.item())\n    b = twice(4)\n    probe(b)\n",
     "import random\nimport torch\ndef f():\n    random.seed(0)\n    s = 320\n    probe(s)\n",
 ])
 def test_no_flow_without_a_value_read_from_a_tensor(source):

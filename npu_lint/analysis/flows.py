@@ -22,7 +22,7 @@ A mixin of :class:`npu_lint.resolver.Resolver` (it supplies ``value_of``, ``qual
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
@@ -32,9 +32,10 @@ if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 HOST, ZERO_D, ELEMENT, RANDOM, BATCH_MAX = "host", "zero_d", "element", "random", "batch_max"
+PARAMETER = "parameter"   # inside a function's summary: its own parameter, filled in from each call's argument
 Flow = tuple[str, ast.AST]
 _NONE: tuple[Flow, ...] = ()
-_MAX_FLOWS = 4
+_MAX_FLOWS = 6
 _DEPTH = 30
 _HOST_METHODS = frozenset({"item", "tolist"})
 # Full reductions: without arguments they give a 0-d tensor.
@@ -136,7 +137,8 @@ class Flows:
 
     def binding_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:
         """What a binding may carry (memoised; a cycle through the same binding carries nothing more)."""
-        return memo(self._flows, id(binding), lambda: self._binding_flows(binding)) or _NONE
+        key = (id(binding), id(self._summarising[-1])) if self._summarising else id(binding)
+        return memo(self._flows, key, lambda: self._binding_flows(binding)) or _NONE
 
     def _binding_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:
         tag, scope, value = binding.tag, binding.scope, binding.value
@@ -147,6 +149,8 @@ class Flows:
         if tag == LOOP:
             return self._iteration_flows(value, scope, binding.path)
         if tag == PARAM:
+            if self._summarising and binding.scope.node is self._summarising[-1] and binding.node is not None:
+                return ((PARAMETER, binding.node),)   # summarising its function: each call fills it in
             return self._argument_flows(binding)
         return _NONE
 
@@ -159,9 +163,9 @@ class Flows:
             element = value.elts[index]
             return self._element_flows(element, scope, path[1:]) if path[1:] else self.flows(element, scope, False)
         if isinstance(value, ast.Call) and index != STAR:
-            function = self._own_function(value, scope)
-            if function is not None:
-                return self.returned_element_flows(function, path)
+            callee = self._own_function(value, scope)
+            if callee is not None:
+                return self._at_call(value, callee, self.returned_element_flows(callee[0], path), scope)
         return self.flows(value, scope, sink=False)
 
     def _iteration_flows(self: "Resolver", source: ast.AST, scope: Scope, path: tuple[int, ...]) -> tuple[Flow, ...]:
@@ -192,41 +196,47 @@ class Flows:
         function, arg = binding.scope.node, binding.node
         if arg is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return _NONE
-        positional = [a.arg for a in function.args.posonlyargs + function.args.args]
-        index = positional.index(arg.arg) if arg.arg in positional else None
         found: list[Flow] = []
         for call, scope, offset in self.call_sites(function):
-            passed = None
-            if index is not None and 0 <= index - offset < len(call.args):
-                if any(isinstance(a, ast.Starred) for a in call.args[:index - offset + 1]):
-                    continue
-                passed = call.args[index - offset]
-            else:
-                passed = next((kw.value for kw in call.keywords if kw.arg == arg.arg), None)
+            passed = _passed(call, function, arg, offset)
             if passed is not None:
                 found.extend(self.flows(passed, scope, sink=False))
         return _unique(found)
 
-    def _own_function(self: "Resolver", call: ast.Call, scope: Scope) -> Optional[ast.AST]:
-        """The file's own function or method a call runs (``helper(x)``, ``self.helper(x)``)."""
+    def _own_function(self: "Resolver", call: ast.Call, scope: Scope) -> Optional[tuple[ast.AST, int]]:
+        """The file's own function or method a call runs (``helper(x)``, ``self.helper(x)``), and how many
+        leading parameters the call fills implicitly."""
         func = call.func
         if isinstance(func, ast.Name):
             binding = self.binding(func, scope)
-            return binding.value if binding is not None and binding.tag == DEF else None
+            return (binding.value, 0) if binding is not None and binding.tag == DEF else None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
             method = self._callee(call, scope)
             if method is not None and getattr(method[0], "name", None) == func.attr:
-                return method[0]
+                return method
         return None
+
+    def _at_call(self: "Resolver", call: ast.Call, callee: tuple[ast.AST, int], summary: tuple[Flow, ...],
+                 scope: Scope) -> tuple[Flow, ...]:
+        """A function's summary at one call: its parameters replaced by what this call passes to them."""
+        found: list[Flow] = []
+        for flow in summary:
+            if flow[0] != PARAMETER:
+                found.append(flow)
+                continue
+            passed = _passed(call, callee[0], flow[1], callee[1])
+            if passed is not None:
+                found.extend(self.flows(passed, scope, sink=False))
+        return _unique(found)
 
     def _call_flows(self: "Resolver", node: ast.Call, scope: Scope, sink: bool, depth: int) -> tuple[Flow, ...]:
         source = self.source_flow(node, scope, sink)
         if source is not None:
             return (source,)
         func = node.func
-        function = self._own_function(node, scope)
-        if function is not None:
-            return self.returned_flows(function)
+        callee = self._own_function(node, scope)
+        if callee is not None:
+            return self._at_call(node, callee, self.returned_flows(callee[0]), scope)
         name = self.qualname(func, scope)
         if isinstance(func, ast.Name) and func.id in _METADATA_CALLS and name is None:
             return _NONE
@@ -286,14 +296,22 @@ class Flows:
         return None
 
     def returned_flows(self: "Resolver", function: ast.AST) -> tuple[Flow, ...]:
-        """The summary "returns a value read from a tensor": what any of the function's returns may carry."""
+        """The summary "returns a value read from a tensor": what any of the function's returns may carry,
+        with ``(PARAMETER, arg)`` for what it returns of its own parameters (each call fills those in)."""
         def compute() -> tuple[Flow, ...]:
             scope = self.scopes.scope_of(function) if self.scopes else None
             if scope is None:
                 return _NONE
             return _unique([f for r in return_statements(function) if r.value is not None
                             for f in self.flows(r.value, scope, sink=False)])
-        return memo(self._summaries, ("flows", id(function)), compute) or _NONE
+        return memo(self._summaries, ("flows", id(function)), lambda: self._summarise(function, compute)) or _NONE
+
+    def _summarise(self: "Resolver", function: ast.AST, compute: Callable[[], tuple[Flow, ...]]) -> tuple[Flow, ...]:
+        self._summarising.append(function)
+        try:
+            return compute()
+        finally:
+            self._summarising.pop()
 
     def returned_element_flows(self: "Resolver", function: ast.AST, path: tuple[int, ...]) -> tuple[Flow, ...]:
         """``a, (b, c) = helper()``: what the element at ``path`` of the tuples the function returns may carry."""
@@ -306,7 +324,19 @@ class Flows:
                 if statement.value is not None:
                     found.extend(self._element_flows(statement.value, scope, path))
             return _unique(found)
-        return memo(self._summaries, ("element flows", id(function), path), compute) or _NONE
+        return memo(self._summaries, ("element flows", id(function), path),
+                    lambda: self._summarise(function, compute)) or _NONE
+
+
+def _passed(call: ast.Call, function: ast.AST, arg: ast.arg, offset: int) -> Optional[ast.AST]:
+    """The argument ``call`` passes to parameter ``arg`` of ``function`` (None: not shown, or behind ``*xs``)."""
+    positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+    index = positional.index(arg.arg) if arg.arg in positional else None
+    if index is not None and 0 <= index - offset < len(call.args):
+        if any(isinstance(a, ast.Starred) for a in call.args[:index - offset + 1]):
+            return None
+        return call.args[index - offset]
+    return next((kw.value for kw in call.keywords if kw.arg == arg.arg), None)
 
 
 def _element_index(index: ast.AST) -> bool:

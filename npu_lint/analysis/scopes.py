@@ -183,8 +183,11 @@ class Scopes:
             binding = pick(bindings, pos, scope.kind in ("function", "lambda", "comprehension"))
             if binding is not None:
                 return None if binding.tag == DELETE else binding
-        key = (id(scope), name)   # above its own scope a name is late-bound: the same answer for every use
-        if key in self._outer:
+        # Above its own scope a name is late-bound: the same answer for every use. A comprehension runs where it
+        # stands, though: the scopes around it (up to the first function) are read at its position.
+        at = pos if scope.kind == "comprehension" else None
+        key = (id(scope), name)
+        if at is None and key in self._outer:
             return self._outer[key]
         found = None
         current = scope.parent
@@ -192,12 +195,15 @@ class Scopes:
             if current.kind != "class":
                 bindings = current.names.get(name)
                 if bindings:
-                    binding = pick(bindings, None, False)
+                    binding = pick(bindings, at, at is not None and current.kind != "module")
                     if binding is not None:
                         found = None if binding.tag == DELETE else binding
                         break
+            if current.kind != "comprehension":
+                at = None
             current = current.parent
-        self._outer[key] = found
+        if scope.kind != "comprehension":
+            self._outer[key] = found
         return found
 
     def lookup_reaching(self, name: str, scope: Scope, pos: Optional[Position]) -> list[Binding]:
