@@ -418,6 +418,9 @@ def test_values_read_from_tensors_flow(source, flavour, origin):
     "import torch\nclass A:\n    def a(self, t):\n        self.k = t.item()\nclass B:\n    def b(self):\n"
     "        probe(self.k)\n",
     "import torch\ndef f(x, n):\n    probe(n)\n",
+    # ... also through a closure that reads the enclosing function's parameter
+    "import torch\ndef size_for(hw):\n    def scaled(r):\n        return hw[0] * r\n    return scaled(2)\n"
+    "def f(t, img):\n    a = size_for(t.tolist())\n    b = size_for(img.shape)\n    probe(b)\n",
     # a function's summary is filled in per call: another call passing a tensor's value does not leak here
     "import torch\ndef twice(n):\n    return n * 2\ndef f(t):\n    a = twice(t.item())\n    b = twice(4)\n    probe(b)\n",
     "import random\nimport torch\ndef f():\n    random.seed(0)\n    s = 320\n    probe(s)\n",

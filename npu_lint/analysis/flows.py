@@ -149,8 +149,8 @@ class Flows:
         if tag == LOOP:
             return self._iteration_flows(value, scope, binding.path)
         if tag == PARAM:
-            if self._summarising and binding.scope.node is self._summarising[-1] and binding.node is not None:
-                return ((PARAMETER, binding.node),)   # summarising its function: each call fills it in
+            if binding.node is not None and self._open_parameter(binding):
+                return ((PARAMETER, binding),)   # summarising its function (or a closure in it): each call fills it in
             return self._argument_flows(binding)
         return _NONE
 
@@ -216,17 +216,38 @@ class Flows:
                 return method
         return None
 
+    def _open_parameter(self: "Resolver", binding: Binding) -> bool:
+        """A parameter of a function being summarised, or of a function enclosing it (a closure reads it)."""
+        if not self._summarising:
+            return False
+        function = binding.scope.node
+        if function in self._summarising:
+            return True
+        current = self.scopes.scope_of(self._summarising[-1])
+        while current is not None:
+            if current.node is function:
+                return True
+            current = current.parent
+        return False
+
     def _at_call(self: "Resolver", call: ast.Call, callee: tuple[ast.AST, int], summary: tuple[Flow, ...],
                  scope: Scope) -> tuple[Flow, ...]:
-        """A function's summary at one call: its parameters replaced by what this call passes to them."""
+        """A function's summary at one call: its parameters replaced by what this call passes to them (those of
+        an enclosing function stay open while it is summarised, else take what its callers pass)."""
         found: list[Flow] = []
         for flow in summary:
             if flow[0] != PARAMETER:
                 found.append(flow)
                 continue
-            passed = _passed(call, callee[0], flow[1], callee[1])
-            if passed is not None:
-                found.extend(self.flows(passed, scope, sink=False))
+            binding = flow[1]
+            if binding.scope.node is callee[0]:
+                passed = _passed(call, callee[0], binding.node, callee[1])
+                if passed is not None:
+                    found.extend(self.flows(passed, scope, sink=False))
+            elif self._open_parameter(binding):
+                found.append(flow)
+            else:
+                found.extend(self._argument_flows(binding))
         return _unique(found)
 
     def _call_flows(self: "Resolver", node: ast.Call, scope: Scope, sink: bool, depth: int) -> tuple[Flow, ...]:
@@ -383,6 +404,10 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
             return value is not None and resolver.kind_of_at(value, scope) not in K.TENSORS \
                 and not isinstance(value, (ast.ListComp, ast.GeneratorExp)) \
                 and not resolver.flows(value, scope, sink=False)   # ``[t.shape[0] for t in batch]``: data
+        if isinstance(receiver, ast.Call) and receiver.args and isinstance(receiver.func, ast.Attribute) \
+                and (resolver.qualname(receiver.func, scope) or "").startswith("torch."):
+            receiver = receiver.args[0]   # ``torch.cumsum(dims, 0)``: computed from its first argument
+            continue
         receiver = receiver.func if isinstance(receiver, ast.Call) else receiver.value
     return False
 
