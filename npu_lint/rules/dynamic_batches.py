@@ -14,7 +14,8 @@ from npu_lint.rules.dynamic_values import (FACTORIES, FAMILY, SHAPE_METHODS, Val
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
 _LOADER = "torch.utils.data.DataLoader"
-_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | SHAPE_METHODS
+_F_PAD = "torch.nn.functional.pad"
+_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | SHAPE_METHODS | {"pad"}
 _LOADER_PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn",
                       "pin_memory", "drop_last")
 
@@ -31,7 +32,7 @@ class PadToBatchMax(ValueFlow):
         with ``padding=True`` or ``padding="longest"``, Hugging Face ``DataCollatorWithPadding`` (and the
         seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
-        ``torch.zeros(n, max_len)``), by a helper over the items' shapes
+        ``torch.zeros(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
         or returned by one of the file's own functions.
     Why it matters on NPU:
@@ -60,7 +61,10 @@ class PadToBatchMax(ValueFlow):
                  "    batch_shape = [len(tensor_list)] + max_size\n    return torch.zeros(batch_shape)\n",
                  # the maximum computed by the file's own helper
                  "import torch\ndef longest(batch):\n    return max(len(s) for s in batch)\n"
-                 "def collate(batch):\n    out = torch.zeros(len(batch), longest(batch), dtype=torch.long)\n    return out\n")
+                 "def collate(batch):\n    out = torch.zeros(len(batch), longest(batch), dtype=torch.long)\n    return out\n",
+                 # each item padded with F.pad up to the batch's longest
+                 "import torch\nimport torch.nn.functional as F\ndef collate(items):\n"
+                 "    n = max(x.shape[0] for x in items)\n    return torch.stack([F.pad(x, (0, 0, 0, n - x.shape[0])) for x in items])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
@@ -69,7 +73,8 @@ class PadToBatchMax(ValueFlow):
                      "import torch\nn = max(a, b)\nbuf = torch.zeros(n)\n",
                      # a maximum over the items' lengths only as a fill value
                      "import torch\ndef collate(batch):\n    m = max(len(s) for s in batch)\n"
-                     "    return torch.full((len(batch), 128), m)\n")
+                     "    return torch.full((len(batch), 128), m)\n",
+                     "import torch\nimport torch.nn.functional as F\ndef f(x, k):\n    return F.pad(x, (0, k))\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
@@ -85,8 +90,8 @@ class PadToBatchMax(ValueFlow):
         elif padding is not None and (_constant(padding) is True or _constant(padding) == "longest") \
                 and not name.startswith("torch."):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
-        elif name in FACTORIES or (isinstance(node.func, ast.Attribute) and node.func.attr in SHAPE_METHODS
-                                    and not name):
+        elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
+                                                     and node.func.attr in SHAPE_METHODS and not name):
             origin = self._flow(size_args(node, name or None), node, ctx)
             reported = ctx.scratch.setdefault("batch_max_reported", set())
             if origin is not None and id(origin[1]) not in reported:   # one finding per batch maximum
