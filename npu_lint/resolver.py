@@ -54,6 +54,7 @@ class Resolver(Summaries, Flows):
         self._values: dict[int, object] = {}
         self._flows: dict[object, object] = {}
         self._summarising: list[ast.AST] = []   # the functions whose flow summaries are being computed
+        self._flow_nesting = 0
         self._summaries: dict[tuple[str, int], object] = {}
         self._kept: list[ast.AST] = []
         self._call_index: Optional[dict[int, list[tuple[ast.Call, Scope, int]]]] = None

@@ -427,3 +427,14 @@ def test_values_read_from_tensors_flow(source, flavour, origin):
 ])
 def test_no_flow_without_a_value_read_from_a_tensor(source):
     assert flows(source) == []
+
+
+def test_long_chains_of_bindings_and_calls_keep_the_stack_bounded():
+    chain = "\n".join(f"    n{i} = n{i - 1} + 1" for i in range(1, 3000))
+    source = f"import torch\ndef f(x, t):\n    n0 = t.item()\n{chain}\n    return x[:n2999]\n"
+    analyse_source(source, codes=frozenset({"NPU403"}))   # no RecursionError
+    calls = "\n".join(f"def f{i}(t):\n    return f{i + 1}(t) + 1" for i in range(400))
+    source = f"import torch\n{calls}\ndef f400(t):\n    return t.item()\ndef g(x, t):\n    return x[:f0(t)]\n"
+    analyse_source(source, codes=frozenset({"NPU403"}))
+    near = "import torch\ndef f(x, t):\n    n0 = t.item()\n    n1 = n0 + 1\n    n2 = n1 * 2\n    return x[:n2]\n"
+    assert [f.code for f in analyse_source(near, codes=frozenset({"NPU403"}))] == ["NPU403"]

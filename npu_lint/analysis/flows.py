@@ -37,6 +37,7 @@ Flow = tuple[str, ast.AST]
 _NONE: tuple[Flow, ...] = ()
 _MAX_FLOWS = 6
 _DEPTH = 30
+_NESTING = 60
 _HOST_METHODS = frozenset({"item", "tolist"})
 # Full reductions: without arguments they give a 0-d tensor.
 ZERO_D_METHODS = frozenset({"sum", "count_nonzero", "max", "min", "amax", "amin", "argmax", "argmin", "prod"})
@@ -67,9 +68,15 @@ class Flows:
         from, at most a few, nearest first. ``sink``: ``node`` is used as a size where it stands, so a 0-d
         tensor anywhere in it counts (``x[:mask.sum() + 1]``); inside a binding only a 0-d tensor kept as a
         value does (``n = mask.sum()``, ``k = min(n, 5)``), not one mixed into tensor arithmetic."""
-        if node is None or depth > _DEPTH or self.scopes is None:
-            return _NONE
-        scope = scope or self.current
+        if node is None or depth > _DEPTH or self.scopes is None or self._flow_nesting > _NESTING:
+            return _NONE   # nesting: through bindings, summaries and calls, the Python stack stays bounded
+        self._flow_nesting += 1
+        try:
+            return self._flows_of(node, scope or self.current, sink, depth)
+        finally:
+            self._flow_nesting -= 1
+
+    def _flows_of(self: "Resolver", node: ast.AST, scope: Scope, sink: bool, depth: int) -> tuple[Flow, ...]:
         kind = type(node)
         if kind is ast.Name:
             found: list[Flow] = []
