@@ -33,7 +33,7 @@ if TYPE_CHECKING:
 
 HOST, ZERO_D, ELEMENT, RANDOM, BATCH_MAX = "host", "zero_d", "element", "random", "batch_max"
 PARAMETER = "parameter"   # inside a function's summary: its own parameter, filled in from each call's argument
-Flow = tuple[str, ast.AST]
+Flow = tuple[str, ast.AST]   # (flavour, source expression); a PARAMETER flow holds the parameter's Binding
 _NONE: tuple[Flow, ...] = ()
 _MAX_FLOWS = 6
 _DEPTH = 30
@@ -44,15 +44,15 @@ ZERO_D_METHODS = frozenset({"sum", "count_nonzero", "max", "min", "amax", "amin"
 _REDUCTIONS = ZERO_D_METHODS | {"mean"}
 _TORCH_REDUCTIONS = frozenset("torch." + name for name in ZERO_D_METHODS)
 # Calls that pass their arguments' values on (a size computed from a size).
-_PASSING = frozenset({"min", "max", "int", "float", "round", "abs", "sum", "sorted", "list", "tuple", "divmod",
+_PASSING = frozenset({"min", "max", "int", "float", "round", "abs", "sum", "sorted", "list", "tuple", "divmod", "zip",
                       "math.ceil", "math.floor", "math.trunc", "math.sqrt", "math.prod", "numpy.ceil", "numpy.floor",
                       "numpy.round", "numpy.clip", "numpy.minimum", "numpy.maximum", "operator.index"})
 # Metadata: never a value read from the tensor's data.
 METADATA_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size", "stride",
                               "get_device", "is_contiguous", "is_floating_point", "data_ptr", "__len__", "type"})
 METADATA_ATTRIBUTES = frozenset({"shape", "dtype", "device", "ndim", "is_cuda", "layout", "requires_grad"})
-_METADATA_CALLS = frozenset({"len", "isinstance", "hasattr", "getattr", "type", "id", "range", "enumerate", "zip",
-                             "print", "str", "repr", "format", "bool"})
+_METADATA_CALLS = frozenset({"len", "isinstance", "hasattr", "getattr", "type", "id", "range", "print", "str", "repr",
+                             "format", "bool"})
 # Keyword arguments that carry no size.
 _NO_SIZE_KEYWORDS = frozenset({"device", "dtype", "layout", "requires_grad", "pin_memory", "out", "generator",
                                "memory_format", "non_blocking", "dim", "keepdim"})
