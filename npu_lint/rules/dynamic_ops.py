@@ -10,7 +10,7 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.host_arrays import host_array_evidence, is_host_array, track_host_arrays
+from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.resolver import MASK, return_statements
 from npu_lint.rules import ApiRef, Rule, short_source
 from npu_lint.tables import keyed
@@ -213,7 +213,7 @@ class BooleanMaskIndexing(Rule):
     code = "NPU402"
     name = "boolean-mask-indexing"
     family = FAMILY
-    node_types = (ast.Subscript, ast.Assign)
+    node_types = (ast.Subscript,)
     triggers = ("[",)
     message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
     must_fire = ("import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
@@ -231,9 +231,6 @@ class BooleanMaskIndexing(Rule):
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
-            return
-        if isinstance(node, ast.Assign):
-            track_host_arrays(node, ctx)
             return
         if not isinstance(node.ctx, ast.Load) or isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) \
                 or (isinstance(node.value, ast.Name) and node.value.id[:1].isupper()):   # Optional[...], Union[...]
