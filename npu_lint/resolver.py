@@ -276,6 +276,8 @@ class Resolver(Summaries):
         if tag == ANNOTATION:
             return self.annotation_value(binding.value, scope)
         if tag == PARAM:
+            if binding.name == scope.self_name and scope.cls is not None and _instance_method(scope.node):
+                return self.class_value(scope.cls.node)   # ``self`` in a method: an instance of its class
             arg = binding.node
             if arg is not None and arg.annotation is not None:
                 value = self.annotation_value(arg.annotation, scope.parent or scope)
@@ -303,10 +305,13 @@ class Resolver(Summaries):
             self._kept.append(annotation)   # alive as long as the model: ids in the memo stay unique
         if isinstance(annotation, ast.Subscript):
             head = self.qualname(annotation.value, scope) or ""
-            if head.rpartition(".")[2] not in ("Optional", "Union"):
+            if head.rpartition(".")[2] in ("Optional", "Union"):
+                inner = annotation.slice
+                annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
+            elif head.startswith("torch.") and head.rpartition(".")[2][:1].isupper():
+                annotation = annotation.value   # a generic torch class: ``DataLoader[int]``, ``Dataset[Tensor]``
+            else:
                 return None
-            inner = annotation.slice
-            annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
         elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
             annotation = annotation.left
         name = self.qualname(annotation, scope)
@@ -493,3 +498,9 @@ def _dtype_argument(call: ast.Call, resolver: Resolver, scope: Scope) -> Optiona
     if isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "type") and call.args:
         return resolver.qualname(call.args[0], scope)
     return None
+
+
+def _instance_method(function: Optional[ast.AST]) -> bool:
+    """Not a ``@classmethod`` (whose first parameter is the class, not an instance)."""
+    return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(
+        isinstance(d, ast.Name) and d.id == "classmethod" for d in function.decorator_list)
