@@ -10,6 +10,7 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
+from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.resolver import MASK, return_statements
 from npu_lint.rules import ApiRef, Rule, short_source
@@ -119,7 +120,7 @@ class DataDependentShapeOp(Rule):
             call = ctx.call_of(node.node)
             chain = ctx.project.returned_leaf(node.qualname, ctx.module, _always_dynamic) if call else None
             if chain:   # a project wrapper defined in another module
-                self._report(call, " → ".join(chain), dynamic_row(chain[-1]), ctx)
+                self._report(call, " → ".join(chain), dynamic_row(chain[-1].removesuffix(ONE_ARGUMENT)), ctx)
             return
         if isinstance(node, ApiRef):
             call = ctx.call_of(node.node)
@@ -316,5 +317,8 @@ _SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean"
 
 def _always_dynamic(api: str) -> bool:
     """A leaf for the project index: an op whose output shape is data-dependent whatever its arguments."""
+    if api.endswith(ONE_ARGUMENT):   # the project index saw it called with one argument (``torch.where(cond)``)
+        row = dynamic_row(api[:-len(ONE_ARGUMENT)])
+        return row is not None and row["condition"] == "one_argument"
     row = dynamic_row(api)
     return row is not None and row["condition"] == "always"

@@ -5,3 +5,9 @@ from ..ops import boxes
 def matched(labels):
     found = boxes.keep_positive(labels)  # expect: NPU401@12
     return found
+
+
+def pairs(scores, fallback):
+    rows, cols = boxes.positive_pairs(scores)  # expect: NPU401@17
+    dense = boxes.blended(scores, fallback)
+    return rows, cols, dense
