@@ -4,11 +4,12 @@ comprehensions reading the name they are assigned to, try/except alternatives an
 from __future__ import annotations
 
 import csv
+import subprocess
+import sys
 
 import pytest
 
 from npu_lint.analysis.names import canonical
-from npu_lint.cli import main
 from test_semantic_model import probe
 
 TRAIN = '''import torch
@@ -48,7 +49,9 @@ def inventory(tmp_path, source: str) -> set[tuple[int, str]]:
     project = tmp_path / "proj"
     project.mkdir()
     (project / "train.py").write_text(source, encoding="utf-8")
-    assert main(["analyse", "-i", str(project), "-o", str(tmp_path / "out"), "-v", "2.8.0"]) == 0
+    done = subprocess.run([sys.executable, "-m", "npu_lint", "analyse", "-i", str(project), "-o", str(tmp_path / "out"),
+                           "-v", "2.8.0"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
     with open(tmp_path / "out" / "proj_analysis" / "api_inventory.csv", encoding="utf-8") as handle:
         return {(int(row["Start Line"]), row["API"]) for row in csv.DictReader(handle)}
 
