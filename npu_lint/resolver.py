@@ -248,7 +248,10 @@ class Resolver(Summaries):
         if kind is ast.UnaryOp:
             if isinstance(node.op, ast.Not):
                 return None
-            return self.value_of(node.operand, scope, depth + 1)
+            value = self.value_of(node.operand, scope, depth + 1)
+            if value is None and isinstance(node.op, ast.Invert) and not isinstance(node.operand, ast.Constant):
+                return K.MASK, None   # ``~keep``: inverting a value of unknown kind is a mask's operation
+            return value
         if kind is ast.Subscript:
             value = self.value_of(node.value, scope, depth + 1)
             if value is None:

@@ -85,6 +85,9 @@ def test_inventory_names_methods_by_their_receivers_class(tmp_path):
     ("import torch\ntry:\n    s = torch.cuda.amp.GradScaler()\nfinally:\n    pass\ns.probe()\n",
      ("scaler", "torch.cuda.amp.GradScaler")),
     ("import torch\nx = {}\nx = torch.stack([v for v in x.values()])\n[v for v in x.probe()]\n", ("tensor", None)),
+    # inverting a value of unknown kind: a mask (``embeddings[~enqueue_mask]``); a constant is not
+    ("import torch\ndef f(x, keep):\n    m = ~keep\n    m.probe()\n", ("mask", None)),
+    ("import torch\ndef f(x):\n    m = ~1\n    m.probe()\n", (None, None)),
 ])
 def test_model_facts_behind_the_names(source, kind):
     assert probe(source) == kind
