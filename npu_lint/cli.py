@@ -12,7 +12,7 @@ from typing import NoReturn, Optional, Sequence
 from npu_lint import __version__
 from npu_lint import config as configuration
 from npu_lint.context import FileContext
-from npu_lint.core import analyse_tree, dispatch_for
+from npu_lint.core import analyse_tree, calls_project_wrapper, dispatch_for
 from npu_lint.finding import Finding
 from npu_lint.isolation import EXIT_INTERNAL_ERROR, TOO_DEEP, internal_error, with_deep_stack
 from npu_lint.notebooks import Notebook, load_source
@@ -144,7 +144,10 @@ class Checker:
             self.warn(f"{display(path)}: skipped: {error}")
             return [], "", None
         self.files_checked += 1
-        if not syntax and not dispatch_for(codes).wanted(source):
+        ctx = self.context_for(path, source, config)
+        dispatch = dispatch_for(codes)
+        if not syntax and not dispatch.wanted(source) and not (
+                ctx is not None and calls_project_wrapper(dispatch, ctx.project, source)):
             return [], source, notebook
         tree = parse_or_finding(source, str(path))
         if isinstance(tree, Finding):
@@ -155,7 +158,7 @@ class Checker:
             try:
                 findings = analyse_tree(tree, source, self.target_for(config), codes,
                                         noqa=not self.args.disable_noqa, third_party=config.third_party(),
-                                        ctx=self.context_for(path, source, config))
+                                        ctx=ctx)
             except Exception as error:   # isolation: one file's bug is one line, the run goes on
                 self.internal(path, error, "skipped")
                 return [], source, notebook

@@ -5,6 +5,7 @@ import ast
 import re
 from typing import TYPE_CHECKING, Any, Optional
 
+from npu_lint.analysis.dispatch import handled_on_npu
 from npu_lint.finding import Finding
 from npu_lint.resolver import Resolver
 from npu_lint.versions import Target
@@ -82,6 +83,8 @@ class FileContext:
 
     def report(self, node: ast.AST, message: str, api: str = "") -> None:
         """Record a finding for the rule being run, at ``node``'s start."""
+        if self._family == "cuda" and handled_on_npu(node, self.parent, self.scratch.setdefault("npu_arms", {})):
+            return   # ``if cuda: ... elif npu: ...``: the code already has its NPU branch
         line = getattr(node, "lineno", 1)
         finding = Finding(code=self._code, message=message, line=line, col=getattr(node, "col_offset", 0),
                           end_line=getattr(node, "end_lineno", None) or line, api=api, family=self._family)

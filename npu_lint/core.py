@@ -90,12 +90,13 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
     dispatch = dispatch_for(codes)
     if observers:
         dispatch = Dispatch([rule for rule in all_rules() if rule.code in dispatch.codes], observers)
-    if not dispatch.wanted(source):
+    if not dispatch.wanted(source) and not (ctx is not None and ctx.project is not None
+                                            and calls_project_wrapper(dispatch, ctx.project, source)):
         return []
     ctx = ctx or FileContext(source, target or Target(default_release()))
     ctx.third_party = ctx.third_party or third_party
     narrowed = dispatch.for_source(source)
-    if narrowed is not dispatch and ctx.project is not None and _project_words_in(dispatch, ctx.project, source):
+    if narrowed is not dispatch and ctx.project is not None and calls_project_wrapper(dispatch, ctx.project, source):
         narrowed = dispatch   # the file calls a project function a rule follows (a wrapper of a torch op)
     _walk(tree, ctx, narrowed)
     findings = ctx.findings
@@ -117,8 +118,9 @@ def analyse_source(source: str, target: Optional[Target] = None, codes: Optional
 _PROJECT_WORDS: dict[tuple[int, int], tuple[object, object, frozenset[str]]] = {}
 
 
-def _project_words_in(dispatch: Dispatch, project: object, source: str) -> bool:
-    """Some rule's trigger words for this project (``project_triggers``) occur in ``source``."""
+def calls_project_wrapper(dispatch: Dispatch, project: object, source: str) -> bool:
+    """Some rule's trigger words for this project (``project_triggers``: the names of project wrappers of
+    torch ops) occur in ``source``: the file must be analysed even if no other trigger word is in it."""
     key = (id(dispatch), id(project))
     entry = _PROJECT_WORDS.get(key)
     if entry is None:

@@ -85,7 +85,7 @@ class NpuLintChecker:
             except NotebookError:
                 return
             source = notebook.source
-        if not dispatch_for(codes).wanted(source):
+        if not dispatch_for(codes).wanted(source) and not _calls_project_wrapper(codes, source, path):
             return
         try:
             config = find(path.parent if self.filename not in ("stdin", "-") else Path.cwd())
@@ -143,6 +143,16 @@ def _warn_once(message: str) -> None:
     if message not in _WARNED:
         _WARNED.add(message)
         print(f"npu-lint: error: {message}", file=sys.stderr)
+
+
+def _calls_project_wrapper(codes: frozenset[str], source: str, path: Path) -> bool:
+    """The file calls a wrapper of a torch op defined elsewhere in the project (from the index ``check`` built)."""
+    if path.name in ("stdin", "-"):
+        return False
+    from npu_lint.analysis.project import cached_view
+    from npu_lint.core import calls_project_wrapper, dispatch_for
+    found = cached_view(path)
+    return found is not None and calls_project_wrapper(dispatch_for(codes), found[0], source)
 
 
 def _project_context(source: str, target: Any, path: Path) -> Any:

@@ -2,33 +2,36 @@
 
 Rules about tensor indexing (NPU303 mask assignment, NPU402 mask reads) fire on any subscript with a
 boolean index in a torch file, unless the code shows the value is a host array: a numpy or pandas call,
-``.numpy()`` / ``.cpu()``, a name bound to one of those in the same function, a comparison with a string,
-or a function that uses numpy and never torch.
+``.numpy()`` / ``.cpu()``, a name whose reaching binding in the semantic model is assigned one of those
+(a host *array*: narrower than the model's host kind, which also covers Python lists and scalars), a
+comparison with a string, or a function that uses numpy and never torch.
 """
 from __future__ import annotations
 
 import ast
 from typing import Optional
 
+from npu_lint.analysis.scopes import VALUE, Binding, Scope
 from npu_lint.context import FileContext
-from npu_lint.resolver import names_in
 from npu_lint.rules import FUNCTION_TYPES
 
+_DEPTH = 6
 
-def _numpy_names(ctx: FileContext) -> Optional[dict[int, set[str]]]:
-    """Per function, the names bound to numpy or pandas values (None when the file uses neither)."""
-    if "numpy_names" not in ctx.scratch:
-        ctx.scratch["numpy_names"] = {} if ("numpy" in ctx.source or "pandas" in ctx.source) else None
-    return ctx.scratch["numpy_names"]
+
+def _numpy_file(ctx: FileContext) -> bool:
+    """The file mentions numpy or pandas at all (otherwise no name can hold one of their arrays)."""
+    if "numpy_file" not in ctx.scratch:
+        ctx.scratch["numpy_file"] = "numpy" in ctx.source or "pandas" in ctx.source
+    return ctx.scratch["numpy_file"]
 
 
 def _function(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     return ctx.enclosing(node, FUNCTION_TYPES)
 
 
-def _is_numpy(expr: ast.AST, ctx: FileContext, names: set[str]) -> bool:
+def _is_numpy(expr: ast.AST, ctx: FileContext, scope: Optional[Scope], depth: int = 0) -> bool:
     for node in ast.walk(expr):
-        if isinstance(node, ast.Name) and node.id in names:
+        if isinstance(node, ast.Name) and scope is not None and _numpy_name(node, ctx, scope, depth):
             return True
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Attribute) and node.func.attr in ("numpy", "cpu"):
@@ -42,28 +45,30 @@ def _is_numpy(expr: ast.AST, ctx: FileContext, names: set[str]) -> bool:
     return False
 
 
-def track_host_arrays(node: ast.Assign, ctx: FileContext) -> None:
-    """Record (once per assignment, whichever rule asks first) the names the assignment binds to host arrays."""
-    seen = ctx.scratch.setdefault("host_arrays_seen", set())
-    if id(node) in seen:
-        return
-    seen.add(id(node))
-    tracked = _numpy_names(ctx)
-    if tracked is None:
-        return
-    names = tracked.setdefault(id(_function(node, ctx)), set())
-    numpy_value = _is_numpy(node.value, ctx, names)
-    for target in node.targets:
-        for name in names_in(target):
-            (names.add if numpy_value else names.discard)(name)
+def _numpy_name(node: ast.Name, ctx: FileContext, scope: Scope, depth: int) -> bool:
+    """Some binding of the name that reaches this use (in the semantic model) is assigned a host array."""
+    if depth > _DEPTH or ctx.resolver.scopes is None:
+        return False
+    bindings = ctx.resolver.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+    return any(_numpy_binding(binding, ctx, depth + 1) for binding in bindings)
+
+
+def _numpy_binding(binding: Binding, ctx: FileContext, depth: int) -> bool:
+    if binding.tag != VALUE or not isinstance(binding.value, ast.AST) or binding.scope.kind == "class":
+        return False
+    verdicts = ctx.scratch.setdefault("numpy_bindings", {})
+    key = id(binding)
+    if key not in verdicts:
+        verdicts[key] = False   # a binding that feeds itself (``a = a + 1``) is not evidence of itself
+        verdicts[key] = _is_numpy(binding.value, ctx, binding.scope, depth)
+    return verdicts[key]
 
 
 def is_host_array(expr: ast.AST, ctx: FileContext, anchor: ast.AST) -> bool:
     """``expr`` evidently holds a host array (``anchor``: the node whose function scope the names live in)."""
     if ctx.resolver.is_host(expr):
         return True
-    tracked = _numpy_names(ctx) or {}
-    return _is_numpy(expr, ctx, tracked.get(id(_function(anchor, ctx)), set()))
+    return _is_numpy(expr, ctx, ctx.resolver.current if _numpy_file(ctx) else None)
 
 
 def host_array_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileContext,
@@ -72,12 +77,11 @@ def host_array_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileCont
     the subscript, for a rule that runs on the statement before the walk reaches the subscript."""
     if ctx.resolver.is_host(subscript.value) or ctx.resolver.is_host(index):
         return True
-    tracked = _numpy_names(ctx)
-    if tracked is None:
+    if not _numpy_file(ctx):
         return False
-    function = _function(statement or subscript, ctx)
-    names = tracked.get(id(function), set())
-    return _is_numpy(subscript.value, ctx, names) or _is_numpy(index, ctx, names) or _numpy_function(function, ctx)
+    scope = ctx.resolver.current
+    return _is_numpy(subscript.value, ctx, scope) or _is_numpy(index, ctx, scope) \
+        or _numpy_function(_function(statement or subscript, ctx), ctx)
 
 
 def _numpy_function(function: Optional[ast.AST], ctx: FileContext) -> bool:

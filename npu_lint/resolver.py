@@ -255,7 +255,10 @@ class Resolver(Summaries, Flows):
         if kind is ast.UnaryOp:
             if isinstance(node.op, ast.Not):
                 return None
-            return self.value_of(node.operand, scope, depth + 1)
+            value = self.value_of(node.operand, scope, depth + 1)
+            if value is None and isinstance(node.op, ast.Invert) and not isinstance(node.operand, ast.Constant):
+                return K.MASK, None   # ``~keep``: inverting a value of unknown kind is a mask's operation
+            return value
         if kind is ast.Subscript:
             value = self.value_of(node.value, scope, depth + 1)
             if value is None:
@@ -283,6 +286,8 @@ class Resolver(Summaries, Flows):
         if tag == ANNOTATION:
             return self.annotation_value(binding.value, scope)
         if tag == PARAM:
+            if binding.name == scope.self_name and scope.cls is not None and _instance_method(scope.node):
+                return self.class_value(scope.cls.node)   # ``self`` in a method: an instance of its class
             arg = binding.node
             if arg is not None and arg.annotation is not None:
                 value = self.annotation_value(arg.annotation, scope.parent or scope)
@@ -310,10 +315,13 @@ class Resolver(Summaries, Flows):
             self._kept.append(annotation)   # alive as long as the model: ids in the memo stay unique
         if isinstance(annotation, ast.Subscript):
             head = self.qualname(annotation.value, scope) or ""
-            if head.rpartition(".")[2] not in ("Optional", "Union"):
+            if head.rpartition(".")[2] in ("Optional", "Union"):
+                inner = annotation.slice
+                annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
+            elif head.startswith("torch.") and head.rpartition(".")[2][:1].isupper():
+                annotation = annotation.value   # a generic torch class: ``DataLoader[int]``, ``Dataset[Tensor]``
+            else:
                 return None
-            inner = annotation.slice
-            annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
         elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
             annotation = annotation.left
         name = self.qualname(annotation, scope)
@@ -511,3 +519,9 @@ def _dtype_argument(call: ast.Call, resolver: Resolver, scope: Scope) -> Optiona
     if isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "type") and call.args:
         return resolver.qualname(call.args[0], scope)
     return None
+
+
+def _instance_method(function: Optional[ast.AST]) -> bool:
+    """Not a ``@classmethod`` (whose first parameter is the class, not an instance)."""
+    return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(
+        isinstance(d, ast.Name) and d.id == "classmethod" for d in function.decorator_list)

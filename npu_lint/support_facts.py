@@ -5,8 +5,8 @@ import ast
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.kinds import TENSORS
-from npu_lint.tables import TABLES_DIR, keyed
+from npu_lint.analysis.kinds import CPU_TENSOR, HOST, TENSORS
+from npu_lint.tables import TABLES_DIR, keyed, read_tsv
 
 if TYPE_CHECKING:
     from npu_lint.context import FileContext
@@ -50,7 +50,7 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     if value is None:
         return None
     kind, cls = value
-    if kind in TENSORS:
+    if kind in TENSORS or (kind == HOST and cls == CPU_TENSOR):   # ``t.cpu().numpy()``: a tensor's method
         return "torch.Tensor." + func.attr
     if cls is None:   # e.g. an optimizer whose class depends on a branch: named by the torch base class
         return class_method_api(kind, (), func.attr, ctx.target.release)
@@ -59,13 +59,38 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
 
 
 def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: str) -> Optional[str]:
-    """``<class>.<method>`` as the support table lists it (the class, then the torch base that defines it)."""
+    """``<class>.<method>`` as the support table lists it (the class, then the torch base that defines it);
+    a method no table of this release lists, but some release lists for a class of the same kind
+    (``StepLR.step``: the schedulers' ``step``), is named on the nearest class, with no verdict."""
     table = support_table(release)
     owners = classes + _METHOD_OWNERS.get(kind, ())
     for owner in owners:
         if f"{owner}.{method}" in table:
             return f"{owner}.{method}"
+    if owners and method in kind_methods(kind):
+        return f"{owners[0]}.{method}"
     return None
+
+
+# The torch classes whose methods (in class_methods.tsv) belong to each kind's instances.
+_KIND_CLASSES = {"module": ("torch.nn.",), "optimizer": ("torch.optim.",), "scheduler": ("torch.optim.lr_scheduler.",),
+                 "scaler": ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler"),
+                 "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.",)}
+
+
+@lru_cache(maxsize=None)
+def kind_methods(kind: str) -> frozenset[str]:
+    """The methods any release's support table lists for a torch class of this kind (rule_tables/class_methods.tsv)."""
+    prefixes = _KIND_CLASSES.get(kind)
+    if prefixes is None:
+        return frozenset()
+    found: set[str] = set()
+    for row in read_tsv("class_methods.tsv"):
+        owner = row["class"]
+        if owner.startswith(prefixes) and (kind != "optimizer" or "lr_scheduler" not in owner) \
+                and (kind != "dataset" or owner.endswith(("Dataset", "Subset"))):
+            found.update(row["methods"].split())
+    return frozenset(found)
 
 
 def dtype_token(node: ast.AST, ctx: "FileContext") -> Optional[str]:
@@ -109,6 +134,7 @@ AMBIGUOUS_METHODS = frozenset({
     "split", "index", "count", "copy", "sort", "type", "apply", "values", "T", "data", "real", "imag", "ndim",
     "shape", "eval", "train", "new", "update", "format", "join", "items", "keys", "get", "pop", "append",
     "extend", "insert", "remove", "clear", "add", "set_", "share_memory", "register_hook",
+    "absolute", "rename",   # pathlib.Path has them too
 })
 
 

@@ -92,3 +92,16 @@ def test_check_builds_the_index_and_flake8_reads_it(tmp_path):
     flake8_found = {(p, l, c, code) for p, l, c, code in
                     (tuple(x.split(":", 3)[:3]) + (x.split(":", 3)[3].split()[0],) for x in after.stdout.splitlines())}
     assert flake8_found == want
+
+
+def test_a_file_that_only_calls_a_wrapper_is_checked_under_a_narrow_selection(tmp_path):
+    """``models/matching.py`` has no trigger word of NPU401: the project index's wrapper names let it through
+    the substring pre-filter, in ``check`` and in flake8 (from the index ``check`` built)."""
+    import os
+    env = {**os.environ, "NPU_LINT_CACHE_DIR": str(tmp_path / "cache")}
+    check = _run(sys.executable, "-m", "npu_lint", "check", "--select", "NPU401", "-v", "2.8.0", ".", env=env)
+    assert "detkit/models/matching.py:6:13: NPU401 detkit.ops.boxes.keep_positive → detkit.ops.boxes.positive_indices" \
+        " → torch.nonzero" in check.stdout, check.stdout
+    flake8 = _run(sys.executable, "-m", "flake8", "--isolated", "--select=NPU401", "--npu-torch-version=2.8.0",
+                  "detkit/models/matching.py", env=env)
+    assert flake8.stdout.startswith("detkit/models/matching.py:6:13: NPU401 "), flake8.stdout

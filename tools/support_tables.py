@@ -199,11 +199,24 @@ def build(data_dir: Path, out_dir: Path) -> List[Path]:
     target.mkdir(parents=True, exist_ok=True)
     facts = Facts(data_dir)
     written = []
+    methods: Dict[str, Dict[str, str]] = {}   # class -> method -> the first release that lists it
     for release in RELEASES:
         path = target / f"{release}.tsv"
+        rows = table(facts, release)
         with path.open("w", encoding="utf-8", newline="\n") as handle:
-            handle.write(render(table(facts, release)))
+            handle.write(render(rows))
         written.append(path)
+        for api in rows:
+            owner, _, method = api.rpartition(".")
+            if owner.rpartition(".")[2][:1].isupper() and (method[:1].islower() or method.startswith("__")):
+                methods.setdefault(owner, {}).setdefault(method, release)
+    path = out_dir / "class_methods.tsv"
+    lines = ["class\tmethods\tsource"]
+    for owner in sorted(methods):
+        first = min(methods[owner].values(), key=RELEASES.index)
+        lines.append(f"{owner}\t{' '.join(sorted(methods[owner]))}\tsupport/*.tsv, first listed in {first}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    written.append(path)
     return written
 
 

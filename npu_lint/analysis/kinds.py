@@ -15,6 +15,7 @@ MODULE, OPTIMIZER, SCHEDULER, SCALER = "module", "optimizer", "scheduler", "scal
 LOADER, DATASET, SAMPLER = "loader", "dataset", "sampler"
 DEVICE, DTYPE = "device", "dtype"
 TENSORS = (TENSOR, BATCH, MASK)
+CPU_TENSOR = "torch.Tensor"   # the class of a host value that is a tensor moved with ``.cpu()``
 
 Value = tuple[str, Optional[str]]
 
@@ -55,7 +56,7 @@ MASK_METHODS = frozenset({
     "logical_and", "logical_or", "logical_not", "logical_xor", "isclose", "signbit", "__eq__", "__ne__",
     "greater", "less", "greater_equal", "less_equal", "not_equal", "isin",
 })
-MASK_FUNCTIONS = frozenset("torch." + name for name in MASK_METHODS | {"isreal", "is_nonzero"} - {"bool"})
+MASK_FUNCTIONS = frozenset("torch." + name for name in MASK_METHODS | {"isreal", "is_nonzero", "any", "all"} - {"bool"})
 LIKE_FUNCTIONS = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
                             "torch.clone", "torch.flip", "torch.roll"})
 # Methods of nn.Module that return the module itself.
@@ -154,7 +155,9 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
         return (MASK, None) if method in TENSOR_ONLY_MASK_METHODS else None
     kind, cls = receiver
     if kind in TENSORS:
-        if method in ("numpy", "cpu"):
+        if method == "cpu":
+            return HOST, CPU_TENSOR   # host data (no NPU work), still a torch tensor for its methods
+        if method == "numpy":
             return HOST, None
         if method == "tolist":
             return LIST, None
@@ -167,6 +170,10 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
         if method in NOT_TENSOR_METHODS:
             return None
         return TENSOR, None
+    if kind == HOST and cls == CPU_TENSOR:
+        if method == "tolist":
+            return LIST, None
+        return (HOST, None) if method == "numpy" else None if method in NOT_TENSOR_METHODS else (HOST, CPU_TENSOR)
     if kind == HOST:
         return (HOST, None) if method not in ("item", "tolist") else None
     if kind == LIST and method == "copy":

@@ -19,7 +19,16 @@ CANONICAL = {
 
 
 def canonical(name: str) -> str:
-    """Map a re-exported path to its public name (``torch.nn.parallel.DataParallel`` -> ``torch.nn.DataParallel``)."""
+    """Map a re-exported path to its public name (``torch.nn.parallel.DataParallel`` -> ``torch.nn.DataParallel``).
+
+    ``torch.nn`` re-exports every module class of ``torch.nn.modules`` and ``torch.optim`` every optimizer
+    of its submodules: ``torch.nn.modules.normalization.GroupNorm`` is ``torch.nn.GroupNorm``,
+    ``torch.optim.optimizer.Optimizer`` is ``torch.optim.Optimizer``."""
+    if name.startswith(("torch.nn.modules.", "torch.optim.")):
+        parts = name.split(".")
+        cls = next((i for i, part in enumerate(parts) if part[:1].isupper()), None)
+        if cls is not None and cls > 2 and not (parts[1] == "optim" and parts[2] == "lr_scheduler"):
+            return ".".join(["torch", parts[1], *parts[cls:]])
     head, rest = name, ""
     while True:
         public = CANONICAL.get(head)

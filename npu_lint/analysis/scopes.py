@@ -90,8 +90,20 @@ class Scope:
 _GUARD: list[tuple[tuple[int, int], ...]] = [()]   # the binder's current if-arms (set while binding)
 
 
+def _arm_guard(statement: ast.stmt, arm: int, guard: tuple) -> tuple:
+    """The guard of a nested body: ``if`` arms (body 0, ``else`` 1) are alternatives, and so are a ``try`` body
+    (with its ``else``) and its handlers (``finally`` runs on either path)."""
+    kind = type(statement)
+    if kind is ast.If:
+        return guard + ((id(statement), arm),)
+    if kind is ast.Try or kind.__name__ == "TryStar":
+        return guard + ((id(statement), 1 if arm == 1 else 0),) if arm < 3 else guard
+    return guard
+
+
 def alternatives(a: Binding, b: Binding) -> bool:
-    """``a`` and ``b`` sit in different arms of one ``if``/``elif`` chain: either may be the one that ran."""
+    """``a`` and ``b`` sit in different arms of one ``if``/``elif`` chain (or a ``try`` body and its handler):
+    either may be the one that ran."""
     for (if_a, arm_a), (if_b, arm_b) in zip(a.guard, b.guard):
         if if_a != if_b:
             return False
@@ -321,8 +333,7 @@ class _Binder:
                 nested: list[tuple[list, Scope]] = []
                 self.statement(statement, scope, nested)
                 for arm, (inner, inner_scope) in reversed(list(enumerate(nested))):
-                    inner_guard = () if inner_scope is not scope else (
-                        guard + ((id(statement), arm),) if type(statement) is ast.If else guard)
+                    inner_guard = () if inner_scope is not scope else _arm_guard(statement, arm, guard)
                     stack.append((iter(inner), inner_scope, inner_guard))
         finally:
             _GUARD[0] = ()

@@ -18,7 +18,7 @@ from typing import NamedTuple, Optional
 
 from npu_lint.resolver import Resolver
 
-FACTS_VERSION = 3   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 4   # bump when the extracted facts change shape or meaning (invalidates caches)
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
@@ -87,6 +87,10 @@ class _Scope:
         self.values: dict[str, list[tuple[str, str, str]]] = {}   # local name -> where its value comes from
         self.returns: list[tuple[str, str, str]] = []
         self.value: tuple[str, str] = ("", "")
+
+
+ONE_ARGUMENT = "(condition)"   # marks a returned ``torch.where(cond)``: its one-argument, data-dependent form
+_CONDITION_ONLY = frozenset({"torch.where"})
 
 
 class Extractor:
@@ -413,6 +417,8 @@ class Extractor:
             if self.resolver.qualname(value.func) in _PARTIALS and value.args:
                 return self._producers(value.args[0])
             root, rest, _ = self._name_parts(value.func)
+            if rest and len(value.args) == 1 and not value.keywords and self.resolver.qualname(value.func) in _CONDITION_ONLY:
+                rest += ONE_ARGUMENT   # ``torch.where(cond)``: the data-dependent form of an op with a static one
             return [("", root, rest)] if root else []
         if isinstance(value, ast.Name) and self.function_scopes and value.id in self.function_scopes[-1].values:
             return list(self.function_scopes[-1].values[value.id])

@@ -11,7 +11,7 @@ from typing import Optional
 
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
-from npu_lint.host_arrays import is_host_array, track_host_arrays
+from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import ApiRef, Rule
 from npu_lint.rules.affinity_operands import fallback_of_sdpa, shown, transposed_operand
 from npu_lint.tables import keyed
@@ -116,7 +116,7 @@ class AffinityApi(Rule):
     page_extra = classmethod(lambda cls: affinity_page(cls))
     name = "affinity-api"
     family = FAMILY
-    node_types = (ApiRef, ast.BinOp, ast.Assign)
+    node_types = (ApiRef, ast.BinOp)
     triggers = ("optim", "gelu", "GELU", "SiLU", "roll", "matmul", "RMSNorm", "rms_norm", "LSTM", "torchvision", "Lamb",
                 "AdamP", "BertAdam", "RMSpropTF", "@")
     message = "{source} has a faster NPU counterpart: {affinity} (torch-npu {since}+){note}"
@@ -136,10 +136,6 @@ class AffinityApi(Rule):
                      "import numpy as np\nimport torch\nw = np.ones((3, 3))\ny = w @ w.T\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
-        if isinstance(node, ast.Assign):
-            if ctx.uses_torch:
-                track_host_arrays(node, ctx)   # ``a @ b.T`` of numpy arrays is not NPU work
-            return
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.MatMult) and ctx.uses_torch and transposed_operand(node.right, ctx) is not None \
                     and not is_host_array(node.left, ctx, node) and not is_host_array(node.right, ctx, node):

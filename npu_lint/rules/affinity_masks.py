@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.host_arrays import host_array_evidence, track_host_arrays
+from npu_lint.host_arrays import host_array_evidence
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity import FAMILY, affinity_page, affinity_row
 from npu_lint.rules.dynamic_ops import is_bool_index
@@ -248,7 +248,6 @@ class MaskedAssignment(Rule):
     def check(self, node: ast.Assign, ctx: FileContext) -> None:
         if not ctx.uses_torch:
             return
-        track_host_arrays(node, ctx)
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Subscript):
             return
         target, value = node.targets[0], node.value

@@ -70,8 +70,9 @@ class CudaApiRedirected(_ApiGroupRule):
                  "from torch.cuda import max_memory_allocated\nm = max_memory_allocated()\n",
                  "import torch\ncuda = torch.cuda\ncuda.empty_cache()\n",
                  "def f():\n    import torch\n    s = torch.cuda.Stream()\n",
-                 "import torch\ndevice_mod = torch.cuda if use_cuda else torch.npu\n")
+                 "import torch\nstream = torch.cuda.Stream() if use_cuda else None\n")
     must_not_fire = ("import torch\ntorch.npu.synchronize()\n",
+                     "import torch\ndevice_mod = torch.cuda if use_cuda else torch.npu\n",   # has its NPU branch
                      "import torch\nimport torch.cuda\n", "import torch\nimport torch_npu\nmod = torch.npu\n",
                      "class A:\n    def synchronize(self):\n        self.cuda.synchronize()\n",
                      "import torch\ntorch.cuda.get_device_capability()\n")

@@ -10,7 +10,8 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.host_arrays import host_array_evidence, is_host_array, track_host_arrays
+from npu_lint.project.facts import ONE_ARGUMENT
+from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.resolver import MASK, return_statements
 from npu_lint.rules import ApiRef, Rule, short_source
 from npu_lint.tables import keyed
@@ -119,7 +120,7 @@ class DataDependentShapeOp(Rule):
             call = ctx.call_of(node.node)
             chain = ctx.project.returned_leaf(node.qualname, ctx.module, _always_dynamic) if call else None
             if chain:   # a project wrapper defined in another module
-                self._report(call, " → ".join(chain), dynamic_row(chain[-1]), ctx)
+                self._report(call, " → ".join(chain), dynamic_row(chain[-1].removesuffix(ONE_ARGUMENT)), ctx)
             return
         if isinstance(node, ApiRef):
             call = ctx.call_of(node.node)
@@ -192,7 +193,7 @@ class BooleanMaskIndexing(Rule):
     """Reading a tensor through a boolean mask: ``x[mask]``, ``x[x > 0]``, ``boxes[keep, :]``.
 
     What it does:
-        Flags subscripts read (not assigned) with a boolean index: a comparison, a combination of masks
+        Flags subscripts read (or updated in place: ``x[mask] += v``) with a boolean index: a comparison, a combination of masks
         (``~``, ``&``, ``|``), ``torch.isnan(x)`` or ``m.bool()``, or a name bound to one of these, in files
         that use torch. Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
         bound to them, comparisons with strings) and literal tuples indexed by a condition are left alone.
@@ -213,14 +214,15 @@ class BooleanMaskIndexing(Rule):
     code = "NPU402"
     name = "boolean-mask-indexing"
     family = FAMILY
-    node_types = (ast.Subscript, ast.Assign)
+    node_types = (ast.Subscript,)
     triggers = ("[",)
     message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
     must_fire = ("import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
                  "import torch\ndef f(scores: torch.Tensor, boxes, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
                  "import torch\ndef f(pred: torch.Tensor, valid: torch.Tensor):\n    valid_mask = valid > 0\n    return pred[:, valid_mask]\n",
                  "import torch\nbad = x[torch.isnan(x)]\n",
-                 "import torch\ndef f(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep]\n")
+                 "import torch\ndef f(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep]\n",
+                 "import torch\ndef f(p: torch.Tensor, e, s, n):\n    p[p <= e - s] += n\n")
     must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
                      "import torch\nimport numpy as np\ndef f(t):\n    a = t.cpu().numpy()\n    keep = a > 0\n    return a[keep]\n",
                      "import torch\nimport pandas as pd\nswitches = events[events.Type == 'SWITCH']\n","import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
@@ -232,10 +234,9 @@ class BooleanMaskIndexing(Rule):
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
             return
-        if isinstance(node, ast.Assign):
-            track_host_arrays(node, ctx)
+        if not isinstance(node.ctx, ast.Load) and not _updated_in_place(node, ctx):
             return
-        if not isinstance(node.ctx, ast.Load) or isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) \
+        if isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) \
                 or (isinstance(node.value, ast.Name) and node.value.id[:1].isupper()):   # Optional[...], Union[...]
             return
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -245,6 +246,12 @@ class BooleanMaskIndexing(Rule):
             if _tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
                 ctx.report(node, self.message.format(value=short_source(node.value), index=short_source(node.slice)), "x[mask]")
                 return
+
+
+def _updated_in_place(node: ast.Subscript, ctx: FileContext) -> bool:
+    """``x[mask] += v``: the masked elements are read, then written back."""
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.AugAssign) and parent.target is node
 
 
 def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0) -> Optional[list[str]]:
@@ -319,5 +326,8 @@ _SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean"
 
 def _always_dynamic(api: str) -> bool:
     """A leaf for the project index: an op whose output shape is data-dependent whatever its arguments."""
+    if api.endswith(ONE_ARGUMENT):   # the project index saw it called with one argument (``torch.where(cond)``)
+        row = dynamic_row(api[:-len(ONE_ARGUMENT)])
+        return row is not None and row["condition"] == "one_argument"
     row = dynamic_row(api)
     return row is not None and row["condition"] == "always"

@@ -8,3 +8,12 @@ def positive_indices(labels):
 
 def keep_positive(labels):
     return positive_indices(labels)  # expect: NPU401@11
+
+
+def positive_pairs(scores):
+    rows, cols = torch.where(scores > 0)  # expect: NPU401@17
+    return rows, cols
+
+
+def blended(scores, fallback):
+    return torch.where(scores > 0, scores, fallback)   # three arguments: a static shape

@@ -1,0 +1,106 @@
+"""What the API inventory names a reference (api_inventory.csv), and the model facts behind it: methods of
+schedulers and scalers, ``self`` in a module's methods, tensors moved with ``.cpu()``, generic annotations,
+comprehensions reading the name they are assigned to, try/except alternatives and torch's re-exports."""
+from __future__ import annotations
+
+import csv
+import subprocess
+import sys
+
+import pytest
+
+from npu_lint.analysis.names import canonical
+from test_semantic_model import probe
+
+TRAIN = '''import torch
+from torch.utils.data import DataLoader
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(2, 2)
+        self.register_buffer("scale", torch.ones(2))
+
+    def forward(self, x):
+        for p in self.parameters():
+            p.requires_grad_(False)
+        return self.fc(x)
+
+
+def train(loader: DataLoader[int], model: Net):
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    sched = torch.optim.lr_scheduler.StepLR(opt, 1)
+    scaler = torch.amp.GradScaler("npu")
+    for x, y in loader:
+        loss = model(x.to("npu")).sum()
+        scaler.scale(loss).backward()
+        scaler.step(opt)
+        scaler.update()
+        sched.step()
+        print(loss.detach().cpu().numpy(), y.cpu().tolist())
+    feats = {"a": torch.zeros(1)}
+    feats = torch.stack([v for k, v in feats.items()])
+    return feats
+'''
+
+
+def inventory(tmp_path, source: str) -> set[tuple[int, str]]:
+    project = tmp_path / "proj"
+    project.mkdir()
+    (project / "train.py").write_text(source, encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "npu_lint", "analyse", "-i", str(project), "-o", str(tmp_path / "out"),
+                           "-v", "2.8.0"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    with open(tmp_path / "out" / "proj_analysis" / "api_inventory.csv", encoding="utf-8") as handle:
+        return {(int(row["Start Line"]), row["API"]) for row in csv.DictReader(handle)}
+
+
+def test_inventory_names_methods_by_their_receivers_class(tmp_path):
+    rows = inventory(tmp_path, TRAIN)
+    expected = {
+        (9, "torch.nn.Module.register_buffer"), (12, "torch.nn.Module.parameters"), (13, "torch.Tensor.requires_grad_"),
+        (23, "torch.amp.GradScaler.scale"), (24, "torch.amp.GradScaler.step"), (25, "torch.amp.GradScaler.update"),
+        (26, "torch.optim.lr_scheduler.StepLR.step"), (22, "torch.Tensor.to"),
+        (27, "torch.Tensor.cpu"), (27, "torch.Tensor.numpy"), (27, "torch.Tensor.tolist"),
+    }
+    assert expected <= rows, sorted(expected - rows)
+    assert not any(api == "torch.Tensor.items" for _, api in rows)   # the comprehension reads the dict
+
+
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\nclass Net(torch.nn.Module):\n    def f(self):\n        self.probe()\n", ("module", "Net")),
+    ("import torch\nclass Net(torch.nn.Module):\n    @classmethod\n    def f(cls):\n        cls.probe()\n", (None, None)),
+    ("class Plain:\n    def f(self):\n        self.probe()\n", (None, None)),
+    ("import torch\ndef f(t: torch.Tensor):\n    t.cpu().probe()\n", ("host", "torch.Tensor")),
+    ("import torch\ndef f(t: torch.Tensor):\n    t.cpu().numpy().probe()\n", ("host", None)),
+    ("import torch\ndef f(t):\n    t.cpu().probe()\n", ("host", None)),
+    ("from torch.utils.data import DataLoader\ndef f(dl: DataLoader[int]):\n    dl.probe()\n",
+     ("loader", "torch.utils.data.DataLoader")),
+    ("from typing import List\ndef f(xs: List[int]):\n    xs.probe()\n", (None, None)),
+    ("import torch\ndef f(x):\n    m = torch.any(x > 0, dim=1)\n    m.probe()\n", ("mask", None)),
+    # a try body and its handler are alternatives: the classes disagree, the kind stays
+    ("import torch\ntry:\n    s = torch.amp.GradScaler('npu')\nexcept TypeError:\n    s = torch.cuda.amp.GradScaler()\n"
+     "s.probe()\n", ("scaler", None)),
+    ("import torch\ntry:\n    s = torch.cuda.amp.GradScaler()\nfinally:\n    pass\ns.probe()\n",
+     ("scaler", "torch.cuda.amp.GradScaler")),
+    ("import torch\nx = {}\nx = torch.stack([v for v in x.values()])\n[v for v in x.probe()]\n", ("tensor", None)),
+    # inverting a value of unknown kind: a mask (``embeddings[~enqueue_mask]``); a constant is not
+    ("import torch\ndef f(x, keep):\n    m = ~keep\n    m.probe()\n", ("mask", None)),
+    ("import torch\ndef f(x):\n    m = ~1\n    m.probe()\n", (None, None)),
+])
+def test_model_facts_behind_the_names(source, kind):
+    assert probe(source) == kind
+
+
+@pytest.mark.parametrize("name, public", [
+    ("torch.nn.modules.GroupNorm", "torch.nn.GroupNorm"),
+    ("torch.nn.modules.normalization.GroupNorm.forward", "torch.nn.GroupNorm.forward"),
+    ("torch.optim.optimizer.Optimizer", "torch.optim.Optimizer"),
+    ("torch.optim.adam.Adam.step", "torch.optim.Adam.step"),
+    ("torch.optim.lr_scheduler.StepLR", "torch.optim.lr_scheduler.StepLR"),
+    ("torch.nn.modules.utils._pair", "torch.nn.modules.utils._pair"),
+    ("torch.nn.parallel.DataParallel", "torch.nn.DataParallel"),
+])
+def test_reexports_map_to_the_public_name(name, public):
+    assert canonical(name) == public
