@@ -164,7 +164,7 @@ class DataDependentShapeOp(Rule):
 def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:
     """A boolean mask: a comparison, ``~``/``&``/``|`` of masks, a name bound to one, ``torch.isnan(x)``, ``m.bool()``."""
     if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
-        return is_bool_index(node.operand, ctx)
+        return is_bool_index(node.operand, ctx) or ctx.resolver.kind_of(node) == MASK   # ``x[~keep]``
     if isinstance(node, ast.Call):
         name = ctx.resolver.qualname(node.func)
         if name is not None:
@@ -222,7 +222,8 @@ class BooleanMaskIndexing(Rule):
                  "import torch\ndef f(pred: torch.Tensor, valid: torch.Tensor):\n    valid_mask = valid > 0\n    return pred[:, valid_mask]\n",
                  "import torch\nbad = x[torch.isnan(x)]\n",
                  "import torch\ndef f(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep]\n",
-                 "import torch\ndef f(p: torch.Tensor, e, s, n):\n    p[p <= e - s] += n\n")
+                 "import torch\ndef f(p: torch.Tensor, e, s, n):\n    p[p <= e - s] += n\n",
+                 "import torch\ndef f(x, keep):\n    return x[~keep]\n")
     must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
                      "import torch\nimport numpy as np\ndef f(t):\n    a = t.cpu().numpy()\n    keep = a > 0\n    return a[keep]\n",
                      "import torch\nimport pandas as pd\nswitches = events[events.Type == 'SWITCH']\n","import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
