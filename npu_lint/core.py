@@ -135,7 +135,8 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
     by_type = dispatch.by_type
     api_rules = dispatch.api_rules
     name_type, attribute_type, load_type = ast.Name, ast.Attribute, ast.Load
-    resolver.attach(tree)
+    if resolver.scopes is None or resolver.scopes.module.node is not tree:
+        resolver.attach(tree)   # unless the caller attached the scopes the project index build bound
     leave = _Later(resolver.leave_scope)
     aliases: set[int] = set()
     stack: list[object] = [tree]

@@ -15,8 +15,10 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
+from npu_lint.analysis.scopes import Scopes
 from npu_lint.project.facts import FACTS_VERSION, ClassFacts, FunctionFacts, ModuleFacts, extract
 from npu_lint.project.modules import ModuleFile, NativeFile
+from npu_lint.project.parsed import ParsedFiles
 from npu_lint.sources import Unreadable, parse, read_bytes, read_source
 
 _FILE = f"project-facts-v{FACTS_VERSION}.marshal"
@@ -67,8 +69,10 @@ class FactsCache:
             return stamp, entry[4]
         return stamp, None
 
-    def module(self, module: ModuleFile, warnings: list[str]) -> Optional[ModuleFacts]:
-        """The facts of one module (None, with a warning, when it cannot be read or parsed)."""
+    def module(self, module: ModuleFile, warnings: list[str],
+               keep: Optional[ParsedFiles] = None) -> Optional[ModuleFacts]:
+        """The facts of one module (None, with a warning, when it cannot be read or parsed); a file it parses goes
+        to ``keep`` (with its scopes) when that has room, for the rule walk."""
         try:
             stamp, plain = self._lookup(module.path, "py")
         except OSError as error:
@@ -85,7 +89,12 @@ class FactsCache:
         except Unreadable as error:
             warnings.append(f"{module.relative} {error}, skip.")
             return None
-        facts = extract(tree, module.name, module.relative, module.is_package)
+        if keep is not None and keep.wants(source):
+            scopes = Scopes(tree)
+            facts = extract(tree, module.name, module.relative, module.is_package, scopes)
+            keep.put(module.path, source, tree, scopes)
+        else:
+            facts = extract(tree, module.name, module.relative, module.is_package)
         if self.folder is not None:   # without a cache folder nothing is kept twice
             self.entries[str(module.path)] = (*stamp, "py", _plain(facts))
             self.changed = True

@@ -16,6 +16,7 @@ import ast
 import builtins
 from typing import NamedTuple, Optional
 
+from npu_lint.analysis.scopes import Scopes
 from npu_lint.resolver import Resolver
 
 FACTS_VERSION = 3   # bump when the extracted facts change shape or meaning (invalidates caches)
@@ -110,11 +111,16 @@ class Extractor:
         self._closed: list[tuple[_Scope, list[_Scope]]] = []
 
     # -- statements ------------------------------------------------------------------------
-    def run(self, tree: ast.Module) -> "ModuleFacts":
-        self.resolver.attach(tree)   # the semantic model binds the whole module first (late binding)
+    def run(self, tree: ast.Module, scopes: Optional[Scopes] = None) -> "ModuleFacts":
+        """``scopes``: the module's scopes when the caller bound them (and keeps them for the rule walk)."""
+        self.resolver.attach(tree, scopes)   # the semantic model binds the whole module first (late binding)
+        bound = len(scopes.by_node) if scopes is not None else 0
         for statement in tree.body:
             self.statement(statement)
         facts = self.facts()
+        if scopes is not None:   # the caller's: handed back as bound (the lambda scopes opened here dropped)
+            scopes.rewind(bound)
+            self.resolver.scopes = None
         self.resolver.close()   # the model's scopes hold cycles, and the index is built with the collector off
         return facts
 
@@ -528,6 +534,7 @@ class Extractor:
                            self.unknown_receivers)
 
 
-def extract(tree: ast.Module, module: str, relative: str, is_package: bool) -> ModuleFacts:
-    """The facts of one parsed module."""
-    return Extractor(module, relative, is_package).run(tree)
+def extract(tree: ast.Module, module: str, relative: str, is_package: bool,
+            scopes: Optional[Scopes] = None) -> ModuleFacts:
+    """The facts of one parsed module (``scopes``: its bound scopes, when the caller has them)."""
+    return Extractor(module, relative, is_package).run(tree, scopes)

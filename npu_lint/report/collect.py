@@ -17,6 +17,7 @@ from npu_lint.cuda_facts import api_row
 from npu_lint.finding import Finding
 from npu_lint.notebooks import SUFFIX as NOTEBOOK
 from npu_lint.notebooks import NotebookError, is_notebook, parse_notebook
+from npu_lint.project.parsed import ParsedFiles
 from npu_lint.report.cuda_ops import SUFFIXES, exported_ops, operator_names, registered_ops
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.rules.support import api_reference
@@ -107,6 +108,7 @@ def _walk_files(root: Path, warnings: list[str],
 
 
 _PROJECT: list = [None, None]   # (ProjectView, root) of the running collect(), for analyse_file and its workers
+_PARSED = ParsedFiles()   # files the index build parsed, taken back by the walk (parsed and bound once)
 FileResult = tuple[list[Finding], list[tuple[int, int, str, str]], Optional[str]]   # findings, inventory, skip reason
 
 
@@ -142,8 +144,11 @@ def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset
         except NotebookError as error:
             raise Unreadable(str(error)) from None
         source = notebook.source
-    tree = parse(source, path)
+    kept = _PARSED.take(path, source) if notebook is None else None
+    tree = kept[0] if kept is not None else parse(source, path)
     ctx = FileContext(source, target)
+    if kept is not None:
+        ctx.resolver.attach(tree, kept[1])
     ctx.custom_ops, ctx.third_party = custom_ops, third_party
     if _PROJECT[0] is not None:   # the project index of this run (inherited by forked workers)
         ctx.use_project(_PROJECT[0], path.relative_to(_PROJECT[1]).as_posix())
@@ -184,7 +189,7 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     context = custom_ops | {f"api:{name}:{reason(name)}" for name in third_party}   # both decide a file's result
     context |= {"results:noqa,notebooks"}   # results of older runs (noqa not applied) must not be reused
     facts_cache = cache.subfolder("project-facts") if cache is not None else None   # warm runs parse nothing twice
-    project = build_view([root], result.warnings, cache_dir=facts_cache) if python else None
+    project = build_view([root], result.warnings, cache_dir=facts_cache, keep=_PARSED) if python else None
     _PROJECT[:] = [project, root]
     if project is not None:
         context = context | {f"project:{project.digest}"}
@@ -209,6 +214,7 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
             continue
         result.findings.extend((relative, finding) for finding in findings)
         result.inventory.extend((relative, *row) for row in inventory)
+    _PARSED.clear()   # files the walk did not take (excluded, or results from the cache)
     if cache is not None:
         result.warnings.extend(cache.warnings)
     return result
