@@ -16,8 +16,8 @@ from npu_lint.noqa import without_noqa
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.versions import Target, default_release
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
-           ast.GeneratorExp)
+_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                     ast.GeneratorExp})
 
 
 class _Later:
@@ -49,6 +49,11 @@ class Dispatch:
             if self.triggers is not None:
                 self.triggers = None if not triggers else self.triggers + tuple(triggers)
         self.api_rules = tuple(self.by_type.pop(ApiRef, ()))
+        # What the walk calls: (code, family, check) per rule, by node type (no per-node method lookups).
+        self.calls = {node_type: tuple((rule.code, rule.family, rule.check) for rule in rules)
+                      for node_type, rules in self.by_type.items()}
+        self.api_calls = tuple((rule.code, rule.family, rule.check) for rule in self.api_rules)
+        self._words = tuple(dict.fromkeys(word for rule in instances for word in (getattr(rule, "triggers", None) or ())))
 
     def wanted(self, source: str) -> bool:
         """The cheap substring pre-filter: a file none of the rules could fire on is skipped."""
@@ -60,8 +65,9 @@ class Dispatch:
 
     def for_source(self, source: str) -> "Dispatch":
         """The same pre-filter per rule: only the rules whose trigger words occur in ``source`` are run."""
+        present = frozenset(word for word in self._words if word in source)   # each distinct word looked for once
         active = tuple(index for index, rule in enumerate(self.instances)
-                       if not getattr(rule, "triggers", None) or any(word in source for word in rule.triggers))
+                       if not getattr(rule, "triggers", None) or not present.isdisjoint(rule.triggers))
         if len(active) == len(self.instances):
             return self
         narrowed = self._narrowed.get(active)
@@ -129,12 +135,20 @@ def _project_words_in(dispatch: Dispatch, project: object, source: str) -> bool:
     return any(word in source for word in entry[2])
 
 
+_LEAVES = frozenset({ast.Load, ast.Store, ast.Del})   # context markers: no rule looks at them, nothing below
+_SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "module", "level", "kind",
+                             "conversion", "is_async", "type_comment", "simple", "lineno"})
+_FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
+
+
 def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
     resolver = ctx.resolver
     parents = ctx.parents
-    by_type = dispatch.by_type
-    api_rules = dispatch.api_rules
-    name_type, attribute_type, load_type = ast.Name, ast.Attribute, ast.Load
+    calls = dispatch.calls
+    api_calls = dispatch.api_calls
+    name_type, attribute_type, load_type, assign_type, class_type = \
+        ast.Name, ast.Attribute, ast.Load, ast.Assign, ast.ClassDef
+    scopes, leaves, ast_type, fields_of = _SCOPES, _LEAVES, ast.AST, _FIELDS
     if resolver.scopes is None or resolver.scopes.module.node is not tree:
         resolver.attach(tree)   # unless the caller attached the scopes the project index build bound
     leave = _Later(resolver.leave_scope)
@@ -147,33 +161,38 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
         if node_type is _Later:
             node.action(node.node) if node.node is not None else node.action()
             continue
-        if node_type is ast.Assign:
+        if node_type is assign_type:
             if resolver.alias_target(node) is not None:
                 aliases.add(id(node.value))   # ``cuda = torch.cuda``: the uses are the references
-        elif node_type in _SCOPES:
+        elif node_type in scopes:
             resolver.enter_function(node)
             push(leave)
-        elif node_type is ast.ClassDef:
+        elif node_type is class_type:
             resolver.enter_class(node)
             push(leave)
-        rules = by_type.get(node_type)
-        if rules:
-            for rule in rules:
-                ctx.run(rule, node)
-        if api_rules and (node_type is attribute_type or (node_type is name_type and type(node.ctx) is load_type)):
+        checks = calls.get(node_type)
+        if checks:
+            for code, family, check in checks:
+                ctx._code, ctx._family = code, family
+                check(node, ctx)
+        if api_calls and (node_type is attribute_type or (node_type is name_type and type(node.ctx) is load_type)):
             if type(parents.get(id(node))) is not attribute_type and id(node) not in aliases:
                 for qualname in resolver.qualnames(node):
                     ref = ApiRef(node, qualname)
-                    for rule in api_rules:
-                        ctx.run(rule, ref)
+                    for code, family, check in api_calls:
+                        ctx._code, ctx._family = code, family
+                        check(ref, ctx)
+        fields = fields_of.get(node_type)
+        if fields is None:
+            fields = fields_of[node_type] = tuple(f for f in node_type._fields if f not in _SKIPPED_FIELDS)
         children = []
-        for field in node._fields:
+        for field in fields:
             value = getattr(node, field, None)
-            if isinstance(value, list):
+            if type(value) is list:
                 for item in value:
-                    if isinstance(item, ast.AST):
+                    if isinstance(item, ast_type) and type(item) not in leaves:
                         children.append(item)
-            elif isinstance(value, ast.AST):
+            elif isinstance(value, ast_type) and type(value) not in leaves:
                 children.append(value)
         for child in reversed(children):
             parents[id(child)] = node
