@@ -8,7 +8,7 @@ or a function that uses numpy and never torch.
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Iterator, Optional
 
 from npu_lint.context import FileContext
 from npu_lint.resolver import names_in
@@ -26,8 +26,29 @@ def _function(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     return ctx.enclosing(node, FUNCTION_TYPES)
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
+
+
+def _nodes(expr: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk`` without its per-node generators (the same nodes; context and operator markers left out)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        node_type = type(node)
+        fields = _FIELDS.get(node_type)
+        if fields is None:
+            fields = _FIELDS[node_type] = tuple(f for f in node_type._fields if f not in ("ctx", "op", "ops"))
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+
+
 def _is_numpy(expr: ast.AST, ctx: FileContext, names: set[str]) -> bool:
-    for node in ast.walk(expr):
+    for node in _nodes(expr):
         if isinstance(node, ast.Name) and node.id in names:
             return True
         if isinstance(node, ast.Call):

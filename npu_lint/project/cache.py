@@ -22,6 +22,7 @@ from npu_lint.project.parsed import ParsedFiles
 from npu_lint.sources import Unreadable, parse, read_bytes, read_source
 
 _FILE = f"project-facts-v{FACTS_VERSION}.marshal"
+_LIGHT_FILE = f"project-facts-v{FACTS_VERSION}-light.marshal"   # facts without calls and references
 
 
 def _plain(facts: ModuleFacts) -> tuple:
@@ -36,13 +37,15 @@ def _facts(plain: tuple) -> ModuleFacts:
 class FactsCache:
     """Facts of modules and native sources, keyed by path and checked against the content hash."""
 
-    def __init__(self, folder: Optional[Path]) -> None:
+    def __init__(self, folder: Optional[Path], light: bool = False) -> None:
         self.folder = folder
+        self.light = light   # facts for the model only, without the call graph (kept in a file of their own)
+        self.file = _LIGHT_FILE if light else _FILE
         self.entries: dict[str, tuple] = {}   # path -> (size, mtime_ns, digest, kind, plain facts)
         self.changed = False
         if folder is not None:
             try:
-                loaded = marshal.loads((folder / _FILE).read_bytes())
+                loaded = marshal.loads((folder / self.file).read_bytes())
                 if isinstance(loaded, dict):
                     self.entries = loaded
             except (OSError, EOFError, ValueError, TypeError):
@@ -91,10 +94,10 @@ class FactsCache:
             return None
         if keep is not None and keep.wants(source):
             scopes = Scopes(tree)
-            facts = extract(tree, module.name, module.relative, module.is_package, scopes)
+            facts = extract(tree, module.name, module.relative, module.is_package, scopes, self.light)
             keep.put(module.path, source, tree, scopes)
         else:
-            facts = extract(tree, module.name, module.relative, module.is_package)
+            facts = extract(tree, module.name, module.relative, module.is_package, light=self.light)
         if self.folder is not None:   # without a cache folder nothing is kept twice
             self.entries[str(module.path)] = (*stamp, "py", _plain(facts))
             self.changed = True
@@ -141,6 +144,6 @@ class FactsCache:
             handle, temporary = tempfile.mkstemp(prefix=".facts.", dir=self.folder)
             with os.fdopen(handle, "wb") as stream:
                 stream.write(marshal.dumps(self.entries))
-            os.replace(temporary, self.folder / _FILE)
+            os.replace(temporary, self.folder / self.file)
         except OSError:
             pass

@@ -93,8 +93,9 @@ class _Scope:
 class Extractor:
     """Walks one module once; :meth:`facts` gives its :class:`ModuleFacts`."""
 
-    def __init__(self, module: str, relative: str, is_package: bool) -> None:
+    def __init__(self, module: str, relative: str, is_package: bool, light: bool = False) -> None:
         self.module, self.relative, self.is_package = module, relative, is_package
+        self.light = light   # no calls, references or call counts (what only the call graph needs)
         self.resolver = Resolver()
         self.module_scope = _Scope("module", "")
         self.scopes: list[_Scope] = [self.module_scope]
@@ -269,6 +270,7 @@ class Extractor:
         scope = self.function_scopes[-1] if self.function_scopes else None
         if scope is None:
             return   # module and class-body code: only its statements feed the resolver
+        light = self.light   # still walked: the names bound inside (walrus, comprehension, lambda) count
         stack: list[ast.AST] = [root]
         while stack:
             node = stack.pop()
@@ -276,7 +278,8 @@ class Extractor:
             if node_type is ast.Constant:
                 continue
             if node_type is ast.Call:
-                self._call(node, scope)
+                if not light:
+                    self._call(node, scope)
                 if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:
                     continue
             elif node_type is ast.Compare:   # ``x.dtype == torch.float16``: a comparison, not a use
@@ -284,7 +287,7 @@ class Extractor:
                              if not isinstance(item, (ast.Name, ast.Attribute)))
                 continue
             elif node_type is ast.Attribute or node_type is ast.Name:
-                if type(getattr(node, "ctx", None)) is ast.Load:
+                if not light and type(getattr(node, "ctx", None)) is ast.Load:
                     self._reference(node, scope)
                 if node_type is ast.Attribute:   # the inner names are part of this dotted name
                     while isinstance(node, ast.Attribute):
@@ -535,6 +538,8 @@ class Extractor:
 
 
 def extract(tree: ast.Module, module: str, relative: str, is_package: bool,
-            scopes: Optional[Scopes] = None) -> ModuleFacts:
-    """The facts of one parsed module (``scopes``: its bound scopes, when the caller has them)."""
-    return Extractor(module, relative, is_package).run(tree, scopes)
+            scopes: Optional[Scopes] = None, light: bool = False) -> ModuleFacts:
+    """The facts of one parsed module (``scopes``: its bound scopes, when the caller has them). ``light``: without
+    the functions' calls and torch references, which only the call graph (``-m third_party``) follows; every
+    other fact is the same."""
+    return Extractor(module, relative, is_package, light).run(tree, scopes)

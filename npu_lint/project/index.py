@@ -89,9 +89,11 @@ class ProjectIndex:
     @classmethod
     def build(cls, roots: Iterable[Path], env_paths: Iterable[Path] = (), cache_dir: Optional[Path] = None,
               progress: Optional[Callable[[int, int, str], None]] = None,
-              keep: Optional[ParsedFiles] = None) -> "ProjectIndex":
+              keep: Optional[ParsedFiles] = None, light: bool = False) -> "ProjectIndex":
         """Index the modules under ``roots`` (the analysed code) and ``env_paths`` (import roots it uses); the
-        files of ``roots`` it parses go to ``keep`` (within its budget) for a rule walk that follows.
+        files of ``roots`` it parses go to ``keep`` (within its budget) for a rule walk that follows. ``light``:
+        the facts the semantic model asks about (names, return values, class bases), without the call graph
+        (:meth:`callees`, :meth:`reaches` and :meth:`reached` then find no calls).
 
         Raises :class:`~npu_lint.project.modules.NoPackage` when ``roots`` hold no Python module.
         """
@@ -109,7 +111,7 @@ class ProjectIndex:
             found, found_native = discover(Path(root), warnings)
             env_files.extend(found)
             native.extend(found_native)
-        cache = FactsCache(cache_dir)
+        cache = FactsCache(cache_dir, light)
         modules = []
         collecting = gc.isenabled()
         gc.disable()   # parsing allocates many short-lived nodes and no cycles: the collector only costs time

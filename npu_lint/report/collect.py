@@ -194,7 +194,8 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     collecting = gc.isenabled()
     gc.disable()   # the index and the trees kept for the walk live on: the collector need not scan them again and again
     try:
-        project = build_view([root], result.warnings, cache_dir=facts_cache, keep=_PARSED) if python else None
+        project = build_view([root], result.warnings, cache_dir=facts_cache, keep=_PARSED,
+                             light=True) if python else None
     finally:
         gc.freeze()
         if collecting:
