@@ -97,7 +97,7 @@ class FactsCache:
             facts = extract(tree, module.name, module.relative, module.is_package, scopes, self.light)
             keep.put(module.path, source, tree, scopes)
         else:
-            facts = extract(tree, module.name, module.relative, module.is_package, light=self.light)
+            facts = extract(tree, module.name, module.relative, module.is_package, None, self.light)
         if self.folder is not None:   # without a cache folder nothing is kept twice
             self.entries[str(module.path)] = (*stamp, "py", _plain(facts))
             self.changed = True
