@@ -183,17 +183,15 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
                         ctx._code, ctx._family = code, family
                         check(ref, ctx)
         fields = fields_of.get(node_type)
-        if fields is None:
-            fields = fields_of[node_type] = tuple(f for f in node_type._fields if f not in _SKIPPED_FIELDS)
-        children = []
+        if fields is None:   # last field first: the children are pushed so that they pop in source order
+            fields = fields_of[node_type] = tuple(f for f in reversed(node_type._fields) if f not in _SKIPPED_FIELDS)
         for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                for item in value:
+                for item in reversed(value):
                     if isinstance(item, ast_type) and type(item) not in leaves:
-                        children.append(item)
-            elif isinstance(value, ast_type) and type(value) not in leaves:
-                children.append(value)
-        for child in reversed(children):
-            parents[id(child)] = node
-            push(child)
+                        parents[id(item)] = node
+                        push(item)
+            elif value is not None and isinstance(value, ast_type) and type(value) not in leaves:
+                parents[id(value)] = node
+                push(value)
