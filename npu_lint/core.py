@@ -53,6 +53,7 @@ class Dispatch:
         self.calls = {node_type: tuple((rule.code, rule.family, rule.check) for rule in rules)
                       for node_type, rules in self.by_type.items()}
         self.api_calls = tuple((rule.code, rule.family, rule.check) for rule in self.api_rules)
+        self.project_rules = tuple(type(rule) for rule in instances if hasattr(rule, "project_triggers"))
         self._words = tuple(dict.fromkeys(word for rule in instances for word in (getattr(rule, "triggers", None) or ())))
 
     def wanted(self, source: str) -> bool:
@@ -94,16 +95,14 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
     and ``observers``: rule-like objects that collect facts (the API inventory) without reporting.
     """
     dispatch = dispatch_for(codes)
-    if observers:
-        dispatch = Dispatch([rule for rule in all_rules() if rule.code in dispatch.codes], observers)
-    if not dispatch.wanted(source):
-        return []
+    if not observers and not dispatch.wanted(source):
+        return []   # observers see every file
     ctx = ctx or FileContext(source, target or Target(default_release()))
     ctx.third_party = ctx.third_party or third_party
     narrowed = dispatch.for_source(source)
     if narrowed is not dispatch and ctx.project is not None and _project_words_in(dispatch, ctx.project, source):
         narrowed = dispatch   # the file calls a project function a rule follows (a wrapper of a torch op)
-    _walk(tree, ctx, narrowed)
+    _walk(tree, ctx, narrowed, observers)
     findings = ctx.findings
     if noqa and findings:
         findings = without_noqa(findings, ctx.noqa_spans, source.splitlines())
@@ -120,19 +119,19 @@ def analyse_source(source: str, target: Optional[Target] = None, codes: Optional
     return analyse_tree(ast.parse(source, filename), source, target, codes, noqa, third_party=third_party)
 
 
-_PROJECT_WORDS: dict[tuple[int, int], tuple[object, object, frozenset[str]]] = {}
+_PROJECT_WORDS: dict[tuple[tuple[type, ...], int], tuple[object, frozenset[str]]] = {}
 
 
 def _project_words_in(dispatch: Dispatch, project: object, source: str) -> bool:
     """Some rule's trigger words for this project (``project_triggers``) occur in ``source``."""
-    key = (id(dispatch), id(project))
+    key = (dispatch.project_rules, id(project))   # the same for every file of a run, whatever its Dispatch
     entry = _PROJECT_WORDS.get(key)
     if entry is None:
         words = frozenset().union(*(rule.project_triggers(project) for rule in dispatch.instances
                                     if hasattr(rule, "project_triggers")))
         _PROJECT_WORDS.clear()   # one project per run: keep only the current one (alive, so ids stay unique)
-        entry = _PROJECT_WORDS[key] = (dispatch, project, words)
-    return any(word in source for word in entry[2])
+        entry = _PROJECT_WORDS[key] = (project, words)
+    return any(word in source for word in entry[1])
 
 
 _LEAVES = frozenset({ast.Load, ast.Store, ast.Del})   # context markers: no rule looks at them, nothing below
@@ -141,11 +140,20 @@ _SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "name", "m
 _FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
 
 
-def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
+def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequence[Rule] = ()) -> None:
     resolver = ctx.resolver
     parents = ctx.parents
     calls = dispatch.calls
     api_calls = dispatch.api_calls
+    if observers:   # run after the rules on each node
+        calls = dict(calls)
+        for observer in observers:
+            entry = (observer.code, observer.family, observer.check)
+            for node_type in type(observer).node_types:
+                if node_type is ApiRef:
+                    api_calls = api_calls + (entry,)
+                else:
+                    calls[node_type] = calls.get(node_type, ()) + (entry,)
     name_type, attribute_type, load_type, assign_type, class_type = \
         ast.Name, ast.Attribute, ast.Load, ast.Assign, ast.ClassDef
     scopes, leaves, ast_type, fields_of = _SCOPES, _LEAVES, ast.AST, _FIELDS
