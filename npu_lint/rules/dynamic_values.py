@@ -182,6 +182,10 @@ def _bind(statement: ast.AST, ctx: FileContext) -> None:
 def _bind_source(call: ast.Call, ctx: FileContext) -> None:
     """A host, random or batch-maximum source inside an assignment's value (or a ``for``'s iterable) binds the
     targets to it, unless the statement already took a flow from the names it reads."""
+    checked = ctx.scratch.setdefault("value_flow_sources", set())   # once per call, whichever rule comes first
+    if id(call) in checked:
+        return
+    checked.add(id(call))
     origin = _source(call, ctx)
     if origin is None or not _first_time(call, ctx):
         return
