@@ -49,10 +49,11 @@ class Dispatch:
             if self.triggers is not None:
                 self.triggers = None if not triggers else self.triggers + tuple(triggers)
         self.api_rules = tuple(self.by_type.pop(ApiRef, ()))
-        # What the walk calls: (code, family, check) per rule, by node type (no per-node method lookups).
-        self.calls = {node_type: tuple((rule.code, rule.family, rule.check) for rule in rules)
+        # What the walk runs: (code, family, rule) per node type (``check`` looked up at the call: a patched
+        # method counts).
+        self.calls = {node_type: tuple((rule.code, rule.family, rule) for rule in rules)
                       for node_type, rules in self.by_type.items()}
-        self.api_calls = tuple((rule.code, rule.family, rule.check) for rule in self.api_rules)
+        self.api_calls = tuple((rule.code, rule.family, rule) for rule in self.api_rules)
         self.project_rules = tuple(type(rule) for rule in instances if hasattr(rule, "project_triggers"))
         self._words = tuple(dict.fromkeys(word for rule in instances for word in (getattr(rule, "triggers", None) or ())))
 
@@ -149,7 +150,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
     if observers:   # run after the rules on each node
         calls = dict(calls)
         for observer in observers:
-            entry = (observer.code, observer.family, observer.check)
+            entry = (observer.code, observer.family, observer)
             for node_type in type(observer).node_types:
                 if node_type is ApiRef:
                     api_calls = api_calls + (entry,)
@@ -181,16 +182,16 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             push(leave)
         checks = calls.get(node_type)
         if checks:
-            for code, family, check in checks:
+            for code, family, rule in checks:
                 ctx._code, ctx._family = code, family
-                check(node, ctx)
+                rule.check(node, ctx)
         if api_calls and (node_type is attribute_type or (node_type is name_type and type(node.ctx) is load_type)):
             if type(parents.get(id(node))) is not attribute_type and id(node) not in aliases:
                 for qualname in resolver.qualnames(node):
                     ref = ApiRef(node, qualname)
-                    for code, family, check in api_calls:
+                    for code, family, rule in api_calls:
                         ctx._code, ctx._family = code, family
-                        check(ref, ctx)
+                        rule.check(ref, ctx)
         fields = fields_of.get(node_type)
         if fields is None:   # last field first: the children are pushed so that they pop in source order
             fields = fields_of[node_type] = tuple(f for f in reversed(node_type._fields) if f not in _SKIPPED_FIELDS)
