@@ -46,6 +46,7 @@ class FileContext:
         self.scratch: dict[str, Any] = {}   # facts a rule keeps between nodes of one file (names bound so far)
         self.project: Optional["ProjectView"] = None   # the project index, when the front end built or found one
         self.module = ""                               # this file's module name in that index
+        self._mentions: dict[str, bool] = {}
         self._code: str = ""
         self._family: str = ""
 
@@ -56,6 +57,13 @@ class FileContext:
         self.project, self.module = project, project.module_of(relative)
         self.resolver.project, self.resolver.module_name = project, self.module
         self.custom_ops = self.custom_ops or project.custom_ops
+
+    def mentions(self, word: str) -> bool:
+        """``word`` occurs in the file's source (searched once per file, whichever rule asks)."""
+        found = self._mentions.get(word)
+        if found is None:
+            found = self._mentions[word] = word in self.source
+        return found
 
     def run(self, rule: "Rule", node: object) -> None:
         self._code, self._family = rule.code, rule.family

@@ -16,8 +16,8 @@ from npu_lint.noqa import without_noqa
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.versions import Target, default_release
 
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
-           ast.GeneratorExp)
+_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
+                     ast.GeneratorExp})
 
 
 class _Later:
@@ -49,6 +49,13 @@ class Dispatch:
             if self.triggers is not None:
                 self.triggers = None if not triggers else self.triggers + tuple(triggers)
         self.api_rules = tuple(self.by_type.pop(ApiRef, ()))
+        # What the walk runs: (code, family, rule) per node type (``check`` looked up at the call: a patched
+        # method counts).
+        self.calls = {node_type: tuple((rule.code, rule.family, rule) for rule in rules)
+                      for node_type, rules in self.by_type.items()}
+        self.api_calls = tuple((rule.code, rule.family, rule) for rule in self.api_rules)
+        self.project_rules = tuple(type(rule) for rule in instances if hasattr(rule, "project_triggers"))
+        self._words = tuple(dict.fromkeys(word for rule in instances for word in (getattr(rule, "triggers", None) or ())))
 
     def wanted(self, source: str) -> bool:
         """The cheap substring pre-filter: a file none of the rules could fire on is skipped."""
@@ -60,8 +67,9 @@ class Dispatch:
 
     def for_source(self, source: str) -> "Dispatch":
         """The same pre-filter per rule: only the rules whose trigger words occur in ``source`` are run."""
+        present = frozenset(word for word in self._words if word in source)   # each distinct word looked for once
         active = tuple(index for index, rule in enumerate(self.instances)
-                       if not getattr(rule, "triggers", None) or any(word in source for word in rule.triggers))
+                       if not getattr(rule, "triggers", None) or not present.isdisjoint(rule.triggers))
         if len(active) == len(self.instances):
             return self
         narrowed = self._narrowed.get(active)
@@ -88,17 +96,15 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
     and ``observers``: rule-like objects that collect facts (the API inventory) without reporting.
     """
     dispatch = dispatch_for(codes)
-    if observers:
-        dispatch = Dispatch([rule for rule in all_rules() if rule.code in dispatch.codes], observers)
-    if not dispatch.wanted(source) and not (ctx is not None and ctx.project is not None
-                                            and calls_project_wrapper(dispatch, ctx.project, source)):
-        return []
+    if not observers and not dispatch.wanted(source) and not (
+            ctx is not None and ctx.project is not None and calls_project_wrapper(dispatch, ctx.project, source)):
+        return []   # observers see every file; a file calling a project wrapper of a torch op is analysed
     ctx = ctx or FileContext(source, target or Target(default_release()))
     ctx.third_party = ctx.third_party or third_party
     narrowed = dispatch.for_source(source)
     if narrowed is not dispatch and ctx.project is not None and calls_project_wrapper(dispatch, ctx.project, source):
         narrowed = dispatch   # the file calls a project function a rule follows (a wrapper of a torch op)
-    _walk(tree, ctx, narrowed)
+    _walk(tree, ctx, narrowed, observers)
     findings = ctx.findings
     if noqa and findings:
         findings = without_noqa(findings, ctx.noqa_spans, source.splitlines())
@@ -115,29 +121,48 @@ def analyse_source(source: str, target: Optional[Target] = None, codes: Optional
     return analyse_tree(ast.parse(source, filename), source, target, codes, noqa, third_party=third_party)
 
 
-_PROJECT_WORDS: dict[tuple[int, int], tuple[object, object, frozenset[str]]] = {}
+_PROJECT_WORDS: dict[tuple[tuple[type, ...], int], tuple[object, frozenset[str]]] = {}
 
 
 def calls_project_wrapper(dispatch: Dispatch, project: object, source: str) -> bool:
     """Some rule's trigger words for this project (``project_triggers``: the names of project wrappers of
     torch ops) occur in ``source``: the file must be analysed even if no other trigger word is in it."""
-    key = (id(dispatch), id(project))
+    key = (dispatch.project_rules, id(project))   # the same for every file of a run, whatever its Dispatch
     entry = _PROJECT_WORDS.get(key)
     if entry is None:
         words = frozenset().union(*(rule.project_triggers(project) for rule in dispatch.instances
                                     if hasattr(rule, "project_triggers")))
         _PROJECT_WORDS.clear()   # one project per run: keep only the current one (alive, so ids stay unique)
-        entry = _PROJECT_WORDS[key] = (dispatch, project, words)
-    return any(word in source for word in entry[2])
+        entry = _PROJECT_WORDS[key] = (project, words)
+    return any(word in source for word in entry[1])
 
 
-def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
+_LEAVES = frozenset({ast.Load, ast.Store, ast.Del})   # context markers: no rule looks at them, nothing below
+# Fields that hold no child node in any node type (``name`` is a node in 3.12's ``TypeAlias``: not listed).
+_SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "module", "level", "kind", "conversion",
+                             "is_async", "type_comment", "simple", "lineno"})
+_FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
+
+
+def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequence[Rule] = ()) -> None:
     resolver = ctx.resolver
     parents = ctx.parents
-    by_type = dispatch.by_type
-    api_rules = dispatch.api_rules
-    name_type, attribute_type, load_type = ast.Name, ast.Attribute, ast.Load
-    resolver.attach(tree)
+    calls = dispatch.calls
+    api_calls = dispatch.api_calls
+    if observers:   # run after the rules on each node
+        calls = dict(calls)
+        for observer in observers:
+            entry = (observer.code, observer.family, observer)
+            for node_type in type(observer).node_types:
+                if node_type is ApiRef:
+                    api_calls = api_calls + (entry,)
+                else:
+                    calls[node_type] = calls.get(node_type, ()) + (entry,)
+    name_type, attribute_type, load_type, assign_type, class_type = \
+        ast.Name, ast.Attribute, ast.Load, ast.Assign, ast.ClassDef
+    scopes, leaves, ast_type, fields_of = _SCOPES, _LEAVES, ast.AST, _FIELDS
+    if resolver.scopes is None or resolver.scopes.module.node is not tree:
+        resolver.attach(tree)   # unless the caller attached the scopes the project index build bound
     leave = _Later(resolver.leave_scope)
     aliases: set[int] = set()
     stack: list[object] = [tree]
@@ -148,34 +173,37 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch) -> None:
         if node_type is _Later:
             node.action(node.node) if node.node is not None else node.action()
             continue
-        if node_type is ast.Assign:
+        if node_type is assign_type:
             if resolver.alias_target(node) is not None:
                 aliases.add(id(node.value))   # ``cuda = torch.cuda``: the uses are the references
-        elif node_type in _SCOPES:
+        elif node_type in scopes:
             resolver.enter_function(node)
             push(leave)
-        elif node_type is ast.ClassDef:
+        elif node_type is class_type:
             resolver.enter_class(node)
             push(leave)
-        rules = by_type.get(node_type)
-        if rules:
-            for rule in rules:
-                ctx.run(rule, node)
-        if api_rules and (node_type is attribute_type or (node_type is name_type and type(node.ctx) is load_type)):
+        checks = calls.get(node_type)
+        if checks:
+            for code, family, rule in checks:
+                ctx._code, ctx._family = code, family
+                rule.check(node, ctx)
+        if api_calls and (node_type is attribute_type or (node_type is name_type and type(node.ctx) is load_type)):
             if type(parents.get(id(node))) is not attribute_type and id(node) not in aliases:
                 for qualname in resolver.qualnames(node):
                     ref = ApiRef(node, qualname)
-                    for rule in api_rules:
-                        ctx.run(rule, ref)
-        children = []
-        for field in node._fields:
+                    for code, family, rule in api_calls:
+                        ctx._code, ctx._family = code, family
+                        rule.check(ref, ctx)
+        fields = fields_of.get(node_type)
+        if fields is None:   # last field first: the children are pushed so that they pop in source order
+            fields = fields_of[node_type] = tuple(f for f in reversed(node_type._fields) if f not in _SKIPPED_FIELDS)
+        for field in fields:
             value = getattr(node, field, None)
-            if isinstance(value, list):
-                for item in value:
-                    if isinstance(item, ast.AST):
-                        children.append(item)
-            elif isinstance(value, ast.AST):
-                children.append(value)
-        for child in reversed(children):
-            parents[id(child)] = node
-            push(child)
+            if type(value) is list:
+                for item in reversed(value):
+                    if isinstance(item, ast_type) and type(item) not in leaves:
+                        parents[id(item)] = node
+                        push(item)
+            elif value is not None and isinstance(value, ast_type) and type(value) not in leaves:
+                parents[id(value)] = node
+                push(value)

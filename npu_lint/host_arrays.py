@@ -9,7 +9,7 @@ comparison with a string, or a function that uses numpy and never torch.
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Iterator, Optional
 
 from npu_lint.analysis.scopes import VALUE, Binding, Scope
 from npu_lint.context import FileContext
@@ -29,8 +29,29 @@ def _function(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     return ctx.enclosing(node, FUNCTION_TYPES)
 
 
+_FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
+
+
+def _nodes(expr: ast.AST) -> Iterator[ast.AST]:
+    """``ast.walk`` without its per-node generators (the same nodes; context and operator markers left out)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        node_type = type(node)
+        fields = _FIELDS.get(node_type)
+        if fields is None:
+            fields = _FIELDS[node_type] = tuple(f for f in node_type._fields if f not in ("ctx", "op", "ops"))
+        for field in fields:
+            value = getattr(node, field, None)
+            if type(value) is list:
+                stack.extend(item for item in value if isinstance(item, ast.AST))
+            elif isinstance(value, ast.AST):
+                stack.append(value)
+
+
 def _is_numpy(expr: ast.AST, ctx: FileContext, scope: Optional[Scope], depth: int = 0) -> bool:
-    for node in ast.walk(expr):
+    for node in _nodes(expr):
         if isinstance(node, ast.Name) and scope is not None and _numpy_name(node, ctx, scope, depth):
             return True
         if isinstance(node, ast.Call):

@@ -62,9 +62,10 @@ class Resolver(Summaries, Flows):
         self._parents: dict[str, str] = {}   # a project class -> its base (a project class or a torch class)
 
     # -- building ------------------------------------------------------------------------
-    def attach(self, tree: ast.AST) -> None:
-        """Bind every name of ``tree`` (one pass over its statements); the walk then enters its scopes."""
-        self.scopes = Scopes(tree)
+    def attach(self, tree: ast.AST, scopes: Optional[Scopes] = None) -> None:
+        """Bind every name of ``tree`` (one pass over its statements; ``scopes``: already bound, by the project
+        index build); the walk then enters its scopes."""
+        self.scopes = scopes if scopes is not None else Scopes(tree)
         self._stack = [self.scopes.module]
 
     def close(self) -> None:

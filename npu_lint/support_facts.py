@@ -164,7 +164,7 @@ def probable_method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     (``bbox_pred.permute(0, 2, 3, 1)``): counted in the report's API inventory, never reported as a finding."""
     func = node.func
     if (ctx.uses_torch and isinstance(func, ast.Attribute) and func.attr not in AMBIGUOUS_METHODS
-            and not (func.attr in NDARRAY_METHODS and "numpy" in ctx.source)
+            and not (func.attr in NDARRAY_METHODS and ctx.mentions("numpy"))
             and ctx.resolver.kind_of(func.value) is None
             and func.attr in tensor_method_names(ctx.target.release) and ctx.resolver.qualname(func) is None
             and not (isinstance(func.value, ast.Name) and func.value.id in ("self", "cls", "super"))

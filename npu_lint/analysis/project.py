@@ -14,6 +14,7 @@ from npu_lint.analysis import kinds as K
 
 if TYPE_CHECKING:
     from npu_lint.project.index import ProjectIndex
+    from npu_lint.project.parsed import ParsedFiles
 
 _CHAIN_DEPTH = 6
 
@@ -159,12 +160,15 @@ def cached_view(path: Path) -> Optional[tuple[ProjectView, Path]]:
 _LOADED: dict[Path, Optional[tuple["ProjectView", Path]]] = {}
 
 
-def build_view(roots: list[Path], warnings: list[str], cache_dir: Optional[Path] = None) -> Optional[ProjectView]:
-    """Index the project under ``roots`` and wrap it (None, with one warning, when it cannot be indexed)."""
+def build_view(roots: list[Path], warnings: list[str], cache_dir: Optional[Path] = None,
+               keep: Optional["ParsedFiles"] = None, light: bool = False) -> Optional[ProjectView]:
+    """Index the project under ``roots`` and wrap it (None, with one warning, when it cannot be indexed);
+    ``keep``: where the files it parses are kept for the rule walk; ``light``: without the call graph, which the
+    view never asks (see :meth:`ProjectIndex.build`)."""
     from npu_lint.project.index import ProjectIndex
     from npu_lint.project.modules import NoPackage
     try:
-        return ProjectView(ProjectIndex.build(roots, cache_dir=cache_dir))
+        return ProjectView(ProjectIndex.build(roots, cache_dir=cache_dir, keep=keep, light=light))
     except NoPackage:
         return None
     except Exception as error:   # isolation: no index is a weaker analysis, never a failed run

@@ -167,6 +167,13 @@ class Scopes:
         self.calls.clear()
         self._outer.clear()
 
+    def rewind(self, count: int) -> None:
+        """Drop the scopes opened after the first ``count`` (the expression scopes a first reader opened) and the
+        lookups memoised, so that another reader of the same model starts from the bound module."""
+        for key in list(self.by_node)[count:]:
+            del self.by_node[key]
+        self._outer.clear()
+
     def scope_of(self, node: ast.AST) -> Optional[Scope]:
         """The scope a function, lambda, class or comprehension node opens (None before it is opened)."""
         return self.by_node.get(id(node))

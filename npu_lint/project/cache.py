@@ -15,11 +15,14 @@ import tempfile
 from pathlib import Path
 from typing import Optional
 
+from npu_lint.analysis.scopes import Scopes
 from npu_lint.project.facts import FACTS_VERSION, ClassFacts, FunctionFacts, ModuleFacts, extract
 from npu_lint.project.modules import ModuleFile, NativeFile
+from npu_lint.project.parsed import ParsedFiles
 from npu_lint.sources import Unreadable, parse, read_bytes, read_source
 
 _FILE = f"project-facts-v{FACTS_VERSION}.marshal"
+_LIGHT_FILE = f"project-facts-v{FACTS_VERSION}-light.marshal"   # facts without calls and references
 
 
 def _plain(facts: ModuleFacts) -> tuple:
@@ -34,13 +37,15 @@ def _facts(plain: tuple) -> ModuleFacts:
 class FactsCache:
     """Facts of modules and native sources, keyed by path and checked against the content hash."""
 
-    def __init__(self, folder: Optional[Path]) -> None:
+    def __init__(self, folder: Optional[Path], light: bool = False) -> None:
         self.folder = folder
+        self.light = light   # facts for the model only, without the call graph (kept in a file of their own)
+        self.file = _LIGHT_FILE if light else _FILE
         self.entries: dict[str, tuple] = {}   # path -> (size, mtime_ns, digest, kind, plain facts)
         self.changed = False
         if folder is not None:
             try:
-                loaded = marshal.loads((folder / _FILE).read_bytes())
+                loaded = marshal.loads((folder / self.file).read_bytes())
                 if isinstance(loaded, dict):
                     self.entries = loaded
             except (OSError, EOFError, ValueError, TypeError):
@@ -67,8 +72,10 @@ class FactsCache:
             return stamp, entry[4]
         return stamp, None
 
-    def module(self, module: ModuleFile, warnings: list[str]) -> Optional[ModuleFacts]:
-        """The facts of one module (None, with a warning, when it cannot be read or parsed)."""
+    def module(self, module: ModuleFile, warnings: list[str],
+               keep: Optional[ParsedFiles] = None) -> Optional[ModuleFacts]:
+        """The facts of one module (None, with a warning, when it cannot be read or parsed); a file it parses goes
+        to ``keep`` (with its scopes) when that has room, for the rule walk."""
         try:
             stamp, plain = self._lookup(module.path, "py")
         except OSError as error:
@@ -85,7 +92,12 @@ class FactsCache:
         except Unreadable as error:
             warnings.append(f"{module.relative} {error}, skip.")
             return None
-        facts = extract(tree, module.name, module.relative, module.is_package)
+        if keep is not None and keep.wants(source):
+            scopes = Scopes(tree)
+            facts = extract(tree, module.name, module.relative, module.is_package, scopes, self.light)
+            keep.put(module.path, source, tree, scopes)
+        else:
+            facts = extract(tree, module.name, module.relative, module.is_package, None, self.light)
         if self.folder is not None:   # without a cache folder nothing is kept twice
             self.entries[str(module.path)] = (*stamp, "py", _plain(facts))
             self.changed = True
@@ -132,6 +144,6 @@ class FactsCache:
             handle, temporary = tempfile.mkstemp(prefix=".facts.", dir=self.folder)
             with os.fdopen(handle, "wb") as stream:
                 stream.write(marshal.dumps(self.entries))
-            os.replace(temporary, self.folder / _FILE)
+            os.replace(temporary, self.folder / self.file)
         except OSError:
             pass

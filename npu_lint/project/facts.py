@@ -16,6 +16,7 @@ import ast
 import builtins
 from typing import NamedTuple, Optional
 
+from npu_lint.analysis.scopes import Scopes
 from npu_lint.resolver import Resolver
 
 FACTS_VERSION = 4   # bump when the extracted facts change shape or meaning (invalidates caches)
@@ -96,8 +97,9 @@ _CONDITION_ONLY = frozenset({"torch.where"})
 class Extractor:
     """Walks one module once; :meth:`facts` gives its :class:`ModuleFacts`."""
 
-    def __init__(self, module: str, relative: str, is_package: bool) -> None:
+    def __init__(self, module: str, relative: str, is_package: bool, light: bool = False) -> None:
         self.module, self.relative, self.is_package = module, relative, is_package
+        self.light = light   # no calls, references or call counts (what only the call graph needs)
         self.resolver = Resolver()
         self.module_scope = _Scope("module", "")
         self.scopes: list[_Scope] = [self.module_scope]
@@ -114,11 +116,16 @@ class Extractor:
         self._closed: list[tuple[_Scope, list[_Scope]]] = []
 
     # -- statements ------------------------------------------------------------------------
-    def run(self, tree: ast.Module) -> "ModuleFacts":
-        self.resolver.attach(tree)   # the semantic model binds the whole module first (late binding)
+    def run(self, tree: ast.Module, scopes: Optional[Scopes] = None) -> "ModuleFacts":
+        """``scopes``: the module's scopes when the caller bound them (and keeps them for the rule walk)."""
+        self.resolver.attach(tree, scopes)   # the semantic model binds the whole module first (late binding)
+        bound = len(scopes.by_node) if scopes is not None else 0
         for statement in tree.body:
             self.statement(statement)
         facts = self.facts()
+        if scopes is not None:   # the caller's: handed back as bound (the lambda scopes opened here dropped)
+            scopes.rewind(bound)
+            self.resolver.scopes = None
         self.resolver.close()   # the model's scopes hold cycles, and the index is built with the collector off
         return facts
 
@@ -267,6 +274,7 @@ class Extractor:
         scope = self.function_scopes[-1] if self.function_scopes else None
         if scope is None:
             return   # module and class-body code: only its statements feed the resolver
+        light = self.light   # still walked: the names bound inside (walrus, comprehension, lambda) count
         stack: list[ast.AST] = [root]
         while stack:
             node = stack.pop()
@@ -274,7 +282,8 @@ class Extractor:
             if node_type is ast.Constant:
                 continue
             if node_type is ast.Call:
-                self._call(node, scope)
+                if not light:
+                    self._call(node, scope)
                 if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:
                     continue
             elif node_type is ast.Compare:   # ``x.dtype == torch.float16``: a comparison, not a use
@@ -282,7 +291,7 @@ class Extractor:
                              if not isinstance(item, (ast.Name, ast.Attribute)))
                 continue
             elif node_type is ast.Attribute or node_type is ast.Name:
-                if type(getattr(node, "ctx", None)) is ast.Load:
+                if not light and type(getattr(node, "ctx", None)) is ast.Load:
                     self._reference(node, scope)
                 if node_type is ast.Attribute:   # the inner names are part of this dotted name
                     while isinstance(node, ast.Attribute):
@@ -534,6 +543,9 @@ class Extractor:
                            self.unknown_receivers)
 
 
-def extract(tree: ast.Module, module: str, relative: str, is_package: bool) -> ModuleFacts:
-    """The facts of one parsed module."""
-    return Extractor(module, relative, is_package).run(tree)
+def extract(tree: ast.Module, module: str, relative: str, is_package: bool,
+            scopes: Optional[Scopes] = None, light: bool = False) -> ModuleFacts:
+    """The facts of one parsed module (``scopes``: its bound scopes, when the caller has them). ``light``: without
+    the functions' calls and torch references, which only the call graph (``-m third_party``) follows; every
+    other fact is the same."""
+    return Extractor(module, relative, is_package, light).run(tree, scopes)

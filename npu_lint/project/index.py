@@ -23,6 +23,7 @@ from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 from npu_lint.project.cache import FactsCache
 from npu_lint.project.facts import ClassFacts, FunctionFacts, ModuleFacts
 from npu_lint.project.modules import ModuleFile, NativeFile, NoPackage, discover
+from npu_lint.project.parsed import ParsedFiles
 
 LeafPredicate = Callable[[str], bool]
 _MAX_DEPTH = 12
@@ -87,8 +88,12 @@ class ProjectIndex:
     # -- building ------------------------------------------------------------------------------
     @classmethod
     def build(cls, roots: Iterable[Path], env_paths: Iterable[Path] = (), cache_dir: Optional[Path] = None,
-              progress: Optional[Callable[[int, int, str], None]] = None) -> "ProjectIndex":
-        """Index the modules under ``roots`` (the analysed code) and ``env_paths`` (import roots it uses).
+              progress: Optional[Callable[[int, int, str], None]] = None,
+              keep: Optional[ParsedFiles] = None, light: bool = False) -> "ProjectIndex":
+        """Index the modules under ``roots`` (the analysed code) and ``env_paths`` (import roots it uses); the
+        files of ``roots`` it parses go to ``keep`` (within its budget) for a rule walk that follows. ``light``:
+        the facts the semantic model asks about (names, return values, class bases), without the call graph
+        (:meth:`callees`, :meth:`reaches` and :meth:`reached` then find no calls).
 
         Raises :class:`~npu_lint.project.modules.NoPackage` when ``roots`` hold no Python module.
         """
@@ -106,7 +111,7 @@ class ProjectIndex:
             found, found_native = discover(Path(root), warnings)
             env_files.extend(found)
             native.extend(found_native)
-        cache = FactsCache(cache_dir)
+        cache = FactsCache(cache_dir, light)
         modules = []
         collecting = gc.isenabled()
         gc.disable()   # parsing allocates many short-lived nodes and no cycles: the collector only costs time
@@ -114,7 +119,7 @@ class ProjectIndex:
             for number, module in enumerate(own_files + env_files):
                 if progress is not None and number < len(own_files):
                     progress(number, len(own_files), module.relative)
-                facts = cache.module(module, warnings)
+                facts = cache.module(module, warnings, keep if number < len(own_files) else None)
                 if facts is not None:
                     modules.append(facts)
         finally:

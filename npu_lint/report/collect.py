@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import gc
 import hashlib
 import os
 import signal
@@ -17,6 +18,7 @@ from npu_lint.cuda_facts import api_row
 from npu_lint.finding import Finding
 from npu_lint.notebooks import SUFFIX as NOTEBOOK
 from npu_lint.notebooks import NotebookError, is_notebook, parse_notebook
+from npu_lint.project.parsed import ParsedFiles
 from npu_lint.report.cuda_ops import SUFFIXES, exported_ops, operator_names, registered_ops
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.rules.support import api_reference
@@ -107,6 +109,7 @@ def _walk_files(root: Path, warnings: list[str],
 
 
 _PROJECT: list = [None, None]   # (ProjectView, root) of the running collect(), for analyse_file and its workers
+_PARSED = ParsedFiles()   # files the index build parsed, taken back by the walk (parsed and bound once)
 FileResult = tuple[list[Finding], list[tuple[int, int, str, str]], Optional[str]]   # findings, inventory, skip reason
 
 
@@ -142,13 +145,17 @@ def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset
         except NotebookError as error:
             raise Unreadable(str(error)) from None
         source = notebook.source
-    tree = parse(source, path)
+    kept = _PARSED.take(path, source) if notebook is None else None
+    tree = kept[0] if kept is not None else parse(source, path)
     ctx = FileContext(source, target)
+    if kept is not None:
+        ctx.resolver.attach(tree, kept[1])
     ctx.custom_ops, ctx.third_party = custom_ops, third_party
     if _PROJECT[0] is not None:   # the project index of this run (inherited by forked workers)
         ctx.use_project(_PROJECT[0], path.relative_to(_PROJECT[1]).as_posix())
     codes = frozenset(rule.code for rule in all_rules())
     findings = analyse_tree(tree, source, target, codes, noqa=True, ctx=ctx, observers=[Inventory()])
+    ctx.resolver.close()   # the model's scopes hold cycles: freed now, even when the collector is frozen
     inventory = [(node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
                  for node, api, status in ctx.collected]
     if notebook is not None:   # positions in the .ipynb file (findings also keep their cell and cell line)
@@ -184,8 +191,29 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     context = custom_ops | {f"api:{name}:{reason(name)}" for name in third_party}   # both decide a file's result
     context |= {"results:noqa,notebooks"}   # results of older runs (noqa not applied) must not be reused
     facts_cache = cache.subfolder("project-facts") if cache is not None else None   # warm runs parse nothing twice
-    project = build_view([root], result.warnings, cache_dir=facts_cache) if python else None
+    collecting = gc.isenabled()
+    gc.disable()   # the index and the trees kept for the walk live on: the collector need not scan them again and again
+    try:
+        project = build_view([root], result.warnings, cache_dir=facts_cache, keep=_PARSED,
+                             light=True) if python else None
+    finally:
+        gc.freeze()
+        if collecting:
+            gc.enable()
     _PROJECT[:] = [project, root]
+    try:
+        _collect_files(root, python, target, cache, custom_ops, third_party, context, project, jobs, progress, result)
+    finally:
+        gc.unfreeze()
+        _PARSED.clear()   # files the walk did not take (excluded, or results from the cache)
+    if cache is not None:
+        result.warnings.extend(cache.warnings)
+    return result
+
+
+def _collect_files(root: Path, python: list[Path], target: Target, cache: Optional["ResultCache"],
+                   custom_ops: frozenset[str], third_party: frozenset[str], context: set[str], project: object,
+                   jobs: int, progress: Callable[[int, int, str], None], result: Collected) -> None:
     if project is not None:
         context = context | {f"project:{project.digest}"}
     keys = {path: cache.key(path, target, context) if cache else None for path in python}
@@ -209,9 +237,6 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
             continue
         result.findings.extend((relative, finding) for finding in findings)
         result.inventory.extend((relative, *row) for row in inventory)
-    if cache is not None:
-        result.warnings.extend(cache.warnings)
-    return result
 
 
 def _worker_signals() -> None:

@@ -314,7 +314,7 @@ class CudaAmp(_ApiGroupRule):
             ctx.scratch.setdefault("amp_lines", set()).add(node.node.lineno)
             return
         if isinstance(node, ast.Call):
-            if "GradScaler" in ctx.source:
+            if ctx.mentions("GradScaler"):
                 self._scaler_method(node, ctx)
             return
         from npu_lint.cuda_facts import AMP, argument_api, is_device_string, string_use

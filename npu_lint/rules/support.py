@@ -29,7 +29,18 @@ def basis_text(basis: str) -> str:
 
 def api_reference(node: object, ctx: FileContext) -> Optional[tuple[str, ast.AST, Optional[ast.Call]]]:
     """(api, node to report at, the call if it is one) for a torch API reference the NPU1xx rules judge:
-    a resolved ``torch.*`` name (not one NPU2xx reports) or a method called on an evident tensor."""
+    a resolved ``torch.*`` name (not one NPU2xx reports) or a method called on an evident tensor. Found once per
+    node and file, whichever of the support rules (and the report's inventory) asks first."""
+    memo = ctx.scratch.get("api_reference")
+    if memo is None:
+        memo = ctx.scratch["api_reference"] = {}
+    key = (id(node.node), node.qualname) if isinstance(node, ApiRef) else id(node)
+    if key not in memo:
+        memo[key] = _api_reference(node, ctx)
+    return memo[key]
+
+
+def _api_reference(node: object, ctx: FileContext) -> Optional[tuple[str, ast.AST, Optional[ast.Call]]]:
     if isinstance(node, ApiRef):
         api, where = node.qualname, node.node
         if not api.startswith("torch.") or _reported_as_cuda(api):
