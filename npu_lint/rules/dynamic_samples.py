@@ -237,11 +237,55 @@ def _built_list(name: ast.Name, ctx: FileContext) -> Iterator[tuple[ast.AST, "_I
                 yield element, _Items(ctx, loops, body)
 
 
+def _sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
+    """``torch.full_like(src, i)`` / ``src.new_full(src.shape, i)`` / ``torch.full((len(src),), i)`` over
+    ``enumerate(...)``: each row labelled with the index of its sample, which is only needed when the samples have
+    different numbers of rows."""
+    target, iterated = generator.target, generator.iter
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
+        return False
+    index = target.elts[0].id
+    items = {n.id for n in ast.walk(target.elts[1]) if isinstance(n, ast.Name)}
+    if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
+        return False
+    last = element.func.attr if isinstance(element.func, ast.Attribute) else element.func.id
+    if last not in ("full_like", "full", "new_full"):
+        return False
+    fill = element.args[-1] if element.args else next((k.value for k in element.keywords if k.arg == "fill_value"),
+                                                      None)
+    shaped = [*element.args[:-1], *(k.value for k in element.keywords if k.arg != "fill_value")]
+    if isinstance(element.func, ast.Attribute) and last == "new_full":
+        shaped.append(element.func.value)
+    return isinstance(fill, ast.Name) and fill.id == index and any(
+        isinstance(n, ast.Name) and n.id in items for part in shaped for n in ast.walk(part))
+
+
+def _labelled_sequence(items: ast.AST, ctx: FileContext) -> Optional[str]:
+    """A comprehension over the same sequence as a sample-index comprehension of the same function (DETR's
+    ``batch_idx = cat([full_like(src, i) for i, (src, _) in enumerate(indices)])`` next to
+    ``src_idx = cat([src for (src, _) in indices])``), or that sample-index comprehension itself."""
+    generators = getattr(items, "generators", [])
+    if len(generators) != 1:
+        return None
+    if _sample_index(items.elt, generators[0]):   # type: ignore[attr-defined]
+        return "each item's rows labelled with the index of its sample"
+    sequence = ast.unparse(generators[0].iter)
+    function = ctx.enclosing(items, FUNCTION_TYPES)
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node is not items and len(node.generators) == 1:
+            iterated = node.generators[0].iter
+            if isinstance(iterated, ast.Call) and iterated.args and ast.unparse(iterated.args[0]) == sequence \
+                    and _sample_index(node.elt, node.generators[0]):
+                return f"the items of {sequence}, whose rows line {node.lineno} labels with their sample's index"
+    return None
+
+
 def per_sample_items(items: ast.AST, ctx: FileContext) -> Optional[str]:
     """Why the list ``items`` holds per-sample items of different lengths (the evidence), else None."""
     if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
         found = _Items(ctx, [(g.target, g.iter) for g in items.generators], None).varies(items.elt)
-        return found
+        return found or _labelled_sequence(items, ctx)
     if isinstance(items, ast.Name):
         for element, context in _built_list(items, ctx):
             found = context.varies(element)
@@ -293,6 +337,9 @@ class PerSampleConcat(Rule):
                  "    return torch.cat([t['masks'][j] for t, (_, j) in zip(targets, indices)])\n",
                  "import torch\ndef loss(targets, indices):\n"
                  "    return torch.cat([t[j] for t, (_, j) in zip(targets, indices)])\n",
+                 "import torch\ndef permutation(indices):\n"
+                 "    batch_idx = torch.cat([torch.full_like(src, i) for i, (src, _) in enumerate(indices)])\n"
+                 "    src_idx = torch.cat([src for (src, _) in indices])\n    return batch_idx, src_idx\n",
                  "import torch\ndef f(batch):\n    idx = batch['batch_idx'].view(-1, 1)\n"
                  "    return torch.cat((idx, batch['cls'].view(-1, 1), batch['bboxes']), 1)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=4)\n"
@@ -312,6 +359,8 @@ class PerSampleConcat(Rule):
                      "    return torch.stack([t['labels'] for t in targets])\n",
                      "import torch\ndef f(rows):\n    return torch.cat([torch.tensor([r.x, r.y]) for r in rows])\n",
                      "import torch\ndef f(shapes):\n    return torch.cat([torch.tensor(s) for s in shapes])\n",
+                     "import torch\ndef f(feats):\n    lv = torch.cat([torch.full_like(f, 3) for i, f in enumerate(feats)])\n"
+                     "    return torch.cat([f for f in feats]), lv\n",
                      "import torch\ndef f(results: InstanceList):\n    return torch.cat([r.whwh[None].sum() for r in results])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
