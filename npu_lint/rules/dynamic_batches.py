@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.batch_max_helpers import batch_max_helper
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule
@@ -31,7 +32,8 @@ class PadToBatchMax(ValueFlow):
         seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
         ``torch.zeros(n, max_len)``) or by a helper over the items' shapes
-        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``).
+        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``);
+        and the calls of the file's own helpers that pad that way (directly or through another helper).
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.
@@ -55,7 +57,10 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef collate(batch):\n    max_len = max(len(s) for s in batch)\n"
                  "    out = torch.zeros(len(batch), max_len, dtype=torch.long)\n    return out\n",
                  "import torch\ndef nested(tensor_list):\n    max_size = _max_by_axis([list(img.shape) for img in tensor_list])\n"
-                 "    batch_shape = [len(tensor_list)] + max_size\n    return torch.zeros(batch_shape)\n")
+                 "    batch_shape = [len(tensor_list)] + max_size\n    return torch.zeros(batch_shape)\n",
+                 "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
+                 "    out = items[0].new_zeros(len(items), longest)\n    for i, x in enumerate(items):\n"
+                 "        out[i, :len(x)] = x\n    return out\ndef collate(batch):\n    return pad_batch(batch)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
@@ -64,6 +69,10 @@ class PadToBatchMax(ValueFlow):
                      "import torch\nn = max(a, b)\nbuf = torch.zeros(n)\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        helper = batch_max_helper(node, ctx)    # the call site of a helper of this file that pads (static helper)
+        if helper:
+            ctx.report(node, self.message.format(what=helper), "padding")
+            return
         padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
         last = last_name(node.func)
         if padding is None and last not in _SINK_NAMES and last != "pad_sequence" and not last.endswith(_COLLATORS):

@@ -217,7 +217,7 @@ def _built_list(name: ast.Name, ctx: FileContext) -> Iterator[tuple[ast.AST, "_I
     if not (isinstance(value, ast.List) and not value.elts) or not isinstance(binding.scope.node, FUNCTION_TYPES):
         return
     function = binding.scope.node
-    for node in ast.walk(function):
+    for node, loops in _with_loops(function):
         added: list[ast.AST] = []
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == name.id and len(node.args) == 1:
@@ -226,15 +226,23 @@ def _built_list(name: ast.Name, ctx: FileContext) -> Iterator[tuple[ast.AST, "_I
                 and isinstance(node.value, ast.List):
             added = list(node.value.elts)
         for element in added:
-            loops, parent = [], ctx.parent(node)
-            body = None
-            while parent is not None and parent is not function:
-                if isinstance(parent, ast.For):
-                    loops.append((parent.target, parent.iter))
-                    body = body or parent
-                parent = ctx.parent(parent)
             if loops:
-                yield element, _Items(ctx, loops, body)
+                yield element, _Items(ctx, [(loop.target, loop.iter) for loop in loops], loops[-1])
+
+
+def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:
+    """Every node of a function's body with the ``for`` loops around it, outermost first (nested functions
+    and classes left out)."""
+    stack: list[tuple[ast.AST, list[ast.For]]] = [(child, []) for child in reversed(getattr(function, "body", []))]
+    while stack:
+        node, loops = stack.pop()
+        yield node, loops
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        inner = loops + [node] if isinstance(node, ast.For) else loops
+        for child in reversed(list(ast.iter_child_nodes(node))):
+            stack.append((child, inner if isinstance(node, ast.For) and child not in (node.target, node.iter)
+                          else loops))
 
 
 def _sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
@@ -261,7 +269,7 @@ def _sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
         isinstance(n, ast.Name) and n.id in items for part in shaped for n in ast.walk(part))
 
 
-def _labelled_sequence(items: ast.AST, ctx: FileContext) -> Optional[str]:
+def _labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
     """A comprehension over the same sequence as a sample-index comprehension of the same function (DETR's
     ``batch_idx = cat([full_like(src, i) for i, (src, _) in enumerate(indices)])`` next to
     ``src_idx = cat([src for (src, _) in indices])``), or that sample-index comprehension itself."""
@@ -271,7 +279,7 @@ def _labelled_sequence(items: ast.AST, ctx: FileContext) -> Optional[str]:
     if _sample_index(items.elt, generators[0]):   # type: ignore[attr-defined]
         return "each item's rows labelled with the index of its sample"
     sequence = ast.unparse(generators[0].iter)
-    function = ctx.enclosing(items, FUNCTION_TYPES)
+    function = ctx.enclosing(call, FUNCTION_TYPES)     # the walk knows the ancestors of the call, not of its items
     for node in ast.walk(function) if function is not None else ():
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node is not items and len(node.generators) == 1:
             iterated = node.generators[0].iter
@@ -281,11 +289,11 @@ def _labelled_sequence(items: ast.AST, ctx: FileContext) -> Optional[str]:
     return None
 
 
-def per_sample_items(items: ast.AST, ctx: FileContext) -> Optional[str]:
+def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
     """Why the list ``items`` holds per-sample items of different lengths (the evidence), else None."""
     if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
         found = _Items(ctx, [(g.target, g.iter) for g in items.generators], None).varies(items.elt)
-        return found or _labelled_sequence(items, ctx)
+        return found or _labelled_sequence(items, call, ctx)
     if isinstance(items, ast.Name):
         for element, context in _built_list(items, ctx):
             found = context.varies(element)
@@ -371,7 +379,7 @@ class PerSampleConcat(Rule):
         if isinstance(items, (ast.List, ast.Tuple)):
             why = "the batch's per-sample fields" if any(_batch_field(e, ctx) for e in items.elts) else None
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)):
-            why = per_sample_items(items, ctx)
+            why = per_sample_items(items, node, ctx)
         else:
             return
         if not why:

@@ -111,8 +111,10 @@ def _callee(call: ast.Call, ctx: FileContext, function: ast.AST) -> Optional[tup
                        and n is not function and n.name == func.id), None)
         return (nested, 0) if nested is not None else None
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-        cls = ctx.enclosing(function, (ast.ClassDef,))
-        if cls is not None:
+        scopes = ctx.resolver.scopes
+        scope = scopes.scope_of(function) if scopes is not None else None   # the model, not the walk's parents
+        cls = scope.parent.node if scope is not None and scope.parent is not None else None
+        if isinstance(cls, ast.ClassDef):
             method = next((n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
                            and n.name == func.attr), None)
             if method is not None:
