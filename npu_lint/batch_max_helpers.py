@@ -38,6 +38,14 @@ def _per_item_lengths(node: ast.AST) -> bool:
 
 
 def _batch_maximum(node: ast.AST) -> bool:
+    """``max(len(s) for s in batch)``, ``_max_by_axis([list(img.shape) for img in images])``, or
+    ``[max(s) for s in zip(*[list(img.shape) for img in images])]``."""
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
+        iterated = node.generators[0].iter
+        return isinstance(node.elt, ast.Call) and isinstance(node.elt.func, ast.Name) and node.elt.func.id == "max" \
+            and isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "zip" \
+            and len(iterated.args) == 1 and isinstance(iterated.args[0], ast.Starred) \
+            and _per_item_lengths(iterated.args[0].value)
     if not isinstance(node, ast.Call) or len(node.args) != 1:
         return False
     func = node.func

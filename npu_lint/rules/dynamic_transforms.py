@@ -194,7 +194,9 @@ class RandomSizeTransform(Rule):
         methods whose parameter reaches the size of a resize, crop or pad (``F.resize``, ``F.crop``, ``F.pad``,
         ``cv2.resize``, an image's ``.resize()``), directly or through further helpers of the file. A draw used as a
         size by ``F.interpolate`` or ``resize`` in its own function is NPU404's; ``RandomResizedCrop`` is not
-        flagged (its output size is fixed).
+        flagged (its output size is fixed), nor a library transform followed in the same pipeline list by a step
+        that restores one size (OpenMMLab ``Pad(size=...)`` or ``FixShapeResize``, torchvision ``CenterCrop`` or
+        ``RandomCrop(..., pad_if_needed=True)``).
     Why it matters on NPU:
         Every new input size compiles the whole network's operators again on Ascend: with a size drawn per
         sample (padded to the batch maximum) or per batch, the first epochs are spent compiling.
@@ -241,6 +243,9 @@ class RandomSizeTransform(Rule):
                      "def aug(img):\n    return rotate(img, random.uniform(-10, 10))\n",
                      "import torch\nfrom torchvision.transforms import v2 as T\nT.RandomResizedCrop(224)\n",
                      "test_pipeline = [dict(type='Resize', scale=(1333, 800), keep_ratio=True)]\n",
+                     "train_pipeline = [dict(type='RandomResize', scale=(1280, 1280), ratio_range=(0.1, 2.0)),\n"
+                     "                  dict(type='RandomCrop', crop_size=(640, 640)),\n"
+                     "                  dict(type='Pad', size=(640, 640), pad_val=dict(img=(114, 114, 114)))]\n",
                      "import random\nimport torch.nn.functional as F\ndef f(x):\n"
                      "    s = random.choice([320, 416])\n    return F.interpolate(x, size=s)\n")
 
@@ -249,13 +254,15 @@ class RandomSizeTransform(Rule):
         func = node.func
         if isinstance(func, ast.Name) and func.id == "dict" and not node.args:
             kind = next((kw.value for kw in node.keywords if kw.arg == "type"), None)
-            if isinstance(kind, ast.Constant) and isinstance(kind.value, str) and kind.value in _registry():
+            if isinstance(kind, ast.Constant) and isinstance(kind.value, str) and kind.value in _registry() \
+                    and not _fixed_afterwards(node, ctx):
                 ctx.report(node, self.message.format(what=f"{kind.value} (registry) draws a size per sample"),
                            _registry()[kind.value]["api"])
             return
         name = ctx.resolver.qualname(func)
         if name is not None and name in transform_rows():
-            ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]} draws a size per call"), name)
+            if not _fixed_afterwards(node, ctx):
+                ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]} draws a size per call"), name)
             return
         if name is not None and not isinstance(func, ast.Name):
             return
@@ -282,3 +289,25 @@ class RandomSizeTransform(Rule):
             what=f"{short_source(node, 40)} passes a random draw ({origin}) to {callee[0].name}() → {reached}"),
             reached.rsplit(" → ", 1)[-1])
 
+
+
+def _fixed_afterwards(node: ast.Call, ctx: FileContext) -> bool:
+    """A later step of the same pipeline list brings every image back to one size: OpenMMLab ``Pad(size=...)`` or
+    ``FixShapeResize``, torchvision ``CenterCrop`` or ``RandomCrop(..., pad_if_needed=True)``."""
+    pipeline = ctx.parent(node)
+    if not isinstance(pipeline, (ast.List, ast.Tuple)) or node not in pipeline.elts:
+        return False
+    for step in pipeline.elts[pipeline.elts.index(node) + 1:]:
+        if not isinstance(step, ast.Call):
+            continue
+        keywords = {kw.arg: kw.value for kw in step.keywords}
+        kind = keywords.get("type")
+        if isinstance(step.func, ast.Name) and step.func.id == "dict" and isinstance(kind, ast.Constant):
+            if kind.value == "FixShapeResize" or (kind.value == "Pad" and "size" in keywords):
+                return True
+            continue
+        name = (ctx.resolver.qualname(step.func) or "").rsplit(".", 1)[-1]
+        pad = keywords.get("pad_if_needed")
+        if name == "CenterCrop" or (name == "RandomCrop" and isinstance(pad, ast.Constant) and pad.value is True):
+            return True
+    return False
