@@ -1,8 +1,8 @@
 """Helpers of a file that pad items to the batch maximum (for NPU405 at their call sites): the function computes
 the maximum of its items' lengths or shapes (``max(len(s) for s in batch)``, ``_max_by_axis([list(img.shape) for
 img in images])``, ``max(x.size(0) for x in xs)``), sizes a new tensor with it (``torch.zeros``, ``full``,
-``new_zeros`` ...) and copies the items in; or it calls such a helper of the same file. Computed once per
-function from its summary; nothing here is a rule."""
+``new_zeros`` ...) and copies the items in, itself or through a helper of the same file it calls. Computed once
+per function; functions whose text has no ``max`` are skipped without a walk. Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
@@ -104,5 +104,16 @@ def _helper_how(call: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
     cache = ctx.scratch.setdefault("batch_max_helpers", {})
     if id(function) not in cache:
         cache[id(function)] = None    # a guard against recursion
-        cache[id(function)] = _pads(function, ctx, depth)
+        if "max" in function_text(function, ctx):      # no maximum in its text: nothing to pad to
+            cache[id(function)] = _pads(function, ctx, depth)
     return cache[id(function)]
+
+
+def function_text(function: ast.AST, ctx: FileContext) -> str:
+    """The source lines of a function (a cheap test before walking it), memoised per file."""
+    lines = ctx.scratch.get("source_lines")
+    if lines is None:
+        lines = ctx.scratch["source_lines"] = ctx.source.splitlines()
+    start, end = function.lineno, getattr(function, "end_lineno", None) or function.lineno   # type: ignore
+    return "\n".join(lines[start - 1:end])
+

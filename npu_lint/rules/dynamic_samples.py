@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from npu_lint.batch_max_helpers import function_text
 from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -216,18 +217,28 @@ def _built_list(name: ast.Name, ctx: FileContext) -> Iterator[tuple[ast.AST, "_I
         return
     if not (isinstance(value, ast.List) and not value.elts) or not isinstance(binding.scope.node, FUNCTION_TYPES):
         return
-    function = binding.scope.node
-    for node, loops in _with_loops(function):
-        added: list[ast.AST] = []
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == name.id and len(node.args) == 1:
-            added = [node.args[0]]
-        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name.id \
-                and isinstance(node.value, ast.List):
-            added = list(node.value.elts)
-        for element in added:
-            if loops:
-                yield element, _Items(ctx, [(loop.target, loop.iter) for loop in loops], loops[-1])
+    for element, loops in _additions(binding.scope.node, ctx).get(name.id, ()):
+        yield element, _Items(ctx, [(loop.target, loop.iter) for loop in loops], loops[-1])
+
+
+def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST, list[ast.For]]]]:
+    """Per list name of a function: the items ``name.append(x)`` / ``name += [x]`` add inside loops, with the
+    loops around each (one walk per function)."""
+    index = ctx.scratch.setdefault("list_additions", {})
+    found = index.get(id(function))
+    if found is None:
+        found = index[id(function)] = {}
+        if ".append(" in function_text(function, ctx) or "+=" in function_text(function, ctx):
+            for node, loops in _with_loops(function):
+                if not loops:
+                    continue
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+                        and isinstance(node.func.value, ast.Name) and len(node.args) == 1:
+                    found.setdefault(node.func.value.id, []).append((node.args[0], loops))
+                elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                        and isinstance(node.value, ast.List):
+                    found.setdefault(node.target.id, []).extend((e, loops) for e in node.value.elts)
+    return found
 
 
 def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.batch_max_helpers import function_text
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.dynamic_values import FAMILY
@@ -103,16 +104,14 @@ def _callee(call: ast.Call, ctx: FileContext, function: ast.AST) -> Optional[tup
     """The file's own function (or a method of the enclosing class through ``self.m``) a call reaches, with the
     number of leading parameters the call fills implicitly."""
     func = call.func
+    scopes = ctx.resolver.scopes
+    scope = scopes.scope_of(function) if scopes is not None else None   # the model, not the walk's parents
     if isinstance(func, ast.Name):
-        definition = ctx.resolver.definition(func)
+        definition = ctx.resolver.definition(func, scope)
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return definition, 0
-        nested = next((n for n in ast.walk(function) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                       and n is not function and n.name == func.id), None)
-        return (nested, 0) if nested is not None else None
+        return None
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
-        scopes = ctx.resolver.scopes
-        scope = scopes.scope_of(function) if scopes is not None else None   # the model, not the walk's parents
         cls = scope.parent.node if scope is not None and scope.parent is not None else None
         if isinstance(cls, ast.ClassDef):
             method = next((n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
@@ -269,14 +268,16 @@ class RandomSizeTransform(Rule):
         function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         if function is None:
             return
+        if not node.args and not node.keywords or "rand" not in function_text(function, ctx):
+            return      # draws come from random / numpy.random / torch.rand*: the word is in the function
+        callee = _callee(node, ctx, function)
+        if callee is None or callee[0] is function:
+            return
         flows = ctx.scratch.setdefault("transform_draws", {})
         if id(function) not in flows:
             flows[id(function)] = _Flow(function, ctx)
         flow = flows[id(function)]
         if not flow.tainted and not any(flow.draw(a) for a in ast.walk(node)):
-            return
-        callee = _callee(node, ctx, function)
-        if callee is None or callee[0] is function:
             return
         passed = _tainted_parameters(node, callee[0], callee[1], flow)
         if not passed:
