@@ -195,7 +195,8 @@ class RandomSizeTransform(Rule):
         size by ``F.interpolate`` or ``resize`` in its own function is NPU404's; ``RandomResizedCrop`` is not
         flagged (its output size is fixed), nor a library transform followed in the same pipeline list by a step
         that restores one size (OpenMMLab ``Pad(size=...)`` or ``FixShapeResize``, torchvision ``CenterCrop`` or
-        ``RandomCrop(..., pad_if_needed=True)``).
+        ``RandomCrop(..., pad_if_needed=True)``), nor in a config whose data preprocessor pads every batch to one
+        size (``BatchFixedSizePad``).
     Why it matters on NPU:
         Every new input size compiles the whole network's operators again on Ascend: with a size drawn per
         sample (padded to the batch maximum) or per batch, the first epochs are spent compiling.
@@ -242,6 +243,8 @@ class RandomSizeTransform(Rule):
                      "def aug(img):\n    return rotate(img, random.uniform(-10, 10))\n",
                      "import torch\nfrom torchvision.transforms import v2 as T\nT.RandomResizedCrop(224)\n",
                      "test_pipeline = [dict(type='Resize', scale=(1333, 800), keep_ratio=True)]\n",
+                     "batch_augments = [dict(type='BatchFixedSizePad', size=(1024, 1024))]\n"
+                     "train_pipeline = [dict(type='RandomResize', scale=(1024, 1024), ratio_range=(0.1, 2.0))]\n",
                      "train_pipeline = [dict(type='RandomResize', scale=(1280, 1280), ratio_range=(0.1, 2.0)),\n"
                      "                  dict(type='RandomCrop', crop_size=(640, 640)),\n"
                      "                  dict(type='Pad', size=(640, 640), pad_val=dict(img=(114, 114, 114)))]\n",
@@ -295,6 +298,8 @@ class RandomSizeTransform(Rule):
 def _fixed_afterwards(node: ast.Call, ctx: FileContext) -> bool:
     """A later step of the same pipeline list brings every image back to one size: OpenMMLab ``Pad(size=...)`` or
     ``FixShapeResize``, torchvision ``CenterCrop`` or ``RandomCrop(..., pad_if_needed=True)``."""
+    if "BatchFixedSizePad" in ctx.source:     # OpenMMLab: the data preprocessor pads every batch to one size
+        return True
     pipeline = ctx.parent(node)
     if not isinstance(pipeline, (ast.List, ast.Tuple)) or node not in pipeline.elts:
         return False
