@@ -33,6 +33,14 @@ VARYING = {
                         ("torch.nn.functional.max_pool2d", 17), ("torch.flatten", 18), ("self.fc", 18), ("model", 31),
                         ("torch.nn.functional.cross_entropy", 32), ("logits.argmax", 36)],
     "loop_constant": [],
+    # a size drawn per image by a transform object, images padded to the batch maximum in a helper, a loader from
+    # a helper with a last batch of 2, per-image targets of 1 to 4 boxes concatenated and split
+    "loop_multiscale": [("torch.nn.functional.interpolate", 14), ("torch.arange", 37), ("torch.arange(...).view", 37),
+                        ("torch.zeros", 43), ("slot[...].copy_", 45), ("DataLoader.__next__", 85), ("self.conv", 64),
+                        ("torch.nn.functional.relu", 64), ("torch.nn.functional.adaptive_avg_pool2d", 64),
+                        ("F.adaptive_avg_pool2d(...).flatten", 64), ("self.head", 65), ("model", 86),
+                        ("torch.cat", 72), ("gt.split", 74), ("p.expand_as", 75),
+                        ("torch.nn.functional.smooth_l1_loss", 75)],
     # 1 to 5 boxes per image: the dataset's tensors, the batch's targets, the loss that matches them
     "loop_detection": [("torch.tensor", 25), ("torch.tensor", 25), ("DataLoader.__next__", 78), ("torch.cat", 58),
                        ("torch.cat", 59), ("torch.cdist", 60), ("scores.topk", 65), ("torch.nn.functional.l1_loss", 66),
@@ -46,7 +54,7 @@ VARYING = {
                         ("self.out", 41), ("model", 52), ("criterion", 52)],
 }
 # The loops the issue asks static findings to predict (at least 3 of every 4 runtime sites).
-PREDICTED = ("loop_bptt_lstm", "loop_bptt_transformer", "loop_classifier", "loop_detection")
+PREDICTED = ("loop_bptt_lstm", "loop_bptt_transformer", "loop_classifier", "loop_detection", "loop_multiscale")
 
 
 def _csv(path: Path) -> list[dict[str, str]]:

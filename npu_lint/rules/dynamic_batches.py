@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.batch_max_helpers import batch_max_helper
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule
@@ -34,7 +35,8 @@ class PadToBatchMax(ValueFlow):
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
         ``torch.zeros(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
-        or returned by one of the file's own functions.
+        or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
+        way (directly or through another helper).
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.
@@ -64,7 +66,10 @@ class PadToBatchMax(ValueFlow):
                  "def collate(batch):\n    out = torch.zeros(len(batch), longest(batch), dtype=torch.long)\n    return out\n",
                  # each item padded with F.pad up to the batch's longest
                  "import torch\nimport torch.nn.functional as F\ndef collate(items):\n"
-                 "    n = max(x.shape[0] for x in items)\n    return torch.stack([F.pad(x, (0, 0, 0, n - x.shape[0])) for x in items])\n")
+                 "    n = max(x.shape[0] for x in items)\n    return torch.stack([F.pad(x, (0, 0, 0, n - x.shape[0])) for x in items])\n",
+                 "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
+                 "    out = items[0].new_zeros(len(items), longest)\n    for i, x in enumerate(items):\n"
+                 "        out[i, :len(x)] = x\n    return out\ndef collate(batch):\n    return pad_batch(batch)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
@@ -77,6 +82,10 @@ class PadToBatchMax(ValueFlow):
                      "import torch\nimport torch.nn.functional as F\ndef f(x, k):\n    return F.pad(x, (0, k))\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        helper = batch_max_helper(node, ctx)    # the call site of a helper of this file that pads (static helper)
+        if helper:
+            ctx.report(node, self.message.format(what=helper), "padding")
+            return
         padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
         last = last_name(node.func)
         if padding is None and last not in _SINK_NAMES and last != "pad_sequence" and not last.endswith(_COLLATORS):
@@ -108,11 +117,15 @@ class LoaderWithoutDropLast(Rule):
 
     What it does:
         Flags ``torch.utils.data.DataLoader(...)`` calls of a training loader that neither pass ``drop_last=True``
-        nor set the batch size to 1 or leave batching to a ``batch_sampler``. A loader is a training loader when
-        it shuffles, when its name, dataset or sampler says ``train``, or when a loop over it (``for b in loader``,
-        ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``optimizer.step()``, whatever its
-        ``shuffle``. Keyword arguments passed as ``**kwargs`` are read from a dict built in the same scope
-        (``kwargs = dict(batch_size=32, shuffle=True)`` or a ``{...}`` literal, not changed afterwards); other
+        nor set the batch size to 1 or leave batching to a ``batch_sampler``; also calls of the project's
+        subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself) and of the file's helper
+        functions that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
+        helper's parameters, when the loader inside the helper is not flagged already). A loader is a training
+        loader when it shuffles, when its name, dataset or sampler says ``train``, or when a loop over it
+        (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``step()`` of an
+        optimizer or a gradient scaler, whatever its ``shuffle``. Keyword arguments passed as ``**kwargs`` are
+        read from a dict built in the same scope (``kwargs = dict(batch_size=32)`` or a ``{...}`` literal, then
+        ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``); other changes of the dict, other
         ``**kwargs`` and a computed ``drop_last`` are left alone.
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
@@ -139,7 +152,15 @@ class LoaderWithoutDropLast(Rule):
                  "loader = DataLoader(ds, **kw)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\ndef main(ds, model, opt):\n"
                  "    loader = DataLoader(ds, batch_size=8, collate_fn=pad)\n    for x, y in enumerate(loader):\n"
-                 "        model(x).sum().backward()\n        opt.step()\n")
+                 "        model(x).sum().backward()\n        opt.step()\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass Loader(DataLoader):\n    pass\n"
+                 "loader = Loader(ds, batch_size=16, shuffle=True)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\n"
+                 "def make_loader(ds, bs, shuffle=False, drop_last=False):\n"
+                 "    return DataLoader(ds, batch_size=bs, shuffle=shuffle, drop_last=drop_last)\n"
+                 "loader = make_loader(ds, 32, shuffle=True)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds):\n    kw = dict(batch_size=32)\n"
+                 "    kw['shuffle'] = True\n    return DataLoader(ds, **kw)\n")
     must_not_fire = ("import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nval = DataLoader(ds, batch_size=32)\n",
@@ -151,17 +172,29 @@ class LoaderWithoutDropLast(Rule):
                      "kw['drop_last'] = True\nloader = DataLoader(ds, **kw)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_sampler=bs)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(ds, model):\n"
-                     "    loader = DataLoader(ds, batch_size=8)\n    for x in loader:\n        model(x)\n")
+                     "    loader = DataLoader(ds, batch_size=8)\n    for x in loader:\n        model(x)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\nclass Loader(DataLoader):\n"
+                     "    def __init__(self, ds, **kw):\n        super().__init__(ds, drop_last=True, **kw)\n"
+                     "loader = Loader(ds, batch_size=16, shuffle=True)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\n"
+                     "def make_loader(ds, bs, shuffle=False, drop_last=False):\n"
+                     "    return DataLoader(ds, batch_size=bs, shuffle=shuffle, drop_last=drop_last)\n"
+                     "loader = make_loader(ds, 32, shuffle=True, drop_last=True)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs):\n"
+                     "    return DataLoader(ds, batch_size=bs, drop_last=True)\ntrain_loader = make_loader(ds, 32)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             self._check_loop(node, ctx)
             return
         assert isinstance(node, ast.Call)
-        if ctx.resolver.qualname(node.func) != _LOADER:
-            return
-        keywords = {kw.arg: kw.value for kw in node.keywords}
-        keywords.update(zip(_LOADER_PARAMETERS, node.args))
+        if ctx.resolver.qualname(node.func) == _LOADER:
+            keywords = {kw.arg: kw.value for kw in node.keywords}
+            keywords.update(zip(_LOADER_PARAMETERS, node.args))
+        else:
+            keywords = _built_loader(node, ctx)
+            if keywords is None:
+                return
         if None in keywords:
             spread = _spread_dicts(node, ctx)
             if spread is None:
@@ -185,9 +218,68 @@ class LoaderWithoutDropLast(Rule):
         if not pending:
             return
         iterated = _iterated(node.iter)
-        if iterated not in pending or not _trains(node):
+        if iterated not in pending or not _trains(node, ctx):
             return
         ctx.report(pending.pop(iterated), self.message, _LOADER)
+
+
+def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
+    """The keywords of a loader made by a subclass of DataLoader or by a helper of this file that returns one
+    (the model's class bases and function summaries); None for other calls, and for helpers whose loaders set
+    ``drop_last`` themselves or are reported inside the helper already."""
+    if ctx.resolver.kind_of(node) != "loader":
+        return None
+    definition = ctx.resolver.definition(node.func)
+    if isinstance(definition, ast.ClassDef):    # ``class InfiniteLoader(DataLoader)``: DataLoader's keywords
+        if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in ast.walk(definition)):
+            return None     # the subclass decides drop_last itself
+        return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    loaders = [child for child in ast.walk(definition) if isinstance(child, ast.Call)
+               and ctx.resolver.qualname(child.func) == _LOADER]
+    if len(loaders) != 1:
+        return None
+    inner = {kw.arg: kw.value for kw in loaders[0].keywords}
+    inner.update(zip(_LOADER_PARAMETERS, loaders[0].args))
+    if None in inner or "batch_sampler" in inner or _constant(inner.get("shuffle")) is True:
+        return None         # a spread, a batch sampler, or a shuffling loader: NPU406 inside the helper
+    passed = _passed_arguments(definition, node)
+    keywords: dict = {}
+    for key, value in inner.items():
+        if isinstance(value, ast.Name) and value.id in passed:
+            if passed[value.id] is not None:
+                keywords[key] = passed[value.id]
+        else:
+            keywords[key] = value
+    if "batch_size" not in keywords and "batch_size" not in inner:
+        keywords["batch_size"] = ast.Constant(value=None)
+    elif "batch_size" not in keywords:
+        keywords["batch_size"] = ast.Name(id="batch_size")   # passed on from the helper's own default or caller
+    return keywords
+
+
+def _parameters(function: ast.AST) -> list[str]:
+    args = function.args   # type: ignore[attr-defined]
+    return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+
+
+def _passed_arguments(function: ast.AST, call: ast.Call) -> dict[str, Optional[ast.AST]]:
+    """Each parameter of ``function`` with what ``call`` passes to it (None: left at its default)."""
+    args = function.args   # type: ignore[attr-defined]
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    passed: dict[str, Optional[ast.AST]] = {name: None for name in _parameters(function)}
+    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    passed.update(defaults)
+    for name, value in zip(positional, call.args):
+        if isinstance(value, ast.Starred):
+            break
+        passed[name] = value
+    for keyword in call.keywords:
+        if keyword.arg in passed:
+            passed[keyword.arg] = keyword.value
+    return passed
 
 
 def _iterated(node: ast.AST) -> str:
@@ -197,11 +289,12 @@ def _iterated(node: ast.AST) -> str:
     return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
 
 
-def _trains(loop: ast.For) -> bool:
-    """The loop's body calls ``.backward()`` or ``<optimizer>.step()`` (a training step)."""
+def _trains(loop: ast.For, ctx: FileContext) -> bool:
+    """The loop's body calls ``.backward()``, or ``step`` of an optimizer or a gradient scaler (a training step)."""
     for child in ast.walk(loop):
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
-            if child.func.attr == "backward" or (child.func.attr == "step" and "opt" in ast.unparse(child.func.value)):
+            if child.func.attr == "backward" or (child.func.attr == "step" and ctx.resolver.kind_of(child.func.value)
+                                                 in ("optimizer", "scaler")):
                 return True
     return False
 
@@ -242,7 +335,10 @@ def _dict_built(name: str, body: list, before: int) -> Optional[dict]:
                                                      for t in statement.targets):
             built = _dict_literal(statement.value)
         elif built is not None and _changes(statement, name):
-            return None
+            update = _constant_update(statement, name)
+            if update is None:
+                return None
+            built.update(update)
     return built
 
 
@@ -253,6 +349,22 @@ def _dict_literal(value: ast.AST) -> Optional[dict]:
         return {kw.arg: kw.value for kw in value.keywords}
     if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
         return {k.value: v for k, v in zip(value.keys, value.values)}   # type: ignore[union-attr]
+    return None
+
+
+def _constant_update(statement: ast.stmt, name: str) -> Optional[dict]:
+    """``name["shuffle"] = True`` or ``name.update(shuffle=True)``: the keys a statement sets, else None."""
+    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
+        target = statement.targets[0]
+        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name \
+                and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+            return {target.slice.value: statement.value}
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
+        call = statement.value
+        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
+                and call.func.value.id == name and call.func.attr == "update" and not call.args \
+                and all(kw.arg is not None for kw in call.keywords):
+            return {kw.arg: kw.value for kw in call.keywords}
     return None
 
 

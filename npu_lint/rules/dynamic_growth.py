@@ -1,5 +1,5 @@
-"""NPU407-NPU409: shapes that change because a length changes: the short last chunk of a sequence cut in
-fixed steps, a tensor that grows inside a loop, and per-sample lists of different lengths concatenated."""
+"""NPU407-NPU408: shapes that change because a length changes: the short last chunk of a sequence cut in
+fixed steps and a tensor that grows inside a loop (per-sample lists: dynamic_samples.py)."""
 from __future__ import annotations
 
 import ast
@@ -10,16 +10,6 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_values import FAMILY
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
-# Per-sample fields whose length differs from one sample to the next (boxes, labels, tokens ...).
-_PER_SAMPLE_FIELDS = frozenset({
-    "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
-    "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
-    "token_ids", "targets", "target"})
-# The last word of a name iterated over per sample: ``targets``, ``gt_bboxes``, ``batch_gt_instances``.
-_PER_SAMPLE_WORDS = frozenset({"targets", "target", "gt", "gts", "labels", "annotations", "anns", "annots",
-                               "instances", "boxes", "bboxes", "bbox", "samples"})
-# The last word of a name holding a batch: ``batch["bboxes"]``.
-_BATCH_WORDS = frozenset({"batch", "targets", "target", "data", "sample", "samples", "inputs", "gt"})
 # The last word of a name that holds no tensor data (lists of names, parameters, modules, text).
 _NOT_TENSOR_WORDS = frozenset({"list", "items", "names", "keys", "headers", "params", "paths", "files", "modules",
                                "submodule", "submodules", "blocks", "layers", "lines", "text", "texts", "strings",
@@ -289,81 +279,3 @@ class GrowingTensor(Rule):
                 if any(ast.unparse(n) == text for target in targets for n in ast.walk(target)):
                     return False
         return True
-
-
-class PerSampleConcat(Rule):
-    """Per-sample tensors of different lengths concatenated into one (targets of a detection batch).
-
-    What it does:
-        Flags ``torch.cat([t["boxes"] for t in targets])`` and the like: a concatenation over a comprehension
-        whose items are per-sample fields (``boxes``, ``labels``, ``masks``, ``input_ids`` ...) or whose loop runs
-        over targets, ground truths, labels or annotations; and a concatenation of a batch's flattened per-sample
-        fields (``torch.cat((batch["batch_idx"], batch["cls"], batch["bboxes"]), 1)``).
-    Why it matters on NPU:
-        The number of objects (or tokens) per image differs, so the concatenated length changes with every
-        batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
-        compiles again on NPU.
-    Example:
-        gt_boxes = torch.cat([t["boxes"] for t in targets])
-    Use instead:
-        Pad each sample's targets to a fixed maximum (``max_objects``) with a validity mask, and build the
-        batch as one ``(batch, max_objects, 4)`` tensor in the collate function.
-    Fix safety:
-        No automatic fix.
-    """
-
-    code = "NPU409"
-    name = "per-sample-concat"
-    family = FAMILY
-    node_types = (ast.Call,)
-    triggers = ("cat(", "concat")
-    message = "{what} joins per-sample items of different lengths: its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
-    must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
-                 "import torch\nlabels = torch.cat([v.gt_labels for v in batch_data_samples], dim=0)\n",
-                 "import torch\nboxes = torch.cat([b for b in gt_bboxes])\n",
-                 "import torch\nt = torch.cat((batch['batch_idx'].view(-1, 1), batch['bboxes']), 1)\n")
-    must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
-                     "import torch\ngt = torch.cat([a, b])\n",
-                     "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
-                     "import torch\nm = torch.cat([enc(x[:, i]) for i in range(x.shape[2] // length)], dim=2)\n",
-                     "import numpy as np\nimport torch\ngt = np.concatenate([t['boxes'] for t in targets])\n",
-                     "import torch\nx = torch.cat((outputs['boxes'], extra), 1)\n")
-
-    def check(self, node: object, ctx: FileContext) -> None:
-        assert isinstance(node, ast.Call)
-        if not node.args:
-            return
-        items = node.args[0]
-        if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
-            if not self._per_sample(items):
-                return
-        elif not (isinstance(items, (ast.List, ast.Tuple)) and any(self._batch_field(e) for e in items.elts)):
-            return
-        name = ctx.resolver.qualname(node.func)
-        if name not in _CAT:
-            return
-        ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)})"), name)
-
-    @staticmethod
-    def _batch_field(element: ast.AST) -> bool:
-        """``batch["bboxes"]`` / ``targets["labels"].view(-1, 1)``: the batch's per-sample items, flattened."""
-        while isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute):
-            element = element.func.value
-        return isinstance(element, ast.Subscript) and isinstance(element.slice, ast.Constant) \
-            and element.slice.value in _PER_SAMPLE_FIELDS and _last_word(element.value) in _BATCH_WORDS
-
-    @staticmethod
-    def _per_sample(comprehension: ast.AST) -> bool:
-        generators = getattr(comprehension, "generators", [])
-        element = getattr(comprehension, "elt", None)
-        while isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute):   # t['boxes'].float()
-            element = element.func.value
-        field = None
-        if isinstance(element, ast.Subscript) and isinstance(element.slice, ast.Constant):
-            field = element.slice.value
-        elif isinstance(element, ast.Attribute):
-            field = element.attr
-        if isinstance(field, str) and field in _PER_SAMPLE_FIELDS:
-            return True
-        return any(_last_word(node) in _PER_SAMPLE_WORDS for generator in generators
-                   for node in ast.walk(generator.iter) if isinstance(node, (ast.Name, ast.Attribute)))

@@ -1,0 +1,529 @@
+"""NPU409-NPU410: per-sample items of different lengths joined into one tensor, or a tensor split into them.
+
+The evidence that items differ in length comes from the semantic model and the code around the items, never from
+what a variable is called: the items come from a loader's batch, from a parameter annotated as a list of
+per-sample dicts or instances, from a per-sample field (``t["boxes"]``, ``inst.bboxes``), from a boolean mask or a
+data-dependent operator applied to each item, or from Python data converted item by item (``torch.tensor(ids)``).
+A list counts whether it is a comprehension or built by ``append`` / ``extend`` / ``+=`` in a loop of the same
+function.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from npu_lint.batch_max_helpers import function_text
+from npu_lint.context import FileContext
+from npu_lint.resolver import BATCH
+from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.dynamic_ops import dynamic_row, is_bool_index
+from npu_lint.rules.dynamic_values import FAMILY
+
+_CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
+_SPLIT = frozenset({"torch.split", "torch.split_with_sizes", "torch.tensor_split"})
+_SPLIT_METHODS = frozenset({"split", "split_with_sizes", "tensor_split"})
+# Fields of a per-sample record (a target dict, an instance record) that hold one row per object or token.
+PER_SAMPLE_FIELDS = frozenset({
+    "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
+    "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
+    "token_ids", "scores", "gt_bboxes_ignore", "ignored_instances", "pos_bboxes", "pos_gt_bboxes", "pos_inds",
+    "neg_inds", "pos_gt_labels"})
+# Annotations of a list of per-sample records: ``List[Dict[str, Tensor]]`` (torchvision's targets) and the
+# OpenMMLab aliases of lists of instance records and data samples.
+_RECORD_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"})
+_RECORDS = frozenset({"Dict", "dict", "Mapping", "InstanceData", "DetDataSample", "DataSample", "PixelData"})
+_RECORD_LISTS = frozenset({"InstanceList", "OptInstanceList", "SampleList", "OptSampleList"})
+_CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor",
+                         "torch.FloatTensor", "torch.Tensor"})
+_PASS_THROUGH = frozenset({"float", "long", "int", "to", "view", "reshape", "flatten", "detach", "clone", "cpu",
+                           "cuda", "npu", "contiguous", "type", "squeeze", "unsqueeze", "half", "bool",
+                           "type_as", "new_tensor", "permute", "transpose"})
+_DEPTH = 4
+
+
+def _records_annotation(annotation: Optional[ast.AST]) -> bool:
+    """``List[Dict[str, Tensor]]``, ``Optional[list[dict]]``, ``InstanceList``, ``List[InstanceData]``."""
+    if annotation is None:
+        return False
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except (SyntaxError, ValueError):
+            return False
+    if isinstance(annotation, (ast.Name, ast.Attribute)):
+        name = annotation.id if isinstance(annotation, ast.Name) else annotation.attr
+        return name in _RECORD_LISTS
+    if isinstance(annotation, ast.Subscript):
+        head = annotation.value
+        name = head.id if isinstance(head, ast.Name) else head.attr if isinstance(head, ast.Attribute) else ""
+        inner = annotation.slice
+        if name in ("Optional", "Union"):
+            return _records_annotation(inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner)
+        if name in _RECORD_CONTAINERS:
+            element = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
+            base = element.value if isinstance(element, ast.Subscript) else element
+            last = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
+            return last in _RECORDS
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        return _records_annotation(annotation.left)
+    return False
+
+
+def _strip(node: ast.AST) -> ast.AST:
+    """``t["boxes"].float().to(dev)`` -> ``t["boxes"]``: calls that keep an item's length."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PASS_THROUGH:
+        node = node.func.value
+    return node
+
+
+def _root(node: ast.AST) -> Optional[ast.Name]:
+    """The name a chain of subscripts, attributes and length-keeping calls starts from."""
+    while True:
+        node = _strip(node)
+        if isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        else:
+            return node if isinstance(node, ast.Name) else None
+
+
+def _field(node: ast.AST) -> Optional[str]:
+    """``boxes`` for ``t["boxes"]``, ``inst.boxes``, ``t["boxes"][keep]`` (a field gathered by an index)."""
+    node = _strip(node)
+    while isinstance(node, ast.Subscript) and not (isinstance(node.slice, ast.Constant)
+                                                   and isinstance(node.slice.value, str)):
+        node = _strip(node.value)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
+        return node.slice.value
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return None
+
+
+def _targets(target: ast.AST, iterated: ast.AST) -> Iterator[tuple[str, ast.AST]]:
+    """The names a loop target binds, each with the sequence its items come from (through ``zip`` and
+    ``enumerate``): ``for i, (t, m) in enumerate(zip(targets, metas))`` gives ``t`` -> ``targets``."""
+    while isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args:
+        if iterated.func.id == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+            target, iterated = target.elts[1], iterated.args[0]
+        elif iterated.func.id == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterated.args):
+            for element, source in zip(target.elts, iterated.args):
+                yield from _targets(element, source)
+            return
+        elif iterated.func.id in ("list", "tuple", "reversed", "sorted", "iter"):
+            iterated = iterated.args[0]
+        else:
+            break
+    if isinstance(target, ast.Name):
+        yield target.id, iterated
+    elif isinstance(target, (ast.Tuple, ast.List)):
+        for element in target.elts:    # ``for image, target in batch``: items of one sample
+            yield from _targets(element, iterated)
+
+
+class _Items:
+    """Why the items of one comprehension or loop differ in length, asked of the model where the list is built."""
+
+    def __init__(self, ctx: FileContext, loops: list[tuple[ast.AST, ast.AST]], body: Optional[ast.AST]) -> None:
+        self.ctx = ctx
+        self.sources: dict[str, ast.AST] = {}
+        for target, iterated in loops:
+            self.sources.update(_targets(target, iterated))
+        self.body = body
+
+    def per_sample(self, sequence: ast.AST, depth: int = 0) -> Optional[str]:
+        """Why ``sequence`` holds one item per sample: a loader's batch, a parameter annotated as a list of
+        records, or a list comprehension over such a sequence."""
+        if self.ctx.resolver.kind_of(sequence) == BATCH:
+            return "a batch from the loader"
+        if isinstance(sequence, ast.Name):
+            binding = self.ctx.resolver.binding(sequence)
+            if binding is None:
+                return None
+            if binding.tag == "param" and binding.node is not None and _records_annotation(binding.node.annotation):
+                return f"{sequence.id}: {ast.unparse(binding.node.annotation)}"
+            if binding.tag == "value" and not binding.path and isinstance(binding.value, ast.ListComp) and depth < 2:
+                inner = binding.value.generators[0]
+                items = _Items(self.ctx, [(inner.target, inner.iter)], None)
+                if items.varies(binding.value.elt, depth + 1):
+                    return f"{sequence.id} = {short_source(binding.value, 30)}"
+        return None
+
+    def varies(self, element: ast.AST, depth: int = 0) -> Optional[str]:
+        """Why ``element`` (an item built in the loop) has a length of its own: the evidence, or None."""
+        if depth > _DEPTH:
+            return None
+        stripped = _strip(element)
+        if isinstance(stripped, ast.IfExp):     # ``t[i] if len(i) else t.new_zeros(0, 4)``
+            return self.varies(stripped.body, depth + 1) or self.varies(stripped.orelse, depth + 1)
+        root = _root(stripped)
+        source = self.sources.get(root.id) if root is not None else None
+        if source is not None:
+            field = _field(stripped)
+            if field in PER_SAMPLE_FIELDS and stripped is not root:
+                return f"per-sample field {field!r}"
+            if isinstance(stripped, ast.Subscript) and isinstance(stripped.slice, ast.Name) and stripped.slice.id in self.sources \
+                    and self.sources[stripped.slice.id] is not source:
+                return f"each item gathered by its own indices from {short_source(self.sources[stripped.slice.id])}"
+            why = self.per_sample(source, depth) if stripped is root or field is not None else None
+            if why:
+                return f"items of {why}"
+        if isinstance(stripped, ast.Subscript) and isinstance(stripped.ctx, ast.Load):
+            indices = stripped.slice.elts if isinstance(stripped.slice, ast.Tuple) else [stripped.slice]
+            if any(not isinstance(i, (ast.Slice, ast.Constant)) and is_bool_index(i, self.ctx) for i in indices):
+                return "a boolean mask applied to each item"
+            if any(self._data_dependent(i) for i in indices):
+                return "a data-dependent index per item"
+        if isinstance(stripped, ast.Call):
+            if self._data_dependent(stripped):
+                return "a data-dependent operator per item"
+            name = self.ctx.resolver.qualname(stripped.func)
+            if name in _CONVERTERS and stripped.args and isinstance(stripped.args[0], ast.Call):
+                names = {n.id for n in ast.walk(stripped.args[0]) if isinstance(n, ast.Name)}
+                if names & set(self.sources):     # ``torch.tensor(tok.encode(s))``, ``torch.tensor(range(n))``
+                    return "a sequence computed and converted item by item"
+        if isinstance(stripped, ast.Name) and self.body is not None and stripped.id not in self.sources:
+            for value in self._assigned_in_body(stripped.id):
+                why = self.varies(value, depth + 1)
+                if why:
+                    return why
+        return None
+
+    def _data_dependent(self, node: ast.AST) -> bool:
+        if not isinstance(node, ast.Call):
+            return False
+        name = self.ctx.resolver.qualname(node.func)
+        if name is None and isinstance(node.func, ast.Attribute):
+            name = "torch.Tensor." + node.func.attr
+        row = dynamic_row(name) if name else None
+        return row is not None and row["condition"] in ("always", "one_argument") and \
+            (row["condition"] != "one_argument" or (len(node.args) == 1 and not node.keywords))
+
+    def _assigned_in_body(self, name: str) -> list[ast.AST]:
+        """The values assigned to ``name`` inside the loop body (``dets = boxes[keep]``)."""
+        return [child.value for child in (ast.walk(self.body) if self.body is not None else ())
+                if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                and child.targets[0].id == name]
+
+
+def _built_list(name: ast.Name, ctx: FileContext) -> Iterator[tuple[ast.AST, "_Items"]]:
+    """For a list bound in this function: each item added to it with the loops around the addition, or the
+    comprehension it was bound to."""
+    binding = ctx.resolver.binding(name)
+    if binding is None or binding.tag != "value" or binding.path:
+        return
+    value = binding.value
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        yield value.elt, _Items(ctx, [(g.target, g.iter) for g in value.generators], None)
+        return
+    if not (isinstance(value, ast.List) and not value.elts) or not isinstance(binding.scope.node, FUNCTION_TYPES):
+        return
+    for element, loops in _additions(binding.scope.node, ctx).get(name.id, ()):
+        yield element, _Items(ctx, [(loop.target, loop.iter) for loop in loops], loops[-1])
+
+
+def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST, list[ast.For]]]]:
+    """Per list name of a function: the items ``name.append(x)`` / ``name += [x]`` add inside loops, with the
+    loops around each (one walk per function)."""
+    index = ctx.scratch.setdefault("list_additions", {})
+    found = index.get(id(function))
+    if found is None:
+        found = index[id(function)] = {}
+        if ".append(" in function_text(function, ctx) or "+=" in function_text(function, ctx):
+            for node, loops in _with_loops(function):
+                if not loops:
+                    continue
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+                        and isinstance(node.func.value, ast.Name) and len(node.args) == 1:
+                    found.setdefault(node.func.value.id, []).append((node.args[0], loops))
+                elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
+                        and isinstance(node.value, ast.List):
+                    found.setdefault(node.target.id, []).extend((e, loops) for e in node.value.elts)
+    return found
+
+
+def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:
+    """Every node of a function's body with the ``for`` loops around it, outermost first (nested functions
+    and classes left out)."""
+    stack: list[tuple[ast.AST, list[ast.For]]] = [(child, []) for child in reversed(getattr(function, "body", []))]
+    while stack:
+        node, loops = stack.pop()
+        yield node, loops
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        inner = loops + [node] if isinstance(node, ast.For) else loops
+        for child in reversed(list(ast.iter_child_nodes(node))):
+            stack.append((child, inner if isinstance(node, ast.For) and child not in (node.target, node.iter)
+                          else loops))
+
+
+def _sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
+    """``torch.full_like(src, i)`` / ``src.new_full(src.shape, i)`` / ``torch.full((len(src),), i)`` over
+    ``enumerate(...)``: each row labelled with the index of its sample, which is only needed when the samples have
+    different numbers of rows."""
+    target, iterated = generator.target, generator.iter
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
+        return False
+    index = target.elts[0].id
+    items = {n.id for n in ast.walk(target.elts[1]) if isinstance(n, ast.Name)}
+    if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
+        return False
+    last = element.func.attr if isinstance(element.func, ast.Attribute) else element.func.id
+    if last not in ("full_like", "full", "new_full"):
+        return False
+    fill = element.args[-1] if element.args else next((k.value for k in element.keywords if k.arg == "fill_value"),
+                                                      None)
+    shaped = [*element.args[:-1], *(k.value for k in element.keywords if k.arg != "fill_value")]
+    if isinstance(element.func, ast.Attribute) and last == "new_full":
+        shaped.append(element.func.value)
+    return isinstance(fill, ast.Name) and fill.id == index and any(
+        isinstance(n, ast.Name) and n.id in items for part in shaped for n in ast.walk(part))
+
+
+def _labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
+    """A comprehension over the same sequence as a sample-index comprehension of the same function (DETR's
+    ``batch_idx = cat([full_like(src, i) for i, (src, _) in enumerate(indices)])`` next to
+    ``src_idx = cat([src for (src, _) in indices])``), or that sample-index comprehension itself."""
+    generators = getattr(items, "generators", [])
+    if len(generators) != 1:
+        return None
+    if _sample_index(items.elt, generators[0]):   # type: ignore[attr-defined]
+        return "each item's rows labelled with the index of its sample"
+    sequence = ast.unparse(generators[0].iter)
+    function = ctx.enclosing(call, FUNCTION_TYPES)     # the walk knows the ancestors of the call, not of its items
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node is not items and len(node.generators) == 1:
+            iterated = node.generators[0].iter
+            if isinstance(iterated, ast.Call) and iterated.args and ast.unparse(iterated.args[0]) == sequence \
+                    and _sample_index(node.elt, node.generators[0]):
+                return f"the items of {sequence}, whose rows line {node.lineno} labels with their sample's index"
+    return None
+
+
+def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
+    """Why the list ``items`` holds per-sample items of different lengths (the evidence), else None."""
+    if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
+        found = _Items(ctx, [(g.target, g.iter) for g in items.generators], None).varies(items.elt)
+        return found or _labelled_sequence(items, call, ctx)
+    if isinstance(items, ast.Name):
+        for element, context in _built_list(items, ctx):
+            found = context.varies(element)
+            if found:
+                return found
+    return None
+
+
+class PerSampleConcat(Rule):
+    """Per-sample tensors of different lengths concatenated into one (targets of a detection batch).
+
+    What it does:
+        Flags ``torch.cat`` (``concat``, ``hstack``, ``vstack``) of a list of per-sample items, built by a
+        comprehension or by ``append`` / ``+=`` in a loop of the same function, when the model shows the items
+        differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``), the
+        items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
+        ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
+        each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); and a
+        concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
+        batch["bboxes"]), 1)``). ``torch.stack`` is left alone: it fails on items of different lengths.
+    Why it matters on NPU:
+        The number of objects (or tokens) per image differs, so the concatenated length changes with every
+        batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
+        compiles again on NPU.
+    Example:
+        gt_boxes = torch.cat([t["boxes"] for t in targets])
+    Use instead:
+        Pad each sample's targets to a fixed maximum (``max_objects``) with a validity mask, and build the
+        batch as one ``(batch, max_objects, 4)`` tensor in the collate function.
+    Fix safety:
+        No automatic fix.
+    """
+
+    code = "NPU409"
+    name = "per-sample-concat"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = ("cat(", "concat", "stack(")
+    message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
+    must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
+                 "import torch\nlabels = torch.cat([v.gt_labels for v in batch_data_samples], dim=0)\n",
+                 "import torch\nt = torch.cat((batch['batch_idx'].view(-1, 1), batch['bboxes']), 1)\n",
+                 "import torch\nfrom typing import Dict, List\n"
+                 "def loss(preds, targets: List[Dict[str, torch.Tensor]]):\n"
+                 "    gts = []\n    for t in targets:\n        gts.append(t['area'])\n    return torch.cat(gts)\n",
+                 "import torch\ndef post(preds, thr):\n    out = []\n    for p in preds:\n        keep = p[:, 4] > thr\n"
+                 "        out.append(p[keep])\n    return torch.cat(out)\n",
+                 "import torch\ndef loss(targets, indices):\n"
+                 "    return torch.cat([t['masks'][j] for t, (_, j) in zip(targets, indices)])\n",
+                 "import torch\ndef loss(targets, indices):\n"
+                 "    return torch.cat([t[j] for t, (_, j) in zip(targets, indices)])\n",
+                 "import torch\ndef permutation(indices):\n"
+                 "    batch_idx = torch.cat([torch.full_like(src, i) for i, (src, _) in enumerate(indices)])\n"
+                 "    src_idx = torch.cat([src for (src, _) in indices])\n    return batch_idx, src_idx\n",
+                 "import torch\ndef f(batch):\n    idx = batch['batch_idx'].view(-1, 1)\n"
+                 "    return torch.cat((idx, batch['cls'].view(-1, 1), batch['bboxes']), 1)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=4)\n"
+                 "for images, targets in loader:\n    gt = torch.cat([t for t in targets])\n",
+                 "import torch\ndef encode(texts, tok):\n    ids = torch.cat([torch.tensor(tok.encode(s)) for s in texts])\n")
+    must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     "import torch\ngt = torch.cat([a, b])\n",
+                     "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
+                     "import torch\nm = torch.cat([enc(x[:, i]) for i in range(x.shape[2] // length)], dim=2)\n",
+                     "import numpy as np\nimport torch\ngt = np.concatenate([t['boxes'] for t in targets])\n",
+                     "import torch\nx = torch.cat((outputs['boxes'], extra), 1)\n",
+                     "import torch\nboxes = torch.cat([b for b in gt_bboxes])\n",
+                     "import torch\ndef f(features):\n    outs = []\n    for x in features:\n        outs.append(conv(x))\n"
+                     "    return torch.cat(outs, 1)\n",
+                     "import torch\nfrom typing import Dict, List\n"
+                     "def loss(targets: List[Dict[str, torch.Tensor]]):\n"
+                     "    return torch.stack([t['labels'] for t in targets])\n",
+                     "import torch\ndef f(rows):\n    return torch.cat([torch.tensor([r.x, r.y]) for r in rows])\n",
+                     "import torch\ndef f(shapes):\n    return torch.cat([torch.tensor(s) for s in shapes])\n",
+                     "import torch\ndef f(feats):\n    lv = torch.cat([torch.full_like(f, 3) for i, f in enumerate(feats)])\n"
+                     "    return torch.cat([f for f in feats]), lv\n",
+                     "import torch\ndef f(results: InstanceList):\n    return torch.cat([r.whwh[None].sum() for r in results])\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        assert isinstance(node, ast.Call)
+        if not node.args or not ctx.uses_torch:
+            return
+        items = node.args[0]
+        if isinstance(items, (ast.List, ast.Tuple)):
+            why = "the batch's per-sample fields" if any(_batch_field(e, ctx) for e in items.elts) else None
+        elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)):
+            why = per_sample_items(items, node, ctx)
+        else:
+            return
+        if not why:
+            return
+        name = ctx.resolver.qualname(node.func)
+        if name not in _CAT:
+            return
+        ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)})", why=why),
+                   name)
+
+
+def _batch_field(element: ast.AST, ctx: FileContext) -> bool:
+    """``batch["batch_idx"]`` (or a name bound to it): the index of the sample each row of a batch's flattened
+    targets belongs to, concatenated with those targets."""
+    element = _strip(element)
+    if isinstance(element, ast.Name):
+        binding = ctx.resolver.binding(element)
+        if binding is None or binding.tag != "value" or binding.path:
+            return False
+        element = _strip(binding.value)
+    return isinstance(element, ast.Subscript) and isinstance(element.slice, ast.Constant) \
+        and element.slice.value == "batch_idx"
+
+
+class PerSampleSplit(Rule):
+    """A tensor split into per-sample pieces whose lengths are counted per item.
+
+    What it does:
+        Flags ``torch.split`` / ``Tensor.split`` / ``split_with_sizes`` / ``tensor_split`` whose sizes are a list
+        of per-item lengths (``[len(t) for t in targets]``, ``[b.shape[0] for b in boxes]``, ``t.size(0)``
+        appended in a loop) over per-sample items, or a ``.tolist()`` of counts for ``split_with_sizes``
+        (``Tensor.split`` with a ``.tolist()`` is NPU403). An integer split size is left alone.
+    Why it matters on NPU:
+        Every piece has the length of its sample (its objects or tokens): the pieces' shapes, and those of the
+        operators that read them, change with every batch and compile again on NPU.
+    Example:
+        num_per_image = [len(t["boxes"]) for t in targets]
+        boxes_per_image = pred_boxes.split(num_per_image)
+    Use instead:
+        Keep the batch padded (``(batch, max_objects, ...)`` with a validity mask) and index it per sample,
+        instead of splitting a flat tensor into pieces of different lengths.
+    Fix safety:
+        No automatic fix.
+    """
+
+    code = "NPU410"
+    name = "per-sample-split"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = ("split",)
+    message = "{what} cuts per-sample pieces of different lengths ({why}): their shapes change with every batch, a recompile per length on NPU; keep the batch padded with a mask and index it"
+    must_fire = ("import torch\ndef f(pred, targets):\n    sizes = [len(t['boxes']) for t in targets]\n"
+                 "    return pred.split(sizes)\n",
+                 "import torch\nfrom typing import Dict, List\n"
+                 "def f(pred, targets: List[Dict[str, torch.Tensor]]):\n"
+                 "    return torch.split(pred, [t['boxes'].shape[0] for t in targets], 0)\n",
+                 "import torch\ndef f(rois, results: InstanceList):\n    n = [len(res) for res in results]\n"
+                 "    return rois.split(n, 0)\n",
+                 "import torch\ndef f(x, counts):\n    return x.split_with_sizes(counts.tolist())\n",
+                 "import torch\ndef f(x, preds):\n    n = []\n    for p in preds:\n        n.append(p[p[:, 4] > 0.5].size(0))\n"
+                 "    return torch.split(x, n)\n")
+    must_not_fire = ("import torch\ndef f(x):\n    return x.split(64, dim=1)\n",
+                     "import torch\ndef f(x):\n    return torch.split(x, [3, 4, 5])\n",
+                     "import torch\ndef f(x, dims):\n    return x.split(dims)\n",
+                     "import torch\ndef f(x, counts):\n    return x.split(counts.tolist())\n",
+                     "import torch\ndef f(x, heads):\n    return x.split([h.out_features for h in heads], -1)\n",
+                     "import torch\ndef f(labels, points):\n    n = [center.size(0) for center in points]\n"
+                     "    return labels.split(n, 0)\n",
+                     "import torch\ndef f(flat, params):\n    return flat.split([v.numel() for v in params])\n",
+                     "def f(s):\n    return s.split([len(p) for p in parts])\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        assert isinstance(node, ast.Call)
+        func = node.func
+        if not ctx.uses_torch or not isinstance(func, ast.Attribute) or func.attr not in _SPLIT_METHODS:
+            return
+        name = ctx.resolver.qualname(func)
+        if name is not None:
+            if name not in _SPLIT or len(node.args) < 2:
+                return
+            sizes = node.args[1]
+        else:
+            sizes = node.args[0] if node.args else next(
+                (kw.value for kw in node.keywords if kw.arg in ("split_size", "split_sizes", "split_size_or_sections",
+                                                                "sections", "indices")), None)
+            if sizes is None or ctx.resolver.kind_of(func.value) in ("host", "list") \
+                    or isinstance(func.value, ast.Constant):
+                return
+        why = self._per_item_lengths(sizes, ctx, func.attr)
+        if why:
+            ctx.report(node, self.message.format(what=f"{func.attr}({short_source(sizes, 30)})", why=why),
+                       name or f"torch.Tensor.{func.attr}")
+
+    def _per_item_lengths(self, sizes: ast.AST, ctx: FileContext, method: str) -> Optional[str]:
+        if isinstance(sizes, ast.Call) and isinstance(sizes.func, ast.Attribute) and sizes.func.attr == "tolist":
+            return "counts read back with .tolist()" if method == "split_with_sizes" else None
+        if isinstance(sizes, ast.Name):
+            binding = ctx.resolver.binding(sizes)
+            if binding is None or binding.tag != "value" or binding.path:
+                return None
+            if isinstance(binding.value, ast.Call):
+                return self._per_item_lengths(binding.value, ctx, method)
+            if isinstance(binding.value, ast.ListComp):
+                return self._lengths(binding.value, ctx)
+            for element, items in _built_list(sizes, ctx):
+                measured = _measured(element)
+                why = items.varies(measured) if measured is not None else None
+                if why:
+                    return f"{short_source(element, 30)} per item, {why}"
+            return None
+        if isinstance(sizes, ast.ListComp):
+            return self._lengths(sizes, ctx)
+        return None
+
+    @staticmethod
+    def _lengths(comprehension: ast.ListComp, ctx: FileContext) -> Optional[str]:
+        measured = _measured(comprehension.elt)
+        if measured is None:
+            return None
+        why = _Items(ctx, [(g.target, g.iter) for g in comprehension.generators], None).varies(measured)
+        return f"{short_source(comprehension.elt, 30)} per item, {why}" if why else None
+
+
+def _measured(node: ast.AST) -> Optional[ast.AST]:
+    """``t`` for ``len(t)``, ``t.shape[0]``, ``t.size(0)``, ``t.numel()``: the item whose length is read."""
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+            return node.args[0]
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("size", "numel") and \
+                (node.func.attr == "numel" or (len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+                                               and node.args[0].value == 0)):
+            return node.func.value
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        return node.value.value
+    return None
