@@ -38,6 +38,10 @@ class ProjectFacts(Protocol):
 
     def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]: ...
 
+    def element_of_call(self, qualname: str, importer: str, index: int) -> Optional[K.Value]: ...
+
+    def element_of_method(self, cls: str, method: str, index: int) -> Optional[K.Value]: ...
+
 
 class Resolver(Summaries, Flows):
     """Scopes, bindings and value kinds of one module (summaries of its functions and classes, and the data flow
@@ -448,6 +452,13 @@ class Resolver(Summaries, Flows):
                 definition = method[0] if method is not None and method[0].name == func.attr else None
             if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(path) == 1:
                 return self._returned_element(definition, index)
+            if self.project is not None and len(path) == 1 and index != STAR:
+                if name is not None and not name.startswith("torch"):   # ``a, mask = pkg.ops.split(x)``
+                    return self.project.element_of_call(name, self.module_name, index)
+                if name is None:   # ``boxes, mask = self.assigner(x)``: a project module's ``forward``
+                    called = self.value_of(func, scope, depth)
+                    if called is not None and called[0] == K.MODULE and called[1]:
+                        return self.project.element_of_method(called[1], "forward", index)
         whole = self.value_of(value, scope, depth)
         if whole is not None and whole[0] in (K.BATCH, K.HOST):
             return whole

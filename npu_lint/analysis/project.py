@@ -72,6 +72,27 @@ class ProjectView:
             return (value[0], value[1] or None) if value and value[0] else None
         return None
 
+    def element_of_call(self, qualname: str, importer: str, index: int) -> Optional[K.Value]:
+        """What element ``index`` of the tuple a project function returns is (``a, mask = pkg.f(x)``)."""
+        target = self.absolute(qualname, importer)
+        return self._element(target, index) if target is not None else None
+
+    def element_of_method(self, cls: str, method: str, index: int) -> Optional[K.Value]:
+        """The same for a method of a project class, found along its bases (``a, mask = self.assigner(x)``:
+        ``forward``)."""
+        if cls not in self.index.classes:
+            return None
+        found = self.index.method(cls, method)
+        return self._element(found, index) if found is not None else None
+
+    def _element(self, function: str, index: int) -> Optional[K.Value]:
+        facts = self.index.functions.get(function)
+        elements = facts[1].elements if facts is not None else ()
+        if index < 0 or index >= len(elements) or not elements[index][0]:
+            return None
+        kind, cls = elements[index]
+        return kind, cls or None
+
     def class_value(self, qualname: str, importer: str) -> Optional[K.Value]:
         target = self.absolute(qualname, importer)
         return self._class(target) if target is not None and self.index.kind(target) == "class" else None

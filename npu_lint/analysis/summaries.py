@@ -114,6 +114,15 @@ class Summaries:
             return K.join(values) if values else None
         return memo(self._summaries, ("returns", id(function)), compute)
 
+    def returned_elements(self: "Resolver", function: ast.AST) -> tuple[Optional[K.Value], ...]:
+        """What each element of the tuple a function returns is, when every return gives a tuple of the same
+        length (``return boxes, mask``); () otherwise. For the project index."""
+        lengths = {len(r.value.elts) if isinstance(r.value, ast.Tuple) else -1 for r in return_statements(function)
+                   if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)}
+        if len(lengths) != 1 or min(lengths) <= 0:
+            return ()
+        return tuple(self._returned_element(function, index) for index in range(lengths.pop()))
+
     def _returned_element(self, function: ast.AST, index: int) -> Optional[K.Value]:
         scope = self.scopes.scope_of(function) if self.scopes else None
         if scope is None:
@@ -124,6 +133,8 @@ class Summaries:
             if not isinstance(value, ast.Tuple) or index >= len(value.elts):
                 return None
             values.append(self.value_of(value.elts[index], scope))
+        if values and all(v is not None and v[0] in K.TENSORS for v in values) and any(v[0] == K.MASK for v in values):
+            return K.MASK, None   # a mask on the main path, placeholder tensors on early exits (``zeros_like``)
         return K.join(values) if values else None
 
     def method_owners(self, cls: str, method: str) -> tuple[str, ...]:

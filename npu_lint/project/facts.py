@@ -19,7 +19,7 @@ from typing import NamedTuple, Optional
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.resolver import Resolver
 
-FACTS_VERSION = 4   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 5   # bump when the extracted facts change shape or meaning (invalidates caches)
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
@@ -36,6 +36,7 @@ class FunctionFacts(NamedTuple):
     refs: tuple[tuple[str, int], ...]      # torch names referenced (``torch.var_mean``, ``torch.Tensor.nonzero``)
     returns: tuple[str, ...]               # callables whose results it returns (``return Pool(...)``, ``return p, n``)
     value: tuple[str, str] = ("", "")      # what it returns as the semantic model sees it: (kind, class) or empty
+    elements: tuple[tuple[str, str], ...] = ()   # what each element of a returned tuple is (``return boxes, mask``)
 
 
 class ClassFacts(NamedTuple):
@@ -74,7 +75,7 @@ def absolute(name: str, module: str, is_package: bool) -> str:
 
 class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
-                 "value")
+                 "value", "elements")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -88,6 +89,7 @@ class _Scope:
         self.values: dict[str, list[tuple[str, str, str]]] = {}   # local name -> where its value comes from
         self.returns: list[tuple[str, str, str]] = []
         self.value: tuple[str, str] = ("", "")
+        self.elements: tuple[tuple[str, str], ...] = ()
 
 
 ONE_ARGUMENT = "(condition)"   # marks a returned ``torch.where(cond)``: its one-argument, data-dependent form
@@ -228,6 +230,7 @@ class Extractor:
         scope = _Scope("function", qualname, owner, node.lineno)
         value = self.resolver.returns(node)   # the semantic model's summary of the function
         scope.value = (value[0], value[1] or "") if value else ("", "")
+        scope.elements = tuple((v[0], v[1] or "") if v else ("", "") for v in self.resolver.returned_elements(node))
         args = node.args
         for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
             scope.bound.add(arg.arg)
@@ -515,7 +518,7 @@ class Extractor:
                 returns.append(marker + found)
         self.functions.append(FunctionFacts(scope.name, scope.line, scope.owner,
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
-                                            tuple(dict.fromkeys(returns)), scope.value))
+                                            tuple(dict.fromkeys(returns)), scope.value, scope.elements))
 
     def facts(self) -> ModuleFacts:
         for scope, enclosing in self._closed:
