@@ -39,6 +39,7 @@ import sys
 import tempfile
 import threading
 import types
+from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 import torch
@@ -147,19 +148,25 @@ _CONTAINERS = (list, tuple, dict)
 
 def _collect(container: Any, out: list, depth: int, left: int) -> int:
     """Append the shapes of the tensors in ``container`` (a list, tuple or dict at ``depth``) and, below
-    ``MAX_DEPTH``, in the containers it holds; ``left`` elements may still be looked at: what remains is returned."""
+    ``MAX_DEPTH``, in the containers it holds. ``left`` elements may still be looked at (the container's own
+    are counted first, then those of the containers in it): what remains is returned."""
     if isinstance(container, dict):
         container = container.values()
+    size = len(container)
+    if size > left:
+        container, size = islice(container, left), left
+    left -= size
+    deeper = depth < MAX_DEPTH - 1
     for item in container:
-        if not left:
-            return 0
-        left -= 1
-        if isinstance(item, _Tensor):
+        kind = type(item)
+        if kind is float or kind is int:              # the common case in data (box coordinates, sizes)
+            continue
+        if kind is _Tensor or isinstance(item, _Tensor):
             try:
                 out.append(_shape(item))
             except Exception:        # nested and other shapeless tensors
                 pass
-        elif depth < MAX_DEPTH - 1 and isinstance(item, _CONTAINERS):
+        elif deeper and left and isinstance(item, _CONTAINERS):
             left = _collect(item, out, depth + 1, left)
     return left
 
@@ -170,7 +177,10 @@ def _shapes(values: Iterable[Any]) -> tuple:
     out: list = []
     left = MAX_ITEMS
     for value in values:
-        if isinstance(value, _Tensor):
+        kind = type(value)
+        if kind is int or kind is float:
+            continue
+        if kind is _Tensor or isinstance(value, _Tensor):
             try:
                 out.append(_shape(value))
             except Exception:
@@ -178,19 +188,6 @@ def _shapes(values: Iterable[Any]) -> tuple:
         elif left and isinstance(value, _CONTAINERS):
             left = _collect(value, out, 0, left)
     return tuple(out)
-
-
-def _receiver_shape(func: Any) -> tuple:
-    kind = type(func)
-    if kind is not _BUILTIN and kind is not _METHOD:     # never ``getattr`` on a module: its __getattr__ is slow
-        return ()
-    owner = func.__self__
-    if isinstance(owner, _Tensor):
-        try:
-            return (_shape(owner),)
-        except Exception:
-            return ()
-    return ()
 
 
 _RELATIVE: dict[str, str] = {}
@@ -386,35 +383,60 @@ class Detector:
 
     # -- the calls --------------------------------------------------------------------------------------
     def hook_func(self, func: Callable[..., Any], name: str, index: int, /, *args: Any, **kwargs: Any) -> Any:
-        """``func(*args, **kwargs)``, recording tensor shapes when inside an iteration and ``func`` is torch's."""
-        if not self._active or not _traced(func) or _get_ident() != self._thread:
+        """``func(*args, **kwargs)``, recording tensor shapes when inside an iteration and ``func`` is torch's.
+
+        The hot path of a training step: the common cases (a Tensor method, a module called with one tensor, a
+        result that is one tensor) are inlined, and a call from the same frame as the last one reuses its table."""
+        if not self._active:
+            return func(*args, **kwargs)
+        receiver: tuple = ()
+        kind = type(func)
+        if kind is _BUILTIN or kind is _METHOD:
+            owner = func.__self__
+            if isinstance(owner, _Tensor):            # a Tensor method: recorded unless skipped
+                if func.__name__ in SKIPPED_NAMES:
+                    return func(*args, **kwargs)
+                try:
+                    receiver = (_shape(owner),)
+                except Exception:
+                    pass
+            elif not _traced(func):
+                return func(*args, **kwargs)
+        elif not isinstance(func, _Module) and not _traced(func):
+            return func(*args, **kwargs)
+        if _get_ident() != self._thread:
             return func(*args, **kwargs)
         try:
             frame = _getframe(1)
-            receiver = _receiver_shape(func)
-            inputs = _shapes(args + tuple(kwargs.values())) if kwargs else _shapes(args)
+            if kwargs:
+                inputs = _shapes(args + tuple(kwargs.values()))
+            elif len(args) == 1 and type(args[0]) is _Tensor and not args[0].is_nested:
+                inputs = (args[0].shape,)
+            else:
+                inputs = _shapes(args)
         except Exception:
             return func(*args, **kwargs)
         result = func(*args, **kwargs)
         try:
             if self._active:
-                outputs = (result.shape,) if type(result) is _Tensor else _shapes((result,))
-                self._record(frame, name, index, receiver, inputs, outputs)
+                outputs = _shapes((result,)) if type(result) is not _Tensor or result.is_nested else (result.shape,)
+                table = self._table if frame is self._frame else self._table_of(frame)
+                site = table.get(frame.f_lasti, _UNKNOWN)
+                if site is _UNKNOWN:
+                    site = self._new_path(table, frame, name, index)
+                if site is not None:
+                    self._compare(site, frame, receiver, inputs, outputs)
         except Exception as error:      # never let the detector break the run
             self._stop(f"internal error ({type(error).__name__}: {error}); recording stops here")
         return result
 
-    def _record(self, frame: Any, name: str, index: int, receiver: tuple, inputs: tuple, outputs: tuple) -> None:
-        table = self._table if frame is self._frame else self._table_of(frame)
-        lasti = frame.f_lasti
-        site = table.get(lasti, _UNKNOWN)
-        if site is _UNKNOWN:
-            site = self._site(frame, name, index)
-            if site is not None or self._unrecorded < 4 * self.max_sites:
-                table[lasti] = site
-                self._unrecorded += site is None
-        if site is not None:
-            self._compare(site, frame, receiver, inputs, outputs)
+    def _new_path(self, table: dict, frame: Any, name: str, index: int) -> Optional[_Site]:
+        """The site of a call from a place of ``frame`` not seen before, remembered in its table."""
+        site = self._site(frame, name, index)
+        if site is not None or self._unrecorded < 4 * self.max_sites:
+            table[frame.f_lasti] = site
+            self._unrecorded += site is None
+        return site
 
     def _table_of(self, frame: Any) -> dict:
         """The sites called from ``frame``, by its last instruction. The frames above it, up to the loop, are the
