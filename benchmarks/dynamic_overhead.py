@@ -160,8 +160,10 @@ def main() -> int:
             project.mkdir(parents=True)
             out.mkdir()
             (project / "train.py").write_text(source, encoding="utf-8")
-            subprocess.run([npu_lint, "analyse", "-i", str(project), "-o", str(out), "-m", "dynamic_shape",
-                            "--wrap-loop", f"train.py:{line}"], check=True, capture_output=True)
+            analysed = subprocess.run([npu_lint, "analyse", "-i", str(project), "-o", str(out), "-m",
+                                       "dynamic_shape", "--wrap-loop", f"train.py:{line}"], capture_output=True, text=True)
+            if analysed.returncode:
+                raise SystemExit(f"{program.name}: npu-lint analyse failed: {analysed.stderr.strip()}")
             instrumented = out / "project_analysis" / "train.py"
             if args.hook:
                 shutil.copyfile(args.hook, instrumented.parent / "msft_dynamic_analysis" / "hook.py")
