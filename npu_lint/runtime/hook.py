@@ -75,7 +75,8 @@ def _torch_module(module: Any) -> bool:
         and not module.startswith("torch.nn.init")
 
 
-_BUILTIN, _METHOD, _MODULE_TYPE = types.BuiltinFunctionType, types.MethodType, types.ModuleType
+_BUILTIN, _METHOD, _FUNCTION = types.BuiltinFunctionType, types.MethodType, types.FunctionType
+_MODULE_TYPE = types.ModuleType
 _STABLE = (types.FunctionType, types.BuiltinFunctionType, type, types.MethodDescriptorType,
            types.WrapperDescriptorType)
 _VERDICTS: dict = {}        # functions, module-level builtins and classes (torch.cat, F.relu) -> recorded?
@@ -400,7 +401,10 @@ class Detector:
                     receiver = (_shape(owner),)
                 except Exception:
                     pass
-            elif not _traced(func):
+            elif not ((owner is None and _VERDICTS.get(func)) or _traced(func)):   # torch.cat: cached
+                return func(*args, **kwargs)
+        elif kind is _FUNCTION:
+            if not (_VERDICTS.get(func) or _traced(func)):          # F.relu: cached
                 return func(*args, **kwargs)
         elif not isinstance(func, _Module) and not _traced(func):
             return func(*args, **kwargs)
