@@ -316,6 +316,7 @@ class Detector:
         self._tables: dict[tuple, dict[int, Optional[_Site]]] = {}
         self._frame: Any = None         # the frame of the last call, and its table
         self._table: Optional[dict] = None
+        self._root_table: Optional[dict] = None     # the loop's frame's table
         self._unrecorded = 0            # paths past the budget remembered as not recorded
         self._new_varying = False
         self._write_failed = False
@@ -345,7 +346,7 @@ class Detector:
                 except StopIteration:
                     return
                 loop = sys._getframe(1)
-                self._root, self._frame, self._table = loop, None, None
+                self._root, self._root_table, self._frame, self._table = loop, None, None, None
                 if self._active:
                     self._record_batch(loop, name, item)
                 yield item
@@ -361,12 +362,12 @@ class Detector:
         self.write_report()     # a header-only report until something varies, overwriting an old one
 
     def _begin_iteration(self, root: Any) -> None:
-        self._root, self._frame, self._table = root, None, None
+        self._root, self._root_table, self._frame, self._table = root, None, None, None
         self._iteration += 1
         self._active = not self._stopped and threading.get_ident() == self._thread
 
     def _end_iteration(self) -> None:
-        self._active, self._root, self._frame, self._table = False, None, None, None
+        self._active, self._root, self._root_table, self._frame, self._table = False, None, None, None, None
         if self._new_varying:
             self._new_varying = False
             self.write_report()
@@ -445,8 +446,11 @@ class Detector:
     def _table_of(self, frame: Any) -> dict:
         """The sites called from ``frame``, by its last instruction. The frames above it, up to the loop, are the
         ids of their code objects and their last instructions: cheap to take and to hash. The table is kept for
-        the next call from the same frame, whose callers cannot have changed unless it is a generator's."""
+        the next call from the same frame, whose callers cannot have changed unless it is a generator's; the
+        loop's own table is kept apart (the loop body's calls alternate with calls from the functions it calls)."""
         root, walk, left = self._root, frame, MAX_STACK - 1
+        if frame is root and self._root_table is not None:
+            return self._root_table
         parts = [id(frame.f_code)]
         while walk is not root and left:   # the frames ``_site`` walks
             walk = walk.f_back
@@ -461,7 +465,9 @@ class Detector:
             table = {}
             if len(self._tables) < 4 * self.max_sites:
                 self._tables[prefix] = table
-        if frame.f_code.co_flags & _RESUMABLE:
+        if frame is root:           # its path is its code alone: the same even when a generator's
+            self._root_table = table
+        elif frame.f_code.co_flags & _RESUMABLE:
             self._frame = self._table = None
         else:
             self._frame, self._table = frame, table
@@ -521,7 +527,7 @@ class Detector:
     def _stop(self, why: str) -> None:
         if self._stopped:
             return
-        self._stopped, self._active, self._frame, self._table = True, False, None, None
+        self._stopped, self._active, self._root_table, self._frame, self._table = True, False, None, None, None
         print(f"msft_dynamic_analysis: warning: {why}.", file=sys.stderr, flush=True)
         self.write_report()
 
