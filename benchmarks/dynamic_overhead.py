@@ -161,7 +161,8 @@ def main() -> int:
             out.mkdir()
             (project / "train.py").write_text(source, encoding="utf-8")
             analysed = subprocess.run([npu_lint, "analyse", "-i", str(project), "-o", str(out), "-m",
-                                       "dynamic_shape", "--wrap-loop", f"train.py:{line}"], capture_output=True, text=True)
+                                       "dynamic_shape", "--wrap-loop", f"train.py:{line}"],
+                                      capture_output=True, text=True)
             if analysed.returncode:
                 raise SystemExit(f"{program.name}: npu-lint analyse failed: {analysed.stderr.strip()}")
             instrumented = out / "project_analysis" / "train.py"

@@ -260,8 +260,9 @@ def scoped(xs):
     assert lines[14] == "    return DETECTOR.hook_func(F.relu, 'F.relu', 0, x)"
     assert lines[18] == ("    DETECTOR.hook_func(tarfile.getmembers, 'tarfile.getmembers', 0); "
                          "DETECTOR.hook_func(helper, 'helper', 1); DETECTOR.hook_func(np.mean, 'np.mean', 2, 1)")
-    assert lines[22] == ("    a = [DETECTOR.hook_func(np, 'np', 0, x) for np in xs]; b = DETECTOR.hook_func((lambda tarfile: "
-                         "DETECTOR.hook_func(tarfile.members, 'tarfile.members', 2)), '<expression>', 1, xs)")
+    assert lines[22] == ("    a = [DETECTOR.hook_func(np, 'np', 0, x) for np in xs]; "
+                         "b = DETECTOR.hook_func((lambda tarfile: DETECTOR.hook_func(tarfile.members, "
+                         "'tarfile.members', 2)), '<expression>', 1, xs)")
     assert lines[23] == '''    s = "é"; tarfile.open(s); np.zeros(3)'''
 
 

@@ -17,8 +17,7 @@ from typing import Optional, Sequence, Union
 import libcst as cst
 from libcst.metadata import CodePosition, MetadataWrapper, PositionProvider
 
-from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, Binding
-from npu_lint.resolver import Resolver
+from npu_lint.resolver import CLASS, DEF, IMPORT, Binding, Resolver
 
 DETECTOR = "DETECTOR"
 IMPORT_LINE = "from msft_dynamic_analysis.hook import DETECTOR"
