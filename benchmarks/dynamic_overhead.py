@@ -1,24 +1,28 @@
-"""Overhead of the ``-m dynamic_shape`` runtime detector on the training loops of ``tests/fixtures/dynamic``.
+"""Overhead of the ``-m dynamic_shape`` runtime detector on every training loop the tests ship
+(``tests/fixtures/dynamic/loop_*.py``).
 
-Each ``loop_*.py`` program is analysed with ``npu-lint analyse -m dynamic_shape --wrap-loop`` (its ``# training
-loop`` line), then the original and the instrumented copy each run in their own process: ``main()`` once to warm
-up, then ``--runs`` times (default 5; each sample calls ``main()`` as often as it takes the original about
-``--sample`` seconds, the same count for both), timed with ``time.perf_counter``; the figure is the median, so the torch
-import and first-call initialisation are left out. torch runs on one thread, and the clock is the process's CPU
-time by default (``--clock wall`` for wall-clock time), so other load on a shared machine moves the figures less.
-Needs torch (``pip install torch==2.13.0``). Prints a table and
-exits 1 when a loop's overhead exceeds ``--limit`` percent (default 25).
+Each program is analysed with ``npu-lint analyse -m dynamic_shape --wrap-loop`` (its ``# training loop`` line).
+In both the original and the instrumented copy, that loop's iterable is then wrapped in a timer (``for batch in
+TIMER(loader)``, ``for batch in TIMER(DETECTOR.start(loader))``) that adds up the time from the loop's first
+fetch to its end: loop time, fetching and the loop body included, the program's set-up (model, dataset, torch
+import) left out. Both run in one process per program: ``main()`` once each to warm up, then ``--runs`` samples
+(default 5); a sample calls each program's ``main()`` as often as it takes the original about ``--sample``
+seconds, the two taking turns call by call so that the load of a shared machine hits both alike. The figure is
+the median of the samples. torch runs on one thread, and the clock is the
+process's CPU time by default (``--clock wall`` for wall-clock time). Needs torch (``pip install torch==2.13.0``).
+Prints one row per loop, with the recorded calls per ``main()``, and exits 1 when a loop's overhead exceeds
+``--limit`` percent (default 25, the target of issue 14).
 
     python benchmarks/dynamic_overhead.py [--runs 5] [--limit 25] [--only loop_lstmcell]
+    git show BASE:npu_lint/runtime/hook.py > /tmp/hook.py && python benchmarks/dynamic_overhead.py --hook /tmp/hook.py
 """
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
+import re
 import shutil
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -26,35 +30,108 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 LOOPS = REPO / "tests" / "fixtures" / "dynamic"
-TIMER = r'''
-import contextlib, io, json, sys, time
+TIMER_NAME = "__npu_lint_loop_timer__"
+_LOOP = re.compile(r"^(\s*(?:async\s+)?for\s.+?\sin\s)(.+)(:\s*# training loop.*)$")
+PROGRAM = r'''
+import builtins, contextlib, importlib.util, io, json, math, statistics, sys, time
 import torch
 torch.set_num_threads(1)
-sys.path.insert(0, sys.argv[1])
-import train
-runs, repeat = int(sys.argv[2]), int(sys.argv[4])
-clock = time.process_time if sys.argv[3] == "cpu" else time.perf_counter
-times = []
-for index in range(runs + 1):
+original_file, instrumented_file, analysis, runs, clock_name, sample = sys.argv[1:7]
+runs, sample = int(runs), float(sample)
+clock = time.process_time if clock_name == "cpu" else time.perf_counter
+spent = [0.0]
+
+
+def loop_timer(iterable):
+    start = clock()
+    try:
+        yield from iterable
+    finally:
+        spent[0] += clock() - start
+
+
+setattr(builtins, "''' + TIMER_NAME + r'''", loop_timer)
+sys.path.insert(0, analysis)
+
+
+def load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def loop_time(module, repeat):
+    spent[0] = 0.0
     with contextlib.redirect_stdout(io.StringIO()):
-        start = clock()
-        for _ in range(repeat if index else 1):
-            train.main()
-        elapsed = clock() - start
-    if index:
-        times.append(elapsed)
-print(json.dumps(times))
+        for _ in range(repeat):
+            module.main()
+    return spent[0]
+
+
+def paired(repeat):
+    """Loop times of both programs over ``repeat`` calls of main() each, taking turns call by call."""
+    totals = [0.0, 0.0]
+    with contextlib.redirect_stdout(io.StringIO()):
+        for turn in range(2 * repeat):
+            spent[0] = 0.0
+            (original if turn % 2 == 0 else instrumented).main()
+            totals[turn % 2] += spent[0]
+    return totals
+
+
+original, instrumented = load("original_train", original_file), load("train", instrumented_file)
+from msft_dynamic_analysis.hook import DETECTOR
+calls = [0]
+hook = DETECTOR.hook_func
+
+
+def counting(func, name, index, /, *args, **kwargs):
+    calls[0] += DETECTOR._active
+    return hook(func, name, index, *args, **kwargs)
+
+
+DETECTOR.hook_func = counting       # one run to count the calls made inside the loop, then the real hook
+loop_time(instrumented, 1)
+DETECTOR.hook_func = hook
+loop_time(original, 1)
+once = statistics.median(loop_time(original, 1) for _ in range(3))
+repeat = max(1, math.ceil(sample / max(once, 1e-4)))
+times = {"original": [], "instrumented": []}
+for _ in range(runs):
+    first, second = paired(repeat)
+    times["original"].append(first / repeat)
+    times["instrumented"].append(second / repeat)
+print(json.dumps({"times": times, "calls": calls[0], "repeat": repeat}))
 '''
 
 
-def _time(folder: Path, runs: int, clock: str, repeat: int = 1) -> list[float]:
-    environment = dict(os.environ, PYTHONPATH=str(folder), PYTHONDONTWRITEBYTECODE="1",
-                       MSFT_DYNAMIC_REPORT=str(folder / "report.csv"))
-    result = subprocess.run([sys.executable, "-c", TIMER, str(folder), str(runs), clock, str(repeat)], env=environment, cwd=folder,
-                            capture_output=True, text=True, timeout=3600)
+def _with_timer(path: Path, line: int) -> None:
+    """Wrap the iterable of the ``for`` loop at ``line`` of ``path`` in the loop timer."""
+    lines = path.read_text(encoding="utf-8").split("\n")
+    match = _LOOP.match(lines[line - 1])
+    if match is None:
+        raise SystemExit(f"{path}:{line}: no `for ... in ...:  # training loop` to time")
+    lines[line - 1] = f"{match[1]}{TIMER_NAME}({match[2]}){match[3]}"
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def _measure(original: Path, instrumented: Path, runs: int, clock: str, sample: float) -> dict:
+    environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
+                       MSFT_DYNAMIC_REPORT=str(instrumented.parent / "report.csv"))
+    result = subprocess.run([sys.executable, "-c", PROGRAM, str(original), str(instrumented),
+                             str(instrumented.parent), str(runs), clock, str(sample)],
+                            env=environment, cwd=instrumented.parent, capture_output=True, text=True, timeout=3600)
     if result.returncode:
-        raise SystemExit(f"{folder}: {result.stderr.strip().splitlines()[-1:]}")
+        raise SystemExit(f"{original}: {result.stderr.strip().splitlines()[-1:]}")
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def _median(values: list[float]) -> float:
+    ordered = sorted(values)
+    middle = len(ordered) // 2
+    return ordered[middle] if len(ordered) % 2 else (ordered[middle - 1] + ordered[middle]) / 2
 
 
 def main() -> int:
@@ -64,13 +141,15 @@ def main() -> int:
     parser.add_argument("--only", action="append", help="a loop_*.py name (repeatable)")
     parser.add_argument("--sample", type=float, default=0.5, help="seconds of loop per timed sample: short "
                         "programs run main() several times per sample")
+    parser.add_argument("--hook", type=Path, help="time this detector instead of the one npu-lint writes (the "
+                        "hook.py of an earlier commit, for before/after figures)")
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu", help="process CPU time (default: steadier "
                         "on a shared machine) or wall-clock time")
     args = parser.parse_args()
     npu_lint = shutil.which("npu-lint") or str(Path(sys.executable).with_name("npu-lint"))
     failed = False
-    print(f"{'loop':24} {'original s':>11} {'instrumented s':>15} {'overhead':>9}   ({args.clock} time, median of "
-          f"{args.runs})")
+    print(f"{'loop':22} {'original s':>11} {'instrumented s':>15} {'overhead':>9} {'calls/main':>11}   "
+          f"(loop time per main(), {args.clock} time, median of {args.runs}, target <= +{args.limit:g}%)")
     with tempfile.TemporaryDirectory(prefix="npu-lint-overhead.") as temporary:
         for program in sorted(LOOPS.glob("loop_*.py")):
             if args.only and program.stem not in args.only:
@@ -81,15 +160,23 @@ def main() -> int:
             project.mkdir(parents=True)
             out.mkdir()
             (project / "train.py").write_text(source, encoding="utf-8")
-            subprocess.run([npu_lint, "analyse", "-i", str(project), "-o", str(out), "-m", "dynamic_shape",
-                            "--wrap-loop", f"train.py:{line}"], check=True, capture_output=True)
-            once = statistics.median(_time(project, 3, args.clock))
-            repeat = max(1, math.ceil(args.sample / max(once, 1e-4)))    # each sample runs main() this many times
-            original = statistics.median(_time(project, args.runs, args.clock, repeat)) / repeat
-            instrumented = statistics.median(_time(out / "project_analysis", args.runs, args.clock, repeat)) / repeat
-            overhead = 100.0 * (instrumented - original) / original
+            analysed = subprocess.run([npu_lint, "analyse", "-i", str(project), "-o", str(out), "-m",
+                                       "dynamic_shape", "--wrap-loop", f"train.py:{line}"],
+                                      capture_output=True, text=True)
+            if analysed.returncode:
+                raise SystemExit(f"{program.name}: npu-lint analyse failed: {analysed.stderr.strip()}")
+            instrumented = out / "project_analysis" / "train.py"
+            if args.hook:
+                shutil.copyfile(args.hook, instrumented.parent / "msft_dynamic_analysis" / "hook.py")
+            _with_timer(project / "train.py", line)
+            _with_timer(instrumented, line)
+            measured = _measure(project / "train.py", instrumented, args.runs, args.clock, args.sample)
+            original = _median(measured["times"]["original"])
+            copy = _median(measured["times"]["instrumented"])
+            overhead = 100.0 * (copy - original) / original
             failed |= overhead > args.limit
-            print(f"{program.stem:24} {original:11.4f} {instrumented:15.4f} {overhead:+8.1f}%", flush=True)
+            print(f"{program.stem:22} {original:11.4f} {copy:15.4f} {overhead:+8.1f}% {measured['calls']:11d}"
+                  f"{'   over the target' if overhead > args.limit else ''}", flush=True)
     return 1 if failed else 0
 
 

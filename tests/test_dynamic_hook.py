@@ -167,6 +167,11 @@ def test_instrumented_run_reports_exactly_the_varying_calls(analysis):
 def test_report_cells(analysis):
     _, report = analysis
     with (report / "msft_dynamic_shape_analysis_report.csv").open(newline="", encoding="utf-8") as handle:
+        header = next(csv.reader(handle))
+    # the vendor's columns, in its order (shared/research/anchor_tool.md 2.4); any column of ours would come after
+    assert header[:6] == ["Function Name", "File Path", "Line Number", "Call Stack", "Input Shape Range",
+                          "Output Shape Range"]
+    with (report / "msft_dynamic_shape_analysis_report.csv").open(newline="", encoding="utf-8") as handle:
         rows = {row["Function Name"]: row for row in csv.DictReader(handle)}
     fc1 = rows["self.fc1"]
     assert fc1["Input Shape Range"] == "[(5, 4)-(8, 4)]" and fc1["Output Shape Range"] == "[(5, 8)-(8, 8)]"
@@ -299,3 +304,46 @@ def test_budget_counts_new_sites_only(tmp_path, monkeypatch, capsys):
     err = capsys.readouterr().err
     assert err.count("more than 3 call sites recorded") == 1 and len(err.splitlines()) == 1
     assert sites(tmp_path / "report.csv") == sorted((row[0], row[1], row[2]) for row in made.rows())
+
+
+def test_call_paths_through_generators_and_deep_recursion(detector):
+    """A generator's frame is resumed from different places: each place is its own call path, although the
+    frame (and the call inside it) is the same object; a path deeper than the frames walked is still one site."""
+    def tokens():
+        rows = 2
+        while True:
+            yield detector.hook_func(torch.relu, "torch.relu", 0, torch.ones(rows))
+            rows += 1
+
+    def deep(depth, rows):
+        if depth:
+            return deep(depth - 1, rows)
+        return detector.hook_func(torch.tanh, "torch.tanh", 0, torch.ones(rows))
+
+    for step in detector.start([0, 1, 2]):
+        stream = tokens()
+        if step != 1:
+            next(stream)             # always the first call: 2 rows
+        next(stream)                 # 3 rows after the line above, 2 without it: varies
+        deep(100, 4 + (step == 2))   # varies in the last iteration
+    rows = detector.rows()
+    here = test_call_paths_through_generators_and_deep_recursion.__code__.co_firstlineno
+    assert sorted((row[0], row[2]) for row in rows) == [("torch.relu", str(here + 6)), ("torch.tanh", str(here + 12))]
+    relu, tanh = rows if rows[0][0] == "torch.relu" else rows[::-1]
+    assert relu[5] == "[(2,)-(3,)]"
+    assert f"line {here + 18} in test_call" in relu[3] and f"line {here + 17} in test_call" not in relu[3]
+    assert tanh[5] == "[(4,)-(5,)]"
+
+
+@pytest.mark.filterwarnings("ignore:The PyTorch API of nested tensors is in prototype stage")
+def test_nested_tensors_are_skipped_and_recording_goes_on(detector):
+    """A strided nested tensor has no shape (reading it raises): it is left out, and recording goes on."""
+    nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
+    identity = torch.nn.Identity()
+    for rows in detector.start([2, 5]):
+        assert detector.hook_func(identity, "nested", 0, nested) is nested
+        assert detector.hook_func(identity, "in a list", 0, [nested, torch.ones(rows)])[0] is nested
+        detector.hook_func(torch.relu, "torch.relu", 0, torch.ones(rows))
+    rows = {row[0]: row for row in detector.rows()}
+    assert sorted(rows) == ["in a list", "torch.relu"]
+    assert rows["in a list"][4] == "[(2,)-(5,)]"

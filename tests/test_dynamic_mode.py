@@ -226,6 +226,46 @@ def f(x, model, layers, log=logging.getLogger(__name__)):
     assert result.wrapped == 6
 
 
+def test_names_are_looked_up_where_they_stand():
+    """The semantic model's view of each name at its place: an import inside a function counts in that function
+    only, a parameter or local value hides an import or a ``def`` of the same name, a lambda's parameter and a
+    comprehension's target hide the module's names, and a line with non-ASCII text before a name still finds it."""
+    source = '''import tarfile
+import numpy as np
+
+
+def helper():
+    pass
+
+
+def uses_local_import(x):
+    from torch.nn import functional as F
+    return F.relu(x)
+
+
+def no_import_here(x):
+    return F.relu(x)
+
+
+def shadowed(tarfile, helper, np):
+    tarfile.getmembers(); helper(); np.mean(1)
+
+
+def scoped(xs):
+    a = [np(x) for np in xs]; b = (lambda tarfile: tarfile.members())(xs)
+    s = "é"; tarfile.open(s); np.zeros(3)
+'''
+    lines = instrument(source).code.splitlines()
+    assert lines[10] == "    return DETECTOR.hook_func(F.relu, 'torch.nn.functional.relu', 0, x)"
+    assert lines[14] == "    return DETECTOR.hook_func(F.relu, 'F.relu', 0, x)"
+    assert lines[18] == ("    DETECTOR.hook_func(tarfile.getmembers, 'tarfile.getmembers', 0); "
+                         "DETECTOR.hook_func(helper, 'helper', 1); DETECTOR.hook_func(np.mean, 'np.mean', 2, 1)")
+    assert lines[22] == ("    a = [DETECTOR.hook_func(np, 'np', 0, x) for np in xs]; "
+                         "b = DETECTOR.hook_func((lambda tarfile: DETECTOR.hook_func(tarfile.members, "
+                         "'tarfile.members', 2)), '<expression>', 1, xs)")
+    assert lines[23] == '''    s = "é"; tarfile.open(s); np.zeros(3)'''
+
+
 def test_import_placement_keeps_line_numbers():
     assert instrument("import torch\nx = torch.ones(1)\n").code == \
         IMPORT_LINE + "; import torch\nx = DETECTOR.hook_func(torch.ones, 'torch.ones', 0, 1)\n"

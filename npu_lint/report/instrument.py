@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from typing import Optional, Sequence, Union
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodePosition, MetadataWrapper, PositionProvider
 
-from npu_lint.resolver import Resolver
+from npu_lint.resolver import CLASS, DEF, IMPORT, Binding, Resolver
 
 DETECTOR = "DETECTOR"
 IMPORT_LINE = "from msft_dynamic_analysis.hook import DETECTOR"
@@ -73,30 +73,79 @@ def _base(node: cst.BaseExpression) -> cst.BaseExpression:
     return node
 
 
-class _Imports:
-    """File-wide: import aliases to full names (the analysis core's resolver, fed every import of the file) and
-    the names bound by ``def``/``class``."""
+_FUNCTION_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_CST_COMPREHENSIONS = (cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp)
 
-    def __init__(self, tree: ast.Module) -> None:
-        resolver = Resolver()
-        self.definitions: set[str] = set()
+
+class _Names:
+    """What a name of the file refers to where it stands, asked of the analysis core's semantic model (the
+    :class:`Resolver` over the file's ``ast``): the libcst walk enters and leaves the model's scopes with its own
+    (functions, classes, lambdas, comprehensions), and each name is looked up at its position in its scope."""
+
+    def __init__(self, tree: ast.Module, lines: Sequence[str]) -> None:
+        self.model = Resolver()
+        self.model.attach(tree)
+        self.lines = lines
+        self.names: dict[tuple[int, int], ast.Name] = {}
+        self.scopes: dict[tuple[int, int], ast.AST] = {}    # by the position of the def, class or lambda keyword
         for node in ast.walk(tree):
-            if isinstance(node, ast.Import):
-                resolver.add_import(node)
-            elif isinstance(node, ast.ImportFrom):
-                resolver.add_import_from(node)
-            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-                self.definitions.add(node.name)
-        self.aliases = resolver.aliases
+            kind = type(node)
+            if kind is ast.Name:
+                self.names[(node.lineno, node.col_offset)] = node
+            elif kind in _FUNCTION_SCOPES:
+                self.scopes[(node.lineno, node.col_offset)] = node
+            elif kind in _COMPREHENSIONS:           # by its first target: libcst and ast agree on where that is
+                target = node.generators[0].target
+                self.scopes[(target.lineno, target.col_offset)] = node
+        self.entered: list[bool] = []
+
+    def _key(self, position: CodePosition) -> tuple[int, int]:
+        """libcst's (line, column in characters) as ``ast``'s (line, column in UTF-8 bytes)."""
+        line, column = position.line, position.column
+        text = self.lines[line - 1] if line <= len(self.lines) else ""
+        if column and not text.isascii():
+            column = len(text[:column].encode("utf-8", "surrogatepass"))
+        return line, column
+
+    def enter(self, position: CodePosition) -> None:
+        """The walk enters a function, class, lambda or comprehension (its keyword or first target at
+        ``position``)."""
+        node = self.scopes.get(self._key(position))
+        if node is None:
+            self.entered.append(False)
+            return
+        if isinstance(node, ast.ClassDef):
+            self.model.enter_class(node)
+        else:
+            self.model.enter_function(node)
+        self.entered.append(True)
+
+    def leave(self) -> None:
+        if self.entered.pop():
+            self.model.leave_scope()
+
+    def binding(self, name: str, position: CodePosition) -> tuple[Optional[Binding], Optional[str]]:
+        """The binding of the name at ``position`` where the walk stands, and the qualified name it is imported as
+        (``torch`` itself when it is not bound: a star import). A value, even one copied from a module
+        (``r = np.random``), stands for nothing: its calls are wrapped, and the detector decides at runtime."""
+        node = self.names.get(self._key(position))
+        if node is None or node.id != name:     # not where ``ast`` has it: looked up without a position
+            imported = self.model.imported(name)
+            return None, imported or ("torch" if name == "torch" else None)
+        binding = self.model.binding(node)
+        if binding is None:
+            return None, "torch" if name == "torch" else None    # a builtin, a star import or unbound
+        return binding, binding.value if binding.tag == IMPORT else None
 
 
 class _Wrapper(cst.CSTTransformer):
     METADATA_DEPENDENCIES = (PositionProvider,)
 
-    def __init__(self, imports: _Imports, loop_lines: Sequence[int], lines: Sequence[str] = ()) -> None:
+    def __init__(self, names: _Names, loop_lines: Sequence[int], lines: Sequence[str] = ()) -> None:
         super().__init__()
         self.lines = lines              # the source lines: is a call glued to the keyword before it?
-        self.aliases, self.definitions = imports.aliases, imports.definitions
+        self.names = names
         self.loop_lines, self.loops_found = set(loop_lines), []
         self.scopes = ["code"]          # "code", "class" (a class body: skipped) or "keep" (skipped with all inside)
         self.quiet = 0                  # inside decorators, parameters, annotations, f-strings
@@ -113,19 +162,30 @@ class _Wrapper(cst.CSTTransformer):
         return super().on_visit(node)
 
     # -- what is left alone ---------------------------------------------------------------------------
-    def _resolve(self, dotted: Optional[str]) -> Optional[str]:
-        if not dotted:
+    def _position(self, node: cst.CSTNode) -> CodePosition:
+        return self.get_metadata(PositionProvider, node).start
+
+    def _base_name(self, func: cst.BaseExpression) -> tuple[Optional[Binding], Optional[str]]:
+        """The binding of the name ``func`` starts with, where it stands, and the qualified name that name stands
+        for (an import, a namespace alias; None for the file's own names, values and builtins)."""
+        base = _base(func)
+        if not isinstance(base, cst.Name):
+            return None, None
+        return self.names.binding(base.value, self._position(base))
+
+    @staticmethod
+    def _qualified(func: cst.BaseExpression, root: Optional[str]) -> Optional[str]:
+        """``torch.nn.functional.relu`` for ``F.relu`` when ``F`` stands for ``torch.nn.functional``."""
+        dotted = _dotted(func)
+        if root is None or dotted is None:
             return None
-        root, _, rest = dotted.partition(".")
-        full = self.aliases.get(root)
-        if full is None:
-            return None
-        return f"{full}.{rest}" if rest else full
+        rest = dotted.partition(".")[2]
+        return f"{root}.{rest}" if rest else root
 
     def _kept_by_decorators(self, decorators: Sequence[cst.Decorator]) -> bool:
         for decorator in decorators:
             target = decorator.decorator.func if isinstance(decorator.decorator, cst.Call) else decorator.decorator
-            full = self._resolve(_dotted(target)) or ""
+            full = self._qualified(target, self._base_name(target)[1]) or ""
             if full.startswith(_KEEP_DECORATED):
                 return True
         return False
@@ -133,18 +193,39 @@ class _Wrapper(cst.CSTTransformer):
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         keep = self.scopes[-1] == "keep" or node.name.value == "__init__" or self._kept_by_decorators(node.decorators)
         self.scopes.append("keep" if keep else "code")
+        self.names.enter(self._position(node))
 
     def leave_FunctionDef(self, original: cst.FunctionDef, updated: cst.FunctionDef) -> cst.FunctionDef:
         self.scopes.pop()
+        self.names.leave()
         return updated
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         keep = self.scopes[-1] == "keep" or self._kept_by_decorators(node.decorators)
         self.scopes.append("keep" if keep else "class")
+        self.names.enter(self._position(node))
 
     def leave_ClassDef(self, original: cst.ClassDef, updated: cst.ClassDef) -> cst.ClassDef:
         self.scopes.pop()
+        self.names.leave()
         return updated
+
+    def visit_Lambda(self, node: cst.Lambda) -> None:
+        self.names.enter(self._position(node))
+
+    def leave_Lambda(self, original: cst.Lambda, updated: cst.Lambda) -> cst.BaseExpression:
+        self.names.leave()
+        return updated
+
+    def _enter_comprehension(self, node: Union[cst.ListComp, cst.SetComp, cst.DictComp, cst.GeneratorExp]) -> None:
+        self.names.enter(self._position(node.for_in.target))
+
+    def _leave_comprehension(self, original: cst.CSTNode, updated: cst.CSTNode) -> cst.CSTNode:
+        self.names.leave()
+        return updated
+
+    visit_ListComp = visit_SetComp = visit_DictComp = visit_GeneratorExp = _enter_comprehension
+    leave_ListComp = leave_SetComp = leave_DictComp = leave_GeneratorExp = _leave_comprehension
 
     def _enter_quiet(self, node: cst.CSTNode) -> None:
         self.quiet += 1
@@ -161,21 +242,22 @@ class _Wrapper(cst.CSTTransformer):
         base = _base(func)
         if isinstance(base, cst.Call) and _dotted(base.func) == "super":
             return None
-        if isinstance(base, cst.Name):
-            imported = self.aliases.get(base.value)
-            if base.value == DETECTOR or (imported is not None and imported.split(".", 1)[0] not in TORCH_ROOTS):
-                return None
+        if isinstance(base, cst.Name) and base.value == DETECTOR:
+            return None
+        binding, root = self._base_name(func)
+        if root is not None and root.split(".", 1)[0] not in TORCH_ROOTS:
+            return None         # another library's name (os.path.join, np.mean, tqdm)
         if isinstance(func, cst.Attribute) and func.attr.value in _UNWRAPPED_METHODS:
             return None
         dotted = _dotted(func)
         if dotted is None:
             text = _short(func)
             return text if len(text) <= _NAME_LIMIT else text[:_NAME_LIMIT - 3] + "..."
-        full = self._resolve(dotted)
+        full = self._qualified(func, root)
         if full is not None:      # torch, torchvision or torch_npu
             return None if full.startswith(_NEVER_WRAPPED) else full
-        if "." not in dotted and (dotted in self.definitions or dotted in BUILTINS):
-            return None
+        if "." not in dotted and (binding.tag in (DEF, CLASS) if binding is not None else dotted in BUILTINS):
+            return None         # the file's own function or class, or a builtin
         return dotted
 
     # -- the rewrite ----------------------------------------------------------------------------------
@@ -323,8 +405,12 @@ def _instrument(source: str, loop_lines: Sequence[int]) -> Instrumented:
         raise InstrumentError(_describe(error)) from None
     wrapper = MetadataWrapper(module, unsafe_skip_copy=True)
     lines = source.replace("\r\n", "\n").replace("\r", "\n").split("\n")   # libcst's line breaks only
-    transformer = _Wrapper(_Imports(tree), loop_lines, lines)
-    rewritten = wrapper.visit(transformer)
+    names = _Names(tree, lines)
+    transformer = _Wrapper(names, loop_lines, lines)
+    try:
+        rewritten = wrapper.visit(transformer)
+    finally:
+        names.model.close()     # its scopes hold reference cycles
     changed = Instrumented("", len(transformer.wrap), sorted(transformer.loops_found))
     if not changed.changed:
         changed.code = source

@@ -63,9 +63,11 @@ MAX_SIGNATURES = 64     # distinct shape signatures remembered per call site (ra
 _Tensor, _Module, _TensorBase = torch.Tensor, torch.nn.Module, torch._C.TensorBase
 _Function = torch.autograd.Function
 _HOOK_FILE = os.path.abspath(__file__)
-_CACHED_TYPES = (types.BuiltinFunctionType, types.FunctionType)   # stable objects; bound methods are not cached
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 ANALYSIS_DIR = os.path.dirname(os.path.dirname(_HOOK_FILE))
+_UNKNOWN = object()
+_RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200    # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
+_getframe, _get_ident = sys._getframe, threading.get_ident
 
 
 def _torch_module(module: Any) -> bool:
@@ -73,22 +75,44 @@ def _torch_module(module: Any) -> bool:
         and not module.startswith("torch.nn.init")
 
 
-_FUNCTIONS: dict = {}       # module-level functions (torch.cat, F.relu, ...) -> whether they are recorded
+_BUILTIN, _METHOD, _FUNCTION = types.BuiltinFunctionType, types.MethodType, types.FunctionType
+_MODULE_TYPE = types.ModuleType
+_STABLE = (types.FunctionType, types.BuiltinFunctionType, type, types.MethodDescriptorType,
+           types.WrapperDescriptorType)
+_VERDICTS: dict = {}        # functions, module-level builtins and classes (torch.cat, F.relu) -> recorded?
+_OWNED: dict = {}           # (the owner's class, method name) for methods of other objects -> recorded?
+_CACHE_SIZE = 4096
 
 
 def _traced(func: Any) -> bool:
-    """Whether a call of ``func`` is recorded (cheap checks first)."""
-    if isinstance(func, _Module):
+    """Whether a call of ``func`` is recorded: Tensor and module methods answered at once, other verdicts cached
+    per function (or per class and method name), never keyed by an object a cache would keep alive."""
+    kind = type(func)
+    if kind is _BUILTIN or kind is _METHOD:
+        owner = func.__self__
+        if owner is not None and type(owner) is not _MODULE_TYPE:
+            if isinstance(owner, _Tensor) or isinstance(owner, _Module):
+                return func.__name__ not in SKIPPED_NAMES
+            key = (owner if isinstance(owner, type) else type(owner), func.__name__)
+            verdict = _OWNED.get(key)
+            if verdict is None:
+                verdict = _decide(func)
+                if len(_OWNED) < _CACHE_SIZE:
+                    _OWNED[key] = verdict
+            return verdict
+    elif isinstance(func, _Module):
         return True
-    cached = type(func) in _CACHED_TYPES and getattr(func, "__self__", None) is None   # not a bound method
-    if cached:
-        known = _FUNCTIONS.get(func)
-        if known is not None:
-            return known
-    traced = _decide(func)
-    if cached and len(_FUNCTIONS) < 4096:
-        _FUNCTIONS[func] = traced
-    return traced
+    elif not isinstance(func, _STABLE):
+        return _decide(func)          # partials and other callable objects: not cached (they may be short-lived)
+    try:
+        verdict = _VERDICTS.get(func)
+    except TypeError:                 # a class whose metaclass makes it unhashable
+        return _decide(func)
+    if verdict is None:
+        verdict = _decide(func)
+        if len(_VERDICTS) < _CACHE_SIZE:
+            _VERDICTS[func] = verdict
+    return verdict
 
 
 def _decide(func: Any) -> bool:
@@ -114,64 +138,74 @@ def _decide(func: Any) -> bool:
     return _torch_module(module)
 
 
-class _Budget:
-    __slots__ = ("left",)
+def _shape(tensor: Any) -> tuple:
+    """``torch.Size`` (a tuple) as it is for plain tensors; a tuple for subclasses, whose ``shape`` may be another
+    sequence. Raises for nested and other shapeless tensors."""
+    return tensor.shape if type(tensor) is _Tensor else tuple(tensor.shape)
 
-    def __init__(self) -> None:
-        self.left = MAX_ITEMS
+
+_CONTAINERS = (list, tuple, dict)
 
 
-def _collect(value: Any, out: list, depth: int, budget: _Budget) -> None:
-    if isinstance(value, _Tensor):
-        try:
-            out.append(tuple(value.shape))
-        except Exception:        # nested and other shapeless tensors
-            pass
-        return
-    if depth >= MAX_DEPTH or budget.left <= 0:
-        return
-    if isinstance(value, dict):
-        value = value.values()
-    elif not isinstance(value, (list, tuple)):
-        return
-    for item in islice(value, budget.left):
-        budget.left -= 1
-        _collect(item, out, depth + 1, budget)
-        if budget.left <= 0:
-            return
+def _collect(container: Any, out: list, depth: int, left: int) -> int:
+    """Append the shapes of the tensors in ``container`` (a list, tuple or dict at ``depth``) and, below
+    ``MAX_DEPTH``, in the containers it holds. ``left`` elements may still be looked at (the container's own
+    are counted first, then those of the containers in it): what remains is returned."""
+    if isinstance(container, dict):
+        container = container.values()
+    size = len(container)
+    if size > left:
+        container, size = islice(container, left), left
+    left -= size
+    deeper = depth < MAX_DEPTH - 1
+    for item in container:
+        kind = type(item)
+        if kind is float or kind is int:              # the common case in data (box coordinates, sizes)
+            continue
+        if kind is _Tensor or isinstance(item, _Tensor):
+            try:
+                out.append(_shape(item))
+            except Exception:        # nested and other shapeless tensors
+                pass
+        elif deeper and left and isinstance(item, _CONTAINERS):
+            left = _collect(item, out, depth + 1, left)
+    return left
 
 
 def _shapes(values: Iterable[Any]) -> tuple:
+    """The shapes of the tensors among ``values`` and, down to ``MAX_DEPTH`` levels, in the lists, tuples and dicts
+    among them (``MAX_ITEMS`` elements looked at in all)."""
     out: list = []
-    budget: Optional[_Budget] = None
+    left = MAX_ITEMS
     for value in values:
-        if isinstance(value, _Tensor):
+        kind = type(value)
+        if kind is int or kind is float:
+            continue
+        if kind is _Tensor or isinstance(value, _Tensor):
             try:
-                out.append(tuple(value.shape))
+                out.append(_shape(value))
             except Exception:
                 pass
-        elif isinstance(value, (list, tuple, dict)):
-            if budget is None:
-                budget = _Budget()
-            _collect(value, out, 0, budget)
+        elif left and isinstance(value, _CONTAINERS):
+            left = _collect(value, out, 0, left)
     return tuple(out)
 
 
-def _receiver_shape(func: Any) -> tuple:
-    owner = getattr(func, "__self__", None)
-    if isinstance(owner, _Tensor):
-        try:
-            return (tuple(owner.shape),)
-        except Exception:
-            return ()
-    return ()
+_RELATIVE: dict[str, str] = {}
 
 
 def _relative(path: str) -> str:
-    if path.startswith("<"):          # <string>, <stdin>, ...
-        return path
-    relative = os.path.relpath(os.path.abspath(path), ANALYSIS_DIR)
-    return path if relative.startswith("..") else "./" + relative.replace(os.sep, "/")
+    """``./dir/file.py`` relative to the analysis folder (outside it: the path as it is), cached per file."""
+    found = _RELATIVE.get(path)
+    if found is None:
+        found = path
+        if not path.startswith("<"):          # <string>, <stdin>, ...
+            relative = os.path.relpath(os.path.abspath(path), ANALYSIS_DIR)
+            if not relative.startswith(".."):
+                found = "./" + relative.replace(os.sep, "/")
+        if len(_RELATIVE) < _CACHE_SIZE:
+            _RELATIVE[path] = found
+    return found
 
 
 def _neutralise(cell: str) -> str:
@@ -212,11 +246,13 @@ class _Ranges:
 class _Site:
     """One call site reached through one call path."""
 
-    __slots__ = ("name", "path", "line", "stack", "first", "seen", "last", "varying", "inputs", "outputs",
+    __slots__ = ("name", "path", "line", "key", "stack", "first", "seen", "last", "varying", "inputs", "outputs",
                  "iteration", "calls")
 
-    def __init__(self, name: str, path: str, line: int, stack: str) -> None:
-        self.name, self.path, self.line, self.stack = name, path, line, stack
+    def __init__(self, name: str, path: str, line: int, key: tuple) -> None:
+        self.name, self.path, self.line = name, path, line
+        self.key = key                         # keeps the code objects of the path alive (their ids are keys)
+        self.stack = "[]"                      # taken when the site is first seen varying
         self.first: dict[int, tuple] = {}      # n-th call in an iteration -> the first (inputs, outputs) seen
         self.seen: set = set()                 # (receiver, inputs, outputs) already in the ranges
         self.last: tuple = ()
@@ -229,14 +265,27 @@ class _Site:
                 self.inputs.text(), self.outputs.text()]
 
 
+_USER_FILE: dict[str, bool] = {}
+
+
+def _user_file(path: str) -> bool:
+    """Not the hook's file and not torch's own (cached per file)."""
+    found = _USER_FILE.get(path)
+    if found is None:
+        absolute = os.path.abspath(path)
+        found = absolute != _HOOK_FILE and not absolute.startswith(_TORCH_DIR)
+        if len(_USER_FILE) < _CACHE_SIZE:
+            _USER_FILE[path] = found
+    return found
+
+
 def _call_stack(frame: Any) -> str:
     """The user's frames, outermost first, as the vendor writes them: ``['<file F, line N in f>', ...]``."""
     frames = []
     while frame is not None:
-        path = os.path.abspath(frame.f_code.co_filename)
-        if path != _HOOK_FILE and not path.startswith(_TORCH_DIR):
-            frames.append(f"<file {_relative(frame.f_code.co_filename)}, line {frame.f_lineno} in "
-                          f"{frame.f_code.co_name}>")
+        code = frame.f_code
+        if _user_file(code.co_filename):
+            frames.append(f"<file {_relative(code.co_filename)}, line {frame.f_lineno} in {code.co_name}>")
         frame = frame.f_back
     return str(frames[::-1])
 
@@ -262,7 +311,13 @@ class Detector:
         self._pid = os.getpid()
         self._root: Any = None          # the frame the call paths stop at
         self._iteration = 0
-        self._sites: dict[tuple, _Site] = {}
+        self._sites: dict[tuple, _Site] = {}               # (name, index, code, line, code, line, ...) -> site
+        # (id(code), id(code), last instruction, ...) of the frames of a call -> {last instruction: site}
+        self._tables: dict[tuple, dict[int, Optional[_Site]]] = {}
+        self._frame: Any = None         # the frame of the last call, and its table
+        self._table: Optional[dict] = None
+        self._root_table: Optional[dict] = None     # the loop's frame's table
+        self._unrecorded = 0            # paths past the budget remembered as not recorded
         self._new_varying = False
         self._write_failed = False
         if hasattr(os, "register_at_fork"):
@@ -291,7 +346,7 @@ class Detector:
                 except StopIteration:
                     return
                 loop = sys._getframe(1)
-                self._root = loop
+                self._root, self._root_table, self._frame, self._table = loop, None, None, None
                 if self._active:
                     self._record_batch(loop, name, item)
                 yield item
@@ -307,12 +362,12 @@ class Detector:
         self.write_report()     # a header-only report until something varies, overwriting an old one
 
     def _begin_iteration(self, root: Any) -> None:
-        self._root = root
+        self._root, self._root_table, self._frame, self._table = root, None, None, None
         self._iteration += 1
         self._active = not self._stopped and threading.get_ident() == self._thread
 
     def _end_iteration(self) -> None:
-        self._active, self._root = False, None
+        self._active, self._root, self._root_table, self._frame, self._table = False, None, None, None, None
         if self._new_varying:
             self._new_varying = False
             self.write_report()
@@ -322,44 +377,123 @@ class Detector:
 
     def _record_batch(self, loop: Any, name: str, item: Any) -> None:
         try:
-            self._record(loop, name, -1, (), (), _shapes((item,)))
+            site = self._site(loop, name, -1)
+            if site is not None:
+                self._compare(site, loop, (), (), _shapes((item,)))
         except Exception as error:
             self._stop(f"internal error ({type(error).__name__}: {error}); recording stops here")
 
     # -- the calls --------------------------------------------------------------------------------------
     def hook_func(self, func: Callable[..., Any], name: str, index: int, /, *args: Any, **kwargs: Any) -> Any:
-        """``func(*args, **kwargs)``, recording tensor shapes when inside an iteration and ``func`` is torch's."""
-        if not self._active or threading.get_ident() != self._thread or not _traced(func):
+        """``func(*args, **kwargs)``, recording tensor shapes when inside an iteration and ``func`` is torch's.
+
+        The hot path of a training step: the common cases (a Tensor method, a module called with one tensor, a
+        result that is one tensor) are inlined, and a call from the same frame as the last one reuses its table."""
+        if not self._active:
+            return func(*args, **kwargs)
+        receiver: tuple = ()
+        kind = type(func)
+        if kind is _BUILTIN or kind is _METHOD:
+            owner = func.__self__
+            if isinstance(owner, _Tensor):            # a Tensor method: recorded unless skipped
+                if func.__name__ in SKIPPED_NAMES:
+                    return func(*args, **kwargs)
+                try:
+                    receiver = (_shape(owner),)
+                except Exception:
+                    pass
+            elif not ((owner is None and _VERDICTS.get(func)) or _traced(func)):   # torch.cat: cached
+                return func(*args, **kwargs)
+        elif kind is _FUNCTION:
+            if not (_VERDICTS.get(func) or _traced(func)):          # F.relu: cached
+                return func(*args, **kwargs)
+        elif not isinstance(func, _Module) and not _traced(func):
+            return func(*args, **kwargs)
+        if _get_ident() != self._thread:
             return func(*args, **kwargs)
         try:
-            frame = sys._getframe(1)
-            receiver = _receiver_shape(func)
-            inputs = _shapes(args + tuple(kwargs.values())) if kwargs else _shapes(args)
+            frame = _getframe(1)
+            if kwargs:
+                inputs = _shapes(args + tuple(kwargs.values()))
+            elif len(args) == 1 and type(args[0]) is _Tensor and not args[0].is_nested:
+                inputs = (args[0].shape,)
+            else:
+                inputs = _shapes(args)
         except Exception:
             return func(*args, **kwargs)
         result = func(*args, **kwargs)
         try:
             if self._active:
-                self._record(frame, name, index, receiver, inputs, _shapes((result,)))
+                outputs = _shapes((result,)) if type(result) is not _Tensor or result.is_nested else (result.shape,)
+                table = self._table if frame is self._frame else self._table_of(frame)
+                site = table.get(frame.f_lasti, _UNKNOWN)
+                if site is _UNKNOWN:
+                    site = self._new_path(table, frame, name, index)
+                if site is not None:
+                    self._compare(site, frame, receiver, inputs, outputs)
         except Exception as error:      # never let the detector break the run
             self._stop(f"internal error ({type(error).__name__}: {error}); recording stops here")
-        finally:
-            del frame
         return result
 
-    def _record(self, frame: Any, name: str, index: int, receiver: tuple, inputs: tuple, outputs: tuple) -> None:
-        path, root, walk = [], self._root, frame
-        while walk is not None and len(path) < MAX_STACK:
-            path.append((walk.f_code, walk.f_lineno))
+    def _new_path(self, table: dict, frame: Any, name: str, index: int) -> Optional[_Site]:
+        """The site of a call from a place of ``frame`` not seen before, remembered in its table."""
+        site = self._site(frame, name, index)
+        if site is not None or self._unrecorded < 4 * self.max_sites:
+            table[frame.f_lasti] = site
+            self._unrecorded += site is None
+        return site
+
+    def _table_of(self, frame: Any) -> dict:
+        """The sites called from ``frame``, by its last instruction. The frames above it, up to the loop, are the
+        ids of their code objects and their last instructions: cheap to take and to hash. The table is kept for
+        the next call from the same frame, whose callers cannot have changed unless it is a generator's; the
+        loop's own table is kept apart (the loop body's calls alternate with calls from the functions it calls)."""
+        root, walk, left = self._root, frame, MAX_STACK - 1
+        if frame is root and self._root_table is not None:
+            return self._root_table
+        parts = [id(frame.f_code)]
+        while walk is not root and left:   # the frames ``_site`` walks
+            walk = walk.f_back
+            if walk is None:
+                break
+            parts.append(id(walk.f_code))
+            parts.append(walk.f_lasti)
+            left -= 1
+        prefix = tuple(parts)
+        table = self._tables.get(prefix)
+        if table is None:
+            table = {}
+            if len(self._tables) < 4 * self.max_sites:
+                self._tables[prefix] = table
+        if frame is root:           # its path is its code alone: the same even when a generator's
+            self._root_table = table
+        elif frame.f_code.co_flags & _RESUMABLE:
+            self._frame = self._table = None
+        else:
+            self._frame, self._table = frame, table
+        return table
+
+    def _site(self, frame: Any, name: str, index: int) -> Optional[_Site]:
+        """The site of a call: its name and index, the code objects and line numbers of the frames up to the loop
+        (two paths through different calls on the same lines are one site). None past the budget."""
+        key, root, walk = [name, index], self._root, frame
+        while walk is not None and len(key) < 2 * MAX_STACK + 2:
+            key.append(walk.f_code)
+            key.append(walk.f_lineno)
             if walk is root:
                 break
             walk = walk.f_back
-        key = (tuple(path), name, index)
-        site = self._sites.get(key)
+        key_tuple = tuple(key)
+        site = self._sites.get(key_tuple)
         if site is None:
             if len(self._sites) >= self.max_sites:
-                return self._limit()
-            site = self._sites[key] = _Site(name, frame.f_code.co_filename, frame.f_lineno, _call_stack(frame))
+                self._limit()
+                return None
+            site = self._sites[key_tuple] = _Site(name, frame.f_code.co_filename, frame.f_lineno, key_tuple)
+        return site
+
+    def _compare(self, site: _Site, frame: Any, receiver: tuple, inputs: tuple, outputs: tuple) -> None:
+        """Compare a call with the same call (the same n-th of its site) in the other iterations."""
         if site.iteration != self._iteration:
             site.iteration, site.calls = self._iteration, 0
         nth = site.calls
@@ -374,13 +508,14 @@ class Detector:
                 site.outputs.add(outputs)
         if site.varying:
             return
-        signature = full[1:]    # the receiver's shape counts only through the result
+        signature = (inputs, outputs)   # the receiver's shape counts only through the result
         first = site.first.get(nth)
         if first is None:
             if nth < MAX_CALLS:
                 site.first[nth] = signature
         elif first != signature:
             site.varying = self._new_varying = True
+            site.stack = _call_stack(frame)
 
     def _limit(self) -> None:
         if not self._full:
@@ -392,7 +527,7 @@ class Detector:
     def _stop(self, why: str) -> None:
         if self._stopped:
             return
-        self._stopped, self._active = True, False
+        self._stopped, self._active, self._root_table, self._frame, self._table = True, False, None, None, None
         print(f"msft_dynamic_analysis: warning: {why}.", file=sys.stderr, flush=True)
         self.write_report()
 
