@@ -48,8 +48,6 @@ class Resolver(Summaries, Flows):
     of values read from tensors: the mixins)."""
 
     def __init__(self) -> None:
-        # File-wide import aliases, for callers that only feed imports (``add_import``), never for rules.
-        self.aliases: dict[str, str] = {"torch": "torch"}
         self.scopes: Optional[Scopes] = None
         self._stack: list[Scope] = []
         self.project: Optional[ProjectFacts] = None
@@ -85,18 +83,16 @@ class Resolver(Summaries, Flows):
         self._call_index = None
         self._local_classes.clear()
 
-    def add_import(self, node: ast.Import) -> None:
-        """File-wide aliases only (``self.aliases``): for callers that need nothing but the imports."""
-        for alias in node.names:
-            root = alias.name.split(".", 1)[0]
-            self.aliases[alias.asname or root] = canonical(alias.name) if alias.asname else root
-
-    def add_import_from(self, node: ast.ImportFrom) -> None:
-        module = "." * (node.level or 0) + (node.module or "")
-        for alias in node.names:
-            if alias.name != "*":
-                full = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
-                self.aliases[alias.asname or alias.name] = canonical(full)
+    def file_imports(self) -> dict[str, str]:
+        """Every import of the module, in any scope, as ``name -> qualified name`` (a later import of a name wins):
+        the file-wide view the project index's facts resolve names with, read from the model's bindings."""
+        found: list[tuple[tuple[int, int], str, str]] = []
+        for scope in (self.scopes.by_node.values() if self.scopes is not None else ()):
+            for name, bindings in scope.names.items():
+                found.extend((b.pos, name, b.value) for b in bindings if b.tag == IMPORT)
+        imports = {"torch": "torch"}
+        imports.update((name, value) for _, name, value in sorted(found, key=lambda item: item[0]))
+        return imports
 
     # -- the walk's position ---------------------------------------------------------------
     @property
@@ -164,8 +160,7 @@ class Resolver(Summaries, Flows):
 
     def _name_targets(self, node: ast.Name, scope: Scope) -> tuple[str, ...]:
         if self.scopes is None:
-            found = self.aliases.get(node.id) or (node.id if node.id in _ITER_WRAPPERS else None)
-            return (found,) if found else ()
+            return (node.id,) if node.id in _ITER_WRAPPERS or node.id == "torch" else ()
         bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
         if not bindings:
             if node.id in _BUILTINS or node.id == "torch":   # ``torch`` may arrive through a star import
@@ -196,7 +191,7 @@ class Resolver(Summaries, Flows):
     def imported(self, name: str) -> Optional[str]:
         """What a bare name is imported as where the walk stands (``_C`` -> ``._C``), else None."""
         if self.scopes is None:
-            return self.aliases.get(name)
+            return None
         binding = self.scopes.lookup(name, self.current, None)
         return binding.value if binding is not None and binding.tag == IMPORT else None
 

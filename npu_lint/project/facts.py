@@ -116,6 +116,7 @@ class Extractor:
         self.unresolved = 0
         self.unknown_receivers = 0
         self._closed: list[tuple[_Scope, list[_Scope]]] = []
+        self._imports: Optional[dict[str, str]] = None   # the file's imports, read from the model once needed
 
     # -- statements ------------------------------------------------------------------------
     def run(self, tree: ast.Module, scopes: Optional[Scopes] = None) -> "ModuleFacts":
@@ -135,14 +136,12 @@ class Extractor:
         node_type = type(node)
         at_module = len(self.scopes) == 1
         if node_type is ast.Import:
-            self.resolver.add_import(node)
             for alias in node.names:
                 local = alias.asname or alias.name.split(".", 1)[0]
                 if at_module:
                     self.imports[local] = alias.name if alias.asname else local
             return
         if node_type is ast.ImportFrom:
-            self.resolver.add_import_from(node)
             base = absolute("." * (node.level or 0) + (node.module or ""), self.module, self.is_package)
             for alias in node.names:
                 if alias.name == "*":
@@ -488,7 +487,9 @@ class Extractor:
                 return f"{found}.{rest}" if rest else found
             if scope.kind == "function" and root in scope.bound and root not in scope.defs:
                 return None
-        alias = self.resolver.aliases.get(root)
+        if self._imports is None:
+            self._imports = self.resolver.file_imports()   # every import of the file, from the model's bindings
+        alias = self._imports.get(root)
         if alias is not None:
             found = absolute(alias, self.module, self.is_package)
             return f"{found}.{rest}" if rest else found
