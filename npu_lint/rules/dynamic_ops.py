@@ -152,7 +152,7 @@ class DataDependentShapeOp(Rule):
         definition = ctx.resolver.definition(node.func)
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
             chain = wrapper_chain(definition, ctx)
-            if chain:
+            if chain and chain[-1] != MASK_SELECTION:   # a helper returning ``x[mask]`` is NPU402's
                 self._report(node, " → ".join(chain), dynamic_row(chain[-1]), ctx)
 
     def _report(self, where: ast.AST, api: str, row: dict[str, str], ctx: FileContext) -> None:
@@ -214,7 +214,7 @@ class BooleanMaskIndexing(Rule):
     code = "NPU402"
     name = "boolean-mask-indexing"
     family = FAMILY
-    node_types = (ast.Subscript,)
+    node_types = (ast.Subscript, ast.Call)
     triggers = ("[",)
     message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
     must_fire = ("import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
@@ -223,17 +223,24 @@ class BooleanMaskIndexing(Rule):
                  "import torch\nbad = x[torch.isnan(x)]\n",
                  "import torch\ndef f(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep]\n",
                  "import torch\ndef f(p: torch.Tensor, e, s, n):\n    p[p <= e - s] += n\n",
-                 "import torch\ndef f(x, keep):\n    return x[~keep]\n")
+                 "import torch\ndef f(x, keep):\n    return x[~keep]\n",
+                 # the call of the file's helper that returns a selection by a mask
+                 "import torch\ndef flat(s, l, ignore):\n    valid = l != ignore\n    return s.view(-1)[valid.view(-1)]\n"
+                 "def loss(s, l):\n    return flat(s, l, 255).sum()\n")
     must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
                      "import torch\nimport numpy as np\ndef f(t):\n    a = t.cpu().numpy()\n    keep = a > 0\n    return a[keep]\n",
                      "import torch\nimport pandas as pd\nswitches = events[events.Type == 'SWITCH']\n","import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
                      "import torch\nx = torch.randn(8)\ny = x[idx]\n",
                      "import numpy as np\nimport torch\na = np.zeros(3)\nb = a[a > 0]\n",
                      "import torch\nx = torch.randn(8)\ny = x[:, 0]\n",
-                     "x = get()\ny = x[x > 0]\n")
+                     "x = get()\ny = x[x > 0]\n",
+                     "import torch\ndef dense(s, l):\n    return s * (l > 0)\ndef loss(s, l):\n    return dense(s, l).sum()\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
+            return
+        if isinstance(node, ast.Call):
+            self._helper_call(node, ctx)
             return
         if not isinstance(node.ctx, ast.Load) and not _updated_in_place(node, ctx):
             return
@@ -247,6 +254,24 @@ class BooleanMaskIndexing(Rule):
             if _tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
                 ctx.report(node, self.message.format(value=short_source(node.value), index=short_source(node.slice)), "x[mask]")
                 return
+
+    def _helper_call(self, node: ast.Call, ctx: FileContext) -> None:
+        chain = _mask_helper(node, ctx)
+        if chain:
+            ctx.report(node, f"{' → '.join(chain[:-1])} returns a selection by a boolean mask: a data-dependent shape "
+                       "and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)",
+                       "x[mask]")
+
+
+def _mask_helper(node: ast.Call, ctx: FileContext) -> Optional[list[str]]:
+    """``flatten(scores, labels)`` where the file's ``flatten`` returns ``scores[valid]``: the chain to it."""
+    if not isinstance(node.func, ast.Name):
+        return None
+    definition = ctx.resolver.definition(node.func)
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    chain = wrapper_chain(definition, ctx)
+    return chain if chain and chain[-1] == MASK_SELECTION else None
 
 
 def _updated_in_place(node: ast.Subscript, ctx: FileContext) -> bool:
@@ -278,10 +303,12 @@ def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0) -> Option
 
 def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optional[list[str]]:
     """The data-dependent op (or wrapper chain) a returned expression's value comes from."""
-    stack, seen, budget = [expr], set(), 200
+    stack, seen, budget, selection = [expr], set(), 200, None
+    picked: set[int] = set()   # values only indexed by a scalar on the way (``sens[idx]``): their length is gone
     while stack and budget:
         budget -= 1
         node = stack.pop()
+        inside_pick = id(node) in picked
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id in _SCALAR_BUILTINS \
                     and ctx.resolver.binding(node.func, scope) is None:
@@ -302,7 +329,7 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
                 definition = ctx.resolver.definition(node.func, scope)
                 if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     chain = wrapper_chain(definition, ctx, depth + 1)
-                    if chain:
+                    if chain and not (inside_pick and chain[-1] == MASK_SELECTION):
                         return chain
             if node.func.__class__ is ast.Attribute and node.func.attr in _SHAPE_FREE:
                 continue   # ``inds.numel()``, ``len(...)``: what is returned no longer has that shape
@@ -314,11 +341,43 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
                 for step in binding.path:   # ``a, b = x, y``: only the element bound to the name
                     value = value.elts[step] if isinstance(value, ast.Tuple) and 0 <= step < len(value.elts) else value
                 stack.append(value)
+                if inside_pick:
+                    picked.add(id(value))
             continue
+        elif isinstance(node, ast.Subscript) and type(node.ctx) is ast.Load:
+            if selection is None and not inside_pick and _selects_by_mask(node, scope, ctx):
+                selection = [MASK_SELECTION]   # a data-dependent op found further on still names the chain
+            elif not isinstance(node.slice, (ast.Slice, ast.Tuple, ast.Constant)):
+                picked.add(id(node.value))     # ``sens[idx]`` with a scalar index: one element, a fixed shape
         elif isinstance(node, (ast.Lambda, ast.Compare)):
             continue
-        stack.extend(ast.iter_child_nodes(node))
-    return None
+        children = list(ast.iter_child_nodes(node))
+        if inside_pick:
+            picked.update(id(child) for child in children)
+        elif isinstance(node, ast.Call):   # ``torch.argmax(x[m])``: a selection passed in is not what is returned
+            picked.update(id(child) for child in children if child is not node.func)
+        stack.extend(children)
+    return selection
+
+
+MASK_SELECTION = "x[mask]"   # the leaf of a wrapper that returns a boolean-mask selection (``return x[valid]``)
+_MASK_SELECTION_ROW = {"construct": "boolean-mask selection",
+                       "alternative": "keep the mask dense (torch.where / masked_fill / multiply by the mask)"}
+
+
+def _selects_by_mask(node: ast.Subscript, scope, ctx: FileContext) -> bool:
+    """``scores[valid]`` in one of the file's functions: an index the model knows is a mask, on a value that is
+    not evidently a host array."""
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if not any(not isinstance(e, (ast.Slice, ast.Constant)) and (ctx.resolver.value_of(e, scope) or ("",))[0] == MASK
+               for e in elements):
+        return False
+    value = ctx.resolver.value_of(node.value, scope)
+    return value is None or value[0] not in ("host", "list")
+
+
+def _leaf_row(leaf: str) -> Optional[dict[str, str]]:
+    return _MASK_SELECTION_ROW if leaf == MASK_SELECTION else dynamic_row(leaf)
 
 
 _SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "print"})
