@@ -8,33 +8,11 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.flows import per_item_lengths
 from npu_lint.context import FileContext
 
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full"})
 _DEPTH = 2
-
-
-def _per_item_lengths(node: ast.AST) -> bool:
-    """``len(s) for s in batch``, ``[list(img.shape) for img in images]``, ``x.size(0) for x in xs``."""
-    if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
-        return False
-    element = node.elt
-    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
-            and len(element.args) == 1:
-        element = element.args[0]
-    bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-    measured = None
-    if isinstance(element, ast.Attribute) and element.attr == "shape":
-        measured = element.value
-    elif isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
-            and element.value.attr == "shape":
-        measured = element.value.value
-    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id == "len" \
-            and element.args:
-        measured = element.args[0]
-    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr == "size":
-        measured = element.func.value
-    return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(measured))
 
 
 def _batch_maximum(node: ast.AST) -> bool:
@@ -45,12 +23,12 @@ def _batch_maximum(node: ast.AST) -> bool:
         return isinstance(node.elt, ast.Call) and isinstance(node.elt.func, ast.Name) and node.elt.func.id == "max" \
             and isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "zip" \
             and len(iterated.args) == 1 and isinstance(iterated.args[0], ast.Starred) \
-            and _per_item_lengths(iterated.args[0].value)
+            and per_item_lengths(iterated.args[0].value)
     if not isinstance(node, ast.Call) or len(node.args) != 1:
         return False
     func = node.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-    return "max" in name.lower() and _per_item_lengths(node.args[0])
+    return "max" in name.lower() and per_item_lengths(node.args[0])
 
 
 def _pads(function: ast.AST, ctx: FileContext, depth: int) -> Optional[str]:

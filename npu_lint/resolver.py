@@ -27,6 +27,7 @@ _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", 
 _BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DEPTH = 40
+_ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"})
 
 
 class ProjectFacts(Protocol):
@@ -459,8 +460,9 @@ class Resolver(Summaries, Flows):
             return whole
         return None
 
-    def _iter_element(self, source: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
-        """What ``for target in source`` binds at ``path``."""
+    def iterated(self, source: ast.AST, scope: Scope, path: tuple[int, ...]) -> Optional[tuple[ast.AST, tuple[int, ...]]]:
+        """``for target in source``: the iterable the element at ``path`` comes from, through ``enumerate``,
+        ``zip``, ``tqdm``, ``sorted`` ... (None: the enumerate counter, or no such element)."""
         while isinstance(source, ast.Call) and source.args:
             name = self.qualname(source.func, scope)
             if name == "enumerate":
@@ -471,10 +473,18 @@ class Resolver(Summaries, Flows):
                 if not path or path[0] == STAR or path[0] >= len(source.args):
                     return None
                 source, path = source.args[path[0]], path[1:]
-            elif name in ("tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"):
+            elif name in _ITERATION_WRAPPERS:
                 source = source.args[0]
             else:
                 break
+        return source, path
+
+    def _iter_element(self, source: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
+        """What ``for target in source`` binds at ``path``."""
+        found = self.iterated(source, scope, path)
+        if found is None:
+            return None
+        source, path = found
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
             receiver = self.value_of(source.func.value, scope, depth)
             if receiver is not None and receiver[0] == K.MODULE:
@@ -497,20 +507,6 @@ class Resolver(Summaries, Flows):
         if value[0] == K.MODULE and value[1] in ("torch.nn.ModuleList", "torch.nn.Sequential") and not path:
             return K.MODULE, None
         return None
-
-
-
-
-
-
-
-
-
-
-
-
-
-
 
 
 _DTYPE_NAMES = frozenset({"float64", "double", "float32", "float", "float16", "half", "bfloat16", "int64", "long",

@@ -56,7 +56,6 @@ _METADATA_CALLS = frozenset({"len", "isinstance", "hasattr", "getattr", "type", 
 # Keyword arguments that carry no size.
 _NO_SIZE_KEYWORDS = frozenset({"device", "dtype", "layout", "requires_grad", "pin_memory", "out", "generator",
                                "memory_format", "non_blocking", "dim", "keepdim"})
-_ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"})
 
 
 class Flows:
@@ -177,20 +176,10 @@ class Flows:
 
     def _iteration_flows(self: "Resolver", source: ast.AST, scope: Scope, path: tuple[int, ...]) -> tuple[Flow, ...]:
         """``for target in source``: the elements of a list read from a tensor, or of a tensor itself."""
-        while isinstance(source, ast.Call) and source.args:
-            name = self.qualname(source.func, scope)
-            if name == "enumerate":
-                if not path or path[0] != 1:
-                    return _NONE
-                source, path = source.args[0], path[1:]
-            elif name == "zip":
-                if not path or path[0] == STAR or path[0] >= len(source.args):
-                    return _NONE
-                source, path = source.args[path[0]], path[1:]
-            elif name in _ITERATION_WRAPPERS:
-                source = source.args[0]
-            else:
-                break
+        found = self.iterated(source, scope, path)
+        if found is None:
+            return _NONE
+        source, path = found
         if isinstance(source, ast.Call) and self.qualname(source.func, scope) == "range":
             return _NONE   # ``for i in range(n)``: an index, the loop count is the rule's business
         found = [f for f in self.flows(source, scope, sink=False) if f[0] != ZERO_D]
@@ -306,7 +295,7 @@ class Flows:
                     or (sink and receiver not in (K.HOST, K.LIST))):
                 return ZERO_D, node
             return None
-        if len(node.args) == 1 and "max" in _last_name(func).lower() and _lengths(node.args[0]):
+        if len(node.args) == 1 and "max" in _last_name(func).lower() and per_item_lengths(node.args[0]):
             return BATCH_MAX, node
         root = func
         while isinstance(root, ast.Attribute):
@@ -419,18 +408,24 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
     return False
 
 
-def _lengths(node: ast.AST) -> bool:
-    """``len(s) for s in batch`` / ``[x.size(0) for x in seqs]`` / ``x.shape[0] for ...``: per-item lengths."""
+def per_item_lengths(node: ast.AST) -> bool:
+    """``len(s) for s in batch``, ``[list(img.shape) for img in images]``, ``x.size(0) for x in xs``."""
     if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
         return False
     element = node.elt
     if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
             and len(element.args) == 1:
-        element = element.args[0]       # ``list(img.shape)``: every dimension of every item
+        element = element.args[0]
+    bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    measured = None
     if isinstance(element, ast.Attribute) and element.attr == "shape":
-        return True
-    if isinstance(element, ast.Call):
-        return (isinstance(element.func, ast.Name) and element.func.id == "len") or (
-            isinstance(element.func, ast.Attribute) and element.func.attr == "size")
-    return isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
-        and element.value.attr == "shape"
+        measured = element.value
+    elif isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
+            and element.value.attr == "shape":
+        measured = element.value.value
+    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id == "len" \
+            and element.args:
+        measured = element.args[0]
+    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr == "size":
+        measured = element.func.value
+    return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(measured))
