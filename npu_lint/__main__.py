@@ -1,6 +1,6 @@
 """``python -m npu_lint``."""
 import sys
 
-from npu_lint.cli import main
+from npu_lint.entry import main
 
 sys.exit(main())

@@ -150,3 +150,15 @@ def test_api_files_in_pyproject(tmp_path):
     (tmp_path / "apis.csv").write_text("name\nfoo\n")
     bad = npu_lint("check", "m.py", cwd=tmp_path)
     assert bad.returncode == 2 and "api-files" in bad.stderr and "3rd-party API" in bad.stderr
+
+
+def test_ctrl_c_before_the_command_runs_is_one_line_and_130(monkeypatch, capsys):
+    """The console script (``npu_lint.entry``) also covers importing and option parsing."""
+    import npu_lint.cli
+    from npu_lint.entry import main as entry
+
+    def interrupted(argv=None):
+        raise KeyboardInterrupt
+    monkeypatch.setattr(npu_lint.cli, "main", interrupted)
+    assert entry() == 130
+    assert capsys.readouterr().err == "npu-lint: interrupted\n"

@@ -237,6 +237,8 @@ def _collect_files(root: Path, python: list[Path], target: Target, cache: Option
             continue
         result.findings.extend((relative, finding) for finding in findings)
         result.inventory.extend((relative, *row) for row in inventory)
+    for _ in fresh:   # run the jobs' generator to its end: the pool closes and joins now, not in an exit handler
+        pass
 
 
 def _worker_signals() -> None:
