@@ -6,7 +6,7 @@ import dataclasses
 import os
 import sys
 from pathlib import Path
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
 from npu_lint import config as configuration
 from npu_lint.cli_options import UsageError, split_codes, split_globs
@@ -18,6 +18,9 @@ from npu_lint.notebooks import Notebook, load_source
 from npu_lint.sources import Unreadable, discover, display, encoding_of, read_bytes
 from npu_lint.syntax_errors import parse_or_finding
 from npu_lint.versions import Target, default_release, parse_target
+
+if TYPE_CHECKING:
+    from npu_lint.analysis.project import ProjectView
 
 
 class Checker:
@@ -34,7 +37,7 @@ class Checker:
         self.warnings = 0
         self.internal_errors = 0   # files skipped because of a bug of ours: exit EXIT_INTERNAL_ERROR
         self.hidden_unsafe_fixes = 0   # fixes that --unsafe-fixes would add
-        self.projects: list[tuple[Path, object]] = []   # (folder, ProjectView) for the folders given
+        self.projects: list[tuple[Path, "ProjectView"]] = []   # (folder, index) for the folders given
         self.blocked_fixes = 0         # .cuda()/'cuda' fixes not possible (no torch import to add torch_npu after)
         self.fixed: list[tuple[str, Finding]] = []
         self.changed_files = 0
@@ -125,10 +128,10 @@ class Checker:
             self.warn(f"{display(path)}: skipped: {error}")
             return [], "", None
         self.files_checked += 1
-        ctx = self.context_for(path, source, config)
+        project = self.project_for(path)
         dispatch = dispatch_for(codes)
         if not syntax and not dispatch.wanted(source) and not (
-                ctx is not None and calls_project_wrapper(dispatch, ctx.project, source)):
+                project is not None and calls_project_wrapper(dispatch, project[1], source)):
             return [], source, notebook
         tree = parse_or_finding(source, str(path))
         if isinstance(tree, Finding):
@@ -139,7 +142,7 @@ class Checker:
             try:
                 findings = analyse_tree(tree, source, self.target_for(config), codes,
                                         noqa=not self.args.disable_noqa, third_party=config.third_party(),
-                                        ctx=ctx)
+                                        ctx=self.context_for(project, source, config))
             except Exception as error:   # isolation: one file's bug is one line, the run goes on
                 self.internal(path, error, "skipped")
                 return [], source, notebook
@@ -164,15 +167,22 @@ class Checker:
                 if view is not None:
                     self.projects.append((folder.resolve(), view))
 
-    def context_for(self, path: Path, source: str, config: configuration.Config) -> Optional[FileContext]:
-        """A context that knows the project index of the folder ``path`` was found in (None without one)."""
+    def project_for(self, path: Path) -> Optional[tuple[str, "ProjectView"]]:
+        """(the file's path inside its project, the project index) for a file of a folder given, else None."""
         resolved = path.resolve()
         for folder, view in self.projects:
             if resolved.is_relative_to(folder):
-                ctx = FileContext(source, self.target_for(config))
-                ctx.use_project(view, resolved.relative_to(folder).as_posix())
-                return ctx
+                return resolved.relative_to(folder).as_posix(), view
         return None
+
+    def context_for(self, project: Optional[tuple[str, "ProjectView"]], source: str,
+                    config: configuration.Config) -> Optional[FileContext]:
+        """A context that knows the file's project index (None without one)."""
+        if project is None:
+            return None
+        ctx = FileContext(source, self.target_for(config))
+        ctx.use_project(project[1], project[0])
+        return ctx
 
     def warn(self, message: str) -> None:
         self.warnings += 1
