@@ -257,10 +257,7 @@ class Extractor:
         self.classes[qualname] = {"line": node.lineno, "bases": bases, "methods": [], "attrs": {},
                                   "scopes": list(self.scopes)}
         scope = _Scope("class", qualname, line=node.lineno)
-        if hasattr(self.resolver, "attach"):
-            self.resolver.enter_class(node)
-        else:
-            self.resolver.enter_class()
+        self.resolver.enter_class(node)
         self.scopes.append(scope)
         self.class_stack.append(qualname)
         for child in node.body:

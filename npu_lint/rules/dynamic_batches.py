@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.batch_max_helpers import batch_max_helper
+from npu_lint.rules.batch_max_helpers import batch_max_helper
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule

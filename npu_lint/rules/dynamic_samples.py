@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from npu_lint.batch_max_helpers import function_text
+from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source

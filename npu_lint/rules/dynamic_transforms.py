@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.batch_max_helpers import function_text
+from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.dynamic_values import FAMILY
