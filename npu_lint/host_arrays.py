@@ -20,9 +20,7 @@ _DEPTH = 6
 
 def _numpy_file(ctx: FileContext) -> bool:
     """The file mentions numpy or pandas at all (otherwise no name can hold one of their arrays)."""
-    if "numpy_file" not in ctx.scratch:
-        ctx.scratch["numpy_file"] = "numpy" in ctx.source or "pandas" in ctx.source
-    return ctx.scratch["numpy_file"]
+    return ctx.mentions("numpy") or ctx.mentions("pandas")
 
 
 def _function(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:

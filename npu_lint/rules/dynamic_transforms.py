@@ -298,7 +298,7 @@ class RandomSizeTransform(Rule):
 def _fixed_afterwards(node: ast.Call, ctx: FileContext) -> bool:
     """A later step of the same pipeline list brings every image back to one size: OpenMMLab ``Pad(size=...)`` or
     ``FixShapeResize``, torchvision ``CenterCrop`` or ``RandomCrop(..., pad_if_needed=True)``."""
-    if "BatchFixedSizePad" in ctx.source:     # OpenMMLab: the data preprocessor pads every batch to one size
+    if ctx.mentions("BatchFixedSizePad"):     # OpenMMLab: the data preprocessor pads every batch to one size
         return True
     pipeline = ctx.parent(node)
     if not isinstance(pipeline, (ast.List, ast.Tuple)) or node not in pipeline.elts:
