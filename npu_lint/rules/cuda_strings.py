@@ -164,8 +164,24 @@ class CudaEnvVar(Rule):
             use = f": set the matching {counterpart} variable instead"
         else:
             use = f": use {counterpart}" if counterpart else ""
-        ctx.report(node, self.message.format(name=node.value, effect=row["effect_on_npu"].split(":")[0] + " on NPU",
-                                             use=use), node.value)
+        ctx.report(node, self.message.format(name=node.value, effect=env_effect(row["effect_on_npu"]), use=use),
+                   node.value)
+
+
+def env_effect(effect: str) -> str:
+    """The table's effect as a message phrase: ``ignored on NPU``, or what the variable is and what NPU uses.
+
+    >>> env_effect("ignored: cuBLAS does not exist on NPU")
+    'ignored on NPU'
+    >>> env_effect("ignored by the NPU runtime")
+    'ignored by the NPU runtime'
+    >>> env_effect("CUDA toolkit path: NPU builds use the CANN toolkit")
+    'the CUDA toolkit path: NPU builds use the CANN toolkit'
+    """
+    head, _, rest = effect.partition(": ")
+    if head.startswith("ignored"):
+        return head if "NPU" in head else head + " on NPU"
+    return f"the {head}: {rest}" if rest else f"the {head}"
 
 
 class CudaTensorTypeString(Rule):
