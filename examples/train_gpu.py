@@ -151,7 +151,7 @@ def evaluate(model, loader, device):
 def save_checkpoint(model, optimizer, scaler, epoch, out_dir):
     os.makedirs(out_dir, exist_ok=True)
     state = {"model": unwrap(model).state_dict(), "optimizer": optimizer.state_dict(),
-             "scaler": scaler.state_dict(), "epoch": epoch}  # expect: NPU212@23
+             "scaler": scaler.state_dict(), "epoch": epoch}
     path = os.path.join(out_dir, f"epoch_{epoch:03d}.pt")
     torch.save(state, path + ".tmp")
     os.replace(path + ".tmp", path)
@@ -192,7 +192,7 @@ def main():
         checkpoint = torch.load(args.resume, map_location="cuda:0")  # expect: NPU205@58
         unwrap(model).load_state_dict(checkpoint["model"])
         optimizer.load_state_dict(checkpoint["optimizer"])
-        scaler.load_state_dict(checkpoint["scaler"])  # expect: NPU212@8
+        scaler.load_state_dict(checkpoint["scaler"])
         start_epoch = checkpoint["epoch"] + 1
 
     for epoch in range(start_epoch, args.epochs):
@@ -210,11 +210,11 @@ def main():
                 logits = model(images)
                 loss = loss_fn(logits, labels)
             optimizer.zero_grad(set_to_none=True)
-            scaler.scale(loss).backward()  # expect: NPU212@12
-            scaler.unscale_(optimizer)  # expect: NPU212@12
+            scaler.scale(loss).backward()
+            scaler.unscale_(optimizer)
             nn.utils.clip_grad_norm_(model.parameters(), max_norm=5.0)
-            scaler.step(optimizer)  # expect: NPU212@12
-            scaler.update()  # expect: NPU212@12
+            scaler.step(optimizer)
+            scaler.update()
             scheduler.step()
             if step % 50 == 0 and rank == 0:
                 acc = accuracy(logits.float(), labels).item()

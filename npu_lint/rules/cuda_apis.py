@@ -277,7 +277,10 @@ class CudaAmp(_ApiGroupRule):
 
     What it does:
         Flags ``torch.cuda.amp.autocast/GradScaler/custom_fwd/custom_bwd`` and a ``'cuda'`` device type
-        given to the device-generic AMP APIs (``torch.autocast``, ``torch.amp.GradScaler``, ...).
+        given to the device-generic AMP APIs (``torch.autocast``, ``torch.amp.GradScaler``, ...). Methods of
+        a CUDA ``GradScaler`` (``scaler.step(opt)``) are reported only in files that do not name the class
+        (a scaler made in another module of the project): where the file constructs or annotates it, that
+        line is the one to change.
     Why it matters on NPU:
         The CUDA AMP classes exist only for CUDA; ``transfer_to_npu`` patches ``torch.cuda.amp`` but
         a ``'cuda'`` device type given to ``torch.autocast`` is rewritten only from the release the
@@ -334,9 +337,24 @@ class CudaAmp(_ApiGroupRule):
         if isinstance(func.value, ast.Call) or node.lineno in ctx.scratch.get("amp_lines", ()) \
                 or ctx.resolver.qualname(func) is not None:   # the constructor on this line is reported
             return
-        if ctx.resolver.class_of(func.value) == "torch.cuda.amp.GradScaler":
+        if ctx.resolver.class_of(func.value) == "torch.cuda.amp.GradScaler" and not _builds_cuda_scaler(node, ctx):
             api = f"torch.cuda.amp.GradScaler.{func.attr}"
             ctx.report(node, self.message.format(api=api, npu="torch.amp.GradScaler('npu')"), api)
+
+
+def _builds_cuda_scaler(node: ast.AST, ctx: FileContext) -> bool:
+    """The file names ``torch.cuda.amp.GradScaler`` (its constructor or an annotation, reported there: the line
+    to change), so the methods called on it are not reported again; a scaler from another module is."""
+    built = ctx.scratch.get("cuda_scaler_built")
+    if built is None:
+        root = node
+        while ctx.parent(root) is not None:
+            root = ctx.parent(root)
+        built = ctx.scratch["cuda_scaler_built"] = any(
+            isinstance(name, (ast.Name, ast.Attribute))
+            and getattr(name, "attr", getattr(name, "id", "")) == "GradScaler"
+            and ctx.resolver.qualname(name) == "torch.cuda.amp.GradScaler" for name in ast.walk(root))
+    return built
 
 
 _SCALER_METHODS = frozenset({"scale", "step", "update", "unscale_", "get_scale", "state_dict", "load_state_dict"})
