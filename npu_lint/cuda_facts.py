@@ -17,6 +17,7 @@ _PREFIX_GROUPS = (("torch.cuda.amp.", "amp"), ("torch.cuda.nvtx.", "nvtx"), ("to
                   ("torch.cuda.", "cuda"), ("torch.backends.cudnn.", "backends_cudnn"),
                   ("torch.backends.cuda.", "backends_cuda"))
 _DEVICE = re.compile(r"^cuda(?::\d*)?$")
+_DEVICE_TEMPLATE = re.compile(r"^cuda:(?:%[ds]|\{\w*\})$")   # 'cuda:%d' % i, 'cuda:{}'.format(i)
 # Bare modules: ``device_mod = torch.cuda``, ``monkeypatch.setattr(torch.backends.cudnn, ...)``.
 _MODULES = {"torch.cuda": ("cuda", "torch_npu.npu"), "torch.backends.cuda": ("backends_cuda", ""),
             "torch.backends.cudnn": ("backends_cudnn", "")}
@@ -76,10 +77,18 @@ def is_docstring(node: ast.AST, ctx: "FileContext") -> bool:
 
 
 def is_device_string(node: ast.AST, ctx: "FileContext") -> bool:
-    """``'cuda'``, ``'cuda:0'`` or an f-string starting ``cuda:``."""
+    """``'cuda'``, ``'cuda:0'``, an f-string starting ``cuda:`` or a formatted one (``'cuda:%d' % i``,
+    ``'cuda:{}'.format(i)``)."""
     if isinstance(node, ast.Constant):
-        return (isinstance(node.value, str) and _DEVICE.match(node.value) is not None
-                and not isinstance(ctx.parent(node), ast.JoinedStr))
+        if not isinstance(node.value, str) or isinstance(ctx.parent(node), ast.JoinedStr):
+            return False
+        if _DEVICE.match(node.value) is not None:
+            return True
+        if _DEVICE_TEMPLATE.match(node.value) is None:
+            return False
+        parent = ctx.parent(node)
+        return (isinstance(parent, ast.BinOp) and isinstance(parent.op, ast.Mod) and parent.left is node) or (
+            isinstance(parent, ast.Attribute) and parent.attr == "format" and isinstance(ctx.parent(parent), ast.Call))
     if isinstance(node, ast.JoinedStr) and node.values:
         head = node.values[0]
         return isinstance(head, ast.Constant) and isinstance(head.value, str) and (

@@ -42,8 +42,10 @@ class CudaDeviceString(Rule):
                  "import torch\nx = x.to('cuda:0')\n",
                  "import torch\nstate = torch.load(path, map_location='cuda:0')\n",
                  "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
-                 "import torch\ndev = torch.device(f'cuda:{rank}')\n")
-    must_not_fire = ("device = 'cuda'\n",
+                 "import torch\ndev = torch.device(f'cuda:{rank}')\n",
+                 "import torch\ndev = torch.device('cuda:%d' % rank)\n",
+                 "import torch\ndev = torch.device('cuda:{}'.format(rank))\n")
+    must_not_fire = ("device = 'cuda'\n", "import torch\nlog('cuda:%d ready', rank)\n",
                      "import torch\nprint('running on cuda devices')\n",
                      "import torch\nif x.device.type == 'cuda':\n    pass\n",
                      "import torch\nwith torch.autocast('cuda'):\n    pass\n",
@@ -82,12 +84,21 @@ class CudaDeviceCheck(Rule):
     must_fire = ("import torch\nif x.device.type == 'cuda':\n    pass\n",
                  "import torch\nok = args.device in ['cuda', 'cpu']\n",
                  "import torch\nif str(dev).startswith('cuda'):\n    pass\n")
-    must_not_fire = ("import torch\nif x.device.type == 'npu':\n    pass\n", "if dev == 'cuda':\n    pass\n")
+    must_not_fire = ("import torch\nif x.device.type == 'npu':\n    pass\n", "if dev == 'cuda':\n    pass\n",
+                     "import torch\nif x.device.type in ['cuda', 'npu']:\n    pass\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
-        if ctx.uses_torch and is_device_string(node, ctx) and string_use(node, ctx) == COMPARE:
+        if ctx.uses_torch and is_device_string(node, ctx) and string_use(node, ctx) == COMPARE \
+                and not _accepts_npu(node, ctx):
             text = repr(node.value) if isinstance(node, ast.Constant) else "an f-string 'cuda:...'"
             ctx.report(node, self.message.format(text=text), "cuda")
+
+
+def _accepts_npu(node: ast.AST, ctx: FileContext) -> bool:
+    """``device.type in ['cuda', 'npu']``: the membership test already accepts the NPU device type."""
+    parent = ctx.parent(node)
+    return isinstance(parent, (ast.List, ast.Tuple, ast.Set)) and any(
+        isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.startswith("npu") for e in parent.elts)
 
 
 class NcclCheck(Rule):
