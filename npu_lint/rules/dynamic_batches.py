@@ -21,6 +21,9 @@ _LOADER_PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_samp
                       "pin_memory", "drop_last")
 
 
+_DEFAULT_BATCH_SIZE = ast.Constant(value=1)   # DataLoader's default batch_size
+
+
 def _constant(node: Optional[ast.AST]) -> object:
     return node.value if isinstance(node, ast.Constant) else ...
 
@@ -171,6 +174,7 @@ class LoaderWithoutDropLast(Rule):
                      "import torch\nfrom torch.utils.data import DataLoader\nkw = dict(batch_size=32, shuffle=True)\n"
                      "kw['drop_last'] = True\nloader = DataLoader(ds, **kw)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_sampler=bs)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, shuffle=True, num_workers=2)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(ds, model):\n"
                      "    loader = DataLoader(ds, batch_size=8)\n    for x in loader:\n        model(x)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nclass Loader(DataLoader):\n"
@@ -204,8 +208,8 @@ class LoaderWithoutDropLast(Rule):
             return
         if "drop_last" in keywords and _constant(keywords["drop_last"]) is not False:
             return
-        if _constant(keywords.get("batch_size")) in (1, None):
-            return
+        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None):
+            return      # batches of one (DataLoader's default) or no batching: every batch has the same shape
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx):
             ctx.report(node, self.message, _LOADER)
             return
