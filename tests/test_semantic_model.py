@@ -438,3 +438,38 @@ def test_long_chains_of_bindings_and_calls_keep_the_stack_bounded():
     analyse_source(source, codes=frozenset({"NPU403"}))
     near = "import torch\ndef f(x, t):\n    n0 = t.item()\n    n1 = n0 + 1\n    n2 = n1 * 2\n    return x[:n2]\n"
     assert [f.code for f in analyse_source(near, codes=frozenset({"NPU403"}))] == ["NPU403"]
+
+
+# -- callables chosen at run time (issue 14) -----------------------------------------------------------
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\nclass H(torch.nn.Module):\n    def __init__(self, cfg):\n"
+     "        self.mask_fn = self._a if cfg else self._b\n    def _a(self, x):\n        return x > 0\n"
+     "    def _b(self, x):\n        return torch.isnan(x)\n    def forward(self, x):\n        m = self.mask_fn(x)\n"
+     "        m.probe()\n", "mask"),
+    ("import torch\ndef f(x, mode):\n    fn = {'nan': torch.isnan, 'inf': torch.isinf}[mode]\n    m = fn(x)\n"
+     "    m.probe()\n", "mask"),
+    ("import torch\nclass S:\n    def _mask_thr(self, x):\n        return x > 0\n    def _mask_nan(self, x):\n"
+     "        return torch.isnan(x)\n    def run(self, x, mode):\n        m = getattr(self, f'_mask_{mode}')(x)\n"
+     "        m.probe()\n", "mask"),
+    ("import torch\ndef f(x, strict):\n    fn = (lambda t: t > 0) if strict else torch.isfinite\n    m = fn(x)\n"
+     "    m.probe()\n", "mask"),
+    ("import torch\nimport functools\ndef thr(x, t):\n    return x > t\ndef f(x):\n"
+     "    fn = functools.partial(thr, t=0.5)\n    m = fn(x)\n    m.probe()\n", "mask"),
+    # a mask and a tensor among the candidates: a tensor
+    ("import torch\nclass S:\n    def _a(self, x):\n        return x > 0\n    def _b(self, x):\n        return torch.relu(x)\n"
+     "    def run(self, x, c):\n        fn = self._a if c else self._b\n        m = fn(x)\n        m.probe()\n", "tensor"),
+])
+def test_callables_chosen_at_run_time_join_their_candidates(source, kind):
+    assert probe(source)[0] == kind
+
+
+@pytest.mark.parametrize("source", [
+    # a candidate the code does not show: unknown
+    "import torch\nclass S:\n    def _a(self, x):\n        return x > 0\n    def run(self, x, other):\n"
+    "        fn = self._a if other.c else other.fn\n        m = fn(x)\n        m.probe()\n",
+    "import torch\ndef f(x, fn):\n    m = fn(x)\n    m.probe()\n",
+    "import torch\ndef f(x, mode):\n    m = getattr(torch, mode)(x)\n    m.probe()\n",
+    "import torch\ndef f(x, table, mode):\n    m = table[mode](x)\n    m.probe()\n",
+])
+def test_callables_with_an_unknown_candidate_stay_unknown(source):
+    assert probe(source)[0] is None

@@ -169,8 +169,9 @@ def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:
         name = ctx.resolver.qualname(node.func)
         if name is not None:
             return name in _BOOL_FUNCTIONS
-        return isinstance(node.func, ast.Attribute) and node.func.attr in _BOOL_METHODS
-    return ctx.resolver.kind_of(node) == MASK
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _BOOL_METHODS:
+            return True
+    return ctx.resolver.kind_of(node) == MASK   # ``x[fn(x)]``: a callable whose every candidate returns a mask
 
 
 def _tensor_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileContext) -> bool:
@@ -226,8 +227,18 @@ class BooleanMaskIndexing(Rule):
                  "import torch\ndef f(x, keep):\n    return x[~keep]\n",
                  # the call of the file's helper that returns a selection by a mask
                  "import torch\ndef flat(s, l, ignore):\n    valid = l != ignore\n    return s.view(-1)[valid.view(-1)]\n"
-                 "def loss(s, l):\n    return flat(s, l, 255).sum()\n")
+                 "def loss(s, l):\n    return flat(s, l, 255).sum()\n",
+                 # a method chosen at run time whose every candidate returns a mask
+                 "import torch\nclass Head(torch.nn.Module):\n    def __init__(self, cfg):\n"
+                 "        self.mask_fn = self._by_thr if cfg else self._by_nan\n    def _by_thr(self, x):\n"
+                 "        return x > 0.5\n    def _by_nan(self, x):\n        return torch.isnan(x)\n"
+                 "    def forward(self, x):\n        m = self.mask_fn(x)\n        return x[m]\n",
+                 "import torch\ndef f(x, mode):\n    fn = {'nan': torch.isnan, 'inf': torch.isinf}[mode]\n    return x[fn(x)]\n")
     must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
+                     # one candidate returns a mask, the other an index tensor: no evidence of a mask
+                     "import torch\nclass H:\n    def _a(self, x):\n        return x > 0\n    def _b(self, x):\n"
+                     "        return x.argmax(-1)\n    def run(self, x, c):\n        fn = self._a if c else self._b\n"
+                     "        return x[fn(x)]\n",
                      "import torch\nimport numpy as np\ndef f(t):\n    a = t.cpu().numpy()\n    keep = a > 0\n    return a[keep]\n",
                      "import torch\nimport pandas as pd\nswitches = events[events.Type == 'SWITCH']\n","import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
                      "import torch\nx = torch.randn(8)\ny = x[idx]\n",
