@@ -473,3 +473,13 @@ def test_callables_chosen_at_run_time_join_their_candidates(source, kind):
 ])
 def test_callables_with_an_unknown_candidate_stay_unknown(source):
     assert probe(source)[0] is None
+
+
+def test_size_helpers_are_reported_at_the_call_that_reads_the_value():
+    source = ("import torch\ndef pad(x, n):\n    return x.new_zeros(n, x.shape[1])\ndef outer(x, k):\n"
+              "    return pad(x, k + 1)\ndef run(x, mask):\n    return outer(x, int(mask.sum()))\n")
+    found = analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU403"}))
+    lines = sorted(f.line for f in found)
+    assert lines == [3, 7]   # inside the helper, and at the call that reads the value (not at outer's own call)
+    call = next(f for f in found if f.line == 7)
+    assert "outer(int(mask.sum())) → pad(n) → .new_zeros()" in call.message
