@@ -483,3 +483,14 @@ def test_size_helpers_are_reported_at_the_call_that_reads_the_value():
     assert lines == [3, 7]   # inside the helper, and at the call that reads the value (not at outer's own call)
     call = next(f for f in found if f.line == 7)
     assert "outer(int(mask.sum())) → pad(n) → .new_zeros()" in call.message
+
+
+def test_mask_assignment_of_computed_rows_is_npu402_once():
+    source = ("import torch\ndef f(x: torch.Tensor, y: torch.Tensor):\n    m = x > 0\n    x[m] = y[m] * 2\n"
+              "    x[m] = torch.sigmoid(y)\n    x[m] = 0\n")
+    found = sorted((f.code, f.line) for f in analyse_source(source, Target("2.8.0"),
+                                                            codes=frozenset({"NPU402", "NPU303"})))
+    # the read y[m] (not the write again), the computed rows, and NPU303's fill value naming the nonzero
+    assert found == [("NPU303", 6), ("NPU402", 4), ("NPU402", 5)]
+    assert "data-dependent nonzero" in next(f.message for f in analyse_source(source, Target("2.8.0"),
+                                                                           codes=frozenset({"NPU303"})))

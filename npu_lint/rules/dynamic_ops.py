@@ -14,6 +14,7 @@ from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.resolver import MASK, return_statements
 from npu_lint.rules import ApiRef, Rule, short_source
+from npu_lint.rules.mask_values import computed_tensor, is_fill_value
 from npu_lint.tables import keyed
 
 FAMILY = "dynamic-shape"
@@ -198,7 +199,9 @@ class BooleanMaskIndexing(Rule):
         (``~``, ``&``, ``|``), ``torch.isnan(x)`` or ``m.bool()``, or a name bound to one of these, in files
         that use torch. Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
         bound to them, comparisons with strings) and literal tuples indexed by a condition are left alone.
-        Mask assignment (``x[mask] = v``) is NPU303.
+        Mask assignment of one fill value (``x[mask] = 0``) is NPU303; an assignment NPU303 leaves alone because
+        the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
+        unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged).
     Why it matters on NPU:
         A boolean index turns into ``nonzero`` followed by a gather: the NPU syncs with the host to count the
         selected elements, and the result has a new shape whenever the count changes, which compiles the
@@ -233,7 +236,11 @@ class BooleanMaskIndexing(Rule):
                  "        self.mask_fn = self._by_thr if cfg else self._by_nan\n    def _by_thr(self, x):\n"
                  "        return x > 0.5\n    def _by_nan(self, x):\n        return torch.isnan(x)\n"
                  "    def forward(self, x):\n        m = self.mask_fn(x)\n        return x[m]\n",
-                 "import torch\ndef f(x, mode):\n    fn = {'nan': torch.isnan, 'inf': torch.isinf}[mode]\n    return x[fn(x)]\n")
+                 "import torch\ndef f(x, mode):\n    fn = {'nan': torch.isnan, 'inf': torch.isinf}[mode]\n    return x[fn(x)]\n",
+                 # assigning computed rows through a mask (NPU303 advises masked_fill_ for one fill value only)
+                 "import torch\ndef f(self, embeds, pixels, ids, tok):\n    img = self.visual(pixels)\n"
+                 "    embeds[ids == tok] = img\n    return embeds\n",
+                 "import torch\ndef f(x: torch.Tensor, y):\n    m = x > 0\n    x[m] = torch.sigmoid(y)\n")
     must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
                      # one candidate returns a mask, the other an index tensor: no evidence of a mask
                      "import torch\nclass H:\n    def _a(self, x):\n        return x > 0\n    def _b(self, x):\n"
@@ -253,8 +260,11 @@ class BooleanMaskIndexing(Rule):
         if isinstance(node, ast.Call):
             self._helper_call(node, ctx)
             return
+        rows = None
         if not isinstance(node.ctx, ast.Load) and not _updated_in_place(node, ctx):
-            return
+            rows = _rows_written(node, ctx)   # ``x[mask] = rows``: one value per selected element (NPU303 advises
+            if rows is None:                  # ``masked_fill_`` for one fill value)
+                return
         if isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) \
                 or (isinstance(node.value, ast.Name) and node.value.id[:1].isupper()):   # Optional[...], Union[...]
             return
@@ -263,6 +273,13 @@ class BooleanMaskIndexing(Rule):
             if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx):
                 continue
             if _tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
+                if rows is not None:
+                    ctx.report(node, f"{short_source(node.value)}[{short_source(node.slice)}] = {short_source(rows, 30)} "
+                               "assigns through a boolean mask (IndexPut with a data-dependent nonzero): a device sync "
+                               "on NPU, and a shape that follows the mask when the value has one entry per selected "
+                               "element; write densely (torch.where(mask, value, x), the value laid out at full size)",
+                               "x[mask]")
+                    return
                 ctx.report(node, self.message.format(value=short_source(node.value), index=short_source(node.slice)), "x[mask]")
                 return
 
@@ -283,6 +300,24 @@ def _mask_helper(node: ast.Call, ctx: FileContext) -> Optional[list[str]]:
         return None
     chain = wrapper_chain(definition, ctx)
     return chain if chain and chain[-1] == MASK_SELECTION else None
+
+
+def _rows_written(node: ast.Subscript, ctx: FileContext) -> Optional[ast.AST]:
+    """``x[mask] = rows`` where the right-hand side is tensor rows, not one fill value (NPU303's case), and reads
+    nothing through a mask itself (``x[m] = y[m] * 2``: NPU402 on the read already): the value written, else None."""
+    parent = ctx.parent(node)
+    if not isinstance(parent, ast.Assign) or len(parent.targets) != 1 or parent.targets[0] is not node:
+        return None
+    value = parent.value
+    if is_fill_value(value, ctx) and not computed_tensor(value, parent, ctx):
+        return None
+    if not computed_tensor(value, parent, ctx) and not isinstance(value, (ast.Call, ast.BinOp, ast.Subscript)):
+        return None
+    for child in ast.walk(value):
+        if isinstance(child, ast.Subscript) and not isinstance(child.slice, (ast.Slice, ast.Constant)) \
+                and is_bool_index(child.slice, ctx):
+            return None
+    return value
 
 
 def _updated_in_place(node: ast.Subscript, ctx: FileContext) -> bool:
