@@ -21,7 +21,8 @@ from npu_lint.analysis.scopes import DEF, IMPORT, VALUE, Scope
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
-Candidate = tuple[str, object, Optional[Scope]]   # ("def", FunctionDef, None) | ("api", qualname, None) | ("lambda", Lambda, scope)
+# ("def", FunctionDef, None) | ("api", qualname, None) | ("lambda", Lambda, scope)
+Candidate = tuple[str, object, Optional[Scope]]
 _DEPTH = 6
 _MAX_CANDIDATES = 12
 _PARTIAL = frozenset({"functools.partial", "partial"})
@@ -126,8 +127,8 @@ class Callables:
         prefix = None
         if isinstance(attribute, ast.Constant) and isinstance(attribute.value, str):
             exact = attribute.value
-        elif isinstance(attribute, ast.JoinedStr) and attribute.values and isinstance(attribute.values[0], ast.Constant) \
-                and len(str(attribute.values[0].value)) >= 2:
+        elif isinstance(attribute, ast.JoinedStr) and attribute.values \
+                and isinstance(attribute.values[0], ast.Constant) and len(str(attribute.values[0].value)) >= 2:
             exact, prefix = None, str(attribute.values[0].value)
         else:
             return False
