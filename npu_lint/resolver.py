@@ -380,7 +380,7 @@ class Resolver(Summaries, Flows, Callables):
             callee = self.binding_value(binding, depth)
             if callee is not None and callee[0] == K.MODULE:
                 return K.TENSOR, None
-            return self.dispatched_value(func, scope) if binding.tag == VALUE and callee is None else None
+            return self.dispatched_value(func, scope) if binding.tag in (VALUE, PARAM) and callee is None else None
         if isinstance(func, ast.Attribute):
             callee = self.value_of(func, scope, depth)
             if callee is not None and callee[0] == K.MODULE:

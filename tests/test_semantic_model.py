@@ -494,3 +494,14 @@ def test_mask_assignment_of_computed_rows_is_npu402_once():
     assert found == [("NPU303", 6), ("NPU402", 4), ("NPU402", 5)]
     assert "data-dependent nonzero" in next(f.message for f in analyse_source(source, Target("2.8.0"),
                                                                            codes=frozenset({"NPU303"})))
+
+
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\ndef thr(x):\n    return x > 0\ndef f(x, mask_fn=thr):\n    m = mask_fn(x)\n    m.probe()\n", "mask"),
+    # a caller passes another callable: the join (a tensor)
+    ("import torch\ndef thr(x):\n    return x > 0\ndef f(x, mask_fn=thr):\n    m = mask_fn(x)\n    m.probe()\n"
+     "y = f(a, torch.relu)\n", "tensor"),
+    ("import torch\ndef f(x, mask_fn=None):\n    m = mask_fn(x)\n    m.probe()\n", None),
+])
+def test_parameters_with_a_default_callable(source, kind):
+    assert probe(source)[0] == kind

@@ -6,7 +6,9 @@ f"_mask_{mode}")``. The model lists every candidate the code shows (the file's o
 torch / numpy functions, lambdas, ``functools.partial`` of one of these) and the call's value is the join of
 what the candidates return (:func:`npu_lint.analysis.kinds.join`): a mask when every candidate returns a mask, a
 tensor when they return tensors or masks, unknown as soon as one candidate is unknown or the choice is made
-among callables the code does not show (a parameter, an attribute of another object).
+among callables the code does not show (a parameter without a default, an attribute of another object). A
+parameter with a default callable (``def collate(batch, pad=pad_to_longest)``) has the default and whatever the
+file's own calls pass for it as candidates.
 
 A mixin of :class:`npu_lint.resolver.Resolver` (it supplies ``value_of``, ``qualname``, ``returns``, ``scopes``).
 """
@@ -16,7 +18,8 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.scopes import DEF, IMPORT, VALUE, Scope
+from npu_lint.analysis.flows import passed_argument
+from npu_lint.analysis.scopes import DEF, IMPORT, PARAM, VALUE, Binding, Scope
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -80,7 +83,9 @@ class Callables:
                 elif binding.tag == VALUE and not binding.path:
                     if not self._collect(binding.value, binding.scope, found, depth + 1, seen):
                         return False
-                else:
+                elif binding.tag == PARAM and not self._collect_parameter(binding, found, depth, seen):
+                    return False
+                elif binding.tag not in (DEF, IMPORT, VALUE, PARAM):
                     return False
             return True
         if kind is ast.Attribute:
@@ -101,6 +106,20 @@ class Callables:
             if node.args and self.qualname(node.func, scope) in _PARTIAL:
                 return self._collect(node.args[0], scope, found, depth + 1, seen)
         return False
+
+    def _collect_parameter(self: "Resolver", binding: Binding, found: list[Candidate], depth: int,
+                           seen: set[int]) -> bool:
+        """``def collate(batch, pad=pad_to_longest)``: the default, and what the file's own calls pass instead."""
+        default, function = binding.value, binding.scope.node
+        if default is None or (isinstance(default, ast.Constant) and default.value is None) or binding.node is None:
+            return False
+        if not self._collect(default, binding.scope.parent or binding.scope, found, depth + 1, seen):
+            return False
+        for call, scope, offset in self.call_sites(function):
+            passed = passed_argument(call, function, binding.node, offset)
+            if passed is not None and not self._collect(passed, scope, found, depth + 1, seen):
+                return False
+        return True
 
     def _collect_attribute(self: "Resolver", node: ast.Attribute, scope: Scope, found: list[Candidate],
                            depth: int, seen: set[int]) -> bool:

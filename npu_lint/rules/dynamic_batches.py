@@ -69,7 +69,10 @@ class PadToBatchMax(ValueFlow):
                  "    n = max(x.shape[0] for x in items)\n    return torch.stack([F.pad(x, (0, 0, 0, n - x.shape[0])) for x in items])\n",
                  "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
                  "    out = items[0].new_zeros(len(items), longest)\n    for i, x in enumerate(items):\n"
-                 "        out[i, :len(x)] = x\n    return out\ndef collate(batch):\n    return pad_batch(batch)\n")
+                 "        out[i, :len(x)] = x\n    return out\ndef collate(batch):\n    return pad_batch(batch)\n",
+                 # the helper as a parameter's default
+                 "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
+                 "    return torch.zeros(len(items), longest)\ndef collate(batch, pad=pad_batch):\n    return pad(batch)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
