@@ -17,6 +17,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
 from npu_lint.analysis.summaries import Summaries, memo, return_statements   # noqa: F401  (re-exported)
 from npu_lint.analysis.flows import Flows
+from npu_lint.analysis.callables import Callables
 from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, Binding, Scope,
                                       Scopes)
 from npu_lint.namespaces import is_namespace
@@ -44,9 +45,9 @@ class ProjectFacts(Protocol):
     def element_of_method(self, cls: str, method: str, index: int) -> Optional[K.Value]: ...
 
 
-class Resolver(Summaries, Flows):
-    """Scopes, bindings and value kinds of one module (summaries of its functions and classes, and the data flow
-    of values read from tensors: the mixins)."""
+class Resolver(Summaries, Flows, Callables):
+    """Scopes, bindings and value kinds of one module (summaries of its functions and classes, the data flow
+    of values read from tensors and calls through callables chosen at run time: the mixins)."""
 
     def __init__(self) -> None:
         self.scopes: Optional[Scopes] = None
@@ -377,7 +378,9 @@ class Resolver(Summaries, Flows):
             if binding.tag == CLASS:
                 return self.class_value(binding.value)
             callee = self.binding_value(binding, depth)
-            return (K.TENSOR, None) if callee is not None and callee[0] == K.MODULE else None
+            if callee is not None and callee[0] == K.MODULE:
+                return K.TENSOR, None
+            return self.dispatched_value(func, scope) if binding.tag in (VALUE, PARAM) and callee is None else None
         if isinstance(func, ast.Attribute):
             callee = self.value_of(func, scope, depth)
             if callee is not None and callee[0] == K.MODULE:
@@ -389,10 +392,18 @@ class Resolver(Summaries, Flows):
             if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):
                 if _dtype_argument(node, self, scope) == "torch.bool":
                     return K.MASK, None
-            return K.of_method(receiver, func.attr)
+            value = K.of_method(receiver, func.attr)
+            if value is None and callee is None and isinstance(func.value, ast.Name) \
+                    and self.scopes is not None and func.value.id == self.scopes.self_name(scope):
+                return self.dispatched_value(func, scope)   # ``self.mask_fn(x)``: a method chosen at run time
+            return value
         if isinstance(func, ast.Subscript):
             callee = self.value_of(func, scope, depth)
-            return (K.TENSOR, None) if callee is not None and callee[0] == K.MODULE else None
+            if callee is not None and callee[0] == K.MODULE:
+                return K.TENSOR, None
+            return self.dispatched_value(func, scope) if callee is None else None   # ``table[mode](x)``
+        if isinstance(func, ast.Call):
+            return self.dispatched_value(func, scope)   # ``getattr(self, f"_mask_{mode}")(x)``
         return None
 
     def _binop_value(self, node: ast.BinOp, scope: Scope, depth: int) -> Optional[K.Value]:

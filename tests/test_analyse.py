@@ -211,3 +211,13 @@ def test_dynamic_shape_risks_get_their_own_file(project):
                      ("train_multiscale.py", 66, "NPU401"), ("train_multiscale.py", 67, "NPU403"),
                      ("train_multiscale.py", 71, "NPU406")]
     assert "| dynamic_shape_risk.csv" in result.stdout
+
+
+def test_mask_assignment_is_a_dynamic_shape_risk(project):
+    """NPU303 (x[mask] = 0: IndexPut with a data-dependent nonzero) is listed with the NPU4xx risks."""
+    (project / "masks.py").write_text("import torch\ndef f(x: torch.Tensor):\n    x[x > 0] = 0\n    return x\n")
+    out = project.parent / "out"
+    result = analyse("-i", str(project), "-o", str(out), cwd=project.parent)
+    assert result.returncode == 0, result.stderr
+    table = rows(out / "detector_analysis" / "dynamic_shape_risk.csv")
+    assert [(row[0], row[1], row[5].split()[0]) for row in table[1:] if row[0] == "masks.py"] == [("masks.py", "3", "NPU303")]

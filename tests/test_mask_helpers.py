@@ -35,5 +35,23 @@ def loss(scores, labels, spec, thr):
 
 def test_only_the_helper_returning_a_selection_is_reported_at_its_call():
     found = [(f.line, f.col) for f in analyse_source(HELPERS, Target("2.8.0"), codes=frozenset({"NPU402"}))]
-    # the selections themselves (lines 8 and 13) and the call of flatten (line 23); not best (one element), not dense
-    assert found == [(8, 44), (13, 30), (13, 52), (23, 11)]
+    # the selections themselves (lines 8 and 13: valid.view(-1) is a mask too) and the call of flatten (line 23);
+    # not best (one element), not dense
+    assert found == [(8, 11), (8, 44), (13, 30), (13, 52), (23, 11)]
+
+
+def test_helpers_of_loops_over_selections():
+    source = ("import torch\n"
+              "def nms(boxes, scores, thr):\n"                                   # 2
+              "    keep = []\n    order = scores.argsort(descending=True)\n"
+              "    while order.numel() > 0:\n"
+              "        keep.append(order[0])\n"
+              "        order = order[1:][scores[order[1:]] < thr]\n"             # 7: the selection itself
+              "    return torch.stack(keep)\n"
+              "def sums(xs, thr):\n    out = []\n    for x in xs:\n"
+              "        out.append(x[x > thr].sum())\n"                           # 12: the selection itself
+              "    return torch.stack(out)\n"
+              "def post(b, s, xs):\n"
+              "    return nms(b, s, 0.5), sums(xs, 0.1)\n")                      # 15: nms only (sums: numbers)
+    found = [(f.line, f.col) for f in analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU402"}))]
+    assert found == [(7, 16), (12, 19), (15, 11)]

@@ -442,3 +442,70 @@ def test_long_chains_of_bindings_and_calls_keep_the_stack_bounded():
     analyse_source(source, codes=frozenset({"NPU403"}))
     near = "import torch\ndef f(x, t):\n    n0 = t.item()\n    n1 = n0 + 1\n    n2 = n1 * 2\n    return x[:n2]\n"
     assert [f.code for f in analyse_source(near, codes=frozenset({"NPU403"}))] == ["NPU403"]
+
+
+# -- callables chosen at run time (issue 14) -----------------------------------------------------------
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\nclass H(torch.nn.Module):\n    def __init__(self, cfg):\n"
+     "        self.mask_fn = self._a if cfg else self._b\n    def _a(self, x):\n        return x > 0\n"
+     "    def _b(self, x):\n        return torch.isnan(x)\n    def forward(self, x):\n        m = self.mask_fn(x)\n"
+     "        m.probe()\n", "mask"),
+    ("import torch\ndef f(x, mode):\n    fn = {'nan': torch.isnan, 'inf': torch.isinf}[mode]\n    m = fn(x)\n"
+     "    m.probe()\n", "mask"),
+    ("import torch\nclass S:\n    def _mask_thr(self, x):\n        return x > 0\n    def _mask_nan(self, x):\n"
+     "        return torch.isnan(x)\n    def run(self, x, mode):\n        m = getattr(self, f'_mask_{mode}')(x)\n"
+     "        m.probe()\n", "mask"),
+    ("import torch\ndef f(x, strict):\n    fn = (lambda t: t > 0) if strict else torch.isfinite\n    m = fn(x)\n"
+     "    m.probe()\n", "mask"),
+    ("import torch\nimport functools\ndef thr(x, t):\n    return x > t\ndef f(x):\n"
+     "    fn = functools.partial(thr, t=0.5)\n    m = fn(x)\n    m.probe()\n", "mask"),
+    # a mask and a tensor among the candidates: a tensor
+    ("import torch\nclass S:\n    def _a(self, x):\n        return x > 0\n    def _b(self, x):\n        return torch.relu(x)\n"
+     "    def run(self, x, c):\n        fn = self._a if c else self._b\n        m = fn(x)\n        m.probe()\n", "tensor"),
+])
+def test_callables_chosen_at_run_time_join_their_candidates(source, kind):
+    assert probe(source)[0] == kind
+
+
+@pytest.mark.parametrize("source", [
+    # a candidate the code does not show: unknown
+    "import torch\nclass S:\n    def _a(self, x):\n        return x > 0\n    def run(self, x, other):\n"
+    "        fn = self._a if other.c else other.fn\n        m = fn(x)\n        m.probe()\n",
+    "import torch\ndef f(x, fn):\n    m = fn(x)\n    m.probe()\n",
+    "import torch\ndef f(x, mode):\n    m = getattr(torch, mode)(x)\n    m.probe()\n",
+    "import torch\ndef f(x, table, mode):\n    m = table[mode](x)\n    m.probe()\n",
+])
+def test_callables_with_an_unknown_candidate_stay_unknown(source):
+    assert probe(source)[0] is None
+
+
+def test_size_helpers_are_reported_at_the_call_that_reads_the_value():
+    source = ("import torch\ndef pad(x, n):\n    return x.new_zeros(n, x.shape[1])\ndef outer(x, k):\n"
+              "    return pad(x, k + 1)\ndef run(x, mask):\n    return outer(x, int(mask.sum()))\n")
+    found = analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU403"}))
+    lines = sorted(f.line for f in found)
+    assert lines == [3, 7]   # inside the helper, and at the call that reads the value (not at outer's own call)
+    call = next(f for f in found if f.line == 7)
+    assert "outer(int(mask.sum())) → pad(n) → .new_zeros()" in call.message
+
+
+def test_mask_assignment_of_computed_rows_is_npu402_once():
+    source = ("import torch\ndef f(x: torch.Tensor, y: torch.Tensor):\n    m = x > 0\n    x[m] = y[m] * 2\n"
+              "    x[m] = torch.sigmoid(y)\n    x[m] = 0\n")
+    found = sorted((f.code, f.line) for f in analyse_source(source, Target("2.8.0"),
+                                                            codes=frozenset({"NPU402", "NPU303"})))
+    # the read y[m] (not the write again), the computed rows, and NPU303's fill value naming the nonzero
+    assert found == [("NPU303", 6), ("NPU402", 4), ("NPU402", 5)]
+    assert "data-dependent nonzero" in next(f.message for f in analyse_source(source, Target("2.8.0"),
+                                                                           codes=frozenset({"NPU303"})))
+
+
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\ndef thr(x):\n    return x > 0\ndef f(x, mask_fn=thr):\n    m = mask_fn(x)\n    m.probe()\n", "mask"),
+    # a caller passes another callable: the join (a tensor)
+    ("import torch\ndef thr(x):\n    return x > 0\ndef f(x, mask_fn=thr):\n    m = mask_fn(x)\n    m.probe()\n"
+     "y = f(a, torch.relu)\n", "tensor"),
+    ("import torch\ndef f(x, mask_fn=None):\n    m = mask_fn(x)\n    m.probe()\n", None),
+])
+def test_parameters_with_a_default_callable(source, kind):
+    assert probe(source)[0] == kind

@@ -194,10 +194,21 @@ class Flows:
             return _NONE
         found: list[Flow] = []
         for call, scope, offset in self.call_sites(function):
-            passed = _passed(call, function, arg, offset)
+            passed = passed_argument(call, function, arg, offset)
             if passed is not None:
                 found.extend(self.flows(passed, scope, sink=False))
         return _unique(found)
+
+    def parameters_reaching(self: "Resolver", node: ast.AST, function: ast.AST, scope: Scope) -> tuple[Binding, ...]:
+        """The parameters of ``function`` that ``node`` (used as a size inside it, in ``scope``) may be computed
+        from: the summary "this parameter is a size", which a call fills in with its argument."""
+        def compute() -> tuple[Flow, ...]:
+            return tuple(f for f in self.flows(node, scope) if f[0] == PARAMETER and f[1].scope.node is function)
+        return tuple(flow[1] for flow in self._summarise(function, compute))
+
+    def own_function(self: "Resolver", call: ast.Call, scope: Optional[Scope] = None) -> Optional[tuple[ast.AST, int]]:
+        """The file's own function or method a call runs, and how many leading parameters it fills implicitly."""
+        return self._own_function(call, scope or self.current)
 
     def _own_function(self: "Resolver", call: ast.Call, scope: Scope) -> Optional[tuple[ast.AST, int]]:
         """The file's own function or method a call runs (``helper(x)``, ``self.helper(x)``), and how many
@@ -237,7 +248,7 @@ class Flows:
                 continue
             binding = flow[1]
             if binding.scope.node is callee[0]:
-                passed = _passed(call, callee[0], binding.node, callee[1])
+                passed = passed_argument(call, callee[0], binding.node, callee[1])
                 if passed is not None:
                     found.extend(self.flows(passed, scope, sink=False))
             elif self._open_parameter(binding):
@@ -345,7 +356,7 @@ class Flows:
                     lambda: self._summarise(function, compute)) or _NONE
 
 
-def _passed(call: ast.Call, function: ast.AST, arg: ast.arg, offset: int) -> Optional[ast.AST]:
+def passed_argument(call: ast.Call, function: ast.AST, arg: ast.arg, offset: int) -> Optional[ast.AST]:
     """The argument ``call`` passes to parameter ``arg`` of ``function`` (None: not shown, or behind ``*xs``)."""
     positional = [a.arg for a in function.args.posonlyargs + function.args.args]
     index = positional.index(arg.arg) if arg.arg in positional else None

@@ -165,7 +165,7 @@ def build(source: Path, staging: Path, final: Path, target: Target, wrap_loops: 
     collected = collect(source, target, lambda *_: None, **(collect_options or {}))
     if not collected.files:
         raise ReportError(f"there are no python files in {source}")
-    collected.findings = [(path, f) for path, f in collected.findings if f.code.startswith("NPU4")]
+    collected.findings = [(path, f) for path, f in collected.findings if f.code.startswith("NPU4") or f.code == "NPU303"]
     write_static_findings(staging, collected)     # read back by `npu-lint dynamic-report` (static_vs_runtime.csv)
     for path, finding in collected.findings:
         log("WARNING", f"{path} line: {finding.line} ~ {finding.end_line}   Operation Type: {finding.code}   "

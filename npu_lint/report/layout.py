@@ -42,7 +42,7 @@ def rows_by_file(collected: Collected) -> dict[str, list[list[object]]]:
         name = FILE_OF_CODE.get(finding.code)
         if name is None and finding.code.startswith("NPU2"):
             name = CUDA_USAGE
-        elif name is None and finding.code.startswith("NPU4"):
+        elif name is None and (finding.code.startswith("NPU4") or finding.code == "NPU303"):   # mask assignment: nonzero
             name = DYNAMIC_SHAPE_RISK
         if name is not None:
             files[name].append(_row(path, finding, own=name in (CUDA_USAGE, DYNAMIC_SHAPE_RISK)))

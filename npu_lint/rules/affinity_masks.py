@@ -18,6 +18,8 @@ from npu_lint.rules.affinity import FAMILY, affinity_page, affinity_row
 from npu_lint.rules.dynamic_ops import is_bool_index
 from npu_lint.rules.affinity_operands import source_text
 from npu_lint.rules.fusion_structure import definition
+from npu_lint.rules.mask_values import computed_tensor as _computed_tensor, is_fill_value as _is_fill_value
+from npu_lint.rules.mask_values import is_number as _is_number
 
 MASK_PATTERN = "input[condition] = value"
 
@@ -88,41 +90,6 @@ def defined_as_mask(node: ast.AST, statement: ast.stmt, ctx: FileContext, depth:
         value, where = definition(node, statement, ctx)
         return value is not node and defined_as_mask(value, where, ctx, depth - 1)
     return False
-
-
-def _is_fill_value(node: ast.AST, ctx: FileContext) -> bool:
-    """A number, ``-inf``/``float('-inf')``/``math.inf``/``torch.finfo(t).min``, or a name or attribute."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        node = node.operand
-    if isinstance(node, ast.Constant):
-        return isinstance(node.value, (int, float)) and not isinstance(node.value, complex)
-    if isinstance(node, ast.Call):
-        return isinstance(node.func, ast.Name) and node.func.id == "float" and len(node.args) == 1 \
-            and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str)
-    return isinstance(node, (ast.Name, ast.Attribute))
-
-
-def _computed_tensor(value: ast.AST, statement: ast.stmt, ctx: FileContext) -> bool:
-    """A right-hand side that evidently holds tensor rows rather than one value: an evident tensor, or a name the
-    function computed (``img_embed = self.visual(pixels)``; ``x[image_mask] = img_embed``), which no dense
-    ``masked_fill_`` can write."""
-    if not isinstance(value, ast.Name):
-        return ctx.resolver.is_tensor(value)
-    if ctx.resolver.is_tensor(value):
-        return True
-    defined = definition(value, statement, ctx)[0]
-    return defined is not value and isinstance(defined, (ast.Call, ast.Subscript, ast.BinOp)) and \
-        not _is_number(defined)
-
-
-def _is_number(node: ast.AST) -> bool:
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
-        node = node.operand
-    if isinstance(node, ast.Call):   # float('-inf')
-        return isinstance(node.func, ast.Name) and node.func.id in ("float", "int")
-    if isinstance(node, ast.Attribute):   # math.inf, torch.finfo(x.dtype).min
-        return node.attr in ("inf", "nan", "min", "max", "eps", "pi", "e")
-    return isinstance(node, ast.Constant)
 
 
 def _same_text(a: Optional[str], b: Optional[str]) -> bool:
@@ -222,7 +189,7 @@ class MaskedAssignment(Rule):
     family = FAMILY
     node_types = (ast.Assign,)
     triggers = ("] =",)   # an assignment to a subscript
-    message = "{statement} is a slow IndexPut on NPU (boolean-mask assignment): keep the mask dense, `{advice}`; {note}"
+    message = "{statement} is a slow IndexPut on NPU (boolean-mask assignment: a data-dependent nonzero and a device sync): keep the mask dense, `{advice}`; {note}"
     must_fire = ("import torch\nx = torch.randn(8)\nx[x > 0] = 0\n",
                  "import torch\nlabels = torch.zeros(4)\nkeep = scores > thr\nlabels[keep] = background\n",
                  "import torch\ndef f(w: torch.Tensor, valid_mask):\n    w[~valid_mask] = value\n",

@@ -76,6 +76,10 @@ def _helper_how(call: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
     if not isinstance(call.func, ast.Name):
         return None
     function = ctx.resolver.definition(call.func)
+    if function is None and depth == 0:   # ``pad(batch)`` where ``pad`` defaults to a helper of the file
+        candidates = ctx.resolver.callable_candidates(call.func, ctx.resolver.current)
+        defs = [target for kind, target, _ in candidates if kind == "def"]
+        function = defs[0] if len(defs) == 1 and len(candidates) == 1 else None
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.enclosing(
             call, (ast.FunctionDef, ast.AsyncFunctionDef)) is function:
         return None

@@ -7,7 +7,7 @@ from typing import Optional
 from npu_lint.rules.batch_max_helpers import batch_max_helper
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
-from npu_lint.rules import FUNCTION_TYPES, Rule
+from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.analysis.flows import BATCH_MAX
 from npu_lint.rules.dynamic_values import (FACTORIES, FAMILY, SHAPE_METHODS, ValueFlow, last_name, origin_text,
                                           size_args)
@@ -72,7 +72,10 @@ class PadToBatchMax(ValueFlow):
                  "    n = max(x.shape[0] for x in items)\n    return torch.stack([F.pad(x, (0, 0, 0, n - x.shape[0])) for x in items])\n",
                  "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
                  "    out = items[0].new_zeros(len(items), longest)\n    for i, x in enumerate(items):\n"
-                 "        out[i, :len(x)] = x\n    return out\ndef collate(batch):\n    return pad_batch(batch)\n")
+                 "        out[i, :len(x)] = x\n    return out\ndef collate(batch):\n    return pad_batch(batch)\n",
+                 # the helper as a parameter's default
+                 "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
+                 "    return torch.zeros(len(items), longest)\ndef collate(batch, pad=pad_batch):\n    return pad(batch)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
@@ -126,7 +129,9 @@ class LoaderWithoutDropLast(Rule):
         helper's parameters, when the loader inside the helper is not flagged already). A loader is a training
         loader when it shuffles, when its name, dataset or sampler says ``train``, or when a loop over it
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``step()`` of an
-        optimizer or a gradient scaler, whatever its ``shuffle``. Keyword arguments passed as ``**kwargs`` are
+        optimizer or a gradient scaler, whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
+        ``mode == "train"``) trains whenever the flag is set: flagged too (with ``drop_last`` absent or ``False``),
+        except in a helper whose own calls in the file pass the flag (judged at those calls). Keyword arguments passed as ``**kwargs`` are
         read from a dict built in the same scope (``kwargs = dict(batch_size=32)`` or a ``{...}`` literal, then
         ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``); other changes of the dict, other
         ``**kwargs`` and a computed ``drop_last`` are left alone.
@@ -163,7 +168,10 @@ class LoaderWithoutDropLast(Rule):
                  "    return DataLoader(ds, batch_size=bs, shuffle=shuffle, drop_last=drop_last)\n"
                  "loader = make_loader(ds, 32, shuffle=True)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds):\n    kw = dict(batch_size=32)\n"
-                 "    kw['shuffle'] = True\n    return DataLoader(ds, **kw)\n")
+                 "    kw['shuffle'] = True\n    return DataLoader(ds, **kw)\n",
+                 # training-ness from a flag: it shuffles (trains) whenever the flag is set
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, is_train):\n"
+                 "    return DataLoader(ds, batch_size=bs, shuffle=is_train, drop_last=False)\n")
     must_not_fire = ("import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nval = DataLoader(ds, batch_size=32)\n",
@@ -184,6 +192,11 @@ class LoaderWithoutDropLast(Rule):
                      "def make_loader(ds, bs, shuffle=False, drop_last=False):\n"
                      "    return DataLoader(ds, batch_size=bs, shuffle=shuffle, drop_last=drop_last)\n"
                      "loader = make_loader(ds, 32, shuffle=True, drop_last=True)\n",
+                     # the helper's own calls pass the flag: judged at those calls; a sampler decides
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, shuffle):\n"
+                     "    return DataLoader(ds, batch_size=bs, shuffle=shuffle)\nval = build(ds, 8, False)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\n"
+                     "val = DataLoader(ds, batch_size=8, shuffle=(sampler is None), sampler=sampler)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs):\n"
                      "    return DataLoader(ds, batch_size=bs, drop_last=True)\ntrain_loader = make_loader(ds, 32)\n")
 
@@ -212,6 +225,11 @@ class LoaderWithoutDropLast(Rule):
             return      # batches of one (DataLoader's default) or no batching: every batch has the same shape
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx):
             ctx.report(node, self.message, _LOADER)
+            return
+        flag = _shuffle_flag(node, keywords.get("shuffle"), ctx)
+        if flag is not None:   # ``shuffle=is_train``: a training loader whenever the flag is set
+            ctx.report(node, f"this DataLoader trains when {flag} is true (it shuffles then) and has no "
+                       "drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU", _LOADER)
             return
         parent = ctx.parent(node)
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1:   # training if a training loop iterates it
@@ -261,6 +279,20 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     elif "batch_size" not in keywords:
         keywords["batch_size"] = ast.Name(id="batch_size")   # passed on from the helper's own default or caller
     return keywords
+
+
+def _shuffle_flag(node: ast.Call, shuffle: Optional[ast.AST], ctx: FileContext) -> Optional[str]:
+    """``shuffle=is_train``, ``shuffle=args.shuffle``, ``shuffle=(mode == "train")``: the flag's text when the
+    loader's shuffling (and so its use for training) comes from a flag; None for constants and calls, and for a
+    helper's parameter that the file's own calls fill (the calls are judged with what they pass)."""
+    if shuffle is None or not isinstance(shuffle, (ast.Name, ast.Attribute, ast.Compare, ast.BoolOp)) \
+            or (isinstance(shuffle, ast.Compare) and isinstance(shuffle.ops[0], (ast.Is, ast.IsNot))):
+        return None   # ``shuffle=(sampler is None)``: a sampler decides, not a training flag
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is not None and isinstance(shuffle, ast.Name) and shuffle.id in _parameters(function) \
+            and ctx.resolver.call_sites(function):
+        return None
+    return short_source(shuffle, 30)
 
 
 def _parameters(function: ast.AST) -> list[str]:

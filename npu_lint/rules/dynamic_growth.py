@@ -6,6 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
+from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_values import FAMILY
 
@@ -45,6 +46,32 @@ def _first_axis(node: ast.AST) -> bool:
         if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Attribute) and child.value.attr == "shape":
             return isinstance(child.slice, ast.Constant) and child.slice.value == 0
     return False
+
+
+def _steps(iterated: ast.AST) -> bool:
+    """``range(...)``, ``count()``, ``trange(...)``, ``tqdm(range(...))``: a loop over steps."""
+    return isinstance(iterated, ast.Call) and isinstance(iterated.func, (ast.Name, ast.Attribute)) \
+        and _last_word(iterated.func) in ("range", "count", "trange", "tqdm")
+
+
+def _reordered(element: ast.AST) -> ast.AST:
+    """``seqs[beam_idx]``, ``seqs.index_select(0, idx)``: the rows of ``seqs`` reordered (beam search), whose
+    length along the other axes is ``seqs``'s; else the element itself."""
+    if isinstance(element, ast.Subscript):
+        parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
+        if not any(isinstance(p, (ast.Slice, ast.Constant)) for p in parts):
+            return element.value
+    if isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) \
+            and element.func.attr == "index_select":
+        return element.func.value
+    return element
+
+
+def _rebound(loop: ast.For, value: ast.AST) -> bool:
+    """The sliced tensor is assigned anew in the loop (a fresh value per step, not one tensor read in steps)."""
+    text = ast.unparse(value)
+    return any(isinstance(child, ast.Assign) and any(ast.unparse(t) == text for t in child.targets)
+               for child in ast.walk(loop))
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -151,13 +178,16 @@ class GrowingTensor(Rule):
     """A tensor concatenated onto itself inside a loop (autoregressive growth).
 
     What it does:
-        Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``) inside a
+        Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``; ``x[beam_idx]``
+        or ``x.index_select(0, idx)`` for ``x``: beam search's reordered rows) inside a
         ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``), where the result is assigned back to a name (or attribute) that is one of
         the concatenated tensors and the concatenation is the only assignment to it in the loop: the tensor is
         one step longer every iteration, as in token-by-token generation. Outside a loop, state kept between
         calls that is concatenated onto itself (``self.cache = torch.cat([self.cache, k])``, or
         ``kwargs["attention_mask"] = torch.cat([mask, ...])`` after ``mask = kwargs["attention_mask"]``) grows at
-        every call: a growing key/value cache or generation state.
+        every call: a growing key/value cache or generation state. Also a tensor read through a prefix whose end
+        follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``), the other parts of
+        the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -175,8 +205,8 @@ class GrowingTensor(Rule):
     code = "NPU408"
     name = "growing-tensor"
     family = FAMILY
-    node_types = (ast.Call,)
-    triggers = ("cat(", "concat", "stack(")
+    node_types = (ast.Call, ast.Subscript)
+    triggers = ("cat(", "concat", "stack(", "range(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  "import torch\nclass Cache:\n    def update(self, k):\n        self.keys = torch.cat([self.keys, k], dim=2)\n",
@@ -184,7 +214,12 @@ class GrowingTensor(Rule):
                  "    kwargs['attention_mask'] = torch.cat([mask, mask.new_ones((mask.shape[0], 1))], dim=-1)\n",
                  "import torch\ndef update(kwargs, n):\n    if (t := kwargs.get('ids')) is not None:\n"
                  "        kwargs['ids'] = torch.cat([t, t[:, -n:]], dim=-1)\n",
-                 "import torch\nwhile not done:\n    self.cache = torch.cat((self.cache, k), dim=2)\n")
+                 "import torch\nwhile not done:\n    self.cache = torch.cat((self.cache, k), dim=2)\n",
+                 # a prefix whose end follows the loop counter, and beam search's reordered rows
+                 "import torch\ndef gen(model, x, steps):\n    buf = torch.zeros(x.size(0), steps)\n"
+                 "    for t in range(steps):\n        buf[:, t] = model(buf[:, :t + 1])\n    return buf\n",
+                 "import torch\ndef beam(model, seqs, steps):\n    for step in range(steps):\n"
+                 "        idx, tok = model(seqs)\n        seqs = torch.cat([seqs[idx], tok], -1)\n    return seqs\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
                      "import torch\ndef f(self, k):\n    self.queue = torch.cat([self.queue, k])\n"
                      "    self.queue = self.queue[-100:]\n",
@@ -195,9 +230,17 @@ class GrowingTensor(Rule):
                      "import torch\nfor block, skip in zip(blocks, skips):\n    h = torch.cat([h, skip], dim=1)\n"
                      "    h = block(h)\n",
                      "import torch\nfor ts in inputs:\n    ts = torch.cat([pad, ts])\n",
-                     "import torch\nfor c in self.conditions:\n    emb = torch.cat([emb, embed(c)], dim=1)\n")
+                     "import torch\nfor c in self.conditions:\n    emb = torch.cat([emb, embed(c)], dim=1)\n",
+                     # fixed-size windows, chunks, one column per step, a Python list's prefix
+                     "import torch\ndef f(x: torch.Tensor, n, c):\n    for st in range(0, n, c):\n"
+                     "        en = min(st + c, n)\n        y = x[:, st:en]\n        z = x[:, st:st + 4]\n        w = x[:, st]\n",
+                     "import torch\ndef f(names, steps):\n    for t in range(steps):\n        print(names[:t])\n",
+                     "import torch\nfor _ in range(n):\n    ids = torch.cat([ids[:, -10:], nxt], dim=1)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.Subscript):
+            self._advancing_slice(node, ctx)
+            return
         assert isinstance(node, ast.Call)
         if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)):
             return
@@ -210,7 +253,7 @@ class GrowingTensor(Rule):
         text = ast.unparse(target)
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if isinstance(loop, (ast.For, ast.While)):
-            if not any(ast.unparse(element) == text for element in node.args[0].elts) \
+            if not any(ast.unparse(_reordered(element)) == text for element in node.args[0].elts) \
                     or not self._carried(loop, statement, text):
                 return
         elif not self._stored(loop, statement, node, text):
@@ -259,6 +302,30 @@ class GrowingTensor(Rule):
                     and any(ast.unparse(t) == text for t in child.targets):
                 return False
         return read == text
+
+    def _advancing_slice(self, node: ast.Subscript, ctx: FileContext) -> None:
+        """``model(buf[:, :t + 1])``, ``x[:, :step]`` in ``for t in range(...)``: one bound of a tensor's slice
+        follows the loop counter and the other stays, so the slice is one step longer (or shorter) each time."""
+        if not isinstance(node.ctx, ast.Load):
+            return
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not _steps(loop.iter):
+            return
+        counter = loop.target.id
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        # a prefix whose end follows the counter (``[:t + 1]``, ``[0:step]``); every other part stays
+        moving = [s for s in elements if isinstance(s, ast.Slice) and s.step is None and s.upper is not None
+                  and (s.lower is None or isinstance(s.lower, ast.Constant)) and counter in _names(s.upper)]
+        if len(moving) != 1 or any(counter in _names(e) for e in elements if e is not moving[0]):
+            return
+        kind = ctx.resolver.kind_of(node.value)
+        if kind not in ("tensor", "batch", "mask") and not (   # ``x[:, :step]``: only arrays take a tuple index
+                kind is None and ctx.uses_torch and isinstance(node.slice, ast.Tuple) and not is_host_array(node.value, ctx, node)):
+            return
+        if _rebound(loop, node.value):
+            return
+        ctx.report(node, self.message.format(what=f"{short_source(node)} (a slice bound follows the loop counter "
+                                             f"{counter})"), "x[:t]")
 
     @staticmethod
     def _carried(loop: ast.AST, statement: ast.Assign, text: str) -> bool:

@@ -1,4 +1,4 @@
-"""NPU409-NPU410: per-sample items of different lengths joined into one tensor, or a tensor split into them.
+"""NPU409: per-sample items of different lengths joined into one tensor (the split into them, NPU410: dynamic_splits.py).
 
 The evidence that items differ in length comes from the semantic model and the code around the items, never from
 what a variable is called: the items come from a loader's batch, from a parameter annotated as a list of
@@ -20,8 +20,8 @@ from npu_lint.rules.dynamic_ops import dynamic_row, is_bool_index
 from npu_lint.rules.dynamic_values import FAMILY
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
-_SPLIT = frozenset({"torch.split", "torch.split_with_sizes", "torch.tensor_split"})
-_SPLIT_METHODS = frozenset({"split", "split_with_sizes", "tensor_split"})
+_STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
+_JOIN_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in _CAT | _STACK)
 # Fields of a per-sample record (a target dict, an instance record) that hold one row per object or token.
 PER_SAMPLE_FIELDS = frozenset({
     "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
@@ -188,6 +188,24 @@ class _Items:
                     return why
         return None
 
+    def counted_by(self) -> Optional[ast.AST]:
+        """The data-dependent sequence a loop of the list walks (``for c in labels.unique()``, ``torch.nonzero(m)``,
+        ``labels.unique().tolist()``): one item per value found in the data, so the number of items varies."""
+        for source in self.sources.values():
+            while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and not source.args \
+                    and source.func.attr in ("tolist", "cpu", "numpy", "long", "int"):
+                source = source.func.value
+            if not isinstance(source, ast.Call):
+                continue
+            name = self.ctx.resolver.qualname(source.func)
+            if name is None and isinstance(source.func, ast.Attribute):
+                name = "torch.Tensor." + source.func.attr   # ``labels.unique()``: the count varies on any receiver
+            row = dynamic_row(name) if name else None
+            if row is not None and (row["condition"] in ("always", "tensor_receiver") or (
+                    row["condition"] == "one_argument" and len(source.args) == 1 and not source.keywords)):
+                return source
+        return None
+
     def _data_dependent(self, node: ast.AST) -> bool:
         if not isinstance(node, ast.Call):
             return False
@@ -313,6 +331,18 @@ def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Option
     return None
 
 
+def per_value_items(items: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The data-dependent sequence (``labels.unique()``) whose values the list ``items`` holds one item for."""
+    if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
+        return _Items(ctx, [(g.target, g.iter) for g in items.generators], None).counted_by()
+    if isinstance(items, ast.Name):
+        for _, context in _built_list(items, ctx):
+            found = context.counted_by()
+            if found is not None:
+                return found
+    return None
+
+
 class PerSampleConcat(Rule):
     """Per-sample tensors of different lengths concatenated into one (targets of a detection batch).
 
@@ -324,7 +354,10 @@ class PerSampleConcat(Rule):
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); and a
         concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
-        batch["bboxes"]), 1)``). ``torch.stack`` is left alone: it fails on items of different lengths.
+        batch["bboxes"]), 1)``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
+        ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data: its loop walks
+        the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``), so the
+        number of items varies (per-label prototypes, per-class losses).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -363,7 +396,11 @@ class PerSampleConcat(Rule):
                  "    return torch.cat((idx, batch['cls'].view(-1, 1), batch['bboxes']), 1)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=4)\n"
                  "for images, targets in loader:\n    gt = torch.cat([t for t in targets])\n",
-                 "import torch\ndef encode(texts, tok):\n    ids = torch.cat([torch.tensor(tok.encode(s)) for s in texts])\n")
+                 "import torch\ndef encode(texts, tok):\n    ids = torch.cat([torch.tensor(tok.encode(s)) for s in texts])\n",
+                 # one item per value found in the data: the number of items varies (cat or stack)
+                 "import torch\ndef protos(x, labels):\n    return torch.stack([x[labels == c].mean(0) for c in torch.unique(labels)])\n",
+                 "import torch\ndef protos(x, labels):\n    means = []\n    for c in labels.unique().tolist():\n"
+                 "        means.append(x[labels == c].mean(0))\n    return torch.stack(means)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      "import torch\ngt = torch.cat([a, b])\n",
                      "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
@@ -380,13 +417,17 @@ class PerSampleConcat(Rule):
                      "import torch\ndef f(shapes):\n    return torch.cat([torch.tensor(s) for s in shapes])\n",
                      "import torch\ndef f(feats):\n    lv = torch.cat([torch.full_like(f, 3) for i, f in enumerate(feats)])\n"
                      "    return torch.cat([f for f in feats]), lv\n",
-                     "import torch\ndef f(results: InstanceList):\n    return torch.cat([r.whwh[None].sum() for r in results])\n")
+                     "import torch\ndef f(results: InstanceList):\n    return torch.cat([r.whwh[None].sum() for r in results])\n",
+                     # one item per class of a fixed range
+                     "import torch\ndef protos(x, labels, n):\n    return torch.stack([(x * (labels == c)[:, None]).sum(0) for c in range(n)])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         if not node.args or not ctx.uses_torch:
             return
         items = node.args[0]
+        if isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)) and self._per_value(node, items, ctx):
+            return
         if isinstance(items, (ast.List, ast.Tuple)):
             why = "the batch's per-sample fields" if any(_batch_field(e, ctx) for e in items.elts) else None
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)):
@@ -402,6 +443,22 @@ class PerSampleConcat(Rule):
                    name)
 
 
+    @staticmethod
+    def _per_value(node: ast.Call, items: ast.AST, ctx: FileContext) -> bool:
+        """``torch.stack([x[labels == c].mean(0) for c in labels.unique()])``: one item per value found in the
+        data (``cat`` or ``stack``), reported with the sequence that counts them."""
+        if not (isinstance(node.func, ast.Attribute) and node.func.attr in _JOIN_WORDS):
+            return False
+        source = per_value_items(items, ctx)
+        name = ctx.resolver.qualname(node.func) if source is not None else None
+        if name not in _CAT and name not in _STACK:
+            return False
+        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)}) joins one item per value of "
+                   f"{short_source(source, 30)}: the number of items changes with the data, a recompile per count on "
+                   "NPU; loop over a fixed range (every class, num_classes) with a mask per item", name)
+        return True
+
+
 def _batch_field(element: ast.AST, ctx: FileContext) -> bool:
     """``batch["batch_idx"]`` (or a name bound to it): the index of the sample each row of a batch's flattened
     targets belongs to, concatenated with those targets."""
@@ -413,117 +470,3 @@ def _batch_field(element: ast.AST, ctx: FileContext) -> bool:
         element = _strip(binding.value)
     return isinstance(element, ast.Subscript) and isinstance(element.slice, ast.Constant) \
         and element.slice.value == "batch_idx"
-
-
-class PerSampleSplit(Rule):
-    """A tensor split into per-sample pieces whose lengths are counted per item.
-
-    What it does:
-        Flags ``torch.split`` / ``Tensor.split`` / ``split_with_sizes`` / ``tensor_split`` whose sizes are a list
-        of per-item lengths (``[len(t) for t in targets]``, ``[b.shape[0] for b in boxes]``, ``t.size(0)``
-        appended in a loop) over per-sample items, or a ``.tolist()`` of counts for ``split_with_sizes``
-        (``Tensor.split`` with a ``.tolist()`` is NPU403). An integer split size is left alone.
-    Why it matters on NPU:
-        Every piece has the length of its sample (its objects or tokens): the pieces' shapes, and those of the
-        operators that read them, change with every batch and compile again on NPU.
-    Example:
-        num_per_image = [len(t["boxes"]) for t in targets]
-        boxes_per_image = pred_boxes.split(num_per_image)
-    Use instead:
-        Keep the batch padded (``(batch, max_objects, ...)`` with a validity mask) and index it per sample,
-        instead of splitting a flat tensor into pieces of different lengths.
-    Fix safety:
-        No automatic fix.
-    """
-
-    code = "NPU410"
-    name = "per-sample-split"
-    family = FAMILY
-    node_types = (ast.Call,)
-    triggers = ("split",)
-    message = "{what} cuts per-sample pieces of different lengths ({why}): their shapes change with every batch, a recompile per length on NPU; keep the batch padded with a mask and index it"
-    must_fire = ("import torch\ndef f(pred, targets):\n    sizes = [len(t['boxes']) for t in targets]\n"
-                 "    return pred.split(sizes)\n",
-                 "import torch\nfrom typing import Dict, List\n"
-                 "def f(pred, targets: List[Dict[str, torch.Tensor]]):\n"
-                 "    return torch.split(pred, [t['boxes'].shape[0] for t in targets], 0)\n",
-                 "import torch\ndef f(rois, results: InstanceList):\n    n = [len(res) for res in results]\n"
-                 "    return rois.split(n, 0)\n",
-                 "import torch\ndef f(x, counts):\n    return x.split_with_sizes(counts.tolist())\n",
-                 "import torch\ndef f(x, preds):\n    n = []\n    for p in preds:\n        n.append(p[p[:, 4] > 0.5].size(0))\n"
-                 "    return torch.split(x, n)\n")
-    must_not_fire = ("import torch\ndef f(x):\n    return x.split(64, dim=1)\n",
-                     "import torch\ndef f(x):\n    return torch.split(x, [3, 4, 5])\n",
-                     "import torch\ndef f(x, dims):\n    return x.split(dims)\n",
-                     "import torch\ndef f(x, counts):\n    return x.split(counts.tolist())\n",
-                     "import torch\ndef f(x, heads):\n    return x.split([h.out_features for h in heads], -1)\n",
-                     "import torch\ndef f(labels, points):\n    n = [center.size(0) for center in points]\n"
-                     "    return labels.split(n, 0)\n",
-                     "import torch\ndef f(flat, params):\n    return flat.split([v.numel() for v in params])\n",
-                     "def f(s):\n    return s.split([len(p) for p in parts])\n")
-
-    def check(self, node: object, ctx: FileContext) -> None:
-        assert isinstance(node, ast.Call)
-        func = node.func
-        if not ctx.uses_torch or not isinstance(func, ast.Attribute) or func.attr not in _SPLIT_METHODS:
-            return
-        name = ctx.resolver.qualname(func)
-        if name is not None:
-            if name not in _SPLIT or len(node.args) < 2:
-                return
-            sizes = node.args[1]
-        else:
-            sizes = node.args[0] if node.args else next(
-                (kw.value for kw in node.keywords if kw.arg in ("split_size", "split_sizes", "split_size_or_sections",
-                                                                "sections", "indices")), None)
-            if sizes is None or ctx.resolver.kind_of(func.value) in ("host", "list") \
-                    or isinstance(func.value, ast.Constant):
-                return
-        why = self._per_item_lengths(sizes, ctx, func.attr)
-        if why:
-            ctx.report(node, self.message.format(what=f"{func.attr}({short_source(sizes, 30)})", why=why),
-                       name or f"torch.Tensor.{func.attr}")
-
-    def _per_item_lengths(self, sizes: ast.AST, ctx: FileContext, method: str) -> Optional[str]:
-        if isinstance(sizes, ast.Call) and isinstance(sizes.func, ast.Attribute) and sizes.func.attr == "tolist":
-            return "counts read back with .tolist()" if method == "split_with_sizes" else None
-        if isinstance(sizes, ast.Name):
-            binding = ctx.resolver.binding(sizes)
-            if binding is None or binding.tag != "value" or binding.path:
-                return None
-            if isinstance(binding.value, ast.Call):
-                return self._per_item_lengths(binding.value, ctx, method)
-            if isinstance(binding.value, ast.ListComp):
-                return self._lengths(binding.value, ctx)
-            for element, items in _built_list(sizes, ctx):
-                measured = _measured(element)
-                why = items.varies(measured) if measured is not None else None
-                if why:
-                    return f"{short_source(element, 30)} per item, {why}"
-            return None
-        if isinstance(sizes, ast.ListComp):
-            return self._lengths(sizes, ctx)
-        return None
-
-    @staticmethod
-    def _lengths(comprehension: ast.ListComp, ctx: FileContext) -> Optional[str]:
-        measured = _measured(comprehension.elt)
-        if measured is None:
-            return None
-        why = _Items(ctx, [(g.target, g.iter) for g in comprehension.generators], None).varies(measured)
-        return f"{short_source(comprehension.elt, 30)} per item, {why}" if why else None
-
-
-def _measured(node: ast.AST) -> Optional[ast.AST]:
-    """``t`` for ``len(t)``, ``t.shape[0]``, ``t.size(0)``, ``t.numel()``: the item whose length is read."""
-    if isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
-            return node.args[0]
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("size", "numel") and \
-                (node.func.attr == "numel" or (len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
-                                               and node.args[0].value == 0)):
-            return node.func.value
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
-            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
-        return node.value.value
-    return None

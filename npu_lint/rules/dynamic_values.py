@@ -13,6 +13,7 @@ from typing import ClassVar, Optional
 from npu_lint.analysis.flows import ELEMENT, HOST, RANDOM, ZERO_D, Flow
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
+from npu_lint.rules.size_helpers import size_helper_call
 
 FAMILY = "dynamic-shape"
 FACTORIES = frozenset({"torch." + name for name in (
@@ -70,6 +71,26 @@ def size_args(node: ast.Call, name: Optional[str]) -> list[ast.AST]:
     if last == "randint":   # ``randint(low, high, size)``: only the size is a shape
         return [a for a in node.args if isinstance(a, (ast.Tuple, ast.List))] + keywords
     return list(node.args) + keywords
+
+
+def shape_sink(node: ast.Call, ctx: FileContext, scope, loop_count: bool) -> Optional[tuple[list[ast.AST], str]]:
+    """The size arguments of a call that fixes a shape, and how a message names it (None: no such call).
+    ``loop_count``: the call is the ``range()`` a ``for`` loop iterates."""
+    func = node.func
+    if last_name(func) not in _SINK_NAMES:
+        return None
+    name = ctx.resolver.qualname(func, scope)
+    if name is not None:
+        if name not in FACTORIES and name not in _RESIZE:
+            return None
+        return size_args(node, name), name.rsplit(".", 1)[-1] + "()"
+    if isinstance(func, ast.Attribute) and func.attr in SHAPE_METHODS:
+        if ctx.resolver.kind_of_at(func.value, scope) in ("host", "list"):
+            return None   # a numpy array's ``reshape``: host memory, no NPU shape
+        return size_args(node, None), f".{func.attr}()"
+    if isinstance(func, ast.Name) and func.id == "range" and loop_count:
+        return list(node.args), "the loop count range()"
+    return None
 
 
 class ValueFlow(Rule):
@@ -171,7 +192,10 @@ class TensorValueInShape(ValueFlow):
                  "def run(x, mask):\n    return pad(x, int(mask.sum()))\n",
                  # an element of a tensor picked in a loop
                  "import torch\ndef f(x, lengths: torch.Tensor):\n    for i in range(x.shape[0]):\n"
-                 "        x[i, lengths[i]:] = 0\n")
+                 "        x[i, lengths[i]:] = 0\n",
+                 # at the call of a helper that sizes a tensor with its parameter (the chain in the message)
+                 "import torch\ndef make(n):\n    return torch.zeros(n, 4)\ndef run(x):\n"
+                 "    k = (x > 0).sum().item()\n    return make(k)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
@@ -200,28 +224,23 @@ class TensorValueInShape(ValueFlow):
                      "    for lvl in range(1, 3):\n        x[bounds[lvl - 1]:bounds[lvl]] *= 2\n    return x\n",
                      # a numpy array's reshape is no NPU shape; a tensor's shape is metadata, not data
                      "import torch\nimport numpy as np\ndef f(x, t: torch.Tensor):\n    n = t.item()\n"
-                     "    y = x * n\n    a = np.zeros(12).reshape(n, -1)\n    return x.view(y.shape[0], -1), a\n")
+                     "    y = x * n\n    a = np.zeros(12).reshape(n, -1)\n    return x.view(y.shape[0], -1), a\n",
+                     # the helper's parameter is a fill value, not a size; a size from metadata
+                     "import torch\ndef fill(v):\n    return torch.full((4,), v)\ndef make(n):\n    return torch.zeros(n)\n"
+                     "def run(x):\n    a = fill(x.sum().item())\n    return a, make(x.size(0))\n")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
-        func = node.func
-        if last_name(func) not in _SINK_NAMES:
+        found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
+                           and ctx.parent(node).iter is node)
+        if found is None:   # ``make(n)`` where the file's ``make`` sizes a tensor with ``n``
+            at_helper = size_helper_call(node, ctx, shape_sink, self.kinds)
+            if at_helper is not None:
+                sink, origin = at_helper
+                ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno),
+                           sink.rpartition(" → ")[2])
             return
-        name = ctx.resolver.qualname(func)
-        if name is not None:
-            if name not in FACTORIES and name not in _RESIZE:
-                return
-            args = size_args(node, name)
-            sink = name.rsplit(".", 1)[-1] + "()"
-        elif isinstance(func, ast.Attribute) and func.attr in SHAPE_METHODS:
-            args, sink = size_args(node, None), f".{func.attr}()"
-        elif isinstance(func, ast.Name) and func.id == "range" and isinstance(ctx.parent(node), ast.For) \
-                and ctx.parent(node).iter is node:
-            args, sink = list(node.args), "the loop count range()"
-        else:
-            return
+        args, sink = found
         origin = self._flow(args, node, ctx)
-        if origin is not None and isinstance(func, ast.Attribute) and name is None and ctx.resolver.is_host(func.value):
-            return   # a numpy array's ``reshape``: host memory, no NPU shape
         if origin is not None:
             ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
 

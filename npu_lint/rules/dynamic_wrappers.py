@@ -1,0 +1,259 @@
+"""Summaries of the file's helpers for NPU401/NPU402 at their call sites: what a function returns comes from a
+data-dependent op (``my_nonzero → torch.nonzero``), from a boolean-mask selection, or from a list that a loop grows
+while a selection shrinks its candidates (an NMS loop) or fills with per-item selections; plus the operator table
+(``rule_tables/dynamic_shape.tsv``) and its conditions. Computed once per function, to a fixed depth. Nothing
+here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.context import FileContext
+from npu_lint.project.facts import ONE_ARGUMENT
+from npu_lint.resolver import MASK, return_statements
+from npu_lint.tables import keyed
+
+JIT_TIP = "torch_npu.npu.set_compile_mode(jit_compile=False) where it cannot be avoided"
+
+
+def dynamic_row(api: str) -> Optional[dict[str, str]]:
+    return keyed("dynamic_shape.tsv", "api").get(api)
+
+
+def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
+    return next((kw.value for kw in call.keywords if kw.arg == name), None)
+
+
+def condition_holds(condition: str, call: ast.Call, ctx: FileContext, method: bool) -> bool:
+    if condition == "one_argument":
+        return len(call.args) == 1 and not call.keywords
+    if condition == "no_num_classes":
+        classes = call.args[1] if len(call.args) > 1 else _keyword(call, "num_classes")
+        return classes is None or (isinstance(classes, ast.UnaryOp) and isinstance(classes.operand, ast.Constant)
+                                   and classes.operand.value == 1)
+    if condition == "tensor_repeats":
+        if _keyword(call, "output_size") is not None:
+            return False
+        if not method and len(call.args) == 1 and not call.keywords:
+            return True   # torch.repeat_interleave(repeats): the one-argument form always takes a tensor
+        position = 0 if method else 1
+        repeats = call.args[position] if len(call.args) > position else _keyword(call, "repeats")
+        return repeats is not None and ctx.resolver.kind_of(repeats) in ("tensor", "batch")
+    if condition == "tensor_receiver":
+        return isinstance(call.func, ast.Attribute) and ctx.resolver.kind_of(call.func.value) in ("tensor", "batch", MASK)
+    return condition == "always"
+
+
+def _holds_in(condition: str, call: ast.Call, scope, ctx: FileContext) -> bool:
+    """A table row's condition for a torch function called inside one of the file's functions (``scope``): the
+    repeats of ``repeat_interleave`` must be a tensor there, ``one_hot`` must lack ``num_classes``."""
+    if condition == "tensor_repeats":
+        if _keyword(call, "output_size") is not None:
+            return False
+        if len(call.args) == 1 and not call.keywords:
+            return True
+        repeats = call.args[1] if len(call.args) > 1 else _keyword(call, "repeats")
+        value = ctx.resolver.value_of(repeats, scope) if repeats is not None else None
+        return value is not None and value[0] in ("tensor", "batch")
+    if condition in ("one_argument", "no_num_classes"):
+        return condition_holds(condition, call, ctx, method=False)
+    return condition == "always"
+
+
+def helper_of_file(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """The file's own function a call runs: ``helper(x)``, ``self.helper(x)`` (not a call inside itself)."""
+    if isinstance(node.func, ast.Name):
+        definition = ctx.resolver.definition(node.func)
+    elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
+        method = ctx.resolver.own_function(node)
+        definition = method[0] if method is not None else None
+    else:
+        return None
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return None if ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef)) is definition else definition
+
+
+def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0) -> Optional[list[str]]:
+    """``[my_nonzero, torch.nonzero]`` when what ``function`` returns comes from a data-dependent op (directly,
+    through names bound in the function, or through another of the file's functions); None otherwise.
+    Computed once per function (a summary), to a fixed depth."""
+    cache = ctx.scratch.setdefault("dynamic_wrappers", {})
+    key = id(function)
+    if key in cache:
+        return cache[key]
+    cache[key] = None   # recursion guard
+    scope = ctx.resolver.scopes.scope_of(function) if ctx.resolver.scopes else None
+    chain = None
+    if scope is not None and depth < 4:
+        for statement in return_statements(function):
+            leaf = _dynamic_source(statement.value, scope, ctx, depth) if statement.value is not None else None
+            if leaf:
+                chain = [function.name] + leaf
+                break
+    cache[key] = chain
+    return chain
+
+
+def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optional[list[str]]:
+    """The data-dependent op (or wrapper chain) a returned expression's value comes from."""
+    stack, seen, budget, selection = [expr], set(), 200, None
+    picked: set[int] = set()   # values only indexed by a scalar on the way (``sens[idx]``): their length is gone
+    while stack and budget:
+        budget -= 1
+        node = stack.pop()
+        inside_pick = id(node) in picked
+        if isinstance(node, ast.Call):
+            if isinstance(node.func, ast.Name) and node.func.id in _SCALAR_BUILTINS \
+                    and ctx.resolver.binding(node.func, scope) is None:
+                continue   # ``len(torch.unique(x))``: a Python number, no tensor of that shape
+            name = ctx.resolver.qualname(node.func, scope)
+            if name is not None:
+                row = dynamic_row(name)
+                if row is not None and _holds_in(row["condition"], node, scope, ctx):
+                    return [name]
+            elif isinstance(node.func, ast.Attribute):
+                row = dynamic_row("torch.Tensor." + node.func.attr)
+                if row is not None and row["condition"] in ("always", "tensor_receiver"):
+                    receiver = ctx.resolver.value_of(node.func.value, scope)
+                    if row["condition"] == "always" or (receiver is not None and receiver[0] in ("tensor", "batch", MASK)):
+                        return ["torch.Tensor." + node.func.attr]
+                method = ctx.resolver.own_function(node, scope) if isinstance(node.func.value, ast.Name) else None
+                if method is not None:   # ``self._nms(boxes, scores)``: the class's own method
+                    chain = wrapper_chain(method[0], ctx, depth + 1)
+                    if chain and not (inside_pick and chain[-1] == MASK_SELECTION):
+                        return chain
+            elif isinstance(node.func, ast.Name):
+                definition = ctx.resolver.definition(node.func, scope)
+                if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    chain = wrapper_chain(definition, ctx, depth + 1)
+                    if chain and not (inside_pick and chain[-1] == MASK_SELECTION):
+                        return chain
+            if node.func.__class__ is ast.Attribute and node.func.attr in _SHAPE_FREE:
+                continue   # ``inds.numel()``, ``len(...)``: what is returned no longer has that shape
+        elif isinstance(node, ast.Name):
+            binding = ctx.resolver.binding(node, scope)
+            if binding is not None and binding.scope is scope and id(binding) not in seen and binding.tag == "value":
+                seen.add(id(binding))
+                value = binding.value
+                if isinstance(value, ast.List) and not value.elts and not binding.path and not inside_pick:
+                    items, grown = _appended(node.id, scope.node, scope, ctx)   # ``keep = []`` then appends
+                    if grown and selection is None:
+                        selection = [MASK_SELECTION]   # appended in a loop whose trip count follows a selection
+                    stack.extend(items)
+                    continue
+                for step in binding.path:   # ``a, b = x, y``: only the element bound to the name
+                    value = value.elts[step] if isinstance(value, ast.Tuple) and 0 <= step < len(value.elts) else value
+                stack.append(value)
+                if inside_pick:
+                    picked.add(id(value))
+            continue
+        elif isinstance(node, ast.Subscript) and type(node.ctx) is ast.Load:
+            if selection is None and not inside_pick and _selects_by_mask(node, scope, ctx):
+                selection = [MASK_SELECTION]   # a data-dependent op found further on still names the chain
+            elif not isinstance(node.slice, (ast.Slice, ast.Tuple, ast.Constant)):
+                picked.add(id(node.value))     # ``sens[idx]`` with a scalar index: one element, a fixed shape
+        elif isinstance(node, (ast.Lambda, ast.Compare)):
+            continue
+        children = list(ast.iter_child_nodes(node))
+        if inside_pick:
+            picked.update(id(child) for child in children)
+        elif isinstance(node, ast.Call) and ctx.resolver.qualname(node.func, scope) not in _JOINS:
+            # ``torch.argmax(x[m])``: a selection passed in is not what is returned (``torch.cat(parts)`` keeps it)
+            picked.update(id(child) for child in children if child is not node.func)
+        stack.extend(children)
+    return selection
+
+
+_JOINS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torch.tensor", "torch.as_tensor", "torch.LongTensor",
+                    "torch.hstack", "torch.vstack"})
+
+
+def _appended(name: str, function: ast.AST, scope, ctx: FileContext) -> tuple[list[ast.AST], bool]:
+    """The items ``name.append(x)`` / ``name.extend(xs)`` / ``name += [x]`` add in ``function``, and whether one
+    is added inside a ``while`` loop whose condition reads a name the loop rebinds through a boolean-mask selection
+    or a data-dependent op (an NMS loop: ``while order.numel() > 0: keep.append(order[0]); order = order[1:][iou <
+    thr]``): the number of items follows the data."""
+    items: list[ast.AST] = []
+    grown = False
+    for loop, node in _loop_statements(function):
+        added: list[ast.AST] = []
+        if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Attribute) \
+                and isinstance(node.value.func.value, ast.Name) and node.value.func.value.id == name \
+                and node.value.func.attr in ("append", "extend") and len(node.value.args) == 1:
+            added.append(node.value.args[0])
+        elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            added.append(node.value)
+        items.extend(added)
+        if added and isinstance(loop, ast.While) and not grown:
+            grown = _selection_driven(loop, scope, ctx)
+    return items, grown
+
+
+def _loop_statements(function: ast.AST):
+    """Every statement of a function's own body with the innermost loop around it (None outside loops)."""
+    stack = [(statement, None) for statement in getattr(function, "body", [])]
+    while stack:
+        node, loop = stack.pop()
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        yield loop, node
+        inner = node if isinstance(node, (ast.For, ast.While)) else loop
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            stack.extend((child, inner) for child in getattr(node, field, ()) or ())
+
+
+def _selection_driven(loop: ast.While, scope, ctx: FileContext) -> bool:
+    """A ``while`` loop whose condition reads a name that its body rebinds through a boolean-mask selection or a
+    data-dependent op: its trip count follows the data."""
+    tested = {n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)}
+    for node in ast.walk(loop):
+        if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in tested for t in node.targets):
+            for part in ast.walk(node.value):
+                if isinstance(part, ast.Subscript) and _selects_by_mask(part, scope, ctx):
+                    return True
+                if isinstance(part, ast.Call):
+                    name = ctx.resolver.qualname(part.func, scope)
+                    if name is None and isinstance(part.func, ast.Attribute):
+                        name = "torch.Tensor." + part.func.attr
+                    row = dynamic_row(name) if name else None
+                    if row is not None and row["condition"] == "always":
+                        return True
+    return False
+
+
+MASK_SELECTION = "x[mask]"   # the leaf of a wrapper that returns a boolean-mask selection (``return x[valid]``)
+
+
+_MASK_SELECTION_ROW = {"construct": "boolean-mask selection",
+                       "alternative": "keep the mask dense (torch.where / masked_fill / multiply by the mask)"}
+
+
+def _selects_by_mask(node: ast.Subscript, scope, ctx: FileContext) -> bool:
+    """``scores[valid]`` in one of the file's functions: an index the model knows is a mask, on a value that is
+    not evidently a host array."""
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if not any(not isinstance(e, (ast.Slice, ast.Constant)) and (ctx.resolver.value_of(e, scope) or ("",))[0] == MASK
+               for e in elements):
+        return False
+    value = ctx.resolver.value_of(node.value, scope)
+    return value is None or value[0] not in ("host", "list")
+
+
+def _leaf_row(leaf: str) -> Optional[dict[str, str]]:
+    return _MASK_SELECTION_ROW if leaf == MASK_SELECTION else dynamic_row(leaf)
+
+
+_SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "print"})
+
+
+_SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean", "any", "all", "__len__"})
+
+
+def always_dynamic(api: str) -> bool:
+    """A leaf for the project index: an op whose output shape is data-dependent whatever its arguments."""
+    if api.endswith(ONE_ARGUMENT):   # the project index saw it called with one argument (``torch.where(cond)``)
+        row = dynamic_row(api[:-len(ONE_ARGUMENT)])
+        return row is not None and row["condition"] == "one_argument"
+    row = dynamic_row(api)
+    return row is not None and row["condition"] == "always"
