@@ -63,6 +63,7 @@ class Resolver(Summaries, Flows, Callables):
         self._kept: list[ast.AST] = []
         self._call_index: Optional[dict[int, list[tuple[ast.Call, Scope, int]]]] = None
         self._local_classes: dict[str, ast.ClassDef] = {}
+        self._frames: Optional[bool] = None   # the file imports pandas/polars (memo of _has_frames)
         self._parents: dict[str, str] = {}   # a project class -> its base (a project class or a torch class)
 
     # -- building ------------------------------------------------------------------------
@@ -84,6 +85,13 @@ class Resolver(Summaries, Flows, Callables):
         self._summaries.clear()
         self._call_index = None
         self._local_classes.clear()
+        self._frames = None
+
+    def _has_frames(self) -> bool:
+        """The file imports pandas or polars, whose frames and series also have ``eq``/``gt``/... methods."""
+        if self._frames is None:
+            self._frames = any(v.split(".")[0] in ("pandas", "polars", "modin") for v in self.file_imports().values())
+        return self._frames
 
     def file_imports(self) -> dict[str, str]:
         """Every import of the module, in any scope, as ``name -> qualified name`` (a later import of a name wins):
@@ -393,6 +401,8 @@ class Resolver(Summaries, Flows, Callables):
                 if _dtype_argument(node, self, scope) == "torch.bool":
                     return K.MASK, None
             value = K.of_method(receiver, func.attr)
+            if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self._has_frames():
+                return K.MASK, None   # ``labels.eq(labels.t())`` like ``labels == labels.t()``: no pandas here
             if value is None and callee is None and isinstance(func.value, ast.Name) \
                     and self.scopes is not None and func.value.id == self.scopes.self_name(scope):
                 return self.dispatched_value(func, scope)   # ``self.mask_fn(x)``: a method chosen at run time

@@ -144,6 +144,8 @@ def test_comprehension_reads_the_enclosing_function_where_it_stands():
     ("import torch\ndef make(x):\n    return x > 0\ndef f(t: torch.Tensor):\n    m = make(t)\n    m.probe()\n", "mask"),
     ("import torch\ndef split(x: torch.Tensor):\n    return x[:1], x > 0\na, b = split(t)\nb.probe()\n", "mask"),
     ("import torch\nx = torch.ones(4)\nvalues, index = x.topk(2)\nindex.probe()\n", "tensor"),
+    ("import torch\ndef f(labels):\n    m = labels.eq(labels.t())\n    m.probe()\n", "mask"),   # as ``==`` does
+    ("import torch\ndef f(ids, pad):\n    m = ids.ne(pad)\n    m.probe()\n", "mask"),
     ("import torch\nimport torch.nn as nn\nmodel = nn.Linear(2, 2)\nfor p in model.parameters():\n    p.probe()\n",
      "tensor"),
     ("import torch\ndef f(x: 'torch.Tensor | None'):\n    x.probe()\n", "tensor"),
@@ -164,6 +166,7 @@ def test_kind(source, kind):
     "import torch\nx = torch.ones(3)\nx = 3\nx.probe()\n",
     "import torch\nm = torch.ones(3) > 0 if cond else np_mask\nm.probe()\n",
     "import torch\nfrom mylib import build\nm = build()\nm.probe()\n",
+    "import torch\nimport pandas as pd\ndef f(df):\n    m = df.eq(3)\n    m.probe()\n",   # a Series has eq too
     "class Net:\n    pass\nm = Net()\nm.probe()\n",
     "import torch\nmasks = []\nfor i in range(3):\n    masks.append(torch.ones(3) > i)\nm = masks[0]\nm.probe()\n",
 ])

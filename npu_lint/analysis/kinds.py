@@ -56,6 +56,9 @@ MASK_METHODS = frozenset({
     "logical_and", "logical_or", "logical_not", "logical_xor", "isclose", "signbit", "__eq__", "__ne__",
     "greater", "less", "greater_equal", "less_equal", "not_equal", "isin",
 })
+# Comparison methods: on a receiver of unknown kind they give a mask as the operators do, unless the file
+# imports pandas (a Series has them too); numpy arrays have none of them.
+COMPARISON_METHODS = frozenset({"eq", "ne", "gt", "ge", "lt", "le"})
 MASK_FUNCTIONS = frozenset("torch." + name for name in MASK_METHODS | {"isreal", "is_nonzero", "any", "all"} - {"bool"})
 LIKE_FUNCTIONS = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
                             "torch.clone", "torch.flip", "torch.roll"})
