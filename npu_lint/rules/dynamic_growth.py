@@ -219,7 +219,11 @@ class GrowingTensor(Rule):
                  "import torch\ndef gen(model, x, steps):\n    buf = torch.zeros(x.size(0), steps)\n"
                  "    for t in range(steps):\n        buf[:, t] = model(buf[:, :t + 1])\n    return buf\n",
                  "import torch\ndef beam(model, seqs, steps):\n    for step in range(steps):\n"
-                 "        idx, tok = model(seqs)\n        seqs = torch.cat([seqs[idx], tok], -1)\n    return seqs\n")
+                 "        idx, tok = model(seqs)\n        seqs = torch.cat([seqs[idx], tok], -1)\n    return seqs\n",
+                 # the concatenation in the file's own helper, called in the generation loop
+                 "import torch\nclass Search:\n    @staticmethod\n    def append_token(xs, x):\n"
+                 "        return torch.cat((xs, x.view(1)))\n    def run(self, ys, steps):\n"
+                 "        for _ in range(steps):\n            ys = self.append_token(ys, self.best(ys))\n        return ys\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
                      "import torch\ndef f(self, k):\n    self.queue = torch.cat([self.queue, k])\n"
                      "    self.queue = self.queue[-100:]\n",
@@ -235,14 +239,21 @@ class GrowingTensor(Rule):
                      "import torch\ndef f(x: torch.Tensor, n, c):\n    for st in range(0, n, c):\n"
                      "        en = min(st + c, n)\n        y = x[:, st:en]\n        z = x[:, st:st + 4]\n        w = x[:, st]\n",
                      "import torch\ndef f(names, steps):\n    for t in range(steps):\n        print(names[:t])\n",
-                     "import torch\nfor _ in range(n):\n    ids = torch.cat([ids[:, -10:], nxt], dim=1)\n")
+                     "import torch\nfor _ in range(n):\n    ids = torch.cat([ids[:, -10:], nxt], dim=1)\n",
+                     "import torch\ndef pair(a, b):\n    return torch.cat((b, b))\nfor _ in range(n):\n"
+                     "    ys = pair(ys, y)\n",   # the loop's value is not one of the helper's concatenated operands
+                     "import torch\ndef keep(a, b):\n    return torch.cat((a, b))[-8:]\nfor _ in range(n):\n"
+                     "    ys = keep(ys, y)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Subscript):
             self._advancing_slice(node, ctx)
             return
         assert isinstance(node, ast.Call)
-        if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)):
+        if not node.args:
+            return
+        if not isinstance(node.args[0], (ast.List, ast.Tuple)):
+            self._growing_helper(node, ctx)
             return
         statement = ctx.parent(node)
         if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1:
@@ -262,6 +273,37 @@ class GrowingTensor(Rule):
         if name not in _CAT:
             return
         ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...])"), name)
+
+    def _growing_helper(self, node: ast.Call, ctx: FileContext) -> None:
+        """``ys = self.append_token(ys, tok)`` in a loop over steps, where the file's own helper returns
+        ``torch.cat((xs, x))`` of the parameter ``ys`` is passed to: the same growth, one call away."""
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Name):
+            return
+        text = statement.targets[0].id
+        passed = [i for i, arg in enumerate(node.args) if isinstance(arg, ast.Name) and arg.id == text]
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if len(passed) != 1 or not isinstance(loop, (ast.For, ast.While)) or not self._carried(loop, statement, text):
+            return
+        own = ctx.resolver.own_function(node)
+        if own is None or not isinstance(own[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return
+        function, implicit = own
+        parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][implicit:]
+        if passed[0] >= len(parameters):
+            return
+        returns = [child.value for child in ast.walk(function) if isinstance(child, ast.Return)]
+        if len(returns) != 1 or not isinstance(returns[0], ast.Call) or not returns[0].args \
+                or not isinstance(returns[0].args[0], (ast.List, ast.Tuple)):
+            return
+        grown = returns[0]
+        name = ctx.resolver.qualname(grown.func)
+        if name not in _CAT or not any(isinstance(e, ast.Name) and e.id == parameters[passed[0]]
+                                       for e in grown.args[0].elts):   # type: ignore[attr-defined]
+            return
+        ctx.report(node, self.message.format(what=f"{text} = {short_source(node.func)}(...) "
+                                             f"({function.name} returns {name.rsplit('.', 1)[-1]}([...]))"), name)
 
     @staticmethod
     def _stored(function: Optional[ast.AST], statement: ast.Assign, call: ast.Call, text: str) -> bool:
