@@ -69,14 +69,11 @@ def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: 
     for owner in owners:
         if f"{owner}.{method}" in table:
             return f"{owner}.{method}"
-    if not owners:
+    if not owners or method not in kind_methods(kind):
         return None
-    if not classes or classes[0] in _METHOD_OWNERS.get(kind, ()):   # the class is unknown, or only the base
-        known = owner_methods(owners[0]) or kind_methods(kind)        # (``-> nn.Module``): the base's methods
-    else:
-        known = kind_methods(kind)
-    if method in known:
-        return f"{owners[0]}.{method}"
+    if kind == "module" and (not classes or classes[0] == "torch.nn.Module") and method in container_methods():
+        return None   # a module of unknown class (``-> nn.Module``): ``nn.ModuleDict.update`` is not its method
+    return f"{owners[0]}.{method}"
     return None
 
 
@@ -85,6 +82,16 @@ def tensor_methods() -> frozenset[str]:
     """Every method a torch tensor has: those any release's support table lists, and a few it never did."""
     return owner_methods("torch.Tensor") | {"new", "resize", "const_data_ptr", "map2_", "module_load", "xpu", "ipu",
                                             "mtia", "is_nested", "grad_fn", "is_leaf"}
+
+
+@lru_cache(maxsize=None)
+def container_methods() -> frozenset[str]:
+    """Methods of torch's module containers (``ModuleDict.update``, ``ModuleList.append``) ``nn.Module`` lacks."""
+    found: set[str] = set()
+    for owner in ("torch.nn.ModuleDict", "torch.nn.ModuleList", "torch.nn.ParameterDict", "torch.nn.ParameterList",
+                  "torch.nn.Sequential"):
+        found |= owner_methods(owner)
+    return frozenset(found - owner_methods("torch.nn.Module"))
 
 
 @lru_cache(maxsize=None)
