@@ -241,9 +241,10 @@ class Resolver(Declared, Summaries, Flows):
             if self.scopes is None:
                 return None
             bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
-            narrowed = self._narrowed(node, scope, bindings)
-            if narrowed is not None:
-                return narrowed
+            if scope.narrowed or scope.kind == "comprehension" or scope.kind == "lambda":
+                narrowed = self._narrowed(node, scope, bindings)
+                if narrowed is not None:
+                    return narrowed
             if len(bindings) == 1:
                 return self.binding_value(bindings[0], depth + 1)
             return K.join([self.binding_value(b, depth + 1) for b in bindings]) if bindings else None

@@ -339,17 +339,18 @@ _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 def _narrow_expression(value: Optional[ast.AST], scope: Scope) -> None:
     """``x.item() if isinstance(x, Tensor) else x`` as a statement's value, one of its call's arguments or an
     element of its tuple, list or dict (not deeper: the binder reads statements, not whole expressions)."""
-    if value is None:
-        return
     kind = type(value)
     if kind is ast.Call:
-        candidates = list(value.args) + [k.value for k in value.keywords]
-    elif kind is ast.Tuple or kind is ast.List:
-        candidates = value.elts
-    elif kind is ast.Dict:
-        candidates = value.values
-    else:
+        candidates = [a for a in value.args if type(a) is ast.IfExp]
+        candidates += [k.value for k in value.keywords if type(k.value) is ast.IfExp]
+    elif kind is ast.IfExp:
         candidates = [value]
+    elif kind is ast.Tuple or kind is ast.List:
+        candidates = [e for e in value.elts if type(e) is ast.IfExp]
+    elif kind is ast.Dict:
+        candidates = [v for v in value.values if type(v) is ast.IfExp]
+    else:
+        return
     for candidate in candidates:
         while type(candidate) is ast.IfExp:
             for name, cls in _isinstance_tests(candidate.test):
@@ -357,35 +358,21 @@ def _narrow_expression(value: Optional[ast.AST], scope: Scope) -> None:
             candidate = candidate.orelse
 
 
-def _narrow(body: list, scope: Scope) -> None:
-    """The rest of a block after ``assert isinstance(x, C)`` or ``if not isinstance(x, C): return``."""
-    for statement in body:
-        kind = type(statement)
-        if kind is ast.Assert:
-            tests = _isinstance_tests(statement.test)
-        elif kind is ast.If and isinstance(statement.test, ast.UnaryOp) and isinstance(statement.test.op, ast.Not) \
-                and statement.body and isinstance(statement.body[-1], _EXITS) and not statement.orelse:
-            tests = _isinstance_tests(statement.test.operand)[:1] if not isinstance(statement.test.operand, ast.BoolOp) \
-                else []
-        else:
-            continue
-        for name, cls in tests:
-            scope.narrowed.setdefault(name, []).append((_end(statement), _end(body[-1]), cls))
-
-
 class _Binder:
     """One pass over the statements of a module (bodies of functions and classes included)."""
 
     def __init__(self, scopes: Scopes) -> None:
         self.scopes = scopes
+        self.block_end: Position = (0, 0)   # the end of the block the current statement sits in
 
     def run(self, tree: ast.AST) -> None:
         """Depth first, in source order (a scope's bindings stay sorted by position)."""
-        stack: list[tuple[object, Scope, tuple]] = [(iter(getattr(tree, "body", [])), self.scopes.module, ())]
-        _narrow(getattr(tree, "body", []), self.scopes.module)
+        top = getattr(tree, "body", [])
+        stack: list[tuple[object, Scope, tuple, Position]] = [
+            (iter(top), self.scopes.module, (), _end(top[-1]) if top else (0, 0))]
         try:
             while stack:
-                body, scope, guard = stack[-1]
+                body, scope, guard, self.block_end = stack[-1]
                 statement = next(body, None)
                 if statement is None:
                     stack.pop()
@@ -394,9 +381,8 @@ class _Binder:
                 nested: list[tuple[list, Scope]] = []
                 self.statement(statement, scope, nested)
                 for arm, (inner, inner_scope) in reversed(list(enumerate(nested))):
-                    _narrow(inner, inner_scope)
                     inner_guard = () if inner_scope is not scope else _arm_guard(statement, arm, guard)
-                    stack.append((iter(inner), inner_scope, inner_guard))
+                    stack.append((iter(inner), inner_scope, inner_guard, _end(inner[-1]) if inner else (0, 0)))
         finally:
             _GUARD[0] = ()
 
@@ -459,6 +445,9 @@ class _Binder:
                 if item.optional_vars is not None:
                     _bind_target(scope, item.optional_vars, item.context_expr, WITH, _end(item.context_expr), (), node)
             stack.append((node.body, scope))
+        elif kind is ast.Assert:   # the rest of the block knows what the test proves
+            for name, cls in _isinstance_tests(node.test):
+                scope.narrowed.setdefault(name, []).append((_end(node), self.block_end, cls))
         elif kind is ast.Global:
             scope.globals.update(node.names)
         elif kind is ast.Nonlocal:
@@ -476,6 +465,11 @@ class _Binder:
                         scope.arms.append((id(node), arm, _start(body[0]), _end(body[-1])))
                 for name, cls in _isinstance_tests(node.test):   # ``if isinstance(x, torch.Tensor):`` its body
                     scope.narrowed.setdefault(name, []).append((_start(node.body[0]), _end(node.body[-1]), cls))
+                test = node.test
+                if type(test) is ast.UnaryOp and isinstance(test.op, ast.Not) and type(test.operand) is ast.Call \
+                        and not node.orelse and isinstance(node.body[-1], _EXITS):   # ``if not isinstance(..): return``
+                    for name, cls in _isinstance_tests(test.operand):
+                        scope.narrowed.setdefault(name, []).append((_end(node), self.block_end, cls))
             stack.append((node.body, scope))
             stack.append((node.orelse, scope))
         elif kind is ast.Try or kind.__name__ == "TryStar":
