@@ -16,6 +16,7 @@ from typing import Optional, Protocol
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
 from npu_lint.analysis.summaries import Summaries, memo, return_statements   # noqa: F401  (re-exported)
+from npu_lint.analysis.declared import CLASSED as _CLASSED, Declared
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.callables import Callables
 from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, Binding, Scope,
@@ -28,6 +29,7 @@ _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", 
 _BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DEPTH = 40
+_UNKNOWN = object()   # a value not computed yet (None is a value: unknown)
 _ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"})
 
 
@@ -44,10 +46,15 @@ class ProjectFacts(Protocol):
 
     def element_of_method(self, cls: str, method: str, index: int) -> Optional[K.Value]: ...
 
+    def value_of_method(self, cls: str, method: str) -> Optional[K.Value]: ...
 
-class Resolver(Summaries, Flows, Callables):
-    """Scopes, bindings and value kinds of one module (summaries of its functions and classes, the data flow
-    of values read from tensors and calls through callables chosen at run time: the mixins)."""
+    def attribute_value(self, cls: str, attr: str) -> Optional[K.Value]: ...
+
+
+class Resolver(Declared, Summaries, Flows, Callables):
+    """Scopes, bindings and value kinds of one module (what annotations and ``isinstance`` tests declare, summaries
+    of its functions and classes, the data flow of values read from tensors and calls through callables chosen at
+    run time: the mixins)."""
 
     def __init__(self) -> None:
         self.scopes: Optional[Scopes] = None
@@ -244,6 +251,10 @@ class Resolver(Summaries, Flows, Callables):
             if self.scopes is None:
                 return None
             bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+            if scope.narrowed or scope.kind == "comprehension" or scope.kind == "lambda":
+                narrowed = self._narrowed(node, scope, bindings)
+                if narrowed is not None:
+                    return narrowed
             if len(bindings) == 1:
                 return self.binding_value(bindings[0], depth + 1)
             return K.join([self.binding_value(b, depth + 1) for b in bindings]) if bindings else None
@@ -278,8 +289,9 @@ class Resolver(Summaries, Flows, Callables):
             return value if value[0] in (K.MASK, K.HOST, K.MODULE) else None
         if kind in (ast.List, ast.ListComp):
             return K.LIST, None
-        if kind is ast.IfExp:
-            return K.join([self.value_of(node.body, scope, depth + 1), self.value_of(node.orelse, scope, depth + 1)])
+        if kind is ast.IfExp:   # ``GradScaler() if amp else None``: a scaler where it is used
+            arms = [arm for arm in (node.body, node.orelse) if not (isinstance(arm, ast.Constant) and arm.value is None)]
+            return K.join([self.value_of(arm, scope, depth + 1) for arm in arms])
         if kind in (ast.NamedExpr, ast.Await):
             return self.value_of(node.value, scope, depth + 1)
         return None
@@ -292,7 +304,10 @@ class Resolver(Summaries, Flows, Callables):
         if tag == VALUE:
             if binding.path:
                 return self._element(binding.value, scope, binding.path, depth)
-            return self.value_of(binding.value, scope, depth)
+            value = self.value_of(binding.value, scope, depth)
+            if value is None and isinstance(binding.node, ast.AnnAssign):   # ``opt: Optimizer = build(...)``
+                return self.annotation_value(binding.node.annotation, scope)
+            return value
         if tag == ANNOTATION:
             return self.annotation_value(binding.value, scope)
         if tag == PARAM:
@@ -313,54 +328,35 @@ class Resolver(Summaries, Flows, Callables):
             return self._iter_element(binding.value, scope, binding.path, depth)
         return None
 
-    def annotation_value(self, annotation: ast.AST, scope: Scope) -> Optional[K.Value]:
-        """``torch.Tensor``, ``Optional[Tensor]``, ``Tensor | None``, ``nn.Module``, ``np.ndarray`` ..."""
-        if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-            try:   # a string annotation is read late: every binding of the module is visible
-                annotation = ast.parse(annotation.value, mode="eval").body
-            except (SyntaxError, ValueError, RecursionError, MemoryError):
-                return None
-            for node in ast.walk(annotation):
-                node.lineno, node.col_offset = 10 ** 9, 0
-            self._kept.append(annotation)   # alive as long as the model: ids in the memo stay unique
-        if isinstance(annotation, ast.Subscript):
-            head = self.qualname(annotation.value, scope) or ""
-            if head.rpartition(".")[2] in ("Optional", "Union"):
-                inner = annotation.slice
-                annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
-            elif head.startswith("torch.") and head.rpartition(".")[2][:1].isupper():
-                annotation = annotation.value   # a generic torch class: ``DataLoader[int]``, ``Dataset[Tensor]``
-            else:
-                return None
-        elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-            annotation = annotation.left
-        name = self.qualname(annotation, scope)
-        if name is None:
-            local = self.definition(annotation, scope) if isinstance(annotation, ast.Name) else None
-            return self.class_value(local) if isinstance(local, ast.ClassDef) else None
-        if name in ("numpy.ndarray", "pandas.DataFrame", "pandas.Series"):
-            return K.HOST, None
-        value = K.of_class(name)
-        if value is None and self.project is not None:
-            value = self.project.class_value(name, self.module_name)
-        return value
-
-    def _attribute_value(self, node: ast.Attribute, scope: Scope, depth: int) -> Optional[K.Value]:
+    def _attribute_value(self, node: ast.Attribute, scope: Scope, depth: int,
+                         known: object = _UNKNOWN) -> Optional[K.Value]:
+        """``known``: the receiver's value when the caller has it (a chain of calls evaluates each receiver once)."""
         receiver = node.value
         if isinstance(receiver, ast.Name) and self.scopes is not None and receiver.id == self.scopes.self_name(scope):
             bindings = self.scopes.attribute(scope, node.attr)
             if bindings:
-                return K.join([self.binding_value(b, depth) for b in bindings])
-            return None
-        if node.attr in K.TENSOR_ATTRIBUTES:
-            value = self.value_of(receiver, scope, depth)
+                value = K.join([self.binding_value(b, depth) for b in bindings])
+                if value is not None:
+                    return value
+            current: Optional[Scope] = scope   # declared in the class body or set in a base class
+            while current is not None and current.cls is None:
+                current = current.parent
+            if current is None or not isinstance(current.cls.node, ast.ClassDef):
+                return None
+            cls = self.class_value(current.cls.node)
+            return self.member_value(cls[1], node.attr, depth, skip=not bindings) if cls and cls[1] else None
+        if node.attr in K.TENSOR_ATTRIBUTES or node.attr == "device":
+            value = self.value_of(receiver, scope, depth) if known is _UNKNOWN else known
+            if node.attr == "device":
+                return (K.DEVICE, None) if value is not None and value[0] in K.TENSORS + (K.MODULE,) else None
             return (K.TENSOR, None) if value is not None and value[0] in K.TENSORS else None
-        if node.attr in ("device",):
-            value = self.value_of(receiver, scope, depth)
-            return (K.DEVICE, None) if value is not None and value[0] in K.TENSORS + (K.MODULE,) else None
         name = self.qualname(node, scope)
         if name is not None and name.startswith("torch.") and name[6:] in _DTYPE_NAMES:
             return K.DTYPE, name
+        if name is None:   # ``samples.actions``: a field of a project class (a NamedTuple, a dataclass, an attribute)
+            value = self.value_of(receiver, scope, depth) if known is _UNKNOWN else known
+            if value is not None and value[0] in (K.OBJECT, K.MODULE, K.OPTIMIZER) and value[1]:
+                return self.member_value(value[1], node.attr, depth)
         return None
 
     def _call_value(self, node: ast.Call, scope: Scope, depth: int) -> Optional[K.Value]:
@@ -390,16 +386,24 @@ class Resolver(Summaries, Flows, Callables):
                 return K.TENSOR, None
             return self.dispatched_value(func, scope) if binding.tag in (VALUE, PARAM) and callee is None else None
         if isinstance(func, ast.Attribute):
-            callee = self.value_of(func, scope, depth)
+            receiver = self.value_of(func.value, scope, depth)   # once: chains of calls stay linear
+            callee = self._attribute_value(func, scope, depth, receiver)
             if callee is not None and callee[0] == K.MODULE:
                 return K.TENSOR, None   # ``self.fc(x)``: calling a module
             method = self._callee(node, scope) if isinstance(func.value, ast.Name) else None
             if method is not None and method[0].name == func.attr:
                 return self.returns(method[0])   # ``self.build_optimizer()``: the class's own method
-            receiver = self.value_of(func.value, scope, depth)
             if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):
                 if _dtype_argument(node, self, scope) == "torch.bool":
                     return K.MASK, None
+            if receiver is not None and receiver[0] in _CLASSED and receiver[1]:
+                local, asked = self.class_method(receiver[1], func.attr)   # ``policy.predict_proba(x)``
+                if local is not None:
+                    return self.returns(local)
+                if asked is not None and self.project is not None:
+                    value = self.project.value_of_method(asked, func.attr)
+                    if value is not None:
+                        return value
             value = K.of_method(receiver, func.attr)
             if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self._has_frames():
                 return K.MASK, None   # ``labels.eq(labels.t())`` like ``labels == labels.t()``: no pandas here
@@ -467,8 +471,15 @@ class Resolver(Summaries, Flows, Callables):
             if definition is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
                 method = self._callee(value, scope)   # ``a, b = self.helper(x)``
                 definition = method[0] if method is not None and method[0].name == func.attr else None
+            asked = None
+            if definition is None and isinstance(func, ast.Attribute) and len(path) == 1 and index != STAR:
+                receiver = self.value_of(func.value, scope, depth)   # ``v, p = self.policy.evaluate(x)``
+                if receiver is not None and receiver[0] in _CLASSED and receiver[1]:
+                    definition, asked = self.class_method(receiver[1], func.attr)
             if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(path) == 1:
                 return self._returned_element(definition, index)
+            if asked is not None and self.project is not None:
+                return self.project.element_of_method(asked, func.attr, index)
             if self.project is not None and len(path) == 1 and index != STAR:
                 if name is not None and not name.startswith("torch"):   # ``a, mask = pkg.ops.split(x)``
                     return self.project.element_of_call(name, self.module_name, index)
@@ -506,6 +517,10 @@ class Resolver(Summaries, Flows, Callables):
         if found is None:
             return None
         source, path = found
+        if not path:
+            declared = self._declared_element(source, scope, depth)
+            if declared is not None:
+                return declared
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
             receiver = self.value_of(source.func.value, scope, depth)
             if receiver is not None and receiver[0] == K.MODULE:

@@ -36,7 +36,8 @@ def support_table(release: str) -> dict[str, dict[str, str]]:
 # Where a torch class's methods are listed when the class itself has no row for them.
 _METHOD_OWNERS = {"module": ("torch.nn.Module",), "optimizer": ("torch.optim.Optimizer",),
                   "scheduler": ("torch.optim.lr_scheduler.LRScheduler", "torch.optim.lr_scheduler._LRScheduler"),
-                  "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.Dataset",)}
+                  "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.Dataset",),
+                  "scaler": ("torch.amp.GradScaler",)}
 
 
 def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
@@ -51,7 +52,8 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
         return None
     kind, cls = value
     if kind in TENSORS or (kind == HOST and cls == CPU_TENSOR):   # ``t.cpu().numpy()``: a tensor's method
-        return "torch.Tensor." + func.attr
+        # a method no tensor has (``self.value.append(v)`` on a state annotated ``Tensor`` that holds a list)
+        return "torch.Tensor." + func.attr if func.attr in tensor_methods() else None
     if cls is None:   # e.g. an optimizer whose class depends on a branch: named by the torch base class
         return class_method_api(kind, (), func.attr, ctx.target.release)
     classes = ctx.resolver.method_owners(cls, func.attr)
@@ -67,9 +69,37 @@ def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: 
     for owner in owners:
         if f"{owner}.{method}" in table:
             return f"{owner}.{method}"
-    if owners and method in kind_methods(kind):
-        return f"{owners[0]}.{method}"
+    if not owners or method not in kind_methods(kind):
+        return None
+    if kind == "module" and (not classes or classes[0] == "torch.nn.Module") and method in container_methods():
+        return None   # a module of unknown class (``-> nn.Module``): ``nn.ModuleDict.update`` is not its method
+    return f"{owners[0]}.{method}"
     return None
+
+
+@lru_cache(maxsize=None)
+def tensor_methods() -> frozenset[str]:
+    """Every method a torch tensor has: those any release's support table lists, and a few it never did."""
+    return owner_methods("torch.Tensor") | {"new", "resize", "const_data_ptr", "map2_", "module_load", "xpu", "ipu",
+                                            "mtia", "is_nested", "grad_fn", "is_leaf"}
+
+
+@lru_cache(maxsize=None)
+def container_methods() -> frozenset[str]:
+    """Methods of torch's module containers (``ModuleDict.update``, ``ModuleList.append``) ``nn.Module`` lacks."""
+    found: set[str] = set()
+    for owner in ("torch.nn.ModuleDict", "torch.nn.ModuleList", "torch.nn.ParameterDict", "torch.nn.ParameterList",
+                  "torch.nn.Sequential"):
+        found |= owner_methods(owner)
+    return frozenset(found - owner_methods("torch.nn.Module"))
+
+
+@lru_cache(maxsize=None)
+def owner_methods(owner: str) -> frozenset[str]:
+    """The methods any release's support table lists for one torch class (``ModuleDict.update`` is no
+    ``nn.Module``'s)."""
+    return frozenset(method for row in read_tsv("class_methods.tsv") if row["class"] == owner
+                     for method in row["methods"].split())
 
 
 # The torch classes whose methods (in class_methods.tsv) belong to each kind's instances.
@@ -168,6 +198,7 @@ def probable_method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
             and ctx.resolver.kind_of(func.value) is None
             and func.attr in tensor_method_names(ctx.target.release) and ctx.resolver.qualname(func) is None
             and not (isinstance(func.value, ast.Name) and func.value.id in ("self", "cls", "super"))
+            and ctx.resolver.imported_alias(func.value) is None
             and not (isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
                      and func.value.func.id == "super")):
         return "torch.Tensor." + func.attr

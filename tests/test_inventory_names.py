@@ -71,7 +71,9 @@ def test_inventory_names_methods_by_their_receivers_class(tmp_path):
 @pytest.mark.parametrize("source, kind", [
     ("import torch\nclass Net(torch.nn.Module):\n    def f(self):\n        self.probe()\n", ("module", "Net")),
     ("import torch\nclass Net(torch.nn.Module):\n    @classmethod\n    def f(cls):\n        cls.probe()\n", (None, None)),
-    ("class Plain:\n    def f(self):\n        self.probe()\n", (None, None)),
+    # a class no torch kind fits: an instance of it (its own methods, never a tensor's)
+    ("class Plain:\n    def f(self):\n        self.probe()\n", ("object", "Plain")),
+    ("class Net:\n    pass\nm = Net()\nm.probe()\n", ("object", "Net")),
     ("import torch\ndef f(t: torch.Tensor):\n    t.cpu().probe()\n", ("host", "torch.Tensor")),
     ("import torch\ndef f(t: torch.Tensor):\n    t.cpu().numpy().probe()\n", ("host", None)),
     ("import torch\ndef f(t):\n    t.cpu().probe()\n", ("host", None)),
@@ -104,3 +106,58 @@ def test_model_facts_behind_the_names(source, kind):
 ])
 def test_reexports_map_to_the_public_name(name, public):
     assert canonical(name) == public
+
+
+WRONG_ROWS = '''import numpy as np
+import torch as th
+
+try:
+    import wandb
+except ImportError:
+    wandb = None
+
+
+class Anchors:
+    def expand(self, n):
+        return self
+
+
+class Model(th.nn.Module):
+    def predict_proba(self, x) -> np.ndarray:
+        return self(x).detach().cpu().numpy()
+
+
+class Logger:
+    def __init__(self):
+        self._wandb = wandb
+
+    def log(self, loss: th.Tensor, model: Model, anchors: Anchors, x):
+        self._wandb.log({"loss": loss.item()})
+        probs = model.predict_proba(x)
+        print(probs.astype(np.float32).any(), anchors.expand(2))
+        th.default_generator.manual_seed(0)
+
+
+def pick(ema: bool) -> th.nn.Module:
+    return Model()
+
+
+class State:
+    value: th.Tensor   # declared a tensor, holds a list
+
+    def add(self, v):
+        self.value.append(v)
+        pick(True).update(v)
+        pick(True).parameters()
+'''
+
+
+def test_inventory_leaves_out_what_is_not_a_torch_method(tmp_path):
+    rows = inventory(tmp_path, WRONG_ROWS)
+    for line, api in [(25, "torch.Tensor.log"), (27, "torch.Tensor.astype"), (27, "torch.Tensor.any"),
+                      (27, "torch.Tensor.expand"), (28, "torch.default_generator.manual_seed")]:
+        assert (line, api) not in rows
+    assert {(25, "torch.Tensor.item"), (28, "torch.Generator.manual_seed"), (17, "torch.Tensor.numpy"),
+            (41, "torch.nn.Module.parameters")} <= rows
+    # a method no tensor has; ``nn.ModuleDict.update`` is no method of a module declared ``-> nn.Module``
+    assert not any(line in (39, 40) for line, _ in rows)

@@ -51,7 +51,8 @@ def test_collect_parses_each_file_once(monkeypatch):
     original = ast.parse
 
     def counting(source, filename="<unknown>", *args, **kwargs):
-        parsed.append(str(filename))
+        if (args[:1] or (kwargs.get("mode"),))[0] != "eval":   # a string annotation is an expression, not a file
+            parsed.append(str(filename))
         return original(source, filename, *args, **kwargs)
 
     monkeypatch.setattr(npu_lint.sources.ast, "parse", counting)

@@ -68,6 +68,26 @@ def test_analyse_report_lists_the_project_calls(tmp_path):
     assert any(f == "detkit/ops/nms.py" and line == "9" for f, line, _ in ops)
 
 
+def test_inventory_reads_annotations_declared_in_other_modules(tmp_path):
+    """``detkit/engine/loop.py`` uses what ``engine/base.py`` declares: a NamedTuple's tensor fields, class-level
+    ``optimizer: th.optim.Optimizer`` and ``model: Detector``, ``self.scaler: Optional[GradScaler] = None``, a method
+    annotated ``-> tuple[th.Tensor, th.Tensor]``, a generator annotated ``-> Iterator[Batch]`` and ``self.teacher =
+    Detector()`` (a project module of a third module) in the base class's ``__init__``."""
+    out = tmp_path / "out"
+    out.mkdir()
+    done = subprocess.run([sys.executable, "-m", "npu_lint", "analyse", "-i", str(FIXTURE), "-o", str(out),
+                           "-v", "2.8.0"], capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    assert done.returncode == 0, done.stderr
+    rows = {(int(row["Start Line"]), row["API"]) for row in
+            csv.DictReader((out / "project_fixture_analysis" / "api_inventory.csv").open(encoding="utf-8"))
+            if row["File"] == "detkit/engine/loop.py"}
+    assert {(9, "torch.Tensor.float"), (10, "torch.optim.Optimizer.zero_grad"),
+            (11, "torch.cuda.amp.GradScaler.scale"), (12, "torch.cuda.amp.GradScaler.step"),
+            (13, "torch.cuda.amp.GradScaler.update"), (14, "torch.nn.Module.parameters"),
+            (19, "torch.Tensor.std"), (20, "torch.nn.Module.parameters")} <= rows
+    assert not {(15, "torch.Tensor.expand"), (15, "torch.Tensor.any")} & rows   # a project class; a numpy array
+
+
 def _run(*args: str, env: dict) -> subprocess.CompletedProcess:
     return subprocess.run(list(args), capture_output=True, text=True, env=env, stdin=subprocess.DEVNULL,
                           cwd=FIXTURE)

@@ -167,7 +167,6 @@ def test_kind(source, kind):
     "import torch\nm = torch.ones(3) > 0 if cond else np_mask\nm.probe()\n",
     "import torch\nfrom mylib import build\nm = build()\nm.probe()\n",
     "import torch\nimport pandas as pd\ndef f(df):\n    m = df.eq(3)\n    m.probe()\n",   # a Series has eq too
-    "class Net:\n    pass\nm = Net()\nm.probe()\n",
     "import torch\nmasks = []\nfor i in range(3):\n    masks.append(torch.ones(3) > i)\nm = masks[0]\nm.probe()\n",
 ])
 def test_unknown_stays_unknown(source):
@@ -512,3 +511,103 @@ def test_mask_assignment_of_computed_rows_is_npu402_once():
 ])
 def test_parameters_with_a_default_callable(source, kind):
     assert probe(source)[0] == kind
+
+# -- what annotations, isinstance tests and None arms say (issue 10: API inventory) ----------------------------------
+_NT = "import torch as th\nfrom typing import NamedTuple, Optional, Tuple, Iterator\n"
+
+
+@pytest.mark.parametrize("source, kind", [
+    # fields of a project NamedTuple / dataclass annotated ``th.Tensor``
+    (_NT + "class S(NamedTuple):\n    obs: th.Tensor\ndef f(s: S):\n    s.obs.probe()\n", ("tensor", None)),
+    (_NT + "from dataclasses import dataclass\n@dataclass\nclass S:\n    obs: th.Tensor = None\n"
+     "def f():\n    s = S()\n    s.obs.probe()\n", ("tensor", None)),
+    # tuple-unpacked results of functions / methods annotated ``-> tuple[th.Tensor, th.Tensor]``
+    (_NT + "def g(x) -> tuple[th.Tensor, th.Tensor]:\n    return x, x\ndef f(x):\n    a, b = g(x)\n    b.probe()\n",
+     ("tensor", None)),
+    (_NT + "class P:\n    def ev(self, x) -> Tuple[th.Tensor, Optional[th.Tensor]]:\n        return x, None\n"
+     "def f(p: P, x):\n    v, lp = p.ev(x)\n    lp.probe()\n", ("tensor", None)),
+    # ``isinstance`` narrowing: after an assert, in an ``if`` body, after ``if not ...: return``
+    (_NT + "def f(x):\n    assert isinstance(x, th.Tensor)\n    x.probe()\n", ("tensor", None)),
+    (_NT + "def f(x):\n    if isinstance(x, th.Tensor) and x.ndim:\n        x.probe()\n", ("tensor", None)),
+    (_NT + "def f(x):\n    if not isinstance(x, th.Tensor):\n        return x\n    x.probe()\n", ("tensor", None)),
+    (_NT + "import numpy as np\ndef f(x: np.ndarray):\n    if isinstance(x, th.Tensor):\n        x.probe()\n",
+     ("tensor", None)),
+    # attributes declared in the class body or with ``self.x: T`` (a base class's), Optional and None arms
+    (_NT + "class Base:\n    optimizer: th.optim.Optimizer\nclass T(Base):\n    def f(self):\n"
+     "        self.optimizer.probe()\n", ("optimizer", "torch.optim.Optimizer")),
+    (_NT + "class T:\n    def __init__(self):\n        self.opt: th.optim.Optimizer = th.optim.SGD([], 0.1)\n"
+     "    def f(self):\n        self.opt.probe()\n", ("optimizer", "torch.optim.SGD")),
+    (_NT + "class T:\n    def __init__(self):\n        self.s: Optional[th.cuda.amp.GradScaler] = None\n"
+     "    def f(self):\n        self.s.probe()\n", ("scaler", "torch.cuda.amp.GradScaler")),
+    (_NT + "class T:\n    def __init__(self, amp):\n        self.s = th.cuda.amp.GradScaler() if amp else None\n"
+     "    def f(self):\n        self.s.probe()\n", ("scaler", "torch.cuda.amp.GradScaler")),
+    (_NT + "def f(x: 'None | th.Tensor'):\n    x.probe()\n", ("tensor", None)),
+    # loops and comprehensions over annotated containers and literal tuples; what a generator yields
+    (_NT + "def f(xs: tuple[th.Tensor, ...], d):\n    [t.probe() for t in xs]\n", ("tensor", None)),
+    (_NT + "from typing import List\ndef f(xs: List[th.Tensor], d):\n    for t in xs:\n        t.probe()\n",
+     ("tensor", None)),
+    (_NT + "def f(a: th.Tensor, b: th.Tensor):\n    for t in (a, b):\n        t.probe()\n", ("tensor", None)),
+    (_NT + "class S(NamedTuple):\n    obs: th.Tensor\ndef gen() -> Iterator[S]:\n    yield S(None)\n"
+     "def f():\n    for s in gen():\n        s.obs.probe()\n", ("tensor", None)),
+    # a method only tensors have, chained: its result is a tensor whatever the receiver
+    (_NT + "def f(x):\n    x.long().probe()\n", ("tensor", None)),
+    # a project method annotated (or built) to return a numpy array
+    (_NT + "import numpy as np\nclass P:\n    def proba(self, x) -> np.ndarray:\n        return self.run(x)\n"
+     "def f(p: P, x):\n    p.proba(x).probe()\n", ("host", None)),
+    (_NT + "import numpy as np\nclass P:\n    def proba(self, x):\n        return np.stack(x)\n"
+     "def f(x):\n    P().proba(x).probe()\n", ("host", None)),
+    # a value annotated with a class of another library: an instance of it, never a tensor
+    ("import torch\nfrom PIL import Image\ndef f(im: Image.Image):\n    im.probe()\n", ("object", "PIL.Image.Image")),
+])
+def test_annotations_and_narrowing(source, kind):
+    assert probe(source) == kind
+
+
+@pytest.mark.parametrize("source", [
+    # rebound after the test, or used outside the narrowed block, or a test that proves nothing
+    _NT + "def f(x, g):\n    assert isinstance(x, th.Tensor)\n    x = g(x)\n    x.probe()\n",
+    _NT + "def f(x):\n    if isinstance(x, th.Tensor):\n        pass\n    x.probe()\n",
+    _NT + "def f(x, c):\n    if isinstance(x, th.Tensor) or c:\n        x.probe()\n",
+    _NT + "import numpy as np\ndef f(x):\n    assert isinstance(x, (th.Tensor, np.ndarray))\n    x.probe()\n",
+    _NT + "def f(x):\n    if not isinstance(x, th.Tensor):\n        print(x)\n    x.probe()\n",
+    _NT + "def f(x):\n    if not (isinstance(x, th.Tensor) and x.ndim):\n        return\n    x.probe()\n",
+    # annotations that do not agree on one kind
+    _NT + "import numpy as np\nfrom typing import Union\ndef f(x: Union[th.Tensor, np.ndarray]):\n    x.probe()\n",
+    _NT + "import numpy as np\ndef f(xs: tuple[th.Tensor, np.ndarray]):\n    for t in xs:\n        t.probe()\n",
+    _NT + "def f(x: Optional[int]):\n    x.probe()\n",
+    _NT + "from typing import Any\ndef f(x: Any):\n    x.probe()\n",
+    # a field nothing declares: its name is no evidence
+    _NT + "class S:\n    pass\ndef f(s: S):\n    s.obs.probe()\n",
+    _NT + "class S(NamedTuple):\n    obs: th.Tensor\ndef f(s: S):\n    s.mask.probe()\n",
+    # a method numpy arrays and tensors share, on a value of unknown kind
+    _NT + "def f(x):\n    x.flatten().probe()\n",
+    # a None arm with a value of unknown kind
+    _NT + "def f(c, g):\n    s = g() if c else None\n    s.probe()\n",
+])
+def test_annotations_and_narrowing_must_not(source):
+    assert probe(source)[0] is None
+
+
+@pytest.mark.parametrize("source, kind", [
+    (_NT + "def heads(x) -> Tuple[th.Tensor, th.Tensor]:\n    return x, x\ndef f(x, d):\n    outs = heads(x)\n"
+     "    [t.probe() for t in outs]\n", ("tensor", None)),
+    (_NT + "def heads(x: th.Tensor):\n    return x.flip(0), x.abs()\ndef f(x, d):\n    for t in heads(x):\n"
+     "        t.probe()\n", ("tensor", None)),
+    (_NT + "import numpy as np\ndef heads(x: th.Tensor):\n    return x, np.ones(1)\ndef f(x, d):\n    for t in heads(x):\n"
+     "        t.probe()\n", (None, None)),
+])
+def test_iterating_what_a_function_returns(source, kind):
+    assert probe(source) == kind
+
+
+@pytest.mark.parametrize("source, kind", [
+    (_NT + "def f(v):\n    return v.probe() if isinstance(v, th.Tensor) else v\n", ("tensor", None)),
+    (_NT + "def f(d):\n    return {k: v.probe() if isinstance(v, th.Tensor) else v for k, v in d.items()}\n",
+     ("tensor", None)),
+    (_NT + "def f(v, log):\n    log(v.probe() if isinstance(v, th.Tensor) else float(v))\n", ("tensor", None)),
+    # the other arm, and a test on another name, prove nothing
+    (_NT + "def f(v):\n    return v if isinstance(v, th.Tensor) else v.probe()\n", (None, None)),
+    (_NT + "def f(v, w):\n    return v.probe() if isinstance(w, th.Tensor) else v\n", (None, None)),
+])
+def test_conditional_expressions_narrow_their_body(source, kind):
+    assert probe(source) == kind

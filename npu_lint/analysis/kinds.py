@@ -14,6 +14,8 @@ LIST = "list"                                         # a Python list: its eleme
 MODULE, OPTIMIZER, SCHEDULER, SCALER = "module", "optimizer", "scheduler", "scaler"
 LOADER, DATASET, SAMPLER = "loader", "dataset", "sampler"
 DEVICE, DTYPE = "device", "dtype"
+OBJECT = "object"                                     # an instance of a project class no torch kind fits: its own
+                                                      # methods and attributes (a NamedTuple of tensors, a trainer)
 TENSORS = (TENSOR, BATCH, MASK)
 CPU_TENSOR = "torch.Tensor"   # the class of a host value that is a tensor moved with ``.cpu()``
 
@@ -94,6 +96,15 @@ def join(values: list[Optional[Value]]) -> Optional[Value]:
     return None
 
 
+def refine(declared: Optional[Value], inferred: Optional[Value]) -> Optional[Value]:
+    """What an annotation declares, or what the code shows when it agrees and may be more precise (a mask for
+    ``-> Tensor``, ``nn.Linear`` for ``-> nn.Module``, ``SGD`` for ``optimizer: Optimizer = SGD(...)``)."""
+    if declared is None or (inferred is not None and (inferred[0] == declared[0]
+                                                      or (inferred[0] in TENSORS and declared[0] in TENSORS))):
+        return inferred if inferred is not None else declared
+    return declared
+
+
 def of_class(qualname: str) -> Optional[Value]:
     """The value an instance of a torch (or numpy/pandas) class has, from the class's qualified name."""
     if qualname in SCALERS:
@@ -143,6 +154,12 @@ def of_call(qualname: str) -> Optional[Value]:
     return None
 
 
+# Methods only torch tensors have (numpy, pandas, nn.Module and Python's types have none of them): their result is a
+# tensor whatever the receiver (``x.long().flatten()``: ``flatten`` is a tensor's).
+TENSOR_ONLY_METHODS = frozenset({"long", "int", "short", "byte", "char", "contiguous", "detach", "unsqueeze",
+                                 "permute", "masked_fill", "clamp", "softmax", "log_softmax", "sigmoid", "view_as",
+                                 "expand_as", "type_as", "new_zeros", "new_ones", "new_full", "new_empty",
+                                 "unflatten", "index_select", "masked_select"})
 # Methods only torch tensors have (numpy and pandas have none of them): a mask whatever the receiver.
 TENSOR_ONLY_MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "isneginf", "isposinf", "logical_and",
                                       "logical_or", "logical_not", "logical_xor", "signbit"})
@@ -155,7 +172,9 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
             return HOST, None   # whatever had ``.numpy()`` / ``.cpu()``: host data, no NPU work
         if method == "tolist":
             return LIST, None
-        return (MASK, None) if method in TENSOR_ONLY_MASK_METHODS else None
+        if method in TENSOR_ONLY_MASK_METHODS:
+            return MASK, None
+        return (TENSOR, None) if method in TENSOR_ONLY_METHODS else None
     kind, cls = receiver
     if kind in TENSORS:
         if method == "cpu":

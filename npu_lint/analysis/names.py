@@ -17,6 +17,10 @@ CANONICAL = {
     "torch._C._nn": "torch.nn.functional",
 }
 
+# Instances torch exposes as module attributes: their methods are the class's (``torch.default_generator.manual_seed``
+# is ``torch.Generator.manual_seed``).
+INSTANCES = {"torch.default_generator": "torch.Generator"}
+
 
 def canonical(name: str) -> str:
     """Map a re-exported path to its public name (``torch.nn.parallel.DataParallel`` -> ``torch.nn.DataParallel``).
@@ -31,7 +35,7 @@ def canonical(name: str) -> str:
             return ".".join(["torch", parts[1], *parts[cls:]])
     head, rest = name, ""
     while True:
-        public = CANONICAL.get(head)
+        public = CANONICAL.get(head) or (INSTANCES.get(head) if rest else None)
         if public is not None:
             return public + rest
         if "." not in head:

@@ -68,9 +68,20 @@ class ProjectView:
         if kind == "class":
             return self._class(target)
         if kind == "function":
-            value = self.index.functions[target][1].value
-            return (value[0], value[1] or None) if value and value[0] else None
+            return self._fact(self.index.functions[target][1].value)
         return None
+
+    def _fact(self, value: tuple[str, str]) -> Optional[K.Value]:
+        """A value read from the facts: a class the file could not judge alone (``object`` of a name) is judged
+        now, through the whole project's class hierarchy."""
+        if not value or not value[0]:
+            return None
+        kind, cls = value
+        if kind == K.OBJECT and cls:
+            target = self.index.resolve(cls)
+            if target is not None and self.index.kind(target) == "class":
+                return self._class(target)
+        return kind, cls or None
 
     def element_of_call(self, qualname: str, importer: str, index: int) -> Optional[K.Value]:
         """What element ``index`` of the tuple a project function returns is (``a, mask = pkg.f(x)``)."""
@@ -86,12 +97,14 @@ class ProjectView:
         return self._element(found, index) if found is not None else None
 
     def _element(self, function: str, index: int) -> Optional[K.Value]:
+        """Element ``index`` of the tuple ``function`` returns; -1: what iterating its result gives."""
         facts = self.index.functions.get(function)
+        if index == -1:
+            return self._fact(facts[1].yields) if facts is not None else None
         elements = facts[1].elements if facts is not None else ()
-        if index < 0 or index >= len(elements) or not elements[index][0]:
+        if index < 0 or index >= len(elements):
             return None
-        kind, cls = elements[index]
-        return kind, cls or None
+        return self._fact(elements[index])
 
     def class_value(self, qualname: str, importer: str) -> Optional[K.Value]:
         target = self.absolute(qualname, importer)
@@ -105,8 +118,48 @@ class ProjectView:
                     value = K.of_class(base)
                     if value is not None:
                         break
-            self._values[target] = (value[0], target) if value is not None else None
+            # a class no torch kind fits: an instance of it (its own methods and attributes)
+            self._values[target] = (value[0] if value is not None else K.OBJECT, target)
         return self._values[target]
+
+    def value_of_method(self, cls: str, method: str) -> Optional[K.Value]:
+        """What ``method`` of an instance of the project class ``cls`` returns (its facts' summary), found along
+        its bases; None for a method the project does not define."""
+        if cls not in self.index.classes:
+            return None
+        found = self.index.method(cls, method)
+        facts = self.index.functions.get(found) if found is not None else None
+        return self._fact(facts[1].value) if facts is not None else None
+
+    def attribute_value(self, cls: str, attr: str) -> Optional[K.Value]:
+        """What ``attr`` of an instance of the project class ``cls`` holds: the class it is annotated with (in the
+        class body or as ``self.attr: T``), else what every constructor assigned to it agrees on; along the bases."""
+        for owner in self.index.mro(cls):
+            entry = self.index.classes.get(owner)
+            if entry is None:
+                break
+            facts = entry[1]
+            declared_class = dict(facts.fields).get(attr)
+            declared = self._instance(declared_class) if declared_class is not None else None
+            assigned = dict(facts.attrs).get(attr, ())
+            values = [self._instance(origin) for origin in assigned if not origin.startswith(("=", "@"))]
+            inferred = K.join(values) if values and len(values) == len(assigned) else None
+            if declared_class is not None or assigned:
+                return K.refine(declared, inferred)   # declared, or what is assigned when it agrees (``SGD``)
+        return None
+
+    def _instance(self, name: str) -> Optional[K.Value]:
+        """An instance of (or the result of calling) the absolute name ``name``: a torch class or function, a
+        numpy array, a project class or function."""
+        if name.startswith(("torch.", "numpy.", "pandas.", "torch_npu.", "apex.")):
+            return K.of_call(name)
+        target = self.index.resolve(name)
+        kind = self.index.kind(target) if target is not None else None
+        if kind == "class":
+            return self._class(target)
+        if kind == "function":
+            return self._fact(self.index.functions[target][1].value)
+        return None
 
     def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]:
         """None when ``cls`` is not a project class; () when the project defines ``method`` on the way up; else
@@ -206,7 +259,7 @@ def _digest(index: "ProjectIndex") -> str:
     for name in sorted(index.modules):
         facts = index.modules[name]
         digest.update(repr((name, facts.imports, facts.stars, facts.exported,
-                            [(f.name, f.value, f.returns) for f in facts.functions],
-                            [(c.name, c.bases, c.methods) for c in facts.classes])).encode())
+                            [(f.name, f.value, f.returns, f.elements, f.yields) for f in facts.functions],
+                            [(c.name, c.bases, c.methods, c.attrs, c.fields) for c in facts.classes])).encode())
     digest.update(repr(sorted(index.custom_ops)).encode())
     return digest.hexdigest()[:16]

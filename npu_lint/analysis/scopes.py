@@ -50,7 +50,7 @@ class Scope:
     """A module, class, function, lambda or comprehension scope."""
 
     __slots__ = ("kind", "node", "parent", "names", "globals", "nonlocals", "attrs", "self_name", "cls", "arms",
-                 "loops", "augments")
+                 "loops", "augments", "narrowed")
 
     def __init__(self, kind: str, node: Optional[ast.AST], parent: Optional["Scope"]) -> None:
         self.kind, self.node, self.parent = kind, node, parent
@@ -63,6 +63,8 @@ class Scope:
         self.arms: list[tuple[int, int, Position, Position]] = []   # (if id, arm, start, end), outer ifs first
         self.loops: list[tuple[Position, Position]] = []             # ``for`` / ``while`` statements
         self.augments: dict[str, list[Binding]] = {}                 # ``n += v``: adds to ``n``, never replaces it
+        # ``assert isinstance(x, C)`` / ``if isinstance(x, C):``: where ``x`` is known to be a ``C`` (start, end, C)
+        self.narrowed: dict[str, list[tuple[Position, Position, ast.AST]]] = {}
 
     def add(self, binding: Binding) -> None:
         """Record a binding where Python puts it: ``global`` names in the module, ``nonlocal`` ones in the
@@ -162,6 +164,7 @@ class Scopes:
             scope.names.clear()
             scope.attrs.clear()
             scope.augments.clear()
+            scope.narrowed.clear()
             scope.parent = scope.cls = None
         self.by_node.clear()
         self.calls.clear()
@@ -190,6 +193,8 @@ class Scopes:
             scope = Scope("comprehension", node, parent)
             for generator in node.generators:
                 _bind_target(scope, generator.target, generator.iter, LOOP, _end(generator.iter), ())
+            for element in (getattr(node, "elt", None), getattr(node, "key", None), getattr(node, "value", None)):
+                _narrow_expression(element, scope)   # ``[v.item() if isinstance(v, Tensor) else v for v in xs]``
         self.by_node[id(node)] = scope
         return scope
 
@@ -320,18 +325,54 @@ def _bind_target(scope: Scope, target: ast.AST, value: Optional[ast.AST], tag: s
                 Binding(node.attr, NONE if none else tag, value, pos, scope, statement, where))
 
 
+def _isinstance_tests(test: ast.AST) -> list[tuple[str, ast.AST]]:
+    """``(name, class)`` for each ``isinstance(name, class)`` a test proves when true (``and`` chains too)."""
+    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
+    return [(t.args[0].id, t.args[1]) for t in tests
+            if isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "isinstance"
+            and len(t.args) == 2 and isinstance(t.args[0], ast.Name)]
+
+
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def _narrow_expression(value: Optional[ast.AST], scope: Scope) -> None:
+    """``x.item() if isinstance(x, Tensor) else x`` as a statement's value, one of its call's arguments or an
+    element of its tuple, list or dict (not deeper: the binder reads statements, not whole expressions)."""
+    kind = type(value)
+    if kind is ast.Call:
+        candidates = [a for a in value.args if type(a) is ast.IfExp]
+        candidates += [k.value for k in value.keywords if type(k.value) is ast.IfExp]
+    elif kind is ast.IfExp:
+        candidates = [value]
+    elif kind is ast.Tuple or kind is ast.List:
+        candidates = [e for e in value.elts if type(e) is ast.IfExp]
+    elif kind is ast.Dict:
+        candidates = [v for v in value.values if type(v) is ast.IfExp]
+    else:
+        return
+    for candidate in candidates:
+        while type(candidate) is ast.IfExp:
+            for name, cls in _isinstance_tests(candidate.test):
+                scope.narrowed.setdefault(name, []).append((_start(candidate.body), _end(candidate.body), cls))
+            candidate = candidate.orelse
+
+
 class _Binder:
     """One pass over the statements of a module (bodies of functions and classes included)."""
 
     def __init__(self, scopes: Scopes) -> None:
         self.scopes = scopes
+        self.block_end: Position = (0, 0)   # the end of the block the current statement sits in
 
     def run(self, tree: ast.AST) -> None:
         """Depth first, in source order (a scope's bindings stay sorted by position)."""
-        stack: list[tuple[object, Scope, tuple]] = [(iter(getattr(tree, "body", [])), self.scopes.module, ())]
+        top = getattr(tree, "body", [])
+        stack: list[tuple[object, Scope, tuple, Position]] = [
+            (iter(top), self.scopes.module, (), _end(top[-1]) if top else (0, 0))]
         try:
             while stack:
-                body, scope, guard = stack[-1]
+                body, scope, guard, self.block_end = stack[-1]
                 statement = next(body, None)
                 if statement is None:
                     stack.pop()
@@ -341,7 +382,7 @@ class _Binder:
                 self.statement(statement, scope, nested)
                 for arm, (inner, inner_scope) in reversed(list(enumerate(nested))):
                     inner_guard = () if inner_scope is not scope else _arm_guard(statement, arm, guard)
-                    stack.append((iter(inner), inner_scope, inner_guard))
+                    stack.append((iter(inner), inner_scope, inner_guard, _end(inner[-1]) if inner else (0, 0)))
         finally:
             _GUARD[0] = ()
 
@@ -350,12 +391,15 @@ class _Binder:
         value = getattr(node, "value", None)
         if type(value) is ast.Call and kind in _CALL_STATEMENTS:
             self.scopes.calls.append((value, scope))
+        if value is not None and kind in _CALL_STATEMENTS:
+            _narrow_expression(value, scope)
         if kind is ast.Assign:
             for target in node.targets:
                 _bind_target(scope, target, node.value, VALUE, _end(node), (), node)
-        elif kind is ast.AnnAssign:
-            tag = VALUE if node.value is not None else ANNOTATION
-            value = node.value if node.value is not None else node.annotation
+        elif kind is ast.AnnAssign:   # ``x: Optional[T] = None`` declares what ``x`` holds where it is used
+            declared = node.value is None or (isinstance(node.value, ast.Constant) and node.value.value is None)
+            tag = ANNOTATION if declared else VALUE
+            value = node.annotation if declared else node.value
             _bind_target(scope, node.target, value, tag, _end(node), (), node)
         elif kind is ast.Import:
             for alias in node.names:
@@ -401,6 +445,9 @@ class _Binder:
                 if item.optional_vars is not None:
                     _bind_target(scope, item.optional_vars, item.context_expr, WITH, _end(item.context_expr), (), node)
             stack.append((node.body, scope))
+        elif kind is ast.Assert:   # the rest of the block knows what the test proves
+            for name, cls in _isinstance_tests(node.test):
+                scope.narrowed.setdefault(name, []).append((_end(node), self.block_end, cls))
         elif kind is ast.Global:
             scope.globals.update(node.names)
         elif kind is ast.Nonlocal:
@@ -416,6 +463,13 @@ class _Binder:
                 for arm, body in enumerate((node.body, node.orelse)):
                     if body:
                         scope.arms.append((id(node), arm, _start(body[0]), _end(body[-1])))
+                for name, cls in _isinstance_tests(node.test):   # ``if isinstance(x, torch.Tensor):`` its body
+                    scope.narrowed.setdefault(name, []).append((_start(node.body[0]), _end(node.body[-1]), cls))
+                test = node.test
+                if type(test) is ast.UnaryOp and isinstance(test.op, ast.Not) and type(test.operand) is ast.Call \
+                        and not node.orelse and isinstance(node.body[-1], _EXITS):   # ``if not isinstance(..): return``
+                    for name, cls in _isinstance_tests(test.operand):
+                        scope.narrowed.setdefault(name, []).append((_end(node), self.block_end, cls))
             stack.append((node.body, scope))
             stack.append((node.orelse, scope))
         elif kind is ast.Try or kind.__name__ == "TryStar":

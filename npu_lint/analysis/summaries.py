@@ -80,7 +80,7 @@ class Summaries:
             if binding.tag == DEF:
                 return binding.value, 0
             if binding.tag == CLASS:
-                return _method(binding.value, "__init__", 1)
+                return method_def(binding.value, "__init__", 1)
             value = self.binding_value(binding)
             return self._forward(value)
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and self.scopes is not None \
@@ -100,42 +100,71 @@ class Summaries:
     def _forward(self, value: Optional[K.Value]) -> Optional[tuple[ast.AST, int]]:
         if value is None or value[0] != K.MODULE or value[1] not in self._local_classes:
             return None
-        return _method(self._local_classes[value[1]], "forward", 1)
+        return method_def(self._local_classes[value[1]], "forward", 1)
 
     def returns(self: "Resolver", function: ast.AST) -> Optional[K.Value]:
         """The value a function of this file returns: its return statements agree on it (computed once;
-        ``return None`` exits are left out)."""
+        ``return None`` exits are left out), or its return annotation says it (``-> np.ndarray``)."""
         def compute() -> Optional[K.Value]:
             scope = self.scopes.scope_of(function) if self.scopes else None
             if scope is None:
                 return None
             values = [self.value_of(r.value, scope) for r in return_statements(function)
                       if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
-            return K.join(values) if values else None
+            inferred = K.join(values) if values else None
+            annotation = getattr(function, "returns", None)
+            declared = self.annotation_value(annotation, scope.parent or scope) if annotation is not None else None
+            return K.refine(declared, inferred)
         return memo(self._summaries, ("returns", id(function)), compute)
 
     def returned_elements(self: "Resolver", function: ast.AST) -> tuple[Optional[K.Value], ...]:
         """What each element of the tuple a function returns is, when every return gives a tuple of the same
-        length (``return boxes, mask``); () otherwise. For the project index."""
+        length (``return boxes, mask``) or the return annotation is a tuple of fixed length; () otherwise. For the
+        project index."""
+        scope = self.scopes.scope_of(function) if self.scopes else None
+        arms = self.element_annotations(getattr(function, "returns", None), scope.parent or scope) if scope else None
+        if arms and not (len(arms) == 2 and isinstance(arms[1], ast.Constant) and arms[1].value is Ellipsis):
+            return tuple(self._returned_element(function, index) for index in range(len(arms)))
         lengths = {len(r.value.elts) if isinstance(r.value, ast.Tuple) else -1 for r in return_statements(function)
                    if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)}
         if len(lengths) != 1 or min(lengths) <= 0:
             return ()
         return tuple(self._returned_element(function, index) for index in range(lengths.pop()))
 
-    def _returned_element(self, function: ast.AST, index: int) -> Optional[K.Value]:
+    def _returned_element(self: "Resolver", function: ast.AST, index: int) -> Optional[K.Value]:
         scope = self.scopes.scope_of(function) if self.scopes else None
         if scope is None:
             return None
+        annotation = getattr(function, "returns", None)
+        declared = self.element_annotation_value(annotation, scope.parent or scope, index) if annotation else None
         values = []
         for statement in return_statements(function):
             value = statement.value
             if not isinstance(value, ast.Tuple) or index >= len(value.elts):
-                return None
+                values = []
+                break
             values.append(self.value_of(value.elts[index], scope))
         if values and all(v is not None and v[0] in K.TENSORS for v in values) and any(v[0] == K.MASK for v in values):
-            return K.MASK, None   # a mask on the main path, placeholder tensors on early exits (``zeros_like``)
-        return K.join(values) if values else None
+            inferred: Optional[K.Value] = (K.MASK, None)   # a mask on the main path, placeholder tensors on early exits
+        else:
+            inferred = K.join(values) if values else None
+        return K.refine(declared, inferred)
+
+    def yielded(self: "Resolver", function: ast.AST) -> Optional[K.Value]:
+        """What iterating a function's result gives: the element of its return annotation (``Iterator[T]``,
+        ``Generator[T, None, None]``, ``List[T]``, ``tuple[T, ...]``) or what its ``yield`` statements agree on."""
+        def compute() -> Optional[K.Value]:
+            scope = self.scopes.scope_of(function) if self.scopes else None
+            if scope is None:
+                return None
+            annotation = getattr(function, "returns", None)
+            declared = self.element_annotation_value(annotation, scope.parent or scope, -1) if annotation else None
+            yields = _yields(function)
+            values = [self.value_of(node.value, scope) for node in yields if node.value is not None]
+            if not yields:   # a function returning a tuple: iterating it gives its elements
+                values = list(self.returned_elements(function))
+            return K.refine(declared, K.join(values) if values else None)
+        return memo(self._summaries, ("yields", id(function)), compute)
 
     def method_owners(self, cls: str, method: str) -> tuple[str, ...]:
         """The classes whose ``method`` a call on an instance of ``cls`` may reach, nearest first: empty when
@@ -148,7 +177,7 @@ class Summaries:
                 return found
         while cls in self._local_classes and cls not in seen:
             seen.add(cls)
-            if _method(self._local_classes[cls], method, 0) is not None:
+            if method_def(self._local_classes[cls], method, 0) is not None:
                 return ()
             cls = self._parents.get(cls, "")
             if cls not in self._local_classes and self.project is not None:
@@ -171,6 +200,7 @@ class Summaries:
 
     def _class_value(self: "Resolver", node: ast.ClassDef) -> Optional[K.Value]:
         value = None
+        own = self._local_class_name(node)
         scope = (self.scopes.scope_of(node).parent if self.scopes and self.scopes.scope_of(node) else None)
         for base in node.bases:
             if scope is None:
@@ -179,28 +209,43 @@ class Summaries:
             if isinstance(local, ast.ClassDef):
                 value = self.class_value(local)
                 if value is not None:
-                    self._parents[self._local_class_name(node)] = self._local_class_name(local)
-                    value = (value[0], self._local_class_name(node))
+                    self._parents[own] = self._local_class_name(local)
             else:
                 name = self.qualname(base, scope)
                 if name is None:
                     continue
                 value = K.of_class(name)
-                if value is not None and value[0] in (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER):
-                    self._parents[self._local_class_name(node)] = name
-                    value = (value[0], self._local_class_name(node))
+                if value is not None and value[0] not in (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER):
+                    return value
                 if value is None and self.project is not None:
                     value = self.project.class_value(name, self.module_name)
-            if value is not None:
+                if value is not None:
+                    self._parents[own] = value[1] or name   # the project's absolute name of the base
+            if value is not None and value[0] != K.OBJECT:
                 break
-        return value
+        # a class no torch kind fits: an instance of it (its own methods and attributes), with its bases for them
+        return (value[0] if value is not None else K.OBJECT), own
 
 
-def _method(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.AST, int]]:
+def method_def(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.AST, int]]:
     for statement in cls.body:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
             return statement, offset
     return None
+
+
+def _yields(function: ast.AST) -> list[ast.Yield]:
+    """The ``yield`` expressions of a function's own body (not of nested functions, classes or lambdas)."""
+    found: list[ast.Yield] = []
+    stack = list(getattr(function, "body", []))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Yield):
+            found.append(node)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            continue
+        stack.extend(ast.iter_child_nodes(node))
+    return found
 
 
 def return_statements(function: ast.AST) -> list[ast.Return]:

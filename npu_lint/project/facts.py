@@ -19,7 +19,7 @@ from typing import NamedTuple, Optional
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.resolver import Resolver
 
-FACTS_VERSION = 5   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 6   # bump when the extracted facts change shape or meaning (invalidates caches)
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
@@ -37,6 +37,7 @@ class FunctionFacts(NamedTuple):
     returns: tuple[str, ...]               # callables whose results it returns (``return Pool(...)``, ``return p, n``)
     value: tuple[str, str] = ("", "")      # what it returns as the semantic model sees it: (kind, class) or empty
     elements: tuple[tuple[str, str], ...] = ()   # what each element of a returned tuple is (``return boxes, mask``)
+    yields: tuple[str, str] = ("", "")     # what iterating its result gives (``-> Iterator[T]``, ``yield t``)
 
 
 class ClassFacts(NamedTuple):
@@ -45,6 +46,7 @@ class ClassFacts(NamedTuple):
     bases: tuple[str, ...]                 # absolute qualnames (unresolvable bases left out)
     methods: tuple[str, ...]
     attrs: tuple[tuple[str, tuple[str, ...]], ...]   # ``self.x = Ctor(...)``: x -> constructors called
+    fields: tuple[tuple[str, str], ...] = ()   # ``x: T`` in the body, ``self.x: T`` in a method: x -> T (absolute)
 
 
 class ModuleFacts(NamedTuple):
@@ -75,7 +77,7 @@ def absolute(name: str, module: str, is_package: bool) -> str:
 
 class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
-                 "value", "elements")
+                 "value", "elements", "yields")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -90,6 +92,7 @@ class _Scope:
         self.returns: list[tuple[str, str, str]] = []
         self.value: tuple[str, str] = ("", "")
         self.elements: tuple[tuple[str, str], ...] = ()
+        self.yields: tuple[str, str] = ("", "")
 
 
 ONE_ARGUMENT = "(condition)"   # marks a returned ``torch.where(cond)``: its one-argument, data-dependent form
@@ -103,6 +106,7 @@ class Extractor:
         self.module, self.relative, self.is_package = module, relative, is_package
         self.light = light   # no calls, references or call counts (what only the call graph needs)
         self.resolver = Resolver()
+        self.resolver.module_name = module   # the file's classes by their absolute names in the summaries
         self.module_scope = _Scope("module", "")
         self.scopes: list[_Scope] = [self.module_scope]
         self.functions: list[FunctionFacts] = []
@@ -168,6 +172,7 @@ class Extractor:
             self._instance_attribute(node.targets, node.value)
             return
         if node_type is ast.AnnAssign:   # the annotation is not a use
+            self._annotated_attribute(node)
             if node.value is not None:
                 self.expressions(node.value)
                 self._local_values([node.target], node.value)
@@ -228,8 +233,9 @@ class Extractor:
         owner = parent.name if parent.kind == "class" else None
         scope = _Scope("function", qualname, owner, node.lineno)
         value = self.resolver.returns(node)   # the semantic model's summary of the function
-        scope.value = (value[0], value[1] or "") if value else ("", "")
-        scope.elements = tuple((v[0], v[1] or "") if v else ("", "") for v in self.resolver.returned_elements(node))
+        scope.value = self._fact(value)
+        scope.elements = tuple(self._fact(v) for v in self.resolver.returned_elements(node))
+        scope.yields = self._fact(self.resolver.yielded(node))
         args = node.args
         for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
             scope.bound.add(arg.arg)
@@ -243,6 +249,14 @@ class Extractor:
         self.resolver.leave_scope()
         self._close_function(scope)
 
+    def _fact(self, value: Optional[tuple[str, Optional[str]]]) -> tuple[str, str]:
+        """A value of the model as facts hold it: (kind, class) with the class's absolute name (a relative import's
+        resolved), ("", "") when unknown."""
+        if not value:
+            return "", ""
+        cls = value[1] or ""
+        return value[0], absolute(cls, self.module, self.is_package) if cls.startswith(".") else cls
+
     def class_def(self, node: ast.ClassDef) -> None:
         for decorator in node.decorator_list:
             self.expressions(decorator)
@@ -255,7 +269,7 @@ class Extractor:
         parent.defs[node.name] = qualname
         self._bind(node.name, defining=True)
         self.classes[qualname] = {"line": node.lineno, "bases": bases, "methods": [], "attrs": {},
-                                  "scopes": list(self.scopes)}
+                                  "scopes": list(self.scopes), "fields": {}}
         scope = _Scope("class", qualname, line=node.lineno)
         self.resolver.enter_class(node)
         self.scopes.append(scope)
@@ -466,6 +480,23 @@ class Extractor:
                 for marker, root, rest in self._producers(value):
                     self.classes[scope.owner]["attrs"].setdefault(target.attr, []).append((marker, root, rest, scope))
 
+    def _annotated_attribute(self, node: ast.AnnAssign) -> None:
+        """``optimizer: Optimizer`` in a class body (a NamedTuple or dataclass field, a declared attribute) or
+        ``self.optimizer: Optimizer`` in one of its methods: the class the attribute holds an instance of."""
+        if not self.class_stack:
+            return
+        target, scope = node.target, self.scopes[-1]
+        if scope.kind == "class" and scope.name == self.class_stack[-1] and isinstance(target, ast.Name):
+            attr = target.id
+        elif scope.kind == "function" and scope.owner == self.class_stack[-1] and isinstance(target, ast.Attribute) \
+                and isinstance(target.value, ast.Name) and target.value.id == "self":
+            attr = target.attr
+        else:
+            return
+        parts = self._name_parts(_declared_class(node.annotation))
+        if parts[0]:
+            self.classes[self.class_stack[-1]]["fields"].setdefault(attr, parts[:2])
+
     # -- late resolution -------------------------------------------------------------------
     def _name_parts(self, node: ast.AST) -> tuple[str, str, int]:
         parts: list[str] = []
@@ -516,7 +547,7 @@ class Extractor:
                 returns.append(marker + found)
         self.functions.append(FunctionFacts(scope.name, scope.line, scope.owner,
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
-                                            tuple(dict.fromkeys(returns)), scope.value, scope.elements))
+                                            tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields))
 
     def facts(self) -> ModuleFacts:
         for scope, enclosing in self._closed:
@@ -537,11 +568,36 @@ class Extractor:
                         resolved.append(marker + found)
                 if resolved:
                     attrs.append((attr, tuple(dict.fromkeys(resolved))))
-            classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs)))
+            fields = []
+            for attr, (root, rest) in data["fields"].items():
+                found = self._late(root, rest, data["scopes"])
+                if found and found != "?":
+                    fields.append((attr, found))
+            classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs),
+                                      tuple(fields)))
         imports = tuple((name, absolute(target, self.module, self.is_package)) for name, target in self.imports.items())
         return ModuleFacts(self.module, self.relative, self.is_package, tuple(self.functions), tuple(classes),
                            imports, tuple(self.stars), self.exported, tuple(sorted(self.globals)), self.unresolved,
                            self.unknown_receivers)
+
+
+def _declared_class(annotation: ast.AST) -> ast.AST:
+    """The class an annotation names: ``T`` of ``Optional[T]``, ``T | None``, ``"T"`` (else the annotation)."""
+    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
+        try:
+            annotation = ast.parse(annotation.value, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return annotation
+    if isinstance(annotation, ast.Subscript):
+        head = annotation.value.attr if isinstance(annotation.value, ast.Attribute) else getattr(annotation.value, "id", "")
+        inner = annotation.slice
+        arms = [a for a in (inner.elts if isinstance(inner, ast.Tuple) else [inner])
+                if not (isinstance(a, ast.Constant) and a.value is None)]
+        return arms[0] if head in ("Optional", "Union") and len(arms) == 1 else annotation
+    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+        arms = [a for a in (annotation.left, annotation.right) if not (isinstance(a, ast.Constant) and a.value is None)]
+        return arms[0] if len(arms) == 1 else annotation
+    return annotation
 
 
 def extract(tree: ast.Module, module: str, relative: str, is_package: bool,

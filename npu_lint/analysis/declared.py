@@ -1,0 +1,220 @@
+"""What the code declares about values: annotations (``x: Tensor``, ``Optional[GradScaler]``, ``-> tuple[Tensor,
+Tensor]``, ``Iterator[Batch]``), ``isinstance`` tests that narrow a name, the attributes a class declares or assigns
+(NamedTuple and dataclass fields, ``optimizer: Optimizer`` in a base class, in this file or another module) and
+where a project class's method is defined.
+
+A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``binding``, ``value_of``, ``qualname``,
+``class_value`` and the scopes. Unknown stays unknown: a declaration is read, a name never.
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Binding, Scope
+from npu_lint.analysis.summaries import method_def
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
+
+_DEPTH = 40
+# Qualified names that are no class of another library (``typing.Any``, ``collections.OrderedDict``): unknown.
+_NOT_INSTANCES = ("torch", "typing", "typing_extensions", "collections", "builtins", "abc", "types")
+# Kinds whose class may be a project class with its own methods and attributes.
+CLASSED = (K.OBJECT, K.MODULE, K.OPTIMIZER, K.DATASET, K.LOADER, K.SCHEDULER, K.SAMPLER)
+
+
+class Declared:
+    """Annotations, ``isinstance`` narrowing and class members (mixed into the Resolver)."""
+
+    def imported_alias(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
+        """The import ``self.x`` stands for when every assignment of it is an imported name (``self._wandb =
+        wandb``): a module or function of another library, not a value (None otherwise)."""
+        scope = scope or self.current
+        if not (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and self.scopes is not None
+                and node.value.id == self.scopes.self_name(scope)):
+            return None
+        found = set()
+        for binding in self.scopes.attribute(scope, node.attr):
+            if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.Name):
+                return None
+            target = self.binding(binding.value, binding.scope)
+            if target is None or target.tag != IMPORT:
+                return None
+            found.add(target.value)
+        return found.pop() if len(found) == 1 else None
+
+    def annotation_value(self: "Resolver", annotation: ast.AST, scope: Scope) -> Optional[K.Value]:
+        """``torch.Tensor``, ``Optional[Tensor]``, ``Tensor | None``, ``nn.Module``, ``np.ndarray``, a project class
+        (its kind, or an instance of it: ``object``) ..."""
+        annotation = self._read_annotation(annotation)
+        if isinstance(annotation, ast.Subscript):
+            head = self.qualname(annotation.value, scope) or ""
+            last = head.rpartition(".")[2]
+            if last in ("Optional", "Union"):   # the arms that are not None agree on a kind
+                inner = annotation.slice
+                arms = inner.elts if isinstance(inner, ast.Tuple) else [inner]
+                arms = [arm for arm in arms if not _is_none(arm)]
+                return K.join([self.annotation_value(arm, scope) for arm in arms]) if arms else None
+            if head.startswith("torch.") and last[:1].isupper():
+                annotation = annotation.value   # a generic torch class: ``DataLoader[int]``, ``Dataset[Tensor]``
+            else:
+                return None
+        elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
+            arms = [arm for arm in (annotation.left, annotation.right) if not _is_none(arm)]
+            return K.join([self.annotation_value(arm, scope) for arm in arms]) if arms else None
+        name = self.qualname(annotation, scope)
+        if name is None:
+            local = self.definition(annotation, scope) if isinstance(annotation, ast.Name) else None
+            return self.class_value(local) if isinstance(local, ast.ClassDef) else None
+        if name in ("numpy.ndarray", "pandas.DataFrame", "pandas.Series"):
+            return K.HOST, None
+        value = K.of_class(name)
+        if value is None and self.project is not None:
+            value = self.project.class_value(name, self.module_name)
+        if value is None and name.rpartition(".")[2][:1].isupper() and not name.startswith(_NOT_INSTANCES):
+            return K.OBJECT, name   # a class of another library or module: no tensor, its own methods
+        return value
+
+    def _read_annotation(self, annotation: ast.AST) -> ast.AST:
+        """A string annotation parsed (read late: every binding of the module is visible)."""
+        if not (isinstance(annotation, ast.Constant) and isinstance(annotation.value, str)):
+            return annotation
+        try:
+            parsed = ast.parse(annotation.value, mode="eval").body
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return annotation
+        for node in ast.walk(parsed):
+            node.lineno, node.col_offset = 10 ** 9, 0
+        self._kept.append(parsed)   # alive as long as the model: ids in the memo stay unique
+        return parsed
+
+    def element_annotations(self, annotation: Optional[ast.AST], scope: Scope) -> Optional[list[ast.AST]]:
+        """The element annotations of ``tuple[A, B]`` / ``Tuple[A, B]`` (``[A, Ellipsis]`` for ``tuple[A, ...]``),
+        ``List[A]`` / ``Sequence[A]`` / ``Iterable[A]`` (``[A, Ellipsis]``); None for anything else."""
+        if annotation is None:
+            return None
+        annotation = self._read_annotation(annotation)
+        if not isinstance(annotation, ast.Subscript):
+            return None
+        head = (self.qualname(annotation.value, scope) or getattr(annotation.value, "id", "")).rpartition(".")[2]
+        inner = annotation.slice
+        arms = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
+        if head in ("Optional", "Union"):
+            arms = [arm for arm in arms if not _is_none(arm)]
+            return self.element_annotations(arms[0], scope) if len(arms) == 1 else None
+        if head in ("tuple", "Tuple"):
+            return arms
+        if head in ("list", "List", "Sequence", "Iterable", "Iterator", "MutableSequence", "Generator") and arms:
+            return [arms[0], ast.Constant(value=...)]
+        return None
+
+    def element_annotation_value(self, annotation: Optional[ast.AST], scope: Scope, index: int) -> Optional[K.Value]:
+        """What element ``index`` (-1: any element) of a value annotated ``tuple[...]`` / ``List[...]`` is."""
+        arms = self.element_annotations(annotation, scope)
+        if not arms:
+            return None
+        if len(arms) == 2 and isinstance(arms[1], ast.Constant) and arms[1].value is Ellipsis:
+            return self.annotation_value(arms[0], scope)
+        if index < 0:
+            return K.join([self.annotation_value(arm, scope) for arm in arms])
+        return self.annotation_value(arms[index], scope) if index < len(arms) else None
+
+    def _narrowed(self, node: ast.Name, scope: Scope, bindings: list[Binding]) -> Optional[K.Value]:
+        """``assert isinstance(x, torch.Tensor)`` before the use, or the use in ``if isinstance(x, ...):``'s body
+        (and ``x`` not bound again since): what the test proves."""
+        pos = (node.lineno, node.col_offset)
+        current: Optional[Scope] = scope
+        while current is not None:
+            for start, end, cls in current.narrowed.get(node.id, ()):
+                if start <= pos <= end and all(b.pos < start or (b.scope is current and current.kind == "comprehension")
+                                               for b in bindings):   # a comprehension's targets come before its element
+                    return self.annotation_value(cls, current)
+            if current.kind not in ("comprehension", "lambda") or node.id in current.names:
+                break
+            current = current.parent
+        return None
+
+    def member_value(self, cls: str, attr: str, depth: int = 0, skip: bool = False) -> Optional[K.Value]:
+        """What ``attr`` of an instance of the project class ``cls`` holds: its class-level annotations and
+        assignments, ``self.attr = ...`` / ``self.attr: T`` in its methods, then its bases' (in this file or, through
+        the project index, in others). ``skip``: the class's own ``self.attr`` bindings were already asked."""
+        seen: set[str] = set()
+        while cls and cls not in seen and depth <= _DEPTH:
+            seen.add(cls)
+            node = self._local_classes.get(cls)
+            if node is None:
+                return self.project.attribute_value(cls, attr) if self.project is not None else None
+            body = self.scopes.scope_of(node) if self.scopes is not None else None
+            if body is not None:
+                bindings = [b for b in body.names.get(attr, ()) if b.tag in (VALUE, ANNOTATION) and not b.path]
+                if not skip:
+                    bindings += [b for b in body.attrs.get(attr, ()) if b.tag in (VALUE, ANNOTATION)]
+                if bindings:
+                    annotations = [b.node.annotation if isinstance(b.node, ast.AnnAssign) else b.value
+                                   for b in bindings if b.tag == ANNOTATION or isinstance(b.node, ast.AnnAssign)]
+                    declared = K.join([self.annotation_value(a, body) for a in annotations]) if annotations else None
+                    values = [self.binding_value(b, depth + 1) for b in bindings if b.tag != ANNOTATION]
+                    return K.refine(declared, K.join(values) if values else None)   # declared, or more precise
+            skip = False
+            cls = self._parents.get(cls, "")
+        return None
+
+    def _declared_element(self, source: ast.AST, scope: Scope, depth: int) -> Optional[K.Value]:
+        """An element of ``source`` as the code declares it: a name annotated ``tuple[Tensor, ...]`` /
+        ``List[Tensor]``, a function annotated to return one, or a literal tuple / list whose elements agree."""
+        if isinstance(source, (ast.Tuple, ast.List)):
+            if not source.elts or any(isinstance(e, ast.Starred) for e in source.elts):
+                return None
+            return K.join([self.value_of(e, scope, depth + 1) for e in source.elts])
+        if isinstance(source, ast.Call):   # ``for samples in buffer.get(64)``: what the function yields
+            func, asked = source.func, None
+            definition = self.definition(func, scope) if isinstance(func, ast.Name) else None
+            if definition is None and isinstance(func, ast.Attribute):
+                receiver = self.value_of(func.value, scope, depth + 1)
+                if receiver is not None and receiver[0] in CLASSED and receiver[1]:
+                    definition, asked = self.class_method(receiver[1], func.attr)
+            if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return self.yielded(definition)
+            if self.project is None:
+                return None
+            if asked is not None:
+                return self.project.element_of_method(asked, func.attr, -1)
+            name = self.qualname(func, scope) if definition is None else None
+            if name is not None and not name.startswith(("torch", "numpy", "pandas")):
+                return self.project.element_of_call(name, self.module_name, -1)
+            return None
+        if not isinstance(source, ast.Name):
+            return None
+        binding = self.binding(source, scope)
+        if binding is None or binding.path:
+            return None
+        if binding.tag == PARAM and binding.node is not None and binding.node.annotation is not None:
+            return self.element_annotation_value(binding.node.annotation, binding.scope.parent or binding.scope, -1)
+        if binding.tag == ANNOTATION:
+            return self.element_annotation_value(binding.value, binding.scope, -1)
+        if isinstance(binding.node, ast.AnnAssign):
+            return self.element_annotation_value(binding.node.annotation, binding.scope, -1)
+        if binding.tag == VALUE and isinstance(binding.value, (ast.Tuple, ast.List, ast.Call)) and depth < _DEPTH:
+            return self._declared_element(binding.value, binding.scope, depth + 1)   # ``outs = self.heads(x)``
+        return None
+
+    def class_method(self, cls: str, method: str) -> tuple[Optional[ast.AST], Optional[str]]:
+        """Where ``method`` of an instance of the project class ``cls`` is defined: (its ``def`` in this file,
+        None), (None, the class of another module to ask the project index about) or (None, None)."""
+        seen: set[str] = set()
+        while cls and cls not in seen:
+            seen.add(cls)
+            node = self._local_classes.get(cls)
+            if node is None:
+                return None, (cls if not cls.startswith(("torch.", "numpy.")) else None)
+            found = method_def(node, method, 0)
+            if found is not None:
+                return found[0], None
+            cls = self._parents.get(cls, "")
+        return None, None
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None
