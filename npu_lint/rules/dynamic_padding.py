@@ -40,7 +40,7 @@ def _constant(node: Optional[ast.AST]) -> object:
     return node.value if isinstance(node, ast.Constant) else ...
 
 
-def _padding_values(node: ast.AST, ctx: FileContext) -> list[object]:
+def _padding_values(node: ast.AST, call: ast.Call, ctx: FileContext) -> list[object]:
     """What a ``padding=`` argument may be: a constant, or the constants the names and ``self.x`` attributes
     bound to it may hold (a constructor parameter's default kept in ``self.x``; not a parameter's own default)."""
     resolver = ctx.resolver
@@ -54,6 +54,8 @@ def _padding_values(node: ast.AST, ctx: FileContext) -> list[object]:
     elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
             and node.value.id == resolver.scopes.self_name(scope):
         bindings = resolver.scopes.attribute(scope, node.attr)
+        if not bindings:     # a dataclass field: ``padding: Union[bool, str] = True`` in the class body
+            return _field_defaults(node.attr, call, ctx)
     else:
         return []
     values: list[object] = []
@@ -68,6 +70,20 @@ def _padding_values(node: ast.AST, ctx: FileContext) -> list[object]:
         elif isinstance(value, ast.Name) and binding.tag == VALUE:    # ``self.padding = padding``: its default
             values.extend(_constant(b.value) for b in resolver.scopes.may_reach(value.id, binding.scope, (
                 value.lineno, value.col_offset)) if b.tag == PARAM and isinstance(b.value, ast.Constant))
+    return values
+
+
+def _field_defaults(attr: str, call: ast.Call, ctx: FileContext) -> list[object]:
+    """The constant the body of the class holding ``call`` gives an attribute (``padding: bool = True``)."""
+    cls = ctx.enclosing(call, (ast.ClassDef,))
+    values: list[object] = []
+    for statement in getattr(cls, "body", ()):
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                and statement.target.id == attr and isinstance(statement.value, ast.Constant):
+            values.append(statement.value.value)
+        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and any(
+                isinstance(t, ast.Name) and t.id == attr for t in statement.targets):
+            values.append(statement.value.value)
     return values
 
 
@@ -88,7 +104,8 @@ class PadToBatchMax(ValueFlow):
         Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``) or is handed to a
         padding helper of another module (``pad_to_length(x, m)``), and the shortest length where it crops each
         item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
-        the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor are reported
+        the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
+        dataclass field defaulting to ``True``) are reported
         too; values in test assertions are not.
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
@@ -143,6 +160,10 @@ class PadToBatchMax(ValueFlow):
                  "import torch\nclass Collate:\n    def __init__(self, tok, padding='longest'):\n"
                  "        self.tok, self.padding = tok, padding\n    def __call__(self, texts):\n"
                  "        return self.tok(texts, padding=self.padding, return_tensors='pt')\n",
+                 # a collator dataclass whose padding field defaults to True
+                 "import torch\nfrom dataclasses import dataclass\n@dataclass\nclass Collator:\n    tokenizer: object\n"
+                 "    padding: bool = True\n    def __call__(self, features):\n"
+                 "        return self.tokenizer.pad(features, padding=self.padding, return_tensors='pt')\n",
                  # a helper of another module given the batch maximum
                  "import torch\nfrom .utils import pad_to_length\ndef collate(batch):\n"
                  "    m = max(len(x) for x in batch)\n    return torch.stack([pad_to_length(x, m) for x in batch])\n")
@@ -243,7 +264,7 @@ class PadToBatchMax(ValueFlow):
                 self._once(node, origin, f"this array is sized by the batch maximum ({origin_text(origin)}, "
                                          f"line {origin[1].lineno})", ctx)
         elif padding is not None and not name.startswith("torch.") and any(
-                v is True or v == "longest" for v in _padding_values(padding, ctx)):
+                v is True or v == "longest" for v in _padding_values(padding, node, ctx)):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
         elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
                                                      and node.func.attr in SHAPE_METHODS and not name):
