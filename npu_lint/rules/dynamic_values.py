@@ -189,7 +189,10 @@ class TensorValueInShape(ValueFlow):
                  "    return x[:, :counts.numel()]\n",
                  # a loop over the elements of a data-dependent result that builds tensors
                  "import torch\ndef f(feats, labels: torch.Tensor):\n    out = []\n    for c in labels.unique():\n"
-                 "        out.append(feats[labels == c].mean(0))\n    return torch.stack(out)\n")
+                 "        out.append(feats[labels == c].mean(0))\n    return torch.stack(out)\n",
+                 "import torch\ndef f(feats, labels: torch.Tensor):\n    out = []\n"
+                 "    for i, c in enumerate(labels.unique()):\n        out.append(feats[labels == c].mean(0))\n"
+                 "    return torch.cat(out)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
@@ -237,9 +240,13 @@ class TensorValueInShape(ValueFlow):
 
     def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
         """``for c in labels.unique():`` whose body builds tensors (appends to a list, or concatenates)."""
-        if not isinstance(node.iter, (ast.Name, ast.Call, ast.Subscript)):
+        iterated = node.iter
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args \
+                and iterated.func.id in ("enumerate", "tqdm", "reversed"):
+            iterated = iterated.args[0]      # ``for i, c in enumerate(labels.unique())``
+        if not isinstance(iterated, (ast.Name, ast.Call, ast.Subscript)):
             return
-        op = data_shaped(ctx.resolver, node.iter, ctx.resolver.current)
+        op = data_shaped(ctx.resolver, iterated, ctx.resolver.current)
         if op is None or not _builds(node, ctx):
             return
         ctx.report(node, self.loop_message.format(op=short_source(op), line=op.lineno), "for")
