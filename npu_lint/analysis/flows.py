@@ -15,7 +15,9 @@ A flow is ``(flavour, source)``: the source expression and what it is:
   device as soon as it is used as one;
 - ``element``: an element of a tensor iterated over (``for n in counts``);
 - ``random``: a draw from ``random`` / ``numpy.random``;
-- ``batch_max``: the maximum of the items' lengths or shapes (``max(len(s) for s in batch)``).
+- ``batch_max``: the maximum of the items' lengths or shapes (``max(len(s) for s in batch)``);
+- ``data_size``: the length of a tensor whose shape depends on the data (``labels.unique().size(0)``,
+  ``len(x[mask])``: :mod:`npu_lint.analysis.data_shapes`).
 
 A mixin of :class:`npu_lint.resolver.Resolver` (it supplies ``value_of``, ``qualname``, ``scopes``).
 """
@@ -25,6 +27,8 @@ import ast
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.batch_extremes import batch_extreme, per_item_lengths  # noqa: F401 (re-exported)
+from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
 from npu_lint.analysis.summaries import memo, return_statements
 
@@ -32,6 +36,7 @@ if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 HOST, ZERO_D, ELEMENT, RANDOM, BATCH_MAX = "host", "zero_d", "element", "random", "batch_max"
+DATA_SIZE = "data_size"
 PARAMETER = "parameter"   # inside a function's summary: its own parameter, filled in from each call's argument
 Flow = tuple[str, ast.AST]   # (flavour, source expression); a PARAMETER flow holds the parameter's Binding
 _NONE: tuple[Flow, ...] = ()
@@ -84,7 +89,7 @@ class Flows:
             return _unique(found)
         if kind is ast.Attribute:
             if node.attr in METADATA_ATTRIBUTES:
-                return _NONE
+                return ((DATA_SIZE, node),) if node.attr == "shape" and data_shaped(self, node.value, scope) else _NONE
             receiver = node.value
             if isinstance(receiver, ast.Name) and receiver.id == self.scopes.self_name(scope):
                 found = []
@@ -118,7 +123,10 @@ class Flows:
         if type(node) is ast.Call:
             return self._call_flows(node, scope, sink, depth)
         if type(node) is ast.Subscript:
-            found = list(self.flows(node.value, scope, sink, depth))
+            shape = isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            if shape and _first_axis_of_shape(node) and data_shaped(self, node.value.value, scope):
+                return ((DATA_SIZE, node),)     # ``labels.unique().shape[0]``: a count known once the op ran
+            found = [] if shape else list(self.flows(node.value, scope, sink, depth))
             if self.kind_of_at(node.value, scope) not in K.TENSORS:   # ``sizes[lvl]``: picked by a data value
                 found.extend(f for f in self.flows(node.slice, scope, sink, depth) if f[0] != ZERO_D)
             elif _element_index(node.slice) and self.kind_of_at(node.slice, scope) not in K.TENSORS \
@@ -267,9 +275,13 @@ class Flows:
             return self._at_call(node, callee, self.returned_flows(callee[0]), scope)
         name = self.qualname(func, scope)
         if isinstance(func, ast.Name) and func.id in _METADATA_CALLS and name is None:
+            if func.id == "len" and len(node.args) == 1 and data_shaped(self, node.args[0], scope):
+                return ((DATA_SIZE, node),)
             return _NONE
         if isinstance(func, ast.Attribute) and name is None:
             if func.attr in METADATA_METHODS:
+                if _counts(node) and data_shaped(self, func.value, scope):
+                    return ((DATA_SIZE, node),)     # ``idx.size(0)`` of ``mask.nonzero()``
                 return _NONE
             receiver = self.flows(func.value, scope, sink, depth)
             if receiver:
@@ -306,7 +318,7 @@ class Flows:
                     or (sink and receiver not in (K.HOST, K.LIST))):
                 return ZERO_D, node
             return None
-        if len(node.args) == 1 and "max" in _last_name(func).lower() and per_item_lengths(node.args[0]):
+        if batch_extreme(self, node, scope):
             return BATCH_MAX, node
         root = func
         while isinstance(root, ast.Attribute):
@@ -367,6 +379,20 @@ def passed_argument(call: ast.Call, function: ast.AST, arg: ast.arg, offset: int
     return next((kw.value for kw in call.keywords if kw.arg == arg.arg), None)
 
 
+def _first_axis_of_shape(node: ast.Subscript) -> bool:
+    """``x.shape[0]``."""
+    return isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+        and isinstance(node.slice, ast.Constant) and node.slice.value == 0
+
+
+def _counts(call: ast.Call) -> bool:
+    """``x.size(0)``, ``x.size()``, ``x.numel()``, ``x.nelement()``: a count that includes the first axis."""
+    attr = call.func.attr  # type: ignore[attr-defined]
+    if attr in ("numel", "nelement", "__len__"):
+        return True
+    return attr == "size" and (not call.args or (isinstance(call.args[0], ast.Constant) and call.args[0].value == 0))
+
+
 def _element_index(index: ast.AST) -> bool:
     """``i``, ``b, i``, ``lvl - 1``: an index that a loop moves over elements with (no slice, no ``...``, no
     ``None``; a constant ``[0]`` alone is left out: it as often picks from a tuple the model takes for a tensor)."""
@@ -417,26 +443,3 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
             continue
         receiver = receiver.func if isinstance(receiver, ast.Call) else receiver.value
     return False
-
-
-def per_item_lengths(node: ast.AST) -> bool:
-    """``len(s) for s in batch``, ``[list(img.shape) for img in images]``, ``x.size(0) for x in xs``."""
-    if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
-        return False
-    element = node.elt
-    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
-            and len(element.args) == 1:
-        element = element.args[0]
-    bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
-    measured = None
-    if isinstance(element, ast.Attribute) and element.attr == "shape":
-        measured = element.value
-    elif isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
-            and element.value.attr == "shape":
-        measured = element.value.value
-    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id == "len" \
-            and element.args:
-        measured = element.args[0]
-    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr == "size":
-        measured = element.func.value
-    return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(measured))

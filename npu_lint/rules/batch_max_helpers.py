@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.flows import per_item_lengths
+from npu_lint.analysis.batch_extremes import per_item_lengths
 from npu_lint.context import FileContext
 
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full"})

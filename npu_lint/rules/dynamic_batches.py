@@ -1,22 +1,15 @@
-"""NPU405-NPU406: batches whose shape changes from one step to the next."""
+"""NPU406: a training loader whose last batch is smaller (NPU405, padding to the batch maximum: dynamic_padding.py)."""
 from __future__ import annotations
 
 import ast
 from typing import Optional
 
-from npu_lint.rules.batch_max_helpers import batch_max_helper
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.analysis.flows import BATCH_MAX
-from npu_lint.rules.dynamic_values import (FACTORIES, FAMILY, SHAPE_METHODS, ValueFlow, last_name, origin_text,
-                                          size_args)
+from npu_lint.rules.dynamic_values import FAMILY
 
-_PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
-_COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
 _LOADER = "torch.utils.data.DataLoader"
-_F_PAD = "torch.nn.functional.pad"
-_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | SHAPE_METHODS | {"pad"}
 _LOADER_PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn",
                       "pin_memory", "drop_last")
 
@@ -26,96 +19,6 @@ _DEFAULT_BATCH_SIZE = ast.Constant(value=1)   # DataLoader's default batch_size
 
 def _constant(node: Optional[ast.AST]) -> object:
     return node.value if isinstance(node, ast.Constant) else ...
-
-
-class PadToBatchMax(ValueFlow):
-    """Padding each batch to its own longest item.
-
-    What it does:
-        Flags ``pad_sequence`` (it pads to the longest sequence of the batch), tokenizer and collator calls
-        with ``padding=True`` or ``padding="longest"``, Hugging Face ``DataCollatorWithPadding`` (and the
-        seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
-        by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
-        ``torch.zeros(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
-        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
-        or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
-        way (directly or through another helper).
-    Why it matters on NPU:
-        The padded length, and with it every activation shape of the model, changes from batch to batch;
-        each new length compiles the NPU operators again.
-    Example:
-        batch = tokenizer(texts, padding=True, return_tensors="pt")
-    Use instead:
-        batch = tokenizer(texts, padding="max_length", max_length=512, truncation=True, return_tensors="pt")
-        # or bucket by length and pad to a few fixed sizes (pad_to_multiple_of helps but still varies)
-    Fix safety:
-        No automatic fix: the fixed length is a modelling choice.
-    """
-
-    code = "NPU405"
-    name = "pad-to-batch-max"
-    triggers = ("pad_sequence", "padding", "Padding", "max(", "_max")
-    kinds = (BATCH_MAX,)
-    message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
-    must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
-                 "import torch\nenc = tokenizer(texts, padding=True, return_tensors='pt')\n",
-                 "import torch\nfrom transformers import DataCollatorWithPadding\ncollate = DataCollatorWithPadding(tokenizer)\n",
-                 "import torch\ndef collate(batch):\n    max_len = max(len(s) for s in batch)\n"
-                 "    out = torch.zeros(len(batch), max_len, dtype=torch.long)\n    return out\n",
-                 "import torch\ndef nested(tensor_list):\n    max_size = _max_by_axis([list(img.shape) for img in tensor_list])\n"
-                 "    batch_shape = [len(tensor_list)] + max_size\n    return torch.zeros(batch_shape)\n",
-                 # the maximum computed by the file's own helper
-                 "import torch\ndef longest(batch):\n    return max(len(s) for s in batch)\n"
-                 "def collate(batch):\n    out = torch.zeros(len(batch), longest(batch), dtype=torch.long)\n    return out\n",
-                 # each item padded with F.pad up to the batch's longest
-                 "import torch\nimport torch.nn.functional as F\ndef collate(items):\n"
-                 "    n = max(x.shape[0] for x in items)\n    return torch.stack([F.pad(x, (0, 0, 0, n - x.shape[0])) for x in items])\n",
-                 "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
-                 "    out = items[0].new_zeros(len(items), longest)\n    for i, x in enumerate(items):\n"
-                 "        out[i, :len(x)] = x\n    return out\ndef collate(batch):\n    return pad_batch(batch)\n",
-                 # the helper as a parameter's default
-                 "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
-                 "    return torch.zeros(len(items), longest)\ndef collate(batch, pad=pad_batch):\n    return pad(batch)\n")
-    must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
-                     "import torch\nfrom transformers import DataCollatorWithPadding\n"
-                     "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
-                     "import torch\nconv = torch.nn.Conv2d(3, 8, 3, padding=1)\n",
-                     "import torch\nconv = ConvModule(3, 8, 3, padding=1)\n",
-                     "import torch\nn = max(a, b)\nbuf = torch.zeros(n)\n",
-                     # a maximum over the items' lengths only as a fill value
-                     "import torch\ndef collate(batch):\n    m = max(len(s) for s in batch)\n"
-                     "    return torch.full((len(batch), 128), m)\n",
-                     "import torch\nimport torch.nn.functional as F\ndef f(x, k):\n    return F.pad(x, (0, k))\n")
-
-    def check_call(self, node: ast.Call, ctx: FileContext) -> None:
-        helper = batch_max_helper(node, ctx)    # the call site of a helper of this file that pads (static helper)
-        if helper:
-            ctx.report(node, self.message.format(what=helper), "padding")
-            return
-        padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
-        last = last_name(node.func)
-        if padding is None and last not in _SINK_NAMES and last != "pad_sequence" and not last.endswith(_COLLATORS):
-            return
-        name = ctx.resolver.qualname(node.func) or ""
-        if name == _PAD_SEQUENCE:
-            self._report(node, "pad_sequence() pads to the longest sequence in the batch", ctx)
-        elif name.startswith("transformers") and name.endswith(_COLLATORS):
-            if _constant(padding) not in ("max_length", False, "do_not_pad"):
-                self._report(node, f"{name.rsplit('.', 1)[-1]} pads each batch to its longest item", ctx)
-        elif padding is not None and (_constant(padding) is True or _constant(padding) == "longest") \
-                and not name.startswith("torch."):
-            self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
-        elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
-                                                     and node.func.attr in SHAPE_METHODS and not name):
-            origin = self._flow(size_args(node, name or None), node, ctx)
-            reported = ctx.scratch.setdefault("batch_max_reported", set())
-            if origin is not None and id(origin[1]) not in reported:   # one finding per batch maximum
-                reported.add(id(origin[1]))
-                self._report(node, f"this tensor is sized by the batch maximum ({origin_text(origin)}, "
-                                   f"line {origin[1].lineno})", ctx)
-
-    def _report(self, node: ast.Call, what: str, ctx: FileContext) -> None:
-        ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "padding")
 
 
 class LoaderWithoutDropLast(Rule):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -74,6 +75,65 @@ def _rebound(loop: ast.For, value: ast.AST) -> bool:
                for child in ast.walk(loop))
 
 
+def _chunk_step(upper: ast.AST, index: str, ctx: FileContext, depth: int = 0) -> Optional[ast.AST]:
+    """The step of a chunk's end bound: ``i + step``, ``min(i + step, n)``, or a name bound to one of them."""
+    if isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
+        if isinstance(upper.left, ast.Name) and upper.left.id == index:
+            return upper.right
+        return upper.left if isinstance(upper.right, ast.Name) and upper.right.id == index else None
+    if isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min" \
+            and len(upper.args) == 2 and not upper.keywords:
+        steps = [_chunk_step(a, index, ctx, depth + 1) for a in upper.args if isinstance(a, ast.BinOp)]
+        return next((s for s in steps if s is not None), None)
+    if isinstance(upper, ast.Name) and depth == 0:
+        binding = ctx.resolver.binding(upper)
+        if binding is not None and binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST):
+            return _chunk_step(binding.value, index, ctx, depth + 1)
+    return None
+
+
+def _data_length(stop: ast.AST, ctx: FileContext) -> bool:
+    """``len(x)``, ``x.size(0)``, ``x.shape[0]``, or a name bound to one of them: a length read from the data."""
+    if _length_expr(stop):
+        return True
+    if isinstance(stop, ast.Name):
+        binding = ctx.resolver.binding(stop)
+        return binding is not None and binding.tag == VALUE and not binding.path \
+            and isinstance(binding.value, ast.AST) and _length_expr(binding.value)
+    return False
+
+
+def _whole_chunks(stop: ast.AST, ctx: FileContext) -> bool:
+    """``n - step`` (or a name bound to it): the loop stops before the short tail."""
+    if isinstance(stop, ast.Name):
+        binding = ctx.resolver.binding(stop)
+        stop = binding.value if binding is not None and binding.tag == VALUE and not binding.path else stop
+    return isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub)
+
+
+def _consumed(node: ast.Subscript, ctx: FileContext) -> bool:
+    """The chunk is an argument of a call (a model, an encoder, a torch function): computed on, one shape per chunk."""
+    parent = ctx.parent(node)
+    return (isinstance(parent, ast.Call) and node in parent.args) or isinstance(parent, ast.BinOp)
+
+
+def _made_tensor(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
+    """The chunk (or the name it is bound to) reaches a torch call or a tokenizer asked for tensors in the loop."""
+    parent = ctx.parent(node)
+    names = {t.id for t in parent.targets if isinstance(t, ast.Name)} if isinstance(parent, ast.Assign) else set()
+    for child in ast.walk(loop):
+        if not isinstance(child, ast.Call):
+            continue
+        if not ((ctx.resolver.qualname(child.func) or "").startswith("torch.")
+                or any(kw.arg == "return_tensors" for kw in child.keywords)):
+            continue
+        for argument in [*child.args, *(kw.value for kw in child.keywords)]:
+            for inner in ast.walk(argument):
+                if inner is node or (isinstance(inner, ast.Name) and inner.id in names):
+                    return True
+    return False
+
+
 def _names(node: ast.AST) -> set[str]:
     return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
 
@@ -85,6 +145,11 @@ class ShortLastChunk(Rule):
         Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name, cut at the end of the data: the length
         of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` whose stop is
         not reduced by the step: unless the data length is a multiple of the step, the last chunk is shorter.
+        The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
+        (``n = x.shape[0]``) and the loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i +
+        bs]) for i in range(0, len(x), bs)])``). The stop must be a length read from the data, not a constant; a
+        Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
+        tokenizer asked for ``return_tensors``). One finding per loop: its first chunk.
     Why it matters on NPU:
         The short chunk is a second sequence length (or batch size) for every operator of the training step:
         the whole step compiles again on NPU for it, once per epoch and per distinct tail.
@@ -106,14 +171,30 @@ class ShortLastChunk(Rule):
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
     must_fire = ("import torch\ndef get_batch(source, i, bptt):\n    seq_len = min(bptt, len(source) - 1 - i)\n"
                  "    return source[i:i + seq_len]\n",
-                 "import torch\ndef run(x, bs):\n    for i in range(0, x.size(0), bs):\n        y = model(x[i:i + bs])\n")
+                 "import torch\ndef run(x, bs):\n    for i in range(0, x.size(0), bs):\n        y = model(x[i:i + bs])\n",
+                 # the end bound clipped to the length, through a name; the length through a name
+                 "import torch\ndef run(x, chunk):\n    n = x.shape[0]\n    for start in range(0, n, chunk):\n"
+                 "        end = min(start + chunk, n)\n        y = model(x[start:end])\n",
+                 "import torch\ndef enc(model, x, bs):\n    return torch.cat([model(x[i:min(i + bs, len(x))]) for i in range(0, len(x), bs)])\n",
+                 # a Python list of texts cut in chunks that are made tensors
+                 "import torch\ndef embed(texts, bs):\n    for i in range(0, len(texts), bs):\n"
+                 "        chunk = texts[i:i + bs]\n        x = torch.stack([encode(t) for t in chunk])\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
                      "import torch\nn = min(max_new, self.min_length - ids.shape[-1])\n",
                      "import torch\ndef run(x, bs):\n    for i in range(0, 10):\n        y = x[i:i + bs]\n",
                      "def run(x, bs):\n    for i in range(0, len(x), bs):\n        y = x[i:i + bs]\n",
-                     "import torch\nfor i in range(0, len(params_list), 100):\n    log(params_list[i:i + 100])\n")
+                     "import torch\nfor i in range(0, len(params_list), 100):\n    log(params_list[i:i + 100])\n",
+                     # a constant length, a whole-chunk stop, a list chunk never made a tensor
+                     "import torch\ndef run(x):\n    for i in range(0, 1024, 128):\n        end = min(i + 128, 1024)\n"
+                     "        y = x[i:end]\n",
+                     "import torch\ndef run(x, bs):\n    n = len(x) - bs\n    for i in range(0, len(x) - bs, bs):\n"
+                     "        end = min(i + bs, n)\n        y = x[i:end]\n",
+                     "import torch\ndef names(texts, bs):\n    for i in range(0, len(texts), bs):\n"
+                     "        chunk = texts[i:i + bs]\n        print(', '.join(chunk))\n",
+                     # pieces of a sequence collected in a list, nothing computed on each
+                     "import torch\ndef segment(a, n):\n    return [a[i:i + n] for i in range(0, len(a), n)]\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -126,26 +207,29 @@ class ShortLastChunk(Rule):
             return
         assert isinstance(node, ast.Subscript)
         bounds = node.slice
-        if not isinstance(bounds, ast.Slice) or not isinstance(bounds.lower, ast.Name) \
-                or not isinstance(bounds.upper, ast.BinOp) or not isinstance(bounds.upper.op, ast.Add) \
+        if not isinstance(bounds, ast.Slice) or not isinstance(bounds.lower, ast.Name) or bounds.upper is None \
                 or not isinstance(node.ctx, ast.Load):
             return
-        if _last_word(node.value) in _NOT_TENSOR_WORDS:
-            return      # a list of names, parameters or modules cut in batches: no tensor shape
         index = bounds.lower.id
-        upper = bounds.upper
-        step = upper.right if isinstance(upper.left, ast.Name) and upper.left.id == index else \
-            upper.left if isinstance(upper.right, ast.Name) and upper.right.id == index else None
-        loop = self._range_loop(node, index, ctx)
-        if step is None or loop is None:
+        step = _chunk_step(bounds.upper, index, ctx)
+        found = self._range_loop(node, index, ctx) if step is not None else None
+        if step is None or found is None:
             return
-        call = loop.iter
-        assert isinstance(call, ast.Call)
-        if ast.dump(call.args[2]) != ast.dump(step) or not _length_expr(call.args[1]):
-            return
+        call, loop = found
         stop = call.args[1]
-        if isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub):
+        if ast.dump(call.args[2]) != ast.dump(step) or not _data_length(stop, ctx):
+            return
+        if _whole_chunks(stop, ctx):
             return      # ``range(0, n - step, step)``: every chunk is whole
+        if not isinstance(loop, ast.For) and not _consumed(node, ctx):
+            return      # ``[a[i:i + n] for i in range(...)]``: a list of pieces, no computation on each
+        if (_last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list") \
+                and not _made_tensor(node, loop, ctx):
+            return      # a list of names, parameters or modules cut in batches, never made a tensor: no shape
+        reported = ctx.scratch.setdefault("short_chunk_loops", set())
+        if id(loop) in reported:
+            return      # the loop's first chunk names it
+        reported.add(id(loop))
         ctx.report(node, self.message.format(what=f"{short_source(node)} in steps of {short_source(step)}"),
                    "x[i:i + step]")
 
@@ -161,16 +245,21 @@ class ShortLastChunk(Rule):
         return bool(positions - measured) and _first_axis(arg)
 
     @staticmethod
-    def _range_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
-        loop = ctx.enclosing(node, (ast.For, *FUNCTION_TYPES))
-        while isinstance(loop, ast.For):
-            if isinstance(loop.target, ast.Name) and loop.target.id == index:
-                call = loop.iter
-                if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range" \
-                        and len(call.args) == 3:
-                    return loop
-                return None
-            loop = ctx.enclosing(loop, (ast.For, *FUNCTION_TYPES))
+    def _range_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[tuple[ast.Call, ast.AST]]:
+        """The ``range(start, stop, step)`` call a ``for`` loop or a comprehension moves ``index`` over, and the
+        loop (or comprehension) node."""
+        kinds = (ast.For, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp, *FUNCTION_TYPES)
+        loop = ctx.enclosing(node, kinds)
+        while loop is not None and not isinstance(loop, FUNCTION_TYPES):
+            heads = [(loop.target, loop.iter)] if isinstance(loop, ast.For) else \
+                [(g.target, g.iter) for g in loop.generators]   # type: ignore[attr-defined]
+            for target, call in heads:
+                if isinstance(target, ast.Name) and target.id == index:
+                    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range" \
+                            and len(call.args) == 3:
+                        return call, loop
+                    return None
+            loop = ctx.enclosing(loop, kinds)
         return None
 
 

@@ -10,9 +10,10 @@ from __future__ import annotations
 import ast
 from typing import ClassVar, Optional
 
-from npu_lint.analysis.flows import ELEMENT, HOST, RANDOM, ZERO_D, Flow
+from npu_lint.analysis.data_shapes import data_shaped
+from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, RANDOM, ZERO_D, Flow
 from npu_lint.context import FileContext
-from npu_lint.rules import Rule, short_source
+from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.size_helpers import size_helper_call
 
 FAMILY = "dynamic-shape"
@@ -128,10 +129,12 @@ class TensorValueInShape(ValueFlow):
     What it does:
         Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor,
         0-d tensors such as ``mask.sum()`` or ``torch.sum(x)``, the elements of a tensor iterated over or
-        picked in a loop, ``lengths[i]``) to the places that fix a shape: the size arguments of
+        picked in a loop, ``lengths[i]``, and the length of a result whose shape depends on the data:
+        ``labels.unique().size(0)``, ``len(x[mask])``, ``idx.shape[0]`` of ``mask.nonzero()``, the message
+        naming the chain ``unique() → .size(0) → new_zeros()``) to the places that fix a shape: the size arguments of
         ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` / ``expand`` /
         ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, slice bounds
-        ``x[:n]`` and ``for ... in range(n)`` loops. The semantic model answers what may reach a size: any
+        ``x[:n]`` and ``for ... in range(n)`` loops, and loops over the elements of such a result that build tensors. The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
         of the class, what the file's own functions return and what its own calls pass to a parameter.
@@ -152,9 +155,13 @@ class TensorValueInShape(ValueFlow):
 
     code = "NPU403"
     name = "tensor-value-in-shape"
-    triggers = (".item()", ".tolist()", "int(", "float(", ".sum(", ".max(", ".min(", ".count_nonzero(", "for ")
-    kinds = (HOST, ZERO_D, ELEMENT)
+    node_types = (ast.Call, ast.Subscript, ast.For)
+    triggers = (".item()", ".tolist()", "int(", "float(", ".sum(", ".max(", ".min(", ".count_nonzero(", "for ",
+                "unique", "nonzero", "masked_select", "argwhere", "where(", "nms(", "[")
+    kinds = (HOST, ZERO_D, ELEMENT, DATA_SIZE)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
+    data_message = "{chain} → {sink}: the size is the count of a data-dependent result (line {line}), known only after a sync, a new shape per count on NPU; use a fixed upper bound and a mask"
+    loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): the tensors it builds vary in number, a new shape per count on NPU; loop over a fixed bound with a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
                  "import torch\ndef f(scores, pos_mask):\n    k = int(pos_mask.sum())\n    return scores.topk(k)\n",
@@ -195,7 +202,21 @@ class TensorValueInShape(ValueFlow):
                  "        x[i, lengths[i]:] = 0\n",
                  # at the call of a helper that sizes a tensor with its parameter (the chain in the message)
                  "import torch\ndef make(n):\n    return torch.zeros(n, 4)\ndef run(x):\n"
-                 "    k = (x > 0).sum().item()\n    return make(k)\n")
+                 "    k = (x > 0).sum().item()\n    return make(k)\n",
+                 # the length of a data-dependent result: unique(), nonzero(), a mask selection
+                 "import torch\ndef f(x, labels: torch.Tensor):\n    ids = labels.unique()\n"
+                 "    return x.new_zeros(ids.size(0), 4)\n",
+                 "import torch\ndef f(mask: torch.Tensor):\n    idx = mask.nonzero().squeeze(1)\n"
+                 "    return torch.eye(idx.shape[0])\n",
+                 "import torch\ndef f(x, scores):\n    sel = x[scores > 0.5]\n    return torch.arange(len(sel))\n",
+                 "import torch\ndef f(x, labels):\n    vals, counts = torch.unique(labels, return_counts=True)\n"
+                 "    return x[:, :counts.numel()]\n",
+                 # a loop over the elements of a data-dependent result that builds tensors
+                 "import torch\ndef f(feats, labels: torch.Tensor):\n    out = []\n    for c in labels.unique():\n"
+                 "        out.append(feats[labels == c].mean(0))\n    return torch.stack(out)\n",
+                 "import torch\ndef f(feats, labels: torch.Tensor):\n    out = []\n"
+                 "    for i, c in enumerate(labels.unique()):\n        out.append(feats[labels == c].mean(0))\n"
+                 "    return torch.cat(out)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
@@ -227,7 +248,47 @@ class TensorValueInShape(ValueFlow):
                      "    y = x * n\n    a = np.zeros(12).reshape(n, -1)\n    return x.view(y.shape[0], -1), a\n",
                      # the helper's parameter is a fill value, not a size; a size from metadata
                      "import torch\ndef fill(v):\n    return torch.full((4,), v)\ndef make(n):\n    return torch.zeros(n)\n"
-                     "def run(x):\n    a = fill(x.sum().item())\n    return a, make(x.size(0))\n")
+                     "def run(x):\n    a = fill(x.sum().item())\n    return a, make(x.size(0))\n",
+                     # the inverse indices of unique() and the second axis of nonzero() have fixed lengths
+                     "import torch\ndef f(x, labels: torch.Tensor, mask: torch.Tensor):\n"
+                     "    u, inv = torch.unique(labels, return_inverse=True)\n    idx = mask.nonzero()\n"
+                     "    return x.new_zeros(inv.size(0), idx.shape[1])\n",
+                     # numpy's unique: host memory, no NPU shape; a loop over it that builds nothing
+                     "import torch\nimport numpy as np\ndef f(x, labels):\n    u = np.unique(labels)\n"
+                     "    return torch.zeros(len(u))\n",
+                     "import torch\ndef f(labels: torch.Tensor):\n    for c in labels.unique():\n        print(c)\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.For):
+            if ctx.uses_torch:
+                self._check_loop(node, ctx)
+            return
+        super().check(node, ctx)
+
+    def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
+        """``for c in labels.unique():`` whose body builds tensors (appends to a list, or concatenates)."""
+        iterated = node.iter
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args \
+                and iterated.func.id in ("enumerate", "tqdm", "reversed"):
+            iterated = iterated.args[0]      # ``for i, c in enumerate(labels.unique())``
+        if not isinstance(iterated, (ast.Name, ast.Call, ast.Subscript)):
+            return
+        op = data_shaped(ctx.resolver, iterated, ctx.resolver.current)
+        if op is None or not _builds(node, ctx):
+            return
+        ctx.report(node, self.loop_message.format(op=short_source(op), line=op.lineno), "for")
+
+    def _report_flow(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
+        if origin[0] == DATA_SIZE:
+            read = origin[1]
+            measured = read.args[0] if isinstance(read, ast.Call) and isinstance(read.func, ast.Name) else \
+                read.func.value if isinstance(read, ast.Call) else \
+                read.value.value if isinstance(read, ast.Subscript) else read.value
+            op = data_shaped(ctx.resolver, measured, ctx.resolver.current)
+            chain = (f"{short_source(op)} → " if op is not None and op is not measured else "") + short_source(read)
+            ctx.report(node, self.data_message.format(chain=chain, sink=sink, line=read.lineno), sink)
+            return
+        ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
@@ -242,15 +303,14 @@ class TensorValueInShape(ValueFlow):
         args, sink = found
         origin = self._flow(args, node, ctx)
         if origin is not None:
-            ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
+            self._report_flow(node, sink, origin, ctx)
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) for b in (s.lower, s.upper, s.step) if b is not None]
         origin = self._flow(bounds, node, ctx) if bounds else None
         if origin is not None and not ctx.resolver.is_host(node.value):   # numpy slicing: no NPU shape
-            ctx.report(node, self.message.format(sink="a slice bound", origin=origin_text(origin),
-                                                 line=origin[1].lineno), "x[:n]")
+            self._report_flow(node, "a slice bound", origin, ctx)
 
 
 class RandomInputSize(ValueFlow):
@@ -309,3 +369,28 @@ class RandomInputSize(ValueFlow):
         if origin is not None:
             sink = name.rsplit(".", 1)[-1] + "()"
             ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), name)
+
+
+def _builds(loop: ast.For, ctx: FileContext) -> bool:
+    """The loop's body appends tensors to a list (a tensor, or a list that is concatenated or stacked later)
+    or concatenates them: one tensor (or one row) per element (a list of host values, such as run-length
+    encodings, is no tensor shape)."""
+    lists: set[str] = set()
+    for child in ast.walk(loop):
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
+            if child.func.attr == "append" and len(child.args) == 1:
+                if ctx.resolver.is_tensor(child.args[0]):
+                    return True
+                if isinstance(child.func.value, ast.Name):
+                    lists.add(child.func.value.id)
+            elif _concatenates(child, ctx):
+                return True
+    scope = ctx.enclosing(loop, FUNCTION_TYPES)
+    return bool(lists) and scope is not None and any(
+        isinstance(c, ast.Call) and _concatenates(c, ctx) and c.args and isinstance(c.args[0], ast.Name)
+        and c.args[0].id in lists for c in ast.walk(scope))
+
+
+def _concatenates(call: ast.Call, ctx: FileContext) -> bool:
+    return isinstance(call.func, ast.Attribute) and call.func.attr in ("cat", "stack", "concat") \
+        and (ctx.resolver.qualname(call.func) or "").startswith("torch.")

@@ -1,0 +1,92 @@
+"""The longest (or shortest) item of a batch, for the ``batch_max`` flow of :mod:`npu_lint.analysis.flows`:
+``max(len(s) for s in batch)``, ``max(lengths)`` after ``lengths = [len(s) for s in batch]``, ``max(map(len,
+batch))``, ``_max_by_axis([list(img.shape) for img in images])``, ``min(x.shape[0] for x in items)`` and the
+running maximum ``m = max(m, len(s))`` of a loop over the items. Nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from npu_lint.analysis.scopes import LOOP, VALUE, Scope
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
+
+
+def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """The longest (or shortest) item of a batch: ``max(len(s) for s in batch)``, ``max(lengths)`` after
+    ``lengths = [len(s) for s in batch]``, ``max(map(len, batch))``, ``min(x.shape[0] for x in items)``,
+    ``_max_by_axis([list(img.shape) for img in images])``, or the running maximum ``m = max(m, len(s))``
+    in a loop over the items."""
+    last = _last_name(node.func)
+    if not ("max" in last.lower() or (last == "min" and isinstance(node.func, ast.Name))) \
+            or any(kw.arg != "default" for kw in node.keywords):
+        return False
+    if len(node.args) == 1:
+        items = node.args[0]
+        if isinstance(items, ast.Name):
+            bindings = resolver.scopes.may_reach(items.id, scope, (items.lineno, items.col_offset))
+            return any(b.tag == VALUE and not b.path and isinstance(b.value, ast.AST)
+                       and _item_lengths(b.value) for b in bindings)
+        return _item_lengths(items)
+    if last not in ("max", "min") or not isinstance(node.func, ast.Name) or len(node.args) != 2:
+        return False
+    carried = [a for a in node.args if isinstance(a, ast.Name) and any(
+        b.value is node for b in resolver.scopes.may_reach(a.id, scope, (a.lineno, a.col_offset)))]
+    measured = [a for a in node.args if a not in carried and _length_of_loop_item(a, resolver, scope)]
+    return bool(carried) and bool(measured)
+
+
+def _item_lengths(node: ast.AST) -> bool:
+    """``[len(s) for s in batch]`` and friends, ``map(len, batch)``, ``torch.tensor([len(s) for s in batch])``."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "map" \
+            and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == "len":
+        return True
+    if isinstance(node, (ast.GeneratorExp, ast.ListComp)) and (len(node.generators) != 1 or isinstance(
+            node.generators[0].iter, (ast.Tuple, ast.List))):
+        return False    # ``min(t.shape[0] for t in (a, b, c))``: a few named tensors; nested loops: no batch
+    return per_item_lengths(node)
+
+
+def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
+    """``len(s)`` / ``s.shape[0]`` / ``s.size(0)`` / ``len(s["ids"])`` where ``s`` is the target of a loop."""
+    measured = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
+        measured = node.args[0]
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size":
+        measured = node.func.value
+    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        measured = node.value.value
+    while isinstance(measured, (ast.Subscript, ast.Attribute)):
+        measured = measured.value
+    if not isinstance(measured, ast.Name):
+        return False
+    return any(b.tag == LOOP for b in resolver.scopes.may_reach(measured.id, scope, (measured.lineno,
+                                                                                     measured.col_offset)))
+
+
+def per_item_lengths(node: ast.AST) -> bool:
+    """``len(s) for s in batch``, ``[list(img.shape) for img in images]``, ``x.size(0) for x in xs``."""
+    if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
+        return False
+    element = node.elt
+    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
+            and len(element.args) == 1:
+        element = element.args[0]
+    bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    measured = None
+    if isinstance(element, ast.Attribute) and element.attr == "shape":
+        measured = element.value
+    elif isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
+            and element.value.attr == "shape":
+        measured = element.value.value
+    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id == "len" \
+            and element.args:
+        measured = element.args[0]
+    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr == "size":
+        measured = element.func.value
+    return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(measured))
+
+
+def _last_name(func: ast.AST) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""

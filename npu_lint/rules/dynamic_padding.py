@@ -1,0 +1,282 @@
+"""NPU405: padding each batch to its own longest item (the helpers that pad: batch_max_helpers.py)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.flows import BATCH_MAX
+from npu_lint.analysis.scopes import PARAM, VALUE
+from npu_lint.bounded import unparse
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.batch_max_helpers import batch_max_helper
+from npu_lint.rules.dynamic_values import FACTORIES, SHAPE_METHODS, ValueFlow, last_name, origin_text, size_args
+
+
+def _in_assertion(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` is part of an ``assert`` statement or of the arguments of an ``assert...()`` call."""
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, ast.stmt):
+        if isinstance(parent, ast.Call) and last_name(parent.func).lower().startswith("assert"):
+            return True
+        parent = ctx.parent(parent)
+    return isinstance(parent, ast.Assert)
+
+
+def _extreme(origin: tuple) -> str:
+    func = getattr(origin[1], "func", None)
+    return "shortest" if isinstance(func, ast.Name) and func.id == "min" else "longest"
+
+
+_PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
+_COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
+_F_PAD = "torch.nn.functional.pad"
+_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | SHAPE_METHODS | {"pad"}
+# numpy arrays a collate function fills and hands to torch: sized by the batch maximum, they pad the batch too.
+_NUMPY_FACTORIES = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
+
+
+def _constant(node: Optional[ast.AST]) -> object:
+    return node.value if isinstance(node, ast.Constant) else ...
+
+
+def _padding_values(node: ast.AST, call: ast.Call, ctx: FileContext) -> list[object]:
+    """What a ``padding=`` argument may be: a constant, or the constants the names and ``self.x`` attributes
+    bound to it may hold (a constructor parameter's default kept in ``self.x``; not a parameter's own default)."""
+    resolver = ctx.resolver
+    if isinstance(node, ast.Constant):
+        return [node.value]
+    if resolver.scopes is None:
+        return []
+    scope = resolver.current
+    if isinstance(node, ast.Name):
+        bindings = resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == resolver.scopes.self_name(scope):
+        bindings = resolver.scopes.attribute(scope, node.attr)
+        if not bindings:     # a dataclass field: ``padding: Union[bool, str] = True`` in the class body
+            return _field_defaults(node.attr, call, ctx)
+    else:
+        return []
+    values: list[object] = []
+    for binding in bindings:
+        value, path = binding.value, binding.path
+        if len(path) == 1 and isinstance(value, ast.Tuple) and 0 <= path[0] < len(value.elts):
+            value, path = value.elts[path[0]], ()      # ``self.tok, self.padding = tok, padding``
+        if path:
+            continue
+        if isinstance(value, ast.Constant) and binding.tag != PARAM:   # a parameter's default: the caller's choice
+            values.append(value.value)
+        elif isinstance(value, ast.Name) and binding.tag == VALUE:    # ``self.padding = padding``: its default
+            values.extend(_constant(b.value) for b in resolver.scopes.may_reach(value.id, binding.scope, (
+                value.lineno, value.col_offset)) if b.tag == PARAM and isinstance(b.value, ast.Constant))
+    return values
+
+
+def _field_defaults(attr: str, call: ast.Call, ctx: FileContext) -> list[object]:
+    """The constant the body of the class holding ``call`` gives an attribute (``padding: bool = True``)."""
+    cls = ctx.enclosing(call, (ast.ClassDef,))
+    values: list[object] = []
+    for statement in getattr(cls, "body", ()):
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                and statement.target.id == attr and isinstance(statement.value, ast.Constant):
+            values.append(statement.value.value)
+        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and any(
+                isinstance(t, ast.Name) and t.id == attr for t in statement.targets):
+            values.append(statement.value.value)
+    return values
+
+
+class PadToBatchMax(ValueFlow):
+    """Padding each batch to its own longest item.
+
+    What it does:
+        Flags ``pad_sequence`` (it pads to the longest sequence of the batch), tokenizer and collator calls
+        with ``padding=True`` or ``padding="longest"``, Hugging Face ``DataCollatorWithPadding`` (and the
+        seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
+        by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
+        ``torch.zeros(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
+        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
+        or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
+        way (directly or through another helper). The maximum may also be taken of a list of lengths
+        (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
+        maximum in a loop over the items (``m = max(m, len(s))``); it is also reported where it pads token lists in
+        Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``) or is handed to a
+        padding helper of another module (``pad_to_length(x, m)``), and the shortest length where it crops each
+        item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
+        the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
+        dataclass field defaulting to ``True``) are reported
+        too; values in test assertions are not.
+    Why it matters on NPU:
+        The padded length, and with it every activation shape of the model, changes from batch to batch;
+        each new length compiles the NPU operators again.
+    Example:
+        batch = tokenizer(texts, padding=True, return_tensors="pt")
+    Use instead:
+        batch = tokenizer(texts, padding="max_length", max_length=512, truncation=True, return_tensors="pt")
+        # or bucket by length and pad to a few fixed sizes (pad_to_multiple_of helps but still varies)
+    Fix safety:
+        No automatic fix: the fixed length is a modelling choice.
+    """
+
+    code = "NPU405"
+    name = "pad-to-batch-max"
+    node_types = (ast.Call, ast.Subscript, ast.BinOp)
+    triggers = ("pad_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(")
+    kinds = (BATCH_MAX,)
+    message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
+    must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
+                 "import torch\nenc = tokenizer(texts, padding=True, return_tensors='pt')\n",
+                 "import torch\nfrom transformers import DataCollatorWithPadding\ncollate = DataCollatorWithPadding(tokenizer)\n",
+                 "import torch\ndef collate(batch):\n    max_len = max(len(s) for s in batch)\n"
+                 "    out = torch.zeros(len(batch), max_len, dtype=torch.long)\n    return out\n",
+                 "import torch\ndef nested(tensor_list):\n    max_size = _max_by_axis([list(img.shape) for img in tensor_list])\n"
+                 "    batch_shape = [len(tensor_list)] + max_size\n    return torch.zeros(batch_shape)\n",
+                 # the maximum computed by the file's own helper
+                 "import torch\ndef longest(batch):\n    return max(len(s) for s in batch)\n"
+                 "def collate(batch):\n    out = torch.zeros(len(batch), longest(batch), dtype=torch.long)\n    return out\n",
+                 # each item padded with F.pad up to the batch's longest
+                 "import torch\nimport torch.nn.functional as F\ndef collate(items):\n"
+                 "    n = max(x.shape[0] for x in items)\n    return torch.stack([F.pad(x, (0, 0, 0, n - x.shape[0])) for x in items])\n",
+                 "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
+                 "    out = items[0].new_zeros(len(items), longest)\n    for i, x in enumerate(items):\n"
+                 "        out[i, :len(x)] = x\n    return out\ndef collate(batch):\n    return pad_batch(batch)\n",
+                 # the helper as a parameter's default
+                 "import torch\ndef pad_batch(items):\n    longest = max(x.size(0) for x in items)\n"
+                 "    return torch.zeros(len(items), longest)\ndef collate(batch, pad=pad_batch):\n    return pad(batch)\n",
+                 # the maximum of a list of lengths, and a running maximum in a loop over the items
+                 "import torch\ndef collate(batch):\n    lengths = [len(x['ids']) for x in batch]\n"
+                 "    return torch.full((len(batch), max(lengths)), 0)\n",
+                 "import torch\ndef collate(batch):\n    n = 0\n    for ids in batch:\n        n = max(n, len(ids))\n"
+                 "    return torch.zeros(len(batch), n)\n",
+                 # token lists padded in Python to the longest, then made a tensor
+                 "import torch\ndef collate(batch):\n    m = max(len(ids) for ids in batch)\n"
+                 "    return torch.tensor([ids + [0] * (m - len(ids)) for ids in batch])\n",
+                 # every item cropped to the shortest of the batch
+                 "import torch\ndef collate(batch):\n    n = min(len(x) for x in batch)\n"
+                 "    return torch.stack([x[:n] for x in batch])\n",
+                 # a numpy buffer of the batch's longest, handed to torch
+                 "import torch\nimport numpy as np\ndef collate(batch):\n    m = max(map(len, batch))\n"
+                 "    out = np.zeros((len(batch), m), dtype=np.int64)\n    return torch.from_numpy(out)\n",
+                 # a tokenizer's pad() pads to the longest by default; padding held in an attribute
+                 "import torch\ndef collate(self, features):\n    return self.tokenizer.pad(features, return_tensors='pt')\n",
+                 "import torch\nclass Collate:\n    def __init__(self, tok, padding='longest'):\n"
+                 "        self.tok, self.padding = tok, padding\n    def __call__(self, texts):\n"
+                 "        return self.tok(texts, padding=self.padding, return_tensors='pt')\n",
+                 # a collator dataclass whose padding field defaults to True
+                 "import torch\nfrom dataclasses import dataclass\n@dataclass\nclass Collator:\n    tokenizer: object\n"
+                 "    padding: bool = True\n    def __call__(self, features):\n"
+                 "        return self.tokenizer.pad(features, padding=self.padding, return_tensors='pt')\n",
+                 # a helper of another module given the batch maximum
+                 "import torch\nfrom .utils import pad_to_length\ndef collate(batch):\n"
+                 "    m = max(len(x) for x in batch)\n    return torch.stack([pad_to_length(x, m) for x in batch])\n")
+    must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     "import torch\nfrom transformers import DataCollatorWithPadding\n"
+                     "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
+                     "import torch\nconv = torch.nn.Conv2d(3, 8, 3, padding=1)\n",
+                     "import torch\nconv = ConvModule(3, 8, 3, padding=1)\n",
+                     "import torch\nn = max(a, b)\nbuf = torch.zeros(n)\n",
+                     # a maximum over the items' lengths only as a fill value
+                     "import torch\ndef collate(batch):\n    m = max(len(s) for s in batch)\n"
+                     "    return torch.full((len(batch), 128), m)\n",
+                     "import torch\nimport torch.nn.functional as F\ndef f(x, k):\n    return F.pad(x, (0, k))\n",
+                     # a maximum of two values, a per-item length, a padding to a fixed length
+                     "import torch\ndef f(items):\n    for x in items:\n        n = max(len(x), 8)\n"
+                     "        print(x[:n])\n",
+                     "import torch\ndef collate(batch):\n    return torch.tensor([ids + [0] * (128 - len(ids)) for ids in batch])\n",
+                     "import torch\ndef collate(self, features):\n"
+                     "    return self.tokenizer.pad(features, padding='max_length', max_length=64, return_tensors='pt')\n",
+                     "import torch\nclass Collate:\n    def __init__(self, tok, padding='max_length'):\n"
+                     "        self.tok, self.padding = tok, padding\n    def __call__(self, texts):\n"
+                     "        return self.tok(texts, padding=self.padding, max_length=64, return_tensors='pt')\n",
+                     # numpy slicing and a constant bound
+                     "import torch\nimport numpy as np\ndef f(batch):\n    n = min(len(x) for x in batch)\n"
+                     "    return np.zeros((4, 100))[:, :n]\n")
+
+    def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
+        """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        bounds = [b for e in elements if isinstance(e, ast.Slice) for b in (e.lower, e.upper) if b is not None]
+        if not bounds or not isinstance(node.ctx, ast.Load):
+            return
+        origin = self._flow(bounds, node, ctx)
+        if origin is not None and _extreme(origin) == "shortest" and not ctx.resolver.is_host(node.value):
+            self._once(node, origin, f"this slice crops the item to the batch's shortest length "
+                                     f"({origin_text(origin)}, line {origin[1].lineno})", ctx)
+
+    def check_binop(self, node: ast.BinOp, ctx: FileContext) -> None:
+        """``ids + [pad] * (max_len - len(ids))``: a token list padded in Python to the batch's longest."""
+        if not isinstance(node.op, ast.Mult):
+            return
+        for padded, count in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(padded, ast.List) and len(padded.elts) == 1:
+                origin = self._flow([count], node, ctx)
+                if origin is not None:
+                    self._once(node, origin, f"this list is padded to the batch maximum ({origin_text(origin)}, "
+                                             f"line {origin[1].lineno})", ctx)
+                return
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.BinOp):
+            if ctx.uses_torch:
+                self.check_binop(node, ctx)
+            return
+        super().check(node, ctx)
+
+    def _once(self, node: ast.AST, origin: tuple, what: str, ctx: FileContext) -> None:
+        if _in_assertion(node, ctx):
+            return      # the expected value of a test: no batch is built
+        reported = ctx.scratch.setdefault("batch_max_reported", set())
+        if id(origin[1]) not in reported:   # one finding per batch maximum
+            reported.add(id(origin[1]))
+            ctx.report(node, self.message.format(what=what), "padding")
+
+    def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        helper = batch_max_helper(node, ctx)    # the call site of a helper of this file that pads (static helper)
+        if helper:
+            ctx.report(node, self.message.format(what=helper), "padding")
+            return
+        padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
+        last = last_name(node.func)
+        if padding is None and last == "pad" and isinstance(node.func, ast.Attribute) \
+                and any(kw.arg == "return_tensors" for kw in node.keywords) \
+                and not (ctx.resolver.qualname(node.func) or "").startswith(("torch.", "numpy.")):
+            self._report(node, "pad() of a tokenizer pads each batch to its longest item (padding=True by "
+                               "default)", ctx)
+            return
+        if padding is None and "pad" in last.lower() and last not in _SINK_NAMES and last != "pad_sequence" \
+                and not last.endswith(_COLLATORS) and ctx.resolver.definition(node.func) is None:
+            origin = self._flow(list(node.args) + [kw.value for kw in node.keywords], node, ctx)
+            scope = ctx.enclosing(node, FUNCTION_TYPES)
+            if origin is not None and scope is not None and ctx.enclosing(origin[1], FUNCTION_TYPES) is scope:
+                # a helper of another module given the batch maximum computed right here
+                self._once(node, origin, f"{last}() is given the batch maximum ({origin_text(origin)}, "
+                                         f"line {origin[1].lineno})", ctx)
+            return
+        if padding is None and last not in _SINK_NAMES and last != "pad_sequence" and not last.endswith(_COLLATORS):
+            return
+        name = ctx.resolver.qualname(node.func) or ""
+        if name == _PAD_SEQUENCE:
+            self._report(node, "pad_sequence() pads to the longest sequence in the batch", ctx)
+        elif name.startswith("transformers") and name.endswith(_COLLATORS):
+            if _constant(padding) not in ("max_length", False, "do_not_pad"):
+                self._report(node, f"{name.rsplit('.', 1)[-1]} pads each batch to its longest item", ctx)
+        elif name in _NUMPY_FACTORIES:
+            origin = self._flow(node.args[:1] + [kw.value for kw in node.keywords if kw.arg == "shape"], node, ctx)
+            if origin is not None:
+                self._once(node, origin, f"this array is sized by the batch maximum ({origin_text(origin)}, "
+                                         f"line {origin[1].lineno})", ctx)
+        elif padding is not None and not name.startswith("torch.") and any(
+                v is True or v == "longest" for v in _padding_values(padding, node, ctx)):
+            self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
+        elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
+                                                     and node.func.attr in SHAPE_METHODS and not name):
+            origin = self._flow(size_args(node, name or None), node, ctx)
+            reported = ctx.scratch.setdefault("batch_max_reported", set())
+            if origin is not None and id(origin[1]) not in reported:   # one finding per batch maximum
+                reported.add(id(origin[1]))
+                self._report(node, f"this tensor is sized by the batch maximum ({origin_text(origin)}, "
+                                   f"line {origin[1].lineno})", ctx)
+
+    def _report(self, node: ast.Call, what: str, ctx: FileContext) -> None:
+        ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "padding")

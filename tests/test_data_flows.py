@@ -1,0 +1,83 @@
+"""The data-flow query's newer flavours: the length of a data-dependent result (``data_size``) and the batch's
+longest or shortest item (``batch_max``) in more spellings. Each case asks what the argument of the last
+``probe(x)`` call may carry; every inference has cases that must give the flow and cases that must not."""
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from npu_lint.context import FileContext
+from npu_lint.core import Dispatch, _walk
+from npu_lint.rules import Rule
+from npu_lint.versions import Target
+
+HEAD = "import torch\nimport numpy as np\n"
+
+
+def flows(source: str) -> list[tuple[str, str]]:
+    """(flavour, source text) of what the argument of the last ``probe(x)`` call may carry."""
+    seen: list[list[tuple[str, str]]] = []
+
+    class Spy(Rule):
+        code, node_types = "NPU995", (ast.Call,)
+
+        def check(self, node, ctx):
+            if isinstance(node.func, ast.Name) and node.func.id == "probe":
+                seen.append([(flavour, ast.unparse(origin)) for flavour, origin in ctx.resolver.flows(node.args[0])])
+
+    ctx = FileContext(source, Target("2.8.0"))
+    _walk(ast.parse(source), ctx, Dispatch([Spy]))
+    assert seen, "no probe() call"
+    return seen[-1]
+
+
+@pytest.mark.parametrize(("body", "origin"), [
+    ("def f(labels: torch.Tensor):\n    ids = labels.unique()\n    probe(ids.size(0))\n", "ids.size(0)"),
+    ("def f(mask: torch.Tensor):\n    idx = mask.nonzero().squeeze(1)\n    n = idx.shape[0]\n    probe(n)\n",
+     "idx.shape[0]"),
+    ("def f(x, scores):\n    sel = x[scores > 0.5]\n    probe(len(sel))\n", "len(sel)"),
+    ("def f(mask):\n    rows, cols = torch.where(mask)\n    probe(rows.numel())\n", "rows.numel()"),
+    ("def f(labels):\n    u, counts = torch.unique(labels, return_counts=True)\n    probe(counts.size(0) + 1)\n",
+     "counts.size(0)"),
+    ("def f(labels: torch.Tensor):\n    probe(torch.unique(labels).view(-1).shape)\n",
+     "torch.unique(labels).view(-1).shape"),
+])
+def test_length_of_a_data_dependent_result_is_data(body: str, origin: str) -> None:
+    assert ("data_size", origin) in flows(HEAD + body)
+
+
+@pytest.mark.parametrize("body", [
+    # the inverse indices of unique() have the input's shape; the second axis of nonzero() is the rank
+    "def f(labels):\n    u, inv = torch.unique(labels, return_inverse=True)\n    probe(inv.size(0))\n",
+    "def f(mask: torch.Tensor):\n    idx = mask.nonzero()\n    probe(idx.shape[1])\n",
+    # numpy, a pandas column, a tensor of fixed shape
+    "def f(labels):\n    probe(len(np.unique(labels)))\n",
+    "def f(df):\n    probe(len(df['label'].unique()))\n",
+    "def f(x: torch.Tensor):\n    probe(x.size(0))\n",
+])
+def test_lengths_that_do_not_depend_on_the_data(body: str) -> None:
+    assert not [f for f in flows(HEAD + body) if f[0] == "data_size"]
+
+
+@pytest.mark.parametrize(("body", "origin"), [
+    ("def f(batch):\n    lengths = [len(x['ids']) for x in batch]\n    probe(max(lengths))\n", "max(lengths)"),
+    ("def f(batch):\n    probe(max(map(len, batch)))\n", "max(map(len, batch))"),
+    ("def f(batch):\n    m = max((len(s) for s in batch), default=0)\n    probe(m)\n",
+     "max((len(s) for s in batch), default=0)"),
+    ("def f(batch):\n    m = 0\n    for s in batch:\n        m = max(m, len(s))\n    probe(m)\n", "max(m, len(s))"),
+    ("def f(batch):\n    probe(min(x.shape[0] for x in batch))\n", "min((x.shape[0] for x in batch))"),
+])
+def test_batch_extremes(body: str, origin: str) -> None:
+    assert ("batch_max", origin) in flows(HEAD + body)
+
+
+@pytest.mark.parametrize("body", [
+    "def f(a, b):\n    probe(max(a, b))\n",
+    # a per-item bound, a literal tuple of named tensors, nested comprehensions
+    "def f(batch):\n    for s in batch:\n        n = max(len(s), 8)\n        probe(n)\n",
+    "def f(a, b, c):\n    probe(min(t.shape[0] for t in (a, b, c)))\n",
+    "def f(d):\n    probe(max(len(v) for p in d.values() for v in p))\n",
+])
+def test_not_batch_extremes(body: str) -> None:
+    assert not [f for f in flows(HEAD + body) if f[0] == "batch_max"]
