@@ -67,6 +67,7 @@ def test_lengths_that_do_not_depend_on_the_data(body: str) -> None:
      "max((len(s) for s in batch), default=0)"),
     ("def f(batch):\n    m = 0\n    for s in batch:\n        m = max(m, len(s))\n    probe(m)\n", "max(m, len(s))"),
     ("def f(batch):\n    probe(min(x.shape[0] for x in batch))\n", "min((x.shape[0] for x in batch))"),
+    ("def f(chunk):\n    m = len(max(chunk, key=len))\n    probe(m)\n", "len(max(chunk, key=len))"),
 ])
 def test_batch_extremes(body: str, origin: str) -> None:
     assert ("batch_max", origin) in flows(HEAD + body)
@@ -78,6 +79,9 @@ def test_batch_extremes(body: str, origin: str) -> None:
     "def f(batch):\n    for s in batch:\n        n = max(len(s), 8)\n        probe(n)\n",
     "def f(a, b, c):\n    probe(min(t.shape[0] for t in (a, b, c)))\n",
     "def f(d):\n    probe(max(len(v) for p in d.values() for v in p))\n",
+    # the longest item itself, or the longest by another key: no length
+    "def f(chunk):\n    probe(max(chunk, key=len))\n",
+    "def f(boxes):\n    probe(len(max(boxes, key=area)))\n",
 ])
 def test_not_batch_extremes(body: str) -> None:
     assert not [f for f in flows(HEAD + body) if f[0] == "batch_max"]

@@ -1,7 +1,8 @@
 """The longest (or shortest) item of a batch, for the ``batch_max`` flow of :mod:`npu_lint.analysis.flows`:
 ``max(len(s) for s in batch)``, ``max(lengths)`` after ``lengths = [len(s) for s in batch]``, ``max(map(len,
 batch))``, ``_max_by_axis([list(img.shape) for img in images])``, ``min(x.shape[0] for x in items)`` and the
-running maximum ``m = max(m, len(s))`` of a loop over the items. Nothing here is a rule."""
+running maximum ``m = max(m, len(s))`` of a loop over the items, ``len(max(items, key=len))``. Nothing here is a
+rule."""
 from __future__ import annotations
 
 import ast
@@ -18,6 +19,8 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     ``lengths = [len(s) for s in batch]``, ``max(map(len, batch))``, ``min(x.shape[0] for x in items)``,
     ``_max_by_axis([list(img.shape) for img in images])``, or the running maximum ``m = max(m, len(s))``
     in a loop over the items."""
+    if _longest_by_key(node):
+        return True
     last = _last_name(node.func)
     if not ("max" in last.lower() or (last == "min" and isinstance(node.func, ast.Name))) \
             or any(kw.arg != "default" for kw in node.keywords):
@@ -35,6 +38,16 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
         b.value is node for b in resolver.scopes.may_reach(a.id, scope, (a.lineno, a.col_offset)))]
     measured = [a for a in node.args if a not in carried and _length_of_loop_item(a, resolver, scope)]
     return bool(carried) and bool(measured)
+
+
+def _longest_by_key(node: ast.Call) -> bool:
+    """``len(max(items, key=len))`` / ``len(min(items, key=len))``: the length of the longest (shortest) item."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1):
+        return False
+    inner = node.args[0]
+    return (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Name) and inner.func.id in ("max", "min")
+            and len(inner.args) == 1 and isinstance(inner.args[0], (ast.Name, ast.Attribute, ast.Subscript))
+            and [(kw.arg, getattr(kw.value, "id", None)) for kw in inner.keywords] == [("key", "len")])
 
 
 def _item_lengths(node: ast.AST) -> bool:

@@ -155,6 +155,10 @@ class PadToBatchMax(ValueFlow):
                  # every item cropped to the shortest of the batch
                  "import torch\ndef collate(batch):\n    n = min(len(x) for x in batch)\n"
                  "    return torch.stack([x[:n] for x in batch])\n",
+                 # token lists padded in Python to the longest string of the chunk (len(max(items, key=len)))
+                 "import torch\ndef encode(chunk, pad):\n    longest = len(max(chunk, key=len))\n    rows = []\n"
+                 "    for s in chunk:\n        ids = [ord(c) for c in s]\n        ids += [pad] * (longest - len(s))\n"
+                 "        rows.append(ids)\n    return torch.tensor(rows)\n",
                  # a numpy buffer of the batch's longest, handed to torch
                  "import torch\nimport numpy as np\ndef collate(batch):\n    m = max(map(len, batch))\n"
                  "    out = np.zeros((len(batch), m), dtype=np.int64)\n    return torch.from_numpy(out)\n",
