@@ -27,6 +27,15 @@ _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", 
 _BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DEPTH = 40
+# Python classes an ``isinstance`` test names: the value is no torch object (nor a tensor: ``Iterable`` is left out).
+_PYTHON_TYPES = {name: (K.OBJECT, None) for name in (
+    "dict", "str", "bytes", "int", "float", "bool", "complex", "set", "frozenset", "Mapping", "MutableMapping",
+    "OrderedDict", "defaultdict", "Number", "Integral", "Real")}
+_PYTHON_TYPES.update({name: (K.LIST, None) for name in ("list", "tuple", "Sequence", "MutableSequence", "List", "Tuple")})
+_PYTHON_TYPES.update({name: (K.OBJECT, None) for name in ("Dict", "Set", "FrozenSet", "DefaultDict")})
+_PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.ParameterList"})
+_NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
+_LOADER_PARTS = {"dataset": K.DATASET, "sampler": K.SAMPLER, "batch_sampler": K.SAMPLER}
 _ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"})
 
 
@@ -236,8 +245,10 @@ class Resolver(Summaries, Flows):
                 return None
             bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
             if len(bindings) == 1:
-                return self.binding_value(bindings[0], depth + 1)
-            return K.join([self.binding_value(b, depth + 1) for b in bindings]) if bindings else None
+                value = self.binding_value(bindings[0], depth + 1)
+            else:
+                value = K.join([self.binding_value(b, depth + 1) for b in bindings]) if bindings else None
+            return self._narrowed(node, scope, value, bindings)
         if kind is ast.Attribute:
             return self._attribute_value(node, scope, depth + 1)
         if kind is ast.Call:
@@ -266,7 +277,11 @@ class Resolver(Summaries, Flows):
                 return self._tuple_element(node.value, scope, depth + 1)
             if value[0] in (K.TENSOR, K.BATCH):
                 return K.TENSOR, None
-            return value if value[0] in (K.MASK, K.HOST, K.MODULE) else None
+            if value[0] == K.MODULE:   # ``self.blocks[i]``: a module of its own class; ``params[k]``: a tensor
+                if value[1] in _PARAMETER_CONTAINERS:
+                    return K.TENSOR, None
+                return (K.MODULE, None) if value[1] is not None else None
+            return value if value[0] in (K.MASK, K.HOST) else None
         if kind in (ast.List, ast.ListComp):
             return K.LIST, None
         if kind is ast.IfExp:
@@ -274,6 +289,48 @@ class Resolver(Summaries, Flows):
         if kind in (ast.NamedExpr, ast.Await):
             return self.value_of(node.value, scope, depth + 1)
         return None
+
+    def _narrowed(self, node: ast.Name, scope: Scope, value: Optional[K.Value],
+                  bindings: list[Binding]) -> Optional[K.Value]:
+        """The value of a name where an ``isinstance`` test on it holds (``if isinstance(x, torch.Tensor):``
+        ``x.to(d)``, ``elif isinstance(x, dict): x.items()``): the tested class, unless the bindings say more."""
+        current: Optional[Scope] = scope
+        while current is not None:
+            ranges = current.narrowed.get(node.id)
+            if ranges:
+                break
+            if current.kind not in ("comprehension", "lambda"):
+                return value
+            current = current.parent
+        else:
+            return value
+        pos = (node.lineno, node.col_offset)
+        for start, end, classinfo, test in ranges:
+            if start <= pos <= end and self.scopes.lookup_reaching(node.id, scope, test) == bindings:
+                tested = self.isinstance_value(classinfo, current)
+                if tested is None or value is None:
+                    return tested or value
+                if tested[0] == value[0] and (value[1] or not tested[1]):
+                    return value   # ``isinstance(x, nn.Module)`` on a ``Linear``: the binding says more
+                if tested[0] in K.TENSORS and value[0] in K.TENSORS:
+                    return value
+                return tested
+        return value
+
+    def _python_type(self, node: ast.AST, scope: Scope) -> Optional[K.Value]:
+        """``dict``, ``typing.List``, ``collections.abc.Mapping`` ...: the value is no torch object."""
+        if isinstance(node, ast.Name) and self.binding(node, scope) is None:
+            return _PYTHON_TYPES.get(node.id)
+        name = self.qualname(node, scope)
+        if name is not None and name.rpartition(".")[0] in ("typing", "collections", "collections.abc", "numbers"):
+            return _PYTHON_TYPES.get(name.rpartition(".")[2])
+        return None
+
+    def isinstance_value(self, classinfo: ast.AST, scope: Scope) -> Optional[K.Value]:
+        """What a value is when ``isinstance(value, classinfo)`` holds (a tuple of classes: what they agree on)."""
+        if isinstance(classinfo, ast.Tuple):
+            return K.join([self.isinstance_value(e, scope) for e in classinfo.elts]) if classinfo.elts else None
+        return self._python_type(classinfo, scope) or self.annotation_value(classinfo, scope)
 
     def binding_value(self, binding: Binding, depth: int = 0) -> Optional[K.Value]:
         return memo(self._values, id(binding), lambda: self._binding_value(binding, depth))
@@ -289,6 +346,8 @@ class Resolver(Summaries, Flows):
         if tag == PARAM:
             if binding.name == scope.self_name and scope.cls is not None and _instance_method(scope.node):
                 return self.class_value(scope.cls.node)   # ``self`` in a method: an instance of its class
+            if _autograd_ctx(binding, scope) and (self.class_value(scope.parent.node) or ("",))[0] == K.AUTOGRAD:
+                return K.CTX, K.FUNCTION_CTX   # ``ctx`` of ``MyFn.forward(ctx, x)``: ``ctx.save_for_backward``
             arg = binding.node
             if arg is not None and arg.annotation is not None:
                 value = self.annotation_value(arg.annotation, scope.parent or scope)
@@ -304,6 +363,20 @@ class Resolver(Summaries, Flows):
             return self._iter_element(binding.value, scope, binding.path, depth)
         return None
 
+    def class_reference(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[K.Value]:
+        """What instances of the class a name refers to are, for a class of this file or of the project
+        (``MyFn`` in ``MyFn.apply(x)``: an autograd Function); None for anything that is not a project class."""
+        if isinstance(node, ast.Name):
+            local = self.definition(node, scope)
+            if isinstance(local, ast.ClassDef):
+                return self.class_value(local)
+            if local is not None:
+                return None
+        name = self.qualname(node, scope)
+        if name is None or self.project is None or name.startswith("torch."):
+            return None
+        return self.project.class_value(name, self.module_name)
+
     def annotation_value(self, annotation: ast.AST, scope: Scope) -> Optional[K.Value]:
         """``torch.Tensor``, ``Optional[Tensor]``, ``Tensor | None``, ``nn.Module``, ``np.ndarray`` ..."""
         if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
@@ -318,13 +391,16 @@ class Resolver(Summaries, Flows):
             head = self.qualname(annotation.value, scope) or ""
             if head.rpartition(".")[2] in ("Optional", "Union"):
                 inner = annotation.slice
-                annotation = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
+                members = [e for e in (inner.elts if isinstance(inner, ast.Tuple) else [inner]) if not _is_none(e)]
+                # ``Union[Tensor, ndarray]``: the first member (``isinstance`` tests narrow it where they hold)
+                return self.annotation_value(members[0], scope) if members else None
             elif head.startswith("torch.") and head.rpartition(".")[2][:1].isupper():
                 annotation = annotation.value   # a generic torch class: ``DataLoader[int]``, ``Dataset[Tensor]``
             else:
                 return None
         elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-            annotation = annotation.left
+            members = [m for m in (annotation.left, annotation.right) if not _is_none(m)]
+            return self.annotation_value(members[0], scope) if members else None
         name = self.qualname(annotation, scope)
         if name is None:
             local = self.definition(annotation, scope) if isinstance(annotation, ast.Name) else None
@@ -346,6 +422,9 @@ class Resolver(Summaries, Flows):
         if node.attr in K.TENSOR_ATTRIBUTES:
             value = self.value_of(receiver, scope, depth)
             return (K.TENSOR, None) if value is not None and value[0] in K.TENSORS else None
+        if node.attr in _LOADER_PARTS:   # ``loader.sampler.set_epoch(e)``, ``len(loader.dataset)``
+            value = self.value_of(receiver, scope, depth)
+            return (_LOADER_PARTS[node.attr], None) if value is not None and value[0] == K.LOADER else None
         if node.attr in ("device",):
             value = self.value_of(receiver, scope, depth)
             return (K.DEVICE, None) if value is not None and value[0] in K.TENSORS + (K.MODULE,) else None
@@ -393,6 +472,11 @@ class Resolver(Summaries, Flows):
         if isinstance(func, ast.Subscript):
             callee = self.value_of(func, scope, depth)
             return (K.TENSOR, None) if callee is not None and callee[0] == K.MODULE else None
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr" \
+                and len(func.args) >= 2 and self.binding(func.func, scope) is None:
+            # ``getattr(torch.optim, name, torch.optim.Adam)(params)``: a class of that namespace, built
+            kind = _NAMESPACE_KINDS.get(self.qualname(func.args[0], scope) or "")
+            return (kind, None) if kind is not None else None
         return None
 
     def _binop_value(self, node: ast.BinOp, scope: Scope, depth: int) -> Optional[K.Value]:
@@ -420,7 +504,7 @@ class Resolver(Summaries, Flows):
             return None
         name = self.qualname(value.func, scope)
         if name is not None:
-            return (K.TENSOR, None) if name.startswith("torch.") else None
+            return (K.TENSOR, None) if _tensor_function(name) else None
         receiver = self.value_of(value.func.value, scope, depth)
         return (K.TENSOR, None) if receiver is not None and receiver[0] in K.TENSORS else None
 
@@ -440,7 +524,7 @@ class Resolver(Summaries, Flows):
                 receiver = self.value_of(func.value, scope, depth)
                 if receiver is not None and receiver[0] in K.TENSORS and method in K.TENSOR_TUPLES:
                     return K.TENSOR, None
-            elif name is not None and name.startswith("torch.") and method in K.TENSOR_TUPLES:
+            elif name is not None and _tensor_function(name) and method in K.TENSOR_TUPLES:
                 return K.TENSOR, None
             definition = self.definition(func, scope) if isinstance(func, ast.Name) else None
             if definition is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
@@ -522,6 +606,32 @@ def _dtype_argument(call: ast.Call, resolver: Resolver, scope: Scope) -> Optiona
     if isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "type") and call.args:
         return resolver.qualname(call.args[0], scope)
     return None
+
+
+_AUTOGRAD_STATIC = frozenset({"forward", "backward", "setup_context", "jvp", "vjp"})
+
+
+def _autograd_ctx(binding: Binding, scope: Scope) -> bool:
+    """The first parameter of a static ``forward`` / ``backward`` ... defined in a class body."""
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name not in _AUTOGRAD_STATIC \
+            or scope.parent is None or scope.parent.kind != "class" or not isinstance(scope.parent.node, ast.ClassDef):
+        return False
+    positional = function.args.posonlyargs + function.args.args
+    return bool(positional) and positional[0] is binding.node and any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
+
+
+def _tensor_function(name: str) -> bool:
+    """``torch.split``, ``torch.Tensor.split``, ``torch.linalg.qr``: not ``torch.__version__.split``."""
+    if name.startswith("torch.Tensor."):
+        return True
+    value = K.of_call(name)
+    return value is not None and value[0] in K.TENSORS
+
+
+def _is_none(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value is None or isinstance(node, ast.Name) and node.id == "None"
 
 
 def _instance_method(function: Optional[ast.AST]) -> bool:

@@ -5,7 +5,7 @@ import ast
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.kinds import CPU_TENSOR, HOST, TENSORS
+from npu_lint.analysis.kinds import AUTOGRAD, CPU_TENSOR, HOST, TENSORS
 from npu_lint.tables import TABLES_DIR, keyed, read_tsv
 
 if TYPE_CHECKING:
@@ -36,7 +36,9 @@ def support_table(release: str) -> dict[str, dict[str, str]]:
 # Where a torch class's methods are listed when the class itself has no row for them.
 _METHOD_OWNERS = {"module": ("torch.nn.Module",), "optimizer": ("torch.optim.Optimizer",),
                   "scheduler": ("torch.optim.lr_scheduler.LRScheduler", "torch.optim.lr_scheduler._LRScheduler"),
-                  "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.Dataset",)}
+                  "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.Dataset",),
+                  "scaler": ("torch.amp.GradScaler",), "sampler": ("torch.utils.data.Sampler",),
+                  AUTOGRAD: ("torch.autograd.Function",)}
 
 
 def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
@@ -44,7 +46,13 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     tensor, ``torch.optim.Adam.step`` on an ``Adam``, ``torch.nn.Module.to`` on a model (a project class
     deriving from ``nn.Module`` included). None for host arrays and receivers of unknown kind."""
     func = node.func
-    if not isinstance(func, ast.Attribute) or ctx.resolver.qualname(func) is not None:
+    if not isinstance(func, ast.Attribute):
+        return None
+    cls_value = ctx.resolver.class_reference(func.value) if isinstance(func.value, (ast.Name, ast.Attribute)) else None
+    if cls_value is not None and cls_value[0] == AUTOGRAD and cls_value[1]:   # ``MyFn.apply(x)``
+        classes = ctx.resolver.method_owners(cls_value[1], func.attr)
+        return class_method_api(AUTOGRAD, classes, func.attr, ctx.target.release) if classes else None
+    if ctx.resolver.qualname(func) is not None:
         return None
     value = ctx.resolver.value_of(func.value)
     if value is None:
@@ -53,7 +61,8 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     if kind in TENSORS or (kind == HOST and cls == CPU_TENSOR):   # ``t.cpu().numpy()``: a tensor's method
         return "torch.Tensor." + func.attr
     if cls is None:   # e.g. an optimizer whose class depends on a branch: named by the torch base class
-        return class_method_api(kind, (), func.attr, ctx.target.release)
+        return class_method_api(kind, (), func.attr, ctx.target.release) \
+            if func.attr in base_methods(kind) or func.attr in _UNLISTED_METHODS.get(kind, {}) else None
     classes = ctx.resolver.method_owners(cls, func.attr)
     return class_method_api(kind, classes, func.attr, ctx.target.release) if classes else None
 
@@ -69,13 +78,22 @@ def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: 
             return f"{owner}.{method}"
     if owners and method in kind_methods(kind):
         return f"{owners[0]}.{method}"
+    defined = _UNLISTED_METHODS.get(kind, {}).get(method)
+    if defined is not None:   # a torch method no table lists: named on the receiver's class, else where torch defines it
+        return f"{classes[0] if classes else defined}.{method}"
     return None
+
+
+# Methods of torch classes that no support table lists, with the torch class that defines them.
+_UNLISTED_METHODS = {AUTOGRAD: {"apply": "torch.autograd.Function"},
+                     "sampler": {"set_epoch": "torch.utils.data.distributed.DistributedSampler"}}
 
 
 # The torch classes whose methods (in class_methods.tsv) belong to each kind's instances.
 _KIND_CLASSES = {"module": ("torch.nn.",), "optimizer": ("torch.optim.",), "scheduler": ("torch.optim.lr_scheduler.",),
                  "scaler": ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler"),
-                 "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.",)}
+                 "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.",),
+                 "sampler": ("torch.utils.data.",), AUTOGRAD: ("torch.autograd.Function",)}
 
 
 @lru_cache(maxsize=None)
@@ -88,9 +106,23 @@ def kind_methods(kind: str) -> frozenset[str]:
     for row in read_tsv("class_methods.tsv"):
         owner = row["class"]
         if owner.startswith(prefixes) and (kind != "optimizer" or "lr_scheduler" not in owner) \
-                and (kind != "dataset" or owner.endswith(("Dataset", "Subset"))):
+                and (kind != "dataset" or owner.endswith(("Dataset", "Subset"))) \
+                and (kind != "sampler" or owner.endswith("Sampler")) and (kind != AUTOGRAD or owner.endswith("Function")):
             found.update(row["methods"].split())
     return frozenset(found)
+
+
+@lru_cache(maxsize=None)
+def base_methods(kind: str) -> frozenset[str]:
+    """The methods of the torch base class of a kind (``torch.nn.Module``, ``torch.optim.Optimizer``): what a
+    receiver of that kind but of no one known class surely has (``ModuleDict.items`` is not among them: the
+    receiver may be a project module defining its own ``items``)."""
+    owners = _METHOD_OWNERS.get(kind, ())
+    found: set[str] = set()
+    for row in read_tsv("class_methods.tsv"):
+        if row["class"] in owners or (kind == "scaler" and row["class"].endswith(".GradScaler")):
+            found.update(row["methods"].split())
+    return frozenset(found) if found else kind_methods(kind)
 
 
 def dtype_token(node: ast.AST, ctx: "FileContext") -> Optional[str]:

@@ -14,6 +14,10 @@ LIST = "list"                                         # a Python list: its eleme
 MODULE, OPTIMIZER, SCHEDULER, SCALER = "module", "optimizer", "scheduler", "scaler"
 LOADER, DATASET, SAMPLER = "loader", "dataset", "sampler"
 DEVICE, DTYPE = "device", "dtype"
+AUTOGRAD = "autograd"   # a subclass of torch.autograd.Function (used through the class: ``MyFn.apply(x)``)
+CTX = "ctx"             # the ``ctx`` of an autograd Function's static ``forward`` / ``backward``
+OBJECT = "object"       # a Python value that is no torch object (``isinstance(x, dict)`` holds): str, dict, int ...
+FUNCTION_CTX = "torch.autograd.function.FunctionCtx"
 TENSORS = (TENSOR, BATCH, MASK)
 CPU_TENSOR = "torch.Tensor"   # the class of a host value that is a tensor moved with ``.cpu()``
 
@@ -73,7 +77,9 @@ SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch
 BASE_KINDS = {"torch.nn.Module": MODULE, "torch.optim.Optimizer": OPTIMIZER, "torch.utils.data.Dataset": DATASET,
               "torch.utils.data.IterableDataset": DATASET, "torch.utils.data.Sampler": SAMPLER,
               "torch.utils.data.DataLoader": LOADER, "torch.optim.lr_scheduler.LRScheduler": SCHEDULER,
-              "torch.optim.lr_scheduler._LRScheduler": SCHEDULER}
+              "torch.optim.lr_scheduler._LRScheduler": SCHEDULER, "torch.autograd.Function": AUTOGRAD}
+
+AUTOGRAD_BASES = {"torch.autograd.function.Function": "torch.autograd.Function"}   # where torch defines it
 
 
 def join(values: list[Optional[Value]]) -> Optional[Value]:
@@ -95,6 +101,7 @@ def of_class(qualname: str) -> Optional[Value]:
     """The value an instance of a torch (or numpy/pandas) class has, from the class's qualified name."""
     if qualname in SCALERS:
         return SCALER, qualname
+    qualname = AUTOGRAD_BASES.get(qualname, qualname)
     if qualname in BASE_KINDS:
         return BASE_KINDS[qualname], qualname
     head, _, last = qualname.rpartition(".")

@@ -50,7 +50,7 @@ class Scope:
     """A module, class, function, lambda or comprehension scope."""
 
     __slots__ = ("kind", "node", "parent", "names", "globals", "nonlocals", "attrs", "self_name", "cls", "arms",
-                 "loops", "augments")
+                 "loops", "augments", "narrowed")
 
     def __init__(self, kind: str, node: Optional[ast.AST], parent: Optional["Scope"]) -> None:
         self.kind, self.node, self.parent = kind, node, parent
@@ -63,6 +63,7 @@ class Scope:
         self.arms: list[tuple[int, int, Position, Position]] = []   # (if id, arm, start, end), outer ifs first
         self.loops: list[tuple[Position, Position]] = []             # ``for`` / ``while`` statements
         self.augments: dict[str, list[Binding]] = {}                 # ``n += v``: adds to ``n``, never replaces it
+        self.narrowed: dict[str, list[Narrowing]] = {}               # ``if isinstance(x, T):`` bodies
 
     def add(self, binding: Binding) -> None:
         """Record a binding where Python puts it: ``global`` names in the module, ``nonlocal`` ones in the
@@ -88,6 +89,39 @@ class Scope:
 
 
 _GUARD: list[tuple[tuple[int, int], ...]] = [()]   # the binder's current if-arms (set while binding)
+_BLOCK_END: list[Position] = [(0, 0)]   # where the statement list the binder is in ends
+# (start, end, classinfo, test position): where ``isinstance(name, classinfo)`` is known to hold.
+Narrowing = tuple[Position, Position, ast.AST, Position]
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def isinstance_tests(test: ast.AST, negated: bool = False) -> list[tuple[ast.Name, ast.AST]]:
+    """``(name, classinfo)`` for each ``isinstance(name, classinfo)`` a condition asserts (``and`` chains;
+    ``negated``: the condition is known false, so ``not isinstance(...)`` asserts it)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance_tests(test.operand, not negated)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if not negated else ast.Or):
+        return [found for value in test.values for found in isinstance_tests(value, negated)]
+    if not negated and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
+            and test.func.id == "isinstance" and len(test.args) == 2 and isinstance(test.args[0], ast.Name) \
+            and not test.keywords:
+        return [(test.args[0], test.args[1])]
+    return []
+
+
+def _narrow(scope: Scope, node: ast.AST) -> None:
+    """Record where the ``isinstance`` tests of an ``if`` (or of a conditional expression a statement gives
+    a value) hold: its body, and after an ``if not isinstance(x, T): return`` the rest of the block."""
+    if isinstance(node, ast.If):
+        test, body = node.test, node.body
+        ranges = [(_start(body[0]), _end(body[-1]), isinstance_tests(test))]
+        if body and isinstance(body[-1], _EXITS) and not node.orelse:
+            ranges.append((_end(node), _BLOCK_END[0], isinstance_tests(test, negated=True)))
+    else:   # ``y = x.cpu() if isinstance(x, torch.Tensor) else x``
+        ranges = [(_start(node.body), _end(node.body), isinstance_tests(node.test))]
+    for start, end, tests in ranges:
+        for name, classinfo in tests:
+            scope.narrowed.setdefault(name.id, []).append((start, end, classinfo, _start(name)))
 
 
 def _arm_guard(statement: ast.stmt, arm: int, guard: tuple) -> tuple:
@@ -162,6 +196,7 @@ class Scopes:
             scope.names.clear()
             scope.attrs.clear()
             scope.augments.clear()
+            scope.narrowed.clear()
             scope.parent = scope.cls = None
         self.by_node.clear()
         self.calls.clear()
@@ -328,10 +363,12 @@ class _Binder:
 
     def run(self, tree: ast.AST) -> None:
         """Depth first, in source order (a scope's bindings stay sorted by position)."""
-        stack: list[tuple[object, Scope, tuple]] = [(iter(getattr(tree, "body", [])), self.scopes.module, ())]
+        body = getattr(tree, "body", [])
+        stack: list[tuple[object, Scope, tuple, Position]] = [
+            (iter(body), self.scopes.module, (), _end(body[-1]) if body else (0, 0))]
         try:
             while stack:
-                body, scope, guard = stack[-1]
+                body, scope, guard, _BLOCK_END[0] = stack[-1]
                 statement = next(body, None)
                 if statement is None:
                     stack.pop()
@@ -341,7 +378,7 @@ class _Binder:
                 self.statement(statement, scope, nested)
                 for arm, (inner, inner_scope) in reversed(list(enumerate(nested))):
                     inner_guard = () if inner_scope is not scope else _arm_guard(statement, arm, guard)
-                    stack.append((iter(inner), inner_scope, inner_guard))
+                    stack.append((iter(inner), inner_scope, inner_guard, _end(inner[-1]) if inner else (0, 0)))
         finally:
             _GUARD[0] = ()
 
@@ -350,6 +387,8 @@ class _Binder:
         value = getattr(node, "value", None)
         if type(value) is ast.Call and kind in _CALL_STATEMENTS:
             self.scopes.calls.append((value, scope))
+        elif type(value) is ast.IfExp and kind in _CALL_STATEMENTS:
+            _narrow(scope, value)
         if kind is ast.Assign:
             for target in node.targets:
                 _bind_target(scope, target, node.value, VALUE, _end(node), (), node)
@@ -416,6 +455,7 @@ class _Binder:
                 for arm, body in enumerate((node.body, node.orelse)):
                     if body:
                         scope.arms.append((id(node), arm, _start(body[0]), _end(body[-1])))
+                _narrow(scope, node)
             stack.append((node.body, scope))
             stack.append((node.orelse, scope))
         elif kind is ast.Try or kind.__name__ == "TryStar":

@@ -186,14 +186,17 @@ class Summaries:
                 if name is None:
                     continue
                 value = K.of_class(name)
-                if value is not None and value[0] in (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER):
-                    self._parents[self._local_class_name(node)] = name
+                if value is not None and value[0] in _CLASS_KINDS:
+                    self._parents[self._local_class_name(node)] = value[1] or name
                     value = (value[0], self._local_class_name(node))
                 if value is None and self.project is not None:
                     value = self.project.class_value(name, self.module_name)
             if value is not None:
                 break
         return value
+
+
+_CLASS_KINDS = (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER, K.LOADER, K.AUTOGRAD)
 
 
 def _method(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.AST, int]]:
