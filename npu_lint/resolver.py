@@ -33,6 +33,7 @@ _PYTHON_TYPES = {name: (K.OBJECT, None) for name in (
     "OrderedDict", "defaultdict", "Number", "Integral", "Real")}
 _PYTHON_TYPES.update({name: (K.LIST, None) for name in ("list", "tuple", "Sequence", "MutableSequence", "List", "Tuple")})
 _PYTHON_TYPES.update({name: (K.OBJECT, None) for name in ("Dict", "Set", "FrozenSet", "DefaultDict")})
+_DEFAULT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER})
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.ParameterList"})
 _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
 _LOADER_PARTS = {"dataset": K.DATASET, "sampler": K.SAMPLER, "batch_sampler": K.SAMPLER}
@@ -51,6 +52,8 @@ class ProjectFacts(Protocol):
     def element_of_call(self, qualname: str, importer: str, index: int) -> Optional[K.Value]: ...
 
     def element_of_method(self, cls: str, method: str, index: int) -> Optional[K.Value]: ...
+
+    def argument_value(self, function: str, name: str, position: Optional[int]) -> Optional[K.Value]: ...
 
 
 class Resolver(Summaries, Flows):
@@ -358,6 +361,9 @@ class Resolver(Summaries, Flows):
                 value = self.value_of(default, scope.parent or scope, depth)
                 if value is not None and value[0] == K.DEVICE:
                     return value
+                if value is not None and value[0] in _DEFAULT_KINDS:   # ``loss=nn.MSELoss()``: a caller may pass
+                    passed = self._argument_value(binding, depth)         # another module, still a module
+                    return passed if passed is not None and passed[0] == value[0] else (value[0], None)
             return self._argument_value(binding, depth)
         if tag == LOOP:
             return self._iter_element(binding.value, scope, binding.path, depth)

@@ -114,3 +114,85 @@ def test_inventory_names_of_these_receivers(tmp_path):
                 (27, "torch.amp.GradScaler.update"), (30, "torch.nn.Module.to")}
     assert expected <= rows, sorted(expected - rows)
     assert not {(29, "torch.nn.Module.update"), (31, "torch.Tensor.split")} & rows   # project methods, a str
+
+
+MODELS = '''import torch
+
+
+class Net(torch.nn.Module):
+    def forward(self, x):
+        return x
+
+
+def build_model(cfg):
+    if cfg:
+        return Net()
+    return Net()
+
+
+def build_names():
+    return [Net() for _ in range(2)]
+
+
+def pick(cfg):
+    if cfg:
+        return Net()
+    return cfg.model
+
+
+class Trainer:
+    def __init__(self, model, opt, sched=None, other=None):
+        self.model = model
+        self.opt = opt
+        self.sched = sched
+        self.other = other
+
+    def step(self):
+        self.model.train()
+        self.opt.step()
+        self.sched.step()
+        self.other.step()
+
+
+def configure(model):
+    return torch.optim.SGD(model.parameters(), lr=0.1)
+'''
+
+TRAIN = '''import torch
+from .models import Trainer, build_model, build_names, configure, pick
+from . import models
+
+
+def main(cfg, thing):
+    net = build_model(cfg)
+    net.eval()
+    opt = torch.optim.SGD(net.parameters(), lr=0.1)
+    Trainer(net, opt, sched=torch.optim.lr_scheduler.StepLR(opt, 1), other=thing)
+    configure(models.Net())
+    nets = build_names()
+    nets.append(1)
+    chosen = pick(cfg)
+    chosen.eval()
+'''
+
+
+def test_kinds_across_modules(tmp_path):
+    from npu_lint.report.collect import collect
+    from npu_lint.versions import Target
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    (package / "models.py").write_text(MODELS, encoding="utf-8")
+    (package / "train.py").write_text(TRAIN, encoding="utf-8")
+    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
+    rows = {(path, line, api) for path, line, _, api, _ in result.inventory}
+    # a factory in another module returning a project module; the constructor's and a function's parameters
+    # from what other modules pass (a module built there, an optimizer, a scheduler by keyword)
+    expected = {("pkg/train.py", 8, "torch.nn.Module.eval"), ("pkg/train.py", 9, "torch.nn.Module.parameters"),
+                ("pkg/models.py", 33, "torch.nn.Module.train"), ("pkg/models.py", 34, "torch.optim.SGD.step"),
+                ("pkg/models.py", 35, "torch.optim.lr_scheduler.StepLR.step"),
+                ("pkg/models.py", 40, "torch.nn.Module.parameters")}
+    assert expected <= rows, sorted(expected - rows)
+    # must not: an unknown argument, a list of modules, a factory with a return the index cannot tell
+    assert not [row for row in rows if row[:2] in {("pkg/models.py", 36), ("pkg/train.py", 13),
+                                                   ("pkg/train.py", 15)}]

@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from npu_lint.project.parsed import ParsedFiles
 
 _CHAIN_DEPTH = 6
+PASSED_CALL = "call"   # npu_lint.project.facts.PASSED_CALL (not imported: the view is loaded without the extractor)
+_OBJECT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER})
 
 
 class ProjectView:
@@ -30,6 +32,7 @@ class ProjectView:
         self.custom_ops = operator_names(list(index.registered))   # what calls into the project's operators look like
         self._values: dict[str, Optional[K.Value]] = {}
         self._chains: dict[str, Optional[list[str]]] = {}
+        self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
 
     @property
     def digest(self) -> str:
@@ -68,9 +71,55 @@ class ProjectView:
         if kind == "class":
             return self._class(target)
         if kind == "function":
-            value = self.index.functions[target][1].value
-            return (value[0], value[1] or None) if value and value[0] else None
+            return self._returned(target, 0)
         return None
+
+    def _returned(self, function: str, depth: int) -> Optional[K.Value]:
+        """What a project function returns: the model's summary of it, else what the calls it returns agree on
+        when each is a class or function the index knows (``def build_model(cfg): return Net(cfg)``, ``Net`` an
+        ``nn.Module`` of another module: a module)."""
+        key = "returns:" + function
+        if key in self._values:
+            return self._values[key]
+        self._values[key] = None   # recursion guard
+        facts = self.index.functions[function][1]
+        value = (facts.value[0], facts.value[1] or None) if facts.value and facts.value[0] else None
+        if value is None and not facts.elements and facts.returns and depth < _CHAIN_DEPTH:
+            found = [self._produced(returned, depth) for returned in facts.returns]
+            value = K.join(found) if all(found) else None
+        self._values[key] = value
+        return value
+
+    def _produced(self, returned: str, depth: int) -> Optional[K.Value]:
+        """The value of calling ``returned`` (a returns marker of the index: ``X`` is a call of ``X``)."""
+        if returned.startswith(("@", "=")):
+            return None
+        if returned.startswith("torch."):
+            return K.of_call(returned)
+        target = self.index.resolve(returned)
+        kind = self.index.kind(target) if target is not None else None
+        if kind == "class":
+            return self._class(target)
+        return self._returned(target, depth + 1) if kind == "function" else None
+
+    def argument_value(self, function: str, name: str, position: Optional[int]) -> Optional[K.Value]:
+        """What the project's other modules pass to a parameter of a project function or class (``name``, at
+        ``position`` counting ``self``): the kinds of torch objects they agree on (``Trainer(model, opt)``)."""
+        if self._passed is None:
+            self._passed = {}
+            for facts in self.index.modules.values():
+                for callee, at, keyword, kind, cls in getattr(facts, "passed", ()):
+                    target = self.index.resolve(callee)
+                    offset = 0
+                    if target is not None and self.index.kind(target) == "class":
+                        target, offset = self.index.method(target, "__init__"), 1
+                    if target is not None:
+                        self._passed.setdefault(target, []).append((at + offset if at >= 0 else -1, keyword, kind, cls))
+        values = [self._produced(cls, 0) if kind == PASSED_CALL else (kind, cls or None)
+                  for at, keyword, kind, cls in self._passed.get(function, ())
+                  if keyword == name or (at >= 0 and at == position)]
+        known = [value for value in values if value is not None and value[0] in _OBJECT_KINDS]
+        return K.join(known) if known else None
 
     def element_of_call(self, qualname: str, importer: str, index: int) -> Optional[K.Value]:
         """What element ``index`` of the tuple a project function returns is (``a, mask = pkg.f(x)``)."""
@@ -207,6 +256,6 @@ def _digest(index: "ProjectIndex") -> str:
         facts = index.modules[name]
         digest.update(repr((name, facts.imports, facts.stars, facts.exported,
                             [(f.name, f.value, f.returns) for f in facts.functions],
-                            [(c.name, c.bases, c.methods) for c in facts.classes])).encode())
+                            [(c.name, c.bases, c.methods) for c in facts.classes], facts.passed)).encode())
     digest.update(repr(sorted(index.custom_ops)).encode())
     return digest.hexdigest()[:16]

@@ -57,6 +57,8 @@ class Summaries:
             if passed is not None:
                 values.append(self.value_of(passed, scope, depth + 1))
         known = [value for value in values if value is not None]
+        if not known and self.project is not None and self.module_name:   # ``Trainer(model, opt)`` elsewhere
+            return self.project.argument_value(f"{self.module_name}.{_qualified(binding.scope)}", arg.arg, index)
         return K.join(known) if known else None
 
     def call_sites(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
@@ -197,6 +199,16 @@ class Summaries:
 
 
 _CLASS_KINDS = (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER, K.LOADER, K.AUTOGRAD)
+
+
+def _qualified(scope: Scope) -> str:
+    """``Trainer.__init__``: a function's name inside its module, as the project index names it."""
+    names = []
+    current: Optional[Scope] = scope
+    while current is not None and current.node is not None and current.kind in ("function", "class"):
+        names.append(current.node.name)
+        current = current.parent
+    return ".".join(reversed(names))
 
 
 def _method(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.AST, int]]:

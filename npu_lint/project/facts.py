@@ -19,12 +19,15 @@ from typing import NamedTuple, Optional
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.resolver import Resolver
 
-FACTS_VERSION = 5   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 6   # bump when the extracted facts change shape or meaning (invalidates caches)
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
 _MATCH_CASE = getattr(ast, "match_case", ())   # Python 3.10+
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}   # the fields of a node type that can hold expressions
+UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
+PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
+_PASSED_KINDS = frozenset({"module", "optimizer", "scheduler", "scaler", "loader", "dataset", "sampler"})
 _TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # their arguments are not uses
 
 
@@ -34,7 +37,8 @@ class FunctionFacts(NamedTuple):
     owner: Optional[str]                   # the class a method belongs to (qualname inside the module)
     calls: tuple[tuple[str, int], ...]     # (target, line) in source order
     refs: tuple[tuple[str, int], ...]      # torch names referenced (``torch.var_mean``, ``torch.Tensor.nonzero``)
-    returns: tuple[str, ...]               # callables whose results it returns (``return Pool(...)``, ``return p, n``)
+    returns: tuple[str, ...]               # callables whose results it returns (``return Pool(...)``, ``return p, n``;
+                                           # ``@?``: a return the index cannot follow)
     value: tuple[str, str] = ("", "")      # what it returns as the semantic model sees it: (kind, class) or empty
     elements: tuple[tuple[str, str], ...] = ()   # what each element of a returned tuple is (``return boxes, mask``)
 
@@ -59,6 +63,9 @@ class ModuleFacts(NamedTuple):
     globals: tuple[str, ...]               # other module-level names (assignments)
     unresolved: int                        # calls of names found nowhere (builtins excluded)
     unknown_receivers: int                 # method calls on values whose type is not known
+    # (callee, position or -1, keyword or "", kind, class): a module, optimizer, loader ... passed to a function or
+    # class of another module (``Trainer(model, opt)``): what the callee's parameters hold
+    passed: tuple[tuple[str, int, str, str, str], ...] = ()
 
 
 def absolute(name: str, module: str, is_package: bool) -> str:
@@ -115,6 +122,7 @@ class Extractor:
         self.globals: set[str] = set()
         self.unresolved = 0
         self.unknown_receivers = 0
+        self.passed: list[tuple[str, int, str, str, str]] = []
         self._closed: list[tuple[_Scope, list[_Scope]]] = []
         self._imports: Optional[dict[str, str]] = None   # the file's imports, read from the model once needed
 
@@ -176,7 +184,10 @@ class Extractor:
             return
         if node_type is ast.Return and node.value is not None and self.function_scopes:
             self.expressions(node.value)
-            self.function_scopes[-1].returns.extend(self._producers(node.value))
+            producers = self._producers(node.value)
+            if not producers and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+                producers = [(UNKNOWN_RETURN, "", "")]   # ``return cfg.model``: the index cannot tell what it is
+            self.function_scopes[-1].returns.extend(producers)
             return
         if node_type in (ast.For, ast.AsyncFor):
             self.expressions(node.iter)
@@ -283,6 +294,8 @@ class Extractor:
             if node_type is ast.Call:
                 if not light:
                     self._call(node, scope)
+                if node.args or node.keywords:
+                    self._passed_objects(node)
                 if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:
                     continue
             elif node_type is ast.Compare:   # ``x.dtype == torch.float16``: a comparison, not a use
@@ -368,6 +381,46 @@ class Extractor:
             scope.calls.append(("", line))
         elif isinstance(func, ast.Attribute):
             self.unknown_receivers += 1
+        return None
+
+    def _passed_objects(self, node: ast.Call) -> None:
+        """Record the torch objects (not tensors) a call of an imported name passes by name (``Trainer(model)``)."""
+        func = node.func
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return
+        found = []
+        for position, argument in enumerate(node.args):
+            if isinstance(argument, ast.Starred):
+                break
+            found.append((position, "", argument))
+        found.extend((-1, kw.arg, kw.value) for kw in node.keywords if kw.arg)
+        found = [item for item in found if isinstance(item[2], (ast.Name, ast.Attribute, ast.Call))]
+        if not found:
+            return
+        callee = self.resolver.qualname(func)
+        if callee is None or callee.startswith(("torch", "numpy", "builtins")) or callee in _BUILTINS:
+            return
+        callee = absolute(callee, self.module, self.is_package)
+        for position, keyword, argument in found:
+            value = self.resolver.value_of(argument)
+            if value is not None and value[0] in _PASSED_KINDS:
+                self.passed.append((callee, position, keyword, value[0], value[1] or ""))
+            elif value is None:   # ``Trainer(Net())``, ``net = build_net(); Trainer(net)``: what the index knows
+                origin = self._called(argument)
+                if origin is not None and not origin.startswith(("torch", "numpy")):
+                    self.passed.append((callee, position, keyword, PASSED_CALL, absolute(origin, self.module,
+                                                                                         self.is_package)))
+
+    def _called(self, argument: ast.AST) -> Optional[str]:
+        """The imported callable whose result an argument is (``Net()``, or a name bound once to ``Net()``)."""
+        scope = None
+        if isinstance(argument, ast.Name):
+            binding = self.resolver.binding(argument)
+            if binding is None or binding.tag != "value" or binding.path:
+                return None
+            argument, scope = binding.value, binding.scope
+        if isinstance(argument, ast.Call) and isinstance(argument.func, (ast.Name, ast.Attribute)):
+            return self.resolver.qualname(argument.func, scope)
         return None
 
     def _reference(self, node: ast.AST, scope: Optional[_Scope]) -> None:
@@ -511,6 +564,9 @@ class Extractor:
             calls[index] = (prefix + found if found else "", line)
         returns = []
         for marker, root, rest in scope.returns:
+            if marker == UNKNOWN_RETURN:
+                returns.append(marker)
+                continue
             found = self._late(root, rest, enclosing + [scope])
             if found and found != "?":
                 returns.append(marker + found)
@@ -541,7 +597,7 @@ class Extractor:
         imports = tuple((name, absolute(target, self.module, self.is_package)) for name, target in self.imports.items())
         return ModuleFacts(self.module, self.relative, self.is_package, tuple(self.functions), tuple(classes),
                            imports, tuple(self.stars), self.exported, tuple(sorted(self.globals)), self.unresolved,
-                           self.unknown_receivers)
+                           self.unknown_receivers, tuple(dict.fromkeys(self.passed)))
 
 
 def extract(tree: ast.Module, module: str, relative: str, is_package: bool,
