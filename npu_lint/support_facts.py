@@ -5,7 +5,7 @@ import ast
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.kinds import AUTOGRAD, CPU_TENSOR, HOST, TENSORS
+from npu_lint.analysis.kinds import AUTOGRAD, CPU_TENSOR, DISTRIBUTION, HOST, TENSORS
 from npu_lint.tables import TABLES_DIR, keyed, read_tsv
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ _METHOD_OWNERS = {"module": ("torch.nn.Module",), "optimizer": ("torch.optim.Opt
                   "scheduler": ("torch.optim.lr_scheduler.LRScheduler", "torch.optim.lr_scheduler._LRScheduler"),
                   "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.Dataset",),
                   "scaler": ("torch.amp.GradScaler",), "sampler": ("torch.utils.data.Sampler",),
-                  AUTOGRAD: ("torch.autograd.Function",)}
+                  AUTOGRAD: ("torch.autograd.Function",), DISTRIBUTION: ("torch.distributions.distribution.Distribution",)}
 
 
 def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
@@ -64,7 +64,24 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
         return class_method_api(kind, (), func.attr, ctx.target.release) \
             if func.attr in base_methods(kind) or func.attr in _UNLISTED_METHODS.get(kind, {}) else None
     classes = ctx.resolver.method_owners(cls, func.attr)
+    if kind == DISTRIBUTION:   # ``torch.distributions.Normal`` is listed as ``torch.distributions.normal.Normal``
+        classes = tuple(listed_class(c) for c in classes)
     return class_method_api(kind, classes, func.attr, ctx.target.release) if classes else None
+
+
+@lru_cache(maxsize=None)
+def _listed_classes() -> dict[str, str]:
+    """``torch.distributions.Normal`` -> ``torch.distributions.normal.Normal``: where the tables list a class."""
+    found: dict[str, str] = {}
+    for row in read_tsv("class_methods.tsv"):
+        head, _, last = row["class"].rpartition(".")
+        if head.count(".") == 2:   # torch.<package>.<module>.Class
+            found.setdefault(f"{head.rpartition('.')[0]}.{last}", row["class"])
+    return found
+
+
+def listed_class(cls: str) -> str:
+    return _listed_classes().get(cls, cls)
 
 
 def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: str) -> Optional[str]:
@@ -93,7 +110,8 @@ _UNLISTED_METHODS = {AUTOGRAD: {"apply": "torch.autograd.Function"},
 _KIND_CLASSES = {"module": ("torch.nn.",), "optimizer": ("torch.optim.",), "scheduler": ("torch.optim.lr_scheduler.",),
                  "scaler": ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler"),
                  "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.",),
-                 "sampler": ("torch.utils.data.",), AUTOGRAD: ("torch.autograd.Function",)}
+                 "sampler": ("torch.utils.data.",), AUTOGRAD: ("torch.autograd.Function",),
+                 DISTRIBUTION: ("torch.distributions.",)}
 
 
 @lru_cache(maxsize=None)

@@ -64,6 +64,12 @@ def test_isinstance_narrowing(source, kind):
     ("import torch\nm = torch.nn.ModuleList([])\nm[0].probe()\n", ("module", None)),
     ("import torch\ndef f(c, x):\n    m = torch.nn.ModuleDict() if c else torch.nn.ParameterDict()\n    m['a'].probe()\n",
      UNKNOWN),
+    # a distribution and what sampling it gives; a project class merely named like one is not
+    ("import torch\nd = torch.distributions.Normal(0, 1)\nd.probe()\n",
+     ("distribution", "torch.distributions.Normal")),
+    ("import torch\nd = torch.distributions.Normal(0, 1)\nd.rsample().probe()\n", TENSOR),
+    ("import torch\nd = torch.distributions.Normal(0, 1)\nd.batch_shape.probe()\n", UNKNOWN),
+    ("class Normal:\n    pass\nd = Normal()\nd.sample().probe()\n", UNKNOWN),
     # ``torch.__version__.split('+')[0]`` is a string, ``torch.split(x, 2)[0]`` a tensor
     ("import torch\ntorch.__version__.split('+')[0].probe()\n", UNKNOWN),
     ("import torch\ntorch.split(x, 2)[0].probe()\n", TENSOR),
@@ -103,6 +109,7 @@ def train(x, loader: DataLoader, epoch, flag):
     m.update(y)
     m.to("npu")
     v = torch.__version__.split("+")[0].split(".")
+    n = torch.distributions.Poisson(1).sample((3,))
 '''
 
 
@@ -111,7 +118,8 @@ def test_inventory_names_of_these_receivers(tmp_path):
     expected = {(8, "torch.autograd.function.FunctionCtx.save_for_backward"),
                 (23, "torch.utils.data.distributed.DistributedSampler.set_epoch"),
                 (24, "torch.autograd.Function.apply"), (26, "torch.amp.GradScaler.scale"),
-                (27, "torch.amp.GradScaler.update"), (30, "torch.nn.Module.to")}
+                (27, "torch.amp.GradScaler.update"), (30, "torch.nn.Module.to"),
+                (32, "torch.distributions.poisson.Poisson.sample")}
     assert expected <= rows, sorted(expected - rows)
     assert not {(29, "torch.nn.Module.update"), (31, "torch.Tensor.split")} & rows   # project methods, a str
 

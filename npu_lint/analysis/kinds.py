@@ -16,6 +16,7 @@ LOADER, DATASET, SAMPLER = "loader", "dataset", "sampler"
 DEVICE, DTYPE = "device", "dtype"
 AUTOGRAD = "autograd"   # a subclass of torch.autograd.Function (used through the class: ``MyFn.apply(x)``)
 CTX = "ctx"             # the ``ctx`` of an autograd Function's static ``forward`` / ``backward``
+DISTRIBUTION = "distribution"   # a torch.distributions instance (``Normal(mu, sigma).sample()``)
 OBJECT = "object"       # a Python value that is no torch object (``isinstance(x, dict)`` holds): str, dict, int ...
 FUNCTION_CTX = "torch.autograd.function.FunctionCtx"
 TENSORS = (TENSOR, BATCH, MASK)
@@ -66,6 +67,8 @@ LIKE_FUNCTIONS = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_
 # Methods of nn.Module that return the module itself.
 MODULE_KEEPING = frozenset({"to", "cuda", "npu", "cpu", "train", "eval", "half", "float", "double", "bfloat16",
                             "requires_grad_", "type", "to_empty", "share_memory", "apply", "zero_grad"})
+DISTRIBUTION_TENSORS = frozenset({"sample", "rsample", "log_prob", "entropy", "cdf", "icdf", "sample_n",
+                                  "perplexity", "enumerate_support"})
 TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                                 "torch.FloatTensor", "torch.LongTensor", "torch.HalfTensor", "torch.IntTensor",
@@ -124,6 +127,8 @@ def of_class(qualname: str) -> Optional[Value]:
             return DATASET, qualname
     if head.split(".", 1)[0] in ("numpy", "pandas"):
         return HOST, None
+    if head == "torch.distributions" or head.startswith("torch.distributions."):
+        return DISTRIBUTION, qualname
     return None
 
 
@@ -187,4 +192,6 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
         return LIST, None
     if kind == MODULE and method in MODULE_KEEPING:
         return MODULE, cls
+    if kind == DISTRIBUTION and method in DISTRIBUTION_TENSORS:
+        return TENSOR, None
     return None
