@@ -17,7 +17,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
 from npu_lint.analysis.summaries import Summaries, memo, return_statements   # noqa: F401  (re-exported)
 from npu_lint.analysis.flows import Flows
-from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, Binding, Scope,
+from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, WITH, Binding, Scope,
                                       Scopes)
 from npu_lint.namespaces import is_namespace
 
@@ -310,14 +310,7 @@ class Resolver(Summaries, Flows):
         pos = (node.lineno, node.col_offset)
         for start, end, classinfo, test in ranges:
             if start <= pos <= end and self.scopes.lookup_reaching(node.id, scope, test) == bindings:
-                tested = self.isinstance_value(classinfo, current)
-                if tested is None or value is None:
-                    return tested or value
-                if tested[0] == value[0] and (value[1] or not tested[1]):
-                    return value   # ``isinstance(x, nn.Module)`` on a ``Linear``: the binding says more
-                if tested[0] in K.TENSORS and value[0] in K.TENSORS:
-                    return value
-                return tested
+                return self._narrowing(self.isinstance_value(classinfo, current), value)
         return value
 
     def _python_type(self, node: ast.AST, scope: Scope) -> Optional[K.Value]:
@@ -328,6 +321,33 @@ class Resolver(Summaries, Flows):
         if name is not None and name.rpartition(".")[0] in ("typing", "collections", "collections.abc", "numbers"):
             return _PYTHON_TYPES.get(name.rpartition(".")[2])
         return None
+
+    def _narrowed_attribute(self, node: ast.Attribute, scope: Scope, value: Optional[K.Value],
+                            bindings: list[Binding]) -> Optional[K.Value]:
+        """``self.x`` where ``isinstance(self.x, T)`` holds (no ``self.x = ...`` of this method in between)."""
+        key = f"{node.value.id}.{node.attr}" if isinstance(node.value, ast.Name) else ""
+        current: Optional[Scope] = scope
+        while current is not None and key not in current.narrowed and current.kind in ("comprehension", "lambda"):
+            current = current.parent
+        ranges = current.narrowed.get(key) if current is not None else None
+        if not ranges:
+            return value
+        pos = (node.lineno, node.col_offset)
+        for start, end, classinfo, test in ranges:
+            if start <= pos <= end and not any(b.scope is current and test <= b.pos <= pos for b in bindings):
+                return self._narrowing(self.isinstance_value(classinfo, current), value)
+        return value
+
+    @staticmethod
+    def _narrowing(tested: Optional[K.Value], value: Optional[K.Value]) -> Optional[K.Value]:
+        """The tested class, unless the bindings say more (``isinstance(x, nn.Module)`` on a ``Linear``)."""
+        if tested is None or value is None:
+            return tested or value
+        if tested[0] == value[0] and (value[1] or not tested[1]):
+            return value
+        if tested[0] in K.TENSORS and value[0] in K.TENSORS:
+            return value
+        return tested
 
     def isinstance_value(self, classinfo: ast.AST, scope: Scope) -> Optional[K.Value]:
         """What a value is when ``isinstance(value, classinfo)`` holds (a tuple of classes: what they agree on)."""
@@ -367,6 +387,9 @@ class Resolver(Summaries, Flows):
             return self._argument_value(binding, depth)
         if tag == LOOP:
             return self._iter_element(binding.value, scope, binding.path, depth)
+        if tag == WITH and not binding.path:   # ``with torch.profiler.profile() as prof``: ``__enter__`` gives itself
+            value = self.value_of(binding.value, scope, depth)
+            return value if value is not None and value[0] == K.INSTANCE else None
         return None
 
     def class_reference(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[K.Value]:
@@ -422,9 +445,8 @@ class Resolver(Summaries, Flows):
         receiver = node.value
         if isinstance(receiver, ast.Name) and self.scopes is not None and receiver.id == self.scopes.self_name(scope):
             bindings = self.scopes.attribute(scope, node.attr)
-            if bindings:
-                return K.join([self.binding_value(b, depth) for b in bindings])
-            return None
+            value = K.join([self.binding_value(b, depth) for b in bindings]) if bindings else None
+            return self._narrowed_attribute(node, scope, value, bindings)
         if node.attr in K.TENSOR_ATTRIBUTES:
             value = self.value_of(receiver, scope, depth)
             return (K.TENSOR, None) if value is not None and value[0] in K.TENSORS else None

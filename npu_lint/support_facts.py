@@ -5,7 +5,7 @@ import ast
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.kinds import AUTOGRAD, CPU_TENSOR, DISTRIBUTION, HOST, TENSORS
+from npu_lint.analysis.kinds import AUTOGRAD, CPU_TENSOR, DISTRIBUTION, HOST, INSTANCE, TENSORS
 from npu_lint.tables import TABLES_DIR, keyed, read_tsv
 
 if TYPE_CHECKING:
@@ -66,7 +66,7 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     classes = ctx.resolver.method_owners(cls, func.attr)
     if kind == DISTRIBUTION:   # ``torch.distributions.Normal`` is listed as ``torch.distributions.normal.Normal``
         classes = tuple(listed_class(c) for c in classes)
-    return class_method_api(kind, classes, func.attr, ctx.target.release) if classes else None
+    return class_method_api(kind, classes, func.attr, ctx.target.release, cls.startswith("torch.")) if classes else None
 
 
 @lru_cache(maxsize=None)
@@ -84,10 +84,12 @@ def listed_class(cls: str) -> str:
     return _listed_classes().get(cls, cls)
 
 
-def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: str) -> Optional[str]:
+def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: str,
+                     torch_instance: bool = False) -> Optional[str]:
     """``<class>.<method>`` as the support table lists it (the class, then the torch base that defines it);
     a method no table of this release lists, but some release lists for a class of the same kind
-    (``StepLR.step``: the schedulers' ``step``), is named on the nearest class, with no verdict."""
+    (``StepLR.step``: the schedulers' ``step``), is named on the nearest class, with no verdict; so is any public
+    method of an instance of a torch class (``torch_instance``: ``SummaryWriter(...).add_scalar``)."""
     table = support_table(release)
     owners = classes + _METHOD_OWNERS.get(kind, ())
     for owner in owners:
@@ -95,6 +97,9 @@ def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: 
             return f"{owner}.{method}"
     if owners and method in kind_methods(kind):
         return f"{owners[0]}.{method}"
+    if torch_instance and kind in (INSTANCE, DISTRIBUTION) and classes \
+            and not method.startswith("_") and method not in AMBIGUOUS_METHODS:
+        return f"{classes[0]}.{method}"   # a torch class's instance: whatever it calls is that class's method
     defined = _UNLISTED_METHODS.get(kind, {}).get(method)
     if defined is not None:   # a torch method no table lists: named on the receiver's class, else where torch defines it
         return f"{classes[0] if classes else defined}.{method}"

@@ -34,6 +34,11 @@ UNKNOWN = (None, None)
     ("import torch\nimport numpy as np\ndef f(x):\n    if isinstance(x, (torch.Tensor, np.ndarray)):\n"
      "        x.probe()\n", UNKNOWN),
     ("import torch\ndef f(x):\n    if not isinstance(x, torch.Tensor):\n        print(x)\n    x.probe()\n", UNKNOWN),
+    # ``self.x`` narrowed too, unless the method assigns it in between
+    ("import torch\nclass A:\n    def __init__(self):\n        self.x = torch.zeros(1)\n    def f(self):\n"
+     "        if isinstance(self.x, dict):\n            [k for k in self.x.probe()]\n", ("object", None)),
+    ("import torch\nclass A:\n    def f(self, y):\n        if isinstance(self.x, torch.Tensor):\n"
+     "            self.x = y\n            self.x.probe()\n", UNKNOWN),
     # a binding that says more than the test is kept
     ("import torch\ndef f():\n    m = torch.nn.Linear(2, 2)\n    if isinstance(m, torch.nn.Module):\n        m.probe()\n",
      ("module", "torch.nn.Linear")),
@@ -110,6 +115,16 @@ def train(x, loader: DataLoader, epoch, flag):
     m.to("npu")
     v = torch.__version__.split("+")[0].split(".")
     n = torch.distributions.Poisson(1).sample((3,))
+    g = torch.Generator()
+    g.manual_seed(0)
+    with torch.profiler.profile() as prof:
+        prof.step()
+    prof.items()
+
+
+class Sampler(torch.distributions.Normal):
+    def draw(self):
+        return self.map_fn(self.sample())
 '''
 
 
@@ -119,9 +134,13 @@ def test_inventory_names_of_these_receivers(tmp_path):
                 (23, "torch.utils.data.distributed.DistributedSampler.set_epoch"),
                 (24, "torch.autograd.Function.apply"), (26, "torch.amp.GradScaler.scale"),
                 (27, "torch.amp.GradScaler.update"), (30, "torch.nn.Module.to"),
-                (32, "torch.distributions.poisson.Poisson.sample")}
+                (32, "torch.distributions.poisson.Poisson.sample"), (34, "torch.Generator.manual_seed"),
+                (36, "torch.profiler.profile.step")}
     assert expected <= rows, sorted(expected - rows)
-    assert not {(29, "torch.nn.Module.update"), (31, "torch.Tensor.split")} & rows   # project methods, a str
+    # project methods, a str, a container method, an attribute of a project subclass of a torch class
+    assert not {(29, "torch.nn.Module.update"), (31, "torch.Tensor.split")} & rows
+    assert not [row for row in rows if row[0] == 37 or row[1].endswith("map_fn")], sorted(rows)
+    assert (42, "torch.distributions.normal.Normal.sample") in rows   # inherited from the torch class
 
 
 MODELS = '''import torch

@@ -17,6 +17,7 @@ DEVICE, DTYPE = "device", "dtype"
 AUTOGRAD = "autograd"   # a subclass of torch.autograd.Function (used through the class: ``MyFn.apply(x)``)
 CTX = "ctx"             # the ``ctx`` of an autograd Function's static ``forward`` / ``backward``
 DISTRIBUTION = "distribution"   # a torch.distributions instance (``Normal(mu, sigma).sample()``)
+INSTANCE = "instance"   # an instance of another torch class (``torch.Generator``, ``torch.profiler.profile``)
 OBJECT = "object"       # a Python value that is no torch object (``isinstance(x, dict)`` holds): str, dict, int ...
 FUNCTION_CTX = "torch.autograd.function.FunctionCtx"
 TENSORS = (TENSOR, BATCH, MASK)
@@ -69,6 +70,13 @@ MODULE_KEEPING = frozenset({"to", "cuda", "npu", "cpu", "train", "eval", "half",
                             "requires_grad_", "type", "to_empty", "share_memory", "apply", "zero_grad"})
 DISTRIBUTION_TENSORS = frozenset({"sample", "rsample", "log_prob", "entropy", "cdf", "icdf", "sample_n",
                                   "perplexity", "enumerate_support"})
+# Packages whose classes' instances are INSTANCE values (CUDA classes are NPU2xx's; ``torch.nn`` is modules).
+INSTANCE_PACKAGES = ("torch.profiler.", "torch.utils.tensorboard.", "torch.utils.checkpoint.", "torch.autograd.profiler.",
+                     "torch.distributed.", "torch.fx.", "torch.jit.", "torch.export.", "torch.utils.hooks.")
+LOWERCASE_CLASSES = frozenset({"torch.profiler.profile", "torch.autograd.profiler.profile", "torch.profiler.record_function",
+                               "torch.autograd.profiler.record_function"})
+NOT_INSTANCES = frozenset({"torch.Tensor", "torch.Size", "torch.dtype", "torch.device", "torch.Storage", "torch.SymInt",
+                           "torch.SymFloat", "torch.SymBool", "torch.TypedStorage", "torch.UntypedStorage"})
 TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                                 "torch.FloatTensor", "torch.LongTensor", "torch.HalfTensor", "torch.IntTensor",
@@ -108,6 +116,8 @@ def of_class(qualname: str) -> Optional[Value]:
     if qualname in BASE_KINDS:
         return BASE_KINDS[qualname], qualname
     head, _, last = qualname.rpartition(".")
+    if qualname in LOWERCASE_CLASSES:
+        return INSTANCE, qualname
     if not last[:1].isupper():
         return None
     if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter") or qualname in TENSOR_ANNOTATIONS:
@@ -116,9 +126,10 @@ def of_class(qualname: str) -> Optional[Value]:
         return MASK, None
     if head.startswith("torch.optim.lr_scheduler"):
         return SCHEDULER, qualname
-    if head in ("torch.optim", "torch_npu.optim") or head.startswith("apex.optimizers"):
+    if head in ("torch.optim", "torch_npu.optim", "torch.distributed.optim") or head.startswith("apex.optimizers"):
         return OPTIMIZER, qualname
-    if head in ("torch.nn", "torch.nn.modules") or head.startswith(("torch.nn.modules.", "torch_npu.contrib.module")):
+    if head in ("torch.nn", "torch.nn.modules", "torch.nn.parallel") \
+            or head.startswith(("torch.nn.modules.", "torch_npu.contrib.module")):
         return MODULE, qualname
     if head == "torch.utils.data":
         if last.endswith("Sampler"):
@@ -129,6 +140,8 @@ def of_class(qualname: str) -> Optional[Value]:
         return HOST, None
     if head == "torch.distributions" or head.startswith("torch.distributions."):
         return DISTRIBUTION, qualname
+    if (head == "torch" or (head + ".").startswith(INSTANCE_PACKAGES)) and qualname not in NOT_INSTANCES:
+        return INSTANCE, qualname   # ``torch.Generator()``: its methods are named where the tables list them
     return None
 
 

@@ -95,17 +95,21 @@ Narrowing = tuple[Position, Position, ast.AST, Position]
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
-def isinstance_tests(test: ast.AST, negated: bool = False) -> list[tuple[ast.Name, ast.AST]]:
-    """``(name, classinfo)`` for each ``isinstance(name, classinfo)`` a condition asserts (``and`` chains;
-    ``negated``: the condition is known false, so ``not isinstance(...)`` asserts it)."""
+def isinstance_tests(test: ast.AST, negated: bool = False) -> list[tuple[str, ast.AST, ast.AST]]:
+    """``(key, tested, classinfo)`` for each ``isinstance(x, classinfo)`` a condition asserts of a name or of
+    ``self.attr`` (key ``x`` / ``self.attr``; ``and`` chains; ``negated``: the condition is known false, so
+    ``not isinstance(...)`` asserts it)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return isinstance_tests(test.operand, not negated)
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if not negated else ast.Or):
         return [found for value in test.values for found in isinstance_tests(value, negated)]
     if not negated and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
-            and test.func.id == "isinstance" and len(test.args) == 2 and isinstance(test.args[0], ast.Name) \
-            and not test.keywords:
-        return [(test.args[0], test.args[1])]
+            and test.func.id == "isinstance" and len(test.args) == 2 and not test.keywords:
+        tested = test.args[0]
+        if isinstance(tested, ast.Name):
+            return [(tested.id, tested, test.args[1])]
+        if isinstance(tested, ast.Attribute) and isinstance(tested.value, ast.Name):
+            return [(f"{tested.value.id}.{tested.attr}", tested, test.args[1])]
     return []
 
 
@@ -120,8 +124,8 @@ def _narrow(scope: Scope, node: ast.AST) -> None:
     else:   # ``y = x.cpu() if isinstance(x, torch.Tensor) else x``
         ranges = [(_start(node.body), _end(node.body), isinstance_tests(node.test))]
     for start, end, tests in ranges:
-        for name, classinfo in tests:
-            scope.narrowed.setdefault(name.id, []).append((start, end, classinfo, _start(name)))
+        for key, tested, classinfo in tests:
+            scope.narrowed.setdefault(key, []).append((start, end, classinfo, _start(tested)))
 
 
 def _arm_guard(statement: ast.stmt, arm: int, guard: tuple) -> tuple:

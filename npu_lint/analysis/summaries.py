@@ -198,7 +198,8 @@ class Summaries:
         return value
 
 
-_CLASS_KINDS = (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER, K.LOADER, K.AUTOGRAD)
+_CLASS_KINDS = (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER, K.LOADER, K.AUTOGRAD, K.DISTRIBUTION,
+                K.INSTANCE)
 
 
 def _qualified(scope: Scope) -> str:
