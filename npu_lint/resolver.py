@@ -17,8 +17,8 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
 from npu_lint.analysis.summaries import Summaries, memo, return_statements   # noqa: F401  (re-exported)
 from npu_lint.analysis.flows import Flows
-from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, WITH, Binding, Scope,
-                                      Scopes)
+from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, WITH, Binding, Position,
+                                      Scope, Scopes)
 from npu_lint.namespaces import is_namespace
 
 TENSOR, LOADER, BATCH, MASK = K.TENSOR, K.LOADER, K.BATCH, K.MASK
@@ -27,6 +27,8 @@ _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", 
 _BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DEPTH = 40
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_NO_TENSOR = "<a project class>"   # the class of an ``isinstance`` test's value that only says "no tensor"
 # Python classes an ``isinstance`` test names: the value is no torch object (nor a tensor: ``Iterable`` is left out).
 _PYTHON_TYPES = {name: (K.OBJECT, None) for name in (
     "dict", "str", "bytes", "int", "float", "bool", "complex", "set", "frozenset", "Mapping", "MutableMapping",
@@ -54,6 +56,8 @@ class ProjectFacts(Protocol):
     def element_of_method(self, cls: str, method: str, index: int) -> Optional[K.Value]: ...
 
     def argument_value(self, function: str, name: str, position: Optional[int]) -> Optional[K.Value]: ...
+
+    def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]: ...
 
 
 class Resolver(Summaries, Flows):
@@ -308,10 +312,17 @@ class Resolver(Summaries, Flows):
         else:
             return value
         pos = (node.lineno, node.col_offset)
-        for start, end, classinfo, test in ranges:
-            if start <= pos <= end and self.scopes.lookup_reaching(node.id, scope, test) == bindings:
-                return self._narrowing(self.isinstance_value(classinfo, current), value)
-        return value
+        found = [(holds, start, classinfo) for start, end, classinfo, test, holds in ranges
+                 if start <= pos <= end and self.scopes.lookup_reaching(node.id, scope, test) == bindings]
+        return self._narrowed_by(found, current, value)
+
+    def _narrowed_by(self, found: list[tuple[bool, Position, ast.AST]], scope: Scope,
+                     value: Optional[K.Value]) -> Optional[K.Value]:
+        """The innermost test that holds decides; else a refuted one (``else:`` of ``if isinstance(x, T)``)."""
+        if not found:
+            return value
+        holds, _, classinfo = max(found, key=lambda item: (item[0], item[1]))
+        return self._narrowing(self.isinstance_value(classinfo, scope), value, holds)
 
     def _python_type(self, node: ast.AST, scope: Scope) -> Optional[K.Value]:
         """``dict``, ``typing.List``, ``collections.abc.Mapping`` ...: the value is no torch object."""
@@ -333,14 +344,19 @@ class Resolver(Summaries, Flows):
         if not ranges:
             return value
         pos = (node.lineno, node.col_offset)
-        for start, end, classinfo, test in ranges:
-            if start <= pos <= end and not any(b.scope is current and test <= b.pos <= pos for b in bindings):
-                return self._narrowing(self.isinstance_value(classinfo, current), value)
-        return value
+        found = [(holds, start, classinfo) for start, end, classinfo, test, holds in ranges
+                 if start <= pos <= end and not any(b.scope is current and test <= b.pos <= pos for b in bindings)]
+        return self._narrowed_by(found, current, value)
 
     @staticmethod
-    def _narrowing(tested: Optional[K.Value], value: Optional[K.Value]) -> Optional[K.Value]:
-        """The tested class, unless the bindings say more (``isinstance(x, nn.Module)`` on a ``Linear``)."""
+    def _narrowing(tested: Optional[K.Value], value: Optional[K.Value], holds: bool = True) -> Optional[K.Value]:
+        """The tested class, unless the bindings say more (``isinstance(x, nn.Module)`` on a ``Linear``); where
+        the test is refuted (``if not isinstance(x, torch.Tensor):``), a tensor binding is no tensor there."""
+        if not holds:
+            refuted = tested is not None and tested[0] in K.TENSORS and value is not None and value[0] in K.TENSORS
+            return (K.OBJECT, None) if refuted else value
+        if tested == (K.OBJECT, _NO_TENSOR):   # a project class: not a tensor, maybe a module (a mixin)
+            return (K.OBJECT, None) if value is None or value[0] in K.TENSORS else value
         if tested is None or value is None:
             return tested or value
         if tested[0] == value[0] and (value[1] or not tested[1]):
@@ -350,10 +366,22 @@ class Resolver(Summaries, Flows):
         return tested
 
     def isinstance_value(self, classinfo: ast.AST, scope: Scope) -> Optional[K.Value]:
-        """What a value is when ``isinstance(value, classinfo)`` holds (a tuple of classes: what they agree on)."""
+        """What a value is when ``isinstance(value, classinfo)`` holds (a tuple of classes: what they agree on; a
+        class of the project that derives from no torch class: no torch object)."""
         if isinstance(classinfo, ast.Tuple):
             return K.join([self.isinstance_value(e, scope) for e in classinfo.elts]) if classinfo.elts else None
-        return self._python_type(classinfo, scope) or self.annotation_value(classinfo, scope)
+        value = self._python_type(classinfo, scope) or self.annotation_value(classinfo, scope)
+        if value is None and self._project_class(classinfo, scope):
+            return K.OBJECT, _NO_TENSOR   # ``isinstance(boxes, BaseBoxes)``: a project class (maybe a mixin), no tensor
+        return value
+
+    def _project_class(self, node: ast.AST, scope: Scope) -> bool:
+        """A class this file or the project defines."""
+        if isinstance(node, ast.Name) and isinstance(self.definition(node, scope), ast.ClassDef):
+            return True
+        name = self.qualname(node, scope)
+        return bool(name and self.project is not None and not name.startswith("torch")
+                    and getattr(self.project, "defines", lambda *a: None)(name, self.module_name) == "class")
 
     def binding_value(self, binding: Binding, depth: int = 0) -> Optional[K.Value]:
         return memo(self._values, id(binding), lambda: self._binding_value(binding, depth))
@@ -391,6 +419,35 @@ class Resolver(Summaries, Flows):
             value = self.value_of(binding.value, scope, depth)
             return value if value is not None and value[0] == K.INSTANCE else None
         return None
+
+    def _overrides(self, method: ast.AST) -> list[Optional[K.Value]]:
+        """What the methods that subclasses in the file or the project define again in place of ``method`` return
+        (``self.postprocess(x)`` in a base class may run one of those)."""
+        owner = self.scopes.scope_of(method).parent if self.scopes is not None and self.scopes.scope_of(method) else None
+        if owner is None or owner.kind != "class" or not isinstance(owner.node, ast.ClassDef):
+            return []
+        name = method.name
+        found: list[Optional[K.Value]] = []
+        for other in self._local_class_nodes():
+            again = next((s for s in other.body if isinstance(s, _DEFS) and s.name == name), None)
+            if other is not owner.node and again is not None and self._derives(other, owner.node):
+                found.append(self.returns(again))
+        if self.project is not None and self.module_name:
+            found.extend(self.project.overrides(f"{self.module_name}.{owner.node.name}", name))
+        return found
+
+    def _local_class_nodes(self) -> list[ast.ClassDef]:
+        module = self.scopes.module if self.scopes is not None else None
+        return [b.value for bindings in (module.names.values() if module is not None else ())
+                for b in bindings if b.tag == CLASS]
+
+    def _derives(self, cls: ast.ClassDef, base: ast.ClassDef, depth: int = 0) -> bool:
+        """``cls`` derives from ``base``, both classes of this module."""
+        for node in cls.bases:
+            local = self.definition(node, self.scopes.module) if isinstance(node, ast.Name) else None
+            if local is base or (isinstance(local, ast.ClassDef) and depth < 8 and self._derives(local, base, depth + 1)):
+                return True
+        return False
 
     def class_reference(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[K.Value]:
         """What instances of the class a name refers to are, for a class of this file or of the project
@@ -490,8 +547,8 @@ class Resolver(Summaries, Flows):
             if callee is not None and callee[0] == K.MODULE:
                 return K.TENSOR, None   # ``self.fc(x)``: calling a module
             method = self._callee(node, scope) if isinstance(func.value, ast.Name) else None
-            if method is not None and method[0].name == func.attr:
-                return self.returns(method[0])   # ``self.build_optimizer()``: the class's own method
+            if method is not None and method[0].name == func.attr:   # ``self.build_optimizer()``: the class's own
+                return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
             receiver = self.value_of(func.value, scope, depth)
             if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):
                 if _dtype_argument(node, self, scope) == "torch.bool":

@@ -59,7 +59,7 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
         return None
     kind, cls = value
     if kind in TENSORS or (kind == HOST and cls == CPU_TENSOR):   # ``t.cpu().numpy()``: a tensor's method
-        return "torch.Tensor." + func.attr
+        return None if func.attr in numpy_only_methods() else "torch.Tensor." + func.attr   # ``m.astype``: numpy's
     if cls is None:   # e.g. an optimizer whose class depends on a branch: named by the torch base class
         return class_method_api(kind, (), func.attr, ctx.target.release) \
             if func.attr in base_methods(kind) or func.attr in _UNLISTED_METHODS.get(kind, {}) else None
@@ -202,6 +202,17 @@ NDARRAY_METHODS = frozenset({
     "resize", "round", "searchsorted", "setfield", "setflags", "sort", "squeeze", "std", "sum", "swapaxes", "take",
     "tobytes", "tofile", "tolist", "trace", "transpose", "var", "view",
 })
+
+
+@lru_cache(maxsize=None)
+def numpy_only_methods() -> frozenset[str]:
+    """ndarray methods no torch release lists for ``torch.Tensor`` (``astype``, ``tobytes``): a receiver calling one
+    is a numpy array, whatever kind the model gave it."""
+    listed: set[str] = set()
+    for row in read_tsv("class_methods.tsv"):   # every release's table, summarised
+        if row["class"] == "torch.Tensor":
+            listed.update(row["methods"].split())
+    return frozenset(NDARRAY_METHODS - listed)
 
 
 @lru_cache(maxsize=None)

@@ -32,6 +32,7 @@ class ProjectView:
         self.custom_ops = operator_names(list(index.registered))   # what calls into the project's operators look like
         self._values: dict[str, Optional[K.Value]] = {}
         self._chains: dict[str, Optional[list[str]]] = {}
+        self._children: Optional[dict[str, list[str]]] = None
         self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
 
     @property
@@ -156,6 +157,18 @@ class ProjectView:
                         break
             self._values[target] = (value[0], target) if value is not None else None
         return self._values[target]
+
+    def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]:
+        """What the project subclasses of ``cls`` that define ``method`` again return (``self.postprocess(x)`` in a
+        base class may run a subclass's)."""
+        if self._children is None:
+            self._children = {}
+            for name in self.index.classes:
+                for base in self.index.mro(name)[1:]:
+                    if base in self.index.classes:
+                        self._children.setdefault(base, []).append(name)
+        return [self._returned(f"{child}.{method}", 0) if f"{child}.{method}" in self.index.functions else None
+                for child in self._children.get(cls, ()) if method in self.index.classes[child][1].methods]
 
     def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]:
         """None when ``cls`` is not a project class; () when the project defines ``method`` on the way up; else

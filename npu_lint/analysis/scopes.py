@@ -91,19 +91,19 @@ class Scope:
 _GUARD: list[tuple[tuple[int, int], ...]] = [()]   # the binder's current if-arms (set while binding)
 _BLOCK_END: list[Position] = [(0, 0)]   # where the statement list the binder is in ends
 # (start, end, classinfo, test position): where ``isinstance(name, classinfo)`` is known to hold.
-Narrowing = tuple[Position, Position, ast.AST, Position]
+Narrowing = tuple[Position, Position, ast.AST, Position, bool]   # ... and whether the test holds (False: refuted)
 _EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 
 
-def isinstance_tests(test: ast.AST, negated: bool = False) -> list[tuple[str, ast.AST, ast.AST]]:
-    """``(key, tested, classinfo)`` for each ``isinstance(x, classinfo)`` a condition asserts of a name or of
-    ``self.attr`` (key ``x`` / ``self.attr``; ``and`` chains; ``negated``: the condition is known false, so
-    ``not isinstance(...)`` asserts it)."""
+def isinstance_tests(test: ast.AST, negated: bool = False, holds: bool = True) -> list[tuple[str, ast.AST, ast.AST]]:
+    """``(key, tested, classinfo)`` for each ``isinstance(x, classinfo)`` a condition asserts (``holds``; False: the
+    tests it refutes) of a name or of ``self.attr`` (key ``x`` / ``self.attr``; ``and`` chains; ``negated``: the
+    condition is known false, so ``not isinstance(...)`` asserts it)."""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return isinstance_tests(test.operand, not negated)
+        return isinstance_tests(test.operand, not negated, holds)
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if not negated else ast.Or):
-        return [found for value in test.values for found in isinstance_tests(value, negated)]
-    if not negated and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
+        return [found for value in test.values for found in isinstance_tests(value, negated, holds)]
+    if negated != holds and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
             and test.func.id == "isinstance" and len(test.args) == 2 and not test.keywords:
         tested = test.args[0]
         if isinstance(tested, ast.Name):
@@ -116,16 +116,20 @@ def isinstance_tests(test: ast.AST, negated: bool = False) -> list[tuple[str, as
 def _narrow(scope: Scope, node: ast.AST) -> None:
     """Record where the ``isinstance`` tests of an ``if`` (or of a conditional expression a statement gives
     a value) hold: its body, and after an ``if not isinstance(x, T): return`` the rest of the block."""
+    test, body, orelse = node.test, node.body, node.orelse
     if isinstance(node, ast.If):
-        test, body = node.test, node.body
-        ranges = [(_start(body[0]), _end(body[-1]), isinstance_tests(test))]
-        if body and isinstance(body[-1], _EXITS) and not node.orelse:
-            ranges.append((_end(node), _BLOCK_END[0], isinstance_tests(test, negated=True)))
+        ranges = [(_start(body[0]), _end(body[-1]), True, isinstance_tests(test)),
+                  (_start(body[0]), _end(body[-1]), False, isinstance_tests(test, holds=False))]
+        if orelse:   # ``if isinstance(x, T): ... else: x is no T``
+            ranges.append((_start(orelse[0]), _end(orelse[-1]), False, isinstance_tests(test, True, holds=False)))
+        if isinstance(body[-1], _EXITS) and not orelse:
+            ranges.append((_end(node), _BLOCK_END[0], True, isinstance_tests(test, negated=True)))
     else:   # ``y = x.cpu() if isinstance(x, torch.Tensor) else x``
-        ranges = [(_start(node.body), _end(node.body), isinstance_tests(node.test))]
-    for start, end, tests in ranges:
+        ranges = [(_start(body), _end(body), True, isinstance_tests(test)),
+                  (_start(orelse), _end(orelse), False, isinstance_tests(test, True, holds=False))]
+    for start, end, holds, tests in ranges:
         for key, tested, classinfo in tests:
-            scope.narrowed.setdefault(key, []).append((start, end, classinfo, _start(tested)))
+            scope.narrowed.setdefault(key, []).append((start, end, classinfo, _start(tested), holds))
 
 
 def _arm_guard(statement: ast.stmt, arm: int, guard: tuple) -> tuple:
