@@ -36,6 +36,7 @@ _PYTHON_TYPES = {name: (K.OBJECT, None) for name in (
 _PYTHON_TYPES.update({name: (K.LIST, None) for name in ("list", "tuple", "Sequence", "MutableSequence", "List", "Tuple")})
 _PYTHON_TYPES.update({name: (K.OBJECT, None) for name in ("Dict", "Set", "FrozenSet", "DefaultDict")})
 _DEFAULT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER})
+_MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"})
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.ParameterList"})
 _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
 _LOADER_PARTS = {"dataset": K.DATASET, "sampler": K.SAMPLER, "batch_sampler": K.SAMPLER}
@@ -58,6 +59,8 @@ class ProjectFacts(Protocol):
     def argument_value(self, function: str, name: str, position: Optional[int]) -> Optional[K.Value]: ...
 
     def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]: ...
+
+    def inherited_object(self, bases: list[str], importer: str, attr: str) -> Optional[K.Value]: ...
 
 
 class Resolver(Summaries, Flows):
@@ -287,7 +290,7 @@ class Resolver(Summaries, Flows):
             if value[0] == K.MODULE:   # ``self.blocks[i]``: a module of its own class; ``params[k]``: a tensor
                 if value[1] in _PARAMETER_CONTAINERS:
                     return K.TENSOR, None
-                return (K.MODULE, None) if value[1] is not None else None
+                return (K.MODULE, None) if value[1] in _MODULE_CONTAINERS else None
             return value if value[0] in (K.MASK, K.HOST) else None
         if kind in (ast.List, ast.ListComp):
             return K.LIST, None
@@ -332,6 +335,35 @@ class Resolver(Summaries, Flows):
         if name is not None and name.rpartition(".")[0] in ("typing", "collections", "collections.abc", "numbers"):
             return _PYTHON_TYPES.get(name.rpartition(".")[2])
         return None
+
+    def _inherited_object(self, scope: Scope, attr: str) -> Optional[K.Value]:
+        current: Optional[Scope] = scope
+        while current is not None and current.cls is None:
+            current = current.parent
+        return self._base_object(current.cls, attr, 0) if current is not None else None
+
+    def _base_object(self, body: Scope, attr: str, depth: int) -> Optional[K.Value]:
+        """``self.attr`` set by a base class: of this file (its own bindings), else of another module (the index)."""
+        cls = body.node
+        if not isinstance(cls, ast.ClassDef) or depth > 8 or body.parent is None:
+            return None
+        imported = []
+        for base in cls.bases:
+            local = self.definition(base, body.parent) if isinstance(base, ast.Name) else None
+            inner = self.scopes.scope_of(local) if isinstance(local, ast.ClassDef) else None
+            if inner is not None:
+                bindings = [b for b in inner.attrs.get(attr, ()) if b.tag != "none"]
+                found = K.join([self.binding_value(b) for b in bindings]) if bindings \
+                    else self._base_object(inner, attr, depth + 1)
+                if found is not None:
+                    return found
+            elif local is None:
+                name = self.qualname(base, body.parent)
+                if name and not name.startswith("torch"):
+                    imported.append(name)
+        if not imported or self.project is None:
+            return None
+        return self.project.inherited_object(imported, self.module_name, attr)
 
     def _narrowed_attribute(self, node: ast.Attribute, scope: Scope, value: Optional[K.Value],
                             bindings: list[Binding]) -> Optional[K.Value]:
@@ -503,6 +535,8 @@ class Resolver(Summaries, Flows):
         if isinstance(receiver, ast.Name) and self.scopes is not None and receiver.id == self.scopes.self_name(scope):
             bindings = self.scopes.attribute(scope, node.attr)
             value = K.join([self.binding_value(b, depth) for b in bindings]) if bindings else None
+            if not bindings:   # set by a base class (of this file, or of another module through the index)
+                value = self._inherited_object(scope, node.attr)
             return self._narrowed_attribute(node, scope, value, bindings)
         if node.attr in K.TENSOR_ATTRIBUTES:
             value = self.value_of(receiver, scope, depth)

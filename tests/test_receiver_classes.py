@@ -80,6 +80,12 @@ def test_isinstance_narrowing(source, kind):
     ("import torch\nm = torch.nn.ModuleList([])\nm[0].probe()\n", ("module", None)),
     ("import torch\ndef f(c, x):\n    m = torch.nn.ModuleDict() if c else torch.nn.ParameterDict()\n    m['a'].probe()\n",
      UNKNOWN),
+    ("import torch\nclass BufferDict(torch.nn.Module):\n    pass\nb = BufferDict()\nb['a'].probe()\n", UNKNOWN),
+    # ``self.x`` set by a base class of the file
+    ("import torch\nclass Base(torch.nn.Module):\n    def __init__(self, layer: torch.nn.Module):\n"
+     "        super().__init__()\n        self.layer = layer\nclass Sub(Base):\n    def f(self):\n        self.layer.probe()\n",
+     ("module", "torch.nn.Module")),
+    ("import torch\nclass Base:\n    pass\nclass Sub(Base):\n    def f(self):\n        self.layer.probe()\n", UNKNOWN),
     # a distribution and what sampling it gives; a project class merely named like one is not
     ("import torch\nd = torch.distributions.Normal(0, 1)\nd.probe()\n",
      ("distribution", "torch.distributions.Normal")),
@@ -186,6 +192,12 @@ def pick(cfg):
     return cfg.model
 
 
+class Layer:
+    def __init__(self, base_layer: torch.nn.Module, opt: torch.optim.SGD):
+        self.base_layer = base_layer
+        self.opt = opt
+
+
 class Trainer:
     def __init__(self, model, opt, sched=None, other=None):
         self.model = model
@@ -205,8 +217,14 @@ def configure(model):
 '''
 
 TRAIN = '''import torch
-from .models import Trainer, build_model, build_names, configure, pick
+from .models import Trainer, build_model, build_names, configure, pick, Layer
 from . import models
+
+
+class Lora(torch.nn.Module, Layer):
+    def forward(self, x):
+        self.opt.zero_grad()
+        return self.base_layer(x).to("npu")
 
 
 def main(cfg, thing):
@@ -234,11 +252,13 @@ def test_kinds_across_modules(tmp_path):
     rows = {(path, line, api) for path, line, _, api, _ in result.inventory}
     # a factory in another module returning a project module; the constructor's and a function's parameters
     # from what other modules pass (a module built there, an optimizer, a scheduler by keyword)
-    expected = {("pkg/train.py", 8, "torch.nn.Module.eval"), ("pkg/train.py", 9, "torch.nn.Module.parameters"),
-                ("pkg/models.py", 33, "torch.nn.Module.train"), ("pkg/models.py", 34, "torch.optim.SGD.step"),
-                ("pkg/models.py", 35, "torch.optim.lr_scheduler.StepLR.step"),
-                ("pkg/models.py", 40, "torch.nn.Module.parameters")}
+    expected = {("pkg/train.py", 14, "torch.nn.Module.eval"), ("pkg/train.py", 15, "torch.nn.Module.parameters"),
+                ("pkg/models.py", 39, "torch.nn.Module.train"), ("pkg/models.py", 40, "torch.optim.SGD.step"),
+                ("pkg/models.py", 41, "torch.optim.lr_scheduler.StepLR.step"),
+                ("pkg/models.py", 46, "torch.nn.Module.parameters"),
+                # ``self.x`` of a base class in another module
+                ("pkg/train.py", 8, "torch.optim.SGD.zero_grad"), ("pkg/train.py", 9, "torch.Tensor.to")}
     assert expected <= rows, sorted(expected - rows)
     # must not: an unknown argument, a list of modules, a factory with a return the index cannot tell
-    assert not [row for row in rows if row[:2] in {("pkg/models.py", 36), ("pkg/train.py", 13),
-                                                   ("pkg/train.py", 15)}]
+    assert not [row for row in rows if row[:2] in {("pkg/models.py", 42), ("pkg/train.py", 19),
+                                                   ("pkg/train.py", 21)}]

@@ -170,6 +170,21 @@ class ProjectView:
         return [self._returned(f"{child}.{method}", 0) if f"{child}.{method}" in self.index.functions else None
                 for child in self._children.get(cls, ()) if method in self.index.classes[child][1].methods]
 
+    def inherited_object(self, bases: list[str], importer: str, attr: str) -> Optional[K.Value]:
+        """The torch object ``self.attr`` holds when a project base class in another module sets it
+        (``self.base_layer = base_layer`` in a base's ``__init__``, ``base_layer: nn.Module``)."""
+        for base in bases:
+            target = self.absolute(base, importer)
+            if target is None or self.index.kind(target) != "class":
+                continue
+            for klass in self.index.mro(target):
+                entry = self.index.classes.get(klass)
+                found = next(((kind, cls or None) for name, kind, cls in getattr(entry[1], "objects", ())
+                              if name == attr), None) if entry is not None else None
+                if found is not None:
+                    return found
+        return None
+
     def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]:
         """None when ``cls`` is not a project class; () when the project defines ``method`` on the way up; else
         the torch class the method is inherited from."""

@@ -16,6 +16,7 @@ import ast
 import builtins
 from typing import NamedTuple, Optional
 
+from npu_lint.analysis import kinds as K
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.resolver import Resolver
 
@@ -49,6 +50,9 @@ class ClassFacts(NamedTuple):
     bases: tuple[str, ...]                 # absolute qualnames (unresolvable bases left out)
     methods: tuple[str, ...]
     attrs: tuple[tuple[str, tuple[str, ...]], ...]   # ``self.x = Ctor(...)``: x -> constructors called
+    # ``self.model = model`` (``model: nn.Module``): x -> (kind, class) of the torch object it holds, as the model
+    # sees it in the class's own methods (for subclasses in other modules)
+    objects: tuple[tuple[str, str, str], ...] = ()
 
 
 class ModuleFacts(NamedTuple):
@@ -277,6 +281,19 @@ class Extractor:
         self.scopes.pop()
         self.resolver.leave_scope()
         self.classes[qualname]["methods"] = [name for name in scope.defs]
+        self.classes[qualname]["objects"] = self._held_objects(node)
+
+    def _held_objects(self, node: ast.ClassDef) -> tuple[tuple[str, str, str], ...]:
+        """The torch objects (modules, optimizers ...) the class's ``self.x = ...`` bindings agree on."""
+        model = self.resolver
+        body = model.scopes.scope_of(node) if model.scopes is not None else None
+        found = []
+        for attr, bindings in (body.attrs.items() if body is not None else ()):
+            kept = [b for b in bindings if b.tag != "none"]
+            value = K.join([model.binding_value(b) for b in kept]) if kept else None
+            if value is not None and value[0] in _PASSED_KINDS:
+                found.append((attr, value[0], value[1] or ""))
+        return tuple(found)
 
     # -- expressions -----------------------------------------------------------------------
     def expressions(self, root: ast.AST) -> None:
@@ -593,7 +610,8 @@ class Extractor:
                         resolved.append(marker + found)
                 if resolved:
                     attrs.append((attr, tuple(dict.fromkeys(resolved))))
-            classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs)))
+            classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs),
+                                      data.get("objects", ())))
         imports = tuple((name, absolute(target, self.module, self.is_package)) for name, target in self.imports.items())
         return ModuleFacts(self.module, self.relative, self.is_package, tuple(self.functions), tuple(classes),
                            imports, tuple(self.stars), self.exported, tuple(sorted(self.globals)), self.unresolved,
