@@ -48,7 +48,8 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     func = node.func
     if not isinstance(func, ast.Attribute):
         return None
-    cls_value = ctx.resolver.class_reference(func.value) if isinstance(func.value, (ast.Name, ast.Attribute)) else None
+    cls_value = ctx.resolver.class_reference(func.value) \
+        if func.attr in _CLASS_CALLED and isinstance(func.value, (ast.Name, ast.Attribute)) else None
     if cls_value is not None and cls_value[0] == AUTOGRAD and cls_value[1]:   # ``MyFn.apply(x)``
         classes = ctx.resolver.method_owners(cls_value[1], func.attr)
         return class_method_api(AUTOGRAD, classes, func.attr, ctx.target.release) if classes else None
@@ -105,6 +106,8 @@ def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: 
         return f"{classes[0] if classes else defined}.{method}"
     return None
 
+
+_CLASS_CALLED = frozenset({"apply", "forward", "backward"})   # called on an autograd Function class itself
 
 # Methods of torch classes that no support table lists, with the torch class that defines them.
 _UNLISTED_METHODS = {AUTOGRAD: {"apply": "torch.autograd.Function"},

@@ -71,9 +71,13 @@ MODULE_KEEPING = frozenset({"to", "cuda", "npu", "cpu", "train", "eval", "half",
 DISTRIBUTION_TENSORS = frozenset({"sample", "rsample", "log_prob", "entropy", "cdf", "icdf", "sample_n",
                                   "perplexity", "enumerate_support"})
 # Packages whose classes' instances are INSTANCE values (CUDA classes are NPU2xx's; ``torch.nn`` is modules).
-INSTANCE_PACKAGES = ("torch.profiler.", "torch.utils.tensorboard.", "torch.utils.checkpoint.", "torch.autograd.profiler.",
-                     "torch.distributed.", "torch.fx.", "torch.jit.", "torch.export.", "torch.utils.hooks.")
-LOWERCASE_CLASSES = frozenset({"torch.profiler.profile", "torch.autograd.profiler.profile", "torch.profiler.record_function",
+INSTANCE_PACKAGES = ("torch.profiler.", "torch.utils.tensorboard.", "torch.utils.checkpoint.",
+                     "torch.autograd.profiler.", "torch.distributed.", "torch.fx.", "torch.jit.", "torch.export.",
+                     "torch.utils.hooks.")
+WRAPPER_MODULES = frozenset({"torch.distributed.fsdp.FullyShardedDataParallel",
+                             "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"})
+LOWERCASE_CLASSES = frozenset({"torch.profiler.profile", "torch.autograd.profiler.profile",
+                               "torch.profiler.record_function",
                                "torch.autograd.profiler.record_function"})
 NOT_INSTANCES = frozenset({"torch.Tensor", "torch.Size", "torch.dtype", "torch.device", "torch.Storage", "torch.SymInt",
                            "torch.SymFloat", "torch.SymBool", "torch.TypedStorage", "torch.UntypedStorage"})
@@ -128,7 +132,7 @@ def of_class(qualname: str) -> Optional[Value]:
         return SCHEDULER, qualname
     if head in ("torch.optim", "torch_npu.optim", "torch.distributed.optim") or head.startswith("apex.optimizers"):
         return OPTIMIZER, qualname
-    if head in ("torch.nn", "torch.nn.modules", "torch.nn.parallel") \
+    if head in ("torch.nn", "torch.nn.modules", "torch.nn.parallel") or qualname in WRAPPER_MODULES \
             or head.startswith(("torch.nn.modules.", "torch_npu.contrib.module")):
         return MODULE, qualname
     if head == "torch.utils.data":

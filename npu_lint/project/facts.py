@@ -38,8 +38,9 @@ class FunctionFacts(NamedTuple):
     owner: Optional[str]                   # the class a method belongs to (qualname inside the module)
     calls: tuple[tuple[str, int], ...]     # (target, line) in source order
     refs: tuple[tuple[str, int], ...]      # torch names referenced (``torch.var_mean``, ``torch.Tensor.nonzero``)
-    returns: tuple[str, ...]               # callables whose results it returns (``return Pool(...)``, ``return p, n``;
-                                           # ``@?``: a return the index cannot follow)
+    # callables whose results it returns (``return Pool(...)``, ``return p, n``; ``@?``: a return the index cannot
+    # follow, ``return cfg.model``)
+    returns: tuple[str, ...]
     value: tuple[str, str] = ("", "")      # what it returns as the semantic model sees it: (kind, class) or empty
     elements: tuple[tuple[str, str], ...] = ()   # what each element of a returned tuple is (``return boxes, mask``)
 
@@ -412,14 +413,27 @@ class Extractor:
             found.append((position, "", argument))
         found.extend((-1, kw.arg, kw.value) for kw in node.keywords if kw.arg)
         found = [item for item in found if isinstance(item[2], (ast.Name, ast.Attribute, ast.Call))]
-        if not found:
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not found or not isinstance(root, ast.Name):
+            return
+        binding = self.resolver.binding(root)
+        if binding is None or binding.tag != "import":   # a method of a value, or this file's own function
             return
         callee = self.resolver.qualname(func)
         if callee is None or callee.startswith(("torch", "numpy", "builtins")) or callee in _BUILTINS:
             return
         callee = absolute(callee, self.module, self.is_package)
         for position, keyword, argument in found:
-            value = self.resolver.value_of(argument)
+            if isinstance(argument, ast.Name) and not self._may_hold_object(argument):
+                continue
+            if isinstance(argument, ast.Call):   # ``Trainer(torch.optim.SGD(...))``: the constructor says it
+                name = self.resolver.qualname(argument.func) if isinstance(argument.func, (ast.Name, ast.Attribute)) \
+                    else None
+                value = K.of_call(name) if name is not None and name.startswith("torch.") else None
+            else:
+                value = self.resolver.value_of(argument)
             if value is not None and value[0] in _PASSED_KINDS:
                 self.passed.append((callee, position, keyword, value[0], value[1] or ""))
             elif value is None:   # ``Trainer(Net())``, ``net = build_net(); Trainer(net)``: what the index knows
@@ -427,6 +441,15 @@ class Extractor:
                 if origin is not None and not origin.startswith(("torch", "numpy")):
                     self.passed.append((callee, position, keyword, PASSED_CALL, absolute(origin, self.module,
                                                                                          self.is_package)))
+
+    def _may_hold_object(self, name: ast.Name) -> bool:
+        """Worth asking the model: not a parameter that only its callers could tell (that costs a search of the
+        file's calls), an import, a function or a class."""
+        binding = self.resolver.binding(name)
+        if binding is None or binding.tag in ("import", "def", "class"):
+            return False
+        return not (binding.tag == "param" and binding.node is not None and binding.node.annotation is None
+                    and binding.value is None)
 
     def _called(self, argument: ast.AST) -> Optional[str]:
         """The imported callable whose result an argument is (``Net()``, or a name bound once to ``Net()``)."""
