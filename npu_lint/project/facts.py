@@ -448,6 +448,8 @@ class Extractor:
         binding = self.resolver.binding(name)
         if binding is None or binding.tag in ("import", "def", "class"):
             return False
+        if binding.tag == "param" and binding.name == binding.scope.self_name and binding.scope.cls is not None:
+            return True   # ``model_info(self)`` in a module's method
         return not (binding.tag == "param" and binding.node is not None and binding.node.annotation is None
                     and binding.value is None)
 
