@@ -19,7 +19,8 @@ from npu_lint.analysis.summaries import Summaries, memo, return_statements   # n
 from npu_lint.analysis.declared import CLASSED as _CLASSED, Declared
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.callables import Callables
-from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, Binding, Scope,
+from npu_lint.analysis.receivers import Receivers
+from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, WITH, Binding, Scope,
                                       Scopes)
 from npu_lint.namespaces import is_namespace
 
@@ -30,6 +31,11 @@ _BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"}
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DEPTH = 40
 _UNKNOWN = object()   # a value not computed yet (None is a value: unknown)
+_DEFAULT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER})
+_MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"})
+_PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.ParameterList"})
+_NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
+_LOADER_PARTS = {"dataset": K.DATASET, "sampler": K.SAMPLER, "batch_sampler": K.SAMPLER}
 _ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"})
 
 
@@ -50,11 +56,15 @@ class ProjectFacts(Protocol):
 
     def attribute_value(self, cls: str, attr: str) -> Optional[K.Value]: ...
 
+    def argument_value(self, function: str, name: str, position: Optional[int]) -> Optional[K.Value]: ...
 
-class Resolver(Declared, Summaries, Flows, Callables):
-    """Scopes, bindings and value kinds of one module (what annotations and ``isinstance`` tests declare, summaries
-    of its functions and classes, the data flow of values read from tensors and calls through callables chosen at
-    run time: the mixins)."""
+    def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]: ...
+
+
+class Resolver(Declared, Receivers, Summaries, Flows, Callables):
+    """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
+    base classes and overrides tell, summaries of its functions and classes, the data flow of values read from
+    tensors and calls through callables chosen at run time: the mixins)."""
 
     def __init__(self) -> None:
         self.scopes: Optional[Scopes] = None
@@ -251,13 +261,13 @@ class Resolver(Declared, Summaries, Flows, Callables):
             if self.scopes is None:
                 return None
             bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
-            if scope.narrowed or scope.kind == "comprehension" or scope.kind == "lambda":
-                narrowed = self._narrowed(node, scope, bindings)
-                if narrowed is not None:
-                    return narrowed
             if len(bindings) == 1:
-                return self.binding_value(bindings[0], depth + 1)
-            return K.join([self.binding_value(b, depth + 1) for b in bindings]) if bindings else None
+                value = self.binding_value(bindings[0], depth + 1)
+            else:
+                value = K.join([self.binding_value(b, depth + 1) for b in bindings]) if bindings else None
+            if scope.narrowed or scope.kind == "comprehension" or scope.kind == "lambda":   # else no test to ask
+                return self._narrowed(node, scope, value, bindings)
+            return value
         if kind is ast.Attribute:
             return self._attribute_value(node, scope, depth + 1)
         if kind is ast.Call:
@@ -286,7 +296,11 @@ class Resolver(Declared, Summaries, Flows, Callables):
                 return self._tuple_element(node.value, scope, depth + 1)
             if value[0] in (K.TENSOR, K.BATCH):
                 return K.TENSOR, None
-            return value if value[0] in (K.MASK, K.HOST, K.MODULE) else None
+            if value[0] == K.MODULE:   # ``self.blocks[i]``: a module of its own class; ``params[k]``: a tensor
+                if value[1] in _PARAMETER_CONTAINERS:
+                    return K.TENSOR, None
+                return (K.MODULE, None) if value[1] in _MODULE_CONTAINERS else None
+            return value if value[0] in (K.MASK, K.HOST) else None
         if kind in (ast.List, ast.ListComp):
             return K.LIST, None
         if kind is ast.IfExp:   # ``GradScaler() if amp else None``: a scaler where it is used
@@ -313,6 +327,8 @@ class Resolver(Declared, Summaries, Flows, Callables):
         if tag == PARAM:
             if binding.name == scope.self_name and scope.cls is not None and _instance_method(scope.node):
                 return self.class_value(scope.cls.node)   # ``self`` in a method: an instance of its class
+            if self.autograd_ctx(binding, scope):   # ``ctx`` of ``MyFn.forward(ctx, x)``: ``ctx.save_for_backward``
+                return K.CTX, K.FUNCTION_CTX
             arg = binding.node
             if arg is not None and arg.annotation is not None:
                 value = self.annotation_value(arg.annotation, scope.parent or scope)
@@ -323,9 +339,15 @@ class Resolver(Declared, Summaries, Flows, Callables):
                 value = self.value_of(default, scope.parent or scope, depth)
                 if value is not None and value[0] == K.DEVICE:
                     return value
+                if value is not None and value[0] in _DEFAULT_KINDS:   # ``loss=nn.MSELoss()``: a caller may pass
+                    passed = self._argument_value(binding, depth)         # another module, still a module
+                    return passed if passed is not None and passed[0] == value[0] else (value[0], None)
             return self._argument_value(binding, depth)
         if tag == LOOP:
             return self._iter_element(binding.value, scope, binding.path, depth)
+        if tag == WITH and not binding.path:   # ``with torch.profiler.profile() as prof``: ``__enter__`` gives itself
+            value = self.value_of(binding.value, scope, depth)
+            return value if value is not None and value[0] == K.INSTANCE else None
         return None
 
     def _attribute_value(self, node: ast.Attribute, scope: Scope, depth: int,
@@ -334,21 +356,16 @@ class Resolver(Declared, Summaries, Flows, Callables):
         receiver = node.value
         if isinstance(receiver, ast.Name) and self.scopes is not None and receiver.id == self.scopes.self_name(scope):
             bindings = self.scopes.attribute(scope, node.attr)
-            if bindings:
-                value = K.join([self.binding_value(b, depth) for b in bindings])
-                if value is not None:
-                    return value
-            current: Optional[Scope] = scope   # declared in the class body or set in a base class
-            while current is not None and current.cls is None:
-                current = current.parent
-            if current is None or not isinstance(current.cls.node, ast.ClassDef):
-                return None
-            cls = self.class_value(current.cls.node)
-            return self.member_value(cls[1], node.attr, depth, skip=not bindings) if cls and cls[1] else None
-        if node.attr in K.TENSOR_ATTRIBUTES or node.attr == "device":
+            value = K.join([self.binding_value(b, depth) for b in bindings]) if bindings else None
+            if value is None:   # declared in the class body or set in a base class (this file's, or another module's)
+                value = self.own_member(scope, node.attr, depth, skip=not bindings)
+            return self._narrowed_attribute(node, scope, value, bindings)
+        if node.attr in K.TENSOR_ATTRIBUTES or node.attr == "device" or node.attr in _LOADER_PARTS:
             value = self.value_of(receiver, scope, depth) if known is _UNKNOWN else known
             if node.attr == "device":
                 return (K.DEVICE, None) if value is not None and value[0] in K.TENSORS + (K.MODULE,) else None
+            if node.attr in _LOADER_PARTS:   # ``loader.sampler.set_epoch(e)``, ``len(loader.dataset)``
+                return (_LOADER_PARTS[node.attr], None) if value is not None and value[0] == K.LOADER else None
             return (K.TENSOR, None) if value is not None and value[0] in K.TENSORS else None
         name = self.qualname(node, scope)
         if name is not None and name.startswith("torch.") and name[6:] in _DTYPE_NAMES:
@@ -391,8 +408,8 @@ class Resolver(Declared, Summaries, Flows, Callables):
             if callee is not None and callee[0] == K.MODULE:
                 return K.TENSOR, None   # ``self.fc(x)``: calling a module
             method = self._callee(node, scope) if isinstance(func.value, ast.Name) else None
-            if method is not None and method[0].name == func.attr:
-                return self.returns(method[0])   # ``self.build_optimizer()``: the class's own method
+            if method is not None and method[0].name == func.attr:   # ``self.build_optimizer()``: the class's own
+                return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
             if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):
                 if _dtype_argument(node, self, scope) == "torch.bool":
                     return K.MASK, None
@@ -416,6 +433,12 @@ class Resolver(Declared, Summaries, Flows, Callables):
             if callee is not None and callee[0] == K.MODULE:
                 return K.TENSOR, None
             return self.dispatched_value(func, scope) if callee is None else None   # ``table[mode](x)``
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr" \
+                and len(func.args) >= 2 and self.binding(func.func, scope) is None:
+            # ``getattr(torch.optim, name, torch.optim.Adam)(params)``: a class of that namespace, built
+            kind = _NAMESPACE_KINDS.get(self.qualname(func.args[0], scope) or "")
+            if kind is not None:
+                return kind, None
         if isinstance(func, ast.Call):
             return self.dispatched_value(func, scope)   # ``getattr(self, f"_mask_{mode}")(x)``
         return None
@@ -445,7 +468,7 @@ class Resolver(Declared, Summaries, Flows, Callables):
             return None
         name = self.qualname(value.func, scope)
         if name is not None:
-            return (K.TENSOR, None) if name.startswith("torch.") else None
+            return (K.TENSOR, None) if K.tensor_function(name) else None
         receiver = self.value_of(value.func.value, scope, depth)
         return (K.TENSOR, None) if receiver is not None and receiver[0] in K.TENSORS else None
 
@@ -465,7 +488,7 @@ class Resolver(Declared, Summaries, Flows, Callables):
                 receiver = self.value_of(func.value, scope, depth)
                 if receiver is not None and receiver[0] in K.TENSORS and method in K.TENSOR_TUPLES:
                     return K.TENSOR, None
-            elif name is not None and name.startswith("torch.") and method in K.TENSOR_TUPLES:
+            elif name is not None and K.tensor_function(name) and method in K.TENSOR_TUPLES:
                 return K.TENSOR, None
             definition = self.definition(func, scope) if isinstance(func, ast.Name) else None
             if definition is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):

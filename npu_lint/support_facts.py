@@ -5,7 +5,7 @@ import ast
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.kinds import CPU_TENSOR, HOST, TENSORS
+from npu_lint.analysis.kinds import AUTOGRAD, CPU_TENSOR, DISTRIBUTION, HOST, INSTANCE, TENSORS
 from npu_lint.tables import TABLES_DIR, keyed, read_tsv
 
 if TYPE_CHECKING:
@@ -37,7 +37,8 @@ def support_table(release: str) -> dict[str, dict[str, str]]:
 _METHOD_OWNERS = {"module": ("torch.nn.Module",), "optimizer": ("torch.optim.Optimizer",),
                   "scheduler": ("torch.optim.lr_scheduler.LRScheduler", "torch.optim.lr_scheduler._LRScheduler"),
                   "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.Dataset",),
-                  "scaler": ("torch.amp.GradScaler",)}
+                  "scaler": ("torch.amp.GradScaler",), "sampler": ("torch.utils.data.Sampler",),
+                  AUTOGRAD: ("torch.autograd.Function",), DISTRIBUTION: ("torch.distributions.distribution.Distribution",)}
 
 
 def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
@@ -45,36 +46,76 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     tensor, ``torch.optim.Adam.step`` on an ``Adam``, ``torch.nn.Module.to`` on a model (a project class
     deriving from ``nn.Module`` included). None for host arrays and receivers of unknown kind."""
     func = node.func
-    if not isinstance(func, ast.Attribute) or ctx.resolver.qualname(func) is not None:
+    if not isinstance(func, ast.Attribute):
+        return None
+    cls_value = ctx.resolver.class_reference(func.value) \
+        if func.attr in _CLASS_CALLED and isinstance(func.value, (ast.Name, ast.Attribute)) else None
+    if cls_value is not None and cls_value[0] == AUTOGRAD and cls_value[1]:   # ``MyFn.apply(x)``
+        classes = ctx.resolver.method_owners(cls_value[1], func.attr)
+        return class_method_api(AUTOGRAD, classes, func.attr, ctx.target.release) if classes else None
+    if ctx.resolver.qualname(func) is not None:
         return None
     value = ctx.resolver.value_of(func.value)
     if value is None:
         return None
     kind, cls = value
     if kind in TENSORS or (kind == HOST and cls == CPU_TENSOR):   # ``t.cpu().numpy()``: a tensor's method
-        # a method no tensor has (``self.value.append(v)`` on a state annotated ``Tensor`` that holds a list)
+        # a method no tensor has (``self.value.append(v)`` on a state annotated ``Tensor`` that holds a list,
+        # ``m.astype``: numpy's)
         return "torch.Tensor." + func.attr if func.attr in tensor_methods() else None
     if cls is None:   # e.g. an optimizer whose class depends on a branch: named by the torch base class
-        return class_method_api(kind, (), func.attr, ctx.target.release)
+        return class_method_api(kind, (), func.attr, ctx.target.release) \
+            if func.attr in base_methods(kind) or func.attr in _UNLISTED_METHODS.get(kind, {}) else None
     classes = ctx.resolver.method_owners(cls, func.attr)
-    return class_method_api(kind, classes, func.attr, ctx.target.release) if classes else None
+    if kind == DISTRIBUTION:   # ``torch.distributions.Normal`` is listed as ``torch.distributions.normal.Normal``
+        classes = tuple(listed_class(c) for c in classes)
+    return class_method_api(kind, classes, func.attr, ctx.target.release, cls.startswith("torch.")) if classes else None
 
 
-def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: str) -> Optional[str]:
+@lru_cache(maxsize=None)
+def _listed_classes() -> dict[str, str]:
+    """``torch.distributions.Normal`` -> ``torch.distributions.normal.Normal``: where the tables list a class."""
+    found: dict[str, str] = {}
+    for row in read_tsv("class_methods.tsv"):
+        head, _, last = row["class"].rpartition(".")
+        if head.count(".") == 2:   # torch.<package>.<module>.Class
+            found.setdefault(f"{head.rpartition('.')[0]}.{last}", row["class"])
+    return found
+
+
+def listed_class(cls: str) -> str:
+    return _listed_classes().get(cls, cls)
+
+
+def class_method_api(kind: str, classes: tuple[str, ...], method: str, release: str,
+                     torch_instance: bool = False) -> Optional[str]:
     """``<class>.<method>`` as the support table lists it (the class, then the torch base that defines it);
     a method no table of this release lists, but some release lists for a class of the same kind
-    (``StepLR.step``: the schedulers' ``step``), is named on the nearest class, with no verdict."""
+    (``StepLR.step``: the schedulers' ``step``), is named on the nearest class, with no verdict; so is any public
+    method of an instance of a torch class (``torch_instance``: ``SummaryWriter(...).add_scalar``)."""
     table = support_table(release)
     owners = classes + _METHOD_OWNERS.get(kind, ())
     for owner in owners:
         if f"{owner}.{method}" in table:
             return f"{owner}.{method}"
-    if not owners or method not in kind_methods(kind):
-        return None
-    if kind == "module" and (not classes or classes[0] == "torch.nn.Module") and method in container_methods():
-        return None   # a module of unknown class (``-> nn.Module``): ``nn.ModuleDict.update`` is not its method
-    return f"{owners[0]}.{method}"
+    if owners and method in kind_methods(kind):
+        if kind == "module" and (not classes or classes[0] == "torch.nn.Module") and method in container_methods():
+            return None   # a module of unknown class (``-> nn.Module``): ``nn.ModuleDict.update`` is not its method
+        return f"{owners[0]}.{method}"
+    if torch_instance and kind in (INSTANCE, DISTRIBUTION) and classes \
+            and not method.startswith("_") and method not in AMBIGUOUS_METHODS:
+        return f"{classes[0]}.{method}"   # a torch class's instance: whatever it calls is that class's method
+    defined = _UNLISTED_METHODS.get(kind, {}).get(method)
+    if defined is not None:   # a torch method no table lists: named on the receiver's class, else where torch defines it
+        return f"{classes[0] if classes else defined}.{method}"
     return None
+
+
+_CLASS_CALLED = frozenset({"apply", "forward", "backward"})   # called on an autograd Function class itself
+
+# Methods of torch classes that no support table lists, with the torch class that defines them.
+_UNLISTED_METHODS = {AUTOGRAD: {"apply": "torch.autograd.Function"},
+                     "sampler": {"set_epoch": "torch.utils.data.distributed.DistributedSampler"}}
 
 
 @lru_cache(maxsize=None)
@@ -105,7 +146,9 @@ def owner_methods(owner: str) -> frozenset[str]:
 # The torch classes whose methods (in class_methods.tsv) belong to each kind's instances.
 _KIND_CLASSES = {"module": ("torch.nn.",), "optimizer": ("torch.optim.",), "scheduler": ("torch.optim.lr_scheduler.",),
                  "scaler": ("torch.cuda.amp.GradScaler", "torch.amp.GradScaler"),
-                 "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.",)}
+                 "loader": ("torch.utils.data.DataLoader",), "dataset": ("torch.utils.data.",),
+                 "sampler": ("torch.utils.data.",), AUTOGRAD: ("torch.autograd.Function",),
+                 DISTRIBUTION: ("torch.distributions.",)}
 
 
 @lru_cache(maxsize=None)
@@ -118,9 +161,23 @@ def kind_methods(kind: str) -> frozenset[str]:
     for row in read_tsv("class_methods.tsv"):
         owner = row["class"]
         if owner.startswith(prefixes) and (kind != "optimizer" or "lr_scheduler" not in owner) \
-                and (kind != "dataset" or owner.endswith(("Dataset", "Subset"))):
+                and (kind != "dataset" or owner.endswith(("Dataset", "Subset"))) \
+                and (kind != "sampler" or owner.endswith("Sampler")) and (kind != AUTOGRAD or owner.endswith("Function")):
             found.update(row["methods"].split())
     return frozenset(found)
+
+
+@lru_cache(maxsize=None)
+def base_methods(kind: str) -> frozenset[str]:
+    """The methods of the torch base class of a kind (``torch.nn.Module``, ``torch.optim.Optimizer``): what a
+    receiver of that kind but of no one known class surely has (``ModuleDict.items`` is not among them: the
+    receiver may be a project module defining its own ``items``)."""
+    owners = _METHOD_OWNERS.get(kind, ())
+    found: set[str] = set()
+    for row in read_tsv("class_methods.tsv"):
+        if row["class"] in owners or (kind == "scaler" and row["class"].endswith(".GradScaler")):
+            found.update(row["methods"].split())
+    return frozenset(found) if found else kind_methods(kind)
 
 
 def dtype_token(node: ast.AST, ctx: "FileContext") -> Optional[str]:

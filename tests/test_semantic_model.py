@@ -530,6 +530,9 @@ _NT = "import torch as th\nfrom typing import NamedTuple, Optional, Tuple, Itera
     (_NT + "def f(x):\n    assert isinstance(x, th.Tensor)\n    x.probe()\n", ("tensor", None)),
     (_NT + "def f(x):\n    if isinstance(x, th.Tensor) and x.ndim:\n        x.probe()\n", ("tensor", None)),
     (_NT + "def f(x):\n    if not isinstance(x, th.Tensor):\n        return x\n    x.probe()\n", ("tensor", None)),
+    # past ``if not (A and B): return`` both hold
+    (_NT + "def f(x):\n    if not (isinstance(x, th.Tensor) and x.ndim):\n        return\n    x.probe()\n",
+     ("tensor", None)),
     (_NT + "import numpy as np\ndef f(x: np.ndarray):\n    if isinstance(x, th.Tensor):\n        x.probe()\n",
      ("tensor", None)),
     # attributes declared in the class body or with ``self.x: T`` (a base class's), Optional and None arms
@@ -570,7 +573,6 @@ def test_annotations_and_narrowing(source, kind):
     _NT + "def f(x, c):\n    if isinstance(x, th.Tensor) or c:\n        x.probe()\n",
     _NT + "import numpy as np\ndef f(x):\n    assert isinstance(x, (th.Tensor, np.ndarray))\n    x.probe()\n",
     _NT + "def f(x):\n    if not isinstance(x, th.Tensor):\n        print(x)\n    x.probe()\n",
-    _NT + "def f(x):\n    if not (isinstance(x, th.Tensor) and x.ndim):\n        return\n    x.probe()\n",
     # annotations that do not agree on one kind
     _NT + "import numpy as np\nfrom typing import Union\ndef f(x: Union[th.Tensor, np.ndarray]):\n    x.probe()\n",
     _NT + "import numpy as np\ndef f(xs: tuple[th.Tensor, np.ndarray]):\n    for t in xs:\n        t.probe()\n",

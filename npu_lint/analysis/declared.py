@@ -1,7 +1,7 @@
 """What the code declares about values: annotations (``x: Tensor``, ``Optional[GradScaler]``, ``-> tuple[Tensor,
-Tensor]``, ``Iterator[Batch]``), ``isinstance`` tests that narrow a name, the attributes a class declares or assigns
-(NamedTuple and dataclass fields, ``optimizer: Optimizer`` in a base class, in this file or another module) and
-where a project class's method is defined.
+Tensor]``, ``Iterator[Batch]``; the classes ``isinstance`` tests name, which receivers.py narrows with), the
+attributes a class declares or assigns (NamedTuple and dataclass fields, ``optimizer: Optimizer`` in a base class,
+in this file or another module) and where a project class's method is defined.
 
 A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``binding``, ``value_of``, ``qualname``,
 ``class_value`` and the scopes. Unknown stays unknown: a declaration is read, a name never.
@@ -12,7 +12,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Binding, Scope
+from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import method_def
 
 if TYPE_CHECKING:
@@ -26,7 +26,7 @@ CLASSED = (K.OBJECT, K.MODULE, K.OPTIMIZER, K.DATASET, K.LOADER, K.SCHEDULER, K.
 
 
 class Declared:
-    """Annotations, ``isinstance`` narrowing and class members (mixed into the Resolver)."""
+    """Annotations and class members (mixed into the Resolver)."""
 
     def imported_alias(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
         """The import ``self.x`` stands for when every assignment of it is an imported name (``self._wandb =
@@ -121,31 +121,34 @@ class Declared:
             return K.join([self.annotation_value(arm, scope) for arm in arms])
         return self.annotation_value(arms[index], scope) if index < len(arms) else None
 
-    def _narrowed(self, node: ast.Name, scope: Scope, bindings: list[Binding]) -> Optional[K.Value]:
-        """``assert isinstance(x, torch.Tensor)`` before the use, or the use in ``if isinstance(x, ...):``'s body
-        (and ``x`` not bound again since): what the test proves."""
-        pos = (node.lineno, node.col_offset)
+    def own_member(self: "Resolver", scope: Scope, attr: str, depth: int, skip: bool) -> Optional[K.Value]:
+        """``self.attr`` in a method of a class: declared in the class body or set in a base class (of this file,
+        or of another module through the project index)."""
         current: Optional[Scope] = scope
-        while current is not None:
-            for start, end, cls in current.narrowed.get(node.id, ()):
-                if start <= pos <= end and all(b.pos < start or (b.scope is current and current.kind == "comprehension")
-                                               for b in bindings):   # a comprehension's targets come before its element
-                    return self.annotation_value(cls, current)
-            if current.kind not in ("comprehension", "lambda") or node.id in current.names:
-                break
+        while current is not None and current.cls is None:
             current = current.parent
-        return None
+        if current is None or not isinstance(current.cls.node, ast.ClassDef):
+            return None
+        cls = self.class_value(current.cls.node)
+        return self.member_value(cls[1], attr, depth, skip=skip) if cls and cls[1] else None
 
     def member_value(self, cls: str, attr: str, depth: int = 0, skip: bool = False) -> Optional[K.Value]:
         """What ``attr`` of an instance of the project class ``cls`` holds: its class-level annotations and
         assignments, ``self.attr = ...`` / ``self.attr: T`` in its methods, then its bases' (in this file or, through
         the project index, in others). ``skip``: the class's own ``self.attr`` bindings were already asked."""
         seen: set[str] = set()
-        while cls and cls not in seen and depth <= _DEPTH:
+        pending = [cls]   # depth first, left to right (``class Lora(nn.Module, LoraLayer)``: both bases)
+        while pending and len(seen) <= _DEPTH:
+            cls = pending.pop(0)
+            if not cls or cls in seen:
+                continue
             seen.add(cls)
             node = self._local_classes.get(cls)
             if node is None:
-                return self.project.attribute_value(cls, attr) if self.project is not None else None
+                value = self.project.attribute_value(cls, attr) if self.project is not None else None
+                if value is not None:
+                    return value
+                continue
             body = self.scopes.scope_of(node) if self.scopes is not None else None
             if body is not None:
                 bindings = [b for b in body.names.get(attr, ()) if b.tag in (VALUE, ANNOTATION) and not b.path]
@@ -158,8 +161,27 @@ class Declared:
                     values = [self.binding_value(b, depth + 1) for b in bindings if b.tag != ANNOTATION]
                     return K.refine(declared, K.join(values) if values else None)   # declared, or more precise
             skip = False
-            cls = self._parents.get(cls, "")
+            pending[:0] = self._base_classes(node, body)
         return None
+
+    def _base_classes(self: "Resolver", node: ast.ClassDef, body: Optional[Scope]) -> list[str]:
+        """The bases of a class of this file that may set attributes: its classes by local name, the project's
+        by absolute name (torch's and other libraries' left out)."""
+        outer = body.parent if body is not None else None
+        if outer is None:
+            return []
+        found = []
+        for base in node.bases:
+            local = self.definition(base, outer) if isinstance(base, ast.Name) else None
+            if isinstance(local, ast.ClassDef):
+                found.append(self._local_class_name(local))
+                continue
+            name = self.qualname(base, outer) if local is None else None
+            if name is not None and self.project is not None and not name.startswith("torch"):
+                value = self.project.class_value(name, self.module_name)
+                if value is not None and value[1]:
+                    found.append(value[1])
+        return found
 
     def _declared_element(self, source: ast.AST, scope: Scope, depth: int) -> Optional[K.Value]:
         """An element of ``source`` as the code declares it: a name annotated ``tuple[Tensor, ...]`` /
@@ -217,4 +239,4 @@ class Declared:
 
 
 def _is_none(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is None
+    return isinstance(node, ast.Constant) and node.value is None or isinstance(node, ast.Name) and node.id == "None"

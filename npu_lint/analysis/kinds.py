@@ -14,8 +14,15 @@ LIST = "list"                                         # a Python list: its eleme
 MODULE, OPTIMIZER, SCHEDULER, SCALER = "module", "optimizer", "scheduler", "scaler"
 LOADER, DATASET, SAMPLER = "loader", "dataset", "sampler"
 DEVICE, DTYPE = "device", "dtype"
-OBJECT = "object"                                     # an instance of a project class no torch kind fits: its own
-                                                      # methods and attributes (a NamedTuple of tensors, a trainer)
+AUTOGRAD = "autograd"   # a subclass of torch.autograd.Function (used through the class: ``MyFn.apply(x)``)
+CTX = "ctx"             # the ``ctx`` of an autograd Function's static ``forward`` / ``backward``
+DISTRIBUTION = "distribution"   # a torch.distributions instance (``Normal(mu, sigma).sample()``)
+INSTANCE = "instance"   # an instance of another torch class (``torch.Generator``, ``torch.profiler.profile``)
+# No torch object: an instance of a project class no torch kind fits (a NamedTuple of tensors, a trainer: its class
+# names it, for its own methods and attributes), of another library's class, or a Python value an ``isinstance``
+# test shows (``isinstance(x, dict)``: str, dict, int ...; no class).
+OBJECT = "object"
+FUNCTION_CTX = "torch.autograd.function.FunctionCtx"
 TENSORS = (TENSOR, BATCH, MASK)
 CPU_TENSOR = "torch.Tensor"   # the class of a host value that is a tensor moved with ``.cpu()``
 
@@ -67,6 +74,19 @@ LIKE_FUNCTIONS = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_
 # Methods of nn.Module that return the module itself.
 MODULE_KEEPING = frozenset({"to", "cuda", "npu", "cpu", "train", "eval", "half", "float", "double", "bfloat16",
                             "requires_grad_", "type", "to_empty", "share_memory", "apply", "zero_grad"})
+DISTRIBUTION_TENSORS = frozenset({"sample", "rsample", "log_prob", "entropy", "cdf", "icdf", "sample_n",
+                                  "perplexity", "enumerate_support"})
+# Packages whose classes' instances are INSTANCE values (CUDA classes are NPU2xx's; ``torch.nn`` is modules).
+INSTANCE_PACKAGES = ("torch.profiler.", "torch.utils.tensorboard.", "torch.utils.checkpoint.",
+                     "torch.autograd.profiler.", "torch.distributed.", "torch.fx.", "torch.jit.", "torch.export.",
+                     "torch.utils.hooks.")
+WRAPPER_MODULES = frozenset({"torch.distributed.fsdp.FullyShardedDataParallel",
+                             "torch.distributed.fsdp.fully_sharded_data_parallel.FullyShardedDataParallel"})
+LOWERCASE_CLASSES = frozenset({"torch.profiler.profile", "torch.autograd.profiler.profile",
+                               "torch.profiler.record_function",
+                               "torch.autograd.profiler.record_function"})
+NOT_INSTANCES = frozenset({"torch.Tensor", "torch.Size", "torch.dtype", "torch.device", "torch.Storage", "torch.SymInt",
+                           "torch.SymFloat", "torch.SymBool", "torch.TypedStorage", "torch.UntypedStorage"})
 TENSOR_ATTRIBUTES = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
 TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.parameter.Parameter",
                                 "torch.FloatTensor", "torch.LongTensor", "torch.HalfTensor", "torch.IntTensor",
@@ -78,7 +98,9 @@ SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch
 BASE_KINDS = {"torch.nn.Module": MODULE, "torch.optim.Optimizer": OPTIMIZER, "torch.utils.data.Dataset": DATASET,
               "torch.utils.data.IterableDataset": DATASET, "torch.utils.data.Sampler": SAMPLER,
               "torch.utils.data.DataLoader": LOADER, "torch.optim.lr_scheduler.LRScheduler": SCHEDULER,
-              "torch.optim.lr_scheduler._LRScheduler": SCHEDULER}
+              "torch.optim.lr_scheduler._LRScheduler": SCHEDULER, "torch.autograd.Function": AUTOGRAD}
+
+AUTOGRAD_BASES = {"torch.autograd.function.Function": "torch.autograd.Function"}   # where torch defines it
 
 
 def join(values: list[Optional[Value]]) -> Optional[Value]:
@@ -109,9 +131,12 @@ def of_class(qualname: str) -> Optional[Value]:
     """The value an instance of a torch (or numpy/pandas) class has, from the class's qualified name."""
     if qualname in SCALERS:
         return SCALER, qualname
+    qualname = AUTOGRAD_BASES.get(qualname, qualname)
     if qualname in BASE_KINDS:
         return BASE_KINDS[qualname], qualname
     head, _, last = qualname.rpartition(".")
+    if qualname in LOWERCASE_CLASSES:
+        return INSTANCE, qualname
     if not last[:1].isupper():
         return None
     if qualname in ("torch.nn.Parameter", "torch.nn.parameter.Parameter") or qualname in TENSOR_ANNOTATIONS:
@@ -120,9 +145,10 @@ def of_class(qualname: str) -> Optional[Value]:
         return MASK, None
     if head.startswith("torch.optim.lr_scheduler"):
         return SCHEDULER, qualname
-    if head in ("torch.optim", "torch_npu.optim") or head.startswith("apex.optimizers"):
+    if head in ("torch.optim", "torch_npu.optim", "torch.distributed.optim") or head.startswith("apex.optimizers"):
         return OPTIMIZER, qualname
-    if head in ("torch.nn", "torch.nn.modules") or head.startswith(("torch.nn.modules.", "torch_npu.contrib.module")):
+    if head in ("torch.nn", "torch.nn.modules", "torch.nn.parallel") or qualname in WRAPPER_MODULES \
+            or head.startswith(("torch.nn.modules.", "torch_npu.contrib.module")):
         return MODULE, qualname
     if head == "torch.utils.data":
         if last.endswith("Sampler"):
@@ -131,6 +157,10 @@ def of_class(qualname: str) -> Optional[Value]:
             return DATASET, qualname
     if head.split(".", 1)[0] in ("numpy", "pandas"):
         return HOST, None
+    if head == "torch.distributions" or head.startswith("torch.distributions."):
+        return DISTRIBUTION, qualname
+    if (head == "torch" or (head + ".").startswith(INSTANCE_PACKAGES)) and qualname not in NOT_INSTANCES:
+        return INSTANCE, qualname   # ``torch.Generator()``: its methods are named where the tables list them
     return None
 
 
@@ -202,4 +232,14 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
         return LIST, None
     if kind == MODULE and method in MODULE_KEEPING:
         return MODULE, cls
+    if kind == DISTRIBUTION and method in DISTRIBUTION_TENSORS:
+        return TENSOR, None
     return None
+
+
+def tensor_function(name: str) -> bool:
+    """``torch.split``, ``torch.Tensor.split``, ``torch.linalg.qr``: not ``torch.__version__.split``."""
+    if name.startswith("torch.Tensor."):
+        return True
+    value = of_call(name)
+    return value is not None and value[0] in TENSORS

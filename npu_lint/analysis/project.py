@@ -17,6 +17,8 @@ if TYPE_CHECKING:
     from npu_lint.project.parsed import ParsedFiles
 
 _CHAIN_DEPTH = 6
+PASSED_CALL = "call"   # npu_lint.project.facts.PASSED_CALL (not imported: the view is loaded without the extractor)
+_OBJECT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER})
 
 
 class ProjectView:
@@ -30,6 +32,8 @@ class ProjectView:
         self.custom_ops = operator_names(list(index.registered))   # what calls into the project's operators look like
         self._values: dict[str, Optional[K.Value]] = {}
         self._chains: dict[str, Optional[list[str]]] = {}
+        self._children: Optional[dict[str, list[str]]] = None
+        self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
 
     @property
     def digest(self) -> str:
@@ -68,7 +72,7 @@ class ProjectView:
         if kind == "class":
             return self._class(target)
         if kind == "function":
-            return self._fact(self.index.functions[target][1].value)
+            return self._returned(target, 0)
         return None
 
     def _fact(self, value: tuple[str, str]) -> Optional[K.Value]:
@@ -82,6 +86,55 @@ class ProjectView:
             if target is not None and self.index.kind(target) == "class":
                 return self._class(target)
         return kind, cls or None
+
+    def _returned(self, function: str, depth: int) -> Optional[K.Value]:
+        """What a project function returns: the model's summary of it, else what the calls it returns agree on
+        when each is a class or function the index knows (``def build_model(cfg): return Net(cfg)``, ``Net`` an
+        ``nn.Module`` of another module: a module)."""
+        key = "returns:" + function
+        if key in self._values:
+            return self._values[key]
+        self._values[key] = None   # recursion guard
+        facts = self.index.functions[function][1]
+        value = self._fact(facts.value)
+        if value is None and not facts.elements and facts.returns and depth < _CHAIN_DEPTH:
+            found = [self._produced(returned, depth) for returned in facts.returns]
+            value = K.join(found) if all(found) else None
+        self._values[key] = value
+        return value
+
+    def _produced(self, returned: str, depth: int = 0) -> Optional[K.Value]:
+        """The value of calling the absolute name ``returned`` (a returns or attrs marker of the index: ``X`` is a
+        call of ``X``): an instance of a torch class or what a torch function gives, a numpy array, an instance of a
+        project class, what a project function returns."""
+        if returned.startswith(("@", "=")):
+            return None
+        if returned.startswith(("torch.", "numpy.", "pandas.", "torch_npu.", "apex.")):
+            return K.of_call(returned)
+        target = self.index.resolve(returned)
+        kind = self.index.kind(target) if target is not None else None
+        if kind == "class":
+            return self._class(target)
+        return self._returned(target, depth + 1) if kind == "function" else None
+
+    def argument_value(self, function: str, name: str, position: Optional[int]) -> Optional[K.Value]:
+        """What the project's other modules pass to a parameter of a project function or class (``name``, at
+        ``position`` counting ``self``): the kinds of torch objects they agree on (``Trainer(model, opt)``)."""
+        if self._passed is None:
+            self._passed = {}
+            for facts in self.index.modules.values():
+                for callee, at, keyword, kind, cls in getattr(facts, "passed", ()):
+                    target = self.index.resolve(callee)
+                    offset = 0
+                    if target is not None and self.index.kind(target) == "class":
+                        target, offset = self.index.method(target, "__init__"), 1
+                    if target is not None:
+                        self._passed.setdefault(target, []).append((at + offset if at >= 0 else -1, keyword, kind, cls))
+        values = [self._produced(cls, 0) if kind == PASSED_CALL else (kind, cls or None)
+                  for at, keyword, kind, cls in self._passed.get(function, ())
+                  if keyword == name or (at >= 0 and at == position)]
+        known = [value for value in values if value is not None and value[0] in _OBJECT_KINDS]
+        return K.join(known) if known else None
 
     def element_of_call(self, qualname: str, importer: str, index: int) -> Optional[K.Value]:
         """What element ``index`` of the tuple a project function returns is (``a, mask = pkg.f(x)``)."""
@@ -123,42 +176,46 @@ class ProjectView:
         return self._values[target]
 
     def value_of_method(self, cls: str, method: str) -> Optional[K.Value]:
-        """What ``method`` of an instance of the project class ``cls`` returns (its facts' summary), found along
-        its bases; None for a method the project does not define."""
+        """What ``method`` of an instance of the project class ``cls`` returns (its facts' summary, else the calls
+        it returns), found along its bases; None for a method the project does not define."""
         if cls not in self.index.classes:
             return None
         found = self.index.method(cls, method)
-        facts = self.index.functions.get(found) if found is not None else None
-        return self._fact(facts[1].value) if facts is not None else None
+        return self._returned(found, 0) if found is not None and found in self.index.functions else None
 
     def attribute_value(self, cls: str, attr: str) -> Optional[K.Value]:
         """What ``attr`` of an instance of the project class ``cls`` holds: the class it is annotated with (in the
-        class body or as ``self.attr: T``), else what every constructor assigned to it agrees on; along the bases."""
+        class body or as ``self.attr: T``), refined by what every constructor assigned to it agrees on (``SGD``),
+        nearest first along the bases; else the torch object the model saw a class's methods assign through its
+        parameters (``self.model = model``, ``model: nn.Module``): weaker than a declaration anywhere above."""
+        held: Optional[K.Value] = None
         for owner in self.index.mro(cls):
             entry = self.index.classes.get(owner)
             if entry is None:
                 break
             facts = entry[1]
             declared_class = dict(facts.fields).get(attr)
-            declared = self._instance(declared_class) if declared_class is not None else None
+            declared = self._produced(declared_class) if declared_class is not None else None
             assigned = dict(facts.attrs).get(attr, ())
-            values = [self._instance(origin) for origin in assigned if not origin.startswith(("=", "@"))]
+            values = [self._produced(origin) for origin in assigned if not origin.startswith(("=", "@"))]
             inferred = K.join(values) if values and len(values) == len(assigned) else None
             if declared_class is not None or assigned:
-                return K.refine(declared, inferred)   # declared, or what is assigned when it agrees (``SGD``)
-        return None
+                return K.refine(declared, inferred) if declared_class is not None else inferred or held
+            if held is None:
+                held = next(((kind, klass or None) for name, kind, klass in facts.objects if name == attr), None)
+        return held
 
-    def _instance(self, name: str) -> Optional[K.Value]:
-        """An instance of (or the result of calling) the absolute name ``name``: a torch class or function, a
-        numpy array, a project class or function."""
-        if name.startswith(("torch.", "numpy.", "pandas.", "torch_npu.", "apex.")):
-            return K.of_call(name)
-        target = self.index.resolve(name)
-        kind = self.index.kind(target) if target is not None else None
-        if kind == "class":
-            return self._class(target)
-        if kind == "function":
-            return self._fact(self.index.functions[target][1].value)
+    def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]:
+        """What the project subclasses of ``cls`` that define ``method`` again return (``self.postprocess(x)`` in a
+        base class may run a subclass's)."""
+        if self._children is None:
+            self._children = {}
+            for name in self.index.classes:
+                for base in self.index.mro(name)[1:]:
+                    if base in self.index.classes:
+                        self._children.setdefault(base, []).append(name)
+        return [self._returned(f"{child}.{method}", 0) if f"{child}.{method}" in self.index.functions else None
+                for child in self._children.get(cls, ()) if method in self.index.classes[child][1].methods]
         return None
 
     def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]:
@@ -260,6 +317,7 @@ def _digest(index: "ProjectIndex") -> str:
         facts = index.modules[name]
         digest.update(repr((name, facts.imports, facts.stars, facts.exported,
                             [(f.name, f.value, f.returns, f.elements, f.yields) for f in facts.functions],
-                            [(c.name, c.bases, c.methods, c.attrs, c.fields) for c in facts.classes])).encode())
+                            [(c.name, c.bases, c.methods, c.attrs, c.fields, c.objects) for c in facts.classes],
+                            facts.passed)).encode())
     digest.update(repr(sorted(index.custom_ops)).encode())
     return digest.hexdigest()[:16]

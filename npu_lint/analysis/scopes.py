@@ -63,8 +63,8 @@ class Scope:
         self.arms: list[tuple[int, int, Position, Position]] = []   # (if id, arm, start, end), outer ifs first
         self.loops: list[tuple[Position, Position]] = []             # ``for`` / ``while`` statements
         self.augments: dict[str, list[Binding]] = {}                 # ``n += v``: adds to ``n``, never replaces it
-        # ``assert isinstance(x, C)`` / ``if isinstance(x, C):``: where ``x`` is known to be a ``C`` (start, end, C)
-        self.narrowed: dict[str, list[tuple[Position, Position, ast.AST]]] = {}
+        # ``if isinstance(x, T):`` bodies, ``assert isinstance(x, T)`` to the block's end, refuted tests (else arms)
+        self.narrowed: dict[str, list[Narrowing]] = {}
 
     def add(self, binding: Binding) -> None:
         """Record a binding where Python puts it: ``global`` names in the module, ``nonlocal`` ones in the
@@ -90,6 +90,46 @@ class Scope:
 
 
 _GUARD: list[tuple[tuple[int, int], ...]] = [()]   # the binder's current if-arms (set while binding)
+# (start, end, classinfo, test position): where ``isinstance(name, classinfo)`` is known to hold.
+Narrowing = tuple[Position, Position, ast.AST, Position, bool]   # ... and whether the test holds (False: refuted)
+_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+
+
+def isinstance_tests(test: ast.AST, negated: bool = False, holds: bool = True) -> list[tuple[str, ast.AST, ast.AST]]:
+    """``(key, tested, classinfo)`` for each ``isinstance(x, classinfo)`` a condition asserts (``holds``; False: the
+    tests it refutes) of a name or of ``self.attr`` (key ``x`` / ``self.attr``; ``and`` chains; ``negated``: the
+    condition is known false, so ``not isinstance(...)`` asserts it)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return isinstance_tests(test.operand, not negated, holds)
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And if not negated else ast.Or):
+        return [found for value in test.values for found in isinstance_tests(value, negated, holds)]
+    if negated != holds and isinstance(test, ast.Call) and isinstance(test.func, ast.Name) \
+            and test.func.id == "isinstance" and len(test.args) == 2 and not test.keywords:
+        tested = test.args[0]
+        if isinstance(tested, ast.Name):
+            return [(tested.id, tested, test.args[1])]
+        if isinstance(tested, ast.Attribute) and isinstance(tested.value, ast.Name):
+            return [(f"{tested.value.id}.{tested.attr}", tested, test.args[1])]
+    return []
+
+
+def _narrow(scope: Scope, node: ast.AST, block_end: Position = (0, 0)) -> None:
+    """Record where the ``isinstance`` tests of an ``if`` (or of a conditional expression a statement gives
+    a value) hold: its body, and after an ``if not isinstance(x, T): return`` the rest of the block."""
+    test, body, orelse = node.test, node.body, node.orelse
+    if isinstance(node, ast.If):
+        ranges = [(_start(body[0]), _end(body[-1]), True, isinstance_tests(test)),
+                  (_start(body[0]), _end(body[-1]), False, isinstance_tests(test, holds=False))]
+        if orelse:   # ``if isinstance(x, T): ... else: x is no T``
+            ranges.append((_start(orelse[0]), _end(orelse[-1]), False, isinstance_tests(test, True, holds=False)))
+        if isinstance(body[-1], _EXITS) and not orelse:
+            ranges.append((_end(node), block_end, True, isinstance_tests(test, negated=True)))
+    else:   # ``y = x.cpu() if isinstance(x, torch.Tensor) else x``
+        ranges = [(_start(body), _end(body), True, isinstance_tests(test)),
+                  (_start(orelse), _end(orelse), False, isinstance_tests(test, True, holds=False))]
+    for start, end, holds, tests in ranges:
+        for key, tested, classinfo in tests:
+            scope.narrowed.setdefault(key, []).append((start, end, classinfo, _start(tested), holds))
 
 
 def _arm_guard(statement: ast.stmt, arm: int, guard: tuple) -> tuple:
@@ -325,17 +365,6 @@ def _bind_target(scope: Scope, target: ast.AST, value: Optional[ast.AST], tag: s
                 Binding(node.attr, NONE if none else tag, value, pos, scope, statement, where))
 
 
-def _isinstance_tests(test: ast.AST) -> list[tuple[str, ast.AST]]:
-    """``(name, class)`` for each ``isinstance(name, class)`` a test proves when true (``and`` chains too)."""
-    tests = test.values if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And) else [test]
-    return [(t.args[0].id, t.args[1]) for t in tests
-            if isinstance(t, ast.Call) and isinstance(t.func, ast.Name) and t.func.id == "isinstance"
-            and len(t.args) == 2 and isinstance(t.args[0], ast.Name)]
-
-
-_EXITS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-
-
 def _narrow_expression(value: Optional[ast.AST], scope: Scope) -> None:
     """``x.item() if isinstance(x, Tensor) else x`` as a statement's value, one of its call's arguments or an
     element of its tuple, list or dict (not deeper: the binder reads statements, not whole expressions)."""
@@ -352,9 +381,8 @@ def _narrow_expression(value: Optional[ast.AST], scope: Scope) -> None:
     else:
         return
     for candidate in candidates:
-        while type(candidate) is ast.IfExp:
-            for name, cls in _isinstance_tests(candidate.test):
-                scope.narrowed.setdefault(name, []).append((_start(candidate.body), _end(candidate.body), cls))
+        while type(candidate) is ast.IfExp:   # ``a if isinstance(x, A) else b if isinstance(x, B) else c``
+            _narrow(scope, candidate)
             candidate = candidate.orelse
 
 
@@ -446,8 +474,8 @@ class _Binder:
                     _bind_target(scope, item.optional_vars, item.context_expr, WITH, _end(item.context_expr), (), node)
             stack.append((node.body, scope))
         elif kind is ast.Assert:   # the rest of the block knows what the test proves
-            for name, cls in _isinstance_tests(node.test):
-                scope.narrowed.setdefault(name, []).append((_end(node), self.block_end, cls))
+            for key, tested, classinfo in isinstance_tests(node.test):
+                scope.narrowed.setdefault(key, []).append((_end(node), self.block_end, classinfo, _start(tested), True))
         elif kind is ast.Global:
             scope.globals.update(node.names)
         elif kind is ast.Nonlocal:
@@ -463,13 +491,7 @@ class _Binder:
                 for arm, body in enumerate((node.body, node.orelse)):
                     if body:
                         scope.arms.append((id(node), arm, _start(body[0]), _end(body[-1])))
-                for name, cls in _isinstance_tests(node.test):   # ``if isinstance(x, torch.Tensor):`` its body
-                    scope.narrowed.setdefault(name, []).append((_start(node.body[0]), _end(node.body[-1]), cls))
-                test = node.test
-                if type(test) is ast.UnaryOp and isinstance(test.op, ast.Not) and type(test.operand) is ast.Call \
-                        and not node.orelse and isinstance(node.body[-1], _EXITS):   # ``if not isinstance(..): return``
-                    for name, cls in _isinstance_tests(test.operand):
-                        scope.narrowed.setdefault(name, []).append((_end(node), self.block_end, cls))
+                _narrow(scope, node, self.block_end)
             stack.append((node.body, scope))
             stack.append((node.orelse, scope))
         elif kind is ast.Try or kind.__name__ == "TryStar":

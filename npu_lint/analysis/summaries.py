@@ -57,6 +57,8 @@ class Summaries:
             if passed is not None:
                 values.append(self.value_of(passed, scope, depth + 1))
         known = [value for value in values if value is not None]
+        if not known and self.project is not None and self.module_name:   # ``Trainer(model, opt)`` elsewhere
+            return self.project.argument_value(f"{self.module_name}.{_qualified(binding.scope)}", arg.arg, index)
         return K.join(known) if known else None
 
     def call_sites(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
@@ -215,8 +217,8 @@ class Summaries:
                 if name is None:
                     continue
                 value = K.of_class(name)
-                if value is not None and value[0] not in (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER):
-                    return value
+                if value is not None and value[0] not in _CLASS_KINDS:
+                    return value   # a scaler, host data: no class of its own to name
                 if value is None and self.project is not None:
                     value = self.project.class_value(name, self.module_name)
                 if value is not None:
@@ -225,6 +227,20 @@ class Summaries:
                 break
         # a class no torch kind fits: an instance of it (its own methods and attributes), with its bases for them
         return (value[0] if value is not None else K.OBJECT), own
+
+
+_CLASS_KINDS = (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER, K.LOADER, K.AUTOGRAD, K.DISTRIBUTION,
+                K.INSTANCE)
+
+
+def _qualified(scope: Scope) -> str:
+    """``Trainer.__init__``: a function's name inside its module, as the project index names it."""
+    names = []
+    current: Optional[Scope] = scope
+    while current is not None and current.node is not None and current.kind in ("function", "class"):
+        names.append(current.node.name)
+        current = current.parent
+    return ".".join(reversed(names))
 
 
 def method_def(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.AST, int]]:

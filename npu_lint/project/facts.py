@@ -16,15 +16,19 @@ import ast
 import builtins
 from typing import NamedTuple, Optional
 
+from npu_lint.analysis import kinds as K
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.resolver import Resolver
 
-FACTS_VERSION = 6   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 7   # bump when the extracted facts change shape or meaning (invalidates caches)
 _BUILTINS = frozenset(dir(builtins))
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
 _MATCH_CASE = getattr(ast, "match_case", ())   # Python 3.10+
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}   # the fields of a node type that can hold expressions
+UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
+PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
+_PASSED_KINDS = frozenset({"module", "optimizer", "scheduler", "scaler", "loader", "dataset", "sampler"})
 _TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # their arguments are not uses
 
 
@@ -34,7 +38,9 @@ class FunctionFacts(NamedTuple):
     owner: Optional[str]                   # the class a method belongs to (qualname inside the module)
     calls: tuple[tuple[str, int], ...]     # (target, line) in source order
     refs: tuple[tuple[str, int], ...]      # torch names referenced (``torch.var_mean``, ``torch.Tensor.nonzero``)
-    returns: tuple[str, ...]               # callables whose results it returns (``return Pool(...)``, ``return p, n``)
+    # callables whose results it returns (``return Pool(...)``, ``return p, n``; ``@?``: a return the index cannot
+    # follow, ``return cfg.model``)
+    returns: tuple[str, ...]
     value: tuple[str, str] = ("", "")      # what it returns as the semantic model sees it: (kind, class) or empty
     elements: tuple[tuple[str, str], ...] = ()   # what each element of a returned tuple is (``return boxes, mask``)
     yields: tuple[str, str] = ("", "")     # what iterating its result gives (``-> Iterator[T]``, ``yield t``)
@@ -47,6 +53,9 @@ class ClassFacts(NamedTuple):
     methods: tuple[str, ...]
     attrs: tuple[tuple[str, tuple[str, ...]], ...]   # ``self.x = Ctor(...)``: x -> constructors called
     fields: tuple[tuple[str, str], ...] = ()   # ``x: T`` in the body, ``self.x: T`` in a method: x -> T (absolute)
+    # ``self.model = model`` (``model: nn.Module``): x -> (kind, class) of the torch object it holds, as the model
+    # sees it in the class's own methods (for subclasses in other modules)
+    objects: tuple[tuple[str, str, str], ...] = ()
 
 
 class ModuleFacts(NamedTuple):
@@ -61,6 +70,9 @@ class ModuleFacts(NamedTuple):
     globals: tuple[str, ...]               # other module-level names (assignments)
     unresolved: int                        # calls of names found nowhere (builtins excluded)
     unknown_receivers: int                 # method calls on values whose type is not known
+    # (callee, position or -1, keyword or "", kind, class): a module, optimizer, loader ... passed to a function or
+    # class of another module (``Trainer(model, opt)``): what the callee's parameters hold
+    passed: tuple[tuple[str, int, str, str, str], ...] = ()
 
 
 def absolute(name: str, module: str, is_package: bool) -> str:
@@ -119,6 +131,7 @@ class Extractor:
         self.globals: set[str] = set()
         self.unresolved = 0
         self.unknown_receivers = 0
+        self.passed: list[tuple[str, int, str, str, str]] = []
         self._closed: list[tuple[_Scope, list[_Scope]]] = []
         self._imports: Optional[dict[str, str]] = None   # the file's imports, read from the model once needed
 
@@ -181,7 +194,10 @@ class Extractor:
             return
         if node_type is ast.Return and node.value is not None and self.function_scopes:
             self.expressions(node.value)
-            self.function_scopes[-1].returns.extend(self._producers(node.value))
+            producers = self._producers(node.value)
+            if not producers and not (isinstance(node.value, ast.Constant) and node.value.value is None):
+                producers = [(UNKNOWN_RETURN, "", "")]   # ``return cfg.model``: the index cannot tell what it is
+            self.function_scopes[-1].returns.extend(producers)
             return
         if node_type in (ast.For, ast.AsyncFor):
             self.expressions(node.iter)
@@ -280,6 +296,19 @@ class Extractor:
         self.scopes.pop()
         self.resolver.leave_scope()
         self.classes[qualname]["methods"] = [name for name in scope.defs]
+        self.classes[qualname]["objects"] = self._held_objects(node)
+
+    def _held_objects(self, node: ast.ClassDef) -> tuple[tuple[str, str, str], ...]:
+        """The torch objects (modules, optimizers ...) the class's ``self.x = ...`` bindings agree on."""
+        model = self.resolver
+        body = model.scopes.scope_of(node) if model.scopes is not None else None
+        found = []
+        for attr, bindings in (body.attrs.items() if body is not None else ()):
+            kept = [b for b in bindings if b.tag != "none"]
+            value = K.join([model.binding_value(b) for b in kept]) if kept else None
+            if value is not None and value[0] in _PASSED_KINDS:
+                found.append((attr,) + self._fact(value))
+        return tuple(found)
 
     # -- expressions -----------------------------------------------------------------------
     def expressions(self, root: ast.AST) -> None:
@@ -297,6 +326,8 @@ class Extractor:
             if node_type is ast.Call:
                 if not light:
                     self._call(node, scope)
+                if node.args or node.keywords:
+                    self._passed_objects(node)
                 if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:
                     continue
             elif node_type is ast.Compare:   # ``x.dtype == torch.float16``: a comparison, not a use
@@ -382,6 +413,70 @@ class Extractor:
             scope.calls.append(("", line))
         elif isinstance(func, ast.Attribute):
             self.unknown_receivers += 1
+        return None
+
+    def _passed_objects(self, node: ast.Call) -> None:
+        """Record the torch objects (not tensors) a call of an imported name passes by name (``Trainer(model)``)."""
+        func = node.func
+        if not isinstance(func, (ast.Name, ast.Attribute)):
+            return
+        found = []
+        for position, argument in enumerate(node.args):
+            if isinstance(argument, ast.Starred):
+                break
+            found.append((position, "", argument))
+        found.extend((-1, kw.arg, kw.value) for kw in node.keywords if kw.arg)
+        found = [item for item in found if isinstance(item[2], (ast.Name, ast.Attribute, ast.Call))]
+        root = func
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not found or not isinstance(root, ast.Name):
+            return
+        binding = self.resolver.binding(root)
+        if binding is None or binding.tag != "import":   # a method of a value, or this file's own function
+            return
+        callee = self.resolver.qualname(func)
+        if callee is None or callee.startswith(("torch", "numpy", "builtins")) or callee in _BUILTINS:
+            return
+        callee = absolute(callee, self.module, self.is_package)
+        for position, keyword, argument in found:
+            if isinstance(argument, ast.Name) and not self._may_hold_object(argument):
+                continue
+            if isinstance(argument, ast.Call):   # ``Trainer(torch.optim.SGD(...))``: the constructor says it
+                name = self.resolver.qualname(argument.func) if isinstance(argument.func, (ast.Name, ast.Attribute)) \
+                    else None
+                value = K.of_call(name) if name is not None and name.startswith("torch.") else None
+            else:
+                value = self.resolver.value_of(argument)
+            if value is not None and value[0] in _PASSED_KINDS:
+                self.passed.append((callee, position, keyword, value[0], value[1] or ""))
+            elif value is None:   # ``Trainer(Net())``, ``net = build_net(); Trainer(net)``: what the index knows
+                origin = self._called(argument)
+                if origin is not None and not origin.startswith(("torch", "numpy")):
+                    self.passed.append((callee, position, keyword, PASSED_CALL, absolute(origin, self.module,
+                                                                                         self.is_package)))
+
+    def _may_hold_object(self, name: ast.Name) -> bool:
+        """Worth asking the model: not a parameter that only its callers could tell (that costs a search of the
+        file's calls), an import, a function or a class."""
+        binding = self.resolver.binding(name)
+        if binding is None or binding.tag in ("import", "def", "class"):
+            return False
+        if binding.tag == "param" and binding.name == binding.scope.self_name and binding.scope.cls is not None:
+            return True   # ``model_info(self)`` in a module's method
+        return not (binding.tag == "param" and binding.node is not None and binding.node.annotation is None
+                    and binding.value is None)
+
+    def _called(self, argument: ast.AST) -> Optional[str]:
+        """The imported callable whose result an argument is (``Net()``, or a name bound once to ``Net()``)."""
+        scope = None
+        if isinstance(argument, ast.Name):
+            binding = self.resolver.binding(argument)
+            if binding is None or binding.tag != "value" or binding.path:
+                return None
+            argument, scope = binding.value, binding.scope
+        if isinstance(argument, ast.Call) and isinstance(argument.func, (ast.Name, ast.Attribute)):
+            return self.resolver.qualname(argument.func, scope)
         return None
 
     def _reference(self, node: ast.AST, scope: Optional[_Scope]) -> None:
@@ -542,6 +637,9 @@ class Extractor:
             calls[index] = (prefix + found if found else "", line)
         returns = []
         for marker, root, rest in scope.returns:
+            if marker == UNKNOWN_RETURN:
+                returns.append(marker)
+                continue
             found = self._late(root, rest, enclosing + [scope])
             if found and found != "?":
                 returns.append(marker + found)
@@ -574,11 +672,11 @@ class Extractor:
                 if found and found != "?":
                     fields.append((attr, found))
             classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs),
-                                      tuple(fields)))
+                                      tuple(fields), data.get("objects", ())))
         imports = tuple((name, absolute(target, self.module, self.is_package)) for name, target in self.imports.items())
         return ModuleFacts(self.module, self.relative, self.is_package, tuple(self.functions), tuple(classes),
                            imports, tuple(self.stars), self.exported, tuple(sorted(self.globals)), self.unresolved,
-                           self.unknown_receivers)
+                           self.unknown_receivers, tuple(dict.fromkeys(self.passed)))
 
 
 def _declared_class(annotation: ast.AST) -> ast.AST:

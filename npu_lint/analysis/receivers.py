@@ -1,0 +1,161 @@
+"""Receivers whose kind a method call needs and the file does not show at the binding: ``isinstance`` narrowing
+(of names and ``self.x``: if/elif bodies, asserts, early exits, conditional expressions; refuted tests in else arms),
+what subclasses' overrides of a method return, and the classes a name refers to (``MyFn.apply``). ``self.x`` set by
+base classes is declared.py's (``member_value``).
+
+A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``binding``, ``value_of``, ``qualname``,
+``annotation_value`` (declared.py), ``class_value``, ``returns`` and the scopes.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.scopes import CLASS, Binding, Position, Scope
+
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_AUTOGRAD_STATIC = frozenset({"forward", "backward", "setup_context", "jvp", "vjp"})
+# Python classes an ``isinstance`` test names: the value is no torch object (nor a tensor: ``Iterable`` is left out).
+_PYTHON_TYPES = {name: (K.OBJECT, None) for name in (
+    "dict", "str", "bytes", "int", "float", "bool", "complex", "set", "frozenset", "Mapping", "MutableMapping",
+    "OrderedDict", "defaultdict", "Number", "Integral", "Real")}
+_PYTHON_TYPES.update({name: (K.LIST, None)
+                      for name in ("list", "tuple", "Sequence", "MutableSequence", "List", "Tuple")})
+_PYTHON_TYPES.update({name: (K.OBJECT, None) for name in ("Dict", "Set", "FrozenSet", "DefaultDict")})
+
+
+class Receivers:
+    """Narrowing, overrides and class references (mixed into the Resolver)."""
+
+    def _narrowed(self, node: ast.Name, scope: Scope, value: Optional[K.Value],
+                  bindings: list[Binding]) -> Optional[K.Value]:
+        """The value of a name where an ``isinstance`` test on it holds (``if isinstance(x, torch.Tensor):``
+        ``x.to(d)``, ``elif isinstance(x, dict): x.items()``): the tested class, unless the bindings say more."""
+        current: Optional[Scope] = scope
+        while current is not None:
+            ranges = current.narrowed.get(node.id)
+            if ranges:
+                break
+            if current.kind not in ("comprehension", "lambda"):
+                return value
+            current = current.parent
+        else:
+            return value
+        pos = (node.lineno, node.col_offset)
+        found = [(holds, start, classinfo) for start, end, classinfo, test, holds in ranges
+                 if start <= pos <= end and self.scopes.lookup_reaching(node.id, scope, test) == bindings]
+        return self._narrowed_by(found, current, value)
+
+    def _narrowed_by(self, found: list[tuple[bool, Position, ast.AST]], scope: Scope,
+                     value: Optional[K.Value]) -> Optional[K.Value]:
+        """The innermost test that holds decides; else a refuted one (``else:`` of ``if isinstance(x, T)``)."""
+        if not found:
+            return value
+        holds, _, classinfo = max(found, key=lambda item: (item[0], item[1]))
+        return self._narrowing(self.isinstance_value(classinfo, scope), value, holds)
+
+    def _python_type(self, node: ast.AST, scope: Scope) -> Optional[K.Value]:
+        """``dict``, ``typing.List``, ``collections.abc.Mapping`` ...: the value is no torch object."""
+        if isinstance(node, ast.Name) and self.binding(node, scope) is None:
+            return _PYTHON_TYPES.get(node.id)
+        name = self.qualname(node, scope)
+        if name is not None and name.rpartition(".")[0] in ("typing", "collections", "collections.abc", "numbers"):
+            return _PYTHON_TYPES.get(name.rpartition(".")[2])
+        return None
+
+    def _narrowed_attribute(self, node: ast.Attribute, scope: Scope, value: Optional[K.Value],
+                            bindings: list[Binding]) -> Optional[K.Value]:
+        """``self.x`` where ``isinstance(self.x, T)`` holds (no ``self.x = ...`` of this method in between)."""
+        key = f"{node.value.id}.{node.attr}" if isinstance(node.value, ast.Name) else ""
+        current: Optional[Scope] = scope
+        while current is not None and key not in current.narrowed and current.kind in ("comprehension", "lambda"):
+            current = current.parent
+        ranges = current.narrowed.get(key) if current is not None else None
+        if not ranges:
+            return value
+        pos = (node.lineno, node.col_offset)
+        found = [(holds, start, classinfo) for start, end, classinfo, test, holds in ranges
+                 if start <= pos <= end and not any(b.scope is current and test <= b.pos <= pos for b in bindings)]
+        return self._narrowed_by(found, current, value)
+
+    @staticmethod
+    def _narrowing(tested: Optional[K.Value], value: Optional[K.Value], holds: bool = True) -> Optional[K.Value]:
+        """The tested class, unless the bindings say more (``isinstance(x, nn.Module)`` on a ``Linear``); where
+        the test is refuted (``if not isinstance(x, torch.Tensor):``), a tensor binding is no tensor there."""
+        if not holds:
+            refuted = tested is not None and tested[0] in K.TENSORS and value is not None and value[0] in K.TENSORS
+            return (K.OBJECT, None) if refuted else value
+        if tested is None or value is None:
+            return tested or value
+        if tested[0] == value[0] and (value[1] or not tested[1]):
+            return value
+        if tested[0] == K.OBJECT and value[0] not in K.TENSORS + (K.OBJECT,):
+            return value   # a class no torch kind fits (a mixin): the binding's torch object says more
+        if tested[0] in K.TENSORS and value[0] in K.TENSORS:
+            return value
+        return tested
+
+    def isinstance_value(self, classinfo: ast.AST, scope: Scope) -> Optional[K.Value]:
+        """What a value is when ``isinstance(value, classinfo)`` holds (a tuple of classes: what they agree on; a
+        class of the project that derives from no torch class: no torch object)."""
+        if isinstance(classinfo, ast.Tuple):
+            return K.join([self.isinstance_value(e, scope) for e in classinfo.elts]) if classinfo.elts else None
+        # a class of the project or another library that no torch kind fits: ``object`` of that class
+        return self._python_type(classinfo, scope) or self.annotation_value(classinfo, scope)
+
+    def _overrides(self, method: ast.AST) -> list[Optional[K.Value]]:
+        """What the methods that subclasses in the file or the project define again in place of ``method`` return
+        (``self.postprocess(x)`` in a base class may run one of those)."""
+        inner = self.scopes.scope_of(method) if self.scopes is not None else None
+        owner = inner.parent if inner is not None else None
+        if owner is None or owner.kind != "class" or not isinstance(owner.node, ast.ClassDef):
+            return []
+        name = method.name
+        found: list[Optional[K.Value]] = []
+        for other in self._local_class_nodes():
+            again = next((s for s in other.body if isinstance(s, _DEFS) and s.name == name), None)
+            if other is not owner.node and again is not None and self._derives(other, owner.node):
+                found.append(self.returns(again))
+        if self.project is not None and self.module_name:
+            found.extend(self.project.overrides(f"{self.module_name}.{owner.node.name}", name))
+        return found
+
+    def _local_class_nodes(self) -> list[ast.ClassDef]:
+        module = self.scopes.module if self.scopes is not None else None
+        return [b.value for bindings in (module.names.values() if module is not None else ())
+                for b in bindings if b.tag == CLASS]
+
+    def _derives(self, cls: ast.ClassDef, base: ast.ClassDef, depth: int = 0) -> bool:
+        """``cls`` derives from ``base``, both classes of this module."""
+        for node in cls.bases:
+            local = self.definition(node, self.scopes.module) if isinstance(node, ast.Name) else None
+            if local is base or (isinstance(local, ast.ClassDef) and depth < 8
+                                 and self._derives(local, base, depth + 1)):
+                return True
+        return False
+
+    def autograd_ctx(self, binding: Binding, scope: Scope) -> bool:
+        """The first parameter of a static ``forward`` / ``backward`` ... of an autograd Function subclass."""
+        function = scope.node
+        if not isinstance(function, _DEFS) or function.name not in _AUTOGRAD_STATIC or scope.parent is None \
+                or scope.parent.kind != "class" or not isinstance(scope.parent.node, ast.ClassDef):
+            return False
+        positional = function.args.posonlyargs + function.args.args
+        return bool(positional) and positional[0] is binding.node and any(
+            isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list) \
+            and (self.class_value(scope.parent.node) or ("",))[0] == K.AUTOGRAD
+
+    def class_reference(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[K.Value]:
+        """What instances of the class a name refers to are, for a class of this file or of the project
+        (``MyFn`` in ``MyFn.apply(x)``: an autograd Function); None for anything that is not a project class."""
+        if isinstance(node, ast.Name):
+            local = self.definition(node, scope)
+            if isinstance(local, ast.ClassDef):
+                return self.class_value(local)
+            if local is not None:
+                return None
+        name = self.qualname(node, scope)
+        if name is None or self.project is None or name.startswith("torch."):
+            return None
+        return self.project.class_value(name, self.module_name)
