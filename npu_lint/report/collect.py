@@ -37,8 +37,9 @@ class Inventory(Rule):
     node_types = (ApiRef, ast.Call)
 
     def check(self, node: object, ctx: FileContext) -> None:
-        if isinstance(node, ApiRef) and (_in_annotation(node.node, ctx) or "__" in node.qualname):
-            return   # annotations are no use; ``torch.nn.__dict__`` is introspection, not an API
+        if isinstance(node, ApiRef) and (not node.qualname.startswith("torch.") or "__" in node.qualname
+                                         or _in_annotation(node.node, ctx)):
+            return   # only torch names are listed; annotations are no use; ``torch.nn.__dict__`` is introspection
         if isinstance(node, ApiRef) and node.qualname.startswith("torch.") and api_row(node.qualname) is not None:
             ctx.collected.append((node.node, node.qualname, "cuda"))
             return

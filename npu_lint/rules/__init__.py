@@ -10,7 +10,7 @@ import ast
 import importlib
 import pkgutil
 from functools import lru_cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Optional
 
 from npu_lint.bounded import unparse
 
@@ -42,6 +42,16 @@ class Rule:
     fix_safety: ClassVar[str] = "no fix"   # "safe", "unsafe" or "no fix"
     must_fire: ClassVar[tuple[str, ...]] = ()
     must_not_fire: ClassVar[tuple[str, ...]] = ()
+    # Per-name dispatch (optional): the core runs the rule on an ``ast.Call`` only when the call's name (the
+    # callee's qualified name, else ``torch.Tensor.<attr>`` for a method of an unknown receiver) is in
+    # ``callees``; None: on every call. A declaration must hold every name the rule can fire on.
+    callees: ClassVar[Optional[frozenset[str]]] = None
+
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        """Whether the rule may fire on an :class:`ApiRef` to ``qualname`` (asked once per name and run, so it
+        may depend on the name only): a rule whose API references are judged by the name alone overrides it."""
+        return True
 
     def check(self, node: object, ctx: "FileContext") -> None:
         raise NotImplementedError

@@ -63,6 +63,7 @@ class SoftmaxCrossEntropyShape(Rule):
     name = "softmax-cross-entropy-shape"
     family = FAMILY
     node_types = (ast.Call,)
+    callees = frozenset({"torch.sum", "torch.Tensor.sum"})   # dispatch: the calls judged
     triggers = ("log_softmax",)
     message = MESSAGE
     must_fire = (

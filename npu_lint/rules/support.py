@@ -62,6 +62,10 @@ class _SupportRule(Rule):
     triggers = ("torch",)
     verdicts: ClassVar[tuple[str, ...]] = ()
 
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        return qualname.startswith("torch.") and not _reported_as_cuda(qualname)   # as _api_reference
+
     def check(self, node: object, ctx: FileContext) -> None:
         reference = api_reference(node, ctx)
         if reference is None:
