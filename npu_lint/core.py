@@ -60,8 +60,10 @@ class Dispatch:
         # made once per name and kept, in the rules' order.
         self._api_filtered = any(type(rule).wants_api is not Rule.wants_api for rule in self.api_rules)
         self._api_entries: dict[str, tuple] = {}
-        self.gated_calls = any(type(rule).callees is not None for rule in self.by_type.get(ast.Call, ()))
-        self._call_entries: dict[Optional[str], tuple] = {}
+        self.gated_calls = any(type(rule).callees is not None or type(rule).methods is not None
+                               or type(rule).wants_call.__func__ is not _WANTS_CALL
+                               for rule in self.by_type.get(ast.Call, ()))
+        self._call_entries: dict[tuple[Optional[str], Optional[str]], tuple] = {}
         self.project_rules = tuple(type(rule) for rule in instances if hasattr(rule, "project_triggers"))
         self._words = tuple(dict.fromkeys(word for rule in instances for word in (getattr(rule, "triggers", None) or ())))
         # Trigger words made of identifier characters occur in a source only inside one of its identifier-like
@@ -78,13 +80,14 @@ class Dispatch:
                 if self._api_filtered else self.api_calls
         return entries
 
-    def call_entries(self, name: Optional[str]) -> tuple:
-        """The entries for an ``ast.Call`` whose call name (see :func:`call_key`) is ``name``."""
-        entries = self._call_entries.get(name)
+    def call_entries(self, name: Optional[str], method: Optional[str]) -> tuple:
+        """The entries for an ``ast.Call`` whose call name (see :func:`call_key`) is ``name`` and whose callee is
+        an attribute ``method`` (else None)."""
+        key = (name, method)
+        entries = self._call_entries.get(key)
         if entries is None:
-            entries = self._call_entries[name] = tuple(
-                entry for entry in self.calls.get(ast.Call, ())
-                if type(entry[2]).callees is None or (name is not None and name in type(entry[2]).callees))
+            entries = self._call_entries[key] = tuple(
+                entry for entry in self.calls.get(ast.Call, ()) if type(entry[2]).wants_call(name, method))
         return entries
 
     def wanted(self, source: str) -> bool:
@@ -119,6 +122,7 @@ class Dispatch:
 
 
 _RUN = re.compile(r"[A-Za-z0-9_]+")
+_WANTS_CALL = Rule.wants_call.__func__
 
 
 @lru_cache(maxsize=64)
@@ -242,12 +246,13 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
         if checks is not None:
             if node_type is call_type and call_memo is not None:
                 func = node.func
-                key = resolver.qualname(func)   # as call_key()
-                if key is None and type(func) is attribute_type:
-                    key = "torch.Tensor." + func.attr
-                checks = call_memo.get(key)
+                name = resolver.qualname(func)   # as call_key()
+                method = func.attr if type(func) is attribute_type else None
+                if name is None and method is not None:
+                    name = "torch.Tensor." + method
+                checks = call_memo.get((name, method))
                 if checks is None:
-                    checks = dispatch.call_entries(key)
+                    checks = dispatch.call_entries(name, method)
             for code, family, rule in checks:
                 ctx._code, ctx._family = code, family
                 rule.check(node, ctx)

@@ -44,8 +44,19 @@ class Rule:
     must_not_fire: ClassVar[tuple[str, ...]] = ()
     # Per-name dispatch (optional): the core runs the rule on an ``ast.Call`` only when the call's name (the
     # callee's qualified name, else ``torch.Tensor.<attr>`` for a method of an unknown receiver) is in
-    # ``callees``; None: on every call. A declaration must hold every name the rule can fire on.
+    # ``callees``, or its callee is an attribute ``<receiver>.<m>`` with ``m`` in ``methods``; both None: on every
+    # call. A declaration must hold every name the rule can fire on.
     callees: ClassVar[Optional[frozenset[str]]] = None
+    methods: ClassVar[Optional[frozenset[str]]] = None
+
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        """Whether the rule may fire on an ``ast.Call`` with call name ``name`` (see ``callees``) whose callee is
+        ``<receiver>.<method>`` (``method`` None for other callees). Asked once per pair and run: it may depend on
+        them only. By default: as ``callees`` and ``methods`` say."""
+        if cls.callees is None and cls.methods is None:
+            return True
+        return (cls.callees is not None and name in cls.callees) or (cls.methods is not None and method in cls.methods)
 
     @classmethod
     def wants_api(cls, qualname: str) -> bool:

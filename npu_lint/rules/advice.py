@@ -63,6 +63,10 @@ class PrecisionAdvice(Rule):
     def wants_api(cls, qualname: str) -> bool:
         return tip(qualname, cls.code) is not None
 
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return method is not None and name == "torch.Tensor." + method   # method_api: an unresolved method
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef):
             api, where = node.qualname, node.node
@@ -112,6 +116,8 @@ class PerformanceAdvice(Rule):
     @classmethod
     def wants_api(cls, qualname: str) -> bool:
         return tip(qualname, cls.code) is not None
+
+    methods = frozenset({"to"})   # dispatch: the calls judged (``x.to(device)``)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef):
