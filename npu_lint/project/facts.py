@@ -99,9 +99,13 @@ _CONDITION_ONLY = frozenset({"torch.where"})
 class Extractor:
     """Walks one module once; :meth:`facts` gives its :class:`ModuleFacts`."""
 
-    def __init__(self, module: str, relative: str, is_package: bool, light: bool = False) -> None:
+    def __init__(self, module: str, relative: str, is_package: bool, light: bool = False,
+                 source: Optional[str] = None) -> None:
         self.module, self.relative, self.is_package = module, relative, is_package
         self.light = light   # no calls, references or call counts (what only the call graph needs)
+        # Light facts from an expression are only the names its lambdas, comprehensions and walruses bind: an
+        # expression whose lines hold none of their keywords is skipped (``_binders``: a running count of such lines).
+        self._binders = _binder_lines(source) if light and source is not None else None
         self.resolver = Resolver()
         self.module_scope = _Scope("module", "")
         self.scopes: list[_Scope] = [self.module_scope]
@@ -273,6 +277,12 @@ class Extractor:
         scope = self.function_scopes[-1] if self.function_scopes else None
         if scope is None:
             return   # module and class-body code: only its statements feed the resolver
+        binders = self._binders
+        if binders is not None:
+            first, last = getattr(root, "lineno", None), getattr(root, "end_lineno", None)
+            if first is not None and last is not None and 0 < first <= last < len(binders) \
+                    and binders[last] == binders[first - 1]:
+                return   # nothing in it binds a name (light facts)
         light = self.light   # still walked: the names bound inside (walrus, comprehension, lambda) count
         stack: list[ast.AST] = [root]
         while stack:
@@ -544,9 +554,20 @@ class Extractor:
                            self.unknown_receivers)
 
 
+def _binder_lines(source: str) -> list[int]:
+    """``counts[n]``: how many of the first ``n`` lines hold ``for``, ``lambda`` or ``:=`` (the keywords of
+    every expression that binds a name)."""
+    counts, total = [0], 0
+    for line in source.replace("\r\n", "\n").replace("\r", "\n").split("\n"):   # the parser's lines
+        total += "for" in line or "lambda" in line or ":=" in line
+        counts.append(total)
+    return counts
+
+
 def extract(tree: ast.Module, module: str, relative: str, is_package: bool,
-            scopes: Optional[Scopes] = None, light: bool = False) -> ModuleFacts:
+            scopes: Optional[Scopes] = None, light: bool = False, source: Optional[str] = None) -> ModuleFacts:
     """The facts of one parsed module (``scopes``: its bound scopes, when the caller has them). ``light``: without
     the functions' calls and torch references, which only the call graph (``-m third_party``) follows; every
-    other fact is the same."""
-    return Extractor(module, relative, is_package, light).run(tree, scopes)
+    other fact is the same. ``source``: the text ``tree`` was parsed from (lets light extraction skip expressions
+    that bind nothing)."""
+    return Extractor(module, relative, is_package, light, source).run(tree, scopes)
