@@ -64,6 +64,11 @@ class Dispatch:
                                or type(rule).wants_call.__func__ is not _WANTS_CALL
                                for rule in self.by_type.get(ast.Call, ()))
         self._call_entries: dict[tuple[Optional[str], Optional[str]], tuple] = {}
+        constants = self.calls.get(ast.Constant, ())
+        self.constants = {value_type: tuple(entry for entry in constants if type(entry[2]).constant_types is None
+                                            or issubclass(value_type, type(entry[2]).constant_types))
+                          for value_type in _CONSTANT_TYPES} \
+            if any(type(entry[2]).constant_types is not None for entry in constants) else None
         self.project_rules = tuple(type(rule) for rule in instances if hasattr(rule, "project_triggers"))
         self._words = tuple(dict.fromkeys(word for rule in instances for word in (getattr(rule, "triggers", None) or ())))
         # Trigger words made of identifier characters occur in a source only inside one of its identifier-like
@@ -122,6 +127,7 @@ class Dispatch:
 
 
 _RUN = re.compile(r"[A-Za-z0-9_]+")
+_CONSTANT_TYPES = (str, bytes, bool, int, float, complex, type(None), type(...))   # what ast.Constant holds
 _WANTS_CALL = Rule.wants_call.__func__
 
 
@@ -205,6 +211,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
     api_calls = dispatch.api_calls
     api_memo = dispatch._api_entries if dispatch._api_filtered else None   # qualname -> entries, made once
     call_memo = dispatch._call_entries if dispatch.gated_calls else None   # call name -> entries, made once
+    constants = dispatch.constants   # value type -> the entries for an ast.Constant (None: not gated)
     watched: dict[type, tuple] = {}   # observers run after the rules on each node
     api_watched: tuple = ()
     for observer in observers:
@@ -218,8 +225,8 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
         calls = dict(calls)
         for node_type in watched:
             calls.setdefault(node_type, ())
-    name_type, attribute_type, load_type, assign_type, class_type, call_type = \
-        ast.Name, ast.Attribute, ast.Load, ast.Assign, ast.ClassDef, ast.Call
+    name_type, attribute_type, load_type, assign_type, class_type, call_type, constant_type = \
+        ast.Name, ast.Attribute, ast.Load, ast.Assign, ast.ClassDef, ast.Call, ast.Constant
     scopes, leaves, ast_type, fields_of = _SCOPES, _LEAVES, ast.AST, _FIELDS
     if resolver.scopes is None or resolver.scopes.module.node is not tree:
         resolver.attach(tree)   # unless the caller attached the scopes the project index build bound
@@ -244,7 +251,9 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             push(leave)
         checks = calls.get(node_type)
         if checks is not None:
-            if node_type is call_type and call_memo is not None:
+            if node_type is constant_type and constants is not None:
+                checks = constants.get(type(node.value), checks)
+            elif node_type is call_type and call_memo is not None:
                 func = node.func
                 name = resolver.qualname(func)   # as call_key()
                 method = func.attr if type(func) is attribute_type else None

@@ -48,6 +48,8 @@ class Rule:
     # call. A declaration must hold every name the rule can fire on.
     callees: ClassVar[Optional[frozenset[str]]] = None
     methods: ClassVar[Optional[frozenset[str]]] = None
+    # The rule runs on an ``ast.Constant`` only when its value is of one of these types (None: any).
+    constant_types: ClassVar[Optional[tuple[type, ...]]] = None
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:

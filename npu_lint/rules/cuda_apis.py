@@ -169,6 +169,7 @@ class CudaNcclName(_ApiGroupRule):
                      "import torch\nmsg = 'falling back from nccl to gloo'\n")
 
     node_types = (ApiRef, ast.Constant)
+    constant_types = (str,)   # dispatch: string constants only
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef):
@@ -309,6 +310,7 @@ class CudaAmp(_ApiGroupRule):
     name = "cuda-amp"
     groups = ("amp",)
     node_types = (ApiRef, ast.Constant, ast.JoinedStr, ast.Call)
+    constant_types = (str,)   # dispatch: string constants only
     message = "{api} is CUDA mixed precision: use {npu}"
     must_fire = ("import torch\nscaler = torch.cuda.amp.GradScaler()\n",
                  "import torch\nscaler = torch.cuda.amp.GradScaler()\ndef step(loss, opt):\n"
