@@ -7,6 +7,7 @@ dotted names are dispatched to rules as :class:`~npu_lint.rules.ApiRef` events.
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 from typing import Optional, Sequence
 
@@ -54,8 +55,45 @@ class Dispatch:
         self.calls = {node_type: tuple((rule.code, rule.family, rule) for rule in rules)
                       for node_type, rules in self.by_type.items()}
         self.api_calls = tuple((rule.code, rule.family, rule) for rule in self.api_rules)
+        # Per-name dispatch: the entries of ``api_calls`` that may fire on a qualified name (rules declare
+        # ``wants_api``), and of the ``ast.Call`` entries on a call name (rules declare ``callees``); each list is
+        # made once per name and kept, in the rules' order.
+        self._api_filtered = any(type(rule).wants_api is not Rule.wants_api for rule in self.api_rules)
+        self._api_entries: dict[str, tuple] = {}
+        self.gated_calls = any(type(rule).callees is not None or type(rule).methods is not None
+                               or type(rule).wants_call.__func__ is not _WANTS_CALL
+                               for rule in self.by_type.get(ast.Call, ()))
+        self._call_entries: dict[tuple[Optional[str], Optional[str]], tuple] = {}
+        constants = self.calls.get(ast.Constant, ())
+        self.constants = {value_type: tuple(entry for entry in constants if type(entry[2]).constant_types is None
+                                            or issubclass(value_type, type(entry[2]).constant_types))
+                          for value_type in _CONSTANT_TYPES} \
+            if any(type(entry[2]).constant_types is not None for entry in constants) else None
         self.project_rules = tuple(type(rule) for rule in instances if hasattr(rule, "project_triggers"))
         self._words = tuple(dict.fromkeys(word for rule in instances for word in (getattr(rule, "triggers", None) or ())))
+        # Trigger words made of identifier characters occur in a source only inside one of its identifier-like
+        # runs: they are looked for in the distinct runs (a far shorter text); the others in the source itself.
+        self._word_runs = tuple(word for word in self._words if _RUN.fullmatch(word))
+        self._word_other = tuple(word for word in self._words if not _RUN.fullmatch(word))
+
+    def api_entries(self, qualname: str) -> tuple:
+        """The (code, family, rule) entries of the rules that may fire on an API reference to ``qualname``."""
+        entries = self._api_entries.get(qualname)
+        if entries is None:
+            entries = self._api_entries[qualname] = tuple(
+                entry for entry in self.api_calls if type(entry[2]).wants_api(qualname)) \
+                if self._api_filtered else self.api_calls
+        return entries
+
+    def call_entries(self, name: Optional[str], method: Optional[str]) -> tuple:
+        """The entries for an ``ast.Call`` whose call name (see :func:`call_key`) is ``name`` and whose callee is
+        an attribute ``method`` (else None)."""
+        key = (name, method)
+        entries = self._call_entries.get(key)
+        if entries is None:
+            entries = self._call_entries[key] = tuple(
+                entry for entry in self.calls.get(ast.Call, ()) if type(entry[2]).wants_call(name, method))
+        return entries
 
     def wanted(self, source: str) -> bool:
         """The cheap substring pre-filter: a file none of the rules could fire on is skipped."""
@@ -67,7 +105,7 @@ class Dispatch:
 
     def for_source(self, source: str) -> "Dispatch":
         """The same pre-filter per rule: only the rules whose trigger words occur in ``source`` are run."""
-        present = frozenset(word for word in self._words if word in source)   # each distinct word looked for once
+        present = self._present(source)
         active = tuple(index for index, rule in enumerate(self.instances)
                        if not getattr(rule, "triggers", None) or not present.isdisjoint(rule.triggers))
         if len(active) == len(self.instances):
@@ -78,6 +116,19 @@ class Dispatch:
             narrowed._build([self.instances[index] for index in active])
             narrowed.codes, narrowed._narrowed = self.codes, {}
         return narrowed
+
+    def _present(self, source: str) -> frozenset[str]:
+        """The trigger words that occur in ``source`` (each distinct word looked for once)."""
+        if len(self._word_runs) < 8:
+            return frozenset(word for word in self._words if word in source)
+        runs = "\n".join(set(_RUN.findall(source)))
+        return frozenset([word for word in self._word_runs if word in runs]
+                         + [word for word in self._word_other if word in source])
+
+
+_RUN = re.compile(r"[A-Za-z0-9_]+")
+_CONSTANT_TYPES = (str, bytes, bool, int, float, complex, type(None), type(...))   # what ast.Constant holds
+_WANTS_CALL = Rule.wants_call.__func__
 
 
 @lru_cache(maxsize=64)
@@ -144,22 +195,38 @@ _SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "module", 
 _FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
 
 
+def call_key(resolver: object, func: ast.expr) -> Optional[str]:
+    """The name a call is dispatched on: the callee's qualified name, else ``torch.Tensor.<attr>`` for a method
+    of an unknown receiver (as the rules' ``call_name`` reads it), else None."""
+    name = resolver.qualname(func)
+    if name is None and type(func) is ast.Attribute:
+        return "torch.Tensor." + func.attr
+    return name
+
+
 def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequence[Rule] = ()) -> None:
     resolver = ctx.resolver
     parents = ctx.parents
     calls = dispatch.calls
     api_calls = dispatch.api_calls
-    if observers:   # run after the rules on each node
+    api_memo = dispatch._api_entries if dispatch._api_filtered else None   # qualname -> entries, made once
+    call_memo = dispatch._call_entries if dispatch.gated_calls else None   # call name -> entries, made once
+    constants = dispatch.constants   # value type -> the entries for an ast.Constant (None: not gated)
+    watched: dict[type, tuple] = {}   # observers run after the rules on each node
+    api_watched: tuple = ()
+    for observer in observers:
+        entry = (observer.code, observer.family, observer)
+        for node_type in type(observer).node_types:
+            if node_type is ApiRef:
+                api_watched += (entry,)
+            else:
+                watched[node_type] = watched.get(node_type, ()) + (entry,)
+    if watched:
         calls = dict(calls)
-        for observer in observers:
-            entry = (observer.code, observer.family, observer)
-            for node_type in type(observer).node_types:
-                if node_type is ApiRef:
-                    api_calls = api_calls + (entry,)
-                else:
-                    calls[node_type] = calls.get(node_type, ()) + (entry,)
-    name_type, attribute_type, load_type, assign_type, class_type = \
-        ast.Name, ast.Attribute, ast.Load, ast.Assign, ast.ClassDef
+        for node_type in watched:
+            calls.setdefault(node_type, ())
+    name_type, attribute_type, load_type, assign_type, class_type, call_type, constant_type = \
+        ast.Name, ast.Attribute, ast.Load, ast.Assign, ast.ClassDef, ast.Call, ast.Constant
     scopes, leaves, ast_type, fields_of = _SCOPES, _LEAVES, ast.AST, _FIELDS
     if resolver.scopes is None or resolver.scopes.module.node is not tree:
         resolver.attach(tree)   # unless the caller attached the scopes the project index build bound
@@ -183,15 +250,37 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             resolver.enter_class(node)
             push(leave)
         checks = calls.get(node_type)
-        if checks:
+        if checks is not None:
+            if node_type is constant_type and constants is not None:
+                checks = constants.get(type(node.value), checks)
+            elif node_type is call_type and call_memo is not None:
+                func = node.func
+                name = resolver.qualname(func)   # as call_key()
+                method = func.attr if type(func) is attribute_type else None
+                if name is None and method is not None:
+                    name = "torch.Tensor." + method
+                checks = call_memo.get((name, method))
+                if checks is None:
+                    checks = dispatch.call_entries(name, method)
             for code, family, rule in checks:
                 ctx._code, ctx._family = code, family
                 rule.check(node, ctx)
-        if api_calls and (node_type is attribute_type or (node_type is name_type and type(node.ctx) is load_type)):
+            if watched:
+                for code, family, rule in watched.get(node_type, ()):
+                    ctx._code, ctx._family = code, family
+                    rule.check(node, ctx)
+        if (api_calls or api_watched) and (node_type is attribute_type
+                                           or (node_type is name_type and type(node.ctx) is load_type)):
             if type(parents.get(id(node))) is not attribute_type and id(node) not in aliases:
                 for qualname in resolver.qualnames(node):
                     ref = ApiRef(node, qualname)
-                    for code, family, rule in api_calls:
+                    entries = api_calls if api_memo is None else api_memo.get(qualname)
+                    if entries is None:
+                        entries = dispatch.api_entries(qualname)
+                    for code, family, rule in entries:
+                        ctx._code, ctx._family = code, family
+                        rule.check(ref, ctx)
+                    for code, family, rule in api_watched:
                         ctx._code, ctx._family = code, family
                         rule.check(ref, ctx)
         fields = fields_of.get(node_type)

@@ -702,5 +702,5 @@ def extract(tree: ast.Module, module: str, relative: str, is_package: bool,
             scopes: Optional[Scopes] = None, light: bool = False) -> ModuleFacts:
     """The facts of one parsed module (``scopes``: its bound scopes, when the caller has them). ``light``: without
     the functions' calls and torch references, which only the call graph (``-m third_party``) follows; every
-    other fact is the same."""
+    other fact is the same (the objects calls pass to other modules included: every expression is walked)."""
     return Extractor(module, relative, is_package, light).run(tree, scopes)

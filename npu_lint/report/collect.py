@@ -37,8 +37,11 @@ class Inventory(Rule):
     node_types = (ApiRef, ast.Call)
 
     def check(self, node: object, ctx: FileContext) -> None:
-        if isinstance(node, ApiRef) and (_in_annotation(node.node, ctx) or "__" in node.qualname):
-            return   # annotations are no use; ``torch.nn.__dict__`` is introspection, not an API
+        if isinstance(node, ApiRef) and (not node.qualname.startswith("torch.") or "__" in node.qualname
+                                         or _in_annotation(node.node, ctx)):
+            return   # only torch names are listed; annotations are no use; ``torch.nn.__dict__`` is introspection
+        if type(node) is ast.Call and type(node.func) is not ast.Attribute:
+            return   # a call is listed by its method (method_api, probable_method_api); its callee is a reference
         if isinstance(node, ApiRef) and node.qualname.startswith("torch.") and api_row(node.qualname) is not None:
             ctx.collected.append((node.node, node.qualname, "cuda"))
             return

@@ -10,7 +10,7 @@ import ast
 import importlib
 import pkgutil
 from functools import lru_cache
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Optional
 
 from npu_lint.bounded import unparse
 
@@ -42,6 +42,29 @@ class Rule:
     fix_safety: ClassVar[str] = "no fix"   # "safe", "unsafe" or "no fix"
     must_fire: ClassVar[tuple[str, ...]] = ()
     must_not_fire: ClassVar[tuple[str, ...]] = ()
+    # Per-name dispatch (optional): the core runs the rule on an ``ast.Call`` only when the call's name (the
+    # callee's qualified name, else ``torch.Tensor.<attr>`` for a method of an unknown receiver) is in
+    # ``callees``, or its callee is an attribute ``<receiver>.<m>`` with ``m`` in ``methods``; both None: on every
+    # call. A declaration must hold every name the rule can fire on.
+    callees: ClassVar[Optional[frozenset[str]]] = None
+    methods: ClassVar[Optional[frozenset[str]]] = None
+    # The rule runs on an ``ast.Constant`` only when its value is of one of these types (None: any).
+    constant_types: ClassVar[Optional[tuple[type, ...]]] = None
+
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        """Whether the rule may fire on an ``ast.Call`` with call name ``name`` (see ``callees``) whose callee is
+        ``<receiver>.<method>`` (``method`` None for other callees). Asked once per pair and run: it may depend on
+        them only. By default: as ``callees`` and ``methods`` say."""
+        if cls.callees is None and cls.methods is None:
+            return True
+        return (cls.callees is not None and name in cls.callees) or (cls.methods is not None and method in cls.methods)
+
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        """Whether the rule may fire on an :class:`ApiRef` to ``qualname`` (asked once per name and run, so it
+        may depend on the name only): a rule whose API references are judged by the name alone overrides it."""
+        return True
 
     def check(self, node: object, ctx: "FileContext") -> None:
         raise NotImplementedError

@@ -59,6 +59,14 @@ class PrecisionAdvice(Rule):
                  "import torch\nq = torch.randn(2, 2)\ns = q.matmul(k)\n")
     must_not_fire = ("import torch\ny = torch.bmm(a, b)\n", "import numpy as np\ny = np.matmul(a, b)\n")
 
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        return tip(qualname, cls.code) is not None
+
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return method is not None and name == "torch.Tensor." + method   # method_api: an unresolved method
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef):
             api, where = node.qualname, node.node
@@ -104,6 +112,12 @@ class PerformanceAdvice(Rule):
                      "import torch\nfor x, y in train_loader:\n    x = x.to(torch.float16)\n",
                      "import torch\nx = torch.randn(2).to(device)\n",
                      "import torch\nfor p in model.parameters():\n    p.data = p.data.to(device)\n")
+
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        return tip(qualname, cls.code) is not None
+
+    methods = frozenset({"to"})   # dispatch: the calls judged (``x.to(device)``)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef):

@@ -135,6 +135,10 @@ class AffinityApi(Rule):
                      "import numpy as np\ny = a @ b.T\n",
                      "import numpy as np\nimport torch\nw = np.ones((3, 3))\ny = w @ w.T\n")
 
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        return keyed("affinity.tsv", "api").get(qualname) is not None   # as affinity_row, for any release
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.BinOp):
             if isinstance(node.op, ast.MatMult) and ctx.uses_torch and transposed_operand(node.right, ctx) is not None \

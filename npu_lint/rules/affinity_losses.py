@@ -63,6 +63,7 @@ class SoftmaxCrossEntropyShape(Rule):
     name = "softmax-cross-entropy-shape"
     family = FAMILY
     node_types = (ast.Call,)
+    callees = frozenset({"torch.sum", "torch.Tensor.sum"})   # dispatch: the calls judged
     triggers = ("log_softmax",)
     message = MESSAGE
     must_fire = (
@@ -125,6 +126,7 @@ class ConfusionTransposeShape(Rule):
     family = FAMILY
     default_enabled = False
     node_types = (ast.Call,)
+    methods = frozenset(_RESHAPES + _TRANSPOSES)   # dispatch: the calls judged
     triggers = ("permute", "transpose")
     message = MESSAGE
     must_fire = ("import torch\ny = x.permute(0, 2, 1, 3).contiguous().view(b, n, c)\n",

@@ -77,6 +77,7 @@ class MoeGatingShape(Rule):
     name = "moe-gating-shape"
     family = FAMILY
     node_types = (ast.Call,)
+    callees = frozenset({"torch.topk", "torch.Tensor.topk"})   # dispatch: the calls judged
     triggers = ("topk",)
     message = MESSAGE
     must_fire = (

@@ -112,6 +112,7 @@ class RotateHalf(Rule):
     name = "rotate-half"
     family = FAMILY
     node_types = (ast.Call,)
+    callees = frozenset({"torch.cat", "torch.view_as_real"})   # dispatch: the calls judged
     triggers = ("cat", "view_as_real")
     message = MESSAGE
     must_fire = ("import torch\ndef rotate_half(x):\n    x1, x2 = x[..., :32], x[..., 32:]\n"

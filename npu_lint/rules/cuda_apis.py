@@ -26,6 +26,11 @@ class _ApiGroupRule(Rule):
     triggers = TRIGGERS
     groups: ClassVar[tuple[str, ...]] = ()
 
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        row = api_row(qualname)
+        return row is not None and row["group"] in cls.groups
+
     def check(self, ref: ApiRef, ctx: FileContext) -> None:
         row = api_row(ref.qualname)
         if row is not None and row["group"] in self.groups and self.accepts(row, ctx):
@@ -164,6 +169,7 @@ class CudaNcclName(_ApiGroupRule):
                      "import torch\nmsg = 'falling back from nccl to gloo'\n")
 
     node_types = (ApiRef, ast.Constant)
+    constant_types = (str,)   # dispatch: string constants only
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef):
@@ -232,6 +238,10 @@ class TorchScript(Rule):
                  "from torch.jit import script\nm = script(model)\n")
     must_not_fire = ("import torch\nm = torch.jit.trace(model, x)\n", "def script(x):\n    return x\ny = script(1)\n")
 
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        return qualname in ("torch.jit.script", "torch.jit.script_method")
+
     def check(self, ref: ApiRef, ctx: FileContext) -> None:
         if ref.qualname in ("torch.jit.script", "torch.jit.script_method"):
             since = construct_since("C178")
@@ -267,6 +277,10 @@ class ChannelsLast(Rule):
     must_not_fire = ("import torch\nx = x.contiguous(memory_format=torch.contiguous_format)\n",
                      "channels_last = True\n")
 
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        return qualname in ("torch.channels_last", "torch.channels_last_3d")
+
     def check(self, ref: ApiRef, ctx: FileContext) -> None:
         if ref.qualname in ("torch.channels_last", "torch.channels_last_3d"):
             ctx.report(ref.node, self.message.format(api=ref.qualname), ref.qualname)
@@ -299,6 +313,7 @@ class CudaAmp(_ApiGroupRule):
     name = "cuda-amp"
     groups = ("amp",)
     node_types = (ApiRef, ast.Constant, ast.JoinedStr, ast.Call)
+    constant_types = (str,)   # dispatch: string constants only
     message = "{api} is CUDA mixed precision: use {npu}"
     must_fire = ("import torch\nscaler = torch.cuda.amp.GradScaler()\n",
                  "import torch\nscaler = torch.cuda.amp.GradScaler()\ndef step(loss, opt):\n"
@@ -310,6 +325,10 @@ class CudaAmp(_ApiGroupRule):
                      "import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n",
                      "import torch\nscaler = torch.amp.GradScaler('npu')\nscaler.step(opt)\n",
                      "import torch\nscaler = make_scaler()\nscaler.step(opt)\n")
+
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        return True   # every reference's line is noted (amp_lines), not only the group's
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef):

@@ -3,6 +3,7 @@ libraries and compiled CUDA extension modules."""
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import imported_names, is_extension_module, library_row
@@ -32,6 +33,7 @@ class CudaMethod(Rule):
     name = "cuda-method"
     family = FAMILY
     node_types = (ast.Call,)
+    methods = frozenset({"cuda"})   # dispatch: the calls judged
     triggers = (".cuda(",)
     message = ".cuda() moves to a CUDA device: use .npu() (or .to(device) with an 'npu' device)"
     must_fire = ("model = model.cuda()\n", "x = batch['x'].float().cuda(non_blocking=True)\n",
@@ -204,6 +206,10 @@ class CustomCudaOperatorCall(Rule):
                  "def roi_align(x, rois):\n    return _C.roi_align_forward(x, rois)\n\nfrom . import _C\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
                      "from .ops import nms\nkeep = nms(boxes, scores)\n")
+
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return method is not None   # dispatch: attribute calls only (``ops.<op>(...)``)
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func

@@ -36,6 +36,7 @@ class CudaDeviceString(Rule):
     name = "cuda-device-string"
     family = FAMILY
     node_types = (ast.Constant, ast.JoinedStr)
+    constant_types = (str,)   # dispatch: string constants only
     triggers = ("cuda",)
     message = "{text} is a CUDA device: use {npu} on NPU"
     must_fire = ("import torch\ndevice = torch.device('cuda')\n",
@@ -79,6 +80,7 @@ class CudaDeviceCheck(Rule):
     name = "cuda-device-check"
     family = FAMILY
     node_types = (ast.Constant, ast.JoinedStr)
+    constant_types = (str,)   # dispatch: string constants only
     triggers = ("cuda",)
     message = "comparison with {text} flips after migration (the device type becomes 'npu')"
     must_fire = ("import torch\nif x.device.type == 'cuda':\n    pass\n",
@@ -121,6 +123,7 @@ class NcclCheck(Rule):
     name = "nccl-check"
     family = FAMILY
     node_types = (ast.Constant,)
+    constant_types = (str,)   # dispatch: string constants only
     triggers = ("nccl", "NCCL")
     message = "comparison with {text} flips after migration (the backend becomes 'hccl')"
     must_fire = ("import torch\nif backend == 'nccl':\n    pass\n",
@@ -155,6 +158,7 @@ class CudaEnvVar(Rule):
     name = "cuda-env-var"
     family = FAMILY
     node_types = (ast.Constant,)
+    constant_types = (str,)   # dispatch: string constants only
     triggers = ("CUDA", "NCCL", "CUBLAS")
     message = "{name} is {effect}{use}"
     must_fire = ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n",
@@ -215,6 +219,7 @@ class CudaTensorTypeString(Rule):
     name = "cuda-tensor-type-string"
     family = FAMILY
     node_types = (ast.Constant,)
+    constant_types = (str,)   # dispatch: string constants only
     triggers = ("torch.cuda.",)
     message = "{text} names a CUDA tensor type: use {npu}"
     must_fire = ("import torch\nx = x.type('torch.cuda.FloatTensor')\n",)

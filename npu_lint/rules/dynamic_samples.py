@@ -375,6 +375,7 @@ class PerSampleConcat(Rule):
     name = "per-sample-concat"
     family = FAMILY
     node_types = (ast.Call,)
+    callees = _CAT | _STACK   # dispatch: the rule judges these calls only
     triggers = ("cat(", "concat", "stack(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",

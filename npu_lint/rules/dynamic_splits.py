@@ -39,6 +39,7 @@ class PerSampleSplit(Rule):
     name = "per-sample-split"
     family = FAMILY
     node_types = (ast.Call,)
+    methods = _SPLIT_METHODS   # dispatch: the calls judged
     triggers = ("split",)
     message = "{what} cuts per-sample pieces of different lengths ({why}): their shapes change with every batch, a recompile per length on NPU; keep the batch padded with a mask and index it"
     must_fire = ("import torch\ndef f(pred, targets):\n    sizes = [len(t['boxes']) for t in targets]\n"

@@ -62,6 +62,14 @@ class _SupportRule(Rule):
     triggers = ("torch",)
     verdicts: ClassVar[tuple[str, ...]] = ()
 
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        return qualname.startswith("torch.") and not _reported_as_cuda(qualname)   # as _api_reference
+
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return method is not None and name == "torch.Tensor." + method   # method_api: an unresolved method
+
     def check(self, node: object, ctx: FileContext) -> None:
         reference = api_reference(node, ctx)
         if reference is None:
