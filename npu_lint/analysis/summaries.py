@@ -270,7 +270,11 @@ def _yields(function: ast.AST) -> list[ast.Yield]:
 
 
 def return_statements(function: ast.AST) -> list[ast.Return]:
-    """The ``return`` statements of a function's own body (not of functions or classes nested in it)."""
+    """The ``return`` statements of a function's own body (not of functions or classes nested in it); kept on
+    the node (asked thousands of times per project, freed with the tree)."""
+    kept = getattr(function, "_npu_returns", None)
+    if kept is not None:
+        return kept
     found: list[ast.Return] = []
     stack = list(getattr(function, "body", []))
     while stack:
@@ -282,4 +286,8 @@ def return_statements(function: ast.AST) -> list[ast.Return]:
         else:
             for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                 stack.extend(getattr(node, field, ()) or ())
+    try:
+        function._npu_returns = found   # type: ignore[attr-defined]
+    except AttributeError:
+        pass
     return found
