@@ -8,7 +8,8 @@ fetch to its end: loop time, fetching and the loop body included, the program's 
 import) left out. Both run in one process per program: ``main()`` once each to warm up, then ``--runs`` samples
 (default 5); a sample calls each program's ``main()`` as often as it takes the original about ``--sample``
 seconds, the two taking turns call by call so that the load of a shared machine hits both alike. The figure is
-the median of the samples. torch runs on one thread, and the clock is the
+the median of the samples; the spread is the lowest and highest overhead of a single sample (each sample's
+instrumented time against the original time of the same sample). torch runs on one thread, and the clock is the
 process's CPU time by default (``--clock wall`` for wall-clock time). Needs torch (``pip install torch==2.13.0``).
 Prints one row per loop, with the recorded calls per ``main()``, and exits 1 when a loop's overhead exceeds
 ``--limit`` percent (default 25, the target of issue 14).
@@ -148,7 +149,7 @@ def main() -> int:
     args = parser.parse_args()
     npu_lint = shutil.which("npu-lint") or str(Path(sys.executable).with_name("npu-lint"))
     failed = False
-    print(f"{'loop':22} {'original s':>11} {'instrumented s':>15} {'overhead':>9} {'calls/main':>11}   "
+    print(f"{'loop':22} {'original s':>11} {'instrumented s':>15} {'overhead':>9} {'spread':>16} {'calls/main':>11}   "
           f"(loop time per main(), {args.clock} time, median of {args.runs}, target <= +{args.limit:g}%)")
     with tempfile.TemporaryDirectory(prefix="npu-lint-overhead.") as temporary:
         for program in sorted(LOOPS.glob("loop_*.py")):
@@ -174,8 +175,11 @@ def main() -> int:
             original = _median(measured["times"]["original"])
             copy = _median(measured["times"]["instrumented"])
             overhead = 100.0 * (copy - original) / original
+            samples = [100.0 * (after - before) / before
+                       for before, after in zip(measured["times"]["original"], measured["times"]["instrumented"])]
+            spread = f"{min(samples):+.0f}..{max(samples):+.0f}%"
             failed |= overhead > args.limit
-            print(f"{program.stem:22} {original:11.4f} {copy:15.4f} {overhead:+8.1f}% {measured['calls']:11d}"
+            print(f"{program.stem:22} {original:11.4f} {copy:15.4f} {overhead:+8.1f}% {spread:>16} {measured['calls']:11d}"
                   f"{'   over the target' if overhead > args.limit else ''}", flush=True)
     return 1 if failed else 0
 
