@@ -178,6 +178,9 @@ def test_unknown_stays_unknown(source):
     ("import torch.nn as nn\nclass Net(nn.Module):\n    pass\nm = Net()\nm.probe()\n", "Net"),
     ("import torch\nclass MyOpt(torch.optim.Optimizer):\n    pass\no = MyOpt(p)\no.probe()\n", "MyOpt"),
     ("import torch.nn as nn\nl = nn.Linear(2, 3)\nl.probe()\n", "torch.nn.Linear"),
+    # the code returns one of two classes (a join that names none): the declared return class stands
+    ("import torch\nclass A:\n    pass\nclass B(A):\n    pass\ndef make(c) -> A:\n    if c:\n        return A()\n"
+     "    return B()\nv = make(1)\nv.probe()\n", "A"),
 ])
 def test_class_of_instances(source, cls):
     assert probe(source)[1] == cls
