@@ -22,8 +22,9 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.binder import _Binder, _bind_params, _bind_target
-from npu_lint.analysis.bindings import (ANNOTATION, AUGMENT, CLASS, DEF, DELETE, EXCEPT, IMPORT, LOOP, NONE,  # noqa: F401
-                                        PARAM, STAR, VALUE, WITH, Binding, Narrowing, Position, Scope, _end)
+from npu_lint.analysis.bindings import (  # noqa: F401  (re-exported)
+    ANNOTATION, AUGMENT, CLASS, DEF, DELETE, EXCEPT, IMPORT, LOOP, NONE, PARAM, STAR, VALUE, WITH, Binding, Narrowing,
+    Position, Scope, _end)
 from npu_lint.analysis.narrowing import _narrow_expression, isinstance_tests   # noqa: F401  (re-exported)
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
