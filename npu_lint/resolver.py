@@ -16,11 +16,13 @@ from typing import Optional, Protocol
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
 from npu_lint.analysis.summaries import Summaries, memo, return_statements   # noqa: F401  (re-exported)
-from npu_lint.analysis.declared import CLASSED as _CLASSED, Declared
+from npu_lint.analysis.declared import Declared
 from npu_lint.analysis.flows import Flows
+from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
 from npu_lint.analysis.callables import Callables
+from npu_lint.analysis.elements import Elements
 from npu_lint.analysis.receivers import Receivers
-from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, STAR, WITH, Binding, Scope,
+from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, WITH, Binding, Scope,
                                       Scopes)
 from npu_lint.namespaces import is_namespace
 
@@ -34,9 +36,7 @@ _UNKNOWN = object()   # a value not computed yet (None is a value: unknown)
 _DEFAULT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER})
 _MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"})
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.ParameterList"})
-_NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
 _LOADER_PARTS = {"dataset": K.DATASET, "sampler": K.SAMPLER, "batch_sampler": K.SAMPLER}
-_ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"})
 
 
 class ProjectFacts(Protocol):
@@ -61,7 +61,7 @@ class ProjectFacts(Protocol):
     def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]: ...
 
 
-class Resolver(Declared, Receivers, Summaries, Flows, Callables):
+class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
     base classes and overrides tell, summaries of its functions and classes, the data flow of values read from
     tensors and calls through callables chosen at run time: the mixins)."""
@@ -375,212 +375,6 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables):
             if value is not None and value[0] in (K.OBJECT, K.MODULE, K.OPTIMIZER) and value[1]:
                 return self.member_value(value[1], node.attr, depth)
         return None
-
-    def _call_value(self, node: ast.Call, scope: Scope, depth: int) -> Optional[K.Value]:
-        func = node.func
-        name = self.qualname(func, scope)
-        if name is not None:
-            if name in K.LIKE_FUNCTIONS and node.args:
-                if _dtype_argument(node, self, scope) is None:
-                    source = self.value_of(node.args[0], scope, depth)
-                    return source if source is not None and source[0] in K.TENSORS else (K.TENSOR, None)
-            value = K.of_call(name)
-            if value is None and self.project is not None and not name.startswith(("torch.", "numpy.", "pandas.")):
-                value = self.project.value_of_call(name, self.module_name)
-            if value is not None and value[0] in K.TENSORS and _dtype_argument(node, self, scope) == "torch.bool":
-                return K.MASK, None
-            return value
-        if isinstance(func, ast.Name):
-            binding = self.binding(func, scope)
-            if binding is None:
-                return None
-            if binding.tag == DEF:
-                return self.returns(binding.value)
-            if binding.tag == CLASS:
-                return self.class_value(binding.value)
-            callee = self.binding_value(binding, depth)
-            if callee is not None and callee[0] == K.MODULE:
-                return K.TENSOR, None
-            return self.dispatched_value(func, scope) if binding.tag in (VALUE, PARAM) and callee is None else None
-        if isinstance(func, ast.Attribute):
-            receiver = self.value_of(func.value, scope, depth)   # once: chains of calls stay linear
-            callee = self._attribute_value(func, scope, depth, receiver)
-            if callee is not None and callee[0] == K.MODULE:
-                return K.TENSOR, None   # ``self.fc(x)``: calling a module
-            method = self._callee(node, scope) if isinstance(func.value, ast.Name) else None
-            if method is not None and method[0].name == func.attr:   # ``self.build_optimizer()``: the class's own
-                return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
-            if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):
-                if _dtype_argument(node, self, scope) == "torch.bool":
-                    return K.MASK, None
-            if receiver is not None and receiver[0] in _CLASSED and receiver[1]:
-                local, asked = self.class_method(receiver[1], func.attr)   # ``policy.predict_proba(x)``
-                if local is not None:
-                    return self.returns(local)
-                if asked is not None and self.project is not None:
-                    value = self.project.value_of_method(asked, func.attr)
-                    if value is not None:
-                        return value
-            value = K.of_method(receiver, func.attr)
-            if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self._has_frames():
-                return K.MASK, None   # ``labels.eq(labels.t())`` like ``labels == labels.t()``: no pandas here
-            if value is None and callee is None and isinstance(func.value, ast.Name) \
-                    and self.scopes is not None and func.value.id == self.scopes.self_name(scope):
-                return self.dispatched_value(func, scope)   # ``self.mask_fn(x)``: a method chosen at run time
-            return value
-        if isinstance(func, ast.Subscript):
-            callee = self.value_of(func, scope, depth)
-            if callee is not None and callee[0] == K.MODULE:
-                return K.TENSOR, None
-            return self.dispatched_value(func, scope) if callee is None else None   # ``table[mode](x)``
-        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr" \
-                and len(func.args) >= 2 and self.binding(func.func, scope) is None:
-            # ``getattr(torch.optim, name, torch.optim.Adam)(params)``: a class of that namespace, built
-            kind = _NAMESPACE_KINDS.get(self.qualname(func.args[0], scope) or "")
-            if kind is not None:
-                return kind, None
-        if isinstance(func, ast.Call):
-            return self.dispatched_value(func, scope)   # ``getattr(self, f"_mask_{mode}")(x)``
-        return None
-
-    def _binop_value(self, node: ast.BinOp, scope: Scope, depth: int) -> Optional[K.Value]:
-        operands: list[Optional[K.Value]] = []
-        while isinstance(node, ast.BinOp) and len(operands) < 64:   # walk the left spine without recursing
-            operands.append(self.value_of(node.right, scope, depth))
-            op = node.op
-            node = node.left
-        operands.append(self.value_of(node, scope, depth))
-        kinds = {value[0] for value in operands if value is not None}
-        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and K.MASK in kinds and K.HOST not in kinds:
-            return K.MASK, None
-        if kinds & {K.TENSOR, K.BATCH, K.MASK}:
-            return K.TENSOR, None
-        if K.HOST in kinds:
-            return K.HOST, None
-        if kinds == {K.LIST}:
-            return K.LIST, None   # ``[a] * n``, ``xs + ys``
-        return None
-
-    def _tuple_element(self, value: ast.AST, scope: Scope, depth: int) -> Optional[K.Value]:
-        """``x.max(-1)[0]``, ``torch.sort(x)[1]``: an element of the tuple of tensors a tensor method returns."""
-        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute) \
-                or value.func.attr not in K.TENSOR_TUPLES:
-            return None
-        name = self.qualname(value.func, scope)
-        if name is not None:
-            return (K.TENSOR, None) if K.tensor_function(name) else None
-        receiver = self.value_of(value.func.value, scope, depth)
-        return (K.TENSOR, None) if receiver is not None and receiver[0] in K.TENSORS else None
-
-    def _element(self, value: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
-        """What ``a, b = value`` binds at ``path``."""
-        index = path[0]
-        if isinstance(value, (ast.Tuple, ast.List)):
-            if index == STAR or index >= len(value.elts) or any(isinstance(e, ast.Starred) for e in value.elts):
-                return None
-            element = value.elts[index]
-            return self._element(element, scope, path[1:], depth) if path[1:] else self.value_of(element, scope, depth)
-        if isinstance(value, ast.Call):
-            func = value.func
-            name = self.qualname(func, scope)
-            method = name.rpartition(".")[2] if name else (func.attr if isinstance(func, ast.Attribute) else "")
-            if name is None and isinstance(func, ast.Attribute):
-                receiver = self.value_of(func.value, scope, depth)
-                if receiver is not None and receiver[0] in K.TENSORS and method in K.TENSOR_TUPLES:
-                    return K.TENSOR, None
-            elif name is not None and K.tensor_function(name) and method in K.TENSOR_TUPLES:
-                return K.TENSOR, None
-            definition = self.definition(func, scope) if isinstance(func, ast.Name) else None
-            if definition is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-                method = self._callee(value, scope)   # ``a, b = self.helper(x)``
-                definition = method[0] if method is not None and method[0].name == func.attr else None
-            asked = None
-            if definition is None and isinstance(func, ast.Attribute) and len(path) == 1 and index != STAR:
-                receiver = self.value_of(func.value, scope, depth)   # ``v, p = self.policy.evaluate(x)``
-                if receiver is not None and receiver[0] in _CLASSED and receiver[1]:
-                    definition, asked = self.class_method(receiver[1], func.attr)
-            if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(path) == 1:
-                return self._returned_element(definition, index)
-            if asked is not None and self.project is not None:
-                return self.project.element_of_method(asked, func.attr, index)
-            if self.project is not None and len(path) == 1 and index != STAR:
-                if name is not None and not name.startswith("torch"):   # ``a, mask = pkg.ops.split(x)``
-                    return self.project.element_of_call(name, self.module_name, index)
-                if name is None:   # ``boxes, mask = self.assigner(x)``: a project module's ``forward``
-                    called = self.value_of(func, scope, depth)
-                    if called is not None and called[0] == K.MODULE and called[1]:
-                        return self.project.element_of_method(called[1], "forward", index)
-        whole = self.value_of(value, scope, depth)
-        if whole is not None and whole[0] in (K.BATCH, K.HOST):
-            return whole
-        return None
-
-    def iterated(self, source: ast.AST, scope: Scope, path: tuple[int, ...]) -> Optional[tuple[ast.AST, tuple[int, ...]]]:
-        """``for target in source``: the iterable the element at ``path`` comes from, through ``enumerate``,
-        ``zip``, ``tqdm``, ``sorted`` ... (None: the enumerate counter, or no such element)."""
-        while isinstance(source, ast.Call) and source.args:
-            name = self.qualname(source.func, scope)
-            if name == "enumerate":
-                if not path or path[0] != 1:
-                    return None
-                source, path = source.args[0], path[1:]
-            elif name == "zip":
-                if not path or path[0] == STAR or path[0] >= len(source.args):
-                    return None
-                source, path = source.args[path[0]], path[1:]
-            elif name in _ITERATION_WRAPPERS:
-                source = source.args[0]
-            else:
-                break
-        return source, path
-
-    def _iter_element(self, source: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
-        """What ``for target in source`` binds at ``path``."""
-        found = self.iterated(source, scope, path)
-        if found is None:
-            return None
-        source, path = found
-        if not path:
-            declared = self._declared_element(source, scope, depth)
-            if declared is not None:
-                return declared
-        if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
-            receiver = self.value_of(source.func.value, scope, depth)
-            if receiver is not None and receiver[0] == K.MODULE:
-                method = source.func.attr
-                if method == "parameters" or (method == "named_parameters" and path[:1] == (1,)):
-                    return K.TENSOR, None
-                if method in ("modules", "children") or (method in ("named_modules", "named_children")
-                                                          and path[:1] == (1,)):
-                    return K.MODULE, None
-                return None
-        value = self.value_of(source, scope, depth)
-        if value is None:
-            return None
-        if value[0] == K.LOADER:
-            return K.BATCH, None
-        if value[0] in K.TENSORS and not path:
-            return (K.MASK if value[0] == K.MASK else K.TENSOR), None
-        if value[0] == K.HOST:
-            return K.HOST, None
-        if value[0] == K.MODULE and value[1] in ("torch.nn.ModuleList", "torch.nn.Sequential") and not path:
-            return K.MODULE, None
-        return None
-
-
-_DTYPE_NAMES = frozenset({"float64", "double", "float32", "float", "float16", "half", "bfloat16", "int64", "long",
-                          "int32", "int", "int16", "short", "int8", "uint8", "bool", "complex64", "complex128",
-                          "cfloat", "cdouble"})
-
-
-def _dtype_argument(call: ast.Call, resolver: Resolver, scope: Scope) -> Optional[str]:
-    """The dtype a call is given (``dtype=torch.bool``, ``.to(torch.bool)``), as a qualified name."""
-    for keyword in call.keywords:
-        if keyword.arg == "dtype":
-            return resolver.qualname(keyword.value, scope)
-    if isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "type") and call.args:
-        return resolver.qualname(call.args[0], scope)
-    return None
 
 
 def _instance_method(function: Optional[ast.AST]) -> bool:

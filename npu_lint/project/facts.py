@@ -4,114 +4,29 @@ Names are resolved by the analysis core's :class:`~npu_lint.resolver.Resolver`, 
 the core's walk feeds it (imports, aliases, assignments, scopes, loops). A name the resolver does not know at its
 use (a module-level function defined further down, an import at the bottom of the file) is looked up once the
 module has been walked: in the enclosing functions' own definitions, the module's definitions and the module's
-imports. Facts hold only strings and tuples, so they pickle small and can be cached per file content.
-
-Call targets are absolute dotted names, or one of three markers resolved later through the class hierarchy:
-``@self.NAME`` (``self.NAME(...)`` / ``cls.NAME(...)``), ``@super.NAME`` (``super().NAME(...)``) and
-``@attr.NAME`` (calling the object held in ``self.NAME``, whose constructors the class facts record).
+imports. The facts' types are in :mod:`npu_lint.project.fact_types` (re-exported here), the walk of expressions
+(calls, torch references, passed objects) in :mod:`npu_lint.project.fact_calls`.
 """
 from __future__ import annotations
 
 import ast
-import builtins
-from typing import NamedTuple, Optional
+from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.scopes import Scopes
+from npu_lint.project.fact_calls import _BUILTINS, _PARTIALS, _PASSED_KINDS, CallFacts, _Scope
+from npu_lint.project.fact_types import (FACTS_VERSION, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
+                                         FunctionFacts, ModuleFacts, absolute)
 from npu_lint.resolver import Resolver
 
-FACTS_VERSION = 7   # bump when the extracted facts change shape or meaning (invalidates caches)
-_BUILTINS = frozenset(dir(builtins))
+__all__ = ["FACTS_VERSION", "ONE_ARGUMENT", "PASSED_CALL", "UNKNOWN_RETURN", "ClassFacts", "FunctionFacts",
+           "ModuleFacts", "Extractor", "absolute", "extract"]
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
 _MATCH_CASE = getattr(ast, "match_case", ())   # Python 3.10+
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}   # the fields of a node type that can hold expressions
-UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
-PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
-_PASSED_KINDS = frozenset({"module", "optimizer", "scheduler", "scaler", "loader", "dataset", "sampler"})
-_TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # their arguments are not uses
-
-
-class FunctionFacts(NamedTuple):
-    name: str                              # qualname inside the module: ``Foo.forward``, ``outer.inner``
-    line: int
-    owner: Optional[str]                   # the class a method belongs to (qualname inside the module)
-    calls: tuple[tuple[str, int], ...]     # (target, line) in source order
-    refs: tuple[tuple[str, int], ...]      # torch names referenced (``torch.var_mean``, ``torch.Tensor.nonzero``)
-    # callables whose results it returns (``return Pool(...)``, ``return p, n``; ``@?``: a return the index cannot
-    # follow, ``return cfg.model``)
-    returns: tuple[str, ...]
-    value: tuple[str, str] = ("", "")      # what it returns as the semantic model sees it: (kind, class) or empty
-    elements: tuple[tuple[str, str], ...] = ()   # what each element of a returned tuple is (``return boxes, mask``)
-    yields: tuple[str, str] = ("", "")     # what iterating its result gives (``-> Iterator[T]``, ``yield t``)
-
-
-class ClassFacts(NamedTuple):
-    name: str
-    line: int
-    bases: tuple[str, ...]                 # absolute qualnames (unresolvable bases left out)
-    methods: tuple[str, ...]
-    attrs: tuple[tuple[str, tuple[str, ...]], ...]   # ``self.x = Ctor(...)``: x -> constructors called
-    fields: tuple[tuple[str, str], ...] = ()   # ``x: T`` in the body, ``self.x: T`` in a method: x -> T (absolute)
-    # ``self.model = model`` (``model: nn.Module``): x -> (kind, class) of the torch object it holds, as the model
-    # sees it in the class's own methods (for subclasses in other modules)
-    objects: tuple[tuple[str, str, str], ...] = ()
-
-
-class ModuleFacts(NamedTuple):
-    name: str
-    relative: str
-    is_package: bool
-    functions: tuple[FunctionFacts, ...]
-    classes: tuple[ClassFacts, ...]
-    imports: tuple[tuple[str, str], ...]   # module-level ``name -> absolute qualname`` (re-exports)
-    stars: tuple[str, ...]                 # modules star-imported at module level
-    exported: Optional[tuple[str, ...]]    # a literal ``__all__``
-    globals: tuple[str, ...]               # other module-level names (assignments)
-    unresolved: int                        # calls of names found nowhere (builtins excluded)
-    unknown_receivers: int                 # method calls on values whose type is not known
-    # (callee, position or -1, keyword or "", kind, class): a module, optimizer, loader ... passed to a function or
-    # class of another module (``Trainer(model, opt)``): what the callee's parameters hold
-    passed: tuple[tuple[str, int, str, str, str], ...] = ()
-
-
-def absolute(name: str, module: str, is_package: bool) -> str:
-    """``.x.y`` (relative to ``module``) as an absolute dotted name."""
-    if not name.startswith("."):
-        return name
-    level = len(name) - len(name.lstrip("."))
-    package = module if is_package else module.rpartition(".")[0]
-    for _ in range(level - 1):
-        package = package.rpartition(".")[0]
-    rest = name[level:]
-    return f"{package}.{rest}" if package and rest else (package or rest)
-
-
-class _Scope:
-    __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
-                 "value", "elements", "yields")
-
-    def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
-        self.kind, self.name, self.owner, self.line = kind, name, owner, line
-        self.defs: dict[str, str] = {}        # nested def/class name -> qualname inside the module
-        self.bound: set[str] = set()          # names assigned or passed in here (locals shadow globals)
-        self.calls: list[tuple[str, int]] = []
-        self.refs: list[tuple[str, int]] = []
-        self.pending: list[tuple[int, str, str, str]] = []   # (index in calls, root, rest, target prefix)
-        # prefixes: '' (a name), '@result.' (calling what a call returned), '@on|METHOD|' + marker (a method of
-        # a value whose origin is the resolved name)
-        self.values: dict[str, list[tuple[str, str, str]]] = {}   # local name -> where its value comes from
-        self.returns: list[tuple[str, str, str]] = []
-        self.value: tuple[str, str] = ("", "")
-        self.elements: tuple[tuple[str, str], ...] = ()
-        self.yields: tuple[str, str] = ("", "")
-
-
-ONE_ARGUMENT = "(condition)"   # marks a returned ``torch.where(cond)``: its one-argument, data-dependent form
 _CONDITION_ONLY = frozenset({"torch.where"})
 
 
-class Extractor:
+class Extractor(CallFacts):
     """Walks one module once; :meth:`facts` gives its :class:`ModuleFacts`."""
 
     def __init__(self, module: str, relative: str, is_package: bool, light: bool = False) -> None:
@@ -309,184 +224,6 @@ class Extractor:
             if value is not None and value[0] in _PASSED_KINDS:
                 found.append((attr,) + self._fact(value))
         return tuple(found)
-
-    # -- expressions -----------------------------------------------------------------------
-    def expressions(self, root: ast.AST) -> None:
-        """Every call and torch reference under ``root`` (lambdas and comprehensions included)."""
-        scope = self.function_scopes[-1] if self.function_scopes else None
-        if scope is None:
-            return   # module and class-body code: only its statements feed the resolver
-        light = self.light   # still walked: the names bound inside (walrus, comprehension, lambda) count
-        stack: list[ast.AST] = [root]
-        while stack:
-            node = stack.pop()
-            node_type = type(node)
-            if node_type is ast.Constant:
-                continue
-            if node_type is ast.Call:
-                if not light:
-                    self._call(node, scope)
-                if node.args or node.keywords:
-                    self._passed_objects(node)
-                if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:
-                    continue
-            elif node_type is ast.Compare:   # ``x.dtype == torch.float16``: a comparison, not a use
-                stack.extend(item for item in [node.left, *node.comparators]
-                             if not isinstance(item, (ast.Name, ast.Attribute)))
-                continue
-            elif node_type is ast.Attribute or node_type is ast.Name:
-                if not light and type(getattr(node, "ctx", None)) is ast.Load:
-                    self._reference(node, scope)
-                if node_type is ast.Attribute:   # the inner names are part of this dotted name
-                    while isinstance(node, ast.Attribute):
-                        node = node.value
-                    if not isinstance(node, ast.Name):
-                        stack.append(node)   # ``f(x).shape``: the call inside still counts
-                continue
-            elif node_type is ast.NamedExpr:
-                self.target(node.target)
-            elif node_type is ast.Lambda:
-                self.resolver.enter_function(node)
-                for arg in node.args.args:
-                    if scope is not None:
-                        scope.bound.add(arg.arg)
-                self.expressions(node.body)
-                self.resolver.leave_scope()
-                continue
-            elif node_type is ast.comprehension:
-                self.target(node.target)
-            children: list[ast.AST] = []   # pushed in reverse so that calls are recorded in source order
-            fields = _CHILD_FIELDS.get(node_type)
-            if fields is None:
-                fields = _CHILD_FIELDS[node_type] = tuple(f for f in node._fields if f not in ("ctx", "op"))
-            for field in fields:
-                value = getattr(node, field, None)
-                if isinstance(value, list):
-                    children.extend(item for item in value if isinstance(item, ast.AST))
-                elif isinstance(value, ast.AST):
-                    children.append(value)
-            stack.extend(reversed(children))
-
-    def _call(self, node: ast.Call, scope: Optional[_Scope]) -> None:
-        if scope is None:
-            return
-        target = self._callee(node.func, scope, node.lineno)
-        if target in _PARTIALS and node.args:
-            self._callee(node.args[0], scope, node.lineno)
-
-    def _callee(self, func: ast.AST, scope: _Scope, line: int) -> Optional[str]:
-        """Record the call target of ``func``; returns it when it is known now."""
-        if isinstance(func, ast.Attribute):
-            value = func.value
-            if func.attr == "cuda" or (self.resolver.qualname(func) is None and self.resolver.is_tensor(value)):
-                scope.refs.append(("torch.Tensor." + func.attr, line))   # ``.cuda()`` on anything, tensor methods
-            if isinstance(value, ast.Name) and value.id in ("self", "cls") and scope.owner is not None:
-                scope.calls.append(("@self." + func.attr, line))
-                return None
-            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "super":
-                scope.calls.append(("@super." + func.attr, line))
-                return None
-            if isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == "self" \
-                    and scope.owner is not None:   # ``self.pool.reset()``: a method of what ``self.pool`` holds
-                scope.calls.append((f"@selfattr.{value.attr}.{func.attr}", line))
-                return None
-            if isinstance(value, ast.Name) and value.id in scope.values:   # ``opt = Adam(...); opt.step()``
-                for marker, origin, origin_rest in scope.values[value.id]:
-                    scope.pending.append((len(scope.calls), origin, origin_rest, f"@on|{func.attr}|{marker}"))
-                    scope.calls.append(("", line))
-                return None
-        elif not isinstance(func, ast.Name):
-            return None
-        qualname = self.resolver.qualname(func)
-        if qualname is not None and not self._shadowed(func, scope):
-            qualname = absolute(qualname, self.module, self.is_package)
-            scope.calls.append((qualname, line))
-            return qualname
-        root, rest = self._name_parts(func)[:2]
-        if isinstance(func, ast.Name) and root in scope.values:   # ``cls = get_attn(t); cls(c)``
-            for marker, origin, origin_rest in scope.values[root]:
-                scope.pending.append((len(scope.calls), origin, origin_rest, "" if marker else "@result."))
-                scope.calls.append(("", line))
-            return None
-        if root:
-            scope.pending.append((len(scope.calls), root, rest, ""))
-            scope.calls.append(("", line))
-        elif isinstance(func, ast.Attribute):
-            self.unknown_receivers += 1
-        return None
-
-    def _passed_objects(self, node: ast.Call) -> None:
-        """Record the torch objects (not tensors) a call of an imported name passes by name (``Trainer(model)``)."""
-        func = node.func
-        if not isinstance(func, (ast.Name, ast.Attribute)):
-            return
-        found = []
-        for position, argument in enumerate(node.args):
-            if isinstance(argument, ast.Starred):
-                break
-            found.append((position, "", argument))
-        found.extend((-1, kw.arg, kw.value) for kw in node.keywords if kw.arg)
-        found = [item for item in found if isinstance(item[2], (ast.Name, ast.Attribute, ast.Call))]
-        root = func
-        while isinstance(root, ast.Attribute):
-            root = root.value
-        if not found or not isinstance(root, ast.Name):
-            return
-        binding = self.resolver.binding(root)
-        if binding is None or binding.tag != "import":   # a method of a value, or this file's own function
-            return
-        callee = self.resolver.qualname(func)
-        if callee is None or callee.startswith(("torch", "numpy", "builtins")) or callee in _BUILTINS:
-            return
-        callee = absolute(callee, self.module, self.is_package)
-        for position, keyword, argument in found:
-            if isinstance(argument, ast.Name) and not self._may_hold_object(argument):
-                continue
-            if isinstance(argument, ast.Call):   # ``Trainer(torch.optim.SGD(...))``: the constructor says it
-                name = self.resolver.qualname(argument.func) if isinstance(argument.func, (ast.Name, ast.Attribute)) \
-                    else None
-                value = K.of_call(name) if name is not None and name.startswith("torch.") else None
-            else:
-                value = self.resolver.value_of(argument)
-            if value is not None and value[0] in _PASSED_KINDS:
-                self.passed.append((callee, position, keyword, value[0], value[1] or ""))
-            elif value is None:   # ``Trainer(Net())``, ``net = build_net(); Trainer(net)``: what the index knows
-                origin = self._called(argument)
-                if origin is not None and not origin.startswith(("torch", "numpy")):
-                    self.passed.append((callee, position, keyword, PASSED_CALL, absolute(origin, self.module,
-                                                                                         self.is_package)))
-
-    def _may_hold_object(self, name: ast.Name) -> bool:
-        """Worth asking the model: not a parameter that only its callers could tell (that costs a search of the
-        file's calls), an import, a function or a class."""
-        binding = self.resolver.binding(name)
-        if binding is None or binding.tag in ("import", "def", "class"):
-            return False
-        if binding.tag == "param" and binding.name == binding.scope.self_name and binding.scope.cls is not None:
-            return True   # ``model_info(self)`` in a module's method
-        return not (binding.tag == "param" and binding.node is not None and binding.node.annotation is None
-                    and binding.value is None)
-
-    def _called(self, argument: ast.AST) -> Optional[str]:
-        """The imported callable whose result an argument is (``Net()``, or a name bound once to ``Net()``)."""
-        scope = None
-        if isinstance(argument, ast.Name):
-            binding = self.resolver.binding(argument)
-            if binding is None or binding.tag != "value" or binding.path:
-                return None
-            argument, scope = binding.value, binding.scope
-        if isinstance(argument, ast.Call) and isinstance(argument.func, (ast.Name, ast.Attribute)):
-            return self.resolver.qualname(argument.func, scope)
-        return None
-
-    def _reference(self, node: ast.AST, scope: Optional[_Scope]) -> None:
-        qualname = self.resolver.qualname(node)
-        if qualname is None or scope is None or not qualname.startswith("torch"):
-            return
-        if self._shadowed(node, scope):
-            return
-        if qualname.startswith(("torch.", "torch_npu.")) or qualname == "torch":
-            scope.refs.append((qualname, node.lineno))
 
     # -- bindings --------------------------------------------------------------------------
     def target(self, node: ast.AST) -> None:

@@ -1,0 +1,123 @@
+"""What calls and binary operators produce: constructors, factories and ``*_like`` functions (their dtype
+argument: ``dtype=torch.bool`` gives a mask), calls of the file's own functions and classes, methods of tensors,
+modules and project classes (here or through the project index), modules called, callables chosen at run time,
+``getattr(torch.optim, name)(...)``; ``a & b`` of masks, arithmetic of tensors and host arrays.
+
+A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``value_of``, ``qualname``, ``binding``,
+``binding_value``, ``_attribute_value``, ``returns``, ``class_value``, ``class_method``, ``dispatched_value``,
+``_callee``, ``_overrides``, ``_has_frames``, ``project`` and ``module_name``.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.declared import CLASSED as _CLASSED
+from npu_lint.analysis.scopes import CLASS, DEF, PARAM, VALUE, Scope
+
+_NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
+
+
+class CallValues:
+    """The values of calls and binary operations (mixed into the Resolver)."""
+
+    def _call_value(self, node: ast.Call, scope: Scope, depth: int) -> Optional[K.Value]:
+        func = node.func
+        name = self.qualname(func, scope)
+        if name is not None:
+            if name in K.LIKE_FUNCTIONS and node.args:
+                if _dtype_argument(node, self, scope) is None:
+                    source = self.value_of(node.args[0], scope, depth)
+                    return source if source is not None and source[0] in K.TENSORS else (K.TENSOR, None)
+            value = K.of_call(name)
+            if value is None and self.project is not None and not name.startswith(("torch.", "numpy.", "pandas.")):
+                value = self.project.value_of_call(name, self.module_name)
+            if value is not None and value[0] in K.TENSORS and _dtype_argument(node, self, scope) == "torch.bool":
+                return K.MASK, None
+            return value
+        if isinstance(func, ast.Name):
+            binding = self.binding(func, scope)
+            if binding is None:
+                return None
+            if binding.tag == DEF:
+                return self.returns(binding.value)
+            if binding.tag == CLASS:
+                return self.class_value(binding.value)
+            callee = self.binding_value(binding, depth)
+            if callee is not None and callee[0] == K.MODULE:
+                return K.TENSOR, None
+            return self.dispatched_value(func, scope) if binding.tag in (VALUE, PARAM) and callee is None else None
+        if isinstance(func, ast.Attribute):
+            receiver = self.value_of(func.value, scope, depth)   # once: chains of calls stay linear
+            callee = self._attribute_value(func, scope, depth, receiver)
+            if callee is not None and callee[0] == K.MODULE:
+                return K.TENSOR, None   # ``self.fc(x)``: calling a module
+            method = self._callee(node, scope) if isinstance(func.value, ast.Name) else None
+            if method is not None and method[0].name == func.attr:   # ``self.build_optimizer()``: the class's own
+                return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
+            if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):
+                if _dtype_argument(node, self, scope) == "torch.bool":
+                    return K.MASK, None
+            if receiver is not None and receiver[0] in _CLASSED and receiver[1]:
+                local, asked = self.class_method(receiver[1], func.attr)   # ``policy.predict_proba(x)``
+                if local is not None:
+                    return self.returns(local)
+                if asked is not None and self.project is not None:
+                    value = self.project.value_of_method(asked, func.attr)
+                    if value is not None:
+                        return value
+            value = K.of_method(receiver, func.attr)
+            if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self._has_frames():
+                return K.MASK, None   # ``labels.eq(labels.t())`` like ``labels == labels.t()``: no pandas here
+            if value is None and callee is None and isinstance(func.value, ast.Name) \
+                    and self.scopes is not None and func.value.id == self.scopes.self_name(scope):
+                return self.dispatched_value(func, scope)   # ``self.mask_fn(x)``: a method chosen at run time
+            return value
+        if isinstance(func, ast.Subscript):
+            callee = self.value_of(func, scope, depth)
+            if callee is not None and callee[0] == K.MODULE:
+                return K.TENSOR, None
+            return self.dispatched_value(func, scope) if callee is None else None   # ``table[mode](x)``
+        if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr" \
+                and len(func.args) >= 2 and self.binding(func.func, scope) is None:
+            # ``getattr(torch.optim, name, torch.optim.Adam)(params)``: a class of that namespace, built
+            kind = _NAMESPACE_KINDS.get(self.qualname(func.args[0], scope) or "")
+            if kind is not None:
+                return kind, None
+        if isinstance(func, ast.Call):
+            return self.dispatched_value(func, scope)   # ``getattr(self, f"_mask_{mode}")(x)``
+        return None
+
+    def _binop_value(self, node: ast.BinOp, scope: Scope, depth: int) -> Optional[K.Value]:
+        operands: list[Optional[K.Value]] = []
+        while isinstance(node, ast.BinOp) and len(operands) < 64:   # walk the left spine without recursing
+            operands.append(self.value_of(node.right, scope, depth))
+            op = node.op
+            node = node.left
+        operands.append(self.value_of(node, scope, depth))
+        kinds = {value[0] for value in operands if value is not None}
+        if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and K.MASK in kinds and K.HOST not in kinds:
+            return K.MASK, None
+        if kinds & {K.TENSOR, K.BATCH, K.MASK}:
+            return K.TENSOR, None
+        if K.HOST in kinds:
+            return K.HOST, None
+        if kinds == {K.LIST}:
+            return K.LIST, None   # ``[a] * n``, ``xs + ys``
+        return None
+
+
+_DTYPE_NAMES = frozenset({"float64", "double", "float32", "float", "float16", "half", "bfloat16", "int64", "long",
+                          "int32", "int", "int16", "short", "int8", "uint8", "bool", "complex64", "complex128",
+                          "cfloat", "cdouble"})
+
+
+def _dtype_argument(call: ast.Call, resolver: CallValues, scope: Scope) -> Optional[str]:
+    """The dtype a call is given (``dtype=torch.bool``, ``.to(torch.bool)``), as a qualified name."""
+    for keyword in call.keywords:
+        if keyword.arg == "dtype":
+            return resolver.qualname(keyword.value, scope)
+    if isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "type") and call.args:
+        return resolver.qualname(call.args[0], scope)
+    return None

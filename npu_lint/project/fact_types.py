@@ -1,0 +1,71 @@
+"""The facts of one module as the project index holds them: plain strings and tuples (they pickle small and are cached
+per file content), with the markers the extractor and the index agree on.
+
+Call targets are absolute dotted names, or one of three markers resolved later through the class hierarchy:
+``@self.NAME`` (``self.NAME(...)`` / ``cls.NAME(...)``), ``@super.NAME`` (``super().NAME(...)``) and
+``@attr.NAME`` (calling the object held in ``self.NAME``, whose constructors the class facts record).
+"""
+from __future__ import annotations
+
+from typing import NamedTuple, Optional
+
+FACTS_VERSION = 7   # bump when the extracted facts change shape or meaning (invalidates caches)
+UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
+PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
+ONE_ARGUMENT = "(condition)"   # marks a returned ``torch.where(cond)``: its one-argument, data-dependent form
+
+
+class FunctionFacts(NamedTuple):
+    name: str                              # qualname inside the module: ``Foo.forward``, ``outer.inner``
+    line: int
+    owner: Optional[str]                   # the class a method belongs to (qualname inside the module)
+    calls: tuple[tuple[str, int], ...]     # (target, line) in source order
+    refs: tuple[tuple[str, int], ...]      # torch names referenced (``torch.var_mean``, ``torch.Tensor.nonzero``)
+    # callables whose results it returns (``return Pool(...)``, ``return p, n``; ``@?``: a return the index cannot
+    # follow, ``return cfg.model``)
+    returns: tuple[str, ...]
+    value: tuple[str, str] = ("", "")      # what it returns as the semantic model sees it: (kind, class) or empty
+    elements: tuple[tuple[str, str], ...] = ()   # what each element of a returned tuple is (``return boxes, mask``)
+    yields: tuple[str, str] = ("", "")     # what iterating its result gives (``-> Iterator[T]``, ``yield t``)
+
+
+class ClassFacts(NamedTuple):
+    name: str
+    line: int
+    bases: tuple[str, ...]                 # absolute qualnames (unresolvable bases left out)
+    methods: tuple[str, ...]
+    attrs: tuple[tuple[str, tuple[str, ...]], ...]   # ``self.x = Ctor(...)``: x -> constructors called
+    fields: tuple[tuple[str, str], ...] = ()   # ``x: T`` in the body, ``self.x: T`` in a method: x -> T (absolute)
+    # ``self.model = model`` (``model: nn.Module``): x -> (kind, class) of the torch object it holds, as the model
+    # sees it in the class's own methods (for subclasses in other modules)
+    objects: tuple[tuple[str, str, str], ...] = ()
+
+
+class ModuleFacts(NamedTuple):
+    name: str
+    relative: str
+    is_package: bool
+    functions: tuple[FunctionFacts, ...]
+    classes: tuple[ClassFacts, ...]
+    imports: tuple[tuple[str, str], ...]   # module-level ``name -> absolute qualname`` (re-exports)
+    stars: tuple[str, ...]                 # modules star-imported at module level
+    exported: Optional[tuple[str, ...]]    # a literal ``__all__``
+    globals: tuple[str, ...]               # other module-level names (assignments)
+    unresolved: int                        # calls of names found nowhere (builtins excluded)
+    unknown_receivers: int                 # method calls on values whose type is not known
+    # (callee, position or -1, keyword or "", kind, class): a module, optimizer, loader ... passed to a function or
+    # class of another module (``Trainer(model, opt)``): what the callee's parameters hold
+    passed: tuple[tuple[str, int, str, str, str], ...] = ()
+
+
+def absolute(name: str, module: str, is_package: bool) -> str:
+    """``.x.y`` (relative to ``module``) as an absolute dotted name."""
+    if not name.startswith("."):
+        return name
+    level = len(name) - len(name.lstrip("."))
+    package = module if is_package else module.rpartition(".")[0]
+    for _ in range(level - 1):
+        package = package.rpartition(".")[0]
+    rest = name[level:]
+    return f"{package}.{rest}" if package and rest else (package or rest)
+
