@@ -1,6 +1,7 @@
-"""Shared helpers: the repository paths and the installed command-line tools."""
+"""Shared helpers: the repository paths, the installed command-line tools and the data-flow probe."""
 from __future__ import annotations
 
+import ast
 import os
 import shutil
 import subprocess
@@ -9,6 +10,11 @@ from pathlib import Path
 from typing import Sequence
 
 import pytest
+
+from npu_lint.context import FileContext
+from npu_lint.core import Dispatch, _walk
+from npu_lint.rules import Rule
+from npu_lint.versions import Target
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = REPO.parent / "shared" / "data"
@@ -71,3 +77,20 @@ def _every_report_csv_is_safe(request):
     if folder is not None:
         problems = unsafe_csv_cells(folder)
         assert not problems, problems[:5]
+
+
+def flows(source: str) -> list[tuple[str, str]]:
+    """(flavour, source text) of what the argument of the last ``probe(x)`` call may carry."""
+    seen: list[list[tuple[str, str]]] = []
+
+    class Spy(Rule):
+        code, node_types = "NPU995", (ast.Call,)
+
+        def check(self, node, ctx):
+            if isinstance(node.func, ast.Name) and node.func.id == "probe":
+                seen.append([(flavour, ast.unparse(origin)) for flavour, origin in ctx.resolver.flows(node.args[0])])
+
+    ctx = FileContext(source, Target("2.8.0"))
+    _walk(ast.parse(source), ctx, Dispatch([Spy]))
+    assert seen, "no probe() call"
+    return seen[-1]

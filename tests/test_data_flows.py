@@ -3,33 +3,13 @@ longest or shortest item (``batch_max``) in more spellings. Each case asks what 
 ``probe(x)`` call may carry; every inference has cases that must give the flow and cases that must not."""
 from __future__ import annotations
 
-import ast
-
 import pytest
 
-from npu_lint.context import FileContext
-from npu_lint.core import Dispatch, _walk
-from npu_lint.rules import Rule
-from npu_lint.versions import Target
+from conftest import flows
 
 HEAD = "import torch\nimport numpy as np\n"
 
 
-def flows(source: str) -> list[tuple[str, str]]:
-    """(flavour, source text) of what the argument of the last ``probe(x)`` call may carry."""
-    seen: list[list[tuple[str, str]]] = []
-
-    class Spy(Rule):
-        code, node_types = "NPU995", (ast.Call,)
-
-        def check(self, node, ctx):
-            if isinstance(node.func, ast.Name) and node.func.id == "probe":
-                seen.append([(flavour, ast.unparse(origin)) for flavour, origin in ctx.resolver.flows(node.args[0])])
-
-    ctx = FileContext(source, Target("2.8.0"))
-    _walk(ast.parse(source), ctx, Dispatch([Spy]))
-    assert seen, "no probe() call"
-    return seen[-1]
 
 
 @pytest.mark.parametrize(("body", "origin"), [

@@ -10,6 +10,7 @@ from typing import Optional
 
 import pytest
 
+from conftest import flows
 from npu_lint.context import FileContext
 from npu_lint.core import Dispatch, _walk, analyse_source
 from npu_lint.rules import ApiRef, Rule
@@ -312,21 +313,6 @@ def test_early_return_none_does_not_hide_what_a_function_returns():
 
 
 # -- data flow: the may-query over reaching bindings ------------------------------------------------
-def flows(source: str) -> list[tuple[str, str]]:
-    """(flavour, source text) of what the argument of the last ``probe(x)`` call may carry."""
-    seen: list[list[tuple[str, str]]] = []
-
-    class Spy(Rule):
-        code, node_types = "NPU996", (ast.Call,)
-
-        def check(self, node, ctx):
-            if isinstance(node.func, ast.Name) and node.func.id == "probe":
-                seen.append([(flavour, ast.unparse(origin)) for flavour, origin in ctx.resolver.flows(node.args[0])])
-
-    ctx = FileContext(source, Target("2.8.0"))
-    _walk(ast.parse(source), ctx, Dispatch([Spy]))
-    assert seen, "no probe() call"
-    return seen[-1]
 
 
 def reaching(source: str) -> list[int]:
