@@ -251,19 +251,22 @@ def method_def(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.
 
 
 def _yields(function: ast.AST) -> list[ast.Yield]:
-    """The ``yield`` statements of a function's own body (not of nested functions or classes): ``yield x`` and
-    ``y = yield x``. Statements only, as :func:`return_statements` walks them: a yield inside a larger expression
-    is not read (walking every expression of every function cost a third of the project index)."""
-    found: list[ast.Yield] = []
+    """The ``yield`` statements of a function's own body: ``yield x`` and ``y = yield x``. Statements only: a yield
+    inside a larger expression is not read (walking every expression of every function cost a third of the
+    project index)."""
+    return [statement.value for statement in _own_statements(function)   # type: ignore[attr-defined]
+            if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign))
+            and isinstance(statement.value, ast.Yield)]
+
+
+def _own_statements(function: ast.AST) -> list[ast.stmt]:
+    """Every statement of a function's own body, nested blocks included (not functions or classes nested in it)."""
+    found: list[ast.stmt] = []
     stack = list(getattr(function, "body", []))
     while stack:
         node = stack.pop()
-        value = getattr(node, "value", None)
-        if isinstance(value, ast.Yield) and isinstance(node, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)):
-            found.append(value)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        else:
+        found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             for field in ("body", "orelse", "finalbody", "handlers", "cases"):
                 stack.extend(getattr(node, field, ()) or ())
     return found
@@ -275,17 +278,7 @@ def return_statements(function: ast.AST) -> list[ast.Return]:
     kept = getattr(function, "_npu_returns", None)
     if kept is not None:
         return kept
-    found: list[ast.Return] = []
-    stack = list(getattr(function, "body", []))
-    while stack:
-        node = stack.pop()
-        if isinstance(node, ast.Return):
-            found.append(node)
-        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            continue
-        else:
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                stack.extend(getattr(node, field, ()) or ())
+    found = [statement for statement in _own_statements(function) if isinstance(statement, ast.Return)]
     try:
         function._npu_returns = found   # type: ignore[attr-defined]
     except AttributeError:
