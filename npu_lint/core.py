@@ -86,7 +86,7 @@ class Dispatch:
         return entries
 
     def call_entries(self, name: Optional[str], method: Optional[str]) -> tuple:
-        """The entries for an ``ast.Call`` whose call name (see :func:`call_key`) is ``name`` and whose callee is
+        """The entries for an ``ast.Call`` whose call name (the callee's qualified name, else ``torch.Tensor.<attr>`` for a method of an unknown receiver) is ``name`` and whose callee is
         an attribute ``method`` (else None)."""
         key = (name, method)
         entries = self._call_entries.get(key)
@@ -195,15 +195,6 @@ _SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "module", 
 _FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
 
 
-def call_key(resolver: object, func: ast.expr) -> Optional[str]:
-    """The name a call is dispatched on: the callee's qualified name, else ``torch.Tensor.<attr>`` for a method
-    of an unknown receiver (as the rules' ``call_name`` reads it), else None."""
-    name = resolver.qualname(func)
-    if name is None and type(func) is ast.Attribute:
-        return "torch.Tensor." + func.attr
-    return name
-
-
 def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequence[Rule] = ()) -> None:
     resolver = ctx.resolver
     parents = ctx.parents
@@ -255,7 +246,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
                 checks = constants.get(type(node.value), checks)
             elif node_type is call_type and call_memo is not None:
                 func = node.func
-                name = resolver.qualname(func)   # as call_key()
+                name = resolver.qualname(func)   # the call name: qualified, else torch.Tensor.<attr>
                 method = func.attr if type(func) is attribute_type else None
                 if name is None and method is not None:
                     name = "torch.Tensor." + method

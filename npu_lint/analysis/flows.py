@@ -27,7 +27,7 @@ import ast
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.batch_extremes import batch_extreme, per_item_lengths  # noqa: F401 (re-exported)
+from npu_lint.analysis.batch_extremes import batch_extreme
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
 from npu_lint.analysis.summaries import memo, return_statements

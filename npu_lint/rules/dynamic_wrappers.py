@@ -225,10 +225,6 @@ def _selection_driven(loop: ast.While, scope, ctx: FileContext) -> bool:
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper that returns a boolean-mask selection (``return x[valid]``)
 
 
-_MASK_SELECTION_ROW = {"construct": "boolean-mask selection",
-                       "alternative": "keep the mask dense (torch.where / masked_fill / multiply by the mask)"}
-
-
 def _selects_by_mask(node: ast.Subscript, scope, ctx: FileContext) -> bool:
     """``scores[valid]`` in one of the file's functions: an index the model knows is a mask, on a value that is
     not evidently a host array."""
@@ -238,10 +234,6 @@ def _selects_by_mask(node: ast.Subscript, scope, ctx: FileContext) -> bool:
         return False
     value = ctx.resolver.value_of(node.value, scope)
     return value is None or value[0] not in ("host", "list")
-
-
-def _leaf_row(leaf: str) -> Optional[dict[str, str]]:
-    return _MASK_SELECTION_ROW if leaf == MASK_SELECTION else dynamic_row(leaf)
 
 
 _SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "print"})
