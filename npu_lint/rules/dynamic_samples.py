@@ -27,7 +27,7 @@ PER_SAMPLE_FIELDS = frozenset({
     "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
     "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
     "token_ids", "scores", "gt_bboxes_ignore", "ignored_instances", "pos_bboxes", "pos_gt_bboxes", "pos_inds",
-    "neg_inds", "pos_gt_labels"})
+    "neg_inds", "pos_gt_labels", "area", "iscrowd"})
 # Annotations of a list of per-sample records: ``List[Dict[str, Tensor]]`` (torchvision's targets) and the
 # OpenMMLab aliases of lists of instance records and data samples.
 _RECORD_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"})
@@ -164,7 +164,9 @@ class _Items:
             if isinstance(stripped, ast.Subscript) and isinstance(stripped.slice, ast.Name) and stripped.slice.id in self.sources \
                     and self.sources[stripped.slice.id] is not source:
                 return f"each item gathered by its own indices from {short_source(self.sources[stripped.slice.id])}"
-            why = self.per_sample(source, depth) if stripped is root or field is not None else None
+            # A field that holds one row per object says so (PER_SAMPLE_FIELDS); any other field of a record
+            # (``sample.gt_label``: one class label per image) is not evidence of a length of its own.
+            why = self.per_sample(source, depth) if stripped is root else None
             if why:
                 return f"items of {why}"
         if isinstance(stripped, ast.Subscript) and isinstance(stripped.ctx, ast.Load):
@@ -415,6 +417,9 @@ class PerSampleConcat(Rule):
                      "def loss(targets: List[Dict[str, torch.Tensor]]):\n"
                      "    return torch.stack([t['labels'] for t in targets])\n",
                      "import torch\ndef f(rows):\n    return torch.cat([torch.tensor([r.x, r.y]) for r in rows])\n",
+                     "import torch\nfrom typing import List\n"
+                     "def loss(feats, data_samples: List[DataSample]):\n"
+                     "    return torch.cat([s.gt_label for s in data_samples])\n",
                      "import torch\ndef f(shapes):\n    return torch.cat([torch.tensor(s) for s in shapes])\n",
                      "import torch\ndef f(feats):\n    lv = torch.cat([torch.full_like(f, 3) for i, f in enumerate(feats)])\n"
                      "    return torch.cat([f for f in feats]), lv\n",
