@@ -305,6 +305,11 @@ class Flows:
             return HOST, node
         if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
             value = node.args[0]
+            if isinstance(value, ast.Compare):   # ``int(len(xs) % bs != 0)``: a Python bool unless a side is a tensor
+                if self.kind_of_at(value, scope) in K.TENSORS and any(   # not ``int(mask is not None)``
+                        self.kind_of_at(o, scope) in K.TENSORS for o in (value.left, *value.comparators)):
+                    return HOST, node
+                return None
             if self.kind_of_at(value, scope) in K.TENSORS or (
                     isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                     and value.func.attr in _REDUCTIONS and not value.args[1:]

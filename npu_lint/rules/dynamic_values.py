@@ -222,6 +222,9 @@ class TensorValueInShape(ValueFlow):
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
                      "import torch\ndef a(t):\n    n = t.item()\ndef b():\n    return torch.zeros(n)\n",
                      "n = t.item()\nbuf = zeros(n)\n",
+                     # a Python bool made an int: ``len`` of a list against a batch size, a tensor tested for None
+                     "import torch\ndef batches(bs, xs, t: torch.Tensor):\n    n = len(xs) // bs + int(len(xs) % bs != 0)\n"
+                     "    k = int(t is not None)\n    return [xs[i * bs:(i + 1) * bs] for i in range(n)], torch.zeros(k)\n",
                      "import torch\nimport numpy as np\nstart = int(np.min(tracks[:, 1]))\nfor i in range(start):\n    pass\n",
                      "import torch\ndef f(x, arr):\n    n = arr.sum()\n    return x[:n]\n",
                      "import torch\nends = torch.tensor(config.depths).cumsum(0).tolist()\nd = dpr[ends[0]:ends[1]]\n",
