@@ -38,6 +38,19 @@ def test_modules_are_named_from_their_package():
     assert discover(FIXLIB / "core")[0][0].name.startswith("fixlib.core")   # a sub-package keeps its full name
 
 
+def test_a_folder_its_files_import_by_name_is_a_namespace_package(tmp_path):
+    wheel = tmp_path / "tabnetlike"          # a wheel shipped without __init__.py
+    wheel.mkdir()
+    (wheel / "net.py").write_text("import torch\nclass Net(torch.nn.Module):\n    pass\n")
+    (wheel / "train.py").write_text("from tabnetlike.net import Net\nmodel = Net()\nmodel.eval()\n")
+    assert {m.name for m in discover(wheel)[0]} == {"tabnetlike.net", "tabnetlike.train"}
+    scripts = tmp_path / "scripts"           # must not: an import root whose files import each other by stem
+    scripts.mkdir()
+    (scripts / "net.py").write_text("import torch\n")
+    (scripts / "train.py").write_text("from net import *\nimport scriptsx\n")
+    assert {m.name for m in discover(scripts)[0]} == {"net", "train"}
+
+
 def test_relative_names():
     assert absolute(".x.y", "pkg.sub.mod", False) == "pkg.sub.x.y"
     assert absolute("..x", "pkg.sub", True) == "pkg.x"

@@ -3,13 +3,15 @@
 A folder with ``__init__.py`` is a package: its name is found by walking up through the parent folders that are
 packages too. A folder without one is an import root (a ``src`` folder inside it is one as well): its ``.py``
 files are top-level modules and its sub-folders packages, or namespace packages when they have no
-``__init__.py``. ``--package NAME`` is located with :class:`importlib.machinery.PathFinder`, which reads the
+``__init__.py``, unless its own files import it by its name (``from pytorch_tabnet import utils`` inside
+``pytorch_tabnet/``, a wheel shipped without ``__init__.py``): then it is a namespace package of that name. ``--package NAME`` is located with :class:`importlib.machinery.PathFinder`, which reads the
 file system only.
 """
 from __future__ import annotations
 
 import importlib.machinery
 import os
+import re
 import stat
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,7 +64,7 @@ def discover(root: Path, warnings: Optional[list[str]] = None) -> tuple[list[Mod
         stem = root.stem
         name = prefix if stem == "__init__" else (f"{prefix}.{stem}" if prefix else stem)
         return [ModuleFile(name, root, root.name, stem == "__init__")], []
-    prefix = package_prefix(root)
+    prefix = package_prefix(root) or _namespace_name(root)
     modules: list[ModuleFile] = []
     native: list[NativeFile] = []
     for path, relative in _files(root, warnings):
@@ -81,6 +83,23 @@ def discover(root: Path, warnings: Optional[list[str]] = None) -> tuple[list[Mod
         if dotted:
             modules.append(ModuleFile(dotted, path, relative, is_package))
     return modules, native
+
+
+def _namespace_name(root: Path) -> str:
+    """``root``'s own name when ``root`` (no ``__init__.py``) is a namespace package its files import by name."""
+    name = root.name
+    if not name.isidentifier() or name == "src" or (root / "__init__.py").is_file():
+        return ""
+    own_import = re.compile(rb"^[ \t]*(?:from[ \t]+%s(?:[ \t]*\.|[ \t]+import\b)|import[ \t]+%s(?:[ \t]*\.|[ \t]*$|[ \t]+as\b))"
+                            % (name.encode(), name.encode()), re.MULTILINE)
+    for path, _ in _files(root, []):
+        if path.suffix == ".py":
+            try:
+                if own_import.search(path.read_bytes()):
+                    return name
+            except OSError:
+                continue
+    return ""
 
 
 def _files(root: Path, warnings: list[str]) -> Iterator[tuple[Path, str]]:
