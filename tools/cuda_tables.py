@@ -138,4 +138,7 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
     written.append(_write_tsv(out_dir / "cuda_libraries.tsv",
                               ["module", "code", "npu_alternative", "source"],
                               [[r["module"], r["code"], r["npu_alternative"], r["evidence"]] for r in libs]))
+    tools = _rows(CURATED / "cuda_tools.csv")
+    written.append(_write_tsv(out_dir / "cuda_tools.tsv", ["tool", "npu_alternative", "source"],
+                              [[r["tool"], r["npu_alternative"], r["evidence"]] for r in tools]))
     return written

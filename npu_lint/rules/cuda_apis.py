@@ -263,5 +263,27 @@ class DataParallel(_ApiGroupRule):
     message = "{api} is not supported on NPU: use {npu}"
     must_fire = ("import torch.nn as nn\nmodel = nn.DataParallel(model)\n",
                  "from torch.nn import DataParallel\nm = DataParallel(m)\n",
-                 "import torch\nif isinstance(m, torch.nn.DataParallel):\n    m = m.module\n")
-    must_not_fire = ("from torch.nn.parallel import DistributedDataParallel\nm = DistributedDataParallel(m)\n",)
+                 "import torch\nwrap = torch.nn.DataParallel\n")
+    # A type test only asks whether a model is wrapped: nothing to change there, the line that wraps is reported.
+    must_not_fire = ("from torch.nn.parallel import DistributedDataParallel\nm = DistributedDataParallel(m)\n",
+                     "import torch\nif isinstance(m, torch.nn.DataParallel):\n    m = m.module\n",
+                     "import torch.nn as nn\ndef is_parallel(model):\n"
+                     "    return type(model) in (nn.parallel.DataParallel, nn.parallel.DistributedDataParallel)\n")
+
+    def check(self, ref: ApiRef, ctx: FileContext) -> None:
+        if not _type_test(ref.node, ctx):
+            super().check(ref, ctx)
+
+
+def _type_test(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` is a class tested against: ``isinstance(m, node)``, ``isinstance(m, (A, node))``, ``type(m) is node``,
+    ``type(m) in (node, B)``."""
+    parent = ctx.parent(node)
+    if isinstance(parent, (ast.Tuple, ast.List, ast.Set)):
+        parent = ctx.parent(parent)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) \
+            and parent.func.id in ("isinstance", "issubclass") and parent.args and parent.args[0] is not node:
+        return True
+    return isinstance(parent, ast.Compare) and any(
+        isinstance(o, ast.Call) and isinstance(o.func, ast.Name) and o.func.id == "type"
+        for o in (parent.left, *parent.comparators))
