@@ -99,7 +99,7 @@ def accuracy(logits: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
 
 
 def unwrap(model):
-    return model.module if isinstance(model, (DDP, nn.DataParallel)) else model  # expect: NPU220@51
+    return model.module if isinstance(model, (DDP, nn.DataParallel)) else model  # a type test: nothing to change
 
 
 def setup_distributed(args):

@@ -425,7 +425,10 @@ def _last_name(func: ast.AST) -> str:
 
 def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
     """The receiver chain starts (through names bound once) at ``torch.tensor(...)`` / ``torch.as_tensor(...)`` /
-    ``x.new_tensor(...)`` of a value that is no tensor and carries no value read from one: configuration."""
+    ``x.new_tensor(...)`` of a value that is no tensor and carries no value read from one (configuration), or at
+    an attribute of a model that the code never binds (a buffer such as ``model.stride``)."""
+    called = False   # ``receiver`` is the callee of the previous step (a method, not an attribute read)
+    fed = False      # a call on the chain takes non-constant arguments
     for _ in range(_DEPTH):
         if isinstance(receiver, ast.Name):   # ``grid = x.new_tensor(cfg.grids).cumsum(0)`` earlier
             binding = resolver.binding(receiver, scope)
@@ -435,6 +438,9 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
             continue
         if not isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
             return False
+        if isinstance(receiver, ast.Attribute) and not called and not fed \
+                and resolver.kind_of_at(receiver.value, scope) == K.MODULE and resolver.kind_of_at(receiver, scope) is None:
+            return True   # ``int(model.stride.max())``: an attribute of the model no code of the file sets from data
         if isinstance(receiver, ast.Call) and (
                 resolver.qualname(receiver.func, scope) in ("torch.tensor", "torch.as_tensor")
                 or (isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "new_tensor")):
@@ -446,5 +452,8 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
                 and (resolver.qualname(receiver.func, scope) or "").startswith("torch."):
             receiver = receiver.args[0]   # ``torch.cumsum(dims, 0)``: computed from its first argument
             continue
-        receiver = receiver.func if isinstance(receiver, ast.Call) else receiver.value
+        called = isinstance(receiver, ast.Call)
+        if called and any(not isinstance(a, ast.Constant) for a in receiver.args):
+            fed = True   # ``self.codec.encoded_length(lengths)``: computed from its arguments, not read from the model
+        receiver = receiver.func if called else receiver.value
     return False

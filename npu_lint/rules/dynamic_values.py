@@ -222,6 +222,10 @@ class TensorValueInShape(ValueFlow):
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
                      "import torch\ndef a(t):\n    n = t.item()\ndef b():\n    return torch.zeros(n)\n",
                      "n = t.item()\nbuf = zeros(n)\n",
+                     # a buffer of the model (registered, never bound from data) read back as a size: a constant
+                     "import torch\nclass Quant(torch.nn.Module):\n    def __init__(self, levels):\n"
+                     "        super().__init__()\n        self.register_buffer('levels', torch.tensor(levels))\n"
+                     "        self.codebook = torch.arange(self.levels.prod().item())\n",
                      # a Python bool made an int: ``len`` of a list against a batch size, a tensor tested for None
                      "import torch\ndef batches(bs, xs, t: torch.Tensor):\n    n = len(xs) // bs + int(len(xs) % bs != 0)\n"
                      "    k = int(t is not None)\n    return [xs[i * bs:(i + 1) * bs] for i in range(n)], torch.zeros(k)\n",
