@@ -19,7 +19,7 @@ _TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # the
 
 class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
-                 "value", "elements", "yields")
+                 "value", "elements", "yields", "maximum", "pads")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -35,6 +35,8 @@ class _Scope:
         self.value: tuple[str, str] = ("", "")
         self.elements: tuple[tuple[str, str], ...] = ()
         self.yields: tuple[str, str] = ("", "")
+        self.maximum = False   # it calls ``max`` (or ``pad_sequence``): worth a padding summary
+        self.pads: tuple[str, int] = ("", 0)
 
 
 class CallFacts:
@@ -55,6 +57,10 @@ class CallFacts:
             if node_type is ast.Call:
                 if not light:
                     self._call(node, scope)
+                func = node.func
+                called = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+                if "max" in called or called == "pad_sequence":
+                    scope.maximum = True
                 if node.args or node.keywords:
                     self._passed_objects(node)
                 if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:

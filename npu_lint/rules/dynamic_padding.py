@@ -11,7 +11,7 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.finding import Finding
 from npu_lint.rules import FUNCTION_TYPES
-from npu_lint.rules.batch_max_helpers import batch_max_helper
+from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
 from npu_lint.rules.dynamic_values import FACTORIES, SHAPE_METHODS, ValueFlow, last_name, origin_text, size_args
 
 
@@ -36,7 +36,8 @@ def _extreme(origin: tuple) -> str:
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
 _F_PAD = "torch.nn.functional.pad"
-_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | SHAPE_METHODS | {"pad"}
+_SIZED_METHODS = SHAPE_METHODS | {"new"}     # ``xs[0].new(n, max_len)``: the legacy allocation of padding helpers
+_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _SIZED_METHODS | {"pad"}
 # numpy arrays a collate function fills and hands to torch: sized by the batch maximum, they pad the batch too.
 _NUMPY_FACTORIES = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 
@@ -270,7 +271,17 @@ class PadToBatchMax(ValueFlow):
                     self._once(node, origin, "pads a list", "this list is padded to the batch maximum", ctx)
                 return
 
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call a project function padding its items must reach this rule too."""
+        return project.padding_names()
+
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.Call) and ctx.project is not None:
+            helper = project_helper(node, ctx)   # a padding helper of another module (the project index)
+            if helper:
+                ctx.report(node, self.message.format(what=helper), "padding")
+                return
         if isinstance(node, ast.BinOp):
             if ctx.uses_torch:
                 self.check_binop(node, ctx)
@@ -345,7 +356,7 @@ class PadToBatchMax(ValueFlow):
                 v is True or v == "longest" for v in _padding_values(padding, node, ctx)):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
         elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
-                                                     and node.func.attr in SHAPE_METHODS and not name):
+                                                     and node.func.attr in _SIZED_METHODS and not name):
             origin = self._flow(size_args(node, name or None), node, ctx)
             if origin is not None:
                 verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
