@@ -28,7 +28,7 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     if len(node.args) == 1:
         items = node.args[0]
         if isinstance(items, ast.Name):
-            return last in ("max", "min") and _lengths_name(items.id) or _bound_to_lengths(resolver, items, scope)
+            return _lengths(resolver, items, scope, last in ("max", "min"))
         return _item_lengths(items)
     if last not in ("max", "min") or not isinstance(node.func, ast.Name) or len(node.args) != 2:
         return False
@@ -55,19 +55,22 @@ def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     if not (isinstance(func, ast.Attribute) and func.attr in ("max", "amax", "min", "amin") and not node.args
             and not node.keywords and isinstance(func.value, ast.Name)):
         return False
-    return _lengths_name(func.value.id) or _bound_to_lengths(resolver, func.value, scope)
+    return _lengths(resolver, func.value, scope, True)
 
 
-def _lengths_name(name: str) -> bool:
-    """``lengths``, ``ilens``, ``seq_lens``, ``text_lengths``, ``seqlens``: a name for the lengths of the items."""
-    return name.lower().endswith(("lengths", "lens"))
-
-
-def _bound_to_lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:
-    """``lengths = [len(s) for s in batch]`` (or ``torch.tensor([...])`` of it) reaches ``name``."""
-    bindings = resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset))
-    return any(b.tag == VALUE and not b.path and isinstance(b.value, ast.AST) and _item_lengths(_made_tensor(b.value))
-               for b in bindings)
+def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope, by_name: bool) -> bool:
+    """``lengths = [len(s) for s in batch]`` (or ``torch.tensor([...])`` of it) reaches ``name``; or, with
+    ``by_name``, no list built here does and it is named as the lengths of items are (``lengths``, ``ilens``,
+    ``seq_lens``, ``text_lengths``: a parameter, a field of the batch)."""
+    built = False
+    for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
+        if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
+            continue
+        value = _made_tensor(binding.value)
+        if _item_lengths(value):
+            return True
+        built = built or isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.List, ast.SetComp))
+    return by_name and not built and name.id.lower().endswith(("lengths", "lens"))
 
 
 def _made_tensor(node: ast.AST) -> ast.AST:

@@ -93,6 +93,15 @@ def _field_defaults(attr: str, call: ast.Call, ctx: FileContext) -> list[object]
     return values
 
 
+def _same_function(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
+    """The maximum is computed in the function of ``node`` (or inside ``node`` itself: ``torch.arange(n.max())``,
+    whose parts the walk has not reached yet)."""
+    start, end = (node.lineno, node.col_offset), (getattr(node, "end_lineno", 0), getattr(node, "end_col_offset", 0))
+    if start <= (extreme.lineno, extreme.col_offset) <= end:
+        return True
+    return ctx.enclosing(extreme, FUNCTION_TYPES) is ctx.enclosing(node, FUNCTION_TYPES)
+
+
 def _short(name: str) -> str:
     """``torch.zeros`` for a torch factory, ``F.pad``; the last part otherwise."""
     if name.startswith("torch.nn.functional."):
@@ -243,6 +252,12 @@ class PadToBatchMax(ValueFlow):
                      "import torch\ndef collate(batch):\n    m = max(len(s) for s in batch)\n"
                      "    print('longest', m)\n    return torch.zeros(len(batch), 128)\n",
                      "import torch\ndef f(counts):\n    return torch.zeros(counts.max().item(), 4)\n",
+                     # lengths over nested loops (no batch); a tensor cut to a length the constructor computed
+                     "import torch\nimport numpy as np\ndef f(overlaps):\n"
+                     "    end_lens = [len(v) for p in overlaps.values() for v in p.values()]\n"
+                     "    return np.full((4, max(end_lens)), -1)\n",
+                     "import torch\nclass Stop:\n    def __init__(self, stops):\n        self.n = max(len(s) for s in stops)\n"
+                     "    def __call__(self, ids):\n        return ids[:, -self.n:]\n",
                      # numpy slicing and a constant bound
                      "import torch\nimport numpy as np\ndef f(batch):\n    n = min(len(x) for x in batch)\n"
                      "    return np.zeros((4, 100))[:, :n]\n")
@@ -256,6 +271,8 @@ class PadToBatchMax(ValueFlow):
         origin = self._flow(bounds, node, ctx)
         if origin is not None and not ctx.resolver.is_host(node.value):
             shortest = _extreme(origin) == "shortest"
+            if not shortest and not _same_function(origin[1], node, ctx):
+                return      # a tensor cut to a longest length computed elsewhere (a configuration's, often)
             self._once(node, origin, "crops each item" if shortest else "slices a tensor",
                        f"this slice crops the item to the batch's shortest length" if shortest else
                        "this slice cuts a tensor to the batch's longest length", ctx)
@@ -297,7 +314,7 @@ class PadToBatchMax(ValueFlow):
         extreme = origin[1]
         reported = ctx.scratch.setdefault("batch_max_reported", {})
         sink = f"{verb} at line {node.lineno}"
-        if ctx.enclosing(extreme, FUNCTION_TYPES) is not ctx.enclosing(node, FUNCTION_TYPES):
+        if not _same_function(extreme, node, ctx):
             if id(extreme) not in reported:
                 reported[id(extreme)] = None
                 ctx.report(node, self.message.format(what=f"{what} ({origin_text(origin)}, line "
