@@ -11,6 +11,7 @@ import ast
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from npu_lint.analysis.batch_extremes import per_item_lengths
+from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import memo
 
 if TYPE_CHECKING:
@@ -97,7 +98,9 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
             continue
         qualname = resolver.qualname(func, scope)
         if qualname == _PAD_SEQUENCE:
-            return Padding(0, "pad_sequence", node.lineno)
+            if node.args and _from_parameters(resolver, node.args[0], scope):
+                return Padding(0, "pad_sequence", node.lineno)
+            continue
         if (last in _FACTORIES and (qualname or "torch.").startswith("torch.")) or qualname == _F_PAD:
             arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname == _F_PAD else 0:]
             line = next((maxima[n.id] for a in arguments for n in ast.walk(a)
@@ -113,3 +116,23 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
                 if inner is not None:
                     return inner._replace(through=(func.id,) + inner.through)
     return None
+
+
+def _from_parameters(resolver: "Resolver", expr: ast.AST, scope: Scope) -> bool:
+    """``expr`` is made of the function's parameters, directly or through the values bound to its names (three
+    steps, as the model says which bindings reach): ``pad_sequence(xs)``, ``chunks = x.split(n);
+    pad_sequence(chunks)`` -- the items it was given, not a list of results it built itself."""
+    frontier, seen = [expr], set()
+    for _ in range(3):
+        following = []
+        for name in (n for e in frontier for n in ast.walk(e) if isinstance(n, ast.Name)):
+            for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
+                if binding.scope is not scope or id(binding) in seen:
+                    continue
+                seen.add(id(binding))
+                if binding.tag == PARAM:
+                    return True
+                if binding.tag == VALUE and isinstance(binding.value, ast.AST):
+                    following.append(binding.value)
+        frontier = following
+    return False
