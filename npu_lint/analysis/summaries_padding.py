@@ -65,6 +65,10 @@ def batch_maximum(node: ast.AST) -> bool:
     return "max" in name.lower() and per_item_lengths(node.args[0])
 
 
+def _last(func: ast.AST) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
 def padded_items(resolver: "Resolver", function: ast.AST, depth: int = 0) -> Optional[Padding]:
     """How ``function`` pads its items to the longest among them, else None (memoised per function)."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or resolver.scopes is None:
@@ -78,6 +82,9 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
         return None
     maxima: dict[str, int] = {}
     nodes = list(ast.walk(function))
+    if not any(isinstance(n, ast.Call) and (batch_maximum(n) or _last(n.func) == "pad_sequence") or (
+            isinstance(n, ast.ListComp) and batch_maximum(n)) for n in nodes) and depth == _DEPTH:
+        return None     # the deepest helper: nothing of its own to pad to
     for statement in sorted((n for n in nodes if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
         value = statement.value
         line = next((n.lineno for n in ast.walk(value) if batch_maximum(n)), None)
@@ -89,12 +96,16 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
                     if isinstance(name, ast.Name):
                         maxima.setdefault(name.id, line)
     for node in nodes:
-        if not isinstance(node, ast.Call) or node is function:
+        if not isinstance(node, ast.Call):
             continue
         func = node.func
         last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if last not in _FACTORIES and last not in ("pad", "pad_sequence") and not (
-                depth < _DEPTH and isinstance(func, ast.Name)):
+        if last not in _FACTORIES and last not in ("pad", "pad_sequence"):
+            if depth < _DEPTH and isinstance(func, ast.Name):
+                inner_function = resolver.definition(func, scope)
+                inner = padded_items(resolver, inner_function, depth + 1) if inner_function is not function else None
+                if inner is not None:
+                    return inner._replace(through=(func.id,) + inner.through)
             continue
         qualname = resolver.qualname(func, scope)
         if qualname == _PAD_SEQUENCE:
@@ -109,12 +120,6 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
                 line = node.lineno
             if line is not None:
                 return Padding(line, "F.pad" if qualname == _F_PAD else last, node.lineno)
-        elif depth < _DEPTH and isinstance(func, ast.Name):
-            inner_function = resolver.definition(func, scope)
-            if inner_function is not None and inner_function is not function:
-                inner = padded_items(resolver, inner_function, depth + 1)
-                if inner is not None:
-                    return inner._replace(through=(func.id,) + inner.through)
     return None
 
 

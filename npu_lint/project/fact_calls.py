@@ -8,6 +8,7 @@ import builtins
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.summaries_padding import batch_maximum
 from npu_lint.project.fact_types import PASSED_CALL, absolute
 
 _BUILTINS = frozenset(dir(builtins))
@@ -35,8 +36,12 @@ class _Scope:
         self.value: tuple[str, str] = ("", "")
         self.elements: tuple[tuple[str, str], ...] = ()
         self.yields: tuple[str, str] = ("", "")
-        self.maximum = False   # it calls ``max`` (or ``pad_sequence``): worth a padding summary
+        self.maximum = False   # it takes a batch maximum (or calls ``pad_sequence``): worth a padding summary
         self.pads: tuple[str, int] = ("", 0)
+
+
+def _named(func: ast.AST, name: str) -> bool:
+    return (func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else "") == name
 
 
 class CallFacts:
@@ -57,9 +62,7 @@ class CallFacts:
             if node_type is ast.Call:
                 if not light:
                     self._call(node, scope)
-                func = node.func
-                called = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
-                if "max" in called or called == "pad_sequence":
+                if not scope.maximum and (batch_maximum(node) or _named(node.func, "pad_sequence")):
                     scope.maximum = True
                 if node.args or node.keywords:
                     self._passed_objects(node)
