@@ -18,7 +18,7 @@ from npu_lint.report.collect import collect
 from npu_lint.versions import Target
 
 FIXTURE = Path(__file__).parent / "project_fixture"
-CODES = {"NPU101", "NPU221", "NPU223", "NPU401", "NPU402"}
+CODES = {"NPU101", "NPU221", "NPU223", "NPU401", "NPU402", "NPU405"}
 EXPECT = re.compile(r"#.*?\bexpect:\s*((?:NPU\d{3}@\d+\s*)+)")
 
 
@@ -43,6 +43,17 @@ def test_the_chain_names_the_wrapper_in_another_module():
     result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
     [message] = [f.message for path, f in result.findings if path == "train.py" and f.code == "NPU401"]
     assert "detkit.ops.boxes.positive_indices → torch.nonzero" in message
+
+
+def test_a_padding_helper_of_another_module_is_reported_at_its_calls():
+    """``engine/collate.py`` calls ``utils/batching.py``'s ``pad_list`` (it pads its items to the longest) and
+    ``pad_targets`` (it returns what ``pad_list`` returns): each call names the chain to the maximum."""
+    result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
+    messages = {f.line: f.message for path, f in result.findings
+                if path == "detkit/engine/collate.py" and f.code == "NPU405"}
+    assert "detkit.utils.batching.pad_list → max of item lengths, detkit/utils/batching.py line 7" in messages[7]
+    assert "detkit.utils.batching.pad_targets → detkit.utils.batching.pad_list → max of item lengths" in messages[8]
+    assert set(messages) == {7, 8}   # ``longest(labels)`` only printed: no padding
 
 
 def test_without_the_index_a_file_alone_knows_less():
@@ -96,11 +107,11 @@ def _run(*args: str, env: dict) -> subprocess.CompletedProcess:
 def test_check_builds_the_index_and_flake8_reads_it(tmp_path):
     import os
     env = {**os.environ, "NPU_LINT_CACHE_DIR": str(tmp_path / "cache")}
-    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select=NPU101,NPU221,NPU223,NPU401,NPU402",
+    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select=NPU101,NPU221,NPU223,NPU401,NPU402,NPU405",
               "--npu-torch-version=2.8.0", "train.py", "detkit"]
     before = _run(*flake8, env=env)
     assert "train.py:9:5: NPU101" not in before.stdout            # no index yet: flake8 never builds one
-    check = _run(sys.executable, "-m", "npu_lint", "check", "--select", "NPU101,NPU221,NPU223,NPU401,NPU402",
+    check = _run(sys.executable, "-m", "npu_lint", "check", "--select", "NPU101,NPU221,NPU223,NPU401,NPU402,NPU405",
                  "-v", "2.8.0", ".", env=env)
     assert check.returncode == 1, check.stderr
     got = {tuple(line.split(": ", 1)[0].rsplit(":", 2)) + (line.split(": ", 1)[1].split()[0],)
@@ -112,6 +123,23 @@ def test_check_builds_the_index_and_flake8_reads_it(tmp_path):
     flake8_found = {(p, l, c, code) for p, l, c, code in
                     (tuple(x.split(":", 3)[:3]) + (x.split(":", 3)[3].split()[0],) for x in after.stdout.splitlines())}
     assert flake8_found == want
+
+
+def test_a_file_that_only_calls_a_padding_helper_reaches_npu405_in_flake8(tmp_path):
+    """``engine/collate.py`` has no trigger word of NPU405: the index's padding helpers let it through."""
+    import os
+    env = {**os.environ, "NPU_LINT_CACHE_DIR": str(tmp_path / "cache")}
+    _run(sys.executable, "-m", "npu_lint", "check", "--select", "NPU405", "-v", "2.8.0", ".", env=env)
+    flake8 = _run(sys.executable, "-m", "flake8", "--isolated", "--select=NPU405", "--npu-torch-version=2.8.0",
+                  "detkit/engine/collate.py", env=env)
+    assert flake8.stdout.splitlines()[:2] == [
+        "detkit/engine/collate.py:7:13: NPU405 pad_list() pads its items to the batch maximum (detkit.utils.batching."
+        "pad_list → max of item lengths, detkit/utils/batching.py line 7): the padded length changes with every "
+        "batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets",
+        "detkit/engine/collate.py:8:14: NPU405 pad_targets() pads its items to the batch maximum (detkit.utils."
+        "batching.pad_targets → detkit.utils.batching.pad_list → max of item lengths, detkit/utils/batching.py line 7): "
+        "the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length "
+        "or a few buckets"], flake8.stdout
 
 
 def test_a_file_that_only_calls_a_wrapper_is_checked_under_a_narrow_selection(tmp_path):

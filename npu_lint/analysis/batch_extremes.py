@@ -19,7 +19,7 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     ``lengths = [len(s) for s in batch]``, ``max(map(len, batch))``, ``min(x.shape[0] for x in items)``,
     ``_max_by_axis([list(img.shape) for img in images])``, or the running maximum ``m = max(m, len(s))``
     in a loop over the items."""
-    if _longest_by_key(node):
+    if _longest_by_key(node) or _max_of_lengths(resolver, node, scope):
         return True
     last = _last_name(node.func)
     if not ("max" in last.lower() or (last == "min" and isinstance(node.func, ast.Name))) \
@@ -28,9 +28,7 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     if len(node.args) == 1:
         items = node.args[0]
         if isinstance(items, ast.Name):
-            bindings = resolver.scopes.may_reach(items.id, scope, (items.lineno, items.col_offset))
-            return any(b.tag == VALUE and not b.path and isinstance(b.value, ast.AST)
-                       and _item_lengths(b.value) for b in bindings)
+            return _lengths(resolver, items, scope, last in ("max", "min"))
         return _item_lengths(items)
     if last not in ("max", "min") or not isinstance(node.func, ast.Name) or len(node.args) != 2:
         return False
@@ -38,6 +36,49 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
         b.value is node for b in resolver.scopes.may_reach(a.id, scope, (a.lineno, a.col_offset)))]
     measured = [a for a in node.args if a not in carried and _length_of_loop_item(a, resolver, scope)]
     return bool(carried) and bool(measured)
+
+
+_UNWRAP = frozenset({"int", "item"})
+
+
+def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """``lengths.max()``, ``int(ilens.max())``, ``seq_lens.max().item()``: the largest of a tensor of per-item
+    lengths -- a name bound to ``[len(s) for s in batch]`` (or a tensor of it), or named as lengths are
+    (``lengths``, ``ilens``, ``seq_lens``, ``text_lengths``)."""
+    while isinstance(node, ast.Call) and _last_name(node.func) in _UNWRAP and not node.keywords:
+        inner = node.func.value if isinstance(node.func, ast.Attribute) else node.args[0] if len(node.args) == 1 \
+            else None
+        if not isinstance(inner, ast.Call):
+            return False
+        node = inner
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr in ("max", "amax", "min", "amin") and not node.args
+            and not node.keywords and isinstance(func.value, ast.Name)):
+        return False
+    return _lengths(resolver, func.value, scope, True)
+
+
+def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope, by_name: bool) -> bool:
+    """``lengths = [len(s) for s in batch]`` (or ``torch.tensor([...])`` of it) reaches ``name``; or, with
+    ``by_name``, no list built here does and it is named as the lengths of items are (``lengths``, ``ilens``,
+    ``seq_lens``, ``text_lengths``: a parameter, a field of the batch)."""
+    built = False
+    for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
+        if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
+            continue
+        value = _made_tensor(binding.value)
+        if _item_lengths(value):
+            return True
+        built = built or isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.List, ast.SetComp))
+    return by_name and not built and name.id.lower().endswith(("lengths", "lens"))
+
+
+def _made_tensor(node: ast.AST) -> ast.AST:
+    """``[len(s) for s in batch]`` of ``torch.tensor([len(s) for s in batch])`` / ``np.array(...)``."""
+    if isinstance(node, ast.Call) and _last_name(node.func) in ("tensor", "as_tensor", "LongTensor", "array",
+                                                                 "asarray") and len(node.args) == 1:
+        return node.args[0]
+    return node
 
 
 def _longest_by_key(node: ast.Call) -> bool:

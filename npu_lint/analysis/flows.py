@@ -299,6 +299,8 @@ class Flows:
         tensor), ``random.choice(...)`` (random), ``max(len(s) for s in batch)`` (batch maximum)."""
         scope = scope or self.current
         func = node.func
+        if batch_extreme(self, node, scope):   # before the host and 0-d reads: ``int(lengths.max())``
+            return BATCH_MAX, node
         if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
             if _from_constants(func.value, self, scope):
                 return None   # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data
@@ -323,8 +325,6 @@ class Flows:
                     or (sink and receiver not in (K.HOST, K.LIST))):
                 return ZERO_D, node
             return None
-        if batch_extreme(self, node, scope):
-            return BATCH_MAX, node
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value

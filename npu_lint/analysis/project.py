@@ -3,7 +3,8 @@
 One :class:`ProjectView` per run, shared by every file: the kind a project function returns (from its facts,
 summarised by the model when the index was built), what instances of a project class are (its bases through the
 class hierarchy, across modules), where a method comes from, whether a name is Python the project defines, and
-the chain from a project wrapper to the data-dependent op whose result it returns.
+the chain from a project wrapper to the data-dependent op whose result it returns, and the chain from a call to
+a project function that pads its items to the longest among them.
 """
 from __future__ import annotations
 
@@ -32,6 +33,8 @@ class ProjectView:
         self.custom_ops = operator_names(list(index.registered))   # what calls into the project's operators look like
         self._values: dict[str, Optional[K.Value]] = {}
         self._chains: dict[str, Optional[list[str]]] = {}
+        self._pads: dict[str, Optional[tuple[list[str], str]]] = {}
+        self._padding_names: Optional[frozenset[str]] = None
         self._children: Optional[dict[str, list[str]]] = None
         self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
 
@@ -259,6 +262,40 @@ class ProjectView:
         self._chains[function] = chain
         return chain
 
+    def padding_chain(self, qualname: str, importer: str) -> Optional[tuple[list[str], str]]:
+        """``([pkg.utils.pad_list, "max of item lengths"], "pkg/utils.py line 12")``: the project function pads its
+        items to the longest among them (its facts' padding summary), or returns what such a function returns;
+        else None."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return None
+        return self._padding(target, 0)
+
+    def _padding(self, function: str, depth: int) -> Optional[tuple[list[str], str]]:
+        if function in self._pads:
+            return self._pads[function]
+        self._pads[function] = None   # cycles stop here
+        module, facts = self.index.functions[function]
+        found = None
+        if facts.pads[0]:
+            found = [function, facts.pads[0]], f"{module.relative} line {facts.pads[1]}"
+        elif depth < _CHAIN_DEPTH:
+            for returned in facts.returns:
+                target = self.index.resolve(returned) if not returned.startswith("@") else None
+                rest = self._padding(target, depth + 1) if target and self.index.kind(target) == "function" else None
+                if rest is not None:
+                    found = [function] + rest[0], rest[1]
+                    break
+        self._pads[function] = found
+        return found
+
+    def padding_names(self) -> frozenset[str]:
+        """The short names of project functions that pad their items (for NPU405's trigger words)."""
+        if self._padding_names is None:
+            self._padding_names = frozenset(name.rpartition(".")[2] for name in self.index.functions
+                                            if self._padding(name, 0))
+        return self._padding_names
+
     def wrapper_names(self, is_leaf: Callable[[str], bool]) -> frozenset[str]:
         """The short names of project functions that return a leaf's result (for the rules' trigger words)."""
         return frozenset(name.rpartition(".")[2] for name in self.index.functions
@@ -316,7 +353,7 @@ def _digest(index: "ProjectIndex") -> str:
     for name in sorted(index.modules):
         facts = index.modules[name]
         digest.update(repr((name, facts.imports, facts.stars, facts.exported,
-                            [(f.name, f.value, f.returns, f.elements, f.yields) for f in facts.functions],
+                            [(f.name, f.value, f.returns, f.elements, f.yields, f.pads) for f in facts.functions],
                             [(c.name, c.bases, c.methods, c.attrs, c.fields, c.objects) for c in facts.classes],
                             facts.passed)).encode())
     digest.update(repr(sorted(index.custom_ops)).encode())

@@ -8,6 +8,7 @@ import builtins
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.summaries_padding import batch_maximum
 from npu_lint.project.fact_types import PASSED_CALL, absolute
 
 _BUILTINS = frozenset(dir(builtins))
@@ -19,7 +20,7 @@ _TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # the
 
 class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
-                 "value", "elements", "yields")
+                 "value", "elements", "yields", "maximum", "pads")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -35,6 +36,12 @@ class _Scope:
         self.value: tuple[str, str] = ("", "")
         self.elements: tuple[tuple[str, str], ...] = ()
         self.yields: tuple[str, str] = ("", "")
+        self.maximum = False   # it takes a batch maximum (or calls ``pad_sequence``): worth a padding summary
+        self.pads: tuple[str, int] = ("", 0)
+
+
+def _named(func: ast.AST, name: str) -> bool:
+    return (func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else "") == name
 
 
 class CallFacts:
@@ -55,6 +62,8 @@ class CallFacts:
             if node_type is ast.Call:
                 if not light:
                     self._call(node, scope)
+                if not scope.maximum and (batch_maximum(node) or _named(node.func, "pad_sequence")):
+                    scope.maximum = True
                 if node.args or node.keywords:
                     self._passed_objects(node)
                 if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:

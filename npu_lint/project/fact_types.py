@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 7   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 8   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 ONE_ARGUMENT = "(condition)"   # marks a returned ``torch.where(cond)``: its one-argument, data-dependent form
@@ -27,6 +27,9 @@ class FunctionFacts(NamedTuple):
     value: tuple[str, str] = ("", "")      # what it returns as the semantic model sees it: (kind, class) or empty
     elements: tuple[tuple[str, str], ...] = ()   # what each element of a returned tuple is (``return boxes, mask``)
     yields: tuple[str, str] = ("", "")     # what iterating its result gives (``-> Iterator[T]``, ``yield t``)
+    # it pads its items to the longest among them (``pad_list(xs)``): what it pads to (``max of item lengths``,
+    # ``pad_sequence``) and the line of the maximum (of the ``pad_sequence`` call); ("", 0) otherwise
+    pads: tuple[str, int] = ("", 0)
 
 
 class ClassFacts(NamedTuple):

@@ -14,6 +14,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.scopes import Scopes
+from npu_lint.analysis.summaries_padding import padded_items
 from npu_lint.project.fact_calls import _BUILTINS, _PARTIALS, _PASSED_KINDS, CallFacts, _Scope
 from npu_lint.project.fact_types import (FACTS_VERSION, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
                                          FunctionFacts, ModuleFacts, absolute)
@@ -175,6 +176,9 @@ class Extractor(CallFacts):
         self.function_scopes.append(scope)
         for child in node.body:
             self.statement(child)
+        if scope.maximum:   # the semantic model's padding summary (NPU405 at the calls of other modules)
+            padding = padded_items(self.resolver, node)
+            scope.pads = (padding.leaf(), padding.maximum or padding.line) if padding is not None else ("", 0)
         self.scopes.pop()
         self.function_scopes.pop()
         self.resolver.leave_scope()
@@ -382,7 +386,8 @@ class Extractor(CallFacts):
                 returns.append(marker + found)
         self.functions.append(FunctionFacts(scope.name, scope.line, scope.owner,
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
-                                            tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields))
+                                            tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
+                                            scope.pads))
 
     def facts(self) -> ModuleFacts:
         for scope, enclosing in self._closed:

@@ -1,68 +1,14 @@
-"""Helpers of a file that pad items to the batch maximum (for NPU405 at their call sites): the function computes
-the maximum of its items' lengths or shapes (``max(len(s) for s in batch)``, ``_max_by_axis([list(img.shape) for
-img in images])``, ``max(x.size(0) for x in xs)``), sizes a new tensor with it (``torch.zeros``, ``full``,
-``new_zeros`` ...) and copies the items in, itself or through a helper of the same file it calls. Computed once
-per function; functions whose text has no ``max`` are skipped without a walk. Nothing here is a rule."""
+"""Helpers that pad items to the batch maximum, for NPU405 at their call sites: the file's own (their summary is
+:func:`npu_lint.analysis.summaries_padding.padded_items`; functions whose text has no ``max`` and no
+``pad_sequence`` are skipped without a walk) and, with a project index, those of other modules (their facts say it).
+Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
 from typing import Optional
 
-from npu_lint.analysis.batch_extremes import per_item_lengths
+from npu_lint.analysis.summaries_padding import padded_items
 from npu_lint.context import FileContext
-
-_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full"})
-_DEPTH = 2
-
-
-def _batch_maximum(node: ast.AST) -> bool:
-    """``max(len(s) for s in batch)``, ``_max_by_axis([list(img.shape) for img in images])``, or
-    ``[max(s) for s in zip(*[list(img.shape) for img in images])]``."""
-    if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
-        iterated = node.generators[0].iter
-        return isinstance(node.elt, ast.Call) and isinstance(node.elt.func, ast.Name) and node.elt.func.id == "max" \
-            and isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "zip" \
-            and len(iterated.args) == 1 and isinstance(iterated.args[0], ast.Starred) \
-            and per_item_lengths(iterated.args[0].value)
-    if not isinstance(node, ast.Call) or len(node.args) != 1:
-        return False
-    func = node.func
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-    return "max" in name.lower() and per_item_lengths(node.args[0])
-
-
-def _pads(function: ast.AST, ctx: FileContext, depth: int) -> Optional[str]:
-    """How ``function`` pads to the batch maximum (``max(...) at line N sizes torch.zeros``), else None."""
-    maxima: dict[str, int] = {}
-    statements = sorted((n for n in ast.walk(function) if isinstance(n, ast.Assign)), key=lambda n: n.lineno)
-    for statement in statements:
-        value = statement.value
-        line = next((n.lineno for n in ast.walk(value) if _batch_maximum(n)), None)
-        if line is None:
-            line = next((maxima[n.id] for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in maxima), None)
-        if line is not None:
-            for target in statement.targets:
-                for name in ast.walk(target):
-                    if isinstance(name, ast.Name):
-                        maxima.setdefault(name.id, line)
-    for node in ast.walk(function):
-        if not isinstance(node, ast.Call):
-            continue
-        func = node.func
-        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-        if last in _FACTORIES and (ctx.resolver.qualname(func) or "torch.").startswith("torch."):
-            arguments = [*node.args, *(k.value for k in node.keywords)]
-            line = next((maxima[n.id] for a in arguments for n in ast.walk(a)
-                         if isinstance(n, ast.Name) and n.id in maxima), None)
-            if line is None and any(_batch_maximum(n) for a in arguments for n in ast.walk(a)):
-                line = node.lineno
-            if line is not None:
-                return f"the maximum at line {line} sizes {last}() at line {node.lineno}"
-        elif depth < _DEPTH and isinstance(func, ast.Name):
-            inner = _helper_how(node, ctx, depth + 1)
-            if inner:
-                return f"through {func.id}(): {inner}"
-    return None
 
 
 def batch_max_helper(call: ast.Call, ctx: FileContext) -> Optional[str]:
@@ -83,12 +29,29 @@ def _helper_how(call: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.enclosing(
             call, (ast.FunctionDef, ast.AsyncFunctionDef)) is function:
         return None
-    cache = ctx.scratch.setdefault("batch_max_helpers", {})
-    if id(function) not in cache:
-        cache[id(function)] = None    # a guard against recursion
-        if "max" in function_text(function, ctx):      # no maximum in its text: nothing to pad to
-            cache[id(function)] = _pads(function, ctx, depth)
-    return cache[id(function)]
+    text = function_text(function, ctx)
+    if "max" not in text and "pad_sequence" not in text:   # no maximum in its text: nothing to pad to
+        return None
+    padding = padded_items(ctx.resolver, function)
+    return padding.describe() if padding is not None else None
+
+
+def project_helper(call: ast.Call, ctx: FileContext) -> Optional[str]:
+    """``pad_list() pads its items to the batch maximum (pkg.utils.pad_list → max of item lengths, pkg/utils.py
+    line 12)`` when ``call`` calls a function of another module of the project that pads its items (or returns
+    what such a function returns), as the project index's facts say; else None."""
+    project = ctx.project
+    if project is None or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    qualname = ctx.resolver.qualname(call.func)
+    if qualname is None or qualname.startswith(("torch.", "numpy.", "transformers.")):
+        return None
+    found = project.padding_chain(qualname, ctx.module)
+    if found is None:
+        return None
+    chain, where = found
+    short = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id
+    return f"{short}() pads its items to the batch maximum ({' → '.join(chain)}, {where})"
 
 
 def function_text(function: ast.AST, ctx: FileContext) -> str:

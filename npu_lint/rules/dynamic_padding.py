@@ -2,14 +2,16 @@
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Optional
 
 from npu_lint.analysis.flows import BATCH_MAX
 from npu_lint.analysis.scopes import PARAM, VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
+from npu_lint.finding import Finding
 from npu_lint.rules import FUNCTION_TYPES
-from npu_lint.rules.batch_max_helpers import batch_max_helper
+from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
 from npu_lint.rules.dynamic_values import FACTORIES, SHAPE_METHODS, ValueFlow, last_name, origin_text, size_args
 
 
@@ -24,14 +26,18 @@ def _in_assertion(node: ast.AST, ctx: FileContext) -> bool:
 
 
 def _extreme(origin: tuple) -> str:
-    func = getattr(origin[1], "func", None)
-    return "shortest" if isinstance(func, ast.Name) and func.id == "min" else "longest"
+    node = origin[1]
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
+        node = node.args[0]     # ``len(min(items, key=len))``
+    func = getattr(node, "func", None)
+    return "shortest" if last_name(func) == "min" else "longest"
 
 
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
 _F_PAD = "torch.nn.functional.pad"
-_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | SHAPE_METHODS | {"pad"}
+_SIZED_METHODS = SHAPE_METHODS | {"new"}     # ``xs[0].new(n, max_len)``: the legacy allocation of padding helpers
+_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _SIZED_METHODS | {"pad"}
 # numpy arrays a collate function fills and hands to torch: sized by the batch maximum, they pad the batch too.
 _NUMPY_FACTORIES = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 
@@ -87,6 +93,38 @@ def _field_defaults(attr: str, call: ast.Call, ctx: FileContext) -> list[object]
     return values
 
 
+def _same_function(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
+    """The maximum is computed in the function of ``node`` (or inside ``node`` itself: ``torch.arange(n.max())``,
+    whose parts the walk has not reached yet)."""
+    start, end = (node.lineno, node.col_offset), (getattr(node, "end_lineno", 0), getattr(node, "end_col_offset", 0))
+    if start <= (extreme.lineno, extreme.col_offset) <= end:
+        return True
+    return ctx.enclosing(extreme, FUNCTION_TYPES) is ctx.enclosing(node, FUNCTION_TYPES)
+
+
+def _short(name: str) -> str:
+    """``torch.zeros`` for a torch factory, ``F.pad``; the last part otherwise."""
+    if name.startswith("torch.nn.functional."):
+        return "F." + name.rsplit(".", 1)[-1]
+    return name if name.count(".") == 1 else name.rsplit(".", 1)[-1]
+
+
+def _listed(sinks: list[str]) -> str:
+    """``sizes torch.zeros() at line 14 and pads a list at line 17``."""
+    return sinks[0] if len(sinks) == 1 else ", ".join(sinks[:-1]) + " and " + sinks[-1]
+
+
+def _amend(ctx: FileContext, finding: Finding, message: str) -> Finding:
+    """The finding reported at a batch maximum, its message naming one more line it sizes."""
+    amended = replace(finding, message=message)
+    for index in range(len(ctx.findings) - 1, -1, -1):
+        if ctx.findings[index] is finding:
+            ctx.findings[index] = amended
+            ctx.noqa_spans[amended] = ctx.noqa_spans.pop(finding, (finding.line, finding.end_line))
+            break
+    return amended
+
+
 class PadToBatchMax(ValueFlow):
     """Padding each batch to its own longest item.
 
@@ -106,7 +144,18 @@ class PadToBatchMax(ValueFlow):
         item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
         the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
         dataclass field defaulting to ``True``) are reported
-        too; values in test assertions are not.
+        too; values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
+        ``ilens.max().item()``: a name bound to the items' lengths, or named as lengths are) counts as a batch
+        maximum too, and so does a tensor cut to it (``ids[:, :max_len]``).
+    Where it is reported:
+        A maximum (or minimum) computed in the function that sizes, pads, slices or crops with it is reported
+        once, on the line that computes it -- the line a fixed length or a bucket replaces -- and the message
+        names the lines it sizes (``the batch maximum max(len(s) for s in batch) sizes torch.zeros() at line 14
+        and pads a list at line 17``). A maximum that sizes nothing (only printed or logged) is not reported.
+        When the maximum comes from elsewhere (a helper of the file returns it), the first line it sizes is
+        reported; the call of a helper that pads its items to their longest is reported at the call, naming
+        the helper and, for a helper of another module of the project (found through the project index), the
+        chain to the maximum inside it.
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.
@@ -171,6 +220,12 @@ class PadToBatchMax(ValueFlow):
                  "import torch\nfrom dataclasses import dataclass\n@dataclass\nclass Collator:\n    tokenizer: object\n"
                  "    padding: bool = True\n    def __call__(self, features):\n"
                  "        return self.tokenizer.pad(features, padding=self.padding, return_tensors='pt')\n",
+                 # the largest of the items' lengths held in a tensor, sizing a mask; a tensor cut to the longest
+                 "import torch\ndef make_pad_mask(lengths):\n    max_len = int(lengths.max())\n"
+                 "    return torch.arange(max_len)[None, :] < lengths[:, None]\n",
+                 "import torch\ndef collate(batch):\n    lens = torch.tensor([len(b) for b in batch])\n"
+                 "    m = lens.max().item()\n    return torch.zeros(len(batch), m)\n",
+                 "import torch\ndef trim(batch, ids):\n    m = max(len(x) for x in batch)\n    return ids[:, :m]\n",
                  # a helper of another module given the batch maximum
                  "import torch\nfrom .utils import pad_to_length\ndef collate(batch):\n"
                  "    m = max(len(x) for x in batch)\n    return torch.stack([pad_to_length(x, m) for x in batch])\n")
@@ -193,6 +248,16 @@ class PadToBatchMax(ValueFlow):
                      "import torch\nclass Collate:\n    def __init__(self, tok, padding='max_length'):\n"
                      "        self.tok, self.padding = tok, padding\n    def __call__(self, texts):\n"
                      "        return self.tok(texts, padding=self.padding, max_length=64, return_tensors='pt')\n",
+                     # a batch maximum only logged; the largest of counts (NPU403's), not of lengths
+                     "import torch\ndef collate(batch):\n    m = max(len(s) for s in batch)\n"
+                     "    print('longest', m)\n    return torch.zeros(len(batch), 128)\n",
+                     "import torch\ndef f(counts):\n    return torch.zeros(counts.max().item(), 4)\n",
+                     # lengths over nested loops (no batch); a tensor cut to a length the constructor computed
+                     "import torch\nimport numpy as np\ndef f(overlaps):\n"
+                     "    end_lens = [len(v) for p in overlaps.values() for v in p.values()]\n"
+                     "    return np.full((4, max(end_lens)), -1)\n",
+                     "import torch\nclass Stop:\n    def __init__(self, stops):\n        self.n = max(len(s) for s in stops)\n"
+                     "    def __call__(self, ids):\n        return ids[:, -self.n:]\n",
                      # numpy slicing and a constant bound
                      "import torch\nimport numpy as np\ndef f(batch):\n    n = min(len(x) for x in batch)\n"
                      "    return np.zeros((4, 100))[:, :n]\n")
@@ -204,9 +269,13 @@ class PadToBatchMax(ValueFlow):
         if not bounds or not isinstance(node.ctx, ast.Load):
             return
         origin = self._flow(bounds, node, ctx)
-        if origin is not None and _extreme(origin) == "shortest" and not ctx.resolver.is_host(node.value):
-            self._once(node, origin, f"this slice crops the item to the batch's shortest length "
-                                     f"({origin_text(origin)}, line {origin[1].lineno})", ctx)
+        if origin is not None and not ctx.resolver.is_host(node.value):
+            shortest = _extreme(origin) == "shortest"
+            if not shortest and not _same_function(origin[1], node, ctx):
+                return      # a tensor cut to a longest length computed elsewhere (a configuration's, often)
+            self._once(node, origin, "crops each item" if shortest else "slices a tensor",
+                       f"this slice crops the item to the batch's shortest length" if shortest else
+                       "this slice cuts a tensor to the batch's longest length", ctx)
 
     def check_binop(self, node: ast.BinOp, ctx: FileContext) -> None:
         """``ids + [pad] * (max_len - len(ids))``: a token list padded in Python to the batch's longest."""
@@ -216,24 +285,55 @@ class PadToBatchMax(ValueFlow):
             if isinstance(padded, ast.List) and len(padded.elts) == 1:
                 origin = self._flow([count], node, ctx)
                 if origin is not None:
-                    self._once(node, origin, f"this list is padded to the batch maximum ({origin_text(origin)}, "
-                                             f"line {origin[1].lineno})", ctx)
+                    self._once(node, origin, "pads a list", "this list is padded to the batch maximum", ctx)
                 return
 
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call a project function padding its items must reach this rule too."""
+        return project.padding_names()
+
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.Call) and ctx.project is not None:
+            helper = project_helper(node, ctx)   # a padding helper of another module (the project index)
+            if helper:
+                ctx.report(node, self.message.format(what=helper), "padding")
+                return
         if isinstance(node, ast.BinOp):
             if ctx.uses_torch:
                 self.check_binop(node, ctx)
             return
         super().check(node, ctx)
 
-    def _once(self, node: ast.AST, origin: tuple, what: str, ctx: FileContext) -> None:
+    def _once(self, node: ast.AST, origin: tuple, verb: str, what: str, ctx: FileContext) -> None:
+        """One finding per batch maximum (or minimum). Computed in the function of the place it sizes, crops or
+        pads (``node``), it is reported where it is computed -- the line a fixed length replaces -- and the
+        message names every line it sizes; computed elsewhere (the file's helper returns it), at ``node``."""
         if _in_assertion(node, ctx):
             return      # the expected value of a test: no batch is built
-        reported = ctx.scratch.setdefault("batch_max_reported", set())
-        if id(origin[1]) not in reported:   # one finding per batch maximum
-            reported.add(id(origin[1]))
-            ctx.report(node, self.message.format(what=what), "padding")
+        extreme = origin[1]
+        reported = ctx.scratch.setdefault("batch_max_reported", {})
+        sink = f"{verb} at line {node.lineno}"
+        if not _same_function(extreme, node, ctx):
+            if id(extreme) not in reported:
+                reported[id(extreme)] = None
+                ctx.report(node, self.message.format(what=f"{what} ({origin_text(origin)}, line "
+                                                          f"{extreme.lineno})"), "padding")
+            return
+        entry = reported.get(id(extreme), ...)
+        if entry is None:
+            return      # already reported at a sink (the maximum came from elsewhere)
+        sinks = [] if entry is ... else entry[1]
+        if sink in sinks:
+            return
+        sinks.append(sink)
+        name = "minimum" if _extreme(origin) == "shortest" else "maximum"
+        text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(sinks)}")
+        if entry is ...:
+            ctx.report(extreme, text, "padding")
+            reported[id(extreme)] = (ctx.findings[-1], sinks)
+        else:
+            reported[id(extreme)] = (_amend(ctx, entry[0], text), sinks)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         helper = batch_max_helper(node, ctx)    # the call site of a helper of this file that pads (static helper)
@@ -254,8 +354,7 @@ class PadToBatchMax(ValueFlow):
             scope = ctx.enclosing(node, FUNCTION_TYPES)
             if origin is not None and scope is not None and ctx.enclosing(origin[1], FUNCTION_TYPES) is scope:
                 # a helper of another module given the batch maximum computed right here
-                self._once(node, origin, f"{last}() is given the batch maximum ({origin_text(origin)}, "
-                                         f"line {origin[1].lineno})", ctx)
+                self._once(node, origin, f"is given to {last}()", f"{last}() is given the batch maximum", ctx)
             return
         if padding is None and last not in _SINK_NAMES and last != "pad_sequence" and not last.endswith(_COLLATORS):
             return
@@ -268,19 +367,17 @@ class PadToBatchMax(ValueFlow):
         elif name in _NUMPY_FACTORIES:
             origin = self._flow(node.args[:1] + [kw.value for kw in node.keywords if kw.arg == "shape"], node, ctx)
             if origin is not None:
-                self._once(node, origin, f"this array is sized by the batch maximum ({origin_text(origin)}, "
-                                         f"line {origin[1].lineno})", ctx)
+                self._once(node, origin, f"sizes {name.replace('numpy.', 'np.')}()",
+                           "this array is sized by the batch maximum", ctx)
         elif padding is not None and not name.startswith("torch.") and any(
                 v is True or v == "longest" for v in _padding_values(padding, node, ctx)):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
         elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
-                                                     and node.func.attr in SHAPE_METHODS and not name):
+                                                     and node.func.attr in _SIZED_METHODS and not name):
             origin = self._flow(size_args(node, name or None), node, ctx)
-            reported = ctx.scratch.setdefault("batch_max_reported", set())
-            if origin is not None and id(origin[1]) not in reported:   # one finding per batch maximum
-                reported.add(id(origin[1]))
-                self._report(node, f"this tensor is sized by the batch maximum ({origin_text(origin)}, "
-                                   f"line {origin[1].lineno})", ctx)
+            if origin is not None:
+                verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
+                self._once(node, origin, verb, "this tensor is sized by the batch maximum", ctx)
 
     def _report(self, node: ast.Call, what: str, ctx: FileContext) -> None:
         ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "padding")

@@ -1,0 +1,143 @@
+"""The padding summary of a function: it pads its items to the longest among them. It computes the maximum of its
+items' lengths or shapes (``max(x.size(0) for x in xs)``, ``_max_by_axis([list(img.shape) for img in images])``,
+``max(map(len, seqs))``) and sizes a new tensor with it (``torch.zeros``, ``xs[0].new(n, max_len)``,
+``new_zeros``, ``full`` ...) or pads with it (``F.pad``), itself or through a helper of the same file it calls; or
+it hands its items to ``pad_sequence``. Asked by NPU405 at the call sites of the file's helpers and by the project
+index's facts (``FunctionFacts.pads``) for the call sites in other modules. Computed once per function; nothing here
+is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, NamedTuple, Optional
+
+from npu_lint.analysis.batch_extremes import per_item_lengths
+from npu_lint.analysis.scopes import PARAM, VALUE, Scope
+from npu_lint.analysis.summaries import memo
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
+
+_FACTORIES = frozenset({"zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full", "new"})
+_PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
+_F_PAD = "torch.nn.functional.pad"
+_DEPTH = 2
+
+
+class Padding(NamedTuple):
+    """How a function pads: the line of the maximum (0 for ``pad_sequence``), what it sizes and where, and the
+    helpers of the file it goes through (``("_pad_one",)``)."""
+
+    maximum: int
+    sink: str
+    line: int
+    through: tuple[str, ...] = ()
+
+    def describe(self) -> str:
+        """``the maximum at line 12 sizes new() at line 14``, ``through pad_one(): ...``."""
+        if self.maximum:
+            text = f"the maximum at line {self.maximum} sizes {self.sink}() at line {self.line}"
+        else:
+            text = f"{self.sink}() at line {self.line} pads to the longest"
+        return "".join(f"through {name}(): " for name in self.through) + text
+
+    def leaf(self) -> str:
+        """The end of a project chain: ``max of item lengths`` / ``pad_sequence``."""
+        return "max of item lengths" if self.maximum else self.sink
+
+
+def batch_maximum(node: ast.AST) -> bool:
+    """``max(len(s) for s in batch)``, ``_max_by_axis([list(img.shape) for img in images])``, or
+    ``[max(s) for s in zip(*[list(img.shape) for img in images])]``."""
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
+        iterated = node.generators[0].iter
+        return isinstance(node.elt, ast.Call) and isinstance(node.elt.func, ast.Name) and node.elt.func.id == "max" \
+            and isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "zip" \
+            and len(iterated.args) == 1 and isinstance(iterated.args[0], ast.Starred) \
+            and per_item_lengths(iterated.args[0].value)
+    if not isinstance(node, ast.Call) or len(node.args) != 1:
+        return False
+    func = node.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if name == "max" and isinstance(node.args[0], ast.Call) and isinstance(node.args[0].func, ast.Name) \
+            and node.args[0].func.id == "map" and len(node.args[0].args) == 2 \
+            and getattr(node.args[0].args[0], "id", None) == "len":
+        return True     # ``max(map(len, seqs))``
+    return "max" in name.lower() and per_item_lengths(node.args[0])
+
+
+def _last(func: ast.AST) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def padded_items(resolver: "Resolver", function: ast.AST, depth: int = 0) -> Optional[Padding]:
+    """How ``function`` pads its items to the longest among them, else None (memoised per function)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or resolver.scopes is None:
+        return None
+    return memo(resolver._summaries, ("pads", id(function)), lambda: _pads(resolver, function, depth))  # type: ignore
+
+
+def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Padding]:
+    scope = resolver.scopes.scope_of(function)
+    if scope is None:
+        return None
+    maxima: dict[str, int] = {}
+    nodes = list(ast.walk(function))
+    if not any(isinstance(n, ast.Call) and (batch_maximum(n) or _last(n.func) == "pad_sequence") or (
+            isinstance(n, ast.ListComp) and batch_maximum(n)) for n in nodes) and depth == _DEPTH:
+        return None     # the deepest helper: nothing of its own to pad to
+    for statement in sorted((n for n in nodes if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
+        value = statement.value
+        line = next((n.lineno for n in ast.walk(value) if batch_maximum(n)), None)
+        if line is None:
+            line = next((maxima[n.id] for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in maxima), None)
+        if line is not None:
+            for target in statement.targets:
+                for name in ast.walk(target):
+                    if isinstance(name, ast.Name):
+                        maxima.setdefault(name.id, line)
+    for node in nodes:
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        last = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if last not in _FACTORIES and last not in ("pad", "pad_sequence"):
+            if depth < _DEPTH and isinstance(func, ast.Name):
+                inner_function = resolver.definition(func, scope)
+                inner = padded_items(resolver, inner_function, depth + 1) if inner_function is not function else None
+                if inner is not None:
+                    return inner._replace(through=(func.id,) + inner.through)
+            continue
+        qualname = resolver.qualname(func, scope)
+        if qualname == _PAD_SEQUENCE:
+            if node.args and _from_parameters(resolver, node.args[0], scope):
+                return Padding(0, "pad_sequence", node.lineno)
+            continue
+        if (last in _FACTORIES and (qualname or "torch.").startswith("torch.")) or qualname == _F_PAD:
+            arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname == _F_PAD else 0:]
+            line = next((maxima[n.id] for a in arguments for n in ast.walk(a)
+                         if isinstance(n, ast.Name) and n.id in maxima), None)
+            if line is None and any(batch_maximum(n) for a in arguments for n in ast.walk(a)):
+                line = node.lineno
+            if line is not None:
+                return Padding(line, "F.pad" if qualname == _F_PAD else last, node.lineno)
+    return None
+
+
+def _from_parameters(resolver: "Resolver", expr: ast.AST, scope: Scope) -> bool:
+    """``expr`` is made of the function's parameters, directly or through the values bound to its names (three
+    steps, as the model says which bindings reach): ``pad_sequence(xs)``, ``chunks = x.split(n);
+    pad_sequence(chunks)`` -- the items it was given, not a list of results it built itself."""
+    frontier, seen = [expr], set()
+    for _ in range(3):
+        following = []
+        for name in (n for e in frontier for n in ast.walk(e) if isinstance(n, ast.Name)):
+            for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
+                if binding.scope is not scope or id(binding) in seen:
+                    continue
+                seen.add(id(binding))
+                if binding.tag == PARAM:
+                    return True
+                if binding.tag == VALUE and isinstance(binding.value, ast.AST):
+                    following.append(binding.value)
+        frontier = following
+    return False

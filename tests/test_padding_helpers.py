@@ -1,0 +1,38 @@
+"""NPU405 where reviewers mark it: on the batch maximum's line, once, naming the lines it sizes; and at the calls of
+helpers that pad the items they are given (the file's own here; other modules' in test_project_model)."""
+from __future__ import annotations
+
+from npu_lint.core import analyse_source
+from npu_lint.versions import Target
+
+
+def findings(source: str) -> list[tuple[int, str]]:
+    return [(f.line, f.message.split(":")[0]) for f in analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU405"}))]
+
+
+def test_one_finding_at_the_maximum_naming_every_line_it_sizes():
+    source = ("import torch\ndef collate(batch):\n    n = max(len(s) for s in batch)\n"
+              "    ids = torch.zeros(len(batch), n)\n    mask = torch.ones(len(batch), n)\n    return ids, mask\n")
+    assert findings(source) == [(3, "the batch maximum max((len(s) for s in batch)) sizes torch.zeros() at "
+                                    "line 4 and sizes torch.ones() at line 5")]
+
+
+def test_a_maximum_from_another_function_is_reported_where_it_sizes():
+    source = ("import torch\ndef longest(batch):\n    return max(len(s) for s in batch)\n"
+              "def collate(batch):\n    return torch.zeros(len(batch), longest(batch))\n")
+    assert [line for line, _ in findings(source)] == [5]
+
+
+def test_a_helper_padding_what_it_is_given_with_pad_sequence_is_reported_at_its_call():
+    source = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\n"
+              "def chunked(x, n):\n    chunks = x.split(n)\n    return pad_sequence(chunks, batch_first=True)\n"
+              "def forward(x):\n    return chunked(x, 4)\n")
+    assert [line for line, _ in findings(source)] == [5, 7]
+
+
+def test_a_function_padding_results_it_built_itself_is_no_padding_helper():
+    source = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\n"
+              "def generate(model, x, steps):\n    outs = {}\n    for i in range(steps):\n        outs[i] = model(x)\n"
+              "    outs = [outs[i] for i in range(len(outs))]\n    return pad_sequence(outs, batch_first=True)\n"
+              "def run(model, x):\n    return generate(model, x, 8)\n")
+    assert [line for line, _ in findings(source)] == [8]
