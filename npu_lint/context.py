@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import ast
 import re
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from npu_lint.analysis.dispatch import handled_on_npu
@@ -98,6 +99,17 @@ class FileContext:
                           end_line=getattr(node, "end_lineno", None) or line, api=api, family=self._family)
         self.findings.append(finding)
         self.noqa_spans[finding] = self._statement_span(node, line)
+
+    def amend(self, finding: Finding, message: str) -> Finding:
+        """Replace the message of a finding this file already holds (a finding that names one more line it
+        covers, e.g. NPU405's batch maximum and every line it sizes); its place and noqa span stay."""
+        amended = replace(finding, message=message)
+        for index in range(len(self.findings) - 1, -1, -1):
+            if self.findings[index] is finding:
+                self.findings[index] = amended
+                self.noqa_spans[amended] = self.noqa_spans.pop(finding, (finding.line, finding.end_line))
+                break
+        return amended
 
     def _statement_span(self, node: ast.AST, line: int) -> tuple[int, int]:
         """The physical lines of the statement (or compound-statement header) holding ``node``."""

@@ -28,7 +28,7 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     if len(node.args) == 1:
         items = node.args[0]
         if isinstance(items, ast.Name):
-            return _lengths(resolver, items, scope, last in ("max", "min"))
+            return _lengths(resolver, items, scope)
         return _item_lengths(items)
     if last not in ("max", "min") or not isinstance(node.func, ast.Name) or len(node.args) != 2:
         return False
@@ -43,8 +43,8 @@ _UNWRAP = frozenset({"int", "item"})
 
 def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     """``lengths.max()``, ``int(ilens.max())``, ``seq_lens.max().item()``: the largest of a tensor of per-item
-    lengths -- a name bound to ``[len(s) for s in batch]`` (or a tensor of it), or named as lengths are
-    (``lengths``, ``ilens``, ``seq_lens``, ``text_lengths``)."""
+    lengths -- a name bound to ``[len(s) for s in batch]`` (or a tensor of it). A name alone is no evidence: a
+    tensor of lengths passed in is a value read from a tensor (NPU403), not a batch maximum seen here."""
     while isinstance(node, ast.Call) and _last_name(node.func) in _UNWRAP and not node.keywords:
         inner = node.func.value if isinstance(node.func, ast.Attribute) else node.args[0] if len(node.args) == 1 \
             else None
@@ -55,22 +55,18 @@ def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     if not (isinstance(func, ast.Attribute) and func.attr in ("max", "amax", "min", "amin") and not node.args
             and not node.keywords and isinstance(func.value, ast.Name)):
         return False
-    return _lengths(resolver, func.value, scope, True)
+    return _lengths(resolver, func.value, scope)
 
 
-def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope, by_name: bool) -> bool:
-    """``lengths = [len(s) for s in batch]`` (or ``torch.tensor([...])`` of it) reaches ``name``; or, with
-    ``by_name``, no list built here does and it is named as the lengths of items are (``lengths``, ``ilens``,
-    ``seq_lens``, ``text_lengths``: a parameter, a field of the batch)."""
-    built = False
+def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:
+    """``lengths = [len(s) for s in batch]`` (or ``torch.tensor([...])`` of it) reaches ``name``."""
     for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
         if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
             continue
         value = _made_tensor(binding.value)
         if _item_lengths(value):
             return True
-        built = built or isinstance(value, (ast.ListComp, ast.GeneratorExp, ast.List, ast.SetComp))
-    return by_name and not built and name.id.lower().endswith(("lengths", "lens"))
+    return False
 
 
 def _made_tensor(node: ast.AST) -> ast.AST:

@@ -2,14 +2,12 @@
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from typing import Optional
 
 from npu_lint.analysis.flows import BATCH_MAX
 from npu_lint.analysis.scopes import PARAM, VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
-from npu_lint.finding import Finding
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
 from npu_lint.rules.dynamic_values import FACTORIES, SHAPE_METHODS, ValueFlow, last_name, origin_text, size_args
@@ -114,17 +112,6 @@ def _listed(sinks: list[str]) -> str:
     return sinks[0] if len(sinks) == 1 else ", ".join(sinks[:-1]) + " and " + sinks[-1]
 
 
-def _amend(ctx: FileContext, finding: Finding, message: str) -> Finding:
-    """The finding reported at a batch maximum, its message naming one more line it sizes."""
-    amended = replace(finding, message=message)
-    for index in range(len(ctx.findings) - 1, -1, -1):
-        if ctx.findings[index] is finding:
-            ctx.findings[index] = amended
-            ctx.noqa_spans[amended] = ctx.noqa_spans.pop(finding, (finding.line, finding.end_line))
-            break
-    return amended
-
-
 class PadToBatchMax(ValueFlow):
     """Padding each batch to its own longest item.
 
@@ -145,7 +132,7 @@ class PadToBatchMax(ValueFlow):
         the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
         dataclass field defaulting to ``True``) are reported
         too; values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
-        ``ilens.max().item()``: a name bound to the items' lengths, or named as lengths are) counts as a batch
+        ``ilens.max().item()``, where the name is bound to the items' lengths in the function) counts as a batch
         maximum too, and so does a tensor cut to it (``ids[:, :max_len]``).
     Where it is reported:
         A maximum (or minimum) computed in the function that sizes, pads, slices or crops with it is reported
@@ -221,7 +208,7 @@ class PadToBatchMax(ValueFlow):
                  "    padding: bool = True\n    def __call__(self, features):\n"
                  "        return self.tokenizer.pad(features, padding=self.padding, return_tensors='pt')\n",
                  # the largest of the items' lengths held in a tensor, sizing a mask; a tensor cut to the longest
-                 "import torch\ndef make_pad_mask(lengths):\n    max_len = int(lengths.max())\n"
+                 "import torch\ndef make_pad_mask(seqs):\n    lengths = torch.tensor([len(s) for s in seqs])\n    max_len = int(lengths.max())\n"
                  "    return torch.arange(max_len)[None, :] < lengths[:, None]\n",
                  "import torch\ndef collate(batch):\n    lens = torch.tensor([len(b) for b in batch])\n"
                  "    m = lens.max().item()\n    return torch.zeros(len(batch), m)\n",
@@ -274,7 +261,7 @@ class PadToBatchMax(ValueFlow):
             if not shortest and not _same_function(origin[1], node, ctx):
                 return      # a tensor cut to a longest length computed elsewhere (a configuration's, often)
             self._once(node, origin, "crops each item" if shortest else "slices a tensor",
-                       f"this slice crops the item to the batch's shortest length" if shortest else
+                       "this slice crops the item to the batch's shortest length" if shortest else
                        "this slice cuts a tensor to the batch's longest length", ctx)
 
     def check_binop(self, node: ast.BinOp, ctx: FileContext) -> None:
@@ -333,7 +320,7 @@ class PadToBatchMax(ValueFlow):
             ctx.report(extreme, text, "padding")
             reported[id(extreme)] = (ctx.findings[-1], sinks)
         else:
-            reported[id(extreme)] = (_amend(ctx, entry[0], text), sinks)
+            reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         helper = batch_max_helper(node, ctx)    # the call site of a helper of this file that pads (static helper)
