@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 _DEPTH = 40
 # Qualified names that are no class of another library (``typing.Any``, ``collections.OrderedDict``): unknown.
 _NOT_INSTANCES = ("torch", "typing", "typing_extensions", "collections", "builtins", "abc", "types")
+# The parameters and buffers of torch's layers (``conv.weight``, ``bn.running_mean``): tensors.
+_LAYER_TENSORS = frozenset({"weight", "bias", "running_mean", "running_var", "in_proj_weight", "in_proj_bias",
+                            "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
+_CONTAINERS = frozenset({"torch.nn.Module", "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
+                         "torch.nn.ParameterList", "torch.nn.ParameterDict"})
 # Kinds whose class may be a project class with its own methods and attributes.
 CLASSED = (K.OBJECT, K.MODULE, K.OPTIMIZER, K.DATASET, K.LOADER, K.SCHEDULER, K.SAMPLER)
 
@@ -136,6 +141,8 @@ class Declared:
         """What ``attr`` of an instance of the project class ``cls`` holds: its class-level annotations and
         assignments, ``self.attr = ...`` / ``self.attr: T`` in its methods, then its bases' (in this file or, through
         the project index, in others). ``skip``: the class's own ``self.attr`` bindings were already asked."""
+        if cls.startswith("torch.nn.") and attr in _LAYER_TENSORS and cls not in _CONTAINERS:
+            return K.TENSOR, None   # ``nn.Linear(2, 2).weight``: a parameter of a torch layer
         seen: set[str] = set()
         pending = [cls]   # depth first, left to right (``class Lora(nn.Module, LoraLayer)``: both bases)
         while pending and len(seen) <= _DEPTH:

@@ -218,6 +218,11 @@ class ProjectView:
                 for child in self._children.get(cls, ()) if method in self.index.classes[child][1].methods]
         return None
 
+    def defines_method(self, cls: str, method: str) -> bool:
+        """The project defines ``method`` on its class ``cls`` or on one of its project bases (``__call__``)."""
+        found = self.index.method(cls, method) if cls in self.index.classes else None
+        return found is not None and found.rpartition(".")[0] in self.index.classes
+
     def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]:
         """None when ``cls`` is not a project class; () when the project defines ``method`` on the way up; else
         the torch class the method is inherited from."""
