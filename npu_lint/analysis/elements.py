@@ -19,6 +19,7 @@ _ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", 
 _SEQUENCE_COPIES = frozenset({"list", "tuple", "sorted", "reversed"})   # ``list(xs)[0]``: an element of ``xs``
 _ADDERS = {"append": 0, "insert": 1, "extend": -1}   # ``out.append(t)``, ``out.insert(0, t)``, ``out.extend(ts)``
 _DEPTH = 40
+_LIBRARIES = ("torch", "numpy", "pandas")   # no project function: ``u, n = np.unique(x, return_counts=True)``
 
 
 class Elements:
@@ -67,12 +68,15 @@ class Elements:
             if asked is not None and self.project is not None:
                 return self.project.element_of_method(asked, func.attr, index)
             if self.project is not None and len(path) == 1 and index != STAR:
-                if name is not None and not name.startswith("torch"):   # ``a, mask = pkg.ops.split(x)``
-                    return self.project.element_of_call(name, self.module_name, index)
-                if name is None:   # ``boxes, mask = self.assigner(x)``: a project module's ``forward``
+                found = None
+                if name is not None and not name.startswith(_LIBRARIES):   # ``a, mask = pkg.ops.split(x)``
+                    found = self.project.element_of_call(name, self.module_name, index)
+                elif name is None:   # ``boxes, mask = self.assigner(x)``: a project module's ``forward``
                     called = self.value_of(func, scope, depth)
                     if called is not None and called[0] == K.MODULE and called[1]:
-                        return self.project.element_of_method(called[1], "forward", index)
+                        found = self.project.element_of_method(called[1], "forward", index)
+                if found is not None:
+                    return found
         whole = self.value_of(value, scope, depth)
         if whole is not None and whole[0] in (K.BATCH, K.HOST):
             return whole
