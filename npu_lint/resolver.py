@@ -62,6 +62,8 @@ class ProjectFacts(Protocol):
 
     def defines_method(self, cls: str, method: str) -> bool: ...
 
+    def subclass_attributes(self, cls: str, attr: str) -> list[Optional[K.Value]]: ...
+
 
 class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,

@@ -237,3 +237,21 @@ def test_factories_and_sequences_across_modules(tmp_path):
 ])
 def test_module_calls_and_layer_parameters(source, kind):
     assert probe(source) == kind
+
+
+BASE = "class Base:\n    def __init__(self):\n        self.iouv = None\n    def match(self):\n        self.iouv.probe()\n"
+
+
+@pytest.mark.parametrize("source, kind", [
+    # ``self.x = None`` in a base class, the same kind in every subclass that assigns it: a base method's ``self.x``
+    ("import torch\n" + BASE + "class Det(Base):\n    def __init__(self):\n        super().__init__()\n"
+     "        self.iouv = torch.linspace(0.5, 0.95, 10)\n", TENSOR),
+    # must not: subclasses that disagree, no subclass, the base's own assignment says it
+    ("import torch\n" + BASE + "class Det(Base):\n    def __init__(self):\n        self.iouv = torch.zeros(1)\n"
+     "class Seg(Base):\n    def __init__(self):\n        self.iouv = [1]\n", UNKNOWN),
+    ("import torch\n" + BASE, UNKNOWN),
+    ("import torch\nclass Base:\n    def __init__(self):\n        self.iouv = torch.zeros(1)\n    def match(self):\n"
+     "        self.iouv.probe()\nclass Det(Base):\n    def __init__(self):\n        self.iouv = {}\n", TENSOR),
+])
+def test_attributes_subclasses_assign(source, kind):
+    assert probe(source) == kind
