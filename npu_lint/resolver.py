@@ -60,6 +60,10 @@ class ProjectFacts(Protocol):
 
     def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]: ...
 
+    def defines_method(self, cls: str, method: str) -> bool: ...
+
+    def subclass_attributes(self, cls: str, attr: str) -> list[Optional[K.Value]]: ...
+
 
 class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
@@ -79,6 +83,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._summaries: dict[tuple[str, int], object] = {}
         self._kept: list[ast.AST] = []
         self._call_index: Optional[dict[int, list[tuple[ast.Call, Scope, int]]]] = None
+        self._adders: Optional[dict[int, list[tuple[ast.Call, Scope]]]] = None   # ``xs.append(v)`` by binding of xs
         self._local_classes: dict[str, ast.ClassDef] = {}
         self._frames: Optional[bool] = None   # the file imports pandas/polars (memo of _has_frames)
         self._parents: dict[str, str] = {}   # a project class -> its base (a project class or a torch class)
@@ -101,6 +106,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._summarising.clear()
         self._summaries.clear()
         self._call_index = None
+        self._adders = None
         self._local_classes.clear()
         self._frames = None
 
@@ -292,8 +298,8 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
             return value
         if kind is ast.Subscript:
             value = self.value_of(node.value, scope, depth + 1)
-            if value is None:
-                return self._tuple_element(node.value, scope, depth + 1)
+            if value is None or value[0] == K.LIST:   # ``outs[0]``: an element of a sequence (elements.py)
+                return self.subscript_element(node, scope, depth + 1)
             if value[0] in (K.TENSOR, K.BATCH):
                 return K.TENSOR, None
             if value[0] == K.MODULE:   # ``self.blocks[i]``: a module of its own class; ``params[k]``: a tensor

@@ -257,6 +257,8 @@ def probable_method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
             and not (isinstance(func.value, ast.Name) and func.value.id in ("self", "cls", "super"))
             and ctx.resolver.imported_alias(func.value) is None
             and not (isinstance(func.value, ast.Call) and isinstance(func.value.func, ast.Name)
-                     and func.value.func.id == "super")):
+                     and func.value.func.id == "super")
+            and not any(value[0] != HOST or func.attr in NDARRAY_METHODS   # ``b = Boxes(x) if c else x``: maybe
+                        for value in ctx.resolver.other_values(func.value))):   # the other value's method
         return "torch.Tensor." + func.attr
     return None

@@ -168,7 +168,6 @@ def test_kind(source, kind):
     "import torch\nm = torch.ones(3) > 0 if cond else np_mask\nm.probe()\n",
     "import torch\nfrom mylib import build\nm = build()\nm.probe()\n",
     "import torch\nimport pandas as pd\ndef f(df):\n    m = df.eq(3)\n    m.probe()\n",   # a Series has eq too
-    "import torch\nmasks = []\nfor i in range(3):\n    masks.append(torch.ones(3) > i)\nm = masks[0]\nm.probe()\n",
 ])
 def test_unknown_stays_unknown(source):
     assert probe(source)[0] is None

@@ -46,13 +46,13 @@ class CallValues:
                 return self.class_value(binding.value)
             callee = self.binding_value(binding, depth)
             if callee is not None and callee[0] == K.MODULE:
-                return K.TENSOR, None
+                return self._module_call_value(callee)
             return self.dispatched_value(func, scope) if binding.tag in (VALUE, PARAM) and callee is None else None
         if isinstance(func, ast.Attribute):
             receiver = self.value_of(func.value, scope, depth)   # once: chains of calls stay linear
             callee = self._attribute_value(func, scope, depth, receiver)
             if callee is not None and callee[0] == K.MODULE:
-                return K.TENSOR, None   # ``self.fc(x)``: calling a module
+                return self._module_call_value(callee)   # ``self.fc(x)``: calling a module
             method = self._callee(node, scope) if isinstance(func.value, ast.Name) else None
             if method is not None and method[0].name == func.attr:   # ``self.build_optimizer()``: the class's own
                 return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
@@ -68,6 +68,8 @@ class CallValues:
                     if value is not None:
                         return value
             value = K.of_method(receiver, func.attr)
+            if receiver is not None and receiver[0] == K.SCALER and func.attr == "scale":
+                return K.TENSOR, None   # ``scaler.scale(loss)``: the scaled loss (``.backward()`` is a tensor's)
             if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self._has_frames():
                 return K.MASK, None   # ``labels.eq(labels.t())`` like ``labels == labels.t()``: no pandas here
             if value is None and callee is None and isinstance(func.value, ast.Name) \
@@ -77,7 +79,7 @@ class CallValues:
         if isinstance(func, ast.Subscript):
             callee = self.value_of(func, scope, depth)
             if callee is not None and callee[0] == K.MODULE:
-                return K.TENSOR, None
+                return self._module_call_value(callee)
             return self.dispatched_value(func, scope) if callee is None else None   # ``table[mode](x)``
         if isinstance(func, ast.Call) and isinstance(func.func, ast.Name) and func.func.id == "getattr" \
                 and len(func.args) >= 2 and self.binding(func.func, scope) is None:
@@ -88,6 +90,51 @@ class CallValues:
         if isinstance(func, ast.Call):
             return self.dispatched_value(func, scope)   # ``getattr(self, f"_mask_{mode}")(x)``
         return None
+
+    def _module_call_value(self, callee: K.Value) -> Optional[K.Value]:
+        """Calling a module gives a tensor, unless its project class says otherwise: a ``__call__`` of its own
+        (``model(img)`` running a predictor) gives what that returns, unknown where the code does not show it; a
+        ``forward`` returning an instance of a project class or a host array (a list of results) gives that."""
+        cls = callee[1]
+        if cls and not cls.startswith("torch."):
+            for method in ("__call__", "forward"):
+                returned, defined = self._method_return(cls, method)
+                if not defined:
+                    continue
+                if returned is not None and returned[0] == K.LIST:   # a list of results, or of tensors
+                    element = self._method_element(cls, method)
+                    return (K.LIST, None) if element is not None and element[0] not in K.TENSORS else (K.TENSOR, None)
+                if returned is not None and returned[0] in K.TENSORS:
+                    return K.TENSOR, None
+                if method == "__call__" or (returned is not None and returned[0] in (K.OBJECT, K.HOST)):
+                    return returned
+                break
+        return K.TENSOR, None
+
+    def module_call_element(self, callee: K.Value) -> Optional[K.Value]:
+        """An element of what calling a module of a project class gives (its ``forward`` returning a list)."""
+        cls = callee[1]
+        if not cls or cls.startswith("torch."):
+            return None
+        for method in ("__call__", "forward"):
+            if self._method_return(cls, method)[1]:
+                return self._method_element(cls, method)
+        return None
+
+    def _method_element(self, cls: str, method: str) -> Optional[K.Value]:
+        local, asked = self.class_method(cls, method)
+        if local is not None:
+            return self.yielded(local)
+        return self.project.element_of_method(asked, method, -1) if asked is not None and self.project else None
+
+    def _method_return(self, cls: str, method: str) -> tuple[Optional[K.Value], bool]:
+        """What ``method`` of the project class ``cls`` returns, and whether the project defines it at all."""
+        local, asked = self.class_method(cls, method)
+        if local is not None:
+            return self.returns(local), True
+        if asked is not None and self.project is not None and self.project.defines_method(asked, method):
+            return self.project.value_of_method(asked, method), True
+        return None, False
 
     def _binop_value(self, node: ast.BinOp, scope: Scope, depth: int) -> Optional[K.Value]:
         operands: list[Optional[K.Value]] = []

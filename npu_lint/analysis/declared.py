@@ -21,6 +21,11 @@ if TYPE_CHECKING:
 _DEPTH = 40
 # Qualified names that are no class of another library (``typing.Any``, ``collections.OrderedDict``): unknown.
 _NOT_INSTANCES = ("torch", "typing", "typing_extensions", "collections", "builtins", "abc", "types")
+# The parameters and buffers of torch's layers (``conv.weight``, ``bn.running_mean``): tensors.
+_LAYER_TENSORS = frozenset({"weight", "bias", "running_mean", "running_var", "in_proj_weight", "in_proj_bias",
+                            "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
+_CONTAINERS = frozenset({"torch.nn.Module", "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
+                         "torch.nn.ParameterList", "torch.nn.ParameterDict"})
 # Kinds whose class may be a project class with its own methods and attributes.
 CLASSED = (K.OBJECT, K.MODULE, K.OPTIMIZER, K.DATASET, K.LOADER, K.SCHEDULER, K.SAMPLER)
 
@@ -130,12 +135,30 @@ class Declared:
         if current is None or not isinstance(current.cls.node, ast.ClassDef):
             return None
         cls = self.class_value(current.cls.node)
-        return self.member_value(cls[1], attr, depth, skip=skip) if cls and cls[1] else None
+        value = self.member_value(cls[1], attr, depth, skip=skip) if cls and cls[1] else None
+        if value is None and skip and cls and cls[1]:   # ``self.iouv = None`` here, a tensor in every subclass
+            value = self._subclass_member(current.cls.node, cls[1], attr, depth)
+        return value
+
+    def _subclass_member(self: "Resolver", node: ast.ClassDef, cls: str, attr: str, depth: int) -> Optional[K.Value]:
+        """What the subclasses (of this file, and through the project index of others) that assign ``attr`` agree
+        it holds: a base class's method runs on an instance of one of them."""
+        found: list[Optional[K.Value]] = []
+        for other in self._local_class_nodes():
+            body = self.scopes.scope_of(other) if self.scopes is not None else None
+            bindings = [b for b in body.attrs.get(attr, ()) if b.tag == VALUE] if body is not None else []
+            if other is not node and bindings and self._derives(other, node):
+                found.append(K.join([self.binding_value(b, depth + 1) for b in bindings]))
+        if self.project is not None and self.module_name:
+            found.extend(self.project.subclass_attributes(cls, attr))
+        return K.join(found) if found else None
 
     def member_value(self, cls: str, attr: str, depth: int = 0, skip: bool = False) -> Optional[K.Value]:
         """What ``attr`` of an instance of the project class ``cls`` holds: its class-level annotations and
         assignments, ``self.attr = ...`` / ``self.attr: T`` in its methods, then its bases' (in this file or, through
         the project index, in others). ``skip``: the class's own ``self.attr`` bindings were already asked."""
+        if cls.startswith("torch.nn.") and attr in _LAYER_TENSORS and cls not in _CONTAINERS:
+            return K.TENSOR, None   # ``nn.Linear(2, 2).weight``: a parameter of a torch layer
         seen: set[str] = set()
         pending = [cls]   # depth first, left to right (``class Lora(nn.Module, LoraLayer)``: both bases)
         while pending and len(seen) <= _DEPTH:

@@ -12,9 +12,14 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import CLASSED as _CLASSED
-from npu_lint.analysis.scopes import STAR, Scope
+from npu_lint.analysis.scopes import ANNOTATION, PARAM, STAR, VALUE, Binding, Scope
+from npu_lint.analysis.summaries import return_statements
 
 _ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"})
+_SEQUENCE_COPIES = frozenset({"list", "tuple", "sorted", "reversed"})   # ``list(xs)[0]``: an element of ``xs``
+_ADDERS = {"append": 0, "insert": 1, "extend": -1}   # ``out.append(t)``, ``out.insert(0, t)``, ``out.extend(ts)``
+_DEPTH = 40
+_LIBRARIES = ("torch", "numpy", "pandas")   # no project function: ``u, n = np.unique(x, return_counts=True)``
 
 
 class Elements:
@@ -63,12 +68,15 @@ class Elements:
             if asked is not None and self.project is not None:
                 return self.project.element_of_method(asked, func.attr, index)
             if self.project is not None and len(path) == 1 and index != STAR:
-                if name is not None and not name.startswith("torch"):   # ``a, mask = pkg.ops.split(x)``
-                    return self.project.element_of_call(name, self.module_name, index)
-                if name is None:   # ``boxes, mask = self.assigner(x)``: a project module's ``forward``
+                found = None
+                if name is not None and not name.startswith(_LIBRARIES):   # ``a, mask = pkg.ops.split(x)``
+                    found = self.project.element_of_call(name, self.module_name, index)
+                elif name is None:   # ``boxes, mask = self.assigner(x)``: a project module's ``forward``
                     called = self.value_of(func, scope, depth)
                     if called is not None and called[0] == K.MODULE and called[1]:
-                        return self.project.element_of_method(called[1], "forward", index)
+                        found = self.project.element_of_method(called[1], "forward", index)
+                if found is not None:
+                    return found
         whole = self.value_of(value, scope, depth)
         if whole is not None and whole[0] in (K.BATCH, K.HOST):
             return whole
@@ -100,7 +108,7 @@ class Elements:
             return None
         source, path = found
         if not path:
-            declared = self._declared_element(source, scope, depth)
+            declared = self.sequence_element(source, scope, depth)
             if declared is not None:
                 return declared
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
@@ -125,3 +133,158 @@ class Elements:
         if value[0] == K.MODULE and value[1] in ("torch.nn.ModuleList", "torch.nn.Sequential") and not path:
             return K.MODULE, None
         return None
+
+    # -- elements of sequences ---------------------------------------------------------------------------------------
+    def sequence_element(self, source: ast.AST, scope: Scope, depth: int = 0) -> Optional[K.Value]:
+        """What an element of the sequence ``source`` is, iterated or indexed: the elements of a literal agreeing, a
+        comprehension's element, ``[t] * n`` and ``xs + ys``, the tuple of tensors ``x.split(2)`` gives, what a
+        function returns or yields a list of, a name bound to one of these (with what ``append`` / ``insert`` /
+        ``extend`` / ``+=`` add to it) or declared ``List[Tensor]``. None when any element is unknown."""
+        if depth > _DEPTH:
+            return None
+        kind = type(source)
+        if kind in (ast.ListComp, ast.GeneratorExp, ast.SetComp):
+            if self.scopes is None:
+                return None
+            return self.value_of(source.elt, self.scopes.open_expression_scope(source, scope), depth + 1)
+        if kind is ast.Name:
+            if self.scopes is None:
+                return None
+            bindings = self.scopes.lookup_reaching(source.id, scope, (source.lineno, source.col_offset))
+            return K.join([self._bound_element(b, depth + 1) for b in bindings]) if bindings else None
+        if kind is ast.Attribute and isinstance(source.value, ast.Name) and self.scopes is not None \
+                and source.value.id == self.scopes.self_name(scope):   # ``self.anchors = self.make_anchors()``
+            bindings = self.scopes.attribute(scope, source.attr)
+            return K.join([self._bound_element(b, depth + 1) for b in bindings]) if bindings else None
+        if kind is ast.BinOp:
+            if isinstance(source.op, ast.Add):   # ``xs + ys`` of lists (of tensors: a tensor, whose elements are too)
+                return K.join([self.sequence_element(side, scope, depth + 1) for side in (source.left, source.right)])
+            if isinstance(source.op, ast.Mult):   # ``[torch.zeros(0, 6)] * n``
+                listed = [side for side in (source.left, source.right) if isinstance(side, (ast.List, ast.Tuple))]
+                return self.sequence_element(listed[0], scope, depth + 1) if len(listed) == 1 else None
+            return None
+        if kind is ast.IfExp:
+            return K.join([self.sequence_element(arm, scope, depth + 1) for arm in (source.body, source.orelse)])
+        if kind is ast.Call:
+            if self._tuple_element(source, scope, depth + 1) is not None:   # ``x.split(2)``, ``torch.unbind(x)``
+                return K.TENSOR, None
+            if not isinstance(source.func, ast.Call):   # ``outs = self.head(x)``: a module's ``forward`` returns a list
+                callee = self.value_of(source.func, scope, depth + 1)
+                if callee is not None and callee[0] == K.MODULE:
+                    element = self.module_call_element(callee)
+                    if element is not None:
+                        return element
+            if source.args and len(source.args) == 1 and not source.keywords \
+                    and self.qualname(source.func, scope) in _SEQUENCE_COPIES:
+                return self.sequence_element(source.args[0], scope, depth + 1)
+        if kind in (ast.Tuple, ast.List, ast.Call):
+            return self._declared_element(source, scope, depth)
+        return None
+
+    def _bound_element(self, binding: Binding, depth: int) -> Optional[K.Value]:
+        """An element of the sequence a name is bound to (its declaration, else its value and what is added to it)."""
+        key = ("element", id(binding))
+        cached = self._summaries.get(key, self)
+        if cached is not self:
+            return cached   # type: ignore[return-value]
+        self._summaries[key] = None   # a cycle (``xs = xs + [t]``) is unknown
+        value = self._compute_bound_element(binding, depth)
+        self._summaries[key] = value
+        return value
+
+    def _compute_bound_element(self, binding: Binding, depth: int) -> Optional[K.Value]:
+        node, scope = binding.node, binding.scope
+        if binding.tag == PARAM and node is not None and getattr(node, "annotation", None) is not None:
+            return self.element_annotation_value(node.annotation, scope.parent or scope, -1)
+        if binding.tag == ANNOTATION:
+            return self.element_annotation_value(binding.value, scope, -1)
+        if isinstance(node, ast.AnnAssign) and not binding.path:
+            declared = self.element_annotation_value(node.annotation, scope, -1)
+            if declared is not None:
+                return declared
+        if binding.tag != VALUE or binding.path:
+            whole = self.binding_value(binding, depth)   # a tensor bound by unpacking or a loop: its rows are tensors
+            return (K.TENSOR, None) if whole is not None and whole[0] in (K.TENSOR, K.BATCH) else None
+        added = self._added_elements(binding, depth)
+        if isinstance(binding.value, (ast.List, ast.Tuple)) and not binding.value.elts:
+            return K.join(added) if added else None   # ``out = []`` then ``out.append(t)``
+        whole = self.value_of(binding.value, scope, depth)
+        own = (K.TENSOR, None) if whole is not None and whole[0] in (K.TENSOR, K.BATCH) \
+            else self.sequence_element(binding.value, scope, depth + 1)
+        return K.join([own] + added)
+
+    def _added_elements(self, binding: Binding, depth: int) -> list[Optional[K.Value]]:
+        """What the statements ``name.append(v)`` / ``name.insert(i, v)`` / ``name.extend(vs)`` / ``name += vs``
+        reached by ``binding`` add to its list."""
+        if self._adders is None:
+            self._adders = {}
+            for call, scope in (self.scopes.calls if self.scopes is not None else ()):
+                func = call.func
+                if not isinstance(func, ast.Attribute) or func.attr not in _ADDERS \
+                        or not isinstance(func.value, ast.Name):
+                    continue
+                for reached in self.scopes.lookup_reaching(func.value.id, scope, (call.lineno, call.col_offset)):
+                    self._adders.setdefault(id(reached), []).append((call, scope))
+        found: list[Optional[K.Value]] = []
+        for call, scope in self._adders.get(id(binding), ()):
+            position = _ADDERS[call.func.attr]   # type: ignore[attr-defined]
+            if position < 0:
+                found.append(self.sequence_element(call.args[0], scope, depth + 1) if len(call.args) == 1 else None)
+            else:
+                found.append(self.value_of(call.args[position], scope, depth + 1)
+                             if len(call.args) == position + 1 and not call.keywords else None)
+        for target, value in self._stored_items(binding.scope).get(binding.name, ()):   # ``out[i] = t``
+            if binding in self.scopes.lookup_reaching(binding.name, binding.scope, (target.lineno, target.col_offset)):
+                found.append(self.value_of(value, binding.scope, depth + 1))
+        for augment in binding.scope.augments.get(binding.name, ()):   # ``out += [t]``
+            if augment.pos > binding.pos and binding in self.scopes.lookup_reaching(binding.name, binding.scope,
+                                                                                     augment.pos):
+                found.append(self.sequence_element(augment.value, binding.scope, depth + 1))
+        return found
+
+    def _stored_items(self, scope: Scope) -> dict[str, list[tuple[ast.Subscript, ast.AST]]]:
+        """``name[i] = value`` statements of a scope's own body, by name (an element replaced in place)."""
+        key = ("stored", id(scope))
+        found = self._summaries.get(key)
+        if found is None:
+            found = {}
+            stack = list(getattr(scope.node, "body", ()) if scope.node is not None else ())
+            while stack:
+                statement = stack.pop()
+                if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    continue
+                if isinstance(statement, ast.Assign):
+                    for target in statement.targets:
+                        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name):
+                            found.setdefault(target.value.id, []).append((target, statement.value))
+                for field in ("body", "orelse", "finalbody", "handlers"):
+                    stack.extend(getattr(statement, field, ()) or ())
+            self._summaries[key] = found
+        return found   # type: ignore[return-value]
+
+    def subscript_element(self, node: ast.Subscript, scope: Scope, depth: int) -> Optional[K.Value]:
+        """``xs[i]`` where ``xs`` is no tensor the model knows: an element of a tuple a tensor method returns
+        (``x.max(-1)[0]``), element ``i`` of a returned tuple (``g(x)[1]``), an element of a sequence
+        (``outs[0]`` of ``outs = [conv(x) for conv in self.convs]``); a slice is no element."""
+        if isinstance(node.slice, ast.Slice):
+            return None
+        found = self._tuple_element(node.value, scope, depth)
+        if found is not None:
+            return found
+        index = node.slice
+        if isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0 \
+                and not isinstance(node.value, ast.Name):
+            found = self._element(node.value, scope, (index.value,), depth)
+            if found is not None:
+                return found
+        return self.sequence_element(node.value, scope, depth)
+
+    def returned_sequence_element(self, function: ast.AST) -> Optional[K.Value]:
+        """An element of the sequence a function of this file returns (``return [t for t in ...]``, ``return out``
+        after ``out.append(t)``): what every return statement's elements agree on (``return None`` left out)."""
+        scope = self.scopes.scope_of(function) if self.scopes is not None else None
+        if scope is None:
+            return None
+        returned = [r.value for r in return_statements(function)
+                    if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
+        return K.join([self.sequence_element(value, scope) for value in returned]) if returned else None

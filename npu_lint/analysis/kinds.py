@@ -93,7 +93,11 @@ TENSOR_ANNOTATIONS = frozenset({"torch.Tensor", "torch.nn.Parameter", "torch.nn.
                                 "torch.DoubleTensor"})
 MASK_ANNOTATIONS = frozenset({"torch.BoolTensor", "torch.ByteTensor"})
 SCALERS = frozenset({"torch.cuda.amp.GradScaler", "torch.amp.GradScaler", "torch.npu.amp.GradScaler",
-                     "torch_npu.npu.amp.GradScaler", "torch.cpu.amp.GradScaler"})
+                     "torch_npu.npu.amp.GradScaler", "torch.cpu.amp.GradScaler", "torch_xla.amp.GradScaler",
+                     "torch.distributed.fsdp.ShardedGradScaler",
+                     "torch.distributed.fsdp.sharded_grad_scaler.ShardedGradScaler"})
+# GradScaler subclasses of other devices' torch backends (``torch.mlu.amp.GradScaler``, ``torch.xpu.amp.GradScaler``)
+SCALER_SUFFIX = ".amp.GradScaler"
 # Torch base classes a project class can derive from, and the kind its instances have.
 BASE_KINDS = {"torch.nn.Module": MODULE, "torch.optim.Optimizer": OPTIMIZER, "torch.utils.data.Dataset": DATASET,
               "torch.utils.data.IterableDataset": DATASET, "torch.utils.data.Sampler": SAMPLER,
@@ -131,7 +135,8 @@ def refine(declared: Optional[Value], inferred: Optional[Value]) -> Optional[Val
 
 def of_class(qualname: str) -> Optional[Value]:
     """The value an instance of a torch (or numpy/pandas) class has, from the class's qualified name."""
-    if qualname in SCALERS:
+    if qualname in SCALERS or (qualname.startswith("torch.") and qualname.endswith(SCALER_SUFFIX)
+                               and qualname.count(".") == 3):
         return SCALER, qualname
     qualname = AUTOGRAD_BASES.get(qualname, qualname)
     if qualname in BASE_KINDS:

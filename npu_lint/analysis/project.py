@@ -211,15 +211,29 @@ class ProjectView:
     def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]:
         """What the project subclasses of ``cls`` that define ``method`` again return (``self.postprocess(x)`` in a
         base class may run a subclass's)."""
+        return [self._returned(f"{child}.{method}", 0) if f"{child}.{method}" in self.index.functions else None
+                for child in self._subclasses(cls) if method in self.index.classes[child][1].methods]
+
+    def _subclasses(self, cls: str) -> list[str]:
+        """The project classes deriving from ``cls`` (directly or not)."""
         if self._children is None:
             self._children = {}
             for name in self.index.classes:
                 for base in self.index.mro(name)[1:]:
                     if base in self.index.classes:
                         self._children.setdefault(base, []).append(name)
-        return [self._returned(f"{child}.{method}", 0) if f"{child}.{method}" in self.index.functions else None
-                for child in self._children.get(cls, ()) if method in self.index.classes[child][1].methods]
-        return None
+        return self._children.get(cls, [])
+
+    def subclass_attributes(self, cls: str, attr: str) -> list[Optional[K.Value]]:
+        """What each project subclass of ``cls`` that assigns ``attr`` itself holds there (``self.iouv = None`` in a
+        base class, a tensor in its subclasses)."""
+        return [self.attribute_value(child, attr) for child in self._subclasses(cls)
+                if attr in dict(self.index.classes[child][1].attrs) or attr in dict(self.index.classes[child][1].fields)]
+
+    def defines_method(self, cls: str, method: str) -> bool:
+        """The project defines ``method`` on its class ``cls`` or on one of its project bases (``__call__``)."""
+        found = self.index.method(cls, method) if cls in self.index.classes else None
+        return found is not None and found.rpartition(".")[0] in self.index.classes
 
     def method_owner(self, cls: str, method: str) -> Optional[tuple[str, ...]]:
         """None when ``cls`` is not a project class; () when the project defines ``method`` on the way up; else

@@ -12,7 +12,8 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.scopes import CLASS, Binding, Position, Scope
+from npu_lint.analysis.scopes import CLASS, VALUE, Binding, Position, Scope
+from npu_lint.analysis.summaries import return_statements
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _AUTOGRAD_STATIC = frozenset({"forward", "backward", "setup_context", "jvp", "vjp"})
@@ -159,3 +160,55 @@ class Receivers:
         if name is None or self.project is None or name.startswith("torch."):
             return None
         return self.project.class_value(name, self.module_name)
+
+    def other_values(self, node: ast.AST, scope: Optional[Scope] = None) -> list[K.Value]:
+        """The values no tensor that may reach ``node`` as the code shows them, even where the model knows no one
+        kind for it: bindings that disagree (``b = Boxes(x)`` in one arm, ``b = x.clone()`` in the other), ``self.b``
+        set to a project object in one method and a tensor in another, a name copied from one of those, a function of
+        this file returning either (an instance of a project or other class, a host array, a module ...; a Python
+        list and a tensor moved to the CPU are left out). The inventory names no method of such a receiver as a
+        tensor's by a guess."""
+        found: list[K.Value] = []
+        self._other_values(node, scope or self.current, 0, found)
+        return found
+
+    def _other_values(self, node: ast.AST, scope: Scope, depth: int, found: list[K.Value]) -> None:
+        if depth > _OTHER_DEPTH or self.scopes is None:
+            return
+        value = self.value_of(node, scope)
+        if value is not None:
+            if _no_tensor(value):
+                found.append(value)
+        elif isinstance(node, ast.Name):
+            for binding in self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset)):
+                self._bound_others(binding, depth, found)
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+                and node.value.id == self.scopes.self_name(scope):
+            for binding in self.scopes.attribute(scope, node.attr):
+                self._bound_others(binding, depth, found)
+        elif isinstance(node, (ast.IfExp, ast.BoolOp)):
+            for arm in ((node.body, node.orelse) if isinstance(node, ast.IfExp) else node.values):
+                self._other_values(arm, scope, depth + 1, found)
+        elif isinstance(node, ast.Call):
+            method = self._callee(node, scope)   # ``self.make(x)``, ``make(x)``: what its returns may be
+            inner = self.scopes.scope_of(method[0]) if method is not None else None
+            if inner is not None and isinstance(method[0], _DEFS):
+                for returned in return_statements(method[0]):
+                    if returned.value is not None:
+                        self._other_values(returned.value, inner, depth + 1, found)
+
+    def _bound_others(self, binding: Binding, depth: int, found: list[K.Value]) -> None:
+        value = self.binding_value(binding)
+        if value is not None:
+            if _no_tensor(value):
+                found.append(value)
+        elif binding.tag == VALUE and not binding.path:
+            self._other_values(binding.value, binding.scope, depth + 1, found)
+
+
+_OTHER_DEPTH = 6
+
+
+def _no_tensor(value: K.Value) -> bool:
+    """A value the model knows that is no tensor and may have methods a tensor has (a list has none of them)."""
+    return value[0] not in K.TENSORS + (K.LIST,) and value != (K.HOST, K.CPU_TENSOR)

@@ -163,8 +163,8 @@ class Summaries:
             declared = self.element_annotation_value(annotation, scope.parent or scope, -1) if annotation else None
             yields = _yields(function)
             values = [self.value_of(node.value, scope) for node in yields if node.value is not None]
-            if not yields:   # a function returning a tuple: iterating it gives its elements
-                values = list(self.returned_elements(function))
+            if not yields:   # a function returning a tuple or a list: iterating it gives its elements
+                values = list(self.returned_elements(function)) or [self.returned_sequence_element(function)]
             return K.refine(declared, K.join(values) if values else None)
         return memo(self._summaries, ("yields", id(function)), compute)
 
