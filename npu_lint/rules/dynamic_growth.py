@@ -11,6 +11,8 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_values import FAMILY
 
+# tqdm's ``trange``: ``range``'s arguments, with a progress bar.
+_TRANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.autonotebook.trange"})
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 # The last word of a name that holds no tensor data (lists of names, parameters, modules, text).
 _NOT_TENSOR_WORDS = frozenset({"list", "items", "names", "keys", "headers", "params", "paths", "files", "modules",
@@ -134,6 +136,19 @@ def _made_tensor(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
     return False
 
 
+def _position(target: ast.AST, index: str) -> Optional[tuple[int, ...]]:
+    """Where a loop's target binds ``index``: ``()`` for ``for index in ...``, ``(1,)`` for ``for k, index in
+    enumerate(...)``; None when it binds no such name."""
+    if isinstance(target, ast.Name):
+        return () if target.id == index else None
+    if isinstance(target, ast.Tuple):
+        for position, element in enumerate(target.elts):
+            inner = _position(element, index)
+            if inner is not None:
+                return (position, *inner)
+    return None
+
+
 def _names(node: ast.AST) -> set[str]:
     return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
 
@@ -146,8 +161,9 @@ class ShortLastChunk(Rule):
         of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` whose stop is
         not reduced by the step: unless the data length is a multiple of the step, the last chunk is shorter.
         The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
-        (``n = x.shape[0]``) and the loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i +
-        bs]) for i in range(0, len(x), bs)])``). The stop must be a length read from the data, not a constant; a
+        (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))``, ``trange`` or ``enumerate``, and the
+        loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i + bs]) for i in range(0,
+        len(x), bs)])``). The stop must be a length read from the data, not a constant; a
         Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
         tokenizer asked for ``return_tensors``). One finding per loop: its first chunk.
     Why it matters on NPU:
@@ -178,7 +194,14 @@ class ShortLastChunk(Rule):
                  "import torch\ndef enc(model, x, bs):\n    return torch.cat([model(x[i:min(i + bs, len(x))]) for i in range(0, len(x), bs)])\n",
                  # a Python list of texts cut in chunks that are made tensors
                  "import torch\ndef embed(texts, bs):\n    for i in range(0, len(texts), bs):\n"
-                 "        chunk = texts[i:i + bs]\n        x = torch.stack([encode(t) for t in chunk])\n")
+                 "        chunk = texts[i:i + bs]\n        x = torch.stack([encode(t) for t in chunk])\n",
+                 # the steps through a progress bar or enumerate
+                 "import torch\nfrom tqdm import tqdm\ndef enc(model, emb, bs):\n"
+                 "    for start in tqdm(range(0, len(emb), bs), desc='encode'):\n        model(emb[start:start + bs])\n",
+                 "import torch\nfrom tqdm.auto import trange\ndef enc(model, emb, bs):\n"
+                 "    for start in trange(0, emb.shape[0], bs, desc='encode'):\n        model(emb[start:start + bs])\n",
+                 "import torch\ndef enc(model, emb, bs):\n    for k, start in enumerate(range(0, len(emb), bs)):\n"
+                 "        model(emb[start:start + bs])\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
@@ -194,7 +217,12 @@ class ShortLastChunk(Rule):
                      "import torch\ndef names(texts, bs):\n    for i in range(0, len(texts), bs):\n"
                      "        chunk = texts[i:i + bs]\n        print(', '.join(chunk))\n",
                      # pieces of a sequence collected in a list, nothing computed on each
-                     "import torch\ndef segment(a, n):\n    return [a[i:i + n] for i in range(0, len(a), n)]\n")
+                     "import torch\ndef segment(a, n):\n    return [a[i:i + n] for i in range(0, len(a), n)]\n",
+                     # the enumerate counter is no chunk start; whole chunks through a progress bar
+                     "import torch\ndef enc(model, emb, bs, starts):\n    for start, _ in enumerate(range(0, len(emb), bs)):\n"
+                     "        model(emb[start:start + bs])\n",
+                     "import torch\nfrom tqdm import tqdm\ndef enc(model, emb, bs):\n"
+                     "    for start in tqdm(range(0, len(emb) - bs, bs)):\n        model(emb[start:start + bs])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -254,9 +282,13 @@ class ShortLastChunk(Rule):
             heads = [(loop.target, loop.iter)] if isinstance(loop, ast.For) else \
                 [(g.target, g.iter) for g in loop.generators]   # type: ignore[attr-defined]
             for target, call in heads:
-                if isinstance(target, ast.Name) and target.id == index:
-                    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range" \
-                            and len(call.args) == 3:
+                path = _position(target, index)
+                if path is not None:
+                    found = ctx.resolver.iterated(call, ctx.resolver.current, path)   # through tqdm, enumerate
+                    call = found[0] if found is not None and not found[1] else None
+                    if isinstance(call, ast.Call) and len(call.args) == 3 and (
+                            (isinstance(call.func, ast.Name) and call.func.id == "range")
+                            or ctx.resolver.qualname(call.func) in _TRANGES):
                         return call, loop
                     return None
             loop = ctx.enclosing(loop, kinds)

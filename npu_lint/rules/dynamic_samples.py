@@ -18,6 +18,7 @@ from npu_lint.resolver import BATCH
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_ops import dynamic_row, is_bool_index
 from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.sample_lengths import measured_lengths
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
@@ -354,7 +355,9 @@ class PerSampleConcat(Rule):
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); and a
         concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
-        batch["bboxes"]), 1)``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
+        batch["bboxes"]), 1)``); or a list whose items' lengths the same function makes a tensor of
+        (``lengths = torch.IntTensor([len(t) for t in targets])`` next to ``torch.cat(targets)``: nobody keeps
+        a tensor of equal lengths; a Python list of per-level counts is no such evidence). ``torch.stack`` is left alone: it fails on items of different lengths. Both
         ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data: its loop walks
         the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``), so the
         number of items varies (per-label prototypes, per-class losses).
@@ -401,7 +404,12 @@ class PerSampleConcat(Rule):
                  # one item per value found in the data: the number of items varies (cat or stack)
                  "import torch\ndef protos(x, labels):\n    return torch.stack([x[labels == c].mean(0) for c in torch.unique(labels)])\n",
                  "import torch\ndef protos(x, labels):\n    means = []\n    for c in labels.unique().tolist():\n"
-                 "        means.append(x[labels == c].mean(0))\n    return torch.stack(means)\n")
+                 "        means.append(x[labels == c].mean(0))\n    return torch.stack(means)\n",
+                 # the code makes a tensor of the items' lengths: they differ
+                 "import torch\ndef collate(samples, max_len):\n    targets = [s.tokens[:max_len] for s in samples]\n"
+                 "    lengths = torch.IntTensor([len(t) for t in targets])\n    return torch.cat(targets), lengths\n",
+                 "import torch\ndef collate(seqs):\n    lens = [s.size(0) for s in seqs]\n"
+                 "    return torch.cat(seqs), torch.tensor(lens)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      "import torch\ngt = torch.cat([a, b])\n",
                      "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
@@ -419,6 +427,11 @@ class PerSampleConcat(Rule):
                      "import torch\ndef f(feats):\n    lv = torch.cat([torch.full_like(f, 3) for i, f in enumerate(feats)])\n"
                      "    return torch.cat([f for f in feats]), lv\n",
                      "import torch\ndef f(results: InstanceList):\n    return torch.cat([r.whwh[None].sum() for r in results])\n",
+                     # per-level counts kept as a list (to split back); lengths of a list bound again (padded)
+                     "import torch\ndef flat(anchors):\n    counts = [a.size(0) for a in anchors]\n"
+                     "    return torch.cat(anchors), counts\n",
+                     "import torch\ndef collate(seqs, n):\n    lens = torch.tensor([len(s) for s in seqs])\n"
+                     "    seqs = [pad(s, n) for s in seqs]\n    return torch.cat(seqs), lens\n",
                      # one item per class of a fixed range
                      "import torch\ndef protos(x, labels, n):\n    return torch.stack([(x * (labels == c)[:, None]).sum(0) for c in range(n)])\n")
 
@@ -433,6 +446,9 @@ class PerSampleConcat(Rule):
             why = "the batch's per-sample fields" if any(_batch_field(e, ctx) for e in items.elts) else None
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)):
             why = per_sample_items(items, node, ctx)
+            measuring = measured_lengths(items, node, ctx) if not why and isinstance(items, ast.Name) else None
+            if measuring is not None:
+                why = f"the code makes a tensor of their lengths, line {measuring.lineno}"
         else:
             return
         if not why:

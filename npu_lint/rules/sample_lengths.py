@@ -1,0 +1,102 @@
+"""Evidence, in the code itself, that the items of a list differ in length: the function measures each item's
+length and makes a tensor of the lengths (``lengths = torch.IntTensor([len(t) for t in targets])`` next to
+``torch.cat(targets)``: CTC targets, packed sequences, per-image ground truths). Nobody keeps a tensor of
+lengths that are all the same; a Python list of sizes (``[a.size(0) for a in anchors]``, the per-level counts
+used to split a concatenation back) is no such evidence. Shared by NPU409 (dynamic_samples.py)."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES
+
+# Calls that make a tensor of a Python list.
+_CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.Tensor",
+                         "torch.FloatTensor", "torch.from_numpy", "numpy.array", "numpy.asarray"})
+
+
+def _measures(element: ast.AST, bound: set[str]) -> bool:
+    """``len(t)``, ``t.size(0)``, ``t.shape[0]``, ``t.numel()``, ``len(t["ids"])`` of a loop target ``t``."""
+    measured: Optional[ast.AST] = None
+    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id == "len" \
+            and len(element.args) == 1:
+        measured = element.args[0]
+    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) \
+            and element.func.attr in ("size", "numel") and (
+                element.func.attr == "numel" or (len(element.args) == 1 and isinstance(element.args[0], ast.Constant)
+                                                 and element.args[0].value == 0)):
+        measured = element.func.value
+    elif isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
+            and element.value.attr == "shape" and isinstance(element.slice, ast.Constant) and element.slice.value == 0:
+        measured = element.value.value
+    while isinstance(measured, ast.Subscript) and isinstance(measured.slice, ast.Constant):
+        measured = measured.value
+    return isinstance(measured, ast.Name) and measured.id in bound
+
+
+def _measured_sequence(node: ast.AST) -> Optional[str]:
+    """The name whose items ``[len(t) for t in targets]`` / ``map(len, targets)`` measures, else None."""
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
+        generator = node.generators[0]
+        if isinstance(generator.iter, ast.Name) and isinstance(generator.target, ast.Name) and not generator.ifs \
+                and _measures(node.elt, {generator.target.id}):
+            return generator.iter.id
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("map", "list") \
+            and node.args:
+        if node.func.id == "list" and len(node.args) == 1:
+            return _measured_sequence(node.args[0])
+        if node.func.id == "map" and len(node.args) == 2 and isinstance(node.args[0], ast.Name) \
+                and node.args[0].id == "len" and isinstance(node.args[1], ast.Name):
+            return node.args[1].id
+    return None
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's body, nested functions and classes left out."""
+    stack = list(getattr(function, "body", []))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (*FUNCTION_TYPES, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _converted(node: ast.Call, ctx: FileContext) -> bool:
+    return ctx.resolver.qualname(node.func) in _CONVERTERS
+
+
+def measured_lengths(items: ast.Name, call: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """The expression of the function around ``call`` that makes a tensor of the lengths of ``items``' items
+    (``torch.IntTensor([len(t) for t in targets])``, or ``lens = [len(t) for t in targets]`` then
+    ``torch.tensor(lens)``), the same binding of ``items`` in both; else None."""
+    function = ctx.enclosing(call, FUNCTION_TYPES)
+    if function is None:
+        return None
+    binding = ctx.resolver.binding(items)
+    if binding is None:
+        return None
+    names: dict[str, ast.AST] = {}     # ``lens = [len(t) for t in targets]``: lens -> the comprehension
+    converted: list[ast.Call] = []
+    for node in _own_nodes(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and _measured_sequence(node.value) == items.id:
+            names[node.targets[0].id] = node.value
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and _converted(node, ctx):
+            converted.append(node)
+    for node in converted:
+        argument = node.args[0]
+        measuring = names.get(argument.id) if isinstance(argument, ast.Name) else \
+            argument if _measured_sequence(argument) == items.id else None
+        if measuring is None:
+            continue
+        iterated = next((n for n in ast.walk(measuring) if isinstance(n, ast.Name) and n.id == items.id), None)
+        if iterated is not None and _same_binding(iterated, binding, ctx):
+            return node
+    return None
+
+
+def _same_binding(name: ast.Name, binding: object, ctx: FileContext) -> bool:
+    """``name`` (somewhere in the function) refers to ``binding``: the same list, not one bound again."""
+    found = ctx.resolver.binding(name)
+    return found is binding
