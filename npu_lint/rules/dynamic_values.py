@@ -32,6 +32,9 @@ _RESIZE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.ups
 _RESIZE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in _RESIZE)
 _RESIZE_KEYWORDS = ("size", "scale_factor", "pad", "output_size")
 _LOOP_COUNT = "the loop count range()"
+# Calls a ``for`` loop iterates through that walk their first argument once, in order or reversed.
+_WRAPPERS = frozenset({"enumerate", "reversed", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
+                       "tqdm.autonotebook.tqdm"})
 _SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _RESIZE_NAMES | SHAPE_METHODS | {"range"}
 # Keyword arguments of the sinks that are no size: values, placement, options.
 _NO_SIZE = frozenset({"device", "dtype", "layout", "requires_grad", "pin_memory", "out", "generator", "dim",
@@ -274,13 +277,12 @@ class TensorValueInShape(ValueFlow):
 
     def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
         """``for c in labels.unique():`` whose body builds tensors (appends to a list, or concatenates)."""
-        iterated = node.iter
-        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args \
-                and iterated.func.id in ("enumerate", "tqdm", "reversed"):
-            iterated = iterated.args[0]      # ``for i, c in enumerate(labels.unique())``
-        if not isinstance(iterated, (ast.Name, ast.Call, ast.Subscript)):
-            return
-        op = data_shaped(ctx.resolver, iterated, ctx.resolver.current)
+        op = None
+        for iterated in _iterated(node.iter, ctx):
+            if isinstance(iterated, (ast.Name, ast.Call, ast.Subscript)):
+                op = data_shaped(ctx.resolver, iterated, ctx.resolver.current)
+                if op is not None:
+                    break
         if op is None:
             return
         if _builds(node, ctx):
@@ -410,6 +412,21 @@ def _builds(loop: ast.For, ctx: FileContext) -> bool:
     return bool(lists) and scope is not None and any(
         isinstance(c, ast.Call) and _concatenates(c, ctx) and c.args and isinstance(c.args[0], ast.Name)
         and c.args[0].id in lists for c in ast.walk(scope))
+
+
+def _iterated(source: ast.AST, ctx: FileContext) -> list[ast.AST]:
+    """The sequences a loop walks in step: ``labels.unique()`` for ``enumerate(labels.unique())``,
+    ``tqdm(...)``, ``reversed(...)``; each argument of ``zip(boxes[keep], scores[keep])``."""
+    for _ in range(4):
+        if not isinstance(source, ast.Call) or not source.args:
+            break
+        name = ctx.resolver.qualname(source.func) or (source.func.id if isinstance(source.func, ast.Name) else "")
+        if name == "zip":
+            return list(source.args)
+        if name not in _WRAPPERS:
+            break
+        source = source.args[0]
+    return [source]
 
 
 def _computes(loop: ast.For, ctx: FileContext) -> bool:
