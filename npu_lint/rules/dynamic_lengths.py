@@ -105,6 +105,9 @@ class GrowingLength(Rule):
     def _at_helper(self, call: ast.Call, ctx: FileContext) -> None:
         """``get_batch(data, i, seq_len)`` where the file's ``get_batch`` slices ``data[i:i + seq_len]`` and
         ``seq_len`` grows in a loop around the call."""
+        if not any(isinstance(a, ast.Name) for a in (*call.args, *(k.value for k in call.keywords))) \
+                or not isinstance(ctx.enclosing(call, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS):
+            return      # a length grown in a loop is a name passed inside the loop
         callee = ctx.resolver.own_function(call)
         if callee is None or not isinstance(callee[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
             return

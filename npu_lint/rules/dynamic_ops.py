@@ -181,8 +181,9 @@ class BooleanMaskIndexing(Rule):
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
         unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged); so is a mask
         combined with another index (``m[keep, idx] = 1``, ``m[keep, 0] = 1``), for which NPU303 has no advice.
-        A selection written over several lines is reported at the mask's line (``(a * b)`` on one line,
-        ``.sum(1)[valid]`` on the next: the line and column of ``valid``), where a reader looks for it.
+        A selection whose value spans several lines is reported at the mask (``(a * b).sum(`` on one line,
+        ``1)[valid]`` on the next: the line and column of ``valid``), where a reader looks for it; ``x[`` then the
+        mask on the next line is reported at ``x``.
     Why it matters on NPU:
         A boolean index turns into ``nonzero`` followed by a gather: the NPU syncs with the host to count the
         selected elements, and the result has a new shape whenever the count changes, which compiles the
@@ -257,7 +258,8 @@ class BooleanMaskIndexing(Rule):
         if not isinstance(node.ctx, ast.Load) and not _updated_in_place(node, ctx):
             rows = _rows_written(node, ctx)   # ``x[mask] = rows``: one value per selected element (NPU303 advises
             if rows is None:                  # ``masked_fill_`` for one fill value)
-                combined = _assigned(node, ctx) and mask_position(node.slice) is None
+                combined = _assigned(node, ctx) and mask_position(node.slice) is None \
+                    and not _reads_through_mask(ctx.parent(node).value, ctx)   # the read is flagged
                 if not combined:              # ``m[mask, idx] = 1``: a mask and another index, no NPU303 advice
                     return
         if isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) \
@@ -282,7 +284,8 @@ class BooleanMaskIndexing(Rule):
                                "element; write densely (torch.where(mask, value, x), the value laid out at full size)",
                                "x[mask]")
                     return
-                where = index if index.lineno != node.lineno else node   # ``(a * b)\n  .sum(1)[mask]``: the mask's line
+                # ``(a * b).sum(\n 1)[mask]``: the value spans lines, the reader looks where ``[mask]`` stands
+                where = index if (node.value.end_lineno or node.lineno) > node.lineno else node
                 ctx.report(where, self.message.format(value=short_source(node.value), index=_index_text(node.slice)),
                            "x[mask]")
                 return
@@ -315,11 +318,13 @@ def _rows_written(node: ast.Subscript, ctx: FileContext) -> Optional[ast.AST]:
         return None
     if not computed_tensor(value, parent, ctx) and not isinstance(value, (ast.Call, ast.BinOp, ast.Subscript)):
         return None
-    for child in ast.walk(value):
-        if isinstance(child, ast.Subscript) and not isinstance(child.slice, (ast.Slice, ast.Constant)) \
-                and is_bool_index(child.slice, ctx):
-            return None
-    return value
+    return None if _reads_through_mask(value, ctx) else value
+
+
+def _reads_through_mask(value: ast.AST, ctx: FileContext) -> bool:
+    """``y[m] * 2``: the value reads through a boolean mask (that read is reported)."""
+    return any(isinstance(child, ast.Subscript) and not isinstance(child.slice, (ast.Slice, ast.Constant))
+               and is_bool_index(child.slice, ctx) for child in ast.walk(value))
 
 
 def _index_text(index: ast.AST) -> str:

@@ -71,29 +71,41 @@ def measured_lengths(items: ast.Name, call: ast.Call, ctx: FileContext) -> Optio
     (``torch.IntTensor([len(t) for t in targets])``, or ``lens = [len(t) for t in targets]`` then
     ``torch.tensor(lens)``), the same binding of ``items`` in both; else None."""
     function = ctx.enclosing(call, FUNCTION_TYPES)
-    if function is None:
+    found = _measurements(function, ctx).get(items.id) if function is not None else None
+    if not found:
         return None
     binding = ctx.resolver.binding(items)
     if binding is None:
         return None
+    return next((converter for measured, converter in found if _same_binding(measured, binding, ctx)), None)
+
+
+def _measurements(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.Name, ast.Call]]]:
+    """Per list name of a function: (the name as the measurement reads it, the call making a tensor of the
+    lengths). One walk per function."""
+    store = ctx.scratch.setdefault("measured_lengths", {})
+    found = store.get(id(function))
+    if found is not None:
+        return found
+    found = store[id(function)] = {}
     names: dict[str, ast.AST] = {}     # ``lens = [len(t) for t in targets]``: lens -> the comprehension
     converted: list[ast.Call] = []
     for node in _own_nodes(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                and _measured_sequence(node.value) == items.id:
+                and _measured_sequence(node.value) is not None:
             names[node.targets[0].id] = node.value
         elif isinstance(node, ast.Call) and len(node.args) == 1 and _converted(node, ctx):
             converted.append(node)
     for node in converted:
         argument = node.args[0]
-        measuring = names.get(argument.id) if isinstance(argument, ast.Name) else \
-            argument if _measured_sequence(argument) == items.id else None
-        if measuring is None:
+        measuring = names.get(argument.id) if isinstance(argument, ast.Name) else argument
+        sequence = _measured_sequence(measuring) if measuring is not None else None
+        if sequence is None:
             continue
-        iterated = next((n for n in ast.walk(measuring) if isinstance(n, ast.Name) and n.id == items.id), None)
-        if iterated is not None and _same_binding(iterated, binding, ctx):
-            return node
-    return None
+        measured = next((n for n in ast.walk(measuring) if isinstance(n, ast.Name) and n.id == sequence), None)
+        if measured is not None:
+            found.setdefault(sequence, []).append((measured, node))
+    return found
 
 
 def _same_binding(name: ast.Name, binding: object, ctx: FileContext) -> bool:
