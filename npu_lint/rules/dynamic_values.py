@@ -138,8 +138,9 @@ class TensorValueInShape(ValueFlow):
         naming the chain ``unique() → .size(0) → new_zeros()``) to the places that fix a shape: the size arguments of
         ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` / ``expand`` /
         ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, slice bounds
-        ``x[:n]`` and ``for ... in range(n)`` loops, and loops over the elements of such a result that build or
-        compute on tensors (``for lb in torch.unique(kernel): loss = loss + ...``). The semantic model answers what may reach a size: any
+        ``x[:n]`` and ``for ... in range(n)`` loops, and loops over the elements of such a result whose body
+        builds tensors, writes into one or carries one across iterations (``for lb in torch.unique(kernel): loss =
+        loss + ...``; a log line or run-length encodings computed per element leave nothing on the device). The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
         of the class, what the file's own functions return and what its own calls pass to a parameter.
@@ -223,7 +224,7 @@ class TensorValueInShape(ValueFlow):
                  "    for i, c in enumerate(labels.unique()):\n        out.append(feats[labels == c].mean(0))\n"
                  "    return torch.cat(out)\n",
                  # a loop over the unique labels that computes on tensors: one set of operators per label
-                 "import torch\ndef pull(kernel, emb):\n    labels = torch.unique(kernel)\n    loss = 0\n"
+                 "import torch\ndef pull(kernel, emb: torch.Tensor):\n    labels = torch.unique(kernel)\n    loss = 0\n"
                  "    for lb in labels:\n        loss = loss + emb[:, kernel == lb].var(1).sum()\n    return loss\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
@@ -266,7 +267,12 @@ class TensorValueInShape(ValueFlow):
                      "    return torch.zeros(len(u))\n",
                      "import torch\ndef f(labels: torch.Tensor):\n    for c in labels.unique():\n        print(c)\n",
                      "import torch\ndef f(labels: torch.Tensor, names):\n    for c in labels.unique().tolist():\n"
-                     "        names.append(str(c))\n")
+                     "        names.append(str(c))\n",
+                     # tensors computed per element only to be read back: a log line, run-length encodings
+                     "import torch\ndef describe(cls: torch.Tensor, names):\n    s = ''\n    for c in cls.unique():\n"
+                     "        n = (cls == c).sum()\n        s += f'{n} {names[int(c)]}, '\n    return s\n",
+                     "import torch\ndef to_rle(seg: torch.Tensor):\n    out = []\n    for idx in torch.unique(seg):\n"
+                     "        m = torch.where(seg == idx, 1, 0)\n        out.append(rle(m))\n    return out\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
@@ -430,13 +436,35 @@ def _iterated(source: ast.AST, ctx: FileContext) -> list[ast.AST]:
 
 
 def _computes(loop: ast.For, ctx: FileContext) -> bool:
-    """The loop's body computes on tensors: a call or an operator the model says gives a tensor (``emb[:, ids ==
-    lb].mean(1)``, ``loss = loss + (x == lb).float().sum()``); one more set of operators per element."""
+    """The loop's body leaves tensor work behind each iteration: it writes into a tensor (``out[ids == lb] = v``,
+    ``x[inds] = f(x[inds])`` with a tensor index, ``acc[i] += x.sum()``, ``y.index_add_(0, idx, v)``) or carries a
+    tensor from one iteration to the next (``loss = loss + d.mean()``, ``total += x.sum()``). Tensors computed only
+    to be read back (a log line, a run-length encoding) leave nothing on the device."""
+    resolver = ctx.resolver
     for statement in loop.body:
         for child in ast.walk(statement):
-            if isinstance(child, (ast.Call, ast.BinOp, ast.Compare, ast.Subscript)) and ctx.resolver.is_tensor(child):
+            if isinstance(child, (ast.Assign, ast.AugAssign)):
+                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                for target in targets:
+                    if isinstance(target, ast.Subscript) and (
+                            resolver.is_tensor(target.value) or _tensor_index(target.slice, ctx)
+                            or (isinstance(child, ast.AugAssign) and resolver.is_tensor(child.value))):
+                        return True
+                    if isinstance(target, ast.Name) and resolver.is_tensor(child.value) and (
+                            isinstance(child, ast.AugAssign) or any(isinstance(n, ast.Name) and n.id == target.id
+                                                                    for n in ast.walk(child.value))):
+                        return True
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                    and child.func.attr.endswith("_") and not child.func.attr.startswith("_") \
+                    and resolver.is_tensor(child.func.value):
                 return True
     return False
+
+
+def _tensor_index(index: ast.AST, ctx: FileContext) -> bool:
+    """``x[inds]``, ``x[i, inds]``: an index the model says is a tensor (a mask or index tensor: ``x`` is one too)."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(not isinstance(part, (ast.Slice, ast.Constant)) and ctx.resolver.is_tensor(part) for part in parts)
 
 
 def _concatenates(call: ast.Call, ctx: FileContext) -> bool:
