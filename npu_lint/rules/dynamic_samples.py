@@ -18,7 +18,7 @@ from npu_lint.resolver import BATCH
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_ops import dynamic_row, is_bool_index
 from npu_lint.rules.dynamic_values import FAMILY
-from npu_lint.rules.sample_lengths import measured_lengths
+from npu_lint.rules.sample_lengths import labelled_sequence, measured_lengths
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
@@ -275,55 +275,11 @@ def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:
                           else loops))
 
 
-def _sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
-    """``torch.full_like(src, i)`` / ``src.new_full(src.shape, i)`` / ``torch.full((len(src),), i)`` over
-    ``enumerate(...)``: each row labelled with the index of its sample, which is only needed when the samples have
-    different numbers of rows."""
-    target, iterated = generator.target, generator.iter
-    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
-            and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
-        return False
-    index = target.elts[0].id
-    items = {n.id for n in ast.walk(target.elts[1]) if isinstance(n, ast.Name)}
-    if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
-        return False
-    last = element.func.attr if isinstance(element.func, ast.Attribute) else element.func.id
-    if last not in ("full_like", "full", "new_full"):
-        return False
-    fill = element.args[-1] if element.args else next((k.value for k in element.keywords if k.arg == "fill_value"),
-                                                      None)
-    shaped = [*element.args[:-1], *(k.value for k in element.keywords if k.arg != "fill_value")]
-    if isinstance(element.func, ast.Attribute) and last == "new_full":
-        shaped.append(element.func.value)
-    return isinstance(fill, ast.Name) and fill.id == index and any(
-        isinstance(n, ast.Name) and n.id in items for part in shaped for n in ast.walk(part))
-
-
-def _labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
-    """A comprehension over the same sequence as a sample-index comprehension of the same function (DETR's
-    ``batch_idx = cat([full_like(src, i) for i, (src, _) in enumerate(indices)])`` next to
-    ``src_idx = cat([src for (src, _) in indices])``), or that sample-index comprehension itself."""
-    generators = getattr(items, "generators", [])
-    if len(generators) != 1:
-        return None
-    if _sample_index(items.elt, generators[0]):   # type: ignore[attr-defined]
-        return "each item's rows labelled with the index of its sample"
-    sequence = ast.unparse(generators[0].iter)
-    function = ctx.enclosing(call, FUNCTION_TYPES)     # the walk knows the ancestors of the call, not of its items
-    for node in ast.walk(function) if function is not None else ():
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node is not items and len(node.generators) == 1:
-            iterated = node.generators[0].iter
-            if isinstance(iterated, ast.Call) and iterated.args and ast.unparse(iterated.args[0]) == sequence \
-                    and _sample_index(node.elt, node.generators[0]):
-                return f"the items of {sequence}, whose rows line {node.lineno} labels with their sample's index"
-    return None
-
-
 def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
     """Why the list ``items`` holds per-sample items of different lengths (the evidence), else None."""
     if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
         found = _Items(ctx, [(g.target, g.iter) for g in items.generators], None).varies(items.elt)
-        return found or _labelled_sequence(items, call, ctx)
+        return found or labelled_sequence(items, call, ctx)
     if isinstance(items, ast.Name):
         for element, context in _built_list(items, ctx):
             found = context.varies(element)

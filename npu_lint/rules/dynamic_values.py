@@ -13,7 +13,8 @@ from typing import ClassVar, Optional
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, RANDOM, ZERO_D, Flow
 from npu_lint.context import FileContext
-from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules import Rule, short_source
+from npu_lint.rules.data_loops import loop_over_data
 from npu_lint.rules.size_helpers import size_helper_call
 
 FAMILY = "dynamic-shape"
@@ -32,9 +33,6 @@ _RESIZE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.ups
 _RESIZE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in _RESIZE)
 _RESIZE_KEYWORDS = ("size", "scale_factor", "pad", "output_size")
 _LOOP_COUNT = "the loop count range()"
-# Calls a ``for`` loop iterates through that walk their first argument once, in order or reversed.
-_WRAPPERS = frozenset({"enumerate", "reversed", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
-                       "tqdm.autonotebook.tqdm"})
 _SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _RESIZE_NAMES | SHAPE_METHODS | {"range"}
 # Keyword arguments of the sinks that are no size: values, placement, options.
 _NO_SIZE = frozenset({"device", "dtype", "layout", "requires_grad", "pin_memory", "out", "generator", "dim",
@@ -282,22 +280,11 @@ class TensorValueInShape(ValueFlow):
         super().check(node, ctx)
 
     def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
-        """``for c in labels.unique():`` whose body builds tensors (appends to a list, or concatenates)."""
-        op = None
-        for iterated in _iterated(node.iter, ctx):
-            if isinstance(iterated, (ast.Name, ast.Call, ast.Subscript)):
-                op = data_shaped(ctx.resolver, iterated, ctx.resolver.current)
-                if op is not None:
-                    break
-        if op is None:
-            return
-        if _builds(node, ctx):
-            effect = "the tensors it builds vary in number"
-        elif _computes(node, ctx):
-            effect = "the number of operators the step runs varies with it"
-        else:
-            return
-        ctx.report(node, self.loop_message.format(op=short_source(op), line=op.lineno, effect=effect), "for")
+        """``for c in labels.unique():`` whose body leaves tensor work behind."""
+        found = loop_over_data(node, ctx)
+        if found is not None:
+            op, effect = found
+            ctx.report(node, self.loop_message.format(op=short_source(op), line=op.lineno, effect=effect), "for")
 
     def _report_flow(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
         read = origin[1]
@@ -398,75 +385,3 @@ class RandomInputSize(ValueFlow):
         if origin is not None:
             sink = name.rsplit(".", 1)[-1] + "()"
             ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), name)
-
-
-def _builds(loop: ast.For, ctx: FileContext) -> bool:
-    """The loop's body appends tensors to a list (a tensor, or a list that is concatenated or stacked later)
-    or concatenates them: one tensor (or one row) per element (a list of host values, such as run-length
-    encodings, is no tensor shape)."""
-    lists: set[str] = set()
-    for child in ast.walk(loop):
-        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
-            if child.func.attr == "append" and len(child.args) == 1:
-                if ctx.resolver.is_tensor(child.args[0]):
-                    return True
-                if isinstance(child.func.value, ast.Name):
-                    lists.add(child.func.value.id)
-            elif _concatenates(child, ctx):
-                return True
-    scope = ctx.enclosing(loop, FUNCTION_TYPES)
-    return bool(lists) and scope is not None and any(
-        isinstance(c, ast.Call) and _concatenates(c, ctx) and c.args and isinstance(c.args[0], ast.Name)
-        and c.args[0].id in lists for c in ast.walk(scope))
-
-
-def _iterated(source: ast.AST, ctx: FileContext) -> list[ast.AST]:
-    """The sequences a loop walks in step: ``labels.unique()`` for ``enumerate(labels.unique())``,
-    ``tqdm(...)``, ``reversed(...)``; each argument of ``zip(boxes[keep], scores[keep])``."""
-    for _ in range(4):
-        if not isinstance(source, ast.Call) or not source.args:
-            break
-        name = ctx.resolver.qualname(source.func) or (source.func.id if isinstance(source.func, ast.Name) else "")
-        if name == "zip":
-            return list(source.args)
-        if name not in _WRAPPERS:
-            break
-        source = source.args[0]
-    return [source]
-
-
-def _computes(loop: ast.For, ctx: FileContext) -> bool:
-    """The loop's body leaves tensor work behind each iteration: it writes into a tensor (``out[ids == lb] = v``,
-    ``x[inds] = f(x[inds])`` with a tensor index, ``acc[i] += x.sum()``, ``y.index_add_(0, idx, v)``) or carries a
-    tensor from one iteration to the next (``loss = loss + d.mean()``, ``total += x.sum()``). Tensors computed only
-    to be read back (a log line, a run-length encoding) leave nothing on the device."""
-    resolver = ctx.resolver
-    for statement in loop.body:
-        for child in ast.walk(statement):
-            if isinstance(child, (ast.Assign, ast.AugAssign)):
-                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
-                for target in targets:
-                    if isinstance(target, ast.Subscript) and (
-                            resolver.is_tensor(target.value) or _tensor_index(target.slice, ctx)
-                            or (isinstance(child, ast.AugAssign) and resolver.is_tensor(child.value))):
-                        return True
-                    if isinstance(target, ast.Name) and resolver.is_tensor(child.value) and (
-                            isinstance(child, ast.AugAssign) or any(isinstance(n, ast.Name) and n.id == target.id
-                                                                    for n in ast.walk(child.value))):
-                        return True
-            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
-                    and child.func.attr.endswith("_") and not child.func.attr.startswith("_") \
-                    and resolver.is_tensor(child.func.value):
-                return True
-    return False
-
-
-def _tensor_index(index: ast.AST, ctx: FileContext) -> bool:
-    """``x[inds]``, ``x[i, inds]``: an index the model says is a tensor (a mask or index tensor: ``x`` is one too)."""
-    parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    return any(not isinstance(part, (ast.Slice, ast.Constant)) and ctx.resolver.is_tensor(part) for part in parts)
-
-
-def _concatenates(call: ast.Call, ctx: FileContext) -> bool:
-    return isinstance(call.func, ast.Attribute) and call.func.attr in ("cat", "stack", "concat") \
-        and (ctx.resolver.qualname(call.func) or "").startswith("torch.")

@@ -2,7 +2,9 @@
 length and makes a tensor of the lengths (``lengths = torch.IntTensor([len(t) for t in targets])`` next to
 ``torch.cat(targets)``: CTC targets, packed sequences, per-image ground truths). Nobody keeps a tensor of
 lengths that are all the same; a Python list of sizes (``[a.size(0) for a in anchors]``, the per-level counts
-used to split a concatenation back) is no such evidence. Shared by NPU409 (dynamic_samples.py)."""
+used to split a concatenation back) is no such evidence; or each item's rows labelled with the index of its sample
+(DETR's ``batch_idx``), only needed when samples have different numbers of rows. Shared by NPU409
+(dynamic_samples.py)."""
 from __future__ import annotations
 
 import ast
@@ -112,3 +114,47 @@ def _same_binding(name: ast.Name, binding: object, ctx: FileContext) -> bool:
     """``name`` (somewhere in the function) refers to ``binding``: the same list, not one bound again."""
     found = ctx.resolver.binding(name)
     return found is binding
+
+
+def sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
+    """``torch.full_like(src, i)`` / ``src.new_full(src.shape, i)`` / ``torch.full((len(src),), i)`` over
+    ``enumerate(...)``: each row labelled with the index of its sample, which is only needed when the samples have
+    different numbers of rows."""
+    target, iterated = generator.target, generator.iter
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
+        return False
+    index = target.elts[0].id
+    items = {n.id for n in ast.walk(target.elts[1]) if isinstance(n, ast.Name)}
+    if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
+        return False
+    last = element.func.attr if isinstance(element.func, ast.Attribute) else element.func.id
+    if last not in ("full_like", "full", "new_full"):
+        return False
+    fill = element.args[-1] if element.args else next((k.value for k in element.keywords if k.arg == "fill_value"),
+                                                      None)
+    shaped = [*element.args[:-1], *(k.value for k in element.keywords if k.arg != "fill_value")]
+    if isinstance(element.func, ast.Attribute) and last == "new_full":
+        shaped.append(element.func.value)
+    return isinstance(fill, ast.Name) and fill.id == index and any(
+        isinstance(n, ast.Name) and n.id in items for part in shaped for n in ast.walk(part))
+
+
+def labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
+    """A comprehension over the same sequence as a sample-index comprehension of the same function (DETR's
+    ``batch_idx = cat([full_like(src, i) for i, (src, _) in enumerate(indices)])`` next to
+    ``src_idx = cat([src for (src, _) in indices])``), or that sample-index comprehension itself."""
+    generators = getattr(items, "generators", [])
+    if len(generators) != 1:
+        return None
+    if sample_index(items.elt, generators[0]):   # type: ignore[attr-defined]
+        return "each item's rows labelled with the index of its sample"
+    sequence = ast.unparse(generators[0].iter)
+    function = ctx.enclosing(call, FUNCTION_TYPES)     # the walk knows the ancestors of the call, not of its items
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node is not items and len(node.generators) == 1:
+            iterated = node.generators[0].iter
+            if isinstance(iterated, ast.Call) and iterated.args and ast.unparse(iterated.args[0]) == sequence \
+                    and sample_index(node.elt, node.generators[0]):
+                return f"the items of {sequence}, whose rows line {node.lineno} labels with their sample's index"
+    return None
