@@ -53,14 +53,15 @@ def _computes(loop: ast.For, ctx: FileContext) -> bool:
     """The loop's body leaves tensor work behind each iteration: it writes into a tensor (``out[ids == lb] = v``,
     ``x[inds] = f(x[inds])`` with a tensor index, ``acc[i] += x.sum()``, ``y.index_add_(0, idx, v)``) or carries a
     tensor from one iteration to the next (``loss = loss + d.mean()``, ``total += x.sum()``). Tensors computed only
-    to be read back (a log line, a run-length encoding) leave nothing on the device."""
+    to be read back (a log line, a run-length encoding, counts written into a numpy array) leave nothing on the
+    device."""
     resolver = ctx.resolver
     for statement in loop.body:
         for child in ast.walk(statement):
             if isinstance(child, (ast.Assign, ast.AugAssign)):
                 targets = child.targets if isinstance(child, ast.Assign) else [child.target]
                 for target in targets:
-                    if isinstance(target, ast.Subscript) and (
+                    if isinstance(target, ast.Subscript) and not resolver.is_host(target.value) and (
                             resolver.is_tensor(target.value) or _tensor_index(target.slice, ctx)
                             or (isinstance(child, ast.AugAssign) and resolver.is_tensor(child.value))):
                         return True

@@ -270,7 +270,10 @@ class TensorValueInShape(ValueFlow):
                      "import torch\ndef describe(cls: torch.Tensor, names):\n    s = ''\n    for c in cls.unique():\n"
                      "        n = (cls == c).sum()\n        s += f'{n} {names[int(c)]}, '\n    return s\n",
                      "import torch\ndef to_rle(seg: torch.Tensor):\n    out = []\n    for idx in torch.unique(seg):\n"
-                     "        m = torch.where(seg == idx, 1, 0)\n        out.append(rle(m))\n    return out\n")
+                     "        m = torch.where(seg == idx, 1, 0)\n        out.append(rle(m))\n    return out\n",
+                     "import torch\nimport numpy as np\nclass Confusion:\n    def __init__(self, nc):\n"
+                     "        self.matrix = np.zeros((nc + 1, nc + 1))\n    def update(self, det: torch.Tensor, thr):\n"
+                     "        for dc in det[det[:, 4] > thr][:, 5].int():\n            self.matrix[dc, -1] += 1\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
