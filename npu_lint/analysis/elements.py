@@ -15,7 +15,8 @@ from npu_lint.analysis.declared import CLASSED as _CLASSED
 from npu_lint.analysis.scopes import ANNOTATION, PARAM, STAR, VALUE, Binding, Scope
 from npu_lint.analysis.summaries import return_statements
 
-_ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "sorted", "reversed", "list"})
+_ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.autonotebook.tqdm",
+                                 "iter", "sorted", "reversed", "list"})
 _SEQUENCE_COPIES = frozenset({"list", "tuple", "sorted", "reversed"})   # ``list(xs)[0]``: an element of ``xs``
 _ADDERS = {"append": 0, "insert": 1, "extend": -1}   # ``out.append(t)``, ``out.insert(0, t)``, ``out.extend(ts)``
 _DEPTH = 40

@@ -19,34 +19,9 @@ from npu_lint.rules.dynamic_ops import is_bool_index
 from npu_lint.rules.affinity_operands import source_text
 from npu_lint.rules.fusion_structure import definition
 from npu_lint.rules.mask_values import computed_tensor as _computed_tensor, is_fill_value as _is_fill_value
-from npu_lint.rules.mask_values import is_number as _is_number
+from npu_lint.rules.mask_values import is_number as _is_number, mask_position
 
 MASK_PATTERN = "input[condition] = value"
-
-
-def _full_slice(node: ast.AST) -> bool:
-    return isinstance(node, ast.Slice) and node.lower is None and node.upper is None and node.step is None
-
-
-def _is_ellipsis(node: ast.AST) -> bool:
-    return isinstance(node, ast.Constant) and node.value is Ellipsis
-
-
-def mask_position(index: ast.AST) -> Optional[tuple[ast.AST, Optional[int]]]:
-    """(the mask, how many dimensions precede it) for ``x[m]``, ``x[m, ...]``, ``x[:, m]``, ``x[:, :, m, :]``;
-    ``None`` dimensions for ``x[..., m]`` (the mask covers the trailing dimensions). Other indexes: None."""
-    if not isinstance(index, ast.Tuple):
-        return index, 0
-    masks = [i for i, item in enumerate(index.elts) if not (_full_slice(item) or _is_ellipsis(item))]
-    if len(masks) != 1:
-        return None
-    position = masks[0]
-    before, after = index.elts[:position], index.elts[position + 1:]
-    if any(_is_ellipsis(item) for item in before):
-        return (index.elts[position], None) if not after and len(before) == 1 else None
-    if sum(_is_ellipsis(item) for item in after) > 1:
-        return None
-    return index.elts[position], len(before)
 
 
 def _named_mask(node: ast.AST) -> bool:

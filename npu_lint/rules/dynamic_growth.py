@@ -5,10 +5,11 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, length_expr, loop_position,
+                                        made_tensor, whole_chunks)
 from npu_lint.rules.dynamic_values import FAMILY
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -21,20 +22,6 @@ _NOT_TENSOR_WORDS = frozenset({"list", "items", "names", "keys", "headers", "par
 def _last_word(node: ast.AST) -> str:
     name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
     return name.lower().rsplit("_", 1)[-1]
-
-
-def _length_expr(node: ast.AST) -> bool:
-    """``len(x)``, ``x.size(0)``, ``x.shape[0]``, ``x.numel()``: a length read from the data."""
-    for child in ast.walk(node):
-        if isinstance(child, ast.Call):
-            func = child.func
-            if isinstance(func, ast.Name) and func.id == "len":
-                return True
-            if isinstance(func, ast.Attribute) and func.attr in ("size", "numel"):
-                return True
-        if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Attribute) and child.value.attr == "shape":
-            return True
-    return False
 
 
 def _first_axis(node: ast.AST) -> bool:
@@ -75,65 +62,6 @@ def _rebound(loop: ast.For, value: ast.AST) -> bool:
                for child in ast.walk(loop))
 
 
-def _chunk_step(upper: ast.AST, index: str, ctx: FileContext, depth: int = 0) -> Optional[ast.AST]:
-    """The step of a chunk's end bound: ``i + step``, ``min(i + step, n)``, or a name bound to one of them."""
-    if isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
-        if isinstance(upper.left, ast.Name) and upper.left.id == index:
-            return upper.right
-        return upper.left if isinstance(upper.right, ast.Name) and upper.right.id == index else None
-    if isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min" \
-            and len(upper.args) == 2 and not upper.keywords:
-        steps = [_chunk_step(a, index, ctx, depth + 1) for a in upper.args if isinstance(a, ast.BinOp)]
-        return next((s for s in steps if s is not None), None)
-    if isinstance(upper, ast.Name) and depth == 0:
-        binding = ctx.resolver.binding(upper)
-        if binding is not None and binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST):
-            return _chunk_step(binding.value, index, ctx, depth + 1)
-    return None
-
-
-def _data_length(stop: ast.AST, ctx: FileContext) -> bool:
-    """``len(x)``, ``x.size(0)``, ``x.shape[0]``, or a name bound to one of them: a length read from the data."""
-    if _length_expr(stop):
-        return True
-    if isinstance(stop, ast.Name):
-        binding = ctx.resolver.binding(stop)
-        return binding is not None and binding.tag == VALUE and not binding.path \
-            and isinstance(binding.value, ast.AST) and _length_expr(binding.value)
-    return False
-
-
-def _whole_chunks(stop: ast.AST, ctx: FileContext) -> bool:
-    """``n - step`` (or a name bound to it): the loop stops before the short tail."""
-    if isinstance(stop, ast.Name):
-        binding = ctx.resolver.binding(stop)
-        stop = binding.value if binding is not None and binding.tag == VALUE and not binding.path else stop
-    return isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub)
-
-
-def _consumed(node: ast.Subscript, ctx: FileContext) -> bool:
-    """The chunk is an argument of a call (a model, an encoder, a torch function): computed on, one shape per chunk."""
-    parent = ctx.parent(node)
-    return (isinstance(parent, ast.Call) and node in parent.args) or isinstance(parent, ast.BinOp)
-
-
-def _made_tensor(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
-    """The chunk (or the name it is bound to) reaches a torch call or a tokenizer asked for tensors in the loop."""
-    parent = ctx.parent(node)
-    names = {t.id for t in parent.targets if isinstance(t, ast.Name)} if isinstance(parent, ast.Assign) else set()
-    for child in ast.walk(loop):
-        if not isinstance(child, ast.Call):
-            continue
-        if not ((ctx.resolver.qualname(child.func) or "").startswith("torch.")
-                or any(kw.arg == "return_tensors" for kw in child.keywords)):
-            continue
-        for argument in [*child.args, *(kw.value for kw in child.keywords)]:
-            for inner in ast.walk(argument):
-                if inner is node or (isinstance(inner, ast.Name) and inner.id in names):
-                    return True
-    return False
-
-
 def _names(node: ast.AST) -> set[str]:
     return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
 
@@ -146,8 +74,9 @@ class ShortLastChunk(Rule):
         of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` whose stop is
         not reduced by the step: unless the data length is a multiple of the step, the last chunk is shorter.
         The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
-        (``n = x.shape[0]``) and the loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i +
-        bs]) for i in range(0, len(x), bs)])``). The stop must be a length read from the data, not a constant; a
+        (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))``, ``trange`` or ``enumerate``, and the
+        loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i + bs]) for i in range(0,
+        len(x), bs)])``). The stop must be a length read from the data, not a constant; a
         Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
         tokenizer asked for ``return_tensors``). One finding per loop: its first chunk.
     Why it matters on NPU:
@@ -178,7 +107,14 @@ class ShortLastChunk(Rule):
                  "import torch\ndef enc(model, x, bs):\n    return torch.cat([model(x[i:min(i + bs, len(x))]) for i in range(0, len(x), bs)])\n",
                  # a Python list of texts cut in chunks that are made tensors
                  "import torch\ndef embed(texts, bs):\n    for i in range(0, len(texts), bs):\n"
-                 "        chunk = texts[i:i + bs]\n        x = torch.stack([encode(t) for t in chunk])\n")
+                 "        chunk = texts[i:i + bs]\n        x = torch.stack([encode(t) for t in chunk])\n",
+                 # the steps through a progress bar or enumerate
+                 "import torch\nfrom tqdm import tqdm\ndef enc(model, emb, bs):\n"
+                 "    for start in tqdm(range(0, len(emb), bs), desc='encode'):\n        model(emb[start:start + bs])\n",
+                 "import torch\nfrom tqdm.auto import trange\ndef enc(model, emb, bs):\n"
+                 "    for start in trange(0, emb.shape[0], bs, desc='encode'):\n        model(emb[start:start + bs])\n",
+                 "import torch\ndef enc(model, emb, bs):\n    for k, start in enumerate(range(0, len(emb), bs)):\n"
+                 "        model(emb[start:start + bs])\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
@@ -194,7 +130,12 @@ class ShortLastChunk(Rule):
                      "import torch\ndef names(texts, bs):\n    for i in range(0, len(texts), bs):\n"
                      "        chunk = texts[i:i + bs]\n        print(', '.join(chunk))\n",
                      # pieces of a sequence collected in a list, nothing computed on each
-                     "import torch\ndef segment(a, n):\n    return [a[i:i + n] for i in range(0, len(a), n)]\n")
+                     "import torch\ndef segment(a, n):\n    return [a[i:i + n] for i in range(0, len(a), n)]\n",
+                     # the enumerate counter is no chunk start; whole chunks through a progress bar
+                     "import torch\ndef enc(model, emb, bs, starts):\n    for start, _ in enumerate(range(0, len(emb), bs)):\n"
+                     "        model(emb[start:start + bs])\n",
+                     "import torch\nfrom tqdm import tqdm\ndef enc(model, emb, bs):\n"
+                     "    for start in tqdm(range(0, len(emb) - bs, bs)):\n        model(emb[start:start + bs])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -211,20 +152,20 @@ class ShortLastChunk(Rule):
                 or not isinstance(node.ctx, ast.Load):
             return
         index = bounds.lower.id
-        step = _chunk_step(bounds.upper, index, ctx)
+        step = chunk_step(bounds.upper, index, ctx)
         found = self._range_loop(node, index, ctx) if step is not None else None
         if step is None or found is None:
             return
         call, loop = found
         stop = call.args[1]
-        if ast.dump(call.args[2]) != ast.dump(step) or not _data_length(stop, ctx):
+        if ast.dump(call.args[2]) != ast.dump(step) or not data_length(stop, ctx):
             return
-        if _whole_chunks(stop, ctx):
+        if whole_chunks(stop, ctx):
             return      # ``range(0, n - step, step)``: every chunk is whole
-        if not isinstance(loop, ast.For) and not _consumed(node, ctx):
+        if not isinstance(loop, ast.For) and not consumed(node, ctx):
             return      # ``[a[i:i + n] for i in range(...)]``: a list of pieces, no computation on each
         if (_last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list") \
-                and not _made_tensor(node, loop, ctx):
+                and not made_tensor(node, loop, ctx):
             return      # a list of names, parameters or modules cut in batches, never made a tensor: no shape
         reported = ctx.scratch.setdefault("short_chunk_loops", set())
         if id(loop) in reported:
@@ -236,7 +177,7 @@ class ShortLastChunk(Rule):
     @staticmethod
     def _tail(arg: ast.AST) -> bool:
         """``len(source) - 1 - i``: a length read from the data minus a position."""
-        if not isinstance(arg, ast.BinOp) or not isinstance(arg.op, ast.Sub) or not _length_expr(arg):
+        if not isinstance(arg, ast.BinOp) or not isinstance(arg.op, ast.Sub) or not length_expr(arg):
             return False
         measured = {name for child in ast.walk(arg) if isinstance(child, (ast.Call, ast.Subscript))
                     for name in _names(child)}
@@ -254,9 +195,13 @@ class ShortLastChunk(Rule):
             heads = [(loop.target, loop.iter)] if isinstance(loop, ast.For) else \
                 [(g.target, g.iter) for g in loop.generators]   # type: ignore[attr-defined]
             for target, call in heads:
-                if isinstance(target, ast.Name) and target.id == index:
-                    if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range" \
-                            and len(call.args) == 3:
+                path = loop_position(target, index)
+                if path is not None:
+                    found = ctx.resolver.iterated(call, ctx.resolver.current, path)   # through tqdm, enumerate
+                    call = found[0] if found is not None and not found[1] else None
+                    if isinstance(call, ast.Call) and len(call.args) == 3 and (
+                            (isinstance(call.func, ast.Name) and call.func.id == "range")
+                            or ctx.resolver.qualname(call.func) in TRANGES):
                         return call, loop
                     return None
             loop = ctx.enclosing(loop, kinds)

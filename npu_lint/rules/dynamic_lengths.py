@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.flows import passed_argument
 from npu_lint.analysis.scopes import AUGMENT, VALUE, Binding
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -20,11 +21,13 @@ class GrowingLength(Rule):
 
     What it does:
         Follows a name that a loop rebinds from its own value, larger (``n += k``, ``n = n * 2``, ``seq_len =
-        min(seq_len + k, max_len)``), to a prefix slice bound (``x[:, :seq_len]``) or a size (``torch.zeros``,
-        ``view``, ``topk(k)`` ...): inside the loop, every iteration (every epoch or step of a curriculum) has a
-        new length; after a ``while`` loop whose condition reads a tensor (``while scores.topk(k).values[-1] >
-        t:``), the final length is a value of the data. Windows (``x[i:i + n]``) and loop counters of ``range``
-        are other rules' business.
+        min(seq_len + k, max_len)``, ``if seq_len < grow_to: seq_len += 1``), to a prefix slice bound
+        (``x[:, :seq_len]``), a window's length (``x[i:i + seq_len]``) or a size (``torch.zeros``, ``view``,
+        ``topk(k)`` ...), itself or through the file's helper that uses its parameter so (``get_batch(data, i,
+        seq_len)``, reported at the call): inside the loop, every iteration (every epoch or step of a curriculum)
+        has a new length; after a ``while`` loop whose condition reads a tensor (``while scores.topk(k).values[-1]
+        > t:``), the final length is a value of the data. A window's moving start (``x[i:i + n]``: ``i``) and loop
+        counters of ``range`` are other rules' business.
     Why it matters on NPU:
         Each new length is a new shape for every operator that reads the tensor: the training step compiles again
         at each change of the schedule, and a data-dependent count gives a new shape per value (with a host sync
@@ -52,7 +55,13 @@ class GrowingLength(Rule):
                  "import torch\ndef f(x, steps):\n    n = 1\n    for _ in range(steps):\n        n *= 2\n"
                  "        y = x.new_zeros(n, 4)\n",
                  "import torch\ndef pick(scores: torch.Tensor, thr):\n    k = 1\n"
-                 "    while scores.topk(k).values[-1] > thr:\n        k += 1\n    return scores.topk(k=k)\n")
+                 "    while scores.topk(k).values[-1] > thr:\n        k += 1\n    return scores.topk(k=k)\n",
+                 # a curriculum in the training loop; the length through the file's helper that cuts a window
+                 "import torch\ndef train(model, loader, grow_to):\n    seq_len = 8\n    for x in loader:\n"
+                 "        if seq_len < grow_to:\n            seq_len += 1\n        model(x[:, :seq_len]).sum().backward()\n",
+                 "import torch\ndef get_batch(data, i, n):\n    return data[i:i + n]\n"
+                 "def train(model, data, steps, max_len):\n    seq_len = 16\n    for step in range(steps):\n"
+                 "        if seq_len < max_len:\n            seq_len *= 2\n        model(get_batch(data, step, seq_len))\n")
     must_not_fire = (# a window moving along the data, a length rebound from something else
                      "import torch\ndef f(x, bs, steps):\n    start = 0\n    for _ in range(steps):\n"
                      "        y = x[start:start + bs]\n        start += bs\n",
@@ -64,6 +73,10 @@ class GrowingLength(Rule):
                      # the start of a window that moves along
                      "import torch\ndef f(x, sizes):\n    start = 0\n    for n in sizes:\n"
                      "        y = x.narrow(0, start, n)\n        idx = torch.arange(start, start + n)\n        start += n\n",
+                     # the helper's parameter is a window's start, not its length
+                     "import torch\ndef get_batch(data, i, n):\n    return data[i:i + n]\n"
+                     "def train(model, data, steps, bptt):\n    start = 0\n    for _ in range(steps):\n"
+                     "        model(get_batch(data, start, bptt))\n        start += bptt\n",
                      # used after a for loop: one final value
                      "import torch\ndef f(x, steps):\n    n = 1\n    for _ in range(steps):\n        n += 1\n"
                      "    return x[:, :n]\n")
@@ -74,27 +87,38 @@ class GrowingLength(Rule):
         if isinstance(node, ast.Subscript):
             if not isinstance(node.ctx, ast.Load) or ctx.resolver.is_host(node.value):
                 return
-            elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-            sizes = [e.upper for e in elements if isinstance(e, ast.Slice) and e.lower is None and e.upper is not None]
-            sink = "a prefix slice"
+            found = _slice_sizes(node)
         else:
             assert isinstance(node, ast.Call)
-            if last_name(node.func) not in _SINK_NAMES:
+            found = _call_sizes(node, ctx)
+            if found is None:
+                self._at_helper(node, ctx)
                 return
-            name = ctx.resolver.qualname(node.func)
-            if name is not None and name not in FACTORIES:
-                return
-            if name is None and not isinstance(node.func, ast.Attribute):
-                return
-            sizes = size_args(node, name)
-            offset = _offset(node, name)
-            sizes = [s for s in sizes if s is not offset]    # a window's start moves, its length does not
-            sink = (name.rsplit(".", 1)[-1] if name else "." + last_name(node.func)) + "()"
+        sizes, sink = found
         for size in sizes:
             if isinstance(size, ast.Name):
                 found = self._grown(size, node, ctx)
                 if found is not None:
                     ctx.report(node, self.message.format(what=f"{sink} takes {size.id}", why=found), sink)
+                    return
+
+    def _at_helper(self, call: ast.Call, ctx: FileContext) -> None:
+        """``get_batch(data, i, seq_len)`` where the file's ``get_batch`` slices ``data[i:i + seq_len]`` and
+        ``seq_len`` grows in a loop around the call."""
+        if not any(isinstance(a, ast.Name) for a in (*call.args, *(k.value for k in call.keywords))) \
+                or not isinstance(ctx.enclosing(call, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS):
+            return      # a length grown in a loop is a name passed inside the loop
+        callee = ctx.resolver.own_function(call)
+        if callee is None or not isinstance(callee[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return
+        sizes = _helper_sizes(callee[0], ctx)
+        for arg in [*callee[0].args.posonlyargs, *callee[0].args.args, *callee[0].args.kwonlyargs]:
+            passed = passed_argument(call, callee[0], arg, callee[1]) if arg.arg in sizes else None
+            if isinstance(passed, ast.Name):
+                found = self._grown(passed, call, ctx)
+                if found is not None:
+                    sink = f"{callee[0].name}({arg.arg}) → {sizes[arg.arg]}"
+                    ctx.report(call, self.message.format(what=f"{sink} takes {passed.id}", why=found), sizes[arg.arg])
                     return
 
     @staticmethod
@@ -114,6 +138,57 @@ class GrowingLength(Rule):
                 return (f"{name.id} grows until a tensor's value stops the loop at line {loop.lineno} "
                         f"({short_source(loop.test)}), a count of the data")
         return None
+
+
+def _slice_sizes(node: ast.Subscript) -> tuple[list[ast.AST], str]:
+    """The lengths a subscript fixes: prefix bounds (``x[:, :n]``) and window lengths (``x[i:i + n]``: ``n``;
+    the start ``i`` moves, the length does not)."""
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    sizes = [e.upper for e in elements if isinstance(e, ast.Slice) and e.lower is None and e.upper is not None]
+    if sizes:
+        return sizes, "a prefix slice"
+    for element in elements:
+        upper = element.upper if isinstance(element, ast.Slice) and element.lower is not None else None
+        if isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
+            start = ast.dump(element.lower)
+            sizes += [b for a, b in ((upper.left, upper.right), (upper.right, upper.left)) if ast.dump(a) == start]
+    return sizes, "a window's length"
+
+
+def _call_sizes(node: ast.Call, ctx: FileContext) -> Optional[tuple[list[ast.AST], str]]:
+    """The size arguments of a call that fixes a shape (a window's start left out), and how a message names it."""
+    if last_name(node.func) not in _SINK_NAMES:
+        return None
+    name = ctx.resolver.qualname(node.func)
+    if name is not None and name not in FACTORIES:
+        return None
+    if name is None and not isinstance(node.func, ast.Attribute):
+        return None
+    offset = _offset(node, name)
+    sizes = [s for s in size_args(node, name) if s is not offset]    # a window's start moves, its length does not
+    return sizes, (name.rsplit(".", 1)[-1] if name else "." + last_name(node.func)) + "()"
+
+
+def _helper_sizes(function: ast.AST, ctx: FileContext) -> dict[str, str]:
+    """``{parameter: sink}``: the parameters the file's helper uses directly as a length (a prefix bound, a
+    window's length, a size argument). Once per function."""
+    store = ctx.scratch.setdefault("growing_length_helpers", {})
+    found = store.get(id(function))
+    if found is None:
+        found = store[id(function)] = {}
+        parameters = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}   # type: ignore[attr-defined]
+        stack = list(getattr(function, "body", []))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, (*FUNCTION_TYPES, ast.ClassDef, ast.Lambda)):
+                continue
+            stack.extend(ast.iter_child_nodes(node))
+            sized = _slice_sizes(node) if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) else \
+                _call_sizes(node, ctx) if isinstance(node, ast.Call) else None
+            for size in sized[0] if sized else ():
+                if isinstance(size, ast.Name) and size.id in parameters:
+                    found.setdefault(size.id, sized[1])
+    return found
 
 
 def _offset(call: ast.Call, name: Optional[str]) -> Optional[ast.AST]:

@@ -16,7 +16,7 @@ from npu_lint.resolver import MASK
 from npu_lint.rules import ApiRef, Rule, short_source
 from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds, dynamic_row,
                                              helper_of_file, wrapper_chain)
-from npu_lint.rules.mask_values import computed_tensor, is_fill_value
+from npu_lint.rules.mask_values import computed_tensor, is_fill_value, mask_position
 
 FAMILY = "dynamic-shape"
 # Calls that return a boolean tensor (a mask) when given tensors.
@@ -179,7 +179,11 @@ class BooleanMaskIndexing(Rule):
         bound to them, comparisons with strings) and literal tuples indexed by a condition are left alone.
         Mask assignment of one fill value (``x[mask] = 0``) is NPU303; an assignment NPU303 leaves alone because
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
-        unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged).
+        unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged); so is a mask
+        combined with another index (``m[keep, idx] = 1``, ``m[keep, 0] = 1``), for which NPU303 has no advice.
+        A selection whose value spans several lines is reported at the mask (``(a * b).sum(`` on one line,
+        ``1)[valid]`` on the next: the line and column of ``valid``), where a reader looks for it; ``x[`` then the
+        mask on the next line is reported at ``x``.
     Why it matters on NPU:
         A boolean index turns into ``nonzero`` followed by a gather: the NPU syncs with the host to count the
         selected elements, and the result has a new shape whenever the count changes, which compiles the
@@ -225,7 +229,10 @@ class BooleanMaskIndexing(Rule):
                  "    while order.numel() > 0:\n        keep.append(order[0])\n        order = order[1:][scores[order[1:]] < thr]\n"
                  "    return torch.stack(keep)\ndef post(b, s):\n    return nms(b, s, 0.5)\n",
                  "import torch\ndef fg(xs, thr):\n    out = []\n    for x in xs:\n        out.append(x[x > thr])\n"
-                 "    return torch.cat(out)\ndef post(xs):\n    return fg(xs, 0.1)\n")
+                 "    return torch.cat(out)\ndef post(xs):\n    return fg(xs, 0.1)\n",
+                 # a mask combined with an index tensor: no masked_fill_ advice (NPU303), still a nonzero
+                 "import torch\ndef match(cost):\n    m = torch.zeros_like(cost)\n    idx = cost.argmin(0)\n"
+                 "    keep = cost.min(0).values < 1.0\n    m[keep, idx] = 1\n    return m\n")
     must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
                      # one candidate returns a mask, the other an index tensor: no evidence of a mask
                      "import torch\nclass H:\n    def _a(self, x):\n        return x > 0\n    def _b(self, x):\n"
@@ -237,6 +244,8 @@ class BooleanMaskIndexing(Rule):
                      "import numpy as np\nimport torch\na = np.zeros(3)\nb = a[a > 0]\n",
                      "import torch\nx = torch.randn(8)\ny = x[:, 0]\n",
                      "x = get()\ny = x[x > 0]\n",
+                     "import torch\ndef match(cost):\n    m = torch.zeros_like(cost)\n    idx = cost.argmin(0)\n"
+                     "    m[idx, 0] = 1\n    m[0, idx] = 1\n    return m\n",
                      "import torch\ndef dense(s, l):\n    return s * (l > 0)\ndef loss(s, l):\n    return dense(s, l).sum()\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
@@ -245,11 +254,14 @@ class BooleanMaskIndexing(Rule):
         if isinstance(node, ast.Call):
             self._helper_call(node, ctx)
             return
-        rows = None
+        rows, combined = None, False
         if not isinstance(node.ctx, ast.Load) and not _updated_in_place(node, ctx):
             rows = _rows_written(node, ctx)   # ``x[mask] = rows``: one value per selected element (NPU303 advises
             if rows is None:                  # ``masked_fill_`` for one fill value)
-                return
+                combined = _assigned(node, ctx) and mask_position(node.slice) is None \
+                    and not _reads_through_mask(ctx.parent(node).value, ctx)   # the read is flagged
+                if not combined:              # ``m[mask, idx] = 1``: a mask and another index, no NPU303 advice
+                    return
         if isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) \
                 or (isinstance(node.value, ast.Name) and node.value.id[:1].isupper()):   # Optional[...], Union[...]
             return
@@ -258,14 +270,24 @@ class BooleanMaskIndexing(Rule):
             if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx):
                 continue
             if _tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
+                if combined:
+                    ctx.report(node, f"{short_source(node.value)}[{_index_text(node.slice)}] = "
+                               f"{short_source(ctx.parent(node).value, 30)} assigns through a boolean mask combined "
+                               "with another index (IndexPut with a data-dependent nonzero): a device sync on NPU; "
+                               "build the full-size mask densely (scatter / one_hot of the index, & the mask), then "
+                               "masked_fill_ or torch.where", "x[mask]")
+                    return
                 if rows is not None:
-                    ctx.report(node, f"{short_source(node.value)}[{short_source(node.slice)}] = {short_source(rows, 30)} "
+                    ctx.report(node, f"{short_source(node.value)}[{_index_text(node.slice)}] = {short_source(rows, 30)} "
                                "assigns through a boolean mask (IndexPut with a data-dependent nonzero): a device sync "
                                "on NPU, and a shape that follows the mask when the value has one entry per selected "
                                "element; write densely (torch.where(mask, value, x), the value laid out at full size)",
                                "x[mask]")
                     return
-                ctx.report(node, self.message.format(value=short_source(node.value), index=short_source(node.slice)), "x[mask]")
+                # ``(a * b).sum(\n 1)[mask]``: the value spans lines, the reader looks where ``[mask]`` stands
+                where = index if (node.value.end_lineno or node.lineno) > node.lineno else node
+                ctx.report(where, self.message.format(value=short_source(node.value), index=_index_text(node.slice)),
+                           "x[mask]")
                 return
 
     def _helper_call(self, node: ast.Call, ctx: FileContext) -> None:
@@ -296,11 +318,27 @@ def _rows_written(node: ast.Subscript, ctx: FileContext) -> Optional[ast.AST]:
         return None
     if not computed_tensor(value, parent, ctx) and not isinstance(value, (ast.Call, ast.BinOp, ast.Subscript)):
         return None
-    for child in ast.walk(value):
-        if isinstance(child, ast.Subscript) and not isinstance(child.slice, (ast.Slice, ast.Constant)) \
-                and is_bool_index(child.slice, ctx):
-            return None
-    return value
+    return None if _reads_through_mask(value, ctx) else value
+
+
+def _reads_through_mask(value: ast.AST, ctx: FileContext) -> bool:
+    """``y[m] * 2``: the value reads through a boolean mask (that read is reported)."""
+    return any(isinstance(child, ast.Subscript) and not isinstance(child.slice, (ast.Slice, ast.Constant))
+               and is_bool_index(child.slice, ctx) for child in ast.walk(value))
+
+
+def _index_text(index: ast.AST) -> str:
+    """``mask, idx`` for the index of ``m[mask, idx]`` (no parentheses around a tuple of indexes)."""
+    if not isinstance(index, ast.Tuple) or not index.elts:
+        return short_source(index)
+    text = ", ".join(short_source(element, 40) for element in index.elts)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _assigned(node: ast.Subscript, ctx: FileContext) -> bool:
+    """``x[...] = v``: the subscript is the one target of an assignment."""
+    parent = ctx.parent(node)
+    return isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node
 
 
 def _updated_in_place(node: ast.Subscript, ctx: FileContext) -> bool:

@@ -18,6 +18,7 @@ from npu_lint.resolver import BATCH
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_ops import dynamic_row, is_bool_index
 from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.sample_lengths import labelled_sequence, measured_lengths
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
@@ -276,55 +277,11 @@ def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:
                           else loops))
 
 
-def _sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
-    """``torch.full_like(src, i)`` / ``src.new_full(src.shape, i)`` / ``torch.full((len(src),), i)`` over
-    ``enumerate(...)``: each row labelled with the index of its sample, which is only needed when the samples have
-    different numbers of rows."""
-    target, iterated = generator.target, generator.iter
-    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
-            and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
-        return False
-    index = target.elts[0].id
-    items = {n.id for n in ast.walk(target.elts[1]) if isinstance(n, ast.Name)}
-    if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
-        return False
-    last = element.func.attr if isinstance(element.func, ast.Attribute) else element.func.id
-    if last not in ("full_like", "full", "new_full"):
-        return False
-    fill = element.args[-1] if element.args else next((k.value for k in element.keywords if k.arg == "fill_value"),
-                                                      None)
-    shaped = [*element.args[:-1], *(k.value for k in element.keywords if k.arg != "fill_value")]
-    if isinstance(element.func, ast.Attribute) and last == "new_full":
-        shaped.append(element.func.value)
-    return isinstance(fill, ast.Name) and fill.id == index and any(
-        isinstance(n, ast.Name) and n.id in items for part in shaped for n in ast.walk(part))
-
-
-def _labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
-    """A comprehension over the same sequence as a sample-index comprehension of the same function (DETR's
-    ``batch_idx = cat([full_like(src, i) for i, (src, _) in enumerate(indices)])`` next to
-    ``src_idx = cat([src for (src, _) in indices])``), or that sample-index comprehension itself."""
-    generators = getattr(items, "generators", [])
-    if len(generators) != 1:
-        return None
-    if _sample_index(items.elt, generators[0]):   # type: ignore[attr-defined]
-        return "each item's rows labelled with the index of its sample"
-    sequence = ast.unparse(generators[0].iter)
-    function = ctx.enclosing(call, FUNCTION_TYPES)     # the walk knows the ancestors of the call, not of its items
-    for node in ast.walk(function) if function is not None else ():
-        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node is not items and len(node.generators) == 1:
-            iterated = node.generators[0].iter
-            if isinstance(iterated, ast.Call) and iterated.args and ast.unparse(iterated.args[0]) == sequence \
-                    and _sample_index(node.elt, node.generators[0]):
-                return f"the items of {sequence}, whose rows line {node.lineno} labels with their sample's index"
-    return None
-
-
 def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
     """Why the list ``items`` holds per-sample items of different lengths (the evidence), else None."""
     if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
         found = _Items(ctx, [(g.target, g.iter) for g in items.generators], None).varies(items.elt)
-        return found or _labelled_sequence(items, call, ctx)
+        return found or labelled_sequence(items, call, ctx)
     if isinstance(items, ast.Name):
         for element, context in _built_list(items, ctx):
             found = context.varies(element)
@@ -356,7 +313,9 @@ class PerSampleConcat(Rule):
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); and a
         concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
-        batch["bboxes"]), 1)``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
+        batch["bboxes"]), 1)``); or a list whose items' lengths the same function makes a tensor of
+        (``lengths = torch.IntTensor([len(t) for t in targets])`` next to ``torch.cat(targets)``: nobody keeps
+        a tensor of equal lengths; a Python list of per-level counts is no such evidence). ``torch.stack`` is left alone: it fails on items of different lengths. Both
         ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data: its loop walks
         the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``), so the
         number of items varies (per-label prototypes, per-class losses).
@@ -403,7 +362,12 @@ class PerSampleConcat(Rule):
                  # one item per value found in the data: the number of items varies (cat or stack)
                  "import torch\ndef protos(x, labels):\n    return torch.stack([x[labels == c].mean(0) for c in torch.unique(labels)])\n",
                  "import torch\ndef protos(x, labels):\n    means = []\n    for c in labels.unique().tolist():\n"
-                 "        means.append(x[labels == c].mean(0))\n    return torch.stack(means)\n")
+                 "        means.append(x[labels == c].mean(0))\n    return torch.stack(means)\n",
+                 # the code makes a tensor of the items' lengths: they differ
+                 "import torch\ndef collate(samples, max_len):\n    targets = [s.tokens[:max_len] for s in samples]\n"
+                 "    lengths = torch.IntTensor([len(t) for t in targets])\n    return torch.cat(targets), lengths\n",
+                 "import torch\ndef collate(seqs):\n    lens = [s.size(0) for s in seqs]\n"
+                 "    return torch.cat(seqs), torch.tensor(lens)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      "import torch\ngt = torch.cat([a, b])\n",
                      "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
@@ -424,6 +388,11 @@ class PerSampleConcat(Rule):
                      "import torch\ndef f(feats):\n    lv = torch.cat([torch.full_like(f, 3) for i, f in enumerate(feats)])\n"
                      "    return torch.cat([f for f in feats]), lv\n",
                      "import torch\ndef f(results: InstanceList):\n    return torch.cat([r.whwh[None].sum() for r in results])\n",
+                     # per-level counts kept as a list (to split back); lengths of a list bound again (padded)
+                     "import torch\ndef flat(anchors):\n    counts = [a.size(0) for a in anchors]\n"
+                     "    return torch.cat(anchors), counts\n",
+                     "import torch\ndef collate(seqs, n):\n    lens = torch.tensor([len(s) for s in seqs])\n"
+                     "    seqs = [pad(s, n) for s in seqs]\n    return torch.cat(seqs), lens\n",
                      # one item per class of a fixed range
                      "import torch\ndef protos(x, labels, n):\n    return torch.stack([(x * (labels == c)[:, None]).sum(0) for c in range(n)])\n")
 
@@ -438,6 +407,9 @@ class PerSampleConcat(Rule):
             why = "the batch's per-sample fields" if any(_batch_field(e, ctx) for e in items.elts) else None
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)):
             why = per_sample_items(items, node, ctx)
+            measuring = measured_lengths(items, node, ctx) if not why and isinstance(items, ast.Name) else None
+            if measuring is not None:
+                why = f"the code makes a tensor of their lengths, line {measuring.lineno}"
         else:
             return
         if not why:

@@ -13,7 +13,8 @@ from typing import ClassVar, Optional
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, RANDOM, ZERO_D, Flow
 from npu_lint.context import FileContext
-from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules import Rule, short_source
+from npu_lint.rules.data_loops import loop_over_data
 from npu_lint.rules.size_helpers import size_helper_call
 
 FAMILY = "dynamic-shape"
@@ -31,6 +32,7 @@ _RESIZE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.ups
                      "torchvision.transforms.v2.functional.resize"})
 _RESIZE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in _RESIZE)
 _RESIZE_KEYWORDS = ("size", "scale_factor", "pad", "output_size")
+_LOOP_COUNT = "the loop count range()"
 _SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _RESIZE_NAMES | SHAPE_METHODS | {"range"}
 # Keyword arguments of the sinks that are no size: values, placement, options.
 _NO_SIZE = frozenset({"device", "dtype", "layout", "requires_grad", "pin_memory", "out", "generator", "dim",
@@ -90,7 +92,7 @@ def shape_sink(node: ast.Call, ctx: FileContext, scope, loop_count: bool) -> Opt
             return None   # a numpy array's ``reshape``: host memory, no NPU shape
         return size_args(node, None), f".{func.attr}()"
     if isinstance(func, ast.Name) and func.id == "range" and loop_count:
-        return list(node.args), "the loop count range()"
+        return list(node.args), _LOOP_COUNT
     return None
 
 
@@ -134,7 +136,9 @@ class TensorValueInShape(ValueFlow):
         naming the chain ``unique() → .size(0) → new_zeros()``) to the places that fix a shape: the size arguments of
         ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` / ``expand`` /
         ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, slice bounds
-        ``x[:n]`` and ``for ... in range(n)`` loops, and loops over the elements of such a result that build tensors. The semantic model answers what may reach a size: any
+        ``x[:n]`` and ``for ... in range(n)`` loops, and loops over the elements of such a result whose body
+        builds tensors, writes into one or carries one across iterations (``for lb in torch.unique(kernel): loss =
+        loss + ...``; a log line or run-length encodings computed per element leave nothing on the device). The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
         of the class, what the file's own functions return and what its own calls pass to a parameter.
@@ -161,7 +165,7 @@ class TensorValueInShape(ValueFlow):
     kinds = (HOST, ZERO_D, ELEMENT, DATA_SIZE)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     data_message = "{chain} → {sink}: the size is the count of a data-dependent result (line {line}), known only after a sync, a new shape per count on NPU; use a fixed upper bound and a mask"
-    loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): the tensors it builds vary in number, a new shape per count on NPU; loop over a fixed bound with a mask"
+    loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
                  "import torch\ndef f(scores, pos_mask):\n    k = int(pos_mask.sum())\n    return scores.topk(k)\n",
@@ -216,7 +220,10 @@ class TensorValueInShape(ValueFlow):
                  "        out.append(feats[labels == c].mean(0))\n    return torch.stack(out)\n",
                  "import torch\ndef f(feats, labels: torch.Tensor):\n    out = []\n"
                  "    for i, c in enumerate(labels.unique()):\n        out.append(feats[labels == c].mean(0))\n"
-                 "    return torch.cat(out)\n")
+                 "    return torch.cat(out)\n",
+                 # a loop over the unique labels that computes on tensors: one set of operators per label
+                 "import torch\ndef pull(kernel, emb: torch.Tensor):\n    labels = torch.unique(kernel)\n    loss = 0\n"
+                 "    for lb in labels:\n        loss = loss + emb[:, kernel == lb].var(1).sum()\n    return loss\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
@@ -263,7 +270,17 @@ class TensorValueInShape(ValueFlow):
                      # numpy's unique: host memory, no NPU shape; a loop over it that builds nothing
                      "import torch\nimport numpy as np\ndef f(x, labels):\n    u = np.unique(labels)\n"
                      "    return torch.zeros(len(u))\n",
-                     "import torch\ndef f(labels: torch.Tensor):\n    for c in labels.unique():\n        print(c)\n")
+                     "import torch\ndef f(labels: torch.Tensor):\n    for c in labels.unique():\n        print(c)\n",
+                     "import torch\ndef f(labels: torch.Tensor, names):\n    for c in labels.unique().tolist():\n"
+                     "        names.append(str(c))\n",
+                     # tensors computed per element only to be read back: a log line, run-length encodings
+                     "import torch\ndef describe(cls: torch.Tensor, names):\n    s = ''\n    for c in cls.unique():\n"
+                     "        n = (cls == c).sum()\n        s += f'{n} {names[int(c)]}, '\n    return s\n",
+                     "import torch\ndef to_rle(seg: torch.Tensor):\n    out = []\n    for idx in torch.unique(seg):\n"
+                     "        m = torch.where(seg == idx, 1, 0)\n        out.append(rle(m))\n    return out\n",
+                     "import torch\nimport numpy as np\nclass Confusion:\n    def __init__(self, nc):\n"
+                     "        self.matrix = np.zeros((nc + 1, nc + 1))\n    def update(self, det: torch.Tensor, thr):\n"
+                     "        for dc in det[det[:, 4] > thr][:, 5].int():\n            self.matrix[dc, -1] += 1\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
@@ -273,26 +290,28 @@ class TensorValueInShape(ValueFlow):
         super().check(node, ctx)
 
     def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
-        """``for c in labels.unique():`` whose body builds tensors (appends to a list, or concatenates)."""
-        iterated = node.iter
-        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args \
-                and iterated.func.id in ("enumerate", "tqdm", "reversed"):
-            iterated = iterated.args[0]      # ``for i, c in enumerate(labels.unique())``
-        if not isinstance(iterated, (ast.Name, ast.Call, ast.Subscript)):
-            return
-        op = data_shaped(ctx.resolver, iterated, ctx.resolver.current)
-        if op is None or not _builds(node, ctx):
-            return
-        ctx.report(node, self.loop_message.format(op=short_source(op), line=op.lineno), "for")
+        """``for c in labels.unique():`` whose body leaves tensor work behind."""
+        found = loop_over_data(node, ctx)
+        if found is not None:
+            op, effect = found
+            ctx.report(node, self.loop_message.format(op=short_source(op), line=op.lineno, effect=effect), "for")
 
     def _report_flow(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
+        read = origin[1]
+        chain = None
         if origin[0] == DATA_SIZE:
-            read = origin[1]
             measured = read.args[0] if isinstance(read, ast.Call) and isinstance(read.func, ast.Name) else \
                 read.func.value if isinstance(read, ast.Call) else \
                 read.value.value if isinstance(read, ast.Subscript) else read.value
             op = data_shaped(ctx.resolver, measured, ctx.resolver.current)
             chain = (f"{short_source(op)} → " if op is not None and op is not measured else "") + short_source(read)
+        if sink == _LOOP_COUNT:   # a loop: what varies is the number of operators the step runs
+            what = f"the count of a data-dependent result, {chain}" if chain else f"a tensor's value, {origin_text(origin)}"
+            ctx.report(node, f"the loop count range() comes from {what} (line {read.lineno}): a sync, and the number "
+                       "of operators the step runs varies with it, a new graph per count on NPU; loop over a fixed "
+                       "bound (the maximum count) with a mask", sink)
+            return
+        if chain is not None:
             ctx.report(node, self.data_message.format(chain=chain, sink=sink, line=read.lineno), sink)
             return
         ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
@@ -376,28 +395,3 @@ class RandomInputSize(ValueFlow):
         if origin is not None:
             sink = name.rsplit(".", 1)[-1] + "()"
             ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), name)
-
-
-def _builds(loop: ast.For, ctx: FileContext) -> bool:
-    """The loop's body appends tensors to a list (a tensor, or a list that is concatenated or stacked later)
-    or concatenates them: one tensor (or one row) per element (a list of host values, such as run-length
-    encodings, is no tensor shape)."""
-    lists: set[str] = set()
-    for child in ast.walk(loop):
-        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
-            if child.func.attr == "append" and len(child.args) == 1:
-                if ctx.resolver.is_tensor(child.args[0]):
-                    return True
-                if isinstance(child.func.value, ast.Name):
-                    lists.add(child.func.value.id)
-            elif _concatenates(child, ctx):
-                return True
-    scope = ctx.enclosing(loop, FUNCTION_TYPES)
-    return bool(lists) and scope is not None and any(
-        isinstance(c, ast.Call) and _concatenates(c, ctx) and c.args and isinstance(c.args[0], ast.Name)
-        and c.args[0].id in lists for c in ast.walk(scope))
-
-
-def _concatenates(call: ast.Call, ctx: FileContext) -> bool:
-    return isinstance(call.func, ast.Attribute) and call.func.attr in ("cat", "stack", "concat") \
-        and (ctx.resolver.qualname(call.func) or "").startswith("torch.")

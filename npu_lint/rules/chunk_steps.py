@@ -1,0 +1,99 @@
+"""The chunks of a sequence cut in fixed steps (NPU407, dynamic_growth.py): the step of a chunk's end bound, the
+data length a ``range`` stops at, whether the chunk is computed on, where a loop's target binds the chunk start.
+Nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.scopes import VALUE
+from npu_lint.context import FileContext
+
+# tqdm's ``trange``: ``range``'s arguments, with a progress bar.
+TRANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.autonotebook.trange"})
+
+
+def length_expr(node: ast.AST) -> bool:
+    """``len(x)``, ``x.size(0)``, ``x.shape[0]``, ``x.numel()``: a length read from the data."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Call):
+            func = child.func
+            if isinstance(func, ast.Name) and func.id == "len":
+                return True
+            if isinstance(func, ast.Attribute) and func.attr in ("size", "numel"):
+                return True
+        if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Attribute) and child.value.attr == "shape":
+            return True
+    return False
+
+
+def chunk_step(upper: ast.AST, index: str, ctx: FileContext, depth: int = 0) -> Optional[ast.AST]:
+    """The step of a chunk's end bound: ``i + step``, ``min(i + step, n)``, or a name bound to one of them."""
+    if isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add):
+        if isinstance(upper.left, ast.Name) and upper.left.id == index:
+            return upper.right
+        return upper.left if isinstance(upper.right, ast.Name) and upper.right.id == index else None
+    if isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min" \
+            and len(upper.args) == 2 and not upper.keywords:
+        steps = [chunk_step(a, index, ctx, depth + 1) for a in upper.args if isinstance(a, ast.BinOp)]
+        return next((s for s in steps if s is not None), None)
+    if isinstance(upper, ast.Name) and depth == 0:
+        binding = ctx.resolver.binding(upper)
+        if binding is not None and binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST):
+            return chunk_step(binding.value, index, ctx, depth + 1)
+    return None
+
+
+def data_length(stop: ast.AST, ctx: FileContext) -> bool:
+    """``len(x)``, ``x.size(0)``, ``x.shape[0]``, or a name bound to one of them: a length read from the data."""
+    if length_expr(stop):
+        return True
+    if isinstance(stop, ast.Name):
+        binding = ctx.resolver.binding(stop)
+        return binding is not None and binding.tag == VALUE and not binding.path \
+            and isinstance(binding.value, ast.AST) and length_expr(binding.value)
+    return False
+
+
+def whole_chunks(stop: ast.AST, ctx: FileContext) -> bool:
+    """``n - step`` (or a name bound to it): the loop stops before the short tail."""
+    if isinstance(stop, ast.Name):
+        binding = ctx.resolver.binding(stop)
+        stop = binding.value if binding is not None and binding.tag == VALUE and not binding.path else stop
+    return isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub)
+
+
+def consumed(node: ast.Subscript, ctx: FileContext) -> bool:
+    """The chunk is an argument of a call (a model, an encoder, a torch function): computed on, one shape per chunk."""
+    parent = ctx.parent(node)
+    return (isinstance(parent, ast.Call) and node in parent.args) or isinstance(parent, ast.BinOp)
+
+
+def made_tensor(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
+    """The chunk (or the name it is bound to) reaches a torch call or a tokenizer asked for tensors in the loop."""
+    parent = ctx.parent(node)
+    names = {t.id for t in parent.targets if isinstance(t, ast.Name)} if isinstance(parent, ast.Assign) else set()
+    for child in ast.walk(loop):
+        if not isinstance(child, ast.Call):
+            continue
+        if not ((ctx.resolver.qualname(child.func) or "").startswith("torch.")
+                or any(kw.arg == "return_tensors" for kw in child.keywords)):
+            continue
+        for argument in [*child.args, *(kw.value for kw in child.keywords)]:
+            for inner in ast.walk(argument):
+                if inner is node or (isinstance(inner, ast.Name) and inner.id in names):
+                    return True
+    return False
+
+
+def loop_position(target: ast.AST, index: str) -> Optional[tuple[int, ...]]:
+    """Where a loop's target binds ``index``: ``()`` for ``for index in ...``, ``(1,)`` for ``for k, index in
+    enumerate(...)``; None when it binds no such name."""
+    if isinstance(target, ast.Name):
+        return () if target.id == index else None
+    if isinstance(target, ast.Tuple):
+        for position, element in enumerate(target.elts):
+            inner = loop_position(element, index)
+            if inner is not None:
+                return (position, *inner)
+    return None

@@ -1,0 +1,160 @@
+"""Evidence, in the code itself, that the items of a list differ in length: the function measures each item's
+length and makes a tensor of the lengths (``lengths = torch.IntTensor([len(t) for t in targets])`` next to
+``torch.cat(targets)``: CTC targets, packed sequences, per-image ground truths). Nobody keeps a tensor of
+lengths that are all the same; a Python list of sizes (``[a.size(0) for a in anchors]``, the per-level counts
+used to split a concatenation back) is no such evidence; or each item's rows labelled with the index of its sample
+(DETR's ``batch_idx``), only needed when samples have different numbers of rows. Shared by NPU409
+(dynamic_samples.py)."""
+from __future__ import annotations
+
+import ast
+from typing import Iterator, Optional
+
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES
+
+# Calls that make a tensor of a Python list.
+_CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.Tensor",
+                         "torch.FloatTensor", "torch.from_numpy", "numpy.array", "numpy.asarray"})
+
+
+def _measures(element: ast.AST, bound: set[str]) -> bool:
+    """``len(t)``, ``t.size(0)``, ``t.shape[0]``, ``t.numel()``, ``len(t["ids"])`` of a loop target ``t``."""
+    measured: Optional[ast.AST] = None
+    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id == "len" \
+            and len(element.args) == 1:
+        measured = element.args[0]
+    elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) \
+            and element.func.attr in ("size", "numel") and (
+                element.func.attr == "numel" or (len(element.args) == 1 and isinstance(element.args[0], ast.Constant)
+                                                 and element.args[0].value == 0)):
+        measured = element.func.value
+    elif isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute) \
+            and element.value.attr == "shape" and isinstance(element.slice, ast.Constant) and element.slice.value == 0:
+        measured = element.value.value
+    while isinstance(measured, ast.Subscript) and isinstance(measured.slice, ast.Constant):
+        measured = measured.value
+    return isinstance(measured, ast.Name) and measured.id in bound
+
+
+def _measured_sequence(node: ast.AST) -> Optional[str]:
+    """The name whose items ``[len(t) for t in targets]`` / ``map(len, targets)`` measures, else None."""
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
+        generator = node.generators[0]
+        if isinstance(generator.iter, ast.Name) and isinstance(generator.target, ast.Name) and not generator.ifs \
+                and _measures(node.elt, {generator.target.id}):
+            return generator.iter.id
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("map", "list") \
+            and node.args:
+        if node.func.id == "list" and len(node.args) == 1:
+            return _measured_sequence(node.args[0])
+        if node.func.id == "map" and len(node.args) == 2 and isinstance(node.args[0], ast.Name) \
+                and node.args[0].id == "len" and isinstance(node.args[1], ast.Name):
+            return node.args[1].id
+    return None
+
+
+def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function's body, nested functions and classes left out."""
+    stack = list(getattr(function, "body", []))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, (*FUNCTION_TYPES, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+
+
+def _converted(node: ast.Call, ctx: FileContext) -> bool:
+    return ctx.resolver.qualname(node.func) in _CONVERTERS
+
+
+def measured_lengths(items: ast.Name, call: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """The expression of the function around ``call`` that makes a tensor of the lengths of ``items``' items
+    (``torch.IntTensor([len(t) for t in targets])``, or ``lens = [len(t) for t in targets]`` then
+    ``torch.tensor(lens)``), the same binding of ``items`` in both; else None."""
+    function = ctx.enclosing(call, FUNCTION_TYPES)
+    found = _measurements(function, ctx).get(items.id) if function is not None else None
+    if not found:
+        return None
+    binding = ctx.resolver.binding(items)
+    if binding is None:
+        return None
+    return next((converter for measured, converter in found if _same_binding(measured, binding, ctx)), None)
+
+
+def _measurements(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.Name, ast.Call]]]:
+    """Per list name of a function: (the name as the measurement reads it, the call making a tensor of the
+    lengths). One walk per function."""
+    store = ctx.scratch.setdefault("measured_lengths", {})
+    found = store.get(id(function))
+    if found is not None:
+        return found
+    found = store[id(function)] = {}
+    names: dict[str, ast.AST] = {}     # ``lens = [len(t) for t in targets]``: lens -> the comprehension
+    converted: list[ast.Call] = []
+    for node in _own_nodes(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and _measured_sequence(node.value) is not None:
+            names[node.targets[0].id] = node.value
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and _converted(node, ctx):
+            converted.append(node)
+    for node in converted:
+        argument = node.args[0]
+        measuring = names.get(argument.id) if isinstance(argument, ast.Name) else argument
+        sequence = _measured_sequence(measuring) if measuring is not None else None
+        if sequence is None:
+            continue
+        measured = next((n for n in ast.walk(measuring) if isinstance(n, ast.Name) and n.id == sequence), None)
+        if measured is not None:
+            found.setdefault(sequence, []).append((measured, node))
+    return found
+
+
+def _same_binding(name: ast.Name, binding: object, ctx: FileContext) -> bool:
+    """``name`` (somewhere in the function) refers to ``binding``: the same list, not one bound again."""
+    found = ctx.resolver.binding(name)
+    return found is binding
+
+
+def sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
+    """``torch.full_like(src, i)`` / ``src.new_full(src.shape, i)`` / ``torch.full((len(src),), i)`` over
+    ``enumerate(...)``: each row labelled with the index of its sample, which is only needed when the samples have
+    different numbers of rows."""
+    target, iterated = generator.target, generator.iter
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
+        return False
+    index = target.elts[0].id
+    items = {n.id for n in ast.walk(target.elts[1]) if isinstance(n, ast.Name)}
+    if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
+        return False
+    last = element.func.attr if isinstance(element.func, ast.Attribute) else element.func.id
+    if last not in ("full_like", "full", "new_full"):
+        return False
+    fill = element.args[-1] if element.args else next((k.value for k in element.keywords if k.arg == "fill_value"),
+                                                      None)
+    shaped = [*element.args[:-1], *(k.value for k in element.keywords if k.arg != "fill_value")]
+    if isinstance(element.func, ast.Attribute) and last == "new_full":
+        shaped.append(element.func.value)
+    return isinstance(fill, ast.Name) and fill.id == index and any(
+        isinstance(n, ast.Name) and n.id in items for part in shaped for n in ast.walk(part))
+
+
+def labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
+    """A comprehension over the same sequence as a sample-index comprehension of the same function (DETR's
+    ``batch_idx = cat([full_like(src, i) for i, (src, _) in enumerate(indices)])`` next to
+    ``src_idx = cat([src for (src, _) in indices])``), or that sample-index comprehension itself."""
+    generators = getattr(items, "generators", [])
+    if len(generators) != 1:
+        return None
+    if sample_index(items.elt, generators[0]):   # type: ignore[attr-defined]
+        return "each item's rows labelled with the index of its sample"
+    sequence = ast.unparse(generators[0].iter)
+    function = ctx.enclosing(call, FUNCTION_TYPES)     # the walk knows the ancestors of the call, not of its items
+    for node in ast.walk(function) if function is not None else ():
+        if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node is not items and len(node.generators) == 1:
+            iterated = node.generators[0].iter
+            if isinstance(iterated, ast.Call) and iterated.args and ast.unparse(iterated.args[0]) == sequence \
+                    and sample_index(node.elt, node.generators[0]):
+                return f"the items of {sequence}, whose rows line {node.lineno} labels with their sample's index"
+    return None
