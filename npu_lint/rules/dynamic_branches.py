@@ -80,7 +80,7 @@ class DataDependentSkip(Rule):
         loop = ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or ctx.enclosing(loop, FUNCTION_TYPES) is None:
             return
-        if ctx.resolver.kind_of(loop.iter) in (K.LOADER, K.BATCH, K.TENSOR, K.MASK) or _trains(loop):
+        if ctx.resolver.kind_of(_unwrapped(loop.iter)) in (K.LOADER, K.BATCH, K.TENSOR, K.MASK) or _trains(loop):
             return   # a bad batch skipped; a loop over a tensor's items (its count is the finding, NPU401/NPU403)
         if isinstance(jump, ast.Break) and not _counted(loop, ctx):
             return   # stopping a walk over an iterator (a stop signal of the data) is not a step count
@@ -91,6 +91,15 @@ class DataDependentSkip(Rule):
             return
         how = "skips the rest of an iteration of" if isinstance(jump, ast.Continue) else "stops"
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:", how=how, loop=loop.lineno))
+
+
+def _unwrapped(iterated: ast.AST) -> ast.AST:
+    """``x`` of ``enumerate(x)``, ``tqdm(x)``, ``reversed(x)``, ``zip(x, ...)``."""
+    while isinstance(iterated, ast.Call) and iterated.args and isinstance(iterated.func, (ast.Name, ast.Attribute)) \
+            and (iterated.func.id if isinstance(iterated.func, ast.Name) else iterated.func.attr) in (
+                "enumerate", "tqdm", "reversed", "zip", "sorted", "list"):
+        iterated = iterated.args[0]
+    return iterated
 
 
 def _counted(loop: ast.AST, ctx: FileContext) -> bool:
