@@ -372,6 +372,8 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
                 return (K.DEVICE, None) if value is not None and value[0] in K.TENSORS + (K.MODULE,) else None
             if node.attr in _LOADER_PARTS:   # ``loader.sampler.set_epoch(e)``, ``len(loader.dataset)``
                 return (_LOADER_PARTS[node.attr], None) if value is not None and value[0] == K.LOADER else None
+            if value is not None and value[0] == K.MASK and node.attr in ("T", "mT", "data"):
+                return K.MASK, None   # ``j, k = (gxy > 1).T``: a transposed mask is a mask
             return (K.TENSOR, None) if value is not None and value[0] in K.TENSORS else None
         name = self.qualname(node, scope)
         if name is not None and name.startswith("torch.") and name[6:] in _DTYPE_NAMES:

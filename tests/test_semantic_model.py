@@ -150,6 +150,13 @@ def test_comprehension_reads_the_enclosing_function_where_it_stands():
     ("import torch\nimport torch.nn as nn\nmodel = nn.Linear(2, 2)\nfor p in model.parameters():\n    p.probe()\n",
      "tensor"),
     ("import torch\ndef f(x: 'torch.Tensor | None'):\n    x.probe()\n", "tensor"),
+    # a transposed mask, the rows of one unpacked, and a stack of masks are masks; a stack with a float is not
+    ("import torch\ndef f(g: torch.Tensor):\n    m = (g > 1).T\n    m.probe()\n", "mask"),
+    ("import torch\ndef f(g: torch.Tensor):\n    j, k = ((g % 1 < 0.5) & (g > 1)).T\n    k.probe()\n", "mask"),
+    ("import torch\ndef f(g: torch.Tensor):\n    j, k = (g > 1).T\n    m = torch.stack((torch.ones_like(j), j, k))\n"
+     "    m.probe()\n", "mask"),
+    ("import torch\ndef f(g: torch.Tensor):\n    j = g > 1\n    m = torch.stack((j.float(), j))\n    m.probe()\n", "tensor"),
+    ("import torch\ndef f(g: torch.Tensor):\n    t = g.T\n    t.probe()\n", "tensor"),
     ("import torch\nclass Trainer:\n    def build(self, p):\n        if self.sgd:\n            return torch.optim.SGD(p, 0.1)\n"
      "        return torch.optim.Adam(p)\n    def setup(self):\n        self.opt = self.build(self.params)\n"
      "    def step(self):\n        self.opt.probe()\n", "optimizer"),

@@ -17,6 +17,7 @@ from npu_lint.analysis.declared import CLASSED as _CLASSED
 from npu_lint.analysis.scopes import CLASS, DEF, PARAM, VALUE, Scope
 
 _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
+_JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 
 
 class CallValues:
@@ -30,6 +31,9 @@ class CallValues:
                 if _dtype_argument(node, self, scope) is None:
                     source = self.value_of(node.args[0], scope, depth)
                     return source if source is not None and source[0] in K.TENSORS else (K.TENSOR, None)
+            if name in _JOINS and node.args and isinstance(node.args[0], (ast.Tuple, ast.List)) and node.args[0].elts \
+                    and all((self.value_of(e, scope, depth) or ("",))[0] == K.MASK for e in node.args[0].elts):
+                return K.MASK, None   # ``torch.stack((torch.ones_like(j), j, k))`` of masks is a mask
             value = K.of_call(name)
             if value is None and self.project is not None and not name.startswith(("torch.", "numpy.", "pandas.")):
                 value = self.project.value_of_call(name, self.module_name)

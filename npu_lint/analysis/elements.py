@@ -79,8 +79,8 @@ class Elements:
                 if found is not None:
                     return found
         whole = self.value_of(value, scope, depth)
-        if whole is not None and whole[0] in (K.BATCH, K.HOST):
-            return whole
+        if whole is not None and whole[0] in (K.BATCH, K.HOST, K.MASK):
+            return whole   # ``j, k = mask.T``: the rows of a mask are masks
         return None
 
     def iterated(self, source: ast.AST, scope: Scope, path: tuple[int, ...]) -> Optional[tuple[ast.AST, tuple[int, ...]]]:
