@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 from npu_lint.context import FileContext
 from npu_lint.finding import Finding
 from npu_lint.noqa import without_noqa
+from npu_lint.resolver import API_BUILTINS
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.versions import Target, default_release
 
@@ -75,6 +76,7 @@ class Dispatch:
         # runs: they are looked for in the distinct runs (a far shorter text); the others in the source itself.
         self._word_runs = tuple(word for word in self._words if _RUN.fullmatch(word))
         self._word_other = tuple(word for word in self._words if not _RUN.fullmatch(word))
+        self._run_words: dict[str, tuple[str, ...]] = {}
 
     def api_entries(self, qualname: str) -> tuple:
         """The (code, family, rule) entries of the rules that may fire on an API reference to ``qualname``."""
@@ -121,9 +123,24 @@ class Dispatch:
         """The trigger words that occur in ``source`` (each distinct word looked for once)."""
         if len(self._word_runs) < 8:
             return frozenset(word for word in self._words if word in source)
-        runs = "\n".join(set(_RUN.findall(source)))
-        return frozenset([word for word in self._word_runs if word in runs]
-                         + [word for word in self._word_other if word in source])
+        found = [word for word in self._word_other if word in source]
+        known = self._run_words   # identifier run -> the trigger words inside it: a project repeats its names
+        new = []
+        for run in set(_RUN.findall(source)):
+            words = known.get(run)
+            if words is None:
+                new.append(run)
+            elif words:
+                found.extend(words)
+        if new:   # the words in the runs not seen before, then which of those runs holds which
+            text = "\n".join(new)
+            inside = [word for word in self._word_runs if word in text]
+            if len(known) > 500_000:
+                known.clear()   # a long flake8 run over many projects: start again
+            for run in new:
+                words = known[run] = tuple(word for word in inside if word in run) if inside else ()
+                found.extend(words)
+        return frozenset(found)
 
 
 _RUN = re.compile(r"[A-Za-z0-9_]+")
@@ -222,6 +239,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
     if resolver.scopes is None or resolver.scopes.module.node is not tree:
         resolver.attach(tree)   # unless the caller attached the scopes the project index build bound
     leave = _Later(resolver.leave_scope)
+    roots = resolver.scopes.api_roots() | API_BUILTINS   # the root names that may stand for an API in this file
     aliases: set[int] = set()
     stack: list[object] = [tree]
     pop, push = stack.pop, stack.append
@@ -262,7 +280,11 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
                     rule.check(node, ctx)
         if (api_calls or api_watched) and (node_type is attribute_type
                                            or (node_type is name_type and type(node.ctx) is load_type)):
-            if type(parents.get(id(node))) is not attribute_type and id(node) not in aliases:
+            root = node
+            while type(root) is attribute_type:
+                root = root.value
+            if type(root) is name_type and root.id in roots and type(parents.get(id(node))) is not attribute_type \
+                    and id(node) not in aliases:
                 for qualname in resolver.qualnames(node):
                     ref = ApiRef(node, qualname)
                     entries = api_calls if api_memo is None else api_memo.get(qualname)

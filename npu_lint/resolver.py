@@ -30,6 +30,7 @@ TENSOR, LOADER, BATCH, MASK = K.TENSOR, K.LOADER, K.BATCH, K.MASK
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip", "list", "sorted",
                             "reversed"})
 _BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
+API_BUILTINS = _BUILTINS | {"torch"}   # names that stand for themselves unbound (``torch`` through a star import)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DEPTH = 40
 _UNKNOWN = object()   # a value not computed yet (None is a value: unknown)
@@ -188,6 +189,8 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
     def _name_targets(self, node: ast.Name, scope: Scope) -> tuple[str, ...]:
         if self.scopes is None:
             return (node.id,) if node.id in _ITER_WRAPPERS or node.id == "torch" else ()
+        if node.id not in self.scopes.api_roots() and node.id not in API_BUILTINS:
+            return ()   # no import or alias binds the name anywhere in the file (a local, ``self``, a parameter)
         bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
         if not bindings:
             if node.id in _BUILTINS or node.id == "torch":   # ``torch`` may arrive through a star import
