@@ -76,7 +76,6 @@ class Dispatch:
         # runs: they are looked for in the distinct runs (a far shorter text); the others in the source itself.
         self._word_runs = tuple(word for word in self._words if _RUN.fullmatch(word))
         self._word_other = tuple(word for word in self._words if not _RUN.fullmatch(word))
-        self._run_words: dict[str, tuple[str, ...]] = {}
 
     def api_entries(self, qualname: str) -> tuple:
         """The (code, family, rule) entries of the rules that may fire on an API reference to ``qualname``."""
@@ -123,24 +122,9 @@ class Dispatch:
         """The trigger words that occur in ``source`` (each distinct word looked for once)."""
         if len(self._word_runs) < 8:
             return frozenset(word for word in self._words if word in source)
-        found = [word for word in self._word_other if word in source]
-        known = self._run_words   # identifier run -> the trigger words inside it: a project repeats its names
-        new = []
-        for run in set(_RUN.findall(source)):
-            words = known.get(run)
-            if words is None:
-                new.append(run)
-            elif words:
-                found.extend(words)
-        if new:   # the words in the runs not seen before, then which of those runs holds which
-            text = "\n".join(new)
-            inside = [word for word in self._word_runs if word in text]
-            if len(known) > 500_000:
-                known.clear()   # a long flake8 run over many projects: start again
-            for run in new:
-                words = known[run] = tuple(word for word in inside if word in run) if inside else ()
-                found.extend(words)
-        return frozenset(found)
+        runs = "\n".join(set(_RUN.findall(source)))
+        return frozenset([word for word in self._word_runs if word in runs]
+                         + [word for word in self._word_other if word in source])
 
 
 _RUN = re.compile(r"[A-Za-z0-9_]+")
@@ -205,8 +189,8 @@ def calls_project_wrapper(dispatch: Dispatch, project: object, source: str) -> b
     return any(word in source for word in entry[1])
 
 
-_LEAVES = frozenset({ast.Load, ast.Store, ast.Del})   # context markers: no rule looks at them, nothing below
-# Fields that hold no child node in any node type (``name`` is a node in 3.12's ``TypeAlias``: not listed).
+# Fields that hold no child node in any node type (``name`` is a node in 3.12's ``TypeAlias``: not listed), or only
+# a leaf no rule looks at and with nothing below (``ctx``: Load/Store/Del; ``op``/``ops``: operators).
 _SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "module", "level", "kind", "conversion",
                              "is_async", "type_comment", "simple", "lineno"})
 _FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
@@ -235,7 +219,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             calls.setdefault(node_type, ())
     name_type, attribute_type, load_type, assign_type, class_type, call_type, constant_type = \
         ast.Name, ast.Attribute, ast.Load, ast.Assign, ast.ClassDef, ast.Call, ast.Constant
-    scopes, leaves, ast_type, fields_of = _SCOPES, _LEAVES, ast.AST, _FIELDS
+    scopes, ast_type, fields_of = _SCOPES, ast.AST, _FIELDS
     if resolver.scopes is None or resolver.scopes.module.node is not tree:
         resolver.attach(tree)   # unless the caller attached the scopes the project index build bound
     leave = _Later(resolver.leave_scope)
@@ -303,9 +287,9 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             value = getattr(node, field, None)
             if type(value) is list:
                 for item in reversed(value):
-                    if isinstance(item, ast_type) and type(item) not in leaves:
+                    if isinstance(item, ast_type):
                         parents[id(item)] = node
                         push(item)
-            elif value is not None and isinstance(value, ast_type) and type(value) not in leaves:
+            elif value is not None and isinstance(value, ast_type):
                 parents[id(value)] = node
                 push(value)

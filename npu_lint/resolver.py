@@ -15,7 +15,7 @@ from typing import Optional, Protocol
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
-from npu_lint.analysis.summaries import Summaries, memo, return_statements   # noqa: F401  (re-exported)
+from npu_lint.analysis.summaries import COMPUTING, Summaries, memo, return_statements   # noqa: F401  (re-exported)
 from npu_lint.analysis.declared import Declared
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
@@ -74,6 +74,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self.module_name = ""
         self._qualnames: dict[int, tuple[str, ...]] = {}
         self._values: dict[int, object] = {}
+        self._answers: dict[tuple, Optional[K.Value]] = {}   # value_of asked from outside: (node, scope, walk's scope)
         self._flows: dict[object, object] = {}
         self._summarising: list[ast.AST] = []   # the functions whose flow summaries are being computed
         self._flow_nesting = 0
@@ -98,6 +99,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self.scopes, self._stack = None, []
         self._qualnames.clear()
         self._values.clear()
+        self._answers.clear()
         self._flows.clear()
         self._summarising.clear()
         self._summaries.clear()
@@ -256,6 +258,19 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         return self.kind_of(node) in (K.HOST, K.LIST)
 
     def value_of(self, node: ast.AST, scope: Optional[Scope] = None, depth: int = 0) -> Optional[K.Value]:
+        """What ``node`` is where it stands in ``scope`` (default: the walk's). A question asked from outside the
+        model's own computations (depth 0, no summary or memoised value under way: nothing half-computed can
+        be read) is answered once per node, scope and walk position: rules ask the same nodes again."""
+        if depth or COMPUTING[0] or self._summarising or self._flow_nesting:
+            return self._value_of(node, scope, depth)
+        current = self.current   # in the key too: a question inside may default to the walk's scope
+        key = (node, scope or current, current)
+        answer = self._answers.get(key, _UNKNOWN)
+        if answer is _UNKNOWN:
+            answer = self._answers[key] = self._value_of(node, key[1], 0)
+        return answer
+
+    def _value_of(self, node: ast.AST, scope: Optional[Scope] = None, depth: int = 0) -> Optional[K.Value]:
         if depth > _DEPTH or node is None:
             return None
         scope = scope or self.current
