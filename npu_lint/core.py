@@ -14,6 +14,7 @@ from typing import Optional, Sequence
 from npu_lint.context import FileContext
 from npu_lint.finding import Finding
 from npu_lint.noqa import without_noqa
+from npu_lint.resolver import API_BUILTINS
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.versions import Target, default_release
 
@@ -188,8 +189,8 @@ def calls_project_wrapper(dispatch: Dispatch, project: object, source: str) -> b
     return any(word in source for word in entry[1])
 
 
-_LEAVES = frozenset({ast.Load, ast.Store, ast.Del})   # context markers: no rule looks at them, nothing below
-# Fields that hold no child node in any node type (``name`` is a node in 3.12's ``TypeAlias``: not listed).
+# Fields that hold no child node in any node type (``name`` is a node in 3.12's ``TypeAlias``: not listed), or only
+# a leaf no rule looks at and with nothing below (``ctx``: Load/Store/Del; ``op``/``ops``: operators).
 _SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "module", "level", "kind", "conversion",
                              "is_async", "type_comment", "simple", "lineno"})
 _FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
@@ -218,10 +219,11 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             calls.setdefault(node_type, ())
     name_type, attribute_type, load_type, assign_type, class_type, call_type, constant_type = \
         ast.Name, ast.Attribute, ast.Load, ast.Assign, ast.ClassDef, ast.Call, ast.Constant
-    scopes, leaves, ast_type, fields_of = _SCOPES, _LEAVES, ast.AST, _FIELDS
+    scopes, ast_type, fields_of = _SCOPES, ast.AST, _FIELDS
     if resolver.scopes is None or resolver.scopes.module.node is not tree:
         resolver.attach(tree)   # unless the caller attached the scopes the project index build bound
     leave = _Later(resolver.leave_scope)
+    roots = resolver.scopes.api_roots() | API_BUILTINS   # the root names that may stand for an API in this file
     aliases: set[int] = set()
     stack: list[object] = [tree]
     pop, push = stack.pop, stack.append
@@ -262,7 +264,11 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
                     rule.check(node, ctx)
         if (api_calls or api_watched) and (node_type is attribute_type
                                            or (node_type is name_type and type(node.ctx) is load_type)):
-            if type(parents.get(id(node))) is not attribute_type and id(node) not in aliases:
+            root = node
+            while type(root) is attribute_type:
+                root = root.value
+            if type(root) is name_type and root.id in roots and type(parents.get(id(node))) is not attribute_type \
+                    and id(node) not in aliases:
                 for qualname in resolver.qualnames(node):
                     ref = ApiRef(node, qualname)
                     entries = api_calls if api_memo is None else api_memo.get(qualname)
@@ -281,9 +287,9 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             value = getattr(node, field, None)
             if type(value) is list:
                 for item in reversed(value):
-                    if isinstance(item, ast_type) and type(item) not in leaves:
+                    if isinstance(item, ast_type):
                         parents[id(item)] = node
                         push(item)
-            elif value is not None and isinstance(value, ast_type) and type(value) not in leaves:
+            elif value is not None and isinstance(value, ast_type):
                 parents[id(value)] = node
                 push(value)

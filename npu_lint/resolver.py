@@ -15,7 +15,7 @@ from typing import Optional, Protocol
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
-from npu_lint.analysis.summaries import Summaries, memo, return_statements   # noqa: F401  (re-exported)
+from npu_lint.analysis.summaries import COMPUTING, Summaries, memo, return_statements   # noqa: F401  (re-exported)
 from npu_lint.analysis.declared import Declared
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
@@ -30,6 +30,7 @@ TENSOR, LOADER, BATCH, MASK = K.TENSOR, K.LOADER, K.BATCH, K.MASK
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip", "list", "sorted",
                             "reversed"})
 _BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
+API_BUILTINS = _BUILTINS | {"torch"}   # names that stand for themselves unbound (``torch`` through a star import)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DEPTH = 40
 _UNKNOWN = object()   # a value not computed yet (None is a value: unknown)
@@ -77,6 +78,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self.module_name = ""
         self._qualnames: dict[int, tuple[str, ...]] = {}
         self._values: dict[int, object] = {}
+        self._answers: dict[tuple, Optional[K.Value]] = {}   # value_of asked from outside: (node, scope, walk's scope)
         self._flows: dict[object, object] = {}
         self._summarising: list[ast.AST] = []   # the functions whose flow summaries are being computed
         self._flow_nesting = 0
@@ -102,6 +104,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self.scopes, self._stack = None, []
         self._qualnames.clear()
         self._values.clear()
+        self._answers.clear()
         self._flows.clear()
         self._summarising.clear()
         self._summaries.clear()
@@ -194,6 +197,8 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
     def _name_targets(self, node: ast.Name, scope: Scope) -> tuple[str, ...]:
         if self.scopes is None:
             return (node.id,) if node.id in _ITER_WRAPPERS or node.id == "torch" else ()
+        if node.id not in self.scopes.api_roots() and node.id not in API_BUILTINS:
+            return ()   # no import or alias binds the name anywhere in the file (a local, ``self``, a parameter)
         bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
         if not bindings:
             if node.id in _BUILTINS or node.id == "torch":   # ``torch`` may arrive through a star import
@@ -259,6 +264,19 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         return self.kind_of(node) in (K.HOST, K.LIST)
 
     def value_of(self, node: ast.AST, scope: Optional[Scope] = None, depth: int = 0) -> Optional[K.Value]:
+        """What ``node`` is where it stands in ``scope`` (default: the walk's). A question asked from outside the
+        model's own computations (depth 0, no summary or memoised value under way: nothing half-computed can
+        be read) is answered once per node, scope and walk position: rules ask the same nodes again."""
+        if depth or COMPUTING[0] or self._summarising or self._flow_nesting:
+            return self._value_of(node, scope, depth)
+        current = self.current   # in the key too: a question inside may default to the walk's scope
+        key = (node, scope or current, current)
+        answer = self._answers.get(key, _UNKNOWN)
+        if answer is _UNKNOWN:
+            answer = self._answers[key] = self._value_of(node, key[1], 0)
+        return answer
+
+    def _value_of(self, node: ast.AST, scope: Optional[Scope] = None, depth: int = 0) -> Optional[K.Value]:
         if depth > _DEPTH or node is None:
             return None
         scope = scope or self.current

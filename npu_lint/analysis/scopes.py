@@ -75,6 +75,8 @@ class Scopes:
         self.star_imports: list[str] = []
         self.calls: list[tuple[ast.Call, Scope]] = []   # statement-level calls (``y = f(x)``, ``f(x)``), for summaries
         self._outer: dict[tuple[int, str], Optional[Binding]] = {}
+        self._reaching: dict[tuple[Scope, str, Optional[Position]], list[Binding]] = {}   # keeps its scopes alive
+        self._api_roots: Optional[frozenset[str]] = None
         _Binder(self).run(tree)
 
     def close(self) -> None:
@@ -88,6 +90,7 @@ class Scopes:
         self.by_node.clear()
         self.calls.clear()
         self._outer.clear()
+        self._reaching.clear()
 
     def rewind(self, count: int) -> None:
         """Drop the scopes opened after the first ``count`` (the expression scopes a first reader opened) and the
@@ -95,6 +98,7 @@ class Scopes:
         for key in list(self.by_node)[count:]:
             del self.by_node[key]
         self._outer.clear()
+        self._reaching.clear()
 
     def scope_of(self, node: ast.AST) -> Optional[Scope]:
         """The scope a function, lambda, class or comprehension node opens (None before it is opened)."""
@@ -149,8 +153,27 @@ class Scopes:
             self._outer[key] = found
         return found
 
+    def api_roots(self) -> frozenset[str]:
+        """The names some scope binds by an import or to a plain name or dotted name (``cuda = torch.cuda``): the only
+        names that may stand for an API (lambdas and comprehensions, opened later, bind parameters and loop targets
+        only)."""
+        if self._api_roots is None:
+            self._api_roots = frozenset(
+                name for scope in self.by_node.values() for name, bindings in scope.names.items()
+                if any(b.tag == IMPORT or (b.tag == VALUE and not b.path and isinstance(b.value, (ast.Name, ast.Attribute)))
+                       for b in bindings))
+        return self._api_roots
+
     def lookup_reaching(self, name: str, scope: Scope, pos: Optional[Position]) -> list[Binding]:
-        """The binding :meth:`lookup` gives and those in other arms of the same ``if`` chain before it."""
+        """The binding :meth:`lookup` gives and those in other arms of the same ``if`` chain before it (memoised per
+        scope, name and position; callers only read the list)."""
+        key = (scope, name, pos)
+        found = self._reaching.get(key)
+        if found is None:
+            found = self._reaching[key] = self._lookup_reaching(name, scope, pos)
+        return found
+
+    def _lookup_reaching(self, name: str, scope: Scope, pos: Optional[Position]) -> list[Binding]:
         binding = self.lookup(name, scope, pos)
         if binding is None:
             return []

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 _DEPTH = 40
 IN_PROGRESS = object()
 _MISSING = object()
+COMPUTING = [0]   # how many memo() computations are under way: an answer given meanwhile may be a cycle's None
 
 
 def memo(store: dict, key: object, compute: Callable[[], object]) -> object:
@@ -30,7 +31,11 @@ def memo(store: dict, key: object, compute: Callable[[], object]) -> object:
     if cached is not _MISSING:
         return cached
     store[key] = IN_PROGRESS
-    value = store[key] = compute()
+    COMPUTING[0] += 1
+    try:
+        value = store[key] = compute()
+    finally:
+        COMPUTING[0] -= 1
     return value
 
 

@@ -10,6 +10,7 @@ import ast
 from typing import Callable, Optional
 
 from npu_lint.analysis.flows import passed_argument
+from npu_lint.analysis.nodes import child_nodes
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
 
@@ -31,7 +32,7 @@ def _nodes(function: ast.AST, scope, resolver) -> list[tuple[ast.AST, object, bo
         if isinstance(node, (ast.Call, ast.Subscript)):
             found.append((node, where, loop_count))
         inner = resolver.scopes.open_expression_scope(node, where) if isinstance(node, _COMPREHENSIONS) else where
-        for child in ast.iter_child_nodes(node):
+        for child in child_nodes(node):
             stack.append((child, inner, isinstance(node, ast.For) and child is node.iter))
     return found
 
