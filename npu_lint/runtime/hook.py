@@ -66,6 +66,7 @@ _HOOK_FILE = os.path.abspath(__file__)
 _TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
 ANALYSIS_DIR = os.path.dirname(os.path.dirname(_HOOK_FILE))
 _UNKNOWN = object()
+_NO_GENERATOR = (None, None, -1, None)
 _RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200    # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
 _getframe, _get_ident = sys._getframe, threading.get_ident
 
@@ -81,6 +82,7 @@ _STABLE = (types.FunctionType, types.BuiltinFunctionType, type, types.MethodDesc
            types.WrapperDescriptorType)
 _VERDICTS: dict = {}        # functions, module-level builtins and classes (torch.cat, F.relu) -> recorded?
 _OWNED: dict = {}           # (the owner's class, method name) for methods of other objects -> recorded?
+_OBJECTS: dict = {}         # (class, __module__) of the project's callable objects -> False
 _CACHE_SIZE = 4096
 
 
@@ -103,7 +105,7 @@ def _traced(func: Any) -> bool:
     elif isinstance(func, _Module):
         return True
     elif not isinstance(func, _STABLE):
-        return _decide(func)          # partials and other callable objects: not cached (they may be short-lived)
+        return _object_traced(func, kind)
     try:
         verdict = _VERDICTS.get(func)
     except TypeError:                 # a class whose metaclass makes it unhashable
@@ -112,6 +114,25 @@ def _traced(func: Any) -> bool:
         verdict = _decide(func)
         if len(_VERDICTS) < _CACHE_SIZE:
             _VERDICTS[func] = verdict
+    return verdict
+
+
+def _object_traced(func: Any, kind: type) -> bool:
+    """Whether a call of a callable object (not a function, class or module) is recorded. For an object that is
+    no partial and has no ``__self__``, the verdict depends on its ``__module__`` alone: when that is a string and
+    not torch's (a transform, a loss of the project), the call is not recorded, cached per class and module. The
+    others (partials, torch's callable objects) are decided on every call: their verdict may differ per object."""
+    module = getattr(func, "__module__", None)
+    if isinstance(func, functools.partial) or getattr(func, "__self__", None) is not None:
+        return _decide(func)
+    try:
+        if _OBJECTS.get((kind, module)) is False:
+            return False
+    except TypeError:                 # an unhashable class or module attribute
+        return _decide(func)
+    verdict = _decide(func)
+    if not verdict and type(module) is str and not _torch_module(module) and len(_OBJECTS) < _CACHE_SIZE:
+        _OBJECTS[(kind, module)] = False
     return verdict
 
 
@@ -138,12 +159,6 @@ def _decide(func: Any) -> bool:
     return _torch_module(module)
 
 
-def _shape(tensor: Any) -> tuple:
-    """``torch.Size`` (a tuple) as it is for plain tensors; a tuple for subclasses, whose ``shape`` may be another
-    sequence. Raises for nested and other shapeless tensors."""
-    return tensor.shape if type(tensor) is _Tensor else tuple(tensor.shape)
-
-
 _CONTAINERS = (list, tuple, dict)
 
 
@@ -164,7 +179,7 @@ def _collect(container: Any, out: list, depth: int, left: int) -> int:
             continue
         if kind is _Tensor or isinstance(item, _Tensor):
             try:
-                out.append(_shape(item))
+                out.append(item.shape if kind is _Tensor else tuple(item.shape))
             except Exception:        # nested and other shapeless tensors
                 pass
         elif deeper and left and isinstance(item, _CONTAINERS):
@@ -174,7 +189,8 @@ def _collect(container: Any, out: list, depth: int, left: int) -> int:
 
 def _shapes(values: Iterable[Any]) -> tuple:
     """The shapes of the tensors among ``values`` and, down to ``MAX_DEPTH`` levels, in the lists, tuples and dicts
-    among them (``MAX_ITEMS`` elements looked at in all)."""
+    among them (``MAX_ITEMS`` elements looked at in all). A shape is the ``torch.Size`` (a tuple) of a plain tensor,
+    a tuple for subclasses (whose ``shape`` may be another sequence); nested tensors have none."""
     out: list = []
     left = MAX_ITEMS
     for value in values:
@@ -183,7 +199,7 @@ def _shapes(values: Iterable[Any]) -> tuple:
             continue
         if kind is _Tensor or isinstance(value, _Tensor):
             try:
-                out.append(_shape(value))
+                out.append(value.shape if kind is _Tensor else tuple(value.shape))
             except Exception:
                 pass
         elif left and isinstance(value, _CONTAINERS):
@@ -253,7 +269,7 @@ class _Site:
         self.name, self.path, self.line = name, path, line
         self.key = key                         # keeps the code objects of the path alive (their ids are keys)
         self.stack = "[]"                      # taken when the site is first seen varying
-        self.first: dict[int, tuple] = {}      # n-th call in an iteration -> the first (inputs, outputs) seen
+        self.first: dict[int, tuple] = {}      # n-th call in an iteration -> the first (receiver, inputs, outputs)
         self.seen: set = set()                 # (receiver, inputs, outputs) already in the ranges
         self.last: tuple = ()
         self.varying = False
@@ -317,6 +333,9 @@ class Detector:
         self._frame: Any = None         # the frame of the last call, and its table
         self._table: Optional[dict] = None
         self._root_table: Optional[dict] = None     # the loop's frame's table
+        self._before: Any = None        # the frame of the call before, and its table
+        self._before_table: Optional[dict] = None
+        self._generator: tuple = _NO_GENERATOR       # a generator's frame, its caller and its place there, its table
         self._unrecorded = 0            # paths past the budget remembered as not recorded
         self._new_varying = False
         self._write_failed = False
@@ -346,7 +365,7 @@ class Detector:
                 except StopIteration:
                     return
                 loop = sys._getframe(1)
-                self._root, self._root_table, self._frame, self._table = loop, None, None, None
+                self._set_root(loop)
                 if self._active:
                     self._record_batch(loop, name, item)
                 yield item
@@ -362,12 +381,18 @@ class Detector:
         self.write_report()     # a header-only report until something varies, overwriting an old one
 
     def _begin_iteration(self, root: Any) -> None:
-        self._root, self._root_table, self._frame, self._table = root, None, None, None
+        self._set_root(root)
         self._iteration += 1
         self._active = not self._stopped and threading.get_ident() == self._thread
 
+    def _set_root(self, root: Any) -> None:
+        """Call paths stop at ``root``; the tables kept for frames are forgotten (None: no frame is kept)."""
+        self._root, self._root_table, self._frame, self._table = root, None, None, None
+        self._before, self._before_table, self._generator = None, None, _NO_GENERATOR
+
     def _end_iteration(self) -> None:
-        self._active, self._root, self._root_table, self._frame, self._table = False, None, None, None, None
+        self._active = False
+        self._set_root(None)
         if self._new_varying:
             self._new_varying = False
             self.write_report()
@@ -399,8 +424,8 @@ class Detector:
                 if func.__name__ in SKIPPED_NAMES:
                     return func(*args, **kwargs)
                 try:
-                    receiver = (_shape(owner),)
-                except Exception:
+                    receiver = (owner.shape if type(owner) is _Tensor else tuple(owner.shape),)
+                except Exception:             # a nested tensor has no shape
                     pass
             elif not ((owner is None and _VERDICTS.get(func)) or _traced(func)):   # torch.cat: cached
                 return func(*args, **kwargs)
@@ -415,8 +440,11 @@ class Detector:
             frame = _getframe(1)
             if kwargs:
                 inputs = _shapes(args + tuple(kwargs.values()))
-            elif len(args) == 1 and type(args[0]) is _Tensor and not args[0].is_nested:
-                inputs = (args[0].shape,)
+            elif len(args) == 1 and type(args[0]) is _Tensor:
+                try:
+                    inputs = (args[0].shape,)
+                except Exception:
+                    inputs = ()
             else:
                 inputs = _shapes(args)
         except Exception:
@@ -424,12 +452,26 @@ class Detector:
         result = func(*args, **kwargs)
         try:
             if self._active:
-                outputs = _shapes((result,)) if type(result) is not _Tensor or result.is_nested else (result.shape,)
+                if type(result) is _Tensor:
+                    try:
+                        outputs = (result.shape,)
+                    except Exception:
+                        outputs = ()
+                else:
+                    outputs = _shapes((result,))
                 table = self._table if frame is self._frame else self._table_of(frame)
                 site = table.get(frame.f_lasti, _UNKNOWN)
                 if site is _UNKNOWN:
                     site = self._new_path(table, frame, name, index)
-                if site is not None:
+                if site is None:
+                    pass
+                elif site.varying:              # only its ranges are left to update (``_compare``, inlined)
+                    full = (receiver, inputs, outputs)
+                    if full != site.last:       # the same shapes as the last call cost one comparison
+                        site.last = full
+                        if full not in site.seen:
+                            self._add(site, full)
+                else:
                     self._compare(site, frame, receiver, inputs, outputs)
         except Exception as error:      # never let the detector break the run
             self._stop(f"internal error ({type(error).__name__}: {error}); recording stops here")
@@ -447,10 +489,20 @@ class Detector:
         """The sites called from ``frame``, by its last instruction. The frames above it, up to the loop, are the
         ids of their code objects and their last instructions: cheap to take and to hash. The table is kept for
         the next call from the same frame, whose callers cannot have changed unless it is a generator's; the
-        loop's own table is kept apart (the loop body's calls alternate with calls from the functions it calls)."""
+        loop's own table is kept apart (the loop body's calls alternate with calls from the functions it calls), and
+        so is the table of the frame before the last one (a function calls again after a call from a function it
+        called). A generator's table is kept while it is resumed from the same place of the same caller (which is
+        no generator's, so its own path cannot have changed): a generator expression's calls on every item."""
         root, walk, left = self._root, frame, MAX_STACK - 1
         if frame is root and self._root_table is not None:
             return self._root_table
+        if frame is self._before:
+            self._frame, self._table, self._before, self._before_table = frame, self._before_table, self._frame, \
+                self._table
+            return self._table
+        generator = self._generator
+        if frame is generator[0] and frame.f_back is generator[1] and generator[1].f_lasti == generator[2]:
+            return generator[3]
         parts = [id(frame.f_code)]
         while walk is not root and left:   # the frames ``_site`` walks
             walk = walk.f_back
@@ -468,9 +520,11 @@ class Detector:
         if frame is root:           # its path is its code alone: the same even when a generator's
             self._root_table = table
         elif frame.f_code.co_flags & _RESUMABLE:
-            self._frame = self._table = None
+            caller = frame.f_back
+            if caller is not None and not caller.f_code.co_flags & _RESUMABLE:
+                self._generator = (frame, caller, caller.f_lasti, table)
         else:
-            self._frame, self._table = frame, table
+            self._before, self._before_table, self._frame, self._table = self._frame, self._table, frame, table
         return table
 
     def _site(self, frame: Any, name: str, index: int) -> Optional[_Site]:
@@ -499,23 +553,31 @@ class Detector:
         nth = site.calls
         site.calls = nth + 1
         full = (receiver, inputs, outputs)
-        if full != site.last:           # the common case, the same shapes as the last call, costs one comparison
-            site.last = full
-            if full not in site.seen:
-                if len(site.seen) < MAX_SIGNATURES:
-                    site.seen.add(full)
-                site.inputs.add(receiver + inputs)
-                site.outputs.add(outputs)
         if site.varying:
+            if full != site.last:       # the same shapes as the last call cost one comparison
+                site.last = full
+                if full not in site.seen:
+                    self._add(site, full)
             return
-        signature = (inputs, outputs)   # the receiver's shape counts only through the result
         first = site.first.get(nth)
+        if full == first:               # in the ranges since that first call
+            return
+        if full not in site.seen:
+            self._add(site, full)
         if first is None:
             if nth < MAX_CALLS:
-                site.first[nth] = signature
-        elif first != signature:
+                site.first[nth] = full
+        elif first[1:] != full[1:]:     # the receiver's shape counts only through the result
             site.varying = self._new_varying = True
             site.stack = _call_stack(frame)
+
+    @staticmethod
+    def _add(site: _Site, full: tuple) -> None:
+        """Add the shapes of a call, (receiver, inputs, outputs), to the ranges of its site."""
+        if len(site.seen) < MAX_SIGNATURES:
+            site.seen.add(full)
+        site.inputs.add(full[0] + full[1])
+        site.outputs.add(full[2])
 
     def _limit(self) -> None:
         if not self._full:
@@ -527,7 +589,8 @@ class Detector:
     def _stop(self, why: str) -> None:
         if self._stopped:
             return
-        self._stopped, self._active, self._root_table, self._frame, self._table = True, False, None, None, None
+        self._stopped, self._active = True, False
+        self._set_root(None)
         print(f"msft_dynamic_analysis: warning: {why}.", file=sys.stderr, flush=True)
         self.write_report()
 
