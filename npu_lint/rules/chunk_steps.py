@@ -9,8 +9,10 @@ from typing import Optional
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 
-# tqdm's ``trange``: ``range``'s arguments, with a progress bar.
-TRANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.autonotebook.trange"})
+# ``range``'s arguments under other names: tqdm's ``trange`` (with a progress bar), numpy's ``arange``
+# (``for c in np.arange(0, num_chunks, batch_size)``).
+TRANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", "tqdm.autonotebook.trange",
+                     "numpy.arange"})
 
 
 def length_expr(node: ast.AST) -> bool:

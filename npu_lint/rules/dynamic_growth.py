@@ -98,7 +98,9 @@ class ShortLastChunk(Rule):
     node_types = (ast.Call, ast.Subscript)
     triggers = ("min(", "range(")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = ("import torch\ndef get_batch(source, i, bptt):\n    seq_len = min(bptt, len(source) - 1 - i)\n"
+    must_fire = ("import numpy as np\nimport torch\ndef slide(model, chunks: torch.Tensor, bs: int):\n"
+                 "    for c in np.arange(0, chunks.shape[0], bs):\n        model(chunks[c:c + bs])\n",
+                 "import torch\ndef get_batch(source, i, bptt):\n    seq_len = min(bptt, len(source) - 1 - i)\n"
                  "    return source[i:i + seq_len]\n",
                  "import torch\ndef run(x, bs):\n    for i in range(0, x.size(0), bs):\n        y = model(x[i:i + bs])\n",
                  # the end bound clipped to the length, through a name; the length through a name
