@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.flows import passed_argument
-from npu_lint.analysis.scopes import AUGMENT, VALUE, Binding
+from npu_lint.analysis.scopes import AUGMENT, VALUE, Binding, Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_values import FACTORIES, FAMILY, SHAPE_METHODS, last_name, size_args
@@ -125,6 +125,8 @@ class GrowingLength(Rule):
     def _grown(name: ast.Name, use: ast.AST, ctx: FileContext) -> Optional[str]:
         """Why the length ``name`` grows where ``use`` reads it, else None."""
         resolver = ctx.resolver
+        if name.id not in _growing_names(resolver.current, ctx):
+            return None     # no binding of the name in reach grows: the common case, no lookup
         for binding in resolver.scopes.may_reach(name.id, resolver.current, (name.lineno, name.col_offset)):
             statement = binding.node
             if statement is None or not _grows(binding):
@@ -200,6 +202,22 @@ def _offset(call: ast.Call, name: Optional[str]) -> Optional[ast.AST]:
     if last in ("arange", "range") and len(call.args) >= 2:
         return call.args[0]
     return None
+
+
+def _growing_names(scope: Optional[Scope], ctx: FileContext) -> frozenset[str]:
+    """The names some binding of ``scope`` or an enclosing scope grows (``n += k``, ``n = min(n + k, cap)``);
+    once per scope."""
+    store = ctx.scratch.setdefault("growing_names", {})
+    key = id(scope)
+    if key not in store:
+        names: set[str] = set()
+        current = scope
+        while current is not None:
+            for table in (current.names, current.augments):
+                names.update(n for n, bindings in table.items() if n not in names and any(_grows(b) for b in bindings))
+            current = current.parent
+        store[key] = frozenset(names)
+    return store[key]
 
 
 def _grows(binding: Binding) -> bool:

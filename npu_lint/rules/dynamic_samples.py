@@ -403,6 +403,9 @@ class PerSampleConcat(Rule):
         items = node.args[0]
         if isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)) and self._per_value(node, items, ctx):
             return
+        name = ctx.resolver.qualname(node.func)
+        if name not in _CAT:
+            return      # a stack of per-sample items has one row per sample: only a count of values varies
         if isinstance(items, (ast.List, ast.Tuple)):
             why = "the batch's per-sample fields" if any(_batch_field(e, ctx) for e in items.elts) else None
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)):
@@ -413,9 +416,6 @@ class PerSampleConcat(Rule):
         else:
             return
         if not why:
-            return
-        name = ctx.resolver.qualname(node.func)
-        if name not in _CAT:
             return
         ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)})", why=why),
                    name)

@@ -64,8 +64,13 @@ def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
             stack.extend(ast.iter_child_nodes(node))
 
 
+_CONVERTER_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in _CONVERTERS)
+
+
 def _converted(node: ast.Call, ctx: FileContext) -> bool:
-    return ctx.resolver.qualname(node.func) in _CONVERTERS
+    func = node.func
+    word = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return word in _CONVERTER_WORDS and ctx.resolver.qualname(func) in _CONVERTERS
 
 
 def measured_lengths(items: ast.Name, call: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
