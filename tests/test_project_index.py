@@ -49,6 +49,14 @@ def test_a_folder_its_files_import_by_name_is_a_namespace_package(tmp_path):
     (scripts / "net.py").write_text("import torch\n")
     (scripts / "train.py").write_text("from net import *\nimport scriptsx\n")
     assert {m.name for m in discover(scripts)[0]} == {"net", "train"}
+    for layout in (("ultra", "ultra"), ("peftlike", "src", "peftlike")):   # must not: a checkout named like its package
+        checkout = tmp_path / "checkouts" / layout[0]
+        package = checkout.joinpath(*layout[1:])
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "m.py").write_text(f"from {layout[0]} import x\n")
+        (checkout / "setup.py").write_text(f"from {layout[0]} import version\n")
+        assert {m.name for m in discover(checkout)[0]} >= {layout[0], f"{layout[0]}.m"}
 
 
 def test_relative_names():

@@ -22,7 +22,8 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     if _longest_by_key(node) or _max_of_lengths(resolver, node, scope):
         return True
     last = _last_name(node.func)
-    if not ("max" in last.lower() or (last == "min" and isinstance(node.func, ast.Name))) \
+    if not (("max" in last.lower() and "argmax" not in last.lower())   # ``_max_by_axis``, not ``np.argmax``
+            or (last == "min" and isinstance(node.func, ast.Name))) \
             or any(kw.arg != "default" for kw in node.keywords):
         return False
     if len(node.args) == 1:

@@ -62,7 +62,7 @@ def batch_maximum(node: ast.AST) -> bool:
             and node.args[0].func.id == "map" and len(node.args[0].args) == 2 \
             and getattr(node.args[0].args[0], "id", None) == "len":
         return True     # ``max(map(len, seqs))``
-    return "max" in name.lower() and per_item_lengths(node.args[0])
+    return "max" in name.lower() and "argmax" not in name.lower() and per_item_lengths(node.args[0])
 
 
 def _last(func: ast.AST) -> str:

@@ -88,17 +88,22 @@ def discover(root: Path, warnings: Optional[list[str]] = None) -> tuple[list[Mod
 def _namespace_name(root: Path) -> str:
     """``root``'s own name when ``root`` (no ``__init__.py``) is a namespace package its files import by name."""
     name = root.name
-    if not name.isidentifier() or name == "src" or (root / "__init__.py").is_file():
-        return ""
-    own_import = re.compile(rb"^[ \t]*(?:from[ \t]+%s(?:[ \t]*\.|[ \t]+import\b)|import[ \t]+%s(?:[ \t]*\.|[ \t]*$|[ \t]+as\b))"
-                            % (name.encode(), name.encode()), re.MULTILINE)
+    if not name.isidentifier() or name == "src" or (root / "__init__.py").is_file() \
+            or (root / name).is_dir() or (root / "src" / name).is_dir():
+        return ""   # a checkout named like the package it holds (``ultralytics/ultralytics/``): an import root
+    # ``from name.sub import x``, ``from name import sub``, ``import name.sub``: ``sub`` must be a module of ``root``
+    own_import = re.compile(rb"^[ \t]*(?:from[ \t]+%s[ \t]*\.[ \t]*(\w+)|from[ \t]+%s[ \t]+import[ \t(]+(\w+)"
+                            rb"|import[ \t]+%s[ \t]*\.[ \t]*(\w+))" % ((name.encode(),) * 3), re.MULTILINE)
     for path, _ in _files(root, []):
         if path.suffix == ".py":
             try:
-                if own_import.search(path.read_bytes()):
-                    return name
+                text = path.read_bytes()
             except OSError:
                 continue
+            for match in own_import.finditer(text):
+                sub = next(g for g in match.groups() if g).decode()
+                if (root / f"{sub}.py").is_file() or (root / sub).is_dir():
+                    return name
     return ""
 
 

@@ -16,6 +16,7 @@ FAMILY = "cuda"
 _RUNNERS = frozenset({"run", "call", "check_call", "check_output", "Popen", "system", "popen", "getoutput",
                       "getstatusoutput", "which", "spawnlp", "execvp", "create_subprocess_exec",
                       "create_subprocess_shell"})
+_RUNNER_MODULES = frozenset({"subprocess", "os", "shutil", "asyncio", "commands"})
 _SEGMENTS = re.compile(r"\|\||&&|[|;&]")
 
 
@@ -34,6 +35,8 @@ def command_tool(text: str) -> tuple[Optional[str], bool]:
     ('nvidia-smi', False)
     >>> command_tool("echo hi; nvidia-smi")
     ('nvidia-smi', True)
+    >>> command_tool("nvidia-smi failed; using the CPU")
+    ('nvidia-smi', False)
     >>> command_tool("ls -l")
     (None, False)
     """
@@ -43,8 +46,7 @@ def command_tool(text: str) -> tuple[Optional[str], bool]:
             continue
         tool = re.split(r"[\\/]", words[0])[-1].removesuffix(".exe")
         if tool in _tools():
-            command = len(words) == 1 or words[1].startswith("-") or len(_SEGMENTS.split(text)) > 1
-            return tool, command
+            return tool, len(words) == 1 or words[1].startswith("-")   # the tool alone or with an option
     return None, False
 
 
@@ -84,7 +86,9 @@ class CudaToolCommand(Rule):
     must_not_fire = ("import logging\nlogging.warning('nvidia-smi not found, assuming no GPU')\n",
                      "def smi():\n    '''Run nvidia-smi -L and count the lines.'''\n",
                      "import subprocess\nsubprocess.run(['npu-smi', 'info'])\n",
-                     "import os\nhelp_text = 'nvidia-smi shows the GPUs'\n")
+                     "import os\nhelp_text = 'nvidia-smi shows the GPUs'\n",
+                     "import os\nmsg = 'nvidia-smi failed; using the CPU'\n",
+                     "def f(log):\n    log.run('nvidia-smi')\n")
 
     def check(self, node: ast.Constant, ctx: FileContext) -> None:
         if not isinstance(node.value, str) or "nvidia-smi" not in node.value:
@@ -102,9 +106,8 @@ def _run_argument(node: ast.AST, ctx: FileContext) -> bool:
         node, parent = parent, ctx.parent(parent)
     if not isinstance(parent, ast.Call) or node not in parent.args:
         return False
-    func = parent.func
-    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name in _RUNNERS
+    module, _, name = (ctx.resolver.qualname(parent.func) or "").rpartition(".")
+    return name in _RUNNERS and module.split(".")[0] in _RUNNER_MODULES
 
 
 def _kept(node: ast.AST, ctx: FileContext) -> bool:

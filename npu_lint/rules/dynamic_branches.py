@@ -65,7 +65,9 @@ class DataDependentSkip(Rule):
                      "        if x.sum() > 10:\n            break\n",
                      "import torch\ndef f(x: torch.Tensor):\n    while True:\n        if x.sum() > 10:\n"
                      "            break\n        x = x * 2\n",
-                     # numpy values
+                     # numpy values; ``.item()`` of a value of unknown kind
+                     "import torch\ndef f(rows, n):\n    for c in range(n):\n        if rows[c].item() < 0.1:\n"
+                     "            continue\n        print(torch.zeros(c))\n",
                      "import numpy as np\nimport torch\ndef f(a, C):\n    for c in range(C):\n"
                      "        m = np.asarray(a) == c\n        if m.sum() == 0:\n            continue\n"
                      "        print(torch.tensor(m))\n")
@@ -156,6 +158,6 @@ def _tensor_test(test: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
 
 
 def _item(node: ast.AST, ctx: FileContext) -> bool:
-    """``t.item()`` on a value not known to be a host array."""
+    """``t.item()`` on a value the model knows is a tensor (a numpy scalar has ``item`` too)."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" \
-        and not node.args and ctx.resolver.kind_of(node.func.value) not in (K.HOST, K.LIST)
+        and not node.args and ctx.resolver.kind_of(node.func.value) in K.TENSORS
