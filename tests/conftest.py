@@ -94,3 +94,16 @@ def flows(source: str) -> list[tuple[str, str]]:
     _walk(ast.parse(source), ctx, Dispatch([Spy]))
     assert seen, "no probe() call"
     return seen[-1]
+
+
+def package_inventory(tmp_path: Path, modules: dict[str, str]) -> set[tuple[str, int, str]]:
+    """``analyse``'s API inventory of a package ``pkg`` made of ``modules`` (name -> source) under ``tmp_path``:
+    (file, line, qualified name) rows."""
+    from npu_lint.report.collect import collect
+    package = tmp_path / "pkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("", encoding="utf-8")
+    for name, source in modules.items():
+        (package / f"{name}.py").write_text(source, encoding="utf-8")
+    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
+    return {(path, line, api) for path, line, _, api, _ in result.inventory}

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import package_inventory
 from test_inventory_names import inventory
 from test_semantic_model import probe
 
@@ -241,15 +242,7 @@ def main(cfg, thing):
 
 
 def test_kinds_across_modules(tmp_path):
-    from npu_lint.report.collect import collect
-    from npu_lint.versions import Target
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "models.py").write_text(MODELS, encoding="utf-8")
-    (package / "train.py").write_text(TRAIN, encoding="utf-8")
-    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
-    rows = {(path, line, api) for path, line, _, api, _ in result.inventory}
+    rows = package_inventory(tmp_path, {"models": MODELS, "train": TRAIN})
     # a factory in another module returning a project module; the constructor's and a function's parameters
     # from what other modules pass (a module built there, an optimizer, a scheduler by keyword)
     expected = {("pkg/train.py", 14, "torch.nn.Module.eval"), ("pkg/train.py", 15, "torch.nn.Module.parameters"),

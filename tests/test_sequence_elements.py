@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from conftest import package_inventory
 from test_inventory_names import inventory
 from test_semantic_model import probe
 
@@ -199,15 +200,8 @@ def per_class(pred_cls, target_cls):
 
 
 def test_factories_and_sequences_across_modules(tmp_path):
-    from npu_lint.report.collect import collect
-    from npu_lint.versions import Target
-    package = tmp_path / "pkg"
-    package.mkdir()
-    (package / "__init__.py").write_text("", encoding="utf-8")
-    (package / "factories.py").write_text(FACTORIES, encoding="utf-8")
-    (package / "train.py").write_text(TRAINER, encoding="utf-8")
-    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
-    rows = {(line, api) for path, line, _, api, _ in result.inventory if path == "pkg/train.py"}
+    inventory = package_inventory(tmp_path, {"factories": FACTORIES, "train": TRAINER})
+    rows = {(line, api) for path, line, api in inventory if path == "pkg/train.py"}
     expected = {(16, "torch.cuda.amp.GradScaler.scale"), (16, "torch.Tensor.backward"),
                 (17, "torch.cuda.amp.GradScaler.step"), (18, "torch.optim.Optimizer.zero_grad"),
                 (20, "torch.Tensor.clamp_"), (22, "torch.Tensor.clamp_"), (24, "torch.Tensor.clamp_")}
