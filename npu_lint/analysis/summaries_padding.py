@@ -70,10 +70,12 @@ def _last(func: ast.AST) -> str:
 
 
 def padded_items(resolver: "Resolver", function: ast.AST, depth: int = 0) -> Optional[Padding]:
-    """How ``function`` pads its items to the longest among them, else None (memoised per function)."""
+    """How ``function`` pads its items to the longest among them, else None (memoised per function and depth: an
+    answer cut short by the depth bound is not the answer for a caller nearer the top)."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or resolver.scopes is None:
         return None
-    return memo(resolver._summaries, ("pads", id(function)), lambda: _pads(resolver, function, depth))  # type: ignore
+    return memo(resolver._summaries, ("pads", id(function), depth),  # type: ignore
+                lambda: _pads(resolver, function, depth))
 
 
 def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Padding]:
