@@ -90,15 +90,16 @@ class FileContext:
             node = self.parents.get(id(node))
         return node
 
-    def report(self, node: ast.AST, message: str, api: str = "") -> None:
-        """Record a finding for the rule being run, at ``node``'s start."""
+    def report(self, node: ast.AST, message: str, api: str = "") -> Optional[Finding]:
+        """Record a finding for the rule being run, at ``node``'s start; return it (None when not recorded)."""
         if self._family == "cuda" and handled_on_npu(node, self.parent, self.scratch.setdefault("npu_arms", {})):
-            return   # ``if cuda: ... elif npu: ...``: the code already has its NPU branch
+            return None   # ``if cuda: ... elif npu: ...``: the code already has its NPU branch
         line = getattr(node, "lineno", 1)
         finding = Finding(code=self._code, message=message, line=line, col=getattr(node, "col_offset", 0),
                           end_line=getattr(node, "end_lineno", None) or line, api=api, family=self._family)
         self.findings.append(finding)
         self.noqa_spans[finding] = self._statement_span(node, line)
+        return finding
 
     def amend(self, finding: Finding, message: str) -> Finding:
         """Replace the message of a finding this file already holds (a finding that names one more line it

@@ -317,8 +317,7 @@ class PadToBatchMax(ValueFlow):
         name = "minimum" if _extreme(origin) == "shortest" else "maximum"
         text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(sinks)}")
         if entry is ...:
-            ctx.report(extreme, text, "padding")
-            reported[id(extreme)] = (ctx.findings[-1], sinks)
+            reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
         else:
             reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
 
