@@ -5,6 +5,7 @@ import ast
 from functools import lru_cache
 from typing import TYPE_CHECKING, Optional
 
+from npu_lint.analysis.bindings import VALUE
 from npu_lint.analysis.kinds import AUTOGRAD, CPU_TENSOR, DISTRIBUTION, HOST, INSTANCE, TENSORS
 from npu_lint.tables import TABLES_DIR, keyed, read_tsv
 
@@ -48,6 +49,11 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     func = node.func
     if not isinstance(func, ast.Attribute):
         return None
+    if _is_super(func.value) and not func.attr.startswith("__"):   # ``super().forward(x)``; not ``__init__``
+        named = func.value.args[0].id if func.value.args and isinstance(func.value.args[0], ast.Name) else None
+        found = ctx.resolver.super_owners(func.attr, named) if named or not func.value.args else None
+        return class_method_api(found[0], found[1], func.attr, ctx.target.release, found[1][0].startswith("torch.")) \
+            if found is not None else None
     cls_value = ctx.resolver.class_reference(func.value) \
         if func.attr in _CLASS_CALLED and isinstance(func.value, (ast.Name, ast.Attribute)) else None
     if cls_value is not None and cls_value[0] == AUTOGRAD and cls_value[1]:   # ``MyFn.apply(x)``
@@ -70,6 +76,24 @@ def method_api(node: ast.Call, ctx: "FileContext") -> Optional[str]:
     if kind == DISTRIBUTION:   # ``torch.distributions.Normal`` is listed as ``torch.distributions.normal.Normal``
         classes = tuple(listed_class(c) for c in classes)
     return class_method_api(kind, classes, func.attr, ctx.target.release, cls.startswith("torch.")) if classes else None
+
+
+def _is_super(node: ast.AST) -> bool:
+    """``super()`` or ``super(Cls, self)``."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+
+
+def aliased_apply(func: ast.Name, ctx: "FileContext") -> Optional[str]:
+    """``sparsemax(x)`` after ``sparsemax = SparsemaxFunction.apply``: the autograd Function's ``apply``."""
+    binding = ctx.resolver.binding(func)
+    value = binding.value if binding is not None and binding.tag == VALUE else None
+    if not (isinstance(value, ast.Attribute) and value.attr == "apply" and isinstance(value.value, ast.Name)):
+        return None
+    cls_value = ctx.resolver.class_reference(value.value, binding.scope)
+    if cls_value is None or cls_value[0] != AUTOGRAD or not cls_value[1]:
+        return None
+    classes = ctx.resolver.method_owners(cls_value[1], "apply")
+    return class_method_api(AUTOGRAD, classes, "apply", ctx.target.release) if classes else None
 
 
 @lru_cache(maxsize=None)

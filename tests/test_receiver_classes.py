@@ -255,3 +255,63 @@ def test_kinds_across_modules(tmp_path):
     # must not: an unknown argument, a list of modules, a factory with a return the index cannot tell
     assert not [row for row in rows if row[:2] in {("pkg/models.py", 42), ("pkg/train.py", 19),
                                                    ("pkg/train.py", 21)}]
+
+
+SUPER_AND_ALIASES = '''import torch
+from abc import ABC
+from torch import nn
+from torch.autograd import Function
+
+
+class Packed(ABC, nn.RNNBase):
+    def forward(self, x, hx=None):
+        return super().forward(x, hx=hx)
+
+
+class Base(nn.Module):
+    def forward(self, x):
+        return x
+
+
+class Child(Base):
+    def __init__(self):
+        super().__init__()
+
+    def forward(self, x):
+        return super().forward(x) + super().train()
+
+    def other(self, x, cls):
+        return super(Child, self).train(), super(cls, x).train()
+
+
+class Sparsemax(Function):
+    @staticmethod
+    def forward(ctx, x):
+        return x
+
+
+sparsemax = Sparsemax.apply
+helper = Child.forward
+
+
+def run(values):
+    y = torch.stack(values).type(torch.float16).to("npu")
+    name = torch.zeros(1).type()
+    return sparsemax(y), helper(y), name.upper()
+'''
+
+
+def test_super_calls_aliased_apply_and_type_casts(tmp_path):
+    rows = inventory(tmp_path, SUPER_AND_ALIASES)
+    # super(): the torch base's method (RNNBase has no forward of its own); Function.apply through a module alias;
+    # ``.type(dtype)`` is a cast giving a tensor
+    expected = {(9, "torch.nn.Module.forward"), (22, "torch.nn.Module.train"), (41, "torch.autograd.Function.apply"),
+                (39, "torch.Tensor.type"), (39, "torch.Tensor.to"), (25, "torch.nn.Module.train")}
+    assert expected <= rows, sorted(expected - rows)
+    # must not: a project base's own forward through super(), ``super().__init__``, ``super(cls, x)``, a project
+    # method alias,
+    # the string ``x.type()`` returns
+    assert not [row for row in rows if row[0] in (19, 22) and row[1].endswith(("forward", "__init__"))], sorted(rows)
+    assert not [row for row in rows if row[0] == 41 and "forward" in row[1]], sorted(rows)
+    assert (41, "torch.Tensor.upper") not in rows
+    assert len([row for row in rows if row[0] == 25]) == 1, sorted(rows)   # not ``super(cls, x)``

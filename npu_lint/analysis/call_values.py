@@ -72,6 +72,9 @@ class CallValues:
                     if value is not None:
                         return value
             value = K.of_method(receiver, func.attr)
+            if value is None and func.attr == "type" and receiver is not None and receiver[0] in K.TENSORS \
+                    and (node.args or node.keywords):
+                value = K.of_method(receiver, "to")   # ``x.type(torch.half)`` casts; bare ``x.type()`` is a string
             if receiver is not None and receiver[0] == K.SCALER and func.attr == "scale":
                 return K.TENSOR, None   # ``scaler.scale(loss)``: the scaled loss (``.backward()`` is a tensor's)
             if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self._has_frames():

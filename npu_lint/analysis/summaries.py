@@ -195,6 +195,24 @@ class Summaries:
             owners.append(cls)
         return tuple(owners)
 
+    def super_owners(self, method: str, named: Optional[str] = None) -> Optional[tuple[str, tuple[str, ...]]]:
+        """``super().forward(x)`` (``super(Net, self)`` with ``named="Net"``) in a method of a class of this file:
+        the class's kind and the classes whose ``method`` the call may reach, its own definition skipped
+        (``(module, ("torch.nn.RNNBase",))``); None outside a class, in a class with no known base, when a project
+        base defines the method, or for ``super(Other, obj)``."""
+        current: Optional[Scope] = self.current
+        while current is not None and current.cls is None:
+            current = current.parent
+        if current is None or not isinstance(current.cls.node, ast.ClassDef) \
+                or (named is not None and named != current.cls.node.name):
+            return None
+        value = self.class_value(current.cls.node)
+        parent = self._parents.get(value[1]) if value is not None and value[1] else None
+        if parent is None:
+            return None
+        owners = self.method_owners(parent, method)
+        return (value[0], owners) if owners else None
+
     def _local_class_name(self, node: ast.ClassDef) -> str:
         """A project class's qualified name (``pkg.models.Net``; ``Net`` when the module name is unknown)."""
         name = f"{self.module_name}.{node.name}" if self.module_name else node.name

@@ -24,7 +24,7 @@ from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.rules.support import api_reference
 from npu_lint.isolation import internal_error, is_internal
 from npu_lint.sources import Unreadable, decode_source, display, parse, read_bytes, read_source
-from npu_lint.support_facts import probable_method_api, support_table
+from npu_lint.support_facts import aliased_apply, probable_method_api, support_table
 from npu_lint.versions import Target
 
 if TYPE_CHECKING:
@@ -41,7 +41,13 @@ class Inventory(Rule):
                                          or _in_annotation(node.node, ctx)):
             return   # only torch names are listed; annotations are no use; ``torch.nn.__dict__`` is introspection
         if type(node) is ast.Call and type(node.func) is not ast.Attribute:
-            return   # a call is listed by its method (method_api, probable_method_api); its callee is a reference
+            # a call is listed by its method (method_api, probable_method_api); its callee is a reference, but for
+            # ``sparsemax(x)`` after ``sparsemax = SparsemaxFunction.apply``
+            api = aliased_apply(node.func, ctx) if type(node.func) is ast.Name else None
+            if api is not None:
+                row = support_table(ctx.target.release).get(api)
+                ctx.collected.append((node, api, row["verdict"] if row else "not listed"))
+            return
         if isinstance(node, ApiRef) and node.qualname.startswith("torch.") and api_row(node.qualname) is not None:
             ctx.collected.append((node.node, node.qualname, "cuda"))
             return
