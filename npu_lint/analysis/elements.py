@@ -83,6 +83,20 @@ class Elements:
             return whole   # ``j, k = mask.T``: the rows of a mask are masks
         return None
 
+    def loop_sources(self, source: ast.AST, scope: Optional[Scope] = None) -> list[ast.AST]:
+        """The sequences a ``for`` walks in step: ``labels.unique()`` for ``enumerate(labels.unique())``, through
+        ``tqdm``, ``reversed``, ``sorted``, ``list``, ``iter``; each argument of ``zip(boxes[keep], scores[keep])``."""
+        for _ in range(4):
+            if not isinstance(source, ast.Call) or not source.args:
+                break
+            name = self.qualname(source.func, scope)
+            if name == "zip":
+                return list(source.args)
+            if name != "enumerate" and name not in _ITERATION_WRAPPERS:
+                break
+            source = source.args[0]
+        return [source]
+
     def iterated(self, source: ast.AST, scope: Scope, path: tuple[int, ...]) -> Optional[tuple[ast.AST, tuple[int, ...]]]:
         """``for target in source``: the iterable the element at ``path`` comes from, through ``enumerate``,
         ``zip``, ``tqdm``, ``sorted`` ... (None: the enumerate counter, or no such element)."""

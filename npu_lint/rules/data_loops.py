@@ -12,15 +12,11 @@ from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
-# Calls a ``for`` loop iterates through that walk their first argument once, in order or reversed.
-_WRAPPERS = frozenset({"enumerate", "reversed", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm",
-                       "tqdm.autonotebook.tqdm"})
-
 
 def loop_over_data(loop: ast.For, ctx: FileContext) -> Optional[tuple[ast.AST, str]]:
     """The data-dependent op whose result the loop walks and what varies with it, else None."""
     op = None
-    for iterated in _iterated(loop.iter, ctx):
+    for iterated in ctx.resolver.loop_sources(loop.iter):
         if isinstance(iterated, (ast.Name, ast.Call, ast.Subscript)):
             op = data_shaped(ctx.resolver, iterated, ctx.resolver.current)
             if op is not None:
@@ -32,21 +28,6 @@ def loop_over_data(loop: ast.For, ctx: FileContext) -> Optional[tuple[ast.AST, s
     if _computes(loop, ctx):
         return op, "the number of operators the step runs varies with it"
     return None
-
-
-def _iterated(source: ast.AST, ctx: FileContext) -> list[ast.AST]:
-    """The sequences a loop walks in step: ``labels.unique()`` for ``enumerate(labels.unique())``,
-    ``tqdm(...)``, ``reversed(...)``; each argument of ``zip(boxes[keep], scores[keep])``."""
-    for _ in range(4):
-        if not isinstance(source, ast.Call) or not source.args:
-            break
-        name = ctx.resolver.qualname(source.func) or (source.func.id if isinstance(source.func, ast.Name) else "")
-        if name == "zip":
-            return list(source.args)
-        if name not in _WRAPPERS:
-            break
-        source = source.args[0]
-    return [source]
 
 
 def _computes(loop: ast.For, ctx: FileContext) -> bool:

@@ -82,9 +82,10 @@ class DataDependentSkip(Rule):
         loop = ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or ctx.enclosing(loop, FUNCTION_TYPES) is None:
             return
-        if ctx.resolver.kind_of(_unwrapped(loop.iter)) in (K.LOADER, K.BATCH, K.TENSOR, K.MASK) or _trains(loop):
+        sources = ctx.resolver.loop_sources(loop.iter)
+        if ctx.resolver.kind_of(sources[0]) in (K.LOADER, K.BATCH, K.TENSOR, K.MASK) or _trains(loop):
             return   # a bad batch skipped; a loop over a tensor's items (its count is the finding, NPU401/NPU403)
-        if isinstance(jump, ast.Break) and not _counted(loop, ctx):
+        if isinstance(jump, ast.Break) and not any(_is_range(source) for source in sources):
             return   # stopping a walk over an iterator (a stop signal of the data) is not a step count
         if not _runs_after(node, loop, ctx):
             return
@@ -95,22 +96,9 @@ class DataDependentSkip(Rule):
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:", how=how, loop=loop.lineno))
 
 
-def _unwrapped(iterated: ast.AST) -> ast.AST:
-    """``x`` of ``enumerate(x)``, ``tqdm(x)``, ``reversed(x)``, ``zip(x, ...)``."""
-    while isinstance(iterated, ast.Call) and iterated.args and isinstance(iterated.func, (ast.Name, ast.Attribute)) \
-            and (iterated.func.id if isinstance(iterated.func, ast.Name) else iterated.func.attr) in (
-                "enumerate", "tqdm", "reversed", "zip", "sorted", "list"):
-        iterated = iterated.args[0]
-    return iterated
-
-
-def _counted(loop: ast.AST, ctx: FileContext) -> bool:
-    """``for i in range(n)`` (also through ``enumerate``/``tqdm``): a count of steps a tensor's value may cut short."""
-    iterated = loop.iter
-    while isinstance(iterated, ast.Call) and iterated.args and not (
-            isinstance(iterated.func, ast.Name) and iterated.func.id == "range"):
-        iterated = iterated.args[0]
-    return isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "range"
+def _is_range(source: ast.AST) -> bool:
+    """``range(n)``: a count of steps a tensor's value may cut short."""
+    return isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range"
 
 
 def _trains(loop: ast.AST) -> bool:
