@@ -160,6 +160,12 @@ def test_comprehension_reads_the_enclosing_function_where_it_stands():
     ("import torch\nclass Trainer:\n    def build(self, p):\n        if self.sgd:\n            return torch.optim.SGD(p, 0.1)\n"
      "        return torch.optim.Adam(p)\n    def setup(self):\n        self.opt = self.build(self.params)\n"
      "    def step(self):\n        self.opt.probe()\n", "optimizer"),
+    # whole-tensor reductions are 0-d tensors; ``x.type(dtype)`` casts; a compare with a ``float`` is still a mask
+    ("import torch\ndef f(x: torch.Tensor):\n    x.max().probe()\n", "tensor"),
+    ("import torch\ndef f(x: torch.Tensor):\n    x.type(torch.half).probe()\n", "tensor"),
+    ("import torch\ndef f(s, t: float):\n    (s > t).probe()\n", "mask"),
+    ("def f(n: int):\n    n.probe()\n", "object"),
+    ("from typing import Optional\ndef f(x: Optional[int]):\n    x.probe()\n", "object"),
 ])
 
 def test_kind(source, kind):
@@ -175,6 +181,16 @@ def test_kind(source, kind):
     "import torch\nm = torch.ones(3) > 0 if cond else np_mask\nm.probe()\n",
     "import torch\nfrom mylib import build\nm = build()\nm.probe()\n",
     "import torch\nimport pandas as pd\ndef f(df):\n    m = df.eq(3)\n    m.probe()\n",   # a Series has eq too
+    # Python bools: compares of sizes, lengths and ``int``s; ``torch.is_*``; bare ``x.type()`` (a string); max by dim
+    "import torch\ndef f(p: torch.Tensor, n: int):\n    (p.shape[0] == n).probe()\n",
+    "from typing import Sequence\ndef f(ends: Sequence[int], dims: Sequence[int]):\n"
+    "    for e, d in zip(ends, dims):\n        (e == (d - 1)).probe()\n",
+    "def f(words, start, n):\n    (len(words) == start + n).probe()\n",
+    "import torch\ndef f(x: torch.Tensor):\n    x.size(0).probe()\n    (x.size(0) > 3).probe()\n",
+    "import torch\ntorch.is_autocast_enabled().probe()\n",
+    "import torch\ndef f(x: torch.Tensor):\n    x.type().probe()\n",
+    "import torch\ndef f(x: torch.Tensor):\n    x.max(dim=1).probe()\n",
+    "import torch\ndef f(n: int):\n    (n == 0).probe()\n",
 ])
 def test_unknown_stays_unknown(source):
     assert probe(source)[0] is None
@@ -571,7 +587,6 @@ def test_annotations_and_narrowing(source, kind):
     # annotations that do not agree on one kind
     _NT + "import numpy as np\nfrom typing import Union\ndef f(x: Union[th.Tensor, np.ndarray]):\n    x.probe()\n",
     _NT + "import numpy as np\ndef f(xs: tuple[th.Tensor, np.ndarray]):\n    for t in xs:\n        t.probe()\n",
-    _NT + "def f(x: Optional[int]):\n    x.probe()\n",
     _NT + "from typing import Any\ndef f(x: Any):\n    x.probe()\n",
     # a field nothing declares: its name is no evidence
     _NT + "class S:\n    pass\ndef f(s: S):\n    s.obs.probe()\n",

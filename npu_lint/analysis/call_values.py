@@ -20,6 +20,9 @@ _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SC
 _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 
 
+_WHOLE_REDUCTIONS = frozenset({"max", "min", "median", "nanmedian"})   # a tuple only with a dim
+
+
 class CallValues:
     """The values of calls and binary operations (mixed into the Resolver)."""
 
@@ -72,9 +75,10 @@ class CallValues:
                     if value is not None:
                         return value
             value = K.of_method(receiver, func.attr)
-            if value is None and func.attr == "type" and receiver is not None and receiver[0] in K.TENSORS \
-                    and (node.args or node.keywords):
-                value = K.of_method(receiver, "to")   # ``x.type(torch.half)`` casts; bare ``x.type()`` is a string
+            if value is None and receiver is not None and receiver[0] in K.TENSORS and (
+                    (func.attr == "type" and (node.args or node.keywords))   # ``x.type(torch.half)`` casts
+                    or (func.attr in _WHOLE_REDUCTIONS and not node.args and not node.keywords)):
+                value = K.TENSOR, None   # ``x.max()``: a 0-d tensor (with a dim: values and indices)
             if receiver is not None and receiver[0] == K.SCALER and func.attr == "scale":
                 return K.TENSOR, None   # ``scaler.scale(loss)``: the scaled loss (``.backward()`` is a tensor's)
             if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self._has_frames():

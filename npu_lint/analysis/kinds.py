@@ -186,8 +186,8 @@ def of_call(qualname: str) -> Optional[Value]:
     if qualname.startswith(TENSOR_MODULES):
         return TENSOR, None
     head, _, last = qualname.rpartition(".")
-    if head == "torch" and last[:1].islower() and last not in NOT_TENSOR:
-        return TENSOR, None
+    if head == "torch" and last[:1].islower() and last not in NOT_TENSOR and not last.startswith(("is_", "are_")):
+        return TENSOR, None   # ``torch.is_autocast_enabled()``: a Python bool
     return None
 
 

@@ -1,4 +1,5 @@
-"""NPU413: a loop that skips the rest of an iteration on a tensor's value (``if fg.sum() == 0: continue``)."""
+"""NPU413: a loop that skips the rest of an iteration on a tensor's value (``if fg.sum() == 0: continue``); NPU414:
+any other ``if`` on a tensor's value that chooses which tensor operators run (``if not mask.all(): ...``)."""
 from __future__ import annotations
 
 import ast
@@ -87,13 +88,161 @@ class DataDependentSkip(Rule):
             return   # a bad batch skipped; a loop over a tensor's items (its count is the finding, NPU401/NPU403)
         if isinstance(jump, ast.Break) and not any(_is_range(source) for source in sources):
             return   # stopping a walk over an iterator (a stop signal of the data) is not a step count
-        if not _runs_after(node, loop, ctx):
+        if not (_runs_after(node, loop, ctx) or (isinstance(jump, ast.Break) and _calls_in(loop, node))):
             return
         test = _tensor_test(node.test, ctx)
         if test is None:
             return
         how = "skips the rest of an iteration of" if isinstance(jump, ast.Continue) else "stops"
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:", how=how, loop=loop.lineno))
+
+
+class DataDependentBranch(Rule):
+    """A branch on a tensor's value that chooses which tensor operators run.
+
+    What it does:
+        Flags an ``if`` in a function whose test reads a tensor's value (``if not padding_mask.all():``,
+        ``if torch.sum(mask) == 0:``, ``if torch.any(weight > 0):``, ``if done.all().item(): return ...``) when
+        an arm runs tensor operators, or the function runs them after an early ``return`` the test decides.
+        Left alone: tests of shapes, dtypes, devices or Python values, a bare name (``if mask:``),
+        numerical guards (``isnan``/``isinf``/``isfinite``), arms that only raise, warn or log, and the jumps
+        NPU413 reports (``continue``/``break`` ending the arm).
+    Why it matters on NPU:
+        The test reads a device value back to the host (a sync that stalls the operator queue), and which
+        operators the step runs then depends on the batch: a captured graph (``torch.compile``, graph mode)
+        breaks or is recompiled at each new path, and the step's timing varies.
+    Example:
+        padding_masks = tokens != pad_id
+        if not padding_masks.all():
+            padding_masks = F.pad(padding_masks, (0, steps), value=True)
+    Use instead:
+        Run the operators on every batch and select with the test as a tensor
+        (``torch.where(cond, a, b)``, multiply by a mask, ``masked_fill``); when one arm is much cheaper,
+        decide once per run (from the configuration or the data set) rather than per batch.
+    Fix safety:
+        No automatic fix.
+    """
+
+    code = "NPU414"
+    name = "data-dependent-branch"
+    family = FAMILY
+    node_types = (ast.If,)
+    triggers = ("if ",)
+    message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
+    must_fire = ("import torch\nimport torch.nn.functional as F\ndef pad_masks(tokens, pad_id, steps):\n"
+                 "    masks = tokens != pad_id\n    if not masks.all():\n"
+                 "        masks = F.pad(masks, (0, steps), value=True)\n    return masks\n",
+                 "import torch\ndef kd_loss(logits: torch.Tensor, labels: torch.Tensor):\n    mask = labels != -100\n"
+                 "    if torch.sum(mask) == 0:\n        return torch.tensor(0.0)\n"
+                 "    return (logits.softmax(-1)[mask]).sum()\n",
+                 "import torch\ndef loss(pred: torch.Tensor, weight: torch.Tensor):\n"
+                 "    if torch.any(weight > 0):\n        return (pred * weight).sum()\n    return pred.sum() * 0\n",
+                 "import torch\ndef gen(model, tokens: torch.Tensor, done: torch.Tensor):\n"
+                 "    if done.all().item():\n        return tokens\n    nxt = model(tokens)\n"
+                 "    return torch.cat([tokens, nxt], -1)\n",
+                 "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x / 255\n    return x\n")
+    must_not_fire = (# shapes, Python values, a bare name, a numerical guard, an arm that only raises or logs
+                     "import torch\ndef f(x: torch.Tensor):\n    if x.numel() == 0:\n        return x.new_zeros(1)\n"
+                     "    return x.sum()\n",
+                     "import torch\ndef f(x: torch.Tensor, n):\n    if n > 3:\n        x = x * 2\n    return x\n",
+                     "import torch\ndef f(x: torch.Tensor, mask: torch.Tensor):\n    if mask:\n        x = x * 2\n"
+                     "    return x\n",
+                     "import torch\ndef f(loss: torch.Tensor):\n    if torch.isnan(loss).any():\n"
+                     "        loss = torch.zeros_like(loss)\n    return loss\n",
+                     "import torch\ndef f(x: torch.Tensor):\n    if (x < 0).any():\n"
+                     "        raise ValueError('negative')\n    return x.sqrt()\n",
+                     "import logging\nimport torch\ndef f(x: torch.Tensor):\n    if x.sum() > 1e6:\n"
+                     "        logging.warning('large %s', x.sum().item())\n",
+                     # NPU413's jumps; numpy values; a test at module level
+                     "import torch\ndef f(probs: torch.Tensor, labels: torch.Tensor, C):\n    out = []\n"
+                     "    for c in range(C):\n        fg = labels == c\n        if fg.sum() == 0:\n            continue\n"
+                     "        out.append(probs[fg].sum())\n    return out\n",
+                     "import numpy as np\nimport torch\ndef f(a):\n    m = np.asarray(a) > 0\n    if m.all():\n"
+                     "        return torch.tensor(a)\n    return torch.zeros(1)\n",
+                     "import torch\nx = torch.zeros(3)\nif x.sum() == 0:\n    y = torch.ones(3)\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        assert isinstance(node, ast.If)
+        if not ctx.uses_torch or ctx.enclosing(node, FUNCTION_TYPES) is None:
+            return
+        if node.body and isinstance(node.body[-1], (ast.Continue, ast.Break)) \
+                and ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)) is not None \
+                and isinstance(ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS):
+            return   # NPU413's
+        test = _tensor_test(node.test, ctx, bare_names=False)
+        if test is None or _guard(node.test, ctx):
+            return
+        arms = node.body + node.orelse
+        if node.body and isinstance(node.body[-1], ast.Return):
+            arms = arms + _after(node, ctx)   # what an early return skips
+        if not any(_tensor_work(statement, ctx) for statement in arms):
+            return
+        ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
+
+
+_GUARDS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "nan_to_num"})
+
+
+def _guard(test: ast.AST, ctx: FileContext) -> bool:
+    """A numerical guard (``torch.isnan(loss).any()``, ``not torch.isfinite(x).all()``): a path that is not taken
+    in a healthy run."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else \
+                node.func.id if isinstance(node.func, ast.Name) else ""
+            if name in _GUARDS:
+                return True
+    return False
+
+
+def _after(node: ast.AST, ctx: FileContext) -> list[ast.stmt]:
+    """The statements that run after ``node`` in its enclosing blocks, up to its function."""
+    later: list[ast.stmt] = []
+    statement = node
+    while True:
+        parent = ctx.parent(statement)
+        if parent is None or isinstance(parent, FUNCTION_TYPES):
+            for field in ("body",):
+                block = getattr(parent, field, None) if parent is not None else None
+                if isinstance(block, list) and statement in block:
+                    later.extend(block[block.index(statement) + 1:])
+            return later
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and statement in block:
+                later.extend(block[block.index(statement) + 1:])
+        statement = parent
+
+
+_HOST_CALLS = frozenset({"print", "warn", "warning", "info", "debug", "error", "exception", "log", "critical"})
+
+
+def _tensor_work(statement: ast.stmt, ctx: FileContext) -> bool:
+    """The statement runs a tensor operator: a call, arithmetic or indexing giving a tensor, or a write into a
+    tensor (``logits[k, :t] = -inf``); not inside a nested function, a comprehension or a raise."""
+    if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)):
+        return False
+    if isinstance(statement, (ast.Assign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if any(isinstance(t, ast.Subscript) and ctx.resolver.kind_of(t.value) in K.TENSORS for t in targets):
+            return True
+    stack: list[ast.AST] = [statement]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Call):
+            func = current.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in _HOST_CALLS:
+                continue
+            if ctx.resolver.kind_of(current) in K.TENSORS:
+                return True
+        elif isinstance(current, (ast.BinOp, ast.UnaryOp, ast.Subscript)) and ctx.resolver.kind_of(current) in K.TENSORS:
+            return True   # ``x / 255``, ``~m``, ``x[idx]``
+        for child in ast.iter_child_nodes(current):
+            if not isinstance(child, (*FUNCTION_TYPES, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
+                                      ast.GeneratorExp, ast.Raise)):
+                stack.append(child)
+    return False
 
 
 def _is_range(source: ast.AST) -> bool:
@@ -125,22 +274,36 @@ def _runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
         statement = parent
 
 
-def _tensor_test(test: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+def _calls_in(loop: ast.AST, node: ast.If) -> bool:
+    """The loop's body makes a call outside the ``if``: what the later iterations a ``break`` cuts off would run."""
+    stack: list[ast.AST] = [s for s in loop.body if s is not node]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            continue
+        if isinstance(current, ast.Call):
+            return True
+        stack.extend(ast.iter_child_nodes(current))
+    return False
+
+
+def _tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Optional[ast.AST]:
     """The part of an ``if`` test that reads a tensor's value (``fg.sum() == 0``, ``torch.any(m)``,
-    ``x.item() < t``), or None."""
+    ``x.item() < t``), or None; ``bare_names`` False: not a name or attribute alone (``if mask:``)."""
     resolver = ctx.resolver
     operands = test.values if isinstance(test, ast.BoolOp) else [test]
     for operand in operands:
         inner = operand.operand if isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not) else operand
+        inner = inner.value if isinstance(inner, ast.NamedExpr) else inner   # ``if (single := x.ndim == 2):``
         if isinstance(inner, ast.Compare):
             sides = (inner.left, *inner.comparators)
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops):
                 continue
             if any(resolver.kind_of(s) in K.TENSORS or _item(s, ctx) for s in sides):
                 return operand
-        elif isinstance(inner, ast.Call) and resolver.qualname(inner.func) in _TESTS:
+        elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in _TESTS or _item(inner, ctx)):
             return operand
-        elif resolver.kind_of(inner) in K.TENSORS:
+        elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS:
             return operand
     return None
 
