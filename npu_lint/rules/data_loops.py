@@ -2,6 +2,7 @@
 torch.unique(kernel)``, ``for expert in mask.nonzero()``, ``for b, l in zip(boxes[keep], labels[keep])``, whose body
 leaves tensor work behind each iteration (builds tensors to join, writes into a tensor, carries one across
 iterations, runs an in-place op): the step runs one more set of operators per element, a new graph per count.
+Also ``for i in range(num_gt)`` over the items of an input the function checks for zero (``if num_gt == 0:``).
 Nothing here is a rule."""
 from __future__ import annotations
 
@@ -27,6 +28,87 @@ def loop_over_data(loop: ast.For, ctx: FileContext) -> Optional[tuple[ast.AST, s
         return op, "the tensors it builds vary in number"
     if _computes(loop, ctx):
         return op, "the number of operators the step runs varies with it"
+    return None
+
+
+def loop_over_counted_items(loop: ast.For, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST, str]]:
+    """``for i in range(num_gt)`` with ``num_gt = gt_bboxes.size(0)`` in a function that checks that count for zero
+    (``if num_gt == 0:``): a loop once per item of an input whose count the code itself expects to vary. Returns
+    (the size read, the zero test, the effect) when the body leaves tensor work behind, else None."""
+    function = ctx.enclosing(loop, FUNCTION_TYPES)
+    sources = ctx.resolver.loop_sources(loop.iter)
+    if function is None or len(sources) != 1:
+        return None
+    source = sources[0]
+    if not (isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range"
+            and len(source.args) == 1 and not source.keywords):
+        return None
+    count = source.args[0]
+    read = _size_read(count) or _bound_size_read(count, loop, ctx)
+    if read is None:
+        return None
+    measured, name = read
+    test = _zero_test(function, measured, name)
+    if test is None:
+        return None
+    if _builds(loop, ctx):
+        return measured, test, "the tensors it builds vary in number"
+    if _computes(loop, ctx):
+        return measured, test, "the number of operators the step runs varies with it"
+    return None
+
+
+def _size_read(node: ast.AST) -> Optional[tuple[ast.AST, Optional[str]]]:
+    """(the measured name, None) for ``t.size(0)``, ``t.shape[0]``, ``len(t)`` of a name ``t``."""
+    measured = None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size" \
+            and len(node.args) == 1 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0:
+        measured = node.func.value
+    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        measured = node.value.value
+    elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and len(node.args) == 1:
+        measured = node.args[0]
+    return (measured, None) if isinstance(measured, ast.Name) else None
+
+
+def _bound_size_read(count: ast.AST, loop: ast.For, ctx: FileContext) -> Optional[tuple[ast.AST, Optional[str]]]:
+    """``num_gt`` bound once, before the loop, to a size read (``num_gt, n = gt.size(0), b.size(0)`` too)."""
+    if not isinstance(count, ast.Name) or ctx.resolver.scopes is None:
+        return None
+    bindings = ctx.resolver.scopes.may_reach(count.id, ctx.resolver.current, (count.lineno, count.col_offset))
+    if len(bindings) != 1 or not isinstance(bindings[0].value, ast.AST):
+        return None
+    binding = bindings[0]
+    value = binding.value
+    if binding.path:
+        if len(binding.path) != 1 or not isinstance(value, ast.Tuple) or not isinstance(binding.path[0], int) \
+                or binding.path[0] >= len(value.elts):
+            return None
+        value = value.elts[binding.path[0]]
+    read = _size_read(value)
+    return (read[0], count.id) if read is not None else None
+
+
+def _zero_test(function: ast.AST, measured: ast.Name, name: Optional[str]) -> Optional[ast.AST]:
+    """A test in the function that the count is zero: ``num_gt == 0``, ``not num_gt``, ``gt.numel() == 0``,
+    ``len(gt) == 0``, ``gt.size(0) == 0``, ``gt.shape[0] == 0``."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) \
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value == 0:
+            left = node.left
+            if name is not None and isinstance(left, ast.Name) and left.id == name:
+                return node
+            read = _size_read(left)
+            if read is None and isinstance(left, ast.Call) and isinstance(left.func, ast.Attribute) \
+                    and left.func.attr == "numel" and not left.args and isinstance(left.func.value, ast.Name):
+                read = (left.func.value, None)
+            if read is not None and read[0].id == measured.id:
+                return node
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not) and name is not None \
+                and isinstance(node.operand, ast.Name) and node.operand.id == name:
+            return node
     return None
 
 

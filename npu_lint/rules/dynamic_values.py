@@ -14,7 +14,7 @@ from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, RANDOM, ZERO_D, Flow
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
-from npu_lint.rules.data_loops import loop_over_data
+from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data
 from npu_lint.rules.size_helpers import size_helper_call
 
 FAMILY = "dynamic-shape"
@@ -165,6 +165,7 @@ class TensorValueInShape(ValueFlow):
     kinds = (HOST, ZERO_D, ELEMENT, DATA_SIZE)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     data_message = "{chain} → {sink}: the size is the count of a data-dependent result (line {line}), known only after a sync, a new shape per count on NPU; use a fixed upper bound and a mask"
+    count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
@@ -223,8 +224,17 @@ class TensorValueInShape(ValueFlow):
                  "    return torch.cat(out)\n",
                  # a loop over the unique labels that computes on tensors: one set of operators per label
                  "import torch\ndef pull(kernel, emb: torch.Tensor):\n    labels = torch.unique(kernel)\n    loss = 0\n"
-                 "    for lb in labels:\n        loss = loss + emb[:, kernel == lb].var(1).sum()\n    return loss\n")
+                 "    for lb in labels:\n        loss = loss + emb[:, kernel == lb].var(1).sum()\n    return loss\n",
+                 # a loop once per item of an input the function checks for zero (an assigner's ground truths)
+                 "import torch\ndef assign(gt_bboxes, cand: torch.Tensor, n):\n"
+                 "    num_gt, num_b = gt_bboxes.size(0), cand.size(0)\n    if num_gt == 0 or num_b == 0:\n"
+                 "        return None\n    for g in range(num_gt):\n        cand[:, g] += g * n\n    return cand\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # a count loop with no zero test (a batch), or one that leaves no tensor work
+                     "import torch\ndef f(x: torch.Tensor, out: torch.Tensor):\n    n = x.size(0)\n"
+                     "    for i in range(n):\n        out[i] += x[i].sum()\n",
+                     "import torch\ndef f(gt: torch.Tensor):\n    if len(gt) == 0:\n        return []\n    names = []\n"
+                     "    for i in range(len(gt)):\n        names.append(str(i))\n    return names\n",
                      "import torch\nn = x.size(0)\nbuf = torch.zeros(n, 4)\n",
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
                      "import torch\ndef a(t):\n    n = t.item()\ndef b():\n    return torch.zeros(n)\n",
@@ -295,6 +305,12 @@ class TensorValueInShape(ValueFlow):
         if found is not None:
             op, effect = found
             ctx.report(node, self.loop_message.format(op=short_source(op), line=op.lineno, effect=effect), "for")
+            return
+        counted = loop_over_counted_items(node, ctx)
+        if counted is not None:
+            measured, test, effect = counted
+            ctx.report(node, self.count_message.format(items=short_source(measured), line=test.lineno,
+                                                       effect=effect), "for")
 
     def _report_flow(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
         read = origin[1]
