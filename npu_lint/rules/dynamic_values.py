@@ -138,7 +138,9 @@ class TensorValueInShape(ValueFlow):
         ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, slice bounds
         ``x[:n]`` and ``for ... in range(n)`` loops, and loops over the elements of such a result whose body
         builds tensors, writes into one or carries one across iterations (``for lb in torch.unique(kernel): loss =
-        loss + ...``; a log line or run-length encodings computed per element leave nothing on the device). The semantic model answers what may reach a size: any
+        loss + ...``; a log line or run-length encodings computed per element leave nothing on the device), and
+        ``for g in range(num_gt)`` over the items of an input whose count the function itself tests for zero
+        (``if num_gt == 0:``: an assigner's ground truths). The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
         of the class, what the file's own functions return and what its own calls pass to a parameter.
