@@ -256,6 +256,10 @@ class GrowingTensor(Rule):
                  "    for t in range(steps):\n        buf[:, t] = model(buf[:, :t + 1])\n    return buf\n",
                  "import torch\ndef beam(model, seqs, steps):\n    for step in range(steps):\n"
                  "        idx, tok = model(seqs)\n        seqs = torch.cat([seqs[idx], tok], -1)\n    return seqs\n",
+                 # one arm of a test the loop does not change: a run that takes it grows every step
+                 "import torch\ndef gen(step, x, logits, n, incremental):\n    for _ in range(n):\n"
+                 "        y = step(x)\n        if incremental:\n            logits = torch.cat([logits, y], dim=1)\n"
+                 "        else:\n            logits = y\n    return logits\n",
                  # the concatenation in the file's own helper, called in the generation loop
                  "import torch\nclass Search:\n    @staticmethod\n    def append_token(xs, x):\n"
                  "        return torch.cat((xs, x.view(1)))\n    def run(self, ys, steps):\n"
@@ -266,6 +270,8 @@ class GrowingTensor(Rule):
                      "import torch\ndef f(out, a):\n    out['x'] = torch.cat([a, a])\n",
                      "import torch\ndef f(state, a):\n    state.x = torch.cat([state.x, a])\n",
                      "import torch\nfor _ in range(n):\n    out = torch.cat([a, b], dim=1)\n",
+                     "import torch\nfor i in range(n):\n    if i % 8:\n        h = torch.cat([h, a], 1)\n"
+                     "    else:\n        h = a\n",   # the arm changes with the loop: the value is reset
                      "import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)[:, -10:]\n",
                      "import torch\nfor block, skip in zip(blocks, skips):\n    h = torch.cat([h, skip], dim=1)\n"
                      "    h = block(h)\n",
@@ -416,11 +422,26 @@ class GrowingTensor(Rule):
                 return False    # a loop over a list of items (conditions, layers): the same shapes every call
             if text in {ast.unparse(n) for n in ast.walk(loop.target)}:
                 return False
+        exclusive = _other_arms(loop, statement)
         for child in ast.walk(loop):
-            if child is statement:
+            if child is statement or id(child) in exclusive:
                 continue
             if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = child.targets if isinstance(child, ast.Assign) else [child.target]
                 if any(ast.unparse(n) == text for target in targets for n in ast.walk(target)):
                     return False
         return True
+
+
+def _other_arms(loop: ast.AST, statement: ast.AST) -> set[int]:
+    """The nodes in the other arm of each ``if`` around ``statement`` inside the loop whose test reads nothing the
+    loop assigns (``if incremental: x = cat([x, y]) else: x = y``: a run takes the same arm every iteration)."""
+    assigned = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    found: set[int] = set()
+    for node in ast.walk(loop):
+        if not isinstance(node, ast.If) or {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & assigned:
+            continue
+        for arm, other in ((node.body, node.orelse), (node.orelse, node.body)):
+            if any(statement is n for s in arm for n in ast.walk(s)):
+                found.update(id(n) for s in other for n in ast.walk(s))
+    return found
