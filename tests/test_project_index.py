@@ -189,3 +189,30 @@ def test_methods_of_held_objects_and_of_local_values(tmp_path):
     reached = index.reached(is_leaf)
     assert set(reached["mlib.m.train"]) == {"torch.optim.Adam.step", "torch.var_mean"}
     assert "mlib.m.other" not in reached   # a receiver of unknown type is not followed
+
+
+def test_a_project_named_like_torch_keeps_its_wrappers(tmp_path):
+    """A package whose name starts with ``torch`` (torchvision, torchtune) is the project, not torch: its wrappers
+    of data-dependent ops are reported at their calls in other modules, ``torch.where(keep)[0]`` included."""
+    import json
+    import os
+    import subprocess
+    import sys
+    lib = tmp_path / "torchvis"
+    (lib / "ops").mkdir(parents=True)
+    (lib / "models").mkdir()
+    for folder in (lib, lib / "ops", lib / "models"):
+        (folder / "__init__.py").write_text("")
+    (lib / "ops" / "boxes.py").write_text(
+        "import torch\n\ndef remove_small(boxes, min_size):\n    keep = (boxes[:, 2] - boxes[:, 0]) >= min_size\n"
+        "    keep = torch.where(keep)[0]\n    return keep\n\ndef first(boxes):\n    return torch.where(boxes)[1:]\n")
+    (lib / "models" / "rpn.py").write_text(
+        "from torchvis.ops import boxes as box_ops\n\ndef filter_boxes(b):\n"
+        "    keep = box_ops.remove_small(b, 1.0)\n    other = box_ops.first(b)\n    return b[keep], other\n")
+    env = dict(os.environ, NPU_LINT_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run([sys.executable, "-m", "npu_lint", "check", "--select", "NPU401", "--output-format",
+                             "json", "--exit-zero", "torchvis"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    found = {(os.path.relpath(item["filename"], tmp_path).replace(os.sep, "/"), item["location"]["row"])
+             for item in json.loads(result.stdout)}
+    assert ("torchvis/models/rpn.py", 4) in found, (found, result.stderr)
+    assert ("torchvis/models/rpn.py", 5) not in found   # a slice of where's tuple is not followed

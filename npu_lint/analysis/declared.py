@@ -12,6 +12,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.names import rooted
 from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import method_def
 
@@ -206,7 +207,7 @@ class Declared:
                 found.append(self._local_class_name(local))
                 continue
             name = self.qualname(base, outer) if local is None else None
-            if name is not None and self.project is not None and not name.startswith("torch"):
+            if name is not None and self.project is not None and not rooted(name, ("torch",)):
                 value = self.project.class_value(name, self.module_name)
                 if value is not None and value[1]:
                     found.append(value[1])
@@ -233,7 +234,7 @@ class Declared:
             if asked is not None:
                 return self.project.element_of_method(asked, func.attr, -1)
             name = self.qualname(func, scope) if definition is None else None
-            if name is not None and not name.startswith(("torch", "numpy", "pandas")):
+            if name is not None and not rooted(name, ("torch", "numpy", "pandas")):
                 return self.project.element_of_call(name, self.module_name, -1)
             return None
         if not isinstance(source, ast.Name):

@@ -22,6 +22,11 @@ CANONICAL = {
 INSTANCES = {"torch.default_generator": "torch.Generator"}
 
 
+def rooted(name: str, roots: tuple[str, ...]) -> bool:
+    """``name`` is one of ``roots`` or inside one: ``torch.nn`` is under ``torch``, ``torchvision.ops`` is not."""
+    return name.split(".", 1)[0] in roots
+
+
 def canonical(name: str) -> str:
     """Map a re-exported path to its public name (``torch.nn.parallel.DataParallel`` -> ``torch.nn.DataParallel``).
 

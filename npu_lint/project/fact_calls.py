@@ -8,6 +8,7 @@ import builtins
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.names import rooted
 from npu_lint.analysis.summaries_padding import batch_maximum
 from npu_lint.project.fact_types import PASSED_CALL, absolute
 
@@ -174,7 +175,7 @@ class CallFacts:
         if binding is None or binding.tag != "import":   # a method of a value, or this file's own function
             return
         callee = self.resolver.qualname(func)
-        if callee is None or callee.startswith(("torch", "numpy", "builtins")) or callee in _BUILTINS:
+        if callee is None or rooted(callee, ("torch", "numpy", "builtins")) or callee in _BUILTINS:
             return
         callee = absolute(callee, self.module, self.is_package)
         for position, keyword, argument in found:
@@ -190,7 +191,7 @@ class CallFacts:
                 self.passed.append((callee, position, keyword, value[0], value[1] or ""))
             elif value is None:   # ``Trainer(Net())``, ``net = build_net(); Trainer(net)``: what the index knows
                 origin = self._called(argument)
-                if origin is not None and not origin.startswith(("torch", "numpy")):
+                if origin is not None and not rooted(origin, ("torch", "numpy")):
                     self.passed.append((callee, position, keyword, PASSED_CALL, absolute(origin, self.module,
                                                                                          self.is_package)))
 

@@ -278,6 +278,9 @@ class Extractor(CallFacts):
             if rest and len(value.args) == 1 and not value.keywords and self.resolver.qualname(value.func) in _CONDITION_ONLY:
                 rest += ONE_ARGUMENT   # ``torch.where(cond)``: the data-dependent form of an op with a static one
             return [("", root, rest)] if root else []
+        if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
+                and isinstance(value.value, ast.Call):   # ``torch.where(keep)[0]``: the indices of one axis
+            return [found for found in self._producers(value.value) if found[2].endswith(ONE_ARGUMENT)]
         if isinstance(value, ast.Name) and self.function_scopes and value.id in self.function_scopes[-1].values:
             return list(self.function_scopes[-1].values[value.id])
         if isinstance(value, (ast.Name, ast.Attribute)):

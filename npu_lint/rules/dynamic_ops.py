@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.names import rooted
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
@@ -94,7 +95,7 @@ class DataDependentShapeOp(Rule):
         if isinstance(node, ast.Call) and helper_of_file(node, ctx) is not None:
             self._wrapper_call(node, ctx)
             return
-        if isinstance(node, ApiRef) and ctx.project is not None and not node.qualname.startswith("torch"):
+        if isinstance(node, ApiRef) and ctx.project is not None and not rooted(node.qualname, ("torch",)):
             call = ctx.call_of(node.node)
             chain = ctx.project.returned_leaf(node.qualname, ctx.module, always_dynamic) if call else None
             if chain:   # a project wrapper defined in another module
