@@ -93,10 +93,20 @@ def _item_lengths(node: ast.AST) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "map" \
             and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == "len":
         return True
-    if isinstance(node, (ast.GeneratorExp, ast.ListComp)) and (len(node.generators) != 1 or isinstance(
+    if isinstance(node, (ast.GeneratorExp, ast.ListComp)) and (not _items_of_items(node.generators) or isinstance(
             node.generators[0].iter, (ast.Tuple, ast.List))):
-        return False    # ``min(t.shape[0] for t in (a, b, c))``: a few named tensors; nested loops: no batch
+        return False    # ``min(t.shape[0] for t in (a, b, c))``: a few named tensors; a grid's cells: no batch
     return per_item_lengths(node)
+
+
+def _items_of_items(generators: list[ast.comprehension]) -> bool:
+    """One loop, or a loop over each item's own parts (``for s in batch for img in s["images"]``)."""
+    if len(generators) == 1:
+        return True
+    outer, inner = generators[0], generators[-1]
+    bound = {n.id for n in ast.walk(outer.target) if isinstance(n, ast.Name)}
+    return len(generators) == 2 and not isinstance(inner.iter, (ast.Name, ast.Call)) \
+        and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(inner.iter))
 
 
 def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:

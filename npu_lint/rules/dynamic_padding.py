@@ -162,6 +162,13 @@ class PadToBatchMax(ValueFlow):
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
+                 # pad_sequence chosen by a test; the maximum over every image of every sample
+                 "import torch\ndef collate(batch, right, left_pad):\n"
+                 "    pad_fn = torch.nn.utils.rnn.pad_sequence if right else left_pad\n"
+                 "    return pad_fn([torch.tensor(x) for x in batch], batch_first=True)\n",
+                 "import torch\nimport torch.nn.functional as F\ndef collate(batch):\n"
+                 "    m = max(img.shape[0] for s in batch for img in s['images'])\n"
+                 "    return [F.pad(img, (0, 0, 0, m - img.shape[0])) for s in batch for img in s['images']]\n",
                  "import torch\nenc = tokenizer(texts, padding=True, return_tensors='pt')\n",
                  "import torch\nfrom transformers import DataCollatorWithPadding\ncollate = DataCollatorWithPadding(tokenizer)\n",
                  "import torch\ndef collate(batch):\n    max_len = max(len(s) for s in batch)\n"
@@ -217,6 +224,9 @@ class PadToBatchMax(ValueFlow):
                  "import torch\nfrom .utils import pad_to_length\ndef collate(batch):\n"
                  "    m = max(len(x) for x in batch)\n    return torch.stack([pad_to_length(x, m) for x in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # the cells of a grid (not each item's parts)
+                     "import torch\ndef f(grid):\n    m = max(len(c) for row in grid for c in row)\n"
+                     "    return torch.zeros(m)\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
                      "import torch\nconv = torch.nn.Conv2d(3, 8, 3, padding=1)\n",
@@ -328,6 +338,10 @@ class PadToBatchMax(ValueFlow):
             return
         padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
         last = last_name(node.func)
+        if isinstance(node.func, ast.Name) and _PAD_SEQUENCE in _chosen_functions(node.func, ctx):
+            self._report(node, f"{last}() is pad_sequence() in one arm: it pads to the longest sequence in the batch",
+                         ctx)
+            return
         if padding is None and last == "pad" and isinstance(node.func, ast.Attribute) \
                 and any(kw.arg == "return_tensors" for kw in node.keywords) \
                 and not (ctx.resolver.qualname(node.func) or "").startswith(("torch.", "numpy.")):
@@ -367,3 +381,12 @@ class PadToBatchMax(ValueFlow):
 
     def _report(self, node: ast.Call, what: str, ctx: FileContext) -> None:
         ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "padding")
+
+
+def _chosen_functions(func: ast.Name, ctx: FileContext) -> tuple[str, ...]:
+    """``pad_fn = pad_sequence if right else left_pad``: the qualified names a local function variable may hold."""
+    binding = ctx.resolver.binding(func)
+    value = binding.value if binding is not None and binding.tag == "value" and not binding.path else None
+    arms = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value] if isinstance(
+        value, ast.Attribute) else []
+    return tuple(name for arm in arms for name in [ctx.resolver.qualname(arm, binding.scope)] if name)
