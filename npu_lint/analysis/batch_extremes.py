@@ -54,9 +54,10 @@ def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
         node = inner
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr in ("max", "amax", "min", "amin") and not node.args
-            and not node.keywords and isinstance(func.value, ast.Name)):
+            and all(kw.arg in ("axis", "dim") for kw in node.keywords)):
         return False
-    return _lengths(resolver, func.value, scope)
+    items = _made_tensor(func.value)   # ``np.array(shapes).max(axis=0)``: the largest along each axis
+    return isinstance(items, ast.Name) and _lengths(resolver, items, scope)
 
 
 def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:
@@ -67,6 +68,22 @@ def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:
         value = _made_tensor(binding.value)
         if _item_lengths(value):
             return True
+        if isinstance(value, ast.List) and not value.elts and _appended_lengths(resolver, name.id, binding.scope):
+            return True
+    return False
+
+
+def _appended_lengths(resolver: "Resolver", name: str, scope: Scope) -> bool:
+    """``shapes = []`` then ``shapes.append(elem.shape[1:])`` / ``shapes.append(len(s))`` for the items of a loop."""
+    function = scope.node
+    if function is None:
+        return False
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1:
+            inner = resolver.scopes.scope_of(function) if resolver.scopes else None
+            if inner is not None and _length_of_loop_item(node.args[0], resolver, inner):   # ``x.shape[1:]`` too
+                return True
     return False
 
 

@@ -169,6 +169,10 @@ class PadToBatchMax(ValueFlow):
                  "import torch\nimport torch.nn.functional as F\ndef collate(batch):\n"
                  "    m = max(img.shape[0] for s in batch for img in s['images'])\n"
                  "    return [F.pad(img, (0, 0, 0, m - img.shape[0])) for s in batch for img in s['images']]\n",
+                 # the largest of the items' shapes gathered in a loop, per axis
+                 "import numpy as np\nimport torch\ndef collate(batch):\n    shapes = []\n    for elem in batch:\n"
+                 "        shapes.append(elem.shape[1:])\n    top = np.array(shapes).max(axis=0)\n"
+                 "    return torch.zeros(len(batch), *top)\n",
                  "import torch\nenc = tokenizer(texts, padding=True, return_tensors='pt')\n",
                  "import torch\nfrom transformers import DataCollatorWithPadding\ncollate = DataCollatorWithPadding(tokenizer)\n",
                  "import torch\ndef collate(batch):\n    max_len = max(len(s) for s in batch)\n"
@@ -227,6 +231,8 @@ class PadToBatchMax(ValueFlow):
                      # the cells of a grid (not each item's parts)
                      "import torch\ndef f(grid):\n    m = max(len(c) for row in grid for c in row)\n"
                      "    return torch.zeros(m)\n",
+                     "import numpy as np\nimport torch\ndef f(layers):\n    widths = []\n    for layer in layers:\n"
+                     "        widths.append(layer.width)\n    return torch.zeros(np.array(widths).max(axis=0))\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
                      "collate = DataCollatorWithPadding(tokenizer, padding='max_length', max_length=256)\n",
                      "import torch\nconv = torch.nn.Conv2d(3, 8, 3, padding=1)\n",
