@@ -102,7 +102,7 @@ class Flows:
             if found and not sink and self.kind_of_at(node, scope) in K.TENSORS:
                 # A tensor computed from a value (``x * n``, ``torch.arange(n)``, ``latents.to(dtype)``) is no
                 # size; only a 0-d tensor kept as one (``num = mask.sum() * 0.5``) still is.
-                found = tuple(f for f in found if f[0] == ZERO_D and f[1] is not node) or \
+                found = tuple(f for f in found if f[0] in _SCALARS and f[1] is not node) or \
                     tuple(f for f in found if f[1] is node)
             return found
         if kind is ast.UnaryOp:
@@ -129,15 +129,16 @@ class Flows:
             found = [] if shape else list(self.flows(node.value, scope, sink, depth))
             if self.kind_of_at(node.value, scope) not in K.TENSORS:   # ``sizes[lvl]``: picked by a data value
                 found.extend(f for f in self.flows(node.slice, scope, sink, depth) if f[0] != ZERO_D)
-            elif _element_index(node.slice) and self.kind_of_at(node.slice, scope) not in K.TENSORS \
-                    and not _from_constants(node.value, self, scope):
-                found.insert(0, (ELEMENT, node))   # ``lengths[i]``: an element of a tensor, read when used as a size
+            elif (_element_index(node.slice) and self.kind_of_at(node.slice, scope) not in K.TENSORS
+                  and not _from_constants(node.value, self, scope)) or (
+                    _constant_index(node.slice) and data_shaped(self, node.value, scope) is not None):
+                found.insert(0, (ELEMENT, node))   # ``lengths[i]``; ``ts[-1]`` of ``ts = x[x > t]``
             return _unique(found)
         operands = (node.left, node.right)
         found = [f for o in operands for f in self.flows(o, scope, sink, depth)]
-        if not sink and any(f[0] == ZERO_D for f in found) and any(
+        if not sink and any(f[0] in _SCALARS for f in found) and any(
                 self.kind_of_at(o, scope) in K.TENSORS and not self.flows(o, scope, sink, depth) for o in operands):
-            found = [f for f in found if f[0] != ZERO_D]   # ``x * mask.sum()``: a tensor, not a size
+            found = [f for f in found if f[0] not in _SCALARS]   # ``x * mask.sum()``: a tensor, not a size
         return _unique(found)
 
     def flow_of(self: "Resolver", node: ast.AST, flavours: tuple[str, ...],
@@ -407,7 +408,15 @@ def _element_index(index: ast.AST) -> bool:
         isinstance(p, _INDEX_TYPES) and (not isinstance(p, ast.Constant) or type(p.value) is int) for p in parts)
 
 
+def _constant_index(index: ast.AST) -> bool:
+    """``[0]``, ``[-1]``: one element picked by a constant."""
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    return isinstance(index, ast.Constant) and type(index.value) is int
+
+
 _INDEX_TYPES = (ast.Name, ast.BinOp, ast.Attribute, ast.UnaryOp, ast.Constant)
+_SCALARS = (ZERO_D, ELEMENT)   # 0-d tensors: a sum, an element picked (``lengths[k] + 1`` is still a size)
 
 
 def _unique(found: list[Flow]) -> tuple[Flow, ...]:

@@ -227,6 +227,11 @@ class TensorValueInShape(ValueFlow):
                  # a loop over the unique labels that computes on tensors: one set of operators per label
                  "import torch\ndef pull(kernel, emb: torch.Tensor):\n    labels = torch.unique(kernel)\n    loss = 0\n"
                  "    for lb in labels:\n        loss = loss + emb[:, kernel == lb].var(1).sum()\n    return loss\n",
+                 # an element plus one as a bound; the last element of a mask selection
+                 "import torch\ndef f(logits: torch.Tensor, lengths: torch.Tensor):\n"
+                 "    for k in range(logits.shape[0]):\n        last = lengths[k] + 1\n        logits[k, :last] = -1e9\n",
+                 "import torch\ndef f(logits: torch.Tensor, tokens: torch.Tensor, begin: int):\n"
+                 "    stamps = tokens[tokens.ge(begin)]\n    last = stamps[-1] + 1\n    logits[:, begin:last] = -1e9\n",
                  # a loop once per item of an input the function checks for zero (an assigner's ground truths)
                  "import torch\ndef assign(gt_bboxes, cand: torch.Tensor, n):\n"
                  "    num_gt, num_b = gt_bboxes.size(0), cand.size(0)\n    if num_gt == 0 or num_b == 0:\n"
