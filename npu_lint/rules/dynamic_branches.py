@@ -169,6 +169,8 @@ class DataDependentBranch(Rule):
                 and ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)) is not None \
                 and isinstance(ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS):
             return   # NPU413's
+        if not _may_read_value(node.test):
+            return   # ``if x is None:``, ``if self.training:``: no tensor value read
         test = _tensor_test(node.test, ctx, bare_names=False)
         if test is None or _guard(node.test, ctx):
             return
@@ -178,6 +180,15 @@ class DataDependentBranch(Rule):
         if not any(_tensor_work(statement, ctx) for statement in arms):
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
+
+
+def _may_read_value(test: ast.AST) -> bool:
+    """A call or a value comparison somewhere in the test (a cheap look before asking the model)."""
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) or (isinstance(node, ast.Compare) and not isinstance(
+                node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))):
+            return True
+    return False
 
 
 _GUARDS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "nan_to_num"})
