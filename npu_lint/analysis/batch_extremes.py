@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import LOOP, VALUE, Scope
 
 if TYPE_CHECKING:
@@ -124,7 +125,7 @@ def per_item_lengths(node: ast.AST) -> bool:
     if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
             and len(element.args) == 1:
         element = element.args[0]
-    bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    bound = {n.id for g in node.generators for n in walk(g.target) if isinstance(n, ast.Name)}
     measured = None
     if isinstance(element, ast.Attribute) and element.attr == "shape":
         measured = element.value
@@ -136,7 +137,7 @@ def per_item_lengths(node: ast.AST) -> bool:
         measured = element.args[0]
     elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr == "size":
         measured = element.func.value
-    return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(measured))
+    return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in walk(measured))
 
 
 def _last_name(func: ast.AST) -> str:

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 _DEPTH = 40
 IN_PROGRESS = object()
 _MISSING = object()
+MISSING = _MISSING   # what ``store.get(key, MISSING)`` gives for a key memo() has not seen (for inlined memo hits)
 COMPUTING = [0]   # how many memo() computations are under way: an answer given meanwhile may be a cycle's None
 
 

@@ -5,6 +5,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_values import FAMILY
@@ -116,7 +117,7 @@ def _counted(loop: ast.AST, ctx: FileContext) -> bool:
 def _trains(loop: ast.AST) -> bool:
     """The loop is a training loop: it calls ``.backward()`` or ``.step()``."""
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("backward", "step")
-               for n in ast.walk(loop))
+               for n in walk(loop))
 
 
 def _runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
@@ -130,7 +131,7 @@ def _runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
             block = getattr(parent, field, None)
             if isinstance(block, list) and statement in block:
                 later = block[block.index(statement) + 1:]
-                if any(isinstance(n, ast.Call) for s in later for n in ast.walk(s)):
+                if any(isinstance(n, ast.Call) for s in later for n in walk(s)):
                     return True
         if parent is loop:
             return False

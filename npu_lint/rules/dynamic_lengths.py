@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.flows import passed_argument
-from npu_lint.analysis.nodes import child_nodes
+from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.scopes import AUGMENT, VALUE, Binding, Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -182,7 +182,7 @@ def _helper_sizes(function: ast.AST, ctx: FileContext) -> dict[str, str]:
     found = store.get(id(function))
     if found is None:
         found = store[id(function)] = {}
-        parameters = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}   # type: ignore[attr-defined]
+        parameters = {a.arg for a in walk(function.args) if isinstance(a, ast.arg)}   # type: ignore[attr-defined]
         stack = list(getattr(function, "body", []))
         while stack:
             node = stack.pop()
@@ -256,7 +256,7 @@ def _inside(node: ast.AST, loop: ast.AST, ctx: FileContext) -> bool:
 
 def _reads_tensor(test: ast.AST, ctx: FileContext) -> bool:
     """The condition reads a tensor's value: a comparison of a tensor, ``.item()``, ``.any()`` / ``.all()``."""
-    for child in ast.walk(test):
+    for child in walk(test):
         if isinstance(child, ast.Compare) and any(ctx.resolver.is_tensor(o) for o in (child.left, *child.comparators)):
             return True
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
