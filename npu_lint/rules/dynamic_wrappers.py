@@ -62,7 +62,18 @@ def _holds_in(condition: str, call: ast.Call, scope, ctx: FileContext) -> bool:
 
 
 def helper_of_file(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
-    """The file's own function a call runs: ``helper(x)``, ``self.helper(x)`` (not a call inside itself)."""
+    """The file's own function a call runs: ``helper(x)``, ``self.helper(x)`` (not a call inside itself). Found once
+    per call (NPU401 and NPU402 both ask, at the same place of the walk: the same answer)."""
+    found = ctx.scratch.get("helper_of_file")
+    if found is None:
+        found = ctx.scratch["helper_of_file"] = {}
+    key = id(node)
+    if key not in found:
+        found[key] = _helper_of_file(node, ctx)
+    return found[key]
+
+
+def _helper_of_file(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
     if isinstance(node.func, ast.Name):
         definition = ctx.resolver.definition(node.func)
     elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
