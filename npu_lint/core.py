@@ -76,6 +76,7 @@ class Dispatch:
         # runs: they are looked for in the distinct runs (a far shorter text); the others in the source itself.
         self._word_runs = tuple(word for word in self._words if _RUN.fullmatch(word))
         self._word_other = tuple(word for word in self._words if not _RUN.fullmatch(word))
+        self._run_bytes = {word: word.encode("ascii") for word in self._word_runs}
 
     def api_entries(self, qualname: str) -> tuple:
         """The (code, family, rule) entries of the rules that may fire on an API reference to ``qualname``."""
@@ -106,9 +107,7 @@ class Dispatch:
 
     def for_source(self, source: str) -> "Dispatch":
         """The same pre-filter per rule: only the rules whose trigger words occur in ``source`` are run."""
-        present = self._present(source)
-        active = tuple(index for index, rule in enumerate(self.instances)
-                       if not getattr(rule, "triggers", None) or not present.isdisjoint(rule.triggers))
+        active = self._active(source)
         if len(active) == len(self.instances):
             return self
         narrowed = self._narrowed.get(active)
@@ -118,16 +117,43 @@ class Dispatch:
             narrowed.codes, narrowed._narrowed = self.codes, {}
         return narrowed
 
-    def _present(self, source: str) -> frozenset[str]:
-        """The trigger words that occur in ``source`` (each distinct word looked for once)."""
-        if len(self._word_runs) < 8:
-            return frozenset(word for word in self._words if word in source)
-        runs = "\n".join(set(_RUN.findall(source)))
-        return frozenset([word for word in self._word_runs if word in runs]
-                         + [word for word in self._word_other if word in source])
+    def _active(self, source: str) -> tuple[int, ...]:
+        """The indices of the rules with no trigger words or one of them in ``source``. A rule's words are looked
+        for until one is found (each distinct word at most once): a rule already kept needs none of its others."""
+        found: dict[str, bool] = {}
+        runs: Optional[bytes] = None
+        in_runs = self._run_bytes if len(self._word_runs) >= 8 else {}
+        active = []
+        for index, rule in enumerate(self.instances):
+            triggers = getattr(rule, "triggers", None)
+            if not triggers:
+                active.append(index)
+                continue
+            for word in triggers:
+                hit = found.get(word)
+                if hit is None:
+                    encoded = in_runs.get(word)
+                    if encoded is None:
+                        hit = found[word] = word in source
+                    else:
+                        if runs is None:
+                            runs = _runs(source)
+                        hit = found[word] = encoded in runs
+                if hit:
+                    active.append(index)
+                    break
+        return tuple(active)
+
+
+def _runs(source: str) -> bytes:
+    """The distinct identifier-like runs of ``source`` (bytes: ASCII letters, digits, ``_`` and any non-ASCII
+    character's bytes) joined by newlines: a trigger word made of identifier characters occurs in ``source`` exactly
+    when its bytes occur in this far shorter text."""
+    return b"\n".join(set(source.encode("utf-8", "surrogatepass").translate(_RUN_BYTES).split()))
 
 
 _RUN = re.compile(r"[A-Za-z0-9_]+")
+_RUN_BYTES = bytes(byte if byte >= 128 or _RUN.fullmatch(chr(byte)) else 32 for byte in range(256))   # others: " "
 _CONSTANT_TYPES = (str, bytes, bool, int, float, complex, type(None), type(...))   # what ast.Constant holds
 _WANTS_CALL = Rule.wants_call.__func__
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE, Binding, Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
@@ -110,7 +111,7 @@ def _numpy_function(function: Optional[ast.AST], ctx: FileContext) -> bool:
     if scope not in verdicts:
         roots = set()
         if function is not None:
-            for node in ast.walk(function):
+            for node in walk(function):
                 if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
                     roots.add((ctx.resolver.qualname(node.value) or "").split(".", 1)[0])
         verdicts[scope] = bool(roots & {"numpy", "pandas"}) and not roots & {"torch", "torchvision", "torch_npu"}

@@ -15,7 +15,8 @@ from typing import Optional, Protocol
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
-from npu_lint.analysis.summaries import COMPUTING, Summaries, memo, return_statements   # noqa: F401  (re-exported)
+from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, Summaries,  # noqa: F401  (re-exported)
+                                        memo, return_statements)
 from npu_lint.analysis.declared import Declared
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
@@ -341,6 +342,9 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         return None
 
     def binding_value(self, binding: Binding, depth: int = 0) -> Optional[K.Value]:
+        cached = self._values.get(id(binding), MISSING)   # memo()'s answer for a key it holds, without a closure
+        if cached is not MISSING:
+            return None if cached is IN_PROGRESS else cached
         return memo(self._values, id(binding), lambda: self._binding_value(binding, depth))
 
     def _binding_value(self, binding: Binding, depth: int) -> Optional[K.Value]:

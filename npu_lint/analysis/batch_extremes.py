@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import LOOP, VALUE, Scope
 
 if TYPE_CHECKING:
@@ -78,7 +79,7 @@ def _appended_lengths(resolver: "Resolver", name: str, scope: Scope) -> bool:
     function = scope.node
     if function is None:
         return False
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
                 and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1:
             inner = resolver.scopes.scope_of(function) if resolver.scopes else None
@@ -121,9 +122,9 @@ def _items_of_items(generators: list[ast.comprehension]) -> bool:
     if len(generators) == 1:
         return True
     outer, inner = generators[0], generators[-1]
-    bound = {n.id for n in ast.walk(outer.target) if isinstance(n, ast.Name)}
+    bound = {n.id for n in walk(outer.target) if isinstance(n, ast.Name)}
     return len(generators) == 2 and not isinstance(inner.iter, (ast.Name, ast.Call)) \
-        and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(inner.iter))
+        and any(isinstance(n, ast.Name) and n.id in bound for n in walk(inner.iter))
 
 
 def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
@@ -151,7 +152,7 @@ def per_item_lengths(node: ast.AST) -> bool:
     if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
             and len(element.args) == 1:
         element = element.args[0]
-    bound = {n.id for g in node.generators for n in ast.walk(g.target) if isinstance(n, ast.Name)}
+    bound = {n.id for g in node.generators for n in walk(g.target) if isinstance(n, ast.Name)}
     measured = None
     if isinstance(element, ast.Attribute) and element.attr == "shape":
         measured = element.value
@@ -163,7 +164,7 @@ def per_item_lengths(node: ast.AST) -> bool:
         measured = element.args[0]
     elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr == "size":
         measured = element.func.value
-    return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in ast.walk(measured))
+    return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in walk(measured))
 
 
 def _last_name(func: ast.AST) -> str:

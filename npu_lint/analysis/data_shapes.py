@@ -12,6 +12,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE, Scope
 
 if TYPE_CHECKING:
@@ -108,7 +109,7 @@ def _tensor_receiver(resolver: "Resolver", receiver: ast.AST, scope: Scope) -> b
     if kind is not None or resolver.is_host(receiver):
         return False
     return not any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant)
-                   and isinstance(n.slice.value, str) for n in ast.walk(receiver))
+                   and isinstance(n.slice.value, str) for n in walk(receiver))
 
 
 def _tensor_result(call: ast.Call) -> bool:

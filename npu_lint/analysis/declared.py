@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import rooted
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import method_def
 
@@ -97,7 +98,7 @@ class Declared:
             parsed = ast.parse(annotation.value, mode="eval").body
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return annotation
-        for node in ast.walk(parsed):
+        for node in walk(parsed):
             node.lineno, node.col_offset = 10 ** 9, 0
         self._kept.append(parsed)   # alive as long as the model: ids in the memo stay unique
         return parsed

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import re
+from npu_lint.analysis.nodes import walk
 from typing import Callable, Optional
 
 _NPU = re.compile(r"(?<![a-z])(npu|hccl|ascend)(?![a-z])", re.IGNORECASE)
@@ -26,7 +27,7 @@ Parent = Callable[[ast.AST], Optional[ast.AST]]
 
 def _mentions_npu(nodes: list[ast.AST]) -> bool:
     for root in nodes:
-        for node in ast.walk(root):
+        for node in walk(root):
             if isinstance(node, ast.Constant) and isinstance(node.value, str):
                 text = node.value
             elif isinstance(node, ast.Name):

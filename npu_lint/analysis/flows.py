@@ -30,7 +30,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.batch_extremes import batch_extreme
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
-from npu_lint.analysis.summaries import memo, return_statements
+from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, memo, return_statements
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -153,6 +153,9 @@ class Flows:
     def binding_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:
         """What a binding may carry (memoised; a cycle through the same binding carries nothing more)."""
         key = (id(binding), id(self._summarising[-1])) if self._summarising else id(binding)
+        cached = self._flows.get(key, MISSING)   # memo()'s answer for a key it holds, without a closure
+        if cached is not MISSING:
+            return (None if cached is IN_PROGRESS else cached) or _NONE
         return memo(self._flows, key, lambda: self._binding_flows(binding)) or _NONE
 
     def _binding_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:

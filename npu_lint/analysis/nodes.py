@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Iterator
 
 _LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)   # ``Load``, ``Add``, ``Eq``, ...
 _FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> its fields that may hold a child that is no leaf
@@ -22,3 +23,34 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
         elif isinstance(value, ast.AST) and not isinstance(value, _LEAVES):
             found.append(value)
     return found
+
+
+
+# Fields that never hold a node or a list (names, numbers, flags; a constant's value), whatever the node type.
+_NO_CHILD = frozenset({"id", "attr", "arg", "module", "level", "kind", "conversion", "is_async", "type_comment",
+                       "simple"})
+_WALKED: dict[type, tuple[str, ...]] = {}   # node type -> the fields ``walk`` reads
+
+
+def walk(node: ast.AST) -> Iterator[ast.AST]:
+    """The nodes ``ast.walk`` gives, in its order (breadth first, context and operator leaves included), for less: the
+    fields that can hold a child are read directly, not through two nested generators."""
+    todo = [node]
+    append, extend = todo.append, todo.extend
+    node_ast, walked = ast.AST, _WALKED
+    index = 0
+    while index < len(todo):
+        node = todo[index]
+        index += 1
+        node_type = type(node)
+        fields = walked.get(node_type)
+        if fields is None:
+            fields = walked[node_type] = tuple(f for f in node_type._fields if f not in _NO_CHILD and not (
+                node_type is ast.Constant and f == "value"))
+        for field in fields:
+            value = getattr(node, field, None)
+            if isinstance(value, node_ast):
+                append(value)
+            elif isinstance(value, list):
+                extend([item for item in value if isinstance(item, node_ast)])
+        yield node

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 _DEPTH = 40
 IN_PROGRESS = object()
 _MISSING = object()
+MISSING = _MISSING   # what ``store.get(key, MISSING)`` gives for a key memo() has not seen (for inlined memo hits)
 COMPUTING = [0]   # how many memo() computations are under way: an answer given meanwhile may be a cycle's None
 
 
@@ -277,33 +278,46 @@ def _yields(function: ast.AST) -> list[ast.Yield]:
     """The ``yield`` statements of a function's own body: ``yield x`` and ``y = yield x``. Statements only: a yield
     inside a larger expression is not read (walking every expression of every function cost a third of the
     project index)."""
-    return [statement.value for statement in _own_statements(function)   # type: ignore[attr-defined]
-            if isinstance(statement, (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign))
-            and isinstance(statement.value, ast.Yield)]
+    return _returns_and_yields(function)[1]
 
 
-def _own_statements(function: ast.AST) -> list[ast.stmt]:
-    """Every statement of a function's own body, nested blocks included (not functions or classes nested in it)."""
-    found: list[ast.stmt] = []
+_YIELDING = (ast.Expr, ast.Assign, ast.AnnAssign, ast.AugAssign)
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+_BLOCKS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
+def _returns_and_yields(function: ast.AST) -> tuple[list[ast.Return], list[ast.Yield]]:
+    """The ``return`` statements and the statement-level ``yield`` values of a function's own body (not of functions
+    or classes nested in it), in one pass over its statements; kept on the node (the project index asks both of
+    every function, the rules ask again; freed with the tree)."""
+    kept = getattr(function, "_npu_returns", None)
+    if kept is not None:
+        return kept
+    returns: list[ast.Return] = []
+    yields: list[ast.Yield] = []
     stack = list(getattr(function, "body", []))
-    while stack:
+    while stack:   # every statement, nested blocks included, in the order the earlier two walks took
         node = stack.pop()
-        found.append(node)
-        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for field in ("body", "orelse", "finalbody", "handlers", "cases"):
-                stack.extend(getattr(node, field, ()) or ())
+        node_type = type(node)
+        if node_type is ast.Return:
+            returns.append(node)
+        elif node_type in _YIELDING:
+            if type(node.value) is ast.Yield:
+                yields.append(node.value)
+        elif node_type not in _NESTED:
+            for field in _BLOCKS:
+                block = getattr(node, field, None)
+                if block:
+                    stack.extend(block)
+    found = (returns, yields)
+    try:
+        function._npu_returns = found   # type: ignore[attr-defined]
+    except AttributeError:
+        pass
     return found
 
 
 def return_statements(function: ast.AST) -> list[ast.Return]:
     """The ``return`` statements of a function's own body (not of functions or classes nested in it); kept on
     the node (asked thousands of times per project, freed with the tree)."""
-    kept = getattr(function, "_npu_returns", None)
-    if kept is not None:
-        return kept
-    found = [statement for statement in _own_statements(function) if isinstance(statement, ast.Return)]
-    try:
-        function._npu_returns = found   # type: ignore[attr-defined]
-    except AttributeError:
-        pass
-    return found
+    return _returns_and_yields(function)[0]

@@ -11,6 +11,7 @@ import ast
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from npu_lint.analysis.batch_extremes import per_item_lengths
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import memo
 
@@ -83,18 +84,18 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
     if scope is None:
         return None
     maxima: dict[str, int] = {}
-    nodes = list(ast.walk(function))
+    nodes = list(walk(function))
     if not any(isinstance(n, ast.Call) and (batch_maximum(n) or _last(n.func) == "pad_sequence") or (
             isinstance(n, ast.ListComp) and batch_maximum(n)) for n in nodes) and depth == _DEPTH:
         return None     # the deepest helper: nothing of its own to pad to
     for statement in sorted((n for n in nodes if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
         value = statement.value
-        line = next((n.lineno for n in ast.walk(value) if batch_maximum(n)), None)
+        line = next((n.lineno for n in walk(value) if batch_maximum(n)), None)
         if line is None:
-            line = next((maxima[n.id] for n in ast.walk(value) if isinstance(n, ast.Name) and n.id in maxima), None)
+            line = next((maxima[n.id] for n in walk(value) if isinstance(n, ast.Name) and n.id in maxima), None)
         if line is not None:
             for target in statement.targets:
-                for name in ast.walk(target):
+                for name in walk(target):
                     if isinstance(name, ast.Name):
                         maxima.setdefault(name.id, line)
     for node in nodes:
@@ -116,9 +117,9 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
             continue
         if (last in _FACTORIES and (qualname or "torch.").startswith("torch.")) or qualname == _F_PAD:
             arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname == _F_PAD else 0:]
-            line = next((maxima[n.id] for a in arguments for n in ast.walk(a)
+            line = next((maxima[n.id] for a in arguments for n in walk(a)
                          if isinstance(n, ast.Name) and n.id in maxima), None)
-            if line is None and any(batch_maximum(n) for a in arguments for n in ast.walk(a)):
+            if line is None and any(batch_maximum(n) for a in arguments for n in walk(a)):
                 line = node.lineno
             if line is not None:
                 return Padding(line, "F.pad" if qualname == _F_PAD else last, node.lineno)
@@ -132,7 +133,7 @@ def _from_parameters(resolver: "Resolver", expr: ast.AST, scope: Scope) -> bool:
     frontier, seen = [expr], set()
     for _ in range(3):
         following = []
-        for name in (n for e in frontier for n in ast.walk(e) if isinstance(n, ast.Name)):
+        for name in (n for e in frontier for n in walk(e) if isinstance(n, ast.Name)):
             for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
                 if binding.scope is not scope or id(binding) in seen:
                     continue

@@ -101,7 +101,7 @@ class CallFacts:
             for field in fields:
                 value = getattr(node, field, None)
                 if isinstance(value, list):
-                    children.extend(item for item in value if isinstance(item, ast.AST))
+                    children.extend([item for item in value if isinstance(item, ast.AST)])
                 elif isinstance(value, ast.AST):
                     children.append(value)
             stack.extend(reversed(children))
@@ -171,6 +171,9 @@ class CallFacts:
             root = root.value
         if not found or not isinstance(root, ast.Name):
             return
+        scopes = self.resolver.scopes
+        if scopes is None or root.id not in scopes.api_roots():
+            return   # no import binds the name anywhere in the module: a local, ``self``, a parameter
         binding = self.resolver.binding(root)
         if binding is None or binding.tag != "import":   # a method of a value, or this file's own function
             return

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule
 from npu_lint.rules.affinity import affinity_page
@@ -174,7 +175,7 @@ class AttentionShape(Rule):
             return
         key, value = (scope, node.targets[0].id), node.value
         if key in probs:   # ``p = torch.bmm(p, v)``: the product uses p before this statement rebinds it
-            for sub in ast.walk(value):
+            for sub in walk(value):
                 operands = product_operands(sub, ctx)
                 left = _strip(operands[0], ctx) if operands else None
                 if isinstance(left, ast.Name) and left.id == key[1]:
@@ -202,7 +203,7 @@ class AttentionShape(Rule):
     def _scores_in(self, expr: ast.AST, scope: int, scores: dict, probs: dict,
                    ctx: FileContext) -> Optional[ast.AST]:
         """The score product ``expr`` holds (``q @ kᵀ * scale + mask``, ``s.masked_fill(m, -inf)``), else None."""
-        for sub in ast.walk(expr):
+        for sub in walk(expr):
             if isinstance(sub, ast.Name) and (scope, sub.id) in scores:
                 return scores[(scope, sub.id)]
             operands = product_operands(sub, ctx)

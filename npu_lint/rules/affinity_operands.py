@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules.fusion_structure import strip_casts
 
@@ -93,7 +94,7 @@ def fallback_of_sdpa(node: ast.AST, ctx: FileContext) -> bool:
         if isinstance(parent, ast.If):
             other = parent.orelse if any(item is child for item in parent.body) else parent.body
             for statement in other:
-                for sub in ast.walk(statement):
+                for sub in walk(statement):
                     if isinstance(sub, ast.Call) and (ctx.resolver.qualname(sub.func) or "").endswith(
                             "scaled_dot_product_attention"):
                         return True

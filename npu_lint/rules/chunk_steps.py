@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 
@@ -17,7 +18,7 @@ TRANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", 
 
 def length_expr(node: ast.AST) -> bool:
     """``len(x)``, ``x.size(0)``, ``x.shape[0]``, ``x.numel()``: a length read from the data."""
-    for child in ast.walk(node):
+    for child in walk(node):
         if isinstance(child, ast.Call):
             func = child.func
             if isinstance(func, ast.Name) and func.id == "len":
@@ -75,14 +76,14 @@ def made_tensor(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
     """The chunk (or the name it is bound to) reaches a torch call or a tokenizer asked for tensors in the loop."""
     parent = ctx.parent(node)
     names = {t.id for t in parent.targets if isinstance(t, ast.Name)} if isinstance(parent, ast.Assign) else set()
-    for child in ast.walk(loop):
+    for child in walk(loop):
         if not isinstance(child, ast.Call):
             continue
         if not ((ctx.resolver.qualname(child.func) or "").startswith("torch.")
                 or any(kw.arg == "return_tensors" for kw in child.keywords)):
             continue
         for argument in [*child.args, *(kw.value for kw in child.keywords)]:
-            for inner in ast.walk(argument):
+            for inner in walk(argument):
                 if inner is node or (isinstance(inner, ast.Name) and inner.id in names):
                     return True
     return False

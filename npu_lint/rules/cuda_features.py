@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import api_row, construct_since, handled
 from npu_lint.rules import ApiRef, Rule
@@ -172,7 +173,7 @@ def _builds_cuda_scaler(node: ast.AST, ctx: FileContext) -> bool:
         built = ctx.scratch["cuda_scaler_built"] = any(
             isinstance(name, (ast.Name, ast.Attribute))
             and getattr(name, "attr", getattr(name, "id", "")) == "GradScaler"
-            and ctx.resolver.qualname(name) == "torch.cuda.amp.GradScaler" for name in ast.walk(root))
+            and ctx.resolver.qualname(name) == "torch.cuda.amp.GradScaler" for name in walk(root))
     return built
 
 
@@ -297,4 +298,4 @@ def _builds_cuda(call: ast.Call) -> bool:
         if keyword.arg == "with_cuda":
             return isinstance(keyword.value, ast.Constant) and keyword.value.value is True
     return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.endswith((".cu", ".cuh"))
-               for n in ast.walk(call))
+               for n in walk(call))

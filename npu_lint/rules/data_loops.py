@@ -10,6 +10,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.data_shapes import data_shaped
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -94,7 +95,7 @@ def _bound_size_read(count: ast.AST, loop: ast.For, ctx: FileContext) -> Optiona
 def _zero_test(function: ast.AST, measured: ast.Name, name: Optional[str]) -> Optional[ast.AST]:
     """A test in the function that the count is zero: ``num_gt == 0``, ``not num_gt``, ``gt.numel() == 0``,
     ``len(gt) == 0``, ``gt.size(0) == 0``, ``gt.shape[0] == 0``."""
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value == 0:
             left = node.left
@@ -120,7 +121,7 @@ def _computes(loop: ast.For, ctx: FileContext) -> bool:
     device."""
     resolver = ctx.resolver
     for statement in loop.body:
-        for child in ast.walk(statement):
+        for child in walk(statement):
             if isinstance(child, (ast.Assign, ast.AugAssign)):
                 targets = child.targets if isinstance(child, ast.Assign) else [child.target]
                 for target in targets:
@@ -130,7 +131,7 @@ def _computes(loop: ast.For, ctx: FileContext) -> bool:
                         return True
                     if isinstance(target, ast.Name) and resolver.is_tensor(child.value) and (
                             isinstance(child, ast.AugAssign) or any(isinstance(n, ast.Name) and n.id == target.id
-                                                                    for n in ast.walk(child.value))):
+                                                                    for n in walk(child.value))):
                         return True
             elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
                     and child.func.attr.endswith("_") and not child.func.attr.startswith("_") \
@@ -155,7 +156,7 @@ def _builds(loop: ast.For, ctx: FileContext) -> bool:
     or concatenates them: one tensor (or one row) per element (a list of host values, such as run-length
     encodings, is no tensor shape)."""
     lists: set[str] = set()
-    for child in ast.walk(loop):
+    for child in walk(loop):
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
             if child.func.attr == "append" and len(child.args) == 1:
                 if ctx.resolver.is_tensor(child.args[0]):
@@ -167,4 +168,4 @@ def _builds(loop: ast.For, ctx: FileContext) -> bool:
     scope = ctx.enclosing(loop, FUNCTION_TYPES)
     return bool(lists) and scope is not None and any(
         isinstance(c, ast.Call) and _concatenates(c, ctx) and c.args and isinstance(c.args[0], ast.Name)
-        and c.args[0].id in lists for c in ast.walk(scope))
+        and c.args[0].id in lists for c in walk(scope))

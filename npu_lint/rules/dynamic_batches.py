@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -156,12 +157,12 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         return None
     definition = ctx.resolver.definition(node.func)
     if isinstance(definition, ast.ClassDef):    # ``class InfiniteLoader(DataLoader)``: DataLoader's keywords
-        if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in ast.walk(definition)):
+        if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in walk(definition)):
             return None     # the subclass decides drop_last itself
         return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
     if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    loaders = [child for child in ast.walk(definition) if isinstance(child, ast.Call)
+    loaders = [child for child in walk(definition) if isinstance(child, ast.Call)
                and ctx.resolver.qualname(child.func) == _LOADER]
     if len(loaders) != 1:
         return None
@@ -230,7 +231,7 @@ def _iterated(node: ast.AST) -> str:
 
 def _trains(loop: ast.For, ctx: FileContext) -> bool:
     """The loop's body calls ``.backward()``, or ``step`` of an optimizer or a gradient scaler (a training step)."""
-    for child in ast.walk(loop):
+    for child in walk(loop):
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
             if child.func.attr == "backward" or (child.func.attr == "step" and ctx.resolver.kind_of(child.func.value)
                                                  in ("optimizer", "scaler")):
@@ -309,7 +310,7 @@ def _constant_update(statement: ast.stmt, name: str) -> Optional[dict]:
 
 def _changes(statement: ast.stmt, name: str) -> bool:
     """``name[...] = ...``, ``name.update(...)``, ``name.setdefault(...)``, or ``name`` bound again."""
-    for child in ast.walk(statement):
+    for child in walk(statement):
         if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Name) and child.value.id == name \
                 and isinstance(child.ctx, ast.Store):
             return True

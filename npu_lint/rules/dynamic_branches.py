@@ -6,6 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_values import FAMILY
@@ -184,7 +185,7 @@ class DataDependentBranch(Rule):
 
 def _may_read_value(test: ast.AST) -> bool:
     """A call or a value comparison somewhere in the test (a cheap look before asking the model)."""
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Call) or (isinstance(node, ast.Compare) and not isinstance(
                 node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))):
             return True
@@ -197,7 +198,7 @@ _GUARDS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "nan_
 def _guard(test: ast.AST, ctx: FileContext) -> bool:
     """A numerical guard (``torch.isnan(loss).any()``, ``not torch.isfinite(x).all()``): a path that is not taken
     in a healthy run."""
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Call):
             name = node.func.attr if isinstance(node.func, ast.Attribute) else \
                 node.func.id if isinstance(node.func, ast.Name) else ""
@@ -249,7 +250,7 @@ def _tensor_work(statement: ast.stmt, ctx: FileContext) -> bool:
                 return True
         elif isinstance(current, (ast.BinOp, ast.UnaryOp, ast.Subscript)) and ctx.resolver.kind_of(current) in K.TENSORS:
             return True   # ``x / 255``, ``~m``, ``x[idx]``
-        for child in ast.iter_child_nodes(current):
+        for child in child_nodes(current):
             if not isinstance(child, (*FUNCTION_TYPES, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
                                       ast.GeneratorExp, ast.Raise)):
                 stack.append(child)
@@ -264,7 +265,7 @@ def _is_range(source: ast.AST) -> bool:
 def _trains(loop: ast.AST) -> bool:
     """The loop is a training loop: it calls ``.backward()`` or ``.step()``."""
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("backward", "step")
-               for n in ast.walk(loop))
+               for n in walk(loop))
 
 
 def _runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
@@ -278,7 +279,7 @@ def _runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
             block = getattr(parent, field, None)
             if isinstance(block, list) and statement in block:
                 later = block[block.index(statement) + 1:]
-                if any(isinstance(n, ast.Call) for s in later for n in ast.walk(s)):
+                if any(isinstance(n, ast.Call) for s in later for n in walk(s)):
                     return True
         if parent is loop:
             return False
@@ -294,7 +295,7 @@ def _calls_in(loop: ast.AST, node: ast.If) -> bool:
             continue
         if isinstance(current, ast.Call):
             return True
-        stack.extend(ast.iter_child_nodes(current))
+        stack.extend(child_nodes(current))
     return False
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -26,7 +27,7 @@ def _last_word(node: ast.AST) -> str:
 
 def _first_axis(node: ast.AST) -> bool:
     """The length is along the first axis: ``len(x)``, ``x.size(0)``, ``x.shape[0]``."""
-    for child in ast.walk(node):
+    for child in walk(node):
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id == "len":
             return True
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "size":
@@ -59,11 +60,11 @@ def _rebound(loop: ast.For, value: ast.AST) -> bool:
     """The sliced tensor is assigned anew in the loop (a fresh value per step, not one tensor read in steps)."""
     text = ast.unparse(value)
     return any(isinstance(child, ast.Assign) and any(ast.unparse(t) == text for t in child.targets)
-               for child in ast.walk(loop))
+               for child in walk(loop))
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
+    return {child.id for child in walk(node) if isinstance(child, ast.Name)}
 
 
 class ShortLastChunk(Rule):
@@ -181,10 +182,10 @@ class ShortLastChunk(Rule):
         """``len(source) - 1 - i``: a length read from the data minus a position."""
         if not isinstance(arg, ast.BinOp) or not isinstance(arg.op, ast.Sub) or not length_expr(arg):
             return False
-        measured = {name for child in ast.walk(arg) if isinstance(child, (ast.Call, ast.Subscript))
+        measured = {name for child in walk(arg) if isinstance(child, (ast.Call, ast.Subscript))
                     for name in _names(child)}
-        held = {id(child.value) for child in ast.walk(arg) if isinstance(child, ast.Attribute)}
-        positions = {child.id for child in ast.walk(arg) if isinstance(child, ast.Name) and id(child) not in held}
+        held = {id(child.value) for child in walk(arg) if isinstance(child, ast.Attribute)}
+        positions = {child.id for child in walk(arg) if isinstance(child, ast.Name) and id(child) not in held}
         return bool(positions - measured) and _first_axis(arg)
 
     @staticmethod
@@ -335,7 +336,7 @@ class GrowingTensor(Rule):
         parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][implicit:]
         if passed[0] >= len(parameters):
             return
-        returns = [child.value for child in ast.walk(function) if isinstance(child, ast.Return)]
+        returns = [child.value for child in walk(function) if isinstance(child, ast.Return)]
         if len(returns) != 1 or not isinstance(returns[0], ast.Call) or not returns[0].args \
                 or not isinstance(returns[0].args[0], (ast.List, ast.Tuple)):
             return
@@ -367,7 +368,7 @@ class GrowingTensor(Rule):
         sources = {text}
         if isinstance(container, ast.Subscript):     # ``v = d[key]`` / ``v = d.get(key)`` read the same storage
             sources.add(f"{ast.unparse(container.value)}.get({ast.unparse(container.slice)})")
-        for child in ast.walk(function):
+        for child in walk(function):
             if child is statement or getattr(child, "lineno", 0) > statement.lineno:
                 continue
             if isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name) and child.target.id == read \
@@ -381,7 +382,7 @@ class GrowingTensor(Rule):
                     if isinstance(assigned, ast.Name) and assigned.id == read and child.value is not None \
                             and ast.unparse(child.value) in sources:
                         return True
-        for child in ast.walk(function):         # assigned again after the concatenation (a truncation)
+        for child in walk(function):         # assigned again after the concatenation (a truncation)
             if child is not statement and isinstance(child, ast.Assign) and child.lineno > statement.lineno \
                     and any(ast.unparse(t) == text for t in child.targets):
                 return False
@@ -420,15 +421,15 @@ class GrowingTensor(Rule):
             if not (isinstance(steps, ast.Call) and isinstance(steps.func, (ast.Name, ast.Attribute))
                     and _last_word(steps.func) in ("range", "count", "trange", "tqdm")):
                 return False    # a loop over a list of items (conditions, layers): the same shapes every call
-            if text in {ast.unparse(n) for n in ast.walk(loop.target)}:
+            if text in {ast.unparse(n) for n in walk(loop.target)}:
                 return False
         exclusive = _other_arms(loop, statement)
-        for child in ast.walk(loop):
+        for child in walk(loop):
             if child is statement or id(child) in exclusive:
                 continue
             if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = child.targets if isinstance(child, ast.Assign) else [child.target]
-                if any(ast.unparse(n) == text for target in targets for n in ast.walk(target)):
+                if any(ast.unparse(n) == text for target in targets for n in walk(target)):
                     return False
         return True
 
@@ -436,12 +437,12 @@ class GrowingTensor(Rule):
 def _other_arms(loop: ast.AST, statement: ast.AST) -> set[int]:
     """The nodes in the other arm of each ``if`` around ``statement`` inside the loop whose test reads nothing the
     loop assigns (``if incremental: x = cat([x, y]) else: x = y``: a run takes the same arm every iteration)."""
-    assigned = {n.id for n in ast.walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+    assigned = {n.id for n in walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     found: set[int] = set()
-    for node in ast.walk(loop):
-        if not isinstance(node, ast.If) or {n.id for n in ast.walk(node.test) if isinstance(n, ast.Name)} & assigned:
+    for node in walk(loop):
+        if not isinstance(node, ast.If) or {n.id for n in walk(node.test) if isinstance(n, ast.Name)} & assigned:
             continue
         for arm, other in ((node.body, node.orelse), (node.orelse, node.body)):
-            if any(statement is n for s in arm for n in ast.walk(s)):
-                found.update(id(n) for s in other for n in ast.walk(s))
+            if any(statement is n for s in arm for n in walk(s)):
+                found.update(id(n) for s in other for n in walk(s))
     return found

@@ -6,6 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.flows import passed_argument
+from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.scopes import AUGMENT, VALUE, Binding, Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -171,6 +172,9 @@ def _call_sizes(node: ast.Call, ctx: FileContext) -> Optional[tuple[list[ast.AST
     return sizes, (name.rsplit(".", 1)[-1] if name else "." + last_name(node.func)) + "()"
 
 
+_NOT_WALKED = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef, ast.Name, ast.Constant})
+
+
 def _helper_sizes(function: ast.AST, ctx: FileContext) -> dict[str, str]:
     """``{parameter: sink}``: the parameters the file's helper uses directly as a length (a prefix bound, a
     window's length, a size argument). Once per function."""
@@ -178,15 +182,16 @@ def _helper_sizes(function: ast.AST, ctx: FileContext) -> dict[str, str]:
     found = store.get(id(function))
     if found is None:
         found = store[id(function)] = {}
-        parameters = {a.arg for a in ast.walk(function.args) if isinstance(a, ast.arg)}   # type: ignore[attr-defined]
+        parameters = {a.arg for a in walk(function.args) if isinstance(a, ast.arg)}   # type: ignore[attr-defined]
         stack = list(getattr(function, "body", []))
         while stack:
             node = stack.pop()
-            if isinstance(node, (*FUNCTION_TYPES, ast.ClassDef, ast.Lambda)):
-                continue
-            stack.extend(ast.iter_child_nodes(node))
-            sized = _slice_sizes(node) if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Load) else \
-                _call_sizes(node, ctx) if isinstance(node, ast.Call) else None
+            node_type = type(node)
+            if node_type in _NOT_WALKED:
+                continue   # nested functions and classes; names and constants (no child, no size)
+            stack.extend(child_nodes(node))
+            sized = _slice_sizes(node) if node_type is ast.Subscript and type(node.ctx) is ast.Load else \
+                _call_sizes(node, ctx) if node_type is ast.Call else None
             for size in sized[0] if sized else ():
                 if isinstance(size, ast.Name) and size.id in parameters:
                     found.setdefault(size.id, sized[1])
@@ -251,7 +256,7 @@ def _inside(node: ast.AST, loop: ast.AST, ctx: FileContext) -> bool:
 
 def _reads_tensor(test: ast.AST, ctx: FileContext) -> bool:
     """The condition reads a tensor's value: a comparison of a tensor, ``.item()``, ``.any()`` / ``.all()``."""
-    for child in ast.walk(test):
+    for child in walk(test):
         if isinstance(child, ast.Compare) and any(ctx.resolver.is_tensor(o) for o in (child.left, *child.comparators)):
             return True
         if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \

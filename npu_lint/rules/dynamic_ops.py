@@ -10,6 +10,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.names import rooted
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
@@ -325,7 +326,7 @@ def _rows_written(node: ast.Subscript, ctx: FileContext) -> Optional[ast.AST]:
 def _reads_through_mask(value: ast.AST, ctx: FileContext) -> bool:
     """``y[m] * 2``: the value reads through a boolean mask (that read is reported)."""
     return any(isinstance(child, ast.Subscript) and not isinstance(child.slice, (ast.Slice, ast.Constant))
-               and is_bool_index(child.slice, ctx) for child in ast.walk(value))
+               and is_bool_index(child.slice, ctx) for child in walk(value))
 
 
 def _index_text(index: ast.AST) -> str:

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
@@ -181,7 +182,7 @@ class _Items:
                 return "a data-dependent operator per item"
             name = self.ctx.resolver.qualname(stripped.func)
             if name in _CONVERTERS and stripped.args and isinstance(stripped.args[0], ast.Call):
-                names = {n.id for n in ast.walk(stripped.args[0]) if isinstance(n, ast.Name)}
+                names = {n.id for n in walk(stripped.args[0]) if isinstance(n, ast.Name)}
                 if names & set(self.sources):     # ``torch.tensor(tok.encode(s))``, ``torch.tensor(range(n))``
                     return "a sequence computed and converted item by item"
         if isinstance(stripped, ast.Name) and self.body is not None and stripped.id not in self.sources:
@@ -221,7 +222,7 @@ class _Items:
 
     def _assigned_in_body(self, name: str) -> list[ast.AST]:
         """The values assigned to ``name`` inside the loop body (``dets = boxes[keep]``)."""
-        return [child.value for child in (ast.walk(self.body) if self.body is not None else ())
+        return [child.value for child in (walk(self.body) if self.body is not None else ())
                 if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
                 and child.targets[0].id == name]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
@@ -46,7 +47,7 @@ def _registry() -> dict[str, dict[str, str]]:
 
 
 def _names(node: ast.AST) -> set[str]:
-    return {child.id for child in ast.walk(node) if isinstance(child, ast.Name)}
+    return {child.id for child in walk(node) if isinstance(child, ast.Name)}
 
 
 class _Flow:
@@ -57,7 +58,7 @@ class _Flow:
         self.function = function
         # name -> (the draw it holds, the line from which it holds it)
         self.tainted: dict[str, tuple[str, int]] = {name: (f"parameter {name}", 0) for name in tainted}
-        statements = sorted((n for n in ast.walk(function) if isinstance(n, (ast.Assign, ast.AugAssign,
+        statements = sorted((n for n in walk(function) if isinstance(n, (ast.Assign, ast.AugAssign,
                                                                              ast.AnnAssign))),
                             key=lambda n: (n.lineno, n.col_offset))
         for statement in statements:
@@ -163,7 +164,7 @@ def reaches_size(function: ast.AST, tainted: frozenset[str], ctx: FileContext, d
     cache[key] = None   # a guard against recursion
     flow = _Flow(function, ctx, tainted)
     found = None
-    for node in ast.walk(function):
+    for node in walk(function):
         if not isinstance(node, ast.Call):
             continue
         found = _size_call(node, flow)
@@ -280,7 +281,7 @@ class RandomSizeTransform(Rule):
         if id(function) not in flows:
             flows[id(function)] = _Flow(function, ctx)
         flow = flows[id(function)]
-        if not flow.tainted and not any(flow.draw(a) for a in ast.walk(node)):
+        if not flow.tainted and not any(flow.draw(a) for a in walk(node)):
             return
         passed = _tainted_parameters(node, callee[0], callee[1], flow)
         if not passed:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.resolver import MASK, return_statements
@@ -61,7 +62,18 @@ def _holds_in(condition: str, call: ast.Call, scope, ctx: FileContext) -> bool:
 
 
 def helper_of_file(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
-    """The file's own function a call runs: ``helper(x)``, ``self.helper(x)`` (not a call inside itself)."""
+    """The file's own function a call runs: ``helper(x)``, ``self.helper(x)`` (not a call inside itself). Found once
+    per call (NPU401 and NPU402 both ask, at the same place of the walk: the same answer)."""
+    found = ctx.scratch.get("helper_of_file")
+    if found is None:
+        found = ctx.scratch["helper_of_file"] = {}
+    key = id(node)
+    if key not in found:
+        found[key] = _helper_of_file(node, ctx)
+    return found[key]
+
+
+def _helper_of_file(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
     if isinstance(node.func, ast.Name):
         definition = ctx.resolver.definition(node.func)
     elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
@@ -206,10 +218,10 @@ def _loop_statements(function: ast.AST):
 def _selection_driven(loop: ast.While, scope, ctx: FileContext) -> bool:
     """A ``while`` loop whose condition reads a name that its body rebinds through a boolean-mask selection or a
     data-dependent op: its trip count follows the data."""
-    tested = {n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)}
-    for node in ast.walk(loop):
+    tested = {n.id for n in walk(loop.test) if isinstance(n, ast.Name)}
+    for node in walk(loop):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in tested for t in node.targets):
-            for part in ast.walk(node.value):
+            for part in walk(node.value):
                 if isinstance(part, ast.Subscript) and _selects_by_mask(part, scope, ctx):
                     return True
                 if isinstance(part, ast.Call):

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -300,7 +301,7 @@ def branch_values(name: str, statement: ast.stmt, ctx: FileContext) -> list[ast.
 
 def read_only_here(name: str, statement: ast.stmt, ctx: FileContext) -> bool:
     """The intermediate ``name`` dies in ``statement``: read once there, and rebound there or read nowhere else."""
-    if reads(name, ast.walk(statement)) != 1:
+    if reads(name, walk(statement)) != 1:
         return False
     if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in statement.targets):
         return True
@@ -385,7 +386,7 @@ def _bound_names(item: ast.AST) -> list[str]:
         targets = [item.target]
     else:
         targets = [item.optional_vars] if item.optional_vars is not None else []
-    return [sub.id for target in targets for sub in ast.walk(target) if isinstance(sub, ast.Name)]
+    return [sub.id for target in targets for sub in walk(target) if isinstance(sub, ast.Name)]
 
 
 def is_sum(node: ast.AST, ctx: FileContext, alpha: bool = False) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -109,7 +110,7 @@ def _measurements(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[a
         sequence = _measured_sequence(measuring) if measuring is not None else None
         if sequence is None:
             continue
-        measured = next((n for n in ast.walk(measuring) if isinstance(n, ast.Name) and n.id == sequence), None)
+        measured = next((n for n in walk(measuring) if isinstance(n, ast.Name) and n.id == sequence), None)
         if measured is not None:
             found.setdefault(sequence, []).append((measured, node))
     return found
@@ -130,7 +131,7 @@ def sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
             and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
         return False
     index = target.elts[0].id
-    items = {n.id for n in ast.walk(target.elts[1]) if isinstance(n, ast.Name)}
+    items = {n.id for n in walk(target.elts[1]) if isinstance(n, ast.Name)}
     if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
         return False
     last = element.func.attr if isinstance(element.func, ast.Attribute) else element.func.id
@@ -142,7 +143,7 @@ def sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
     if isinstance(element.func, ast.Attribute) and last == "new_full":
         shaped.append(element.func.value)
     return isinstance(fill, ast.Name) and fill.id == index and any(
-        isinstance(n, ast.Name) and n.id in items for part in shaped for n in ast.walk(part))
+        isinstance(n, ast.Name) and n.id in items for part in shaped for n in walk(part))
 
 
 def labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
@@ -156,7 +157,7 @@ def labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optio
         return "each item's rows labelled with the index of its sample"
     sequence = ast.unparse(generators[0].iter)
     function = ctx.enclosing(call, FUNCTION_TYPES)     # the walk knows the ancestors of the call, not of its items
-    for node in ast.walk(function) if function is not None else ():
+    for node in walk(function) if function is not None else ():
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node is not items and len(node.generators) == 1:
             iterated = node.generators[0].iter
             if isinstance(iterated, ast.Call) and iterated.args and ast.unparse(iterated.args[0]) == sequence \

@@ -16,8 +16,9 @@ from npu_lint.rules import short_source
 
 SinkOf = Callable[[ast.Call, FileContext, object, bool], Optional[tuple[list[ast.AST], str]]]
 _DEPTH = 3
-_SKIP = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+_SKIP = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
+_LEAVES = frozenset({ast.Name, ast.Constant})
 
 
 def _nodes(function: ast.AST, scope, resolver) -> list[tuple[ast.AST, object, bool]]:
@@ -25,15 +26,24 @@ def _nodes(function: ast.AST, scope, resolver) -> list[tuple[ast.AST, object, bo
     the ``range()`` of a ``for`` loop (nested functions and classes left out)."""
     found: list[tuple[ast.AST, object, bool]] = []
     stack = [(child, scope, False) for child in getattr(function, "body", [])]
+    pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
-        node, where, loop_count = stack.pop()
-        if isinstance(node, _SKIP):
+        node, where, loop_count = pop()
+        node_type = type(node)
+        if node_type in _LEAVES:
+            continue   # a name or a constant: no call, subscript or child (its ``ctx`` is no node of interest)
+        if node_type in _SKIP:
             continue
-        if isinstance(node, (ast.Call, ast.Subscript)):
+        if node_type is ast.Call or node_type is ast.Subscript:
             found.append((node, where, loop_count))
-        inner = resolver.scopes.open_expression_scope(node, where) if isinstance(node, _COMPREHENSIONS) else where
-        for child in child_nodes(node):
-            stack.append((child, inner, isinstance(node, ast.For) and child is node.iter))
+        if node_type in _COMPREHENSIONS:
+            where = resolver.scopes.open_expression_scope(node, where)
+        if node_type is ast.For:
+            iterated = node.iter
+            for child in child_nodes(node):
+                push((child, where, child is iterated))
+        else:
+            extend([(child, where, False) for child in child_nodes(node)])
     return found
 
 
