@@ -26,8 +26,15 @@ _TORCH_IMPORT = re.compile(  # ``import torch``, ``from torch.nn import x``, ``i
     r"^[ \t]*(?:from|import)[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*(?:%s)\b" % "|".join(TORCH_LIBRARIES), re.MULTILINE)
 
 
+_STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
+_TORCH_REFERENCE = re.compile(r"\btorch\.\w")
+
+
 def uses_torch(source: str) -> bool:
-    return _TORCH_IMPORT.search(source) is not None
+    """The file imports torch (or a library built on it), or gets ``torch`` through a star import and uses it
+    (fastai's ``from .data.all import *`` then ``torch.device('cuda', i)``)."""
+    return _TORCH_IMPORT.search(source) is not None or (
+        _STAR_IMPORT.search(source) is not None and _TORCH_REFERENCE.search(source) is not None)
 
 
 class FileContext:

@@ -122,6 +122,9 @@ def test_tensor_receivers(source, line, expected):
     ("import os, torch\n", True), ("from torch import nn\n", True), ("  import torchvision.models as m\n", True),
     ("from mmdet.apis import init_detector\n", True), ("import torchy\n", False), ("# import torch\n", False),
     ("x = 'import torch'\n", False), ("import numpy as np\n", False),
+    # torch through a star import, used; a star import alone, or torch only named in a comment, is not
+    ("from .data.all import *\ndevice = torch.device('cuda', 0)\n", True),
+    ("from .core import *\nx = 1\n", False), ("import os\n# see torch.cuda\n", False),
 ])
 def test_which_files_use_torch(source, expected):
     from npu_lint.context import uses_torch
