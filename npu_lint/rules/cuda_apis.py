@@ -264,15 +264,30 @@ class DataParallel(_ApiGroupRule):
     must_fire = ("import torch.nn as nn\nmodel = nn.DataParallel(model)\n",
                  "from torch.nn import DataParallel\nm = DataParallel(m)\n",
                  "import torch\nwrap = torch.nn.DataParallel\n")
-    # A type test only asks whether a model is wrapped: nothing to change there, the line that wraps is reported.
+    # A type test or an annotation only asks or says whether a model is wrapped: nothing to change there, the line
+    # that wraps is reported.
     must_not_fire = ("from torch.nn.parallel import DistributedDataParallel\nm = DistributedDataParallel(m)\n",
                      "import torch\nif isinstance(m, torch.nn.DataParallel):\n    m = m.module\n",
                      "import torch.nn as nn\ndef is_parallel(model):\n"
-                     "    return type(model) in (nn.parallel.DataParallel, nn.parallel.DistributedDataParallel)\n")
+                     "    return type(model) in (nn.parallel.DataParallel, nn.parallel.DistributedDataParallel)\n",
+                     "from torch.nn import DataParallel\ndef reset(self: DataParallel) -> None:\n    self.module.reset()\n")
 
     def check(self, ref: ApiRef, ctx: FileContext) -> None:
-        if not _type_test(ref.node, ctx):
+        if not _type_test(ref.node, ctx) and not _annotation(ref.node, ctx):
             super().check(ref, ctx)
+
+
+def _annotation(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` is (in) a parameter's or a variable's annotation, or a return annotation: it names a type the code
+    works with, the wrapping is reported where it happens."""
+    child, parent = node, ctx.parent(node)
+    while isinstance(parent, (ast.Subscript, ast.Tuple, ast.BinOp, ast.Attribute)):
+        child, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.arg):
+        return parent.annotation is child
+    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return parent.returns is child
+    return isinstance(parent, ast.AnnAssign) and parent.annotation is child
 
 
 def _type_test(node: ast.AST, ctx: FileContext) -> bool:
