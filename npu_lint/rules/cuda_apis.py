@@ -24,7 +24,7 @@ class _ApiGroupRule(Rule):
     """Base for rules that fire on a group of cuda_apis.tsv names."""
 
     family = FAMILY
-    node_types = (ApiRef,)
+    node_types = (ApiRef, ast.ImportFrom)
     triggers = TRIGGERS
     groups: ClassVar[tuple[str, ...]] = ()
 
@@ -33,10 +33,26 @@ class _ApiGroupRule(Rule):
         row = api_row(qualname)
         return row is not None and row["group"] in cls.groups
 
-    def check(self, ref: ApiRef, ctx: FileContext) -> None:
+    def check(self, ref: object, ctx: FileContext) -> None:
+        if isinstance(ref, ast.ImportFrom):
+            self.check_import(ref, ctx)
+            return
+        assert isinstance(ref, ApiRef)
         row = api_row(ref.qualname)
         if row is not None and row["group"] in self.groups and self.accepts(row, ctx):
             ctx.report(ref.node, self.describe(ref.qualname, row, ctx), ref.qualname)
+
+    def check_import(self, node: ast.ImportFrom, ctx: FileContext) -> None:
+        """``from torch.cuda.amp import GradScaler, autocast``: the import is a line to change as well (the module
+        moves to ``torch.amp`` / ``torch_npu.npu``), reported once, by the rule of its first CUDA name's group."""
+        if node.level or not node.module or not (node.module == "torch.cuda" or node.module.startswith("torch.cuda.")):
+            return
+        names = [f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"]
+        rows = [(name, row) for name in names for row in [api_row(name)] if row is not None]
+        if rows and rows[0][1]["group"] in self.groups and self.accepts(rows[0][1], ctx):
+            listed = ", ".join(alias.name for alias in node.names)
+            ctx.report(node, f"from {node.module} import {listed}: {self.describe(rows[0][0], rows[0][1], ctx)}",
+                       rows[0][0])
 
     def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
         return True
@@ -55,7 +71,8 @@ class CudaApiRedirected(_ApiGroupRule):
 
     What it does:
         Flags calls and attributes under ``torch.cuda`` that ``transfer_to_npu`` redirects to
-        ``torch_npu.npu`` for the target torch-npu release.
+        ``torch_npu.npu`` for the target torch-npu release, and ``from torch.cuda import ...`` of them (once
+        per import statement; every rule on ``torch.cuda`` names reports such imports of its names).
     Why it matters on NPU:
         Without ``from torch_npu.contrib import transfer_to_npu`` these calls talk to a CUDA runtime
         that does not exist on an Ascend host; with it they work, but only from the release named
@@ -174,7 +191,7 @@ class CudaNcclName(_ApiGroupRule):
     constant_types = (str,)   # dispatch: string constants only
 
     def check(self, node: object, ctx: FileContext) -> None:
-        if isinstance(node, ApiRef):
+        if isinstance(node, (ApiRef, ast.ImportFrom)):
             super().check(node, ctx)
             return
         from npu_lint.cuda_facts import COMPARE, is_docstring, is_nccl_string, string_use
@@ -272,8 +289,8 @@ class DataParallel(_ApiGroupRule):
                      "    return type(model) in (nn.parallel.DataParallel, nn.parallel.DistributedDataParallel)\n",
                      "from torch.nn import DataParallel\ndef reset(self: DataParallel) -> None:\n    self.module.reset()\n")
 
-    def check(self, ref: ApiRef, ctx: FileContext) -> None:
-        if not _type_test(ref.node, ctx) and not _annotation(ref.node, ctx):
+    def check(self, ref: object, ctx: FileContext) -> None:
+        if isinstance(ref, ast.ImportFrom) or not (_type_test(ref.node, ctx) or _annotation(ref.node, ctx)):
             super().check(ref, ctx)
 
 

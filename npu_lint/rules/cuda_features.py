@@ -95,7 +95,8 @@ class CudaAmp(_ApiGroupRule):
         given to the device-generic AMP APIs (``torch.autocast``, ``torch.amp.GradScaler``, ...). Methods of
         a CUDA ``GradScaler`` (``scaler.step(opt)``) are reported only in files that do not name the class
         (a scaler made in another module of the project): where the file constructs or annotates it, that
-        line is the one to change.
+        line is the one to change. ``from torch.cuda.amp import GradScaler, autocast`` is reported at the
+        import too, once (as ruff's banned-API rule does): the import changes with the uses.
     Why it matters on NPU:
         The CUDA AMP classes exist only for CUDA; ``transfer_to_npu`` patches ``torch.cuda.amp`` but
         a ``'cuda'`` device type given to ``torch.autocast`` is rewritten only from the release the
@@ -113,7 +114,7 @@ class CudaAmp(_ApiGroupRule):
     code = "NPU212"
     name = "cuda-amp"
     groups = ("amp",)
-    node_types = (ApiRef, ast.Constant, ast.JoinedStr, ast.Call)
+    node_types = (ApiRef, ast.Constant, ast.JoinedStr, ast.Call, ast.ImportFrom)
     constant_types = (str,)   # dispatch: string constants only
     message = "{api} is CUDA mixed precision: use {npu}"
     must_fire = ("import torch\nscaler = torch.cuda.amp.GradScaler()\n",
@@ -132,6 +133,9 @@ class CudaAmp(_ApiGroupRule):
         return True   # every reference's line is noted (amp_lines), not only the group's
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.ImportFrom):
+            super().check(node, ctx)
+            return
         if isinstance(node, ApiRef):
             super().check(node, ctx)
             ctx.scratch.setdefault("amp_lines", set()).add(node.node.lineno)
@@ -268,6 +272,7 @@ class CudaExtension(_ApiGroupRule):
 
     code = "NPU215"
     name = "cuda-extension"
+    node_types = (ApiRef,)   # no CUDA extension is imported from torch.cuda
     groups = ("cpp_extension",)
     triggers = ("cpp_extension", "CUDA")
     message = "{api} builds CUDA code, which cannot run on NPU: {npu}"
