@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.batch_extremes import batch_extreme
 from npu_lint.analysis.data_shapes import data_shaped
+from npu_lint.analysis.index_forms import constant_index, counts, element_index, first_axis_of_shape, passed_argument
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
 from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, memo, return_statements
 
@@ -124,14 +125,14 @@ class Flows:
             return self._call_flows(node, scope, sink, depth)
         if type(node) is ast.Subscript:
             shape = isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
-            if shape and _first_axis_of_shape(node) and data_shaped(self, node.value.value, scope):
+            if shape and first_axis_of_shape(node) and data_shaped(self, node.value.value, scope):
                 return ((DATA_SIZE, node),)     # ``labels.unique().shape[0]``: a count known once the op ran
             found = [] if shape else list(self.flows(node.value, scope, sink, depth))
             if self.kind_of_at(node.value, scope) not in K.TENSORS:   # ``sizes[lvl]``: picked by a data value
                 found.extend(f for f in self.flows(node.slice, scope, sink, depth) if f[0] != ZERO_D)
-            elif (_element_index(node.slice) and self.kind_of_at(node.slice, scope) not in K.TENSORS
+            elif (element_index(node.slice) and self.kind_of_at(node.slice, scope) not in K.TENSORS
                   and not _from_constants(node.value, self, scope)) or (
-                    _constant_index(node.slice) and data_shaped(self, node.value, scope) is not None):
+                    constant_index(node.slice) and data_shaped(self, node.value, scope) is not None):
                 found.insert(0, (ELEMENT, node))   # ``lengths[i]``; ``ts[-1]`` of ``ts = x[x > t]``
             return _unique(found)
         operands = (node.left, node.right)
@@ -284,7 +285,7 @@ class Flows:
             return _NONE
         if isinstance(func, ast.Attribute) and name is None:
             if func.attr in METADATA_METHODS:
-                if _counts(node) and data_shaped(self, func.value, scope):
+                if counts(node) and data_shaped(self, func.value, scope):
                     return ((DATA_SIZE, node),)     # ``idx.size(0)`` of ``mask.nonzero()``
                 return _NONE
             receiver = self.flows(func.value, scope, sink, depth)
@@ -377,48 +378,6 @@ class Flows:
                     lambda: self._summarise(function, compute)) or _NONE
 
 
-def passed_argument(call: ast.Call, function: ast.AST, arg: ast.arg, offset: int) -> Optional[ast.AST]:
-    """The argument ``call`` passes to parameter ``arg`` of ``function`` (None: not shown, or behind ``*xs``)."""
-    positional = [a.arg for a in function.args.posonlyargs + function.args.args]
-    index = positional.index(arg.arg) if arg.arg in positional else None
-    if index is not None and 0 <= index - offset < len(call.args):
-        if any(isinstance(a, ast.Starred) for a in call.args[:index - offset + 1]):
-            return None
-        return call.args[index - offset]
-    return next((kw.value for kw in call.keywords if kw.arg == arg.arg), None)
-
-
-def _first_axis_of_shape(node: ast.Subscript) -> bool:
-    """``x.shape[0]``."""
-    return isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
-        and isinstance(node.slice, ast.Constant) and node.slice.value == 0
-
-
-def _counts(call: ast.Call) -> bool:
-    """``x.size(0)``, ``x.size()``, ``x.numel()``, ``x.nelement()``: a count that includes the first axis."""
-    attr = call.func.attr  # type: ignore[attr-defined]
-    if attr in ("numel", "nelement", "__len__"):
-        return True
-    return attr == "size" and (not call.args or (isinstance(call.args[0], ast.Constant) and call.args[0].value == 0))
-
-
-def _element_index(index: ast.AST) -> bool:
-    """``i``, ``b, i``, ``lvl - 1``: an index that a loop moves over elements with (no slice, no ``...``, no
-    ``None``; a constant ``[0]`` alone is left out: it as often picks from a tuple the model takes for a tensor)."""
-    parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    moving = _INDEX_TYPES[:3]
-    return any(isinstance(p, moving) for p in parts) and all(
-        isinstance(p, _INDEX_TYPES) and (not isinstance(p, ast.Constant) or type(p.value) is int) for p in parts)
-
-
-def _constant_index(index: ast.AST) -> bool:
-    """``[0]``, ``[-1]``: one element picked by a constant."""
-    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
-        index = index.operand
-    return isinstance(index, ast.Constant) and type(index.value) is int
-
-
-_INDEX_TYPES = (ast.Name, ast.BinOp, ast.Attribute, ast.UnaryOp, ast.Constant)
 _SCALARS = (ZERO_D, ELEMENT)   # 0-d tensors: a sum, an element picked (``lengths[k] + 1`` is still a size)
 
 
@@ -429,10 +388,6 @@ def _unique(found: list[Flow]) -> tuple[Flow, ...]:
         if len(seen) >= _MAX_FLOWS:
             break
     return tuple(seen.values())
-
-
-def _last_name(func: ast.AST) -> str:
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
 def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bool:

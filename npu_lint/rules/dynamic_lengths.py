@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.flows import passed_argument
+from npu_lint.analysis.index_forms import passed_argument
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.scopes import AUGMENT, VALUE, Binding, Scope
 from npu_lint.context import FileContext

@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Optional
 
-from npu_lint.analysis.flows import passed_argument
+from npu_lint.analysis.index_forms import passed_argument
 from npu_lint.analysis.nodes import child_nodes
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
