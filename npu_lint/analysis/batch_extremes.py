@@ -111,20 +111,43 @@ def _item_lengths(node: ast.AST) -> bool:
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "map" \
             and len(node.args) == 2 and isinstance(node.args[0], ast.Name) and node.args[0].id == "len":
         return True
-    if isinstance(node, (ast.GeneratorExp, ast.ListComp)) and (not _items_of_items(node.generators) or isinstance(
+    if isinstance(node, (ast.GeneratorExp, ast.ListComp)) and (not _items_of_items(node) or isinstance(
             node.generators[0].iter, (ast.Tuple, ast.List))):
         return False    # ``min(t.shape[0] for t in (a, b, c))``: a few named tensors; a grid's cells: no batch
     return per_item_lengths(node)
 
 
-def _items_of_items(generators: list[ast.comprehension]) -> bool:
-    """One loop, or a loop over each item's own parts (``for s in batch for img in s["images"]``)."""
+def _items_of_items(node: ast.AST) -> bool:
+    """One loop, or a loop over each item's own parts: ``for s in batch for img in s["images"]``; ``x.shape[0] for
+    xs in b for x in xs`` (tensors' sizes: a grid's ``len(c) for row in grid for c in row`` stays out);
+    ``len(s[n]) for s in samples for n in range(k)``."""
+    generators = node.generators
     if len(generators) == 1:
         return True
-    outer, inner = generators[0], generators[-1]
+    if len(generators) != 2:
+        return False
+    outer, inner = generators
     bound = {n.id for n in walk(outer.target) if isinstance(n, ast.Name)}
-    return len(generators) == 2 and not isinstance(inner.iter, (ast.Name, ast.Call)) \
-        and any(isinstance(n, ast.Name) and n.id in bound for n in walk(inner.iter))
+    if isinstance(inner.iter, ast.Call):
+        return isinstance(inner.iter.func, ast.Name) and inner.iter.func.id == "range" and isinstance(
+            inner.target, ast.Name) and _indexes(node.elt, bound, inner.target.id)
+    if isinstance(inner.iter, ast.Name):
+        return inner.iter.id in bound and _tensor_size(node.elt)
+    return any(isinstance(n, ast.Name) and n.id in bound for n in walk(inner.iter))
+
+
+def _indexes(element: ast.AST, items: set[str], index: str) -> bool:
+    """``s[n]`` inside the element: an item of the outer loop indexed by the inner counter."""
+    return any(isinstance(n, ast.Subscript) and isinstance(n.value, ast.Name) and n.value.id in items
+               and isinstance(n.slice, ast.Name) and n.slice.id == index for n in walk(element))
+
+
+def _tensor_size(element: ast.AST) -> bool:
+    """``x.shape[0]``, ``x.size(0)``: a tensor's size (``len(c)`` may measure anything)."""
+    return (isinstance(element, ast.Subscript) and isinstance(element.value, ast.Attribute)
+            and element.value.attr == "shape") or (isinstance(element, ast.Call)
+                                                    and isinstance(element.func, ast.Attribute)
+                                                    and element.func.attr == "size")
 
 
 def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:

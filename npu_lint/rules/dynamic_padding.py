@@ -169,6 +169,12 @@ class PadToBatchMax(ValueFlow):
                  "import torch\nimport torch.nn.functional as F\ndef collate(batch):\n"
                  "    m = max(img.shape[0] for s in batch for img in s['images'])\n"
                  "    return [F.pad(img, (0, 0, 0, m - img.shape[0])) for s in batch for img in s['images']]\n",
+                 # the parts of each item: indexed by an inner counter, or a tensor's size over nested tuples
+                 "import torch\nimport torch.nn.functional as F\ndef pad_chunks(samples, k):\n"
+                 "    m = max([len(s[n]) for s in samples for n in range(k)])\n"
+                 "    return [F.pad(s[n], (0, m - len(s[n]))) for s in samples for n in range(k)]\n",
+                 "import torch\ndef collate(b):\n    m = max([x.shape[0] for xs in b for x in xs])\n"
+                 "    return torch.zeros(len(b), m)\n",
                  # the largest of the items' shapes gathered in a loop, per axis
                  "import numpy as np\nimport torch\ndef collate(batch):\n    shapes = []\n    for elem in batch:\n"
                  "        shapes.append(elem.shape[1:])\n    top = np.array(shapes).max(axis=0)\n"
