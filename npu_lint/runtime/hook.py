@@ -58,6 +58,8 @@ _UNKNOWN = object()
 _NO_GENERATOR = (None, None, -1, None)
 _RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200    # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
 _getframe, _get_ident = sys._getframe, threading.get_ident
+_STEPS = range(MAX_STACK - 1)
+_LONGEST = 2 * MAX_STACK - 1    # the longest path prefix: a code, then a code and a place per frame walked
 
 
 class Detector:
@@ -83,6 +85,8 @@ class Detector:
         self._before: Any = None        # the frame of the call before, and its table
         self._before_table: Optional[dict] = None
         self._generator: tuple = _NO_GENERATOR       # a generator's frame, its caller and its place there, its table
+        self._anchor: Any = None        # the caller of the last frame walked to the loop, and its path
+        self._anchor_prefix: tuple = ()
         self._unrecorded = 0            # paths past the budget remembered as not recorded
         self._new_varying = False
         self._write_failed = False
@@ -136,6 +140,7 @@ class Detector:
         """Call paths stop at ``root``; the tables kept for frames are forgotten (None: no frame is kept)."""
         self._root, self._root_table, self._frame, self._table = root, None, None, None
         self._before, self._before_table, self._generator = None, None, _NO_GENERATOR
+        self._anchor, self._anchor_prefix = None, ()
 
     def _end_iteration(self) -> None:
         self._active = False
@@ -163,7 +168,6 @@ class Detector:
         result that is one tensor) are inlined, and a call from the same frame as the last one reuses its table."""
         if not self._active:
             return func(*args, **kwargs)
-        receiver: tuple = ()
         kind = type(func)
         if kind is _BUILTIN or kind is _METHOD:
             owner = func.__self__
@@ -171,20 +175,24 @@ class Detector:
                 if func.__name__ in SKIPPED_NAMES:
                     return func(*args, **kwargs)
                 try:
-                    receiver = (owner.shape if type(owner) is _Tensor else tuple(owner.shape),)
+                    receiver: tuple = (owner.shape,) if type(owner) is _Tensor else (tuple(owner.shape),)
                 except Exception:             # a nested tensor has no shape
-                    pass
-            elif not ((owner is None and _VERDICTS.get(func)) or _traced(func)):   # torch.cat: cached
+                    receiver = ()
+            elif (owner is None and _VERDICTS.get(func)) or _traced(func):     # torch.cat: cached
+                receiver = ()
+            else:
                 return func(*args, **kwargs)
         elif kind is _FUNCTION:
             if not (_VERDICTS.get(func) or _traced(func)):          # F.relu: cached
                 return func(*args, **kwargs)
-        elif not isinstance(func, _Module) and not _traced(func):
+            receiver = ()
+        elif isinstance(func, _Module) or _traced(func):
+            receiver = ()
+        else:
             return func(*args, **kwargs)
         if _get_ident() != self._thread:
             return func(*args, **kwargs)
         try:
-            frame = _getframe(1)
             if kwargs:
                 inputs = _shapes(args + tuple(kwargs.values()))
             elif len(args) == 1 and type(args[0]) is _Tensor:
@@ -193,7 +201,7 @@ class Detector:
                 except Exception:
                     inputs = ()
             else:
-                inputs = _shapes(args)
+                inputs = _shapes(args) if args else ()
         except Exception:
             return func(*args, **kwargs)
         result = func(*args, **kwargs)
@@ -201,25 +209,35 @@ class Detector:
             if self._active:
                 if type(result) is _Tensor:
                     try:
-                        outputs = (result.shape,)
+                        outputs: tuple = (result.shape,)
                     except Exception:
                         outputs = ()
                 else:
-                    outputs = _shapes((result,))
+                    outputs = () if result is None else _shapes((result,))
+                frame = _getframe(1)
                 table = self._table if frame is self._frame else self._table_of(frame)
                 site = table.get(frame.f_lasti, _UNKNOWN)
                 if site is _UNKNOWN:
                     site = self._new_path(table, frame, name, index)
-                if site is None:
-                    pass
-                elif site.varying:              # only its ranges are left to update (``_compare``, inlined)
-                    full = (receiver, inputs, outputs)
+                    if site is None:
+                        return result
+                elif site is None:
+                    return result
+                full = (receiver, inputs, outputs)
+                if site.varying:                # only its ranges are left to update (``_compare``, inlined)
                     if full != site.last:       # the same shapes as the last call cost one comparison
                         site.last = full
                         if full not in site.seen:
                             self._add(site, full)
+                    return result
+                if site.iteration == self._iteration:   # ``_compare``, inlined: the n-th call of this iteration
+                    nth = site.calls
                 else:
-                    self._compare(site, frame, receiver, inputs, outputs)
+                    site.iteration, nth = self._iteration, 0
+                site.calls = nth + 1
+                first = site.first.get(nth)
+                if full != first:
+                    self._differs(site, frame, full, first, nth)
         except Exception as error:      # never let the detector break the run
             self._stop(f"internal error ({type(error).__name__}: {error}); recording stops here")
         return result
@@ -239,8 +257,13 @@ class Detector:
         loop's own table is kept apart (the loop body's calls alternate with calls from the functions it calls), and
         so is the table of the frame before the last one (a function calls again after a call from a function it
         called). A generator's table is kept while it is resumed from the same place of the same caller (which is
-        no generator's, so its own path cannot have changed): a generator expression's calls on every item."""
-        root, walk, left = self._root, frame, MAX_STACK - 1
+        no generator's, so its own path cannot have changed): a generator expression's calls on every item.
+        A walk stops at a frame whose path is known: the last two frames' (their tables keep their prefix under
+        ``None``) or the anchor's (the caller of the last frame walked to the loop). None of them is a generator's
+        and each is running, so the frames above it are those it was seen with; the prefix is the one a walk to the
+        loop would give, cut at ``MAX_STACK`` frames alike. A new sample's ``__getitem__`` stops at its caller, a
+        transform's ``resize`` at the ``__getitem__`` that called it."""
+        root, walk = self._root, frame
         if frame is root and self._root_table is not None:
             return self._root_table
         if frame is self._before:
@@ -251,17 +274,33 @@ class Detector:
         if frame is generator[0] and frame.f_back is generator[1] and generator[1].f_lasti == generator[2]:
             return generator[3]
         parts = [id(frame.f_code)]
-        while walk is not root and left:   # the frames ``_site`` walks
-            walk = walk.f_back
-            if walk is None:
-                break
-            parts.append(id(walk.f_code))
-            parts.append(walk.f_lasti)
-            left -= 1
-        prefix = tuple(parts)
+        prefix: Optional[tuple] = None
+        held, before, anchor = self._frame, self._before, self._anchor
+        if walk is not root:
+            for _ in _STEPS:            # the frames ``_site`` walks, up to one whose path is known
+                walk = walk.f_back
+                if walk is None:
+                    break
+                parts += (id(walk.f_code), walk.f_lasti)
+                if walk is root:
+                    break
+                if walk is held or walk is before or walk is anchor:
+                    known = self._table[None] if walk is held else self._before_table[None] if walk is before \
+                        else self._anchor_prefix
+                    prefix = (tuple(parts) + known[1:])[:_LONGEST]
+                    break
+            else:
+                walk = None             # cut at MAX_STACK frames: no anchor
+        if prefix is None:
+            prefix = tuple(parts)
+            caller = frame.f_back
+            if walk is not None and caller is not None and caller is not root and len(parts) > 3 \
+                    and not caller.f_code.co_flags & _RESUMABLE:
+                # the path of the caller, kept while it runs: walks from its other callees stop there
+                self._anchor, self._anchor_prefix = caller, prefix[1:2] + prefix[3:]
         table = self._tables.get(prefix)
         if table is None:
-            table = {}
+            table = {None: prefix}
             if len(self._tables) < 4 * self.max_sites:
                 self._tables[prefix] = table
         if frame is root:           # its path is its code alone: the same even when a generator's
@@ -307,14 +346,19 @@ class Detector:
                     self._add(site, full)
             return
         first = site.first.get(nth)
-        if full == first:               # in the ranges since that first call
-            return
+        if full != first:               # else in the ranges since that first call
+            self._differs(site, frame, full, first, nth)
+
+    def _differs(self, site: _Site, frame: Any, full: tuple, first: Optional[tuple], nth: int) -> None:
+        """A call of a site not varying yet whose shapes, ``full``, are not those of the site's first n-th call
+        (``first``, None when this is that first call): into the ranges, and the site varies when its inputs or its
+        result differ (the receiver's shape counts only through the result)."""
         if full not in site.seen:
             self._add(site, full)
         if first is None:
             if nth < MAX_CALLS:
                 site.first[nth] = full
-        elif first[1:] != full[1:]:     # the receiver's shape counts only through the result
+        elif first[1:] != full[1:]:
             site.varying = self._new_varying = True
             site.stack = _call_stack(frame)
 

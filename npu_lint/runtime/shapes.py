@@ -16,6 +16,9 @@ MAX_DEPTH = 3           # levels of lists, tuples and dicts looked into
 MAX_ITEMS = 256         # elements looked at in the arguments (or the result) of one call
 
 _Tensor = torch.Tensor
+# Arguments that are never tensors nor hold any: skipped at once (keyword arguments: dtypes, modes, flags, ...).
+_ATOMS = frozenset({int, float, bool, str, complex, type(None), torch.dtype, torch.device, torch.layout,
+                    torch.memory_format})
 _CONTAINERS = (list, tuple, dict)
 
 
@@ -32,7 +35,7 @@ def _collect(container: Any, out: list, depth: int, left: int) -> int:
     deeper = depth < MAX_DEPTH - 1
     for item in container:
         kind = type(item)
-        if kind is float or kind is int:              # the common case in data (box coordinates, sizes)
+        if kind in _ATOMS:            # the common case in data (box coordinates, sizes)
             continue
         if kind is _Tensor or isinstance(item, _Tensor):
             try:
@@ -52,14 +55,23 @@ def shapes_of(values: Iterable[Any]) -> tuple:
     left = MAX_ITEMS
     for value in values:
         kind = type(value)
-        if kind is int or kind is float:
-            continue
-        if kind is _Tensor or isinstance(value, _Tensor):
+        if kind is _Tensor:
             try:
-                out.append(value.shape if kind is _Tensor else tuple(value.shape))
+                out.append(value.shape)
+            except Exception:        # nested tensors
+                pass
+        elif kind in _ATOMS:
+            continue
+        elif isinstance(value, _Tensor):
+            try:
+                out.append(tuple(value.shape))
             except Exception:
                 pass
-        elif left and isinstance(value, _CONTAINERS):
+        elif not left:
+            continue
+        elif (kind is tuple or kind is list) and _ATOMS.issuperset(map(type, value)):    # sizes: nothing in them
+            left = left - len(value) if len(value) < left else 0      # what ``_collect`` would count
+        elif isinstance(value, _CONTAINERS):
             left = _collect(value, out, 0, left)
     return tuple(out)
 
