@@ -35,7 +35,7 @@ def _collect(container: Any, out: list, depth: int, left: int) -> int:
     deeper = depth < MAX_DEPTH - 1
     for item in container:
         kind = type(item)
-        if kind in _ATOMS:            # the common case in data (box coordinates, sizes)
+        if kind is float or kind is int:              # the common case in data (box coordinates, sizes)
             continue
         if kind is _Tensor or isinstance(item, _Tensor):
             try:
@@ -60,7 +60,7 @@ def shapes_of(values: Iterable[Any]) -> tuple:
                 out.append(value.shape)
             except Exception:        # nested tensors
                 pass
-        elif kind in _ATOMS:
+        elif kind is int or kind is float or kind in _ATOMS:     # a set lookup costs more than identity tests
             continue
         elif isinstance(value, _Tensor):
             try:
@@ -69,7 +69,8 @@ def shapes_of(values: Iterable[Any]) -> tuple:
                 pass
         elif not left:
             continue
-        elif (kind is tuple or kind is list) and _ATOMS.issuperset(map(type, value)):    # sizes: nothing in them
+        elif (kind is tuple or kind is list) and value and type(value[0]) is int \
+                and _ATOMS.issuperset(map(type, value)):        # sizes: nothing to look into
             left = left - len(value) if len(value) < left else 0      # what ``_collect`` would count
         elif isinstance(value, _CONTAINERS):
             left = _collect(value, out, 0, left)
