@@ -16,6 +16,8 @@ Prints one row per loop, with the recorded calls per ``main()``, and exits 1 whe
 
     python benchmarks/dynamic_overhead.py [--runs 5] [--limit 25] [--only loop_lstmcell]
     git show BASE:npu_lint/runtime/hook.py > /tmp/hook.py && python benchmarks/dynamic_overhead.py --hook /tmp/hook.py
+    git archive BASE npu_lint/runtime | tar -x -C /tmp/base && python benchmarks/dynamic_overhead.py \
+        --hook /tmp/base/npu_lint/runtime     # a detector of several modules (after the split of issue 14)
 """
 from __future__ import annotations
 
@@ -118,6 +120,17 @@ def _with_timer(path: Path, line: int) -> None:
     path.write_text("\n".join(lines), encoding="utf-8")
 
 
+def _replace_detector(hook: Path, package: Path) -> None:
+    """The detector's modules in ``package`` replaced by ``hook``: one hook.py, or a folder of modules (its
+    ``__init__.py`` left out)."""
+    for module in package.glob("*.py"):
+        if module.name != "__init__.py":
+            module.unlink()
+    for module in sorted(hook.glob("*.py")) if hook.is_dir() else [hook]:
+        if module.name != "__init__.py":
+            shutil.copyfile(module, package / (module.name if hook.is_dir() else "hook.py"))
+
+
 def _measure(original: Path, instrumented: Path, runs: int, clock: str, sample: float) -> dict:
     environment = dict(os.environ, PYTHONDONTWRITEBYTECODE="1",
                        MSFT_DYNAMIC_REPORT=str(instrumented.parent / "report.csv"))
@@ -143,7 +156,7 @@ def main() -> int:
     parser.add_argument("--sample", type=float, default=0.5, help="seconds of loop per timed sample: short "
                         "programs run main() several times per sample")
     parser.add_argument("--hook", type=Path, help="time this detector instead of the one npu-lint writes (the "
-                        "hook.py of an earlier commit, for before/after figures)")
+                        "hook.py of an earlier commit, or its npu_lint/runtime folder, for before/after figures)")
     parser.add_argument("--clock", choices=["cpu", "wall"], default="cpu", help="process CPU time (default: steadier "
                         "on a shared machine) or wall-clock time")
     args = parser.parse_args()
@@ -168,7 +181,7 @@ def main() -> int:
                 raise SystemExit(f"{program.name}: npu-lint analyse failed: {analysed.stderr.strip()}")
             instrumented = out / "project_analysis" / "train.py"
             if args.hook:
-                shutil.copyfile(args.hook, instrumented.parent / "msft_dynamic_analysis" / "hook.py")
+                _replace_detector(args.hook, instrumented.parent / "msft_dynamic_analysis")
             _with_timer(project / "train.py", line)
             _with_timer(instrumented, line)
             measured = _measure(project / "train.py", instrumented, args.runs, args.clock, args.sample)

@@ -22,6 +22,7 @@ from npu_lint.versions import Target
 PACKAGE = "msft_dynamic_analysis"
 REPORT_NAME = "msft_dynamic_shape_analysis_report.csv"
 SKIPPED_DIRS = frozenset({"__pycache__", ".git"})
+DETECTOR_MODULES = ("hook.py", "calls.py", "shapes.py", "sites.py")     # npu_lint/runtime, copied as they are
 _INIT = '"""The dynamic-shape detector, written by npu-lint analyse -m dynamic_shape."""\n'
 
 Log = Callable[..., None]   # RunLog.log(level, message, progress=None)
@@ -139,12 +140,14 @@ def copy_instrumented(source: Path, destination: Path, loops: dict[str, list[int
 
 
 def write_detector(folder: Path) -> None:
-    """``msft_dynamic_analysis/__init__.py`` and ``hook.py`` (the source of ``npu_lint.runtime.hook``)."""
+    """``msft_dynamic_analysis/__init__.py``, ``hook.py`` and the modules it imports (the sources of
+    ``npu_lint.runtime``)."""
     package = folder / PACKAGE
     package.mkdir()
     (package / "__init__.py").write_text(_INIT, encoding="utf-8")
-    hook = resources.files("npu_lint.runtime").joinpath("hook.py").read_text(encoding="utf-8")
-    (package / "hook.py").write_text(hook, encoding="utf-8")
+    runtime = resources.files("npu_lint.runtime")
+    for name in DETECTOR_MODULES:
+        (package / name).write_text(runtime.joinpath(name).read_text(encoding="utf-8"), encoding="utf-8")
 
 
 def write_static_findings(folder: Path, collected: Collected) -> None:

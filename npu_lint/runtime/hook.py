@@ -32,285 +32,34 @@ from __future__ import annotations
 
 import atexit
 import csv
-import functools
-import multiprocessing
 import os
 import sys
 import tempfile
 import threading
 import types
-from itertools import islice
 from typing import Any, Callable, Iterable, Iterator, Optional
 
 import torch
 
+from .calls import SKIPPED_NAMES, VERDICTS as _VERDICTS, traced as _traced
+from .shapes import shapes_of as _shapes
+from .sites import ANALYSIS_DIR, Site as _Site, call_stack as _call_stack, main_process as _main_process
+
 REPORT_NAME = "msft_dynamic_shape_analysis_report.csv"
 HEADER = ("Function Name", "File Path", "Line Number", "Call Stack", "Input Shape Range", "Output Shape Range")
-# The vendor's never-traced calls, calls that return no tensor, and metadata reads (no operator runs).
-SKIPPED_NAMES = frozenset({
-    "cpu", "cuda", "long", "float", "int", "detach", "to", "contiguous", "type", "requires_grad_", "clone", "numpy",
-    "item", "tolist", "size", "dim", "numel", "nelement", "ndimension", "shape", "ndim", "stride", "storage_offset",
-    "element_size", "data_ptr", "is_contiguous", "is_floating_point", "is_complex", "get_device", "__len__",
-    "untyped_storage", "is_nonzero", "npu", "half", "double", "bool", "byte", "short", "bfloat16"})
-TORCH_PACKAGES = frozenset({"torch", "torchvision", "torch_npu", "torchaudio"})
 MAX_SITES = 10000
 MAX_CALLS = 1 << 16     # calls of one site compared per iteration (memory stays bounded)
 MAX_STACK = 64          # frames walked to build a call path
-MAX_DEPTH = 3           # levels of lists, tuples and dicts looked into
-MAX_ITEMS = 256         # elements looked at in the arguments (or the result) of one call
 MAX_SIGNATURES = 64     # distinct shape signatures remembered per call site (ranges stay exact beyond)
 
-_Tensor, _Module, _TensorBase = torch.Tensor, torch.nn.Module, torch._C.TensorBase
-_Function = torch.autograd.Function
-_HOOK_FILE = os.path.abspath(__file__)
-_TORCH_DIR = os.path.dirname(os.path.abspath(torch.__file__)) + os.sep
-ANALYSIS_DIR = os.path.dirname(os.path.dirname(_HOOK_FILE))
+_Tensor, _Module = torch.Tensor, torch.nn.Module
+_BUILTIN, _METHOD, _FUNCTION = types.BuiltinFunctionType, types.MethodType, types.FunctionType
 _UNKNOWN = object()
 _NO_GENERATOR = (None, None, -1, None)
 _RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200    # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
 _getframe, _get_ident = sys._getframe, threading.get_ident
-
-
-def _torch_module(module: Any) -> bool:
-    return isinstance(module, str) and module.partition(".")[0] in TORCH_PACKAGES \
-        and not module.startswith("torch.nn.init")
-
-
-_BUILTIN, _METHOD, _FUNCTION = types.BuiltinFunctionType, types.MethodType, types.FunctionType
-_MODULE_TYPE = types.ModuleType
-_STABLE = (types.FunctionType, types.BuiltinFunctionType, type, types.MethodDescriptorType,
-           types.WrapperDescriptorType)
-_VERDICTS: dict = {}        # functions, module-level builtins and classes (torch.cat, F.relu) -> recorded?
-_OWNED: dict = {}           # (the owner's class, method name) for methods of other objects -> recorded?
-_OBJECTS: dict = {}         # (class, __module__) of the project's callable objects -> False
-_CACHE_SIZE = 4096
-
-
-def _traced(func: Any) -> bool:
-    """Whether a call of ``func`` is recorded: Tensor and module methods answered at once, other verdicts cached
-    per function (or per class and method name), never keyed by an object a cache would keep alive."""
-    kind = type(func)
-    if kind is _BUILTIN or kind is _METHOD:
-        owner = func.__self__
-        if owner is not None and type(owner) is not _MODULE_TYPE:
-            if isinstance(owner, _Tensor) or isinstance(owner, _Module):
-                return func.__name__ not in SKIPPED_NAMES
-            key = (owner if isinstance(owner, type) else type(owner), func.__name__)
-            verdict = _OWNED.get(key)
-            if verdict is None:
-                verdict = _decide(func)
-                if len(_OWNED) < _CACHE_SIZE:
-                    _OWNED[key] = verdict
-            return verdict
-    elif isinstance(func, _Module):
-        return True
-    elif not isinstance(func, _STABLE):
-        return _object_traced(func, kind)
-    try:
-        verdict = _VERDICTS.get(func)
-    except TypeError:                 # a class whose metaclass makes it unhashable
-        return _decide(func)
-    if verdict is None:
-        verdict = _decide(func)
-        if len(_VERDICTS) < _CACHE_SIZE:
-            _VERDICTS[func] = verdict
-    return verdict
-
-
-def _object_traced(func: Any, kind: type) -> bool:
-    """Whether a call of a callable object (not a function, class or module) is recorded. For an object that is
-    no partial and has no ``__self__``, the verdict depends on its ``__module__`` alone: when that is a string and
-    not torch's (a transform, a loss of the project), the call is not recorded, cached per class and module. The
-    others (partials, torch's callable objects) are decided on every call: their verdict may differ per object."""
-    module = getattr(func, "__module__", None)
-    if isinstance(func, functools.partial) or getattr(func, "__self__", None) is not None:
-        return _decide(func)
-    try:
-        if _OBJECTS.get((kind, module)) is False:
-            return False
-    except TypeError:                 # an unhashable class or module attribute
-        return _decide(func)
-    verdict = _decide(func)
-    if not verdict and type(module) is str and not _torch_module(module) and len(_OBJECTS) < _CACHE_SIZE:
-        _OBJECTS[(kind, module)] = False
-    return verdict
-
-
-def _decide(func: Any) -> bool:
-    name = getattr(func, "__name__", None)
-    if name in SKIPPED_NAMES:
-        return False
-    owner = getattr(func, "__self__", None)
-    if owner is not None:
-        if isinstance(owner, (_Tensor, _Module)):      # Tensor methods; methods of modules, the project's too
-            return True
-        if isinstance(owner, type) and issubclass(owner, _Function):     # MyFunction.apply (a C builtin)
-            return True
-    if isinstance(func, type):
-        return False
-    if isinstance(func, functools.partial):
-        return _traced(func.func)
-    module = getattr(func, "__module__", None)
-    if module is None:
-        objclass = getattr(func, "__objclass__", None)   # torch.Tensor.add and other unbound C methods
-        if isinstance(objclass, type) and issubclass(objclass, _TensorBase):
-            return True
-        module = type(owner).__module__ if owner is not None else None   # C methods of torch objects
-    return _torch_module(module)
-
-
-_CONTAINERS = (list, tuple, dict)
-
-
-def _collect(container: Any, out: list, depth: int, left: int) -> int:
-    """Append the shapes of the tensors in ``container`` (a list, tuple or dict at ``depth``) and, below
-    ``MAX_DEPTH``, in the containers it holds. ``left`` elements may still be looked at (the container's own
-    are counted first, then those of the containers in it): what remains is returned."""
-    if isinstance(container, dict):
-        container = container.values()
-    size = len(container)
-    if size > left:
-        container, size = islice(container, left), left
-    left -= size
-    deeper = depth < MAX_DEPTH - 1
-    for item in container:
-        kind = type(item)
-        if kind is float or kind is int:              # the common case in data (box coordinates, sizes)
-            continue
-        if kind is _Tensor or isinstance(item, _Tensor):
-            try:
-                out.append(item.shape if kind is _Tensor else tuple(item.shape))
-            except Exception:        # nested and other shapeless tensors
-                pass
-        elif deeper and left and isinstance(item, _CONTAINERS):
-            left = _collect(item, out, depth + 1, left)
-    return left
-
-
-def _shapes(values: Iterable[Any]) -> tuple:
-    """The shapes of the tensors among ``values`` and, down to ``MAX_DEPTH`` levels, in the lists, tuples and dicts
-    among them (``MAX_ITEMS`` elements looked at in all). A shape is the ``torch.Size`` (a tuple) of a plain tensor,
-    a tuple for subclasses (whose ``shape`` may be another sequence); nested tensors have none."""
-    out: list = []
-    left = MAX_ITEMS
-    for value in values:
-        kind = type(value)
-        if kind is int or kind is float:
-            continue
-        if kind is _Tensor or isinstance(value, _Tensor):
-            try:
-                out.append(value.shape if kind is _Tensor else tuple(value.shape))
-            except Exception:
-                pass
-        elif left and isinstance(value, _CONTAINERS):
-            left = _collect(value, out, 0, left)
-    return tuple(out)
-
-
-_RELATIVE: dict[str, str] = {}
-
-
-def _relative(path: str) -> str:
-    """``./dir/file.py`` relative to the analysis folder (outside it: the path as it is), cached per file."""
-    found = _RELATIVE.get(path)
-    if found is None:
-        found = path
-        if not path.startswith("<"):          # <string>, <stdin>, ...
-            relative = os.path.relpath(os.path.abspath(path), ANALYSIS_DIR)
-            if not relative.startswith(".."):
-                found = "./" + relative.replace(os.sep, "/")
-        if len(_RELATIVE) < _CACHE_SIZE:
-            _RELATIVE[path] = found
-    return found
-
-
-def _neutralise(cell: str) -> str:
-    return "'" + cell if cell[:1] in ("=", "+", "-", "@", "\t", "\r") else cell
-
-
-class _Ranges:
-    """Per tensor position, per rank: the smallest and largest size of every dimension."""
-
-    __slots__ = ("positions",)
-
-    def __init__(self) -> None:
-        self.positions: list[dict[int, tuple[list[int], list[int]]]] = []
-
-    def add(self, shapes: tuple) -> None:
-        while len(self.positions) < len(shapes):
-            self.positions.append({})
-        for ranks, shape in zip(self.positions, shapes):
-            low_high = ranks.get(len(shape))
-            if low_high is None:
-                ranks[len(shape)] = (list(shape), list(shape))
-                continue
-            low, high = low_high
-            for axis, size in enumerate(shape):
-                if size < low[axis]:
-                    low[axis] = size
-                elif size > high[axis]:
-                    high[axis] = size
-
-    def text(self) -> str:
-        """The vendor's cell: ``[(5, 4)-(8, 4) | (5,)-(8,)]`` per position, ranks from 1 up, ``[()]`` for 0-d."""
-        if not self.positions:
-            return "None"
-        return ", ".join("[" + " | ".join(f"{tuple(low)}-{tuple(high)}" for rank, (low, high) in sorted(ranks.items())
-                                          if rank) + "]" if any(ranks) else "[()]" for ranks in self.positions)
-
-
-class _Site:
-    """One call site reached through one call path."""
-
-    __slots__ = ("name", "path", "line", "key", "stack", "first", "seen", "last", "varying", "inputs", "outputs",
-                 "iteration", "calls")
-
-    def __init__(self, name: str, path: str, line: int, key: tuple) -> None:
-        self.name, self.path, self.line = name, path, line
-        self.key = key                         # keeps the code objects of the path alive (their ids are keys)
-        self.stack = "[]"                      # taken when the site is first seen varying
-        self.first: dict[int, tuple] = {}      # n-th call in an iteration -> the first (receiver, inputs, outputs)
-        self.seen: set = set()                 # (receiver, inputs, outputs) already in the ranges
-        self.last: tuple = ()
-        self.varying = False
-        self.iteration, self.calls = -1, 0     # calls of this site in that iteration
-        self.inputs, self.outputs = _Ranges(), _Ranges()
-
-    def row(self) -> list[str]:
-        return [_neutralise(self.name), _relative(self.path), str(self.line), self.stack,
-                self.inputs.text(), self.outputs.text()]
-
-
-_USER_FILE: dict[str, bool] = {}
-
-
-def _user_file(path: str) -> bool:
-    """Not the hook's file and not torch's own (cached per file)."""
-    found = _USER_FILE.get(path)
-    if found is None:
-        absolute = os.path.abspath(path)
-        found = absolute != _HOOK_FILE and not absolute.startswith(_TORCH_DIR)
-        if len(_USER_FILE) < _CACHE_SIZE:
-            _USER_FILE[path] = found
-    return found
-
-
-def _call_stack(frame: Any) -> str:
-    """The user's frames, outermost first, as the vendor writes them: ``['<file F, line N in f>', ...]``."""
-    frames = []
-    while frame is not None:
-        code = frame.f_code
-        if _user_file(code.co_filename):
-            frames.append(f"<file {_relative(code.co_filename)}, line {frame.f_lineno} in {code.co_name}>")
-        frame = frame.f_back
-    return str(frames[::-1])
-
-
-def _main_process() -> bool:
-    try:
-        return multiprocessing.parent_process() is None     # not a spawned DataLoader worker
-    except Exception:
-        return True
+_STEPS = range(MAX_STACK - 1)
+_LONGEST = 2 * MAX_STACK - 1    # the longest path prefix: a code, then a code and a place per frame walked
 
 
 class Detector:
@@ -336,6 +85,8 @@ class Detector:
         self._before: Any = None        # the frame of the call before, and its table
         self._before_table: Optional[dict] = None
         self._generator: tuple = _NO_GENERATOR       # a generator's frame, its caller and its place there, its table
+        self._anchor: Any = None        # the caller of the last frame walked to the loop, and its path
+        self._anchor_prefix: tuple = ()
         self._unrecorded = 0            # paths past the budget remembered as not recorded
         self._new_varying = False
         self._write_failed = False
@@ -389,6 +140,7 @@ class Detector:
         """Call paths stop at ``root``; the tables kept for frames are forgotten (None: no frame is kept)."""
         self._root, self._root_table, self._frame, self._table = root, None, None, None
         self._before, self._before_table, self._generator = None, None, _NO_GENERATOR
+        self._anchor, self._anchor_prefix = None, ()
 
     def _end_iteration(self) -> None:
         self._active = False
@@ -416,7 +168,6 @@ class Detector:
         result that is one tensor) are inlined, and a call from the same frame as the last one reuses its table."""
         if not self._active:
             return func(*args, **kwargs)
-        receiver: tuple = ()
         kind = type(func)
         if kind is _BUILTIN or kind is _METHOD:
             owner = func.__self__
@@ -424,20 +175,24 @@ class Detector:
                 if func.__name__ in SKIPPED_NAMES:
                     return func(*args, **kwargs)
                 try:
-                    receiver = (owner.shape if type(owner) is _Tensor else tuple(owner.shape),)
+                    receiver: tuple = (owner.shape,) if type(owner) is _Tensor else (tuple(owner.shape),)
                 except Exception:             # a nested tensor has no shape
-                    pass
-            elif not ((owner is None and _VERDICTS.get(func)) or _traced(func)):   # torch.cat: cached
+                    receiver = ()
+            elif (owner is None and _VERDICTS.get(func)) or _traced(func):     # torch.cat: cached
+                receiver = ()
+            else:
                 return func(*args, **kwargs)
         elif kind is _FUNCTION:
             if not (_VERDICTS.get(func) or _traced(func)):          # F.relu: cached
                 return func(*args, **kwargs)
-        elif not isinstance(func, _Module) and not _traced(func):
+            receiver = ()
+        elif isinstance(func, _Module) or _traced(func):
+            receiver = ()
+        else:
             return func(*args, **kwargs)
         if _get_ident() != self._thread:
             return func(*args, **kwargs)
         try:
-            frame = _getframe(1)
             if kwargs:
                 inputs = _shapes(args + tuple(kwargs.values()))
             elif len(args) == 1 and type(args[0]) is _Tensor:
@@ -446,7 +201,7 @@ class Detector:
                 except Exception:
                     inputs = ()
             else:
-                inputs = _shapes(args)
+                inputs = _shapes(args) if args else ()
         except Exception:
             return func(*args, **kwargs)
         result = func(*args, **kwargs)
@@ -454,25 +209,35 @@ class Detector:
             if self._active:
                 if type(result) is _Tensor:
                     try:
-                        outputs = (result.shape,)
+                        outputs: tuple = (result.shape,)
                     except Exception:
                         outputs = ()
                 else:
-                    outputs = _shapes((result,))
+                    outputs = () if result is None else _shapes((result,))
+                frame = _getframe(1)
                 table = self._table if frame is self._frame else self._table_of(frame)
                 site = table.get(frame.f_lasti, _UNKNOWN)
                 if site is _UNKNOWN:
                     site = self._new_path(table, frame, name, index)
-                if site is None:
-                    pass
-                elif site.varying:              # only its ranges are left to update (``_compare``, inlined)
-                    full = (receiver, inputs, outputs)
+                    if site is None:
+                        return result
+                elif site is None:
+                    return result
+                full = (receiver, inputs, outputs)
+                if site.varying:                # only its ranges are left to update (``_compare``, inlined)
                     if full != site.last:       # the same shapes as the last call cost one comparison
                         site.last = full
                         if full not in site.seen:
                             self._add(site, full)
+                    return result
+                if site.iteration == self._iteration:   # ``_compare``, inlined: the n-th call of this iteration
+                    nth = site.calls
                 else:
-                    self._compare(site, frame, receiver, inputs, outputs)
+                    site.iteration, nth = self._iteration, 0
+                site.calls = nth + 1
+                first = site.first.get(nth)
+                if full != first:
+                    self._differs(site, frame, full, first, nth)
         except Exception as error:      # never let the detector break the run
             self._stop(f"internal error ({type(error).__name__}: {error}); recording stops here")
         return result
@@ -492,8 +257,13 @@ class Detector:
         loop's own table is kept apart (the loop body's calls alternate with calls from the functions it calls), and
         so is the table of the frame before the last one (a function calls again after a call from a function it
         called). A generator's table is kept while it is resumed from the same place of the same caller (which is
-        no generator's, so its own path cannot have changed): a generator expression's calls on every item."""
-        root, walk, left = self._root, frame, MAX_STACK - 1
+        no generator's, so its own path cannot have changed): a generator expression's calls on every item.
+        A walk stops at a frame whose path is known: the last two frames' (their tables keep their prefix under
+        ``None``) or the anchor's (the caller of the last frame walked to the loop). None of them is a generator's
+        and each is running, so the frames above it are those it was seen with; the prefix is the one a walk to the
+        loop would give, cut at ``MAX_STACK`` frames alike. A new sample's ``__getitem__`` stops at its caller, a
+        transform's ``resize`` at the ``__getitem__`` that called it."""
+        root, walk = self._root, frame
         if frame is root and self._root_table is not None:
             return self._root_table
         if frame is self._before:
@@ -504,17 +274,33 @@ class Detector:
         if frame is generator[0] and frame.f_back is generator[1] and generator[1].f_lasti == generator[2]:
             return generator[3]
         parts = [id(frame.f_code)]
-        while walk is not root and left:   # the frames ``_site`` walks
-            walk = walk.f_back
-            if walk is None:
-                break
-            parts.append(id(walk.f_code))
-            parts.append(walk.f_lasti)
-            left -= 1
-        prefix = tuple(parts)
+        prefix: Optional[tuple] = None
+        held, before, anchor = self._frame, self._before, self._anchor
+        if walk is not root:
+            for _ in _STEPS:            # the frames ``_site`` walks, up to one whose path is known
+                walk = walk.f_back
+                if walk is None:
+                    break
+                parts += (id(walk.f_code), walk.f_lasti)
+                if walk is root:
+                    break
+                if walk is held or walk is before or walk is anchor:
+                    known = self._table[None] if walk is held else self._before_table[None] if walk is before \
+                        else self._anchor_prefix
+                    prefix = (tuple(parts) + known[1:])[:_LONGEST]
+                    break
+            else:
+                walk = None             # cut at MAX_STACK frames: no anchor
+        if prefix is None:
+            prefix = tuple(parts)
+            caller = frame.f_back
+            if walk is not None and caller is not None and caller is not root and len(parts) > 3 \
+                    and not caller.f_code.co_flags & _RESUMABLE:
+                # the path of the caller, kept while it runs: walks from its other callees stop there
+                self._anchor, self._anchor_prefix = caller, prefix[1:2] + prefix[3:]
         table = self._tables.get(prefix)
         if table is None:
-            table = {}
+            table = {None: prefix}
             if len(self._tables) < 4 * self.max_sites:
                 self._tables[prefix] = table
         if frame is root:           # its path is its code alone: the same even when a generator's
@@ -560,14 +346,19 @@ class Detector:
                     self._add(site, full)
             return
         first = site.first.get(nth)
-        if full == first:               # in the ranges since that first call
-            return
+        if full != first:               # else in the ranges since that first call
+            self._differs(site, frame, full, first, nth)
+
+    def _differs(self, site: _Site, frame: Any, full: tuple, first: Optional[tuple], nth: int) -> None:
+        """A call of a site not varying yet whose shapes, ``full``, are not those of the site's first n-th call
+        (``first``, None when this is that first call): into the ranges, and the site varies when its inputs or its
+        result differ (the receiver's shape counts only through the result)."""
         if full not in site.seen:
             self._add(site, full)
         if first is None:
             if nth < MAX_CALLS:
                 site.first[nth] = full
-        elif first[1:] != full[1:]:     # the receiver's shape counts only through the result
+        elif first[1:] != full[1:]:
             site.varying = self._new_varying = True
             site.stack = _call_stack(frame)
 
