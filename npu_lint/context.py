@@ -80,6 +80,18 @@ class FileContext:
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
         return self.parents.get(id(node))
 
+    def in_annotation(self, node: ast.AST) -> bool:
+        """``node`` is (in) a type annotation (``x: Tensor``, ``-> List[Tensor]``, ``y: nn.DataParallel = m``):
+        it names a type, it is no use of the API."""
+        child, parent = node, self.parent(node)
+        while isinstance(parent, (ast.Subscript, ast.Tuple, ast.List, ast.BinOp, ast.Attribute)):
+            child, parent = parent, self.parent(parent)
+        if isinstance(parent, ast.arg):
+            return parent.annotation is child
+        if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return parent.returns is child
+        return isinstance(parent, ast.AnnAssign) and parent.annotation is child
+
     def enclosing(self, node: ast.AST, types: tuple[type, ...]) -> Optional[ast.AST]:
         """The nearest ancestor of ``node`` of one of ``types`` (a function, a class), else None."""
         parent = self.parents.get(id(node))

@@ -38,7 +38,7 @@ class Inventory(Rule):
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef) and (not node.qualname.startswith("torch.") or "__" in node.qualname
-                                         or _in_annotation(node.node, ctx)):
+                                         or ctx.in_annotation(node.node)):
             return   # only torch names are listed; annotations are no use; ``torch.nn.__dict__`` is introspection
         if type(node) is ast.Call and type(node.func) is not ast.Attribute:
             # a call is listed by its method (method_api, probable_method_api); its callee is a reference, but for
@@ -61,18 +61,6 @@ class Inventory(Rule):
             where = node
         row = support_table(ctx.target.release).get(api)
         ctx.collected.append((where, api, row["verdict"] if row else "not listed"))
-
-
-def _in_annotation(node: ast.AST, ctx: FileContext) -> bool:
-    """A type annotation (``x: Tensor``, ``-> List[Tensor]``) is not a use of the API."""
-    child, parent = node, ctx.parent(node)
-    while isinstance(parent, (ast.Subscript, ast.Tuple, ast.List, ast.BinOp, ast.Attribute)):
-        child, parent = parent, ctx.parent(parent)
-    if isinstance(parent, ast.arg):
-        return parent.annotation is child
-    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return parent.returns is child
-    return isinstance(parent, ast.AnnAssign) and parent.annotation is child
 
 
 @dataclass

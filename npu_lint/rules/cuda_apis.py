@@ -290,21 +290,8 @@ class DataParallel(_ApiGroupRule):
                      "from torch.nn import DataParallel\ndef reset(self: DataParallel) -> None:\n    self.module.reset()\n")
 
     def check(self, ref: object, ctx: FileContext) -> None:
-        if isinstance(ref, ast.ImportFrom) or not (_type_test(ref.node, ctx) or _annotation(ref.node, ctx)):
+        if isinstance(ref, ast.ImportFrom) or not (_type_test(ref.node, ctx) or ctx.in_annotation(ref.node)):
             super().check(ref, ctx)
-
-
-def _annotation(node: ast.AST, ctx: FileContext) -> bool:
-    """``node`` is (in) a parameter's or a variable's annotation, or a return annotation: it names a type the code
-    works with, the wrapping is reported where it happens."""
-    child, parent = node, ctx.parent(node)
-    while isinstance(parent, (ast.Subscript, ast.Tuple, ast.BinOp, ast.Attribute)):
-        child, parent = parent, ctx.parent(parent)
-    if isinstance(parent, ast.arg):
-        return parent.annotation is child
-    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return parent.returns is child
-    return isinstance(parent, ast.AnnAssign) and parent.annotation is child
 
 
 def _type_test(node: ast.AST, ctx: FileContext) -> bool:
