@@ -17,7 +17,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
 from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, Summaries,  # noqa: F401  (re-exported)
                                         memo, return_statements)
-from npu_lint.analysis.declared import Declared
+from npu_lint.analysis.declared import PYTHON_SCALARS, Declared
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
 from npu_lint.analysis.callables import Callables
@@ -441,5 +441,4 @@ def _scalar(node: ast.AST, value: Optional[K.Value]) -> bool:
             node.func.attr == "size"):
         return True   # ``x.ndim``, ``x.dim()``, ``x.numel()``, ``x.size(0)``
     return (isinstance(node, ast.Constant) and not isinstance(node.value, type(...))) or _python_number(node) \
-        or (value is not None and value[0] == K.OBJECT and value[1] in ("int", "float", "bool", "str", "bytes",
-                                                                        "complex"))
+        or (value is not None and value[0] == K.OBJECT and value[1] in PYTHON_SCALARS)

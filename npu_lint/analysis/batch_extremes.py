@@ -79,12 +79,14 @@ def _appended_lengths(resolver: "Resolver", name: str, scope: Scope) -> bool:
     function = scope.node
     if function is None:
         return False
+    inner = resolver.scopes.scope_of(function) if resolver.scopes else None
+    if inner is None:
+        return False
     for node in walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1:
-            inner = resolver.scopes.scope_of(function) if resolver.scopes else None
-            if inner is not None and _length_of_loop_item(node.args[0], resolver, inner):   # ``x.shape[1:]`` too
-                return True
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1 \
+                and _length_of_loop_item(node.args[0], resolver, inner):   # ``x.shape[1:]`` too
+            return True
     return False
 
 
@@ -133,7 +135,11 @@ def _items_of_items(node: ast.AST) -> bool:
             inner.target, ast.Name) and _indexes(node.elt, bound, inner.target.id)
     if isinstance(inner.iter, ast.Name):
         return inner.iter.id in bound and _tensor_size(node.elt)
-    return any(isinstance(n, ast.Name) and n.id in bound for n in walk(inner.iter))
+    part = inner.iter   # ``s["images"]``, ``s.images``: a named part of the item (``row[1:]`` is a grid's slice)
+    while isinstance(part, (ast.Subscript, ast.Attribute)) and not (
+            isinstance(part, ast.Subscript) and isinstance(part.slice, ast.Slice)):
+        part = part.value
+    return isinstance(part, ast.Name) and part.id in bound
 
 
 def _indexes(element: ast.AST, items: set[str], index: str) -> bool:

@@ -32,7 +32,7 @@ _CONTAINERS = frozenset({"torch.nn.Module", "torch.nn.Sequential", "torch.nn.Mod
 CLASSED = (K.OBJECT, K.MODULE, K.OPTIMIZER, K.DATASET, K.LOADER, K.SCHEDULER, K.SAMPLER)
 
 
-_PYTHON_SCALARS = frozenset({"int", "float", "bool", "str", "bytes", "complex"})
+PYTHON_SCALARS = frozenset({"int", "float", "bool", "str", "bytes", "complex"})
 
 
 class Declared:
@@ -74,7 +74,7 @@ class Declared:
         elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
             arms = [arm for arm in (annotation.left, annotation.right) if not _is_none(arm)]
             return K.join([self.annotation_value(arm, scope) for arm in arms]) if arms else None
-        if isinstance(annotation, ast.Name) and annotation.id in _PYTHON_SCALARS \
+        if isinstance(annotation, ast.Name) and annotation.id in PYTHON_SCALARS \
                 and self.binding(annotation, scope) is None:
             return K.OBJECT, annotation.id   # ``n: int``: no tensor, whatever a caller passes
         name = self.qualname(annotation, scope)

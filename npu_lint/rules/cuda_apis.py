@@ -71,8 +71,9 @@ class CudaApiRedirected(_ApiGroupRule):
 
     What it does:
         Flags calls and attributes under ``torch.cuda`` that ``transfer_to_npu`` redirects to
-        ``torch_npu.npu`` for the target torch-npu release, and ``from torch.cuda import ...`` of them (once
-        per import statement; every rule on ``torch.cuda`` names reports such imports of its names).
+        ``torch_npu.npu`` for the target torch-npu release, and ``from torch.cuda import ...`` statements (once
+        per statement, by the rule of the statement's first CUDA name: ``from torch.cuda import amp, Stream`` is
+        NPU212's).
     Why it matters on NPU:
         Without ``from torch_npu.contrib import transfer_to_npu`` these calls talk to a CUDA runtime
         that does not exist on an Ascend host; with it they work, but only from the release named

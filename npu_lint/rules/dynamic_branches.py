@@ -106,8 +106,9 @@ class DataDependentBranch(Rule):
         ``if torch.sum(mask) == 0:``, ``if torch.any(weight > 0):``, ``if done.all().item(): return ...``) when
         an arm runs tensor operators, or the function runs them after an early ``return`` the test decides.
         Left alone: tests of shapes, dtypes, devices or Python values, a bare name (``if mask:``),
-        numerical guards (``isnan``/``isinf``/``isfinite``), arms that only raise, warn or log, and the jumps
-        NPU413 reports (``continue``/``break`` ending the arm).
+        numerical guards (``isnan``/``isinf``/``isfinite``), arms that only raise, warn or log, and arms that end
+        in ``continue``/``break`` (a loop's skip or stop: NPU413's, which leaves loader, training and ``while``
+        loops alone on purpose).
     Why it matters on NPU:
         The test reads a device value back to the host (a sync that stalls the operator queue), and which
         operators the step runs then depends on the batch: a captured graph (``torch.compile``, graph mode)
@@ -141,7 +142,9 @@ class DataDependentBranch(Rule):
                  "import torch\ndef gen(model, tokens: torch.Tensor, done: torch.Tensor):\n"
                  "    if done.all().item():\n        return tokens\n    nxt = model(tokens)\n"
                  "    return torch.cat([tokens, nxt], -1)\n",
-                 "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x / 255\n    return x\n")
+                 "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x / 255\n    return x\n",
+                 "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    if m.any():\n        x = torch.log(x)\n"
+                 "    return x\n")
     must_not_fire = (# shapes, Python values, a bare name, a numerical guard, an arm that only raises or logs
                      "import torch\ndef f(x: torch.Tensor):\n    if x.numel() == 0:\n        return x.new_zeros(1)\n"
                      "    return x.sum()\n",
@@ -154,6 +157,7 @@ class DataDependentBranch(Rule):
                      "        raise ValueError('negative')\n    return x.sqrt()\n",
                      "import logging\nimport torch\ndef f(x: torch.Tensor):\n    if x.sum() > 1e6:\n"
                      "        logging.warning('large %s', x.sum().item())\n",
+                     "import torch\ndef f(x: torch.Tensor, log):\n    if x.sum() > 1e6:\n        log.info('large')\n",
                      # NPU413's jumps; numpy values; a test at module level
                      "import torch\ndef f(probs: torch.Tensor, labels: torch.Tensor, C):\n    out = []\n"
                      "    for c in range(C):\n        fg = labels == c\n        if fg.sum() == 0:\n            continue\n"
@@ -167,9 +171,8 @@ class DataDependentBranch(Rule):
         if not ctx.uses_torch or ctx.enclosing(node, FUNCTION_TYPES) is None:
             return
         if node.body and isinstance(node.body[-1], (ast.Continue, ast.Break)) \
-                and ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)) is not None \
                 and isinstance(ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS):
-            return   # NPU413's
+            return   # a loop's skip or stop: NPU413's
         if not _may_read_value(node.test):
             return   # ``if x is None:``, ``if self.training:``: no tensor value read
         test = _tensor_test(node.test, ctx, bare_names=False)
@@ -226,7 +229,18 @@ def _after(node: ast.AST, ctx: FileContext) -> list[ast.stmt]:
         statement = parent
 
 
-_HOST_CALLS = frozenset({"print", "warn", "warning", "info", "debug", "error", "exception", "log", "critical"})
+_HOST_CALLS = frozenset({"warn", "warning", "info", "debug", "error", "exception", "log", "critical"})
+
+
+def _host_call(call: ast.Call, ctx: FileContext) -> bool:
+    """``print(...)``, ``logging.info(...)``, ``warnings.warn(...)``, ``logger.warning(...)`` on a receiver that is
+    no tensor (``torch.log(x)`` and ``x.log()`` are tensor operators)."""
+    func = call.func
+    name = ctx.resolver.qualname(func) or ""
+    if name == "print" or name.startswith(("logging.", "warnings.")):
+        return True
+    return isinstance(func, ast.Attribute) and func.attr in _HOST_CALLS and not name.startswith("torch.") \
+        and ctx.resolver.kind_of(func.value) not in K.TENSORS
 
 
 def _tensor_work(statement: ast.stmt, ctx: FileContext) -> bool:
@@ -242,10 +256,8 @@ def _tensor_work(statement: ast.stmt, ctx: FileContext) -> bool:
     while stack:
         current = stack.pop()
         if isinstance(current, ast.Call):
-            func = current.func
-            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-            if name in _HOST_CALLS:
-                continue
+            if _host_call(current, ctx):
+                continue   # a log line or a warning: what its arguments compute is read back, not kept
             if ctx.resolver.kind_of(current) in K.TENSORS:
                 return True
         elif isinstance(current, (ast.BinOp, ast.UnaryOp, ast.Subscript)) and ctx.resolver.kind_of(current) in K.TENSORS:

@@ -12,6 +12,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, length_expr, loop_position,
                                         made_tensor, whole_chunks)
 from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.loop_arms import other_arms
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 # The last word of a name that holds no tensor data (lists of names, parameters, modules, text).
@@ -273,6 +274,8 @@ class GrowingTensor(Rule):
                      "import torch\nfor _ in range(n):\n    out = torch.cat([a, b], dim=1)\n",
                      "import torch\nfor i in range(n):\n    if i % 8:\n        h = torch.cat([h, a], 1)\n"
                      "    else:\n        h = a\n",   # the arm changes with the loop: the value is reset
+                     "import random\nimport torch\nfor _ in range(n):\n    if random.random() < 0.5:\n"
+                     "        h = torch.cat([h, a], 1)\n    else:\n        h = a\n",
                      "import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)[:, -10:]\n",
                      "import torch\nfor block, skip in zip(blocks, skips):\n    h = torch.cat([h, skip], dim=1)\n"
                      "    h = block(h)\n",
@@ -423,7 +426,7 @@ class GrowingTensor(Rule):
                 return False    # a loop over a list of items (conditions, layers): the same shapes every call
             if text in {ast.unparse(n) for n in walk(loop.target)}:
                 return False
-        exclusive = _other_arms(loop, statement)
+        exclusive = other_arms(loop, statement)
         for child in walk(loop):
             if child is statement or id(child) in exclusive:
                 continue
@@ -432,17 +435,3 @@ class GrowingTensor(Rule):
                 if any(ast.unparse(n) == text for target in targets for n in walk(target)):
                     return False
         return True
-
-
-def _other_arms(loop: ast.AST, statement: ast.AST) -> set[int]:
-    """The nodes in the other arm of each ``if`` around ``statement`` inside the loop whose test reads nothing the
-    loop assigns (``if incremental: x = cat([x, y]) else: x = y``: a run takes the same arm every iteration)."""
-    assigned = {n.id for n in walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
-    found: set[int] = set()
-    for node in walk(loop):
-        if not isinstance(node, ast.If) or {n.id for n in walk(node.test) if isinstance(n, ast.Name)} & assigned:
-            continue
-        for arm, other in ((node.body, node.orelse), (node.orelse, node.body)):
-            if any(statement is n for s in arm for n in walk(s)):
-                found.update(id(n) for s in other for n in walk(s))
-    return found

@@ -237,6 +237,8 @@ class PadToBatchMax(ValueFlow):
                      # the cells of a grid (not each item's parts)
                      "import torch\ndef f(grid):\n    m = max(len(c) for row in grid for c in row)\n"
                      "    return torch.zeros(m)\n",
+                     "import torch\ndef f(grid):\n    m = max(len(c) for row in grid for c in row[1:])\n"
+                     "    return torch.zeros(m)\n",
                      "import numpy as np\nimport torch\ndef f(layers):\n    widths = []\n    for layer in layers:\n"
                      "        widths.append(layer.width)\n    return torch.zeros(np.array(widths).max(axis=0))\n",
                      "import torch\nfrom transformers import DataCollatorWithPadding\n"
@@ -398,7 +400,7 @@ class PadToBatchMax(ValueFlow):
 def _chosen_functions(func: ast.Name, ctx: FileContext) -> tuple[str, ...]:
     """``pad_fn = pad_sequence if right else left_pad``: the qualified names a local function variable may hold."""
     binding = ctx.resolver.binding(func)
-    value = binding.value if binding is not None and binding.tag == "value" and not binding.path else None
+    value = binding.value if binding is not None and binding.tag == VALUE and not binding.path else None
     arms = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value] if isinstance(
         value, ast.Attribute) else []
     return tuple(name for arm in arms for name in [ctx.resolver.qualname(arm, binding.scope)] if name)
