@@ -27,7 +27,7 @@ _TORCH_IMPORT = re.compile(  # ``import torch``, ``from torch.nn import x``, ``i
 
 
 _STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
-_TORCH_REFERENCE = re.compile(r"\btorch\.\w")
+_TORCH_REFERENCE = re.compile(r"^[^#\n]*\btorch\.\w", re.MULTILINE)   # before any comment on its line
 
 
 def uses_torch(source: str) -> bool:

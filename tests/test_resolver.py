@@ -125,6 +125,7 @@ def test_tensor_receivers(source, line, expected):
     # torch through a star import, used; a star import alone, or torch only named in a comment, is not
     ("from .data.all import *\ndevice = torch.device('cuda', 0)\n", True),
     ("from .core import *\nx = 1\n", False), ("import os\n# see torch.cuda\n", False),
+    ("from .core import *\nd = 'cuda'  # like torch.device('cuda')\n", False),
 ])
 def test_which_files_use_torch(source, expected):
     from npu_lint.context import uses_torch
