@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import LOOP, VALUE, Scope
 
@@ -131,8 +132,8 @@ def _items_of_items(node: ast.AST) -> bool:
     outer, inner = generators
     bound = {n.id for n in walk(outer.target) if isinstance(n, ast.Name)}
     if isinstance(inner.iter, ast.Call):
-        return isinstance(inner.iter.func, ast.Name) and inner.iter.func.id == "range" and isinstance(
-            inner.target, ast.Name) and _indexes(node.elt, bound, inner.target.id)
+        return is_range(inner.iter) and isinstance(inner.target, ast.Name) and _indexes(node.elt, bound,
+                                                                                           inner.target.id)
     if isinstance(inner.iter, ast.Name):
         return inner.iter.id in bound and _tensor_size(node.elt)
     part = inner.iter   # ``s["images"]``, ``s.images``: a named part of the item (``row[1:]`` is a grid's slice)

@@ -49,3 +49,8 @@ def constant_index(index: ast.AST) -> bool:
     if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
         index = index.operand
     return isinstance(index, ast.Constant) and type(index.value) is int
+
+
+def is_range(node: ast.AST) -> bool:
+    """``range(...)``: a count of steps."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"

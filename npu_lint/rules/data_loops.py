@@ -10,6 +10,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.data_shapes import data_shaped
+from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
@@ -41,8 +42,7 @@ def loop_over_counted_items(loop: ast.For, ctx: FileContext) -> Optional[tuple[a
     if function is None or len(sources) != 1:
         return None
     source = sources[0]
-    if not (isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range"
-            and len(source.args) == 1 and not source.keywords):
+    if not (is_range(source) and len(source.args) == 1 and not source.keywords):
         return None
     count = source.args[0]
     read = _size_read(count) or _bound_size_read(count, loop, ctx)

@@ -6,10 +6,11 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.dynamic_values import FAMILY, last_name
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TESTS = frozenset({"torch.any", "torch.all", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.equal"})
@@ -87,7 +88,7 @@ class DataDependentSkip(Rule):
         sources = ctx.resolver.loop_sources(loop.iter)
         if ctx.resolver.kind_of(sources[0]) in (K.LOADER, K.BATCH, K.TENSOR, K.MASK) or _trains(loop):
             return   # a bad batch skipped; a loop over a tensor's items (its count is the finding, NPU401/NPU403)
-        if isinstance(jump, ast.Break) and not any(_is_range(source) for source in sources):
+        if isinstance(jump, ast.Break) and not any(is_range(source) for source in sources):
             return   # stopping a walk over an iterator (a stop signal of the data) is not a step count
         if not (_runs_after(node, loop, ctx) or (isinstance(jump, ast.Break) and _calls_in(loop, node))):
             return
@@ -176,11 +177,11 @@ class DataDependentBranch(Rule):
         if not _may_read_value(node.test):
             return   # ``if x is None:``, ``if self.training:``: no tensor value read
         test = _tensor_test(node.test, ctx, bare_names=False)
-        if test is None or _guard(node.test, ctx):
+        if test is None or _guard(node.test):
             return
         arms = node.body + node.orelse
         if node.body and isinstance(node.body[-1], ast.Return):
-            arms = arms + _after(node, ctx)   # what an early return skips
+            arms = arms + _later(node, ctx.enclosing(node, FUNCTION_TYPES), ctx)   # what an early return skips
         if not any(_tensor_work(statement, ctx) for statement in arms):
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
@@ -198,34 +199,26 @@ def _may_read_value(test: ast.AST) -> bool:
 _GUARDS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "nan_to_num"})
 
 
-def _guard(test: ast.AST, ctx: FileContext) -> bool:
+def _guard(test: ast.AST) -> bool:
     """A numerical guard (``torch.isnan(loss).any()``, ``not torch.isfinite(x).all()``): a path that is not taken
     in a healthy run."""
-    for node in walk(test):
-        if isinstance(node, ast.Call):
-            name = node.func.attr if isinstance(node.func, ast.Attribute) else \
-                node.func.id if isinstance(node.func, ast.Name) else ""
-            if name in _GUARDS:
-                return True
-    return False
+    return any(isinstance(node, ast.Call) and last_name(node.func) in _GUARDS for node in walk(test))
 
 
-def _after(node: ast.AST, ctx: FileContext) -> list[ast.stmt]:
-    """The statements that run after ``node`` in its enclosing blocks, up to its function."""
+def _later(node: ast.AST, stop: Optional[ast.AST], ctx: FileContext) -> list[ast.stmt]:
+    """The statements that run after ``node`` in its enclosing blocks, up to ``stop`` (a loop or a function)."""
     later: list[ast.stmt] = []
     statement = node
     while True:
         parent = ctx.parent(statement)
-        if parent is None or isinstance(parent, FUNCTION_TYPES):
-            for field in ("body",):
-                block = getattr(parent, field, None) if parent is not None else None
-                if isinstance(block, list) and statement in block:
-                    later.extend(block[block.index(statement) + 1:])
+        if parent is None:
             return later
         for field in ("body", "orelse", "finalbody"):
             block = getattr(parent, field, None)
             if isinstance(block, list) and statement in block:
                 later.extend(block[block.index(statement) + 1:])
+        if parent is stop:
+            return later
         statement = parent
 
 
@@ -269,11 +262,6 @@ def _tensor_work(statement: ast.stmt, ctx: FileContext) -> bool:
     return False
 
 
-def _is_range(source: ast.AST) -> bool:
-    """``range(n)``: a count of steps a tensor's value may cut short."""
-    return isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range"
-
-
 def _trains(loop: ast.AST) -> bool:
     """The loop is a training loop: it calls ``.backward()`` or ``.step()``."""
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("backward", "step")
@@ -282,20 +270,7 @@ def _trains(loop: ast.AST) -> bool:
 
 def _runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
     """The loop's body runs a call after the ``if`` (what the jump skips)."""
-    statement: ast.AST = node
-    while True:
-        parent = ctx.parent(statement)
-        if parent is None:
-            return False
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(parent, field, None)
-            if isinstance(block, list) and statement in block:
-                later = block[block.index(statement) + 1:]
-                if any(isinstance(n, ast.Call) for s in later for n in walk(s)):
-                    return True
-        if parent is loop:
-            return False
-        statement = parent
+    return any(isinstance(n, ast.Call) for s in _later(node, loop, ctx) for n in walk(s))
 
 
 def _calls_in(loop: ast.AST, node: ast.If) -> bool:
