@@ -45,6 +45,7 @@ class FileContext:
         self.target = target
         self.uses_torch = uses_torch(source)
         self.resolver = Resolver()
+        self.resolver.source = source
         self.parents: dict[int, ast.AST] = {}
         self.findings: list[Finding] = []
         self.noqa_spans: dict[Finding, tuple[int, int]] = {}

@@ -90,6 +90,9 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._local_classes: dict[str, ast.ClassDef] = {}
         self._frames: Optional[bool] = None   # the file imports pandas/polars (memo of _has_frames)
         self._parents: dict[str, str] = {}   # a project class -> its base (a project class or a torch class)
+        self.source: Optional[str] = None   # the module's text, when the caller has it (finds nested calls fast)
+        self._nested: set[str] = set()   # the function names whose calls inside expressions are indexed
+        self._call_lines: Optional[object] = None   # where calls by name are (summaries.CallLines), built once
 
     # -- building ------------------------------------------------------------------------
     def attach(self, tree: ast.AST, scopes: Optional[Scopes] = None) -> None:
@@ -110,6 +113,8 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._summarising.clear()
         self._summaries.clear()
         self._call_index = None
+        self._nested.clear()
+        self._call_lines = None
         self._adders = None
         self._local_classes.clear()
         self._frames = None

@@ -36,3 +36,29 @@ def test_a_function_padding_results_it_built_itself_is_no_padding_helper():
               "    outs = [outs[i] for i in range(len(outs))]\n    return pad_sequence(outs, batch_first=True)\n"
               "def run(model, x):\n    return generate(model, x, 8)\n")
     assert [line for line, _ in findings(source)] == [8]
+
+
+def test_a_maximum_given_to_a_padding_helper_of_the_file_is_reported_at_each_callers_maximum():
+    # the helper called inside a comprehension and a loop body (no statement-level call), by keyword and position
+    source = ("import torch\ndef pad_to(x, pad_len=10):\n    n = pad_len - x.shape[0]\n"
+              "    return torch.cat([x, x.new_zeros(n)])\n"
+              "def collate(samples):\n    m = max([len(s) for s in samples])\n"
+              "    return torch.stack([pad_to(s, pad_len=m) for s in samples])\n"
+              "def collate_loop(samples):\n    m = max(len(s) for s in samples)\n    out = []\n"
+              "    for s in samples:\n        out.append(pad_to(s, m))\n    return out\n")
+    assert findings(source) == [
+        (6, "the batch maximum max([len(s) for s in samples]) sizes new_zeros() at line 4 (in pad_to())"),
+        (9, "the batch maximum max((len(s) for s in samples)) sizes new_zeros() at line 4 (in pad_to())")]
+
+
+def test_a_maximum_kept_in_self_for_another_method_is_reported_where_it_is_computed():
+    source = ("import torch\ndef pad_to(x, pad_len):\n    return torch.cat([x, x.new_zeros(pad_len - x.shape[0])])\n"
+              "class PadChunk:\n    def before_call(self, b):\n        self.max_len = max(x.shape[0] for x in b)\n"
+              "    def encodes(self, x: torch.Tensor):\n        return pad_to(x, pad_len=self.max_len)\n")
+    assert [line for line, _ in findings(source)] == [6]
+
+
+def test_a_helper_given_a_fixed_length_inside_a_comprehension_is_not_padding_to_the_batch():
+    source = ("import torch\ndef pad_to(x, pad_len=10):\n    return torch.cat([x, x.new_zeros(pad_len - x.shape[0])])\n"
+              "def collate(samples):\n    return torch.stack([pad_to(s, pad_len=128) for s in samples])\n")
+    assert findings(source) == []

@@ -623,3 +623,27 @@ def test_iterating_what_a_function_returns(source, kind):
 ])
 def test_conditional_expressions_narrow_their_body(source, kind):
     assert probe(source) == kind
+
+
+@pytest.mark.parametrize("call", [
+    "torch.stack([helper(x, n) for x in items])",     # inside a comprehension
+    "out.append(helper(items[0], n))",                # an argument of another call
+    "torch.cat([helper(items[0], n), items[1]])",     # inside a list
+    "helper(items[0], n) if items else None",         # inside an expression
+])
+def test_a_parameter_takes_what_calls_inside_expressions_pass(call: str) -> None:
+    """Summaries see every call of the file's function, not only statement-level ones (``y = f(x)``)."""
+    source = ("import torch\ndef helper(x, size):\n    probe(size)\n"
+              f"def caller(items, out):\n    n = int(items[0].sum())\n    {call}\n")
+    assert ("host", "int(items[0].sum())") in flows(source)
+
+
+@pytest.mark.parametrize("call", [
+    "torch.stack([other(x, n) for x in items])",      # another function of the same name's length
+    "torch.stack([obj.helper_two(x, n) for x in items])",
+    "# helper(items[0], n) in a comment",
+])
+def test_calls_of_other_names_fill_no_parameter(call: str) -> None:
+    source = ("import torch\ndef helper(x, size):\n    probe(size)\ndef other(x, size):\n    return x\n"
+              f"def caller(items, out, obj):\n    n = int(items[0].sum())\n    {call}\n")
+    assert flows(source) == []

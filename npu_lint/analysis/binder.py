@@ -94,6 +94,7 @@ class _Binder:
     def statement(self, node: ast.stmt, scope: Scope, stack: list) -> None:
         kind = type(node)
         value = getattr(node, "value", None)
+        self.scopes.statements.append((node, scope))
         if type(value) is ast.Call and kind in _CALL_STATEMENTS:
             self.scopes.calls.append((value, scope))
         if value is not None and kind in _CALL_STATEMENTS:

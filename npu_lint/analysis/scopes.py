@@ -74,6 +74,7 @@ class Scopes:
         self.by_node: dict[int, Scope] = {id(tree): self.module}
         self.star_imports: list[str] = []
         self.calls: list[tuple[ast.Call, Scope]] = []   # statement-level calls (``y = f(x)``, ``f(x)``), for summaries
+        self.statements: list[tuple[ast.stmt, Scope]] = []   # every statement, depth first in source order
         self._outer: dict[tuple[int, str], Optional[Binding]] = {}
         self._reaching: dict[tuple[Scope, str, Optional[Position]], list[Binding]] = {}   # keeps its scopes alive
         self._api_roots: Optional[frozenset[str]] = None
@@ -89,6 +90,7 @@ class Scopes:
             scope.parent = scope.cls = None
         self.by_node.clear()
         self.calls.clear()
+        self.statements.clear()
         self._outer.clear()
         self._reaching.clear()
 

@@ -9,10 +9,12 @@ scopes; kept apart so that the model's two halves (names and values, summaries) 
 from __future__ import annotations
 
 import ast
+import bisect
+import re
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.scopes import CLASS, DEF, Binding, Scope
+from npu_lint.analysis.scopes import CLASS, DEF, Binding, Scope, Scopes
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -68,16 +70,28 @@ class Summaries:
         return K.join(known) if known else None
 
     def call_sites(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
-        """The file's statement-level calls of ``function`` (``f(x)``, ``self.f(x)``, a module's ``forward``
-        through ``self.block(x)`` or ``model(x)``), with the scope of each and how many leading parameters the
-        call fills implicitly (1 for ``self``)."""
+        """The file's calls of ``function`` (``f(x)``, ``self.f(x)``, a module's ``forward`` through
+        ``self.block(x)`` or ``model(x)``), with the scope of each and how many leading parameters the call fills
+        implicitly (1 for ``self``): the statement-level calls (``y = f(x)``), and for a function of the file the
+        calls inside expressions too (``torch.stack([pad(x, m) for x in items])``, ``out.append(f(x))``), found
+        once per name."""
         if self._call_index is None:
             self._call_index = {}
             for call, scope in (self.scopes.calls if self.scopes else ()):
-                target = self._callee(call, scope)
-                if target is not None:
-                    self._call_index.setdefault(id(target[0]), []).append((call, scope, target[1]))
+                self._index_call(call, scope)
+        name = getattr(function, "name", None)
+        if name is not None and name not in self._nested and self.scopes is not None:
+            self._nested.add(name)
+            if self._call_lines is None:
+                self._call_lines = CallLines(self.scopes, self.source)
+            for call, scope in nested_calls(self.scopes, self._call_lines, name):
+                self._index_call(call, scope)
         return self._call_index.get(id(function), [])
+
+    def _index_call(self, call: ast.Call, scope: Scope) -> None:
+        target = self._callee(call, scope)
+        if target is not None:
+            self._call_index.setdefault(id(target[0]), []).append((call, scope, target[1]))
 
     def _callee(self, call: ast.Call, scope: Scope) -> Optional[tuple[ast.AST, int]]:
         func = call.func
@@ -255,6 +269,93 @@ class Summaries:
 
 _CLASS_KINDS = (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER, K.LOADER, K.AUTOGRAD, K.DISTRIBUTION,
                 K.INSTANCE)
+
+
+_CALL_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)   # as the binder's
+_BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})   # statements: walked as statements
+
+
+class CallLines:
+    """Where a module's calls by name are, built once per module: the lines on which ``name(`` occurs (from its
+    text; every line of a statement without it) and the statement that owns such a line (a simple statement
+    all its lines, a compound one its header)."""
+
+    def __init__(self, scopes: "Scopes", source: Optional[str]) -> None:
+        self.by_name: Optional[dict[str, list[int]]] = None
+        if source is not None:
+            self.by_name = {}
+            line, position = 1, 0
+            for match in _CALLED.finditer(source):
+                line += source.count("\n", position, match.start())
+                position = match.start()
+                self.by_name.setdefault(match.group(1), []).append(line)
+        self.statements_ = scopes.statements   # depth first: in the order of their first lines
+        self.starts = [statement.lineno for statement, _ in self.statements_]
+
+    def statements(self, name: str) -> list[tuple[ast.stmt, Scope]]:
+        """The statements on whose own lines ``name(`` may be called, each once, in source order."""
+        if self.by_name is None:
+            return list(self.statements_)
+        found: dict[int, tuple[ast.stmt, Scope]] = {}
+        for line in self.by_name.get(name, ()):
+            last = bisect.bisect_right(self.starts, line) - 1
+            if last < 0:
+                continue
+            first = last
+            while first > 0 and self.starts[first - 1] == self.starts[last]:
+                first -= 1   # ``a = 1; b = f(x)``: every statement starting on that line
+            for entry in self.statements_[first:last + 1]:
+                if _own_end(entry[0]) >= line:
+                    found.setdefault(id(entry[0]), entry)
+        return list(found.values())
+
+
+def _own_end(statement: ast.stmt) -> int:
+    """The last line a statement owns: all of a simple statement, the header of a compound one."""
+    last = statement.end_lineno or statement.lineno
+    for field in _BODIES:
+        block = getattr(statement, field, None)
+        if isinstance(block, list) and block and isinstance(block[0], ast.AST):
+            last = min(last, block[0].lineno - 1)
+    return max(last, statement.lineno)
+
+
+_CALLED = re.compile(r"\b([A-Za-z_][A-Za-z_0-9]*)\s*\(")
+
+
+def nested_calls(scopes: "Scopes", lines: CallLines, name: str) -> list[tuple[ast.Call, Scope]]:
+    """The calls ``name(...)`` / ``x.name(...)`` inside expressions (not a statement's own value, which
+    ``scopes.calls`` holds), with the scope each runs in (a comprehension's or a lambda's own)."""
+    found: list[tuple[ast.Call, Scope]] = []
+    for statement, scope in lines.statements(name):
+        own = statement.value if type(statement) in _CALL_STATEMENTS else None
+        stack: list[tuple[ast.AST, Scope]] = [(child, scope) for field, child in _expression_fields(statement)]
+        while stack:
+            node, inner = stack.pop()
+            if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
+                inner = scopes.open_expression_scope(node, inner)
+            elif type(node) is ast.Call and node is not own:
+                func = node.func
+                if (type(func) is ast.Name and func.id == name) or (type(func) is ast.Attribute and func.attr == name):
+                    found.append((node, inner))
+            for child in ast.iter_child_nodes(node):
+                if not isinstance(child, ast.stmt):
+                    stack.append((child, inner))
+    return found
+
+
+def _expression_fields(statement: ast.stmt) -> list[tuple[str, ast.AST]]:
+    """The parts of a statement that are no statement lists (a function's decorators and defaults, an ``if``'s
+    test, a ``for``'s target and iterable, an assignment's targets and value)."""
+    parts: list[tuple[str, ast.AST]] = []
+    for field, value in ast.iter_fields(statement):
+        if field in _BODIES:
+            continue
+        if isinstance(value, list):
+            parts.extend((field, item) for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt))
+        elif isinstance(value, ast.AST):
+            parts.append((field, value))
+    return parts
 
 
 def _qualified(scope: Scope) -> str:

@@ -94,10 +94,10 @@ class FactsCache:
             return None
         if keep is not None and keep.wants(source):
             scopes = Scopes(tree)
-            facts = extract(tree, module.name, module.relative, module.is_package, scopes, self.light)
+            facts = extract(tree, module.name, module.relative, module.is_package, scopes, self.light, source)
             keep.put(module.path, source, tree, scopes)
         else:
-            facts = extract(tree, module.name, module.relative, module.is_package, None, self.light)
+            facts = extract(tree, module.name, module.relative, module.is_package, None, self.light, source)
         if self.folder is not None:   # without a cache folder nothing is kept twice
             self.entries[str(module.path)] = (*stamp, "py", _plain(facts))
             self.changed = True

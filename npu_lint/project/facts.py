@@ -444,8 +444,10 @@ def _declared_class(annotation: ast.AST) -> ast.AST:
 
 
 def extract(tree: ast.Module, module: str, relative: str, is_package: bool,
-            scopes: Optional[Scopes] = None, light: bool = False) -> ModuleFacts:
+            scopes: Optional[Scopes] = None, light: bool = False, source: Optional[str] = None) -> ModuleFacts:
     """The facts of one parsed module (``scopes``: its bound scopes, when the caller has them). ``light``: without
     the functions' calls and torch references, which only the call graph (``-m third_party``) follows; every
     other fact is the same (the objects calls pass to other modules included: every expression is walked)."""
-    return Extractor(module, relative, is_package, light).run(tree, scopes)
+    extractor = Extractor(module, relative, is_package, light)
+    extractor.resolver.source = source   # the model finds the calls of a function inside expressions by its text
+    return extractor.run(tree, scopes)

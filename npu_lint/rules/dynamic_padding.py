@@ -138,7 +138,10 @@ class PadToBatchMax(ValueFlow):
         A maximum (or minimum) computed in the function that sizes, pads, slices or crops with it is reported
         once, on the line that computes it -- the line a fixed length or a bucket replaces -- and the message
         names the lines it sizes (``the batch maximum max(len(s) for s in batch) sizes torch.zeros() at line 14
-        and pads a list at line 17``). A maximum that sizes nothing (only printed or logged) is not reported.
+        and pads a list at line 17``). So is a maximum handed down: given to one of the file's functions that
+        sizes a tensor with it (``[pad_to(x, m) for x in items]``: ``sizes new_zeros() at line 4 (in pad_to())``,
+        one finding per caller's maximum) or kept in ``self.max_len`` for another method. A maximum that sizes
+        nothing (only printed or logged) is not reported.
         When the maximum comes from elsewhere (a helper of the file returns it), the first line it sizes is
         reported; the call of a helper that pads its items to their longest is reported at the call, naming
         the helper and, for a helper of another module of the project (found through the project index), the
@@ -230,6 +233,10 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef collate(batch):\n    lens = torch.tensor([len(b) for b in batch])\n"
                  "    m = lens.max().item()\n    return torch.zeros(len(batch), m)\n",
                  "import torch\ndef trim(batch, ids):\n    m = max(len(x) for x in batch)\n    return ids[:, :m]\n",
+                 # the file's helper given the batch maximum inside a comprehension (reported at the maximum)
+                 "import torch\ndef pad_to(x, n):\n    return torch.cat([x, x.new_zeros(n - x.shape[0])])\n"
+                 "def collate(items):\n    m = max(len(x) for x in items)\n"
+                 "    return torch.stack([pad_to(x, m) for x in items])\n",
                  # a helper of another module given the batch maximum
                  "import torch\nfrom .utils import pad_to_length\ndef collate(batch):\n"
                  "    m = max(len(x) for x in batch)\n    return torch.stack([pad_to_length(x, m) for x in batch])\n")
@@ -318,19 +325,25 @@ class PadToBatchMax(ValueFlow):
 
     def _once(self, node: ast.AST, origin: tuple, verb: str, what: str, ctx: FileContext) -> None:
         """One finding per batch maximum (or minimum). Computed in the function of the place it sizes, crops or
-        pads (``node``), it is reported where it is computed -- the line a fixed length replaces -- and the
-        message names every line it sizes; computed elsewhere (the file's helper returns it), at ``node``."""
+        pads (``node``), or in a function that hands it down (a caller passing it to a padding helper, a method
+        keeping it in ``self.x``), it is reported where it is computed -- the line a fixed length replaces -- and
+        the message names every line it sizes; computed by a helper that returns it, at ``node``."""
         if _in_assertion(node, ctx):
             return      # the expected value of a test: no batch is built
         extreme = origin[1]
         reported = ctx.scratch.setdefault("batch_max_reported", {})
         sink = f"{verb} at line {node.lineno}"
         if not _same_function(extreme, node, ctx):
-            if id(extreme) not in reported:
+            function = ctx.enclosing(node, FUNCTION_TYPES)
+            if function is not None and _passed_down(extreme, node, ctx):
+                sink = f"{verb} at line {node.lineno} (in {function.name}())"   # a caller's maximum: reported there
+            elif id(extreme) not in reported:
                 reported[id(extreme)] = None
                 ctx.report(node, self.message.format(what=f"{what} ({origin_text(origin)}, line "
                                                           f"{extreme.lineno})"), "padding")
-            return
+                return
+            else:
+                return
         entry = reported.get(id(extreme), ...)
         if entry is None:
             return      # already reported at a sink (the maximum came from elsewhere)
@@ -388,13 +401,46 @@ class PadToBatchMax(ValueFlow):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
         elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
                                                      and node.func.attr in _SIZED_METHODS and not name):
-            origin = self._flow(size_args(node, name or None), node, ctx)
-            if origin is not None:
-                verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
+            verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
+            for origin in self._flows(size_args(node, name or None), ctx):   # each caller's maximum
                 self._once(node, origin, verb, "this tensor is sized by the batch maximum", ctx)
 
     def _report(self, node: ast.Call, what: str, ctx: FileContext) -> None:
         ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "padding")
+
+    def _flows(self, args: list[ast.AST], ctx: FileContext) -> list[tuple]:
+        """Every batch maximum the arguments may carry (a helper's parameter filled by several callers), the first
+        of each argument's flows for a maximum computed in the sink's own function."""
+        found: dict[int, tuple] = {}
+        for arg in args:
+            for flow in ctx.resolver.flows(arg):
+                if flow[0] in self.kinds:
+                    found.setdefault(id(flow[1]), flow)
+        return list(found.values())
+
+
+def _passed_down(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
+    """The maximum is computed in a function that hands it down: one that calls the function of ``node`` (a
+    padding helper given the maximum), or a method keeping it in ``self.x`` for another method."""
+    resolver = ctx.resolver
+    sink = ctx.enclosing(node, FUNCTION_TYPES)
+    if sink is None or resolver.scopes is None:
+        return False
+    for call, scope, _ in resolver.call_sites(sink):
+        while scope is not None and scope.kind not in ("function", "module"):
+            scope = scope.parent
+        if scope is not None and scope.node is not sink and _inside(extreme, scope.node):
+            return True
+    line = extreme.lineno
+    return any(type(statement) is ast.Assign and statement.lineno <= line <= (statement.end_lineno or line)
+               and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                       and t.value.id == resolver.scopes.self_name(scope) for t in statement.targets)
+               for statement, scope in resolver.scopes.statements if statement.lineno <= line)
+
+
+def _inside(node: ast.AST, outer: ast.AST) -> bool:
+    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) <= (
+        getattr(outer, "end_lineno", 0) or 0, getattr(outer, "end_col_offset", 0) or 0)
 
 
 def _chosen_functions(func: ast.Name, ctx: FileContext) -> tuple[str, ...]:
