@@ -48,6 +48,8 @@ def test_lengths_that_do_not_depend_on_the_data(body: str) -> None:
     ("def f(batch):\n    m = 0\n    for s in batch:\n        m = max(m, len(s))\n    probe(m)\n", "max(m, len(s))"),
     ("def f(batch):\n    probe(min(x.shape[0] for x in batch))\n", "min((x.shape[0] for x in batch))"),
     ("def f(chunk):\n    m = len(max(chunk, key=len))\n    probe(m)\n", "len(max(chunk, key=len))"),
+    # the longest along each axis of the items' shapes
+    ("def f(samples):\n    shape = [max(s) for s in zip(*[x.shape for x in samples])]\n    probe(shape)\n", "max(s)"),
 ])
 def test_batch_extremes(body: str, origin: str) -> None:
     assert ("batch_max", origin) in flows(HEAD + body)
@@ -62,6 +64,8 @@ def test_batch_extremes(body: str, origin: str) -> None:
     # the longest item itself, or the longest by another key: no length
     "def f(chunk):\n    probe(max(chunk, key=len))\n",
     "def f(boxes):\n    probe(len(max(boxes, key=area)))\n",
+    # the larger of two named shapes, axis by axis: no batch
+    "def f(a, b):\n    probe([max(s) for s in zip(*[a.shape, b.shape])])\n",
 ])
 def test_not_batch_extremes(body: str) -> None:
     assert not [f for f in flows(HEAD + body) if f[0] == "batch_max"]

@@ -647,3 +647,20 @@ def test_calls_of_other_names_fill_no_parameter(call: str) -> None:
     source = ("import torch\ndef helper(x, size):\n    probe(size)\ndef other(x, size):\n    return x\n"
               f"def caller(items, out, obj):\n    n = int(items[0].sum())\n    {call}\n")
     assert flows(source) == []
+
+
+@pytest.mark.parametrize("source, value", [
+    # a product of two masks is a mask; a mask times a number is not
+    ("import torch\ndef f(y: torch.Tensor, p: torch.Tensor):\n    ((y == p) * (y != -100)).probe()\n", ("mask", None)),
+    ("import torch\ndef f(y: torch.Tensor):\n    ((y > 0) * 0.5).probe()\n", ("tensor", None)),
+    # torch functions that return Python numbers, and a helper returning one or a constant
+    ("import torch\nn = torch.distributed.get_world_size()\nn.probe()\n", ("object", "int")),
+    ("import torch\ndef ws():\n    if torch.distributed.is_initialized():\n"
+     "        return torch.distributed.get_world_size()\n    return 1\nws().probe()\n", ("object", "int")),
+    ("import torch\ndef ws():\n    return torch.cuda.device_count() > 1\nws().probe()\n", (None, None)),
+    # a helper returning a tensor or a constant: unknown (they disagree)
+    ("import torch\ndef f(x: torch.Tensor):\n    if x is None:\n        return 0\n    return x * 2\nf(y).probe()\n",
+     (None, None)),
+])
+def test_numbers_and_mask_products(source, value):
+    assert probe(source) == value

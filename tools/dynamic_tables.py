@@ -1,6 +1,8 @@
 """Build ``rule_tables/dynamic_shape.tsv``: the torch APIs whose output shape depends on the data (NPU401),
 one row per spelling in ``tools/curated/dynamic_shape_apis.csv``, each joined to its row of the upstream
-``rules/dynamic_shape_ops.csv`` for the construct, the static alternative and the sources."""
+``rules/dynamic_shape_ops.csv`` for the construct, the static alternative and the sources. A spelling with its own
+``construct`` is another library's op of the same kind (mmcv's NMS): its evidence cites that library's source,
+and the upstream row gives the static alternative."""
 from __future__ import annotations
 
 import csv
@@ -31,8 +33,11 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
         alternative = fact["static_alternative"].strip()
         if alternative.startswith("(") or "not documented" in alternative:   # "(none)", "(none documented)"
             alternative = ""
-        rows.append([spelling["api"], spelling["row_id"], fact["construct"], spelling["condition"],
-                     fact["torch_tag"], alternative, f"{SOURCE}:{spelling['row_id']}"])
+        construct, source = fact["construct"], f"{SOURCE}:{spelling['row_id']}"
+        if spelling.get("construct"):   # another library's op of the same kind: its own name and evidence
+            construct, source = spelling["construct"], f"{spelling['evidence']} (alternative: {source})"
+        rows.append([spelling["api"], spelling["row_id"], construct, spelling["condition"],
+                     fact["torch_tag"], alternative, source])
     path = out_dir / "dynamic_shape.tsv"
     header = "api\trow_id\tconstruct\tcondition\ttorch_tag\talternative\tsource"
     lines = [header] + ["\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row) for row in sorted(rows)]

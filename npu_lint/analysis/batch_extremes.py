@@ -1,7 +1,7 @@
 """The longest (or shortest) item of a batch, for the ``batch_max`` flow of :mod:`npu_lint.analysis.flows`:
 ``max(len(s) for s in batch)``, ``max(lengths)`` after ``lengths = [len(s) for s in batch]``, ``max(map(len,
-batch))``, ``_max_by_axis([list(img.shape) for img in images])``, ``min(x.shape[0] for x in items)`` and the
-running maximum ``m = max(m, len(s))`` of a loop over the items, ``len(max(items, key=len))``. Nothing here is a
+batch))``, ``_max_by_axis([list(img.shape) for img in images])``, ``min(x.shape[0] for x in items)``, the
+longest along each axis (``[max(s) for s in zip(*[x.shape for x in items])]``) and the running maximum ``m = max(m, len(s))`` of a loop over the items, ``len(max(items, key=len))``. Nothing here is a
 rule."""
 from __future__ import annotations
 
@@ -65,6 +65,8 @@ def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
 def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:
     """``lengths = [len(s) for s in batch]`` (or ``torch.tensor([...])`` of it) reaches ``name``."""
     for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
+        if binding.tag == LOOP and not binding.path and _zipped_shapes(binding.value):
+            return True   # ``[max(sizes) for sizes in zip(*[x.shape for x in samples])]``: each axis's longest
         if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
             continue
         value = _made_tensor(binding.value)
@@ -89,6 +91,13 @@ def _appended_lengths(resolver: "Resolver", name: str, scope: Scope) -> bool:
                 and _length_of_loop_item(node.args[0], resolver, inner):   # ``x.shape[1:]`` too
             return True
     return False
+
+
+def _zipped_shapes(node: ast.AST) -> bool:
+    """``zip(*[x.shape for x in samples])``: the items' sizes along each axis in turn."""
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "zip"
+            and len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.Starred)
+            and _item_lengths(node.args[0].value))
 
 
 def _made_tensor(node: ast.AST) -> ast.AST:

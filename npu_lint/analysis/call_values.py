@@ -157,6 +157,8 @@ class CallValues:
         kinds = {value[0] for value in operands if value is not None}
         if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and K.MASK in kinds and K.HOST not in kinds:
             return K.MASK, None
+        if isinstance(op, ast.Mult) and len(operands) == 2 and all(v is not None and v[0] == K.MASK for v in operands):
+            return K.MASK, None   # ``(a == b) * (a != -1)``: a product of two masks is a mask (bool * bool)
         if kinds & {K.TENSOR, K.BATCH, K.MASK}:
             return K.TENSOR, None
         if K.HOST in kinds:

@@ -171,11 +171,28 @@ def of_class(qualname: str) -> Optional[Value]:
     return None
 
 
+# torch functions that return a Python number, bool or string (process and device counts, backend flags).
+PYTHON_RESULTS = {
+    "torch.distributed.get_world_size": "int", "torch.distributed.get_rank": "int",
+    "torch.distributed.get_node_local_rank": "int", "torch.distributed.get_global_rank": "int",
+    "torch.distributed.get_group_rank": "int", "torch.distributed.is_initialized": "bool",
+    "torch.distributed.is_available": "bool", "torch.distributed.is_nccl_available": "bool",
+    "torch.distributed.is_torchelastic_launched": "bool", "torch.distributed.get_backend": "str",
+    "torch.cuda.device_count": "int", "torch.cuda.current_device": "int", "torch.cuda.is_available": "bool",
+    "torch.cuda.is_bf16_supported": "bool", "torch.npu.device_count": "int", "torch.npu.current_device": "int",
+    "torch.npu.is_available": "bool", "torch_npu.npu.device_count": "int", "torch_npu.npu.is_available": "bool",
+    "torch.get_num_threads": "int", "torch.get_num_interop_threads": "int", "torch.initial_seed": "int",
+    "torch.seed": "int", "torch.is_grad_enabled": "bool", "torch.is_tensor": "bool", "torch.numel": "int",
+}
+
+
 def of_call(qualname: str) -> Optional[Value]:
     """The value a call of a torch / numpy / pandas function or class returns (None: unknown)."""
     root = qualname.split(".", 1)[0]
     if root in ("numpy", "pandas"):
         return HOST, None
+    if qualname in PYTHON_RESULTS:
+        return OBJECT, PYTHON_RESULTS[qualname]   # ``world_size() > 1``: a Python bool, no mask
     if qualname == "torch.device":
         return DEVICE, None
     if qualname in MASK_FUNCTIONS:

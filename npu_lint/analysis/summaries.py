@@ -131,7 +131,7 @@ class Summaries:
             scope = self.scopes.scope_of(function) if self.scopes else None
             if scope is None:
                 return None
-            values = [self.value_of(r.value, scope) for r in return_statements(function)
+            values = [_python_constant(r.value) or self.value_of(r.value, scope) for r in return_statements(function)
                       if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
             inferred = K.join(values) if values else None
             annotation = getattr(function, "returns", None)
@@ -356,6 +356,13 @@ def _expression_fields(statement: ast.stmt) -> list[tuple[str, ast.AST]]:
         elif isinstance(value, ast.AST):
             parts.append((field, value))
     return parts
+
+
+def _python_constant(node: ast.AST) -> Optional[K.Value]:
+    """``return 1`` / ``return False``: a Python number (joined with ``return dist.get_world_size()``: an int)."""
+    if isinstance(node, ast.Constant) and type(node.value) in (int, float, bool):
+        return K.OBJECT, type(node.value).__name__
+    return None
 
 
 def _qualified(scope: Scope) -> str:

@@ -145,7 +145,16 @@ class DataDependentBranch(Rule):
                  "    return torch.cat([tokens, nxt], -1)\n",
                  "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x / 255\n    return x\n",
                  "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    if m.any():\n        x = torch.log(x)\n"
-                 "    return x\n")
+                 "    return x\n",
+                 # a mask dropped when it selects nothing: the layers then run without it
+                 "import torch\ndef f(x: torch.Tensor, padding_mask: torch.Tensor, layers):\n"
+                 "    if not padding_mask.any():\n        padding_mask = None\n    for layer in layers:\n"
+                 "        x = layer(x, padding_mask)\n    return x\n",
+                 # an early return skips a method of the class that runs tensor operators
+                 "import torch\nclass Codebook(torch.nn.Module):\n    def replace_(self, samples, mask):\n"
+                 "        self.embed.data.copy_(torch.where(mask[..., None], samples, self.embed))\n"
+                 "    def expire_(self, samples):\n        expired = self.cluster_size < 2\n"
+                 "        if not torch.any(expired):\n            return\n        self.replace_(samples, mask=expired)\n")
     must_not_fire = (# shapes, Python values, a bare name, a numerical guard, an arm that only raises or logs
                      "import torch\ndef f(x: torch.Tensor):\n    if x.numel() == 0:\n        return x.new_zeros(1)\n"
                      "    return x.sum()\n",
@@ -165,7 +174,14 @@ class DataDependentBranch(Rule):
                      "        out.append(probs[fg].sum())\n    return out\n",
                      "import numpy as np\nimport torch\ndef f(a):\n    m = np.asarray(a) > 0\n    if m.all():\n"
                      "        return torch.tensor(a)\n    return torch.zeros(1)\n",
-                     "import torch\nx = torch.zeros(3)\nif x.sum() == 0:\n    y = torch.ones(3)\n")
+                     "import torch\nx = torch.zeros(3)\nif x.sum() == 0:\n    y = torch.ones(3)\n",
+                     # a process count is a Python int; a name the test does not read set to None
+                     "import torch\ndef world_size():\n    if torch.distributed.is_initialized():\n"
+                     "        return torch.distributed.get_world_size()\n    return 1\n"
+                     "def reduce(x: torch.Tensor):\n    if world_size() > 1:\n        torch.distributed.all_reduce(x)\n"
+                     "        x = x / world_size()\n    return x\n",
+                     "import torch\ndef f(x: torch.Tensor, m: torch.Tensor, cache):\n    if m.sum() > 0:\n"
+                     "        cache = None\n    return cache\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.If)
@@ -182,7 +198,7 @@ class DataDependentBranch(Rule):
         arms = node.body + node.orelse
         if node.body and isinstance(node.body[-1], ast.Return):
             arms = arms + _later(node, ctx.enclosing(node, FUNCTION_TYPES), ctx)   # what an early return skips
-        if not any(_tensor_work(statement, ctx) for statement in arms):
+        if not any(_tensor_work(statement, ctx) or _drops_tested(statement, node.test) for statement in arms):
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
 
@@ -236,14 +252,20 @@ def _host_call(call: ast.Call, ctx: FileContext) -> bool:
         and ctx.resolver.kind_of(func.value) not in K.TENSORS
 
 
-def _tensor_work(statement: ast.stmt, ctx: FileContext) -> bool:
-    """The statement runs a tensor operator: a call, arithmetic or indexing giving a tensor, or a write into a
-    tensor (``logits[k, :t] = -inf``); not inside a nested function, a comprehension or a raise."""
+def _tensor_work(statement: ast.stmt, ctx: FileContext, scope=None, depth: int = 0) -> bool:
+    """The statement runs a tensor operator: a call, arithmetic or indexing giving a tensor, a write into a
+    tensor (``logits[k, :t] = -inf``), or a call of one of the file's functions or methods whose body does
+    (``self.replace_(x, mask=m)``, to a fixed depth); not inside a nested function, a comprehension or a raise.
+    ``scope``: the scope of a callee's body (else the walk's)."""
     if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)):
         return False
+    resolver = ctx.resolver
+
+    def kind(node: ast.AST) -> Optional[str]:
+        return resolver.kind_of(node) if scope is None else resolver.kind_of_at(node, scope)
     if isinstance(statement, (ast.Assign, ast.AugAssign)):
         targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        if any(isinstance(t, ast.Subscript) and ctx.resolver.kind_of(t.value) in K.TENSORS for t in targets):
+        if any(isinstance(t, ast.Subscript) and kind(t.value) in K.TENSORS for t in targets):
             return True
     stack: list[ast.AST] = [statement]
     while stack:
@@ -251,15 +273,41 @@ def _tensor_work(statement: ast.stmt, ctx: FileContext) -> bool:
         if isinstance(current, ast.Call):
             if _host_call(current, ctx):
                 continue   # a log line or a warning: what its arguments compute is read back, not kept
-            if ctx.resolver.kind_of(current) in K.TENSORS:
+            if kind(current) in K.TENSORS or (depth < 2 and _callee_works(current, ctx, scope, depth)):
                 return True
-        elif isinstance(current, (ast.BinOp, ast.UnaryOp, ast.Subscript)) and ctx.resolver.kind_of(current) in K.TENSORS:
+        elif isinstance(current, (ast.BinOp, ast.UnaryOp, ast.Subscript)) and kind(current) in K.TENSORS:
             return True   # ``x / 255``, ``~m``, ``x[idx]``
         for child in child_nodes(current):
             if not isinstance(child, (*FUNCTION_TYPES, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
                                       ast.GeneratorExp, ast.Raise)):
                 stack.append(child)
     return False
+
+
+def _callee_works(call: ast.Call, ctx: FileContext, scope, depth: int) -> bool:
+    """The call runs one of the file's functions or methods whose body runs tensor operators (once per callee)."""
+    if not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return False
+    callee = ctx.resolver.own_function(call, scope)
+    if callee is None or ctx.resolver.scopes is None:
+        return False
+    function = callee[0]
+    answers = ctx.scratch.setdefault("callee_works", {})
+    if id(function) not in answers:
+        answers[id(function)] = False   # a recursive call adds nothing
+        inner = ctx.resolver.scopes.scope_of(function)
+        answers[id(function)] = inner is not None and any(
+            _tensor_work(s, ctx, inner, depth + 1) for s in function.body)
+    return answers[id(function)]
+
+
+def _drops_tested(statement: ast.stmt, test: ast.AST) -> bool:
+    """``mask = None`` for a name the test reads (``if not mask.any(): mask = None``): what runs later changes."""
+    if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
+            and statement.value.value is None):
+        return False
+    read = {n.id for n in walk(test) if isinstance(n, ast.Name)}
+    return any(isinstance(t, ast.Name) and t.id in read for t in statement.targets)
 
 
 def _trains(loop: ast.AST) -> bool:
