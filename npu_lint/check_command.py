@@ -155,13 +155,14 @@ class Checker:
         self.warn(f"{display(path)}: {what}: {internal_error(error)}")
 
     def index_folders(self, paths: Sequence[str]) -> None:
-        """Build (or refresh from its cache) the project index of each folder given, as ruff keeps its cache."""
+        """Build (or refresh from its cache) the project index of each folder given, as ruff keeps its cache;
+        ``--no-cache``: built in memory, the cache neither read nor written (the findings are the same)."""
         from npu_lint.analysis.project import build_view, cache_folder
         for text in paths:
             folder = Path(text)
-            if folder.is_dir() and not self.args.no_cache:
+            if folder.is_dir():
                 warnings: list[str] = []
-                view = build_view([folder], warnings, cache_dir=cache_folder(folder))
+                view = build_view([folder], warnings, cache_dir=None if self.args.no_cache else cache_folder(folder))
                 for message in warnings:
                     self.warn(message)
                 if view is not None:

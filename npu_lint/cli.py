@@ -204,8 +204,8 @@ def build_parser() -> argparse.ArgumentParser:
                             "(SARIF 2.1.0); github: workflow annotations; gitlab: Code Quality report")
     check.add_argument("--statistics", action="store_true", help="count findings per code (ruff's layout), then the "
                        "migration summary: files ranked by work, lines to change, effort")
-    check.add_argument("--no-cache", action="store_true", help="do not build or read the project index of the folders "
-                       "given (kept in the user cache, $NPU_LINT_CACHE_DIR or ~/.cache/npu-lint)")
+    check.add_argument("--no-cache", action="store_true", help="build the project index of the folders given in "
+                       "memory, without reading or writing the user cache ($NPU_LINT_CACHE_DIR or ~/.cache/npu-lint)")
     check.add_argument("--fix", action="store_true", help="apply the safe fixes (NPU203, NPU205, fused optimizers, "
                        "nn.SiLU) in place; the remaining findings are printed")
     check.add_argument("--diff", action="store_true", help="print the fixes as a unified diff and change nothing; "

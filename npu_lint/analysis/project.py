@@ -32,7 +32,7 @@ class ProjectView:
         from npu_lint.report.cuda_ops import operator_names
         self.custom_ops = operator_names(list(index.registered))   # what calls into the project's operators look like
         self._values: dict[str, Optional[K.Value]] = {}
-        self._chains: dict[str, Optional[list[str]]] = {}
+        self._chains: dict[tuple[str, Callable[[str], bool]], Optional[list[str]]] = {}   # (function, is_leaf)
         self._pads: dict[str, Optional[tuple[list[str], str]]] = {}
         self._padding_names: Optional[frozenset[str]] = None
         self._children: Optional[dict[str, list[str]]] = None
@@ -256,12 +256,14 @@ class ProjectView:
         return self._chain(target, is_leaf, 0)
 
     def _chain(self, function: str, is_leaf: Callable[[str], bool], depth: int) -> Optional[list[str]]:
-        if function in self._chains:
-            return self._chains[function]
-        self._chains[function] = None   # cycles stop here
+        key = (function, is_leaf)
+        if key in self._chains:
+            return self._chains[key]
+        self._chains[key] = None   # cycles stop here
         chain = None
         if depth < _CHAIN_DEPTH:
-            for returned in self.index.functions[function][1].returns:
+            facts = self.index.functions[function][1]
+            for returned in facts.returns + tuple(r for r in facts.reaches if r not in facts.returns):
                 if returned.startswith("@"):
                     continue
                 if is_leaf(returned):
@@ -273,7 +275,7 @@ class ProjectView:
                     if rest:
                         chain = [function] + rest
                         break
-        self._chains[function] = chain
+        self._chains[key] = chain
         return chain
 
     def padding_chain(self, qualname: str, importer: str) -> Optional[tuple[list[str], str]]:

@@ -21,7 +21,7 @@ _TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # the
 
 class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
-                 "value", "elements", "yields", "maximum", "pads")
+                 "value", "elements", "yields", "maximum", "pads", "reaches")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -39,6 +39,7 @@ class _Scope:
         self.yields: tuple[str, str] = ("", "")
         self.maximum = False   # it takes a batch maximum (or calls ``pad_sequence``): worth a padding summary
         self.pads: tuple[str, int] = ("", 0)
+        self.reaches: list[tuple[str, str, str]] = []   # what its returns are computed from (fact_reaches)
 
 
 def _named(func: ast.AST, name: str) -> bool:

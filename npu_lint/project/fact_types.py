@@ -9,9 +9,10 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 11   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 12   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
+LITERAL = "#"   # in ``reaches``: the name as it stands (``torch.Tensor.nonzero``), not resolved through the module
 ONE_ARGUMENT = "(condition)"   # marks a returned ``torch.where(cond)``: its one-argument, data-dependent form
 
 
@@ -30,6 +31,9 @@ class FunctionFacts(NamedTuple):
     # it pads its items to the longest among them (``pad_list(xs)``): what it pads to (``max of item lengths``,
     # ``pad_sequence``) and the line of the maximum (of the ``pad_sequence`` call); ("", 0) otherwise
     pads: tuple[str, int] = ("", 0)
+    # what its returned values are computed from: calls in returned position (absolute names), tensor methods
+    # (``torch.Tensor.nonzero``) and ``x[mask]`` for a boolean-mask selection (:mod:`npu_lint.project.fact_reaches`)
+    reaches: tuple[str, ...] = ()
 
 
 class ClassFacts(NamedTuple):

@@ -15,8 +15,9 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.summaries_padding import padded_items
+from npu_lint.project.fact_reaches import ReachFacts
 from npu_lint.project.fact_calls import _BUILTINS, _PARTIALS, _PASSED_KINDS, CallFacts, _Scope
-from npu_lint.project.fact_types import (FACTS_VERSION, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
+from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
                                          FunctionFacts, ModuleFacts, absolute)
 from npu_lint.resolver import Resolver
 
@@ -27,7 +28,7 @@ _MATCH_CASE = getattr(ast, "match_case", ())   # Python 3.10+
 _CONDITION_ONLY = frozenset({"torch.where"})
 
 
-class Extractor(CallFacts):
+class Extractor(CallFacts, ReachFacts):
     """Walks one module once; :meth:`facts` gives its :class:`ModuleFacts`."""
 
     def __init__(self, module: str, relative: str, is_package: bool, light: bool = False) -> None:
@@ -168,6 +169,7 @@ class Extractor(CallFacts):
         scope.value = self._fact(value)
         scope.elements = tuple(self._fact(v) for v in self.resolver.returned_elements(node))
         scope.yields = self._fact(self.resolver.yielded(node))
+        scope.reaches = self.reaches(node)
         args = node.args
         for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
             scope.bound.add(arg.arg)
@@ -387,10 +389,15 @@ class Extractor(CallFacts):
             found = self._late(root, rest, enclosing + [scope])
             if found and found != "?":
                 returns.append(marker + found)
+        reaches = []
+        for marker, root, rest in scope.reaches:
+            found = rest if marker == LITERAL else self._late(root, rest, enclosing + [scope])
+            if found and found != "?":
+                reaches.append(found)
         self.functions.append(FunctionFacts(scope.name, scope.line, scope.owner,
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
-                                            scope.pads))
+                                            scope.pads, tuple(dict.fromkeys(reaches))))
 
     def facts(self) -> ModuleFacts:
         for scope, enclosing in self._closed:

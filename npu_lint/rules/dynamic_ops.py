@@ -17,7 +17,7 @@ from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.resolver import MASK
 from npu_lint.rules import ApiRef, Rule, short_source
 from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds, dynamic_row,
-                                             helper_of_file, wrapper_chain)
+                                             helper_of_file, is_mask_selection, wrapper_chain)
 from npu_lint.rules.mask_values import computed_tensor, is_fill_value, mask_position
 
 FAMILY = "dynamic-shape"
@@ -101,7 +101,7 @@ class DataDependentShapeOp(Rule):
             chain = ctx.project.returned_leaf(node.qualname, ctx.module, always_dynamic) if call else None
             if chain:   # a project wrapper defined in another module
                 self._report(call, " → ".join(chain), dynamic_row(chain[-1].removesuffix(ONE_ARGUMENT)), ctx)
-            return
+                return
         if isinstance(node, ApiRef):
             call = ctx.call_of(node.node)
             row = dynamic_row(node.qualname)
@@ -292,8 +292,18 @@ class BooleanMaskIndexing(Rule):
                            "x[mask]")
                 return
 
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call a project function returning a boolean-mask selection must reach this rule too."""
+        return project.wrapper_names(is_mask_selection)
+
     def _helper_call(self, node: ast.Call, ctx: FileContext) -> None:
         chain = _mask_helper(node, ctx)
+        if chain is None and ctx.project is not None and isinstance(node.func, (ast.Name, ast.Attribute)):
+            name = ctx.resolver.qualname(node.func)   # a helper of another module of the project
+            chain = ctx.project.returned_leaf(name, ctx.module, is_mask_selection) if name else None
+            if chain and ctx.project.returned_leaf(name, ctx.module, always_dynamic):
+                chain = None   # it also returns a data-dependent op's result: NPU401 names that chain
         if chain:
             ctx.report(node, f"{' → '.join(chain[:-1])} returns a selection by a boolean mask: a data-dependent shape "
                        "and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)",

@@ -254,6 +254,11 @@ _SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "pr
 _SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean", "any", "all", "__len__"})
 
 
+def is_mask_selection(api: str) -> bool:
+    """A leaf for the project index: the function returns a boolean-mask selection (NPU402 at its calls)."""
+    return api == MASK_SELECTION
+
+
 def always_dynamic(api: str) -> bool:
     """A leaf for the project index: an op whose output shape is data-dependent whatever its arguments."""
     if api.endswith(ONE_ARGUMENT):   # the project index saw it called with one argument (``torch.where(cond)``)
