@@ -19,7 +19,8 @@ if TYPE_CHECKING:
 
 _CHAIN_DEPTH = 6
 PASSED_CALL = "call"   # npu_lint.project.facts.PASSED_CALL (not imported: the view is loaded without the extractor)
-_OBJECT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER})
+_OBJECT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER, K.TENSOR,
+                           K.MASK, K.BATCH})
 
 
 class ProjectView:
@@ -131,6 +132,10 @@ class ProjectView:
                     offset = 0
                     if target is not None and self.index.kind(target) == "class":
                         target, offset = self.index.method(target, "__init__"), 1
+                    elif target is None and callee.endswith(".forward"):   # ``self.loss(x)``: an inherited forward
+                        owner = self.index.resolve(callee[:-len(".forward")])
+                        if owner is not None and self.index.kind(owner) == "class":
+                            target = self.index.method(owner, "forward")
                     if target is not None:
                         self._passed.setdefault(target, []).append((at + offset if at >= 0 else -1, keyword, kind, cls))
         values = [self._produced(cls, 0) if kind == PASSED_CALL else (kind, cls or None)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 import bisect
-import re
+import itertools
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
@@ -79,14 +79,38 @@ class Summaries:
             self._call_index = {}
             for call, scope in (self.scopes.calls if self.scopes else ()):
                 self._index_call(call, scope)
-        name = getattr(function, "name", None)
-        if name is not None and name not in self._nested and self.scopes is not None:
-            self._nested.add(name)
+        for key in self._called_as(function):
+            if key in self._nested:
+                continue
+            self._nested.add(key)
             if self._call_lines is None:
                 self._call_lines = CallLines(self.scopes, self.source)
-            for call, scope in nested_calls(self.scopes, self._call_lines, name):
+            for call, scope in nested_calls(self.scopes, self._call_lines, key):
                 self._index_call(call, scope)
         return self._call_index.get(id(function), [])
+
+    def _called_as(self, function: ast.AST) -> list[str]:
+        """How the file calls ``function`` inside expressions: ``name`` (a function), ``.name`` (a method, through
+        ``self.name(...)``), the class's name for its ``__init__``, and for a module's ``forward`` the names and
+        ``self`` attributes bound to an instance of its class (``self.criterion = MaskedL2()``)."""
+        name = getattr(function, "name", None)
+        scope = self.scopes.scope_of(function) if name is not None and self.scopes is not None else None
+        if scope is None:
+            return []
+        if scope.cls is None:
+            return [name]
+        cls_name = getattr(scope.cls.node, "name", None)
+        if name == "__init__":
+            return [cls_name] if cls_name else []
+        if name != "forward" or not cls_name:
+            return [] if name.startswith("__") else ["." + name]
+        keys = [".forward"]
+        for other in self.scopes.by_node.values():
+            for attr, bindings in list(other.attrs.items()) + list(other.names.items()):
+                if any(isinstance(b.value, ast.Call) and isinstance(b.value.func, ast.Name)
+                       and b.value.func.id == cls_name for b in bindings):
+                    keys.append(("." + attr) if attr in other.attrs else attr)
+        return list(dict.fromkeys(keys))
 
     def _index_call(self, call: ast.Call, scope: Scope) -> None:
         target = self._callee(call, scope)
@@ -281,23 +305,35 @@ class CallLines:
     all its lines, a compound one its header)."""
 
     def __init__(self, scopes: "Scopes", source: Optional[str]) -> None:
-        self.by_name: Optional[dict[str, list[int]]] = None
-        if source is not None:
-            self.by_name = {}
-            line, position = 1, 0
-            for match in _CALLED.finditer(source):
-                line += source.count("\n", position, match.start())
-                position = match.start()
-                self.by_name.setdefault(match.group(1), []).append(line)
+        self.source = source
+        self.line_ends: list[int] = []   # the offset of each line's end, found once the text is searched
         self.statements_ = scopes.statements   # depth first: in the order of their first lines
         self.starts = [statement.lineno for statement, _ in self.statements_]
 
+    def lines_of(self, key: str) -> list[int]:
+        """The lines on which ``name(`` (``x.name(`` for a key ``.name``) occurs in the text (str.find, in C)."""
+        source = self.source
+        if not self.line_ends:
+            self.line_ends = list(itertools.accumulate(len(line) + 1 for line in source.split("\n")))
+        attribute = key.startswith(".")
+        name = key.lstrip(".")
+        found: list[int] = []
+        at = source.find(name)
+        while at >= 0:
+            end = at + len(name)
+            before = source[at - 1] if at else " "
+            rest = source[end:end + 8].lstrip(" \t")
+            if rest.startswith("(") and not (before.isalnum() or before == "_") and (before == ".") == attribute:
+                found.append(bisect.bisect_right(self.line_ends, at) + 1)
+            at = source.find(name, end)
+        return found
+
     def statements(self, name: str) -> list[tuple[ast.stmt, Scope]]:
         """The statements on whose own lines ``name(`` may be called, each once, in source order."""
-        if self.by_name is None:
+        if self.source is None:
             return list(self.statements_)
         found: dict[int, tuple[ast.stmt, Scope]] = {}
-        for line in self.by_name.get(name, ()):
+        for line in self.lines_of(name):
             last = bisect.bisect_right(self.starts, line) - 1
             if last < 0:
                 continue
@@ -320,13 +356,14 @@ def _own_end(statement: ast.stmt) -> int:
     return max(last, statement.lineno)
 
 
-_CALLED = re.compile(r"\b([A-Za-z_][A-Za-z_0-9]*)\s*\(")
 
 
 def nested_calls(scopes: "Scopes", lines: CallLines, name: str) -> list[tuple[ast.Call, Scope]]:
-    """The calls ``name(...)`` / ``x.name(...)`` inside expressions (not a statement's own value, which
-    ``scopes.calls`` holds), with the scope each runs in (a comprehension's or a lambda's own)."""
+    """The calls ``name(...)`` (``x.name(...)`` for a key ``.name``) inside expressions (not a statement's own
+    value, which ``scopes.calls`` holds), with the scope each runs in (a comprehension's or a lambda's own)."""
     found: list[tuple[ast.Call, Scope]] = []
+    attribute = name.startswith(".")
+    bare = name.lstrip(".")
     for statement, scope in lines.statements(name):
         own = statement.value if type(statement) in _CALL_STATEMENTS else None
         stack: list[tuple[ast.AST, Scope]] = [(child, scope) for field, child in _expression_fields(statement)]
@@ -336,7 +373,8 @@ def nested_calls(scopes: "Scopes", lines: CallLines, name: str) -> list[tuple[as
                 inner = scopes.open_expression_scope(node, inner)
             elif type(node) is ast.Call and node is not own:
                 func = node.func
-                if (type(func) is ast.Name and func.id == name) or (type(func) is ast.Attribute and func.attr == name):
+                if (type(func) is ast.Attribute and func.attr == bare) if attribute else (
+                        type(func) is ast.Name and func.id == bare):
                     found.append((node, inner))
             for child in ast.iter_child_nodes(node):
                 if not isinstance(child, ast.stmt):

@@ -15,8 +15,10 @@ from npu_lint.project.fact_types import PASSED_CALL, absolute
 _BUILTINS = frozenset(dir(builtins))
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
 _CHILD_FIELDS: dict[type, tuple[str, ...]] = {}   # the fields of a node type that can hold expressions
-_PASSED_KINDS = frozenset({"module", "optimizer", "scheduler", "scaler", "loader", "dataset", "sampler"})
-_TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # their arguments are not uses
+_PASSED_KINDS = frozenset({"module", "optimizer", "scheduler", "scaler", "loader", "dataset", "sampler",
+                           "tensor", "mask", "batch"})
+_TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})
+_NO_BINDING = type("_NoBinding", (), {"tag": ""})()   # their arguments are not uses
 
 
 class _Scope:
@@ -156,7 +158,8 @@ class CallFacts:
         return None
 
     def _passed_objects(self, node: ast.Call) -> None:
-        """Record the torch objects (not tensors) a call of an imported name passes by name (``Trainer(model)``)."""
+        """Record the torch objects and tensors (a mask, a batch) a call of an imported name passes
+        (``Trainer(model)``, ``masked_loss(pred, valid)``)."""
         func = node.func
         if not isinstance(func, (ast.Name, ast.Attribute)):
             return
@@ -173,16 +176,21 @@ class CallFacts:
         if not found or not isinstance(root, ast.Name):
             return
         scopes = self.resolver.scopes
-        if scopes is None or root.id not in scopes.api_roots():
-            return   # no import binds the name anywhere in the module: a local, ``self``, a parameter
-        binding = self.resolver.binding(root)
-        if binding is None or binding.tag != "import":   # a method of a value, or this file's own function
+        if scopes is None:
             return
-        callee = self.resolver.qualname(func)
-        if callee is None or rooted(callee, ("torch", "numpy", "builtins")) or callee in _BUILTINS:
-            return
-        callee = absolute(callee, self.module, self.is_package)
+        shift = 0
+        if root.id not in scopes.api_roots() or (self.resolver.binding(root) or _NO_BINDING).tag != "import":
+            callee = self._module_forward(func)   # ``self.criterion(pred, mask)``: a project module's forward
+            if callee is None:
+                return   # a local, a parameter, a method of a value, or this file's own function
+            shift = 1   # its parameters count ``self``
+        else:
+            callee = self.resolver.qualname(func)
+            if callee is None or rooted(callee, ("torch", "numpy", "builtins")) or callee in _BUILTINS:
+                return
+            callee = absolute(callee, self.module, self.is_package)
         for position, keyword, argument in found:
+            position = position + shift if position >= 0 else position
             if isinstance(argument, ast.Name) and not self._may_hold_object(argument):
                 continue
             if isinstance(argument, ast.Call):   # ``Trainer(torch.optim.SGD(...))``: the constructor says it
@@ -198,6 +206,34 @@ class CallFacts:
                 if origin is not None and not rooted(origin, ("torch", "numpy")):
                     self.passed.append((callee, position, keyword, PASSED_CALL, absolute(origin, self.module,
                                                                                          self.is_package)))
+
+    def _module_forward(self, func: ast.AST) -> Optional[str]:
+        """``pkg.heads.MaskedLoss.forward`` for a call of an object built from a class imported from the project
+        (``self.criterion = MaskedLoss()`` in ``__init__``, then ``self.criterion(pred, mask)``): what it passes
+        goes to that class's ``forward`` (the index resolves it only where the class defines or inherits one)."""
+        resolver, scopes = self.resolver, self.resolver.scopes
+        scope = resolver.current
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id == scopes.self_name(scope):
+            bindings = scopes.attribute(scope, func.attr)
+        elif isinstance(func, ast.Name):
+            bindings = scopes.may_reach(func.id, scope, (func.lineno, func.col_offset))
+        else:
+            return None
+        for binding in bindings:
+            value = binding.value
+            if binding.tag != "value" or binding.path or not isinstance(value, ast.Call) \
+                    or not isinstance(value.func, (ast.Name, ast.Attribute)):
+                continue
+            root = value.func
+            while isinstance(root, ast.Attribute):
+                root = root.value
+            if not isinstance(root, ast.Name) or (resolver.binding(root, binding.scope) or _NO_BINDING).tag != "import":
+                continue
+            cls = resolver.qualname(value.func, binding.scope)
+            if cls and not rooted(cls, ("torch", "torchvision", "torch_npu", "numpy", "builtins")):
+                return absolute(cls, self.module, self.is_package) + ".forward"
+        return None
 
     def _may_hold_object(self, name: ast.Name) -> bool:
         """Worth asking the model: not a parameter that only its callers could tell (that costs a search of the
