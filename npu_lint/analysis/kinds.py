@@ -109,6 +109,8 @@ AUTOGRAD_BASES = {"torch.autograd.function.Function": "torch.autograd.Function"}
 
 def join(values: list[Optional[Value]]) -> Optional[Value]:
     """The kind several bindings agree on (mask and tensor join to tensor); None if they disagree."""
+    if len(values) == 1:   # the common case: one binding reaches
+        return values[0]
     known = [value for value in values if value is not None]
     if not known or len(known) != len(values):
         return None

@@ -14,11 +14,15 @@ from npu_lint.project.fact_types import PASSED_CALL, absolute
 
 _BUILTINS = frozenset(dir(builtins))
 _PARTIALS = frozenset({"functools.partial", "functools.partialmethod", "functools.wraps"})
-_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}   # the fields of a node type that can hold expressions
+_CHILD_FIELDS: dict[type, tuple[str, ...]] = {}   # the fields of a node type that can hold expressions, last first
+_NO_CHILD = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "module", "level", "kind", "conversion", "is_async",
+                       "type_comment", "simple"})   # no node below (operators, names, flags)
+_SKIP = frozenset({ast.Constant})   # children the walk would pop and drop
+_SKIP_LIGHT = frozenset({ast.Constant, ast.Name})   # ... when calls and references are not recorded
 _PASSED_KINDS = frozenset({"module", "optimizer", "scheduler", "scaler", "loader", "dataset", "sampler",
                            "tensor", "mask", "batch"})
-_TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})
-_NO_BINDING = type("_NoBinding", (), {"tag": ""})()   # their arguments are not uses
+_TYPE_TESTS = frozenset({"isinstance", "issubclass", "hasattr", "type"})   # their arguments are not uses
+_NO_BINDING = type("_NoBinding", (), {"tag": ""})()   # what ``binding()`` stands for when there is none
 
 
 class _Scope:
@@ -58,6 +62,7 @@ class CallFacts:
             return   # module and class-body code: only its statements feed the resolver
         light = self.light   # still walked: the names bound inside (walrus, comprehension, lambda) count
         stack: list[ast.AST] = [root]
+        push, ast_type, skip, skip_light = stack.append, ast.AST, _SKIP, _SKIP_LIGHT
         while stack:
             node = stack.pop()
             node_type = type(node)
@@ -97,17 +102,21 @@ class CallFacts:
                 continue
             elif node_type is ast.comprehension:
                 self.target(node.target)
-            children: list[ast.AST] = []   # pushed in reverse so that calls are recorded in source order
+            # The children, pushed last field first and each list backwards, so that they pop in source order (calls
+            # are recorded in source order); constants are not pushed (nothing to record), nor, in a light walk,
+            # names (a name records a reference only).
             fields = _CHILD_FIELDS.get(node_type)
             if fields is None:
-                fields = _CHILD_FIELDS[node_type] = tuple(f for f in node._fields if f not in ("ctx", "op"))
+                fields = _CHILD_FIELDS[node_type] = tuple(reversed([f for f in node._fields if f not in _NO_CHILD]))
+            skipped = skip_light if light else skip
             for field in fields:
                 value = getattr(node, field, None)
-                if isinstance(value, list):
-                    children.extend([item for item in value if isinstance(item, ast.AST)])
-                elif isinstance(value, ast.AST):
-                    children.append(value)
-            stack.extend(reversed(children))
+                if type(value) is list:
+                    for item in reversed(value):
+                        if type(item) not in skipped and isinstance(item, ast_type):
+                            push(item)
+                elif value is not None and type(value) not in skipped and isinstance(value, ast_type):
+                    push(value)
 
     def _call(self, node: ast.Call, scope: Optional[_Scope]) -> None:
         if scope is None:

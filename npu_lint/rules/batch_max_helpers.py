@@ -55,10 +55,17 @@ def project_helper(call: ast.Call, ctx: FileContext) -> Optional[str]:
 
 
 def function_text(function: ast.AST, ctx: FileContext) -> str:
-    """The source lines of a function (a cheap test before walking it), memoised per file."""
-    lines = ctx.scratch.get("source_lines")
-    if lines is None:
-        lines = ctx.scratch["source_lines"] = ctx.source.splitlines()
-    start, end = function.lineno, getattr(function, "end_lineno", None) or function.lineno   # type: ignore
-    return "\n".join(lines[start - 1:end])
+    """The source lines of a function (a cheap test before walking it), made once per function (rules ask it at
+    every call inside a function: joined again each time, a long function cost ~2 % of a run)."""
+    texts = ctx.scratch.get("function_texts")
+    if texts is None:
+        texts = ctx.scratch["function_texts"] = {}
+    text = texts.get(id(function))
+    if text is None:
+        lines = ctx.scratch.get("source_lines")
+        if lines is None:
+            lines = ctx.scratch["source_lines"] = ctx.source.splitlines()
+        start, end = function.lineno, getattr(function, "end_lineno", None) or function.lineno   # type: ignore
+        text = texts[id(function)] = "\n".join(lines[start - 1:end])
+    return text
 

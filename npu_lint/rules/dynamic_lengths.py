@@ -86,9 +86,15 @@ class GrowingLength(Rule):
         if not ctx.uses_torch or ctx.resolver.scopes is None:
             return
         if isinstance(node, ast.Subscript):
-            if not isinstance(node.ctx, ast.Load) or ctx.resolver.is_host(node.value):
+            if not isinstance(node.ctx, ast.Load):
                 return
-            found = _slice_sizes(node)
+            found = _slice_sizes(node)   # syntax first: the model is asked only about a length that may grow
+            names = [size.id for size in found[0] if isinstance(size, ast.Name)]
+            if not names:
+                return
+            growing = _growing_names(ctx.resolver.current, ctx)
+            if not any(name in growing for name in names) or ctx.resolver.is_host(node.value):
+                return
         else:
             assert isinstance(node, ast.Call)
             found = _call_sizes(node, ctx)
