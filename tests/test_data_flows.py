@@ -69,3 +69,8 @@ def test_batch_extremes(body: str, origin: str) -> None:
 ])
 def test_not_batch_extremes(body: str) -> None:
     assert not [f for f in flows(HEAD + body) if f[0] == "batch_max"]
+
+
+def test_tolist_of_a_numpy_array_is_no_device_read() -> None:
+    assert flows(HEAD + "def f(strides):\n    order = np.argsort(strides, axis=0).tolist()\n    probe(order[0])\n") == []
+    assert ("host", "x.sum().tolist()") in flows(HEAD + "def f(x: torch.Tensor):\n    probe(x.sum().tolist())\n")

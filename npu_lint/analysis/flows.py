@@ -307,8 +307,9 @@ class Flows:
         if batch_extreme(self, node, scope):   # before the host and 0-d reads: ``int(lengths.max())``
             return BATCH_MAX, node
         if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
-            if _from_constants(func.value, self, scope):
-                return None   # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data
+            if _from_constants(func.value, self, scope) or self.kind_of_at(func.value, scope) == K.HOST:
+                return None   # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data;
+                              # ``np.argsort(strides).tolist()``: a numpy array's, no device read
             return HOST, node
         if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
             value = node.args[0]
