@@ -38,6 +38,8 @@ class Checker:
         self.internal_errors = 0   # files skipped because of a bug of ours: exit EXIT_INTERNAL_ERROR
         self.hidden_unsafe_fixes = 0   # fixes that --unsafe-fixes would add
         self.projects: list[tuple[Path, "ProjectView"]] = []   # (folder, index) for the folders given
+        from npu_lint.project.parsed import ParsedFiles
+        self.parsed = ParsedFiles()   # files the index build parsed and bound, taken back by the walk (parsed once)
         self.blocked_fixes = 0         # .cuda()/'cuda' fixes not possible (no torch import to add torch_npu after)
         self.fixed: list[tuple[str, Finding]] = []
         self.changed_files = 0
@@ -133,19 +135,25 @@ class Checker:
         if not syntax and not dispatch.wanted(source) and not (
                 project is not None and calls_project_wrapper(dispatch, project[1], source)):
             return [], source, notebook
-        tree = parse_or_finding(source, str(path))
+        kept = self.parsed.take(path, source) if notebook is None else None
+        tree = kept[0] if kept is not None else parse_or_finding(source, str(path))
         if isinstance(tree, Finding):
             if not syntax:   # --ignore NPU001: the old behaviour, a warning that does not fail the run
                 self.warn(f"{display(path)}: skipped: {tree.message} at line {tree.line}")
             findings = [tree] if syntax else []
         else:
+            ctx = self.context_for(project, source, config)
+            if ctx is not None and kept is not None:
+                ctx.resolver.attach(tree, kept[1])   # the scopes the index build bound
             try:
                 findings = analyse_tree(tree, source, self.target_for(config), codes,
-                                        noqa=not self.args.disable_noqa, third_party=config.third_party(),
-                                        ctx=self.context_for(project, source, config))
+                                        noqa=not self.args.disable_noqa, third_party=config.third_party(), ctx=ctx)
             except Exception as error:   # isolation: one file's bug is one line, the run goes on
                 self.internal(path, error, "skipped")
                 return [], source, notebook
+            finally:
+                if ctx is not None:
+                    ctx.resolver.close()   # the model's scopes hold cycles: freed now
         if notebook is not None:
             findings = [notebook.locate(f) for f in findings]
         return findings, source, notebook
@@ -162,7 +170,8 @@ class Checker:
             folder = Path(text)
             if folder.is_dir():
                 warnings: list[str] = []
-                view = build_view([folder], warnings, cache_dir=None if self.args.no_cache else cache_folder(folder))
+                view = build_view([folder], warnings, cache_dir=None if self.args.no_cache else cache_folder(folder),
+                                  keep=self.parsed)
                 for message in warnings:
                     self.warn(message)
                 if view is not None:
