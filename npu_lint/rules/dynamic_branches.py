@@ -73,7 +73,11 @@ class DataDependentSkip(Rule):
                      "            continue\n        print(torch.zeros(c))\n",
                      "import numpy as np\nimport torch\ndef f(a, C):\n    for c in range(C):\n"
                      "        m = np.asarray(a) == c\n        if m.sum() == 0:\n            continue\n"
-                     "        print(torch.tensor(m))\n")
+                     "        print(torch.tensor(m))\n",
+                     # a flag compared from values of unknown kind (a loop counter and a setting): no tensor
+                     "import torch\ndef train(model, args):\n    for epoch in range(args.epochs):\n"
+                     "        is_last = epoch == args.epochs - 1\n        if is_last:\n            break\n"
+                     "        model.step(torch.zeros(3))\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.If)
@@ -350,9 +354,23 @@ def _tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Op
                 return operand
         elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in _TESTS or _item(inner, ctx)):
             return operand
-        elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS:
+        elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS \
+                and not _compared_unknowns(inner, ctx):
             return operand
     return None
+
+
+def _compared_unknowns(name: ast.AST, ctx: FileContext) -> bool:
+    """A name bound only to comparisons of values of unknown kind (``is_last = epoch == self.epochs - 1``): a
+    mask by its look alone, no evidence of a tensor for a branch."""
+    resolver = ctx.resolver
+    if not isinstance(name, ast.Name) or resolver.scopes is None:
+        return False
+    bindings = resolver.scopes.may_reach(name.id, resolver.current, (name.lineno, name.col_offset))
+    return bool(bindings) and all(
+        isinstance(b.value, ast.Compare) and not b.path and not any(
+            resolver.kind_of_at(side, b.scope) in K.TENSORS for side in (b.value.left, *b.value.comparators))
+        for b in bindings)
 
 
 def _item(node: ast.AST, ctx: FileContext) -> bool:
