@@ -74,3 +74,5 @@ def test_not_batch_extremes(body: str) -> None:
 def test_tolist_of_a_numpy_array_is_no_device_read() -> None:
     assert flows(HEAD + "def f(strides):\n    order = np.argsort(strides, axis=0).tolist()\n    probe(order[0])\n") == []
     assert ("host", "x.sum().tolist()") in flows(HEAD + "def f(x: torch.Tensor):\n    probe(x.sum().tolist())\n")
+    assert ("host", "x.cpu().squeeze().tolist()") in flows(   # a tensor's data, moved to the host first
+        HEAD + "def f(x: torch.Tensor):\n    probe(x.cpu().squeeze().tolist())\n")

@@ -30,6 +30,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.batch_extremes import batch_extreme
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import constant_index, counts, element_index, first_axis_of_shape, passed_argument
+from npu_lint.analysis.names import rooted
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
 from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, memo, return_statements
 
@@ -307,7 +308,7 @@ class Flows:
         if batch_extreme(self, node, scope):   # before the host and 0-d reads: ``int(lengths.max())``
             return BATCH_MAX, node
         if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
-            if _from_constants(func.value, self, scope) or self.kind_of_at(func.value, scope) == K.HOST:
+            if _from_constants(func.value, self, scope) or _numpy_made(func.value, self, scope):
                 return None   # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data;
                               # ``np.argsort(strides).tolist()``: a numpy array's, no device read
             return HOST, node
@@ -389,6 +390,25 @@ def _unique(found: list[Flow]) -> tuple[Flow, ...]:
         if len(seen) >= _MAX_FLOWS:
             break
     return tuple(seen.values())
+
+
+def _numpy_made(receiver: ast.AST, resolver: "Resolver", scope: Scope, depth: int = 0) -> bool:
+    """The receiver chain starts at a numpy or pandas call (``np.argsort(strides).tolist()``), directly or through
+    a name bound once to one: host data, not a tensor's (``x.cpu().numpy().tolist()`` is a tensor's)."""
+    node = receiver
+    while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
+        if isinstance(node, ast.Call):
+            name = resolver.qualname(node.func, scope) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
+            if name is not None:
+                return rooted(name, ("numpy", "pandas"))
+            node = node.func
+        node = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else node
+    if isinstance(node, ast.Name) and depth < 3 and resolver.scopes is not None:
+        bindings = resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+        return len(bindings) == 1 and bindings[0].tag == VALUE and not bindings[0].path \
+            and isinstance(bindings[0].value, ast.AST) and _numpy_made(bindings[0].value, resolver, bindings[0].scope,
+                                                                        depth + 1)
+    return False
 
 
 def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
