@@ -224,11 +224,21 @@ class CallFacts:
         scope = resolver.current
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
                 and func.value.id == scopes.self_name(scope):
-            bindings = scopes.attribute(scope, func.attr)
-        elif isinstance(func, ast.Name):
-            bindings = scopes.may_reach(func.id, scope, (func.lineno, func.col_offset))
-        else:
-            return None
+            owner = scope
+            while owner is not None and owner.cls is None:
+                owner = owner.parent
+            key = (id(owner.cls) if owner is not None else 0, func.attr)   # the same for every method of the class
+            memo = self.__dict__.setdefault("_forwards", {})
+            if key not in memo:
+                memo[key] = self._forward_of(scopes.attribute(scope, func.attr))
+            return memo[key]
+        if isinstance(func, ast.Name):
+            return self._forward_of(scopes.may_reach(func.id, scope, (func.lineno, func.col_offset)))
+        return None
+
+    def _forward_of(self, bindings: list) -> Optional[str]:
+        """The ``forward`` of the project class the bindings construct (``MaskedLoss()``), if one does."""
+        resolver = self.resolver
         for binding in bindings:
             value = binding.value
             if binding.tag != "value" or binding.path or not isinstance(value, ast.Call) \
