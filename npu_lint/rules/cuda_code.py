@@ -185,8 +185,9 @@ class CustomCudaOperatorCall(Rule):
         ``.cpp`` / ``.cu`` files export through ``PYBIND11_MODULE`` or ``TORCH_LIBRARY`` (the
         ``cuda_op_list.csv`` of the report).
     Why it matters on NPU:
-        The operator's implementation is a CUDA kernel: the call fails on an Ascend host until the
-        operator has an NPU implementation.
+        The operator's implementation is a compiled kernel, CUDA or C++ for the CPU: called with NPU tensors it
+        fails ("could not run ... with arguments from the PrivateUse1 backend") until the operator has an NPU
+        implementation; a CPU-only C++ operator still runs on tensors moved back to the CPU, at a sync each call.
     Example:
         keep = nms_cuda.nms(boxes, scores, 0.5)
     Use instead:
@@ -200,7 +201,7 @@ class CustomCudaOperatorCall(Rule):
     family = FAMILY
     node_types = (ast.Call,)
     triggers = ("cuda", "_ext", "_C", "torch.ops")
-    message = "{name} calls a user-defined CUDA operator: it needs an NPU implementation"
+    message = "{name} calls an operator the project compiles itself (a CUDA or C++ extension): on NPU tensors it needs an NPU implementation"
     must_fire = ("from . import nms_cuda\nkeep = nms_cuda.nms(boxes, scores, 0.5)\n",
                  "from . import _C\nout = _C.roi_align_forward(x, rois)\n",
                  "def roi_align(x, rois):\n    return _C.roi_align_forward(x, rois)\n\nfrom . import _C\n")
