@@ -95,13 +95,21 @@ def host_array_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileCont
                         statement: Optional[ast.stmt] = None) -> bool:
     """The indexed value or the mask evidently comes from numpy or pandas. ``statement``: the statement holding
     the subscript, for a rule that runs on the statement before the walk reaches the subscript."""
-    if ctx.resolver.is_host(subscript.value) or ctx.resolver.is_host(index):
+    if ctx.resolver.is_host(subscript.value) or ctx.resolver.is_host(index) or _keyed_by_itself(subscript, index):
         return True
     if not _numpy_file(ctx):
         return False
     scope = ctx.resolver.current
     return _is_numpy(subscript.value, ctx, scope) or _is_numpy(index, ctx, scope) \
         or _numpy_function(_function(statement or subscript, ctx), ctx)
+
+
+def _keyed_by_itself(subscript: ast.Subscript, index: ast.expr) -> bool:
+    """``df[df["split"] == name]``: a value indexed by a test on one of its own columns named by a string -- a
+    pandas frame (a tensor has no string keys, and a dict of tensors is not indexed by a tensor)."""
+    target = ast.dump(subscript.value)
+    return any(isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant)
+               and isinstance(node.slice.value, str) and ast.dump(node.value) == target for node in ast.walk(index))
 
 
 def _numpy_function(function: Optional[ast.AST], ctx: FileContext) -> bool:
