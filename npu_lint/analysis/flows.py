@@ -399,8 +399,11 @@ def _numpy_made(receiver: ast.AST, resolver: "Resolver", scope: Scope, depth: in
     while isinstance(node, (ast.Attribute, ast.Subscript, ast.Call)):
         if isinstance(node, ast.Call):
             name = resolver.qualname(node.func, scope) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
-            if name is not None:
-                return rooted(name, ("numpy", "pandas"))
+            if name is not None:   # ``np.asarray(x.sum().cpu())`` wraps a tensor's data: no numpy-made array
+                return rooted(name, ("numpy", "pandas")) and not any(
+                    (value := resolver.value_of(a, scope)) is not None and (value[0] in K.TENSORS
+                                                                            or value[1] == K.CPU_TENSOR)
+                    for a in node.args)
             node = node.func
         node = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else node
     if isinstance(node, ast.Name) and depth < 3 and resolver.scopes is not None:

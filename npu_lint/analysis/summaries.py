@@ -14,6 +14,7 @@ import itertools
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.binder import _CALL_STATEMENTS
 from npu_lint.analysis.scopes import CLASS, DEF, Binding, Scope, Scopes
 
 if TYPE_CHECKING:
@@ -79,7 +80,10 @@ class Summaries:
             self._call_index = {}
             for call, scope in (self.scopes.calls if self.scopes else ()):
                 self._index_call(call, scope)
-        for key in self._called_as(function):
+        keys = self._summaries.get(("called as", id(function)))
+        if keys is None:
+            keys = self._summaries[("called as", id(function))] = self._called_as(function)
+        for key in keys:
             if key in self._nested:
                 continue
             self._nested.add(key)
@@ -295,7 +299,6 @@ _CLASS_KINDS = (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER, K.LOAD
                 K.INSTANCE)
 
 
-_CALL_STATEMENTS = (ast.Assign, ast.AnnAssign, ast.AugAssign, ast.Expr, ast.Return)   # as the binder's
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})   # statements: walked as statements
 
 
@@ -352,7 +355,10 @@ def _own_end(statement: ast.stmt) -> int:
     for field in _BODIES:
         block = getattr(statement, field, None)
         if isinstance(block, list) and block and isinstance(block[0], ast.AST):
-            last = min(last, block[0].lineno - 1)
+            first = block[0]   # a ``match_case`` has no position of its own: its pattern's
+            line = getattr(first, "lineno", None) or getattr(getattr(first, "pattern", None), "lineno", None)
+            if line:
+                last = min(last, line - 1)
     return max(last, statement.lineno)
 
 

@@ -150,6 +150,8 @@ def _own_statements(function: ast.AST):
         yield node
         for field in ("body", "orelse", "finalbody", "handlers"):
             stack.extend(getattr(node, field, ()) or ())
+        for case in getattr(node, "cases", ()) or ():   # ``match``: each case's body
+            stack.extend(case.body)
 
 
 def _index_kinds(resolver: "Resolver", node: ast.Subscript, scope) -> list[Optional[K.Value]]:

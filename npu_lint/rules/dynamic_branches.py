@@ -297,12 +297,12 @@ def _callee_works(call: ast.Call, ctx: FileContext, scope, depth: int) -> bool:
         return False
     function = callee[0]
     answers = ctx.scratch.setdefault("callee_works", {})
-    if id(function) not in answers:
-        answers[id(function)] = False   # a recursive call adds nothing
+    key = (id(function), depth)   # deeper, the callee's own calls are not followed: another answer
+    if key not in answers:
+        answers[key] = False   # a recursive call adds nothing
         inner = ctx.resolver.scopes.scope_of(function)
-        answers[id(function)] = inner is not None and any(
-            _tensor_work(s, ctx, inner, depth + 1) for s in function.body)
-    return answers[id(function)]
+        answers[key] = inner is not None and any(_tensor_work(s, ctx, inner, depth + 1) for s in function.body)
+    return answers[key]
 
 
 def _drops_tested(statement: ast.stmt, test: ast.AST) -> bool:

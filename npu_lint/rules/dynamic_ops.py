@@ -237,7 +237,7 @@ class BooleanMaskIndexing(Rule):
                  "    keep = cost.min(0).values < 1.0\n    m[keep, idx] = 1\n    return m\n")
     must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
                      # a frame indexed by a test on one of its own columns (pandas), whatever the other side is
-                     "import torch\nclass D:\n    def rows(self, index):\n"
+                     "import pandas as pd\nimport torch\nclass D:\n    def rows(self, index):\n"
                      "        return self.df[self.df['num_index'] == index]\n",
                      # one candidate returns a mask, the other an index tensor: no evidence of a mask
                      "import torch\nclass H:\n    def _a(self, x):\n        return x > 0\n    def _b(self, x):\n"

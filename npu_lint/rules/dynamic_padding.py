@@ -336,7 +336,8 @@ class PadToBatchMax(ValueFlow):
         if not _same_function(extreme, node, ctx):
             function = ctx.enclosing(node, FUNCTION_TYPES)
             if function is not None and _passed_down(extreme, node, ctx):
-                sink = f"{verb} at line {node.lineno} (in {function.name}())"   # a caller's maximum: reported there
+                name = getattr(function, "name", "lambda")
+                sink = f"{verb} at line {node.lineno} (in {name}())"   # a caller's maximum: reported there
             elif id(extreme) not in reported:
                 reported[id(extreme)] = None
                 ctx.report(node, self.message.format(what=f"{what} ({origin_text(origin)}, line "
@@ -402,20 +403,22 @@ class PadToBatchMax(ValueFlow):
         elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
                                                      and node.func.attr in _SIZED_METHODS and not name):
             verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
-            for origin in self._flows(size_args(node, name or None), ctx):   # each caller's maximum
+            for origin in self._flows(size_args(node, name or None), node, ctx):   # each caller's maximum
                 self._once(node, origin, verb, "this tensor is sized by the batch maximum", ctx)
 
     def _report(self, node: ast.Call, what: str, ctx: FileContext) -> None:
         ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "padding")
 
-    def _flows(self, args: list[ast.AST], ctx: FileContext) -> list[tuple]:
-        """Every batch maximum the arguments may carry (a helper's parameter filled by several callers), the first
-        of each argument's flows for a maximum computed in the sink's own function."""
+    def _flows(self, args: list[ast.AST], node: ast.AST, ctx: FileContext) -> list[tuple]:
+        """The first batch maximum each argument may carry, and every other one a caller hands down to the sink's
+        function (a helper's parameter filled by several callers)."""
         found: dict[int, tuple] = {}
         for arg in args:
+            first = True
             for flow in ctx.resolver.flows(arg):
-                if flow[0] in self.kinds:
+                if flow[0] in self.kinds and (first or _passed_down(flow[1], node, ctx)):
                     found.setdefault(id(flow[1]), flow)
+                    first = False
         return list(found.values())
 
 
@@ -429,7 +432,7 @@ def _passed_down(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
     for call, scope, _ in resolver.call_sites(sink):
         while scope is not None and scope.kind not in ("function", "module"):
             scope = scope.parent
-        if scope is not None and scope.node is not sink and _inside(extreme, scope.node):
+        if scope is not None and scope.kind == "function" and scope.node is not sink and _inside(extreme, scope.node):
             return True
     line = extreme.lineno
     return any(type(statement) is ast.Assign and statement.lineno <= line <= (statement.end_lineno or line)
