@@ -664,3 +664,14 @@ def test_calls_of_other_names_fill_no_parameter(call: str) -> None:
 ])
 def test_numbers_and_mask_products(source, value):
     assert probe(source) == value
+
+
+def test_the_call_index_reads_match_statements_and_module_level_calls() -> None:
+    """Calls on a ``match`` header, in a case and at module level are indexed without error (review findings)."""
+    source = ("import torch\nclass Box:\n    def __init__(self, t):\n        self.t = t\n"
+              "def pad_to(x, n):\n    return torch.cat([x, x.new_zeros(n - x.shape[0])])\n"
+              "def f(b, items):\n    match Box(b):\n        case Box(t=t) if pad_to(t, 3) is not None:\n"
+              "            m = max(len(x) for x in items)\n            return [pad_to(x, m) for x in items]\n"
+              "y = pad_to(torch.zeros(3), 5)\n")
+    found = analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU405"}))
+    assert [(f.line, f.code) for f in found] == [(10, "NPU405")]
