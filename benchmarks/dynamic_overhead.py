@@ -88,6 +88,7 @@ original, instrumented = load("original_train", original_file), load("train", in
 from msft_dynamic_analysis.hook import DETECTOR
 calls = [0]
 hook = DETECTOR.hook_func
+hook_args = getattr(DETECTOR, "hook_args", None)
 
 
 def counting(func, name, index, /, *args, **kwargs):
@@ -95,9 +96,14 @@ def counting(func, name, index, /, *args, **kwargs):
     return hook(func, name, index, *args, **kwargs)
 
 
-DETECTOR.hook_func = counting       # one run to count the calls made inside the loop, then the real hook
+def counting_args(func, name, index, /, *args):
+    calls[0] += DETECTOR._active
+    return hook_args(func, name, index, *args)
+
+
+DETECTOR.hook_func, DETECTOR.hook_args = counting, counting_args    # one run to count the calls in the loop
 loop_time(instrumented, 1)
-DETECTOR.hook_func = hook
+del DETECTOR.hook_func, DETECTOR.hook_args      # then the real entries (the class's methods)
 loop_time(original, 1)
 once = statistics.median(loop_time(original, 1) for _ in range(3))
 repeat = max(1, math.ceil(sample / max(once, 1e-4)))
@@ -122,13 +128,19 @@ def _with_timer(path: Path, line: int) -> None:
 
 def _replace_detector(hook: Path, package: Path) -> None:
     """The detector's modules in ``package`` replaced by ``hook``: one hook.py, or a folder of modules (its
-    ``__init__.py`` left out)."""
+    ``__init__.py`` left out). A detector older than ``hook_args`` (before 2026-11-26) gets the text its instrumenter
+    wrote: every ``DETECTOR.hook_args(`` of the instrumented files becomes ``DETECTOR.hook_func(``."""
     for module in package.glob("*.py"):
         if module.name != "__init__.py":
             module.unlink()
     for module in sorted(hook.glob("*.py")) if hook.is_dir() else [hook]:
         if module.name != "__init__.py":
             shutil.copyfile(module, package / (module.name if hook.is_dir() else "hook.py"))
+    if "def hook_args(" not in (package / "hook.py").read_text(encoding="utf-8"):
+        for program in package.parent.rglob("*.py"):
+            if package not in program.parents:
+                text = program.read_text(encoding="utf-8")
+                program.write_text(text.replace("DETECTOR.hook_args(", "DETECTOR.hook_func("), encoding="utf-8")
 
 
 def _measure(original: Path, instrumented: Path, runs: int, clock: str, sample: float) -> dict:
