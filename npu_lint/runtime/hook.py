@@ -1,7 +1,8 @@
 """Dynamic-shape detector written by ``npu-lint analyse -m dynamic_shape`` (standard library and torch only).
 
 The instrumented copy calls ``DETECTOR.hook_func(func, name, index, *args, **kwargs)`` in place of
-``func(*args, **kwargs)``; the training loop is wrapped as ``for batch in DETECTOR.start(loader):``.
+``func(*args, **kwargs)`` (``DETECTOR.hook_args(func, name, index, *args)``, the cheaper entry, for a call without
+keyword or starred arguments); the training loop is wrapped as ``for batch in DETECTOR.start(loader):``.
 Inside an iteration, and while the next batch is fetched (the dataset and the collate function, in the main
 process), calls into torch record the shapes of their tensor inputs and outputs: torch, torchvision and
 torch_npu functions, ``Tensor`` methods, custom autograd ``Function.apply``, ``nn.Module`` calls and methods
