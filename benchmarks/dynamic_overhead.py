@@ -32,6 +32,7 @@ import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
+IMPORT_LINE = 'DETECTOR = __import__("msft_dynamic_analysis.hook", fromlist=["DETECTOR"]).DETECTOR'   # instrument.py's
 LOOPS = REPO / "tests" / "fixtures" / "dynamic"
 TIMER_NAME = "__npu_lint_loop_timer__"
 _LOOP = re.compile(r"^(\s*(?:async\s+)?for\s.+?\sin\s)(.+)(:\s*# training loop.*)$")
@@ -87,17 +88,29 @@ def paired(repeat):
 original, instrumented = load("original_train", original_file), load("train", instrumented_file)
 from msft_dynamic_analysis.hook import DETECTOR
 calls = [0]
-hook = DETECTOR.hook_func
+Detector = type(DETECTOR)
+entries = {name: getattr(Detector, name) for name in ("hook_func", "hook_args") if hasattr(Detector, name)}
 
 
-def counting(func, name, index, /, *args, **kwargs):
-    calls[0] += DETECTOR._active
-    return hook(func, name, index, *args, **kwargs)
+def counting(self, func, name, index, /, *args, **kwargs):
+    calls[0] += self._active
+    return entries["hook_func"](self, func, name, index, *args, **kwargs)
 
 
-DETECTOR.hook_func = counting       # one run to count the calls made inside the loop, then the real hook
+def counting_args(self, func, name, index, /, *args):
+    calls[0] += self._active
+    return entries["hook_args"](self, func, name, index, *args)
+
+
+# One run to count the calls made inside the loop, then the real entries. Swapped on the class: an attribute set on
+# the instance (and deleted) would turn its attributes into a plain dictionary, and CPython would no longer
+# specialise the detector's attribute loads (LOAD_ATTR_INSTANCE_VALUE, LOAD_METHOD_WITH_VALUES) for the timed runs.
+Detector.hook_func = counting
+if "hook_args" in entries:
+    Detector.hook_args = counting_args
 loop_time(instrumented, 1)
-DETECTOR.hook_func = hook
+for name, entry in entries.items():
+    setattr(Detector, name, entry)
 loop_time(original, 1)
 once = statistics.median(loop_time(original, 1) for _ in range(3))
 repeat = max(1, math.ceil(sample / max(once, 1e-4)))
@@ -122,13 +135,21 @@ def _with_timer(path: Path, line: int) -> None:
 
 def _replace_detector(hook: Path, package: Path) -> None:
     """The detector's modules in ``package`` replaced by ``hook``: one hook.py, or a folder of modules (its
-    ``__init__.py`` left out)."""
+    ``__init__.py`` left out). A detector older than ``hook_args`` (before 2026-11-26) gets the text its instrumenter
+    wrote: every ``DETECTOR.hook_args(`` of the instrumented files becomes ``DETECTOR.hook_func(``, and the
+    detector's import is ``from msft_dynamic_analysis.hook import DETECTOR`` again."""
     for module in package.glob("*.py"):
         if module.name != "__init__.py":
             module.unlink()
     for module in sorted(hook.glob("*.py")) if hook.is_dir() else [hook]:
         if module.name != "__init__.py":
             shutil.copyfile(module, package / (module.name if hook.is_dir() else "hook.py"))
+    if "def hook_args(" not in (package / "hook.py").read_text(encoding="utf-8"):
+        for program in package.parent.rglob("*.py"):
+            if package not in program.parents:
+                text = program.read_text(encoding="utf-8").replace("DETECTOR.hook_args(", "DETECTOR.hook_func(")
+                text = text.replace(IMPORT_LINE, "from msft_dynamic_analysis.hook import DETECTOR")
+                program.write_text(text, encoding="utf-8")
 
 
 def _measure(original: Path, instrumented: Path, runs: int, clock: str, sample: float) -> dict:

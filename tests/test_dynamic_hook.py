@@ -185,10 +185,13 @@ def test_report_cells(analysis):
     assert oct((report / "msft_dynamic_shape_analysis_report.csv").stat().st_mode & 0o777) == "0o640"
 
 
-@pytest.fixture()
-def detector(tmp_path, monkeypatch):
+@pytest.fixture(params=["hook_args", "hook_func"])
+def detector(request, tmp_path, monkeypatch):
+    """A detector whose ``call`` is one of its two entries: ``hook_args`` (what the instrumenter writes for calls
+    without keyword arguments) or ``hook_func`` (any call); each test runs with both."""
     monkeypatch.setenv("MSFT_DYNAMIC_REPORT", str(tmp_path / "report.csv"))
     made = Detector()
+    made.call = getattr(made, request.param)
     yield made
     atexit.unregister(made.write_report)
 
@@ -204,13 +207,13 @@ def test_hook_returns_and_raises_exactly_like_the_call(detector):
         with pytest.raises(TypeError) as expected:
             torch.relu("not a tensor")
         with pytest.raises(TypeError) as caught:
-            detector.hook_func(torch.relu, "torch.relu", 0, "not a tensor")
+            detector.call(torch.relu, "torch.relu", 0, "not a tensor")
         assert str(caught.value) == str(expected.value)
         with pytest.raises(KeyError) as raised:
-            detector.hook_func(fail, "fail", 0, torch.ones(2))
+            detector.call(fail, "fail", 0, torch.ones(2))
         assert raised.value is error
         x = torch.ones(3, requires_grad=True)
-        y = detector.hook_func(x.mul, "x.mul", 0, 2)
+        y = detector.call(x.mul, "x.mul", 0, 2)
         assert y.grad_fn is not None and torch.equal(y, x * 2)
         y.sum().backward()
         assert x.grad.tolist() == [2.0, 2.0, 2.0]
@@ -222,8 +225,8 @@ def test_loop_count_and_break(detector, tmp_path):
 
     def step(rows: int, repeats: int) -> None:
         for _ in range(repeats):                       # constant shape, varying count: not reported
-            detector.hook_func(torch.relu, "torch.relu", 0, torch.ones(4, 3))
-        detector.hook_func(linear, "linear", 0, torch.ones(rows, 3))
+            detector.call(torch.relu, "torch.relu", 0, torch.ones(4, 3))
+        detector.call(linear, "linear", 0, torch.ones(rows, 3))
         detector.hook_func(torch.cat, "torch.cat", 0, [torch.ones(rows, 3), torch.ones(2, 3)], dim=0)
 
     for index, (rows, repeats) in enumerate(detector.start([(2, 1), (2, 3), (5, 2), (9, 9)])):
@@ -231,7 +234,7 @@ def test_loop_count_and_break(detector, tmp_path):
             step(rows, repeats)
         if index == 2:
             break
-    detector.hook_func(linear, "after the loop", 0, torch.ones(7, 3))   # not inside an iteration
+    detector.call(linear, "after the loop", 0, torch.ones(7, 3))   # not inside an iteration
     rows = {row[0]: row for row in detector.rows()}
     assert sorted(rows) == ["linear", "torch.cat"]
     assert rows["linear"][4:] == ["[(2, 3)-(5, 3)]", "[(2, 2)-(5, 2)]"]
@@ -258,16 +261,16 @@ def test_function_apply_nested_containers_and_metadata(detector):
     identity = torch.nn.Identity()
     for rows in detector.start([2, 5, 3]):
         x = torch.ones(rows, 4, requires_grad=True)
-        y = detector.hook_func(Double.apply, "Double.apply", 0, x)
-        detector.hook_func(criterion, "criterion", 0, torch.ones(2), [{"boxes": torch.ones(rows, 4)}])
-        detector.hook_func(identity, "three", 0, [[[torch.ones(rows)]]])     # three levels: looked into
-        detector.hook_func(identity, "four", 0, [[[[torch.ones(rows)]]]])    # four: not
-        detector.hook_func(x.numel, "x.numel", 0)
-        detector.hook_func(x.size, "x.size", 0, 0)
-        detector.hook_func(x.dim, "x.dim", 0)
-        detector.hook_func(x.new_zeros, "x.new_zeros", 0, 3)                        # varies only through x
-        detector.hook_func(x.sum, "x.sum", 0)
-        detector.hook_func(x.view, "x.view", 0, -1)
+        y = detector.call(Double.apply, "Double.apply", 0, x)
+        detector.call(criterion, "criterion", 0, torch.ones(2), [{"boxes": torch.ones(rows, 4)}])
+        detector.call(identity, "three", 0, [[[torch.ones(rows)]]])     # three levels: looked into
+        detector.call(identity, "four", 0, [[[[torch.ones(rows)]]]])    # four: not
+        detector.call(x.numel, "x.numel", 0)
+        detector.call(x.size, "x.size", 0, 0)
+        detector.call(x.dim, "x.dim", 0)
+        detector.call(x.new_zeros, "x.new_zeros", 0, 3)                        # varies only through x
+        detector.call(x.sum, "x.sum", 0)
+        detector.call(x.view, "x.view", 0, -1)
         y.sum().backward()
     rows = {row[0]: row for row in detector.rows()}
     assert sorted(rows) == ["Double.apply", "criterion", "three", "x.view"]
@@ -278,11 +281,45 @@ def test_function_apply_nested_containers_and_metadata(detector):
 def test_containers_are_looked_at_with_a_bounded_count(detector):
     many = [torch.ones(1)] * 10000
     for rows in detector.start([2, 5]):
-        detector.hook_func(torch.cat, "torch.cat", 0, many + [torch.ones(rows)])   # past the bound: not seen
-        detector.hook_func(torch.cat, "torch.cat", 1, [torch.ones(rows)] + many)
+        detector.call(torch.cat, "torch.cat", 0, many + [torch.ones(rows)])   # past the bound: not seen
+        detector.call(torch.cat, "torch.cat", 1, [torch.ones(rows)] + many)
     last, first = (row[4] for row in detector.rows())      # both vary through their result
     assert last == ", ".join(["[(1,)-(1,)]"] * 256)         # the 256 elements looked at
     assert first.startswith("[(2,)-(5,)], [(1,)-(1,)], ") and first.count("[(1,)-(1,)]") == 255
+
+
+def test_rows_of_numbers_count_against_the_bound(detector):
+    """``torch.tensor(boxes)``-style rows are skipped at once, their elements counted as if looked at."""
+    class First(torch.nn.Module):
+        def forward(self, *args):
+            return args[0]
+
+    identity = First()
+    for rows in detector.start([2, 5]):
+        detector.call(identity, "hidden", 0, [[0.5] * 4] * 60, [torch.ones(rows)])    # 60 + 240 > 256: not seen
+        detector.call(identity, "seen", 0, [(1, 2)] * 60, [torch.ones(rows)])          # 60 + 120 < 256
+        detector.call(identity, "rows", 0, [[0.5, 1], [torch.ones(rows)]])            # not only numbers
+    rows = {row[0]: row for row in detector.rows()}
+    assert sorted(rows) == ["rows", "seen"]
+    assert rows["seen"][4] == "[(2,)-(5,)]" and rows["rows"][4] == "[(2,)-(5,)]"
+
+
+def test_calls_of_other_threads_are_not_recorded(detector):
+    """Only the loop's thread records; the check is made where a frame's table is looked up."""
+    import threading
+
+    def other(rows: int) -> None:
+        for _ in range(3):
+            detector.call(torch.relu, "other thread", 0, torch.ones(rows))
+
+    for rows in detector.start([2, 5, 3]):
+        worker = threading.Thread(target=other, args=(rows,))
+        worker.start()
+        worker.join()
+        detector.call(torch.relu, "loop thread", 0, torch.ones(rows))
+        other(rows)                                 # the same code in the loop's thread is recorded
+    assert sorted(row[0] for row in detector.rows()) == ["loop thread", "other thread"]
+    assert all(row[4] == "[(2,)-(5,)]" for row in detector.rows())
 
 
 def test_budget_counts_new_sites_only(tmp_path, monkeypatch, capsys):
@@ -312,13 +349,13 @@ def test_call_paths_through_generators_and_deep_recursion(detector):
     def tokens():
         rows = 2
         while True:
-            yield detector.hook_func(torch.relu, "torch.relu", 0, torch.ones(rows))
+            yield detector.call(torch.relu, "torch.relu", 0, torch.ones(rows))
             rows += 1
 
     def deep(depth, rows):
         if depth:
             return deep(depth - 1, rows)
-        return detector.hook_func(torch.tanh, "torch.tanh", 0, torch.ones(rows))
+        return detector.call(torch.tanh, "torch.tanh", 0, torch.ones(rows))
 
     for step in detector.start([0, 1, 2]):
         stream = tokens()
@@ -341,9 +378,9 @@ def test_nested_tensors_are_skipped_and_recording_goes_on(detector):
     nested = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
     identity = torch.nn.Identity()
     for rows in detector.start([2, 5]):
-        assert detector.hook_func(identity, "nested", 0, nested) is nested
-        assert detector.hook_func(identity, "in a list", 0, [nested, torch.ones(rows)])[0] is nested
-        detector.hook_func(torch.relu, "torch.relu", 0, torch.ones(rows))
+        assert detector.call(identity, "nested", 0, nested) is nested
+        assert detector.call(identity, "in a list", 0, [nested, torch.ones(rows)])[0] is nested
+        detector.call(torch.relu, "torch.relu", 0, torch.ones(rows))
     rows = {row[0]: row for row in detector.rows()}
     assert sorted(rows) == ["in a list", "torch.relu"]
     assert rows["in a list"][4] == "[(2,)-(5,)]"

@@ -88,15 +88,18 @@ class Unwrap(ast.NodeTransformer):
         self.generic_visit(node)
         func = node.func
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "DETECTOR":
-            if func.attr == "hook_func":
+            if func.attr in ("hook_func", "hook_args"):
                 assert isinstance(node.args[1], ast.Constant) and isinstance(node.args[2], ast.Constant)
                 return ast.Call(node.args[0], node.args[3:], node.keywords)
             if func.attr == "start":
                 return node.args[0]
         return node
 
-    def visit_ImportFrom(self, node: ast.ImportFrom) -> ast.AST | None:
-        return None if node.module == "msft_dynamic_analysis.hook" else node
+    def visit_Assign(self, node: ast.Assign) -> ast.AST | None:
+        target = node.targets[0]
+        if isinstance(target, ast.Name) and target.id == "DETECTOR":    # the detector's import
+            return None
+        return self.generic_visit(node)
 
 
 def same_program(original: str, instrumented: str) -> bool:
@@ -149,13 +152,13 @@ def test_copy_is_the_same_program_with_calls_wrapped(project: Path):
     assert lines[33] == "    for step, (x, y) in DETECTOR.start(enumerate(loader)):"
     assert "DETECTOR" not in "\n".join(lines[12:22]), "class body, __init__ and torch.jit code are left alone"
     assert lines[23] == "    def forward(self, x: torch.Tensor = torch.zeros(1)) -> torch.Tensor:"
-    assert lines[25] == ("        h = DETECTOR.hook_func(F.relu, 'torch.nn.functional.relu', 0, "
-                         "DETECTOR.hook_func(self.fc, 'self.fc', 1, x))  # trailing comment")
+    assert lines[25] == ("        h = DETECTOR.hook_args(F.relu, 'torch.nn.functional.relu', 0, "
+                         "DETECTOR.hook_args(self.fc, 'self.fc', 1, x))  # trailing comment")
     assert lines[32] == '    print(len(loader), os.path.join("a", "b"))'
-    assert lines[36] == ("        total = DETECTOR.hook_func(torch.stack, 'torch.stack', 0, "
+    assert lines[36] == ("        total = DETECTOR.hook_args(torch.stack, 'torch.stack', 0, "
                          "(part for part in [loss, loss]))")
     assert lines[37] == '        print(f"{step}: {loss.item()}")'
-    assert lines[40] == "    return DETECTOR.hook_func(Block(), 'Block(...)', 0, total)"
+    assert lines[40] == "    return DETECTOR.hook_args(Block(), 'Block(...)', 0, total)"
     # Untouched files, the skipped folders, links, the detector and the log.
     assert (report / "pkg" / "layers.py").read_bytes() == (project / "pkg" / "layers.py").read_bytes()
     assert (report / "pkg" / "__init__.py").read_bytes() == b""
@@ -220,9 +223,9 @@ def f(x, model, layers, log=logging.getLogger(__name__)):
     assert lines[23] == ("    local(); tool(x); len(x); np.mean(x); isinstance(x, int); super().forward(x)")
     assert lines[24] == '''    x.to("cpu").item(); log.info("x"); "{}".format(x); torch.jit.script(f)'''
     assert lines[25] == (
-        "    DETECTOR.hook_func(relu, 'torch.nn.functional.relu', 0, x); DETECTOR.hook_func(model, 'model', 1, x); "
-        "DETECTOR.hook_func(layers[0], 'layers[...]', 2, x); DETECTOR.hook_func(x.sum, 'x.sum', 3); "
-        "DETECTOR.hook_func(torch.cat, 'torch.cat', 4, [x]); DETECTOR.hook_func((lambda: x), '<expression>', 5)")
+        "    DETECTOR.hook_args(relu, 'torch.nn.functional.relu', 0, x); DETECTOR.hook_args(model, 'model', 1, x); "
+        "DETECTOR.hook_args(layers[0], 'layers[...]', 2, x); DETECTOR.hook_args(x.sum, 'x.sum', 3); "
+        "DETECTOR.hook_args(torch.cat, 'torch.cat', 4, [x]); DETECTOR.hook_args((lambda: x), '<expression>', 5)")
     assert result.wrapped == 6
 
 
@@ -256,24 +259,24 @@ def scoped(xs):
     s = "é"; tarfile.open(s); np.zeros(3)
 '''
     lines = instrument(source).code.splitlines()
-    assert lines[10] == "    return DETECTOR.hook_func(F.relu, 'torch.nn.functional.relu', 0, x)"
-    assert lines[14] == "    return DETECTOR.hook_func(F.relu, 'F.relu', 0, x)"
-    assert lines[18] == ("    DETECTOR.hook_func(tarfile.getmembers, 'tarfile.getmembers', 0); "
-                         "DETECTOR.hook_func(helper, 'helper', 1); DETECTOR.hook_func(np.mean, 'np.mean', 2, 1)")
-    assert lines[22] == ("    a = [DETECTOR.hook_func(np, 'np', 0, x) for np in xs]; "
-                         "b = DETECTOR.hook_func((lambda tarfile: DETECTOR.hook_func(tarfile.members, "
+    assert lines[10] == "    return DETECTOR.hook_args(F.relu, 'torch.nn.functional.relu', 0, x)"
+    assert lines[14] == "    return DETECTOR.hook_args(F.relu, 'F.relu', 0, x)"
+    assert lines[18] == ("    DETECTOR.hook_args(tarfile.getmembers, 'tarfile.getmembers', 0); "
+                         "DETECTOR.hook_args(helper, 'helper', 1); DETECTOR.hook_args(np.mean, 'np.mean', 2, 1)")
+    assert lines[22] == ("    a = [DETECTOR.hook_args(np, 'np', 0, x) for np in xs]; "
+                         "b = DETECTOR.hook_args((lambda tarfile: DETECTOR.hook_args(tarfile.members, "
                          "'tarfile.members', 2)), '<expression>', 1, xs)")
     assert lines[23] == '''    s = "é"; tarfile.open(s); np.zeros(3)'''
 
 
 def test_import_placement_keeps_line_numbers():
     assert instrument("import torch\nx = torch.ones(1)\n").code == \
-        IMPORT_LINE + "; import torch\nx = DETECTOR.hook_func(torch.ones, 'torch.ones', 0, 1)\n"
+        IMPORT_LINE + "; import torch\nx = DETECTOR.hook_args(torch.ones, 'torch.ones', 0, 1)\n"
     assert instrument('"""Doc.\n\nMore."""\nimport torch\ny = torch.ones(1)\n').code.splitlines()[2] == \
         'More."""; ' + IMPORT_LINE
     compound = "# licence\n\nif True:\n    import torch\n    y = torch.ones(1)\n"
     assert instrument(compound).code == "# licence\n" + IMPORT_LINE + "\nif True:\n    import torch\n" \
-        "    y = DETECTOR.hook_func(torch.ones, 'torch.ones', 0, 1)\n"
+        "    y = DETECTOR.hook_args(torch.ones, 'torch.ones', 0, 1)\n"
     untouched = "import os\n\nprint(os.getcwd())\n"
     assert instrument(untouched).code == untouched and not instrument(untouched).changed
 
@@ -306,6 +309,10 @@ pairs = list(zip(*((note(i),) for i in range(2))))
             calls.append(name)
             return func(*args, **kwargs)
 
+        def hook_args(self, func, name, index, /, *args):
+            calls.append(name)
+            return func(*args)
+
     monkeypatch.setitem(sys.modules, "msft_dynamic_analysis", types.ModuleType("msft_dynamic_analysis"))
     hook = types.ModuleType("msft_dynamic_analysis.hook")
     hook.DETECTOR = Detector()
@@ -317,6 +324,16 @@ pairs = list(zip(*((note(i),) for i in range(2))))
     assert wrapped["result"] == plain["result"] and wrapped["pairs"] == plain["pairs"]
     assert calls == ["make", "note", "note", "note", "note", "make(...).pick", "note", "note"]
     assert "Box()" in instrument(source).code, "a class defined in the file is not wrapped"
+
+
+def test_calls_without_keywords_take_the_cheaper_entry():
+    """``hook_args`` (no keyword dictionary) for positional calls, ``hook_func`` for keyword or starred ones."""
+    code = instrument("import torch\ndef f(x, xs, kw):\n    return torch.cat(xs), torch.cat(xs, dim=0), "
+                      "torch.cat(*xs), torch.cat(**kw)\n").code
+    assert code.splitlines()[2] == (
+        "    return DETECTOR.hook_args(torch.cat, 'torch.cat', 0, xs), DETECTOR.hook_func(torch.cat, 'torch.cat', 1, "
+        "xs, dim=0), DETECTOR.hook_func(torch.cat, 'torch.cat', 2, *xs), DETECTOR.hook_func(torch.cat, 'torch.cat', "
+        "3, **kw)")
 
 
 def test_wrap_loop_and_bad_input_are_one_line_errors(project: Path, tmp_path: Path):

@@ -22,7 +22,7 @@ from npu_lint.versions import Target
 PACKAGE = "msft_dynamic_analysis"
 REPORT_NAME = "msft_dynamic_shape_analysis_report.csv"
 SKIPPED_DIRS = frozenset({"__pycache__", ".git"})
-DETECTOR_MODULES = ("hook.py", "calls.py", "shapes.py", "sites.py")     # npu_lint/runtime, copied as they are
+DETECTOR_MODULES = ("hook.py", "calls.py", "paths.py", "shapes.py", "sites.py")     # npu_lint/runtime, copied as they are
 _INIT = '"""The dynamic-shape detector, written by npu-lint analyse -m dynamic_shape."""\n'
 
 Log = Callable[..., None]   # RunLog.log(level, message, progress=None)

@@ -1,9 +1,10 @@
 """Rewrite one Python file with libcst so that calls that can reach torch go through the dynamic-shape detector.
 
-``f(a, k=b)`` becomes ``DETECTOR.hook_func(f, 'f', 0, a, k=b)``: the callable is evaluated first, then the
-arguments, as in the original call; formatting and comments outside the rewritten calls are kept byte for byte,
-and so are line numbers (the detector's import shares a line with the docstring, a ``__future__`` import or the
-first statement). See :func:`instrument` for which calls are wrapped.
+``f(a, k=b)`` becomes ``DETECTOR.hook_func(f, 'f', 0, a, k=b)``, and ``f(a)`` (no keyword or starred
+argument) ``DETECTOR.hook_args(f, 'f', 0, a)``: the callable is evaluated first, then the arguments, as in the
+original call; formatting and comments outside the rewritten calls are kept byte for byte, and so are line numbers
+(the detector's import shares a line with the docstring, a ``__future__`` import or the first statement). See
+:func:`instrument` for which calls are wrapped.
 """
 from __future__ import annotations
 
@@ -20,7 +21,9 @@ from libcst.metadata import CodePosition, MetadataWrapper, PositionProvider
 from npu_lint.resolver import CLASS, DEF, IMPORT, Binding, Resolver
 
 DETECTOR = "DETECTOR"
-IMPORT_LINE = "from msft_dynamic_analysis.hook import DETECTOR"
+# Bound by assignment, not by ``from ... import DETECTOR``: CPython (3.11) compiles ``DETECTOR.hook_args(...)`` on a
+# name bound by an import as an attribute load that makes a bound method on every call (no LOAD_METHOD).
+IMPORT_LINE = 'DETECTOR = __import__("msft_dynamic_analysis.hook", fromlist=["DETECTOR"]).DETECTOR'
 TORCH_ROOTS = frozenset({"torch", "torchvision", "torch_npu"})
 BUILTINS = frozenset(dir(builtins))
 # Decorators whose functions and classes are compiled or inspected by torch: left exactly as written.
@@ -291,7 +294,9 @@ class _Wrapper(cst.CSTTransformer):
             head.append(cst.Arg(cst.Integer(str(index)), comma=cst.Comma(whitespace_after=before_args)))
         else:
             head.append(cst.Arg(cst.Integer(str(index)), whitespace_after_arg=updated.whitespace_before_args))
-        wrapped = updated.with_changes(func=cst.Attribute(cst.Name(DETECTOR), cst.Name("hook_func")),
+        # ``hook_args`` takes positional arguments only: no keyword dictionary to build on every call
+        entry = "hook_func" if any(arg.keyword is not None or arg.star for arg in args) else "hook_args"
+        wrapped = updated.with_changes(func=cst.Attribute(cst.Name(DETECTOR), cst.Name(entry)),
                                        whitespace_before_args=cst.SimpleWhitespace(""), args=head + args)
         if original in self.glued and not updated.lpar:
             # ``return(n).f()``, ``not(n).f()``, ``a if"s".join(x) else b``: the keyword before the call had no space

@@ -1,7 +1,8 @@
 """Dynamic-shape detector written by ``npu-lint analyse -m dynamic_shape`` (standard library and torch only).
 
 The instrumented copy calls ``DETECTOR.hook_func(func, name, index, *args, **kwargs)`` in place of
-``func(*args, **kwargs)``; the training loop is wrapped as ``for batch in DETECTOR.start(loader):``.
+``func(*args, **kwargs)`` (``DETECTOR.hook_args(func, name, index, *args)``, the cheaper entry, for a call without
+keyword or starred arguments); the training loop is wrapped as ``for batch in DETECTOR.start(loader):``.
 Inside an iteration, and while the next batch is fetched (the dataset and the collate function, in the main
 process), calls into torch record the shapes of their tensor inputs and outputs: torch, torchvision and
 torch_npu functions, ``Tensor`` methods, custom autograd ``Function.apply``, ``nn.Module`` calls and methods
@@ -42,27 +43,21 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 import torch
 
 from .calls import SKIPPED_NAMES, VERDICTS as _VERDICTS, traced as _traced
-from .shapes import shapes_of as _shapes
+from .paths import MAX_SITES, CallPaths
+from .shapes import ATOMS as _ATOMS, shapes_of as _shapes
 from .sites import ANALYSIS_DIR, Site as _Site, call_stack as _call_stack, main_process as _main_process
 
 REPORT_NAME = "msft_dynamic_shape_analysis_report.csv"
 HEADER = ("Function Name", "File Path", "Line Number", "Call Stack", "Input Shape Range", "Output Shape Range")
-MAX_SITES = 10000
 MAX_CALLS = 1 << 16     # calls of one site compared per iteration (memory stays bounded)
-MAX_STACK = 64          # frames walked to build a call path
 MAX_SIGNATURES = 64     # distinct shape signatures remembered per call site (ranges stay exact beyond)
 
 _Tensor, _Module = torch.Tensor, torch.nn.Module
 _BUILTIN, _METHOD, _FUNCTION = types.BuiltinFunctionType, types.MethodType, types.FunctionType
-_UNKNOWN = object()
-_NO_GENERATOR = (None, None, -1, None)
-_RESUMABLE = 0x20 | 0x80 | 0x100 | 0x200    # CO_GENERATOR, CO_COROUTINE, CO_ITERABLE_COROUTINE, CO_ASYNC_GENERATOR
-_getframe, _get_ident = sys._getframe, threading.get_ident
-_STEPS = range(MAX_STACK - 1)
-_LONGEST = 2 * MAX_STACK - 1    # the longest path prefix: a code, then a code and a place per frame walked
+_getframe = sys._getframe
 
 
-class Detector:
+class Detector(CallPaths):
     """Records torch calls inside the iterations of ``start`` and reports the call sites whose shapes vary."""
 
     def __init__(self) -> None:
@@ -70,24 +65,10 @@ class Detector:
         self.max_sites = int(os.environ.get("MSFT_DYNAMIC_MAX_SITES") or MAX_SITES)
         self._active = False            # inside an iteration, in the thread and process that started it
         self._stopped = False           # after an internal error, or in a forked child
-        self._full = False              # past the budget of call sites: no new site is recorded
         self._opened = False
-        self._thread = threading.get_ident()
         self._pid = os.getpid()
-        self._root: Any = None          # the frame the call paths stop at
         self._iteration = 0
-        self._sites: dict[tuple, _Site] = {}               # (name, index, code, line, code, line, ...) -> site
-        # (id(code), id(code), last instruction, ...) of the frames of a call -> {last instruction: site}
-        self._tables: dict[tuple, dict[int, Optional[_Site]]] = {}
-        self._frame: Any = None         # the frame of the last call, and its table
-        self._table: Optional[dict] = None
-        self._root_table: Optional[dict] = None     # the loop's frame's table
-        self._before: Any = None        # the frame of the call before, and its table
-        self._before_table: Optional[dict] = None
-        self._generator: tuple = _NO_GENERATOR       # a generator's frame, its caller and its place there, its table
-        self._anchor: Any = None        # the caller of the last frame walked to the loop, and its path
-        self._anchor_prefix: tuple = ()
-        self._unrecorded = 0            # paths past the budget remembered as not recorded
+        CallPaths.__init__(self)
         self._new_varying = False
         self._write_failed = False
         if hasattr(os, "register_at_fork"):
@@ -136,12 +117,6 @@ class Detector:
         self._iteration += 1
         self._active = not self._stopped and threading.get_ident() == self._thread
 
-    def _set_root(self, root: Any) -> None:
-        """Call paths stop at ``root``; the tables kept for frames are forgotten (None: no frame is kept)."""
-        self._root, self._root_table, self._frame, self._table = root, None, None, None
-        self._before, self._before_table, self._generator = None, None, _NO_GENERATOR
-        self._anchor, self._anchor_prefix = None, ()
-
     def _end_iteration(self) -> None:
         self._active = False
         self._set_root(None)
@@ -161,11 +136,100 @@ class Detector:
             self._stop(f"internal error ({type(error).__name__}: {error}); recording stops here")
 
     # -- the calls --------------------------------------------------------------------------------------
-    def hook_func(self, func: Callable[..., Any], name: str, index: int, /, *args: Any, **kwargs: Any) -> Any:
-        """``func(*args, **kwargs)``, recording tensor shapes when inside an iteration and ``func`` is torch's.
+    def hook_args(self, func: Callable[..., Any], name: str, index: int, /, *args: Any) -> Any:
+        """``func(*args)``, recording tensor shapes when inside an iteration and ``func`` is torch's: the
+        instrumenter's form for a call without keyword or starred arguments, the hot path of a training step.
 
-        The hot path of a training step: the common cases (a Tensor method, a module called with one tensor, a
-        result that is one tensor) are inlined, and a call from the same frame as the last one reuses its table."""
+        No keyword dictionary is built; the common cases (a Tensor method, one or two tensor arguments, arguments
+        that are numbers, a result that is one tensor) are inlined, a call from the same frame as the last one
+        reuses its table, and the thread is checked only when a frame's table is looked up (``_table_of``)."""
+        if not self._active:
+            return func(*args)
+        kind = type(func)
+        if kind is _BUILTIN or kind is _METHOD:
+            owner = func.__self__
+            if owner is None:                         # torch.cat: cached
+                if not (_VERDICTS.get(func) or _traced(func)):
+                    return func(*args)
+                receiver: tuple = ()
+            elif isinstance(owner, _Tensor):          # a Tensor method: recorded unless skipped
+                if func.__name__ in SKIPPED_NAMES:
+                    return func(*args)
+                try:
+                    receiver = (owner.shape,) if type(owner) is _Tensor else (tuple(owner.shape),)
+                except Exception:             # a nested tensor has no shape
+                    receiver = ()
+            elif _traced(func):
+                receiver = ()
+            else:
+                return func(*args)
+        elif kind is _FUNCTION:
+            if not (_VERDICTS.get(func) or _traced(func)):          # F.relu: cached
+                return func(*args)
+            receiver = ()
+        elif isinstance(func, _Module) or _traced(func):
+            receiver = ()
+        else:
+            return func(*args)
+        try:
+            try:
+                if not args:
+                    inputs: tuple = ()
+                elif type(args[0]) is _Tensor:
+                    if len(args) == 1:
+                        inputs = (args[0].shape,)
+                    elif len(args) == 2 and type(args[1]) is _Tensor:
+                        inputs = (args[0].shape, args[1].shape)
+                    else:
+                        inputs = _shapes(args)
+                elif _ATOMS.issuperset(map(type, args)):      # sizes, dims, scalars: no tensor in them
+                    inputs = ()
+                else:
+                    inputs = _shapes(args)
+            except Exception:                 # a nested tensor has no shape: ``_shapes`` skips it
+                inputs = _shapes(args)
+        except Exception:
+            return func(*args)
+        result = func(*args)
+        try:
+            if self._active:
+                if type(result) is _Tensor:
+                    try:
+                        outputs: tuple = (result.shape,)
+                    except Exception:
+                        outputs = ()
+                else:
+                    outputs = () if result is None else _shapes((result,))
+                frame = _getframe(1)
+                table = self._table if frame is self._frame else self._table_of(frame)
+                try:
+                    site = table[frame.f_lasti]
+                except KeyError:                # a place of this frame not seen before
+                    site = self._new_path(table, frame, name, index)
+                if site is None:
+                    return result
+                full = (receiver, inputs, outputs)
+                if site.varying:                # only its ranges are left to update (``_compare``, inlined)
+                    if full != site.last:       # the same shapes as the last call cost one comparison
+                        site.last = full
+                        if full not in site.seen:
+                            self._add(site, full)
+                    return result
+                if site.iteration == self._iteration:   # ``_compare``, inlined: the n-th call of this iteration
+                    nth = site.calls
+                else:
+                    site.iteration, nth = self._iteration, 0
+                site.calls = nth + 1
+                first = site.first.get(nth)
+                if full != first:
+                    self._differs(site, frame, full, first, nth)
+        except Exception as error:      # never let the detector break the run
+            self._stop(f"internal error ({type(error).__name__}: {error}); recording stops here")
+        return result
+
+    def hook_func(self, func: Callable[..., Any], name: str, index: int, /, *args: Any, **kwargs: Any) -> Any:
+        """``func(*args, **kwargs)``, recording as ``hook_args`` does: the instrumenter's form for a call with
+        keyword or starred arguments (the shapes of the keyword arguments' values follow those of ``args``)."""
         if not self._active:
             return func(*args, **kwargs)
         kind = type(func)
@@ -189,8 +253,6 @@ class Detector:
         elif isinstance(func, _Module) or _traced(func):
             receiver = ()
         else:
-            return func(*args, **kwargs)
-        if _get_ident() != self._thread:
             return func(*args, **kwargs)
         try:
             if kwargs:
@@ -216,12 +278,11 @@ class Detector:
                     outputs = () if result is None else _shapes((result,))
                 frame = _getframe(1)
                 table = self._table if frame is self._frame else self._table_of(frame)
-                site = table.get(frame.f_lasti, _UNKNOWN)
-                if site is _UNKNOWN:
+                try:
+                    site = table[frame.f_lasti]
+                except KeyError:                # a place of this frame not seen before
                     site = self._new_path(table, frame, name, index)
-                    if site is None:
-                        return result
-                elif site is None:
+                if site is None:
                     return result
                 full = (receiver, inputs, outputs)
                 if site.varying:                # only its ranges are left to update (``_compare``, inlined)
@@ -241,96 +302,6 @@ class Detector:
         except Exception as error:      # never let the detector break the run
             self._stop(f"internal error ({type(error).__name__}: {error}); recording stops here")
         return result
-
-    def _new_path(self, table: dict, frame: Any, name: str, index: int) -> Optional[_Site]:
-        """The site of a call from a place of ``frame`` not seen before, remembered in its table."""
-        site = self._site(frame, name, index)
-        if site is not None or self._unrecorded < 4 * self.max_sites:
-            table[frame.f_lasti] = site
-            self._unrecorded += site is None
-        return site
-
-    def _table_of(self, frame: Any) -> dict:
-        """The sites called from ``frame``, by its last instruction. The frames above it, up to the loop, are the
-        ids of their code objects and their last instructions: cheap to take and to hash. The table is kept for
-        the next call from the same frame, whose callers cannot have changed unless it is a generator's; the
-        loop's own table is kept apart (the loop body's calls alternate with calls from the functions it calls), and
-        so is the table of the frame before the last one (a function calls again after a call from a function it
-        called). A generator's table is kept while it is resumed from the same place of the same caller (which is
-        no generator's, so its own path cannot have changed): a generator expression's calls on every item.
-        A walk stops at a frame whose path is known: the last two frames' (their tables keep their prefix under
-        ``None``) or the anchor's (the caller of the last frame walked to the loop). None of them is a generator's
-        and each is running, so the frames above it are those it was seen with; the prefix is the one a walk to the
-        loop would give, cut at ``MAX_STACK`` frames alike. A new sample's ``__getitem__`` stops at its caller, a
-        transform's ``resize`` at the ``__getitem__`` that called it."""
-        root, walk = self._root, frame
-        if frame is root and self._root_table is not None:
-            return self._root_table
-        if frame is self._before:
-            self._frame, self._table, self._before, self._before_table = frame, self._before_table, self._frame, \
-                self._table
-            return self._table
-        generator = self._generator
-        if frame is generator[0] and frame.f_back is generator[1] and generator[1].f_lasti == generator[2]:
-            return generator[3]
-        parts = [id(frame.f_code)]
-        prefix: Optional[tuple] = None
-        held, before, anchor = self._frame, self._before, self._anchor
-        if walk is not root:
-            for _ in _STEPS:            # the frames ``_site`` walks, up to one whose path is known
-                walk = walk.f_back
-                if walk is None:
-                    break
-                parts += (id(walk.f_code), walk.f_lasti)
-                if walk is root:
-                    break
-                if walk is held or walk is before or walk is anchor:
-                    known = self._table[None] if walk is held else self._before_table[None] if walk is before \
-                        else self._anchor_prefix
-                    prefix = (tuple(parts) + known[1:])[:_LONGEST]
-                    break
-            else:
-                walk = None             # cut at MAX_STACK frames: no anchor
-        if prefix is None:
-            prefix = tuple(parts)
-            caller = frame.f_back
-            if walk is not None and caller is not None and caller is not root and len(parts) > 3 \
-                    and not caller.f_code.co_flags & _RESUMABLE:
-                # the path of the caller, kept while it runs: walks from its other callees stop there
-                self._anchor, self._anchor_prefix = caller, prefix[1:2] + prefix[3:]
-        table = self._tables.get(prefix)
-        if table is None:
-            table = {None: prefix}
-            if len(self._tables) < 4 * self.max_sites:
-                self._tables[prefix] = table
-        if frame is root:           # its path is its code alone: the same even when a generator's
-            self._root_table = table
-        elif frame.f_code.co_flags & _RESUMABLE:
-            caller = frame.f_back
-            if caller is not None and not caller.f_code.co_flags & _RESUMABLE:
-                self._generator = (frame, caller, caller.f_lasti, table)
-        else:
-            self._before, self._before_table, self._frame, self._table = self._frame, self._table, frame, table
-        return table
-
-    def _site(self, frame: Any, name: str, index: int) -> Optional[_Site]:
-        """The site of a call: its name and index, the code objects and line numbers of the frames up to the loop
-        (two paths through different calls on the same lines are one site). None past the budget."""
-        key, root, walk = [name, index], self._root, frame
-        while walk is not None and len(key) < 2 * MAX_STACK + 2:
-            key.append(walk.f_code)
-            key.append(walk.f_lineno)
-            if walk is root:
-                break
-            walk = walk.f_back
-        key_tuple = tuple(key)
-        site = self._sites.get(key_tuple)
-        if site is None:
-            if len(self._sites) >= self.max_sites:
-                self._limit()
-                return None
-            site = self._sites[key_tuple] = _Site(name, frame.f_code.co_filename, frame.f_lineno, key_tuple)
-        return site
 
     def _compare(self, site: _Site, frame: Any, receiver: tuple, inputs: tuple, outputs: tuple) -> None:
         """Compare a call with the same call (the same n-th of its site) in the other iterations."""
@@ -369,13 +340,6 @@ class Detector:
             site.seen.add(full)
         site.inputs.add(full[0] + full[1])
         site.outputs.add(full[2])
-
-    def _limit(self) -> None:
-        if not self._full:
-            self._full = True
-            print(f"msft_dynamic_analysis: warning: more than {self.max_sites} call sites recorded; new call sites "
-                  f"are not recorded, the ones already seen still are (set MSFT_DYNAMIC_MAX_SITES to record more).",
-                  file=sys.stderr, flush=True)
 
     def _stop(self, why: str) -> None:
         if self._stopped:

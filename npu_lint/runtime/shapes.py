@@ -7,7 +7,7 @@ for subclasses (whose ``shape`` may be another sequence); nested tensors have no
 """
 from __future__ import annotations
 
-from itertools import islice
+from itertools import chain, islice
 from typing import Any, Iterable
 
 import torch
@@ -17,9 +17,10 @@ MAX_ITEMS = 256         # elements looked at in the arguments (or the result) of
 
 _Tensor = torch.Tensor
 # Arguments that are never tensors nor hold any: skipped at once (keyword arguments: dtypes, modes, flags, ...).
-_ATOMS = frozenset({int, float, bool, str, complex, type(None), torch.dtype, torch.device, torch.layout,
-                    torch.memory_format})
+ATOMS = _ATOMS = frozenset({int, float, bool, str, complex, type(None), torch.dtype, torch.device, torch.layout,
+                            torch.memory_format})
 _CONTAINERS = (list, tuple, dict)
+_ROWS = frozenset({list, tuple})
 
 
 def _collect(container: Any, out: list, depth: int, left: int) -> int:
@@ -29,21 +30,34 @@ def _collect(container: Any, out: list, depth: int, left: int) -> int:
     if isinstance(container, dict):
         container = container.values()
     size = len(container)
+    if size <= left and depth < MAX_DEPTH - 1 and _ROWS.issuperset(map(type, container)) \
+            and _ATOMS.issuperset(map(type, chain.from_iterable(container))):
+        # rows of numbers (``torch.tensor(boxes)``): no tensor in them, their elements counted as the loop would
+        left -= size + sum(map(len, container))
+        return left if left > 0 else 0
     if size > left:
         container, size = islice(container, left), left
     left -= size
     deeper = depth < MAX_DEPTH - 1
     for item in container:
         kind = type(item)
-        if kind is float or kind is int:              # the common case in data (box coordinates, sizes)
-            continue
-        if kind is _Tensor or isinstance(item, _Tensor):
+        if kind is _Tensor:
             try:
-                out.append(item.shape if kind is _Tensor else tuple(item.shape))
+                out.append(item.shape)
             except Exception:        # nested and other shapeless tensors
                 pass
+        elif kind is float or kind is int:            # sizes, coordinates
+            continue
+        elif isinstance(item, _Tensor):
+            try:
+                out.append(tuple(item.shape))
+            except Exception:
+                pass
         elif deeper and left and isinstance(item, _CONTAINERS):
-            left = _collect(item, out, depth + 1, left)
+            if kind is list and _ATOMS.issuperset(map(type, item)):    # a box's numbers: counted, not walked
+                left = left - len(item) if len(item) < left else 0
+            else:
+                left = _collect(item, out, depth + 1, left)
     return left
 
 
