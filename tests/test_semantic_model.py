@@ -658,6 +658,8 @@ def test_calls_of_other_names_fill_no_parameter(call: str) -> None:
     ("import torch\ndef ws():\n    if torch.distributed.is_initialized():\n"
      "        return torch.distributed.get_world_size()\n    return 1\nws().probe()\n", ("object", "int")),
     ("import torch\ndef ws():\n    return torch.cuda.device_count() > 1\nws().probe()\n", (None, None)),
+    # OpenCV returns numpy arrays
+    ("import cv2\nimport torch\nim = cv2.imread('a.png')\nim.probe()\n", ("host", None)),
     # a helper returning a tensor or a constant: unknown (they disagree)
     ("import torch\ndef f(x: torch.Tensor):\n    if x is None:\n        return 0\n    return x * 2\nf(y).probe()\n",
      (None, None)),

@@ -191,7 +191,7 @@ PYTHON_RESULTS = {
 def of_call(qualname: str) -> Optional[Value]:
     """The value a call of a torch / numpy / pandas function or class returns (None: unknown)."""
     root = qualname.split(".", 1)[0]
-    if root in ("numpy", "pandas"):
+    if root in ("numpy", "pandas", "cv2"):   # OpenCV's functions take and return numpy arrays
         return HOST, None
     if qualname in PYTHON_RESULTS:
         return OBJECT, PYTHON_RESULTS[qualname]   # ``world_size() > 1``: a Python bool, no mask
