@@ -248,6 +248,10 @@ class GrowingTensor(Rule):
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  "import torch\nclass Cache:\n    def update(self, k):\n        self.keys = torch.cat([self.keys, k], dim=2)\n",
+                 # the state started on the first call, grown on every later one
+                 "import torch\nclass Search:\n    def advance(self, attn):\n        if self.alive_attn is None:\n"
+                 "            self.alive_attn = attn\n        else:\n"
+                 "            self.alive_attn = torch.cat([self.alive_attn, attn], 1)\n",
                  "import torch\ndef update(kwargs):\n    mask = kwargs['attention_mask']\n"
                  "    kwargs['attention_mask'] = torch.cat([mask, mask.new_ones((mask.shape[0], 1))], dim=-1)\n",
                  "import torch\ndef update(kwargs, n):\n    if (t := kwargs.get('ids')) is not None:\n"
@@ -313,7 +317,7 @@ class GrowingTensor(Rule):
             if not any(ast.unparse(_reordered(element)) == text for element in node.args[0].elts) \
                     or not self._carried(loop, statement, text):
                 return
-        elif not self._stored(loop, statement, node, text):
+        elif not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):
             return
         name = ctx.resolver.qualname(node.func)
         if name not in _CAT:
@@ -352,7 +356,8 @@ class GrowingTensor(Rule):
                                              f"({function.name} returns {name.rsplit('.', 1)[-1]}([...]))"), name)
 
     @staticmethod
-    def _stored(function: Optional[ast.AST], statement: ast.Assign, call: ast.Call, text: str) -> bool:
+    def _stored(function: Optional[ast.AST], statement: ast.Assign, call: ast.Call, text: str,
+                first_arm: Optional[list] = None) -> bool:
         """Outside a loop: ``self.cache = cat([self.cache, k])`` or ``kwargs["mask"] = cat([mask, ...])`` after
         ``mask = kwargs["mask"]``: state kept between calls grows by a step at every call."""
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(statement.targets[0],
@@ -371,9 +376,10 @@ class GrowingTensor(Rule):
         sources = {text}
         if isinstance(container, ast.Subscript):     # ``v = d[key]`` / ``v = d.get(key)`` read the same storage
             sources.add(f"{ast.unparse(container.value)}.get({ast.unparse(container.slice)})")
+        first_ids = {id(n) for arm_statement in first_arm or () for n in walk(arm_statement)}
         for child in walk(function):
-            if child is statement or getattr(child, "lineno", 0) > statement.lineno:
-                continue
+            if child is statement or getattr(child, "lineno", 0) > statement.lineno or id(child) in first_ids:
+                continue   # ``if self.x is None: self.x = y`` (the first call's arm) sets the state it grows
             if isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name) and child.target.id == read \
                     and ast.unparse(child.value) in sources:
                 return True         # ``if (mask := kwargs.get("attention_mask")) is not None:``
@@ -435,3 +441,17 @@ class GrowingTensor(Rule):
                 if any(ast.unparse(n) == text for target in targets for n in walk(target)):
                     return False
         return True
+
+
+def _none_test_arm(statement: ast.stmt, text: str, ctx: FileContext) -> Optional[list]:
+    """The other arm of ``if <text> is None: <text> = y else: <text> = cat([<text>, y])`` (the statement in the
+    ``else``): the arm that starts the state the statement grows; None when the statement is in no such test."""
+    parent = ctx.parent(statement)
+    if not isinstance(parent, ast.If) or statement not in parent.orelse:
+        return None
+    test = parent.test
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None \
+            and ast.unparse(test.left) == text:
+        return parent.body
+    return None
