@@ -677,3 +677,12 @@ def test_the_call_index_reads_match_statements_and_module_level_calls() -> None:
               "y = pad_to(torch.zeros(3), 5)\n")
     found = analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU405"}))
     assert [(f.line, f.code) for f in found] == [(10, "NPU405")]
+
+
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\nm = torch.triu(torch.ones(4, 4, dtype=torch.bool), 1)\nm.probe()\n", "mask"),
+    ("import torch\nm = torch.ones(4, 4, dtype=torch.bool).tril()\nm.probe()\n", "mask"),
+    ("import torch\ndef f(x: torch.Tensor):\n    torch.triu(x * 2).probe()\n", "tensor"),
+])
+def test_triangles_keep_what_they_are_given(source, kind):
+    assert probe(source)[0] == kind

@@ -57,7 +57,7 @@ MASK_KEEPING = frozenset({
     "clone", "to", "view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "flatten", "permute",
     "transpose", "contiguous", "detach", "npu", "cuda", "repeat", "view_as", "reshape_as", "t", "flip",
     "logical_and", "logical_or", "logical_not", "logical_xor", "bool", "__invert__", "bitwise_not",
-    "bitwise_and", "bitwise_or",
+    "bitwise_and", "bitwise_or", "triu", "tril", "roll",
 })
 # Methods and functions that produce a mask.
 MASK_METHODS = frozenset({
@@ -70,7 +70,7 @@ MASK_METHODS = frozenset({
 COMPARISON_METHODS = frozenset({"eq", "ne", "gt", "ge", "lt", "le"})
 MASK_FUNCTIONS = frozenset("torch." + name for name in MASK_METHODS | {"isreal", "is_nonzero", "any", "all"} - {"bool"})
 LIKE_FUNCTIONS = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
-                            "torch.clone", "torch.flip", "torch.roll"})
+                            "torch.clone", "torch.flip", "torch.roll", "torch.triu", "torch.tril"})
 # Methods of nn.Module that return the module itself.
 MODULE_KEEPING = frozenset({"to", "cuda", "npu", "cpu", "train", "eval", "half", "float", "double", "bfloat16",
                             "requires_grad_", "type", "to_empty", "share_memory", "apply", "zero_grad"})

@@ -148,8 +148,8 @@ def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:
         return is_bool_index(node.operand, ctx) or ctx.resolver.kind_of(node) == MASK   # ``x[~keep]``
     if isinstance(node, ast.Call):
         name = ctx.resolver.qualname(node.func)
-        if name is not None:
-            return name in _BOOL_FUNCTIONS
+        if name is not None:   # ``torch.triu(causal, 1)`` of a mask keeps it one
+            return name in _BOOL_FUNCTIONS or (rooted(name, ("torch",)) and ctx.resolver.kind_of(node) == MASK)
         if isinstance(node.func, ast.Attribute) and node.func.attr in _BOOL_METHODS:
             return True
     return ctx.resolver.kind_of(node) == MASK   # ``x[fn(x)]``: a callable whose every candidate returns a mask
