@@ -27,6 +27,20 @@ _KEEPING = frozenset({"squeeze", "flatten", "float", "long", "int", "bool", "hal
                       "contiguous", "cuda", "npu", "type_as", "sort", "flip"})
 _SHAPING = frozenset({"view", "reshape"})
 _DEPTH = 8
+# Calls whose result no longer has the shape of what they are given: Python numbers, reductions, metadata.
+SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "print"})
+SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean", "any", "all", "__len__"})
+
+
+def selects_by_mask(resolver: "Resolver", node: ast.Subscript, scope: Optional[Scope]) -> bool:
+    """``scores[valid]``: an index the model knows is a mask, on a value that is not evidently a host array or a
+    list (asked of the file's helpers by the rules and of every function by the project index)."""
+    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    if not any(not isinstance(e, (ast.Slice, ast.Constant)) and (resolver.value_of(e, scope) or ("",))[0] == K.MASK
+               for e in elements):
+        return False
+    value = resolver.value_of(node.value, scope)
+    return value is None or value[0] not in (K.HOST, K.LIST)
 
 
 def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 0) -> Optional[ast.AST]:

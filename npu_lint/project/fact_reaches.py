@@ -7,21 +7,21 @@ independent of the tables). A mixin of :class:`~npu_lint.project.facts.Extractor
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from npu_lint.analysis import kinds as K
-from npu_lint.project.fact_types import LITERAL, ONE_ARGUMENT
+from npu_lint.analysis.data_shapes import SCALAR_BUILTINS, SHAPE_FREE, selects_by_mask
+from npu_lint.analysis.summaries import return_statements
+from npu_lint.project.fact_types import LITERAL, MASK_SELECTION, ONE_ARGUMENT
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
-MASK_SELECTION = "x[mask]"   # a boolean-mask selection reached (the same literal as the rules' wrapper chains)
 _BUDGET = 200     # nodes looked at per function
 _MOST = 12        # candidates kept per function
 # Calls whose result no longer has the shape of what they are given (a number, a reduction).
-_SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "print", "isinstance"})
-_SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean", "any", "all", "__len__", "max",
-                         "min", "argmax", "argmin", "norm", "count_nonzero"})
+_SCALAR_BUILTINS = SCALAR_BUILTINS | {"isinstance"}
+_SHAPE_FREE = SHAPE_FREE | {"max", "min", "argmax", "argmin", "norm", "count_nonzero"}   # full reductions too
 # Calls that join what they are given (their arguments are what they return).
 _JOINS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torch.tensor", "torch.as_tensor", "torch.hstack",
                     "torch.vstack", "list", "tuple"})
@@ -40,8 +40,8 @@ class ReachFacts:
         if scope is None:
             return []
         stack: list[ast.AST] = []
-        for statement in _own_statements(function):
-            if isinstance(statement, ast.Return) and statement.value is not None:
+        for statement in return_statements(function):
+            if statement.value is not None:
                 stack.append(statement.value)
         found: list[tuple[str, str, str]] = []
         seen: set[int] = set()
@@ -75,7 +75,7 @@ class ReachFacts:
                     stack.extend(node.args)   # ``torch.cat(parts)``: the parts are what is returned
                 continue   # another call's arguments are not what it returns (``torch.argmax(x[m])``)
             if kind is ast.Subscript:
-                if self._mask_index(node, scope):
+                if selects_by_mask(self.resolver, node, scope):
                     found.append((LITERAL, "", MASK_SELECTION))
                 if not isinstance(node.slice, (ast.Slice, ast.Tuple, ast.Constant)):
                     stack.append(node.slice)   # ``pred[keep]``: the rows an index picks (its length is theirs)
@@ -86,13 +86,6 @@ class ReachFacts:
             if kind in (ast.Tuple, ast.List, ast.IfExp, ast.BoolOp, ast.Starred, ast.ListComp, ast.GeneratorExp):
                 stack.extend(_values_of(node))
         return found
-
-    def _mask_index(self, node: ast.Subscript, scope) -> bool:
-        """``scores[valid]``: an index the model knows is a mask, on a value that is no host array or list."""
-        if not any(v is not None and v[0] == K.MASK for v in _index_kinds(self.resolver, node, scope)):
-            return False
-        value = self.resolver.value_of(node.value, scope)
-        return value is None or value[0] not in (K.HOST, K.LIST)
 
     def _follow(self, name: ast.Name, scope, function: ast.AST, stack: list[ast.AST], seen: set[int]) -> None:
         """A name bound in the function: its values, the items appended to it, and those assigned into it."""
@@ -152,8 +145,3 @@ def _own_statements(function: ast.AST):
             stack.extend(getattr(node, field, ()) or ())
         for case in getattr(node, "cases", ()) or ():   # ``match``: each case's body
             stack.extend(case.body)
-
-
-def _index_kinds(resolver: "Resolver", node: ast.Subscript, scope) -> list[Optional[K.Value]]:
-    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    return [resolver.value_of(e, scope) for e in elements if not isinstance(e, (ast.Slice, ast.Constant))]

@@ -12,6 +12,7 @@ from typing import NamedTuple, Optional
 FACTS_VERSION = 13   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
+MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
 LITERAL = "#"   # in ``reaches``: the name as it stands (``torch.Tensor.nonzero``), not resolved through the module
 ONE_ARGUMENT = "(condition)"   # marks a returned ``torch.where(cond)``: its one-argument, data-dependent form
 

@@ -8,9 +8,10 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.data_shapes import SCALAR_BUILTINS, SHAPE_FREE, selects_by_mask
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
-from npu_lint.project.facts import ONE_ARGUMENT
+from npu_lint.project.fact_types import MASK_SELECTION, ONE_ARGUMENT
 from npu_lint.resolver import MASK, return_statements
 from npu_lint.tables import keyed
 
@@ -116,7 +117,7 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
         node = stack.pop()
         inside_pick = id(node) in picked
         if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Name) and node.func.id in _SCALAR_BUILTINS \
+            if isinstance(node.func, ast.Name) and node.func.id in SCALAR_BUILTINS \
                     and ctx.resolver.binding(node.func, scope) is None:
                 continue   # ``len(torch.unique(x))``: a Python number, no tensor of that shape
             name = ctx.resolver.qualname(node.func, scope)
@@ -141,7 +142,7 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
                     chain = wrapper_chain(definition, ctx, depth + 1)
                     if chain and not (inside_pick and chain[-1] == MASK_SELECTION):
                         return chain
-            if node.func.__class__ is ast.Attribute and node.func.attr in _SHAPE_FREE:
+            if node.func.__class__ is ast.Attribute and node.func.attr in SHAPE_FREE:
                 continue   # ``inds.numel()``, ``len(...)``: what is returned no longer has that shape
         elif isinstance(node, ast.Name):
             binding = ctx.resolver.binding(node, scope)
@@ -161,7 +162,7 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
                     picked.add(id(value))
             continue
         elif isinstance(node, ast.Subscript) and type(node.ctx) is ast.Load:
-            if selection is None and not inside_pick and _selects_by_mask(node, scope, ctx):
+            if selection is None and not inside_pick and selects_by_mask(ctx.resolver, node, scope):
                 selection = [MASK_SELECTION]   # a data-dependent op found further on still names the chain
             elif not isinstance(node.slice, (ast.Slice, ast.Tuple, ast.Constant)):
                 picked.add(id(node.value))     # ``sens[idx]`` with a scalar index: one element, a fixed shape
@@ -222,7 +223,7 @@ def _selection_driven(loop: ast.While, scope, ctx: FileContext) -> bool:
     for node in walk(loop):
         if isinstance(node, ast.Assign) and any(isinstance(t, ast.Name) and t.id in tested for t in node.targets):
             for part in walk(node.value):
-                if isinstance(part, ast.Subscript) and _selects_by_mask(part, scope, ctx):
+                if isinstance(part, ast.Subscript) and selects_by_mask(ctx.resolver, part, scope):
                     return True
                 if isinstance(part, ast.Call):
                     name = ctx.resolver.qualname(part.func, scope)
@@ -234,24 +235,6 @@ def _selection_driven(loop: ast.While, scope, ctx: FileContext) -> bool:
     return False
 
 
-MASK_SELECTION = "x[mask]"   # the leaf of a wrapper that returns a boolean-mask selection (``return x[valid]``)
-
-
-def _selects_by_mask(node: ast.Subscript, scope, ctx: FileContext) -> bool:
-    """``scores[valid]`` in one of the file's functions: an index the model knows is a mask, on a value that is
-    not evidently a host array."""
-    elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-    if not any(not isinstance(e, (ast.Slice, ast.Constant)) and (ctx.resolver.value_of(e, scope) or ("",))[0] == MASK
-               for e in elements):
-        return False
-    value = ctx.resolver.value_of(node.value, scope)
-    return value is None or value[0] not in ("host", "list")
-
-
-_SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "print"})
-
-
-_SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean", "any", "all", "__len__"})
 
 
 def is_mask_selection(api: str) -> bool:
