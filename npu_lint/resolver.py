@@ -23,6 +23,7 @@ from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
 from npu_lint.analysis.callables import Callables
 from npu_lint.analysis.elements import Elements
 from npu_lint.analysis.receivers import Receivers
+from npu_lint.analysis.usage import used_as_tensor
 from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, WITH, Binding, Scope,
                                       Scopes)
 from npu_lint.namespaces import is_namespace
@@ -93,6 +94,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self.source: Optional[str] = None   # the module's text, when the caller has it (finds nested calls fast)
         self._nested: set[str] = set()   # the function names whose calls inside expressions are indexed
         self._call_lines: Optional[object] = None   # where calls by name are (summaries.CallLines), built once
+        self._usage: dict[int, object] = {}   # a function's names called with tensor-only methods (analysis.usage)
 
     # -- building ------------------------------------------------------------------------
     def attach(self, tree: ast.AST, scopes: Optional[Scopes] = None) -> None:
@@ -381,13 +383,23 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
                 if value is not None and value[0] in _DEFAULT_KINDS:   # ``loss=nn.MSELoss()``: a caller may pass
                     passed = self._argument_value(binding, depth)         # another module, still a module
                     return passed if passed is not None and passed[0] == value[0] else (value[0], None)
-            return self._argument_value(binding, depth)
+            passed = self._argument_value(binding, depth)
+            if passed is None and self._used_as_tensor(binding):   # ``lengths.unsqueeze(1)`` in its own body
+                return K.TENSOR, None
+            return passed
         if tag == LOOP:
             return self._iter_element(binding.value, scope, binding.path, depth)
         if tag == WITH and not binding.path:   # ``with torch.profiler.profile() as prof``: ``__enter__`` gives itself
             value = self.value_of(binding.value, scope, depth)
             return value if value is not None and value[0] == K.INSTANCE else None
         return None
+
+    def _used_as_tensor(self, binding: Binding) -> bool:
+        function = binding.scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        return used_as_tensor(function, binding.name, self._usage,
+                              lambda node: self.binding(node, binding.scope) is binding)
 
     def _scalar_arithmetic(self, node: ast.BinOp, scope: Scope, depth: int) -> bool:
         """``d - 1`` with ``d`` an ``int``: arithmetic of Python numbers only."""

@@ -164,6 +164,9 @@ def test_comprehension_reads_the_enclosing_function_where_it_stands():
     ("import torch\ndef f(x: torch.Tensor):\n    x.max().probe()\n", "tensor"),
     ("import torch\ndef f(x: torch.Tensor):\n    x.type(torch.half).probe()\n", "tensor"),
     ("import torch\ndef f(s, t: float):\n    (s > t).probe()\n", "mask"),
+    # a parameter its own function calls a tensor-only method on (no caller, no annotation)
+    ("import torch\ndef f(lengths):\n    m = lengths.unsqueeze(1)\n    lengths.probe()\n", "tensor"),
+    ("import torch\ndef f(x, pad):\n    y = x.masked_fill(pad, 0)\n    x.probe()\n", "tensor"),
     ("def f(n: int):\n    n.probe()\n", "object"),
     ("from typing import Optional\ndef f(x: Optional[int]):\n    x.probe()\n", "object"),
 ])
@@ -191,6 +194,10 @@ def test_kind(source, kind):
     "import torch\ndef f(x: torch.Tensor):\n    x.type().probe()\n",
     "import torch\ndef f(x: torch.Tensor):\n    x.max(dim=1).probe()\n",
     "import torch\ndef f(n: int):\n    (n == 0).probe()\n",
+    # methods numpy shares (``max``, ``sum``, ``view``), a nested function's use, a name bound again
+    "import torch\ndef f(a):\n    b = a.max() + a.sum() + a.view(-1)\n    a.probe()\n",
+    "import torch\ndef f(a):\n    def g(a):\n        return a.unsqueeze(0)\n    a.probe()\n",
+    "import torch\ndef f(a):\n    a.probe()\n    a = torch.ones(2)\n    a.unsqueeze(0)\n",
 ])
 def test_unknown_stays_unknown(source):
     assert probe(source)[0] is None

@@ -20,7 +20,7 @@ from npu_lint.rules.size_helpers import size_helper_call
 FAMILY = "dynamic-shape"
 FACTORIES = frozenset({"torch." + name for name in (
     "zeros", "ones", "empty", "full", "arange", "range", "randn", "rand", "randint", "randperm", "linspace",
-    "logspace", "eye", "reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile")})
+    "logspace", "eye", "tril_indices", "triu_indices", "reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile")})
 _FIRST_IS_INPUT = frozenset({"reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile"})
 SHAPE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "narrow", "split", "tensor_split", "new_zeros",
                             "new_ones", "new_empty", "new_full", "unflatten", "resize_", "tile", "topk", "chunk"})
@@ -235,8 +235,16 @@ class TensorValueInShape(ValueFlow):
                  # a loop once per item of an input the function checks for zero (an assigner's ground truths)
                  "import torch\ndef assign(gt_bboxes, cand: torch.Tensor, n):\n"
                  "    num_gt, num_b = gt_bboxes.size(0), cand.size(0)\n    if num_gt == 0 or num_b == 0:\n"
-                 "        return None\n    for g in range(num_gt):\n        cand[:, g] += g * n\n    return cand\n")
+                 "        return None\n    for g in range(num_gt):\n        cand[:, g] += g * n\n    return cand\n",
+                 # a parameter the function's own body calls a tensor-only method on is a tensor
+                 "import torch\ndef sequence_mask(lengths, max_len=None):\n    max_len = max_len or lengths.max()\n"
+                 "    return torch.arange(0, max_len) >= lengths.unsqueeze(1)\n",
+                 "import torch\ndef pairs(counts: torch.Tensor):\n    m = int(counts.max())\n"
+                 "    return torch.tril_indices(m, m, -1)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # ``max`` and ``sum`` are numpy's too: no evidence the parameter is a tensor
+                     "import torch\ndef sequence_mask(lengths):\n    n = lengths.max()\n"
+                     "    return torch.arange(0, n) >= lengths.sum()\n",
                      # a count loop with no zero test (a batch), or one that leaves no tensor work
                      "import torch\ndef f(x: torch.Tensor, out: torch.Tensor):\n    n = x.size(0)\n"
                      "    for i in range(n):\n        out[i] += x[i].sum()\n",
