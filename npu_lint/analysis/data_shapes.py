@@ -67,7 +67,7 @@ def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 
             return node if _tensor_result(node) else None
         if isinstance(func, ast.Attribute) and name is None:
             if func.attr in _METHODS:
-                return node if _tensor_receiver(resolver, func.value, scope) and _tensor_result(node) else None
+                return node if tensor_receiver(resolver, func.value, scope) and _tensor_result(node) else None
             if func.attr in _KEEPING or (func.attr in _SHAPING and _flattened(node)):
                 return data_shaped(resolver, func.value, scope, depth + 1)
         return None
@@ -112,15 +112,17 @@ def data_shaped_call(resolver: "Resolver", call: ast.Call, scope: Scope) -> bool
     if name in _FUNCTIONS:
         return True
     return name is None and isinstance(call.func, ast.Attribute) and call.func.attr in _METHODS \
-        and _tensor_receiver(resolver, call.func.value, scope)
+        and tensor_receiver(resolver, call.func.value, scope)
 
 
-def _tensor_receiver(resolver: "Resolver", receiver: ast.AST, scope: Scope) -> bool:
-    """A tensor, or a value of unknown kind that is no column picked by name (``df["label"].unique()``)."""
+def tensor_receiver(resolver: "Resolver", receiver: ast.AST, scope: Scope) -> bool:
+    """A tensor, or a value of unknown kind in a file that imports no data-frame library and no column picked by
+    name (``df["label"].unique()``): numpy arrays and Python's types have no ``unique`` / ``nonzero`` method that
+    a tensor's would be mistaken for (numpy's ``nonzero`` gives a tuple, left to the model's kinds)."""
     kind = resolver.kind_of_at(receiver, scope)
     if kind in K.TENSORS:
         return True
-    if kind is not None or resolver.is_host(receiver):
+    if kind is not None or resolver.is_host(receiver) or resolver._has_frames():
         return False
     return not any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant)
                    and isinstance(n.slice.value, str) for n in walk(receiver))

@@ -22,6 +22,10 @@ _MOST = 12        # candidates kept per function
 # Calls whose result no longer has the shape of what they are given (a number, a reduction).
 _SCALAR_BUILTINS = SCALAR_BUILTINS | {"isinstance"}
 _SHAPE_FREE = SHAPE_FREE | {"max", "min", "argmax", "argmin", "norm", "count_nonzero"}   # full reductions too
+# Calls whose result has the length of an index they are given (``x.index_select(0, keep)``: one row per index):
+# the position of the index among a method's and a function's arguments.
+_INDEX_METHODS = {"index_select": 1, "take": 0, "gather": 1, "take_along_dim": 0}
+_INDEX_FUNCTIONS = {"torch." + name: position + 1 for name, position in _INDEX_METHODS.items()}
 # Calls that join what they are given (their arguments are what they return).
 _JOINS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torch.tensor", "torch.as_tensor", "torch.hstack",
                     "torch.vstack", "list", "tuple"})
@@ -65,6 +69,7 @@ class ReachFacts:
                     if receiver is not None and receiver[0] in K.TENSORS:
                         found.append((LITERAL, "", "torch.Tensor." + func.attr))
                     stack.append(func.value)   # ``x[keep].float()``: what the method runs on
+                    stack.extend(_index_argument(node, _INDEX_METHODS.get(func.attr)))
                     continue
                 root, rest, _ = self._name_parts(func)
                 if root:
@@ -73,6 +78,8 @@ class ReachFacts:
                     found.append(("", root, rest))
                 if name in _JOINS or (name is None and type(func) is ast.Name and func.id in _JOINS):
                     stack.extend(node.args)   # ``torch.cat(parts)``: the parts are what is returned
+                elif name in _INDEX_FUNCTIONS:
+                    stack.extend(_index_argument(node, _INDEX_FUNCTIONS[name]))
                 continue   # another call's arguments are not what it returns (``torch.argmax(x[m])``)
             if kind is ast.Subscript:
                 if selects_by_mask(self.resolver, node, scope):
@@ -100,6 +107,15 @@ class ReachFacts:
                 stack.append(value)
             if isinstance(value, (ast.List, ast.BinOp)):   # ``keep = []``, ``out = [None] * n``: what fills it
                 stack.extend(_filled(name.id, function))
+
+
+def _index_argument(call: ast.Call, position) -> list[ast.AST]:
+    """The index a gathering call is given (``x.index_select(0, keep)``: ``keep``), at ``position`` or as ``index=``."""
+    if position is None:
+        return []
+    if position < len(call.args):
+        return [call.args[position]]
+    return [kw.value for kw in call.keywords if kw.arg == "index"]
 
 
 def _values_of(node: ast.AST) -> list[ast.AST]:

@@ -108,7 +108,8 @@ class DataDependentBranch(Rule):
 
     What it does:
         Flags an ``if`` in a function whose test reads a tensor's value (``if not padding_mask.all():``,
-        ``if torch.sum(mask) == 0:``, ``if torch.any(weight > 0):``, ``if done.all().item(): return ...``) when
+        ``if torch.sum(mask) == 0:``, ``if torch.any(weight > 0):``, ``if done.all().item(): return ...``, a
+        name holding a value read back earlier: ``energy = wav.pow(2).mean().item()`` then ``if energy < floor:``) when
         an arm runs tensor operators, or the function runs them after an early ``return`` the test decides.
         Left alone: tests of shapes, dtypes, devices or Python values, a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``), arms that only raise, warn or log, and arms that end
@@ -154,6 +155,9 @@ class DataDependentBranch(Rule):
                  "import torch\ndef f(x: torch.Tensor, padding_mask: torch.Tensor, layers):\n"
                  "    if not padding_mask.any():\n        padding_mask = None\n    for layer in layers:\n"
                  "        x = layer(x, padding_mask)\n    return x\n",
+                 # a value read back in an earlier statement
+                 "import torch\ndef loudness(wav: torch.Tensor, floor: float):\n    energy = wav.pow(2).mean().sqrt().item()\n"
+                 "    if energy < floor:\n        return wav\n    return wav * 0.5 / energy\n",
                  # an early return skips a method of the class that runs tensor operators
                  "import torch\nclass Codebook(torch.nn.Module):\n    def replace_(self, samples, mask):\n"
                  "        self.embed.data.copy_(torch.where(mask[..., None], samples, self.embed))\n"
@@ -185,7 +189,15 @@ class DataDependentBranch(Rule):
                      "def reduce(x: torch.Tensor):\n    if world_size() > 1:\n        torch.distributed.all_reduce(x)\n"
                      "        x = x / world_size()\n    return x\n",
                      "import torch\ndef f(x: torch.Tensor, m: torch.Tensor, cache):\n    if m.sum() > 0:\n"
-                     "        cache = None\n    return cache\n")
+                     "        cache = None\n    return cache\n",
+                     # a coin flip drawn on the host (an augmentation's probability)
+                     "import torch\ndef mix(x: torch.Tensor, p: float):\n    if torch.rand(1).item() < p:\n"
+                     "        x = x.flip(-1)\n    return x\n",
+                     "import torch\ndef mix(x: torch.Tensor, p: float):\n    r = torch.rand(1).item()\n    if r < p:\n"
+                     "        x = x.flip(-1)\n    return x\n",
+                     # a metric read back and compared on the host: no tensor operator in either arm
+                     "import torch\ndef track(loss: torch.Tensor, state):\n    value = loss.item()\n"
+                     "    if value < state.best:\n        state.best = value\n        state.bad = 0\n    return state\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.If)
@@ -350,7 +362,10 @@ def _tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Op
             sides = (inner.left, *inner.comparators)
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops):
                 continue
-            if any(resolver.kind_of(s) in K.TENSORS or _item(s, ctx) for s in sides):
+            if any(_host_random(s, ctx) for s in sides):
+                continue   # ``torch.rand(1).item() < p``: a draw on the host, no data read
+            if any(resolver.kind_of(s) in K.TENSORS or _item(s, ctx) for s in sides) \
+                    or any(_read_back(s, ctx) for s in sides):
                 return operand
         elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in _TESTS or _item(inner, ctx)):
             return operand
@@ -371,6 +386,50 @@ def _compared_unknowns(name: ast.AST, ctx: FileContext) -> bool:
         isinstance(b.value, ast.Compare) and not b.path and not any(
             resolver.kind_of_at(side, b.scope) in K.TENSORS for side in (b.value.left, *b.value.comparators))
         for b in bindings)
+
+
+def _read_back(side: ast.AST, ctx: FileContext) -> bool:
+    """A name the model says may hold a value read back from a tensor (``energy = wav.pow(2).mean().item()``
+    before ``if energy < floor:``): the branch follows the data as much as ``if t.item() < floor:``."""
+    resolver = ctx.resolver
+    if not isinstance(side, ast.Name) or resolver.scopes is None:
+        return False
+    bindings = resolver.scopes.may_reach(side.id, resolver.current, (side.lineno, side.col_offset))
+    if not bindings or any(b.tag != "value" or b.path or b.scope is not resolver.current for b in bindings):
+        return False   # a parameter, a loop variable, an unpacked element: what callers pass is no evidence here
+    return all(_reads_back(b.value, ctx) for b in bindings)
+
+
+def _reads_back(value: ast.AST, ctx: FileContext) -> bool:
+    """The assigned value reads a tensor's value itself (``x.item()``, ``int(t.max())``, ``float(t)``), not from a
+    draw on the host."""
+    resolver = ctx.resolver
+    if _host_random(value, ctx):
+        return False
+    for node in walk(value):
+        if isinstance(node, ast.Call) and not node.keywords:
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "item" and not node.args \
+                    and resolver.kind_of(func.value) in K.TENSORS:
+                return True
+            if isinstance(func, ast.Name) and func.id in ("int", "float", "bool") and len(node.args) == 1 \
+                    and resolver.binding(func) is None and resolver.kind_of(node.args[0]) in K.TENSORS:
+                return True
+    return False
+
+
+_RANDOM_FACTORIES = frozenset({"torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.bernoulli",
+                               "torch.multinomial", "torch.normal", "torch.poisson"})
+
+
+def _host_random(node: ast.AST, ctx: FileContext) -> bool:
+    """A draw from torch's generator made on the host (``torch.rand(1).item()``: no ``device=``): an augmentation's
+    coin flip, no value of the data and no device sync."""
+    for call in walk(node):
+        if isinstance(call, ast.Call) and not any(kw.arg == "device" for kw in call.keywords) \
+                and last_name(call.func).startswith("rand") and ctx.resolver.qualname(call.func) in _RANDOM_FACTORIES:
+            return True
+    return False
 
 
 def _item(node: ast.AST, ctx: FileContext) -> bool:

@@ -77,7 +77,9 @@ class DataDependentShapeOp(Rule):
                   "import torch\ndef keep(s):\n    return torch.unique(s)\ndef keep2(s):\n    return keep(s) + 1\n"
                   "k = keep2(scores)\n")
     must_fire += ("import torch\nclass Head(torch.nn.Module):\n    def _pos(self, labels):\n"
-                  "        return torch.nonzero(labels > 0)\n    def forward(self, labels):\n        return self._pos(labels)\n",)
+                  "        return torch.nonzero(labels > 0)\n    def forward(self, labels):\n        return self._pos(labels)\n",
+                  # ``unique`` on a value of unknown kind in a file without data frames: no numpy or Python method
+                  "import torch\ndef sample(sampler, result):\n    inds = sampler.sample_pos(result)\n    return inds.unique()\n")
     must_not_fire = ("import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
                      # a helper whose repeats are a number, whose one_hot has its classes
                      "import torch\nimport torch.nn.functional as F\ndef rep(x, n):\n    return torch.repeat_interleave(x, n.shape[0], dim=0)\n"
@@ -90,6 +92,7 @@ class DataDependentShapeOp(Rule):
                      "import numpy as np\nimport torch\nidx = np.array(v).nonzero()\n",
                      "import numpy as np\nimport torch\nidx = np.nonzero(v)\n",
                      "import torch\nimport pandas as pd\nnames = df['name'].unique()\n",
+                     "import torch\nimport pandas as pd\ndef f(load):\n    frame = load()\n    return frame.unique()\n",
                      "idx = x.nonzero()\n", "import torch\nidx = (labels > 0).nonzero()[0]\n")
 
     def check(self, node: object, ctx: FileContext) -> None:

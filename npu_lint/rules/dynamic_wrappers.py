@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.data_shapes import SCALAR_BUILTINS, SHAPE_FREE, selects_by_mask
+from npu_lint.analysis.data_shapes import SCALAR_BUILTINS, SHAPE_FREE, selects_by_mask, tensor_receiver
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.project.fact_types import MASK_SELECTION, ONE_ARGUMENT
@@ -41,8 +41,8 @@ def condition_holds(condition: str, call: ast.Call, ctx: FileContext, method: bo
         position = 0 if method else 1
         repeats = call.args[position] if len(call.args) > position else _keyword(call, "repeats")
         return repeats is not None and ctx.resolver.kind_of(repeats) in ("tensor", "batch")
-    if condition == "tensor_receiver":
-        return isinstance(call.func, ast.Attribute) and ctx.resolver.kind_of(call.func.value) in ("tensor", "batch", MASK)
+    if condition == "tensor_receiver":   # ``pos_inds.unique()`` on a value of unknown kind: see tensor_receiver
+        return isinstance(call.func, ast.Attribute) and tensor_receiver(ctx.resolver, call.func.value, ctx.resolver.current)
     return condition == "always"
 
 

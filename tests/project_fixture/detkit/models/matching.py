@@ -11,3 +11,9 @@ def pairs(scores, fallback):
     rows, cols = boxes.positive_pairs(scores)  # expect: NPU401@17
     dense = boxes.blended(scores, fallback)
     return rows, cols, dense
+
+
+def gathered(feats, labels, rows):
+    picked = boxes.gather_positive(feats, labels)  # expect: NPU401@13
+    kept = boxes.gather_rows(feats, rows)
+    return picked, kept

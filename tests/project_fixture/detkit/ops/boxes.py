@@ -15,5 +15,13 @@ def positive_pairs(scores):
     return rows, cols
 
 
+def gather_positive(x, labels):
+    return x.index_select(0, keep_positive(labels))  # expect: NPU401@29
+
+
+def gather_rows(x, rows):
+    return x.index_select(0, rows)   # the rows a caller gives: no data-dependent op here
+
+
 def blended(scores, fallback):
     return torch.where(scores > 0, scores, fallback)   # three arguments: a static shape
