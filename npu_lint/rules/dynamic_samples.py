@@ -3,9 +3,12 @@
 The evidence that items differ in length comes from the semantic model and the code around the items, never from
 what a variable is called: the items come from a loader's batch, from a parameter annotated as a list of
 per-sample dicts or instances, from a per-sample field (``t["boxes"]``, ``inst.bboxes``), from a boolean mask or a
-data-dependent operator applied to each item, or from Python data converted item by item (``torch.tensor(ids)``).
+data-dependent operator applied to each item, or from Python data converted item by item (``torch.tensor(ids)``);
+or, joined along their first dimension, they are the samples a collate function receives (or any field of them:
+a collate function concatenates rather than stacks exactly when the samples' leading sizes differ), or each
+item's rows are tagged with the item's index in its sequence (only needed when the row counts differ).
 A list counts whether it is a comprehension or built by ``append`` / ``extend`` / ``+=`` in a loop of the same
-function.
+function. The evidence lives in sample_items.py (collate functions: collate_samples.py; tags: sample_tags.py).
 """
 from __future__ import annotations
 
@@ -30,7 +33,13 @@ class PerSampleConcat(Rule):
         differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``), the
         items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
-        each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); and a
+        each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); joined
+        along dim 0, the samples a collate function receives or any field of them (a function passed as
+        ``collate_fn=`` to any call or as a parameter's default: ``torch.cat([d[key] for d in batch], 0)``; it
+        concatenates rather than stacks exactly when the samples' leading sizes differ; items made with an
+        explicit leading 1, ``x[None]`` or ``x.unsqueeze(0)``, are left alone), or items whose rows are tagged with
+        the item's index in an ``enumerate`` loop (``x.new_ones((x.shape[0], 1)) * i``, ``torch.full((len(x), 1),
+        i)``, joined side by side with the item: a tag only needed when the row counts differ); and a
         concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
         batch["bboxes"]), 1)``); or a list whose items' lengths the same function makes a tensor of
         (``lengths = torch.IntTensor([len(t) for t in targets])`` next to ``torch.cat(targets)``: nobody keeps
@@ -86,7 +95,28 @@ class PerSampleConcat(Rule):
                  "import torch\ndef collate(samples, max_len):\n    targets = [s.tokens[:max_len] for s in samples]\n"
                  "    lengths = torch.IntTensor([len(t) for t in targets])\n    return torch.cat(targets), lengths\n",
                  "import torch\ndef collate(seqs):\n    lens = [s.size(0) for s in seqs]\n"
-                 "    return torch.cat(seqs), torch.tensor(lens)\n")
+                 "    return torch.cat(seqs), torch.tensor(lens)\n",
+                 # the samples a collate function receives (any field of them), joined along dim 0
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n    out = {}\n"
+                 "    for key in batch[0]:\n        out[key] = torch.cat([d[key] for d in batch], 0)\n    return out\n"
+                 "class Loader(DataLoader):\n    def __init__(self, ds, **kw):\n"
+                 "        super().__init__(ds, collate_fn=collate, **kw)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef collate(samples):\n    idx = []\n"
+                 "    offset = 0\n    for d in samples:\n        idx.append(d['idx_j'] + offset)\n"
+                 "        offset += d['idx_j'].shape[0]\n    return torch.cat(idx, 0)\n"
+                 "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass Data:\n"
+                 "    def loader(self):\n        return DataLoader(self, collate_fn=self.collate)\n"
+                 "    def collate(self, batch):\n        images, labels = zip(*batch)\n"
+                 "        return torch.stack(images), torch.cat(labels, 0)\n",
+                 # each item's rows tagged with its index in the sequence
+                 "import torch\ndef format_targets(labels_batch):\n    out = []\n"
+                 "    for i, labels in enumerate(labels_batch):\n"
+                 "        batch_column = labels.new_ones((labels.shape[0], 1)) * i\n"
+                 "        labels = torch.cat((batch_column, labels), dim=-1)\n        out.append(labels)\n"
+                 "    return torch.cat(out, 0)\n",
+                 "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
+                 "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      "import torch\ngt = torch.cat([a, b])\n",
                      "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
@@ -113,7 +143,25 @@ class PerSampleConcat(Rule):
                      "import torch\ndef collate(seqs, n):\n    lens = torch.tensor([len(s) for s in seqs])\n"
                      "    seqs = [pad(s, n) for s in seqs]\n    return torch.cat(seqs), lens\n",
                      # one item per class of a fixed range
-                     "import torch\ndef protos(x, labels, n):\n    return torch.stack([(x * (labels == c)[:, None]).sum(0) for c in range(n)])\n")
+                     "import torch\ndef protos(x, labels, n):\n    return torch.stack([(x * (labels == c)[:, None]).sum(0) for c in range(n)])\n",
+                     # a collate function's samples stacked, joined along another dim, or of one row each
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+                     "    x = torch.stack([d['x'] for d in batch])\n    y = torch.cat([d['y'] for d in batch], 1)\n"
+                     "    z = torch.cat([d['z'][None] for d in batch])\n    w = torch.cat([d['w'].unsqueeze(0) for d in batch])\n"
+                     "    v = torch.cat([d['v'].view(1, -1) for d in batch], 0)\n    return x, y, z, w, v\n"
+                     "loader = DataLoader(ds, collate_fn=collate)\n",
+                     # a function never passed as a collate function
+                     "import torch\ndef merge(batch):\n    return torch.cat([d['x'] for d in batch], 0)\n",
+                     # a column of a constant or of something else than the loop index; items of a range
+                     "import torch\ndef f(items, scale):\n    a = []\n    b = []\n    for i, t in enumerate(items):\n"
+                     "        a.append(torch.cat((torch.full((len(t), 1), 3), t), 1))\n"
+                     "        b.append(torch.cat((t.new_ones((t.shape[0], 1)) * scale, t), 1))\n"
+                     "    return torch.cat(a), torch.cat(b)\n",
+                     "import torch\ndef f(n):\n    out = []\n    for i, k in enumerate(range(n)):\n"
+                     "        out.append(torch.full((k, 1), i))\n    return torch.cat(out)\n",
+                     # a column sized by a number of a fixed partition, not by an item's own rows
+                     "import torch\ndef f(partition, k):\n"
+                     "    return torch.cat([torch.ones(n * k) * i for i, n in enumerate(partition)])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

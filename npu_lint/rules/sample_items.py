@@ -14,7 +14,9 @@ from npu_lint.resolver import BATCH
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.rules.dynamic_ops import dynamic_row, is_bool_index
-from npu_lint.rules.sample_lengths import labelled_sequence
+from npu_lint.rules.collate_samples import collate_samples, unzipped_samples
+from npu_lint.rules.sample_lengths import enumerated, labelled_sequence
+from npu_lint.rules.sample_tags import along_rows, leading_one, tagged_rows
 
 # Fields of a per-sample record (a target dict, an instance record) that hold one row per object or token.
 PER_SAMPLE_FIELDS = frozenset({
@@ -117,44 +119,73 @@ def _targets(target: ast.AST, iterated: ast.AST) -> Iterator[tuple[str, ast.AST]
 class _Items:
     """Why the items of one comprehension or loop differ in length, asked of the model where the list is built."""
 
-    def __init__(self, ctx: FileContext, loops: list[tuple[ast.AST, ast.AST]], body: Optional[ast.AST]) -> None:
+    def __init__(self, ctx: FileContext, loops: list[tuple[ast.AST, ast.AST]], body: Optional[ast.AST],
+                 rows: bool = False) -> None:
         self.ctx = ctx
         self.sources: dict[str, ast.AST] = {}
+        self.indices: dict[str, set[str]] = {}   # ``for i, t in enumerate(ts)``: i -> {"t"}
         for target, iterated in loops:
             self.sources.update(_targets(target, iterated))
+            counted = enumerated(target, iterated)
+            if counted is not None:
+                self.indices[counted[0]] = counted[1]
         self.body = body
+        self.rows = rows    # the items are joined along their first dimension (the evidence below needs it)
 
     def per_sample(self, sequence: ast.AST, depth: int = 0) -> Optional[str]:
         """Why ``sequence`` holds one item per sample: a loader's batch, a parameter annotated as a list of
-        records, or a list comprehension over such a sequence."""
+        records, the samples a collate function receives (or one field of each, ``zip(*samples)``), or a list
+        comprehension over such a sequence."""
         if self.ctx.resolver.kind_of(sequence) == BATCH:
             return "a batch from the loader"
         if isinstance(sequence, ast.Name):
             binding = self.ctx.resolver.binding(sequence)
             if binding is None:
                 return None
+            collated = self.collated(sequence)
+            if collated:
+                return collated
             if binding.tag == "param" and binding.node is not None and _records_annotation(binding.node.annotation):
                 return f"{sequence.id}: {ast.unparse(binding.node.annotation)}"
             if binding.tag == "value" and not binding.path and isinstance(binding.value, ast.ListComp) and depth < 2:
                 inner = binding.value.generators[0]
-                items = _Items(self.ctx, [(inner.target, inner.iter)], None)
+                items = _Items(self.ctx, [(inner.target, inner.iter)], None, self.rows)
                 if items.varies(binding.value.elt, depth + 1):
                     return f"{sequence.id} = {short_source(binding.value, 30)}"
         return None
+
+    def collated(self, sequence: ast.AST) -> Optional[str]:
+        """Why ``sequence`` holds the samples a collate function joins along their first dimension (or one field
+        of each, ``images, targets = zip(*samples)``)."""
+        if not self.rows or not isinstance(sequence, ast.Name) or not self.ctx.mentions("collate_fn"):
+            return None
+        binding = self.ctx.resolver.binding(sequence)
+        return collate_samples(binding, self.ctx) or unzipped_samples(binding, self.ctx) if binding else None
 
     def varies(self, element: ast.AST, depth: int = 0) -> Optional[str]:
         """Why ``element`` (an item built in the loop) has a length of its own: the evidence, or None."""
         if depth > _DEPTH:
             return None
+        if self.rows and leading_one(element):
+            return None     # ``x[None]``, ``x.unsqueeze(0)``: one row per item
+        if self.rows and self.indices and depth == 0:
+            index = tagged_rows(element, self.indices, self._assigned_in_body, self.ctx)
+            if index is not None:
+                return "each item's rows labelled with the index of its sample"
         stripped = _strip(element)
         if isinstance(stripped, ast.IfExp):     # ``t[i] if len(i) else t.new_zeros(0, 4)``
             return self.varies(stripped.body, depth + 1) or self.varies(stripped.orelse, depth + 1)
+        if self.rows and isinstance(stripped, ast.BinOp):   # ``d["idx_j"] + offset``: as many rows as the item
+            return self.varies(stripped.left, depth + 1)
         root = _root(stripped)
         source = self.sources.get(root.id) if root is not None else None
         if source is not None:
             field = _field(stripped)
             if field in PER_SAMPLE_FIELDS and stripped is not root:
                 return f"per-sample field {field!r}"
+            collated = self.collated(source) if stripped is not root else None
+            if collated:    # ``d[key]`` of each sample a collate function joins: any field, its rows
+                return f"a field of {collated}"
             if isinstance(stripped, ast.Subscript) and isinstance(stripped.slice, ast.Name) and stripped.slice.id in self.sources \
                     and self.sources[stripped.slice.id] is not source:
                 return f"each item gathered by its own indices from {short_source(self.sources[stripped.slice.id])}"
@@ -219,7 +250,7 @@ class _Items:
                 and child.targets[0].id == name]
 
 
-def _built_list(name: ast.Name, ctx: FileContext) -> Iterator[tuple[ast.AST, "_Items"]]:
+def _built_list(name: ast.Name, ctx: FileContext, rows: bool = False) -> Iterator[tuple[ast.AST, "_Items"]]:
     """For a list bound in this function: each item added to it with the loops around the addition, or the
     comprehension it was bound to."""
     binding = ctx.resolver.binding(name)
@@ -227,12 +258,12 @@ def _built_list(name: ast.Name, ctx: FileContext) -> Iterator[tuple[ast.AST, "_I
         return
     value = binding.value
     if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
-        yield value.elt, _Items(ctx, [(g.target, g.iter) for g in value.generators], None)
+        yield value.elt, _Items(ctx, [(g.target, g.iter) for g in value.generators], None, rows)
         return
     if not (isinstance(value, ast.List) and not value.elts) or not isinstance(binding.scope.node, FUNCTION_TYPES):
         return
     for element, loops in _additions(binding.scope.node, ctx).get(name.id, ()):
-        yield element, _Items(ctx, [(loop.target, loop.iter) for loop in loops], loops[-1])
+        yield element, _Items(ctx, [(loop.target, loop.iter) for loop in loops], loops[-1], rows)
 
 
 def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST, list[ast.For]]]]:
@@ -272,11 +303,15 @@ def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:
 
 def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
     """Why the list ``items`` holds per-sample items of different lengths (the evidence), else None."""
+    rows = along_rows(call, ctx)
     if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
-        found = _Items(ctx, [(g.target, g.iter) for g in items.generators], None).varies(items.elt)
+        found = _Items(ctx, [(g.target, g.iter) for g in items.generators], None, rows).varies(items.elt)
         return found or labelled_sequence(items, call, ctx)
     if isinstance(items, ast.Name):
-        for element, context in _built_list(items, ctx):
+        collated = _Items(ctx, [], None, rows).collated(items)
+        if collated:    # ``torch.cat(samples)``, ``torch.cat(targets)`` of ``zip(*samples)``
+            return collated
+        for element, context in _built_list(items, ctx, rows):
             found = context.varies(element)
             if found:
                 return found
