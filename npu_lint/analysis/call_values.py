@@ -5,7 +5,7 @@ modules and project classes (here or through the project index), modules called,
 
 A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``value_of``, ``qualname``, ``binding``,
 ``binding_value``, ``_attribute_value``, ``returns``, ``class_value``, ``class_method``, ``dispatched_value``,
-``_callee``, ``_overrides``, ``_has_frames``, ``project`` and ``module_name``.
+``callee``, ``_overrides``, ``_has_frames``, ``project`` and ``module_name``.
 """
 from __future__ import annotations
 
@@ -60,7 +60,7 @@ class CallValues:
             callee = self._attribute_value(func, scope, depth, receiver)
             if callee is not None and callee[0] == K.MODULE:
                 return self._module_call_value(callee)   # ``self.fc(x)``: calling a module
-            method = self._callee(node, scope) if isinstance(func.value, ast.Name) else None
+            method = self.callee(node, scope) if isinstance(func.value, ast.Name) else None
             if method is not None and method[0].name == func.attr:   # ``self.build_optimizer()``: the class's own
                 return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
             if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):

@@ -3,7 +3,7 @@ the file's own functions' and other modules' returned tuples) and what ``for tar
 ``enumerate``, ``zip``, ``tqdm`` ...; loaders give batches, modules' ``parameters()`` tensors).
 
 A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``value_of``, ``qualname``, ``definition``,
-``_callee``, ``class_method``, ``_returned_element``, ``_declared_element``, ``project`` and ``module_name``.
+``callee``, ``class_method``, ``_returned_element``, ``_declared_element``, ``project`` and ``module_name``.
 """
 from __future__ import annotations
 
@@ -57,7 +57,7 @@ class Elements:
                 return K.TENSOR, None
             definition = self.definition(func, scope) if isinstance(func, ast.Name) else None
             if definition is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-                method = self._callee(value, scope)   # ``a, b = self.helper(x)``
+                method = self.callee(value, scope)   # ``a, b = self.helper(x)``
                 definition = method[0] if method is not None and method[0].name == func.attr else None
             asked = None
             if definition is None and isinstance(func, ast.Attribute) and len(path) == 1 and index != STAR:

@@ -232,7 +232,7 @@ class Flows:
             binding = self.binding(func, scope)
             return (binding.value, 0) if binding is not None and binding.tag == DEF else None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            method = self._callee(call, scope)
+            method = self.callee(call, scope)
             if method is not None and getattr(method[0], "name", None) == func.attr:
                 return method
         return None

@@ -190,7 +190,7 @@ class Receivers:
             for arm in ((node.body, node.orelse) if isinstance(node, ast.IfExp) else node.values):
                 self._other_values(arm, scope, depth + 1, found)
         elif isinstance(node, ast.Call):
-            method = self._callee(node, scope)   # ``self.make(x)``, ``make(x)``: what its returns may be
+            method = self.callee(node, scope)   # ``self.make(x)``, ``make(x)``: what its returns may be
             inner = self.scopes.scope_of(method[0]) if method is not None else None
             if inner is not None and isinstance(method[0], _DEFS):
                 for returned in return_statements(method[0]):

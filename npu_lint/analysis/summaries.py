@@ -117,11 +117,11 @@ class Summaries:
         return list(dict.fromkeys(keys))
 
     def _index_call(self, call: ast.Call, scope: Scope) -> None:
-        target = self._callee(call, scope)
+        target = self.callee(call, scope)
         if target is not None:
             self._call_index.setdefault(id(target[0]), []).append((call, scope, target[1]))
 
-    def _callee(self, call: ast.Call, scope: Scope) -> Optional[tuple[ast.AST, int]]:
+    def callee(self, call: ast.Call, scope: Scope) -> Optional[tuple[ast.AST, int]]:
         func = call.func
         if isinstance(func, ast.Name):
             binding = self.binding(func, scope)

@@ -3,304 +3,25 @@
 The evidence that items differ in length comes from the semantic model and the code around the items, never from
 what a variable is called: the items come from a loader's batch, from a parameter annotated as a list of
 per-sample dicts or instances, from a per-sample field (``t["boxes"]``, ``inst.bboxes``), from a boolean mask or a
-data-dependent operator applied to each item, or from Python data converted item by item (``torch.tensor(ids)``).
+data-dependent operator applied to each item, or from Python data converted item by item (``torch.tensor(ids)``);
+or, joined along their first dimension, they are the samples a collate function receives (or any field of them:
+a collate function concatenates rather than stacks exactly when the samples' leading sizes differ), or each
+item's rows are tagged with the item's index in its sequence (only needed when the row counts differ).
 A list counts whether it is a comprehension or built by ``append`` / ``extend`` / ``+=`` in a loop of the same
-function.
+function. The evidence lives in sample_items.py (collate functions: collate_samples.py; tags: sample_tags.py).
 """
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
-
-from npu_lint.analysis.nodes import walk
-from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.context import FileContext
-from npu_lint.resolver import BATCH
-from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.dynamic_ops import dynamic_row, is_bool_index
+from npu_lint.rules import Rule, short_source
 from npu_lint.rules.dynamic_values import FAMILY
-from npu_lint.rules.sample_lengths import labelled_sequence, measured_lengths
+from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
+from npu_lint.rules.sample_lengths import measured_lengths
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
 _JOIN_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in _CAT | _STACK)
-# Fields of a per-sample record (a target dict, an instance record) that hold one row per object or token.
-PER_SAMPLE_FIELDS = frozenset({
-    "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
-    "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
-    "token_ids", "scores", "gt_bboxes_ignore", "ignored_instances", "pos_bboxes", "pos_gt_bboxes", "pos_inds",
-    "neg_inds", "pos_gt_labels", "area", "iscrowd"})
-# Annotations of a list of per-sample records: ``List[Dict[str, Tensor]]`` (torchvision's targets) and the
-# OpenMMLab aliases of lists of instance records and data samples.
-_RECORD_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"})
-_RECORDS = frozenset({"Dict", "dict", "Mapping", "InstanceData", "DetDataSample", "DataSample", "PixelData"})
-_RECORD_LISTS = frozenset({"InstanceList", "OptInstanceList", "SampleList", "OptSampleList"})
-_CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor",
-                         "torch.FloatTensor", "torch.Tensor"})
-_PASS_THROUGH = frozenset({"float", "long", "int", "to", "view", "reshape", "flatten", "detach", "clone", "cpu",
-                           "cuda", "npu", "contiguous", "type", "squeeze", "unsqueeze", "half", "bool",
-                           "type_as", "new_tensor", "permute", "transpose"})
-_DEPTH = 4
-
-
-def _records_annotation(annotation: Optional[ast.AST]) -> bool:
-    """``List[Dict[str, Tensor]]``, ``Optional[list[dict]]``, ``InstanceList``, ``List[InstanceData]``."""
-    if annotation is None:
-        return False
-    if isinstance(annotation, ast.Constant) and isinstance(annotation.value, str):
-        try:
-            annotation = ast.parse(annotation.value, mode="eval").body
-        except (SyntaxError, ValueError):
-            return False
-    if isinstance(annotation, (ast.Name, ast.Attribute)):
-        name = annotation.id if isinstance(annotation, ast.Name) else annotation.attr
-        return name in _RECORD_LISTS
-    if isinstance(annotation, ast.Subscript):
-        head = annotation.value
-        name = head.id if isinstance(head, ast.Name) else head.attr if isinstance(head, ast.Attribute) else ""
-        inner = annotation.slice
-        if name in ("Optional", "Union"):
-            return _records_annotation(inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner)
-        if name in _RECORD_CONTAINERS:
-            element = inner.elts[0] if isinstance(inner, ast.Tuple) and inner.elts else inner
-            base = element.value if isinstance(element, ast.Subscript) else element
-            last = base.id if isinstance(base, ast.Name) else base.attr if isinstance(base, ast.Attribute) else ""
-            return last in _RECORDS
-    if isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):
-        return _records_annotation(annotation.left)
-    return False
-
-
-def _strip(node: ast.AST) -> ast.AST:
-    """``t["boxes"].float().to(dev)`` -> ``t["boxes"]``: calls that keep an item's length."""
-    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PASS_THROUGH:
-        node = node.func.value
-    return node
-
-
-def _root(node: ast.AST) -> Optional[ast.Name]:
-    """The name a chain of subscripts, attributes and length-keeping calls starts from."""
-    while True:
-        node = _strip(node)
-        if isinstance(node, (ast.Subscript, ast.Attribute)):
-            node = node.value
-        else:
-            return node if isinstance(node, ast.Name) else None
-
-
-def _field(node: ast.AST) -> Optional[str]:
-    """``boxes`` for ``t["boxes"]``, ``inst.boxes``, ``t["boxes"][keep]`` (a field gathered by an index)."""
-    node = _strip(node)
-    while isinstance(node, ast.Subscript) and not (isinstance(node.slice, ast.Constant)
-                                                   and isinstance(node.slice.value, str)):
-        node = _strip(node.value)
-    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and isinstance(node.slice.value, str):
-        return node.slice.value
-    if isinstance(node, ast.Attribute):
-        return node.attr
-    return None
-
-
-def _targets(target: ast.AST, iterated: ast.AST) -> Iterator[tuple[str, ast.AST]]:
-    """The names a loop target binds, each with the sequence its items come from (through ``zip`` and
-    ``enumerate``): ``for i, (t, m) in enumerate(zip(targets, metas))`` gives ``t`` -> ``targets``."""
-    while isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.args:
-        if iterated.func.id == "enumerate" and isinstance(target, ast.Tuple) and len(target.elts) == 2:
-            target, iterated = target.elts[1], iterated.args[0]
-        elif iterated.func.id == "zip" and isinstance(target, ast.Tuple) and len(target.elts) == len(iterated.args):
-            for element, source in zip(target.elts, iterated.args):
-                yield from _targets(element, source)
-            return
-        elif iterated.func.id in ("list", "tuple", "reversed", "sorted", "iter"):
-            iterated = iterated.args[0]
-        else:
-            break
-    if isinstance(target, ast.Name):
-        yield target.id, iterated
-    elif isinstance(target, (ast.Tuple, ast.List)):
-        for element in target.elts:    # ``for image, target in batch``: items of one sample
-            yield from _targets(element, iterated)
-
-
-class _Items:
-    """Why the items of one comprehension or loop differ in length, asked of the model where the list is built."""
-
-    def __init__(self, ctx: FileContext, loops: list[tuple[ast.AST, ast.AST]], body: Optional[ast.AST]) -> None:
-        self.ctx = ctx
-        self.sources: dict[str, ast.AST] = {}
-        for target, iterated in loops:
-            self.sources.update(_targets(target, iterated))
-        self.body = body
-
-    def per_sample(self, sequence: ast.AST, depth: int = 0) -> Optional[str]:
-        """Why ``sequence`` holds one item per sample: a loader's batch, a parameter annotated as a list of
-        records, or a list comprehension over such a sequence."""
-        if self.ctx.resolver.kind_of(sequence) == BATCH:
-            return "a batch from the loader"
-        if isinstance(sequence, ast.Name):
-            binding = self.ctx.resolver.binding(sequence)
-            if binding is None:
-                return None
-            if binding.tag == "param" and binding.node is not None and _records_annotation(binding.node.annotation):
-                return f"{sequence.id}: {ast.unparse(binding.node.annotation)}"
-            if binding.tag == "value" and not binding.path and isinstance(binding.value, ast.ListComp) and depth < 2:
-                inner = binding.value.generators[0]
-                items = _Items(self.ctx, [(inner.target, inner.iter)], None)
-                if items.varies(binding.value.elt, depth + 1):
-                    return f"{sequence.id} = {short_source(binding.value, 30)}"
-        return None
-
-    def varies(self, element: ast.AST, depth: int = 0) -> Optional[str]:
-        """Why ``element`` (an item built in the loop) has a length of its own: the evidence, or None."""
-        if depth > _DEPTH:
-            return None
-        stripped = _strip(element)
-        if isinstance(stripped, ast.IfExp):     # ``t[i] if len(i) else t.new_zeros(0, 4)``
-            return self.varies(stripped.body, depth + 1) or self.varies(stripped.orelse, depth + 1)
-        root = _root(stripped)
-        source = self.sources.get(root.id) if root is not None else None
-        if source is not None:
-            field = _field(stripped)
-            if field in PER_SAMPLE_FIELDS and stripped is not root:
-                return f"per-sample field {field!r}"
-            if isinstance(stripped, ast.Subscript) and isinstance(stripped.slice, ast.Name) and stripped.slice.id in self.sources \
-                    and self.sources[stripped.slice.id] is not source:
-                return f"each item gathered by its own indices from {short_source(self.sources[stripped.slice.id])}"
-            # A field that holds one row per object says so (PER_SAMPLE_FIELDS); any other field of a record
-            # (``sample.gt_label``: one class label per image) is not evidence of a length of its own.
-            why = self.per_sample(source, depth) if stripped is root else None
-            if why:
-                return f"items of {why}"
-        if isinstance(stripped, ast.Subscript) and isinstance(stripped.ctx, ast.Load):
-            indices = stripped.slice.elts if isinstance(stripped.slice, ast.Tuple) else [stripped.slice]
-            if any(not isinstance(i, (ast.Slice, ast.Constant)) and is_bool_index(i, self.ctx) for i in indices):
-                return "a boolean mask applied to each item"
-            if any(self._data_dependent(i) for i in indices):
-                return "a data-dependent index per item"
-        if isinstance(stripped, ast.Call):
-            if self._data_dependent(stripped):
-                return "a data-dependent operator per item"
-            name = self.ctx.resolver.qualname(stripped.func)
-            if name in _CONVERTERS and stripped.args and isinstance(stripped.args[0], ast.Call):
-                names = {n.id for n in walk(stripped.args[0]) if isinstance(n, ast.Name)}
-                if names & set(self.sources):     # ``torch.tensor(tok.encode(s))``, ``torch.tensor(range(n))``
-                    return "a sequence computed and converted item by item"
-        if isinstance(stripped, ast.Name) and self.body is not None and stripped.id not in self.sources:
-            for value in self._assigned_in_body(stripped.id):
-                why = self.varies(value, depth + 1)
-                if why:
-                    return why
-        return None
-
-    def counted_by(self) -> Optional[ast.AST]:
-        """The data-dependent sequence a loop of the list walks (``for c in labels.unique()``, ``torch.nonzero(m)``,
-        ``labels.unique().tolist()``): one item per value found in the data, so the number of items varies."""
-        for source in self.sources.values():
-            while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and not source.args \
-                    and source.func.attr in ("tolist", "cpu", "numpy", "long", "int"):
-                source = source.func.value
-            if not isinstance(source, ast.Call):
-                continue
-            name = self.ctx.resolver.qualname(source.func)
-            if name is None and isinstance(source.func, ast.Attribute):
-                name = "torch.Tensor." + source.func.attr   # ``labels.unique()``: the count varies on any receiver
-            row = dynamic_row(name) if name else None
-            if row is not None and (row["condition"] in ("always", "tensor_receiver") or (
-                    row["condition"] == "one_argument" and len(source.args) == 1 and not source.keywords)):
-                return source
-        return None
-
-    def _data_dependent(self, node: ast.AST) -> bool:
-        if not isinstance(node, ast.Call):
-            return False
-        name = self.ctx.resolver.qualname(node.func)
-        if name is None and isinstance(node.func, ast.Attribute):
-            name = "torch.Tensor." + node.func.attr
-        row = dynamic_row(name) if name else None
-        return row is not None and row["condition"] in ("always", "one_argument") and \
-            (row["condition"] != "one_argument" or (len(node.args) == 1 and not node.keywords))
-
-    def _assigned_in_body(self, name: str) -> list[ast.AST]:
-        """The values assigned to ``name`` inside the loop body (``dets = boxes[keep]``)."""
-        return [child.value for child in (walk(self.body) if self.body is not None else ())
-                if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
-                and child.targets[0].id == name]
-
-
-def _built_list(name: ast.Name, ctx: FileContext) -> Iterator[tuple[ast.AST, "_Items"]]:
-    """For a list bound in this function: each item added to it with the loops around the addition, or the
-    comprehension it was bound to."""
-    binding = ctx.resolver.binding(name)
-    if binding is None or binding.tag != "value" or binding.path:
-        return
-    value = binding.value
-    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
-        yield value.elt, _Items(ctx, [(g.target, g.iter) for g in value.generators], None)
-        return
-    if not (isinstance(value, ast.List) and not value.elts) or not isinstance(binding.scope.node, FUNCTION_TYPES):
-        return
-    for element, loops in _additions(binding.scope.node, ctx).get(name.id, ()):
-        yield element, _Items(ctx, [(loop.target, loop.iter) for loop in loops], loops[-1])
-
-
-def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST, list[ast.For]]]]:
-    """Per list name of a function: the items ``name.append(x)`` / ``name += [x]`` add inside loops, with the
-    loops around each (one walk per function)."""
-    index = ctx.scratch.setdefault("list_additions", {})
-    found = index.get(id(function))
-    if found is None:
-        found = index[id(function)] = {}
-        if ".append(" in function_text(function, ctx) or "+=" in function_text(function, ctx):
-            for node, loops in _with_loops(function):
-                if not loops:
-                    continue
-                if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
-                        and isinstance(node.func.value, ast.Name) and len(node.args) == 1:
-                    found.setdefault(node.func.value.id, []).append((node.args[0], loops))
-                elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
-                        and isinstance(node.value, ast.List):
-                    found.setdefault(node.target.id, []).extend((e, loops) for e in node.value.elts)
-    return found
-
-
-def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:
-    """Every node of a function's body with the ``for`` loops around it, outermost first (nested functions
-    and classes left out)."""
-    stack: list[tuple[ast.AST, list[ast.For]]] = [(child, []) for child in reversed(getattr(function, "body", []))]
-    while stack:
-        node, loops = stack.pop()
-        yield node, loops
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            continue
-        inner = loops + [node] if isinstance(node, ast.For) else loops
-        for child in reversed(list(ast.iter_child_nodes(node))):
-            stack.append((child, inner if isinstance(node, ast.For) and child not in (node.target, node.iter)
-                          else loops))
-
-
-def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
-    """Why the list ``items`` holds per-sample items of different lengths (the evidence), else None."""
-    if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
-        found = _Items(ctx, [(g.target, g.iter) for g in items.generators], None).varies(items.elt)
-        return found or labelled_sequence(items, call, ctx)
-    if isinstance(items, ast.Name):
-        for element, context in _built_list(items, ctx):
-            found = context.varies(element)
-            if found:
-                return found
-    return None
-
-
-def per_value_items(items: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
-    """The data-dependent sequence (``labels.unique()``) whose values the list ``items`` holds one item for."""
-    if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
-        return _Items(ctx, [(g.target, g.iter) for g in items.generators], None).counted_by()
-    if isinstance(items, ast.Name):
-        for _, context in _built_list(items, ctx):
-            found = context.counted_by()
-            if found is not None:
-                return found
-    return None
 
 
 class PerSampleConcat(Rule):
@@ -312,7 +33,13 @@ class PerSampleConcat(Rule):
         differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``), the
         items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
-        each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); and a
+        each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); joined
+        along dim 0, the samples a collate function receives or any field of them (a function passed as
+        ``collate_fn=`` to any call or as a parameter's default: ``torch.cat([d[key] for d in batch], 0)``; it
+        concatenates rather than stacks exactly when the samples' leading sizes differ; items made with an
+        explicit leading 1, ``x[None]`` or ``x.unsqueeze(0)``, are left alone), or items whose rows are tagged with
+        the item's index in an ``enumerate`` loop (``x.new_ones((x.shape[0], 1)) * i``, ``torch.full((len(x), 1),
+        i)``, joined side by side with the item: a tag only needed when the row counts differ); and a
         concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
         batch["bboxes"]), 1)``); or a list whose items' lengths the same function makes a tensor of
         (``lengths = torch.IntTensor([len(t) for t in targets])`` next to ``torch.cat(targets)``: nobody keeps
@@ -368,7 +95,28 @@ class PerSampleConcat(Rule):
                  "import torch\ndef collate(samples, max_len):\n    targets = [s.tokens[:max_len] for s in samples]\n"
                  "    lengths = torch.IntTensor([len(t) for t in targets])\n    return torch.cat(targets), lengths\n",
                  "import torch\ndef collate(seqs):\n    lens = [s.size(0) for s in seqs]\n"
-                 "    return torch.cat(seqs), torch.tensor(lens)\n")
+                 "    return torch.cat(seqs), torch.tensor(lens)\n",
+                 # the samples a collate function receives (any field of them), joined along dim 0
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n    out = {}\n"
+                 "    for key in batch[0]:\n        out[key] = torch.cat([d[key] for d in batch], 0)\n    return out\n"
+                 "class Loader(DataLoader):\n    def __init__(self, ds, **kw):\n"
+                 "        super().__init__(ds, collate_fn=collate, **kw)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef collate(samples):\n    idx = []\n"
+                 "    offset = 0\n    for d in samples:\n        idx.append(d['idx_j'] + offset)\n"
+                 "        offset += d['idx_j'].shape[0]\n    return torch.cat(idx, 0)\n"
+                 "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass Data:\n"
+                 "    def loader(self):\n        return DataLoader(self, collate_fn=self.collate)\n"
+                 "    def collate(self, batch):\n        images, labels = zip(*batch)\n"
+                 "        return torch.stack(images), torch.cat(labels, 0)\n",
+                 # each item's rows tagged with its index in the sequence
+                 "import torch\ndef format_targets(labels_batch):\n    out = []\n"
+                 "    for i, labels in enumerate(labels_batch):\n"
+                 "        batch_column = labels.new_ones((labels.shape[0], 1)) * i\n"
+                 "        labels = torch.cat((batch_column, labels), dim=-1)\n        out.append(labels)\n"
+                 "    return torch.cat(out, 0)\n",
+                 "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
+                 "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      "import torch\ngt = torch.cat([a, b])\n",
                      "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
@@ -395,7 +143,25 @@ class PerSampleConcat(Rule):
                      "import torch\ndef collate(seqs, n):\n    lens = torch.tensor([len(s) for s in seqs])\n"
                      "    seqs = [pad(s, n) for s in seqs]\n    return torch.cat(seqs), lens\n",
                      # one item per class of a fixed range
-                     "import torch\ndef protos(x, labels, n):\n    return torch.stack([(x * (labels == c)[:, None]).sum(0) for c in range(n)])\n")
+                     "import torch\ndef protos(x, labels, n):\n    return torch.stack([(x * (labels == c)[:, None]).sum(0) for c in range(n)])\n",
+                     # a collate function's samples stacked, joined along another dim, or of one row each
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+                     "    x = torch.stack([d['x'] for d in batch])\n    y = torch.cat([d['y'] for d in batch], 1)\n"
+                     "    z = torch.cat([d['z'][None] for d in batch])\n    w = torch.cat([d['w'].unsqueeze(0) for d in batch])\n"
+                     "    v = torch.cat([d['v'].view(1, -1) for d in batch], 0)\n    return x, y, z, w, v\n"
+                     "loader = DataLoader(ds, collate_fn=collate)\n",
+                     # a function never passed as a collate function
+                     "import torch\ndef merge(batch):\n    return torch.cat([d['x'] for d in batch], 0)\n",
+                     # a column of a constant or of something else than the loop index; items of a range
+                     "import torch\ndef f(items, scale):\n    a = []\n    b = []\n    for i, t in enumerate(items):\n"
+                     "        a.append(torch.cat((torch.full((len(t), 1), 3), t), 1))\n"
+                     "        b.append(torch.cat((t.new_ones((t.shape[0], 1)) * scale, t), 1))\n"
+                     "    return torch.cat(a), torch.cat(b)\n",
+                     "import torch\ndef f(n):\n    out = []\n    for i, k in enumerate(range(n)):\n"
+                     "        out.append(torch.full((k, 1), i))\n    return torch.cat(out)\n",
+                     # a column sized by a number of a fixed partition, not by an item's own rows
+                     "import torch\ndef f(partition, k):\n"
+                     "    return torch.cat([torch.ones(n * k) * i for i, n in enumerate(partition)])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

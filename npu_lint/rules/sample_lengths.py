@@ -8,7 +8,7 @@ used to split a concatenation back) is no such evidence; or each item's rows lab
 from __future__ import annotations
 
 import ast
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
@@ -122,28 +122,79 @@ def _same_binding(name: ast.Name, binding: object, ctx: FileContext) -> bool:
     return found is binding
 
 
+def enumerated(target: ast.AST, iterated: ast.AST) -> Optional[tuple[str, set[str]]]:
+    """``for i, (src, _) in enumerate(indices)``: the index name and the names its item binds (not over a
+    ``range``: its items are numbers, no samples)."""
+    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
+            and iterated.args and isinstance(target, ast.Tuple) and len(target.elts) == 2
+            and isinstance(target.elts[0], ast.Name)):
+        return None
+    sequence = iterated.args[0]
+    if isinstance(sequence, ast.Call) and isinstance(sequence.func, ast.Name) and sequence.func.id == "range":
+        return None
+    return target.elts[0].id, {n.id for n in walk(target.elts[1]) if isinstance(n, ast.Name)}
+
+
 def sample_index(element: ast.AST, generator: ast.comprehension) -> bool:
     """``torch.full_like(src, i)`` / ``src.new_full(src.shape, i)`` / ``torch.full((len(src),), i)`` over
     ``enumerate(...)``: each row labelled with the index of its sample, which is only needed when the samples have
     different numbers of rows."""
-    target, iterated = generator.target, generator.iter
-    if not (isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate"
-            and isinstance(target, ast.Tuple) and len(target.elts) == 2 and isinstance(target.elts[0], ast.Name)):
-        return False
-    index = target.elts[0].id
-    items = {n.id for n in walk(target.elts[1]) if isinstance(n, ast.Name)}
+    found = enumerated(generator.target, generator.iter)
+    return found is not None and index_tag(element, {found[0]: found[1]}, lambda name: []) is not None
+
+
+_KEEP_VALUES = frozenset({"float", "long", "int", "to", "type", "type_as", "half", "double", "cuda", "npu"})
+_FILLS = frozenset({"full_like", "full", "new_full"})
+_ONES = frozenset({"ones", "ones_like", "new_ones", "zeros", "zeros_like", "new_zeros"})
+
+
+def index_tag(element: ast.AST, indices: dict[str, set[str]], assigned: Callable[[str], list[ast.AST]],
+              depth: int = 0) -> Optional[str]:
+    """The loop index (of ``indices``: index name -> the names its item binds) that ``element`` writes on
+    every row of the loop's item: ``torch.full_like(src, i)``, ``src.new_full(src.shape, i)``,
+    ``torch.full((len(src), 1), i)``, ``src.new_ones((src.shape[0], 1)) * i``, ``torch.ones(src.size(0), 1) * i``,
+    a name ``assigned`` one of these in the loop's body; else None."""
+    while isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) \
+            and element.func.attr in _KEEP_VALUES:
+        element = element.func.value
+    if isinstance(element, ast.Name) and depth < 2:
+        return next((found for value in assigned(element.id)
+                     if (found := index_tag(value, indices, assigned, depth + 1)) is not None), None)
+    if isinstance(element, ast.BinOp) and isinstance(element.op, (ast.Mult, ast.Add)):
+        for index, ones in ((element.left, element.right), (element.right, element.left)):
+            if isinstance(index, ast.Name) and index.id in indices and _sized_by(ones, _ONES, indices[index.id]):
+                return index.id
+        return None
+    if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
+        return None
+    fill = element.args[-1] if element.args else next((k.value for k in element.keywords if k.arg == "fill_value"),
+                                                      None)
+    if isinstance(fill, ast.Name) and fill.id in indices and _sized_by(element, _FILLS, indices[fill.id], fill):
+        return fill.id
+    return None
+
+
+def _sized_by(element: ast.AST, words: frozenset[str], items: set[str], fill: Optional[ast.AST] = None) -> bool:
+    """A ``words`` call (``torch.full``, ``x.new_ones``) shaped by one of ``items``' own row count: its size
+    starts with ``len(t)`` / ``t.size(0)`` / ``t.shape[0]`` or is ``t.shape``, or it is made like ``t`` (``t[:, :1]``)."""
     if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
         return False
     last = element.func.attr if isinstance(element.func, ast.Attribute) else element.func.id
-    if last not in ("full_like", "full", "new_full"):
+    if last not in words:
         return False
-    fill = element.args[-1] if element.args else next((k.value for k in element.keywords if k.arg == "fill_value"),
-                                                      None)
-    shaped = [*element.args[:-1], *(k.value for k in element.keywords if k.arg != "fill_value")]
-    if isinstance(element.func, ast.Attribute) and last == "new_full":
-        shaped.append(element.func.value)
-    return isinstance(fill, ast.Name) and fill.id == index and any(
-        isinstance(n, ast.Name) and n.id in items for part in shaped for n in walk(part))
+    shape = [a for a in element.args if a is not fill] or [k.value for k in element.keywords if k.arg == "size"]
+    if not shape:
+        return False
+    first = shape[0]
+    if last.endswith("_like"):
+        while isinstance(first, ast.Subscript) or isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute):
+            first = first.value if isinstance(first, ast.Subscript) else first.func.value   # ``t[:, :1]``, ``t.long()``
+        return isinstance(first, ast.Name) and first.id in items
+    if isinstance(first, ast.Attribute) and first.attr == "shape":    # ``t.shape``
+        return isinstance(first.value, ast.Name) and first.value.id in items
+    if isinstance(first, (ast.Tuple, ast.List)):
+        first = first.elts[0] if first.elts else None
+    return first is not None and _measures(first, items)
 
 
 def labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:

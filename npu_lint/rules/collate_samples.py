@@ -1,0 +1,146 @@
+"""The samples a collate function receives: a function passed as ``collate_fn=`` (a keyword of any call,
+``DataLoader(ds, collate_fn=f)`` or ``super().__init__(..., collate_fn=f)``, a parameter's default value
+``collate_fn=f``, a ``{"collate_fn": f}`` entry) gets one batch's samples as its first parameter (after ``self``).
+Found once per file, and only in files that mention ``collate_fn`` (the others cost nothing). Shared by NPU409
+(sample_items.py)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.bindings import Binding, Scope
+from npu_lint.analysis.summaries import method_def
+from npu_lint.context import FileContext
+
+_KEY = "collate_fn"
+_PARTIAL = frozenset({"functools.partial"})
+
+
+def collate_samples(binding: Binding, ctx: FileContext) -> Optional[str]:
+    """Why the parameter ``binding`` holds one batch's samples (its function is passed as a collate function,
+    with the line), else None."""
+    if binding.tag != "param" or not ctx.mentions(_KEY):
+        return None
+    found = ctx.scratch.get("collate_samples")
+    if found is None:
+        found = ctx.scratch["collate_samples"] = _collate_parameters(ctx)
+    entry = found.get(id(binding.scope.node))
+    if entry is None or entry[0] != binding.name:
+        return None
+    return f"the samples {getattr(binding.scope.node, 'name', 'a function')} receives as collate_fn (line {entry[1]})"
+
+
+def unzipped_samples(binding: Binding, ctx: FileContext) -> Optional[str]:
+    """``images, targets = zip(*batch)`` in a collate function: ``targets`` holds one field of every sample."""
+    value = binding.value
+    if binding.tag != "value" or len(binding.path) != 1 or not isinstance(value, ast.Call) \
+            or not isinstance(value.func, ast.Name) or value.func.id != "zip" or len(value.args) != 1 \
+            or not isinstance(value.args[0], ast.Starred) or not isinstance(value.args[0].value, ast.Name):
+        return None
+    samples = ctx.resolver.binding(value.args[0].value, binding.scope)
+    why = collate_samples(samples, ctx) if samples is not None else None
+    return f"field {binding.path[0]} of {why}" if why else None
+
+
+def _collate_parameters(ctx: FileContext) -> dict[int, tuple[str, int]]:
+    """Per function of the file passed as a collate function: the name of the parameter that receives the
+    samples and the line it is passed on. Only the statements whose own lines mention ``collate_fn`` are read."""
+    scopes = ctx.resolver.scopes
+    source = ctx.source
+    if scopes is None:
+        return {}
+    lines: set[int] = set()
+    at = source.find(_KEY)
+    while at >= 0:
+        lines.add(source.count("\n", 0, at) + 1)
+        at = source.find(_KEY, at + len(_KEY))
+    found: dict[int, tuple[str, int]] = {}
+    for statement, scope in scopes.statements:
+        if not any(statement.lineno <= line <= _own_end(statement) for line in lines):
+            continue
+        for value in _passed(statement):
+            for function, offset in _functions_of(value, scope, ctx, 0):
+                arguments = getattr(function, "args", None)
+                params = [*arguments.posonlyargs, *arguments.args] if arguments is not None else []
+                if offset < len(params):
+                    found.setdefault(id(function), (params[offset].arg, value.lineno))
+    return found
+
+
+def _own_end(statement: ast.stmt) -> int:
+    """The last line of a statement's header (a compound statement's body is read as its own statements)."""
+    body = getattr(statement, "body", None)
+    if isinstance(body, list) and body and isinstance(body[0], ast.stmt):
+        return max(body[0].lineno - 1, statement.lineno)
+    return statement.end_lineno or statement.lineno
+
+
+def _passed(statement: ast.stmt) -> list[ast.AST]:
+    """The values a statement passes as a collate function: ``collate_fn=f`` keywords, parameter defaults and
+    ``{"collate_fn": f}`` entries (in its own expressions, not in the statements of its body)."""
+    values: list[ast.AST] = []
+    stack: list[ast.AST] = [child for field, child in ast.iter_fields(statement) if isinstance(child, ast.AST)
+                            and not isinstance(child, ast.stmt)]
+    stack += [item for field, child in ast.iter_fields(statement) if isinstance(child, list)
+              for item in child if isinstance(item, ast.AST) and not isinstance(item, ast.stmt)]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.keyword) and node.arg == _KEY:
+            values.append(node.value)
+        elif isinstance(node, ast.Dict):
+            values += [v for k, v in zip(node.keys, node.values)
+                       if isinstance(k, ast.Constant) and k.value == _KEY]
+        elif isinstance(node, ast.arguments):
+            positional = [*node.posonlyargs, *node.args]
+            pairs = list(zip(positional[len(positional) - len(node.defaults):], node.defaults))
+            pairs += [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults) if d is not None]
+            values += [default for arg, default in pairs if arg.arg == _KEY]
+        stack.extend(ast.iter_child_nodes(node))
+    return values
+
+
+def _functions_of(value: ast.AST, scope: Scope, ctx: FileContext, depth: int) -> list[tuple[ast.AST, int]]:
+    """The file's functions a value passed as a collate function runs, each with the index of the parameter that
+    receives the samples: ``f``, ``self.collate``, ``Dataset.collate_fn`` (a static method), ``partial(f, pad)``,
+    ``Collator()`` (its ``__call__``), ``lambda b: f(b, tok)``, either arm of ``f if quad else g``, a name bound
+    to one of these."""
+    resolver = ctx.resolver
+    if depth > 3:
+        return []
+    if isinstance(value, ast.IfExp):   # ``A.collate4 if quad else A.collate_fn``
+        return _functions_of(value.body, scope, ctx, depth + 1) + _functions_of(value.orelse, scope, ctx, depth + 1)
+    if isinstance(value, ast.Name):
+        binding = resolver.binding(value, scope)
+        if binding is not None and binding.tag == "value" and not binding.path and isinstance(
+                binding.value, (ast.Call, ast.Lambda, ast.Attribute, ast.IfExp)):
+            return _functions_of(binding.value, binding.scope, ctx, depth + 1)
+        if binding is None or binding.tag not in ("def", "class"):
+            return []
+        return _found(resolver.callee(ast.Call(func=value, args=[], keywords=[]), scope))
+    if isinstance(value, ast.Attribute):
+        cls = resolver.definition(value.value, scope) if isinstance(value.value, ast.Name) else None
+        if isinstance(cls, ast.ClassDef):   # ``Dataset.collate_fn``: a static method of a class of the file
+            method = next((node for node in cls.body if isinstance(node, ast.FunctionDef) and node.name == value.attr),
+                          None)
+            static = method is not None and any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                                                for d in method.decorator_list)
+            return [(method, 0)] if static else []
+        return _found(resolver.callee(ast.Call(func=value, args=[], keywords=[]), scope))
+    if isinstance(value, ast.Lambda) and isinstance(value.body, ast.Call) and value.args.args:
+        first = value.args.args[0].arg
+        position = next((i for i, a in enumerate(value.body.args) if isinstance(a, ast.Name) and a.id == first), None)
+        if position is None or any(isinstance(a, ast.Starred) for a in value.body.args[:position]):
+            return []
+        return [(f, offset + position) for f, offset in _functions_of(value.body.func, scope, ctx, depth + 1)]
+    if isinstance(value, ast.Call):
+        if resolver.qualname(value.func, scope) in _PARTIAL and value.args:
+            bound = len(value.args) - 1
+            return [(f, offset + bound) for f, offset in _functions_of(value.args[0], scope, ctx, depth + 1)]
+        cls = resolver.definition(value.func, scope)
+        if isinstance(cls, ast.ClassDef):
+            return _found(method_def(cls, "__call__", 1))
+    return []
+
+
+def _found(target: Optional[tuple[ast.AST, int]]) -> list[tuple[ast.AST, int]]:
+    return [target] if target is not None else []
