@@ -51,11 +51,23 @@ def data_length(stop: ast.AST, ctx: FileContext) -> bool:
     """``len(x)``, ``x.size(0)``, ``x.shape[0]``, or a name bound to one of them: a length read from the data."""
     if length_expr(stop):
         return True
-    if isinstance(stop, ast.Name):
-        binding = ctx.resolver.binding(stop)
-        return binding is not None and binding.tag == VALUE and not binding.path \
-            and isinstance(binding.value, ast.AST) and length_expr(binding.value)
+    if isinstance(stop, ast.Name) and ctx.resolver.scopes is not None:
+        # any binding that may reach the stop (``if``/``else`` arms: ``num_chunks = 0`` when there is no chunk)
+        for binding in ctx.resolver.scopes.may_reach(stop.id, ctx.resolver.current, (stop.lineno, stop.col_offset)):
+            if binding.tag != VALUE or not isinstance(binding.value, ast.AST):
+                continue
+            if not binding.path and length_expr(binding.value):
+                return True
+            if binding.path and _shape_of(binding.value):   # ``n, _, _ = chunks.shape``: a length of the data
+                return True
     return False
+
+
+def _shape_of(value: ast.AST) -> bool:
+    """``x.shape`` / ``x.size()``: unpacked, each element is a length read from the data."""
+    return (isinstance(value, ast.Attribute) and value.attr == "shape") or (
+        isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "size"
+        and not value.args)
 
 
 def whole_chunks(stop: ast.AST, ctx: FileContext) -> bool:
@@ -75,7 +87,9 @@ def consumed(node: ast.Subscript, ctx: FileContext) -> bool:
 def made_tensor(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
     """The chunk (or the name it is bound to) reaches a torch call or a tokenizer asked for tensors in the loop."""
     parent = ctx.parent(node)
-    names = {t.id for t in parent.targets if isinstance(t, ast.Name)} if isinstance(parent, ast.Assign) else set()
+    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target] if isinstance(parent, ast.AnnAssign) \
+        else []
+    names = {t.id for t in targets if isinstance(t, ast.Name)}
     for child in walk(loop):
         if not isinstance(child, ast.Call):
             continue
@@ -100,3 +114,11 @@ def loop_position(target: ast.AST, index: str) -> Optional[tuple[int, ...]]:
             if inner is not None:
                 return (position, *inner)
     return None
+
+
+def same_or_variable(loop_step: ast.AST, chunk: ast.AST) -> bool:
+    """The chunk is as long as the loop's step, or both are set at run time (``range(0, n, stride)`` with chunks
+    of ``segment_length``: overlapping or gapped windows, the last ones cut short all the same)."""
+    if ast.dump(loop_step) == ast.dump(chunk):
+        return True
+    return not isinstance(loop_step, ast.Constant) and not isinstance(chunk, ast.Constant)

@@ -10,7 +10,7 @@ from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, length_expr, loop_position,
-                                        made_tensor, whole_chunks)
+                                        made_tensor, same_or_variable, whole_chunks)
 from npu_lint.rules.dynamic_values import FAMILY
 from npu_lint.rules.loop_arms import other_arms
 
@@ -118,7 +118,16 @@ class ShortLastChunk(Rule):
                  "import torch\nfrom tqdm.auto import trange\ndef enc(model, emb, bs):\n"
                  "    for start in trange(0, emb.shape[0], bs, desc='encode'):\n        model(emb[start:start + bs])\n",
                  "import torch\ndef enc(model, emb, bs):\n    for k, start in enumerate(range(0, len(emb), bs)):\n"
-                 "        model(emb[start:start + bs])\n")
+                 "        model(emb[start:start + bs])\n",
+                 # the length unpacked from a shape, in one arm of an ``if``
+                 "import numpy as np\nimport torch\ndef slide(model, wave: torch.Tensor, w, s, bs):\n"
+                 "    if wave.shape[1] >= w:\n        chunks = wave.unfold(1, w, s)\n        n, _, _ = chunks.shape\n"
+                 "    else:\n        n = 0\n    for c in np.arange(0, n, bs):\n"
+                 "        batch: torch.Tensor = chunks[c:c + bs]\n        model(batch)\n",
+                 # windows of one length every ``stride`` along the last axis
+                 "import torch\ndef encode(self, x: torch.Tensor, segment, stride):\n    _, channels, length = x.shape\n"
+                 "    frames = []\n    for offset in range(0, length, stride):\n"
+                 "        frames.append(self.enc(x[:, :, offset:offset + segment]))\n    return frames\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
@@ -152,6 +161,8 @@ class ShortLastChunk(Rule):
             return
         assert isinstance(node, ast.Subscript)
         bounds = node.slice
+        if isinstance(bounds, ast.Tuple):   # ``x[:, :, offset:offset + segment]``: a chunk along another axis
+            bounds = next((b for b in bounds.elts if isinstance(b, ast.Slice) and isinstance(b.lower, ast.Name)), None)
         if not isinstance(bounds, ast.Slice) or not isinstance(bounds.lower, ast.Name) or bounds.upper is None \
                 or not isinstance(node.ctx, ast.Load):
             return
@@ -162,7 +173,7 @@ class ShortLastChunk(Rule):
             return
         call, loop = found
         stop = call.args[1]
-        if ast.dump(call.args[2]) != ast.dump(step) or not data_length(stop, ctx):
+        if not same_or_variable(call.args[2], step) or not data_length(stop, ctx):
             return
         if whole_chunks(stop, ctx):
             return      # ``range(0, n - step, step)``: every chunk is whole
@@ -455,3 +466,4 @@ def _none_test_arm(statement: ast.stmt, text: str, ctx: FileContext) -> Optional
             and ast.unparse(test.left) == text:
         return parent.body
     return None
+
