@@ -59,7 +59,7 @@ class DataDependentShapeOp(Rule):
     family = FAMILY
     node_types = (ApiRef, ast.Call)
     triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
-                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms")
+                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = ("import torch\npos = torch.nonzero(labels > 0)\n",
                  "import torch\nidx = (scores > 0.5).nonzero(as_tuple=True)\n",
@@ -71,6 +71,7 @@ class DataDependentShapeOp(Rule):
                  "import torch\nimport torch.nn.functional as F\noh = F.one_hot(labels)\n",
                  "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",
                  "from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, idxs, 0.5)\n",
+                 "from torchvision.ops import boxes as box_ops\nkeep = box_ops.remove_small_boxes(boxes, 1e-3)\n",
                  "from torch.nn.utils.rnn import pack_padded_sequence\np = pack_padded_sequence(x, lengths)\n")
     must_fire += ("import torch\ndef positives(labels):\n    inds = torch.nonzero(labels > 0)\n    return inds\n"
                   "pos = positives(gt)\n",
