@@ -167,6 +167,11 @@ def test_comprehension_reads_the_enclosing_function_where_it_stands():
     # a parameter its own function calls a tensor-only method on (no caller, no annotation)
     ("import torch\ndef f(lengths):\n    m = lengths.unsqueeze(1)\n    lengths.probe()\n", "tensor"),
     ("import torch\ndef f(x, pad):\n    y = x.masked_fill(pad, 0)\n    x.probe()\n", "tensor"),
+    # a value of a mapping declared with its value type
+    ("import torch\nfrom typing import Dict\ndef f(inputs: Dict[str, torch.Tensor]):\n    r = inputs['R']\n    r.probe()\n",
+     "tensor"),
+    ("import torch\nfrom typing import Mapping, Optional\ndef f(batch: Optional[Mapping[str, torch.Tensor]]):\n"
+     "    batch['x'].probe()\n", "tensor"),
     ("def f(n: int):\n    n.probe()\n", "object"),
     ("from typing import Optional\ndef f(x: Optional[int]):\n    x.probe()\n", "object"),
 ])
@@ -197,6 +202,8 @@ def test_kind(source, kind):
     # methods numpy shares (``max``, ``sum``, ``view``), a nested function's use, a name bound again
     "import torch\ndef f(a):\n    b = a.max() + a.sum() + a.view(-1)\n    a.probe()\n",
     "import torch\ndef f(a):\n    def g(a):\n        return a.unsqueeze(0)\n    a.probe()\n",
+    "import torch\nfrom typing import Any, Dict\ndef f(inputs: Dict[str, Any]):\n    inputs['R'].probe()\n",
+    "import torch\nfrom typing import Dict\ndef f(inputs: Dict[str, torch.Tensor]):\n    for k in inputs:\n        k.probe()\n",
     "import torch\ndef f(a):\n    a.probe()\n    a = torch.ones(2)\n    a.unsqueeze(0)\n",
 ])
 def test_unknown_stays_unknown(source):

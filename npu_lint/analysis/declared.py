@@ -26,6 +26,7 @@ _NOT_INSTANCES = ("torch", "typing", "typing_extensions", "collections", "builti
 # The parameters and buffers of torch's layers (``conv.weight``, ``bn.running_mean``): tensors.
 _LAYER_TENSORS = frozenset({"weight", "bias", "running_mean", "running_var", "in_proj_weight", "in_proj_bias",
                             "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
+_MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict"})
 _CONTAINERS = frozenset({"torch.nn.Module", "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
                          "torch.nn.ParameterList", "torch.nn.ParameterDict"})
 # Kinds whose class may be a project class with its own methods and attributes.
@@ -121,6 +122,39 @@ class Declared:
             return arms
         if head in ("list", "List", "Sequence", "Iterable", "Iterator", "MutableSequence", "Generator") and arms:
             return [arms[0], ast.Constant(value=...)]
+        return None
+
+    def mapping_value(self, source: ast.AST, scope: Scope) -> Optional[K.Value]:
+        """What ``source[key]`` holds when ``source`` is a name declared a mapping (``inputs: Dict[str, Tensor]``,
+        ``Mapping[str, torch.Tensor]``, ``dict[str, Tensor]``, optional or not): its value type."""
+        if not isinstance(source, ast.Name):
+            return None
+        binding = self.binding(source, scope)
+        if binding is None or binding.path:
+            return None
+        if binding.tag == PARAM and binding.node is not None:
+            annotation, where = binding.node.annotation, binding.scope.parent or binding.scope
+        elif binding.tag == ANNOTATION:
+            annotation, where = binding.value, binding.scope
+        elif isinstance(binding.node, ast.AnnAssign):
+            annotation, where = binding.node.annotation, binding.scope
+        else:
+            return None
+        value_type = self._mapped_type(annotation, where) if annotation is not None else None
+        return self.annotation_value(value_type, where) if value_type is not None else None
+
+    def _mapped_type(self, annotation: ast.AST, scope: Scope) -> Optional[ast.AST]:
+        annotation = self._read_annotation(annotation)
+        if not isinstance(annotation, ast.Subscript):
+            return None
+        head = (self.qualname(annotation.value, scope) or getattr(annotation.value, "id", "")).rpartition(".")[2]
+        inner = annotation.slice
+        arms = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
+        if head in ("Optional", "Union"):
+            arms = [arm for arm in arms if not _is_none(arm)]
+            return self._mapped_type(arms[0], scope) if len(arms) == 1 else None
+        if head in _MAPPINGS and len(arms) == 2:
+            return arms[1]
         return None
 
     def element_annotation_value(self, annotation: Optional[ast.AST], scope: Scope, index: int) -> Optional[K.Value]:

@@ -286,6 +286,9 @@ class Elements:
         found = self._tuple_element(node.value, scope, depth)
         if found is not None:
             return found
+        mapped = self.mapping_value(node.value, scope)   # ``inputs["R"]`` of ``inputs: Dict[str, Tensor]``
+        if mapped is not None:
+            return mapped
         index = node.slice
         if isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0 \
                 and not isinstance(node.value, ast.Name):
