@@ -18,7 +18,7 @@ from npu_lint.report.collect import collect
 from npu_lint.versions import Target
 
 FIXTURE = Path(__file__).parent / "project_fixture"
-CODES = {"NPU101", "NPU221", "NPU223", "NPU401", "NPU402", "NPU405"}
+CODES = {"NPU101", "NPU221", "NPU223", "NPU401", "NPU402", "NPU403", "NPU405"}
 EXPECT = re.compile(r"#.*?\bexpect:\s*((?:NPU\d{3}@\d+\s*)+)")
 
 
@@ -54,6 +54,18 @@ def test_a_padding_helper_of_another_module_is_reported_at_its_calls():
     assert "detkit.utils.batching.pad_list → max of item lengths, detkit/utils/batching.py line 7" in messages[7]
     assert "detkit.utils.batching.pad_targets → detkit.utils.batching.pad_list → max of item lengths" in messages[8]
     assert set(messages) == {7, 8}   # ``longest(labels)`` only printed: no padding
+
+
+def test_a_size_helper_of_another_module_is_reported_at_its_call():
+    """``models/pooling.py`` gives ``ops/scatter.py``'s ``scatter_add`` a value read from a tensor as ``dim_size``,
+    which sizes ``torch.zeros`` through ``_scatter_add`` (an element of a list of sizes); a size from metadata, or a
+    parameter the helper only prints, is no finding."""
+    result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
+    messages = {f.line: f.message for path, f in result.findings
+                if path == "detkit/models/pooling.py" and f.code == "NPU403"}
+    assert set(messages) == {8}
+    assert messages[8].startswith("scatter_add(maxm) → _scatter_add(dim_size) → zeros() takes a size from a "
+                                  "tensor's value (int(idx_m[-1]), line 7)")
 
 
 def test_without_the_index_a_file_alone_knows_less():
@@ -107,11 +119,11 @@ def _run(*args: str, env: dict) -> subprocess.CompletedProcess:
 def test_check_builds_the_index_and_flake8_reads_it(tmp_path):
     import os
     env = {**os.environ, "NPU_LINT_CACHE_DIR": str(tmp_path / "cache")}
-    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select=NPU101,NPU221,NPU223,NPU401,NPU402,NPU405",
+    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select=NPU101,NPU221,NPU223,NPU401,NPU402,NPU403,NPU405",
               "--npu-torch-version=2.8.0", "train.py", "detkit"]
     before = _run(*flake8, env=env)
     assert "train.py:9:5: NPU101" not in before.stdout            # no index yet: flake8 never builds one
-    check = _run(sys.executable, "-m", "npu_lint", "check", "--select", "NPU101,NPU221,NPU223,NPU401,NPU402,NPU405",
+    check = _run(sys.executable, "-m", "npu_lint", "check", "--select", "NPU101,NPU221,NPU223,NPU401,NPU402,NPU403,NPU405",
                  "-v", "2.8.0", ".", env=env)
     assert check.returncode == 1, check.stderr
     got = {tuple(line.split(": ", 1)[0].rsplit(":", 2)) + (line.split(": ", 1)[1].split()[0],)

@@ -257,6 +257,15 @@ class Elements:
                 found.append(self.sequence_element(augment.value, binding.scope, depth + 1))
         return found
 
+    def stored_values(self, binding: Binding) -> list[ast.AST]:
+        """The values ``name[i] = value`` stores into the elements of what ``binding`` gives ``name`` (the stores it
+        reaches): ``shape = list(x.shape); shape[dim] = n`` gives ``[n]``."""
+        found = []
+        for target, value in self._stored_items(binding.scope).get(binding.name, ()):
+            if binding in self.scopes.lookup_reaching(binding.name, binding.scope, (target.lineno, target.col_offset)):
+                found.append(value)
+        return found
+
     def _stored_items(self, scope: Scope) -> dict[str, list[tuple[ast.Subscript, ast.AST]]]:
         """``name[i] = value`` statements of a scope's own body, by name (an element replaced in place)."""
         key = ("stored", id(scope))

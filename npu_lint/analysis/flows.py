@@ -54,6 +54,9 @@ _TORCH_REDUCTIONS = frozenset("torch." + name for name in ZERO_D_METHODS)
 _PASSING = frozenset({"min", "max", "int", "float", "round", "abs", "sum", "sorted", "list", "tuple", "divmod", "zip",
                       "math.ceil", "math.floor", "math.trunc", "math.sqrt", "math.prod", "numpy.ceil", "numpy.floor",
                       "numpy.round", "numpy.clip", "numpy.minimum", "numpy.maximum", "operator.index"})
+# Methods that give a scalar an axis (the element or 0-d tensor becomes data, a vector of positions, no size).
+_VECTOR_MAKING = frozenset({"reshape", "view", "flatten", "ravel", "unsqueeze", "expand", "repeat", "tile",
+                            "unflatten", "reshape_as", "view_as", "expand_as"})
 # Metadata: never a value read from the tensor's data.
 METADATA_METHODS = frozenset({"size", "dim", "ndimension", "numel", "nelement", "element_size", "stride",
                               "get_device", "is_contiguous", "is_floating_point", "data_ptr", "__len__", "type"})
@@ -165,7 +168,11 @@ class Flows:
         if tag in (VALUE, AUGMENT):
             if binding.path:
                 return self._element_flows(value, scope, binding.path)
-            return self.flows(value, scope, sink=False)
+            found = self.flows(value, scope, sink=False)
+            if tag == VALUE and _builds_list(value):   # ``shape = list(x.shape); shape[dim] = n``: n is in it
+                stored = [f for v in self.stored_values(binding) for f in self.flows(v, scope, sink=False)]
+                return _unique(list(found) + stored) if stored else found
+            return found
         if tag == LOOP:
             return self._iteration_flows(value, scope, binding.path)
         if tag == PARAM:
@@ -290,6 +297,8 @@ class Flows:
                     return ((DATA_SIZE, node),)     # ``idx.size(0)`` of ``mask.nonzero()``
                 return _NONE
             receiver = self.flows(func.value, scope, sink, depth)
+            if receiver and func.attr in _VECTOR_MAKING:   # ``grid[i].reshape(-1)``: a tensor with an axis, no size
+                receiver = tuple(f for f in receiver if f[0] not in _SCALARS) or _NONE
             if receiver:
                 return receiver
         arguments = list(node.args) + [kw.value for kw in node.keywords if kw.arg not in _NO_SIZE_KEYWORDS]
@@ -378,6 +387,12 @@ class Flows:
             return _unique(found)
         return memo(self._summaries, ("element flows", id(function), path),
                     lambda: self._summarise(function, compute)) or _NONE
+
+
+def _builds_list(value: ast.AST) -> bool:
+    """``[...]``, ``[... for ...]``, ``list(...)``: a new list whose elements the function may then set."""
+    return type(value) in (ast.List, ast.ListComp) or (
+        type(value) is ast.Call and type(value.func) is ast.Name and value.func.id == "list")
 
 
 _SCALARS = (ZERO_D, ELEMENT)   # 0-d tensors: a sum, an element picked (``lengths[k] + 1`` is still a size)

@@ -3,8 +3,9 @@
 One :class:`ProjectView` per run, shared by every file: the kind a project function returns (from its facts,
 summarised by the model when the index was built), what instances of a project class are (its bases through the
 class hierarchy, across modules), where a method comes from, whether a name is Python the project defines, and
-the chain from a project wrapper to the data-dependent op whose result it returns, and the chain from a call to
-a project function that pads its items to the longest among them.
+the chain from a project wrapper to the data-dependent op whose result it returns, the chain from a call to
+a project function that pads its items to the longest among them, and the parameters a project function sizes a
+tensor with.
 """
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ class ProjectView:
         self._chains: dict[tuple[str, Callable[[str], bool]], Optional[list[str]]] = {}   # (function, is_leaf)
         self._pads: dict[str, Optional[tuple[list[str], str]]] = {}
         self._padding_names: Optional[frozenset[str]] = None
+        self._size_names: Optional[frozenset[str]] = None
         self._children: Optional[dict[str, list[str]]] = None
         self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
 
@@ -310,6 +312,23 @@ class ProjectView:
         self._pads[function] = found
         return found
 
+    def size_helper_names(self) -> frozenset[str]:
+        """The short names of the project functions with ``sizes`` (a cheap test before resolving a call)."""
+        if self._size_names is None:
+            self._size_names = frozenset(name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items()
+                                         if facts.sizes and facts.owner is None)
+        return self._size_names
+
+    def size_parameters(self, qualname: str, importer: str) -> tuple[tuple[str, int, str], ...]:
+        """``(("dim_size", 2, "_scatter_add(dim_size) → zeros()"),)``: the parameters the project function (of
+        another module, not a method) sizes a tensor with, each with its position among the positional parameters
+        (-1: keyword-only) and the way there (its facts' ``sizes``); () when none or unknown."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return ()
+        facts = self.index.functions[target][1]
+        return facts.sizes if facts.owner is None else ()
+
     def padding_names(self) -> frozenset[str]:
         """The short names of project functions that pad their items (for NPU405's trigger words)."""
         if self._padding_names is None:
@@ -374,7 +393,7 @@ def _digest(index: "ProjectIndex") -> str:
     for name in sorted(index.modules):
         facts = index.modules[name]
         digest.update(repr((name, facts.imports, facts.stars, facts.exported,
-                            [(f.name, f.value, f.returns, f.elements, f.yields, f.pads) for f in facts.functions],
+                            [(f.name, f.value, f.returns, f.elements, f.yields, f.pads, f.sizes) for f in facts.functions],
                             [(c.name, c.bases, c.methods, c.attrs, c.fields, c.objects) for c in facts.classes],
                             facts.passed)).encode())
     digest.update(repr(sorted(index.custom_ops)).encode())

@@ -9,6 +9,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import rooted
+from npu_lint.analysis.size_sinks import sink_names
 from npu_lint.analysis.summaries_padding import batch_maximum
 from npu_lint.project.fact_types import PASSED_CALL, absolute
 
@@ -27,7 +28,7 @@ _NO_BINDING = type("_NoBinding", (), {"tag": ""})()   # what ``binding()`` stand
 
 class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
-                 "value", "elements", "yields", "maximum", "pads", "reaches")
+                 "value", "elements", "yields", "maximum", "pads", "reaches", "sizes", "sizing", "called")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -46,6 +47,26 @@ class _Scope:
         self.maximum = False   # it takes a batch maximum (or calls ``pad_sequence``): worth a padding summary
         self.pads: tuple[str, int] = ("", 0)
         self.reaches: list[tuple[str, str, str]] = []   # what its returns are computed from (fact_reaches)
+        self.sizes: tuple[tuple[str, int, str], ...] = ()   # the parameters it sizes a tensor with
+        self.sizing = False   # it calls a shape sink or slices: worth a size summary (or calls a helper that does)
+        self.called: set[str] = set()   # the last names of what it calls otherwise (``helper``, ``self.helper``)
+
+
+def _sliced(index: ast.AST) -> bool:
+    """``[:n]``, ``[:, a:b]``: an index with a slice that has a bound other than a constant (``[..., :2]``)."""
+    parts = index.elts if type(index) is ast.Tuple else (index,)   # type: ignore[attr-defined]
+    return any(type(p) is ast.Slice and any(b is not None and not _constant(b) for b in (p.lower, p.upper, p.step))
+               for p in parts)
+
+
+def _constant(node: ast.AST) -> bool:
+    """``2``, ``-1``: a number as it stands."""
+    return type(node) is ast.Constant or (type(node) is ast.UnaryOp and type(node.operand) is ast.Constant)
+
+
+def _constant_arguments(call: ast.Call) -> bool:
+    """Every argument (keywords too) is a constant: ``x.view(-1)``, ``torch.zeros(3)``."""
+    return all(_constant(a) for a in call.args) and all(_constant(k.value) for k in call.keywords)
 
 
 def _named(func: ast.AST, name: str) -> bool:
@@ -63,6 +84,7 @@ class CallFacts:
         light = self.light   # still walked: the names bound inside (walrus, comprehension, lambda) count
         stack: list[ast.AST] = [root]
         push, ast_type, skip, skip_light = stack.append, ast.AST, _SKIP, _SKIP_LIGHT
+        sinks = sink_names()
         while stack:
             node = stack.pop()
             node_type = type(node)
@@ -73,6 +95,13 @@ class CallFacts:
                     self._call(node, scope)
                 if not scope.maximum and (batch_maximum(node) or _named(node.func, "pad_sequence")):
                     scope.maximum = True
+                if not scope.sizing:
+                    func = node.func
+                    last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+                    if last in sinks:
+                        scope.sizing = not _constant_arguments(node)   # ``x.view(-1)``: no parameter there
+                    elif last:
+                        scope.called.add(last)
                 if node.args or node.keywords:
                     self._passed_objects(node)
                 if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:
@@ -90,6 +119,9 @@ class CallFacts:
                     if not isinstance(node, ast.Name):
                         stack.append(node)   # ``f(x).shape``: the call inside still counts
                 continue
+            elif node_type is ast.Subscript:
+                if not scope.sizing and _sliced(node.slice):   # ``x[:n]``: a slice bound may be a size
+                    scope.sizing = True
             elif node_type is ast.NamedExpr:
                 self.target(node.target)
             elif node_type is ast.Lambda:

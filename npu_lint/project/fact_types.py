@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 14   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 15   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -35,6 +35,10 @@ class FunctionFacts(NamedTuple):
     # what its returned values are computed from: calls in returned position (absolute names), tensor methods
     # (``torch.Tensor.nonzero``) and ``x[mask]`` for a boolean-mask selection (:mod:`npu_lint.project.fact_reaches`)
     reaches: tuple[str, ...] = ()
+    # the parameters it sizes a tensor with (``def scatter_add(x, idx, dim_size)`` then ``torch.zeros(shape)`` with
+    # ``shape[dim] = dim_size``): (parameter, index among the positional parameters or -1, the way there:
+    # ``_scatter_add(dim_size) → zeros()``), the model's :func:`npu_lint.analysis.summaries_sizes.sized_parameters`
+    sizes: tuple[tuple[str, int, str], ...] = ()
 
 
 class ClassFacts(NamedTuple):

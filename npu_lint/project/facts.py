@@ -15,6 +15,7 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.summaries_padding import padded_items
+from npu_lint.analysis.summaries_sizes import first_sized, sized_parameters
 from npu_lint.project.fact_reaches import ReachFacts
 from npu_lint.project.fact_calls import _BUILTINS, _PARTIALS, _PASSED_KINDS, CallFacts, _Scope
 from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
@@ -51,6 +52,8 @@ class Extractor(CallFacts, ReachFacts):
         self.passed: list[tuple[str, int, str, str, str]] = []
         self._closed: list[tuple[_Scope, list[_Scope]]] = []
         self._imports: Optional[dict[str, str]] = None   # the file's imports, read from the model once needed
+        self._sized: dict = {}   # the size summaries of the file's functions (helpers summarised once)
+        self._sizing: list[tuple[_Scope, ast.AST]] = []   # functions with parameters, for their size summaries
 
     # -- statements ------------------------------------------------------------------------
     def run(self, tree: ast.Module, scopes: Optional[Scopes] = None) -> "ModuleFacts":
@@ -181,6 +184,8 @@ class Extractor(CallFacts, ReachFacts):
         if scope.maximum:   # the semantic model's padding summary (NPU405 at the calls of other modules)
             padding = padded_items(self.resolver, node)
             scope.pads = (padding.leaf(), padding.maximum or padding.line) if padding is not None else ("", 0)
+        if parent.kind == "module" and first_sized(node):   # the model's size summary, once all is known (NPU403
+            self._sizing.append((scope, node))                 # at the calls of other modules: no methods)
         self.scopes.pop()
         self.function_scopes.pop()
         self.resolver.leave_scope()
@@ -397,9 +402,26 @@ class Extractor(CallFacts, ReachFacts):
         self.functions.append(FunctionFacts(scope.name, scope.line, scope.owner,
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
-                                            scope.pads, tuple(dict.fromkeys(reaches))))
+                                            scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes))
+
+    def _size_facts(self) -> None:
+        """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
+        the file that does: the model summarises only those (most functions size nothing)."""
+        candidates = self._sizing
+        flagged = {scope.name.rpartition(".")[2] for scope, _ in candidates if scope.sizing}
+        for _ in range(3):   # helpers of helpers (``scatter_add`` → ``_scatter_add`` → ``zeros``)
+            grown = [scope for scope, _ in candidates if not scope.sizing and scope.called & flagged]
+            for scope in grown:
+                scope.sizing = True
+                flagged.add(scope.name.rpartition(".")[2])
+            if not grown:
+                break
+        for scope, node in candidates:
+            if scope.sizing:
+                scope.sizes = sized_parameters(node, self.resolver, self._sized)
 
     def facts(self) -> ModuleFacts:
+        self._size_facts()
         for scope, enclosing in self._closed:
             self._finish_function(scope, enclosing)
         classes = []

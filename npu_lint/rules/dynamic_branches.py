@@ -10,7 +10,8 @@ from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.dynamic_values import FAMILY, last_name
+from npu_lint.analysis.size_sinks import last_name
+from npu_lint.rules.dynamic_values import FAMILY
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TESTS = frozenset({"torch.any", "torch.all", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.equal"})

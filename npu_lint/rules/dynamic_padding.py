@@ -10,7 +10,8 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
-from npu_lint.rules.dynamic_values import FACTORIES, SHAPE_METHODS, ValueFlow, last_name, origin_text, size_args
+from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
+from npu_lint.rules.dynamic_values import ValueFlow, origin_text
 
 
 def _in_assertion(node: ast.AST, ctx: FileContext) -> bool:

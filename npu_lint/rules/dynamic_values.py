@@ -12,32 +12,15 @@ from typing import ClassVar, Optional
 
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, RANDOM, ZERO_D, Flow
+from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT, RESIZE as _RESIZE, RESIZE_NAMES as _RESIZE_NAMES
+from npu_lint.analysis.size_sinks import last_name
+from npu_lint.analysis.size_sinks import shape_sink as model_shape_sink
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data
 from npu_lint.rules.size_helpers import size_helper_call
 
 FAMILY = "dynamic-shape"
-FACTORIES = frozenset({"torch." + name for name in (
-    "zeros", "ones", "empty", "full", "arange", "range", "randn", "rand", "randint", "randperm", "linspace",
-    "logspace", "eye", "tril_indices", "triu_indices", "reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile")})
-_FIRST_IS_INPUT = frozenset({"reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile"})
-SHAPE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "narrow", "split", "tensor_split", "new_zeros",
-                            "new_ones", "new_empty", "new_full", "unflatten", "resize_", "tile", "topk", "chunk"})
-_FIRST_ONLY_METHODS = frozenset({"new_full", "topk", "split", "tensor_split", "chunk"})
-_RESIZE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample",
-                     "torch.nn.functional.upsample_bilinear", "torch.nn.functional.upsample_nearest",
-                     "torch.nn.functional.adaptive_avg_pool2d", "torch.nn.functional.adaptive_max_pool2d",
-                     "torch.nn.functional.pad", "torch.nn.Upsample", "torchvision.transforms.functional.resize",
-                     "torchvision.transforms.v2.functional.resize"})
-_RESIZE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in _RESIZE)
-_RESIZE_KEYWORDS = ("size", "scale_factor", "pad", "output_size")
-_LOOP_COUNT = "the loop count range()"
-_SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _RESIZE_NAMES | SHAPE_METHODS | {"range"}
-# Keyword arguments of the sinks that are no size: values, placement, options.
-_NO_SIZE = frozenset({"device", "dtype", "layout", "requires_grad", "pin_memory", "out", "generator", "dim",
-                      "memory_format", "fill_value", "low", "high", "input", "largest", "sorted", "mode",
-                      "align_corners", "value", "antialias", "recompute_scale_factor", "interpolation"})
 
 
 def origin_text(flow: Flow) -> str:
@@ -52,48 +35,10 @@ def origin_text(flow: Flow) -> str:
     return short_source(node)
 
 
-def last_name(func: ast.AST) -> str:
-    """``interpolate`` for ``F.interpolate``: a cheap test before resolving the name."""
-    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-
-
-def size_args(node: ast.Call, name: Optional[str]) -> list[ast.AST]:
-    """The arguments of a sink that fix a shape (not its input tensor, a fill value or a dtype)."""
-    keywords = [kw.value for kw in node.keywords if kw.arg not in _NO_SIZE]
-    if name is None:   # a method: ``x.view(n, -1)``, ``x.new_full((n,), v)``, ``x.narrow(0, s, n)``
-        method = last_name(node.func)
-        return (node.args[:1] if method in _FIRST_ONLY_METHODS else list(node.args)) + keywords
-    last = name.rsplit(".", 1)[-1]
-    if name in _RESIZE:
-        positional = node.args if name == "torch.nn.Upsample" else node.args[1:]
-        return list(positional) + [kw.value for kw in node.keywords if kw.arg in _RESIZE_KEYWORDS]
-    if last in _FIRST_IS_INPUT:
-        return list(node.args[1:]) + keywords
-    if last == "full":
-        return list(node.args[:1]) + keywords
-    if last == "randint":   # ``randint(low, high, size)``: only the size is a shape
-        return [a for a in node.args if isinstance(a, (ast.Tuple, ast.List))] + keywords
-    return list(node.args) + keywords
-
-
 def shape_sink(node: ast.Call, ctx: FileContext, scope, loop_count: bool) -> Optional[tuple[list[ast.AST], str]]:
-    """The size arguments of a call that fixes a shape, and how a message names it (None: no such call).
-    ``loop_count``: the call is the ``range()`` a ``for`` loop iterates."""
-    func = node.func
-    if last_name(func) not in _SINK_NAMES:
-        return None
-    name = ctx.resolver.qualname(func, scope)
-    if name is not None:
-        if name not in FACTORIES and name not in _RESIZE:
-            return None
-        return size_args(node, name), name.rsplit(".", 1)[-1] + "()"
-    if isinstance(func, ast.Attribute) and func.attr in SHAPE_METHODS:
-        if ctx.resolver.kind_of_at(func.value, scope) in ("host", "list"):
-            return None   # a numpy array's ``reshape``: host memory, no NPU shape
-        return size_args(node, None), f".{func.attr}()"
-    if isinstance(func, ast.Name) and func.id == "range" and loop_count:
-        return list(node.args), _LOOP_COUNT
-    return None
+    """The size arguments of a call that fixes a shape, and how a message names it (None: no such call); the one
+    definition is the model's :func:`npu_lint.analysis.size_sinks.shape_sink`."""
+    return model_shape_sink(node, ctx.resolver, scope, loop_count)
 
 
 class ValueFlow(Rule):
@@ -135,15 +80,21 @@ class TensorValueInShape(ValueFlow):
         ``labels.unique().size(0)``, ``len(x[mask])``, ``idx.shape[0]`` of ``mask.nonzero()``, the message
         naming the chain ``unique() → .size(0) → new_zeros()``) to the places that fix a shape: the size arguments of
         ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` / ``expand`` /
-        ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, slice bounds
-        ``x[:n]`` and ``for ... in range(n)`` loops, and loops over the elements of such a result whose body
+        ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, the size
+        arguments of common libraries (``dim_size`` of torch_scatter's and PyG's ``scatter``, ``batch_size`` /
+        ``max_num_nodes`` of ``to_dense_batch`` / ``to_dense_adj``, ``num_classes`` of ``F.one_hot``,
+        ``minlength`` of ``bincount``: ``rule_tables/size_arguments.tsv``), slice bounds ``x[:n]`` and
+        ``for ... in range(n)`` loops, and loops over the elements of such a result whose body
         builds tensors, writes into one or carries one across iterations (``for lb in torch.unique(kernel): loss =
         loss + ...``; a log line or run-length encodings computed per element leave nothing on the device), and
         ``for g in range(num_gt)`` over the items of an input whose count the function itself tests for zero
         (``if num_gt == 0:``: an assigner's ground truths). The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
-        of the class, what the file's own functions return and what its own calls pass to a parameter.
+        of the class, what the file's own functions return and what its own calls pass to a parameter. A call
+        of a helper that sizes a tensor with a parameter (the file's own, or with the project index another
+        module's: ``scatter_add(y, idx, dim_size=n)`` whose ``shape[dim] = dim_size`` sizes ``torch.zeros``) is
+        reported at the call, naming the chain.
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
         computed from configuration (``torch.tensor(cfg.depths)``) is no data.
     Why it matters on NPU:
@@ -210,6 +161,14 @@ class TensorValueInShape(ValueFlow):
                  # at the call of a helper that sizes a tensor with its parameter (the chain in the message)
                  "import torch\ndef make(n):\n    return torch.zeros(n, 4)\ndef run(x):\n"
                  "    k = (x > 0).sum().item()\n    return make(k)\n",
+                 # ... through an element of a list of sizes
+                 "import torch\ndef make(x, n, dim=0):\n    shape = list(x.shape)\n    shape[dim] = n\n"
+                 "    return torch.zeros(shape)\ndef run(x, idx: torch.Tensor):\n    return make(x, int(idx.max()) + 1)\n",
+                 # the size arguments of common libraries
+                 "import torch\nfrom torch_scatter import scatter\ndef pool(x, batch: torch.Tensor):\n"
+                 "    n = int(batch.max()) + 1\n    return scatter(x, batch, dim=0, dim_size=n)\n",
+                 "import torch\nimport torch.nn.functional as F\ndef f(labels: torch.Tensor):\n"
+                 "    return F.one_hot(labels, labels.max().item() + 1)\n",
                  # the length of a data-dependent result: unique(), nonzero(), a mask selection
                  "import torch\ndef f(x, labels: torch.Tensor):\n    ids = labels.unique()\n"
                  "    return x.new_zeros(ids.size(0), 4)\n",
@@ -268,6 +227,9 @@ class TensorValueInShape(ValueFlow):
                      "    s = p * c\n    return s.reshape(s.shape[0], -1)\n",
                      "import torch\nclass A:\n    def a(self, t):\n        self.k = t.item()\nclass B:\n"
                      "    def b(self, x):\n        return x.topk(self.k)\n",
+                     # numpy's bincount: host memory; a fixed count of classes
+                     "import torch\nimport numpy as np\ndef f(labels: torch.Tensor, a):\n"
+                     "    k = labels.max().item() + 1\n    return np.bincount(a, minlength=k), torch.bincount(labels, minlength=10)\n",
                      # a value read from a tensor as the fill value, not the size
                      "import torch\ndef f(t: torch.Tensor, n):\n    return torch.full((n,), t.item())\n",
                      # iterating a tensor: its elements as the input of a resize, not as its size
@@ -351,7 +313,7 @@ class TensorValueInShape(ValueFlow):
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
                            and ctx.parent(node).iter is node)
         if found is None:   # ``make(n)`` where the file's ``make`` sizes a tensor with ``n``
-            at_helper = size_helper_call(node, ctx, shape_sink, self.kinds)
+            at_helper = size_helper_call(node, ctx, self.kinds)
             if at_helper is not None:
                 sink, origin = at_helper
                 ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno),

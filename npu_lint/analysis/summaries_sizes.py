@@ -1,0 +1,120 @@
+"""The parameters a function sizes a tensor with (the model's "this parameter is a size" summary, for NPU403 at the
+calls of a helper, the file's own or, through the project index's ``sizes`` facts, another module's): the function
+passes the parameter, through anything the model follows (arithmetic, ``int``, names bound in it, an element of a
+list of sizes: ``shape = list(x.shape); shape[dim] = n``), to a shape-fixing argument
+(:func:`npu_lint.analysis.size_sinks.shape_sink`: ``torch.zeros(n)``, ``x.view(n, -1)``, ``range(n)``,
+``scatter(..., dim_size=n)``) or a slice bound (``x[:n]``), itself or through another helper of the file it calls
+(to a fixed depth). Computed once per function."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Optional
+
+from npu_lint.analysis.index_forms import passed_argument
+from npu_lint.analysis.nodes import child_nodes
+from npu_lint.analysis.size_sinks import shape_sink
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
+
+_DEPTH = 3
+_SKIP = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda})
+_COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
+_LEAVES = frozenset({ast.Name, ast.Constant})
+_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+def _nodes(function: ast.AST, scope, resolver: "Resolver") -> list[tuple[ast.AST, object, bool]]:
+    """The calls and subscripts of a function's own body with the scope each stands in, and whether a call is
+    the ``range()`` of a ``for`` loop (nested functions and classes left out)."""
+    found: list[tuple[ast.AST, object, bool]] = []
+    stack = [(child, scope, False) for child in getattr(function, "body", [])]
+    pop, push, extend = stack.pop, stack.append, stack.extend
+    while stack:
+        node, where, loop_count = pop()
+        node_type = type(node)
+        if node_type in _LEAVES:
+            continue   # a name or a constant: no call, subscript or child (its ``ctx`` is no node of interest)
+        if node_type in _SKIP:
+            continue
+        if node_type is ast.Call or node_type is ast.Subscript:
+            found.append((node, where, loop_count))
+        if node_type in _COMPREHENSIONS:
+            where = resolver.scopes.open_expression_scope(node, where)
+        if node_type is ast.For:
+            iterated = node.iter
+            for child in child_nodes(node):
+                push((child, where, child is iterated))
+        else:
+            extend([(child, where, False) for child in child_nodes(node)])
+    return found
+
+
+def parameters(function: ast.AST) -> list[ast.arg]:
+    """The named parameters of a function, positional first."""
+    args = function.args   # type: ignore[attr-defined]
+    return args.posonlyargs + args.args + args.kwonlyargs
+
+
+def size_parameters(function: ast.AST, resolver: "Resolver", store: dict, depth: int = 0) -> dict[str, str]:
+    """``{parameter: chain}``: the parameters ``function`` sizes a tensor with, and the way there
+    (``zeros()``, ``pad(n) → .new_zeros()``). Once per function (``store``: the memo, one per file)."""
+    key = id(function)
+    if key in store:
+        return store[key] or {}
+    store[key] = None   # a recursion guard
+    scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
+    found: dict[str, str] = {}
+    if scope is not None and depth <= _DEPTH and isinstance(function, _FUNCTIONS):
+        for node, where, loop_count in _nodes(function, scope, resolver):
+            for expression, sink in _sizes(node, where, loop_count, resolver, store, depth):
+                for parameter in resolver.parameters_reaching(expression, function, where):
+                    found.setdefault(parameter.name, sink)
+    store[key] = found
+    return found
+
+
+def _sizes(node: ast.AST, scope, loop_count: bool, resolver: "Resolver", store: dict,
+           depth: int) -> list[tuple[ast.AST, str]]:
+    """The expressions ``node`` uses as sizes, each with how a message names the place."""
+    if isinstance(node, ast.Subscript):
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        bounds = [b for s in elements if isinstance(s, ast.Slice) for b in (s.lower, s.upper, s.step) if b is not None]
+        if not bounds or resolver.kind_of_at(node.value, scope) in ("host", "list"):
+            return []
+        return [(bound, "a slice bound") for bound in bounds]
+    sink = shape_sink(node, resolver, scope, loop_count)
+    if sink is not None:
+        return [(argument, sink[1]) for argument in sink[0]]
+    callee = resolver.own_function(node, scope)   # a helper that passes the value on to a helper
+    if callee is None:
+        return []
+    inner = size_parameters(callee[0], resolver, store, depth + 1)
+    found = []
+    for arg in parameters(callee[0]):
+        if arg.arg in inner:
+            passed = passed_argument(node, callee[0], arg, callee[1])
+            if passed is not None:
+                found.append((passed, f"{callee[0].name}({arg.arg}) → {inner[arg.arg]}"))
+    return found
+
+
+def sized_parameters(function: ast.AST, resolver: "Resolver", store: dict) -> tuple[tuple[str, int, str], ...]:
+    """The project index's ``sizes`` fact of a function: ``(parameter, position, chain)`` for each parameter it
+    sizes a tensor with, ``position`` its index among the positional parameters (-1: keyword-only)."""
+    if not isinstance(function, _FUNCTIONS):
+        return ()
+    sizes = size_parameters(function, resolver, store)
+    if not sizes:
+        return ()
+    args = function.args   # type: ignore[attr-defined]
+    positional = [a.arg for a in args.posonlyargs + args.args]
+    return tuple((name, positional.index(name) if name in positional else -1, chain) for name, chain in sizes.items())
+
+
+def first_sized(function: Optional[ast.AST]) -> bool:
+    """Whether a function has a parameter it could size anything with (``self`` alone sizes nothing)."""
+    if not isinstance(function, _FUNCTIONS):
+        return False
+    names = [a.arg for a in parameters(function)]
+    return bool(names) and names != ["self"] and names != ["cls"]
