@@ -23,6 +23,7 @@ from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
 from npu_lint.analysis.callables import Callables
 from npu_lint.analysis.elements import Elements
 from npu_lint.analysis.receivers import Receivers
+from npu_lint.analysis.step_growth import StepGrowth
 from npu_lint.analysis.usage import used_as_tensor
 from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, WITH, Binding, Scope,
                                       Scopes)
@@ -68,10 +69,10 @@ class ProjectFacts(Protocol):
     def subclass_attributes(self, cls: str, attr: str) -> list[Optional[K.Value]]: ...
 
 
-class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues):
+class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
     base classes and overrides tell, summaries of its functions and classes, the data flow of values read from
-    tensors and calls through callables chosen at run time: the mixins)."""
+    tensors, calls through callables chosen at run time and steps that grow their input: the mixins)."""
 
     def __init__(self) -> None:
         self.scopes: Optional[Scopes] = None

@@ -6,15 +6,16 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.step_growth import CATS, reordered
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, length_expr, loop_position,
                                         made_tensor, same_or_variable, whole_chunks)
 from npu_lint.rules.dynamic_values import FAMILY
-from npu_lint.rules.loop_arms import other_arms
+from npu_lint.rules.growth_steps import describe, fed_back
+from npu_lint.rules.loop_arms import carried, steps
 
-_CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 # The last word of a name that holds no tensor data (lists of names, parameters, modules, text).
 _NOT_TENSOR_WORDS = frozenset({"list", "items", "names", "keys", "headers", "params", "paths", "files", "modules",
                                "submodule", "submodules", "blocks", "layers", "lines", "text", "texts", "strings",
@@ -36,25 +37,6 @@ def _first_axis(node: ast.AST) -> bool:
         if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Attribute) and child.value.attr == "shape":
             return isinstance(child.slice, ast.Constant) and child.slice.value == 0
     return False
-
-
-def _steps(iterated: ast.AST) -> bool:
-    """``range(...)``, ``count()``, ``trange(...)``, ``tqdm(range(...))``: a loop over steps."""
-    return isinstance(iterated, ast.Call) and isinstance(iterated.func, (ast.Name, ast.Attribute)) \
-        and _last_word(iterated.func) in ("range", "count", "trange", "tqdm")
-
-
-def _reordered(element: ast.AST) -> ast.AST:
-    """``seqs[beam_idx]``, ``seqs.index_select(0, idx)``: the rows of ``seqs`` reordered (beam search), whose
-    length along the other axes is ``seqs``'s; else the element itself."""
-    if isinstance(element, ast.Subscript):
-        parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
-        if not any(isinstance(p, (ast.Slice, ast.Constant)) for p in parts):
-            return element.value
-    if isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) \
-            and element.func.attr == "index_select":
-        return element.func.value
-    return element
 
 
 def _rebound(loop: ast.For, value: ast.AST) -> bool:
@@ -236,7 +218,15 @@ class GrowingTensor(Rule):
         ``kwargs["attention_mask"] = torch.cat([mask, ...])`` after ``mask = kwargs["attention_mask"]``) grows at
         every call: a growing key/value cache or generation state. Also a tensor read through a prefix whose end
         follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``), the other parts of
-        the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns).
+        the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns). And the step helper of a
+        decoder: a function or method of the file that returns its parameter concatenated with a new piece (``return
+        torch.cat((xs, x))``; ``tokens = torch.cat([tokens, nxt], -1)`` then ``return tokens, done``; the piece no
+        other parameter), reported at that concatenation when a loop over steps of the file calls it (``f(...)``,
+        ``self.f(...)``, ``self.decoder.update(...)`` where ``self.decoder`` holds an instance of one of the
+        file's classes) and feeds the result back: the argument rebound from it (``tokens, done =
+        self.decoder.update(tokens, logits)``), the result stored in the field the argument is read from
+        (``Hypothesis(yseq=self.append_token(hyp.yseq, j))``, where the call runs at every step), or a list
+        rebuilt from the list the loop reads (``hyps = [grow(h, t) for h in hyps]``).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -280,7 +270,29 @@ class GrowingTensor(Rule):
                  # the concatenation in the file's own helper, called in the generation loop
                  "import torch\nclass Search:\n    @staticmethod\n    def append_token(xs, x):\n"
                  "        return torch.cat((xs, x.view(1)))\n    def run(self, ys, steps):\n"
-                 "        for _ in range(steps):\n            ys = self.append_token(ys, self.best(ys))\n        return ys\n")
+                 "        for _ in range(steps):\n            ys = self.append_token(ys, self.best(ys))\n        return ys\n",
+                 # a decoder's step method, through the instance an attribute may hold, its result unpacked
+                 "import torch\nclass Greedy:\n    def update(self, tokens, logits):\n"
+                 "        nxt = logits.argmax(dim=-1)\n        tokens = torch.cat([tokens, nxt[:, None]], dim=-1)\n"
+                 "        return tokens, (tokens[:, -1] == 0).all()\nclass Beam:\n    def update(self, tokens, logits):\n"
+                 "        return tokens, True\nclass Task:\n    def __init__(self, beam):\n        if beam:\n"
+                 "            self.decoder = Beam()\n        else:\n            self.decoder = Greedy()\n"
+                 "    def loop(self, tokens, n):\n        for i in range(n):\n"
+                 "            tokens, done = self.decoder.update(tokens, self.model(tokens))\n"
+                 "            if done:\n                break\n        return tokens\n",
+                 # the grown sequence kept in the hypotheses' field, the search run at every step
+                 "from typing import List, NamedTuple\nimport torch\nclass Hyp(NamedTuple):\n"
+                 "    yseq: torch.Tensor\n    score: float\nclass Search:\n    def append_token(self, xs, x):\n"
+                 "        x = torch.tensor([x], dtype=xs.dtype)\n        return torch.cat((xs, x))\n"
+                 "    def search(self, hyps: List[Hyp]):\n        best = []\n        for hyp in hyps:\n"
+                 "            for j in self.top(hyp):\n"
+                 "                best.append(Hyp(yseq=self.append_token(hyp.yseq, j), score=0.0))\n"
+                 "        return best\n    def forward(self, hyps, maxlen):\n        for i in range(maxlen):\n"
+                 "            hyps = self.search(hyps)\n        return hyps\n",
+                 # a name bound to the concatenation, a list of sequences rebuilt in a while loop
+                 "import torch\ndef extend(seq, tok):\n    seq = torch.cat([seq, tok.view(1)])\n    return seq\n"
+                 "def decode(model, seqs):\n    while not done(seqs):\n"
+                 "        seqs = [extend(s, model(s)) for s in seqs]\n    return seqs\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
                      "import torch\ndef f(self, k):\n    self.queue = torch.cat([self.queue, k])\n"
                      "    self.queue = self.queue[-100:]\n",
@@ -304,67 +316,64 @@ class GrowingTensor(Rule):
                      "import torch\ndef pair(a, b):\n    return torch.cat((b, b))\nfor _ in range(n):\n"
                      "    ys = pair(ys, y)\n",   # the loop's value is not one of the helper's concatenated operands
                      "import torch\ndef keep(a, b):\n    return torch.cat((a, b))[-8:]\nfor _ in range(n):\n"
-                     "    ys = keep(ys, y)\n")
+                     "    ys = keep(ys, y)\n",
+                     # a step helper called once after the loop, its result not fed back, two parameters joined
+                     "import torch\ndef add_eos(ids, eos):\n    return torch.cat([ids, eos.view(1)])\n"
+                     "def decode(model, ids, n):\n    for _ in range(n):\n        model(ids)\n"
+                     "    ids = add_eos(ids, model.eos)\n    return ids\n",
+                     "import torch\ndef append_token(xs, x):\n    return torch.cat((xs, x.view(1)))\n"
+                     "def decode(model, ys, steps):\n    outs = []\n    for t in range(steps):\n"
+                     "        outs.append(append_token(ys, model(ys)))\n    return outs\n",
+                     "import torch\ndef join(a, b):\n    return torch.cat([a, b], dim=-1)\n"
+                     "def decode(model, ys, steps):\n    for t in range(steps):\n        ys = join(ys, model(ys))\n"
+                     "    return ys\n",
+                     # a BOS built once, prepended once before the loop; end markers added to final hypotheses
+                     "import torch\nclass Gen:\n    def __init__(self):\n        self.bos = torch.tensor([1])\n"
+                     "    def with_bos(self, ids):\n        return torch.cat([self.bos, ids])\n"
+                     "    def run(self, ids, n):\n        ids = self.with_bos(ids)\n        for _ in range(n):\n"
+                     "            ids = self.step(ids)\n        return ids\n",
+                     "import torch\ndef add_eos(xs, eos):\n    return torch.cat((xs, torch.tensor([eos])))\n"
+                     "def finish(hyps, eos):\n    return [h._replace(yseq=add_eos(h.yseq, eos)) for h in hyps]\n",
+                     # the same field of an object of another class: built anew from the same input every step
+                     "import torch\ndef with_pos(x, p):\n    return torch.cat([x, p.view(1, -1)])\n"
+                     "def run(batch, pos, n):\n    for _ in range(n):\n"
+                     "        out = Out(feats=with_pos(batch.feats, pos))\n    return out\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Subscript):
             self._advancing_slice(node, ctx)
             return
         assert isinstance(node, ast.Call)
-        if not node.args:
+        if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) or self._grown_here(node, ctx):
             return
-        if not isinstance(node.args[0], (ast.List, ast.Tuple)):
-            self._growing_helper(node, ctx)
-            return
+        found = fed_back(node, ctx)   # a step helper: ``return torch.cat((xs, x))`` fed back by a loop's call
+        if found is not None:
+            function, growth, site = found
+            name = ctx.resolver.qualname(node.func) or "torch.cat"
+            ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}([{growth.name}, ...]), "
+                                                 f"{describe(function, site, ctx)},"), name)
+
+    def _grown_here(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``x = cat([x, y])`` in a loop over steps, or on state kept between calls: reported (True)."""
         statement = ctx.parent(node)
         if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1:
-            return
+            return False
         target = statement.targets[0]
         if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
-            return
+            return False
         text = ast.unparse(target)
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if isinstance(loop, (ast.For, ast.While)):
-            if not any(ast.unparse(_reordered(element)) == text for element in node.args[0].elts) \
-                    or not self._carried(loop, statement, text):
-                return
+            if not any(ast.unparse(reordered(element)) == text for element in node.args[0].elts) \
+                    or not carried(loop, statement, text):
+                return False
         elif not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):
-            return
+            return False
         name = ctx.resolver.qualname(node.func)
-        if name not in _CAT:
-            return
+        if name not in CATS:
+            return False
         ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...])"), name)
-
-    def _growing_helper(self, node: ast.Call, ctx: FileContext) -> None:
-        """``ys = self.append_token(ys, tok)`` in a loop over steps, where the file's own helper returns
-        ``torch.cat((xs, x))`` of the parameter ``ys`` is passed to: the same growth, one call away."""
-        statement = ctx.parent(node)
-        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
-                or not isinstance(statement.targets[0], ast.Name):
-            return
-        text = statement.targets[0].id
-        passed = [i for i, arg in enumerate(node.args) if isinstance(arg, ast.Name) and arg.id == text]
-        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
-        if len(passed) != 1 or not isinstance(loop, (ast.For, ast.While)) or not self._carried(loop, statement, text):
-            return
-        own = ctx.resolver.own_function(node)
-        if own is None or not isinstance(own[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return
-        function, implicit = own
-        parameters = [a.arg for a in (*function.args.posonlyargs, *function.args.args)][implicit:]
-        if passed[0] >= len(parameters):
-            return
-        returns = [child.value for child in walk(function) if isinstance(child, ast.Return)]
-        if len(returns) != 1 or not isinstance(returns[0], ast.Call) or not returns[0].args \
-                or not isinstance(returns[0].args[0], (ast.List, ast.Tuple)):
-            return
-        grown = returns[0]
-        name = ctx.resolver.qualname(grown.func)
-        if name not in _CAT or not any(isinstance(e, ast.Name) and e.id == parameters[passed[0]]
-                                       for e in grown.args[0].elts):   # type: ignore[attr-defined]
-            return
-        ctx.report(node, self.message.format(what=f"{text} = {short_source(node.func)}(...) "
-                                             f"({function.name} returns {name.rsplit('.', 1)[-1]}([...]))"), name)
+        return True
 
     @staticmethod
     def _stored(function: Optional[ast.AST], statement: ast.Assign, call: ast.Call, text: str,
@@ -414,7 +423,7 @@ class GrowingTensor(Rule):
         if not isinstance(node.ctx, ast.Load):
             return
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
-        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not _steps(loop.iter):
+        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not steps(loop.iter):
             return
         counter = loop.target.id
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -431,27 +440,6 @@ class GrowingTensor(Rule):
             return
         ctx.report(node, self.message.format(what=f"{short_source(node)} (a slice bound follows the loop counter "
                                              f"{counter})"), "x[:t]")
-
-    @staticmethod
-    def _carried(loop: ast.AST, statement: ast.Assign, text: str) -> bool:
-        """The concatenation is the only assignment to ``text`` in the loop: the value grows from one iteration
-        to the next (not ``x = f(x)`` after it, nor a fresh ``x`` each iteration)."""
-        if isinstance(loop, ast.For):
-            steps = loop.iter
-            if not (isinstance(steps, ast.Call) and isinstance(steps.func, (ast.Name, ast.Attribute))
-                    and _last_word(steps.func) in ("range", "count", "trange", "tqdm")):
-                return False    # a loop over a list of items (conditions, layers): the same shapes every call
-            if text in {ast.unparse(n) for n in walk(loop.target)}:
-                return False
-        exclusive = other_arms(loop, statement)
-        for child in walk(loop):
-            if child is statement or id(child) in exclusive:
-                continue
-            if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
-                targets = child.targets if isinstance(child, ast.Assign) else [child.target]
-                if any(ast.unparse(n) == text for target in targets for n in walk(target)):
-                    return False
-        return True
 
 
 def _none_test_arm(statement: ast.stmt, text: str, ctx: FileContext) -> Optional[list]:

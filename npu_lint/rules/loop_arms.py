@@ -1,5 +1,6 @@
 """Arms of a test inside a loop that a run takes every iteration: the test reads nothing the loop changes (no name
-or attribute it assigns, no random draw). NPU408 reads growth in such an arm as growth. Nothing here is a rule."""
+or attribute it assigns, no random draw). NPU408 reads growth in such an arm as growth; which loops carry a value
+from one iteration to the next (`carried`). Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
@@ -34,3 +35,32 @@ def _drawing(node: ast.AST) -> bool:
     text = ast.unparse(node.func)
     return text.startswith(("random.", "np.random.", "numpy.random.", "torch.rand", "torch.bernoulli",
                             "torch.multinomial"))
+
+
+def steps(iterated: ast.AST) -> bool:
+    """``range(...)``, ``count()``, ``trange(...)``, ``tqdm(range(...))``: a loop over steps."""
+    if not isinstance(iterated, ast.Call):
+        return False
+    func = iterated.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return name.lower().rsplit("_", 1)[-1] in ("range", "count", "trange", "tqdm")
+
+
+def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
+    """``statement`` is the only assignment to ``text`` in the loop (a ``while`` loop or a ``for`` loop over steps
+    that does not bind it): the value grows from one iteration to the next (not ``x = f(x)`` after it, nor a fresh
+    ``x`` each iteration); assignments in the other arm of a test the loop does not change are left out."""
+    if isinstance(loop, ast.For):
+        if not steps(loop.iter):
+            return False    # a loop over a list of items (conditions, layers): the same shapes every call
+        if text in {ast.unparse(n) for n in walk(loop.target)}:
+            return False
+    exclusive = other_arms(loop, statement)
+    for child in walk(loop):
+        if child is statement or id(child) in exclusive:
+            continue
+        if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+            if any(ast.unparse(n) == text for target in targets for n in walk(target)):
+                return False
+    return True

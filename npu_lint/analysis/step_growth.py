@@ -1,0 +1,182 @@
+"""Steps that grow their input: a function or method of the file that returns one of its parameters concatenated
+with a new piece along one axis (``return torch.cat((xs, x))``; ``tokens = torch.cat([tokens, nxt], -1)`` then
+``return tokens, completed``), the autoregressive step of greedy and beam-search decoders; and the file's calls
+that run such a function: ``f(...)``, ``self.f(...)`` (the model's call sites) and ``recv.f(...)`` where ``recv``
+(``self.decoder``, a local name) holds an instance of a class of the file (every class its bindings may hold,
+``self.decoder = BeamSearchDecoder(...)`` in one arm and ``GreedyDecoder(...)`` in the other).
+
+A mixin of :class:`npu_lint.resolver.Resolver` (it supplies ``binding``, ``qualname``, ``value_of``,
+``binding_value``, ``call_sites`` and the scopes); each summary is computed once per function. Which calls feed
+the grown value back into a loop is the rule's question (NPU408, ``rules/growth_steps.py``).
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, NamedTuple, Optional
+
+from npu_lint.analysis.scopes import PARAM, VALUE, Scope
+from npu_lint.analysis.summaries import CallLines, memo, method_def, nested_calls, return_statements
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
+
+CATS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+class Growth(NamedTuple):
+    """A function that returns its parameter grown: which parameter (its index among the positional parameters,
+    ``self`` included, and its name), the concatenations that grow it, and where the grown value is returned (its
+    element of a returned tuple; -1: the returned value itself)."""
+    parameter: int
+    name: str
+    cats: tuple[ast.Call, ...]
+    position: int
+
+
+class StepGrowth:
+    """Functions returning a parameter grown by a piece, and the calls that run them (mixed into the Resolver)."""
+
+    def grown_parameter(self: "Resolver", function: ast.AST) -> Optional[Growth]:
+        """The parameter ``function`` returns concatenated with a new piece (None: no such step). The piece is no
+        parameter itself (``torch.cat([a, b])`` of two parameters joins them, it grows neither), the parameter
+        appears once in the concatenation (rows reordered, ``xs[beam_idx]``, count as ``xs``), the concatenation is
+        returned as it is (a name bound to it, an element of a returned tuple; not cut after it), and every other
+        return gives the same element unchanged (``if done: return tokens``) or grown too."""
+        return memo(self._summaries, ("grows", id(function)), lambda: self._grown_parameter(function))
+
+    def _grown_parameter(self: "Resolver", function: ast.AST) -> Optional[Growth]:
+        if not isinstance(function, _DEFS) or self.scopes is None:
+            return None
+        scope = self.scopes.scope_of(function)
+        if scope is None:
+            return None
+        positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        returned = [r.value for r in return_statements(function) if r.value is not None
+                    and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
+        sizes = {len(v.elts) if isinstance(v, ast.Tuple) else -1 for v in returned}
+        if len(sizes) != 1:
+            return None   # no return, or returns of different shapes: no one element to follow
+        size = sizes.pop()
+        found: Optional[Growth] = None
+        for position in range(size) if size >= 0 else (-1,):
+            elements = [v.elts[position] if position >= 0 else v for v in returned]   # type: ignore[attr-defined]
+            growth = self._grown_element(elements, scope, positional, position)
+            if growth is not None:
+                if found is not None:
+                    return None   # two grown elements: not one sequence a step extends
+                found = growth
+        return found
+
+    def _grown_element(self: "Resolver", elements: list[ast.AST], scope: Scope, positional: list[str],
+                       position: int) -> Optional[Growth]:
+        """The growth every returned ``elements`` (one per return, at ``position``) agrees on."""
+        cats: list[ast.Call] = []
+        grown: Optional[str] = None
+        unchanged: set[str] = set()
+        for element in elements:
+            if isinstance(element, ast.Name):
+                bindings = self.scopes.lookup_reaching(element.id, scope, (element.lineno, element.col_offset))
+            else:
+                bindings = []
+            values = [b.value for b in bindings if b.tag == VALUE and not b.path and b.scope is scope] \
+                if bindings else [element]
+            if bindings and len(values) != len(bindings):
+                if all(b.tag == PARAM and b.scope is scope for b in bindings):
+                    unchanged.add(element.id)   # ``return tokens`` unchanged on an early exit
+                    continue
+                return None
+            for value in values:
+                parameter = self._grows(value, scope)
+                if parameter is None or grown not in (None, parameter):
+                    return None
+                grown = parameter
+                cats.append(value)   # type: ignore[arg-type]
+        if grown is None or grown not in positional or unchanged - {grown}:
+            return None
+        return Growth(positional.index(grown), grown, tuple(dict.fromkeys(cats)), position)
+
+    def _grows(self: "Resolver", value: ast.AST, scope: Scope) -> Optional[str]:
+        """The parameter ``torch.cat([p, new], dim)`` grows: ``p`` (or its reordered rows) once, every other
+        piece no parameter."""
+        if not isinstance(value, ast.Call) or not value.args or not isinstance(value.args[0], (ast.List, ast.Tuple)) \
+                or len(value.args[0].elts) < 2 or self.qualname(value.func, scope) not in CATS:
+            return None
+        grown: list[str] = []
+        for element in value.args[0].elts:
+            if isinstance(element, ast.Starred):
+                return None
+            base = reordered(element)
+            if isinstance(base, ast.Name):
+                binding = self.binding(base, scope)
+                if binding is not None and binding.tag == PARAM and binding.scope is scope:
+                    grown.append(base.id)
+        return grown[0] if len(grown) == 1 else None
+
+    def runs(self: "Resolver", function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
+        """The file's calls of ``function`` with the scope of each and how many leading parameters the call fills
+        implicitly: the model's call sites (``f(x)``, ``self.f(x)``), ``self.f(x)`` of a ``@staticmethod`` and, for
+        a method, ``recv.f(x)`` where ``recv`` may hold an instance of its class or of a subclass of the file that
+        inherits it."""
+        def compute() -> list[tuple[ast.Call, Scope, int]]:
+            found = list(self.call_sites(function))
+            name = getattr(function, "name", "")
+            scope = self.scopes.scope_of(function) if self.scopes is not None else None
+            if scope is None or scope.parent is None or scope.parent.kind != "class" or name.startswith("__"):
+                return found
+            static = any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                         for d in function.decorator_list)   # type: ignore[attr-defined]
+            seen = {id(call) for call, _, _ in found}
+            if self._call_lines is None:
+                self._call_lines = CallLines(self.scopes, self.source)
+            candidates = [(c, s) for c, s in self.scopes.calls if isinstance(c.func, ast.Attribute)
+                          and c.func.attr == name] + nested_calls(self.scopes, self._call_lines, "." + name)
+            for call, where in candidates:
+                if id(call) in seen:
+                    continue
+                target = self.callee(call, where)
+                if target is not None and target[0] is function:
+                    found.append((call, where, target[1]))   # ``self.f(x)`` of a static method
+                elif any(held is function for held in self._held_methods(call, where)):
+                    found.append((call, where, 0 if static else 1))
+                seen.add(id(call))
+            return found
+        return memo(self._summaries, ("runs", id(function)), compute)   # type: ignore[return-value]
+
+    def _held_methods(self: "Resolver", call: ast.Call, scope: Scope) -> list[ast.AST]:
+        """The file's methods ``recv.f(...)`` may run: ``f`` of each class of the file ``recv`` may hold."""
+        func = call.func
+        assert isinstance(func, ast.Attribute)
+        receiver = func.value
+        if isinstance(receiver, ast.Name) and receiver.id == self.scopes.self_name(scope):
+            return []   # ``self.f(...)``: the model's call sites
+        if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) \
+                and receiver.value.id == self.scopes.self_name(scope):
+            values = [self.binding_value(b) for b in self.scopes.attribute(scope, receiver.attr)]
+        else:
+            values = [self.value_of(receiver, scope)]
+        methods = []
+        for value in values:
+            cls = value[1] if value is not None and isinstance(value[1], str) else None
+            seen: set[str] = set()
+            while cls in self._local_classes and cls not in seen:   # up the file's own bases
+                seen.add(cls)
+                method = method_def(self._local_classes[cls], func.attr, 1)
+                if method is not None:
+                    methods.append(method[0])
+                    break
+                cls = self._parents.get(cls)
+        return methods
+
+
+def reordered(element: ast.AST) -> ast.AST:
+    """``xs[beam_idx]``, ``xs.index_select(0, idx)``: the rows of ``xs`` reordered (beam search), whose length
+    along the other axes is ``xs``'s; else the element itself."""
+    if isinstance(element, ast.Subscript):
+        parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
+        if not any(isinstance(p, (ast.Slice, ast.Constant)) for p in parts):
+            return element.value
+    if isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) \
+            and element.func.attr == "index_select":
+        return element.func.value
+    return element
