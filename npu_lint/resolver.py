@@ -374,6 +374,9 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
             arg = binding.node
             if arg is not None and arg.annotation is not None:
                 value = self.annotation_value(arg.annotation, scope.parent or scope)
+                if value == (K.TENSOR, None):   # ``valid_mask: Tensor``: the file's callers may say it is a mask
+                    passed = self._argument_value(binding, depth)
+                    return passed if passed is not None and passed[0] == K.MASK else value
                 if value is not None:
                     return value
             default = binding.value

@@ -172,6 +172,14 @@ def test_comprehension_reads_the_enclosing_function_where_it_stands():
      "tensor"),
     ("import torch\nfrom typing import Mapping, Optional\ndef f(batch: Optional[Mapping[str, torch.Tensor]]):\n"
      "    batch['x'].probe()\n", "tensor"),
+    # a value of a dict the function fills with tensors
+    ("import torch\ndef f(batch):\n    out = {}\n    for k in batch[0]:\n        out[k] = torch.cat([d[k] for d in batch])\n"
+     "    out['m'].probe()\n", "tensor"),
+    # a parameter annotated ``Tensor`` that every caller of the file passes a mask is a mask
+    ("import torch\nfrom torch import Tensor\ndef g(x: Tensor, m: Tensor):\n    m.probe()\n"
+     "def f(x: Tensor):\n    return g(x, x > 0)\n", "mask"),
+    ("import torch\nfrom torch import Tensor\ndef g(x: Tensor, m: Tensor):\n    m.probe()\n"
+     "def f(x: Tensor):\n    return g(x, x > 0) + g(x, x * 2)\n", "tensor"),
     ("def f(n: int):\n    n.probe()\n", "object"),
     ("from typing import Optional\ndef f(x: Optional[int]):\n    x.probe()\n", "object"),
 ])
@@ -203,6 +211,10 @@ def test_kind(source, kind):
     "import torch\ndef f(a):\n    b = a.max() + a.sum() + a.view(-1)\n    a.probe()\n",
     "import torch\ndef f(a):\n    def g(a):\n        return a.unsqueeze(0)\n    a.probe()\n",
     "import torch\nfrom typing import Any, Dict\ndef f(inputs: Dict[str, Any]):\n    inputs['R'].probe()\n",
+    "import torch\ndef f(batch):\n    out = {}\n    out['a'] = torch.zeros(2)\n    out['n'] = len(batch)\n    out['m'].probe()\n",
+    "import torch\ndef f():\n    out = {'x': torch.ones(1)}\n    for k in out:\n        k.probe()\n",
+    # a dict whose values are read from itself: a cycle, unknown (and no RecursionError)
+    "import torch\ndef f(keys):\n    d = {}\n    for a, b in keys:\n        d[a] = d[b]\n    d['x'].probe()\n",
     "import torch\nfrom typing import Dict\ndef f(inputs: Dict[str, torch.Tensor]):\n    for k in inputs:\n        k.probe()\n",
     "import torch\ndef f(a):\n    a.probe()\n    a = torch.ones(2)\n    a.unsqueeze(0)\n",
 ])

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Scope
+from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Binding, Scope
 from npu_lint.analysis.summaries import method_def
 
 if TYPE_CHECKING:
@@ -26,6 +26,7 @@ _NOT_INSTANCES = ("torch", "typing", "typing_extensions", "collections", "builti
 # The parameters and buffers of torch's layers (``conv.weight``, ``bn.running_mean``): tensors.
 _LAYER_TENSORS = frozenset({"weight", "bias", "running_mean", "running_var", "in_proj_weight", "in_proj_bias",
                             "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
+_DICT_DEPTH = 20
 _MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict"})
 _CONTAINERS = frozenset({"torch.nn.Module", "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
                          "torch.nn.ParameterList", "torch.nn.ParameterDict"})
@@ -124,7 +125,7 @@ class Declared:
             return [arms[0], ast.Constant(value=...)]
         return None
 
-    def mapping_value(self, source: ast.AST, scope: Scope) -> Optional[K.Value]:
+    def mapping_value(self, source: ast.AST, scope: Scope, depth: int = 0) -> Optional[K.Value]:
         """What ``source[key]`` holds when ``source`` is a name declared a mapping (``inputs: Dict[str, Tensor]``,
         ``Mapping[str, torch.Tensor]``, ``dict[str, Tensor]``, optional or not): its value type."""
         if not isinstance(source, ast.Name):
@@ -138,10 +139,35 @@ class Declared:
             annotation, where = binding.value, binding.scope
         elif isinstance(binding.node, ast.AnnAssign):
             annotation, where = binding.node.annotation, binding.scope
+        elif binding.tag == VALUE and isinstance(binding.value, ast.Dict):
+            return self._filled_dict(binding, depth)
         else:
             return None
         value_type = self._mapped_type(annotation, where) if annotation is not None else None
         return self.annotation_value(value_type, where) if value_type is not None else None
+
+    def _filled_dict(self, binding: Binding, depth: int) -> Optional[K.Value]:
+        """What every value of a dict built in the function holds (``out = {}`` then ``out[k] = torch.cat(...)``):
+        the literal's values and those stored into it where the binding reaches, when they all agree (once per
+        binding; a value read from the dict itself, ``d[a] = d[b]``, is a cycle: unknown)."""
+        key = ("dict values", id(binding))
+        if key in self._summaries:
+            return self._summaries[key]   # type: ignore[return-value]
+        if depth > _DICT_DEPTH:
+            return None
+        self._summaries[key] = None
+        value = self._summaries[key] = self._dict_values(binding, depth)
+        return value
+
+    def _dict_values(self, binding: Binding, depth: int) -> Optional[K.Value]:
+        scope = binding.scope
+        values = [value for key, value in zip(binding.value.keys, binding.value.values) if key is not None]
+        for target, value in self._stored_items(scope).get(binding.name, ()):
+            if binding in self.scopes.lookup_reaching(binding.name, scope, (target.lineno, target.col_offset)):
+                values.append(value)
+        if not values or len(values) > 32:
+            return None
+        return K.join([self.value_of(value, scope, depth + 1) for value in values])
 
     def _mapped_type(self, annotation: ast.AST, scope: Scope) -> Optional[ast.AST]:
         annotation = self._read_annotation(annotation)

@@ -295,7 +295,7 @@ class Elements:
         found = self._tuple_element(node.value, scope, depth)
         if found is not None:
             return found
-        mapped = self.mapping_value(node.value, scope)   # ``inputs["R"]`` of ``inputs: Dict[str, Tensor]``
+        mapped = self.mapping_value(node.value, scope, depth)   # ``inputs["R"]`` of ``inputs: Dict[str, Tensor]``
         if mapped is not None:
             return mapped
         index = node.slice
