@@ -328,6 +328,9 @@ class Flows:
                         self.kind_of_at(o, scope) in K.TENSORS for o in (value.left, *value.comparators)):
                     return HOST, node
                 return None
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                    and value.func.attr in _REDUCTIONS and _from_constants(value.func.value, self, scope):
+                return None   # ``int(self.stride.max())``: the model's own state or configuration, not data
             if self.kind_of_at(value, scope) in K.TENSORS or (
                     isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                     and value.func.attr in _REDUCTIONS and not value.args[1:]
@@ -447,6 +450,8 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
         if isinstance(receiver, ast.Attribute) and not called and not fed \
                 and resolver.kind_of_at(receiver.value, scope) == K.MODULE and resolver.kind_of_at(receiver, scope) is None:
             return True   # ``int(model.stride.max())``: an attribute of the model no code of the file sets from data
+        if isinstance(receiver, ast.Attribute) and not called and not fed and _built_state(receiver, resolver, scope):
+            return True   # ``int(self.stride.max())``: model state set once, when the module is built
         if isinstance(receiver, ast.Call) and (
                 resolver.qualname(receiver.func, scope) in ("torch.tensor", "torch.as_tensor")
                 or (isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "new_tensor")):
@@ -463,3 +468,13 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
             fed = True   # ``self.codec.encoded_length(lengths)``: computed from its arguments, not read from the model
         receiver = receiver.func if called else receiver.value
     return False
+
+
+def _built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool:
+    """``self.stride`` of a module whose class sets it only in ``__init__``: fixed when the model is built (a
+    buffer of strides or anchors), the same value for every batch."""
+    if not isinstance(node.value, ast.Name) or resolver.scopes is None \
+            or node.value.id != resolver.scopes.self_name(scope) or resolver.kind_of_at(node.value, scope) != K.MODULE:
+        return False
+    bindings = resolver.scopes.attribute(scope, node.attr)
+    return bool(bindings) and all(getattr(b.scope.node, "name", None) == "__init__" for b in bindings)

@@ -201,6 +201,11 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef pairs(counts: torch.Tensor):\n    m = int(counts.max())\n"
                  "    return torch.tril_indices(m, m, -1)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # model state set when the module is built (a YOLO's strides): the same every batch
+                     "import torch\nimport torch.nn.functional as F\nclass Model(torch.nn.Module):\n"
+                     "    def __init__(self, s=256):\n        super().__init__()\n"
+                     "        self.stride = torch.tensor([s / x.shape[-2] for x in self.forward(torch.zeros(1, 3, s, s))])\n"
+                     "    def forward(self, x):\n        return F.pad(x, (0, int(self.stride.max())))\n",
                      # ``max`` and ``sum`` are numpy's too: no evidence the parameter is a tensor
                      "import torch\ndef sequence_mask(lengths):\n    n = lengths.max()\n"
                      "    return torch.arange(0, n) >= lengths.sum()\n",
