@@ -120,6 +120,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._call_lines = None
         self._adders = None
         self._local_classes.clear()
+        self._usage.clear()
         self._frames = None
 
     def _has_frames(self) -> bool:

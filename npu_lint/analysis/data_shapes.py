@@ -117,8 +117,8 @@ def data_shaped_call(resolver: "Resolver", call: ast.Call, scope: Scope) -> bool
 
 def tensor_receiver(resolver: "Resolver", receiver: ast.AST, scope: Scope) -> bool:
     """A tensor, or a value of unknown kind in a file that imports no data-frame library and no column picked by
-    name (``df["label"].unique()``): numpy arrays and Python's types have no ``unique`` / ``nonzero`` method that
-    a tensor's would be mistaken for (numpy's ``nonzero`` gives a tuple, left to the model's kinds)."""
+    name (``df["label"].unique()``): numpy arrays and Python's types have no ``unique`` method (numpy's
+    ``nonzero`` method gives a tuple: a known numpy array is left out by its kind)."""
     kind = resolver.kind_of_at(receiver, scope)
     if kind in K.TENSORS:
         return True

@@ -161,6 +161,8 @@ class Declared:
 
     def _dict_values(self, binding: Binding, depth: int) -> Optional[K.Value]:
         scope = binding.scope
+        if _merged_into(binding.name, scope.node):
+            return None   # ``d.update(...)``, ``d.setdefault(k, v)``, ``d |= other``: values the model does not see
         values = [value for key, value in zip(binding.value.keys, binding.value.values) if key is not None]
         for target, value in self._stored_items(scope).get(binding.name, ()):
             if binding in self.scopes.lookup_reaching(binding.name, scope, (target.lineno, target.col_offset)):
@@ -331,3 +333,14 @@ class Declared:
 
 def _is_none(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value is None or isinstance(node, ast.Name) and node.id == "None"
+
+
+def _merged_into(name: str, function: Optional[ast.AST]) -> bool:
+    """``name.update(...)`` / ``name.setdefault(...)`` / ``name |= ...`` in the function's body."""
+    for node in walk(function) if function is not None else ():
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                "update", "setdefault") and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+            return True
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
+            return True
+    return False

@@ -39,6 +39,10 @@ if TYPE_CHECKING:
 
 HOST, ZERO_D, ELEMENT, RANDOM, BATCH_MAX = "host", "zero_d", "element", "random", "batch_max"
 DATA_SIZE = "data_size"
+# torch's random draws (``*_like`` follow their input's device; the others are made on the host unless ``device=``).
+TORCH_DRAWS = frozenset("torch." + name for name in (
+    "rand", "randn", "randint", "randperm", "bernoulli", "multinomial", "normal", "poisson", "rand_like",
+    "randn_like", "randint_like"))
 PARAMETER = "parameter"   # inside a function's summary: its own parameter, filled in from each call's argument
 Flow = tuple[str, ast.AST]   # (flavour, source expression); a PARAMETER flow holds the parameter's Binding
 _NONE: tuple[Flow, ...] = ()

@@ -46,8 +46,8 @@ class StepGrowth:
         return memo(self._summaries, ("grows", id(function)), lambda: self._grown_parameter(function))
 
     def _grown_parameter(self: "Resolver", function: ast.AST) -> Optional[Growth]:
-        if not isinstance(function, _DEFS) or self.scopes is None:
-            return None
+        if not isinstance(function, _DEFS) or self.scopes is None or _generator(function):
+            return None   # a generator's call gives a generator, not the grown sequence
         scope = self.scopes.scope_of(function)
         if scope is None:
             return None
@@ -129,19 +129,35 @@ class StepGrowth:
             seen = {id(call) for call, _, _ in found}
             if self._call_lines is None:
                 self._call_lines = CallLines(self.scopes, self.source)
-            candidates = [(c, s) for c, s in self.scopes.calls if isinstance(c.func, ast.Attribute)
-                          and c.func.attr == name] + nested_calls(self.scopes, self._call_lines, "." + name)
-            for call, where in candidates:
+            for call, where, held in self._calls_named(name):
                 if id(call) in seen:
                     continue
                 target = self.callee(call, where)
                 if target is not None and target[0] is function:
                     found.append((call, where, target[1]))   # ``self.f(x)`` of a static method
-                elif any(held is function for held in self._held_methods(call, where)):
+                elif any(method is function for method in held):
                     found.append((call, where, 0 if static else 1))
                 seen.add(id(call))
             return found
         return memo(self._summaries, ("runs", id(function)), compute)   # type: ignore[return-value]
+
+    def _calls_named(self: "Resolver", name: str) -> list[tuple[ast.Call, Scope, list[ast.AST]]]:
+        """The file's calls ``x.name(...)`` (statements and inside expressions), each with the methods of the file
+        its receiver may hold: once per method name, whichever of the same-named methods asks."""
+        key = ("calls named", name)
+        found = self._summaries.get(key)
+        if found is None:
+            by_attribute = self._summaries.get(("calls by attribute",))
+            if by_attribute is None:   # once per file: the statement-level calls ``x.f(...)`` by ``f``
+                by_attribute = self._summaries[("calls by attribute",)] = {}
+                for call, where in self.scopes.calls:
+                    if isinstance(call.func, ast.Attribute):
+                        by_attribute.setdefault(call.func.attr, []).append((call, where))
+            if self._call_lines is None:
+                self._call_lines = CallLines(self.scopes, self.source)
+            candidates = list(by_attribute.get(name, ())) + list(nested_calls(self.scopes, self._call_lines, "." + name))
+            found = self._summaries[key] = [(call, where, self._held_methods(call, where)) for call, where in candidates]
+        return found   # type: ignore[return-value]
 
     def _held_methods(self: "Resolver", call: ast.Call, scope: Scope) -> list[ast.AST]:
         """The file's methods ``recv.f(...)`` may run: ``f`` of each class of the file ``recv`` may hold."""
@@ -180,3 +196,15 @@ def reordered(element: ast.AST) -> ast.AST:
             and element.func.attr == "index_select":
         return element.func.value
     return element
+
+
+def _generator(function: ast.AST) -> bool:
+    """``yield`` in the function's own body (not in a nested function or class)."""
+    stack = list(getattr(function, "body", ()))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (ast.Yield, ast.YieldFrom)):
+            return True
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False

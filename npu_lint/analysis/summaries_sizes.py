@@ -60,17 +60,27 @@ def size_parameters(function: ast.AST, resolver: "Resolver", store: dict, depth:
     """``{parameter: chain}``: the parameters ``function`` sizes a tensor with, and the way there
     (``zeros()``, ``pad(n) → .new_zeros()``). Once per function (``store``: the memo, one per file)."""
     key = id(function)
+    cuts = store.setdefault("cuts", [0])   # answers cut short by the depth bound or a cycle, so far
+    if depth > _DEPTH:   # before the memo: a deeper caller never sees what a shallower one could
+        cuts[0] += 1
+        return {}
     if key in store:
+        if store[key] is None:
+            cuts[0] += 1   # in progress: a cycle, whose answer is not final
         return store[key] or {}
     store[key] = None   # a recursion guard
+    before = cuts[0]
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
     found: dict[str, str] = {}
-    if scope is not None and depth <= _DEPTH and isinstance(function, _FUNCTIONS):
+    if scope is not None and isinstance(function, _FUNCTIONS):
         for node, where, loop_count in _nodes(function, scope, resolver):
             for expression, sink in _sizes(node, where, loop_count, resolver, store, depth):
                 for parameter in resolver.parameters_reaching(expression, function, where):
                     found.setdefault(parameter.name, sink)
-    store[key] = found
+    if cuts[0] == before:
+        store[key] = found   # final: the same whichever function asked first
+    else:
+        del store[key]   # cut short on the way: asked again from elsewhere, computed again (to the bound)
     return found
 
 

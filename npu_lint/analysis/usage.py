@@ -15,21 +15,25 @@ from npu_lint.analysis.kinds import TENSOR_ONLY_MASK_METHODS, TENSOR_ONLY_METHOD
 
 EVIDENCE = TENSOR_ONLY_METHODS | TENSOR_ONLY_MASK_METHODS
 _OTHER_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
     """The names of ``function``'s body called with a tensor-only method (``x.unsqueeze(1)``), by name."""
     found: dict[str, list[ast.Name]] = {}
-    stack = list(getattr(function, "body", ()))
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset()) for node in getattr(function, "body", ())]
     while stack:
-        node = stack.pop()
+        node, hidden = stack.pop()
         if isinstance(node, _OTHER_SCOPES):
             continue
-        if isinstance(node, ast.Call):
+        if isinstance(node, _COMPREHENSIONS):   # ``[n.unsqueeze(0) for n in items]``: its own ``n``
+            hidden = hidden | {t.id for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
+        elif isinstance(node, ast.Call):
             func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in EVIDENCE and isinstance(func.value, ast.Name):
+            if isinstance(func, ast.Attribute) and func.attr in EVIDENCE and isinstance(func.value, ast.Name) \
+                    and func.value.id not in hidden:
                 found.setdefault(func.value.id, []).append(func.value)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend((child, hidden) for child in ast.iter_child_nodes(node))
     return found
 
 

@@ -6,6 +6,7 @@ Found once per file, and only in files that mention ``collate_fn`` (the others c
 from __future__ import annotations
 
 import ast
+import bisect
 from typing import Optional
 
 from npu_lint.analysis.bindings import Binding, Scope
@@ -49,14 +50,18 @@ def _collate_parameters(ctx: FileContext) -> dict[int, tuple[str, int]]:
     source = ctx.source
     if scopes is None:
         return {}
-    lines: set[int] = set()
-    at = source.find(_KEY)
-    while at >= 0:
-        lines.add(source.count("\n", 0, at) + 1)
+    lines: list[int] = []
+    at, line, counted = source.find(_KEY), 1, 0
+    while at >= 0:   # the line of each mention, counting newlines once from the previous one
+        line += source.count("\n", counted, at)
+        counted = at
+        if not lines or lines[-1] != line:
+            lines.append(line)
         at = source.find(_KEY, at + len(_KEY))
     found: dict[int, tuple[str, int]] = {}
     for statement, scope in scopes.statements:
-        if not any(statement.lineno <= line <= _own_end(statement) for line in lines):
+        first = bisect.bisect_left(lines, statement.lineno)
+        if first == len(lines) or lines[first] > _own_end(statement):
             continue
         for value in _passed(statement):
             for function, offset in _functions_of(value, scope, ctx, 0):

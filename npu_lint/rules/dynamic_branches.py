@@ -6,6 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.flows import TORCH_DRAWS
 from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.context import FileContext
@@ -419,8 +420,8 @@ def _reads_back(value: ast.AST, ctx: FileContext) -> bool:
     return False
 
 
-_RANDOM_FACTORIES = frozenset({"torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.bernoulli",
-                               "torch.multinomial", "torch.normal", "torch.poisson"})
+_HOST_DRAWS = frozenset(name for name in TORCH_DRAWS if not name.endswith("_like"))
+_HOST_DRAW_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _HOST_DRAWS)
 
 
 def _host_random(node: ast.AST, ctx: FileContext) -> bool:
@@ -428,7 +429,7 @@ def _host_random(node: ast.AST, ctx: FileContext) -> bool:
     coin flip, no value of the data and no device sync."""
     for call in walk(node):
         if isinstance(call, ast.Call) and not any(kw.arg == "device" for kw in call.keywords) \
-                and last_name(call.func).startswith("rand") and ctx.resolver.qualname(call.func) in _RANDOM_FACTORIES:
+                and last_name(call.func) in _HOST_DRAW_NAMES and ctx.resolver.qualname(call.func) in _HOST_DRAWS:
             return True
     return False
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.flows import TORCH_DRAWS
 from npu_lint.analysis.nodes import walk
 from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.context import FileContext
@@ -19,8 +20,7 @@ from npu_lint.tables import keyed
 
 _TABLE = "random_size_transforms.tsv"
 _DRAW_ROOTS = ("random.", "numpy.random.")
-_DRAWS = frozenset({"torch.rand", "torch.randint", "torch.randn", "torch.randperm", "torch.multinomial",
-                    "torch.normal"})
+_DRAWS = TORCH_DRAWS
 # Functions whose arguments after the image set the output size.
 SIZE_FUNCTIONS = frozenset({
     "torch.nn.functional.interpolate", "torch.nn.functional.upsample",

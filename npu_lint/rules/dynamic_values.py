@@ -201,6 +201,9 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef pairs(counts: torch.Tensor):\n    m = int(counts.max())\n"
                  "    return torch.tril_indices(m, m, -1)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # a window of a fixed length at a position read from a tensor (a momentum queue)
+                     "import torch\ndef enqueue(queue: torch.Tensor, ptr_t: torch.Tensor, feats: torch.Tensor):\n"
+                     "    ptr = int(ptr_t)\n    b = feats.shape[0]\n    queue[:, ptr:ptr + b] = feats.T\n",
                      # model state set when the module is built (a YOLO's strides): the same every batch
                      "import torch\nimport torch.nn.functional as F\nclass Model(torch.nn.Module):\n"
                      "    def __init__(self, s=256):\n        super().__init__()\n"
@@ -331,10 +334,22 @@ class TensorValueInShape(ValueFlow):
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        bounds = [b for s in elements if isinstance(s, ast.Slice) for b in (s.lower, s.upper, s.step) if b is not None]
+        bounds = [b for s in elements if isinstance(s, ast.Slice) and not self._window(s, ctx)
+                  for b in (s.lower, s.upper, s.step) if b is not None]
         origin = self._flow(bounds, node, ctx) if bounds else None
         if origin is not None and not ctx.resolver.is_host(node.value):   # numpy slicing: no NPU shape
             self._report_flow(node, "a slice bound", origin, ctx)
+
+
+    def _window(self, piece: ast.Slice, ctx: FileContext) -> bool:
+        """``queue[:, ptr:ptr + batch_size]``: a window of a fixed length at a position read from a tensor (a
+        momentum queue's pointer): the offset moves, the shape does not."""
+        lower, upper = piece.lower, piece.upper
+        if lower is None or not isinstance(upper, ast.BinOp) or not isinstance(upper.op, ast.Add):
+            return False
+        at = ast.dump(lower)
+        length = upper.right if ast.dump(upper.left) == at else upper.left if ast.dump(upper.right) == at else None
+        return length is not None and ctx.resolver.flow_of(length, self.kinds) is None
 
 
 class RandomInputSize(ValueFlow):

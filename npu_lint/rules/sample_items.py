@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from npu_lint.analysis.data_shapes import tensor_receiver
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
@@ -228,7 +229,9 @@ class _Items:
             if name is None and isinstance(source.func, ast.Attribute):
                 name = "torch.Tensor." + source.func.attr   # ``labels.unique()``: the count varies on any receiver
             row = dynamic_row(name) if name else None
-            if row is not None and (row["condition"] in ("always", "tensor_receiver") or (
+            if row is not None and (row["condition"] == "always" or (
+                    row["condition"] == "tensor_receiver" and isinstance(source.func, ast.Attribute)
+                    and tensor_receiver(self.ctx.resolver, source.func.value, self.ctx.resolver.current)) or (
                     row["condition"] == "one_argument" and len(source.args) == 1 and not source.keywords)):
                 return source
         return None
