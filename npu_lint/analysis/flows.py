@@ -475,10 +475,10 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
 
 
 def _built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool:
-    """``self.stride`` of a module whose class sets it only in ``__init__``: fixed when the model is built (a
-    buffer of strides or anchors), the same value for every batch."""
+    """``self.stride`` of an object (a model, a loss) whose class sets it only in ``__init__``: fixed when the
+    object is built (a buffer of strides or anchors), the same value for every batch."""
     if not isinstance(node.value, ast.Name) or resolver.scopes is None \
-            or node.value.id != resolver.scopes.self_name(scope) or resolver.kind_of_at(node.value, scope) != K.MODULE:
+            or node.value.id != resolver.scopes.self_name(scope):
         return False
     bindings = resolver.scopes.attribute(scope, node.attr)
     return bool(bindings) and all(getattr(b.scope.node, "name", None) == "__init__" for b in bindings)
