@@ -104,3 +104,25 @@ def test_runs_of_a_static_method() -> None:
     """)
     runs = resolver.runs(_function(tree, "append_token"))
     assert [(call.lineno, offset) for call, _, offset in runs] == [(8, 0)]
+
+
+def test_runs_through_an_attribute_holding_either_class() -> None:
+    """``self.decoder = Greedy() if greedy else Beam()``: the calls reach the method of each arm's class."""
+    source = ("import torch\n"
+              "class Greedy:\n"
+              "    def update(self, tokens, logits):\n"
+              "        return torch.cat([tokens, logits.argmax(-1)[:, None]], -1)\n"
+              "class Beam:\n"
+              "    def update(self, tokens, logits):\n"
+              "        return torch.cat([tokens, logits.argmax(-1)[:, None]], -1)\n"
+              "class Task:\n"
+              "    def __init__(self, greedy):\n"
+              "        self.decoder = Greedy() if greedy else Beam()\n"
+              "    def run(self, tokens, logits):\n"
+              "        for _ in range(8):\n"
+              "            tokens = self.decoder.update(tokens, logits)\n"
+              "        return tokens\n")
+    resolver, tree = _model(source)
+    greedy, beam = [node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef) and node.name == "update"]
+    assert [call.lineno for call, _, _ in resolver.runs(greedy)] == [13]
+    assert [call.lineno for call, _, _ in resolver.runs(beam)] == [13]

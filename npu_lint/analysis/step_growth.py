@@ -168,7 +168,10 @@ class StepGrowth:
             return []   # ``self.f(...)``: the model's call sites
         if isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) \
                 and receiver.value.id == self.scopes.self_name(scope):
-            values = [self.binding_value(b) for b in self.scopes.attribute(scope, receiver.attr)]
+            values = []
+            for bound in self.scopes.attribute(scope, receiver.attr):   # ``Greedy() if n == 1 else Beam()``: each arm
+                arms = (bound.value.body, bound.value.orelse) if isinstance(bound.value, ast.IfExp) else None
+                values.extend([self.value_of(arm, bound.scope) for arm in arms] if arms else [self.binding_value(bound)])
         else:
             values = [self.value_of(receiver, scope)]
         methods = []
