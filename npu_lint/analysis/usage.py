@@ -9,7 +9,6 @@ on or used with methods other types share (``max``, ``sum``, ``to``, ``view``) s
 from __future__ import annotations
 
 import ast
-import itertools
 import re
 import unicodedata
 from typing import Callable, Optional
@@ -23,7 +22,7 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # a whole word: each hit's receiver is read backwards from its dot (see candidate_names).
 _DOT_METHOD = re.compile(r"\.(?:[\s\\]|#[^\n#]*)*(?:" + "|".join(sorted(EVIDENCE, key=len, reverse=True)) + r")\b")
 _BETWEEN = frozenset(" \t\r\n\f\v)\\")   # what may stand between a receiver name and its dot (``(x).unsqueeze``)
-_LINES = -1   # the key of the file's line offsets in the memo (an ``id`` is never negative)
+_LINES = -1   # the key of the file's lines in the memo (an ``id`` is never negative)
 
 
 def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
@@ -50,16 +49,14 @@ def candidate_names(function: ast.AST, source: str, store: dict) -> Optional[fro
     text (most functions asked have none, and their bodies are not walked): for each dot followed by an evidence
     method, the identifier before it, past spaces, line breaks and closing parentheses. A superset of what the walk
     finds (strings and comments may add names); None (walk) when a comment may stand between a name and its dot or
-    the text has ``\r`` line breaks.
+    the text has carriage returns.
     Identifiers are compared as Python reads them (NFKC), so a text with other characters is normalised first."""
-    ends = store.get(_LINES, 0)
-    if ends == 0:   # no ``\r`` (a line break of its own for Python): the lines are those split at ``\n``
-        ends = store[_LINES] = None if "\r" in source else [0, *itertools.accumulate(
-            len(line) + 1 for line in source.split("\n"))]
-    if ends is None or function.lineno > len(ends) - 1:
+    lines = store.get(_LINES, 0)
+    if lines == 0:   # no ``\r`` (a line break of its own for Python): the lines are those split at ``\n``
+        lines = store[_LINES] = None if "\r" in source else source.split("\n")
+    if lines is None or function.lineno > len(lines):
         return None
-    first, last = function.lineno - 1, getattr(function, "end_lineno", None) or len(ends) - 1
-    text = source[ends[first]:ends[min(last, len(ends) - 1)]]
+    text = "\n".join(lines[function.lineno - 1:getattr(function, "end_lineno", None) or len(lines)])
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     names = set()
