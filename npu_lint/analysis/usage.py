@@ -44,6 +44,17 @@ def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
     return found
 
 
+def function_text(function: ast.AST, source: str, store: dict) -> Optional[str]:
+    """``function``'s lines of ``source`` (the file split once, kept in ``store``); None when the text has carriage
+    returns (a line break of their own for Python, so the lines split at newlines are not the parser's)."""
+    lines = store.get(_LINES, 0)
+    if lines == 0:
+        lines = store[_LINES] = None if "\r" in source else source.split("\n")
+    if lines is None or function.lineno > len(lines):
+        return None
+    return "\n".join(lines[function.lineno - 1:getattr(function, "end_lineno", None) or len(lines)])
+
+
 def candidate_names(function: ast.AST, source: str, store: dict) -> Optional[frozenset[str]]:
     """The names that may be receivers of an evidence method in ``function``'s lines of ``source``, found in its
     text (most functions asked have none, and their bodies are not walked): for each dot followed by an evidence
@@ -51,12 +62,9 @@ def candidate_names(function: ast.AST, source: str, store: dict) -> Optional[fro
     finds (strings and comments may add names); None (walk) when a comment may stand between a name and its dot or
     the text has carriage returns.
     Identifiers are compared as Python reads them (NFKC), so a text with other characters is normalised first."""
-    lines = store.get(_LINES, 0)
-    if lines == 0:   # no ``\r`` (a line break of its own for Python): the lines are those split at ``\n``
-        lines = store[_LINES] = None if "\r" in source else source.split("\n")
-    if lines is None or function.lineno > len(lines):
+    text = function_text(function, source, store)
+    if text is None:
         return None
-    text = "\n".join(lines[function.lineno - 1:getattr(function, "end_lineno", None) or len(lines)])
     if not text.isascii():
         text = unicodedata.normalize("NFKC", text)
     names = set()
