@@ -404,7 +404,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
         return used_as_tensor(function, binding.name, self._usage,
-                              lambda node: self.binding(node, binding.scope) is binding)
+                              lambda node: self.binding(node, binding.scope) is binding, self.source)
 
     def _scalar_arithmetic(self, node: ast.BinOp, scope: Scope, depth: int) -> bool:
         """``d - 1`` with ``d`` an ``int``: arithmetic of Python numbers only."""

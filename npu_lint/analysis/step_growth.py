@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import CallLines, memo, method_def, nested_calls, return_statements
+from npu_lint.analysis.usage import function_text
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -46,8 +47,8 @@ class StepGrowth:
         return memo(self._summaries, ("grows", id(function)), lambda: self._grown_parameter(function))
 
     def _grown_parameter(self: "Resolver", function: ast.AST) -> Optional[Growth]:
-        if not isinstance(function, _DEFS) or self.scopes is None or _generator(function):
-            return None   # a generator's call gives a generator, not the grown sequence
+        if not isinstance(function, _DEFS) or self.scopes is None:
+            return None
         scope = self.scopes.scope_of(function)
         if scope is None:
             return None
@@ -57,6 +58,9 @@ class StepGrowth:
         sizes = {len(v.elts) if isinstance(v, ast.Tuple) else -1 for v in returned}
         if len(sizes) != 1:
             return None   # no return, or returns of different shapes: no one element to follow
+        text = function_text(function, self.source, self._usage) if self.source is not None else None
+        if (text is None or not text.isascii() or "yield" in text) and _generator(function):
+            return None   # a generator's call gives a generator, not the grown sequence (no ``yield`` in the text: none)
         size = sizes.pop()
         found: Optional[Growth] = None
         for position in range(size) if size >= 0 else (-1,):

@@ -9,6 +9,8 @@ on or used with methods other types share (``max``, ``sum``, ``to``, ``view``) s
 from __future__ import annotations
 
 import ast
+import re
+import unicodedata
 from typing import Callable, Optional
 
 from npu_lint.analysis.kinds import TENSOR_ONLY_MASK_METHODS, TENSOR_ONLY_METHODS
@@ -16,6 +18,11 @@ from npu_lint.analysis.kinds import TENSOR_ONLY_MASK_METHODS, TENSOR_ONLY_METHOD
 EVIDENCE = TENSOR_ONLY_METHODS | TENSOR_ONLY_MASK_METHODS
 _OTHER_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
+# A dot, then what may stand between it and the method (spaces, continuations, comments), then an evidence method as
+# a whole word: each hit's receiver is read backwards from its dot (see candidate_names).
+_DOT_METHOD = re.compile(r"\.(?:[\s\\]|#[^\n#]*)*(?:" + "|".join(sorted(EVIDENCE, key=len, reverse=True)) + r")\b")
+_BETWEEN = frozenset(" \t\r\n\f\v)\\")   # what may stand between a receiver name and its dot (``(x).unsqueeze``)
+_LINES = -1   # the key of the file's lines in the memo (an ``id`` is never negative)
 
 
 def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
@@ -37,10 +44,59 @@ def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
     return found
 
 
-def used_as_tensor(function: ast.AST, name: str, store: dict, refers: Callable[[ast.Name], bool]) -> bool:
+def function_text(function: ast.AST, source: str, store: dict) -> Optional[str]:
+    """``function``'s lines of ``source`` (the file split once, kept in ``store``); None when the text has carriage
+    returns (a line break of their own for Python, so the lines split at newlines are not the parser's)."""
+    lines = store.get(_LINES, 0)
+    if lines == 0:
+        lines = store[_LINES] = None if "\r" in source else source.split("\n")
+    if lines is None or function.lineno > len(lines):
+        return None
+    return "\n".join(lines[function.lineno - 1:getattr(function, "end_lineno", None) or len(lines)])
+
+
+def candidate_names(function: ast.AST, source: str, store: dict) -> Optional[frozenset[str]]:
+    """The names that may be receivers of an evidence method in ``function``'s lines of ``source``, found in its
+    text (most functions asked have none, and their bodies are not walked): for each dot followed by an evidence
+    method, the identifier before it, past spaces, line breaks and closing parentheses. A superset of what the walk
+    finds (strings and comments may add names); None (walk) when a comment may stand between a name and its dot or
+    the text has carriage returns.
+    Identifiers are compared as Python reads them (NFKC), so a text with other characters is normalised first."""
+    text = function_text(function, source, store)
+    if text is None:
+        return None
+    if not text.isascii():
+        text = unicodedata.normalize("NFKC", text)
+    names = set()
+    for hit in _DOT_METHOD.finditer(text):
+        end = hit.start()
+        while end > 0 and text[end - 1] in _BETWEEN:
+            end -= 1
+        if "\n" in text[end:hit.start()] and "#" in text[text.rfind("\n", 0, end) + 1:end]:
+            return None   # ``(x  # note`` then ``.unsqueeze(1))`` on the next line: walk
+        start = end
+        while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+            start -= 1
+        if start < end:
+            names.add(text[start:end])
+    return frozenset(names)
+
+
+def used_as_tensor(function: ast.AST, name: str, store: dict, refers: Callable[[ast.Name], bool],
+                   source: Optional[str] = None) -> bool:
     """Whether ``function``'s body calls a tensor-only method on ``name`` where ``refers`` says the name is the
-    binding asked about. ``store``: the per-file memo of :func:`tensor_method_receivers`."""
-    receivers: Optional[dict[str, list[ast.Name]]] = store.get(id(function))
+    binding asked about. ``store``: the per-file memo of :func:`tensor_method_receivers` (and, with the file's
+    ``source``, of :func:`candidate_names`, asked first)."""
+    receivers: Optional[object] = store.get(id(function))
+    if receivers is None and source is not None:
+        receivers = candidate_names(function, source, store)
+        if receivers is not None:
+            store[id(function)] = receivers
+    if isinstance(receivers, frozenset):
+        if name not in receivers:
+            return False
+        receivers = None
     if receivers is None:
         receivers = store[id(function)] = tensor_method_receivers(function)
+    assert isinstance(receivers, dict)
     return any(refers(node) for node in receivers.get(name, ()))
