@@ -108,17 +108,10 @@ class Declared:
     def element_annotations(self, annotation: Optional[ast.AST], scope: Scope) -> Optional[list[ast.AST]]:
         """The element annotations of ``tuple[A, B]`` / ``Tuple[A, B]`` (``[A, Ellipsis]`` for ``tuple[A, ...]``),
         ``List[A]`` / ``Sequence[A]`` / ``Iterable[A]`` (``[A, Ellipsis]``); None for anything else."""
-        if annotation is None:
+        generic = self._generic(annotation, scope) if annotation is not None else None
+        if generic is None:
             return None
-        annotation = self._read_annotation(annotation)
-        if not isinstance(annotation, ast.Subscript):
-            return None
-        head = (self.qualname(annotation.value, scope) or getattr(annotation.value, "id", "")).rpartition(".")[2]
-        inner = annotation.slice
-        arms = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
-        if head in ("Optional", "Union"):
-            arms = [arm for arm in arms if not _is_none(arm)]
-            return self.element_annotations(arms[0], scope) if len(arms) == 1 else None
+        head, arms = generic
         if head in ("tuple", "Tuple"):
             return arms
         if head in ("list", "List", "Sequence", "Iterable", "Iterator", "MutableSequence", "Generator") and arms:
@@ -172,18 +165,24 @@ class Declared:
         return K.join([self.value_of(value, scope, depth + 1) for value in values])
 
     def _mapped_type(self, annotation: ast.AST, scope: Scope) -> Optional[ast.AST]:
+        generic = self._generic(annotation, scope)
+        if generic is not None and generic[0] in _MAPPINGS and len(generic[1]) == 2:
+            return generic[1][1]
+        return None
+
+    def _generic(self, annotation: ast.AST, scope: Scope, depth: int = 0) -> Optional[tuple[str, list[ast.AST]]]:
+        """``(head, arms)`` of a subscripted annotation (``Dict[str, Tensor]`` -> ``("Dict", [str, Tensor])``),
+        through ``Optional[...]`` / a ``Union`` with ``None``; None for anything else."""
         annotation = self._read_annotation(annotation)
-        if not isinstance(annotation, ast.Subscript):
+        if not isinstance(annotation, ast.Subscript) or depth > 8:
             return None
         head = (self.qualname(annotation.value, scope) or getattr(annotation.value, "id", "")).rpartition(".")[2]
         inner = annotation.slice
         arms = list(inner.elts) if isinstance(inner, ast.Tuple) else [inner]
         if head in ("Optional", "Union"):
             arms = [arm for arm in arms if not _is_none(arm)]
-            return self._mapped_type(arms[0], scope) if len(arms) == 1 else None
-        if head in _MAPPINGS and len(arms) == 2:
-            return arms[1]
-        return None
+            return self._generic(arms[0], scope, depth + 1) if len(arms) == 1 else None
+        return head, arms
 
     def element_annotation_value(self, annotation: Optional[ast.AST], scope: Scope, index: int) -> Optional[K.Value]:
         """What element ``index`` (-1: any element) of a value annotated ``tuple[...]`` / ``List[...]`` is."""
