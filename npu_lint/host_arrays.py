@@ -96,7 +96,7 @@ def host_array_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileCont
     """The indexed value or the mask evidently comes from numpy or pandas. ``statement``: the statement holding
     the subscript, for a rule that runs on the statement before the walk reaches the subscript."""
     if ctx.resolver.is_host(subscript.value) or ctx.resolver.is_host(index) or (
-            ctx.resolver._has_frames() and _keyed_by_itself(subscript, index)):   # a file that imports pandas
+            ctx.resolver.has_frames() and _keyed_by_itself(subscript, index)):   # a file that imports pandas
         return True
     if not _numpy_file(ctx):
         return False

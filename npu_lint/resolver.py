@@ -90,7 +90,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._call_index: Optional[dict[int, list[tuple[ast.Call, Scope, int]]]] = None
         self._adders: Optional[dict[int, list[tuple[ast.Call, Scope]]]] = None   # ``xs.append(v)`` by binding of xs
         self._local_classes: dict[str, ast.ClassDef] = {}
-        self._frames: Optional[bool] = None   # the file imports pandas/polars (memo of _has_frames)
+        self._frames: Optional[bool] = None   # the file imports pandas/polars (memo of has_frames)
         self._parents: dict[str, str] = {}   # a project class -> its base (a project class or a torch class)
         self.source: Optional[str] = None   # the module's text, when the caller has it (finds nested calls fast)
         self._nested: set[str] = set()   # the function names whose calls inside expressions are indexed
@@ -123,7 +123,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._usage.clear()
         self._frames = None
 
-    def _has_frames(self) -> bool:
+    def has_frames(self) -> bool:
         """The file imports pandas or polars, whose frames and series also have ``eq``/``gt``/... methods."""
         if self._frames is None:
             self._frames = any(v.split(".")[0] in ("pandas", "polars", "modin") for v in self.file_imports().values())

@@ -5,7 +5,7 @@ modules and project classes (here or through the project index), modules called,
 
 A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``value_of``, ``qualname``, ``binding``,
 ``binding_value``, ``_attribute_value``, ``returns``, ``class_value``, ``class_method``, ``dispatched_value``,
-``callee``, ``_overrides``, ``_has_frames``, ``project`` and ``module_name``.
+``callee``, ``_overrides``, ``has_frames``, ``project`` and ``module_name``.
 """
 from __future__ import annotations
 
@@ -81,7 +81,7 @@ class CallValues:
                 value = K.TENSOR, None   # ``x.max()``: a 0-d tensor (with a dim: values and indices)
             if receiver is not None and receiver[0] == K.SCALER and func.attr == "scale":
                 return K.TENSOR, None   # ``scaler.scale(loss)``: the scaled loss (``.backward()`` is a tensor's)
-            if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self._has_frames():
+            if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self.has_frames():
                 return K.MASK, None   # ``labels.eq(labels.t())`` like ``labels == labels.t()``: no pandas here
             if value is None and callee is None and isinstance(func.value, ast.Name) \
                     and self.scopes is not None and func.value.id == self.scopes.self_name(scope):

@@ -122,7 +122,7 @@ def tensor_receiver(resolver: "Resolver", receiver: ast.AST, scope: Scope) -> bo
     kind = resolver.kind_of_at(receiver, scope)
     if kind in K.TENSORS:
         return True
-    if kind is not None or resolver.is_host(receiver) or resolver._has_frames():
+    if kind is not None or resolver.is_host(receiver) or resolver.has_frames():
         return False
     return not any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Constant)
                    and isinstance(n.slice.value, str) for n in walk(receiver))

@@ -1,11 +1,13 @@
-"""A cheaper ``ast.iter_child_nodes`` for the model's and the rules' own walks of a function body."""
+"""A cheaper ``ast.iter_child_nodes`` for the model's and the rules' own walks of a function body, and a
+function's own lines of text (a cheap substring test before walking it)."""
 from __future__ import annotations
 
 import ast
-from typing import Iterator
+from typing import Iterator, Optional
 
 _LEAVES = (ast.expr_context, ast.boolop, ast.operator, ast.unaryop, ast.cmpop)   # ``Load``, ``Add``, ``Eq``, ...
 _FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> its fields that may hold a child that is no leaf
+_LINES = -1   # the key of the file's lines in a memo keyed by ``id`` (an ``id`` is never negative)
 
 
 def child_nodes(node: ast.AST) -> list[ast.AST]:
@@ -54,3 +56,14 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
             elif isinstance(value, list):
                 extend([item for item in value if isinstance(item, node_ast)])
         yield node
+
+
+def function_text(function: ast.AST, source: str, store: dict) -> Optional[str]:
+    """``function``'s lines of ``source`` (the file split once, kept in ``store``); None when the text has carriage
+    returns (a line break of their own for Python, so the lines split at newlines are not the parser's)."""
+    lines = store.get(_LINES, 0)
+    if lines == 0:
+        lines = store[_LINES] = None if "\r" in source else source.split("\n")
+    if lines is None or function.lineno > len(lines):
+        return None
+    return "\n".join(lines[function.lineno - 1:getattr(function, "end_lineno", None) or len(lines)])

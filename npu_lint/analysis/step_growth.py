@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import CallLines, memo, method_def, nested_calls, return_statements
-from npu_lint.analysis.usage import function_text
+from npu_lint.analysis.nodes import function_text
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver

@@ -14,6 +14,7 @@ import unicodedata
 from typing import Callable, Optional
 
 from npu_lint.analysis.kinds import TENSOR_ONLY_MASK_METHODS, TENSOR_ONLY_METHODS
+from npu_lint.analysis.nodes import function_text
 
 EVIDENCE = TENSOR_ONLY_METHODS | TENSOR_ONLY_MASK_METHODS
 _OTHER_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -22,7 +23,6 @@ _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # a whole word: each hit's receiver is read backwards from its dot (see candidate_names).
 _DOT_METHOD = re.compile(r"\.(?:[\s\\]|#[^\n#]*)*(?:" + "|".join(sorted(EVIDENCE, key=len, reverse=True)) + r")\b")
 _BETWEEN = frozenset(" \t\r\n\f\v)\\")   # what may stand between a receiver name and its dot (``(x).unsqueeze``)
-_LINES = -1   # the key of the file's lines in the memo (an ``id`` is never negative)
 
 
 def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
@@ -42,17 +42,6 @@ def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
                 found.setdefault(func.value.id, []).append(func.value)
         stack.extend((child, hidden) for child in ast.iter_child_nodes(node))
     return found
-
-
-def function_text(function: ast.AST, source: str, store: dict) -> Optional[str]:
-    """``function``'s lines of ``source`` (the file split once, kept in ``store``); None when the text has carriage
-    returns (a line break of their own for Python, so the lines split at newlines are not the parser's)."""
-    lines = store.get(_LINES, 0)
-    if lines == 0:
-        lines = store[_LINES] = None if "\r" in source else source.split("\n")
-    if lines is None or function.lineno > len(lines):
-        return None
-    return "\n".join(lines[function.lineno - 1:getattr(function, "end_lineno", None) or len(lines)])
 
 
 def candidate_names(function: ast.AST, source: str, store: dict) -> Optional[frozenset[str]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import function_text as lines_of
 from npu_lint.analysis.summaries_padding import padded_items
 from npu_lint.context import FileContext
 
@@ -62,10 +63,13 @@ def function_text(function: ast.AST, ctx: FileContext) -> str:
         texts = ctx.scratch["function_texts"] = {}
     text = texts.get(id(function))
     if text is None:
-        lines = ctx.scratch.get("source_lines")
-        if lines is None:
-            lines = ctx.scratch["source_lines"] = ctx.source.splitlines()
-        start, end = function.lineno, getattr(function, "end_lineno", None) or function.lineno   # type: ignore
-        text = texts[id(function)] = "\n".join(lines[start - 1:end])
+        text = lines_of(function, ctx.source, texts)
+        if text is None:   # carriage returns: line breaks of Python's own, the parser's lines
+            lines = ctx.scratch.get("source_lines")
+            if lines is None:
+                lines = ctx.scratch["source_lines"] = ctx.source.splitlines()
+            start, end = function.lineno, getattr(function, "end_lineno", None) or function.lineno   # type: ignore
+            text = "\n".join(lines[start - 1:end])
+        texts[id(function)] = text
     return text
 
