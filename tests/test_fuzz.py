@@ -95,3 +95,31 @@ def test_pathological_nesting():
     chain = "import torch\nx = " + " + ".join(["torch.ones(1)"] * 800) + "\ny = x" + ".float()" * 300 + ".cuda()\n"
     assert [f.code for f in analyse_source(chain, codes=EVERY_CODE)] == ["NPU203"]
     assert sys.getrecursionlimit() >= 1000
+
+
+def _as_lambdas(example: str) -> str:
+    """``example`` plus, for each expression its functions return, assign or evaluate, a module-level lambda of the
+    function's parameters returning it (a lambda's body is an expression, not a list of statements)."""
+    tree = ast.parse(example)
+    lambdas = []
+    for function in ast.walk(tree):
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = ", ".join(a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs)
+        for node in ast.walk(function):
+            if isinstance(node, (ast.Return, ast.Expr, ast.Assign)) and node.value is not None:
+                candidate = f"_lambda{len(lambdas)} = lambda {params}: ({ast.unparse(node.value)})\n"
+                try:
+                    ast.parse(candidate)
+                except SyntaxError:     # ``yield`` / ``await``: no lambda holds them
+                    continue
+                lambdas.append(candidate)
+    return example + "".join(lambdas)
+
+
+@pytest.mark.parametrize("rule", all_rules(), ids=lambda rule: rule.code)
+def test_lambdas_of_every_example_never_crash(rule):
+    """A lambda's body is one expression: ``lambda xs: torch.cat(xs)`` once stopped a whole file (a rule walked the
+    body as a list of statements)."""
+    for example in rule.must_fire + rule.must_not_fire:
+        _check_positions(_as_lambdas(example))

@@ -27,6 +27,13 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+def body_of(function: ast.AST) -> list[ast.AST]:
+    """The statements of a function's (or module's, class's) body; a lambda's body is its one expression."""
+    body = getattr(function, "body", None)
+    if isinstance(body, list):
+        return body
+    return [body] if isinstance(body, ast.AST) else []
+
 
 # Fields that never hold a node or a list (names, numbers, flags; a constant's value), whatever the node type.
 _NO_CHILD = frozenset({"id", "attr", "arg", "module", "level", "kind", "conversion", "is_async", "type_comment",

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.binder import _CALL_STATEMENTS
 from npu_lint.analysis.scopes import CLASS, DEF, Binding, Scope, Scopes
+from npu_lint.analysis.nodes import body_of
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -447,7 +448,7 @@ def _returns_and_yields(function: ast.AST) -> tuple[list[ast.Return], list[ast.Y
         return kept
     returns: list[ast.Return] = []
     yields: list[ast.Yield] = []
-    stack = list(getattr(function, "body", []))
+    stack = list(body_of(function))
     while stack:   # every statement, nested blocks included, in the order the earlier two walks took
         node = stack.pop()
         node_type = type(node)

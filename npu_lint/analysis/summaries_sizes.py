@@ -11,7 +11,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.index_forms import passed_argument
-from npu_lint.analysis.nodes import child_nodes
+from npu_lint.analysis.nodes import body_of, child_nodes
 from npu_lint.analysis.size_sinks import shape_sink
 
 if TYPE_CHECKING:
@@ -28,7 +28,7 @@ def _nodes(function: ast.AST, scope, resolver: "Resolver") -> list[tuple[ast.AST
     """The calls and subscripts of a function's own body with the scope each stands in, and whether a call is
     the ``range()`` of a ``for`` loop (nested functions and classes left out)."""
     found: list[tuple[ast.AST, object, bool]] = []
-    stack = [(child, scope, False) for child in getattr(function, "body", [])]
+    stack = [(child, scope, False) for child in body_of(function)]
     pop, push, extend = stack.pop, stack.append, stack.extend
     while stack:
         node, where, loop_count = pop()

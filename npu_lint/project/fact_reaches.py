@@ -13,6 +13,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_shapes import SCALAR_BUILTINS, SHAPE_FREE, selects_by_mask
 from npu_lint.analysis.summaries import return_statements
 from npu_lint.project.fact_types import LITERAL, MASK_SELECTION, ONE_ARGUMENT
+from npu_lint.analysis.nodes import body_of
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -151,7 +152,7 @@ def _filled(name: str, function: ast.AST) -> list[ast.AST]:
 
 def _own_statements(function: ast.AST):
     """Every statement of a function's own body (not of nested functions or classes)."""
-    stack = list(getattr(function, "body", []))
+    stack = list(body_of(function))
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.index_forms import passed_argument
-from npu_lint.analysis.nodes import child_nodes, walk
+from npu_lint.analysis.nodes import body_of, child_nodes, walk
 from npu_lint.analysis.scopes import AUGMENT, VALUE, Binding, Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -190,7 +190,7 @@ def _helper_sizes(function: ast.AST, ctx: FileContext) -> dict[str, str]:
     if found is None:
         found = store[id(function)] = {}
         parameters = {a.arg for a in walk(function.args) if isinstance(a, ast.arg)}   # type: ignore[attr-defined]
-        stack = list(getattr(function, "body", []))
+        stack = list(body_of(function))
         while stack:
             node = stack.pop()
             node_type = type(node)

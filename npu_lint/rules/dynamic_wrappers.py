@@ -9,7 +9,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.data_shapes import SCALAR_BUILTINS, SHAPE_FREE, selects_by_mask, tensor_receiver
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
 from npu_lint.project.fact_types import MASK_SELECTION, ONE_ARGUMENT
 from npu_lint.resolver import MASK, return_statements
@@ -205,7 +205,7 @@ def _appended(name: str, function: ast.AST, scope, ctx: FileContext) -> tuple[li
 
 def _loop_statements(function: ast.AST):
     """Every statement of a function's own body with the innermost loop around it (None outside loops)."""
-    stack = [(statement, None) for statement in getattr(function, "body", [])]
+    stack = [(statement, None) for statement in body_of(function)]
     while stack:
         node, loop = stack.pop()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

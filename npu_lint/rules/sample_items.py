@@ -9,7 +9,7 @@ import ast
 from typing import Iterator, Optional
 
 from npu_lint.analysis.data_shapes import tensor_receiver
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
 from npu_lint.rules import FUNCTION_TYPES, short_source
@@ -292,7 +292,7 @@ def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.
 def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:
     """Every node of a function's body with the ``for`` loops around it, outermost first (nested functions
     and classes left out)."""
-    stack: list[tuple[ast.AST, list[ast.For]]] = [(child, []) for child in reversed(getattr(function, "body", []))]
+    stack: list[tuple[ast.AST, list[ast.For]]] = [(child, []) for child in reversed(body_of(function))]
     while stack:
         node, loops = stack.pop()
         yield node, loops

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterator, Optional
 
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -57,7 +57,7 @@ def _measured_sequence(node: ast.AST) -> Optional[str]:
 
 def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a function's body, nested functions and classes left out."""
-    stack = list(getattr(function, "body", []))
+    stack = list(body_of(function))
     while stack:
         node = stack.pop()
         yield node
