@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import CallLines, memo, method_def, nested_calls, return_statements
-from npu_lint.analysis.nodes import function_text
+from npu_lint.analysis.nodes import body_of, function_text
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -207,7 +207,7 @@ def reordered(element: ast.AST) -> ast.AST:
 
 def _generator(function: ast.AST) -> bool:
     """``yield`` in the function's own body (not in a nested function or class)."""
-    stack = list(getattr(function, "body", ()))
+    stack = list(body_of(function))
     while stack:
         node = stack.pop()
         if isinstance(node, (ast.Yield, ast.YieldFrom)):

@@ -14,7 +14,7 @@ import unicodedata
 from typing import Callable, Optional
 
 from npu_lint.analysis.kinds import TENSOR_ONLY_MASK_METHODS, TENSOR_ONLY_METHODS
-from npu_lint.analysis.nodes import function_text
+from npu_lint.analysis.nodes import body_of, function_text
 
 EVIDENCE = TENSOR_ONLY_METHODS | TENSOR_ONLY_MASK_METHODS
 _OTHER_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -28,7 +28,7 @@ _BETWEEN = frozenset(" \t\r\n\f\v)\\")   # what may stand between a receiver nam
 def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
     """The names of ``function``'s body called with a tensor-only method (``x.unsqueeze(1)``), by name."""
     found: dict[str, list[ast.Name]] = {}
-    stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset()) for node in getattr(function, "body", ())]
+    stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset()) for node in body_of(function)]
     while stack:
         node, hidden = stack.pop()
         if isinstance(node, _OTHER_SCOPES):

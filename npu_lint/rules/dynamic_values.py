@@ -94,7 +94,9 @@ class TensorValueInShape(ValueFlow):
         of the class, what the file's own functions return and what its own calls pass to a parameter. A call
         of a helper that sizes a tensor with a parameter (the file's own, or with the project index another
         module's: ``scatter_add(y, idx, dim_size=n)`` whose ``shape[dim] = dim_size`` sizes ``torch.zeros``) is
-        reported at the call, naming the chain.
+        reported at the call, naming the chain. A read on another line than the size it reaches (``n =
+        int(t.max())`` above ``torch.zeros(n)``) is reported there too, once, naming every size it reaches: it is
+        the sync, and the line a fixed bound replaces (reviewers mark either line).
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
         computed from configuration (``torch.tensor(cfg.depths)``) is no data.
     Why it matters on NPU:
@@ -297,7 +299,32 @@ class TensorValueInShape(ValueFlow):
             ctx.report(node, self.count_message.format(items=short_source(measured), line=test.lineno,
                                                        effect=effect), "for")
 
+    read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
+
+    def _report_read(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
+        """Also report the read itself, once, when it is on another line than the size it reaches (``n =
+        int(t.max())`` above ``torch.zeros(n)``): the read is the sync and the line a fixed bound replaces; the
+        message names every size it reaches."""
+        flavour, read = origin
+        if flavour == DATA_SIZE or (flavour == ELEMENT and not isinstance(read, ast.Subscript)) \
+                or getattr(read, "lineno", None) in (None, node.lineno) or ctx.statement_of(read) is None \
+                or ctx.statement_of(read) is ctx.statement_of(node):
+            return
+        reported = ctx.scratch.setdefault("value_reads", {})
+        finding, uses = reported.get(id(read), (None, []))
+        use = f"{sink} (line {node.lineno})"
+        if use in uses:
+            return
+        uses.append(use)
+        more = f" and {len(uses) - 2} more" if len(uses) > 2 else ""
+        listed = ", ".join(uses[:2]) + more
+        reads = "reads a tensor's value back to the host" if flavour == HOST else \
+            "is a 0-d tensor of the data" if flavour == ZERO_D else "is an element of a tensor"
+        text = self.read_message.format(origin=short_source(read), reads=reads, uses=listed)
+        reported[id(read)] = (ctx.report(read, text, "value") if finding is None else ctx.amend(finding, text), uses)
+
     def _report_flow(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
+        self._report_read(node, sink, origin, ctx)
         read = origin[1]
         chain = None
         if origin[0] == DATA_SIZE:
@@ -324,6 +351,7 @@ class TensorValueInShape(ValueFlow):
             at_helper = size_helper_call(node, ctx, self.kinds)
             if at_helper is not None:
                 sink, origin = at_helper
+                self._report_read(node, sink, origin, ctx)
                 ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno),
                            sink.rpartition(" → ")[2])
             return
