@@ -216,3 +216,21 @@ def test_a_project_named_like_torch_keeps_its_wrappers(tmp_path):
              for item in json.loads(result.stdout)}
     assert ("torchvis/models/rpn.py", 4) in found, (found, result.stderr)
     assert ("torchvis/models/rpn.py", 5) in found   # a slice of where's tuple holds its index tensors
+
+
+def test_a_module_level_alias_of_a_definition_resolves_to_it(tmp_path):
+    """``Model = DetectionModel`` (YOLOv5 keeps the old name): importers of ``Model`` build a ``DetectionModel``;
+    must not: a name bound twice at module level, an alias of a value that is no definition."""
+    lib = tmp_path / "alib"
+    lib.mkdir()
+    (lib / "__init__.py").write_text("")
+    (lib / "yolo.py").write_text(
+        "import torch\nfrom torch import nn\n\nclass DetectionModel(nn.Module):\n    pass\n\nModel = DetectionModel\n"
+        "Twice = DetectionModel\nTwice = nn.Linear\nsize = config.size\nLN = nn.LayerNorm\n")
+    (lib / "train.py").write_text("from alib.yolo import Model, Twice, LN\nm = Model()\nm.eval()\nln = LN(4)\n")
+    index = ProjectIndex.build([lib])
+    assert index.resolve("alib.yolo.Model") == "alib.yolo.DetectionModel"
+    assert index.resolve("alib.train.Model") == "alib.yolo.DetectionModel"
+    assert index.resolve("alib.yolo.Twice") is None
+    assert index.resolve("alib.yolo.size") is None
+    assert dict(index.modules["alib.yolo"].imports)["LN"] == "torch.nn.LayerNorm"

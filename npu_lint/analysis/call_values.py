@@ -51,6 +51,10 @@ class CallValues:
                 return self.returns(binding.value)
             if binding.tag == CLASS:
                 return self.class_value(binding.value)
+            if binding.tag == VALUE and isinstance(binding.value, ast.Name) and not binding.path:
+                aliased = self.binding(binding.value, binding.scope)   # ``Model = DetectionModel``; ``Model()``
+                if aliased is not None and aliased.tag == CLASS:
+                    return self.class_value(aliased.value)
             callee = self.binding_value(binding, depth)
             if callee is not None and callee[0] == K.MODULE:
                 return self._module_call_value(callee)

@@ -452,8 +452,10 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
         if not isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
             return False
         if isinstance(receiver, ast.Attribute) and not called and not fed \
-                and resolver.kind_of_at(receiver.value, scope) == K.MODULE and resolver.kind_of_at(receiver, scope) is None:
-            return True   # ``int(model.stride.max())``: an attribute of the model no code of the file sets from data
+                and resolver.kind_of_at(receiver.value, scope) == K.MODULE and (
+                    resolver.kind_of_at(receiver, scope) is None or not _self(receiver.value, resolver, scope)):
+            return True   # ``int(model.stride.max())``: an attribute of a model (a buffer, a parameter, its
+                          # configuration) read from outside its class: model state, not the batch's data
         if isinstance(receiver, ast.Attribute) and not called and not fed and _built_state(receiver, resolver, scope):
             return True   # ``int(self.stride.max())``: model state set once, when the module is built
         if isinstance(receiver, ast.Call) and (
@@ -472,6 +474,10 @@ def _from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bo
             fed = True   # ``self.codec.encoded_length(lengths)``: computed from its arguments, not read from the model
         receiver = receiver.func if called else receiver.value
     return False
+
+
+def _self(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
+    return isinstance(node, ast.Name) and resolver.scopes is not None and node.id == resolver.scopes.self_name(scope)
 
 
 def _built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool:

@@ -46,6 +46,7 @@ class Extractor(CallFacts, ReachFacts):
         self.imports: dict[str, str] = {}
         self.stars: list[str] = []
         self.exported: Optional[tuple[str, ...]] = None
+        self._aliases: dict[str, Optional[tuple[str, str]]] = {}   # ``Model = DetectionModel`` at module level
         self.globals: set[str] = set()
         self.unresolved = 0
         self.unknown_receivers = 0
@@ -268,6 +269,15 @@ class Extractor(CallFacts, ReachFacts):
         return any(root in scope.bound and root not in scope.defs for scope in self.function_scopes)
 
     def _module_assign(self, node: ast.Assign) -> None:
+        alias = node.targets[0] if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+            and isinstance(node.value, (ast.Name, ast.Attribute)) else None
+        for target in node.targets:   # a name bound twice at module level is no alias
+            for name in ast.walk(target):
+                if isinstance(name, ast.Name) and (name is not alias or name.id in self._aliases):
+                    self._aliases[name.id] = None
+        if alias is not None and alias.id not in self._aliases:
+            root, rest, _ = self._name_parts(node.value)
+            self._aliases[alias.id] = (root, rest) if root and root != alias.id else None
         for target in node.targets:
             if isinstance(target, ast.Name) and target.id == "__all__" \
                     and isinstance(node.value, (ast.List, ast.Tuple)):
@@ -447,6 +457,11 @@ class Extractor(CallFacts, ReachFacts):
                     fields.append((attr, found))
             classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs),
                                       tuple(fields), data.get("objects", ())))
+        for name, aliased in self._aliases.items():   # ``Model = DetectionModel``: another name of a definition
+            if aliased is not None and name not in self.imports and name not in self.module_scope.defs:
+                found = self._late(aliased[0], aliased[1], [self.module_scope])
+                if found and found != "?":
+                    self.imports[name] = found
         imports = tuple((name, absolute(target, self.module, self.is_package)) for name, target in self.imports.items())
         return ModuleFacts(self.module, self.relative, self.is_package, tuple(self.functions), tuple(classes),
                            imports, tuple(self.stars), self.exported, tuple(sorted(self.globals)), self.unresolved,

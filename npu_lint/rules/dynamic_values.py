@@ -223,6 +223,12 @@ class TensorValueInShape(ValueFlow):
                      "import torch\nn = t.item()\nn = 8\nbuf = torch.zeros(n)\n",
                      "import torch\ndef a(t):\n    n = t.item()\ndef b():\n    return torch.zeros(n)\n",
                      "n = t.item()\nbuf = zeros(n)\n",
+                     # an attribute of a model read from outside its class (its strides): model state, not data;
+                     # ``Model`` is another name of the class
+                     "import torch\nfrom torch import nn\nclass Det(nn.Module):\n    def __init__(self):\n"
+                     "        super().__init__()\n        self.stride = torch.tensor([8.0, 16.0, 32.0])\nModel = Det\n"
+                     "def probe(cfg):\n    model = Model()\n    gs = max(int(model.stride.max()), 32)\n"
+                     "    return torch.empty(1, 3, gs, gs)\n",
                      # a buffer of the model (registered, never bound from data) read back as a size: a constant
                      "import torch\nclass Quant(torch.nn.Module):\n    def __init__(self, levels):\n"
                      "        super().__init__()\n        self.register_buffer('levels', torch.tensor(levels))\n"
