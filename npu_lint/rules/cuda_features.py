@@ -15,16 +15,21 @@ class TorchScript(Rule):
     """``torch.jit.script`` / ``script_method`` in code that will run under automatic migration.
 
     What it does:
-        Flags ``torch.jit.script`` and ``torch.jit.script_method``, as decorators or calls.
+        Flags ``torch.jit.script`` and ``torch.jit.script_method``, as decorators or calls, for releases whose
+        ``transfer_to_npu`` conflicts with them; from the release that turns them into no-ops (2.3.1), only
+        the calls (``torch.jit.script(model)``): a decorated function then runs eagerly with the same result,
+        but a call returns its argument itself, so whatever needs a ``ScriptModule`` (``.save()``, ``.code``,
+        ``torch.jit.freeze``) fails.
     Why it matters on NPU:
         TorchScript does not support the dynamic patching ``transfer_to_npu`` relies on; the vendor
         therefore turns ``torch.jit.script`` into a no-op (with a RuntimeWarning) under automatic
-        migration, so scripted code silently runs eagerly.
+        migration, so scripted code silently runs eagerly and scripted modules are plain modules.
     Example:
-        @torch.jit.script
-        def fused_gelu(x): ...
+        scripted = torch.jit.script(model)
+        scripted.save("model.pt")
     Use instead:
-        Drop the decorator, or migrate with the GPU2Ascend tool instead of transfer_to_npu.
+        Export with ``torch.jit.trace`` or ``torch.export``, or migrate with the GPU2Ascend tool instead of
+        transfer_to_npu.
     Fix safety:
         No fix.
     """
@@ -35,9 +40,11 @@ class TorchScript(Rule):
     node_types = (ApiRef,)
     triggers = ("jit",)
     message = "{api} {what}: remove the scripting or migrate without transfer_to_npu"
-    must_fire = ("import torch\n@torch.jit.script\ndef f(x):\n    return x\n",
+    must_fire = ("import torch\nm = torch.jit.script(model)\nm.save('m.pt')\n",
                  "from torch.jit import script\nm = script(model)\n")
-    must_not_fire = ("import torch\nm = torch.jit.trace(model, x)\n", "def script(x):\n    return x\ny = script(1)\n")
+    must_not_fire = ("import torch\nm = torch.jit.trace(model, x)\n", "def script(x):\n    return x\ny = script(1)\n",
+                     # a decorated function runs eagerly under transfer_to_npu (2.3.1+): the same result
+                     "import torch\n@torch.jit.script\ndef f(x):\n    return x\n")
 
     @classmethod
     def wants_api(cls, qualname: str) -> bool:
@@ -46,9 +53,19 @@ class TorchScript(Rule):
     def check(self, ref: ApiRef, ctx: FileContext) -> None:
         if ref.qualname in ("torch.jit.script", "torch.jit.script_method"):
             since = construct_since("C178")
-            what = (f"is turned into a no-op by transfer_to_npu (torch-npu {since}+)" if handled(since, ctx)
+            if handled(since, ctx) and _decorator(ref.node, ctx):
+                return   # the function runs eagerly under transfer_to_npu: the same result
+            what = (f"is turned into a no-op by transfer_to_npu (torch-npu {since}+): it returns its argument, "
+                    "no ScriptModule" if handled(since, ctx)
                     else "conflicts with transfer_to_npu (automatic migration shields it)")
             ctx.report(ref.node, self.message.format(api=ref.qualname, what=what), ref.qualname)
+
+
+def _decorator(node: ast.AST, ctx: FileContext) -> bool:
+    """``@torch.jit.script`` (not ``torch.jit.script(model)``): the node is one of a definition's decorators."""
+    parent = ctx.parent(node)
+    return isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and any(
+        d is node for d in parent.decorator_list)
 
 
 class ChannelsLast(Rule):
