@@ -24,7 +24,7 @@ from npu_lint.analysis.callables import Callables
 from npu_lint.analysis.elements import Elements
 from npu_lint.analysis.receivers import Receivers
 from npu_lint.analysis.step_growth import StepGrowth
-from npu_lint.analysis.usage import used_as_tensor
+from npu_lint.analysis.usage import used_as_mask, used_as_tensor
 from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, WITH, Binding, Scope,
                                       Scopes)
 from npu_lint.namespaces import is_namespace
@@ -96,6 +96,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._nested: set[str] = set()   # the function names whose calls inside expressions are indexed
         self._call_lines: Optional[object] = None   # where calls by name are (summaries.CallLines), built once
         self._usage: dict[int, object] = {}   # a function's names called with tensor-only methods (analysis.usage)
+        self._mask_usage: dict[object, object] = {}   # a function's names used as boolean masks (analysis.usage)
 
     # -- building ------------------------------------------------------------------------
     def attach(self, tree: ast.AST, scopes: Optional[Scopes] = None) -> None:
@@ -121,6 +122,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._adders = None
         self._local_classes.clear()
         self._usage.clear()
+        self._mask_usage.clear()
         self._frames = None
 
     def has_frames(self) -> bool:
@@ -375,9 +377,11 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
             arg = binding.node
             if arg is not None and arg.annotation is not None:
                 value = self.annotation_value(arg.annotation, scope.parent or scope)
-                if value == (K.TENSOR, None):   # ``valid_mask: Tensor``: the file's callers may say it is a mask
-                    passed = self._argument_value(binding, depth)
-                    return passed if passed is not None and passed[0] == K.MASK else value
+                if value == (K.TENSOR, None):   # ``valid_mask: Tensor``: the file's callers may say it is a mask,
+                    passed = self._argument_value(binding, depth)   # or its own code (``x.masked_fill(m, 0)``)
+                    if passed is not None and passed[0] == K.MASK or self._used_as_mask(binding):
+                        return K.MASK, None
+                    return value
                 if value is not None:
                     return value
             default = binding.value
@@ -389,6 +393,8 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
                     passed = self._argument_value(binding, depth)         # another module, still a module
                     return passed if passed is not None and passed[0] == value[0] else (value[0], None)
             passed = self._argument_value(binding, depth)
+            if (passed is None or passed == (K.TENSOR, None)) and self._used_as_mask(binding):
+                return K.MASK, None   # ``prob.masked_fill(~mask, 0)`` in its own body: a boolean mask
             if passed is None and self._used_as_tensor(binding):   # ``lengths.unsqueeze(1)`` in its own body
                 return K.TENSOR, None
             return passed
@@ -405,6 +411,14 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
             return False
         return used_as_tensor(function, binding.name, self._usage,
                               lambda node: self.binding(node, binding.scope) is binding, self.source)
+
+    def _used_as_mask(self, binding: Binding) -> bool:
+        function = binding.scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        return used_as_mask(function, binding.name, self._mask_usage,
+                            lambda node: self.binding(node, binding.scope) is binding,
+                            lambda func: self.qualname(func, binding.scope), self.source)
 
     def _scalar_arithmetic(self, node: ast.BinOp, scope: Scope, depth: int) -> bool:
         """``d - 1`` with ``d`` an ``int``: arithmetic of Python numbers only."""

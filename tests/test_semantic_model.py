@@ -167,6 +167,16 @@ def test_comprehension_reads_the_enclosing_function_where_it_stands():
     # a parameter its own function calls a tensor-only method on (no caller, no annotation)
     ("import torch\ndef f(lengths):\n    m = lengths.unsqueeze(1)\n    lengths.probe()\n", "tensor"),
     ("import torch\ndef f(x, pad):\n    y = x.masked_fill(pad, 0)\n    x.probe()\n", "tensor"),
+    # a parameter its own function uses as a boolean mask: masked_fill's mask, torch.where's condition, ``~m``,
+    # ``m & (x > 0)``; unannotated or annotated ``Tensor``
+    ("import torch\ndef f(x, pad):\n    y = x.masked_fill(pad, 0)\n    pad.probe()\n", "mask"),
+    ("import torch\ndef f(x, keep):\n    y = torch.where(keep, x, 0)\n    keep.probe()\n", "mask"),
+    ("import torch\ndef f(x, keep):\n    y = x.masked_fill(~keep, 0)\n    keep.probe()\n", "mask"),
+    ("import torch\nfrom torch import Tensor\ndef f(x, m: Tensor):\n    y = m & (x > 0)\n    m.probe()\n", "mask"),
+    # ``new_*`` factories with a bool dtype; an element of a name bound to a loop's tuple
+    ("import torch\ndef f(x):\n    x.new_zeros(3, dtype=torch.bool).probe()\n", "mask"),
+    ("import torch\ndef f(x: torch.Tensor, ys):\n    for i, item in enumerate(zip(x > 0, ys)):\n        m, y = item\n"
+     "        m.probe()\n", "mask"),
     # a value of a mapping declared with its value type
     ("import torch\nfrom typing import Dict\ndef f(inputs: Dict[str, torch.Tensor]):\n    r = inputs['R']\n    r.probe()\n",
      "tensor"),
@@ -217,6 +227,11 @@ def test_kind(source, kind):
     "import torch\ndef f(keys):\n    d = {}\n    for a, b in keys:\n        d[a] = d[b]\n    d['x'].probe()\n",
     "import torch\nfrom typing import Dict\ndef f(inputs: Dict[str, torch.Tensor]):\n    for k in inputs:\n        k.probe()\n",
     "import torch\ndef f(a):\n    a.probe()\n    a = torch.ones(2)\n    a.unsqueeze(0)\n",
+    # no mask use of its own: numpy's where, ``&`` of two unknowns, a use in a nested function, ``x.new_zeros(3)``
+    "import torch\nimport numpy as np\ndef f(a, m):\n    b = np.where(m, a, 0)\n    m.probe()\n",
+    "import torch\ndef f(a, m):\n    b = a & m\n    m.probe()\n",
+    "import torch\ndef f(a, m):\n    def g():\n        return a.masked_fill(m, 0)\n    m.probe()\n",
+    "import torch\ndef f(x, ys):\n    for item in zip(x, ys):\n        m, y = item\n        m.probe()\n",
 ])
 def test_unknown_stays_unknown(source):
     assert probe(source)[0] is None

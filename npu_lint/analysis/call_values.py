@@ -20,6 +20,7 @@ _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SC
 _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 
 
+_NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
 _WHOLE_REDUCTIONS = frozenset({"max", "min", "median", "nanmedian"})   # a tuple only with a dim
 
 
@@ -67,7 +68,8 @@ class CallValues:
             method = self.callee(node, scope) if isinstance(func.value, ast.Name) else None
             if method is not None and method[0].name == func.attr:   # ``self.build_optimizer()``: the class's own
                 return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
-            if receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type"):
+            if (receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type")) \
+                    or func.attr in _NEW_FACTORIES:   # ``x.new_zeros(n, dtype=torch.bool)``: a tensor's method only
                 if _dtype_argument(node, self, scope) == "torch.bool":
                     return K.MASK, None
             if receiver is not None and receiver[0] in _CLASSED and receiver[1]:

@@ -12,7 +12,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import CLASSED as _CLASSED
-from npu_lint.analysis.scopes import ANNOTATION, PARAM, STAR, VALUE, Binding, Scope
+from npu_lint.analysis.scopes import ANNOTATION, LOOP, PARAM, STAR, VALUE, Binding, Scope
 from npu_lint.analysis.summaries import return_statements
 
 _ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.autonotebook.tqdm",
@@ -40,6 +40,8 @@ class Elements:
     def _element(self, value: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
         """What ``a, b = value`` binds at ``path``."""
         index = path[0]
+        if isinstance(value, ast.Name):   # ``for i, item in enumerate(zip(masks, xs)): m, x = item``
+            return self._name_element(value, scope, path, depth)
         if isinstance(value, (ast.Tuple, ast.List)):
             if index == STAR or index >= len(value.elts) or any(isinstance(e, ast.Starred) for e in value.elts):
                 return None
@@ -82,6 +84,20 @@ class Elements:
         if whole is not None and whole[0] in (K.BATCH, K.HOST, K.MASK):
             return whole   # ``j, k = mask.T``: the rows of a mask are masks
         return None
+
+    def _name_element(self, name: ast.Name, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
+        """``m, x = item`` where ``item`` is bound (by one binding) to a tuple, or to an element of a loop's tuples: the
+        element at ``path`` of what ``item`` was bound to. Otherwise what the whole value says (a mask's rows)."""
+        bindings = self.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset)) \
+            if self.scopes is not None and depth < _DEPTH else ()
+        if len(bindings) == 1 and STAR not in bindings[0].path and STAR not in path:
+            binding = bindings[0]
+            if binding.tag == LOOP:
+                return self._iter_element(binding.value, binding.scope, binding.path + path, depth + 1)
+            if binding.tag == VALUE and isinstance(binding.value, (ast.Tuple, ast.List, ast.Name)):
+                return self._element(binding.value, binding.scope, binding.path + path, depth + 1)
+        whole = self.value_of(name, scope, depth)
+        return whole if whole is not None and whole[0] in (K.BATCH, K.HOST, K.MASK) else None
 
     def loop_sources(self, source: ast.AST, scope: Optional[Scope] = None) -> list[ast.AST]:
         """The sequences a ``for`` walks in step: ``labels.unique()`` for ``enumerate(labels.unique())``, through

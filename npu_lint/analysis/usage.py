@@ -14,7 +14,7 @@ import unicodedata
 from typing import Callable, Optional
 
 from npu_lint.analysis.kinds import TENSOR_ONLY_MASK_METHODS, TENSOR_ONLY_METHODS
-from npu_lint.analysis.nodes import body_of, function_text
+from npu_lint.analysis.nodes import body_of, child_nodes, function_text
 
 EVIDENCE = TENSOR_ONLY_METHODS | TENSOR_ONLY_MASK_METHODS
 _OTHER_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
@@ -89,3 +89,109 @@ def used_as_tensor(function: ast.AST, name: str, store: dict, refers: Callable[[
         receivers = store[id(function)] = tensor_method_receivers(function)
     assert isinstance(receivers, dict)
     return any(refers(node) for node in receivers.get(name, ()))
+
+
+# Where a function's own code treats a name as a boolean mask: the mask of ``x.masked_fill(m, v)`` (and of
+# ``masked_fill_`` / ``masked_scatter`` / ``masked_select``: torch requires a bool tensor there), the condition of
+# ``torch.where(m, a, b)``, the operand of ``~m`` (inverting is a mask's operation, as the model reads ``~keep``), a
+# side of ``m & (x > 0)`` / ``m | (x > 0)`` (the other side a comparison).
+_MASKED_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "masked_select"})
+_MASKED_FUNCTIONS = frozenset({"torch.masked_fill", "torch.masked_select", "torch.masked_scatter"})
+_MASKED_LAST = frozenset({"masked_fill", "masked_select", "masked_scatter", "where"})   # the callee's last name
+
+
+def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -> dict[str, list[ast.Name]]:
+    """The names ``function``'s own body uses as a boolean mask (see above), by name; ``qualname`` names a callee
+    (``torch.where``, ``torch.masked_fill``)."""
+    found: dict[str, list[ast.Name]] = {}
+
+    def add(node: Optional[ast.AST]) -> None:
+        if isinstance(node, ast.Name):
+            found.setdefault(node.id, []).append(node)
+
+    stack: list[ast.AST] = list(body_of(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, _OTHER_SCOPES):
+            continue
+        if isinstance(node, ast.Call):
+            func = node.func
+            keyword = next((kw.value for kw in node.keywords if kw.arg in ("mask", "condition")), None)
+            if isinstance(func, ast.Attribute) and func.attr in _MASKED_METHODS:
+                add(node.args[0] if node.args else keyword)
+            elif (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in _MASKED_LAST \
+                    and (node.args or keyword is not None):
+                name = qualname(func)
+                if name in _MASKED_FUNCTIONS:
+                    add(node.args[1] if len(node.args) > 1 else keyword)
+                elif name == "torch.where" and len(node.args) + len(node.keywords) == 3:
+                    add(node.args[0] if node.args else keyword)
+        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            add(node.operand)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+            if isinstance(node.right, ast.Compare):
+                add(node.left)
+            if isinstance(node.left, ast.Compare):
+                add(node.right)
+        stack.extend(child_nodes(node))
+    return found
+
+
+# Where a mask use may put a name, in the function's text: after ``~``, beside ``&`` / ``|``, first in
+# ``masked_fill(`` / ``where(`` (and after the first comma of ``masked_fill(``: ``torch.masked_fill(x, m, v)``), after
+# ``mask=`` / ``condition=``. The names found there are a superset of the walk's (up to a comment inside a call).
+_MASK_OPERATORS = re.compile(r"[~&|]|masked_(?:fill_?|select|scatter_?)\(|where\(|(?:mask|condition)\s*=")   # no ``\b``: 6x faster
+_SKIPPED = frozenset(" \t\r\n\f\v()\\")
+
+
+def _word_after(text: str, start: int) -> str:
+    while start < len(text) and text[start] in _SKIPPED:
+        start += 1
+    end = start
+    while end < len(text) and (text[end].isalnum() or text[end] == "_"):
+        end += 1
+    return text[start:end]
+
+
+def _word_before(text: str, end: int) -> str:
+    while end > 0 and text[end - 1] in _SKIPPED:
+        end -= 1
+    start = end
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "_"):
+        start -= 1
+    return text[start:end]
+
+
+def mask_candidates(text: str) -> frozenset[str]:
+    """The names that may stand where a mask use puts them in ``text`` (see above)."""
+    names = set()
+    for hit in _MASK_OPERATORS.finditer(text):
+        operator = hit.group()
+        if len(operator) > 1 and hit.start() > 0 and (text[hit.start() - 1].isalnum() or text[hit.start() - 1] == "_"):
+            continue   # ``attn_mask =``, ``_where(``: the word starts earlier
+        names.add(_word_after(text, hit.end()))
+        if operator in ("&", "|"):
+            names.add(_word_before(text, hit.start()))
+        elif operator.startswith("masked_"):
+            comma = text.find(",", hit.end())
+            if comma > 0:
+                names.add(_word_after(text, comma + 1))
+    return frozenset(names)
+
+
+def used_as_mask(function: ast.AST, name: str, store: dict, refers: Callable[[ast.Name], bool],
+                 qualname: Callable[[ast.AST], Optional[str]], source: Optional[str] = None) -> bool:
+    """Whether ``function``'s own body uses ``name`` as a boolean mask where ``refers`` says the name is the binding
+    asked about. ``store``: the per-file memo of the names its text may use so (a function is walked, by
+    :func:`mask_uses`, only for a name among them) and of the walk."""
+    key = id(function)
+    names = store.get(key)
+    if names is None:
+        text = function_text(function, source, store) if source is not None else None
+        names = store[key] = None if text is None else mask_candidates(text)
+    if names is not None and name not in names:
+        return False
+    uses = store.get((key, "walk"))
+    if uses is None:
+        uses = store[(key, "walk")] = mask_uses(function, qualname)
+    return any(refers(node) for node in uses.get(name, ()))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
@@ -26,6 +27,8 @@ _BOOL_FUNCTIONS = frozenset({
     "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isneginf", "torch.isposinf", "torch.logical_and",
     "torch.logical_or", "torch.logical_not", "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.ge",
     "torch.lt", "torch.le", "torch.isin", "torch.bernoulli"})
+# Calls that build a tensor from a Python list (of positions, for NPU401's host-side nonzero).
+_BUILDERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.asarray"})
 _BOOL_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
                            "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "isin"})
 
@@ -39,7 +42,11 @@ class DataDependentShapeOp(Rule):
         ``F.one_hot`` without ``num_classes``, CTC loss, ``linalg.lstsq``, ``pack_padded_sequence`` and
         torchvision's ``nms`` / ``batched_nms``: the operators torch tags ``dynamic_output_shape`` or whose
         NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``). Method calls are
-        matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors.
+        matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors. Also a
+        nonzero computed on the host: ``torch.tensor(keep)`` (``as_tensor``, ``LongTensor``, ``new_tensor``)
+        of a list of loop positions chosen by tensor values (``[i for i, f in enumerate(flags.tolist()) if
+        not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``), and the calls of the file's
+        helpers reached through ``functools.partial`` or an alias (``self.pick = self._positives``).
     Why it matters on NPU:
         The NPU kernel must synchronise with the host to learn how big its output is, and every new output
         size means new shapes downstream: on Ascend each new shape compiles the operators again, so a
@@ -59,7 +66,7 @@ class DataDependentShapeOp(Rule):
     family = FAMILY
     node_types = (ApiRef, ast.Call)
     triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
-                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes")
+                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = ("import torch\npos = torch.nonzero(labels > 0)\n",
                  "import torch\nidx = (scores > 0.5).nonzero(as_tuple=True)\n",
@@ -80,7 +87,12 @@ class DataDependentShapeOp(Rule):
     must_fire += ("import torch\nclass Head(torch.nn.Module):\n    def _pos(self, labels):\n"
                   "        return torch.nonzero(labels > 0)\n    def forward(self, labels):\n        return self._pos(labels)\n",
                   # ``unique`` on a value of unknown kind in a file without data frames: no numpy or Python method
-                  "import torch\ndef sample(sampler, result):\n    inds = sampler.sample_pos(result)\n    return inds.unique()\n")
+                  "import torch\ndef sample(sampler, result):\n    inds = sampler.sample_pos(result)\n    return inds.unique()\n",
+                  # a nonzero computed on the host: positions chosen by tensor values, then made an index tensor
+                  "import torch\ndef drop(x, flags: torch.Tensor):\n    keep = [i for i, f in enumerate(flags.tolist()) if not f]\n"
+                  "    return x.index_select(0, torch.tensor(keep))\n",
+                  "import torch\ndef drop(x, scores: torch.Tensor, thr):\n    keep = []\n    for i in range(len(scores)):\n"
+                  "        if scores[i].item() > thr:\n            keep.append(i)\n    return x[torch.as_tensor(keep)]\n")
     must_not_fire = ("import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
                      # a helper whose repeats are a number, whose one_hot has its classes
                      "import torch\nimport torch.nn.functional as F\ndef rep(x, n):\n    return torch.repeat_interleave(x, n.shape[0], dim=0)\n"
@@ -94,7 +106,16 @@ class DataDependentShapeOp(Rule):
                      "import numpy as np\nimport torch\nidx = np.nonzero(v)\n",
                      "import torch\nimport pandas as pd\nnames = df['name'].unique()\n",
                      "import torch\nimport pandas as pd\ndef f(load):\n    frame = load()\n    return frame.unique()\n",
-                     "idx = x.nonzero()\n", "import torch\nidx = (labels > 0).nonzero()[0]\n")
+                     "idx = x.nonzero()\n", "import torch\nidx = (labels > 0).nonzero()[0]\n",
+                     # positions chosen by Python values (names, a fixed rule), or a list of values, not positions
+                     "import torch\ndef f(x, names):\n    keep = [i for i, n in enumerate(names) if n.startswith('a')]\n"
+                     "    return x[torch.tensor(keep)]\n",
+                     "import torch\ndef f(x, n):\n    keep = [i for i in range(n) if i % 2 == 0]\n    return x[torch.tensor(keep)]\n",
+                     "import torch\ndef f(x, s: torch.Tensor):\n    out = []\n    for i in range(len(s)):\n"
+                     "        if s[i].item() > 0:\n            out.append(s[i].item())\n    return torch.tensor(out)\n",
+                     # host data (numpy) chose the positions
+                     "import numpy as np\nimport torch\ndef f(x, a):\n    flags = np.asarray(a) > 0\n"
+                     "    keep = [i for i, v in enumerate(flags.tolist()) if v]\n    return x[torch.tensor(keep)]\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Call) and helper_of_file(node, ctx) is not None:
@@ -108,6 +129,9 @@ class DataDependentShapeOp(Rule):
                 return
         if isinstance(node, ApiRef):
             call = ctx.call_of(node.node)
+            if call is not None and node.qualname in _BUILDERS and call.args:
+                self._host_nonzero(call, node.qualname, ctx)
+                return
             row = dynamic_row(node.qualname)
             if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False):
                 return
@@ -115,6 +139,9 @@ class DataDependentShapeOp(Rule):
             return
         func = node.func
         if not ctx.uses_torch or not isinstance(func, ast.Attribute) or ctx.resolver.qualname(func) is not None:
+            return
+        if func.attr == "new_tensor" and node.args and not is_host_array(func.value, ctx, node):
+            self._host_nonzero(node, short_source(func, 30), ctx)   # ``x.new_tensor(keep)``
             return
         api = "torch.Tensor." + func.attr
         row = dynamic_row(api)
@@ -139,6 +166,17 @@ class DataDependentShapeOp(Rule):
             chain = wrapper_chain(definition, ctx)
             if chain and chain[-1] != MASK_SELECTION:   # a helper returning ``x[mask]`` is NPU402's
                 self._report(node, " → ".join(chain), dynamic_row(chain[-1]), ctx)
+
+    def _host_nonzero(self, call: ast.Call, api: str, ctx: FileContext) -> None:
+        """``torch.tensor(keep)`` where ``keep`` lists the positions a Python loop chose by tensor values."""
+        found = host_selection(ctx.resolver, call.args[0], ctx.resolver.current)
+        if found is None or any(is_host_array(receiver, ctx, call) for receiver in found.unknown):
+            return
+        construct = (f"a nonzero computed on the host: positions chosen by {short_source(found.evidence, 30)} "
+                     f"(line {found.line}), as many as the data passes")
+        alternative = "static alternative: keep the mask on the device, torch.nonzero_static(mask, size=N, fill_value=-1) or a fixed-size mask"
+        ctx.report(call, self.message.format(api=f"{api}({short_source(call.args[0], 30)})", construct=construct,
+                                             alternative=alternative), "torch.nonzero")
 
     def _report(self, where: ast.AST, api: str, row: dict[str, str], ctx: FileContext) -> None:
         alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
@@ -216,6 +254,12 @@ class BooleanMaskIndexing(Rule):
                  "import torch\ndef f(boxes, scores, thr):\n    keep = scores > thr\n    return boxes[keep]\n",
                  "import torch\ndef f(p: torch.Tensor, e, s, n):\n    p[p <= e - s] += n\n",
                  "import torch\ndef f(x, keep):\n    return x[~keep]\n",
+                 # a data container (mmengine's InstanceData) indexed by a mask; a mask parameter its own code
+                 # treats as one; a ``new_zeros(..., dtype=torch.bool)`` mask
+                 "import torch\ndef f(gt_instances, thr):\n    ignore = gt_instances.scores < thr\n    return gt_instances[~ignore]\n",
+                 "import torch\ndef f(prob, mask):\n    prob = prob.masked_fill(~mask, 0.0)\n    return prob[mask]\n",
+                 "import torch\ndef f(inst, x, idx):\n    valid = x.new_zeros(x.shape[0], dtype=torch.bool)\n"
+                 "    valid[idx] = True\n    return inst[valid]\n",
                  # the call of the file's helper that returns a selection by a mask
                  "import torch\ndef flat(s, l, ignore):\n    valid = l != ignore\n    return s.view(-1)[valid.view(-1)]\n"
                  "def loss(s, l):\n    return flat(s, l, 255).sum()\n",
@@ -255,7 +299,11 @@ class BooleanMaskIndexing(Rule):
                      "x = get()\ny = x[x > 0]\n",
                      "import torch\ndef match(cost):\n    m = torch.zeros_like(cost)\n    idx = cost.argmin(0)\n"
                      "    m[idx, 0] = 1\n    m[0, idx] = 1\n    return m\n",
-                     "import torch\ndef dense(s, l):\n    return s * (l > 0)\ndef loss(s, l):\n    return dense(s, l).sum()\n")
+                     "import torch\ndef dense(s, l):\n    return s * (l > 0)\ndef loss(s, l):\n    return dense(s, l).sum()\n",
+                     # a parameter whose own code shows no mask (``a & m``, numpy's where), a list of booleans
+                     "import torch\ndef f(a, m):\n    b = a & m\n    return a[m]\n",
+                     "import numpy as np\nimport torch\ndef f(a, m):\n    b = np.where(m, a, 0)\n    return a[m]\n",
+                     "import torch\ndef f(rows):\n    keep = [r > 0 for r in rows]\n    return rows[keep]\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:

@@ -12,6 +12,7 @@ from npu_lint.analysis.data_shapes import SCALAR_BUILTINS, SHAPE_FREE, selects_b
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
 from npu_lint.project.fact_types import MASK_SELECTION, ONE_ARGUMENT
+from npu_lint.analysis.scopes import VALUE
 from npu_lint.resolver import MASK, return_statements
 from npu_lint.tables import keyed
 
@@ -82,9 +83,25 @@ def _helper_of_file(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
         definition = method[0] if method is not None else None
     else:
         return None
+    if definition is None:   # ``pos_fn = partial(positives, thr=0.5)``, ``self.fn = self._pos``: the one candidate
+        definition = _chosen_function(node.func, ctx)
     if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     return None if ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef)) is definition else definition
+
+
+def _chosen_function(func: ast.expr, ctx: FileContext) -> Optional[ast.AST]:
+    """The file's one function a name or ``self`` attribute bound to a callable runs (``functools.partial`` of it,
+    an alias); None when the model shows several candidates, a lambda (its body is checked where it stands) or none."""
+    if isinstance(func, ast.Name):
+        binding = ctx.resolver.binding(func)
+        if binding is None or binding.tag != VALUE:
+            return None
+    elif not (isinstance(func.value, ast.Name) and ctx.resolver.scopes is not None
+              and func.value.id == ctx.resolver.scopes.self_name(ctx.resolver.current)):
+        return None
+    candidates = ctx.resolver.callable_candidates(func, ctx.resolver.current)
+    return candidates[0][1] if len(candidates) == 1 and candidates[0][0] == "def" else None
 
 
 def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0) -> Optional[list[str]]:
