@@ -19,6 +19,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data
 from npu_lint.rules.size_helpers import size_helper_call
+from npu_lint.rules.value_maxima import at_read, report_at_read
 
 FAMILY = "dynamic-shape"
 
@@ -91,7 +92,11 @@ class TensorValueInShape(ValueFlow):
         (``if num_gt == 0:``: an assigner's ground truths). The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
-        of the class, what the file's own functions return and what its own calls pass to a parameter. A call
+        of the class, what the file's own functions return and what its own calls pass to a parameter. The
+        largest value of a tensor (``max_num_nodes = int(num_nodes.max())``, ``batch.max().item() + 1``, the
+        batch's largest of each example's values ``max(ex["src_map"].max() for ex in batch)``) read in the
+        function it sizes is reported once, on the line that reads it -- the line a fixed upper bound replaces --
+        naming every size it fixes there (a ``to_dense_batch`` reads two and sizes a handful). A call
         of a helper that sizes a tensor with a parameter (the file's own, or with the project index another
         module's: ``scatter_add(y, idx, dim_size=n)`` whose ``shape[dim] = dim_size`` sizes ``torch.zeros``) is
         reported at the call, naming the chain.
@@ -119,6 +124,7 @@ class TensorValueInShape(ValueFlow):
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     data_message = "{chain} → {sink}: the size is the count of a data-dependent result (line {line}), known only after a sync, a new shape per count on NPU; use a fixed upper bound and a mask"
     count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
+    max_message = "the largest value {origin}, read from a tensor, sizes {sinks}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
@@ -199,7 +205,14 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef sequence_mask(lengths, max_len=None):\n    max_len = max_len or lengths.max()\n"
                  "    return torch.arange(0, max_len) >= lengths.unsqueeze(1)\n",
                  "import torch\ndef pairs(counts: torch.Tensor):\n    m = int(counts.max())\n"
-                 "    return torch.tril_indices(m, m, -1)\n")
+                 "    return torch.tril_indices(m, m, -1)\n",
+                 # the batch's largest value of each example's own map, as the size of an axis
+                 "import torch\ndef collate(batch):\n    vocab = max(ex['src_map'].max() for ex in batch) + 1\n"
+                 "    return torch.zeros(len(batch), 50, vocab)\n",
+                 # to_dense_batch: reported at the reads, each naming the sizes it fixes
+                 "import torch\ndef dense(x, batch: torch.Tensor, num_nodes: torch.Tensor):\n"
+                 "    batch_size = int(batch.max()) + 1\n    max_num_nodes = int(num_nodes.max())\n"
+                 "    return x.new_full((batch_size * max_num_nodes, x.size(-1)), 0.0)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      # a window of a fixed length at a position read from a tensor (a momentum queue)
                      "import torch\ndef enqueue(queue: torch.Tensor, ptr_t: torch.Tensor, feats: torch.Tensor):\n"
@@ -230,6 +243,9 @@ class TensorValueInShape(ValueFlow):
                      "    k = int(t is not None)\n    return [xs[i * bs:(i + 1) * bs] for i in range(n)], torch.zeros(k)\n",
                      "import torch\nimport numpy as np\nstart = int(np.min(tracks[:, 1]))\nfor i in range(start):\n    pass\n",
                      "import torch\ndef f(x, arr):\n    n = arr.sum()\n    return x[:n]\n",
+                     # the longest of the examples is NPU405's; a maximum over a few named tensors
+                     "import torch\ndef collate(batch):\n    n = max(ex['ids'].size(0) for ex in batch)\n"
+                     "    return torch.zeros(len(batch), n)\n",
                      "import torch\nends = torch.tensor(config.depths).cumsum(0).tolist()\nd = dpr[ends[0]:ends[1]]\n",
                      "import torch\ndef f(p: torch.Tensor):\n    rng = p.max() - p.min()\n    c = (0.01 * rng) ** 2\n"
                      "    s = p * c\n    return s.reshape(s.shape[0], -1)\n",
@@ -329,8 +345,19 @@ class TensorValueInShape(ValueFlow):
             return
         args, sink = found
         origin = self._flow(args, node, ctx)
+        if origin is not None and sink != _LOOP_COUNT:
+            origin = self._at_reads(args, sink, node, ctx)
         if origin is not None:
             self._report_flow(node, sink, origin, ctx)
+
+    def _at_reads(self, args: list[ast.AST], sink: str, node: ast.AST, ctx: FileContext) -> Optional[Flow]:
+        """The maxima read in this function are reported where they are read (each naming this size); the first
+        other flow, if any, is reported here."""
+        flows = [f for a in args for f in ctx.resolver.flows(a) if f[0] in self.kinds]
+        read, others = at_read(flows, node, ctx)
+        for flow in dict((id(f[1]), f) for f in read).values():
+            report_at_read(flow, sink, node, self.max_message, ctx)
+        return others[0] if others else None
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -338,7 +365,9 @@ class TensorValueInShape(ValueFlow):
                   for b in (s.lower, s.upper, s.step) if b is not None]
         origin = self._flow(bounds, node, ctx) if bounds else None
         if origin is not None and not ctx.resolver.is_host(node.value):   # numpy slicing: no NPU shape
-            self._report_flow(node, "a slice bound", origin, ctx)
+            origin = self._at_reads(bounds, "a slice bound", node, ctx)
+            if origin is not None:
+                self._report_flow(node, "a slice bound", origin, ctx)
 
 
     def _window(self, piece: ast.Slice, ctx: FileContext) -> bool:
