@@ -62,3 +62,17 @@ def test_a_helper_given_a_fixed_length_inside_a_comprehension_is_not_padding_to_
     source = ("import torch\ndef pad_to(x, pad_len=10):\n    return torch.cat([x, x.new_zeros(pad_len - x.shape[0])])\n"
               "def collate(samples):\n    return torch.stack([pad_to(s, pad_len=128) for s in samples])\n")
     assert findings(source) == []
+
+
+def test_a_helper_whose_maximum_a_given_length_replaces_is_reported_only_where_none_is_given():
+    source = ("import torch\ndef pad_list(xs, pad_value, max_len=None):\n    if max_len is None:\n"
+              "        max_len = max(len(x) for x in xs)\n    return torch.full((len(xs), max_len), pad_value)\n"
+              "def collate(batch):\n    return pad_list(batch, 0)\n"
+              "def collate_fixed(batch):\n    return pad_list(batch, 0, 128), pad_list(batch, 0, max_len=64)\n")
+    assert [line for line, _ in findings(source)] == [4, 7]
+
+
+def test_the_maximum_of_a_list_of_lengths_makes_a_padding_helper():
+    source = ("import torch\ndef pad_lengths(xs):\n    lengths = [len(x) for x in xs]\n    m = max(lengths)\n"
+              "    return torch.zeros(len(xs), m)\ndef collate(batch):\n    return pad_lengths(batch)\n")
+    assert [line for line, _ in findings(source)] == [4, 7]

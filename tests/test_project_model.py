@@ -51,9 +51,11 @@ def test_a_padding_helper_of_another_module_is_reported_at_its_calls():
     result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
     messages = {f.line: f.message for path, f in result.findings
                 if path == "detkit/engine/collate.py" and f.code == "NPU405"}
-    assert "detkit.utils.batching.pad_list → max of item lengths, detkit/utils/batching.py line 7" in messages[7]
+    assert "detkit.utils.batching.pad_list → max of item lengths, detkit/utils/batching.py line 8" in messages[7]
     assert "detkit.utils.batching.pad_targets → detkit.utils.batching.pad_list → max of item lengths" in messages[8]
-    assert set(messages) == {7, 8}   # ``longest(labels)`` only printed: no padding
+    assert "detkit.utils.batching.pad_frames → max of item lengths, detkit/utils/batching.py line 26" in messages[14]
+    # ``pad_to(xs, 128)``: the length given replaces the maximum; ``longest(labels)`` only printed: no padding
+    assert set(messages) == {7, 8, 14, 19}
 
 
 def test_a_size_helper_of_another_module_is_reported_at_its_call():
@@ -148,10 +150,10 @@ def test_a_file_that_only_calls_a_padding_helper_reaches_npu405_in_flake8(tmp_pa
                   "detkit/engine/collate.py", env=env)
     assert flake8.stdout.splitlines()[:2] == [
         "detkit/engine/collate.py:7:13: NPU405 pad_list() pads its items to the batch maximum (detkit.utils.batching."
-        "pad_list → max of item lengths, detkit/utils/batching.py line 7): the padded length changes with every "
+        "pad_list → max of item lengths, detkit/utils/batching.py line 8): the padded length changes with every "
         "batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets",
         "detkit/engine/collate.py:8:14: NPU405 pad_targets() pads its items to the batch maximum (detkit.utils."
-        "batching.pad_targets → detkit.utils.batching.pad_list → max of item lengths, detkit/utils/batching.py line 7): "
+        "batching.pad_targets → detkit.utils.batching.pad_list → max of item lengths, detkit/utils/batching.py line 8): "
         "the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length "
         "or a few buckets"], flake8.stdout
 

@@ -1,8 +1,8 @@
 """The longest (or shortest) item of a batch, for the ``batch_max`` flow of :mod:`npu_lint.analysis.flows`:
 ``max(len(s) for s in batch)``, ``max(lengths)`` after ``lengths = [len(s) for s in batch]``, ``max(map(len,
 batch))``, ``_max_by_axis([list(img.shape) for img in images])``, ``min(x.shape[0] for x in items)``, the
-longest along each axis (``[max(s) for s in zip(*[x.shape for x in items])]``) and the running maximum ``m = max(m, len(s))`` of a loop over the items, ``len(max(items, key=len))``. Nothing here is a
-rule."""
+longest along each axis (``[max(s) for s in zip(*[x.shape for x in items])]``) and the running maximum ``m = max(m, len(s))`` of a loop over the items, ``len(max(items, key=len))``; and the largest of each item's own values (``max(ex["src_map"].max() for ex in
+batch)``: :func:`items_maximum`, a value read from tensors for the ``host`` flow). Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
@@ -23,6 +23,7 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     in a loop over the items."""
     if _longest_by_key(node) or _max_of_lengths(resolver, node, scope):
         return True
+    node = _unwrapped(node)     # ``torch.max(lengths).item()``, ``int(np.max(lengths))``
     last = _last_name(node.func)
     if not (("max" in last.lower() and "argmax" not in last.lower())   # ``_max_by_axis``, not ``np.argmax``
             or (last == "min" and isinstance(node.func, ast.Name))) \
@@ -42,6 +43,19 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
 
 
 _UNWRAP = frozenset({"int", "item"})
+
+
+def _unwrapped(node: ast.Call) -> ast.Call:
+    """The call inside ``int(...)`` / ``(...).item()`` (once each), when it is a call."""
+    for _ in range(2):
+        if not (_last_name(node.func) in _UNWRAP and not node.keywords):
+            break
+        inner = node.func.value if isinstance(node.func, ast.Attribute) and not node.args else node.args[0] \
+            if isinstance(node.func, ast.Name) and len(node.args) == 1 else None
+        if not isinstance(inner, ast.Call):
+            break
+        node = inner
+    return node
 
 
 def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
@@ -101,9 +115,10 @@ def _zipped_shapes(node: ast.AST) -> bool:
 
 
 def _made_tensor(node: ast.AST) -> ast.AST:
-    """``[len(s) for s in batch]`` of ``torch.tensor([len(s) for s in batch])`` / ``np.array(...)``."""
+    """``[len(s) for s in batch]`` of ``torch.tensor([len(s) for s in batch])`` / ``np.array(...)`` /
+    ``list(map(len, batch))``."""
     if isinstance(node, ast.Call) and _last_name(node.func) in ("tensor", "as_tensor", "LongTensor", "array",
-                                                                 "asarray") and len(node.args) == 1:
+                                                                 "asarray", "list", "tuple") and len(node.args) == 1:
         return node.args[0]
     return node
 
@@ -208,3 +223,27 @@ def per_item_lengths(node: ast.AST) -> bool:
 
 def _last_name(func: ast.AST) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+_EXTREMES = frozenset({"max", "amax", "min", "amin"})
+
+
+def items_maximum(node: ast.Call) -> bool:
+    """``max(ex["src_map"].max() for ex in batch)``, ``max([t.max() for t in data])``: the builtin maximum (or
+    minimum) of each item's own largest value, the item the comprehension's target."""
+    func = node.func
+    if not (type(func) is ast.Name and func.id in ("max", "min") and len(node.args) == 1 and not node.keywords
+            and type(node.args[0]) in (ast.GeneratorExp, ast.ListComp)):
+        return False
+    element = node.args[0].elt
+    if type(element) is ast.Call and type(element.func) is ast.Attribute and element.func.attr == "item" \
+            and not element.args:
+        element = element.func.value
+    if not (type(element) is ast.Call and type(element.func) is ast.Attribute and element.func.attr in _EXTREMES
+            and not element.args and not element.keywords):
+        return False
+    receiver = element.func.value
+    while type(receiver) in (ast.Attribute, ast.Subscript):
+        receiver = receiver.value
+    bound = {n.id for g in node.args[0].generators for n in walk(g.target) if type(n) is ast.Name}
+    return type(receiver) is ast.Name and receiver.id in bound

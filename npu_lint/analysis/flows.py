@@ -27,7 +27,7 @@ import ast
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.batch_extremes import batch_extreme
+from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum
 from npu_lint.analysis.constant_values import from_constants, numpy_made
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import constant_index, counts, element_index, first_axis_of_shape, passed_argument
@@ -320,6 +320,8 @@ class Flows:
         func = node.func
         if batch_extreme(self, node, scope):   # before the host and 0-d reads: ``int(lengths.max())``
             return BATCH_MAX, node
+        if items_maximum(node) and not from_constants(node.args[0].elt, self, scope):
+            return HOST, node   # ``max(ex["src_map"].max() for ex in batch)``: each comparison reads a tensor
         if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
             if from_constants(func.value, self, scope) or numpy_made(func.value, self, scope):
                 return None   # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data;

@@ -35,7 +35,7 @@ class ProjectView:
         self.custom_ops = operator_names(list(index.registered))   # what calls into the project's operators look like
         self._values: dict[str, Optional[K.Value]] = {}
         self._chains: dict[tuple[str, Callable[[str], bool]], Optional[list[str]]] = {}   # (function, is_leaf)
-        self._pads: dict[str, Optional[tuple[list[str], str]]] = {}
+        self._pads: dict[str, Optional[tuple[list[str], str, tuple[str, int]]]] = {}
         self._padding_names: Optional[frozenset[str]] = None
         self._size_names: Optional[frozenset[str]] = None
         self._children: Optional[dict[str, list[str]]] = None
@@ -285,29 +285,30 @@ class ProjectView:
         self._chains[key] = chain
         return chain
 
-    def padding_chain(self, qualname: str, importer: str) -> Optional[tuple[list[str], str]]:
-        """``([pkg.utils.pad_list, "max of item lengths"], "pkg/utils.py line 12")``: the project function pads its
-        items to the longest among them (its facts' padding summary), or returns what such a function returns;
-        else None."""
+    def padding_chain(self, qualname: str, importer: str) -> Optional[tuple[list[str], str, tuple[str, int]]]:
+        """``([pkg.utils.pad_list, "max of item lengths"], "pkg/utils.py line 12", ("max_len", 2))``: the project
+        function pads its items to the longest among them (its facts' padding summary), or returns what such a
+        function returns, and the parameter that, given, replaces the maximum (``("", -1)``: none); else None."""
         target = self.absolute(qualname, importer)
         if target is None or self.index.kind(target) != "function":
             return None
         return self._padding(target, 0)
 
-    def _padding(self, function: str, depth: int) -> Optional[tuple[list[str], str]]:
+    def _padding(self, function: str, depth: int) -> Optional[tuple[list[str], str, tuple[str, int]]]:
         if function in self._pads:
             return self._pads[function]
         self._pads[function] = None   # cycles stop here
         module, facts = self.index.functions[function]
         found = None
         if facts.pads[0]:
-            found = [function, facts.pads[0]], f"{module.relative} line {facts.pads[1]}"
+            found = [function, facts.pads[0]], f"{module.relative} line {facts.pads[1]}", (facts.pads[2],
+                                                                                           facts.pads[3])
         elif depth < _CHAIN_DEPTH:
             for returned in facts.returns:
                 target = self.index.resolve(returned) if not returned.startswith("@") else None
                 rest = self._padding(target, depth + 1) if target and self.index.kind(target) == "function" else None
                 if rest is not None:
-                    found = [function] + rest[0], rest[1]
+                    found = [function] + rest[0], rest[1], ("", -1)
                     break
         self._pads[function] = found
         return found

@@ -1,16 +1,18 @@
 """The padding summary of a function: it pads its items to the longest among them. It computes the maximum of its
 items' lengths or shapes (``max(x.size(0) for x in xs)``, ``_max_by_axis([list(img.shape) for img in images])``,
-``max(map(len, seqs))``) and sizes a new tensor with it (``torch.zeros``, ``xs[0].new(n, max_len)``,
-``new_zeros``, ``full`` ...) or pads with it (``F.pad``), itself or through a helper of the same file it calls; or
-it hands its items to ``pad_sequence``. Asked by NPU405 at the call sites of the file's helpers and by the project
-index's facts (``FunctionFacts.pads``) for the call sites in other modules. Computed once per function; nothing here
-is a rule."""
+``max(map(len, seqs))``, and what the model's :func:`npu_lint.analysis.batch_extremes.batch_extreme` finds:
+``max(lengths)`` / ``np.max(lengths)`` of a list of lengths, a running ``max(m, len(x))``) and sizes a new tensor
+with it (``torch.zeros``, ``xs[0].new(n, max_len)``, ``new_zeros``, ``full`` ..., a numpy buffer) or pads with it
+(``F.pad``), itself or through a helper of the same file it calls; or it hands its items to ``pad_sequence``. A
+parameter the maximum only fills when not given (``max_len=None``) is named: a call giving it does not pad.
+Asked by NPU405 at the call sites of the file's helpers and by the project index's facts (``FunctionFacts.pads``)
+for the call sites in other modules. Computed once per function; nothing here is a rule."""
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from npu_lint.analysis.batch_extremes import per_item_lengths
+from npu_lint.analysis.batch_extremes import batch_extreme, per_item_lengths
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import memo
@@ -22,16 +24,20 @@ _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "new_zeros", "new_ones
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _F_PAD = "torch.nn.functional.pad"
 _DEPTH = 2
+_SIZED_BY = ("torch.", "numpy.")    # a numpy buffer filled then handed to torch pads the batch too
 
 
 class Padding(NamedTuple):
-    """How a function pads: the line of the maximum (0 for ``pad_sequence``), what it sizes and where, and the
-    helpers of the file it goes through (``("_pad_one",)``)."""
+    """How a function pads: the line of the maximum (0 for ``pad_sequence``), what it sizes and where, the
+    helpers of the file it goes through (``("_pad_one",)``) and the parameter that, given, replaces the maximum
+    (``def pad_list(xs, max_len=None)`` then ``if max_len is None: max_len = max(...)``) with its position among
+    the positional parameters (-1: keyword-only; ``("", -1)``: none)."""
 
     maximum: int
     sink: str
     line: int
     through: tuple[str, ...] = ()
+    unless: tuple[str, int] = ("", -1)
 
     def describe(self) -> str:
         """``the maximum at line 12 sizes new() at line 14``, ``through pad_one(): ...``."""
@@ -79,6 +85,16 @@ def padded_items(resolver: "Resolver", function: ast.AST, depth: int = 0) -> Opt
                 lambda: _pads(resolver, function, depth))
 
 
+def own_maximum(resolver: "Resolver", function: ast.AST, calls: list[ast.Call]) -> bool:
+    """One of ``calls`` (the function's own) takes a batch maximum (``max(len(s) for s in xs)``, ``max(lengths)``
+    after ``lengths = [len(x) for x in xs]``) or is ``pad_sequence``: a cheap test before :func:`padded_items`,
+    where a function merely calling a padding helper of its file is not asked about (the project index's facts)."""
+    scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
+    return scope is not None and any(
+        _last(call.func) == "pad_sequence" or batch_maximum(call) or batch_extreme(resolver, call, scope)
+        for call in calls)
+
+
 def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Padding]:
     scope = resolver.scopes.scope_of(function)
     if scope is None:
@@ -90,7 +106,8 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
         return None     # the deepest helper: nothing of its own to pad to
     for statement in sorted((n for n in nodes if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
         value = statement.value
-        line = next((n.lineno for n in walk(value) if batch_maximum(n)), None)
+        line = next((n.lineno for n in walk(value) if batch_maximum(n) or (
+            isinstance(n, ast.Call) and batch_extreme(resolver, n, scope))), None)
         if line is None:
             line = next((maxima[n.id] for n in walk(value) if isinstance(n, ast.Name) and n.id in maxima), None)
         if line is not None:
@@ -108,22 +125,47 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
                 inner_function = resolver.definition(func, scope)
                 inner = padded_items(resolver, inner_function, depth + 1) if inner_function is not function else None
                 if inner is not None:
-                    return inner._replace(through=(func.id,) + inner.through)
+                    return inner._replace(through=(func.id,) + inner.through, unless=("", -1))
             continue
         qualname = resolver.qualname(func, scope)
         if qualname == _PAD_SEQUENCE:
             if node.args and _from_parameters(resolver, node.args[0], scope):
                 return Padding(0, "pad_sequence", node.lineno)
             continue
-        if (last in _FACTORIES and (qualname or "torch.").startswith("torch.")) or qualname == _F_PAD:
+        if (last in _FACTORIES and (qualname or "torch.").startswith(_SIZED_BY)) or qualname == _F_PAD:
             arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname == _F_PAD else 0:]
-            line = next((maxima[n.id] for a in arguments for n in walk(a)
-                         if isinstance(n, ast.Name) and n.id in maxima), None)
+            name = next((n.id for a in arguments for n in walk(a) if isinstance(n, ast.Name) and n.id in maxima), None)
+            line = maxima[name] if name is not None else None
             if line is None and any(batch_maximum(n) for a in arguments for n in walk(a)):
                 line = node.lineno
             if line is not None:
-                return Padding(line, "F.pad" if qualname == _F_PAD else last, node.lineno)
+                return Padding(line, "F.pad" if qualname == _F_PAD else last, node.lineno,
+                               unless=_parameter(function, name) if name is not None else ("", -1))
     return None
+
+
+def _parameter(function: ast.AST, name: str) -> tuple[str, int]:
+    """``(name, position)`` when ``name`` is also a parameter of ``function`` (``max_len=None``, filled with the
+    maximum only when not given), else ``("", -1)``."""
+    arguments = function.args   # type: ignore[attr-defined]
+    positional = [a.arg for a in arguments.posonlyargs + arguments.args]
+    if name in positional:
+        return name, positional.index(name)
+    return (name, -1) if name in (a.arg for a in arguments.kwonlyargs) else ("", -1)
+
+
+def given(call: ast.Call, unless: tuple[str, int], skipped: int = 0) -> bool:
+    """The call passes the parameter that replaces the helper's maximum (``pad_list(xs, max_len=128)``), as
+    anything but ``None``; ``skipped``: leading parameters the call fills implicitly (``self``)."""
+    name, position = unless
+    if not name:
+        return False
+    passed = next((k.value for k in call.keywords if k.arg == name), None)
+    index = position - skipped
+    if passed is None and 0 <= index < len(call.args) and not any(
+            isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+        passed = call.args[index]
+    return passed is not None and not (isinstance(passed, ast.Constant) and passed.value is None)
 
 
 def _from_parameters(resolver: "Resolver", expr: ast.AST, scope: Scope) -> bool:

@@ -44,8 +44,9 @@ class _Scope:
         self.value: tuple[str, str] = ("", "")
         self.elements: tuple[tuple[str, str], ...] = ()
         self.yields: tuple[str, str] = ("", "")
-        self.maximum = False   # it takes a batch maximum (or calls ``pad_sequence``): worth a padding summary
-        self.pads: tuple[str, int] = ("", 0)
+        # the calls that may take a batch maximum (or ``pad_sequence``): worth asking for a padding summary
+        self.maximum: list[ast.Call] = []
+        self.pads: tuple[str, int, str, int] = ("", 0, "", -1)
         self.reaches: list[tuple[str, str, str]] = []   # what its returns are computed from (fact_reaches)
         self.sizes: tuple[tuple[str, int, str], ...] = ()   # the parameters it sizes a tensor with
         self.sizing = False   # it calls a shape sink or slices: worth a size summary (or calls a helper that does)
@@ -67,6 +68,25 @@ def _constant(node: ast.AST) -> bool:
 def _constant_arguments(call: ast.Call) -> bool:
     """Every argument (keywords too) is a constant: ``x.view(-1)``, ``torch.zeros(3)``."""
     return all(_constant(a) for a in call.args) and all(_constant(k.value) for k in call.keywords)
+
+
+def _maximum(call: ast.Call) -> bool:
+    """A maximum the padding summary may find to be the items' longest (it decides): ``max(len(s) for s in xs)``,
+    ``_max_by_axis(...)``, ``max(map(len, xs))``, of a name (``max(lengths)``, ``np.max(lengths)``,
+    ``lengths.max()``) or a running one (``max(m, len(s))``)."""
+    func = call.func
+    last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+    if "ax" not in last and "AX" not in last:
+        return False    # the common case, without lowering the name
+    last = last.lower()
+    if "max" not in last or "argmax" in last:
+        return False
+    if batch_maximum(call):
+        return True
+    args = call.args
+    if type(func) is ast.Attribute and not args:
+        return type(func.value) is ast.Name   # ``lengths.max()``
+    return (len(args) == 1 and type(args[0]) is ast.Name) or (len(args) == 2 and any(type(a) is ast.Name for a in args))
 
 
 def _named(func: ast.AST, name: str) -> bool:
@@ -93,8 +113,8 @@ class CallFacts:
             if node_type is ast.Call:
                 if not light:
                     self._call(node, scope)
-                if not scope.maximum and (batch_maximum(node) or _named(node.func, "pad_sequence")):
-                    scope.maximum = True
+                if _maximum(node) or _named(node.func, "pad_sequence"):
+                    scope.maximum.append(node)
                 if not scope.sizing:
                     func = node.func
                     last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""

@@ -30,8 +30,9 @@ class FunctionFacts(NamedTuple):
     elements: tuple[tuple[str, str], ...] = ()   # what each element of a returned tuple is (``return boxes, mask``)
     yields: tuple[str, str] = ("", "")     # what iterating its result gives (``-> Iterator[T]``, ``yield t``)
     # it pads its items to the longest among them (``pad_list(xs)``): what it pads to (``max of item lengths``,
-    # ``pad_sequence``) and the line of the maximum (of the ``pad_sequence`` call); ("", 0) otherwise
-    pads: tuple[str, int] = ("", 0)
+    # ``pad_sequence``), the line of the maximum (of the ``pad_sequence`` call) and the parameter that, given,
+    # replaces the maximum with its position (``max_len``, 2; "", -1: none); ("", 0, "", -1) otherwise
+    pads: tuple[str, int, str, int] = ("", 0, "", -1)
     # what its returned values are computed from: calls in returned position (absolute names), tensor methods
     # (``torch.Tensor.nonzero``) and ``x[mask]`` for a boolean-mask selection (:mod:`npu_lint.project.fact_reaches`)
     reaches: tuple[str, ...] = ()

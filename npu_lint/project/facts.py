@@ -14,7 +14,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.scopes import Scopes
-from npu_lint.analysis.summaries_padding import padded_items
+from npu_lint.analysis.summaries_padding import own_maximum, padded_items
 from npu_lint.analysis.summaries_sizes import first_sized, sized_parameters
 from npu_lint.project.fact_reaches import ReachFacts
 from npu_lint.project.fact_calls import _BUILTINS, _PARTIALS, _PASSED_KINDS, CallFacts, _Scope
@@ -182,9 +182,11 @@ class Extractor(CallFacts, ReachFacts):
         self.function_scopes.append(scope)
         for child in node.body:
             self.statement(child)
-        if scope.maximum:   # the semantic model's padding summary (NPU405 at the calls of other modules)
+        if scope.maximum and own_maximum(self.resolver, node, scope.maximum):   # the model's padding summary (NPU405 at the
+            # calls of other modules)
             padding = padded_items(self.resolver, node)
-            scope.pads = (padding.leaf(), padding.maximum or padding.line) if padding is not None else ("", 0)
+            scope.pads = (padding.leaf(), padding.maximum or padding.line, *padding.unless) if padding is not None \
+                else ("", 0, "", -1)
         if parent.kind == "module" and first_sized(node):   # the model's size summary, once all is known (NPU403
             self._sizing.append((scope, node))                 # at the calls of other modules: no methods)
         self.scopes.pop()

@@ -8,7 +8,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import function_text as lines_of
-from npu_lint.analysis.summaries_padding import padded_items
+from npu_lint.analysis.summaries_padding import given, padded_items
 from npu_lint.context import FileContext
 
 
@@ -34,7 +34,9 @@ def _helper_how(call: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
     if "max" not in text and "pad_sequence" not in text:   # no maximum in its text: nothing to pad to
         return None
     padding = padded_items(ctx.resolver, function)
-    return padding.describe() if padding is not None else None
+    if padding is None or given(call, padding.unless):
+        return None     # ``pad_list(xs, max_len=128)``: the length given replaces the maximum
+    return padding.describe()
 
 
 def project_helper(call: ast.Call, ctx: FileContext) -> Optional[str]:
@@ -48,9 +50,9 @@ def project_helper(call: ast.Call, ctx: FileContext) -> Optional[str]:
     if qualname is None or qualname.startswith(("torch.", "numpy.", "transformers.")):
         return None
     found = project.padding_chain(qualname, ctx.module)
-    if found is None:
+    if found is None or given(call, found[2]):
         return None
-    chain, where = found
+    chain, where, _ = found
     short = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id
     return f"{short}() pads its items to the batch maximum ({' → '.join(chain)}, {where})"
 
@@ -72,4 +74,5 @@ def function_text(function: ast.AST, ctx: FileContext) -> str:
             text = "\n".join(lines[start - 1:end])
         texts[id(function)] = text
     return text
+
 

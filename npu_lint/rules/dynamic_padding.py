@@ -2,14 +2,14 @@
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from npu_lint.analysis.flows import BATCH_MAX
-from npu_lint.analysis.scopes import PARAM, VALUE
+from npu_lint.analysis.scopes import VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
+from npu_lint.rules.padding_args import constant, padding_in_kwargs, padding_values
 from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
 from npu_lint.rules.dynamic_values import ValueFlow, origin_text
 
@@ -39,57 +39,6 @@ _SIZED_METHODS = SHAPE_METHODS | {"new"}     # ``xs[0].new(n, max_len)``: the le
 _SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _SIZED_METHODS | {"pad"}
 # numpy arrays a collate function fills and hands to torch: sized by the batch maximum, they pad the batch too.
 _NUMPY_FACTORIES = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
-
-
-def _constant(node: Optional[ast.AST]) -> object:
-    return node.value if isinstance(node, ast.Constant) else ...
-
-
-def _padding_values(node: ast.AST, call: ast.Call, ctx: FileContext) -> list[object]:
-    """What a ``padding=`` argument may be: a constant, or the constants the names and ``self.x`` attributes
-    bound to it may hold (a constructor parameter's default kept in ``self.x``; not a parameter's own default)."""
-    resolver = ctx.resolver
-    if isinstance(node, ast.Constant):
-        return [node.value]
-    if resolver.scopes is None:
-        return []
-    scope = resolver.current
-    if isinstance(node, ast.Name):
-        bindings = resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
-    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
-            and node.value.id == resolver.scopes.self_name(scope):
-        bindings = resolver.scopes.attribute(scope, node.attr)
-        if not bindings:     # a dataclass field: ``padding: Union[bool, str] = True`` in the class body
-            return _field_defaults(node.attr, call, ctx)
-    else:
-        return []
-    values: list[object] = []
-    for binding in bindings:
-        value, path = binding.value, binding.path
-        if len(path) == 1 and isinstance(value, ast.Tuple) and 0 <= path[0] < len(value.elts):
-            value, path = value.elts[path[0]], ()      # ``self.tok, self.padding = tok, padding``
-        if path:
-            continue
-        if isinstance(value, ast.Constant) and binding.tag != PARAM:   # a parameter's default: the caller's choice
-            values.append(value.value)
-        elif isinstance(value, ast.Name) and binding.tag == VALUE:    # ``self.padding = padding``: its default
-            values.extend(_constant(b.value) for b in resolver.scopes.may_reach(value.id, binding.scope, (
-                value.lineno, value.col_offset)) if b.tag == PARAM and isinstance(b.value, ast.Constant))
-    return values
-
-
-def _field_defaults(attr: str, call: ast.Call, ctx: FileContext) -> list[object]:
-    """The constant the body of the class holding ``call`` gives an attribute (``padding: bool = True``)."""
-    cls = ctx.enclosing(call, (ast.ClassDef,))
-    values: list[object] = []
-    for statement in getattr(cls, "body", ()):
-        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                and statement.target.id == attr and isinstance(statement.value, ast.Constant):
-            values.append(statement.value.value)
-        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and any(
-                isinstance(t, ast.Name) and t.id == attr for t in statement.targets):
-            values.append(statement.value.value)
-    return values
 
 
 def _same_function(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
@@ -132,7 +81,8 @@ class PadToBatchMax(ValueFlow):
         item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
         the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
         dataclass field defaulting to ``True``) are reported
-        too; values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
+        too, and so is ``padding: True`` in a dict literal handed to a call as ``**kwargs`` (at the dict's value,
+        the line to change); values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
         ``ilens.max().item()``, where the name is bound to the items' lengths in the function) counts as a batch
         maximum too, and so does a tensor cut to it (``ids[:, :max_len]``).
     Where it is reported:
@@ -238,6 +188,14 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef pad_to(x, n):\n    return torch.cat([x, x.new_zeros(n - x.shape[0])])\n"
                  "def collate(items):\n    m = max(len(x) for x in items)\n"
                  "    return torch.stack([pad_to(x, m) for x in items])\n",
+                 # the maximum of lengths gathered with map(), and of a tensor of lengths read back
+                 "import torch\ndef collate(xs):\n    lens = list(map(len, xs))\n"
+                 "    return torch.zeros(len(xs), max(lens))\n",
+                 "import torch\ndef collate(xs):\n    lengths = torch.LongTensor([x.shape[0] for x in xs])\n"
+                 "    t = torch.max(lengths).item()\n    return torch.zeros(len(xs), t)\n",
+                 # padding=True handed over in a dict of keyword arguments
+                 "import torch\ndef encode(processor, texts):\n    kw = {'text': texts, 'padding': True, 'return_tensors': 'pt'}\n"
+                 "    return processor(**kw)\n",
                  # a helper of another module given the batch maximum
                  "import torch\nfrom .utils import pad_to_length\ndef collate(batch):\n"
                  "    m = max(len(x) for x in batch)\n    return torch.stack([pad_to_length(x, m) for x in batch])\n")
@@ -277,6 +235,10 @@ class PadToBatchMax(ValueFlow):
                      "    return np.full((4, max(end_lens)), -1)\n",
                      "import torch\nclass Stop:\n    def __init__(self, stops):\n        self.n = max(len(s) for s in stops)\n"
                      "    def __call__(self, ids):\n        return ids[:, -self.n:]\n",
+                     # a dict of keyword arguments padding to a fixed length; one never handed to a call
+                     "import torch\ndef encode(tok, texts):\n    kw = {'padding': 'max_length', 'max_length': 64}\n"
+                     "    return tok(texts, **kw)\n",
+                     "import torch\nDEFAULTS = {'text_kwargs': {'padding': True}}\n",
                      # numpy slicing and a constant bound
                      "import torch\nimport numpy as np\ndef f(batch):\n    n = min(len(x) for x in batch)\n"
                      "    return np.zeros((4, 100))[:, :n]\n")
@@ -367,6 +329,8 @@ class PadToBatchMax(ValueFlow):
             return
         padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
         last = last_name(node.func)
+        if padding is None and any(kw.arg is None for kw in node.keywords):
+            self._kwargs_padding(node, ctx)
         if isinstance(node.func, ast.Name) and _PAD_SEQUENCE in _chosen_functions(node.func, ctx):
             self._report(node, f"{last}() is pad_sequence() in one arm: it pads to the longest sequence in the batch",
                          ctx)
@@ -391,7 +355,7 @@ class PadToBatchMax(ValueFlow):
         if name == _PAD_SEQUENCE:
             self._report(node, "pad_sequence() pads to the longest sequence in the batch", ctx)
         elif name.startswith("transformers") and name.endswith(_COLLATORS):
-            if _constant(padding) not in ("max_length", False, "do_not_pad"):
+            if constant(padding) not in ("max_length", False, "do_not_pad"):
                 self._report(node, f"{name.rsplit('.', 1)[-1]} pads each batch to its longest item", ctx)
         elif name in _NUMPY_FACTORIES:
             origin = self._flow(node.args[:1] + [kw.value for kw in node.keywords if kw.arg == "shape"], node, ctx)
@@ -399,13 +363,25 @@ class PadToBatchMax(ValueFlow):
                 self._once(node, origin, f"sizes {name.replace('numpy.', 'np.')}()",
                            "this array is sized by the batch maximum", ctx)
         elif padding is not None and not name.startswith("torch.") and any(
-                v is True or v == "longest" for v in _padding_values(padding, node, ctx)):
+                v is True or v == "longest" for v in padding_values(padding, node, ctx)):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
         elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
                                                      and node.func.attr in _SIZED_METHODS and not name):
             verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
             for origin in self._flows(size_args(node, name or None), node, ctx):   # each caller's maximum
                 self._once(node, origin, verb, "this tensor is sized by the batch maximum", ctx)
+
+    def _kwargs_padding(self, node: ast.Call, ctx: FileContext) -> None:
+        """``tokenizer(texts, **kwargs)`` with ``kwargs = {"padding": True, ...}``: reported at the dict's value."""
+        if (ctx.resolver.qualname(node.func) or "").startswith(("torch.", "numpy.")):
+            return
+        item = padding_in_kwargs(node, ctx)
+        seen = ctx.scratch.setdefault("padding_kwargs", set())
+        if item is not None and id(item) not in seen:
+            seen.add(id(item))
+            ctx.report(item, self.message.format(what=f"padding={unparse(item)} (given to {last_name(node.func)}() at "
+                                                      f"line {node.lineno}) pads each batch to its longest item"),
+                       "padding")
 
     def _report(self, node: ast.Call, what: str, ctx: FileContext) -> None:
         ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "padding")

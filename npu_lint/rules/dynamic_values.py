@@ -91,7 +91,8 @@ class TensorValueInShape(ValueFlow):
         (``if num_gt == 0:``: an assigner's ground truths). The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
-        of the class, what the file's own functions return and what its own calls pass to a parameter. A call
+        of the class, what the file's own functions return and what its own calls pass to a parameter. The
+        batch's largest of each example's values (``max(ex["src_map"].max() for ex in batch)``) is such a read. A call
         of a helper that sizes a tensor with a parameter (the file's own, or with the project index another
         module's: ``scatter_add(y, idx, dim_size=n)`` whose ``shape[dim] = dim_size`` sizes ``torch.zeros``) is
         reported at the call, naming the chain. A read on another line than the size it reaches (``n =
@@ -201,7 +202,14 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef sequence_mask(lengths, max_len=None):\n    max_len = max_len or lengths.max()\n"
                  "    return torch.arange(0, max_len) >= lengths.unsqueeze(1)\n",
                  "import torch\ndef pairs(counts: torch.Tensor):\n    m = int(counts.max())\n"
-                 "    return torch.tril_indices(m, m, -1)\n")
+                 "    return torch.tril_indices(m, m, -1)\n",
+                 # the batch's largest value of each example's own map, as the size of an axis
+                 "import torch\ndef collate(batch):\n    vocab = max(ex['src_map'].max() for ex in batch) + 1\n"
+                 "    return torch.zeros(len(batch), 50, vocab)\n",
+                 # to_dense_batch: reported at the reads, each naming the sizes it fixes
+                 "import torch\ndef dense(x, batch: torch.Tensor, num_nodes: torch.Tensor):\n"
+                 "    batch_size = int(batch.max()) + 1\n    max_num_nodes = int(num_nodes.max())\n"
+                 "    return x.new_full((batch_size * max_num_nodes, x.size(-1)), 0.0)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      # a window of a fixed length at a position read from a tensor (a momentum queue)
                      "import torch\ndef enqueue(queue: torch.Tensor, ptr_t: torch.Tensor, feats: torch.Tensor):\n"
@@ -238,6 +246,9 @@ class TensorValueInShape(ValueFlow):
                      "    k = int(t is not None)\n    return [xs[i * bs:(i + 1) * bs] for i in range(n)], torch.zeros(k)\n",
                      "import torch\nimport numpy as np\nstart = int(np.min(tracks[:, 1]))\nfor i in range(start):\n    pass\n",
                      "import torch\ndef f(x, arr):\n    n = arr.sum()\n    return x[:n]\n",
+                     # the longest of the examples is NPU405's; a maximum over a few named tensors
+                     "import torch\ndef collate(batch):\n    n = max(ex['ids'].size(0) for ex in batch)\n"
+                     "    return torch.zeros(len(batch), n)\n",
                      "import torch\nends = torch.tensor(config.depths).cumsum(0).tolist()\nd = dpr[ends[0]:ends[1]]\n",
                      "import torch\ndef f(p: torch.Tensor):\n    rng = p.max() - p.min()\n    c = (0.01 * rng) ** 2\n"
                      "    s = p * c\n    return s.reshape(s.shape[0], -1)\n",
@@ -329,8 +340,13 @@ class TensorValueInShape(ValueFlow):
         text = self.read_message.format(origin=short_source(read), reads=reads, uses=listed)
         reported[id(read)] = (ctx.report(read, text, "value") if finding is None else ctx.amend(finding, text), uses)
 
-    def _report_flow(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
-        self._report_read(node, sink, origin, ctx)
+    def _report_flow(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext,
+                     args: Optional[list[ast.AST]] = None) -> None:
+        """The finding at the size (naming the first flow), and one at each read on another line that reaches it
+        (``batch_size * max_num_nodes``: both reads)."""
+        flows = [f for a in args for f in ctx.resolver.flows(a) if f[0] in self.kinds] if args else [origin]
+        for flow in dict((id(f[1]), f) for f in flows).values():
+            self._report_read(node, sink, flow, ctx)
         read = origin[1]
         chain = None
         if origin[0] == DATA_SIZE:
@@ -364,7 +380,7 @@ class TensorValueInShape(ValueFlow):
         args, sink = found
         origin = self._flow(args, node, ctx)
         if origin is not None:
-            self._report_flow(node, sink, origin, ctx)
+            self._report_flow(node, sink, origin, ctx, args)
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -372,7 +388,7 @@ class TensorValueInShape(ValueFlow):
                   for b in (s.lower, s.upper, s.step) if b is not None]
         origin = self._flow(bounds, node, ctx) if bounds else None
         if origin is not None and not ctx.resolver.is_host(node.value):   # numpy slicing: no NPU shape
-            self._report_flow(node, "a slice bound", origin, ctx)
+            self._report_flow(node, "a slice bound", origin, ctx, bounds)
 
 
     def _window(self, piece: ast.Slice, ctx: FileContext) -> bool:

@@ -1,6 +1,6 @@
 import torch
 
-from detkit.utils.batching import longest, pad_list, pad_targets
+from detkit.utils.batching import longest, pad_frames, pad_list, pad_targets, pad_to
 
 
 def collate(batch):
@@ -8,3 +8,12 @@ def collate(batch):
     labels = pad_targets([torch.as_tensor(t) for _, t in batch])  # expect: NPU405@13
     print("longest item", longest(labels))
     return feats, labels
+
+
+def collate_frames(batch):
+    return pad_frames([f for f, _ in batch])  # expect: NPU405@11
+
+
+def collate_fixed(batch):
+    ids = pad_to([torch.as_tensor(t) for _, t in batch], 128)
+    return ids, pad_to([torch.as_tensor(t) for _, t in batch])  # expect: NPU405@16

@@ -1,3 +1,4 @@
+import numpy as np
 import torch
 
 
@@ -17,3 +18,20 @@ def pad_targets(ys):
 
 def longest(xs):
     return max(len(x) for x in xs)
+
+
+def pad_frames(feats, pad_value=0.0):
+    """The lengths gathered first, their maximum taken with numpy, a numpy buffer handed to torch."""
+    lengths = [f.shape[0] for f in feats]
+    num_frames = np.max(lengths)  # expect: NPU405@17
+    out = np.full((len(feats), num_frames, feats[0].shape[1]), pad_value, dtype=np.float32)
+    for i, f in enumerate(feats):
+        out[i, : f.shape[0]] = f
+    return torch.from_numpy(out)
+
+
+def pad_to(xs, max_len=None):
+    """The maximum only when the caller gives no length."""
+    if max_len is None:
+        max_len = max(map(len, xs))  # expect: NPU405@18
+    return torch.stack([torch.cat([x, x.new_zeros(max_len - len(x))]) for x in xs])

@@ -1,0 +1,95 @@
+"""What a ``padding=`` argument of a tokenizer, processor or collator call may be: a constant, the constants the
+names and ``self.x`` attributes bound to it may hold, a dataclass field's default, or the value a dict literal
+handed over with ``**kwargs`` gives ``padding``. For NPU405 (dynamic_padding.py); nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.scopes import PARAM, VALUE
+from npu_lint.context import FileContext
+
+
+def constant(node: Optional[ast.AST]) -> object:
+    """A constant's value; ``...`` for anything else."""
+    return node.value if isinstance(node, ast.Constant) else ...
+
+
+def padding_values(node: ast.AST, call: ast.Call, ctx: FileContext) -> list[object]:
+    """What a ``padding=`` argument may be: a constant, or the constants the names and ``self.x`` attributes
+    bound to it may hold (a constructor parameter's default kept in ``self.x``; not a parameter's own default)."""
+    resolver = ctx.resolver
+    if isinstance(node, ast.Constant):
+        return [node.value]
+    if resolver.scopes is None:
+        return []
+    scope = resolver.current
+    if isinstance(node, ast.Name):
+        bindings = resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == resolver.scopes.self_name(scope):
+        bindings = resolver.scopes.attribute(scope, node.attr)
+        if not bindings:     # a dataclass field: ``padding: Union[bool, str] = True`` in the class body
+            return _field_defaults(node.attr, call, ctx)
+    else:
+        return []
+    values: list[object] = []
+    for binding in bindings:
+        value, path = binding.value, binding.path
+        if len(path) == 1 and isinstance(value, ast.Tuple) and 0 <= path[0] < len(value.elts):
+            value, path = value.elts[path[0]], ()      # ``self.tok, self.padding = tok, padding``
+        if path:
+            continue
+        if isinstance(value, ast.Constant) and binding.tag != PARAM:   # a parameter's default: the caller's choice
+            values.append(value.value)
+        elif isinstance(value, ast.Name) and binding.tag == VALUE:    # ``self.padding = padding``: its default
+            values.extend(constant(b.value) for b in resolver.scopes.may_reach(value.id, binding.scope, (
+                value.lineno, value.col_offset)) if b.tag == PARAM and isinstance(b.value, ast.Constant))
+    return values
+
+
+def _field_defaults(attr: str, call: ast.Call, ctx: FileContext) -> list[object]:
+    """The constant the body of the class holding ``call`` gives an attribute (``padding: bool = True``)."""
+    cls = ctx.enclosing(call, (ast.ClassDef,))
+    values: list[object] = []
+    for statement in getattr(cls, "body", ()):
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
+                and statement.target.id == attr and isinstance(statement.value, ast.Constant):
+            values.append(statement.value.value)
+        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and any(
+                isinstance(t, ast.Name) and t.id == attr for t in statement.targets):
+            values.append(statement.value.value)
+    return values
+
+
+def padding_in_kwargs(call: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """``processor(**kwargs)`` where ``kwargs = {"text": t, "padding": True}`` (or ``self.kwargs``, a dict literal
+    bound in any method): the ``True`` / ``"longest"`` the dict literal gives ``padding`` (where the finding sits,
+    the line to change, as for ``padding=True`` written in the call), else None. ``dict(padding=True)`` is
+    reported where it is written, by the rule's own test of a ``padding=`` keyword."""
+    resolver = ctx.resolver
+    if resolver.scopes is None:
+        return None
+    scope = resolver.current
+    for keyword in call.keywords:
+        value = keyword.value
+        if keyword.arg is not None:
+            continue
+        if isinstance(value, ast.Dict):
+            bindings = [value]
+        elif isinstance(value, ast.Name):
+            bindings = [b.value for b in resolver.scopes.may_reach(value.id, scope, (value.lineno, value.col_offset))
+                        if b.tag == VALUE and not b.path]
+        elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) \
+                and value.value.id == resolver.scopes.self_name(scope):
+            bindings = [b.value for b in resolver.scopes.attribute(scope, value.attr) if b.tag == VALUE and not b.path]
+        else:
+            continue
+        for bound in bindings:
+            if not isinstance(bound, ast.Dict):
+                continue
+            for key, item in zip(bound.keys, bound.values):
+                if isinstance(key, ast.Constant) and key.value == "padding" and isinstance(item, ast.Constant) \
+                        and (item.value is True or item.value == "longest"):
+                    return item
+    return None
