@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.batch_extremes import batch_extreme
 from npu_lint.analysis.data_shapes import data_shaped
-from npu_lint.analysis.index_forms import constant_index, counts, element_index, first_axis_of_shape, passed_argument
+from npu_lint.analysis.index_forms import constant_element, constant_index, counts, element_index, first_axis_of_shape, passed_argument
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
 from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, memo, return_statements
@@ -140,8 +140,9 @@ class Flows:
                 found.extend(f for f in self.flows(node.slice, scope, sink, depth) if f[0] != ZERO_D)
             elif (element_index(node.slice) and self.kind_of_at(node.slice, scope) not in K.TENSORS
                   and not _from_constants(node.value, self, scope)) or (
-                    constant_index(node.slice) and data_shaped(self, node.value, scope) is not None):
-                found.insert(0, (ELEMENT, node))   # ``lengths[i]``; ``ts[-1]`` of ``ts = x[x > t]``
+                    constant_index(node.slice) and data_shaped(self, node.value, scope) is not None) or (
+                    constant_element(node.slice) and not _from_constants(node.value, self, scope)):
+                found.insert(0, (ELEMENT, node))   # ``lengths[i]``; ``ts[-1]`` of ``ts = x[x > t]``; ``coors[-1, 0]``
             return _unique(found)
         operands = (node.left, node.right)
         found = [f for o in operands for f in self.flows(o, scope, sink, depth)]

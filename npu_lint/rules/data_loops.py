@@ -14,6 +14,7 @@ from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.read_backs import filtered_by_read_back
 
 
 def loop_over_data(loop: ast.For, ctx: FileContext) -> Optional[tuple[ast.AST, str]]:
@@ -24,6 +25,8 @@ def loop_over_data(loop: ast.For, ctx: FileContext) -> Optional[tuple[ast.AST, s
             op = data_shaped(ctx.resolver, iterated, ctx.resolver.current)
             if op is not None:
                 break
+    if op is None:   # ``for b in [i for i, fin in enumerate(finished.tolist()) if fin[0]]``
+        op = filtered_by_read_back(loop.iter, ctx)
     if op is None:
         return None
     if _builds(loop, ctx):

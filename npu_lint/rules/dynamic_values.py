@@ -18,6 +18,7 @@ from npu_lint.analysis.size_sinks import shape_sink as model_shape_sink
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data
+from npu_lint.rules.data_whiles import measured_name as _measured_name, while_shrinking
 from npu_lint.rules.size_helpers import size_helper_call
 
 FAMILY = "dynamic-shape"
@@ -88,7 +89,11 @@ class TensorValueInShape(ValueFlow):
         builds tensors, writes into one or carries one across iterations (``for lb in torch.unique(kernel): loss =
         loss + ...``; a log line or run-length encodings computed per element leave nothing on the device), and
         ``for g in range(num_gt)`` over the items of an input whose count the function itself tests for zero
-        (``if num_gt == 0:``: an assigner's ground truths). The semantic model answers what may reach a size: any
+        (``if num_gt == 0:``: an assigner's ground truths), loops over the items a comprehension keeps by values read
+        back (``for b in [i for i, f in enumerate(fin.tolist()) if f[0]]:``), loop counts from an element picked
+        with constants (``batch_size = coors[-1, 0] + 1``), and ``while`` loops that run until a tensor they shrink
+        by a data-dependent selection is empty (a greedy NMS: ``while order.shape[0] != 0: ... order =
+        order[1:][ious <= thr]``). The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
         of the class, what the file's own functions return and what its own calls pass to a parameter. A call
@@ -112,13 +117,14 @@ class TensorValueInShape(ValueFlow):
 
     code = "NPU403"
     name = "tensor-value-in-shape"
-    node_types = (ast.Call, ast.Subscript, ast.For)
+    node_types = (ast.Call, ast.Subscript, ast.For, ast.While)
     triggers = (".item()", ".tolist()", "int(", "float(", ".sum(", ".max(", ".min(", ".count_nonzero(", "for ",
-                "unique", "nonzero", "masked_select", "argwhere", "where(", "nms(", "[")
+                "unique", "nonzero", "masked_select", "argwhere", "where(", "nms(", "[", "while ")
     kinds = (HOST, ZERO_D, ELEMENT, DATA_SIZE)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     data_message = "{chain} → {sink}: the size is the count of a data-dependent result (line {line}), known only after a sync, a new shape per count on NPU; use a fixed upper bound and a mask"
     count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
+    while_message = "this loop runs while {size} is not zero, and each iteration shrinks {name} by {op} (line {line}), a data-dependent selection: a sync per iteration and a count of iterations known only from the data, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
@@ -198,9 +204,31 @@ class TensorValueInShape(ValueFlow):
                  # a parameter the function's own body calls a tensor-only method on is a tensor
                  "import torch\ndef sequence_mask(lengths, max_len=None):\n    max_len = max_len or lengths.max()\n"
                  "    return torch.arange(0, max_len) >= lengths.unsqueeze(1)\n",
+                 # a loop count from an element picked with constants; a while loop shrinking a tensor by a selection
+                 "import torch\ndef scatter(feats: torch.Tensor, coors: torch.Tensor, c, n):\n"
+                 "    batch_size = coors[-1, 0] + 1\n    out = []\n    for b in range(batch_size):\n"
+                 "        canvas = feats.new_zeros(c, n)\n        out.append(canvas)\n    return torch.stack(out)\n",
+                 "import torch\ndef nms(boxes: torch.Tensor, scores: torch.Tensor, thr):\n"
+                 "    order = scores.argsort(descending=True)\n    keep = []\n    while order.shape[0] != 0:\n"
+                 "        i = order[0]\n        keep.append(i)\n        d = (boxes[order[1:]] - boxes[i]).abs().sum(-1)\n"
+                 "        order = order[1:][d > thr]\n    return torch.stack(keep)\n",
+                 # a loop over the items kept by values read back
+                 "import torch\ndef finished(fin: torch.Tensor, seqs: torch.Tensor):\n    rows = fin.tolist()\n"
+                 "    hyps = []\n    for b in [i for i, f in enumerate(rows) if f[0]]:\n"
+                 "        hyps.append(seqs[b].clone())\n    return hyps\n",
                  "import torch\ndef pairs(counts: torch.Tensor):\n    m = int(counts.max())\n"
                  "    return torch.tril_indices(m, m, -1)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # a while loop over a host queue; a tensor cut by a fixed slice; an element of configuration;
+                     # a comprehension filtered by host values
+                     "import torch\ndef f(x: torch.Tensor, queue):\n    while len(queue) > 0:\n"
+                     "        queue = queue[1:]\n        x = x * 2\n    return x\n",
+                     "import torch\ndef f(x: torch.Tensor):\n    while x.shape[0] > 1:\n        x = x[1:] + x[:-1]\n"
+                     "    return x\n",
+                     "import torch\ndef f(x):\n    grid = torch.tensor([[1, 2], [3, 4]])\n    out = []\n"
+                     "    for i in range(grid[0, 1]):\n        out.append(x * i)\n    return torch.cat(out)\n",
+                     "import torch\ndef f(x: torch.Tensor, n):\n    out = []\n"
+                     "    for i in [j for j in range(n) if j % 2]:\n        out.append(x * i)\n    return torch.cat(out)\n",
                      # a window of a fixed length at a position read from a tensor (a momentum queue)
                      "import torch\ndef enqueue(queue: torch.Tensor, ptr_t: torch.Tensor, feats: torch.Tensor):\n"
                      "    ptr = int(ptr_t)\n    b = feats.shape[0]\n    queue[:, ptr:ptr + b] = feats.T\n",
@@ -281,6 +309,14 @@ class TensorValueInShape(ValueFlow):
         if isinstance(node, ast.For):
             if ctx.uses_torch:
                 self._check_loop(node, ctx)
+            return
+        if isinstance(node, ast.While):
+            shrinking = while_shrinking(node, ctx) if ctx.uses_torch else None
+            if shrinking is not None:
+                size, op = shrinking
+                ctx.report(node, self.while_message.format(size=short_source(size, 30), op=short_source(op, 40),
+                                                           name=short_source(_measured_name(size)),
+                                                           line=op.lineno), "while")
             return
         super().check(node, ctx)
 
