@@ -10,29 +10,24 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.flows import HOST, TORCH_DRAWS
+from npu_lint.analysis.flows import HOST
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import Scope
-from npu_lint.analysis.size_sinks import last_name
-from npu_lint.analysis.summaries import return_statements
+from npu_lint.analysis.summaries_reads import host_random as model_host_random
+from npu_lint.analysis.summaries_reads import reads_back as model_reads_back
+from npu_lint.analysis.summaries_reads import returns_read_back as model_returns_read_back
 from npu_lint.context import FileContext
 
-_HOST_DRAWS = frozenset(name for name in TORCH_DRAWS if not name.endswith("_like"))
-_HOST_DRAW_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _HOST_DRAWS)
-_CASTS = ("int", "float", "bool")
 # Host tests of a number (``math.isfinite(loss.item())``) and of a list of flags (``all(flags)``).
 _NUMBER_TESTS = frozenset({"math.isfinite", "math.isnan", "math.isinf"})
 _DEPTH = 3
+# Names a project helper is never read as (library code: the index holds the project's own functions only).
+_EXTERNAL = ("torch.", "numpy.", "math.", "builtins.")
 
 
 def host_random(node: ast.AST, ctx: FileContext) -> bool:
-    """A draw from torch's generator made on the host (``torch.rand(1).item()``: no ``device=``): an augmentation's
-    coin flip, no value of the data and no device sync."""
-    for call in walk(node):
-        if isinstance(call, ast.Call) and not any(kw.arg == "device" for kw in call.keywords) \
-                and last_name(call.func) in _HOST_DRAW_NAMES and ctx.resolver.qualname(call.func) in _HOST_DRAWS:
-            return True
-    return False
+    """A draw from torch's generator made on the host (``torch.rand(1).item()``): no value of the data."""
+    return model_host_random(node, ctx.resolver)
 
 
 def item(node: ast.AST, ctx: FileContext) -> bool:
@@ -42,22 +37,8 @@ def item(node: ast.AST, ctx: FileContext) -> bool:
 
 
 def reads_back(value: ast.AST, ctx: FileContext, scope: Optional[Scope] = None) -> bool:
-    """The expression reads a tensor's value itself (``x.item()``, ``int(t.max())``, ``float(t)``,
-    ``bool((d < r).all())``), not from a draw on the host; ``scope``: where it stands (else the walk's)."""
-    resolver = ctx.resolver
-    scope = scope or resolver.current
-    if host_random(value, ctx):
-        return False
-    for node in walk(value):
-        if isinstance(node, ast.Call) and not node.keywords:
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "item" and not node.args \
-                    and resolver.kind_of_at(func.value, scope) in K.TENSORS:
-                return True
-            if isinstance(func, ast.Name) and func.id in _CASTS and len(node.args) == 1 \
-                    and resolver.binding(func, scope) is None and resolver.kind_of_at(node.args[0], scope) in K.TENSORS:
-                return True
-    return False
+    """The expression reads a tensor's value itself (``x.item()``, ``float(t)``, ``bool((d < r).all())``)."""
+    return model_reads_back(value, ctx.resolver, scope)
 
 
 def read_back_name(side: ast.AST, ctx: FileContext, depth: int = 0, scope: Optional[Scope] = None) -> bool:
@@ -167,29 +148,20 @@ def _flags(values: ast.AST, ctx: FileContext) -> bool:
 
 
 def returns_read_back(call: ast.Call, ctx: FileContext) -> bool:
-    """The file's own function or method the call runs returns a value read back from a tensor on every return
-    that is not a constant (``return bool((d < self.r).all())``, ``return (a - b).abs().max().item() < tol``)."""
+    """The function or method the call runs returns a value read back from a tensor on every return that is not a
+    constant (``return bool((d < self.r).all())``): the file's own (the model's summary), or with a project index a
+    function of another module (its ``reads`` fact)."""
     resolver = ctx.resolver
     if not isinstance(call.func, (ast.Name, ast.Attribute)) or resolver.scopes is None:
         return False
     callee = resolver.own_function(call)
-    if callee is None:
-        return False
-    function = callee[0]
-    answers = ctx.scratch.setdefault("returns_read_back", {})
-    if id(function) not in answers:
-        answers[id(function)] = False
-        answers[id(function)] = _returns_read_back(function, ctx)
-    return answers[id(function)]
-
-
-def _returns_read_back(function: ast.AST, ctx: FileContext) -> bool:
-    scope = ctx.resolver.scopes.scope_of(function)
-    if scope is None:
-        return False
-    values = [r.value for r in return_statements(function)
-              if r.value is not None and not isinstance(r.value, ast.Constant)]
-    return bool(values) and all(reads_back(v, ctx, scope) for v in values)
+    if callee is not None:
+        return model_returns_read_back(callee[0], resolver)
+    project = ctx.project
+    if project is None or call.func.__class__ is ast.Attribute and resolver.kind_of(call.func.value) is not None:
+        return False   # a method of an object: its class's, not a function of the project
+    name = resolver.qualname(call.func)
+    return name is not None and not name.startswith(_EXTERNAL) and project.returns_read_back(name, ctx.module)
 
 
 _STEPPERS = (K.OPTIMIZER, K.SCALER)
