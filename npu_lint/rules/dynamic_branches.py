@@ -15,7 +15,7 @@ from npu_lint.analysis.size_sinks import last_name
 from npu_lint.rules.branch_arms import drops_tested, later, tensor_work
 from npu_lint.rules.data_whiles import trains, while_on_read_back
 from npu_lint.rules.dynamic_values import FAMILY
-from npu_lint.rules.read_backs import host_random, host_test, item, read_back_name, training_step
+from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, training_step
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TESTS = frozenset({"torch.any", "torch.all", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.equal"})
@@ -369,6 +369,8 @@ def _tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Op
                     or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
                 return operand
         elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in _TESTS or host_test(inner, ctx)):
+            if drawn(inner, ctx):
+                continue   # ``torch.equal(perm, identity)`` of ``perm = torch.randperm(n)``: a retried draw
             return operand
         elif isinstance(inner, (ast.Name, ast.Attribute)) and read_back_name(inner, ctx):
             return operand   # ``accept = error <= 1`` then ``if accept:``; ``if self.done:``

@@ -21,6 +21,8 @@ from npu_lint.context import FileContext
 # Host tests of a number (``math.isfinite(loss.item())``) and of a list of flags (``all(flags)``).
 _NUMBER_TESTS = frozenset({"math.isfinite", "math.isnan", "math.isinf"})
 _DEPTH = 3
+_DRAWS = frozenset({"torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.bernoulli",
+                    "torch.multinomial"})
 # Names a project helper is never read as (library code: the index holds the project's own functions only).
 _EXTERNAL = ("torch.", "numpy.", "math.", "builtins.")
 
@@ -28,6 +30,29 @@ _EXTERNAL = ("torch.", "numpy.", "math.", "builtins.")
 def host_random(node: ast.AST, ctx: FileContext) -> bool:
     """A draw from torch's generator made on the host (``torch.rand(1).item()``): no value of the data."""
     return model_host_random(node, ctx.resolver)
+
+
+def drawn(node: ast.AST, ctx: FileContext) -> bool:
+    """A draw made on the host, in the test or through a name the function binds only to such draws (``perm =
+    torch.randperm(n)`` then ``while torch.equal(perm, identity):``): a retry of the generator, no value of the
+    data."""
+    if host_random(node, ctx):
+        return True
+    resolver = ctx.resolver
+    if resolver.scopes is None:
+        return False
+    for name in walk(node):
+        if isinstance(name, ast.Name):
+            bindings = resolver.scopes.may_reach(name.id, resolver.current, (name.lineno, name.col_offset))
+            if bindings and all(b.tag == "value" and not b.path and isinstance(b.value, ast.AST)
+                                and _draw_call(b.value, ctx) for b in bindings):
+                return True
+    return False
+
+
+def _draw_call(value: ast.AST, ctx: FileContext) -> bool:
+    """``torch.randperm(n, **kwargs)``: a draw of torch's generator (any device: a permutation or a coin flip)."""
+    return isinstance(value, ast.Call) and ctx.resolver.qualname(value.func) in _DRAWS
 
 
 def item(node: ast.AST, ctx: FileContext) -> bool:
