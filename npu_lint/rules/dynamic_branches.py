@@ -251,6 +251,9 @@ class DataDependentBranch(Rule):
                      "        loss = torch.zeros_like(loss)\n    return loss\n",
                      "import torch\ndef f(x: torch.Tensor):\n    if (x < 0).any():\n"
                      "        raise ValueError('negative')\n    return x.sqrt()\n",
+                     "import torch\ndef f(x: torch.Tensor):\n    if not bool((x > 0).all()):\n"
+                     "        bad = (x <= 0).nonzero().tolist()\n        raise ValueError(f'not positive: {bad}')\n"
+                     "    return x.log()\n",
                      "import logging\nimport torch\ndef f(x: torch.Tensor):\n    if x.sum() > 1e6:\n"
                      "        logging.warning('large %s', x.sum().item())\n",
                      "import torch\ndef f(x: torch.Tensor, log):\n    if x.sum() > 1e6:\n        log.info('large')\n",
@@ -297,6 +300,8 @@ class DataDependentBranch(Rule):
             return   # a loop's skip or stop: NPU413's
         if not _may_read_value(node.test):
             return   # ``if x is None:``, ``if self.training:``: no tensor value read
+        if node.body and isinstance(node.body[-1], ast.Raise) and not node.orelse:
+            return   # an error path: what it computes for the message runs once, before the raise
         test = _tensor_test(node.test, ctx, bare_names=False)
         if test is None:
             return
