@@ -16,6 +16,7 @@ from npu_lint.analysis.index_forms import counts, first_axis_of_shape
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.read_backs import host_random
 
 
 def trains(loop: ast.AST) -> bool:
@@ -69,7 +70,7 @@ def while_on_read_back(loop: ast.While, ctx: FileContext) -> Optional[tuple[ast.
     for side in _sides(loop.test):
         if not isinstance(side, ast.Name) or not _rebound_in(loop, side.id):
             continue
-        read = next((f[1] for f in resolver.flows(side) if f[0] == HOST), None)
+        read = next((f[1] for f in resolver.flows(side) if f[0] == HOST and not host_random(f[1], ctx)), None)
         if read is not None and _loop_works(loop, ctx):
             return side, read
     return None

@@ -101,7 +101,11 @@ class DataDependentSkip(Rule):
                      "    while loss_v > target:\n        loss = model(x).sum()\n        loss.backward()\n"
                      "        opt.step()\n        loss_v = loss.item()\n",
                      "import torch\ndef f(x: torch.Tensor, queue):\n    while len(queue) > 0:\n"
-                     "        x = x + queue.pop()\n    return x\n")
+                     "        x = x + queue.pop()\n    return x\n",
+                     # a schedule drawn from a seeded generator on the host
+                     "import torch\ndef plan(x: torch.Tensor, n, lens):\n    g = torch.Generator()\n    left = n\n"
+                     "    while left > 0:\n        i = torch.randint(0, len(lens), (1,), generator=g).item()\n"
+                     "        left -= lens[i]\n        x = x * 2\n    return x\n")
 
     while_message = "while {test}: stops on a tensor's value ({origin}, line {line}): a host sync per iteration, and the number of operators the step runs changes with the data on NPU; run a fixed number of iterations and freeze the finished ones with a mask"
 
