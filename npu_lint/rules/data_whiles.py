@@ -15,7 +15,7 @@ from npu_lint.analysis.flows import HOST
 from npu_lint.analysis.index_forms import counts, first_axis_of_shape
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
-from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.read_backs import host_random
 
 
@@ -106,3 +106,17 @@ def while_shrinking(loop: ast.While, ctx: FileContext) -> Optional[tuple[ast.AST
             if op is not None:
                 return side, op
     return None
+
+
+_SHRINKING = ("this loop runs while {size} is not zero, and each iteration shrinks {name} by {op} (line {line}), a "
+              "data-dependent selection: a sync per iteration and a count of iterations known only from the data, a "
+              "new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask")
+
+
+def report_shrinking(loop: ast.While, ctx: FileContext) -> None:
+    """Report (NPU403) a ``while`` loop that runs until a tensor it shrinks by a data-dependent selection is empty."""
+    found = while_shrinking(loop, ctx)
+    if found is not None:
+        size, op = found
+        ctx.report(loop, _SHRINKING.format(size=short_source(size, 30), op=short_source(op, 40),
+                                           name=short_source(measured_name(size)), line=op.lineno), "while")

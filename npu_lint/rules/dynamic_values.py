@@ -17,8 +17,8 @@ from npu_lint.analysis.size_sinks import last_name
 from npu_lint.analysis.size_sinks import shape_sink as model_shape_sink
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
-from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data
-from npu_lint.rules.data_whiles import measured_name as _measured_name, while_shrinking
+from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data, report_kept
+from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.size_helpers import size_helper_call
 
 FAMILY = "dynamic-shape"
@@ -124,7 +124,6 @@ class TensorValueInShape(ValueFlow):
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     data_message = "{chain} → {sink}: the size is the count of a data-dependent result (line {line}), known only after a sync, a new shape per count on NPU; use a fixed upper bound and a mask"
     count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
-    while_message = "this loop runs while {size} is not zero, and each iteration shrinks {name} by {op} (line {line}), a data-dependent selection: a sync per iteration and a count of iterations known only from the data, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
@@ -216,6 +215,10 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef finished(fin: torch.Tensor, seqs: torch.Tensor):\n    rows = fin.tolist()\n"
                  "    hyps = []\n    for b in [i for i, f in enumerate(rows) if f[0]]:\n"
                  "        hyps.append(seqs[b].clone())\n    return hyps\n",
+                 # a tensor made of the items kept by values read back: the batch shrinks by a count of the data
+                 "import torch\ndef shrink(fin: torch.Tensor, seqs: torch.Tensor):\n    rows = fin.tolist()\n"
+                 "    left = [i for i, f in enumerate(rows) if not f[0]]\n"
+                 "    return seqs.index_select(0, torch.tensor(left))\n",
                  "import torch\ndef pairs(counts: torch.Tensor):\n    m = int(counts.max())\n"
                  "    return torch.tril_indices(m, m, -1)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
@@ -311,12 +314,8 @@ class TensorValueInShape(ValueFlow):
                 self._check_loop(node, ctx)
             return
         if isinstance(node, ast.While):
-            shrinking = while_shrinking(node, ctx) if ctx.uses_torch else None
-            if shrinking is not None:
-                size, op = shrinking
-                ctx.report(node, self.while_message.format(size=short_source(size, 30), op=short_source(op, 40),
-                                                           name=short_source(_measured_name(size)),
-                                                           line=op.lineno), "while")
+            if ctx.uses_torch:
+                report_shrinking(node, ctx)
             return
         super().check(node, ctx)
 
@@ -354,6 +353,8 @@ class TensorValueInShape(ValueFlow):
         ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
+            return
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
                            and ctx.parent(node).iter is node)
         if found is None:   # ``make(n)`` where the file's ``make`` sizes a tensor with ``n``
