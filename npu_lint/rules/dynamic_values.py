@@ -11,7 +11,7 @@ import ast
 from typing import ClassVar, Optional
 
 from npu_lint.analysis.data_shapes import data_shaped
-from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, RANDOM, ZERO_D, Flow
+from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, RANDOM, ZERO_D, Flow
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT, RESIZE as _RESIZE, RESIZE_NAMES as _RESIZE_NAMES
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.analysis.size_sinks import shape_sink as model_shape_sink
@@ -29,7 +29,7 @@ def origin_text(flow: Flow) -> str:
     flavour, node = flow
     if flavour == ZERO_D:
         return short_source(node) + " (a 0-d tensor)"
-    if flavour == ELEMENT:
+    if flavour in (ELEMENT, PICKED):
         if isinstance(node, ast.Subscript):
             return short_source(node) + " (an element of a tensor)"
         return "each element of the tensor " + short_source(node)
@@ -63,9 +63,9 @@ class ValueFlow(Rule):
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         pass
 
-    def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext) -> Optional[Flow]:
+    def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext, more: tuple[str, ...] = ()) -> Optional[Flow]:
         for arg in args:
-            flow = ctx.resolver.flow_of(arg, self.kinds)
+            flow = ctx.resolver.flow_of(arg, self.kinds + more)
             if flow is not None:
                 return flow
         return None
@@ -228,6 +228,9 @@ class TensorValueInShape(ValueFlow):
                      "        queue = queue[1:]\n        x = x * 2\n    return x\n",
                      "import torch\ndef f(x: torch.Tensor):\n    while x.shape[0] > 1:\n        x = x[1:] + x[:-1]\n"
                      "    return x\n",
+                     # a size (not a loop count) from an element picked by constants: often a shape kept in a tensor
+                     "import torch\ndef coords(spatial_shapes: torch.Tensor):\n"
+                     "    return torch.arange(spatial_shapes[0, 0])\n",
                      "import torch\ndef f(x):\n    grid = torch.tensor([[1, 2], [3, 4]])\n    out = []\n"
                      "    for i in range(grid[0, 1]):\n        out.append(x * i)\n    return torch.cat(out)\n",
                      "import torch\ndef f(x: torch.Tensor, n):\n    out = []\n"
@@ -365,7 +368,7 @@ class TensorValueInShape(ValueFlow):
                            sink.rpartition(" → ")[2])
             return
         args, sink = found
-        origin = self._flow(args, node, ctx)
+        origin = self._flow(args, node, ctx, (PICKED,) if sink == _LOOP_COUNT else ())   # ``range(coors[-1, 0] + 1)``
         if origin is not None:
             self._report_flow(node, sink, origin, ctx)
 
