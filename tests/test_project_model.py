@@ -169,3 +169,11 @@ def test_a_file_that_only_calls_a_wrapper_is_checked_under_a_narrow_selection(tm
     flake8 = _run(sys.executable, "-m", "flake8", "--isolated", "--select=NPU401", "--npu-torch-version=2.8.0",
                   "detkit/models/matching.py", env=env)
     assert flake8.stdout.startswith("detkit/models/matching.py:6:13: NPU401 "), flake8.stdout
+
+
+def test_a_helper_of_another_module_that_reads_back_is_a_branch_on_the_data():
+    """``models/refine.py`` branches on ``utils/checks.py``'s ``all_close``, which returns ``bool(m.all())`` (its
+    ``reads`` fact): NPU414 at the ``if``; the branch on ``wide(cfg)`` (configuration) runs no tensor operator."""
+    result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
+    lines = [f.line for path, f in result.findings if path == "detkit/models/refine.py" and f.code == "NPU414"]
+    assert lines == [7]

@@ -30,7 +30,8 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum
 from npu_lint.analysis.constant_values import from_constants, numpy_made
 from npu_lint.analysis.data_shapes import data_shaped
-from npu_lint.analysis.index_forms import constant_index, counts, element_index, first_axis_of_shape, passed_argument
+from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
+                                           first_axis_of_shape, passed_argument)
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
 from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, memo, return_statements
 
@@ -38,6 +39,7 @@ if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 HOST, ZERO_D, ELEMENT, RANDOM, BATCH_MAX = "host", "zero_d", "element", "random", "batch_max"
+PICKED = "picked"   # an element picked by constants on two axes (``coors[-1, 0]``): data as a loop count
 DATA_SIZE = "data_size"
 # torch's random draws (``*_like`` follow their input's device; the others are made on the host unless ``device=``).
 TORCH_DRAWS = frozenset("torch." + name for name in (
@@ -142,6 +144,8 @@ class Flows:
                   and not from_constants(node.value, self, scope)) or (
                     constant_index(node.slice) and data_shaped(self, node.value, scope) is not None):
                 found.insert(0, (ELEMENT, node))   # ``lengths[i]``; ``ts[-1]`` of ``ts = x[x > t]``
+            elif constant_element(node.slice) and not from_constants(node.value, self, scope):
+                found.insert(0, (PICKED, node))    # ``coors[-1, 0]``: often metadata kept in a tensor (a shape)
             return _unique(found)
         operands = (node.left, node.right)
         found = [f for o in operands for f in self.flows(o, scope, sink, depth)]
@@ -404,7 +408,7 @@ def _builds_list(value: ast.AST) -> bool:
         type(value) is ast.Call and type(value.func) is ast.Name and value.func.id == "list")
 
 
-_SCALARS = (ZERO_D, ELEMENT)   # 0-d tensors: a sum, an element picked (``lengths[k] + 1`` is still a size)
+_SCALARS = (ZERO_D, ELEMENT, PICKED)   # 0-d tensors: a sum, an element picked (``lengths[k] + 1`` is still a size)
 
 
 def _unique(found: list[Flow]) -> tuple[Flow, ...]:

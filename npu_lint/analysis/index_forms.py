@@ -51,6 +51,12 @@ def constant_index(index: ast.AST) -> bool:
     return isinstance(index, ast.Constant) and type(index.value) is int
 
 
+def constant_element(index: ast.AST) -> bool:
+    """``[-1, 0]``: one element of an array picked by constants on two axes or more (a Python tuple or list takes no
+    tuple index, so the receiver is an array: ``batch_size = coors[-1, 0] + 1``)."""
+    return isinstance(index, ast.Tuple) and len(index.elts) >= 2 and all(constant_index(e) for e in index.elts)
+
+
 def is_range(node: ast.AST) -> bool:
     """``range(...)``: a count of steps."""
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "range"

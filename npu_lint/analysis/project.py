@@ -330,6 +330,15 @@ class ProjectView:
         facts = self.index.functions[target][1]
         return facts.sizes if facts.owner is None else ()
 
+    def returns_read_back(self, qualname: str, importer: str) -> bool:
+        """The project function (of another module, not a method) returns a value read back from a tensor on every
+        return that is not a constant (its facts' ``reads``)."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return False
+        facts = self.index.functions[target][1]
+        return facts.owner is None and facts.reads
+
     def padding_names(self) -> frozenset[str]:
         """The short names of project functions that pad their items (for NPU405's trigger words)."""
         if self._padding_names is None:

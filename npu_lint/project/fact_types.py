@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 17   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 18   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -40,6 +40,9 @@ class FunctionFacts(NamedTuple):
     # ``shape[dim] = dim_size``): (parameter, index among the positional parameters or -1, the way there:
     # ``_scatter_add(dim_size) → zeros()``), the model's :func:`npu_lint.analysis.summaries_sizes.sized_parameters`
     sizes: tuple[tuple[str, int, str], ...] = ()
+    # every return that is not a constant gives a value read back from a tensor (``return bool((d < r).all())``):
+    # the model's :func:`npu_lint.analysis.summaries_reads.returns_read_back`, for NPU414 at ``if helper(x):``
+    reads: bool = False
 
 
 class ClassFacts(NamedTuple):

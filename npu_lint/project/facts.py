@@ -15,6 +15,7 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.summaries_padding import own_maximum, padded_items
+from npu_lint.analysis.summaries_reads import may_return_read_back, returns_read_back
 from npu_lint.analysis.summaries_sizes import first_sized, sized_parameters
 from npu_lint.project.fact_reaches import ReachFacts
 from npu_lint.project.fact_calls import _BUILTINS, _PARTIALS, _PASSED_KINDS, CallFacts, _Scope
@@ -55,6 +56,7 @@ class Extractor(CallFacts, ReachFacts):
         self._imports: Optional[dict[str, str]] = None   # the file's imports, read from the model once needed
         self._sized: dict = {}   # the size summaries of the file's functions (helpers summarised once)
         self._sizing: list[tuple[_Scope, ast.AST]] = []   # functions with parameters, for their size summaries
+        self._reading: list[tuple[_Scope, ast.AST]] = []   # functions that may return a value read back
 
     # -- statements ------------------------------------------------------------------------
     def run(self, tree: ast.Module, scopes: Optional[Scopes] = None) -> "ModuleFacts":
@@ -187,6 +189,8 @@ class Extractor(CallFacts, ReachFacts):
             padding = padded_items(self.resolver, node)
             scope.pads = (padding.leaf(), padding.maximum or padding.line, *padding.unless) if padding is not None \
                 else ("", 0, "", -1)
+        if parent.kind == "module" and may_return_read_back(node):   # the model's "returns a value read back"
+            self._reading.append((scope, node))
         if parent.kind == "module" and first_sized(node):   # the model's size summary, once all is known (NPU403
             self._sizing.append((scope, node))                 # at the calls of other modules: no methods)
         self.scopes.pop()
@@ -414,7 +418,8 @@ class Extractor(CallFacts, ReachFacts):
         self.functions.append(FunctionFacts(scope.name, scope.line, scope.owner,
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
-                                            scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes))
+                                            scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
+                                            scope.reads))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
@@ -434,6 +439,8 @@ class Extractor(CallFacts, ReachFacts):
 
     def facts(self) -> ModuleFacts:
         self._size_facts()
+        for scope, node in self._reading:
+            scope.reads = returns_read_back(node, self.resolver)
         for scope, enclosing in self._closed:
             self._finish_function(scope, enclosing)
         classes = []

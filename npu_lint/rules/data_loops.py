@@ -2,7 +2,8 @@
 torch.unique(kernel)``, ``for expert in mask.nonzero()``, ``for b, l in zip(boxes[keep], labels[keep])``, whose body
 leaves tensor work behind each iteration (builds tensors to join, writes into a tensor, carries one across
 iterations, runs an in-place op): the step runs one more set of operators per element, a new graph per count.
-Also ``for i in range(num_gt)`` over the items of an input the function checks for zero (``if num_gt == 0:``).
+Also ``for i in range(num_gt)`` over the items of an input the function checks for zero (``if num_gt == 0:``), and
+a tensor made of the items a comprehension keeps by values read back (``torch.tensor(non_finished)``).
 Nothing here is a rule."""
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
-from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules import FUNCTION_TYPES, short_source
+from npu_lint.rules.read_backs import filtered_by_read_back
 
 
 def loop_over_data(loop: ast.For, ctx: FileContext) -> Optional[tuple[ast.AST, str]]:
@@ -24,6 +26,8 @@ def loop_over_data(loop: ast.For, ctx: FileContext) -> Optional[tuple[ast.AST, s
             op = data_shaped(ctx.resolver, iterated, ctx.resolver.current)
             if op is not None:
                 break
+    if op is None:   # ``for b in [i for i, fin in enumerate(finished.tolist()) if fin[0]]``
+        op = filtered_by_read_back(loop.iter, ctx)
     if op is None:
         return None
     if _builds(loop, ctx):
@@ -169,3 +173,32 @@ def _builds(loop: ast.For, ctx: FileContext) -> bool:
     return bool(lists) and scope is not None and any(
         isinstance(c, ast.Call) and _concatenates(c, ctx) and c.args and isinstance(c.args[0], ast.Name)
         and c.args[0].id in lists for c in walk(scope))
+
+
+_LIST_TENSORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.Tensor"})
+
+
+def tensor_of_kept(call: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """``torch.tensor(non_finished)`` (``x.new_tensor(...)`` too) of a list a comprehension keeps by values read back
+    (``non_finished = [i for i, f in enumerate(fin.tolist()) if not f[0]]``): the comprehension, else None."""
+    if not call.args or not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return None
+    func = call.func
+    if not (ctx.resolver.qualname(func) in _LIST_TENSORS
+            or (isinstance(func, ast.Attribute) and func.attr == "new_tensor" and ctx.resolver.is_tensor(func.value))):
+        return None
+    return filtered_by_read_back(call.args[0], ctx)
+
+
+_KEPT = ("{call} is as long as the items {kept} keeps by values read back (line {line}): a sync, and a new "
+         "shape per count on NPU; keep every item and mask the finished ones")
+
+
+def report_kept(call: ast.Call, ctx: FileContext) -> bool:
+    """Report (NPU403) ``torch.tensor(kept)`` of a list kept by values read back; True when reported."""
+    kept = tensor_of_kept(call, ctx)
+    if kept is None:
+        return False
+    ctx.report(call, _KEPT.format(call=short_source(call, 30), kept=short_source(kept, 40), line=kept.lineno),
+               "tensor()")
+    return True

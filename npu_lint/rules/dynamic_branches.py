@@ -6,13 +6,16 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.flows import TORCH_DRAWS
 from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import child_nodes, walk
+from npu_lint.analysis.summaries import return_statements
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.analysis.size_sinks import last_name
+from npu_lint.rules.branch_arms import drops_tested, later, tensor_work
+from npu_lint.rules.data_whiles import trains, while_on_read_back
 from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, training_step
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TESTS = frozenset({"torch.any", "torch.all", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.equal"})
@@ -25,9 +28,13 @@ class DataDependentSkip(Rule):
         Flags ``if <test on a tensor>: continue`` (or ``break`` out of ``for i in range(n)``: decoding stopped at
         an end token) inside a ``for`` loop of a function, when the rest
         of the iteration still runs code: per-class or per-category loops of losses that skip the classes absent
-        from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``). Loops over a
-        data loader or training loops (skipping a bad batch), loops over a tensor's items (their count is the
-        finding) and ``while`` loops (NPU412) are left alone.
+        from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``). Also a ``while``
+        loop that stops on a tensor's value: its test reads one (``while x.abs().max() > 1:``) or compares a name
+        the loop advances from a value read back (an adaptive solver's ``while s < t_end:`` with ``s = s + h`` and
+        ``h`` computed from ``float(error)``), when its body runs tensor operators. Loops over a data loader or
+        training loops (skipping a bad batch, ``.backward()`` / ``.step()`` in a ``while`` loop), loops over a
+        tensor's items (their count is the finding) and ``if ...: break`` inside a ``while`` loop (NPU412) are
+        left alone.
     Why it matters on NPU:
         The test reads a device value back to the host (a sync per iteration), and which operators run then
         depends on the batch: the step's operator sequence, and any graph captured from it, changes with the
@@ -48,8 +55,8 @@ class DataDependentSkip(Rule):
     code = "NPU413"
     name = "data-dependent-skip"
     family = FAMILY
-    node_types = (ast.If,)
-    triggers = ("continue", "break")
+    node_types = (ast.If, ast.While)
+    triggers = ("continue", "break", "while ")
     message = "{test} {how} the loop at line {loop} on a tensor's value: a host sync per iteration, and the operators that run change with the batch on NPU; run every iteration and weigh the skipped ones out with a mask"
     must_fire = ("import torch\ndef lovasz(probs, labels, C):\n    losses = []\n    for c in range(C):\n"
                  "        fg = (labels == c).float()\n        if fg.sum() == 0:\n            continue\n"
@@ -59,7 +66,14 @@ class DataDependentSkip(Rule):
                  "            out[name] = 0.0\n            continue\n        out[name] = (cls_score[:, i] * m).sum()\n"
                  "    return out\n",
                  "import torch\ndef f(scores: torch.Tensor, k):\n    kept = []\n    for i in range(k):\n"
-                 "        if scores[i].item() < 0.1:\n            break\n        kept.append(scores[i] * 2)\n")
+                 "        if scores[i].item() < 0.1:\n            break\n        kept.append(scores[i] * 2)\n",
+                 # an adaptive solver: the loop's end advanced by a step computed from an error read back
+                 "import torch\ndef solve(f, y: torch.Tensor, t_end: float, h: float):\n    s = 0.0\n"
+                 "    while s < t_end:\n        y_new = y + h * f(y)\n        error = float((y_new - y).abs().max())\n"
+                 "        h = h * min(2.0, 0.9 / max(error, 1e-6))\n        s = s + h\n        y = y_new\n    return y\n",
+                 # a while loop on a tensor's value
+                 "import torch\ndef f(x: torch.Tensor):\n    while x.abs().max() > 1:\n        x = x * 0.5\n"
+                 "    return x\n")
     must_not_fire = (# a host test, a loop over the data loader, the last statement of the loop, a while loop
                      "import torch\ndef f(xs, C):\n    for c in range(C):\n        if c == 0:\n            continue\n"
                      "        xs[c] = torch.zeros(3)\n",
@@ -79,9 +93,27 @@ class DataDependentSkip(Rule):
                      # a flag compared from values of unknown kind (a loop counter and a setting): no tensor
                      "import torch\ndef train(model, args):\n    for epoch in range(args.epochs):\n"
                      "        is_last = epoch == args.epochs - 1\n        if is_last:\n            break\n"
-                     "        model.step(torch.zeros(3))\n")
+                     "        model.step(torch.zeros(3))\n",
+                     # a while loop advanced by host values only; a training loop; a queue of host items
+                     "import torch\ndef f(x: torch.Tensor, t_end, h):\n    s = 0.0\n    while s < t_end:\n"
+                     "        x = x * 2\n        s += h\n    return x\n",
+                     "import torch\ndef train(model, opt, x: torch.Tensor, target: float):\n    loss_v = 1e9\n"
+                     "    while loss_v > target:\n        loss = model(x).sum()\n        loss.backward()\n"
+                     "        opt.step()\n        loss_v = loss.item()\n",
+                     "import torch\ndef f(x: torch.Tensor, queue):\n    while len(queue) > 0:\n"
+                     "        x = x + queue.pop()\n    return x\n",
+                     # a schedule drawn from a seeded generator on the host
+                     "import torch\ndef plan(x: torch.Tensor, n, lens):\n    g = torch.Generator()\n    left = n\n"
+                     "    while left > 0:\n        i = torch.randint(0, len(lens), (1,), generator=g).item()\n"
+                     "        left -= lens[i]\n        x = x * 2\n    return x\n")
+
+    while_message = "while {test}: stops on a tensor's value ({origin}, line {line}): a host sync per iteration, and the number of operators the step runs changes with the data on NPU; run a fixed number of iterations and freeze the finished ones with a mask"
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.While):
+            if ctx.uses_torch:
+                self._check_while(node, ctx)
+            return
         assert isinstance(node, ast.If)
         if not ctx.uses_torch or not node.body:
             return
@@ -92,7 +124,7 @@ class DataDependentSkip(Rule):
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or ctx.enclosing(loop, FUNCTION_TYPES) is None:
             return
         sources = ctx.resolver.loop_sources(loop.iter)
-        if ctx.resolver.kind_of(sources[0]) in (K.LOADER, K.BATCH, K.TENSOR, K.MASK) or _trains(loop):
+        if ctx.resolver.kind_of(sources[0]) in (K.LOADER, K.BATCH, K.TENSOR, K.MASK) or trains(loop):
             return   # a bad batch skipped; a loop over a tensor's items (its count is the finding, NPU401/NPU403)
         if isinstance(jump, ast.Break) and not any(is_range(source) for source in sources):
             return   # stopping a walk over an iterator (a stop signal of the data) is not a step count
@@ -104,6 +136,22 @@ class DataDependentSkip(Rule):
         how = "skips the rest of an iteration of" if isinstance(jump, ast.Continue) else "stops"
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:", how=how, loop=loop.lineno))
 
+    def _check_while(self, node: ast.While, ctx: FileContext) -> None:
+        """``while s < t_end:`` with ``s`` advanced from ``float(error)``; ``while x.sum() > 10:``."""
+        if ctx.enclosing(node, FUNCTION_TYPES) is None or not _may_read_value(node.test) or trains(node):
+            return
+        found = while_on_read_back(node, ctx)
+        if found is not None:
+            side, read = found
+            origin = f"{side.id} from {short_source(read, 30)}"
+        else:
+            test = _tensor_test(node.test, ctx, bare_names=False)
+            if test is None or _guard(test) or not any(tensor_work(s, ctx) for s in node.body):
+                return
+            read = test
+            origin = short_source(test, 30)
+        ctx.report(node, self.while_message.format(test=short_source(node.test, 40), origin=origin, line=read.lineno))
+
 
 class DataDependentBranch(Rule):
     """A branch on a tensor's value that chooses which tensor operators run.
@@ -111,10 +159,17 @@ class DataDependentBranch(Rule):
     What it does:
         Flags an ``if`` in a function whose test reads a tensor's value (``if not padding_mask.all():``,
         ``if torch.sum(mask) == 0:``, ``if torch.any(weight > 0):``, ``if done.all().item(): return ...``, a
-        name holding a value read back earlier: ``energy = wav.pow(2).mean().item()`` then ``if energy < floor:``) when
-        an arm runs tensor operators, or the function runs them after an early ``return`` the test decides.
+        name holding a value read back earlier: ``energy = wav.pow(2).mean().item()`` then ``if energy < floor:``; a
+        flag compared from one: ``accept = error <= 1`` then ``if accept:``, ``self.done = len(unfinished) == 0``
+        with ``unfinished`` kept by values of ``is_finished.tolist()``, then ``if self.done:`` in any method; ``if
+        float(g.sum()) != float(g.sum()):``; the file's own function or method that returns a value read back:
+        ``if self._can_use_prev_list(x):`` with ``return bool((d < r).all())``; an element of a bool tensor picked
+        with a host index: ``if update_required[idx]:``) when an arm runs tensor operators (or the backward pass
+        or optimizer step), or the function runs them after an early ``return`` the test decides.
         Left alone: tests of shapes, dtypes, devices or Python values, a bare name (``if mask:``),
-        numerical guards (``isnan``/``isinf``/``isfinite``), arms that only raise, warn or log, and arms that end
+        numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
+        whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update), arms that
+        only raise, warn or log, and arms that end
         in ``continue``/``break`` (a loop's skip or stop: NPU413's, which leaves loader, training and ``while``
         loops alone on purpose).
     Why it matters on NPU:
@@ -164,7 +219,32 @@ class DataDependentBranch(Rule):
                  "import torch\nclass Codebook(torch.nn.Module):\n    def replace_(self, samples, mask):\n"
                  "        self.embed.data.copy_(torch.where(mask[..., None], samples, self.embed))\n"
                  "    def expire_(self, samples):\n        expired = self.cluster_size < 2\n"
-                 "        if not torch.any(expired):\n            return\n        self.replace_(samples, mask=expired)\n")
+                 "        if not torch.any(expired):\n            return\n        self.replace_(samples, mask=expired)\n",
+                 # an overflow check read back that skips the optimizer step
+                 "import torch\ndef step(model, opt, batch):\n    loss = model(batch).mean()\n    loss.backward()\n"
+                 "    g = torch.cat([p.grad.flatten() for p in model.parameters()])\n"
+                 "    if float(g.sum()) != float(g.sum()):\n        return None\n    opt.step()\n    return loss\n",
+                 "import math\nimport torch\nimport torch.nn.functional as F\ndef step(model, opt, x, y):\n"
+                 "    loss = F.cross_entropy(model(x), y)\n    if not math.isfinite(loss.item()):\n        return None\n"
+                 "    loss.backward()\n    opt.step()\n",
+                 # a flag compared from a value read back
+                 "import torch\ndef accept_step(y: torch.Tensor, y_new: torch.Tensor, rtol: float):\n"
+                 "    error = float((y_new - y).abs().max()) / rtol\n    accept = error <= 1\n    if accept:\n"
+                 "        y = torch.lerp(y, y_new, 0.5)\n    return y\n",
+                 # the file's own method that returns a value read back
+                 "import torch\nclass Nbr(torch.nn.Module):\n    def _can_reuse(self, x: torch.Tensor):\n"
+                 "        d = (x - self.prev).norm(dim=-1)\n        return bool((d < self.r).all())\n"
+                 "    def forward(self, x):\n        if self._can_reuse(x):\n            return self.cache\n"
+                 "        self.cache = torch.cdist(x, x)\n        return self.cache\n",
+                 # an element of a bool tensor picked with a host index in a Python loop
+                 "import torch\ndef update(p: torch.Tensor, required: torch.Tensor, g: torch.Tensor):\n"
+                 "    for i in range(p.shape[0]):\n        if required[i]:\n            p[i] -= 0.1 * g[i]\n    return p\n",
+                 # a flag of the object set from a count of finished items read back
+                 "import torch\nclass Beam:\n    def __init__(self):\n        self.done = False\n"
+                 "    def update(self, fin: torch.Tensor):\n        rows = fin.tolist()\n"
+                 "        left = [i for i, f in enumerate(rows) if not f[0]]\n        self.done = len(left) == 0\n"
+                 "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
+                 "        self.scores = self.scores + logits.log_softmax(-1)\n")
     must_not_fire = (# shapes, Python values, a bare name, a numerical guard, an arm that only raises or logs
                      "import torch\ndef f(x: torch.Tensor):\n    if x.numel() == 0:\n        return x.new_zeros(1)\n"
                      "    return x.sum()\n",
@@ -175,6 +255,9 @@ class DataDependentBranch(Rule):
                      "        loss = torch.zeros_like(loss)\n    return loss\n",
                      "import torch\ndef f(x: torch.Tensor):\n    if (x < 0).any():\n"
                      "        raise ValueError('negative')\n    return x.sqrt()\n",
+                     "import torch\ndef f(x: torch.Tensor):\n    if not bool((x > 0).all()):\n"
+                     "        bad = (x <= 0).nonzero().tolist()\n        raise ValueError(f'not positive: {bad}')\n"
+                     "    return x.log()\n",
                      "import logging\nimport torch\ndef f(x: torch.Tensor):\n    if x.sum() > 1e6:\n"
                      "        logging.warning('large %s', x.sum().item())\n",
                      "import torch\ndef f(x: torch.Tensor, log):\n    if x.sum() > 1e6:\n        log.info('large')\n",
@@ -199,7 +282,18 @@ class DataDependentBranch(Rule):
                      "        x = x.flip(-1)\n    return x\n",
                      # a metric read back and compared on the host: no tensor operator in either arm
                      "import torch\ndef track(loss: torch.Tensor, state):\n    value = loss.item()\n"
-                     "    if value < state.best:\n        state.best = value\n        state.bad = 0\n    return state\n")
+                     "    if value < state.best:\n        state.best = value\n        state.bad = 0\n    return state\n",
+                     # host values: a count of the inputs, a flag from a host list, a helper of configuration
+                     "import torch\ndef f(x: torch.Tensor, inputs, cfg):\n    if len(inputs) > 2:\n"
+                     "        x = torch.cat(inputs)\n    return x\n",
+                     "import torch\nclass Q:\n    def __init__(self):\n        self.done = False\n"
+                     "    def push(self, items):\n        self.done = len(items) == 0\n"
+                     "    def run(self, x: torch.Tensor):\n        if self.done:\n            return x\n        return x * 2\n",
+                     "import torch\ndef big(cfg):\n    return cfg.size > 3\ndef f(x: torch.Tensor, cfg):\n"
+                     "    if big(cfg):\n        x = x * 2\n    return x\n",
+                     # a numerical guard read back that does not decide the step's backward or update
+                     "import math\nimport torch\ndef f(loss: torch.Tensor):\n    if not math.isfinite(loss.item()):\n"
+                     "        loss = torch.zeros_like(loss)\n    return loss\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.If)
@@ -210,21 +304,30 @@ class DataDependentBranch(Rule):
             return   # a loop's skip or stop: NPU413's
         if not _may_read_value(node.test):
             return   # ``if x is None:``, ``if self.training:``: no tensor value read
+        if node.body and isinstance(node.body[-1], ast.Raise) and not node.orelse:
+            return   # an error path: what it computes for the message runs once, before the raise
         test = _tensor_test(node.test, ctx, bare_names=False)
-        if test is None or _guard(node.test):
+        if test is None:
             return
+        function = ctx.enclosing(node, FUNCTION_TYPES)
         arms = node.body + node.orelse
         if node.body and isinstance(node.body[-1], ast.Return):
-            arms = arms + _later(node, ctx.enclosing(node, FUNCTION_TYPES), ctx)   # what an early return skips
-        if not any(_tensor_work(statement, ctx) or _drops_tested(statement, node.test) for statement in arms):
+            arms = arms + later(node, function, ctx)   # what an early return skips
+        if _guard(node.test) and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
+            return   # a numerical guard, unless it decides whether the step's backward or update runs
+        if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test) for statement in arms):
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
 
 
 def _may_read_value(test: ast.AST) -> bool:
     """A call or a value comparison somewhere in the test (a cheap look before asking the model)."""
+    if isinstance(test, ast.UnaryOp):
+        test = test.operand
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return True   # ``if accept:``, ``if self.done:``: a flag the model may trace to a value read back
     for node in walk(test):
-        if isinstance(node, ast.Call) or (isinstance(node, ast.Compare) and not isinstance(
+        if isinstance(node, (ast.Call, ast.Subscript)) or (isinstance(node, ast.Compare) and not isinstance(
                 node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))):
             return True
     return False
@@ -239,104 +342,9 @@ def _guard(test: ast.AST) -> bool:
     return any(isinstance(node, ast.Call) and last_name(node.func) in _GUARDS for node in walk(test))
 
 
-def _later(node: ast.AST, stop: Optional[ast.AST], ctx: FileContext) -> list[ast.stmt]:
-    """The statements that run after ``node`` in its enclosing blocks, up to ``stop`` (a loop or a function)."""
-    later: list[ast.stmt] = []
-    statement = node
-    while True:
-        parent = ctx.parent(statement)
-        if parent is None:
-            return later
-        for field in ("body", "orelse", "finalbody"):
-            block = getattr(parent, field, None)
-            if isinstance(block, list) and statement in block:
-                later.extend(block[block.index(statement) + 1:])
-        if parent is stop:
-            return later
-        statement = parent
-
-
-_HOST_CALLS = frozenset({"warn", "warning", "info", "debug", "error", "exception", "log", "critical"})
-
-
-def _host_call(call: ast.Call, ctx: FileContext) -> bool:
-    """``print(...)``, ``logging.info(...)``, ``warnings.warn(...)``, ``logger.warning(...)`` on a receiver that is
-    no tensor (``torch.log(x)`` and ``x.log()`` are tensor operators)."""
-    func = call.func
-    name = ctx.resolver.qualname(func) or ""
-    if name == "print" or name.startswith(("logging.", "warnings.")):
-        return True
-    return isinstance(func, ast.Attribute) and func.attr in _HOST_CALLS and not name.startswith("torch.") \
-        and ctx.resolver.kind_of(func.value) not in K.TENSORS
-
-
-def _tensor_work(statement: ast.stmt, ctx: FileContext, scope=None, depth: int = 0) -> bool:
-    """The statement runs a tensor operator: a call, arithmetic or indexing giving a tensor, a write into a
-    tensor (``logits[k, :t] = -inf``), or a call of one of the file's functions or methods whose body does
-    (``self.replace_(x, mask=m)``, to a fixed depth); not inside a nested function, a comprehension or a raise.
-    ``scope``: the scope of a callee's body (else the walk's)."""
-    if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)):
-        return False
-    resolver = ctx.resolver
-
-    def kind(node: ast.AST) -> Optional[str]:
-        return resolver.kind_of(node) if scope is None else resolver.kind_of_at(node, scope)
-    if isinstance(statement, (ast.Assign, ast.AugAssign)):
-        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
-        if any(isinstance(t, ast.Subscript) and kind(t.value) in K.TENSORS for t in targets):
-            return True
-    stack: list[ast.AST] = [statement]
-    while stack:
-        current = stack.pop()
-        if isinstance(current, ast.Call):
-            if _host_call(current, ctx):
-                continue   # a log line or a warning: what its arguments compute is read back, not kept
-            if kind(current) in K.TENSORS or (depth < 2 and _callee_works(current, ctx, scope, depth)):
-                return True
-        elif isinstance(current, (ast.BinOp, ast.UnaryOp, ast.Subscript)) and kind(current) in K.TENSORS:
-            return True   # ``x / 255``, ``~m``, ``x[idx]``
-        for child in child_nodes(current):
-            if not isinstance(child, (*FUNCTION_TYPES, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
-                                      ast.GeneratorExp, ast.Raise)):
-                stack.append(child)
-    return False
-
-
-def _callee_works(call: ast.Call, ctx: FileContext, scope, depth: int) -> bool:
-    """The call runs one of the file's functions or methods whose body runs tensor operators (once per callee)."""
-    if not isinstance(call.func, (ast.Name, ast.Attribute)):
-        return False
-    callee = ctx.resolver.own_function(call, scope)
-    if callee is None or ctx.resolver.scopes is None:
-        return False
-    function = callee[0]
-    answers = ctx.scratch.setdefault("callee_works", {})
-    key = (id(function), depth)   # deeper, the callee's own calls are not followed: another answer
-    if key not in answers:
-        answers[key] = False   # a recursive call adds nothing
-        inner = ctx.resolver.scopes.scope_of(function)
-        answers[key] = inner is not None and any(_tensor_work(s, ctx, inner, depth + 1) for s in function.body)
-    return answers[key]
-
-
-def _drops_tested(statement: ast.stmt, test: ast.AST) -> bool:
-    """``mask = None`` for a name the test reads (``if not mask.any(): mask = None``): what runs later changes."""
-    if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
-            and statement.value.value is None):
-        return False
-    read = {n.id for n in walk(test) if isinstance(n, ast.Name)}
-    return any(isinstance(t, ast.Name) and t.id in read for t in statement.targets)
-
-
-def _trains(loop: ast.AST) -> bool:
-    """The loop is a training loop: it calls ``.backward()`` or ``.step()``."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("backward", "step")
-               for n in walk(loop))
-
-
 def _runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
     """The loop's body runs a call after the ``if`` (what the jump skips)."""
-    return any(isinstance(n, ast.Call) for s in _later(node, loop, ctx) for n in walk(s))
+    return any(isinstance(n, ast.Call) for s in later(node, loop, ctx) for n in walk(s))
 
 
 def _calls_in(loop: ast.AST, node: ast.If) -> bool:
@@ -364,13 +372,17 @@ def _tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Op
             sides = (inner.left, *inner.comparators)
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops):
                 continue
-            if any(_host_random(s, ctx) for s in sides):
+            if any(host_random(s, ctx) for s in sides):
                 continue   # ``torch.rand(1).item() < p``: a draw on the host, no data read
-            if any(resolver.kind_of(s) in K.TENSORS or _item(s, ctx) for s in sides) \
-                    or any(_read_back(s, ctx) for s in sides):
+            if any(resolver.kind_of(s) in K.TENSORS or item(s, ctx) for s in sides) \
+                    or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
                 return operand
-        elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in _TESTS or _item(inner, ctx)):
+        elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in _TESTS or host_test(inner, ctx)):
+            if drawn(inner, ctx):
+                continue   # ``torch.equal(perm, identity)`` of ``perm = torch.randperm(n)``: a retried draw
             return operand
+        elif isinstance(inner, (ast.Name, ast.Attribute)) and read_back_name(inner, ctx):
+            return operand   # ``accept = error <= 1`` then ``if accept:``; ``if self.done:``
         elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS \
                 and not _compared_unknowns(inner, ctx):
             return operand
@@ -381,6 +393,12 @@ def _compared_unknowns(name: ast.AST, ctx: FileContext) -> bool:
     """A name bound only to comparisons of values of unknown kind (``is_last = epoch == self.epochs - 1``): a
     mask by its look alone, no evidence of a tensor for a branch."""
     resolver = ctx.resolver
+    if isinstance(name, ast.Call) and resolver.scopes is not None:   # ``def big(cfg): return cfg.size > 3``
+        callee = resolver.own_function(name)
+        inner = resolver.scopes.scope_of(callee[0]) if callee is not None else None
+        values = [r.value for r in return_statements(callee[0])] if inner is not None else []
+        return bool(values) and all(isinstance(v, ast.Compare) and not any(
+            resolver.kind_of_at(side, inner) in K.TENSORS for side in (v.left, *v.comparators)) for v in values)
     if not isinstance(name, ast.Name) or resolver.scopes is None:
         return False
     bindings = resolver.scopes.may_reach(name.id, resolver.current, (name.lineno, name.col_offset))
@@ -388,53 +406,3 @@ def _compared_unknowns(name: ast.AST, ctx: FileContext) -> bool:
         isinstance(b.value, ast.Compare) and not b.path and not any(
             resolver.kind_of_at(side, b.scope) in K.TENSORS for side in (b.value.left, *b.value.comparators))
         for b in bindings)
-
-
-def _read_back(side: ast.AST, ctx: FileContext) -> bool:
-    """A name the model says may hold a value read back from a tensor (``energy = wav.pow(2).mean().item()``
-    before ``if energy < floor:``): the branch follows the data as much as ``if t.item() < floor:``."""
-    resolver = ctx.resolver
-    if not isinstance(side, ast.Name) or resolver.scopes is None:
-        return False
-    bindings = resolver.scopes.may_reach(side.id, resolver.current, (side.lineno, side.col_offset))
-    if not bindings or any(b.tag != "value" or b.path or b.scope is not resolver.current for b in bindings):
-        return False   # a parameter, a loop variable, an unpacked element: what callers pass is no evidence here
-    return all(_reads_back(b.value, ctx) for b in bindings)
-
-
-def _reads_back(value: ast.AST, ctx: FileContext) -> bool:
-    """The assigned value reads a tensor's value itself (``x.item()``, ``int(t.max())``, ``float(t)``), not from a
-    draw on the host."""
-    resolver = ctx.resolver
-    if _host_random(value, ctx):
-        return False
-    for node in walk(value):
-        if isinstance(node, ast.Call) and not node.keywords:
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr == "item" and not node.args \
-                    and resolver.kind_of(func.value) in K.TENSORS:
-                return True
-            if isinstance(func, ast.Name) and func.id in ("int", "float", "bool") and len(node.args) == 1 \
-                    and resolver.binding(func) is None and resolver.kind_of(node.args[0]) in K.TENSORS:
-                return True
-    return False
-
-
-_HOST_DRAWS = frozenset(name for name in TORCH_DRAWS if not name.endswith("_like"))
-_HOST_DRAW_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _HOST_DRAWS)
-
-
-def _host_random(node: ast.AST, ctx: FileContext) -> bool:
-    """A draw from torch's generator made on the host (``torch.rand(1).item()``: no ``device=``): an augmentation's
-    coin flip, no value of the data and no device sync."""
-    for call in walk(node):
-        if isinstance(call, ast.Call) and not any(kw.arg == "device" for kw in call.keywords) \
-                and last_name(call.func) in _HOST_DRAW_NAMES and ctx.resolver.qualname(call.func) in _HOST_DRAWS:
-            return True
-    return False
-
-
-def _item(node: ast.AST, ctx: FileContext) -> bool:
-    """``t.item()`` on a value the model knows is a tensor (a numpy scalar has ``item`` too)."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item" \
-        and not node.args and ctx.resolver.kind_of(node.func.value) in K.TENSORS

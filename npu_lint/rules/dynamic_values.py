@@ -11,13 +11,14 @@ import ast
 from typing import ClassVar, Optional
 
 from npu_lint.analysis.data_shapes import data_shaped
-from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, RANDOM, ZERO_D, Flow
+from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, RANDOM, ZERO_D, Flow
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT, RESIZE as _RESIZE, RESIZE_NAMES as _RESIZE_NAMES
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.analysis.size_sinks import shape_sink as model_shape_sink
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
-from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data
+from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data, report_kept
+from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.size_helpers import size_helper_call
 
 FAMILY = "dynamic-shape"
@@ -28,7 +29,7 @@ def origin_text(flow: Flow) -> str:
     flavour, node = flow
     if flavour == ZERO_D:
         return short_source(node) + " (a 0-d tensor)"
-    if flavour == ELEMENT:
+    if flavour in (ELEMENT, PICKED):
         if isinstance(node, ast.Subscript):
             return short_source(node) + " (an element of a tensor)"
         return "each element of the tensor " + short_source(node)
@@ -62,9 +63,9 @@ class ValueFlow(Rule):
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         pass
 
-    def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext) -> Optional[Flow]:
+    def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext, more: tuple[str, ...] = ()) -> Optional[Flow]:
         for arg in args:
-            flow = ctx.resolver.flow_of(arg, self.kinds)
+            flow = ctx.resolver.flow_of(arg, self.kinds + more)
             if flow is not None:
                 return flow
         return None
@@ -88,7 +89,11 @@ class TensorValueInShape(ValueFlow):
         builds tensors, writes into one or carries one across iterations (``for lb in torch.unique(kernel): loss =
         loss + ...``; a log line or run-length encodings computed per element leave nothing on the device), and
         ``for g in range(num_gt)`` over the items of an input whose count the function itself tests for zero
-        (``if num_gt == 0:``: an assigner's ground truths). The semantic model answers what may reach a size: any
+        (``if num_gt == 0:``: an assigner's ground truths), loops over the items a comprehension keeps by values read
+        back (``for b in [i for i, f in enumerate(fin.tolist()) if f[0]]:``), loop counts from an element picked
+        with constants (``batch_size = coors[-1, 0] + 1``), and ``while`` loops that run until a tensor they shrink
+        by a data-dependent selection is empty (a greedy NMS: ``while order.shape[0] != 0: ... order =
+        order[1:][ious <= thr]``). The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
         of the class, what the file's own functions return and what its own calls pass to a parameter. The
@@ -115,9 +120,9 @@ class TensorValueInShape(ValueFlow):
 
     code = "NPU403"
     name = "tensor-value-in-shape"
-    node_types = (ast.Call, ast.Subscript, ast.For)
+    node_types = (ast.Call, ast.Subscript, ast.For, ast.While)
     triggers = (".item()", ".tolist()", "int(", "float(", ".sum(", ".max(", ".min(", ".count_nonzero(", "for ",
-                "unique", "nonzero", "masked_select", "argwhere", "where(", "nms(", "[")
+                "unique", "nonzero", "masked_select", "argwhere", "where(", "nms(", "[", "while ")
     kinds = (HOST, ZERO_D, ELEMENT, DATA_SIZE)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     data_message = "{chain} → {sink}: the size is the count of a data-dependent result (line {line}), known only after a sync, a new shape per count on NPU; use a fixed upper bound and a mask"
@@ -201,6 +206,22 @@ class TensorValueInShape(ValueFlow):
                  # a parameter the function's own body calls a tensor-only method on is a tensor
                  "import torch\ndef sequence_mask(lengths, max_len=None):\n    max_len = max_len or lengths.max()\n"
                  "    return torch.arange(0, max_len) >= lengths.unsqueeze(1)\n",
+                 # a loop count from an element picked with constants; a while loop shrinking a tensor by a selection
+                 "import torch\ndef scatter(feats: torch.Tensor, coors: torch.Tensor, c, n):\n"
+                 "    batch_size = coors[-1, 0] + 1\n    out = []\n    for b in range(batch_size):\n"
+                 "        canvas = feats.new_zeros(c, n)\n        out.append(canvas)\n    return torch.stack(out)\n",
+                 "import torch\ndef nms(boxes: torch.Tensor, scores: torch.Tensor, thr):\n"
+                 "    order = scores.argsort(descending=True)\n    keep = []\n    while order.shape[0] != 0:\n"
+                 "        i = order[0]\n        keep.append(i)\n        d = (boxes[order[1:]] - boxes[i]).abs().sum(-1)\n"
+                 "        order = order[1:][d > thr]\n    return torch.stack(keep)\n",
+                 # a loop over the items kept by values read back
+                 "import torch\ndef finished(fin: torch.Tensor, seqs: torch.Tensor):\n    rows = fin.tolist()\n"
+                 "    hyps = []\n    for b in [i for i, f in enumerate(rows) if f[0]]:\n"
+                 "        hyps.append(seqs[b].clone())\n    return hyps\n",
+                 # a tensor made of the items kept by values read back: the batch shrinks by a count of the data
+                 "import torch\ndef shrink(fin: torch.Tensor, seqs: torch.Tensor):\n    rows = fin.tolist()\n"
+                 "    left = [i for i, f in enumerate(rows) if not f[0]]\n"
+                 "    return seqs.index_select(0, torch.tensor(left))\n",
                  "import torch\ndef pairs(counts: torch.Tensor):\n    m = int(counts.max())\n"
                  "    return torch.tril_indices(m, m, -1)\n",
                  # the batch's largest value of each example's own map, as the size of an axis
@@ -211,6 +232,19 @@ class TensorValueInShape(ValueFlow):
                  "    batch_size = int(batch.max()) + 1\n    max_num_nodes = int(num_nodes.max())\n"
                  "    return x.new_full((batch_size * max_num_nodes, x.size(-1)), 0.0)\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # a while loop over a host queue; a tensor cut by a fixed slice; an element of configuration;
+                     # a comprehension filtered by host values
+                     "import torch\ndef f(x: torch.Tensor, queue):\n    while len(queue) > 0:\n"
+                     "        queue = queue[1:]\n        x = x * 2\n    return x\n",
+                     "import torch\ndef f(x: torch.Tensor):\n    while x.shape[0] > 1:\n        x = x[1:] + x[:-1]\n"
+                     "    return x\n",
+                     # a size (not a loop count) from an element picked by constants: often a shape kept in a tensor
+                     "import torch\ndef coords(spatial_shapes: torch.Tensor):\n"
+                     "    return torch.arange(spatial_shapes[0, 0])\n",
+                     "import torch\ndef f(x):\n    grid = torch.tensor([[1, 2], [3, 4]])\n    out = []\n"
+                     "    for i in range(grid[0, 1]):\n        out.append(x * i)\n    return torch.cat(out)\n",
+                     "import torch\ndef f(x: torch.Tensor, n):\n    out = []\n"
+                     "    for i in [j for j in range(n) if j % 2]:\n        out.append(x * i)\n    return torch.cat(out)\n",
                      # a window of a fixed length at a position read from a tensor (a momentum queue)
                      "import torch\ndef enqueue(queue: torch.Tensor, ptr_t: torch.Tensor, feats: torch.Tensor):\n"
                      "    ptr = int(ptr_t)\n    b = feats.shape[0]\n    queue[:, ptr:ptr + b] = feats.T\n",
@@ -301,6 +335,10 @@ class TensorValueInShape(ValueFlow):
             if ctx.uses_torch:
                 self._check_loop(node, ctx)
             return
+        if isinstance(node, ast.While):
+            if ctx.uses_torch:
+                report_shrinking(node, ctx)
+            return
         super().check(node, ctx)
 
     def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
@@ -367,6 +405,8 @@ class TensorValueInShape(ValueFlow):
         ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
+            return
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
                            and ctx.parent(node).iter is node)
         if found is None:   # ``make(n)`` where the file's ``make`` sizes a tensor with ``n``
@@ -378,7 +418,7 @@ class TensorValueInShape(ValueFlow):
                            sink.rpartition(" → ")[2])
             return
         args, sink = found
-        origin = self._flow(args, node, ctx)
+        origin = self._flow(args, node, ctx, (PICKED,) if sink == _LOOP_COUNT else ())   # ``range(coors[-1, 0] + 1)``
         if origin is not None:
             self._report_flow(node, sink, origin, ctx, args)
 

@@ -1,0 +1,75 @@
+"""The summary "returns a value read back from a tensor" (``return bool((d < self.r).all())``, ``return
+(a - b).abs().max().item() < tol``): every return that is not a constant reads a tensor's value to the host with
+``.item()`` or ``int`` / ``float`` / ``bool`` of a tensor, and none is a draw on the host (``torch.rand(1).item()``).
+The branch rule (NPU414) asks it at ``if helper(x):`` for the file's own functions and methods; the project index
+keeps it as a function's ``reads`` fact, for the calls of other modules. Nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.flows import TORCH_DRAWS
+from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scopes import Scope
+from npu_lint.analysis.size_sinks import last_name
+from npu_lint.analysis.summaries import memo, return_statements
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
+
+_HOST_DRAWS = frozenset(name for name in TORCH_DRAWS if not name.endswith("_like"))
+_HOST_DRAW_NAMES = frozenset(name.rsplit(".", 1)[1] for name in _HOST_DRAWS)
+_CASTS = ("int", "float", "bool")
+
+
+def host_random(node: ast.AST, resolver: "Resolver", scope: Optional[Scope] = None) -> bool:
+    """A draw from torch's generator made on the host (``torch.rand(1).item()``: no ``device=``): an augmentation's
+    coin flip, no value of the data and no device sync."""
+    for call in walk(node):
+        if isinstance(call, ast.Call) and not any(kw.arg == "device" for kw in call.keywords) \
+                and last_name(call.func) in _HOST_DRAW_NAMES and resolver.qualname(call.func, scope) in _HOST_DRAWS:
+            return True
+    return False
+
+
+def reads_back(value: ast.AST, resolver: "Resolver", scope: Optional[Scope] = None) -> bool:
+    """The expression reads a tensor's value itself (``x.item()``, ``int(t.max())``, ``float(t)``,
+    ``bool((d < r).all())``), not from a draw on the host; ``scope``: where it stands (else the walk's)."""
+    scope = scope or resolver.current
+    if host_random(value, resolver, scope):
+        return False
+    for node in walk(value):
+        if isinstance(node, ast.Call) and not node.keywords:
+            func = node.func
+            if isinstance(func, ast.Attribute) and func.attr == "item" and not node.args \
+                    and resolver.kind_of_at(func.value, scope) in K.TENSORS:
+                return True
+            if isinstance(func, ast.Name) and func.id in _CASTS and len(node.args) == 1 \
+                    and resolver.binding(func, scope) is None and resolver.kind_of_at(node.args[0], scope) in K.TENSORS:
+                return True
+    return False
+
+
+def _may_read(value: ast.AST) -> bool:
+    """A call of ``item`` or of a cast somewhere in the value (the look before asking the model)."""
+    return any(isinstance(n, ast.Call) and (
+        (isinstance(n.func, ast.Attribute) and n.func.attr == "item")
+        or (isinstance(n.func, ast.Name) and n.func.id in _CASTS)) for n in walk(value))
+
+
+def may_return_read_back(function: ast.AST) -> bool:
+    """Some return of ``function`` calls ``item`` or a cast (the syntax look before the model's summary)."""
+    return any(r.value is not None and _may_read(r.value) for r in return_statements(function))
+
+
+def returns_read_back(function: ast.AST, resolver: "Resolver") -> bool:
+    """Every return of ``function`` that is not a constant gives a value read back from a tensor (at least one)."""
+    def compute() -> bool:
+        values = [r.value for r in return_statements(function)
+                  if r.value is not None and not isinstance(r.value, ast.Constant)]
+        if not values or not all(_may_read(v) for v in values):
+            return False
+        scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
+        return scope is not None and all(reads_back(v, resolver, scope) for v in values)
+    return bool(memo(resolver._summaries, ("reads back", id(function)), compute))

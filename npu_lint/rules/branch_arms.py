@@ -1,0 +1,103 @@
+"""What the arms of a branch on a tensor's value run (NPU413, NPU414): tensor operators (a call, arithmetic or
+indexing giving a tensor, a write into a tensor, the file's own helper whose body does, the step's backward or
+update), the statements an early ``return`` skips, and a dropped mask (``mask = None``). Nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import child_nodes, walk
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.read_backs import training_step
+
+
+def later(node: ast.AST, stop: Optional[ast.AST], ctx: FileContext) -> list[ast.stmt]:
+    """The statements that run after ``node`` in its enclosing blocks, up to ``stop`` (a loop or a function)."""
+    found: list[ast.stmt] = []
+    statement = node
+    while True:
+        parent = ctx.parent(statement)
+        if parent is None:
+            return found
+        for field in ("body", "orelse", "finalbody"):
+            block = getattr(parent, field, None)
+            if isinstance(block, list) and statement in block:
+                found.extend(block[block.index(statement) + 1:])
+        if parent is stop:
+            return found
+        statement = parent
+
+
+_HOST_CALLS = frozenset({"warn", "warning", "info", "debug", "error", "exception", "log", "critical"})
+
+
+def _host_call(call: ast.Call, ctx: FileContext) -> bool:
+    """``print(...)``, ``logging.info(...)``, ``warnings.warn(...)``, ``logger.warning(...)`` on a receiver that is
+    no tensor (``torch.log(x)`` and ``x.log()`` are tensor operators)."""
+    func = call.func
+    name = ctx.resolver.qualname(func) or ""
+    if name == "print" or name.startswith(("logging.", "warnings.")):
+        return True
+    return isinstance(func, ast.Attribute) and func.attr in _HOST_CALLS and not name.startswith("torch.") \
+        and ctx.resolver.kind_of(func.value) not in K.TENSORS
+
+
+def tensor_work(statement: ast.stmt, ctx: FileContext, scope=None, depth: int = 0) -> bool:
+    """The statement runs a tensor operator: a call, arithmetic or indexing giving a tensor, a write into a
+    tensor (``logits[k, :t] = -inf``), or a call of one of the file's functions or methods whose body does
+    (``self.replace_(x, mask=m)``, to a fixed depth); not inside a nested function, a comprehension or a raise.
+    ``scope``: the scope of a callee's body (else the walk's)."""
+    if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)):
+        return False
+    resolver = ctx.resolver
+
+    def kind(node: ast.AST) -> Optional[str]:
+        return resolver.kind_of(node) if scope is None else resolver.kind_of_at(node, scope)
+    if isinstance(statement, (ast.Assign, ast.AugAssign)):
+        targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+        if any(isinstance(t, ast.Subscript) and kind(t.value) in K.TENSORS for t in targets):
+            return True
+    stack: list[ast.AST] = [statement]
+    while stack:
+        current = stack.pop()
+        if isinstance(current, ast.Call):
+            if _host_call(current, ctx):
+                continue   # a log line or a warning: what its arguments compute is read back, not kept
+            if kind(current) in K.TENSORS or (depth < 2 and _callee_works(current, ctx, scope, depth)) \
+                    or (scope is None and training_step(current, ctx.enclosing(statement, FUNCTION_TYPES), ctx)):
+                return True
+        elif isinstance(current, (ast.BinOp, ast.UnaryOp, ast.Subscript)) and kind(current) in K.TENSORS:
+            return True   # ``x / 255``, ``~m``, ``x[idx]``
+        for child in child_nodes(current):
+            if not isinstance(child, (*FUNCTION_TYPES, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
+                                      ast.GeneratorExp, ast.Raise)):
+                stack.append(child)
+    return False
+
+
+def _callee_works(call: ast.Call, ctx: FileContext, scope, depth: int) -> bool:
+    """The call runs one of the file's functions or methods whose body runs tensor operators (once per callee)."""
+    if not isinstance(call.func, (ast.Name, ast.Attribute)):
+        return False
+    callee = ctx.resolver.own_function(call, scope)
+    if callee is None or ctx.resolver.scopes is None:
+        return False
+    function = callee[0]
+    answers = ctx.scratch.setdefault("callee_works", {})
+    key = (id(function), depth)   # deeper, the callee's own calls are not followed: another answer
+    if key not in answers:
+        answers[key] = False   # a recursive call adds nothing
+        inner = ctx.resolver.scopes.scope_of(function)
+        answers[key] = inner is not None and any(tensor_work(s, ctx, inner, depth + 1) for s in function.body)
+    return answers[key]
+
+
+def drops_tested(statement: ast.stmt, test: ast.AST) -> bool:
+    """``mask = None`` for a name the test reads (``if not mask.any(): mask = None``): what runs later changes."""
+    if not (isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant)
+            and statement.value.value is None):
+        return False
+    read = {n.id for n in walk(test) if isinstance(n, ast.Name)}
+    return any(isinstance(t, ast.Name) and t.id in read for t in statement.targets)
