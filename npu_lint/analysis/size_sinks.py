@@ -81,6 +81,8 @@ def size_args(node: ast.Call, name: Optional[str]) -> list[ast.AST]:
         return list(node.args[1:]) + keywords
     if last == "full":
         return list(node.args[:1]) + keywords
+    if last in ("linspace", "logspace"):   # ``linspace(start, end, steps)``: the ends are values, not sizes
+        return list(node.args[2:3]) + [kw.value for kw in node.keywords if kw.arg == "steps"]
     if last == "randint":   # ``randint(low, high, size)``: only the size is a shape
         return [a for a in node.args if isinstance(a, (ast.Tuple, ast.List))] + keywords
     return list(node.args) + keywords

@@ -291,6 +291,9 @@ class TensorValueInShape(ValueFlow):
                      # numpy's bincount: host memory; a fixed count of classes
                      "import torch\nimport numpy as np\ndef f(labels: torch.Tensor, a):\n"
                      "    k = labels.max().item() + 1\n    return np.bincount(a, minlength=k), torch.bincount(labels, minlength=10)\n",
+                     # the ends of a linspace are values; its number of steps is the size
+                     "import torch\ndef grid(x: torch.Tensor, n: int):\n    lo, hi = x.min().item(), x.max().item()\n"
+                     "    return torch.linspace(lo, hi, n), torch.logspace(lo, end=hi, steps=8)\n",
                      # a value read from a tensor as the fill value, not the size
                      "import torch\ndef f(t: torch.Tensor, n):\n    return torch.full((n,), t.item())\n",
                      # iterating a tensor: its elements as the input of a resize, not as its size
