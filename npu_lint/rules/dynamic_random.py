@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import ast
 
+from npu_lint.analysis.data_tensors import data_root
 from npu_lint.analysis.flows import RANDOM
 from npu_lint.analysis.kinds import DATASET, TENSORS
 from npu_lint.analysis.size_sinks import RESIZE as _RESIZE, RESIZE_NAMES as _RESIZE_NAMES
@@ -79,7 +80,12 @@ class RandomInputSize(ValueFlow):
                      "    return img[:random.randint(1, 5)]\n",
                      "import random\nimport torch\nclass Clips(torch.utils.data.Dataset):\n"
                      "    def __getitem__(self, i):\n        wav: torch.Tensor = self.items[i]\n"
-                     "        return wav[:, :random.randint(8000, 16000)]\n")
+                     "        return wav[:, :random.randint(8000, 16000)]\n",
+                     # a mask the code made, masked in blocks of a random size (a BEiT masking generator)
+                     "import random\nimport torch\nclass Masking:\n    def _mask(self, mask: torch.Tensor, n):\n"
+                     "        h = random.randint(1, n)\n        mask[0:h, 0:h] = 1\n"
+                     "    def __call__(self, n):\n        mask = torch.zeros((14, 14))\n        self._mask(mask, n)\n"
+                     "        return mask\n")
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:, :, yl:yh, xl:xh]`` of a tensor with bounds drawn at random (CutMix): a region of a new shape per
@@ -87,8 +93,9 @@ class RandomInputSize(ValueFlow):
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) and not self._window(s, ctx)
                   for b in (s.lower, s.upper) if b is not None]
-        if not bounds or ctx.resolver.kind_of(node.value) not in TENSORS or _per_sample(ctx):
-            return
+        if not bounds or ctx.resolver.kind_of(node.value) not in TENSORS or _per_sample(ctx) \
+                or data_root(ctx.resolver, node.value, ctx.resolver.current) is None:
+            return   # a buffer the code made (a mask generator's on the host), a tensor of unknown origin
         origin = self._flow(bounds, node, ctx)
         if origin is not None:
             ctx.report(node, self.slice_message.format(origin=origin_text(origin), line=origin[1].lineno),
