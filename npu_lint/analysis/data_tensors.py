@@ -166,15 +166,10 @@ def data_element(resolver: "Resolver", node: ast.Subscript, scope: Scope) -> boo
     """``coors[-1, 0]``: a constant on two axes or more of a tensor of data (one constant alone, ``ids[0]``, as often
     picks a row of a tensor, or an element of a tuple the model takes for a tensor)."""
     index = node.slice
-    parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    if not all(constant_index(p) for p in parts):
+    if not isinstance(index, ast.Tuple) or len(index.elts) < 2 or not all(constant_index(p) for p in index.elts):
         return False
-    if resolver.kind_of_at(node.value, scope) in (K.HOST, K.LIST):
-        return False
-    root = data_root(resolver, node.value, scope)
-    if root is None:
-        return False
-    return len(parts) > 1
+    return resolver.kind_of_at(node.value, scope) not in (K.HOST, K.LIST) \
+        and data_root(resolver, node.value, scope) is not None
 
 
 def data_scalar(resolver: "Resolver", node: ast.AST, scope: Scope) -> Optional[Root]:

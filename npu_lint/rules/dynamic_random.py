@@ -93,11 +93,12 @@ class RandomInputSize(ValueFlow):
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) and not self._window(s, ctx)
                   for b in (s.lower, s.upper) if b is not None]
-        if not bounds or ctx.resolver.kind_of(node.value) not in TENSORS or _per_sample(ctx) \
-                or data_root(ctx.resolver, node.value, ctx.resolver.current) is None:
-            return   # a buffer the code made (a mask generator's on the host), a tensor of unknown origin
+        if not bounds or ctx.resolver.kind_of(node.value) not in TENSORS:
+            return
         origin = self._flow(bounds, node, ctx)
-        if origin is not None:
+        if origin is not None and not _per_sample(ctx) \
+                and data_root(ctx.resolver, node.value, ctx.resolver.current) is not None:
+            # not a buffer the code made (a mask generator's on the host), nor a tensor of unknown origin
             ctx.report(node, self.slice_message.format(origin=origin_text(origin), line=origin[1].lineno),
                        "a slice bound")
 
