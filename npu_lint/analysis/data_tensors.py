@@ -179,4 +179,7 @@ def data_scalar(resolver: "Resolver", node: ast.AST, scope: Scope) -> Optional[R
         return None
     if resolver.kind_of_at(node, scope) not in K.TENSORS:
         return None
-    return data_root(resolver, node, scope)
+    root = data_root(resolver, node, scope)
+    # A field of a loader's batch as it comes (``prefix = batch["prefix"][0]``) is a host tensor, and as often a
+    # setting the dataset repeats in every batch (a prompt length): no evidence of a device value that varies.
+    return root if root is not None and root[0] != BATCH_ROOT else None
