@@ -12,6 +12,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import CLASSED as _CLASSED
+from npu_lint.analysis.nodes import body_of
 from npu_lint.analysis.scopes import ANNOTATION, LOOP, PARAM, STAR, VALUE, Binding, Scope
 from npu_lint.analysis.summaries import return_statements
 
@@ -288,7 +289,7 @@ class Elements:
         found = self._summaries.get(key)
         if found is None:
             found = {}
-            stack = list(getattr(scope.node, "body", ()) if scope.node is not None else ())
+            stack = list(body_of(scope.node) if scope.node is not None else ())
             while stack:
                 statement = stack.pop()
                 if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):

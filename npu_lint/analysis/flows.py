@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum
-from npu_lint.analysis.constant_values import from_constants, numpy_made
+from npu_lint.analysis.configuration import from_constants, numpy_made
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
@@ -138,13 +138,14 @@ class Flows:
             if shape and first_axis_of_shape(node) and data_shaped(self, node.value.value, scope):
                 return ((DATA_SIZE, node),)     # ``labels.unique().shape[0]``: a count known once the op ran
             found = [] if shape else list(self.flows(node.value, scope, sink, depth))
-            if self.kind_of_at(node.value, scope) not in K.TENSORS:   # ``sizes[lvl]``: picked by a data value
+            tensor = self.kind_of_at(node.value, scope) in K.TENSORS
+            if not tensor:   # ``sizes[lvl]``: picked by a data value
                 found.extend(f for f in self.flows(node.slice, scope, sink, depth) if f[0] != ZERO_D)
-            elif (element_index(node.slice) and self.kind_of_at(node.slice, scope) not in K.TENSORS
-                  and not from_constants(node.value, self, scope)) or (
-                    constant_index(node.slice) and data_shaped(self, node.value, scope) is not None):
+            if tensor and ((element_index(node.slice) and self.kind_of_at(node.slice, scope) not in K.TENSORS
+                            and not from_constants(node.value, self, scope)) or (
+                    constant_index(node.slice) and data_shaped(self, node.value, scope) is not None)):
                 found.insert(0, (ELEMENT, node))   # ``lengths[i]``; ``ts[-1]`` of ``ts = x[x > t]``
-            elif constant_element(node.slice) and not from_constants(node.value, self, scope):
+            elif tensor and constant_element(node.slice) and not from_constants(node.value, self, scope):
                 found.insert(0, (PICKED, node))    # ``coors[-1, 0]``: often metadata kept in a tensor (a shape)
             return _unique(found)
         operands = (node.left, node.right)

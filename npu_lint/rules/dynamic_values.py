@@ -11,9 +11,9 @@ import ast
 from typing import ClassVar, Optional
 
 from npu_lint.analysis.data_shapes import data_shaped
-from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, RANDOM, ZERO_D, Flow
-from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT, RESIZE as _RESIZE, RESIZE_NAMES as _RESIZE_NAMES
-from npu_lint.analysis.size_sinks import last_name
+from npu_lint.analysis.data_tensors import data_scalar, filled_count
+from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D, Flow
+from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.analysis.size_sinks import shape_sink as model_shape_sink
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
@@ -63,6 +63,16 @@ class ValueFlow(Rule):
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         pass
 
+    def _window(self, piece: ast.Slice, ctx: FileContext) -> bool:
+        """``queue[:, ptr:ptr + batch_size]``: a window of a fixed length at a position read from a tensor (a
+        momentum queue's pointer): the offset moves, the shape does not."""
+        lower, upper = piece.lower, piece.upper
+        if lower is None or not isinstance(upper, ast.BinOp) or not isinstance(upper.op, ast.Add):
+            return False
+        at = ast.dump(lower)
+        length = upper.right if ast.dump(upper.left) == at else upper.left if ast.dump(upper.right) == at else None
+        return length is not None and ctx.resolver.flow_of(length, self.kinds) is None
+
     def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext, more: tuple[str, ...] = ()) -> Optional[Flow]:
         for arg in args:
             flow = ctx.resolver.flow_of(arg, self.kinds + more)
@@ -103,6 +113,13 @@ class TensorValueInShape(ValueFlow):
         reported at the call, naming the chain. A read on another line than the size it reaches (``n =
         int(t.max())`` above ``torch.zeros(n)``) is reported there too, once, naming every size it reaches: it is
         the sync, and the line a fixed bound replaces (reviewers mark either line).
+        A tensor of data used as the size itself, without ``.item()``, is one too: ``range(coors[-1, 0] + 1)`` (a
+        loop count only: an element picked with constants is often a shape kept in a tensor), ``am[:, :n]`` with ``n`` a one-element tensor, ``self.src_len[b]`` set from data
+        outside ``__init__``, and ``voxels[:n]`` where an op given data wrote ``n`` rows into the buffer
+        (``n = hard_voxelize(points, voxels, ...)``, or ``n = torch.zeros(())`` passed to it). Data is what the
+        model shows comes per call (a tensor parameter the file's calls fill with data, a loader batch, an op's
+        output); configuration tensors (``torch.tensor([...])``, ``x.new_tensor(self.num_grids)``, a buffer or
+        attribute set in ``__init__``) and tensors of unknown origin are left alone.
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
         computed from configuration (``torch.tensor(cfg.depths)``) is no data.
     Why it matters on NPU:
@@ -126,6 +143,7 @@ class TensorValueInShape(ValueFlow):
     kinds = (HOST, ZERO_D, ELEMENT, DATA_SIZE)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     data_message = "{chain} → {sink}: the size is the count of a data-dependent result (line {line}), known only after a sync, a new shape per count on NPU; use a fixed upper bound and a mask"
+    filled_message = "a slice bound takes the count of rows an op wrote into {buffer} ({op}, line {line}): the number of valid rows is data, read back from the device, a new shape per count on NPU; keep the buffer's fixed size and mask the rows past the count"
     count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
@@ -230,7 +248,24 @@ class TensorValueInShape(ValueFlow):
                  # to_dense_batch: reported at the reads, each naming the sizes it fixes
                  "import torch\ndef dense(x, batch: torch.Tensor, num_nodes: torch.Tensor):\n"
                  "    batch_size = int(batch.max()) + 1\n    max_num_nodes = int(num_nodes.max())\n"
-                 "    return x.new_full((batch_size * max_num_nodes, x.size(-1)), 0.0)\n")
+                 "    return x.new_full((batch_size * max_num_nodes, x.size(-1)), 0.0)\n",
+                 # an element picked with constants (often a shape kept in a tensor) counts as data in a loop count
+                 "import torch\ndef scatter(feats, coors):\n    batch_size = coors[-1, 0] + 1\n    ids = coors.long()[:, 0]\n"
+                 "    for i in range(batch_size):\n        feats[ids == i] *= 2\n    return feats\n",
+                 # a one-element tensor of data as the bound itself; self.x set from data outside __init__
+                 "import torch\ndef f(am, src_len: torch.Tensor):\n    return am[:, :src_len]\n",
+                 "import torch\ndef f(am, src_len: torch.Tensor):\n    n = src_len[0]\n    return am[:, :n]\n",
+                 "import torch\nclass Beam:\n    def __init__(self):\n        self.src_len = None\n"
+                 "    def initialize(self, enc_out, src_len: torch.Tensor):\n        self.src_len = src_len.repeat_interleave(4)\n"
+                 "    def update(self, attn, b):\n        return attn[b, :, :self.src_len[b]]\n",
+                 # the count of rows an op wrote into a buffer (returned, or written into a 0-d tensor)
+                 "import torch\nfrom .ext import hard_voxelize\ndef voxelize(points, max_voxels=20000):\n"
+                 "    voxels = points.new_zeros(size=(max_voxels, points.size(1)))\n"
+                 "    voxel_num = hard_voxelize(points, voxels, max_voxels)\n    return voxels[:voxel_num]\n",
+                 "import torch\nfrom . import ext_module\ndef voxelize(points, max_voxels=20000):\n"
+                 "    voxels = points.new_zeros(size=(max_voxels, points.size(1)))\n"
+                 "    voxel_num = torch.zeros(size=(), dtype=torch.long)\n"
+                 "    ext_module.hard_voxelize_forward(points, voxels, voxel_num)\n    return voxels[:voxel_num]\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      # a while loop over a host queue; a tensor cut by a fixed slice; an element of configuration;
                      # a comprehension filtered by host values
@@ -331,7 +366,14 @@ class TensorValueInShape(ValueFlow):
                      "        m = torch.where(seg == idx, 1, 0)\n        out.append(rle(m))\n    return out\n",
                      "import torch\nimport numpy as np\nclass Confusion:\n    def __init__(self, nc):\n"
                      "        self.matrix = np.zeros((nc + 1, nc + 1))\n    def update(self, det: torch.Tensor, thr):\n"
-                     "        for dc in det[det[:, 4] > thr][:, 5].int():\n            self.matrix[dc, -1] += 1\n")
+                     "        for dc in det[det[:, 4] > thr][:, 5].int():\n            self.matrix[dc, -1] += 1\n",
+                     # from the slice branch: configuration, or no evidence of data
+                     "import torch\nclass Head(torch.nn.Module):\n    def __init__(self, num_grids=(40, 36, 24)):\n        super().__init__()\n        self.num_grids = num_grids\n        self.register_buffer('ranges', torch.tensor([[1, 96], [48, 192]]))\n    def predict(self, scores: torch.Tensor, labels: torch.Tensor):\n        lvl = labels.new_tensor(self.num_grids).pow(2).cumsum(0)\n        strides = scores.new_ones(lvl[-1])\n        strides[:lvl[0]] *= 8\n        for i in range(1, 3):\n            strides[lvl[i - 1]:lvl[i]] *= 2\n        return strides[:self.ranges[0, 1]]\n",
+                     'import torch\ndef f(x: torch.Tensor):\n    b = torch.tensor([[0, 4], [4, 8]])\n    return x[b[0, 0]:b[0, 1]], x[:b[1, 0]]\n',
+                     'import torch\nclass Grid:\n    def __init__(self, sizes: torch.Tensor):\n        self.sizes = sizes\n    def cut(self, x: torch.Tensor):\n        return x[:self.sizes[0, 0]]\n',
+                     'import torch\ndef gate(a, n):\n    return a[:, :n].tanh() * a[:, n:].sigmoid()\ndef run(a, hidden):\n    n = torch.IntTensor([hidden])\n    return gate(a, n[0])\n',
+                     'import torch\ndef scatter(feats: torch.Tensor, coors):\n    batch_size = coors[-1, 0] + 1\n    return feats.new_zeros(batch_size, 64)\n',
+                     'import torch\nfrom .ext import fill_grid\ndef grid(x: torch.Tensor, cfg):\n    buf = x.new_zeros(100, 4)\n    n = fill_grid(buf, cfg.size)\n    return buf[:n]\n')
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
@@ -429,75 +471,19 @@ class TensorValueInShape(ValueFlow):
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) and not self._window(s, ctx)
                   for b in (s.lower, s.upper, s.step) if b is not None]
-        origin = self._flow(bounds, node, ctx) if bounds else None
-        if origin is not None and not ctx.resolver.is_host(node.value):   # numpy slicing: no NPU shape
-            self._report_flow(node, "a slice bound", origin, ctx, bounds)
-
-
-    def _window(self, piece: ast.Slice, ctx: FileContext) -> bool:
-        """``queue[:, ptr:ptr + batch_size]``: a window of a fixed length at a position read from a tensor (a
-        momentum queue's pointer): the offset moves, the shape does not."""
-        lower, upper = piece.lower, piece.upper
-        if lower is None or not isinstance(upper, ast.BinOp) or not isinstance(upper.op, ast.Add):
-            return False
-        at = ast.dump(lower)
-        length = upper.right if ast.dump(upper.left) == at else upper.left if ast.dump(upper.right) == at else None
-        return length is not None and ctx.resolver.flow_of(length, self.kinds) is None
-
-
-class RandomInputSize(ValueFlow):
-    """Resizing to a random size per batch (multi-scale training).
-
-    What it does:
-        Flags ``F.interpolate`` / ``F.upsample`` / ``nn.Upsample`` / torchvision ``resize`` calls whose size
-        or scale factor comes from ``random`` or ``numpy.random`` (directly, through names computed from the
-        draw, or through what the file's own functions and methods return), the multi-scale training trick
-        of YOLO-style detectors.
-    Why it matters on NPU:
-        Every new input size compiles the whole network's operators again on Ascend; with a random size per
-        batch the first epochs are spent compiling.
-    Example:
-        size = random.choice([320, 416, 512, 608])
-        imgs = F.interpolate(imgs, size=size)
-    Use instead:
-        Train at one size, or draw from a short fixed list and bucket batches by size so each size compiles
-        once; ``torch_npu.npu.set_compile_mode(jit_compile=False)`` uses prebuilt binaries for the rest.
-    Fix safety:
-        No automatic fix.
-    """
-
-    code = "NPU404"
-    name = "random-input-size"
-    triggers = ("random",)
-    kinds = (RANDOM,)
-    message = "{sink} resizes to a random size ({origin}, line {line}): every new input size recompiles the network on NPU; use fixed sizes or size buckets"
-    must_fire = ("import random\nimport torch.nn.functional as F\nsz = random.randrange(320, 640, 32)\n"
-                 "imgs = F.interpolate(imgs, size=(sz, sz))\n",
-                 "import random\nimport math\nfrom torch import nn\ndef step(imgs, imgsz, gs):\n"
-                 "    sz = random.randrange(int(imgsz * 0.5), int(imgsz * 1.5) + gs) // gs * gs\n"
-                 "    sf = sz / max(imgs.shape[2:])\n    ns = [math.ceil(x * sf / gs) * gs for x in imgs.shape[2:]]\n"
-                 "    return nn.functional.interpolate(imgs, size=ns, mode='bilinear')\n",
-                 "import numpy as np\nimport torch.nn.functional as F\ny = F.interpolate(x, scale_factor=np.random.uniform(0.5, 1.5))\n",
-                 # drawn in the class's own method, used in another
-                 "import random\nimport torch.nn.functional as F\nclass MultiScale:\n    def pick(self):\n"
-                 "        return random.choice([320, 416, 512])\n    def __call__(self, imgs):\n"
-                 "        size = self.pick()\n        return F.interpolate(imgs, size=(size, size))\n")
-    must_not_fire = ("import random\nimport torch.nn.functional as F\nimgs = F.interpolate(imgs, size=(640, 640))\n",
-                     "import random\nimport torch.nn.functional as F\nif random.random() < 0.5:\n    x = x.flip(-1)\n"
-                     "y = F.interpolate(x, scale_factor=2)\n",
-                     # a random choice of the input, not of its size
-                     "import random\nimport torch.nn.functional as F\ndef f(feats):\n    x = random.choice(feats)\n"
-                     "    return F.interpolate(x, size=(640, 640))\n")
-
-    def check_call(self, node: ast.Call, ctx: FileContext) -> None:
-        if last_name(node.func) not in _RESIZE_NAMES:
+        if not bounds or ctx.resolver.is_host(node.value):   # numpy slicing: no NPU shape
             return
-        name = ctx.resolver.qualname(node.func)
-        if name not in _RESIZE:
-            return
-        positional = node.args if name == "torch.nn.Upsample" else node.args[1:]   # Upsample(size, scale_factor)
-        args = positional + [kw.value for kw in node.keywords if kw.arg in ("size", "scale_factor", "pad")]
-        origin = self._flow(args, node, ctx)
+        origin = self._flow(bounds, node, ctx)
         if origin is not None:
-            sink = name.rsplit(".", 1)[-1] + "()"
-            ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), name)
+            self._report_flow(node, "a slice bound", origin, ctx, bounds)
+            return
+        scope = ctx.resolver.current
+        for bound in bounds:   # a tensor of data used as the bound itself, or the count an op wrote into a buffer
+            op = filled_count(ctx.resolver, node.value, bound, scope)
+            if op is not None:
+                ctx.report(node, self.filled_message.format(op=short_source(op), line=op.lineno,
+                                                            buffer=short_source(node.value)), "a slice bound")
+                return
+            if data_scalar(ctx.resolver, bound, scope) is not None:
+                self._report_flow(node, "a slice bound", (ZERO_D, bound), ctx)
+                return

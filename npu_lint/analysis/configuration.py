@@ -1,6 +1,6 @@
-"""Values that are the same for every batch, whatever the code reads from them: configuration put in a tensor
-(``torch.tensor(cfg.depths)``), a model's own state (``model.stride``, ``self.anchors`` set in ``__init__``) and
-arrays numpy or pandas made on the host. The flows of :mod:`npu_lint.analysis.flows` stop at them."""
+"""Configuration, not data: tensors whose values the code fixes (``torch.tensor(config.depths)``, ``x.new_tensor(
+self.num_grids)``, a buffer or an attribute a module sets only in ``__init__``), and arrays numpy made. The data flows
+(:mod:`npu_lint.analysis.flows`) and the data roots (:mod:`npu_lint.analysis.data_tensors`) ask them."""
 from __future__ import annotations
 
 import ast
@@ -58,7 +58,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> boo
                     resolver.kind_of_at(receiver, scope) is None or not _self(receiver.value, resolver, scope)):
             return True   # ``int(model.stride.max())``: an attribute of a model (a buffer, a parameter, its
                           # configuration) read from outside its class: model state, not the batch's data
-        if isinstance(receiver, ast.Attribute) and not called and not fed and _built_state(receiver, resolver, scope):
+        if isinstance(receiver, ast.Attribute) and not called and not fed and built_state(receiver, resolver, scope):
             return True   # ``int(self.stride.max())``: model state set once, when the module is built
         if isinstance(receiver, ast.Call) and (
                 resolver.qualname(receiver.func, scope) in ("torch.tensor", "torch.as_tensor")
@@ -82,7 +82,7 @@ def _self(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
     return isinstance(node, ast.Name) and resolver.scopes is not None and node.id == resolver.scopes.self_name(scope)
 
 
-def _built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool:
+def built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool:
     """``self.stride`` of an object (a model, a loss) whose class sets it only in ``__init__``: fixed when the
     object is built (a buffer of strides or anchors), the same value for every batch."""
     if not isinstance(node.value, ast.Name) or resolver.scopes is None \
