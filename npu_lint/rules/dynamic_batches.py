@@ -8,7 +8,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.value_flow import FAMILY
 
 _LOADER = "torch.utils.data.DataLoader"
 _LOADER_PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampler", "num_workers", "collate_fn",

@@ -14,7 +14,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.rules.branch_arms import drops_tested, later, tensor_work
 from npu_lint.rules.data_whiles import trains, while_on_read_back
-from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, training_step
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)

@@ -12,7 +12,7 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, length_expr, loop_position,
                                         made_tensor, same_or_variable, whole_chunks)
-from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_steps import describe, fed_back
 from npu_lint.rules.loop_arms import carried, steps
 

@@ -11,7 +11,7 @@ from npu_lint.analysis.scopes import AUGMENT, VALUE, Binding, Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
-from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.value_flow import FAMILY
 
 _SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | SHAPE_METHODS
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)

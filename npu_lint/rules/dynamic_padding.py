@@ -11,7 +11,7 @@ from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
 from npu_lint.rules.padding_args import constant, padding_in_kwargs, padding_values
 from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
-from npu_lint.rules.dynamic_values import ValueFlow, origin_text
+from npu_lint.rules.value_flow import ValueFlow, origin_text
 
 
 def _in_assertion(node: ast.AST, ctx: FileContext) -> bool:

@@ -13,7 +13,7 @@ from npu_lint.analysis.kinds import DATASET, TENSORS
 from npu_lint.analysis.size_sinks import RESIZE as _RESIZE, RESIZE_NAMES as _RESIZE_NAMES
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.context import FileContext
-from npu_lint.rules.dynamic_values import ValueFlow, origin_text
+from npu_lint.rules.value_flow import ValueFlow, origin_text
 
 
 class RandomInputSize(ValueFlow):

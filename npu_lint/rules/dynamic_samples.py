@@ -15,7 +15,7 @@ from __future__ import annotations
 import ast
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
-from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
 from npu_lint.rules.sample_lengths import measured_lengths
 

@@ -8,7 +8,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.sample_items import _Items, _built_list
-from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.value_flow import FAMILY
 
 _SPLIT = frozenset({"torch.split", "torch.split_with_sizes", "torch.tensor_split"})
 _SPLIT_METHODS = frozenset({"split", "split_with_sizes", "tensor_split"})

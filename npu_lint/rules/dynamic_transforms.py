@@ -15,7 +15,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
-from npu_lint.rules.dynamic_values import FAMILY
+from npu_lint.rules.value_flow import FAMILY
 from npu_lint.tables import keyed
 
 _TABLE = "random_size_transforms.tsv"

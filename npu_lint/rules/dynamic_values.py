@@ -1,4 +1,4 @@
-"""NPU403-NPU404: sizes that come from tensor values or from a random draw.
+"""NPU403: sizes that come from tensor values (NPU404, random draws: dynamic_random.py).
 
 The rules name the places that fix a shape (factory sizes, ``view`` / ``reshape`` / ``split`` / ``topk``
 arguments, slice bounds, ``range`` loop counts, ``interpolate`` sizes) and ask the semantic model what may
@@ -8,78 +8,18 @@ maxima, through every binding that may reach the use).
 from __future__ import annotations
 
 import ast
-from typing import ClassVar, Optional
+from typing import Optional
 
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.data_tensors import data_scalar, filled_count
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D, Flow
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
-from npu_lint.analysis.size_sinks import shape_sink as model_shape_sink
 from npu_lint.context import FileContext
-from npu_lint.rules import Rule, short_source
+from npu_lint.rules import short_source
 from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data, report_kept
 from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.size_helpers import size_helper_call
-
-FAMILY = "dynamic-shape"
-
-
-def origin_text(flow: Flow) -> str:
-    """How a message names where a value comes from."""
-    flavour, node = flow
-    if flavour == ZERO_D:
-        return short_source(node) + " (a 0-d tensor)"
-    if flavour in (ELEMENT, PICKED):
-        if isinstance(node, ast.Subscript):
-            return short_source(node) + " (an element of a tensor)"
-        return "each element of the tensor " + short_source(node)
-    return short_source(node)
-
-
-def shape_sink(node: ast.Call, ctx: FileContext, scope, loop_count: bool) -> Optional[tuple[list[ast.AST], str]]:
-    """The size arguments of a call that fixes a shape, and how a message names it (None: no such call); the one
-    definition is the model's :func:`npu_lint.analysis.size_sinks.shape_sink`."""
-    return model_shape_sink(node, ctx.resolver, scope, loop_count)
-
-
-class ValueFlow(Rule):
-    """Checks the shape-fixing arguments of calls and slices against what the model says flows into them."""
-
-    family = FAMILY
-    node_types = (ast.Call, ast.Subscript)
-    kinds: ClassVar[tuple[str, ...]] = ()
-
-    def check(self, node: object, ctx: FileContext) -> None:
-        if not ctx.uses_torch:
-            return
-        if isinstance(node, ast.Call):
-            self.check_call(node, ctx)
-        else:
-            self.check_subscript(node, ctx)
-
-    def check_call(self, node: ast.Call, ctx: FileContext) -> None:
-        pass
-
-    def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
-        pass
-
-    def _window(self, piece: ast.Slice, ctx: FileContext) -> bool:
-        """``queue[:, ptr:ptr + batch_size]``: a window of a fixed length at a position read from a tensor (a
-        momentum queue's pointer): the offset moves, the shape does not."""
-        lower, upper = piece.lower, piece.upper
-        if lower is None or not isinstance(upper, ast.BinOp) or not isinstance(upper.op, ast.Add):
-            return False
-        at = ast.dump(lower)
-        length = upper.right if ast.dump(upper.left) == at else upper.left if ast.dump(upper.right) == at else None
-        return length is not None and ctx.resolver.flow_of(length, self.kinds) is None
-
-    def _flow(self, args: list[ast.AST], node: ast.AST, ctx: FileContext, more: tuple[str, ...] = ()) -> Optional[Flow]:
-        for arg in args:
-            flow = ctx.resolver.flow_of(arg, self.kinds + more)
-            if flow is not None:
-                return flow
-        return None
-
+from npu_lint.rules.value_flow import ValueFlow, origin_text, shape_sink
 
 class TensorValueInShape(ValueFlow):
     """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
