@@ -45,6 +45,15 @@ def build(root: Path) -> Path:
         "new\nline.py": "import torch\nm.cuda()\n",
         "=HYPERLINK(1).py": "import torch\nq = torch.quantize_per_tensor(x, 0.1, 0, torch.quint8)\n",
         "python312.py": "type Alias = int\ndef f[T](x: T) -> T:\n    return x.cuda()\n",
+        # one module-level list tested in 1,500 functions; 600 kept-index loops in one function (both once walked
+        # the whole scope per test: 56 s and 11 s)
+        "flag_tests.py": "import torch\nCHECKS = []\n" + "".join(
+            f"def f{k}(x: torch.Tensor):\n    if all(CHECKS):\n        x = torch.relu(x)\n    return x\n"
+            for k in range(1500)),
+        "kept_loops.py": "import torch\ndef big(t, x):\n" + "".join(
+            f"    keep{k} = []\n    for j in range(len(t)):\n        if t[j].item() > {k}:\n"
+            f"            keep{k}.append(j)\n    y{k} = torch.tensor(keep{k})\n" for k in range(600)),
+        "lambda_bodies.py": "import torch\nf = lambda xs: torch.cat(xs)\ng = lambda n: torch.zeros(n)\n",
     }
     for name, body in text.items():
         (project / name).write_text(body, encoding="utf-8")

@@ -75,7 +75,11 @@ def _appended(resolver: "Resolver", name: str, scope: Scope) -> Optional[HostSel
     """``keep = []`` then, in the function's own body, only ``keep.append(i)`` with ``i`` a loop's counter under a
     test of tensor values (an ``if`` around it in the loop, or an ``if ...: continue`` before it)."""
     found: Optional[HostSelection] = None
-    for node, chain in _statements(scope.node):
+    key = ("host index statements", id(scope.node))
+    statements = resolver._summaries.get(key)
+    if statements is None:   # one walk per function and file, whatever the number of lists it fills
+        statements = resolver._summaries[key] = list(_statements(scope.node))
+    for node, chain in statements:   # type: ignore[union-attr]
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
             return None
         if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):

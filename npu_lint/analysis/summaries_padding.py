@@ -162,8 +162,10 @@ def given(call: ast.Call, unless: tuple[str, int], skipped: int = 0) -> bool:
         return False
     passed = next((k.value for k in call.keywords if k.arg == name), None)
     index = position - skipped
-    if passed is None and 0 <= index < len(call.args) and not any(
-            isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+    if passed is None and (any(k.arg is None for k in call.keywords)
+                           or any(isinstance(a, ast.Starred) for a in call.args[:max(index, 0) + 1])):
+        return True   # ``pad_list(batch, **k)``, ``pad_list(*a)``: it may be given; no evidence it is not
+    if passed is None and 0 <= index < len(call.args):
         passed = call.args[index]
     return passed is not None and not (isinstance(passed, ast.Constant) and passed.value is None)
 

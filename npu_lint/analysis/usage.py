@@ -93,8 +93,8 @@ def used_as_tensor(function: ast.AST, name: str, store: dict, refers: Callable[[
 
 # Where a function's own code treats a name as a boolean mask: the mask of ``x.masked_fill(m, v)`` (and of
 # ``masked_fill_`` / ``masked_scatter`` / ``masked_select``: torch requires a bool tensor there), the condition of
-# ``torch.where(m, a, b)``, the operand of ``~m`` (inverting is a mask's operation, as the model reads ``~keep``), a
-# side of ``m & (x > 0)`` / ``m | (x > 0)`` (the other side a comparison).
+# ``torch.where(m, a, b)`` (also inverted there: ``masked_fill(~m, 0)``; ``~i`` alone is as often an integer's
+# reverse index, ``x[~i]``), a side of ``m & (x > 0)`` / ``m | (x > 0)`` (the other side a comparison).
 _MASKED_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "masked_select"})
 _MASKED_FUNCTIONS = frozenset({"torch.masked_fill", "torch.masked_select", "torch.masked_scatter"})
 _MASKED_LAST = frozenset({"masked_fill", "masked_select", "masked_scatter", "where"})   # the callee's last name
@@ -106,6 +106,8 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
     found: dict[str, list[ast.Name]] = {}
 
     def add(node: Optional[ast.AST]) -> None:
+        while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+            node = node.operand   # ``masked_fill(~keep, 0)``: where a mask stands, ``~keep`` is one, so is ``keep``
         if isinstance(node, ast.Name):
             found.setdefault(node.id, []).append(node)
 
@@ -126,8 +128,6 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
                     add(node.args[1] if len(node.args) > 1 else keyword)
                 elif name == "torch.where" and len(node.args) + len(node.keywords) == 3:
                     add(node.args[0] if node.args else keyword)
-        elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
-            add(node.operand)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
             if isinstance(node.right, ast.Compare):
                 add(node.left)

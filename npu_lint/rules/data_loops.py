@@ -13,6 +13,7 @@ from typing import Optional
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.host_indices import host_selection
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.read_backs import filtered_by_read_back
@@ -53,7 +54,7 @@ def loop_over_counted_items(loop: ast.For, ctx: FileContext) -> Optional[tuple[a
     if read is None:
         return None
     measured, name = read
-    test = _zero_test(function, measured, name)
+    test = _zero_test(_zero_tests(function, ctx), measured, name)
     if test is None:
         return None
     if _builds(loop, ctx):
@@ -96,12 +97,24 @@ def _bound_size_read(count: ast.AST, loop: ast.For, ctx: FileContext) -> Optiona
     return (read[0], count.id) if read is not None else None
 
 
-def _zero_test(function: ast.AST, measured: ast.Name, name: Optional[str]) -> Optional[ast.AST]:
+def _zero_tests(function: ast.AST, ctx: FileContext) -> list[ast.AST]:
+    """The function's comparisons with 0 and its ``not x`` tests, in walk order: one walk per function and file."""
+    memo = ctx.scratch.setdefault("zero_tests", {})
+    found = memo.get(id(function))
+    if found is None:
+        found = memo[id(function)] = [
+            node for node in walk(function)
+            if (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
+                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value == 0)
+            or (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not))]
+    return found
+
+
+def _zero_test(tests: list[ast.AST], measured: ast.Name, name: Optional[str]) -> Optional[ast.AST]:
     """A test in the function that the count is zero: ``num_gt == 0``, ``not num_gt``, ``gt.numel() == 0``,
     ``len(gt) == 0``, ``gt.size(0) == 0``, ``gt.shape[0] == 0``."""
-    for node in walk(function):
-        if isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq)) \
-                and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value == 0:
+    for node in tests:
+        if isinstance(node, ast.Compare):
             left = node.left
             if name is not None and isinstance(left, ast.Name) and left.id == name:
                 return node
@@ -199,6 +212,8 @@ def report_kept(call: ast.Call, ctx: FileContext) -> bool:
     kept = tensor_of_kept(call, ctx)
     if kept is None:
         return False
+    if call.args and host_selection(ctx.resolver, call.args[0], ctx.resolver.current) is not None:
+        return True   # positions kept by values read back: a nonzero on the host, NPU401's (one finding)
     ctx.report(call, _KEPT.format(call=short_source(call, 30), kept=short_source(kept, 40), line=kept.lineno),
                "tensor()")
     return True

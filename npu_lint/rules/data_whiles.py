@@ -108,7 +108,7 @@ def while_shrinking(loop: ast.While, ctx: FileContext) -> Optional[tuple[ast.AST
     return None
 
 
-_SHRINKING = ("this loop runs while {size} is not zero, and each iteration shrinks {name} by {op} (line {line}), a "
+_SHRINKING = ("this loop runs while {test}, and each iteration shrinks {name} by {op} (line {line}), a "
               "data-dependent selection: a sync per iteration and a count of iterations known only from the data, a "
               "new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask")
 
@@ -118,5 +118,5 @@ def report_shrinking(loop: ast.While, ctx: FileContext) -> None:
     found = while_shrinking(loop, ctx)
     if found is not None:
         size, op = found
-        ctx.report(loop, _SHRINKING.format(size=short_source(size, 30), op=short_source(op, 40),
+        ctx.report(loop, _SHRINKING.format(test=short_source(loop.test, 40), op=short_source(op, 40),
                                            name=short_source(measured_name(size)), line=op.lineno), "while")

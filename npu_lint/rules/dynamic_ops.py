@@ -284,6 +284,8 @@ class BooleanMaskIndexing(Rule):
                  "import torch\ndef match(cost):\n    m = torch.zeros_like(cost)\n    idx = cost.argmin(0)\n"
                  "    keep = cost.min(0).values < 1.0\n    m[keep, idx] = 1\n    return m\n")
     must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
+                     # ``~i`` alone is as often an integer's reverse index: no evidence ``i`` is a mask
+                     "import torch\ndef pick(x: torch.Tensor, i):\n    return x[i] * (~i)\n",
                      # a frame indexed by a test on one of its own columns (pandas), whatever the other side is
                      "import pandas as pd\nimport torch\nclass D:\n    def rows(self, index):\n"
                      "        return self.df[self.df['num_index'] == index]\n",

@@ -10,7 +10,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.flows import HOST
+from npu_lint.analysis.flows import TORCH_DRAWS, HOST
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import Scope
 from npu_lint.analysis.summaries_reads import host_random as model_host_random
@@ -21,8 +21,6 @@ from npu_lint.context import FileContext
 # Host tests of a number (``math.isfinite(loss.item())``) and of a list of flags (``all(flags)``).
 _NUMBER_TESTS = frozenset({"math.isfinite", "math.isnan", "math.isinf"})
 _DEPTH = 3
-_DRAWS = frozenset({"torch.rand", "torch.randn", "torch.randint", "torch.randperm", "torch.bernoulli",
-                    "torch.multinomial"})
 # Names a project helper is never read as (library code: the index holds the project's own functions only).
 _EXTERNAL = ("torch.", "numpy.", "math.", "builtins.")
 
@@ -52,7 +50,7 @@ def drawn(node: ast.AST, ctx: FileContext) -> bool:
 
 def _draw_call(value: ast.AST, ctx: FileContext) -> bool:
     """``torch.randperm(n, **kwargs)``: a draw of torch's generator (any device: a permutation or a coin flip)."""
-    return isinstance(value, ast.Call) and ctx.resolver.qualname(value.func) in _DRAWS
+    return isinstance(value, ast.Call) and ctx.resolver.qualname(value.func) in TORCH_DRAWS
 
 
 def item(node: ast.AST, ctx: FileContext) -> bool:
@@ -165,11 +163,25 @@ def _flags(values: ast.AST, ctx: FileContext) -> bool:
     bindings = resolver.scopes.may_reach(values.id, resolver.current, (values.lineno, values.col_offset))
     if len(bindings) != 1 or not isinstance(bindings[0].value, ast.List) or bindings[0].value.elts:
         return False
-    function = bindings[0].scope.node
-    appended = [n.args[0] for n in walk(function) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
-                and n.func.attr == "append" and len(n.args) == 1 and isinstance(n.func.value, ast.Name)
-                and n.func.value.id == values.id]
-    return bool(appended) and all(reads_back(a, ctx) for a in appended)
+    memo = ctx.scratch.setdefault("read_back_flags", {})
+    key = id(bindings[0].value)
+    if key not in memo:
+        appended = _appended(bindings[0].scope.node, ctx).get(values.id, ())
+        memo[key] = bool(appended) and all(reads_back(a, ctx) for a in appended)
+    return memo[key]
+
+
+def _appended(function: ast.AST, ctx: FileContext) -> dict[str, list[ast.AST]]:
+    """``{name: [x, ...]}`` of the ``name.append(x)`` calls in a scope, one walk per scope and file."""
+    memo = ctx.scratch.setdefault("appended_by_scope", {})
+    found = memo.get(id(function))
+    if found is None:
+        found = memo[id(function)] = {}
+        for n in walk(function):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append" \
+                    and len(n.args) == 1 and isinstance(n.func.value, ast.Name):
+                found.setdefault(n.func.value.id, []).append(n.args[0])
+    return found
 
 
 def returns_read_back(call: ast.Call, ctx: FileContext) -> bool:
