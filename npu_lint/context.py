@@ -110,6 +110,20 @@ class FileContext:
             node = self.parents.get(id(node))
         return node
 
+    def on_error_path(self, node: ast.AST) -> bool:
+        """``node`` runs only on the way to a ``raise``: it sits (within its function) in an ``if`` arm that ends
+        in one (``if bad.any(): i = bad.nonzero()[0]; raise ValueError(i)``): once, for the message."""
+        statement = self.statement_of(node)
+        while statement is not None and not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
+                                                                   ast.ClassDef, ast.Lambda)):
+            parent = self.parents.get(id(statement))
+            if isinstance(parent, ast.If) and statement is not parent.test:
+                arm = parent.body if any(s is statement for s in parent.body) else parent.orelse
+                if arm and isinstance(arm[-1], ast.Raise):
+                    return True
+            statement = parent
+        return False
+
     def report(self, node: ast.AST, message: str, api: str = "") -> Optional[Finding]:
         """Record a finding for the rule being run, at ``node``'s start; return it (None when not recorded)."""
         if self._family == "cuda" and handled_on_npu(node, self.parent, self.scratch.setdefault("npu_arms", {})):

@@ -115,7 +115,11 @@ class DataDependentShapeOp(Rule):
                      "        if s[i].item() > 0:\n            out.append(s[i].item())\n    return torch.tensor(out)\n",
                      # host data (numpy) chose the positions
                      "import numpy as np\nimport torch\ndef f(x, a):\n    flags = np.asarray(a) > 0\n"
-                     "    keep = [i for i, v in enumerate(flags.tolist()) if v]\n    return x[torch.tensor(keep)]\n")
+                     "    keep = [i for i, v in enumerate(flags.tolist()) if v]\n    return x[torch.tensor(keep)]\n",
+                     # an error path: the first bad position, found once for the message before the raise
+                     "import torch\ndef check(x, lo):\n    bad = x.lt(lo)\n    if bad.any():\n"
+                     "        first = bad.nonzero(as_tuple=False).squeeze(1)[0].item()\n"
+                     "        raise ValueError(f'out of range at {first}')\n    return x\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Call) and helper_of_file(node, ctx) is not None:
@@ -179,6 +183,8 @@ class DataDependentShapeOp(Rule):
                                              alternative=alternative), "torch.nonzero")
 
     def _report(self, where: ast.AST, api: str, row: dict[str, str], ctx: FileContext) -> None:
+        if ctx.on_error_path(where):
+            return   # the offending position for an error message, once, before the raise
         alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
                        else f"keep it out of the training step, or {JIT_TIP}")
         ctx.report(where, self.message.format(api=api, construct=row["construct"], alternative=alternative), api)
