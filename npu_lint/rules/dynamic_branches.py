@@ -291,6 +291,10 @@ class DataDependentBranch(Rule):
                      "    def run(self, x: torch.Tensor):\n        if self.done:\n            return x\n        return x * 2\n",
                      "import torch\ndef big(cfg):\n    return cfg.size > 3\ndef f(x: torch.Tensor, cfg):\n"
                      "    if big(cfg):\n        x = x * 2\n    return x\n",
+                     # a constructor: the test runs once, at setup (a module clamping its fixed noise)
+                     "import torch\nclass Noise(torch.nn.Module):\n    def __init__(self, noise: torch.Tensor):\n"
+                     "        super().__init__()\n        if noise.lt(1e-4).any():\n            noise = noise.clamp_min(1e-4)\n"
+                     "        self.register_buffer('noise', noise)\n",
                      # a numerical guard read back that does not decide the step's backward or update
                      "import math\nimport torch\ndef f(loss: torch.Tensor):\n    if not math.isfinite(loss.item()):\n"
                      "        loss = torch.zeros_like(loss)\n    return loss\n")
@@ -299,6 +303,8 @@ class DataDependentBranch(Rule):
         assert isinstance(node, ast.If)
         if not ctx.uses_torch or ctx.enclosing(node, FUNCTION_TYPES) is None:
             return
+        if getattr(ctx.enclosing(node, FUNCTION_TYPES), "name", None) == "__init__":
+            return   # a constructor's test runs once, at setup, not per step
         if node.body and isinstance(node.body[-1], (ast.Continue, ast.Break)) \
                 and isinstance(ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS):
             return   # a loop's skip or stop: NPU413's
