@@ -4,7 +4,7 @@ self.num_grids)``, a buffer or an attribute a module sets only in ``__init__``),
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import rooted
@@ -90,63 +90,3 @@ def built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool
         return False
     bindings = resolver.scopes.attribute(scope, node.attr)
     return bool(bindings) and all(getattr(b.scope.node, "name", None) == "__init__" for b in bindings)
-
-
-_INDEX_MAKERS = frozenset(("torch.arange",))   # ``m = torch.zeros(...)`` is often filled in place (``m[k] = ...``)
-_FILLED = frozenset(("torch.ones", "torch.eye"))   # only as written into ``torch.triu(torch.ones(n, n))``
-_STRUCTURE_OPS = frozenset(("torch.broadcast_tensors", "torch.meshgrid", "torch.tril", "torch.triu"))
-_SHAPE_METHODS = frozenset(("unsqueeze", "view", "reshape", "contiguous", "expand", "expand_as", "flatten", "t",
-                            "transpose", "bool", "to", "long", "int", "float"))
-
-
-def structural_mask(node: ast.AST, resolver: "Resolver", scope: Scope, depth: int = 0) -> bool:
-    """A mask fixed by sizes alone, not by any tensor's values: comparisons of ``torch.arange(n)`` positions
-    (``index > index.unsqueeze(-1)``: the pairs of a triangle), through names bound once. Its count is known from
-    ``n``, the same for every batch of that size."""
-    if depth > _DEPTH:
-        return False
-    if isinstance(node, ast.Constant):
-        return True
-    if isinstance(node, ast.Name):
-        binding = resolver.binding(node, scope) if resolver.scopes is not None else None
-        if binding is None or binding.tag != VALUE or not isinstance(binding.value, ast.AST):
-            return False
-        value = binding.value
-        if binding.path and not (isinstance(value, ast.Call) and resolver.qualname(value.func, binding.scope)
-                                 in ("torch.broadcast_tensors", "torch.meshgrid")):
-            return False   # ``a, b = f(x)``: only a split of structural tensors keeps their structure
-        return structural_mask(value, resolver, binding.scope, depth + 1)
-    if isinstance(node, ast.Compare):
-        return all(structural_mask(n, resolver, scope, depth + 1) for n in (node.left, *node.comparators))
-    if isinstance(node, ast.BinOp):
-        return structural_mask(node.left, resolver, scope, depth + 1) \
-            and structural_mask(node.right, resolver, scope, depth + 1)
-    if isinstance(node, ast.UnaryOp):
-        return structural_mask(node.operand, resolver, scope, depth + 1)
-    if not isinstance(node, ast.Call):
-        return False
-    name = resolver.qualname(node.func, scope) if isinstance(node.func, (ast.Name, ast.Attribute)) else None
-    if name in _INDEX_MAKERS:   # sizes that carry no value read from a tensor
-        return not any(resolver.flows(a, scope, sink=False) for a in node.args)
-    if name in _STRUCTURE_OPS:
-        return all(structural_mask(a, resolver, scope, depth + 1) or _filled(a, resolver, scope) for a in node.args)
-    return name is None and isinstance(node.func, ast.Attribute) and node.func.attr in _SHAPE_METHODS \
-        and structural_mask(node.func.value, resolver, scope, depth + 1)
-
-
-def module_build(resolver: "Resolver", scope: Optional[Scope]) -> bool:
-    """Code in ``__init__`` of a ``torch.nn.Module`` subclass: it runs once, when the model is built (a lattice, a
-    table of constants), not once per batch."""
-    while scope is not None and not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        scope = scope.parent   # a comprehension inside the method
-    if scope is None or scope.node.name != "__init__" or scope.cls is None \
-            or not isinstance(scope.cls.node, ast.ClassDef):
-        return False
-    value = resolver.class_value(scope.cls.node)
-    return value is not None and value[0] == K.MODULE
-
-
-def _filled(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
-    return isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) \
-        and resolver.qualname(node.func, scope) in _FILLED and not any(resolver.flows(a, scope, sink=False)
-                                                                        for a in node.args)

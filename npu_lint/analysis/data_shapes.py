@@ -12,7 +12,6 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.configuration import structural_mask
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE, Scope
 
@@ -38,7 +37,7 @@ def selects_by_mask(resolver: "Resolver", node: ast.Subscript, scope: Optional[S
     list (asked of the file's helpers by the rules and of every function by the project index)."""
     elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
     if not any(not isinstance(e, (ast.Slice, ast.Constant)) and (resolver.value_of(e, scope) or ("",))[0] == K.MASK
-               and not structural_mask(e, resolver, scope) for e in elements):
+               for e in elements):
         return False
     value = resolver.value_of(node.value, scope)
     return value is None or value[0] not in (K.HOST, K.LIST)

@@ -10,7 +10,6 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.host_indices import host_selection
-from npu_lint.analysis.configuration import module_build, structural_mask
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
@@ -234,9 +233,7 @@ class BooleanMaskIndexing(Rule):
         combined with another index (``m[keep, idx] = 1``, ``m[keep, 0] = 1``), for which NPU303 has no advice.
         A selection whose value spans several lines is reported at the mask (``(a * b).sum(`` on one line,
         ``1)[valid]`` on the next: the line and column of ``valid``), where a reader looks for it; ``x[`` then the
-        mask on the next line is reported at ``x``. Masks fixed by sizes alone (comparisons of ``torch.arange(n)``
-        positions: the pairs of a triangle) and code in a model's ``__init__`` (it runs once, when the model is
-        built) are left alone.
+        mask on the next line is reported at ``x``.
     Why it matters on NPU:
         A boolean index turns into ``nonzero`` followed by a gather: the NPU syncs with the host to count the
         selected elements, and the result has a new shape whenever the count changes, which compiles the
@@ -257,13 +254,6 @@ class BooleanMaskIndexing(Rule):
     triggers = ("[",)
     message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
     must_fire = ("import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
-                 "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    pos = torch.arange(x.size(1))\n"
-                 "    return x[:, pos < lengths.max()]\n",
-                 # ``__init__`` of an object that is no model (a distribution built per batch of data)
-                 # a mask made of zeros, then filled in place from data
-                 "import torch\ndef f(x: torch.Tensor, y, k):\n    m = torch.zeros(x.shape, dtype=torch.bool)\n"
-                 "    m[k > 0] = y > 0\n    x[:, m] = y[:, k]\n",
-                 "import torch\nclass Dist:\n    def __init__(self, x: torch.Tensor):\n        self.pos = x[x > 0]\n",
                  "import torch\ndef f(scores: torch.Tensor, boxes, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
                  "import torch\ndef f(pred: torch.Tensor, valid: torch.Tensor):\n    valid_mask = valid > 0\n    return pred[:, valid_mask]\n",
                  "import torch\nbad = x[torch.isnan(x)]\n",
@@ -321,22 +311,11 @@ class BooleanMaskIndexing(Rule):
                      # a parameter whose own code shows no mask (``a & m``, numpy's where), a list of booleans
                      "import torch\ndef f(a, m):\n    b = a & m\n    return a[m]\n",
                      "import numpy as np\nimport torch\ndef f(a, m):\n    b = np.where(m, a, 0)\n    return a[m]\n",
-                     "import torch\ndef f(rows):\n    keep = [r > 0 for r in rows]\n    return rows[keep]\n",
-                     # a mask fixed by sizes alone (the pairs of a triangle): its count is known from ``n``
-                     "import torch\ndef pairs(d: torch.Tensor):\n    index = torch.arange(d.size(0))\n"
-                     "    return d[index > index.unsqueeze(-1)]\n",
-                     "import torch\ndef grid(n):\n    a = torch.arange(n)\n    b = torch.arange(n).unsqueeze(-1)\n"
-                     "    a, b = torch.broadcast_tensors(a, b)\n    a = a.contiguous().view(-1)\n"
-                     "    b = b.contiguous().view(-1)\n    mask = a < b\n    return torch.stack((a[mask], b[mask]))\n"
-                     "g = grid(5)\n",
-                     # a model's ``__init__`` runs once, when it is built (a lattice of kernel points)
-                     "import torch\nclass Conv(torch.nn.Module):\n    def __init__(self, size, step):\n"
-                     "        super().__init__()\n        r = torch.linspace(-1, 1, size) * step\n"
-                     "        self.register_buffer('lattice', r[r.abs() <= 1])\n")
+                     "import torch\ndef f(rows):\n    keep = [r > 0 for r in rows]\n    return rows[keep]\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
-        if not ctx.uses_torch or module_build(ctx.resolver, ctx.resolver.current):
-            return   # ``__init__`` of a model runs once, when it is built: no shape per batch
+        if not ctx.uses_torch:
+            return
         if isinstance(node, ast.Call):
             self._helper_call(node, ctx)
             return
@@ -353,9 +332,8 @@ class BooleanMaskIndexing(Rule):
             return
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for index in elements:
-            if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx) \
-                    or structural_mask(index, ctx.resolver, ctx.resolver.current):
-                continue   # ``x[idx > idx.unsqueeze(-1)]`` of ``idx = torch.arange(n)``: a count fixed by ``n``
+            if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx):
+                continue
             if _tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
                 if combined:
                     ctx.report(node, f"{short_source(node.value)}[{_index_text(node.slice)}] = "
