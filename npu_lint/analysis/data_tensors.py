@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.configuration import from_constants
 from npu_lint.analysis.index_forms import passed_argument
-from npu_lint.analysis.nodes import body_of
+from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.analysis.scopes import PARAM, VALUE, Binding, Scope
 
 if TYPE_CHECKING:
@@ -159,7 +159,7 @@ def _passes(resolver: "Resolver", call: ast.Call, binding: Binding, scope: Scope
 def _statement_calls(scope: Scope) -> list[ast.Call]:
     """The calls standing as statements in the scope's function (``op(points, voxels, n)``)."""
     body = body_of(scope.node)
-    return [s.value for s in ast.walk(ast.Module(body=list(body), type_ignores=[]))
+    return [s.value for s in walk(ast.Module(body=list(body), type_ignores=[]))
             if isinstance(s, ast.Expr) and isinstance(s.value, ast.Call)]
 
 

@@ -17,14 +17,13 @@ import ast
 from typing import TYPE_CHECKING, Iterator, NamedTuple, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.nodes import body_of
+from npu_lint.analysis.nodes import OTHER_SCOPES, body_of
 from npu_lint.analysis.scopes import LOOP, VALUE, Scope
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 _DATA_READS = frozenset({"item", "tolist"})   # a tensor's values brought to the host
-_OTHER_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 class HostSelection(NamedTuple):
@@ -128,7 +127,7 @@ def _statements(function: ast.AST) -> Iterator[tuple[ast.stmt, list[ast.AST]]]:
     stack: list[tuple[ast.AST, list[ast.AST]]] = [(s, []) for s in reversed(body_of(function))]
     while stack:
         node, chain = stack.pop()
-        if isinstance(node, _OTHER_SCOPES):
+        if isinstance(node, OTHER_SCOPES):
             continue
         yield node, chain
         children = [c for field in ("body", "orelse", "finalbody", "handlers")

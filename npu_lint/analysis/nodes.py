@@ -27,6 +27,10 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
     return found
 
 
+# Nodes whose bodies are other scopes: a walk of one function's own code stops at them.
+OTHER_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
+
+
 def body_of(function: ast.AST) -> list[ast.AST]:
     """The statements of a function's (or module's, class's) body; a lambda's body is its one expression."""
     body = getattr(function, "body", None)

@@ -14,10 +14,9 @@ import unicodedata
 from typing import Callable, Optional
 
 from npu_lint.analysis.kinds import TENSOR_ONLY_MASK_METHODS, TENSOR_ONLY_METHODS
-from npu_lint.analysis.nodes import body_of, child_nodes, function_text
+from npu_lint.analysis.nodes import OTHER_SCOPES, body_of, child_nodes, function_text
 
 EVIDENCE = TENSOR_ONLY_METHODS | TENSOR_ONLY_MASK_METHODS
-_OTHER_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # A dot, then what may stand between it and the method (spaces, continuations, comments), then an evidence method as
 # a whole word: each hit's receiver is read backwards from its dot (see candidate_names).
@@ -31,7 +30,7 @@ def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
     stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset()) for node in body_of(function)]
     while stack:
         node, hidden = stack.pop()
-        if isinstance(node, _OTHER_SCOPES):
+        if isinstance(node, OTHER_SCOPES):
             continue
         if isinstance(node, _COMPREHENSIONS):   # ``[n.unsqueeze(0) for n in items]``: its own ``n``
             hidden = hidden | {t.id for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
@@ -114,7 +113,7 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
     stack: list[ast.AST] = list(body_of(function))
     while stack:
         node = stack.pop()
-        if isinstance(node, _OTHER_SCOPES):
+        if isinstance(node, OTHER_SCOPES):
             continue
         if isinstance(node, ast.Call):
             func = node.func

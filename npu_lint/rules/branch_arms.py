@@ -8,6 +8,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import child_nodes, walk
+from npu_lint.analysis.scopes import Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.read_backs import training_step
@@ -44,7 +45,7 @@ def _host_call(call: ast.Call, ctx: FileContext) -> bool:
         and ctx.resolver.kind_of(func.value) not in K.TENSORS
 
 
-def tensor_work(statement: ast.stmt, ctx: FileContext, scope=None, depth: int = 0) -> bool:
+def tensor_work(statement: ast.stmt, ctx: FileContext, scope: Optional[Scope] = None, depth: int = 0) -> bool:
     """The statement runs a tensor operator: a call, arithmetic or indexing giving a tensor, a write into a
     tensor (``logits[k, :t] = -inf``), or a call of one of the file's functions or methods whose body does
     (``self.replace_(x, mask=m)``, to a fixed depth); not inside a nested function, a comprehension or a raise.
@@ -77,7 +78,7 @@ def tensor_work(statement: ast.stmt, ctx: FileContext, scope=None, depth: int = 
     return False
 
 
-def _callee_works(call: ast.Call, ctx: FileContext, scope, depth: int) -> bool:
+def _callee_works(call: ast.Call, ctx: FileContext, scope: Optional[Scope], depth: int) -> bool:
     """The call runs one of the file's functions or methods whose body runs tensor operators (once per callee)."""
     if not isinstance(call.func, (ast.Name, ast.Attribute)):
         return False
