@@ -56,8 +56,9 @@ class CudaToolCommand(Rule):
     What it does:
         Flags string literals that run ``nvidia-smi`` (the tools of ``cuda_tools.tsv``): an argument of
         ``subprocess.run`` / ``check_output`` / ``Popen``, ``os.system`` / ``os.popen`` or ``shutil.which``
-        (also as the first item of an argument list), and command lines kept in a variable or returned
-        (``cmd = "nvidia-smi -L | wc -l"``).
+        (also as the first item of an argument list, the start of an f-string, or split into one with
+        ``"...".split()`` / ``shlex.split``), and command lines kept in a variable or returned
+        (``cmd = "nvidia-smi -L | wc -l"``, ``cmd = ["nvidia-smi", "-q"]``).
     Why it matters on NPU:
         An Ascend host has no NVIDIA driver: the command is not found, and code that counts devices or
         reads memory through it sees no device at all. The Ascend tool is ``npu-smi``; from Python,
@@ -82,28 +83,63 @@ class CudaToolCommand(Rule):
                  "cmd = 'nvidia-smi -L | wc -l' if platform.system() == 'Linux' else 'nvidia-smi -L | find /c /v \"\"'\n"
                  "n = int(subprocess.run(cmd, shell=True, capture_output=True).stdout.decode())\n",
                  "import shutil\ndef smi():\n    command = shutil.which('nvidia-smi')\n    return command\n",
-                 "import os\nos.system('nvidia-smi')\n")
+                 "import os\nos.system('nvidia-smi')\n",
+                 "import os\ndef smi(gpu):\n    return os.popen(f'nvidia-smi -i {gpu} -q').read()\n",
+                 "import subprocess\nout = subprocess.check_output('nvidia-smi --query-gpu=memory.free --format=csv'.split())\n",
+                 "import shlex, subprocess\nsubprocess.run(shlex.split('nvidia-smi -L'))\n",
+                 "import subprocess\ncmd = ['nvidia-smi', '--query-gpu=memory.used', '--format=csv']\n"
+                 "out = subprocess.check_output(cmd)\n")
     must_not_fire = ("import logging\nlogging.warning('nvidia-smi not found, assuming no GPU')\n",
                      "def smi():\n    '''Run nvidia-smi -L and count the lines.'''\n",
                      "import subprocess\nsubprocess.run(['npu-smi', 'info'])\n",
                      "import os\nhelp_text = 'nvidia-smi shows the GPUs'\n",
                      "import os\nmsg = 'nvidia-smi failed; using the CPU'\n",
-                     "def f(log):\n    log.run('nvidia-smi')\n")
+                     "def f(log):\n    log.run('nvidia-smi')\n",
+                     "import logging\ndef f(gpu):\n    logging.warning(f'nvidia-smi failed on {gpu}')\n",
+                     "words = ['nvidia-smi', 'shows', 'the', 'GPUs']\n",
+                     "names = 'nvidia-smi npu-smi'.split()\n")
 
     def check(self, node: ast.Constant, ctx: FileContext) -> None:
         if not isinstance(node.value, str) or "nvidia-smi" not in node.value:
             return
         tool, command = command_tool(node.value)
-        if tool is None or not (_run_argument(node, ctx) or (command and _kept(node, ctx))):
+        if tool is None:
             return
-        ctx.report(node, self.message.format(tool=tool, npu=_tools()[tool]["npu_alternative"]), tool)
+        command_node = _command(node, ctx)
+        if isinstance(command_node, (ast.List, ast.Tuple)) and len(command_node.elts) > 1:
+            second = command_node.elts[1]   # ``["nvidia-smi", "-q"]``, not ``["nvidia-smi", "shows", ...]``
+            command = not isinstance(second, ast.Constant) or str(second.value).startswith("-")
+        if command_node is None or not (_run_argument(command_node, ctx) or (command and _kept(command_node, ctx))):
+            return
+        parent = ctx.parent(node)   # an f-string's parts have no position of their own before Python 3.12
+        anchor = parent if isinstance(parent, ast.JoinedStr) else node
+        ctx.report(anchor, self.message.format(tool=tool, npu=_tools()[tool]["npu_alternative"]), tool)
+
+
+def _command(node: ast.Constant, ctx: FileContext) -> Optional[ast.AST]:
+    """The expression that holds the command line starting with ``node``: the literal itself, the f-string it
+    starts, ``"...".split()`` / ``shlex.split("...")`` of it, or the argument list it is the first item of;
+    None when the literal is inside an f-string but does not start it."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.JoinedStr):
+        if not parent.values or parent.values[0] is not node:
+            return None
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.Attribute) and parent.attr == "split":
+        call = ctx.parent(parent)
+        if isinstance(call, ast.Call) and call.func is parent:
+            node, parent = call, ctx.parent(call)
+    elif isinstance(parent, ast.Call) and parent.args and parent.args[0] is node \
+            and ctx.resolver.qualname(parent.func) == "shlex.split":
+        node, parent = parent, ctx.parent(parent)
+    if isinstance(parent, (ast.List, ast.Tuple)) and parent.elts and parent.elts[0] is node:
+        node = parent
+    return node
 
 
 def _run_argument(node: ast.AST, ctx: FileContext) -> bool:
     """``subprocess.run("nvidia-smi ...")``, ``check_output(["nvidia-smi", ...])``, ``shutil.which("nvidia-smi")``."""
     parent = ctx.parent(node)
-    if isinstance(parent, (ast.List, ast.Tuple)) and parent.elts and parent.elts[0] is node:
-        node, parent = parent, ctx.parent(parent)
     if not isinstance(parent, ast.Call) or node not in parent.args:
         return False
     module, _, name = (ctx.resolver.qualname(parent.func) or "").rpartition(".")
