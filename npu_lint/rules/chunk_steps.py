@@ -1,4 +1,4 @@
-"""The chunks of a sequence cut in fixed steps (NPU407, dynamic_growth.py): the step of a chunk's end bound, the
+"""The chunks of a sequence cut in fixed steps (NPU407, short_chunks.py): the step of a chunk's end bound, the
 data length a ``range`` stops at, whether the chunk is computed on, where a loop's target binds the chunk start.
 Nothing here is a rule."""
 from __future__ import annotations
