@@ -8,8 +8,8 @@ from typing import Optional
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, length_expr, loop_position,
-                                        made_tensor, same_or_variable, whole_chunks)
+from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, fed_pieces, length_expr,
+                                        loop_position, made_tensor, same_or_variable, split_pieces, whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
 
 
@@ -40,6 +40,30 @@ def _names(node: ast.AST) -> set[str]:
     return {child.id for child in walk(node) if isinstance(child, ast.Name)}
 
 
+def _bound_tail(arg: ast.AST, ctx: FileContext) -> bool:
+    """``total_length - offset`` with ``total_length = tensor.shape[-1]`` (a name bound to a length read from the
+    data) and ``offset`` a position: what is left of the data after a chunk start (``TensorChunk(x, offset,
+    length)`` helpers computing ``min(total_length - offset, length)``)."""
+    return isinstance(arg, ast.BinOp) and isinstance(arg.op, ast.Sub) and isinstance(arg.left, ast.Name) \
+        and isinstance(arg.right, ast.Name) and arg.left.id != arg.right.id and data_length(arg.left, ctx)
+
+
+def _writes_prefix(node: ast.Call, ctx: FileContext) -> bool:
+    """``end = min(n - start, block)`` whose every use bounds a slice written into (``mask[:end] = True``): a
+    prefix of a buffer of fixed size is set, no tensor takes the short length."""
+    parent = ctx.parent(node)
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    if not isinstance(parent, ast.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name) \
+            or function is None:
+        return False
+    name = parent.targets[0].id
+    written = {id(n) for child in walk(function)
+               if isinstance(child, ast.Subscript) and isinstance(child.ctx, ast.Store)
+               for n in walk(child.slice) if isinstance(n, ast.Name)}
+    uses = [n for n in walk(function) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(id(n) in written for n in uses)
+
+
 class ShortLastChunk(Rule):
     """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
 
@@ -50,7 +74,12 @@ class ShortLastChunk(Rule):
         The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
         (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))``, ``trange`` or ``enumerate``, and the
         loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i + bs]) for i in range(0,
-        len(x), bs)])``). The stop must be a length read from the data, not a constant; a
+        len(x), bs)])``). Also ``min(total_length - offset, length)`` with ``total_length`` bound to a length
+        of the data (a chunk helper's ``TensorChunk(x, offset, length)``), and loops (or comprehensions) over
+        ``x.split(bs)`` / ``torch.split(x, bs)`` of a tensor in one size (not a size read from the data: the
+        split of stacked batches) that feed a piece to a model (an ``nn.Module``, or a callee named model / net /
+        encoder / forward ...): the last piece is shorter unless the size divides the length (``x.chunk(n)``
+        is left alone: channel groups and halves, whole in practice). The stop must be a length read from the data, not a constant; a
         Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
         tokenizer asked for ``return_tensors``). One finding per loop: its first chunk.
     Why it matters on NPU:
@@ -70,7 +99,7 @@ class ShortLastChunk(Rule):
     name = "short-last-chunk"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("min(", "range(")
+    triggers = ("min(", "range(", "split(")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
     must_fire = ("import numpy as np\nimport torch\ndef slide(model, chunks: torch.Tensor, bs: int):\n"
                  "    for c in np.arange(0, chunks.shape[0], bs):\n        model(chunks[c:c + bs])\n",
@@ -99,7 +128,15 @@ class ShortLastChunk(Rule):
                  # windows of one length every ``stride`` along the last axis
                  "import torch\ndef encode(self, x: torch.Tensor, segment, stride):\n    _, channels, length = x.shape\n"
                  "    frames = []\n    for offset in range(0, length, stride):\n"
-                 "        frames.append(self.enc(x[:, :, offset:offset + segment]))\n    return frames\n")
+                 "        frames.append(self.enc(x[:, :, offset:offset + segment]))\n    return frames\n",
+                 # a chunk helper's length: what is left after the offset, through a name bound to the data length
+                 "import torch\nclass TensorChunk:\n    def __init__(self, tensor, offset, length):\n"
+                 "        total_length = tensor.shape[-1]\n        self.length = min(total_length - offset, length)\n",
+                 # pieces of one size fed to a model
+                 "import torch\ndef run(model, x: torch.Tensor, bs):\n    outs = []\n    for piece in x.split(bs):\n"
+                 "        outs.append(model(piece))\n    return outs\n",
+                 "import torch\ndef run(self, x: torch.Tensor):\n"
+                 "    return torch.cat([self.encoder(p) for p in torch.split(x, self.chunk_size)])\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
@@ -120,16 +157,36 @@ class ShortLastChunk(Rule):
                      "import torch\ndef enc(model, emb, bs, starts):\n    for start, _ in enumerate(range(0, len(emb), bs)):\n"
                      "        model(emb[start:start + bs])\n",
                      "import torch\nfrom tqdm import tqdm\ndef enc(model, emb, bs):\n"
-                     "    for start in tqdm(range(0, len(emb) - bs, bs)):\n        model(emb[start:start + bs])\n")
+                     "    for start in tqdm(range(0, len(emb) - bs, bs)):\n        model(emb[start:start + bs])\n",
+                     # text split; pieces of one; pieces only collected; sizes per sample (NPU410); no data length
+                     "import torch\ndef run(model, line):\n    for p in line.split(','):\n        model(p)\n",
+                     "import torch\ndef run(model, x: torch.Tensor):\n    for p in x.split(1):\n        model(p)\n",
+                     "import torch\ndef run(x: torch.Tensor, bs):\n    outs = []\n    for p in x.split(bs):\n"
+                     "        outs.append(p)\n",
+                     "import torch\ndef run(model, x: torch.Tensor, sizes):\n    for p in x.split([3, 4]):\n"
+                     "        model(p)\n",
+                     "import torch\ndef f(total, offset, length):\n    return min(total - offset, length)\n",
+                     # the short length only bounds a prefix written into a buffer of fixed size
+                     "import torch\ndef f(ids, start, block):\n    n = ids.shape[1]\n    mask = torch.zeros(block)\n"
+                     "    end = min(n - start, block)\n    mask[:end] = 1\n    return mask\n",
+                     # chunks (channel groups); the split of stacked batches by the batch size read from the data
+                     "import torch\ndef run(self, x: torch.Tensor):\n"
+                     "    return torch.cat([self.blocks[i](p) for i, p in enumerate(torch.chunk(x, self.scale, 1))])\n",
+                     "import torch\ndef run(self, x: torch.Tensor, h: torch.Tensor):\n    batch_size = x.shape[0]\n"
+                     "    for i, p in enumerate(h.split(batch_size)):\n        self.proj[i](p)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
             return
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "min" and len(node.args) == 2 \
-                    and not node.keywords and any(self._tail(arg) and isinstance(other, (ast.Name, ast.Attribute))
+                    and not node.keywords and any((self._tail(arg) or (_bound_tail(arg, ctx)
+                                                                        and not _writes_prefix(node, ctx)))
+                                                  and isinstance(other, (ast.Name, ast.Attribute))
                                                   for arg, other in (node.args, node.args[::-1])):
                 ctx.report(node, self.message.format(what=f"{short_source(node)} cuts the last chunk short"), "min")
+            elif isinstance(node.func, ast.Attribute) and node.func.attr == "split":
+                self._pieces(node, ctx)
             return
         assert isinstance(node, ast.Subscript)
         bounds = node.slice
@@ -160,6 +217,15 @@ class ShortLastChunk(Rule):
         reported.add(id(loop))
         ctx.report(node, self.message.format(what=f"{short_source(node)} in steps of {short_source(step)}"),
                    "x[i:i + step]")
+
+    def _pieces(self, node: ast.Call, ctx: FileContext) -> None:
+        """``for piece in x.split(bs): model(piece)``: the last piece is shorter unless ``bs`` divides the length."""
+        found = split_pieces(node, ctx)
+        model = fed_pieces(node, ctx) if found is not None else None
+        if found is None or model is None:
+            return
+        what = f"{short_source(node, 30)} feeds {short_source(model.func, 20)} pieces of {short_source(found[1], 20)}"
+        ctx.report(node, self.message.format(what=what), "x.split(step)")
 
     @staticmethod
     def _tail(arg: ast.AST) -> bool:
