@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 import builtins
 import re
-from typing import Iterator, Optional
+from typing import Callable, Iterator, Optional
 
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
@@ -108,7 +108,14 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\ndef test(model, device, loader):\n    model.eval()\n"
         "    with torch.no_grad():\n        for data, target in loader:\n            output = model(data.to(device))\n"
         "def main(args, model, ds):\n    test_loader = DataLoader(ds, batch_size=args.test_batch_size)\n"
-        "    test(model, 'npu', test_loader)\n")
+        "    test(model, 'npu', test_loader)\n",
+        # (2) a loader made in the call to a method that evaluates on it; one wrapped by a preparing call
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def run(self, ds):\n"
+        "        self.evaluate(DataLoader(ds, batch_size=self.bs))\n    def evaluate(self, loader):\n"
+        "        self.model.eval()\n        for x, y in loader:\n            self.model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef run(accelerator, model, ds):\n"
+        "    loader = accelerator.prepare(DataLoader(ds, batch_size=64))\n    with torch.no_grad():\n"
+        "        for batch in loader:\n            model(**batch)\n")
     must_not_fire = (
         # batches of one (explicit or DataLoader's default), a batch sampler, drop_last=True
         "import torch\nfrom torch.utils.data import DataLoader\n"
@@ -145,7 +152,11 @@ class ShortLastEvalBatch(Rule):
         # a batch sampler is no loader (the loader built on it is judged); a config of batches of one
         "import torch\nfrom torch.utils.data import BatchSampler, SequentialSampler\n"
         "sampler = BatchSampler(SequentialSampler(ds), batch_size=bs, drop_last=False)\n",
-        "import torch\nval_dataloader = dict(batch_size=1, num_workers=2, drop_last=False)\n")
+        "import torch\nval_dataloader = dict(batch_size=1, num_workers=2, drop_last=False)\n",
+        # passed to a function of the file that runs no model on it
+        "import torch\nfrom torch.utils.data import DataLoader\ndef count(loader):\n    n = 0\n"
+        "    for x in loader:\n        n += len(x)\n    return n\ndef run(ds):\n"
+        "    return count(DataLoader(ds, batch_size=64))\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -210,7 +221,11 @@ class ShortLastEvalBatch(Rule):
 
 
 def _assigned(node: ast.Call, ctx: FileContext) -> str:
+    """The name (or ``self.`` attribute) the loader is bound to, also through one wrapping call
+    (``loader = accelerator.prepare(DataLoader(...))``); "" for none."""
     parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and node in parent.args:
+        parent = ctx.parent(parent)
     if isinstance(parent, (ast.Assign, ast.AnnAssign)):
         targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
         if len(targets) == 1 and isinstance(targets[0], (ast.Name, ast.Attribute)):
@@ -220,16 +235,19 @@ def _assigned(node: ast.Call, ctx: FileContext) -> str:
 
 def _loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
     """The ``for`` loops over the loader ``node`` is assigned to, each with its function: in the same function
-    (or module), or in the methods of the same class for ``self.loader``."""
+    (or module), in the methods of the same class for ``self.loader``, and in the functions (or methods) of the
+    file the loader is passed to (``evaluate(model, loader)``, ``self.evaluate(DataLoader(...))``)."""
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    owner = ctx.enclosing(function, (ast.ClassDef,)) if function is not None else None
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and node in parent.args:   # ``evaluate(model, DataLoader(ds, 64))``
+        yield from _helper_loops(parent, lambda argument: argument is node, owner, ctx)
     name = _assigned(node, ctx)
     if not name:
         return
-    function = ctx.enclosing(node, FUNCTION_TYPES)
     functions: list[Optional[ast.AST]] = [function]
-    if name.startswith("self.") and function is not None:
-        owner = ctx.enclosing(function, (ast.ClassDef,))
-        if owner is not None:
-            functions = [f for f in owner.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    if name.startswith("self.") and owner is not None:
+        functions = [f for f in owner.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
     for scope_node in functions:
         body = scope_node if scope_node is not None else _module(node, ctx)
         if body is None:
@@ -239,24 +257,33 @@ def _loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Opt
                     node.lineno if scope_node is function else 0):
                 yield child, scope_node if scope_node is not None else body
     body = function if function is not None else _module(node, ctx)
-    for call in walk(body) if body is not None and "." not in name else ():
-        if isinstance(call, ast.Call) and call.lineno >= node.lineno and isinstance(call.func, ast.Name):
-            yield from _helper_loops(call, name, ctx)
+    for call in walk(body) if body is not None else ():
+        if isinstance(call, ast.Call) and call.lineno >= node.lineno and call is not parent:
+            yield from _helper_loops(call, lambda argument: isinstance(argument, (ast.Name, ast.Attribute))
+                                     and ast.unparse(argument) == name, owner, ctx)
 
 
-def _helper_loops(call: ast.Call, name: str, ctx: FileContext) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
-    """``test(model, device, test_loader)``: the loops over the parameter a function of the file receives the
-    loader in."""
-    positions = [i for i, a in enumerate(call.args) if isinstance(a, ast.Name) and a.id == name]
-    keywords = [kw.arg for kw in call.keywords if isinstance(kw.value, ast.Name) and kw.value.id == name]
-    if not positions and not keywords:
+def _helper_loops(call: ast.Call, passes: Callable[[ast.AST], bool], owner: Optional[ast.AST],
+                  ctx: FileContext) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
+    """``test(model, device, test_loader)``, ``self.evaluate(loader)``: the loops over the parameter a function
+    (or a method of ``owner``, the class at hand) of the file receives the loader in."""
+    positions = [i for i, a in enumerate(call.args) if passes(a)]
+    keywords = [kw.arg for kw in call.keywords if kw.arg and passes(kw.value)]
+    if not positions and not keywords or any(isinstance(a, ast.Starred) for a in call.args):
         return
-    definition = ctx.resolver.definition(call.func)
-    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            or any(isinstance(a, ast.Starred) for a in call.args):
+    func, offset = call.func, 0
+    definition: Optional[ast.AST] = None
+    if isinstance(func, ast.Name):
+        definition = ctx.resolver.definition(func)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+            and isinstance(owner, ast.ClassDef):
+        definition = next((f for f in owner.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                           and f.name == func.attr), None)
+        offset = 1
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return
-    positional = [a.arg for a in definition.args.posonlyargs + definition.args.args]
-    parameters = {positional[i] for i in positions if i < len(positional)} | {k for k in keywords if k}
+    positional = [a.arg for a in definition.args.posonlyargs + definition.args.args][offset:]
+    parameters = {positional[i] for i in positions if i < len(positional)} | set(keywords)
     for child in walk(definition):
         if isinstance(child, ast.For) and _iterated(child.iter) in parameters:
             yield child, definition
