@@ -44,8 +44,9 @@ class ShortLastEvalBatch(Rule):
         (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one) with a batch
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
         reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``; in
-        the same function, in a method of the same class for ``self.loader``, or in a function of the file the
-        loader is passed to) that calls an ``nn.Module`` with the batch, or, under ``torch.no_grad()`` /
+        the same function, in a method of the same class for ``self.loader``, in a function of the file the
+        loader is passed to, or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
+        get_dataloaders(...)``) that calls an ``nn.Module`` with the batch, or, under ``torch.no_grad()`` /
         ``inference_mode()`` or after ``model.eval()``, calls a project callable with it; or a loader returned
         by the Lightning hooks ``val_dataloader`` / ``test_dataloader`` / ``predict_dataloader``. Training
         loaders (shuffling, named ``train``, iterated by a loop that steps an optimizer) are NPU406's, never
@@ -115,7 +116,13 @@ class ShortLastEvalBatch(Rule):
         "        self.model.eval()\n        for x, y in loader:\n            self.model(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef run(accelerator, model, ds):\n"
         "    loader = accelerator.prepare(DataLoader(ds, batch_size=64))\n    with torch.no_grad():\n"
-        "        for batch in loader:\n            model(**batch)\n")
+        "        for batch in loader:\n            model(**batch)\n",
+        # (2) a helper returns the loaders, its caller evaluates on one
+        "import torch\nfrom torch.utils.data import DataLoader\ndef get_dataloaders(ds, bs):\n"
+        "    train_dl = DataLoader(ds['train'], shuffle=True, batch_size=bs)\n"
+        "    eval_dl = DataLoader(ds['validation'], shuffle=False, batch_size=32)\n    return train_dl, eval_dl\n"
+        "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
+        "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
         # batches of one (explicit or DataLoader's default), a batch sampler, drop_last=True
         "import torch\nfrom torch.utils.data import DataLoader\n"
@@ -261,6 +268,45 @@ def _loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Opt
         if isinstance(call, ast.Call) and call.lineno >= node.lineno and call is not parent:
             yield from _helper_loops(call, lambda argument: isinstance(argument, (ast.Name, ast.Attribute))
                                      and ast.unparse(argument) == name, owner, ctx)
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and "." not in name:
+        yield from _callers_loops(function, name, ctx)
+
+
+def _callers_loops(function: ast.AST, name: str, ctx: FileContext) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
+    """``return train_dl, eval_dl`` in a helper; ``train_dl, eval_dl = get_dataloaders(...)`` in its callers of the
+    file: the loops of each caller over the name it binds the loader to."""
+    position: Optional[int] = None
+    for child in walk(function):
+        if isinstance(child, ast.Return) and child.value is not None:
+            if isinstance(child.value, ast.Name) and child.value.id == name:
+                position = -1
+            elif isinstance(child.value, ast.Tuple):
+                position = next((i for i, e in enumerate(child.value.elts)
+                                 if isinstance(e, ast.Name) and e.id == name), position)
+    if position is None:
+        return
+    for call, scope, _ in ctx.resolver.call_sites(function):
+        caller = scope.node
+        if caller is None or caller is function:
+            continue
+        bound = ""
+        for child in walk(caller):
+            if isinstance(child, ast.Assign) and child.value is call and len(child.targets) == 1:
+                target = child.targets[0]
+                if position == -1 and isinstance(target, ast.Name):
+                    bound = target.id
+                elif position >= 0 and isinstance(target, ast.Tuple) and position < len(target.elts) \
+                        and isinstance(target.elts[position], ast.Name):
+                    bound = target.elts[position].id   # type: ignore[attr-defined]
+                break
+        if not bound:
+            continue
+        for child in walk(caller):
+            if isinstance(child, ast.For) and _iterated(child.iter) == bound:
+                yield child, caller
+            elif isinstance(child, ast.Call) and child is not call:   # ``evaluation_loop(model, eval_dl)``
+                yield from _helper_loops(child, lambda argument: isinstance(argument, ast.Name)
+                                         and argument.id == bound, None, ctx)
 
 
 def _helper_loops(call: ast.Call, passes: Callable[[ast.AST], bool], owner: Optional[ast.AST],
