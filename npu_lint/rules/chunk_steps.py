@@ -1,9 +1,10 @@
-"""The chunks of a sequence cut in fixed steps (NPU407, dynamic_growth.py): the step of a chunk's end bound, the
+"""The chunks of a sequence cut in fixed steps (NPU407, short_chunks.py): the step of a chunk's end bound, the
 data length a ``range`` stops at, whether the chunk is computed on, where a loop's target binds the chunk start.
 Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
@@ -122,3 +123,64 @@ def same_or_variable(loop_step: ast.AST, chunk: ast.AST) -> bool:
     if ast.dump(loop_step) == ast.dump(chunk):
         return True
     return not isinstance(loop_step, ast.Constant) and not isinstance(chunk, ast.Constant)
+
+
+_SPLITS = frozenset({"torch.split"})
+_SIZE_KEYWORDS = ("split_size", "split_size_or_sections")
+# The words of a callee that runs a model on a piece: ``model(p)``, ``self.encoder(p)``, ``net.forward(p)``.
+_MODEL_WORDS = frozenset({"model", "net", "forward", "encode", "encoder", "decode", "decoder", "predict", "infer",
+                          "backbone", "generate", "embed", "module"})
+
+
+def split_pieces(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
+    """``x.split(bs)`` / ``torch.split(x, bs)`` of a tensor in one integer size (not a list of sizes: NPU410): the
+    tensor and the size, else None. ``x.chunk(n)`` is left alone: its pieces are channel groups or halves of a
+    model dimension, whole in practice (3 of 3 corpus loops). So is a size read from the data (``batch_size =
+    x.shape[0]``, then ``stacked.split(batch_size)``): the split undoes a concatenation of whole batches."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr != "split":
+        return None
+    name = ctx.resolver.qualname(func)
+    if name is not None:
+        if name not in _SPLITS or not node.args:
+            return None
+        tensor, rest = node.args[0], node.args[1:]
+    else:
+        tensor, rest = func.value, node.args
+    size = rest[0] if rest else next((kw.value for kw in node.keywords if kw.arg in _SIZE_KEYWORDS), None)
+    if size is None or not isinstance(size, (ast.Name, ast.Attribute, ast.Constant)) \
+            or (isinstance(size, ast.Constant) and (not isinstance(size.value, int) or size.value in (0, 1))) \
+            or ctx.resolver.kind_of(size) in ("list", "host") or data_length(size, ctx):
+        return None   # ``x.split(1)``: pieces of one, all alike
+    if ctx.resolver.kind_of(tensor) not in ("tensor", "batch"):
+        return None   # ``line.split(",")``, a list: no tensor pieces
+    return tensor, size
+
+
+def fed_pieces(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """The model call a ``for`` loop (or a comprehension) over ``node``'s pieces makes with a piece: ``for p in
+    x.split(bs): out.append(model(p))``; ``enumerate`` / ``tqdm`` around the pieces are seen through."""
+    parent, child = ctx.parent(node), node
+    while isinstance(parent, ast.Call) and parent.args and parent.args[0] is child \
+            and isinstance(parent.func, ast.Name) and parent.func.id in ("enumerate", "tqdm", "list"):
+        parent, child = ctx.parent(parent), parent
+    if isinstance(parent, ast.For) and parent.iter is child:
+        target, body = parent.target, parent.body
+    elif isinstance(parent, ast.comprehension) and parent.iter is child:
+        owner = ctx.parent(parent)
+        target, body = parent.target, [getattr(owner, "elt", None) or getattr(owner, "value", None)]
+    else:
+        return None
+    names = {n.id for n in walk(target) if isinstance(n, ast.Name)}
+    for statement in body:
+        for call in walk(statement) if statement is not None else ():
+            if not isinstance(call, ast.Call) or not any(
+                    isinstance(n, ast.Name) and n.id in names
+                    for argument in [*call.args, *(kw.value for kw in call.keywords)] for n in walk(argument)):
+                continue
+            words = {w for w in re.split(r"[._]", ast.unparse(call.func).lower()) if w}
+            if ctx.resolver.kind_of(call.func) == "module" or (
+                    ctx.resolver.qualname(call.func) is None and words & _MODEL_WORDS
+                    and not any(isinstance(n, ast.Name) and n.id in names for n in walk(call.func))):
+                return call
+    return None

@@ -1,0 +1,415 @@
+"""NPU415: a loader that keeps a short last batch outside training (training loaders: NPU406, dynamic_batches.py).
+
+A separate code from NPU406 so that a project can deselect the evaluation / prediction findings alone: the fix
+there (pad the last batch to the batch size, or drop it where losing the tail is acceptable) is a different
+decision from a training loader's ``drop_last=True``."""
+from __future__ import annotations
+
+import ast
+import builtins
+import re
+from typing import Callable, Iterator, Optional
+
+from npu_lint.analysis.nodes import walk
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader,
+                                            _constant, _iterated, _names_around, _shuffle_flag, _spread_dicts, _trains)
+from npu_lint.rules.value_flow import FAMILY
+
+# Lightning-style hooks that return an evaluation / prediction loader.
+_EVAL_HOOKS = frozenset({"val_dataloader", "test_dataloader", "predict_dataloader"})
+_NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.no_grad",
+                      "torch.autograd.grad_mode.no_grad", "torch.autograd.grad_mode.inference_mode"})
+# The words of a callee that builds batches: ``make_loader``, ``dls.new``, ``get_dataloader``.
+_LOADER_WORDS = frozenset({"loader", "loaders", "dataloader", "dataloaders", "dl", "dls", "batch", "batches",
+                           "batcher", "batchify"})
+_BUILTINS = frozenset(dir(builtins))
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _words(node: ast.AST) -> set[str]:
+    """The lower-cased words of a callee: ``self.get_val_dl`` -> {self, get, val, dl}; ``BatchSampler`` ->
+    {batch, sampler}."""
+    return {word.lower() for part in re.split(r"[._]", short_source(node, 200)) for word in _WORD.findall(part)}
+
+
+class ShortLastEvalBatch(Rule):
+    """An evaluation or prediction loader whose last batch is smaller.
+
+    What it does:
+        Flags (1) any call that builds batches with an explicit ``drop_last=False`` (a ``DataLoader``, a
+        framework's loader factory or method such as ``dls.new(shuffle=False, drop_last=False)``, a project
+        loader class or helper: a callee whose name says loader, ``dl`` or batch) whose batch size is not 1, and
+        (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one) with a batch
+        size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
+        reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``; in
+        the same function, in a method of the same class for ``self.loader``, in a function of the file the
+        loader is passed to, or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
+        get_dataloaders(...)``) that calls an ``nn.Module`` with the batch, or, under ``torch.no_grad()`` /
+        ``inference_mode()`` or after ``model.eval()``, calls a project callable with it; or a loader returned
+        by the Lightning hooks ``val_dataloader`` / ``test_dataloader`` / ``predict_dataloader``. Training
+        loaders (shuffling, named ``train``, iterated by a loop that steps an optimizer) are NPU406's, never
+        reported here; samplers (a ``BatchSampler``, a ``DistributedSampler``, which pads by repeating samples)
+        are no loaders, and a config ``dict(..., drop_last=False)`` counts only with its batch size. A loader
+        nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
+        ``drop_last`` are left alone.
+        A separate code from NPU406 so that evaluation findings can be deselected alone (``--ignore NPU415``):
+        padding the last evaluation batch is a different change from dropping a training tail.
+    Why it matters on NPU:
+        Unless the dataset size is a multiple of the batch size, the last batch of every evaluation pass is
+        smaller: one more set of shapes for every operator of the model's forward, compiled again on NPU (and
+        with graph capture or static-shape execution, a fallback).
+    Example:
+        loader = DataLoader(test_set, batch_size=64)
+        with torch.no_grad():
+            for images, labels in loader:
+                logits = model(images)
+    Use instead:
+        Pad the last batch to the batch size (a sampler or collate function that repeats or blanks samples, then
+        drop their outputs), or pass ``drop_last=True`` where losing the tail is acceptable.
+    Fix safety:
+        No automatic fix: dropping the last batch changes the metric; padding it needs the padded outputs dropped.
+    """
+
+    code = "NPU415"
+    name = "short-last-eval-batch"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = ("DataLoader", "drop_last", "_dataloader")
+    message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
+    must_fire = (
+        # (1) an explicit drop_last=False: a torch DataLoader, a framework's method, a loader factory
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(test_set, batch_size=32, shuffle=False, drop_last=False)\n",
+        "import torch\ndef predict(learn, dls, items):\n    dl = dls.test_dl(items)\n"
+        "    return learn.get_preds(dl=dls.new(dl, shuffle=False, drop_last=False))\n",
+        "import torch\ndef build(cfg, ds):\n    return build_dataloader(ds, samples_per_gpu=cfg.bs, drop_last=False)\n",
+        # (2) an evaluation loop calling a module with the batch
+        "import torch\nfrom torch import nn\nfrom torch.utils.data import DataLoader\n"
+        "def evaluate(ds, model: nn.Module):\n    loader = DataLoader(ds, batch_size=8)\n"
+        "    for x, y in loader:\n        out = model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(ds, model, bs):\n"
+        "    loader = DataLoader(ds, batch_size=bs, num_workers=2)\n    with torch.no_grad():\n"
+        "        for batch in tqdm(loader):\n            images = batch['image'].cuda()\n            model(images)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(ds, net):\n    net.eval()\n"
+        "    loader = DataLoader(ds, 64)\n    for i, (x, y) in enumerate(loader):\n        p = net(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def __init__(self, ds):\n"
+        "        self.val_loader = DataLoader(ds, batch_size=16)\n    @torch.no_grad()\n    def validate(self):\n"
+        "        for x in self.val_loader:\n            self.model(x)\n",
+        # (2) a Lightning hook's loader
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Data:\n    def test_dataloader(self):\n"
+        "        return DataLoader(self.test_set, batch_size=self.batch_size, num_workers=4)\n",
+        # (2) a helper of the file that builds the loader, iterated with a model
+        "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs, drop_last=False):\n"
+        "    return DataLoader(ds, batch_size=bs, drop_last=drop_last)\ndef run(ds, model):\n"
+        "    loader = make_loader(ds, 32)\n    with torch.inference_mode():\n        for x in loader:\n"
+        "            model(x)\n",
+        # (2) the loader passed to a function of the file that evaluates the model on it
+        "import torch\nfrom torch.utils.data import DataLoader\ndef test(model, device, loader):\n    model.eval()\n"
+        "    with torch.no_grad():\n        for data, target in loader:\n            output = model(data.to(device))\n"
+        "def main(args, model, ds):\n    test_loader = DataLoader(ds, batch_size=args.test_batch_size)\n"
+        "    test(model, 'npu', test_loader)\n",
+        # (2) a loader made in the call to a method that evaluates on it; one wrapped by a preparing call
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def run(self, ds):\n"
+        "        self.evaluate(DataLoader(ds, batch_size=self.bs))\n    def evaluate(self, loader):\n"
+        "        self.model.eval()\n        for x, y in loader:\n            self.model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef run(accelerator, model, ds):\n"
+        "    loader = accelerator.prepare(DataLoader(ds, batch_size=64))\n    with torch.no_grad():\n"
+        "        for batch in loader:\n            model(**batch)\n",
+        # (2) a helper returns the loaders, its caller evaluates on one
+        "import torch\nfrom torch.utils.data import DataLoader\ndef get_dataloaders(ds, bs):\n"
+        "    train_dl = DataLoader(ds['train'], shuffle=True, batch_size=bs)\n"
+        "    eval_dl = DataLoader(ds['validation'], shuffle=False, batch_size=32)\n    return train_dl, eval_dl\n"
+        "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
+        "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
+    must_not_fire = (
+        # batches of one (explicit or DataLoader's default), a batch sampler, drop_last=True
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, batch_size=1, drop_last=False)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(ds, model):\n"
+        "    loader = DataLoader(ds, num_workers=2)\n    with torch.no_grad():\n        for x in loader:\n"
+        "            model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(ds, model, sampler):\n"
+        "    loader = DataLoader(ds, batch_sampler=sampler, drop_last=False)\n    with torch.no_grad():\n"
+        "        for x in loader:\n            model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(ds, model):\n"
+        "    loader = DataLoader(ds, batch_size=8, drop_last=True)\n    with torch.no_grad():\n"
+        "        for x in loader:\n            model(x)\n",
+        # a loader nobody iterates with a model in the file; one iterated without a model
+        "import torch\nfrom torch.utils.data import DataLoader\nval_loader = DataLoader(ds, batch_size=32)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds):\n"
+        "    loader = DataLoader(ds, batch_size=32)\n    total = 0\n    for x in loader:\n        total += len(x)\n",
+        # a helper's loader whose callers pass drop_last; a computed drop_last
+        "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs, drop_last=False):\n"
+        "    return DataLoader(ds, batch_size=bs, drop_last=drop_last)\ndef run(ds, model):\n"
+        "    loader = make_loader(ds, 32, drop_last=True)\n    with torch.no_grad():\n        for x in loader:\n"
+        "            model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, batch_size=32, drop_last=args.drop_last)\n",
+        # a training loader (NPU406's), a distributed sampler's drop_last, a test helper that is no loader
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=False)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef fit(ds, model, opt):\n"
+        "    loader = DataLoader(ds, batch_size=8)\n    for x in loader:\n        model(x).sum().backward()\n"
+        "        opt.step()\n",
+        "import torch\nfrom torch.utils.data.distributed import DistributedSampler\n"
+        "sampler = DistributedSampler(ds, shuffle=False, drop_last=False)\n",
+        "import torch\ndef test(self):\n    self.check_dataset_shards(ds, seed, batch_size=4, drop_last=False)\n",
+        # a batch sampler is no loader (the loader built on it is judged); a config of batches of one
+        "import torch\nfrom torch.utils.data import BatchSampler, SequentialSampler\n"
+        "sampler = BatchSampler(SequentialSampler(ds), batch_size=bs, drop_last=False)\n",
+        "import torch\nval_dataloader = dict(batch_size=1, num_workers=2, drop_last=False)\n",
+        # passed to a function of the file that runs no model on it
+        "import torch\nfrom torch.utils.data import DataLoader\ndef count(loader):\n    n = 0\n"
+        "    for x in loader:\n        n += len(x)\n    return n\ndef run(ds):\n"
+        "    return count(DataLoader(ds, batch_size=64))\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        assert isinstance(node, ast.Call)
+        explicit = next((kw.value for kw in node.keywords if kw.arg == "drop_last"), None)
+        if ctx.resolver.qualname(node.func) == _LOADER:
+            keywords = {kw.arg: kw.value for kw in node.keywords}
+            keywords.update(zip(_LOADER_PARAMETERS, node.args))
+            explicit = keywords.get("drop_last", explicit)
+        else:
+            keywords = _built_loader(node, ctx)
+            if keywords is None:
+                if _constant(explicit) is False:
+                    self._other_builder(node, ctx)
+                return
+        if None in keywords:
+            spread = _spread_dicts(node, ctx)
+            if spread is None:
+                return
+            keywords = {**spread, **{key: value for key, value in keywords.items() if key is not None}}
+        if "batch_sampler" in keywords or any(isinstance(a, ast.Starred) for a in node.args):
+            return
+        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None):
+            return
+        drop_last = keywords.get("drop_last")
+        if drop_last is not None and _constant(drop_last) is not False:
+            return      # ``drop_last=True`` or computed: the author (or the caller) decides
+        if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
+                or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None:
+            return      # a training loader: NPU406
+        loops = list(_loops_over(node, ctx))
+        if any(_trains(loop, ctx) for loop, _ in loops):
+            return      # trained on: NPU406
+        if _constant(explicit) is False:
+            ctx.report(node, self.message.format(what="this loader keeps its short last batch (drop_last=False)"),
+                       _LOADER)
+            return
+        hook = _eval_hook(node, ctx)
+        if hook is not None:
+            ctx.report(node, self.message.format(what=f"the loader {hook}() returns has no drop_last"), _LOADER)
+            return
+        if any(_feeds_model(loop, function, ctx) for loop, function in loops):
+            ctx.report(node, self.message.format(what="this evaluation DataLoader feeds a model and has no "
+                                                      "drop_last"), _LOADER)
+
+    def _other_builder(self, node: ast.Call, ctx: FileContext) -> None:
+        """``dls.new(..., drop_last=False)``, ``BatchSampler(..., drop_last=False)``, ``dict(batch_size=8, ...,
+        drop_last=False)`` (a loader's config): a callee whose words say it builds batches."""
+        keywords = {kw.arg: kw.value for kw in node.keywords}
+        if "batch_sampler" in keywords:
+            return
+        size = keywords.get("batch_size")
+        if isinstance(node.func, ast.Name) and node.func.id == "dict":
+            if size is None or _constant(size) in (1, None):
+                return      # a config without its batch size (inherited) or of batches of one
+        elif not _words(node.func) & _LOADER_WORDS or "sampler" in _words(node.func) \
+                or (size is not None and _constant(size) in (1, None)):
+            return      # no loader; a (batch) sampler: the loader built on it is judged
+        if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx):
+            return      # a training loader: padding the tail is NPU406's question
+        ctx.report(node, self.message.format(what=f"{short_source(node.func)}(..., drop_last=False) keeps a short "
+                                                  "last batch"), "drop_last=False")
+
+
+def _assigned(node: ast.Call, ctx: FileContext) -> str:
+    """The name (or ``self.`` attribute) the loader is bound to, also through one wrapping call
+    (``loader = accelerator.prepare(DataLoader(...))``); "" for none."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and node in parent.args:
+        parent = ctx.parent(parent)
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+        targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
+        if len(targets) == 1 and isinstance(targets[0], (ast.Name, ast.Attribute)):
+            return ast.unparse(targets[0])
+    return ""
+
+
+def _loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
+    """The ``for`` loops over the loader ``node`` is assigned to, each with its function: in the same function
+    (or module), in the methods of the same class for ``self.loader``, and in the functions (or methods) of the
+    file the loader is passed to (``evaluate(model, loader)``, ``self.evaluate(DataLoader(...))``)."""
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    owner = ctx.enclosing(function, (ast.ClassDef,)) if function is not None else None
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and node in parent.args:   # ``evaluate(model, DataLoader(ds, 64))``
+        yield from _helper_loops(parent, lambda argument: argument is node, owner, ctx)
+    name = _assigned(node, ctx)
+    if not name:
+        return
+    functions: list[Optional[ast.AST]] = [function]
+    if name.startswith("self.") and owner is not None:
+        functions = [f for f in owner.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    for scope_node in functions:
+        body = scope_node if scope_node is not None else _module(node, ctx)
+        if body is None:
+            continue
+        for child in walk(body):
+            if isinstance(child, ast.For) and _iterated(child.iter) == name and child.lineno >= (
+                    node.lineno if scope_node is function else 0):
+                yield child, scope_node if scope_node is not None else body
+    body = function if function is not None else _module(node, ctx)
+    for call in walk(body) if body is not None else ():
+        if isinstance(call, ast.Call) and call.lineno >= node.lineno and call is not parent:
+            yield from _helper_loops(call, lambda argument: isinstance(argument, (ast.Name, ast.Attribute))
+                                     and ast.unparse(argument) == name, owner, ctx)
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and "." not in name:
+        yield from _callers_loops(function, name, ctx)
+
+
+def _callers_loops(function: ast.AST, name: str, ctx: FileContext) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
+    """``return train_dl, eval_dl`` in a helper; ``train_dl, eval_dl = get_dataloaders(...)`` in its callers of the
+    file: the loops of each caller over the name it binds the loader to."""
+    position: Optional[int] = None
+    for child in walk(function):
+        if isinstance(child, ast.Return) and child.value is not None:
+            if isinstance(child.value, ast.Name) and child.value.id == name:
+                position = -1
+            elif isinstance(child.value, ast.Tuple):
+                position = next((i for i, e in enumerate(child.value.elts)
+                                 if isinstance(e, ast.Name) and e.id == name), position)
+    if position is None:
+        return
+    for call, scope, _ in ctx.resolver.call_sites(function):
+        caller = scope.node
+        if caller is None or caller is function:
+            continue
+        bound = ""
+        for child in walk(caller):
+            if isinstance(child, ast.Assign) and child.value is call and len(child.targets) == 1:
+                target = child.targets[0]
+                if position == -1 and isinstance(target, ast.Name):
+                    bound = target.id
+                elif position >= 0 and isinstance(target, ast.Tuple) and position < len(target.elts) \
+                        and isinstance(target.elts[position], ast.Name):
+                    bound = target.elts[position].id   # type: ignore[attr-defined]
+                break
+        if not bound:
+            continue
+        for child in walk(caller):
+            if isinstance(child, ast.For) and _iterated(child.iter) == bound:
+                yield child, caller
+            elif isinstance(child, ast.Call) and child is not call:   # ``evaluation_loop(model, eval_dl)``
+                yield from _helper_loops(child, lambda argument: isinstance(argument, ast.Name)
+                                         and argument.id == bound, None, ctx)
+
+
+def _helper_loops(call: ast.Call, passes: Callable[[ast.AST], bool], owner: Optional[ast.AST],
+                  ctx: FileContext) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
+    """``test(model, device, test_loader)``, ``self.evaluate(loader)``: the loops over the parameter a function
+    (or a method of ``owner``, the class at hand) of the file receives the loader in."""
+    positions = [i for i, a in enumerate(call.args) if passes(a)]
+    keywords = [kw.arg for kw in call.keywords if kw.arg and passes(kw.value)]
+    if not positions and not keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return
+    func, offset = call.func, 0
+    definition: Optional[ast.AST] = None
+    if isinstance(func, ast.Name):
+        definition = ctx.resolver.definition(func)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self" \
+            and isinstance(owner, ast.ClassDef):
+        definition = next((f for f in owner.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                           and f.name == func.attr), None)
+        offset = 1
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return
+    positional = [a.arg for a in definition.args.posonlyargs + definition.args.args][offset:]
+    parameters = {positional[i] for i in positions if i < len(positional)} | set(keywords)
+    for child in walk(definition):
+        if isinstance(child, ast.For) and _iterated(child.iter) in parameters:
+            yield child, definition
+
+
+def _module(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, ast.Module):
+        parent = ctx.parent(parent)
+    return parent
+
+
+def _eval_hook(node: ast.Call, ctx: FileContext) -> Optional[str]:
+    """The hook's name when ``node`` is returned (directly or through a name) by ``val_dataloader`` /
+    ``test_dataloader`` / ``predict_dataloader``."""
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name not in _EVAL_HOOKS:
+        return None
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Return):
+        return function.name
+    name = _assigned(node, ctx)
+    if name and any(isinstance(c, ast.Return) and c.value is not None and ast.unparse(c.value) == name
+                    for c in walk(function)):
+        return function.name
+    return None
+
+
+def _feeds_model(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """The loop's body calls an ``nn.Module`` with the batch (or a value made from it); or, in a function that
+    runs without gradients (``torch.no_grad()`` / ``inference_mode()``, ``model.eval()``), a project callable."""
+    names = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
+    for child in walk(loop):
+        if isinstance(child, (ast.Assign, ast.AnnAssign)) and child.value is not None \
+                and any(isinstance(n, ast.Name) and n.id in names for n in walk(child.value)):
+            targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+            names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
+    scope = ctx.resolver.scopes.scope_of(function) if ctx.resolver.scopes is not None \
+        and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    grad_free: Optional[bool] = None
+    for call in walk(loop):
+        if not isinstance(call, ast.Call) or not _takes(call, names):
+            continue
+        func = call.func
+        if isinstance(func, ast.Attribute) and any(isinstance(n, ast.Name) and n.id in names for n in walk(func)):
+            continue    # ``x.to(device)``: a method of the batch
+        value = ctx.resolver.value_of(func, scope) if scope is not None else ctx.resolver.value_of(func)
+        if value is not None and value[0] == "module":
+            return True
+        if value is not None or ctx.resolver.qualname(func, scope) is not None \
+                or (isinstance(func, ast.Name) and func.id in _BUILTINS):
+            continue
+        if grad_free is None:
+            grad_free = _grad_free(loop, function, ctx)
+        if grad_free:
+            return True
+    return False
+
+
+def _takes(call: ast.Call, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names
+               for argument in [*call.args, *(kw.value for kw in call.keywords)] for n in walk(argument))
+
+
+def _grad_free(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """The loop runs under ``torch.no_grad()`` / ``inference_mode()`` (a ``with`` around it or inside it, or the
+    function's decorator), or the function puts a model in evaluation mode (``model.eval()``)."""
+    def no_grad(expr: ast.AST) -> bool:
+        target = expr.func if isinstance(expr, ast.Call) else expr
+        return ctx.resolver.qualname(target) in _NO_GRAD
+
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(no_grad(d) for d in
+                                                                             function.decorator_list):
+        return True
+    first, last = loop.lineno, loop.end_lineno or loop.lineno
+    for child in walk(function if function is not None else loop):   # (the walk has not
+        if isinstance(child, ast.With) and any(no_grad(item.context_expr) for item in child.items) and (
+                child.lineno <= first <= (child.end_lineno or child.lineno) or first <= child.lineno <= last):
+            return True   # reached the loop yet: its lines)
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "eval" \
+                and not child.args and not child.keywords:
+            return True
+    return False
