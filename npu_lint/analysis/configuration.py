@@ -15,6 +15,9 @@ if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 _DEPTH = 30
+# Tensors made of the values given (``torch.Tensor([...])`` and the typed constructors: the legacy spellings).
+_CONSTRUCTORS = frozenset("torch." + name for name in ("tensor", "as_tensor", "Tensor", "LongTensor", "IntTensor",
+                                                        "FloatTensor", "DoubleTensor"))
 _NESTING = 6   # arithmetic of configuration, followed through so many operators
 # torch's factories of positions, whose values follow from their arguments alone (``zeros`` / ``full`` are as often
 # buffers an op then fills with data: ``counts = torch.zeros(b); counts.scatter_add_(0, batch, ones)``).
@@ -73,7 +76,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
         if isinstance(receiver, ast.Attribute) and not called and not fed and built_state(receiver, resolver, scope):
             return True   # ``int(self.stride.max())``: model state set once, when the module is built
         if isinstance(receiver, ast.Call) and (
-                resolver.qualname(receiver.func, scope) in ("torch.tensor", "torch.as_tensor")
+                resolver.qualname(receiver.func, scope) in _CONSTRUCTORS
                 or (isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "new_tensor")):
             value = receiver.args[0] if receiver.args else None
             return value is not None and resolver.kind_of_at(value, scope) not in K.TENSORS \
@@ -147,7 +150,7 @@ def built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool
 def _made_of_configuration(value: object, resolver: "Resolver", scope: Scope) -> bool:
     """``torch.tensor(cfg.sizes)`` itself (not a chain through other attributes, which could lead back here)."""
     return isinstance(value, ast.Call) and (
-        resolver.qualname(value.func, scope) in ("torch.tensor", "torch.as_tensor")
+        resolver.qualname(value.func, scope) in _CONSTRUCTORS
         or (isinstance(value.func, ast.Attribute) and value.func.attr == "new_tensor")) \
         and from_constants(value, resolver, scope)
 

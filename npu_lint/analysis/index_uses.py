@@ -22,7 +22,7 @@ import ast
 import re
 from typing import TYPE_CHECKING, Callable, Optional
 
-from npu_lint.analysis.bindings import Binding
+from npu_lint.analysis.bindings import Binding, Scope
 from npu_lint.analysis.nodes import OTHER_SCOPES, body_of, function_text
 
 if TYPE_CHECKING:
@@ -90,21 +90,48 @@ def index_names(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]])
             index = index_of(node, qualname)
             if isinstance(index, ast.Name) and index.id not in hidden:
                 found.setdefault(index.id, []).append(index)
+            elif isinstance(index, ast.Attribute) and isinstance(index.value, ast.Name) \
+                    and index.value.id not in hidden:   # ``scatter(x, data.batch)``: by the receiver's name
+                found.setdefault(f"{index.value.id}.{index.attr}", []).append(index.value)
         stack.extend((child, hidden) for child in ast.iter_child_nodes(node))
     return found
 
 
-def used_as_index(resolver: "Resolver", binding: Binding) -> bool:
-    """Whether the own body of the function that binds ``binding`` gives the name, as bound there, where an index
-    tensor goes. The names of a function are collected once (``resolver._usage``, the per-file memo); a function
+def _uses(resolver: "Resolver", function: ast.AST, scope: Scope) -> dict[str, list[ast.Name]]:
+    """:func:`index_names` of a function, once per function (``resolver._usage``, the per-file memo); a function
     whose text has no such call is not walked."""
-    function = binding.scope.node
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
     store, key = resolver._usage, ("index", id(function))
     uses = store.get(key)
     if uses is None:
         text = function_text(function, resolver.source, store) if resolver.source is not None else None
         uses = store[key] = {} if text is not None and not _CALLS.search(text) else index_names(
-            function, lambda func: resolver.qualname(func, binding.scope))
+            function, lambda func: resolver.qualname(func, scope))
+    return uses   # type: ignore[return-value]
+
+
+def used_as_index(resolver: "Resolver", binding: Binding) -> bool:
+    """Whether the own body of the function that binds ``binding`` gives the name, as bound there, where an index
+    tensor goes."""
+    function = binding.scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    uses = _uses(resolver, function, binding.scope)
     return any(resolver.binding(node, binding.scope) is binding for node in uses.get(binding.name, ()))
+
+
+def attribute_used_as_index(resolver: "Resolver", node: ast.Attribute, scope: Scope) -> bool:
+    """``data.batch`` (``data`` bound as at ``node``) given where an index tensor goes in the function ``node``
+    stands in: ``int(data.batch[-1]) + 1`` then ``scatter(x, data.batch, dim_size=n)``."""
+    receiver = node.value
+    if not isinstance(receiver, ast.Name):
+        return False
+    current: Optional[Scope] = scope
+    while current is not None and not isinstance(current.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        current = current.parent
+    if current is None:
+        return False
+    found = _uses(resolver, current.node, current).get(f"{receiver.id}.{node.attr}")
+    if not found:
+        return False
+    binding = resolver.binding(receiver, scope)
+    return binding is not None and any(resolver.binding(name, current) is binding for name in found)

@@ -220,6 +220,8 @@ class TensorValueInShape(ValueFlow):
                  "    y = torch.zeros(maxm, feats.shape[1])\n    return y.index_add(0, idx_m, feats)\n",
                  "import torch\nfrom torch_scatter import scatter_add\ndef pool(inputs):\n    idx_m = inputs['idx_m']\n"
                  "    maxm = int(idx_m[-1]) + 1\n    return scatter_add(inputs['y'], idx_m, dim=0, dim_size=maxm)\n",
+                 "import torch\nfrom torch_scatter import scatter\ndef readout(data, x):\n"
+                 "    n = int(data.batch[-1]) + 1\n    return scatter(x, data.batch, dim=0, dim_size=n)\n",
                  # a buffer of zeros an op fills with counts of the data
                  "import torch\ndef per_graph(x, batch: torch.Tensor, b: int):\n"
                  "    counts = torch.zeros(b, dtype=torch.long)\n    counts.scatter_add_(0, batch, torch.ones_like(batch))\n"
