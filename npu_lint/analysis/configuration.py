@@ -70,7 +70,8 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             return False
         if isinstance(receiver, ast.Attribute) and not called and not fed \
                 and resolver.kind_of_at(receiver.value, scope) == K.MODULE and (
-                    resolver.kind_of_at(receiver, scope) is None or not _self(receiver.value, resolver, scope)):
+                    not _self(receiver.value, resolver, scope) or resolver.kind_of_at(receiver, scope) is None
+                    and receiver.attr not in _class_state(resolver, scope)[1]):
             return True   # ``int(model.stride.max())``: an attribute of a model (a buffer, a parameter, its
                           # configuration) read from outside its class: model state, not the batch's data
         if isinstance(receiver, ast.Attribute) and not called and not fed and built_state(receiver, resolver, scope):

@@ -226,6 +226,11 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef per_graph(x, batch: torch.Tensor, b: int):\n"
                  "    counts = torch.zeros(b, dtype=torch.long)\n    counts.scatter_add_(0, batch, torch.ones_like(batch))\n"
                  "    return [x.new_zeros(counts[i], 4) for i in range(b)]\n",
+                 # a buffer another method writes from data is no configuration
+                 "import torch\nclass Tracker(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.register_buffer('n', torch.zeros((), dtype=torch.long))\n"
+                 "    def update(self, mask):\n        self.n.copy_(mask.sum())\n"
+                 "    def take(self, x):\n        return x[:self.n.item()]\n",
                  # a tensor of values computed per item (not of their shapes) is data
                  "import torch\ndef first(xs):\n    vals = torch.tensor([x.sum() for x in xs])\n"
                  "    return torch.zeros(int(vals[0]))\n")
