@@ -24,6 +24,7 @@ from npu_lint.analysis.callables import Callables
 from npu_lint.analysis.elements import Elements
 from npu_lint.analysis.receivers import Receivers
 from npu_lint.analysis.step_growth import StepGrowth
+from npu_lint.analysis.index_uses import attribute_used_as_index, used_as_index
 from npu_lint.analysis.usage import used_as_mask, used_as_tensor
 from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, WITH, Binding, Scope,
                                       Scopes)
@@ -366,6 +367,8 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
             value = self.value_of(binding.value, scope, depth)
             if value is None and isinstance(binding.node, ast.AnnAssign):   # ``opt: Optimizer = build(...)``
                 return self.annotation_value(binding.node.annotation, scope)
+            if value is None and used_as_index(self, binding):   # ``idx = inputs["idx"]``, then ``scatter(x, idx)``
+                return K.TENSOR, None
             return value
         if tag == ANNOTATION:
             return self.annotation_value(binding.value, scope)
@@ -409,8 +412,8 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         function = binding.scope.node
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        return used_as_tensor(function, binding.name, self._usage,
-                              lambda node: self.binding(node, binding.scope) is binding, self.source)
+        return used_as_tensor(function, binding.name, self._usage, lambda node: self.binding(node, binding.scope)
+                              is binding, self.source) or used_as_index(self, binding)
 
     def _used_as_mask(self, binding: Binding) -> bool:
         function = binding.scope.node
@@ -453,6 +456,8 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
             value = self.value_of(receiver, scope, depth) if known is _UNKNOWN else known
             if value is not None and value[0] in (K.OBJECT, K.MODULE, K.OPTIMIZER) and value[1]:
                 return self.member_value(value[1], node.attr, depth)
+            if value is None and attribute_used_as_index(self, node, scope):   # ``scatter(x, data.batch)``
+                return K.TENSOR, None
         return None
 
 

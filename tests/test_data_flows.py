@@ -76,3 +76,30 @@ def test_tolist_of_a_numpy_array_is_no_device_read() -> None:
     assert ("host", "x.sum().tolist()") in flows(HEAD + "def f(x: torch.Tensor):\n    probe(x.sum().tolist())\n")
     assert ("host", "x.cpu().squeeze().tolist()") in flows(   # a tensor's data, moved to the host first
         HEAD + "def f(x: torch.Tensor):\n    probe(x.cpu().squeeze().tolist())\n")
+
+
+@pytest.mark.parametrize("body", [
+    # a name given where an index tensor goes is a tensor: its element read back is a host value
+    "def f(inputs, y):\n    idx = inputs['idx_m']\n    n = int(idx[-1]) + 1\n    scatter_add(y, idx, dim_size=n)\n"
+    "    probe(n)\n",
+    "def f(feats, idx):\n    n = int(idx[-1]) + 1\n    feats.new_zeros(n, 4).index_add_(0, idx, feats)\n    probe(n)\n",
+    "def f(x, seg):\n    n = int(seg[-1])\n    torch.gather(x, 0, seg)\n    probe(n)\n",
+    "def f(seg):\n    n = int(seg[0])\n    torch.bincount(seg)\n    probe(n)\n",
+    "def f(data, x):\n    n = int(data.batch[-1]) + 1\n    scatter(x, data.batch, dim=0)\n    probe(n)\n",
+])
+def test_a_name_given_as_an_index_is_a_tensor(body: str) -> None:
+    assert [f for f in flows(HEAD + body) if f[0] == "host"], body
+
+
+@pytest.mark.parametrize("body", [
+    # a distributed scatter's list, numpy's take, a dim given to gather: no index tensor
+    "import torch.distributed as dist\ndef f(t, chunks):\n    n = int(chunks[-1])\n    dist.scatter(t, chunks)\n"
+    "    probe(n)\n",
+    "def f(x, d, idx: torch.Tensor):\n    n = int(d[0])\n    torch.gather(x, d, idx)\n    probe(n)\n",
+    "def f(a, idx):\n    n = int(idx[-1])\n    np.take(a, idx)\n    probe(n)\n",
+    "def f(data, cfg, x):\n    n = int(cfg.sizes[-1]) + 1\n    scatter(x, data.batch, dim=0)\n    probe(n)\n",
+    "def f(data, x):\n    n = int(data.sizes[-1]) + 1\n    data = other(data)\n    scatter(x, data.sizes, dim=0)\n"
+    "    probe(n)\n",
+])
+def test_no_index_tensor_without_evidence(body: str) -> None:
+    assert not [f for f in flows(HEAD + body) if f[0] == "host"], body

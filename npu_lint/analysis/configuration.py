@@ -4,16 +4,24 @@ self.num_grids)``, a buffer or an attribute a module sets only in ``__init__``),
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import rooted
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE, Scope
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 _DEPTH = 30
+# Tensors made of the values given (``torch.Tensor([...])`` and the typed constructors: the legacy spellings).
+_CONSTRUCTORS = frozenset("torch." + name for name in ("tensor", "as_tensor", "Tensor", "LongTensor", "IntTensor",
+                                                        "FloatTensor", "DoubleTensor"))
+_NESTING = 6   # arithmetic of configuration, followed through so many operators
+# torch's factories of positions, whose values follow from their arguments alone (``zeros`` / ``full`` are as often
+# buffers an op then fills with data: ``counts = torch.zeros(b); counts.scatter_add_(0, batch, ones)``).
+_MADE = frozenset("torch." + name for name in ("arange", "linspace", "logspace", "range"))
 
 
 def numpy_made(receiver: ast.AST, resolver: "Resolver", scope: Scope, depth: int = 0) -> bool:
@@ -38,10 +46,12 @@ def numpy_made(receiver: ast.AST, resolver: "Resolver", scope: Scope, depth: int
     return False
 
 
-def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
+def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nesting: int = 0) -> bool:
     """The receiver chain starts (through names bound once) at ``torch.tensor(...)`` / ``torch.as_tensor(...)`` /
-    ``x.new_tensor(...)`` of a value that is no tensor and carries no value read from one (configuration), or at
-    an attribute of a model that the code never binds (a buffer such as ``model.stride``)."""
+    ``x.new_tensor(...)`` of a value that is no tensor and carries no value read from one (configuration; a
+    comprehension of shapes, ``[f.shape[-2:] for f in feats]``, too), at ``torch.arange(depth)`` of such values,
+    possibly in arithmetic with numbers, or at an attribute of a model that the code never binds (a buffer such as
+    ``model.stride``) or sets only when it is built (:func:`built_state`)."""
     called = False   # ``receiver`` is the callee of the previous step (a method, not an attribute read)
     fed = False      # a call on the chain takes non-constant arguments
     for _ in range(_DEPTH):
@@ -51,22 +61,32 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> boo
                 return False
             receiver, scope = binding.value, binding.scope
             continue
+        if isinstance(receiver, ast.BinOp):   # ``torch.arange(1, depth + 1) * 2``: configuration with numbers
+            sides = (receiver.left, receiver.right)
+            return nesting < _NESTING and any(resolver.kind_of_at(o, scope) in K.TENSORS for o in sides) and all(
+                from_constants(o, resolver, scope, nesting + 1) if resolver.kind_of_at(o, scope) in K.TENSORS
+                else not resolver.flows(o, scope, sink=False) for o in sides)
         if not isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
             return False
         if isinstance(receiver, ast.Attribute) and not called and not fed \
                 and resolver.kind_of_at(receiver.value, scope) == K.MODULE and (
-                    resolver.kind_of_at(receiver, scope) is None or not _self(receiver.value, resolver, scope)):
+                    not _self(receiver.value, resolver, scope) or resolver.kind_of_at(receiver, scope) is None
+                    and receiver.attr not in _class_state(resolver, scope)[1]):
             return True   # ``int(model.stride.max())``: an attribute of a model (a buffer, a parameter, its
                           # configuration) read from outside its class: model state, not the batch's data
         if isinstance(receiver, ast.Attribute) and not called and not fed and built_state(receiver, resolver, scope):
             return True   # ``int(self.stride.max())``: model state set once, when the module is built
         if isinstance(receiver, ast.Call) and (
-                resolver.qualname(receiver.func, scope) in ("torch.tensor", "torch.as_tensor")
+                resolver.qualname(receiver.func, scope) in _CONSTRUCTORS
                 or (isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "new_tensor")):
             value = receiver.args[0] if receiver.args else None
             return value is not None and resolver.kind_of_at(value, scope) not in K.TENSORS \
-                and not isinstance(value, (ast.ListComp, ast.GeneratorExp)) \
-                and not resolver.flows(value, scope, sink=False)   # ``[t.shape[0] for t in batch]``: data
+                and (not isinstance(value, (ast.ListComp, ast.GeneratorExp)) or shapes_only(value.elt)) \
+                and not resolver.flows(value, scope, sink=False)   # ``[t.sum() for t in batch]``: data
+        if isinstance(receiver, ast.Call) and resolver.qualname(receiver.func, scope) in _MADE:
+            arguments = list(receiver.args) + [kw.value for kw in receiver.keywords]   # ``torch.arange(depth)``:
+            return all(resolver.kind_of_at(a, scope) not in K.TENSORS for a in arguments) and not any(
+                resolver.flows(a, scope, sink=False) for a in arguments)   # positions fixed by its arguments
         if isinstance(receiver, ast.Call) and receiver.args and isinstance(receiver.func, ast.Attribute) \
                 and (resolver.qualname(receiver.func, scope) or "").startswith("torch."):
             receiver = receiver.args[0]   # ``torch.cumsum(dims, 0)``: computed from its first argument
@@ -78,15 +98,114 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope) -> boo
     return False
 
 
+_SHAPE_CALLS = frozenset({"size", "numel", "dim", "len"})
+_SHAPE_NODES = (ast.Name, ast.Constant, ast.Load, ast.Tuple, ast.List, ast.BinOp, ast.UnaryOp, ast.operator,
+                ast.unaryop, ast.Slice, ast.Subscript)
+
+
+def shapes_only(element: ast.AST) -> bool:
+    """``f.shape[-2:]``, ``(x.size(2), x.size(3))``, ``len(t)``: a comprehension's element made of sizes only (what a
+    tensor built from it holds is metadata, read without a sync), not of a tensor's values."""
+    sized = False
+    for node in walk(element):
+        if isinstance(node, ast.Attribute):
+            if node.attr not in ("shape", "size", "numel", "dim"):   # ``x.size(2)``: the call's callee
+                return False
+            sized = True
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name not in _SHAPE_CALLS and name not in ("int", "tuple", "list"):
+                return False
+            sized = sized or name in _SHAPE_CALLS
+        elif not isinstance(node, _SHAPE_NODES):
+            return False
+    return sized
+
+
 def _self(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
     return isinstance(node, ast.Name) and resolver.scopes is not None and node.id == resolver.scopes.self_name(scope)
 
 
 def built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool:
-    """``self.stride`` of an object (a model, a loss) whose class sets it only in ``__init__``: fixed when the
-    object is built (a buffer of strides or anchors), the same value for every batch."""
+    """``self.stride`` of an object (a model, a loss) fixed when the object is built, the same value for every batch:
+    its class sets it (``self.x = ...``, ``self.register_buffer("x", ...)``, ``register_parameter``) only in
+    ``__init__`` or, anywhere, to configuration (``torch.tensor(cfg.sizes)``), and no other method writes into it in
+    place (``self.x[idx] = v``, ``self.x.copy_(v)``, ``self.x += v``): a buffer of strides, anchors, a grid's
+    resolution."""
     if not isinstance(node.value, ast.Name) or resolver.scopes is None \
             or node.value.id != resolver.scopes.self_name(scope):
         return False
     bindings = resolver.scopes.attribute(scope, node.attr)
-    return bool(bindings) and all(getattr(b.scope.node, "name", None) == "__init__" for b in bindings)
+    registered, written = _class_state(resolver, scope)
+    if node.attr in written:
+        return False
+    where = registered.get(node.attr, ())
+    if not bindings and not where:
+        return False
+    return all(name == "__init__" for name in where) and all(
+        getattr(b.scope.node, "name", None) == "__init__" or (
+            b.tag == VALUE and not b.path and _made_of_configuration(b.value, resolver, b.scope)) for b in bindings)
+
+
+def _made_of_configuration(value: object, resolver: "Resolver", scope: Scope) -> bool:
+    """``torch.tensor(cfg.sizes)`` itself (not a chain through other attributes, which could lead back here)."""
+    return isinstance(value, ast.Call) and (
+        resolver.qualname(value.func, scope) in _CONSTRUCTORS
+        or (isinstance(value.func, ast.Attribute) and value.func.attr == "new_tensor")) \
+        and from_constants(value, resolver, scope)
+
+
+_REGISTER = frozenset({"register_buffer", "register_parameter"})
+
+
+def _class_state(resolver: "Resolver", scope: Scope) -> tuple[dict[str, list[str]], frozenset[str]]:
+    """The attributes the class of the method ``scope`` registers (``self.register_buffer("x", ...)``: ``{x: the
+    methods that do}``) and those a method other than ``__init__`` writes into in place (memoised per class)."""
+    current: Optional[Scope] = scope
+    while current is not None and current.cls is None:
+        current = current.parent
+    if current is None or not isinstance(current.cls.node, ast.ClassDef):
+        return {}, frozenset()
+    cls = current.cls.node
+    key = ("class state", id(cls))
+    found = resolver._summaries.get(key)
+    if found is None:
+        found = resolver._summaries[key] = _scan_class(cls)
+    return found   # type: ignore[return-value]
+
+
+def _self_attribute(node: ast.AST, self_name: str) -> Optional[str]:
+    """``x`` of ``self.x`` (through subscripts: ``self.x[i]``)."""
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == self_name:
+        return node.attr
+    return None
+
+
+def _scan_class(cls: ast.ClassDef) -> tuple[dict[str, list[str]], frozenset[str]]:
+    registered: dict[str, list[str]] = {}
+    written: set[str] = set()
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in walk(method):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+                func = node.func
+                if func.attr in _REGISTER and isinstance(func.value, ast.Name) and func.value.id == me and node.args \
+                        and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
+                    registered.setdefault(node.args[0].value, []).append(method.name)
+                elif method.name != "__init__" and func.attr.endswith("_") and not func.attr.startswith("_"):
+                    attr = _self_attribute(func.value, me)   # ``self.occs.copy_(v)``, ``self.x[i].fill_(0)``
+                    if attr is not None:
+                        written.add(attr)
+            elif method.name != "__init__" and isinstance(node, (ast.Assign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for target in targets:   # ``self.occs[idx] = v``; ``self.count += 1`` (a binding, too)
+                    if isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign):
+                        attr = _self_attribute(target, me)
+                        if attr is not None:
+                            written.add(attr)
+    return registered, frozenset(written)

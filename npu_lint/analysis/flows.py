@@ -213,7 +213,8 @@ class Flows:
         if isinstance(source, ast.Call) and self.qualname(source.func, scope) == "range":
             return _NONE   # ``for i in range(n)``: an index, the loop count is the rule's business
         found = [f for f in self.flows(source, scope, sink=False) if f[0] != ZERO_D]
-        if not found and not path and self.kind_of_at(source, scope) in (K.TENSOR, K.MASK):
+        if not found and not path and self.kind_of_at(source, scope) in (K.TENSOR, K.MASK) \
+                and not from_constants(source, self, scope):   # ``for s in self.strides``: configuration
             found = [(ELEMENT, source)]
         return _unique(found)
 
@@ -340,8 +341,10 @@ class Flows:
                     return HOST, node
                 return None
             if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-                    and value.func.attr in _REDUCTIONS and from_constants(value.func.value, self, scope):
-                return None   # ``int(self.stride.max())``: the model's own state or configuration, not data
+                    and value.func.attr in _REDUCTIONS and from_constants(value.func.value, self, scope) \
+                    or isinstance(value, (ast.Subscript, ast.Attribute, ast.Name)) and from_constants(value, self, scope):
+                return None   # ``int(self.stride.max())``, ``int(self.strides[0])``: the model's own state or
+                              # configuration, not data
             if self.kind_of_at(value, scope) in K.TENSORS or (
                     isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                     and value.func.attr in _REDUCTIONS and not value.args[1:]

@@ -59,7 +59,12 @@ class TensorValueInShape(ValueFlow):
         (``n = hard_voxelize(points, voxels, ...)``, or ``n = torch.zeros(())`` passed to it). Data is what the
         model shows comes per call (a tensor parameter the file's calls fill with data, a loader batch, an op's
         output); configuration tensors (``torch.tensor([...])``, ``x.new_tensor(self.num_grids)``, a buffer or
-        attribute set in ``__init__``) and tensors of unknown origin are left alone.
+        attribute set or ``register_buffer``-ed in ``__init__`` and written by no other method, a tensor of shapes
+        ``torch.tensor([f.shape[-2:] for f in feats])``, positions ``torch.arange(depth)``) and tensors of unknown origin
+        are left alone: their
+        ``.tolist()``, ``.item()``, ``int()``, elements and iteration. A name given where an index tensor goes
+        (``scatter_add(y, idx_m, dim_size=maxm)``, ``y.index_add(0, idx_m, v)``) is a tensor: ``maxm =
+        int(idx_m[-1]) + 1`` reads the segment count of the batch back.
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
         computed from configuration (``torch.tensor(cfg.depths)``) is no data.
     Why it matters on NPU:
@@ -205,7 +210,30 @@ class TensorValueInShape(ValueFlow):
                  "import torch\nfrom . import ext_module\ndef voxelize(points, max_voxels=20000):\n"
                  "    voxels = points.new_zeros(size=(max_voxels, points.size(1)))\n"
                  "    voxel_num = torch.zeros(size=(), dtype=torch.long)\n"
-                 "    ext_module.hard_voxelize_forward(points, voxels, voxel_num)\n    return voxels[:voxel_num]\n")
+                 "    ext_module.hard_voxelize_forward(points, voxels, voxel_num)\n    return voxels[:voxel_num]\n",
+                 # an index of unknown origin (a field of the batch, a dict's entry) given to a scatter or an
+                 # index_add is a tensor: its last element read back sizes the output (segments of a graph batch)
+                 "import torch\ndef scatter_sum(src, index, dim_size):\n    out = torch.zeros(dim_size, src.shape[1])\n"
+                 "    return out.index_add_(0, index, src)\ndef readout(data):\n    batch = data.batch\n"
+                 "    n = int(batch[-1]) + 1\n    return scatter_sum(data.x, batch, dim_size=n)\n",
+                 "import torch\ndef pool(feats, idx_m):\n    maxm = int(idx_m[-1]) + 1\n"
+                 "    y = torch.zeros(maxm, feats.shape[1])\n    return y.index_add(0, idx_m, feats)\n",
+                 "import torch\nfrom torch_scatter import scatter_add\ndef pool(inputs):\n    idx_m = inputs['idx_m']\n"
+                 "    maxm = int(idx_m[-1]) + 1\n    return scatter_add(inputs['y'], idx_m, dim=0, dim_size=maxm)\n",
+                 "import torch\nfrom torch_scatter import scatter\ndef readout(data, x):\n"
+                 "    n = int(data.batch[-1]) + 1\n    return scatter(x, data.batch, dim=0, dim_size=n)\n",
+                 # a buffer of zeros an op fills with counts of the data
+                 "import torch\ndef per_graph(x, batch: torch.Tensor, b: int):\n"
+                 "    counts = torch.zeros(b, dtype=torch.long)\n    counts.scatter_add_(0, batch, torch.ones_like(batch))\n"
+                 "    return [x.new_zeros(counts[i], 4) for i in range(b)]\n",
+                 # a buffer another method writes from data is no configuration
+                 "import torch\nclass Tracker(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                 "        self.register_buffer('n', torch.zeros((), dtype=torch.long))\n"
+                 "    def update(self, mask):\n        self.n.copy_(mask.sum())\n"
+                 "    def take(self, x):\n        return x[:self.n.item()]\n",
+                 # a tensor of values computed per item (not of their shapes) is data
+                 "import torch\ndef first(xs):\n    vals = torch.tensor([x.sum() for x in xs])\n"
+                 "    return torch.zeros(int(vals[0]))\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      # a while loop over a host queue; a tensor cut by a fixed slice; an element of configuration;
                      # a comprehension filtered by host values
@@ -313,7 +341,30 @@ class TensorValueInShape(ValueFlow):
                      'import torch\nclass Grid:\n    def __init__(self, sizes: torch.Tensor):\n        self.sizes = sizes\n    def cut(self, x: torch.Tensor):\n        return x[:self.sizes[0, 0]]\n',
                      'import torch\ndef gate(a, n):\n    return a[:, :n].tanh() * a[:, n:].sigmoid()\ndef run(a, hidden):\n    n = torch.IntTensor([hidden])\n    return gate(a, n[0])\n',
                      'import torch\ndef scatter(feats: torch.Tensor, coors):\n    batch_size = coors[-1, 0] + 1\n    return feats.new_zeros(batch_size, 64)\n',
-                     'import torch\nfrom .ext import fill_grid\ndef grid(x: torch.Tensor, cfg):\n    buf = x.new_zeros(100, 4)\n    n = fill_grid(buf, cfg.size)\n    return buf[:n]\n')
+                     'import torch\nfrom .ext import fill_grid\ndef grid(x: torch.Tensor, cfg):\n    buf = x.new_zeros(100, 4)\n    n = fill_grid(buf, cfg.size)\n    return buf[:n]\n',
+                     # buffers registered in __init__ from the constructor's arguments (a base class of another
+                     # module), never written from data: an occupancy grid's resolution is configuration
+                     "import torch\nfrom .base import Estimator\nclass Grid(Estimator):\n"
+                     "    def __init__(self, resolution=128):\n        super().__init__()\n"
+                     "        self.register_buffer('resolution', torch.tensor([resolution] * 3))\n"
+                     "        self.cells = int(self.resolution.prod().item())\n"
+                     "        self.register_buffer('occs', torch.zeros(self.cells))\n"
+                     "    def coords(self, x):\n        res = self.resolution.tolist()\n"
+                     "        return torch.zeros(*res), x[:, :int(self.resolution[0])]\n",
+                     # attributes set to configuration tensors: an element, an iteration
+                     "import torch\nclass Head(torch.nn.Module):\n    def __init__(self, strides=(8, 16)):\n"
+                     "        super().__init__()\n        self.strides = torch.tensor(strides)\n"
+                     "    def forward(self, x):\n        for s in self.strides:\n            x = x[:, :s]\n"
+                     "        return x[:, :int(self.strides[0])]\n",
+                     # a tensor built from shapes holds metadata (read without a sync), not a tensor's values
+                     "import torch\ndef levels(feats):\n    hw = torch.as_tensor([(f.size(2), f.size(3)) for f in feats])\n"
+                     "    return torch.zeros(int(hw[0, 0]), int(hw[0, 1])), feats[0][:, :hw[1].prod()]\n",
+                     # positions fixed by configuration: torch.arange(depth), iterated or in arithmetic
+                     "import torch\ndef stages(x, depth=4):\n    for i in torch.arange(depth):\n        x = x[:, :i + 1]\n"
+                     "    sizes = torch.arange(1, depth + 1) * 2\n    return x, torch.zeros(sizes.tolist())\n",
+                     # no evidence the list is a tensor: a distributed scatter takes a list of tensors
+                     "import torch\nimport torch.distributed as dist\ndef share(t, chunks):\n    n = int(chunks[-1])\n"
+                     "    dist.scatter(t, chunks)\n    return torch.zeros(n)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
