@@ -1,12 +1,13 @@
 """The longest (or shortest) item of a batch, for the ``batch_max`` flow of :mod:`npu_lint.analysis.flows`:
 ``max(len(s) for s in batch)``, ``max(lengths)`` after ``lengths = [len(s) for s in batch]``, ``max(map(len,
 batch))``, ``_max_by_axis([list(img.shape) for img in images])``, ``min(x.shape[0] for x in items)``, the
-longest along each axis (``[max(s) for s in zip(*[x.shape for x in items])]``) and the running maximum ``m = max(m, len(s))`` of a loop over the items, ``len(max(items, key=len))``; and the largest of each item's own values (``max(ex["src_map"].max() for ex in
+longest along each axis (``[max(s) for s in zip(*[x.shape for x in items])]``) and the running maximum ``m = max(m, len(s))`` of a loop over the items, ``len(max(items, key=len))``, the sizes of the longest item picked
+by size (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.shape[0]``: :func:`longest_item`); and the largest of each item's own values (``max(ex["src_map"].max() for ex in
 batch)``: :func:`items_maximum`, a value read from tensors for the ``host`` flow). Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
@@ -203,6 +204,11 @@ def per_item_lengths(node: ast.AST) -> bool:
     if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
         return False
     element = node.elt
+    if isinstance(element, ast.IfExp):   # ``x.shape[0] if x.dim() == 2 else 1``: a size, or a constant
+        arms = [a for a in (element.body, element.orelse) if not isinstance(a, ast.Constant)]
+        if len(arms) != 1:
+            return False
+        element = arms[0]
     if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
             and len(element.args) == 1:
         element = element.args[0]
@@ -247,3 +253,40 @@ def items_maximum(node: ast.Call) -> bool:
         receiver = receiver.value
     bound = {n.id for g in node.args[0].generators for n in walk(g.target) if type(n) is ast.Name}
     return type(receiver) is ast.Name and receiver.id in bound
+
+
+_SIZE_KEYS = frozenset({"len", "numel", "torch.numel"})
+
+
+def longest_item(resolver: "Resolver", node: ast.AST, scope: Scope) -> Optional[ast.Call]:
+    """``longest`` bound to ``max(tensors, key=lambda t: t.shape[0])`` (or ``key=len``, ``key=torch.numel``,
+    ``min(...)`` for the shortest): the item of a batch picked by its size, whose sizes (``longest.shape[0]``,
+    ``len(longest)``, ``*longest.shape``) are the batch's extreme; the ``max``/``min`` call, else None."""
+    if not isinstance(node, ast.Name) or resolver.scopes is None:
+        return None
+    for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
+        if binding.tag == VALUE and not binding.path and picked_by_size(binding.value):
+            return binding.value   # type: ignore[return-value]
+    return None
+
+
+def picked_by_size(value: object) -> bool:
+    """``max(tensors, key=lambda t: t.shape[0])``, ``min(items, key=len)``, ``max(arrs, key=torch.numel)``."""
+    return (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("max", "min")
+            and len(value.args) == 1
+            and isinstance(value.args[0], (ast.Name, ast.Attribute, ast.Subscript, ast.ListComp))
+            and len(value.keywords) == 1 and value.keywords[0].arg == "key" and _size_key(value.keywords[0].value))
+
+
+def _size_key(key: ast.AST) -> bool:
+    """``len``, ``torch.numel``, ``lambda t: t.shape[0]`` / ``len(t)`` / ``t.size(0)`` / ``t.numel()``."""
+    if isinstance(key, (ast.Name, ast.Attribute)):
+        return ast.unparse(key) in _SIZE_KEYS
+    if not isinstance(key, ast.Lambda) or len(key.args.args) != 1:
+        return False
+    body = key.body
+    if isinstance(body, ast.Call) and isinstance(body.func, ast.Attribute) and body.func.attr == "numel":
+        return isinstance(body.func.value, ast.Name) and body.func.value.id == key.args.args[0].arg
+    probe = ast.ListComp(elt=body, generators=[ast.comprehension(target=ast.Name(id=key.args.args[0].arg),
+                                                                 iter=ast.Name(id="_"), ifs=[], is_async=0)])
+    return per_item_lengths(probe)

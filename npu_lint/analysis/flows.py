@@ -27,7 +27,7 @@ import ast
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum
+from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum, longest_item
 from npu_lint.analysis.configuration import from_constants, numpy_made
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
@@ -100,6 +100,8 @@ class Flows:
             return _unique(found)
         if kind is ast.Attribute:
             if node.attr in METADATA_ATTRIBUTES:
+                if node.attr == "shape" and (extreme := longest_item(self, node.value, scope)) is not None:
+                    return ((BATCH_MAX, extreme),)   # ``*longest.shape`` of the batch's longest item
                 return ((DATA_SIZE, node),) if node.attr == "shape" and data_shaped(self, node.value, scope) else _NONE
             receiver = node.value
             if isinstance(receiver, ast.Name) and receiver.id == self.scopes.self_name(scope):
@@ -135,6 +137,8 @@ class Flows:
             return self._call_flows(node, scope, sink, depth)
         if type(node) is ast.Subscript:
             shape = isinstance(node.value, ast.Attribute) and node.value.attr == "shape"
+            if shape and (extreme := longest_item(self, node.value.value, scope)) is not None:
+                return ((BATCH_MAX, extreme),)  # ``longest.shape[0]``, ``longest = max(xs, key=len)``
             if shape and first_axis_of_shape(node) and data_shaped(self, node.value.value, scope):
                 return ((DATA_SIZE, node),)     # ``labels.unique().shape[0]``: a count known once the op ran
             found = [] if shape else list(self.flows(node.value, scope, sink, depth))
@@ -300,8 +304,12 @@ class Flows:
         if isinstance(func, ast.Name) and func.id in _METADATA_CALLS and name is None:
             if func.id == "len" and len(node.args) == 1 and data_shaped(self, node.args[0], scope):
                 return ((DATA_SIZE, node),)
+            if func.id == "len" and len(node.args) == 1 and (extreme := longest_item(self, node.args[0], scope)):
+                return ((BATCH_MAX, extreme),)
             return _NONE
         if isinstance(func, ast.Attribute) and name is None:
+            if func.attr == "size" and (extreme := longest_item(self, func.value, scope)) is not None:
+                return ((BATCH_MAX, extreme),)
             if func.attr in METADATA_METHODS:
                 if counts(node) and data_shaped(self, func.value, scope):
                     return ((DATA_SIZE, node),)     # ``idx.size(0)`` of ``mask.nonzero()``

@@ -1,6 +1,6 @@
 """The padding summary of a function: it pads its items to the longest among them. It computes the maximum of its
 items' lengths or shapes (``max(x.size(0) for x in xs)``, ``_max_by_axis([list(img.shape) for img in images])``,
-``max(map(len, seqs))``, and what the model's :func:`npu_lint.analysis.batch_extremes.batch_extreme` finds:
+``max(map(len, seqs))``, the longest item ``max(xs, key=len)`` whose sizes it reads, and what the model's :func:`npu_lint.analysis.batch_extremes.batch_extreme` finds:
 ``max(lengths)`` / ``np.max(lengths)`` of a list of lengths, a running ``max(m, len(x))``) and sizes a new tensor
 with it (``torch.zeros``, ``xs[0].new(n, max_len)``, ``new_zeros``, ``full`` ..., a numpy buffer) or pads with it
 (``F.pad``), itself or through a helper of the same file it calls; or it hands its items to ``pad_sequence``. A
@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from npu_lint.analysis.batch_extremes import batch_extreme, per_item_lengths
+from npu_lint.analysis.batch_extremes import batch_extreme, per_item_lengths, picked_by_size
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import memo
@@ -63,6 +63,8 @@ def batch_maximum(node: ast.AST) -> bool:
             and per_item_lengths(iterated.args[0].value)
     if not isinstance(node, ast.Call) or len(node.args) != 1:
         return False
+    if picked_by_size(node):
+        return True     # ``longest = max(xs, key=len)``: its sizes are the batch's longest
     func = node.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     if name == "max" and isinstance(node.args[0], ast.Call) and isinstance(node.args[0].func, ast.Name) \

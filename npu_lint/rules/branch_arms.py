@@ -1,6 +1,7 @@
 """What the arms of a branch on a tensor's value run (NPU413, NPU414): tensor operators (a call, arithmetic or
 indexing giving a tensor, a write into a tensor, the file's own helper whose body does, the step's backward or
-update), the statements an early ``return`` skips, and a dropped mask (``mask = None``). Nothing here is a rule."""
+update), the statements an early ``return`` skips, a dropped mask (``mask = None``) and the tested tensor handed to a
+call (``detector.detect(segments=segments)``). Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
@@ -102,3 +103,20 @@ def drops_tested(statement: ast.stmt, test: ast.AST) -> bool:
         return False
     read = {n.id for n in walk(test) if isinstance(n, ast.Name)}
     return any(isinstance(t, ast.Name) and t.id in read for t in statement.targets)
+
+
+def hands_tested(statement: ast.stmt, test: ast.AST, ctx: FileContext) -> bool:
+    """The arm hands a tensor the test reads to a call other than a log line (``if segs[-1][1] != 0:`` then
+    ``self.endpointer.detect(segments=segs)``): whatever that call computes on it runs for some batches only."""
+    if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)):
+        return False
+    resolver = ctx.resolver
+    tested = {n.id for n in walk(test) if isinstance(n, ast.Name) and resolver.kind_of(n) in K.TENSORS}
+    if not tested:
+        return False
+    for node in walk(statement):
+        if isinstance(node, ast.Call) and not _host_call(node, ctx) and any(
+                isinstance(a, ast.Name) and a.id in tested
+                for a in (*node.args, *(k.value for k in node.keywords))):
+            return True
+    return False

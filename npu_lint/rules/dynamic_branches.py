@@ -12,7 +12,7 @@ from npu_lint.analysis.summaries import return_statements
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.analysis.size_sinks import last_name
-from npu_lint.rules.branch_arms import drops_tested, later, tensor_work
+from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, tensor_work
 from npu_lint.rules.data_whiles import trains, while_on_read_back
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, training_step
@@ -165,7 +165,8 @@ class DataDependentBranch(Rule):
         float(g.sum()) != float(g.sum()):``; the file's own function or method that returns a value read back:
         ``if self._can_use_prev_list(x):`` with ``return bool((d < r).all())``; an element of a bool tensor picked
         with a host index: ``if update_required[idx]:``) when an arm runs tensor operators (or the backward pass
-        or optimizer step), or the function runs them after an early ``return`` the test decides.
+        or optimizer step; or hands the tested tensor to a call: ``self.endpointer.detect(segments=segs)``), or the function
+        runs them after an early ``return`` the test decides.
         Left alone: tests of shapes, dtypes, devices or Python values, a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
         whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update), arms that
@@ -194,7 +195,10 @@ class DataDependentBranch(Rule):
     node_types = (ast.If,)
     triggers = ("if ",)
     message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
-    must_fire = ("import torch\nimport torch.nn.functional as F\ndef pad_masks(tokens, pad_id, steps):\n"
+    must_fire = ("import torch\nclass Dec:\n    def __call__(self, segs: torch.Tensor):\n"
+                 "        if segs[-1][1] != 0.0:\n            eou = self.endpointer.detect(segments=segs)\n"
+                 "        else:\n            eou = -1\n        return eou\n",
+                 "import torch\nimport torch.nn.functional as F\ndef pad_masks(tokens, pad_id, steps):\n"
                  "    masks = tokens != pad_id\n    if not masks.all():\n"
                  "        masks = F.pad(masks, (0, steps), value=True)\n    return masks\n",
                  "import torch\ndef kd_loss(logits: torch.Tensor, labels: torch.Tensor):\n    mask = labels != -100\n"
@@ -245,7 +249,9 @@ class DataDependentBranch(Rule):
                  "        left = [i for i, f in enumerate(rows) if not f[0]]\n        self.done = len(left) == 0\n"
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
-    must_not_fire = (# shapes, Python values, a bare name, a numerical guard, an arm that only raises or logs
+    must_not_fire = ("import torch\nimport logging\ndef f(x: torch.Tensor):\n    if x.max() > 1:\n"
+                     "        logging.warning('large %s', x)\n    return x\n",
+                     # shapes, Python values, a bare name, a numerical guard, an arm that only raises or logs
                      "import torch\ndef f(x: torch.Tensor):\n    if x.numel() == 0:\n        return x.new_zeros(1)\n"
                      "    return x.sum()\n",
                      "import torch\ndef f(x: torch.Tensor, n):\n    if n > 3:\n        x = x * 2\n    return x\n",
@@ -321,7 +327,8 @@ class DataDependentBranch(Rule):
             arms = arms + later(node, function, ctx)   # what an early return skips
         if _guard(node.test) and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
-        if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test) for statement in arms):
+        if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test)
+                   or hands_tested(statement, test, ctx) for statement in arms):
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
 

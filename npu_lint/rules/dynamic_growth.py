@@ -1,5 +1,5 @@
-"""NPU408: shapes that change because a length changes: a tensor that grows inside a loop (per-sample lists:
-dynamic_samples.py; the short last chunk of a sequence cut in fixed steps, NPU407: short_chunks.py)."""
+"""NPU408: a tensor that grows inside a loop (per-sample lists: dynamic_samples.py; the short last chunk of a
+sequence cut in fixed steps, NPU407: short_chunks.py)."""
 from __future__ import annotations
 
 import ast
@@ -12,8 +12,7 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_steps import describe, fed_back
-from npu_lint.rules.loop_arms import carried, steps
-
+from npu_lint.rules.loop_arms import carried, step_loop, steps, stored_back
 
 def _rebound(loop: ast.For, value: ast.AST) -> bool:
     """The sliced tensor is assigned anew in the loop (a fresh value per step, not one tensor read in steps)."""
@@ -33,8 +32,11 @@ class GrowingTensor(Rule):
         Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``; ``x[beam_idx]``
         or ``x.index_select(0, idx)`` for ``x``: beam search's reordered rows) inside a
         ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``), where the result is assigned back to a name (or attribute) that is one of
-        the concatenated tensors and the concatenation is the only assignment to it in the loop: the tensor is
-        one step longer every iteration, as in token-by-token generation. Outside a loop, state kept between
+        the concatenated tensors and the concatenation is the only assignment to it in the loop (others only rearrange it: beam search's
+        ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after): the
+        tensor is one step longer every iteration, as in token-by-token generation. One tensor per layer kept in a list
+        (``xs[j] = torch.cat((xs[j], new[j]), 2)`` under ``for j in range(len(xs))``) grows with the loop around that
+        one, also through a temporary stored back (``t = torch.cat((xs[j], new[j]), 2); xs[j] = t.gather(1, ids)``). Outside a loop, state kept between
         calls that is concatenated onto itself (``self.cache = torch.cat([self.cache, k])``, or
         ``kwargs["attention_mask"] = torch.cat([mask, ...])`` after ``mask = kwargs["attention_mask"]``) grows at
         every call: a growing key/value cache or generation state. Also a tensor read through a prefix whose end
@@ -110,11 +112,28 @@ class GrowingTensor(Rule):
                  "                best.append(Hyp(yseq=self.append_token(hyp.yseq, j), score=0.0))\n"
                  "        return best\n    def forward(self, hyps, maxlen):\n        for i in range(maxlen):\n"
                  "            hyps = self.search(hyps)\n        return hyps\n",
+                 # beam search rebuilding its prefixes: repeated, grown, gathered back every step
+                 "import torch\ndef beam(model, prefixes, k, steps):\n    for i in range(steps):\n"
+                 "        idx, tok = model(prefixes)\n        prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)\n"
+                 "        prefixes = torch.cat((prefixes, tok.unsqueeze(2)), dim=2)\n"
+                 "        prefixes = prefixes.view(-1, k * k, prefixes.size(2)).gather(1, idx)\n    return prefixes\n",
+                 # one tensor per layer, each grown once per step of the outer loop; through a temporary
+                 "import torch\ndef gen(step, layers, n):\n    for i in range(n):\n        new = step(i)\n"
+                 "        for j in range(len(layers)):\n            layers[j] = torch.cat((layers[j], new[j]), dim=2)\n"
+                 "    return layers\n",
+                 "import torch\ndef gen(step, attn, idx, n):\n    for i in range(n):\n        new = step(i)\n"
+                 "        for j in range(len(new)):\n            grown = torch.cat((attn[j], new[j]), dim=2)\n"
+                 "            attn[j] = grown.view(-1, 4, grown.size(2)).gather(1, idx)\n    return attn\n",
                  # a name bound to the concatenation, a list of sequences rebuilt in a while loop
                  "import torch\ndef extend(seq, tok):\n    seq = torch.cat([seq, tok.view(1)])\n    return seq\n"
                  "def decode(model, seqs):\n    while not done(seqs):\n"
                  "        seqs = [extend(s, model(s)) for s in seqs]\n    return seqs\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                     # each element concatenated once; cut back after growing; a temporary not stored back
+                     "import torch\ndef join(xs, ys, n):\n    for j in range(n):\n"
+                     "        xs[j] = torch.cat([xs[j], ys[j]])\n    return xs\n",
+                     "import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n    ids = ids[:, -10:]\n",
+                     "import torch\nfor _ in range(n):\n    t = torch.cat([h, a], 1)\n    h = block(t)\n",
                      "import torch\ndef f(self, k):\n    self.queue = torch.cat([self.queue, k])\n"
                      "    self.queue = self.queue[-100:]\n",
                      "import torch\ndef f(out, a):\n    out['x'] = torch.cat([a, a])\n",
@@ -184,9 +203,16 @@ class GrowingTensor(Rule):
             return False
         text = ast.unparse(target)
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        grown = {text} & {ast.unparse(e) for element in node.args[0].elts for e in (element, reordered(element))}
+        if isinstance(loop, (ast.For, ast.While)) and not grown:
+            found = stored_back(statement, node.args[0].elts, ctx)   # ``t = cat([xs[j], y]); xs[j] = t.view(..)``
+            if found is not None:
+                statement, text, grown = found, ast.unparse(found.targets[0]), {ast.unparse(found.targets[0])}
+        inner, loop = loop, step_loop(loop, statement.targets[0], ctx)   # ``xs[j] = cat(..)`` under ``for j``: outer
+        if inner is not loop and not isinstance(loop, (ast.For, ast.While)):
+            return False    # each element concatenated once
         if isinstance(loop, (ast.For, ast.While)):
-            if not any(ast.unparse(reordered(element)) == text for element in node.args[0].elts) \
-                    or not carried(loop, statement, text):
+            if not grown or not carried(loop, statement, text):
                 return False
         elif not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):
             return False

@@ -75,7 +75,8 @@ class PadToBatchMax(ValueFlow):
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
         way (directly or through another helper). The maximum may also be taken of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
-        maximum in a loop over the items (``m = max(m, len(s))``); it is also reported where it pads token lists in
+        maximum in a loop over the items (``m = max(m, len(s))``), or read from the longest item picked by its size
+        (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``); it is also reported where it pads token lists in
         Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``) or is handed to a
         padding helper of another module (``pad_to_length(x, m)``), and the shortest length where it crops each
         item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
@@ -196,10 +197,21 @@ class PadToBatchMax(ValueFlow):
                  # padding=True handed over in a dict of keyword arguments
                  "import torch\ndef encode(processor, texts):\n    kw = {'text': texts, 'padding': True, 'return_tensors': 'pt'}\n"
                  "    return processor(**kw)\n",
+                 # the longest item picked by its size, whose sizes size the batch; a size or a constant per item
+                 "import torch\ndef collate_vectors(tensors, pad):\n    longest = max(tensors, key=lambda t: t.shape[0])\n"
+                 "    out = longest.new_ones(len(tensors), longest.shape[0]) * pad\n    for i, t in enumerate(tensors):\n"
+                 "        out[i, :t.shape[0]] = t\n    return out\n",
+                 "import torch\ndef stack(arrs):\n    largest = max(arrs, key=torch.numel)\n"
+                 "    return torch.zeros((len(arrs), *largest.shape))\n",
+                 "import torch\ndef collate(audios):\n    c = max(a.shape[0] if a.dim() == 2 else 1 for a in audios)\n"
+                 "    return [a.new_zeros(c, a.shape[-1]) for a in audios]\n",
                  # a helper of another module given the batch maximum
                  "import torch\nfrom .utils import pad_to_length\ndef collate(batch):\n"
                  "    m = max(len(x) for x in batch)\n    return torch.stack([pad_to_length(x, m) for x in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # the best item by a score, not by its size
+                     "import torch\ndef f(boxes):\n    best = max(boxes, key=lambda b: b.score)\n"
+                     "    return torch.zeros(best.shape[0], 4)\n",
                      # the cells of a grid (not each item's parts)
                      "import torch\ndef f(grid):\n    m = max(len(c) for row in grid for c in row)\n"
                      "    return torch.zeros(m)\n",

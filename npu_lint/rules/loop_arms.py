@@ -1,11 +1,16 @@
 """Arms of a test inside a loop that a run takes every iteration: the test reads nothing the loop changes (no name
 or attribute it assigns, no random draw). NPU408 reads growth in such an arm as growth; which loops carry a value
-from one iteration to the next (`carried`). Nothing here is a rule."""
+from one iteration to the next (`carried`), through rearranging rebinds (`rearranged`: beam search's
+``prefixes.view(...).gather(...)``), a temporary stored back (`stored_back`) and per-layer elements grown by an outer
+loop (`step_loop`). Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES
 
 
 def other_arms(loop: ast.AST, statement: ast.AST) -> set[int]:
@@ -59,8 +64,61 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
     for child in walk(loop):
         if child is statement or id(child) in exclusive:
             continue
+        if isinstance(child, ast.Assign) and len(child.targets) == 1 and ast.unparse(child.targets[0]) == text \
+                and rearranged(child.value, text):
+            continue    # ``x = x.view(b, k, -1)``, ``x = x.gather(1, idx)``: the same steps, rearranged
         if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
             if any(ast.unparse(n) == text for target in targets for n in walk(target)):
                 return False
     return True
+
+
+# Tensor methods that rearrange, copy or repeat a tensor and keep every step it holds (beam search rebuilds its
+# prefixes with them: ``prefixes.unsqueeze(1).repeat(1, k, 1)``, ``.view(b, k * k, -1)``, ``.gather(1, ids)``).
+_REARRANGING = frozenset({"view", "reshape", "unsqueeze", "squeeze", "repeat", "expand", "gather", "index_select",
+                          "contiguous", "transpose", "permute", "flatten", "unflatten", "clone", "detach", "to",
+                          "float", "long", "int", "half", "bfloat16", "repeat_interleave", "movedim", "view_as",
+                          "reshape_as", "expand_as", "cpu", "type"})
+
+
+def rearranged(value: ast.AST, text: str) -> bool:
+    """``value`` is ``text`` through a chain of rearranging methods (``text.view(...).gather(1, i)``) or its rows
+    reordered (``text[beam_idx]``): the same steps again, none cut off (not ``text[:, -10:]``, not ``f(text)``)."""
+    seen = False
+    while True:
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr in _REARRANGING:
+            value, seen = value.func.value, True
+        elif isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and not any(
+                isinstance(p, (ast.Slice, ast.Constant))
+                for p in (value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice])):
+            value, seen = value.value, True
+        else:
+            return seen and ast.unparse(value) == text
+
+
+def stored_back(statement: ast.Assign, elements: list[ast.expr], ctx: FileContext) -> Optional[ast.Assign]:
+    """``t = cat([xs[j], y])`` followed in the same block by ``xs[j] = t.view(...).gather(...)``: the later
+    assignment, which stores the grown tensor back into one of the concatenated operands; None otherwise."""
+    target = statement.targets[0]
+    block = next((getattr(ctx.parent(statement), f) for f in ("body", "orelse", "finalbody")
+                  if statement in getattr(ctx.parent(statement), f, ())), None)
+    if not isinstance(target, ast.Name) or block is None:
+        return None
+    operands = {ast.unparse(e) for e in elements}
+    for later in block[block.index(statement) + 1:]:
+        if isinstance(later, ast.Assign) and len(later.targets) == 1 \
+                and ast.unparse(later.targets[0]) in operands and rearranged(later.value, target.id):
+            return later
+    return None
+
+
+def step_loop(loop: Optional[ast.AST], target: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The loop in which ``target`` grows: for ``xs[layer] = cat([xs[layer], y])`` under ``for layer in ...``
+    (each element concatenated once per pass), the loop around that one; else ``loop``."""
+    while isinstance(loop, ast.For) and isinstance(target, ast.Subscript) \
+            and {n.id for n in walk(loop.target) if isinstance(n, ast.Name)} \
+            & {n.id for n in walk(target.slice) if isinstance(n, ast.Name)}:
+        loop = ctx.enclosing(loop, (ast.For, ast.While, *FUNCTION_TYPES))
+    return loop
