@@ -76,7 +76,13 @@ def _matches(relative: str, pattern: str) -> bool:
     pattern = pattern.rstrip("/")
     if fnmatch.fnmatch(relative, pattern) or relative.startswith(pattern + "/"):
         return True
-    return "/" not in pattern and any(fnmatch.fnmatch(part, pattern) for part in relative.split("/"))
+    return "/" not in pattern and any(_part_matches(part, pattern) for part in relative.split("/"))
+
+
+@lru_cache(maxsize=4096)
+def _part_matches(part: str, pattern: str) -> bool:
+    """One folder or file name against one pattern: the same few names recur in every path of a tree."""
+    return fnmatch.fnmatch(part, pattern)
 
 
 def _toml_load(path: Path) -> dict[str, Any]:

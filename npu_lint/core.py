@@ -38,6 +38,7 @@ class Dispatch:
         self._build([rule_class() for rule_class in rules] + list(observers))
         self.codes = frozenset(rule.code for rule in rules)
         self._narrowed: dict[tuple[int, ...], Dispatch] = {}
+        self._whole: Optional[Dispatch] = None   # a narrowed dispatch: the one it was narrowed from
 
     def _build(self, instances: list[Rule]) -> None:
         self.instances = instances
@@ -82,9 +83,13 @@ class Dispatch:
         """The (code, family, rule) entries of the rules that may fire on an API reference to ``qualname``."""
         entries = self._api_entries.get(qualname)
         if entries is None:
-            entries = self._api_entries[qualname] = tuple(
-                entry for entry in self.api_calls if type(entry[2]).wants_api(qualname)) \
-                if self._api_filtered else self.api_calls
+            if not self._api_filtered:
+                entries = self.api_calls
+            elif self._whole is not None:   # the whole dispatch's entries (asked once per name in a run), kept
+                entries = tuple(entry for entry in self._whole.api_entries(qualname) if id(entry[2]) in self._kept)
+            else:
+                entries = tuple(entry for entry in self.api_calls if type(entry[2]).wants_api(qualname))
+            self._api_entries[qualname] = entries
         return entries
 
     def call_entries(self, name: Optional[str], method: Optional[str]) -> tuple:
@@ -94,6 +99,8 @@ class Dispatch:
         entries = self._call_entries.get(key)
         if entries is None:
             entries = self._call_entries[key] = tuple(
+                entry for entry in self._whole.call_entries(name, method) if id(entry[2]) in self._kept) \
+                if self._whole is not None and self._whole.gated_calls else tuple(
                 entry for entry in self.calls.get(ast.Call, ()) if type(entry[2]).wants_call(name, method))
         return entries
 
@@ -115,6 +122,9 @@ class Dispatch:
             narrowed = self._narrowed[active] = Dispatch.__new__(Dispatch)
             narrowed._build([self.instances[index] for index in active])
             narrowed.codes, narrowed._narrowed = self.codes, {}
+            # the per-name entries: the whole dispatch's (each name judged once per run, not once per rule set),
+            # restricted to the rules kept, in the same order
+            narrowed._whole, narrowed._kept = self, frozenset(id(rule) for rule in narrowed.instances)
         return narrowed
 
     def _active(self, source: str) -> tuple[int, ...]:

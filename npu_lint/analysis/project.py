@@ -9,6 +9,7 @@ tensor with.
 """
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
@@ -364,18 +365,25 @@ def cached_view(path: Path) -> Optional[tuple[ProjectView, Path]]:
     """The index ``check`` last built for a folder holding ``path`` (nearest first) and that folder, read
     without parsing anything: what flake8 uses. None when there is none."""
     from npu_lint.project.index import ProjectIndex
+    given = os.path.abspath(path.parent)   # flake8 asks once per file: the answer per folder, found once
+    if given in _FOUND:
+        return _FOUND[given]
     folder = path.resolve().parent
+    found = None
     for root in (folder, *folder.parents):
         cached = _LOADED.get(root)
         if cached is None and root not in _LOADED:
             index = ProjectIndex.load(cache_folder(root)) if cache_folder(root).is_dir() else None
             cached = _LOADED[root] = (ProjectView(index), root) if index is not None else None
         if cached is not None:
-            return cached
-    return None
+            found = cached
+            break
+    _FOUND[given] = found
+    return found
 
 
 _LOADED: dict[Path, Optional[tuple["ProjectView", Path]]] = {}
+_FOUND: dict[str, Optional[tuple["ProjectView", Path]]] = {}   # a file's folder (absolute) -> the answer
 
 
 def build_view(roots: list[Path], warnings: list[str], cache_dir: Optional[Path] = None,

@@ -6,6 +6,7 @@ npu-lint's own words. Optimizer and fused-operator replacements belong to NPU3xx
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import Optional
 
 from npu_lint.context import FileContext
@@ -19,6 +20,12 @@ FAMILY = "advice"
 def tip(api: str, code: str) -> Optional[str]:
     row = keyed("advice.tsv", "api").get(api)
     return row["tip"] if row is not None and row["code"] == code else None
+
+
+@lru_cache(maxsize=None)
+def _tip_methods(code: str) -> frozenset[str]:
+    """The last names of the APIs with a tip of ``code``."""
+    return frozenset(api.rpartition(".")[2] for api, row in keyed("advice.tsv", "api").items() if row["code"] == code)
 
 
 def _keyword(call: ast.Call, name: str) -> Optional[ast.keyword]:
@@ -65,7 +72,8 @@ class PrecisionAdvice(Rule):
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
-        return method is not None and name == "torch.Tensor." + method   # method_api: an unresolved method
+        # method_api on an unresolved method, whose API (``<class>.<method>``) can have a tip only by that name
+        return method is not None and name == "torch.Tensor." + method and method in _tip_methods(cls.code)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ApiRef):

@@ -147,6 +147,10 @@ class AttentionShape(Rule):
                      "        attn = attn.softmax(dim=-1)\n        x = attn @ v\n    return x\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
+        statement = isinstance(node, (ast.Assign, ast.Return))
+        operands = None if statement else product_operands(node, ctx)
+        if not statement and not operands:
+            return   # a call or operator that is no product: nothing to look up
         scope = id(ctx.enclosing(node, FUNCTION_TYPES))
         scores = ctx.scratch.setdefault("attention_scores", {})   # (scope, name) -> the score product
         probs = ctx.scratch.setdefault("attention_probs", {})     # (scope, name) -> the score product
@@ -159,16 +163,14 @@ class AttentionShape(Rule):
             elif value is not None:
                 self._report(self._softmax_of_scores(value, scope, scores, ctx), ctx)
         else:
-            operands = product_operands(node, ctx)
-            if operands:
-                left = _strip(operands[0], ctx)
-                start = probs.get((scope, left.id)) if isinstance(left, ast.Name) else \
-                    self._softmax_of_scores(left, scope, scores, ctx)
-                if start is None and len(operands) == 2:   # ``v @ attn.transpose(-2, -1)``: (P V^T)^T layout
-                    right = transposed_operand(operands[1], ctx)
-                    right = _strip(right, ctx) if right is not None else None
-                    start = probs.get((scope, right.id)) if isinstance(right, ast.Name) else None
-                self._report(start, ctx)
+            left = _strip(operands[0], ctx)
+            start = probs.get((scope, left.id)) if isinstance(left, ast.Name) else \
+                self._softmax_of_scores(left, scope, scores, ctx)
+            if start is None and len(operands) == 2:   # ``v @ attn.transpose(-2, -1)``: (P V^T)^T layout
+                right = transposed_operand(operands[1], ctx)
+                right = _strip(right, ctx) if right is not None else None
+                start = probs.get((scope, right.id)) if isinstance(right, ast.Name) else None
+            self._report(start, ctx)
 
     def _assign(self, node: ast.Assign, scope: int, scores: dict, probs: dict, ctx: FileContext) -> None:
         if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):

@@ -104,6 +104,9 @@ class ChannelsLast(Rule):
             ctx.report(ref.node, self.message.format(api=ref.qualname), ref.qualname)
 
 
+_SCALER_METHODS = frozenset({"scale", "step", "update", "unscale_", "get_scale", "state_dict", "load_state_dict"})
+
+
 class CudaAmp(_ApiGroupRule):
     """Automatic mixed precision bound to CUDA: ``torch.cuda.amp.*`` and ``autocast('cuda')``.
 
@@ -133,6 +136,7 @@ class CudaAmp(_ApiGroupRule):
     groups = ("amp",)
     node_types = (ApiRef, ast.Constant, ast.JoinedStr, ast.Call, ast.ImportFrom)
     constant_types = (str,)   # dispatch: string constants only
+    methods = _SCALER_METHODS   # dispatch: the calls it judges are a scaler's methods (``_scaler_method``)
     message = "{api} is CUDA mixed precision: use {npu}"
     must_fire = ("import torch\nscaler = torch.cuda.amp.GradScaler()\n",
                  "import torch\nscaler = torch.cuda.amp.GradScaler()\ndef step(loss, opt):\n"
@@ -198,7 +202,6 @@ def _builds_cuda_scaler(node: ast.AST, ctx: FileContext) -> bool:
     return built
 
 
-_SCALER_METHODS = frozenset({"scale", "step", "update", "unscale_", "get_scale", "state_dict", "load_state_dict"})
 
 
 class CudnnFlags(_ApiGroupRule):

@@ -269,11 +269,13 @@ class GrowingTensor(Rule):
         follows the loop counter and the other stays, so the slice is one step longer (or shorter) each time."""
         if not isinstance(node.ctx, ast.Load):
             return
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if not any(isinstance(s, ast.Slice) and s.step is None and s.upper is not None for s in elements):
+            return   # no prefix slice (the ``moving`` form below): the loop need not be looked for
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not steps(loop.iter):
             return
         counter = loop.target.id
-        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         # a prefix whose end follows the counter (``[:t + 1]``, ``[0:step]``); every other part stays
         moving = [s for s in elements if isinstance(s, ast.Slice) and s.step is None and s.upper is not None
                   and (s.lower is None or isinstance(s.lower, ast.Constant)) and counter in _names(s.upper)]

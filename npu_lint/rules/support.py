@@ -7,12 +7,13 @@ derived). Functions and classes are matched through the resolver (``torch.matmul
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import ClassVar, Optional
 
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import api_row
 from npu_lint.rules import ApiRef, Rule
-from npu_lint.support_facts import method_api, support_table, visible_dtypes
+from npu_lint.support_facts import CAST_METHODS, method_api, support_table, visible_dtypes
 
 FAMILY = "support"
 _BASIS = {"official": "vendor support list", "vendor_list": "vendor analyser list",
@@ -56,6 +57,12 @@ def _reported_as_cuda(api: str) -> bool:
     return row is not None and row["group"] != "cpp_extension"
 
 
+@lru_cache(maxsize=None)
+def _judged_methods(rule: type["_SupportRule"], release: str) -> frozenset[str]:
+    return frozenset(api.rpartition(".")[2] for api, row in support_table(release).items()
+                     if row["verdict"] in rule.verdicts and rule.judged(row))
+
+
 class _SupportRule(Rule):
     family = FAMILY
     node_types = (ApiRef, ast.Call)
@@ -71,6 +78,8 @@ class _SupportRule(Rule):
         return method is not None and name == "torch.Tensor." + method   # method_api: an unresolved method
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if type(node) is ast.Call and getattr(node.func, "attr", None) not in self.judged_methods(ctx.target.release):
+            return   # a method no API of this rule's verdicts has: no row to judge, the receiver is not asked
         reference = api_reference(node, ctx)
         if reference is None:
             return
@@ -81,6 +90,17 @@ class _SupportRule(Rule):
 
     def judge(self, api: str, row: dict[str, str], where: ast.AST, call: Optional[ast.Call], ctx: FileContext) -> None:
         ctx.report(where, self.message.format(api=api, release=ctx.target.release, basis=basis_text(row["basis"])), api)
+
+    @classmethod
+    def judged(cls, row: dict[str, str]) -> bool:
+        """Whether ``judge`` may report a row of these verdicts (all of them by default)."""
+        return True
+
+    @classmethod
+    def judged_methods(cls, release: str) -> frozenset[str]:
+        """The method names of the APIs this rule may report for ``release``: a method call's API is
+        ``<class>.<method>`` (:func:`npu_lint.support_facts.method_api`), judged only with a row of the table."""
+        return _judged_methods(cls, release)
 
 
 class UnsupportedApi(_SupportRule):
@@ -189,6 +209,15 @@ class DtypePrecision(_SupportRule):
     must_not_fire = ("import torch\ny = torch.matmul(a.float(), b)\n", "import torch\ny = torch.matmul(a.half(), b)\n",
                      "import torch\ny = torch.matmul(a, b)\n")
 
+    @classmethod
+    def judged(cls, row: dict[str, str]) -> bool:
+        return len(set(filter(None, row["dtypes"].split("|")))) >= 2 or bool(row["dtype_caveats"].strip("|"))
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if type(node) is ast.Call and not _may_show_dtype(node):
+            return   # no ``dtype=`` and no cast on the receiver or an argument: ``visible_dtypes`` finds none
+        super().check(node, ctx)
+
     def judge(self, api: str, row: dict[str, str], where: ast.AST, call: Optional[ast.Call], ctx: FileContext) -> None:
         allowed = set(filter(None, row["dtypes"].split("|")))
         caveats = set(filter(None, row["dtype_caveats"].split("|")))
@@ -199,6 +228,17 @@ class DtypePrecision(_SupportRule):
                 ctx.report(where, self.message.format(api=api, dtypes=", ".join(sorted(allowed)) or "other dtypes",
                                                       dtype=token), api)
                 return
+
+
+def _may_show_dtype(call: ast.Call) -> bool:
+    """What :func:`npu_lint.support_facts.visible_dtypes` needs to find a dtype in a call, by its form alone."""
+    if any(kw.arg == "dtype" for kw in call.keywords):
+        return True
+    operands = call.args + [call.func.value] if isinstance(call.func, ast.Attribute) else call.args
+    return any(type(o) is ast.Call and type(o.func) is ast.Attribute
+               and ((o.func.attr in CAST_METHODS and not o.args and not o.keywords)
+                    or (o.func.attr in ("to", "type") and bool(o.args)))
+               for o in operands)
 
 
 class ThirdPartyApi(Rule):
