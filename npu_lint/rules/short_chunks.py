@@ -6,6 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, fed_pieces, length_expr,
@@ -64,6 +65,68 @@ def _writes_prefix(node: ast.Call, ctx: FileContext) -> bool:
     return bool(uses) and all(id(n) in written for n in uses)
 
 
+def _scaled(lower: ast.AST) -> list[tuple[str, ast.AST]]:
+    """``i * s`` / ``s * i``: the (index, step) pairs a chunk start may be."""
+    if not isinstance(lower, ast.BinOp) or not isinstance(lower.op, ast.Mult):
+        return []
+    pairs = [(lower.left.id, lower.right)] if isinstance(lower.left, ast.Name) else []
+    return pairs + ([(lower.right.id, lower.left)] if isinstance(lower.right, ast.Name) else [])
+
+
+def _scaled_end(upper: ast.AST, index: str, step: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
+    """``(i + 1) * s``, ``s * (i + 1)``, ``i * s + s``, ``min(<one of them>, n)`` or a name bound to one of them:
+    the end of chunk ``i`` of length ``s``."""
+    s = ast.unparse(step)
+    if isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min" \
+            and len(upper.args) == 2 and depth < 2:
+        return any(_scaled_end(arg, index, step, ctx, depth + 1) for arg in upper.args)
+    if isinstance(upper, ast.Name) and depth == 0:
+        binding = ctx.resolver.binding(upper)
+        return binding is not None and binding.tag == VALUE and not binding.path \
+            and isinstance(binding.value, ast.AST) and _scaled_end(binding.value, index, step, ctx, depth + 1)
+    return ast.unparse(upper) in {f"({index} + 1) * {s}", f"{s} * ({index} + 1)", f"{index} * {s} + {s}",
+                                  f"{s} * {index} + {s}", f"{s} + {index} * {s}", f"{s} + {s} * {index}"}
+
+
+def _same_step(divisor: ast.AST, step: ast.AST) -> bool:
+    return ast.unparse(divisor) == ast.unparse(step) or same_or_variable(divisor, step)
+
+
+def _rounded_up(count: ast.AST, step: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
+    """A number of chunks rounded up: ``math.ceil(len(x) / s)``, ``int(np.ceil(n / s))``, ``(n + s - 1) // s``,
+    ``-(-n // s)``, ``n // s + 1``, ``n // s + (n % s > 0)``, with ``n`` a length read from the data (or a name
+    bound to one of them). ``n // s`` drops the short tail: not rounded up."""
+    if isinstance(count, ast.Name) and depth == 0:
+        binding = ctx.resolver.binding(count)
+        return binding is not None and binding.tag == VALUE and not binding.path \
+            and isinstance(binding.value, ast.AST) and _rounded_up(binding.value, step, ctx, depth + 1)
+    if isinstance(count, ast.Call) and isinstance(count.func, ast.Name) and count.func.id == "int" and count.args:
+        return _rounded_up(count.args[0], step, ctx, depth + 1)
+    if isinstance(count, ast.Call) and (ctx.resolver.qualname(count.func) or "").rpartition(".")[2] == "ceil" \
+            and count.args:
+        quotient = count.args[0]
+        return isinstance(quotient, ast.BinOp) and isinstance(quotient.op, ast.Div) \
+            and data_length(quotient.left, ctx) and _same_step(quotient.right, step)
+    if isinstance(count, ast.UnaryOp) and isinstance(count.op, ast.USub):   # ``-(-n // s)``
+        inner = count.operand
+        return isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.FloorDiv) \
+            and isinstance(inner.left, ast.UnaryOp) and isinstance(inner.left.op, ast.USub) \
+            and data_length(inner.left.operand, ctx) and _same_step(inner.right, step)
+    if not isinstance(count, ast.BinOp):
+        return False
+    if isinstance(count.op, ast.FloorDiv) and isinstance(count.left, ast.BinOp):   # ``(n + s - 1) // s``
+        added = {ast.unparse(n) for n in walk(count.left) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
+                 for n in (n.left, n.right)}
+        return _same_step(count.right, step) and ast.unparse(count.right) in added \
+            and any(data_length(n, ctx) for n in walk(count.left) if isinstance(n, (ast.Call, ast.Subscript, ast.Name)))
+    if isinstance(count.op, ast.Add) and isinstance(count.left, ast.BinOp) and isinstance(count.left.op, ast.FloorDiv) \
+            and data_length(count.left.left, ctx) and _same_step(count.left.right, step):
+        extra = count.right     # ``n // s + 1``, ``n // s + (n % s > 0)``, ``+ int(n % s != 0)``
+        return (isinstance(extra, ast.Constant) and extra.value == 1) \
+            or any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in walk(extra))
+    return False
+
+
 class ShortLastChunk(Rule):
     """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
 
@@ -82,6 +145,9 @@ class ShortLastChunk(Rule):
         is left alone: channel groups and halves, whole in practice). The stop must be a length read from the data, not a constant; a
         Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
         tokenizer asked for ``return_tensors``). One finding per loop: its first chunk.
+        Chunk ``i`` of a count rounded up is the same thing: ``x[i * bs:(i + 1) * bs]`` under
+        ``for i in range(math.ceil(len(x) / bs))`` (also ``(n + bs - 1) // bs``, ``-(-n // bs)``, ``n // bs + 1``,
+        ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding).
     Why it matters on NPU:
         The short chunk is a second sequence length (or batch size) for every operator of the training step:
         the whole step compiles again on NPU for it, once per epoch and per distinct tail.
@@ -136,7 +202,14 @@ class ShortLastChunk(Rule):
                  "import torch\ndef run(model, x: torch.Tensor, bs):\n    outs = []\n    for piece in x.split(bs):\n"
                  "        outs.append(model(piece))\n    return outs\n",
                  "import torch\ndef run(self, x: torch.Tensor):\n"
-                 "    return torch.cat([self.encoder(p) for p in torch.split(x, self.chunk_size)])\n")
+                 "    return torch.cat([self.encoder(p) for p in torch.split(x, self.chunk_size)])\n",
+                 # chunk ``i`` of a count rounded up (through a name; a clipped end; ``(n + s - 1) // s``)
+                 "import math\nimport torch\ndef predict(model, x, bs):\n    n_batches = math.ceil(len(x) / bs)\n"
+                 "    for i in range(n_batches):\n        model(x[i * bs:(i + 1) * bs])\n",
+                 "import torch\ndef predict(model, x, bs):\n    n = x.shape[0]\n    for i in range((n + bs - 1) // bs):\n"
+                 "        end = min((i + 1) * bs, n)\n        model(x[i * bs:end])\n",
+                 "import numpy as np\nimport torch\ndef predict(model, x, bs):\n"
+                 "    return [model(x[bs * k:bs * (k + 1)]) for k in range(int(np.ceil(len(x) / bs)))]\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
@@ -173,7 +246,14 @@ class ShortLastChunk(Rule):
                      "import torch\ndef run(self, x: torch.Tensor):\n"
                      "    return torch.cat([self.blocks[i](p) for i, p in enumerate(torch.chunk(x, self.scale, 1))])\n",
                      "import torch\ndef run(self, x: torch.Tensor, h: torch.Tensor):\n    batch_size = x.shape[0]\n"
-                     "    for i, p in enumerate(h.split(batch_size)):\n        self.proj[i](p)\n")
+                     "    for i, p in enumerate(h.split(batch_size)):\n        self.proj[i](p)\n",
+                     # a count rounded down drops the tail; a count not from the data; a chunk of another length
+                     "import torch\ndef train(model, x, bs):\n    for i in range(len(x) // bs):\n"
+                     "        model(x[i * bs:(i + 1) * bs])\n",
+                     "import math\nimport torch\ndef run(model, x, bs, steps):\n    for i in range(steps):\n"
+                     "        model(x[i * bs:(i + 1) * bs])\n",
+                     "import math\nimport torch\ndef run(model, x, bs):\n    for i in range(math.ceil(len(x) / bs)):\n"
+                     "        model(x[i * bs:i * bs + 4])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -191,7 +271,12 @@ class ShortLastChunk(Rule):
         assert isinstance(node, ast.Subscript)
         bounds = node.slice
         if isinstance(bounds, ast.Tuple):   # ``x[:, :, offset:offset + segment]``: a chunk along another axis
-            bounds = next((b for b in bounds.elts if isinstance(b, ast.Slice) and isinstance(b.lower, ast.Name)), None)
+            bounds = next((b for b in bounds.elts if isinstance(b, ast.Slice)
+                           and isinstance(b.lower, (ast.Name, ast.BinOp))), None)
+        if isinstance(bounds, ast.Slice) and bounds.upper is not None and isinstance(node.ctx, ast.Load) \
+                and isinstance(bounds.lower, ast.BinOp):
+            self._counted(node, bounds, ctx)
+            return
         if not isinstance(bounds, ast.Slice) or not isinstance(bounds.lower, ast.Name) or bounds.upper is None \
                 or not isinstance(node.ctx, ast.Load):
             return
@@ -206,6 +291,10 @@ class ShortLastChunk(Rule):
             return
         if whole_chunks(stop, ctx):
             return      # ``range(0, n - step, step)``: every chunk is whole
+        self._report_chunk(node, loop, f"{short_source(node)} in steps of {short_source(step)}", ctx)
+
+    def _report_chunk(self, node: ast.Subscript, loop: ast.AST, what: str, ctx: FileContext) -> None:
+        """Report the loop's first chunk that is computed on (a tensor, or a list made one in the loop)."""
         if not isinstance(loop, ast.For) and not consumed(node, ctx):
             return      # ``[a[i:i + n] for i in range(...)]``: a list of pieces, no computation on each
         if (_last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list") \
@@ -215,8 +304,22 @@ class ShortLastChunk(Rule):
         if id(loop) in reported:
             return      # the loop's first chunk names it
         reported.add(id(loop))
-        ctx.report(node, self.message.format(what=f"{short_source(node)} in steps of {short_source(step)}"),
-                   "x[i:i + step]")
+        ctx.report(node, self.message.format(what=what), "x[i:i + step]")
+
+    def _counted(self, node: ast.Subscript, bounds: ast.Slice, ctx: FileContext) -> None:
+        """``x[i * s:(i + 1) * s]`` in ``for i in range(math.ceil(len(x) / s))``: chunk ``i`` of a count rounded
+        up, so the last one is shorter."""
+        for index, step in _scaled(bounds.lower):
+            if bounds.upper is None or not _scaled_end(bounds.upper, index, step, ctx):
+                continue
+            found = self._range_loop(node, index, ctx, counts=True)
+            if found is None:
+                continue
+            call, loop = found
+            if _rounded_up(call.args[-1], step, ctx):
+                what = f"{short_source(node)}, {short_source(call.args[-1], 30)} chunks of {short_source(step)}"
+                self._report_chunk(node, loop, what, ctx)
+            return
 
     def _pieces(self, node: ast.Call, ctx: FileContext) -> None:
         """``for piece in x.split(bs): model(piece)``: the last piece is shorter unless ``bs`` divides the length."""
@@ -239,9 +342,10 @@ class ShortLastChunk(Rule):
         return bool(positions - measured) and _first_axis(arg)
 
     @staticmethod
-    def _range_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[tuple[ast.Call, ast.AST]]:
+    def _range_loop(node: ast.AST, index: str, ctx: FileContext, counts: bool = False
+                    ) -> Optional[tuple[ast.Call, ast.AST]]:
         """The ``range(start, stop, step)`` call a ``for`` loop or a comprehension moves ``index`` over, and the
-        loop (or comprehension) node."""
+        loop (or comprehension) node; with ``counts``, ``range(count)`` / ``range(0, count)`` instead."""
         kinds = (ast.For, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp, *FUNCTION_TYPES)
         loop = ctx.enclosing(node, kinds)
         while loop is not None and not isinstance(loop, FUNCTION_TYPES):
@@ -252,7 +356,10 @@ class ShortLastChunk(Rule):
                 if path is not None:
                     found = ctx.resolver.iterated(call, ctx.resolver.current, path)   # through tqdm, enumerate
                     call = found[0] if found is not None and not found[1] else None
-                    if isinstance(call, ast.Call) and len(call.args) == 3 and (
+                    wanted = (len(call.args) == 1 or (len(call.args) == 2 and isinstance(call.args[0], ast.Constant)
+                                                      and call.args[0].value == 0)) if counts and \
+                        isinstance(call, ast.Call) else isinstance(call, ast.Call) and len(call.args) == 3
+                    if isinstance(call, ast.Call) and wanted and (
                             (isinstance(call.func, ast.Name) and call.func.id == "range")
                             or ctx.resolver.qualname(call.func) in TRANGES):
                         return call, loop
