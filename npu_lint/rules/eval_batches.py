@@ -43,7 +43,7 @@ class ShortLastEvalBatch(Rule):
         loader class or helper: a callee whose name says loader, ``dl`` or batch) whose batch size is not 1, and
         (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one) with a batch
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
-        reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``; in
+        reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``, a comprehension ``[model(x) for x in loader]``; in
         the same function, in a method of the same class for ``self.loader``, in a function of the file the
         loader is passed to, or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
         get_dataloaders(...)``) that calls an ``nn.Module`` with the batch, or, under ``torch.no_grad()`` /
@@ -118,6 +118,9 @@ class ShortLastEvalBatch(Rule):
         "    loader = accelerator.prepare(DataLoader(ds, batch_size=64))\n    with torch.no_grad():\n"
         "        for batch in loader:\n            model(**batch)\n",
         # (2) a helper returns the loaders, its caller evaluates on one
+        "import torch\nfrom torch.utils.data import DataLoader\ndef infer(model: torch.nn.Module, data, bs=1024):\n"
+        "    loader = DataLoader(data, batch_size=bs, shuffle=False)\n    model.eval()\n"
+        "    return [model(x) for x in loader]\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef get_dataloaders(ds, bs):\n"
         "    train_dl = DataLoader(ds['train'], shuffle=True, batch_size=bs)\n"
         "    eval_dl = DataLoader(ds['validation'], shuffle=False, batch_size=32)\n    return train_dl, eval_dl\n"
@@ -140,6 +143,8 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nval_loader = DataLoader(ds, batch_size=32)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds):\n"
         "    loader = DataLoader(ds, batch_size=32)\n    total = 0\n    for x in loader:\n        total += len(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef sizes(ds, model: torch.nn.Module):\n"
+        "    loader = DataLoader(ds, batch_size=32)\n    model.eval()\n    return [len(x) for x in loader]\n",
         # a helper's loader whose callers pass drop_last; a computed drop_last
         "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs, drop_last=False):\n"
         "    return DataLoader(ds, batch_size=bs, drop_last=drop_last)\ndef run(ds, model):\n"
@@ -260,9 +265,10 @@ def _loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Opt
         if body is None:
             continue
         for child in walk(body):
-            if isinstance(child, ast.For) and _iterated(child.iter) == name and child.lineno >= (
+            loop = _as_loop(child)
+            if loop is not None and _iterated(loop.iter) == name and child.lineno >= (
                     node.lineno if scope_node is function else 0):
-                yield child, scope_node if scope_node is not None else body
+                yield loop, scope_node if scope_node is not None else body
     body = function if function is not None else _module(node, ctx)
     for call in walk(body) if body is not None else ():
         if isinstance(call, ast.Call) and call.lineno >= node.lineno and call is not parent:
@@ -270,6 +276,23 @@ def _loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Opt
                                      and ast.unparse(argument) == name, owner, ctx)
     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and "." not in name:
         yield from _callers_loops(function, name, ctx)
+
+
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def _as_loop(node: ast.AST) -> Optional[ast.For]:
+    """A ``for`` loop, or a comprehension over one iterable seen as the loop it stands for
+    (``[model(x) for x in loader]``: ``for x in loader: model(x)``)."""
+    if isinstance(node, ast.For):
+        return node
+    if not isinstance(node, _COMPREHENSIONS) or len(node.generators) != 1:
+        return None
+    element = ast.Tuple(elts=[node.key, node.value], ctx=ast.Load()) if isinstance(node, ast.DictComp) \
+        else node.elt
+    loop = ast.For(target=node.generators[0].target, iter=node.generators[0].iter, body=[ast.Expr(value=element)],
+                   orelse=[], type_comment=None)
+    return ast.copy_location(loop, node)
 
 
 def _callers_loops(function: ast.AST, name: str, ctx: FileContext) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
