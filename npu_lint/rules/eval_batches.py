@@ -44,8 +44,8 @@ class ShortLastEvalBatch(Rule):
         (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one) with a batch
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
         reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``, a
-        comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for ``self.loader``, in a function of the file the
-        loader is passed to, or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
+        comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
+        ``self.loader``, in a function of the file the loader is passed to, or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
         get_dataloaders(...)``) that calls an ``nn.Module`` with the batch, or, under ``torch.no_grad()`` /
         ``inference_mode()`` or after ``model.eval()``, calls a project callable with it; or a loader returned
         by the Lightning hooks ``val_dataloader`` / ``test_dataloader`` / ``predict_dataloader``. Training
