@@ -90,7 +90,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._parents: dict[str, str] = {}   # a project class -> its base (a project class or a torch class)
         self.source: Optional[str] = None   # the module's text, when the caller has it (finds nested calls fast)
         self._nested: set[str] = set()   # the function names whose calls inside expressions are indexed
-        self._call_lines: Optional[object] = None   # where calls by name are (summaries.CallLines), built once
+        self._call_lines: Optional[object] = None   # where calls by name are (call_lines.CallLines), built once
         self._usage: dict[int, object] = {}   # a function's names called with tensor-only methods (analysis.usage)
         self._mask_usage: dict[object, object] = {}   # a function's names used as boolean masks (analysis.usage)
 
