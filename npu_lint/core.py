@@ -14,7 +14,7 @@ from typing import Optional, Sequence
 from npu_lint.context import FileContext
 from npu_lint.finding import Finding
 from npu_lint.noqa import without_noqa
-from npu_lint.resolver import API_BUILTINS
+from npu_lint.analysis.name_lookup import API_BUILTINS
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.versions import Target, default_release
 

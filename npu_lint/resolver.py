@@ -2,8 +2,8 @@
 
 Built once per file (:meth:`Resolver.attach`: scopes and bindings from :mod:`npu_lint.analysis.scopes`),
 then answered lazily and memoised: qualified names through imports and namespace aliases
-(:meth:`qualname`), value kinds (:meth:`value_of`, :meth:`kind_of`, :mod:`npu_lint.analysis.kinds`)
-from constructors, factories, methods, operators, annotations, ``self.x`` bindings in any method, loops
+(:meth:`qualname`, :mod:`npu_lint.analysis.name_lookup`), value kinds (:meth:`value_of`, :meth:`kind_of`,
+:mod:`npu_lint.analysis.kinds`) from constructors, factories, methods, operators, annotations, ``self.x`` bindings in any method, loops
 over loaders, the bases of classes and the return values of the file's own functions (summaries,
 computed once per function). The walk tells it which scope it is in (``enter_function`` / ``enter_class``
 / ``leave_scope``); nothing else is fed in order, so a binding anywhere in the module is known everywhere.
@@ -26,15 +26,10 @@ from npu_lint.analysis.receivers import Receivers
 from npu_lint.analysis.step_growth import StepGrowth
 from npu_lint.analysis.index_uses import attribute_used_as_index, used_as_index
 from npu_lint.analysis.usage import used_as_mask, used_as_tensor
-from npu_lint.analysis.scopes import (CLASS, DEF, IMPORT, LOOP, PARAM, VALUE, ANNOTATION, WITH, Binding, Scope,
-                                      Scopes)
-from npu_lint.namespaces import is_namespace
+from npu_lint.analysis.name_lookup import NameLookup
+from npu_lint.analysis.scopes import IMPORT, LOOP, PARAM, VALUE, ANNOTATION, WITH, Binding, Scope, Scopes
 
 TENSOR, LOADER, BATCH, MASK = K.TENSOR, K.LOADER, K.BATCH, K.MASK
-_ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip", "list", "sorted",
-                            "reversed"})
-_BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
-API_BUILTINS = _BUILTINS | {"torch"}   # names that stand for themselves unbound (``torch`` through a star import)
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _DEPTH = 40
 _UNKNOWN = object()   # a value not computed yet (None is a value: unknown)
@@ -70,7 +65,7 @@ class ProjectFacts(Protocol):
     def subclass_attributes(self, cls: str, attr: str) -> list[Optional[K.Value]]: ...
 
 
-class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth):
+class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
     base classes and overrides tell, summaries of its functions and classes, the data flow of values read from
     tensors, calls through callables chosen at run time and steps that grow their input: the mixins)."""
@@ -95,7 +90,7 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
         self._parents: dict[str, str] = {}   # a project class -> its base (a project class or a torch class)
         self.source: Optional[str] = None   # the module's text, when the caller has it (finds nested calls fast)
         self._nested: set[str] = set()   # the function names whose calls inside expressions are indexed
-        self._call_lines: Optional[object] = None   # where calls by name are (summaries.CallLines), built once
+        self._call_lines: Optional[object] = None   # where calls by name are (call_lines.CallLines), built once
         self._usage: dict[int, object] = {}   # a function's names called with tensor-only methods (analysis.usage)
         self._mask_usage: dict[object, object] = {}   # a function's names used as boolean masks (analysis.usage)
 
@@ -167,92 +162,6 @@ class Resolver(Declared, Receivers, Summaries, Flows, Callables, Elements, CallV
     def leave_scope(self) -> None:
         if len(self._stack) > 1:
             self._stack.pop()
-
-    # -- names ---------------------------------------------------------------------------
-    def binding(self, node: ast.Name, scope: Optional[Scope] = None) -> Optional[Binding]:
-        """The binding a name refers to where it stands."""
-        if self.scopes is None:
-            return None
-        return self.scopes.lookup(node.id, scope or self.current, (node.lineno, node.col_offset))
-
-    def qualname(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
-        """``torch.cuda.synchronize`` for ``tc.synchronize`` after ``import torch.cuda as tc``; None for
-        values (a local tensor's ``x.view``), the file's own functions and classes, and unknown names."""
-        names = self._qualnames.get(id(node))
-        if names is None:
-            names = self.qualnames(node, scope)
-        return names[0] if names else None
-
-    def qualnames(self, node: ast.AST, scope: Optional[Scope] = None) -> tuple[str, ...]:
-        """Every qualified name ``node`` may stand for: one, or several when the name is bound in alternative
-        arms of an ``if`` (``mod = torch.cuda`` / ``elif ...: mod = torch.npu``); the last binding first."""
-        key = id(node)
-        if key in self._qualnames:
-            return self._qualnames[key]
-        self._qualnames[key] = ()   # a guard against ``x = x.y`` cycles
-        result = self._qualnames_of(node, scope or self.current)
-        self._qualnames[key] = result
-        return result
-
-    def _qualnames_of(self, node: ast.AST, scope: Scope) -> tuple[str, ...]:
-        parts: list[str] = []
-        while isinstance(node, ast.Attribute):
-            parts.append(node.attr)
-            node = node.value
-        if not isinstance(node, ast.Name):
-            return ()
-        roots = self._name_targets(node, scope)
-        if not parts:
-            return roots
-        tail = "." + ".".join(reversed(parts))
-        return tuple(dict.fromkeys(canonical(root + tail) for root in roots))
-
-    def _name_targets(self, node: ast.Name, scope: Scope) -> tuple[str, ...]:
-        if self.scopes is None:
-            return (node.id,) if node.id in _ITER_WRAPPERS or node.id == "torch" else ()
-        if node.id not in self.scopes.api_roots() and node.id not in API_BUILTINS:
-            return ()   # no import or alias binds the name anywhere in the file (a local, ``self``, a parameter)
-        bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
-        if not bindings:
-            if node.id in _BUILTINS or node.id == "torch":   # ``torch`` may arrive through a star import
-                return (node.id,)
-            return ()
-        targets = []
-        for binding in bindings:
-            if binding.tag == IMPORT:
-                targets.append(binding.value)
-            elif binding.tag == VALUE and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
-                target = self.qualname(binding.value, binding.scope)
-                if target and "." in target and not target.startswith(".") and is_namespace(target):
-                    targets.append(target)   # ``cuda = torch.cuda``: a namespace alias
-            elif binding is bindings[0]:
-                return ()   # the last binding is a value: the name is no API
-        return tuple(dict.fromkeys(targets))
-
-    def alias_target(self, node: ast.Assign) -> Optional[str]:
-        """The namespace ``name = torch.cuda`` makes ``name`` stand for (None for value copies)."""
-        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) \
-                or not isinstance(node.value, (ast.Name, ast.Attribute)):
-            return None
-        qualified = self.qualname(node.value)
-        if qualified and "." in qualified and not qualified.startswith(".") and is_namespace(qualified):
-            return qualified
-        return None
-
-    def imported(self, name: str) -> Optional[str]:
-        """What a bare name is imported as where the walk stands (``_C`` -> ``._C``), else None."""
-        if self.scopes is None:
-            return None
-        binding = self.scopes.lookup(name, self.current, None)
-        return binding.value if binding is not None and binding.tag == IMPORT else None
-
-    def definition(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[ast.AST]:
-        """The file's own ``def`` or ``class`` a name refers to."""
-        if isinstance(node, ast.Name):
-            binding = self.binding(node, scope)
-            if binding is not None and binding.tag in (DEF, CLASS):
-                return binding.value
-        return None
 
     # -- values --------------------------------------------------------------------------
     def kind_of(self, node: ast.AST) -> Optional[str]:

@@ -15,7 +15,8 @@ import ast
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
-from npu_lint.analysis.summaries import CallLines, memo, method_def, nested_calls, return_statements
+from npu_lint.analysis.call_lines import CallLines, nested_calls
+from npu_lint.analysis.summaries import memo, method_def, return_statements
 from npu_lint.analysis.nodes import body_of, function_text
 
 if TYPE_CHECKING:

@@ -1,7 +1,7 @@
 """Summaries of a file's own functions and classes, computed once each and memoised: what a function
 returns, what a tuple it returns holds, what instances of a class are (through its bases, in the file or, with a
 project index, in other modules), where an inherited method comes from, and the kinds the file's own calls pass
-to a function's parameters.
+to a function's parameters (the calls inside expressions found by name: :mod:`npu_lint.analysis.call_lines`).
 
 A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``binding``, ``value_of``, ``qualname`` and the
 scopes; kept apart so that the model's two halves (names and values, summaries) stay short.
@@ -9,13 +9,11 @@ scopes; kept apart so that the model's two halves (names and values, summaries) 
 from __future__ import annotations
 
 import ast
-import bisect
-import itertools
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.binder import _CALL_STATEMENTS
-from npu_lint.analysis.scopes import CLASS, DEF, Binding, Scope, Scopes
+from npu_lint.analysis.call_lines import CallLines, nested_calls
+from npu_lint.analysis.scopes import CLASS, DEF, Binding, Scope
 from npu_lint.analysis.nodes import body_of
 
 if TYPE_CHECKING:
@@ -298,109 +296,6 @@ class Summaries:
 
 _CLASS_KINDS = (K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.DATASET, K.SAMPLER, K.LOADER, K.AUTOGRAD, K.DISTRIBUTION,
                 K.INSTANCE)
-
-
-_BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})   # statements: walked as statements
-
-
-class CallLines:
-    """Where a module's calls by name are, built once per module: the lines on which ``name(`` occurs (from its
-    text; every line of a statement without it) and the statement that owns such a line (a simple statement
-    all its lines, a compound one its header)."""
-
-    def __init__(self, scopes: "Scopes", source: Optional[str]) -> None:
-        self.source = source
-        self.line_ends: list[int] = []   # the offset of each line's end, found once the text is searched
-        self.statements_ = scopes.statements   # depth first: in the order of their first lines
-        self.starts = [statement.lineno for statement, _ in self.statements_]
-
-    def lines_of(self, key: str) -> list[int]:
-        """The lines on which ``name(`` (``x.name(`` for a key ``.name``) occurs in the text (str.find, in C)."""
-        source = self.source
-        if not self.line_ends:
-            self.line_ends = list(itertools.accumulate(len(line) + 1 for line in source.split("\n")))
-        attribute = key.startswith(".")
-        name = key.lstrip(".")
-        found: list[int] = []
-        at = source.find(name)
-        while at >= 0:
-            end = at + len(name)
-            before = source[at - 1] if at else " "
-            rest = source[end:end + 8].lstrip(" \t")
-            if rest.startswith("(") and not (before.isalnum() or before == "_") and (before == ".") == attribute:
-                found.append(bisect.bisect_right(self.line_ends, at) + 1)
-            at = source.find(name, end)
-        return found
-
-    def statements(self, name: str) -> list[tuple[ast.stmt, Scope]]:
-        """The statements on whose own lines ``name(`` may be called, each once, in source order."""
-        if self.source is None:
-            return list(self.statements_)
-        found: dict[int, tuple[ast.stmt, Scope]] = {}
-        for line in self.lines_of(name):
-            last = bisect.bisect_right(self.starts, line) - 1
-            if last < 0:
-                continue
-            first = last
-            while first > 0 and self.starts[first - 1] == self.starts[last]:
-                first -= 1   # ``a = 1; b = f(x)``: every statement starting on that line
-            for entry in self.statements_[first:last + 1]:
-                if _own_end(entry[0]) >= line:
-                    found.setdefault(id(entry[0]), entry)
-        return list(found.values())
-
-
-def _own_end(statement: ast.stmt) -> int:
-    """The last line a statement owns: all of a simple statement, the header of a compound one."""
-    last = statement.end_lineno or statement.lineno
-    for field in _BODIES:
-        block = getattr(statement, field, None)
-        if isinstance(block, list) and block and isinstance(block[0], ast.AST):
-            first = block[0]   # a ``match_case`` has no position of its own: its pattern's
-            line = getattr(first, "lineno", None) or getattr(getattr(first, "pattern", None), "lineno", None)
-            if line:
-                last = min(last, line - 1)
-    return max(last, statement.lineno)
-
-
-
-
-def nested_calls(scopes: "Scopes", lines: CallLines, name: str) -> list[tuple[ast.Call, Scope]]:
-    """The calls ``name(...)`` (``x.name(...)`` for a key ``.name``) inside expressions (not a statement's own
-    value, which ``scopes.calls`` holds), with the scope each runs in (a comprehension's or a lambda's own)."""
-    found: list[tuple[ast.Call, Scope]] = []
-    attribute = name.startswith(".")
-    bare = name.lstrip(".")
-    for statement, scope in lines.statements(name):
-        own = statement.value if type(statement) in _CALL_STATEMENTS else None
-        stack: list[tuple[ast.AST, Scope]] = [(child, scope) for field, child in _expression_fields(statement)]
-        while stack:
-            node, inner = stack.pop()
-            if isinstance(node, (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp, ast.Lambda)):
-                inner = scopes.open_expression_scope(node, inner)
-            elif type(node) is ast.Call and node is not own:
-                func = node.func
-                if (type(func) is ast.Attribute and func.attr == bare) if attribute else (
-                        type(func) is ast.Name and func.id == bare):
-                    found.append((node, inner))
-            for child in ast.iter_child_nodes(node):
-                if not isinstance(child, ast.stmt):
-                    stack.append((child, inner))
-    return found
-
-
-def _expression_fields(statement: ast.stmt) -> list[tuple[str, ast.AST]]:
-    """The parts of a statement that are no statement lists (a function's decorators and defaults, an ``if``'s
-    test, a ``for``'s target and iterable, an assignment's targets and value)."""
-    parts: list[tuple[str, ast.AST]] = []
-    for field, value in ast.iter_fields(statement):
-        if field in _BODIES:
-            continue
-        if isinstance(value, list):
-            parts.extend((field, item) for item in value if isinstance(item, ast.AST) and not isinstance(item, ast.stmt))
-        elif isinstance(value, ast.AST):
-            parts.append((field, value))
-    return parts
 
 
 def _python_constant(node: ast.AST) -> Optional[K.Value]:

@@ -18,7 +18,8 @@ from typing import Optional, Sequence, Union
 import libcst as cst
 from libcst.metadata import CodePosition, MetadataWrapper, PositionProvider
 
-from npu_lint.resolver import CLASS, DEF, IMPORT, Binding, Resolver
+from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, Binding
+from npu_lint.resolver import Resolver
 
 DETECTOR = "DETECTOR"
 # Bound by assignment, not by ``from ... import DETECTOR``: CPython (3.11) compiles ``DETECTOR.hook_args(...)`` on a

@@ -3,23 +3,23 @@
 The rules name the places that fix a shape (factory sizes, ``view`` / ``reshape`` / ``split`` / ``topk``
 arguments, slice bounds, ``range`` loop counts, ``interpolate`` sizes) and ask the semantic model what may
 flow into them (:meth:`npu_lint.resolver.Resolver.flows`: values read from tensors, random draws, batch
-maxima, through every binding that may reach the use).
+maxima, through every binding that may reach the use). Where the findings go and how they name the chain:
+value_reports.py.
 """
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
-from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.data_tensors import data_scalar, filled_count
-from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D, Flow
+from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
-from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data, report_kept
+from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.size_helpers import size_helper_call
 from npu_lint.rules.value_flow import ValueFlow, origin_text, shape_sink
+from npu_lint.rules.value_reports import report_flow, report_loop, report_read
 
 class TensorValueInShape(ValueFlow):
     """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
@@ -91,6 +91,7 @@ class TensorValueInShape(ValueFlow):
     filled_message = "a slice bound takes the count of rows an op wrote into {buffer} ({op}, line {line}): the number of valid rows is data, read back from the device, a new shape per count on NPU; keep the buffer's fixed size and mask the rows past the count"
     count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
+    read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
                  "import torch\ndef f(scores, pos_mask):\n    k = int(pos_mask.sum())\n    return scores.topk(k)\n",
@@ -369,76 +370,13 @@ class TensorValueInShape(ValueFlow):
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             if ctx.uses_torch:
-                self._check_loop(node, ctx)
+                report_loop(self, node, ctx)
             return
         if isinstance(node, ast.While):
             if ctx.uses_torch:
                 report_shrinking(node, ctx)
             return
         super().check(node, ctx)
-
-    def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
-        """``for c in labels.unique():`` whose body leaves tensor work behind."""
-        found = loop_over_data(node, ctx)
-        if found is not None:
-            op, effect = found
-            ctx.report(node, self.loop_message.format(op=short_source(op), line=op.lineno, effect=effect), "for")
-            return
-        counted = loop_over_counted_items(node, ctx)
-        if counted is not None:
-            measured, test, effect = counted
-            ctx.report(node, self.count_message.format(items=short_source(measured), line=test.lineno,
-                                                       effect=effect), "for")
-
-    read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
-
-    def _report_read(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
-        """Also report the read itself, once, when it is on another line than the size it reaches (``n =
-        int(t.max())`` above ``torch.zeros(n)``): the read is the sync and the line a fixed bound replaces; the
-        message names every size it reaches."""
-        flavour, read = origin
-        if flavour == DATA_SIZE or (flavour == ELEMENT and not isinstance(read, ast.Subscript)) \
-                or getattr(read, "lineno", None) in (None, node.lineno) or ctx.statement_of(read) is None \
-                or ctx.statement_of(read) is ctx.statement_of(node):
-            return
-        reported = ctx.scratch.setdefault("value_reads", {})
-        finding, uses = reported.get(id(read), (None, []))
-        use = f"{sink} (line {node.lineno})"
-        if use in uses:
-            return
-        uses.append(use)
-        more = f" and {len(uses) - 2} more" if len(uses) > 2 else ""
-        listed = ", ".join(uses[:2]) + more
-        reads = "reads a tensor's value back to the host" if flavour == HOST else \
-            "is a 0-d tensor of the data" if flavour == ZERO_D else "is an element of a tensor"
-        text = self.read_message.format(origin=short_source(read), reads=reads, uses=listed)
-        reported[id(read)] = (ctx.report(read, text, "value") if finding is None else ctx.amend(finding, text), uses)
-
-    def _report_flow(self, node: ast.AST, sink: str, origin: Flow, ctx: FileContext,
-                     args: Optional[list[ast.AST]] = None) -> None:
-        """The finding at the size (naming the first flow), and one at each read on another line that reaches it
-        (``batch_size * max_num_nodes``: both reads)."""
-        flows = [f for a in args for f in ctx.resolver.flows(a) if f[0] in self.kinds] if args else [origin]
-        for flow in dict((id(f[1]), f) for f in flows).values():
-            self._report_read(node, sink, flow, ctx)
-        read = origin[1]
-        chain = None
-        if origin[0] == DATA_SIZE:
-            measured = read.args[0] if isinstance(read, ast.Call) and isinstance(read.func, ast.Name) else \
-                read.func.value if isinstance(read, ast.Call) else \
-                read.value.value if isinstance(read, ast.Subscript) else read.value
-            op = data_shaped(ctx.resolver, measured, ctx.resolver.current)
-            chain = (f"{short_source(op)} → " if op is not None and op is not measured else "") + short_source(read)
-        if sink == _LOOP_COUNT:   # a loop: what varies is the number of operators the step runs
-            what = f"the count of a data-dependent result, {chain}" if chain else f"a tensor's value, {origin_text(origin)}"
-            ctx.report(node, f"the loop count range() comes from {what} (line {read.lineno}): a sync, and the number "
-                       "of operators the step runs varies with it, a new graph per count on NPU; loop over a fixed "
-                       "bound (the maximum count) with a mask", sink)
-            return
-        if chain is not None:
-            ctx.report(node, self.data_message.format(chain=chain, sink=sink, line=read.lineno), sink)
-            return
-        ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
@@ -449,14 +387,14 @@ class TensorValueInShape(ValueFlow):
             at_helper = size_helper_call(node, ctx, self.kinds)
             if at_helper is not None:
                 sink, origin = at_helper
-                self._report_read(node, sink, origin, ctx)
+                report_read(self, node, sink, origin, ctx)
                 ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno),
                            sink.rpartition(" → ")[2])
             return
         args, sink = found
         origin = self._flow(args, node, ctx, (PICKED,) if sink == _LOOP_COUNT else ())   # ``range(coors[-1, 0] + 1)``
         if origin is not None:
-            self._report_flow(node, sink, origin, ctx, args)
+            report_flow(self, node, sink, origin, ctx, args)
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -466,7 +404,7 @@ class TensorValueInShape(ValueFlow):
             return
         origin = self._flow(bounds, node, ctx)
         if origin is not None:
-            self._report_flow(node, "a slice bound", origin, ctx, bounds)
+            report_flow(self, node, "a slice bound", origin, ctx, bounds)
             return
         scope = ctx.resolver.current
         for bound in bounds:   # a tensor of data used as the bound itself, or the count an op wrote into a buffer
@@ -476,5 +414,5 @@ class TensorValueInShape(ValueFlow):
                                                             buffer=short_source(node.value)), "a slice bound")
                 return
             if data_scalar(ctx.resolver, bound, scope) is not None:
-                self._report_flow(node, "a slice bound", (ZERO_D, bound), ctx)
+                report_flow(self, node, "a slice bound", (ZERO_D, bound), ctx)
                 return

@@ -1,0 +1,110 @@
+"""What a name refers to where it stands: its binding, the qualified names it may stand for through imports and
+namespace aliases (``tc.synchronize`` after ``import torch.cuda as tc`` is ``torch.cuda.synchronize``; a name bound
+in alternative ``if`` arms may stand for several), what a bare name is imported as and the file's own ``def`` or
+``class`` it names.
+
+A mixin of :class:`npu_lint.resolver.Resolver`, which supplies ``scopes``, ``current`` and the memo
+``_qualnames``; kept apart so that the model's names and values stay short.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.names import canonical
+from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, VALUE, Binding, Scope
+from npu_lint.namespaces import is_namespace
+
+_ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip", "list", "sorted",
+                            "reversed"})
+_BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
+API_BUILTINS = _BUILTINS | {"torch"}   # names that stand for themselves unbound (``torch`` through a star import)
+
+
+class NameLookup:
+    """Bindings and qualified names (mixed into the Resolver)."""
+
+    def binding(self, node: ast.Name, scope: Optional[Scope] = None) -> Optional[Binding]:
+        """The binding a name refers to where it stands."""
+        if self.scopes is None:
+            return None
+        return self.scopes.lookup(node.id, scope or self.current, (node.lineno, node.col_offset))
+
+    def qualname(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
+        """``torch.cuda.synchronize`` for ``tc.synchronize`` after ``import torch.cuda as tc``; None for
+        values (a local tensor's ``x.view``), the file's own functions and classes, and unknown names."""
+        names = self._qualnames.get(id(node))
+        if names is None:
+            names = self.qualnames(node, scope)
+        return names[0] if names else None
+
+    def qualnames(self, node: ast.AST, scope: Optional[Scope] = None) -> tuple[str, ...]:
+        """Every qualified name ``node`` may stand for: one, or several when the name is bound in alternative
+        arms of an ``if`` (``mod = torch.cuda`` / ``elif ...: mod = torch.npu``); the last binding first."""
+        key = id(node)
+        if key in self._qualnames:
+            return self._qualnames[key]
+        self._qualnames[key] = ()   # a guard against ``x = x.y`` cycles
+        result = self._qualnames_of(node, scope or self.current)
+        self._qualnames[key] = result
+        return result
+
+    def _qualnames_of(self, node: ast.AST, scope: Scope) -> tuple[str, ...]:
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return ()
+        roots = self._name_targets(node, scope)
+        if not parts:
+            return roots
+        tail = "." + ".".join(reversed(parts))
+        return tuple(dict.fromkeys(canonical(root + tail) for root in roots))
+
+    def _name_targets(self, node: ast.Name, scope: Scope) -> tuple[str, ...]:
+        if self.scopes is None:
+            return (node.id,) if node.id in _ITER_WRAPPERS or node.id == "torch" else ()
+        if node.id not in self.scopes.api_roots() and node.id not in API_BUILTINS:
+            return ()   # no import or alias binds the name anywhere in the file (a local, ``self``, a parameter)
+        bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+        if not bindings:
+            if node.id in _BUILTINS or node.id == "torch":   # ``torch`` may arrive through a star import
+                return (node.id,)
+            return ()
+        targets = []
+        for binding in bindings:
+            if binding.tag == IMPORT:
+                targets.append(binding.value)
+            elif binding.tag == VALUE and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
+                target = self.qualname(binding.value, binding.scope)
+                if target and "." in target and not target.startswith(".") and is_namespace(target):
+                    targets.append(target)   # ``cuda = torch.cuda``: a namespace alias
+            elif binding is bindings[0]:
+                return ()   # the last binding is a value: the name is no API
+        return tuple(dict.fromkeys(targets))
+
+    def alias_target(self, node: ast.Assign) -> Optional[str]:
+        """The namespace ``name = torch.cuda`` makes ``name`` stand for (None for value copies)."""
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) \
+                or not isinstance(node.value, (ast.Name, ast.Attribute)):
+            return None
+        qualified = self.qualname(node.value)
+        if qualified and "." in qualified and not qualified.startswith(".") and is_namespace(qualified):
+            return qualified
+        return None
+
+    def imported(self, name: str) -> Optional[str]:
+        """What a bare name is imported as where the walk stands (``_C`` -> ``._C``), else None."""
+        if self.scopes is None:
+            return None
+        binding = self.scopes.lookup(name, self.current, None)
+        return binding.value if binding is not None and binding.tag == IMPORT else None
+
+    def definition(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[ast.AST]:
+        """The file's own ``def`` or ``class`` a name refers to."""
+        if isinstance(node, ast.Name):
+            binding = self.binding(node, scope)
+            if binding is not None and binding.tag in (DEF, CLASS):
+                return binding.value
+        return None

@@ -1,0 +1,85 @@
+"""Where and how NPU403 (dynamic_values.py) reports a size taken from a tensor's value: at the size (naming the chain
+of a data-dependent result, ``unique() → .size(0) → new_zeros()``, or what a loop count varies), once at each read on
+another line than the size it reaches (naming every size it reaches: the read is the sync and the line a fixed
+bound replaces), and at loops over the elements or items of data. The messages are the rule's. Nothing here is a
+rule.
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, Optional
+
+from npu_lint.analysis.data_shapes import data_shaped
+from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, ZERO_D, Flow
+from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
+from npu_lint.context import FileContext
+from npu_lint.rules import short_source
+from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data
+from npu_lint.rules.value_flow import origin_text
+
+if TYPE_CHECKING:
+    from npu_lint.rules.dynamic_values import TensorValueInShape
+
+
+def report_loop(rule: "TensorValueInShape", node: ast.For, ctx: FileContext) -> None:
+    """``for c in labels.unique():`` whose body leaves tensor work behind."""
+    found = loop_over_data(node, ctx)
+    if found is not None:
+        op, effect = found
+        ctx.report(node, rule.loop_message.format(op=short_source(op), line=op.lineno, effect=effect), "for")
+        return
+    counted = loop_over_counted_items(node, ctx)
+    if counted is not None:
+        measured, test, effect = counted
+        ctx.report(node, rule.count_message.format(items=short_source(measured), line=test.lineno,
+                                                   effect=effect), "for")
+
+
+def report_read(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
+    """Also report the read itself, once, when it is on another line than the size it reaches (``n =
+    int(t.max())`` above ``torch.zeros(n)``): the read is the sync and the line a fixed bound replaces; the
+    message names every size it reaches."""
+    flavour, read = origin
+    if flavour == DATA_SIZE or (flavour == ELEMENT and not isinstance(read, ast.Subscript)) \
+            or getattr(read, "lineno", None) in (None, node.lineno) or ctx.statement_of(read) is None \
+            or ctx.statement_of(read) is ctx.statement_of(node):
+        return
+    reported = ctx.scratch.setdefault("value_reads", {})
+    finding, uses = reported.get(id(read), (None, []))
+    use = f"{sink} (line {node.lineno})"
+    if use in uses:
+        return
+    uses.append(use)
+    more = f" and {len(uses) - 2} more" if len(uses) > 2 else ""
+    listed = ", ".join(uses[:2]) + more
+    reads = "reads a tensor's value back to the host" if flavour == HOST else \
+        "is a 0-d tensor of the data" if flavour == ZERO_D else "is an element of a tensor"
+    text = rule.read_message.format(origin=short_source(read), reads=reads, uses=listed)
+    reported[id(read)] = (ctx.report(read, text, "value") if finding is None else ctx.amend(finding, text), uses)
+
+
+def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Flow, ctx: FileContext,
+                args: Optional[list[ast.AST]] = None) -> None:
+    """The finding at the size (naming the first flow), and one at each read on another line that reaches it
+    (``batch_size * max_num_nodes``: both reads)."""
+    flows = [f for a in args for f in ctx.resolver.flows(a) if f[0] in rule.kinds] if args else [origin]
+    for flow in dict((id(f[1]), f) for f in flows).values():
+        report_read(rule, node, sink, flow, ctx)
+    read = origin[1]
+    chain = None
+    if origin[0] == DATA_SIZE:
+        measured = read.args[0] if isinstance(read, ast.Call) and isinstance(read.func, ast.Name) else \
+            read.func.value if isinstance(read, ast.Call) else \
+            read.value.value if isinstance(read, ast.Subscript) else read.value
+        op = data_shaped(ctx.resolver, measured, ctx.resolver.current)
+        chain = (f"{short_source(op)} → " if op is not None and op is not measured else "") + short_source(read)
+    if sink == _LOOP_COUNT:   # a loop: what varies is the number of operators the step runs
+        what = f"the count of a data-dependent result, {chain}" if chain else f"a tensor's value, {origin_text(origin)}"
+        ctx.report(node, f"the loop count range() comes from {what} (line {read.lineno}): a sync, and the number "
+                   "of operators the step runs varies with it, a new graph per count on NPU; loop over a fixed "
+                   "bound (the maximum count) with a mask", sink)
+        return
+    if chain is not None:
+        ctx.report(node, rule.data_message.format(chain=chain, sink=sink, line=read.lineno), sink)
+        return
+    ctx.report(node, rule.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
