@@ -15,7 +15,8 @@ from npu_lint.analysis.size_sinks import last_name
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, tensor_work
 from npu_lint.rules.data_whiles import trains, while_on_read_back
 from npu_lint.rules.value_flow import FAMILY
-from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, training_step
+from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, training_step, \
+    whole_test_bindings
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TESTS = frozenset({"torch.any", "torch.all", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.equal"})
@@ -163,7 +164,8 @@ class DataDependentBranch(Rule):
         flag compared from one: ``accept = error <= 1`` then ``if accept:``, ``self.done = len(unfinished) == 0``
         with ``unfinished`` kept by values of ``is_finished.tolist()``, then ``if self.done:`` in any method; ``if
         float(g.sum()) != float(g.sum()):``; the file's own function or method that returns a value read back:
-        ``if self._can_use_prev_list(x):`` with ``return bool((d < r).all())``; an element of a bool tensor picked
+        ``if self._can_use_prev_list(x):`` with ``return bool((d < r).all())``; a name bound to a test of a whole
+        tensor: ``has_nan = nan_mask.any()`` then ``if has_nan:``; an element of a bool tensor picked
         with a host index: ``if update_required[idx]:``) when an arm runs tensor operators (or the backward pass
         or optimizer step; or hands the tested tensor to a call: ``self.endpointer.detect(segments=segs)``), or the function
         runs them after an early ``return`` the test decides.
@@ -243,6 +245,9 @@ class DataDependentBranch(Rule):
                  # an element of a bool tensor picked with a host index in a Python loop
                  "import torch\ndef update(p: torch.Tensor, required: torch.Tensor, g: torch.Tensor):\n"
                  "    for i in range(p.shape[0]):\n        if required[i]:\n            p[i] -= 0.1 * g[i]\n    return p\n",
+                 # a name bound to a test of a whole tensor
+                 "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    any_pad = m.any()\n    if any_pad:\n"
+                 "        x = x.masked_fill(m, 0.0)\n    return x\n",
                  # a flag of the object set from a count of finished items read back
                  "import torch\nclass Beam:\n    def __init__(self):\n        self.done = False\n"
                  "    def update(self, fin: torch.Tensor):\n        rows = fin.tolist()\n"
@@ -301,6 +306,11 @@ class DataDependentBranch(Rule):
                      "import torch\nclass Noise(torch.nn.Module):\n    def __init__(self, noise: torch.Tensor):\n"
                      "        super().__init__()\n        if noise.lt(1e-4).any():\n            noise = noise.clamp_min(1e-4)\n"
                      "        self.register_buffer('noise', noise)\n",
+                     # a numerical guard through a name; a name bound to per-row flags (no single value)
+                     "import torch\ndef f(loss: torch.Tensor):\n    bad = torch.isnan(loss).any()\n    if bad:\n"
+                     "        loss = torch.zeros_like(loss)\n    return loss\n",
+                     "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    rows = m.any(dim=-1)\n    if rows:\n"
+                     "        x = x * 2\n    return x\n",
                      # a numerical guard read back that does not decide the step's backward or update
                      "import math\nimport torch\ndef f(loss: torch.Tensor):\n    if not math.isfinite(loss.item()):\n"
                      "        loss = torch.zeros_like(loss)\n    return loss\n")
@@ -325,7 +335,8 @@ class DataDependentBranch(Rule):
         arms = node.body + node.orelse
         if node.body and isinstance(node.body[-1], ast.Return):
             arms = arms + later(node, function, ctx)   # what an early return skips
-        if _guard(node.test) and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
+        if (_guard(node.test) or any(_guard(v) for v in whole_test_bindings(test, ctx))) \
+                and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
         if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test)
                    or hands_tested(statement, test, ctx) for statement in arms):
@@ -394,8 +405,9 @@ def _tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Op
             if drawn(inner, ctx):
                 continue   # ``torch.equal(perm, identity)`` of ``perm = torch.randperm(n)``: a retried draw
             return operand
-        elif isinstance(inner, (ast.Name, ast.Attribute)) and read_back_name(inner, ctx):
-            return operand   # ``accept = error <= 1`` then ``if accept:``; ``if self.done:``
+        elif isinstance(inner, (ast.Name, ast.Attribute)) and (read_back_name(inner, ctx)
+                                                                or whole_test_bindings(inner, ctx)):
+            return operand   # ``accept = error <= 1`` then ``if accept:``; ``if self.done:``; ``has = m.any()``
         elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS \
                 and not _compared_unknowns(inner, ctx):
             return operand

@@ -226,7 +226,9 @@ class BooleanMaskIndexing(Rule):
         Flags subscripts read (or updated in place: ``x[mask] += v``) with a boolean index: a comparison, a combination of masks
         (``~``, ``&``, ``|``), ``torch.isnan(x)`` or ``m.bool()``, or a name bound to one of these, in files
         that use torch. Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
-        bound to them, comparisons with strings) and literal tuples indexed by a condition are left alone.
+        bound to them, comparisons with strings), literal tuples indexed by a condition and generic types
+        (``Annotated[...]``: a capitalised name no enclosing function binds) are left alone; a parameter or local
+        named ``A`` or ``X`` is a matrix (``A[rows]``).
         Mask assignment of one fill value (``x[mask] = 0``) is NPU303; an assignment NPU303 leaves alone because
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
         unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged); so is a mask
@@ -279,6 +281,8 @@ class BooleanMaskIndexing(Rule):
                  "import torch\ndef f(self, embeds, pixels, ids, tok):\n    img = self.visual(pixels)\n"
                  "    embeds[ids == tok] = img\n    return embeds\n",
                  "import torch\ndef f(x: torch.Tensor, y):\n    m = x > 0\n    x[m] = torch.sigmoid(y)\n",
+                 # a matrix named by a capital letter (a parameter of the function, not a generic type)
+                 "import torch\ndef f(A, b):\n    rows = torch.any(A != 0, dim=-1)\n    return A[rows] @ b\n",
                  # the call of an NMS loop (the kept list grows while a selection shrinks the candidates) and of a
                  # helper that joins per-item selections
                  "import torch\ndef nms(boxes, scores, thr):\n    keep = []\n    order = scores.argsort(descending=True)\n"
@@ -310,6 +314,9 @@ class BooleanMaskIndexing(Rule):
                      "import torch\ndef dense(s, l):\n    return s * (l > 0)\ndef loss(s, l):\n    return dense(s, l).sum()\n",
                      # a parameter whose own code shows no mask (``a & m``, numpy's where), a list of booleans
                      "import torch\ndef f(a, m):\n    b = a & m\n    return a[m]\n",
+                     # a generic type subscripted with a condition (``Annotated``): no local binds the name
+                     "import torch\nfrom typing import Annotated\ndef f(x: torch.Tensor, flag):\n"
+                     "    T = Annotated[torch.Tensor, flag == 1]\n    return x\n",
                      "import numpy as np\nimport torch\ndef f(a, m):\n    b = np.where(m, a, 0)\n    return a[m]\n",
                      "import torch\ndef f(rows):\n    keep = [r > 0 for r in rows]\n    return rows[keep]\n")
 
@@ -327,9 +334,8 @@ class BooleanMaskIndexing(Rule):
                     and not _reads_through_mask(ctx.parent(node).value, ctx)   # the read is flagged
                 if not combined:              # ``m[mask, idx] = 1``: a mask and another index, no NPU303 advice
                     return
-        if isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) \
-                or (isinstance(node.value, ast.Name) and node.value.id[:1].isupper()):   # Optional[...], Union[...]
-            return
+        if isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) or _type_name(node.value, ctx):
+            return   # Optional[...], Union[...]
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for index in elements:
             if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx):
@@ -400,6 +406,19 @@ def _reads_through_mask(value: ast.AST, ctx: FileContext) -> bool:
     """``y[m] * 2``: the value reads through a boolean mask (that read is reported)."""
     return any(isinstance(child, ast.Subscript) and not isinstance(child.slice, (ast.Slice, ast.Constant))
                and is_bool_index(child.slice, ctx) for child in walk(value))
+
+
+def _type_name(value: ast.AST, ctx: FileContext) -> bool:
+    """``Optional`` of ``Optional[...]``: a capitalised name no enclosing function binds (a parameter or local named
+    ``A``, ``C`` or ``X`` is a matrix of the math it runs, not a generic type)."""
+    if not isinstance(value, ast.Name) or not value.id[:1].isupper():
+        return False
+    scope = ctx.resolver.current
+    while scope is not None and scope.kind != "module":
+        if value.id in scope.names and scope.kind != "class":
+            return False
+        scope = scope.parent
+    return True
 
 
 def _index_text(index: ast.AST) -> str:

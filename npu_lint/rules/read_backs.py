@@ -219,3 +219,34 @@ def training_step(node: ast.AST, function: Optional[ast.AST], ctx: FileContext) 
     return receiver is None and not node.args and function is not None and any(
         isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "backward"
         and resolver.kind_of(n.func.value) in (*K.TENSORS, None) for n in walk(function))
+
+
+_WHOLE_TESTS = frozenset({"torch.any", "torch.all", "torch.equal"})
+
+
+def whole_test_bindings(side: ast.AST, ctx: FileContext) -> list[ast.AST]:
+    """The values of a name the function binds only to a test of a whole tensor (``has_nan = nan_mask.any()``,
+    ``ok = torch.all(x > 0)``): a 0-dim bool tensor that an ``if`` on the name reads back, as ``if
+    nan_mask.any():`` does; else []. ``any(dim=...)`` keeps a tensor of flags (no single value to branch on)."""
+    resolver = ctx.resolver
+    scope = resolver.current
+    if isinstance(side, ast.UnaryOp) and isinstance(side.op, ast.Not):
+        side = side.operand
+    if not isinstance(side, ast.Name) or resolver.scopes is None:
+        return []
+    bindings = resolver.scopes.may_reach(side.id, scope, (side.lineno, side.col_offset))
+    if not bindings or any(b.tag != "value" or b.path or b.scope is not scope or not isinstance(b.value, ast.AST)
+                           or not _whole_test(b.value, ctx, scope) for b in bindings):
+        return []
+    return [b.value for b in bindings]   # type: ignore[misc]
+
+
+def _whole_test(value: ast.AST, ctx: FileContext, scope: Scope) -> bool:
+    """``m.any()``, ``m.all()`` of a tensor, ``torch.any(m)``, ``torch.equal(a, b)`` (no ``dim``)."""
+    if not isinstance(value, ast.Call) or value.keywords:
+        return False
+    resolver = ctx.resolver
+    if isinstance(value.func, ast.Attribute) and value.func.attr in ("any", "all") and not value.args:
+        return resolver.kind_of_at(value.func.value, scope) in K.TENSORS
+    name = resolver.qualname(value.func)
+    return name in _WHOLE_TESTS and len(value.args) == (2 if name == "torch.equal" else 1)
