@@ -18,6 +18,10 @@ _DEPTH = 30
 # Tensors made of the values given (``torch.Tensor([...])`` and the typed constructors: the legacy spellings).
 _CONSTRUCTORS = frozenset("torch." + name for name in ("tensor", "as_tensor", "Tensor", "LongTensor", "IntTensor",
                                                         "FloatTensor", "DoubleTensor"))
+# The legacy typed constructors make a tensor of the values only from a sequence: ``torch.LongTensor(2)`` is an
+# uninitialised tensor of two elements, written later (often from data).
+_LEGACY = frozenset(name for name in _CONSTRUCTORS if name not in ("torch.tensor", "torch.as_tensor"))
+_SEQUENCES = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)
 _NESTING = 6   # arithmetic of configuration, followed through so many operators
 # torch's factories of positions, whose values follow from their arguments alone (``zeros`` / ``full`` are as often
 # buffers an op then fills with data: ``counts = torch.zeros(b); counts.scatter_add_(0, batch, ones)``).
@@ -80,7 +84,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
                 resolver.qualname(receiver.func, scope) in _CONSTRUCTORS
                 or (isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "new_tensor")):
             value = receiver.args[0] if receiver.args else None
-            return value is not None and resolver.kind_of_at(value, scope) not in K.TENSORS \
+            return value is not None and _of_values(receiver, resolver, scope) and resolver.kind_of_at(value, scope) not in K.TENSORS \
                 and (not isinstance(value, (ast.ListComp, ast.GeneratorExp)) or shapes_only(value.elt)) \
                 and not resolver.flows(value, scope, sink=False)   # ``[t.sum() for t in batch]``: data
         if isinstance(receiver, ast.Call) and resolver.qualname(receiver.func, scope) in _MADE:
@@ -153,7 +157,14 @@ def _made_of_configuration(value: object, resolver: "Resolver", scope: Scope) ->
     return isinstance(value, ast.Call) and (
         resolver.qualname(value.func, scope) in _CONSTRUCTORS
         or (isinstance(value.func, ast.Attribute) and value.func.attr == "new_tensor")) \
-        and from_constants(value, resolver, scope)
+        and _of_values(value, resolver, scope) and from_constants(value, resolver, scope)
+
+
+def _of_values(call: ast.Call, resolver: "Resolver", scope: Scope) -> bool:
+    """The constructor makes a tensor of the values it is given: ``torch.tensor(x)``, ``x.new_tensor(v)``, and the
+    legacy ``torch.LongTensor([...])`` of a sequence (``torch.LongTensor(2)`` is two uninitialised elements)."""
+    return resolver.qualname(call.func, scope) not in _LEGACY or (
+        bool(call.args) and isinstance(call.args[0], _SEQUENCES))
 
 
 _REGISTER = frozenset({"register_buffer", "register_parameter"})

@@ -48,6 +48,25 @@ def _argument(call: ast.Call, position: int, keyword: str) -> Optional[ast.AST]:
     return None
 
 
+# Libraries whose ``scatter`` / ``gather`` are no index operations (a plot's points, arrays, a cluster's messages).
+_NOT_TORCH = frozenset({"numpy", "pandas", "matplotlib", "seaborn", "plotly", "bokeh", "scipy", "sklearn", "jax",
+                        "tensorflow", "mpi4py", "ray"})
+
+
+def _dimension(call: ast.Call) -> bool:
+    """A tensor method's first argument is a dimension: an int (``x.scatter_add(0, idx, src)``, ``-1``), a name
+    saying so (``dim``), or ``dim=`` (``ax.scatter(xs, ys)`` of a plot is none of these)."""
+    if any(kw.arg == "dim" for kw in call.keywords):
+        return True
+    first = call.args[0] if call.args else None
+    if isinstance(first, ast.UnaryOp) and isinstance(first.op, ast.USub):
+        first = first.operand
+    if isinstance(first, ast.Constant):
+        return isinstance(first.value, int) and not isinstance(first.value, bool)
+    return isinstance(first, (ast.Name, ast.Attribute)) and ("dim" in ast.unparse(first).lower()
+                                                              or "axis" in ast.unparse(first).lower())
+
+
 def index_of(call: ast.Call, qualname: Callable[[ast.AST], Optional[str]]) -> Optional[ast.AST]:
     """The argument of ``call`` that torch (or the scatter convention) requires to be an index tensor (None: none)."""
     func = call.func
@@ -57,12 +76,13 @@ def index_of(call: ast.Call, qualname: Callable[[ast.AST], Optional[str]]) -> Op
         return None
     name = qualname(func)
     if name is None:
-        if isinstance(func, ast.Attribute) and last in _INDEX_METHODS and len(call.args) + len(call.keywords) >= 2:
+        if isinstance(func, ast.Attribute) and last in _INDEX_METHODS and len(call.args) + len(call.keywords) >= 2 \
+                and _dimension(call):
             return _argument(call, 1, "index")   # ``y.index_add(0, idx, x)``: a tensor's method
         if not isinstance(func, ast.Name):
             return None
         name = last   # a function of the file, or one the model does not resolve: the convention by its name
-    if name.startswith("torch.distributed") or name.startswith(("numpy.", "pandas.")):
+    if name.startswith("torch.distributed") or name.split(".", 1)[0] in _NOT_TORCH:
         return None
     if name in _TORCH_INDEX:
         return _argument(call, 2, "index")
@@ -115,8 +135,19 @@ def used_as_index(resolver: "Resolver", binding: Binding) -> bool:
     function = binding.scope.node
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    uses = _uses(resolver, function, binding.scope)
-    return any(resolver.binding(node, binding.scope) is binding for node in uses.get(binding.name, ()))
+    return id(binding) in _bound(resolver, function, binding.scope)
+
+
+def _bound(resolver: "Resolver", function: ast.AST, scope: Scope) -> set[int]:
+    """The ids of the bindings the function's index uses see (names only, not attribute receivers), resolved once
+    per function and scope (each lookup is linear in the name's bindings: once per use, not once per binding)."""
+    store, key = resolver._usage, ("index_bound", id(function), id(scope))
+    bound = store.get(key)
+    if bound is None:
+        uses = _uses(resolver, function, scope)
+        bound = store[key] = {id(resolver.binding(node, scope)) for name, nodes in uses.items() if "." not in name
+                              for node in nodes}
+    return bound   # type: ignore[return-value]
 
 
 def attribute_used_as_index(resolver: "Resolver", node: ast.Attribute, scope: Scope) -> bool:

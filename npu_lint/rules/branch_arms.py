@@ -105,6 +105,18 @@ def drops_tested(statement: ast.stmt, test: ast.AST) -> bool:
     return any(isinstance(t, ast.Name) and t.id in read for t in statement.targets)
 
 
+# Methods that keep, record or show what they are given: a list's, a dict's, a progress bar's, a summary writer's,
+# a checkpoint's (``kept.append(scores)``, ``writer.add_scalar("loss", loss)``, ``ckpt.save(state, loss)``).
+_KEEPING = frozenset({"append", "extend", "insert", "add", "update", "put", "put_nowait", "setdefault",
+                      "set_postfix", "set_description", "save", "record", "write", "plot", "send"})
+
+
+def _keeps(call: ast.Call) -> bool:
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name in _KEEPING or name.startswith(("add_", "log", "save", "record", "plot", "print"))
+
+
 def hands_tested(statement: ast.stmt, test: ast.AST, ctx: FileContext) -> bool:
     """The arm hands a tensor the test reads to a call other than a log line (``if segs[-1][1] != 0:`` then
     ``self.endpointer.detect(segments=segs)``): whatever that call computes on it runs for some batches only."""
@@ -115,7 +127,7 @@ def hands_tested(statement: ast.stmt, test: ast.AST, ctx: FileContext) -> bool:
     if not tested:
         return False
     for node in walk(statement):
-        if isinstance(node, ast.Call) and not _host_call(node, ctx) and any(
+        if isinstance(node, ast.Call) and not _host_call(node, ctx) and not _keeps(node) and any(
                 isinstance(a, ast.Name) and a.id in tested
                 for a in (*node.args, *(k.value for k in node.keywords))):
             return True

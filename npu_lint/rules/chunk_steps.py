@@ -132,6 +132,11 @@ _MODEL_WORDS = frozenset({"model", "net", "forward", "encode", "encoder", "decod
                           "backbone", "generate", "embed", "module"})
 
 
+# A split size along another axis than the first that cuts a sequence (audio samples, frames, tokens) rather than
+# a model dimension (``head_dim``, ``hidden``): the last piece is shorter there too.
+_SEQUENCE_WORDS = re.compile(r"chunk|segment|window|frame|step|len")
+
+
 def split_pieces(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
     """``x.split(bs)`` / ``torch.split(x, bs)`` of a tensor in one integer size (not a list of sizes: NPU410): the
     tensor and the size, else None. ``x.chunk(n)`` is left alone: its pieces are channel groups or halves of a
@@ -148,6 +153,10 @@ def split_pieces(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, as
     else:
         tensor, rest = func.value, node.args
     size = rest[0] if rest else next((kw.value for kw in node.keywords if kw.arg in _SIZE_KEYWORDS), None)
+    dim = rest[1] if len(rest) > 1 else next((kw.value for kw in node.keywords if kw.arg == "dim"), None)
+    if dim is not None and not (isinstance(dim, ast.Constant) and dim.value == 0) \
+            and not _SEQUENCE_WORDS.search(ast.unparse(size).lower()):
+        return None   # ``x.split(head_dim, dim=-1)``: pieces along a model dimension; ``chunk_size`` cuts a sequence
     if size is None or not isinstance(size, (ast.Name, ast.Attribute, ast.Constant)) \
             or (isinstance(size, ast.Constant) and (not isinstance(size.value, int) or size.value in (0, 1))) \
             or ctx.resolver.kind_of(size) in ("list", "host") or data_length(size, ctx):

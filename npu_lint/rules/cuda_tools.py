@@ -97,7 +97,8 @@ class CudaToolCommand(Rule):
                      "def f(log):\n    log.run('nvidia-smi')\n",
                      "import logging\ndef f(gpu):\n    logging.warning(f'nvidia-smi failed on {gpu}')\n",
                      "words = ['nvidia-smi', 'shows', 'the', 'GPUs']\n",
-                     "names = 'nvidia-smi npu-smi'.split()\n")
+                     "names = 'nvidia-smi npu-smi'.split()\n",
+                     "def hint(err):\n    note = f'nvidia-smi -L failed ({err}); is the driver installed?'\n    return note\n")
 
     def check(self, node: ast.Constant, ctx: FileContext) -> None:
         if not isinstance(node.value, str) or "nvidia-smi" not in node.value:
@@ -109,8 +110,9 @@ class CudaToolCommand(Rule):
         if isinstance(command_node, (ast.List, ast.Tuple)) and len(command_node.elts) > 1:
             second = command_node.elts[1]   # ``["nvidia-smi", "-q"]``, not ``["nvidia-smi", "shows", ...]``
             command = not isinstance(second, ast.Constant) or str(second.value).startswith("-")
-        if command_node is None or not (_run_argument(command_node, ctx) or (command and _kept(command_node, ctx))):
-            return
+        kept = command and not isinstance(command_node, ast.JoinedStr) and _kept(command_node, ctx)
+        if command_node is None or not (_run_argument(command_node, ctx) or kept):
+            return      # an f-string kept in a name is as often a message (``f"nvidia-smi -L failed ({err})"``)
         parent = ctx.parent(node)   # an f-string's parts have no position of their own before Python 3.12
         anchor = parent if isinstance(parent, ast.JoinedStr) else node
         ctx.report(anchor, self.message.format(tool=tool, npu=_tools()[tool]["npu_alternative"]), tool)

@@ -254,7 +254,13 @@ class DataDependentBranch(Rule):
                  "        left = [i for i, f in enumerate(rows) if not f[0]]\n        self.done = len(left) == 0\n"
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
-    must_not_fire = ("import torch\nimport logging\ndef f(x: torch.Tensor):\n    if x.max() > 1:\n"
+    must_not_fire = (# the tested tensor kept in a list, written to a summary, saved with a checkpoint
+                     "import torch\ndef collect(kept: list, scores: torch.Tensor, t: float):\n"
+                     "    if scores.max() > t:\n        kept.append(scores)\n    return kept\n",
+                     "import torch\ndef best(writer, epoch, val_loss: torch.Tensor, best_loss: torch.Tensor):\n"
+                     "    if val_loss < best_loss:\n        writer.add_scalar('val/best', val_loss, epoch)\n"
+                     "        ckpt.save(state, val_loss)\n",
+                     "import torch\nimport logging\ndef f(x: torch.Tensor):\n    if x.max() > 1:\n"
                      "        logging.warning('large %s', x)\n    return x\n",
                      # shapes, Python values, a bare name, a numerical guard, an arm that only raises or logs
                      "import torch\ndef f(x: torch.Tensor):\n    if x.numel() == 0:\n        return x.new_zeros(1)\n"

@@ -145,6 +145,9 @@ class ShortLastEvalBatch(Rule):
         "    loader = DataLoader(ds, batch_size=32)\n    total = 0\n    for x in loader:\n        total += len(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef sizes(ds, model: torch.nn.Module):\n"
         "    loader = DataLoader(ds, batch_size=32)\n    model.eval()\n    return [len(x) for x in loader]\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef mean(ds):\n"
+        "    loader = DataLoader(ds, batch_size=256, drop_last=False)\n    total = 0.0\n"
+        "    for x, _ in loader:\n        total += float(x.sum())\n    return total\n",
         # a helper's loader whose callers pass drop_last; a computed drop_last
         "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs, drop_last=False):\n"
         "    return DataLoader(ds, batch_size=bs, drop_last=drop_last)\ndef run(ds, model):\n"
@@ -202,6 +205,8 @@ class ShortLastEvalBatch(Rule):
         if any(_trains(loop, ctx) for loop, _ in loops):
             return      # trained on: NPU406
         if _constant(explicit) is False:
+            if loops and not any(_feeds_model(loop, function, ctx) for loop, function in loops):
+                return      # iterated here for statistics (a dataset's mean), never by a model
             ctx.report(node, self.message.format(what="this loader keeps its short last batch (drop_last=False)"),
                        _LOADER)
             return

@@ -16,18 +16,38 @@ from npu_lint.rules import FUNCTION_TYPES
 def other_arms(loop: ast.AST, statement: ast.AST) -> set[int]:
     """The nodes in the other arm of each ``if`` around ``statement`` inside the loop whose test reads nothing the
     loop assigns (``if incremental: x = cat([x, y]) else: x = y``: a run takes the same arm every iteration)."""
+    found: set[int] = set()
+    for arm, other in _stable_arms(loop):
+        if id(statement) in arm:
+            found |= other
+    return found
+
+
+# The stable arms of the last loops asked about: (loop, [(ids in an arm, ids in the other arm), ...]), by id.
+_ARMS: dict[int, tuple[ast.AST, list[tuple[set[int], set[int]]]]] = {}
+
+
+def _stable_arms(loop: ast.AST) -> list[tuple[set[int], set[int]]]:
+    """Each arm (with the other one) of the loop's tests that read nothing the loop changes; computed once per
+    loop (a loop with many concatenations asks for every one of them)."""
+    cached = _ARMS.get(id(loop))
+    if cached is not None and cached[0] is loop:
+        return cached[1]
     assigned = {n.id for n in walk(loop) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
     stored = {ast.unparse(n) for n in walk(loop) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store)}
-    found: set[int] = set()
+    arms: list[tuple[set[int], set[int]]] = []
     for node in walk(loop):
         if not isinstance(node, ast.If) or {n.id for n in walk(node.test) if isinstance(n, ast.Name)} & assigned \
                 or any(_drawing(n) or (isinstance(n, ast.Attribute) and ast.unparse(n) in stored)
                        for n in walk(node.test)):
             continue   # a draw (``random.random() < p``) or a value the loop changes: the arm may change
-        for arm, other in ((node.body, node.orelse), (node.orelse, node.body)):
-            if any(statement is n for s in arm for n in walk(s)):
-                found.update(id(n) for s in other for n in walk(s))
-    return found
+        body = {id(n) for s in node.body for n in walk(s)}
+        orelse = {id(n) for s in node.orelse for n in walk(s)}
+        arms += [(body, orelse), (orelse, body)]
+    if len(_ARMS) > 64:
+        _ARMS.clear()
+    _ARMS[id(loop)] = (loop, arms)
+    return arms
 
 
 def _drawing(node: ast.AST) -> bool:

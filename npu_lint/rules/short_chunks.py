@@ -203,6 +203,9 @@ class ShortLastChunk(Rule):
                  "        outs.append(model(piece))\n    return outs\n",
                  "import torch\ndef run(self, x: torch.Tensor):\n"
                  "    return torch.cat([self.encoder(p) for p in torch.split(x, self.chunk_size)])\n",
+                 # a sequence axis cut in chunks (audio samples along the last axis)
+                 "import torch\ndef encode(self, wave: torch.Tensor):\n"
+                 "    return [self.encoder(c) for c in torch.split(wave, self.chunk_size, dim=-1)]\n",
                  # chunk ``i`` of a count rounded up (through a name; a clipped end; ``(n + s - 1) // s``)
                  "import math\nimport torch\ndef predict(model, x, bs):\n    n_batches = math.ceil(len(x) / bs)\n"
                  "    for i in range(n_batches):\n        model(x[i * bs:(i + 1) * bs])\n",
@@ -234,6 +237,8 @@ class ShortLastChunk(Rule):
                      # text split; pieces of one; pieces only collected; sizes per sample (NPU410); no data length
                      "import torch\ndef run(model, line):\n    for p in line.split(','):\n        model(p)\n",
                      "import torch\ndef run(model, x: torch.Tensor):\n    for p in x.split(1):\n        model(p)\n",
+                     "import torch\ndef heads(self, x: torch.Tensor):\n    for h in x.split(self.head_dim, dim=-1):\n"
+                     "        self.net(h)\n",
                      "import torch\ndef run(x: torch.Tensor, bs):\n    outs = []\n    for p in x.split(bs):\n"
                      "        outs.append(p)\n",
                      "import torch\ndef run(model, x: torch.Tensor, sizes):\n    for p in x.split([3, 4]):\n"
