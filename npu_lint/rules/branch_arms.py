@@ -126,9 +126,13 @@ def hands_tested(statement: ast.stmt, test: ast.AST, ctx: FileContext) -> bool:
     tested = {n.id for n in walk(test) if isinstance(n, ast.Name) and resolver.kind_of(n) in K.TENSORS}
     if not tested:
         return False
-    for node in walk(statement):
-        if isinstance(node, ast.Call) and not _host_call(node, ctx) and not _keeps(node) and any(
-                isinstance(a, ast.Name) and a.id in tested
-                for a in (*node.args, *(k.value for k in node.keywords))):
+    stack: list[ast.AST] = [statement]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Call) and (_host_call(node, ctx) or _keeps(node)):
+            continue    # a log line and what formats its message (``logger.warning(f"{fmt(part=n)}")``)
+        if isinstance(node, ast.Call) and any(isinstance(a, ast.Name) and a.id in tested
+                                              for a in (*node.args, *(k.value for k in node.keywords))):
             return True
+        stack.extend(child_nodes(node))
     return False

@@ -254,7 +254,9 @@ class DataDependentBranch(Rule):
                  "        left = [i for i, f in enumerate(rows) if not f[0]]\n        self.done = len(left) == 0\n"
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
-    must_not_fire = (# the tested tensor kept in a list, written to a summary, saved with a checkpoint
+    must_not_fire = (# the tested tensor formatted into a log line, kept in a list, written to a summary, saved
+                     "import logging\nimport torch\ndef f(x: torch.Tensor, n):\n    empty = (x < 0).sum()\n"
+                     "    if empty > 0:\n        logging.warning(f'{fmt(part=empty, total=n)} empty')\n",
                      "import torch\ndef collect(kept: list, scores: torch.Tensor, t: float):\n"
                      "    if scores.max() > t:\n        kept.append(scores)\n    return kept\n",
                      "import torch\ndef best(writer, epoch, val_loss: torch.Tensor, best_loss: torch.Tensor):\n"
