@@ -54,6 +54,17 @@ def build(root: Path) -> Path:
             f"    keep{k} = []\n    for j in range(len(t)):\n        if t[j].item() > {k}:\n"
             f"            keep{k}.append(j)\n    y{k} = torch.tensor(keep{k})\n" for k in range(600)),
         "lambda_bodies.py": "import torch\nf = lambda xs: torch.cat(xs)\ng = lambda n: torch.zeros(n)\n",
+        # 1,600 rebinds of one index name (a lookup per use and binding was cubic: 47 s), 1,600 evaluation loaders in
+        # one module (a walk per loader), 1,600 concatenations in one beam loop (a walk of the loop per one)
+        "index_rebinds.py": "import torch\nfrom torch_scatter import scatter_add\ndef f(inputs, x, y):\n" + "".join(
+            f"    idx = inputs['i{k}']\n    y = scatter_add(x, idx, dim_size=int(idx[-1]) + 1)\n"
+            f"    z{k} = x[:int(idx[0])]\n" for k in range(1600)),
+        "eval_loaders.py": "import torch\nfrom torch.utils.data import DataLoader\nmodel = torch.nn.Linear(2, 2)\n"
+        "ds = []\n" + "".join(f"loader{k} = DataLoader(ds, batch_size=8)\nwith torch.no_grad():\n"
+                             f"    for b in loader{k}:\n        model(b)\n" for k in range(1600)),
+        "beam_concats.py": "import torch\ndef f(model, prefixes, k, steps):\n    for step in range(steps):\n" + "".join(
+            "        ids = model(prefixes).topk(k)[1]\n        prefixes = prefixes.gather(1, ids)\n"
+            "        prefixes = torch.cat([prefixes, ids], -1)\n" for _ in range(1600)),
     }
     for name, body in text.items():
         (project / name).write_text(body, encoding="utf-8")

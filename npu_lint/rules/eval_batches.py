@@ -269,18 +269,40 @@ def _loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Opt
         body = scope_node if scope_node is not None else _module(node, ctx)
         if body is None:
             continue
-        for child in walk(body):
-            loop = _as_loop(child)
-            if loop is not None and _iterated(loop.iter) == name and child.lineno >= (
-                    node.lineno if scope_node is function else 0):
+        loops, _ = _body_index(body, ctx)
+        for child, loop in loops.get(name, ()):
+            if child.lineno >= (node.lineno if scope_node is function else 0):
                 yield loop, scope_node if scope_node is not None else body
     body = function if function is not None else _module(node, ctx)
-    for call in walk(body) if body is not None else ():
-        if isinstance(call, ast.Call) and call.lineno >= node.lineno and call is not parent:
+    for call in _body_index(body, ctx)[1].get(name, ()) if body is not None else ():
+        if call.lineno >= node.lineno and call is not parent:
             yield from _helper_loops(call, lambda argument: isinstance(argument, (ast.Name, ast.Attribute))
                                      and ast.unparse(argument) == name, owner, ctx)
     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and "." not in name:
         yield from _callers_loops(function, name, ctx)
+
+
+_Loops = dict[str, list[tuple[ast.AST, ast.For]]]
+
+
+def _body_index(body: ast.AST, ctx: FileContext) -> tuple[_Loops, dict[str, list[ast.Call]]]:
+    """The loops of a function (or module) by the name they iterate, and its calls by the names (or ``self.``
+    attributes) they pass: walked once per body, not once per loader in it."""
+    memo = ctx.scratch.setdefault("eval_batch_bodies", {})
+    found = memo.get(id(body))
+    if found is None or found[0] is not body:
+        loops: _Loops = {}
+        calls: dict[str, list[ast.Call]] = {}
+        for child in walk(body):
+            loop = _as_loop(child)
+            if loop is not None:
+                loops.setdefault(_iterated(loop.iter), []).append((child, loop))
+            if isinstance(child, ast.Call):
+                for argument in (*child.args, *(kw.value for kw in child.keywords)):
+                    if isinstance(argument, (ast.Name, ast.Attribute)):
+                        calls.setdefault(ast.unparse(argument), []).append(child)
+        found = memo[id(body)] = (body, loops, calls)
+    return found[1], found[2]
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
