@@ -107,11 +107,31 @@ _SHAPE_NODES = (ast.Name, ast.Constant, ast.Load, ast.Tuple, ast.List, ast.BinOp
                 ast.unaryop, ast.Slice, ast.Subscript)
 
 
+def _item_length(node: ast.AST) -> bool:
+    """``len(t)``, ``t.numel()``, ``t.size(0)``, ``t.shape[0]``, ``t.size(-1)``: how long each item is (the tokens of
+    a target, the boxes of an image, the samples of a clip), which varies with the data, unlike the spatial sizes of
+    feature levels (``f.size(2)``, ``f.shape[-2:]``)."""
+    if isinstance(node, ast.Call):
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        axis = node.args[0] if node.args else None
+    elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        name, axis = "size", node.slice
+    else:
+        return False
+    if isinstance(axis, ast.UnaryOp) and isinstance(axis.op, ast.USub) and isinstance(axis.operand, ast.Constant):
+        axis = ast.Constant(value=-axis.operand.value)
+    return name in ("len", "numel") or (name == "size" and isinstance(axis, ast.Constant) and axis.value in (0, -1))
+
+
 def shapes_only(element: ast.AST) -> bool:
-    """``f.shape[-2:]``, ``(x.size(2), x.size(3))``, ``len(t)``: a comprehension's element made of sizes only (what a
-    tensor built from it holds is metadata, read without a sync), not of a tensor's values."""
+    """``f.shape[-2:]``, ``(x.size(2), x.size(3))``: a comprehension's element made of spatial sizes only (what a
+    tensor built from it holds is metadata, read without a sync), not of a tensor's values nor of each item's
+    length (``[len(t) for t in targets]``: the lengths of a batch's targets are data)."""
     sized = False
     for node in walk(element):
+        if _item_length(node):
+            return False
         if isinstance(node, ast.Attribute):
             if node.attr not in ("shape", "size", "numel", "dim"):   # ``x.size(2)``: the call's callee
                 return False

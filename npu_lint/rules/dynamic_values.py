@@ -234,7 +234,10 @@ class TensorValueInShape(ValueFlow):
                  "    def take(self, x):\n        return x[:self.n.item()]\n",
                  # a tensor of values computed per item (not of their shapes) is data
                  "import torch\ndef first(xs):\n    vals = torch.tensor([x.sum() for x in xs])\n"
-                 "    return torch.zeros(int(vals[0]))\n")
+                 "    return torch.zeros(int(vals[0]))\n",
+                 # each target's length (not a spatial size of feature levels) is data
+                 "import torch\ndef pad(targets, padded):\n    lengths = torch.IntTensor([len(t) for t in targets])\n"
+                 "    for i, n in enumerate(lengths):\n        padded[i, :n] = targets[i][:n]\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      # a while loop over a host queue; a tensor cut by a fixed slice; an element of configuration;
                      # a comprehension filtered by host values
