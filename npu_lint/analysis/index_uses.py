@@ -23,7 +23,8 @@ import re
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis.bindings import Binding, Scope
-from npu_lint.analysis.nodes import OTHER_SCOPES, body_of, function_text
+from npu_lint.analysis.nodes import function_text
+from npu_lint.analysis.usage import own_calls
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -36,7 +37,6 @@ _TORCH_INDEX = frozenset("torch." + name for name in ("index_add", "index_copy",
 _BATCH_FUNCTIONS = frozenset({"global_add_pool", "global_mean_pool", "global_max_pool", "to_dense_batch"})
 _CALLS = re.compile(r"\b(?:index_(?:add|copy|fill|select)_?|gather|scatter\w*|segment_\w+|bincount|global_\w+_pool"
                     r"|to_dense_batch)\s*\(")
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
 def _argument(call: ast.Call, position: int, keyword: str) -> Optional[ast.AST]:
@@ -99,21 +99,13 @@ def index_of(call: ast.Call, qualname: Callable[[ast.AST], Optional[str]]) -> Op
 def index_names(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -> dict[str, list[ast.Name]]:
     """The names ``function``'s own body gives where an index tensor goes, by name."""
     found: dict[str, list[ast.Name]] = {}
-    stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset()) for node in body_of(function)]
-    while stack:
-        node, hidden = stack.pop()
-        if isinstance(node, OTHER_SCOPES):
-            continue
-        if isinstance(node, _COMPREHENSIONS):
-            hidden = hidden | {t.id for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
-        elif isinstance(node, ast.Call):
-            index = index_of(node, qualname)
-            if isinstance(index, ast.Name) and index.id not in hidden:
-                found.setdefault(index.id, []).append(index)
-            elif isinstance(index, ast.Attribute) and isinstance(index.value, ast.Name) \
-                    and index.value.id not in hidden:   # ``scatter(x, data.batch)``: by the receiver's name
-                found.setdefault(f"{index.value.id}.{index.attr}", []).append(index.value)
-        stack.extend((child, hidden) for child in ast.iter_child_nodes(node))
+    for call, hidden in own_calls(function):
+        index = index_of(call, qualname)
+        if isinstance(index, ast.Name) and index.id not in hidden:
+            found.setdefault(index.id, []).append(index)
+        elif isinstance(index, ast.Attribute) and isinstance(index.value, ast.Name) \
+                and index.value.id not in hidden:   # ``scatter(x, data.batch)``: by the receiver's name
+            found.setdefault(f"{index.value.id}.{index.attr}", []).append(index.value)
     return found
 
 

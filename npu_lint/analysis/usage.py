@@ -11,7 +11,7 @@ from __future__ import annotations
 import ast
 import re
 import unicodedata
-from typing import Callable, Optional
+from typing import Callable, Iterator, Optional
 
 from npu_lint.analysis.kinds import TENSOR_ONLY_MASK_METHODS, TENSOR_ONLY_METHODS
 from npu_lint.analysis.nodes import OTHER_SCOPES, body_of, child_nodes, function_text
@@ -24,22 +24,29 @@ _DOT_METHOD = re.compile(r"\.(?:[\s\\]|#[^\n#]*)*(?:" + "|".join(sorted(EVIDENCE
 _BETWEEN = frozenset(" \t\r\n\f\v)\\")   # what may stand between a receiver name and its dot (``(x).unsqueeze``)
 
 
-def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
-    """The names of ``function``'s body called with a tensor-only method (``x.unsqueeze(1)``), by name."""
-    found: dict[str, list[ast.Name]] = {}
+def own_calls(function: ast.AST) -> Iterator[tuple[ast.Call, frozenset[str]]]:
+    """The calls of ``function``'s own body (nested functions and classes are other scopes), each with the names a
+    comprehension around it binds (``[n.unsqueeze(0) for n in items]``: its own ``n``, not the function's)."""
     stack: list[tuple[ast.AST, frozenset[str]]] = [(node, frozenset()) for node in body_of(function)]
     while stack:
         node, hidden = stack.pop()
         if isinstance(node, OTHER_SCOPES):
             continue
-        if isinstance(node, _COMPREHENSIONS):   # ``[n.unsqueeze(0) for n in items]``: its own ``n``
+        if isinstance(node, _COMPREHENSIONS):
             hidden = hidden | {t.id for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
         elif isinstance(node, ast.Call):
-            func = node.func
-            if isinstance(func, ast.Attribute) and func.attr in EVIDENCE and isinstance(func.value, ast.Name) \
-                    and func.value.id not in hidden:
-                found.setdefault(func.value.id, []).append(func.value)
+            yield node, hidden
         stack.extend((child, hidden) for child in ast.iter_child_nodes(node))
+
+
+def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
+    """The names of ``function``'s body called with a tensor-only method (``x.unsqueeze(1)``), by name."""
+    found: dict[str, list[ast.Name]] = {}
+    for call, hidden in own_calls(function):
+        func = call.func
+        if isinstance(func, ast.Attribute) and func.attr in EVIDENCE and isinstance(func.value, ast.Name) \
+                and func.value.id not in hidden:
+            found.setdefault(func.value.id, []).append(func.value)
     return found
 
 

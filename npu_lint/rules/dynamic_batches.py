@@ -116,12 +116,8 @@ class LoaderWithoutDropLast(Rule):
             keywords = _built_loader(node, ctx)
             if keywords is None:
                 return
-        if None in keywords:
-            spread = _spread_dicts(node, ctx)
-            if spread is None:
-                return
-            keywords = {**spread, **{key: value for key, value in keywords.items() if key is not None}}
-        if "batch_sampler" in keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        keywords = batched_keywords(node, keywords, ctx)
+        if keywords is None:
             return
         if "drop_last" in keywords and _constant(keywords["drop_last"]) is not False:
             return
@@ -147,6 +143,19 @@ class LoaderWithoutDropLast(Rule):
         if iterated not in pending or not _trains(node, ctx):
             return
         ctx.report(pending.pop(iterated), self.message, _LOADER)
+
+
+def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Optional[dict]:
+    """A loader call's keywords with its ``**kwargs`` dicts built in the same scope merged in; None when they
+    cannot be read (another spread) or a ``batch_sampler`` or ``*args`` decides the batches."""
+    if None in keywords:
+        spread = _spread_dicts(node, ctx)
+        if spread is None:
+            return None
+        keywords = {**spread, **{key: value for key, value in keywords.items() if key is not None}}
+    if "batch_sampler" in keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    return keywords
 
 
 def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:

@@ -14,7 +14,8 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader,
-                                            _constant, _iterated, _names_around, _shuffle_flag, _spread_dicts, _trains)
+                                            _constant, _iterated, _names_around, _shuffle_flag, _trains,
+                                            batched_keywords)
 from npu_lint.rules.value_flow import FAMILY
 
 # Lightning-style hooks that return an evaluation / prediction loader.
@@ -186,12 +187,8 @@ class ShortLastEvalBatch(Rule):
                 if _constant(explicit) is False:
                     self._other_builder(node, ctx)
                 return
-        if None in keywords:
-            spread = _spread_dicts(node, ctx)
-            if spread is None:
-                return
-            keywords = {**spread, **{key: value for key, value in keywords.items() if key is not None}}
-        if "batch_sampler" in keywords or any(isinstance(a, ast.Starred) for a in node.args):
+        keywords = batched_keywords(node, keywords, ctx)
+        if keywords is None:
             return
         if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None):
             return
