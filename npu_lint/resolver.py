@@ -14,7 +14,6 @@ import ast
 from typing import Optional, Protocol
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.names import CANONICAL, canonical, names_in   # noqa: F401  (re-exported)
 from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, Summaries,  # noqa: F401  (re-exported)
                                         memo, return_statements)
 from npu_lint.analysis.declared import PYTHON_SCALARS, Declared
