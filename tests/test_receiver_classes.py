@@ -315,3 +315,60 @@ def test_super_calls_aliased_apply_and_type_casts(tmp_path):
     assert not [row for row in rows if row[0] == 41 and "forward" in row[1]], sorted(rows)
     assert (41, "torch.Tensor.upper") not in rows
     assert len([row for row in rows if row[0] == 25]) == 1, sorted(rows)   # not ``super(cls, x)``
+
+
+GENERIC_BASE = '''from typing import Generic, TypeVar
+import torch
+from torch.nn import Module
+
+T = TypeVar("T")
+
+
+class Base(Generic[T]):
+    def __init__(self, model: Module, optimizer: torch.optim.Optimizer):
+        self.model: Module = model
+        self.optimizer = optimizer
+'''
+
+GENERIC_CHILD = '''from abc import ABC
+from torch import nn
+from pkg.base import Base
+
+
+class PackNet(ABC, nn.Module):
+    def prune(self, p: float):
+        pass
+
+
+class Local(Base[int]):
+    pass
+
+
+class Strategy(Local):
+    def step(self):
+        self.optimizer.step()
+        self.model.train()
+
+
+def _get_model(strategy: "Base") -> PackNet:
+    model = strategy.model
+    return model
+
+
+def go(strategy: Strategy):
+    model = _get_model(strategy)
+    model.prune(0.5)
+    return model.eval()
+'''
+
+
+def test_generic_bases_and_declared_subclasses(tmp_path):
+    rows = package_inventory(tmp_path, {"base": GENERIC_BASE, "child": GENERIC_CHILD})
+    # ``Base[int]`` is ``Base``: its ``self.optimizer`` / ``self.model`` reach the subclass's methods (through a
+    # class of this file, from another module)
+    expected = {("pkg/child.py", 17, "torch.optim.Optimizer.step"), ("pkg/child.py", 18, "torch.nn.Module.train"),
+                ("pkg/child.py", 29, "torch.nn.Module.eval")}
+    assert expected <= rows, sorted(expected - rows)
+    # a project method of the declared return class (``-> PackNet``), though the returned value is typed
+    # ``nn.Module``: project code, no torch API
+    assert not [row for row in rows if row[:2] == ("pkg/child.py", 28)], rows

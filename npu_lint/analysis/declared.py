@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import rooted
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import class_bases, walk
 from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Binding, Scope
 from npu_lint.analysis.summaries import method_def
 
@@ -263,7 +263,7 @@ class Declared:
         if outer is None:
             return []
         found = []
-        for base in node.bases:
+        for base in class_bases(node):
             local = self.definition(base, outer) if isinstance(base, ast.Name) else None
             if isinstance(local, ast.ClassDef):
                 found.append(self._local_class_name(local))

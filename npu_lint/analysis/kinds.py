@@ -129,8 +129,10 @@ def refine(declared: Optional[Value], inferred: Optional[Value]) -> Optional[Val
     ``-> Tensor``, ``nn.Linear`` for ``-> nn.Module``, ``SGD`` for ``optimizer: Optimizer = SGD(...)``)."""
     if declared is None or (inferred is not None and (inferred[0] == declared[0]
                                                       or (inferred[0] in TENSORS and declared[0] in TENSORS))):
-        if declared is not None and inferred is not None and inferred[0] == declared[0] and inferred[1] is None:
-            return declared   # the code agrees on the kind but names no class (a join of subclasses'): the declared one
+        if declared is not None and inferred is not None and inferred[0] == declared[0] and (
+                inferred[1] is None or inferred[1] in BASE_KINDS):
+            return declared   # the code agrees on the kind but names no class (a join of subclasses'), or only torch's
+            # base class (``model = strategy.model`` typed ``nn.Module`` under ``-> PackNetModule``): the declared one
         return inferred if inferred is not None else declared
     return declared
 

@@ -31,6 +31,12 @@ def child_nodes(node: ast.AST) -> list[ast.AST]:
 OTHER_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
+def class_bases(node: ast.ClassDef) -> list[ast.expr]:
+    """A class's bases as classes: a generic base is its class (``BaseTemplate[T]``: ``BaseTemplate``;
+    ``Generic[T]``: ``Generic``), so attributes, methods and kinds inherit through it."""
+    return [base.value if isinstance(base, ast.Subscript) else base for base in node.bases]
+
+
 def body_of(function: ast.AST) -> list[ast.AST]:
     """The statements of a function's (or module's, class's) body; a lambda's body is its one expression."""
     body = getattr(function, "body", None)

@@ -12,6 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scopes import CLASS, VALUE, Binding, Position, Scope
 from npu_lint.analysis.summaries import return_statements
 
@@ -129,7 +130,7 @@ class Receivers:
 
     def _derives(self, cls: ast.ClassDef, base: ast.ClassDef, depth: int = 0) -> bool:
         """``cls`` derives from ``base``, both classes of this module."""
-        for node in cls.bases:
+        for node in class_bases(cls):
             local = self.definition(node, self.scopes.module) if isinstance(node, ast.Name) else None
             if local is base or (isinstance(local, ast.ClassDef) and depth < 8
                                  and self._derives(local, base, depth + 1)):

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.call_lines import CallLines, nested_calls
 from npu_lint.analysis.scopes import CLASS, DEF, Binding, Scope
-from npu_lint.analysis.nodes import body_of
+from npu_lint.analysis.nodes import body_of, class_bases
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -269,7 +269,7 @@ class Summaries:
         value = None
         own = self._local_class_name(node)
         scope = (self.scopes.scope_of(node).parent if self.scopes and self.scopes.scope_of(node) else None)
-        for base in node.bases:
+        for base in class_bases(node):
             if scope is None:
                 break
             local = self.definition(base, scope) if isinstance(base, ast.Name) else None

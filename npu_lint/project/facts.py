@@ -14,6 +14,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.summaries_padding import own_maximum, padded_items
 from npu_lint.analysis.summaries_reads import may_return_read_back, returns_read_back
@@ -213,7 +214,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         bases: list[tuple[str, str, int]] = []
         for base in node.bases:
             self.expressions(base)
-            bases.append(self._name_parts(base))
+        bases = [self._name_parts(base) for base in class_bases(node)]
         parent = self.scopes[-1]
         qualname = f"{parent.name}.{node.name}" if parent.name else node.name
         parent.defs[node.name] = qualname
