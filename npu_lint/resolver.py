@@ -222,6 +222,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 return None
             if any(isinstance(o, ast.Constant) and isinstance(o.value, str) for o in (node.left, *node.comparators)):
                 return K.HOST, None   # ``df.kind == 'car'``: tensors are not compared with strings
+            if any(isinstance(o, ast.Constant) and o.value is None for o in (node.left, *node.comparators)):
+                return None   # ``x == None``: a tensor gives Python's ``False`` (no element is read), not a mask
             operands = [self.value_of(o, scope, depth + 1) for o in (node.left, *node.comparators)]
             if any(v is not None and v[0] == K.HOST for v in operands):
                 return K.HOST, None

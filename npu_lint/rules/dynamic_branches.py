@@ -294,6 +294,9 @@ class DataDependentBranch(Rule):
                      "        x = x / world_size()\n    return x\n",
                      "import torch\ndef f(x: torch.Tensor, m: torch.Tensor, cache):\n    if m.sum() > 0:\n"
                      "        cache = None\n    return cache\n",
+                     # a tensor compared with None: Python's ``False``, no element read
+                     "import torch\ndef f(x: torch.Tensor, score: torch.Tensor = None):\n    if score == None:\n"
+                     "        score = torch.eye(3)\n    return x @ score\n",
                      # a coin flip drawn on the host (an augmentation's probability)
                      "import torch\ndef mix(x: torch.Tensor, p: float):\n    if torch.rand(1).item() < p:\n"
                      "        x = x.flip(-1)\n    return x\n",
@@ -402,8 +405,9 @@ def _tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Op
         inner = inner.value if isinstance(inner, ast.NamedExpr) else inner   # ``if (single := x.ndim == 2):``
         if isinstance(inner, ast.Compare):
             sides = (inner.left, *inner.comparators)
-            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops):
-                continue
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops) \
+                    or any(isinstance(s, ast.Constant) and s.value is None for s in sides):
+                continue   # ``if out == None:``: a tensor compared with None is Python's ``False``, no value read
             if any(host_random(s, ctx) for s in sides):
                 continue   # ``torch.rand(1).item() < p``: a draw on the host, no data read
             if any(resolver.kind_of(s) in K.TENSORS or item(s, ctx) for s in sides) \
