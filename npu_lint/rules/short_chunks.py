@@ -9,8 +9,9 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, fed_pieces, length_expr,
-                                        loop_position, made_tensor, same_or_variable, split_pieces, whole_chunks)
+from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, derived, fed_pieces, length_expr,
+                                        loop_position, made_tensor, model_call, same_or_variable, split_pieces,
+                                        whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
 
 
@@ -35,6 +36,17 @@ def _first_axis(node: ast.AST) -> bool:
         if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Attribute) and child.value.attr == "shape":
             return isinstance(child.slice, ast.Constant) and child.slice.value == 0
     return False
+
+
+def _fed_model(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
+    """A list's chunk (or what the loop builds from it: ``batch = {"data_in": chunk}``) given to a model:
+    ``model.inference(**batch)``, ``self.predict(inputs=xs[i:i + bs])``; the model makes the batch a tensor."""
+    parent = ctx.parent(node)
+    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target] if isinstance(parent, ast.AnnAssign) \
+        else []
+    names = {t.id for t in targets if isinstance(t, ast.Name)}
+    body = loop.body if isinstance(loop, ast.For) else [getattr(loop, "elt", None) or getattr(loop, "value", None)]
+    return model_call(body, derived(body, names), ctx, node) is not None
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -142,9 +154,13 @@ class ShortLastChunk(Rule):
         ``x.split(bs)`` / ``torch.split(x, bs)`` of a tensor in one size (not a size read from the data: the
         split of stacked batches) that feed a piece to a model (an ``nn.Module``, or a callee named model / net /
         encoder / forward ...): the last piece is shorter unless the size divides the length (``x.chunk(n)``
-        is left alone: channel groups and halves, whole in practice). The stop must be a length read from the data, not a constant; a
+        is left alone: channel groups and halves, whole in practice), also when the pieces are bound to a name the
+        loop then walks (``batches = torch.split(x, bs)``, ``for b in batches: self.encoder(b)``) or index the data
+        fed (``self(x[idx])``). The stop must be a length read from the data, not a constant; a
         Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
-        tokenizer asked for ``return_tensors``). One finding per loop: its first chunk.
+        tokenizer asked for ``return_tensors``) or given to a model, directly or through what the loop builds from
+        it (``batch = {"data_in": items[i:end]}``, then ``model.inference(**batch)``; ``self.predict(inputs=
+        series[i:i + bs])``). One finding per loop: its first chunk.
         Chunk ``i`` of a count rounded up is the same thing: ``x[i * bs:(i + 1) * bs]`` under
         ``for i in range(math.ceil(len(x) / bs))`` (also ``(n + bs - 1) // bs``, ``-(-n // bs)``, ``n // bs + 1``,
         ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding).
@@ -212,7 +228,14 @@ class ShortLastChunk(Rule):
                  "import torch\ndef predict(model, x, bs):\n    n = x.shape[0]\n    for i in range((n + bs - 1) // bs):\n"
                  "        end = min((i + 1) * bs, n)\n        model(x[i * bs:end])\n",
                  "import numpy as np\nimport torch\ndef predict(model, x, bs):\n"
-                 "    return [model(x[bs * k:bs * (k + 1)]) for k in range(int(np.ceil(len(x) / bs)))]\n")
+                 "    return [model(x[bs * k:bs * (k + 1)]) for k in range(int(np.ceil(len(x) / bs)))]\n",
+                 # a list's chunks given to a model, through a dict the loop builds; pieces bound to a name first
+                 "import torch\ndef infer(model, items, bs):\n    out = []\n    for start in range(0, len(items), bs):\n"
+                 "        end = min(len(items), start + bs)\n        chunk = items[start:end]\n"
+                 "        batch = {'data_in': chunk}\n        with torch.no_grad():\n"
+                 "            out.extend(model.inference(**batch))\n    return out\n",
+                 "import torch\ndef run(self, x: torch.Tensor, bs):\n    pieces = torch.split(x, bs)\n    outs = []\n"
+                 "    for p in pieces:\n        outs.append(self.encoder(p))\n    return torch.cat(outs)\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
@@ -227,6 +250,8 @@ class ShortLastChunk(Rule):
                      "        end = min(i + bs, n)\n        y = x[i:end]\n",
                      "import torch\ndef names(texts, bs):\n    for i in range(0, len(texts), bs):\n"
                      "        chunk = texts[i:i + bs]\n        print(', '.join(chunk))\n",
+                     "import torch\ndef write(items, bs, out):\n    for i in range(0, len(items), bs):\n"
+                     "        batch = {'rows': items[i:i + bs]}\n        out.write_rows(**batch)\n",
                      # pieces of a sequence collected in a list, nothing computed on each
                      "import torch\ndef segment(a, n):\n    return [a[i:i + n] for i in range(0, len(a), n)]\n",
                      # the enumerate counter is no chunk start; whole chunks through a progress bar
@@ -303,7 +328,7 @@ class ShortLastChunk(Rule):
         if not isinstance(loop, ast.For) and not consumed(node, ctx):
             return      # ``[a[i:i + n] for i in range(...)]``: a list of pieces, no computation on each
         if (_last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list") \
-                and not made_tensor(node, loop, ctx):
+                and not made_tensor(node, loop, ctx) and not _fed_model(node, loop, ctx):
             return      # a list of names, parameters or modules cut in batches, never made a tensor: no shape
         reported = ctx.scratch.setdefault("short_chunk_loops", set())
         if id(loop) in reported:
