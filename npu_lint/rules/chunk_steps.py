@@ -72,10 +72,12 @@ def _shape_of(value: ast.AST) -> bool:
 
 
 def whole_chunks(stop: ast.AST, ctx: FileContext) -> bool:
-    """``n - step`` (or a name bound to it): the loop stops before the short tail."""
+    """``n - step``, ``n - k + 1`` (or a name bound to one): the loop stops before the short tail."""
     if isinstance(stop, ast.Name):
         binding = ctx.resolver.binding(stop)
         stop = binding.value if binding is not None and binding.tag == VALUE and not binding.path else stop
+    if isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Add) and isinstance(stop.right, ast.Constant):
+        stop = stop.left   # ``n - k + 1``: the start of the last whole window
     return isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub)
 
 
@@ -218,17 +220,28 @@ def loops_over(node: ast.AST, ctx: FileContext) -> list[tuple[ast.AST, list]]:
 
 def derived(body: list, names: set[str]) -> set[str]:
     """``names`` and the names the statements of ``body`` bind from them (``batch = {"x": chunk}``, ``ctx =
-    [torch.tensor(e) for e in batch]``), in two passes: what a loop's element flows into within the loop."""
+    [torch.tensor(e) for e in batch]``, ``for item in chunk``, ``wavs.append(load(item))``), in two passes: what a
+    loop's element flows into within the loop."""
     names = set(names)
     for _ in range(2):
         for statement in body:
             for child in walk(statement) if statement is not None else ():
-                if isinstance(child, (ast.Assign, ast.AnnAssign)) and child.value is not None and any(
-                        isinstance(n, ast.Name) and n.id in names for n in walk(child.value)):
+                if isinstance(child, (ast.Assign, ast.AnnAssign)) and _uses(child.value, names):
                     targets = child.targets if isinstance(child, ast.Assign) else [child.target]
-                    names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)
-                              and isinstance(n.ctx, ast.Store)}
+                elif isinstance(child, (ast.For, ast.comprehension)) and _uses(child.iter, names):
+                    targets = [child.target]   # ``for item in chunk:`` walks the chunk's items
+                elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                        and child.func.attr in ("append", "extend") and isinstance(child.func.value, ast.Name) \
+                        and any(_uses(a, names) for a in child.args):
+                    targets = [child.func.value]   # ``tensors.append(load(item))``: the list holds them
+                else:
+                    continue
+                names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
     return names
+
+
+def _uses(node: Optional[ast.AST], names: set[str]) -> bool:
+    return node is not None and any(isinstance(n, ast.Name) and n.id in names for n in walk(node))
 
 
 def model_call(body: list, names: set[str], ctx: FileContext, node: Optional[ast.AST] = None) -> Optional[ast.Call]:

@@ -9,6 +9,8 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches,
+                                           short_batch_sampler)
 from npu_lint.rules.value_flow import FAMILY
 
 _LOADER = "torch.utils.data.DataLoader"
@@ -46,7 +48,13 @@ class LoaderWithoutDropLast(Rule):
         where every ``self.drop_last = ...`` of the class stores ``False`` or a constructor parameter defaulting to
         it (a Lightning ``DataModule(..., drop_last: bool = False)``). A loader built in Lightning's
         ``train_dataloader`` hook, or in a method of the class only that hook calls with the training set
-        (``self._data_loader(self.dataset_train, shuffle=self.shuffle)``), is a training loader.
+        (``self._data_loader(self.dataset_train, shuffle=self.shuffle)``), is a training loader. A
+        ``BatchSampler`` of a random sampler (``BatchSampler(RandomSampler(ds), 32, drop_last=False)``, the sampler
+        perhaps through a name) with ``drop_last`` ``False`` is flagged too: handed to a loader as
+        ``batch_sampler=``, it decides the batches. So are Hugging Face ``TrainingArguments`` (and
+        ``Seq2SeqTrainingArguments``) without ``dataloader_drop_last=True`` given to a trainer whose ``train()``
+        the same function calls: the ``Trainer`` builds its training loader from them (not with
+        ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it).
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
         a second set of shapes for every operator of the training step, compiled again on NPU (and with
@@ -63,7 +71,7 @@ class LoaderWithoutDropLast(Rule):
     name = "loader-without-drop-last"
     family = FAMILY
     node_types = (ast.Call, ast.For)
-    triggers = ("DataLoader",)
+    triggers = ("DataLoader", "BatchSampler", "TrainingArguments")
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = ("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
                  "import torch\ntrain_loader = torch.utils.data.DataLoader(ds, batch_size=8, sampler=sampler, drop_last=False)\n",
@@ -117,7 +125,19 @@ class LoaderWithoutDropLast(Rule):
             self._check_loop(node, ctx)
             return
         assert isinstance(node, ast.Call)
-        if ctx.resolver.qualname(node.func) == _LOADER:
+        qualname = ctx.resolver.qualname(node.func)
+        if qualname in TRAINER_ARGUMENTS:
+            if keeps_short_batches(node, ctx):
+                ctx.report(node, "these TrainingArguments leave dataloader_drop_last=False: the Trainer's last "
+                           "training batch is smaller, a second set of shapes to compile on NPU", qualname)
+            return
+        if qualname in BATCH_SAMPLERS:
+            sampler = short_batch_sampler(node, ctx)
+            if sampler is not None:
+                ctx.report(node, f"this BatchSampler batches a {sampler} (a training order) with drop_last=False: "
+                           "its last batch is smaller, a second set of shapes to compile on NPU", qualname)
+            return
+        if qualname == _LOADER:
             keywords = {kw.arg: kw.value for kw in node.keywords}
             keywords.update(zip(_LOADER_PARAMETERS, node.args))
         else:

@@ -1,0 +1,78 @@
+"""Batches made by hand (NPU407, short_chunks.py): the batches a data source serves (``self.data = [data[i:i + bs]
+for i in range(0, len(data), bs)]`` in a class with ``__len__`` and ``__getitem__``, or in a torch ``Sampler``),
+library batchers (``more_itertools.chunked``, ``itertools.batched``) whose batches a loop gives to a model, and a
+list of chunk starts walked by a loop (``starts = list(range(0, n, bs)); random.shuffle(starts)``). Nothing here is
+a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.scopes import VALUE
+from npu_lint.context import FileContext
+from npu_lint.rules.chunk_steps import derived, loops_over, model_call
+
+# Library functions that cut an iterable into lists of ``n`` (the last one shorter), with the position and keyword
+# of the batch size: more_itertools' ``chunked`` / ``ichunked``, ``itertools.batched`` (3.12), toolz'
+# ``partition_all``, boltons' ``chunked``, gluonts' ``batcher``.
+BATCHERS = {"more_itertools.chunked": (1, "n"), "more_itertools.ichunked": (1, "n"),
+            "more_itertools.more.chunked": (1, "n"), "itertools.batched": (1, "n"),
+            "toolz.partition_all": (0, "n"), "cytoolz.partition_all": (0, "n"),
+            "toolz.itertoolz.partition_all": (0, "n"), "boltons.iterutils.chunked": (1, "size"),
+            "gluonts.itertools.batcher": (1, "batch_size")}
+_DATA_BASES = ("torch.utils.data.Sampler", "torch.utils.data.sampler.Sampler", "torch.utils.data.BatchSampler",
+               "torch.utils.data.DistributedSampler", "torch.utils.data.distributed.DistributedSampler",
+               "torch.utils.data.Dataset", "torch.utils.data.IterableDataset")
+
+
+def served_batches(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
+    """``[data[i:i + bs] for i in range(...)]``, the chunk itself the element, in a method of a class that serves
+    items: a torch ``Sampler`` / ``Dataset`` subclass, or a class with ``__len__`` and ``__getitem__`` or
+    ``__iter__`` (a project's own loader). The list is the batches it serves, the last one shorter."""
+    if not isinstance(loop, ast.ListComp) or loop.elt is not node:
+        return False
+    cls = ctx.enclosing(loop, (ast.ClassDef,))
+    if not isinstance(cls, ast.ClassDef):
+        return False
+    if any(ctx.resolver.qualname(base) in _DATA_BASES for base in cls.bases):
+        return True
+    methods = {n.name for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    return "__len__" in methods and bool(methods & {"__getitem__", "__iter__"})
+
+
+def library_batches(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, ast.Call]]:
+    """``for batch in chunked(items, bs): model(...)``: the batch size and the model call, when a loop over a
+    library batcher's lists gives one (or what it builds from it) to a model; None otherwise, and for a batcher
+    asked to refuse a short tail (``strict=True``)."""
+    spec = BATCHERS.get(ctx.resolver.qualname(node.func) or "")
+    if spec is None or any(kw.arg == "strict" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
+                           for kw in node.keywords):
+        return None
+    position, keyword = spec
+    size = node.args[position] if len(node.args) > position else \
+        next((kw.value for kw in node.keywords if kw.arg == keyword), None)
+    if size is None or (isinstance(size, ast.Constant) and size.value == 1):
+        return None
+    for target, body in loops_over(node, ctx):
+        names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        call = model_call(body, derived(body, names), ctx)
+        if call is not None:
+            return size, call
+    return None
+
+
+def listed_range(source: ast.AST, ctx: FileContext) -> ast.AST:
+    """``range(0, n, bs)`` for a name bound (once, unpacked from nothing) to ``list(range(0, n, bs))`` or the range
+    itself: the chunk starts a loop walks, perhaps shuffled in place; ``source`` otherwise."""
+    if not isinstance(source, ast.Name):
+        return source
+    binding = ctx.resolver.binding(source)
+    if binding is None or binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
+        return source
+    value = binding.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list" \
+            and len(value.args) == 1:
+        value = value.args[0]
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "range":
+        return value
+    return source
