@@ -61,6 +61,38 @@ def library_batches(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST,
     return None
 
 
+# Splits into ``n`` parts as equal as they can be (``np.array_split(x, 10)``: sizes differing by one) or at given
+# indices; an integer count of sections is what is read here.
+_SECTION_SPLITS = frozenset({"numpy.array_split", "torch.tensor_split"})
+
+
+def section_pieces(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, ast.Call]]:
+    """``for part in np.array_split(x, n): model(part)`` (``torch.tensor_split``, ``x.tensor_split(n)``): parts
+    whose sizes differ by one unless ``n`` divides the length, each a second shape for the model; the count and
+    the model call, else None (a list of split indices, no model fed)."""
+    func = node.func
+    name = ctx.resolver.qualname(func)
+    if name in _SECTION_SPLITS:
+        rest = node.args[1:]
+    elif name is None and isinstance(func, ast.Attribute) and func.attr == "tensor_split" \
+            and ctx.resolver.kind_of(func.value) in ("tensor", "batch"):
+        rest = node.args
+    else:
+        return None
+    count = rest[0] if rest else next((kw.value for kw in node.keywords
+                                       if kw.arg in ("indices_or_sections", "sections")), None)
+    if count is None or isinstance(count, (ast.List, ast.Tuple, ast.ListComp)) \
+            or (isinstance(count, ast.Constant) and count.value in (1, 2)) \
+            or ctx.resolver.kind_of(count) in ("list", "tensor"):
+        return None   # split points, halves, or a single part
+    for target, body in loops_over(node, ctx):
+        names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        call = model_call(body, derived(body, names), ctx)
+        if call is not None:
+            return count, call
+    return None
+
+
 def listed_range(source: ast.AST, ctx: FileContext) -> ast.AST:
     """``range(0, n, bs)`` for a name bound (once, unpacked from nothing) to ``list(range(0, n, bs))`` or the range
     itself: the chunk starts a loop walks, perhaps shuffled in place; ``source`` otherwise."""
