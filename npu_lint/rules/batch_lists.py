@@ -12,6 +12,8 @@ from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules.chunk_steps import derived, loops_over, model_call
 
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
+
 # Library functions that cut an iterable into lists of ``n`` (the last one shorter), with the position and keyword
 # of the batch size: more_itertools' ``chunked`` / ``ichunked``, ``itertools.batched`` (3.12), toolz'
 # ``partition_all``, boltons' ``chunked``, gluonts' ``batcher``.
@@ -91,6 +93,51 @@ def section_pieces(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, 
         if call is not None:
             return count, call
     return None
+
+
+_ISLICES = frozenset({"itertools.islice"})
+
+
+def sliced_batches(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """``batch = list(islice(it, bs))`` in a ``while`` loop that stops when it comes back empty (``if not batch:
+    break``) and emits it (``yield``, or a model fed): the batching idiom whose last batch holds what is left.
+    The batch size, else None."""
+    if ctx.resolver.qualname(node.func) not in _ISLICES or len(node.args) != 2 or node.keywords:
+        return None
+    size = node.args[1]
+    if isinstance(size, ast.Constant) and size.value in (1, None):
+        return None
+    value, parent = node, ctx.parent(node)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id in ("list", "tuple") \
+            and parent.args and parent.args[0] is node:
+        value, parent = parent, ctx.parent(parent)
+    if not (isinstance(parent, ast.Assign) and parent.value is value and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)):
+        return None
+    name = parent.targets[0].id
+    loop = ctx.enclosing(parent, (ast.While, ast.For, *_DEFS))
+    if not isinstance(loop, ast.While) or not _stops_when_empty(loop, name):
+        return None
+    emitted = any(isinstance(n, ast.Yield) and n.value is not None
+                  and any(isinstance(m, ast.Name) and m.id in derived(loop.body, {name}) for m in ast.walk(n.value))
+                  for statement in loop.body for n in ast.walk(statement))
+    return size if emitted or model_call(loop.body, derived(loop.body, {name}), ctx) is not None else None
+
+
+def _stops_when_empty(loop: ast.While, name: str) -> bool:
+    """``if not batch: break`` (or ``return``; ``len(batch) == 0``) in the loop's body."""
+    for statement in loop.body:
+        if not isinstance(statement, ast.If) or not statement.body \
+                or not isinstance(statement.body[0], (ast.Break, ast.Return)):
+            continue
+        test = statement.test
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name) \
+                and test.operand.id == name:
+            return True
+        if isinstance(test, ast.Compare) and isinstance(test.left, ast.Call) and ast.unparse(test.left) == \
+                f"len({name})" and isinstance(test.ops[0], ast.Eq) and ast.unparse(test.comparators[0]) == "0":
+            return True
+    return False
 
 
 def listed_range(source: ast.AST, ctx: FileContext) -> ast.AST:

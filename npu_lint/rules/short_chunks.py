@@ -8,7 +8,8 @@ from typing import Optional
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.batch_lists import library_batches, listed_range, section_pieces, served_batches
+from npu_lint.rules.batch_lists import (library_batches, listed_range, section_pieces, served_batches,
+                                        sliced_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import rounded_up, scaled, scaled_end
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, derived, fed_pieces, length_expr,
@@ -115,7 +116,9 @@ class ShortLastChunk(Rule):
         ``__iter__`` (a project's own loader, a batch sampler). So do the lists of a library batcher
         (``more_itertools.chunked``, ``itertools.batched``, toolz ``partition_all``) that a loop gives to a model
         (not with ``strict=True``), the parts of ``np.array_split(x, n)`` / ``torch.tensor_split(x, n)`` a loop
-        feeds a model (sizes one apart unless ``n`` divides the length; split indices are left alone), and the bptt tail of a batch-first sequence (``min(bptt, x.size(1) - 1 -
+        feeds a model (sizes one apart unless ``n`` divides the length; split indices are left alone), ``batch =
+        list(islice(it, bs))`` in a ``while`` loop that stops when it comes back empty and yields it or feeds a
+        model, and the bptt tail of a batch-first sequence (``min(bptt, x.size(1) - 1 -
         i)``). And a batch filled item by item: a loop appends to a list, emits it (``yield``, or appended to the
         batches) and empties it when a size test says it is full (``len(batch) == bs``, a running token count over
         a budget), then ``if batch: yield batch`` after the loop emits the short remainder (reported there; a list
@@ -141,7 +144,7 @@ class ShortLastChunk(Rule):
     family = FAMILY
     node_types = (ast.Call, ast.Subscript, ast.If)
     triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
-                "_split(")
+                "_split(", "islice(")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
     must_fire = ("import numpy as np\nimport torch\ndef slide(model, chunks: torch.Tensor, bs: int):\n"
                  "    for c in np.arange(0, chunks.shape[0], bs):\n        model(chunks[c:c + bs])\n",
@@ -211,6 +214,9 @@ class ShortLastChunk(Rule):
                  "    seq_len = min(seq_len, source.size(1) - 1 - i)\n    return source[:, i:i + seq_len]\n",
                  "import numpy as np\nimport torch\ndef predict(model, x, n):\n"
                  "    return torch.cat([model(torch.from_numpy(p)) for p in np.array_split(x, n)])\n",
+                 "import torch\nfrom itertools import islice\ndef batches(items, bs):\n    it = iter(items)\n"
+                 "    while True:\n        batch = list(islice(it, bs))\n        if not batch:\n            break\n"
+                 "        yield torch.stack(batch)\n",
                  # the remainder of a batch filled item by item, by count or by a token budget
                  "import torch\ndef batches(items, bs):\n    batch = []\n    for x in items:\n        batch.append(x)\n"
                  "        if len(batch) == bs:\n            yield torch.stack(batch)\n            batch = []\n"
@@ -244,6 +250,8 @@ class ShortLastChunk(Rule):
                      "    for b in batched(rows, bs):\n        out.write(b)\n",
                      "import torch\ndef heads(model, x: torch.Tensor):\n"
                      "    return [model(p) for p in torch.tensor_split(x, [2, 5])]\n",
+                     "import torch\nfrom itertools import islice\ndef head(items, n):\n"
+                     "    return list(islice(items, n))\n",
                      # windows that all fit: the starts stop at the last whole window, through a name
                      "import torch\ndef conv(self, x: torch.Tensor, k, stride):\n"
                      "    windows = range(0, x.size(2) - k + 1, stride)\n"
@@ -375,6 +383,11 @@ class ShortLastChunk(Rule):
     def _batched(self, node: ast.Call, ctx: FileContext) -> None:
         """``for batch in chunked(items, bs): model(batch)``: a library batcher's last list is shorter; ``for part
         in np.array_split(x, n): model(part)``: parts one apart in size."""
+        size = sliced_batches(node, ctx)
+        if size is not None:
+            what = f"{short_source(node, 30)} takes batches of {short_source(size, 20)} until the iterator runs out"
+            ctx.report(node, self.message.format(what=what), "islice(it, n)")
+            return
         found = section_pieces(node, ctx)
         if found is not None:
             what = (f"{short_source(node, 30)} feeds {short_source(found[1].func, 20)} parts of unequal sizes "
