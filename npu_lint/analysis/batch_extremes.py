@@ -261,7 +261,10 @@ _SIZE_KEYS = frozenset({"len", "numel", "torch.numel"})
 def longest_item(resolver: "Resolver", node: ast.AST, scope: Scope) -> Optional[ast.Call]:
     """``longest`` bound to ``max(tensors, key=lambda t: t.shape[0])`` (or ``key=len``, ``key=torch.numel``,
     ``min(...)`` for the shortest): the item of a batch picked by its size, whose sizes (``longest.shape[0]``,
-    ``len(longest)``, ``*longest.shape``) are the batch's extreme; the ``max``/``min`` call, else None."""
+    ``len(longest)``, ``*longest.shape``) are the batch's extreme; the ``max``/``min`` call, else None. The call
+    itself counts too (``max(seqs, key=len).shape[-1]``)."""
+    if picked_by_size(node):
+        return node   # type: ignore[return-value]
     if not isinstance(node, ast.Name) or resolver.scopes is None:
         return None
     for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):

@@ -72,10 +72,12 @@ def _shape_of(value: ast.AST) -> bool:
 
 
 def whole_chunks(stop: ast.AST, ctx: FileContext) -> bool:
-    """``n - step`` (or a name bound to it): the loop stops before the short tail."""
+    """``n - step``, ``n - k + 1`` (or a name bound to one): the loop stops before the short tail."""
     if isinstance(stop, ast.Name):
         binding = ctx.resolver.binding(stop)
         stop = binding.value if binding is not None and binding.tag == VALUE and not binding.path else stop
+    if isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Add) and isinstance(stop.right, ast.Constant):
+        stop = stop.left   # ``n - k + 1``: the start of the last whole window
     return isinstance(stop, ast.BinOp) and isinstance(stop.op, ast.Sub)
 
 
@@ -126,10 +128,13 @@ def same_or_variable(loop_step: ast.AST, chunk: ast.AST) -> bool:
 
 
 _SPLITS = frozenset({"torch.split"})
+_WRAPPERS = ("enumerate", "tqdm", "list")
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 _SIZE_KEYWORDS = ("split_size", "split_size_or_sections")
 # The words of a callee that runs a model on a piece: ``model(p)``, ``self.encoder(p)``, ``net.forward(p)``.
 _MODEL_WORDS = frozenset({"model", "net", "forward", "encode", "encoder", "decode", "decoder", "predict", "infer",
-                          "backbone", "generate", "embed", "module"})
+                          "inference", "backbone", "generate", "embed", "module"})
 
 
 # A split size along another axis than the first that cuts a sequence (audio samples, frames, tokens) rather than
@@ -168,24 +173,86 @@ def split_pieces(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, as
 
 def fed_pieces(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
     """The model call a ``for`` loop (or a comprehension) over ``node``'s pieces makes with a piece: ``for p in
-    x.split(bs): out.append(model(p))``; ``enumerate`` / ``tqdm`` around the pieces are seen through."""
+    x.split(bs): out.append(model(p))``; ``enumerate`` / ``tqdm`` around the pieces are seen through, and so is a
+    name the pieces are bound to first (``batches = x.split(bs)``, then ``for b in batches``)."""
+    for target, body in loops_over(node, ctx):
+        names = {n.id for n in walk(target) if isinstance(n, ast.Name)}
+        found = model_call(body, derived(body, names), ctx)
+        if found is not None:
+            return found
+    return None
+
+
+def loops_over(node: ast.AST, ctx: FileContext) -> list[tuple[ast.AST, list]]:
+    """The (target, body) of each ``for`` loop or comprehension over ``node``'s elements, directly, through
+    ``enumerate`` / ``tqdm`` / ``list``, or through the name an assignment binds ``node`` to (a loop of the same
+    function whose iterable is that binding)."""
     parent, child = ctx.parent(node), node
     while isinstance(parent, ast.Call) and parent.args and parent.args[0] is child \
-            and isinstance(parent.func, ast.Name) and parent.func.id in ("enumerate", "tqdm", "list"):
+            and isinstance(parent.func, ast.Name) and parent.func.id in _WRAPPERS:
         parent, child = ctx.parent(parent), parent
     if isinstance(parent, ast.For) and parent.iter is child:
-        target, body = parent.target, parent.body
-    elif isinstance(parent, ast.comprehension) and parent.iter is child:
+        return [(parent.target, parent.body)]
+    if isinstance(parent, ast.comprehension) and parent.iter is child:
         owner = ctx.parent(parent)
-        target, body = parent.target, [getattr(owner, "elt", None) or getattr(owner, "value", None)]
-    else:
-        return None
-    names = {n.id for n in walk(target) if isinstance(n, ast.Name)}
+        return [(parent.target, [getattr(owner, "elt", None) or getattr(owner, "value", None)])]
+    if not (isinstance(parent, ast.Assign) and parent.value is child and len(parent.targets) == 1
+            and isinstance(parent.targets[0], ast.Name)):
+        return []
+    name, found = parent.targets[0].id, []
+    function = ctx.enclosing(parent, _DEFS)
+    for loop in walk(function) if function is not None else ():
+        heads = [(loop, loop.iter)] if isinstance(loop, ast.For) else \
+            [(g, g.iter) for g in loop.generators] if isinstance(loop, _COMPREHENSIONS) else []
+        for head, source in heads:
+            while isinstance(source, ast.Call) and source.args and isinstance(source.func, ast.Name) \
+                    and source.func.id in _WRAPPERS:
+                source = source.args[0]
+            if not isinstance(source, ast.Name) or source.id != name:
+                continue
+            binding = ctx.resolver.binding(source)
+            if binding is None or binding.value is not child:
+                continue
+            body = head.body if isinstance(head, ast.For) else [getattr(loop, "elt", None) or getattr(loop, "value", None)]
+            found.append((head.target, body))
+    return found
+
+
+def derived(body: list, names: set[str]) -> set[str]:
+    """``names`` and the names the statements of ``body`` bind from them (``batch = {"x": chunk}``, ``ctx =
+    [torch.tensor(e) for e in batch]``, ``for item in chunk``, ``wavs.append(load(item))``), in two passes: what a
+    loop's element flows into within the loop."""
+    names = set(names)
+    for _ in range(2):
+        for statement in body:
+            for child in walk(statement) if statement is not None else ():
+                if isinstance(child, (ast.Assign, ast.AnnAssign)) and _uses(child.value, names):
+                    targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+                elif isinstance(child, (ast.For, ast.comprehension)) and _uses(child.iter, names):
+                    targets = [child.target]   # ``for item in chunk:`` walks the chunk's items
+                elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                        and child.func.attr in ("append", "extend") and isinstance(child.func.value, ast.Name) \
+                        and any(_uses(a, names) for a in child.args):
+                    targets = [child.func.value]   # ``tensors.append(load(item))``: the list holds them
+                else:
+                    continue
+                names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _uses(node: Optional[ast.AST], names: set[str]) -> bool:
+    return node is not None and any(isinstance(n, ast.Name) and n.id in names for n in walk(node))
+
+
+def model_call(body: list, names: set[str], ctx: FileContext, node: Optional[ast.AST] = None) -> Optional[ast.Call]:
+    """The first call in ``body`` that runs a model on one of ``names`` (or on ``node``): an ``nn.Module``, or a
+    callee the model cannot resolve whose name says model / net / encoder / predict ... (``model(p)``,
+    ``self.encoder(p)``, ``model.inference(**batch)``), the names in its arguments, not its receiver."""
     for statement in body:
         for call in walk(statement) if statement is not None else ():
             if not isinstance(call, ast.Call) or not any(
-                    isinstance(n, ast.Name) and n.id in names
-                    for argument in [*call.args, *(kw.value for kw in call.keywords)] for n in walk(argument)):
+                    inner is node or (isinstance(inner, ast.Name) and inner.id in names)
+                    for argument in [*call.args, *(kw.value for kw in call.keywords)] for inner in walk(argument)):
                 continue
             words = {w for w in re.split(r"[._]", ast.unparse(call.func).lower()) if w}
             if ctx.resolver.kind_of(call.func) == "module" or (

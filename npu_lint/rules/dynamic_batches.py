@@ -4,10 +4,13 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.defaults import default_constant
 from npu_lint.analysis.nodes import walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches,
+                                           short_batch_sampler)
 from npu_lint.rules.value_flow import FAMILY
 
 _LOADER = "torch.utils.data.DataLoader"
@@ -15,6 +18,8 @@ _LOADER_PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_samp
                       "pin_memory", "drop_last")
 
 
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_TRAIN_HOOK = "train_dataloader"   # Lightning's hook: the loader it returns trains
 _DEFAULT_BATCH_SIZE = ast.Constant(value=1)   # DataLoader's default batch_size
 
 
@@ -38,7 +43,18 @@ class LoaderWithoutDropLast(Rule):
         except in a helper whose own calls in the file pass the flag (judged at those calls). Keyword arguments passed as ``**kwargs`` are
         read from a dict built in the same scope (``kwargs = dict(batch_size=32)`` or a ``{...}`` literal, then
         ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``); other changes of the dict, other
-        ``**kwargs`` and a computed ``drop_last`` are left alone.
+        ``**kwargs`` and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
+        otherwise: ``drop_last=drop_last`` with the parameter's default ``False``, or ``drop_last=self.drop_last``
+        where every ``self.drop_last = ...`` of the class stores ``False`` or a constructor parameter defaulting to
+        it (a Lightning ``DataModule(..., drop_last: bool = False)``). A loader built in Lightning's
+        ``train_dataloader`` hook, or in a method of the class only that hook calls with the training set
+        (``self._data_loader(self.dataset_train, shuffle=self.shuffle)``), is a training loader. A
+        ``BatchSampler`` of a random sampler (``BatchSampler(RandomSampler(ds), 32, drop_last=False)``, the sampler
+        perhaps through a name) with ``drop_last`` ``False`` is flagged too: handed to a loader as
+        ``batch_sampler=``, it decides the batches. So are Hugging Face ``TrainingArguments`` (and
+        ``Seq2SeqTrainingArguments``) without ``dataloader_drop_last=True`` given to a trainer whose ``train()``
+        the same function calls: the ``Trainer`` builds its training loader from them (not with
+        ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it).
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
         a second set of shapes for every operator of the training step, compiled again on NPU (and with
@@ -55,7 +71,7 @@ class LoaderWithoutDropLast(Rule):
     name = "loader-without-drop-last"
     family = FAMILY
     node_types = (ast.Call, ast.For)
-    triggers = ("DataLoader",)
+    triggers = ("DataLoader", "BatchSampler", "TrainingArguments")
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = ("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
                  "import torch\ntrain_loader = torch.utils.data.DataLoader(ds, batch_size=8, sampler=sampler, drop_last=False)\n",
@@ -109,7 +125,19 @@ class LoaderWithoutDropLast(Rule):
             self._check_loop(node, ctx)
             return
         assert isinstance(node, ast.Call)
-        if ctx.resolver.qualname(node.func) == _LOADER:
+        qualname = ctx.resolver.qualname(node.func)
+        if qualname in TRAINER_ARGUMENTS:
+            if keeps_short_batches(node, ctx):
+                ctx.report(node, "these TrainingArguments leave dataloader_drop_last=False: the Trainer's last "
+                           "training batch is smaller, a second set of shapes to compile on NPU", qualname)
+            return
+        if qualname in BATCH_SAMPLERS:
+            sampler = short_batch_sampler(node, ctx)
+            if sampler is not None:
+                ctx.report(node, f"this BatchSampler batches a {sampler} (a training order) with drop_last=False: "
+                           "its last batch is smaller, a second set of shapes to compile on NPU", qualname)
+            return
+        if qualname == _LOADER:
             keywords = {kw.arg: kw.value for kw in node.keywords}
             keywords.update(zip(_LOADER_PARAMETERS, node.args))
         else:
@@ -119,17 +147,20 @@ class LoaderWithoutDropLast(Rule):
         keywords = batched_keywords(node, keywords, ctx)
         if keywords is None:
             return
-        if "drop_last" in keywords and _constant(keywords["drop_last"]) is not False:
+        if "drop_last" in keywords and _constant(keywords["drop_last"]) is not False \
+                and _default(keywords["drop_last"], node, ctx) is not False:
             return
         if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None):
             return      # batches of one (DataLoader's default) or no batching: every batch has the same shape
-        if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx):
-            ctx.report(node, self.message, _LOADER)
+        if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
+                or _train_hook(node, ctx):
+            ctx.report(node, self.message + _by_default(keywords, node, ctx), _LOADER)
             return
         flag = _shuffle_flag(node, keywords.get("shuffle"), ctx)
         if flag is not None:   # ``shuffle=is_train``: a training loader whenever the flag is set
             ctx.report(node, f"this DataLoader trains when {flag} is true (it shuffles then) and has no "
-                       "drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU", _LOADER)
+                       "drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
+                       + _by_default(keywords, node, ctx), _LOADER)
             return
         parent = ctx.parent(node)
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1:   # training if a training loop iterates it
@@ -143,6 +174,40 @@ class LoaderWithoutDropLast(Rule):
         if iterated not in pending or not _trains(node, ctx):
             return
         ctx.report(pending.pop(iterated), self.message, _LOADER)
+
+
+def _scope(node: ast.AST, ctx: FileContext):   # the model's scope of the function around ``node``
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    return scopes.scope_of(function) if function is not None and scopes is not None else None
+
+
+def _default(value: ast.AST, node: ast.AST, ctx: FileContext) -> object:
+    """What a computed ``drop_last`` is unless a caller changes it (the model's defaults): ``False`` for
+    ``drop_last=self.drop_last`` set from a constructor parameter ``drop_last: bool = False``."""
+    return default_constant(value, _scope(node, ctx), ctx.resolver.scopes)
+
+
+def _by_default(keywords: dict, node: ast.AST, ctx: FileContext) -> str:
+    value = keywords.get("drop_last")
+    if value is None or isinstance(value, ast.Constant):
+        return ""
+    return f" ({short_source(value, 30)} is False by default)"
+
+
+def _train_hook(node: ast.Call, ctx: FileContext) -> bool:
+    """The loader is built in Lightning's ``train_dataloader`` hook, or in a helper of the file only that hook
+    calls (``return self._data_loader(self.dataset_train, shuffle=self.shuffle)``): a training loader."""
+    function = ctx.enclosing(node, _DEFS)
+    if not isinstance(function, _DEFS):
+        return False
+    if function.name == _TRAIN_HOOK:
+        return True
+    for call, _scope_, _ in ctx.resolver.call_sites(function):
+        caller = ctx.enclosing(call, _DEFS)
+        if isinstance(caller, _DEFS) and caller.name == _TRAIN_HOOK:
+            return True
+    return False
 
 
 def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Optional[dict]:

@@ -76,7 +76,8 @@ class PadToBatchMax(ValueFlow):
         way (directly or through another helper). The maximum may also be taken of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
         maximum in a loop over the items (``m = max(m, len(s))``), or read from the longest item picked by its size
-        (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``); it is also reported where it pads token lists in
+        (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
+        at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); it is also reported where it pads token lists in
         Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``) or is handed to a
         padding helper of another module (``pad_to_length(x, m)``), and the shortest length where it crops each
         item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
@@ -201,6 +202,8 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef collate_vectors(tensors, pad):\n    longest = max(tensors, key=lambda t: t.shape[0])\n"
                  "    out = longest.new_ones(len(tensors), longest.shape[0]) * pad\n    for i, t in enumerate(tensors):\n"
                  "        out[i, :t.shape[0]] = t\n    return out\n",
+                 "import numpy as np\nimport torch\ndef pad_sequences(seqs, maxlen=None):\n"
+                 "    seq_len = maxlen or max(seqs, key=len).shape[-1]\n    return np.full((len(seqs), seq_len), np.nan)\n",
                  "import torch\ndef stack(arrs):\n    largest = max(arrs, key=torch.numel)\n"
                  "    return torch.zeros((len(arrs), *largest.shape))\n",
                  "import torch\ndef collate(audios):\n    c = max(a.shape[0] if a.dim() == 2 else 1 for a in audios)\n"

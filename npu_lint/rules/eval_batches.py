@@ -13,7 +13,7 @@ from typing import Optional
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader,
+from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
                                             _constant, _names_around, _shuffle_flag, _trains,
                                             batched_keywords)
 from npu_lint.rules.loader_loops import assigned, loops_over
@@ -55,7 +55,9 @@ class ShortLastEvalBatch(Rule):
         reported here; samplers (a ``BatchSampler``, a ``DistributedSampler``, which pads by repeating samples)
         are no loaders, and a config ``dict(..., drop_last=False)`` counts only with its batch size. A loader
         nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
-        ``drop_last`` are left alone.
+        ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
+        (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
+        NPU406 reads it) counts as absent.
         A separate code from NPU406 so that evaluation findings can be deselected alone (``--ignore NPU415``):
         padding the last evaluation batch is a different change from dropping a training tail.
     Why it matters on NPU:
@@ -81,6 +83,10 @@ class ShortLastEvalBatch(Rule):
     triggers = ("DataLoader", "drop_last", "_dataloader")
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # a Lightning DataModule's evaluation hook whose drop_last is the constructor's default False
+        "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
+        "    def __init__(self, ds, drop_last: bool = False):\n        self.ds = ds\n        self.drop_last = drop_last\n"
+        "    def val_dataloader(self):\n        return DataLoader(self.ds, batch_size=32, drop_last=self.drop_last)\n",
         # (1) an explicit drop_last=False: a torch DataLoader, a framework's method, a loader factory
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "loader = DataLoader(test_set, batch_size=32, shuffle=False, drop_last=False)\n",
@@ -129,6 +135,9 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
+        "    def __init__(self, ds, drop_last: bool = True):\n        self.ds = ds\n        self.drop_last = drop_last\n"
+        "    def val_dataloader(self):\n        return DataLoader(self.ds, batch_size=32, drop_last=self.drop_last)\n",
         # batches of one (explicit or DataLoader's default), a batch sampler, drop_last=True
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "loader = DataLoader(ds, batch_size=1, drop_last=False)\n",
@@ -194,7 +203,7 @@ class ShortLastEvalBatch(Rule):
         if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None):
             return
         drop_last = keywords.get("drop_last")
-        if drop_last is not None and _constant(drop_last) is not False:
+        if drop_last is not None and _constant(drop_last) is not False and _default(drop_last, node, ctx) is not False:
             return      # ``drop_last=True`` or computed: the author (or the caller) decides
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
                 or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None:
@@ -210,7 +219,10 @@ class ShortLastEvalBatch(Rule):
             return
         hook = _eval_hook(node, ctx)
         if hook is not None:
-            ctx.report(node, self.message.format(what=f"the loader {hook}() returns has no drop_last"), _LOADER)
+            what = f"the loader {hook}() returns has no drop_last" if drop_last is None else \
+                f"the loader {hook}() returns keeps its short last batch ({short_source(drop_last, 30)} is False " \
+                "by default)"
+            ctx.report(node, self.message.format(what=what), _LOADER)
             return
         if any(_feeds_model(loop, function, ctx) for loop, function in loops):
             ctx.report(node, self.message.format(what="this evaluation DataLoader feeds a model and has no "

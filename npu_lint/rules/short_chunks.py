@@ -6,11 +6,15 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, fed_pieces, length_expr,
-                                        loop_position, made_tensor, same_or_variable, split_pieces, whole_chunks)
+from npu_lint.rules.batch_lists import (library_batches, listed_range, section_pieces, served_batches,
+                                        sliced_batches)
+from npu_lint.rules.batch_remainders import remainder_batch
+from npu_lint.rules.chunk_counts import rounded_up, scaled, scaled_end
+from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, derived, fed_pieces, length_expr,
+                                        loop_position, made_tensor, model_call, same_or_variable, split_pieces,
+                                        whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
 
 
@@ -35,6 +39,25 @@ def _first_axis(node: ast.AST) -> bool:
         if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Attribute) and child.value.attr == "shape":
             return isinstance(child.slice, ast.Constant) and child.slice.value == 0
     return False
+
+
+def _fed_model(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
+    """A list's chunk (or what the loop builds from it: ``batch = {"data_in": chunk}``) given to a model:
+    ``model.inference(**batch)``, ``self.predict(inputs=xs[i:i + bs])``; the model makes the batch a tensor."""
+    parent = ctx.parent(node)
+    targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target] if isinstance(parent, ast.AnnAssign) \
+        else []
+    names = {t.id for t in targets if isinstance(t, ast.Name)}
+    body = loop.body if isinstance(loop, ast.For) else [getattr(loop, "elt", None) or getattr(loop, "value", None)]
+    return model_call(body, derived(body, names), ctx, node) is not None
+
+
+def _minus_one(arg: ast.BinOp) -> bool:
+    """``x.size(1) - 1 - i``: the length less one less a position, the bptt tail of a batch-first sequence (the
+    targets are the inputs shifted by one), whatever the axis."""
+    left = arg.left
+    return isinstance(left, ast.BinOp) and isinstance(left.op, ast.Sub) and isinstance(left.right, ast.Constant) \
+        and left.right.value == 1 and length_expr(left.left)
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -65,68 +88,6 @@ def _writes_prefix(node: ast.Call, ctx: FileContext) -> bool:
     return bool(uses) and all(id(n) in written for n in uses)
 
 
-def _scaled(lower: ast.AST) -> list[tuple[str, ast.AST]]:
-    """``i * s`` / ``s * i``: the (index, step) pairs a chunk start may be."""
-    if not isinstance(lower, ast.BinOp) or not isinstance(lower.op, ast.Mult):
-        return []
-    pairs = [(lower.left.id, lower.right)] if isinstance(lower.left, ast.Name) else []
-    return pairs + ([(lower.right.id, lower.left)] if isinstance(lower.right, ast.Name) else [])
-
-
-def _scaled_end(upper: ast.AST, index: str, step: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
-    """``(i + 1) * s``, ``s * (i + 1)``, ``i * s + s``, ``min(<one of them>, n)`` or a name bound to one of them:
-    the end of chunk ``i`` of length ``s``."""
-    s = ast.unparse(step)
-    if isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min" \
-            and len(upper.args) == 2 and depth < 2:
-        return any(_scaled_end(arg, index, step, ctx, depth + 1) for arg in upper.args)
-    if isinstance(upper, ast.Name) and depth == 0:
-        binding = ctx.resolver.binding(upper)
-        return binding is not None and binding.tag == VALUE and not binding.path \
-            and isinstance(binding.value, ast.AST) and _scaled_end(binding.value, index, step, ctx, depth + 1)
-    return ast.unparse(upper) in {f"({index} + 1) * {s}", f"{s} * ({index} + 1)", f"{index} * {s} + {s}",
-                                  f"{s} * {index} + {s}", f"{s} + {index} * {s}", f"{s} + {s} * {index}"}
-
-
-def _same_step(divisor: ast.AST, step: ast.AST) -> bool:
-    return ast.unparse(divisor) == ast.unparse(step) or same_or_variable(divisor, step)
-
-
-def _rounded_up(count: ast.AST, step: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
-    """A number of chunks rounded up: ``math.ceil(len(x) / s)``, ``int(np.ceil(n / s))``, ``(n + s - 1) // s``,
-    ``-(-n // s)``, ``n // s + 1``, ``n // s + (n % s > 0)``, with ``n`` a length read from the data (or a name
-    bound to one of them). ``n // s`` drops the short tail: not rounded up."""
-    if isinstance(count, ast.Name) and depth == 0:
-        binding = ctx.resolver.binding(count)
-        return binding is not None and binding.tag == VALUE and not binding.path \
-            and isinstance(binding.value, ast.AST) and _rounded_up(binding.value, step, ctx, depth + 1)
-    if isinstance(count, ast.Call) and isinstance(count.func, ast.Name) and count.func.id == "int" and count.args:
-        return _rounded_up(count.args[0], step, ctx, depth + 1)
-    if isinstance(count, ast.Call) and (ctx.resolver.qualname(count.func) or "").rpartition(".")[2] == "ceil" \
-            and count.args:
-        quotient = count.args[0]
-        return isinstance(quotient, ast.BinOp) and isinstance(quotient.op, ast.Div) \
-            and data_length(quotient.left, ctx) and _same_step(quotient.right, step)
-    if isinstance(count, ast.UnaryOp) and isinstance(count.op, ast.USub):   # ``-(-n // s)``
-        inner = count.operand
-        return isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.FloorDiv) \
-            and isinstance(inner.left, ast.UnaryOp) and isinstance(inner.left.op, ast.USub) \
-            and data_length(inner.left.operand, ctx) and _same_step(inner.right, step)
-    if not isinstance(count, ast.BinOp):
-        return False
-    if isinstance(count.op, ast.FloorDiv) and isinstance(count.left, ast.BinOp):   # ``(n + s - 1) // s``
-        added = {ast.unparse(n) for n in walk(count.left) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
-                 for n in (n.left, n.right)}
-        return _same_step(count.right, step) and ast.unparse(count.right) in added \
-            and any(data_length(n, ctx) for n in walk(count.left) if isinstance(n, (ast.Call, ast.Subscript, ast.Name)))
-    if isinstance(count.op, ast.Add) and isinstance(count.left, ast.BinOp) and isinstance(count.left.op, ast.FloorDiv) \
-            and data_length(count.left.left, ctx) and _same_step(count.left.right, step):
-        extra = count.right     # ``n // s + 1``, ``n // s + (n % s > 0)``, ``+ int(n % s != 0)``
-        return (isinstance(extra, ast.Constant) and extra.value == 1) \
-            or any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in walk(extra))
-    return False
-
-
 class ShortLastChunk(Rule):
     """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
 
@@ -142,9 +103,26 @@ class ShortLastChunk(Rule):
         ``x.split(bs)`` / ``torch.split(x, bs)`` of a tensor in one size (not a size read from the data: the
         split of stacked batches) that feed a piece to a model (an ``nn.Module``, or a callee named model / net /
         encoder / forward ...): the last piece is shorter unless the size divides the length (``x.chunk(n)``
-        is left alone: channel groups and halves, whole in practice). The stop must be a length read from the data, not a constant; a
+        is left alone: channel groups and halves, whole in practice), also when the pieces are bound to a name the
+        loop then walks (``batches = torch.split(x, bs)``, ``for b in batches: self.encoder(b)``) or index the data
+        fed (``self(x[idx])``). The stop must be a length read from the data, not a constant; a
         Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
-        tokenizer asked for ``return_tensors``). One finding per loop: its first chunk.
+        tokenizer asked for ``return_tensors``) or given to a model, directly or through what the loop builds from
+        it (``batch = {"data_in": items[i:end]}``, then ``model.inference(**batch)``; ``self.predict(inputs=
+        series[i:i + bs])``). One finding per loop: its first chunk. The steps may be a list of chunk starts the
+        loop walks (``starts = list(range(0, len(data), bs)); random.shuffle(starts)``). The batches a data source
+        serves count without a model in sight: ``self.data = [data[i:i + bs] for i in range(0, len(data), bs)]``
+        in a torch ``Sampler`` or ``Dataset`` subclass or in a class with ``__len__`` and ``__getitem__`` /
+        ``__iter__`` (a project's own loader, a batch sampler). So do the lists of a library batcher
+        (``more_itertools.chunked``, ``itertools.batched``, toolz ``partition_all``) that a loop gives to a model
+        (not with ``strict=True``), the parts of ``np.array_split(x, n)`` / ``torch.tensor_split(x, n)`` a loop
+        feeds a model (sizes one apart unless ``n`` divides the length; split indices are left alone), ``batch =
+        list(islice(it, bs))`` in a ``while`` loop that stops when it comes back empty and yields it or feeds a
+        model, and the bptt tail of a batch-first sequence (``min(bptt, x.size(1) - 1 -
+        i)``). And a batch filled item by item: a loop appends to a list, emits it (``yield``, or appended to the
+        batches) and empties it when a size test says it is full (``len(batch) == bs``, a running token count over
+        a budget), then ``if batch: yield batch`` after the loop emits the short remainder (reported there; a list
+        flushed on a test of the data, an end-of-sentence label, is no batch).
         Chunk ``i`` of a count rounded up is the same thing: ``x[i * bs:(i + 1) * bs]`` under
         ``for i in range(math.ceil(len(x) / bs))`` (also ``(n + bs - 1) // bs``, ``-(-n // bs)``, ``n // bs + 1``,
         ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding).
@@ -164,8 +142,9 @@ class ShortLastChunk(Rule):
     code = "NPU407"
     name = "short-last-chunk"
     family = FAMILY
-    node_types = (ast.Call, ast.Subscript)
-    triggers = ("min(", "range(", "split(")
+    node_types = (ast.Call, ast.Subscript, ast.If)
+    triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
+                "_split(", "islice(")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
     must_fire = ("import numpy as np\nimport torch\ndef slide(model, chunks: torch.Tensor, bs: int):\n"
                  "    for c in np.arange(0, chunks.shape[0], bs):\n        model(chunks[c:c + bs])\n",
@@ -212,7 +191,40 @@ class ShortLastChunk(Rule):
                  "import torch\ndef predict(model, x, bs):\n    n = x.shape[0]\n    for i in range((n + bs - 1) // bs):\n"
                  "        end = min((i + 1) * bs, n)\n        model(x[i * bs:end])\n",
                  "import numpy as np\nimport torch\ndef predict(model, x, bs):\n"
-                 "    return [model(x[bs * k:bs * (k + 1)]) for k in range(int(np.ceil(len(x) / bs)))]\n")
+                 "    return [model(x[bs * k:bs * (k + 1)]) for k in range(int(np.ceil(len(x) / bs)))]\n",
+                 # a list's chunks given to a model, through a dict the loop builds; pieces bound to a name first
+                 "import torch\ndef infer(model, items, bs):\n    out = []\n    for start in range(0, len(items), bs):\n"
+                 "        end = min(len(items), start + bs)\n        chunk = items[start:end]\n"
+                 "        batch = {'data_in': chunk}\n        with torch.no_grad():\n"
+                 "            out.extend(model.inference(**batch))\n    return out\n",
+                 "import torch\ndef run(self, x: torch.Tensor, bs):\n    pieces = torch.split(x, bs)\n    outs = []\n"
+                 "    for p in pieces:\n        outs.append(self.encoder(p))\n    return torch.cat(outs)\n",
+                 # the batches a project's loader serves; a library batcher's lists given to a model
+                 "import torch\nclass Loader:\n    def __init__(self, data, batch_size):\n"
+                 "        self.data = [data[i:i + batch_size] for i in range(0, len(data), batch_size)]\n"
+                 "    def __len__(self):\n        return len(self.data)\n"
+                 "    def __getitem__(self, k):\n        return torch.tensor(self.data[k])\n",
+                 "import torch\nfrom more_itertools import chunked\ndef embed(model, texts, bs):\n    out = []\n"
+                 "    for batch in chunked(texts, bs):\n        ids = torch.stack([encode(t) for t in batch])\n"
+                 "        out.append(model(ids))\n    return out\n",
+                 # shuffled chunk starts; the bptt tail of a batch-first sequence
+                 "import random\nimport torch\ndef train(model, data, bs):\n    starts = list(range(0, len(data), bs))\n"
+                 "    random.shuffle(starts)\n    for s in starts:\n        model(data[s:s + bs]).backward()\n",
+                 "import torch\ndef get_batch(source, i, seq_len):\n"
+                 "    seq_len = min(seq_len, source.size(1) - 1 - i)\n    return source[:, i:i + seq_len]\n",
+                 "import numpy as np\nimport torch\ndef predict(model, x, n):\n"
+                 "    return torch.cat([model(torch.from_numpy(p)) for p in np.array_split(x, n)])\n",
+                 "import torch\nfrom itertools import islice\ndef batches(items, bs):\n    it = iter(items)\n"
+                 "    while True:\n        batch = list(islice(it, bs))\n        if not batch:\n            break\n"
+                 "        yield torch.stack(batch)\n",
+                 # the remainder of a batch filled item by item, by count or by a token budget
+                 "import torch\ndef batches(items, bs):\n    batch = []\n    for x in items:\n        batch.append(x)\n"
+                 "        if len(batch) == bs:\n            yield torch.stack(batch)\n            batch = []\n"
+                 "    if batch:\n        yield torch.stack(batch)\n",
+                 "import torch\ndef budget(items, max_tokens):\n    out, cur, n = [], [], 0\n    for x in items:\n"
+                 "        if n + len(x) > max_tokens:\n            out.append(cur)\n            cur, n = [], 0\n"
+                 "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
+                 "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
@@ -227,6 +239,30 @@ class ShortLastChunk(Rule):
                      "        end = min(i + bs, n)\n        y = x[i:end]\n",
                      "import torch\ndef names(texts, bs):\n    for i in range(0, len(texts), bs):\n"
                      "        chunk = texts[i:i + bs]\n        print(', '.join(chunk))\n",
+                     "import torch\ndef write(items, bs, out):\n    for i in range(0, len(items), bs):\n"
+                     "        batch = {'rows': items[i:i + bs]}\n        out.write_rows(**batch)\n",
+                     # chunks in a class that serves nothing; a batcher that refuses a short tail, or feeds no model
+                     "import torch\nclass Writer:\n    def shards(self, rows, n):\n"
+                     "        return [rows[i:i + n] for i in range(0, len(rows), n)]\n",
+                     "import torch\nfrom more_itertools import chunked\ndef embed(model, xs, bs):\n"
+                     "    return [model(torch.stack(b)) for b in chunked(xs, bs, strict=True)]\n",
+                     "import torch\nfrom itertools import batched\ndef dump(rows, bs, out):\n"
+                     "    for b in batched(rows, bs):\n        out.write(b)\n",
+                     "import torch\ndef heads(model, x: torch.Tensor):\n"
+                     "    return [model(p) for p in torch.tensor_split(x, [2, 5])]\n",
+                     "import torch\nfrom itertools import islice\ndef head(items, n):\n"
+                     "    return list(islice(items, n))\n",
+                     # windows that all fit: the starts stop at the last whole window, through a name
+                     "import torch\ndef conv(self, x: torch.Tensor, k, stride):\n"
+                     "    windows = range(0, x.size(2) - k + 1, stride)\n"
+                     "    return torch.cat([self.net(x[:, :, i:i + k]) for i in windows], dim=2)\n",
+                     # sentences cut at a label of the data; a buffer written out, not emitted
+                     "import torch\ndef sentences(units, labels, out):\n    cur = []\n    for u, l in zip(units, labels):\n"
+                     "        cur.append(u)\n        if l == 2:\n            out.append(cur)\n            cur = []\n"
+                     "    if cur:\n        out.append(cur)\n",
+                     "import torch\ndef dump(lines, f):\n    buf = []\n    for l in lines:\n        buf.append(l)\n"
+                     "        if len(buf) > 100:\n            f.write(''.join(buf))\n            buf = []\n"
+                     "    if buf:\n        f.write(''.join(buf))\n",
                      # pieces of a sequence collected in a list, nothing computed on each
                      "import torch\ndef segment(a, n):\n    return [a[i:i + n] for i in range(0, len(a), n)]\n",
                      # the enumerate counter is no chunk start; whole chunks through a progress bar
@@ -263,6 +299,12 @@ class ShortLastChunk(Rule):
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
             return
+        if isinstance(node, ast.If):
+            found = remainder_batch(node, ctx)
+            if found is not None:
+                what = f"the partial {found[0]} emitted after the loop at line {found[1].lineno}"
+                ctx.report(node, self.message.format(what=what), "if batch: yield batch")
+            return
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "min" and len(node.args) == 2 \
                     and not node.keywords and any((self._tail(arg) or (_bound_tail(arg, ctx)
@@ -272,6 +314,8 @@ class ShortLastChunk(Rule):
                 ctx.report(node, self.message.format(what=f"{short_source(node)} cuts the last chunk short"), "min")
             elif isinstance(node.func, ast.Attribute) and node.func.attr == "split":
                 self._pieces(node, ctx)
+            else:
+                self._batched(node, ctx)
             return
         assert isinstance(node, ast.Subscript)
         bounds = node.slice
@@ -300,10 +344,11 @@ class ShortLastChunk(Rule):
 
     def _report_chunk(self, node: ast.Subscript, loop: ast.AST, what: str, ctx: FileContext) -> None:
         """Report the loop's first chunk that is computed on (a tensor, or a list made one in the loop)."""
-        if not isinstance(loop, ast.For) and not consumed(node, ctx):
+        served = served_batches(node, loop, ctx)
+        if not isinstance(loop, ast.For) and not consumed(node, ctx) and not served:
             return      # ``[a[i:i + n] for i in range(...)]``: a list of pieces, no computation on each
         if (_last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list") \
-                and not made_tensor(node, loop, ctx):
+                and not made_tensor(node, loop, ctx) and not _fed_model(node, loop, ctx) and not served:
             return      # a list of names, parameters or modules cut in batches, never made a tensor: no shape
         reported = ctx.scratch.setdefault("short_chunk_loops", set())
         if id(loop) in reported:
@@ -314,14 +359,14 @@ class ShortLastChunk(Rule):
     def _counted(self, node: ast.Subscript, bounds: ast.Slice, ctx: FileContext) -> None:
         """``x[i * s:(i + 1) * s]`` in ``for i in range(math.ceil(len(x) / s))``: chunk ``i`` of a count rounded
         up, so the last one is shorter."""
-        for index, step in _scaled(bounds.lower):
-            if bounds.upper is None or not _scaled_end(bounds.upper, index, step, ctx):
+        for index, step in scaled(bounds.lower):
+            if bounds.upper is None or not scaled_end(bounds.upper, index, step, ctx):
                 continue
             found = self._range_loop(node, index, ctx, counts=True)
             if found is None:
                 continue
             call, loop = found
-            if _rounded_up(call.args[-1], step, ctx):
+            if rounded_up(call.args[-1], step, ctx):
                 what = f"{short_source(node)}, {short_source(call.args[-1], 30)} chunks of {short_source(step)}"
                 self._report_chunk(node, loop, what, ctx)
             return
@@ -335,6 +380,26 @@ class ShortLastChunk(Rule):
         what = f"{short_source(node, 30)} feeds {short_source(model.func, 20)} pieces of {short_source(found[1], 20)}"
         ctx.report(node, self.message.format(what=what), "x.split(step)")
 
+    def _batched(self, node: ast.Call, ctx: FileContext) -> None:
+        """``for batch in chunked(items, bs): model(batch)``: a library batcher's last list is shorter; ``for part
+        in np.array_split(x, n): model(part)``: parts one apart in size."""
+        size = sliced_batches(node, ctx)
+        if size is not None:
+            what = f"{short_source(node, 30)} takes batches of {short_source(size, 20)} until the iterator runs out"
+            ctx.report(node, self.message.format(what=what), "islice(it, n)")
+            return
+        found = section_pieces(node, ctx)
+        if found is not None:
+            what = (f"{short_source(node, 30)} feeds {short_source(found[1].func, 20)} parts of unequal sizes "
+                    f"({short_source(found[0], 20)} sections)")
+            ctx.report(node, self.message.format(what=what), "array_split(x, n)")
+            return
+        found = library_batches(node, ctx)
+        if found is not None:
+            what = (f"{short_source(node, 30)} feeds {short_source(found[1].func, 20)} batches of "
+                    f"{short_source(found[0], 20)}")
+            ctx.report(node, self.message.format(what=what), "chunked(items, n)")
+
     @staticmethod
     def _tail(arg: ast.AST) -> bool:
         """``len(source) - 1 - i``: a length read from the data minus a position."""
@@ -344,7 +409,7 @@ class ShortLastChunk(Rule):
                     for name in _names(child)}
         held = {id(child.value) for child in walk(arg) if isinstance(child, ast.Attribute)}
         positions = {child.id for child in walk(arg) if isinstance(child, ast.Name) and id(child) not in held}
-        return bool(positions - measured) and _first_axis(arg)
+        return bool(positions - measured) and (_first_axis(arg) or _minus_one(arg))
 
     @staticmethod
     def _range_loop(node: ast.AST, index: str, ctx: FileContext, counts: bool = False
@@ -360,7 +425,7 @@ class ShortLastChunk(Rule):
                 path = loop_position(target, index)
                 if path is not None:
                     found = ctx.resolver.iterated(call, ctx.resolver.current, path)   # through tqdm, enumerate
-                    call = found[0] if found is not None and not found[1] else None
+                    call = listed_range(found[0], ctx) if found is not None and not found[1] else None
                     wanted = (len(call.args) == 1 or (len(call.args) == 2 and isinstance(call.args[0], ast.Constant)
                                                       and call.args[0].value == 0)) if counts and \
                         isinstance(call, ast.Call) else isinstance(call, ast.Call) and len(call.args) == 3

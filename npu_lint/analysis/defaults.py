@@ -1,0 +1,49 @@
+"""Defaults: the constant a setting takes unless a caller changes it. ``drop_last=drop_last`` with ``def
+make(ds, drop_last=False)``, or ``drop_last=self.drop_last`` where every ``self.drop_last = ...`` of the class stores
+a constant or a constructor parameter that defaults to one (a Lightning ``DataModule(drop_last: bool = False)``).
+The rules about loaders (NPU406) ask it; nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.scopes import PARAM, VALUE, Scope, Scopes
+
+NOT_CONSTANT = ...   # what ``default_constant`` answers for a value that is not a constant by default
+
+
+def default_constant(node: ast.AST, scope: Optional[Scope], scopes: Optional[Scopes]) -> object:
+    """The constant ``node`` holds unless a caller passes something else: a constant itself; a parameter (of the
+    function ``scope`` is) with a constant default and no other binding; ``self.<attr>`` whose every binding in the
+    class stores such a value (a constant, or a parameter of the method that stores it). ``NOT_CONSTANT`` when any
+    binding is computed, or the bindings disagree."""
+    if isinstance(node, ast.Constant):
+        return node.value
+    if scope is None or scopes is None:
+        return NOT_CONSTANT
+    if isinstance(node, ast.Name):
+        return _parameter_default(node.id, scope, scopes, (node.lineno, node.col_offset))
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
+            and node.value.id == scopes.self_name(scope):
+        bindings = scopes.attribute(scope, node.attr)
+        values = set()
+        for binding in bindings:
+            if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
+                return NOT_CONSTANT
+            value = binding.value
+            found = value.value if isinstance(value, ast.Constant) else _parameter_default(
+                value.id, binding.scope, scopes, binding.pos) if isinstance(value, ast.Name) else NOT_CONSTANT
+            if found is NOT_CONSTANT:
+                return NOT_CONSTANT
+            values.add(found)
+        return values.pop() if len(values) == 1 else NOT_CONSTANT
+    return NOT_CONSTANT
+
+
+def _parameter_default(name: str, scope: Scope, scopes: Scopes, pos: tuple[int, int]) -> object:
+    """The constant default of parameter ``name`` when the function never binds it again before ``pos``."""
+    reaching = scopes.may_reach(name, scope, pos)
+    if len(reaching) != 1 or reaching[0].tag != PARAM or reaching[0].scope is not scope:
+        return NOT_CONSTANT
+    default = reaching[0].value
+    return default.value if isinstance(default, ast.Constant) else NOT_CONSTANT

@@ -1,0 +1,104 @@
+"""Training batches decided outside a ``DataLoader`` call (NPU406, dynamic_batches.py): a ``BatchSampler(
+RandomSampler(ds), batch_size=32, drop_last=False)`` handed to a loader as ``batch_sampler=`` (the loader's own
+``drop_last`` is never read), and Hugging Face ``TrainingArguments`` without ``dataloader_drop_last=True`` (the
+``Trainer`` builds its loaders from them). Nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.defaults import default_constant
+from npu_lint.analysis.scopes import VALUE
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES
+
+BATCH_SAMPLERS = frozenset({"torch.utils.data.BatchSampler", "torch.utils.data.sampler.BatchSampler"})
+# Samplers that draw in a random order: what a training loop samples with (an evaluation walks the data in order).
+_RANDOM_SAMPLERS = frozenset("torch.utils.data." + name for name in (
+    "RandomSampler", "SubsetRandomSampler", "WeightedRandomSampler", "sampler.RandomSampler",
+    "sampler.SubsetRandomSampler", "sampler.WeightedRandomSampler"))
+
+
+def short_batch_sampler(node: ast.Call, ctx: FileContext) -> Optional[str]:
+    """The text of the random sampler a ``BatchSampler(sampler, batch_size, drop_last)`` call batches when its
+    ``drop_last`` is ``False`` (or ``False`` by default: a parameter or ``self.drop_last`` defaulting to it) and
+    its batch size is not 1; None otherwise (an ordered sampler: an evaluation's, NPU415's question)."""
+    arguments = dict(zip(("sampler", "batch_size", "drop_last"), node.args))
+    arguments.update({kw.arg: kw.value for kw in node.keywords if kw.arg is not None})
+    if any(kw.arg is None for kw in node.keywords) or "drop_last" not in arguments or "sampler" not in arguments:
+        return None
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    scope = scopes.scope_of(function) if function is not None and scopes is not None else None
+    if default_constant(arguments["drop_last"], scope, scopes) is not False \
+            or default_constant(arguments.get("batch_size", ast.Constant(None)), scope, scopes) == 1:
+        return None
+    sampler = arguments["sampler"]
+    if isinstance(sampler, ast.Name):
+        binding = ctx.resolver.binding(sampler)
+        if binding is not None and binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.Call):
+            sampler = binding.value
+    if isinstance(sampler, ast.Call) and ctx.resolver.qualname(sampler.func) in _RANDOM_SAMPLERS:
+        return ast.unparse(sampler.func)
+    return None
+
+
+# Hugging Face's trainer arguments: ``dataloader_drop_last`` (default False) is the drop_last of the loaders the
+# ``Trainer`` builds, ``per_device_train_batch_size`` (default 8) their batch size.
+TRAINER_ARGUMENTS = frozenset({"transformers.TrainingArguments", "transformers.training_args.TrainingArguments",
+                               "transformers.Seq2SeqTrainingArguments",
+                               "transformers.training_args_seq2seq.Seq2SeqTrainingArguments"})
+
+
+def keeps_short_batches(node: ast.Call, ctx: FileContext) -> bool:
+    """``TrainingArguments(output_dir, per_device_train_batch_size=16)``: no ``dataloader_drop_last=True`` (absent,
+    or ``False`` by default), no ``**kwargs`` that may set it, batches of more than one, ``do_train`` not off, no
+    ``max_steps`` (a run of a set number of steps, often a smoke test, need not reach an epoch's end); the
+    arguments given to a trainer whose ``train()`` the same function calls."""
+    keywords = {kw.arg: kw.value for kw in node.keywords}
+    if None in keywords or (isinstance(keywords.get("do_train"), ast.Constant)
+                            and keywords["do_train"].value is False):
+        return False
+    steps = keywords.get("max_steps")
+    if steps is not None and not (isinstance(steps, ast.Constant) and steps.value in (-1, None)):
+        return False   # a run of a few steps (a smoke test) may never reach an epoch's tail
+    size = keywords.get("per_device_train_batch_size")
+    if isinstance(size, ast.Constant) and size.value == 1:
+        return False
+    if not _trained(node, ctx):
+        return False
+    drop = keywords.get("dataloader_drop_last")
+    if drop is None:
+        return True
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    scope = scopes.scope_of(function) if function is not None and scopes is not None else None
+    return default_constant(drop, scope, scopes) is False
+
+
+def _trained(node: ast.Call, ctx: FileContext) -> bool:
+    """The arguments reach a trainer whose ``train()`` runs in the same function (or module): ``Trainer(model,
+    args=args, ...).train()``, or ``trainer = Trainer(..., args=TrainingArguments(...))`` then ``trainer.train()``."""
+    parent = ctx.parent(node)
+    names = {t.id for t in parent.targets if isinstance(t, ast.Name)} if isinstance(parent, ast.Assign) else set()
+    scope = ctx.enclosing(node, FUNCTION_TYPES) or _module(node, ctx)
+    trainers: list[ast.Call] = []
+    for call in ast.walk(scope):
+        if isinstance(call, ast.Call) and call is not node and any(
+                value is node or (isinstance(value, ast.Name) and value.id in names)
+                for value in [*(kw.value for kw in call.keywords if kw.arg == "args"), *call.args[1:2]]):
+            trainers.append(call)
+    held = set()
+    for statement in ast.walk(scope):
+        if isinstance(statement, ast.Assign) and statement.value in trainers:
+            held |= {t.id for t in statement.targets if isinstance(t, ast.Name)}
+    return any(isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "train"
+               and (call.func.value in trainers or (isinstance(call.func.value, ast.Name)
+                                                    and call.func.value.id in held))
+               for call in ast.walk(scope))
+
+
+def _module(node: ast.AST, ctx: FileContext) -> ast.AST:
+    while not isinstance(node, ast.Module) and ctx.parent(node) is not None:
+        node = ctx.parent(node)
+    return node
