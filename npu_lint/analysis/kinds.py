@@ -68,6 +68,10 @@ MASK_METHODS = frozenset({
 # Comparison methods: on a receiver of unknown kind they give a mask as the operators do, unless the file
 # imports pandas (a Series has them too); numpy arrays have none of them.
 COMPARISON_METHODS = frozenset({"eq", "ne", "gt", "ge", "lt", "le"})
+# Arithmetic methods torch tensors share with pandas' frames but not with numpy arrays or Python's numbers
+# (``np.abs(a)``, ``abs(x)``, ``math.sqrt(x)`` are functions there): ``norm(err / tol).abs()`` is a tensor in a file
+# without pandas.
+FRAME_SHARED_METHODS = frozenset({"abs", "pow", "sqrt", "exp"})
 MASK_FUNCTIONS = frozenset("torch." + name for name in MASK_METHODS | {"isreal", "is_nonzero", "any", "all"} - {"bool"})
 LIKE_FUNCTIONS = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
                             "torch.clone", "torch.flip", "torch.roll", "torch.triu", "torch.tril"})

@@ -2,14 +2,17 @@
 (a - b).abs().max().item() < tol``): every return that is not a constant reads a tensor's value to the host with
 ``.item()`` or ``int`` / ``float`` / ``bool`` of a tensor, and none is a draw on the host (``torch.rand(1).item()``).
 The branch rule (NPU414) asks it at ``if helper(x):`` for the file's own functions and methods; the project index
-keeps it as a function's ``reads`` fact, for the calls of other modules. Nothing here is a rule."""
+keeps it as a function's ``reads`` fact, for the calls of other modules. Also "some return may give a size read from
+the data" (``return int(mask.sum())``, ``return idx[-1] + 1`` of a ``nonzero``): the flavour of the model's flows,
+kept as a function's ``size_read`` fact for NPU403 at ``n = count_fg(mask)`` in other modules. Nothing here is a
+rule."""
 from __future__ import annotations
 
 import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.flows import TORCH_DRAWS
+from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, TORCH_DRAWS, ZERO_D
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import Scope
 from npu_lint.analysis.size_sinks import last_name
@@ -73,3 +76,25 @@ def returns_read_back(function: ast.AST, resolver: "Resolver") -> bool:
         scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
         return scope is not None and all(reads_back(v, resolver, scope) for v in values)
     return bool(memo(resolver._summaries, ("reads back", id(function)), compute))
+
+
+_READS = frozenset({"item", "tolist", "int", "float", "round", "sum", "max", "min", "count_nonzero", "numel", "size",
+                    "len", "nonzero", "unique", "argwhere", "masked_select"})
+_SIZE_FLAVOURS = (HOST, ZERO_D, DATA_SIZE, ELEMENT, PICKED)
+
+
+def may_return_size_read(function: ast.AST) -> bool:
+    """The function returns something other than a constant and calls a read or a count (``item``, ``int``, ``sum``,
+    ``len``, ``nonzero`` ...): the syntax look before the model's summary."""
+    if not any(r.value is not None and not isinstance(r.value, ast.Constant) for r in return_statements(function)):
+        return False
+    return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
+                                            n.func.id if isinstance(n.func, ast.Name) else "") in _READS
+               for n in walk(function))
+
+
+def returned_size_read(function: ast.AST, resolver: "Resolver") -> str:
+    """The flavour of a value read from the data that some return of ``function`` may give (``host``, ``zero_d``,
+    ``data_size`` ...: :mod:`npu_lint.analysis.flows`), not from its parameters; "" when none."""
+    return next((flow[0] for flow in resolver.returned_flows(function) if flow[0] in _SIZE_FLAVOURS), "")
+
