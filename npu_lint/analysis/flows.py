@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum, longest_item
-from npu_lint.analysis.configuration import from_constants, numpy_made
+from npu_lint.analysis.configuration import from_constants, numpy_made, passes_data
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
@@ -304,7 +304,8 @@ class Flows:
         name = self.qualname(func, scope)
         if name is not None and self.project is not None and not name.startswith(_LIBRARIES):
             flavour = self.project.returned_size_read(name, self.module_name)
-            if flavour:   # ``n = count_fg(mask)`` of another module returning ``int(mask.sum())``; an element
+            if flavour and passes_data(self, node, flavour, scope):   # ``n = count_fg(mask)`` of another module
+                flavour = flavour.split("@")[0]                         # returning ``int(mask.sum())``; an element
                 return (((ZERO_D if flavour == ELEMENT else flavour), node),)   # returned: a 0-d tensor here
         if isinstance(func, ast.Name) and func.id in _METADATA_CALLS and name is None:
             if func.id == "len" and len(node.args) == 1 and data_shaped(self, node.args[0], scope):

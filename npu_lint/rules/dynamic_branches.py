@@ -12,7 +12,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, tensor_work
 from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
 from npu_lint.rules.data_whiles import trains, while_on_read_back
-from npu_lint.rules.loop_state import carried_state, while_break_works
+from npu_lint.rules.loop_state import carried_state, expression_work, while_break_works, while_on_tensor
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.read_backs import training_step, whole_test_bindings
 
@@ -29,7 +29,8 @@ class DataDependentSkip(Rule):
         from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``). Also a ``while``
         loop that stops on a tensor's value: its test reads one (``while x.abs().max() > 1:``) or compares a name
         the loop advances from a value read back (an adaptive solver's ``while s < t_end:`` with ``s = s + h`` and
-        ``h`` computed from ``float(error)``), when its body runs tensor operators; and ``if <test on a tensor>:
+        ``h`` computed from ``float(error)``; or rebinds to a tensor: ``s = t`` with ``t = torch.maximum(t_end,
+        s + h)``), when its body runs tensor operators; and ``if <test on a tensor>:
         break`` inside a ``while`` loop whose body runs calls or tensor operators outside the ``if`` (a fixed-point
         or Newton iteration: ``while True: z_next = g(z); if torch.norm(z_next - z) < tol: break``). Loops over a
         data loader or training loops (skipping a bad batch, ``.backward()`` / ``.step()`` in a ``while`` loop)
@@ -72,6 +73,10 @@ class DataDependentSkip(Rule):
                  "        h = h * min(2.0, 0.9 / max(error, 1e-6))\n        s = s + h\n        y = y_new\n    return y\n",
                  # a while loop on a tensor's value
                  "import torch\ndef f(x: torch.Tensor):\n    while x.abs().max() > 1:\n        x = x * 0.5\n"
+                 "    return x\n",
+                 # a while loop whose tested name the loop rebinds to a tensor
+                 "import torch\ndef f(model, x: torch.Tensor, s, t_end):\n    while s > t_end:\n"
+                 "        t = torch.maximum(t_end, s - 0.1)\n        x = x + (t - s) * model(x, s)\n        s = t\n"
                  "    return x\n",
                  # a while loop left on a tensor's value (a fixed-point iteration)
                  "import torch\ndef f(x: torch.Tensor):\n    while True:\n        if x.sum() > 10:\n"
@@ -161,7 +166,7 @@ class DataDependentSkip(Rule):
             side, read = found
             origin = f"{side.id} from {short_source(read, 30)}"
         else:
-            test = tensor_test(node.test, ctx, bare_names=False)
+            test = tensor_test(node.test, ctx, bare_names=False) or while_on_tensor(node, ctx)
             if test is None or guard(test) or not any(tensor_work(s, ctx) for s in node.body):
                 return
             read = test
@@ -272,6 +277,14 @@ class DataDependentBranch(Rule):
                  "        err = torch.linalg.norm(y_new - y_half)\n        accept = err <= 1e-3\n"
                  "        if dt < 1e-6:\n            accept = True\n        if accept:\n            t, y = t + dt, y_new\n"
                  "        dt = dt * 0.9\n    return y\n",
+                 # the flag a step-size controller of the file returns from a value read back (a DPM-style sampler)
+                 "import torch\nclass Pid:\n    def __init__(self, h):\n        self.h = h\n"
+                 "    def propose(self, error):\n        factor = 0.9 / (float(error) + 1e-8)\n"
+                 "        accept = factor >= 0.8\n        self.h *= factor\n        return accept\n"
+                 "def sample(model, x: torch.Tensor, s, t_end):\n    pid = Pid(0.1)\n    info = {'n': 0}\n"
+                 "    while s > t_end:\n        t = torch.maximum(t_end, s - pid.h)\n"
+                 "        x_new = x + (t - s) * model(x, s)\n        accept = pid.propose(torch.linalg.norm(x_new - x))\n"
+                 "        if accept:\n            x = x_new\n            s = t\n            info['n'] += 1\n    return x\n",
                  # a conditional expression on a count of the data
                  "import torch\nimport torch.nn.functional as F\ndef loss(x: torch.Tensor, y: torch.Tensor, ignore: int):\n"
                  "    num_fg = (y != ignore).sum()\n    return F.cross_entropy(x, y) if num_fg > 0 else 0\n",
@@ -285,8 +298,15 @@ class DataDependentBranch(Rule):
                      "import torch\ndef track(model, xs):\n    best = None\n    for x in xs:\n"
                      "        loss = model(x).mean()\n        if best is None or loss < best:\n            best = loss\n"
                      "    return best\n",
-                     # a conditional expression picking constants
+                     # a conditional expression picking constants or strings; a test of a tensor's flags
                      "import torch\ndef scale(x: torch.Tensor):\n    s = 255.0 if x.max() > 1 else 1.0\n    return s\n",
+                     "import torch\ndef row(m: torch.Tensor, n):\n"
+                     "    return ' '.join('#' if m[0, j] else '.' if j == 0 else '-' for j in range(n))\n",
+                     "import torch\ndef f(kp: torch.Tensor):\n    return kp.clone() if kp.is_inference() else kp.detach()\n",
+                     # a layer-drop coin flip kept in a flag
+                     "import torch\ndef run(layers, x: torch.Tensor, p: float):\n    for layer in layers:\n"
+                     "        skip = False\n        r = torch.rand([])\n        skip = r < p\n        out = None\n"
+                     "        if skip:\n            out = x\n        x = layer(x) if out is None else out\n    return x\n",
                      # the tested tensor formatted into a log line, kept in a list, written to a summary, saved
                      "import logging\nimport torch\ndef f(x: torch.Tensor, n):\n    empty = (x < 0).sum()\n"
                      "    if empty > 0:\n        logging.warning(f'{fmt(part=empty, total=n)} empty')\n",
@@ -403,5 +423,5 @@ class DataDependentBranch(Rule):
         test = tensor_test(node.test, ctx, bare_names=False)
         if test is None or guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)):
             return
-        if any(tensor_work(arm, ctx) for arm in (node.body, node.orelse)):  # type: ignore[arg-type]
+        if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))

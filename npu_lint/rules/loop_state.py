@@ -15,6 +15,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.branch_arms import tensor_work
 from npu_lint.rules.data_whiles import trains
+from npu_lint.rules.read_backs import drawn
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (*FUNCTION_TYPES, ast.ClassDef, ast.Lambda)
@@ -23,8 +24,9 @@ _SCOPES = (*FUNCTION_TYPES, ast.ClassDef, ast.Lambda)
 def _rebound(statement: ast.stmt) -> Optional[list[str]]:
     """The names a statement of an arm rebinds (``t, y = t + dt, y_new``, ``dt *= 0.5``), or None when it does
     anything else (a call, a write into a container, a return)."""
-    if isinstance(statement, ast.Pass):
-        return []
+    if isinstance(statement, ast.Pass) or (isinstance(statement, ast.AugAssign) and isinstance(
+            statement.target, (ast.Subscript, ast.Attribute)) and isinstance(statement.value, ast.Constant)):
+        return []   # ``info["n_accept"] += 1``: a counter
     if isinstance(statement, ast.Assign):
         targets: list[ast.AST] = list(statement.targets)
     elif isinstance(statement, (ast.AugAssign, ast.AnnAssign)) and statement.value is not None:
@@ -59,9 +61,9 @@ def _statements(loop: ast.AST, skip: ast.AST) -> list[ast.stmt]:
 
 def carried_state(node: ast.If, ctx: FileContext) -> Optional[tuple[list[str], ast.AST]]:
     """(the names, the loop) when every statement of the ``if``'s arms rebinds names, one of which the enclosing
-    loop (of a function, not a training loop) reads in a statement that runs tensor operators outside the ``if``
+    loop (of a function, not a training loop) reads, before the ``if``, in a statement that runs tensor operators
     (``y = y_new`` then ``k1 = f(t, y)`` at the top of the body): which values the next iteration computes on is
-    decided on the host; else None."""
+    decided on the host (a value clamped for the rest of the same iteration is not); else None."""
     loop = ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES))
     if not isinstance(loop, _LOOPS) or ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop):
         return None
@@ -73,7 +75,8 @@ def carried_state(node: ast.If, ctx: FileContext) -> Optional[tuple[list[str], a
         names += [n for n in rebound if n not in names]
     if not names:
         return None
-    consumed = [n for n in names if any(_reads(s, n) and tensor_work(s, ctx) for s in _statements(loop, node))]
+    earlier = [s for s in _statements(loop, node) if s.lineno < node.lineno]   # what the next iteration runs first
+    consumed = [n for n in names if any(_reads(s, n) and tensor_work(s, ctx) for s in earlier)]
     return (consumed, loop) if consumed else None
 
 
@@ -95,7 +98,8 @@ def tensor_flag(side: ast.AST, ctx: FileContext) -> bool:
     compared = [b.value for b in bindings if not isinstance(b.value, ast.Constant)]
     return bool(compared) and all(
         isinstance(v, ast.Compare) and not any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in v.ops)
-        and any(resolver.kind_of_at(s, scope) in K.TENSORS for s in (v.left, *v.comparators)) for v in compared)
+        and any(resolver.kind_of_at(s, scope) in K.TENSORS for s in (v.left, *v.comparators))
+        and not drawn(v, ctx) for v in compared)   # ``skip = torch.rand([]) < p``: a layer-drop coin flip
 
 
 def while_break_works(node: ast.If, loop: ast.While, ctx: FileContext) -> bool:
@@ -104,3 +108,54 @@ def while_break_works(node: ast.If, loop: ast.While, ctx: FileContext) -> bool:
     if ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop):
         return False
     return any(tensor_work(s, ctx) or any(isinstance(n, ast.Call) for n in walk(s)) for s in _statements(loop, node))
+
+
+def while_on_tensor(loop: ast.While, ctx: FileContext) -> Optional[ast.AST]:
+    """The value a name the ``while`` test compares is rebound to in the loop when the model says it is a tensor
+    (``while s > t_end:`` with ``s = t`` and ``t = torch.maximum(t_end, s + h)``): from the second iteration the
+    test reads a tensor's value; else None."""
+    resolver = ctx.resolver
+    tests = loop.test.values if isinstance(loop.test, ast.BoolOp) else [loop.test]
+    for test in tests:
+        if not isinstance(test, ast.Compare) or any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                                                    for op in test.ops):
+            continue
+        for side in (test.left, *test.comparators):
+            if not isinstance(side, ast.Name):
+                continue
+            for value in _rebound_values(loop, side.id):
+                if resolver.kind_of_at(value, resolver.current) in K.TENSORS \
+                        and resolver.kind_of_at(value, resolver.current) != K.MASK:
+                    return value
+    return None
+
+
+def _rebound_values(loop: ast.While, name: str) -> list[ast.AST]:
+    """The values ``name`` is assigned in the loop's body (``s = t``; not in nested scopes)."""
+    found: list[ast.AST] = []
+    for statement in _statements(loop, loop):
+        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.AST):
+            for target in statement.targets:
+                if isinstance(target, ast.Name) and target.id == name:
+                    found.append(statement.value)
+    return found
+
+
+def expression_work(arm: ast.AST, ctx: FileContext) -> bool:
+    """An arm of a conditional expression computes a tensor (a call or arithmetic the model says gives one), not
+    counting the tests of conditional expressions nested in it (``a if m[0, j] else b if j else c``)."""
+    resolver = ctx.resolver
+    stack: list[ast.AST] = [arm]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.IfExp):
+            stack += [node.body, node.orelse]
+            continue
+        if isinstance(node, (ast.Call, ast.BinOp)) and resolver.kind_of(node) in K.TENSORS:
+            return True
+        if isinstance(node, ast.Call) and tensor_work(node, ctx):   # type: ignore[arg-type]
+            return True   # the file's own helper that runs tensor operators
+        if not isinstance(node, (ast.Lambda, *_SCOPES, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
+            stack.extend(ast.iter_child_nodes(node))
+    return False
+
