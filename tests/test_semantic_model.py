@@ -728,3 +728,11 @@ def test_the_call_index_reads_match_statements_and_module_level_calls() -> None:
 ])
 def test_triangles_keep_what_they_are_given(source, kind):
     assert probe(source)[0] == kind
+
+
+def test_arithmetic_methods_numpy_lacks_give_a_tensor_unless_pandas_is_imported():
+    """``norm(err / tol).abs()``: numpy arrays and Python's numbers have no ``abs`` / ``sqrt`` method; pandas does."""
+    assert probe("def f(norm, x):\n    d = norm(x).abs()\n    d.probe()\n")[0] == "tensor"
+    assert probe("def f(x):\n    d = x.pow(2).mean().sqrt()\n    d.probe()\n")[0] == "tensor"
+    assert probe("import pandas as pd\ndef f(norm, x):\n    d = norm(x).abs()\n    d.probe()\n")[0] is None
+    assert probe("def f(x):\n    d = x.abs(1, 2)\n    d.probe()\n")[0] is None

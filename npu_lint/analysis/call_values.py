@@ -89,6 +89,9 @@ class CallValues:
                 return K.TENSOR, None   # ``scaler.scale(loss)``: the scaled loss (``.backward()`` is a tensor's)
             if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self.has_frames():
                 return K.MASK, None   # ``labels.eq(labels.t())`` like ``labels == labels.t()``: no pandas here
+            if value is None and receiver is None and func.attr in K.FRAME_SHARED_METHODS and not self.has_frames() \
+                    and not node.keywords and len(node.args) <= 1:
+                return K.TENSOR, None   # ``norm(err / tol).abs()``: numpy and Python's numbers have no such method
             if value is None and callee is None and isinstance(func.value, ast.Name) \
                     and self.scopes is not None and func.value.id == self.scopes.self_name(scope):
                 return self.dispatched_value(func, scope)   # ``self.mask_fn(x)``: a method chosen at run time

@@ -240,3 +240,22 @@ def _scan_class(cls: ast.ClassDef) -> tuple[dict[str, list[str]], frozenset[str]
                         if attr is not None:
                             written.add(attr)
     return registered, frozenset(written)
+
+
+def passes_data(resolver: "Resolver", call: ast.Call, flavour: str, scope: Scope) -> bool:
+    """A project function's ``size_read`` read of a parameter (``host@mask@0``) is data at this call when the
+    argument there is a tensor or carries a value read from one; a read of its own data always is."""
+    if "@" not in flavour:
+        return True
+    _, parameter, position = flavour.split("@")
+    argument = next((kw.value for kw in call.keywords if kw.arg == parameter), None)
+    if argument is None and 0 <= int(position) < len(call.args) \
+            and not any(isinstance(a, ast.Starred) for a in call.args[:int(position) + 1]):
+        argument = call.args[int(position)]
+    if argument is None or isinstance(argument, ast.Constant) or from_constants(argument, resolver, scope):
+        return False   # ``stride=model.stride``: a buffer of the model, configuration
+    kind = resolver.kind_of_at(argument, scope)
+    if kind in K.TENSORS or any(f[0] != "random" for f in resolver.flows(argument, scope)):
+        return True
+    return kind is None and isinstance(argument, (ast.Name, ast.Subscript))   # ``mask``, ``batch["mask"]``: not
+    # ``model.stride`` (an attribute of unknown kind: a setting as often as data) nor ``max(int(s), 32)``

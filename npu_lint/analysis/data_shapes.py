@@ -1,6 +1,7 @@
 """Tensors whose shape depends on the data: the results of ``unique()``, ``nonzero()``, ``masked_select``,
 one-argument ``torch.where`` and boolean-mask selections (``x[mask]``), through the names bound to them and the
-calls that keep their first axis (``.squeeze(1)``, ``.view(-1)``, ``.long()``, ``[:, 0]``).
+calls that keep their first axis (``.squeeze(1)``, ``.view(-1)``, ``.long()``, ``[:, 0]``) and prefix slices
+(``keep[:max_det]``: as many rows as the op kept, up to the bound).
 
 Their metadata (``len(u)``, ``u.size(0)``, ``u.shape[0]``, ``u.numel()``) is a data value: the count of unique
 labels or of selected elements is known only once the op has run. :meth:`npu_lint.analysis.flows.Flows.flows`
@@ -76,6 +77,8 @@ def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 
         if isinstance(index, ast.Tuple) and index.elts and isinstance(index.elts[0], ast.Slice) \
                 and index.elts[0].lower is None and index.elts[0].upper is None:
             return data_shaped(resolver, node.value, scope, depth + 1)      # ``idx[:, 0]``: the same rows
+        if isinstance(index, ast.Slice) and index.step is None:
+            return data_shaped(resolver, node.value, scope, depth + 1)      # ``keep[:max_det]``: min(count, k) rows
         if isinstance(index, ast.Constant) and isinstance(index.value, int) and isinstance(node.value, ast.Call):
             return _element(resolver, node.value, scope, index.value, depth + 1)   # ``torch.where(m)[0]``
         if isinstance(index, (ast.Compare, ast.Name, ast.UnaryOp, ast.BinOp, ast.Call, ast.Attribute)) \

@@ -31,7 +31,7 @@ _MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict
 _CONTAINERS = frozenset({"torch.nn.Module", "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
                          "torch.nn.ParameterList", "torch.nn.ParameterDict"})
 # Kinds whose class may be a project class with its own methods and attributes.
-CLASSED = (K.OBJECT, K.MODULE, K.OPTIMIZER, K.DATASET, K.LOADER, K.SCHEDULER, K.SAMPLER)
+CLASSED = K.CLASSED
 
 
 PYTHON_SCALARS = frozenset({"int", "float", "bool", "str", "bytes", "complex"})

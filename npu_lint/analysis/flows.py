@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum, longest_item
-from npu_lint.analysis.configuration import from_constants, numpy_made
+from npu_lint.analysis.configuration import from_constants, numpy_made, passes_data
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
@@ -52,6 +52,7 @@ _MAX_FLOWS = 6
 _DEPTH = 30
 _NESTING = 60
 _HOST_METHODS = frozenset({"item", "tolist"})
+_LIBRARIES = ("torch.", "numpy.", "math.", "builtins.", "pandas.")   # never a project helper
 # Full reductions: without arguments they give a 0-d tensor.
 ZERO_D_METHODS = frozenset({"sum", "count_nonzero", "max", "min", "amax", "amin", "argmax", "argmin", "prod"})
 _REDUCTIONS = ZERO_D_METHODS | {"mean"}
@@ -301,6 +302,11 @@ class Flows:
         if callee is not None:
             return self._at_call(node, callee, self.returned_flows(callee[0]), scope)
         name = self.qualname(func, scope)
+        if name is not None and self.project is not None and not name.startswith(_LIBRARIES):
+            flavour = self.project.returned_size_read(name, self.module_name)
+            if flavour and passes_data(self, node, flavour, scope):   # ``n = count_fg(mask)`` of another module
+                flavour = flavour.split("@")[0]                         # returning ``int(mask.sum())``; an element
+                return (((ZERO_D if flavour == ELEMENT else flavour), node),)   # returned: a 0-d tensor here
         if isinstance(func, ast.Name) and func.id in _METADATA_CALLS and name is None:
             if func.id == "len" and len(node.args) == 1 and data_shaped(self, node.args[0], scope):
                 return ((DATA_SIZE, node),)
@@ -336,6 +342,10 @@ class Flows:
             return BATCH_MAX, node
         if items_maximum(node) and not from_constants(node.args[0].elt, self, scope):
             return HOST, node   # ``max(ex["src_map"].max() for ex in batch)``: each comparison reads a tensor
+        if isinstance(func, ast.Name) and func.id in ("max", "min") and len(node.args) == 1 and not node.keywords \
+                and self.binding(func, scope) is None and self.kind_of_at(node.args[0], scope) in K.TENSORS \
+                and not from_constants(node.args[0], self, scope):
+            return ZERO_D, node   # ``max(lengths)`` of a tensor: its largest element, compared on the host
         if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
             if from_constants(func.value, self, scope) or numpy_made(func.value, self, scope):
                 return None   # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data;

@@ -67,7 +67,13 @@ MASK_METHODS = frozenset({
 })
 # Comparison methods: on a receiver of unknown kind they give a mask as the operators do, unless the file
 # imports pandas (a Series has them too); numpy arrays have none of them.
+# Kinds whose values are instances of a class the model may know (``(kind, class)``): their methods are the class's.
+CLASSED = (OBJECT, MODULE, OPTIMIZER, DATASET, LOADER, SCHEDULER, SAMPLER)
 COMPARISON_METHODS = frozenset({"eq", "ne", "gt", "ge", "lt", "le"})
+# Arithmetic methods torch tensors share with pandas' frames but not with numpy arrays or Python's numbers
+# (``np.abs(a)``, ``abs(x)``, ``math.sqrt(x)`` are functions there): ``norm(err / tol).abs()`` is a tensor in a file
+# without pandas.
+FRAME_SHARED_METHODS = frozenset({"abs", "pow", "sqrt", "exp"})
 MASK_FUNCTIONS = frozenset("torch." + name for name in MASK_METHODS | {"isreal", "is_nonzero", "any", "all"} - {"bool"})
 LIKE_FUNCTIONS = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
                             "torch.clone", "torch.flip", "torch.roll", "torch.triu", "torch.tril"})
@@ -235,6 +241,8 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
         return (TENSOR, None) if method in TENSOR_ONLY_METHODS else None
     kind, cls = receiver
     if kind in TENSORS:
+        if method.startswith("is_"):
+            return None   # ``x.is_inference()``, ``x.is_pinned()``: a Python bool
         if method == "cpu":
             return HOST, CPU_TENSOR   # host data (no NPU work), still a torch tensor for its methods
         if method == "numpy":

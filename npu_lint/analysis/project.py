@@ -340,6 +340,15 @@ class ProjectView:
         facts = self.index.functions[target][1]
         return facts.owner is None and facts.reads
 
+    def returned_size_read(self, qualname: str, importer: str) -> str:
+        """The flavour of a size read from the data that the project function (of another module, not a method) may
+        return (its facts' ``size_read``: ``return int(mask.sum())``), "" when none."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return ""
+        facts = self.index.functions[target][1]
+        return facts.size_read if facts.owner is None else ""
+
     def padding_names(self) -> frozenset[str]:
         """The short names of project functions that pad their items (for NPU405's trigger words)."""
         if self._padding_names is None:

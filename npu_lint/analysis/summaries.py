@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.call_lines import CallLines, nested_calls
-from npu_lint.analysis.scopes import CLASS, DEF, Binding, Scope
+from npu_lint.analysis.scopes import CLASS, DEF, VALUE, Binding, Scope
 from npu_lint.analysis.nodes import body_of, class_bases
 
 if TYPE_CHECKING:
@@ -144,7 +144,25 @@ class Summaries:
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in decorators)
                     return method.value, 0 if static else 1
             return self._forward(self.value_of(func, scope))
+        if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            return self._instance_method(func, scope)   # ``pid.propose_step(err)`` of ``pid = Controller(h)``
         return None
+
+    def _instance_method(self, func: ast.Attribute, scope: Scope) -> Optional[tuple[ast.AST, int]]:
+        """The method of a local instance of one of the file's classes, read from the name's one binding
+        (``pid = Controller(h)``: no kind asked, so no summary in progress is entered)."""
+        binding = self.binding(func.value, scope)
+        if binding is None or binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.Call) \
+                or not isinstance(binding.value.func, ast.Name):
+            return None
+        cls = self.binding(binding.value.func, binding.scope)
+        if cls is None or cls.tag != CLASS:
+            return None
+        found = method_def(cls.value, func.attr, 1)
+        if found is None:
+            return None
+        static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in found[0].decorator_list)
+        return found[0], 0 if static else 1
 
     def _forward(self, value: Optional[K.Value]) -> Optional[tuple[ast.AST, int]]:
         if value is None or value[0] != K.MODULE or value[1] not in self._local_classes:

@@ -17,7 +17,8 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.summaries_padding import own_maximum, padded_items
-from npu_lint.analysis.summaries_reads import may_return_read_back, returns_read_back
+from npu_lint.analysis.summaries_reads import may_return_read_back, may_return_size_read, \
+    returned_size_read, returns_read_back
 from npu_lint.analysis.summaries_sizes import first_sized, sized_parameters
 from npu_lint.project.fact_bindings import BindingFacts
 from npu_lint.project.fact_reaches import ReachFacts
@@ -59,6 +60,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self._sized: dict = {}   # the size summaries of the file's functions (helpers summarised once)
         self._sizing: list[tuple[_Scope, ast.AST]] = []   # functions with parameters, for their size summaries
         self._reading: list[tuple[_Scope, ast.AST]] = []   # functions that may return a value read back
+        self._size_reading: list[tuple[_Scope, ast.AST]] = []   # functions that may return a size read from data
 
     # -- statements ------------------------------------------------------------------------
     def run(self, tree: ast.Module, scopes: Optional[Scopes] = None) -> "ModuleFacts":
@@ -193,6 +195,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                 else ("", 0, "", -1)
         if parent.kind == "module" and may_return_read_back(node):   # the model's "returns a value read back"
             self._reading.append((scope, node))
+        if parent.kind == "module" and may_return_size_read(node):   # "returns a size read from the data"
+            self._size_reading.append((scope, node))
         if parent.kind == "module" and first_sized(node):   # the model's size summary, once all is known (NPU403
             self._sizing.append((scope, node))                 # at the calls of other modules: no methods)
         self.scopes.pop()
@@ -296,7 +300,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
-                                            scope.reads))
+                                            scope.reads, scope.size_read))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
@@ -318,6 +322,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self._size_facts()
         for scope, node in self._reading:
             scope.reads = returns_read_back(node, self.resolver)
+        for scope, node in self._size_reading:
+            scope.size_read = returned_size_read(node, self.resolver)
         for scope, enclosing in self._closed:
             self._finish_function(scope, enclosing)
         classes = []

@@ -3,23 +3,20 @@ any other ``if`` on a tensor's value that chooses which tensor operators run (``
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.index_forms import is_range
-from npu_lint.analysis.nodes import child_nodes, walk
-from npu_lint.analysis.summaries import return_statements
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.analysis.size_sinks import last_name
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, tensor_work
+from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
 from npu_lint.rules.data_whiles import trains, while_on_read_back
+from npu_lint.rules.loop_state import carried_state, expression_work, while_break_works, while_on_tensor
 from npu_lint.rules.value_flow import FAMILY
-from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, training_step, \
-    whole_test_bindings
+from npu_lint.rules.read_backs import training_step, whole_test_bindings
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
-_TESTS = frozenset({"torch.any", "torch.all", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.equal"})
 
 
 class DataDependentSkip(Rule):
@@ -32,10 +29,12 @@ class DataDependentSkip(Rule):
         from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``). Also a ``while``
         loop that stops on a tensor's value: its test reads one (``while x.abs().max() > 1:``) or compares a name
         the loop advances from a value read back (an adaptive solver's ``while s < t_end:`` with ``s = s + h`` and
-        ``h`` computed from ``float(error)``), when its body runs tensor operators. Loops over a data loader or
-        training loops (skipping a bad batch, ``.backward()`` / ``.step()`` in a ``while`` loop), loops over a
-        tensor's items (their count is the finding) and ``if ...: break`` inside a ``while`` loop (NPU412) are
-        left alone.
+        ``h`` computed from ``float(error)``; or rebinds to a tensor: ``s = t`` with ``t = torch.maximum(t_end,
+        s + h)``), when its body runs tensor operators; and ``if <test on a tensor>:
+        break`` inside a ``while`` loop whose body runs calls or tensor operators outside the ``if`` (a fixed-point
+        or Newton iteration: ``while True: z_next = g(z); if torch.norm(z_next - z) < tol: break``). Loops over a
+        data loader or training loops (skipping a bad batch, ``.backward()`` / ``.step()`` in a ``while`` loop)
+        and loops over a tensor's items (their count is the finding) are left alone.
     Why it matters on NPU:
         The test reads a device value back to the host (a sync per iteration), and which operators run then
         depends on the batch: the step's operator sequence, and any graph captured from it, changes with the
@@ -74,7 +73,17 @@ class DataDependentSkip(Rule):
                  "        h = h * min(2.0, 0.9 / max(error, 1e-6))\n        s = s + h\n        y = y_new\n    return y\n",
                  # a while loop on a tensor's value
                  "import torch\ndef f(x: torch.Tensor):\n    while x.abs().max() > 1:\n        x = x * 0.5\n"
-                 "    return x\n")
+                 "    return x\n",
+                 # a while loop whose tested name the loop rebinds to a tensor
+                 "import torch\ndef f(model, x: torch.Tensor, s, t_end):\n    while s > t_end:\n"
+                 "        t = torch.maximum(t_end, s - 0.1)\n        x = x + (t - s) * model(x, s)\n        s = t\n"
+                 "    return x\n",
+                 # a while loop left on a tensor's value (a fixed-point iteration)
+                 "import torch\ndef f(x: torch.Tensor):\n    while True:\n        if x.sum() > 10:\n"
+                 "            break\n        x = x * 2\n",
+                 "import torch\ndef fixed_point(g, z: torch.Tensor, tol: float):\n    while True:\n"
+                 "        z_next = g(z)\n        if torch.norm(z_next - z) < tol:\n            break\n"
+                 "        z = z_next\n    return z\n")
     must_not_fire = (# a host test, a loop over the data loader, the last statement of the loop, a while loop
                      "import torch\ndef f(xs, C):\n    for c in range(C):\n        if c == 0:\n            continue\n"
                      "        xs[c] = torch.zeros(3)\n",
@@ -83,8 +92,12 @@ class DataDependentSkip(Rule):
                      "        loss.backward()\n        opt.step()\n",
                      "import torch\ndef f(x: torch.Tensor, n):\n    for i in range(n):\n        x = x * 2\n"
                      "        if x.sum() > 10:\n            break\n",
-                     "import torch\ndef f(x: torch.Tensor):\n    while True:\n        if x.sum() > 10:\n"
-                     "            break\n        x = x * 2\n",
+                     # a while loop left on a host value; a training loop left on the loss
+                     "import torch\ndef f(x: torch.Tensor, n):\n    i = 0\n    while True:\n        i += 1\n"
+                     "        if i > n:\n            break\n        x = x * 2\n",
+                     "import torch\ndef fit(model, opt, x: torch.Tensor):\n    while True:\n"
+                     "        loss = model(x).sum()\n        loss.backward()\n        opt.step()\n"
+                     "        if loss < 0.1:\n            break\n",
                      # numpy values; ``.item()`` of a value of unknown kind
                      "import torch\ndef f(rows, n):\n    for c in range(n):\n        if rows[c].item() < 0.1:\n"
                      "            continue\n        print(torch.zeros(c))\n",
@@ -122,6 +135,11 @@ class DataDependentSkip(Rule):
         if not isinstance(jump, (ast.Continue, ast.Break)):
             return
         loop = ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES))
+        if isinstance(loop, ast.While) and isinstance(jump, ast.Break):
+            test = tensor_test(node.test, ctx) if while_break_works(node, loop, ctx) else None
+            if test is not None:
+                ctx.report(node, self.break_message.format(test=short_source(test, 40), loop=loop.lineno))
+            return
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or ctx.enclosing(loop, FUNCTION_TYPES) is None:
             return
         sources = ctx.resolver.loop_sources(loop.iter)
@@ -129,25 +147,27 @@ class DataDependentSkip(Rule):
             return   # a bad batch skipped; a loop over a tensor's items (its count is the finding, NPU401/NPU403)
         if isinstance(jump, ast.Break) and not any(is_range(source) for source in sources):
             return   # stopping a walk over an iterator (a stop signal of the data) is not a step count
-        if not (_runs_after(node, loop, ctx) or (isinstance(jump, ast.Break) and _calls_in(loop, node))):
+        if not (runs_after(node, loop, ctx) or (isinstance(jump, ast.Break) and calls_in(loop, node))):
             return
-        test = _tensor_test(node.test, ctx)
+        test = tensor_test(node.test, ctx)
         if test is None:
             return
         how = "skips the rest of an iteration of" if isinstance(jump, ast.Continue) else "stops"
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:", how=how, loop=loop.lineno))
 
+    break_message = "if {test}: ends the while loop at line {loop} on a tensor's value: a host sync per iteration, and the number of iterations (of operators the step runs) changes with the data on NPU; run a fixed number of iterations and freeze the converged ones with a mask"
+
     def _check_while(self, node: ast.While, ctx: FileContext) -> None:
         """``while s < t_end:`` with ``s`` advanced from ``float(error)``; ``while x.sum() > 10:``."""
-        if ctx.enclosing(node, FUNCTION_TYPES) is None or not _may_read_value(node.test) or trains(node):
+        if ctx.enclosing(node, FUNCTION_TYPES) is None or not may_read_value(node.test) or trains(node):
             return
         found = while_on_read_back(node, ctx)
         if found is not None:
             side, read = found
             origin = f"{side.id} from {short_source(read, 30)}"
         else:
-            test = _tensor_test(node.test, ctx, bare_names=False)
-            if test is None or _guard(test) or not any(tensor_work(s, ctx) for s in node.body):
+            test = tensor_test(node.test, ctx, bare_names=False) or while_on_tensor(node, ctx)
+            if test is None or guard(test) or not any(tensor_work(s, ctx) for s in node.body):
                 return
             read = test
             origin = short_source(test, 30)
@@ -168,7 +188,10 @@ class DataDependentBranch(Rule):
         tensor: ``has_nan = nan_mask.any()`` then ``if has_nan:``; an element of a bool tensor picked
         with a host index: ``if update_required[idx]:``) when an arm runs tensor operators (or the backward pass
         or optimizer step; or hands the tested tensor to a call: ``self.endpointer.detect(segments=segs)``), or the function
-        runs them after an early ``return`` the test decides.
+        runs them after an early ``return`` the test decides. Also an accept/reject step inside a loop: arms that
+        only rebind names the loop reads in its tensor operators (``if error_ratio <= 1: t, y = t + dt, y_new``,
+        ``accept = err <= 1`` with ``err`` a tensor, ``accept = False`` elsewhere, then ``if accept:``); and a
+        conditional expression whose arms differ in tensor operators (``loss = ce(x, y) if num_fg > 0 else 0``).
         Left alone: tests of shapes, dtypes, devices or Python values, a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
         whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update), arms that
@@ -194,7 +217,7 @@ class DataDependentBranch(Rule):
     code = "NPU414"
     name = "data-dependent-branch"
     family = FAMILY
-    node_types = (ast.If,)
+    node_types = (ast.If, ast.IfExp)
     triggers = ("if ",)
     message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
     must_fire = ("import torch\nclass Dec:\n    def __call__(self, segs: torch.Tensor):\n"
@@ -248,13 +271,43 @@ class DataDependentBranch(Rule):
                  # a name bound to a test of a whole tensor
                  "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    any_pad = m.any()\n    if any_pad:\n"
                  "        x = x.masked_fill(m, 0.0)\n    return x\n",
+                 # an adaptive solver's accept/reject: the arms pick the state the next step computes on
+                 "import torch\ndef solve(f, y: torch.Tensor, t: float, t_end: float, dt: float):\n"
+                 "    while t < t_end:\n        y_new = y + dt * f(t, y)\n        y_half = y + 0.5 * dt * f(t, y)\n"
+                 "        err = torch.linalg.norm(y_new - y_half)\n        accept = err <= 1e-3\n"
+                 "        if dt < 1e-6:\n            accept = True\n        if accept:\n            t, y = t + dt, y_new\n"
+                 "        dt = dt * 0.9\n    return y\n",
+                 # the flag a step-size controller of the file returns from a value read back (a DPM-style sampler)
+                 "import torch\nclass Pid:\n    def __init__(self, h):\n        self.h = h\n"
+                 "    def propose(self, error):\n        factor = 0.9 / (float(error) + 1e-8)\n"
+                 "        accept = factor >= 0.8\n        self.h *= factor\n        return accept\n"
+                 "def sample(model, x: torch.Tensor, s, t_end):\n    pid = Pid(0.1)\n    info = {'n': 0}\n"
+                 "    while s > t_end:\n        t = torch.maximum(t_end, s - pid.h)\n"
+                 "        x_new = x + (t - s) * model(x, s)\n        accept = pid.propose(torch.linalg.norm(x_new - x))\n"
+                 "        if accept:\n            x = x_new\n            s = t\n            info['n'] += 1\n    return x\n",
+                 # a conditional expression on a count of the data
+                 "import torch\nimport torch.nn.functional as F\ndef loss(x: torch.Tensor, y: torch.Tensor, ignore: int):\n"
+                 "    num_fg = (y != ignore).sum()\n    return F.cross_entropy(x, y) if num_fg > 0 else 0\n",
                  # a flag of the object set from a count of finished items read back
                  "import torch\nclass Beam:\n    def __init__(self):\n        self.done = False\n"
                  "    def update(self, fin: torch.Tensor):\n        rows = fin.tolist()\n"
                  "        left = [i for i, f in enumerate(rows) if not f[0]]\n        self.done = len(left) == 0\n"
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
-    must_not_fire = (# the tested tensor formatted into a log line, kept in a list, written to a summary, saved
+    must_not_fire = (# the best value so far kept in a loop: read by the test only, by no tensor operator
+                     "import torch\ndef track(model, xs):\n    best = None\n    for x in xs:\n"
+                     "        loss = model(x).mean()\n        if best is None or loss < best:\n            best = loss\n"
+                     "    return best\n",
+                     # a conditional expression picking constants or strings; a test of a tensor's flags
+                     "import torch\ndef scale(x: torch.Tensor):\n    s = 255.0 if x.max() > 1 else 1.0\n    return s\n",
+                     "import torch\ndef row(m: torch.Tensor, n):\n"
+                     "    return ' '.join('#' if m[0, j] else '.' if j == 0 else '-' for j in range(n))\n",
+                     "import torch\ndef f(kp: torch.Tensor):\n    return kp.clone() if kp.is_inference() else kp.detach()\n",
+                     # a layer-drop coin flip kept in a flag
+                     "import torch\ndef run(layers, x: torch.Tensor, p: float):\n    for layer in layers:\n"
+                     "        skip = False\n        r = torch.rand([])\n        skip = r < p\n        out = None\n"
+                     "        if skip:\n            out = x\n        x = layer(x) if out is None else out\n    return x\n",
+                     # the tested tensor formatted into a log line, kept in a list, written to a summary, saved
                      "import logging\nimport torch\ndef f(x: torch.Tensor, n):\n    empty = (x < 0).sum()\n"
                      "    if empty > 0:\n        logging.warning(f'{fmt(part=empty, total=n)} empty')\n",
                      "import torch\ndef collect(kept: list, scores: torch.Tensor, t: float):\n"
@@ -326,7 +379,12 @@ class DataDependentBranch(Rule):
                      "import math\nimport torch\ndef f(loss: torch.Tensor):\n    if not math.isfinite(loss.item()):\n"
                      "        loss = torch.zeros_like(loss)\n    return loss\n")
 
+    state_message = "if {test}: picks the state ({names}) the loop at line {loop} runs on next from a tensor's value (accept/reject): a host sync per iteration, and the number of iterations follows the data on NPU; run a fixed number of steps and select with torch.where(accept, new, old)"
+
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.IfExp):
+            self._check_expression(node, ctx)
+            return
         assert isinstance(node, ast.If)
         if not ctx.uses_torch or ctx.enclosing(node, FUNCTION_TYPES) is None:
             return
@@ -335,111 +393,38 @@ class DataDependentBranch(Rule):
         if node.body and isinstance(node.body[-1], (ast.Continue, ast.Break)) \
                 and isinstance(ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS):
             return   # a loop's skip or stop: NPU413's
-        if not _may_read_value(node.test):
+        if not may_read_value(node.test):
             return   # ``if x is None:``, ``if self.training:``: no tensor value read
         if node.body and isinstance(node.body[-1], ast.Raise) and not node.orelse:
             return   # an error path: what it computes for the message runs once, before the raise
-        test = _tensor_test(node.test, ctx, bare_names=False)
+        test = tensor_test(node.test, ctx, bare_names=False)
         if test is None:
             return
         function = ctx.enclosing(node, FUNCTION_TYPES)
         arms = node.body + node.orelse
         if node.body and isinstance(node.body[-1], ast.Return):
             arms = arms + later(node, function, ctx)   # what an early return skips
-        if (_guard(node.test) or any(_guard(v) for v in whole_test_bindings(test, ctx))) \
+        if (guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx))) \
                 and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
         if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test)
                    or hands_tested(statement, test, ctx) for statement in arms):
+            carried = carried_state(node, ctx)
+            if carried is not None:   # an accept/reject step: the arms pick the state the next iteration runs on
+                ctx.report(node, self.state_message.format(test=short_source(test, 40), names=", ".join(carried[0]),
+                                                           loop=carried[1].lineno))
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
 
-
-def _may_read_value(test: ast.AST) -> bool:
-    """A call or a value comparison somewhere in the test (a cheap look before asking the model)."""
-    if isinstance(test, ast.UnaryOp):
-        test = test.operand
-    if isinstance(test, (ast.Name, ast.Attribute)):
-        return True   # ``if accept:``, ``if self.done:``: a flag the model may trace to a value read back
-    for node in walk(test):
-        if isinstance(node, (ast.Call, ast.Subscript)) or (isinstance(node, ast.Compare) and not isinstance(
-                node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))):
-            return True
-    return False
-
-
-_GUARDS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "nan_to_num"})
-
-
-def _guard(test: ast.AST) -> bool:
-    """A numerical guard (``torch.isnan(loss).any()``, ``not torch.isfinite(x).all()``): a path that is not taken
-    in a healthy run."""
-    return any(isinstance(node, ast.Call) and last_name(node.func) in _GUARDS for node in walk(test))
-
-
-def _runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
-    """The loop's body runs a call after the ``if`` (what the jump skips)."""
-    return any(isinstance(n, ast.Call) for s in later(node, loop, ctx) for n in walk(s))
-
-
-def _calls_in(loop: ast.AST, node: ast.If) -> bool:
-    """The loop's body makes a call outside the ``if``: what the later iterations a ``break`` cuts off would run."""
-    stack: list[ast.AST] = [s for s in loop.body if s is not node]
-    while stack:
-        current = stack.pop()
-        if current is node:
-            continue
-        if isinstance(current, ast.Call):
-            return True
-        stack.extend(child_nodes(current))
-    return False
-
-
-def _tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Optional[ast.AST]:
-    """The part of an ``if`` test that reads a tensor's value (``fg.sum() == 0``, ``torch.any(m)``,
-    ``x.item() < t``), or None; ``bare_names`` False: not a name or attribute alone (``if mask:``)."""
-    resolver = ctx.resolver
-    operands = test.values if isinstance(test, ast.BoolOp) else [test]
-    for operand in operands:
-        inner = operand.operand if isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not) else operand
-        inner = inner.value if isinstance(inner, ast.NamedExpr) else inner   # ``if (single := x.ndim == 2):``
-        if isinstance(inner, ast.Compare):
-            sides = (inner.left, *inner.comparators)
-            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops) \
-                    or any(isinstance(s, ast.Constant) and s.value is None for s in sides):
-                continue   # ``if out == None:``: a tensor compared with None is Python's ``False``, no value read
-            if any(host_random(s, ctx) for s in sides):
-                continue   # ``torch.rand(1).item() < p``: a draw on the host, no data read
-            if any(resolver.kind_of(s) in K.TENSORS or item(s, ctx) for s in sides) \
-                    or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
-                return operand
-        elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in _TESTS or host_test(inner, ctx)):
-            if drawn(inner, ctx):
-                continue   # ``torch.equal(perm, identity)`` of ``perm = torch.randperm(n)``: a retried draw
-            return operand
-        elif isinstance(inner, (ast.Name, ast.Attribute)) and (read_back_name(inner, ctx)
-                                                                or whole_test_bindings(inner, ctx)):
-            return operand   # ``accept = error <= 1`` then ``if accept:``; ``if self.done:``; ``has = m.any()``
-        elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS \
-                and not _compared_unknowns(inner, ctx):
-            return operand
-    return None
-
-
-def _compared_unknowns(name: ast.AST, ctx: FileContext) -> bool:
-    """A name bound only to comparisons of values of unknown kind (``is_last = epoch == self.epochs - 1``): a
-    mask by its look alone, no evidence of a tensor for a branch."""
-    resolver = ctx.resolver
-    if isinstance(name, ast.Call) and resolver.scopes is not None:   # ``def big(cfg): return cfg.size > 3``
-        callee = resolver.own_function(name)
-        inner = resolver.scopes.scope_of(callee[0]) if callee is not None else None
-        values = [r.value for r in return_statements(callee[0])] if inner is not None else []
-        return bool(values) and all(isinstance(v, ast.Compare) and not any(
-            resolver.kind_of_at(side, inner) in K.TENSORS for side in (v.left, *v.comparators)) for v in values)
-    if not isinstance(name, ast.Name) or resolver.scopes is None:
-        return False
-    bindings = resolver.scopes.may_reach(name.id, resolver.current, (name.lineno, name.col_offset))
-    return bool(bindings) and all(
-        isinstance(b.value, ast.Compare) and not b.path and not any(
-            resolver.kind_of_at(side, b.scope) in K.TENSORS for side in (b.value.left, *b.value.comparators))
-        for b in bindings)
+    def _check_expression(self, node: ast.IfExp, ctx: FileContext) -> None:
+        """``loss = ce(x, y) if num_fg > 0 else 0``: a conditional expression on a tensor's value whose arms differ
+        in the tensor operators they run."""
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if not ctx.uses_torch or function is None or getattr(function, "name", None) == "__init__" \
+                or not may_read_value(node.test):
+            return
+        test = tensor_test(node.test, ctx, bare_names=False)
+        if test is None or guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)):
+            return
+        if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)):
+            ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))

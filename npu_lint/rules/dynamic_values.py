@@ -26,9 +26,11 @@ class TensorValueInShape(ValueFlow):
 
     What it does:
         Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor,
-        0-d tensors such as ``mask.sum()`` or ``torch.sum(x)``, the elements of a tensor iterated over or
-        picked in a loop, ``lengths[i]``, and the length of a result whose shape depends on the data:
-        ``labels.unique().size(0)``, ``len(x[mask])``, ``idx.shape[0]`` of ``mask.nonzero()``, the message
+        0-d tensors such as ``mask.sum()``, ``torch.sum(x)`` or ``max(lengths)`` of a tensor, the elements of a
+        tensor iterated over or picked in a loop, ``lengths[i]``, what a function of another module of the project
+        returns of them (``n = count_fg(mask)`` with ``return int(mask.sum())``: its ``size_read`` fact), and the
+        length of a result whose shape depends on the data: ``labels.unique().size(0)``, ``len(x[mask])``,
+        ``len(keep[:k])`` of an NMS, ``idx.shape[0]`` of ``mask.nonzero()``, the message
         naming the chain ``unique() → .size(0) → new_zeros()``) to the places that fix a shape: the size arguments of
         ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` / ``expand`` /
         ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, the size
@@ -237,8 +239,15 @@ class TensorValueInShape(ValueFlow):
                  "    return torch.zeros(int(vals[0]))\n",
                  # each target's length (not a spatial size of feature levels) is data
                  "import torch\ndef pad(targets, padded):\n    lengths = torch.IntTensor([len(t) for t in targets])\n"
-                 "    for i, n in enumerate(lengths):\n        padded[i, :n] = targets[i][:n]\n")
+                 "    for i, n in enumerate(lengths):\n        padded[i, :n] = targets[i][:n]\n",
+                 # the count of an NMS result cut to a maximum; the largest element of a tensor by the builtin max
+                 "import torch\nfrom torchvision.ops import batched_nms\ndef det(boxes, scores, cls, k):\n"
+                 "    keep = batched_nms(boxes, scores, cls, 0.5)[:k]\n    return torch.zeros(k - len(keep), 6)\n",
+                 "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    m = max(lengths)\n"
+                 "    return x[:, :m]\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # the builtin max of a host list of sizes
+                     "import torch\ndef f(x: torch.Tensor, sizes: list):\n    m = max(sizes)\n    return x[:, :m]\n",
                      # a while loop over a host queue; a tensor cut by a fixed slice; an element of configuration;
                      # a comprehension filtered by host values
                      "import torch\ndef f(x: torch.Tensor, queue):\n    while len(queue) > 0:\n"

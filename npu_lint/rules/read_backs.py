@@ -86,7 +86,8 @@ def read_back_name(side: ast.AST, ctx: FileContext, depth: int = 0, scope: Optio
     bindings = scopes.may_reach(side.id, scope, (side.lineno, side.col_offset))
     if not bindings or any(b.tag != "value" or b.path or b.scope is not scope for b in bindings):
         return False
-    return all(reads_back(b.value, ctx, scope) or _compared(b.value, ctx, depth + 1, scope) for b in bindings)
+    return all(reads_back(b.value, ctx, scope) or _compared(b.value, ctx, depth + 1, scope)
+               or (isinstance(b.value, ast.Call) and returns_read_back(b.value, ctx)) for b in bindings)
 
 
 def _compared(value: ast.AST, ctx: FileContext, depth: int, scope: Scope) -> bool:

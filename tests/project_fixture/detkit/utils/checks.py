@@ -8,3 +8,8 @@ def all_close(a: torch.Tensor, b: torch.Tensor, tol: float) -> bool:
 
 def wide(cfg) -> bool:
     return cfg.width > 3
+
+
+def count_kept(keep_mask):
+    """A count read back from the data (``int`` of a sum): a size at every call of another module."""
+    return int(keep_mask.sum())

@@ -1,0 +1,116 @@
+"""The tests of NPU413's and NPU414's branches: which part of an ``if`` test reads a tensor's value (``fg.sum() == 0``,
+``torch.any(m)``, ``x.item() < t``, a flag bound from one), numerical guards (``isnan`` / ``isfinite``) and what a
+loop's jump cuts off. Nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import child_nodes, walk
+from npu_lint.analysis.size_sinks import last_name
+from npu_lint.analysis.summaries import return_statements
+from npu_lint.context import FileContext
+from npu_lint.rules.branch_arms import later
+from npu_lint.rules.loop_state import tensor_flag
+from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, whole_test_bindings
+
+TESTS = frozenset({"torch.any", "torch.all", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.equal"})
+
+
+def may_read_value(test: ast.AST) -> bool:
+    """A call or a value comparison somewhere in the test (a cheap look before asking the model)."""
+    if isinstance(test, ast.UnaryOp):
+        test = test.operand
+    if isinstance(test, (ast.Name, ast.Attribute)):
+        return True   # ``if accept:``, ``if self.done:``: a flag the model may trace to a value read back
+    for node in walk(test):
+        if isinstance(node, (ast.Call, ast.Subscript)) or (isinstance(node, ast.Compare) and not isinstance(
+                node.ops[0], (ast.Is, ast.IsNot, ast.In, ast.NotIn))):
+            return True
+    return False
+
+
+_GUARDS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "nan_to_num"})
+
+
+def guard(test: ast.AST) -> bool:
+    """A numerical guard (``torch.isnan(loss).any()``, ``not torch.isfinite(x).all()``): a path that is not taken
+    in a healthy run."""
+    return any(isinstance(node, ast.Call) and last_name(node.func) in _GUARDS for node in walk(test))
+
+
+def runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
+    """The loop's body runs a call after the ``if`` (what the jump skips)."""
+    return any(isinstance(n, ast.Call) for s in later(node, loop, ctx) for n in walk(s))
+
+
+def calls_in(loop: ast.AST, node: ast.If) -> bool:
+    """The loop's body makes a call outside the ``if``: what the later iterations a ``break`` cuts off would run."""
+    stack: list[ast.AST] = [s for s in loop.body if s is not node]
+    while stack:
+        current = stack.pop()
+        if current is node:
+            continue
+        if isinstance(current, ast.Call):
+            return True
+        stack.extend(child_nodes(current))
+    return False
+
+
+def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Optional[ast.AST]:
+    """The part of an ``if`` test that reads a tensor's value (``fg.sum() == 0``, ``torch.any(m)``,
+    ``x.item() < t``), or None; ``bare_names`` False: not a name or attribute alone (``if mask:``)."""
+    resolver = ctx.resolver
+    operands = _operands(test)
+    for operand in operands:
+        inner = operand.operand if isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not) else operand
+        inner = inner.value if isinstance(inner, ast.NamedExpr) else inner   # ``if (single := x.ndim == 2):``
+        if isinstance(inner, ast.Compare):
+            sides = (inner.left, *inner.comparators)
+            if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops) \
+                    or any(isinstance(s, ast.Constant) and s.value is None for s in sides):
+                continue   # ``if out == None:``: a tensor compared with None is Python's ``False``, no value read
+            if any(host_random(s, ctx) for s in sides):
+                continue   # ``torch.rand(1).item() < p``: a draw on the host, no data read
+            if any(resolver.kind_of(s) in K.TENSORS or item(s, ctx) for s in sides) \
+                    or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
+                return operand
+        elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in TESTS or host_test(inner, ctx)):
+            if drawn(inner, ctx):
+                continue   # ``torch.equal(perm, identity)`` of ``perm = torch.randperm(n)``: a retried draw
+            return operand
+        elif isinstance(inner, (ast.Name, ast.Attribute)) and (read_back_name(inner, ctx)
+                                                                or whole_test_bindings(inner, ctx)
+                                                                or tensor_flag(inner, ctx)):
+            return operand   # ``accept = error <= 1`` then ``if accept:``; ``if self.done:``; ``has = m.any()``
+        elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS \
+                and not _compared_unknowns(inner, ctx):
+            return operand
+    return None
+
+
+def _operands(test: ast.AST) -> list[ast.AST]:
+    """The operands of ``and`` / ``or`` tests, nested ones included (``a != 0 and (b is None or n > 0)``)."""
+    if isinstance(test, ast.BoolOp):
+        return [o for value in test.values for o in _operands(value)]
+    return [test]
+
+
+def _compared_unknowns(name: ast.AST, ctx: FileContext) -> bool:
+    """A name bound only to comparisons of values of unknown kind (``is_last = epoch == self.epochs - 1``): a
+    mask by its look alone, no evidence of a tensor for a branch."""
+    resolver = ctx.resolver
+    if isinstance(name, ast.Call) and resolver.scopes is not None:   # ``def big(cfg): return cfg.size > 3``
+        callee = resolver.own_function(name)
+        inner = resolver.scopes.scope_of(callee[0]) if callee is not None else None
+        values = [r.value for r in return_statements(callee[0])] if inner is not None else []
+        return bool(values) and all(isinstance(v, ast.Compare) and not any(
+            resolver.kind_of_at(side, inner) in K.TENSORS for side in (v.left, *v.comparators)) for v in values)
+    if not isinstance(name, ast.Name) or resolver.scopes is None:
+        return False
+    bindings = resolver.scopes.may_reach(name.id, resolver.current, (name.lineno, name.col_offset))
+    return bool(bindings) and all(
+        isinstance(b.value, ast.Compare) and not b.path and not any(
+            resolver.kind_of_at(side, b.scope) in K.TENSORS for side in (b.value.left, *b.value.comparators))
+        for b in bindings)
