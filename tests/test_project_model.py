@@ -177,3 +177,13 @@ def test_a_helper_of_another_module_that_reads_back_is_a_branch_on_the_data():
     result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
     lines = [f.line for path, f in result.findings if path == "detkit/models/refine.py" and f.code == "NPU414"]
     assert lines == [7]
+
+
+def test_a_reexported_tensor_class_and_a_host_copy_read_back_in_another_module():
+    """``detkit/solvers/adaptive.py`` annotates with ``from ..types import Tensor`` (``Tensor = torch.Tensor`` there:
+    the index's ``external``), branches on ``utils/checks.py``'s ``error_ratio`` (``err.detach().cpu().item()``:
+    read back through the host copy) and calls its own ``self.step`` (no optimizer step: the loop is no training
+    loop). Both the adaptive ``while`` (NPU413) and the accept/reject ``if`` (NPU414) are found."""
+    result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
+    got = sorted((f.line, f.code) for path, f in result.findings if path == "detkit/solvers/adaptive.py")
+    assert got == [(17, "NPU413"), (21, "NPU414")], got

@@ -75,7 +75,7 @@ class NameLookup:
         targets = []
         for binding in bindings:
             if binding.tag == IMPORT:
-                targets.append(binding.value)
+                targets.append(self._reexported(binding.value))
             elif binding.tag == VALUE and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
                 target = self.qualname(binding.value, binding.scope)
                 if target and "." in target and not target.startswith(".") and is_namespace(target):
@@ -83,6 +83,15 @@ class NameLookup:
             elif binding is bindings[0]:
                 return ()   # the last binding is a value: the name is no API
         return tuple(dict.fromkeys(targets))
+
+    def _reexported(self, target: str) -> str:
+        """A project name that re-exports a library's (``from ..types import Tensor`` with ``Tensor =
+        torch.Tensor`` there) stands for the library's name, when the project index knows it."""
+        project = getattr(self, "project", None)
+        if project is None or not (target.startswith(".") or "." in target):
+            return target
+        found = project.external(target, self.module_name) if hasattr(project, "external") else None
+        return found or target
 
     def alias_target(self, node: ast.Assign) -> Optional[str]:
         """The namespace ``name = torch.cuda`` makes ``name`` stand for (None for value copies)."""

@@ -65,6 +65,17 @@ class ProjectView:
             qualname = absolute(qualname, importer, facts.is_package)
         return self.index.resolve(qualname)
 
+    def external(self, qualname: str, importer: str) -> Optional[str]:
+        """The torch (or other library) name a project name the importer sees re-exports (``..types.Tensor`` ->
+        ``torch.Tensor``), else None."""
+        if qualname.startswith("."):
+            facts = self.index.modules.get(importer)
+            if facts is None:
+                return None
+            from npu_lint.project.facts import absolute
+            qualname = absolute(qualname, importer, facts.is_package)
+        return self.index.external(qualname)
+
     def defines(self, qualname: str, importer: str) -> Optional[str]:
         """``function``, ``class`` or ``module`` when the project's own Python defines the name, else None."""
         target = self.absolute(qualname, importer)

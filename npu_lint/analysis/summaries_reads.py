@@ -46,12 +46,19 @@ def reads_back(value: ast.AST, resolver: "Resolver", scope: Optional[Scope] = No
         if isinstance(node, ast.Call) and not node.keywords:
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr == "item" and not node.args \
-                    and resolver.kind_of_at(func.value, scope) in K.TENSORS:
+                    and _device_data(func.value, resolver, scope):
                 return True
             if isinstance(func, ast.Name) and func.id in _CASTS and len(node.args) == 1 \
-                    and resolver.binding(func, scope) is None and resolver.kind_of_at(node.args[0], scope) in K.TENSORS:
+                    and resolver.binding(func, scope) is None and _device_data(node.args[0], resolver, scope):
                 return True
     return False
+
+
+def _device_data(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
+    """A tensor, or its copy brought to the host with ``.cpu()`` (``err.detach().cpu().item()``: the copy was the
+    read back)."""
+    value = resolver.value_of(node, scope)
+    return value is not None and (value[0] in K.TENSORS or (value[0] == K.HOST and value[1] == K.CPU_TENSOR))
 
 
 def _may_read(value: ast.AST) -> bool:

@@ -70,6 +70,8 @@ class ProjectIndex(CallGraph):
         self._callers: Optional[dict[str, list[str]]] = None
         self._reach_cache: dict[object, dict[str, tuple[Optional[str], int, Site]]] = {}
         self._aliases: Optional[dict[str, list[str]]] = None
+        self._external: dict[str, Optional[str]] = {}
+        self._packages = frozenset(name.split(".", 1)[0] for name in self.modules)   # the top-level names indexed
         self.calls_resolved = self.calls_unresolved = 0
 
     # -- building ------------------------------------------------------------------------------
@@ -161,6 +163,38 @@ class ProjectIndex(CallGraph):
                 return self._in_module(head, parts[cut], parts[cut + 1:], depth)
             if head in self.classes and cut == len(parts) - 1:
                 return self.method(head, parts[cut])
+        return None
+
+    def external(self, qualname: str) -> Optional[str]:
+        """The name outside the indexed code that a project name re-exports (``pkg.types.Tensor`` ->
+        ``torch.Tensor`` after ``Tensor = torch.Tensor`` in ``pkg/types.py``; ``pkg.compat.autocast`` ->
+        ``torch.cuda.amp.autocast`` after ``from torch.cuda.amp import autocast`` there), through other project
+        modules' imports; None for the project's own definitions and for names it does not import."""
+        if qualname not in self._external:
+            self._external[qualname] = None   # a re-export cycle names nothing
+            self._external[qualname] = self._external_of(qualname, 0)
+        return self._external[qualname]
+
+    def _external_of(self, qualname: str, depth: int) -> Optional[str]:
+        if depth > _MAX_DEPTH or self.kind(qualname) is not None:
+            return None
+        parts = qualname.split(".")
+        for cut in range(len(parts) - 1, 0, -1):
+            head = ".".join(parts[:cut])
+            if head not in self.modules:
+                continue
+            name, rest = parts[cut], parts[cut + 1:]
+            if f"{head}.{name}" in self.functions or f"{head}.{name}" in self.classes:
+                return None
+            target = self._imports.get(head, {}).get(name)
+            if target is None:
+                return None
+            full = ".".join([target, *rest])
+            if self.resolve(full) is not None:
+                return None   # a project definition
+            if target.split(".", 1)[0] in self._packages:
+                return self.external(full) if depth < _MAX_DEPTH else None
+            return full
         return None
 
     def _in_module(self, module: str, name: str, rest: list[str], depth: int) -> Optional[str]:

@@ -19,10 +19,30 @@ from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.read_backs import host_random
 
 
-def trains(loop: ast.AST) -> bool:
-    """The loop is a training loop: it calls ``.backward()`` or ``.step()``."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("backward", "step")
-               for n in walk(loop))
+_STEPPING = (K.OPTIMIZER, K.SCHEDULER, K.SCALER)
+
+
+def trains(loop: ast.AST, ctx: FileContext) -> bool:
+    """The loop is a training loop: it calls ``.backward()``, or ``.step()`` of an optimizer, a scheduler, a
+    gradient scaler or a receiver the model does not know; not a ``step`` the project defines (an ODE/SDE
+    solver's ``self.step(t0, t1, y)``, an environment's ``env.step(action)`` of a project class)."""
+    for n in walk(loop):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)):
+            continue
+        if n.func.attr == "backward":
+            return True
+        if n.func.attr == "step" and not _project_step(n, ctx):
+            return True
+    return False
+
+
+def _project_step(call: ast.Call, ctx: FileContext) -> bool:
+    """``self.step(...)`` / ``solver.step(...)`` that the model resolves to the project's own method, or whose
+    receiver it knows is no optimizer, scheduler or scaler."""
+    if ctx.resolver.own_function(call) is not None:
+        return True
+    kind = ctx.resolver.kind_of(call.func.value)   # type: ignore[attr-defined]
+    return kind is not None and kind not in _STEPPING
 
 
 def _sides(test: ast.AST) -> list[ast.AST]:
@@ -64,7 +84,7 @@ def _loop_works(loop: ast.While, ctx: FileContext) -> bool:
 def while_on_read_back(loop: ast.While, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
     """(the tested name, the value read back it is advanced from) when the loop's test compares a name the loop
     rebinds from a value read back from a tensor, and the body runs tensor operators; else None."""
-    if ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop):
+    if ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop, ctx):
         return None
     resolver = ctx.resolver
     for side in _sides(loop.test):
@@ -94,7 +114,7 @@ def while_shrinking(loop: ast.While, ctx: FileContext) -> Optional[tuple[ast.AST
     """(the size read in the test, the data-dependent op the loop rebinds the tensor with) for ``while
     order.shape[0] != 0:`` / ``while scores.numel() > 0:`` whose body rebinds the measured tensor to a selection
     whose length is a value of the data (``order = order[1:][ious <= thr]``); else None."""
-    if ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop):
+    if ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop, ctx):
         return None
     resolver = ctx.resolver
     for side in _sides(loop.test):

@@ -58,7 +58,11 @@ class DataDependentSkip(Rule):
     node_types = (ast.If, ast.While)
     triggers = ("continue", "break", "while ")
     message = "{test} {how} the loop at line {loop} on a tensor's value: a host sync per iteration, and the operators that run change with the batch on NPU; run every iteration and weigh the skipped ones out with a mask"
-    must_fire = ("import torch\ndef lovasz(probs, labels, C):\n    losses = []\n    for c in range(C):\n"
+    must_fire = (# an ODE solver's own ``step`` method is no optimizer step: the loop is no training loop
+                 "import torch\nclass Euler:\n    def step(self, t, dt, y):\n        return y + dt * torch.tanh(y)\n"
+                 "    def solve(self, y: torch.Tensor, t_end: torch.Tensor, dt: float):\n        t = torch.zeros(())\n"
+                 "        while t < t_end:\n            y = self.step(t, dt, y)\n            t = t + dt\n        return y\n",
+                 "import torch\ndef lovasz(probs, labels, C):\n    losses = []\n    for c in range(C):\n"
                  "        fg = (labels == c).float()\n        if fg.sum() == 0:\n            continue\n"
                  "        losses.append((fg - probs[:, c]).abs().sum())\n    return torch.stack(losses)\n",
                  "import torch\ndef loss(cls_score: torch.Tensor, mask: torch.Tensor, names):\n    out = {}\n"
@@ -143,7 +147,7 @@ class DataDependentSkip(Rule):
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or ctx.enclosing(loop, FUNCTION_TYPES) is None:
             return
         sources = ctx.resolver.loop_sources(loop.iter)
-        if ctx.resolver.kind_of(sources[0]) in (K.LOADER, K.BATCH, K.TENSOR, K.MASK) or trains(loop):
+        if ctx.resolver.kind_of(sources[0]) in (K.LOADER, K.BATCH, K.TENSOR, K.MASK) or trains(loop, ctx):
             return   # a bad batch skipped; a loop over a tensor's items (its count is the finding, NPU401/NPU403)
         if isinstance(jump, ast.Break) and not any(is_range(source) for source in sources):
             return   # stopping a walk over an iterator (a stop signal of the data) is not a step count
@@ -159,7 +163,7 @@ class DataDependentSkip(Rule):
 
     def _check_while(self, node: ast.While, ctx: FileContext) -> None:
         """``while s < t_end:`` with ``s`` advanced from ``float(error)``; ``while x.sum() > 10:``."""
-        if ctx.enclosing(node, FUNCTION_TYPES) is None or not may_read_value(node.test) or trains(node):
+        if ctx.enclosing(node, FUNCTION_TYPES) is None or not may_read_value(node.test) or trains(node, ctx):
             return
         found = while_on_read_back(node, ctx)
         if found is not None:
@@ -241,7 +245,10 @@ class DataDependentBranch(Rule):
                  "import torch\ndef f(x: torch.Tensor, padding_mask: torch.Tensor, layers):\n"
                  "    if not padding_mask.any():\n        padding_mask = None\n    for layer in layers:\n"
                  "        x = layer(x, padding_mask)\n    return x\n",
-                 # a value read back in an earlier statement
+                 # a value read back in an earlier statement (also through its host copy: ``.cpu().item()``)
+                 "import torch\ndef loudness(wav: torch.Tensor, floor: float):\n"
+                 "    energy = wav.pow(2).mean().sqrt().cpu().item()\n"
+                 "    if energy < floor:\n        return wav\n    return wav * 0.5 / energy\n",
                  "import torch\ndef loudness(wav: torch.Tensor, floor: float):\n    energy = wav.pow(2).mean().sqrt().item()\n"
                  "    if energy < floor:\n        return wav\n    return wav * 0.5 / energy\n",
                  # an early return skips a method of the class that runs tensor operators

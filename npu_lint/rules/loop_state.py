@@ -65,7 +65,7 @@ def carried_state(node: ast.If, ctx: FileContext) -> Optional[tuple[list[str], a
     (``y = y_new`` then ``k1 = f(t, y)`` at the top of the body): which values the next iteration computes on is
     decided on the host (a value clamped for the rest of the same iteration is not); else None."""
     loop = ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES))
-    if not isinstance(loop, _LOOPS) or ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop):
+    if not isinstance(loop, _LOOPS) or ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop, ctx):
         return None
     names: list[str] = []
     for statement in node.body + node.orelse:
@@ -105,7 +105,7 @@ def tensor_flag(side: ast.AST, ctx: FileContext) -> bool:
 def while_break_works(node: ast.If, loop: ast.While, ctx: FileContext) -> bool:
     """A ``break`` on the ``if`` ends a ``while`` loop of a function (not a training loop) whose body runs tensor
     operators or calls outside the ``if`` (``z_next = g(z)``): how many times they run is the test's."""
-    if ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop):
+    if ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop, ctx):
         return False
     return any(tensor_work(s, ctx) or any(isinstance(n, ast.Call) for n in walk(s)) for s in _statements(loop, node))
 

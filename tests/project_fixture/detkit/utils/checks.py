@@ -13,3 +13,9 @@ def wide(cfg) -> bool:
 def count_kept(keep_mask):
     """A count read back from the data (``int`` of a sum): a size at every call of another module."""
     return int(keep_mask.sum())
+
+
+def error_ratio(y_full, y_half, rtol: float) -> float:
+    """A scalar read back through a host copy (``.cpu().item()``: the copy is the sync)."""
+    err = ((y_full - y_half).abs() / rtol).max()
+    return err.detach().cpu().item()
