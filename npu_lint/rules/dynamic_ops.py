@@ -29,6 +29,9 @@ _BOOL_FUNCTIONS = frozenset({
     "torch.lt", "torch.le", "torch.isin", "torch.bernoulli"})
 # Calls that build a tensor from a Python list (of positions, for NPU401's host-side nonzero).
 _BUILDERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.asarray"})
+# Outputs of fixed shape of an op whose other outputs are data-dependent: ``torch.linalg.lstsq``'s solution is
+# (n, k) from its inputs' shapes; only its residuals, rank and singular values depend on the values.
+_FIXED_OUTPUTS = {"torch.linalg.lstsq": ("solution", 0)}
 _BOOL_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
                            "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "isin"})
 
@@ -39,7 +42,7 @@ class DataDependentShapeOp(Rule):
     What it does:
         Flags ``nonzero``, ``argwhere``, one-argument ``torch.where``, ``masked_select``, ``unique`` and
         ``unique_consecutive``, ``repeat_interleave`` with tensor repeats and no ``output_size``, ``bincount``,
-        ``F.one_hot`` without ``num_classes``, CTC loss, ``linalg.lstsq``, ``pack_padded_sequence`` and
+        ``F.one_hot`` without ``num_classes``, CTC loss, ``linalg.lstsq`` (not its ``.solution`` alone), ``pack_padded_sequence`` and
         torchvision's ``nms`` / ``batched_nms``: the operators torch tags ``dynamic_output_shape`` or whose
         NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``). Method calls are
         matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors. Also a
@@ -76,6 +79,7 @@ class DataDependentShapeOp(Rule):
                  "import torch\ndef f(t: torch.Tensor):\n    return t.unique(return_counts=True)\n",
                  "import torch\ncounts = torch.bincount(labels, minlength=10)\n",
                  "import torch\nimport torch.nn.functional as F\noh = F.one_hot(labels)\n",
+                 "import torch\nres = torch.linalg.lstsq(A, B).residuals\n",
                  "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",
                  "from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, idxs, 0.5)\n",
                  "from torchvision.ops import boxes as box_ops\nkeep = box_ops.remove_small_boxes(boxes, 1e-3)\n",
@@ -98,6 +102,8 @@ class DataDependentShapeOp(Rule):
                      "import torch\nimport torch.nn.functional as F\ndef rep(x, n):\n    return torch.repeat_interleave(x, n.shape[0], dim=0)\n"
                      "def oh(x, k):\n    return F.one_hot(x, k)\ny = rep(a, b)\nz = oh(a, 4)\n",
                      "import torch\ny = torch.where(mask, x, 0)\n",
+                     # the solution of least squares has the inputs' shape (only residuals and rank vary)
+                     "import torch\ncoef = torch.linalg.lstsq(A, B).solution[:, 0]\n",
                      "import torch\nimport torch.nn.functional as F\noh = F.one_hot(labels, num_classes=10)\n",
                      "import torch\nk = x.repeat_interleave(4, dim=1)\n",
                      "import torch\nk = k.repeat_interleave(self.n_rep, dim=1)\n",
@@ -137,7 +143,8 @@ class DataDependentShapeOp(Rule):
                 self._host_nonzero(call, node.qualname, ctx)
                 return
             row = dynamic_row(node.qualname)
-            if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False):
+            if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False) \
+                    or _fixed_output(node.qualname, call, ctx):
                 return
             self._report(node.node, node.qualname, row, ctx)
             return
@@ -188,6 +195,18 @@ class DataDependentShapeOp(Rule):
         alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
                        else f"keep it out of the training step, or {JIT_TIP}")
         ctx.report(where, self.message.format(api=api, construct=row["construct"], alternative=alternative), api)
+
+
+def _fixed_output(api: str, call: ast.Call, ctx: FileContext) -> bool:
+    """Only an output of fixed shape is read: ``torch.linalg.lstsq(A, B).solution`` (or ``[0]``)."""
+    fields = _FIXED_OUTPUTS.get(api)
+    parent = ctx.parent(call)
+    if fields is None:
+        return False
+    if isinstance(parent, ast.Attribute):
+        return parent.attr in fields
+    return isinstance(parent, ast.Subscript) and parent.value is call and isinstance(parent.slice, ast.Constant) \
+        and parent.slice.value in fields
 
 
 def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:
