@@ -239,6 +239,9 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef pad(targets, padded):\n    lengths = torch.IntTensor([len(t) for t in targets])\n"
                  "    for i, n in enumerate(lengths):\n        padded[i, :n] = targets[i][:n]\n")
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # a numpy array's maximum (the ``isinstance`` arm says so) is no device read
+                     "import numpy as np\nimport torch\ndef adj(e):\n    if isinstance(e, np.ndarray):\n"
+                     "        n = int(e.max()) + 1\n        return torch.zeros(n, n)\n",
                      # a while loop over a host queue; a tensor cut by a fixed slice; an element of configuration;
                      # a comprehension filtered by host values
                      "import torch\ndef f(x: torch.Tensor, queue):\n    while len(queue) > 0:\n"
