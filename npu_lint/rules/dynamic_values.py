@@ -238,7 +238,14 @@ class TensorValueInShape(ValueFlow):
                  # each target's length (not a spatial size of feature levels) is data
                  "import torch\ndef pad(targets, padded):\n    lengths = torch.IntTensor([len(t) for t in targets])\n"
                  "    for i, n in enumerate(lengths):\n        padded[i, :n] = targets[i][:n]\n")
+    must_fire += (  # the mixin's attribute is a tensor of the data in the class it is mixed into
+        "import torch\nclass CountsMixin:\n    def act(self, x):\n        return torch.split(x, self.counts.tolist())\n"
+        "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
+        "        self.counts = lengths.sum(0)\n        return self.act(x)\n",)
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # a mixin's attribute set by the class it is mixed into when built (a gym space's sizes)
+                     "import torch\nclass MultiCategoricalMixin:\n    def act(self, logits):\n"
+                     "        return torch.split(logits, self.action_space.nvec.tolist(), dim=-1)\n",
                      # a numpy array's maximum (the ``isinstance`` arm says so) is no device read
                      "import numpy as np\nimport torch\ndef adj(e):\n    if isinstance(e, np.ndarray):\n"
                      "        n = int(e.max()) + 1\n        return torch.zeros(n, n)\n",
