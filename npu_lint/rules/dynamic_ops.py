@@ -18,7 +18,8 @@ from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.resolver import MASK
 from npu_lint.rules import ApiRef, Rule, short_source
 from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds, dynamic_row,
-                                             helper_of_file, is_mask_selection, wrapper_chain)
+                                             fixed_output, flags_left_off, helper_of_file,
+                                             is_mask_selection, wrapper_chain)
 from npu_lint.rules.mask_values import computed_tensor, is_fill_value, mask_position
 
 FAMILY = "dynamic-shape"
@@ -29,9 +30,6 @@ _BOOL_FUNCTIONS = frozenset({
     "torch.lt", "torch.le", "torch.isin", "torch.bernoulli"})
 # Calls that build a tensor from a Python list (of positions, for NPU401's host-side nonzero).
 _BUILDERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.asarray"})
-# Outputs of fixed shape of an op whose other outputs are data-dependent: ``torch.linalg.lstsq``'s solution is
-# (n, k) from its inputs' shapes; only its residuals, rank and singular values depend on the values.
-_FIXED_OUTPUTS = {"torch.linalg.lstsq": ("solution", 0)}
 _BOOL_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
                            "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "isin"})
 
@@ -49,7 +47,8 @@ class DataDependentShapeOp(Rule):
         nonzero computed on the host: ``torch.tensor(keep)`` (``as_tensor``, ``LongTensor``, ``new_tensor``)
         of a list of loop positions chosen by tensor values (``[i for i, f in enumerate(flags.tolist()) if
         not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``), and the calls of the file's
-        helpers reached through ``functools.partial`` or an alias (``self.pick = self._positives``).
+        helpers (not when the op runs only under ``if flag:`` of a parameter defaulting to ``False`` that the
+        call leaves off) reached through ``functools.partial`` or an alias (``self.pick = self._positives``).
     Why it matters on NPU:
         The NPU kernel must synchronise with the host to learn how big its output is, and every new output
         size means new shapes downstream: on Ascend each new shape compiles the operators again, so a
@@ -144,7 +143,7 @@ class DataDependentShapeOp(Rule):
                 return
             row = dynamic_row(node.qualname)
             if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False) \
-                    or _fixed_output(node.qualname, call, ctx):
+                    or fixed_output(node.qualname, call, ctx):
                 return
             self._report(node.node, node.qualname, row, ctx)
             return
@@ -174,7 +173,7 @@ class DataDependentShapeOp(Rule):
         data-dependent op."""
         definition = helper_of_file(node, ctx)
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            chain = wrapper_chain(definition, ctx)
+            chain = wrapper_chain(definition, ctx, off=flags_left_off(node, definition))
             if chain and chain[-1] != MASK_SELECTION:   # a helper returning ``x[mask]`` is NPU402's
                 self._report(node, " → ".join(chain), dynamic_row(chain[-1]), ctx)
 
@@ -195,18 +194,6 @@ class DataDependentShapeOp(Rule):
         alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
                        else f"keep it out of the training step, or {JIT_TIP}")
         ctx.report(where, self.message.format(api=api, construct=row["construct"], alternative=alternative), api)
-
-
-def _fixed_output(api: str, call: ast.Call, ctx: FileContext) -> bool:
-    """Only an output of fixed shape is read: ``torch.linalg.lstsq(A, B).solution`` (or ``[0]``)."""
-    fields = _FIXED_OUTPUTS.get(api)
-    parent = ctx.parent(call)
-    if fields is None:
-        return False
-    if isinstance(parent, ast.Attribute):
-        return parent.attr in fields
-    return isinstance(parent, ast.Subscript) and parent.value is call and isinstance(parent.slice, ast.Constant) \
-        and parent.slice.value in fields
 
 
 def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:
