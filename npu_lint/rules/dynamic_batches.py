@@ -36,8 +36,8 @@ class LoaderWithoutDropLast(Rule):
         subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself) and of the file's helper
         functions that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
         helper's parameters, when the loader inside the helper is not flagged already). A loader is a training
-        loader when it shuffles, when its name, dataset or sampler says ``train`` (not with ``shuffle=False``
-        passed outright, nor a dataset's keyword set to ``False``: ``Bananas(is_train=False)``), or when a loop over it
+        loader when it shuffles, when its name, dataset or sampler says ``train`` (not a dataset's keyword set to
+        ``False``: ``Bananas(is_train=False)``), or when a loop over it
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``step()`` of an
         optimizer or a gradient scaler, whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
         ``mode == "train"``) trains whenever the flag is set: flagged too (with ``drop_last`` absent or ``False``),
@@ -96,11 +96,8 @@ class LoaderWithoutDropLast(Rule):
     must_not_fire = ("import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nval = DataLoader(ds, batch_size=32)\n",
-                     # the evaluation split (``is_train=False``); a loader of the training set in a fixed order
-                     # (``shuffle=False``: per-sample gradients, influence scores) no loop here trains on
+                     # the evaluation split: the dataset's training flag is set to False
                      "import torch\nfrom torch.utils.data import DataLoader\nval_iter = DataLoader(Bananas(is_train=False), 32)\n",
-                     "import torch\nfrom torch.utils.data import DataLoader\n"
-                     "train_dataloader = DataLoader(train_dataset, 32, shuffle=False)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, sampler=sampler)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=args.drop_last)\n",
@@ -158,9 +155,8 @@ class LoaderWithoutDropLast(Rule):
             return
         if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None):
             return      # batches of one (DataLoader's default) or no batching: every batch has the same shape
-        shuffle = _constant(keywords.get("shuffle"))
-        if shuffle is True or (shuffle is not False and "train" in _names_around(node, keywords, ctx)) \
-                or _train_hook(node, ctx):   # ``shuffle=False`` said outright: a fixed order, judged by its loops
+        if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
+                or _train_hook(node, ctx):
             ctx.report(node, self.message + _by_default(keywords, node, ctx), _LOADER)
             return
         flag = _shuffle_flag(node, keywords.get("shuffle"), ctx)
