@@ -166,10 +166,31 @@ def built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool
         return False
     where = registered.get(node.attr, ())
     if not bindings and not where:
-        return False
+        return _mixed_in_state(node.attr, resolver, scope)
     return all(name == "__init__" for name in where) and all(
         getattr(b.scope.node, "name", None) == "__init__" or (
             b.tag == VALUE and not b.path and _made_of_configuration(b.value, resolver, b.scope)) for b in bindings)
+
+
+def _mixed_in_state(attr: str, resolver: "Resolver", scope: Scope) -> bool:
+    """``self.action_space`` in a mixin (a class of no base) that never sets it: the class it is mixed into sets it
+    when the object is built (``class Policy(CategoricalMixin, Model)``, ``Model.__init__`` sets ``action_space``).
+    State, unless a class deriving from the mixin (in this file or, through the project index, in others) holds a
+    tensor there."""
+    current: Optional[Scope] = scope
+    while current is not None and current.cls is None:
+        current = current.parent
+    cls = current.cls.node if current is not None else None
+    if not isinstance(cls, ast.ClassDef) or any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases) \
+            or cls.keywords or any(getattr(s, "name", None) == attr for s in cls.body):
+        return False
+    own = resolver.class_value(cls)
+    held = [resolver.member_value(value[1], attr) for other in resolver._local_class_nodes()
+            if other is not cls and resolver._derives(other, cls)
+            for value in (resolver.class_value(other),) if value and value[1]]
+    if resolver.project is not None and own and own[1]:
+        held += resolver.project.subclass_attributes(own[1], attr, inherited=True)
+    return not any(value is not None and value[0] in K.TENSORS for value in held)
 
 
 def _made_of_configuration(value: object, resolver: "Resolver", scope: Scope) -> bool:

@@ -366,7 +366,8 @@ class Flows:
             if self.kind_of_at(value, scope) in K.TENSORS or (
                     isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                     and value.func.attr in _REDUCTIONS and not value.args[1:]
-                    and self.qualname(value.func, scope) is None):   # not np.min(...)
+                    and self.qualname(value.func, scope) is None   # not np.min(...)
+                    and self.kind_of_at(value.func.value, scope) != K.HOST):   # nor an array's (``isinstance``)
                 return HOST, node
             return None
         if isinstance(func, ast.Attribute) and func.attr in ZERO_D_METHODS and not node.args and not node.keywords:

@@ -243,11 +243,13 @@ class ProjectView:
                         self._children.setdefault(base, []).append(name)
         return self._children.get(cls, [])
 
-    def subclass_attributes(self, cls: str, attr: str) -> list[Optional[K.Value]]:
+    def subclass_attributes(self, cls: str, attr: str, inherited: bool = False) -> list[Optional[K.Value]]:
         """What each project subclass of ``cls`` that assigns ``attr`` itself holds there (``self.iouv = None`` in a
-        base class, a tensor in its subclasses)."""
+        base class, a tensor in its subclasses); ``inherited``: every subclass, through its other bases too (what
+        the classes a mixin is mixed into hold in an attribute the mixin reads and never sets)."""
         return [self.attribute_value(child, attr) for child in self._subclasses(cls)
-                if attr in dict(self.index.classes[child][1].attrs) or attr in dict(self.index.classes[child][1].fields)]
+                if inherited or attr in dict(self.index.classes[child][1].attrs)
+                or attr in dict(self.index.classes[child][1].fields)]
 
     def defines_method(self, cls: str, method: str) -> bool:
         """The project defines ``method`` on its class ``cls`` or on one of its project bases (``__call__``)."""

@@ -36,7 +36,8 @@ class LoaderWithoutDropLast(Rule):
         subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself) and of the file's helper
         functions that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
         helper's parameters, when the loader inside the helper is not flagged already). A loader is a training
-        loader when it shuffles, when its name, dataset or sampler says ``train``, or when a loop over it
+        loader when it shuffles, when its name, dataset or sampler says ``train`` (not a dataset's keyword set to
+        ``False``: ``Bananas(is_train=False)``), or when a loop over it
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``step()`` of an
         optimizer or a gradient scaler, whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
         ``mode == "train"``) trains whenever the flag is set: flagged too (with ``drop_last`` absent or ``False``),
@@ -95,6 +96,8 @@ class LoaderWithoutDropLast(Rule):
     must_not_fire = ("import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nval = DataLoader(ds, batch_size=32)\n",
+                     # the evaluation split: the dataset's training flag is set to False
+                     "import torch\nfrom torch.utils.data import DataLoader\nval_iter = DataLoader(Bananas(is_train=False), 32)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, sampler=sampler)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=args.drop_last)\n",
@@ -398,8 +401,16 @@ def _changes(statement: ast.stmt, name: str) -> bool:
 
 def _names_around(node: ast.Call, keywords: dict, ctx: FileContext) -> str:
     """The assigned name, the dataset and the sampler, lower-cased: ``train_loader = DataLoader(train_set, ...)``."""
-    parts = [unparse(keywords[key]) for key in ("dataset", "sampler") if key in keywords]
+    parts = [unparse(_without_false_flags(keywords[key])) for key in ("dataset", "sampler") if key in keywords]
     parent = ctx.parent(node)
     if isinstance(parent, ast.Assign):
         parts += [unparse(target) for target in parent.targets]
     return " ".join(parts).lower()
+
+
+def _without_false_flags(node: ast.AST) -> ast.AST:
+    """The dataset expression without its keyword arguments set to ``False``: ``Bananas(is_train=False)`` says
+    it is not the training set."""
+    if not isinstance(node, ast.Call) or not any(_constant(kw.value) is False for kw in node.keywords):
+        return node
+    return ast.Call(func=node.func, args=node.args, keywords=[kw for kw in node.keywords if _constant(kw.value) is not False])

@@ -18,7 +18,8 @@ from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.resolver import MASK
 from npu_lint.rules import ApiRef, Rule, short_source
 from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds, dynamic_row,
-                                             helper_of_file, is_mask_selection, wrapper_chain)
+                                             fixed_output, flags_left_off, helper_of_file,
+                                             is_mask_selection, wrapper_chain)
 from npu_lint.rules.mask_values import computed_tensor, is_fill_value, mask_position
 
 FAMILY = "dynamic-shape"
@@ -39,14 +40,15 @@ class DataDependentShapeOp(Rule):
     What it does:
         Flags ``nonzero``, ``argwhere``, one-argument ``torch.where``, ``masked_select``, ``unique`` and
         ``unique_consecutive``, ``repeat_interleave`` with tensor repeats and no ``output_size``, ``bincount``,
-        ``F.one_hot`` without ``num_classes``, CTC loss, ``linalg.lstsq``, ``pack_padded_sequence`` and
+        ``F.one_hot`` without ``num_classes``, CTC loss, ``linalg.lstsq`` (not its ``.solution`` alone), ``pack_padded_sequence`` and
         torchvision's ``nms`` / ``batched_nms``: the operators torch tags ``dynamic_output_shape`` or whose
         NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``). Method calls are
         matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors. Also a
         nonzero computed on the host: ``torch.tensor(keep)`` (``as_tensor``, ``LongTensor``, ``new_tensor``)
         of a list of loop positions chosen by tensor values (``[i for i, f in enumerate(flags.tolist()) if
         not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``), and the calls of the file's
-        helpers reached through ``functools.partial`` or an alias (``self.pick = self._positives``).
+        helpers (not when the op runs only under ``if flag:`` of a parameter defaulting to ``False`` that the
+        call leaves off) reached through ``functools.partial`` or an alias (``self.pick = self._positives``).
     Why it matters on NPU:
         The NPU kernel must synchronise with the host to learn how big its output is, and every new output
         size means new shapes downstream: on Ascend each new shape compiles the operators again, so a
@@ -76,6 +78,7 @@ class DataDependentShapeOp(Rule):
                  "import torch\ndef f(t: torch.Tensor):\n    return t.unique(return_counts=True)\n",
                  "import torch\ncounts = torch.bincount(labels, minlength=10)\n",
                  "import torch\nimport torch.nn.functional as F\noh = F.one_hot(labels)\n",
+                 "import torch\nres = torch.linalg.lstsq(A, B).residuals\n",
                  "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",
                  "from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, idxs, 0.5)\n",
                  "from torchvision.ops import boxes as box_ops\nkeep = box_ops.remove_small_boxes(boxes, 1e-3)\n",
@@ -98,6 +101,8 @@ class DataDependentShapeOp(Rule):
                      "import torch\nimport torch.nn.functional as F\ndef rep(x, n):\n    return torch.repeat_interleave(x, n.shape[0], dim=0)\n"
                      "def oh(x, k):\n    return F.one_hot(x, k)\ny = rep(a, b)\nz = oh(a, 4)\n",
                      "import torch\ny = torch.where(mask, x, 0)\n",
+                     # the solution of least squares has the inputs' shape (only residuals and rank vary)
+                     "import torch\ncoef = torch.linalg.lstsq(A, B).solution[:, 0]\n",
                      "import torch\nimport torch.nn.functional as F\noh = F.one_hot(labels, num_classes=10)\n",
                      "import torch\nk = x.repeat_interleave(4, dim=1)\n",
                      "import torch\nk = k.repeat_interleave(self.n_rep, dim=1)\n",
@@ -137,7 +142,8 @@ class DataDependentShapeOp(Rule):
                 self._host_nonzero(call, node.qualname, ctx)
                 return
             row = dynamic_row(node.qualname)
-            if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False):
+            if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False) \
+                    or fixed_output(node.qualname, call, ctx):
                 return
             self._report(node.node, node.qualname, row, ctx)
             return
@@ -167,7 +173,7 @@ class DataDependentShapeOp(Rule):
         data-dependent op."""
         definition = helper_of_file(node, ctx)
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            chain = wrapper_chain(definition, ctx)
+            chain = wrapper_chain(definition, ctx, off=flags_left_off(node, definition))
             if chain and chain[-1] != MASK_SELECTION:   # a helper returning ``x[mask]`` is NPU402's
                 self._report(node, " → ".join(chain), dynamic_row(chain[-1]), ctx)
 

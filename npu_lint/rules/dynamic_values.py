@@ -245,9 +245,19 @@ class TensorValueInShape(ValueFlow):
                  "    keep = batched_nms(boxes, scores, cls, 0.5)[:k]\n    return torch.zeros(k - len(keep), 6)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    m = max(lengths)\n"
                  "    return x[:, :m]\n")
+    must_fire += (  # the mixin's attribute is a tensor of the data in the class it is mixed into
+        "import torch\nclass CountsMixin:\n    def act(self, x):\n        return torch.split(x, self.counts.tolist())\n"
+        "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
+        "        self.counts = lengths.sum(0)\n        return self.act(x)\n",)
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      # the builtin max of a host list of sizes
                      "import torch\ndef f(x: torch.Tensor, sizes: list):\n    m = max(sizes)\n    return x[:, :m]\n",
+                     # a mixin's attribute set by the class it is mixed into when built (a gym space's sizes)
+                     "import torch\nclass MultiCategoricalMixin:\n    def act(self, logits):\n"
+                     "        return torch.split(logits, self.action_space.nvec.tolist(), dim=-1)\n",
+                     # a numpy array's maximum (the ``isinstance`` arm says so) is no device read
+                     "import numpy as np\nimport torch\ndef adj(e):\n    if isinstance(e, np.ndarray):\n"
+                     "        n = int(e.max()) + 1\n        return torch.zeros(n, n)\n",
                      # a while loop over a host queue; a tensor cut by a fixed slice; an element of configuration;
                      # a comprehension filtered by host values
                      "import torch\ndef f(x: torch.Tensor, queue):\n    while len(queue) > 0:\n"

@@ -1,7 +1,8 @@
 """Summaries of the file's helpers for NPU401/NPU402 at their call sites: what a function returns comes from a
 data-dependent op (``my_nonzero → torch.nonzero``), from a boolean-mask selection, or from a list that a loop grows
 while a selection shrinks its candidates (an NMS loop) or fills with per-item selections; plus the operator table
-(``rule_tables/dynamic_shape.tsv``) and its conditions. Computed once per function, to a fixed depth. Nothing
+(``rule_tables/dynamic_shape.tsv``), its conditions and the outputs of fixed shape (``lstsq(...).solution``).
+Computed once per function, to a fixed depth. Nothing
 here is a rule."""
 from __future__ import annotations
 
@@ -16,11 +17,26 @@ from npu_lint.analysis.scopes import VALUE
 from npu_lint.resolver import MASK, return_statements
 from npu_lint.tables import keyed
 
+# Outputs of fixed shape of an op whose other outputs are data-dependent: ``torch.linalg.lstsq``'s solution is
+# (n, k) from its inputs' shapes; only its residuals, rank and singular values depend on the values.
+_FIXED_OUTPUTS = {"torch.linalg.lstsq": ("solution", 0)}
 JIT_TIP = "torch_npu.npu.set_compile_mode(jit_compile=False) where it cannot be avoided"
 
 
 def dynamic_row(api: str) -> Optional[dict[str, str]]:
     return keyed("dynamic_shape.tsv", "api").get(api)
+
+
+def fixed_output(api: str, call: ast.Call, ctx: FileContext) -> bool:
+    """Only an output of fixed shape is read: ``torch.linalg.lstsq(A, B).solution`` (or ``[0]``)."""
+    fields = _FIXED_OUTPUTS.get(api)
+    parent = ctx.parent(call)
+    if fields is None:
+        return False
+    if isinstance(parent, ast.Attribute):
+        return parent.attr in fields
+    return isinstance(parent, ast.Subscript) and parent.value is call and isinstance(parent.slice, ast.Constant) \
+        and parent.slice.value in fields
 
 
 def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
@@ -104,12 +120,14 @@ def _chosen_function(func: ast.expr, ctx: FileContext) -> Optional[ast.AST]:
     return candidates[0][1] if len(candidates) == 1 and candidates[0][0] == "def" else None
 
 
-def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0) -> Optional[list[str]]:
+def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0,
+                  off: frozenset[str] = frozenset()) -> Optional[list[str]]:
     """``[my_nonzero, torch.nonzero]`` when what ``function`` returns comes from a data-dependent op (directly,
     through names bound in the function, or through another of the file's functions); None otherwise.
-    Computed once per function (a summary), to a fixed depth."""
+    ``off``: flags (parameters defaulting to ``False``) a call leaves off: what only runs under ``if flag:`` does
+    not count (``if unique: idx = torch.unique(idx)``). Computed once per function and flags, to a fixed depth."""
     cache = ctx.scratch.setdefault("dynamic_wrappers", {})
-    key = id(function)
+    key = (id(function), off)
     if key in cache:
         return cache[key]
     cache[key] = None   # recursion guard
@@ -117,7 +135,10 @@ def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0) -> Option
     chain = None
     if scope is not None and depth < 4:
         for statement in return_statements(function):
-            leaf = _dynamic_source(statement.value, scope, ctx, depth) if statement.value is not None else None
+            if _guarded(statement, function, off, ctx):
+                continue
+            leaf = _dynamic_source(statement.value, scope, ctx, depth, (function, off)) \
+                if statement.value is not None else None
             if leaf:
                 chain = [function.name] + leaf
                 break
@@ -125,8 +146,41 @@ def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0) -> Option
     return chain
 
 
-def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optional[list[str]]:
-    """The data-dependent op (or wrapper chain) a returned expression's value comes from."""
+def flags_left_off(call: ast.Call, definition: ast.AST) -> frozenset[str]:
+    """The parameters of ``definition`` that default to ``False`` and that ``call`` does not set (or sets to
+    ``False``): ``self.expand_indices(idx)`` of ``def expand_indices(self, indices, unique=False)`` leaves ``unique``
+    off. Nothing with ``*args`` / ``**kwargs`` in the call."""
+    arguments = definition.args
+    positional = arguments.posonlyargs + arguments.args
+    named = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
+    named += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
+    flags = {a.arg for a, d in named if isinstance(d, ast.Constant) and d.value is False}
+    if not flags or any(kw.arg is None for kw in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
+        return frozenset()
+    offset = 1 if isinstance(call.func, ast.Attribute) and positional and positional[0].arg in ("self", "cls") else 0
+    given = [(positional[offset + i].arg, value) for i, value in enumerate(call.args) if offset + i < len(positional)]
+    given += [(kw.arg, kw.value) for kw in call.keywords]
+    return frozenset(flags - {name for name, value in given
+                              if not (isinstance(value, ast.Constant) and value.value is False)})
+
+
+def _guarded(node: ast.AST, function: ast.AST, off: frozenset[str], ctx: FileContext) -> bool:
+    """``node`` runs only under ``if flag:`` (its body) for a flag left off."""
+    if not off:
+        return False
+    child, current = node, ctx.parent(node)
+    while current is not None and current is not function:
+        if isinstance(current, ast.If) and isinstance(current.test, ast.Name) and current.test.id in off \
+                and any(child is statement for statement in current.body):
+            return True
+        child, current = current, ctx.parent(current)
+    return False
+
+
+def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
+                    within: tuple[ast.AST, frozenset[str]] = (None, frozenset())) -> Optional[list[str]]:
+    """The data-dependent op (or wrapper chain) a returned expression's value comes from (``within``: the function
+    and the flags its call leaves off, whose guarded bindings do not count)."""
     stack, seen, budget, selection = [expr], set(), 200, None
     picked: set[int] = set()   # values only indexed by a scalar on the way (``sens[idx]``): their length is gone
     while stack and budget:
@@ -163,7 +217,8 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int) -> Optio
                 continue   # ``inds.numel()``, ``len(...)``: what is returned no longer has that shape
         elif isinstance(node, ast.Name):
             binding = ctx.resolver.binding(node, scope)
-            if binding is not None and binding.scope is scope and id(binding) not in seen and binding.tag == "value":
+            if binding is not None and binding.scope is scope and id(binding) not in seen and binding.tag == "value" \
+                    and not _guarded(binding.value, within[0], within[1], ctx):
                 seen.add(id(binding))
                 value = binding.value
                 if isinstance(value, ast.List) and not value.elts and not binding.path and not inside_pick:
