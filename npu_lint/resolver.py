@@ -14,7 +14,7 @@ import ast
 from typing import Optional, Protocol
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, Summaries,  # noqa: F401  (re-exported)
+from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, Summaries, cycle_hit,  # noqa: F401  (re-exported)
                                         memo, return_statements)
 from npu_lint.analysis.declared import PYTHON_SCALARS, Declared
 from npu_lint.analysis.flows import Flows
@@ -270,7 +270,10 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
     def binding_value(self, binding: Binding, depth: int = 0) -> Optional[K.Value]:
         cached = self._values.get(id(binding), MISSING)   # memo()'s answer for a key it holds, without a closure
         if cached is not MISSING:
-            return None if cached is IN_PROGRESS else cached
+            if cached is IN_PROGRESS:
+                cycle_hit(self._values, id(binding))
+                return None
+            return cached
         return memo(self._values, id(binding), lambda: self._binding_value(binding, depth))
 
     def _binding_value(self, binding: Binding, depth: int) -> Optional[K.Value]:

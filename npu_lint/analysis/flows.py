@@ -33,7 +33,7 @@ from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
-from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, memo, return_statements
+from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, cycle_hit, memo, return_statements
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -174,7 +174,10 @@ class Flows:
         key = (id(binding), id(self._summarising[-1])) if self._summarising else id(binding)
         cached = self._flows.get(key, MISSING)   # memo()'s answer for a key it holds, without a closure
         if cached is not MISSING:
-            return (None if cached is IN_PROGRESS else cached) or _NONE
+            if cached is IN_PROGRESS:
+                cycle_hit(self._flows, key)
+                return _NONE
+            return cached or _NONE
         return memo(self._flows, key, lambda: self._binding_flows(binding)) or _NONE
 
     def _binding_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:

@@ -26,19 +26,47 @@ MISSING = _MISSING   # what ``store.get(key, MISSING)`` gives for a key memo() h
 COMPUTING = [0]   # how many memo() computations are under way: an answer given meanwhile may be a cycle's None
 
 
+_ACTIVE: dict[tuple[int, object], int] = {}   # (store, key) under computation -> how deep (COMPUTING at its start)
+_NO_CYCLE = 1 << 30
+_LOW = [_NO_CYCLE]   # the shallowest computation still under way that the current one met again (a cycle's None)
+
+
+def cycle_hit(store: dict, key: object) -> None:
+    """A question met its own computation again (``store[key]`` in progress): what is computed from that None,
+    above it, is provisional."""
+    depth = _ACTIVE.get((id(store), key))
+    if depth is not None and depth < _LOW[0]:
+        _LOW[0] = depth
+
+
 def memo(store: dict, key: object, compute: Callable[[], object]) -> object:
-    """``compute()`` once per key; None while it is being computed (a cycle through the same key)."""
+    """``compute()`` once per key; None while it is being computed (a cycle through the same key). An answer that
+    read such a None of a computation still under way further out is given but not kept: asked again later (the
+    cycle closed), it is computed again, so no answer depends on the order the questions came in."""
     cached = store.get(key, _MISSING)
     if cached is IN_PROGRESS:
+        cycle_hit(store, key)
         return None
     if cached is not _MISSING:
         return cached
+    depth = COMPUTING[0]
     store[key] = IN_PROGRESS
+    _ACTIVE[(id(store), key)] = depth
+    outer = _LOW[0]
+    _LOW[0] = _NO_CYCLE
     COMPUTING[0] += 1
+    value = None
     try:
-        value = store[key] = compute()
+        value = compute()
     finally:
         COMPUTING[0] -= 1
+        del _ACTIVE[(id(store), key)]
+        low = _LOW[0]
+        if low < depth:   # it read a None of a computation further out: provisional
+            del store[key]
+        else:
+            store[key] = value
+        _LOW[0] = min(outer, low) if low < depth else outer
     return value
 
 
