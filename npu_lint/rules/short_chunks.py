@@ -166,6 +166,10 @@ class ShortLastChunk(Rule):
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
     triggers = ("min(", "range(", "split(")
+
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return method is None or method == "split"   # ``min(a, b)`` (a plain name) or ``x.split(n)``
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
     must_fire = ("import numpy as np\nimport torch\ndef slide(model, chunks: torch.Tensor, bs: int):\n"
                  "    for c in np.arange(0, chunks.shape[0], bs):\n        model(chunks[c:c + bs])\n",
