@@ -162,10 +162,9 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     """The keywords of a loader made by a subclass of DataLoader or by a helper of this file that returns one
     (the model's class bases and function summaries); None for other calls, and for helpers whose loaders set
     ``drop_last`` themselves or are reported inside the helper already."""
-    definition = ctx.resolver.definition(node.func)   # the file's own class or function (a binding: cheap) first
-    if not isinstance(definition, (ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) \
-            or ctx.resolver.kind_of(node) != "loader":
+    if ctx.resolver.kind_of(node) != "loader":
         return None
+    definition = ctx.resolver.definition(node.func)
     if isinstance(definition, ast.ClassDef):    # ``class InfiniteLoader(DataLoader)``: DataLoader's keywords
         if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in walk(definition)):
             return None     # the subclass decides drop_last itself
