@@ -318,14 +318,16 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
                         rule.check(ref, ctx)
         fields = fields_of.get(node_type)
         if fields is None:   # last field first: the children are pushed so that they pop in source order
-            fields = fields_of[node_type] = tuple(f for f in reversed(node_type._fields) if f not in _SKIPPED_FIELDS)
+            fields = fields_of[node_type] = tuple(f for f in reversed(node_type._fields) if f not in _SKIPPED_FIELDS
+                                                  and not (node_type is constant_type and f == "value"))
         for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                for item in reversed(value):
-                    if isinstance(item, ast_type):
-                        parents[id(item)] = node
-                        push(item)
+                if value:
+                    for item in value[::-1]:
+                        if isinstance(item, ast_type):
+                            parents[id(item)] = node
+                            push(item)
             elif value is not None and isinstance(value, ast_type):
                 parents[id(value)] = node
                 push(value)

@@ -1,11 +1,13 @@
 """``npu-lint analyse``: checks, the run log in the vendor's format, and the report folder built atomically."""
 from __future__ import annotations
 
+import gc
 import os
 import sys
 import time
+from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING, Optional, Sequence, TextIO
+from typing import TYPE_CHECKING, Iterator, Optional, Sequence, TextIO
 
 from npu_lint.isolation import EXIT_INTERNAL_ERROR
 from npu_lint.report.collect import Collected, collect
@@ -130,29 +132,42 @@ def _run(source: Path, output: Path, final: Path, target: Target, mode: str, for
 
     excluded = config.excludes if config is not None else None
     collected = collect(source, target, progress, jobs=jobs, cache=cache, third_party=third_party, excluded=excluded)
-    if not collected.files:
-        raise ReportError(f"there are no python files in {source}")
-    log.log("INFO", f"Analysed {len(collected.files)} files.", 100.0)
-    if codes is not None or config is not None:   # the selection, then per-file-ignores of [tool.npu-lint]
-        collected.findings = [(path, f) for path, f in collected.findings if (codes is None or f.code in codes)
-                              and not (config and f.code.startswith(config.ignored_for(source / path)))]
-    for warning in collected.warnings:
-        log.log("WARNING", warning)
-    for path, finding in collected.findings:
-        if mode == "torch_apis" or finding.code.startswith("NPU3"):
-            kind = finding.code if mode == "torch_apis" else "HAVE AFFINITY API"
-            log.log("WARNING", f"{path} line: {finding.line} ~ {finding.end_line}   Operation Type: {kind}   "
-                               f"Message: {finding.message}")
-    files = rows_by_file(collected) if mode == "torch_apis" else affinity_rows(collected)
-    with staging_folder(final) as staging:
-        counts = _write(staging, files, collected, target, formats, versions, inventory=mode == "torch_apis")
-        summary = None
-        if mode == "torch_apis":
-            summary = summarise(collected.findings)
-            header, rows = csv_rows(summary)
-            write_csv(staging / MIGRATION_SUMMARY, header, rows)
-        _finish(staging, final, log, counts, summary, len(collected.warnings))
+    with settled():   # the findings and the index live on to the end: the collector need not scan them again
+        if not collected.files:
+            raise ReportError(f"there are no python files in {source}")
+        log.log("INFO", f"Analysed {len(collected.files)} files.", 100.0)
+        if codes is not None or config is not None:   # the selection, then per-file-ignores of [tool.npu-lint]
+            collected.findings = [(path, f) for path, f in collected.findings if (codes is None or f.code in codes)
+                                  and not (config and f.code.startswith(config.ignored_for(source / path)))]
+        for warning in collected.warnings:
+            log.log("WARNING", warning)
+        for path, finding in collected.findings:
+            if mode == "torch_apis" or finding.code.startswith("NPU3"):
+                kind = finding.code if mode == "torch_apis" else "HAVE AFFINITY API"
+                log.log("WARNING", f"{path} line: {finding.line} ~ {finding.end_line}   Operation Type: {kind}   "
+                                   f"Message: {finding.message}")
+        files = rows_by_file(collected) if mode == "torch_apis" else affinity_rows(collected)
+        with staging_folder(final) as staging:
+            counts = _write(staging, files, collected, target, formats, versions, inventory=mode == "torch_apis")
+            summary = None
+            if mode == "torch_apis":
+                summary = summarise(collected.findings)
+                header, rows = csv_rows(summary)
+                write_csv(staging / MIGRATION_SUMMARY, header, rows)
+            _finish(staging, final, log, counts, summary, len(collected.warnings))
     return _fail_on_status(collected, fail_on)
+
+
+@contextmanager
+def settled() -> Iterator[None]:
+    """The objects alive on entry (the analysis results, the project index, the tables) are left out of the
+    collector's passes until the end: writing the report allocates only short-lived objects, and each pass over
+    the whole heap found nothing to free (~2 % of a run on peft)."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def _finish(staging: Path, final: Path, log: RunLog, counts: dict[str, int], summary: Optional[Summary] = None,

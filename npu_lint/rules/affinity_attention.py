@@ -31,6 +31,11 @@ def _last_name(node: ast.AST) -> str:
     return node.attr if isinstance(node, ast.Attribute) else node.id if isinstance(node, ast.Name) else ""
 
 
+# The call names ``product_operands`` accepts (a superset: it also checks the callee and the arguments).
+_PRODUCTS = frozenset({"torch.matmul", "torch.bmm", "torch.Tensor.matmul", "torch.Tensor.bmm", "torch.baddbmm",
+                       "torch.einsum"})
+
+
 def product_operands(node: ast.AST, ctx: FileContext) -> Optional[list[ast.AST]]:
     """The operands of ``a @ b``, ``torch.matmul(a, b)``, ``a.matmul(b)``, ``torch.bmm``, ``torch.baddbmm(c, a, b)``,
     ``torch.einsum('...', a, b)``; None for anything else."""
@@ -113,6 +118,10 @@ class AttentionShape(Rule):
     node_types = (ast.Assign, ast.BinOp, ast.Call, ast.Return)
     triggers = ("softmax", "get_attention_scores")
     message = MESSAGE
+
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return name in _PRODUCTS   # a call is looked at only as a product (``product_operands``)
     must_fire = ("import torch\nattn = (q @ k.transpose(-2, -1)) * scale\nattn = attn.softmax(dim=-1)\n"
                  "attn = self.attn_drop(attn)\nx = attn @ v\n",
                  "import torch\nout = torch.matmul(torch.softmax(torch.matmul(q, k.transpose(2, 3)), -1), v)\n",
