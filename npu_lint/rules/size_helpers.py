@@ -26,20 +26,18 @@ def size_helper_call(node: ast.Call, ctx: FileContext,
     callee = ctx.resolver.own_function(node)
     if callee is None:
         return _project_call(node, ctx, flavours) if ctx.project is not None else None
-    # The arguments that carry such a value first (rare: 2 of 671 helper calls on ultralytics), the helper's
-    # summary only then: most helpers size nothing, and summarising them was most of NPU403's cost. The first
-    # parameter (in order) that both carries a read value and sizes a tensor is reported, as before.
-    carried = []
+    # The helper's summary first (once per helper and file), the flows of the arguments its sizing parameters get
+    # only then: most helpers size nothing, and following every argument of every call of the file's own functions
+    # was most of NPU403's cost. The first parameter (in order) that both sizes a tensor and gets a read value.
+    sizes = size_parameters(callee[0], ctx.resolver, ctx.scratch.setdefault("size_parameters", {}))
+    if not sizes:
+        return None
     for arg in parameters(callee[0]):
+        if arg.arg not in sizes:
+            continue
         passed = passed_argument(node, callee[0], arg, callee[1])
         origin = ctx.resolver.flow_of(passed, flavours) if passed is not None else None
         if origin is not None and _read_here(origin[1], node, ctx):
-            carried.append((arg, passed, origin))
-    if not carried:
-        return None
-    sizes = size_parameters(callee[0], ctx.resolver, ctx.scratch.setdefault("size_parameters", {}))
-    for arg, passed, origin in carried:
-        if arg.arg in sizes:
             return f"{callee[0].name}({short_source(passed, 20)}) → {sizes[arg.arg]}", origin
     return None
 
