@@ -55,26 +55,26 @@ class ProjectView:
         facts = self._by_path.get(Path(relative).as_posix())
         return facts.name if facts is not None else ""
 
+    def _absolute_name(self, qualname: str, importer: str) -> Optional[str]:
+        """A name as the importer writes it, made absolute (relative imports resolved); None for an unknown importer."""
+        if not qualname.startswith("."):
+            return qualname
+        facts = self.index.modules.get(importer)
+        if facts is None:
+            return None
+        from npu_lint.project.facts import absolute
+        return absolute(qualname, importer, facts.is_package)
+
     def absolute(self, qualname: str, importer: str) -> Optional[str]:
         """The project definition a name the importer sees stands for (relative imports resolved), else None."""
-        if qualname.startswith("."):
-            facts = self.index.modules.get(importer)
-            if facts is None:
-                return None
-            from npu_lint.project.facts import absolute
-            qualname = absolute(qualname, importer, facts.is_package)
-        return self.index.resolve(qualname)
+        name = self._absolute_name(qualname, importer)
+        return self.index.resolve(name) if name is not None else None
 
     def external(self, qualname: str, importer: str) -> Optional[str]:
         """The torch (or other library) name a project name the importer sees re-exports (``..types.Tensor`` ->
         ``torch.Tensor``), else None."""
-        if qualname.startswith("."):
-            facts = self.index.modules.get(importer)
-            if facts is None:
-                return None
-            from npu_lint.project.facts import absolute
-            qualname = absolute(qualname, importer, facts.is_package)
-        return self.index.external(qualname)
+        name = self._absolute_name(qualname, importer)
+        return self.index.external(name) if name is not None else None
 
     def defines(self, qualname: str, importer: str) -> Optional[str]:
         """``function``, ``class`` or ``module`` when the project's own Python defines the name, else None."""

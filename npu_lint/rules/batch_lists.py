@@ -55,12 +55,8 @@ def library_batches(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST,
         next((kw.value for kw in node.keywords if kw.arg == keyword), None)
     if size is None or (isinstance(size, ast.Constant) and size.value == 1):
         return None
-    for target, body in loops_over(node, ctx):
-        names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-        call = model_call(body, derived(body, names), ctx)
-        if call is not None:
-            return size, call
-    return None
+    call = _fed_model(node, ctx)
+    return (size, call) if call is not None else None
 
 
 # Splits into ``n`` parts as equal as they can be (``np.array_split(x, 10)``: sizes differing by one) or at given
@@ -87,11 +83,17 @@ def section_pieces(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, 
             or (isinstance(count, ast.Constant) and count.value in (1, 2)) \
             or ctx.resolver.kind_of(count) in ("list", "tensor"):
         return None   # split points, halves, or a single part
+    call = _fed_model(node, ctx)
+    return (count, call) if call is not None else None
+
+
+def _fed_model(node: ast.Call, ctx: FileContext) -> Optional[ast.Call]:
+    """The model call a loop (or comprehension) over ``node`` feeds with what it iterates, else None."""
     for target, body in loops_over(node, ctx):
         names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
         call = model_call(body, derived(body, names), ctx)
         if call is not None:
-            return count, call
+            return call
     return None
 
 
