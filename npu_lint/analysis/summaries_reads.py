@@ -157,9 +157,31 @@ def returned_size_read(function: ast.AST, resolver: "Resolver") -> str:
         if flavour not in _SIZE_FLAVOURS or not isinstance(source, ast.AST):
             continue
         read = [n.id for n in walk(source) if isinstance(n, ast.Name) and n.id in named]
+        if not read and _callee_parameter_read(source, function, resolver):
+            continue   # a callee's read of its own parameter (``make_divisible``'s ``int(divisor.max())`` under
+            # ``isinstance(divisor, torch.Tensor)``): data only where a tensor is passed there, which this function's
+            # own flows show if it does (``check_img_size(imgsz, s)`` passes ``int(s)``)
         if not read:
             return flavour   # a read of the function's own data (a tensor it builds or loads)
         if not found:
             found = f"{flavour}@{read[0]}@{positional.index(read[0]) if read[0] in positional else -1}"
     return found
 
+
+def _callee_parameter_read(source: ast.AST, function: ast.AST, resolver: "Resolver") -> bool:
+    """``source`` stands outside ``function`` (a flow its summary took from a callee's) and reads a parameter of
+    the function of this file it stands in."""
+    line = getattr(source, "lineno", 0)
+    if getattr(function, "lineno", 0) <= line <= (getattr(function, "end_lineno", 0) or 0):
+        return False
+    module = resolver.scopes.module.node if resolver.scopes is not None else None
+    inner = None
+    for node in walk(module) if module is not None else ():
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and node.lineno <= line <= (node.end_lineno or node.lineno):
+            inner = node   # the walk goes outside in: the last is the innermost
+    if inner is None:
+        return False
+    arguments = inner.args
+    params = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
+    return any(isinstance(n, ast.Name) and n.id in params for n in walk(source))

@@ -1,6 +1,6 @@
 import torch
 
-from detkit.utils.checks import all_close, count_kept, wide
+from detkit.utils.checks import all_close, check_size, count_kept, wide
 
 
 def refine(x: torch.Tensor, prev: torch.Tensor, cfg):
@@ -17,3 +17,9 @@ class Cropper:
 
     def crop(self, x: torch.Tensor):
         return x[:, :self.n]  # expect: NPU403@15
+
+
+def grid(model: torch.nn.Module, size: int):
+    gs = max(int(model.stride.max()), 32)   # the model's stride: configuration, passed to a helper that reads
+    n = check_size(size, gs)                # its parameter only when it is a tensor
+    return torch.zeros(n, n)

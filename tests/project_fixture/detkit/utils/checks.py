@@ -1,3 +1,5 @@
+import math
+
 import torch
 
 
@@ -19,3 +21,14 @@ def error_ratio(y_full, y_half, rtol: float) -> float:
     """A scalar read back through a host copy (``.cpu().item()``: the copy is the sync)."""
     err = ((y_full - y_half).abs() / rtol).max()
     return err.detach().cpu().item()
+
+
+def make_divisible(x, divisor):
+    """A read of its own parameter, only when a tensor is passed (``isinstance``): no size read of its callers'."""
+    if isinstance(divisor, torch.Tensor):
+        divisor = int(divisor.max())
+    return math.ceil(x / divisor) * divisor
+
+
+def check_size(size, s=32):
+    return max(make_divisible(size, int(s)), s)
