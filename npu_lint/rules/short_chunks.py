@@ -388,17 +388,14 @@ class ShortLastChunk(Rule):
             what = f"{short_source(node, 30)} takes batches of {short_source(size, 20)} until the iterator runs out"
             ctx.report(node, self.message.format(what=what), "islice(it, n)")
             return
-        found = section_pieces(node, ctx)
-        if found is not None:
-            what = (f"{short_source(node, 30)} feeds {short_source(found[1].func, 20)} parts of unequal sizes "
-                    f"({short_source(found[0], 20)} sections)")
-            ctx.report(node, self.message.format(what=what), "array_split(x, n)")
-            return
-        found = library_batches(node, ctx)
-        if found is not None:
-            what = (f"{short_source(node, 30)} feeds {short_source(found[1].func, 20)} batches of "
-                    f"{short_source(found[0], 20)}")
-            ctx.report(node, self.message.format(what=what), "chunked(items, n)")
+        for finder, kind, api in ((section_pieces, "parts of unequal sizes ({} sections)", "array_split(x, n)"),
+                                  (library_batches, "batches of {}", "chunked(items, n)")):
+            found = finder(node, ctx)   # (the count or size, the model call it feeds)
+            if found is not None:
+                what = (f"{short_source(node, 30)} feeds {short_source(found[1].func, 20)} "
+                        + kind.format(short_source(found[0], 20)))
+                ctx.report(node, self.message.format(what=what), api)
+                return
 
     @staticmethod
     def _tail(arg: ast.AST) -> bool:
