@@ -90,8 +90,7 @@ class NameLookup:
         project = getattr(self, "project", None)
         if project is None or not (target.startswith(".") or "." in target):
             return target
-        found = project.external(target, self.module_name) if hasattr(project, "external") else None
-        return found or target
+        return project.external(target, self.module_name) or target
 
     def alias_target(self, node: ast.Assign) -> Optional[str]:
         """The namespace ``name = torch.cuda`` makes ``name`` stand for (None for value copies)."""

@@ -174,12 +174,13 @@ def _callee_parameter_read(source: ast.AST, function: ast.AST, resolver: "Resolv
     line = getattr(source, "lineno", 0)
     if getattr(function, "lineno", 0) <= line <= (getattr(function, "end_lineno", 0) or 0):
         return False
-    module = resolver.scopes.module.node if resolver.scopes is not None else None
     inner = None
-    for node in walk(module) if module is not None else ():
+    for scope in resolver.scopes.by_node.values() if resolver.scopes is not None else ():
+        node = scope.node   # the file's scopes, not its nodes: functions are opened when the scopes are bound
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-                and node.lineno <= line <= (node.end_lineno or node.lineno):
-            inner = node   # the walk goes outside in: the last is the innermost
+                and node.lineno <= line <= (node.end_lineno or node.lineno) \
+                and (inner is None or node.lineno >= inner.lineno):
+            inner = node   # the innermost function around the line
     if inner is None:
         return False
     arguments = inner.args

@@ -11,6 +11,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches,
                                            short_batch_sampler)
+from npu_lint.rules.training_loops import trains
 from npu_lint.rules.value_flow import FAMILY
 
 _LOADER = "torch.utils.data.DataLoader"
@@ -174,7 +175,7 @@ class LoaderWithoutDropLast(Rule):
         if not pending:
             return
         iterated = _iterated(node.iter)
-        if iterated not in pending or not _trains(node, ctx):
+        if iterated not in pending or not trains(node, ctx):
             return
         ctx.report(pending.pop(iterated), self.message, _LOADER)
 
@@ -304,16 +305,6 @@ def _iterated(node: ast.AST) -> str:
     while isinstance(node, ast.Call) and node.args:
         node = node.args[0]
     return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
-
-
-def _trains(loop: ast.For, ctx: FileContext) -> bool:
-    """The loop's body calls ``.backward()``, or ``step`` of an optimizer or a gradient scaler (a training step)."""
-    for child in walk(loop):
-        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute):
-            if child.func.attr == "backward" or (child.func.attr == "step" and ctx.resolver.kind_of(child.func.value)
-                                                 in ("optimizer", "scaler")):
-                return True
-    return False
 
 
 def _spread_dicts(node: ast.Call, ctx: FileContext) -> Optional[dict]:

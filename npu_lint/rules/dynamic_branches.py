@@ -11,7 +11,8 @@ from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, tensor_work
 from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
-from npu_lint.rules.data_whiles import trains, while_on_read_back
+from npu_lint.rules.data_whiles import while_on_read_back
+from npu_lint.rules.training_loops import trains
 from npu_lint.rules.loop_state import carried_state, expression_work, while_break_works, while_on_tensor
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.read_backs import training_step, whole_test_bindings

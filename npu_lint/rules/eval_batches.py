@@ -14,9 +14,10 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
-                                            _constant, _names_around, _shuffle_flag, _trains,
+                                            _constant, _names_around, _shuffle_flag,
                                             batched_keywords)
 from npu_lint.rules.loader_loops import assigned, loops_over
+from npu_lint.rules.training_loops import trains
 from npu_lint.rules.value_flow import FAMILY
 
 # Lightning-style hooks that return an evaluation / prediction loader.
@@ -209,7 +210,7 @@ class ShortLastEvalBatch(Rule):
                 or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None:
             return      # a training loader: NPU406
         loops = list(loops_over(node, ctx))
-        if any(_trains(loop, ctx) for loop, _ in loops):
+        if any(trains(loop, ctx) for loop, _ in loops):
             return      # trained on: NPU406
         if _constant(explicit) is False:
             if loops and not any(_feeds_model(loop, function, ctx) for loop, function in loops):

@@ -14,7 +14,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.branch_arms import tensor_work
-from npu_lint.rules.data_whiles import trains
+from npu_lint.rules.training_loops import trains
 from npu_lint.rules.read_backs import drawn
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
