@@ -18,7 +18,7 @@ from npu_lint.report.collect import collect
 from npu_lint.versions import Target
 
 FIXTURE = Path(__file__).parent / "project_fixture"
-CODES = {"NPU101", "NPU221", "NPU223", "NPU401", "NPU402", "NPU403", "NPU405"}
+CODES = {"NPU101", "NPU221", "NPU223", "NPU401", "NPU402", "NPU403", "NPU405", "NPU409"}
 EXPECT = re.compile(r"#.*?\bexpect:\s*((?:NPU\d{3}@\d+\s*)+)")
 
 
@@ -123,11 +123,11 @@ def _run(*args: str, env: dict) -> subprocess.CompletedProcess:
 def test_check_builds_the_index_and_flake8_reads_it(tmp_path):
     import os
     env = {**os.environ, "NPU_LINT_CACHE_DIR": str(tmp_path / "cache")}
-    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select=NPU101,NPU221,NPU223,NPU401,NPU402,NPU403,NPU405",
+    flake8 = [sys.executable, "-m", "flake8", "--isolated", "--select=NPU101,NPU221,NPU223,NPU401,NPU402,NPU403,NPU405,NPU409",
               "--npu-torch-version=2.8.0", "train.py", "detkit"]
     before = _run(*flake8, env=env)
     assert "train.py:9:5: NPU101" not in before.stdout            # no index yet: flake8 never builds one
-    check = _run(sys.executable, "-m", "npu_lint", "check", "--select", "NPU101,NPU221,NPU223,NPU401,NPU402,NPU403,NPU405",
+    check = _run(sys.executable, "-m", "npu_lint", "check", "--select", "NPU101,NPU221,NPU223,NPU401,NPU402,NPU403,NPU405,NPU409",
                  "-v", "2.8.0", ".", env=env)
     assert check.returncode == 1, check.stderr
     got = {tuple(line.split(": ", 1)[0].rsplit(":", 2)) + (line.split(": ", 1)[1].split()[0],)

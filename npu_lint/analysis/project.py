@@ -41,6 +41,7 @@ class ProjectView:
         self._size_names: Optional[frozenset[str]] = None
         self._children: Optional[dict[str, list[str]]] = None
         self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
+        self._collates: Optional[tuple[dict[str, int], dict[str, int]]] = None
 
     @property
     def digest(self) -> str:
@@ -157,6 +158,29 @@ class ProjectView:
                   if keyword == name or (at >= 0 and at == position)]
         known = [value for value in values if value is not None and value[0] in _OBJECT_KINDS]
         return K.join(known) if known else None
+
+    def collate_parameters(self, module: str) -> tuple[dict[str, int], dict[str, int]]:
+        """What the project's modules pass as a collate function, for the functions of ``module``: their
+        qualnames inside it -> the position of the parameter that receives one batch's samples (``self``
+        counted); and, for methods passed through an object no module types (``collate_fn=dataset.collater``),
+        method name -> position, for any project class that defines one."""
+        if self._collates is None:
+            functions: dict[str, int] = {}
+            methods: dict[str, int] = {}
+            for facts in self.index.modules.values():
+                for kind, name, position in getattr(facts, "collates", ()):
+                    if kind == "method":
+                        methods.setdefault(name, position)
+                        continue
+                    target = self.index.resolve(name)
+                    if target is not None and kind == "call" and self.index.kind(target) == "class":
+                        target = self.index.method(target, "__call__")
+                    if target is not None and self.index.kind(target) == "function":
+                        functions.setdefault(target, position)
+            self._collates = functions, methods
+        functions, methods = self._collates
+        prefix = module + "."
+        return {name[len(prefix):]: at for name, at in functions.items() if name.startswith(prefix)}, methods
 
     def element_of_call(self, qualname: str, importer: str, index: int) -> Optional[K.Value]:
         """What element ``index`` of the tuple a project function returns is (``a, mask = pkg.f(x)``)."""

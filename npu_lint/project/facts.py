@@ -55,6 +55,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self.unresolved = 0
         self.unknown_receivers = 0
         self.passed: list[tuple[str, int, str, str, str]] = []
+        self.collates: list[tuple[str, str, int]] = []   # what it passes as ``collate_fn=`` (fact_collates.py)
         self._closed: list[tuple[_Scope, list[_Scope]]] = []
         self._imports: Optional[dict[str, str]] = None   # the file's imports, read from the model once needed
         self._sized: dict = {}   # the size summaries of the file's functions (helpers summarised once)
@@ -357,7 +358,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         imports = tuple((name, absolute(target, self.module, self.is_package)) for name, target in self.imports.items())
         return ModuleFacts(self.module, self.relative, self.is_package, tuple(self.functions), tuple(classes),
                            imports, tuple(self.stars), self.exported, tuple(sorted(self.globals)), self.unresolved,
-                           self.unknown_receivers, tuple(dict.fromkeys(self.passed)))
+                           self.unknown_receivers, tuple(dict.fromkeys(self.passed)), tuple(dict.fromkeys(self.collates)))
 
 
 def extract(tree: ast.Module, module: str, relative: str, is_package: bool,

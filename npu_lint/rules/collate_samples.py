@@ -1,7 +1,10 @@
 """The samples a collate function receives: a function passed as ``collate_fn=`` (a keyword of any call,
 ``DataLoader(ds, collate_fn=f)`` or ``super().__init__(..., collate_fn=f)``, a parameter's default value
 ``collate_fn=f``, a ``{"collate_fn": f}`` entry) gets one batch's samples as its first parameter (after ``self``).
-Found once per file, and only in files that mention ``collate_fn`` (the others cost nothing). Shared by NPU409
+So do the functions another module of the project passes so (the project index's ``collates`` facts:
+``collate_fn=collate_batch`` imported from here, ``collate_fn=dataset.collater``) and a dataset's own
+``collate_fn`` / ``collater`` method (the name torch's DataLoader and fairseq give it). Found once per file, and only
+in files that mention ``collat`` or that the index names (the others cost nothing). Shared by NPU409
 (sample_items.py)."""
 from __future__ import annotations
 
@@ -9,18 +12,32 @@ import ast
 import bisect
 from typing import Optional
 
+from npu_lint.analysis import kinds as K
 from npu_lint.analysis.bindings import Binding, Scope
+from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.summaries import method_def
 from npu_lint.context import FileContext
 
 _KEY = "collate_fn"
+_DATASET_METHODS = frozenset({"collate_fn", "collater"})
 _PARTIAL = frozenset({"functools.partial"})
+
+
+def may_collate(ctx: FileContext) -> bool:
+    """The file may define a collate function: it mentions ``collat`` or the project index says another module
+    passes one of its functions (a cheap test, before any binding is asked about)."""
+    if ctx.mentions("collat"):
+        return True
+    if ctx.project is None:
+        return False
+    functions, methods = ctx.project.collate_parameters(ctx.module)
+    return bool(functions) or bool(methods)
 
 
 def collate_samples(binding: Binding, ctx: FileContext) -> Optional[str]:
     """Why the parameter ``binding`` holds one batch's samples (its function is passed as a collate function,
     with the line), else None."""
-    if binding.tag != "param" or not ctx.mentions(_KEY):
+    if binding.tag != "param":
         return None
     found = ctx.scratch.get("collate_samples")
     if found is None:
@@ -28,7 +45,7 @@ def collate_samples(binding: Binding, ctx: FileContext) -> Optional[str]:
     entry = found.get(id(binding.scope.node))
     if entry is None or entry[0] != binding.name:
         return None
-    return f"the samples {getattr(binding.scope.node, 'name', 'a function')} receives as collate_fn (line {entry[1]})"
+    return f"the samples {getattr(binding.scope.node, 'name', 'a function')} receives as collate_fn ({entry[1]})"
 
 
 def unzipped_samples(binding: Binding, ctx: FileContext) -> Optional[str]:
@@ -43,13 +60,24 @@ def unzipped_samples(binding: Binding, ctx: FileContext) -> Optional[str]:
     return f"field {binding.path[0]} of {why}" if why else None
 
 
-def _collate_parameters(ctx: FileContext) -> dict[int, tuple[str, int]]:
+def _collate_parameters(ctx: FileContext) -> dict[int, tuple[str, str]]:
     """Per function of the file passed as a collate function: the name of the parameter that receives the
-    samples and the line it is passed on. Only the statements whose own lines mention ``collate_fn`` are read."""
+    samples and where it is passed (``line 12``, ``in another module``)."""
     scopes = ctx.resolver.scopes
     source = ctx.source
     if scopes is None:
         return {}
+    found: dict[int, tuple[str, str]] = {}
+    if ctx.mentions(_KEY):
+        _passed_here(scopes, source, ctx, found)
+    functions, methods = ctx.project.collate_parameters(ctx.module) if ctx.project is not None else ({}, {})
+    if functions or methods or ctx.mentions("collat"):
+        _passed_elsewhere(scopes, functions, methods, ctx, found)
+    return found
+
+
+def _passed_here(scopes: Scopes, source: str, ctx: FileContext, found: dict[int, tuple[str, str]]) -> None:
+    """The file's own ``collate_fn=`` values. Only the statements whose own lines mention ``collate_fn`` are read."""
     lines: list[int] = []
     at, line, counted = source.find(_KEY), 1, 0
     while at >= 0:   # the line of each mention, counting newlines once from the previous one
@@ -58,7 +86,6 @@ def _collate_parameters(ctx: FileContext) -> dict[int, tuple[str, int]]:
         if not lines or lines[-1] != line:
             lines.append(line)
         at = source.find(_KEY, at + len(_KEY))
-    found: dict[int, tuple[str, int]] = {}
     for statement, scope in scopes.statements:
         first = bisect.bisect_left(lines, statement.lineno)
         if first == len(lines) or lines[first] > _own_end(statement):
@@ -68,8 +95,36 @@ def _collate_parameters(ctx: FileContext) -> dict[int, tuple[str, int]]:
                 arguments = getattr(function, "args", None)
                 params = [*arguments.posonlyargs, *arguments.args] if arguments is not None else []
                 if offset < len(params):
-                    found.setdefault(id(function), (params[offset].arg, value.lineno))
-    return found
+                    found.setdefault(id(function), (params[offset].arg, f"line {value.lineno}"))
+
+
+def _passed_elsewhere(scopes: Scopes, functions: dict[str, int], methods: dict[str, int], ctx: FileContext,
+                      found: dict[int, tuple[str, str]]) -> None:
+    """The file's functions another module passes as a collate function (by their qualname in the module, or as
+    a method of an object it does not type), and the ``collate_fn`` / ``collater`` methods of its datasets."""
+    for scope in list(scopes.by_node.values()):
+        node = scope.node
+        if scope.kind != "function" or id(node) in found or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        owner = scope.parent if scope.parent is not None and scope.parent.kind == "class" else None
+        position, why = functions.get(_qualname(scope)), "passed in another module"
+        if position is None and owner is not None:
+            position = methods.get(node.name)
+            if position is None and node.name in _DATASET_METHODS \
+                    and (ctx.resolver.class_value(owner.node) or ("",))[0] == K.DATASET:
+                position, why = 1, "a dataset's collate method"
+        params = [*node.args.posonlyargs, *node.args.args]
+        if position is not None and position < len(params):
+            found[id(node)] = (params[position].arg, why)
+
+
+def _qualname(scope: Scope) -> str:
+    """``Collater.__call__``, ``outer.inner``: a function's name inside its module."""
+    names = []
+    while scope is not None and scope.kind != "module":
+        names.append(getattr(scope.node, "name", "<lambda>"))
+        scope = scope.parent
+    return ".".join(reversed(names))
 
 
 def _own_end(statement: ast.stmt) -> int:

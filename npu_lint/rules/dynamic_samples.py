@@ -35,7 +35,9 @@ class PerSampleConcat(Rule):
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); joined
         along dim 0, the samples a collate function receives or any field of them (a function passed as
-        ``collate_fn=`` to any call or as a parameter's default: ``torch.cat([d[key] for d in batch], 0)``; it
+        ``collate_fn=`` to any call or as a parameter's default, in the file or, through the project index, in
+        another module; a dataset's own ``collate_fn`` / ``collater`` method: ``torch.cat([d[key] for d in batch],
+        0)``; it
         concatenates rather than stacks exactly when the samples' leading sizes differ; items made with an
         explicit leading 1, ``x[None]`` or ``x.unsqueeze(0)``, are left alone), or items whose rows are tagged with
         the item's index in an ``enumerate`` loop (``x.new_ones((x.shape[0], 1)) * i``, ``torch.full((len(x), 1),
@@ -68,6 +70,9 @@ class PerSampleConcat(Rule):
     triggers = ("cat(", "concat", "stack(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
+                 # a dataset's own collate method (the name torch's DataLoader and fairseq give it)
+                 "import torch\nfrom torch.utils.data import Dataset\nclass Graphs(Dataset):\n"
+                 "    def collater(self, samples):\n        return torch.cat([s['atoms'] for s in samples])\n",
                  "import torch\nlabels = torch.cat([v.gt_labels for v in batch_data_samples], dim=0)\n",
                  "import torch\nt = torch.cat((batch['batch_idx'].view(-1, 1), batch['bboxes']), 1)\n",
                  "import torch\nfrom typing import Dict, List\n"
@@ -118,6 +123,12 @@ class PerSampleConcat(Rule):
                  "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
                  "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     # a method of the dataset that is no collate function; a collate method of a class that is
+                     # no dataset (nothing says it gets a batch's samples)
+                     "import torch\nfrom torch.utils.data import Dataset\nclass Graphs(Dataset):\n"
+                     "    def merge(self, parts):\n        return torch.cat([p['atoms'] for p in parts])\n",
+                     "import torch\nclass Pool:\n"
+                     "    def collater(self, parts):\n        return torch.cat([p['atoms'] for p in parts])\n",
                      "import torch\ngt = torch.cat([a, b])\n",
                      "import torch\nh = torch.cat([hs[i + 1] for i in self.target_layer_ids], dim=-1)\n",
                      "import torch\nm = torch.cat([enc(x[:, i]) for i in range(x.shape[2] // length)], dim=2)\n",

@@ -15,7 +15,7 @@ from npu_lint.resolver import BATCH
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.rules.dynamic_ops import dynamic_row, is_bool_index
-from npu_lint.rules.collate_samples import collate_samples, unzipped_samples
+from npu_lint.rules.collate_samples import collate_samples, may_collate, unzipped_samples
 from npu_lint.rules.sample_lengths import enumerated, labelled_sequence
 from npu_lint.rules.sample_tags import along_rows, leading_one, tagged_rows
 
@@ -158,7 +158,7 @@ class _Items:
     def collated(self, sequence: ast.AST) -> Optional[str]:
         """Why ``sequence`` holds the samples a collate function joins along their first dimension (or one field
         of each, ``images, targets = zip(*samples)``)."""
-        if not self.rows or not isinstance(sequence, ast.Name) or not self.ctx.mentions("collate_fn"):
+        if not self.rows or not isinstance(sequence, ast.Name) or not may_collate(self.ctx):
             return None
         binding = self.ctx.resolver.binding(sequence)
         return collate_samples(binding, self.ctx) or unzipped_samples(binding, self.ctx) if binding else None
