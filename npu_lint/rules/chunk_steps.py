@@ -260,3 +260,22 @@ def model_call(body: list, names: set[str], ctx: FileContext, node: Optional[ast
                     and not any(isinstance(n, ast.Name) and n.id in names for n in walk(call.func))):
                 return call
     return None
+
+
+def while_counter(node: ast.AST, index: str, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST, ast.While]]:
+    """``while start < n: ... x[start:start + bs] ... start += bs``: the stop ``n``, the step the body adds to the
+    counter (one ``index += step`` among the loop body's own statements) and the loop, for a chunk read in the
+    loop's body (not in a function defined there)."""
+    loop = ctx.enclosing(node, (ast.While, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+    if not isinstance(loop, ast.While):
+        return None
+    test = loop.test
+    if not (isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Lt)
+            and isinstance(test.left, ast.Name) and test.left.id == index):
+        return None
+    steps = [s.value for s in loop.body if isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add)
+             and isinstance(s.target, ast.Name) and s.target.id == index]
+    rebound = [s for s in loop.body for t in getattr(s, "targets", ()) if isinstance(t, ast.Name) and t.id == index]
+    if len(steps) != 1 or rebound:
+        return None
+    return test.comparators[0], steps[0], loop

@@ -14,7 +14,7 @@ from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import rounded_up, scaled, scaled_end
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, same_or_variable, split_pieces,
-                                        whole_chunks)
+                                        while_counter, whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
 
 
@@ -93,8 +93,8 @@ class ShortLastChunk(Rule):
 
     What it does:
         Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name, cut at the end of the data: the length
-        of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` whose stop is
-        not reduced by the step: unless the data length is a multiple of the step, the last chunk is shorter.
+        of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` (or
+        ``while i < stop:`` with ``i += step`` in its body) whose stop is not reduced by the step: unless the data length is a multiple of the step, the last chunk is shorter.
         The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
         (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))``, ``trange`` or ``enumerate``, and the
         loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i + bs]) for i in range(0,
@@ -144,9 +144,13 @@ class ShortLastChunk(Rule):
     family = FAMILY
     node_types = (ast.Call, ast.Subscript, ast.If)
     triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
-                "_split(", "islice(")
+                "_split(", "islice(", "while ")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = ("import numpy as np\nimport torch\ndef slide(model, chunks: torch.Tensor, bs: int):\n"
+    must_fire = (# a ``while`` loop that moves its own counter by the chunk (a replay buffer's minibatches)
+                 "import numpy as np\nimport torch\ndef minibatches(policy, obs, bs):\n"
+                 "    idx = np.random.permutation(len(obs))\n    start = 0\n    while start < len(obs):\n"
+                 "        policy(torch.as_tensor(obs[idx[start:start + bs]]))\n        start += bs\n",
+                 "import numpy as np\nimport torch\ndef slide(model, chunks: torch.Tensor, bs: int):\n"
                  "    for c in np.arange(0, chunks.shape[0], bs):\n        model(chunks[c:c + bs])\n",
                  "import torch\ndef get_batch(source, i, bptt):\n    seq_len = min(bptt, len(source) - 1 - i)\n"
                  "    return source[i:i + seq_len]\n",
@@ -226,6 +230,11 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # a ``while`` counter that stops before the tail, or moves by another step than the chunk's
+                     "import torch\ndef run(model, x, bs):\n    n = len(x)\n    start = 0\n    while start < n - bs:\n"
+                     "        model(x[start:start + bs])\n        start += bs\n",
+                     "import torch\ndef run(model, x, bs):\n    start = 0\n    while start < len(x):\n"
+                     "        model(x[start:start + bs])\n        start += 1\n",
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
                      "import torch\nn = min(max_new, self.min_length - ids.shape[-1])\n",
@@ -332,11 +341,16 @@ class ShortLastChunk(Rule):
         index = bounds.lower.id
         step = chunk_step(bounds.upper, index, ctx)
         found = self._range_loop(node, index, ctx) if step is not None else None
-        if step is None or found is None:
+        if step is None:
             return
-        call, loop = found
-        stop = call.args[1]
-        if not same_or_variable(call.args[2], step) or not data_length(stop, ctx):
+        if found is not None:
+            stop, loop_step, loop = found[0].args[1], found[0].args[2], found[1]
+        else:   # ``while start < n: ... start += bs``
+            counter = while_counter(node, index, ctx)
+            if counter is None:
+                return
+            stop, loop_step, loop = counter
+        if not same_or_variable(loop_step, step) or not data_length(stop, ctx):
             return
         if whole_chunks(stop, ctx):
             return      # ``range(0, n - step, step)``: every chunk is whole
@@ -345,7 +359,7 @@ class ShortLastChunk(Rule):
     def _report_chunk(self, node: ast.Subscript, loop: ast.AST, what: str, ctx: FileContext) -> None:
         """Report the loop's first chunk that is computed on (a tensor, or a list made one in the loop)."""
         served = served_batches(node, loop, ctx)
-        if not isinstance(loop, ast.For) and not consumed(node, ctx) and not served:
+        if not isinstance(loop, (ast.For, ast.While)) and not consumed(node, ctx) and not served:
             return      # ``[a[i:i + n] for i in range(...)]``: a list of pieces, no computation on each
         if (_last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list") \
                 and not made_tensor(node, loop, ctx) and not _fed_model(node, loop, ctx) and not served:
