@@ -14,6 +14,9 @@ from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_steps import describe, fed_back
 from npu_lint.rules.loop_arms import carried, step_loop, steps, stored_back
 
+_PADS = frozenset({"torch.nn.functional.pad"})
+
+
 def _rebound(loop: ast.For, value: ast.AST) -> bool:
     """The sliced tensor is assigned anew in the loop (a fresh value per step, not one tensor read in steps)."""
     text = ast.unparse(value)
@@ -29,7 +32,8 @@ class GrowingTensor(Rule):
     """A tensor concatenated onto itself inside a loop (autoregressive growth).
 
     What it does:
-        Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``; ``x[beam_idx]``
+        Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``, and
+        ``x = F.pad(x, (0, 1))`` by constant amounts; ``x[beam_idx]``
         or ``x.index_select(0, idx)`` for ``x``: beam search's reordered rows) inside a
         ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``), where the result is assigned back to a name (or attribute) that is one of
         the concatenated tensors and the concatenation is the only assignment to it in the loop (others only rearrange it: beam search's
@@ -68,9 +72,14 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
+                 # the generation mask padded by one position per step, beside the growing sequence
+                 "import torch\nimport torch.nn.functional as F\ndef gen(model, out, mask, n):\n"
+                 "    for _ in range(n):\n        nxt = model(out, mask=mask).argmax(-1, keepdim=True)\n"
+                 "        out = torch.cat((out, nxt), dim=-1)\n        mask = F.pad(mask, (0, 1), value=True)\n"
+                 "    return out\n",
                  "import torch\nclass Cache:\n    def update(self, k):\n        self.keys = torch.cat([self.keys, k], dim=2)\n",
                  # the state started on the first call, grown on every later one
                  "import torch\nclass Search:\n    def advance(self, attn):\n        if self.alive_attn is None:\n"
@@ -129,6 +138,13 @@ class GrowingTensor(Rule):
                  "def decode(model, seqs):\n    while not done(seqs):\n"
                  "        seqs = [extend(s, model(s)) for s in seqs]\n    return seqs\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                     # padded once, not carried; padded by a runtime amount; a loop over items, not steps
+                     "import torch.nn.functional as F\ndef f(x, n):\n    for _ in range(n):\n"
+                     "        y = F.pad(x, (0, 1))\n    return y\n",
+                     "import torch.nn.functional as F\ndef f(x, n, k):\n    for _ in range(n):\n"
+                     "        x = F.pad(x, (0, k))\n    return x\n",
+                     "import torch.nn.functional as F\ndef f(x, layers):\n    for layer in layers:\n"
+                     "        x = F.pad(x, (1, 1))\n        x = layer(x)\n    return x\n",
                      # each element concatenated once; cut back after growing; a temporary not stored back
                      "import torch\ndef join(xs, ys, n):\n    for j in range(n):\n"
                      "        xs[j] = torch.cat([xs[j], ys[j]])\n    return xs\n",
@@ -184,6 +200,9 @@ class GrowingTensor(Rule):
             self._advancing_slice(node, ctx)
             return
         assert isinstance(node, ast.Call)
+        if len(node.args) >= 2 and isinstance(node.args[0], (ast.Name, ast.Attribute)):
+            self._padded_here(node, ctx)
+            return
         if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) or self._grown_here(node, ctx):
             return
         found = fed_back(node, ctx)   # a step helper: ``return torch.cat((xs, x))`` fed back by a loop's call
@@ -221,6 +240,25 @@ class GrowingTensor(Rule):
             return False
         ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...])"), name)
         return True
+
+    def _padded_here(self, node: ast.Call, ctx: FileContext) -> None:
+        """``mask = F.pad(mask, (0, 1), value=True)`` in a loop over steps: padded by a constant every iteration,
+        carried to the next (the generation mask that follows the growing sequence)."""
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or ast.unparse(statement.targets[0]) != ast.unparse(node.args[0]):
+            return
+        amounts = node.args[1].elts if isinstance(node.args[1], (ast.Tuple, ast.List)) else []
+        values = [a.value for a in amounts if isinstance(a, ast.Constant)]
+        if not values or len(values) != len(amounts) or not all(isinstance(v, int) and v >= 0 for v in values) \
+                or not any(values):
+            return   # a constant, non-negative padding that adds something
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        text = ast.unparse(statement.targets[0])
+        if not isinstance(loop, (ast.For, ast.While)) or (isinstance(loop, ast.For) and not steps(loop.iter)) \
+                or not carried(loop, statement, text) or ctx.resolver.qualname(node.func) not in _PADS:
+            return
+        ctx.report(node, self.message.format(what=f"{text} = pad({text}, {short_source(node.args[1], 20)})"), "pad")
 
     @staticmethod
     def _stored(function: Optional[ast.AST], statement: ast.Assign, call: ast.Call, text: str,
