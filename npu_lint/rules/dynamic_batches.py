@@ -11,6 +11,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches,
                                            short_batch_sampler)
+from npu_lint.rules.loader_subclasses import super_init_keywords
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.value_flow import FAMILY
 
@@ -76,6 +77,11 @@ class LoaderWithoutDropLast(Rule):
     triggers = ("DataLoader", "BatchSampler", "TrainingArguments")
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = ("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
+                 # a loader class of the project that hands its batch size and shuffle flag to DataLoader's constructor
+                 "import torch\nclass Loader(torch.utils.data.DataLoader):\n    def __init__(self, cfg, ds, shuffle=False):\n"
+                 "        self.step = cfg['batch_size']\n"
+                 "        super().__init__(dataset=ds, batch_size=self.step, shuffle=shuffle)\n"
+                 "train_data = Loader(cfg, ds, shuffle=True)\n",
                  "import torch\ntrain_loader = torch.utils.data.DataLoader(ds, batch_size=8, sampler=sampler, drop_last=False)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, 64, True, num_workers=4)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\nkw = dict(batch_size=32, shuffle=True)\n"
@@ -94,7 +100,14 @@ class LoaderWithoutDropLast(Rule):
                  # training-ness from a flag: it shuffles (trains) whenever the flag is set
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, is_train):\n"
                  "    return DataLoader(ds, batch_size=bs, shuffle=is_train, drop_last=False)\n")
-    must_not_fire = ("import torch\nfrom torch.utils.data import DataLoader\n"
+    must_not_fire = (# the same loader class evaluating (no shuffle, no train name); one that batches nothing
+                     "import torch\nclass Loader(torch.utils.data.DataLoader):\n    def __init__(self, cfg, ds, shuffle=False):\n"
+                     "        super().__init__(dataset=ds, batch_size=cfg['batch_size'], shuffle=shuffle)\n"
+                     "eval_data = Loader(cfg, ds)\n",
+                     "import torch\nclass Loader(torch.utils.data.DataLoader):\n    def __init__(self, ds, shuffle=False):\n"
+                     "        super().__init__(dataset=ds, shuffle=shuffle)\n"
+                     "train_data = Loader(ds, shuffle=True)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nval = DataLoader(ds, batch_size=32)\n",
                      # the evaluation split: the dataset's training flag is set to False
@@ -237,6 +250,9 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     if isinstance(definition, ast.ClassDef):    # ``class InfiniteLoader(DataLoader)``: DataLoader's keywords
         if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in walk(definition)):
             return None     # the subclass decides drop_last itself
+        forwarded = super_init_keywords(definition, node, _LOADER_PARAMETERS)
+        if forwarded is not None:   # ``super().__init__(dataset=..., batch_size=self.step, shuffle=shuffle)``
+            return forwarded
         return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
     if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
