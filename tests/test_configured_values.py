@@ -111,3 +111,16 @@ def test_a_list_extended_in_a_loop_holds_the_data():
             return [boxes[ids_t == j] for j in range(len(boxes_list))]
         """
     assert _codes(source, "NPU402") == [7]
+
+
+def test_what_another_object_method_returns_is_not_configuration():
+    """``self.assigner.assign(pred_instances=p)`` (keywords only) is the batch's assignment, not the model's state
+    (mmdet's DETR head)."""
+    source = """\
+        import torch
+        class Head(torch.nn.Module):
+            def targets(self, preds, gts):
+                result = self.assigner.assign(pred_instances=preds, gt_instances=gts)
+                return torch.nonzero(result.gt_inds > 0, as_tuple=False).squeeze(-1)
+        """
+    assert _codes(source, "NPU401") == [5]

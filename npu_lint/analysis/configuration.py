@@ -112,6 +112,9 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             receiver = receiver.args[0]   # ``torch.cumsum(dims, 0)``: computed from its first argument
             continue
         called = isinstance(receiver, ast.Call)
+        if called and evident and not (isinstance(receiver.func, ast.Attribute)
+                                       and resolver.kind_of_at(receiver.func.value, scope) in K.TENSORS):
+            return False   # ``self.assigner.assign(pred_instances=p)``: what another object's method returns
         if called and any(not isinstance(a, ast.Constant) for a in receiver.args):
             fed = True   # ``self.codec.encoded_length(lengths)``: computed from its arguments, not read from the model
         receiver = receiver.func if called else receiver.value
