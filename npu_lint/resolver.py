@@ -16,6 +16,7 @@ from typing import Optional, Protocol
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, Summaries, cycle_hit,  # noqa: F401  (re-exported)
                                         memo, return_statements)
+from npu_lint.analysis.configuration import configured
 from npu_lint.analysis.declared import PYTHON_SCALARS, Declared
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
@@ -179,6 +180,11 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
 
     def is_tensor(self, node: ast.AST) -> bool:
         return self.kind_of(node) in K.TENSORS
+
+    def configured(self, node: ast.AST, scope: Optional[Scope] = None) -> bool:
+        """A tensor whose values the code fixes, the same every batch (``torch.tensor(cfg.sizes)``, a tensor of
+        shapes, ``~torch.eye(n, dtype=torch.bool)``, a comparison of such tensors): ``analysis/configuration.py``."""
+        return configured(node, self, scope or self.current)
 
     def is_batch(self, node: ast.AST) -> bool:
         """A value taken from a data loader (``for images, labels in loader``)."""

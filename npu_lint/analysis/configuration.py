@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import VALUE, Scope
+from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Binding, Scope
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -25,7 +25,8 @@ _SEQUENCES = (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp)
 _NESTING = 6   # arithmetic of configuration, followed through so many operators
 # torch's factories of positions, whose values follow from their arguments alone (``zeros`` / ``full`` are as often
 # buffers an op then fills with data: ``counts = torch.zeros(b); counts.scatter_add_(0, batch, ones)``).
-_MADE = frozenset("torch." + name for name in ("arange", "linspace", "logspace", "range"))
+# ``eye`` too: an identity (``torch.eye(n, dtype=torch.bool)``, the leave-one-out or self-pair mask).
+_MADE = frozenset("torch." + name for name in ("arange", "linspace", "logspace", "range", "eye"))
 
 
 def numpy_made(receiver: ast.AST, resolver: "Resolver", scope: Scope, depth: int = 0) -> bool:
@@ -50,26 +51,38 @@ def numpy_made(receiver: ast.AST, resolver: "Resolver", scope: Scope, depth: int
     return False
 
 
-def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nesting: int = 0) -> bool:
+def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nesting: int = 0,
+                   evident: bool = False) -> bool:
     """The receiver chain starts (through names bound once) at ``torch.tensor(...)`` / ``torch.as_tensor(...)`` /
     ``x.new_tensor(...)`` of a value that is no tensor and carries no value read from one (configuration; a
     comprehension of shapes, ``[f.shape[-2:] for f in feats]``, too), at ``torch.arange(depth)`` of such values,
     possibly in arithmetic with numbers, or at an attribute of a model that the code never binds (a buffer such as
-    ``model.stride``) or sets only when it is built (:func:`built_state`)."""
+    ``model.stride``) or sets only when it is built (:func:`built_state`). ``evident``: the values put in a tensor
+    must be seen to be fixed (:func:`_fixed_values`), not merely carry no value read from a tensor
+    (``torch.tensor(lengths)`` of a name of unknown origin may hold the batch's lengths)."""
     called = False   # ``receiver`` is the callee of the previous step (a method, not an attribute read)
     fed = False      # a call on the chain takes non-constant arguments
     for _ in range(_DEPTH):
+        if isinstance(receiver, ast.Name) and evident:   # every binding that may reach (a loop's own update too)
+            bindings = resolver.scopes.may_reach(receiver.id, scope, (receiver.lineno, receiver.col_offset)) \
+                if resolver.scopes is not None else []
+            if len(bindings) != 1:
+                return bool(bindings) and nesting < _NESTING and all(
+                    b.tag in (VALUE, LOOP) and not b.path and isinstance(b.value, ast.AST)
+                    and from_constants(b.value, resolver, b.scope, nesting + 1, evident) for b in bindings)
         if isinstance(receiver, ast.Name):   # ``grid = x.new_tensor(cfg.grids).cumsum(0)`` earlier
             binding = resolver.binding(receiver, scope)
-            if binding is None or binding.tag != VALUE or binding.path:
-                return False
+            if binding is None or binding.tag not in (VALUE, LOOP) or binding.path \
+                    or not isinstance(binding.value, ast.AST):
+                return False   # ``for m in masks``: an element of a configuration tensor is configuration
             receiver, scope = binding.value, binding.scope
             continue
         if isinstance(receiver, ast.BinOp):   # ``torch.arange(1, depth + 1) * 2``: configuration with numbers
             sides = (receiver.left, receiver.right)
             return nesting < _NESTING and any(resolver.kind_of_at(o, scope) in K.TENSORS for o in sides) and all(
-                from_constants(o, resolver, scope, nesting + 1) if resolver.kind_of_at(o, scope) in K.TENSORS
-                else not resolver.flows(o, scope, sink=False) for o in sides)
+                from_constants(o, resolver, scope, nesting + 1, evident) if resolver.kind_of_at(o, scope) in K.TENSORS
+                else not resolver.flows(o, scope, sink=False) and (not evident or _scalar(o, resolver, scope))
+                for o in sides)
         if not isinstance(receiver, (ast.Call, ast.Attribute, ast.Subscript)):
             return False
         if isinstance(receiver, ast.Attribute) and not called and not fed \
@@ -86,20 +99,128 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             value = receiver.args[0] if receiver.args else None
             return value is not None and _of_values(receiver, resolver, scope) and resolver.kind_of_at(value, scope) not in K.TENSORS \
                 and (not isinstance(value, (ast.ListComp, ast.GeneratorExp)) or shapes_only(value.elt)) \
-                and not resolver.flows(value, scope, sink=False)   # ``[t.sum() for t in batch]``: data
+                and not resolver.flows(value, scope, sink=False) \
+                and (not evident or _fixed_values(value, resolver, scope))   # ``[t.sum() for t in batch]``: data
         if isinstance(receiver, ast.Call) and resolver.qualname(receiver.func, scope) in _MADE:
             arguments = list(receiver.args) + [kw.value for kw in receiver.keywords]   # ``torch.arange(depth)``:
             return all(resolver.kind_of_at(a, scope) not in K.TENSORS for a in arguments) and not any(
                 resolver.flows(a, scope, sink=False) for a in arguments)   # positions fixed by its arguments
         if isinstance(receiver, ast.Call) and receiver.args and isinstance(receiver.func, ast.Attribute) \
                 and (resolver.qualname(receiver.func, scope) or "").startswith("torch."):
+            if evident and resolver.kind_of_at(receiver.args[0], scope) not in K.TENSORS:
+                return False   # ``torch.ones(n)``: a buffer the code may fill, not computed from a tensor
             receiver = receiver.args[0]   # ``torch.cumsum(dims, 0)``: computed from its first argument
             continue
         called = isinstance(receiver, ast.Call)
+        if called and evident and not (isinstance(receiver.func, ast.Attribute)
+                                       and resolver.kind_of_at(receiver.func.value, scope) in K.TENSORS):
+            return False   # ``self.assigner.assign(pred_instances=p)``: what another object's method returns
         if called and any(not isinstance(a, ast.Constant) for a in receiver.args):
             fed = True   # ``self.codec.encoded_length(lengths)``: computed from its arguments, not read from the model
         receiver = receiver.func if called else receiver.value
     return False
+
+
+_COMBINING = (ast.BitAnd, ast.BitOr, ast.BitXor)
+_LISTING = frozenset({"list", "tuple", "sorted", "range"})
+
+
+_NUMBERS = frozenset({"int", "float"})
+
+
+def _scalar(node: ast.AST, resolver: "Resolver", scope: Scope, depth: int = 0) -> bool:
+    """A number the code fixes, in arithmetic with configuration (``torch.ceil(sizes / d) * d``): a constant, a
+    shape (``x.shape[0]``, ``x.size(1)``, ``len(x)``), a parameter annotated ``int`` / ``float`` or defaulting to a
+    number, a name bound to such numbers; not a name of unknown origin (a tensor the caller passes)."""
+    if depth > 4:
+        return False
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float))
+    if isinstance(node, ast.UnaryOp):
+        return _scalar(node.operand, resolver, scope, depth + 1)
+    if isinstance(node, ast.BinOp):
+        return _scalar(node.left, resolver, scope, depth + 1) and _scalar(node.right, resolver, scope, depth + 1)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute):
+        return node.value.attr == "shape"
+    if isinstance(node, ast.Attribute):
+        return node.attr == "ndim"
+    if isinstance(node, ast.Call):
+        func = node.func
+        return (isinstance(func, ast.Attribute) and func.attr in ("size", "dim", "numel")) or (
+            isinstance(func, ast.Name) and func.id == "len")
+    if isinstance(node, ast.Name) and resolver.scopes is not None:
+        bindings = resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+        return bool(bindings) and all(_scalar_binding(b, resolver, depth) for b in bindings)
+    return False
+
+
+def _scalar_binding(binding: Binding, resolver: "Resolver", depth: int) -> bool:
+    if binding.tag == PARAM:
+        arg = binding.node
+        annotation = getattr(arg, "annotation", None)
+        return (isinstance(annotation, ast.Name) and annotation.id in _NUMBERS) or (
+            isinstance(binding.value, ast.Constant) and isinstance(binding.value.value, (int, float))
+            and not isinstance(binding.value.value, bool))
+    return binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
+        and _scalar(binding.value, resolver, binding.scope, depth + 1)
+
+
+def _fixed_values(value: ast.AST, resolver: "Resolver", scope: Scope, depth: int = 0) -> bool:
+    """Values the code shows to be fixed: constants, literal lists of them (``[1] * n``, then ``counts[0] = 2``),
+    a comprehension of shapes (checked by the caller), ``list(range(n))``, a name every binding reaching it holds
+    such values, and every value appended, extended or stored into it afterwards (``ids = []`` then
+    ``ids.extend([i] * len(boxes))`` in a loop is the data's)."""
+    if depth > 4:
+        return False
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.UnaryOp):
+        return _fixed_values(value.operand, resolver, scope, depth + 1)
+    if isinstance(value, (ast.List, ast.Tuple)):
+        return all(_fixed_values(e, resolver, scope, depth + 1) for e in value.elts)
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        return True   # of shapes only: :func:`from_constants` asked :func:`shapes_only`
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):   # ``[1] * n``
+        return any(isinstance(s, (ast.List, ast.Tuple)) and _fixed_values(s, resolver, scope, depth + 1)
+                   for s in (value.left, value.right))
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Add):
+        return all(_fixed_values(s, resolver, scope, depth + 1) for s in (value.left, value.right))
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _LISTING \
+            and resolver.qualname(value.func, scope) in (None, "builtins." + value.func.id):
+        return value.func.id == "range" or all(_fixed_values(a, resolver, scope, depth + 1) for a in value.args)
+    if isinstance(value, ast.Name) and resolver.scopes is not None:   # what is added later too (``ids.extend(...)``)
+        bindings = resolver.scopes.may_reach(value.id, scope, (value.lineno, value.col_offset))
+        return bool(bindings) and all(
+            b.tag == VALUE and not b.path and isinstance(b.value, ast.AST)
+            and _fixed_values(b.value, resolver, b.scope, depth + 1)
+            and all(_fixed_values(v, resolver, b.scope, depth + 1) for v in resolver.added_values(b)) for b in bindings)
+    return False
+
+
+def configured(node: ast.AST, resolver: "Resolver", scope: Scope, nesting: int = 0) -> bool:
+    """A tensor whose values the code fixes, the same every batch: configuration (:func:`from_constants`), or a
+    mask comparing or combining only such tensors and constants (``~torch.eye(n, dtype=torch.bool)``, ``dims !=
+    fixed``, ``(dims.unsqueeze(-1) != fixed).all(-1)``, ``padded.sum() == 0`` of a tensor of shapes). A name of
+    unknown kind or a parameter is not: what a caller passes may be data."""
+    if nesting > _NESTING:
+        return False
+    if isinstance(node, ast.Constant):
+        return True
+    if isinstance(node, ast.UnaryOp):
+        return configured(node.operand, resolver, scope, nesting + 1)
+    if isinstance(node, ast.BoolOp):
+        return all(configured(v, resolver, scope, nesting + 1) for v in node.values)
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _COMBINING):
+        return all(configured(v, resolver, scope, nesting + 1) for v in (node.left, node.right))
+    if isinstance(node, ast.Compare):
+        sides = (node.left, *node.comparators)
+        return any(not isinstance(s, ast.Constant) for s in sides) \
+            and all(configured(s, resolver, scope, nesting + 1) for s in sides)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and isinstance(node.func.value, (ast.Compare, ast.UnaryOp, ast.BinOp)) \
+            and all(isinstance(a, ast.Constant) for a in (*node.args, *(kw.value for kw in node.keywords))):
+        return configured(node.func.value, resolver, scope, nesting + 1)   # ``(a != b).all(dim=-1)``
+    return from_constants(node, resolver, scope, evident=True)
 
 
 _SHAPE_CALLS = frozenset({"size", "numel", "dim", "len"})

@@ -248,17 +248,8 @@ class Elements:
     def _added_elements(self, binding: Binding, depth: int) -> list[Optional[K.Value]]:
         """What the statements ``name.append(v)`` / ``name.insert(i, v)`` / ``name.extend(vs)`` / ``name += vs``
         reached by ``binding`` add to its list."""
-        if self._adders is None:
-            self._adders = {}
-            for call, scope in (self.scopes.calls if self.scopes is not None else ()):
-                func = call.func
-                if not isinstance(func, ast.Attribute) or func.attr not in _ADDERS \
-                        or not isinstance(func.value, ast.Name):
-                    continue
-                for reached in self.scopes.lookup_reaching(func.value.id, scope, (call.lineno, call.col_offset)):
-                    self._adders.setdefault(id(reached), []).append((call, scope))
         found: list[Optional[K.Value]] = []
-        for call, scope in self._adders.get(id(binding), ()):
+        for call, scope in self._adding_calls().get(id(binding), ()):
             position = _ADDERS[call.func.attr]   # type: ignore[attr-defined]
             if position < 0:
                 found.append(self.sequence_element(call.args[0], scope, depth + 1) if len(call.args) == 1 else None)
@@ -273,6 +264,29 @@ class Elements:
                                                                                      augment.pos):
                 found.append(self.sequence_element(augment.value, binding.scope, depth + 1))
         return found
+
+    def _adding_calls(self) -> dict[int, list[tuple[ast.Call, Scope]]]:
+        """``xs.append(v)`` / ``insert`` / ``extend`` calls by the binding of ``xs`` they reach (built once a file)."""
+        if self._adders is None:
+            self._adders = {}
+            for call, scope in (self.scopes.calls if self.scopes is not None else ()):
+                func = call.func
+                if not isinstance(func, ast.Attribute) or func.attr not in _ADDERS \
+                        or not isinstance(func.value, ast.Name):
+                    continue
+                for reached in self.scopes.lookup_reaching(func.value.id, scope, (call.lineno, call.col_offset)):
+                    self._adders.setdefault(id(reached), []).append((call, scope))
+        return self._adders
+
+    def added_values(self, binding: Binding) -> list[ast.AST]:
+        """The expressions the list ``binding`` gives its name later receives: ``name.append(v)`` / ``insert`` /
+        ``extend(vs)`` (the argument), ``name += vs``, ``name[i] = v`` (the statements it reaches)."""
+        found: list[ast.AST] = [call.args[-1] if call.args else call
+                                for call, _ in self._adding_calls().get(id(binding), ())]
+        found += [augment.value for augment in binding.scope.augments.get(binding.name, ())
+                  if augment.pos > binding.pos and isinstance(augment.value, ast.AST)
+                  and binding in self.scopes.lookup_reaching(binding.name, binding.scope, augment.pos)]
+        return found + self.stored_values(binding)
 
     def stored_values(self, binding: Binding) -> list[ast.AST]:
         """The values ``name[i] = value`` stores into the elements of what ``binding`` gives ``name`` (the stores it

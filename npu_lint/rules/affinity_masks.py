@@ -15,7 +15,7 @@ from npu_lint.context import FileContext
 from npu_lint.host_arrays import host_array_evidence
 from npu_lint.rules import Rule
 from npu_lint.rules.affinity import FAMILY, affinity_page, affinity_row
-from npu_lint.rules.dynamic_ops import is_bool_index
+from npu_lint.rules.mask_reads import is_bool_index
 from npu_lint.rules.affinity_operands import source_text
 from npu_lint.rules.fusion_structure import definition
 from npu_lint.rules.mask_values import computed_tensor as _computed_tensor, is_fill_value as _is_fill_value

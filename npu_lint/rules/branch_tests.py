@@ -73,6 +73,8 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
                 continue   # ``if out == None:``: a tensor compared with None is Python's ``False``, no value read
             if any(host_random(s, ctx) for s in sides):
                 continue   # ``torch.rand(1).item() < p``: a draw on the host, no data read
+            if resolver.configured(inner):
+                continue   # ``padded.sum() == 0`` of a tensor of shapes: configuration, the same every batch
             if any(resolver.kind_of(s) in K.TENSORS or item(s, ctx) for s in sides) \
                     or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
                 return operand

@@ -197,7 +197,8 @@ class DataDependentBranch(Rule):
         only rebind names the loop reads in its tensor operators (``if error_ratio <= 1: t, y = t + dt, y_new``,
         ``accept = err <= 1`` with ``err`` a tensor, ``accept = False`` elsewhere, then ``if accept:``); and a
         conditional expression whose arms differ in tensor operators (``loss = ce(x, y) if num_fg > 0 else 0``).
-        Left alone: tests of shapes, dtypes, devices or Python values, a bare name (``if mask:``),
+        Left alone: tests of shapes, dtypes, devices or Python values, of tensors the code fixes (a tensor of the
+        items' shapes, ``torch.tensor([1] * n)``: the semantic model's ``configured``), a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
         whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update), arms that
         only raise, warn or log, and arms that end
@@ -225,7 +226,11 @@ class DataDependentBranch(Rule):
     node_types = (ast.If, ast.IfExp)
     triggers = ("if ",)
     message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
-    must_fire = ("import torch\nclass Dec:\n    def __call__(self, segs: torch.Tensor):\n"
+    must_fire = (# the items' lengths are the batch's data (unlike their spatial shapes)
+                 "import torch\nimport torch.nn.functional as F\ndef stack(items):\n"
+                 "    lens = torch.tensor([len(t) for t in items])\n    if (lens.max() - lens).sum() == 0:\n"
+                 "        return torch.stack(items)\n    return torch.stack([F.pad(t, (0, 1)) for t in items])\n",
+                 "import torch\nclass Dec:\n    def __call__(self, segs: torch.Tensor):\n"
                  "        if segs[-1][1] != 0.0:\n            eou = self.endpointer.detect(segments=segs)\n"
                  "        else:\n            eou = -1\n        return eou\n",
                  "import torch\nimport torch.nn.functional as F\ndef pad_masks(tokens, pad_id, steps):\n"
@@ -302,7 +307,13 @@ class DataDependentBranch(Rule):
                  "        left = [i for i, f in enumerate(rows) if not f[0]]\n        self.done = len(left) == 0\n"
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
-    must_not_fire = (# the best value so far kept in a loop: read by the test only, by no tensor operator
+    must_not_fire = (# a tensor of the items' shapes: the same for every batch of the same sizes, no data read
+                     "import torch\nimport torch.nn.functional as F\ndef stack(items, divisor: int = 1):\n"
+                     "    sizes = torch.Tensor([t.shape for t in items])\n"
+                     "    top = torch.ceil(torch.max(sizes, dim=0)[0] / divisor) * divisor\n    pads = top - sizes\n"
+                     "    if pads.sum() == 0:\n        return torch.stack(items)\n"
+                     "    return torch.stack([F.pad(t, (0, 1)) for t in items])\n",
+                     # the best value so far kept in a loop: read by the test only, by no tensor operator
                      "import torch\ndef track(model, xs):\n    best = None\n    for x in xs:\n"
                      "        loss = model(x).mean()\n        if best is None or loss < best:\n            best = loss\n"
                      "    return best\n",

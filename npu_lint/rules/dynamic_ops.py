@@ -7,31 +7,24 @@ boolean-mask indexing is matched structurally.
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.names import rooted
-from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
-from npu_lint.resolver import MASK
 from npu_lint.rules import ApiRef, Rule, short_source
-from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds, dynamic_row,
+from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds,
+                                             configured_input, dynamic_row,
                                              fixed_output, flags_left_off, helper_of_file,
                                              is_mask_selection, wrapper_chain)
-from npu_lint.rules.mask_values import computed_tensor, is_fill_value, mask_position
+from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, reads_through_mask,
+                                       rows_written, tensor_evidence, type_name, updated_in_place)
+from npu_lint.rules.mask_values import mask_position
 
 FAMILY = "dynamic-shape"
-# Calls that return a boolean tensor (a mask) when given tensors.
-_BOOL_FUNCTIONS = frozenset({
-    "torch.isnan", "torch.isinf", "torch.isfinite", "torch.isneginf", "torch.isposinf", "torch.logical_and",
-    "torch.logical_or", "torch.logical_not", "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.ge",
-    "torch.lt", "torch.le", "torch.isin", "torch.bernoulli"})
 # Calls that build a tensor from a Python list (of positions, for NPU401's host-side nonzero).
 _BUILDERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.asarray"})
-_BOOL_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
-                           "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "isin"})
 
 
 class DataDependentShapeOp(Rule):
@@ -49,6 +42,8 @@ class DataDependentShapeOp(Rule):
         not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``), and the calls of the file's
         helpers (not when the op runs only under ``if flag:`` of a parameter defaulting to ``False`` that the
         call leaves off) reached through ``functools.partial`` or an alias (``self.pick = self._positives``).
+        Not when the op reads only tensors the code fixes (a list of constants put in a tensor, a tensor of
+        shapes: the semantic model's ``configured``), whose output size is the same every batch.
     Why it matters on NPU:
         The NPU kernel must synchronise with the host to learn how big its output is, and every new output
         size means new shapes downstream: on Ascend each new shape compiles the operators again, so a
@@ -124,7 +119,21 @@ class DataDependentShapeOp(Rule):
                      # an error path: the first bad position, found once for the message before the raise
                      "import torch\ndef check(x, lo):\n    bad = x.lt(lo)\n    if bad.any():\n"
                      "        first = bad.nonzero(as_tuple=False).squeeze(1)[0].item()\n"
-                     "        raise ValueError(f'out of range at {first}')\n    return x\n")
+                     "        raise ValueError(f'out of range at {first}')\n    return x\n",
+                     # repeats or values the code fixes (a list of constants, a tensor of shapes): a fixed size
+                     "import torch\ndef edges(out, n, device):\n    counts = [1] * n\n    counts[0] = 2\n"
+                     "    counts = torch.tensor(counts).to(device)\n    return torch.repeat_interleave(out, counts, dim=-1)\n",
+                     "import torch\ndef levels(feats):\n    sizes = torch.tensor([f.shape[-2:] for f in feats])\n"
+                     "    return sizes.unique(dim=0)\n")
+    must_fire += (  # a flag left off skips only its own arm: the result before it still comes from ``unique``
+                  "import torch\ndef table(preds, eps=None, sparse=False):\n"
+                  "    _, idx = torch.unique(preds, return_inverse=True)\n    c = torch.zeros(3).index_add(0, idx, preds)\n"
+                  "    if not sparse:\n        c = c.to_dense()\n        if eps:\n            c = c + eps\n    return c\n"
+                  "def pairs(preds):\n    return table(preds)\n",
+                  # the repeats of a name of unknown origin, a tensor's own values
+                  "import torch\ndef expand(ids, lengths):\n    lens = torch.tensor(lengths)\n"
+                  "    return torch.repeat_interleave(ids, lens)\n",
+                  "import torch\ndef classes(labels: torch.Tensor):\n    return torch.tensor(labels.tolist()).unique()\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Call) and helper_of_file(node, ctx) is not None:
@@ -143,7 +152,8 @@ class DataDependentShapeOp(Rule):
                 return
             row = dynamic_row(node.qualname)
             if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False) \
-                    or fixed_output(node.qualname, call, ctx):
+                    or fixed_output(node.qualname, call, ctx) \
+                    or configured_input(row["condition"], call, ctx, method=False):
                 return
             self._report(node.node, node.qualname, row, ctx)
             return
@@ -155,7 +165,8 @@ class DataDependentShapeOp(Rule):
             return
         api = "torch.Tensor." + func.attr
         row = dynamic_row(api)
-        if row is None or is_host_array(func.value, ctx, node) or not condition_holds(row["condition"], node, ctx, True):
+        if row is None or is_host_array(func.value, ctx, node) or not condition_holds(row["condition"], node, ctx, True) \
+                or configured_input(row["condition"], node, ctx, method=True):
             return
         parent = ctx.parent(node)
         if func.attr == "nonzero" and not node.args and not node.keywords and isinstance(parent, ast.Subscript) \
@@ -196,35 +207,6 @@ class DataDependentShapeOp(Rule):
         ctx.report(where, self.message.format(api=api, construct=row["construct"], alternative=alternative), api)
 
 
-def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:
-    """A boolean mask: a comparison, ``~``/``&``/``|`` of masks, a name bound to one, ``torch.isnan(x)``, ``m.bool()``."""
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.Invert, ast.Not)):
-        return is_bool_index(node.operand, ctx) or ctx.resolver.kind_of(node) == MASK   # ``x[~keep]``
-    if isinstance(node, ast.Call):
-        name = ctx.resolver.qualname(node.func)
-        if name is not None:   # ``torch.triu(causal, 1)`` of a mask keeps it one
-            return name in _BOOL_FUNCTIONS or (rooted(name, ("torch",)) and ctx.resolver.kind_of(node) == MASK)
-        if isinstance(node.func, ast.Attribute) and node.func.attr in _BOOL_METHODS:
-            return True
-    return ctx.resolver.kind_of(node) == MASK   # ``x[fn(x)]``: a callable whose every candidate returns a mask
-
-
-def _tensor_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileContext) -> bool:
-    """The indexed value, or the tensor the mask was computed from, is evidently a torch tensor."""
-    if ctx.resolver.is_tensor(subscript.value):
-        return True
-    while isinstance(index, ast.UnaryOp):
-        index = index.operand
-    if isinstance(index, ast.Compare):
-        return ctx.resolver.is_tensor(index.left) or any(ctx.resolver.is_tensor(c) for c in index.comparators)
-    if isinstance(index, ast.Call):
-        name = ctx.resolver.qualname(index.func)
-        if name is not None:
-            return name in _BOOL_FUNCTIONS
-        return ctx.resolver.is_tensor(index.func.value) if isinstance(index.func, ast.Attribute) else False
-    return False
-
-
 class BooleanMaskIndexing(Rule):
     """Reading a tensor through a boolean mask: ``x[mask]``, ``x[x > 0]``, ``boxes[keep, :]``.
 
@@ -232,7 +214,9 @@ class BooleanMaskIndexing(Rule):
         Flags subscripts read (or updated in place: ``x[mask] += v``) with a boolean index: a comparison, a combination of masks
         (``~``, ``&``, ``|``), ``torch.isnan(x)`` or ``m.bool()``, or a name bound to one of these, in files
         that use torch. Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
-        bound to them, comparisons with strings), literal tuples indexed by a condition and generic types
+        bound to them, comparisons with strings), masks the code fixes (``~torch.eye(n, dtype=torch.bool)``: every
+        row drops one element, the semantic model's ``configured``), a helper's selection by an optional mask
+        its call leaves out (``m[..., mask] if mask is not None else m``), literal tuples indexed by a condition and generic types
         (``Annotated[...]``: a capitalised name no enclosing function binds) are left alone; a parameter or local
         named ``A`` or ``X`` is a matrix (``A[rows]``).
         Mask assignment of one fill value (``x[mask] = 0``) is NPU303; an assignment NPU303 leaves alone because
@@ -324,7 +308,24 @@ class BooleanMaskIndexing(Rule):
                      "import torch\nfrom typing import Annotated\ndef f(x: torch.Tensor, flag):\n"
                      "    T = Annotated[torch.Tensor, flag == 1]\n    return x\n",
                      "import numpy as np\nimport torch\ndef f(a, m):\n    b = np.where(m, a, 0)\n    return a[m]\n",
-                     "import torch\ndef f(rows):\n    keep = [r > 0 for r in rows]\n    return rows[keep]\n")
+                     "import torch\ndef f(rows):\n    keep = [r > 0 for r in rows]\n    return rows[keep]\n",
+                     # a mask the code fixes: every row of an identity drops one element (self-pairs, leave-one-out)
+                     "import torch\ndef negatives(z: torch.Tensor):\n    sim = z @ z.T\n"
+                     "    self_pairs = torch.eye(z.shape[0], dtype=torch.bool, device=z.device)\n"
+                     "    return sim[~self_pairs].view(z.shape[0], -1)\n",
+                     "import torch\ndef folds(x: torch.Tensor):\n    masks = torch.eye(x.shape[0], dtype=torch.bool)\n"
+                     "    return torch.stack([x[~m] for m in masks])\n",
+                     # a helper selecting only when its optional mask is given, called without it
+                     "import torch\nclass GP(torch.nn.Module):\n    def _mean(self, x, mask=None):\n"
+                     "        m = self.mean_module(x)\n        return m[..., mask] if mask is not None else m\n"
+                     "    def predict(self, x: torch.Tensor):\n        return self._mean(x)\n")
+    must_fire += (  # an identity combined with the data's labels; the helper given its mask
+                  "import torch\ndef positives(sim: torch.Tensor, labels: torch.Tensor):\n"
+                  "    eye = torch.eye(sim.shape[0], dtype=torch.bool)\n    same = (labels[:, None] == labels[None]) & ~eye\n"
+                  "    return sim[same]\n",
+                  "import torch\nclass GP(torch.nn.Module):\n    def _mean(self, x, mask=None):\n"
+                  "        m = self.mean_module(x)\n        return m[..., mask] if mask is not None else m\n"
+                  "    def fit(self, x: torch.Tensor, y: torch.Tensor):\n        return self._mean(x, mask=y.isfinite())\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -333,29 +334,30 @@ class BooleanMaskIndexing(Rule):
             self._helper_call(node, ctx)
             return
         rows, combined = None, False
-        if not isinstance(node.ctx, ast.Load) and not _updated_in_place(node, ctx):
-            rows = _rows_written(node, ctx)   # ``x[mask] = rows``: one value per selected element (NPU303 advises
+        if not isinstance(node.ctx, ast.Load) and not updated_in_place(node, ctx):
+            rows = rows_written(node, ctx)   # ``x[mask] = rows``: one value per selected element (NPU303 advises
             if rows is None:                  # ``masked_fill_`` for one fill value)
-                combined = _assigned(node, ctx) and mask_position(node.slice) is None \
-                    and not _reads_through_mask(ctx.parent(node).value, ctx)   # the read is flagged
+                combined = assigned(node, ctx) and mask_position(node.slice) is None \
+                    and not reads_through_mask(ctx.parent(node).value, ctx)   # the read is flagged
                 if not combined:              # ``m[mask, idx] = 1``: a mask and another index, no NPU303 advice
                     return
-        if isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) or _type_name(node.value, ctx):
+        if isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) or type_name(node.value, ctx):
             return   # Optional[...], Union[...]
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for index in elements:
-            if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx):
-                continue
-            if _tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
+            if isinstance(index, (ast.Slice, ast.Constant)) or not is_bool_index(index, ctx) \
+                    or ctx.resolver.configured(index):
+                continue   # ``sim[~torch.eye(n, dtype=torch.bool)]``: a mask the code fixes selects as many every batch
+            if tensor_evidence(node, index, ctx) or not host_array_evidence(node, index, ctx):
                 if combined:
-                    ctx.report(node, f"{short_source(node.value)}[{_index_text(node.slice)}] = "
+                    ctx.report(node, f"{short_source(node.value)}[{index_text(node.slice)}] = "
                                f"{short_source(ctx.parent(node).value, 30)} assigns through a boolean mask combined "
                                "with another index (IndexPut with a data-dependent nonzero): a device sync on NPU; "
                                "build the full-size mask densely (scatter / one_hot of the index, & the mask), then "
                                "masked_fill_ or torch.where", "x[mask]")
                     return
                 if rows is not None:
-                    ctx.report(node, f"{short_source(node.value)}[{_index_text(node.slice)}] = {short_source(rows, 30)} "
+                    ctx.report(node, f"{short_source(node.value)}[{index_text(node.slice)}] = {short_source(rows, 30)} "
                                "assigns through a boolean mask (IndexPut with a data-dependent nonzero): a device sync "
                                "on NPU, and a shape that follows the mask when the value has one entry per selected "
                                "element; write densely (torch.where(mask, value, x), the value laid out at full size)",
@@ -363,7 +365,7 @@ class BooleanMaskIndexing(Rule):
                     return
                 # ``(a * b).sum(\n 1)[mask]``: the value spans lines, the reader looks where ``[mask]`` stands
                 where = index if (node.value.end_lineno or node.lineno) > node.lineno else node
-                ctx.report(where, self.message.format(value=short_source(node.value), index=_index_text(node.slice)),
+                ctx.report(where, self.message.format(value=short_source(node.value), index=index_text(node.slice)),
                            "x[mask]")
                 return
 
@@ -373,7 +375,7 @@ class BooleanMaskIndexing(Rule):
         return project.wrapper_names(is_mask_selection)
 
     def _helper_call(self, node: ast.Call, ctx: FileContext) -> None:
-        chain = _mask_helper(node, ctx)
+        chain = mask_helper(node, ctx)
         if chain is None and ctx.project is not None and isinstance(node.func, (ast.Name, ast.Attribute)):
             name = ctx.resolver.qualname(node.func)   # a helper of another module of the project
             chain = ctx.project.returned_leaf(name, ctx.module, is_mask_selection) if name else None
@@ -383,67 +385,3 @@ class BooleanMaskIndexing(Rule):
             ctx.report(node, f"{' → '.join(chain[:-1])} returns a selection by a boolean mask: a data-dependent shape "
                        "and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)",
                        "x[mask]")
-
-
-def _mask_helper(node: ast.Call, ctx: FileContext) -> Optional[list[str]]:
-    """``flatten(scores, labels)`` where the file's ``flatten`` returns ``scores[valid]``: the chain to it."""
-    definition = helper_of_file(node, ctx)
-    if definition is None:
-        return None
-    chain = wrapper_chain(definition, ctx)
-    return chain if chain and chain[-1] == MASK_SELECTION else None
-
-
-def _rows_written(node: ast.Subscript, ctx: FileContext) -> Optional[ast.AST]:
-    """``x[mask] = rows`` where the right-hand side is tensor rows, not one fill value (NPU303's case), and reads
-    nothing through a mask itself (``x[m] = y[m] * 2``: NPU402 on the read already): the value written, else None."""
-    parent = ctx.parent(node)
-    if not isinstance(parent, ast.Assign) or len(parent.targets) != 1 or parent.targets[0] is not node:
-        return None
-    value = parent.value
-    if is_fill_value(value, ctx) and not computed_tensor(value, parent, ctx):
-        return None
-    if not computed_tensor(value, parent, ctx) and not isinstance(value, (ast.Call, ast.BinOp, ast.Subscript)):
-        return None
-    return None if _reads_through_mask(value, ctx) else value
-
-
-def _reads_through_mask(value: ast.AST, ctx: FileContext) -> bool:
-    """``y[m] * 2``: the value reads through a boolean mask (that read is reported)."""
-    return any(isinstance(child, ast.Subscript) and not isinstance(child.slice, (ast.Slice, ast.Constant))
-               and is_bool_index(child.slice, ctx) for child in walk(value))
-
-
-def _type_name(value: ast.AST, ctx: FileContext) -> bool:
-    """``Optional`` of ``Optional[...]``: a capitalised name no enclosing function binds (a parameter or local named
-    ``A``, ``C`` or ``X`` is a matrix of the math it runs, not a generic type)."""
-    if not isinstance(value, ast.Name) or not value.id[:1].isupper():
-        return False
-    scope = ctx.resolver.current
-    while scope is not None and scope.kind != "module":
-        if value.id in scope.names and scope.kind != "class":
-            return False
-        scope = scope.parent
-    return True
-
-
-def _index_text(index: ast.AST) -> str:
-    """``mask, idx`` for the index of ``m[mask, idx]`` (no parentheses around a tuple of indexes)."""
-    if not isinstance(index, ast.Tuple) or not index.elts:
-        return short_source(index)
-    text = ", ".join(short_source(element, 40) for element in index.elts)
-    return text if len(text) <= 40 else text[:37] + "..."
-
-
-def _assigned(node: ast.Subscript, ctx: FileContext) -> bool:
-    """``x[...] = v``: the subscript is the one target of an assignment."""
-    parent = ctx.parent(node)
-    return isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.targets[0] is node
-
-
-def _updated_in_place(node: ast.Subscript, ctx: FileContext) -> bool:
-    """``x[mask] += v``: the masked elements are read, then written back."""
-    parent = ctx.parent(node)
-    return isinstance(parent, ast.AugAssign) and parent.target is node
-
-

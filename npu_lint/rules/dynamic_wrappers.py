@@ -39,6 +39,20 @@ def fixed_output(api: str, call: ast.Call, ctx: FileContext) -> bool:
         and parent.slice.value in fields
 
 
+def configured_input(condition: str, call: ast.Call, ctx: FileContext, method: bool) -> bool:
+    """The op reads only tensors the code fixes (the model's ``configured``: ``torch.tensor(cfg.ids).unique()``,
+    ``repeat_interleave(x, torch.tensor(counts))``): its output size is the same every batch. For
+    ``repeat_interleave`` only the repeats size the output."""
+    if condition == "tensor_repeats":
+        position = 0 if method else 1
+        repeats = call.args[position] if len(call.args) > position else _keyword(call, "repeats")
+        operands = [repeats] if repeats is not None else []
+    else:
+        operands = ([call.func.value] if method and isinstance(call.func, ast.Attribute) else []) + [
+            a for a in call.args if not isinstance(a, ast.Constant)]
+    return bool(operands) and all(not isinstance(o, ast.Starred) and ctx.resolver.configured(o) for o in operands)
+
+
 def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
     return next((kw.value for kw in call.keywords if kw.arg == name), None)
 
@@ -147,21 +161,22 @@ def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0,
 
 
 def flags_left_off(call: ast.Call, definition: ast.AST) -> frozenset[str]:
-    """The parameters of ``definition`` that default to ``False`` and that ``call`` does not set (or sets to
-    ``False``): ``self.expand_indices(idx)`` of ``def expand_indices(self, indices, unique=False)`` leaves ``unique``
-    off. Nothing with ``*args`` / ``**kwargs`` in the call."""
+    """The parameters of ``definition`` that default to ``False`` or ``None`` and that ``call`` does not set (or
+    sets so): ``self.expand_indices(idx)`` of ``def expand_indices(self, indices, unique=False)`` leaves ``unique``
+    off, ``self._get_mean(X, T)`` of ``def _get_mean(self, X, T, mask=None)`` leaves ``mask`` out. Nothing with
+    ``*args`` / ``**kwargs`` in the call."""
     arguments = definition.args
     positional = arguments.posonlyargs + arguments.args
     named = list(zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults))
     named += [(a, d) for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None]
-    flags = {a.arg for a, d in named if isinstance(d, ast.Constant) and d.value is False}
+    flags = {a.arg for a, d in named if isinstance(d, ast.Constant) and (d.value is False or d.value is None)}
     if not flags or any(kw.arg is None for kw in call.keywords) or any(isinstance(a, ast.Starred) for a in call.args):
         return frozenset()
     offset = 1 if isinstance(call.func, ast.Attribute) and positional and positional[0].arg in ("self", "cls") else 0
     given = [(positional[offset + i].arg, value) for i, value in enumerate(call.args) if offset + i < len(positional)]
     given += [(kw.arg, kw.value) for kw in call.keywords]
     return frozenset(flags - {name for name, value in given
-                              if not (isinstance(value, ast.Constant) and value.value is False)})
+                              if not (isinstance(value, ast.Constant) and (value.value is False or value.value is None))})
 
 
 def _guarded(node: ast.AST, function: ast.AST, off: frozenset[str], ctx: FileContext) -> bool:
@@ -170,11 +185,20 @@ def _guarded(node: ast.AST, function: ast.AST, off: frozenset[str], ctx: FileCon
         return False
     child, current = node, ctx.parent(node)
     while current is not None and current is not function:
-        if isinstance(current, ast.If) and isinstance(current.test, ast.Name) and current.test.id in off \
-                and any(child is statement for statement in current.body):
-            return True
+        if isinstance(current, (ast.If, ast.IfExp)) and _set(current.test, off) \
+                and (child is current.body or isinstance(current.body, list) and any(child is s for s in current.body)):
+            return True   # ``if unique:``, ``if mask is not None:``, ``x[m] if m is not None else x``
         child, current = current, ctx.parent(current)
     return False
+
+
+def _set(test: ast.AST, off: frozenset[str]) -> bool:
+    """``flag`` or ``flag is not None`` of a parameter left off: true only when the call sets it."""
+    if isinstance(test, ast.Name):
+        return test.id in off
+    return isinstance(test, ast.Compare) and isinstance(test.left, ast.Name) and test.left.id in off \
+        and len(test.ops) == 1 and isinstance(test.ops[0], ast.IsNot) \
+        and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None
 
 
 def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
@@ -216,9 +240,16 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
             if node.func.__class__ is ast.Attribute and node.func.attr in SHAPE_FREE:
                 continue   # ``inds.numel()``, ``len(...)``: what is returned no longer has that shape
         elif isinstance(node, ast.Name):
-            binding = ctx.resolver.binding(node, scope)
-            if binding is not None and binding.scope is scope and id(binding) not in seen and binding.tag == "value" \
-                    and not _guarded(binding.value, within[0], within[1], ctx):
+            nearest = ctx.resolver.binding(node, scope)
+            bindings = [nearest]
+            if nearest is not None and nearest.tag == "value" and within[1] and ctx.resolver.scopes is not None \
+                    and _guarded(nearest.value, within[0], within[1], ctx):   # ``if eps: c = c + eps`` left off:
+                bindings = [b for b in ctx.resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+                            if b is not nearest]                              # the bindings that reach past it
+            for binding in bindings:
+                if binding is None or binding.scope is not scope or id(binding) in seen or binding.tag != "value" \
+                        or _guarded(binding.value, within[0], within[1], ctx):
+                    continue
                 seen.add(id(binding))
                 value = binding.value
                 if isinstance(value, ast.List) and not value.elts and not binding.path and not inside_pick:
@@ -234,6 +265,8 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
                     picked.add(id(value))
             continue
         elif isinstance(node, ast.Subscript) and type(node.ctx) is ast.Load:
+            if within[0] is not None and _guarded(node, within[0], within[1], ctx):
+                continue   # ``mean[..., mask] if mask is not None else mean`` called without ``mask``
             if selection is None and not inside_pick and selects_by_mask(ctx.resolver, node, scope):
                 selection = [MASK_SELECTION]   # a data-dependent op found further on still names the chain
             elif not isinstance(node.slice, (ast.Slice, ast.Tuple, ast.Constant)):

@@ -14,7 +14,8 @@ from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.batch_max_helpers import function_text
-from npu_lint.rules.dynamic_ops import dynamic_row, is_bool_index
+from npu_lint.rules.dynamic_wrappers import dynamic_row
+from npu_lint.rules.mask_reads import is_bool_index
 from npu_lint.rules.collate_samples import collate_samples, may_collate, unzipped_samples
 from npu_lint.rules.sample_lengths import enumerated, labelled_sequence
 from npu_lint.rules.sample_tags import along_rows, leading_one, tagged_rows
