@@ -42,6 +42,7 @@ class ProjectView:
         self._children: Optional[dict[str, list[str]]] = None
         self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
         self._collates: Optional[tuple[dict[str, int], dict[str, int]]] = None
+        self._used: Optional[dict[str, set[str]]] = None
 
     @property
     def digest(self) -> str:
@@ -158,6 +159,21 @@ class ProjectView:
                   if keyword == name or (at >= 0 and at == position)]
         known = [value for value in values if value is not None and value[0] in _OBJECT_KINDS]
         return K.join(known) if known else None
+
+    def used_elsewhere(self, qualname: str, module: str) -> bool:
+        """Another module imports or calls the project function ``qualname`` (absolute) defined in ``module``
+        (a "private" helper that a sibling module imports: ``from .helper import _collate``)."""
+        if self._used is None:
+            used: dict[str, set[str]] = {}
+            for facts in self.index.modules.values():
+                names = {target for _, target in facts.imports}
+                names.update(target for function in facts.functions for target, _ in function.calls)
+                for name in names:
+                    found = self.index.resolve(name) if not name.startswith("@") else None
+                    if found is not None:
+                        used.setdefault(found, set()).add(facts.name)
+            self._used = used
+        return bool(self._used.get(qualname, set()) - {module})
 
     def collate_parameters(self, module: str) -> tuple[dict[str, int], dict[str, int]]:
         """What the project's modules pass as a collate function, for the functions of ``module``: their

@@ -14,7 +14,8 @@ from npu_lint.analysis.data_tensors import data_scalar, filled_count
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
-from npu_lint.rules import short_source
+from npu_lint.analysis.setup_time import runs_at_setup
+from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.size_helpers import size_helper_call
@@ -64,7 +65,9 @@ class TensorValueInShape(ValueFlow):
         attribute set or ``register_buffer``-ed in ``__init__`` and written by no other method, a tensor of shapes
         ``torch.tensor([f.shape[-2:] for f in feats])``, positions ``torch.arange(depth)``) and tensors of unknown origin
         are left alone: their
-        ``.tolist()``, ``.item()``, ``int()``, elements and iteration. A name given where an index tensor goes
+        ``.tolist()``, ``.item()``, ``int()``, elements and iteration. So is code that runs while a model is built
+        (the ``__init__`` of a module, dataset, sampler or optimizer, and the file's private helpers only such code
+        calls: ``self.coords = _meshgrid(resolution)``): one read and one shape per model, not per batch. A name given where an index tensor goes
         (``scatter_add(y, idx_m, dim_size=maxm)``, ``y.index_add(0, idx_m, v)``) is a tensor: ``maxm =
         int(idx_m[-1]) + 1`` reads the segment count of the batch back.
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
@@ -95,6 +98,12 @@ class TensorValueInShape(ValueFlow):
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
+                 # a data container built per batch; a private helper a step also calls
+                 "import torch\nclass Batch:\n    def __init__(self, lengths: torch.Tensor):\n"
+                 "        n = int(lengths.max())\n        self.ids = torch.zeros(len(lengths), n)\n",
+                 "import torch\ndef _grid(res: torch.Tensor):\n    return torch.arange(int(res.max()))\n"
+                 "class Net(torch.nn.Module):\n    def __init__(self, res):\n        super().__init__()\n"
+                 "        self.g = _grid(res)\n    def forward(self, x, res):\n        return x + _grid(res).sum()\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    sizes = lengths.tolist()\n    return x.split(sizes)\n",
                  "import torch\ndef f(scores, pos_mask):\n    k = int(pos_mask.sum())\n    return scores.topk(k)\n",
                  "import torch\nn = int(t.sum())\ny = x[:n]\n",
@@ -250,6 +259,13 @@ class TensorValueInShape(ValueFlow):
         "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
         "        self.counts = lengths.sum(0)\n        return self.act(x)\n",)
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # read once while the model is built: its constructor, a private helper only it calls
+                     "import torch\nclass Head(torch.nn.Module):\n    def __init__(self, labels: torch.Tensor, d):\n"
+                     "        super().__init__()\n        n = int(labels.max().item()) + 1\n"
+                     "        self.register_buffer('table', torch.zeros(n, d))\n",
+                     "import torch\nclass Occ(torch.nn.Module):\n    def __init__(self, res):\n        super().__init__()\n"
+                     "        self.register_buffer('coords', self._grid(res))\n"
+                     "    def _grid(self, res: torch.Tensor):\n        res = res.tolist()\n        return torch.arange(res[0])\n",
                      # the builtin max of a host list of sizes
                      "import torch\ndef f(x: torch.Tensor, sizes: list):\n    m = max(sizes)\n    return x[:, :m]\n",
                      # a mixin's attribute set by the class it is mixed into when built (a gym space's sizes)
@@ -391,7 +407,7 @@ class TensorValueInShape(ValueFlow):
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
-            if ctx.uses_torch:
+            if ctx.uses_torch and not runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
                 report_loop(self, node, ctx)
             return
         if isinstance(node, ast.While):
@@ -401,6 +417,8 @@ class TensorValueInShape(ValueFlow):
         super().check(node, ctx)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
+        if runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
+            return   # a model's constructor or a private helper only it calls: one read, one shape per model
         if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
             return
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
@@ -419,6 +437,8 @@ class TensorValueInShape(ValueFlow):
             report_flow(self, node, sink, origin, ctx, args)
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
+        if runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
+            return
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) and not self._window(s, ctx)
                   for b in (s.lower, s.upper, s.step) if b is not None]

@@ -1,0 +1,57 @@
+"""Code that runs when a model is built, not at every step: the constructor of an ``nn.Module`` (or of a dataset,
+a sampler, an optimizer) and the file's private helpers (``_meshgrid(res)``) that only such code calls. A value
+read back there (``int(resolution.prod())``) sizes a buffer once per model: one sync and one shape for the whole
+run, not a shape per batch. A data container's constructor (``Batch(samples)``, ``Boxes(t)``) is not setup: it
+is built per batch. Asked by NPU403 before it reports a read or a size taken from one."""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.summaries import memo
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
+
+_BUILT_ONCE = frozenset({K.MODULE, K.DATASET, K.SAMPLER, K.OPTIMIZER, K.SCHEDULER})
+_DEPTH = 3
+
+
+def runs_at_setup(function: object, resolver: "Resolver", depth: int = 0) -> bool:
+    """``function`` (a def of this file) runs only while objects built once are constructed: the ``__init__`` of a
+    class the model knows as a module, dataset, sampler, optimizer or scheduler, or a private function of the file
+    (``_name``, not a dunder) called at least once in the file and only from such code; for a function of the
+    module, the project index must say no other module imports or calls it (without an index, it may)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth > _DEPTH \
+            or resolver.scopes is None:
+        return False
+    return bool(memo(resolver._summaries, ("setup", id(function)), lambda: _runs_at_setup(function, resolver, depth)))
+
+
+def _runs_at_setup(function: ast.AST, resolver: "Resolver", depth: int) -> bool:
+    scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
+    if scope is None:
+        return False
+    name = function.name   # type: ignore[attr-defined]
+    if name == "__init__":
+        cls = scope.cls.node if scope.cls is not None else None
+        value = resolver.class_value(cls) if isinstance(cls, ast.ClassDef) else None
+        return value is not None and value[0] in _BUILT_ONCE
+    if not name.startswith("_") or name.startswith("__"):
+        return False
+    if scope.parent is not None and scope.parent.kind == "module":   # a module's helper: other modules may call it
+        project = resolver.project
+        if project is None or not resolver.module_name \
+                or project.used_elsewhere(f"{resolver.module_name}.{name}", resolver.module_name):
+            return False
+    sites = resolver.call_sites(function)
+    if not sites:
+        return False
+    for _, site_scope, _ in sites:
+        caller = site_scope
+        while caller is not None and caller.kind not in ("function", "module"):
+            caller = caller.parent   # a comprehension or lambda runs in its function
+        if caller is None or caller.kind != "function" or not runs_at_setup(caller.node, resolver, depth + 1):
+            return False
+    return True
