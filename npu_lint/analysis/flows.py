@@ -56,6 +56,7 @@ _LIBRARIES = ("torch.", "numpy.", "math.", "builtins.", "pandas.")   # never a p
 # Full reductions: without arguments they give a 0-d tensor.
 ZERO_D_METHODS = frozenset({"sum", "count_nonzero", "max", "min", "amax", "amin", "argmax", "argmin", "prod"})
 _REDUCTIONS = ZERO_D_METHODS | {"mean"}
+_PYTHON_VALUES = ((K.HOST, K.PYTHON_NUMBER), (K.LIST, None))   # no tensor there: ``size.tolist()`` reads nothing
 _TORCH_REDUCTIONS = frozenset("torch." + name for name in ZERO_D_METHODS)
 # Calls that pass their arguments' values on (a size computed from a size).
 _PASSING = frozenset({"min", "max", "int", "float", "round", "abs", "sum", "sorted", "list", "tuple", "divmod", "zip",
@@ -350,7 +351,8 @@ class Flows:
                 and not from_constants(node.args[0], self, scope):
             return ZERO_D, node   # ``max(lengths)`` of a tensor: its largest element, compared on the host
         if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
-            if from_constants(func.value, self, scope) or numpy_made(func.value, self, scope):
+            if from_constants(func.value, self, scope) or numpy_made(func.value, self, scope) \
+                    or self.value_of(func.value, scope) in _PYTHON_VALUES:
                 return None   # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data;
                               # ``np.argsort(strides).tolist()``: a numpy array's, no device read
             return HOST, node

@@ -24,6 +24,7 @@ INSTANCE = "instance"   # an instance of another torch class (``torch.Generator`
 OBJECT = "object"
 FUNCTION_CTX = "torch.autograd.function.FunctionCtx"
 TENSORS = (TENSOR, BATCH, MASK)
+PYTHON_NUMBER = "builtins.int"   # the class of a host value that is a Python number (``x.size(0)``, ``len(x)``)
 CPU_TENSOR = "torch.Tensor"   # the class of a host value that is a tensor moved with ``.cpu()``
 
 Value = tuple[str, Optional[str]]

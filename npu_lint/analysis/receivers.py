@@ -27,6 +27,35 @@ _PYTHON_TYPES.update({name: (K.LIST, None)
 _PYTHON_TYPES.update({name: (K.OBJECT, None) for name in ("Dict", "Set", "FrozenSet", "DefaultDict")})
 
 
+_NUMBER_CALLS = frozenset({"len", "int", "float", "round"})
+_NUMBER_METHODS = frozenset({"dim", "numel", "item", "nelement", "ndimension", "element_size"})
+
+
+def _python_number(binding: Binding) -> bool:
+    """The binding gives a Python number: a numeric constant, ``len(x)`` / ``int(x)``, ``x.size(dim)`` (an axis
+    given: an ``int``), ``x.dim()``, ``x.numel()``, ``x.item()``."""
+    value = binding.value
+    if binding.tag != VALUE or binding.path or not isinstance(value, ast.AST):
+        return False
+    if isinstance(value, ast.Constant):
+        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    if isinstance(func, ast.Name):
+        return func.id in _NUMBER_CALLS
+    if isinstance(func, ast.Attribute):
+        return func.attr in _NUMBER_METHODS or (func.attr == "size" and len(value.args) == 1 and not value.keywords)
+    return False
+
+
+def _python_list(binding: Binding) -> bool:
+    """The binding gives what ``x.tolist()`` gives: a Python list (or number), never a tensor."""
+    value = binding.value
+    return binding.tag == VALUE and not binding.path and isinstance(value, ast.Call) and not value.args \
+        and isinstance(value.func, ast.Attribute) and value.func.attr == "tolist"
+
+
 class Receivers:
     """Narrowing, overrides and class references (mixed into the Resolver)."""
 
@@ -47,6 +76,10 @@ class Receivers:
         pos = (node.lineno, node.col_offset)
         found = [(holds, start, classinfo) for start, end, classinfo, test, holds in ranges
                  if start <= pos <= end and self.scopes.lookup_reaching(node.id, scope, test) == bindings]
+        if found and bindings and all(_python_number(b) or _python_list(b) for b in bindings):
+            # ``size = x.size(dim)`` / ``size = 1`` / ``size = size.tolist()``: a number or a list on the host,
+            # whatever ``if isinstance(size, Tensor):`` tests (that arm never runs)
+            return (K.LIST, None) if any(_python_list(b) for b in bindings) else (K.HOST, K.PYTHON_NUMBER)
         return self._narrowed_by(found, current, value)
 
     def _narrowed_by(self, found: list[tuple[bool, Position, ast.AST]], scope: Scope,
@@ -96,6 +129,8 @@ class Receivers:
             return value   # a class no torch kind fits (a mixin): the binding's torch object says more
         if tested[0] in K.TENSORS and value[0] in K.TENSORS:
             return value
+        if tested[0] in K.TENSORS and value[0] == K.LIST:
+            return value   # ``size = size.tolist()``: a Python list, which ``isinstance(size, Tensor)`` never holds
         return tested
 
     def isinstance_value(self, classinfo: ast.AST, scope: Scope) -> Optional[K.Value]:

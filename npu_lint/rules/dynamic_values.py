@@ -98,6 +98,9 @@ class TensorValueInShape(ValueFlow):
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
+                 # an ``isinstance(size, Tensor)`` arm on a value that may be a tensor
+                 "import torch\nfrom torch import Tensor\ndef f(x):\n    size = x.sum(0)\n"
+                 "    if isinstance(size, Tensor):\n        return torch.zeros(int(size.max()))\n    return None\n",
                  # a data container built per batch; a private helper a step also calls
                  "import torch\nclass Batch:\n    def __init__(self, lengths: torch.Tensor):\n"
                  "        n = int(lengths.max())\n        self.ids = torch.zeros(len(lengths), n)\n",
@@ -259,6 +262,11 @@ class TensorValueInShape(ValueFlow):
         "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
         "        self.counts = lengths.sum(0)\n        return self.act(x)\n",)
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # an ``isinstance(size, Tensor)`` arm that never runs: ``size`` is a Python number or list
+                     "import torch\nfrom torch import Tensor\ndef batch_vector(items, dim):\n    out = []\n"
+                     "    for i, item in enumerate(items):\n        size = item.size(dim)\n"
+                     "        if isinstance(size, Tensor):\n            size = size.tolist()\n"
+                     "        out.append(torch.full((size,), i))\n    return torch.cat(out)\n",
                      # read once while the model is built: its constructor, a private helper only it calls
                      "import torch\nclass Head(torch.nn.Module):\n    def __init__(self, labels: torch.Tensor, d):\n"
                      "        super().__init__()\n        n = int(labels.max().item()) + 1\n"
