@@ -393,6 +393,21 @@ class ProjectView:
         facts = self.index.functions[target][1]
         return facts.owner is None and facts.reads
 
+    def compares_unknowns(self, qualname: str, importer: str, depth: int = 0) -> bool:
+        """The project function (of another module, not a method) returns only comparisons of values of unknown
+        kind (``return args.rank == 0``), itself or through the functions whose results it returns (``return
+        is_local(args) if local else is_global(args)``)."""
+        target = self.absolute(qualname, importer) if depth == 0 else self.index.resolve(qualname)
+        if target is None or self.index.kind(target) != "function" or depth > _CHAIN_DEPTH:
+            return False
+        facts = self.index.functions[target][1]
+        if facts.owner is not None:
+            return False
+        if getattr(facts, "compares", False):
+            return True
+        return bool(facts.returns) and all(not r.startswith("@") and self.compares_unknowns(r, importer, depth + 1)
+                                           for r in facts.returns)
+
     def returned_size_read(self, qualname: str, importer: str) -> str:
         """The flavour of a size read from the data that the project function (of another module, not a method) may
         return (its facts' ``size_read``: ``return int(mask.sum())``), "" when none."""

@@ -186,3 +186,12 @@ def _callee_parameter_read(source: ast.AST, function: ast.AST, resolver: "Resolv
     arguments = inner.args
     params = {a.arg for a in arguments.posonlyargs + arguments.args + arguments.kwonlyargs}
     return any(isinstance(n, ast.Name) and n.id in params for n in walk(source))
+
+
+def compares_unknowns(function: ast.AST, resolver: "Resolver") -> bool:
+    """Every return of ``function`` compares values the model knows no tensor in (``return args.rank == 0``,
+    ``return cfg.size > 3``): a Python bool by its look, no evidence of a tensor for a branch on its result."""
+    scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
+    values = [r.value for r in return_statements(function)] if scope is not None else []
+    return bool(values) and all(isinstance(v, ast.Compare) and not any(
+        resolver.kind_of_at(side, scope) in K.TENSORS for side in (v.left, *v.comparators)) for v in values)

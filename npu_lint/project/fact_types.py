@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 25   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 26   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -46,6 +46,9 @@ class FunctionFacts(NamedTuple):
     # some return may give a size read from the data (``return int(mask.sum())``): the flavour of the model's flow
     # (:func:`npu_lint.analysis.summaries_reads.returned_size_read`), for NPU403 at ``n = count_fg(mask)``; "" none
     size_read: str = ""
+    # every return is a comparison of values the model knows no tensor in (``return args.rank == 0``): a Python
+    # bool by its look, for NPU414 at ``if is_master(args):`` in other modules
+    compares: bool = False
 
 
 class ClassFacts(NamedTuple):

@@ -17,8 +17,9 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.summaries_padding import own_maximum, padded_items
-from npu_lint.analysis.summaries_reads import may_return_read_back, may_return_size_read, \
+from npu_lint.analysis.summaries_reads import compares_unknowns, may_return_read_back, may_return_size_read, \
     returned_size_read, returns_read_back
+from npu_lint.analysis.summaries import return_statements
 from npu_lint.analysis.summaries_sizes import first_sized, sized_parameters
 from npu_lint.project.fact_bindings import BindingFacts
 from npu_lint.project.fact_reaches import ReachFacts
@@ -31,6 +32,12 @@ __all__ = ["FACTS_VERSION", "ONE_ARGUMENT", "PASSED_CALL", "UNKNOWN_RETURN", "Cl
            "ModuleFacts", "Extractor", "absolute", "extract"]
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MATCH_CASE = getattr(ast, "match_case", ())   # Python 3.10+
+
+
+def _returns_comparisons(function: ast.AST) -> bool:
+    """Every ``return`` of the function (none nested) gives a comparison (``return args.rank == 0``)."""
+    returns = return_statements(function)
+    return bool(returns) and all(isinstance(r.value, ast.Compare) for r in returns)
 
 
 class Extractor(CallFacts, ReachFacts, BindingFacts):
@@ -62,6 +69,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self._sizing: list[tuple[_Scope, ast.AST]] = []   # functions with parameters, for their size summaries
         self._reading: list[tuple[_Scope, ast.AST]] = []   # functions that may return a value read back
         self._size_reading: list[tuple[_Scope, ast.AST]] = []   # functions that may return a size read from data
+        self._comparing: list[tuple[_Scope, ast.AST]] = []   # functions whose returns are all comparisons
 
     # -- statements ------------------------------------------------------------------------
     def run(self, tree: ast.Module, scopes: Optional[Scopes] = None) -> "ModuleFacts":
@@ -194,6 +202,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             padding = padded_items(self.resolver, node)
             scope.pads = (padding.leaf(), padding.maximum or padding.line, *padding.unless) if padding is not None \
                 else ("", 0, "", -1)
+        if parent.kind == "module" and _returns_comparisons(node):   # ``return args.rank == 0``
+            self._comparing.append((scope, node))
         if parent.kind == "module" and may_return_read_back(node):   # the model's "returns a value read back"
             self._reading.append((scope, node))
         if parent.kind == "module" and may_return_size_read(node):   # "returns a size read from the data"
@@ -301,7 +311,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
-                                            scope.reads, scope.size_read))
+                                            scope.reads, scope.size_read, scope.compares))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
@@ -325,6 +335,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             scope.reads = returns_read_back(node, self.resolver)
         for scope, node in self._size_reading:
             scope.size_read = returned_size_read(node, self.resolver)
+        for scope, node in self._comparing:
+            scope.compares = compares_unknowns(node, self.resolver)
         for scope, enclosing in self._closed:
             self._finish_function(scope, enclosing)
         classes = []

@@ -105,6 +105,9 @@ def _compared_unknowns(name: ast.AST, ctx: FileContext) -> bool:
     resolver = ctx.resolver
     if isinstance(name, ast.Call) and resolver.scopes is not None:   # ``def big(cfg): return cfg.size > 3``
         callee = resolver.own_function(name)
+        if callee is None and ctx.project is not None:   # a function of another module: what its facts say
+            called = resolver.qualname(name.func)
+            return called is not None and ctx.project.compares_unknowns(called, ctx.module)
         inner = resolver.scopes.scope_of(callee[0]) if callee is not None else None
         values = [r.value for r in return_statements(callee[0])] if inner is not None else []
         return bool(values) and all(isinstance(v, ast.Compare) and not any(
