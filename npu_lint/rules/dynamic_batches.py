@@ -47,7 +47,8 @@ class LoaderWithoutDropLast(Rule):
         ``**kwargs`` and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
         otherwise: ``drop_last=drop_last`` with the parameter's default ``False``, or ``drop_last=self.drop_last``
         where every ``self.drop_last = ...`` of the class stores ``False`` or a constructor parameter defaulting to
-        it (a Lightning ``DataModule(..., drop_last: bool = False)``). A loader built in Lightning's
+        it (a Lightning ``DataModule(..., drop_last: bool = False)``), or a configuration lookup defaulting to
+        ``False`` (``drop_last=config.get("drop_last", False)``, ``getattr(args, "drop_last", False)``). A loader built in Lightning's
         ``train_dataloader`` hook, or in a method of the class only that hook calls with the training set
         (``self._data_loader(self.dataset_train, shuffle=self.shuffle)``), is a training loader. A
         ``BatchSampler`` of a random sampler (``BatchSampler(RandomSampler(ds), 32, drop_last=False)``, the sampler
@@ -92,7 +93,11 @@ class LoaderWithoutDropLast(Rule):
                  "    kw['shuffle'] = True\n    return DataLoader(ds, **kw)\n",
                  # training-ness from a flag: it shuffles (trains) whenever the flag is set
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, is_train):\n"
-                 "    return DataLoader(ds, batch_size=bs, shuffle=is_train, drop_last=False)\n")
+                 "    return DataLoader(ds, batch_size=bs, shuffle=is_train, drop_last=False)\n",
+                 # drop_last looked up in a data config with the default False (NeMo's setup from config)
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
+                 "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
+                 "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
     must_not_fire = ("import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nval = DataLoader(ds, batch_size=32)\n",
@@ -101,6 +106,9 @@ class LoaderWithoutDropLast(Rule):
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, sampler=sampler)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=args.drop_last)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
+                     "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
+                     "shuffle=shuffle, drop_last=config.get('drop_last', True))\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, shuffle=True, **kwargs)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nkw = dict(batch_size=32, shuffle=True)\n"
                      "kw['drop_last'] = True\nloader = DataLoader(ds, **kw)\n",
