@@ -10,6 +10,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
 from npu_lint.rules.padding_args import constant, padding_in_kwargs, padding_values
+from npu_lint.rules.size_helpers import size_helper_call
 from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
 from npu_lint.rules.value_flow import ValueFlow, origin_text
 
@@ -79,7 +80,8 @@ class PadToBatchMax(ValueFlow):
         (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
         at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); it is also reported where it pads token lists in
         Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``) or is handed to a
-        padding helper of another module (``pad_to_length(x, m)``), and the shortest length where it crops each
+        padding helper of another module (``pad_to_length(x, m)``, or any function of another module whose
+        parameter sizes a tensor, found through the project index: ``stack_tensors(items, max_lens=[m])``), and the shortest length where it crops each
         item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
         the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
         dataclass field defaulting to ``True``) are reported
@@ -365,6 +367,8 @@ class PadToBatchMax(ValueFlow):
                 self._once(node, origin, f"is given to {last}()", f"{last}() is given the batch maximum", ctx)
             return
         if padding is None and last not in _SINK_NAMES and last != "pad_sequence" and not last.endswith(_COLLATORS):
+            if ctx.project is not None and ctx.resolver.own_function(node) is None:
+                self._project_sizer(node, ctx)
             return
         name = ctx.resolver.qualname(node.func) or ""
         if name == _PAD_SEQUENCE:
@@ -385,6 +389,15 @@ class PadToBatchMax(ValueFlow):
             verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
             for origin in self._flows(size_args(node, name or None), node, ctx):   # each caller's maximum
                 self._once(node, origin, verb, "this tensor is sized by the batch maximum", ctx)
+
+    def _project_sizer(self, node: ast.Call, ctx: FileContext) -> None:
+        """``stack_tensors(items, max_lens=[m])`` with ``m`` the batch maximum, where that function of another
+        module sizes a tensor with the parameter (the index's ``sizes`` facts, as for NPU403): reported at the
+        maximum, naming the chain."""
+        found = size_helper_call(node, ctx, self.kinds)
+        if found is not None:
+            chain, origin = found
+            self._once(node, origin, f"sizes {chain}", f"{chain} is given the batch maximum", ctx)
 
     def _kwargs_padding(self, node: ast.Call, ctx: FileContext) -> None:
         """``tokenizer(texts, **kwargs)`` with ``kwargs = {"padding": True, ...}``: reported at the dict's value."""

@@ -35,3 +35,14 @@ def pad_to(xs, max_len=None):
     if max_len is None:
         max_len = max(map(len, xs))  # expect: NPU405@18
     return torch.stack([torch.cat([x, x.new_zeros(max_len - len(x))]) for x in xs])
+
+
+def stack_tensors(tensors, max_lens, pad_value=0.0):
+    """Pads each tensor's last axes to the lengths given (a list, last axis first) and stacks them."""
+    padded = []
+    for t in tensors:
+        padding = []
+        for i, max_len in enumerate(max_lens, 1):
+            padding += [0, max_len - t.shape[-i]]
+        padded.append(torch.nn.functional.pad(t, pad=padding, value=pad_value))
+    return torch.stack(padded)
