@@ -224,7 +224,28 @@ def per_item_lengths(node: ast.AST) -> bool:
         measured = element.args[0]
     elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr == "size":
         measured = element.func.value
+    elif _recorded_length(element, bound):
+        return True
     return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in walk(measured))
+
+
+_LENGTH_WORDS = frozenset({"len", "lens", "length", "lengths"})
+
+
+def _recorded_length(element: ast.AST, bound: set[str]) -> bool:
+    """The length each item records of itself: ``audio_len for _, audio_len in batch`` (a field unpacked from the
+    item), ``s["length"] for s in batch``, ``ex.seq_len for ex in batch``: a name that says length (a ``_`` word
+    ``len`` / ``length``) of the loop's item. ``x[1] for x in batch`` says nothing of what it holds."""
+    if isinstance(element, ast.Name):
+        name = element.id if element.id in bound else ""
+    elif isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name) and element.value.id in bound \
+            and isinstance(element.slice, ast.Constant) and isinstance(element.slice.value, str):
+        name = element.slice.value
+    elif isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) and element.value.id in bound:
+        name = element.attr
+    else:
+        return False
+    return any(word in _LENGTH_WORDS for word in name.lower().split("_"))
 
 
 def _last_name(func: ast.AST) -> str:

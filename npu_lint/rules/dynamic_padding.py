@@ -48,7 +48,8 @@ class PadToBatchMax(ValueFlow):
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
-        way (directly or through another helper). The maximum may also be taken of a list of lengths
+        way (directly or through another helper). The maximum may also be taken of the length each item records (``audio_len for _, audio_len in batch``,
+        ``s["length"] for s in batch``), of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
         maximum in a loop over the items (``m = max(m, len(s))``), or read from the longest item picked by its size
         (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
@@ -190,8 +191,16 @@ class PadToBatchMax(ValueFlow):
                  # a legacy typed constructor sized by the batch maximum
                  "import torch\ndef get_float_tensor(features_list, batch_size):\n"
                  "    seq_len = max(len(x) for x in features_list)\n"
-                 "    return torch.FloatTensor(batch_size, seq_len, 8).zero_()\n")
+                 "    return torch.FloatTensor(batch_size, seq_len, 8).zero_()\n",
+                 # the length each item records of itself (a field unpacked from the item, a length key)
+                 "import torch\ndef collate(batch):\n    audio_lengths = [audio_len for _, audio_len in batch]\n"
+                 "    return torch.zeros(len(batch), max(audio_lengths))\n",
+                 "import torch\ndef collate(batch):\n    m = max(s['length'] for s in batch)\n"
+                 "    return torch.zeros(len(batch), m)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # an item's field that says nothing of its length (a label, a position)
+                     "import torch\ndef collate(batch):\n    c = max(s['label'] for s in batch)\n"
+                     "    k = max(s[1] for s in batch)\n    return torch.zeros(c + 1), torch.zeros(k)\n",
                      # the best item by a score, not by its size
                      "import torch\ndef f(boxes):\n    best = max(boxes, key=lambda b: b.score)\n"
                      "    return torch.zeros(best.shape[0], 4)\n",
