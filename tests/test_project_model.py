@@ -190,3 +190,13 @@ def test_a_reexported_tensor_class_and_a_host_copy_read_back_in_another_module()
     result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
     got = sorted((f.line, f.code) for path, f in result.findings if path == "detkit/solvers/adaptive.py")
     assert got == [(17, "NPU413"), (21, "NPU414")], got
+
+
+def test_a_loader_factory_of_another_module_given_drop_last_is_judged_at_its_call():
+    """``engine/fit.py`` calls ``utils/loaders.py``'s ``get_dataloader`` (it forwards its keywords to a
+    ``DataLoader``) with ``shuffle=True`` and a ``drop_last`` that is ``False`` by default: a training loader with
+    a short last batch. ``drop_last=True`` given, or no ``drop_last`` (the factory may set it), is no finding."""
+    result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
+    found = {f.line: f.message for path, f in result.findings if path == "detkit/engine/fit.py" and f.code == "NPU406"}
+    assert set(found) == {6}
+    assert "(drop_last is False by default)" in found[6]

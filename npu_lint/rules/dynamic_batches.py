@@ -35,7 +35,10 @@ class LoaderWithoutDropLast(Rule):
         nor set the batch size to 1 or leave batching to a ``batch_sampler``; also calls of the project's
         subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself) and of the file's helper
         functions that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
-        helper's parameters, when the loader inside the helper is not flagged already). A loader is a training
+        helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
+        of another module (the model knows it returns a loader) that pass ``drop_last`` themselves, judged with the
+        call's keywords (``get_dataloader(ds, shuffle=True, drop_last=drop_last)`` forwarding them to a
+        ``DataLoader``). A loader is a training
         loader when it shuffles, when its name, dataset or sampler says ``train`` (not a dataset's keyword set to
         ``False``: ``Bananas(is_train=False)``), or when a loop over it
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``step()`` of an
@@ -73,7 +76,7 @@ class LoaderWithoutDropLast(Rule):
     name = "loader-without-drop-last"
     family = FAMILY
     node_types = (ast.Call, ast.For)
-    triggers = ("DataLoader", "BatchSampler", "TrainingArguments")
+    triggers = ("DataLoader", "BatchSampler", "TrainingArguments", "drop_last")
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = ("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
                  "import torch\ntrain_loader = torch.utils.data.DataLoader(ds, batch_size=8, sampler=sampler, drop_last=False)\n",
@@ -245,6 +248,12 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in walk(definition)):
             return None     # the subclass decides drop_last itself
         return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
+    if definition is None and any(kw.arg == "drop_last" for kw in node.keywords):
+        # a loader factory of another module given ``drop_last`` itself forwards it (``get_dataloader(ds,
+        # shuffle=True, drop_last=drop_last)`` whose ``DataLoader(ds, **kwargs)``): the call's keywords decide
+        keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+        keywords.setdefault("batch_size", ast.Name(id="batch_size"))
+        return keywords
     if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     loaders = [child for child in walk(definition) if isinstance(child, ast.Call)
