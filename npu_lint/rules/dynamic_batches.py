@@ -34,7 +34,7 @@ class LoaderWithoutDropLast(Rule):
         Flags ``torch.utils.data.DataLoader(...)`` calls of a training loader that neither pass ``drop_last=True``
         nor set the batch size to 1 or leave batching to a ``batch_sampler``; also calls of the project's
         subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself) and of the file's helper
-        functions that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
+        functions and methods that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
         helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
         of another module (the model knows it returns a loader) that pass ``drop_last`` themselves, judged with the
         call's keywords (``get_dataloader(ds, shuffle=True, drop_last=drop_last)`` forwarding them to a
@@ -97,6 +97,10 @@ class LoaderWithoutDropLast(Rule):
                  # training-ness from a flag: it shuffles (trains) whenever the flag is set
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, is_train):\n"
                  "    return DataLoader(ds, batch_size=bs, shuffle=is_train, drop_last=False)\n",
+                 # a method of the class builds the loader, shuffling by default (``self`` filled implicitly)
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
+                 "    def _loader(self, ds, bs, shuffle=True):\n        return DataLoader(ds, batch_size=bs, shuffle=shuffle)\n"
+                 "    def fit(self, ds):\n        return self._loader(ds, 16)\n",
                  # drop_last looked up in a data config with the default False (NeMo's setup from config)
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
@@ -129,6 +133,9 @@ class LoaderWithoutDropLast(Rule):
                      # the helper's own calls pass the flag: judged at those calls; a sampler decides
                      "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, shuffle):\n"
                      "    return DataLoader(ds, batch_size=bs, shuffle=shuffle)\nval = build(ds, 8, False)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
+                     "    def _loader(self, ds, bs, shuffle=True):\n        return DataLoader(ds, batch_size=bs, shuffle=shuffle)\n"
+                     "    def predict(self, ds):\n        return self._loader(ds, 16, False)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "val = DataLoader(ds, batch_size=8, shuffle=(sampler is None), sampler=sampler)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs):\n"
@@ -244,6 +251,11 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     if ctx.resolver.kind_of(node) != "loader":
         return None
     definition = ctx.resolver.definition(node.func)
+    offset = 0
+    if definition is None:   # ``self._prepare_dataloader(...)``: a method of the class (``self`` filled implicitly)
+        own = ctx.resolver.own_function(node)
+        if own is not None:
+            definition, offset = own
     if isinstance(definition, ast.ClassDef):    # ``class InfiniteLoader(DataLoader)``: DataLoader's keywords
         if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in walk(definition)):
             return None     # the subclass decides drop_last itself
@@ -264,7 +276,7 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     inner.update(zip(_LOADER_PARAMETERS, loaders[0].args))
     if None in inner or "batch_sampler" in inner or _constant(inner.get("shuffle")) is True:
         return None         # a spread, a batch sampler, or a shuffling loader: NPU406 inside the helper
-    passed = _passed_arguments(definition, node)
+    passed = _passed_arguments(definition, node, offset)
     keywords: dict = {}
     for key, value in inner.items():
         if isinstance(value, ast.Name) and value.id in passed:
@@ -298,10 +310,11 @@ def _parameters(function: ast.AST) -> list[str]:
     return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
 
 
-def _passed_arguments(function: ast.AST, call: ast.Call) -> dict[str, Optional[ast.AST]]:
-    """Each parameter of ``function`` with what ``call`` passes to it (None: left at its default)."""
+def _passed_arguments(function: ast.AST, call: ast.Call, offset: int = 0) -> dict[str, Optional[ast.AST]]:
+    """Each parameter of ``function`` with what ``call`` passes to it (None: left at its default); ``offset``
+    leading parameters the call fills implicitly (a method's ``self``)."""
     args = function.args   # type: ignore[attr-defined]
-    positional = [a.arg for a in args.posonlyargs + args.args]
+    positional = [a.arg for a in args.posonlyargs + args.args][offset:]
     passed: dict[str, Optional[ast.AST]] = {name: None for name in _parameters(function)}
     defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
