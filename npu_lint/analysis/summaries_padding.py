@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full", "new"})
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _F_PAD = "torch.nn.functional.pad"
+_PADS = {_F_PAD: "F.pad", "numpy.pad": "np.pad"}   # padding calls: the input first, then how much to pad
 _DEPTH = 2
 _SIZED_BY = ("torch.", "numpy.")    # a numpy buffer filled then handed to torch pads the batch too
 
@@ -134,14 +135,14 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
             if node.args and _from_parameters(resolver, node.args[0], scope):
                 return Padding(0, "pad_sequence", node.lineno)
             continue
-        if (last in _FACTORIES and (qualname or "torch.").startswith(_SIZED_BY)) or qualname == _F_PAD:
-            arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname == _F_PAD else 0:]
+        if (last in _FACTORIES and (qualname or "torch.").startswith(_SIZED_BY)) or qualname in _PADS:
+            arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname in _PADS else 0:]
             name = next((n.id for a in arguments for n in walk(a) if isinstance(n, ast.Name) and n.id in maxima), None)
             line = maxima[name] if name is not None else None
             if line is None and any(batch_maximum(n) for a in arguments for n in walk(a)):
                 line = node.lineno
             if line is not None:
-                return Padding(line, "F.pad" if qualname == _F_PAD else last, node.lineno,
+                return Padding(line, _PADS.get(qualname, last), node.lineno,
                                unless=_parameter(function, name) if name is not None else ("", -1))
     return None
 

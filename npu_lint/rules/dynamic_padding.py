@@ -19,6 +19,7 @@ from npu_lint.rules.value_flow import ValueFlow, origin_text
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
 _F_PAD = "torch.nn.functional.pad"
+_NP_PAD = "numpy.pad"
 _SIZED_METHODS = SHAPE_METHODS | {"new"}     # ``xs[0].new(n, max_len)``: the legacy allocation of padding helpers
 _SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _SIZED_METHODS | {"pad"}
 # numpy arrays a collate function fills and hands to torch: sized by the batch maximum, they pad the batch too.
@@ -54,7 +55,7 @@ class PadToBatchMax(ValueFlow):
         maximum in a loop over the items (``m = max(m, len(s))``), or read from the longest item picked by its size
         (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
         at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); it is also reported where it pads token lists in
-        Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``) or is handed to a
+        Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``), pads an array with ``np.pad`` or is handed to a
         padding helper of another module (``pad_to_length(x, m)``, or any function of another module whose
         parameter sizes a tensor, found through the project index: ``stack_tensors(items, max_lens=[m])``), and the shortest length where it crops each
         item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
@@ -192,6 +193,11 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef get_float_tensor(features_list, batch_size):\n"
                  "    seq_len = max(len(x) for x in features_list)\n"
                  "    return torch.FloatTensor(batch_size, seq_len, 8).zero_()\n",
+                 # numpy padding up to the batch maximum in a helper of the file (a collate function's array)
+                 "import numpy as np\nimport torch\ndef _pad_data(x, length):\n"
+                 "    return np.pad(x, (0, length - x.shape[0]), mode='constant')\n"
+                 "def prepare_data(inputs):\n    max_len = max(len(x) for x in inputs)\n"
+                 "    return torch.from_numpy(np.stack([_pad_data(x, max_len) for x in inputs]))\n",
                  # the length each item records of itself (a field unpacked from the item, a length key)
                  "import torch\ndef collate(batch):\n    audio_lengths = [audio_len for _, audio_len in batch]\n"
                  "    return torch.zeros(len(batch), max(audio_lengths))\n",
@@ -371,6 +377,10 @@ class PadToBatchMax(ValueFlow):
         elif padding is not None and not name.startswith("torch.") and any(
                 v is True or v == "longest" for v in padding_values(padding, node, ctx)):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
+        elif name == _NP_PAD:   # ``np.pad(x, (0, m - len(x)))`` in a collate function: the batch handed to torch
+            for origin in self._flows(node.args[1:2] + [kw.value for kw in node.keywords if kw.arg == "pad_width"],
+                                      node, ctx):
+                self._once(node, origin, "pads with np.pad()", "this array is padded to the batch maximum", ctx)
         elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
                                                      and node.func.attr in _SIZED_METHODS and not name):
             verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
