@@ -43,7 +43,9 @@ class LoaderWithoutDropLast(Rule):
         ``False``: ``Bananas(is_train=False)``), or when a loop over it
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``step()`` of an
         optimizer or a gradient scaler, whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
-        ``mode == "train"``) trains whenever the flag is set: flagged too (with ``drop_last`` absent or ``False``),
+        ``mode == "train"``), or whose arguments choose by a phase flag (``batch_size=cfg.eval_batch_size if
+        is_eval else cfg.batch_size``: Coqui's ``get_data_loader(config, assets, is_eval, ...)``), trains whenever
+        the flag says so: flagged too (with ``drop_last`` absent or ``False``),
         except in a helper whose own calls in the file pass the flag (judged at those calls). Keyword arguments passed as ``**kwargs`` are
         read from a dict built in the same scope (``kwargs = dict(batch_size=32)`` or a ``{...}`` literal, then
         ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``); other changes of the dict, other
@@ -101,6 +103,10 @@ class LoaderWithoutDropLast(Rule):
                  "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
                  "    def _loader(self, ds, bs, shuffle=True):\n        return DataLoader(ds, batch_size=bs, shuffle=shuffle)\n"
                  "    def fit(self, ds):\n        return self._loader(ds, 16)\n",
+                 # the arguments choose by a phase flag: the loader serves training when the flag says so
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef get_data_loader(config, ds, sampler, is_eval):\n"
+                 "    return DataLoader(ds, sampler=sampler, collate_fn=ds.collate_fn,\n"
+                 "                      batch_size=config.eval_batch_size if is_eval else config.batch_size)\n",
                  # drop_last looked up in a data config with the default False (NeMo's setup from config)
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
@@ -136,6 +142,11 @@ class LoaderWithoutDropLast(Rule):
                      "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
                      "    def _loader(self, ds, bs, shuffle=True):\n        return DataLoader(ds, batch_size=bs, shuffle=shuffle)\n"
                      "    def predict(self, ds):\n        return self._loader(ds, 16, False)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef get_data_loader(config, ds, is_eval):\n"
+                     "    return DataLoader(ds, drop_last=True,\n"
+                     "                      batch_size=config.eval_batch_size if is_eval else config.batch_size)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef get_loader(ds, large):\n"
+                     "    return DataLoader(ds, batch_size=64 if large else 8)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "val = DataLoader(ds, batch_size=8, shuffle=(sampler is None), sampler=sampler)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs):\n"
@@ -181,6 +192,12 @@ class LoaderWithoutDropLast(Rule):
         if flag is not None:   # ``shuffle=is_train``: a training loader whenever the flag is set
             ctx.report(node, f"this DataLoader trains when {flag} is true (it shuffles then) and has no "
                        "drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
+                       + _by_default(keywords, node, ctx), _LOADER)
+            return
+        mode = _mode_choice(keywords)
+        if mode is not None:   # ``batch_size=cfg.eval_batch_size if is_eval else cfg.batch_size``: both phases
+            ctx.report(node, f"this DataLoader serves training when {mode} (its arguments choose by the phase) and "
+                       "has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
                        + _by_default(keywords, node, ctx), _LOADER)
             return
         parent = ctx.parent(node)
@@ -289,6 +306,24 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     elif "batch_size" not in keywords:
         keywords["batch_size"] = ast.Name(id="batch_size")   # passed on from the helper's own default or caller
     return keywords
+
+
+def _mode_choice(keywords: dict) -> Optional[str]:
+    """``batch_size=cfg.eval_batch_size if is_eval else cfg.batch_size``: an argument chosen by a phase flag (a
+    name or attribute saying ``eval`` or ``train``), so the same loader serves training in one phase; the phase
+    it trains in (``is_eval is false``), else None."""
+    for value in keywords.values():
+        if not isinstance(value, ast.IfExp):
+            continue
+        test, negated = value.test, False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        name = test.attr if isinstance(test, ast.Attribute) else test.id if isinstance(test, ast.Name) else ""
+        words = name.lower()
+        if "eval" in words or "train" in words:
+            trains_when_true = ("train" in words) != negated
+            return f"{short_source(test, 30)} is {'true' if trains_when_true else 'false'}"
+    return None
 
 
 def _shuffle_flag(node: ast.Call, shuffle: Optional[ast.AST], ctx: FileContext) -> Optional[str]:
