@@ -33,7 +33,7 @@ class LoaderWithoutDropLast(Rule):
 
     What it does:
         Flags ``torch.utils.data.DataLoader(...)`` calls of a training loader that neither pass ``drop_last=True``
-        nor set the batch size to 1 or leave batching to a ``batch_sampler``; also calls of the project's
+        nor set the batch size to 1 or leave batching to a ``batch_sampler`` (``batch_sampler=None`` is none); also calls of the project's
         subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself) and of the file's helper
         functions and methods that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
         helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
@@ -104,6 +104,9 @@ class LoaderWithoutDropLast(Rule):
                  "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
                  "    def _loader(self, ds, bs, shuffle=True):\n        return DataLoader(ds, batch_size=bs, shuffle=shuffle)\n"
                  "    def fit(self, ds):\n        return self._loader(ds, 16)\n",
+                 # ``batch_sampler=None`` is the default: the loader batches itself
+                 "import torch\nfrom torch.utils.data import DataLoader\n"
+                 "loader = DataLoader(ds, batch_size=32, shuffle=True, sampler=None, batch_sampler=None)\n",
                  # the arguments choose by a phase flag: the loader serves training when the flag says so
                  "import torch\nfrom torch.utils.data import DataLoader\ndef get_data_loader(config, ds, sampler, is_eval):\n"
                  "    return DataLoader(ds, sampler=sampler, collate_fn=ds.collate_fn,\n"

@@ -19,7 +19,11 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
         if spread is None:
             return None
         keywords = {**spread, **{key: value for key, value in keywords.items() if key is not None}}
-    if "batch_sampler" in keywords or any(isinstance(a, ast.Starred) for a in node.args):
+    sampler = keywords.get("batch_sampler")
+    if sampler is not None and not (isinstance(sampler, ast.Constant) and sampler.value is None):
+        return None     # ``batch_sampler=None`` is DataLoader's default: the loader batches itself
+    keywords = {key: value for key, value in keywords.items() if key != "batch_sampler"}
+    if any(isinstance(a, ast.Starred) for a in node.args):
         return None
     return keywords
 
