@@ -76,7 +76,8 @@ class PadToBatchMax(ValueFlow):
         When the maximum comes from elsewhere (a helper of the file returns it), the first line it sizes is
         reported; the call of a helper that pads its items to their longest is reported at the call, naming
         the helper and, for a helper of another module of the project (found through the project index), the
-        chain to the maximum inside it.
+        chain to the maximum inside it (a maximum that helper hands to a helper of its own file padding up to a
+        parameter counts: ``prepare_data`` computing ``max_len`` for ``_pad_data(x, max_len)``'s ``np.pad``).
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.

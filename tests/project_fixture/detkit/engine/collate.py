@@ -1,6 +1,6 @@
 import torch
 
-from detkit.utils.batching import longest, pad_frames, pad_list, pad_targets, pad_to, stack_tensors
+from detkit.utils.batching import longest, pad_frames, pad_list, pad_targets, pad_to, prepare_ids, stack_tensors
 
 
 def collate(batch):
@@ -23,3 +23,7 @@ def collate_priors(batch):
     spec_len = max([p.shape[0] for p in batch])  # expect: NPU405@15
     fixed = stack_tensors(batch, max_lens=[64, 128])
     return stack_tensors(batch, max_lens=[64, spec_len]), fixed
+
+
+def collate_ids(batch):
+    return torch.as_tensor(prepare_ids([ids for ids, _ in batch]))  # expect: NPU405@27

@@ -46,3 +46,13 @@ def stack_tensors(tensors, max_lens, pad_value=0.0):
             padding += [0, max_len - t.shape[-i]]
         padded.append(torch.nn.functional.pad(t, pad=padding, value=pad_value))
     return torch.stack(padded)
+
+
+def _pad_one(x, length):
+    return np.pad(x, (0, length - x.shape[0]), mode="constant")
+
+
+def prepare_ids(inputs):
+    """The maximum handed to a helper of the file that pads up to its parameter (coqui TTS ``prepare_data``)."""
+    max_len = max(len(x) for x in inputs)  # expect: NPU405@14
+    return np.stack([_pad_one(x, max_len) for x in inputs])
