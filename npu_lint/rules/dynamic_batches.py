@@ -146,6 +146,12 @@ class LoaderWithoutDropLast(Rule):
                      "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
                      "    def _loader(self, ds, bs, shuffle=True):\n        return DataLoader(ds, batch_size=bs, shuffle=shuffle)\n"
                      "    def predict(self, ds):\n        return self._loader(ds, 16, False)\n",
+                     # the loader inside the helper is flagged already (its shuffle flag): not its calls again
+                     "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
+                     "    def _setup(self, config, ds):\n        shuffle = config['shuffle']\n"
+                     "        return DataLoader(ds, batch_size=config['batch_size'], shuffle=shuffle,\n"
+                     "                          drop_last=config.get('drop_last', False))  # noqa: NPU406\n"
+                     "    def setup_validation_data(self, config, ds):\n        self._val_dl = self._setup(config, ds)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\ndef get_data_loader(config, ds, is_eval):\n"
                      "    return DataLoader(ds, drop_last=True,\n"
                      "                      batch_size=config.eval_batch_size if is_eval else config.batch_size)\n",
@@ -282,8 +288,9 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         return None
     inner = {kw.arg: kw.value for kw in loaders[0].keywords}
     inner.update(zip(_LOADER_PARAMETERS, loaders[0].args))
-    if None in inner or "batch_sampler" in inner or _constant(inner.get("shuffle")) is True:
-        return None         # a spread, a batch sampler, or a shuffling loader: NPU406 inside the helper
+    if None in inner or "batch_sampler" in inner or _constant(inner.get("shuffle")) is True \
+            or _shuffle_flag(loaders[0], inner.get("shuffle"), ctx) is not None or _mode_choice(inner) is not None:
+        return None         # a spread, a batch sampler, or a loader flagged inside the helper (shuffling, a flag)
     passed = _passed_arguments(definition, node, offset)
     keywords: dict = {}
     for key, value in inner.items():
