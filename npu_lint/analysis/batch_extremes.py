@@ -30,8 +30,11 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
             or (last == "min" and isinstance(node.func, ast.Name))) \
             or any(kw.arg != "default" for kw in node.keywords):
         return False
-    if len(node.args) == 1:
-        items = node.args[0]
+    args = node.args
+    if len(args) == 2 and isinstance(args[1], ast.Constant) and isinstance(args[0], ast.Starred):
+        args = [args[0].value]   # ``max(*span_counts, 1)``: the longest, at least a floor
+    if len(args) == 1:
+        items = args[0]
         if isinstance(items, ast.Name):
             return _lengths(resolver, items, scope)
         return _item_lengths(items)
@@ -200,19 +203,29 @@ def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> b
 
 
 def per_item_lengths(node: ast.AST) -> bool:
-    """``len(s) for s in batch``, ``[list(img.shape) for img in images]``, ``x.size(0) for x in xs``."""
+    """``len(s) for s in batch``, ``[list(img.shape) for img in images]``, ``x.size(0) for x in xs``, and arithmetic
+    of them (``len(s) + 2`` with the end tokens, a length rounded up to a multiple in both arms of an ``if``)."""
     if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
         return False
-    element = node.elt
+    bound = {n.id for g in node.generators for n in walk(g.target) if isinstance(n, ast.Name)}
+    return _measured(node.elt, bound, 0)
+
+
+_LENGTH_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
+
+
+def _measured(element: ast.AST, bound: set[str], depth: int) -> bool:
+    """``element`` measures the loop's item (``bound``): its length, shape or size, or arithmetic of one."""
+    if depth > 3:
+        return False
     if isinstance(element, ast.IfExp):   # ``x.shape[0] if x.dim() == 2 else 1``: a size, or a constant
         arms = [a for a in (element.body, element.orelse) if not isinstance(a, ast.Constant)]
-        if len(arms) != 1:
-            return False
-        element = arms[0]
+        return bool(arms) and all(_measured(a, bound, depth + 1) for a in arms)
+    if isinstance(element, ast.BinOp) and isinstance(element.op, _LENGTH_ARITHMETIC):
+        return _measured(element.left, bound, depth + 1) or _measured(element.right, bound, depth + 1)
     if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
             and len(element.args) == 1:
         element = element.args[0]
-    bound = {n.id for g in node.generators for n in walk(g.target) if isinstance(n, ast.Name)}
     measured = None
     if isinstance(element, ast.Attribute) and element.attr == "shape":
         measured = element.value

@@ -49,7 +49,8 @@ class PadToBatchMax(ValueFlow):
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
-        way (directly or through another helper). The maximum may also be taken of the length each item records (``audio_len for _, audio_len in batch``,
+        way (directly or through another helper). The maximum may also be taken of arithmetic of the items' lengths (``len(s) + 2``), with a floor
+        (``max(*counts, 1)``), of the length each item records (``audio_len for _, audio_len in batch``,
         ``s["length"] for s in batch``), of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
         maximum in a loop over the items (``m = max(m, len(s))``), or read from the longest item picked by its size
@@ -199,6 +200,11 @@ class PadToBatchMax(ValueFlow):
                  "    return np.pad(x, (0, length - x.shape[0]), mode='constant')\n"
                  "def prepare_data(inputs):\n    max_len = max(len(x) for x in inputs)\n"
                  "    return torch.from_numpy(np.stack([_pad_data(x, max_len) for x in inputs]))\n",
+                 # arithmetic of each item's length (end tokens, a multiple); the longest with a floor
+                 "import torch\ndef collate(batch):\n    lens = [len(s) + 2 for s in batch]\n"
+                 "    return torch.zeros(len(batch), max(lens))\n",
+                 "import torch\ndef collate(spans):\n    counts = [s.size(0) if s.numel() > 0 else 0 for s in spans]\n"
+                 "    return torch.zeros(len(spans), max(*counts, 1))\n",
                  # the length each item records of itself (a field unpacked from the item, a length key)
                  "import torch\ndef collate(batch):\n    audio_lengths = [audio_len for _, audio_len in batch]\n"
                  "    return torch.zeros(len(batch), max(audio_lengths))\n",
