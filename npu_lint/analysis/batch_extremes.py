@@ -222,6 +222,8 @@ def _measured(element: ast.AST, bound: set[str], depth: int) -> bool:
         arms = [a for a in (element.body, element.orelse) if not isinstance(a, ast.Constant)]
         return bool(arms) and all(_measured(a, bound, depth + 1) for a in arms)
     if isinstance(element, ast.BinOp) and isinstance(element.op, _LENGTH_ARITHMETIC):
+        if isinstance(element.op, ast.Sub):   # ``len(line) - len(line.lstrip())``: a difference is an offset
+            return _measured(element.left, bound, depth + 1) and not _measured(element.right, bound, depth + 1)
         return _measured(element.left, bound, depth + 1) or _measured(element.right, bound, depth + 1)
     if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
             and len(element.args) == 1:

@@ -211,6 +211,9 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef collate(batch):\n    m = max(s['length'] for s in batch)\n"
                  "    return torch.zeros(len(batch), m)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # a difference of two lengths of each item is an offset (a line's indentation), no length
+                     "import torch\ndef dedent(lines):\n    m = min(len(l) - len(l.lstrip()) for l in lines)\n"
+                     "    return [l[m:] for l in lines]\n",
                      # an item's field that says nothing of its length (a label, a position)
                      "import torch\ndef collate(batch):\n    c = max(s['label'] for s in batch)\n"
                      "    k = max(s[1] for s in batch)\n    return torch.zeros(c + 1), torch.zeros(k)\n",
