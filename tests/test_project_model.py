@@ -55,7 +55,12 @@ def test_a_padding_helper_of_another_module_is_reported_at_its_calls():
     assert "detkit.utils.batching.pad_targets → detkit.utils.batching.pad_list → max of item lengths" in messages[8]
     assert "detkit.utils.batching.pad_frames → max of item lengths, detkit/utils/batching.py line 26" in messages[14]
     # ``pad_to(xs, 128)``: the length given replaces the maximum; ``longest(labels)`` only printed: no padding
-    assert set(messages) == {7, 8, 14, 19}
+    assert set(messages) == {7, 8, 14, 19, 23, 29}
+    # the maximum handed, inside the helper's module, to a helper of that file that np.pads up to its parameter
+    assert "detkit.utils.batching.prepare_ids → max of item lengths, detkit/utils/batching.py line 57" in messages[29]
+    # the batch maximum inside a list of lengths given to a function of another module that sizes with it
+    assert messages[23].startswith("the batch maximum max([p.shape[0] for p in batch]) sizes stack_tensors(")
+    assert "→ pad()" in messages[23]
 
 
 def test_a_size_helper_of_another_module_is_reported_at_its_call():
@@ -187,3 +192,13 @@ def test_a_reexported_tensor_class_and_a_host_copy_read_back_in_another_module()
     result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
     got = sorted((f.line, f.code) for path, f in result.findings if path == "detkit/solvers/adaptive.py")
     assert got == [(17, "NPU413"), (21, "NPU414")], got
+
+
+def test_a_loader_factory_of_another_module_given_drop_last_is_judged_at_its_call():
+    """``engine/fit.py`` calls ``utils/loaders.py``'s ``get_dataloader`` (it forwards its keywords to a
+    ``DataLoader``) with ``shuffle=True`` and a ``drop_last`` that is ``False`` by default: a training loader with
+    a short last batch. ``drop_last=True`` given, or no ``drop_last`` (the factory may set it), is no finding."""
+    result = collect(FIXTURE, Target("2.8.0"), lambda *args: None)
+    found = {f.line: f.message for path, f in result.findings if path == "detkit/engine/fit.py" and f.code == "NPU406"}
+    assert set(found) == {6}
+    assert "(drop_last is False by default)" in found[6]

@@ -30,8 +30,11 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
             or (last == "min" and isinstance(node.func, ast.Name))) \
             or any(kw.arg != "default" for kw in node.keywords):
         return False
-    if len(node.args) == 1:
-        items = node.args[0]
+    args = node.args
+    if len(args) == 2 and isinstance(args[1], ast.Constant) and isinstance(args[0], ast.Starred):
+        args = [args[0].value]   # ``max(*span_counts, 1)``: the longest, at least a floor
+    if len(args) == 1:
+        items = args[0]
         if isinstance(items, ast.Name):
             return _lengths(resolver, items, scope)
         return _item_lengths(items)
@@ -200,19 +203,31 @@ def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> b
 
 
 def per_item_lengths(node: ast.AST) -> bool:
-    """``len(s) for s in batch``, ``[list(img.shape) for img in images]``, ``x.size(0) for x in xs``."""
+    """``len(s) for s in batch``, ``[list(img.shape) for img in images]``, ``x.size(0) for x in xs``, and arithmetic
+    of them (``len(s) + 2`` with the end tokens, a length rounded up to a multiple in both arms of an ``if``)."""
     if not isinstance(node, (ast.GeneratorExp, ast.ListComp)):
         return False
-    element = node.elt
+    bound = {n.id for g in node.generators for n in walk(g.target) if isinstance(n, ast.Name)}
+    return _measured(node.elt, bound, 0)
+
+
+_LENGTH_ARITHMETIC = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv)
+
+
+def _measured(element: ast.AST, bound: set[str], depth: int) -> bool:
+    """``element`` measures the loop's item (``bound``): its length, shape or size, or arithmetic of one."""
+    if depth > 3:
+        return False
     if isinstance(element, ast.IfExp):   # ``x.shape[0] if x.dim() == 2 else 1``: a size, or a constant
         arms = [a for a in (element.body, element.orelse) if not isinstance(a, ast.Constant)]
-        if len(arms) != 1:
-            return False
-        element = arms[0]
+        return bool(arms) and all(_measured(a, bound, depth + 1) for a in arms)
+    if isinstance(element, ast.BinOp) and isinstance(element.op, _LENGTH_ARITHMETIC):
+        if isinstance(element.op, ast.Sub):   # ``len(line) - len(line.lstrip())``: a difference is an offset
+            return _measured(element.left, bound, depth + 1) and not _measured(element.right, bound, depth + 1)
+        return _measured(element.left, bound, depth + 1) or _measured(element.right, bound, depth + 1)
     if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
             and len(element.args) == 1:
         element = element.args[0]
-    bound = {n.id for g in node.generators for n in walk(g.target) if isinstance(n, ast.Name)}
     measured = None
     if isinstance(element, ast.Attribute) and element.attr == "shape":
         measured = element.value
@@ -224,7 +239,28 @@ def per_item_lengths(node: ast.AST) -> bool:
         measured = element.args[0]
     elif isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) and element.func.attr == "size":
         measured = element.func.value
+    elif _recorded_length(element, bound):
+        return True
     return measured is not None and any(isinstance(n, ast.Name) and n.id in bound for n in walk(measured))
+
+
+_LENGTH_WORDS = frozenset({"len", "lens", "length", "lengths"})
+
+
+def _recorded_length(element: ast.AST, bound: set[str]) -> bool:
+    """The length each item records of itself: ``audio_len for _, audio_len in batch`` (a field unpacked from the
+    item), ``s["length"] for s in batch``, ``ex.seq_len for ex in batch``: a name that says length (a ``_`` word
+    ``len`` / ``length``) of the loop's item. ``x[1] for x in batch`` says nothing of what it holds."""
+    if isinstance(element, ast.Name):
+        name = element.id if element.id in bound else ""
+    elif isinstance(element, ast.Subscript) and isinstance(element.value, ast.Name) and element.value.id in bound \
+            and isinstance(element.slice, ast.Constant) and isinstance(element.slice.value, str):
+        name = element.slice.value
+    elif isinstance(element, ast.Attribute) and isinstance(element.value, ast.Name) and element.value.id in bound:
+        name = element.attr
+    else:
+        return False
+    return any(word in _LENGTH_WORDS for word in name.lower().split("_"))
 
 
 def _last_name(func: ast.AST) -> str:

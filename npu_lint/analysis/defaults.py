@@ -1,4 +1,4 @@
-"""Defaults: the constant a setting takes unless a caller changes it. ``drop_last=drop_last`` with ``def
+"""Defaults: the constant a setting takes unless a caller (or a configuration) changes it. ``drop_last=drop_last`` with ``def
 make(ds, drop_last=False)``, or ``drop_last=self.drop_last`` where every ``self.drop_last = ...`` of the class stores
 a constant or a constructor parameter that defaults to one (a Lightning ``DataModule(drop_last: bool = False)``).
 The rules about loaders (NPU406) ask it; nothing here is a rule."""
@@ -19,6 +19,9 @@ def default_constant(node: ast.AST, scope: Optional[Scope], scopes: Optional[Sco
     binding is computed, or the bindings disagree."""
     if isinstance(node, ast.Constant):
         return node.value
+    looked_up = _lookup_default(node)
+    if looked_up is not None:
+        return looked_up.value
     if scope is None or scopes is None:
         return NOT_CONSTANT
     if isinstance(node, ast.Name):
@@ -47,3 +50,22 @@ def _parameter_default(name: str, scope: Scope, scopes: Scopes, pos: tuple[int, 
         return NOT_CONSTANT
     default = reaching[0].value
     return default.value if isinstance(default, ast.Constant) else NOT_CONSTANT
+
+
+def _lookup_default(node: ast.AST) -> Optional[ast.Constant]:
+    """The constant default of a settings lookup: ``config.get("drop_last", False)``, ``getattr(args, "drop_last",
+    False)``: what the setting is unless the configuration says otherwise (a NeMo/Hydra data config). None for any
+    other node, and for a lookup without a constant default (``cfg.get("drop_last")`` is None unless set: no
+    constant a loader would read as False)."""
+    if not isinstance(node, ast.Call) or node.keywords:
+        return None
+    func, args = node.func, node.args
+    if isinstance(func, ast.Attribute) and func.attr == "get" and len(args) == 2:
+        key, default = args
+    elif isinstance(func, ast.Name) and func.id == "getattr" and len(args) == 3:
+        key, default = args[1], args[2]
+    else:
+        return None
+    if isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(default, ast.Constant):
+        return default
+    return None

@@ -24,6 +24,12 @@ _DEPTH = 40
 _LIBRARIES = ("torch", "numpy", "pandas")   # no project function: ``u, n = np.unique(x, return_counts=True)``
 
 
+def _progress_bar(func: ast.AST) -> bool:
+    """A call of a bare ``tqdm`` whatever the module binds it to (``tqdm = get_tqdm()``, a project's re-export):
+    the name is the convention for a progress bar that yields its argument's items."""
+    return isinstance(func, ast.Name) and func.id == "tqdm"
+
+
 class Elements:
     """Elements of tuples and of iterables (mixed into the Resolver)."""
 
@@ -109,7 +115,7 @@ class Elements:
             name = self.qualname(source.func, scope)
             if name == "zip":
                 return list(source.args)
-            if name != "enumerate" and name not in _ITERATION_WRAPPERS:
+            if name != "enumerate" and name not in _ITERATION_WRAPPERS and not _progress_bar(source.func):
                 break
             source = source.args[0]
         return [source]
@@ -127,7 +133,7 @@ class Elements:
                 if not path or path[0] == STAR or path[0] >= len(source.args):
                     return None
                 source, path = source.args[path[0]], path[1:]
-            elif name in _ITERATION_WRAPPERS:
+            elif name in _ITERATION_WRAPPERS or _progress_bar(source.func):
                 source = source.args[0]
             else:
                 break

@@ -14,9 +14,15 @@ from npu_lint.analysis import kinds as K
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
+# The legacy typed constructors: ``torch.LongTensor(b, n)`` allocates (sizes); one argument may be data
+# (``torch.LongTensor(ids)``), so only a call with two or more positional arguments is sized by them.
+LEGACY_CONSTRUCTORS = frozenset({"torch." + name for name in (
+    "Tensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor", "IntTensor",
+    "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor")})
 FACTORIES = frozenset({"torch." + name for name in (
     "zeros", "ones", "empty", "full", "arange", "range", "randn", "rand", "randint", "randperm", "linspace",
-    "logspace", "eye", "tril_indices", "triu_indices", "reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile")})
+    "logspace", "eye", "tril_indices", "triu_indices", "reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile")}
+    | LEGACY_CONSTRUCTORS)
 _FIRST_IS_INPUT = frozenset({"reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile"})
 SHAPE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "narrow", "split", "tensor_split", "new_zeros",
                            "new_ones", "new_empty", "new_full", "unflatten", "resize_", "tile", "topk", "chunk"})
@@ -74,6 +80,8 @@ def size_args(node: ast.Call, name: Optional[str]) -> list[ast.AST]:
         method = last_name(node.func)
         return (node.args[:1] if method in _FIRST_ONLY_METHODS else list(node.args)) + keywords
     last = name.rsplit(".", 1)[-1]
+    if name in LEGACY_CONSTRUCTORS:   # ``torch.LongTensor(b, *sizes)``: sizes; ``torch.LongTensor(ids)``: data
+        return [a.value if isinstance(a, ast.Starred) else a for a in node.args] if len(node.args) >= 2 else []
     if name in RESIZE:
         positional = node.args if name == "torch.nn.Upsample" else node.args[1:]
         return list(positional) + [kw.value for kw in node.keywords if kw.arg in _RESIZE_KEYWORDS]

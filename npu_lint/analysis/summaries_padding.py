@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 _FACTORIES = frozenset({"zeros", "ones", "empty", "full", "new_zeros", "new_ones", "new_empty", "new_full", "new"})
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _F_PAD = "torch.nn.functional.pad"
+_PADS = {_F_PAD: "F.pad", "numpy.pad": "np.pad"}   # padding calls: the input first, then how much to pad
 _DEPTH = 2
 _SIZED_BY = ("torch.", "numpy.")    # a numpy buffer filled then handed to torch pads the batch too
 
@@ -128,21 +129,55 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
                 inner = padded_items(resolver, inner_function, depth + 1) if inner_function is not function else None
                 if inner is not None:
                     return inner._replace(through=(func.id,) + inner.through, unless=("", -1))
+                handed = _handed_maximum(resolver, node, inner_function, maxima) \
+                    if inner_function is not function else None
+                if handed is not None:   # ``_pad_data(x, max_len)`` where ``_pad_data`` pads up to its parameter
+                    return Padding(handed[0], handed[1], handed[2], through=(func.id,))
             continue
         qualname = resolver.qualname(func, scope)
         if qualname == _PAD_SEQUENCE:
             if node.args and _from_parameters(resolver, node.args[0], scope):
                 return Padding(0, "pad_sequence", node.lineno)
             continue
-        if (last in _FACTORIES and (qualname or "torch.").startswith(_SIZED_BY)) or qualname == _F_PAD:
-            arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname == _F_PAD else 0:]
+        if (last in _FACTORIES and (qualname or "torch.").startswith(_SIZED_BY)) or qualname in _PADS:
+            arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname in _PADS else 0:]
             name = next((n.id for a in arguments for n in walk(a) if isinstance(n, ast.Name) and n.id in maxima), None)
             line = maxima[name] if name is not None else None
             if line is None and any(batch_maximum(n) for a in arguments for n in walk(a)):
                 line = node.lineno
             if line is not None:
-                return Padding(line, "F.pad" if qualname == _F_PAD else last, node.lineno,
+                return Padding(line, _PADS.get(qualname, last), node.lineno,
                                unless=_parameter(function, name) if name is not None else ("", -1))
+    return None
+
+
+def _handed_maximum(resolver: "Resolver", call: ast.Call, helper: Optional[ast.AST],
+                    maxima: dict[str, int]) -> Optional[tuple[int, str, int]]:
+    """``_pad_data(x, max_len)`` with ``max_len`` a maximum of the caller's items, where the file's ``_pad_data``
+    pads (``np.pad`` / ``F.pad``) or sizes a buffer with that parameter: (line of the maximum, the sink, its
+    line), else None."""
+    if not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)) or not maxima:
+        return None
+    positional = [a.arg for a in helper.args.posonlyargs + helper.args.args]
+    given = {**dict(zip(positional, call.args)), **{kw.arg: kw.value for kw in call.keywords if kw.arg}}
+    handed = {param: maxima[value.id] for param, value in given.items()
+              if isinstance(value, ast.Name) and value.id in maxima}
+    if not handed:
+        return None
+    inner_scope = resolver.scopes.scope_of(helper) if resolver.scopes is not None else None
+    for node in walk(helper):
+        if not isinstance(node, ast.Call):
+            continue
+        last = _last(node.func)
+        if last not in _FACTORIES and last != "pad":
+            continue
+        qualname = resolver.qualname(node.func, inner_scope)
+        if not ((last in _FACTORIES and (qualname or "torch.").startswith(_SIZED_BY)) or qualname in _PADS):
+            continue
+        arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname in _PADS else 0:]
+        param = next((n.id for a in arguments for n in walk(a) if isinstance(n, ast.Name) and n.id in handed), None)
+        if param is not None:
+            return handed[param], _PADS.get(qualname, last), node.lineno
     return None
 
 

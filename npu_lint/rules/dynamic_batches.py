@@ -9,6 +9,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.loader_kwargs import batched_keywords
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches,
                                            short_batch_sampler)
 from npu_lint.rules.loader_subclasses import super_init_keywords
@@ -34,22 +35,28 @@ class LoaderWithoutDropLast(Rule):
 
     What it does:
         Flags ``torch.utils.data.DataLoader(...)`` calls of a training loader that neither pass ``drop_last=True``
-        nor set the batch size to 1 or leave batching to a ``batch_sampler``; also calls of the project's
+        nor set the batch size to 1 or leave batching to a ``batch_sampler`` (``batch_sampler=None`` is none); also calls of the project's
         subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself) and of the file's helper
-        functions that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
-        helper's parameters, when the loader inside the helper is not flagged already). A loader is a training
+        functions and methods that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
+        helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
+        of another module (the model knows it returns a loader) that pass ``drop_last`` themselves, judged with the
+        call's keywords (``get_dataloader(ds, shuffle=True, drop_last=drop_last)`` forwarding them to a
+        ``DataLoader``). A loader is a training
         loader when it shuffles, when its name, dataset or sampler says ``train`` (not a dataset's keyword set to
         ``False``: ``Bananas(is_train=False)``), or when a loop over it
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``step()`` of an
         optimizer or a gradient scaler, whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
-        ``mode == "train"``) trains whenever the flag is set: flagged too (with ``drop_last`` absent or ``False``),
+        ``mode == "train"``), or whose arguments choose by a phase flag (``batch_size=cfg.eval_batch_size if
+        is_eval else cfg.batch_size``: Coqui's ``get_data_loader(config, assets, is_eval, ...)``), trains whenever
+        the flag says so: flagged too (with ``drop_last`` absent or ``False``),
         except in a helper whose own calls in the file pass the flag (judged at those calls). Keyword arguments passed as ``**kwargs`` are
         read from a dict built in the same scope (``kwargs = dict(batch_size=32)`` or a ``{...}`` literal, then
         ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``); other changes of the dict, other
         ``**kwargs`` and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
         otherwise: ``drop_last=drop_last`` with the parameter's default ``False``, or ``drop_last=self.drop_last``
         where every ``self.drop_last = ...`` of the class stores ``False`` or a constructor parameter defaulting to
-        it (a Lightning ``DataModule(..., drop_last: bool = False)``). A loader built in Lightning's
+        it (a Lightning ``DataModule(..., drop_last: bool = False)``), or a configuration lookup defaulting to
+        ``False`` (``drop_last=config.get("drop_last", False)``, ``getattr(args, "drop_last", False)``). A loader built in Lightning's
         ``train_dataloader`` hook, or in a method of the class only that hook calls with the training set
         (``self._data_loader(self.dataset_train, shuffle=self.shuffle)``), is a training loader. A
         ``BatchSampler`` of a random sampler (``BatchSampler(RandomSampler(ds), 32, drop_last=False)``, the sampler
@@ -74,7 +81,7 @@ class LoaderWithoutDropLast(Rule):
     name = "loader-without-drop-last"
     family = FAMILY
     node_types = (ast.Call, ast.For)
-    triggers = ("DataLoader", "BatchSampler", "TrainingArguments")
+    triggers = ("DataLoader", "BatchSampler", "TrainingArguments", "drop_last")
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = ("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
                  # a loader class of the project that hands its batch size and shuffle flag to DataLoader's constructor
@@ -99,7 +106,22 @@ class LoaderWithoutDropLast(Rule):
                  "    kw['shuffle'] = True\n    return DataLoader(ds, **kw)\n",
                  # training-ness from a flag: it shuffles (trains) whenever the flag is set
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, is_train):\n"
-                 "    return DataLoader(ds, batch_size=bs, shuffle=is_train, drop_last=False)\n")
+                 "    return DataLoader(ds, batch_size=bs, shuffle=is_train, drop_last=False)\n",
+                 # a method of the class builds the loader, shuffling by default (``self`` filled implicitly)
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
+                 "    def _loader(self, ds, bs, shuffle=True):\n        return DataLoader(ds, batch_size=bs, shuffle=shuffle)\n"
+                 "    def fit(self, ds):\n        return self._loader(ds, 16)\n",
+                 # ``batch_sampler=None`` is the default: the loader batches itself
+                 "import torch\nfrom torch.utils.data import DataLoader\n"
+                 "loader = DataLoader(ds, batch_size=32, shuffle=True, sampler=None, batch_sampler=None)\n",
+                 # the arguments choose by a phase flag: the loader serves training when the flag says so
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef get_data_loader(config, ds, sampler, is_eval):\n"
+                 "    return DataLoader(ds, sampler=sampler, collate_fn=ds.collate_fn,\n"
+                 "                      batch_size=config.eval_batch_size if is_eval else config.batch_size)\n",
+                 # drop_last looked up in a data config with the default False (NeMo's setup from config)
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
+                 "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
+                 "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
     must_not_fire = (# the same loader class evaluating (no shuffle, no train name); one that batches nothing
                      "import torch\nclass Loader(torch.utils.data.DataLoader):\n    def __init__(self, cfg, ds, shuffle=False):\n"
                      "        super().__init__(dataset=ds, batch_size=cfg['batch_size'], shuffle=shuffle)\n"
@@ -115,6 +137,9 @@ class LoaderWithoutDropLast(Rule):
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, sampler=sampler)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=args.drop_last)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
+                     "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
+                     "shuffle=shuffle, drop_last=config.get('drop_last', True))\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, shuffle=True, **kwargs)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nkw = dict(batch_size=32, shuffle=True)\n"
                      "kw['drop_last'] = True\nloader = DataLoader(ds, **kw)\n",
@@ -132,6 +157,20 @@ class LoaderWithoutDropLast(Rule):
                      # the helper's own calls pass the flag: judged at those calls; a sampler decides
                      "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, shuffle):\n"
                      "    return DataLoader(ds, batch_size=bs, shuffle=shuffle)\nval = build(ds, 8, False)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
+                     "    def _loader(self, ds, bs, shuffle=True):\n        return DataLoader(ds, batch_size=bs, shuffle=shuffle)\n"
+                     "    def predict(self, ds):\n        return self._loader(ds, 16, False)\n",
+                     # the loader inside the helper is flagged already (its shuffle flag): not its calls again
+                     "import torch\nfrom torch.utils.data import DataLoader\nclass Model:\n"
+                     "    def _setup(self, config, ds):\n        shuffle = config['shuffle']\n"
+                     "        return DataLoader(ds, batch_size=config['batch_size'], shuffle=shuffle,\n"
+                     "                          drop_last=config.get('drop_last', False))  # noqa: NPU406\n"
+                     "    def setup_validation_data(self, config, ds):\n        self._val_dl = self._setup(config, ds)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef get_data_loader(config, ds, is_eval):\n"
+                     "    return DataLoader(ds, drop_last=True,\n"
+                     "                      batch_size=config.eval_batch_size if is_eval else config.batch_size)\n",
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef get_loader(ds, large):\n"
+                     "    return DataLoader(ds, batch_size=64 if large else 8)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "val = DataLoader(ds, batch_size=8, shuffle=(sampler is None), sampler=sampler)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs):\n"
@@ -177,6 +216,12 @@ class LoaderWithoutDropLast(Rule):
         if flag is not None:   # ``shuffle=is_train``: a training loader whenever the flag is set
             ctx.report(node, f"this DataLoader trains when {flag} is true (it shuffles then) and has no "
                        "drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
+                       + _by_default(keywords, node, ctx), _LOADER)
+            return
+        mode = _mode_choice(keywords)
+        if mode is not None:   # ``batch_size=cfg.eval_batch_size if is_eval else cfg.batch_size``: both phases
+            ctx.report(node, f"this DataLoader serves training when {mode} (its arguments choose by the phase) and "
+                       "has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
                        + _by_default(keywords, node, ctx), _LOADER)
             return
         parent = ctx.parent(node)
@@ -227,19 +272,6 @@ def _train_hook(node: ast.Call, ctx: FileContext) -> bool:
     return False
 
 
-def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Optional[dict]:
-    """A loader call's keywords with its ``**kwargs`` dicts built in the same scope merged in; None when they
-    cannot be read (another spread) or a ``batch_sampler`` or ``*args`` decides the batches."""
-    if None in keywords:
-        spread = _spread_dicts(node, ctx)
-        if spread is None:
-            return None
-        keywords = {**spread, **{key: value for key, value in keywords.items() if key is not None}}
-    if "batch_sampler" in keywords or any(isinstance(a, ast.Starred) for a in node.args):
-        return None
-    return keywords
-
-
 def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     """The keywords of a loader made by a subclass of DataLoader or by a helper of this file that returns one
     (the model's class bases and function summaries); None for other calls, and for helpers whose loaders set
@@ -247,6 +279,11 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     if ctx.resolver.kind_of(node) != "loader":
         return None
     definition = ctx.resolver.definition(node.func)
+    offset = 0
+    if definition is None:   # ``self._prepare_dataloader(...)``: a method of the class (``self`` filled implicitly)
+        own = ctx.resolver.own_function(node)
+        if own is not None:
+            definition, offset = own
     if isinstance(definition, ast.ClassDef):    # ``class InfiniteLoader(DataLoader)``: DataLoader's keywords
         if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in walk(definition)):
             return None     # the subclass decides drop_last itself
@@ -254,6 +291,12 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         if forwarded is not None:   # ``super().__init__(dataset=..., batch_size=self.step, shuffle=shuffle)``
             return forwarded
         return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
+    if definition is None and any(kw.arg == "drop_last" for kw in node.keywords):
+        # a loader factory of another module given ``drop_last`` itself forwards it (``get_dataloader(ds,
+        # shuffle=True, drop_last=drop_last)`` whose ``DataLoader(ds, **kwargs)``): the call's keywords decide
+        keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+        keywords.setdefault("batch_size", ast.Name(id="batch_size"))
+        return keywords
     if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     loaders = [child for child in walk(definition) if isinstance(child, ast.Call)
@@ -262,9 +305,10 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         return None
     inner = {kw.arg: kw.value for kw in loaders[0].keywords}
     inner.update(zip(_LOADER_PARAMETERS, loaders[0].args))
-    if None in inner or "batch_sampler" in inner or _constant(inner.get("shuffle")) is True:
-        return None         # a spread, a batch sampler, or a shuffling loader: NPU406 inside the helper
-    passed = _passed_arguments(definition, node)
+    if None in inner or "batch_sampler" in inner or _constant(inner.get("shuffle")) is True \
+            or _shuffle_flag(loaders[0], inner.get("shuffle"), ctx) is not None or _mode_choice(inner) is not None:
+        return None         # a spread, a batch sampler, or a loader flagged inside the helper (shuffling, a flag)
+    passed = _passed_arguments(definition, node, offset)
     keywords: dict = {}
     for key, value in inner.items():
         if isinstance(value, ast.Name) and value.id in passed:
@@ -277,6 +321,24 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     elif "batch_size" not in keywords:
         keywords["batch_size"] = ast.Name(id="batch_size")   # passed on from the helper's own default or caller
     return keywords
+
+
+def _mode_choice(keywords: dict) -> Optional[str]:
+    """``batch_size=cfg.eval_batch_size if is_eval else cfg.batch_size``: an argument chosen by a phase flag (a
+    name or attribute saying ``eval`` or ``train``), so the same loader serves training in one phase; the phase
+    it trains in (``is_eval is false``), else None."""
+    for value in keywords.values():
+        if not isinstance(value, ast.IfExp):
+            continue
+        test, negated = value.test, False
+        if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, negated = test.operand, True
+        name = test.attr if isinstance(test, ast.Attribute) else test.id if isinstance(test, ast.Name) else ""
+        words = name.lower()
+        if "eval" in words or "train" in words:
+            trains_when_true = ("train" in words) != negated
+            return f"{short_source(test, 30)} is {'true' if trains_when_true else 'false'}"
+    return None
 
 
 def _shuffle_flag(node: ast.Call, shuffle: Optional[ast.AST], ctx: FileContext) -> Optional[str]:
@@ -298,10 +360,11 @@ def _parameters(function: ast.AST) -> list[str]:
     return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
 
 
-def _passed_arguments(function: ast.AST, call: ast.Call) -> dict[str, Optional[ast.AST]]:
-    """Each parameter of ``function`` with what ``call`` passes to it (None: left at its default)."""
+def _passed_arguments(function: ast.AST, call: ast.Call, offset: int = 0) -> dict[str, Optional[ast.AST]]:
+    """Each parameter of ``function`` with what ``call`` passes to it (None: left at its default); ``offset``
+    leading parameters the call fills implicitly (a method's ``self``)."""
     args = function.args   # type: ignore[attr-defined]
-    positional = [a.arg for a in args.posonlyargs + args.args]
+    positional = [a.arg for a in args.posonlyargs + args.args][offset:]
     passed: dict[str, Optional[ast.AST]] = {name: None for name in _parameters(function)}
     defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
@@ -323,86 +386,6 @@ def _iterated(node: ast.AST) -> str:
     return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
 
 
-def _spread_dicts(node: ast.Call, ctx: FileContext) -> Optional[dict]:
-    """The keywords that ``**name`` passes when ``name`` is a dict built in the same scope and never changed."""
-    scope = ctx.enclosing(node, FUNCTION_TYPES)
-    body = scope.body if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else _module_body(node, ctx)
-    if not isinstance(body, list):
-        return None
-    merged: dict = {}
-    for keyword in node.keywords:
-        if keyword.arg is not None:
-            continue
-        if not isinstance(keyword.value, ast.Name):
-            return None
-        built = _dict_built(keyword.value.id, body, node.lineno)
-        if built is None:
-            return None
-        merged.update(built)
-    return merged
-
-
-def _module_body(node: ast.AST, ctx: FileContext) -> Optional[list]:
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, ast.Module):
-        parent = ctx.parent(parent)
-    return parent.body if isinstance(parent, ast.Module) else None
-
-
-def _dict_built(name: str, body: list, before: int) -> Optional[dict]:
-    """``name = dict(a=1)`` / ``name = {'a': 1}`` among the statements of ``body`` before line ``before``."""
-    built: Optional[dict] = None
-    for statement in body:
-        if statement.lineno >= before:
-            break
-        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name
-                                                     for t in statement.targets):
-            built = _dict_literal(statement.value)
-        elif built is not None and _changes(statement, name):
-            update = _constant_update(statement, name)
-            if update is None:
-                return None
-            built.update(update)
-    return built
-
-
-def _dict_literal(value: ast.AST) -> Optional[dict]:
-    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" and not value.args:
-        if any(kw.arg is None for kw in value.keywords):
-            return None
-        return {kw.arg: kw.value for kw in value.keywords}
-    if isinstance(value, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in value.keys):
-        return {k.value: v for k, v in zip(value.keys, value.values)}   # type: ignore[union-attr]
-    return None
-
-
-def _constant_update(statement: ast.stmt, name: str) -> Optional[dict]:
-    """``name["shuffle"] = True`` or ``name.update(shuffle=True)``: the keys a statement sets, else None."""
-    if isinstance(statement, ast.Assign) and len(statement.targets) == 1:
-        target = statement.targets[0]
-        if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name \
-                and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
-            return {target.slice.value: statement.value}
-    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call):
-        call = statement.value
-        if isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name) \
-                and call.func.value.id == name and call.func.attr == "update" and not call.args \
-                and all(kw.arg is not None for kw in call.keywords):
-            return {kw.arg: kw.value for kw in call.keywords}
-    return None
-
-
-def _changes(statement: ast.stmt, name: str) -> bool:
-    """``name[...] = ...``, ``name.update(...)``, ``name.setdefault(...)``, or ``name`` bound again."""
-    for child in walk(statement):
-        if isinstance(child, ast.Subscript) and isinstance(child.value, ast.Name) and child.value.id == name \
-                and isinstance(child.ctx, ast.Store):
-            return True
-        if isinstance(child, ast.Attribute) and isinstance(child.value, ast.Name) and child.value.id == name \
-                and child.attr in ("update", "setdefault", "pop"):
-            return True
-        if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Store):
-            return True
     return False
 
 

@@ -9,45 +9,21 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
+from npu_lint.rules.batch_max_places import extreme_side, in_assertion, passed_down, same_function
 from npu_lint.rules.padding_args import constant, padding_in_kwargs, padding_values
+from npu_lint.rules.size_helpers import size_helper_call
 from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
 from npu_lint.rules.value_flow import ValueFlow, origin_text
-
-
-def _in_assertion(node: ast.AST, ctx: FileContext) -> bool:
-    """``node`` is part of an ``assert`` statement or of the arguments of an ``assert...()`` call."""
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, ast.stmt):
-        if isinstance(parent, ast.Call) and last_name(parent.func).lower().startswith("assert"):
-            return True
-        parent = ctx.parent(parent)
-    return isinstance(parent, ast.Assert)
-
-
-def _extreme(origin: tuple) -> str:
-    node = origin[1]
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
-        node = node.args[0]     # ``len(min(items, key=len))``
-    func = getattr(node, "func", None)
-    return "shortest" if last_name(func) == "min" else "longest"
 
 
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
 _F_PAD = "torch.nn.functional.pad"
+_NP_PAD = "numpy.pad"
 _SIZED_METHODS = SHAPE_METHODS | {"new"}     # ``xs[0].new(n, max_len)``: the legacy allocation of padding helpers
 _SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _SIZED_METHODS | {"pad"}
 # numpy arrays a collate function fills and hands to torch: sized by the batch maximum, they pad the batch too.
 _NUMPY_FACTORIES = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
-
-
-def _same_function(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
-    """The maximum is computed in the function of ``node`` (or inside ``node`` itself: ``torch.arange(n.max())``,
-    whose parts the walk has not reached yet)."""
-    start, end = (node.lineno, node.col_offset), (getattr(node, "end_lineno", 0), getattr(node, "end_col_offset", 0))
-    if start <= (extreme.lineno, extreme.col_offset) <= end:
-        return True
-    return ctx.enclosing(extreme, FUNCTION_TYPES) is ctx.enclosing(node, FUNCTION_TYPES)
 
 
 def _short(name: str) -> str:
@@ -70,16 +46,19 @@ class PadToBatchMax(ValueFlow):
         with ``padding=True`` or ``padding="longest"``, Hugging Face ``DataCollatorWithPadding`` (and the
         seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
-        ``torch.zeros(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
+        ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
-        way (directly or through another helper). The maximum may also be taken of a list of lengths
+        way (directly or through another helper). The maximum may also be taken of arithmetic of the items' lengths (``len(s) + 2``), with a floor
+        (``max(*counts, 1)``), of the length each item records (``audio_len for _, audio_len in batch``,
+        ``s["length"] for s in batch``), of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
         maximum in a loop over the items (``m = max(m, len(s))``), or read from the longest item picked by its size
         (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
         at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); it is also reported where it pads token lists in
-        Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``) or is handed to a
-        padding helper of another module (``pad_to_length(x, m)``), and the shortest length where it crops each
+        Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``), pads an array with ``np.pad`` or is handed to a
+        padding helper of another module (``pad_to_length(x, m)``, or any function of another module whose
+        parameter sizes a tensor, found through the project index: ``stack_tensors(items, max_lens=[m])``), and the shortest length where it crops each
         item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
         the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
         dataclass field defaulting to ``True``) are reported
@@ -98,7 +77,8 @@ class PadToBatchMax(ValueFlow):
         When the maximum comes from elsewhere (a helper of the file returns it), the first line it sizes is
         reported; the call of a helper that pads its items to their longest is reported at the call, naming
         the helper and, for a helper of another module of the project (found through the project index), the
-        chain to the maximum inside it.
+        chain to the maximum inside it (a maximum that helper hands to a helper of its own file padding up to a
+        parameter counts: ``prepare_data`` computing ``max_len`` for ``_pad_data(x, max_len)``'s ``np.pad``).
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.
@@ -210,8 +190,33 @@ class PadToBatchMax(ValueFlow):
                  "    return [a.new_zeros(c, a.shape[-1]) for a in audios]\n",
                  # a helper of another module given the batch maximum
                  "import torch\nfrom .utils import pad_to_length\ndef collate(batch):\n"
-                 "    m = max(len(x) for x in batch)\n    return torch.stack([pad_to_length(x, m) for x in batch])\n")
+                 "    m = max(len(x) for x in batch)\n    return torch.stack([pad_to_length(x, m) for x in batch])\n",
+                 # a legacy typed constructor sized by the batch maximum
+                 "import torch\ndef get_float_tensor(features_list, batch_size):\n"
+                 "    seq_len = max(len(x) for x in features_list)\n"
+                 "    return torch.FloatTensor(batch_size, seq_len, 8).zero_()\n",
+                 # numpy padding up to the batch maximum in a helper of the file (a collate function's array)
+                 "import numpy as np\nimport torch\ndef _pad_data(x, length):\n"
+                 "    return np.pad(x, (0, length - x.shape[0]), mode='constant')\n"
+                 "def prepare_data(inputs):\n    max_len = max(len(x) for x in inputs)\n"
+                 "    return torch.from_numpy(np.stack([_pad_data(x, max_len) for x in inputs]))\n",
+                 # arithmetic of each item's length (end tokens, a multiple); the longest with a floor
+                 "import torch\ndef collate(batch):\n    lens = [len(s) + 2 for s in batch]\n"
+                 "    return torch.zeros(len(batch), max(lens))\n",
+                 "import torch\ndef collate(spans):\n    counts = [s.size(0) if s.numel() > 0 else 0 for s in spans]\n"
+                 "    return torch.zeros(len(spans), max(*counts, 1))\n",
+                 # the length each item records of itself (a field unpacked from the item, a length key)
+                 "import torch\ndef collate(batch):\n    audio_lengths = [audio_len for _, audio_len in batch]\n"
+                 "    return torch.zeros(len(batch), max(audio_lengths))\n",
+                 "import torch\ndef collate(batch):\n    m = max(s['length'] for s in batch)\n"
+                 "    return torch.zeros(len(batch), m)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # a difference of two lengths of each item is an offset (a line's indentation), no length
+                     "import torch\ndef dedent(lines):\n    m = min(len(l) - len(l.lstrip()) for l in lines)\n"
+                     "    return [l[m:] for l in lines]\n",
+                     # an item's field that says nothing of its length (a label, a position)
+                     "import torch\ndef collate(batch):\n    c = max(s['label'] for s in batch)\n"
+                     "    k = max(s[1] for s in batch)\n    return torch.zeros(c + 1), torch.zeros(k)\n",
                      # the best item by a score, not by its size
                      "import torch\ndef f(boxes):\n    best = max(boxes, key=lambda b: b.score)\n"
                      "    return torch.zeros(best.shape[0], 4)\n",
@@ -266,8 +271,8 @@ class PadToBatchMax(ValueFlow):
             return
         origin = self._flow(bounds, node, ctx)
         if origin is not None and not ctx.resolver.is_host(node.value):
-            shortest = _extreme(origin) == "shortest"
-            if not shortest and not _same_function(origin[1], node, ctx):
+            shortest = extreme_side(origin) == "shortest"
+            if not shortest and not same_function(origin[1], node, ctx):
                 return      # a tensor cut to a longest length computed elsewhere (a configuration's, often)
             self._once(node, origin, "crops each item" if shortest else "slices a tensor",
                        "this slice crops the item to the batch's shortest length" if shortest else
@@ -306,14 +311,14 @@ class PadToBatchMax(ValueFlow):
         pads (``node``), or in a function that hands it down (a caller passing it to a padding helper, a method
         keeping it in ``self.x``), it is reported where it is computed -- the line a fixed length replaces -- and
         the message names every line it sizes; computed by a helper that returns it, at ``node``."""
-        if _in_assertion(node, ctx):
+        if in_assertion(node, ctx):
             return      # the expected value of a test: no batch is built
         extreme = origin[1]
         reported = ctx.scratch.setdefault("batch_max_reported", {})
         sink = f"{verb} at line {node.lineno}"
-        if not _same_function(extreme, node, ctx):
+        if not same_function(extreme, node, ctx):
             function = ctx.enclosing(node, FUNCTION_TYPES)
-            if function is not None and _passed_down(extreme, node, ctx):
+            if function is not None and passed_down(extreme, node, ctx):
                 name = getattr(function, "name", "lambda")
                 sink = f"{verb} at line {node.lineno} (in {name}())"   # a caller's maximum: reported there
             elif id(extreme) not in reported:
@@ -330,7 +335,7 @@ class PadToBatchMax(ValueFlow):
         if sink in sinks:
             return
         sinks.append(sink)
-        name = "minimum" if _extreme(origin) == "shortest" else "maximum"
+        name = "minimum" if extreme_side(origin) == "shortest" else "maximum"
         text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(sinks)}")
         if entry is ...:
             reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
@@ -365,6 +370,8 @@ class PadToBatchMax(ValueFlow):
                 self._once(node, origin, f"is given to {last}()", f"{last}() is given the batch maximum", ctx)
             return
         if padding is None and last not in _SINK_NAMES and last != "pad_sequence" and not last.endswith(_COLLATORS):
+            if ctx.project is not None and ctx.resolver.own_function(node) is None:
+                self._project_sizer(node, ctx)
             return
         name = ctx.resolver.qualname(node.func) or ""
         if name == _PAD_SEQUENCE:
@@ -380,11 +387,24 @@ class PadToBatchMax(ValueFlow):
         elif padding is not None and not name.startswith("torch.") and any(
                 v is True or v == "longest" for v in padding_values(padding, node, ctx)):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
+        elif name == _NP_PAD:   # ``np.pad(x, (0, m - len(x)))`` in a collate function: the batch handed to torch
+            for origin in self._flows(node.args[1:2] + [kw.value for kw in node.keywords if kw.arg == "pad_width"],
+                                      node, ctx):
+                self._once(node, origin, "pads with np.pad()", "this array is padded to the batch maximum", ctx)
         elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
                                                      and node.func.attr in _SIZED_METHODS and not name):
             verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
             for origin in self._flows(size_args(node, name or None), node, ctx):   # each caller's maximum
                 self._once(node, origin, verb, "this tensor is sized by the batch maximum", ctx)
+
+    def _project_sizer(self, node: ast.Call, ctx: FileContext) -> None:
+        """``stack_tensors(items, max_lens=[m])`` with ``m`` the batch maximum, where that function of another
+        module sizes a tensor with the parameter (the index's ``sizes`` facts, as for NPU403): reported at the
+        maximum, naming the chain."""
+        found = size_helper_call(node, ctx, self.kinds)
+        if found is not None:
+            chain, origin = found
+            self._once(node, origin, f"sizes {chain}", f"{chain} is given the batch maximum", ctx)
 
     def _kwargs_padding(self, node: ast.Call, ctx: FileContext) -> None:
         """``tokenizer(texts, **kwargs)`` with ``kwargs = {"padding": True, ...}``: reported at the dict's value."""
@@ -408,34 +428,10 @@ class PadToBatchMax(ValueFlow):
         for arg in args:
             first = True
             for flow in ctx.resolver.flows(arg):
-                if flow[0] in self.kinds and (first or _passed_down(flow[1], node, ctx)):
+                if flow[0] in self.kinds and (first or passed_down(flow[1], node, ctx)):
                     found.setdefault(id(flow[1]), flow)
                     first = False
         return list(found.values())
-
-
-def _passed_down(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
-    """The maximum is computed in a function that hands it down: one that calls the function of ``node`` (a
-    padding helper given the maximum), or a method keeping it in ``self.x`` for another method."""
-    resolver = ctx.resolver
-    sink = ctx.enclosing(node, FUNCTION_TYPES)
-    if sink is None or resolver.scopes is None:
-        return False
-    for call, scope, _ in resolver.call_sites(sink):
-        while scope is not None and scope.kind not in ("function", "module"):
-            scope = scope.parent
-        if scope is not None and scope.kind == "function" and scope.node is not sink and _inside(extreme, scope.node):
-            return True
-    line = extreme.lineno
-    return any(type(statement) is ast.Assign and statement.lineno <= line <= (statement.end_lineno or line)
-               and any(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
-                       and t.value.id == resolver.scopes.self_name(scope) for t in statement.targets)
-               for statement, scope in resolver.scopes.statements if statement.lineno <= line)
-
-
-def _inside(node: ast.AST, outer: ast.AST) -> bool:
-    return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) <= (
-        getattr(outer, "end_lineno", 0) or 0, getattr(outer, "end_col_offset", 0) or 0)
 
 
 def _chosen_functions(func: ast.Name, ctx: FileContext) -> tuple[str, ...]:

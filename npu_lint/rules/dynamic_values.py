@@ -33,7 +33,7 @@ class TensorValueInShape(ValueFlow):
         length of a result whose shape depends on the data: ``labels.unique().size(0)``, ``len(x[mask])``,
         ``len(keep[:k])`` of an NMS, ``idx.shape[0]`` of ``mask.nonzero()``, the message
         naming the chain ``unique() → .size(0) → new_zeros()``) to the places that fix a shape: the size arguments of
-        ``torch.zeros`` / ``arange`` / ``randperm`` and friends, ``view`` / ``reshape`` / ``expand`` /
+        ``torch.zeros`` / ``arange`` / ``randperm`` and friends (and the legacy ``torch.FloatTensor(b, n)`` given two or more sizes; one argument is its data), ``view`` / ``reshape`` / ``expand`` /
         ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, the size
         arguments of common libraries (``dim_size`` of torch_scatter's and PyG's ``scatter``, ``batch_size`` /
         ``max_num_nodes`` of ``to_dense_batch`` / ``to_dense_adj``, ``num_classes`` of ``F.one_hot``,
@@ -112,6 +112,8 @@ class TensorValueInShape(ValueFlow):
                  "import torch\nn = int(t.sum())\ny = x[:n]\n",
                  "import torch\nfor i in range(labels.max().item() + 1):\n    pass\n",
                  "import torch\nout = x.view(t.item(), -1)\n",
+                 # a legacy typed constructor given sizes (two or more arguments allocate)
+                 "import torch\ndef f(t, b):\n    n = int(t.max())\n    return torch.FloatTensor(b, n).zero_()\n",
                  "import torch\ndef f(x, labels):\n    n = (labels > 0).sum()\n    return x[:n]\n",
                  "import torch\ndef f(b, counts):\n    return torch.zeros(b, counts.max(), 5)\n",
                  "import torch\nclass Head(torch.nn.Module):\n    def prepare(self, counts):\n"
@@ -274,6 +276,8 @@ class TensorValueInShape(ValueFlow):
                      "import torch\nclass Occ(torch.nn.Module):\n    def __init__(self, res):\n        super().__init__()\n"
                      "        self.register_buffer('coords', self._grid(res))\n"
                      "    def _grid(self, res: torch.Tensor):\n        res = res.tolist()\n        return torch.arange(res[0])\n",
+                     # one argument of a legacy typed constructor is its data, not a size
+                     "import torch\ndef f(t):\n    return torch.LongTensor(t.tolist())\n",
                      # the builtin max of a host list of sizes
                      "import torch\ndef f(x: torch.Tensor, sizes: list):\n    m = max(sizes)\n    return x[:, :m]\n",
                      # a mixin's attribute set by the class it is mixed into when built (a gym space's sizes)

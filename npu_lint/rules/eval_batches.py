@@ -14,7 +14,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
-                                            _constant, _names_around, _shuffle_flag,
+                                            _constant, _mode_choice, _names_around, _shuffle_flag,
                                             batched_keywords)
 from npu_lint.rules.loader_loops import assigned, loops_over
 from npu_lint.rules.training_loops import trains
@@ -52,7 +52,8 @@ class ShortLastEvalBatch(Rule):
         get_dataloaders(...)``) that calls an ``nn.Module`` with the batch, or, under ``torch.no_grad()`` /
         ``inference_mode()`` or after ``model.eval()``, calls a project callable with it; or a loader returned
         by the Lightning hooks ``val_dataloader`` / ``test_dataloader`` / ``predict_dataloader``. Training
-        loaders (shuffling, named ``train``, iterated by a loop that steps an optimizer) are NPU406's, never
+        loaders (shuffling, named ``train``, iterated by a loop that steps an optimizer, or with arguments chosen by a
+        phase flag: ``batch_size=cfg.eval_batch_size if is_eval else cfg.batch_size``) are NPU406's, never
         reported here; samplers (a ``BatchSampler``, a ``DistributedSampler``, which pads by repeating samples)
         are no loaders, and a config ``dict(..., drop_last=False)`` counts only with its batch size. A loader
         nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
@@ -207,8 +208,8 @@ class ShortLastEvalBatch(Rule):
         if drop_last is not None and _constant(drop_last) is not False and _default(drop_last, node, ctx) is not False:
             return      # ``drop_last=True`` or computed: the author (or the caller) decides
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
-                or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None:
-            return      # a training loader: NPU406
+                or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None or _mode_choice(keywords) is not None:
+            return      # a training loader (in one phase at least): NPU406
         loops = list(loops_over(node, ctx))
         if any(trains(loop, ctx) for loop, _ in loops):
             return      # trained on: NPU406

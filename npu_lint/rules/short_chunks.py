@@ -96,7 +96,7 @@ class ShortLastChunk(Rule):
         of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` (or
         ``while i < stop:`` with ``i += step`` in its body) whose stop is not reduced by the step: unless the data length is a multiple of the step, the last chunk is shorter.
         The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
-        (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))``, ``trange`` or ``enumerate``, and the
+        (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))`` (a bare ``tqdm`` whatever binds it: ``tqdm = get_tqdm()``), ``trange`` or ``enumerate``, and the
         loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i + bs]) for i in range(0,
         len(x), bs)])``). Also ``min(total_length - offset, length)`` with ``total_length`` bound to a length
         of the data (a chunk helper's ``TensorChunk(x, offset, length)``), and loops (or comprehensions) over
@@ -165,6 +165,11 @@ class ShortLastChunk(Rule):
                  # the steps through a progress bar or enumerate
                  "import torch\nfrom tqdm import tqdm\ndef enc(model, emb, bs):\n"
                  "    for start in tqdm(range(0, len(emb), bs), desc='encode'):\n        model(emb[start:start + bs])\n",
+                 # a progress bar bound by the project (``tqdm = get_tqdm()``) around shuffled chunk starts
+                 "import random\nimport torch\nfrom .utils import get_tqdm\ntqdm = get_tqdm()\n"
+                 "def train(model, opt, data, bs):\n    starts = list(range(0, len(data), bs))\n"
+                 "    random.shuffle(starts)\n    for k, s in enumerate(tqdm(starts)):\n"
+                 "        model(data[s:s + bs]).sum().backward()\n        opt.step()\n",
                  "import torch\nfrom tqdm.auto import trange\ndef enc(model, emb, bs):\n"
                  "    for start in trange(0, emb.shape[0], bs, desc='encode'):\n        model(emb[start:start + bs])\n",
                  "import torch\ndef enc(model, emb, bs):\n    for k, start in enumerate(range(0, len(emb), bs)):\n"

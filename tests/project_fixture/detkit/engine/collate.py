@@ -1,6 +1,6 @@
 import torch
 
-from detkit.utils.batching import longest, pad_frames, pad_list, pad_targets, pad_to
+from detkit.utils.batching import longest, pad_frames, pad_list, pad_targets, pad_to, prepare_ids, stack_tensors
 
 
 def collate(batch):
@@ -17,3 +17,13 @@ def collate_frames(batch):
 def collate_fixed(batch):
     ids = pad_to([torch.as_tensor(t) for _, t in batch], 128)
     return ids, pad_to([torch.as_tensor(t) for _, t in batch])  # expect: NPU405@16
+
+
+def collate_priors(batch):
+    spec_len = max([p.shape[0] for p in batch])  # expect: NPU405@15
+    fixed = stack_tensors(batch, max_lens=[64, 128])
+    return stack_tensors(batch, max_lens=[64, spec_len]), fixed
+
+
+def collate_ids(batch):
+    return torch.as_tensor(prepare_ids([ids for ids, _ in batch]))  # expect: NPU405@27

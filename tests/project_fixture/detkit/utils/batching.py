@@ -35,3 +35,24 @@ def pad_to(xs, max_len=None):
     if max_len is None:
         max_len = max(map(len, xs))  # expect: NPU405@18
     return torch.stack([torch.cat([x, x.new_zeros(max_len - len(x))]) for x in xs])
+
+
+def stack_tensors(tensors, max_lens, pad_value=0.0):
+    """Pads each tensor's last axes to the lengths given (a list, last axis first) and stacks them."""
+    padded = []
+    for t in tensors:
+        padding = []
+        for i, max_len in enumerate(max_lens, 1):
+            padding += [0, max_len - t.shape[-i]]
+        padded.append(torch.nn.functional.pad(t, pad=padding, value=pad_value))
+    return torch.stack(padded)
+
+
+def _pad_one(x, length):
+    return np.pad(x, (0, length - x.shape[0]), mode="constant")
+
+
+def prepare_ids(inputs):
+    """The maximum handed to a helper of the file that pads up to its parameter (coqui TTS ``prepare_data``)."""
+    max_len = max(len(x) for x in inputs)  # expect: NPU405@14
+    return np.stack([_pad_one(x, max_len) for x in inputs])
