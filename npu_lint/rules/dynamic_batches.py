@@ -12,7 +12,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.loader_kwargs import batched_keywords
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches,
                                            short_batch_sampler)
-from npu_lint.rules.loader_subclasses import super_init_keywords
+from npu_lint.rules.loader_subclasses import parameters_of, passed_arguments, substituted, super_init_keywords
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.value_flow import FAMILY
 
@@ -308,14 +308,7 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     if None in inner or "batch_sampler" in inner or _constant(inner.get("shuffle")) is True \
             or _shuffle_flag(loaders[0], inner.get("shuffle"), ctx) is not None or _mode_choice(inner) is not None:
         return None         # a spread, a batch sampler, or a loader flagged inside the helper (shuffling, a flag)
-    passed = _passed_arguments(definition, node, offset)
-    keywords: dict = {}
-    for key, value in inner.items():
-        if isinstance(value, ast.Name) and value.id in passed:
-            if passed[value.id] is not None:
-                keywords[key] = passed[value.id]
-        else:
-            keywords[key] = value
+    keywords = substituted(inner, passed_arguments(definition, node, offset))
     if "batch_size" not in keywords and "batch_size" not in inner:
         keywords["batch_size"] = ast.Constant(value=None)
     elif "batch_size" not in keywords:
@@ -349,34 +342,10 @@ def _shuffle_flag(node: ast.Call, shuffle: Optional[ast.AST], ctx: FileContext) 
             or (isinstance(shuffle, ast.Compare) and isinstance(shuffle.ops[0], (ast.Is, ast.IsNot))):
         return None   # ``shuffle=(sampler is None)``: a sampler decides, not a training flag
     function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    if function is not None and isinstance(shuffle, ast.Name) and shuffle.id in _parameters(function) \
+    if function is not None and isinstance(shuffle, ast.Name) and shuffle.id in parameters_of(function) \
             and ctx.resolver.call_sites(function):
         return None
     return short_source(shuffle, 30)
-
-
-def _parameters(function: ast.AST) -> list[str]:
-    args = function.args   # type: ignore[attr-defined]
-    return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
-
-
-def _passed_arguments(function: ast.AST, call: ast.Call, offset: int = 0) -> dict[str, Optional[ast.AST]]:
-    """Each parameter of ``function`` with what ``call`` passes to it (None: left at its default); ``offset``
-    leading parameters the call fills implicitly (a method's ``self``)."""
-    args = function.args   # type: ignore[attr-defined]
-    positional = [a.arg for a in args.posonlyargs + args.args][offset:]
-    passed: dict[str, Optional[ast.AST]] = {name: None for name in _parameters(function)}
-    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
-    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
-    passed.update(defaults)
-    for name, value in zip(positional, call.args):
-        if isinstance(value, ast.Starred):
-            break
-        passed[name] = value
-    for keyword in call.keywords:
-        if keyword.arg in passed:
-            passed[keyword.arg] = keyword.value
-    return passed
 
 
 def _iterated(node: ast.AST) -> str:

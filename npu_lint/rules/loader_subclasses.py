@@ -1,6 +1,8 @@
 """A project's DataLoader subclass (NPU406, NPU415): the keywords its constructor hands to DataLoader's, read from
 its ``super().__init__(...)`` call (a framework's loader class passes ``batch_size=self.step`` and
-``shuffle=shuffle`` there), with the subclass's own parameters replaced by what the call passes."""
+``shuffle=shuffle`` there), with the subclass's own parameters replaced by what the call passes; and that
+replacement itself, shared with the loader helpers of dynamic_batches.py (what a call passes to a definition's
+parameters, the definition's DataLoader keywords in terms of it)."""
 from __future__ import annotations
 
 import ast
@@ -26,20 +28,39 @@ def super_init_keywords(cls: ast.ClassDef, call: ast.Call, parameters: Sequence[
     if None in inner:
         return None
     inner.update(zip(parameters, calls[0].args))
-    args = init.args
-    positional = [a.arg for a in args.posonlyargs + args.args][1:]   # ``self`` is not passed
-    passed: dict[str, Optional[ast.AST]] = {name: None for name in positional + [a.arg for a in args.kwonlyargs]}
-    passed.update(zip(positional[len(positional) - len(args.defaults):], args.defaults))
-    passed.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    return substituted(inner, passed_arguments(init, call, 1))   # ``self`` is not passed
+
+
+def parameters_of(function: ast.AST) -> list[str]:
+    """Every parameter name of a definition, positional first."""
+    args = function.args   # type: ignore[attr-defined]
+    return [a.arg for a in args.posonlyargs + args.args + args.kwonlyargs]
+
+
+def passed_arguments(function: ast.AST, call: ast.Call, offset: int = 0) -> dict[str, Optional[ast.AST]]:
+    """Each parameter of ``function`` with what ``call`` passes to it (None: left at its default); ``offset``
+    leading parameters the call fills implicitly (a method's ``self``)."""
+    args = function.args   # type: ignore[attr-defined]
+    positional = [a.arg for a in args.posonlyargs + args.args][offset:]
+    passed: dict[str, Optional[ast.AST]] = {name: None for name in parameters_of(function)}
+    defaults = dict(zip(positional[len(positional) - len(args.defaults):], args.defaults))
+    defaults.update({a.arg: d for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None})
+    passed.update(defaults)
     for name, value in zip(positional, call.args):
         if isinstance(value, ast.Starred):
-            return None
+            break
         passed[name] = value
     for keyword in call.keywords:
-        if keyword.arg is None:
-            return None
         if keyword.arg in passed:
             passed[keyword.arg] = keyword.value
+    return passed
+
+
+def substituted(inner: dict, passed: dict[str, Optional[ast.AST]]) -> dict:
+    """The keywords a definition hands to DataLoader (``inner``) with its own parameters replaced by what the call
+    passes (``passed``); a parameter the call leaves at no value is left out."""
     keywords: dict = {}
     for key, value in inner.items():
         if isinstance(value, ast.Name) and value.id in passed:
