@@ -338,11 +338,10 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
         for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                if value:
-                    for item in value[::-1]:
-                        if isinstance(item, ast_type):
-                            parents[id(item)] = node
-                            push(item)
+                for item in reversed(value):
+                    if isinstance(item, ast_type):
+                        parents[id(item)] = node
+                        push(item)
             elif value is not None and isinstance(value, ast_type):
                 parents[id(value)] = node
                 push(value)
