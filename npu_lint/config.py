@@ -60,8 +60,13 @@ class Config:
         return tuple(codes)
 
     def excludes(self, path: Path) -> bool:
+        """Whether an exclude pattern matches ``path`` (as :func:`_matches` says); what depends on the folder alone
+        is answered once per folder (flake8 asks for every file)."""
         relative = _relative(path, self.root)
-        return any(_matches(relative, pattern) for pattern in self.exclude + self.extend_exclude)
+        folder, slash, name = relative.rpartition("/")
+        patterns = self.exclude + self.extend_exclude
+        return _folder_excluded(folder + slash, patterns) or any(_name_matches(relative, name, pattern)
+                                                                 for pattern in patterns)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -77,6 +82,25 @@ def _matches(relative: str, pattern: str) -> bool:
     if fnmatch.fnmatch(relative, pattern) or relative.startswith(pattern + "/"):
         return True
     return "/" not in pattern and any(_part_matches(part, pattern) for part in relative.split("/"))
+
+
+@lru_cache(maxsize=1024)
+def _folder_excluded(prefix: str, patterns: tuple[str, ...]) -> bool:
+    """The parts of :func:`_matches` that look at the folder only: ``prefix`` is the relative path up to and with
+    its last ``/`` (empty for a name without one). ``relative.startswith(pattern + "/")`` holds exactly when the
+    prefix starts so (the name holds no ``/``), and the folder parts are all parts but the name."""
+    parts = prefix[:-1].split("/") if prefix else ()
+    for pattern in patterns:
+        pattern = pattern.rstrip("/")
+        if prefix.startswith(pattern + "/") or ("/" not in pattern and any(_part_matches(p, pattern) for p in parts)):
+            return True
+    return False
+
+
+def _name_matches(relative: str, name: str, pattern: str) -> bool:
+    """The parts of :func:`_matches` that depend on the file: the whole path, and its last part."""
+    pattern = pattern.rstrip("/")
+    return fnmatch.fnmatch(relative, pattern) or ("/" not in pattern and _part_matches(name, pattern))
 
 
 @lru_cache(maxsize=4096)

@@ -62,6 +62,10 @@ class Dispatch:
         # made once per name and kept, in the rules' order.
         self._api_filtered = any(type(rule).wants_api is not Rule.wants_api for rule in self.api_rules)
         self._api_entries: dict[str, tuple] = {}
+        # The per-name lists are few distinct ones (10 and 18 over timm+mmdet's 6,779 names): each kept once, so the
+        # memos hold no object of their own the collector would scan (flake8's full passes scan the whole heap).
+        self._shared: dict[tuple, tuple] = {}
+        self._last: tuple[Optional[str], tuple[int, ...]] = (None, ())   # _active's last source and answer
         self.gated_calls = any(type(rule).callees is not None or type(rule).methods is not None
                                or type(rule).wants_call.__func__ is not _WANTS_CALL
                                for rule in self.by_type.get(ast.Call, ()))
@@ -89,7 +93,7 @@ class Dispatch:
                 entries = tuple(entry for entry in self._whole.api_entries(qualname) if id(entry[2]) in self._kept)
             else:
                 entries = tuple(entry for entry in self.api_calls if type(entry[2]).wants_api(qualname))
-            self._api_entries[qualname] = entries
+            self._api_entries[qualname] = entries = self._shared.setdefault(entries, entries)
         return entries
 
     def call_entries(self, name: Optional[str], method: Optional[str]) -> tuple:
@@ -98,10 +102,10 @@ class Dispatch:
         key = (name, method)
         entries = self._call_entries.get(key)
         if entries is None:
-            entries = self._call_entries[key] = tuple(
-                entry for entry in self._whole.call_entries(name, method) if id(entry[2]) in self._kept) \
+            entries = tuple(entry for entry in self._whole.call_entries(name, method) if id(entry[2]) in self._kept) \
                 if self._whole is not None and self._whole.gated_calls else tuple(
                 entry for entry in self.calls.get(ast.Call, ()) if type(entry[2]).wants_call(name, method))
+            self._call_entries[key] = entries = self._shared.setdefault(entries, entries)
         return entries
 
     def wanted(self, source: str) -> bool:
@@ -110,26 +114,32 @@ class Dispatch:
             return False
         if self.triggers is None:
             return True
-        return any(trigger in source for trigger in self.triggers)
+        return bool(self._active(source))   # every rule has trigger words: one of them is in ``source``
 
     def for_source(self, source: str) -> "Dispatch":
         """The same pre-filter per rule: only the rules whose trigger words occur in ``source`` are run."""
         active = self._active(source)
         if len(active) == len(self.instances):
             return self
-        narrowed = self._narrowed.get(active)
+        narrowed = self._narrowed.pop(active, None)
         if narrowed is None:
-            narrowed = self._narrowed[active] = Dispatch.__new__(Dispatch)
+            if len(self._narrowed) >= _NARROWED_KEPT:   # the oldest used set goes (see _NARROWED_KEPT)
+                del self._narrowed[next(iter(self._narrowed))]
+            narrowed = Dispatch.__new__(Dispatch)
             narrowed._build([self.instances[index] for index in active])
             narrowed.codes, narrowed._narrowed = self.codes, {}
             # the per-name entries: the whole dispatch's (each name judged once per run, not once per rule set),
             # restricted to the rules kept, in the same order
             narrowed._whole, narrowed._kept = self, frozenset(id(rule) for rule in narrowed.instances)
+        self._narrowed[active] = narrowed   # last in the order: the most recently used
         return narrowed
 
     def _active(self, source: str) -> tuple[int, ...]:
         """The indices of the rules with no trigger words or one of them in ``source``. A rule's words are looked
-        for until one is found (each distinct word at most once): a rule already kept needs none of its others."""
+        for until one is found (each distinct word at most once): a rule already kept needs none of its others.
+        The last source's answer is kept (the same text object: ``wanted`` and ``for_source`` ask it in turn)."""
+        if source is self._last[0]:
+            return self._last[1]
         found: dict[str, bool] = {}
         runs: Optional[bytes] = None
         in_runs = self._run_bytes if len(self._word_runs) >= 8 else {}
@@ -152,7 +162,8 @@ class Dispatch:
                 if hit:
                     active.append(index)
                     break
-        return tuple(active)
+        self._last = (source, tuple(active))
+        return self._last[1]
 
 
 def _runs(source: str) -> bytes:
@@ -166,6 +177,10 @@ _RUN = re.compile(r"[A-Za-z0-9_]+")
 _RUN_BYTES = bytes(byte if byte >= 128 or _RUN.fullmatch(chr(byte)) else 32 for byte in range(256))   # others: " "
 _CONSTANT_TYPES = (str, bytes, bool, int, float, complex, type(None), type(...))   # what ast.Constant holds
 _WANTS_CALL = Rule.wants_call.__func__
+# Narrowed dispatches kept per run (least recently used dropped): most rule sets occur in one file only (917 sets for
+# timm+mmdet's 1,692 files, 758 once), and each kept one holds ~100 objects the collector scans on every full pass of
+# the host process (flake8's, over its whole heap): all of them kept cost more collector time than they saved.
+_NARROWED_KEPT = 32
 
 
 @lru_cache(maxsize=64)
@@ -323,11 +338,10 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
         for field in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                if value:
-                    for item in value[::-1]:
-                        if isinstance(item, ast_type):
-                            parents[id(item)] = node
-                            push(item)
+                for item in reversed(value):
+                    if isinstance(item, ast_type):
+                        parents[id(item)] = node
+                        push(item)
             elif value is not None and isinstance(value, ast_type):
                 parents[id(value)] = node
                 push(value)
