@@ -17,7 +17,8 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, Summaries, cycle_hit,  # noqa: F401  (re-exported)
                                         memo, return_statements)
 from npu_lint.analysis.configuration import configured
-from npu_lint.analysis.declared import PYTHON_SCALARS, Declared
+from npu_lint.analysis.declared import Declared
+from npu_lint.analysis.scalars import length_call, scalar
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
 from npu_lint.analysis.callables import Callables
@@ -241,11 +242,11 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             operands = [self.value_of(o, scope, depth + 1) for o in (node.left, *node.comparators)]
             if any(v is not None and v[0] == K.HOST for v in operands):
                 return K.HOST, None
-            if all(_scalar(o, v) or (isinstance(o, ast.BinOp) and self._scalar_arithmetic(o, scope, depth + 1))
+            if all(scalar(o, v) or (isinstance(o, ast.BinOp) and self._scalar_arithmetic(o, scope, depth + 1))
                    for o, v in zip((node.left, *node.comparators), operands)):
                 return None   # ``n == 0`` with ``n: int``: a Python bool (``x > t`` with ``t: float`` stays a mask)
             if not any(v is not None and v[0] in K.TENSORS for v in operands) \
-                    and any(_python_number(o) for o in (node.left, *node.comparators)):
+                    and any(length_call(o) for o in (node.left, *node.comparators)):
                 return None   # ``len(words) == start + n``: a Python bool
             return K.MASK, None
         if kind is ast.BinOp:
@@ -353,7 +354,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
     def _scalar_arithmetic(self, node: ast.BinOp, scope: Scope, depth: int) -> bool:
         """``d - 1`` with ``d`` an ``int``: arithmetic of Python numbers only."""
         sides = (node.left, node.right)
-        return all(_scalar(side, self.value_of(side, scope, depth)) or (
+        return all(scalar(side, self.value_of(side, scope, depth)) or (
             isinstance(side, ast.BinOp) and depth < _DEPTH and self._scalar_arithmetic(side, scope, depth + 1))
             for side in sides)
 
@@ -392,21 +393,3 @@ def _instance_method(function: Optional[ast.AST]) -> bool:
     """Not a ``@classmethod`` (whose first parameter is the class, not an instance)."""
     return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and not any(
         isinstance(d, ast.Name) and d.id == "classmethod" for d in function.decorator_list)
-
-
-def _python_number(node: ast.AST) -> bool:
-    """``len(xs)``: a Python int, whatever its argument (``float('-inf')`` is compared with tensors too)."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len"
-
-
-def _scalar(node: ast.AST, value: Optional[K.Value]) -> bool:
-    """A Python number or string: a constant, ``len(xs)``, a size read (``x.shape[0]``, ``x.size(1)``), a name
-    annotated ``int``/``float``/``str``..."""
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-        return True   # ``x.shape[0]``
-    if isinstance(node, ast.Attribute) and node.attr == "ndim" or isinstance(node, ast.Call) and isinstance(
-            node.func, ast.Attribute) and node.func.attr in ("dim", "numel", "size") and len(node.args) == (
-            node.func.attr == "size"):
-        return True   # ``x.ndim``, ``x.dim()``, ``x.numel()``, ``x.size(0)``
-    return (isinstance(node, ast.Constant) and not isinstance(node.value, type(...))) or _python_number(node) \
-        or (value is not None and value[0] == K.OBJECT and value[1] in PYTHON_SCALARS)

@@ -13,6 +13,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import class_bases
+from npu_lint.analysis.scalars import python_number
 from npu_lint.analysis.scopes import CLASS, VALUE, Binding, Position, Scope
 from npu_lint.analysis.summaries import return_statements
 
@@ -27,26 +28,10 @@ _PYTHON_TYPES.update({name: (K.LIST, None)
 _PYTHON_TYPES.update({name: (K.OBJECT, None) for name in ("Dict", "Set", "FrozenSet", "DefaultDict")})
 
 
-_NUMBER_CALLS = frozenset({"len", "int", "float", "round"})
-_NUMBER_METHODS = frozenset({"dim", "numel", "item", "nelement", "ndimension", "element_size"})
-
-
 def _python_number(binding: Binding) -> bool:
-    """The binding gives a Python number: a numeric constant, ``len(x)`` / ``int(x)``, ``x.size(dim)`` (an axis
-    given: an ``int``), ``x.dim()``, ``x.numel()``, ``x.item()``."""
-    value = binding.value
-    if binding.tag != VALUE or binding.path or not isinstance(value, ast.AST):
-        return False
-    if isinstance(value, ast.Constant):
-        return isinstance(value.value, (int, float)) and not isinstance(value.value, bool)
-    if not isinstance(value, ast.Call):
-        return False
-    func = value.func
-    if isinstance(func, ast.Name):
-        return func.id in _NUMBER_CALLS
-    if isinstance(func, ast.Attribute):
-        return func.attr in _NUMBER_METHODS or (func.attr == "size" and len(value.args) == 1 and not value.keywords)
-    return False
+    """The binding gives a Python number (``size = x.size(dim)``, ``n = len(xs)``, ``k = 1``)."""
+    return binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
+        and python_number(binding.value)
 
 
 def _python_list(binding: Binding) -> bool:

@@ -9,7 +9,7 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.size_sinks import last_name
-from npu_lint.analysis.summaries import return_statements
+from npu_lint.analysis.summaries_reads import compares_unknowns
 from npu_lint.context import FileContext
 from npu_lint.rules.branch_arms import later
 from npu_lint.rules.loop_state import tensor_flag
@@ -108,10 +108,7 @@ def _compared_unknowns(name: ast.AST, ctx: FileContext) -> bool:
         if callee is None and ctx.project is not None:   # a function of another module: what its facts say
             called = resolver.qualname(name.func)
             return called is not None and ctx.project.compares_unknowns(called, ctx.module)
-        inner = resolver.scopes.scope_of(callee[0]) if callee is not None else None
-        values = [r.value for r in return_statements(callee[0])] if inner is not None else []
-        return bool(values) and all(isinstance(v, ast.Compare) and not any(
-            resolver.kind_of_at(side, inner) in K.TENSORS for side in (v.left, *v.comparators)) for v in values)
+        return callee is not None and compares_unknowns(callee[0], resolver)
     if not isinstance(name, ast.Name) or resolver.scopes is None:
         return False
     bindings = resolver.scopes.may_reach(name.id, resolver.current, (name.lineno, name.col_offset))

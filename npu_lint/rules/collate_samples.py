@@ -30,8 +30,11 @@ def may_collate(ctx: FileContext) -> bool:
         return True
     if ctx.project is None:
         return False
-    functions, methods = ctx.project.collate_parameters(ctx.module)
-    return bool(functions) or bool(methods)
+    found = ctx.scratch.get("may_collate")
+    if found is None:   # asked per list a rule looks at: the index is asked once per file
+        functions, methods = ctx.project.collate_parameters(ctx.module)
+        found = ctx.scratch["may_collate"] = bool(functions) or bool(methods)
+    return found
 
 
 def collate_samples(binding: Binding, ctx: FileContext) -> Optional[str]:

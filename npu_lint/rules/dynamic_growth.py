@@ -201,7 +201,8 @@ class GrowingTensor(Rule):
             return
         assert isinstance(node, ast.Call)
         if len(node.args) >= 2 and isinstance(node.args[0], (ast.Name, ast.Attribute)):
-            self._padded_here(node, ctx)
+            if ctx.resolver.qualname(node.func) in _PADS:
+                self._padded_here(node, ctx)   # the callee first (memoised): most calls are no pad
             return
         if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) or self._grown_here(node, ctx):
             return
@@ -256,7 +257,7 @@ class GrowingTensor(Rule):
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         text = ast.unparse(statement.targets[0])
         if not isinstance(loop, (ast.For, ast.While)) or (isinstance(loop, ast.For) and not steps(loop.iter)) \
-                or not carried(loop, statement, text) or ctx.resolver.qualname(node.func) not in _PADS:
+                or not carried(loop, statement, text):
             return
         ctx.report(node, self.message.format(what=f"{text} = pad({text}, {short_source(node.args[1], 20)})"), "pad")
 
