@@ -37,6 +37,7 @@ _UNKNOWN = object()   # a value not computed yet (None is a value: unknown)
 _DEFAULT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER})
 _MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"})
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.ParameterList"})
+_PANDAS_INDEXERS = frozenset({"loc", "iloc"})
 _LOADER_PARTS = {"dataset": K.DATASET, "sampler": K.SAMPLER, "batch_sampler": K.SAMPLER}
 
 
@@ -368,6 +369,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             if value is None:   # declared in the class body or set in a base class (this file's, or another module's)
                 value = self.own_member(scope, node.attr, depth, skip=not bindings)
             return self._narrowed_attribute(node, scope, value, bindings)
+        if node.attr in _PANDAS_INDEXERS:
+            return K.HOST, None   # ``df.loc[mask]``: pandas' indexers, which no tensor has
         if node.attr in K.TENSOR_ATTRIBUTES or node.attr == "device" or node.attr in _LOADER_PARTS:
             value = self.value_of(receiver, scope, depth) if known is _UNKNOWN else known
             if node.attr == "device":
