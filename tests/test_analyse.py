@@ -211,7 +211,7 @@ def test_dynamic_shape_risks_get_their_own_file(project):
                      ("train_multiscale.py", 53, "NPU404"), ("train_multiscale.py", 64, "NPU403"),
                      ("train_multiscale.py", 65, "NPU403"), ("train_multiscale.py", 66, "NPU403"),
                      ("train_multiscale.py", 66, "NPU401"), ("train_multiscale.py", 67, "NPU403"),
-                     ("train_multiscale.py", 71, "NPU406")]
+                     ("train_multiscale.py", 71, "NPU406"), ("train_multiscale.py", 73, "NPU415")]
     assert "| dynamic_shape_risk.csv" in result.stdout
 
 

@@ -69,3 +69,26 @@ def _lookup_default(node: ast.AST) -> Optional[ast.Constant]:
     if isinstance(key, ast.Constant) and isinstance(key.value, str) and isinstance(default, ast.Constant):
         return default
     return None
+
+
+def may_be_false(node: ast.AST, scope: Optional[Scope], scopes: Optional[Scopes]) -> bool:
+    """``node`` is ``False`` on some path the code itself takes, whatever the caller: a name one arm binds to
+    ``False`` (``if len(ds) % bs == 1: drop_last = True`` / ``else: drop_last = False``), or a test of a
+    remainder (``drop_last=len(ds) % bs == 1``: true for one remainder only, false for every other)."""
+    if _remainder_test(node):
+        return True
+    if not isinstance(node, ast.Name) or scope is None or scopes is None:
+        return False
+    for binding in scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
+        value = binding.value
+        if binding.tag == VALUE and not binding.path and isinstance(value, ast.AST) \
+                and (_remainder_test(value) or (isinstance(value, ast.Constant) and value.value is False)):
+            return True
+    return False
+
+
+def _remainder_test(node: ast.AST) -> bool:
+    """``len(ds) % bs == 1`` (either side): equal for one remainder of the division only."""
+    return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) \
+        and any(isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mod)
+                for side in (node.left, node.comparators[0]))

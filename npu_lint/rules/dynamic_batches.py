@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.defaults import default_constant
+from npu_lint.analysis.defaults import default_constant, may_be_false
 from npu_lint.analysis.nodes import walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
@@ -12,7 +12,8 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.loader_kwargs import batched_keywords
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches,
                                            short_batch_sampler)
-from npu_lint.rules.loader_subclasses import parameters_of, passed_arguments, substituted, super_init_keywords
+from npu_lint.rules.loader_subclasses import (parameters_of, passed_arguments, substituted, super_init_keywords,
+                                             super_loader_call)
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.value_flow import FAMILY
 
@@ -64,7 +65,12 @@ class LoaderWithoutDropLast(Rule):
         ``batch_sampler=``, it decides the batches. So are Hugging Face ``TrainingArguments`` (and
         ``Seq2SeqTrainingArguments``) without ``dataloader_drop_last=True`` given to a trainer whose ``train()``
         the same function calls: the ``Trainer`` builds its training loader from them (not with
-        ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it).
+        ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it). A ``drop_last`` the
+        code itself leaves ``False`` on some path counts as ``False``: a name one arm sets to ``False`` (``if
+        len(ds) % bs == 1: drop_last = True`` / ``else: drop_last = False``) or a test of the remainder
+        (``drop_last=len(ds) % bs == 1``, true for one remainder only). The ``super().__init__(...)`` of a class
+        deriving from ``DataLoader`` itself is judged as a ``DataLoader`` call when the file never builds the class
+        (a framework's loader base, built in other modules).
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
         a second set of shapes for every operator of the training step, compiled again on NPU (and with
@@ -118,11 +124,27 @@ class LoaderWithoutDropLast(Rule):
                  "import torch\nfrom torch.utils.data import DataLoader\ndef get_data_loader(config, ds, sampler, is_eval):\n"
                  "    return DataLoader(ds, sampler=sampler, collate_fn=ds.collate_fn,\n"
                  "                      batch_size=config.eval_batch_size if is_eval else config.batch_size)\n",
+                 # drop_last False on the code's own path: one arm sets it, or a remainder test (avoid a batch of one)
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, shuffle=True):\n"
+                 "    if shuffle and len(ds) % bs == 1:\n        drop_last = True\n    else:\n        drop_last = False\n"
+                 "    return DataLoader(ds, bs, shuffle, drop_last=drop_last)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\n"
+                 "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=len(ds) % 32 == 1)\n",
+                 # a framework's DataLoader base class, built in other modules: its own super().__init__
+                 "import torch\nclass AbstractLoader(torch.utils.data.DataLoader):\n"
+                 "    def __init__(self, config, dataset, shuffle=False):\n        self.step = config['batch_size']\n"
+                 "        super().__init__(dataset=dataset, batch_size=self.step, shuffle=shuffle)\n",
                  # drop_last looked up in a data config with the default False (NeMo's setup from config)
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
                  "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
-    must_not_fire = (# the same loader class evaluating (no shuffle, no train name); one that batches nothing
+    must_not_fire = (# drop_last computed from something else; a base class that passes drop_last itself
+                     "import torch\nfrom torch.utils.data import DataLoader\n"
+                     "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=len(ds) > 32)\n",
+                     "import torch\nclass AbstractLoader(torch.utils.data.DataLoader):\n"
+                     "    def __init__(self, dataset, bs, shuffle=False):\n"
+                     "        super().__init__(dataset, batch_size=bs, shuffle=shuffle, drop_last=True)\n",
+                     # the same loader class evaluating (no shuffle, no train name); one that batches nothing
                      "import torch\nclass Loader(torch.utils.data.DataLoader):\n    def __init__(self, cfg, ds, shuffle=False):\n"
                      "        super().__init__(dataset=ds, batch_size=cfg['batch_size'], shuffle=shuffle)\n"
                      "eval_data = Loader(cfg, ds)\n",
@@ -197,7 +219,7 @@ class LoaderWithoutDropLast(Rule):
             keywords = {kw.arg: kw.value for kw in node.keywords}
             keywords.update(zip(_LOADER_PARAMETERS, node.args))
         else:
-            keywords = _built_loader(node, ctx)
+            keywords = _built_loader(node, ctx) or super_loader_call(node, ctx, _LOADER_PARAMETERS)
             if keywords is None:
                 return
         keywords = batched_keywords(node, keywords, ctx)
@@ -246,14 +268,23 @@ def _scope(node: ast.AST, ctx: FileContext):   # the model's scope of the functi
 
 def _default(value: ast.AST, node: ast.AST, ctx: FileContext) -> object:
     """What a computed ``drop_last`` is unless a caller changes it (the model's defaults): ``False`` for
-    ``drop_last=self.drop_last`` set from a constructor parameter ``drop_last: bool = False``."""
-    return default_constant(value, _scope(node, ctx), ctx.resolver.scopes)
+    ``drop_last=self.drop_last`` set from a constructor parameter ``drop_last: bool = False``, and for one the
+    code itself sets ``False`` on some path (an arm ``drop_last = False``, a remainder test ``len(ds) % bs ==
+    1``)."""
+    scope = _scope(node, ctx)
+    found = default_constant(value, scope, ctx.resolver.scopes)
+    if found is not False and may_be_false(value, scope, ctx.resolver.scopes):
+        return False
+    return found
 
 
 def _by_default(keywords: dict, node: ast.AST, ctx: FileContext) -> str:
     value = keywords.get("drop_last")
     if value is None or isinstance(value, ast.Constant):
         return ""
+    scope = _scope(node, ctx)
+    if default_constant(value, scope, ctx.resolver.scopes) is not False:
+        return f" ({short_source(value, 30)} is False on most paths)"
     return f" ({short_source(value, 30)} is False by default)"
 
 
@@ -353,9 +384,6 @@ def _iterated(node: ast.AST) -> str:
     while isinstance(node, ast.Call) and node.args:
         node = node.args[0]
     return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
-
-
-    return False
 
 
 def _names_around(node: ast.Call, keywords: dict, ctx: FileContext) -> str:

@@ -16,7 +16,9 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
                                             batched_keywords)
+from npu_lint.rules.loader_escapes import escape
 from npu_lint.rules.loader_loops import assigned, loops_over
+from npu_lint.rules.loader_subclasses import super_loader_call
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.value_flow import FAMILY
 
@@ -60,6 +62,12 @@ class ShortLastEvalBatch(Rule):
         ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
         (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
         NPU406 reads it) counts as absent.
+        (3) a ``DataLoader`` with such a batch size and no ``drop_last`` that the file never iterates but hands
+        on: returned by a function the file does not call itself, kept on an attribute no method of the class
+        iterates, or passed to a call of another module (``trainer.validate(model, loader)``,
+        ``accelerator.prepare(loader)``), and the ``super().__init__`` of a class deriving from ``DataLoader`` itself
+        that the file never builds (a framework's loader base): its batches are cut the same wherever it is
+        iterated, so the finding names where it goes (a training loader found by its shuffle or name is NPU406's).
         A separate code from NPU406 so that evaluation findings can be deselected alone (``--ignore NPU415``):
         padding the last evaluation batch is a different change from dropping a training tail.
     Why it matters on NPU:
@@ -85,6 +93,16 @@ class ShortLastEvalBatch(Rule):
     triggers = ("DataLoader", "drop_last", "_dataloader")
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # a loader that leaves the code at hand, iterated nowhere in the file: returned by a factory, kept on an
+        # attribute, handed to another module's call; a framework's DataLoader base class
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build_test_loader(ds, bs):\n"
+        "    return DataLoader(ds, batch_size=bs, num_workers=4)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def __init__(self, ds):\n"
+        "        self.val_loader = DataLoader(ds, batch_size=64)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef run(trainer, model, ds):\n"
+        "    trainer.validate(model, DataLoader(ds, batch_size=64))\n",
+        "import torch\nclass AbstractLoader(torch.utils.data.DataLoader):\n"
+        "    def __init__(self, dataset, bs):\n        super().__init__(dataset=dataset, batch_size=bs)\n",
         # a Lightning DataModule's evaluation hook whose drop_last is the constructor's default False
         "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
         "    def __init__(self, ds, drop_last: bool = False):\n        self.ds = ds\n        self.drop_last = drop_last\n"
@@ -137,6 +155,14 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        # kept in the function, counted, or handed to the file's own function that keeps it; batches of one
+        "import torch\nfrom torch.utils.data import DataLoader\ndef steps(ds):\n"
+        "    return len(DataLoader(ds, batch_size=8))\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def register(self, loader):\n"
+        "        self.loaders.append(loader)\n    def setup(self, ds):\n"
+        "        self.register(DataLoader(ds, batch_size=8))\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds):\n"
+        "    return DataLoader(ds, batch_size=1)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
         "    def __init__(self, ds, drop_last: bool = True):\n        self.ds = ds\n        self.drop_last = drop_last\n"
         "    def val_dataloader(self):\n        return DataLoader(self.ds, batch_size=32, drop_last=self.drop_last)\n",
@@ -188,6 +214,7 @@ class ShortLastEvalBatch(Rule):
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
+        base: Optional[ast.AST] = None   # the DataLoader subclass whose ``super().__init__`` this call is
         explicit = next((kw.value for kw in node.keywords if kw.arg == "drop_last"), None)
         if ctx.resolver.qualname(node.func) == _LOADER:
             keywords = {kw.arg: kw.value for kw in node.keywords}
@@ -195,6 +222,9 @@ class ShortLastEvalBatch(Rule):
             explicit = keywords.get("drop_last", explicit)
         else:
             keywords = _built_loader(node, ctx)
+            if keywords is None:
+                keywords = super_loader_call(node, ctx, _LOADER_PARAMETERS)
+                base = ctx.enclosing(node, (ast.ClassDef,)) if keywords is not None else None
             if keywords is None:
                 if _constant(explicit) is False:
                     self._other_builder(node, ctx)
@@ -229,6 +259,12 @@ class ShortLastEvalBatch(Rule):
         if any(_feeds_model(loop, function, ctx) for loop, function in loops):
             ctx.report(node, self.message.format(what="this evaluation DataLoader feeds a model and has no "
                                                       "drop_last"), _LOADER)
+            return
+        where = f"every loader {base.name} builds" if isinstance(base, ast.ClassDef) else \
+            escape(node, ctx) if not loops else None
+        if where is not None:   # iterated elsewhere: its batches are cut the same there
+            ctx.report(node, self.message.format(what=f"this DataLoader ({where}) has no drop_last=True, "
+                                                      "wherever it is iterated"), _LOADER)
 
     def _other_builder(self, node: ast.Call, ctx: FileContext) -> None:
         """``dls.new(..., drop_last=False)``, ``BatchSampler(..., drop_last=False)``, ``dict(batch_size=8, ...,

@@ -6,9 +6,14 @@ parameters, the definition's DataLoader keywords in terms of it)."""
 from __future__ import annotations
 
 import ast
-from typing import Optional, Sequence
+from typing import TYPE_CHECKING, Optional, Sequence
 
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import class_bases, walk
+
+if TYPE_CHECKING:
+    from npu_lint.context import FileContext
+
+_LOADER = "torch.utils.data.DataLoader"
 
 
 def super_init_keywords(cls: ast.ClassDef, call: ast.Call, parameters: Sequence[str]) -> Optional[dict]:
@@ -68,4 +73,30 @@ def substituted(inner: dict, passed: dict[str, Optional[ast.AST]]) -> dict:
                 keywords[key] = passed[value.id]
         else:
             keywords[key] = value
+    return keywords
+
+
+def super_loader_call(node: ast.Call, ctx: "FileContext", parameters: Sequence[str]) -> Optional[dict]:
+    """The DataLoader keywords of ``super().__init__(...)`` in the ``__init__`` of a class deriving from
+    ``DataLoader`` itself (a framework's loader base, ``class AbstractDataLoader(DataLoader)``), judged there when
+    the file never builds the class (the loaders are made in other modules; the file's own instantiations are
+    judged with what they pass). None for any other call, and for one that spreads ``*args`` / ``**kwargs``."""
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super") \
+            or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+        return None
+    init = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+    cls = ctx.enclosing(init, (ast.ClassDef,)) if isinstance(init, ast.FunctionDef) and init.name == "__init__" \
+        else None
+    if not isinstance(cls, ast.ClassDef) or ctx.enclosing(cls, (ast.ClassDef, ast.FunctionDef)) is not None:
+        return None
+    if not any(ctx.resolver.qualname(base) == _LOADER for base in class_bases(cls)):
+        return None
+    scopes = ctx.resolver.scopes
+    for call in walk(scopes.module.node) if scopes is not None and scopes.module.node is not None else ():
+        if isinstance(call, ast.Call) and ctx.resolver.definition(call.func) is cls:
+            return None     # built in this file: judged at those calls
+    keywords: dict = {kw.arg: kw.value for kw in node.keywords}
+    keywords.update(zip(parameters, node.args))
     return keywords

@@ -1,0 +1,77 @@
+"""Where a loader goes when the file never iterates it (NPU415, eval_batches.py): returned by a factory, kept on
+an attribute, handed to a call of another module (``trainer.fit(model, loader)``, ``accelerator.prepare(loader)``).
+Its batches are cut wherever it is iterated; the file only shows that it leaves. Nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+import builtins
+from typing import Optional
+
+from npu_lint.analysis.nodes import walk
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES, short_source
+from npu_lint.rules.loader_loops import assigned
+
+_BUILTINS = frozenset(dir(builtins))   # ``len(loader)``, ``next(iter(loader))``: no batches cut for a model
+
+
+def escape(node: ast.Call, ctx: FileContext) -> Optional[str]:
+    """How the loader built by ``node`` leaves the code at hand (``returned by build_loader()``, ``kept in
+    self.test_loader``, ``passed to trainer.fit()``); None when it stays (used, or dropped, in the function)."""
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    where = f"{function.name}()" if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else "the module"
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and ctx.resolver.call_sites(function):
+        where = ""      # a helper the file calls: its loaders are judged at those calls, with what they pass
+    parent = ctx.parent(node)
+    if isinstance(parent, (ast.Tuple, ast.List, ast.Dict)):
+        parent = ctx.parent(parent)
+    if isinstance(parent, (ast.Return, ast.Yield)):
+        return f"returned by {where}" if where else None
+    if isinstance(parent, ast.Call) and node in (*parent.args, *(kw.value for kw in parent.keywords)):
+        callee = _foreign(parent, ctx)
+        if callee is not None and not assigned(node, ctx):
+            return f"passed to {callee}"
+    name = assigned(node, ctx)
+    if not name:
+        return None
+    if "." in name:
+        return f"kept in {name}"
+    body = function if function is not None else None
+    for child in walk(body) if body is not None else ():
+        if getattr(child, "lineno", 0) < node.lineno:
+            continue
+        if isinstance(child, (ast.Return, ast.Yield)) and child.value is not None and _mentions(child.value, name):
+            if where:   # (returned to the file's own callers: judged there, unless it also goes elsewhere)
+                return f"returned by {where}"
+        if isinstance(child, ast.Assign) and _mentions(child.value, name) \
+                and any(isinstance(t, ast.Attribute) for t in child.targets):
+            return f"kept in {short_source(child.targets[0], 30)}"
+        if isinstance(child, ast.Call) and any(isinstance(a, ast.Name) and a.id == name
+                                               for a in (*child.args, *(kw.value for kw in child.keywords))):
+            callee = _foreign(child, ctx)
+            if callee is not None:
+                return f"passed to {callee}"
+    return None
+
+
+def _mentions(node: ast.AST, name: str) -> bool:
+    """``loader``, ``(train_dl, loader)``, ``{"test": loader}``: the name itself or an element of a literal."""
+    if isinstance(node, ast.Name):
+        return node.id == name
+    if isinstance(node, (ast.Tuple, ast.List)):
+        return any(_mentions(e, name) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return any(_mentions(v, name) for v in node.values)
+    return False
+
+
+def _foreign(call: ast.Call, ctx: FileContext) -> Optional[str]:
+    """The callee's text when the file does not define it (a trainer, an accelerator, another module's helper):
+    where the batches go is not in this file. None for the file's own functions (their loops are judged) and
+    Python's builtins."""
+    func = call.func
+    if isinstance(func, ast.Name) and func.id in _BUILTINS:
+        return None
+    if ctx.resolver.definition(func) is not None or ctx.resolver.own_function(call) is not None:
+        return None
+    return f"{short_source(func, 30)}()"
