@@ -14,7 +14,7 @@ from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import rounded_up, scaled, scaled_end
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, same_or_variable, split_pieces,
-                                        while_counter, whole_chunks)
+                                        permuted_length, while_counter, whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
 
 
@@ -94,7 +94,8 @@ class ShortLastChunk(Rule):
     What it does:
         Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name, cut at the end of the data: the length
         of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` (or
-        ``while i < stop:`` with ``i += step`` in its body) whose stop is not reduced by the step: unless the data length is a multiple of the step, the last chunk is shorter.
+        ``while i < stop:`` with ``i += step`` in its body) whose stop is not reduced by the step (a length read
+        from the data, or the count a sliced order was made over: ``perm = torch.randperm(n)`` cut up to ``n``): unless the data length is a multiple of the step, the last chunk is shorter.
         The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
         (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))`` (a bare ``tqdm`` whatever binds it: ``tqdm = get_tqdm()``), ``trange`` or ``enumerate``, and the
         loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i + bs]) for i in range(0,
@@ -146,7 +147,14 @@ class ShortLastChunk(Rule):
     triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
                 "_split(", "islice(", "while ")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# a ``while`` loop that moves its own counter by the chunk (a replay buffer's minibatches)
+    must_fire = (# minibatches of a shuffled order over n samples, up to n (a rollout buffer's samples)
+                 "import numpy as np\nimport torch\nclass Buffer:\n    def get(self, bs):\n"
+                 "        idx = np.random.permutation(self.size * self.n_envs)\n        start = 0\n"
+                 "        while start < self.size * self.n_envs:\n"
+                 "            yield self._samples(idx[start:start + bs])\n            start += bs\n",
+                 "import torch\ndef batches(data, n, bs):\n    perm = torch.randperm(n)\n"
+                 "    for start in range(0, n, bs):\n        yield data[perm[start:start + bs]]\n",
+                 # a ``while`` loop that moves its own counter by the chunk (a replay buffer's minibatches)
                  "import numpy as np\nimport torch\ndef minibatches(policy, obs, bs):\n"
                  "    idx = np.random.permutation(len(obs))\n    start = 0\n    while start < len(obs):\n"
                  "        policy(torch.as_tensor(obs[idx[start:start + bs]]))\n        start += bs\n",
@@ -235,6 +243,11 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # an order over another count than the stop; whole chunks of the order only
+                     "import torch\ndef batches(data, n, m, bs):\n    perm = torch.randperm(m)\n"
+                     "    for start in range(0, n, bs):\n        yield data[perm[start:start + bs]]\n",
+                     "import torch\ndef batches(data, n, bs):\n    perm = torch.randperm(n)\n"
+                     "    for start in range(0, n - bs + 1, bs):\n        yield data[perm[start:start + bs]]\n",
                      # a ``while`` counter that stops before the tail, or moves by another step than the chunk's
                      "import torch\ndef run(model, x, bs):\n    n = len(x)\n    start = 0\n    while start < n - bs:\n"
                      "        model(x[start:start + bs])\n        start += bs\n",
@@ -355,7 +368,8 @@ class ShortLastChunk(Rule):
             if counter is None:
                 return
             stop, loop_step, loop = counter
-        if not same_or_variable(loop_step, step) or not data_length(stop, ctx):
+        if not same_or_variable(loop_step, step) or not (data_length(stop, ctx)
+                                                         or permuted_length(node.value, stop, ctx)):
             return
         if whole_chunks(stop, ctx):
             return      # ``range(0, n - step, step)``: every chunk is whole
