@@ -10,7 +10,7 @@ from pathlib import Path
 
 CURATED = Path(__file__).resolve().parent / "curated" / "dynamic_shape_apis.csv"
 SOURCE = "rules/dynamic_shape_ops.csv"
-CONDITIONS = ("always", "one_argument", "tensor_receiver", "tensor_repeats", "no_num_classes")
+CONDITIONS = ("always", "one_argument", "tensor_receiver", "tensor_repeats", "no_num_classes", "no_dim_size")
 
 
 def build(data_dir: Path, out_dir: Path) -> list[Path]:

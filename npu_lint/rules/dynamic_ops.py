@@ -63,9 +63,12 @@ class DataDependentShapeOp(Rule):
     family = FAMILY
     node_types = (ApiRef, ast.Call)
     triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
-                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()")
+                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()", "scatter")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = ("import torch\npos = torch.nonzero(labels > 0)\n",
+                 # a graph library's scatter without dim_size: its output has index.max() + 1 rows
+                 "import torch\nfrom torch_scatter import scatter\nout = scatter(x, batch, dim=0, reduce='mean')\n",
+                 "import torch\nfrom torch_geometric.utils import scatter\nout = scatter(x, batch, 0)\n",
                  "import torch\nidx = (scores > 0.5).nonzero(as_tuple=True)\n",
                  "import torch\nrows, cols = torch.where(mask)\n",
                  "import torch\nvals = x.masked_select(m)\n",
@@ -92,6 +95,10 @@ class DataDependentShapeOp(Rule):
                   "import torch\ndef drop(x, scores: torch.Tensor, thr):\n    keep = []\n    for i in range(len(scores)):\n"
                   "        if scores[i].item() > thr:\n            keep.append(i)\n    return x[torch.as_tensor(keep)]\n")
     must_not_fire = ("import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
+                     # the output size given: dim_size, torch_scatter's ``out`` (4th), PyG's dim_size (4th)
+                     "import torch\nfrom torch_scatter import scatter\nout = scatter(x, batch, dim=0, dim_size=n)\n",
+                     "import torch\nfrom torch_scatter import scatter_add\nout = scatter_add(x, batch, 0, buf)\n",
+                     "import torch\nfrom torch_geometric.utils import scatter\nout = scatter(x, batch, 0, num_graphs)\n",
                      # a helper whose repeats are a number, whose one_hot has its classes
                      "import torch\nimport torch.nn.functional as F\ndef rep(x, n):\n    return torch.repeat_interleave(x, n.shape[0], dim=0)\n"
                      "def oh(x, k):\n    return F.one_hot(x, k)\ny = rep(a, b)\nz = oh(a, 4)\n",

@@ -64,6 +64,8 @@ def condition_holds(condition: str, call: ast.Call, ctx: FileContext, method: bo
         classes = call.args[1] if len(call.args) > 1 else _keyword(call, "num_classes")
         return classes is None or (isinstance(classes, ast.UnaryOp) and isinstance(classes.operand, ast.Constant)
                                    and classes.operand.value == 1)
+    if condition == "no_dim_size":   # ``scatter(src, index, 0)``: sized by ``index.max() + 1`` (no out, no dim_size)
+        return len(call.args) <= 3 and _keyword(call, "dim_size") is None and _keyword(call, "out") is None
     if condition == "tensor_repeats":
         if _keyword(call, "output_size") is not None:
             return False
@@ -88,7 +90,7 @@ def _holds_in(condition: str, call: ast.Call, scope, ctx: FileContext) -> bool:
         repeats = call.args[1] if len(call.args) > 1 else _keyword(call, "repeats")
         value = ctx.resolver.value_of(repeats, scope) if repeats is not None else None
         return value is not None and value[0] in ("tensor", "batch")
-    if condition in ("one_argument", "no_num_classes"):
+    if condition in ("one_argument", "no_num_classes", "no_dim_size"):
         return condition_holds(condition, call, ctx, method=False)
     return condition == "always"
 
