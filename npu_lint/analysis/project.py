@@ -384,6 +384,15 @@ class ProjectView:
         facts = self.index.functions[target][1]
         return facts.sizes if facts.owner is None else ()
 
+    def filled_sizes(self, qualname: str, importer: str) -> tuple[str, ...]:
+        """The size parameters the project function (of another module, not a method) fills from the data when
+        a call leaves them out (its facts' ``fills``: ``if dim_size is None: dim_size = int(index.max()) + 1``)."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return ()
+        facts = self.index.functions[target][1]
+        return facts.fills if facts.owner is None else ()
+
     def returns_read_back(self, qualname: str, importer: str) -> bool:
         """The project function (of another module, not a method) returns a value read back from a tensor on every
         return that is not a constant (its facts' ``reads``)."""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 26   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 27   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -49,6 +49,9 @@ class FunctionFacts(NamedTuple):
     # every return is a comparison of values the model knows no tensor in (``return args.rank == 0``): a Python
     # bool by its look, for NPU414 at ``if is_master(args):`` in other modules
     compares: bool = False
+    # the size parameters it fills from the data when a call leaves them out (``if dim_size is None: dim_size =
+    # int(index.max()) + 1``): :func:`npu_lint.analysis.summaries_fills.filled_parameters`, for NPU403 at the calls
+    fills: tuple[str, ...] = ()
 
 
 class ClassFacts(NamedTuple):

@@ -17,6 +17,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.summaries_padding import own_maximum, padded_items
+from npu_lint.analysis.summaries_fills import filled_parameters
 from npu_lint.analysis.summaries_reads import compares_unknowns, may_return_read_back, may_return_size_read, \
     returned_size_read, returns_read_back
 from npu_lint.analysis.summaries import return_statements
@@ -311,7 +312,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
-                                            scope.reads, scope.size_read, scope.compares))
+                                            scope.reads, scope.size_read, scope.compares, scope.fills))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
@@ -328,6 +329,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         for scope, node in candidates:
             if scope.sizing:
                 scope.sizes = sized_parameters(node, self.resolver, self._sized)
+                if scope.sizes:
+                    scope.fills = filled_parameters(node, self.resolver, [size[0] for size in scope.sizes])
 
     def facts(self) -> ModuleFacts:
         self._size_facts()

@@ -18,7 +18,7 @@ from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
-from npu_lint.rules.size_helpers import size_helper_call
+from npu_lint.rules.size_helpers import omitted_size, size_helper_call
 from npu_lint.rules.value_flow import ValueFlow, origin_text, shape_sink
 from npu_lint.rules.value_reports import report_flow, report_loop, report_read
 
@@ -442,6 +442,13 @@ class TensorValueInShape(ValueFlow):
                 report_read(self, node, sink, origin, ctx)
                 ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno),
                            sink.rpartition(" → ")[2])
+                return
+            left_out = omitted_size(node, ctx)   # ``scatter(x, batch)``: the helper reads ``dim_size`` from the data
+            if left_out is not None:
+                callee, name, chain = left_out
+                ctx.report(node, f"{callee}() without {name}= reads it from a tensor ({name} → {chain}): a sync and a "
+                           f"new shape per value on NPU; pass {name}= (a fixed upper bound, the batch's count)",
+                           chain.rpartition(" → ")[2])
             return
         args, sink = found
         origin = self._flow(args, node, ctx, (PICKED,) if sink == _LOOP_COUNT else ())   # ``range(coors[-1, 0] + 1)``

@@ -9,6 +9,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.index_forms import passed_argument
+from npu_lint.analysis.summaries_fills import filled_parameters
 from npu_lint.analysis.summaries_sizes import parameters, size_parameters
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
@@ -75,3 +76,42 @@ def _read_here(source: ast.AST, call: ast.Call, ctx: FileContext) -> bool:
         return True
     line = getattr(source, "lineno", 0)
     return function.lineno <= line <= (function.end_lineno or line)
+
+
+def omitted_size(node: ast.Call, ctx: FileContext) -> Optional[tuple[str, str, str]]:
+    """``scatter(x, batch, dim=0)`` where the helper (the file's own or, with a project index, another module's)
+    sizes a tensor with ``dim_size`` and fills it from the data when a call leaves it out (``if dim_size is None:
+    dim_size = int(index.max()) + 1``): (the callee's name, the parameter, the way to the shape), else None."""
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords):
+        return None     # ``f(*args, **kwargs)``: the call may pass it
+    callee = ctx.resolver.own_function(node)
+    if callee is not None:
+        function, offset = callee
+        store = ctx.scratch.setdefault("size_parameters", {})
+        sizes = size_parameters(function, ctx.resolver, store)
+        if not sizes:
+            return None
+        fills = ctx.scratch.setdefault("filled_sizes", {})
+        if id(function) not in fills:
+            fills[id(function)] = filled_parameters(function, ctx.resolver, sizes)
+        positional = [a.arg for a in function.args.posonlyargs + function.args.args][offset:]   # type: ignore[union-attr]
+        found = [(name, positional.index(name) if name in positional else -1, sizes[name])
+                 for name in fills[id(function)]]
+        short = function.name   # type: ignore[union-attr]
+    elif ctx.project is not None:
+        func = node.func
+        short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if short not in ctx.project.size_helper_names():
+            return None
+        qualname = ctx.resolver.qualname(func)
+        if qualname is None or qualname.startswith(_EXTERNAL):
+            return None
+        filled = ctx.project.filled_sizes(qualname, ctx.module)
+        found = [size for size in ctx.project.size_parameters(qualname, ctx.module) if size[0] in filled]
+    else:
+        return None
+    for name, position, chain in found:
+        if any(kw.arg == name for kw in node.keywords) or 0 <= position < len(node.args):
+            continue
+        return short, name, chain
+    return None

@@ -15,3 +15,12 @@ def _scatter_add(x, idx_i, dim_size, dim=0):
 def count_per(idx_i, n):
     print(n)
     return idx_i.new_ones(idx_i.shape[0])
+
+
+def scatter_sum(src: torch.Tensor, index: torch.Tensor, dim: int = 0, dim_size=None) -> torch.Tensor:
+    """A vendored ``torch_scatter.scatter_sum``: sized by the largest index when ``dim_size`` is left out."""
+    if dim_size is None:
+        dim_size = int(index.max()) + 1  # expect: NPU403@19
+    shape = list(src.shape)
+    shape[dim] = dim_size
+    return torch.zeros(shape, dtype=src.dtype, device=src.device).index_add_(dim, index, src)  # expect: NPU403@11
