@@ -16,7 +16,7 @@ from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.rules.dynamic_wrappers import dynamic_row
 from npu_lint.rules.mask_reads import is_bool_index
-from npu_lint.rules.collate_samples import collate_samples, may_collate, unzipped_samples
+from npu_lint.rules.collate_samples import collate_attribute, collate_samples, may_collate, unzipped_samples
 from npu_lint.rules.sample_lengths import enumerated, labelled_sequence
 from npu_lint.rules.sample_tags import along_rows, leading_one, tagged_rows
 
@@ -159,7 +159,11 @@ class _Items:
     def collated(self, sequence: ast.AST) -> Optional[str]:
         """Why ``sequence`` holds the samples a collate function joins along their first dimension (or one field
         of each, ``images, targets = zip(*samples)``)."""
-        if not self.rows or not isinstance(sequence, ast.Name) or not may_collate(self.ctx):
+        if not self.rows or not may_collate(self.ctx):
+            return None
+        if isinstance(sequence, ast.Attribute):     # ``self.graphs`` in a dataclass's ``__post_init__``
+            return collate_attribute(sequence, self.ctx)
+        if not isinstance(sequence, ast.Name):
             return None
         binding = self.ctx.resolver.binding(sequence)
         return collate_samples(binding, self.ctx) or unzipped_samples(binding, self.ctx) if binding else None
@@ -258,9 +262,14 @@ def _built_list(name: ast.Name, ctx: FileContext, rows: bool = False) -> Iterato
     """For a list bound in this function: each item added to it with the loops around the addition, or the
     comprehension it was bound to."""
     binding = ctx.resolver.binding(name)
-    if binding is None or binding.tag != "value" or binding.path:
+    if binding is None or binding.tag != "value":
         return
     value = binding.value
+    if binding.path:    # ``xs, edges = [], []``: the element the name is bound to
+        if len(binding.path) != 1 or not isinstance(value, (ast.Tuple, ast.List)) \
+                or binding.path[0] >= len(value.elts) or any(isinstance(e, ast.Starred) for e in value.elts):
+            return
+        value = value.elts[binding.path[0]]
     if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
         yield value.elt, _Items(ctx, [(g.target, g.iter) for g in value.generators], None, rows)
         return
