@@ -43,7 +43,9 @@ class PerSampleConcat(Rule):
         explicit leading 1, ``x[None]`` or ``x.unsqueeze(0)``, are left alone; a DataLoader subclass's own
         ``collate_fn`` method counts, and so do the samples filtered, sorted or unzipped, and the helpers, batching
         classes and dataclasses (``__post_init__``) of the file a collate function hands its samples to:
-        ``return GraphBatch(graphs)`` whose ``__init__`` concatenates ``g.x`` of every graph); in such a collate
+        ``return GraphBatch(graphs)`` whose ``__init__`` concatenates ``g.x`` of every graph; along any dim, a
+        field shifted by the sizes of the samples before it, ``g.edge_index + offset`` with ``offset +=
+        g.num_nodes``); in such a collate
         path, also numpy's ``concatenate`` (``vstack``, ``hstack``) whose result becomes the batch (returned,
         converted with ``torch.from_numpy`` / ``torch.tensor``, stored on the batch object; numpy elsewhere is
         host code and left alone), or items whose rows are tagged with
@@ -52,7 +54,9 @@ class PerSampleConcat(Rule):
         concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
         batch["bboxes"]), 1)``); or a list whose items' lengths the same function makes a tensor of
         (``lengths = torch.IntTensor([len(t) for t in targets])`` next to ``torch.cat(targets)``: nobody keeps
-        a tensor of equal lengths; a Python list of per-level counts is no such evidence). ``torch.stack`` is left alone: it fails on items of different lengths. Both
+        a tensor of equal lengths; a Python list of per-level counts is no such evidence), or whose row counts the
+        loop that builds the list records in a list made a tensor of (``count += len(d["pos"])``;
+        ``offset.append(count)``; ``torch.IntTensor(offset)``, or per-row tags ``batch += [i] * len(d["pos"])``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
         ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data: its loop walks
         the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``), so the
         number of items varies (per-label prototypes, per-class losses).
@@ -152,6 +156,18 @@ class PerSampleConcat(Rule):
                  "import torch\nfrom torch.utils.data import Dataset\nclass Boxes(Dataset):\n"
                  "    def collate_fn(self, batch):\n        batch = [b for b in batch if b is not None]\n"
                  "        imgs, targets = list(zip(*batch))\n        return torch.stack(imgs), torch.cat(targets, 0)\n",
+                 # a graph batch's edge indices, shifted by the sizes of the samples before each, along any dim
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef collate(samples):\n"
+                 "    edges, offset = [], 0\n    for g in samples:\n        edges.append(g['edge_index'] + offset)\n"
+                 "        offset += g['x'].shape[0]\n    return torch.cat(edges, dim=1)\n"
+                 "loader = DataLoader(ds, collate_fn=collate)\n",
+                 # the loop records each item's row count (a running offset, per-row tags) in a list made a tensor
+                 "import torch\ndef batchify(datas):\n    pts, offset, count = [], [], 0\n    for d in datas:\n"
+                 "        count += len(d['pos'])\n        offset.append(count)\n        pts.append(d['pos'])\n"
+                 "    return torch.cat(pts), torch.IntTensor(offset)\n",
+                 "import torch\ndef batchify(datas):\n    pts, tags = [], []\n    for i, d in enumerate(datas):\n"
+                 "        tags += [i] * d['pos'].shape[0]\n        pts.append(d['pos'])\n"
+                 "    return torch.cat(pts), torch.LongTensor(tags)\n",
                  # each item's rows tagged with its index in the sequence
                  "import torch\ndef format_targets(labels_batch):\n    out = []\n"
                  "    for i, labels in enumerate(labels_batch):\n"
@@ -218,6 +234,18 @@ class PerSampleConcat(Rule):
                      "class Stacked:\n    def __init__(self, items):\n        self.x = np.stack([g.x for g in items])\n"
                      "def collate(samples):\n    return GraphBatch(cache), Stacked(samples)\n"
                      "loader = DataLoader(ds, collate_fn=collate)\n",
+                     # a collate's items shifted by a constant stride, joined along another dim
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(samples):\n"
+                     "    edges, step = [], 0\n    for g in samples:\n        edges.append(g['edge_index'] + step)\n"
+                     "        step += 10\n    return torch.cat(edges, dim=1)\n"
+                     "loader = DataLoader(ds, collate_fn=collate)\n",
+                     # row counts of another field than the one joined; counts kept as a Python list
+                     "import torch\ndef batchify(datas):\n    xs, ys, offset, count = [], [], [], 0\n"
+                     "    for d in datas:\n        count += len(d['pos'])\n        offset.append(count)\n"
+                     "        xs.append(d['y'])\n        ys.append(d['x'])\n"
+                     "    return torch.cat(xs), torch.cat(ys), torch.IntTensor(offset)\n",
+                     "import torch\ndef flat(levels):\n    out, sizes = [], []\n    for a in levels:\n"
+                     "        sizes.append(a.shape[0])\n        out.append(a)\n    return torch.cat(out), sizes\n",
                      # a column of a constant or of something else than the loop index; items of a range
                      "import torch\ndef f(items, scale):\n    a = []\n    b = []\n    for i, t in enumerate(items):\n"
                      "        a.append(torch.cat((torch.full((len(t), 1), 3), t), 1))\n"
