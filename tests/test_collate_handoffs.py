@@ -57,3 +57,12 @@ def test_numpy_with_an_explicit_leading_one_or_along_another_axis_is_quiet():
               "    b = np.concatenate([s['x'] for s in samples], axis=1)\n"
               "    return torch.from_numpy(a), torch.from_numpy(b)\n")
     assert _lines(source) == []
+
+
+def test_class_and_static_methods_called_on_the_class_and_self_methods():
+    source = ("class Batch:\n    @classmethod\n    def from_list(cls, items):\n"
+              "        return torch.cat([d.x for d in items])\n"                               # line 7
+              "    @staticmethod\n    def merge(items):\n        return torch.cat([d.y for d in items])\n"   # line 10
+              "    def plain(self, items):\n        return torch.cat([d.w for d in items])\n"
+              "def collate(samples):\n    return Batch.from_list(samples), Batch.merge(samples)\n")
+    assert _lines(source) == [7, 10]

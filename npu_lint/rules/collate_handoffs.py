@@ -31,11 +31,8 @@ def handed_over(found: dict[int, tuple[str, str]], scopes: Scopes, ctx: FileCont
                 for callee, name in _receivers(call, param, scope, ctx):
                     if id(callee) in found or callee is scope.node or scopes.scope_of(callee) is None:
                         continue
-                    owner = getattr(scope.node, "name", "a collate function")
-                    target = getattr(callee, "name", "a function")
-                    if target in ("__init__", "__post_init__"):
-                        target = f"{getattr(scopes.scope_of(callee).parent.node, 'name', '')}.{target}"
-                    found[id(callee)] = (name, f"the samples {owner} hands to {target} (line {call.lineno})")
+                    found[id(callee)] = (name, f"the samples {_name(scope)} hands to {_name(scopes.scope_of(callee))} "
+                                               f"(line {call.lineno})")
                     added.append((scopes.scope_of(callee), name))
         todo = added
         if not todo:
@@ -57,7 +54,7 @@ def _receivers(call: ast.Call, param: str, scope: Scope, ctx: FileContext) -> li
     passed += [(None, k.arg) for k in call.keywords if k.arg is not None and _samples(k.value, param, scope, ctx)]
     if not passed:
         return []
-    target = ctx.resolver.callee(call, scope)
+    target = ctx.resolver.callee(call, scope) or _class_method(call, scope, ctx)
     if target is None:
         return _dataclass_fields(call, passed, scope, ctx)
     if not isinstance(target[0], (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -126,3 +123,22 @@ def _dataclass_fields(call: ast.Call, passed: list[tuple[Optional[int], Optional
         if name is not None:
             found.append((post[0], f"{own}.{name}"))
     return found
+
+
+def _class_method(call: ast.Call, scope: Scope, ctx: FileContext) -> Optional[tuple[ast.AST, int]]:
+    """``Batch.from_data_list(samples)``: a class or static method of a class of the file, called on the class."""
+    func = call.func
+    cls = ctx.resolver.definition(func.value, scope) if isinstance(func, ast.Attribute) else None
+    found = method_def(cls, func.attr, 0) if isinstance(cls, ast.ClassDef) else None
+    if found is None:
+        return None
+    decorators = {d.id for d in found[0].decorator_list if isinstance(d, ast.Name)}
+    return found[0], 1 if "classmethod" in decorators else 0
+
+
+def _name(scope: Scope) -> str:
+    """``collate``, ``Batch.from_data_list``: a function's name, with its class for a method."""
+    name = getattr(scope.node, "name", "a function")
+    owner = scope.parent
+    return f"{owner.node.name}.{name}" if owner is not None and owner.kind == "class" \
+        and isinstance(owner.node, ast.ClassDef) else name
