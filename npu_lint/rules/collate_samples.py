@@ -3,9 +3,10 @@
 ``collate_fn=f``, a ``{"collate_fn": f}`` entry) gets one batch's samples as its first parameter (after ``self``).
 So do the functions another module of the project passes so (the project index's ``collates`` facts:
 ``collate_fn=collate_batch`` imported from here, ``collate_fn=dataset.collater``) and a dataset's own
-``collate_fn`` / ``collater`` method (the name torch's DataLoader and fairseq give it). Found once per file, and only
-in files that mention ``collat`` or that the index names (the others cost nothing). Shared by NPU409
-(sample_items.py)."""
+``collate_fn`` / ``collater`` method (the name torch's DataLoader and fairseq give it), or a DataLoader subclass's own
+``collate_fn`` method; and the helpers and batching classes a collate function hands its samples to
+(collate_handoffs.py). Found once per file, and only in files that mention ``collat`` or that the index names (the
+others cost nothing). Shared by NPU409 (sample_items.py)."""
 from __future__ import annotations
 
 import ast
@@ -17,10 +18,12 @@ from npu_lint.analysis.bindings import Binding, Scope
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.summaries import method_def
 from npu_lint.context import FileContext
+from npu_lint.rules.collate_handoffs import handed_over
 
 _KEY = "collate_fn"
 _DATASET_METHODS = frozenset({"collate_fn", "collater"})
 _PARTIAL = frozenset({"functools.partial"})
+_KEEP_ORDER = frozenset({"list", "tuple", "sorted"})
 
 
 def may_collate(ctx: FileContext) -> bool:
@@ -37,23 +40,74 @@ def may_collate(ctx: FileContext) -> bool:
     return found
 
 
-def collate_samples(binding: Binding, ctx: FileContext) -> Optional[str]:
+def collate_samples(binding: Binding, ctx: FileContext, depth: int = 0) -> Optional[str]:
     """Why the parameter ``binding`` holds one batch's samples (its function is passed as a collate function,
-    with the line), else None."""
+    with the line), or a name bound again to some of them (``batch = [b for b in batch if b is not None]``,
+    ``sorted(batch, key=...)``), else None."""
+    if binding.tag == "value" and depth < 2:
+        kept = _kept_samples(binding, ctx)
+        return collate_samples(kept, ctx, depth + 1) if kept is not None else None
     if binding.tag != "param":
         return None
+    entry = _parameters(ctx).get(id(binding.scope.node))
+    if entry is None or entry[0] != binding.name:
+        return None
+    return entry[1]
+
+
+def collate_attribute(node: ast.Attribute, ctx: FileContext) -> Optional[str]:
+    """Why ``self.graphs`` in a dataclass's ``__post_init__`` holds one batch's samples (a collate function built
+    the dataclass with them: collate_handoffs.py), else None."""
+    if not isinstance(node.value, ast.Name):
+        return None
+    binding = ctx.resolver.binding(node.value)
+    if binding is None or binding.tag != "param":
+        return None
+    entry = _parameters(ctx).get(id(binding.scope.node))
+    return entry[1] if entry is not None and entry[0] == f"{node.value.id}.{node.attr}" else None
+
+
+def _parameters(ctx: FileContext) -> dict[int, tuple[str, str]]:
     found = ctx.scratch.get("collate_samples")
     if found is None:
         found = ctx.scratch["collate_samples"] = _collate_parameters(ctx)
-    entry = found.get(id(binding.scope.node))
-    if entry is None or entry[0] != binding.name:
+    return found
+
+
+def collate_path(function: ast.AST, ctx: FileContext) -> Optional[str]:
+    """Why ``function`` builds a batch from one batch's samples (it is passed as a collate function, or a
+    collate function hands it its samples), else None."""
+    if not may_collate(ctx):
         return None
-    return f"the samples {getattr(binding.scope.node, 'name', 'a function')} receives as collate_fn ({entry[1]})"
+    entry = _parameters(ctx).get(id(function))
+    return entry[1] if entry is not None else None
+
+
+def _kept_samples(binding: Binding, ctx: FileContext) -> Optional[Binding]:
+    """The binding of the sequence whose items (some of them, in some order) a name is bound to:
+    ``[b for b in batch if b is not None]``, ``list(batch)``, ``sorted(batch, key=len)``."""
+    value = binding.value
+    if binding.path:
+        return None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _KEEP_ORDER \
+            and len(value.args) == 1:
+        value = value.args[0]
+    elif isinstance(value, ast.ListComp) and len(value.generators) == 1 \
+            and isinstance(value.elt, ast.Name) and isinstance(value.generators[0].target, ast.Name) \
+            and value.elt.id == value.generators[0].target.id:
+        value = value.generators[0].iter
+    else:
+        return None
+    return ctx.resolver.binding(value, binding.scope) if isinstance(value, ast.Name) else None
 
 
 def unzipped_samples(binding: Binding, ctx: FileContext) -> Optional[str]:
-    """``images, targets = zip(*batch)`` in a collate function: ``targets`` holds one field of every sample."""
+    """``images, targets = zip(*batch)`` (``list(zip(*batch))``) in a collate function: ``targets`` holds one
+    field of every sample."""
     value = binding.value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "tuple") \
+            and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
     if binding.tag != "value" or len(binding.path) != 1 or not isinstance(value, ast.Call) \
             or not isinstance(value.func, ast.Name) or value.func.id != "zip" or len(value.args) != 1 \
             or not isinstance(value.args[0], ast.Starred) or not isinstance(value.args[0].value, ast.Name):
@@ -64,8 +118,8 @@ def unzipped_samples(binding: Binding, ctx: FileContext) -> Optional[str]:
 
 
 def _collate_parameters(ctx: FileContext) -> dict[int, tuple[str, str]]:
-    """Per function of the file passed as a collate function: the name of the parameter that receives the
-    samples and where it is passed (``line 12``, ``in another module``)."""
+    """Per function of the file passed as a collate function (or handed a collate function's samples): the name
+    of the parameter that receives the samples and why (``... receives as collate_fn (line 12)``)."""
     scopes = ctx.resolver.scopes
     source = ctx.source
     if scopes is None:
@@ -76,7 +130,13 @@ def _collate_parameters(ctx: FileContext) -> dict[int, tuple[str, str]]:
     functions, methods = ctx.project.collate_parameters(ctx.module) if ctx.project is not None else ({}, {})
     if functions or methods or ctx.mentions("collat"):
         _passed_elsewhere(scopes, functions, methods, ctx, found)
+    if found:
+        handed_over(found, scopes, ctx)
     return found
+
+
+def _why(function: ast.AST, where: str) -> str:
+    return f"the samples {getattr(function, 'name', 'a function')} receives as collate_fn ({where})"
 
 
 def _passed_here(scopes: Scopes, source: str, ctx: FileContext, found: dict[int, tuple[str, str]]) -> None:
@@ -98,13 +158,15 @@ def _passed_here(scopes: Scopes, source: str, ctx: FileContext, found: dict[int,
                 arguments = getattr(function, "args", None)
                 params = [*arguments.posonlyargs, *arguments.args] if arguments is not None else []
                 if offset < len(params):
-                    found.setdefault(id(function), (params[offset].arg, f"line {value.lineno}"))
+                    found.setdefault(id(function), (params[offset].arg, _why(function, f"line {value.lineno}")))
 
 
 def _passed_elsewhere(scopes: Scopes, functions: dict[str, int], methods: dict[str, int], ctx: FileContext,
                       found: dict[int, tuple[str, str]]) -> None:
     """The file's functions another module passes as a collate function (by their qualname in the module, or as
-    a method of an object it does not type), and the ``collate_fn`` / ``collater`` methods of its datasets."""
+    a method of an object it does not type), the ``collate_fn`` / ``collater`` methods of its datasets and the
+    ``collate_fn`` methods of its DataLoader subclasses (``class Loader(DataLoader): def collate_fn(self, index)``:
+    the base passes ``collate_fn=self.collate_fn``)."""
     for scope in list(scopes.by_node.values()):
         node = scope.node
         if scope.kind != "function" or id(node) in found or not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -113,12 +175,13 @@ def _passed_elsewhere(scopes: Scopes, functions: dict[str, int], methods: dict[s
         position, why = functions.get(_qualname(scope)), "passed in another module"
         if position is None and owner is not None:
             position = methods.get(node.name)
-            if position is None and node.name in _DATASET_METHODS \
-                    and (ctx.resolver.class_value(owner.node) or ("",))[0] == K.DATASET:
-                position, why = 1, "a dataset's collate method"
+            if position is None and node.name in _DATASET_METHODS:
+                kind = (ctx.resolver.class_value(owner.node) or ("",))[0]
+                if kind == K.DATASET or (kind == K.LOADER and node.name == _KEY):
+                    position, why = 1, f"a {'dataset' if kind == K.DATASET else 'data loader'}'s collate method"
         params = [*node.args.posonlyargs, *node.args.args]
         if position is not None and position < len(params):
-            found[id(node)] = (params[position].arg, why)
+            found[id(node)] = (params[position].arg, _why(node, why))
 
 
 def _qualname(scope: Scope) -> str:

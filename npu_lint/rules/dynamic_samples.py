@@ -18,6 +18,7 @@ from npu_lint.rules import Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
 from npu_lint.rules.sample_lengths import measured_lengths
+from npu_lint.rules.host_batches import HOST_CAT, host_batch_items
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
@@ -39,13 +40,23 @@ class PerSampleConcat(Rule):
         another module; a dataset's own ``collate_fn`` / ``collater`` method: ``torch.cat([d[key] for d in batch],
         0)``; it
         concatenates rather than stacks exactly when the samples' leading sizes differ; items made with an
-        explicit leading 1, ``x[None]`` or ``x.unsqueeze(0)``, are left alone), or items whose rows are tagged with
+        explicit leading 1, ``x[None]`` or ``x.unsqueeze(0)``, are left alone; a DataLoader subclass's own
+        ``collate_fn`` method counts, and so do the samples filtered, sorted or unzipped, and the helpers, batching
+        classes and dataclasses (``__post_init__``) of the file a collate function hands its samples to:
+        ``return GraphBatch(graphs)`` whose ``__init__`` concatenates ``g.x`` of every graph; along any dim, a
+        field shifted by the sizes of the samples before it, ``g.edge_index + offset`` with ``offset +=
+        g.num_nodes``); in such a collate
+        path, also numpy's ``concatenate`` (``vstack``, ``hstack``) whose result becomes the batch (returned,
+        converted with ``torch.from_numpy`` / ``torch.tensor``, stored on the batch object; numpy elsewhere is
+        host code and left alone), or items whose rows are tagged with
         the item's index in an ``enumerate`` loop (``x.new_ones((x.shape[0], 1)) * i``, ``torch.full((len(x), 1),
         i)``, joined side by side with the item: a tag only needed when the row counts differ); and a
         concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
         batch["bboxes"]), 1)``); or a list whose items' lengths the same function makes a tensor of
         (``lengths = torch.IntTensor([len(t) for t in targets])`` next to ``torch.cat(targets)``: nobody keeps
-        a tensor of equal lengths; a Python list of per-level counts is no such evidence). ``torch.stack`` is left alone: it fails on items of different lengths. Both
+        a tensor of equal lengths; a Python list of per-level counts is no such evidence), or whose row counts the
+        loop that builds the list records in a list made a tensor of (``count += len(d["pos"])``;
+        ``offset.append(count)``; ``torch.IntTensor(offset)``, or per-row tags ``batch += [i] * len(d["pos"])``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
         ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data: its loop walks
         the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``), so the
         number of items varies (per-label prototypes, per-class losses).
@@ -66,7 +77,7 @@ class PerSampleConcat(Rule):
     name = "per-sample-concat"
     family = FAMILY
     node_types = (ast.Call,)
-    callees = _CAT | _STACK   # dispatch: the rule judges these calls only
+    callees = _CAT | _STACK | HOST_CAT   # dispatch: the rule judges these calls only
     triggers = ("cat(", "concat", "stack(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
@@ -114,6 +125,49 @@ class PerSampleConcat(Rule):
                  "    def loader(self):\n        return DataLoader(self, collate_fn=self.collate)\n"
                  "    def collate(self, batch):\n        images, labels = zip(*batch)\n"
                  "        return torch.stack(images), torch.cat(labels, 0)\n",
+                 # numpy concatenations that build the batch a collate function returns (converted or returned)
+                 "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\ndef collate(samples):\n"
+                 "    ids = np.concatenate([s['ids'] for s in samples])\n    return torch.from_numpy(ids)\n"
+                 "loader = DataLoader(ds, collate_fn=collate)\n",
+                 "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+                 "    out = {}\n    out['tokens'] = np.hstack([b['tokens'] for b in batch])\n    return out\n"
+                 "loader = DataLoader(ds, collate_fn=collate)\n",
+                 # a batching class or helper a collate function hands its samples to
+                 "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\nclass GraphBatch:\n"
+                 "    def __init__(self, graphs):\n        self.x = np.vstack([g.x for g in graphs])\n"
+                 "def collate(samples):\n    return GraphBatch(samples)\nloader = DataLoader(ds, collate_fn=collate)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass GraphBatch:\n    def __init__(self, graphs):\n"
+                 "        xs, edges, offset = [], [], 0\n        for g in graphs:\n            xs.append(g.x)\n"
+                 "            offset += g.num_nodes\n        self.x = torch.cat(xs)\n"
+                 "def collate(samples):\n    graphs, labels = zip(*samples)\n    return GraphBatch(graphs), labels\n"
+                 "loader = DataLoader(ds, collate_fn=collate)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef cat_fields(items):\n"
+                 "    return torch.cat([s['feat'] for s in items])\n"
+                 "def collate(samples):\n    return cat_fields([s for s in samples if s is not None])\n"
+                 "loader = DataLoader(ds, collate_fn=collate)\n",
+                 "import torch\nfrom dataclasses import dataclass\nfrom torch.utils.data import DataLoader\n@dataclass\n"
+                 "class Batch:\n    graphs: list\n    def __post_init__(self):\n"
+                 "        self.x = torch.cat([g.x for g in self.graphs])\n"
+                 "def collate(samples):\n    return Batch([s['graph'] for s in samples])\n"
+                 "loader = DataLoader(ds, collate_fn=collate)\n",
+                 # a DataLoader subclass's own collate method; samples filtered, then unzipped
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass Loader(DataLoader):\n"
+                 "    def collate_fn(self, batch):\n        return torch.cat([b['items'] for b in batch])\n",
+                 "import torch\nfrom torch.utils.data import Dataset\nclass Boxes(Dataset):\n"
+                 "    def collate_fn(self, batch):\n        batch = [b for b in batch if b is not None]\n"
+                 "        imgs, targets = list(zip(*batch))\n        return torch.stack(imgs), torch.cat(targets, 0)\n",
+                 # a graph batch's edge indices, shifted by the sizes of the samples before each, along any dim
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef collate(samples):\n"
+                 "    edges, offset = [], 0\n    for g in samples:\n        edges.append(g['edge_index'] + offset)\n"
+                 "        offset += g['x'].shape[0]\n    return torch.cat(edges, dim=1)\n"
+                 "loader = DataLoader(ds, collate_fn=collate)\n",
+                 # the loop records each item's row count (a running offset, per-row tags) in a list made a tensor
+                 "import torch\ndef batchify(datas):\n    pts, offset, count = [], [], 0\n    for d in datas:\n"
+                 "        count += len(d['pos'])\n        offset.append(count)\n        pts.append(d['pos'])\n"
+                 "    return torch.cat(pts), torch.IntTensor(offset)\n",
+                 "import torch\ndef batchify(datas):\n    pts, tags = [], []\n    for i, d in enumerate(datas):\n"
+                 "        tags += [i] * d['pos'].shape[0]\n        pts.append(d['pos'])\n"
+                 "    return torch.cat(pts), torch.LongTensor(tags)\n",
                  # each item's rows tagged with its index in the sequence
                  "import torch\ndef format_targets(labels_batch):\n    out = []\n"
                  "    for i, labels in enumerate(labels_batch):\n"
@@ -163,6 +217,35 @@ class PerSampleConcat(Rule):
                      "loader = DataLoader(ds, collate_fn=collate)\n",
                      # a function never passed as a collate function
                      "import torch\ndef merge(batch):\n    return torch.cat([d['x'] for d in batch], 0)\n",
+                     # numpy outside any collate path (host code); a collate's numpy concatenation that the batch
+                     # does not get (reduced to a number), of a fixed number of pieces of one sample, or stacked
+                     "import numpy as np\nimport torch\ndef host(samples):\n"
+                     "    return torch.from_numpy(np.concatenate([s['x'] for s in samples]))\n",
+                     "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\ndef collate(samples):\n"
+                     "    n = np.concatenate([s['x'] for s in samples]).max()\n"
+                     "    a = np.concatenate([samples[0]['a'], samples[0]['b']])\n"
+                     "    k = np.concatenate([samples[0][key] for key in ('a', 'b')])\n"
+                     "    st = np.stack([s['x'] for s in samples])\n"
+                     "    return torch.from_numpy(a), torch.from_numpy(k), torch.from_numpy(st), n\n"
+                     "loader = DataLoader(ds, collate_fn=collate)\n",
+                     # a batching class given something else than the samples; one that stacks them
+                     "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\nclass GraphBatch:\n"
+                     "    def __init__(self, graphs):\n        self.x = np.vstack([g.x for g in graphs])\n"
+                     "class Stacked:\n    def __init__(self, items):\n        self.x = np.stack([g.x for g in items])\n"
+                     "def collate(samples):\n    return GraphBatch(cache), Stacked(samples)\n"
+                     "loader = DataLoader(ds, collate_fn=collate)\n",
+                     # a collate's items shifted by a constant stride, joined along another dim
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(samples):\n"
+                     "    edges, step = [], 0\n    for g in samples:\n        edges.append(g['edge_index'] + step)\n"
+                     "        step += 10\n    return torch.cat(edges, dim=1)\n"
+                     "loader = DataLoader(ds, collate_fn=collate)\n",
+                     # row counts of another field than the one joined; counts kept as a Python list
+                     "import torch\ndef batchify(datas):\n    xs, ys, offset, count = [], [], [], 0\n"
+                     "    for d in datas:\n        count += len(d['pos'])\n        offset.append(count)\n"
+                     "        xs.append(d['y'])\n        ys.append(d['x'])\n"
+                     "    return torch.cat(xs), torch.cat(ys), torch.IntTensor(offset)\n",
+                     "import torch\ndef flat(levels):\n    out, sizes = [], []\n    for a in levels:\n"
+                     "        sizes.append(a.shape[0])\n        out.append(a)\n    return torch.cat(out), sizes\n",
                      # a column of a constant or of something else than the loop index; items of a range
                      "import torch\ndef f(items, scale):\n    a = []\n    b = []\n    for i, t in enumerate(items):\n"
                      "        a.append(torch.cat((torch.full((len(t), 1), 3), t), 1))\n"
@@ -179,12 +262,14 @@ class PerSampleConcat(Rule):
         if not node.args or not ctx.uses_torch:
             return
         items = node.args[0]
-        if isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)) and self._per_value(node, items, ctx):
-            return
         name = ctx.resolver.qualname(node.func)
-        if name not in _CAT:
+        if name in HOST_CAT:    # numpy: only the batch a collate path builds
+            why = host_batch_items(node, ctx)
+        elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)) and self._per_value(node, items, ctx):
+            return
+        elif name not in _CAT:
             return      # a stack of per-sample items has one row per sample: only a count of values varies
-        if isinstance(items, (ast.List, ast.Tuple)):
+        elif isinstance(items, (ast.List, ast.Tuple)):
             why = "the batch's per-sample fields" if any(_batch_field(e, ctx) for e in items.elts) else None
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)):
             why = per_sample_items(items, node, ctx)

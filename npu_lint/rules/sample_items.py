@@ -2,7 +2,8 @@
 items one comprehension or loop builds differ in length, asked of the semantic model where the list is built
 (a loader's batch, a parameter annotated as a list of records, the samples a collate function receives, a
 per-sample field, a boolean mask or data-dependent operator per item, Python data converted item by item, rows
-tagged with their sample's index), and whether the number of items is itself found in the data."""
+tagged with their sample's index, row counts the loop records in a list made a tensor of), and whether the number
+of items is itself found in the data."""
 from __future__ import annotations
 
 import ast
@@ -16,7 +17,8 @@ from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.rules.dynamic_wrappers import dynamic_row
 from npu_lint.rules.mask_reads import is_bool_index
-from npu_lint.rules.collate_samples import collate_samples, may_collate, unzipped_samples
+from npu_lint.rules.collate_samples import collate_attribute, collate_samples, may_collate, unzipped_samples
+from npu_lint.rules.sample_counts import recorded_rows, shifted_field
 from npu_lint.rules.sample_lengths import enumerated, labelled_sequence
 from npu_lint.rules.sample_tags import along_rows, leading_one, tagged_rows
 
@@ -156,10 +158,14 @@ class _Items:
                     return f"{sequence.id} = {short_source(binding.value, 30)}"
         return None
 
-    def collated(self, sequence: ast.AST) -> Optional[str]:
-        """Why ``sequence`` holds the samples a collate function joins along their first dimension (or one field
-        of each, ``images, targets = zip(*samples)``)."""
-        if not self.rows or not isinstance(sequence, ast.Name) or not may_collate(self.ctx):
+    def collated(self, sequence: ast.AST, any_dim: bool = False) -> Optional[str]:
+        """Why ``sequence`` holds the samples a collate function joins along their first dimension (along any with
+        ``any_dim``), or one field of each (``images, targets = zip(*samples)``)."""
+        if not (self.rows or any_dim) or not may_collate(self.ctx):
+            return None
+        if isinstance(sequence, ast.Attribute):     # ``self.graphs`` in a dataclass's ``__post_init__``
+            return collate_attribute(sequence, self.ctx)
+        if not isinstance(sequence, ast.Name):
             return None
         binding = self.ctx.resolver.binding(sequence)
         return collate_samples(binding, self.ctx) or unzipped_samples(binding, self.ctx) if binding else None
@@ -177,6 +183,13 @@ class _Items:
         stripped = _strip(element)
         if isinstance(stripped, ast.IfExp):     # ``t[i] if len(i) else t.new_zeros(0, 4)``
             return self.varies(stripped.body, depth + 1) or self.varies(stripped.orelse, depth + 1)
+        if not self.rows and depth == 0 and isinstance(stripped, ast.BinOp) and isinstance(self.body, ast.For):
+            field = shifted_field(stripped, self.body)    # ``g.edge_index + offset`` with ``offset += g.num_nodes``
+            root = _root(field) if field is not None else None
+            source = self.sources.get(root.id) if root is not None and field is not root else None
+            collated = self.collated(source, any_dim=True) if source is not None else None
+            if collated:
+                return f"each item's indices shifted by the sizes of the samples before it, a field of {collated}"
         if self.rows and isinstance(stripped, ast.BinOp):   # ``d["idx_j"] + offset``: as many rows as the item
             return self.varies(stripped.left, depth + 1)
         root = _root(stripped)
@@ -210,6 +223,10 @@ class _Items:
                 names = {n.id for n in walk(stripped.args[0]) if isinstance(n, ast.Name)}
                 if names & set(self.sources):     # ``torch.tensor(tok.encode(s))``, ``torch.tensor(range(n))``
                     return "a sequence computed and converted item by item"
+        if self.rows and depth == 0 and isinstance(self.body, ast.For):
+            recorded = recorded_rows(stripped, self.body, self.ctx)   # ``offset.append(count)``, made a tensor
+            if recorded:
+                return recorded
         if isinstance(stripped, ast.Name) and self.body is not None and stripped.id not in self.sources:
             for value in self._assigned_in_body(stripped.id):
                 why = self.varies(value, depth + 1)
@@ -258,9 +275,14 @@ def _built_list(name: ast.Name, ctx: FileContext, rows: bool = False) -> Iterato
     """For a list bound in this function: each item added to it with the loops around the addition, or the
     comprehension it was bound to."""
     binding = ctx.resolver.binding(name)
-    if binding is None or binding.tag != "value" or binding.path:
+    if binding is None or binding.tag != "value":
         return
     value = binding.value
+    if binding.path:    # ``xs, edges = [], []``: the element the name is bound to
+        if len(binding.path) != 1 or not isinstance(value, (ast.Tuple, ast.List)) \
+                or binding.path[0] >= len(value.elts) or any(isinstance(e, ast.Starred) for e in value.elts):
+            return
+        value = value.elts[binding.path[0]]
     if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
         yield value.elt, _Items(ctx, [(g.target, g.iter) for g in value.generators], None, rows)
         return

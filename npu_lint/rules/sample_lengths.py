@@ -55,7 +55,7 @@ def _measured_sequence(node: ast.AST) -> Optional[str]:
     return None
 
 
-def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
+def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a function's body, nested functions and classes left out."""
     stack = list(body_of(function))
     while stack:
@@ -68,7 +68,8 @@ def _own_nodes(function: ast.AST) -> Iterator[ast.AST]:
 _CONVERTER_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in _CONVERTERS)
 
 
-def _converted(node: ast.Call, ctx: FileContext) -> bool:
+def makes_tensor(node: ast.Call, ctx: FileContext) -> bool:
+    """``torch.tensor(xs)``, ``torch.LongTensor(xs)``, ``np.array(xs)``: a call that makes a tensor (an array) of a list."""
     func = node.func
     word = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     return word in _CONVERTER_WORDS and ctx.resolver.qualname(func) in _CONVERTERS
@@ -98,11 +99,11 @@ def _measurements(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[a
     found = store[id(function)] = {}
     names: dict[str, ast.AST] = {}     # ``lens = [len(t) for t in targets]``: lens -> the comprehension
     converted: list[ast.Call] = []
-    for node in _own_nodes(function):
+    for node in own_nodes(function):
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and _measured_sequence(node.value) is not None:
             names[node.targets[0].id] = node.value
-        elif isinstance(node, ast.Call) and len(node.args) == 1 and _converted(node, ctx):
+        elif isinstance(node, ast.Call) and len(node.args) == 1 and makes_tensor(node, ctx):
             converted.append(node)
     for node in converted:
         argument = node.args[0]

@@ -11,8 +11,9 @@ from typing import Callable, Optional
 from npu_lint.context import FileContext
 from npu_lint.rules.sample_lengths import index_tag
 
-_ALONG_DIM = frozenset({"torch.cat", "torch.concat", "torch.concatenate"})
-_SIDE_BY_SIDE = frozenset({"torch.hstack", "torch.column_stack"})
+_ALONG_DIM = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "numpy.concatenate", "numpy.concat"})
+_ROWS = frozenset({"torch.vstack", "numpy.vstack", "numpy.row_stack"})
+_SIDE_BY_SIDE = frozenset({"torch.hstack", "torch.column_stack", "numpy.hstack", "numpy.column_stack"})
 _KEEP = frozenset({"float", "long", "int", "to", "type", "type_as", "half", "double", "cuda", "npu", "cpu",
                    "detach", "clone", "contiguous", "bool"})
 
@@ -27,10 +28,10 @@ def _is(node: Optional[ast.AST], number: int) -> bool:
 
 
 def along_rows(call: ast.Call, ctx: FileContext) -> bool:
-    """``torch.cat(xs)``, ``torch.cat(xs, 0)``, ``torch.cat(xs, dim=0)``, ``torch.vstack(xs)``: the items are
-    joined along their first dimension."""
+    """``torch.cat(xs)``, ``torch.cat(xs, 0)``, ``torch.cat(xs, dim=0)``, ``torch.vstack(xs)`` (numpy's
+    ``concatenate`` and ``vstack`` alike): the items are joined along their first dimension."""
     name = ctx.resolver.qualname(call.func)
-    if name == "torch.vstack":
+    if name in _ROWS:
         return True
     if name not in _ALONG_DIM:
         return False
