@@ -17,6 +17,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
+from npu_lint.rules.stopped_items import stopped_items
 from npu_lint.rules.sample_lengths import measured_lengths
 from npu_lint.rules.host_batches import HOST_CAT, host_batch_items
 
@@ -59,7 +60,9 @@ class PerSampleConcat(Rule):
         ``offset.append(count)``; ``torch.IntTensor(offset)``, or per-row tags ``batch += [i] * len(d["pos"])``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
         ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data: its loop walks
         the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``), so the
-        number of items varies (per-label prototypes, per-class losses).
+        number of items varies (per-label prototypes, per-class losses), or when it gets one item per step of a
+        loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
+        eos).all(): break``: a generation stopped at its end token).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -81,6 +84,10 @@ class PerSampleConcat(Rule):
     triggers = ("cat(", "concat", "stack(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
+                 # one item per step of a generation loop that the end token stops
+                 "import torch\ndef generate(model, idx, n, eos):\n    out = []\n    for _ in range(n):\n"
+                 "        t = model(idx).argmax(-1)\n        out.append(t)\n        if (t == eos).all():\n"
+                 "            break\n    return torch.stack(out, 1)\n",
                  # a dataset's own collate method (the name torch's DataLoader and fairseq give it)
                  "import torch\nfrom torch.utils.data import Dataset\nclass Graphs(Dataset):\n"
                  "    def collater(self, samples):\n        return torch.cat([s['atoms'] for s in samples])\n",
@@ -177,6 +184,13 @@ class PerSampleConcat(Rule):
                  "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
                  "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     # a loop stopped by a Python count, or one whose break ends an inner loop only
+                     "import torch\ndef run(model, x, n, limit):\n    out = []\n    for step in range(n):\n"
+                     "        out.append(model(x))\n        if step > limit:\n            break\n"
+                     "    return torch.cat(out)\n",
+                     "import torch\ndef run(model, x: torch.Tensor, n):\n    out = []\n    for step in range(n):\n"
+                     "        out.append(model(x))\n        for y in x:\n            if y.sum() > 0:\n"
+                     "                break\n    return torch.cat(out)\n",
                      # a method of the dataset that is no collate function; a collate method of a class that is
                      # no dataset (nothing says it gets a batch's samples)
                      "import torch\nfrom torch.utils.data import Dataset\nclass Graphs(Dataset):\n"
@@ -267,6 +281,8 @@ class PerSampleConcat(Rule):
             why = host_batch_items(node, ctx)
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)) and self._per_value(node, items, ctx):
             return
+        elif isinstance(items, ast.Name) and self._stopped(node, items, ctx):
+            return
         elif name not in _CAT:
             return      # a stack of per-sample items has one row per sample: only a count of values varies
         elif isinstance(items, (ast.List, ast.Tuple)):
@@ -297,6 +313,24 @@ class PerSampleConcat(Rule):
         ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)}) joins one item per value of "
                    f"{short_source(source, 30)}: the number of items changes with the data, a recompile per count on "
                    "NPU; loop over a fixed range (every class, num_classes) with a mask per item", name)
+        return True
+
+
+    @staticmethod
+    def _stopped(node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+        """``torch.cat(tokens)`` after ``for ...: tokens.append(t); if (t == eos).all(): break``: one item per
+        step of a loop a tensor's value ends (``cat`` or ``stack``)."""
+        name = ctx.resolver.qualname(node.func)
+        if name not in _CAT and name not in _STACK:
+            return False
+        found = stopped_items(items, node, ctx)
+        if found is None:
+            return False
+        loop, stop = found
+        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({items.id}) joins one item per step of the loop at line "
+                   f"{loop.lineno}, which a tensor's value ends (line {stop.lineno}): the number of items changes "
+                   "with the data, a recompile per count on NPU; run the fixed number of steps and mask the "
+                   "finished ones", name)
         return True
 
 

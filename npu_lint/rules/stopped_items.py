@@ -1,0 +1,67 @@
+"""A list that gets one item per step of a loop the data can stop (NPU409, dynamic_samples.py): ``tokens.append(t)``
+in ``for step in range(max_new):`` with ``if (t == eos).all(): break``, then ``torch.cat(tokens)``: how many items
+there are depends on when a tensor's value ends the loop (a generation stopped at its end token). Nothing here is
+a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.nodes import walk
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.branch_tests import tensor_test
+
+_LOOPS = (ast.For, ast.AsyncFor, ast.While)
+
+
+def stopped_items(items: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, ast.If]]:
+    """The loop that appends to the list ``items`` names, and the ``if <test on a tensor>: break`` that can end it
+    early, when the join ``node`` comes after that loop in the same function; None otherwise."""
+    if not isinstance(items, ast.Name):
+        return None
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    if function is None:
+        return None
+    for loop in walk(function):
+        if not isinstance(loop, _LOOPS) or (loop.end_lineno or loop.lineno) >= node.lineno \
+                or ctx.enclosing(loop, FUNCTION_TYPES) is not function:
+            continue
+        if not _appends(loop, items.id):
+            continue
+        stop = _data_stop(loop, ctx)
+        if stop is not None:
+            return loop, stop
+    return None
+
+
+def _appends(loop: ast.AST, name: str) -> bool:
+    """The loop's own body (not a nested function) calls ``name.append(...)``."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == name for n in _own(loop))
+
+
+def _data_stop(loop: ast.AST, ctx: FileContext) -> Optional[ast.If]:
+    """``if <test on a tensor>: break`` that ends ``loop`` itself (not a loop nested in it)."""
+    for node in _own(loop):
+        if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], ast.Break) \
+                and _innermost_loop(node, ctx) is loop and tensor_test(node.test, ctx) is not None:
+            return node
+    return None
+
+
+def _innermost_loop(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    return ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES))
+
+
+def _own(loop: ast.AST) -> list[ast.AST]:
+    """The nodes of the loop's body, nested functions and classes left out."""
+    found: list[ast.AST] = []
+    stack = list(loop.body)   # type: ignore[attr-defined]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, (*FUNCTION_TYPES, ast.ClassDef)):
+            continue
+        found.append(node)
+        stack.extend(ast.iter_child_nodes(node))
+    return found
