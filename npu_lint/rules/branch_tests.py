@@ -93,7 +93,10 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
 
 
 def _operands(test: ast.AST) -> list[ast.AST]:
-    """The operands of ``and`` / ``or`` tests, nested ones included (``a != 0 and (b is None or n > 0)``)."""
+    """The operands of ``and`` / ``or`` tests, nested ones included (``a != 0 and (b is None or n > 0)``), also
+    under a ``not`` (``not (0 <= p.min() and p.max() <= 1)``: the same values are read)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.BoolOp):
+        test = test.operand
     if isinstance(test, ast.BoolOp):
         return [o for value in test.values for o in _operands(value)]
     return [test]

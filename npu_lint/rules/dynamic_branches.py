@@ -226,7 +226,11 @@ class DataDependentBranch(Rule):
     node_types = (ast.If, ast.IfExp)
     triggers = ("if ",)
     message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
-    must_fire = (# the items' lengths are the batch's data (unlike their spatial shapes)
+    must_fire = (# a negated test of several reads: probabilities or logits, decided by the values
+                 "import torch\ndef score(preds: torch.Tensor, target: torch.Tensor):\n"
+                 "    if not (0 <= preds.min() and preds.max() <= 1):\n        preds = preds.sigmoid()\n"
+                 "    return (preds - target).abs().mean()\n",
+                 # the items' lengths are the batch's data (unlike their spatial shapes)
                  "import torch\nimport torch.nn.functional as F\ndef stack(items):\n"
                  "    lens = torch.tensor([len(t) for t in items])\n    if (lens.max() - lens).sum() == 0:\n"
                  "        return torch.stack(items)\n    return torch.stack([F.pad(t, (0, 1)) for t in items])\n",
