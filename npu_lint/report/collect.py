@@ -118,15 +118,16 @@ def analyse_file(path: Path, target: Target, custom_ops: frozenset[str],
 
 
 def _analyse_digest(path: Path, target: Target, custom_ops: frozenset[str],
-                    third_party: frozenset[str]) -> tuple[FileResult, str]:
-    """The result and the digest of the bytes it was computed from (the cache stores it only under that key)."""
+                    third_party: frozenset[str], digest: bool = True) -> tuple[FileResult, str]:
+    """The result and the digest of the bytes it was computed from (the cache stores it only under that key; ""
+    without ``digest``: a run with no result cache)."""
     try:
         data = read_bytes(path)
     except Unreadable as error:
         return ([], [], str(error)), ""
     try:
         return _analyse_text(path, decode_source(data), target, custom_ops, third_party), \
-            hashlib.sha256(data).hexdigest()
+            hashlib.sha256(data).hexdigest() if digest else ""
     except Unreadable as error:
         return ([], [], str(error)), ""
     except Exception as error:   # isolation: the file is skipped, the run goes on
@@ -162,8 +163,11 @@ def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset
     return findings, inventory, None
 
 
-def _analyse_job(job: tuple[str, Target, frozenset[str], frozenset[str]]) -> tuple[FileResult, str]:
-    return _analyse_digest(Path(job[0]), job[1], job[2], job[3])
+Job = tuple[str, Target, frozenset[str], frozenset[str], bool]   # path, target, custom ops, third party, digest
+
+
+def _analyse_job(job: Job) -> tuple[FileResult, str]:
+    return _analyse_digest(Path(job[0]), job[1], job[2], job[3], job[4])
 
 
 def collect(root: Path, target: Target, progress: Callable[[int, int, str], None], jobs: int = 1,
@@ -220,12 +224,13 @@ _WALK_THRESHOLD = 100_000   # objects allocated (net) between two passes of the 
 def _collect_files(root: Path, python: list[Path], target: Target, cache: Optional["ResultCache"],
                    custom_ops: frozenset[str], third_party: frozenset[str], context: set[str], project: object,
                    jobs: int, progress: Callable[[int, int, str], None], result: Collected) -> None:
-    if project is not None:
+    if project is not None and cache is not None:   # the digests only key the result cache
         context = context | {f"project:{project.digest}"}
     keys = {path: cache.key(path, target, context) if cache else None for path in python}
     cached = {path: cache.load(*keys[path], name=path.name) if keys[path] else None
               for path in python}
-    todo = [(str(path), target, custom_ops, third_party) for path in python if cached[path] is None]
+    todo: list[Job] = [(str(path), target, custom_ops, third_party, cache is not None) for path in python
+                       if cached[path] is None]
     fresh = _run_jobs(todo, jobs)
     for index, path in enumerate(python):
         relative = path.relative_to(root).as_posix()
@@ -262,8 +267,7 @@ def _worker_signals() -> None:
             os._exit(1)
 
 
-def _run_jobs(todo: list[tuple[str, Target, frozenset[str], frozenset[str]]],
-              jobs: int) -> Iterator[tuple[FileResult, str]]:
+def _run_jobs(todo: list[Job], jobs: int) -> Iterator[tuple[FileResult, str]]:
     if jobs <= 1 or len(todo) < 2:
         return map(_analyse_job, todo)
     import multiprocessing
