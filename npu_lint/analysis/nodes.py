@@ -51,8 +51,8 @@ _NO_CHILD = frozenset({"id", "attr", "arg", "module", "level", "kind", "conversi
 _WALKED: dict[type, tuple[str, ...]] = {}   # node type -> the fields ``walk`` reads
 # The list fields that may hold something other than a node (``None`` keys of ``{**d}``, ``None`` defaults of
 # keyword-only parameters, identifiers), by field name and node type: every other list of the grammar holds nodes.
-_MIXED = {"keys": frozenset({"Dict"}), "kw_defaults": frozenset({"arguments"}), "names": frozenset({"Global", "Nonlocal"}),
-          "kwd_attrs": frozenset({"MatchClass"})}
+_MIXED = {"keys": frozenset({"Dict"}), "kw_defaults": frozenset({"arguments"}),
+          "names": frozenset({"Global", "Nonlocal"}), "kwd_attrs": frozenset({"MatchClass"})}
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
