@@ -360,6 +360,24 @@ def _nproc() -> str:
         return str(os.cpu_count())
 
 
+KEPT_HEADING = "## `npu-lint analyse`"   # dated sections written by hand (analyse's speed): kept on a rewrite
+
+
+def kept_sections(path: Path) -> str:
+    """The sections of ``path`` whose heading starts with :data:`KEPT_HEADING`, each up to the next ``## `` heading."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except OSError:
+        return ""
+    kept, keeping = [], False
+    for line in lines:
+        if line.startswith("## "):
+            keeping = line.startswith(KEPT_HEADING)
+        if keeping:
+            kept.append(line)
+    return "\n" + "\n".join(kept) + "\n" if kept else ""
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3, help="measured runs per corpus case (default 3)")
@@ -513,7 +531,7 @@ def main() -> int:
                    "```", profile_text, "```", ""]
     report += ["`python benchmarks/analyse_speed.py` appends the `npu-lint analyse` timings below.", ""]
     text = "\n".join(report)
-    (HERE / "RESULTS.md").write_text(text, encoding="utf-8")
+    (HERE / "RESULTS.md").write_text(text + kept_sections(HERE / "RESULTS.md"), encoding="utf-8")
     print()
     print(text)
     print(f"(benchmark took {time.perf_counter() - began:.0f} s; written to {HERE / 'RESULTS.md'})")

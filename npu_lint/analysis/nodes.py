@@ -49,6 +49,10 @@ def body_of(function: ast.AST) -> list[ast.AST]:
 _NO_CHILD = frozenset({"id", "attr", "arg", "module", "level", "kind", "conversion", "is_async", "type_comment",
                        "simple"})
 _WALKED: dict[type, tuple[str, ...]] = {}   # node type -> the fields ``walk`` reads
+# The list fields that may hold something other than a node (``None`` keys of ``{**d}``, ``None`` defaults of
+# keyword-only parameters, identifiers), by field name and node type: every other list of the grammar holds nodes.
+_MIXED = {"keys": frozenset({"Dict"}), "kw_defaults": frozenset({"arguments"}),
+          "names": frozenset({"Global", "Nonlocal"}), "kwd_attrs": frozenset({"MatchClass"})}
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:
@@ -70,17 +74,28 @@ def walk(node: ast.AST) -> Iterator[ast.AST]:
             value = getattr(node, field, None)
             if isinstance(value, node_ast):
                 append(value)
-            elif isinstance(value, list):
-                extend([item for item in value if isinstance(item, node_ast)])
+            elif type(value) is list:
+                if field in _MIXED and node_type.__name__ in _MIXED[field]:
+                    extend([item for item in value if isinstance(item, node_ast)])
+                else:   # the grammar's other lists hold nodes only
+                    extend(value)
         yield node
 
 
 def function_text(function: ast.AST, source: str, store: dict) -> Optional[str]:
-    """``function``'s lines of ``source`` (the file split once, kept in ``store``); None when the text has carriage
-    returns (a line break of their own for Python, so the lines split at newlines are not the parser's)."""
+    """``function``'s lines of ``source`` (the file split once, and each function's text joined once, kept in
+    ``store``); None when the text has carriage returns (a line break of their own for Python, so the lines split
+    at newlines are not the parser's)."""
+    key = (_LINES, id(function))
+    text = store.get(key, 0)
+    if text != 0:
+        return text
     lines = store.get(_LINES, 0)
     if lines == 0:
         lines = store[_LINES] = None if "\r" in source else source.split("\n")
     if lines is None or function.lineno > len(lines):
-        return None
-    return "\n".join(lines[function.lineno - 1:getattr(function, "end_lineno", None) or len(lines)])
+        text = None
+    else:
+        text = "\n".join(lines[function.lineno - 1:getattr(function, "end_lineno", None) or len(lines)])
+    store[key] = text
+    return text

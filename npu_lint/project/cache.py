@@ -11,7 +11,6 @@ from __future__ import annotations
 import hashlib
 import marshal
 import os
-import tempfile
 from pathlib import Path
 from typing import Optional
 
@@ -141,6 +140,7 @@ class FactsCache:
             return
         try:
             self.folder.mkdir(parents=True, exist_ok=True)
+            import tempfile   # only when facts are written: a --no-cache run need not load it (nor random)
             handle, temporary = tempfile.mkstemp(prefix=".facts.", dir=self.folder)
             with os.fdopen(handle, "wb") as stream:
                 stream.write(marshal.dumps(self.entries))

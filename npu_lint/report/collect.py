@@ -117,24 +117,27 @@ def analyse_file(path: Path, target: Target, custom_ops: frozenset[str],
     return _analyse_digest(path, target, custom_ops, third_party)[0]
 
 
-def _analyse_digest(path: Path, target: Target, custom_ops: frozenset[str],
-                    third_party: frozenset[str]) -> tuple[FileResult, str]:
-    """The result and the digest of the bytes it was computed from (the cache stores it only under that key)."""
+def _analyse_digest(path: Path, target: Target, custom_ops: frozenset[str], third_party: frozenset[str],
+                    digest: bool = True, codes: Optional[frozenset[str]] = None,
+                    inventory: bool = True) -> tuple[FileResult, str]:
+    """The result and the digest of the bytes it was computed from (the cache stores it only under that key; ""
+    without ``digest``: a run with no result cache). ``codes``: the rules to run (None: every rule);
+    ``inventory``: list the torch API references too."""
     try:
         data = read_bytes(path)
     except Unreadable as error:
         return ([], [], str(error)), ""
     try:
-        return _analyse_text(path, decode_source(data), target, custom_ops, third_party), \
-            hashlib.sha256(data).hexdigest()
+        return _analyse_text(path, decode_source(data), target, custom_ops, third_party, codes, inventory), \
+            hashlib.sha256(data).hexdigest() if digest else ""
     except Unreadable as error:
         return ([], [], str(error)), ""
     except Exception as error:   # isolation: the file is skipped, the run goes on
         return ([], [], internal_error(error)), ""
 
 
-def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset[str],
-                  third_party: frozenset[str]) -> FileResult:
+def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset[str], third_party: frozenset[str],
+                  codes: Optional[frozenset[str]] = None, listing: bool = True) -> FileResult:
     notebook = None
     if is_notebook(path):   # a notebook's code cells, mapped back to the .ipynb file's lines afterwards
         try:
@@ -150,8 +153,10 @@ def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset
     ctx.custom_ops, ctx.third_party = custom_ops, third_party
     if _PROJECT[0] is not None:   # the project index of this run (inherited by forked workers)
         ctx.use_project(_PROJECT[0], path.relative_to(_PROJECT[1]).as_posix())
-    codes = frozenset(rule.code for rule in all_rules())
-    findings = analyse_tree(tree, source, target, codes, noqa=True, ctx=ctx, observers=[Inventory()])
+    if codes is None:
+        codes = frozenset(rule.code for rule in all_rules())
+    findings = analyse_tree(tree, source, target, codes, noqa=True, ctx=ctx,
+                            observers=[Inventory()] if listing else [])
     ctx.resolver.close()   # the model's scopes hold cycles: freed now, even when the collector is frozen
     inventory = [(node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
                  for node, api, status in ctx.collected]
@@ -162,15 +167,23 @@ def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset
     return findings, inventory, None
 
 
-def _analyse_job(job: tuple[str, Target, frozenset[str], frozenset[str]]) -> tuple[FileResult, str]:
-    return _analyse_digest(Path(job[0]), job[1], job[2], job[3])
+# path, target, custom ops, third party, digest, the rules to run (None: all), inventory
+Job = tuple[str, Target, frozenset[str], frozenset[str], bool, Optional[frozenset[str]], bool]
+
+
+def _analyse_job(job: Job) -> tuple[FileResult, str]:
+    return _analyse_digest(Path(job[0]), *job[1:])
 
 
 def collect(root: Path, target: Target, progress: Callable[[int, int, str], None], jobs: int = 1,
             cache: Optional["ResultCache"] = None, third_party: frozenset[str] = frozenset(),
-            excluded: Optional[Callable[[Path], bool]] = None) -> Collected:
-    """Analyse every Python file and notebook under ``root`` with every rule (including those off by default);
-    ``excluded``: the configuration's exclusions."""
+            excluded: Optional[Callable[[Path], bool]] = None, codes: Optional[frozenset[str]] = None,
+            inventory: bool = True) -> Collected:
+    """Analyse every Python file and notebook under ``root`` with the rules of ``codes`` (None: every rule,
+    including those off by default; a report that keeps only some findings need not run the others) and, with
+    ``inventory``, list its torch API references; ``excluded``: the configuration's exclusions."""
+    every = frozenset(rule.code for rule in all_rules())
+    codes = None if codes is None or codes >= every else codes & every
     result = Collected()
     python, native = _walk_files(root, result.warnings, excluded)
     registered: list[tuple[str, str]] = []
@@ -187,6 +200,8 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     reason = getattr(third_party, "reason", lambda name: "")
     context = custom_ops | {f"api:{name}:{reason(name)}" for name in third_party}   # both decide a file's result
     context |= {"results:noqa,notebooks"}   # results of older runs (noqa not applied) must not be reused
+    if codes is not None or not inventory:   # results of fewer rules (or no inventory) answer only the same question
+        context |= {f"rules:{','.join(sorted(codes or every))};inventory:{inventory}"}
     facts_cache = cache.subfolder("project-facts") if cache is not None else None   # warm runs parse nothing twice
     collecting = gc.isenabled()
     gc.disable()   # the index and the trees kept for the walk live on: the collector need not scan them again and again
@@ -204,7 +219,8 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
     # when a walk keeps far more objects alive, so the memory of an odd input stays bounded.
     gc.set_threshold(_WALK_THRESHOLD, *thresholds[1:])
     try:
-        _collect_files(root, python, target, cache, custom_ops, third_party, context, project, jobs, progress, result)
+        _collect_files(root, python, target, cache, custom_ops, third_party, context, project, jobs, progress, result,
+                       (codes, inventory))
     finally:
         gc.set_threshold(*thresholds)
         gc.unfreeze()
@@ -219,13 +235,15 @@ _WALK_THRESHOLD = 100_000   # objects allocated (net) between two passes of the 
 
 def _collect_files(root: Path, python: list[Path], target: Target, cache: Optional["ResultCache"],
                    custom_ops: frozenset[str], third_party: frozenset[str], context: set[str], project: object,
-                   jobs: int, progress: Callable[[int, int, str], None], result: Collected) -> None:
-    if project is not None:
+                   jobs: int, progress: Callable[[int, int, str], None], result: Collected,
+                   rules: tuple[Optional[frozenset[str]], bool] = (None, True)) -> None:
+    if project is not None and cache is not None:   # the digests only key the result cache
         context = context | {f"project:{project.digest}"}
     keys = {path: cache.key(path, target, context) if cache else None for path in python}
     cached = {path: cache.load(*keys[path], name=path.name) if keys[path] else None
               for path in python}
-    todo = [(str(path), target, custom_ops, third_party) for path in python if cached[path] is None]
+    todo: list[Job] = [(str(path), target, custom_ops, third_party, cache is not None, *rules) for path in python
+                       if cached[path] is None]
     fresh = _run_jobs(todo, jobs)
     for index, path in enumerate(python):
         relative = path.relative_to(root).as_posix()
@@ -262,8 +280,7 @@ def _worker_signals() -> None:
             os._exit(1)
 
 
-def _run_jobs(todo: list[tuple[str, Target, frozenset[str], frozenset[str]]],
-              jobs: int) -> Iterator[tuple[FileResult, str]]:
+def _run_jobs(todo: list[Job], jobs: int) -> Iterator[tuple[FileResult, str]]:
     if jobs <= 1 or len(todo) < 2:
         return map(_analyse_job, todo)
     import multiprocessing
