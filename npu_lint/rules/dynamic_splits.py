@@ -8,6 +8,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.sample_items import _Items, _built_list
+from npu_lint.rules.sample_lengths import measured_item
 from npu_lint.rules.value_flow import FAMILY
 
 _SPLIT = frozenset({"torch.split", "torch.split_with_sizes", "torch.tensor_split"})
@@ -96,7 +97,7 @@ class PerSampleSplit(Rule):
             if isinstance(binding.value, ast.ListComp):
                 return self._lengths(binding.value, ctx)
             for element, items in _built_list(sizes, ctx):
-                measured = _measured(element)
+                measured = measured_item(element)
                 why = items.varies(measured) if measured is not None else None
                 if why:
                     return f"{short_source(element, 30)} per item, {why}"
@@ -107,23 +108,10 @@ class PerSampleSplit(Rule):
 
     @staticmethod
     def _lengths(comprehension: ast.ListComp, ctx: FileContext) -> Optional[str]:
-        measured = _measured(comprehension.elt)
+        measured = measured_item(comprehension.elt)
         if measured is None:
             return None
         why = _Items(ctx, [(g.target, g.iter) for g in comprehension.generators], None).varies(measured)
         return f"{short_source(comprehension.elt, 30)} per item, {why}" if why else None
 
 
-def _measured(node: ast.AST) -> Optional[ast.AST]:
-    """``t`` for ``len(t)``, ``t.shape[0]``, ``t.size(0)``, ``t.numel()``: the item whose length is read."""
-    if isinstance(node, ast.Call):
-        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
-            return node.args[0]
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("size", "numel") and \
-                (node.func.attr == "numel" or (len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
-                                               and node.args[0].value == 0)):
-            return node.func.value
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
-            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
-        return node.value.value
-    return None

@@ -14,30 +14,14 @@ from typing import Optional
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
-from npu_lint.rules.sample_lengths import makes_tensor, own_nodes
-
-
-def _measured(node: ast.AST) -> Optional[ast.AST]:
-    """``x`` for ``len(x)``, ``x.size(0)``, ``x.shape[0]``, ``x.numel()``, else None."""
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
-            and len(node.args) == 1 and not node.keywords:
-        return node.args[0]
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
-            (node.func.attr == "numel" and not node.args) or (
-                node.func.attr == "size" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
-                and node.args[0].value == 0)):
-        return node.func.value
-    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
-            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
-        return node.value.value
-    return None
+from npu_lint.rules.sample_lengths import makes_tensor, measured_item, own_nodes
 
 
 def recorded_rows(element: ast.AST, loop: ast.For, ctx: FileContext) -> Optional[str]:
     """Why ``element`` (an item the loop ``loop`` adds to a list) has a row count of its own: the loop records it
     in a list made a tensor of (with the line), else None."""
     key = ast.dump(element)
-    measures = {id(node) for node in walk(loop) if (found := _measured(node)) is not None and ast.dump(found) == key}
+    measures = {id(node) for node in walk(loop) if (found := measured_item(node)) is not None and ast.dump(found) == key}
     if not measures:
         return None
     counters = {node.target.id for node in walk(loop) if isinstance(node, ast.AugAssign)

@@ -38,6 +38,21 @@ def _measures(element: ast.AST, bound: set[str]) -> bool:
     return isinstance(measured, ast.Name) and measured.id in bound
 
 
+def measured_item(node: ast.AST) -> Optional[ast.AST]:
+    """``t`` for ``len(t)``, ``t.shape[0]``, ``t.size(0)``, ``t.numel()``: the item whose length is read."""
+    if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1:
+            return node.args[0]
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("size", "numel") and \
+                (node.func.attr == "numel" or (len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+                                               and node.args[0].value == 0)):
+            return node.func.value
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        return node.value.value
+    return None
+
+
 def _measured_sequence(node: ast.AST) -> Optional[str]:
     """The name whose items ``[len(t) for t in targets]`` / ``map(len, targets)`` measures, else None."""
     if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and len(node.generators) == 1:
