@@ -14,18 +14,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.project_functions import CHAIN_DEPTH as _CHAIN_DEPTH, FunctionFacts
 
 if TYPE_CHECKING:
     from npu_lint.project.index import ProjectIndex
     from npu_lint.project.parsed import ParsedFiles
 
-_CHAIN_DEPTH = 6
 PASSED_CALL = "call"   # npu_lint.project.facts.PASSED_CALL (not imported: the view is loaded without the extractor)
 _OBJECT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER, K.TENSOR,
                            K.MASK, K.BATCH})
 
 
-class ProjectView:
+class ProjectView(FunctionFacts):
     """The questions the model asks about names defined elsewhere in the project."""
 
     def __init__(self, index: "ProjectIndex") -> None:
@@ -366,65 +366,6 @@ class ProjectView:
                     break
         self._pads[function] = found
         return found
-
-    def size_helper_names(self) -> frozenset[str]:
-        """The short names of the project functions with ``sizes`` (a cheap test before resolving a call)."""
-        if self._size_names is None:
-            self._size_names = frozenset(name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items()
-                                         if facts.sizes and facts.owner is None)
-        return self._size_names
-
-    def size_parameters(self, qualname: str, importer: str) -> tuple[tuple[str, int, str], ...]:
-        """``(("dim_size", 2, "_scatter_add(dim_size) → zeros()"),)``: the parameters the project function (of
-        another module, not a method) sizes a tensor with, each with its position among the positional parameters
-        (-1: keyword-only) and the way there (its facts' ``sizes``); () when none or unknown."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
-            return ()
-        facts = self.index.functions[target][1]
-        return facts.sizes if facts.owner is None else ()
-
-    def filled_sizes(self, qualname: str, importer: str) -> tuple[str, ...]:
-        """The size parameters the project function (of another module, not a method) fills from the data when
-        a call leaves them out (its facts' ``fills``: ``if dim_size is None: dim_size = int(index.max()) + 1``)."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
-            return ()
-        facts = self.index.functions[target][1]
-        return facts.fills if facts.owner is None else ()
-
-    def returns_read_back(self, qualname: str, importer: str) -> bool:
-        """The project function (of another module, not a method) returns a value read back from a tensor on every
-        return that is not a constant (its facts' ``reads``)."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
-            return False
-        facts = self.index.functions[target][1]
-        return facts.owner is None and facts.reads
-
-    def compares_unknowns(self, qualname: str, importer: str, depth: int = 0) -> bool:
-        """The project function (of another module, not a method) returns only comparisons of values of unknown
-        kind (``return args.rank == 0``), itself or through the functions whose results it returns (``return
-        is_local(args) if local else is_global(args)``)."""
-        target = self.absolute(qualname, importer) if depth == 0 else self.index.resolve(qualname)
-        if target is None or self.index.kind(target) != "function" or depth > _CHAIN_DEPTH:
-            return False
-        facts = self.index.functions[target][1]
-        if facts.owner is not None:
-            return False
-        if getattr(facts, "compares", False):
-            return True
-        return bool(facts.returns) and all(not r.startswith("@") and self.compares_unknowns(r, importer, depth + 1)
-                                           for r in facts.returns)
-
-    def returned_size_read(self, qualname: str, importer: str) -> str:
-        """The flavour of a size read from the data that the project function (of another module, not a method) may
-        return (its facts' ``size_read``: ``return int(mask.sum())``), "" when none."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
-            return ""
-        facts = self.index.functions[target][1]
-        return facts.size_read if facts.owner is None else ""
 
     def padding_names(self) -> frozenset[str]:
         """The short names of project functions that pad their items (for NPU405's trigger words)."""
