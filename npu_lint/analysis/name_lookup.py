@@ -30,6 +30,14 @@ class NameLookup:
             return None
         return self.scopes.lookup(node.id, scope or self.current, (node.lineno, node.col_offset))
 
+    def bound_value(self, node: ast.Name, scope: Optional[Scope] = None) -> Optional[ast.AST]:
+        """The expression a name is bound to where it stands, when one assignment binds it whole (``x = f(y)``;
+        not ``a, b = ...``, a parameter, an import or a loop target), else None."""
+        binding = self.binding(node, scope)
+        if binding is None or binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
+            return None
+        return binding.value
+
     def qualname(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
         """``torch.cuda.synchronize`` for ``tc.synchronize`` after ``import torch.cuda as tc``; None for
         values (a local tensor's ``x.view``), the file's own functions and classes, and unknown names."""

@@ -71,10 +71,7 @@ def permuted_length(sliced: ast.AST, stop: ast.AST, ctx: FileContext) -> bool:
     """``indices = np.random.permutation(n)`` (``torch.randperm(n)``) sliced in chunks up to
     ``n``: the stop is the length of what is cut, a minibatch order over ``n`` samples (a rollout buffer's
     ``buffer_size * n_envs``) that the chunk need not divide."""
-    if not isinstance(sliced, ast.Name):
-        return False
-    binding = ctx.resolver.binding(sliced)
-    value = binding.value if binding is not None and binding.tag == VALUE and not binding.path else None
+    value = ctx.resolver.bound_value(sliced) if isinstance(sliced, ast.Name) else None
     if not isinstance(value, ast.Call) or len(value.args) != 1 or not isinstance(value.func, (ast.Attribute, ast.Name)):
         return False
     name = value.func.attr if isinstance(value.func, ast.Attribute) else value.func.id

@@ -401,7 +401,9 @@ class PadToBatchMax(ValueFlow):
         """``stack_tensors(items, max_lens=[m])`` with ``m`` the batch maximum, where that function of another
         module sizes a tensor with the parameter (the index's ``sizes`` facts, as for NPU403): reported at the
         maximum, naming the chain."""
-        found = size_helper_call(node, ctx, self.kinds)
+        if not node.args and not node.keywords:
+            return   # nothing passed: no parameter carries the maximum
+        found = size_helper_call(node, ctx, self.kinds, ctx.resolver.own_function(node))
         if found is not None:
             chain, origin = found
             self._once(node, origin, f"sizes {chain}", f"{chain} is given the batch maximum", ctx)

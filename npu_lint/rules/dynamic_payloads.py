@@ -92,9 +92,8 @@ def _made_tensor(node: ast.AST, ctx: FileContext, depth: int) -> Optional[ast.Ca
     if depth > _DEPTH:
         return None
     if isinstance(node, ast.Name):
-        binding = ctx.resolver.binding(node)
-        value = binding.value if binding is not None and binding.tag == "value" and not binding.path else None
-        return _made_tensor(value, ctx, depth + 1) if isinstance(value, ast.AST) else None
+        value = ctx.resolver.bound_value(node)
+        return _made_tensor(value, ctx, depth + 1) if value is not None else None
     if isinstance(node, ast.Call) and ctx.resolver.qualname(node.func) in _TENSORS:
         return node
     return None
@@ -106,9 +105,8 @@ def _serialized(node: ast.AST, ctx: FileContext, depth: int) -> Optional[ast.Cal
     if depth > _DEPTH or node is None:
         return None
     if isinstance(node, ast.Name):
-        binding = ctx.resolver.binding(node)
-        value = binding.value if binding is not None and binding.tag == "value" and not binding.path else None
-        return _serialized(value, ctx, depth + 1) if isinstance(value, ast.AST) else None
+        value = ctx.resolver.bound_value(node)
+        return _serialized(value, ctx, depth + 1) if value is not None else None
     if not isinstance(node, ast.Call) or not node.args:
         return None
     name = ctx.resolver.qualname(node.func) or (node.func.id if isinstance(node.func, ast.Name) else None)

@@ -436,17 +436,18 @@ class TensorValueInShape(ValueFlow):
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
                            and ctx.parent(node).iter is node)
         if found is None:   # ``make(n)`` where the file's ``make`` sizes a tensor with ``n``
-            at_helper = size_helper_call(node, ctx, self.kinds)
+            callee = ctx.resolver.own_function(node)   # once, for both questions
+            at_helper = size_helper_call(node, ctx, self.kinds, callee)
             if at_helper is not None:
                 sink, origin = at_helper
                 report_read(self, node, sink, origin, ctx)
                 ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno),
                            sink.rpartition(" → ")[2])
                 return
-            left_out = omitted_size(node, ctx)   # ``scatter(x, batch)``: the helper reads ``dim_size`` from the data
+            left_out = omitted_size(node, ctx, callee)   # ``scatter(x, batch)``: the helper reads ``dim_size`` from the data
             if left_out is not None:
-                callee, name, chain = left_out
-                ctx.report(node, f"{callee}() without {name}= reads it from a tensor ({name} → {chain}): a sync and a "
+                helper, name, chain = left_out
+                ctx.report(node, f"{helper}() without {name}= reads it from a tensor ({name} → {chain}): a sync and a "
                            f"new shape per value on NPU; pass {name}= (a fixed upper bound, the batch's count)",
                            chain.rpartition(" → ")[2])
             return

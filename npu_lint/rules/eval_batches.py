@@ -6,7 +6,6 @@ decision from a training loader's ``drop_last=True``."""
 from __future__ import annotations
 
 import ast
-import builtins
 import re
 from typing import Optional
 
@@ -17,7 +16,7 @@ from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADE
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
                                             batched_keywords)
 from npu_lint.rules.loader_escapes import escape
-from npu_lint.rules.loader_loops import assigned, loops_over
+from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.value_flow import FAMILY
@@ -29,7 +28,6 @@ _NO_GRAD = frozenset({"torch.no_grad", "torch.inference_mode", "torch.autograd.n
 # The words of a callee that builds batches: ``make_loader``, ``dls.new``, ``get_dataloader``.
 _LOADER_WORDS = frozenset({"loader", "loaders", "dataloader", "dataloaders", "dl", "dls", "batch", "batches",
                            "batcher", "batchify"})
-_BUILTINS = frozenset(dir(builtins))
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
@@ -323,7 +321,7 @@ def _feeds_model(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -
         if value is not None and value[0] == "module":
             return True
         if value is not None or ctx.resolver.qualname(func, scope) is not None \
-                or (isinstance(func, ast.Name) and func.id in _BUILTINS):
+                or (isinstance(func, ast.Name) and func.id in BUILTINS):
             continue
         if grad_free is None:
             grad_free = _grad_free(loop, function, ctx)

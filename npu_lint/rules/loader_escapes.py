@@ -4,15 +4,12 @@ Its batches are cut wherever it is iterated; the file only shows that it leaves.
 from __future__ import annotations
 
 import ast
-import builtins
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
-from npu_lint.rules.loader_loops import assigned
-
-_BUILTINS = frozenset(dir(builtins))   # ``len(loader)``, ``next(iter(loader))``: no batches cut for a model
+from npu_lint.rules.loader_loops import BUILTINS, assigned
 
 
 def escape(node: ast.Call, ctx: FileContext) -> Optional[str]:
@@ -36,8 +33,7 @@ def escape(node: ast.Call, ctx: FileContext) -> Optional[str]:
         return None
     if "." in name:
         return f"kept in {name}"
-    body = function if function is not None else None
-    for child in walk(body) if body is not None else ():
+    for child in walk(function) if function is not None else ():
         if getattr(child, "lineno", 0) < node.lineno:
             continue
         if isinstance(child, (ast.Return, ast.Yield)) and child.value is not None and _mentions(child.value, name):
@@ -70,7 +66,7 @@ def _foreign(call: ast.Call, ctx: FileContext) -> Optional[str]:
     where the batches go is not in this file. None for the file's own functions (their loops are judged) and
     Python's builtins."""
     func = call.func
-    if isinstance(func, ast.Name) and func.id in _BUILTINS:
+    if isinstance(func, ast.Name) and func.id in BUILTINS:
         return None
     if ctx.resolver.definition(func) is not None or ctx.resolver.own_function(call) is not None:
         return None

@@ -5,12 +5,15 @@ is a rule."""
 from __future__ import annotations
 
 import ast
+import builtins
 from typing import Callable, Iterator, Optional
 
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.dynamic_batches import _iterated
+
+BUILTINS = frozenset(dir(builtins))   # ``len(loader)``, ``print(x)``: Python's own callables, never a model
 
 
 def assigned(node: ast.Call, ctx: FileContext) -> str:

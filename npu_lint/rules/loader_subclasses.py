@@ -93,10 +93,19 @@ def super_loader_call(node: ast.Call, ctx: "FileContext", parameters: Sequence[s
         return None
     if not any(ctx.resolver.qualname(base) == _LOADER for base in class_bases(cls)):
         return None
-    scopes = ctx.resolver.scopes
-    for call in walk(scopes.module.node) if scopes is not None and scopes.module.node is not None else ():
-        if isinstance(call, ast.Call) and ctx.resolver.definition(call.func) is cls:
-            return None     # built in this file: judged at those calls
+    if _built_here(cls, ctx):
+        return None     # built in this file: judged at those calls
     keywords: dict = {kw.arg: kw.value for kw in node.keywords}
     keywords.update(zip(parameters, node.args))
     return keywords
+
+
+def _built_here(cls: ast.ClassDef, ctx: "FileContext") -> bool:
+    """The file calls the class somewhere (walked once per class and file: NPU406 and NPU415 both ask)."""
+    memo = ctx.scratch.setdefault("loader_classes_built", {})
+    if id(cls) not in memo:
+        scopes = ctx.resolver.scopes
+        module = scopes.module.node if scopes is not None else None
+        memo[id(cls)] = module is not None and any(
+            isinstance(call, ast.Call) and ctx.resolver.definition(call.func) is cls for call in walk(module))
+    return memo[id(cls)]

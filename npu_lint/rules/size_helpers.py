@@ -17,14 +17,17 @@ from npu_lint.rules import short_source
 _EXTERNAL = ("torch.", "numpy.", "transformers.", "torch_scatter.", "torch_geometric.")
 
 
-def size_helper_call(node: ast.Call, ctx: FileContext,
-                     flavours: tuple[str, ...]) -> Optional[tuple[str, tuple[str, ast.AST]]]:
+Callee = Optional[tuple[ast.AST, int]]   # the file's own function a call runs (``Resolver.own_function``)
+
+
+def size_helper_call(node: ast.Call, ctx: FileContext, flavours: tuple[str, ...],
+                     callee: Callee) -> Optional[tuple[str, tuple[str, ast.AST]]]:
     """``make(n)`` where ``n`` may carry a value of one of ``flavours`` (read from a tensor) and the file's ``make``
-    (or, with a project index, a function of another module) sizes a tensor with it: the chain
-    (``make(n) → zeros()``) and the flow, else None. The first such argument."""
+    (``callee``, resolved once by the caller for this and :func:`omitted_size`; or, with a project index, a
+    function of another module) sizes a tensor with it: the chain (``make(n) → zeros()``) and the flow, else None.
+    The first such argument."""
     if not node.args and not node.keywords:
         return None   # nothing passed: no parameter can carry a value
-    callee = ctx.resolver.own_function(node)
     if callee is None:
         return _project_call(node, ctx, flavours) if ctx.project is not None else None
     # The helper's summary first (once per helper and file), the flows of the arguments its sizing parameters get
@@ -78,13 +81,13 @@ def _read_here(source: ast.AST, call: ast.Call, ctx: FileContext) -> bool:
     return function.lineno <= line <= (function.end_lineno or line)
 
 
-def omitted_size(node: ast.Call, ctx: FileContext) -> Optional[tuple[str, str, str]]:
-    """``scatter(x, batch, dim=0)`` where the helper (the file's own or, with a project index, another module's)
-    sizes a tensor with ``dim_size`` and fills it from the data when a call leaves it out (``if dim_size is None:
-    dim_size = int(index.max()) + 1``): (the callee's name, the parameter, the way to the shape), else None."""
+def omitted_size(node: ast.Call, ctx: FileContext, callee: Callee) -> Optional[tuple[str, str, str]]:
+    """``scatter(x, batch, dim=0)`` where the helper (the file's own, ``callee``, or, with a project index, another
+    module's) sizes a tensor with ``dim_size`` and fills it from the data when a call leaves it out (``if dim_size
+    is None: dim_size = int(index.max()) + 1``): (the callee's name, the parameter, the way to the shape), else
+    None."""
     if any(isinstance(a, ast.Starred) for a in node.args) or any(kw.arg is None for kw in node.keywords):
         return None     # ``f(*args, **kwargs)``: the call may pass it
-    callee = ctx.resolver.own_function(node)
     if callee is not None:
         function, offset = callee
         store = ctx.scratch.setdefault("size_parameters", {})

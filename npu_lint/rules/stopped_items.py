@@ -11,6 +11,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.branch_tests import tensor_test
+from npu_lint.rules.sample_lengths import own_nodes
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
@@ -38,30 +39,13 @@ def stopped_items(items: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[
 def _appends(loop: ast.AST, name: str) -> bool:
     """The loop's own body (not a nested function) calls ``name.append(...)``."""
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
-               and isinstance(n.func.value, ast.Name) and n.func.value.id == name for n in _own(loop))
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == name for n in own_nodes(loop))
 
 
 def _data_stop(loop: ast.AST, ctx: FileContext) -> Optional[ast.If]:
     """``if <test on a tensor>: break`` that ends ``loop`` itself (not a loop nested in it)."""
-    for node in _own(loop):
+    for node in own_nodes(loop):
         if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], ast.Break) \
-                and _innermost_loop(node, ctx) is loop and tensor_test(node.test, ctx) is not None:
+                and ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)) is loop and tensor_test(node.test, ctx) is not None:
             return node
     return None
-
-
-def _innermost_loop(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
-    return ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES))
-
-
-def _own(loop: ast.AST) -> list[ast.AST]:
-    """The nodes of the loop's body, nested functions and classes left out."""
-    found: list[ast.AST] = []
-    stack = list(loop.body)   # type: ignore[attr-defined]
-    while stack:
-        node = stack.pop()
-        if isinstance(node, (*FUNCTION_TYPES, ast.ClassDef)):
-            continue
-        found.append(node)
-        stack.extend(ast.iter_child_nodes(node))
-    return found
