@@ -198,7 +198,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
 
     def is_host(self, node: ast.AST) -> bool:
         """A numpy / pandas array, a Python list or a tensor moved to the CPU."""
-        return self.kind_of(node) in (K.HOST, K.LIST)
+        value = self.value_of(node)
+        return value is not None and (value[0] in (K.HOST, K.LIST) or value == K.STR)
 
     def value_of(self, node: ast.AST, scope: Optional[Scope] = None, depth: int = 0) -> Optional[K.Value]:
         """What ``node`` is where it stands in ``scope`` (default: the walk's). A question asked from outside the
@@ -277,6 +278,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             return K.join([self.value_of(arm, scope, depth + 1) for arm in arms])
         if kind in (ast.NamedExpr, ast.Await):
             return self.value_of(node.value, scope, depth + 1)
+        if kind is ast.JoinedStr or (kind is ast.Constant and isinstance(node.value, str)):
+            return K.STR
         return None
 
     def binding_value(self, binding: Binding, depth: int = 0) -> Optional[K.Value]:

@@ -736,3 +736,44 @@ def test_arithmetic_methods_numpy_lacks_give_a_tensor_unless_pandas_is_imported(
     assert probe("def f(x):\n    d = x.pow(2).mean().sqrt()\n    d.probe()\n")[0] == "tensor"
     assert probe("import pandas as pd\ndef f(norm, x):\n    d = norm(x).abs()\n    d.probe()\n")[0] is None
     assert probe("def f(x):\n    d = x.abs(1, 2)\n    d.probe()\n")[0] is None
+
+
+@pytest.mark.parametrize("source, value", [
+    # Python strings: literals, f-strings, joins and formats, str(), concatenation with a string
+    ("def f(parts):\n    s = ''.join(parts)\n    s.probe()\n", ("object", "builtins.str")),
+    ("def f(parts, n):\n    s = ''.join(parts)\n    s = s[:n] + '/' + s[n:]\n    s.probe()\n", ("object", "builtins.str")),
+    ("def f(x):\n    s = f'{x}'\n    s.probe()\n", ("object", "builtins.str")),
+    ("def f(x):\n    s = str(x).strip()\n    s.probe()\n", ("object", "builtins.str")),
+    ("def f(n):\n    s = 'step %d' % n\n    s.probe()\n", ("object", "builtins.str")),
+    # not strings: a shadowed str, a method named like a str method on an unknown value, arithmetic
+    ("def f(x, str):\n    s = str(x)\n    s.probe()\n", (None, None)),
+    ("def f(x):\n    s = x.replace(1, 2)\n    s.probe()\n", (None, None)),
+    ("import torch\ndef f(x: torch.Tensor):\n    s = x + 1\n    s.probe()\n", ("tensor", None)),
+])
+def test_python_strings(source, value):
+    assert probe(source) == value
+
+
+def test_a_string_sliced_to_a_growing_length_is_no_shape():
+    source = ("import torch\ndef f(parts, lens):\n    s = ''.join(parts)\n    n = 0\n    for k in lens:\n"
+              "        n += k\n        s = s[:n] + '/' + s[n:]\n    return torch.zeros(3)\n")
+    assert not analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU412"}))
+    grown = source.replace("s = ''.join(parts)", "s = torch.as_tensor(parts)").replace(" + '/' + s[n:]", "")
+    assert [f.code for f in analyse_source(grown, Target("2.8.0"), codes=frozenset({"NPU412"}))] == ["NPU412"]
+
+
+@pytest.mark.parametrize("source, kind", [
+    # ``.isin`` is a method of pandas only (torch and numpy have functions): host data; ``torch.isin`` is a mask
+    ("def f(df, ids):\n    m = df.index.isin(ids)\n    m.probe()\n", "host"),
+    ("import torch\ndef f(x: torch.Tensor, ids):\n    m = torch.isin(x, ids)\n    m.probe()\n", "mask"),
+])
+def test_isin(source, kind):
+    assert probe(source)[0] == kind
+
+
+def test_a_frame_selected_by_isin_is_no_mask_selection():
+    source = ("import torch\ndef split(train, val_idx):\n    val = train[train.index.isin(val_idx)]\n"
+              "    return train[~train.index.isin(val_idx)], val\n")
+    assert not analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU402"}))
+    tensor = "import torch\ndef split(x: torch.Tensor, ids):\n    return x[torch.isin(x, ids)]\n"
+    assert [f.code for f in analyse_source(tensor, Target("2.8.0"), codes=frozenset({"NPU402"}))] == ["NPU402"]

@@ -29,6 +29,10 @@ class CallValues:
 
     def _call_value(self, node: ast.Call, scope: Scope, depth: int) -> Optional[K.Value]:
         func = node.func
+        if type(func) is ast.Attribute and func.attr in K.STR_METHODS and self.value_of(func.value, scope, depth) == K.STR:
+            return K.STR   # ``"".join(parts)``, ``name.strip()`` on a string
+        if type(func) is ast.Name and func.id == "str" and self.binding(func, scope) is None:
+            return K.STR
         name = self.qualname(func, scope)
         if name is not None:
             if name in K.LIKE_FUNCTIONS and node.args:
@@ -164,6 +168,8 @@ class CallValues:
             node = node.left
         operands.append(self.value_of(node, scope, depth))
         kinds = {value[0] for value in operands if value is not None}
+        if isinstance(op, (ast.Add, ast.Mod)) and K.STR in operands and not kinds & {K.TENSOR, K.BATCH, K.MASK}:
+            return K.STR   # ``s[:n] + "/" + s[n:]``, ``"%d" % n``
         if isinstance(op, (ast.BitAnd, ast.BitOr, ast.BitXor)) and K.MASK in kinds and K.HOST not in kinds:
             return K.MASK, None
         if isinstance(op, ast.Mult) and len(operands) == 2 and all(v is not None and v[0] == K.MASK for v in operands):

@@ -23,6 +23,10 @@ INSTANCE = "instance"   # an instance of another torch class (``torch.Generator`
 # test shows (``isinstance(x, dict)``: str, dict, int ...; no class).
 OBJECT = "object"
 FUNCTION_CTX = "torch.autograd.function.FunctionCtx"
+STR: "Value" = (OBJECT, "builtins.str")   # a Python string: a literal, an f-string, ``"".join(...)``, ``str(x)``
+# str methods that return a str (on a receiver the model knows is a str).
+STR_METHODS = frozenset({"join", "format", "strip", "lstrip", "rstrip", "lower", "upper", "replace", "title",
+                         "capitalize", "zfill", "ljust", "rjust", "center", "casefold", "removeprefix", "removesuffix"})
 TENSORS = (TENSOR, BATCH, MASK)
 PYTHON_NUMBER = "builtins.int"   # the class of a host value that is a Python number (``x.size(0)``, ``len(x)``)
 CPU_TENSOR = "torch.Tensor"   # the class of a host value that is a tensor moved with ``.cpu()``
@@ -64,7 +68,7 @@ MASK_KEEPING = frozenset({
 MASK_METHODS = frozenset({
     "bool", "eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "isneginf", "isposinf",
     "logical_and", "logical_or", "logical_not", "logical_xor", "isclose", "signbit", "__eq__", "__ne__",
-    "greater", "less", "greater_equal", "less_equal", "not_equal", "isin",
+    "greater", "less", "greater_equal", "less_equal", "not_equal",
 })
 # Comparison methods: on a receiver of unknown kind they give a mask as the operators do, unless the file
 # imports pandas (a Series has them too); numpy arrays have none of them.
@@ -75,7 +79,10 @@ COMPARISON_METHODS = frozenset({"eq", "ne", "gt", "ge", "lt", "le"})
 # (``np.abs(a)``, ``abs(x)``, ``math.sqrt(x)`` are functions there): ``norm(err / tol).abs()`` is a tensor in a file
 # without pandas.
 FRAME_SHARED_METHODS = frozenset({"abs", "pow", "sqrt", "exp"})
-MASK_FUNCTIONS = frozenset("torch." + name for name in MASK_METHODS | {"isreal", "is_nonzero", "any", "all"} - {"bool"})
+MASK_FUNCTIONS = frozenset("torch." + name for name in MASK_METHODS | {"isreal", "is_nonzero", "any", "all", "isin"}
+                           - {"bool"})
+# Methods only pandas' frames, series and indexes have (``torch.isin`` and ``np.isin`` are functions): host data.
+PANDAS_ONLY_METHODS = frozenset({"isin"})
 LIKE_FUNCTIONS = frozenset({"torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.full_like",
                             "torch.clone", "torch.flip", "torch.roll", "torch.triu", "torch.tril"})
 # Methods of nn.Module that return the module itself.
@@ -233,7 +240,7 @@ TENSOR_ONLY_MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "isn
 def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
     """The value ``receiver.method(...)`` returns."""
     if receiver is None:
-        if method in ("numpy", "cpu"):
+        if method in ("numpy", "cpu") or method in PANDAS_ONLY_METHODS:
             return HOST, None   # whatever had ``.numpy()`` / ``.cpu()``: host data, no NPU work
         if method == "tolist":
             return LIST, None

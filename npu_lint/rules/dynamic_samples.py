@@ -184,6 +184,10 @@ class PerSampleConcat(Rule):
                  "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
                  "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     # items moved to the host before they are collected: their stack compiles nothing on NPU
+                     "import torch\ndef greedy(model, x, eos, steps):\n    out = []\n    for _ in range(steps):\n"
+                     "        t = model(x).argmax(-1)\n        out.append(t.detach().cpu())\n"
+                     "        if (t == eos).all():\n            break\n    return torch.stack(out, 1)\n",
                      # a loop stopped by a Python count, or one whose break ends an inner loop only
                      "import torch\ndef run(model, x, n, limit):\n    out = []\n    for step in range(n):\n"
                      "        out.append(model(x))\n        if step > limit:\n            break\n"

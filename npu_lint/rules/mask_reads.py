@@ -21,7 +21,7 @@ _BOOL_FUNCTIONS = frozenset({
     "torch.logical_or", "torch.logical_not", "torch.logical_xor", "torch.eq", "torch.ne", "torch.gt", "torch.ge",
     "torch.lt", "torch.le", "torch.isin", "torch.bernoulli"})
 _BOOL_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "logical_and", "logical_or", "logical_not",
-                           "logical_xor", "eq", "ne", "gt", "ge", "lt", "le", "isin"})
+                           "logical_xor", "eq", "ne", "gt", "ge", "lt", "le"})   # no ``isin``: pandas' method
 
 
 def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:

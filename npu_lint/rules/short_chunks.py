@@ -88,6 +88,32 @@ def _writes_prefix(node: ast.Call, ctx: FileContext) -> bool:
     return bool(uses) and all(id(n) in written for n in uses)
 
 
+def _whole_length(arg: ast.AST, other: ast.AST) -> bool:
+    """``min(nd - d, nd)``: the part left after an offset, up to the whole length, not a chunk of fixed size (the
+    shifted windows of a kernel's offsets)."""
+    return isinstance(arg, ast.BinOp) and ast.dump(other) in {ast.dump(child) for child in walk(arg.left)}
+
+
+def _scalar_only(node: ast.Call, ctx: FileContext) -> bool:
+    """``k = min(n - start, every)`` whose every use is compared or divides (``loss / k``, ``if i - start + 1 ==
+    k``): the count of the last group of gradient accumulation, a scalar that sizes no tensor."""
+    parent = ctx.parent(node)
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    if not isinstance(parent, ast.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name) \
+            or function is None:
+        return False
+    name = parent.targets[0].id
+    uses, scalar = [], set()
+    for child in walk(function):     # the walk has not reached the later uses: their parents are not known yet
+        if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
+            uses.append(child)
+        elif isinstance(child, ast.Compare):
+            scalar.update(id(operand) for operand in (child.left, *child.comparators))
+        elif isinstance(child, ast.BinOp) and isinstance(child.op, ast.Div):
+            scalar.add(id(child.right))
+    return bool(uses) and all(id(n) in scalar for n in uses)
+
+
 class ShortLastChunk(Rule):
     """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
 
@@ -256,6 +282,15 @@ class ShortLastChunk(Rule):
                      "import torch\nn = min(a, b)\n",
                      "import torch\nnum_neg = min(num_pos * 3, losses.numel() - num_pos)\n",
                      "import torch\nn = min(max_new, self.min_length - ids.shape[-1])\n",
+                     # what is left after a kernel offset, up to the whole length: windows of one call's input
+                     "import torch\ndef pool(h: torch.Tensor, out, k0):\n    nd = h.shape[1]\n"
+                     "    for d in range(-k0, k0 + 1):\n        mv = out[:, max(-d, 0):min(nd - d, nd)]\n"
+                     "        torch.maximum(mv, h, out=mv)\n",
+                     # the last group of gradient accumulation: a divisor and a count, no size
+                     "import torch\ndef train(model, loader, opt, every):\n    n = len(loader)\n    start = 0\n"
+                     "    k = min(n - start, every)\n    for i, batch in enumerate(loader):\n"
+                     "        (model(batch) / k).backward()\n        if i - start + 1 == k:\n"
+                     "            opt.step()\n            start = i + 1\n            k = min(n - start, every)\n",
                      "import torch\ndef run(x, bs):\n    for i in range(0, 10):\n        y = x[i:i + bs]\n",
                      "def run(x, bs):\n    for i in range(0, len(x), bs):\n        y = x[i:i + bs]\n",
                      "import torch\nfor i in range(0, len(params_list), 100):\n    log(params_list[i:i + 100])\n",
@@ -337,7 +372,9 @@ class ShortLastChunk(Rule):
                     and not node.keywords and any((self._tail(arg) or (_bound_tail(arg, ctx)
                                                                         and not _writes_prefix(node, ctx)))
                                                   and isinstance(other, (ast.Name, ast.Attribute))
-                                                  for arg, other in (node.args, node.args[::-1])):
+                                                  and not _whole_length(arg, other)
+                                                  for arg, other in (node.args, node.args[::-1])) \
+                    and not _scalar_only(node, ctx):
                 ctx.report(node, self.message.format(what=f"{short_source(node)} cuts the last chunk short"), "min")
             elif isinstance(node.func, ast.Attribute) and node.func.attr == "split":
                 self._pieces(node, ctx)

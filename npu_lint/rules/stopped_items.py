@@ -28,7 +28,7 @@ def stopped_items(items: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[
         if not isinstance(loop, _LOOPS) or (loop.end_lineno or loop.lineno) >= node.lineno \
                 or ctx.enclosing(loop, FUNCTION_TYPES) is not function:
             continue
-        if not _appends(loop, items.id):
+        if not _appends(loop, items.id, ctx):
             continue
         stop = _data_stop(loop, ctx)
         if stop is not None:
@@ -36,10 +36,12 @@ def stopped_items(items: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[
     return None
 
 
-def _appends(loop: ast.AST, name: str) -> bool:
-    """The loop's own body (not a nested function) calls ``name.append(...)``."""
+def _appends(loop: ast.AST, name: str, ctx: FileContext) -> bool:
+    """The loop's own body (not a nested function) calls ``name.append(...)`` with an item that may be on the
+    device (``tokens.append(t.cpu())`` collects host tensors: their stack compiles nothing on NPU)."""
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
-               and isinstance(n.func.value, ast.Name) and n.func.value.id == name for n in own_nodes(loop))
+               and isinstance(n.func.value, ast.Name) and n.func.value.id == name
+               and not (len(n.args) == 1 and ctx.resolver.is_host(n.args[0])) for n in own_nodes(loop))
 
 
 def _data_stop(loop: ast.AST, ctx: FileContext) -> Optional[ast.If]:
