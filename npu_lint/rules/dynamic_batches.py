@@ -45,7 +45,8 @@ class LoaderWithoutDropLast(Rule):
         ``DataLoader``). A loader is a training
         loader when it shuffles, when its name, dataset or sampler says ``train`` (not a dataset's keyword set to
         ``False``: ``Bananas(is_train=False)``), or when a loop over it
-        (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``step()`` of an
+        (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``, each loader of ``zip(src_dl, tgt_dl)`` or
+        ``zip(pbar, loader)``) calls ``backward()`` or ``step()`` of an
         optimizer or a gradient scaler, whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
         ``mode == "train"``), or whose arguments choose by a phase flag (``batch_size=cfg.eval_batch_size if
         is_eval else cfg.batch_size``: Coqui's ``get_data_loader(config, assets, is_eval, ...)``), trains whenever
@@ -53,7 +54,8 @@ class LoaderWithoutDropLast(Rule):
         except in a helper whose own calls in the file pass the flag (judged at those calls). Keyword arguments passed as ``**kwargs`` are
         read from a dict built in the same scope (``kwargs = dict(batch_size=32)`` or a ``{...}`` literal, then
         ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``); other changes of the dict, other
-        ``**kwargs`` and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
+        ``**kwargs`` (unless the call passes ``batch_size=`` and ``drop_last=`` itself, which the spread cannot
+        pass again) and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
         otherwise: ``drop_last=drop_last`` with the parameter's default ``False``, or ``drop_last=self.drop_last``
         where every ``self.drop_last = ...`` of the class stores ``False`` or a constructor parameter defaulting to
         it (a Lightning ``DataModule(..., drop_last: bool = False)``), or a configuration lookup defaulting to
@@ -89,7 +91,16 @@ class LoaderWithoutDropLast(Rule):
     node_types = (ast.Call, ast.For)
     triggers = ("DataLoader", "BatchSampler", "TrainingArguments", "drop_last")
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
-    must_fire = ("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
+    must_fire = (
+                 # a training loop over a progress bar zipped with the loader, or over two loaders zipped
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef fit(model, opt, src, tgt, bs):\n"
+                 "    src_dl = DataLoader(src, batch_size=bs)\n    tgt_dl = DataLoader(tgt, batch_size=bs)\n"
+                 "    for (xs, ys), (xt, _) in zip(src_dl, tgt_dl):\n        model(xs, xt).backward()\n"
+                 "        opt.step()\n",
+                 # drop_last beside a spread of other keywords the model cannot read
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, drop_last=False, **kw):\n"
+                 "    return DataLoader(ds, batch_size=bs, shuffle=True, drop_last=drop_last, **kw)\n",
+"import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
                  # a loader class of the project that hands its batch size and shuffle flag to DataLoader's constructor
                  "import torch\nclass Loader(torch.utils.data.DataLoader):\n    def __init__(self, cfg, ds, shuffle=False):\n"
                  "        self.step = cfg['batch_size']\n"
@@ -138,7 +149,11 @@ class LoaderWithoutDropLast(Rule):
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
                  "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
-    must_not_fire = (# drop_last computed from something else; a base class that passes drop_last itself
+    must_not_fire = (
+                 # a spread the model cannot read and no drop_last of the call's own: the spread may set it
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, **kw):\n"
+                 "    return DataLoader(ds, batch_size=bs, shuffle=True, **kw)\n",
+# drop_last computed from something else; a base class that passes drop_last itself
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=len(ds) > 32)\n",
                      "import torch\nclass AbstractLoader(torch.utils.data.DataLoader):\n"
@@ -254,10 +269,11 @@ class LoaderWithoutDropLast(Rule):
         pending = ctx.scratch.get("loaders_pending")
         if not pending:
             return
-        iterated = _iterated(node.iter)
-        if iterated not in pending or not trains(node, ctx):
+        iterated = [name for name in iterated_names(node.iter) if name in pending]
+        if not iterated or not trains(node, ctx):
             return
-        ctx.report(pending.pop(iterated), self.message, _LOADER)
+        for name in iterated:
+            ctx.report(pending.pop(name), self.message, _LOADER)
 
 
 def _scope(node: ast.AST, ctx: FileContext):   # the model's scope of the function around ``node``
@@ -379,11 +395,16 @@ def _shuffle_flag(node: ast.Call, shuffle: Optional[ast.AST], ctx: FileContext) 
     return short_source(shuffle, 30)
 
 
-def _iterated(node: ast.AST) -> str:
-    """``loader`` for ``loader``, ``enumerate(loader)``, ``tqdm(loader, ...)``, ``zip(loader, ...)``."""
-    while isinstance(node, ast.Call) and node.args:
+def iterated_names(node: ast.AST) -> list[str]:
+    """Every loader a loop's iterable walks: ``loader`` for ``loader``, ``enumerate(loader)``, ``tqdm(loader,
+    ...)``, and each argument of a ``zip`` (``zip(pbar, loader)``, a progress bar zipped with the batches;
+    ``zip(source_loader, target_loader)``, two domains at once)."""
+    while isinstance(node, ast.Call) and node.args and not (isinstance(node.func, ast.Name) and node.func.id == "zip"):
         node = node.args[0]
-    return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+    if isinstance(node, ast.Call) and node.args:
+        return [name for argument in node.args if not isinstance(argument, ast.Starred)
+                for name in iterated_names(argument)]
+    return [ast.unparse(node)] if isinstance(node, (ast.Name, ast.Attribute)) else [""]
 
 
 def _names_around(node: ast.Call, keywords: dict, ctx: FileContext) -> str:

@@ -16,9 +16,11 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
     cannot be read (another spread) or a ``batch_sampler`` or ``*args`` decides the batches."""
     if None in keywords:
         spread = _spread_dicts(node, ctx)
-        if spread is None:
+        if spread is None and not ("batch_size" in keywords and "drop_last" in keywords):
             return None
-        keywords = {**spread, **{key: value for key, value in keywords.items() if key is not None}}
+        # (a spread that cannot be read leaves the call's own ``batch_size=`` and ``drop_last=`` deciding: it
+        # cannot pass them again, nor a ``batch_sampler``, which DataLoader refuses beside them)
+        keywords = {**(spread or {}), **{key: value for key, value in keywords.items() if key is not None}}
     sampler = keywords.get("batch_sampler")
     if sampler is not None and not (isinstance(sampler, ast.Constant) and sampler.value is None):
         return None     # ``batch_sampler=None`` is DataLoader's default: the loader batches itself
