@@ -78,15 +78,19 @@ def _runs_per_sample(function: ast.AST, resolver: "Resolver") -> bool:
     if not isinstance(cls, ast.ClassDef):
         return False   # a method of a class (static ones too), not a function nested in one
     value = resolver.class_value(cls)
-    if value is None or value[0] != K.DATASET:
-        return False
-    for node in ast.walk(cls):   # ``.cuda()``, ``.to(self.device)``, ``device=...``: items built on the device
-        if isinstance(node, ast.Attribute) and any(w in node.attr.lower() for w in _DEVICE_WORDS):
-            return False
-        if isinstance(node, ast.Name) and any(w in node.id.lower() for w in _DEVICE_WORDS):
-            return False
-        if isinstance(node, ast.keyword) and node.arg and "device" in node.arg:
-            return False
-        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.startswith(("cuda", "npu")):
-            return False
-    return True
+    return value is not None and value[0] == K.DATASET and not names_device(cls)
+
+
+def names_device(node: ast.AST) -> bool:
+    """``node`` (a class or function) mentions a device: ``.cuda()``, ``.to(self.device)``, ``device=...``, a
+    ``"cuda"`` / ``"npu"`` string: what it builds may be built on the accelerator."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and any(w in child.attr.lower() for w in _DEVICE_WORDS):
+            return True
+        if isinstance(child, ast.Name) and any(w in child.id.lower() for w in _DEVICE_WORDS):
+            return True
+        if isinstance(child, ast.keyword) and child.arg and "device" in child.arg:
+            return True
+        if isinstance(child, ast.Constant) and isinstance(child.value, str) and child.value.startswith(("cuda", "npu")):
+            return True
+    return False
