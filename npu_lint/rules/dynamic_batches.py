@@ -37,7 +37,9 @@ class LoaderWithoutDropLast(Rule):
     What it does:
         Flags ``torch.utils.data.DataLoader(...)`` calls of a training loader that neither pass ``drop_last=True``
         nor set the batch size to 1 or leave batching to a ``batch_sampler`` (``batch_sampler=None`` is none); also calls of the project's
-        subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself) and of the file's helper
+        subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself; one defined in another module
+        is judged with the call's keywords when, by the project index, it and its project bases never name
+        ``drop_last``) and of the file's helper
         functions and methods that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
         helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
         of another module (the model knows it returns a loader) that pass ``drop_last`` themselves, judged with the
@@ -90,6 +92,11 @@ class LoaderWithoutDropLast(Rule):
     family = FAMILY
     node_types = (ast.Call, ast.For)
     triggers = ("DataLoader", "BatchSampler", "TrainingArguments", "drop_last")
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that build one of the project's DataLoader subclasses (defined in another module) reach this rule."""
+        return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
                  # a training loop over a progress bar zipped with the loader, or over two loaders zipped
@@ -338,6 +345,12 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         if forwarded is not None:   # ``super().__init__(dataset=..., batch_size=self.step, shuffle=shuffle)``
             return forwarded
         return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
+    if definition is None and ctx.project is not None and not any(kw.arg == "drop_last" for kw in node.keywords):
+        called = ctx.resolver.qualname(node.func)
+        if called is not None and ctx.project.loader_decides_drop_last(called, ctx.module) is False:
+            # ``TrainLoader(ds, batch_size=cfg.bs, shuffle=True)``: a DataLoader subclass of another module that
+            # names no ``drop_last`` hands the call's keywords to DataLoader's
+            return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
     if definition is None and any(kw.arg == "drop_last" for kw in node.keywords):
         # a loader factory of another module given ``drop_last`` itself forwards it (``get_dataloader(ds,
         # shuffle=True, drop_last=drop_last)`` whose ``DataLoader(ds, **kwargs)``): the call's keywords decide

@@ -44,7 +44,8 @@ class ShortLastEvalBatch(Rule):
         Flags (1) any call that builds batches with an explicit ``drop_last=False`` (a ``DataLoader``, a
         framework's loader factory or method such as ``dls.new(shuffle=False, drop_last=False)``, a project
         loader class or helper: a callee whose name says loader, ``dl`` or batch) whose batch size is not 1, and
-        (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one) with a batch
+        (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one, and of another
+        module's subclasses that never name ``drop_last``) with a batch
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
         reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``,
         ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
@@ -92,6 +93,11 @@ class ShortLastEvalBatch(Rule):
     family = FAMILY
     node_types = (ast.Call,)
     triggers = ("DataLoader", "drop_last", "_dataloader")
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that build one of the project's DataLoader subclasses (defined in another module) reach this rule."""
+        return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
         # a loop over a progress bar zipped with the loader; the batch handed to the file's helper that runs the model
