@@ -63,8 +63,8 @@ _DEVICE_WORDS = ("cuda", "device", "npu")
 
 def runs_per_sample(function: object, resolver: "Resolver") -> bool:
     """``function`` (a def of this file) is a method of a class the model knows as a dataset (``__getitem__`` and the
-    helpers it calls, static ones too) that never names a device: it runs on the host, per sample, in the
-    loader's workers. A shape that varies there (``mask.topk(int(mask.sum() * ratio))`` choosing which values to
+    helpers it calls, static ones too; a split of the data set, ``kg.split_kg(share)``) that never names a device:
+    it runs on the host, per sample in the loader's workers or once at setup. A shape that varies there (``mask.topk(int(mask.sum() * ratio))`` choosing which values to
     hide) varies on the host only; what reaches the device is the batch the collate function builds (NPU405's,
     NPU409's question). Asked by NPU401 / NPU402 / NPU403 before they report."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or resolver.scopes is None:

@@ -55,7 +55,8 @@ class LoaderWithoutDropLast(Rule):
         the flag says so: flagged too (with ``drop_last`` absent or ``False``),
         except in a helper whose own calls in the file pass the flag (judged at those calls). Keyword arguments passed as ``**kwargs`` are
         read from a dict built in the same scope (``kwargs = dict(batch_size=32)`` or a ``{...}`` literal, then
-        ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``); other changes of the dict, other
+        ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``) or returned by a function of the file
+        (``**loader_kwargs(cfg)`` with ``return dict(batch_size=cfg.bs, num_workers=4)``); other changes of the dict, other
         ``**kwargs`` (unless the call passes ``batch_size=`` and ``drop_last=`` itself, which the spread cannot
         pass again) and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
         otherwise: ``drop_last=drop_last`` with the parameter's default ``False``, or ``drop_last=self.drop_last``
@@ -99,6 +100,11 @@ class LoaderWithoutDropLast(Rule):
         return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
+                 # keywords spread from a function of the file that returns a dict
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef loader_kwargs(cfg):\n"
+                 "    return dict(batch_size=cfg.bs, num_workers=4)\n"
+                 "loader = DataLoader(ds, shuffle=True, **loader_kwargs(cfg))\n",
+
                  # a training loop over a progress bar zipped with the loader, or over two loaders zipped
                  "import torch\nfrom torch.utils.data import DataLoader\ndef fit(model, opt, src, tgt, bs):\n"
                  "    src_dl = DataLoader(src, batch_size=bs)\n    tgt_dl = DataLoader(tgt, batch_size=bs)\n"
@@ -157,6 +163,11 @@ class LoaderWithoutDropLast(Rule):
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
                  "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
     must_not_fire = (
+                 # the function's dict passes drop_last
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef loader_kwargs(cfg):\n"
+                 "    kw = dict(batch_size=cfg.bs, num_workers=4)\n    kw['drop_last'] = True\n    return kw\n"
+                 "loader = DataLoader(ds, shuffle=True, **loader_kwargs(cfg))\n",
+
                  # a spread the model cannot read and no drop_last of the call's own: the spread may set it
                  "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, **kw):\n"
                  "    return DataLoader(ds, batch_size=bs, shuffle=True, **kw)\n",

@@ -54,7 +54,8 @@ class ShortLastEvalBatch(Rule):
         ``inference_mode()`` or after ``model.eval()``, calls a project callable with it, or hands it to a function or
         method of the file that does so (``self.get_embeddings(x)`` running ``self.trunk(x)`` under ``no_grad``;
         ``grads(model, x)`` calling ``model`` then ``.backward()``); or a loader returned
-        by the Lightning hooks ``val_dataloader`` / ``test_dataloader`` / ``predict_dataloader``. Training
+        by the Lightning hooks ``val_dataloader`` / ``test_dataloader`` / ``predict_dataloader`` (alone, or in a list,
+        tuple, dict or comprehension of them). Training
         loaders (shuffling, named ``train``, iterated by a loop that steps an optimizer, or with arguments chosen by a
         phase flag: ``batch_size=cfg.eval_batch_size if is_eval else cfg.batch_size``) are NPU406's, never
         reported here; samplers (a ``BatchSampler``, a ``DistributedSampler``, which pads by repeating samples)
@@ -100,6 +101,10 @@ class ShortLastEvalBatch(Rule):
         return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # a Lightning hook returning one loader per validation set
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Data:\n    def val_dataloader(self):\n"
+        "        return [DataLoader(d, batch_size=self.bs) for d in self.val_sets]\n",
+
         # a loop over a progress bar zipped with the loader; the batch handed to the file's helper that runs the model
         "import torch\nfrom torch.utils.data import DataLoader\nclass T:\n    def predict(self, ds, bs=256):\n"
         "        loader = DataLoader(ds, batch_size=bs, shuffle=False)\n        with torch.no_grad():\n"
@@ -318,6 +323,10 @@ class ShortLastEvalBatch(Rule):
                                                   "last batch"), "drop_last=False")
 
 
+# What a hook may return its loaders in: a list or tuple of them, a comprehension, a dict by name.
+_HOOK_CONTAINERS = (ast.List, ast.Tuple, ast.ListComp, ast.Dict, ast.DictComp)
+
+
 def _eval_hook(node: ast.Call, ctx: FileContext) -> Optional[str]:
     """The hook's name when ``node`` is returned (directly or through a name) by ``val_dataloader`` /
     ``test_dataloader`` / ``predict_dataloader``."""
@@ -325,6 +334,8 @@ def _eval_hook(node: ast.Call, ctx: FileContext) -> Optional[str]:
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name not in _EVAL_HOOKS:
         return None
     parent = ctx.parent(node)
+    while isinstance(parent, _HOOK_CONTAINERS):   # ``return [DataLoader(d, ...) for d in self.val_sets]``
+        parent = ctx.parent(parent)
     if isinstance(parent, ast.Return):
         return function.name
     name = assigned(node, ctx)

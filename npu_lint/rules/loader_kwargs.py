@@ -40,6 +40,12 @@ def _spread_dicts(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     for keyword in node.keywords:
         if keyword.arg is not None:
             continue
+        if isinstance(keyword.value, ast.Call):   # ``**loader_kwargs(cfg)``: a function of the file returning a dict
+            built = _returned_dict(keyword.value, ctx)
+            if built is None:
+                return None
+            merged.update(built)
+            continue
         if not isinstance(keyword.value, ast.Name):
             return None
         built = _dict_built(keyword.value.id, body, node.lineno)
@@ -47,6 +53,28 @@ def _spread_dicts(node: ast.Call, ctx: FileContext) -> Optional[dict]:
             return None
         merged.update(built)
     return merged
+
+
+def _returned_dict(call: ast.Call, ctx: FileContext) -> Optional[dict]:
+    """The keys the file's function ``call`` calls returns when each of its returns is a dict it builds (a literal,
+    ``dict(...)``, or a name built so in its body): ``def loader_kwargs(cfg): return dict(batch_size=cfg.bs,
+    num_workers=4)``. The keys of every return, merged; a value left in terms of its parameters (only the keys
+    decide whether ``drop_last`` or ``batch_sampler`` is passed). None when a return is anything else."""
+    definition = ctx.resolver.definition(call.func) if isinstance(call.func, ast.Name) else None
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    merged: dict = {}
+    returns = [n for n in walk(definition) if isinstance(n, ast.Return)
+               and ctx.enclosing(n, FUNCTION_TYPES) is definition]
+    for statement in returns:
+        value = statement.value
+        built = _dict_literal(value) if value is not None else None
+        if built is None and isinstance(value, ast.Name):
+            built = _dict_built(value.id, definition.body, statement.lineno)
+        if built is None:
+            return None
+        merged.update(built)
+    return merged if returns else None
 
 
 def _module_body(node: ast.AST, ctx: FileContext) -> Optional[list]:
