@@ -207,7 +207,8 @@ class DataDependentBranch(Rule):
         compared with another bound, ``len(y) < 3``, is left alone); the file's own function or method that returns a value read back:
         ``if self._can_use_prev_list(x):`` with ``return bool((d < r).all())``; a name bound to a test of a whole
         tensor: ``has_nan = nan_mask.any()`` then ``if has_nan:``; an element of a bool tensor picked
-        with a host index: ``if update_required[idx]:``) when an arm runs tensor operators (or the backward pass
+        with a host index: ``if update_required[idx]:``; a whole reduction of a parameter of an ``nn.Module``'s method the
+        model cannot type: ``if mask.any():``, ``if (mask > 0).sum() > 0:`` in ``forward``) when an arm runs tensor operators (or the backward pass
         or optimizer step; or hands the tested tensor to a call: ``self.endpointer.detect(segments=segs)``), or the function
         runs them after an early ``return`` the test decides. Also an accept/reject step inside a loop: arms that
         only rebind names the loop reads in its tensor operators (``if error_ratio <= 1: t, y = t + dt, y_new``,
@@ -243,6 +244,14 @@ class DataDependentBranch(Rule):
     triggers = ("if ",)
     message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
     must_fire = (
+                 # a whole-tensor reduction of a module's input the model cannot type
+                 "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def forward(self, pred, target, mask):\n"
+                 "        loss = pred.sum() * 0\n        if mask.any():\n"
+                 "            loss = loss + (pred - target).abs().mean()\n        return loss\n",
+                 "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def forward(self, pred, target, mask):\n"
+                 "        loss = pred.sum() * 0\n        if (mask > 0).sum() > 0:\n"
+                 "            loss = (pred[mask > 0] - target[mask > 0]).abs().mean()\n        return loss\n",
+
                  # whether a data-dependent selection is empty: an early return, then operators on the selection
                  "import torch\ndef triplets(labels, m, d):\n    idx = torch.nonzero(m.any(1) & d.any(1)).squeeze(1)\n"
                  "    if len(idx) == 0:\n        return labels.new_zeros(0)\n    return labels[idx] * 2\n",
@@ -334,6 +343,12 @@ class DataDependentBranch(Rule):
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
     must_not_fire = (
+                 # the same test outside a module's method (a helper of unknown inputs, perhaps numpy); a module's
+                 # input that only raises
+                 "import torch\ndef stats(x, mask):\n    if mask.any():\n        x = torch.as_tensor(x) * 2\n    return x\n",
+                 "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x, lengths):\n"
+                 "        if (lengths > 512).any():\n            raise ValueError('too long')\n        return self.f(x)\n",
+
                  # a data-dependent count compared with a threshold other than emptiness (host statistics);
                  # an empty selection that only raises
                  "import torch\ndef rho(y):\n    y = y[~torch.isnan(y)]\n    if len(y) < 3:\n"
