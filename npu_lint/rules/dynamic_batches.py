@@ -14,7 +14,7 @@ from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, ke
                                            short_batch_sampler)
 from npu_lint.rules.loader_subclasses import (parameters_of, passed_arguments, substituted, super_init_keywords,
                                              super_loader_call)
-from npu_lint.rules.training_loops import trains
+from npu_lint.rules.training_loops import trains, trains_through_helper
 from npu_lint.rules.value_flow import FAMILY
 
 _LOADER = "torch.utils.data.DataLoader"
@@ -49,7 +49,8 @@ class LoaderWithoutDropLast(Rule):
         ``False``: ``Bananas(is_train=False)``), or when a loop over it
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``, each loader of ``zip(src_dl, tgt_dl)`` or
         ``zip(pbar, loader)``) calls ``backward()`` or ``step()`` of an
-        optimizer or a gradient scaler, whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
+        optimizer or a gradient scaler (itself, or in the file's function or method it hands the batch to:
+        ``self._step(batch)``), whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
         ``mode == "train"``), or whose arguments choose by a phase flag (``batch_size=cfg.eval_batch_size if
         is_eval else cfg.batch_size``: Coqui's ``get_data_loader(config, assets, is_eval, ...)``), trains whenever
         the flag says so: flagged too (with ``drop_last`` absent or ``False``),
@@ -100,6 +101,12 @@ class LoaderWithoutDropLast(Rule):
         return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
+                 # the loop hands each batch to the class's training step
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def fit(self, ds, bs):\n"
+                 "        loader = DataLoader(ds, batch_size=bs)\n        for batch in loader:\n            self._step(batch)\n"
+                 "    def _step(self, batch):\n        loss = self.model(batch)\n        loss.backward()\n"
+                 "        self.opt.step()\n",
+
                  # keywords spread from a function of the file that returns a dict
                  "import torch\nfrom torch.utils.data import DataLoader\ndef loader_kwargs(cfg):\n"
                  "    return dict(batch_size=cfg.bs, num_workers=4)\n"
@@ -163,6 +170,11 @@ class LoaderWithoutDropLast(Rule):
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
                  "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
     must_not_fire = (
+                 # a loader of another function that happens to share the name of a training loop's loader
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds):\n"
+                 "    loader = DataLoader(ds, batch_size=64)\n    return [len(x) for x in loader]\n"
+                 "def fit(model, opt, loader):\n    for x in loader:\n        model(x).backward()\n        opt.step()\n",
+
                  # the function's dict passes drop_last
                  "import torch\nfrom torch.utils.data import DataLoader\ndef loader_kwargs(cfg):\n"
                  "    kw = dict(batch_size=cfg.bs, num_workers=4)\n    kw['drop_last'] = True\n    return kw\n"
@@ -281,17 +293,27 @@ class LoaderWithoutDropLast(Rule):
             return
         parent = ctx.parent(node)
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1:   # training if a training loop iterates it
-            ctx.scratch.setdefault("loaders_pending", {})[ast.unparse(parent.targets[0])] = node
+            name = ast.unparse(parent.targets[0])   # (in the same function; a ``self.`` attribute: in its class)
+            ctx.scratch.setdefault("loaders_pending", {})[(_pending_scope(node, ctx)(name), name)] = node
 
     def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
         pending = ctx.scratch.get("loaders_pending")
         if not pending:
             return
-        iterated = [name for name in iterated_names(node.iter) if name in pending]
-        if not iterated or not trains(node, ctx):
+        key = _pending_scope(node, ctx)
+        iterated = [name for name in iterated_names(node.iter) if (key(name), name) in pending]
+        if not iterated or not (trains(node, ctx) or trains_through_helper(node, ctx)):
             return
         for name in iterated:
-            ctx.report(pending.pop(name), self.message, _LOADER)
+            ctx.report(pending.pop((key(name), name)), self.message, _LOADER)
+
+
+def _pending_scope(node: ast.AST, ctx: FileContext):
+    """Where a loader's name means that loader: the function around ``node`` (or the module), the class for a
+    ``self.`` attribute; a ``loader`` of another function is another loader."""
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    owner = ctx.enclosing(function, (ast.ClassDef,)) if function is not None else None
+    return lambda name: id(owner) if name.startswith("self.") and owner is not None else id(function)
 
 
 def _scope(node: ast.AST, ctx: FileContext):   # the model's scope of the function around ``node``

@@ -18,7 +18,7 @@ from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADE
 from npu_lint.rules.loader_escapes import escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
-from npu_lint.rules.training_loops import trains
+from npu_lint.rules.training_loops import trains, trains_through_helper
 from npu_lint.rules.value_flow import FAMILY
 
 # Lightning-style hooks that return an evaluation / prediction loader.
@@ -279,7 +279,7 @@ class ShortLastEvalBatch(Rule):
                 or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None or _mode_choice(keywords) is not None:
             return      # a training loader (in one phase at least): NPU406
         loops = list(loops_over(node, ctx))
-        if any(trains(loop, ctx) for loop, _ in loops):
+        if any(trains(loop, ctx) or trains_through_helper(loop, ctx) for loop, _ in loops):
             return      # trained on: NPU406
         if _constant(explicit) is False:
             if loops and not any(_feeds_model(loop, function, ctx) for loop, function in loops):
