@@ -53,3 +53,15 @@ def test_rows_tagged_with_the_index_report_the_final_concatenation():
               "        col = torch.full_like(labels[:, :1], i)\n"
               "        out.append(torch.cat((col, labels), dim=-1))\n    return torch.cat(out, 0)\n")
     assert _lines(source) == [9]
+
+
+def test_a_collate_name_bound_in_several_arms_passes_each_function_to_the_index():
+    import ast
+
+    from npu_lint.project.facts import extract
+    source = ("from pkg.collate import collate_graphs, collate_mols\nfrom torch.utils.data import DataLoader\n"
+              "def build(ds, graphs):\n    if graphs:\n        collate_fn = collate_graphs\n    else:\n"
+              "        collate_fn = collate_mols\n    return DataLoader(ds, batch_size=8, collate_fn=collate_fn)\n")
+    facts = extract(ast.parse(source), "pkg.loader", "pkg/loader.py", False)
+    assert sorted(facts.collates) == [("function", "pkg.collate.collate_graphs", 0),
+                                      ("function", "pkg.collate.collate_mols", 0)]

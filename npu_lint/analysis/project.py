@@ -42,6 +42,7 @@ class ProjectView(FunctionFacts):
         self._children: Optional[dict[str, list[str]]] = None
         self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
         self._collates: Optional[tuple[dict[str, int], dict[str, int]]] = None
+        self._loader_names: Optional[frozenset[str]] = None
         self._used: Optional[dict[str, set[str]]] = None
 
     @property
@@ -237,6 +238,19 @@ class ProjectView(FunctionFacts):
             self._values[target] = (value[0] if value is not None else K.OBJECT, target)
         return self._values[target]
 
+    def loader_decides_drop_last(self, qualname: str, importer: str) -> Optional[bool]:
+        """For a project class the model knows as a loader (a ``DataLoader`` subclass), whether it or one of its
+        project bases names ``drop_last`` (passes it, takes it, stores it): the class decides its last batch
+        itself. None for anything else."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "class":
+            return None
+        value = self._class(target)
+        if value is None or value[0] != K.LOADER:
+            return None
+        return any(self.index.classes[base][1].drop_last for base in self.index.mro(target)
+                   if base in self.index.classes)
+
     def value_of_method(self, cls: str, method: str) -> Optional[K.Value]:
         """What ``method`` of an instance of the project class ``cls`` returns (its facts' summary, else the calls
         it returns), found along its bases; None for a method the project does not define."""
@@ -373,6 +387,14 @@ class ProjectView(FunctionFacts):
             self._padding_names = frozenset(name.rpartition(".")[2] for name in self.index.functions
                                             if self._padding(name, 0))
         return self._padding_names
+
+    def loader_class_names(self) -> frozenset[str]:
+        """The short names of the project's DataLoader subclasses (for the loader rules' trigger words: a file
+        that builds ``TrainLoader(ds, ...)`` imported from another module names no ``DataLoader``)."""
+        if self._loader_names is None:
+            self._loader_names = frozenset(name.rpartition(".")[2] for name in self.index.classes
+                                           if self._class(name)[0] == K.LOADER)
+        return self._loader_names
 
     def wrapper_names(self, is_leaf: Callable[[str], bool]) -> frozenset[str]:
         """The short names of project functions that return a leaf's result (for the rules' trigger words)."""

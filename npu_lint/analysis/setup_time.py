@@ -55,3 +55,42 @@ def _runs_at_setup(function: ast.AST, resolver: "Resolver", depth: int) -> bool:
         if caller is None or caller.kind != "function" or not runs_at_setup(caller.node, resolver, depth + 1):
             return False
     return True
+
+
+# What moves a tensor to the accelerator inside a dataset: then its items are built on the device, not the host.
+_DEVICE_WORDS = ("cuda", "device", "npu")
+
+
+def runs_per_sample(function: object, resolver: "Resolver") -> bool:
+    """``function`` (a def of this file) is a method of a class the model knows as a dataset (``__getitem__`` and the
+    helpers it calls, static ones too; a split of the data set, ``kg.split_kg(share)``) that never names a device:
+    it runs on the host, per sample in the loader's workers or once at setup. A shape that varies there (``mask.topk(int(mask.sum() * ratio))`` choosing which values to
+    hide) varies on the host only; what reaches the device is the batch the collate function builds (NPU405's,
+    NPU409's question). Asked by NPU401 / NPU402 / NPU403 before they report."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or resolver.scopes is None:
+        return False
+    return bool(memo(resolver._summaries, ("per_sample", id(function)), lambda: _runs_per_sample(function, resolver)))
+
+
+def _runs_per_sample(function: ast.AST, resolver: "Resolver") -> bool:
+    scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
+    cls = scope.parent.node if scope is not None and scope.parent is not None else None
+    if not isinstance(cls, ast.ClassDef):
+        return False   # a method of a class (static ones too), not a function nested in one
+    value = resolver.class_value(cls)
+    return value is not None and value[0] == K.DATASET and not names_device(cls)
+
+
+def names_device(node: ast.AST) -> bool:
+    """``node`` (a class or function) mentions a device: ``.cuda()``, ``.to(self.device)``, ``device=...``, a
+    ``"cuda"`` / ``"npu"`` string: what it builds may be built on the accelerator."""
+    for child in ast.walk(node):
+        if isinstance(child, ast.Attribute) and any(w in child.attr.lower() for w in _DEVICE_WORDS):
+            return True
+        if isinstance(child, ast.Name) and any(w in child.id.lower() for w in _DEVICE_WORDS):
+            return True
+        if isinstance(child, ast.keyword) and child.arg and "device" in child.arg:
+            return True
+        if isinstance(child, ast.Constant) and isinstance(child.value, str) and child.value.startswith(("cuda", "npu")):
+            return True
+    return False

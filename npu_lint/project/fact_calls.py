@@ -11,7 +11,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.size_sinks import sink_names
 from npu_lint.analysis.summaries_padding import batch_maximum
-from npu_lint.project.fact_collates import KEY as COLLATE_KEY, collate_fact
+from npu_lint.project.fact_collates import KEY as COLLATE_KEY, collate_facts
 from npu_lint.project.fact_types import PASSED_CALL, absolute
 
 _BUILTINS = frozenset(dir(builtins))
@@ -132,9 +132,8 @@ class CallFacts:
                     self._passed_objects(node)
                     for keyword in node.keywords:
                         if keyword.arg == COLLATE_KEY:
-                            found = collate_fact(keyword.value, self.resolver, self.module, self.is_package)
-                            if found is not None:
-                                self.collates.append(found)
+                            self.collates.extend(collate_facts(keyword.value, self.resolver, self.module,
+                                                               self.is_package))
                 if isinstance(node.func, ast.Name) and node.func.id in _TYPE_TESTS:
                     continue
             elif node_type is ast.Compare:   # ``x.dtype == torch.float16``: a comparison, not a use

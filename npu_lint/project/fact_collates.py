@@ -20,6 +20,23 @@ _PARTIAL = "functools.partial"
 _OUTSIDE = ("torch", "numpy", "builtins", "functools")
 
 
+def collate_facts(value: ast.AST, resolver: Resolver, module: str, is_package: bool) -> list[tuple[str, str, int]]:
+    """``collate_fact`` of the value passed, and for a local name, of each function it may be bound to
+    (``collate_fn = collate_mol_batch`` in one arm, ``collate_fn = collate_batch`` in another, then
+    ``DataLoader(ds, collate_fn=collate_fn)``)."""
+    found = collate_fact(value, resolver, module, is_package)
+    bindings = resolver.scopes.may_reach(value.id, resolver.current, (value.lineno, value.col_offset)) \
+        if isinstance(value, ast.Name) and resolver.scopes is not None else []
+    facts: list[tuple[str, str, int]] = [found] if found is not None else []
+    for binding in bindings if len(bindings) > 1 else ():
+        bound = binding.value
+        if binding.tag == "value" and not binding.path and isinstance(bound, (ast.Name, ast.Attribute, ast.Call)):
+            fact = collate_fact(bound, resolver, module, is_package)
+            if fact is not None and fact not in facts:
+                facts.append(fact)
+    return facts
+
+
 def collate_fact(value: ast.AST, resolver: Resolver, module: str, is_package: bool) -> Optional[tuple[str, str, int]]:
     """``(kind, name, position of the samples' parameter)`` for a value passed as ``collate_fn=``, None when the
     value is a library's or the index could not use it (a local, a lambda, this file's ``self.collate``)."""

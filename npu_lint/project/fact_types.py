@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 27   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 29   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -64,6 +64,9 @@ class ClassFacts(NamedTuple):
     # ``self.model = model`` (``model: nn.Module``): x -> (kind, class) of the torch object it holds, as the model
     # sees it in the class's own methods (for subclasses in other modules)
     objects: tuple[tuple[str, str, str], ...] = ()
+    # the class's body names ``drop_last`` (a keyword it passes, a parameter, ``self.drop_last``): a DataLoader subclass
+    # that decides its last batch itself (NPU406 / NPU415 judge a call of it from another module only when it does not)
+    drop_last: bool = False
 
 
 class ModuleFacts(NamedTuple):

@@ -248,6 +248,9 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self.resolver.leave_scope()
         self.classes[qualname]["methods"] = [name for name in scope.defs]
         self.classes[qualname]["objects"] = self._held_objects(node)
+        self.classes[qualname]["drop_last"] = any(
+            (isinstance(n, ast.keyword) and n.arg == "drop_last") or (isinstance(n, ast.arg) and n.arg == "drop_last")
+            or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in ast.walk(node))
 
     def _held_objects(self, node: ast.ClassDef) -> tuple[tuple[str, str, str], ...]:
         """The torch objects (modules, optimizers ...) the class's ``self.x = ...`` bindings agree on."""
@@ -364,7 +367,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                 if found and found != "?":
                     fields.append((attr, found))
             classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs),
-                                      tuple(fields), data.get("objects", ())))
+                                      tuple(fields), data.get("objects", ()), data.get("drop_last", False)))
         for name, aliased in self._aliases.items():   # ``Model = DetectionModel``: another name of a definition
             if aliased is not None and name not in self.imports and name not in self.module_scope.defs:
                 found = self._late(aliased[0], aliased[1], [self.module_scope])

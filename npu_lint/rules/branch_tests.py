@@ -9,6 +9,7 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.size_sinks import last_name
+from npu_lint.analysis.flows import DATA_SIZE
 from npu_lint.analysis.summaries_reads import compares_unknowns
 from npu_lint.context import FileContext
 from npu_lint.rules.branch_arms import later
@@ -78,6 +79,15 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
             if any(resolver.kind_of(s) in K.TENSORS or item(s, ctx) for s in sides) \
                     or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
                 return operand
+            if any(_module_input_reduction(side, ctx) for side in sides) and any(
+                    isinstance(side, ast.Constant) and type(side.value) in (int, float) for side in sides):
+                return operand   # ``if (mask > 0).sum() > 0:``, ``if valid.sum() == 0:`` in a module's method
+            if _empty_test(inner, ctx):
+                return operand   # ``len(idx) == 0`` of ``idx = mask.nonzero()``: the count of a data-dependent result
+        elif isinstance(inner, ast.Call) and _module_input_reduction(inner, ctx):
+            return operand   # ``if mask.any():`` in a module's method, ``mask`` a parameter the model cannot type
+        elif isinstance(inner, ast.Call) and _data_count(inner, ctx):
+            return operand   # ``if not keep.numel():``, ``if len(idx):``: the same test of emptiness
         elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in TESTS or host_test(inner, ctx)):
             if drawn(inner, ctx):
                 continue   # ``torch.equal(perm, identity)`` of ``perm = torch.randperm(n)``: a retried draw
@@ -90,6 +100,57 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
                 and not _compared_unknowns(inner, ctx):
             return operand
     return None
+
+
+_REDUCTIONS = frozenset({"any", "all", "sum", "max", "min", "count_nonzero"})
+
+
+def _module_input_reduction(node: ast.AST, ctx: FileContext) -> bool:
+    """``mask.any()``, ``(mask > 0).sum()``, ``valid.sum()``: a whole-tensor reduction of a parameter (or a
+    comparison of one) in a method of a class the model knows as an ``nn.Module`` (``forward``, a loss's helper),
+    the parameter of no kind the model can tell: a module's inputs are tensors (a numpy array there would have come
+    through ``.numpy()``, which the model sees)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTIONS
+            and not node.args and not node.keywords):
+        return False
+    receiver = node.func.value
+    if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "bool" \
+            and not receiver.args:
+        receiver = receiver.func.value   # ``mask.bool().any()``
+    if isinstance(receiver, ast.Compare) and len(receiver.comparators) == 1 \
+            and isinstance(receiver.comparators[0], ast.Constant):
+        receiver = receiver.left   # ``(mask > 0).sum()``
+    if not isinstance(receiver, ast.Name):
+        return False
+    resolver = ctx.resolver
+    binding = resolver.binding(receiver)
+    if binding is None or binding.tag != "param" or resolver.kind_of(receiver) is not None:
+        return False
+    function = binding.scope.node
+    owner = binding.scope.parent.node if binding.scope.parent is not None else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not isinstance(owner, ast.ClassDef):
+        return False
+    value = resolver.class_value(owner)
+    return value is not None and value[0] == K.MODULE
+
+
+def _empty_test(compare: ast.Compare, ctx: FileContext) -> bool:
+    """``len(idx) == 0``, ``keep.numel() > 0``, ``n >= 1`` with ``n = idx.shape[0]``: whether a data-dependent result
+    (a ``nonzero``, a mask selection, a ``unique``) is empty, what a branch that skips the empty case tests. A count
+    compared with other bounds (``len(y) < 3``, ``n < n_paths``) is left alone: a threshold of the data's size,
+    often host statistics."""
+    if len(compare.comparators) != 1:
+        return False
+    left, right = compare.left, compare.comparators[0]
+    count, bound = (left, right) if isinstance(right, ast.Constant) else (right, left)
+    return isinstance(bound, ast.Constant) and bound.value in (0, 1) and not isinstance(bound.value, bool) \
+        and _data_count(count, ctx)
+
+
+def _data_count(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` is the count (a length, ``numel()``, ``shape[0]``, ``size(0)``) of a data-dependent result."""
+    return isinstance(node, (ast.Call, ast.Subscript, ast.Name)) and any(
+        flow[0] == DATA_SIZE for flow in ctx.resolver.flows(node, sink=False))
 
 
 def _operands(test: ast.AST) -> list[ast.AST]:

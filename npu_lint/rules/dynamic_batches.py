@@ -14,7 +14,7 @@ from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, ke
                                            short_batch_sampler)
 from npu_lint.rules.loader_subclasses import (parameters_of, passed_arguments, substituted, super_init_keywords,
                                              super_loader_call)
-from npu_lint.rules.training_loops import trains
+from npu_lint.rules.training_loops import trains, trains_through_helper
 from npu_lint.rules.value_flow import FAMILY
 
 _LOADER = "torch.utils.data.DataLoader"
@@ -37,7 +37,9 @@ class LoaderWithoutDropLast(Rule):
     What it does:
         Flags ``torch.utils.data.DataLoader(...)`` calls of a training loader that neither pass ``drop_last=True``
         nor set the batch size to 1 or leave batching to a ``batch_sampler`` (``batch_sampler=None`` is none); also calls of the project's
-        subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself) and of the file's helper
+        subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself; one defined in another module
+        is judged with the call's keywords when, by the project index, it and its project bases never name
+        ``drop_last``) and of the file's helper
         functions and methods that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
         helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
         of another module (the model knows it returns a loader) that pass ``drop_last`` themselves, judged with the
@@ -45,15 +47,19 @@ class LoaderWithoutDropLast(Rule):
         ``DataLoader``). A loader is a training
         loader when it shuffles, when its name, dataset or sampler says ``train`` (not a dataset's keyword set to
         ``False``: ``Bananas(is_train=False)``), or when a loop over it
-        (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``) calls ``backward()`` or ``step()`` of an
-        optimizer or a gradient scaler, whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
+        (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``, each loader of ``zip(src_dl, tgt_dl)`` or
+        ``zip(pbar, loader)``) calls ``backward()`` or ``step()`` of an
+        optimizer or a gradient scaler (itself, or in the file's function or method it hands the batch to:
+        ``self._step(batch)``), whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
         ``mode == "train"``), or whose arguments choose by a phase flag (``batch_size=cfg.eval_batch_size if
         is_eval else cfg.batch_size``: Coqui's ``get_data_loader(config, assets, is_eval, ...)``), trains whenever
         the flag says so: flagged too (with ``drop_last`` absent or ``False``),
         except in a helper whose own calls in the file pass the flag (judged at those calls). Keyword arguments passed as ``**kwargs`` are
         read from a dict built in the same scope (``kwargs = dict(batch_size=32)`` or a ``{...}`` literal, then
-        ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``); other changes of the dict, other
-        ``**kwargs`` and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
+        ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``) or returned by a function of the file
+        (``**loader_kwargs(cfg)`` with ``return dict(batch_size=cfg.bs, num_workers=4)``); other changes of the dict, other
+        ``**kwargs`` (unless the call passes ``batch_size=`` and ``drop_last=`` itself, which the spread cannot
+        pass again) and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
         otherwise: ``drop_last=drop_last`` with the parameter's default ``False``, or ``drop_last=self.drop_last``
         where every ``self.drop_last = ...`` of the class stores ``False`` or a constructor parameter defaulting to
         it (a Lightning ``DataModule(..., drop_last: bool = False)``), or a configuration lookup defaulting to
@@ -88,8 +94,33 @@ class LoaderWithoutDropLast(Rule):
     family = FAMILY
     node_types = (ast.Call, ast.For)
     triggers = ("DataLoader", "BatchSampler", "TrainingArguments", "drop_last")
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that build one of the project's DataLoader subclasses (defined in another module) reach this rule."""
+        return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
-    must_fire = ("import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
+    must_fire = (
+                 # the loop hands each batch to the class's training step
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def fit(self, ds, bs):\n"
+                 "        loader = DataLoader(ds, batch_size=bs)\n        for batch in loader:\n            self._step(batch)\n"
+                 "    def _step(self, batch):\n        loss = self.model(batch)\n        loss.backward()\n"
+                 "        self.opt.step()\n",
+
+                 # keywords spread from a function of the file that returns a dict
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef loader_kwargs(cfg):\n"
+                 "    return dict(batch_size=cfg.bs, num_workers=4)\n"
+                 "loader = DataLoader(ds, shuffle=True, **loader_kwargs(cfg))\n",
+
+                 # a training loop over a progress bar zipped with the loader, or over two loaders zipped
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef fit(model, opt, src, tgt, bs):\n"
+                 "    src_dl = DataLoader(src, batch_size=bs)\n    tgt_dl = DataLoader(tgt, batch_size=bs)\n"
+                 "    for (xs, ys), (xt, _) in zip(src_dl, tgt_dl):\n        model(xs, xt).backward()\n"
+                 "        opt.step()\n",
+                 # drop_last beside a spread of other keywords the model cannot read
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, drop_last=False, **kw):\n"
+                 "    return DataLoader(ds, batch_size=bs, shuffle=True, drop_last=drop_last, **kw)\n",
+"import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
                  # a loader class of the project that hands its batch size and shuffle flag to DataLoader's constructor
                  "import torch\nclass Loader(torch.utils.data.DataLoader):\n    def __init__(self, cfg, ds, shuffle=False):\n"
                  "        self.step = cfg['batch_size']\n"
@@ -138,7 +169,21 @@ class LoaderWithoutDropLast(Rule):
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
                  "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
-    must_not_fire = (# drop_last computed from something else; a base class that passes drop_last itself
+    must_not_fire = (
+                 # a loader of another function that happens to share the name of a training loop's loader
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds):\n"
+                 "    loader = DataLoader(ds, batch_size=64)\n    return [len(x) for x in loader]\n"
+                 "def fit(model, opt, loader):\n    for x in loader:\n        model(x).backward()\n        opt.step()\n",
+
+                 # the function's dict passes drop_last
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef loader_kwargs(cfg):\n"
+                 "    kw = dict(batch_size=cfg.bs, num_workers=4)\n    kw['drop_last'] = True\n    return kw\n"
+                 "loader = DataLoader(ds, shuffle=True, **loader_kwargs(cfg))\n",
+
+                 # a spread the model cannot read and no drop_last of the call's own: the spread may set it
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, **kw):\n"
+                 "    return DataLoader(ds, batch_size=bs, shuffle=True, **kw)\n",
+# drop_last computed from something else; a base class that passes drop_last itself
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=len(ds) > 32)\n",
                      "import torch\nclass AbstractLoader(torch.utils.data.DataLoader):\n"
@@ -248,16 +293,27 @@ class LoaderWithoutDropLast(Rule):
             return
         parent = ctx.parent(node)
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1:   # training if a training loop iterates it
-            ctx.scratch.setdefault("loaders_pending", {})[ast.unparse(parent.targets[0])] = node
+            name = ast.unparse(parent.targets[0])   # (in the same function; a ``self.`` attribute: in its class)
+            ctx.scratch.setdefault("loaders_pending", {})[(_pending_scope(node, ctx)(name), name)] = node
 
     def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
         pending = ctx.scratch.get("loaders_pending")
         if not pending:
             return
-        iterated = _iterated(node.iter)
-        if iterated not in pending or not trains(node, ctx):
+        key = _pending_scope(node, ctx)
+        iterated = [name for name in iterated_names(node.iter) if (key(name), name) in pending]
+        if not iterated or not (trains(node, ctx) or trains_through_helper(node, ctx)):
             return
-        ctx.report(pending.pop(iterated), self.message, _LOADER)
+        for name in iterated:
+            ctx.report(pending.pop((key(name), name)), self.message, _LOADER)
+
+
+def _pending_scope(node: ast.AST, ctx: FileContext):
+    """Where a loader's name means that loader: the function around ``node`` (or the module), the class for a
+    ``self.`` attribute; a ``loader`` of another function is another loader."""
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    owner = ctx.enclosing(function, (ast.ClassDef,)) if function is not None else None
+    return lambda name: id(owner) if name.startswith("self.") and owner is not None else id(function)
 
 
 def _scope(node: ast.AST, ctx: FileContext):   # the model's scope of the function around ``node``
@@ -322,6 +378,12 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         if forwarded is not None:   # ``super().__init__(dataset=..., batch_size=self.step, shuffle=shuffle)``
             return forwarded
         return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
+    if definition is None and ctx.project is not None and not any(kw.arg == "drop_last" for kw in node.keywords):
+        called = ctx.resolver.qualname(node.func)
+        if called is not None and ctx.project.loader_decides_drop_last(called, ctx.module) is False:
+            # ``TrainLoader(ds, batch_size=cfg.bs, shuffle=True)``: a DataLoader subclass of another module that
+            # names no ``drop_last`` hands the call's keywords to DataLoader's
+            return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
     if definition is None and any(kw.arg == "drop_last" for kw in node.keywords):
         # a loader factory of another module given ``drop_last`` itself forwards it (``get_dataloader(ds,
         # shuffle=True, drop_last=drop_last)`` whose ``DataLoader(ds, **kwargs)``): the call's keywords decide
@@ -379,11 +441,16 @@ def _shuffle_flag(node: ast.Call, shuffle: Optional[ast.AST], ctx: FileContext) 
     return short_source(shuffle, 30)
 
 
-def _iterated(node: ast.AST) -> str:
-    """``loader`` for ``loader``, ``enumerate(loader)``, ``tqdm(loader, ...)``, ``zip(loader, ...)``."""
-    while isinstance(node, ast.Call) and node.args:
+def iterated_names(node: ast.AST) -> list[str]:
+    """Every loader a loop's iterable walks: ``loader`` for ``loader``, ``enumerate(loader)``, ``tqdm(loader,
+    ...)``, and each argument of a ``zip`` (``zip(pbar, loader)``, a progress bar zipped with the batches;
+    ``zip(source_loader, target_loader)``, two domains at once)."""
+    while isinstance(node, ast.Call) and node.args and not (isinstance(node.func, ast.Name) and node.func.id == "zip"):
         node = node.args[0]
-    return ast.unparse(node) if isinstance(node, (ast.Name, ast.Attribute)) else ""
+    if isinstance(node, ast.Call) and node.args:
+        return [name for argument in node.args if not isinstance(argument, ast.Starred)
+                for name in iterated_names(argument)]
+    return [ast.unparse(node)] if isinstance(node, (ast.Name, ast.Attribute)) else [""]
 
 
 def _names_around(node: ast.Call, keywords: dict, ctx: FileContext) -> str:

@@ -10,16 +10,18 @@ import ast
 
 from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.names import rooted
+from npu_lint.analysis.setup_time import names_device, runs_per_sample
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
-from npu_lint.rules import ApiRef, Rule, short_source
+from npu_lint.rules import FUNCTION_TYPES, ApiRef, Rule, short_source
 from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds,
                                              configured_input, dynamic_row,
                                              fixed_output, flags_left_off, helper_of_file,
                                              is_mask_selection, wrapper_chain)
 from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, reads_through_mask,
                                        rows_written, tensor_evidence, type_name, updated_in_place)
+from npu_lint.rules.collate_samples import collate_path
 from npu_lint.rules.mask_values import mask_position
 
 FAMILY = "dynamic-shape"
@@ -44,6 +46,11 @@ class DataDependentShapeOp(Rule):
         call leaves off) reached through ``functools.partial`` or an alias (``self.pick = self._positives``).
         Not when the op reads only tensors the code fixes (a list of constants put in a tensor, a tensor of
         shapes: the semantic model's ``configured``), whose output size is the same every batch.
+        Nor in the methods of a dataset class that names no device (``__getitem__`` and the helpers it calls, static
+        ones too): per-sample work on the host, in the loader's workers; the batch its collate builds is what
+        reaches the device (NPU405, NPU409). Nor in a collate function (passed as ``collate_fn=`` in the file or,
+        by the project index, in another module; or a helper it hands the samples to) that names no device: its
+        batch building runs on the host too (``torch.repeat_interleave(weights, atoms_per_molecule)``).
     Why it matters on NPU:
         The NPU kernel must synchronise with the host to learn how big its output is, and every new output
         size means new shapes downstream: on Ascend each new shape compiles the operators again, so a
@@ -65,7 +72,18 @@ class DataDependentShapeOp(Rule):
     triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
                 "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()", "scatter")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
-    must_fire = ("import torch\npos = torch.nonzero(labels > 0)\n",
+    must_fire = (
+                     # a collate function that builds the batch on the device
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+                     "    keep = torch.cat([b[0] for b in batch]).to('cuda')\n"
+                     "    return keep[keep > 0], torch.nonzero(keep)\n"
+                     "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
+
+                     # a dataset that builds its items on the device
+                     "import torch\nfrom torch.utils.data import Dataset\nclass OnDevice(Dataset):\n"
+                     "    def __getitem__(self, i):\n        x = torch.randn(10, device=self.device)\n"
+                     "        return x[x > 0], torch.nonzero(x > 0)\n",
+"import torch\npos = torch.nonzero(labels > 0)\n",
                  # a graph library's scatter without dim_size: its output has index.max() + 1 rows
                  "import torch\nfrom torch_scatter import scatter\nout = scatter(x, batch, dim=0, reduce='mean')\n",
                  "import torch\nfrom torch_geometric.utils import scatter\nout = scatter(x, batch, 0)\n",
@@ -94,7 +112,19 @@ class DataDependentShapeOp(Rule):
                   "    return x.index_select(0, torch.tensor(keep))\n",
                   "import torch\ndef drop(x, scores: torch.Tensor, thr):\n    keep = []\n    for i in range(len(scores)):\n"
                   "        if scores[i].item() > thr:\n            keep.append(i)\n    return x[torch.as_tensor(keep)]\n")
-    must_not_fire = ("import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
+    must_not_fire = (
+                     # a collate function's batch building, in the loader's workers (the joined batch is NPU409's)
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+                     "    w = torch.tensor([b[1] for b in batch])\n    n = torch.tensor([len(b[0]) for b in batch])\n"
+                     "    keep = torch.cat([b[0] for b in batch])\n"
+                     "    return keep[keep > 0], torch.repeat_interleave(w, n), torch.nonzero(keep)\n"
+                     "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
+
+                     # a dataset's per-sample work on the host (its items are batched by the loader's collate)
+                     "import torch\nfrom torch.utils.data import Dataset\nclass Masked(Dataset):\n"
+                     "    def __getitem__(self, i):\n        x = torch.randn(10)\n        keep = torch.nonzero(x > 0)\n"
+                     "        return x[x > 0], keep\n",
+"import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
                      # the output size given: dim_size, torch_scatter's ``out`` (4th), PyG's dim_size (4th)
                      "import torch\nfrom torch_scatter import scatter\nout = scatter(x, batch, dim=0, dim_size=n)\n",
                      "import torch\nfrom torch_scatter import scatter_add\nout = scatter_add(x, batch, 0, buf)\n",
@@ -143,6 +173,8 @@ class DataDependentShapeOp(Rule):
                   "import torch\ndef classes(labels: torch.Tensor):\n    return torch.tensor(labels.tolist()).unique()\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if host_work(node.node if isinstance(node, ApiRef) else node, ctx):
+            return   # a dataset's per-sample work, a collate function's batch building: on the host
         if isinstance(node, ast.Call) and helper_of_file(node, ctx) is not None:
             self._wrapper_call(node, ctx)
             return
@@ -224,7 +256,9 @@ class BooleanMaskIndexing(Rule):
         bound to them, comparisons with strings), masks the code fixes (``~torch.eye(n, dtype=torch.bool)``: every
         row drops one element, the semantic model's ``configured``), a helper's selection by an optional mask
         its call leaves out (``m[..., mask] if mask is not None else m``), literal tuples indexed by a condition and generic types
-        (``Annotated[...]``: a capitalised name no enclosing function binds) are left alone; a parameter or local
+        (``Annotated[...]``: a capitalised name no enclosing function binds) and the per-sample work of a
+        dataset class that names no device (``__getitem__`` and its helpers, run on the host) and of a collate
+        function that names none are left alone; a parameter or local
         named ``A`` or ``X`` is a matrix (``A[rows]``).
         Mask assignment of one fill value (``x[mask] = 0``) is NPU303; an assignment NPU303 leaves alone because
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
@@ -252,7 +286,18 @@ class BooleanMaskIndexing(Rule):
     node_types = (ast.Subscript, ast.Call)
     triggers = ("[",)
     message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
-    must_fire = ("import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
+    must_fire = (
+                     # a collate function that builds the batch on the device
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+                     "    keep = torch.cat([b[0] for b in batch]).to('cuda')\n"
+                     "    return keep[keep > 0], torch.nonzero(keep)\n"
+                     "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
+
+                     # a dataset that builds its items on the device
+                     "import torch\nfrom torch.utils.data import Dataset\nclass OnDevice(Dataset):\n"
+                     "    def __getitem__(self, i):\n        x = torch.randn(10, device=self.device)\n"
+                     "        return x[x > 0], torch.nonzero(x > 0)\n",
+"import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
                  "import torch\ndef f(scores: torch.Tensor, boxes, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
                  "import torch\ndef f(pred: torch.Tensor, valid: torch.Tensor):\n    valid_mask = valid > 0\n    return pred[:, valid_mask]\n",
                  "import torch\nbad = x[torch.isnan(x)]\n",
@@ -290,7 +335,19 @@ class BooleanMaskIndexing(Rule):
                  # a mask combined with an index tensor: no masked_fill_ advice (NPU303), still a nonzero
                  "import torch\ndef match(cost):\n    m = torch.zeros_like(cost)\n    idx = cost.argmin(0)\n"
                  "    keep = cost.min(0).values < 1.0\n    m[keep, idx] = 1\n    return m\n")
-    must_not_fire = ("import torch\nlabel = ('neg', 'pos')[score > 0]\n",
+    must_not_fire = (
+                     # a collate function's batch building, in the loader's workers (the joined batch is NPU409's)
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+                     "    w = torch.tensor([b[1] for b in batch])\n    n = torch.tensor([len(b[0]) for b in batch])\n"
+                     "    keep = torch.cat([b[0] for b in batch])\n"
+                     "    return keep[keep > 0], torch.repeat_interleave(w, n), torch.nonzero(keep)\n"
+                     "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
+
+                     # a dataset's per-sample work on the host (its items are batched by the loader's collate)
+                     "import torch\nfrom torch.utils.data import Dataset\nclass Masked(Dataset):\n"
+                     "    def __getitem__(self, i):\n        x = torch.randn(10)\n        keep = torch.nonzero(x > 0)\n"
+                     "        return x[x > 0], keep\n",
+"import torch\nlabel = ('neg', 'pos')[score > 0]\n",
                      # ``~i`` alone is as often an integer's reverse index: no evidence ``i`` is a mask
                      "import torch\ndef pick(x: torch.Tensor, i):\n    return x[i] * (~i)\n",
                      # a frame indexed by a test on one of its own columns (pandas), whatever the other side is
@@ -335,8 +392,8 @@ class BooleanMaskIndexing(Rule):
                   "    def fit(self, x: torch.Tensor, y: torch.Tensor):\n        return self._mean(x, mask=y.isfinite())\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
-        if not ctx.uses_torch:
-            return
+        if not ctx.uses_torch or host_work(node, ctx):
+            return   # (a dataset's per-sample work, a collate function's batch building: on the host)
         if isinstance(node, ast.Call):
             self._helper_call(node, ctx)
             return
@@ -392,3 +449,20 @@ class BooleanMaskIndexing(Rule):
             ctx.report(node, f"{' → '.join(chain[:-1])} returns a selection by a boolean mask: a data-dependent shape "
                        "and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)",
                        "x[mask]")
+
+
+def host_work(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` runs on the host, in a loader's workers: in a method of a dataset that names no device
+    (``__getitem__`` and its helpers), or in a collate function (or a helper it hands its samples to) that names
+    none. The varying shape of what it builds reaches the device as the batch: the padding (NPU405) or the joined
+    samples (NPU409) are reported there; the selection or data-dependent op itself runs on the CPU."""
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    if runs_per_sample(function, ctx.resolver):
+        return True
+    outer = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if outer is None or collate_path(outer, ctx) is None:
+        return False
+    memo = ctx.scratch.setdefault("collate_names_device", {})
+    if id(outer) not in memo:
+        memo[id(outer)] = names_device(outer)
+    return not memo[id(outer)]

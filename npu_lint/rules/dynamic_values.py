@@ -14,7 +14,7 @@ from npu_lint.analysis.data_tensors import data_scalar, filled_count
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
-from npu_lint.analysis.setup_time import runs_at_setup
+from npu_lint.analysis.setup_time import runs_at_setup, runs_per_sample
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
@@ -67,7 +67,9 @@ class TensorValueInShape(ValueFlow):
         are left alone: their
         ``.tolist()``, ``.item()``, ``int()``, elements and iteration. So is code that runs while a model is built
         (the ``__init__`` of a module, dataset, sampler or optimizer, and the file's private helpers only such code
-        calls: ``self.coords = _meshgrid(resolution)``): one read and one shape per model, not per batch. A name given where an index tensor goes
+        calls: ``self.coords = _meshgrid(resolution)``): one read and one shape per model, not per batch. So is the per-sample
+        work of a dataset class that names no device (``__getitem__`` and the helpers it calls: hiding a random share
+        of the observed values with ``topk(int(mask.sum() * ratio))``): it runs on the host, in the loader's workers. A name given where an index tensor goes
         (``scatter_add(y, idx_m, dim_size=maxm)``, ``y.index_add(0, idx_m, v)``) is a tensor: ``maxm =
         int(idx_m[-1]) + 1`` reads the segment count of the batch back.
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
@@ -97,7 +99,12 @@ class TensorValueInShape(ValueFlow):
     count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
-    must_fire = ("import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
+    must_fire = (
+                     # the same on the device
+                     "import torch\nfrom torch.utils.data import Dataset\nclass Imputation(Dataset):\n"
+                     "    def __getitem__(self, i):\n        observed = self.m[i].to(self.device)\n"
+                     "        n = int(observed.sum().item() * 0.5)\n        return observed.topk(n).indices\n",
+"import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  # an ``isinstance(size, Tensor)`` arm on a value that may be a tensor
                  "import torch\nfrom torch import Tensor\ndef f(x):\n    size = x.sum(0)\n"
                  "    if isinstance(size, Tensor):\n        return torch.zeros(int(size.max()))\n    return None\n",
@@ -263,7 +270,13 @@ class TensorValueInShape(ValueFlow):
         "import torch\nclass CountsMixin:\n    def act(self, x):\n        return torch.split(x, self.counts.tolist())\n"
         "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
         "        self.counts = lengths.sum(0)\n        return self.act(x)\n",)
-    must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+    must_not_fire = (
+                     # a dataset's per-sample work on the host: hiding a random share of the observed values
+                     "import numpy as np\nimport torch\nfrom torch.utils.data import Dataset\nclass Imputation(Dataset):\n"
+                     "    @staticmethod\n    def rand_mask(observed):\n        r = torch.rand_like(observed) * observed\n"
+                     "        n = round(observed.sum().item() * np.random.rand())\n        r[r.topk(n).indices] = -1\n"
+                     "        return (r > 0).float()\n    def __getitem__(self, i):\n        return self.rand_mask(self.m[i])\n",
+"import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      # an ``isinstance(size, Tensor)`` arm that never runs: ``size`` is a Python number or list
                      "import torch\nfrom torch import Tensor\ndef batch_vector(items, dim):\n    out = []\n"
                      "    for i, item in enumerate(items):\n        size = item.size(dim)\n"
@@ -419,7 +432,9 @@ class TensorValueInShape(ValueFlow):
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
-            if ctx.uses_torch and not runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
+            function = ctx.enclosing(node, FUNCTION_TYPES)
+            if ctx.uses_torch and not runs_at_setup(function, ctx.resolver) \
+                    and not runs_per_sample(function, ctx.resolver):
                 report_loop(self, node, ctx)
             return
         if isinstance(node, ast.While):
@@ -429,8 +444,10 @@ class TensorValueInShape(ValueFlow):
         super().check(node, ctx)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
-        if runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
-            return   # a model's constructor or a private helper only it calls: one read, one shape per model
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver):
+            return   # a model's constructor or a private helper only it calls: one read, one shape per model;
+            # a dataset's per-sample work on the host
         if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
             return
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
@@ -457,7 +474,8 @@ class TensorValueInShape(ValueFlow):
             report_flow(self, node, sink, origin, ctx, args)
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
-        if runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver):
             return
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) and not self._window(s, ctx)

@@ -18,7 +18,7 @@ from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADE
 from npu_lint.rules.loader_escapes import escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
-from npu_lint.rules.training_loops import trains
+from npu_lint.rules.training_loops import trains, trains_through_helper
 from npu_lint.rules.value_flow import FAMILY
 
 # Lightning-style hooks that return an evaluation / prediction loader.
@@ -44,14 +44,18 @@ class ShortLastEvalBatch(Rule):
         Flags (1) any call that builds batches with an explicit ``drop_last=False`` (a ``DataLoader``, a
         framework's loader factory or method such as ``dls.new(shuffle=False, drop_last=False)``, a project
         loader class or helper: a callee whose name says loader, ``dl`` or batch) whose batch size is not 1, and
-        (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one) with a batch
+        (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one, and of another
+        module's subclasses that never name ``drop_last``) with a batch
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
-        reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``, a
-        comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
+        reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``,
+        ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
         ``self.loader``, in a function of the file the loader is passed to, or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
         get_dataloaders(...)``) that calls an ``nn.Module`` with the batch, or, under ``torch.no_grad()`` /
-        ``inference_mode()`` or after ``model.eval()``, calls a project callable with it; or a loader returned
-        by the Lightning hooks ``val_dataloader`` / ``test_dataloader`` / ``predict_dataloader``. Training
+        ``inference_mode()`` or after ``model.eval()``, calls a project callable with it, or hands it to a function or
+        method of the file that does so (``self.get_embeddings(x)`` running ``self.trunk(x)`` under ``no_grad``;
+        ``grads(model, x)`` calling ``model`` then ``.backward()``); or a loader returned
+        by the Lightning hooks ``val_dataloader`` / ``test_dataloader`` / ``predict_dataloader`` (alone, or in a list,
+        tuple, dict or comprehension of them). Training
         loaders (shuffling, named ``train``, iterated by a loop that steps an optimizer, or with arguments chosen by a
         phase flag: ``batch_size=cfg.eval_batch_size if is_eval else cfg.batch_size``) are NPU406's, never
         reported here; samplers (a ``BatchSampler``, a ``DistributedSampler``, which pads by repeating samples)
@@ -59,7 +63,8 @@ class ShortLastEvalBatch(Rule):
         nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
         ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
         (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
-        NPU406 reads it) counts as absent.
+        NPU406 reads it) counts as absent. A ``**kwargs`` spread beside the call's own ``batch_size=`` and
+        ``drop_last=`` cannot change them (nor add a ``batch_sampler``): those decide.
         (3) a ``DataLoader`` with such a batch size and no ``drop_last`` that the file never iterates but hands
         on: returned by a function the file does not call itself, kept on an attribute no method of the class
         iterates, or passed to a call of another module (``trainer.validate(model, loader)``,
@@ -89,8 +94,35 @@ class ShortLastEvalBatch(Rule):
     family = FAMILY
     node_types = (ast.Call,)
     triggers = ("DataLoader", "drop_last", "_dataloader")
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that build one of the project's DataLoader subclasses (defined in another module) reach this rule."""
+        return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # a Lightning hook returning one loader per validation set
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Data:\n    def val_dataloader(self):\n"
+        "        return [DataLoader(d, batch_size=self.bs) for d in self.val_sets]\n",
+
+        # a loop over a progress bar zipped with the loader; the batch handed to the file's helper that runs the model
+        "import torch\nfrom torch.utils.data import DataLoader\nclass T:\n    def predict(self, ds, bs=256):\n"
+        "        loader = DataLoader(ds, batch_size=bs, shuffle=False)\n        with torch.no_grad():\n"
+        "            for _, x in zip(trange(9), loader):\n                self.model(x)\n",
+        "import torch\nclass Infer:\n    def get_embeddings(self, x):\n        self.trunk.eval()\n"
+        "        with torch.no_grad():\n            return self.trunk(x)\n    def embed(self, ds, bs):\n"
+        "        loader = torch.utils.data.DataLoader(ds, batch_size=bs)\n        out = []\n"
+        "        for x, _ in loader:\n            out.append(self.get_embeddings(x))\n        return torch.cat(out)\n",
+        "import numpy as np\nimport torch\ndef grads(model, x):\n    out = model(torch.fft.irfft(x))\n"
+        "    out.sum().backward()\n    return x.grad.numpy()\ndef per_trial(model, ds, bs):\n"
+        "    loader = torch.utils.data.DataLoader(ds, batch_size=bs, drop_last=False, shuffle=False)\n"
+        "    return np.concatenate([grads(model, x) for x, *_ in loader])\n",
+        # drop_last=self.drop_last beside a spread of other keywords (it cannot pass drop_last again)
+        "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
+        "    def __init__(self, ds, drop_last=False, **kw):\n        self.drop_last = drop_last\n        self.kw = kw\n"
+        "    def val_dataloader(self):\n"
+        "        return DataLoader(self.ds, batch_size=64, shuffle=False, drop_last=self.drop_last, **self.kw)\n",
+
         # a loader that leaves the code at hand, iterated nowhere in the file: returned by a factory, kept on an
         # attribute, handed to another module's call; a framework's DataLoader base class
         "import torch\nfrom torch.utils.data import DataLoader\ndef build_test_loader(ds, bs):\n"
@@ -153,6 +185,14 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        # the batch handed to the file's helper that only computes statistics, no model; a spread that may set
+        # drop_last
+        "import torch\nfrom torch.utils.data import DataLoader\ndef _mean(x):\n    return x.float().mean()\n"
+        "def stats(ds):\n    loader = DataLoader(ds, batch_size=64, drop_last=False)\n    total = 0.0\n"
+        "    for x in loader:\n        total += float(_mean(x))\n    return total\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n    def val_dataloader(self):\n"
+        "        return DataLoader(self.ds, batch_size=64, shuffle=False, **self.kw)\n",
+
         # kept in the function, counted, or handed to the file's own function that keeps it; batches of one
         "import torch\nfrom torch.utils.data import DataLoader\ndef steps(ds):\n"
         "    return len(DataLoader(ds, batch_size=8))\n",
@@ -239,7 +279,7 @@ class ShortLastEvalBatch(Rule):
                 or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None or _mode_choice(keywords) is not None:
             return      # a training loader (in one phase at least): NPU406
         loops = list(loops_over(node, ctx))
-        if any(trains(loop, ctx) for loop, _ in loops):
+        if any(trains(loop, ctx) or trains_through_helper(loop, ctx) for loop, _ in loops):
             return      # trained on: NPU406
         if _constant(explicit) is False:
             if loops and not any(_feeds_model(loop, function, ctx) for loop, function in loops):
@@ -283,6 +323,10 @@ class ShortLastEvalBatch(Rule):
                                                   "last batch"), "drop_last=False")
 
 
+# What a hook may return its loaders in: a list or tuple of them, a comprehension, a dict by name.
+_HOOK_CONTAINERS = (ast.List, ast.Tuple, ast.ListComp, ast.Dict, ast.DictComp)
+
+
 def _eval_hook(node: ast.Call, ctx: FileContext) -> Optional[str]:
     """The hook's name when ``node`` is returned (directly or through a name) by ``val_dataloader`` /
     ``test_dataloader`` / ``predict_dataloader``."""
@@ -290,6 +334,8 @@ def _eval_hook(node: ast.Call, ctx: FileContext) -> Optional[str]:
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name not in _EVAL_HOOKS:
         return None
     parent = ctx.parent(node)
+    while isinstance(parent, _HOOK_CONTAINERS):   # ``return [DataLoader(d, ...) for d in self.val_sets]``
+        parent = ctx.parent(parent)
     if isinstance(parent, ast.Return):
         return function.name
     name = assigned(node, ctx)
@@ -302,12 +348,7 @@ def _eval_hook(node: ast.Call, ctx: FileContext) -> Optional[str]:
 def _feeds_model(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -> bool:
     """The loop's body calls an ``nn.Module`` with the batch (or a value made from it); or, in a function that
     runs without gradients (``torch.no_grad()`` / ``inference_mode()``, ``model.eval()``), a project callable."""
-    names = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
-    for child in walk(loop):
-        if isinstance(child, (ast.Assign, ast.AnnAssign)) and child.value is not None \
-                and any(isinstance(n, ast.Name) and n.id in names for n in walk(child.value)):
-            targets = child.targets if isinstance(child, ast.Assign) else [child.target]
-            names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
+    names = _derived(loop, {n.id for n in walk(loop.target) if isinstance(n, ast.Name)})
     scope = ctx.resolver.scopes.scope_of(function) if ctx.resolver.scopes is not None \
         and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     grad_free: Optional[bool] = None
@@ -317,6 +358,8 @@ def _feeds_model(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -
         func = call.func
         if isinstance(func, ast.Attribute) and any(isinstance(n, ast.Name) and n.id in names for n in walk(func)):
             continue    # ``x.to(device)``: a method of the batch
+        if _helper_feeds(call, names, function, ctx, 0):
+            return True     # ``embeddings.append(self.get_embeddings(x))``: the file's helper runs the model
         value = ctx.resolver.value_of(func, scope) if scope is not None else ctx.resolver.value_of(func)
         if value is not None and value[0] == "module":
             return True
@@ -328,6 +371,75 @@ def _feeds_model(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -
         if grad_free:
             return True
     return False
+
+
+def _derived(body: ast.AST, names: set[str]) -> set[str]:
+    """``names`` and the names assigned from them in ``body`` (``x = batch[0].to(device)``, ``iffted = irfft(x)``,
+    ``for k, v in data.items(): X[k] = v.to(device)``)."""
+    names = set(names)
+    for child in walk(body):
+        if isinstance(child, (ast.Assign, ast.AnnAssign)) and child.value is not None:
+            source, targets = child.value, child.targets if isinstance(child, ast.Assign) else [child.target]
+        elif isinstance(child, ast.For) and child is not body:
+            source, targets = child.iter, [child.target]
+        else:
+            continue
+        if any(isinstance(n, ast.Name) and n.id in names for n in walk(source)):
+            names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
+    return names
+
+
+def _helper_feeds(call: ast.Call, names: set[str], function: Optional[ast.AST], ctx: FileContext,
+                  depth: int) -> bool:
+    """``call`` is one of the file's functions (or a method of the class at hand: ``self.get_embeddings(x)``) that
+    receives the batch and runs a model on it: calls an ``nn.Module`` with it, or calls what it was given with it
+    while the helper runs without gradients (``torch.no_grad()``, ``model.eval()``) or back-propagates
+    (``amplitude_gradients(model, x)``: ``model(x)`` then ``.backward()``); followed two helpers deep."""
+    func, offset = call.func, 0
+    definition: Optional[ast.AST] = None
+    if isinstance(func, ast.Name):
+        definition = ctx.resolver.definition(func)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self":
+        owner = ctx.enclosing(function, (ast.ClassDef,)) if function is not None else None
+        if isinstance(owner, ast.ClassDef):
+            definition = next((f for f in owner.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
+                               and f.name == func.attr), None)
+            offset = 1
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth > 1 or definition is function:
+        return False
+    positional = [a.arg for a in definition.args.posonlyargs + definition.args.args][offset:]
+    parameters = {positional[i] for i, a in enumerate(call.args) if i < len(positional) and _takes_one(a, names)}
+    parameters |= {kw.arg for kw in call.keywords if kw.arg and _takes_one(kw.value, names)}
+    if not parameters:
+        return False
+    inner = _derived(definition, parameters)
+    scope = ctx.resolver.scopes.scope_of(definition) if ctx.resolver.scopes is not None else None
+    runs_model: Optional[bool] = None
+    for child in walk(definition):
+        if not isinstance(child, ast.Call) or not _takes(child, inner):
+            continue
+        target = child.func
+        if isinstance(target, ast.Attribute) and any(isinstance(n, ast.Name) and n.id in inner for n in walk(target)):
+            continue    # a method of the batch
+        if _helper_feeds(child, inner, definition, ctx, depth + 1):
+            return True
+        value = ctx.resolver.value_of(target, scope) if scope is not None else None
+        if value is not None and value[0] == "module":
+            return True
+        if value is not None or ctx.resolver.qualname(target, scope) is not None \
+                or (isinstance(target, ast.Name) and target.id in BUILTINS):
+            continue
+        if runs_model is None:
+            runs_model = _grad_free(child, definition, ctx) or any(
+                isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute) and c.func.attr == "backward"
+                for c in walk(definition))
+        if runs_model:
+            return True
+    return False
+
+
+def _takes_one(argument: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in walk(argument))
 
 
 def _takes(call: ast.Call, names: set[str]) -> bool:

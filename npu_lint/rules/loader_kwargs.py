@@ -16,9 +16,11 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
     cannot be read (another spread) or a ``batch_sampler`` or ``*args`` decides the batches."""
     if None in keywords:
         spread = _spread_dicts(node, ctx)
-        if spread is None:
+        if spread is None and not ("batch_size" in keywords and "drop_last" in keywords):
             return None
-        keywords = {**spread, **{key: value for key, value in keywords.items() if key is not None}}
+        # (a spread that cannot be read leaves the call's own ``batch_size=`` and ``drop_last=`` deciding: it
+        # cannot pass them again, nor a ``batch_sampler``, which DataLoader refuses beside them)
+        keywords = {**(spread or {}), **{key: value for key, value in keywords.items() if key is not None}}
     sampler = keywords.get("batch_sampler")
     if sampler is not None and not (isinstance(sampler, ast.Constant) and sampler.value is None):
         return None     # ``batch_sampler=None`` is DataLoader's default: the loader batches itself
@@ -38,6 +40,12 @@ def _spread_dicts(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     for keyword in node.keywords:
         if keyword.arg is not None:
             continue
+        if isinstance(keyword.value, ast.Call):   # ``**loader_kwargs(cfg)``: a function of the file returning a dict
+            built = _returned_dict(keyword.value, ctx)
+            if built is None:
+                return None
+            merged.update(built)
+            continue
         if not isinstance(keyword.value, ast.Name):
             return None
         built = _dict_built(keyword.value.id, body, node.lineno)
@@ -45,6 +53,28 @@ def _spread_dicts(node: ast.Call, ctx: FileContext) -> Optional[dict]:
             return None
         merged.update(built)
     return merged
+
+
+def _returned_dict(call: ast.Call, ctx: FileContext) -> Optional[dict]:
+    """The keys the file's function ``call`` calls returns when each of its returns is a dict it builds (a literal,
+    ``dict(...)``, or a name built so in its body): ``def loader_kwargs(cfg): return dict(batch_size=cfg.bs,
+    num_workers=4)``. The keys of every return, merged; a value left in terms of its parameters (only the keys
+    decide whether ``drop_last`` or ``batch_sampler`` is passed). None when a return is anything else."""
+    definition = ctx.resolver.definition(call.func) if isinstance(call.func, ast.Name) else None
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    merged: dict = {}
+    returns = [n for n in walk(definition) if isinstance(n, ast.Return)
+               and ctx.enclosing(n, FUNCTION_TYPES) is definition]
+    for statement in returns:
+        value = statement.value
+        built = _dict_literal(value) if value is not None else None
+        if built is None and isinstance(value, ast.Name):
+            built = _dict_built(value.id, definition.body, statement.lineno)
+        if built is None:
+            return None
+        merged.update(built)
+    return merged if returns else None
 
 
 def _module_body(node: ast.AST, ctx: FileContext) -> Optional[list]:

@@ -11,7 +11,7 @@ from typing import Callable, Iterator, Optional
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
-from npu_lint.rules.dynamic_batches import _iterated
+from npu_lint.rules.dynamic_batches import iterated_names
 
 BUILTINS = frozenset(dir(builtins))   # ``len(loader)``, ``print(x)``: Python's own callables, never a model
 
@@ -75,7 +75,8 @@ def _body_index(body: ast.AST, ctx: FileContext) -> tuple[_Loops, dict[str, list
         for child in walk(body):
             loop = _as_loop(child)
             if loop is not None:
-                loops.setdefault(_iterated(loop.iter), []).append((child, loop))
+                for name in iterated_names(loop.iter):
+                    loops.setdefault(name, []).append((child, loop))
             if isinstance(child, ast.Call):
                 for argument in (*child.args, *(kw.value for kw in child.keywords)):
                     if isinstance(argument, (ast.Name, ast.Attribute)):
@@ -131,7 +132,7 @@ def _callers_loops(function: ast.AST, name: str, ctx: FileContext) -> Iterator[t
         if not bound:
             continue
         for child in walk(caller):
-            if isinstance(child, ast.For) and _iterated(child.iter) == bound:
+            if isinstance(child, ast.For) and bound in iterated_names(child.iter):
                 yield child, caller
             elif isinstance(child, ast.Call) and child is not call:   # ``evaluation_loop(model, eval_dl)``
                 yield from _helper_loops(child, lambda argument: isinstance(argument, ast.Name)
@@ -160,7 +161,7 @@ def _helper_loops(call: ast.Call, passes: Callable[[ast.AST], bool], owner: Opti
     positional = [a.arg for a in definition.args.posonlyargs + definition.args.args][offset:]
     parameters = {positional[i] for i in positions if i < len(positional)} | set(keywords)
     for child in walk(definition):
-        if isinstance(child, ast.For) and _iterated(child.iter) in parameters:
+        if isinstance(child, ast.For) and parameters.intersection(iterated_names(child.iter)):
             yield child, definition
 
 

@@ -34,3 +34,31 @@ def _project_step(call: ast.Call, ctx: FileContext) -> bool:
         return True
     kind = ctx.resolver.kind_of(call.func.value)   # type: ignore[attr-defined]
     return kind is not None and kind not in _STEPPING
+
+
+def trains_through_helper(loop: ast.AST, ctx: FileContext) -> bool:
+    """The loop hands its batch to a function or method of the file whose body is a training step (``for batch
+    in loader: self._step(batch)`` with ``loss.backward(); self.opt.step()`` in ``_step``): the step written
+    once, called per batch. One call deep; a helper that back-propagates without stepping an optimizer (the
+    gradients of an input, a saliency map) is no training step."""
+    names = {n.id for n in walk(getattr(loop, "target", loop)) if isinstance(n, ast.Name)}
+    for call in walk(loop):
+        if not isinstance(call, ast.Call) or not any(
+                isinstance(n, ast.Name) and n.id in names
+                for argument in [*call.args, *(kw.value for kw in call.keywords)] for n in walk(argument)):
+            continue
+        own = ctx.resolver.own_function(call)
+        if own is not None and isinstance(own[0], (ast.FunctionDef, ast.AsyncFunctionDef)) and _steps(own[0], ctx):
+            return True
+    return False
+
+
+def _steps(function: ast.AST, ctx: FileContext) -> bool:
+    """The function back-propagates and steps an optimizer, a scheduler or a scaler (``.step()`` not the project's)."""
+    backward = stepped = False
+    for n in walk(function):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            backward = backward or n.func.attr == "backward"
+            stepped = stepped or (n.func.attr == "step" and not _project_step(n, ctx))
+    return backward and stepped
+
