@@ -204,6 +204,8 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
         return []   # observers see every file; a file calling a project wrapper of a torch op is analysed
     ctx = ctx or FileContext(source, target or Target(default_release()))
     ctx.third_party = ctx.third_party or third_party
+    if not ctx.uses_torch and ctx.project is not None and isinstance(tree, ast.Module):
+        ctx.uses_torch = ctx.project.imports_torch_values(_imported_names(tree), ctx.module)
     narrowed = dispatch.for_source(source)
     if narrowed is not dispatch and ctx.project is not None and calls_project_wrapper(dispatch, ctx.project, source):
         narrowed = dispatch   # the file calls a project function a rule follows (a wrapper of a torch op)
@@ -222,6 +224,25 @@ def analyse_source(source: str, target: Optional[Target] = None, codes: Optional
     if not dispatch.wanted(source):
         return []
     return analyse_tree(ast.parse(source, filename), source, target, codes, noqa, third_party=third_party)
+
+
+def _imported_names(tree: ast.Module) -> list[str]:
+    """The names the module's top-level ``from ... import`` statements bind, as written (``.base.BaseMiner``)."""
+    names: list[str] = []
+    statements = list(tree.body)
+    while statements:
+        node = statements.pop()
+        if isinstance(node, ast.ImportFrom) and node.module != "__future__":
+            prefix = "." * node.level + (node.module or "")
+            names.extend(f"{prefix}.{alias.name}" if node.module else f"{prefix}{alias.name}"
+                         for alias in node.names if alias.name != "*")
+        elif isinstance(node, (ast.If, ast.Try)):   # ``try: from .x import y`` / ``if TYPE_CHECKING:``
+            statements.extend(node.body)
+            statements.extend(node.orelse)
+            statements.extend(getattr(node, "finalbody", ()))
+            for handler in getattr(node, "handlers", ()):
+                statements.extend(handler.body)
+    return names
 
 
 _PROJECT_WORDS: dict[tuple[tuple[type, ...], int], tuple[object, frozenset[str]]] = {}

@@ -52,3 +52,46 @@ def test_a_rank_check_of_another_module_is_no_branch_on_the_data(tmp_path: Path)
     result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
     found = {(path.rsplit("/", 1)[-1], f.line) for path, f in result.findings if f.code == "NPU414"}
     assert found == {("train.py", 16)}
+
+
+BASE = '''import torch
+from torch import nn
+
+
+class BaseLoss(nn.Module):
+    def reduce(self, x):
+        return x.mean()
+'''
+SUBCLASS = '''from .base import BaseLoss
+
+
+class MaskedLoss(BaseLoss):
+    def forward(self, pred, target):
+        valid = target > 0
+        if valid.any():
+            return self.reduce(pred[valid])
+        return pred.sum() * 0
+'''
+NUMPY_ONLY = '''from .config import THRESHOLD
+
+
+def pick(a):
+    m = a > THRESHOLD
+    if m.any():
+        return a[m]
+    return a
+'''
+
+
+def test_a_module_that_gets_torch_only_through_project_classes_is_checked(tmp_path: Path) -> None:
+    """``loss.py`` never imports torch: it subclasses the project's ``nn.Module``, so its tensors are checked; a
+    module that imports only a constant of the project stays a file without torch."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "base.py").write_text(BASE)
+    (tmp_path / "pkg" / "config.py").write_text("import torch\nTHRESHOLD = 0.5\n")
+    (tmp_path / "pkg" / "loss.py").write_text(SUBCLASS)
+    (tmp_path / "pkg" / "pick.py").write_text(NUMPY_ONLY)
+    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
+    found = {(path.rsplit("/", 1)[-1], f.line, f.code) for path, f in result.findings if f.code.startswith("NPU4")}
+    assert found == {("loss.py", 8, "NPU402")}

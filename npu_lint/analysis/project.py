@@ -25,6 +25,10 @@ _OBJECT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADE
                            K.MASK, K.BATCH})
 
 
+# The kinds of a torch object: a module importing a project name that makes one works on torch values.
+_TORCH_KINDS = frozenset({*K.TENSORS, K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOADER, K.DATASET, K.SAMPLER,
+                          K.AUTOGRAD, K.DISTRIBUTION})
+
 class ProjectView(FunctionFacts):
     """The questions the model asks about names defined elsewhere in the project."""
 
@@ -221,6 +225,16 @@ class ProjectView(FunctionFacts):
         if index < 0 or index >= len(elements):
             return None
         return self._fact(elements[index])
+
+    def imports_torch_values(self, names: list[str], importer: str) -> bool:
+        """One of the names a module imports (as it writes them: ``.base.BaseMiner``) is a project class or function
+        that makes a torch object (an ``nn.Module`` subclass, a dataset, a function returning a tensor): the module
+        works on torch values without importing torch itself."""
+        for name in names:
+            value = self.value_of_call(name, importer)
+            if value is not None and value[0] in _TORCH_KINDS:
+                return True
+        return False
 
     def class_value(self, qualname: str, importer: str) -> Optional[K.Value]:
         target = self.absolute(qualname, importer)
