@@ -216,3 +216,52 @@ def _generator(function: ast.AST) -> bool:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
     return False
+
+
+class StateRead(NamedTuple):
+    """Where a value was read from state kept between calls: the storage (``self._state["k"]``, ``cache[key]``
+    of a parameter) and the value's element when an unpacking read it (``k, v = cache[key]``: 0 and 1; -1: whole)."""
+    storage: ast.AST
+    element: int
+
+
+def kept_storage(node: ast.AST, function: ast.AST, self_name: Optional[str]) -> bool:
+    """``node`` names state that outlives a call of ``function``: an attribute or item of ``self``
+    (``self.cache``, ``self._state["past_keys"]``), or an item of a container the caller passes in
+    (``cache[key]`` for a parameter ``cache``); not a local name, nor an attribute of a local object."""
+    if not isinstance(node, (ast.Attribute, ast.Subscript)):
+        return False
+    root = node
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    if self_name is not None and root.id == self_name:
+        return True
+    names = {a.arg for a in (*function.args.posonlyargs, *function.args.args,   # type: ignore[attr-defined]
+                             *function.args.kwonlyargs)}
+    return isinstance(node, ast.Subscript) and root.id in names
+
+
+class StateReads:
+    """Values read from state kept between calls (mixed into the Resolver with StepGrowth)."""
+
+    def state_read(self: "Resolver", element: ast.AST, function: ast.AST, scope: Scope) -> Optional[StateRead]:
+        """The kept state ``element`` is read from: the storage itself (``self._state["k"]``) or a name bound
+        to it once in ``function`` (``pk = self._state["k"]``, ``k_top, v_top = cache[key]``); None otherwise."""
+        self_name = self.scopes.self_name(scope) if self.scopes is not None else None
+        if kept_storage(element, function, self_name):
+            return StateRead(element, -1)
+        if not isinstance(element, ast.Name):
+            return None
+        reaching = self.scopes.lookup_reaching(element.id, scope, (element.lineno, element.col_offset))
+        if len(reaching) != 1:
+            return None   # bound in two places (``pk = None`` on the first call): not one read of the state
+        binding = reaching[0]
+        if binding.tag != VALUE or binding.scope is not scope or len(binding.path) > 1 \
+                or not isinstance(binding.value, ast.AST):
+            return None
+        value = binding.value
+        if not kept_storage(value, function, self_name):
+            return None
+        return StateRead(value, binding.path[0] if binding.path else -1)

@@ -12,7 +12,7 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_steps import describe, fed_back
-from npu_lint.rules.loop_arms import carried, step_loop, steps, stored_back
+from npu_lint.rules.loop_arms import carried, rearranged, step_loop, steps, stored_back
 
 _PADS = frozenset({"torch.nn.functional.pad"})
 
@@ -22,6 +22,50 @@ def _rebound(loop: ast.For, value: ast.AST) -> bool:
     text = ast.unparse(value)
     return any(isinstance(child, ast.Assign) and any(ast.unparse(t) == text for t in child.targets)
                for child in walk(loop))
+
+
+def _holds(value: ast.AST, name: str, element: int) -> bool:
+    """``value`` stores ``name`` back whole: ``nk``, ``nk[:, offset:]`` (a start that is no constant: not a fixed
+    window ``nk[:, -10:]``), or at ``element`` of a tuple (``k, v``)."""
+    if element >= 0:
+        if not isinstance(value, ast.Tuple) or element >= len(value.elts):
+            return False
+        value = value.elts[element]
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+        parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+        if not all(isinstance(p, ast.Slice) and p.upper is None and p.step is None
+                   and (p.lower is None or isinstance(p.lower, (ast.Name, ast.Attribute))) for p in parts):
+            return False
+        value = value.value
+    return isinstance(value, ast.Name) and value.id == name
+
+
+_SHAPED = frozenset({"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
+                     "new_zeros", "new_ones", "new_empty", "new_full"})
+
+
+def _shaped_like(element: ast.AST, text: str, loop: ast.AST, ctx: FileContext) -> bool:
+    """``element`` is a name bound in ``loop`` to a tensor of ``text``'s shape: ``torch.zeros(x.size())``,
+    ``torch.zeros_like(x)``, ``x.new_zeros(x.shape)`` (filled with rows of ``x`` after), or ``x`` rearranged
+    (``x[beam_idx]``, ``x.view(...)``): concatenated with a new piece and stored in ``x``, it makes ``x`` longer."""
+    if not isinstance(element, ast.Name):
+        return False
+    value = ctx.resolver.bound_value(element)
+    binding = ctx.resolver.binding(element)
+    if value is None or binding is None or not loop.lineno < binding.pos[0] <= getattr(loop, "end_lineno", 0):
+        return False
+    if rearranged(value, text):
+        return True
+    if not isinstance(value, ast.Call) or not value.args:
+        return False
+    func = value.func
+    method = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if method not in _SHAPED:
+        return False
+    first = value.args[0]
+    if method.endswith("_like"):
+        return ast.unparse(first) == text
+    return ast.unparse(first) in (f"{text}.size()", f"{text}.shape")
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -43,7 +87,15 @@ class GrowingTensor(Rule):
         one, also through a temporary stored back (``t = torch.cat((xs[j], new[j]), 2); xs[j] = t.gather(1, ids)``). Outside a loop, state kept between
         calls that is concatenated onto itself (``self.cache = torch.cat([self.cache, k])``, or
         ``kwargs["attention_mask"] = torch.cat([mask, ...])`` after ``mask = kwargs["attention_mask"]``) grows at
-        every call: a growing key/value cache or generation state. Also a tensor read through a prefix whose end
+        every call: a growing key/value cache or generation state; so does such state grown through a local
+        name and stored back (``pk = self._state["past_keys"]``; ``nk = torch.cat([pk, k], 1)``;
+        ``self._state["past_keys"] = nk[:, offset:]``; or ``k_top, v_top = cache[key]`` of a dict the caller
+        passes in, ``k = torch.cat([k_top, k], -2)``, ``cache[key] = k, v``), when every assignment to the state
+        stores the grown name back (not cut to a fixed window ``nk[:, -16:]``), and a cache written at an
+        advancing position and read up to it (``self.cache_k[:bsz, start_pos:start_pos + n] = xk`` then
+        ``self.cache_k[:bsz, :start_pos + n]``; read whole with a mask it stays silent). In a loop, the
+        carried tensor rebuilt in a buffer of its own shape (``prev = torch.zeros(beams.size())``, filled with
+        reordered rows, then ``beams = torch.cat([prev, best], 2)``) grows as well. Also a tensor read through a prefix whose end
         follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``), the other parts of
         the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns). And the step helper of a
         decoder: a function or method of the file that returns its parameter concatenated with a new piece (``return
@@ -72,7 +124,7 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  # the generation mask padded by one position per step, beside the growing sequence
@@ -133,6 +185,26 @@ class GrowingTensor(Rule):
                  "import torch\ndef gen(step, attn, idx, n):\n    for i in range(n):\n        new = step(i)\n"
                  "        for j in range(len(new)):\n            grown = torch.cat((attn[j], new[j]), dim=2)\n"
                  "            attn[j] = grown.view(-1, 4, grown.size(2)).gather(1, idx)\n    return attn\n",
+                 # state kept between calls grown through a local name and stored back (a key/value cache on the
+                 # module, or in a dict the caller passes in), also through a slice or a tuple
+                 "import torch\nclass Attn:\n    def complete(self, k):\n        if self._state:\n"
+                 "            pk = self._state['past_keys']\n            nk = torch.cat([pk, k], dim=1)\n"
+                 "        else:\n            nk = k\n        self._state['past_keys'] = nk[:, self.offset:]\n"
+                 "        return nk\n",
+                 "import torch\ndef attend(q, k, v, cache, key, offset):\n    if offset > 0:\n"
+                 "        k_top, v_top = cache[key]\n        k = torch.cat([k_top, k], dim=-2)\n"
+                 "        v = torch.cat([v_top, v], dim=-2)\n    cache[key] = k, v\n    return q @ k\n",
+                 "import torch\ndef shift(x, cache, key):\n    if key in cache:\n"
+                 "        x = torch.cat([cache[key], x], dim=-2)\n    cache[key] = x\n    return x\n",
+                 # a cache written at an advancing position and read up to it
+                 "class Attention:\n    def forward(self, x, start_pos):\n        bsz, n, _ = x.shape\n"
+                 "        self.cache_k[:bsz, start_pos:start_pos + n] = self.wk(x)\n"
+                 "        keys = self.cache_k[:bsz, :start_pos + n]\n        return x @ keys\n",
+                 # beam search rebuilding its hypotheses in a buffer of their shape, one step longer each time
+                 "import torch\ndef beam(self, steps, k):\n    for _ in range(steps):\n"
+                 "        prev = torch.zeros(self.beams.size(), dtype=torch.long)\n        for i in range(k):\n"
+                 "            prev[i] = self.beams[self.src[i]]\n"
+                 "        self.beams = torch.cat([prev, self.best(k).unsqueeze(2)], dim=2)\n",
                  # a name bound to the concatenation, a list of sequences rebuilt in a while loop
                  "import torch\ndef extend(seq, tok):\n    seq = torch.cat([seq, tok.view(1)])\n    return seq\n"
                  "def decode(model, seqs):\n    while not done(seqs):\n"
@@ -190,6 +262,28 @@ class GrowingTensor(Rule):
                      "            ids = self.step(ids)\n        return ids\n",
                      "import torch\ndef add_eos(xs, eos):\n    return torch.cat((xs, torch.tensor([eos])))\n"
                      "def finish(hyps, eos):\n    return [h._replace(yseq=add_eos(h.yseq, eos)) for h in hyps]\n",
+                     # the stored state cut to a fixed window, read without being stored back, or set anew too
+                     "import torch\nclass A:\n    def f(self, k):\n        pk = self._state['k']\n"
+                     "        nk = torch.cat([pk, k], dim=1)\n        self._state['k'] = nk[:, -16:]\n        return nk\n",
+                     "import torch\nclass A:\n    def f(self, k):\n        pk = self._state['k']\n"
+                     "        return torch.cat([pk, k], dim=1)\n",
+                     "import torch\nclass A:\n    def f(self, k):\n        pk = self._state['k']\n"
+                     "        nk = torch.cat([pk, k], dim=1)\n        self._state['k'] = nk\n"
+                     "        if self.reset:\n            self._state['k'] = k\n        return nk\n",
+                     "import torch\ndef f(x, y, out):\n    z = torch.cat([x, x], 1)\n    out['z'] = z\n",
+                     # a fixed-size cache written by index and read whole; a window; a prefix not where it writes
+                     "class Static:\n    def forward(self, x, pos, n):\n        b = x.shape[0]\n"
+                     "        self.cache_k[:b, pos] = x\n        keys = self.cache_k[:b]\n"
+                     "        win = self.cache_k[:b, pos:pos + 4]\n        head = self.cache_k[:b, :n]\n"
+                     "        return keys, win, head\n",
+                     # a buffer of another shape each step (not the carried tensor's)
+                     "import torch\ndef f(self, n):\n    while True:\n"
+                     "        prev = torch.zeros(self.beams.size(0), 1)\n"
+                     "        self.beams = torch.cat([prev, n], dim=2)\n",
+                     # features of a fixed number of layers joined in a loop over layers
+                     "import torch\ndef f(feats, layers):\n    out = feats[0]\n    for layer in layers:\n"
+                     "        prev = torch.zeros_like(out)\n        out = torch.cat([prev, layer(out)], 1)\n"
+                     "    return out\n",
                      # the same field of an object of another class: built anew from the same input every step
                      "import torch\ndef with_pos(x, p):\n    return torch.cat([x, p.view(1, -1)])\n"
                      "def run(batch, pos, n):\n    for _ in range(n):\n"
@@ -204,7 +298,8 @@ class GrowingTensor(Rule):
             if ctx.resolver.qualname(node.func) in _PADS:
                 self._padded_here(node, ctx)   # the callee first (memoised): most calls are no pad
             return
-        if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) or self._grown_here(node, ctx):
+        if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) or self._grown_here(node, ctx) \
+                or self._kept_through(node, ctx):
             return
         found = fed_back(node, ctx)   # a step helper: ``return torch.cat((xs, x))`` fed back by a loop's call
         if found is not None:
@@ -224,10 +319,15 @@ class GrowingTensor(Rule):
         text = ast.unparse(target)
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         grown = {text} & {ast.unparse(e) for element in node.args[0].elts for e in (element, reordered(element))}
+        via = ""
         if isinstance(loop, (ast.For, ast.While)) and not grown:
             found = stored_back(statement, node.args[0].elts, ctx)   # ``t = cat([xs[j], y]); xs[j] = t.view(..)``
             if found is not None:
                 statement, text, grown = found, ast.unparse(found.targets[0]), {ast.unparse(found.targets[0])}
+            else:
+                shaped = next((e for e in node.args[0].elts if _shaped_like(e, text, loop, ctx)), None)
+                if shaped is not None:   # ``prev = torch.zeros(x.size()); ...; x = cat([prev, new])``: one longer
+                    grown, via = {text}, f" ({short_source(shaped, 30)}, made in the shape of {text} each step)"
         inner, loop = loop, step_loop(loop, statement.targets[0], ctx)   # ``xs[j] = cat(..)`` under ``for j``: outer
         if inner is not loop and not isinstance(loop, (ast.For, ast.While)):
             return False    # each element concatenated once
@@ -239,8 +339,41 @@ class GrowingTensor(Rule):
         name = ctx.resolver.qualname(node.func)
         if name not in CATS:
             return False
-        ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...])"), name)
+        ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...]){via}"), name)
         return True
+
+    def _kept_through(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``nk = cat([pk, k])`` after ``pk = self._state["past_keys"]`` (or ``k_top, v_top = cache[key]`` of a
+        parameter ``cache``; or ``x = cat([cache[key], x])``), then ``self._state["past_keys"] = nk`` (``nk[:,
+        offset:]``; ``cache[key] = k, v``): state kept between calls, grown through a local name and stored back,
+        one step longer at every call (a key/value cache). Reported (True)."""
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Name):
+            return False
+        name = statement.targets[0].id
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
+        if scope is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        for element in node.args[0].elts:
+            read = ctx.resolver.state_read(element, function, scope) \
+                or ctx.resolver.state_read(reordered(element), function, scope)   # ``pk[beam_idx]``
+            if read is None:
+                continue
+            storage = ast.unparse(read.storage)
+            stores = [child for child in walk(function) if isinstance(child, ast.Assign)
+                      and any(ast.unparse(t) == storage for t in child.targets)]
+            if not stores or not all(len(s.targets) == 1 and s.lineno > statement.lineno
+                                     and _holds(s.value, name, read.element) for s in stores):
+                continue   # not stored back, or the state also set from something else (reset, truncated)
+            if ctx.resolver.qualname(node.func) not in CATS:
+                return False
+            what = f"{name} = {ast.unparse(node.func).rsplit('.', 1)[-1]}([{short_source(element, 30)}, ...]) " \
+                   f"stored back in {short_source(read.storage, 40)} (state kept between calls)"
+            ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "torch.cat")
+            return True
+        return False
 
     def _padded_here(self, node: ast.Call, ctx: FileContext) -> None:
         """``mask = F.pad(mask, (0, 1), value=True)`` in a loop over steps: padded by a constant every iteration,
@@ -303,6 +436,36 @@ class GrowingTensor(Rule):
                 return False
         return read == text
 
+    def _written_prefix(self, node: ast.Subscript, elements: list[ast.expr], ctx: FileContext) -> None:
+        """``self.cache_k[:bsz, :start_pos + seqlen]`` where the function writes ``self.cache_k[:bsz, start_pos :
+        start_pos + seqlen] = xk``: a cache filled at an advancing position and read up to it, so attention
+        over it is one step longer at every call (a static cache is read whole, with a mask)."""
+        prefixes = [i for i, s in enumerate(elements) if isinstance(s, ast.Slice) and s.step is None
+                    and s.upper is not None and (s.lower is None or isinstance(s.lower, ast.Constant)
+                                                 and s.lower.value == 0) and _names(s.upper)]
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if not prefixes or function is None:
+            return
+        store = ctx.scratch.setdefault("growth_written", {})
+        writes = store.get(id(function))
+        if writes is None:   # once per function: its sliced writes by the tensor written
+            writes = store[id(function)] = {}
+            for child in walk(function):
+                if isinstance(child, ast.Subscript) and isinstance(child.ctx, ast.Store):
+                    writes.setdefault(ast.unparse(child.value), []).append(child)
+        for child in writes.get(ast.unparse(node.value), ()):
+            parts = child.slice.elts if isinstance(child.slice, ast.Tuple) else [child.slice]
+            if len(parts) != len(elements):
+                continue
+            for axis in prefixes:   # the end of the prefix read is where this write starts
+                written = parts[axis]
+                if isinstance(written, ast.Slice) and written.lower is not None \
+                        and _names(written.lower) & _names(elements[axis].upper):   # type: ignore[attr-defined]
+                    ctx.report(node, self.message.format(what=f"{short_source(node)} (read up to "
+                                                         f"{ast.unparse(written.lower)}, where line {child.lineno} "
+                                                         f"writes it)"), "x[:t]")
+                    return
+
     def _advancing_slice(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``model(buf[:, :t + 1])``, ``x[:, :step]`` in ``for t in range(...)``: one bound of a tensor's slice
         follows the loop counter and the other stays, so the slice is one step longer (or shorter) each time."""
@@ -313,6 +476,7 @@ class GrowingTensor(Rule):
             return   # no prefix slice (the ``moving`` form below): the loop need not be looked for
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not steps(loop.iter):
+            self._written_prefix(node, elements, ctx)
             return
         counter = loop.target.id
         # a prefix whose end follows the counter (``[:t + 1]``, ``[0:step]``); every other part stays
