@@ -6,6 +6,8 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scopes import PARAM
+from npu_lint.analysis.summaries import return_statements
 from npu_lint.analysis.step_growth import CATS, reordered
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
@@ -22,6 +24,14 @@ def _rebound(loop: ast.For, value: ast.AST) -> bool:
     text = ast.unparse(value)
     return any(isinstance(child, ast.Assign) and any(ast.unparse(t) == text for t in child.targets)
                for child in walk(loop))
+
+
+def _returns(element: ast.AST, names: set[str], holders: set[str]) -> bool:
+    """An element of a returned tuple that hands back one of ``names`` (the grown name, its aliases): the name, a
+    tuple holding it, or a name bound to such a tuple (``present``)."""
+    if isinstance(element, ast.Tuple):
+        return any(isinstance(e, ast.Name) and e.id in names for e in element.elts)
+    return isinstance(element, ast.Name) and (element.id in names or element.id in holders)
 
 
 def _holds(value: ast.AST, name: str, element: int) -> bool:
@@ -90,12 +100,17 @@ class GrowingTensor(Rule):
         every call: a growing key/value cache or generation state; so does such state grown through a local
         name and stored back (``pk = self._state["past_keys"]``; ``nk = torch.cat([pk, k], 1)``;
         ``self._state["past_keys"] = nk[:, offset:]``; or ``k_top, v_top = cache[key]`` of a dict the caller
-        passes in, ``k = torch.cat([k_top, k], -2)``, ``cache[key] = k, v``), when every assignment to the state
+        passes in, also in a helper nested in that function, ``k = torch.cat([k_top, k], -2)``, ``cache[key] =
+        k, v``), when every assignment to the state
         stores the grown name back (not cut to a fixed window ``nk[:, -16:]``), and a cache written at an
         advancing position and read up to it (``self.cache_k[:bsz, start_pos:start_pos + n] = xk`` then
         ``self.cache_k[:bsz, :start_pos + n]``; read whole with a mask it stays silent). In a loop, the
         carried tensor rebuilt in a buffer of its own shape (``prev = torch.zeros(beams.size())``, filled with
-        reordered rows, then ``beams = torch.cat([prev, best], 2)``) grows as well. Also a tensor read through a prefix whose end
+        reordered rows, then ``beams = torch.cat([prev, best], 2)``) grows as well. And the state of the previous
+        call handed back grown (incremental decoding): a parameter that defaults to None (``previous_states``,
+        ``layer_past`` or the names it unpacks into), concatenated under a test of it (``if layer_past is not
+        None:``) with a new piece that is no parameter, and returned beside the output at every later return
+        (``return out, states``; ``present = (key, value)``; ``return out, present``), not cut after. Also a tensor read through a prefix whose end
         follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``), the other parts of
         the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns). And the step helper of a
         decoder: a function or method of the file that returns its parameter concatenated with a new piece (``return
@@ -196,6 +211,21 @@ class GrowingTensor(Rule):
                  "        v = torch.cat([v_top, v], dim=-2)\n    cache[key] = k, v\n    return q @ k\n",
                  "import torch\ndef shift(x, cache, key):\n    if key in cache:\n"
                  "        x = torch.cat([cache[key], x], dim=-2)\n    cache[key] = x\n    return x\n",
+                 # the same through a helper nested in the function the cache is passed to
+                 "import torch\ndef attention(q, cache=None):\n    def update(layer, key):\n"
+                 "        out = layer(q)\n        if cache is not None:\n            res = cache[key]\n"
+                 "            res = torch.cat([res, out], dim=1)\n            cache[key] = res\n"
+                 "        return out\n    return update(None, 'k')\n",
+                 # the previous call's state (a parameter that defaults to None) grown and handed back
+                 "import torch\nclass Attn:\n    def forward(self, x, previous_states=None):\n"
+                 "        q, states = self.proj(x).split((8, 16), dim=2)\n        if previous_states is not None:\n"
+                 "            states = torch.cat((previous_states, states), dim=0)\n"
+                 "        return self.attend(q, states), states\n",
+                 "import torch\nclass Attn:\n    def forward(self, h, layer_past=None, use_cache=False):\n"
+                 "        q, k, v = self.c_attn(h).split(64, dim=2)\n        if layer_past is not None:\n"
+                 "            past_key, past_value = layer_past\n            k = torch.cat((past_key, k), dim=-2)\n"
+                 "            v = torch.cat((past_value, v), dim=-2)\n        k_cache = k\n"
+                 "        present = (k_cache, v) if use_cache else None\n        return self.attn(q, k, v), present\n",
                  # a cache written at an advancing position and read up to it
                  "class Attention:\n    def forward(self, x, start_pos):\n        bsz, n, _ = x.shape\n"
                  "        self.cache_k[:bsz, start_pos:start_pos + n] = self.wk(x)\n"
@@ -271,6 +301,17 @@ class GrowingTensor(Rule):
                      "        nk = torch.cat([pk, k], dim=1)\n        self._state['k'] = nk\n"
                      "        if self.reset:\n            self._state['k'] = k\n        return nk\n",
                      "import torch\ndef f(x, y, out):\n    z = torch.cat([x, x], 1)\n    out['z'] = z\n",
+                     # an optional prefix joined and returned alone; memories cut to a fixed length; two inputs
+                     "import torch\nclass Prefix:\n    def forward(self, tokens, prefix=None):\n"
+                     "        x = self.emb(tokens)\n        if prefix is not None:\n"
+                     "            x = torch.cat([prefix, x], 1)\n        return x\n",
+                     "import torch\nclass Mem:\n    def forward(self, x, mems=None):\n        h = self.proj(x)\n"
+                     "        if mems is not None:\n            h = torch.cat([mems, h], 0)\n"
+                     "        return self.attn(h), h[-self.mem_len:]\n",
+                     "import torch\nclass Skip:\n    def forward(self, x, skip=None):\n        if skip is not None:\n"
+                     "            x = torch.cat([x, skip], 1)\n        return self.conv(x), x\n",
+                     "import torch\nclass NoTest:\n    def forward(self, x, past=None):\n"
+                     "        h = torch.cat([past, self.proj(x)], 1)\n        return self.attn(h), h\n",
                      # a fixed-size cache written by index and read whole; a window; a prefix not where it writes
                      "class Static:\n    def forward(self, x, pos, n):\n        b = x.shape[0]\n"
                      "        self.cache_k[:b, pos] = x\n        keys = self.cache_k[:b]\n"
@@ -299,7 +340,7 @@ class GrowingTensor(Rule):
                 self._padded_here(node, ctx)   # the callee first (memoised): most calls are no pad
             return
         if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) or self._grown_here(node, ctx) \
-                or self._kept_through(node, ctx):
+                or self._kept_through(node, ctx) or self._returned_state(node, ctx):
             return
         found = fed_back(node, ctx)   # a step helper: ``return torch.cat((xs, x))`` fed back by a loop's call
         if found is not None:
@@ -374,6 +415,61 @@ class GrowingTensor(Rule):
             ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "torch.cat")
             return True
         return False
+
+    def _returned_state(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``states = cat((previous_states, states), 0)`` under ``if previous_states is not None`` (a parameter
+        that defaults to None, or the names it unpacks into: ``past_key, past_value = layer_past``), the grown
+        name returned beside the output (``return out, states``; ``present = (key, value)``; ``return out,
+        present``): the previous call's key/value state, handed back one step longer for the next call (the
+        incremental-decoding protocol). Reported (True)."""
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Name):
+            return False
+        name = statement.targets[0].id
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
+        if scope is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        states = [ctx.resolver.optional_state(e, function, scope) for e in node.args[0].elts]
+        found = [s for s in states if s is not None]
+        if len(found) != 1 or any(isinstance(e, ast.Starred) or isinstance(e, ast.Name) and state is None and (
+                (b := ctx.resolver.binding(e)) is None or b.tag == PARAM)
+                for e, state in zip(node.args[0].elts, states)):
+            return False   # one state, every other piece new (not a parameter: ``cat([x, skip])`` joins two)
+        parameter = found[0]
+        guarded, parent = False, ctx.parent(statement)
+        while parent is not None and parent is not function:
+            guarded = guarded or isinstance(parent, ast.If) and parameter in _names(parent.test)
+            parent = ctx.parent(parent)
+        if not guarded:
+            return False   # no test of the state (``if layer_past is not None``): not a state absent at first
+        aliases = {child.targets[0].id: child.lineno for child in walk(function) if isinstance(child, ast.Assign)
+                   and child.lineno > statement.lineno and len(child.targets) == 1
+                   and isinstance(child.targets[0], ast.Name) and isinstance(child.value, ast.Name)
+                   and child.value.id == name}   # ``k_cache = k``: handed back under another name
+        holders = {child.targets[0].id for child in walk(function) if isinstance(child, ast.Assign)
+                   and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                   and any(_returns(arm, {name, *aliases}, set()) for arm in (
+                       (child.value.body, child.value.orelse) if isinstance(child.value, ast.IfExp)
+                       else (child.value,)) if isinstance(arm, ast.Tuple))}   # ``present = (key, value)``
+        returns = [r.value for r in return_statements(function) if r.lineno > statement.lineno]
+        if not returns or not all(isinstance(r, ast.Tuple) and any(_returns(e, {name, *aliases}, holders)
+                                                                   for e in r.elts) for r in returns):
+            return False   # not handed back beside the output at every return after it (one before: another arm)
+        end = min(aliases.values()) if aliases else float("inf")
+        for child in walk(function):
+            if isinstance(child, ast.Assign) and statement.lineno < child.lineno < end \
+                    and not rearranged(child.value, name) \
+                    and any(isinstance(n, ast.Name) and n.id == name for t in child.targets for n in walk(t)):
+                return False   # cut or replaced after growing (``h = h[-mem_len:]``)
+        if ctx.resolver.qualname(node.func) not in CATS:
+            return False
+        read = next(e for e, state in zip(node.args[0].elts, states) if state is not None)
+        what = f"{name} = {ast.unparse(node.func).rsplit('.', 1)[-1]}([{short_source(read, 30)}, ...]) returned " \
+               f"for the next call (the state {parameter} of the previous one)"
+        ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "torch.cat")
+        return True
 
     def _padded_here(self, node: ast.Call, ctx: FileContext) -> None:
         """``mask = F.pad(mask, (0, 1), value=True)`` in a loop over steps: padded by a constant every iteration,
