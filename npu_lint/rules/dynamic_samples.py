@@ -51,7 +51,8 @@ class PerSampleConcat(Rule):
         converted with ``torch.from_numpy`` / ``torch.tensor``, stored on the batch object; numpy elsewhere is
         host code and left alone), or items whose rows are tagged with
         the item's index in an ``enumerate`` loop (``x.new_ones((x.shape[0], 1)) * i``, ``torch.full((len(x), 1),
-        i)``, joined side by side with the item: a tag only needed when the row counts differ); and a
+        i)``, or ``torch.full((n, 6), i)`` after ``n = len(t["labels"])`` in the loop, joined side by side with
+        the item: a tag only needed when the row counts differ); and a
         concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
         batch["bboxes"]), 1)``); or a list whose items' lengths the same function makes a tensor of
         (``lengths = torch.IntTensor([len(t) for t in targets])`` next to ``torch.cat(targets)``: nobody keeps
@@ -181,9 +182,16 @@ class PerSampleConcat(Rule):
                  "        batch_column = labels.new_ones((labels.shape[0], 1)) * i\n"
                  "        labels = torch.cat((batch_column, labels), dim=-1)\n        out.append(labels)\n"
                  "    return torch.cat(out, 0)\n",
+                 # the tagged rows counted through a name of the loop (torchvision targets made YOLO rows)
+                 "import torch\ndef batch_targets(targets):\n    rows = []\n    for i, t in enumerate(targets):\n"
+                 "        n = len(t['labels'])\n        merged = torch.full((n, 6), i, dtype=torch.float32)\n"
+                 "        merged[:, 2:] = t['boxes']\n        rows.append(merged)\n    return torch.cat(rows, 0)\n",
                  "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
                  "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     # a tag block of a fixed row count, whatever the loop's item
+                     "import torch\ndef f(feats):\n    out = []\n    for i, f in enumerate(feats):\n        n = 4\n"
+                     "        out.append(torch.full((n, 6), i))\n    return torch.cat(out, 0)\n",
                      # a loop stopped by a Python count, or one whose break ends an inner loop only
                      "import torch\ndef run(model, x, n, limit):\n    out = []\n    for step in range(n):\n"
                      "        out.append(model(x))\n        if step > limit:\n            break\n"
