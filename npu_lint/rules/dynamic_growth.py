@@ -17,6 +17,7 @@ from npu_lint.rules.growth_steps import describe, fed_back
 from npu_lint.rules.loop_arms import carried, rearranged, step_loop, steps, stored_back
 
 _PADS = frozenset({"torch.nn.functional.pad"})
+_STACKS = frozenset({"torch.stack"})
 
 
 def _rebound(loop: ast.For, value: ast.AST) -> bool:
@@ -106,7 +107,11 @@ class GrowingTensor(Rule):
         advancing position and read up to it (``self.cache_k[:bsz, start_pos:start_pos + n] = xk`` then
         ``self.cache_k[:bsz, :start_pos + n]``; read whole with a mask it stays silent). In a loop, the
         carried tensor rebuilt in a buffer of its own shape (``prev = torch.zeros(beams.size())``, filled with
-        reordered rows, then ``beams = torch.cat([prev, best], 2)``) grows as well. And the state of the previous
+        reordered rows, then ``beams = torch.cat([prev, best], 2)``) grows as well, and so does a tensor whose first
+        value is set in the arm of a None test of it (``if out is None: out = y`` / ``else: out = torch.cat((out,
+        y), 1)``; reset to None in the loop it stays silent); a list appended every step and joined inside the loop
+        over steps (``inp = torch.cat(seq, 1)`` then ``seq.append(tok)``; not started anew in the loop, no ``pop``,
+        ``del`` or ``deque(maxlen=k)``; joined after the loop it is NPU409's question, if at all). And the state of the previous
         call handed back grown (incremental decoding): a parameter that defaults to None (``previous_states``,
         ``layer_past`` or the names it unpacks into), concatenated under a test of it (``if layer_past is not
         None:``) with a new piece that is no parameter, and returned beside the output at every later return
@@ -200,6 +205,15 @@ class GrowingTensor(Rule):
                  "import torch\ndef gen(step, attn, idx, n):\n    for i in range(n):\n        new = step(i)\n"
                  "        for j in range(len(new)):\n            grown = torch.cat((attn[j], new[j]), dim=2)\n"
                  "            attn[j] = grown.view(-1, 4, grown.size(2)).gather(1, idx)\n    return attn\n",
+                 # a list appended every step and joined inside the loop; the first step's value set in the arm of
+                 # a None test of the grown name
+                 "import torch\ndef gen(model, x, n):\n    seq = [x]\n    for _ in range(n):\n"
+                 "        inp = torch.cat(seq, 1)\n        seq.append(model(inp)[:, -1:])\n    return inp\n",
+                 "import torch\ndef gen(model, x, n):\n    outs = []\n    while len(outs) < n:\n"
+                 "        h = model(torch.stack(outs, 1) if outs else x)\n        outs += [h]\n    return outs\n",
+                 "import torch\ndef gen(model, x, n):\n    out = None\n    for t in range(n):\n        y = model(x)\n"
+                 "        if out is None:\n            out = y\n        else:\n"
+                 "            out = torch.cat((out, y), dim=1)\n    return out\n",
                  # state kept between calls grown through a local name and stored back (a key/value cache on the
                  # module, or in a dict the caller passes in), also through a slice or a tuple
                  "import torch\nclass Attn:\n    def complete(self, k):\n        if self._state:\n"
@@ -292,6 +306,25 @@ class GrowingTensor(Rule):
                      "            ids = self.step(ids)\n        return ids\n",
                      "import torch\ndef add_eos(xs, eos):\n    return torch.cat((xs, torch.tensor([eos])))\n"
                      "def finish(hyps, eos):\n    return [h._replace(yseq=add_eos(h.yseq, eos)) for h in hyps]\n",
+                     # a list joined after its loop, a bounded deque, a loop over items, a list started anew each
+                     # step, a window that drops its oldest; a value reset to None in the loop
+                     "import torch\ndef f(model, x, n):\n    outs = []\n    for t in range(n):\n"
+                     "        outs.append(model(x))\n    return torch.stack(outs, 1)\n",
+                     "import torch\nfrom collections import deque\ndef f(model, x, n, k):\n    hist = deque(maxlen=k)\n"
+                     "    for t in range(n):\n        hist.append(model(x))\n        y = torch.stack(list(hist))\n"
+                     "    return y\n",
+                     "import torch\ndef f(model, xs):\n    outs = []\n    for x in xs:\n        outs.append(model(x))\n"
+                     "        y = torch.cat(outs)\n    return y\n",
+                     "import torch\ndef f(model, x, n):\n    for t in range(n):\n        parts = []\n"
+                     "        for head in model.heads:\n            parts.append(head(x))\n"
+                     "        x = torch.cat(parts, 1)\n    return x\n",
+                     "import torch\ndef f(model, x, n, k):\n    win = [x]\n    for t in range(n):\n"
+                     "        win.append(model(torch.cat(win, 1)))\n        if len(win) > k:\n            win.pop(0)\n"
+                     "    return win\n",
+                     "import torch\ndef f(model, x, n):\n    out = None\n    for t in range(n):\n"
+                     "        if out is None:\n            out = model(x)\n        else:\n"
+                     "            out = torch.cat((out, x), 1)\n        if t % 4 == 0:\n            out = None\n"
+                     "    return out\n",
                      # the stored state cut to a fixed window, read without being stored back, or set anew too
                      "import torch\nclass A:\n    def f(self, k):\n        pk = self._state['k']\n"
                      "        nk = torch.cat([pk, k], dim=1)\n        self._state['k'] = nk[:, -16:]\n        return nk\n",
@@ -335,6 +368,8 @@ class GrowingTensor(Rule):
             self._advancing_slice(node, ctx)
             return
         assert isinstance(node, ast.Call)
+        if node.args and isinstance(node.args[0], ast.Name) and self._growing_list(node, node.args[0], ctx):
+            return
         if len(node.args) >= 2 and isinstance(node.args[0], (ast.Name, ast.Attribute)):
             if ctx.resolver.qualname(node.func) in _PADS:
                 self._padded_here(node, ctx)   # the callee first (memoised): most calls are no pad
@@ -381,6 +416,42 @@ class GrowingTensor(Rule):
         if name not in CATS:
             return False
         ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...]){via}"), name)
+        return True
+
+    def _growing_list(self, node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+        """``torch.cat(seq, 1)`` / ``torch.stack(outs)`` in a loop over steps that appends to the list every
+        iteration (``seq.append(tok)``) and never starts it anew there nor drops from it (``pop``, ``del``, a
+        ``deque(maxlen=k)``): the joined tensor is one step longer each time, as a generation that re-reads its
+        tokens. Reported (True)."""
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, (ast.For, ast.While)) or isinstance(loop, ast.For) and (
+                not steps(loop.iter) or items.id in _names(loop.target)):
+            return False
+        appended: Optional[ast.AST] = None
+        for child in walk(loop):
+            if isinstance(child, (ast.Assign, ast.AnnAssign, ast.Delete)):
+                targets = child.targets if isinstance(child, (ast.Assign, ast.Delete)) else [child.target]
+                if any(isinstance(n, ast.Name) and n.id == items.id for t in targets for n in walk(t)):
+                    return False   # started anew (or cut) in the loop
+            elif isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name) \
+                    and child.target.id == items.id:
+                appended = appended or child
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                    and isinstance(child.func.value, ast.Name) and child.func.value.id == items.id:
+                if child.func.attr in ("pop", "popleft", "clear", "remove"):
+                    return False   # a window of fixed length
+                if child.func.attr in ("append", "extend", "insert"):
+                    appended = appended or child
+        if appended is None or ctx.resolver.kind_of(items) not in (None, "list"):
+            return False
+        start = ctx.resolver.bound_value(items)
+        if isinstance(start, ast.Call) and ast.unparse(start.func).rsplit(".", 1)[-1] == "deque":
+            return False
+        name = ctx.resolver.qualname(node.func)
+        if name not in CATS and name not in _STACKS:
+            return False
+        ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({items.id}) of a list appended every "
+                                             f"step (line {appended.lineno})"), name)   # type: ignore[union-attr]
         return True
 
     def _kept_through(self, node: ast.Call, ctx: FileContext) -> bool:

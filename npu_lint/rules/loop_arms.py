@@ -80,7 +80,7 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
             return False    # a loop over a list of items (conditions, layers): the same shapes every call
         if text in {ast.unparse(n) for n in walk(loop.target)}:
             return False
-    exclusive = other_arms(loop, statement)
+    exclusive = other_arms(loop, statement) | _first_arms(loop, text)
     for child in walk(loop):
         if child is statement or id(child) in exclusive:
             continue
@@ -92,6 +92,21 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
             if any(ast.unparse(n) == text for target in targets for n in walk(target)):
                 return False
     return True
+
+
+def _first_arms(loop: ast.AST, text: str) -> set[int]:
+    """The nodes of the arms that run only while ``text`` is still unset (``if out is None: out = y``, ``else``
+    of ``if out is not None``): the first iteration's start, not a reset."""
+    found: set[int] = set()
+    for child in walk(loop):
+        if not isinstance(child, ast.If) or not isinstance(child.test, ast.Compare) or len(child.test.ops) != 1 \
+                or ast.unparse(child.test.left) != text or not isinstance(child.test.comparators[0], ast.Constant) \
+                or child.test.comparators[0].value is not None:
+            continue
+        arm = child.body if isinstance(child.test.ops[0], ast.Is) else \
+            child.orelse if isinstance(child.test.ops[0], ast.IsNot) else []
+        found.update(id(n) for statement in arm for n in walk(statement))
+    return found
 
 
 # Tensor methods that rearrange, copy or repeat a tensor and keep every step it holds (beam search rebuilds its
