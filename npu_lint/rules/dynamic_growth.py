@@ -8,12 +8,12 @@ from typing import Optional
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import PARAM
 from npu_lint.analysis.summaries import return_statements
-from npu_lint.analysis.step_growth import CATS, reordered
+from npu_lint.analysis.step_growth import CATS, Growth, reordered
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
-from npu_lint.rules.growth_steps import describe, fed_back
+from npu_lint.rules.growth_steps import describe, fed_back, feeding
 from npu_lint.rules.loop_arms import carried, rearranged, step_loop, steps, stored_back
 
 _PADS = frozenset({"torch.nn.functional.pad"})
@@ -125,7 +125,9 @@ class GrowingTensor(Rule):
         file's classes) and feeds the result back: the argument rebound from it (``tokens, done =
         self.decoder.update(tokens, logits)``), the result stored in the field the argument is read from
         (``Hypothesis(yseq=self.append_token(hyp.yseq, j))``, where the call runs at every step), or a list
-        rebuilt from the list the loop reads (``hyps = [grow(h, t) for h in hyps]``).
+        rebuilt from the list the loop reads (``hyps = [grow(h, t) for h in hyps]``). Such a helper in another
+        module of the project (a function, its index fact ``grows``) is reported at the call that a loop over steps
+        of the file feeds back (``ids = append_token(ids, tok)``).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -144,7 +146,7 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  # the generation mask padded by one position per step, beside the growing sequence
@@ -368,6 +370,8 @@ class GrowingTensor(Rule):
             self._advancing_slice(node, ctx)
             return
         assert isinstance(node, ast.Call)
+        if self._grown_elsewhere(node, ctx):
+            return
         if node.args and isinstance(node.args[0], ast.Name) and self._growing_list(node, node.args[0], ctx):
             return
         if len(node.args) >= 2 and isinstance(node.args[0], (ast.Name, ast.Attribute)):
@@ -418,11 +422,36 @@ class GrowingTensor(Rule):
         ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...]){via}"), name)
         return True
 
+    def _grown_elsewhere(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``ids = append_token(ids, tok)`` in a loop over steps, where ``append_token`` is a function of another
+        module of the project that returns its parameter concatenated with a new piece (its facts' ``grows``,
+        the model's summary there) and the loop feeds the result back. Reported at the call (True)."""
+        func = node.func
+        short = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        project = ctx.project
+        if project is None or short not in project.growth_helper_names() or ctx.resolver.own_function(node):
+            return False
+        called = ctx.resolver.qualname(func)
+        grows = project.grown_parameter(called, ctx.module) if called is not None else None
+        if grows is None:
+            return False
+        index, name, position, target, line = grows
+        site = feeding(node, ctx.resolver.current, 0, Growth(index, name, (), position), ctx)
+        if site is None:
+            return False
+        what = (f"{short_source(func)}(...) (returns its parameter {name} concatenated with a new piece: {target}, "
+                f"line {line}), fed back {site.how} in the loop of line {site.loop.lineno},")
+        ctx.report(node, self.message.format(what=what), target)
+        return True
+
     def _growing_list(self, node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
         """``torch.cat(seq, 1)`` / ``torch.stack(outs)`` in a loop over steps that appends to the list every
         iteration (``seq.append(tok)``) and never starts it anew there nor drops from it (``pop``, ``del``, a
         ``deque(maxlen=k)``): the joined tensor is one step longer each time, as a generation that re-reads its
         tokens. Reported (True)."""
+        name = ctx.resolver.qualname(node.func)
+        if name not in CATS and name not in _STACKS:
+            return False
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.While)) or isinstance(loop, ast.For) and (
                 not steps(loop.iter) or items.id in _names(loop.target)):
@@ -446,9 +475,6 @@ class GrowingTensor(Rule):
             return False
         start = ctx.resolver.bound_value(items)
         if isinstance(start, ast.Call) and ast.unparse(start.func).rsplit(".", 1)[-1] == "deque":
-            return False
-        name = ctx.resolver.qualname(node.func)
-        if name not in CATS and name not in _STACKS:
             return False
         ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({items.id}) of a list appended every "
                                              f"step (line {appended.lineno})"), name)   # type: ignore[union-attr]
