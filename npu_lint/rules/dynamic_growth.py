@@ -242,6 +242,13 @@ class GrowingTensor(Rule):
                  "            past_key, past_value = layer_past\n            k = torch.cat((past_key, k), dim=-2)\n"
                  "            v = torch.cat((past_value, v), dim=-2)\n        k_cache = k\n"
                  "        present = (k_cache, v) if use_cache else None\n        return self.attn(q, k, v), present\n",
+                 # the state rebound to the grown pair before the names are used for something else
+                 "import torch\ndef attn(q, kv, past_key_value=None):\n    k, v = kv.chunk(2, -1)\n"
+                 "    if past_key_value is not None:\n"
+                 "        if len(past_key_value) != 0:\n"
+                 "            k = torch.cat([past_key_value[0], k], dim=3)\n"
+                 "            v = torch.cat([past_key_value[1], v], dim=2)\n        past_key_value = (k, v)\n"
+                 "    k = k.repeat(1, 2, 1, 1)\n    return q @ k @ v, past_key_value\n",
                  # a cache written at an advancing position and read up to it
                  "class Attention:\n    def forward(self, x, start_pos):\n        bsz, n, _ = x.shape\n"
                  "        self.cache_k[:bsz, start_pos:start_pos + n] = self.wk(x)\n"
@@ -545,16 +552,18 @@ class GrowingTensor(Rule):
                    and child.lineno > statement.lineno and len(child.targets) == 1
                    and isinstance(child.targets[0], ast.Name) and isinstance(child.value, ast.Name)
                    and child.value.id == name}   # ``k_cache = k``: handed back under another name
-        holders = {child.targets[0].id for child in walk(function) if isinstance(child, ast.Assign)
-                   and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
-                   and any(_returns(arm, {name, *aliases}, set()) for arm in (
-                       (child.value.body, child.value.orelse) if isinstance(child.value, ast.IfExp)
-                       else (child.value,)) if isinstance(arm, ast.Tuple))}   # ``present = (key, value)``
+        packed = [child for child in walk(function) if isinstance(child, ast.Assign)
+                  and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                  and child.lineno > statement.lineno and any(_returns(arm, {name, *aliases}, set()) for arm in (
+                      (child.value.body, child.value.orelse) if isinstance(child.value, ast.IfExp)
+                      else (child.value,)) if isinstance(arm, ast.Tuple))]   # ``present = (key, value)``
+        holders = {child.targets[0].id for child in packed}   # type: ignore[union-attr]
         returns = [r.value for r in return_statements(function) if r.lineno > statement.lineno]
         if not returns or not all(isinstance(r, ast.Tuple) and any(_returns(e, {name, *aliases}, holders)
                                                                    for e in r.elts) for r in returns):
             return False   # not handed back beside the output at every return after it (one before: another arm)
-        end = min(aliases.values()) if aliases else float("inf")
+        kept = [*aliases.values(), *(child.lineno for child in packed)]
+        end = min(kept) if kept else float("inf")   # handed back from there: what the name becomes after is not
         for child in walk(function):
             if isinstance(child, ast.Assign) and statement.lineno < child.lineno < end \
                     and not rearranged(child.value, name) \
