@@ -14,7 +14,7 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
-from npu_lint.rules.loop_arms import carried, rearranged, step_loop, steps, stored_back
+from npu_lint.rules.loop_arms import carried, over_layers, rearranged, step_loop, steps, stored_back
 
 _PADS = frozenset({"torch.nn.functional.pad"})
 _STACKS = frozenset({"torch.stack"})
@@ -90,7 +90,8 @@ class GrowingTensor(Rule):
         Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``, and
         ``x = F.pad(x, (0, 1))`` by constant amounts; ``x[beam_idx]``
         or ``x.index_select(0, idx)`` for ``x``: beam search's reordered rows) inside a
-        ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``), where the result is assigned back to a name (or attribute) that is one of
+        ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``; not a counted loop
+        over a module's layers, ``range(len(self.layers))`` or ``self.blocks[i](x)`` in it: a dense block), where the result is assigned back to a name (or attribute) that is one of
         the concatenated tensors and the concatenation is the only assignment to it in the loop (others only rearrange it: beam search's
         ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after): the
         tensor is one step longer every iteration, as in token-by-token generation. One tensor per layer kept in a list
@@ -334,6 +335,13 @@ class GrowingTensor(Rule):
                      "        if out is None:\n            out = model(x)\n        else:\n"
                      "            out = torch.cat((out, x), 1)\n        if t % 4 == 0:\n            out = None\n"
                      "    return out\n",
+                     # a dense block: a counted loop over the module's layers joins every layer's features
+                     "import torch\nclass Dense(torch.nn.Module):\n    def forward(self, x):\n"
+                     "        for i in range(self.num_layers):\n            x = torch.cat([x, self.layers[i](x)], 1)\n"
+                     "        return x\n",
+                     "import torch\nclass Dense(torch.nn.Module):\n    def forward(self, x):\n        feats = [x]\n"
+                     "        for i in range(len(self.layers)):\n            feats.append(self.run(i, torch.cat(feats, 1)))\n"
+                     "        return torch.cat(feats, 1)\n",
                      # the stored state cut to a fixed window, read without being stored back, or set anew too
                      "import torch\nclass A:\n    def f(self, k):\n        pk = self._state['k']\n"
                      "        nk = torch.cat([pk, k], dim=1)\n        self._state['k'] = nk[:, -16:]\n        return nk\n",
@@ -461,7 +469,7 @@ class GrowingTensor(Rule):
             return False
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.While)) or isinstance(loop, ast.For) and (
-                not steps(loop.iter) or items.id in _names(loop.target)):
+                not steps(loop.iter) or over_layers(loop) or items.id in _names(loop.target)):
             return False
         appended: Optional[ast.AST] = None
         for child in walk(loop):
