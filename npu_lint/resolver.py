@@ -24,7 +24,7 @@ from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
 from npu_lint.analysis.callables import Callables
 from npu_lint.analysis.elements import Elements
 from npu_lint.analysis.receivers import Receivers
-from npu_lint.analysis.step_growth import StepGrowth
+from npu_lint.analysis.step_growth import StateReads, StepGrowth
 from npu_lint.analysis.index_uses import attribute_used_as_index, used_as_index
 from npu_lint.analysis.usage import used_as_mask, used_as_tensor
 from npu_lint.analysis.name_lookup import NameLookup
@@ -75,7 +75,7 @@ class ProjectFacts(Protocol):
     def subclass_attributes(self, cls: str, attr: str, inherited: bool = False) -> list[Optional[K.Value]]: ...
 
 
-class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth):
+class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth, StateReads):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
     base classes and overrides tell, summaries of its functions and classes, the data flow of values read from
     tensors, calls through callables chosen at run time and steps that grow their input: the mixins)."""

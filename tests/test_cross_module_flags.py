@@ -95,3 +95,54 @@ def test_a_module_that_gets_torch_only_through_project_classes_is_checked(tmp_pa
     result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
     found = {(path.rsplit("/", 1)[-1], f.line, f.code) for path, f in result.findings if f.code.startswith("NPU4")}
     assert found == {("loss.py", 8, "NPU402")}
+HELPERS = '''import torch
+
+
+def append_token(ids, tok):
+    return torch.cat([ids, tok.view(-1, 1)], dim=1)
+
+
+def join(a, b):
+    return torch.cat([a, b], dim=1)
+
+
+def step(tokens, logits):
+    nxt = logits.argmax(-1)
+    tokens = torch.cat([tokens, nxt[:, None]], dim=-1)
+    return tokens, (nxt == 0).all()
+'''
+GENERATE = '''from pkg import helpers
+from pkg.helpers import append_token, join
+
+
+def greedy(model, ids, n):
+    for _ in range(n):
+        ids = append_token(ids, model(ids).argmax(-1))
+    return ids
+
+
+def greedy_until(model, tokens):
+    done = False
+    while not done:
+        tokens, done = helpers.step(tokens, model(tokens))
+    return tokens
+
+
+def once(model, ids, n):
+    for _ in range(n):
+        out = join(ids, model(ids))
+    ids = append_token(ids, model.eos)
+    return out, ids
+'''
+
+
+def test_a_step_helper_of_another_module_fed_back_by_a_loop_grows(tmp_path: Path) -> None:
+    """NPU408 at the call: the helper returns its parameter grown (the index's ``grows`` fact), the loop feeds
+    the result back; two parameters joined, or a helper called once after the loop, stay silent."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "helpers.py").write_text(HELPERS)
+    (tmp_path / "pkg" / "generate.py").write_text(GENERATE)
+    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
+    found = {(path.rsplit("/", 1)[-1], f.line) for path, f in result.findings if f.code == "NPU408"}
+    assert found == {("generate.py", 7), ("generate.py", 14)}

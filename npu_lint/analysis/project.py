@@ -43,6 +43,7 @@ class ProjectView(FunctionFacts):
         self._pads: dict[str, Optional[tuple[list[str], str, tuple[str, int]]]] = {}
         self._padding_names: Optional[frozenset[str]] = None
         self._size_names: Optional[frozenset[str]] = None
+        self._growth_names: Optional[frozenset[str]] = None
         self._children: Optional[dict[str, list[str]]] = None
         self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
         self._collates: Optional[tuple[dict[str, int], dict[str, int]]] = None

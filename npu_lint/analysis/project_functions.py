@@ -18,6 +18,7 @@ class FunctionFacts:
 
     index: "ProjectIndex"
     _size_names: Optional[frozenset[str]]
+    _growth_names: Optional[frozenset[str]]
 
     def absolute(self, qualname: str, importer: str) -> Optional[str]:   # the view's
         raise NotImplementedError
@@ -80,3 +81,22 @@ class FunctionFacts:
             return ""
         facts = self.index.functions[target][1]
         return facts.size_read if facts.owner is None else ""
+
+    def growth_helper_names(self) -> frozenset[str]:
+        """The short names of the project functions with ``grows`` (a cheap test before resolving a call)."""
+        if self._growth_names is None:
+            self._growth_names = frozenset(name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items()
+                                           if facts.grows[0] >= 0 and facts.owner is None)
+        return self._growth_names
+
+    def grown_parameter(self, qualname: str, importer: str) -> Optional[tuple[int, str, int, str, int]]:
+        """The parameter the project function (of another module, not a method) returns grown by a
+        concatenation: (its index among the positional parameters, its name, its element of a returned tuple or
+        -1, the function's absolute name, its line), its facts' ``grows``; None when none or unknown."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return None
+        facts = self.index.functions[target][1]
+        if facts.owner is not None or facts.grows[0] < 0:
+            return None
+        return (*facts.grows, target, facts.line)

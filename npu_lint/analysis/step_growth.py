@@ -12,7 +12,7 @@ the grown value back into a loop is the rule's question (NPU408, ``rules/growth_
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, NamedTuple, Optional
+from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.call_lines import CallLines, nested_calls
@@ -216,3 +216,93 @@ def _generator(function: ast.AST) -> bool:
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             stack.extend(ast.iter_child_nodes(node))
     return False
+
+
+class StateRead(NamedTuple):
+    """Where a value was read from state kept between calls: the storage (``self._state["k"]``, ``cache[key]``
+    of a parameter) and the value's element when an unpacking read it (``k, v = cache[key]``: 0 and 1; -1: whole)."""
+    storage: ast.AST
+    element: int
+
+
+def kept_storage(node: ast.AST, function: ast.AST, self_name: Optional[str],
+                 parameter: Optional[Callable[[str], bool]] = None) -> bool:
+    """``node`` names state that outlives a call of ``function``: an attribute or item of ``self``
+    (``self.cache``, ``self._state["past_keys"]``), or an item of a container the caller passes in
+    (``cache[key]`` for a parameter ``cache`` of ``function`` or, ``parameter`` says, of a function around it);
+    not a local name, nor an attribute of a local object."""
+    if not isinstance(node, (ast.Attribute, ast.Subscript)):
+        return False
+    root = node
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return False
+    if self_name is not None and root.id == self_name:
+        return True
+    names = {a.arg for a in (*function.args.posonlyargs, *function.args.args,   # type: ignore[attr-defined]
+                             *function.args.kwonlyargs)}
+    return isinstance(node, ast.Subscript) and (root.id in names or parameter is not None and parameter(root.id))
+
+
+class StateReads:
+    """Values read from state kept between calls (mixed into the Resolver with StepGrowth)."""
+
+    def state_read(self: "Resolver", element: ast.AST, function: ast.AST, scope: Scope) -> Optional[StateRead]:
+        """The kept state ``element`` is read from: the storage itself (``self._state["k"]``) or a name bound
+        to it once in ``function`` (``pk = self._state["k"]``, ``k_top, v_top = cache[key]``); None otherwise."""
+        self_name = self.scopes.self_name(scope) if self.scopes is not None else None
+
+        def closed_over(name: str) -> bool:   # ``cache`` of the function a nested helper is defined in
+            binding = self.scopes.lookup(name, scope, None)
+            return binding is not None and binding.tag == PARAM and binding.scope is not scope \
+                and binding.scope.kind == "function"
+        if kept_storage(element, function, self_name, closed_over):
+            return StateRead(element, -1)
+        if not isinstance(element, ast.Name):
+            return None
+        reaching = self.scopes.lookup_reaching(element.id, scope, (element.lineno, element.col_offset))
+        if len(reaching) != 1:
+            return None   # bound in two places (``pk = None`` on the first call): not one read of the state
+        binding = reaching[0]
+        if binding.tag != VALUE or binding.scope is not scope or len(binding.path) > 1 \
+                or not isinstance(binding.value, ast.AST):
+            return None
+        value = binding.value
+        if not kept_storage(value, function, self_name, closed_over):
+            return None
+        return StateRead(value, binding.path[0] if binding.path else -1)
+
+    def optional_state(self: "Resolver", element: ast.AST, function: ast.AST, scope: Scope) -> Optional[str]:
+        """The parameter with a ``None`` default that ``element`` reads whole: the parameter itself
+        (``previous_states``), a name it is unpacked into (``past_key, past_value = layer_past``) or an item of it
+        (``layer_past[0]``): the state of the previous call, absent on the first (None otherwise)."""
+        optional = _optional_parameters(function)
+        if isinstance(element, ast.Subscript) and isinstance(element.slice, ast.Constant) \
+                and isinstance(element.value, ast.Name):
+            element = element.value
+        if not isinstance(element, ast.Name):
+            return None
+        reaching = self.scopes.lookup_reaching(element.id, scope, (element.lineno, element.col_offset))
+        if len(reaching) != 1 or reaching[0].scope is not scope:
+            return None
+        binding = reaching[0]
+        if binding.tag == PARAM:
+            return element.id if element.id in optional else None
+        value = binding.value
+        if binding.tag == VALUE and len(binding.path) == 1 and isinstance(value, ast.Name) and value.id in optional:
+            inner = self.scopes.lookup_reaching(value.id, scope, (value.lineno, value.col_offset))
+            if len(inner) == 1 and inner[0].tag == PARAM and inner[0].scope is scope:
+                return value.id
+        return None
+
+
+def _optional_parameters(function: ast.AST) -> set[str]:
+    """The parameters of ``function`` whose default is ``None``."""
+    args = function.args   # type: ignore[attr-defined]
+    positional = [*args.posonlyargs, *args.args]
+    found = {a.arg for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults)
+             if isinstance(d, ast.Constant) and d.value is None}
+    found |= {a.arg for a, d in zip(args.kwonlyargs, args.kw_defaults)
+              if isinstance(d, ast.Constant) and d.value is None}
+    return found

@@ -30,7 +30,7 @@ _NO_BINDING = type("_NoBinding", (), {"tag": ""})()   # what ``binding()`` stand
 class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
                  "value", "elements", "yields", "maximum", "pads", "reaches", "sizes", "sizing", "called",
-                 "reads", "size_read", "compares", "fills")
+                 "reads", "size_read", "compares", "fills", "grows")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -56,6 +56,7 @@ class _Scope:
         self.size_read = ""   # the flavour of a size read from the data some return may give (``return int(n.sum())``)
         self.compares = False   # every return compares values of unknown kind (``return args.rank == 0``)
         self.fills: tuple[str, ...] = ()   # size parameters filled from the data when left out
+        self.grows: tuple[int, str, int] = (-1, "", -1)   # the parameter it returns grown by a concatenation
         self.called: set[str] = set()   # the last names of what it calls otherwise (``helper``, ``self.helper``)
 
 

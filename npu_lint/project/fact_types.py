@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 29   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 30   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -52,6 +52,12 @@ class FunctionFacts(NamedTuple):
     # the size parameters it fills from the data when a call leaves them out (``if dim_size is None: dim_size =
     # int(index.max()) + 1``): :func:`npu_lint.analysis.summaries_fills.filled_parameters`, for NPU403 at the calls
     fills: tuple[str, ...] = ()
+    # it returns one of its parameters concatenated with a new piece (``return torch.cat((xs, x))``; ``tokens =
+    # torch.cat([tokens, nxt], -1)`` then ``return tokens, done``): (the parameter's index among the positional
+    # parameters, its name, its element of a returned tuple or -1), the model's
+    # :meth:`npu_lint.analysis.step_growth.StepGrowth.grown_parameter`, for NPU408 at the loops of other modules
+    # that feed the result back; (-1, "", -1) otherwise
+    grows: tuple[int, str, int] = (-1, "", -1)
 
 
 class ClassFacts(NamedTuple):

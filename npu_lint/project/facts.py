@@ -70,6 +70,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self._sizing: list[tuple[_Scope, ast.AST]] = []   # functions with parameters, for their size summaries
         self._reading: list[tuple[_Scope, ast.AST]] = []   # functions that may return a value read back
         self._size_reading: list[tuple[_Scope, ast.AST]] = []   # functions that may return a size read from data
+        self._growing: list[tuple[_Scope, ast.AST]] = []   # functions that concatenate (may return a parameter grown)
         self._comparing: list[tuple[_Scope, ast.AST]] = []   # functions whose returns are all comparisons
 
     # -- statements ------------------------------------------------------------------------
@@ -209,6 +210,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             self._reading.append((scope, node))
         if parent.kind == "module" and may_return_size_read(node):   # "returns a size read from the data"
             self._size_reading.append((scope, node))
+        if parent.kind == "module" and _concatenates(node):   # the model's "returns its parameter grown"
+            self._growing.append((scope, node))
         if parent.kind == "module" and first_sized(node):   # the model's size summary, once all is known (NPU403
             self._sizing.append((scope, node))                 # at the calls of other modules: no methods)
         self.scopes.pop()
@@ -315,7 +318,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             tuple(call for call in calls if call[0]), tuple(scope.refs),
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
-                                            scope.reads, scope.size_read, scope.compares, scope.fills))
+                                            scope.reads, scope.size_read, scope.compares, scope.fills,
+                                            scope.grows))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
@@ -343,6 +347,10 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             scope.size_read = returned_size_read(node, self.resolver)
         for scope, node in self._comparing:
             scope.compares = compares_unknowns(node, self.resolver)
+        for scope, node in self._growing:
+            growth = self.resolver.grown_parameter(node)
+            if growth is not None:
+                scope.grows = (growth.parameter, growth.name, growth.position)
         for scope, enclosing in self._closed:
             self._finish_function(scope, enclosing)
         classes = []
@@ -387,3 +395,14 @@ def extract(tree: ast.Module, module: str, relative: str, is_package: bool,
     extractor = Extractor(module, relative, is_package, light)
     extractor.resolver.source = source   # the model finds the calls of a function inside expressions by its text
     return extractor.run(tree, scopes)
+
+
+_CAT_NAMES = frozenset({"cat", "concat", "concatenate", "hstack", "vstack"})
+
+
+def _concatenates(function: ast.AST) -> bool:
+    """A call named like a concatenation in the function: worth asking the model whether it returns a parameter
+    grown (a cheap test; the model decides)."""
+    return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
+                                            n.func.id if isinstance(n.func, ast.Name) else "") in _CAT_NAMES
+               for n in ast.walk(function))

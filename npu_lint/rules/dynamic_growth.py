@@ -6,15 +6,18 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.step_growth import CATS, reordered
+from npu_lint.analysis.scopes import PARAM
+from npu_lint.analysis.summaries import return_statements
+from npu_lint.analysis.step_growth import CATS, Growth, reordered
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
-from npu_lint.rules.growth_steps import describe, fed_back
-from npu_lint.rules.loop_arms import carried, step_loop, steps, stored_back
+from npu_lint.rules.growth_steps import describe, fed_back, feeding
+from npu_lint.rules.loop_arms import carried, over_layers, rearranged, step_loop, steps, stored_back
 
 _PADS = frozenset({"torch.nn.functional.pad"})
+_STACKS = frozenset({"torch.stack"})
 
 
 def _rebound(loop: ast.For, value: ast.AST) -> bool:
@@ -22,6 +25,58 @@ def _rebound(loop: ast.For, value: ast.AST) -> bool:
     text = ast.unparse(value)
     return any(isinstance(child, ast.Assign) and any(ast.unparse(t) == text for t in child.targets)
                for child in walk(loop))
+
+
+def _returns(element: ast.AST, names: set[str], holders: set[str]) -> bool:
+    """An element of a returned tuple that hands back one of ``names`` (the grown name, its aliases): the name, a
+    tuple holding it, or a name bound to such a tuple (``present``)."""
+    if isinstance(element, ast.Tuple):
+        return any(isinstance(e, ast.Name) and e.id in names for e in element.elts)
+    return isinstance(element, ast.Name) and (element.id in names or element.id in holders)
+
+
+def _holds(value: ast.AST, name: str, element: int) -> bool:
+    """``value`` stores ``name`` back whole: ``nk``, ``nk[:, offset:]`` (a start that is no constant: not a fixed
+    window ``nk[:, -10:]``), or at ``element`` of a tuple (``k, v``)."""
+    if element >= 0:
+        if not isinstance(value, ast.Tuple) or element >= len(value.elts):
+            return False
+        value = value.elts[element]
+    if isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name):
+        parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+        if not all(isinstance(p, ast.Slice) and p.upper is None and p.step is None
+                   and (p.lower is None or isinstance(p.lower, (ast.Name, ast.Attribute))) for p in parts):
+            return False
+        value = value.value
+    return isinstance(value, ast.Name) and value.id == name
+
+
+_SHAPED = frozenset({"zeros", "ones", "empty", "full", "zeros_like", "ones_like", "empty_like", "full_like",
+                     "new_zeros", "new_ones", "new_empty", "new_full"})
+
+
+def _shaped_like(element: ast.AST, text: str, loop: ast.AST, ctx: FileContext) -> bool:
+    """``element`` is a name bound in ``loop`` to a tensor of ``text``'s shape: ``torch.zeros(x.size())``,
+    ``torch.zeros_like(x)``, ``x.new_zeros(x.shape)`` (filled with rows of ``x`` after), or ``x`` rearranged
+    (``x[beam_idx]``, ``x.view(...)``): concatenated with a new piece and stored in ``x``, it makes ``x`` longer."""
+    if not isinstance(element, ast.Name):
+        return False
+    value = ctx.resolver.bound_value(element)
+    binding = ctx.resolver.binding(element)
+    if value is None or binding is None or not loop.lineno < binding.pos[0] <= getattr(loop, "end_lineno", 0):
+        return False
+    if rearranged(value, text):
+        return True
+    if not isinstance(value, ast.Call) or not value.args:
+        return False
+    func = value.func
+    method = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if method not in _SHAPED:
+        return False
+    first = value.args[0]
+    if method.endswith("_like"):
+        return ast.unparse(first) == text
+    return ast.unparse(first) in (f"{text}.size()", f"{text}.shape")
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -35,7 +90,8 @@ class GrowingTensor(Rule):
         Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``, and
         ``x = F.pad(x, (0, 1))`` by constant amounts; ``x[beam_idx]``
         or ``x.index_select(0, idx)`` for ``x``: beam search's reordered rows) inside a
-        ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``), where the result is assigned back to a name (or attribute) that is one of
+        ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``; not a counted loop
+        over a module's layers, ``range(len(self.layers))`` or ``self.blocks[i](x)`` in it: a dense block), where the result is assigned back to a name (or attribute) that is one of
         the concatenated tensors and the concatenation is the only assignment to it in the loop (others only rearrange it: beam search's
         ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after): the
         tensor is one step longer every iteration, as in token-by-token generation. One tensor per layer kept in a list
@@ -43,7 +99,24 @@ class GrowingTensor(Rule):
         one, also through a temporary stored back (``t = torch.cat((xs[j], new[j]), 2); xs[j] = t.gather(1, ids)``). Outside a loop, state kept between
         calls that is concatenated onto itself (``self.cache = torch.cat([self.cache, k])``, or
         ``kwargs["attention_mask"] = torch.cat([mask, ...])`` after ``mask = kwargs["attention_mask"]``) grows at
-        every call: a growing key/value cache or generation state. Also a tensor read through a prefix whose end
+        every call: a growing key/value cache or generation state; so does such state grown through a local
+        name and stored back (``pk = self._state["past_keys"]``; ``nk = torch.cat([pk, k], 1)``;
+        ``self._state["past_keys"] = nk[:, offset:]``; or ``k_top, v_top = cache[key]`` of a dict the caller
+        passes in, also in a helper nested in that function, ``k = torch.cat([k_top, k], -2)``, ``cache[key] =
+        k, v``), when every assignment to the state
+        stores the grown name back (not cut to a fixed window ``nk[:, -16:]``), and a cache written at an
+        advancing position and read up to it (``self.cache_k[:bsz, start_pos:start_pos + n] = xk`` then
+        ``self.cache_k[:bsz, :start_pos + n]``; read whole with a mask it stays silent). In a loop, the
+        carried tensor rebuilt in a buffer of its own shape (``prev = torch.zeros(beams.size())``, filled with
+        reordered rows, then ``beams = torch.cat([prev, best], 2)``) grows as well, and so does a tensor whose first
+        value is set in the arm of a None test of it (``if out is None: out = y`` / ``else: out = torch.cat((out,
+        y), 1)``; reset to None in the loop it stays silent); a list appended every step and joined inside the loop
+        over steps (``inp = torch.cat(seq, 1)`` then ``seq.append(tok)``; not started anew in the loop, no ``pop``,
+        ``del`` or ``deque(maxlen=k)``; joined after the loop it is NPU409's question, if at all). And the state of the previous
+        call handed back grown (incremental decoding): a parameter that defaults to None (``previous_states``,
+        ``layer_past`` or the names it unpacks into), concatenated under a test of it (``if layer_past is not
+        None:``) with a new piece that is no parameter, and returned beside the output at every later return
+        (``return out, states``; ``present = (key, value)``; ``return out, present``), not cut after. Also a tensor read through a prefix whose end
         follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``), the other parts of
         the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns). And the step helper of a
         decoder: a function or method of the file that returns its parameter concatenated with a new piece (``return
@@ -53,7 +126,9 @@ class GrowingTensor(Rule):
         file's classes) and feeds the result back: the argument rebound from it (``tokens, done =
         self.decoder.update(tokens, logits)``), the result stored in the field the argument is read from
         (``Hypothesis(yseq=self.append_token(hyp.yseq, j))``, where the call runs at every step), or a list
-        rebuilt from the list the loop reads (``hyps = [grow(h, t) for h in hyps]``).
+        rebuilt from the list the loop reads (``hyps = [grow(h, t) for h in hyps]``). Such a helper in another
+        module of the project (a function, its index fact ``grows``) is reported at the call that a loop over steps
+        of the file feeds back (``ids = append_token(ids, tok)``).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -72,7 +147,7 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  # the generation mask padded by one position per step, beside the growing sequence
@@ -133,6 +208,57 @@ class GrowingTensor(Rule):
                  "import torch\ndef gen(step, attn, idx, n):\n    for i in range(n):\n        new = step(i)\n"
                  "        for j in range(len(new)):\n            grown = torch.cat((attn[j], new[j]), dim=2)\n"
                  "            attn[j] = grown.view(-1, 4, grown.size(2)).gather(1, idx)\n    return attn\n",
+                 # a list appended every step and joined inside the loop; the first step's value set in the arm of
+                 # a None test of the grown name
+                 "import torch\ndef gen(model, x, n):\n    seq = [x]\n    for _ in range(n):\n"
+                 "        inp = torch.cat(seq, 1)\n        seq.append(model(inp)[:, -1:])\n    return inp\n",
+                 "import torch\ndef gen(model, x, n):\n    outs = []\n    while len(outs) < n:\n"
+                 "        h = model(torch.stack(outs, 1) if outs else x)\n        outs += [h]\n    return outs\n",
+                 "import torch\ndef gen(model, x, n):\n    out = None\n    for t in range(n):\n        y = model(x)\n"
+                 "        if out is None:\n            out = y\n        else:\n"
+                 "            out = torch.cat((out, y), dim=1)\n    return out\n",
+                 # state kept between calls grown through a local name and stored back (a key/value cache on the
+                 # module, or in a dict the caller passes in), also through a slice or a tuple
+                 "import torch\nclass Attn:\n    def complete(self, k):\n        if self._state:\n"
+                 "            pk = self._state['past_keys']\n            nk = torch.cat([pk, k], dim=1)\n"
+                 "        else:\n            nk = k\n        self._state['past_keys'] = nk[:, self.offset:]\n"
+                 "        return nk\n",
+                 "import torch\ndef attend(q, k, v, cache, key, offset):\n    if offset > 0:\n"
+                 "        k_top, v_top = cache[key]\n        k = torch.cat([k_top, k], dim=-2)\n"
+                 "        v = torch.cat([v_top, v], dim=-2)\n    cache[key] = k, v\n    return q @ k\n",
+                 "import torch\ndef shift(x, cache, key):\n    if key in cache:\n"
+                 "        x = torch.cat([cache[key], x], dim=-2)\n    cache[key] = x\n    return x\n",
+                 # the same through a helper nested in the function the cache is passed to
+                 "import torch\ndef attention(q, cache=None):\n    def update(layer, key):\n"
+                 "        out = layer(q)\n        if cache is not None:\n            res = cache[key]\n"
+                 "            res = torch.cat([res, out], dim=1)\n            cache[key] = res\n"
+                 "        return out\n    return update(None, 'k')\n",
+                 # the previous call's state (a parameter that defaults to None) grown and handed back
+                 "import torch\nclass Attn:\n    def forward(self, x, previous_states=None):\n"
+                 "        q, states = self.proj(x).split((8, 16), dim=2)\n        if previous_states is not None:\n"
+                 "            states = torch.cat((previous_states, states), dim=0)\n"
+                 "        return self.attend(q, states), states\n",
+                 "import torch\nclass Attn:\n    def forward(self, h, layer_past=None, use_cache=False):\n"
+                 "        q, k, v = self.c_attn(h).split(64, dim=2)\n        if layer_past is not None:\n"
+                 "            past_key, past_value = layer_past\n            k = torch.cat((past_key, k), dim=-2)\n"
+                 "            v = torch.cat((past_value, v), dim=-2)\n        k_cache = k\n"
+                 "        present = (k_cache, v) if use_cache else None\n        return self.attn(q, k, v), present\n",
+                 # the state rebound to the grown pair before the names are used for something else
+                 "import torch\ndef attn(q, kv, past_key_value=None):\n    k, v = kv.chunk(2, -1)\n"
+                 "    if past_key_value is not None:\n"
+                 "        if len(past_key_value) != 0:\n"
+                 "            k = torch.cat([past_key_value[0], k], dim=3)\n"
+                 "            v = torch.cat([past_key_value[1], v], dim=2)\n        past_key_value = (k, v)\n"
+                 "    k = k.repeat(1, 2, 1, 1)\n    return q @ k @ v, past_key_value\n",
+                 # a cache written at an advancing position and read up to it
+                 "class Attention:\n    def forward(self, x, start_pos):\n        bsz, n, _ = x.shape\n"
+                 "        self.cache_k[:bsz, start_pos:start_pos + n] = self.wk(x)\n"
+                 "        keys = self.cache_k[:bsz, :start_pos + n]\n        return x @ keys\n",
+                 # beam search rebuilding its hypotheses in a buffer of their shape, one step longer each time
+                 "import torch\ndef beam(self, steps, k):\n    for _ in range(steps):\n"
+                 "        prev = torch.zeros(self.beams.size(), dtype=torch.long)\n        for i in range(k):\n"
+                 "            prev[i] = self.beams[self.src[i]]\n"
+                 "        self.beams = torch.cat([prev, self.best(k).unsqueeze(2)], dim=2)\n",
                  # a name bound to the concatenation, a list of sequences rebuilt in a while loop
                  "import torch\ndef extend(seq, tok):\n    seq = torch.cat([seq, tok.view(1)])\n    return seq\n"
                  "def decode(model, seqs):\n    while not done(seqs):\n"
@@ -190,6 +316,65 @@ class GrowingTensor(Rule):
                      "            ids = self.step(ids)\n        return ids\n",
                      "import torch\ndef add_eos(xs, eos):\n    return torch.cat((xs, torch.tensor([eos])))\n"
                      "def finish(hyps, eos):\n    return [h._replace(yseq=add_eos(h.yseq, eos)) for h in hyps]\n",
+                     # a list joined after its loop, a bounded deque, a loop over items, a list started anew each
+                     # step, a window that drops its oldest; a value reset to None in the loop
+                     "import torch\ndef f(model, x, n):\n    outs = []\n    for t in range(n):\n"
+                     "        outs.append(model(x))\n    return torch.stack(outs, 1)\n",
+                     "import torch\nfrom collections import deque\ndef f(model, x, n, k):\n    hist = deque(maxlen=k)\n"
+                     "    for t in range(n):\n        hist.append(model(x))\n        y = torch.stack(list(hist))\n"
+                     "    return y\n",
+                     "import torch\ndef f(model, xs):\n    outs = []\n    for x in xs:\n        outs.append(model(x))\n"
+                     "        y = torch.cat(outs)\n    return y\n",
+                     "import torch\ndef f(model, x, n):\n    for t in range(n):\n        parts = []\n"
+                     "        for head in model.heads:\n            parts.append(head(x))\n"
+                     "        x = torch.cat(parts, 1)\n    return x\n",
+                     "import torch\ndef f(model, x, n, k):\n    win = [x]\n    for t in range(n):\n"
+                     "        win.append(model(torch.cat(win, 1)))\n        if len(win) > k:\n            win.pop(0)\n"
+                     "    return win\n",
+                     "import torch\ndef f(model, x, n):\n    out = None\n    for t in range(n):\n"
+                     "        if out is None:\n            out = model(x)\n        else:\n"
+                     "            out = torch.cat((out, x), 1)\n        if t % 4 == 0:\n            out = None\n"
+                     "    return out\n",
+                     # a dense block: a counted loop over the module's layers joins every layer's features
+                     "import torch\nclass Dense(torch.nn.Module):\n    def forward(self, x):\n"
+                     "        for i in range(self.num_layers):\n            x = torch.cat([x, self.layers[i](x)], 1)\n"
+                     "        return x\n",
+                     "import torch\nclass Dense(torch.nn.Module):\n    def forward(self, x):\n        feats = [x]\n"
+                     "        for i in range(len(self.layers)):\n            feats.append(self.run(i, torch.cat(feats, 1)))\n"
+                     "        return torch.cat(feats, 1)\n",
+                     # the stored state cut to a fixed window, read without being stored back, or set anew too
+                     "import torch\nclass A:\n    def f(self, k):\n        pk = self._state['k']\n"
+                     "        nk = torch.cat([pk, k], dim=1)\n        self._state['k'] = nk[:, -16:]\n        return nk\n",
+                     "import torch\nclass A:\n    def f(self, k):\n        pk = self._state['k']\n"
+                     "        return torch.cat([pk, k], dim=1)\n",
+                     "import torch\nclass A:\n    def f(self, k):\n        pk = self._state['k']\n"
+                     "        nk = torch.cat([pk, k], dim=1)\n        self._state['k'] = nk\n"
+                     "        if self.reset:\n            self._state['k'] = k\n        return nk\n",
+                     "import torch\ndef f(x, y, out):\n    z = torch.cat([x, x], 1)\n    out['z'] = z\n",
+                     # an optional prefix joined and returned alone; memories cut to a fixed length; two inputs
+                     "import torch\nclass Prefix:\n    def forward(self, tokens, prefix=None):\n"
+                     "        x = self.emb(tokens)\n        if prefix is not None:\n"
+                     "            x = torch.cat([prefix, x], 1)\n        return x\n",
+                     "import torch\nclass Mem:\n    def forward(self, x, mems=None):\n        h = self.proj(x)\n"
+                     "        if mems is not None:\n            h = torch.cat([mems, h], 0)\n"
+                     "        return self.attn(h), h[-self.mem_len:]\n",
+                     "import torch\nclass Skip:\n    def forward(self, x, skip=None):\n        if skip is not None:\n"
+                     "            x = torch.cat([x, skip], 1)\n        return self.conv(x), x\n",
+                     "import torch\nclass NoTest:\n    def forward(self, x, past=None):\n"
+                     "        h = torch.cat([past, self.proj(x)], 1)\n        return self.attn(h), h\n",
+                     # a fixed-size cache written by index and read whole; a window; a prefix not where it writes
+                     "class Static:\n    def forward(self, x, pos, n):\n        b = x.shape[0]\n"
+                     "        self.cache_k[:b, pos] = x\n        keys = self.cache_k[:b]\n"
+                     "        win = self.cache_k[:b, pos:pos + 4]\n        head = self.cache_k[:b, :n]\n"
+                     "        return keys, win, head\n",
+                     # a buffer of another shape each step (not the carried tensor's)
+                     "import torch\ndef f(self, n):\n    while True:\n"
+                     "        prev = torch.zeros(self.beams.size(0), 1)\n"
+                     "        self.beams = torch.cat([prev, n], dim=2)\n",
+                     # features of a fixed number of layers joined in a loop over layers
+                     "import torch\ndef f(feats, layers):\n    out = feats[0]\n    for layer in layers:\n"
+                     "        prev = torch.zeros_like(out)\n        out = torch.cat([prev, layer(out)], 1)\n"
+                     "    return out\n",
                      # the same field of an object of another class: built anew from the same input every step
                      "import torch\ndef with_pos(x, p):\n    return torch.cat([x, p.view(1, -1)])\n"
                      "def run(batch, pos, n):\n    for _ in range(n):\n"
@@ -200,11 +385,16 @@ class GrowingTensor(Rule):
             self._advancing_slice(node, ctx)
             return
         assert isinstance(node, ast.Call)
+        if self._grown_elsewhere(node, ctx):
+            return
+        if node.args and isinstance(node.args[0], ast.Name) and self._growing_list(node, node.args[0], ctx):
+            return
         if len(node.args) >= 2 and isinstance(node.args[0], (ast.Name, ast.Attribute)):
             if ctx.resolver.qualname(node.func) in _PADS:
                 self._padded_here(node, ctx)   # the callee first (memoised): most calls are no pad
             return
-        if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) or self._grown_here(node, ctx):
+        if not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) or self._grown_here(node, ctx) \
+                or self._kept_through(node, ctx) or self._returned_state(node, ctx):
             return
         found = fed_back(node, ctx)   # a step helper: ``return torch.cat((xs, x))`` fed back by a loop's call
         if found is not None:
@@ -224,10 +414,15 @@ class GrowingTensor(Rule):
         text = ast.unparse(target)
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         grown = {text} & {ast.unparse(e) for element in node.args[0].elts for e in (element, reordered(element))}
+        via = ""
         if isinstance(loop, (ast.For, ast.While)) and not grown:
             found = stored_back(statement, node.args[0].elts, ctx)   # ``t = cat([xs[j], y]); xs[j] = t.view(..)``
             if found is not None:
                 statement, text, grown = found, ast.unparse(found.targets[0]), {ast.unparse(found.targets[0])}
+            else:
+                shaped = next((e for e in node.args[0].elts if _shaped_like(e, text, loop, ctx)), None)
+                if shaped is not None:   # ``prev = torch.zeros(x.size()); ...; x = cat([prev, new])``: one longer
+                    grown, via = {text}, f" ({short_source(shaped, 30)}, made in the shape of {text} each step)"
         inner, loop = loop, step_loop(loop, statement.targets[0], ctx)   # ``xs[j] = cat(..)`` under ``for j``: outer
         if inner is not loop and not isinstance(loop, (ast.For, ast.While)):
             return False    # each element concatenated once
@@ -239,7 +434,155 @@ class GrowingTensor(Rule):
         name = ctx.resolver.qualname(node.func)
         if name not in CATS:
             return False
-        ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...])"), name)
+        ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...]){via}"), name)
+        return True
+
+    def _grown_elsewhere(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``ids = append_token(ids, tok)`` in a loop over steps, where ``append_token`` is a function of another
+        module of the project that returns its parameter concatenated with a new piece (its facts' ``grows``,
+        the model's summary there) and the loop feeds the result back. Reported at the call (True)."""
+        func = node.func
+        short = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+        project = ctx.project
+        if project is None or short not in project.growth_helper_names() or ctx.resolver.own_function(node):
+            return False
+        called = ctx.resolver.qualname(func)
+        grows = project.grown_parameter(called, ctx.module) if called is not None else None
+        if grows is None:
+            return False
+        index, name, position, target, line = grows
+        site = feeding(node, ctx.resolver.current, 0, Growth(index, name, (), position), ctx)
+        if site is None:
+            return False
+        what = (f"{short_source(func)}(...) (returns its parameter {name} concatenated with a new piece: {target}, "
+                f"line {line}), fed back {site.how} in the loop of line {site.loop.lineno},")
+        ctx.report(node, self.message.format(what=what), target)
+        return True
+
+    def _growing_list(self, node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+        """``torch.cat(seq, 1)`` / ``torch.stack(outs)`` in a loop over steps that appends to the list every
+        iteration (``seq.append(tok)``) and never starts it anew there nor drops from it (``pop``, ``del``, a
+        ``deque(maxlen=k)``): the joined tensor is one step longer each time, as a generation that re-reads its
+        tokens. Reported (True)."""
+        name = ctx.resolver.qualname(node.func)
+        if name not in CATS and name not in _STACKS:
+            return False
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, (ast.For, ast.While)) or isinstance(loop, ast.For) and (
+                not steps(loop.iter) or over_layers(loop) or items.id in _names(loop.target)):
+            return False
+        appended: Optional[ast.AST] = None
+        for child in walk(loop):
+            if isinstance(child, (ast.Assign, ast.AnnAssign, ast.Delete)):
+                targets = child.targets if isinstance(child, (ast.Assign, ast.Delete)) else [child.target]
+                if any(isinstance(n, ast.Name) and n.id == items.id for t in targets for n in walk(t)):
+                    return False   # started anew (or cut) in the loop
+            elif isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name) \
+                    and child.target.id == items.id:
+                appended = appended or child
+            elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
+                    and isinstance(child.func.value, ast.Name) and child.func.value.id == items.id:
+                if child.func.attr in ("pop", "popleft", "clear", "remove"):
+                    return False   # a window of fixed length
+                if child.func.attr in ("append", "extend", "insert"):
+                    appended = appended or child
+        if appended is None or ctx.resolver.kind_of(items) not in (None, "list"):
+            return False
+        start = ctx.resolver.bound_value(items)
+        if isinstance(start, ast.Call) and ast.unparse(start.func).rsplit(".", 1)[-1] == "deque":
+            return False
+        ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({items.id}) of a list appended every "
+                                             f"step (line {appended.lineno})"), name)   # type: ignore[union-attr]
+        return True
+
+    def _kept_through(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``nk = cat([pk, k])`` after ``pk = self._state["past_keys"]`` (or ``k_top, v_top = cache[key]`` of a
+        parameter ``cache``; or ``x = cat([cache[key], x])``), then ``self._state["past_keys"] = nk`` (``nk[:,
+        offset:]``; ``cache[key] = k, v``): state kept between calls, grown through a local name and stored back,
+        one step longer at every call (a key/value cache). Reported (True)."""
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Name):
+            return False
+        name = statement.targets[0].id
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
+        if scope is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        for element in node.args[0].elts:
+            read = ctx.resolver.state_read(element, function, scope) \
+                or ctx.resolver.state_read(reordered(element), function, scope)   # ``pk[beam_idx]``
+            if read is None:
+                continue
+            storage = ast.unparse(read.storage)
+            stores = [child for child in walk(function) if isinstance(child, ast.Assign)
+                      and any(ast.unparse(t) == storage for t in child.targets)]
+            if not stores or not all(len(s.targets) == 1 and s.lineno > statement.lineno
+                                     and _holds(s.value, name, read.element) for s in stores):
+                continue   # not stored back, or the state also set from something else (reset, truncated)
+            if ctx.resolver.qualname(node.func) not in CATS:
+                return False
+            what = f"{name} = {ast.unparse(node.func).rsplit('.', 1)[-1]}([{short_source(element, 30)}, ...]) " \
+                   f"stored back in {short_source(read.storage, 40)} (state kept between calls)"
+            ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "torch.cat")
+            return True
+        return False
+
+    def _returned_state(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``states = cat((previous_states, states), 0)`` under ``if previous_states is not None`` (a parameter
+        that defaults to None, or the names it unpacks into: ``past_key, past_value = layer_past``), the grown
+        name returned beside the output (``return out, states``; ``present = (key, value)``; ``return out,
+        present``): the previous call's key/value state, handed back one step longer for the next call (the
+        incremental-decoding protocol). Reported (True)."""
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Name):
+            return False
+        name = statement.targets[0].id
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
+        if scope is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        states = [ctx.resolver.optional_state(e, function, scope) for e in node.args[0].elts]
+        found = [s for s in states if s is not None]
+        if len(found) != 1 or any(isinstance(e, ast.Starred) or isinstance(e, ast.Name) and state is None and (
+                (b := ctx.resolver.binding(e)) is None or b.tag == PARAM)
+                for e, state in zip(node.args[0].elts, states)):
+            return False   # one state, every other piece new (not a parameter: ``cat([x, skip])`` joins two)
+        parameter = found[0]
+        guarded, parent = False, ctx.parent(statement)
+        while parent is not None and parent is not function:
+            guarded = guarded or isinstance(parent, ast.If) and parameter in _names(parent.test)
+            parent = ctx.parent(parent)
+        if not guarded:
+            return False   # no test of the state (``if layer_past is not None``): not a state absent at first
+        aliases = {child.targets[0].id: child.lineno for child in walk(function) if isinstance(child, ast.Assign)
+                   and child.lineno > statement.lineno and len(child.targets) == 1
+                   and isinstance(child.targets[0], ast.Name) and isinstance(child.value, ast.Name)
+                   and child.value.id == name}   # ``k_cache = k``: handed back under another name
+        packed = [child for child in walk(function) if isinstance(child, ast.Assign)
+                  and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                  and child.lineno > statement.lineno and any(_returns(arm, {name, *aliases}, set()) for arm in (
+                      (child.value.body, child.value.orelse) if isinstance(child.value, ast.IfExp)
+                      else (child.value,)) if isinstance(arm, ast.Tuple))]   # ``present = (key, value)``
+        holders = {child.targets[0].id for child in packed}   # type: ignore[union-attr]
+        returns = [r.value for r in return_statements(function) if r.lineno > statement.lineno]
+        if not returns or not all(isinstance(r, ast.Tuple) and any(_returns(e, {name, *aliases}, holders)
+                                                                   for e in r.elts) for r in returns):
+            return False   # not handed back beside the output at every return after it (one before: another arm)
+        kept = [*aliases.values(), *(child.lineno for child in packed)]
+        end = min(kept) if kept else float("inf")   # handed back from there: what the name becomes after is not
+        for child in walk(function):
+            if isinstance(child, ast.Assign) and statement.lineno < child.lineno < end \
+                    and not rearranged(child.value, name) \
+                    and any(isinstance(n, ast.Name) and n.id == name for t in child.targets for n in walk(t)):
+                return False   # cut or replaced after growing (``h = h[-mem_len:]``)
+        if ctx.resolver.qualname(node.func) not in CATS:
+            return False
+        read = next(e for e, state in zip(node.args[0].elts, states) if state is not None)
+        what = f"{name} = {ast.unparse(node.func).rsplit('.', 1)[-1]}([{short_source(read, 30)}, ...]) returned " \
+               f"for the next call (the state {parameter} of the previous one)"
+        ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "torch.cat")
         return True
 
     def _padded_here(self, node: ast.Call, ctx: FileContext) -> None:
@@ -303,6 +646,36 @@ class GrowingTensor(Rule):
                 return False
         return read == text
 
+    def _written_prefix(self, node: ast.Subscript, elements: list[ast.expr], ctx: FileContext) -> None:
+        """``self.cache_k[:bsz, :start_pos + seqlen]`` where the function writes ``self.cache_k[:bsz, start_pos :
+        start_pos + seqlen] = xk``: a cache filled at an advancing position and read up to it, so attention
+        over it is one step longer at every call (a static cache is read whole, with a mask)."""
+        prefixes = [i for i, s in enumerate(elements) if isinstance(s, ast.Slice) and s.step is None
+                    and s.upper is not None and (s.lower is None or isinstance(s.lower, ast.Constant)
+                                                 and s.lower.value == 0) and _names(s.upper)]
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if not prefixes or function is None:
+            return
+        store = ctx.scratch.setdefault("growth_written", {})
+        writes = store.get(id(function))
+        if writes is None:   # once per function: its sliced writes by the tensor written
+            writes = store[id(function)] = {}
+            for child in walk(function):
+                if isinstance(child, ast.Subscript) and isinstance(child.ctx, ast.Store):
+                    writes.setdefault(ast.unparse(child.value), []).append(child)
+        for child in writes.get(ast.unparse(node.value), ()):
+            parts = child.slice.elts if isinstance(child.slice, ast.Tuple) else [child.slice]
+            if len(parts) != len(elements):
+                continue
+            for axis in prefixes:   # the end of the prefix read is where this write starts
+                written = parts[axis]
+                if isinstance(written, ast.Slice) and written.lower is not None \
+                        and _names(written.lower) & _names(elements[axis].upper):   # type: ignore[attr-defined]
+                    ctx.report(node, self.message.format(what=f"{short_source(node)} (read up to "
+                                                         f"{ast.unparse(written.lower)}, where line {child.lineno} "
+                                                         f"writes it)"), "x[:t]")
+                    return
+
     def _advancing_slice(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``model(buf[:, :t + 1])``, ``x[:, :step]`` in ``for t in range(...)``: one bound of a tensor's slice
         follows the loop counter and the other stays, so the slice is one step longer (or shorter) each time."""
@@ -313,6 +686,7 @@ class GrowingTensor(Rule):
             return   # no prefix slice (the ``moving`` form below): the loop need not be looked for
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not steps(loop.iter):
+            self._written_prefix(node, elements, ctx)
             return
         counter = loop.target.id
         # a prefix whose end follows the counter (``[:t + 1]``, ``[0:step]``); every other part stays

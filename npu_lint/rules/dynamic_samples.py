@@ -35,7 +35,9 @@ class PerSampleConcat(Rule):
         differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``), the
         items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
-        each item (per-image detections), or Python data converted item by item (``torch.tensor(ids)``); joined
+        each item (per-image detections; also through an index bound in the loop, ``keep = nms(b, s, t)`` then
+        ``b[keep]``), or Python data converted item by item (``torch.tensor(ids)``, ``torch.IntTensor([vocab[c]
+        for c in t])``); joined
         along dim 0, the samples a collate function receives or any field of them (a function passed as
         ``collate_fn=`` to any call or as a parameter's default, in the file or, through the project index, in
         another module; a dataset's own ``collate_fn`` / ``collater`` method: ``torch.cat([d[key] for d in batch],
@@ -51,7 +53,8 @@ class PerSampleConcat(Rule):
         converted with ``torch.from_numpy`` / ``torch.tensor``, stored on the batch object; numpy elsewhere is
         host code and left alone), or items whose rows are tagged with
         the item's index in an ``enumerate`` loop (``x.new_ones((x.shape[0], 1)) * i``, ``torch.full((len(x), 1),
-        i)``, joined side by side with the item: a tag only needed when the row counts differ); and a
+        i)``, or ``torch.full((n, 6), i)`` after ``n = len(t["labels"])`` in the loop, joined side by side with
+        the item: a tag only needed when the row counts differ); and a
         concatenation of a batch's flattened per-sample fields (``torch.cat((batch["batch_idx"], batch["cls"],
         batch["bboxes"]), 1)``); or a list whose items' lengths the same function makes a tensor of
         (``lengths = torch.IntTensor([len(t) for t in targets])`` next to ``torch.cat(targets)``: nobody keeps
@@ -181,6 +184,17 @@ class PerSampleConcat(Rule):
                  "        batch_column = labels.new_ones((labels.shape[0], 1)) * i\n"
                  "        labels = torch.cat((batch_column, labels), dim=-1)\n        out.append(labels)\n"
                  "    return torch.cat(out, 0)\n",
+                 # each image's detections kept by NMS (an index bound in the loop); CTC targets converted from
+                 # each transcript's characters
+                 "import torch\nfrom torchvision.ops import nms\ndef post(boxes_list, scores_list, thr):\n"
+                 "    out = []\n    for boxes, scores in zip(boxes_list, scores_list):\n"
+                 "        keep = nms(boxes, scores, thr)\n        out.append(boxes[keep])\n    return torch.cat(out)\n",
+                 "import torch\ndef targets(transcripts, vocab):\n"
+                 "    ts = [torch.IntTensor([vocab[c] for c in t]) for t in transcripts]\n    return torch.cat(ts)\n",
+                 # the tagged rows counted through a name of the loop (torchvision targets made YOLO rows)
+                 "import torch\ndef batch_targets(targets):\n    rows = []\n    for i, t in enumerate(targets):\n"
+                 "        n = len(t['labels'])\n        merged = torch.full((n, 6), i, dtype=torch.float32)\n"
+                 "        merged[:, 2:] = t['boxes']\n        rows.append(merged)\n    return torch.cat(rows, 0)\n",
                  "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
                  "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
@@ -188,6 +202,15 @@ class PerSampleConcat(Rule):
                      "import torch\ndef greedy(model, x, eos, steps):\n    out = []\n    for _ in range(steps):\n"
                      "        t = model(x).argmax(-1)\n        out.append(t.detach().cpu())\n"
                      "        if (t == eos).all():\n            break\n    return torch.stack(out, 1)\n",
+                     # an index that is no data-dependent operator; a converted list of fixed length per item
+                     "import torch\ndef f(boxes_list):\n    out = []\n    for boxes in boxes_list:\n"
+                     "        idx = torch.arange(4)\n        out.append(boxes[idx])\n    return torch.cat(out)\n",
+                     "import torch\ndef f(items):\n"
+                     "    return torch.cat([torch.tensor([c for c in range(4)]) for t in items])\n",
+                     "import torch\ndef f(items):\n    return torch.cat([torch.tensor([t.w, t.h]) for t in items])\n",
+                     # a tag block of a fixed row count, whatever the loop's item
+                     "import torch\ndef f(feats):\n    out = []\n    for i, f in enumerate(feats):\n        n = 4\n"
+                     "        out.append(torch.full((n, 6), i))\n    return torch.cat(out, 0)\n",
                      # a loop stopped by a Python count, or one whose break ends an inner loop only
                      "import torch\ndef run(model, x, n, limit):\n    out = []\n    for step in range(n):\n"
                      "        out.append(model(x))\n        if step > limit:\n            break\n"

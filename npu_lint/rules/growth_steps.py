@@ -37,7 +37,7 @@ def fed_back(cat: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, Growth,
     if growth is None or not any(c is cat for c in growth.cats):
         return None
     for call, scope, offset in resolver.runs(function):
-        found = _feeding(call, scope, offset, growth, ctx)
+        found = feeding(call, scope, offset, growth, ctx)
         if found is not None:
             return function, growth, found
     return None
@@ -51,7 +51,7 @@ def describe(function: ast.AST, site: FedBack, ctx: FileContext) -> str:
             f"in the loop of line {site.loop.lineno} ({caller})")
 
 
-def _feeding(call: ast.Call, scope: Scope, offset: int, growth: Growth, ctx: FileContext) -> Optional[FedBack]:
+def feeding(call: ast.Call, scope: Scope, offset: int, growth: Growth, ctx: FileContext) -> Optional[FedBack]:
     """The loop in which ``call`` runs the step and its result comes back to the next iteration: the argument
     rebound from the result (``tokens, done = self.decoder.update(tokens, ...)``), the result stored in the same
     field the argument is read from (``Hypothesis(yseq=self.append_token(hyp.yseq, j))``) where the call runs at

@@ -71,16 +71,33 @@ def steps(iterated: ast.AST) -> bool:
     return name.lower().rsplit("_", 1)[-1] in ("range", "count", "trange", "tqdm")
 
 
+def over_layers(loop: ast.For) -> bool:
+    """``for i in range(len(self.layers))`` or a counter that picks the module it runs (``self.blocks[i](x)``): a
+    loop over the layers of a module, counted (a dense block joining every layer's features), the same shapes at
+    every call."""
+    if not isinstance(loop.target, ast.Name):
+        return False
+    counter = loop.target.id
+    if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len" and n.args
+           and isinstance(n.args[0], ast.Attribute) and isinstance(n.args[0].value, ast.Name)
+           and n.args[0].value.id == "self" for n in walk(loop.iter)):
+        return True
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Subscript) and isinstance(n.func.slice, ast.Name)
+               and n.func.slice.id == counter and isinstance(n.func.value, ast.Attribute)
+               and isinstance(n.func.value.value, ast.Name) and n.func.value.value.id == "self"
+               for statement in loop.body for n in walk(statement))   # ``self.layers[i](x)``: a module per step
+
+
 def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
     """``statement`` is the only assignment to ``text`` in the loop (a ``while`` loop or a ``for`` loop over steps
     that does not bind it): the value grows from one iteration to the next (not ``x = f(x)`` after it, nor a fresh
     ``x`` each iteration); assignments in the other arm of a test the loop does not change are left out."""
     if isinstance(loop, ast.For):
-        if not steps(loop.iter):
+        if not steps(loop.iter) or over_layers(loop):
             return False    # a loop over a list of items (conditions, layers): the same shapes every call
         if text in {ast.unparse(n) for n in walk(loop.target)}:
             return False
-    exclusive = other_arms(loop, statement)
+    exclusive = other_arms(loop, statement) | _first_arms(loop, text)
     for child in walk(loop):
         if child is statement or id(child) in exclusive:
             continue
@@ -92,6 +109,21 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
             if any(ast.unparse(n) == text for target in targets for n in walk(target)):
                 return False
     return True
+
+
+def _first_arms(loop: ast.AST, text: str) -> set[int]:
+    """The nodes of the arms that run only while ``text`` is still unset (``if out is None: out = y``, ``else``
+    of ``if out is not None``): the first iteration's start, not a reset."""
+    found: set[int] = set()
+    for child in walk(loop):
+        if not isinstance(child, ast.If) or not isinstance(child.test, ast.Compare) or len(child.test.ops) != 1 \
+                or ast.unparse(child.test.left) != text or not isinstance(child.test.comparators[0], ast.Constant) \
+                or child.test.comparators[0].value is not None:
+            continue
+        arm = child.body if isinstance(child.test.ops[0], ast.Is) else \
+            child.orelse if isinstance(child.test.ops[0], ast.IsNot) else []
+        found.update(id(n) for statement in arm for n in walk(statement))
+    return found
 
 
 # Tensor methods that rearrange, copy or repeat a tensor and keep every step it holds (beam search rebuilds its

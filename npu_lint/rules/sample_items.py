@@ -33,7 +33,7 @@ PER_SAMPLE_FIELDS = frozenset({
 _RECORD_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"})
 _RECORDS = frozenset({"Dict", "dict", "Mapping", "InstanceData", "DetDataSample", "DataSample", "PixelData"})
 _RECORD_LISTS = frozenset({"InstanceList", "OptInstanceList", "SampleList", "OptSampleList"})
-_CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor",
+_CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor", "torch.IntTensor",
                          "torch.FloatTensor", "torch.Tensor"})
 _PASS_THROUGH = frozenset({"float", "long", "int", "to", "view", "reshape", "flatten", "detach", "clone", "cpu",
                            "cuda", "npu", "contiguous", "type", "squeeze", "unsqueeze", "half", "bool",
@@ -213,8 +213,9 @@ class _Items:
             indices = stripped.slice.elts if isinstance(stripped.slice, ast.Tuple) else [stripped.slice]
             if any(not isinstance(i, (ast.Slice, ast.Constant)) and is_bool_index(i, self.ctx) for i in indices):
                 return "a boolean mask applied to each item"
-            if any(self._data_dependent(i) for i in indices):
-                return "a data-dependent index per item"
+            if any(self._data_dependent(i) or isinstance(i, ast.Name) and i.id not in self.sources
+                   and any(self._data_dependent(v) for v in self._assigned_in_body(i.id)) for i in indices):
+                return "a data-dependent index per item"   # ``keep = nms(b, s, t)``; ``b[keep]``
         if isinstance(stripped, ast.Call):
             if self._data_dependent(stripped):
                 return "a data-dependent operator per item"
@@ -222,6 +223,10 @@ class _Items:
             if name in _CONVERTERS and stripped.args and isinstance(stripped.args[0], ast.Call):
                 names = {n.id for n in walk(stripped.args[0]) if isinstance(n, ast.Name)}
                 if names & set(self.sources):     # ``torch.tensor(tok.encode(s))``, ``torch.tensor(range(n))``
+                    return "a sequence computed and converted item by item"
+            if name in _CONVERTERS and stripped.args and isinstance(stripped.args[0], (ast.ListComp, ast.GeneratorExp)):
+                names = {n.id for g in stripped.args[0].generators for n in walk(g.iter) if isinstance(n, ast.Name)}
+                if names & set(self.sources):     # ``torch.IntTensor([vocab[c] for c in t])``: one per character
                     return "a sequence computed and converted item by item"
         if self.rows and depth == 0 and isinstance(self.body, ast.For):
             recorded = recorded_rows(stripped, self.body, self.ctx)   # ``offset.append(count)``, made a tensor

@@ -178,21 +178,26 @@ def index_tag(element: ast.AST, indices: dict[str, set[str]], assigned: Callable
                      if (found := index_tag(value, indices, assigned, depth + 1)) is not None), None)
     if isinstance(element, ast.BinOp) and isinstance(element.op, (ast.Mult, ast.Add)):
         for index, ones in ((element.left, element.right), (element.right, element.left)):
-            if isinstance(index, ast.Name) and index.id in indices and _sized_by(ones, _ONES, indices[index.id]):
+            if isinstance(index, ast.Name) and index.id in indices \
+                    and _sized_by(ones, _ONES, indices[index.id], assigned=assigned):
                 return index.id
         return None
     if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
         return None
     fill = element.args[-1] if element.args else next((k.value for k in element.keywords if k.arg == "fill_value"),
                                                       None)
-    if isinstance(fill, ast.Name) and fill.id in indices and _sized_by(element, _FILLS, indices[fill.id], fill):
+    if isinstance(fill, ast.Name) and fill.id in indices \
+            and _sized_by(element, _FILLS, indices[fill.id], fill, assigned):
         return fill.id
     return None
 
 
-def _sized_by(element: ast.AST, words: frozenset[str], items: set[str], fill: Optional[ast.AST] = None) -> bool:
+def _sized_by(element: ast.AST, words: frozenset[str], items: set[str], fill: Optional[ast.AST] = None,
+              assigned: Optional[Callable[[str], list[ast.AST]]] = None) -> bool:
     """A ``words`` call (``torch.full``, ``x.new_ones``) shaped by one of ``items``' own row count: its size
-    starts with ``len(t)`` / ``t.size(0)`` / ``t.shape[0]`` or is ``t.shape``, or it is made like ``t`` (``t[:, :1]``)."""
+    starts with ``len(t)`` / ``t.size(0)`` / ``t.shape[0]`` (or a name ``assigned`` one of these in the loop's
+    body: ``n = len(t["labels"])``; ``torch.full((n, 6), i)``) or is ``t.shape``, or it is made like ``t``
+    (``t[:, :1]``)."""
     if not isinstance(element, ast.Call) or not isinstance(element.func, (ast.Attribute, ast.Name)):
         return False
     last = element.func.attr if isinstance(element.func, ast.Attribute) else element.func.id
@@ -210,6 +215,9 @@ def _sized_by(element: ast.AST, words: frozenset[str], items: set[str], fill: Op
         return isinstance(first.value, ast.Name) and first.value.id in items
     if isinstance(first, (ast.Tuple, ast.List)):
         first = first.elts[0] if first.elts else None
+    if isinstance(first, ast.Name) and assigned is not None:
+        values = assigned(first.id)
+        return len(values) == 1 and _measures(values[0], items)
     return first is not None and _measures(first, items)
 
 
