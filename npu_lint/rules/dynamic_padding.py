@@ -65,7 +65,9 @@ class PadToBatchMax(ValueFlow):
         too, and so is ``padding: True`` in a dict literal handed to a call as ``**kwargs`` (at the dict's value,
         the line to change); values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
         ``ilens.max().item()``, where the name is bound to the items' lengths in the function) counts as a batch
-        maximum too, and so does a tensor cut to it (``ids[:, :max_len]``).
+        maximum too, and so does a tensor cut to it (``ids[:, :max_len]``), and what the positions of a range
+        over it give: the last start of the windows over the batch's longest wave (``starts = list(range(0,
+        max_len, hop))``, ``padded = starts[-1] + window``) and their count (``len(range(0, max_len, hop))``).
     Where it is reported:
         A maximum (or minimum) computed in the function that sizes, pads, slices or crops with it is reported
         once, on the line that computes it -- the line a fixed length or a bucket replaces -- and the message
@@ -209,7 +211,13 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef collate(batch):\n    audio_lengths = [audio_len for _, audio_len in batch]\n"
                  "    return torch.zeros(len(batch), max(audio_lengths))\n",
                  "import torch\ndef collate(batch):\n    m = max(s['length'] for s in batch)\n"
-                 "    return torch.zeros(len(batch), m)\n")
+                 "    return torch.zeros(len(batch), m)\n",
+                 # sliding windows over the longest wave: the last window start and the count of windows
+                 "import torch\ndef segment(wavs, hop, win):\n    max_len = max([len(w) for w in wavs])\n"
+                 "    starts = list(range(0, max_len, hop))\n    padded = starts[-1] + win\n"
+                 "    return [torch.cat([w, w.new_zeros(padded - len(w))]) for w in wavs]\n",
+                 "import torch\ndef trim(h, wavs, rate):\n    max_len = max(len(w) for w in wavs)\n"
+                 "    n = len(range(0, max_len, rate))\n    return h[:, :n]\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      # a difference of two lengths of each item is an offset (a line's indentation), no length
                      "import torch\ndef dedent(lines):\n    m = min(len(l) - len(l.lstrip()) for l in lines)\n"
@@ -261,7 +269,12 @@ class PadToBatchMax(ValueFlow):
                      "import torch\nDEFAULTS = {'text_kwargs': {'padding': True}}\n",
                      # numpy slicing and a constant bound
                      "import torch\nimport numpy as np\ndef f(batch):\n    n = min(len(x) for x in batch)\n"
-                     "    return np.zeros((4, 100))[:, :n]\n")
+                     "    return np.zeros((4, 100))[:, :n]\n",
+                     # windows over a fixed length; a loop over the starts of the windows (an index, no size)
+                     "import torch\ndef segment(wav, hop, win):\n    starts = list(range(0, 16000, hop))\n"
+                     "    return wav.new_zeros(starts[-1] + win)\n",
+                     "import torch\ndef segment(wavs, hop):\n    max_len = max(len(w) for w in wavs)\n"
+                     "    for s in range(0, max_len, hop):\n        print(s)\n    return wavs\n")
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""

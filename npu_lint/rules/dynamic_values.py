@@ -47,7 +47,9 @@ class TensorValueInShape(ValueFlow):
         with constants (``batch_size = coors[-1, 0] + 1``), and ``while`` loops that run until a tensor they shrink
         by a data-dependent selection is empty (a greedy NMS: ``while order.shape[0] != 0: ... order =
         order[1:][ious <= thr]``). The semantic model answers what may reach a size: any
-        binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
+        binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic, the
+        count and the elements picked by a constant of a range over it (``len(range(0, n, hop))``,
+        ``starts[-1]`` of ``starts = list(range(0, n, hop))``),
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
         of the class, what the file's own functions return and what its own calls pass to a parameter. The
         batch's largest of each example's values (``max(ex["src_map"].max() for ex in batch)``) is such a read. A call
@@ -258,12 +260,20 @@ class TensorValueInShape(ValueFlow):
                  "import torch\nfrom torchvision.ops import batched_nms\ndef det(boxes, scores, cls, k):\n"
                  "    keep = batched_nms(boxes, scores, cls, 0.5)[:k]\n    return torch.zeros(k - len(keep), 6)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    m = max(lengths)\n"
-                 "    return x[:, :m]\n")
+                 "    return x[:, :m]\n",
+                 # the count and the last start of windows over a length read back from a tensor
+                 "import torch\ndef f(x, lengths):\n    n = int(lengths.max())\n    k = len(range(0, n, 160))\n"
+                 "    return torch.zeros(k, 4)\n",
+                 "import torch\ndef f(x, mask):\n    n = int(mask.sum())\n    starts = list(range(0, n, 4))\n"
+                 "    return x[:starts[-1]]\n")
     must_fire += (  # the mixin's attribute is a tensor of the data in the class it is mixed into
         "import torch\nclass CountsMixin:\n    def act(self, x):\n        return torch.split(x, self.counts.tolist())\n"
         "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
         "        self.counts = lengths.sum(0)\n        return self.act(x)\n",)
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # windows over a configured length: their count is no value read back
+                     "import torch\ndef f(x, cfg):\n    k = len(range(0, cfg.length, cfg.hop))\n"
+                     "    return torch.zeros(k, 4)\n",
                      # an ``isinstance(size, Tensor)`` arm that never runs: ``size`` is a Python number or list
                      "import torch\nfrom torch import Tensor\ndef batch_vector(items, dim):\n    out = []\n"
                      "    for i, item in enumerate(items):\n        size = item.size(dim)\n"
