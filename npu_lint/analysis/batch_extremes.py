@@ -22,7 +22,7 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     ``lengths = [len(s) for s in batch]``, ``max(map(len, batch))``, ``min(x.shape[0] for x in items)``,
     ``_max_by_axis([list(img.shape) for img in images])``, or the running maximum ``m = max(m, len(s))``
     in a loop over the items."""
-    if _longest_by_key(node) or _max_of_lengths(resolver, node, scope):
+    if _longest_by_key(node) or _max_of_lengths(resolver, node, scope) or _kept_longest(resolver, node, scope):
         return True
     node = _unwrapped(node)     # ``torch.max(lengths).item()``, ``int(np.max(lengths))``
     last = _last_name(node.func)
@@ -183,6 +183,43 @@ def _tensor_size(element: ast.AST) -> bool:
             and element.value.attr == "shape") or (isinstance(element, ast.Call)
                                                     and isinstance(element.func, ast.Attribute)
                                                     and element.func.attr == "size")
+
+
+def _kept_longest(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """``if len(s) > max_len: max_len = len(s)`` in a loop over the items: the running maximum kept by hand
+    (the ``m = max(m, len(s))`` of older code), the value of the assignment under the test."""
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    memo = resolver.__dict__.setdefault("_kept_longest", {})
+    kept = memo.get(id(function))
+    if kept is None:
+        kept = memo[id(function)] = _kept_maxima(function)
+    return id(node) in kept and _length_of_loop_item(node, resolver, scope)
+
+
+_ABOVE = (ast.Gt, ast.GtE)
+_BELOW = (ast.Lt, ast.LtE)
+
+
+def _kept_maxima(function: ast.AST) -> frozenset[int]:
+    """The values assigned to a name under a test that they exceed it (``if len(s) > m: m = len(s)``)."""
+    kept = set()
+    for node in walk(function):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1):
+            continue
+        op, left, right = node.test.ops[0], node.test.left, node.test.comparators[0]
+        measure, held = (left, right) if isinstance(op, _ABOVE) else (right, left) if isinstance(op, _BELOW) \
+            else (None, None)
+        if not isinstance(held, (ast.Name, ast.Attribute)) or not isinstance(measure, ast.Call):
+            continue
+        held_text, measure_text = ast.unparse(held), ast.unparse(measure)
+        for statement in node.body:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value,
+                    ast.Call) and ast.unparse(statement.targets[0]) == held_text \
+                    and ast.unparse(statement.value) == measure_text:
+                kept.add(id(statement.value))
+    return frozenset(kept)
 
 
 def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:

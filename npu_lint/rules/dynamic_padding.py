@@ -53,7 +53,7 @@ class PadToBatchMax(ValueFlow):
         (``max(*counts, 1)``), of the length each item records (``audio_len for _, audio_len in batch``,
         ``s["length"] for s in batch``), of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
-        maximum in a loop over the items (``m = max(m, len(s))``), or read from the longest item picked by its size
+        maximum in a loop over the items (``m = max(m, len(s))``, or by hand: ``if len(s) > m: m = len(s)``), or read from the longest item picked by its size
         (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
         at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); it is also reported where it pads token lists in
         Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``), pads an array with ``np.pad`` or is handed to a
@@ -96,7 +96,8 @@ class PadToBatchMax(ValueFlow):
     code = "NPU405"
     name = "pad-to-batch-max"
     node_types = (ast.Call, ast.Subscript, ast.BinOp)
-    triggers = ("pad_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(")
+    triggers = ("pad_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
+                "max_len", "maxlen", "longest")   # the names a running maximum kept by hand goes by
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
@@ -217,7 +218,14 @@ class PadToBatchMax(ValueFlow):
                  "    starts = list(range(0, max_len, hop))\n    padded = starts[-1] + win\n"
                  "    return [torch.cat([w, w.new_zeros(padded - len(w))]) for w in wavs]\n",
                  "import torch\ndef trim(h, wavs, rate):\n    max_len = max(len(w) for w in wavs)\n"
-                 "    n = len(range(0, max_len, rate))\n    return h[:, :n]\n")
+                 "    n = len(range(0, max_len, rate))\n    return h[:, :n]\n",
+                 # the running maximum kept by hand in a loop over the items
+                 "import torch\ndef collate(samples):\n    max_len = 0\n    for s in samples:\n"
+                 "        if len(s) > max_len:\n            max_len = len(s)\n"
+                 "    return torch.full((len(samples), max_len), 0)\n",
+                 "import torch\ndef collate(feats):\n    longest = 0\n    for f in feats:\n"
+                 "        if longest < f.size(0):\n            longest = f.size(0)\n"
+                 "    return feats[0].new_zeros(len(feats), longest, 80)\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      # a difference of two lengths of each item is an offset (a line's indentation), no length
                      "import torch\ndef dedent(lines):\n    m = min(len(l) - len(l.lstrip()) for l in lines)\n"
@@ -274,7 +282,14 @@ class PadToBatchMax(ValueFlow):
                      "import torch\ndef segment(wav, hop, win):\n    starts = list(range(0, 16000, hop))\n"
                      "    return wav.new_zeros(starts[-1] + win)\n",
                      "import torch\ndef segment(wavs, hop):\n    max_len = max(len(w) for w in wavs)\n"
-                     "    for s in range(0, max_len, hop):\n        print(s)\n    return wavs\n")
+                     "    for s in range(0, max_len, hop):\n        print(s)\n    return wavs\n",
+                     # a cap on each item (the test is against a limit the loop never raises); a maximum only logged
+                     "import torch\ndef collate(samples, limit):\n    for s in samples:\n"
+                     "        if len(s) > limit:\n            s = s[:limit]\n"
+                     "    return torch.zeros(len(samples), limit)\n",
+                     "import torch\ndef collate(samples):\n    m = 0\n    for s in samples:\n"
+                     "        if len(s) > m:\n            m = len(s)\n    print(m)\n"
+                     "    return torch.zeros(len(samples), 128)\n")
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""
