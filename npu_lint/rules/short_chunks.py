@@ -52,6 +52,16 @@ def _fed_model(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
     return model_call(body, derived(body, names), ctx, node) is not None
 
 
+def _chunk_length(node: ast.AST) -> bool:
+    """A chunk length: a name or attribute (``bptt``, ``args.bptt``), or one of several chosen by a test
+    (``seq_len if seq_len else args.bptt``, ``seq_len or args.bptt``: the AWD-LSTM ``get_batch``)."""
+    if isinstance(node, ast.IfExp):
+        return _chunk_length(node.body) and _chunk_length(node.orelse)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return all(_chunk_length(v) for v in node.values)
+    return isinstance(node, (ast.Name, ast.Attribute))
+
+
 def _minus_one(arg: ast.BinOp) -> bool:
     """``x.size(1) - 1 - i``: the length less one less a position, the bptt tail of a batch-first sequence (the
     targets are the inputs shifted by one), whatever the axis."""
@@ -92,9 +102,10 @@ class ShortLastChunk(Rule):
     """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
 
     What it does:
-        Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name, cut at the end of the data: the length
+        Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name or several chosen by a test: ``seq_len
+        if seq_len else args.bptt``, cut at the end of the data: the length
         of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` (or
-        ``while i < stop:`` with ``i += step`` in its body) whose stop is not reduced by the step (a length read
+        ``while i < stop:`` with ``i += step`` in its body, or ``i = end`` after ``end = min(i + step, stop)``) whose stop is not reduced by the step (a length read
         from the data, or the count a sliced order was made over: ``perm = torch.randperm(n)`` cut up to ``n``): unless the data length is a multiple of the step, the last chunk is shorter.
         The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
         (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))`` (a bare ``tqdm`` whatever binds it: ``tqdm = get_tqdm()``), ``trange`` or ``enumerate``, and the
@@ -229,6 +240,13 @@ class ShortLastChunk(Rule):
                  "    random.shuffle(starts)\n    for s in starts:\n        model(data[s:s + bs]).backward()\n",
                  "import torch\ndef get_batch(source, i, seq_len):\n"
                  "    seq_len = min(seq_len, source.size(1) - 1 - i)\n    return source[:, i:i + seq_len]\n",
+                 # the chunk length chosen by a test (the AWD-LSTM get_batch); a counter moved to the clipped end
+                 "import torch\ndef get_batch(source, i, args, seq_len=None):\n"
+                 "    seq_len = min(seq_len if seq_len else args.bptt, len(source) - 1 - i)\n"
+                 "    return source[i:i + seq_len]\n",
+                 "import torch\ndef infer(model, wav: torch.Tensor, seg):\n    n = wav.shape[-1]\n    start = 0\n"
+                 "    while start < n:\n        end = min(start + seg, n)\n        model(wav[..., start:end])\n"
+                 "        start = end\n",
                  "import numpy as np\nimport torch\ndef predict(model, x, n):\n"
                  "    return torch.cat([model(torch.from_numpy(p)) for p in np.array_split(x, n)])\n",
                  "import torch\nfrom itertools import islice\ndef batches(items, bs):\n    it = iter(items)\n"
@@ -307,6 +325,12 @@ class ShortLastChunk(Rule):
                      "import torch\ndef run(model, x: torch.Tensor, sizes):\n    for p in x.split([3, 4]):\n"
                      "        model(p)\n",
                      "import torch\ndef f(total, offset, length):\n    return min(total - offset, length)\n",
+                     # a counter moved to the clipped end over a fixed length; a chunk length picked from a list
+                     "import torch\ndef infer(model, wav: torch.Tensor, seg):\n    start = 0\n"
+                     "    while start < 16000:\n        end = min(start + seg, 16000)\n"
+                     "        model(wav[..., start:end])\n        start = end\n",
+                     "import torch\ndef get_batch(source, i, lens):\n"
+                     "    seq_len = min(lens[0], len(source) - 1 - i)\n    return source[i:i + seq_len]\n",
                      # the short length only bounds a prefix written into a buffer of fixed size
                      "import torch\ndef f(ids, start, block):\n    n = ids.shape[1]\n    mask = torch.zeros(block)\n"
                      "    end = min(n - start, block)\n    mask[:end] = 1\n    return mask\n",
@@ -336,7 +360,7 @@ class ShortLastChunk(Rule):
             if isinstance(node.func, ast.Name) and node.func.id == "min" and len(node.args) == 2 \
                     and not node.keywords and any((self._tail(arg) or (_bound_tail(arg, ctx)
                                                                         and not _writes_prefix(node, ctx)))
-                                                  and isinstance(other, (ast.Name, ast.Attribute))
+                                                  and _chunk_length(other)
                                                   for arg, other in (node.args, node.args[::-1])):
                 ctx.report(node, self.message.format(what=f"{short_source(node)} cuts the last chunk short"), "min")
             elif isinstance(node.func, ast.Attribute) and node.func.attr == "split":
