@@ -53,7 +53,9 @@ class PadToBatchMax(ValueFlow):
         (``max(*counts, 1)``), of the length each item records (``audio_len for _, audio_len in batch``,
         ``s["length"] for s in batch``), of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
-        maximum in a loop over the items (``m = max(m, len(s))``, or by hand: ``if len(s) > m: m = len(s)``), or read from the longest item picked by its size
+        maximum in a loop over the items (``m = max(m, len(s))``, or by hand: ``if len(s) > m: m = len(s)``), or the
+    length of the first item once the items are sorted by it, longest first (``batch.sort(key=lambda x:
+    len(x[0]), reverse=True)``, then ``max_len = len(batch[0][0])``; measured as the key measures it), or read from the longest item picked by its size
         (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
         at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); it is also reported where it pads token lists in
         Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``), pads an array with ``np.pad`` or is handed to a
@@ -225,7 +227,16 @@ class PadToBatchMax(ValueFlow):
                  "    return torch.full((len(samples), max_len), 0)\n",
                  "import torch\ndef collate(feats):\n    longest = 0\n    for f in feats:\n"
                  "        if longest < f.size(0):\n            longest = f.size(0)\n"
-                 "    return feats[0].new_zeros(len(feats), longest, 80)\n")
+                 "    return feats[0].new_zeros(len(feats), longest, 80)\n",
+                 # the first item of the batch sorted longest first (in place, or by ``sorted``)
+                 "import torch\ndef collate_fn(batch):\n    batch.sort(key=lambda x: len(x['input_ids']), reverse=True)\n"
+                 "    max_len = len(batch[0]['input_ids'])\n    out = []\n    for item in batch:\n"
+                 "        pad = max_len - len(item['input_ids'])\n"
+                 "        out.append(torch.cat([item['input_ids'], torch.zeros(pad, dtype=torch.long)]))\n"
+                 "    return torch.stack(out)\n",
+                 "import torch\ndef collate_fn(batch, pad_id):\n    batch = sorted(batch, key=lambda x: len(x[0]), reverse=True)\n"
+                 "    max_len = len(batch[0][0])\n"
+                 "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      # a difference of two lengths of each item is an offset (a line's indentation), no length
                      "import torch\ndef dedent(lines):\n    m = min(len(l) - len(l.lstrip()) for l in lines)\n"
@@ -284,12 +295,18 @@ class PadToBatchMax(ValueFlow):
                      "import torch\ndef segment(wavs, hop):\n    max_len = max(len(w) for w in wavs)\n"
                      "    for s in range(0, max_len, hop):\n        print(s)\n    return wavs\n",
                      # a cap on each item (the test is against a limit the loop never raises); a maximum only logged
-                     "import torch\ndef collate(samples, limit):\n    for s in samples:\n"
-                     "        if len(s) > limit:\n            s = s[:limit]\n"
-                     "    return torch.zeros(len(samples), limit)\n",
-                     "import torch\ndef collate(samples):\n    m = 0\n    for s in samples:\n"
-                     "        if len(s) > m:\n            m = len(s)\n    print(m)\n"
-                     "    return torch.zeros(len(samples), 128)\n")
+                     "import torch\ndef collate(samples, max_len):\n    for s in samples:\n"
+                     "        if len(s) > max_len:\n            s = s[:max_len]\n"
+                     "    return torch.zeros(len(samples), max_len)\n",
+                     "import torch\ndef collate(samples):\n    max_len = 0\n    for s in samples:\n"
+                     "        if len(s) > max_len:\n            max_len = len(s)\n    print(max_len)\n"
+                     "    return torch.zeros(len(samples), 128)\n",
+                     # sorted by the source, the target of the first item is not the longest target; sorted
+                     # shortest first, the first item is not the longest
+                     "import torch\ndef collate_fn(batch):\n    batch.sort(key=lambda x: len(x[0]), reverse=True)\n"
+                     "    max_len = len(batch[0][1])\n    return torch.zeros(len(batch), max_len)\n",
+                     "import torch\ndef collate_fn(batch):\n    batch.sort(key=lambda x: len(x[0]))\n"
+                     "    max_len = len(batch[0][0])\n    return torch.zeros(len(batch), max_len)\n")
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""
