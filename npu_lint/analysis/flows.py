@@ -32,6 +32,7 @@ from npu_lint.analysis.configuration import from_constants, numpy_made, passes_d
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
+from npu_lint.analysis.kept_reductions import kept_reduction
 from npu_lint.analysis.range_bounds import range_count, range_element
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
 from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, cycle_hit, memo, return_statements
@@ -194,6 +195,8 @@ class Flows:
             if binding.path:
                 return self._element_flows(value, scope, binding.path)
             found = self.flows(value, scope, sink=False)
+            if not found and tag == VALUE and kept_reduction(self, value, scope):
+                return ((ZERO_D, value),)   # ``max_len = ilens.max()`` of a parameter: a 0-d tensor kept as a size
             if tag == VALUE and _builds_list(value):   # ``shape = list(x.shape); shape[dim] = n``: n is in it
                 stored = [f for v in self.stored_values(binding) for f in self.flows(v, scope, sink=False)]
                 return _unique(list(found) + stored) if stored else found

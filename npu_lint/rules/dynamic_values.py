@@ -47,7 +47,10 @@ class TensorValueInShape(ValueFlow):
         with constants (``batch_size = coors[-1, 0] + 1``), and ``while`` loops that run until a tensor they shrink
         by a data-dependent selection is empty (a greedy NMS: ``while order.shape[0] != 0: ... order =
         order[1:][ious <= thr]``). The semantic model answers what may reach a size: any
-        binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic, the
+        binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``; a full reduction of a
+        parameter of unknown kind kept whole in a name, ``max_len = lengths.max()``, when the function also uses
+        the parameter as only a tensor can be used, ``lengths.unsqueeze(1)`` / ``lengths.device``: a parameter
+        is what each call passes), through arithmetic, the
         count and the elements picked by a constant of a range over it (``len(range(0, n, hop))``,
         ``starts[-1]`` of ``starts = list(range(0, n, hop))``),
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
@@ -265,12 +268,25 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef f(x, lengths):\n    n = int(lengths.max())\n    k = len(range(0, n, 160))\n"
                  "    return torch.zeros(k, 4)\n",
                  "import torch\ndef f(x, mask):\n    n = int(mask.sum())\n    starts = list(range(0, n, 4))\n"
-                 "    return x[:starts[-1]]\n")
+                 "    return x[:starts[-1]]\n",
+                 # the largest of a parameter kept in a name (a mask helper given the lengths of the batch)
+                 "import torch\ndef get_pad_mask(lengths):\n    max_len = lengths.max()\n"
+                 "    return torch.arange(0, max_len)[None] >= lengths.unsqueeze(1)\n",
+                 "import torch\ndef sequence_mask(lengths, max_len=None):\n    if max_len is None:\n"
+                 "        max_len = lengths.max()\n"
+                 "    return torch.ones((len(lengths), max_len)).to(lengths.device).cumsum(1) > 0\n")
     must_fire += (  # the mixin's attribute is a tensor of the data in the class it is mixed into
         "import torch\nclass CountsMixin:\n    def act(self, x):\n        return torch.split(x, self.counts.tolist())\n"
         "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
         "        self.counts = lengths.sum(0)\n        return self.act(x)\n",)
     must_not_fire = ("import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # the largest of a parameter known a numpy array (made one, or annotated), or used as no more
+                     # than one (the quiet ``sequence_mask`` below); one used as a value
+                     "import torch\nimport numpy as np\ndef f(lengths):\n    lengths = np.asarray(lengths)\n"
+                     "    max_len = lengths.max()\n    return torch.zeros(4, max_len)\n",
+                     "import torch\nimport numpy as np\ndef f(lengths: np.ndarray):\n    max_len = lengths.max()\n"
+                     "    return torch.zeros(4, max_len)\n",
+                     "import torch\ndef scale(x):\n    m = x.max()\n    return x / m\n",
                      # windows over a configured length: their count is no value read back
                      "import torch\ndef f(x, cfg):\n    k = len(range(0, cfg.length, cfg.hop))\n"
                      "    return torch.zeros(k, 4)\n",
