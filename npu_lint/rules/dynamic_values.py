@@ -48,9 +48,9 @@ class TensorValueInShape(ValueFlow):
         by a data-dependent selection is empty (a greedy NMS: ``while order.shape[0] != 0: ... order =
         order[1:][ious <= thr]``). The semantic model answers what may reach a size: any
         binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``; a full reduction of a
-        parameter of unknown kind kept whole in a name, ``max_len = lengths.max()``, when the function also uses
-        the parameter as only a tensor can be used, ``lengths.unsqueeze(1)`` / ``lengths.device``: a parameter
-        is what each call passes), through arithmetic, the
+        parameter or a batch's field of unknown kind kept whole in a name, ``max_len = lengths.max()``, when
+        the function also uses it as only a tensor can be used, ``lengths.unsqueeze(1)`` / ``lengths.device`` /
+        ``lengths = batch["lengths"].to(device)``, and it is no state of the model), through arithmetic, the
         count and the elements picked by a constant of a range over it (``len(range(0, n, hop))``,
         ``starts[-1]`` of ``starts = list(range(0, n, hop))``),
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
@@ -274,7 +274,11 @@ class TensorValueInShape(ValueFlow):
                  "    return torch.arange(0, max_len)[None] >= lengths.unsqueeze(1)\n",
                  "import torch\ndef sequence_mask(lengths, max_len=None):\n    if max_len is None:\n"
                  "        max_len = lengths.max()\n"
-                 "    return torch.ones((len(lengths), max_len)).to(lengths.device).cumsum(1) > 0\n")
+                 "    return torch.ones((len(lengths), max_len)).to(lengths.device).cumsum(1) > 0\n",
+                 # the lengths of a batch moved to the device in the training loop
+                 "import torch\ndef train(model, loader, device):\n    for batch in loader:\n"
+                 "        x = batch['x'].to(device)\n        lengths = batch['lengths'].to(device)\n"
+                 "        T = lengths.max()\n        model(x[:, :T])\n")
     must_fire += (  # the mixin's attribute is a tensor of the data in the class it is mixed into
         "import torch\nclass CountsMixin:\n    def act(self, x):\n        return torch.split(x, self.counts.tolist())\n"
         "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
@@ -287,6 +291,11 @@ class TensorValueInShape(ValueFlow):
                      "import torch\nimport numpy as np\ndef f(lengths: np.ndarray):\n    max_len = lengths.max()\n"
                      "    return torch.zeros(4, max_len)\n",
                      "import torch\ndef scale(x):\n    m = x.max()\n    return x / m\n",
+                     # the model's own buffer moved to the device: the same every batch
+                     "import torch\nclass Head(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                     "        self.register_buffer('strides', torch.tensor([8, 16, 32]))\n"
+                     "    def forward(self, x):\n        strides = self.strides.to(x.device)\n"
+                     "        n = strides.max()\n        return x.new_zeros(n)\n",
                      # windows over a configured length: their count is no value read back
                      "import torch\ndef f(x, cfg):\n    k = len(range(0, cfg.length, cfg.hop))\n"
                      "    return torch.zeros(k, 4)\n",
