@@ -22,7 +22,8 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     ``lengths = [len(s) for s in batch]``, ``max(map(len, batch))``, ``min(x.shape[0] for x in items)``,
     ``_max_by_axis([list(img.shape) for img in images])``, or the running maximum ``m = max(m, len(s))``
     in a loop over the items."""
-    if _longest_by_key(node) or _max_of_lengths(resolver, node, scope):
+    if _longest_by_key(node) or _max_of_lengths(resolver, node, scope) or _kept_longest(resolver, node, scope) \
+            or _first_of_sorted(resolver, node, scope):
         return True
     node = _unwrapped(node)     # ``torch.max(lengths).item()``, ``int(np.max(lengths))``
     last = _last_name(node.func)
@@ -183,6 +184,93 @@ def _tensor_size(element: ast.AST) -> bool:
             and element.value.attr == "shape") or (isinstance(element, ast.Call)
                                                     and isinstance(element.func, ast.Attribute)
                                                     and element.func.attr == "size")
+
+
+def _kept_longest(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """``if len(s) > max_len: max_len = len(s)`` in a loop over the items: the running maximum kept by hand
+    (the ``m = max(m, len(s))`` of older code), the value of the assignment under the test."""
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    memo = resolver.__dict__.setdefault("_kept_longest", {})
+    kept = memo.get(id(function))
+    if kept is None:
+        kept = memo[id(function)] = _kept_maxima(function)
+    return id(node) in kept and _length_of_loop_item(node, resolver, scope)
+
+
+def _first_of_sorted(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """``len(batch[0]["input_ids"])`` after ``batch.sort(key=lambda x: len(x["input_ids"]), reverse=True)`` (or
+    ``batch = sorted(batch, key=..., reverse=True)``; ``[-1]`` sorted ascending): the length of the longest item,
+    the items sorted by it (the collate of older NLP code, sorting for ``pack_padded_sequence``). The item must be
+    measured as the key measures it: the longest source is not the longest target."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "len" and len(node.args) == 1 and not node.keywords):
+        return False
+    picked = node.args[0]
+    while isinstance(picked, ast.Subscript) and not isinstance(picked.value, ast.Name):
+        picked = picked.value
+    if not (isinstance(picked, ast.Subscript) and isinstance(picked.value, ast.Name)
+            and isinstance(picked.slice, (ast.Constant, ast.UnaryOp))):
+        return False
+    index = ast.literal_eval(picked.slice) if isinstance(picked.slice, ast.Constant) or (
+        isinstance(picked.slice.op, ast.USub) and isinstance(picked.slice.operand, ast.Constant)) else None
+    if index not in (0, -1):
+        return False
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    name = picked.value.id
+    sorts = [call for call in walk(function) if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+             and call.func.attr == "sort" and isinstance(call.func.value, ast.Name) and call.func.value.id == name]
+    bound = resolver.bound_value(picked.value, scope)
+    if isinstance(bound, ast.Call) and isinstance(bound.func, ast.Name) and bound.func.id == "sorted":
+        sorts.append(bound)
+    return any(_sorted_by_measure(call, node, picked, index) for call in sorts)
+
+
+def _sorted_by_measure(call: ast.Call, measure: ast.Call, picked: ast.Subscript, index: int) -> bool:
+    """``call`` sorts so that ``picked`` (``items[index]``) is the item ``measure`` finds longest."""
+    keywords = {kw.arg: kw.value for kw in call.keywords}
+    reverse = keywords.get("reverse")
+    descending = isinstance(reverse, ast.Constant) and reverse.value is True
+    if (index == 0) != descending or set(keywords) - {"key", "reverse"} or "key" not in keywords:
+        return False
+    key = keywords["key"]
+    if isinstance(key, ast.Name):
+        return key.id == "len" and measure.args[0] is picked
+    if not (isinstance(key, ast.Lambda) and len(key.args.args) == 1 and not key.args.vararg):
+        return False
+    arg, text = key.args.args[0].arg, ast.unparse(picked)
+
+    class _Put(ast.NodeTransformer):
+        def visit_Name(self, n: ast.Name) -> ast.AST:
+            return ast.parse(text, mode="eval").body if n.id == arg else n
+    expected = _Put().visit(ast.parse(ast.unparse(key.body), mode="eval").body)
+    return ast.unparse(expected) == ast.unparse(measure)
+
+
+_ABOVE = (ast.Gt, ast.GtE)
+_BELOW = (ast.Lt, ast.LtE)
+
+
+def _kept_maxima(function: ast.AST) -> frozenset[int]:
+    """The values assigned to a name under a test that they exceed it (``if len(s) > m: m = len(s)``)."""
+    kept = set()
+    for node in walk(function):
+        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1):
+            continue
+        op, left, right = node.test.ops[0], node.test.left, node.test.comparators[0]
+        measure, held = (left, right) if isinstance(op, _ABOVE) else (right, left) if isinstance(op, _BELOW) \
+            else (None, None)
+        if not isinstance(held, (ast.Name, ast.Attribute)) or not isinstance(measure, ast.Call):
+            continue
+        held_text, measure_text = ast.unparse(held), ast.unparse(measure)
+        for statement in node.body:
+            if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value,
+                    ast.Call) and ast.unparse(statement.targets[0]) == held_text \
+                    and ast.unparse(statement.value) == measure_text:
+                kept.add(id(statement.value))
+    return frozenset(kept)
 
 
 def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:

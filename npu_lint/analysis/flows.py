@@ -32,6 +32,8 @@ from npu_lint.analysis.configuration import from_constants, numpy_made, passes_d
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
+from npu_lint.analysis.kept_reductions import kept_reduction
+from npu_lint.analysis.range_bounds import range_count, range_element
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
 from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, cycle_hit, memo, return_statements
 
@@ -143,6 +145,8 @@ class Flows:
                 return ((BATCH_MAX, extreme),)  # ``longest.shape[0]``, ``longest = max(xs, key=len)``
             if shape and first_axis_of_shape(node) and data_shaped(self, node.value.value, scope):
                 return ((DATA_SIZE, node),)     # ``labels.unique().shape[0]``: a count known once the op ran
+            if not shape and (positions := range_element(self, node, scope)) is not None:
+                return self._range_flows(positions, scope, sink, depth)   # ``starts[-1]`` of ``range(0, m, hop)``
             found = [] if shape else list(self.flows(node.value, scope, sink, depth))
             tensor = self.kind_of_at(node.value, scope) in K.TENSORS
             if not tensor:   # ``sizes[lvl]``: picked by a data value
@@ -160,6 +164,10 @@ class Flows:
                 self.kind_of_at(o, scope) in K.TENSORS and not self.flows(o, scope, sink, depth) for o in operands):
             found = [f for f in found if f[0] not in _SCALARS]   # ``x * mask.sum()``: a tensor, not a size
         return _unique(found)
+
+    def _range_flows(self: "Resolver", positions: ast.Call, scope: Scope, sink: bool, depth: int) -> tuple[Flow, ...]:
+        """What the bounds of ``range(start, stop, step)`` carry (its count and its elements picked by a constant)."""
+        return _unique([f for a in positions.args for f in self.flows(a, scope, sink, depth)])
 
     def flow_of(self: "Resolver", node: ast.AST, flavours: tuple[str, ...],
                 scope: Optional[Scope] = None) -> Optional[Flow]:
@@ -187,6 +195,8 @@ class Flows:
             if binding.path:
                 return self._element_flows(value, scope, binding.path)
             found = self.flows(value, scope, sink=False)
+            if not found and tag == VALUE and kept_reduction(self, value, scope):
+                return ((ZERO_D, value),)   # ``max_len = ilens.max()`` of a parameter: a 0-d tensor kept as a size
             if tag == VALUE and _builds_list(value):   # ``shape = list(x.shape); shape[dim] = n``: n is in it
                 stored = [f for v in self.stored_values(binding) for f in self.flows(v, scope, sink=False)]
                 return _unique(list(found) + stored) if stored else found
@@ -312,6 +322,8 @@ class Flows:
                 flavour = flavour.split("@")[0]                         # returning ``int(mask.sum())``; an element
                 return (((ZERO_D if flavour == ELEMENT else flavour), node),)   # returned: a 0-d tensor here
         if isinstance(func, ast.Name) and func.id in _METADATA_CALLS and name is None:
+            if (positions := range_count(self, node, scope)) is not None:
+                return self._range_flows(positions, scope, sink, depth)   # ``len(range(0, m, hop))``
             if func.id == "len" and len(node.args) == 1 and data_shaped(self, node.args[0], scope):
                 return ((DATA_SIZE, node),)
             if func.id == "len" and len(node.args) == 1 and (extreme := longest_item(self, node.args[0], scope)):

@@ -290,6 +290,36 @@ def while_counter(node: ast.AST, index: str, ctx: FileContext) -> Optional[tuple
     steps = [s.value for s in loop.body if isinstance(s, ast.AugAssign) and isinstance(s.op, ast.Add)
              and isinstance(s.target, ast.Name) and s.target.id == index]
     rebound = [s for s in loop.body for t in getattr(s, "targets", ()) if isinstance(t, ast.Name) and t.id == index]
+    if not steps and len(rebound) == 1:
+        step = _moved_by(rebound[0], loop, index)   # ``start = end`` after ``end = min(start + bs, n)``
+        steps = [step] if step is not None else []
+        rebound = []
     if len(steps) != 1 or rebound:
         return None
     return test.comparators[0], steps[0], loop
+
+
+def _advanced(node: ast.AST, index: str) -> Optional[ast.AST]:
+    """The step of ``index + step``."""
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and isinstance(node.left, ast.Name) \
+            and node.left.id == index:
+        return node.right
+    return None
+
+
+def _moved_by(statement: ast.stmt, loop: ast.While, index: str) -> Optional[ast.AST]:
+    """The step of a counter moved by one assignment of the loop body: ``start = start + bs``, or ``start = end``
+    with ``end = start + bs`` / ``end = min(start + bs, n)`` (the clipped end) bound once in the body."""
+    if not (isinstance(statement, ast.Assign) and len(statement.targets) == 1):
+        return None
+    value = statement.value
+    if isinstance(value, ast.Name):
+        ends = [s.value for s in loop.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+                and isinstance(s.targets[0], ast.Name) and s.targets[0].id == value.id]
+        if len(ends) != 1:
+            return None
+        value = ends[0]
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "min" \
+                and len(value.args) == 2 and not value.keywords:
+            return next((step for step in map(lambda a: _advanced(a, index), value.args) if step is not None), None)
+    return _advanced(value, index)

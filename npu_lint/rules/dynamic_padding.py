@@ -53,7 +53,9 @@ class PadToBatchMax(ValueFlow):
         (``max(*counts, 1)``), of the length each item records (``audio_len for _, audio_len in batch``,
         ``s["length"] for s in batch``), of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
-        maximum in a loop over the items (``m = max(m, len(s))``), or read from the longest item picked by its size
+        maximum in a loop over the items (``m = max(m, len(s))``, or by hand: ``if len(s) > m: m = len(s)``), or the
+    length of the first item once the items are sorted by it, longest first (``batch.sort(key=lambda x:
+    len(x[0]), reverse=True)``, then ``max_len = len(batch[0][0])``; measured as the key measures it), or read from the longest item picked by its size
         (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
         at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); it is also reported where it pads token lists in
         Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``), pads an array with ``np.pad`` or is handed to a
@@ -65,7 +67,9 @@ class PadToBatchMax(ValueFlow):
         too, and so is ``padding: True`` in a dict literal handed to a call as ``**kwargs`` (at the dict's value,
         the line to change); values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
         ``ilens.max().item()``, where the name is bound to the items' lengths in the function) counts as a batch
-        maximum too, and so does a tensor cut to it (``ids[:, :max_len]``).
+        maximum too, and so does a tensor cut to it (``ids[:, :max_len]``), and what the positions of a range
+        over it give: the last start of the windows over the batch's longest wave (``starts = list(range(0,
+        max_len, hop))``, ``padded = starts[-1] + window``) and their count (``len(range(0, max_len, hop))``).
     Where it is reported:
         A maximum (or minimum) computed in the function that sizes, pads, slices or crops with it is reported
         once, on the line that computes it -- the line a fixed length or a bucket replaces -- and the message
@@ -94,7 +98,8 @@ class PadToBatchMax(ValueFlow):
     code = "NPU405"
     name = "pad-to-batch-max"
     node_types = (ast.Call, ast.Subscript, ast.BinOp)
-    triggers = ("pad_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(")
+    triggers = ("pad_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
+                "max_len", "maxlen", "longest")   # the names a running maximum kept by hand goes by
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
@@ -209,7 +214,29 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef collate(batch):\n    audio_lengths = [audio_len for _, audio_len in batch]\n"
                  "    return torch.zeros(len(batch), max(audio_lengths))\n",
                  "import torch\ndef collate(batch):\n    m = max(s['length'] for s in batch)\n"
-                 "    return torch.zeros(len(batch), m)\n")
+                 "    return torch.zeros(len(batch), m)\n",
+                 # sliding windows over the longest wave: the last window start and the count of windows
+                 "import torch\ndef segment(wavs, hop, win):\n    max_len = max([len(w) for w in wavs])\n"
+                 "    starts = list(range(0, max_len, hop))\n    padded = starts[-1] + win\n"
+                 "    return [torch.cat([w, w.new_zeros(padded - len(w))]) for w in wavs]\n",
+                 "import torch\ndef trim(h, wavs, rate):\n    max_len = max(len(w) for w in wavs)\n"
+                 "    n = len(range(0, max_len, rate))\n    return h[:, :n]\n",
+                 # the running maximum kept by hand in a loop over the items
+                 "import torch\ndef collate(samples):\n    max_len = 0\n    for s in samples:\n"
+                 "        if len(s) > max_len:\n            max_len = len(s)\n"
+                 "    return torch.full((len(samples), max_len), 0)\n",
+                 "import torch\ndef collate(feats):\n    longest = 0\n    for f in feats:\n"
+                 "        if longest < f.size(0):\n            longest = f.size(0)\n"
+                 "    return feats[0].new_zeros(len(feats), longest, 80)\n",
+                 # the first item of the batch sorted longest first (in place, or by ``sorted``)
+                 "import torch\ndef collate_fn(batch):\n    batch.sort(key=lambda x: len(x['input_ids']), reverse=True)\n"
+                 "    max_len = len(batch[0]['input_ids'])\n    out = []\n    for item in batch:\n"
+                 "        pad = max_len - len(item['input_ids'])\n"
+                 "        out.append(torch.cat([item['input_ids'], torch.zeros(pad, dtype=torch.long)]))\n"
+                 "    return torch.stack(out)\n",
+                 "import torch\ndef collate_fn(batch, pad_id):\n    batch = sorted(batch, key=lambda x: len(x[0]), reverse=True)\n"
+                 "    max_len = len(batch[0][0])\n"
+                 "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      # a difference of two lengths of each item is an offset (a line's indentation), no length
                      "import torch\ndef dedent(lines):\n    m = min(len(l) - len(l.lstrip()) for l in lines)\n"
@@ -261,7 +288,25 @@ class PadToBatchMax(ValueFlow):
                      "import torch\nDEFAULTS = {'text_kwargs': {'padding': True}}\n",
                      # numpy slicing and a constant bound
                      "import torch\nimport numpy as np\ndef f(batch):\n    n = min(len(x) for x in batch)\n"
-                     "    return np.zeros((4, 100))[:, :n]\n")
+                     "    return np.zeros((4, 100))[:, :n]\n",
+                     # windows over a fixed length; a loop over the starts of the windows (an index, no size)
+                     "import torch\ndef segment(wav, hop, win):\n    starts = list(range(0, 16000, hop))\n"
+                     "    return wav.new_zeros(starts[-1] + win)\n",
+                     "import torch\ndef segment(wavs, hop):\n    max_len = max(len(w) for w in wavs)\n"
+                     "    for s in range(0, max_len, hop):\n        print(s)\n    return wavs\n",
+                     # a cap on each item (the test is against a limit the loop never raises); a maximum only logged
+                     "import torch\ndef collate(samples, max_len):\n    for s in samples:\n"
+                     "        if len(s) > max_len:\n            s = s[:max_len]\n"
+                     "    return torch.zeros(len(samples), max_len)\n",
+                     "import torch\ndef collate(samples):\n    max_len = 0\n    for s in samples:\n"
+                     "        if len(s) > max_len:\n            max_len = len(s)\n    print(max_len)\n"
+                     "    return torch.zeros(len(samples), 128)\n",
+                     # sorted by the source, the target of the first item is not the longest target; sorted
+                     # shortest first, the first item is not the longest
+                     "import torch\ndef collate_fn(batch):\n    batch.sort(key=lambda x: len(x[0]), reverse=True)\n"
+                     "    max_len = len(batch[0][1])\n    return torch.zeros(len(batch), max_len)\n",
+                     "import torch\ndef collate_fn(batch):\n    batch.sort(key=lambda x: len(x[0]))\n"
+                     "    max_len = len(batch[0][0])\n    return torch.zeros(len(batch), max_len)\n")
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""

@@ -47,7 +47,12 @@ class TensorValueInShape(ValueFlow):
         with constants (``batch_size = coors[-1, 0] + 1``), and ``while`` loops that run until a tensor they shrink
         by a data-dependent selection is empty (a greedy NMS: ``while order.shape[0] != 0: ... order =
         order[1:][ious <= thr]``). The semantic model answers what may reach a size: any
-        binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``), through arithmetic,
+        binding that may reach it (both arms of an ``if``, loop-carried values, ``+=``; a full reduction of a
+        parameter or a batch's field of unknown kind kept whole in a name, ``max_len = lengths.max()``, when
+        the function also uses it as only a tensor can be used, ``lengths.unsqueeze(1)`` / ``lengths.device`` /
+        ``lengths = batch["lengths"].to(device)``, and it is no state of the model), through arithmetic, the
+        count and the elements picked by a constant of a range over it (``len(range(0, n, hop))``,
+        ``starts[-1]`` of ``starts = list(range(0, n, hop))``),
         ``min`` / ``max`` / ``int`` / ``round``, tuples and comprehensions, ``self.x`` assigned in any method
         of the class, what the file's own functions return and what its own calls pass to a parameter. The
         batch's largest of each example's values (``max(ex["src_map"].max() for ex in batch)``) is such a read. A call
@@ -265,7 +270,22 @@ class TensorValueInShape(ValueFlow):
                  "import torch\nfrom torchvision.ops import batched_nms\ndef det(boxes, scores, cls, k):\n"
                  "    keep = batched_nms(boxes, scores, cls, 0.5)[:k]\n    return torch.zeros(k - len(keep), 6)\n",
                  "import torch\ndef f(x: torch.Tensor, lengths: torch.Tensor):\n    m = max(lengths)\n"
-                 "    return x[:, :m]\n")
+                 "    return x[:, :m]\n",
+                 # the count and the last start of windows over a length read back from a tensor
+                 "import torch\ndef f(x, lengths):\n    n = int(lengths.max())\n    k = len(range(0, n, 160))\n"
+                 "    return torch.zeros(k, 4)\n",
+                 "import torch\ndef f(x, mask):\n    n = int(mask.sum())\n    starts = list(range(0, n, 4))\n"
+                 "    return x[:starts[-1]]\n",
+                 # the largest of a parameter kept in a name (a mask helper given the lengths of the batch)
+                 "import torch\ndef get_pad_mask(lengths):\n    max_len = lengths.max()\n"
+                 "    return torch.arange(0, max_len)[None] >= lengths.unsqueeze(1)\n",
+                 "import torch\ndef sequence_mask(lengths, max_len=None):\n    if max_len is None:\n"
+                 "        max_len = lengths.max()\n"
+                 "    return torch.ones((len(lengths), max_len)).to(lengths.device).cumsum(1) > 0\n",
+                 # the lengths of a batch moved to the device in the training loop
+                 "import torch\ndef train(model, loader, device):\n    for batch in loader:\n"
+                 "        x = batch['x'].to(device)\n        lengths = batch['lengths'].to(device)\n"
+                 "        T = lengths.max()\n        model(x[:, :T])\n")
     must_fire += (  # the mixin's attribute is a tensor of the data in the class it is mixed into
         "import torch\nclass CountsMixin:\n    def act(self, x):\n        return torch.split(x, self.counts.tolist())\n"
         "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
@@ -277,6 +297,21 @@ class TensorValueInShape(ValueFlow):
                      "        n = round(observed.sum().item() * np.random.rand())\n        r[r.topk(n).indices] = -1\n"
                      "        return (r > 0).float()\n    def __getitem__(self, i):\n        return self.rand_mask(self.m[i])\n",
 "import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     # the largest of a parameter known a numpy array (made one, or annotated), or used as no more
+                     # than one (the quiet ``sequence_mask`` below); one used as a value
+                     "import torch\nimport numpy as np\ndef f(lengths):\n    lengths = np.asarray(lengths)\n"
+                     "    max_len = lengths.max()\n    return torch.zeros(4, max_len)\n",
+                     "import torch\nimport numpy as np\ndef f(lengths: np.ndarray):\n    max_len = lengths.max()\n"
+                     "    return torch.zeros(4, max_len)\n",
+                     "import torch\ndef scale(x):\n    m = x.max()\n    return x / m\n",
+                     # the model's own buffer moved to the device: the same every batch
+                     "import torch\nclass Head(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                     "        self.register_buffer('strides', torch.tensor([8, 16, 32]))\n"
+                     "    def forward(self, x):\n        strides = self.strides.to(x.device)\n"
+                     "        n = strides.max()\n        return x.new_zeros(n)\n",
+                     # windows over a configured length: their count is no value read back
+                     "import torch\ndef f(x, cfg):\n    k = len(range(0, cfg.length, cfg.hop))\n"
+                     "    return torch.zeros(k, 4)\n",
                      # an ``isinstance(size, Tensor)`` arm that never runs: ``size`` is a Python number or list
                      "import torch\nfrom torch import Tensor\ndef batch_vector(items, dim):\n    out = []\n"
                      "    for i, item in enumerate(items):\n        size = item.size(dim)\n"

@@ -52,6 +52,37 @@ def _fed_model(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
     return model_call(body, derived(body, names), ctx, node) is not None
 
 
+def _pieces_fed(loop: ast.AST, ctx: FileContext) -> bool:
+    """A comprehension of chunks bound to a name (``segs = [wav[i:i + seg] for i in range(...)]``) that a loop or
+    comprehension of the same function then walks, giving each piece to a model (``[model(s) for s in segs]``)."""
+    parent = ctx.parent(loop)
+    if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):
+        return False
+    name = parent.targets[0].id
+    function = ctx.enclosing(loop, FUNCTION_TYPES)
+    if function is None:
+        return False
+    for walker in walk(function):
+        heads = [(walker.target, walker.iter, walker.body)] if isinstance(walker, ast.For) else \
+            [(g.target, g.iter, [walker.elt]) for g in walker.generators] \
+            if isinstance(walker, (ast.ListComp, ast.GeneratorExp)) else []
+        for target, source, body in heads:
+            if isinstance(source, ast.Name) and source.id == name and isinstance(target, ast.Name) \
+                    and model_call(body, {target.id}, ctx) is not None:
+                return True
+    return False
+
+
+def _chunk_length(node: ast.AST) -> bool:
+    """A chunk length: a name or attribute (``bptt``, ``args.bptt``), or one of several chosen by a test
+    (``seq_len if seq_len else args.bptt``, ``seq_len or args.bptt``: the AWD-LSTM ``get_batch``)."""
+    if isinstance(node, ast.IfExp):
+        return _chunk_length(node.body) and _chunk_length(node.orelse)
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return all(_chunk_length(v) for v in node.values)
+    return isinstance(node, (ast.Name, ast.Attribute))
+
+
 def _minus_one(arg: ast.BinOp) -> bool:
     """``x.size(1) - 1 - i``: the length less one less a position, the bptt tail of a batch-first sequence (the
     targets are the inputs shifted by one), whatever the axis."""
@@ -118,14 +149,17 @@ class ShortLastChunk(Rule):
     """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
 
     What it does:
-        Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name, cut at the end of the data: the length
+        Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name or several chosen by a test: ``seq_len
+        if seq_len else args.bptt``, cut at the end of the data: the length
         of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` (or
-        ``while i < stop:`` with ``i += step`` in its body) whose stop is not reduced by the step (a length read
+        ``while i < stop:`` with ``i += step`` in its body, or ``i = end`` after ``end = min(i + step, stop)``) whose stop is not reduced by the step (a length read
         from the data, or the count a sliced order was made over: ``perm = torch.randperm(n)`` cut up to ``n``): unless the data length is a multiple of the step, the last chunk is shorter.
         The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
         (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))`` (a bare ``tqdm`` whatever binds it: ``tqdm = get_tqdm()``), ``trange`` or ``enumerate``, and the
         loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i + bs]) for i in range(0,
-        len(x), bs)])``). Also ``min(total_length - offset, length)`` with ``total_length`` bound to a length
+        len(x), bs)])``, or whose list of pieces a later loop of the function gives a model piece by piece:
+        ``segs = [wav[i:i + seg] for i in range(0, len(wav), seg)]``, ``[model(s) for s in segs]``). Also
+        ``min(total_length - offset, length)`` with ``total_length`` bound to a length
         of the data (a chunk helper's ``TensorChunk(x, offset, length)``), and loops (or comprehensions) over
         ``x.split(bs)`` / ``torch.split(x, bs)`` of a tensor in one size (not a size read from the data: the
         split of stacked batches) that feed a piece to a model (an ``nn.Module``, or a callee named model / net /
@@ -255,6 +289,19 @@ class ShortLastChunk(Rule):
                  "    random.shuffle(starts)\n    for s in starts:\n        model(data[s:s + bs]).backward()\n",
                  "import torch\ndef get_batch(source, i, seq_len):\n"
                  "    seq_len = min(seq_len, source.size(1) - 1 - i)\n    return source[:, i:i + seq_len]\n",
+                 # pieces cut in a comprehension, then each given to a model
+                 "import torch\ndef run(model, wav: torch.Tensor, seg):\n"
+                 "    segs = [wav[i:i + seg] for i in range(0, len(wav), seg)]\n    return [model(s) for s in segs]\n",
+                 "def embed(model, texts, bs):\n    import torch\n"
+                 "    batches = [texts[i:i + bs] for i in range(0, len(texts), bs)]\n"
+                 "    out = []\n    for b in batches:\n        out.append(model.encode(b))\n    return out\n",
+                 # the chunk length chosen by a test (the AWD-LSTM get_batch); a counter moved to the clipped end
+                 "import torch\ndef get_batch(source, i, args, seq_len=None):\n"
+                 "    seq_len = min(seq_len if seq_len else args.bptt, len(source) - 1 - i)\n"
+                 "    return source[i:i + seq_len]\n",
+                 "import torch\ndef infer(model, wav: torch.Tensor, seg):\n    n = wav.shape[-1]\n    start = 0\n"
+                 "    while start < n:\n        end = min(start + seg, n)\n        model(wav[..., start:end])\n"
+                 "        start = end\n",
                  "import numpy as np\nimport torch\ndef predict(model, x, n):\n"
                  "    return torch.cat([model(torch.from_numpy(p)) for p in np.array_split(x, n)])\n",
                  "import torch\nfrom itertools import islice\ndef batches(items, bs):\n    it = iter(items)\n"
@@ -342,6 +389,16 @@ class ShortLastChunk(Rule):
                      "import torch\ndef run(model, x: torch.Tensor, sizes):\n    for p in x.split([3, 4]):\n"
                      "        model(p)\n",
                      "import torch\ndef f(total, offset, length):\n    return min(total - offset, length)\n",
+                     # pieces cut in a comprehension only collected or printed, never computed on
+                     "import torch\ndef run(wav: torch.Tensor, seg):\n"
+                     "    segs = [wav[i:i + seg] for i in range(0, len(wav), seg)]\n"
+                     "    for s in segs:\n        print(s.shape)\n    return segs\n",
+                     # a counter moved to the clipped end over a fixed length; a chunk length picked from a list
+                     "import torch\ndef infer(model, wav: torch.Tensor, seg):\n    start = 0\n"
+                     "    while start < 16000:\n        end = min(start + seg, 16000)\n"
+                     "        model(wav[..., start:end])\n        start = end\n",
+                     "import torch\ndef get_batch(source, i, lens):\n"
+                     "    seq_len = min(lens[0], len(source) - 1 - i)\n    return source[i:i + seq_len]\n",
                      # the short length only bounds a prefix written into a buffer of fixed size
                      "import torch\ndef f(ids, start, block):\n    n = ids.shape[1]\n    mask = torch.zeros(block)\n"
                      "    end = min(n - start, block)\n    mask[:end] = 1\n    return mask\n",
@@ -371,7 +428,7 @@ class ShortLastChunk(Rule):
             if isinstance(node.func, ast.Name) and node.func.id == "min" and len(node.args) == 2 \
                     and not node.keywords and any((self._tail(arg) or (_bound_tail(arg, ctx)
                                                                         and not _writes_prefix(node, ctx)))
-                                                  and isinstance(other, (ast.Name, ast.Attribute))
+                                                  and _chunk_length(other)
                                                   and not _whole_length(arg, other)
                                                   for arg, other in (node.args, node.args[::-1])) \
                     and not _scalar_only(node, ctx):
@@ -415,10 +472,12 @@ class ShortLastChunk(Rule):
     def _report_chunk(self, node: ast.Subscript, loop: ast.AST, what: str, ctx: FileContext) -> None:
         """Report the loop's first chunk that is computed on (a tensor, or a list made one in the loop)."""
         served = served_batches(node, loop, ctx)
-        if not isinstance(loop, (ast.For, ast.While)) and not consumed(node, ctx) and not served:
+        if not isinstance(loop, (ast.For, ast.While)) and not consumed(node, ctx) and not served \
+                and not _pieces_fed(loop, ctx):
             return      # ``[a[i:i + n] for i in range(...)]``: a list of pieces, no computation on each
         if (_last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list") \
-                and not made_tensor(node, loop, ctx) and not _fed_model(node, loop, ctx) and not served:
+                and not made_tensor(node, loop, ctx) and not _fed_model(node, loop, ctx) and not served \
+                and not (not isinstance(loop, (ast.For, ast.While)) and _pieces_fed(loop, ctx)):
             return      # a list of names, parameters or modules cut in batches, never made a tensor: no shape
         reported = ctx.scratch.setdefault("short_chunk_loops", set())
         if id(loop) in reported:
