@@ -14,6 +14,7 @@ from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.rules import ApiRef, Rule, short_source
+from npu_lint.rules.dynamic_aliases import chosen_dynamic
 from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds,
                                              configured_input, dynamic_row,
                                              fixed_output, flags_left_off, helper_of_file,
@@ -63,7 +64,8 @@ class DataDependentShapeOp(Rule):
     family = FAMILY
     node_types = (ApiRef, ast.Call)
     triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
-                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()", "scatter")
+                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()", "scatter",
+                "radius", "consecutive_cluster", "pool_pos", "self_loops")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = ("import torch\npos = torch.nonzero(labels > 0)\n",
                  # a graph library's scatter without dim_size: its output has index.max() + 1 rows
@@ -80,7 +82,19 @@ class DataDependentShapeOp(Rule):
                  "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",
                  "from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, idxs, 0.5)\n",
                  "from torchvision.ops import boxes as box_ops\nkeep = box_ops.remove_small_boxes(boxes, 1e-3)\n",
-                 "from torch.nn.utils.rnn import pack_padded_sequence\np = pack_padded_sequence(x, lengths)\n")
+                 "from torch.nn.utils.rnn import pack_padded_sequence\np = pack_padded_sequence(x, lengths)\n",
+                 # graph and point-cloud library ops: the edges within a radius, the clusters left after unique
+                 "import torch\nfrom torch_geometric.nn import radius\nedges = radius(pos, pos, 0.1, batch, batch)\n",
+                 "import torch\nfrom torch_cluster import radius_graph\nedges = radius_graph(pos, r=0.2, batch=batch)\n",
+                 "import torch\nfrom torch_geometric.nn.pool.consecutive import consecutive_cluster\n"
+                 "cluster, perm = consecutive_cluster(cluster)\n",
+                 "import torch\nfrom torch_geometric.utils import remove_self_loops\nei, _ = remove_self_loops(ei)\n",
+                 # a name chosen among data-dependent ops (in two arms, a conditional expression)
+                 "import torch\nfrom torchvision.ops import nms, batched_nms\ndef post(b, s, i, cfg):\n"
+                 "    nms_op = batched_nms if cfg.per_class else nms\n    return nms_op(b, s, cfg.thr)\n",
+                 "import torch\nfrom torchvision.ops import nms\ndef nms_bev(b, s, t):\n    return nms(b, s, t)\n"
+                 "def nms_normal(b, s, t):\n    return nms(b[:, :4], s, t)\ndef post(b, s, rotate):\n"
+                 "    if rotate:\n        fn = nms_bev\n    else:\n        fn = nms_normal\n    return fn(b, s, 0.5)\n")
     must_fire += ("import torch\ndef positives(labels):\n    inds = torch.nonzero(labels > 0)\n    return inds\n"
                   "pos = positives(gt)\n",
                   "import torch\ndef keep(s):\n    return torch.unique(s)\ndef keep2(s):\n    return keep(s) + 1\n"
@@ -95,6 +109,11 @@ class DataDependentShapeOp(Rule):
                   "import torch\ndef drop(x, scores: torch.Tensor, thr):\n    keep = []\n    for i in range(len(scores)):\n"
                   "        if scores[i].item() > thr:\n            keep.append(i)\n    return x[torch.as_tensor(keep)]\n")
     must_not_fire = ("import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
+                     # a choice between NMS and a dense top-k: not every candidate is data-dependent
+                     "import torch\nfrom torchvision.ops import nms\ndef top(b, s, t):\n    return s.topk(100).indices\n"
+                     "def post(b, s, cfg):\n    pick = nms if cfg.nms else top\n    return pick(b, s, 0.5)\n",
+                     # k nearest neighbours: k edges per query, a fixed count
+                     "import torch\nfrom torch_geometric.nn import knn\nedges = knn(pos, pos, 16, batch, batch)\n",
                      # the output size given: dim_size, torch_scatter's ``out`` (4th), PyG's dim_size (4th)
                      "import torch\nfrom torch_scatter import scatter\nout = scatter(x, batch, dim=0, dim_size=n)\n",
                      "import torch\nfrom torch_scatter import scatter_add\nout = scatter_add(x, batch, 0, buf)\n",
@@ -165,6 +184,11 @@ class DataDependentShapeOp(Rule):
             self._report(node.node, node.qualname, row, ctx)
             return
         func = node.func
+        if isinstance(func, (ast.Name, ast.Attribute)) and ctx.resolver.qualname(func) is None:
+            chosen = chosen_dynamic(node, ctx)   # ``nms_func = nms_bev if rotate else nms_normal_bev``
+            if chosen is not None:
+                self._report(node, " → ".join(chosen[0]), chosen[1], ctx)
+                return
         if not ctx.uses_torch or not isinstance(func, ast.Attribute) or ctx.resolver.qualname(func) is not None:
             return
         if func.attr == "new_tensor" and node.args and not is_host_array(func.value, ctx, node):
@@ -209,6 +233,11 @@ class DataDependentShapeOp(Rule):
     def _report(self, where: ast.AST, api: str, row: dict[str, str], ctx: FileContext) -> None:
         if ctx.on_error_path(where):
             return   # the offending position for an error message, once, before the raise
+        reported = ctx.scratch.setdefault("npu401_reported", set())
+        position = (getattr(where, "lineno", 0), getattr(where, "col_offset", 0))
+        if position in reported:
+            return   # ``nms_function(...)`` bound to two table ops: one finding where it is called
+        reported.add(position)
         alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
                        else f"keep it out of the training step, or {JIT_TIP}")
         ctx.report(where, self.message.format(api=api, construct=row["construct"], alternative=alternative), api)
