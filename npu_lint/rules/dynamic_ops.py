@@ -234,9 +234,9 @@ class DataDependentShapeOp(Rule):
         if ctx.on_error_path(where):
             return   # the offending position for an error message, once, before the raise
         reported = ctx.scratch.setdefault("npu401_reported", set())
-        position = (getattr(where, "lineno", 0), getattr(where, "col_offset", 0))
+        position = (getattr(where, "lineno", 0), getattr(where, "col_offset", 0), row["construct"])
         if position in reported:
-            return   # ``nms_function(...)`` bound to two table ops: one finding where it is called
+            return   # ``nms_function(...)`` bound to two NMS ops of the table: one finding where it is called
         reported.add(position)
         alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
                        else f"keep it out of the training step, or {JIT_TIP}")
