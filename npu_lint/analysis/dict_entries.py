@@ -68,13 +68,8 @@ def _built(resolver: "Resolver", binding, key: str) -> list[tuple[ast.AST, Scope
         found = [(kw.value, scope) for kw in value.keywords if kw.arg == key]
         if any(kw.arg is None for kw in value.keywords):
             return []
-    function = scope.node
-    for node in walk(function) if function is not None else ():
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "update", "setdefault") and isinstance(node.func.value, ast.Name) and node.func.value.id == binding.name:
-            return []
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == binding.name:
-            return []
+    if binding.name in _merged_names(resolver, scope):
+        return []
     for target, stored in resolver._stored_items(scope).get(binding.name, ()):
         if binding not in resolver.scopes.lookup_reaching(binding.name, scope, (target.lineno, target.col_offset)):
             continue
@@ -116,3 +111,19 @@ def _literal(value: ast.AST, key: str, scope: Scope) -> list[tuple[ast.AST, Scop
     if isinstance(value, ast.Dict):
         return [(v, scope) for k, v in zip(value.keys, value.values) if isinstance(k, ast.Constant) and k.value == key]
     return [(kw.value, scope) for kw in value.keywords if kw.arg == key]
+
+
+def _merged_names(resolver: "Resolver", scope: Scope) -> frozenset[str]:
+    """The names a scope merges into (``d.update(...)``, ``d.setdefault(...)``, ``d |= ...``), once per scope."""
+    key = ("dict merges", id(scope))
+    found = resolver._summaries.get(key)
+    if found is None:
+        names = set()
+        for node in walk(scope.node) if scope.node is not None else ():
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
+                    "update", "setdefault") and isinstance(node.func.value, ast.Name):
+                names.add(node.func.value.id)
+            elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+        found = resolver._summaries[key] = frozenset(names)
+    return found   # type: ignore[return-value]
