@@ -301,6 +301,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 return self.annotation_value(binding.node.annotation, scope)
             if value is None and used_as_index(self, binding):   # ``idx = inputs["idx"]``, then ``scatter(x, idx)``
                 return K.TENSOR, None
+            if (value is None or value == (K.TENSOR, None)) and self._used_as_mask(binding):
+                return K.MASK, None   # ``valid = torch.cat(valids)``, then ``torch.logical_and(t >= 0, valid)``
             return value
         if tag == ANNOTATION:
             return self.annotation_value(binding.value, scope)

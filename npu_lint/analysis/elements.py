@@ -12,6 +12,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import CLASSED as _CLASSED
+from npu_lint.analysis.dict_entries import keyed_mask
 from npu_lint.analysis.nodes import body_of
 from npu_lint.analysis.scopes import ANNOTATION, LOOP, PARAM, STAR, VALUE, Binding, Scope
 from npu_lint.analysis.summaries import return_statements
@@ -332,6 +333,9 @@ class Elements:
         found = self._tuple_element(node.value, scope, depth)
         if found is not None:
             return found
+        keyed = keyed_mask(self, node, scope, depth)   # ``targets["pos_mask"]`` of ``{"pos_mask": labels > 0, ...}``
+        if keyed is not None:
+            return keyed
         mapped = self.mapping_value(node.value, scope, depth)   # ``inputs["R"]`` of ``inputs: Dict[str, Tensor]``
         if mapped is not None:
             return mapped

@@ -104,6 +104,9 @@ def used_as_tensor(function: ast.AST, name: str, store: dict, refers: Callable[[
 _MASKED_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "masked_select"})
 _MASKED_FUNCTIONS = frozenset({"torch.masked_fill", "torch.masked_select", "torch.masked_scatter"})
 _MASKED_LAST = frozenset({"masked_fill", "masked_select", "masked_scatter", "where"})   # the callee's last name
+# ``torch.logical_and(m, x > 0)`` (``logical_or``, ``logical_xor``): a side beside a comparison, as with ``&`` / ``|``.
+_LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor"})
+_LOGICAL_FUNCTIONS = frozenset("torch." + name for name in _LOGICAL)
 
 
 def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -> dict[str, list[ast.Name]]:
@@ -134,6 +137,13 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
                     add(node.args[1] if len(node.args) > 1 else keyword)
                 elif name == "torch.where" and len(node.args) + len(node.keywords) == 3:
                     add(node.args[0] if node.args else keyword)
+            elif (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in _LOGICAL \
+                    and len(node.args) == 2 and qualname(func) in _LOGICAL_FUNCTIONS:
+                left, right = node.args   # ``torch.logical_and(targets >= 0, valid)``: as ``(targets >= 0) & valid``
+                if isinstance(right, ast.Compare):
+                    add(left)
+                if isinstance(left, ast.Compare):
+                    add(right)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
             if isinstance(node.right, ast.Compare):
                 add(node.left)
@@ -146,7 +156,8 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
 # Where a mask use may put a name, in the function's text: after ``~``, beside ``&`` / ``|``, first in
 # ``masked_fill(`` / ``where(`` (and after the first comma of ``masked_fill(``: ``torch.masked_fill(x, m, v)``), after
 # ``mask=`` / ``condition=``. The names found there are a superset of the walk's (up to a comment inside a call).
-_MASK_OPERATORS = re.compile(r"[~&|]|masked_(?:fill_?|select|scatter_?)\(|where\(|(?:mask|condition)\s*=")   # no ``\b``: 6x faster
+_MASK_OPERATORS = re.compile(r"[~&|]|masked_(?:fill_?|select|scatter_?)\(|where\(|logical_(?:and|or|xor)\(|"
+                             r"(?:mask|condition)\s*=")   # no ``\b``: 6x faster
 _SKIPPED = frozenset(" \t\r\n\f\v()\\")
 
 
@@ -178,7 +189,7 @@ def mask_candidates(text: str) -> frozenset[str]:
         names.add(_word_after(text, hit.end()))
         if operator in ("&", "|"):
             names.add(_word_before(text, hit.start()))
-        elif operator.startswith("masked_"):
+        elif operator.startswith(("masked_", "logical_")):   # the second argument
             comma = text.find(",", hit.end())
             if comma > 0:
                 names.add(_word_after(text, comma + 1))

@@ -15,6 +15,7 @@ from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.rules import FUNCTION_TYPES, ApiRef, Rule, short_source
+from npu_lint.rules.dynamic_aliases import chosen_dynamic
 from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds,
                                              configured_input, dynamic_row,
                                              fixed_output, flags_left_off, helper_of_file,
@@ -37,7 +38,12 @@ class DataDependentShapeOp(Rule):
         ``unique_consecutive``, ``repeat_interleave`` with tensor repeats and no ``output_size``, ``bincount``,
         ``F.one_hot`` without ``num_classes``, CTC loss, ``linalg.lstsq`` (not its ``.solution`` alone), ``pack_padded_sequence`` and
         torchvision's ``nms`` / ``batched_nms``: the operators torch tags ``dynamic_output_shape`` or whose
-        NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``). Method calls are
+        NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``, which also lists the
+        same kinds of op in common libraries: mmcv's 2D and 3D NMS, torch_scatter's and PyG's ``scatter`` without
+        ``dim_size``, torch_cluster's and PyG's ``radius`` / ``radius_graph``, ``consecutive_cluster``,
+        ``pool_pos``, ``remove_self_loops``). A call of a name chosen among several such ops (``nms_func =
+        nms_bev`` in one arm, ``nms_normal_bev`` in the other; ``batched_nms if per_class else nms``) is one
+        finding where it is called, when every candidate is one. Method calls are
         matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors. Also a
         nonzero computed on the host: ``torch.tensor(keep)`` (``as_tensor``, ``LongTensor``, ``new_tensor``)
         of a list of loop positions chosen by tensor values (``[i for i, f in enumerate(flags.tolist()) if
@@ -70,7 +76,8 @@ class DataDependentShapeOp(Rule):
     family = FAMILY
     node_types = (ApiRef, ast.Call)
     triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
-                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()", "scatter")
+                "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()", "scatter",
+                "radius", "consecutive_cluster", "pool_pos", "self_loops")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = (
                      # a collate function that builds the batch on the device
@@ -98,7 +105,19 @@ class DataDependentShapeOp(Rule):
                  "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",
                  "from torchvision.ops import batched_nms\nkeep = batched_nms(boxes, scores, idxs, 0.5)\n",
                  "from torchvision.ops import boxes as box_ops\nkeep = box_ops.remove_small_boxes(boxes, 1e-3)\n",
-                 "from torch.nn.utils.rnn import pack_padded_sequence\np = pack_padded_sequence(x, lengths)\n")
+                 "from torch.nn.utils.rnn import pack_padded_sequence\np = pack_padded_sequence(x, lengths)\n",
+                 # graph and point-cloud library ops: the edges within a radius, the clusters left after unique
+                 "import torch\nfrom torch_geometric.nn import radius\nedges = radius(pos, pos, 0.1, batch, batch)\n",
+                 "import torch\nfrom torch_cluster import radius_graph\nedges = radius_graph(pos, r=0.2, batch=batch)\n",
+                 "import torch\nfrom torch_geometric.nn.pool.consecutive import consecutive_cluster\n"
+                 "cluster, perm = consecutive_cluster(cluster)\n",
+                 "import torch\nfrom torch_geometric.utils import remove_self_loops\nei, _ = remove_self_loops(ei)\n",
+                 # a name chosen among data-dependent ops (in two arms, a conditional expression)
+                 "import torch\nfrom torchvision.ops import nms, batched_nms\ndef post(b, s, i, cfg):\n"
+                 "    nms_op = batched_nms if cfg.per_class else nms\n    return nms_op(b, s, cfg.thr)\n",
+                 "import torch\nfrom torchvision.ops import nms\ndef nms_bev(b, s, t):\n    return nms(b, s, t)\n"
+                 "def nms_normal(b, s, t):\n    return nms(b[:, :4], s, t)\ndef post(b, s, rotate):\n"
+                 "    if rotate:\n        fn = nms_bev\n    else:\n        fn = nms_normal\n    return fn(b, s, 0.5)\n")
     must_fire += ("import torch\ndef positives(labels):\n    inds = torch.nonzero(labels > 0)\n    return inds\n"
                   "pos = positives(gt)\n",
                   "import torch\ndef keep(s):\n    return torch.unique(s)\ndef keep2(s):\n    return keep(s) + 1\n"
@@ -125,6 +144,13 @@ class DataDependentShapeOp(Rule):
                      "    def __getitem__(self, i):\n        x = torch.randn(10)\n        keep = torch.nonzero(x > 0)\n"
                      "        return x[x > 0], keep\n",
 "import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
+                     # a choice between NMS and a dense top-k: not every candidate is data-dependent
+                     "import torch\nfrom torchvision.ops import nms\ndef top(b, s, t):\n    return s.topk(100).indices\n"
+                     "def post(b, s, cfg):\n    pick = nms if cfg.nms else top\n    return pick(b, s, 0.5)\n",
+                     # a fixed k: top-k then a sort of its k indices
+                     "import torch\ndef f(scores: torch.Tensor):\n    vals, idx = scores.topk(100)\n    return idx.sort().values\n",
+                     # k nearest neighbours: k edges per query, a fixed count
+                     "import torch\nfrom torch_geometric.nn import knn\nedges = knn(pos, pos, 16, batch, batch)\n",
                      # the output size given: dim_size, torch_scatter's ``out`` (4th), PyG's dim_size (4th)
                      "import torch\nfrom torch_scatter import scatter\nout = scatter(x, batch, dim=0, dim_size=n)\n",
                      "import torch\nfrom torch_scatter import scatter_add\nout = scatter_add(x, batch, 0, buf)\n",
@@ -197,6 +223,11 @@ class DataDependentShapeOp(Rule):
             self._report(node.node, node.qualname, row, ctx)
             return
         func = node.func
+        if isinstance(func, (ast.Name, ast.Attribute)) and ctx.resolver.qualname(func) is None:
+            chosen = chosen_dynamic(node, ctx)   # ``nms_func = nms_bev if rotate else nms_normal_bev``
+            if chosen is not None:
+                self._report(node, " → ".join(chosen[0]), chosen[1], ctx)
+                return
         if not ctx.uses_torch or not isinstance(func, ast.Attribute) or ctx.resolver.qualname(func) is not None:
             return
         if func.attr == "new_tensor" and node.args and not is_host_array(func.value, ctx, node):
@@ -241,6 +272,11 @@ class DataDependentShapeOp(Rule):
     def _report(self, where: ast.AST, api: str, row: dict[str, str], ctx: FileContext) -> None:
         if ctx.on_error_path(where):
             return   # the offending position for an error message, once, before the raise
+        reported = ctx.scratch.setdefault("npu401_reported", set())
+        position = (getattr(where, "lineno", 0), getattr(where, "col_offset", 0), row["construct"])
+        if position in reported:
+            return   # ``nms_function(...)`` bound to two NMS ops of the table: one finding where it is called
+        reported.add(position)
         alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
                        else f"keep it out of the training step, or {JIT_TIP}")
         ctx.report(where, self.message.format(api=api, construct=row["construct"], alternative=alternative), api)
@@ -252,7 +288,10 @@ class BooleanMaskIndexing(Rule):
     What it does:
         Flags subscripts read (or updated in place: ``x[mask] += v``) with a boolean index: a comparison, a combination of masks
         (``~``, ``&``, ``|``), ``torch.isnan(x)`` or ``m.bool()``, or a name bound to one of these, in files
-        that use torch. Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
+        that use torch; also a name the function itself uses as a mask (``masked_fill(m, v)``, the condition of
+        a three-argument ``torch.where``, beside a comparison in ``&``, ``|`` or ``torch.logical_and``), and a mask
+        kept in a dict under its key (``t = {"pos": labels > 0, ...}``; ``x[t["pos"]]``, also the dict a
+        helper of the file returns, whole or in a returned tuple). Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
         bound to them, comparisons with strings), masks the code fixes (``~torch.eye(n, dtype=torch.bool)``: every
         row drops one element, the semantic model's ``configured``), a helper's selection by an optional mask
         its call leaves out (``m[..., mask] if mask is not None else m``), literal tuples indexed by a condition and generic types
@@ -383,6 +422,26 @@ class BooleanMaskIndexing(Rule):
                      "import torch\nclass GP(torch.nn.Module):\n    def _mean(self, x, mask=None):\n"
                      "        m = self.mean_module(x)\n        return m[..., mask] if mask is not None else m\n"
                      "    def predict(self, x: torch.Tensor):\n        return self._mean(x)\n")
+    must_fire += (  # a local the function itself uses as a mask (beside a comparison in torch.logical_and)
+                  "import torch\ndef loss(preds, targets, valids):\n    valid = torch.cat([v.reshape(-1) for v in valids])\n"
+                  "    pos = torch.logical_and(targets >= 0, valid)\n    return preds[valid].sum() + pos.sum()\n",
+                  # a mask kept in a dict under its key: built here, or returned by the file's helper (whole or as
+                  # one element of a returned tuple), then passed on to a parameter
+                  "import torch\ndef f(x, labels):\n    t = {'pos': labels > 0, 'labels': labels}\n    return x[t['pos']]\n",
+                  "import torch\nclass Head(torch.nn.Module):\n    def get_targets(self, labels):\n"
+                  "        out = dict(reg_mask=labels > 0, labels=labels)\n        return labels.sum(), out\n"
+                  "    def predict(self, pred, reg_mask):\n        return pred.view(-1, 4)[reg_mask]\n"
+                  "    def loss(self, pred, labels):\n        n, targets = self.get_targets(labels)\n"
+                  "        return self.predict(pred, reg_mask=targets['reg_mask'])\n")
+    must_not_fire += (  # the other keys of a dict that holds a mask; a numpy mask in a dict; a numpy logical_and
+                      "import torch\ndef f(x, labels):\n    t = {'pos': labels > 0, 'idx': labels.argmax(-1)}\n"
+                      "    return x[t['idx']]\n",
+                      "import numpy as np\nimport torch\ndef f(points, labels):\n    arr = np.asarray(labels)\n"
+                      "    t = {'keep': arr > 0}\n    return points[t['keep']]\n",
+                      "import numpy as np\nimport torch\ndef f(points, a, b):\n    both = np.logical_and(a > 0, b)\n"
+                      "    return points[b]\n",
+                      # a tensor moved to the host before the selection
+                      "import torch\ndef f(t: torch.Tensor):\n    x = t.detach().cpu()\n    return x[x > 0]\n")
     must_fire += (  # an identity combined with the data's labels; the helper given its mask
                   "import torch\ndef positives(sim: torch.Tensor, labels: torch.Tensor):\n"
                   "    eye = torch.eye(sim.shape[0], dtype=torch.bool)\n    same = (labels[:, None] == labels[None]) & ~eye\n"
