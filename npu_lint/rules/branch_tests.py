@@ -9,7 +9,6 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.size_sinks import last_name
-from npu_lint.analysis.flows import DATA_SIZE
 from npu_lint.analysis.summaries_reads import compares_unknowns
 from npu_lint.context import FileContext
 from npu_lint.rules.branch_arms import later
@@ -82,12 +81,8 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
             if any(_module_input_reduction(side, ctx) for side in sides) and any(
                     isinstance(side, ast.Constant) and type(side.value) in (int, float) for side in sides):
                 return operand   # ``if (mask > 0).sum() > 0:``, ``if valid.sum() == 0:`` in a module's method
-            if _empty_test(inner, ctx):
-                return operand   # ``len(idx) == 0`` of ``idx = mask.nonzero()``: the count of a data-dependent result
         elif isinstance(inner, ast.Call) and _module_input_reduction(inner, ctx):
             return operand   # ``if mask.any():`` in a module's method, ``mask`` a parameter the model cannot type
-        elif isinstance(inner, ast.Call) and _data_count(inner, ctx):
-            return operand   # ``if not keep.numel():``, ``if len(idx):``: the same test of emptiness
         elif isinstance(inner, ast.Call) and (resolver.qualname(inner.func) in TESTS or host_test(inner, ctx)):
             if drawn(inner, ctx):
                 continue   # ``torch.equal(perm, identity)`` of ``perm = torch.randperm(n)``: a retried draw
@@ -132,25 +127,6 @@ def _module_input_reduction(node: ast.AST, ctx: FileContext) -> bool:
         return False
     value = resolver.class_value(owner)
     return value is not None and value[0] == K.MODULE
-
-
-def _empty_test(compare: ast.Compare, ctx: FileContext) -> bool:
-    """``len(idx) == 0``, ``keep.numel() > 0``, ``n >= 1`` with ``n = idx.shape[0]``: whether a data-dependent result
-    (a ``nonzero``, a mask selection, a ``unique``) is empty, what a branch that skips the empty case tests. A count
-    compared with other bounds (``len(y) < 3``, ``n < n_paths``) is left alone: a threshold of the data's size,
-    often host statistics."""
-    if len(compare.comparators) != 1:
-        return False
-    left, right = compare.left, compare.comparators[0]
-    count, bound = (left, right) if isinstance(right, ast.Constant) else (right, left)
-    return isinstance(bound, ast.Constant) and bound.value in (0, 1) and not isinstance(bound.value, bool) \
-        and _data_count(count, ctx)
-
-
-def _data_count(node: ast.AST, ctx: FileContext) -> bool:
-    """``node`` is the count (a length, ``numel()``, ``shape[0]``, ``size(0)``) of a data-dependent result."""
-    return isinstance(node, (ast.Call, ast.Subscript, ast.Name)) and any(
-        flow[0] == DATA_SIZE for flow in ctx.resolver.flows(node, sink=False))
 
 
 def _operands(test: ast.AST) -> list[ast.AST]:

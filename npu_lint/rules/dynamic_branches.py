@@ -27,8 +27,7 @@ class DataDependentSkip(Rule):
         Flags ``if <test on a tensor>: continue`` (or ``break`` out of ``for i in range(n)``: decoding stopped at
         an end token) inside a ``for`` loop of a function, when the rest
         of the iteration still runs code: per-class or per-category loops of losses that skip the classes absent
-        from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``), or the samples
-        whose data-dependent selection is empty (``if keep.numel() == 0: continue`` with ``keep = m.nonzero()``). Also a ``while``
+        from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``). Also a ``while``
         loop that stops on a tensor's value: its test reads one (``while x.abs().max() > 1:``) or compares a name
         the loop advances from a value read back (an adaptive solver's ``while s < t_end:`` with ``s = s + h`` and
         ``h`` computed from ``float(error)``; or rebinds to a tensor: ``s = t`` with ``t = torch.maximum(t_end,
@@ -61,14 +60,6 @@ class DataDependentSkip(Rule):
     triggers = ("continue", "break", "while ")
     message = "{test} {how} the loop at line {loop} on a tensor's value: a host sync per iteration, and the operators that run change with the batch on NPU; run every iteration and weigh the skipped ones out with a mask"
     must_fire = (
-                 # the emptiness of a data-dependent selection: a matcher skipping the samples without targets
-                 "import torch\ndef match(cls, targets, b):\n    out = []\n    for i in range(b):\n"
-                 "        keep = (targets[i] != 0).nonzero(as_tuple=True)[0]\n        if keep.numel() == 0:\n"
-                 "            continue\n        out.append(cls[i][:, targets[i][keep]].sum())\n    return out\n",
-                 "import torch\ndef bins(d, edges, k):\n    idx = []\n    for i in range(len(edges) - 1):\n"
-                 "        c = torch.where((edges[i] <= d) & (d < edges[i + 1]))[0]\n        if len(c) == 0:\n"
-                 "            continue\n        idx.append(c[torch.multinomial(torch.ones_like(c, dtype=torch.float), k)])\n"
-                 "    return torch.cat(idx)\n",
 # an ODE solver's own ``step`` method is no optimizer step: the loop is no training loop
                  "import torch\nclass Euler:\n    def step(self, t, dt, y):\n        return y + dt * torch.tanh(y)\n"
                  "    def solve(self, y: torch.Tensor, t_end: torch.Tensor, dt: float):\n        t = torch.zeros(())\n"
@@ -100,6 +91,15 @@ class DataDependentSkip(Rule):
                  "        z_next = g(z)\n        if torch.norm(z_next - z) < tol:\n            break\n"
                  "        z = z_next\n    return z\n")
     must_not_fire = (
+                     # an emptiness test of a data-dependent result (``keep.numel() == 0``, ``len(idx) == 0``): the
+                     # varying shape is the selection's own finding (NPU401/NPU402), the test adds no new one
+                     "import torch\ndef match(cls, targets, b):\n    out = []\n    for i in range(b):\n"
+                     "        keep = (targets[i] != 0).nonzero(as_tuple=True)[0]\n        if keep.numel() == 0:\n"
+                     "            continue\n        out.append(cls[i][:, targets[i][keep]].sum())\n    return out\n",
+                     "import torch\ndef bins(d, edges, k):\n    idx = []\n    for i in range(len(edges) - 1):\n"
+                     "        c = torch.where((edges[i] <= d) & (d < edges[i + 1]))[0]\n        if len(c) == 0:\n"
+                     "            continue\n        idx.append(c[torch.multinomial(torch.ones_like(c, dtype=torch.float), k)])\n"
+                     "    return torch.cat(idx)\n",
                  # the length of a Python list, no data-dependent result
                  "import torch\ndef run(groups, x):\n    out = []\n    for g in groups:\n        if len(g) == 0:\n"
                  "            continue\n        out.append(x[g].sum())\n    return out\n",
@@ -202,9 +202,7 @@ class DataDependentBranch(Rule):
         name holding a value read back earlier: ``energy = wav.pow(2).mean().item()`` then ``if energy < floor:``; a
         flag compared from one: ``accept = error <= 1`` then ``if accept:``, ``self.done = len(unfinished) == 0``
         with ``unfinished`` kept by values of ``is_finished.tolist()``, then ``if self.done:`` in any method; ``if
-        float(g.sum()) != float(g.sum()):``; whether a data-dependent result is empty: ``if len(idx) == 0:``,
-        ``n >= 1``, ``if not keep.numel():`` with ``idx`` a ``nonzero``, a mask selection or a ``unique`` (its count
-        compared with another bound, ``len(y) < 3``, is left alone); the file's own function or method that returns a value read back:
+        float(g.sum()) != float(g.sum()):``; the file's own function or method that returns a value read back:
         ``if self._can_use_prev_list(x):`` with ``return bool((d < r).all())``; a name bound to a test of a whole
         tensor: ``has_nan = nan_mask.any()`` then ``if has_nan:``; an element of a bool tensor picked
         with a host index: ``if update_required[idx]:``; a whole reduction of a parameter of an ``nn.Module``'s method the
@@ -252,11 +250,6 @@ class DataDependentBranch(Rule):
                  "        loss = pred.sum() * 0\n        if (mask > 0).sum() > 0:\n"
                  "            loss = (pred[mask > 0] - target[mask > 0]).abs().mean()\n        return loss\n",
 
-                 # whether a data-dependent selection is empty: an early return, then operators on the selection
-                 "import torch\ndef triplets(labels, m, d):\n    idx = torch.nonzero(m.any(1) & d.any(1)).squeeze(1)\n"
-                 "    if len(idx) == 0:\n        return labels.new_zeros(0)\n    return labels[idx] * 2\n",
-                 "import torch\ndef reduce(losses, low):\n    losses = losses[losses > low]\n    n = len(losses)\n"
-                 "    if n >= 1:\n        return torch.mean(losses)\n    return losses.sum() * 0\n",
 # a negated test of several reads: probabilities or logits, decided by the values
                  "import torch\ndef score(preds: torch.Tensor, target: torch.Tensor):\n"
                  "    if not (0 <= preds.min() and preds.max() <= 1):\n        preds = preds.sigmoid()\n"
@@ -343,6 +336,12 @@ class DataDependentBranch(Rule):
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
     must_not_fire = (
+                     # an emptiness test of a data-dependent result (``keep.numel() == 0``, ``len(idx) == 0``): the
+                     # varying shape is the selection's own finding (NPU401/NPU402), the test adds no new one
+                     "import torch\ndef triplets(labels, m, d):\n    idx = torch.nonzero(m.any(1) & d.any(1)).squeeze(1)\n"
+                     "    if len(idx) == 0:\n        return labels.new_zeros(0)\n    return labels[idx] * 2\n",
+                     "import torch\ndef reduce(losses, low):\n    losses = losses[losses > low]\n    n = len(losses)\n"
+                     "    if n >= 1:\n        return torch.mean(losses)\n    return losses.sum() * 0\n",
                  # the same test outside a module's method (a helper of unknown inputs, perhaps numpy); a module's
                  # input that only raises
                  "import torch\ndef stats(x, mask):\n    if mask.any():\n        x = torch.as_tensor(x) * 2\n    return x\n",
