@@ -32,3 +32,21 @@ def test_parse_pauses_the_collector_only_while_parsing() -> None:
     with pytest.raises(SyntaxError):
         collector.parse("x = (\n")
     assert gc.isenabled()
+
+
+
+def test_producers_per_local_name_are_capped() -> None:
+    """Rebinds of one name with a call on it after each: the call facts grow linearly (each call on the name records
+    one call per remembered producer, at most MAX_PRODUCERS), not quadratically; below the cap nothing changes."""
+    from npu_lint.project.fact_bindings import MAX_PRODUCERS
+    from npu_lint.project.facts import extract
+
+    def calls(rounds: int) -> int:
+        body = "".join("    p = helpers.make(p)\n    p.step()\n" for _ in range(rounds))
+        source = "import helpers\ndef f(p):\n" + body
+        facts = extract(ast.parse(source), "m", "m.py", False, source=source)
+        return sum(len(function.calls) for function in facts.functions)
+
+    assert calls(10) == 10 + sum(range(1, 11))           # the n-th step: one per producer so far (duplicates kept)
+    assert calls(400) <= 400 * (MAX_PRODUCERS + 1)        # capped: 400 + 400 x 401 / 2 before
+    assert calls(400) - calls(300) == 100 * (MAX_PRODUCERS + 1)
