@@ -142,6 +142,7 @@ class Dispatch:
             return self._last[1]
         found: dict[str, bool] = {}
         runs: Optional[bytes] = None
+        long_runs: list[tuple[bytes, frozenset[int]]] = []
         in_runs = self._run_bytes if len(self._word_runs) >= 8 else {}
         active = []
         for index, rule in enumerate(self.instances):
@@ -157,8 +158,9 @@ class Dispatch:
                         hit = found[word] = word in source
                     else:
                         if runs is None:
-                            runs = _runs(source)
-                        hit = found[word] = encoded in runs
+                            runs, long_runs = _runs(source)
+                        hit = found[word] = encoded in runs or any(
+                            encoded in run for run, letters in long_runs if letters.issuperset(encoded))
                 if hit:
                     active.append(index)
                     break
@@ -166,11 +168,21 @@ class Dispatch:
         return self._last[1]
 
 
-def _runs(source: str) -> bytes:
+def _runs(source: str) -> tuple[bytes, list[tuple[bytes, frozenset[int]]]]:
     """The distinct identifier-like runs of ``source`` (bytes: ASCII letters, digits, ``_`` and any non-ASCII
     character's bytes) joined by newlines: a trigger word made of identifier characters occurs in ``source`` exactly
-    when its bytes occur in this far shorter text."""
-    return b"\n".join(set(source.encode("utf-8", "surrogatepass").translate(_RUN_BYTES).split()))
+    when its bytes occur in this far shorter text. Runs longer than :data:`_LONG_RUN` come apart, each with the set
+    of its bytes: a word with a byte the run lacks is not looked for in it (a 10 MB string of one letter was
+    searched for every trigger word with that letter: 2 s)."""
+    runs = set(source.encode("utf-8", "surrogatepass").translate(_RUN_BYTES).split())
+    long_runs = [run for run in runs if len(run) > _LONG_RUN]
+    if not long_runs:
+        return b"\n".join(runs), []
+    runs.difference_update(long_runs)
+    return b"\n".join(runs), [(run, frozenset(run)) for run in long_runs]
+
+
+_LONG_RUN = 4096
 
 
 _RUN = re.compile(r"[A-Za-z0-9_]+")
@@ -223,7 +235,8 @@ def analyse_source(source: str, target: Optional[Target] = None, codes: Optional
     dispatch = dispatch_for(codes)
     if not dispatch.wanted(source):
         return []
-    return analyse_tree(ast.parse(source, filename), source, target, codes, noqa, third_party=third_party)
+    from npu_lint import collector
+    return analyse_tree(collector.parse(source, filename), source, target, codes, noqa, third_party=third_party)
 
 
 def _imported_names(tree: ast.Module) -> list[str]:

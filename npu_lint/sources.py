@@ -166,8 +166,9 @@ def read_source(path: Path) -> str:
 
 def parse(source: str, path: Union[Path, str]) -> ast.Module:
     """``ast.parse`` with every failure turned into :class:`Unreadable`."""
+    from npu_lint import collector
     try:
-        return ast.parse(source, str(path))
+        return collector.parse(source, str(path))
     except SyntaxError as error:
         where = f" at line {error.lineno}" if error.lineno else ""
         raise Unreadable(f"syntax error{where}: {error.msg} ({GRAMMAR} grammar)") from None

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Union
 
+from npu_lint import collector
 from npu_lint.config import SPECIAL_CODES, SYNTAX_ERROR
 from npu_lint.finding import Finding
 from npu_lint.sources import GRAMMAR
@@ -14,7 +15,7 @@ SYNTAX_ERROR_NAME = SPECIAL_CODES[SYNTAX_ERROR][0]
 def parse_or_finding(source: str, filename: str) -> Union[ast.Module, Finding]:
     """The module, or the ``NPU001`` finding that says why it does not parse."""
     try:
-        return ast.parse(source, filename)
+        return collector.parse(source, filename)
     except SyntaxError as error:
         line = error.lineno or 1
         col = max((error.offset or 1) - 1, 0)

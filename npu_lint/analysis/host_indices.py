@@ -75,10 +75,10 @@ def _appended(resolver: "Resolver", name: str, scope: Scope) -> Optional[HostSel
     test of tensor values (an ``if`` around it in the loop, or an ``if ...: continue`` before it)."""
     found: Optional[HostSelection] = None
     key = ("host index statements", id(scope.node))
-    statements = resolver._summaries.get(key)
-    if statements is None:   # one walk per function and file, whatever the number of lists it fills
-        statements = resolver._summaries[key] = list(_statements(scope.node))
-    for node, chain in statements:   # type: ignore[union-attr]
+    by_name = resolver._summaries.get(key)
+    if by_name is None:   # one walk per function and file, whatever the number of lists it fills
+        by_name = resolver._summaries[key] = _statements_by_name(scope.node)
+    for node, chain in by_name.get(name, ()):   # type: ignore[union-attr]
         if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
             return None
         if not isinstance(node, ast.Expr) or not isinstance(node.value, ast.Call):
@@ -120,6 +120,19 @@ def _guarded_position(resolver: "Resolver", position: str, statement: ast.stmt, 
             if found is not None:
                 return HostSelection(loop.lineno, *found)
     return None
+
+
+def _statements_by_name(function: ast.AST) -> dict[str, list[tuple[ast.stmt, list[ast.AST]]]]:
+    """The statements :func:`_appended` reads, by the name they touch (``n += ...``, ``n.method(...)``), in order: a
+    look-up per list instead of a pass over the function per list (600 lists in one function: 600 passes)."""
+    found: dict[str, list[tuple[ast.stmt, list[ast.AST]]]] = {}
+    for node, chain in _statements(function):
+        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name):
+            found.setdefault(node.target.id, []).append((node, chain))
+        elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call) and isinstance(
+                node.value.func, ast.Attribute) and isinstance(node.value.func.value, ast.Name):
+            found.setdefault(node.value.func.value.id, []).append((node, chain))
+    return found
 
 
 def _statements(function: ast.AST) -> Iterator[tuple[ast.stmt, list[ast.AST]]]:

@@ -27,7 +27,20 @@ def rooted(name: str, roots: tuple[str, ...]) -> bool:
     return name.split(".", 1)[0] in roots
 
 
+_CANONICAL_MEMO: dict[str, str] = {}   # name -> canonical(name): the same names recur in every file (bounded)
+
+
 def canonical(name: str) -> str:
+    """Memoised :func:`_canonical` (a pure function of the name; the memo is emptied past 65,536 names)."""
+    found = _CANONICAL_MEMO.get(name)
+    if found is None:
+        if len(_CANONICAL_MEMO) >= 65536:
+            _CANONICAL_MEMO.clear()
+        found = _CANONICAL_MEMO[name] = _canonical(name)
+    return found
+
+
+def _canonical(name: str) -> str:
     """Map a re-exported path to its public name (``torch.nn.parallel.DataParallel`` -> ``torch.nn.DataParallel``).
 
     ``torch.nn`` re-exports every module class of ``torch.nn.modules`` and ``torch.optim`` every optimizer

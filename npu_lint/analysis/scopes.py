@@ -19,6 +19,7 @@ The pass itself is :mod:`npu_lint.analysis.binder`, the data it records :mod:`np
 from __future__ import annotations
 
 import ast
+from bisect import bisect_right
 from typing import Optional
 
 from npu_lint.analysis.binder import _Binder, _bind_params, _bind_target
@@ -66,6 +67,67 @@ def pick(bindings: list[Binding], pos: Optional[Position], local_function: bool)
     return chosen
 
 
+_INDEXED = 8   # lists longer than this are searched through a :class:`_Positions` / :class:`_Intervals` index
+
+
+class _Positions:
+    """A binding list's positions, for lookups in O(log n) on the long lists of hostile files (1,600 rebinds of one
+    name were a scan per use). ``upto(pos)``: how many bindings a scan in list order passes before the first one
+    after ``pos`` (a bisection of the prefix maxima: the same index whether or not the list is sorted)."""
+
+    __slots__ = ("size", "maxima", "real", "ordered")
+
+    def __init__(self, bindings: list[Binding]) -> None:
+        self.size = len(bindings)
+        self.maxima: list[Position] = []
+        self.real: list[int] = []   # the index of the last binding up to each one that is not ``x = None``
+        top: Optional[Position] = None
+        last = -1
+        for index, binding in enumerate(bindings):
+            top = binding.pos if top is None or binding.pos > top else top
+            self.maxima.append(top)
+            if binding.tag != NONE:
+                last = index
+            self.real.append(last)
+        self.ordered = all(a.pos <= b.pos for a, b in zip(bindings, bindings[1:]))
+
+    def upto(self, pos: Optional[Position]) -> int:
+        return self.size if pos is None else bisect_right(self.maxima, pos)
+
+    def after(self, pos: Position) -> int:
+        """Sorted lists only: the index of the first binding after ``pos``."""
+        return bisect_right(self.maxima, pos)
+
+
+class _Intervals:
+    """``(start, end, ...)`` rows (loops, ``if`` arms) and which of them hold a position, in list order."""
+
+    __slots__ = ("size", "order", "starts", "ends")
+
+    def __init__(self, rows: list, first: int) -> None:
+        self.size = len(rows)
+        self.order = sorted(range(len(rows)), key=lambda i: rows[i][first])
+        self.starts = [rows[i][first] for i in self.order]
+        self.ends: list[Position] = []   # the largest end up to each row in the order of starts
+        top = None
+        for i in self.order:
+            end = rows[i][first + 1]
+            top = end if top is None or end > top else top
+            self.ends.append(top)
+
+    def holding(self, rows: list, first: int, pos: Position) -> list[int]:
+        """The indices of the rows with ``start <= pos <= end``, ascending."""
+        found = []
+        j = bisect_right(self.starts, pos) - 1
+        while j >= 0 and self.ends[j] >= pos:
+            i = self.order[j]
+            if rows[i][first + 1] >= pos:
+                found.append(i)
+            j -= 1
+        found.sort()
+        return found
+
+
 class Scopes:
     """Every scope and binding of one module, and Python's name lookup over them."""
 
@@ -78,6 +140,7 @@ class Scopes:
         self._outer: dict[tuple[int, str], Optional[Binding]] = {}
         self._reaching: dict[tuple[Scope, str, Optional[Position]], list[Binding]] = {}   # keeps its scopes alive
         self._api_roots: Optional[frozenset[str]] = None
+        self._indexes: dict[int, tuple[list, object]] = {}   # id(list) -> (the list, its _Positions / _Intervals)
         _Binder(self).run(tree)
 
     def close(self) -> None:
@@ -93,6 +156,7 @@ class Scopes:
         self.statements.clear()
         self._outer.clear()
         self._reaching.clear()
+        self._indexes.clear()
 
     def rewind(self, count: int) -> None:
         """Drop the scopes opened after the first ``count`` (the expression scopes a first reader opened) and the
@@ -101,6 +165,37 @@ class Scopes:
             del self.by_node[key]
         self._outer.clear()
         self._reaching.clear()
+        self._indexes.clear()
+
+    def _positions(self, bindings: list[Binding]) -> _Positions:
+        kept = self._indexes.get(id(bindings))
+        if kept is None or kept[1].size != len(bindings):   # type: ignore[attr-defined]
+            kept = self._indexes[id(bindings)] = (bindings, _Positions(bindings))
+        return kept[1]   # type: ignore[return-value]
+
+    def _holding(self, rows: list, first: int, pos: Position) -> list:
+        """The rows of ``rows`` (loops: ``first`` 0, arms: 2) whose ``[start, end]`` holds ``pos``, in list order."""
+        if len(rows) <= _INDEXED:
+            return [row for row in rows if row[first] <= pos <= row[first + 1]]
+        kept = self._indexes.get(id(rows))
+        if kept is None or kept[1].size != len(rows):   # type: ignore[attr-defined]
+            kept = self._indexes[id(rows)] = (rows, _Intervals(rows, first))
+        return [rows[i] for i in kept[1].holding(rows, first, pos)]   # type: ignore[attr-defined]
+
+    def _pick(self, bindings: list[Binding], pos: Optional[Position], local_function: bool) -> Optional[Binding]:
+        """:func:`pick` through the list's index (the same answer)."""
+        if len(bindings) <= _INDEXED:
+            return pick(bindings, pos, local_function)
+        index = self._positions(bindings)
+        count = index.upto(pos)
+        if count == 0:
+            return self._pick(bindings, None, False) if local_function else None
+        last = index.real[count - 1]
+        if last < 0:
+            return bindings[0]                  # only ``x = None`` bindings: the first
+        if bindings[last].tag == DELETE and last + 1 < count:
+            return bindings[last + 1]           # ``del x`` then ``x = None``
+        return bindings[last]
 
     def scope_of(self, node: ast.AST) -> Optional[Scope]:
         """The scope a function, lambda, class or comprehension node opens (None before it is opened)."""
@@ -129,7 +224,7 @@ class Scopes:
             scope = self.module
         bindings = scope.names.get(name)
         if bindings and name not in scope.nonlocals:
-            binding = pick(bindings, pos, scope.kind in ("function", "lambda", "comprehension"))
+            binding = self._pick(bindings, pos, scope.kind in ("function", "lambda", "comprehension"))
             if binding is not None:
                 return None if binding.tag == DELETE else binding
         # Above its own scope a name is late-bound: the same answer for every use. A comprehension runs where it
@@ -144,7 +239,7 @@ class Scopes:
             if current.kind != "class":
                 bindings = current.names.get(name)
                 if bindings:
-                    binding = pick(bindings, at, at is not None and current.kind != "module")
+                    binding = self._pick(bindings, at, at is not None and current.kind != "module")
                     if binding is not None:
                         found = None if binding.tag == DELETE else binding
                         break
@@ -194,10 +289,13 @@ class Scopes:
         bindings = scope.names.get(name)
         if not bindings or name in scope.globals or name in scope.nonlocals:
             return self.lookup_reaching(name, scope, pos)
-        guard = tuple((if_id, arm) for if_id, arm, start, end in scope.arms if start <= pos <= end)
+        guard = tuple((if_id, arm) for if_id, arm, start, end in self._holding(scope.arms, 2, pos))
         found: list[Binding] = []
         killer: Optional[Position] = None
-        for binding in reversed(bindings):
+        index = self._positions(bindings) if len(bindings) > _INDEXED else None
+        ordered = index is not None and index.ordered
+        earlier = (bindings[i] for i in range(index.after(pos) - 1, -1, -1)) if ordered else reversed(bindings)  # type: ignore
+        for binding in earlier:
             if binding.pos > pos or binding.tag == NONE:
                 continue
             if binding.tag == DELETE:
@@ -211,11 +309,13 @@ class Scopes:
             binding = self.lookup(name, scope, pos)   # a use before every binding: as ``lookup``
             return [binding] if binding is not None else []
         start_of_path = killer or (0, 0)
-        for loop_start, loop_end in scope.loops:   # the back edge of loops holding the use
-            if loop_start <= pos <= loop_end and start_of_path < loop_start:
-                found.extend(b for b in bindings if pos < b.pos <= loop_end and b.tag not in (NONE, DELETE))
+        loops = self._holding(scope.loops, 0, pos)
+        for loop_start, loop_end in loops:   # the back edge of loops holding the use
+            if start_of_path < loop_start:
+                later = bindings[index.after(pos):index.after(loop_end)] if ordered else bindings  # type: ignore
+                found.extend(b for b in later if pos < b.pos <= loop_end and b.tag not in (NONE, DELETE))
         found.extend(b for b in scope.augments.get(name, ()) if start_of_path < b.pos <= pos or any(
-            start <= pos <= end and pos < b.pos <= end and start_of_path < start for start, end in scope.loops))
+            pos < b.pos <= end and start_of_path < start for start, end in loops))
         return found
 
     def attribute(self, scope: Scope, name: str) -> list[Binding]:
