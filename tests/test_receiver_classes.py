@@ -31,7 +31,7 @@ UNKNOWN = (None, None)
     ("import torch\ndef f(x):\n    if isinstance(x, torch.Tensor):\n        pass\n    x.probe()\n", UNKNOWN),
     ("import torch\ndef f(x):\n    if isinstance(x, torch.Tensor):\n        pass\n    else:\n        x.probe()\n", UNKNOWN),
     ("import torch\ndef f(x, m):\n    if isinstance(x, torch.Tensor) or m:\n        x.probe()\n", UNKNOWN),
-    ("import torch\ndef f(x):\n    if isinstance(x, torch.Tensor):\n        x = str(x)\n        x.probe()\n", UNKNOWN),
+    ("import torch\ndef f(x):\n    if isinstance(x, torch.Tensor):\n        x = str(x)\n        x.probe()\n", ("object", "builtins.str")),   # str() of anything is a string
     ("import torch\nimport numpy as np\ndef f(x):\n    if isinstance(x, (torch.Tensor, np.ndarray)):\n"
      "        x.probe()\n", UNKNOWN),
     ("import torch\ndef f(x):\n    if not isinstance(x, torch.Tensor):\n        print(x)\n    x.probe()\n", UNKNOWN),

@@ -51,7 +51,7 @@ H = "import torch\nimport numpy as np\nfrom typing import List, Tuple\n"
     (H + "def f(xs):\n    out = [torch.zeros(1) for _ in xs]\n    out[1:].probe()\n", UNKNOWN),
     (H + "def f(xs):\n    d = {'a': torch.zeros(1)}\n    d['a'].probe()\n", TENSOR),   # a dict's values agree
     (H + "def f(xs):\n    d = {'a': torch.zeros(1), 'n': len(xs)}\n    d['a'].probe()\n", UNKNOWN),
-    (H + "def f(xs):\n    names = ['a', 'b']\n    names[0].probe()\n", UNKNOWN),
+    (H + "def f(xs):\n    names = ['a', 'b']\n    names[0].probe()\n", ("object", "builtins.str")),   # an element of a list of strings
     (H + "def g(x):\n    return torch.zeros(1), 3\ndef f(x):\n    y = g(x)\n    y[1].probe()\n", UNKNOWN),
     (H + "def f(xs, c):\n    out = [torch.zeros(1)]\n    if c:\n        out = xs\n    out[0].probe()\n", UNKNOWN),
     (H + "def f(xs):\n    arr = [np.zeros(1) for _ in xs]\n    arr[0].probe()\n", ("host", None)),
