@@ -183,7 +183,8 @@ def is_env_use(node: ast.AST, ctx: "FileContext") -> bool:
 
 def _is_environ(node: ast.AST, ctx: "FileContext") -> bool:
     if isinstance(node, ast.Call):
-        node = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr == "copy" else node.func
+        node = node.func.value if isinstance(node.func, ast.Attribute) and node.func.attr in ("copy", "keys") \
+            else node.func   # ``os.environ.copy()``; ``"CUDA_VISIBLE_DEVICES" in os.environ.keys()``
     if ctx.resolver.qualname(node) == "os.environ":
         return True
     if isinstance(node, ast.Attribute):

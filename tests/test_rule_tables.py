@@ -53,3 +53,13 @@ def test_tables_are_read_once_per_process():
     first = tables.read_tsv("cuda_apis.tsv")
     assert tables.read_tsv("cuda_apis.tsv") is first
     assert tables.read_tsv.cache_info().misses == 1
+
+
+def test_every_cuda_only_library_of_the_table_passes_the_rules_pre_filter():
+    """A library added to cuda_libraries.tsv must reach its rule: the file pre-filter runs a rule only when one
+    of its trigger words is in the source (an import of GPUtil alone was skipped while no word matched it)."""
+    from npu_lint.rules.cuda_code import ApexImport, CudaOnlyLibrary
+    from npu_lint.tables import read_tsv
+    for row in read_tsv("cuda_libraries.tsv"):
+        rule = CudaOnlyLibrary if row["code"] == "NPU217" else ApexImport
+        assert any(word in row["module"] for word in rule.triggers), row["module"]

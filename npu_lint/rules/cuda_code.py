@@ -135,8 +135,8 @@ class CudaOnlyLibrary(_LibraryImport):
     code = "NPU217"
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
-                "causal_conv1d", "pycuda", "numba")
-    must_fire = ("import cupy as cp\n", "import triton.language as tl\n", "from numba import cuda\n",
+                "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann")
+    must_fire = ("import cupy as cp\n", "import GPUtil\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n")
     must_not_fire = ("import numba\n", "from numba import jit\n", "import tritonclient\n")
 

@@ -164,9 +164,11 @@ class CudaEnvVar(Rule):
     must_fire = ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n",
                  "import os\nblocking = os.getenv('CUDA_LAUNCH_BLOCKING')\n",
                  "import os\nos.environ.update({'NCCL_DEBUG': 'INFO'})\n",
-                 "import subprocess, os\nsubprocess.run(cmd, env={'CUDA_VISIBLE_DEVICES': '1'})\n")
+                 "import subprocess, os\nsubprocess.run(cmd, env={'CUDA_VISIBLE_DEVICES': '1'})\n",
+                 "import os\nif 'CUDA_VISIBLE_DEVICES' in os.environ.keys():\n    pass\n")
     must_not_fire = ("import os\nos.environ['ASCEND_RT_VISIBLE_DEVICES'] = '0'\n",
-                     "print('set CUDA_VISIBLE_DEVICES first')\n")
+                     "print('set CUDA_VISIBLE_DEVICES first')\n",
+                     "import os\nif 'CUDA_VISIBLE_DEVICES' in config.keys():\n    pass\n")
 
     def check(self, node: ast.Constant, ctx: FileContext) -> None:
         if not isinstance(node.value, str) or not node.value.isupper():
