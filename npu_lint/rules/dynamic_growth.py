@@ -150,6 +150,10 @@ class GrowingTensor(Rule):
     triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
+                 # one arm of a conditional expression: scores kept per step when asked for
+                 "import torch\ndef greedy(model, ys, yv, steps, keep):\n    for _ in range(steps):\n"
+                 "        prob, nxt = model(ys).max(-1, keepdim=True)\n        ys = torch.cat([ys, nxt], dim=1)\n"
+                 "        yv = torch.cat([yv, prob], dim=1) if keep else None\n    return ys, yv\n",
                  # the generation mask padded by one position per step, beside the growing sequence
                  "import torch\nimport torch.nn.functional as F\ndef gen(model, out, mask, n):\n"
                  "    for _ in range(n):\n        nxt = model(out, mask=mask).argmax(-1, keepdim=True)\n"
@@ -264,6 +268,9 @@ class GrowingTensor(Rule):
                  "def decode(model, seqs):\n    while not done(seqs):\n"
                  "        seqs = [extend(s, model(s)) for s in seqs]\n    return seqs\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                     "import torch\ndef f(a, b, keep):\n    y = torch.cat([a, b], dim=1) if keep else a\n    return y\n",
+                     "import torch\ndef f(xs, b, keep):\n    for a in xs:\n"
+                     "        y = torch.cat([a, b], dim=1) if keep else None\n    return y\n",
                      # padded once, not carried; padded by a runtime amount; a loop over items, not steps
                      "import torch.nn.functional as F\ndef f(x, n):\n    for _ in range(n):\n"
                      "        y = F.pad(x, (0, 1))\n    return y\n",
@@ -405,8 +412,10 @@ class GrowingTensor(Rule):
 
     def _grown_here(self, node: ast.Call, ctx: FileContext) -> bool:
         """``x = cat([x, y])`` in a loop over steps, or on state kept between calls: reported (True)."""
-        statement = ctx.parent(node)
-        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1:
+        statement, held = ctx.parent(node), node
+        if isinstance(statement, ast.IfExp) and node is not statement.test:
+            statement, held = ctx.parent(statement), statement   # ``yv = cat([yv, p], 1) if keep else None``
+        if not isinstance(statement, ast.Assign) or statement.value is not held or len(statement.targets) != 1:
             return False
         target = statement.targets[0]
         if not isinstance(target, (ast.Name, ast.Attribute, ast.Subscript)):
