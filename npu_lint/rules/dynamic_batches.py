@@ -120,7 +120,7 @@ class LoaderWithoutDropLast(Rule):
                  # drop_last beside a spread of other keywords the model cannot read
                  "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, drop_last=False, **kw):\n"
                  "    return DataLoader(ds, batch_size=bs, shuffle=True, drop_last=drop_last, **kw)\n",
-"import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, shuffle=True)\n",
                  # a loader class of the project that hands its batch size and shuffle flag to DataLoader's constructor
                  "import torch\nclass Loader(torch.utils.data.DataLoader):\n    def __init__(self, cfg, ds, shuffle=False):\n"
                  "        self.step = cfg['batch_size']\n"

@@ -30,6 +30,20 @@ FAMILY = "dynamic-shape"
 _BUILDERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.asarray"})
 
 
+# Host work that NPU401 and NPU402 leave alone: a collate function's batch building, in the loader's workers (the
+# joined batch is NPU409's), and a dataset's per-sample work (its items are batched by the loader's collate).
+_HOST_WORK = (
+    "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+    "    w = torch.tensor([b[1] for b in batch])\n    n = torch.tensor([len(b[0]) for b in batch])\n"
+    "    keep = torch.cat([b[0] for b in batch])\n"
+    "    return keep[keep > 0], torch.repeat_interleave(w, n), torch.nonzero(keep)\n"
+    "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
+    "import torch\nfrom torch.utils.data import Dataset\nclass Masked(Dataset):\n"
+    "    def __getitem__(self, i):\n        x = torch.randn(10)\n        keep = torch.nonzero(x > 0)\n"
+    "        return x[x > 0], keep\n",
+)
+
+
 class DataDependentShapeOp(Rule):
     """An operator whose output shape depends on the values in its input.
 
@@ -90,7 +104,7 @@ class DataDependentShapeOp(Rule):
                      "import torch\nfrom torch.utils.data import Dataset\nclass OnDevice(Dataset):\n"
                      "    def __getitem__(self, i):\n        x = torch.randn(10, device=self.device)\n"
                      "        return x[x > 0], torch.nonzero(x > 0)\n",
-"import torch\npos = torch.nonzero(labels > 0)\n",
+                 "import torch\npos = torch.nonzero(labels > 0)\n",
                  # a graph library's scatter without dim_size: its output has index.max() + 1 rows
                  "import torch\nfrom torch_scatter import scatter\nout = scatter(x, batch, dim=0, reduce='mean')\n",
                  "import torch\nfrom torch_geometric.utils import scatter\nout = scatter(x, batch, 0)\n",
@@ -132,18 +146,8 @@ class DataDependentShapeOp(Rule):
                   "import torch\ndef drop(x, scores: torch.Tensor, thr):\n    keep = []\n    for i in range(len(scores)):\n"
                   "        if scores[i].item() > thr:\n            keep.append(i)\n    return x[torch.as_tensor(keep)]\n")
     must_not_fire = (
-                     # a collate function's batch building, in the loader's workers (the joined batch is NPU409's)
-                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
-                     "    w = torch.tensor([b[1] for b in batch])\n    n = torch.tensor([len(b[0]) for b in batch])\n"
-                     "    keep = torch.cat([b[0] for b in batch])\n"
-                     "    return keep[keep > 0], torch.repeat_interleave(w, n), torch.nonzero(keep)\n"
-                     "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
-
-                     # a dataset's per-sample work on the host (its items are batched by the loader's collate)
-                     "import torch\nfrom torch.utils.data import Dataset\nclass Masked(Dataset):\n"
-                     "    def __getitem__(self, i):\n        x = torch.randn(10)\n        keep = torch.nonzero(x > 0)\n"
-                     "        return x[x > 0], keep\n",
-"import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
+                     *_HOST_WORK,
+                     "import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
                      # a choice between NMS and a dense top-k: not every candidate is data-dependent
                      "import torch\nfrom torchvision.ops import nms\ndef top(b, s, t):\n    return s.topk(100).indices\n"
                      "def post(b, s, cfg):\n    pick = nms if cfg.nms else top\n    return pick(b, s, 0.5)\n",
@@ -336,7 +340,7 @@ class BooleanMaskIndexing(Rule):
                      "import torch\nfrom torch.utils.data import Dataset\nclass OnDevice(Dataset):\n"
                      "    def __getitem__(self, i):\n        x = torch.randn(10, device=self.device)\n"
                      "        return x[x > 0], torch.nonzero(x > 0)\n",
-"import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
+                 "import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
                  "import torch\ndef f(scores: torch.Tensor, boxes, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
                  "import torch\ndef f(pred: torch.Tensor, valid: torch.Tensor):\n    valid_mask = valid > 0\n    return pred[:, valid_mask]\n",
                  "import torch\nbad = x[torch.isnan(x)]\n",
@@ -375,18 +379,8 @@ class BooleanMaskIndexing(Rule):
                  "import torch\ndef match(cost):\n    m = torch.zeros_like(cost)\n    idx = cost.argmin(0)\n"
                  "    keep = cost.min(0).values < 1.0\n    m[keep, idx] = 1\n    return m\n")
     must_not_fire = (
-                     # a collate function's batch building, in the loader's workers (the joined batch is NPU409's)
-                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
-                     "    w = torch.tensor([b[1] for b in batch])\n    n = torch.tensor([len(b[0]) for b in batch])\n"
-                     "    keep = torch.cat([b[0] for b in batch])\n"
-                     "    return keep[keep > 0], torch.repeat_interleave(w, n), torch.nonzero(keep)\n"
-                     "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
-
-                     # a dataset's per-sample work on the host (its items are batched by the loader's collate)
-                     "import torch\nfrom torch.utils.data import Dataset\nclass Masked(Dataset):\n"
-                     "    def __getitem__(self, i):\n        x = torch.randn(10)\n        keep = torch.nonzero(x > 0)\n"
-                     "        return x[x > 0], keep\n",
-"import torch\nlabel = ('neg', 'pos')[score > 0]\n",
+                     *_HOST_WORK,
+                     "import torch\nlabel = ('neg', 'pos')[score > 0]\n",
                      # ``~i`` alone is as often an integer's reverse index: no evidence ``i`` is a mask
                      "import torch\ndef pick(x: torch.Tensor, i):\n    return x[i] * (~i)\n",
                      # a frame indexed by a test on one of its own columns (pandas), whatever the other side is

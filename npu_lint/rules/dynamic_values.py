@@ -109,7 +109,7 @@ class TensorValueInShape(ValueFlow):
                      "import torch\nfrom torch.utils.data import Dataset\nclass Imputation(Dataset):\n"
                      "    def __getitem__(self, i):\n        observed = self.m[i].to(self.device)\n"
                      "        n = int(observed.sum().item() * 0.5)\n        return observed.topk(n).indices\n",
-"import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
+                 "import torch\nn = counts.max().item()\nbuf = torch.zeros(n, 4)\n",
                  # an ``isinstance(size, Tensor)`` arm on a value that may be a tensor
                  "import torch\nfrom torch import Tensor\ndef f(x):\n    size = x.sum(0)\n"
                  "    if isinstance(size, Tensor):\n        return torch.zeros(int(size.max()))\n    return None\n",
@@ -296,7 +296,7 @@ class TensorValueInShape(ValueFlow):
                      "    @staticmethod\n    def rand_mask(observed):\n        r = torch.rand_like(observed) * observed\n"
                      "        n = round(observed.sum().item() * np.random.rand())\n        r[r.topk(n).indices] = -1\n"
                      "        return (r > 0).float()\n    def __getitem__(self, i):\n        return self.rand_mask(self.m[i])\n",
-"import torch\nloss_value = loss.item()\nprint(loss_value)\n",
+                     "import torch\nloss_value = loss.item()\nprint(loss_value)\n",
                      # the largest of a parameter known a numpy array (made one, or annotated), or used as no more
                      # than one (the quiet ``sequence_mask`` below); one used as a value
                      "import torch\nimport numpy as np\ndef f(lengths):\n    lengths = np.asarray(lengths)\n"
