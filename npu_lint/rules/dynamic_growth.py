@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import PARAM
+from npu_lint.analysis.scopes import PARAM, Scope
 from npu_lint.analysis.summaries import return_statements
 from npu_lint.analysis.step_growth import CATS, Growth, reordered
 from npu_lint.context import FileContext
@@ -81,6 +81,19 @@ def _shaped_like(element: ast.AST, text: str, loop: ast.AST, ctx: FileContext) -
 
 def _names(node: ast.AST) -> set[str]:
     return {child.id for child in walk(node) if isinstance(child, ast.Name)}
+
+
+def _bound_in_function(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.Assign, str, ast.AST, Scope]]:
+    """``name = cat([...])`` in a function: the statement, the name, the function and its scope."""
+    statement = ctx.parent(node)
+    if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+            or not isinstance(statement.targets[0], ast.Name):
+        return None
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
+    if scope is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return statement, statement.targets[0].id, function, scope
 
 
 class GrowingTensor(Rule):
@@ -509,15 +522,10 @@ class GrowingTensor(Rule):
         parameter ``cache``; or ``x = cat([cache[key], x])``), then ``self._state["past_keys"] = nk`` (``nk[:,
         offset:]``; ``cache[key] = k, v``): state kept between calls, grown through a local name and stored back,
         one step longer at every call (a key/value cache). Reported (True)."""
-        statement = ctx.parent(node)
-        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
-                or not isinstance(statement.targets[0], ast.Name):
+        found = _bound_in_function(node, ctx)
+        if found is None:
             return False
-        name = statement.targets[0].id
-        function = ctx.enclosing(node, FUNCTION_TYPES)
-        scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
-        if scope is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return False
+        statement, name, function, scope = found
         for element in node.args[0].elts:
             read = ctx.resolver.state_read(element, function, scope) \
                 or ctx.resolver.state_read(reordered(element), function, scope)   # ``pk[beam_idx]``
@@ -543,15 +551,10 @@ class GrowingTensor(Rule):
         name returned beside the output (``return out, states``; ``present = (key, value)``; ``return out,
         present``): the previous call's key/value state, handed back one step longer for the next call (the
         incremental-decoding protocol). Reported (True)."""
-        statement = ctx.parent(node)
-        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
-                or not isinstance(statement.targets[0], ast.Name):
+        found = _bound_in_function(node, ctx)
+        if found is None:
             return False
-        name = statement.targets[0].id
-        function = ctx.enclosing(node, FUNCTION_TYPES)
-        scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
-        if scope is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            return False
+        statement, name, function, scope = found
         states = [ctx.resolver.optional_state(e, function, scope) for e in node.args[0].elts]
         found = [s for s in states if s is not None]
         if len(found) != 1 or any(isinstance(e, ast.Starred) or isinstance(e, ast.Name) and state is None and (

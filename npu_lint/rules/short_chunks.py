@@ -103,15 +103,23 @@ def _bound_tail(arg: ast.AST, ctx: FileContext) -> bool:
         and isinstance(arg.right, ast.Name) and arg.left.id != arg.right.id and data_length(arg.left, ctx)
 
 
-def _writes_prefix(node: ast.Call, ctx: FileContext) -> bool:
-    """``end = min(n - start, block)`` whose every use bounds a slice written into (``mask[:end] = True``): a
-    prefix of a buffer of fixed size is set, no tensor takes the short length."""
+def _named_in_function(node: ast.Call, ctx: FileContext) -> Optional[tuple[str, ast.AST]]:
+    """The name the call's value is bound to whole (``end = min(...)``) and the function it is bound in."""
     parent = ctx.parent(node)
     function = ctx.enclosing(node, FUNCTION_TYPES)
     if not isinstance(parent, ast.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name) \
             or function is None:
+        return None
+    return parent.targets[0].id, function
+
+
+def _writes_prefix(node: ast.Call, ctx: FileContext) -> bool:
+    """``end = min(n - start, block)`` whose every use bounds a slice written into (``mask[:end] = True``): a
+    prefix of a buffer of fixed size is set, no tensor takes the short length."""
+    found = _named_in_function(node, ctx)
+    if found is None:
         return False
-    name = parent.targets[0].id
+    name, function = found
     written = {id(n) for child in walk(function)
                if isinstance(child, ast.Subscript) and isinstance(child.ctx, ast.Store)
                for n in walk(child.slice) if isinstance(n, ast.Name)}
@@ -128,12 +136,10 @@ def _whole_length(arg: ast.AST, other: ast.AST) -> bool:
 def _scalar_only(node: ast.Call, ctx: FileContext) -> bool:
     """``k = min(n - start, every)`` whose every use is compared or divides (``loss / k``, ``if i - start + 1 ==
     k``): the count of the last group of gradient accumulation, a scalar that sizes no tensor."""
-    parent = ctx.parent(node)
-    function = ctx.enclosing(node, FUNCTION_TYPES)
-    if not isinstance(parent, ast.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name) \
-            or function is None:
+    found = _named_in_function(node, ctx)
+    if found is None:
         return False
-    name = parent.targets[0].id
+    name, function = found
     uses, scalar = [], set()
     for child in walk(function):     # the walk has not reached the later uses: their parents are not known yet
         if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
