@@ -20,6 +20,8 @@ _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SC
 _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 
 
+_HOST_DEPTH = 6   # how deep a chain of torch ops of host tensors is followed
+_HOST_MARKS = (".cpu(", "from_numpy", "torchaudio", "torchvision", ".numpy(", "asarray", "np.array", ".to(")
 # torch functions that make a tensor on the default device (or a given one) from sizes or data.
 FACTORY_NAMES = frozenset({"tensor", "as_tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
                            "eye", "rand", "randn", "randint", "randperm", "normal", "empty_strided", "Tensor",
@@ -127,29 +129,67 @@ class CallValues:
             return self.dispatched_value(func, scope)   # ``getattr(self, f"_mask_{mode}")(x)``
         return None
 
+    def _has_host_tensors(self) -> bool:
+        """The file's text shows a way to a host tensor (``.cpu()``, a reader, ``.numpy()``): files of pure device math
+        (long chains of torch ops) skip the operands' walk."""
+        found = getattr(self, "_host_text", None)
+        if found is None or found[0] is not self.source:
+            text = self.source or ""
+            found = (self.source, any(mark in text for mark in _HOST_MARKS))
+            self._host_text = found
+        return found[1]
+
+    def _host_name(self, name: ast.Name, scope: Scope) -> bool:
+        """Every binding reaching ``name`` gives it a host tensor by its own expression (``y.cpu()``, a reader's call)
+        or an empty list (whose elements ``sequence_element`` judges): no walk through chains of names."""
+        bindings = self.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset)) \
+            if self.scopes is not None else ()
+        if not bindings:
+            return False
+        for binding in bindings:
+            value = binding.value
+            if binding.tag != VALUE or binding.path:
+                return False
+            if isinstance(value, ast.List) and not value.elts:
+                continue
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "cpu":
+                continue
+            if isinstance(value, ast.Call) and self.qualname(value.func, binding.scope) in K.HOST_TENSOR_SOURCES:
+                continue
+            return False
+        return True
+
+    def _listed(self, name: ast.Name, scope: Scope) -> bool:
+        bindings = self.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset))
+        return any(isinstance(b.value, ast.List) for b in bindings)
+
     def _host_operands(self, node: ast.Call, name: str, scope: Scope, depth: int) -> bool:
         """A torch op whose tensor operands are all host tensors (``torch.cat([a.cpu(), b.cpu()])``,
         ``F.pad(torch.from_numpy(a), ...)``) and that is told no device: it runs on the CPU, its result stays there.
         Not a factory (``torch.zeros(n)`` is made on the default device) nor anything with an unknown operand."""
-        if name.rpartition(".")[2] in FACTORY_NAMES or any(k.arg == "device" for k in node.keywords) or not node.args:
+        if depth > _HOST_DEPTH or name.rpartition(".")[2] in FACTORY_NAMES or not node.args \
+                or any(k.arg == "device" for k in node.keywords) or not self._has_host_tensors():
             return False
         operands = list(node.args) + [k.value for k in node.keywords if k.arg not in ("dtype", "dim", "out")]
         if isinstance(node.args[0], (ast.List, ast.Tuple)):
             operands[:1] = node.args[0].elts
         host = False
         for operand in operands:
-            if isinstance(operand, ast.Constant) or isinstance(operand, ast.Starred):
-                if isinstance(operand, ast.Starred):
-                    return False
+            if isinstance(operand, ast.Constant):
                 continue
-            value = self.value_of(operand, scope, depth)
-            if (value is None and isinstance(operand, ast.Name)) or (value is not None and value[0] == K.LIST) \
-                    or isinstance(operand, (ast.ListComp, ast.GeneratorExp)):
-                value = self.sequence_element(operand, scope, depth + 1)   # ``outs.append(y.cpu())``, ``cat(outs)``
-            if value == (K.HOST, K.CPU_TENSOR):
-                host = True
-            elif value is None or value[0] in K.TENSORS or value == (K.HOST, None):
-                return False   # unknown, a device tensor, a list of unknown items, an array (a torch op would fail)
+            if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute) \
+                    and operand.func.attr == "cpu" and not operand.args:
+                host = True   # ``torch.cat([a.cpu(), b.cpu()])``
+                continue
+            if not isinstance(operand, (ast.Name, ast.ListComp, ast.GeneratorExp)):
+                return False   # no walk into nested expressions: a chain of ops stays linear
+            if isinstance(operand, ast.Name) and not self._host_name(operand, scope):
+                return False
+            value = self.sequence_element(operand, scope, depth + 1) if not isinstance(operand, ast.Name) \
+                or self._listed(operand, scope) else (K.HOST, K.CPU_TENSOR)
+            if value != (K.HOST, K.CPU_TENSOR):
+                return False
+            host = True
         return host
 
     def _module_call_value(self, callee: K.Value) -> Optional[K.Value]:
