@@ -187,8 +187,8 @@ class CallValues:
                 return False
             value = self.sequence_element(operand, scope, depth + 1) if not isinstance(operand, ast.Name) \
                 or self._listed(operand, scope) else (K.HOST, K.CPU_TENSOR)
-            if value != (K.HOST, K.CPU_TENSOR):
-                return False
+            if value is None or value[0] != K.HOST or value == (K.HOST, K.PYTHON_NUMBER):
+                return False   # host items given to a torch op are host tensors (it takes no numpy arrays)
             host = True
         return host
 

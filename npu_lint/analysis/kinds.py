@@ -258,10 +258,8 @@ TENSOR_ONLY_MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "isn
 def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
     """The value ``receiver.method(...)`` returns."""
     if receiver is None:
-        if method == "cpu":
-            return HOST, CPU_TENSOR   # whatever had ``.cpu()``: host data, no NPU work (numpy has no ``.cpu()``)
-        if method == "numpy" or method in PANDAS_ONLY_METHODS:
-            return HOST, None   # whatever had ``.numpy()``: host data, no NPU work
+        if method in ("numpy", "cpu") or method in PANDAS_ONLY_METHODS:
+            return HOST, None   # whatever had ``.numpy()`` / ``.cpu()``: host data, no NPU work
         if method == "tolist":
             return LIST, None
         if method in TENSOR_ONLY_MASK_METHODS:
