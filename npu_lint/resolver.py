@@ -20,7 +20,7 @@ from npu_lint.analysis.configuration import configured
 from npu_lint.analysis.declared import Declared
 from npu_lint.analysis.scalars import length_call, scalar
 from npu_lint.analysis.flows import Flows
-from npu_lint.analysis.call_values import _DTYPE_NAMES, CallValues
+from npu_lint.analysis.call_values import _DTYPE_NAMES, FACTORY_NAMES, CallValues, moves
 from npu_lint.analysis.callables import Callables
 from npu_lint.analysis.elements import Elements
 from npu_lint.analysis.receivers import Receivers
@@ -38,6 +38,8 @@ _DEFAULT_KINDS = frozenset({K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.SCALER, K.LOAD
 _MODULE_CONTAINERS = frozenset({"torch.nn.ModuleList", "torch.nn.ModuleDict", "torch.nn.Sequential"})
 _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.ParameterList"})
 _PANDAS_INDEXERS = frozenset({"loc", "iloc"})
+# torch factories that make a tensor on the default device from sizes (or from Python data: ``torch.tensor(xs)``).
+_HOST_FACTORIES = FACTORY_NAMES - {"bernoulli", "multinomial", "normal"}
 _LOADER_PARTS = {"dataset": K.DATASET, "sampler": K.SAMPLER, "batch_sampler": K.SAMPLER}
 
 
@@ -103,6 +105,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._call_lines: Optional[object] = None   # where calls by name are (call_lines.CallLines), built once
         self._usage: dict[int, object] = {}   # a function's names called with tensor-only methods (analysis.usage)
         self._mask_usage: dict[object, object] = {}   # a function's names used as boolean masks (analysis.usage)
+        self._numpy_reads: dict[int, list[ast.Name]] = {}   # a function's names given to ``.numpy()`` / ``np.asarray``
 
     # -- building ------------------------------------------------------------------------
     def attach(self, tree: ast.AST, scopes: Optional[Scopes] = None) -> None:
@@ -129,6 +132,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._local_classes.clear()
         self._usage.clear()
         self._mask_usage.clear()
+        self._numpy_reads.clear()
         self._frames = None
 
     def has_frames(self) -> bool:
@@ -303,6 +307,9 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 return K.TENSOR, None
             if (value is None or value == (K.TENSOR, None)) and self._used_as_mask(binding):
                 return K.MASK, None   # ``valid = torch.cat(valids)``, then ``torch.logical_and(t >= 0, valid)``
+            if value is not None and value[0] in K.TENSORS and (self._read_as_numpy(binding)
+                                                                or self._made_then_moved(binding)):
+                return K.HOST, K.CPU_TENSOR   # ``out = torch.ones(n, m)`` ... ``out.numpy()``: a CPU tensor
             return value
         if tag == ANNOTATION:
             return self.annotation_value(binding.value, scope)
@@ -348,6 +355,140 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             return False
         return used_as_tensor(function, binding.name, self._usage, lambda node: self.binding(node, binding.scope)
                               is binding, self.source) or used_as_index(self, binding)
+
+    def _read_as_numpy(self, binding: Binding) -> bool:
+        """The tensor ``binding`` gives its name is read with ``name.numpy()`` / ``np.asarray(name)`` /
+        ``np.array(name)`` (this binding reaching): these raise on a device tensor, so the value is on the CPU (not
+        ``.tolist()`` / ``.item()``, which read a device tensor back)."""
+        function = binding.scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        names = self._numpy_reads.get(id(function))
+        if names is None:
+            names = []
+            for node in ast.walk(function):
+                if not isinstance(node, ast.Call):
+                    continue
+                func = node.func
+                if isinstance(func, ast.Attribute) and func.attr == "numpy" and isinstance(func.value, ast.Name) \
+                        and not node.args and not node.keywords:
+                    names.append(func.value)
+                elif len(node.args) == 1 and isinstance(node.args[0], ast.Name) and isinstance(func, ast.Attribute) \
+                        and func.attr in ("asarray", "array") and isinstance(func.value, ast.Name) \
+                        and self.qualname(func, binding.scope) in ("numpy.asarray", "numpy.array"):
+                    names.append(node.args[0])
+            if id(function) in self._numpy_results():   # ``f(x).numpy()`` in this file: what ``f`` returns
+                names += [node.value for node in ast.walk(function)
+                          if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)]
+            self._numpy_reads[id(function)] = names
+        return any(name.id == binding.name and self._derived_from(name, binding) for name in names)
+
+    def _made_then_moved(self, binding: Binding) -> bool:
+        """``labels = torch.full((n, m), -100)`` (a factory told no device), filled, then ``labels.to(device)``: the
+        value is made on the host and lives there until that move (the moved value is a device tensor)."""
+        call = binding.value
+        if not isinstance(call, ast.Call) or any(k.arg == "device" for k in call.keywords):
+            return False
+        name = self.qualname(call.func, binding.scope)
+        if name is None or not name.startswith("torch.") or name.rpartition(".")[2] not in _HOST_FACTORIES:
+            return False
+        if name.rpartition(".")[2] in ("tensor", "as_tensor") and call.args:
+            data = self.value_of(call.args[0], binding.scope)   # ``torch.as_tensor(t)`` keeps ``t`` where it is
+            if data is None or data[0] in K.TENSORS:
+                return False
+        function = binding.scope.node
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        if any(name.id == binding.name and self._derived_from(name, binding)
+               for name in self._moved_names(function, binding.scope)):
+            return True
+        positions = self._moved_results().get(id(function))   # ``padded, lens = pad(xs)``, then ``lens.to(device)``
+        if not positions:
+            return False
+        for node in ast.walk(function):
+            if isinstance(node, ast.Return) and node.value is not None:
+                returned = [(-1, node.value)] if isinstance(node.value, ast.Name) else \
+                    list(enumerate(node.value.elts)) if isinstance(node.value, ast.Tuple) else []
+                if any(position in positions and isinstance(value, ast.Name) and value.id == binding.name
+                       and self._derived_from(value, binding) for position, value in returned):
+                    return True
+        return False
+
+    def _moved_names(self, function: ast.AST, scope: Scope) -> list[ast.Name]:
+        """The names ``function`` moves: ``x.to(device)``, ``x.cuda()``, ``x.npu()`` (not a cast)."""
+        key = -id(function)
+        moved = self._numpy_reads.get(key)
+        if moved is None:
+            moved = [node.func.value for node in ast.walk(function)
+                     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                     and node.func.attr in K.MOVES and isinstance(node.func.value, ast.Name)
+                     and moves(node, self, scope)]
+            self._numpy_reads[key] = moved
+        return moved
+
+    def _moved_results(self) -> dict[int, set[int]]:
+        """The file's functions whose result (-1) or tuple element (its index) a caller binds and then moves:
+        ``padded, lens, mask = padding(xs)`` ... ``lens = lens.to(device)`` (built once a file)."""
+        found = self._numpy_reads.get(1)
+        if found is None:
+            found = {}
+            for statement, scope in (self.scopes.statements if self.scopes is not None else ()):
+                if not isinstance(statement, ast.Assign) or len(statement.targets) != 1 \
+                        or not isinstance(statement.value, ast.Call) or not isinstance(statement.value.func, ast.Name):
+                    continue
+                definition = self.definition(statement.value.func, scope)
+                caller = scope.node
+                if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                        or not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    continue
+                target = statement.targets[0]
+                targets = [(-1, target)] if isinstance(target, ast.Name) else \
+                    list(enumerate(target.elts)) if isinstance(target, ast.Tuple) else []
+                for position, name in targets:
+                    if isinstance(name, ast.Name) and any(
+                            moved.id == name.id and any(b.node is statement for b in self.scopes.lookup_reaching(
+                                moved.id, scope, (moved.lineno, moved.col_offset)))
+                            for moved in self._moved_names(caller, scope)):
+                        found.setdefault(id(definition), set()).add(position)
+            self._numpy_reads[1] = found   # type: ignore[assignment]
+        return found   # type: ignore[return-value]
+
+    def _derived_from(self, name: ast.Name, binding: Binding) -> bool:
+        """``binding`` reaches ``name``, or a binding that reaches it derives from ``binding``'s by operations that keep
+        a tensor where it is (``out = out[:, :n]``, ``out = out.long()``; not ``.to`` / ``.cuda`` / ``.npu``)."""
+        for _ in range(4):
+            reaching = self.scopes.lookup_reaching(name.id, binding.scope, (name.lineno, name.col_offset))
+            if binding in reaching:
+                return True
+            if len(reaching) != 1 or reaching[0].tag != VALUE or reaching[0].path:
+                return False
+            source = reaching[0].value
+            while isinstance(source, (ast.Subscript, ast.Call, ast.Attribute)):
+                if isinstance(source, ast.Call):
+                    func = source.func
+                    if not isinstance(func, ast.Attribute) or func.attr in K.MOVES or func.attr == "type":
+                        return False
+                    source = source.func
+                source = source.value
+            if not isinstance(source, ast.Name) or source.id != binding.name:
+                return False
+            name = source
+        return False
+
+    def _numpy_results(self) -> set[int]:
+        """The file's functions whose result a statement reads with ``f(...).numpy()`` (built once a file)."""
+        found = self._numpy_reads.get(0)
+        if found is None:
+            found = set()
+            for call, scope in (self.scopes.calls if self.scopes is not None else ()):
+                func = call.func
+                if isinstance(func, ast.Attribute) and func.attr == "numpy" and isinstance(func.value, ast.Call) \
+                        and isinstance(func.value.func, ast.Name) and not call.args:
+                    definition = self.definition(func.value.func, scope)
+                    if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                        found.add(id(definition))
+            self._numpy_reads[0] = found   # type: ignore[assignment]
+        return found   # type: ignore[return-value]
 
     def _used_as_mask(self, binding: Binding) -> bool:
         function = binding.scope.node

@@ -20,6 +20,13 @@ _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SC
 _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 
 
+_HOST_DEPTH = 6   # how deep a chain of torch ops of host tensors is followed
+_HOST_MARKS = (".cpu(", "from_numpy", "torchaudio", "torchvision", ".numpy(", "asarray", "np.array", ".to(")
+# torch functions that make a tensor on the default device (or a given one) from sizes or data.
+FACTORY_NAMES = frozenset({"tensor", "as_tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
+                           "eye", "rand", "randn", "randint", "randperm", "normal", "empty_strided", "Tensor",
+                           "IntTensor", "LongTensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BoolTensor",
+                           "ByteTensor", "scalar_tensor", "tril_indices", "triu_indices", "bernoulli", "multinomial"})
 _NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
 _WHOLE_REDUCTIONS = frozenset({"max", "min", "median", "nanmedian"})   # a tuple only with a dim
 
@@ -38,11 +45,16 @@ class CallValues:
             if name in K.LIKE_FUNCTIONS and node.args:
                 if _dtype_argument(node, self, scope) is None:
                     source = self.value_of(node.args[0], scope, depth)
-                    return source if source is not None and source[0] in K.TENSORS else (K.TENSOR, None)
+                    if source is not None and (source[0] in K.TENSORS or (source == (K.HOST, K.CPU_TENSOR) and not any(
+                            k.arg == "device" for k in node.keywords))):
+                        return source   # ``torch.zeros_like(wav)`` of a host tensor stays on the host
+                    return K.TENSOR, None
             if name in _JOINS and node.args and isinstance(node.args[0], (ast.Tuple, ast.List)) and node.args[0].elts \
                     and all((self.value_of(e, scope, depth) or ("",))[0] == K.MASK for e in node.args[0].elts):
                 return K.MASK, None   # ``torch.stack((torch.ones_like(j), j, k))`` of masks is a mask
             value = K.of_call(name)
+            if value == (K.TENSOR, None) and self._host_operands(node, name, scope, depth):
+                return K.HOST, K.CPU_TENSOR   # ``torch.cat([a.cpu(), b.cpu()])``: a CPU op on host tensors
             if value is None and self.project is not None and not name.startswith(("torch.", "numpy.", "pandas.")):
                 value = self.project.value_of_call(name, self.module_name)
             if value is not None and value[0] in K.TENSORS and _dtype_argument(node, self, scope) == "torch.bool":
@@ -84,6 +96,8 @@ class CallValues:
                     value = self.project.value_of_method(asked, func.attr)
                     if value is not None:
                         return value
+            if receiver is not None and receiver[0] == K.HOST and func.attr in K.MOVES and moves(node, self, scope):
+                return (K.MASK, None) if _dtype_argument(node, self, scope) == "torch.bool" else (K.TENSOR, None)
             value = K.of_method(receiver, func.attr)
             if value is None and receiver is not None and receiver[0] in K.TENSORS and (
                     (func.attr == "type" and (node.args or node.keywords))   # ``x.type(torch.half)`` casts
@@ -114,6 +128,69 @@ class CallValues:
         if isinstance(func, ast.Call):
             return self.dispatched_value(func, scope)   # ``getattr(self, f"_mask_{mode}")(x)``
         return None
+
+    def _has_host_tensors(self) -> bool:
+        """The file's text shows a way to a host tensor (``.cpu()``, a reader, ``.numpy()``): files of pure device math
+        (long chains of torch ops) skip the operands' walk."""
+        found = getattr(self, "_host_text", None)
+        if found is None or found[0] is not self.source:
+            text = self.source or ""
+            found = (self.source, any(mark in text for mark in _HOST_MARKS))
+            self._host_text = found
+        return found[1]
+
+    def _host_name(self, name: ast.Name, scope: Scope) -> bool:
+        """Every binding reaching ``name`` gives it a host tensor by its own expression (``y.cpu()``, a reader's call)
+        or an empty list (whose elements ``sequence_element`` judges): no walk through chains of names."""
+        bindings = self.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset)) \
+            if self.scopes is not None else ()
+        if not bindings:
+            return False
+        for binding in bindings:
+            value = binding.value
+            if binding.tag != VALUE or binding.path:
+                return False
+            if isinstance(value, ast.List) and not value.elts:
+                continue
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "cpu":
+                continue
+            if isinstance(value, ast.Call) and self.qualname(value.func, binding.scope) in K.HOST_TENSOR_SOURCES:
+                continue
+            return False
+        return True
+
+    def _listed(self, name: ast.Name, scope: Scope) -> bool:
+        bindings = self.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset))
+        return any(isinstance(b.value, ast.List) for b in bindings)
+
+    def _host_operands(self, node: ast.Call, name: str, scope: Scope, depth: int) -> bool:
+        """A torch op whose tensor operands are all host tensors (``torch.cat([a.cpu(), b.cpu()])``,
+        ``F.pad(torch.from_numpy(a), ...)``) and that is told no device: it runs on the CPU, its result stays there.
+        Not a factory (``torch.zeros(n)`` is made on the default device) nor anything with an unknown operand."""
+        if depth > _HOST_DEPTH or name.rpartition(".")[2] in FACTORY_NAMES or not node.args \
+                or any(k.arg == "device" for k in node.keywords) or not self._has_host_tensors():
+            return False
+        operands = list(node.args) + [k.value for k in node.keywords if k.arg not in ("dtype", "dim", "out")]
+        if isinstance(node.args[0], (ast.List, ast.Tuple)):
+            operands[:1] = node.args[0].elts
+        host = False
+        for operand in operands:
+            if isinstance(operand, ast.Constant):
+                continue
+            if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute) \
+                    and operand.func.attr == "cpu" and not operand.args:
+                host = True   # ``torch.cat([a.cpu(), b.cpu()])``
+                continue
+            if not isinstance(operand, (ast.Name, ast.ListComp, ast.GeneratorExp)):
+                return False   # no walk into nested expressions: a chain of ops stays linear
+            if isinstance(operand, ast.Name) and not self._host_name(operand, scope):
+                return False
+            value = self.sequence_element(operand, scope, depth + 1) if not isinstance(operand, ast.Name) \
+                or self._listed(operand, scope) else (K.HOST, K.CPU_TENSOR)
+            if value is None or value[0] != K.HOST or value == (K.HOST, K.PYTHON_NUMBER):
+                return False   # host items given to a torch op are host tensors (it takes no numpy arrays)
+            host = True
+        return host
 
     def _module_call_value(self, callee: K.Value) -> Optional[K.Value]:
         """Calling a module gives a tensor, unless its project class says otherwise: a ``__call__`` of its own
@@ -181,6 +258,24 @@ class CallValues:
         if kinds == {K.LIST}:
             return K.LIST, None   # ``[a] * n``, ``xs + ys``
         return None
+
+
+def moves(call: ast.Call, resolver: CallValues, scope: Scope) -> bool:
+    """``x.cuda()``, ``x.npu()``, ``x.to(device)``, ``x.to(y.device)``, ``x.to(y)``: the value leaves the host; not
+    ``x.to(torch.float32)``, ``x.to(dtype=...)``, ``x.to("cpu")``."""
+    if call.func.attr != "to":
+        return True
+    targets = list(call.args[:1]) + [k.value for k in call.keywords if k.arg == "device"]
+    for target in targets:
+        if isinstance(target, ast.Constant):
+            if isinstance(target.value, str) and target.value.split(":")[0] != "cpu":
+                return True
+            continue
+        name = resolver.qualname(target, scope)
+        if name is not None and name.startswith("torch.") and name.rpartition(".")[2] in _DTYPE_NAMES:
+            continue   # ``x.to(torch.float32)``: a cast on the host
+        return True
+    return False
 
 
 _DTYPE_NAMES = frozenset({"float64", "double", "float32", "float", "float16", "half", "bfloat16", "int64", "long",

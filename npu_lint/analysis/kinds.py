@@ -204,10 +204,28 @@ PYTHON_RESULTS = {
 }
 
 
+# Readers that return a tensor on the host (CPU) whatever the default device: a file decoded, an array wrapped
+# (``wav, sr = torchaudio.load(p)``, ``torch.from_numpy(a)``). The value stays host until moved (``.to(device)``,
+# ``.cuda()``, ``.npu()``) or handed to a module.
+HOST_TENSOR_SOURCES = frozenset({
+    "torch.from_numpy", "torchaudio.load", "torchaudio.load_with_torchcodec", "torchvision.io.read_image",
+    "torchvision.io.decode_image", "torchvision.io.decode_jpeg", "torchvision.io.read_file",
+    "torchvision.io.read_video",
+    "torchvision.transforms.functional.to_tensor", "torchvision.transforms.functional.pil_to_tensor",
+})
+# Libraries whose functions take and return host data only (numpy arrays, PIL images): no NPU work there.
+HOST_LIBRARIES = ("numpy", "pandas", "cv2", "librosa", "soundfile", "imageio", "PIL")
+# Moving a host value: ``.cuda()`` / ``.npu()`` (numpy arrays have neither); ``.to(...)`` unless it names only a dtype
+# or the CPU (call_values decides from the arguments).
+MOVES = frozenset({"to", "cuda", "npu"})
+
+
 def of_call(qualname: str) -> Optional[Value]:
     """The value a call of a torch / numpy / pandas function or class returns (None: unknown)."""
+    if qualname in HOST_TENSOR_SOURCES:
+        return HOST, CPU_TENSOR
     root = qualname.split(".", 1)[0]
-    if root in ("numpy", "pandas", "cv2"):   # OpenCV's functions take and return numpy arrays
+    if root in HOST_LIBRARIES:   # OpenCV's, librosa's functions take and return numpy arrays
         return HOST, None
     if qualname in PYTHON_RESULTS:
         return OBJECT, PYTHON_RESULTS[qualname]   # ``world_size() > 1``: a Python bool, no mask

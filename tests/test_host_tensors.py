@@ -1,0 +1,85 @@
+"""Tensors that stay on the host (issue 14): a reader's result (``torchaudio.load``, ``torch.from_numpy``) until it is
+moved, torch ops whose operands are all host tensors (``torch.cat`` of ``.cpu()`` results), a factory's tensor read
+with ``.numpy()`` (here or by the caller of the function that returns it) or made without a device and moved later.
+Their varying shapes and values compile nothing on the NPU. The moved values are device tensors and still fire."""
+from __future__ import annotations
+
+import pytest
+
+from npu_lint.core import analyse_source
+from npu_lint.versions import Target
+
+H = "import numpy as np\nimport torch\nimport torchaudio\n"
+_CODES = frozenset({"NPU402", "NPU403", "NPU405", "NPU407", "NPU409", "NPU413", "NPU414"})
+
+
+def codes(source: str) -> list[tuple[str, int]]:
+    return [(f.code, f.line) for f in analyse_source(H + source, Target("2.8.0"), codes=_CODES)]
+
+
+@pytest.mark.parametrize("source", [
+    # a clip loaded from disk and checked before any move
+    "def f(p, target):\n    wav, sr = torchaudio.load(p)\n    if wav.abs().max() < target:\n        wav = wav * 2\n"
+    "    return wav[:, wav.abs().sum(0) > 0]\n",
+    "def f(p, model, device):\n    x = torch.from_numpy(np.load(p))\n    if x.max() > 1:\n        x = x / 255\n"
+    "    return model(x[x > 0].to(device))\n",
+    # a cast keeps it on the host
+    "def f(p):\n    x = torch.from_numpy(np.load(p)).to(torch.float32)\n    return x[x > 0]\n",
+    # outputs brought back to the host, then joined and selected
+    "def f(model, loader):\n    outs = []\n    for x in loader:\n        outs.append(model(x).cpu())\n"
+    "    stacked = torch.cat(outs)\n    return stacked[stacked > 0.5]\n",
+    # a factory's tensor filled item by item and read with .numpy() (which a device tensor refuses)
+    "def f(seqs, n, pad):\n    out = torch.ones((len(seqs), n), dtype=torch.int64)\n    for i, s in enumerate(seqs):\n"
+    "        out[i, : len(s)] = torch.tensor(s)\n    keep = out[out != pad]\n    return out.numpy(), keep\n",
+    # ... or by the caller of the function returning it (through a crop of itself)
+    "def g(seqs, n, pad):\n    out = torch.zeros((len(seqs), n), dtype=torch.int64)\n    if out.max() > pad:\n"
+    "        out = out[:, :5]\n    return out\n"
+    "def f(seqs):\n    arr = g(seqs, 10, 0).numpy()\n    return arr\n",
+    # labels made without a device, examined, then moved
+    "def f(seqs, n, device):\n    labels = torch.full((len(seqs), n), -100, dtype=torch.long)\n"
+    "    k = (labels != -100).sum()\n    if k > 0:\n        labels = labels[:, : int(k)]\n    return labels.to(device)\n",
+    # returned to a caller of this file that moves it: ``lens`` lives on the host inside ``pad``
+    "def pad(arr, tok):\n    lens = torch.LongTensor([len(a) for a in arr])\n"
+    "    padded = torch.ones(len(arr), 8, dtype=torch.long) * tok\n    for i, a in enumerate(arr):\n"
+    "        padded[i, : lens[i]] = torch.tensor(a)\n    return padded, lens\n"
+    "def f(arr, device):\n    padded, lens = pad(arr, 0)\n    lens = lens.to(device=device)\n"
+    "    padded = padded.to(device)\n    return padded, lens\n",
+])
+def test_host_tensors_are_silent(source):
+    assert codes(source) == []
+
+
+@pytest.mark.parametrize("source, expected", [
+    # moved before the check: a device tensor
+    ("def f(p, device, target):\n    wav, sr = torchaudio.load(p)\n    wav = wav.to(device)\n"
+     "    if wav.abs().max() < target:\n        wav = wav * 2\n    return wav\n", [("NPU414", 7)]),
+    ("def f(p):\n    x = torch.from_numpy(np.load(p)).npu()\n    return x[x > 0]\n", [("NPU402", 6)]),
+    ("def f(p, device):\n    y = torch.from_numpy(np.load(p)).to(device=device)\n    return y[y > 0]\n",
+     [("NPU402", 6)]),
+    # one operand on the device: the op runs there
+    ("def f(p, device):\n    y = torch.from_numpy(np.load(p)).to(device)\n    z = torch.cat([y, y.cpu()])\n"
+     "    return z[z > 0]\n", [("NPU402", 7)]),
+    # a factory's tensor handed to a model and never read as numpy; .tolist() reads a device tensor too
+    ("def f(seqs, n, pad, model):\n    out = torch.ones((len(seqs), n), dtype=torch.int64)\n"
+     "    keep = out[out != pad]\n    return model(out).tolist(), keep\n", [("NPU402", 6)]),
+    ("def g(n, pad):\n    out = torch.zeros((2, n))\n    if out.max() > pad:\n        out = out[:, :5]\n    return out\n"
+     "def f():\n    return g(10, 0).tolist()\n", [("NPU414", 6)]),
+    # made on the device, or moved before the check
+    ("def f(n, device):\n    labels = torch.full((2, n), -100, device=device)\n    k = (labels != -100).sum()\n"
+     "    if k > 0:\n        labels = labels[:, : int(k)]\n    return labels.to(device)\n",
+     [("NPU414", 7), ("NPU403", 8)]),
+    ("def f(n, device):\n    labels = torch.full((2, n), -100)\n    labels = labels.to(device)\n"
+     "    k = (labels != -100).sum()\n    if k > 0:\n        labels = labels[:, : int(k)]\n    return labels\n",
+     [("NPU414", 8), ("NPU403", 9)]),
+    # torch.as_tensor of a device tensor keeps it there
+    ("def f(x, device):\n    y = torch.as_tensor(x.softmax(-1))\n    if y.max() > 0.5:\n        y = y * 2\n"
+     "    return y.to(device)\n", [("NPU414", 6)]),
+    # the caller hands ``lens`` to a model unmoved: no evidence it stays on the host
+    ("def pad(arr, tok):\n    lens = torch.LongTensor([len(a) for a in arr])\n"
+     "    padded = torch.ones(len(arr), 8, dtype=torch.long) * tok\n    for i, a in enumerate(arr):\n"
+     "        padded[i, : lens[i]] = torch.tensor(a)\n    return padded, lens\n"
+     "def f(arr, model, device):\n    padded, lens = pad(arr, 0)\n    padded = padded.to(device)\n"
+     "    return model(padded, lens)\n", [("NPU403", 8)]),
+])
+def test_device_tensors_fire(source, expected):
+    assert codes(source) == expected
