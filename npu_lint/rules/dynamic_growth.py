@@ -83,6 +83,37 @@ def _names(node: ast.AST) -> set[str]:
     return {child.id for child in walk(node) if isinstance(child, ast.Name)}
 
 
+def _advancing(written: ast.Slice) -> bool:
+    """``[start_pos : start_pos + seqlen]``: a piece written at a position, its end the start plus a length (not
+    the rest from a position, ``[n:]``, nor a fixed window)."""
+    upper = written.upper
+    return isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add) and written.lower is not None \
+        and bool(_names(written.lower)) and _names(written.lower) <= _names(upper) and _names(upper) != _names(written.lower)
+
+
+def _computed_with(function: ast.AST, after: int, names: set[str], holders: set[str]) -> bool:
+    """Some statement after line ``after`` computes another value from the grown state (``scores = q @ k.T``, or a
+    returned element other than the state itself: ``return self.attn(q, k, v), (k, v)``): the state is a cache the
+    output reads, not a prefix only handed back."""
+    kept = names | holders
+    for child in walk(function):
+        if getattr(child, "lineno", 0) <= after or not isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign,
+                                                                         ast.Expr, ast.Return)):
+            continue
+        if isinstance(child, ast.Return):
+            parts = child.value.elts if isinstance(child.value, ast.Tuple) else [child.value]
+        elif isinstance(child, ast.Assign) and all(isinstance(t, ast.Name) and t.id in kept for t in child.targets):
+            continue   # the state rebound or packed (``k = k.detach()``, ``present = (k, v)``)
+        else:
+            parts = [child]
+        for part in parts:
+            if part is None or isinstance(part, ast.Name) and part.id in kept:
+                continue
+            if any(isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load) for n in walk(part)):
+                return True
+    return False
+
+
 def _bound_in_function(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.Assign, str, ast.AST, Scope]]:
     """``name = cat([...])`` in a function: the statement, the name, the function and its scope."""
     statement = ctx.parent(node)
@@ -281,6 +312,13 @@ class GrowingTensor(Rule):
                  "def decode(model, seqs):\n    while not done(seqs):\n"
                  "        seqs = [extend(s, model(s)) for s in seqs]\n    return seqs\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                     # the rest of a weight from a position written back, a prefix read: no advancing cache
+                     "import torch\ndef merge(w: torch.Tensor, b, r):\n    n = w.shape[1] // r * r\n"
+                     "    head = w[:, :n] + b\n    w[:, n:] = w[:, n:] * 2\n    return head\n",
+                     # an optional prefix (a class token, denoising queries) only handed back: no cache read
+                     "import torch\ndef post_pool(x, heads, cls_tok=None):\n    size = [x.shape[2], x.shape[3]]\n"
+                     "    x = x.reshape(-1, heads, x.shape[1], size[0] * size[1])\n    if cls_tok is not None:\n"
+                     "        x = torch.cat((cls_tok, x), dim=2)\n    return x, size\n",
                      "import torch\ndef f(a, b, keep):\n    y = torch.cat([a, b], dim=1) if keep else a\n    return y\n",
                      "import torch\ndef f(xs, b, keep):\n    for a in xs:\n"
                      "        y = torch.cat([a, b], dim=1) if keep else None\n    return y\n",
@@ -582,6 +620,8 @@ class GrowingTensor(Rule):
         if not returns or not all(isinstance(r, ast.Tuple) and any(_returns(e, {name, *aliases}, holders)
                                                                    for e in r.elts) for r in returns):
             return False   # not handed back beside the output at every return after it (one before: another arm)
+        if not _computed_with(function, statement.lineno, {name, *aliases}, holders):
+            return False   # only handed back (``x = cat((cls_tok, x)); return x, size``): a prefix, no cache
         kept = [*aliases.values(), *(child.lineno for child in packed)]
         end = min(kept) if kept else float("inf")   # handed back from there: what the name becomes after is not
         for child in walk(function):
@@ -681,8 +721,8 @@ class GrowingTensor(Rule):
                 continue
             for axis in prefixes:   # the end of the prefix read is where this write starts
                 written = parts[axis]
-                if isinstance(written, ast.Slice) and written.lower is not None \
-                        and _names(written.lower) & _names(elements[axis].upper):   # type: ignore[attr-defined]
+                if isinstance(written, ast.Slice) and written.lower is not None and _advancing(written) \
+                        and _names(written.upper) <= _names(elements[axis].upper):   # type: ignore[attr-defined]
                     ctx.report(node, self.message.format(what=f"{short_source(node)} (read up to "
                                                          f"{ast.unparse(written.lower)}, where line {child.lineno} "
                                                          f"writes it)"), "x[:t]")
