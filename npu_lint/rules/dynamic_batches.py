@@ -6,6 +6,7 @@ from typing import Optional
 
 from npu_lint.analysis.defaults import default_constant, may_be_false
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scopes import DEF
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -101,6 +102,11 @@ class LoaderWithoutDropLast(Rule):
         return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
+                 # built in a setup function of the file, returned, and trained by its caller's loop
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef setup(ds):\n"
+                 "    model = Net()\n    loader = DataLoader(ds, batch_size=16)\n    return model, loader\n"
+                 "def train(ds, opt):\n    model, loader = setup(ds)\n    for x, y in loader:\n"
+                 "        model(x).sum().backward()\n        opt.step()\n",
                  # the loop hands each batch to the class's training step
                  "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def fit(self, ds, bs):\n"
                  "        loader = DataLoader(ds, batch_size=bs)\n        for batch in loader:\n            self._step(batch)\n"
@@ -170,6 +176,11 @@ class LoaderWithoutDropLast(Rule):
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
                  "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
     must_not_fire = (
+                 # a setup function's loader that its caller only evaluates
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef setup(ds):\n"
+                 "    loader = DataLoader(ds, batch_size=16)\n    return Net(), loader\n"
+                 "def score(ds):\n    model, loader = setup(ds)\n    with torch.no_grad():\n"
+                 "        return [model(x).argmax(-1) for x, y in loader]\n",
                  # a loader of another function that happens to share the name of a training loop's loader
                  "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds):\n"
                  "    loader = DataLoader(ds, batch_size=64)\n    return [len(x) for x in loader]\n"
@@ -294,18 +305,62 @@ class LoaderWithoutDropLast(Rule):
         parent = ctx.parent(node)
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1:   # training if a training loop iterates it
             name = ast.unparse(parent.targets[0])   # (in the same function; a ``self.`` attribute: in its class)
-            ctx.scratch.setdefault("loaders_pending", {})[(_pending_scope(node, ctx)(name), name)] = node
+            pending = ctx.scratch.setdefault("loaders_pending", {})
+            pending[(_pending_scope(node, ctx)(name), name)] = node
+            function = ctx.enclosing(node, FUNCTION_TYPES)
+            for position in _returned_at(function, name):   # ``return model, loader``: trained by a caller's loop
+                pending[(id(function), position)] = node
 
     def _check_loop(self, node: ast.For, ctx: FileContext) -> None:
         pending = ctx.scratch.get("loaders_pending")
         if not pending:
             return
         key = _pending_scope(node, ctx)
-        iterated = [name for name in iterated_names(node.iter) if (key(name), name) in pending]
+        names = iterated_names(node.iter)
+        iterated = [(key(name), name) for name in names if (key(name), name) in pending]
+        iterated += [found for name in names if (found := _from_setup(node, name, ctx)) in pending]
         if not iterated or not (trains(node, ctx) or trains_through_helper(node, ctx)):
             return
-        for name in iterated:
-            ctx.report(pending.pop((key(name), name)), self.message, _LOADER)
+        for found in iterated:
+            ctx.report(pending.pop(found), self.message, _LOADER)
+
+
+def _returned_at(function: Optional[ast.AST], name: str) -> set[Optional[int]]:
+    """The places of the function's returns that hand ``name`` back: None for ``return loader``, i for the i-th
+    element of ``return model, loader``."""
+    places: set[Optional[int]] = set()
+    if function is None:
+        return places
+    for child in walk(function):
+        value = child.value if isinstance(child, ast.Return) else None
+        if isinstance(value, ast.Name) and value.id == name:
+            places.add(None)
+        elif isinstance(value, ast.Tuple):
+            places.update(i for i, e in enumerate(value.elts) if isinstance(e, ast.Name) and e.id == name)
+    return places
+
+
+def _from_setup(loop: ast.For, name: str, ctx: FileContext) -> Optional[tuple[int, Optional[int]]]:
+    """``model, loader = get_training_setup(...)`` before the loop, in its function, with the file's own setup
+    function: that function and the place of its returns ``name`` comes from."""
+    function = ctx.enclosing(loop, FUNCTION_TYPES)
+    if function is None:
+        return None
+    for child in walk(function):
+        if not isinstance(child, ast.Assign) or child.lineno >= loop.lineno or len(child.targets) != 1 \
+                or not isinstance(child.value, ast.Call) or not isinstance(child.value.func, ast.Name):
+            continue
+        target = child.targets[0]
+        if isinstance(target, ast.Name) and target.id == name:
+            position: Optional[int] = None
+        elif isinstance(target, ast.Tuple) and any(isinstance(e, ast.Name) and e.id == name for e in target.elts):
+            position = next(i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == name)
+        else:
+            continue
+        binding = ctx.resolver.binding(child.value.func)
+        if binding is not None and binding.tag == DEF:
+            return id(binding.value), position
+    return None
 
 
 def _pending_scope(node: ast.AST, ctx: FileContext):
