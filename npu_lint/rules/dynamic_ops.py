@@ -44,6 +44,19 @@ _HOST_WORK = (
 )
 
 
+# Device work in a collate function or a dataset that NPU401 and NPU402 still report: the batch built on the device,
+# items made on the device.
+_DEVICE_WORK = (
+    "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+    "    keep = torch.cat([b[0] for b in batch]).to('cuda')\n"
+    "    return keep[keep > 0], torch.nonzero(keep)\n"
+    "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
+    "import torch\nfrom torch.utils.data import Dataset\nclass OnDevice(Dataset):\n"
+    "    def __getitem__(self, i):\n        x = torch.randn(10, device=self.device)\n"
+    "        return x[x > 0], torch.nonzero(x > 0)\n",
+)
+
+
 class DataDependentShapeOp(Rule):
     """An operator whose output shape depends on the values in its input.
 
@@ -94,16 +107,7 @@ class DataDependentShapeOp(Rule):
                 "radius", "consecutive_cluster", "pool_pos", "self_loops")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = (
-                     # a collate function that builds the batch on the device
-                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
-                     "    keep = torch.cat([b[0] for b in batch]).to('cuda')\n"
-                     "    return keep[keep > 0], torch.nonzero(keep)\n"
-                     "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
-
-                     # a dataset that builds its items on the device
-                     "import torch\nfrom torch.utils.data import Dataset\nclass OnDevice(Dataset):\n"
-                     "    def __getitem__(self, i):\n        x = torch.randn(10, device=self.device)\n"
-                     "        return x[x > 0], torch.nonzero(x > 0)\n",
+                 *_DEVICE_WORK,
                  "import torch\npos = torch.nonzero(labels > 0)\n",
                  # a graph library's scatter without dim_size: its output has index.max() + 1 rows
                  "import torch\nfrom torch_scatter import scatter\nout = scatter(x, batch, dim=0, reduce='mean')\n",
@@ -330,16 +334,7 @@ class BooleanMaskIndexing(Rule):
     triggers = ("[",)
     message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
     must_fire = (
-                     # a collate function that builds the batch on the device
-                     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
-                     "    keep = torch.cat([b[0] for b in batch]).to('cuda')\n"
-                     "    return keep[keep > 0], torch.nonzero(keep)\n"
-                     "loader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
-
-                     # a dataset that builds its items on the device
-                     "import torch\nfrom torch.utils.data import Dataset\nclass OnDevice(Dataset):\n"
-                     "    def __getitem__(self, i):\n        x = torch.randn(10, device=self.device)\n"
-                     "        return x[x > 0], torch.nonzero(x > 0)\n",
+                 *_DEVICE_WORK,
                  "import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
                  "import torch\ndef f(scores: torch.Tensor, boxes, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
                  "import torch\ndef f(pred: torch.Tensor, valid: torch.Tensor):\n    valid_mask = valid > 0\n    return pred[:, valid_mask]\n",
