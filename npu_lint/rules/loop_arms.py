@@ -6,6 +6,7 @@ loop (`step_loop`). Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
@@ -71,6 +72,7 @@ def steps(iterated: ast.AST) -> bool:
     return name.lower().rsplit("_", 1)[-1] in ("range", "count", "trange", "tqdm")
 
 
+@lru_cache(maxsize=256)   # asked once per concatenation in the loop: answered once per loop (node identity)
 def over_layers(loop: ast.For) -> bool:
     """``for i in range(len(self.layers))`` or a counter that picks the module it runs (``self.blocks[i](x)``): a
     loop over the layers of a module, counted (a dense block joining every layer's features), the same shapes at
@@ -114,15 +116,23 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
 def _first_arms(loop: ast.AST, text: str) -> set[int]:
     """The nodes of the arms that run only while ``text`` is still unset (``if out is None: out = y``, ``else``
     of ``if out is not None``): the first iteration's start, not a reset."""
-    found: set[int] = set()
+    return _unset_arms(loop).get(text, set())
+
+
+@lru_cache(maxsize=256)   # one walk per loop, whatever the number of names asked about
+def _unset_arms(loop: ast.AST) -> dict[str, set[int]]:
+    """For each value a test ``if <value> is None`` / ``is not None`` in the loop names, the nodes of its arm that
+    runs while the value is unset."""
+    found: dict[str, set[int]] = {}
     for child in walk(loop):
         if not isinstance(child, ast.If) or not isinstance(child.test, ast.Compare) or len(child.test.ops) != 1 \
-                or ast.unparse(child.test.left) != text or not isinstance(child.test.comparators[0], ast.Constant) \
+                or not isinstance(child.test.comparators[0], ast.Constant) \
                 or child.test.comparators[0].value is not None:
             continue
         arm = child.body if isinstance(child.test.ops[0], ast.Is) else \
             child.orelse if isinstance(child.test.ops[0], ast.IsNot) else []
-        found.update(id(n) for statement in arm for n in walk(statement))
+        found.setdefault(ast.unparse(child.test.left), set()).update(
+            id(n) for statement in arm for n in walk(statement))
     return found
 
 
