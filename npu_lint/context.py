@@ -106,9 +106,31 @@ class FileContext:
         return parent if isinstance(parent, ast.Call) and parent.func is node else None
 
     def statement_of(self, node: ast.AST) -> Optional[ast.stmt]:
+        """The statement holding ``node``, walked or not yet (a read in a function defined further down the file,
+        which a finding at a call above names: its parents are not recorded yet)."""
+        start = node
         while node is not None and not isinstance(node, ast.stmt):
             node = self.parents.get(id(node))
+        if node is None and start is not None:
+            node = start
+            later = self._later_parents()
+            while node is not None and not isinstance(node, ast.stmt):
+                node = self.parents.get(id(node)) or later.get(id(node))
         return node
+
+    def _later_parents(self) -> dict[int, ast.AST]:
+        """Every node's parent in the whole module, made once and only when asked about a node the walk has not
+        reached yet."""
+        found = self.scratch.get("later_parents")
+        if found is None:
+            found = self.scratch["later_parents"] = {}
+            scopes = self.resolver.scopes
+            tree = scopes.module.node if scopes is not None else None
+            if tree is not None:
+                for parent in ast.walk(tree):
+                    for child in ast.iter_child_nodes(parent):
+                        found[id(child)] = parent
+        return found
 
     def on_error_path(self, node: ast.AST) -> bool:
         """``node`` runs only on the way to a ``raise``: it sits (within its function) in an ``if`` arm that ends

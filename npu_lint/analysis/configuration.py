@@ -109,6 +109,9 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
                 and (resolver.qualname(receiver.func, scope) or "").startswith("torch."):
             if evident and resolver.kind_of_at(receiver.args[0], scope) not in K.TENSORS:
                 return False   # ``torch.ones(n)``: a buffer the code may fill, not computed from a tensor
+            if nesting < _NESTING and not all(from_constants(a, resolver, scope, nesting + 1, evident)
+                                              for a in receiver.args[1:] if _operand(a, resolver, scope)):
+                return False   # ``torch.max(torch.tensor(0), bins - 4)``: a bound clamps values of the data
             receiver = receiver.args[0]   # ``torch.cumsum(dims, 0)``: computed from its first argument
             continue
         called = isinstance(receiver, ast.Call)
@@ -119,6 +122,16 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             fed = True   # ``self.codec.encoded_length(lengths)``: computed from its arguments, not read from the model
         receiver = receiver.func if called else receiver.value
     return False
+
+
+def _operand(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
+    """A later argument of a torch function that is an operand, not an option: a tensor, or an expression the model
+    cannot type (``bins - 4``); not a number, a dimension or a bare name of unknown kind (``dim``)."""
+    kind = resolver.kind_of_at(node, scope)
+    if kind in K.TENSORS:
+        return True
+    return kind is None and isinstance(node, (ast.BinOp, ast.Call, ast.Subscript)) \
+        and not _scalar(node, resolver, scope)
 
 
 _COMBINING = (ast.BitAnd, ast.BitOr, ast.BitXor)

@@ -174,3 +174,57 @@ def data_scalar(resolver: "Resolver", node: ast.AST, scope: Scope) -> Optional[R
     # A field of a loader's batch as it comes (``prefix = batch["prefix"][0]``) is a host tensor, and as often a
     # setting the dataset repeats in every batch (a prompt length): no evidence of a device value that varies.
     return root if root is not None and root[0] != BATCH_ROOT else None
+
+
+def paired_pick(resolver: "Resolver", bound: ast.AST, function: Optional[ast.AST], scope: Scope) -> Optional[ast.AST]:
+    """A slice bound that is one sample's value of a vector of data, picked by a constant (``n = lengths[0]``, or
+    ``lengths[0]`` itself), where the function cuts that same sample to it somewhere (``mel[0][:n]``,
+    ``batch["mel"][0, :, :n]``): the sample's own length, a value that varies per batch (not a setting every sample
+    repeats). The pick (None: not this form). The vector holds data: a tensor parameter, a loader batch's field
+    (default collate makes each sample's number one element of a tensor), an op's output; never configuration."""
+    pick = bound
+    if isinstance(bound, ast.Name):
+        binding = resolver.binding(bound, scope)
+        if binding is None or binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.Subscript):
+            return None
+        pick = binding.value
+        scope = binding.scope
+    if not isinstance(pick, ast.Subscript) or constant_index_value(pick.slice) is None:
+        return None
+    vector = pick.value
+    if resolver.kind_of_at(vector, scope) not in K.TENSORS or from_constants(vector, resolver, scope) \
+            or data_root(resolver, vector, scope) is None:
+        return None
+    sample = constant_index_value(pick.slice)
+    if function is None:
+        return None
+    for node in walk(function):
+        if isinstance(node, ast.Subscript) and _cuts_sample(node, sample, bound, pick):
+            return pick
+    return None
+
+
+def constant_index_value(index: ast.AST) -> Optional[int]:
+    """``[0]`` / ``[-1]``: the constant (None: not one)."""
+    sign = 1
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index, sign = index.operand, -1
+    return sign * index.value if isinstance(index, ast.Constant) and type(index.value) is int else None
+
+
+def _cuts_sample(node: ast.Subscript, sample: int, bound: ast.AST, pick: ast.Subscript) -> bool:
+    """``x[s][:n]`` / ``x[s, :, :n]`` with ``n`` the bound (its name, or the pick itself) and ``s`` the sample."""
+    def is_bound(b: Optional[ast.AST]) -> bool:
+        if b is None:
+            return False
+        if isinstance(bound, ast.Name):
+            return isinstance(b, ast.Name) and b.id == bound.id
+        return ast.dump(b) == ast.dump(pick)
+    parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+    slices = [p for p in parts if isinstance(p, ast.Slice)]
+    if not any(is_bound(s.lower) or is_bound(s.upper) for s in slices):
+        return False
+    if isinstance(parts[0], ast.Slice):   # ``x[s][:n]``: the sample picked first
+        receiver = node.value
+        return isinstance(receiver, ast.Subscript) and constant_index_value(receiver.slice) == sample
+    return constant_index_value(parts[0]) == sample   # ``x[s, :, :n]``

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import ast
 
-from npu_lint.analysis.data_tensors import data_scalar, filled_count
+from npu_lint.analysis.data_tensors import data_scalar, filled_count, paired_pick
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
@@ -290,7 +290,31 @@ class TensorValueInShape(ValueFlow):
         "import torch\nclass CountsMixin:\n    def act(self, x):\n        return torch.split(x, self.counts.tolist())\n"
         "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
         "        self.counts = lengths.sum(0)\n        return self.act(x)\n",)
+    must_fire += (
+        # one sample's length picked from a loader batch, cutting that same sample (and then any tensor)
+        "import torch\nfrom torch.utils.data import DataLoader\ndef log_sample(model, ds):\n"
+        "    for batch in DataLoader(ds, batch_size=8, drop_last=True):\n        lengths = batch['mel_lengths']\n"
+        "        n = lengths[0]\n        ref = batch['mel'][0, :, :n]\n        out = model(ref)\n        return out[:, n:]\n",
+        "import torch\ndef show(mel: torch.Tensor, lengths: torch.Tensor):\n    return mel[1][:lengths[1]]\n",
+        # a helper that reads its size from the data when the call leaves it out (``exists`` / ``default`` idioms)
+        "import torch\ndef exists(v):\n    return v is not None\ndef lens_to_mask(t, length=None):\n"
+        "    if not exists(length):\n        length = t.amax()\n    return torch.arange(length, device=t.device) < t[:, None]\n"
+        "def run(x, lens):\n    return x * lens_to_mask(lens)[..., None]\n",
+        "import torch\ndef exists(v):\n    return v is not None\ndef default(v, d):\n    return v if exists(v) else d\n"
+        "def lens_to_mask(t, length=None):\n    length = default(length, t.amax())\n"
+        "    return torch.arange(length, device=t.device) < t[:, None]\ndef run(x, lens):\n    return lens_to_mask(lens)\n",
+        # a window bound clamped by a constant is still the data's value
+        "import torch\ndef window(logits):\n    bins = logits.argmax(dim=1)\n"
+        "    start = torch.max(torch.tensor(0, device=logits.device), bins - 4)\n"
+        "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",)
     must_not_fire = (
+                     # a value of the batch picked for all samples (a setting the dataset may repeat), one sample
+                     # cut to another sample's value; a clamp of two constants
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef run(model, ds):\n"
+                     "    for batch in DataLoader(ds, batch_size=8, drop_last=True):\n        p = batch['prefix_len'][0]\n"
+                     "        model(batch['ids'][:, :p], batch['ids'][1, :p])\n",
+                     "import torch\ndef f(x: torch.Tensor):\n    lim = torch.max(torch.tensor(0), torch.tensor(4))\n"
+                     "    for b in range(x.size(0)):\n        x[b, :lim[0]] = 0\n    return x\n",
                      # a dataset's per-sample work on the host: hiding a random share of the observed values
                      "import numpy as np\nimport torch\nfrom torch.utils.data import Dataset\nclass Imputation(Dataset):\n"
                      "    @staticmethod\n    def rand_mask(observed):\n        r = torch.rand_like(observed) * observed\n"
@@ -528,6 +552,7 @@ class TensorValueInShape(ValueFlow):
                 ctx.report(node, self.filled_message.format(op=short_source(op), line=op.lineno,
                                                             buffer=short_source(node.value)), "a slice bound")
                 return
-            if data_scalar(ctx.resolver, bound, scope) is not None:
+            if data_scalar(ctx.resolver, bound, scope) is not None \
+                    or paired_pick(ctx.resolver, bound, function, scope) is not None:
                 report_flow(self, node, "a slice bound", (ZERO_D, bound), ctx)
                 return
