@@ -118,6 +118,10 @@ class FileContext:
                 node = self.parents.get(id(node)) or later.get(id(node))
         return node
 
+    def parent_anywhere(self, node: ast.AST) -> Optional[ast.AST]:
+        """``node``'s parent, walked or not yet (a statement further down the loop being checked)."""
+        return self.parents.get(id(node)) or self._later_parents().get(id(node))
+
     def _later_parents(self) -> dict[int, ast.AST]:
         """Every node's parent in the whole module, made once and only when asked about a node the walk has not
         reached yet."""

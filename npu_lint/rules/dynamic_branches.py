@@ -7,6 +7,7 @@ import ast
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, tensor_work
@@ -486,11 +487,24 @@ class DataDependentBranch(Rule):
         """``loss = ce(x, y) if num_fg > 0 else 0``: a conditional expression on a tensor's value whose arms differ
         in the tensor operators they run."""
         function = ctx.enclosing(node, FUNCTION_TYPES)
-        if not ctx.uses_torch or function is None or getattr(function, "name", None) == "__init__" \
-                or not may_read_value(node.test):
-            return
+        if not ctx.uses_torch or function is None or not may_read_value(node.test) or (
+                getattr(function, "name", None) == "__init__" and (runs_at_setup(function, ctx.resolver)
+                                                                    or not _cuts_arm(node, ctx))):
+            return   # a constructor's test runs once, unless a data container's (``Batch(...)``) cuts a tensor
         test = tensor_test(node.test, ctx, bare_names=False)
         if test is None or guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)):
             return
-        if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)):
+        if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)) or _cuts_arm(node, ctx):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))
+
+
+def _cuts_arm(node: ast.IfExp, ctx: FileContext) -> bool:
+    """``trg[:, :-1] if has_eos else trg``: one arm is a slice of a tensor the other arm is not, so the value read
+    back chooses the result's shape (each shape its own graph on NPU)."""
+    def cut(arm: ast.AST) -> bool:
+        parts = arm.slice.elts if isinstance(arm, ast.Subscript) and isinstance(arm.slice, ast.Tuple) else \
+            [arm.slice] if isinstance(arm, ast.Subscript) else []
+        return any(isinstance(p, ast.Slice) for p in parts) and ctx.resolver.kind_of(arm.value) in K.TENSORS
+    body, orelse = node.body, node.orelse
+    return (cut(body) or cut(orelse)) and ast.dump(body) != ast.dump(orelse) \
+        and not isinstance(body, ast.Constant) and not isinstance(orelse, ast.Constant)

@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.index_forms import passed_argument
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.summaries_sizes import parameters, size_parameters
 from npu_lint.analysis.scopes import PARAM, Scope
 from npu_lint.analysis.summaries import return_statements
 from npu_lint.analysis.step_growth import CATS, Growth, reordered
@@ -18,6 +20,67 @@ from npu_lint.rules.loop_arms import carried, over_layers, rearranged, step_loop
 
 _PADS = frozenset({"torch.nn.functional.pad"})
 _STACKS = frozenset({"torch.stack"})
+_FACTORY_NAMES = frozenset({"ones", "zeros", "empty", "full", "arange", "rand", "randn", "eye", "tril_indices",
+                            "triu_indices"})
+_FACTORIES = frozenset("torch." + name for name in _FACTORY_NAMES)
+_JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
+
+
+def _size_arguments(node: ast.Call, ctx: FileContext) -> list[ast.AST]:
+    """The arguments a call passes to the parameters its callee sizes a tensor with: the file's own function (the
+    model's summary), another module's (the project index's ``sizes`` facts), or torch's square-mask helper."""
+    resolver = ctx.resolver
+    callee = resolver.own_function(node)
+    if callee is not None:
+        function, offset = callee
+        sized = size_parameters(function, resolver, ctx.scratch.setdefault("size_parameters", {}))
+        return [a for a in (passed_argument(node, function, arg, offset) for arg in parameters(function)
+                            if arg.arg in sized) if a is not None]
+    name = resolver.qualname(node.func) or ""
+    if name.endswith("Transformer.generate_square_subsequent_mask"):
+        return node.args[:1]
+    if ctx.project is None or not name or name.startswith(("torch.", "numpy.")):
+        return []
+    starred = any(isinstance(a, ast.Starred) for a in node.args)
+    found: list[ast.AST] = []
+    for parameter, position, _ in ctx.project.size_parameters(name, ctx.module):
+        passed = next((kw.value for kw in node.keywords if kw.arg == parameter), None)
+        if passed is None and 0 <= position < len(node.args) and not starred:
+            passed = node.args[position]
+        if passed is not None:
+            found.append(passed)
+    return found
+
+
+def _decoded(loop: ast.For, ctx: FileContext) -> Optional[str]:
+    """What the loop grows every step, by its own statements: ``x = cat([x, y])`` (``x`` reordered too), or a list
+    appended there and joined there (``torch.stack(din)`` then ``din.append(...)``); None when nothing (memoised)."""
+    store = ctx.scratch.setdefault("growth_decoded", {})
+    if id(loop) in store:
+        return store[id(loop)]
+    found: Optional[str] = None
+    appended = {n.func.value.id for n in walk(loop) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "append" and isinstance(n.func.value, ast.Name)}
+    for n in walk(loop):
+        if not isinstance(n, ast.Call) or not n.args:
+            continue
+        short = n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id if isinstance(n.func, ast.Name) else ""
+        if short not in _JOINS:
+            continue
+        items = n.args[0]
+        if isinstance(items, ast.Name) and items.id in appended:
+            found = items.id
+            break
+        parent = ctx.parent_anywhere(n)
+        if isinstance(items, (ast.List, ast.Tuple)) and isinstance(parent, ast.Assign) and len(parent.targets) == 1 \
+                and isinstance(parent.targets[0], ast.Name):
+            target = parent.targets[0].id
+            if any(isinstance(e, ast.Name) and e.id == target or ast.unparse(reordered(e)) == target
+                   for e in items.elts):
+                found = target
+                break
+    store[id(loop)] = found
+    return found
 
 
 def _rebound(loop: ast.For, value: ast.AST) -> bool:
@@ -445,6 +508,8 @@ class GrowingTensor(Rule):
         assert isinstance(node, ast.Call)
         if self._grown_elsewhere(node, ctx):
             return
+        if self._counter_sized(node, ctx):
+            return
         if node.args and isinstance(node.args[0], ast.Name) and self._growing_list(node, node.args[0], ctx):
             return
         if len(node.args) >= 2 and isinstance(node.args[0], (ast.Name, ast.Attribute)):
@@ -517,6 +582,36 @@ class GrowingTensor(Rule):
         what = (f"{short_source(func)}(...) (returns its parameter {name} concatenated with a new piece: {target}, "
                 f"line {line}), fed back {site.how} in the loop of line {site.loop.lineno},")
         ctx.report(node, self.message.format(what=what), target)
+        return True
+
+    def _counter_sized(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``torch.ones(t + 1, t + 1)`` (a causal mask), ``torch.arange(step)`` in ``for t in range(...)`` whose body
+        grows the sequence it decodes (``x = cat([x, nxt])``, a list appended and joined every step): a tensor made
+        one step larger every iteration, in step with the sequence. Reported (True)."""
+        func = node.func
+        short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if not node.args or not short:
+            return False
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not steps(loop.iter) \
+                or not any(loop.target.id in _names(a) for a in node.args) or over_layers(loop):
+            return False
+        counter = loop.target.id
+        if short in _FACTORY_NAMES and ctx.resolver.qualname(func) in _FACTORIES:
+            sizes = node.args[:1] if short in ("full", "full_like") else node.args
+        else:   # ``generate_square_subsequent_mask(i + 1)``: a helper that sizes a tensor with its parameter
+            sizes = _size_arguments(node, ctx)
+        if not any(counter in _names(a) for a in sizes):
+            return False
+        if any(isinstance(n, ast.Subscript) or (isinstance(n, ast.Call) and not isinstance(n.func, ast.Name))
+               for a in sizes for n in walk(a)):
+            return False   # ``torch.zeros(lengths[t])``: a value per step, not the step itself
+        decoded = _decoded(loop, ctx)
+        if decoded is None:
+            return False
+        name = ctx.resolver.qualname(func) or short
+        ctx.report(node, self.message.format(what=f"{short_source(node)} (a size follows the loop counter {counter}, "
+                                             f"the loop grows {decoded} each step)"), name)
         return True
 
     def _growing_list(self, node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:

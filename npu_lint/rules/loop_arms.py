@@ -100,17 +100,39 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
         if text in {ast.unparse(n) for n in walk(loop.target)}:
             return False
     exclusive = other_arms(loop, statement) | _first_arms(loop, text)
+    aliases = None
     for child in walk(loop):
         if child is statement or id(child) in exclusive:
             continue
-        if isinstance(child, ast.Assign) and len(child.targets) == 1 and ast.unparse(child.targets[0]) == text \
-                and rearranged(child.value, text):
-            continue    # ``x = x.view(b, k, -1)``, ``x = x.gather(1, idx)``: the same steps, rearranged
+        if isinstance(child, ast.Assign) and len(child.targets) == 1 and ast.unparse(child.targets[0]) == text:
+            if rearranged(child.value, text):
+                continue    # ``x = x.view(b, k, -1)``, ``x = x.gather(1, idx)``: the same steps, rearranged
+            if aliases is None:
+                aliases = _aliases(loop, text)
+            if any(rearranged(child.value, alias) for alias in aliases):
+                continue    # ``preds = x.view(-1, k, x.size(-1))`` ... ``x = preds.index_select(0, keep).view(..)``
         if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
             if any(ast.unparse(n) == text for target in targets for n in walk(target)):
                 return False
     return True
+
+
+def _aliases(loop: ast.AST, text: str) -> list[str]:
+    """The names the loop binds (only) to ``text`` rearranged (``predictions = alive_seq.view(-1, k, n)``): the same
+    steps under another name, which a beam search keeps its unfinished rows of and stores back."""
+    bound: dict[str, list[ast.AST]] = {}
+    for child in walk(loop):
+        if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+            for target in targets:
+                for n in walk(target):
+                    if isinstance(n, ast.Name):
+                        bound.setdefault(n.id, []).append(child if isinstance(child, ast.Assign)
+                                                          and len(child.targets) == 1 and child.targets[0] is n
+                                                          else None)
+    return [name for name, values in bound.items() if name != text and all(
+        v is not None and rearranged(v.value, text) for v in values)]
 
 
 def _first_arms(loop: ast.AST, text: str) -> set[int]:
