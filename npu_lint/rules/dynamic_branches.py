@@ -212,7 +212,9 @@ class DataDependentBranch(Rule):
         runs them after an early ``return`` the test decides. Also an accept/reject step inside a loop: arms that
         only rebind names the loop reads in its tensor operators (``if error_ratio <= 1: t, y = t + dt, y_new``,
         ``accept = err <= 1`` with ``err`` a tensor, ``accept = False`` elsewhere, then ``if accept:``); and a
-        conditional expression whose arms differ in tensor operators (``loss = ce(x, y) if num_fg > 0 else 0``).
+        conditional expression whose arms differ in tensor operators (``loss = ce(x, y) if num_fg > 0 else 0``) or
+        in shape, one arm a slice of a tensor the other is not (``trg[:, :-1] if has_eos else trg`` with ``has_eos =
+        torch.any(trg == eos).item()``; also in the constructor of a data container built per batch).
         Left alone: tests of shapes, dtypes, devices or Python values, of tensors the code fixes (a tensor of the
         items' shapes, ``torch.tensor([1] * n)``: the semantic model's ``configured``), a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
@@ -243,6 +245,11 @@ class DataDependentBranch(Rule):
     triggers = ("if ",)
     message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
     must_fire = (
+                 # a value read back choosing a slice (the result's shape), also in a data container's constructor
+                 "import torch\ndef shift(trg: torch.Tensor, eos: int):\n    has_eos = torch.any(trg == eos).item()\n"
+                 "    return trg[:, :-1] if has_eos else trg\n",
+                 "import torch\nclass Batch:\n    def __init__(self, trg: torch.Tensor, eos: int):\n"
+                 "        has_eos = torch.any(trg == eos).item()\n        self.trg_input = trg[:, :-1] if has_eos else trg\n",
                  # a whole-tensor reduction of a module's input the model cannot type
                  "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def forward(self, pred, target, mask):\n"
                  "        loss = pred.sum() * 0\n        if mask.any():\n"
@@ -337,6 +344,10 @@ class DataDependentBranch(Rule):
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
     must_not_fire = (
+                     # a Python flag choosing the slice; a module's constructor choosing once
+                     "import torch\ndef shift(trg: torch.Tensor, has_eos: bool):\n    return trg[:, :-1] if has_eos else trg\n",
+                     "import torch\nclass Head(torch.nn.Module):\n    def __init__(self, w: torch.Tensor):\n"
+                     "        super().__init__()\n        self.w = w[:, :-1] if w.any().item() else w\n",
                      # an emptiness test of a data-dependent result (``keep.numel() == 0``, ``len(idx) == 0``): the
                      # varying shape is the selection's own finding (NPU401/NPU402), the test adds no new one
                      "import torch\ndef triplets(labels, m, d):\n    idx = torch.nonzero(m.any(1) & d.any(1)).squeeze(1)\n"

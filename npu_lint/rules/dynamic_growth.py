@@ -200,7 +200,9 @@ class GrowingTensor(Rule):
         ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``; not a counted loop
         over a module's layers, ``range(len(self.layers))`` or ``self.blocks[i](x)`` in it: a dense block), where the result is assigned back to a name (or attribute) that is one of
         the concatenated tensors and the concatenation is the only assignment to it in the loop (others only rearrange it: beam search's
-        ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after): the
+        ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after,
+        also through a name bound only to it rearranged: ``predictions = alive_seq.view(-1, k, n)`` then ``alive_seq =
+        predictions.index_select(0, unfinished).view(-1, n)``): the
         tensor is one step longer every iteration, as in token-by-token generation. One tensor per layer kept in a list
         (``xs[j] = torch.cat((xs[j], new[j]), 2)`` under ``for j in range(len(xs))``) grows with the loop around that
         one, also through a temporary stored back (``t = torch.cat((xs[j], new[j]), 2); xs[j] = t.gather(1, ids)``). Outside a loop, state kept between
@@ -225,7 +227,10 @@ class GrowingTensor(Rule):
         None:``) with a new piece that is no parameter, and returned beside the output at every later return
         (``return out, states``; ``present = (key, value)``; ``return out, present``), not cut after. Also a tensor read through a prefix whose end
         follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``), the other parts of
-        the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns). And the step helper of a
+        the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns), and a tensor sized by that
+        counter in a loop that grows the sequence it decodes (``x = cat([x, y])`` or a list appended and joined
+        there): ``torch.triu(torch.ones(t + 1, t + 1))``, ``generate_square_subsequent_mask(i + 1)`` (torch's, or a
+        helper of the project that sizes a tensor with its parameter). And the step helper of a
         decoder: a function or method of the file that returns its parameter concatenated with a new piece (``return
         torch.cat((xs, x))``; ``tokens = torch.cat([tokens, nxt], -1)`` then ``return tokens, done``; the piece no
         other parameter), reported at that concatenation when a loop over steps of the file calls it (``f(...)``,
@@ -257,6 +262,15 @@ class GrowingTensor(Rule):
     triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
+                 # a causal mask sized by the step of a decode loop; beam state kept through a rearranged alias
+                 "import torch\ndef decode(dec, mem, x, k):\n    din = [x]\n    for t in range(k):\n"
+                 "        causal = torch.triu(torch.ones(t + 1, t + 1), 1)\n"
+                 "        h = dec(torch.stack(din, 0), mem, tgt_mask=causal)\n        din.append(h[-1])\n    return din\n",
+                 "import torch\ndef beam(model, alive, k, steps):\n    for step in range(steps):\n"
+                 "        ids, sel, fin = model(alive)\n        alive = torch.cat([alive.index_select(0, sel), ids], -1)\n"
+                 "        if fin.any():\n            preds = alive.view(-1, k, alive.size(-1))\n"
+                 "            alive = preds.index_select(0, fin.nonzero().view(-1)).view(-1, alive.size(-1))\n"
+                 "    return alive\n",
                  # one arm of a conditional expression: scores kept per step when asked for
                  "import torch\ndef greedy(model, ys, yv, steps, keep):\n    for _ in range(steps):\n"
                  "        prob, nxt = model(ys).max(-1, keepdim=True)\n        ys = torch.cat([ys, nxt], dim=1)\n"
@@ -375,6 +389,13 @@ class GrowingTensor(Rule):
                  "def decode(model, seqs):\n    while not done(seqs):\n"
                  "        seqs = [extend(s, model(s)) for s in seqs]\n    return seqs\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                     # a size following the counter of a loop that grows nothing
+                     "import torch\ndef pyramid(x, n):\n    outs = []\n    for i in range(n):\n"
+                     "        outs.append(x[:, :4] * torch.ones(i + 1, 4).sum())\n    return outs\n",
+                     # the beam's alias is the model's output, not the state rearranged
+                     "import torch\ndef beam(model, alive, steps):\n    for step in range(steps):\n"
+                     "        ids, sel = model(alive)\n        alive = torch.cat([alive.index_select(0, sel), ids], -1)\n"
+                     "        preds = model(alive)\n        alive = preds.index_select(0, sel)\n    return alive\n",
                      # the rest of a weight from a position written back, a prefix read: no advancing cache
                      "import torch\ndef merge(w: torch.Tensor, b, r):\n    n = w.shape[1] // r * r\n"
                      "    head = w[:, :n] + b\n    w[:, n:] = w[:, n:] * 2\n    return head\n",

@@ -58,12 +58,19 @@ class TensorValueInShape(ValueFlow):
         batch's largest of each example's values (``max(ex["src_map"].max() for ex in batch)``) is such a read. A call
         of a helper that sizes a tensor with a parameter (the file's own, or with the project index another
         module's: ``scatter_add(y, idx, dim_size=n)`` whose ``shape[dim] = dim_size`` sizes ``torch.zeros``) is
-        reported at the call, naming the chain. A read on another line than the size it reaches (``n =
-        int(t.max())`` above ``torch.zeros(n)``) is reported there too, once, naming every size it reaches: it is
-        the sync, and the line a fixed bound replaces (reviewers mark either line).
+        reported at the call, naming the chain; so is a call that leaves out a size the helper then reads from the
+        data (``if dim_size is None: dim_size = int(index.max()) + 1``, ``if not exists(length): length =
+        t.amax()``, ``length = default(length, t.amax())`` with the file's ``exists`` / ``default``:
+        ``lens_to_mask(lens)`` without ``length=``). A read on another line than the size it reaches (``n =
+        int(t.max())`` above ``torch.zeros(n)``, also in a function further down the file) is reported there too,
+        once, naming every size it reaches: it is the sync, and the line a fixed bound replaces (reviewers mark
+        either line).
         A tensor of data used as the size itself, without ``.item()``, is one too: ``range(coors[-1, 0] + 1)`` (a
         loop count only: an element picked with constants is often a shape kept in a tensor), ``am[:, :n]`` with ``n`` a one-element tensor, ``self.src_len[b]`` set from data
-        outside ``__init__``, and ``voxels[:n]`` where an op given data wrote ``n`` rows into the buffer
+        outside ``__init__``, one sample's value picked by a constant from a vector of data where the function cuts that
+        same sample to it (``n = lengths[0]`` of a loader batch's field, then ``mel[0][:n]`` or ``batch["mel"][0, :,
+        :n]``, and any other slice by ``n``: the sample's own length; a value picked for every sample, ``ids[:,
+        :batch["prefix_len"][0]]``, may be a setting the dataset repeats and is left alone), and ``voxels[:n]`` where an op given data wrote ``n`` rows into the buffer
         (``n = hard_voxelize(points, voxels, ...)``, or ``n = torch.zeros(())`` passed to it). Data is what the
         model shows comes per call (a tensor parameter the file's calls fill with data, a loader batch, an op's
         output); configuration tensors (``torch.tensor([...])``, ``x.new_tensor(self.num_grids)``, a buffer or
@@ -78,7 +85,8 @@ class TensorValueInShape(ValueFlow):
         (``scatter_add(y, idx_m, dim_size=maxm)``, ``y.index_add(0, idx_m, v)``) is a tensor: ``maxm =
         int(idx_m[-1]) + 1`` reads the segment count of the batch back.
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
-        computed from configuration (``torch.tensor(cfg.depths)``) is no data.
+        computed from configuration (``torch.tensor(cfg.depths)``) is no data, but a bound clamped by a constant
+        (``torch.max(torch.tensor(0), bins - 4)``) is the data's.
     Why it matters on NPU:
         Reading a value is a host-device sync, and a shape built from it changes with the data: each new
         shape compiles the NPU operators again, so the step time follows the data instead of staying flat.
