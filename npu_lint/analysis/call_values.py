@@ -77,6 +77,9 @@ class CallValues:
                 return self._module_call_value(callee)
             return self.dispatched_value(func, scope) if binding.tag in (VALUE, PARAM) and callee is None else None
         if isinstance(func, ast.Attribute):
+            passed = self.passed_through(node, scope)   # ``loader = accelerator.prepare(loader)``
+            if passed is not None and len(passed) == 1:
+                return self.value_of(passed[0], scope, depth)
             receiver = self.value_of(func.value, scope, depth)   # once: chains of calls stay linear
             callee = self._attribute_value(func, scope, depth, receiver)
             if callee is not None and callee[0] == K.MODULE:

@@ -57,6 +57,12 @@ class Elements:
             return self._element(element, scope, path[1:], depth) if path[1:] else self.value_of(element, scope, depth)
         if isinstance(value, ast.Call):
             func = value.func
+            passed = self.passed_through(value, scope)
+            if passed is not None and index != STAR:   # ``loader, sched = accelerator.prepare(loader, sched)``
+                if index >= len(passed):
+                    return None
+                return self._element(passed[index], scope, path[1:], depth) if path[1:] \
+                    else self.value_of(passed[index], scope, depth)
             name = self.qualname(func, scope)
             method = name.rpartition(".")[2] if name else (func.attr if isinstance(func, ast.Attribute) else "")
             if name is None and isinstance(func, ast.Attribute):
@@ -92,6 +98,29 @@ class Elements:
         if whole is not None and whole[0] in (K.BATCH, K.HOST, K.MASK):
             return whole   # ``j, k = mask.T``: the rows of a mask are masks
         return None
+
+    def passed_through(self, call: ast.Call, scope: Scope) -> Optional[list[ast.AST]]:
+        """What a call hands back as it was given, wrapped for the devices: accelerate's ``accelerator.prepare(model,
+        opt, loader)`` (its arguments, in order) and ``accelerator.skip_first_batches(loader, n)`` (the loader),
+        where the receiver is bound to ``Accelerator(...)``; None for any other call."""
+        func = call.func
+        if not isinstance(func, ast.Attribute) or func.attr not in ("prepare", "skip_first_batches") or not call.args \
+                or any(isinstance(a, ast.Starred) for a in call.args) or self.scopes is None:
+            return None
+        receiver = func.value
+        if isinstance(receiver, ast.Name):
+            bindings = self.scopes.may_reach(receiver.id, scope, (receiver.lineno, receiver.col_offset))
+        elif isinstance(receiver, ast.Attribute) and isinstance(receiver.value, ast.Name) \
+                and receiver.value.id == self.scopes.self_name(scope):
+            bindings = self.scopes.attribute(scope, receiver.attr)
+        else:
+            return None
+        if not bindings or not all(b.tag == VALUE and not b.path and isinstance(b.value, ast.Call)
+                                   and (self.qualname(b.value.func, b.scope) or "").startswith("accelerate.")
+                                   and (self.qualname(b.value.func, b.scope) or "").endswith(".Accelerator")
+                                   for b in bindings):
+            return None
+        return list(call.args) if func.attr == "prepare" else call.args[:1]
 
     def _name_element(self, name: ast.Name, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
         """``m, x = item`` where ``item`` is bound (by one binding) to a tuple, or to an element of a loop's tuples: the

@@ -35,7 +35,7 @@ def _size_arguments(node: ast.Call, ctx: FileContext) -> list[ast.AST]:
         function, offset = callee
         sized = size_parameters(function, resolver, ctx.scratch.setdefault("size_parameters", {}))
         return [a for a in (passed_argument(node, function, arg, offset) for arg in parameters(function)
-                            if arg.arg in sized) if a is not None]
+                            if arg.arg in sized and _made(sized[arg.arg])) if a is not None]
     name = resolver.qualname(node.func) or ""
     if name.endswith("Transformer.generate_square_subsequent_mask"):
         return node.args[:1]
@@ -43,13 +43,21 @@ def _size_arguments(node: ast.Call, ctx: FileContext) -> list[ast.AST]:
         return []
     starred = any(isinstance(a, ast.Starred) for a in node.args)
     found: list[ast.AST] = []
-    for parameter, position, _ in ctx.project.size_parameters(name, ctx.module):
+    for parameter, position, chain in ctx.project.size_parameters(name, ctx.module):
+        if not _made(chain):
+            continue
         passed = next((kw.value for kw in node.keywords if kw.arg == parameter), None)
         if passed is None and 0 <= position < len(node.args) and not starred:
             passed = node.args[position]
         if passed is not None:
             found.append(passed)
     return found
+
+
+def _made(chain: str) -> bool:
+    """The way a helper's parameter reaches a shape ends at a tensor it makes (``triu(ones(sz, sz))``), not at a slice
+    bound (an n-gram window ``tokens[i, step - n:step]`` keeps its width) nor at a loop count."""
+    return not chain.endswith(("a slice bound", "range()"))
 
 
 def _decoded(loop: ast.For, ctx: FileContext) -> Optional[str]:
