@@ -232,10 +232,37 @@ class Flows:
         if isinstance(source, ast.Call) and self.qualname(source.func, scope) == "range":
             return _NONE   # ``for i in range(n)``: an index, the loop count is the rule's business
         found = [f for f in self.flows(source, scope, sink=False) if f[0] != ZERO_D]
-        if not found and not path and self.kind_of_at(source, scope) in (K.TENSOR, K.MASK) \
+        if not found and not path and (self.kind_of_at(source, scope) in (K.TENSOR, K.MASK)
+                                       or self.copied_back(source, scope)) \
                 and not from_constants(source, self, scope):   # ``for s in self.strides``: configuration
             found = [(ELEMENT, source)]
         return _unique(found)
+
+    def copied_back(self: "Resolver", node: ast.AST, scope: Scope, depth: int = 0) -> bool:
+        """A host tensor copied from a device tensor the code computed (``lengths = mask.sum(-1).cpu()``, also
+        through a parameter some call of the file fills with one): its values were read back, and each one used
+        as a size is a new shape on the device (a reader's tensor or a factory's is no such copy)."""
+        if depth > 4 or self.scopes is None or self.value_of(node, scope) not in ((K.HOST, K.CPU_TENSOR), None):
+            return False
+        if isinstance(node, ast.Name):
+            for binding in self.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
+                if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
+                        and self.copied_back(binding.value, binding.scope, depth + 1):
+                    return True
+                if binding.tag == PARAM and binding.node is not None \
+                        and isinstance(binding.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    for call, at, offset in self.call_sites(binding.scope.node):
+                        passed = passed_argument(call, binding.scope.node, binding.node, offset)
+                        if passed is not None and self.copied_back(passed, at, depth + 1):
+                            return True
+            return False
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args:
+            receiver = node.func.value
+            if node.func.attr == "cpu":
+                return self.kind_of_at(receiver, scope) in K.TENSORS and not from_constants(receiver, self, scope)
+            if node.func.attr in ("long", "int", "detach", "clone", "contiguous"):
+                return self.copied_back(receiver, scope, depth + 1)
+        return False
 
     def _argument_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:
         """A parameter: what the file's own calls of its function pass to it."""

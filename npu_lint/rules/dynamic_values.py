@@ -84,6 +84,9 @@ class TensorValueInShape(ValueFlow):
         of the observed values with ``topk(int(mask.sum() * ratio))``): it runs on the host, in the loader's workers. A name given where an index tensor goes
         (``scatter_add(y, idx_m, dim_size=maxm)``, ``y.index_add(0, idx_m, v)``) is a tensor: ``maxm =
         int(idx_m[-1]) + 1`` reads the segment count of the batch back.
+        The elements of a host copy of a device tensor (``lengths = mask.sum(-1).cpu()``, also passed to a
+        helper, ``for i, n in enumerate(lengths): x[i, :n]``) are values read back too; a reader's host tensor
+        (``torch.from_numpy(arr)``) is not.
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
         computed from configuration (``torch.tensor(cfg.depths)``) is no data, but a bound clamped by a constant
         (``torch.max(torch.tensor(0), bins - 4)``) is the data's.
@@ -311,16 +314,21 @@ class TensorValueInShape(ValueFlow):
         "import torch\ndef exists(v):\n    return v is not None\ndef default(v, d):\n    return v if exists(v) else d\n"
         "def lens_to_mask(t, length=None):\n    length = default(length, t.amax())\n"
         "    return torch.arange(length, device=t.device) < t[:, None]\ndef run(x, lens):\n    return lens_to_mask(lens)\n",
+        # the elements of a copy brought to the host from the device (also through a parameter the file fills)
+        "import torch\ndef rev(x: torch.Tensor, mask: torch.Tensor):\n    lengths = mask.int().sum(-1).cpu()\n"
+        "    for i, n in enumerate(lengths):\n        x[i, :n] = 0\n    return x\n",
         # a window bound clamped by a constant is still the data's value
         "import torch\ndef window(logits):\n    bins = logits.argmax(dim=1)\n"
         "    start = torch.max(torch.tensor(0, device=logits.device), bins - 4)\n"
         "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",)
     must_not_fire = (
                      # a value of the batch picked for all samples (a setting the dataset may repeat), one sample
-                     # cut to another sample's value; a clamp of two constants
+                     # cut to another sample's value; a reader's host tensor; a clamp of two constants
                      "import torch\nfrom torch.utils.data import DataLoader\ndef run(model, ds):\n"
                      "    for batch in DataLoader(ds, batch_size=8, drop_last=True):\n        p = batch['prefix_len'][0]\n"
                      "        model(batch['ids'][:, :p], batch['ids'][1, :p])\n",
+                     "import torch\ndef f(x: torch.Tensor, arr):\n    lengths = torch.from_numpy(arr)\n"
+                     "    for i, n in enumerate(lengths):\n        x[i, :n] = 0\n    return x\n",
                      "import torch\ndef f(x: torch.Tensor):\n    lim = torch.max(torch.tensor(0), torch.tensor(4))\n"
                      "    for b in range(x.size(0)):\n        x[b, :lim[0]] = 0\n    return x\n",
                      # a dataset's per-sample work on the host: hiding a random share of the observed values
