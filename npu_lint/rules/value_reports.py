@@ -44,6 +44,8 @@ def report_read(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
             or getattr(read, "lineno", None) in (None, node.lineno) or ctx.statement_of(read) is None \
             or ctx.statement_of(read) is ctx.statement_of(node):
         return
+    if id(read) not in ctx.parents and not _read_below(read, node, ctx):
+        return   # a read further down the file, in a caller passing it to this helper: its call is reported
     reported = ctx.scratch.setdefault("value_reads", {})
     finding, uses = reported.get(id(read), (None, []))
     use = f"{sink} (line {node.lineno})"
@@ -83,3 +85,33 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
         ctx.report(node, rule.data_message.format(chain=chain, sink=sink, line=read.lineno), sink)
         return
     ctx.report(node, rule.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
+
+
+def _read_below(read: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
+    """The read, further down the file than the size, is in the size's own function or in one it calls (to a few
+    levels: ``n, m = self.assign(...)`` whose helper returns ``mask.sum().item()``): the value comes back up to the
+    size; not a caller handing it down through a parameter (that call is reported, naming its chain)."""
+    sizing = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    reading = ctx.enclosing(read, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if reading is None:
+        later = ctx.parent_anywhere(read)
+        while later is not None and not isinstance(later, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            later = ctx.parent_anywhere(later)
+        reading = later
+    if sizing is None or reading is None or sizing is reading:
+        return sizing is reading
+    seen, frontier = {id(sizing)}, [sizing]
+    for _ in range(3):
+        following = []
+        for function in frontier:
+            for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+                callee = ctx.resolver.own_function(call, ctx.resolver.scopes.scope_of(function)
+                                                   if ctx.resolver.scopes is not None else None)
+                if callee is None or id(callee[0]) in seen:
+                    continue
+                if callee[0] is reading:
+                    return True
+                seen.add(id(callee[0]))
+                following.append(callee[0])
+        frontier = following
+    return False
