@@ -266,6 +266,23 @@ class ProjectView(FunctionFacts):
         return any(self.index.classes[base][1].drop_last for base in self.index.mro(target)
                    if base in self.index.classes)
 
+    def loader_positionals(self, qualname: str, importer: str, torch_order: tuple[str, ...]) -> tuple[str, ...]:
+        """The keywords the positional arguments of a call of a project ``DataLoader`` subclass stand for: the
+        positional parameters of the nearest ``__init__`` along its project bases (``def __init__(self, dataset,
+        batch_size=1, shuffle=False, ...)``), DataLoader's own order (``torch_order``) when no project class defines
+        one; only the dataset when one takes ``*args`` or its bases cannot be read."""
+        target = self.absolute(qualname, importer)
+        if target is None:
+            return torch_order[:1]
+        for base in self.index.mro(target):
+            entry = self.index.classes.get(base)
+            if entry is None:
+                return torch_order if base.endswith(".DataLoader") and base.startswith("torch.") else torch_order[:1]
+            facts = entry[1]
+            if "__init__" in facts.methods:
+                return facts.init_args if facts.init_args is not None else torch_order[:1]
+        return torch_order[:1]
+
     def value_of_method(self, cls: str, method: str) -> Optional[K.Value]:
         """What ``method`` of an instance of the project class ``cls`` returns (its facts' summary, else the calls
         it returns), found along its bases; None for a method the project does not define."""

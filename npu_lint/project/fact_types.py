@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 33   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 34   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -73,6 +73,10 @@ class ClassFacts(NamedTuple):
     # the class's body names ``drop_last`` (a keyword it passes, a parameter, ``self.drop_last``): a DataLoader subclass
     # that decides its last batch itself (NPU406 / NPU415 judge a call of it from another module only when it does not)
     drop_last: bool = False
+    # the positional parameters of its own ``__init__`` after ``self`` (``dataset, batch_size, shuffle``), or None
+    # when the class defines no ``__init__`` (or takes ``*args``): how a call's positional arguments map to its
+    # keywords in other modules (a project DataLoader subclass called ``DataLoader(ds, bs, sampler=s)``)
+    init_args: Optional[tuple[str, ...]] = None
 
 
 class ModuleFacts(NamedTuple):

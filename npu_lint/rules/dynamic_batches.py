@@ -40,7 +40,9 @@ class LoaderWithoutDropLast(Rule):
         nor set the batch size to 1 or leave batching to a ``batch_sampler`` (``batch_sampler=None`` is none); also calls of the project's
         subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself; one defined in another module
         is judged with the call's keywords when, by the project index, it and its project bases never name
-        ``drop_last``) and of the file's helper
+        ``drop_last``, its positional arguments read by the parameters of its ``__init__``, or DataLoader's when
+        no project class defines one: ``data.DataLoader(train_set, self.batch_size, sampler=sampler)``) and of the
+        file's helper
         functions and methods that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
         helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
         of another module (the model knows it returns a loader) that pass ``drop_last`` themselves, judged with the
@@ -437,8 +439,13 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         called = ctx.resolver.qualname(node.func)
         if called is not None and ctx.project.loader_decides_drop_last(called, ctx.module) is False:
             # ``TrainLoader(ds, batch_size=cfg.bs, shuffle=True)``: a DataLoader subclass of another module that
-            # names no ``drop_last`` hands the call's keywords to DataLoader's
-            return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
+            # names no ``drop_last`` hands the call's keywords to DataLoader's; its positional arguments are its
+            # ``__init__``'s (``data.DataLoader(train_set, self.batch_size, sampler=sampler)``)
+            order = ctx.project.loader_positionals(called, ctx.module, _LOADER_PARAMETERS)
+            positional = {name: arg for name, arg in zip(order, node.args) if name in _LOADER_PARAMETERS}
+            if node.args:
+                positional.setdefault("dataset", node.args[0])
+            return {**positional, **{kw.arg: kw.value for kw in node.keywords}}
     if definition is None and any(kw.arg == "drop_last" for kw in node.keywords):
         # a loader factory of another module given ``drop_last`` itself forwards it (``get_dataloader(ds,
         # shuffle=True, drop_last=drop_last)`` whose ``DataLoader(ds, **kwargs)``): the call's keywords decide
