@@ -266,8 +266,10 @@ class ProjectView(FunctionFacts):
         return any(self.index.classes[base][1].drop_last for base in self.index.mro(target)
                    if base in self.index.classes)
 
-    def loader_positionals(self, qualname: str, importer: str, torch_order: tuple[str, ...]) -> tuple[str, ...]:
-        """The keywords the positional arguments of a call of a project ``DataLoader`` subclass stand for: the
+    def loader_positionals(self, qualname: str, importer: str, torch_order: tuple[str, ...],
+                           torch_classes: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """The keywords the positional arguments of a call of a project ``DataLoader`` (or ``torch_classes``:
+        ``BatchSampler``) subclass stand for: the
         positional parameters of the nearest ``__init__`` along its project bases (``def __init__(self, dataset,
         batch_size=1, shuffle=False, ...)``), DataLoader's own order (``torch_order``) when no project class defines
         one; only the dataset when one takes ``*args`` or its bases cannot be read."""
@@ -277,7 +279,8 @@ class ProjectView(FunctionFacts):
         for base in self.index.mro(target):
             entry = self.index.classes.get(base)
             if entry is None:
-                return torch_order if base.endswith(".DataLoader") and base.startswith("torch.") else torch_order[:1]
+                torch_class = base in torch_classes or (base.endswith(".DataLoader") and base.startswith("torch."))
+                return torch_order if torch_class else torch_order[:1]
             facts = entry[1]
             if "__init__" in facts.methods:
                 return facts.init_args if facts.init_args is not None else torch_order[:1]

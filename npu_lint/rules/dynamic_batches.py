@@ -71,7 +71,12 @@ class LoaderWithoutDropLast(Rule):
         (``self._data_loader(self.dataset_train, shuffle=self.shuffle)``), is a training loader. A
         ``BatchSampler`` of a random sampler (``BatchSampler(RandomSampler(ds), 32, drop_last=False)``, the sampler
         perhaps through a name) with ``drop_last`` ``False`` is flagged too: handed to a loader as
-        ``batch_sampler=``, it decides the batches. So are Hugging Face ``TrainingArguments`` (and
+        ``batch_sampler=``, it decides the batches. A loader given as ``batch_sampler=`` a project subclass of
+        ``BatchSampler`` (or torch's over another sampler) built with ``drop_last`` ``False`` in every arm that binds
+        it (``SentenceBatchSampler(sampler, batch_size=bs, drop_last=False)``, positional arguments read by the
+        subclass's ``__init__``) batches as that sampler says: judged at the loader with its batch size, a training
+        loader when the sampler may draw in a random order (``DistributedSampler(ds) if rank != -1 else
+        RandomSampler(ds)``) or shuffles by a flag (``RandomSubsetSampler(ds, shuffle=shuffle)``), else NPU415's. So are Hugging Face ``TrainingArguments`` (and
         ``Seq2SeqTrainingArguments``) without ``dataloader_drop_last=True`` given to a trainer whose ``train()``
         the same function calls: the ``Trainer`` builds its training loader from them (not with
         ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it). A ``drop_last`` the
@@ -104,6 +109,13 @@ class LoaderWithoutDropLast(Rule):
         return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
+                 # a project BatchSampler subclass given drop_last=False (in every arm) over a sampler that shuffles
+                 "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, RandomSampler\n"
+                 "class BucketBatchSampler(BatchSampler):\n    def __init__(self, sampler, batch_size, drop_last, key):\n"
+                 "        super().__init__(sampler, batch_size, drop_last)\n        self.key = key\n"
+                 "def setup_loader(ds, bs, rank):\n    sampler = DistSampler(ds) if rank != -1 else RandomSampler(ds)\n"
+                 "    batch_sampler = BucketBatchSampler(sampler, bs, False, len)\n"
+                 "    return DataLoader(ds, num_workers=2, batch_sampler=batch_sampler)\n",
                  # built in a setup function of the file, returned, and trained by its caller's loop
                  "import torch\nfrom torch.utils.data import DataLoader\ndef setup(ds):\n"
                  "    model = Net()\n    loader = DataLoader(ds, batch_size=16)\n    return model, loader\n"
@@ -178,6 +190,15 @@ class LoaderWithoutDropLast(Rule):
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
                  "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
     must_not_fire = (
+                 # the project batch sampler drops its short batch; a batch sampler of another kind
+                 "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, RandomSampler\n"
+                 "class BucketBatchSampler(BatchSampler):\n    def __init__(self, sampler, batch_size, drop_last, key):\n"
+                 "        super().__init__(sampler, batch_size, drop_last)\n"
+                 "def setup_loader(ds, bs):\n    batch_sampler = BucketBatchSampler(RandomSampler(ds), bs, True, len)\n"
+                 "    return DataLoader(ds, batch_sampler=batch_sampler)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader, RandomSampler\n"
+                 "def setup_loader(ds, bs):\n    batch_sampler = TokenBuckets(RandomSampler(ds), bs, False)\n"
+                 "    return DataLoader(ds, batch_sampler=batch_sampler)\n",
                  # a setup function's loader that its caller only evaluates
                  "import torch\nfrom torch.utils.data import DataLoader\ndef setup(ds):\n"
                  "    loader = DataLoader(ds, batch_size=16)\n    return Net(), loader\n"
@@ -392,6 +413,8 @@ def _default(value: ast.AST, node: ast.AST, ctx: FileContext) -> object:
 
 
 def _by_default(keywords: dict, node: ast.AST, ctx: FileContext) -> str:
+    if isinstance(node, ast.Call) and any(kw.arg == "batch_sampler" for kw in node.keywords):
+        return " (its batch_sampler keeps its short last batch: drop_last=False)"
     value = keywords.get("drop_last")
     if value is None or isinstance(value, ast.Constant):
         return ""
