@@ -266,6 +266,13 @@ class ProjectView(FunctionFacts):
         return any(self.index.classes[base][1].drop_last for base in self.index.mro(target)
                    if base in self.index.classes)
 
+    def forwards_loader(self, qualname: str, importer: str) -> bool:
+        """A project function that returns a ``DataLoader`` built with its own ``**kwargs`` and names no
+        ``drop_last`` (its facts): a call of it builds the loader with the call's keywords."""
+        target = self.absolute(qualname, importer)
+        return target is not None and self.index.kind(target) == "function" \
+            and self.index.functions[target][1].forwards_loader
+
     def loader_positionals(self, qualname: str, importer: str, torch_order: tuple[str, ...],
                            torch_classes: frozenset[str] = frozenset()) -> tuple[str, ...]:
         """The keywords the positional arguments of a call of a project ``DataLoader`` (or ``torch_classes``:
@@ -424,11 +431,14 @@ class ProjectView(FunctionFacts):
         return self._padding_names
 
     def loader_class_names(self) -> frozenset[str]:
-        """The short names of the project's DataLoader subclasses (for the loader rules' trigger words: a file
-        that builds ``TrainLoader(ds, ...)`` imported from another module names no ``DataLoader``)."""
+        """The short names of the project's DataLoader subclasses and of its functions that build a DataLoader with
+        their callers' ``**kwargs`` (for the loader rules' trigger words: a file that builds ``TrainLoader(ds, ...)``
+        or calls ``distrib.loader(ds, ...)`` imported from another module names no ``DataLoader``)."""
         if self._loader_names is None:
-            self._loader_names = frozenset(name.rpartition(".")[2] for name in self.index.classes
-                                           if self._class(name)[0] == K.LOADER)
+            self._loader_names = frozenset(
+                [name.rpartition(".")[2] for name in self.index.classes if self._class(name)[0] == K.LOADER]
+                + [name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items()
+                   if facts.forwards_loader])
         return self._loader_names
 
     def wrapper_names(self, is_leaf: Callable[[str], bool]) -> frozenset[str]:

@@ -58,6 +58,11 @@ class FunctionFacts(NamedTuple):
     # :meth:`npu_lint.analysis.step_growth.StepGrowth.grown_parameter`, for NPU408 at the loops of other modules
     # that feed the result back; (-1, "", -1) otherwise
     grows: tuple[int, str, int] = (-1, "", -1)
+    # it returns a ``DataLoader`` (or a call of a parameter defaulting to ``DataLoader``: ``klass=DataLoader``)
+    # given its own ``**kwargs`` and names no ``drop_last`` (``def loader(dataset, *args, shuffle=False,
+    # **kwargs): return klass(dataset, *args, shuffle=shuffle, **kwargs)``): a call of it in another module
+    # builds the loader with the call's keywords (NPU406 / NPU415)
+    forwards_loader: bool = False
 
 
 class ClassFacts(NamedTuple):

@@ -27,6 +27,7 @@ from npu_lint.project.fact_reaches import ReachFacts
 from npu_lint.project.fact_calls import _BUILTINS, _PASSED_KINDS, CallFacts, _Scope
 from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
                                          FunctionFacts, ModuleFacts, absolute)
+from npu_lint.analysis.loader_wrappers import forwards_loader
 from npu_lint.resolver import Resolver
 
 __all__ = ["FACTS_VERSION", "ONE_ARGUMENT", "PASSED_CALL", "UNKNOWN_RETURN", "ClassFacts", "FunctionFacts",
@@ -195,6 +196,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
             scope.bound.add(arg.arg)
         self.resolver.enter_function(node)
+        scope.forwards_loader = forwards_loader(self.resolver, node)
         self.scopes.append(scope)
         self.function_scopes.append(scope)
         for child in node.body:
@@ -320,7 +322,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
                                             scope.reads, scope.size_read, scope.compares, scope.fills,
-                                            scope.grows))
+                                            scope.grows, scope.forwards_loader))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
@@ -418,3 +420,4 @@ def _init_args(node: ast.ClassDef) -> Optional[tuple[str, ...]]:
     if init is None or init.args.vararg is not None:
         return None
     return tuple(a.arg for a in [*init.args.posonlyargs, *init.args.args][1:])
+

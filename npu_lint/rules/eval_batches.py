@@ -14,7 +14,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
-                                            batched_keywords)
+                                            batched_keywords, whole_batches)
 from npu_lint.rules.loader_escapes import escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
@@ -59,7 +59,11 @@ class ShortLastEvalBatch(Rule):
         loaders (shuffling, named ``train``, iterated by a loop that steps an optimizer, or with arguments chosen by a
         phase flag: ``batch_size=cfg.eval_batch_size if is_eval else cfg.batch_size``) are NPU406's, never
         reported here; samplers (a ``BatchSampler``, a ``DistributedSampler``, which pads by repeating samples)
-        are no loaders, and a config ``dict(..., drop_last=False)`` counts only with its batch size. A loader
+        are no loaders, and a config ``dict(..., drop_last=False)`` counts only with its batch size; a loader given
+        a ``batch_sampler`` that keeps its short last batch (torch's ``BatchSampler`` or a project subclass of it,
+        ``drop_last=False`` in every arm) is judged with the sampler's batch size, as NPU406 reads it; the calls
+        of a function returning a ``DataLoader`` built with its own ``**kwargs`` (no ``drop_last``) with the call's
+        keywords; a dataset of a length written in the code that the batch size divides is left alone. A loader
         nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
         ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
         (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
@@ -137,6 +141,12 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
         "    def __init__(self, ds, drop_last: bool = False):\n        self.ds = ds\n        self.drop_last = drop_last\n"
         "    def val_dataloader(self):\n        return DataLoader(self.ds, batch_size=32, drop_last=self.drop_last)\n",
+        # a batch sampler of the project that keeps its short last batch, the loader returned
+        "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, SequentialSampler\n"
+        "class SentenceBatchSampler(BatchSampler):\n    def __init__(self, sampler, batch_size, drop_last, seed):\n"
+        "        super().__init__(sampler, batch_size, drop_last)\n"
+        "def make_iter(ds, bs):\n    batch_sampler = SentenceBatchSampler(SequentialSampler(ds), bs, False, 0)\n"
+        "    return DataLoader(ds, batch_sampler=batch_sampler)\n",
         # (1) an explicit drop_last=False: a torch DataLoader, a framework's method, a loader factory
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "loader = DataLoader(test_set, batch_size=32, shuffle=False, drop_last=False)\n",
@@ -185,6 +195,10 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        # a length written in the code that the batch size divides (through a batch sampler too)
+        "import torch\nfrom torch.utils.data import DataLoader\ndef run(accelerator):\n"
+        "    dataset = list(range(16))\n    loader = DataLoader(dataset, batch_size=4)\n"
+        "    return accelerator.prepare_data_loader(loader)\n",
         # the batch handed to the file's helper that only computes statistics, no model; a spread that may set
         # drop_last
         "import torch\nfrom torch.utils.data import DataLoader\ndef _mean(x):\n    return x.float().mean()\n"
@@ -270,7 +284,7 @@ class ShortLastEvalBatch(Rule):
         keywords = batched_keywords(node, keywords, ctx)
         if keywords is None:
             return
-        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None):
+        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None) or whole_batches(keywords, ctx):
             return
         drop_last = keywords.get("drop_last")
         if drop_last is not None and _constant(drop_last) is not False and _default(drop_last, node, ctx) is not False:
