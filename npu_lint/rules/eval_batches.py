@@ -63,7 +63,9 @@ class ShortLastEvalBatch(Rule):
         a ``batch_sampler`` that keeps its short last batch (torch's ``BatchSampler`` or a project subclass of it,
         ``drop_last=False`` in every arm) is judged with the sampler's batch size, as NPU406 reads it; the calls
         of a function returning a ``DataLoader`` built with its own ``**kwargs`` (no ``drop_last``) with the call's
-        keywords; a dataset of a length written in the code that the batch size divides is left alone. A loader
+        keywords; a helper's loader that its callers in the file cannot judge (built from a dict of keywords the
+        calls do not give) is where a caller hands the result: ``val_loader = self.get_eval_loader(bs)`` then
+        ``COCOEvaluator(dataloader=val_loader)`` (another module's) is (3); a dataset of a length written in the code that the batch size divides is left alone. A loader
         nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
         ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
         (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
@@ -141,6 +143,12 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
         "    def __init__(self, ds, drop_last: bool = False):\n        self.ds = ds\n        self.drop_last = drop_last\n"
         "    def val_dataloader(self):\n        return DataLoader(self.ds, batch_size=32, drop_last=self.drop_last)\n",
+        # a helper's loader its callers cannot judge (a spread dict) handed by its caller to another module's class
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Exp:\n    def get_eval_loader(self, bs):\n"
+        "        kw = {'num_workers': 4, 'sampler': self.sampler}\n        kw['batch_size'] = bs\n"
+        "        loader = DataLoader(self.valset, **kw)\n        return loader\n"
+        "    def get_evaluator(self, bs):\n        from pkg.evaluators import COCOEvaluator\n"
+        "        val_loader = self.get_eval_loader(bs)\n        return COCOEvaluator(dataloader=val_loader)\n",
         # a batch sampler of the project that keeps its short last batch, the loader returned
         "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, SequentialSampler\n"
         "class SentenceBatchSampler(BatchSampler):\n    def __init__(self, sampler, batch_size, drop_last, seed):\n"
@@ -195,6 +203,11 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        # a helper's loader whose caller only counts its batches
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Exp:\n    def get_eval_loader(self, bs):\n"
+        "        kw = {'num_workers': 4}\n        kw['batch_size'] = bs\n"
+        "        loader = DataLoader(self.valset, **kw)\n        return loader\n"
+        "    def steps(self, bs):\n        val_loader = self.get_eval_loader(bs)\n        return len(val_loader)\n",
         # a length written in the code that the batch size divides (through a batch sampler too)
         "import torch\nfrom torch.utils.data import DataLoader\ndef run(accelerator):\n"
         "    dataset = list(range(16))\n    loader = DataLoader(dataset, batch_size=4)\n"
