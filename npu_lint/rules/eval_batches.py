@@ -49,7 +49,9 @@ class ShortLastEvalBatch(Rule):
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
         reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``,
         ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
-        ``self.loader``, in a function of the file the loader is passed to, or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
+        ``self.loader``, in a function of the file the loader is passed to (also a method of an instance of the
+        file's class, ``trainer.train(val_dataloader=loader)``, and the function that one hands it on to:
+        ``self.evaluate(val_dataloader)``), or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
         get_dataloaders(...)``) that calls an ``nn.Module`` with the batch, or, under ``torch.no_grad()`` /
         ``inference_mode()`` or after ``model.eval()``, calls a project callable with it, or hands it to a function or
         method of the file that does so (``self.get_embeddings(x)`` running ``self.trunk(x)`` under ``no_grad``;
@@ -143,6 +145,14 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
         "    def __init__(self, ds, drop_last: bool = False):\n        self.ds = ds\n        self.drop_last = drop_last\n"
         "    def val_dataloader(self):\n        return DataLoader(self.ds, batch_size=32, drop_last=self.drop_last)\n",
+        # handed to a method of an instance of the file's class, which hands it on to the method that evaluates
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Trainer:\n"
+        "    def train(self, train_dataloader, val_dataloader=None):\n"
+        "        if val_dataloader is not None:\n            self.evaluate(val_dataloader)\n"
+        "    def evaluate(self, dataloader):\n        self.model.eval()\n        with torch.no_grad():\n"
+        "            for data in dataloader:\n                self.model(**data)\n"
+        "val_dataloader = DataLoader(val_dataset, batch_size=64, shuffle=False)\n"
+        "trainer = Trainer()\ntrainer.train(train_dataloader=None, val_dataloader=val_dataloader)\n",
         # a helper's loader its callers cannot judge (a spread dict) handed by its caller to another module's class
         "import torch\nfrom torch.utils.data import DataLoader\nclass Exp:\n    def get_eval_loader(self, bs):\n"
         "        kw = {'num_workers': 4, 'sampler': self.sampler}\n        kw['batch_size'] = bs\n"
