@@ -73,6 +73,25 @@ def _pieces_fed(loop: ast.AST, ctx: FileContext) -> bool:
     return False
 
 
+def _positions(expr: ast.AST, ctx: FileContext) -> list[str]:
+    """The names ``expr`` is computed from, also through the names it reads (two steps: ``end = start + (batch -
+    1) * hop + win`` with ``start = i * hop``): where a loop's position may enter a chunk's end."""
+    found: list[str] = []
+    frontier, seen = [expr], set()
+    for _ in range(3):
+        following = []
+        for part in frontier:
+            for child in walk(part):
+                if isinstance(child, ast.Name) and child.id not in seen:
+                    seen.add(child.id)
+                    found.append(child.id)
+                    value = ctx.resolver.bound_value(child)
+                    if isinstance(value, ast.AST) and not isinstance(value, (ast.FunctionDef, ast.ClassDef)):
+                        following.append(value)
+        frontier = following
+    return found
+
+
 def _bound_slice(name: ast.Name, ctx: FileContext) -> Optional[tuple[ast.Slice, ast.Call]]:
     """``bslc = slice(j, min(j + bs, n))`` (the builtin): the slice the name holds, as ``x[j:min(j + bs, n)]``
     writes it, and the ``slice(...)`` call."""
@@ -239,6 +258,9 @@ class ShortLastChunk(Rule):
         batches) and empties it when a size test says it is full (``len(batch) == bs``, a running token count over
         a budget), then ``if batch: yield batch`` after the loop emits the short remainder (reported there; a list
         flushed on a test of the data, an end-of-sentence label, is no batch).
+        So is a chunk whose end follows the loop's position and is clipped to the length of the data it cuts (``end =
+        min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0, n_frames,
+        bs)``: frames cut in batches; one finding per loop, none beside a ``min(total - i, bs)`` found in it).
         A sequence fed from its front in chunks while it lasts is the same thing: ``while len(tokens) > 0: out,
         state = model.forward(tokens[:n], state); tokens = tokens[n:]`` (an RNN-mode prompt prefill: the last chunk
         is what remains; the chunk must go to a model, and chunks of one are left alone).
@@ -265,7 +287,11 @@ class ShortLastChunk(Rule):
     triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
                 "_split(", "islice(", "while ")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# a prompt fed to the model in chunks from its front while tokens remain (RNN-mode prefill)
+    must_fire = (# frames cut in batches: the chunk's end follows the loop's position, clipped to the audio's length
+                 "import torch\ndef frames(model, audio, bs, hop, win):\n    total = 1 + audio.size(1) // hop\n"
+                 "    for i in range(0, total, bs):\n        start = i * hop\n"
+                 "        end = min(audio.size(1), (i + bs - 1) * hop + win)\n        model(audio[:, start:end])\n",
+                 # a prompt fed to the model in chunks from its front while tokens remain (RNN-mode prefill)
                  "import torch\ndef prefill(model, tokens, state, n=256):\n    while len(tokens) > 0:\n"
                  "        out, state = model.forward(tokens[:n], state)\n        tokens = tokens[n:]\n    return out\n",
                  # the chunk held in a ``slice`` object; an order drawn with ``choice(..., size=(n,))`` cut up to n
@@ -385,6 +411,13 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # clipped to the length of other data; a loop over a constant count
+                     "import torch\ndef frames(model, audio, ref, bs, hop, win):\n    total = 1 + audio.size(1) // hop\n"
+                     "    for i in range(0, total, bs):\n        start = i * hop\n"
+                     "        end = min(ref.size(1), (i + bs - 1) * hop + win)\n        model(audio[:, start:end])\n",
+                     "import torch\ndef frames(model, audio, bs, hop, win):\n    for i in range(0, 64, bs):\n"
+                     "        start = i * hop\n        end = min(audio.size(1), (i + bs - 1) * hop + win)\n"
+                     "        model(audio[:, start:end])\n",
                      # a list consumed from its front by a call that runs no model; one token at a time
                      "import torch\ndef show(items, n):\n    while items:\n        print(items[:n])\n"
                      "        items = items[n:]\n",
@@ -510,6 +543,9 @@ class ShortLastChunk(Rule):
                                                   for arg, other in (node.args, node.args[::-1])) \
                     and not _scalar_only(node, ctx):
                 ctx.report(node, self.message.format(what=f"{short_source(node)} cuts the last chunk short"), "min")
+                loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+                if isinstance(loop, (ast.For, ast.While)):   # the loop's chunk is named: no second finding in it
+                    ctx.scratch.setdefault("short_chunk_loops", set()).add(id(loop))
             elif isinstance(node.func, ast.Attribute) and node.func.attr == "split":
                 self._pieces(node, ctx)
             else:
@@ -538,6 +574,7 @@ class ShortLastChunk(Rule):
         step = chunk_step(bounds.upper, index, ctx)
         found = self._range_loop(node, index, ctx) if step is not None else None
         if step is None:
+            self._clipped(node, bounds, ctx)
             return
         if found is not None:
             stop, loop_step, loop = found[0].args[1], found[0].args[2], found[1]
@@ -585,6 +622,31 @@ class ShortLastChunk(Rule):
             return      # the loop's first chunk names it
         reported.add(id(loop))
         ctx.report(at or node, self.message.format(what=what), "x[i:i + step]")
+
+    def _clipped(self, node: ast.Subscript, bounds: ast.Slice, ctx: FileContext) -> None:
+        """``end = min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0,
+        n_frames, bs)``: a chunk's end computed from the loop's position and clipped to the length of the data it
+        cuts, so the last chunk is shorter (frames cut in batches)."""
+        upper = ctx.resolver.bound_value(bounds.upper) if isinstance(bounds.upper, ast.Name) else None
+        base = node.value
+        while isinstance(base, (ast.Subscript, ast.Attribute)):
+            base = base.value
+        if not (isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min"
+                and len(upper.args) == 2 and not upper.keywords and isinstance(base, ast.Name)):
+            return
+        for length, other in (upper.args, upper.args[::-1]):
+            if not length_expr(length) or base.id not in _names(length) or length_expr(other):
+                continue
+            for name in _positions(other, ctx):
+                found = self._range_loop(node, name, ctx)
+                if found is None:
+                    continue
+                stop, loop = found[0].args[1], found[1]
+                reported = ctx.scratch.get("short_chunk_loops", set())
+                if data_length(stop, ctx) and not whole_chunks(stop, ctx) and id(loop) not in reported:
+                    what = f"{short_source(node)} ends at {short_source(upper, 40)}"
+                    self._report_chunk(node, loop, what, ctx)
+                return
 
     def _counted(self, node: ast.Subscript, bounds: ast.Slice, ctx: FileContext) -> None:
         """``x[i * s:(i + 1) * s]`` in ``for i in range(math.ceil(len(x) / s))``: chunk ``i`` of a count rounded
