@@ -30,8 +30,10 @@ _READERS = frozenset({
 # A reader's keywords that read a window of the file (a fixed number of frames from an offset).
 _WINDOW = frozenset({"num_frames", "frame_offset", "frames", "start", "stop", "offset", "duration"})
 # Words of a callee that may bring every sample to one size.
-_FIXING = ("crop", "resiz", "pad", "segment", "chunk", "trim", "fix", "interp", "rand", "transform", "tfm", "aug",
-           "scale", "window", "clip", "cut", "compose", "truncat", "max_len", "split", "tile", "patch")
+# (a random draw picks a crop's start: ``random.randint``, ``np.random.uniform``; ``torch.randn`` dither does not)
+_FIXING = ("crop", "resiz", "pad", "segment", "chunk", "trim", "fix", "interp", "random", "randint", "randrange",
+           "uniform", "transform", "tfm", "aug", "scale", "window", "clip", "cut", "compose", "truncat", "max_len",
+           "split", "tile", "patch")
 _DEPTH = 2
 
 
@@ -104,8 +106,21 @@ class VariableSizeSamples(Rule):
         "        clean = load_wav(self.clean[idx])\n        return noisy, clean\n"
         "def evaluate(model: torch.nn.Module, ds):\n    for noisy, clean in DataLoader(ds, batch_size=1):\n"
         "        est = model(noisy)\n"
-        "evaluate(Net(), Utterances())\n")
+        "evaluate(Net(), Utterances())\n",
+        # dither added to the whole file (no random size); the model put in evaluation mode by the function
+        "import torch\nimport torchaudio\nfrom torch.utils.data import DataLoader, Dataset\n"
+        "class Utts(Dataset):\n    def __getitem__(self, i):\n        speech, fs = torchaudio.load(self.paths[i])\n"
+        "        speech += 10e-6 * torch.randn(speech.shape)\n        return speech.squeeze(), self.ids[i]\n"
+        "def extract(model, paths, device):\n    model.eval()\n    loader = DataLoader(Utts(paths), batch_size=1)\n"
+        "    for speech, uid in loader:\n        emb = model(speech.to(device))\n")
     must_not_fire = (
+        # the batches written to a file under no_grad: no model runs on them
+        "import torch\nimport torchaudio\nfrom torch.utils.data import DataLoader, Dataset\n"
+        "class Files(Dataset):\n    def __getitem__(self, i):\n        wav, sr = torchaudio.load(self.files[i])\n"
+        "        return {'data': wav, 'name': self.files[i]}\n"
+        "def pack(files, grp):\n    with torch.no_grad():\n"
+        "        for sample in DataLoader(Files(files), batch_size=1):\n"
+        "            grp.create_dataset(sample['name'][0], data=sample['data'][0].numpy())\n",
         # a fixed window read from each file; a random crop; a transform that may resize
         "import torch\nimport torchaudio\nfrom torch.utils.data import DataLoader, Dataset\n"
         "class Files(Dataset):\n    def __getitem__(self, i):\n"
