@@ -96,13 +96,21 @@ def host_array_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileCont
     """The indexed value or the mask evidently comes from numpy or pandas. ``statement``: the statement holding
     the subscript, for a rule that runs on the statement before the walk reaches the subscript."""
     if ctx.resolver.is_host(subscript.value) or ctx.resolver.is_host(index) or (
-            ctx.resolver.has_frames() and _keyed_by_itself(subscript, index)):   # a file that imports pandas
+            ctx.resolver.has_frames() and _keyed_by_itself(subscript, index)) or _stored_into_host(subscript, ctx):
         return True
     if not _numpy_file(ctx):
         return False
     scope = ctx.resolver.current
     return _is_numpy(subscript.value, ctx, scope) or _is_numpy(index, ctx, scope) \
         or _numpy_function(_function(statement or subscript, ctx), ctx)
+
+
+def _stored_into_host(subscript: ast.Subscript, ctx: FileContext) -> bool:
+    """``out[keep] = image[keep]`` with ``out`` a host array (``cv2.resize``'s result): what is read is stored into
+    numpy, which takes no device tensor, so it is read on the host too."""
+    parent = ctx.parent(subscript)
+    return isinstance(parent, ast.Assign) and parent.value is subscript and bool(parent.targets) and all(
+        isinstance(target, ast.Subscript) and ctx.resolver.is_host(target.value) for target in parent.targets)
 
 
 def _keyed_by_itself(subscript: ast.Subscript, index: ast.expr) -> bool:

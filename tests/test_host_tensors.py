@@ -83,3 +83,49 @@ def test_host_tensors_are_silent(source):
 ])
 def test_device_tensors_fire(source, expected):
     assert codes(source) == expected
+
+
+_OPS = frozenset({"NPU401", "NPU402"})
+
+
+def op_codes(source: str) -> list[tuple[str, int]]:
+    return [(f.code, f.line) for f in analyse_source("import cv2\nimport torch\n" + source, Target("2.8.0"), codes=_OPS)]
+
+
+@pytest.mark.parametrize("source, expected", [
+    # the retrieval metrics of an evaluation: logits brought to the host, kept in a dict, ranked per direction
+    ("def metrics(a, t, scale):\n    per_a = (scale * a @ t.t()).detach().cpu()\n    per_t = per_a.t().detach().cpu()\n"
+     "    logits = {'a2t': per_a, 't2a': per_t}\n    truth = torch.arange(len(t)).view(-1, 1)\n"
+     "    for name, logit in logits.items():\n        ranking = torch.argsort(logit, descending=True)\n"
+     "        preds = torch.where(ranking == truth)[1]\n    return preds\n", []),
+    ("def f(x):\n    y = x.detach().cpu()\n    return torch.where(y > 0), torch.nonzero(y)\n", []),
+    # the same over a dict of device outputs fires
+    ("def f(model, x):\n    outs = {'a': model(x), 'b': model(x * 2)}\n    for name, out in outs.items():\n"
+     "        yield torch.nonzero(out > 0)\n    for out in outs.values():\n        yield torch.where(out > 0)\n",
+     [("NPU401", 6), ("NPU401", 8)]),
+    # an inpainting result resized by OpenCV: the pixels pasted back into it are read on the host
+    ("def paste(image, mask, result):\n    result = cv2.resize(result, (64, 64))\n    keep = mask < 127\n"
+     "    result[keep] = image[:, :, ::-1][keep]\n    return result\n", []),
+    ("def paste(image, mask, result):\n    keep = mask < 127\n    result[keep] = image[:, :, ::-1][keep]\n"
+     "    return result\n", [("NPU402", 5)]),
+])
+def test_host_results_of_data_dependent_ops(source, expected):
+    assert op_codes(source) == expected
+
+
+@pytest.mark.parametrize("source, expected", [
+    # text chunking over a list declared ``List[...]``: Python slicing, no tensor
+    ("from typing import List\ndef cut(tokens: List[str], budget: int, marks: List[str]):\n    for w in marks:\n"
+     "        z = next((i for i, t in enumerate(tokens) if t in w), None)\n        if z is None:\n            continue\n"
+     "        z += 1\n        if z < len(tokens):\n            z += 1\n"
+     "        if budget - len(''.join(tokens[:z])) <= 510:\n            return z\n    return len(tokens)\n", []),
+    # the same cut of a tensor is a new shape per length
+    ("def cut(tokens: torch.Tensor, budget: int, marks):\n    for w in marks:\n"
+     "        z = next((i for i, t in enumerate(tokens) if t in w), None)\n        if z is None:\n            continue\n"
+     "        z += 1\n        if z < len(tokens):\n            z += 1\n"
+     "        if budget - tokens[:z].sum() <= 510:\n            return z\n    return len(tokens)\n", [("NPU412", 10)]),
+])
+def test_declared_lists_are_host(source, expected):
+    found = [(f.code, f.line) for f in analyse_source("import torch\n" + source, Target("2.8.0"),
+                                                       codes=frozenset({"NPU412", "NPU402", "NPU403"}))]
+    assert found == expected

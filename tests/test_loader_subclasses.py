@@ -62,3 +62,78 @@ def test_a_subclass_of_another_module_is_judged_at_its_calls(tmp_path: Path) -> 
     found = {(path.rsplit("/", 1)[-1], f.line, f.code) for path, f in result.findings
              if f.code in ("NPU406", "NPU415")}
     assert found == {("train.py", 7, "NPU406"), ("train.py", 14, "NPU415")}
+
+
+POSITIONAL_LOADER = '''import torch
+
+
+def graph_collate(batch):
+    return batch
+
+
+class DataLoader(torch.utils.data.DataLoader):
+    def __init__(self, dataset, batch_size=1, shuffle=False, sampler=None, batch_sampler=None, num_workers=0,
+                 collate_fn=graph_collate, **kwargs):
+        super().__init__(dataset, batch_size, shuffle, sampler, batch_sampler, num_workers, collate_fn, **kwargs)
+
+
+class ConfigLoader(torch.utils.data.DataLoader):
+    def __init__(self, dataset, config, shuffle=False):
+        super().__init__(dataset, batch_size=config.batch_size, shuffle=shuffle)
+
+
+class Inherited(torch.utils.data.DataLoader):
+    pass
+'''
+POSITIONAL_ENGINE = '''import torch
+from torch.utils import data as torch_data
+
+from pkg import data
+
+
+class Engine:
+    def train(self):
+        sampler = torch_data.DistributedSampler(self.train_set, self.world_size, self.rank)
+        loader = data.DataLoader(self.train_set, self.batch_size, sampler=sampler)
+        for batch in loader:
+            self.model(batch).backward()
+            self.optimizer.step()
+
+    def evaluate(self, split):
+        test_set = getattr(self, "%s_set" % split)
+        loader = data.DataLoader(test_set, self.batch_size, sampler=self.sampler)
+        self.model.eval()
+        for batch in loader:
+            self.model.predict(batch)
+
+    def one_by_one(self):
+        for batch in data.DataLoader(self.train_set, 1, True):
+            self.model(batch).backward()
+            self.optimizer.step()
+
+    def configured(self, cfg):
+        for batch in data.ConfigLoader(self.train_set, cfg, True):
+            self.model(batch).backward()
+            self.optimizer.step()
+
+    def inherited(self):
+        for batch in data.Inherited(self.train_set, 32, True):
+            self.model(batch).backward()
+            self.optimizer.step()
+'''
+
+
+def test_positional_arguments_of_another_module_s_subclass(tmp_path: Path) -> None:
+    """``data.DataLoader(train_set, self.batch_size, sampler=s)`` of a package re-exporting its DataLoader subclass:
+    the positional arguments are its ``__init__``'s (DataLoader's when it defines none); a batch size of 1, or a
+    second parameter that is no batch size (``config``), leaves it alone."""
+    (tmp_path / "pkg" / "data").mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "data" / "__init__.py").write_text(
+        "from .dataloader import DataLoader, ConfigLoader, Inherited\n")
+    (tmp_path / "pkg" / "data" / "dataloader.py").write_text(POSITIONAL_LOADER)
+    (tmp_path / "pkg" / "engine.py").write_text(POSITIONAL_ENGINE)
+    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
+    found = {(path.rsplit("/", 1)[-1], f.line, f.code) for path, f in result.findings
+             if f.code in ("NPU406", "NPU415") and path.endswith("engine.py")}
+    assert found == {("engine.py", 10, "NPU406"), ("engine.py", 17, "NPU415"), ("engine.py", 33, "NPU406")}

@@ -136,8 +136,9 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
                               [[r["name"], r["ascend_counterpart"], r["effect_on_npu"], r["evidence"]] for r in env]))
     libs = _rows(CURATED / "cuda_libraries.csv")
     written.append(_write_tsv(out_dir / "cuda_libraries.tsv",
-                              ["module", "code", "npu_alternative", "source"],
-                              [[r["module"], r["code"], r["npu_alternative"], r["evidence"]] for r in libs]))
+                              ["module", "code", "reported", "npu_alternative", "source"],
+                              [[r["module"], r["code"], r["reported"], r["npu_alternative"], r["evidence"]]
+                               for r in libs]))
     tools = _rows(CURATED / "cuda_tools.csv")
     written.append(_write_tsv(out_dir / "cuda_tools.tsv", ["tool", "npu_alternative", "source"],
                               [[r["tool"], r["npu_alternative"], r["evidence"]] for r in tools]))

@@ -14,7 +14,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import CLASSED as _CLASSED
-from npu_lint.analysis.scopes import CLASS, DEF, PARAM, VALUE, Scope
+from npu_lint.analysis.scopes import CLASS, DEF, LOOP, PARAM, VALUE, Scope
 
 _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
 _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -162,6 +162,12 @@ class CallValues:
             return False
         return True
 
+    def _loop_bound(self, name: ast.Name, scope: Scope) -> bool:
+        """Every binding reaching ``name`` is a ``for`` target (its element comes from the model's elements)."""
+        bindings = self.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset)) \
+            if self.scopes is not None else ()
+        return bool(bindings) and all(b.tag == LOOP for b in bindings)
+
     def _listed(self, name: ast.Name, scope: Scope) -> bool:
         bindings = self.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset))
         return any(isinstance(b.value, ast.List) for b in bindings)
@@ -187,6 +193,10 @@ class CallValues:
             if not isinstance(operand, (ast.Name, ast.ListComp, ast.GeneratorExp)):
                 return False   # no walk into nested expressions: a chain of ops stays linear
             if isinstance(operand, ast.Name) and not self._host_name(operand, scope):
+                if self._loop_bound(operand, scope) \
+                        and self.value_of(operand, scope, depth + 1) == (K.HOST, K.CPU_TENSOR):
+                    host = True   # ``for name, logit in logits.items()`` over a dict of ``.cpu()`` results
+                    continue
                 return False
             value = self.sequence_element(operand, scope, depth + 1) if not isinstance(operand, ast.Name) \
                 or self._listed(operand, scope) else (K.HOST, K.CPU_TENSOR)

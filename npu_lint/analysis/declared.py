@@ -27,6 +27,7 @@ _NOT_INSTANCES = ("torch", "typing", "typing_extensions", "collections", "builti
 _LAYER_TENSORS = frozenset({"weight", "bias", "running_mean", "running_var", "in_proj_weight", "in_proj_bias",
                             "weight_ih_l0", "weight_hh_l0", "bias_ih_l0", "bias_hh_l0"})
 _DICT_DEPTH = 20
+_LIST_TYPES = frozenset({"typing.List", "typing.MutableSequence"})
 _MAPPINGS = frozenset({"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "DefaultDict", "defaultdict"})
 _CONTAINERS = frozenset({"torch.nn.Module", "torch.nn.Sequential", "torch.nn.ModuleList", "torch.nn.ModuleDict",
                          "torch.nn.ParameterList", "torch.nn.ParameterDict"})
@@ -71,6 +72,8 @@ class Declared:
                 return K.join([self.annotation_value(arm, scope) for arm in arms]) if arms else None
             if head.startswith("torch.") and last[:1].isupper():
                 annotation = annotation.value   # a generic torch class: ``DataLoader[int]``, ``Dataset[Tensor]``
+            elif head in _LIST_TYPES or (head in ("list", "List") and self.binding(annotation.value, scope) is None):
+                return K.LIST, None   # ``tokens: List[MToken]``: a Python list (its elements: ``sequence_element``)
             else:
                 return None
         elif isinstance(annotation, ast.BinOp) and isinstance(annotation.op, ast.BitOr):

@@ -179,6 +179,10 @@ class Elements:
             declared = self.sequence_element(source, scope, depth)
             if declared is not None:
                 return declared
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and not source.args \
+                and source.func.attr in ("items", "values") and path == ((1,) if source.func.attr == "items" else ()):
+            # ``for name, logit in logits.items()`` over a dict built in the function: what its values all hold
+            return self.mapping_value(source.func.value, scope, depth + 1)
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute):
             receiver = self.value_of(source.func.value, scope, depth)
             if receiver is not None and receiver[0] == K.MODULE:

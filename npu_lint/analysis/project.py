@@ -266,6 +266,33 @@ class ProjectView(FunctionFacts):
         return any(self.index.classes[base][1].drop_last for base in self.index.mro(target)
                    if base in self.index.classes)
 
+    def forwards_loader(self, qualname: str, importer: str) -> bool:
+        """A project function that returns a ``DataLoader`` built with its own ``**kwargs`` and names no
+        ``drop_last`` (its facts): a call of it builds the loader with the call's keywords."""
+        target = self.absolute(qualname, importer)
+        return target is not None and self.index.kind(target) == "function" \
+            and self.index.functions[target][1].forwards_loader
+
+    def loader_positionals(self, qualname: str, importer: str, torch_order: tuple[str, ...],
+                           torch_classes: frozenset[str] = frozenset()) -> tuple[str, ...]:
+        """The keywords the positional arguments of a call of a project ``DataLoader`` (or ``torch_classes``:
+        ``BatchSampler``) subclass stand for: the
+        positional parameters of the nearest ``__init__`` along its project bases (``def __init__(self, dataset,
+        batch_size=1, shuffle=False, ...)``), DataLoader's own order (``torch_order``) when no project class defines
+        one; only the dataset when one takes ``*args`` or its bases cannot be read."""
+        target = self.absolute(qualname, importer)
+        if target is None:
+            return torch_order[:1]
+        for base in self.index.mro(target):
+            entry = self.index.classes.get(base)
+            if entry is None:
+                torch_class = base in torch_classes or (base.endswith(".DataLoader") and base.startswith("torch."))
+                return torch_order if torch_class else torch_order[:1]
+            facts = entry[1]
+            if "__init__" in facts.methods:
+                return facts.init_args if facts.init_args is not None else torch_order[:1]
+        return torch_order[:1]
+
     def value_of_method(self, cls: str, method: str) -> Optional[K.Value]:
         """What ``method`` of an instance of the project class ``cls`` returns (its facts' summary, else the calls
         it returns), found along its bases; None for a method the project does not define."""
@@ -404,11 +431,14 @@ class ProjectView(FunctionFacts):
         return self._padding_names
 
     def loader_class_names(self) -> frozenset[str]:
-        """The short names of the project's DataLoader subclasses (for the loader rules' trigger words: a file
-        that builds ``TrainLoader(ds, ...)`` imported from another module names no ``DataLoader``)."""
+        """The short names of the project's DataLoader subclasses and of its functions that build a DataLoader with
+        their callers' ``**kwargs`` (for the loader rules' trigger words: a file that builds ``TrainLoader(ds, ...)``
+        or calls ``distrib.loader(ds, ...)`` imported from another module names no ``DataLoader``)."""
         if self._loader_names is None:
-            self._loader_names = frozenset(name.rpartition(".")[2] for name in self.index.classes
-                                           if self._class(name)[0] == K.LOADER)
+            self._loader_names = frozenset(
+                [name.rpartition(".")[2] for name in self.index.classes if self._class(name)[0] == K.LOADER]
+                + [name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items()
+                   if facts.forwards_loader])
         return self._loader_names
 
     def wrapper_names(self, is_leaf: Callable[[str], bool]) -> frozenset[str]:

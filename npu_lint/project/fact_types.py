@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 34   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 35   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -58,6 +58,11 @@ class FunctionFacts(NamedTuple):
     # :meth:`npu_lint.analysis.step_growth.StepGrowth.grown_parameter`, for NPU408 at the loops of other modules
     # that feed the result back; (-1, "", -1) otherwise
     grows: tuple[int, str, int] = (-1, "", -1)
+    # it returns a ``DataLoader`` (or a call of a parameter defaulting to ``DataLoader``: ``klass=DataLoader``)
+    # given its own ``**kwargs`` and names no ``drop_last`` (``def loader(dataset, *args, shuffle=False,
+    # **kwargs): return klass(dataset, *args, shuffle=shuffle, **kwargs)``): a call of it in another module
+    # builds the loader with the call's keywords (NPU406 / NPU415)
+    forwards_loader: bool = False
 
 
 class ClassFacts(NamedTuple):
@@ -73,6 +78,10 @@ class ClassFacts(NamedTuple):
     # the class's body names ``drop_last`` (a keyword it passes, a parameter, ``self.drop_last``): a DataLoader subclass
     # that decides its last batch itself (NPU406 / NPU415 judge a call of it from another module only when it does not)
     drop_last: bool = False
+    # the positional parameters of its own ``__init__`` after ``self`` (``dataset, batch_size, shuffle``), or None
+    # when the class defines no ``__init__`` (or takes ``*args``): how a call's positional arguments map to its
+    # keywords in other modules (a project DataLoader subclass called ``DataLoader(ds, bs, sampler=s)``)
+    init_args: Optional[tuple[str, ...]] = None
 
 
 class ModuleFacts(NamedTuple):

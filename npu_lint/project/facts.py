@@ -27,6 +27,7 @@ from npu_lint.project.fact_reaches import ReachFacts
 from npu_lint.project.fact_calls import _BUILTINS, _PASSED_KINDS, CallFacts, _Scope
 from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
                                          FunctionFacts, ModuleFacts, absolute)
+from npu_lint.analysis.loader_wrappers import forwards_loader
 from npu_lint.resolver import Resolver
 
 __all__ = ["FACTS_VERSION", "ONE_ARGUMENT", "PASSED_CALL", "UNKNOWN_RETURN", "ClassFacts", "FunctionFacts",
@@ -195,6 +196,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         for arg in args.posonlyargs + args.args + args.kwonlyargs + [a for a in (args.vararg, args.kwarg) if a]:
             scope.bound.add(arg.arg)
         self.resolver.enter_function(node)
+        scope.forwards_loader = forwards_loader(self.resolver, node)
         self.scopes.append(scope)
         self.function_scopes.append(scope)
         for child in node.body:
@@ -254,6 +256,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self.classes[qualname]["drop_last"] = any(
             (isinstance(n, ast.keyword) and n.arg == "drop_last") or (isinstance(n, ast.arg) and n.arg == "drop_last")
             or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in ast.walk(node))
+        self.classes[qualname]["init_args"] = _init_args(node)
 
     def _held_objects(self, node: ast.ClassDef) -> tuple[tuple[str, str, str], ...]:
         """The torch objects (modules, optimizers ...) the class's ``self.x = ...`` bindings agree on."""
@@ -319,7 +322,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
                                             scope.reads, scope.size_read, scope.compares, scope.fills,
-                                            scope.grows))
+                                            scope.grows, scope.forwards_loader))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
@@ -375,7 +378,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                 if found and found != "?":
                     fields.append((attr, found))
             classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs),
-                                      tuple(fields), data.get("objects", ()), data.get("drop_last", False)))
+                                      tuple(fields), data.get("objects", ()), data.get("drop_last", False),
+                                      data.get("init_args")))
         for name, aliased in self._aliases.items():   # ``Model = DetectionModel``: another name of a definition
             if aliased is not None and name not in self.imports and name not in self.module_scope.defs:
                 found = self._late(aliased[0], aliased[1], [self.module_scope])
@@ -406,3 +410,14 @@ def _concatenates(function: ast.AST) -> bool:
     return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
                                             n.func.id if isinstance(n.func, ast.Name) else "") in _CAT_NAMES
                for n in ast.walk(function))
+
+
+def _init_args(node: ast.ClassDef) -> Optional[tuple[str, ...]]:
+    """The positional parameters of the class's own ``__init__`` after ``self``; None without one, or with
+    ``*args`` (the positions then say nothing)."""
+    init = next((child for child in node.body if isinstance(child, ast.FunctionDef) and child.name == "__init__"),
+                None)
+    if init is None or init.args.vararg is not None:
+        return None
+    return tuple(a.arg for a in [*init.args.posonlyargs, *init.args.args][1:])
+

@@ -102,3 +102,103 @@ def _module(node: ast.AST, ctx: FileContext) -> ast.AST:
     while not isinstance(node, ast.Module) and ctx.parent(node) is not None:
         node = ctx.parent(node)
     return node
+
+
+_SAMPLER_ORDER = ("sampler", "batch_size", "drop_last")   # BatchSampler's own positional parameters
+
+
+def _batch_sampler_order(call: ast.Call, ctx: FileContext, depth: int = 0) -> Optional[tuple[str, ...]]:
+    """The positional parameters of a batch sampler class called by ``call``: BatchSampler's for torch's, the
+    ``__init__``'s of a project subclass of it (``class SentenceBatchSampler(BatchSampler)``, in this file or, by
+    the project index, in another module; BatchSampler's when none defines one); None for anything else."""
+    qualname = ctx.resolver.qualname(call.func)
+    if qualname in BATCH_SAMPLERS:
+        return _SAMPLER_ORDER
+    definition = ctx.resolver.definition(call.func)
+    if isinstance(definition, ast.ClassDef):
+        if depth > 3 or not any(_batch_sampler_base(base, ctx, depth) for base in definition.bases):
+            return None
+        init = next((c for c in definition.body if isinstance(c, ast.FunctionDef) and c.name == "__init__"), None)
+        if init is None:
+            base = next(b for b in definition.bases if _batch_sampler_base(b, ctx, depth))
+            return _batch_sampler_order(ast.Call(func=base, args=[], keywords=[]), ctx, depth + 1) \
+                if not isinstance(base, ast.Call) else None
+        return None if init.args.vararg is not None else tuple(a.arg for a in init.args.args[1:])
+    project = ctx.project
+    if definition is not None or project is None or qualname is None:
+        return None
+    target = project.absolute(qualname, ctx.module)
+    if target is None or project.index.kind(target) != "class" \
+            or not any(base in BATCH_SAMPLERS for base in project.index.mro(target)):
+        return None
+    return project.loader_positionals(qualname, ctx.module, _SAMPLER_ORDER, BATCH_SAMPLERS)
+
+
+def _batch_sampler_base(base: ast.AST, ctx: FileContext, depth: int) -> bool:
+    if ctx.resolver.qualname(base) in BATCH_SAMPLERS:
+        return True
+    return isinstance(ctx.resolver.definition(base), ast.ClassDef) \
+        and _batch_sampler_order(ast.Call(func=base, args=[], keywords=[]), ctx, depth + 1) is not None
+
+
+def sampler_batches(value: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[dict]:
+    """The ``batch_size`` and ``drop_last`` of the batch sampler a loader is given as ``batch_sampler=`` when every
+    batch sampler it may be (``batch_sampler = SentenceBatchSampler(sampler, batch_size=bs, drop_last=False)`` in
+    each arm) keeps a short last batch: ``drop_last`` ``False`` (or ``False`` by default), batches of more than
+    one; torch's ``BatchSampler`` or a project subclass of it. None otherwise, and for a ``BatchSampler`` of a
+    random sampler (reported where it is built)."""
+    calls: list[ast.Call] = []
+    if isinstance(value, ast.Call):
+        calls = [value]
+    elif isinstance(value, ast.Name) and ctx.resolver.scopes is not None:
+        for binding in ctx.resolver.scopes.may_reach(value.id, ctx.resolver.current, (value.lineno, value.col_offset)):
+            if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.Call):
+                return None
+            calls.append(binding.value)
+    if not calls:
+        return None
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    scope = scopes.scope_of(function) if function is not None and scopes is not None else None
+    found: Optional[dict] = None
+    for call in calls:
+        order = _batch_sampler_order(call, ctx)
+        if order is None or any(kw.arg is None for kw in call.keywords) or short_batch_sampler(call, ctx) is not None:
+            return None
+        arguments = dict(zip(order, call.args))
+        arguments.update({kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
+        if "drop_last" not in arguments or "batch_size" not in arguments \
+                or default_constant(arguments["drop_last"], scope, scopes) is not False \
+                or default_constant(arguments["batch_size"], scope, scopes) == 1:
+            return None
+        if found is None:
+            found = {"batch_size": arguments["batch_size"], "drop_last": ast.Constant(value=False)}
+            order_of = _sampler_order(arguments.get("sampler"), ctx)
+            if order_of is not None:   # the loader shuffles (a training loader) as its sampler does
+                found["shuffle"] = order_of
+    return found
+
+
+def _sampler_order(sampler: Optional[ast.AST], ctx: FileContext) -> Optional[ast.AST]:
+    """Whether the sampler a batch sampler batches draws in a random order: ``True`` when it may be one of torch's
+    random samplers (``DistributedSampler(ds) if rank != -1 else RandomSampler(ds)``), the flag of a sampler
+    given ``shuffle=flag`` (``RandomSubsetSampler(self, shuffle=shuffle)``); None otherwise."""
+    values: list[ast.AST] = [sampler] if sampler is not None else []
+    if isinstance(sampler, ast.Name) and ctx.resolver.scopes is not None:
+        values = [b.value for b in ctx.resolver.scopes.may_reach(sampler.id, ctx.resolver.current,
+                                                                  (sampler.lineno, sampler.col_offset))
+                  if b.tag == VALUE and not b.path and isinstance(b.value, ast.AST)]
+    flag: Optional[ast.AST] = None
+    while values:
+        value = values.pop()
+        if isinstance(value, ast.IfExp):
+            values += [value.body, value.orelse]
+        elif isinstance(value, ast.Call):
+            if ctx.resolver.qualname(value.func) in _RANDOM_SAMPLERS:
+                return ast.Constant(value=True)
+            shuffle = next((kw.value for kw in value.keywords if kw.arg == "shuffle"), None)
+            if shuffle is not None and not isinstance(shuffle, ast.Constant):
+                flag = shuffle
+            elif isinstance(shuffle, ast.Constant) and shuffle.value is True:
+                return shuffle
+    return flag

@@ -71,11 +71,36 @@ def permuted_length(sliced: ast.AST, stop: ast.AST, ctx: FileContext) -> bool:
     """``indices = np.random.permutation(n)`` (``torch.randperm(n)``) sliced in chunks up to
     ``n``: the stop is the length of what is cut, a minibatch order over ``n`` samples (a rollout buffer's
     ``buffer_size * n_envs``) that the chunk need not divide."""
-    value = ctx.resolver.bound_value(sliced) if isinstance(sliced, ast.Name) else None
-    if not isinstance(value, ast.Call) or len(value.args) != 1 or not isinstance(value.func, (ast.Attribute, ast.Name)):
+    values = [ctx.resolver.bound_value(sliced)] if isinstance(sliced, ast.Name) else []
+    if isinstance(sliced, ast.Name) and ctx.resolver.scopes is not None:   # ``if``/``else`` arms of the order
+        values += [b.value for b in ctx.resolver.scopes.may_reach(sliced.id, ctx.resolver.current,
+                                                                   (sliced.lineno, sliced.col_offset))
+                   if b.tag == VALUE and not b.path and isinstance(b.value, ast.AST)]
+    return any(_order_over(value, stop) for value in values)
+
+
+def _order_over(value: Optional[ast.AST], stop: ast.AST) -> bool:
+    """``np.random.permutation(n)``, ``torch.randperm(n)``, ``np.random.permutation(np.arange(n))`` or
+    ``np.random.choice(pool, size=(n,))``: a random order of ``n`` samples."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Attribute, ast.Name)):
         return False
     name = value.func.attr if isinstance(value.func, ast.Attribute) else value.func.id
-    return name in _ORDERS and ast.dump(value.args[0]) == ast.dump(stop)
+    wanted = ast.dump(stop)
+    if name == "choice":   # ``np.random.choice(np.arange(n), size=(n_epoch,), p=probs)``: n_epoch draws
+        size = next((kw.value for kw in value.keywords if kw.arg == "size"), value.args[1] if len(value.args) > 1
+                    else None)
+        if isinstance(size, ast.Tuple) and len(size.elts) == 1:
+            size = size.elts[0]
+        return size is not None and ast.dump(size) == wanted
+    if name not in _ORDERS or len(value.args) != 1:
+        return False
+    counted = value.args[0]
+    if isinstance(counted, ast.Call) and isinstance(counted.func, (ast.Attribute, ast.Name)) \
+            and (counted.func.attr if isinstance(counted.func, ast.Attribute) else counted.func.id) == "arange" \
+            and counted.args and not counted.keywords and (len(counted.args) == 1 or (
+                len(counted.args) == 2 and isinstance(counted.args[0], ast.Constant) and counted.args[0].value == 0)):
+        counted = counted.args[-1]   # ``permutation(np.arange(0, n))``: an order of ``n``
+    return ast.dump(counted) == wanted
 
 
 def _shape_of(value: ast.AST) -> bool:

@@ -24,7 +24,7 @@ class _ApiGroupRule(Rule):
     """Base for rules that fire on a group of cuda_apis.tsv names."""
 
     family = FAMILY
-    node_types = (ApiRef, ast.ImportFrom)
+    node_types = (ApiRef, ast.ImportFrom, ast.Import)
     triggers = TRIGGERS
     groups: ClassVar[tuple[str, ...]] = ()
 
@@ -36,6 +36,9 @@ class _ApiGroupRule(Rule):
     def check(self, ref: object, ctx: FileContext) -> None:
         if isinstance(ref, ast.ImportFrom):
             self.check_import(ref, ctx)
+            return
+        if isinstance(ref, ast.Import):
+            self.check_module_alias(ref, ctx)
             return
         assert isinstance(ref, ApiRef)
         row = api_row(ref.qualname)
@@ -53,6 +56,18 @@ class _ApiGroupRule(Rule):
             listed = ", ".join(alias.name for alias in node.names)
             ctx.report(node, f"from {node.module} import {listed}: {self.describe(rows[0][0], rows[0][1], ctx)}",
                        rows[0][0])
+
+    def check_module_alias(self, node: ast.Import, ctx: FileContext) -> None:
+        """``import torch.cuda.amp as amp``: the alias is the line to change with the uses (``amp.autocast()`` is
+        reported where it is used), as for ``from torch.cuda import amp``. A plain ``import torch.cuda.amp`` binds
+        ``torch`` only and its uses name the module in full, and ``import torch.cuda as tc`` is ``from torch import
+        cuda``: neither is reported."""
+        for alias in node.names:
+            if alias.asname and alias.name.startswith("torch.cuda."):
+                row = api_row(alias.name)
+                if row is not None and row["group"] in self.groups and self.accepts(row, ctx):
+                    ctx.report(node, f"import {alias.name} as {alias.asname}: {self.describe(alias.name, row, ctx)}",
+                               alias.name)
 
     def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
         return True
@@ -291,7 +306,7 @@ class DataParallel(_ApiGroupRule):
                      "from torch.nn import DataParallel\ndef reset(self: DataParallel) -> None:\n    self.module.reset()\n")
 
     def check(self, ref: object, ctx: FileContext) -> None:
-        if isinstance(ref, ast.ImportFrom) or not (_type_test(ref.node, ctx) or ctx.in_annotation(ref.node)):
+        if isinstance(ref, (ast.ImportFrom, ast.Import)) or not (_type_test(ref.node, ctx) or ctx.in_annotation(ref.node)):
             super().check(ref, ctx)
 
 

@@ -7,7 +7,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import imported_names, is_extension_module, library_row
-from npu_lint.rules import Rule
+from npu_lint.rules import ApiRef, Rule
 
 FAMILY = "cuda"
 
@@ -116,10 +116,14 @@ class ApexImport(_LibraryImport):
 
 
 class CudaOnlyLibrary(_LibraryImport):
-    """An import of a CUDA-only library (cupy, pynvml, triton, flash_attn, xformers, bitsandbytes, ...).
+    """An import or a use of a CUDA-only library (cupy, pynvml, triton, flash_attn, xformers, bitsandbytes, ...).
 
     What it does:
-        Flags imports of libraries whose kernels or queries exist only for NVIDIA GPUs.
+        Flags imports of libraries whose kernels or queries exist only for NVIDIA GPUs, and, as ruff's
+        banned-API rule does, each use of a name from them in host code (``pynvml.nvmlDeviceGetCount()``,
+        ``flash_attn_func(q, k, v)``, ``bnb.optim.AdamW8bit(...)``): every such line needs a replacement.
+        The kernel languages (Triton, ``numba.cuda``) are reported at the import only: a kernel is rewritten
+        whole, not line by line (``cuda_libraries.tsv`` says which library is reported how).
     Why it matters on NPU:
         They fail to import, or import and fail at the first kernel, on an Ascend host. The message
         names the NPU alternative where one exists (``npu_fusion_attention`` for flash attention,
@@ -136,9 +140,48 @@ class CudaOnlyLibrary(_LibraryImport):
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
                 "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann")
+    node_types = (ast.Import, ast.ImportFrom, ApiRef)
+    use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
     must_fire = ("import cupy as cp\n", "import GPUtil\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
-                 "from flash_attn import flash_attn_func\n", "import pynvml\n")
-    must_not_fire = ("import numba\n", "from numba import jit\n", "import tritonclient\n")
+                 "from flash_attn import flash_attn_func\n", "import pynvml\n",
+                 "try:\n    import pynvml\nexcept ImportError:\n    pynvml = None\n"
+                 "def free_memory(i):\n    handle = pynvml.nvmlDeviceGetHandleByIndex(i)  # NPU217\n"
+                 "    return pynvml.nvmlDeviceGetMemoryInfo(handle).free  # NPU217\n",
+                 "import bitsandbytes as bnb\ndef make(params):\n    return bnb.optim.AdamW8bit(params, lr=1e-4)  # NPU217\n",
+                 "from flash_attn import flash_attn_func\ndef attend(q, k, v):\n"
+                 "    return flash_attn_func(q, k, v, causal=True)  # NPU217\n")
+    must_not_fire = ("import numba\n", "from numba import jit\n", "import tritonclient\n",
+                     "def f(pynvml):\n    return pynvml.nvmlDeviceGetCount()\n",
+                     "def gpu_count(nvml):\n    return nvml.nvmlDeviceGetCount()\n")
+    # The import fires in any example that can resolve a library name, so the uses that stay silent (Triton kernel
+    # bodies, ``flash_attn_func is not None``) are pinned line by line in tests/fixtures/cuda/ext_and_libs.py.
+
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        row = library_row(qualname)
+        return row is not None and row["code"] == cls.code and row["reported"] == "each use"
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if not isinstance(node, ApiRef):
+            super().check(node, ctx)
+            return
+        row = library_row(node.qualname)
+        if row is None or row["code"] != self.code or row["reported"] != "each use" or "." not in node.qualname:
+            return   # the module itself (``pynvml is None``) is no use of its API
+        library = row["module"]
+        if node.qualname == library or not _used(node.node, ctx):
+            return
+        ctx.report(node.node, self.use_message.format(api=node.qualname, name=library,
+                                                      alternative=row["npu_alternative"]), node.qualname)
+
+
+def _used(node: ast.expr, ctx: FileContext) -> bool:
+    """The name is called, decorates or is a base class: a use to replace. A test (``flash_attn_func is not
+    None``), an argument or an alias only passes the name on."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Call):
+        return parent.func is node
+    return isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node not in parent.body
 
 
 class CudaExtensionImport(Rule):

@@ -115,8 +115,9 @@ class CudaAmp(_ApiGroupRule):
         given to the device-generic AMP APIs (``torch.autocast``, ``torch.amp.GradScaler``, ...). Methods of
         a CUDA ``GradScaler`` (``scaler.step(opt)``) are reported only in files that do not name the class
         (a scaler made in another module of the project): where the file constructs or annotates it, that
-        line is the one to change. ``from torch.cuda.amp import GradScaler, autocast`` is reported at the
-        import too, once (as ruff's banned-API rule does): the import changes with the uses.
+        line is the one to change. ``from torch.cuda.amp import GradScaler, autocast`` and
+        ``import torch.cuda.amp as amp`` are reported at the import too, once (as ruff's banned-API rule does):
+        the import changes with the uses.
     Why it matters on NPU:
         The CUDA AMP classes exist only for CUDA; ``transfer_to_npu`` patches ``torch.cuda.amp`` but
         a ``'cuda'`` device type given to ``torch.autocast`` is rewritten only from the release the
@@ -134,7 +135,7 @@ class CudaAmp(_ApiGroupRule):
     code = "NPU212"
     name = "cuda-amp"
     groups = ("amp",)
-    node_types = (ApiRef, ast.Constant, ast.JoinedStr, ast.Call, ast.ImportFrom)
+    node_types = (ApiRef, ast.Constant, ast.JoinedStr, ast.Call, ast.ImportFrom, ast.Import)
     constant_types = (str,)   # dispatch: string constants only
     methods = _SCALER_METHODS   # dispatch: the calls it judges are a scaler's methods (``_scaler_method``)
     message = "{api} is CUDA mixed precision: use {npu}"
@@ -142,9 +143,10 @@ class CudaAmp(_ApiGroupRule):
                  "import torch\nscaler = torch.cuda.amp.GradScaler()\ndef step(loss, opt):\n"
                  "    scaler.scale(loss).backward()\n    scaler.step(opt)\n",
                  "from torch.cuda.amp import autocast\nwith autocast():\n    pass\n",
+                 "import torch.cuda.amp as amp\n",
                  "import torch\nwith torch.autocast('cuda', dtype=torch.float16):\n    pass\n",
                  "import torch\ns = torch.amp.GradScaler(device='cuda')\n")
-    must_not_fire = ("import torch\nwith torch.autocast('npu'):\n    pass\n",
+    must_not_fire = ("import torch\nwith torch.autocast('npu'):\n    pass\n", "import torch.cuda.amp\n",
                      "import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n",
                      "import torch\nscaler = torch.amp.GradScaler('npu')\nscaler.step(opt)\n",
                      "import torch\nscaler = make_scaler()\nscaler.step(opt)\n")
@@ -154,7 +156,7 @@ class CudaAmp(_ApiGroupRule):
         return True   # every reference's line is noted (amp_lines), not only the group's
 
     def check(self, node: object, ctx: FileContext) -> None:
-        if isinstance(node, ast.ImportFrom):
+        if isinstance(node, (ast.ImportFrom, ast.Import)):
             super().check(node, ctx)
             return
         if isinstance(node, ApiRef):

@@ -5,6 +5,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.defaults import default_constant, may_be_false
+from npu_lint.analysis.loader_wrappers import forwards_loader
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import DEF
 from npu_lint.bounded import unparse
@@ -40,7 +41,12 @@ class LoaderWithoutDropLast(Rule):
         nor set the batch size to 1 or leave batching to a ``batch_sampler`` (``batch_sampler=None`` is none); also calls of the project's
         subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself; one defined in another module
         is judged with the call's keywords when, by the project index, it and its project bases never name
-        ``drop_last``) and of the file's helper
+        ``drop_last``, its positional arguments read by the parameters of its ``__init__``, or DataLoader's when
+        no project class defines one: ``data.DataLoader(train_set, self.batch_size, sampler=sampler)``), calls of
+        a function (of the file, or of another module by the project index) that returns a ``DataLoader`` built with
+        its own ``**kwargs`` and names no ``drop_last`` (``distrib.loader(ds, batch_size=bs, shuffle=True)`` with
+        ``return klass(dataset, *args, shuffle=shuffle, **kwargs)``, ``klass=DataLoader``), judged with the call's
+        keywords, and of the file's helper
         functions and methods that return a ``DataLoader`` (flagged at the call, with the arguments the call gives the
         helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
         of another module (the model knows it returns a loader) that pass ``drop_last`` themselves, judged with the
@@ -69,7 +75,12 @@ class LoaderWithoutDropLast(Rule):
         (``self._data_loader(self.dataset_train, shuffle=self.shuffle)``), is a training loader. A
         ``BatchSampler`` of a random sampler (``BatchSampler(RandomSampler(ds), 32, drop_last=False)``, the sampler
         perhaps through a name) with ``drop_last`` ``False`` is flagged too: handed to a loader as
-        ``batch_sampler=``, it decides the batches. So are Hugging Face ``TrainingArguments`` (and
+        ``batch_sampler=``, it decides the batches. A loader given as ``batch_sampler=`` a project subclass of
+        ``BatchSampler`` (or torch's over another sampler) built with ``drop_last`` ``False`` in every arm that binds
+        it (``SentenceBatchSampler(sampler, batch_size=bs, drop_last=False)``, positional arguments read by the
+        subclass's ``__init__``) batches as that sampler says: judged at the loader with its batch size, a training
+        loader when the sampler may draw in a random order (``DistributedSampler(ds) if rank != -1 else
+        RandomSampler(ds)``) or shuffles by a flag (``RandomSubsetSampler(ds, shuffle=shuffle)``), else NPU415's. So are Hugging Face ``TrainingArguments`` (and
         ``Seq2SeqTrainingArguments``) without ``dataloader_drop_last=True`` given to a trainer whose ``train()``
         the same function calls: the ``Trainer`` builds its training loader from them (not with
         ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it). A ``drop_last`` the
@@ -78,6 +89,8 @@ class LoaderWithoutDropLast(Rule):
         (``drop_last=len(ds) % bs == 1``, true for one remainder only). The ``super().__init__(...)`` of a class
         deriving from ``DataLoader`` itself is judged as a ``DataLoader`` call when the file never builds the class
         (a framework's loader base, built in other modules).
+        A dataset whose length the code writes (``list(range(16))``, a list literal) and a constant batch size
+        that divides it give no short batch: left alone (NPU415 too).
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
         a second set of shapes for every operator of the training step, compiled again on NPU (and with
@@ -102,6 +115,17 @@ class LoaderWithoutDropLast(Rule):
         return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
+                 # a helper of the file that builds the loader with its callers' keywords (``**kwargs``)
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef get_dataloader(dataset, **kwargs):\n"
+                 "    dloader = DataLoader(dataset, **kwargs)\n    return dloader\n"
+                 "loader = get_dataloader(train_set, batch_size=32, shuffle=True)\n",
+                 # a project BatchSampler subclass given drop_last=False (in every arm) over a sampler that shuffles
+                 "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, RandomSampler\n"
+                 "class BucketBatchSampler(BatchSampler):\n    def __init__(self, sampler, batch_size, drop_last, key):\n"
+                 "        super().__init__(sampler, batch_size, drop_last)\n        self.key = key\n"
+                 "def setup_loader(ds, bs, rank):\n    sampler = DistSampler(ds) if rank != -1 else RandomSampler(ds)\n"
+                 "    batch_sampler = BucketBatchSampler(sampler, bs, False, len)\n"
+                 "    return DataLoader(ds, num_workers=2, batch_sampler=batch_sampler)\n",
                  # built in a setup function of the file, returned, and trained by its caller's loop
                  "import torch\nfrom torch.utils.data import DataLoader\ndef setup(ds):\n"
                  "    model = Net()\n    loader = DataLoader(ds, batch_size=16)\n    return model, loader\n"
@@ -176,6 +200,23 @@ class LoaderWithoutDropLast(Rule):
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
                  "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
     must_not_fire = (
+                 # the wrapper names drop_last itself; batches of one through it; a length the batch size divides
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef get_dataloader(dataset, **kwargs):\n"
+                 "    return DataLoader(dataset, drop_last=True, **kwargs)\n"
+                 "loader = get_dataloader(train_set, batch_size=32, shuffle=True)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef get_dataloader(dataset, **kwargs):\n"
+                 "    return DataLoader(dataset, **kwargs)\nloader = get_dataloader(train_set, batch_size=1, shuffle=True)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\n"
+                 "loader = DataLoader(list(range(16)), batch_size=4, shuffle=True)\n",
+                 # the project batch sampler drops its short batch; a batch sampler of another kind
+                 "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, RandomSampler\n"
+                 "class BucketBatchSampler(BatchSampler):\n    def __init__(self, sampler, batch_size, drop_last, key):\n"
+                 "        super().__init__(sampler, batch_size, drop_last)\n"
+                 "def setup_loader(ds, bs):\n    batch_sampler = BucketBatchSampler(RandomSampler(ds), bs, True, len)\n"
+                 "    return DataLoader(ds, batch_sampler=batch_sampler)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader, RandomSampler\n"
+                 "def setup_loader(ds, bs):\n    batch_sampler = TokenBuckets(RandomSampler(ds), bs, False)\n"
+                 "    return DataLoader(ds, batch_sampler=batch_sampler)\n",
                  # a setup function's loader that its caller only evaluates
                  "import torch\nfrom torch.utils.data import DataLoader\ndef setup(ds):\n"
                  "    loader = DataLoader(ds, batch_size=16)\n    return Net(), loader\n"
@@ -284,7 +325,7 @@ class LoaderWithoutDropLast(Rule):
         if "drop_last" in keywords and _constant(keywords["drop_last"]) is not False \
                 and _default(keywords["drop_last"], node, ctx) is not False:
             return
-        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None):
+        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None) or whole_batches(keywords, ctx):
             return      # batches of one (DataLoader's default) or no batching: every batch has the same shape
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
                 or _train_hook(node, ctx):
@@ -323,6 +364,27 @@ class LoaderWithoutDropLast(Rule):
             return
         for found in iterated:
             ctx.report(pending.pop(found), self.message, _LOADER)
+
+
+def whole_batches(keywords: dict, ctx: FileContext) -> bool:
+    """The dataset has a length written in the code (``list(range(16))``, a list literal, through a name) that the
+    constant batch size divides: no short last batch."""
+    size, dataset = _constant(keywords.get("batch_size")), keywords.get("dataset")
+    if not isinstance(size, int) or isinstance(size, bool) or size <= 0 or dataset is None:
+        return False
+    if isinstance(dataset, ast.Name):
+        dataset = ctx.resolver.bound_value(dataset)
+    if isinstance(dataset, ast.Call) and isinstance(dataset.func, ast.Name) and dataset.func.id in ("list", "tuple") \
+            and len(dataset.args) == 1:
+        dataset = dataset.args[0]
+    length: object = None
+    if isinstance(dataset, (ast.List, ast.Tuple)) and not any(isinstance(e, ast.Starred) for e in dataset.elts):
+        length = len(dataset.elts)
+    elif isinstance(dataset, ast.Call) and isinstance(dataset.func, ast.Name) and dataset.func.id == "range" \
+            and 1 <= len(dataset.args) <= 2 and all(isinstance(_constant(a), int) for a in dataset.args):
+        bounds = [_constant(a) for a in dataset.args]
+        length = bounds[-1] - (bounds[0] if len(bounds) == 2 else 0)
+    return isinstance(length, int) and length > 0 and length % size == 0
 
 
 def _returned_at(function: Optional[ast.AST], name: str) -> set[Optional[int]]:
@@ -390,6 +452,8 @@ def _default(value: ast.AST, node: ast.AST, ctx: FileContext) -> object:
 
 
 def _by_default(keywords: dict, node: ast.AST, ctx: FileContext) -> str:
+    if isinstance(node, ast.Call) and any(kw.arg == "batch_sampler" for kw in node.keywords):
+        return " (its batch_sampler keeps its short last batch: drop_last=False)"
     value = keywords.get("drop_last")
     if value is None or isinstance(value, ast.Constant):
         return ""
@@ -418,9 +482,17 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     """The keywords of a loader made by a subclass of DataLoader or by a helper of this file that returns one
     (the model's class bases and function summaries); None for other calls, and for helpers whose loaders set
     ``drop_last`` themselves or are reported inside the helper already."""
+    definition = ctx.resolver.definition(node.func)
+    if definition is None and ctx.project is not None and not any(kw.arg == "drop_last" for kw in node.keywords):
+        called = ctx.resolver.qualname(node.func)
+        if called is not None and ctx.project.forwards_loader(called, ctx.module):
+            # ``distrib.loader(ds, batch_size=bs, shuffle=True)`` of another module returning ``DataLoader(dataset,
+            # *args, shuffle=shuffle, **kwargs)`` (no drop_last anywhere): the call's keywords build the loader
+            return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)),
+                    **{kw.arg: kw.value for kw in node.keywords if kw.arg is not None}} \
+                if not any(kw.arg is None for kw in node.keywords) else None
     if ctx.resolver.kind_of(node) != "loader":
         return None
-    definition = ctx.resolver.definition(node.func)
     offset = 0
     if definition is None:   # ``self._prepare_dataloader(...)``: a method of the class (``self`` filled implicitly)
         own = ctx.resolver.own_function(node)
@@ -437,8 +509,13 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         called = ctx.resolver.qualname(node.func)
         if called is not None and ctx.project.loader_decides_drop_last(called, ctx.module) is False:
             # ``TrainLoader(ds, batch_size=cfg.bs, shuffle=True)``: a DataLoader subclass of another module that
-            # names no ``drop_last`` hands the call's keywords to DataLoader's
-            return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
+            # names no ``drop_last`` hands the call's keywords to DataLoader's; its positional arguments are its
+            # ``__init__``'s (``data.DataLoader(train_set, self.batch_size, sampler=sampler)``)
+            order = ctx.project.loader_positionals(called, ctx.module, _LOADER_PARAMETERS)
+            positional = {name: arg for name, arg in zip(order, node.args) if name in _LOADER_PARAMETERS}
+            if node.args:
+                positional.setdefault("dataset", node.args[0])
+            return {**positional, **{kw.arg: kw.value for kw in node.keywords}}
     if definition is None and any(kw.arg == "drop_last" for kw in node.keywords):
         # a loader factory of another module given ``drop_last`` itself forwards it (``get_dataloader(ds,
         # shuffle=True, drop_last=drop_last)`` whose ``DataLoader(ds, **kwargs)``): the call's keywords decide
@@ -447,6 +524,10 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         return keywords
     if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
+    if forwards_loader(ctx.resolver, definition):   # ``return DataLoader(dataset, **kwargs)``: the call's keywords
+        if any(kw.arg is None for kw in node.keywords):
+            return None
+        return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
     loaders = [child for child in walk(definition) if isinstance(child, ast.Call)
                and ctx.resolver.qualname(child.func) == _LOADER]
     if len(loaders) != 1:

@@ -225,6 +225,7 @@ class DataDependentShapeOp(Rule):
                 return
             row = dynamic_row(node.qualname)
             if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False) \
+                    or (call.args and is_host_array(call.args[0], ctx, call)) \
                     or fixed_output(node.qualname, call, ctx) \
                     or configured_input(row["condition"], call, ctx, method=False):
                 return

@@ -14,7 +14,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
-                                            batched_keywords)
+                                            batched_keywords, whole_batches)
 from npu_lint.rules.loader_escapes import escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
@@ -49,7 +49,9 @@ class ShortLastEvalBatch(Rule):
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
         reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``,
         ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
-        ``self.loader``, in a function of the file the loader is passed to, or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
+        ``self.loader``, in a function of the file the loader is passed to (also a method of an instance of the
+        file's class, ``trainer.train(val_dataloader=loader)``, and the function that one hands it on to:
+        ``self.evaluate(val_dataloader)``), or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
         get_dataloaders(...)``) that calls an ``nn.Module`` with the batch, or, under ``torch.no_grad()`` /
         ``inference_mode()`` or after ``model.eval()``, calls a project callable with it, or hands it to a function or
         method of the file that does so (``self.get_embeddings(x)`` running ``self.trunk(x)`` under ``no_grad``;
@@ -59,7 +61,13 @@ class ShortLastEvalBatch(Rule):
         loaders (shuffling, named ``train``, iterated by a loop that steps an optimizer, or with arguments chosen by a
         phase flag: ``batch_size=cfg.eval_batch_size if is_eval else cfg.batch_size``) are NPU406's, never
         reported here; samplers (a ``BatchSampler``, a ``DistributedSampler``, which pads by repeating samples)
-        are no loaders, and a config ``dict(..., drop_last=False)`` counts only with its batch size. A loader
+        are no loaders, and a config ``dict(..., drop_last=False)`` counts only with its batch size; a loader given
+        a ``batch_sampler`` that keeps its short last batch (torch's ``BatchSampler`` or a project subclass of it,
+        ``drop_last=False`` in every arm) is judged with the sampler's batch size, as NPU406 reads it; the calls
+        of a function returning a ``DataLoader`` built with its own ``**kwargs`` (no ``drop_last``) with the call's
+        keywords; a helper's loader that its callers in the file cannot judge (built from a dict of keywords the
+        calls do not give) is where a caller hands the result: ``val_loader = self.get_eval_loader(bs)`` then
+        ``COCOEvaluator(dataloader=val_loader)`` (another module's) is (3); a dataset of a length written in the code that the batch size divides is left alone. A loader
         nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
         ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
         (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
@@ -137,6 +145,26 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
         "    def __init__(self, ds, drop_last: bool = False):\n        self.ds = ds\n        self.drop_last = drop_last\n"
         "    def val_dataloader(self):\n        return DataLoader(self.ds, batch_size=32, drop_last=self.drop_last)\n",
+        # handed to a method of an instance of the file's class, which hands it on to the method that evaluates
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Trainer:\n"
+        "    def train(self, train_dataloader, val_dataloader=None):\n"
+        "        if val_dataloader is not None:\n            self.evaluate(val_dataloader)\n"
+        "    def evaluate(self, dataloader):\n        self.model.eval()\n        with torch.no_grad():\n"
+        "            for data in dataloader:\n                self.model(**data)\n"
+        "val_dataloader = DataLoader(val_dataset, batch_size=64, shuffle=False)\n"
+        "trainer = Trainer()\ntrainer.train(train_dataloader=None, val_dataloader=val_dataloader)\n",
+        # a helper's loader its callers cannot judge (a spread dict) handed by its caller to another module's class
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Exp:\n    def get_eval_loader(self, bs):\n"
+        "        kw = {'num_workers': 4, 'sampler': self.sampler}\n        kw['batch_size'] = bs\n"
+        "        loader = DataLoader(self.valset, **kw)\n        return loader\n"
+        "    def get_evaluator(self, bs):\n        from pkg.evaluators import COCOEvaluator\n"
+        "        val_loader = self.get_eval_loader(bs)\n        return COCOEvaluator(dataloader=val_loader)\n",
+        # a batch sampler of the project that keeps its short last batch, the loader returned
+        "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, SequentialSampler\n"
+        "class SentenceBatchSampler(BatchSampler):\n    def __init__(self, sampler, batch_size, drop_last, seed):\n"
+        "        super().__init__(sampler, batch_size, drop_last)\n"
+        "def make_iter(ds, bs):\n    batch_sampler = SentenceBatchSampler(SequentialSampler(ds), bs, False, 0)\n"
+        "    return DataLoader(ds, batch_sampler=batch_sampler)\n",
         # (1) an explicit drop_last=False: a torch DataLoader, a framework's method, a loader factory
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "loader = DataLoader(test_set, batch_size=32, shuffle=False, drop_last=False)\n",
@@ -185,6 +213,15 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        # a helper's loader whose caller only counts its batches
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Exp:\n    def get_eval_loader(self, bs):\n"
+        "        kw = {'num_workers': 4}\n        kw['batch_size'] = bs\n"
+        "        loader = DataLoader(self.valset, **kw)\n        return loader\n"
+        "    def steps(self, bs):\n        val_loader = self.get_eval_loader(bs)\n        return len(val_loader)\n",
+        # a length written in the code that the batch size divides (through a batch sampler too)
+        "import torch\nfrom torch.utils.data import DataLoader\ndef run(accelerator):\n"
+        "    dataset = list(range(16))\n    loader = DataLoader(dataset, batch_size=4)\n"
+        "    return accelerator.prepare_data_loader(loader)\n",
         # the batch handed to the file's helper that only computes statistics, no model; a spread that may set
         # drop_last
         "import torch\nfrom torch.utils.data import DataLoader\ndef _mean(x):\n    return x.float().mean()\n"
@@ -270,7 +307,7 @@ class ShortLastEvalBatch(Rule):
         keywords = batched_keywords(node, keywords, ctx)
         if keywords is None:
             return
-        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None):
+        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None) or whole_batches(keywords, ctx):
             return
         drop_last = keywords.get("drop_last")
         if drop_last is not None and _constant(drop_last) is not False and _default(drop_last, node, ctx) is not False:

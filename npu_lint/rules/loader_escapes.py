@@ -23,7 +23,7 @@ def escape(node: ast.Call, ctx: FileContext) -> Optional[str]:
     if isinstance(parent, (ast.Tuple, ast.List, ast.Dict)):
         parent = ctx.parent(parent)
     if isinstance(parent, (ast.Return, ast.Yield)):
-        return f"returned by {where}" if where else None
+        return f"returned by {where}" if where else _through_callers(function, ctx)
     if isinstance(parent, ast.Call) and node in (*parent.args, *(kw.value for kw in parent.keywords)):
         callee = _foreign(parent, ctx)
         if callee is not None and not assigned(node, ctx):
@@ -39,11 +39,50 @@ def escape(node: ast.Call, ctx: FileContext) -> Optional[str]:
         if isinstance(child, (ast.Return, ast.Yield)) and child.value is not None and _mentions(child.value, name):
             if where:   # (returned to the file's own callers: judged there, unless it also goes elsewhere)
                 return f"returned by {where}"
+            if isinstance(child.value, ast.Name):
+                through = _through_callers(function, ctx)
+                if through is not None:
+                    return through
         if isinstance(child, ast.Assign) and _mentions(child.value, name) \
                 and any(isinstance(t, ast.Attribute) for t in child.targets):
             return f"kept in {short_source(child.targets[0], 30)}"
         if isinstance(child, ast.Call) and any(isinstance(a, ast.Name) and a.id == name
                                                for a in (*child.args, *(kw.value for kw in child.keywords))):
+            callee = _foreign(child, ctx)
+            if callee is not None:
+                return f"passed to {callee}"
+    return None
+
+
+def _through_callers(function: Optional[ast.AST], ctx: FileContext) -> Optional[str]:
+    """A helper's loader its callers in the file cannot judge (built with keywords the calls do not give:
+    ``DataLoader(valdataset, **dataloader_kwargs)``) goes where the callers' results go: ``val_loader =
+    self.get_eval_loader(...)`` then ``COCOEvaluator(dataloader=val_loader)``."""
+    from npu_lint.rules.dynamic_batches import _built_loader   # (the loader rules build on this module)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    for call, scope, _ in ctx.resolver.call_sites(function):
+        if not isinstance(call, ast.Call) or _built_loader(call, ctx) is not None:
+            return None   # judged at the call, with what it passes
+        found = _site_escape(call, getattr(scope, "node", None), ctx)
+        if found is not None:
+            return f"returned by {function.name}(), {found}"
+    return None
+
+
+def _site_escape(call: ast.Call, caller: Optional[ast.AST], ctx: FileContext) -> Optional[str]:
+    """``val_loader = self.get_eval_loader(...)`` in ``caller``, then ``COCOEvaluator(dataloader=val_loader)``:
+    the call of another module the result is handed to (the caller's nodes may lie past the rule's walk: found
+    from the caller's own statements)."""
+    if not isinstance(caller, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    name = next((t.id for child in walk(caller) if isinstance(child, ast.Assign) and child.value is call
+                 for t in child.targets if isinstance(t, ast.Name)), None)
+    for child in walk(caller):
+        if not isinstance(child, ast.Call) or child is call:
+            continue
+        arguments = (*child.args, *(kw.value for kw in child.keywords))
+        if any(a is call or (name is not None and isinstance(a, ast.Name) and a.id == name) for a in arguments):
             callee = _foreign(child, ctx)
             if callee is not None:
                 return f"passed to {callee}"

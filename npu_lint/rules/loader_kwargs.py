@@ -9,11 +9,14 @@ from typing import Optional
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.batch_samplers import sampler_batches
 
 
 def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Optional[dict]:
     """A loader call's keywords with its ``**kwargs`` dicts built in the same scope merged in; None when they
-    cannot be read (another spread) or a ``batch_sampler`` or ``*args`` decides the batches."""
+    cannot be read (another spread) or a ``batch_sampler`` or ``*args`` decides the batches. A ``batch_sampler``
+    that keeps a short last batch (:func:`npu_lint.rules.batch_samplers.sampler_batches`: ``drop_last=False`` in
+    torch's ``BatchSampler`` or a project subclass of it) gives its ``batch_size`` and ``drop_last`` instead."""
     if None in keywords:
         spread = _spread_dicts(node, ctx)
         if spread is None and not ("batch_size" in keywords and "drop_last" in keywords):
@@ -23,7 +26,12 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
         keywords = {**(spread or {}), **{key: value for key, value in keywords.items() if key is not None}}
     sampler = keywords.get("batch_sampler")
     if sampler is not None and not (isinstance(sampler, ast.Constant) and sampler.value is None):
-        return None     # ``batch_sampler=None`` is DataLoader's default: the loader batches itself
+        found = sampler_batches(sampler, node, ctx)
+        if found is None:
+            return None     # ``batch_sampler=None`` is DataLoader's default: the loader batches itself
+        # a batch sampler that keeps its short last batch: its batch size and drop_last are the loader's
+        keywords = {**{key: value for key, value in keywords.items() if key not in ("batch_size", "drop_last")},
+                    **found}
     keywords = {key: value for key, value in keywords.items() if key != "batch_sampler"}
     if any(isinstance(a, ast.Starred) for a in node.args):
         return None

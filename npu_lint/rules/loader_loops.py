@@ -140,9 +140,11 @@ def _callers_loops(function: ast.AST, name: str, ctx: FileContext) -> Iterator[t
 
 
 def _helper_loops(call: ast.Call, passes: Callable[[ast.AST], bool], owner: Optional[ast.AST],
-                  ctx: FileContext) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
+                  ctx: FileContext, depth: int = 0) -> Iterator[tuple[ast.For, Optional[ast.AST]]]:
     """``test(model, device, test_loader)``, ``self.evaluate(loader)``: the loops over the parameter a function
-    (or a method of ``owner``, the class at hand) of the file receives the loader in."""
+    (or a method of ``owner``, the class at hand) of the file receives the loader in; also a method of an
+    instance of the file's class (``trainer.train(val_dataloader=loader)``, the model's callee), and one hand-off
+    further (``train`` calling ``self.evaluate(val_dataloader)``)."""
     positions = [i for i, a in enumerate(call.args) if passes(a)]
     keywords = [kw.arg for kw in call.keywords if kw.arg and passes(kw.value)]
     if not positions and not keywords or any(isinstance(a, ast.Starred) for a in call.args):
@@ -156,13 +158,38 @@ def _helper_loops(call: ast.Call, passes: Callable[[ast.AST], bool], owner: Opti
         definition = next((f for f in owner.body if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
                            and f.name == func.attr), None)
         offset = 1
+    if definition is None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id != "self":
+        scope = ctx.resolver.scopes.scope_of(ctx.enclosing(call, FUNCTION_TYPES)) \
+            if ctx.resolver.scopes is not None and ctx.enclosing(call, FUNCTION_TYPES) is not None else None
+        found = ctx.resolver.own_function(call, scope) if depth == 0 else None
+        if found is not None:   # ``trainer = Trainer(model)`` then ``trainer.train(val_dataloader=loader)``
+            definition, offset = found
     if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return
     positional = [a.arg for a in definition.args.posonlyargs + definition.args.args][offset:]
     parameters = {positional[i] for i in positions if i < len(positional)} | set(keywords)
+    inner_owner: Optional[ast.AST] = None   # the method's class, found once if needed
+    looked = False
     for child in walk(definition):
         if isinstance(child, ast.For) and parameters.intersection(iterated_names(child.iter)):
             yield child, definition
+        elif depth == 0 and isinstance(child, ast.Call) and child is not call and any(
+                isinstance(a, ast.Name) and a.id in parameters for a in (*child.args, *(k.value for k in child.keywords))):
+            if not looked:   # handed on: ``self.evaluate(val_dataloader)``
+                inner_owner, looked = _class_of(definition, ctx), True
+            yield from _helper_loops(child, lambda argument: isinstance(argument, ast.Name)
+                                     and argument.id in parameters, inner_owner, ctx, depth + 1)
+
+
+def _class_of(function: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The class a method belongs to (its parents may lie past the rule's walk: found from the module's classes)."""
+    owner = ctx.enclosing(function, (ast.ClassDef,))
+    if owner is not None:
+        return owner
+    module = ctx.resolver.scopes.module.node if ctx.resolver.scopes is not None else None
+    return next((c for c in walk(module) if isinstance(c, ast.ClassDef) and function in c.body), None) \
+        if module is not None else None
 
 
 def _module(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:

@@ -73,6 +73,72 @@ def _pieces_fed(loop: ast.AST, ctx: FileContext) -> bool:
     return False
 
 
+def _positions(expr: ast.AST, ctx: FileContext) -> list[str]:
+    """The names ``expr`` is computed from, also through the names it reads (two steps: ``end = start + (batch -
+    1) * hop + win`` with ``start = i * hop``): where a loop's position may enter a chunk's end."""
+    found: list[str] = []
+    frontier, seen = [expr], set()
+    for _ in range(3):
+        following = []
+        for part in frontier:
+            for child in walk(part):
+                if isinstance(child, ast.Name) and child.id not in seen:
+                    seen.add(child.id)
+                    found.append(child.id)
+                    value = ctx.resolver.bound_value(child)
+                    if isinstance(value, ast.AST) and not isinstance(value, (ast.FunctionDef, ast.ClassDef)):
+                        following.append(value)
+        frontier = following
+    return found
+
+
+def _bound_slice(name: ast.Name, ctx: FileContext) -> Optional[tuple[ast.Slice, ast.Call]]:
+    """``bslc = slice(j, min(j + bs, n))`` (the builtin): the slice the name holds, as ``x[j:min(j + bs, n)]``
+    writes it, and the ``slice(...)`` call."""
+    value = ctx.resolver.bound_value(name)
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "slice"
+            and len(value.args) == 2 and not value.keywords and ctx.resolver.binding(value.func) is None):
+        return None
+    return ast.Slice(lower=value.args[0], upper=value.args[1]), value
+
+
+def consumed_prefix(node: ast.Subscript, ctx: FileContext) -> Optional[tuple[ast.While, ast.AST, ast.Call]]:
+    """``x[:n]`` given to a model in a ``while`` loop that runs while ``x`` has items (``while len(x) > 0``,
+    ``while x``) and drops the chunk from ``x`` (``x = x[n:]``): the loop, the chunk length, the model call."""
+    bounds = node.slice
+    if not (isinstance(bounds, ast.Slice) and bounds.lower is None and bounds.step is None
+            and bounds.upper is not None and isinstance(node.value, ast.Name) and isinstance(node.ctx, ast.Load)):
+        return None
+    name = node.value.id
+    loop = ctx.enclosing(node, (ast.While, *FUNCTION_TYPES))
+    if not isinstance(loop, ast.While) or not _while_items(loop.test, name):
+        return None
+    step = bounds.upper
+    rest = any(isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+               and child.targets[0].id == name and isinstance(child.value, ast.Subscript)
+               and isinstance(child.value.value, ast.Name) and child.value.value.id == name
+               and isinstance(child.value.slice, ast.Slice) and child.value.slice.upper is None
+               and child.value.slice.lower is not None and ast.dump(child.value.slice.lower) == ast.dump(step)
+               for child in walk(loop))
+    if not rest or isinstance(step, ast.Constant) and step.value == 1:
+        return None
+    parent = ctx.parent(node)
+    if not (isinstance(parent, ast.Call) and node in parent.args):
+        return None
+    call = model_call([parent], set(), ctx, node)
+    return (loop, step, call) if call is not None else None
+
+
+def _while_items(test: ast.AST, name: str) -> bool:
+    """``while x``, ``while len(x)``, ``while len(x) > 0``: the loop runs while ``x`` has items."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Gt, ast.NotEq)) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0:
+        test = test.left
+    if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "len" and len(test.args) == 1:
+        test = test.args[0]
+    return isinstance(test, ast.Name) and test.id == name
+
+
 def _chunk_length(node: ast.AST) -> bool:
     """A chunk length: a name or attribute (``bptt``, ``args.bptt``), or one of several chosen by a test
     (``seq_len if seq_len else args.bptt``, ``seq_len or args.bptt``: the AWD-LSTM ``get_batch``)."""
@@ -160,7 +226,9 @@ class ShortLastChunk(Rule):
         of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` (or
         ``while i < stop:`` with ``i += step`` in its body, or ``i = end`` after ``end = min(i + step, stop)``) whose stop is not reduced by the step (a length read
         from the data, or the count a sliced order was made over: ``perm = torch.randperm(n)`` cut up to ``n``): unless the data length is a multiple of the step, the last chunk is shorter.
-        The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the stop a name bound to a length
+        The end may be clipped (``end = min(i + step, n)``; ``x[i:end]``), the bounds held in a ``slice`` object
+        (``bslc = slice(j, min(j + bs, n))``; ``x[bslc]``, reported at the ``slice``), the order drawn by
+        ``np.random.choice(pool, size=(n,))`` or ``permutation(np.arange(n))`` (in any arm), the stop a name bound to a length
         (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))`` (a bare ``tqdm`` whatever binds it: ``tqdm = get_tqdm()``), ``trange`` or ``enumerate``, and the
         loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i + bs]) for i in range(0,
         len(x), bs)])``, or whose list of pieces a later loop of the function gives a model piece by piece:
@@ -190,6 +258,12 @@ class ShortLastChunk(Rule):
         batches) and empties it when a size test says it is full (``len(batch) == bs``, a running token count over
         a budget), then ``if batch: yield batch`` after the loop emits the short remainder (reported there; a list
         flushed on a test of the data, an end-of-sentence label, is no batch).
+        So is a chunk whose end follows the loop's position and is clipped to the length of the data it cuts (``end =
+        min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0, n_frames,
+        bs)``: frames cut in batches; one finding per loop, none beside a ``min(total - i, bs)`` found in it).
+        A sequence fed from its front in chunks while it lasts is the same thing: ``while len(tokens) > 0: out,
+        state = model.forward(tokens[:n], state); tokens = tokens[n:]`` (an RNN-mode prompt prefill: the last chunk
+        is what remains; the chunk must go to a model, and chunks of one are left alone).
         Chunk ``i`` of a count rounded up is the same thing: ``x[i * bs:(i + 1) * bs]`` under
         ``for i in range(math.ceil(len(x) / bs))`` (also ``(n + bs - 1) // bs``, ``-(-n // bs)``, ``n // bs + 1``,
         ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding).
@@ -213,7 +287,22 @@ class ShortLastChunk(Rule):
     triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
                 "_split(", "islice(", "while ")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# minibatches of a shuffled order over n samples, up to n (a rollout buffer's samples)
+    must_fire = (# frames cut in batches: the chunk's end follows the loop's position, clipped to the audio's length
+                 "import torch\ndef frames(model, audio, bs, hop, win):\n    total = 1 + audio.size(1) // hop\n"
+                 "    for i in range(0, total, bs):\n        start = i * hop\n"
+                 "        end = min(audio.size(1), (i + bs - 1) * hop + win)\n        model(audio[:, start:end])\n",
+                 # a prompt fed to the model in chunks from its front while tokens remain (RNN-mode prefill)
+                 "import torch\ndef prefill(model, tokens, state, n=256):\n    while len(tokens) > 0:\n"
+                 "        out, state = model.forward(tokens[:n], state)\n        tokens = tokens[n:]\n    return out\n",
+                 # the chunk held in a ``slice`` object; an order drawn with ``choice(..., size=(n,))`` cut up to n
+                 "import torch\ndef tiles(net, imgs, bs):\n    for j in range(0, imgs.shape[0], bs):\n"
+                 "        bslc = slice(j, min(j + bs, imgs.shape[0]))\n        y = net(imgs[bslc])\n",
+                 "import numpy as np\nimport torch\ndef fit(net, opt, data, n, n_epoch, probs, bs):\n"
+                 "    if n != n_epoch:\n        perm = np.random.choice(np.arange(n), size=(n_epoch,), p=probs)\n"
+                 "    else:\n        perm = np.random.permutation(np.arange(0, n))\n"
+                 "    for k in range(0, n_epoch, bs):\n        kend = min(k + bs, n_epoch)\n        inds = perm[k:kend]\n"
+                 "        net(torch.as_tensor(data[inds])).sum().backward()\n        opt.step()\n",
+                 # minibatches of a shuffled order over n samples, up to n (a rollout buffer's samples)
                  "import numpy as np\nimport torch\nclass Buffer:\n    def get(self, bs):\n"
                  "        idx = np.random.permutation(self.size * self.n_envs)\n        start = 0\n"
                  "        while start < self.size * self.n_envs:\n"
@@ -322,6 +411,21 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # clipped to the length of other data; a loop over a constant count
+                     "import torch\ndef frames(model, audio, ref, bs, hop, win):\n    total = 1 + audio.size(1) // hop\n"
+                     "    for i in range(0, total, bs):\n        start = i * hop\n"
+                     "        end = min(ref.size(1), (i + bs - 1) * hop + win)\n        model(audio[:, start:end])\n",
+                     "import torch\ndef frames(model, audio, bs, hop, win):\n    for i in range(0, 64, bs):\n"
+                     "        start = i * hop\n        end = min(audio.size(1), (i + bs - 1) * hop + win)\n"
+                     "        model(audio[:, start:end])\n",
+                     # a list consumed from its front by a call that runs no model; one token at a time
+                     "import torch\ndef show(items, n):\n    while items:\n        print(items[:n])\n"
+                     "        items = items[n:]\n",
+                     "import torch\ndef feed(model, tokens, state):\n    while len(tokens) > 0:\n"
+                     "        out, state = model(tokens[:1], state)\n        tokens = tokens[1:]\n",
+                     # a ``slice`` of whole windows only
+                     "import torch\ndef tiles(net, imgs, bs):\n    for j in range(0, imgs.shape[0] - bs, bs):\n"
+                     "        sl = slice(j, j + bs)\n        y = net(imgs[sl])\n",
                      # an order over another count than the stop; whole chunks of the order only
                      "import torch\ndef batches(data, n, m, bs):\n    perm = torch.randperm(m)\n"
                      "    for start in range(0, n, bs):\n        yield data[perm[start:start + bs]]\n",
@@ -439,6 +543,9 @@ class ShortLastChunk(Rule):
                                                   for arg, other in (node.args, node.args[::-1])) \
                     and not _scalar_only(node, ctx):
                 ctx.report(node, self.message.format(what=f"{short_source(node)} cuts the last chunk short"), "min")
+                loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+                if isinstance(loop, (ast.For, ast.While)):   # the loop's chunk is named: no second finding in it
+                    ctx.scratch.setdefault("short_chunk_loops", set()).add(id(loop))
             elif isinstance(node.func, ast.Attribute) and node.func.attr == "split":
                 self._pieces(node, ctx)
             else:
@@ -446,6 +553,13 @@ class ShortLastChunk(Rule):
             return
         assert isinstance(node, ast.Subscript)
         bounds = node.slice
+        at: ast.AST = node   # where the chunk is cut: the subscript, or the ``slice(...)`` it reads
+        if isinstance(bounds, ast.Name):   # ``bslc = slice(j, min(j + bs, n))``, then ``x[bslc]``: the same chunk
+            found_slice = _bound_slice(bounds, ctx)
+            if found_slice is not None:
+                bounds, at = found_slice
+        elif self._consumed_prefix(node, ctx):
+            return
         if isinstance(bounds, ast.Tuple):   # ``x[:, :, offset:offset + segment]``: a chunk along another axis
             bounds = next((b for b in bounds.elts if isinstance(b, ast.Slice)
                            and isinstance(b.lower, (ast.Name, ast.BinOp))), None)
@@ -460,6 +574,7 @@ class ShortLastChunk(Rule):
         step = chunk_step(bounds.upper, index, ctx)
         found = self._range_loop(node, index, ctx) if step is not None else None
         if step is None:
+            self._clipped(node, bounds, ctx)
             return
         if found is not None:
             stop, loop_step, loop = found[0].args[1], found[0].args[2], found[1]
@@ -473,9 +588,26 @@ class ShortLastChunk(Rule):
             return
         if whole_chunks(stop, ctx):
             return      # ``range(0, n - step, step)``: every chunk is whole
-        self._report_chunk(node, loop, f"{short_source(node)} in steps of {short_source(step)}", ctx)
+        self._report_chunk(node, loop, f"{short_source(node)} in steps of {short_source(step)}", ctx, at)
 
-    def _report_chunk(self, node: ast.Subscript, loop: ast.AST, what: str, ctx: FileContext) -> None:
+    def _consumed_prefix(self, node: ast.Subscript, ctx: FileContext) -> bool:
+        """``while len(tokens) > 0: out = model.forward(tokens[:n], state); tokens = tokens[n:]``: a sequence fed in
+        chunks of ``n`` from its front, its rest kept for the next pass; the last chunk is what remains (reported at
+        the chunk fed, once per loop)."""
+        found = consumed_prefix(node, ctx)
+        if found is None:
+            return False
+        loop, step, call = found
+        reported = ctx.scratch.setdefault("short_chunk_loops", set())
+        if id(loop) not in reported:
+            reported.add(id(loop))
+            what = (f"{short_source(node)} fed to {short_source(call.func, 20)} while {short_source(node.value, 20)} "
+                    f"lasts, cut by {short_source(step, 20)} from its front")
+            ctx.report(node, self.message.format(what=what), "x[:n]; x = x[n:]")
+        return True
+
+    def _report_chunk(self, node: ast.Subscript, loop: ast.AST, what: str, ctx: FileContext,
+                      at: Optional[ast.AST] = None) -> None:
         """Report the loop's first chunk that is computed on (a tensor, or a list made one in the loop)."""
         served = served_batches(node, loop, ctx)
         if not isinstance(loop, (ast.For, ast.While)) and not consumed(node, ctx) and not served \
@@ -489,7 +621,32 @@ class ShortLastChunk(Rule):
         if id(loop) in reported:
             return      # the loop's first chunk names it
         reported.add(id(loop))
-        ctx.report(node, self.message.format(what=what), "x[i:i + step]")
+        ctx.report(at or node, self.message.format(what=what), "x[i:i + step]")
+
+    def _clipped(self, node: ast.Subscript, bounds: ast.Slice, ctx: FileContext) -> None:
+        """``end = min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0,
+        n_frames, bs)``: a chunk's end computed from the loop's position and clipped to the length of the data it
+        cuts, so the last chunk is shorter (frames cut in batches)."""
+        upper = ctx.resolver.bound_value(bounds.upper) if isinstance(bounds.upper, ast.Name) else None
+        base = node.value
+        while isinstance(base, (ast.Subscript, ast.Attribute)):
+            base = base.value
+        if not (isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min"
+                and len(upper.args) == 2 and not upper.keywords and isinstance(base, ast.Name)):
+            return
+        for length, other in (upper.args, upper.args[::-1]):
+            if not length_expr(length) or base.id not in _names(length) or length_expr(other):
+                continue
+            for name in _positions(other, ctx):
+                found = self._range_loop(node, name, ctx)
+                if found is None:
+                    continue
+                stop, loop = found[0].args[1], found[1]
+                reported = ctx.scratch.get("short_chunk_loops", set())
+                if data_length(stop, ctx) and not whole_chunks(stop, ctx) and id(loop) not in reported:
+                    what = f"{short_source(node)} ends at {short_source(upper, 40)}"
+                    self._report_chunk(node, loop, what, ctx)
+                return
 
     def _counted(self, node: ast.Subscript, bounds: ast.Slice, ctx: FileContext) -> None:
         """``x[i * s:(i + 1) * s]`` in ``for i in range(math.ceil(len(x) / s))``: chunk ``i`` of a count rounded
