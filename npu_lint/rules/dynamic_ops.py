@@ -10,7 +10,7 @@ import ast
 
 from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.names import rooted
-from npu_lint.analysis.setup_time import names_device, runs_at_setup, runs_per_sample
+from npu_lint.analysis.setup_time import converts_inputs, names_device, runs_at_setup, runs_per_sample
 from npu_lint.analysis.kinds import BATCH, MASK, TENSOR
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
@@ -312,7 +312,8 @@ class BooleanMaskIndexing(Rule):
         reported here, with a message of its own, when the model knows the receiver is a device tensor and the
         index a mask by kind (``probs[probs < cutoff] = 0`` after a softmax, ``target[~labeled] = 0`` on a stack of
         the batch's fields): a tensor made by a factory told no device or moved to the device after the write,
-        numpy, and a constructor's work are left alone. A mask the model knows through ``torch.cat`` of a list
+        numpy, a constructor's work and a helper converting a user's inputs (it tests ``isinstance(x,
+        PIL.Image.Image)`` or ``np.ndarray``: a pipeline's ``prepare_mask(mask)``) are left alone. A mask the model knows through ``torch.cat`` of a list
         of masks (``fg_masks.append(fg_mask)`` per image) or ``functools.reduce(operator.iand, masks)`` counts.
         An assignment NPU303 leaves alone because
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
@@ -470,7 +471,13 @@ class BooleanMaskIndexing(Rule):
                       "        w[b < sparsity] = 1\n        self.register_buffer(\"w\", w)\n",
                       "import torch\nfrom functools import reduce\nfrom operator import iadd\ndef f(out, parts):\n"
                       "    idx = reduce(iadd, [p.tolist() for p in parts])\n    return out['boxes'][idx]\n",
-                      "import torch\ndef f(x: torch.Tensor, keep_ids):\n    x[keep_ids] = 0\n    return x\n")
+                      "import torch\ndef f(x: torch.Tensor, keep_ids):\n    x[keep_ids] = 0\n    return x\n",
+                      # a helper converting a user's input (PIL image, numpy array or tensor): host, once per call
+                      "import numpy as np\nimport torch\nimport PIL.Image\ndef prepare_mask(mask):\n"
+                      "    if isinstance(mask, torch.Tensor):\n        mask = mask.float()\n"
+                      "        mask[mask < 0.5] = 0\n        return mask\n"
+                      "    if isinstance(mask, PIL.Image.Image):\n        mask = np.array(mask)\n"
+                      "    return torch.from_numpy(mask)\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch or host_work(node, ctx):
@@ -527,8 +534,10 @@ class BooleanMaskIndexing(Rule):
                 or host_array_evidence(node, mask, ctx) \
                 or (isinstance(node.value, ast.Name) and (ctx.resolver.moved_later(node.value)
                                                           or ctx.resolver.made_on_host(node.value))) \
-                or runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
-            return   # (a tensor made without a device or moved there after the write: on the host; a constructor)
+                or runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver) \
+                or converts_inputs(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
+            return   # (a tensor made without a device or moved there after the write: on the host; a constructor;
+            #          a helper converting a user's PIL images, arrays or tensors)
         ctx.report(node, f"{short_source(node.value)}[{index_text(node.slice)}] = "
                    f"{short_source(ctx.parent(node).value, 30)} writes through a boolean mask (IndexPut runs a "
                    "nonzero on the mask): a device sync and a data-dependent count on NPU; write densely with "
