@@ -17,10 +17,6 @@ from npu_lint.analysis.declared import CLASSED as _CLASSED
 from npu_lint.analysis.scopes import CLASS, DEF, PARAM, VALUE, Scope
 
 _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
-# Functions that fold two masks into one (``functools.reduce(f, masks)`` of them is a mask).
-_MASK_FOLDS = frozenset({"operator.and_", "operator.iand", "operator.or_", "operator.ior", "operator.xor",
-                         "operator.ixor", "torch.logical_and", "torch.logical_or", "torch.logical_xor",
-                         "torch.bitwise_and", "torch.bitwise_or"})
 _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 
 
@@ -56,10 +52,6 @@ class CallValues:
             if name in _JOINS and node.args and isinstance(node.args[0], (ast.Tuple, ast.List)) and node.args[0].elts \
                     and all((self.value_of(e, scope, depth) or ("",))[0] == K.MASK for e in node.args[0].elts):
                 return K.MASK, None   # ``torch.stack((torch.ones_like(j), j, k))`` of masks is a mask
-            if name == "functools.reduce" and len(node.args) in (2, 3) \
-                    and self.qualname(node.args[0], scope) in _MASK_FOLDS \
-                    and self.sequence_element(node.args[1], scope, depth + 1) == (K.MASK, None):
-                return K.MASK, None   # ``reduce(iand, [labels != i for i in ignored])``: masks folded into one
             if name in _JOINS and node.args and isinstance(node.args[0], ast.Name) \
                     and self.sequence_element(node.args[0], scope, depth + 1) == (K.MASK, None):
                 return K.MASK, None   # ``masks.append(fg_mask)`` per image, then ``torch.cat(masks)``: a mask

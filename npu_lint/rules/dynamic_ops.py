@@ -313,8 +313,8 @@ class BooleanMaskIndexing(Rule):
         index a mask by kind (``probs[probs < cutoff] = 0`` after a softmax, ``target[~labeled] = 0`` on a stack of
         the batch's fields): a tensor made by a factory told no device or moved to the device after the write,
         numpy, a constructor's work and a helper converting a user's inputs (it tests ``isinstance(x,
-        PIL.Image.Image)`` or ``np.ndarray``: a pipeline's ``prepare_mask(mask)``) are left alone. A mask the model knows through ``torch.cat`` of a list
-        of masks (``fg_masks.append(fg_mask)`` per image) or ``functools.reduce(operator.iand, masks)`` counts.
+        PIL.Image.Image)`` or ``np.ndarray``: a pipeline's ``prepare_mask(mask)``) are left alone. A mask the
+        model knows through ``torch.cat`` of a list of masks (``fg_masks.append(fg_mask)`` per image) counts.
         An assignment NPU303 leaves alone because
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
         unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged); so is a mask
@@ -448,19 +448,17 @@ class BooleanMaskIndexing(Rule):
                   "    def fit(self, x: torch.Tensor, y: torch.Tensor):\n        return self._mean(x, mask=y.isfinite())\n")
 
     must_fire += (  # one fill value written through a mask on a device tensor (a computed tensor, a stack of the
-                  # batch's fields); a mask folded from masks with ``reduce``; the masks of each image concatenated
+                  # batch's fields); the masks of each image concatenated
                   "import torch\nimport torch.nn.functional as F\ndef top_p(logits: torch.Tensor, cutoff: float):\n"
                   "    probs = F.softmax(logits.float(), dim=-1)\n    probs[probs < cutoff] = 0\n    return probs\n",
                   "import torch\ndef loss(self, batch):\n"
                   "    target = torch.stack([batch[t].float() for t in self.tasks], dim=-1)\n"
                   "    labeled = ~torch.isnan(target)\n    target[~labeled] = 0\n    return target\n",
-                  "import torch\nfrom functools import reduce\nfrom operator import iand\ndef to_boxes(out, ignored):\n"
-                  "    keep = reduce(iand, [out['labels'] != i for i in ignored])\n    return out['boxes'][keep]\n",
                   "import torch\ndef loss(preds, gts, anchors):\n    fg_masks = []\n    for gt in gts:\n"
                   "        fg_masks.append((anchors[None] - gt[:, None]).abs().min(0).values < 1.0)\n"
                   "    fg = torch.cat(fg_masks, 0)\n    return preds.view(-1, 4)[fg]\n")
     must_not_fire += (  # the fill on a tensor moved to the device after the write, made by a factory told no device,
-                      # on numpy, in a module's constructor; ``reduce`` of lists; an index of unknown kind
+                      # on numpy, in a module's constructor; an index of unknown kind
                       "import torch\ndef labels_of(batch, pad_id, device):\n"
                       "    ids = torch.stack([x[0] for x in batch]).squeeze(1)\n    labels = ids.clone()\n"
                       "    labels[labels == pad_id] = -100\n    labels = labels.to(device)\n    return labels\n",
@@ -469,8 +467,6 @@ class BooleanMaskIndexing(Rule):
                       "import torch\nclass Sparse(torch.nn.Module):\n    def __init__(self, n, sparsity):\n"
                       "        super().__init__()\n        b = torch.rand(n, n)\n        w = torch.zeros(n, n)\n"
                       "        w[b < sparsity] = 1\n        self.register_buffer(\"w\", w)\n",
-                      "import torch\nfrom functools import reduce\nfrom operator import iadd\ndef f(out, parts):\n"
-                      "    idx = reduce(iadd, [p.tolist() for p in parts])\n    return out['boxes'][idx]\n",
                       "import torch\ndef f(x: torch.Tensor, keep_ids):\n    x[keep_ids] = 0\n    return x\n",
                       # a helper converting a user's input (PIL image, numpy array or tensor): host, once per call
                       "import numpy as np\nimport torch\nimport PIL.Image\ndef prepare_mask(mask):\n"
