@@ -105,6 +105,11 @@ class PadToBatchMax(ValueFlow):
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
+                 # the amount to pad kept in a tuple, from the largest of a tensor of lengths (a 0-d tensor)
+                 "import torch\nimport torch.nn.functional as F\ndef collate_fn(batch):\n"
+                 "    lengths = torch.LongTensor([x.shape[-1] for x in batch])\n    longest = lengths.amax()\n"
+                 "    out = []\n    for x in batch:\n        amount = (0, longest - x.size(-1))\n"
+                 "        out.append(F.pad(x, amount, value=0))\n    return torch.stack(out)\n",
                  # an RNN's packed output padded back to the batch's longest sequence
                  "import torch.nn.utils.rnn as rnn_utils\ndef run(gru, x, lengths):\n"
                  "    packed = rnn_utils.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)\n"
