@@ -377,6 +377,16 @@ class ProjectView(FunctionFacts):
             return None
         return self._padding(target, 0)
 
+    def method_padding(self, method: str) -> Optional[tuple[list[str], str, tuple[str, int], int]]:
+        """``padding_chain`` for a method of a project class found along its bases (``BaseModel.padding2d``), and
+        how many leading parameters the call fills itself (0: a method's facts leave ``self`` out already)."""
+        if method not in self.index.functions:
+            return None
+        found = self._padding(method, 0)
+        if found is None:
+            return None
+        return found[0], found[1], found[2], 0   # a method's facts count the parameters a call on an instance passes
+
     def _padding(self, function: str, depth: int) -> Optional[tuple[list[str], str, tuple[str, int]]]:
         if function in self._pads:
             return self._pads[function]

@@ -103,7 +103,8 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
     if scope is None:
         return None
     maxima: dict[str, int] = {}
-    nodes = list(walk(function))
+    bound_at: dict[str, int] = {}   # where a name first took a maximum (``batch = [x + pad * (m - len(x)) ...]``
+    nodes = list(walk(function))     # after ``torch.zeros(len(batch), m)`` does not size it)
     if not any(isinstance(n, ast.Call) and (batch_maximum(n) or _last(n.func) == "pad_sequence") or (
             isinstance(n, ast.ListComp) and batch_maximum(n)) for n in nodes) and depth == _DEPTH:
         return None     # the deepest helper: nothing of its own to pad to
@@ -116,8 +117,9 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
         if line is not None:
             for target in statement.targets:
                 for name in walk(target):
-                    if isinstance(name, ast.Name):
-                        maxima.setdefault(name.id, line)
+                    if isinstance(name, ast.Name) and name.id not in maxima:
+                        maxima[name.id] = line
+                        bound_at[name.id] = statement.lineno
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue
@@ -141,7 +143,8 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
             continue
         if (last in _FACTORIES and (qualname or "torch.").startswith(_SIZED_BY)) or qualname in _PADS:
             arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname in _PADS else 0:]
-            name = next((n.id for a in arguments for n in walk(a) if isinstance(n, ast.Name) and n.id in maxima), None)
+            name = next((n.id for a in arguments for n in walk(a) if isinstance(n, ast.Name) and n.id in maxima
+                         and bound_at[n.id] <= node.lineno), None)
             line = maxima[name] if name is not None else None
             if line is None and any(batch_maximum(n) for a in arguments for n in walk(a)):
                 line = node.lineno

@@ -202,7 +202,11 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         if scope.maximum and own_maximum(self.resolver, node, scope.maximum):   # the model's padding summary (NPU405 at the
             # calls of other modules)
             padding = padded_items(self.resolver, node)
-            scope.pads = (padding.leaf(), padding.maximum or padding.line, *padding.unless) if padding is not None \
+            unless = padding.unless if padding is not None else ("", -1)
+            if owner is not None and unless[1] > 0 and not any(
+                    isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+                unless = unless[0], unless[1] - 1   # a method: its position in a call on an instance (no ``self``)
+            scope.pads = (padding.leaf(), padding.maximum or padding.line, *unless) if padding is not None \
                 else ("", 0, "", -1)
         if parent.kind == "module" and _returns_comparisons(node):   # ``return args.rank == 0``
             self._comparing.append((scope, node))

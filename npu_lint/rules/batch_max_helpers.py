@@ -19,6 +19,48 @@ def batch_max_helper(call: ast.Call, ctx: FileContext) -> Optional[str]:
     return f"{call.func.id}() pads its items to the batch maximum ({how})" if how else None   # type: ignore
 
 
+def batch_max_method(call: ast.Call, ctx: FileContext) -> Optional[str]:
+    """``padding2d() pads its items to the batch maximum (...)`` when ``call`` calls a method, of an instance of a
+    project class (``self.padding2d(batch)``, ``tok.batch_encode(rows)``), that pads its items to their maximum:
+    defined in this file (its summary) or in another module (the project index's facts, along the class's
+    bases); else None."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, (ast.Name, ast.Attribute)):
+        return None
+    if not ctx.mentions(f"def {func.attr}(") and (ctx.project is None
+                                                   or func.attr not in ctx.project.padding_names()):
+        return None     # no method of that name here, none that pads elsewhere in the project
+    receiver = ctx.resolver.value_of(func.value)
+    if receiver is None or not receiver[1]:
+        return None
+    local, asked = ctx.resolver.class_method(receiver[1], func.attr)
+    if isinstance(local, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        if ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef)) is local:
+            return None
+        text = function_text(local, ctx)
+        if "max" not in text and "pad_sequence" not in text:
+            return None
+        padding = padded_items(ctx.resolver, local)
+        if padding is None or given(call, padding.unless, _implicit(local)):
+            return None
+        return f"{func.attr}() pads its items to the batch maximum ({padding.describe()})"
+    project = ctx.project
+    if asked is None or project is None or asked not in project.index.classes:
+        return None
+    method = project.index.method(asked, func.attr)
+    found = project.method_padding(method) if method is not None else None
+    if found is None or given(call, found[2], found[3]):
+        return None
+    chain, where = found[0], found[1]
+    return f"{func.attr}() pads its items to the batch maximum ({' → '.join(chain)}, {where})"
+
+
+def _implicit(method: ast.AST) -> int:
+    """The parameters a call on an instance fills itself: ``self`` (none for a static method)."""
+    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in method.decorator_list)   # type: ignore
+    return 0 if static else 1
+
+
 def _helper_how(call: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
     if not isinstance(call.func, ast.Name):
         return None

@@ -8,7 +8,7 @@ from npu_lint.analysis.scopes import VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
-from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
+from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
 from npu_lint.rules.batch_max_places import extreme_side, in_assertion, passed_down, same_function
 from npu_lint.rules.padding_args import constant, padding_in_kwargs, padding_values
 from npu_lint.rules.size_helpers import size_helper_call
@@ -51,7 +51,8 @@ class PadToBatchMax(ValueFlow):
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
-        way (directly or through another helper). The maximum may also be taken of arithmetic of the items' lengths (``len(s) + 2``), with a floor
+        way (directly or through another helper), and of the methods of a project class that do
+        (``self.padding2d(rows)``: the method defined in this file or on a base class in another module). The maximum may also be taken of arithmetic of the items' lengths (``len(s) + 2``), with a floor
         (``max(*counts, 1)``), of the length each item records (``audio_len for _, audio_len in batch``,
         ``s["length"] for s in batch``), of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
@@ -110,6 +111,10 @@ class PadToBatchMax(ValueFlow):
                  "    lengths = torch.LongTensor([x.shape[-1] for x in batch])\n    longest = lengths.amax()\n"
                  "    out = []\n    for x in batch:\n        amount = (0, longest - x.size(-1))\n"
                  "        out.append(F.pad(x, amount, value=0))\n    return torch.stack(out)\n",
+                 # a method of the class that pads its items to their longest, called on self
+                 "import torch\nclass Model(torch.nn.Module):\n    @staticmethod\n    def pad2d(rows):\n"
+                 "        m = max([len(r) for r in rows])\n        return [r + [0.0] * (m - len(r)) for r in rows]\n"
+                 "    def forward(self, rows):\n        return torch.tensor(self.pad2d(rows))\n",
                  # an RNN's packed output padded back to the batch's longest sequence
                  "import torch.nn.utils.rnn as rnn_utils\ndef run(gru, x, lengths):\n"
                  "    packed = rnn_utils.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)\n"
@@ -358,6 +363,11 @@ class PadToBatchMax(ValueFlow):
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Call) and ctx.project is not None:
             helper = project_helper(node, ctx)   # a padding helper of another module (the project index)
+            if helper:
+                ctx.report(node, self.message.format(what=helper), "padding")
+                return
+        if isinstance(node, ast.Call) and ctx.uses_torch:
+            helper = batch_max_method(node, ctx)   # a method of a project class that pads (this file's or another's)
             if helper:
                 ctx.report(node, self.message.format(what=helper), "padding")
                 return
