@@ -266,6 +266,15 @@ class ProjectView(FunctionFacts):
         return any(self.index.classes[base][1].drop_last for base in self.index.mro(target)
                    if base in self.index.classes)
 
+    def budget_batches(self, cls: str) -> Optional[str]:
+        """``pkg/data.py line 12`` when the project class ``cls`` (or a project base of it) closes its batches on a
+        budget of tokens or frames (its facts' ``budget``): the number of samples per batch varies; else None."""
+        for base in self.index.mro(cls) if cls in self.index.classes else ():
+            entry = self.index.classes.get(base)
+            if entry is not None and entry[1].budget:
+                return f"{entry[0].relative} line {entry[1].budget}"
+        return None
+
     def value_of_method(self, cls: str, method: str) -> Optional[K.Value]:
         """What ``method`` of an instance of the project class ``cls`` returns (its facts' summary, else the calls
         it returns), found along its bases; None for a method the project does not define."""

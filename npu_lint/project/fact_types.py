@@ -73,6 +73,10 @@ class ClassFacts(NamedTuple):
     # the class's body names ``drop_last`` (a keyword it passes, a parameter, ``self.drop_last``): a DataLoader subclass
     # that decides its last batch itself (NPU406 / NPU415 judge a call of it from another module only when it does not)
     drop_last: bool = False
+    # the line of the test that closes its batches on a budget of tokens or frames (``if frames + n > budget:
+    # batches.append(batch)``) in a class that iterates batches, :func:`npu_lint.analysis.budget_batches.
+    # batches_by_budget`: NPU418 at a loader of another module built on it (``batch_sampler=``); 0 otherwise
+    budget: int = 0
 
 
 class ModuleFacts(NamedTuple):

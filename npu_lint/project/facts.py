@@ -16,6 +16,7 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scopes import Scopes
+from npu_lint.analysis.budget_batches import batches_by_budget
 from npu_lint.analysis.summaries_padding import own_maximum, padded_items
 from npu_lint.analysis.summaries_fills import filled_parameters
 from npu_lint.analysis.summaries_reads import compares_unknowns, may_return_read_back, may_return_size_read, \
@@ -258,6 +259,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self.classes[qualname]["drop_last"] = any(
             (isinstance(n, ast.keyword) and n.arg == "drop_last") or (isinstance(n, ast.arg) and n.arg == "drop_last")
             or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in ast.walk(node))
+        budget = batches_by_budget(node)
+        self.classes[qualname]["budget"] = budget.lineno if budget is not None else 0
 
     def _held_objects(self, node: ast.ClassDef) -> tuple[tuple[str, str, str], ...]:
         """The torch objects (modules, optimizers ...) the class's ``self.x = ...`` bindings agree on."""
@@ -379,7 +382,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                 if found and found != "?":
                     fields.append((attr, found))
             classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs),
-                                      tuple(fields), data.get("objects", ()), data.get("drop_last", False)))
+                                      tuple(fields), data.get("objects", ()), data.get("drop_last", False),
+                                      data.get("budget", 0)))
         for name, aliased in self._aliases.items():   # ``Model = DetectionModel``: another name of a definition
             if aliased is not None and name not in self.imports and name not in self.module_scope.defs:
                 found = self._late(aliased[0], aliased[1], [self.module_scope])
