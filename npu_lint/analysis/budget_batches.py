@@ -28,68 +28,114 @@ def _own(node: ast.AST):
 
 def budget_test(function: ast.AST) -> Optional[ast.Compare]:
     """The comparison that closes a batch on a budget in ``function`` (a generator yielding its batches, or a
-    method of a class that iterates batches: ``__iter__`` / its constructor), else None."""
+    method of a class that iterates batches: ``__iter__``, its constructor, a helper popping the next batch),
+    else None. The function gathers samples in a list (``batch.append(x)``, ``batch = []``) and an ``if`` on an
+    ordered comparison of something it counts per sample hands the list on (``yield batch``,
+    ``batches.append(batch)``, ``DataChunk(batch)``) and starts a new one; or a ``while`` on such a comparison
+    keeps appending to the list it hands on."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    for loop in (n for n in _own(function) if isinstance(n, (ast.For, ast.AsyncFor))):
-        found = _loop_budget(loop)
-        if found is not None:
-            return found
-    return None
-
-
-def _loop_budget(loop: ast.For) -> Optional[ast.Compare]:
-    body = [n for statement in loop.body for n in [statement, *_own(statement)]]
-    lists = {n.func.value.id for n in body if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+    nodes = list(_own(function))
+    lists = {n.func.value.id for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
              and n.func.attr == "append" and isinstance(n.func.value, ast.Name) and len(n.args) == 1}
-    if not lists:
-        return None
-    reset = {t.id for n in body if isinstance(n, ast.Assign) and isinstance(n.value, ast.List)
-             for t in n.targets if isinstance(t, ast.Name)} | {
-        e.id for n in body if isinstance(n, ast.Assign) and isinstance(n.value, ast.Tuple)
-        for t in n.targets if isinstance(t, ast.Tuple)
-        for e, v in zip(t.elts, n.value.elts) if isinstance(e, ast.Name) and isinstance(v, ast.List)}
-    batches = lists & reset     # ``batch.append(idx)`` ... ``batch = []``: the list a batch is gathered in
+    batches = lists & _reset(nodes)   # ``batch.append(idx)`` ... ``batch = []``: the list a batch is gathered in
     if not batches:
         return None
-    varying = {t.id for t in walk(loop.target) if isinstance(t, ast.Name)} | {
-        t.id for n in body if isinstance(n, (ast.Assign, ast.AugAssign))
-        for target in (n.targets if isinstance(n, ast.Assign) else [n.target])
-        for t in walk(target) if isinstance(t, ast.Name)}
-    for test in (n for n in body if isinstance(n, ast.If)):
-        closed = _closed(test, batches)
-        if closed is None:
-            continue
-        for compare in (n for n in walk(test.test) if isinstance(n, ast.Compare)):
-            if len(compare.ops) == 1 and isinstance(compare.ops[0], _ORDER) and _counts(compare, closed, varying):
-                return compare
+    varying = _counted(nodes, batches)
+    for node in nodes:
+        if isinstance(node, ast.If):
+            closed = _closed(node, batches)
+            if closed is None:
+                continue
+            for compare in (n for n in walk(node.test) if isinstance(n, ast.Compare)):
+                if len(compare.ops) == 1 and isinstance(compare.ops[0], _ORDER) and _counts(compare, closed, varying):
+                    return compare
+        elif isinstance(node, ast.While):
+            inside = [n for s in node.body for n in [s, *_own(s)]]
+            filled = {n.func.value.id for n in inside if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                      and n.func.attr == "append" and isinstance(n.func.value, ast.Name)} & batches
+            grown = {n.target.id for n in inside if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+            handed = {b for b in filled if _handed(nodes, b)}
+            for compare in (n for n in walk(node.test) if isinstance(n, ast.Compare)):
+                if handed and len(compare.ops) == 1 and isinstance(compare.ops[0], _ORDER) and any(
+                        _counts(compare, b, grown) for b in handed):
+                    return compare
     return None
+
+
+def _reset(nodes: list[ast.AST]) -> set[str]:
+    """The names bound to a list display (``batch = []``, ``batch, n = [], 0``, ``batch = [idx]``)."""
+    found = set()
+    for n in nodes:
+        if not isinstance(n, ast.Assign):
+            continue
+        for target in n.targets:
+            if isinstance(target, ast.Name) and isinstance(n.value, ast.List):
+                found.add(target.id)
+            elif isinstance(target, ast.Tuple) and isinstance(n.value, ast.Tuple):
+                found.update(e.id for e, v in zip(target.elts, n.value.elts)
+                             if isinstance(e, ast.Name) and isinstance(v, ast.List))
+    return found
+
+
+def _counted(nodes: list[ast.AST], batches: set[str]) -> set[str]:
+    """The names the function computes (loop targets, assignments), other than the batch lists and names bound only
+    to a batch's length (``n = len(batch)``: a count of samples, a fixed batch size when compared)."""
+    names: dict[str, bool] = {}
+    for n in nodes:
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+            for t in walk(n.target):
+                if isinstance(t, ast.Name):
+                    names[t.id] = True
+        elif isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            of_length = isinstance(n.value, ast.Call) and isinstance(n.value.func, ast.Name) \
+                and n.value.func.id == "len" and any(isinstance(a, ast.Name) and a.id in batches for a in n.value.args)
+            for target in targets:
+                for t in walk(target):
+                    if isinstance(t, ast.Name):
+                        names[t.id] = names.get(t.id, False) or not of_length
+    return {name for name, counted in names.items() if counted} - batches
+
+
+def _uses(node: ast.AST, batches: set[str]) -> Optional[str]:
+    """``yield batch``, ``batches.append(batch)``, ``DataChunk(batch)``: the batch list handed on, else None."""
+    if isinstance(node, (ast.Yield, ast.YieldFrom)) and isinstance(node.value, ast.Name) and node.value.id in batches:
+        return node.value.id
+    if isinstance(node, ast.Call) and len(node.args) == 1 and isinstance(node.args[0], ast.Name) \
+            and node.args[0].id in batches and not (isinstance(node.func, ast.Attribute)
+                                                     and isinstance(node.func.value, ast.Name)
+                                                     and node.func.value.id == node.args[0].id) \
+            and not (isinstance(node.func, ast.Name) and node.func.id in ("len", "print")):
+        return node.args[0].id
+    return None
+
+
+def _handed(nodes: list[ast.AST], batch: str) -> bool:
+    return any(_uses(n, {batch}) for n in nodes)
 
 
 def _closed(test: ast.If, batches: set[str]) -> Optional[str]:
-    """The batch list the ``if`` (either arm) closes: ``yield batch`` or ``batches.append(batch)``."""
-    for node in (n for s in test.body + test.orelse for n in [s, *_own(s)]):
-        if isinstance(node, (ast.Yield, ast.YieldFrom)) and isinstance(node.value, ast.Name) \
-                and node.value.id in batches:
-            return node.value.id
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
-                and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id in batches \
-                and not (isinstance(node.func.value, ast.Name) and node.func.value.id == node.args[0].id):
-            return node.args[0].id
+    """The batch list the ``if`` hands on and starts again in one of its arms."""
+    for arm in (test.body, test.orelse):
+        inside = [n for s in arm for n in [s, *_own(s)]]
+        handed = {found for n in inside for found in [_uses(n, batches)] if found}
+        started = _reset(inside)
+        both = handed & started
+        if both:
+            return sorted(both)[0]
     return None
 
 
 def _counts(compare: ast.Compare, batch: str, varying: set[str]) -> bool:
-    """The comparison weighs something the loop counts per sample besides the batch's own length (a running total
-    of frames, the longest item so far, the next item's size); ``len(batch) >= n`` alone is a fixed batch size."""
-    names = set()
+    """The comparison weighs something the function counts per sample besides the batch's own length (a running
+    total of frames, the longest item so far, the next item's size); ``len(batch) >= n`` alone is a fixed batch
+    size."""
     for side in (compare.left, *compare.comparators):
         for node in walk(side):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len":
-                continue
             if isinstance(node, ast.Name) and node.id != batch and node.id in varying and not _in_len(side, node):
-                names.add(node.id)
-    return bool(names)
+                return True
+    return False
 
 
 def _in_len(side: ast.AST, name: ast.Name) -> bool:
@@ -102,6 +148,6 @@ def batches_by_budget(cls: ast.ClassDef) -> Optional[ast.Compare]:
     """The budget test of a class that iterates batches (it defines ``__iter__``): in ``__iter__`` or in a method
     that prepares the batches it iterates (the constructor, ``_build_batches``)."""
     methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
-    if not any(m.name == "__iter__" for m in methods):
+    if not any(m.name == "__iter__" for m in methods):   # no batches iterated
         return None
     return next((found for m in methods for found in [budget_test(m)] if found is not None), None)

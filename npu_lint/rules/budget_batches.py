@@ -20,11 +20,12 @@ class BudgetBatches(Rule):
 
     What it does:
         Flags the test that closes a batch when a running count of tokens or frames passes a budget, in a
-        batch sampler (a class that iterates batches: the test in its ``__iter__`` or in the method that builds
-        the batches it iterates) or in a generator that yields its batches: a loop over the samples (or their
-        indices) appends each to a list and yields the list, or keeps it among the batches and starts a new one,
-        when ``frames + n > max_frames``, ``max_tokens * len(batch) >= budget`` or ``size * (len(batch) + 1) >
-        budget`` says the budget is reached. A test of the batch's own length alone (``len(batch) ==
+        batch sampler (a class that iterates batches: the test in its ``__iter__`` or in another of its methods,
+        the one building the batches or popping the next) or in a generator that yields its batches: samples
+        are appended to a list, and an ``if`` hands the list on (yields it, keeps it among the batches, wraps it)
+        and starts a new one when ``frames + n > max_frames``, ``max_tokens * len(batch) >= budget`` or ``size *
+        (len(batch) + 1) > budget`` says the budget is reached; or a ``while`` on such a test keeps appending to
+        the list it hands on. A test of the batch's own length alone (``len(batch) ==
         batch_size``) is a fixed batch size, not flagged. With a project index, also a ``DataLoader`` whose
         ``batch_sampler=`` is an instance of such a sampler defined in another module, at the loader.
     Why it matters on NPU:
@@ -64,6 +65,16 @@ class BudgetBatches(Rule):
         "        for idx in self.sampler:\n            longest = max(longest, self.lengths[idx])\n"
         "            batch.append(idx)\n            if longest * len(batch) >= self.max_tokens:\n"
         "                yield batch\n                batch, longest = [], 0\n",
+        # the next sample added or the batch handed on, the running count kept by the caller (a helper method)
+        "import torch\nclass Bucketizer:\n    def __iter__(self):\n        yield from self.chunks\n"
+        "    def _pop(self, batch, total, item, n):\n        out = None\n        if total + n > self.max_tokens:\n"
+        "            out = list(batch)\n            batch = [item]\n            total = n\n        else:\n"
+        "            batch.append(item)\n            total += n\n        return batch, total, out\n",
+        # an inner loop filling one batch while the budget allows
+        "import torch\nclass NodeBudget:\n    def __iter__(self):\n        idx = list(self.order)\n        while idx:\n"
+        "            batch, n_nodes = [], 0\n            while idx and n_nodes + self.sizes[idx[0]] <= self.budget:\n"
+        "                i, idx = idx[0], idx[1:]\n                n_nodes += self.sizes[i]\n"
+        "                batch.append(i)\n            yield batch\n",
         # a generator of batches of samples
         "import torch\ndef dynamic_batch(samples, max_frames):\n    buf, longest = [], 0\n    for s in samples:\n"
         "        longest = max(longest, s['feat'].size(0))\n        if longest * (len(buf) + 1) > max_frames:\n"
@@ -74,6 +85,9 @@ class BudgetBatches(Rule):
         "import torch\nclass Batches:\n    def __iter__(self):\n        batch = []\n        for idx in self.sampler:\n"
         "            batch.append(idx)\n            if len(batch) >= self.batch_size:\n                yield batch\n"
         "                batch = []\n",
+        # the batch's own length kept in a name is still a fixed batch size
+        "import torch\ndef batches(items, size):\n    batch = []\n    for x in items:\n        batch.append(x)\n"
+        "        n = len(batch)\n        if n >= size:\n            yield batch\n            batch = []\n",
         # texts gathered into chunks by characters in a plain function (no batches iterated)
         "import torch\ndef chunk(lines, limit):\n    chunks, cur, n = [], [], 0\n    for line in lines:\n"
         "        if n + len(line) > limit:\n            chunks.append(cur)\n            cur, n = [], 0\n"
