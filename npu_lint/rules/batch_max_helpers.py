@@ -8,7 +8,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import function_text as lines_of
-from npu_lint.analysis.summaries_padding import given, padded_items
+from npu_lint.analysis.summaries_padding import LISTS_LEAF, given, padded_items
 from npu_lint.context import FileContext
 
 
@@ -41,7 +41,8 @@ def batch_max_method(call: ast.Call, ctx: FileContext) -> Optional[str]:
         if "max" not in text and "pad_sequence" not in text:
             return None
         padding = padded_items(ctx.resolver, local)
-        if padding is None or given(call, padding.unless, _implicit(local)):
+        if padding is None or given(call, padding.unless, _implicit(local)) or (
+                padding.in_python and not made_tensor(call, ctx)):
             return None
         return f"{func.attr}() pads its items to the batch maximum ({padding.describe()})"
     project = ctx.project
@@ -49,7 +50,7 @@ def batch_max_method(call: ast.Call, ctx: FileContext) -> Optional[str]:
         return None
     method = project.index.method(asked, func.attr)
     found = project.method_padding(method) if method is not None else None
-    if found is None or given(call, found[2], found[3]):
+    if found is None or given(call, found[2], found[3]) or (found[0][-1] == LISTS_LEAF and not made_tensor(call, ctx)):
         return None
     chain, where = found[0], found[1]
     return f"{func.attr}() pads its items to the batch maximum ({' → '.join(chain)}, {where})"
@@ -78,6 +79,8 @@ def _helper_how(call: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
     padding = padded_items(ctx.resolver, function)
     if padding is None or given(call, padding.unless):
         return None     # ``pad_list(xs, max_len=128)``: the length given replaces the maximum
+    if padding.in_python and not made_tensor(call, ctx):
+        return None     # lists padded in Python that never become a tensor here
     return padding.describe()
 
 
@@ -92,7 +95,7 @@ def project_helper(call: ast.Call, ctx: FileContext) -> Optional[str]:
     if qualname is None or qualname.startswith(("torch.", "numpy.", "transformers.")):
         return None
     found = project.padding_chain(qualname, ctx.module)
-    if found is None or given(call, found[2]):
+    if found is None or given(call, found[2]) or (found[0][-1] == LISTS_LEAF and not made_tensor(call, ctx)):
         return None
     chain, where, _ = found
     short = call.func.attr if isinstance(call.func, ast.Attribute) else call.func.id
@@ -118,3 +121,25 @@ def function_text(function: ast.AST, ctx: FileContext) -> str:
     return text
 
 
+_TENSOR_MAKERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.FloatTensor", "torch.IntTensor",
+                            "torch.BoolTensor", "torch.Tensor"})
+
+
+def made_tensor(call: ast.Call, ctx: FileContext) -> bool:
+    """The lists a padding helper returns become a tensor here: ``torch.tensor(pad(rows))``, or ``x = pad(rows)``
+    (``x, mask = ...``) then ``torch.tensor(x, ...)`` in the same function."""
+    parent = ctx.parent(call)
+    if isinstance(parent, ast.Call) and call in parent.args and ctx.resolver.qualname(parent.func) in _TENSOR_MAKERS:
+        return True
+    statement = ctx.statement_of(call)
+    if not isinstance(statement, ast.Assign) or statement.value is not call:
+        return False
+    names = {n.id for t in statement.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    scope = ctx.enclosing(call, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if scope is None:   # at module level: the whole module
+        scope = statement
+        while ctx.parent(scope) is not None:
+            scope = ctx.parent(scope)
+    return any(isinstance(n, ast.Call) and n.lineno >= statement.lineno and n.args
+               and isinstance(n.args[0], ast.Name) and n.args[0].id in names
+               and ctx.resolver.qualname(n.func) in _TENSOR_MAKERS for n in ast.walk(scope))
