@@ -54,11 +54,15 @@ def budget_test(function: ast.AST) -> Optional[ast.Compare]:
             inside = [n for s in node.body for n in [s, *_own(s)]]
             filled = {n.func.value.id for n in inside if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                       and n.func.attr == "append" and isinstance(n.func.value, ast.Name)} & batches
-            grown = {n.target.id for n in inside if isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name)}
+            grown = {n.target.id for n in inside if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add)
+                     and isinstance(n.target, ast.Name)}   # a running total (not a count of what is left)
             handed = {b for b in filled if _handed(nodes, b)}
             for compare in (n for n in walk(node.test) if isinstance(n, ast.Compare)):
-                if handed and len(compare.ops) == 1 and isinstance(compare.ops[0], _ORDER) and any(
-                        _counts(compare, b, grown) for b in handed):
+                if not handed or len(compare.ops) != 1 or not isinstance(compare.ops[0], _ORDER):
+                    continue
+                # the total on the small side: ``n + size <= budget`` / ``budget > n + size``
+                small = compare.left if isinstance(compare.ops[0], (ast.Lt, ast.LtE)) else compare.comparators[0]
+                if any(isinstance(n, ast.Name) and n.id in grown for n in walk(small)):
                     return compare
     return None
 

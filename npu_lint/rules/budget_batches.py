@@ -85,6 +85,11 @@ class BudgetBatches(Rule):
         "import torch\nclass Batches:\n    def __iter__(self):\n        batch = []\n        for idx in self.sampler:\n"
         "            batch.append(idx)\n            if len(batch) >= self.batch_size:\n                yield batch\n"
         "                batch = []\n",
+        # batch sizes drawn from a schedule while samples remain (what is left, counted down: no budget)
+        "import torch\nclass Scheduled:\n    def __iter__(self):\n        yield from self.schedule\n"
+        "    def _build(self):\n        remaining, schedule = len(self.sampler), []\n"
+        "        while remaining >= self.smallest:\n            size = self.pick(remaining)\n"
+        "            schedule.append(size)\n            remaining -= size\n        return tuple(schedule)\n",
         # the batch's own length kept in a name is still a fixed batch size
         "import torch\ndef batches(items, size):\n    batch = []\n    for x in items:\n        batch.append(x)\n"
         "        n = len(batch)\n        if n >= size:\n            yield batch\n            batch = []\n",
