@@ -414,6 +414,38 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                     return True
         return False
 
+    def moved_later(self, node: ast.Name) -> bool:
+        """The tensor ``node`` reads is moved to the device later in its function (``labels = ids.clone()``, written
+        through a mask, then ``labels = labels.to(device)``): where ``node`` stands it still lives on the host."""
+        scope = self.current
+        function = scope.node
+        if self.scopes is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+        if len(bindings) != 1:
+            return False
+        return any(moved.id == node.id and (moved.lineno, moved.col_offset) > (node.lineno, node.col_offset)
+                   and self._derived_from(moved, bindings[0]) for moved in self._moved_names(function, scope))
+
+    def made_on_host(self, node: ast.Name) -> bool:
+        """The tensor ``node`` reads was made by a torch factory told no device (``x = torch.randn(8)``,
+        ``labels = torch.full((n,), -100)``; not ``torch.tensor(t)`` of a tensor): it lives on the CPU."""
+        if self.scopes is None:
+            return False
+        bindings = self.scopes.lookup_reaching(node.id, self.current, (node.lineno, node.col_offset))
+        if len(bindings) != 1 or bindings[0].tag != VALUE or bindings[0].path:
+            return False
+        call = bindings[0].value
+        if not isinstance(call, ast.Call) or any(k.arg == "device" for k in call.keywords):
+            return False
+        name = self.qualname(call.func, bindings[0].scope)
+        if name is None or not name.startswith("torch.") or name.rpartition(".")[2] not in _HOST_FACTORIES:
+            return False
+        if name.rpartition(".")[2] in ("tensor", "as_tensor") and call.args:
+            data = self.value_of(call.args[0], bindings[0].scope)
+            return data is not None and data[0] not in K.TENSORS
+        return True
+
     def _moved_names(self, function: ast.AST, scope: Scope) -> list[ast.Name]:
         """The names ``function`` moves: ``x.to(device)``, ``x.cuda()``, ``x.npu()`` (not a cast)."""
         key = -id(function)

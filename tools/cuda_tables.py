@@ -71,8 +71,11 @@ def _group(category: str, name: str) -> str:
 
 
 def _trigger(group: str, name: str) -> str:
-    """``name``: using the API is CUDA usage; ``argument``: only with a CUDA argument."""
-    if group in ("distributed", "profiler") or (group == "amp" and not name.startswith("torch.cuda.")):
+    """``name``: using the API is CUDA usage; ``argument``: only with a CUDA argument. The device-generic AMP
+    functions take a device type; ``torch.get_autocast_gpu_dtype`` / ``set_autocast_gpu_dtype`` name the GPU
+    (CUDA) in their own name and take none (torch 2.4 deprecated them for ``get_autocast_dtype("cuda")``)."""
+    if group in ("distributed", "profiler") or (group == "amp" and not name.startswith("torch.cuda.")
+                                                 and "_gpu_" not in name):
         return "argument"
     return "name"
 
@@ -101,6 +104,9 @@ def _write_tsv(path: Path, header: list[str], rows: list[list[str]]) -> Path:
     return path
 
 
+_PLACEHOLDERS = frozenset({"npu equivalents", ""})   # vendor cells that name no equivalent API
+
+
 def build(data_dir: Path, out_dir: Path) -> list[Path]:
     """Write the CUDA tables into ``out_dir`` and return their paths."""
     table = _rows(data_dir / "rules" / "cuda_table.csv")
@@ -120,6 +126,10 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
             apis[name] = [name, group, _trigger(group, name), _status(row), row["npu_equivalent"],
                           row["handled_since_torch_npu"], row["notes"], f"{source}:{row['row_id']}"]
     for extra in _rows(CURATED / "cuda_api_extras.csv"):
+        listed = apis.get(extra["api"])
+        if listed is not None and listed[4].lower() in _PLACEHOLDERS:
+            # the vendor row names no equivalent for this API in particular: the curated row's, with both sources
+            listed[4], listed[7] = extra["npu_equivalent"], f"{listed[7]}; {extra['evidence']}"
         apis.setdefault(extra["api"], [extra["api"], extra["group"], _trigger(extra["group"], extra["api"]),
                                        extra["status"], extra["npu_equivalent"], extra["since"], "",
                                        extra["evidence"]])

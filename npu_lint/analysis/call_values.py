@@ -52,6 +52,9 @@ class CallValues:
             if name in _JOINS and node.args and isinstance(node.args[0], (ast.Tuple, ast.List)) and node.args[0].elts \
                     and all((self.value_of(e, scope, depth) or ("",))[0] == K.MASK for e in node.args[0].elts):
                 return K.MASK, None   # ``torch.stack((torch.ones_like(j), j, k))`` of masks is a mask
+            if name in _JOINS and node.args and isinstance(node.args[0], ast.Name) \
+                    and self.sequence_element(node.args[0], scope, depth + 1) == (K.MASK, None):
+                return K.MASK, None   # ``masks.append(fg_mask)`` per image, then ``torch.cat(masks)``: a mask
             value = K.of_call(name)
             if value == (K.TENSOR, None) and self._host_operands(node, name, scope, depth):
                 return K.HOST, K.CPU_TENSOR   # ``torch.cat([a.cpu(), b.cpu()])``: a CPU op on host tensors

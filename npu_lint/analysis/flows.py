@@ -118,8 +118,13 @@ class Flows:
             found = self._composite_flows(node, scope, sink, depth + 1)
             if found and not sink and self.kind_of_at(node, scope) in K.TENSORS:
                 # A tensor computed from a value (``x * n``, ``torch.arange(n)``, ``latents.to(dtype)``) is no
-                # size; only a 0-d tensor kept as one (``num = mask.sum() * 0.5``) still is.
-                found = tuple(f for f in found if f[0] in _SCALARS and f[1] is not node) or \
+                # size; only a 0-d tensor kept as one (``num = mask.sum() * 0.5``) still is, and so is the
+                # arithmetic of a batch maximum held in a 0-d tensor with plain numbers (``m - x.size(-1)`` of
+                # ``m = lengths.amax()``: no operand a tensor that carries nothing).
+                kept = (BATCH_MAX,) + _SCALARS if kind is ast.BinOp and not any(
+                    self.kind_of_at(o, scope) in K.TENSORS and not self.flows(o, scope, sink, depth + 1)
+                    for o in (node.left, node.right)) else _SCALARS
+                found = tuple(f for f in found if f[0] in kept and f[1] is not node) or \
                     tuple(f for f in found if f[1] is node)
             return found
         if kind is ast.UnaryOp:

@@ -293,6 +293,15 @@ class ProjectView(FunctionFacts):
                 return facts.init_args if facts.init_args is not None else torch_order[:1]
         return torch_order[:1]
 
+    def budget_batches(self, cls: str) -> Optional[str]:
+        """``pkg/data.py line 12`` when the project class ``cls`` (or a project base of it) closes its batches on a
+        budget of tokens or frames (its facts' ``budget``): the number of samples per batch varies; else None."""
+        for base in self.index.mro(cls) if cls in self.index.classes else ():
+            entry = self.index.classes.get(base)
+            if entry is not None and entry[1].budget:
+                return f"{entry[0].relative} line {entry[1].budget}"
+        return None
+
     def value_of_method(self, cls: str, method: str) -> Optional[K.Value]:
         """What ``method`` of an instance of the project class ``cls`` returns (its facts' summary, else the calls
         it returns), found along its bases; None for a method the project does not define."""
@@ -403,6 +412,16 @@ class ProjectView(FunctionFacts):
         if target is None or self.index.kind(target) != "function":
             return None
         return self._padding(target, 0)
+
+    def method_padding(self, method: str) -> Optional[tuple[list[str], str, tuple[str, int], int]]:
+        """``padding_chain`` for a method of a project class found along its bases (``BaseModel.padding2d``), and
+        how many leading parameters the call fills itself (0: a method's facts leave ``self`` out already)."""
+        if method not in self.index.functions:
+            return None
+        found = self._padding(method, 0)
+        if found is None:
+            return None
+        return found[0], found[1], found[2], 0   # a method's facts count the parameters a call on an instance passes
 
     def _padding(self, function: str, depth: int) -> Optional[tuple[list[str], str, tuple[str, int]]]:
         if function in self._pads:

@@ -94,3 +94,29 @@ def names_device(node: ast.AST) -> bool:
         if isinstance(child, ast.Constant) and isinstance(child.value, str) and child.value.startswith(("cuda", "npu")):
             return True
     return False
+
+
+# The types of user inputs an input-conversion helper tells apart from tensors.
+_INPUT_TYPES = frozenset({"PIL.Image.Image", "numpy.ndarray"})
+
+
+def converts_inputs(function: object, resolver: "Resolver") -> bool:
+    """``function`` (a def of this file) converts what a user hands in: it tests ``isinstance(x, PIL.Image.Image)`` or
+    ``isinstance(x, np.ndarray)`` (a pipeline's ``prepare_mask_and_masked_image(image, mask)`` taking PIL images,
+    numpy arrays or tensors). The tensors it handles are the caller's inputs, on the host until the pipeline moves
+    them, converted once per call. Asked by NPU402 before it reports a fill through a mask."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or resolver.scopes is None:
+        return False
+    return bool(memo(resolver._summaries, ("converts_inputs", id(function)),
+                     lambda: _converts_inputs(function, resolver)))
+
+
+def _converts_inputs(function: ast.AST, resolver: "Resolver") -> bool:
+    scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
+                and len(node.args) == 2:
+            types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
+            if any(resolver.qualname(t, scope) in _INPUT_TYPES for t in types):
+                return True
+    return False

@@ -25,6 +25,7 @@ _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _F_PAD = "torch.nn.functional.pad"
 _PADS = {_F_PAD: "F.pad", "numpy.pad": "np.pad"}   # padding calls: the input first, then how much to pad
 _DEPTH = 2
+LISTS_LEAF = "max of item lengths, lists padded"   # the leaf of a chain to a helper padding Python lists
 _SIZED_BY = ("torch.", "numpy.")    # a numpy buffer filled then handed to torch pads the batch too
 
 
@@ -39,10 +40,13 @@ class Padding(NamedTuple):
     line: int
     through: tuple[str, ...] = ()
     unless: tuple[str, int] = ("", -1)
+    in_python: bool = False     # it pads Python lists (``ids + [pad] * (m - len(ids))``): a batch once made a tensor
 
     def describe(self) -> str:
         """``the maximum at line 12 sizes new() at line 14``, ``through pad_one(): ...``."""
-        if self.maximum:
+        if self.in_python:
+            text = f"the maximum at line {self.maximum} pads a list at line {self.line}"
+        elif self.maximum:
             text = f"the maximum at line {self.maximum} sizes {self.sink}() at line {self.line}"
         else:
             text = f"{self.sink}() at line {self.line} pads to the longest"
@@ -50,6 +54,8 @@ class Padding(NamedTuple):
 
     def leaf(self) -> str:
         """The end of a project chain: ``max of item lengths`` / ``pad_sequence``."""
+        if self.in_python:
+            return LISTS_LEAF
         return "max of item lengths" if self.maximum else self.sink
 
 
@@ -103,7 +109,8 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
     if scope is None:
         return None
     maxima: dict[str, int] = {}
-    nodes = list(walk(function))
+    bound_at: dict[str, int] = {}   # where a name first took a maximum (``batch = [x + pad * (m - len(x)) ...]``
+    nodes = list(walk(function))     # after ``torch.zeros(len(batch), m)`` does not size it)
     if not any(isinstance(n, ast.Call) and (batch_maximum(n) or _last(n.func) == "pad_sequence") or (
             isinstance(n, ast.ListComp) and batch_maximum(n)) for n in nodes) and depth == _DEPTH:
         return None     # the deepest helper: nothing of its own to pad to
@@ -116,8 +123,9 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
         if line is not None:
             for target in statement.targets:
                 for name in walk(target):
-                    if isinstance(name, ast.Name):
-                        maxima.setdefault(name.id, line)
+                    if isinstance(name, ast.Name) and name.id not in maxima:
+                        maxima[name.id] = line
+                        bound_at[name.id] = statement.lineno
     for node in nodes:
         if not isinstance(node, ast.Call):
             continue
@@ -141,13 +149,24 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
             continue
         if (last in _FACTORIES and (qualname or "torch.").startswith(_SIZED_BY)) or qualname in _PADS:
             arguments = [*node.args, *(k.value for k in node.keywords)][1 if qualname in _PADS else 0:]
-            name = next((n.id for a in arguments for n in walk(a) if isinstance(n, ast.Name) and n.id in maxima), None)
+            name = next((n.id for a in arguments for n in walk(a) if isinstance(n, ast.Name) and n.id in maxima
+                         and bound_at[n.id] <= node.lineno), None)
             line = maxima[name] if name is not None else None
             if line is None and any(batch_maximum(n) for a in arguments for n in walk(a)):
                 line = node.lineno
             if line is not None:
                 return Padding(line, _PADS.get(qualname, last), node.lineno,
                                unless=_parameter(function, name) if name is not None else ("", -1))
+    for node in nodes:   # ``tokens + ["<pad>"] * (m - len(tokens))``: Python lists padded to the longest
+        if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+            continue
+        for padded, count in ((node.left, node.right), (node.right, node.left)):
+            if isinstance(padded, ast.List) and len(padded.elts) == 1:
+                name = next((n.id for n in walk(count) if isinstance(n, ast.Name) and n.id in maxima
+                             and bound_at[n.id] <= node.lineno), None)
+                if name is not None:
+                    return Padding(maxima[name], "list", node.lineno, unless=_parameter(function, name),
+                                   in_python=True)
     return None
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 35   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 37   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -82,6 +82,10 @@ class ClassFacts(NamedTuple):
     # when the class defines no ``__init__`` (or takes ``*args``): how a call's positional arguments map to its
     # keywords in other modules (a project DataLoader subclass called ``DataLoader(ds, bs, sampler=s)``)
     init_args: Optional[tuple[str, ...]] = None
+    # the line of the test that closes its batches on a budget of tokens or frames (``if frames + n > budget:
+    # batches.append(batch)``) in a class that iterates batches, :func:`npu_lint.analysis.budget_batches.
+    # batches_by_budget`: NPU418 at a loader of another module built on it (``batch_sampler=``); 0 otherwise
+    budget: int = 0
 
 
 class ModuleFacts(NamedTuple):

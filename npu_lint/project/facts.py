@@ -16,6 +16,7 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scopes import Scopes
+from npu_lint.analysis.budget_batches import batches_by_budget
 from npu_lint.analysis.summaries_padding import own_maximum, padded_items
 from npu_lint.analysis.summaries_fills import filled_parameters
 from npu_lint.analysis.summaries_reads import compares_unknowns, may_return_read_back, may_return_size_read, \
@@ -204,7 +205,11 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         if scope.maximum and own_maximum(self.resolver, node, scope.maximum):   # the model's padding summary (NPU405 at the
             # calls of other modules)
             padding = padded_items(self.resolver, node)
-            scope.pads = (padding.leaf(), padding.maximum or padding.line, *padding.unless) if padding is not None \
+            unless = padding.unless if padding is not None else ("", -1)
+            if owner is not None and unless[1] > 0 and not any(
+                    isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+                unless = unless[0], unless[1] - 1   # a method: its position in a call on an instance (no ``self``)
+            scope.pads = (padding.leaf(), padding.maximum or padding.line, *unless) if padding is not None \
                 else ("", 0, "", -1)
         if parent.kind == "module" and _returns_comparisons(node):   # ``return args.rank == 0``
             self._comparing.append((scope, node))
@@ -257,6 +262,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             (isinstance(n, ast.keyword) and n.arg == "drop_last") or (isinstance(n, ast.arg) and n.arg == "drop_last")
             or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in ast.walk(node))
         self.classes[qualname]["init_args"] = _init_args(node)
+        budget = batches_by_budget(node)
+        self.classes[qualname]["budget"] = budget.lineno if budget is not None else 0
 
     def _held_objects(self, node: ast.ClassDef) -> tuple[tuple[str, str, str], ...]:
         """The torch objects (modules, optimizers ...) the class's ``self.x = ...`` bindings agree on."""
@@ -379,7 +386,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                     fields.append((attr, found))
             classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs),
                                       tuple(fields), data.get("objects", ()), data.get("drop_last", False),
-                                      data.get("init_args")))
+                                      data.get("init_args"), data.get("budget", 0)))
         for name, aliased in self._aliases.items():   # ``Model = DetectionModel``: another name of a definition
             if aliased is not None and name not in self.imports and name not in self.module_scope.defs:
                 found = self._late(aliased[0], aliased[1], [self.module_scope])

@@ -38,11 +38,14 @@ def _row(path: str, finding: Finding, own: bool = False) -> list[object]:
 
 def rows_by_file(collected: Collected) -> dict[str, list[list[object]]]:
     files: dict[str, list[list[object]]] = {name: [] for name in TORCH_API_FILES + (CUDA_USAGE, DYNAMIC_SHAPE_RISK)}
+    # A mask assignment NPU402 reports too (a device tensor, a mask by kind) is one risk: its row, not NPU303's.
+    selections = {(path, finding.line) for path, finding in collected.findings if finding.code == "NPU402"}
     for path, finding in collected.findings:
         name = FILE_OF_CODE.get(finding.code)
         if name is None and finding.code.startswith("NPU2"):
             name = CUDA_USAGE
-        elif name is None and (finding.code.startswith("NPU4") or finding.code == "NPU303"):   # mask assignment: nonzero
+        elif name is None and (finding.code.startswith("NPU4") or (
+                finding.code == "NPU303" and (path, finding.line) not in selections)):   # mask assignment: nonzero
             name = DYNAMIC_SHAPE_RISK
         if name is not None:
             files[name].append(_row(path, finding, own=name in (CUDA_USAGE, DYNAMIC_SHAPE_RISK)))

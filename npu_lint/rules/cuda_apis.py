@@ -12,7 +12,7 @@ from npu_lint.cuda_facts import api_row, handled
 from npu_lint.rules import ApiRef, Rule
 
 FAMILY = "cuda"
-TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "channels_last", "CUDA")
+TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "channels_last", "CUDA", "autocast_gpu")
 
 
 def _npu(row: dict[str, str]) -> str:

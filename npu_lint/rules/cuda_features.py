@@ -144,6 +144,7 @@ class CudaAmp(_ApiGroupRule):
                  "    scaler.scale(loss).backward()\n    scaler.step(opt)\n",
                  "from torch.cuda.amp import autocast\nwith autocast():\n    pass\n",
                  "import torch.cuda.amp as amp\n",
+                 "import torch\ndtype = torch.get_autocast_gpu_dtype()\n",
                  "import torch\nwith torch.autocast('cuda', dtype=torch.float16):\n    pass\n",
                  "import torch\ns = torch.amp.GradScaler(device='cuda')\n")
     must_not_fire = ("import torch\nwith torch.autocast('npu'):\n    pass\n", "import torch.cuda.amp\n",

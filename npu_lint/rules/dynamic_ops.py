@@ -10,7 +10,8 @@ import ast
 
 from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.names import rooted
-from npu_lint.analysis.setup_time import names_device, runs_per_sample
+from npu_lint.analysis.setup_time import converts_inputs, names_device, runs_at_setup, runs_per_sample
+from npu_lint.analysis.kinds import BATCH, MASK, TENSOR
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
@@ -308,7 +309,14 @@ class BooleanMaskIndexing(Rule):
         dataset class that names no device (``__getitem__`` and its helpers, run on the host) and of a collate
         function that names none are left alone; a parameter or local
         named ``A`` or ``X`` is a matrix (``A[rows]``).
-        Mask assignment of one fill value (``x[mask] = 0``) is NPU303; an assignment NPU303 leaves alone because
+        Mask assignment of one fill value (``x[mask] = 0``) is NPU303's advice (``masked_fill_``); it is also
+        reported here, with a message of its own, when the model knows the receiver is a device tensor and the
+        index a mask by kind (``probs[probs < cutoff] = 0`` after a softmax, ``target[~labeled] = 0`` on a stack of
+        the batch's fields): a tensor made by a factory told no device or moved to the device after the write,
+        numpy, a constructor's work and a helper converting a user's inputs (it tests ``isinstance(x,
+        PIL.Image.Image)`` or ``np.ndarray``: a pipeline's ``prepare_mask(mask)``) are left alone. A mask the
+        model knows through ``torch.cat`` of a list of masks (``fg_masks.append(fg_mask)`` per image) counts.
+        An assignment NPU303 leaves alone because
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
         unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged); so is a mask
         combined with another index (``m[keep, idx] = 1``, ``m[keep, 0] = 1``), for which NPU303 has no advice.
@@ -440,6 +448,34 @@ class BooleanMaskIndexing(Rule):
                   "        m = self.mean_module(x)\n        return m[..., mask] if mask is not None else m\n"
                   "    def fit(self, x: torch.Tensor, y: torch.Tensor):\n        return self._mean(x, mask=y.isfinite())\n")
 
+    must_fire += (  # one fill value written through a mask on a device tensor (a computed tensor, a stack of the
+                  # batch's fields); the masks of each image concatenated
+                  "import torch\nimport torch.nn.functional as F\ndef top_p(logits: torch.Tensor, cutoff: float):\n"
+                  "    probs = F.softmax(logits.float(), dim=-1)\n    probs[probs < cutoff] = 0\n    return probs\n",
+                  "import torch\ndef loss(self, batch):\n"
+                  "    target = torch.stack([batch[t].float() for t in self.tasks], dim=-1)\n"
+                  "    labeled = ~torch.isnan(target)\n    target[~labeled] = 0\n    return target\n",
+                  "import torch\ndef loss(preds, gts, anchors):\n    fg_masks = []\n    for gt in gts:\n"
+                  "        fg_masks.append((anchors[None] - gt[:, None]).abs().min(0).values < 1.0)\n"
+                  "    fg = torch.cat(fg_masks, 0)\n    return preds.view(-1, 4)[fg]\n")
+    must_not_fire += (  # the fill on a tensor moved to the device after the write, made by a factory told no device,
+                      # on numpy, in a module's constructor; an index of unknown kind
+                      "import torch\ndef labels_of(batch, pad_id, device):\n"
+                      "    ids = torch.stack([x[0] for x in batch]).squeeze(1)\n    labels = ids.clone()\n"
+                      "    labels[labels == pad_id] = -100\n    labels = labels.to(device)\n    return labels\n",
+                      "import numpy as np\nimport torch\ndef f(t: torch.Tensor):\n    a = t.cpu().numpy()\n    a[a < 0] = 0\n"
+                      "    return a\n",
+                      "import torch\nclass Sparse(torch.nn.Module):\n    def __init__(self, n, sparsity):\n"
+                      "        super().__init__()\n        b = torch.rand(n, n)\n        w = torch.zeros(n, n)\n"
+                      "        w[b < sparsity] = 1\n        self.register_buffer(\"w\", w)\n",
+                      "import torch\ndef f(x: torch.Tensor, keep_ids):\n    x[keep_ids] = 0\n    return x\n",
+                      # a helper converting a user's input (PIL image, numpy array or tensor): host, once per call
+                      "import numpy as np\nimport torch\nimport PIL.Image\ndef prepare_mask(mask):\n"
+                      "    if isinstance(mask, torch.Tensor):\n        mask = mask.float()\n"
+                      "        mask[mask < 0.5] = 0\n        return mask\n"
+                      "    if isinstance(mask, PIL.Image.Image):\n        mask = np.array(mask)\n"
+                      "    return torch.from_numpy(mask)\n")
+
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch or host_work(node, ctx):
             return   # (a dataset's per-sample work, a collate function's batch building: on the host)
@@ -453,6 +489,7 @@ class BooleanMaskIndexing(Rule):
                 combined = assigned(node, ctx) and mask_position(node.slice) is None \
                     and not reads_through_mask(ctx.parent(node).value, ctx)   # the read is flagged
                 if not combined:              # ``m[mask, idx] = 1``: a mask and another index, no NPU303 advice
+                    self._fill(node, ctx)     # ``x[mask] = 0`` on a device tensor, a mask by kind
                     return
         if isinstance(node.value, (ast.Tuple, ast.List, ast.Constant)) or type_name(node.value, ctx):
             return   # Optional[...], Union[...]
@@ -481,6 +518,27 @@ class BooleanMaskIndexing(Rule):
                 ctx.report(where, self.message.format(value=short_source(node.value), index=index_text(node.slice)),
                            "x[mask]")
                 return
+
+    def _fill(self, node: ast.Subscript, ctx: FileContext) -> None:
+        """``x[mask] = v`` with one fill value (NPU303's form, advice in the affinity family): also a data-dependent
+        nonzero here, reported only when the model knows ``x`` is a device tensor and the index a mask by kind."""
+        place = mask_position(node.slice)
+        if place is None or not assigned(node, ctx) or reads_through_mask(ctx.parent(node).value, ctx):
+            return
+        mask = place[0]
+        if ctx.resolver.kind_of(node.value) not in (TENSOR, BATCH) or ctx.resolver.kind_of(mask) != MASK \
+                or ctx.resolver.configured(mask) or not is_bool_index(mask, ctx) \
+                or host_array_evidence(node, mask, ctx) \
+                or (isinstance(node.value, ast.Name) and (ctx.resolver.moved_later(node.value)
+                                                          or ctx.resolver.made_on_host(node.value))) \
+                or runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver) \
+                or converts_inputs(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
+            return   # (a tensor made without a device or moved there after the write: on the host; a constructor;
+            #          a helper converting a user's PIL images, arrays or tensors)
+        ctx.report(node, f"{short_source(node.value)}[{index_text(node.slice)}] = "
+                   f"{short_source(ctx.parent(node).value, 30)} writes through a boolean mask (IndexPut runs a "
+                   "nonzero on the mask): a device sync and a data-dependent count on NPU; write densely with "
+                   "masked_fill_(mask, v) or torch.where(mask, v, x)", "x[mask]")
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:

@@ -8,7 +8,7 @@ from npu_lint.analysis.scopes import VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
-from npu_lint.rules.batch_max_helpers import batch_max_helper, project_helper
+from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
 from npu_lint.rules.batch_max_places import extreme_side, in_assertion, passed_down, same_function
 from npu_lint.rules.padding_args import constant, padding_in_kwargs, padding_values
 from npu_lint.rules.size_helpers import size_helper_call
@@ -17,6 +17,7 @@ from npu_lint.rules.value_flow import ValueFlow, origin_text
 
 
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
+_PAD_PACKED = "torch.nn.utils.rnn.pad_packed_sequence"   # pads to the longest of the batch unless total_length=
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
 _F_PAD = "torch.nn.functional.pad"
 _NP_PAD = "numpy.pad"
@@ -42,14 +43,18 @@ class PadToBatchMax(ValueFlow):
     """Padding each batch to its own longest item.
 
     What it does:
-        Flags ``pad_sequence`` (it pads to the longest sequence of the batch), tokenizer and collator calls
+        Flags ``pad_sequence`` (it pads to the longest sequence of the batch), ``pad_packed_sequence`` without
+        ``total_length=`` (it pads an RNN's packed output back to the longest sequence of the batch), tokenizer and collator calls
         with ``padding=True`` or ``padding="longest"``, Hugging Face ``DataCollatorWithPadding`` (and the
         seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
-        way (directly or through another helper). The maximum may also be taken of arithmetic of the items' lengths (``len(s) + 2``), with a floor
+        way (directly or through another helper), and of the methods of a project class that do
+        (``self.padding2d(rows)``: the method defined in this file or on a base class in another module); a helper
+        that pads Python lists to their longest (``tokens + ["<pad>"] * (m - len(tokens))``, a tokenizer's
+        ``batch_encode``) counts where its result is made a tensor in the caller (``torch.tensor(x)``). The maximum may also be taken of arithmetic of the items' lengths (``len(s) + 2``), with a floor
         (``max(*counts, 1)``), of the length each item records (``audio_len for _, audio_len in batch``,
         ``s["length"] for s in batch``), of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
@@ -98,11 +103,25 @@ class PadToBatchMax(ValueFlow):
     code = "NPU405"
     name = "pad-to-batch-max"
     node_types = (ast.Call, ast.Subscript, ast.BinOp)
-    triggers = ("pad_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
+    triggers = ("pad_sequence", "pad_packed_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
                 "max_len", "maxlen", "longest")   # the names a running maximum kept by hand goes by
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
+                 # the amount to pad kept in a tuple, from the largest of a tensor of lengths (a 0-d tensor)
+                 "import torch\nimport torch.nn.functional as F\ndef collate_fn(batch):\n"
+                 "    lengths = torch.LongTensor([x.shape[-1] for x in batch])\n    longest = lengths.amax()\n"
+                 "    out = []\n    for x in batch:\n        amount = (0, longest - x.size(-1))\n"
+                 "        out.append(F.pad(x, amount, value=0))\n    return torch.stack(out)\n",
+                 # a method of the class that pads its items to their longest, called on self
+                 "import torch\nclass Model(torch.nn.Module):\n    @staticmethod\n    def pad2d(rows):\n"
+                 "        m = max([len(r) for r in rows])\n        return [r + [0.0] * (m - len(r)) for r in rows]\n"
+                 "    def forward(self, rows):\n        return torch.tensor(self.pad2d(rows))\n",
+                 # an RNN's packed output padded back to the batch's longest sequence
+                 "import torch.nn.utils.rnn as rnn_utils\ndef run(gru, x, lengths):\n"
+                 "    packed = rnn_utils.pack_padded_sequence(x, lengths, batch_first=True, enforce_sorted=False)\n"
+                 "    out, _ = gru(packed)\n    out, _ = rnn_utils.pad_packed_sequence(out, batch_first=True)\n"
+                 "    return out\n",
                  # pad_sequence chosen by a test; the maximum over every image of every sample
                  "import torch\ndef collate(batch, right, left_pad):\n"
                  "    pad_fn = torch.nn.utils.rnn.pad_sequence if right else left_pad\n"
@@ -238,6 +257,10 @@ class PadToBatchMax(ValueFlow):
                  "    max_len = len(batch[0][0])\n"
                  "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # padded back to the input's own length: the shape the batch came in with
+                     "import torch\nfrom torch.nn.utils.rnn import pad_packed_sequence\ndef run(rnn, packed, x):\n"
+                     "    out, _ = rnn(packed)\n"
+                     "    return pad_packed_sequence(out, batch_first=True, total_length=x.size(1))[0]\n",
                      # a difference of two lengths of each item is an offset (a line's indentation), no length
                      "import torch\ndef dedent(lines):\n    m = min(len(l) - len(l.lstrip()) for l in lines)\n"
                      "    return [l[m:] for l in lines]\n",
@@ -345,6 +368,11 @@ class PadToBatchMax(ValueFlow):
             if helper:
                 ctx.report(node, self.message.format(what=helper), "padding")
                 return
+        if isinstance(node, ast.Call) and ctx.uses_torch:
+            helper = batch_max_method(node, ctx)   # a method of a project class that pads (this file's or another's)
+            if helper:
+                ctx.report(node, self.message.format(what=helper), "padding")
+                return
         if isinstance(node, ast.BinOp):
             if ctx.uses_torch:
                 self.check_binop(node, ctx)
@@ -394,6 +422,12 @@ class PadToBatchMax(ValueFlow):
             return
         padding = next((kw.value for kw in node.keywords if kw.arg == "padding"), None)
         last = last_name(node.func)
+        if last == "pad_packed_sequence":
+            if len(node.args) < 4 and not any(kw.arg in ("total_length", None) for kw in node.keywords) \
+                    and ctx.resolver.qualname(node.func) == _PAD_PACKED:
+                self._report(node, "pad_packed_sequence() without total_length= pads to the longest sequence in the "
+                                   "batch", ctx)
+            return
         if padding is None and any(kw.arg is None for kw in node.keywords):
             self._kwargs_padding(node, ctx)
         if isinstance(node.func, ast.Name) and _PAD_SEQUENCE in _chosen_functions(node.func, ctx):

@@ -65,7 +65,9 @@ class PerSampleConcat(Rule):
         the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``), so the
         number of items varies (per-label prototypes, per-class losses), or when it gets one item per step of a
         loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
-        eos).all(): break``: a generation stopped at its end token).
+        eos).all(): break``: a generation stopped at its end token). Each item gathered by its own indices
+        (``t[j] for t, (_, j) in zip(targets, indices)``, a matcher's output) counts also when the index is moved
+        or cast first (``t[j.to(t.device)]``, ``t[j.long()]``).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -196,7 +198,11 @@ class PerSampleConcat(Rule):
                  "        n = len(t['labels'])\n        merged = torch.full((n, 6), i, dtype=torch.float32)\n"
                  "        merged[:, 2:] = t['boxes']\n        rows.append(merged)\n    return torch.cat(rows, 0)\n",
                  "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
-                 "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n")
+                 "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n",
+                 # DETR-style matched targets gathered by each image's indices, moved to the item's device first
+                 "import torch\ndef loss_masks(masks, mask_labels, indices):\n"
+                 "    targets = [t[j.to(t.device)] for t, (_, j) in zip(mask_labels, indices)]\n"
+                 "    return torch.cat(targets)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      # items moved to the host before they are collected: their stack compiles nothing on NPU
                      "import torch\ndef greedy(model, x, eos, steps):\n    out = []\n    for _ in range(steps):\n"

@@ -201,9 +201,9 @@ class _Items:
             collated = self.collated(source) if stripped is not root else None
             if collated:    # ``d[key]`` of each sample a collate function joins: any field, its rows
                 return f"a field of {collated}"
-            if isinstance(stripped, ast.Subscript) and isinstance(stripped.slice, ast.Name) and stripped.slice.id in self.sources \
-                    and self.sources[stripped.slice.id] is not source:
-                return f"each item gathered by its own indices from {short_source(self.sources[stripped.slice.id])}"
+            index = _strip(stripped.slice) if isinstance(stripped, ast.Subscript) else None   # ``t[j.to(t.device)]``
+            if isinstance(index, ast.Name) and index.id in self.sources and self.sources[index.id] is not source:
+                return f"each item gathered by its own indices from {short_source(self.sources[index.id])}"
             # A field that holds one row per object says so (PER_SAMPLE_FIELDS); any other field of a record
             # (``sample.gt_label``: one class label per image) is not evidence of a length of its own.
             why = self.per_sample(source, depth) if stripped is root else None

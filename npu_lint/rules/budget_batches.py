@@ -1,0 +1,146 @@
+"""NPU418: batches closed on a budget of tokens or frames, so the number of samples per batch varies (the loop's
+test: :mod:`npu_lint.analysis.budget_batches`)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.budget_batches import batches_by_budget, budget_test
+from npu_lint.analysis.nodes import walk
+from npu_lint.bounded import unparse
+from npu_lint.context import FileContext
+from npu_lint.rules import Rule
+
+FAMILY = "dynamic-shape"
+_LOADERS = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+
+
+class BudgetBatches(Rule):
+    """Batches filled up to a budget of tokens or frames: the number of samples per batch varies.
+
+    What it does:
+        Flags the test that closes a batch when a running count of tokens or frames passes a budget, in a
+        batch sampler (a class that iterates batches: the test in its ``__iter__`` or in another of its methods,
+        the one building the batches or popping the next) or in a generator that yields its batches: samples
+        are appended to a list, and an ``if`` hands the list on (yields it, keeps it among the batches, wraps it)
+        and starts a new one when ``frames + n > max_frames``, ``max_tokens * len(batch) >= budget`` or ``size *
+        (len(batch) + 1) > budget`` says the budget is reached; or a ``while`` on such a test keeps appending to
+        the list it hands on. A test of the batch's own length alone (``len(batch) ==
+        batch_size``) is a fixed batch size, not flagged. With a project index, also a ``DataLoader`` whose
+        ``batch_sampler=`` is an instance of such a sampler defined in another module, at the loader.
+    Why it matters on NPU:
+        Every batch holds a different number of samples (short sentences many, long ones few), so the batch
+        dimension of every activation changes from batch to batch, on top of the padded length: a new shape to
+        compile on NPU for almost every batch.
+    Example:
+        for idx, n in lengths:
+            if frames + n > max_frames:
+                batches.append(batch)
+                batch, frames = [], 0
+            batch.append(idx)
+            frames += n
+    Use instead:
+        A fixed number of samples per batch, bucketed by length (a few fixed padded lengths); or keep the budget
+        and pad every batch to a few fixed (batch size, length) pairs.
+    Fix safety:
+        No automatic fix: the batch size and the buckets are training choices.
+    """
+
+    code = "NPU418"
+    name = "budget-batches"
+    family = FAMILY
+    node_types = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Call)
+    triggers = ("append", "batch_sampler")
+    message = "{what}: the number of samples per batch changes with their lengths, so the batch dimension of every activation changes from batch to batch, a recompile per new batch shape on NPU; use a fixed batch size with length buckets"
+    must_fire = (
+        # a batch sampler closing a batch on a frame budget in its constructor
+        "import torch\nfrom torch.utils.data import Sampler\nclass FrameSampler(Sampler):\n"
+        "    def __init__(self, lengths, max_frames):\n        self.batches, batch, frames = [], [], 0\n"
+        "        for idx, n in enumerate(lengths):\n            if frames + n > max_frames:\n"
+        "                self.batches.append(batch)\n                batch, frames = [], 0\n"
+        "            batch.append(idx)\n            frames += n\n"
+        "    def __iter__(self):\n        return iter(self.batches)\n",
+        # a token budget counting the longest so far times the batch's length, in __iter__
+        "import torch\nclass TokenSampler:\n    def __iter__(self):\n        batch, longest = [], 0\n"
+        "        for idx in self.sampler:\n            longest = max(longest, self.lengths[idx])\n"
+        "            batch.append(idx)\n            if longest * len(batch) >= self.max_tokens:\n"
+        "                yield batch\n                batch, longest = [], 0\n",
+        # the next sample added or the batch handed on, the running count kept by the caller (a helper method)
+        "import torch\nclass Bucketizer:\n    def __iter__(self):\n        yield from self.chunks\n"
+        "    def _pop(self, batch, total, item, n):\n        out = None\n        if total + n > self.max_tokens:\n"
+        "            out = list(batch)\n            batch = [item]\n            total = n\n        else:\n"
+        "            batch.append(item)\n            total += n\n        return batch, total, out\n",
+        # an inner loop filling one batch while the budget allows
+        "import torch\nclass NodeBudget:\n    def __iter__(self):\n        idx = list(self.order)\n        while idx:\n"
+        "            batch, n_nodes = [], 0\n            while idx and n_nodes + self.sizes[idx[0]] <= self.budget:\n"
+        "                i, idx = idx[0], idx[1:]\n                n_nodes += self.sizes[i]\n"
+        "                batch.append(i)\n            yield batch\n",
+        # a generator of batches of samples
+        "import torch\ndef dynamic_batch(samples, max_frames):\n    buf, longest = [], 0\n    for s in samples:\n"
+        "        longest = max(longest, s['feat'].size(0))\n        if longest * (len(buf) + 1) > max_frames:\n"
+        "            yield buf\n            buf, longest = [], s['feat'].size(0)\n        buf.append(s)\n",
+    )
+    must_not_fire = (
+        # a fixed batch size
+        "import torch\nclass Batches:\n    def __iter__(self):\n        batch = []\n        for idx in self.sampler:\n"
+        "            batch.append(idx)\n            if len(batch) >= self.batch_size:\n                yield batch\n"
+        "                batch = []\n",
+        # batch sizes drawn from a schedule while samples remain (what is left, counted down: no budget)
+        "import torch\nclass Scheduled:\n    def __iter__(self):\n        yield from self.schedule\n"
+        "    def _build(self):\n        remaining, schedule = len(self.sampler), []\n"
+        "        while remaining >= self.smallest:\n            size = self.pick(remaining)\n"
+        "            schedule.append(size)\n            remaining -= size\n        return tuple(schedule)\n",
+        # the batch's own length kept in a name is still a fixed batch size
+        "import torch\ndef batches(items, size):\n    batch = []\n    for x in items:\n        batch.append(x)\n"
+        "        n = len(batch)\n        if n >= size:\n            yield batch\n            batch = []\n",
+        # texts gathered into chunks by characters in a plain function (no batches iterated)
+        "import torch\ndef chunk(lines, limit):\n    chunks, cur, n = [], [], 0\n    for line in lines:\n"
+        "        if n + len(line) > limit:\n            chunks.append(cur)\n            cur, n = [], 0\n"
+        "        cur.append(line)\n        n += len(line)\n    return chunks\n",
+        # a loader over a sampler of fixed batches
+        "import torch\nfrom torch.utils.data import DataLoader, BatchSampler, RandomSampler\n"
+        "loader = DataLoader(ds, batch_sampler=BatchSampler(RandomSampler(ds), 32, True))\n",
+    )
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if not ctx.uses_torch:
+            return
+        if isinstance(node, ast.Call):
+            self._loader(node, ctx)
+            return
+        test = self._function_test(node, ctx)   # type: ignore[arg-type]
+        if test is not None:
+            ctx.report(test, self.message.format(what=f"{unparse(test)} closes a batch on a budget"), "budget")
+
+    @staticmethod
+    def _function_test(function: ast.FunctionDef, ctx: FileContext) -> Optional[ast.Compare]:
+        owner = ctx.parent(function)
+        if isinstance(owner, ast.ClassDef):
+            tests = ctx.scratch.setdefault("budget_tests", {})   # once per class, whichever method asks
+            if id(owner) not in tests:
+                tests[id(owner)] = batches_by_budget(owner)
+            found = tests[id(owner)]
+            return found if found is not None and any(n is found for n in walk(function)) else None
+        if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk(function)):
+            return None     # a plain function gathering lists (texts in chunks): no batches iterated
+        test = budget_test(function)
+        if test is None:
+            return None
+        # the generator yields the batch it closes
+        return test if any(isinstance(n, ast.Yield) and isinstance(n.value, ast.Name) for n in walk(function)) \
+            else None
+
+    def _loader(self, node: ast.Call, ctx: FileContext) -> None:
+        project = ctx.project
+        sampler = next((kw.value for kw in node.keywords if kw.arg == "batch_sampler"), None)
+        if project is None or sampler is None or ctx.resolver.qualname(node.func) not in _LOADERS:
+            return
+        value = ctx.resolver.value_of(sampler)
+        cls = value[1] if value is not None else None
+        if not cls or cls not in project.index.classes:
+            return
+        where = project.budget_batches(cls)
+        if where is not None:
+            short = cls.rpartition(".")[2]
+            ctx.report(node, self.message.format(
+                what=f"this loader's batch sampler {short} closes its batches on a budget ({where})"), "budget")
