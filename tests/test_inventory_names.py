@@ -79,7 +79,7 @@ def test_inventory_names_methods_by_their_receivers_class(tmp_path):
     ("import torch\ndef f(t):\n    t.cpu().probe()\n", ("host", None)),
     ("from torch.utils.data import DataLoader\ndef f(dl: DataLoader[int]):\n    dl.probe()\n",
      ("loader", "torch.utils.data.DataLoader")),
-    ("from typing import List\ndef f(xs: List[int]):\n    xs.probe()\n", (None, None)),
+    ("from typing import List\ndef f(xs: List[int]):\n    xs.probe()\n", ("list", None)),   # a Python list, no tensor
     ("import torch\ndef f(x):\n    m = torch.any(x > 0, dim=1)\n    m.probe()\n", ("mask", None)),
     # a try body and its handler are alternatives: the classes disagree, the kind stays
     ("import torch\ntry:\n    s = torch.amp.GradScaler('npu')\nexcept TypeError:\n    s = torch.cuda.amp.GradScaler()\n"
