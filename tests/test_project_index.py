@@ -234,3 +234,29 @@ def test_a_module_level_alias_of_a_definition_resolves_to_it(tmp_path):
     assert index.resolve("alib.yolo.Twice") is None
     assert index.resolve("alib.yolo.size") is None
     assert dict(index.modules["alib.yolo"].imports)["LN"] == "torch.nn.LayerNorm"
+
+
+def test_torch_re_exported_by_a_package_of_the_project(tmp_path):
+    """``from mlpkg.torch_utils import torch, nn`` where ``mlpkg/torch_utils/__init__.py`` re-exports the ``torch``
+    its submodule ``torch.py`` imports (ML-Agents' convention): the package's name, not the submodule, is what
+    importers get, so ``torch.nonzero`` is torch's and the module is a torch file (its methods are judged too)."""
+    import json
+    import os
+    import subprocess
+    import sys
+    utils = tmp_path / "mlpkg" / "torch_utils"
+    utils.mkdir(parents=True)
+    (tmp_path / "mlpkg" / "__init__.py").write_text("")
+    (utils / "__init__.py").write_text("from mlpkg.torch_utils.torch import torch as torch  # noqa\n"
+                                       "from mlpkg.torch_utils.torch import nn  # noqa\n")
+    (utils / "torch.py").write_text("import os\n\nimport torch  # noqa\nfrom torch import nn  # noqa\n\n"
+                                    "def default_device():\n    return torch.device('cpu')\n")
+    (tmp_path / "mlpkg" / "partition.py").write_text(
+        "from mlpkg.torch_utils import torch, nn\n\n\ndef partition(data, parts, n):\n    out = []\n"
+        "    for i in range(n):\n        out += [data[(parts == i).nonzero().squeeze(1)]]\n    return out\n\n\n"
+        "def pick(x):\n    return torch.nonzero(x), torch.cuda.is_available()\n")
+    env = dict(os.environ, NPU_LINT_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run([sys.executable, "-m", "npu_lint", "check", "--select", "NPU401,NPU201", "--output-format",
+                             "json", "--exit-zero", "mlpkg"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    found = {(item["code"], item["location"]["row"]) for item in json.loads(result.stdout)}
+    assert found == {("NPU401", 7), ("NPU401", 12), ("NPU201", 12)}, (found, result.stderr)

@@ -229,11 +229,14 @@ class ProjectView(FunctionFacts):
 
     def imports_torch_values(self, names: list[str], importer: str) -> bool:
         """One of the names a module imports (as it writes them: ``.base.BaseMiner``) is a project class or function
-        that makes a torch object (an ``nn.Module`` subclass, a dataset, a function returning a tensor): the module
-        works on torch values without importing torch itself."""
+        that makes a torch object (an ``nn.Module`` subclass, a dataset, a function returning a tensor), or torch
+        itself re-exported by a project module: the module works on torch values without importing torch itself."""
         for name in names:
             value = self.value_of_call(name, importer)
             if value is not None and value[0] in _TORCH_KINDS:
+                return True
+            outside = self.external(name, importer)   # ``from pkg.torch_utils import torch`` re-exporting torch
+            if outside is not None and outside.split(".", 1)[0] in ("torch", "torch_npu", "torchvision"):
                 return True
         return False
 

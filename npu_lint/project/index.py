@@ -176,7 +176,14 @@ class ProjectIndex(CallGraph):
         return self._external[qualname]
 
     def _external_of(self, qualname: str, depth: int) -> Optional[str]:
-        if depth > _MAX_DEPTH or self.kind(qualname) is not None:
+        if depth > _MAX_DEPTH:
+            return None
+        kind = self.kind(qualname)
+        if kind == "module":   # ``from pkg.tu import torch`` after ``from .torch import torch as torch`` in pkg/tu
+            package, _, last = qualname.rpartition(".")
+            rebound = self._imports.get(package, {}).get(last) if package else None
+            return self.external(rebound) if rebound is not None and rebound != qualname else None
+        if kind is not None:
             return None
         parts = qualname.split(".")
         for cut in range(len(parts) - 1, 0, -1):
@@ -188,7 +195,13 @@ class ProjectIndex(CallGraph):
                 return None
             target = self._imports.get(head, {}).get(name)
             if target is None:
-                return None
+                # ``from .torch import torch as torch`` in the package: importers of ``pkg.torch`` get that name,
+                # not the submodule (``torch.nonzero`` where the submodule binds no ``nonzero``)
+                package, _, last = head.rpartition(".")
+                rebound = self._imports.get(package, {}).get(last) if package else None
+                if rebound is None or rebound == head:
+                    return None
+                target, rest = rebound, parts[cut:]
             full = ".".join([target, *rest])
             if self.resolve(full) is not None:
                 return None   # a project definition
