@@ -10,20 +10,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import own_nodes, walk
 
 _ORDER = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
-_FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
-
-def _own(node: ast.AST):
-    """The nodes of ``node``'s body, nested functions and classes left out."""
-    stack = list(ast.iter_child_nodes(node))
-    while stack:
-        child = stack.pop()
-        yield child
-        if not isinstance(child, _FUNCTIONS):
-            stack.extend(ast.iter_child_nodes(child))
 
 
 def budget_test(function: ast.AST) -> Optional[ast.Compare]:
@@ -35,7 +24,7 @@ def budget_test(function: ast.AST) -> Optional[ast.Compare]:
     keeps appending to the list it hands on."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    nodes = list(_own(function))
+    nodes = list(own_nodes(function))
     lists = {n.func.value.id for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
              and n.func.attr == "append" and isinstance(n.func.value, ast.Name) and len(n.args) == 1}
     batches = lists & _reset(nodes)   # ``batch.append(idx)`` ... ``batch = []``: the list a batch is gathered in
@@ -51,7 +40,7 @@ def budget_test(function: ast.AST) -> Optional[ast.Compare]:
                 if len(compare.ops) == 1 and isinstance(compare.ops[0], _ORDER) and _counts(compare, closed, varying):
                     return compare
         elif isinstance(node, ast.While):
-            inside = [n for s in node.body for n in [s, *_own(s)]]
+            inside = [n for s in node.body for n in [s, *own_nodes(s)]]
             filled = {n.func.value.id for n in inside if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                       and n.func.attr == "append" and isinstance(n.func.value, ast.Name)} & batches
             grown = {n.target.id for n in inside if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add)
@@ -122,7 +111,7 @@ def _handed(nodes: list[ast.AST], batch: str) -> bool:
 def _closed(test: ast.If, batches: set[str]) -> Optional[str]:
     """The batch list the ``if`` hands on and starts again in one of its arms."""
     for arm in (test.body, test.orelse):
-        inside = [n for s in arm for n in [s, *_own(s)]]
+        inside = [n for s in arm for n in [s, *own_nodes(s)]]
         handed = {found for n in inside for found in [_uses(n, batches)] if found}
         started = _reset(inside)
         both = handed & started

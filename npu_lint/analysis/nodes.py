@@ -37,6 +37,16 @@ def class_bases(node: ast.ClassDef) -> list[ast.expr]:
     return [base.value if isinstance(base, ast.Subscript) else base for base in node.bases]
 
 
+def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    """The nodes of a function (or module) body, without descending into nested functions and classes."""
+    stack = list(ast.iter_child_nodes(scope))
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, OTHER_SCOPES):
+            stack.extend(ast.iter_child_nodes(node))
+
+
 def body_of(function: ast.AST) -> list[ast.AST]:
     """The statements of a function's (or module's, class's) body; a lambda's body is its one expression."""
     body = getattr(function, "body", None)

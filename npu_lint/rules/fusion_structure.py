@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import own_nodes, walk  # noqa: F401  (own_nodes re-exported for the rules)
 from npu_lint.context import FileContext
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -218,14 +218,6 @@ def scope_of(node: ast.AST, ctx: FileContext) -> ast.AST:
     return ctx.enclosing(node, _SCOPES + (ast.Module,)) or node
 
 
-def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of a function (or module) body, without descending into nested functions and classes."""
-    stack = list(ast.iter_child_nodes(scope))
-    while stack:
-        node = stack.pop()
-        yield node
-        if not isinstance(node, _SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
 
 
 def reads(name: str, tree: Iterator[ast.AST]) -> int:
