@@ -260,3 +260,24 @@ def test_torch_re_exported_by_a_package_of_the_project(tmp_path):
                              "json", "--exit-zero", "mlpkg"], cwd=tmp_path, env=env, capture_output=True, text=True)
     found = {(item["code"], item["location"]["row"]) for item in json.loads(result.stdout)}
     assert found == {("NPU401", 7), ("NPU401", 12), ("NPU201", 12)}, (found, result.stderr)
+
+
+def test_a_package_binding_a_variable_of_its_submodule_is_no_re_export(tmp_path):
+    """``from pkg.text.symbols import symbols`` in ``pkg/text/__init__.py`` binds the list ``symbols.py`` defines
+    under the submodule's own name: no outside name, and no endless ``symbols.symbols.symbols...`` chain."""
+    import os
+    import subprocess
+    import sys
+    text = tmp_path / "pkg" / "text"
+    text.mkdir(parents=True)
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (text / "__init__.py").write_text("from pkg.text import cleaners\nfrom pkg.text.symbols import symbols\n\n"
+                                      "_ids = {s: i for i, s in enumerate(symbols)}\n")
+    (text / "symbols.py").write_text("symbols = ['a', 'b']\n")
+    (text / "cleaners.py").write_text("import torch\n\ndef clean(x):\n    return torch.nonzero(x)\n")
+    (tmp_path / "pkg" / "use.py").write_text("from pkg.text import symbols\n\nn = len(symbols.symbols)\n")
+    env = dict(os.environ, NPU_LINT_CACHE_DIR=str(tmp_path / "cache"))
+    result = subprocess.run([sys.executable, "-m", "npu_lint", "check", "--select", "NPU4", "--exit-zero", "pkg"],
+                            cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 0 and "internal error" not in result.stderr, result.stderr
+    assert "cleaners.py:4" in result.stdout

@@ -180,9 +180,7 @@ class ProjectIndex(CallGraph):
             return None
         kind = self.kind(qualname)
         if kind == "module":   # ``from pkg.tu import torch`` after ``from .torch import torch as torch`` in pkg/tu
-            package, _, last = qualname.rpartition(".")
-            rebound = self._imports.get(package, {}).get(last) if package else None
-            return self.external(rebound) if rebound is not None and rebound != qualname else None
+            return self._rebound_import(qualname)
         if kind is not None:
             return None
         parts = qualname.split(".")
@@ -197,11 +195,10 @@ class ProjectIndex(CallGraph):
             if target is None:
                 # ``from .torch import torch as torch`` in the package: importers of ``pkg.torch`` get that name,
                 # not the submodule (``torch.nonzero`` where the submodule binds no ``nonzero``)
-                package, _, last = head.rpartition(".")
-                rebound = self._imports.get(package, {}).get(last) if package else None
-                if rebound is None or rebound == head:
+                target = self._rebound_import(head)
+                if target is None:
                     return None
-                target, rest = rebound, parts[cut:]
+                rest = parts[cut:]
             full = ".".join([target, *rest])
             if self.resolve(full) is not None:
                 return None   # a project definition
@@ -209,6 +206,19 @@ class ProjectIndex(CallGraph):
                 return self.external(full) if depth < _MAX_DEPTH else None
             return full
         return None
+
+    def _rebound_import(self, module: str) -> Optional[str]:
+        """What the package of ``module`` binds under the module's own name when that is a name the module
+        imports from outside the project: ``from .torch import torch as torch`` in ``pkg/tu/__init__.py`` gives
+        importers of ``pkg.tu.torch`` the ``torch`` that ``pkg/tu/torch.py`` imports, not the submodule."""
+        package, _, last = module.rpartition(".")
+        rebound = self._imports.get(package, {}).get(last) if package else None
+        if rebound is None or not rebound.startswith(module + "."):
+            return None
+        target = self._imports.get(module, {}).get(rebound[len(module) + 1:])
+        if target is None or target.split(".", 1)[0] in self._packages:
+            return None
+        return target
 
     def _in_module(self, module: str, name: str, rest: list[str], depth: int) -> Optional[str]:
         local = f"{module}.{name}"
