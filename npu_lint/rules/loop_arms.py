@@ -121,7 +121,15 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
 def _aliases(loop: ast.AST, text: str) -> list[str]:
     """The names the loop binds (only) to ``text`` rearranged (``predictions = alive_seq.view(-1, k, n)``): the same
     steps under another name, which a beam search keeps its unfinished rows of and stores back."""
-    bound: dict[str, list[ast.AST]] = {}
+    return [name for name, values in _bound_in_loop(loop).items() if name != text and all(
+        v is not None and rearranged(v.value, text) for v in values)]
+
+
+@lru_cache(maxsize=256)   # one walk per loop, whatever the number of concatenations asked about
+def _bound_in_loop(loop: ast.AST) -> dict[str, list[Optional[ast.Assign]]]:
+    """Each name the loop assigns, with the plain ``name = value`` statements binding it (None for any other
+    binding: a tuple target, an augmented assignment)."""
+    bound: dict[str, list[Optional[ast.Assign]]] = {}
     for child in walk(loop):
         if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
@@ -131,8 +139,7 @@ def _aliases(loop: ast.AST, text: str) -> list[str]:
                         bound.setdefault(n.id, []).append(child if isinstance(child, ast.Assign)
                                                           and len(child.targets) == 1 and child.targets[0] is n
                                                           else None)
-    return [name for name, values in bound.items() if name != text and all(
-        v is not None and rearranged(v.value, text) for v in values)]
+    return bound
 
 
 def _first_arms(loop: ast.AST, text: str) -> set[int]:
