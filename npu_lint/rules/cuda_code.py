@@ -165,13 +165,10 @@ class CudaOnlyLibrary(_LibraryImport):
         if not isinstance(node, ApiRef):
             super().check(node, ctx)
             return
-        row = library_row(node.qualname)
-        if row is None or row["code"] != self.code or row["reported"] != "each use" or "." not in node.qualname:
+        row = library_row(node.qualname)   # dispatched by ``wants_api``: a library reported at each use
+        if row is None or node.qualname == row["module"] or not _used(node.node, ctx):
             return   # the module itself (``pynvml is None``) is no use of its API
-        library = row["module"]
-        if node.qualname == library or not _used(node.node, ctx):
-            return
-        ctx.report(node.node, self.use_message.format(api=node.qualname, name=library,
+        ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["module"],
                                                       alternative=row["npu_alternative"]), node.qualname)
 
 

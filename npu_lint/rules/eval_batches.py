@@ -480,8 +480,7 @@ def _takes_one(argument: ast.AST, names: set[str]) -> bool:
 
 
 def _takes(call: ast.Call, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names
-               for argument in [*call.args, *(kw.value for kw in call.keywords)] for n in walk(argument))
+    return any(_takes_one(argument, names) for argument in [*call.args, *(kw.value for kw in call.keywords)])
 
 
 def _grad_free(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -> bool:
