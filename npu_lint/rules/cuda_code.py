@@ -165,9 +165,10 @@ class CudaOnlyLibrary(_LibraryImport):
         if not isinstance(node, ApiRef):
             super().check(node, ctx)
             return
-        row = library_row(node.qualname)   # dispatched by ``wants_api``: a library reported at each use
-        if row is None or node.qualname == row["module"] or not _used(node.node, ctx):
-            return   # the module itself (``pynvml is None``) is no use of its API
+        row = library_row(node.qualname)
+        if row is None or row["code"] != self.code or row["reported"] != "each use" or node.qualname == row["module"] \
+                or not _used(node.node, ctx):
+            return   # the check stands without the dispatch (tests run it ungated); the module itself is no use
         ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["module"],
                                                       alternative=row["npu_alternative"]), node.qualname)
 
