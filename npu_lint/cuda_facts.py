@@ -24,7 +24,10 @@ _MODULES = {"torch.cuda": ("cuda", "torch_npu.npu"), "torch.backends.cuda": ("ba
 _EXTENSION_MODULE = re.compile(r"(?:^|_)cuda(?:_ext|_kernels?|_ops?)?$")
 _ENV_CALLS = frozenset({"getenv", "putenv", "unsetenv", "setenv", "delenv"})
 _ENV_METHODS = frozenset({"get", "setdefault", "pop"})
-COMPARE, AMP, PATH, OTHER = "compare", "amp", "path", "other"
+COMPARE, AMP, PATH, KEY, OTHER = "compare", "amp", "path", "key", "other"
+_DEVICE_TYPES = frozenset({"cpu", "xpu", "mps", "npu", "hpu", "mlu", "musa", "xla", "meta", "default"})
+_KEY_METHODS = frozenset({"get", "pop", "setdefault"})
+_ATTRIBUTE_CALLS = frozenset({"getattr", "hasattr", "setattr", "delattr"})
 _PATH_CALLS = frozenset({"os.path.join", "pathlib.Path", "pathlib.PurePath", "glob.glob", "glob.iglob"})
 
 
@@ -118,6 +121,8 @@ def string_use(node: ast.AST, ctx: "FileContext") -> str:
         return COMPARE
     if _is_path(parent, ctx):
         return PATH
+    if _is_key(node, parent):
+        return KEY
     call, keyword = parent, None
     if isinstance(parent, ast.keyword):
         keyword, call = parent.arg, ctx.parent(parent)
@@ -125,6 +130,25 @@ def string_use(node: ast.AST, ctx: "FileContext") -> str:
         if keyword in ("device_type", "device") or (keyword is None and call.args and call.args[0] is node):
             return AMP
     return OTHER
+
+
+def _is_key(node: ast.AST, parent: Optional[ast.AST]) -> bool:
+    """A mapping key or an attribute name, not a device: ``{"cuda": True}``, ``cfg["cuda"]``,
+    ``cfg.get("cuda", False)``, ``getattr(args, "cuda")``. A ``'cuda:N'`` key of a dict stays a device
+    (``map_location={"cuda:1": "cuda:0"}``), and so does the key of a table keyed by device type
+    (``{"cuda": torch.cuda.empty_cache, "cpu": None}``: on NPU the lookup needs an ``"npu"`` entry)."""
+    if isinstance(parent, ast.Dict):
+        return isinstance(node, ast.Constant) and node.value == "cuda" and any(k is node for k in parent.keys) \
+            and not any(isinstance(k, ast.Constant) and k.value in _DEVICE_TYPES for k in parent.keys)
+    if isinstance(parent, ast.Subscript):
+        return parent.slice is node
+    if isinstance(parent, ast.Call) and len(parent.args) >= 1:
+        func = parent.func
+        if isinstance(func, ast.Attribute) and func.attr in _KEY_METHODS:
+            return parent.args[0] is node
+        if isinstance(func, ast.Name) and func.id in _ATTRIBUTE_CALLS:
+            return len(parent.args) >= 2 and parent.args[1] is node
+    return False
 
 
 def _is_path(node: Optional[ast.AST], ctx: "FileContext") -> bool:

@@ -45,12 +45,20 @@ class CudaDeviceString(Rule):
                  "import torch\ndevice = 'cuda' if torch.cuda.is_available() else 'cpu'\n",
                  "import torch\ndev = torch.device(f'cuda:{rank}')\n",
                  "import torch\ndev = torch.device('cuda:%d' % rank)\n",
-                 "import torch\ndev = torch.device('cuda:{}'.format(rank))\n")
+                 "import torch\ndev = torch.device('cuda:{}'.format(rank))\n",
+                 "import torch\nstate = torch.load(path, map_location={'cuda:1': 'cuda:0'})\n",
+                 "import torch\ndevice = kwargs.get('device', 'cuda')\n",
+                 "import torch\nDEVICES = {'gpu': 'cuda', 'cpu': 'cpu'}\n",
+                 "import torch\nEMPTY_CACHE = {'cuda': torch.cuda.empty_cache, 'cpu': None}\n")
     must_not_fire = ("device = 'cuda'\n", "import torch\nlog('cuda:%d ready', rank)\n",
                      "import torch\nprint('running on cuda devices')\n",
                      "import torch\nif x.device.type == 'cuda':\n    pass\n",
                      "import torch\nwith torch.autocast('cuda'):\n    pass\n",
-                     "import torch\ndef f():\n    'cuda'\n")
+                     "import torch\ndef f():\n    'cuda'\n",
+                     "import torch\ncfg = {'cuda': True, 'seed': 0}\n",
+                     "import torch\nuse_gpu = cfg['cuda']\n",
+                     "import torch\nuse_gpu = cfg.get('cuda', False) and torch.cuda.is_available()\n",
+                     "import torch\nif getattr(args, 'cuda'):\n    pass\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if ctx.uses_torch and is_device_string(node, ctx) and not is_docstring(node, ctx) \
