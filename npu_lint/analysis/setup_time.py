@@ -6,6 +6,7 @@ is built per batch. Asked by NPU403 before it reports a read or a size taken fro
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 from npu_lint.analysis import kinds as K
@@ -58,7 +59,14 @@ def _runs_at_setup(function: ast.AST, resolver: "Resolver", depth: int) -> bool:
 
 
 # What moves a tensor to the accelerator inside a dataset: then its items are built on the device, not the host.
-_DEVICE_WORDS = ("cuda", "device", "npu")
+_DEVICE_TOKENS = frozenset({"cuda", "npu", "gpu"})
+
+
+def _device_word(name: str) -> bool:
+    """``device``, ``self.device``, ``.cuda()``, ``to_npu``, ``use_gpu``: a name that speaks of the accelerator
+    (``input_ids`` does not: "npu" is a word of the name, not any three letters of it)."""
+    lower = name.lower()
+    return "device" in lower or not _DEVICE_TOKENS.isdisjoint(re.split(r"[_\d]+", lower))
 
 
 def runs_per_sample(function: object, resolver: "Resolver") -> bool:
@@ -85,9 +93,9 @@ def names_device(node: ast.AST) -> bool:
     """``node`` (a class or function) mentions a device: ``.cuda()``, ``.to(self.device)``, ``device=...``, a
     ``"cuda"`` / ``"npu"`` string: what it builds may be built on the accelerator."""
     for child in ast.walk(node):
-        if isinstance(child, ast.Attribute) and any(w in child.attr.lower() for w in _DEVICE_WORDS):
+        if isinstance(child, ast.Attribute) and _device_word(child.attr):
             return True
-        if isinstance(child, ast.Name) and any(w in child.id.lower() for w in _DEVICE_WORDS):
+        if isinstance(child, ast.Name) and _device_word(child.id):
             return True
         if isinstance(child, ast.keyword) and child.arg and "device" in child.arg:
             return True

@@ -10,7 +10,7 @@ import ast
 
 from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.names import rooted
-from npu_lint.analysis.setup_time import converts_inputs, names_device, runs_at_setup, runs_per_sample
+from npu_lint.analysis.setup_time import converts_inputs, runs_at_setup
 from npu_lint.analysis.kinds import BATCH, MASK, TENSOR
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
@@ -23,7 +23,7 @@ from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dyn
                                              is_mask_selection, wrapper_chain)
 from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, reads_through_mask,
                                        rows_written, tensor_evidence, type_name, updated_in_place)
-from npu_lint.rules.collate_samples import collate_path
+from npu_lint.rules.host_work import host_work
 from npu_lint.rules.mask_values import mask_position
 
 FAMILY = "dynamic-shape"
@@ -476,6 +476,25 @@ class BooleanMaskIndexing(Rule):
                       "    if isinstance(mask, PIL.Image.Image):\n        mask = np.array(mask)\n"
                       "    return torch.from_numpy(mask)\n")
 
+    must_not_fire += (  # a collator class's methods run in the loader's workers: its instances are the collate
+                        # function, or it derives from a Hugging Face data collator
+                      "import torch\nfrom torch.utils.data import DataLoader\nclass Collator:\n"
+                      "    def __call__(self, examples):\n        return self.mask_tokens(torch.stack(examples))\n"
+                      "    def mask_tokens(self, inputs):\n        labels = inputs.clone()\n"
+                      "        masked = torch.bernoulli(torch.full(labels.shape, 0.15)).bool()\n"
+                      "        labels[~masked] = -100\n        return inputs, labels\n"
+                      "def make(ds):\n    return DataLoader(ds, batch_size=8, drop_last=True, collate_fn=Collator())\n",
+                      "import torch\nfrom transformers import DataCollatorForLanguageModeling\n"
+                      "class SpanCollator(DataCollatorForLanguageModeling):\n"
+                      "    def torch_mask_tokens(self, inputs: torch.Tensor):\n        labels = inputs.clone()\n"
+                      "        masked = torch.bernoulli(torch.full(labels.shape, 0.15)).bool()\n"
+                      "        labels[~masked] = -100\n        inputs[masked] = self.tokenizer.mask_token_id\n"
+                      "        return inputs, labels\n")
+    must_fire += (  # a callable class that is no collate function: its work may run on the device
+                  "import torch\nclass Masker:\n    def __call__(self, inputs: torch.Tensor):\n"
+                  "        labels = inputs.clone()\n        masked = torch.bernoulli(torch.full(labels.shape, 0.15)).bool()\n"
+                  "        labels[~masked] = -100\n        return inputs, labels\n",)
+
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch or host_work(node, ctx):
             return   # (a dataset's per-sample work, a collate function's batch building: on the host)
@@ -558,18 +577,3 @@ class BooleanMaskIndexing(Rule):
                        "x[mask]")
 
 
-def host_work(node: ast.AST, ctx: FileContext) -> bool:
-    """``node`` runs on the host, in a loader's workers: in a method of a dataset that names no device
-    (``__getitem__`` and its helpers), or in a collate function (or a helper it hands its samples to) that names
-    none. The varying shape of what it builds reaches the device as the batch: the padding (NPU405) or the joined
-    samples (NPU409) are reported there; the selection or data-dependent op itself runs on the CPU."""
-    function = ctx.enclosing(node, FUNCTION_TYPES)
-    if runs_per_sample(function, ctx.resolver):
-        return True
-    outer = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    if outer is None or collate_path(outer, ctx) is None:
-        return False
-    memo = ctx.scratch.setdefault("collate_names_device", {})
-    if id(outer) not in memo:
-        memo[id(outer)] = names_device(outer)
-    return not memo[id(outer)]

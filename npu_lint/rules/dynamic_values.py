@@ -18,6 +18,7 @@ from npu_lint.analysis.setup_time import runs_at_setup, runs_per_sample
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
+from npu_lint.rules.host_work import in_collator
 from npu_lint.rules.size_helpers import omitted_size, size_helper_call
 from npu_lint.rules.value_flow import ValueFlow, origin_text, shape_sink
 from npu_lint.rules.value_reports import report_flow, report_loop, report_read
@@ -321,7 +322,13 @@ class TensorValueInShape(ValueFlow):
         "import torch\ndef window(logits):\n    bins = logits.argmax(dim=1)\n"
         "    start = torch.max(torch.tensor(0, device=logits.device), bins - 4)\n"
         "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",)
-    must_not_fire = (
+    must_not_fire = (  # a collator's span masking: host work in the loader's workers
+                     "import torch\nfrom transformers import DataCollatorForLanguageModeling\n"
+                     "class SpanCollator(DataCollatorForLanguageModeling):\n"
+                     "    def torch_mask_tokens(self, inputs: torch.Tensor):\n"
+                     "        masked = torch.zeros(inputs.shape, dtype=torch.bool)\n"
+                     "        for i in range(inputs.size(0)):\n            span = torch.randint(1, 5, (1,)).item()\n"
+                     "            masked[i, :span] = True\n        return inputs, masked\n",
                      # a value of the batch picked for all samples (a setting the dataset may repeat), one sample
                      # cut to another sample's value; a reader's host tensor; a clamp of two constants
                      "import torch\nfrom torch.utils.data import DataLoader\ndef run(model, ds):\n"
@@ -520,9 +527,9 @@ class TensorValueInShape(ValueFlow):
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         function = ctx.enclosing(node, FUNCTION_TYPES)
-        if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver):
+        if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver) or in_collator(node, ctx):
             return   # a model's constructor or a private helper only it calls: one read, one shape per model;
-            # a dataset's per-sample work on the host
+            # a dataset's per-sample work or a collator's batch building, on the host
         if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
             return
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
@@ -550,7 +557,7 @@ class TensorValueInShape(ValueFlow):
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         function = ctx.enclosing(node, FUNCTION_TYPES)
-        if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver):
+        if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver) or in_collator(node, ctx):
             return
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) and not self._window(s, ctx)

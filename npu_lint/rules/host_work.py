@@ -1,0 +1,68 @@
+"""Code that runs on the host, in a loader's workers, whatever tensors it handles: a dataset's per-sample methods,
+a collate function and the helpers it hands its samples to, and every method of a collator class. A shape that
+varies there varies on the CPU; what reaches the device is the batch (NPU405 / NPU409 report its padding and its
+joined samples). Asked by NPU401 / NPU402 before they report, and by NPU403 for collator classes."""
+from __future__ import annotations
+
+import ast
+
+from npu_lint.analysis.setup_time import names_device, runs_per_sample
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.collate_samples import collate_path
+
+_COLLATOR_MODULES = ("transformers.data.data_collator.",)
+
+
+def collator_class(cls: ast.ClassDef, ctx: FileContext) -> bool:
+    """``cls`` builds batches in a loader's workers and names no device: its instances are passed as a collate
+    function (its ``__call__`` receives the samples), or it derives from a Hugging Face data collator
+    (``class Collator(DataCollatorForSeq2Seq)``, ``transformers.DataCollatorMixin``), which the Trainer passes as
+    its DataLoader's ``collate_fn``. Every method of it (``torch_mask_tokens`` choosing tokens to mask) runs on the
+    host."""
+    memo = ctx.scratch.setdefault("collator_class", {})
+    found = memo.get(id(cls))
+    if found is None:
+        found = memo[id(cls)] = _collator_class(cls, ctx)
+    return found
+
+
+def _collator_class(cls: ast.ClassDef, ctx: FileContext, depth: int = 0) -> bool:
+    resolver = ctx.resolver
+    for base in cls.bases:
+        name = resolver.qualname(base) or ""
+        local = resolver.definition(base) if isinstance(base, ast.Name) and not name else None
+        if isinstance(local, ast.ClassDef):   # a base of the file (the collator module itself, or a user's)
+            if depth < 3 and _collator_class(local, ctx, depth + 1):
+                return not names_device(cls)
+            name = f"{ctx.module}.{base.id}" if ctx.module else ""
+        if name.startswith(_COLLATOR_MODULES) or (name.startswith("transformers.")
+                                                  and name.rpartition(".")[2].startswith("DataCollator")):
+            return not names_device(cls)
+    call = next((item for item in cls.body if isinstance(item, ast.FunctionDef) and item.name == "__call__"), None)
+    return call is not None and collate_path(call, ctx) is not None and not names_device(cls)
+
+
+def in_collator(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` is in a method of a collator class (:func:`collator_class`)."""
+    cls = ctx.enclosing(node, (ast.ClassDef,))
+    return cls is not None and collator_class(cls, ctx)
+
+
+def host_work(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` runs on the host, in a loader's workers: in a method of a dataset that names no device
+    (``__getitem__`` and its helpers), or in a collate function (or a helper it hands its samples to) that names
+    none. The varying shape of what it builds reaches the device as the batch: the padding (NPU405) or the joined
+    samples (NPU409) are reported there; the selection or data-dependent op itself runs on the CPU."""
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    if runs_per_sample(function, ctx.resolver):
+        return True
+    if in_collator(node, ctx):
+        return True
+    outer = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if outer is None or collate_path(outer, ctx) is None:
+        return False
+    memo = ctx.scratch.setdefault("collate_names_device", {})
+    if id(outer) not in memo:
+        memo[id(outer)] = names_device(outer)
+    return not memo[id(outer)]
