@@ -183,11 +183,20 @@ class CallValues:
                 or any(k.arg == "device" for k in node.keywords) or not self._has_host_tensors():
             return False
         operands = list(node.args) + [k.value for k in node.keywords if k.arg not in ("dtype", "dim", "out")]
-        if isinstance(node.args[0], (ast.List, ast.Tuple)):
-            operands[:1] = node.args[0].elts
+        first = node.args[0]
+        if isinstance(first, ast.BinOp) and isinstance(first.op, ast.Mult) and isinstance(first.left, ast.List):
+            first = first.left   # ``torch.stack([ranking] * 5)``
+        if isinstance(first, (ast.List, ast.Tuple)):
+            operands[:1] = first.elts
         host = False
         for operand in operands:
             if isinstance(operand, ast.Constant):
+                continue
+            if isinstance(operand, (ast.Compare, ast.BinOp, ast.UnaryOp, ast.Subscript)):
+                value = self.value_of(operand, scope, depth + 1)   # ``torch.where(ranking == truth)``
+                if value is None or value[0] != K.HOST or value == (K.HOST, K.PYTHON_NUMBER):
+                    return False
+                host = True
                 continue
             if isinstance(operand, ast.Call) and isinstance(operand.func, ast.Attribute) \
                     and operand.func.attr == "cpu" and not operand.args:
@@ -196,10 +205,9 @@ class CallValues:
             if not isinstance(operand, (ast.Name, ast.ListComp, ast.GeneratorExp)):
                 return False   # no walk into nested expressions: a chain of ops stays linear
             if isinstance(operand, ast.Name) and not self._host_name(operand, scope):
-                if self._loop_bound(operand, scope) \
-                        and self.value_of(operand, scope, depth + 1) == (K.HOST, K.CPU_TENSOR):
-                    host = True   # ``for name, logit in logits.items()`` over a dict of ``.cpu()`` results
-                    continue
+                if self.value_of(operand, scope, depth + 1) == (K.HOST, K.CPU_TENSOR):
+                    host = True   # ``for name, logit in logits.items()`` over a dict of ``.cpu()`` results,
+                    continue      # ``row = logits[d, :]`` of a ``.cpu()`` result
                 return False
             value = self.sequence_element(operand, scope, depth + 1) if not isinstance(operand, ast.Name) \
                 or self._listed(operand, scope) else (K.HOST, K.CPU_TENSOR)
