@@ -7,7 +7,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import imported_names, is_extension_module, library_row
-from npu_lint.rules import ApiRef, Rule
+from npu_lint.rules import ApiRef, Rule, short_source
 
 FAMILY = "cuda"
 
@@ -140,8 +140,10 @@ class CudaOnlyLibrary(_LibraryImport):
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
                 "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann")
-    node_types = (ast.Import, ast.ImportFrom, ApiRef)
+    node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant)
+    constant_types = (str,)   # dispatch: the library's name given to importlib
     use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
+    by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
     must_fire = ("import cupy as cp\n", "import GPUtil\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n",
                  "try:\n    import pynvml\nexcept ImportError:\n    pynvml = None\n"
@@ -152,7 +154,11 @@ class CudaOnlyLibrary(_LibraryImport):
                  "    return flash_attn_func(q, k, v, causal=True)  # NPU217\n")
     must_not_fire = ("import numba\n", "from numba import jit\n", "import tritonclient\n",
                      "def f(pynvml):\n    return pynvml.nvmlDeviceGetCount()\n",
-                     "def gpu_count(nvml):\n    return nvml.nvmlDeviceGetCount()\n")
+                     "def gpu_count(nvml):\n    return nvml.nvmlDeviceGetCount()\n",
+                     "import importlib\nprint('flash_attn')\nmod = importlib.import_module('numpy')\n")
+    must_fire += (  # the library imported, or looked for, by its name
+                  "import importlib.util\nHAS_FLASH = importlib.util.find_spec('flash_attn') is not None\n",
+                  "import importlib\nbnb = importlib.import_module('bitsandbytes')\n")
     # The import fires in any example that can resolve a library name, so the uses that stay silent (Triton kernel
     # bodies, ``flash_attn_func is not None``) are pinned line by line in tests/fixtures/cuda/ext_and_libs.py.
 
@@ -162,6 +168,9 @@ class CudaOnlyLibrary(_LibraryImport):
         return row is not None and row["code"] == cls.code and row["reported"] == "each use"
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.Constant):
+            self._by_name(node, ctx)
+            return
         if not isinstance(node, ApiRef):
             super().check(node, ctx)
             return
@@ -171,6 +180,25 @@ class CudaOnlyLibrary(_LibraryImport):
             return   # the check stands without the dispatch (tests run it ungated); the module itself is no use
         ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["module"],
                                                       alternative=row["npu_alternative"]), node.qualname)
+
+
+    def _by_name(self, node: ast.Constant, ctx: FileContext) -> None:
+        """``importlib.import_module("bitsandbytes")``, ``importlib.util.find_spec("flash_attn")``: the library
+        imported by its name, or the test of whether it is installed (the branch it guards is the CUDA path)."""
+        call = ctx.parent(node)
+        if not isinstance(node.value, str) or not isinstance(call, ast.Call) or not call.args or call.args[0] is not node:
+            return
+        what = _IMPORTERS.get(ctx.resolver.qualname(call.func) or "")
+        row = library_row(node.value) if what else None
+        if row is not None and row["code"] == self.code:
+            ctx.report(node, self.by_name_message.format(call=short_source(call.func, 40), name=node.value, what=what,
+                                                         module=row["module"], alternative=row["npu_alternative"]),
+                       row["module"])
+
+
+_IMPORTERS = {"importlib.import_module": "imports", "builtins.__import__": "imports", "__import__": "imports",
+              "importlib.util.find_spec": "tests for", "pkgutil.find_loader": "tests for",
+              "importlib.find_loader": "tests for"}
 
 
 def _used(node: ast.expr, ctx: FileContext) -> bool:
