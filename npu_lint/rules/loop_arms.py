@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -70,6 +71,22 @@ def steps(iterated: ast.AST) -> bool:
     func = iterated.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     return name.lower().rsplit("_", 1)[-1] in ("range", "count", "trange", "tqdm")
+
+
+def named_steps(loop: ast.For, ctx: FileContext) -> bool:
+    """``for i in it:`` where every binding of ``it`` that may reach the loop is a loop over steps (`steps`) or
+    a wrapper of ``it`` itself (``it = range(n)``; ``if bar: it = progress_bar(it)``): a loop over steps named
+    first (a progress bar switched on by a flag)."""
+    name = loop.iter
+    if not isinstance(name, ast.Name) or ctx.resolver.scopes is None:
+        return False
+    bindings = ctx.resolver.scopes.may_reach(name.id, ctx.resolver.current, (name.lineno, name.col_offset))
+    values = [b.value if b.tag == VALUE and not b.path else None for b in bindings]
+    if not values or any(not isinstance(v, ast.Call) for v in values):
+        return False
+    rewraps = [v for v in values if not steps(v)]
+    return len(rewraps) < len(values) and all(   # type: ignore[union-attr]
+        len(v.args) == 1 and isinstance(v.args[0], ast.Name) and v.args[0].id == name.id for v in rewraps)
 
 
 @lru_cache(maxsize=256)   # asked once per concatenation in the loop: answered once per loop (node identity)
