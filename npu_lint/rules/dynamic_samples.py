@@ -215,7 +215,8 @@ class PerSampleConcat(Rule):
                  "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
                  "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n",
                  # per-row tags of the samples' own counts: the tag tensor, the pieces counted, the accumulation
-                 "import numpy as np\nimport torch\ndef collate(self, users):\n    idx, acc = [], torch.tensor([])\n"
+                 "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\nclass Users(DataLoader):\n"
+                 "  def collate_fn(self, users):\n    idx, acc = [], torch.tensor([])\n"
                  "    for i, uid in enumerate(users):\n        idx += [i for _ in range(self.counts[uid])]\n"
                  "        acc = torch.cat((acc, self.items[uid]), 0)\n    return torch.from_numpy(np.array(idx)), acc\n",
                  "import torch\ndef detect(model, images, split):\n    splits, index = [], []\n"
@@ -335,6 +336,9 @@ class PerSampleConcat(Rule):
                      "import torch\ndef f(self, images):\n    crops, idx = [], []\n    for i, im in enumerate(images):\n"
                      "        idx += [i] * self.n_views\n        crops.extend(self.views(im))\n"
                      "    return torch.stack(crops), torch.tensor(idx)\n",
+                     # per-row tags of a one-off preparation whose tensors no model is given in the function
+                     "import torch\ndef prepare(groups):\n    xs, labels = [], []\n    for i, g in enumerate(groups):\n"
+                     "        xs.extend(g)\n        labels += [i] * len(g)\n    return torch.stack(xs), torch.tensor(labels)\n",
                      "import torch\nfrom torch.utils.data import Dataset\nclass D(Dataset):\n"
                      "    def __init__(self, groups):\n        labels = []\n        for i, g in enumerate(groups):\n"
                      "            labels += [i] * len(g)\n        self.labels = torch.tensor(labels)\n",

@@ -13,6 +13,8 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.chunk_steps import derived, model_call
+from npu_lint.rules.collate_samples import collate_path
 from npu_lint.rules.sample_lengths import enumerated, measured_item
 
 
@@ -64,8 +66,24 @@ def row_tags(loop: ast.For) -> dict[str, ast.AST]:
     return found
 
 
-def _per_batch(function: Optional[ast.AST], ctx: FileContext) -> bool:
-    return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and not runs_at_setup(function, ctx.resolver)
+def _per_batch(function: Optional[ast.AST], ctx: FileContext, result: Optional[ast.AST] = None) -> bool:
+    """``function`` builds a batch: a collate function (or what one hands its samples to), or a function that
+    gives ``result`` (or what it binds from it) to a model; never a constructor's setup (a dataset's labels)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or runs_at_setup(function, ctx.resolver):
+        return False
+    if collate_path(function, ctx):
+        return True
+    if result is None:
+        return False
+    if model_call(function.body, set(), ctx, result) is not None:
+        return True     # ``model(torch.stack(splits))``
+    statement = ctx.parent(result)
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = ctx.parent(statement)
+    if not isinstance(statement, ast.Assign):
+        return False
+    names = {n.id for t in statement.targets for n in walk(t) if isinstance(n, ast.Name)}
+    return bool(names) and model_call(function.body, derived(function.body, names), ctx) is not None
 
 
 def tagged_list(converter: ast.Call, ctx: FileContext) -> Optional[ast.For]:
@@ -76,7 +94,7 @@ def tagged_list(converter: ast.Call, ctx: FileContext) -> Optional[ast.For]:
             and arg.func.attr in ("array", "asarray"):
         arg = arg.args[0]      # ``torch.from_numpy(np.array(tags))``
     function = ctx.enclosing(converter, FUNCTION_TYPES)
-    if not isinstance(arg, ast.Name) or not _per_batch(function, ctx):
+    if not isinstance(arg, ast.Name) or not _per_batch(function, ctx, converter):
         return None
     return next((loop for loop in _loops(function) if arg.id in row_tags(loop)), None)
 
@@ -86,7 +104,7 @@ def counted_pieces(items: ast.Name, call: ast.Call, ctx: FileContext) -> Optiona
     [prep(s) for s in splits]``) by pieces it also tags one per row (``splits.extend(parts)`` beside ``index +=
     [i] * len(parts)``): the number of items changes with the data. None otherwise."""
     function = ctx.enclosing(call, FUNCTION_TYPES)
-    if not _per_batch(function, ctx):
+    if not _per_batch(function, ctx, call):
         return None
     names = {items.id}
     binding = ctx.resolver.binding(items)
@@ -122,6 +140,7 @@ def accumulated_rows(call: ast.Call, ctx: FileContext) -> Optional[ast.For]:
             or not any(isinstance(e, ast.Name) and e.id == parent.targets[0].id for e in items.elts):
         return None
     loop = ctx.enclosing(parent, (ast.For, ast.While, *FUNCTION_TYPES))
-    if not isinstance(loop, ast.For) or not row_tags(loop) or not _per_batch(ctx.enclosing(loop, FUNCTION_TYPES), ctx):
+    if not isinstance(loop, ast.For) or not row_tags(loop) \
+            or not _per_batch(ctx.enclosing(loop, FUNCTION_TYPES), ctx, call):
         return None
     return loop
