@@ -235,7 +235,8 @@ class GrowingTensor(Rule):
         None:``) with a new piece that is no parameter, and returned beside the output at every later return
         (``return out, states``; ``present = (key, value)``; ``return out, present``), not cut after. Also a tensor read through a prefix whose end
         follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``; the steps also
-        through a name, ``it = range(n)``, ``if bar: it = progress_bar(it)``, ``for i in it``), the other parts of
+        through a name, ``it = range(n)``, ``if bar: it = progress_bar(it)`` or ``it = progress_bar(range(n)) if
+        bar else range(n)``, then ``for i in it``), the other parts of
         the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns), and a tensor sized by that
         counter in a loop that grows the sequence it decodes (``x = cat([x, y])`` or a list appended and joined
         there): ``torch.triu(torch.ones(t + 1, t + 1))``, ``generate_square_subsequent_mask(i + 1)`` (torch's, or a
@@ -304,6 +305,9 @@ class GrowingTensor(Rule):
                  "    for t in range(steps):\n        buf[:, t] = model(buf[:, :t + 1])\n    return buf\n",
                  "import torch\ndef gen(model, x, n, bar):\n    toks = torch.zeros(x.size(0), n)\n    it = range(n)\n"
                  "    if bar:\n        it = progress_bar(it)\n    for i in it:\n        toks[:, i] = model(x, toks[:, :i])\n",
+                 "import torch\ndef gen(model, x, n, bar):\n    toks = torch.zeros(x.size(0), n)\n"
+                 "    steps = progress_bar(range(n)) if bar else range(n)\n    for i in steps:\n"
+                 "        toks[:, i] = model(x, toks[:, :i])\n",
                  "import torch\ndef beam(model, seqs, steps):\n    for step in range(steps):\n"
                  "        idx, tok = model(seqs)\n        seqs = torch.cat([seqs[idx], tok], -1)\n    return seqs\n",
                  # one arm of a test the loop does not change: a run that takes it grows every step
@@ -449,6 +453,7 @@ class GrowingTensor(Rule):
                      "import torch\ndef f(names, steps):\n    for t in range(steps):\n        print(names[:t])\n",
                      # a name bound to a list of items, not steps
                      "import torch\ndef f(model, x, items):\n    it = items\n    for i in it:\n        model(x[:, :i])\n",
+                     "import torch\ndef f(model, x, loader, bar):\n    it = bar(loader)\n    for i in it:\n        model(x[:, :i])\n",
                      "import torch\nfor _ in range(n):\n    ids = torch.cat([ids[:, -10:], nxt], dim=1)\n",
                      "import torch\ndef pair(a, b):\n    return torch.cat((b, b))\nfor _ in range(n):\n"
                      "    ys = pair(ys, y)\n",   # the loop's value is not one of the helper's concatenated operands

@@ -75,18 +75,29 @@ def steps(iterated: ast.AST) -> bool:
 
 def named_steps(loop: ast.For, ctx: FileContext) -> bool:
     """``for i in it:`` where every binding of ``it`` that may reach the loop is a loop over steps (`steps`) or
-    a wrapper of ``it`` itself (``it = range(n)``; ``if bar: it = progress_bar(it)``): a loop over steps named
-    first (a progress bar switched on by a flag)."""
+    a wrapper of ``it`` itself (``it = range(n)``; ``if bar: it = progress_bar(it)``; ``it = progress_bar(range(n))
+    if bar else range(n)``): a loop over steps named first (a progress bar switched on by a flag)."""
     name = loop.iter
     if not isinstance(name, ast.Name) or ctx.resolver.scopes is None:
         return False
     bindings = ctx.resolver.scopes.may_reach(name.id, ctx.resolver.current, (name.lineno, name.col_offset))
     values = [b.value if b.tag == VALUE and not b.path else None for b in bindings]
-    if not values or any(not isinstance(v, ast.Call) for v in values):
-        return False
-    rewraps = [v for v in values if not steps(v)]
-    return len(rewraps) < len(values) and all(   # type: ignore[union-attr]
-        len(v.args) == 1 and isinstance(v.args[0], ast.Name) and v.args[0].id == name.id for v in rewraps)
+
+    def stepping(value: object, depth: int = 0) -> Optional[bool]:
+        """True: steps (``range(n)``, ``progress_bar(range(n))``); None: a rewrap of the name (``bar(it)``)."""
+        if isinstance(value, ast.IfExp) and depth < 2:
+            arms = (stepping(value.body, depth + 1), stepping(value.orelse, depth + 1))
+            return False if False in arms else True if True in arms else None
+        if not isinstance(value, ast.Call):
+            return False
+        if steps(value):
+            return True
+        first = value.args[0] if value.args else None
+        if isinstance(first, ast.Name) and first.id == name.id:
+            return None
+        return isinstance(first, ast.Call) and steps(first)
+    found = [stepping(v) for v in values]
+    return bool(found) and False not in found and True in found
 
 
 @lru_cache(maxsize=256)   # asked once per concatenation in the loop: answered once per loop (node identity)
