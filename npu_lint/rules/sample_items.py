@@ -182,9 +182,10 @@ class _Items:
                 return "each item's rows labelled with the index of its sample"
         stripped = _strip(element)
         if isinstance(stripped, ast.IfExp):     # ``t[i] if len(i) else t.new_zeros(0, 4)``
-            if self.rows and empty_rows(stripped.body) != empty_rows(stripped.orelse):
+            found = self.varies(stripped.body, depth + 1) or self.varies(stripped.orelse, depth + 1)
+            if not found and self.rows and empty_rows(stripped.body) != empty_rows(stripped.orelse):
                 return "an empty item of 0 rows beside items with rows"
-            return self.varies(stripped.body, depth + 1) or self.varies(stripped.orelse, depth + 1)
+            return found
         if not self.rows and depth == 0 and isinstance(stripped, ast.BinOp) and isinstance(self.body, ast.For):
             field = shifted_field(stripped, self.body)    # ``g.edge_index + offset`` with ``offset += g.num_nodes``
             root = _root(field) if field is not None else None
