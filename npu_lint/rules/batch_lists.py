@@ -42,11 +42,60 @@ def served_batches(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool
     return "__len__" in methods and bool(methods & {"__getitem__", "__iter__"})
 
 
+def own_batcher(node: ast.Call, ctx: FileContext) -> Optional[tuple[int, str]]:
+    """The file's own generator that cuts a parameter in chunks of a parameter's size (``def batch(items, bs=1):
+    for i in range(0, len(items), bs): yield items[i:min(i + bs, len(items))]``, or ``items[i:i + bs]``): the
+    position and name of the size parameter, as ``BATCHERS`` gives them; else None."""
+    own = ctx.resolver.own_function(node)
+    function = own[0] if own is not None and own[1] == 0 else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [a.arg for a in function.args.posonlyargs + function.args.args]
+    for loop in ast.walk(function):
+        if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
+                and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range" and len(loop.iter.args) == 3
+                and isinstance(loop.iter.args[2], ast.Name) and loop.iter.args[2].id in params):
+            continue
+        index, size = loop.target.id, loop.iter.args[2].id
+        for node_ in ast.walk(loop):
+            value = node_.value if isinstance(node_, ast.Yield) else None
+            if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id in params
+                    and isinstance(value.slice, ast.Slice) and isinstance(value.slice.lower, ast.Name)
+                    and value.slice.lower.id == index and value.slice.upper is not None and value.slice.step is None):
+                continue
+            upper = value.slice.upper
+            if isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min" \
+                    and upper.args:
+                upper = upper.args[0]   # ``min(i + bs, n)``
+            if isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add) \
+                    and {ast.unparse(upper.left), ast.unparse(upper.right)} == {index, size}:
+                return params.index(size), size
+    return None
+
+
+_JOINS = frozenset({"torch.cat", "torch.concat", "torch.stack"})
+
+
+def own_batch_join(node: ast.Call, ctx: FileContext) -> Optional[ast.Call]:
+    """Where a loop over the file's own batcher (``own_batcher``) makes its chunk a tensor (``torch.stack(chunk)``,
+    ``torch.cat(chunk)``): the short tail's shape is born there, not in the generator. None: no such join."""
+    if own_batcher(node, ctx) is None:
+        return None
+    for target, body in loops_over(node, ctx):
+        names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        for statement in body:
+            for call in ast.walk(statement) if statement is not None else ():
+                if isinstance(call, ast.Call) and call.args and isinstance(call.args[0], ast.Name) \
+                        and call.args[0].id in names and ctx.resolver.qualname(call.func) in _JOINS:
+                    return call
+    return None
+
+
 def library_batches(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, ast.Call]]:
     """``for batch in chunked(items, bs): model(...)``: the batch size and the model call, when a loop over a
     library batcher's lists gives one (or what it builds from it) to a model; None otherwise, and for a batcher
     asked to refuse a short tail (``strict=True``)."""
-    spec = BATCHERS.get(ctx.resolver.qualname(node.func) or "")
+    spec = BATCHERS.get(ctx.resolver.qualname(node.func) or "") or own_batcher(node, ctx)
     if spec is None or any(kw.arg == "strict" and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
                            for kw in node.keywords):
         return None

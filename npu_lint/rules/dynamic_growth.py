@@ -16,7 +16,7 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
-from npu_lint.rules.loop_arms import carried, over_layers, rearranged, step_loop, steps, stored_back
+from npu_lint.rules.loop_arms import carried, named_steps, over_layers, rearranged, step_loop, steps, stored_back
 
 _PADS = frozenset({"torch.nn.functional.pad"})
 _STACKS = frozenset({"torch.stack"})
@@ -234,7 +234,9 @@ class GrowingTensor(Rule):
         ``layer_past`` or the names it unpacks into), concatenated under a test of it (``if layer_past is not
         None:``) with a new piece that is no parameter, and returned beside the output at every later return
         (``return out, states``; ``present = (key, value)``; ``return out, present``), not cut after. Also a tensor read through a prefix whose end
-        follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``), the other parts of
+        follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``; the steps also
+        through a name, ``it = range(n)``, ``if bar: it = progress_bar(it)`` or ``it = progress_bar(range(n)) if
+        bar else range(n)``, then ``for i in it``), the other parts of
         the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns), and a tensor sized by that
         counter in a loop that grows the sequence it decodes (``x = cat([x, y])`` or a list appended and joined
         there): ``torch.triu(torch.ones(t + 1, t + 1))``, ``generate_square_subsequent_mask(i + 1)`` (torch's, or a
@@ -301,6 +303,11 @@ class GrowingTensor(Rule):
                  # a prefix whose end follows the loop counter, and beam search's reordered rows
                  "import torch\ndef gen(model, x, steps):\n    buf = torch.zeros(x.size(0), steps)\n"
                  "    for t in range(steps):\n        buf[:, t] = model(buf[:, :t + 1])\n    return buf\n",
+                 "import torch\ndef gen(model, x, n, bar):\n    toks = torch.zeros(x.size(0), n)\n    it = range(n)\n"
+                 "    if bar:\n        it = progress_bar(it)\n    for i in it:\n        toks[:, i] = model(x, toks[:, :i])\n",
+                 "import torch\ndef gen(model, x, n, bar):\n    toks = torch.zeros(x.size(0), n)\n"
+                 "    steps = progress_bar(range(n)) if bar else range(n)\n    for i in steps:\n"
+                 "        toks[:, i] = model(x, toks[:, :i])\n",
                  "import torch\ndef beam(model, seqs, steps):\n    for step in range(steps):\n"
                  "        idx, tok = model(seqs)\n        seqs = torch.cat([seqs[idx], tok], -1)\n    return seqs\n",
                  # one arm of a test the loop does not change: a run that takes it grows every step
@@ -444,6 +451,9 @@ class GrowingTensor(Rule):
                      "import torch\ndef f(x: torch.Tensor, n, c):\n    for st in range(0, n, c):\n"
                      "        en = min(st + c, n)\n        y = x[:, st:en]\n        z = x[:, st:st + 4]\n        w = x[:, st]\n",
                      "import torch\ndef f(names, steps):\n    for t in range(steps):\n        print(names[:t])\n",
+                     # a name bound to a list of items, not steps
+                     "import torch\ndef f(model, x, items):\n    it = items\n    for i in it:\n        model(x[:, :i])\n",
+                     "import torch\ndef f(model, x, loader, bar):\n    it = bar(loader)\n    for i in it:\n        model(x[:, :i])\n",
                      "import torch\nfor _ in range(n):\n    ids = torch.cat([ids[:, -10:], nxt], dim=1)\n",
                      "import torch\ndef pair(a, b):\n    return torch.cat((b, b))\nfor _ in range(n):\n"
                      "    ys = pair(ys, y)\n",   # the loop's value is not one of the helper's concatenated operands
@@ -861,7 +871,8 @@ class GrowingTensor(Rule):
         if not any(isinstance(s, ast.Slice) and s.step is None and s.upper is not None for s in elements):
             return   # no prefix slice (the ``moving`` form below): the loop need not be looked for
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
-        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not steps(loop.iter):
+        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not (
+                steps(loop.iter) or named_steps(loop, ctx)):
             self._written_prefix(node, elements, ctx)
             return
         counter = loop.target.id

@@ -18,12 +18,16 @@ from npu_lint.rules import Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
 from npu_lint.rules.stopped_items import stopped_items
-from npu_lint.rules.sample_lengths import measured_lengths
+from npu_lint.rules.sample_lengths import labelled_sequence, measured_lengths
+from npu_lint.rules.sample_tags import along_rows
+from npu_lint.rules.sample_tag_counts import accumulated_rows, counted_pieces, tagged_list
 from npu_lint.rules.host_batches import HOST_CAT, host_batch_items
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
 _JOIN_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in _CAT | _STACK)
+# a list of per-row tags made a tensor (sample_tag_counts.py)
+_TAG_TENSORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor", "torch.IntTensor"})
 
 
 class PerSampleConcat(Rule):
@@ -67,7 +71,18 @@ class PerSampleConcat(Rule):
         loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
         eos).all(): break``: a generation stopped at its end token). Each item gathered by its own indices
         (``t[j] for t, (_, j) in zip(targets, indices)``, a matcher's output) counts also when the index is moved
-        or cast first (``t[j.to(t.device)]``, ``t[j.long()]``).
+        or cast first (``t[j.to(t.device)]``, ``t[j.long()]``). An item that one arm makes empty, with no rows
+        (``x.new_zeros((0, 4))``, ``torch.zeros(0, n)``: the placeholder of a sample without objects), while
+        the other arm gives it rows (``gt_boxes[matched]``), joined along dim 0: the row counts differ.
+        A loop over a batch's samples that writes one tag per row of each sample, its index repeated by a count
+        the sample gives (``idx += [i] * len(parts)``, ``tags += [i for _ in range(counts[uid])]``; not a
+        setting, ``[i] * self.n_views``; not in a constructor's setup), shows the row counts differ: the tag
+        list made a tensor (``torch.from_numpy(np.array(idx))``) is as long as all the rows of the batch; a
+        list the same loop extends by the pieces it counts (``splits.extend(parts)``), then stacked or
+        concatenated (also through ``splits = [prep(s) for s in splits]``), holds a number of items that
+        changes with the data; a tensor concatenated onto itself along dim 0 in that loop (``acc =
+        torch.cat((acc, rows), 0)``) holds every sample's rows; and ``torch.cat(list(xs))`` beside a
+        comprehension that tags the rows of each item of ``xs`` with its index joins items of different lengths.
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -85,8 +100,8 @@ class PerSampleConcat(Rule):
     name = "per-sample-concat"
     family = FAMILY
     node_types = (ast.Call,)
-    callees = _CAT | _STACK | HOST_CAT   # dispatch: the rule judges these calls only
-    triggers = ("cat(", "concat", "stack(")
+    callees = _CAT | _STACK | HOST_CAT | _TAG_TENSORS   # dispatch: the rule judges these calls only
+    triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
                  # one item per step of a generation loop that the end token stops
@@ -199,6 +214,23 @@ class PerSampleConcat(Rule):
                  "        merged[:, 2:] = t['boxes']\n        rows.append(merged)\n    return torch.cat(rows, 0)\n",
                  "import torch\ndef tags(boxes):\n    cols = []\n    for i, b in enumerate(boxes):\n"
                  "        cols.append(torch.full((len(b), 1), i))\n    return torch.cat(cols)\n",
+                 # per-row tags of the samples' own counts: the tag tensor, the pieces counted, the accumulation
+                 "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\nclass Users(DataLoader):\n"
+                 "  def collate_fn(self, users):\n    idx, acc = [], torch.tensor([])\n"
+                 "    for i, uid in enumerate(users):\n        idx += [i for _ in range(self.counts[uid])]\n"
+                 "        acc = torch.cat((acc, self.items[uid]), 0)\n    return torch.from_numpy(np.array(idx)), acc\n",
+                 "import torch\ndef detect(model, images, split):\n    splits, index = [], []\n"
+                 "    for i, image in enumerate(images):\n        parts = split(image)\n        splits.extend(parts)\n"
+                 "        index.extend([i] * len(parts))\n    splits = [prep(s) for s in splits]\n"
+                 "    return model(torch.stack(splits, dim=0)), index\n",
+                 "import torch\ndef f(hist):\n    u = torch.cat([torch.full_like(h, i) for i, h in enumerate(hist)])\n"
+                 "    return u, torch.cat(list(hist))\n",
+                 # an empty placeholder item in one arm, rows in the other (per-image matched targets)
+                 "import torch\ndef targets(outputs, gts, assign):\n    reg = []\n    for i, gt in enumerate(gts):\n"
+                 "        if len(gt) == 0:\n            t = outputs.new_zeros((0, 4))\n        else:\n"
+                 "            t = gt[assign(outputs[i], gt)]\n        reg.append(t)\n    return torch.cat(reg, 0)\n",
+                 "import torch\ndef targets(gts, idx):\n"
+                 "    return torch.cat([g[i] if len(i) else g.new_zeros(0, 4) for g, i in zip(gts, idx)])\n",
                  # DETR-style matched targets gathered by each image's indices, moved to the item's device first
                  "import torch\ndef loss_masks(masks, mask_labels, indices):\n"
                  "    targets = [t[j.to(t.device)] for t, (_, j) in zip(mask_labels, indices)]\n"
@@ -300,6 +332,25 @@ class PerSampleConcat(Rule):
                      "    return torch.cat(a), torch.cat(b)\n",
                      "import torch\ndef f(n):\n    out = []\n    for i, k in enumerate(range(n)):\n"
                      "        out.append(torch.full((k, 1), i))\n    return torch.cat(out)\n",
+                     # tags repeated by a setting; tags of a dataset built once; pieces not the ones counted
+                     "import torch\ndef f(self, images):\n    crops, idx = [], []\n    for i, im in enumerate(images):\n"
+                     "        idx += [i] * self.n_views\n        crops.extend(self.views(im))\n"
+                     "    return torch.stack(crops), torch.tensor(idx)\n",
+                     # per-row tags of a one-off preparation whose tensors no model is given in the function
+                     "import torch\ndef prepare(groups):\n    xs, labels = [], []\n    for i, g in enumerate(groups):\n"
+                     "        xs.extend(g)\n        labels += [i] * len(g)\n    return torch.stack(xs), torch.tensor(labels)\n",
+                     "import torch\nfrom torch.utils.data import Dataset\nclass D(Dataset):\n"
+                     "    def __init__(self, groups):\n        labels = []\n        for i, g in enumerate(groups):\n"
+                     "            labels += [i] * len(g)\n        self.labels = torch.tensor(labels)\n",
+                     "import torch\ndef f(hist):\n    u = torch.cat([torch.full_like(h, 3) for i, h in enumerate(hist)])\n"
+                     "    return u, torch.cat(list(hist))\n",
+                     # a placeholder of a fixed row count; an empty placeholder joined side by side, or stacked
+                     "import torch\ndef targets(outputs, gts, n):\n    obj = []\n    for gt in gts:\n"
+                     "        if len(gt) == 0:\n            t = outputs.new_zeros((n, 1))\n        else:\n"
+                     "            t = outputs.new_ones((n, 1))\n        obj.append(t)\n    return torch.cat(obj, 0)\n",
+                     "import torch\ndef targets(outputs, gts):\n    reg = []\n    for gt in gts:\n"
+                     "        if len(gt) == 0:\n            t = outputs.new_zeros((0, 4))\n        else:\n"
+                     "            t = gt[:4]\n        reg.append(t)\n    return torch.cat(reg, 1)\n",
                      # a column sized by a number of a fixed partition, not by an item's own rows
                      "import torch\ndef f(partition, k):\n"
                      "    return torch.cat([torch.ones(n * k) * i for i, n in enumerate(partition)])\n")
@@ -310,6 +361,11 @@ class PerSampleConcat(Rule):
             return
         items = node.args[0]
         name = ctx.resolver.qualname(node.func)
+        if name in _TAG_TENSORS:
+            self._row_tags(node, ctx)
+            return
+        if isinstance(items, ast.Name) and self._counted_pieces(node, items, ctx):
+            return
         if name in HOST_CAT:    # numpy: only the batch a collate path builds
             why = host_batch_items(node, ctx)
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)) and self._per_value(node, items, ctx):
@@ -320,11 +376,17 @@ class PerSampleConcat(Rule):
             return      # a stack of per-sample items has one row per sample: only a count of values varies
         elif isinstance(items, (ast.List, ast.Tuple)):
             why = "the batch's per-sample fields" if any(_batch_field(e, ctx) for e in items.elts) else None
+            loop = accumulated_rows(node, ctx) if not why and along_rows(node, ctx) else None
+            if loop is not None:    # ``acc = torch.cat((acc, piece), 0)`` in a loop that tags each sample's rows
+                why = f"each sample's rows added in the loop of line {loop.lineno}, which counts them per sample"
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)):
             why = per_sample_items(items, node, ctx)
             measuring = measured_lengths(items, node, ctx) if not why and isinstance(items, ast.Name) else None
             if measuring is not None:
                 why = f"the code makes a tensor of their lengths, line {measuring.lineno}"
+        elif isinstance(items, ast.Call) and isinstance(items.func, ast.Name) and items.func.id in ("list", "tuple") \
+                and len(items.args) == 1 and not items.keywords and along_rows(node, ctx):
+            why = labelled_sequence(items, node, ctx)      # ``torch.cat(list(history))``
         else:
             return
         if not why:
@@ -348,6 +410,36 @@ class PerSampleConcat(Rule):
                    "NPU; loop over a fixed range (every class, num_classes) with a mask per item", name)
         return True
 
+
+    @staticmethod
+    def _row_tags(node: ast.Call, ctx: FileContext) -> None:
+        """``torch.from_numpy(np.array(idx))`` after ``idx += [i] * len(items)`` in a loop over the samples: one
+        tag per row of per-sample items, as long as all the rows of the batch."""
+        if not (len(node.args) == 1 and isinstance(node.args[0], (ast.Name, ast.Call))):
+            return
+        loop = tagged_list(node, ctx)
+        if loop is None:
+            return
+        ctx.report(node, f"{short_source(node, 30)} makes a tensor of one tag per row of per-sample items of "
+                   f"different lengths (the loop of line {loop.lineno} repeats each sample's index by its row "
+                   "count): its length changes with every batch, a recompile per length on NPU; pad each sample "
+                   "to a fixed maximum with a mask", ctx.resolver.qualname(node.func) or "torch.tensor")
+
+    @staticmethod
+    def _counted_pieces(node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+        """``torch.stack(splits)`` after ``splits.extend(parts)`` beside ``index += [i] * len(parts)`` in a loop
+        over the samples: a number of items that changes with the data (``cat`` or ``stack``)."""
+        name = ctx.resolver.qualname(node.func)
+        if name not in _CAT and name not in _STACK:
+            return False
+        loop = counted_pieces(items, node, ctx)
+        if loop is None:
+            return False
+        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({items.id}) joins the pieces of every sample, a number the "
+                   f"loop of line {loop.lineno} counts per sample (one tag per piece): the number of items changes "
+                   "with the data, a recompile per count on NPU; give every sample a fixed number of pieces, padded "
+                   "with a mask", name)
+        return True
 
     @staticmethod
     def _stopped(node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:

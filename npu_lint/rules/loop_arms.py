@@ -10,6 +10,7 @@ from functools import lru_cache
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -70,6 +71,33 @@ def steps(iterated: ast.AST) -> bool:
     func = iterated.func
     name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
     return name.lower().rsplit("_", 1)[-1] in ("range", "count", "trange", "tqdm")
+
+
+def named_steps(loop: ast.For, ctx: FileContext) -> bool:
+    """``for i in it:`` where every binding of ``it`` that may reach the loop is a loop over steps (`steps`) or
+    a wrapper of ``it`` itself (``it = range(n)``; ``if bar: it = progress_bar(it)``; ``it = progress_bar(range(n))
+    if bar else range(n)``): a loop over steps named first (a progress bar switched on by a flag)."""
+    name = loop.iter
+    if not isinstance(name, ast.Name) or ctx.resolver.scopes is None:
+        return False
+    bindings = ctx.resolver.scopes.may_reach(name.id, ctx.resolver.current, (name.lineno, name.col_offset))
+    values = [b.value if b.tag == VALUE and not b.path else None for b in bindings]
+
+    def stepping(value: object, depth: int = 0) -> Optional[bool]:
+        """True: steps (``range(n)``, ``progress_bar(range(n))``); None: a rewrap of the name (``bar(it)``)."""
+        if isinstance(value, ast.IfExp) and depth < 2:
+            arms = (stepping(value.body, depth + 1), stepping(value.orelse, depth + 1))
+            return False if False in arms else True if True in arms else None
+        if not isinstance(value, ast.Call):
+            return False
+        if steps(value):
+            return True
+        first = value.args[0] if value.args else None
+        if isinstance(first, ast.Name) and first.id == name.id:
+            return None
+        return isinstance(first, ast.Call) and steps(first)
+    found = [stepping(v) for v in values]
+    return bool(found) and False not in found and True in found
 
 
 @lru_cache(maxsize=256)   # asked once per concatenation in the loop: answered once per loop (node identity)

@@ -182,7 +182,10 @@ class _Items:
                 return "each item's rows labelled with the index of its sample"
         stripped = _strip(element)
         if isinstance(stripped, ast.IfExp):     # ``t[i] if len(i) else t.new_zeros(0, 4)``
-            return self.varies(stripped.body, depth + 1) or self.varies(stripped.orelse, depth + 1)
+            found = self.varies(stripped.body, depth + 1) or self.varies(stripped.orelse, depth + 1)
+            if not found and self.rows and empty_rows(stripped.body) != empty_rows(stripped.orelse):
+                return "an empty item of 0 rows beside items with rows"
+            return found
         if not self.rows and depth == 0 and isinstance(stripped, ast.BinOp) and isinstance(self.body, ast.For):
             field = shifted_field(stripped, self.body)    # ``g.edge_index + offset`` with ``offset += g.num_nodes``
             root = _root(field) if field is not None else None
@@ -233,7 +236,11 @@ class _Items:
             if recorded:
                 return recorded
         if isinstance(stripped, ast.Name) and self.body is not None and stripped.id not in self.sources:
-            for value in self._assigned_in_body(stripped.id):
+            assigned = self._assigned_in_body(stripped.id)
+            empties = [v for v in assigned if empty_rows(v)]
+            if self.rows and empties and len(empties) < len(assigned):    # one arm: ``x.new_zeros((0, 4))``
+                return f"an empty item of 0 rows (line {empties[0].lineno}) beside items with rows"
+            for value in assigned:
                 why = self.varies(value, depth + 1)
                 if why:
                     return why
@@ -274,6 +281,29 @@ class _Items:
         return [child.value for child in (walk(self.body) if self.body is not None else ())
                 if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
                 and child.targets[0].id == name]
+
+
+_EMPTY_MAKERS = frozenset({"zeros", "empty", "ones", "full", "new_zeros", "new_empty", "new_ones", "new_full"})
+
+
+def empty_rows(node: ast.AST) -> bool:
+    """``x.new_zeros((0, 4))``, ``torch.zeros(0, n)``, ``torch.empty((0, 5), device=d)`` (through ``.bool()``,
+    ``.to(dev)``): a tensor of no rows, the placeholder of a sample without objects."""
+    node = _strip(node)
+    if not isinstance(node, ast.Call) or not node.args:
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if name not in _EMPTY_MAKERS:
+        return False
+    size = node.args[0]
+    if isinstance(size, (ast.Tuple, ast.List)):
+        if len(size.elts) < 2:
+            return False    # ``zeros((0,))``: an empty vector, not rows of a table
+        size = size.elts[0]
+    elif len(node.args) < 2 or name in ("full", "new_full"):
+        return False
+    return isinstance(size, ast.Constant) and type(size.value) is int and size.value == 0
 
 
 def _built_list(name: ast.Name, ctx: FileContext, rows: bool = False) -> Iterator[tuple[ast.AST, "_Items"]]:

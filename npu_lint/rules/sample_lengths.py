@@ -224,13 +224,17 @@ def _sized_by(element: ast.AST, words: frozenset[str], items: set[str], fill: Op
 def labelled_sequence(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
     """A comprehension over the same sequence as a sample-index comprehension of the same function (DETR's
     ``batch_idx = cat([full_like(src, i) for i, (src, _) in enumerate(indices)])`` next to
-    ``src_idx = cat([src for (src, _) in indices])``), or that sample-index comprehension itself."""
+    ``src_idx = cat([src for (src, _) in indices])``, or ``cat(list(indices))``), or that sample-index
+    comprehension itself."""
     generators = getattr(items, "generators", [])
-    if len(generators) != 1:
+    if isinstance(items, ast.Call) and len(items.args) == 1:   # ``list(history)``: the items of ``history``
+        sequence = ast.unparse(items.args[0])
+    elif len(generators) != 1:
         return None
-    if sample_index(items.elt, generators[0]):   # type: ignore[attr-defined]
+    elif sample_index(items.elt, generators[0]):   # type: ignore[attr-defined]
         return "each item's rows labelled with the index of its sample"
-    sequence = ast.unparse(generators[0].iter)
+    else:
+        sequence = ast.unparse(generators[0].iter)
     function = ctx.enclosing(call, FUNCTION_TYPES)     # the walk knows the ancestors of the call, not of its items
     for node in walk(function) if function is not None else ():
         if isinstance(node, (ast.ListComp, ast.GeneratorExp)) and node is not items and len(node.generators) == 1:

@@ -8,8 +8,8 @@ from typing import Optional
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.batch_lists import (library_batches, listed_range, section_pieces, served_batches,
-                                        sliced_batches)
+from npu_lint.rules.batch_lists import (library_batches, listed_range, own_batch_join, section_pieces,
+                                        served_batches, sliced_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import rounded_up, scaled, scaled_end
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, derived, fed_pieces, length_expr,
@@ -250,7 +250,10 @@ class ShortLastChunk(Rule):
         in a torch ``Sampler`` or ``Dataset`` subclass or in a class with ``__len__`` and ``__getitem__`` /
         ``__iter__`` (a project's own loader, a batch sampler). So do the lists of a library batcher
         (``more_itertools.chunked``, ``itertools.batched``, toolz ``partition_all``) that a loop gives to a model
-        (not with ``strict=True``), the parts of ``np.array_split(x, n)`` / ``torch.tensor_split(x, n)`` a loop
+        (not with ``strict=True``), and of the file's own generator that cuts a parameter in chunks of a
+        parameter's size (``def batch(items, bs=1): for i in range(0, len(items), bs): yield items[i:min(i + bs,
+        len(items))]``; reported where the loop's join makes the chunk a tensor, ``torch.stack(chunk)``, if it
+        does; a call leaving the size at its default is left alone), the parts of ``np.array_split(x, n)`` / ``torch.tensor_split(x, n)`` a loop
         feeds a model (sizes one apart unless ``n`` divides the length; split indices are left alone), ``batch =
         list(islice(it, bs))`` in a ``while`` loop that stops when it comes back empty and yields it or feeds a
         model, and the bptt tail of a batch-first sequence (``min(bptt, x.size(1) - 1 -
@@ -379,6 +382,10 @@ class ShortLastChunk(Rule):
                  "import torch\nfrom more_itertools import chunked\ndef embed(model, texts, bs):\n    out = []\n"
                  "    for batch in chunked(texts, bs):\n        ids = torch.stack([encode(t) for t in batch])\n"
                  "        out.append(model(ids))\n    return out\n",
+                 "import torch\ndef batch(items, bs=1):\n    n = len(items)\n    for i in range(0, n, bs):\n"
+                 "        yield items[i:min(i + bs, n)]\n"
+                 "def embed(model, crops, k):\n    for chunk in batch(crops, bs=k):\n"
+                 "        x = torch.stack(chunk, 0)\n        model(x)\n",
                  # shuffled chunk starts; the bptt tail of a batch-first sequence
                  "import random\nimport torch\ndef train(model, data, bs):\n    starts = list(range(0, len(data), bs))\n"
                  "    random.shuffle(starts)\n    for s in starts:\n        model(data[s:s + bs]).backward()\n",
@@ -465,6 +472,13 @@ class ShortLastChunk(Rule):
                      "        return [rows[i:i + n] for i in range(0, len(rows), n)]\n",
                      "import torch\nfrom more_itertools import chunked\ndef embed(model, xs, bs):\n"
                      "    return [model(torch.stack(b)) for b in chunked(xs, bs, strict=True)]\n",
+                     # the file's own batcher at its default size of one; a generator of windows, not chunks
+                     "import torch\ndef batch(items, bs=1):\n    for i in range(0, len(items), bs):\n"
+                     "        yield items[i:i + bs]\ndef embed(model, crops):\n    for chunk in batch(crops):\n"
+                     "        model(torch.stack(chunk))\n",
+                     "import torch\ndef windows(items, w, step):\n    for i in range(0, len(items), step):\n"
+                     "        yield items[i:i + w]\ndef embed(model, xs, k):\n    for c in windows(xs, 8, k):\n"
+                     "        model(torch.stack(c))\n",
                      "import torch\nfrom itertools import batched\ndef dump(rows, bs, out):\n"
                      "    for b in batched(rows, bs):\n        out.write(b)\n",
                      "import torch\ndef heads(model, x: torch.Tensor):\n"
@@ -686,7 +700,10 @@ class ShortLastChunk(Rule):
             if found is not None:
                 what = (f"{short_source(node, 30)} feeds {short_source(found[1].func, 20)} "
                         + kind.format(short_source(found[0], 20)))
-                ctx.report(node, self.message.format(what=what), api)
+                join = own_batch_join(node, ctx) if finder is library_batches else None
+                if join is not None:    # the file's own batcher: reported where its chunk becomes a tensor
+                    what = f"{short_source(join, 30)} joins a chunk of " + what
+                ctx.report(join or node, self.message.format(what=what), api)
                 return
 
     @staticmethod
