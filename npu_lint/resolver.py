@@ -28,6 +28,7 @@ from npu_lint.analysis.step_growth import StateReads, StepGrowth
 from npu_lint.analysis.index_uses import attribute_used_as_index, used_as_index
 from npu_lint.analysis.usage import used_as_mask, used_as_tensor
 from npu_lint.analysis.name_lookup import NameLookup
+from npu_lint.analysis.packed import FIELDS as PACKED_FIELDS, packed_sequence
 from npu_lint.analysis.scopes import IMPORT, LOOP, PARAM, VALUE, ANNOTATION, WITH, Binding, Scope, Scopes
 
 TENSOR, LOADER, BATCH, MASK = K.TENSOR, K.LOADER, K.BATCH, K.MASK
@@ -549,6 +550,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             return self._narrowed_attribute(node, scope, value, bindings)
         if node.attr in _PANDAS_INDEXERS:
             return K.HOST, None   # ``df.loc[mask]``: pandas' indexers, which no tensor has
+        if node.attr in PACKED_FIELDS and packed_sequence(self, receiver, scope):
+            return K.TENSOR, None   # ``packed.batch_sizes``, ``packed.data``: a PackedSequence's fields
         if node.attr in K.TENSOR_ATTRIBUTES or node.attr == "device" or node.attr in _LOADER_PARTS:
             value = self.value_of(receiver, scope, depth) if known is _UNKNOWN else known
             if node.attr == "device":
