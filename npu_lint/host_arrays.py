@@ -12,6 +12,7 @@ import ast
 from typing import Iterator, Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scalars import moved_to_host
 from npu_lint.analysis.scopes import VALUE, Binding, Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
@@ -49,8 +50,47 @@ def _nodes(expr: ast.AST) -> Iterator[ast.AST]:
                 stack.append(value)
 
 
+# torch functions that make a tensor from what they are given (a numpy array in, a host tensor out).
+_CONVERSIONS = frozenset("torch." + name for name in (
+    "from_numpy", "tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor",
+    "HalfTensor", "BoolTensor", "ByteTensor", "frombuffer"))
+
+
+def _result_nodes(expr: ast.AST, ctx: FileContext) -> Iterator[ast.AST]:
+    """The nodes whose kind may make ``expr`` a host array: not the arguments of a torch function that computes a
+    tensor (``torch.sparse_coo_tensor(idx, v, shape)`` with ``shape`` from numpy is a tensor where ``idx`` is), nor
+    the index of a subscript (``h[flat]``: an element or a selection of ``h``, whatever array chose it). Whether a
+    torch op's result is on the host is the semantic model's question (its host tensors)."""
+    stack = [expr]
+    while stack:
+        node = stack.pop()
+        yield node
+        if isinstance(node, ast.Subscript):
+            stack.append(node.value)
+            continue
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Attribute)
+                                               and node.func.attr in ("numpy", "cpu")):
+            name = ctx.resolver.qualname(node.func)
+            if name is not None and name.startswith("torch.") and name not in _CONVERSIONS:
+                continue
+        stack.extend(child for child in _nodes_below(node))
+
+
+def _nodes_below(node: ast.AST) -> Iterator[ast.AST]:
+    node_type = type(node)
+    fields = _FIELDS.get(node_type)
+    if fields is None:
+        fields = _FIELDS[node_type] = tuple(f for f in node_type._fields if f not in ("ctx", "op", "ops"))
+    for field in fields:
+        value = getattr(node, field, None)
+        if type(value) is list:
+            yield from (item for item in value if isinstance(item, ast.AST))
+        elif isinstance(value, ast.AST):
+            yield value
+
+
 def _is_numpy(expr: ast.AST, ctx: FileContext, scope: Optional[Scope], depth: int = 0) -> bool:
-    for node in _nodes(expr):
+    for node in _result_nodes(expr, ctx):
         if isinstance(node, ast.Name) and scope is not None and _numpy_name(node, ctx, scope, depth):
             return True
         if isinstance(node, ast.Call):
@@ -70,7 +110,11 @@ def _numpy_name(node: ast.Name, ctx: FileContext, scope: Scope, depth: int) -> b
     if depth > _DEPTH or ctx.resolver.scopes is None:
         return False
     bindings = ctx.resolver.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+    kept = [binding for binding in bindings if not moved_to_host(binding)]
+    if kept and len(kept) < len(bindings):
+        bindings = kept   # ``if mode == "cpu": x = x.cpu()``: a fallback arm; elsewhere ``x`` stays on the device
     return any(_numpy_binding(binding, ctx, depth + 1) for binding in bindings)
+
 
 
 def _numpy_binding(binding: Binding, ctx: FileContext, depth: int) -> bool:
