@@ -57,8 +57,9 @@ _CONVERSIONS = frozenset("torch." + name for name in (
 
 
 def _result_nodes(expr: ast.AST, ctx: FileContext) -> Iterator[ast.AST]:
-    """The nodes whose kind may make ``expr`` a host array: not the arguments of a torch function that computes a
-    tensor (``torch.sparse_coo_tensor(idx, v, shape)`` with ``shape`` from numpy is a tensor where ``idx`` is), nor
+    """The nodes whose kind may make ``expr`` a host array: of a torch function that computes a tensor, only its first
+    argument, the input (``torch.sparse_coo_tensor(idx, v, shape)`` with ``shape`` from numpy is a tensor where ``idx``
+    is; ``torch.linalg.svd(w.cpu())`` is on the host), nor
     the index of a subscript (``h[flat]``: an element or a selection of ``h``, whatever array chose it). Whether a
     torch op's result is on the host is the semantic model's question (its host tensors)."""
     stack = [expr]
@@ -72,6 +73,7 @@ def _result_nodes(expr: ast.AST, ctx: FileContext) -> Iterator[ast.AST]:
                                                and node.func.attr in ("numpy", "cpu")):
             name = ctx.resolver.qualname(node.func)
             if name is not None and name.startswith("torch.") and name not in _CONVERSIONS:
+                stack.extend(node.args[:1])   # where its input lives (``torch.linalg.svd(w.cpu())``), not its sizes
                 continue
         stack.extend(child for child in _nodes_below(node))
 

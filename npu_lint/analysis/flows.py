@@ -10,7 +10,7 @@ fill, and what the file's own functions and methods return (a summary per functi
 
 A flow is ``(flavour, source)``: the source expression and what it is:
 
-- ``host``: a host scalar or list read from a tensor (``t.item()``, ``t.tolist()``, ``int(t)``);
+- ``host``: a host scalar, list or array read from a tensor (``t.item()``, ``t.tolist()``, ``t.numpy()``, ``int(t)``);
 - ``zero_d``: a 0-d tensor from a full reduction (``mask.sum()``, ``torch.sum(x)``): a size read back from the
   device as soon as it is used as one;
 - ``element``: an element of a tensor iterated over (``for n in counts``);
@@ -53,7 +53,7 @@ _NONE: tuple[Flow, ...] = ()
 _MAX_FLOWS = 6
 _DEPTH = 30
 _NESTING = 60
-_HOST_METHODS = frozenset({"item", "tolist"})
+_HOST_METHODS = frozenset({"item", "tolist", "numpy"})   # ``t.numpy()``: the values brought to the host
 _LIBRARIES = ("torch.", "numpy.", "math.", "builtins.", "pandas.")   # never a project helper
 # Full reductions: without arguments they give a 0-d tensor.
 ZERO_D_METHODS = frozenset({"sum", "count_nonzero", "max", "min", "amax", "amin", "argmax", "argmin", "prod"})

@@ -107,8 +107,8 @@ def batch_sizes_field(resolver: "Resolver", node: ast.AST, scope: Scope) -> Opti
     if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and node.slice.value == BATCH_SIZES:
         return node.value if packed_sequence(resolver, node.value, scope) else None
     if isinstance(node, ast.Name):
-        bindings = [b for b in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
-                    if not (isinstance(b.value, ast.Constant) and b.value.value is None)]   # ``else: batch_sizes = None``
+        bindings = [b for b in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))   # not
+                    if not (isinstance(b.value, ast.Constant) and b.value.value is None)]   # ``batch_sizes = None``
         if len(bindings) != 1 or bindings[0].tag != VALUE or not isinstance(bindings[0].value, ast.AST):
             return None
         binding = bindings[0]

@@ -51,14 +51,16 @@ def python_number(node: ast.AST) -> bool:
 
 
 def moved_to_host(binding: "Binding") -> bool:
-    """``x = x.cpu()`` (``x.cpu().float()``): the name's own value moved to the host by its look. Under a condition
-    (``if mode == "cpu":``, an OOM fallback) with another binding of the name reaching the use, the value is on the
-    device on the path that skips it."""
+    """``x = x.cpu()`` (``x.cpu().float()``, not ``.numpy()``): the name's own tensor moved to the host by its look.
+    Under a condition (``if mode == "cpu":``, an OOM fallback) with another binding of the name reaching the use, the
+    value is on the device on the path that skips it."""
     value = binding.value
     if binding.tag != VALUE or binding.path or not isinstance(value, ast.Call):
         return False
     moved = False
     while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr in ("numpy", "tolist", "item"):
+            return False   # ``if isinstance(x, Tensor): x = x.cpu().numpy()``: made host data on every path
         moved = moved or value.func.attr == "cpu"
         value = value.func.value
     return moved and isinstance(value, ast.Name) and value.id == binding.name
