@@ -26,7 +26,8 @@ class TensorValueInShape(ValueFlow):
     """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
 
     What it does:
-        Follows values read from tensors (``.item()``, ``.tolist()``, ``.numpy()``, ``int()`` / ``float()`` of a tensor,
+        Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor, one value of
+        a numpy copy read on the spot, ``max(t.cpu().numpy())``,
         0-d tensors such as ``mask.sum()``, ``torch.sum(x)`` or ``max(lengths)`` of a tensor, the elements of a
         tensor iterated over or picked in a loop, ``lengths[i]``, the ``batch_sizes`` of a PackedSequence (what
         torch's packing returns, a parameter annotated or tested ``isinstance(seq, PackedSequence)``: ``x,
@@ -339,6 +340,10 @@ class TensorValueInShape(ValueFlow):
         "    start = torch.max(torch.tensor(0, device=logits.device), bins - 4)\n"
         "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",)
     must_not_fire = (
+                     # a numpy copy handed on whole: host post-processing (thresholds, connected components)
+                     "import numpy as np\nimport torch\ndef boxes(textmap, thr):\n    n = int(textmap.max() * 10)\n"
+                     "    return [np.zeros(k) for k in range(n)]\ndef detect(y):\n"
+                     "    return boxes(y[:, :, 0].cpu().data.numpy(), 0.5)\n",
                      # a four-tuple that no code shows is a packed sequence
                      "import torch\ndef run(cell, seq, h):\n    x, batch_sizes, _, _ = seq\n    start = 0\n"
                      "    for bs in batch_sizes:\n        h = cell(x[start:start + bs], h[:bs])\n        start += bs\n"
