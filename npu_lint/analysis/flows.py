@@ -10,7 +10,7 @@ fill, and what the file's own functions and methods return (a summary per functi
 
 A flow is ``(flavour, source)``: the source expression and what it is:
 
-- ``host``: a host scalar or list read from a tensor (``t.item()``, ``t.tolist()``, ``int(t)``, ``max(t.numpy())``);
+- ``host``: a host scalar or list read from a tensor (``t.item()``, ``t.tolist()``, ``int(t)``);
 - ``zero_d``: a 0-d tensor from a full reduction (``mask.sum()``, ``torch.sum(x)``): a size read back from the
   device as soon as it is used as one;
 - ``element``: an element of a tensor iterated over (``for n in counts``);
@@ -394,11 +394,6 @@ class Flows:
                 and self.binding(func, scope) is None and self.kind_of_at(node.args[0], scope) in K.TENSORS \
                 and not from_constants(node.args[0], self, scope):
             return ZERO_D, node   # ``max(lengths)`` of a tensor: its largest element, compared on the host
-        if _read_from_numpy(node) and self.binding(func, scope) is None:
-            array = (node.args[0] if isinstance(func, ast.Name) else func.value).func.value
-            if self.kind_of_at(array, scope) in K.TENSORS + (K.HOST,) and not from_constants(array, self, scope) \
-                    and not numpy_made(array, self, scope):
-                return HOST, node   # ``max(batch.src_length.cpu().numpy())``: a value of a tensor's copy
         if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
             if from_constants(func.value, self, scope) or numpy_made(func.value, self, scope) \
                     or self.value_of(func.value, scope) in _PYTHON_VALUES:
@@ -495,19 +490,3 @@ def _unique(found: list[Flow]) -> tuple[Flow, ...]:
         if len(seen) >= _MAX_FLOWS:
             break
     return tuple(seen.values())
-
-
-def _read_from_numpy(node: ast.Call) -> bool:
-    """``max(t.numpy())``, ``int(t.numpy())``, ``t.numpy().max()``, ``t.numpy().item()``: one value of a tensor's
-    numpy copy, read on the spot (a whole copy handed on is host data, whatever numpy or OpenCV make of it)."""
-    func = node.func
-    if isinstance(func, ast.Name) and func.id in ("max", "min", "sum", "int", "float", "round") \
-            and len(node.args) == 1 and not node.keywords:
-        value = node.args[0]
-    elif isinstance(func, ast.Attribute) and func.attr in ("max", "min", "sum", "item") and not node.args \
-            and not node.keywords:
-        value = func.value
-    else:
-        return False
-    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "numpy" \
-        and not value.args

@@ -26,8 +26,7 @@ class TensorValueInShape(ValueFlow):
     """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
 
     What it does:
-        Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor, one value of
-        a numpy copy read on the spot, ``max(t.cpu().numpy())``,
+        Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor,
         0-d tensors such as ``mask.sum()``, ``torch.sum(x)`` or ``max(lengths)`` of a tensor, the elements of a
         tensor iterated over or picked in a loop, ``lengths[i]``, the ``batch_sizes`` of a PackedSequence (what
         torch's packing returns, a parameter annotated or tested ``isinstance(seq, PackedSequence)``: ``x,
@@ -131,9 +130,6 @@ class TensorValueInShape(ValueFlow):
                      "    is_packed = isinstance(seq, PackedSequence)\n    if is_packed:\n"
                      "        x, batch_sizes, _, _ = seq\n        b = int(batch_sizes[0])\n    else:\n"
                      "        b = seq.shape[1]\n    return torch.zeros(b, n)\n",
-                     # the values brought to the host as an array: ``max(batch.src_length.cpu().numpy())``
-                     "import torch\ndef translate(model, batch):\n    n = int(max(batch.src_length.cpu().numpy()) * 1.5)\n"
-                     "    ys = batch.src.new_zeros(batch.src.shape[0], n)\n    return ys\n",
                      # the same on the device
                      "import torch\nfrom torch.utils.data import Dataset\nclass Imputation(Dataset):\n"
                      "    def __getitem__(self, i):\n        observed = self.m[i].to(self.device)\n"
