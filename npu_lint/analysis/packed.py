@@ -29,7 +29,7 @@ _DEPTH = 6
 
 def packed_sequence(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 0) -> bool:
     """``node`` is a PackedSequence as far as the code shows."""
-    if depth > _DEPTH or resolver.scopes is None:
+    if depth > _DEPTH or resolver.scopes is None or not _mentions_packing(resolver):
         return False
     if isinstance(node, ast.Call):
         return resolver.qualname(node.func, scope) in PACKERS
@@ -72,6 +72,12 @@ def _tested_by_flag(resolver: "Resolver", node: ast.Name, scope: Scope) -> bool:
 
 def _last_line(body: list[ast.stmt]) -> int:
     return max(getattr(n, "end_lineno", 0) or getattr(n, "lineno", 0) for n in body)
+
+
+def _mentions_packing(resolver: "Resolver") -> bool:
+    """The module's text names a packed sequence or a packing function (else no name in it holds one)."""
+    source = resolver.source
+    return source is None or "PackedSequence" in source or "pack_" in source
 
 
 def _narrowed_packed(resolver: "Resolver", node: ast.Name, scope: Scope) -> bool:
