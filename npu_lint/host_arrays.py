@@ -50,49 +50,8 @@ def _nodes(expr: ast.AST) -> Iterator[ast.AST]:
                 stack.append(value)
 
 
-# torch functions that make a tensor from what they are given (a numpy array in, a host tensor out).
-_CONVERSIONS = frozenset("torch." + name for name in (
-    "from_numpy", "tensor", "as_tensor", "asarray", "Tensor", "FloatTensor", "LongTensor", "IntTensor", "DoubleTensor",
-    "HalfTensor", "BoolTensor", "ByteTensor", "frombuffer"))
-
-
-def _result_nodes(expr: ast.AST, ctx: FileContext) -> Iterator[ast.AST]:
-    """The nodes whose kind may make ``expr`` a host array: of a torch function that computes a tensor, only its first
-    argument, the input (``torch.sparse_coo_tensor(idx, v, shape)`` with ``shape`` from numpy is a tensor where ``idx``
-    is; ``torch.linalg.svd(w.cpu())`` is on the host), nor
-    the index of a subscript (``h[flat]``: an element or a selection of ``h``, whatever array chose it). Whether a
-    torch op's result is on the host is the semantic model's question (its host tensors)."""
-    stack = [expr]
-    while stack:
-        node = stack.pop()
-        yield node
-        if isinstance(node, ast.Subscript):
-            stack.append(node.value)
-            continue
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Attribute)
-                                               and node.func.attr in ("numpy", "cpu")):
-            name = ctx.resolver.qualname(node.func)
-            if name is not None and name.startswith("torch.") and name not in _CONVERSIONS:
-                stack.extend(node.args[:1])   # where its input lives (``torch.linalg.svd(w.cpu())``), not its sizes
-                continue
-        stack.extend(child for child in _nodes_below(node))
-
-
-def _nodes_below(node: ast.AST) -> Iterator[ast.AST]:
-    node_type = type(node)
-    fields = _FIELDS.get(node_type)
-    if fields is None:
-        fields = _FIELDS[node_type] = tuple(f for f in node_type._fields if f not in ("ctx", "op", "ops"))
-    for field in fields:
-        value = getattr(node, field, None)
-        if type(value) is list:
-            yield from (item for item in value if isinstance(item, ast.AST))
-        elif isinstance(value, ast.AST):
-            yield value
-
-
 def _is_numpy(expr: ast.AST, ctx: FileContext, scope: Optional[Scope], depth: int = 0) -> bool:
-    for node in _result_nodes(expr, ctx):
+    for node in _nodes(expr):
         if isinstance(node, ast.Name) and scope is not None and _numpy_name(node, ctx, scope, depth):
             return True
         if isinstance(node, ast.Call):
@@ -116,7 +75,6 @@ def _numpy_name(node: ast.Name, ctx: FileContext, scope: Scope, depth: int) -> b
     if kept and len(kept) < len(bindings):
         bindings = kept   # ``if mode == "cpu": x = x.cpu()``: a fallback arm; elsewhere ``x`` stays on the device
     return any(_numpy_binding(binding, ctx, depth + 1) for binding in bindings)
-
 
 
 def _numpy_binding(binding: Binding, ctx: FileContext, depth: int) -> bool:

@@ -302,9 +302,8 @@ class BooleanMaskIndexing(Rule):
         a three-argument ``torch.where``, beside a comparison in ``&``, ``|`` or ``torch.logical_and``), and a mask
         kept in a dict under its key (``t = {"pos": labels > 0, ...}``; ``x[t["pos"]]``, also the dict a
         helper of the file returns, whole or in a returned tuple). Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
-        bound to them, comparisons with strings; not a torch op given a numpy size, ``torch.sparse_coo_tensor(idx, v,
-        np_shape)``, nor a selection picked by a numpy index, and not a tensor moved to the host only in a fallback
-        arm, ``if mode == "cpu": x = x.cpu()``, which stays on the device on the other path), masks the code fixes (``~torch.eye(n, dtype=torch.bool)``: every
+        bound to them, comparisons with strings; not a tensor moved to the host only in a fallback arm, ``if mode ==
+        "cpu": x = x.cpu()``, which stays on the device on the other path), masks the code fixes (``~torch.eye(n, dtype=torch.bool)``: every
         row drops one element, the semantic model's ``configured``), a helper's selection by an optional mask
         its call leaves out (``m[..., mask] if mask is not None else m``), literal tuples indexed by a condition and generic types
         (``Annotated[...]``: a capitalised name no enclosing function binds) and the per-sample work of a
@@ -350,10 +349,6 @@ class BooleanMaskIndexing(Rule):
                  # moved to the host only in an OOM fallback arm: on the device on the path an NPU runs
                  "import torch\ndef assign(gt, preds, mode='gpu'):\n    if mode == 'cpu':\n        preds = preds.cpu()\n"
                  "    fg = gt > 0\n    return preds[fg]\n",
-                 # a torch op given a numpy size, and a selection picked by a numpy index, are tensors
-                 "import numpy as np\nimport torch\ndef peaks(pt, shape0):\n    shape = tuple(np.array(shape0) + 2)\n"
-                 "    h = torch.sparse_coo_tensor(pt, torch.ones(pt.shape[1], device=pt.device), shape).to_dense()\n"
-                 "    flat = h.view(-1)[np.arange(4) * shape[1]]\n    return flat[flat > 2]\n",
                  "import torch\ndef f(scores: torch.Tensor, boxes, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
                  "import torch\ndef f(pred: torch.Tensor, valid: torch.Tensor):\n    valid_mask = valid > 0\n    return pred[:, valid_mask]\n",
                  "import torch\nbad = x[torch.isnan(x)]\n",
