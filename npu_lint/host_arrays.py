@@ -12,6 +12,7 @@ import ast
 from typing import Iterator, Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scalars import moved_to_host
 from npu_lint.analysis.scopes import VALUE, Binding, Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
@@ -70,6 +71,9 @@ def _numpy_name(node: ast.Name, ctx: FileContext, scope: Scope, depth: int) -> b
     if depth > _DEPTH or ctx.resolver.scopes is None:
         return False
     bindings = ctx.resolver.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+    kept = [binding for binding in bindings if not moved_to_host(binding)]
+    if kept and len(kept) < len(bindings):
+        bindings = kept   # ``if mode == "cpu": x = x.cpu()``: a fallback arm; elsewhere ``x`` stays on the device
     return any(_numpy_binding(binding, ctx, depth + 1) for binding in bindings)
 
 

@@ -28,6 +28,8 @@ from npu_lint.analysis.step_growth import StateReads, StepGrowth
 from npu_lint.analysis.index_uses import attribute_used_as_index, used_as_index
 from npu_lint.analysis.usage import used_as_mask, used_as_tensor
 from npu_lint.analysis.name_lookup import NameLookup
+from npu_lint.analysis.packed import FIELDS as PACKED_FIELDS, packed_sequence
+from npu_lint.analysis.scalars import moved_to_host
 from npu_lint.analysis.scopes import IMPORT, LOOP, PARAM, VALUE, ANNOTATION, WITH, Binding, Scope, Scopes
 
 TENSOR, LOADER, BATCH, MASK = K.TENSOR, K.LOADER, K.BATCH, K.MASK
@@ -231,6 +233,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 value = self.binding_value(bindings[0], depth + 1)
             else:
                 value = K.join([self.binding_value(b, depth + 1) for b in bindings]) if bindings else None
+            if value is not None and value[0] == K.HOST and all(moved_to_host(b) for b in bindings):
+                value = self._device_arm(node, scope, value, depth)
             if scope.narrowed or scope.kind == "comprehension" or scope.kind == "lambda":   # else no test to ask
                 return self._narrowed(node, scope, value, bindings)
             return value
@@ -285,6 +289,16 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         if kind is ast.JoinedStr or (kind is ast.Constant and isinstance(node.value, str)):
             return K.STR
         return None
+
+    def _device_arm(self, node: ast.Name, scope: Scope, value: K.Value, depth: int) -> Optional[K.Value]:
+        """``if mode == "cpu": x = x.cpu()`` (an OOM fallback) with ``x`` a device tensor on the path that skips the
+        arm: what those other bindings say (the path an NPU port runs), else the host value."""
+        others = [b for b in self.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+                  if not moved_to_host(b)]
+        if not others:
+            return value
+        other = K.join([self.binding_value(b, depth + 1) for b in others])
+        return other if other is None or other[0] in K.TENSORS else value
 
     def binding_value(self, binding: Binding, depth: int = 0) -> Optional[K.Value]:
         cached = self._values.get(id(binding), MISSING)   # memo()'s answer for a key it holds, without a closure
@@ -549,6 +563,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             return self._narrowed_attribute(node, scope, value, bindings)
         if node.attr in _PANDAS_INDEXERS:
             return K.HOST, None   # ``df.loc[mask]``: pandas' indexers, which no tensor has
+        if node.attr in PACKED_FIELDS and packed_sequence(self, receiver, scope):
+            return K.TENSOR, None   # ``packed.batch_sizes``, ``packed.data``: a PackedSequence's fields
         if node.attr in K.TENSOR_ATTRIBUTES or node.attr == "device" or node.attr in _LOADER_PARTS:
             value = self.value_of(receiver, scope, depth) if known is _UNKNOWN else known
             if node.attr == "device":

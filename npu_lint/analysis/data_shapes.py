@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.packed import batch_sizes_field
 from npu_lint.analysis.scopes import VALUE, Scope
 
 if TYPE_CHECKING:
@@ -50,6 +51,8 @@ def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 
     if depth > _DEPTH or node is None or resolver.scopes is None:
         return None
     kind = type(node)
+    if kind in (ast.Name, ast.Attribute) and (packed := batch_sizes_field(resolver, node, scope)) is not None:
+        return packed   # a PackedSequence's ``batch_sizes``: as long as the longest sequence, its values the counts
     if kind is ast.Name:
         for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
             if binding.tag != VALUE or not isinstance(binding.value, ast.AST):

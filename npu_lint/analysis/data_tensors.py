@@ -27,6 +27,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.configuration import from_constants
 from npu_lint.analysis.index_forms import passed_argument
 from npu_lint.analysis.nodes import body_of, walk
+from npu_lint.analysis.packed import batch_sizes_field
 from npu_lint.analysis.scopes import PARAM, VALUE, Binding, Scope
 
 if TYPE_CHECKING:
@@ -47,6 +48,8 @@ def data_root(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 0)
     if depth > _DEPTH or resolver.scopes is None or node is None:
         return None
     kind = type(node)
+    if kind in (ast.Name, ast.Attribute) and (packed := batch_sizes_field(resolver, node, scope)) is not None:
+        return OP_ROOT, packed   # a PackedSequence's ``batch_sizes``: how many sequences run at each step
     if kind is ast.Name:
         bindings = resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
         roots = [_binding_root(resolver, b, depth + 1) for b in bindings]

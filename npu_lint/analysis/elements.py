@@ -14,6 +14,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import CLASSED as _CLASSED
 from npu_lint.analysis.dict_entries import keyed_mask
 from npu_lint.analysis.nodes import body_of
+from npu_lint.analysis.packed import packed_element
 from npu_lint.analysis.scopes import ANNOTATION, LOOP, PARAM, STAR, VALUE, Binding, Scope
 from npu_lint.analysis.summaries import return_statements
 
@@ -48,6 +49,8 @@ class Elements:
     def _element(self, value: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
         """What ``a, b = value`` binds at ``path``."""
         index = path[0]
+        if len(path) == 1 and isinstance(value, (ast.Name, ast.Call)) and packed_element(self, value, scope, index):
+            return K.TENSOR, None   # ``x, batch_sizes, _, _ = packed``: a PackedSequence's fields are tensors
         if isinstance(value, ast.Name):   # ``for i, item in enumerate(zip(masks, xs)): m, x = item``
             return self._name_element(value, scope, path, depth)
         if isinstance(value, (ast.Tuple, ast.List)):

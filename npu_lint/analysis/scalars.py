@@ -9,6 +9,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import PYTHON_SCALARS
+from npu_lint.analysis.scopes import VALUE, Binding
 
 _NUMBER_CALLS = frozenset({"int", "float", "round"})
 _NUMBER_METHODS = frozenset({"item", "nelement", "ndimension", "element_size"})
@@ -47,3 +48,19 @@ def python_number(node: ast.AST) -> bool:
     func = node.func
     return (isinstance(func, ast.Name) and func.id in _NUMBER_CALLS) or (
         isinstance(func, ast.Attribute) and func.attr in _NUMBER_METHODS)
+
+
+def moved_to_host(binding: "Binding") -> bool:
+    """``x = x.cpu()`` (``x.cpu().float()``, not ``.numpy()``): the name's own tensor moved to the host by its look.
+    Under a condition (``if mode == "cpu":``, an OOM fallback) with another binding of the name reaching the use, the
+    value is on the device on the path that skips it."""
+    value = binding.value
+    if binding.tag != VALUE or binding.path or not isinstance(value, ast.Call):
+        return False
+    moved = False
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        if value.func.attr in ("numpy", "tolist", "item"):
+            return False   # ``if isinstance(x, Tensor): x = x.cpu().numpy()``: made host data on every path
+        moved = moved or value.func.attr == "cpu"
+        value = value.func.value
+    return moved and isinstance(value, ast.Name) and value.id == binding.name

@@ -302,7 +302,8 @@ class BooleanMaskIndexing(Rule):
         a three-argument ``torch.where``, beside a comparison in ``&``, ``|`` or ``torch.logical_and``), and a mask
         kept in a dict under its key (``t = {"pos": labels > 0, ...}``; ``x[t["pos"]]``, also the dict a
         helper of the file returns, whole or in a returned tuple). Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
-        bound to them, comparisons with strings), masks the code fixes (``~torch.eye(n, dtype=torch.bool)``: every
+        bound to them, comparisons with strings; not a tensor moved to the host only in a fallback arm, ``if mode ==
+        "cpu": x = x.cpu()``, which stays on the device on the other path), masks the code fixes (``~torch.eye(n, dtype=torch.bool)``: every
         row drops one element, the semantic model's ``configured``), a helper's selection by an optional mask
         its call leaves out (``m[..., mask] if mask is not None else m``), literal tuples indexed by a condition and generic types
         (``Annotated[...]``: a capitalised name no enclosing function binds) and the per-sample work of a
@@ -345,6 +346,9 @@ class BooleanMaskIndexing(Rule):
     must_fire = (
                  *_DEVICE_WORK,
                  "import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
+                 # moved to the host only in an OOM fallback arm: on the device on the path an NPU runs
+                 "import torch\ndef assign(gt, preds, mode='gpu'):\n    if mode == 'cpu':\n        preds = preds.cpu()\n"
+                 "    fg = gt > 0\n    return preds[fg]\n",
                  "import torch\ndef f(scores: torch.Tensor, boxes, thr):\n    keep = scores > thr\n    return boxes[keep], scores[keep]\n",
                  "import torch\ndef f(pred: torch.Tensor, valid: torch.Tensor):\n    valid_mask = valid > 0\n    return pred[:, valid_mask]\n",
                  "import torch\nbad = x[torch.isnan(x)]\n",
@@ -385,6 +389,10 @@ class BooleanMaskIndexing(Rule):
     must_not_fire = (
                      *_HOST_WORK,
                      "import torch\nlabel = ('neg', 'pos')[score > 0]\n",
+                     # moved to the host on every path, and a numpy array picked by a tensor's index
+                     "import torch\ndef assign(gt, preds):\n    preds = preds.cpu()\n    fg = gt > 0\n    return preds[fg]\n",
+                     "import numpy as np\nimport torch\ndef f(a, idx: torch.Tensor):\n    v = np.asarray(a)[idx]\n"
+                     "    return v[v > 0]\n",
                      # ``~i`` alone is as often an integer's reverse index: no evidence ``i`` is a mask
                      "import torch\ndef pick(x: torch.Tensor, i):\n    return x[i] * (~i)\n",
                      # a frame indexed by a test on one of its own columns (pandas), whatever the other side is

@@ -29,7 +29,10 @@ class TensorValueInShape(ValueFlow):
     What it does:
         Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor,
         0-d tensors such as ``mask.sum()``, ``torch.sum(x)`` or ``max(lengths)`` of a tensor, the elements of a
-        tensor iterated over or picked in a loop, ``lengths[i]``, what a function of another module of the project
+        tensor iterated over or picked in a loop, ``lengths[i]``, the ``batch_sizes`` of a PackedSequence (what
+        torch's packing returns, a parameter annotated or tested ``isinstance(seq, PackedSequence)``: ``x,
+        batch_sizes, _, _ = seq``, then ``for bs in batch_sizes: h[:bs]`` or ``torch.zeros(batch_sizes[0], n)``;
+        the steps of a recurrent cell run by hand), what a function of another module of the project
         returns of them (``n = count_fg(mask)`` with ``return int(mask.sum())``: its ``size_read`` fact), and the
         length of a result whose shape depends on the data: ``labels.unique().size(0)``, ``len(x[mask])``,
         ``len(keep[:k])`` of an NMS, ``idx.shape[0]`` of ``mask.nonzero()``, the message
@@ -117,6 +120,17 @@ class TensorValueInShape(ValueFlow):
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     must_fire = (
+                     # a PackedSequence's batch_sizes: how many sequences run at each step (a recurrent cell by hand)
+                     "import torch\nfrom torch.nn.utils.rnn import PackedSequence\ndef run(cell, seq, h):\n"
+                     "    assert isinstance(seq, PackedSequence)\n    x, batch_sizes, _, _ = seq\n    start = 0\n"
+                     "    for bs in batch_sizes:\n        h = cell(x[start:start + bs], h[:bs])\n        start += bs\n"
+                     "    return h\n",
+                     "import torch\nfrom torch.nn.utils.rnn import PackedSequence\ndef init(seq: PackedSequence, n):\n"
+                     "    return torch.zeros(seq.batch_sizes[0], n)\n",
+                     "import torch\nfrom torch.nn.utils.rnn import PackedSequence\ndef init(seq, n):\n"
+                     "    is_packed = isinstance(seq, PackedSequence)\n    if is_packed:\n"
+                     "        x, batch_sizes, _, _ = seq\n        b = int(batch_sizes[0])\n    else:\n"
+                     "        b = seq.shape[1]\n    return torch.zeros(b, n)\n",
                      # the same on the device
                      "import torch\nfrom torch.utils.data import Dataset\nclass Imputation(Dataset):\n"
                      "    def __getitem__(self, i):\n        observed = self.m[i].to(self.device)\n"
@@ -329,6 +343,14 @@ class TensorValueInShape(ValueFlow):
                      "        masked = torch.zeros(inputs.shape, dtype=torch.bool)\n"
                      "        for i in range(inputs.size(0)):\n            span = torch.randint(1, 5, (1,)).item()\n"
                      "            masked[i, :span] = True\n        return inputs, masked\n",
+                     # a numpy copy handed on whole: host post-processing (thresholds, connected components)
+                     "import numpy as np\nimport torch\ndef boxes(textmap, thr):\n    n = int(textmap.max() * 10)\n"
+                     "    return [np.zeros(k) for k in range(n)]\ndef detect(y):\n"
+                     "    return boxes(y[:, :, 0].cpu().data.numpy(), 0.5)\n",
+                     # a four-tuple that no code shows is a packed sequence
+                     "import torch\ndef run(cell, seq, h):\n    x, batch_sizes, _, _ = seq\n    start = 0\n"
+                     "    for bs in batch_sizes:\n        h = cell(x[start:start + bs], h[:bs])\n        start += bs\n"
+                     "    return h\n",
                      # a value of the batch picked for all samples (a setting the dataset may repeat), one sample
                      # cut to another sample's value; a reader's host tensor; a clamp of two constants
                      "import torch\nfrom torch.utils.data import DataLoader\ndef run(model, ds):\n"
