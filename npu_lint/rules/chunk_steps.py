@@ -48,6 +48,24 @@ def chunk_step(upper: ast.AST, index: str, ctx: FileContext, depth: int = 0) -> 
     return None
 
 
+def clipped_to_stop(upper: ast.AST, index: str, stop: ast.AST, ctx: FileContext) -> bool:
+    """The chunk's end is clipped to the loop's own stop, ``end = min(i + step, n)`` in ``for i in range(0, n,
+    step)``: the code itself expects a shorter last chunk, whatever ``n`` is (a sample count a caller or the
+    configuration sets: ``num_samples``), unless ``n`` is a constant."""
+    if isinstance(stop, ast.Constant):
+        return False
+    if isinstance(upper, ast.Name):
+        binding = ctx.resolver.binding(upper)
+        upper = binding.value if binding is not None and binding.tag == VALUE and not binding.path \
+            and isinstance(binding.value, ast.AST) else upper
+    if not (isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min"
+            and len(upper.args) == 2 and not upper.keywords):
+        return False
+    text = ast.unparse(stop)
+    return any(ast.unparse(bound) == text and chunk_step(other, index, ctx, 1) is not None
+               for bound, other in (upper.args, upper.args[::-1]))
+
+
 def data_length(stop: ast.AST, ctx: FileContext) -> bool:
     """``len(x)``, ``x.size(0)``, ``x.shape[0]``, or a name bound to one of them: a length read from the data."""
     if length_expr(stop):

@@ -469,7 +469,8 @@ class DataDependentBranch(Rule):
         if getattr(ctx.enclosing(node, FUNCTION_TYPES), "name", None) == "__init__":
             return   # a constructor's test runs once, at setup, not per step
         if node.body and isinstance(node.body[-1], (ast.Continue, ast.Break)) \
-                and isinstance(ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS):
+                and isinstance(ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS) \
+                and not _both_arms_work(node, ctx):
             return   # a loop's skip or stop: NPU413's
         if not may_read_value(node.test):
             return   # ``if x is None:``, ``if self.training:``: no tensor value read
@@ -507,6 +508,14 @@ class DataDependentBranch(Rule):
             return
         if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)) or _cuts_arm(node, ctx):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))
+
+
+def _both_arms_work(node: ast.If, ctx: FileContext) -> bool:
+    """``if (mask[:, t] == 0).all(): h[:, t] = self.W(s); break`` / ``else: h = layer(h, ...)``: the arm that ends
+    the loop runs tensor operators of its own before it jumps, and the ``else`` arm runs others: the test picks
+    which operators run, not only whether the rest of the iteration does (NPU413's skip)."""
+    return bool(node.orelse) and any(tensor_work(statement, ctx) for statement in node.body[:-1]) \
+        and any(tensor_work(statement, ctx) for statement in node.orelse)
 
 
 def _cuts_arm(node: ast.IfExp, ctx: FileContext) -> bool:

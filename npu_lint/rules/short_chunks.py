@@ -12,7 +12,7 @@ from npu_lint.rules.batch_lists import (library_batches, listed_range, section_p
                                         sliced_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import rounded_up, scaled, scaled_end
-from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, derived, fed_pieces, length_expr,
+from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_to_stop, consumed, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, same_or_variable, split_pieces,
                                         permuted_length, while_counter, whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
@@ -584,7 +584,8 @@ class ShortLastChunk(Rule):
                 return
             stop, loop_step, loop = counter
         if not same_or_variable(loop_step, step) or not (data_length(stop, ctx)
-                                                         or permuted_length(node.value, stop, ctx)):
+                                                         or permuted_length(node.value, stop, ctx)
+                                                         or clipped_to_stop(bounds.upper, index, stop, ctx)):
             return
         if whole_chunks(stop, ctx):
             return      # ``range(0, n - step, step)``: every chunk is whole
