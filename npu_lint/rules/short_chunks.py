@@ -240,7 +240,9 @@ class ShortLastChunk(Rule):
         encoder / forward ...): the last piece is shorter unless the size divides the length (``x.chunk(n)``
         is left alone: channel groups and halves, whole in practice), also when the pieces are bound to a name the
         loop then walks (``batches = torch.split(x, bs)``, ``for b in batches: self.encoder(b)``) or index the data
-        fed (``self(x[idx])``). The stop must be a length read from the data, not a constant; a
+        fed (``self(x[idx])``). The stop must be a length read from the data (or any value but a constant when the chunk's end is
+        clipped to it, ``end = min(i + bs, num_samples)`` in ``for i in range(0, num_samples, bs)``: the code itself
+        expects the short tail of a count a caller or the configuration sets), not a constant; a
         Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
         tokenizer asked for ``return_tensors``) or given to a model, directly or through what the loop builds from
         it (``batch = {"data_in": items[i:end]}``, then ``model.inference(**batch)``; ``self.predict(inputs=
@@ -287,7 +289,11 @@ class ShortLastChunk(Rule):
     triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
                 "_split(", "islice(", "while ")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# frames cut in batches: the chunk's end follows the loop's position, clipped to the audio's length
+    must_fire = (# a chunk's end clipped to the loop's stop, a sample count the caller sets
+                 "import torch\ndef ppl(model, lat, num_samples, bs):\n"
+                 "    for begin in range(0, num_samples, bs):\n        end = min(begin + bs, num_samples)\n"
+                 "        model(lat[begin:end])\n",
+                 # frames cut in batches: the chunk's end follows the loop's position, clipped to the audio's length
                  "import torch\ndef frames(model, audio, bs, hop, win):\n    total = 1 + audio.size(1) // hop\n"
                  "    for i in range(0, total, bs):\n        start = i * hop\n"
                  "        end = min(audio.size(1), (i + bs - 1) * hop + win)\n        model(audio[:, start:end])\n",
@@ -411,6 +417,11 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # clipped to another bound than the loop's stop; a constant stop
+                     "import torch\ndef run(model, lat, n, m, bs):\n    for b in range(0, n, bs):\n"
+                     "        e = min(b + bs, m)\n        model(lat[b:e])\n",
+                     "import torch\ndef run(model, lat, bs):\n    for b in range(0, 512, bs):\n"
+                     "        e = min(b + bs, 512)\n        model(lat[b:e])\n",
                      # clipped to the length of other data; a loop over a constant count
                      "import torch\ndef frames(model, audio, ref, bs, hop, win):\n    total = 1 + audio.size(1) // hop\n"
                      "    for i in range(0, total, bs):\n        start = i * hop\n"
