@@ -11,7 +11,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batches, listed_range, section_pieces, served_batches,
                                         sliced_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
-from npu_lint.rules.chunk_counts import rounded_up, scaled, scaled_end
+from npu_lint.rules.chunk_counts import filled_chunk, rounded_up, scaled, scaled_end
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_to_stop, consumed, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, same_or_variable, split_pieces,
                                         permuted_length, while_counter, whole_chunks)
@@ -268,7 +268,9 @@ class ShortLastChunk(Rule):
         is what remains; the chunk must go to a model, and chunks of one are left alone).
         Chunk ``i`` of a count rounded up is the same thing: ``x[i * bs:(i + 1) * bs]`` under
         ``for i in range(math.ceil(len(x) / bs))`` (also ``(n + bs - 1) // bs``, ``-(-n // bs)``, ``n // bs + 1``,
-        ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding).
+        ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding),
+        and so is chunk ``idx`` filled item by item (``for i in range(bs): index = idx * bs + i; if index >=
+        len(pairs): break; x.append(pairs[index])``, then ``torch.tensor(x)``: reported at the tensor made).
     Why it matters on NPU:
         The short chunk is a second sequence length (or batch size) for every operator of the training step:
         the whole step compiles again on NPU for it, once per epoch and per distinct tail.
@@ -289,7 +291,12 @@ class ShortLastChunk(Rule):
     triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
                 "_split(", "islice(", "while ")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# a chunk's end clipped to the loop's stop, a sample count the caller sets
+    must_fire = (# chunk idx of a count rounded up, filled item by item until the data ends
+                 "import torch\ndef get_batches(pairs, bs):\n    n_batches = (len(pairs) + (bs - 1)) // bs\n"
+                 "    for idx in range(n_batches):\n        x = []\n        for i in range(bs):\n"
+                 "            index = idx * bs + i\n            if index >= len(pairs):\n                break\n"
+                 "            x.append(pairs[index])\n        yield torch.tensor(x)\n",
+                 # a chunk's end clipped to the loop's stop, a sample count the caller sets
                  "import torch\ndef ppl(model, lat, num_samples, bs):\n"
                  "    for begin in range(0, num_samples, bs):\n        end = min(begin + bs, num_samples)\n"
                  "        model(lat[begin:end])\n",
@@ -417,6 +424,15 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # filled item by item in a count rounded down (the tail dropped); items never made a tensor
+                     "import torch\ndef get_batches(pairs, bs):\n    for idx in range(len(pairs) // bs):\n"
+                     "        x = []\n        for i in range(bs):\n            index = idx * bs + i\n"
+                     "            if index >= len(pairs):\n                break\n            x.append(pairs[index])\n"
+                     "        yield torch.tensor(x)\n",
+                     "import torch\ndef get_batches(pairs, bs):\n    for idx in range((len(pairs) + bs - 1) // bs):\n"
+                     "        x = []\n        for i in range(bs):\n            index = idx * bs + i\n"
+                     "            if index >= len(pairs):\n                break\n            x.append(pairs[index])\n"
+                     "        yield x\n",
                      # clipped to another bound than the loop's stop; a constant stop
                      "import torch\ndef run(model, lat, n, m, bs):\n    for b in range(0, n, bs):\n"
                      "        e = min(b + bs, m)\n        model(lat[b:e])\n",
@@ -544,6 +560,12 @@ class ShortLastChunk(Rule):
             if found is not None:
                 what = f"the partial {found[0]} emitted after the loop at line {found[1].lineno}"
                 ctx.report(node, self.message.format(what=what), "if batch: yield batch")
+                return
+            made = filled_chunk(node, ctx)
+            if made is not None:
+                what = (f"{short_source(made, 30)} (a batch filled item by item until {short_source(node.test, 30)}, "
+                        "in a count of batches rounded up)")
+                ctx.report(made, self.message.format(what=what), "x[i * bs:(i + 1) * bs]")
             return
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "min" and len(node.args) == 2 \
