@@ -66,6 +66,47 @@ def clipped_to_stop(upper: ast.AST, index: str, stop: ast.AST, ctx: FileContext)
                for bound, other in (upper.args, upper.args[::-1]))
 
 
+def clipped_size(name: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The loop whose last chunk ``name`` sizes: ``sz = end - start`` with ``end = min(start + bs, n)``, or ``sz =
+    min(bs, n - start)``, in ``for start in range(0, n, bs)`` (``n`` any value but a constant: a sample count a
+    caller sets). None otherwise."""
+    if not isinstance(name, ast.Name):
+        return None
+    binding = ctx.resolver.binding(name)
+    value = binding.value if binding is not None and binding.tag == VALUE and not binding.path else None
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub) and isinstance(value.left, ast.Name) \
+            and isinstance(value.right, ast.Name):
+        start = value.right.id
+        loop = _stepping_loop(value, start, ctx)
+        if loop is not None and clipped_to_stop(value.left, start, loop.iter.args[1], ctx):   # type: ignore
+            return loop
+        return None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "min" \
+            and len(value.args) == 2 and not value.keywords:
+        for step, rest in (value.args, value.args[::-1]):
+            if isinstance(rest, ast.BinOp) and isinstance(rest.op, ast.Sub) and isinstance(rest.right, ast.Name):
+                loop = _stepping_loop(value, rest.right.id, ctx)
+                if loop is not None and not isinstance(rest.left, ast.Constant) \
+                        and ast.unparse(rest.left) == ast.unparse(loop.iter.args[1]) \
+                        and ast.unparse(step) == ast.unparse(loop.iter.args[2]):   # type: ignore[attr-defined]
+                    return loop
+    return None
+
+
+def _stepping_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
+    """The ``for index in range(start, stop, step)`` loop around ``node``."""
+    loop = ctx.enclosing(node, (ast.For, *_DEFS, ast.Lambda))
+    while isinstance(loop, ast.For):
+        if isinstance(loop.target, ast.Name) and loop.target.id == index:
+            call = loop.iter
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range" \
+                    and len(call.args) == 3 and not call.keywords:
+                return loop
+            return None
+        loop = ctx.enclosing(loop, (ast.For, *_DEFS, ast.Lambda))
+    return None
+
+
 def data_length(stop: ast.AST, ctx: FileContext) -> bool:
     """``len(x)``, ``x.size(0)``, ``x.shape[0]``, or a name bound to one of them: a length read from the data."""
     if length_expr(stop):
