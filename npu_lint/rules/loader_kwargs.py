@@ -101,11 +101,12 @@ class _Reader:
         """The candidate dicts ``**value`` passes at line ``before``; None when they cannot be read."""
         if self.extras(value, own, merged):
             return [{}]
+        if isinstance(value, ast.Dict) or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
+                                           and value.func.id == "dict"):
+            return self.literal(value, before, None)
         if isinstance(value, ast.Call):   # ``**loader_kwargs(cfg)``: a function of the file returning a dict
             built = _returned_dict(value, self.ctx)
             return None if built is None else [built]
-        if isinstance(value, (ast.Dict, ast.Call)):
-            return self.literal(value, before, None)
         if isinstance(value, ast.Name) and isinstance(self.body, list) and self.depth < 4:
             self.depth += 1
             try:
