@@ -232,6 +232,10 @@ class LoaderWithoutDropLast(Rule):
                  # extras spread beside a dict that is the whole configuration (no batch size of the call's own)
                  "import torch\nfrom torch.utils.data import DataLoader\nclass DataModule:\n"
                  "    def train_dataloader(self):\n        return DataLoader(self.train_set, **self.dataloader_kwargs)\n",
+                 # the own **kwargs merged, and the file's callers pass drop_last through them
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef get_loader(ds, **kwargs):\n"
+                 "    opts = {'batch_size': 32, 'shuffle': True}\n    opts.update(kwargs)\n"
+                 "    return DataLoader(ds, **opts)\ntrain = get_loader(ds_train, drop_last=True)\n",
                  # extras a caller must pass (no default): unknown keywords
                  "import torch\nfrom torch.utils.data import DataLoader\ndef fit(ds, loader_kwargs):\n"
                  "    return DataLoader(ds, batch_size=32, shuffle=True, **loader_kwargs)\n",

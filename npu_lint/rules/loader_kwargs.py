@@ -91,10 +91,22 @@ class _Reader:
         """``value`` holds a caller's optional extra keywords, which pass nothing by default (the function's own
         ``**kwargs`` only once ``merged`` into a dict it builds)."""
         if optional_extras(value, self.scope, self.scopes, variadic=merged):
-            return True
+            return not self._callers_pass_drop_last()
         if isinstance(value, ast.Attribute) and value.attr.endswith(_EXTRAS_SUFFIXES) and own is not None \
                 and "batch_size" in own:
             return True     # ``**self.config.dataloader_kwargs`` beside the code's own batch size: additions
+        return False
+
+    def _callers_pass_drop_last(self) -> bool:
+        """A call of the function in the file passes ``drop_last`` (or a ``**`` spread that may): its extras
+        are not empty there."""
+        if not isinstance(self.scope_node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        for call, _, _ in self.ctx.resolver.call_sites(self.scope_node):
+            if isinstance(call, ast.Call) and any(kw.arg in ("drop_last", None) or (
+                    isinstance(kw.value, (ast.Dict, ast.Call)) and "drop_last" in ast.unparse(kw.value))
+                    for kw in call.keywords):
+                return True
         return False
 
     def dicts(self, value: ast.AST, before: int, own: Optional[dict] = None, merged: bool = True) -> Optional[list]:
@@ -134,7 +146,7 @@ class _Reader:
                 candidates = [{**c, key: item} for c in candidates]
                 continue
             if bound is not None and isinstance(item, ast.Name) and item.id == bound[0] \
-                    and not optional_extras(item, self.scope, self.scopes):
+                    and not self.extras(item):
                 spread = bound[1]   # ``x = {..., **x}``: what ``x`` held (read back from the statements above)
             else:
                 spread = self.dicts(item, before, own)
@@ -166,7 +178,7 @@ class _Reader:
                                                          for t in statement.targets):
                 current = None if any(s is None for s in states) else states
                 built = self.literal(statement.value, before, (name, current))
-                if built is None and optional_extras(statement.value, self.scope, self.scopes):
+                if built is None and self.extras(statement.value):
                     built = [{}]
                 states = built if built is not None else [None]
             elif isinstance(statement, ast.If) and _changes(statement, name):
@@ -202,7 +214,7 @@ class _Reader:
         values = list(call.args) + [kw.value for kw in call.keywords if kw.arg is None]
         if len(values) != 1 or any(kw.arg is not None for kw in call.keywords) or len(call.args) > 1:
             return False
-        return optional_extras(values[0], self.scope, self.scopes)
+        return optional_extras(values[0], self.scope, self.scopes) and not self._callers_pass_drop_last()
 
 
 def _spread_dicts(node: ast.Call, ctx: FileContext, own: dict) -> Optional[list]:
