@@ -92,3 +92,41 @@ def _remainder_test(node: ast.AST) -> bool:
     return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) \
         and any(isinstance(side, ast.BinOp) and isinstance(side.op, ast.Mod)
                 for side in (node.left, node.comparators[0]))
+
+
+def optional_extras(node: ast.AST, scope: Optional[Scope], scopes: Optional[Scopes], variadic: bool = True) -> bool:
+    """``node`` holds a caller's optional extra keywords, empty unless a caller passes some: a parameter that
+    defaults to ``None`` or ``{}`` (perhaps made ``{}`` by ``if extra is None: extra = {}``), the function's own
+    ``**kwargs`` once merged into a dict it builds (``variadic``; spread straight into a call, its callers' keywords
+    are judged at the calls), ``extra or {}``. What such a dict passes by default is nothing:
+    ``loader_kwargs = {"batch_size": bs, **(loader_kwargs or {})}`` passes no ``drop_last`` unless a caller says so
+    (as ``drop_last=drop_last`` with a parameter defaulting to ``False`` is read by its default)."""
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or) and len(node.values) == 2 \
+            and _empty_dict(node.values[1]):
+        node = node.values[0]
+    if not isinstance(node, ast.Name) or scope is None or scopes is None:
+        return False
+    reaching = scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+    if not any(b.tag == PARAM and b.scope is scope for b in reaching):
+        return False
+    for binding in reaching:
+        if binding.scope is not scope or binding.path:
+            return False
+        if binding.tag == PARAM:
+            if binding.node is None:        # ``**kwargs`` (a ``*args`` is never spread as keywords)
+                if not variadic:
+                    return False
+                continue
+            if not (isinstance(binding.value, ast.Constant) and binding.value.value is None) \
+                    and not _empty_dict(binding.value):
+                return False
+        elif binding.tag != VALUE or not _empty_dict(binding.value):
+            return False
+    return True
+
+
+def _empty_dict(node: object) -> bool:
+    """``{}`` or ``dict()``."""
+    return (isinstance(node, ast.Dict) and not node.keys) or (
+        isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
+        and not node.args and not node.keywords)

@@ -44,6 +44,13 @@ NOT_TENSOR = frozenset({
     "can_cast", "promote_types", "broadcast_shapes", "set_float32_matmul_precision", "vmap", "cond",
 })
 TENSOR_MODULES = ("torch.nn.functional.", "torch.linalg.", "torch.fft.", "torch.special.")
+# torchvision's box and region operators (``torchvision.ops.box_iou(a, b)``, also under ``torchvision.ops.boxes``):
+# functions of tensors that return a tensor (its module classes, ``RoIAlign``, ``MLP``, are left out).
+TORCHVISION_TENSOR_OPS = frozenset(
+    f"torchvision.ops.{module}{name}" for module in ("", "boxes.")
+    for name in ("box_iou", "generalized_box_iou", "distance_box_iou", "complete_box_iou", "box_area",
+                 "box_convert", "clip_boxes_to_image", "remove_small_boxes", "masks_to_boxes", "roi_align",
+                 "roi_pool", "ps_roi_align", "ps_roi_pool"))
 # Tensor methods whose result is not a tensor.
 NOT_TENSOR_METHODS = frozenset({
     "item", "tolist", "size", "dim", "ndimension", "numel", "nelement", "numpy", "data_ptr", "element_size",
@@ -236,7 +243,7 @@ def of_call(qualname: str) -> Optional[Value]:
     cls = of_class(qualname)
     if cls is not None:
         return cls
-    if qualname.startswith(TENSOR_MODULES):
+    if qualname.startswith(TENSOR_MODULES) or qualname in TORCHVISION_TENSOR_OPS:
         return TENSOR, None
     head, _, last = qualname.rpartition(".")
     if head == "torch" and last[:1].islower() and last not in NOT_TENSOR and not last.startswith(("is_", "are_")):

@@ -4,6 +4,7 @@ rule."""
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE
@@ -39,7 +40,8 @@ def _same_step(divisor: ast.AST, step: ast.AST) -> bool:
 
 
 def rounded_up(count: ast.AST, step: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
-    """A number of chunks rounded up: ``math.ceil(len(x) / s)``, ``int(np.ceil(n / s))``, ``(n + s - 1) // s``,
+    """A number of chunks rounded up: ``math.ceil(len(x) / s)``, ``int(np.ceil(n / s))``, ``(n + s - 1) // s``
+    (``(n + (s - 1)) // s``),
     ``-(-n // s)``, ``n // s + 1``, ``n // s + (n % s > 0)``, with ``n`` a length read from the data (or a name
     bound to one of them). ``n // s`` drops the short tail: not rounded up."""
     if isinstance(count, ast.Name) and depth == 0:
@@ -63,11 +65,73 @@ def rounded_up(count: ast.AST, step: ast.AST, ctx: FileContext, depth: int = 0) 
     if isinstance(count.op, ast.FloorDiv) and isinstance(count.left, ast.BinOp):   # ``(n + s - 1) // s``
         added = {ast.unparse(n) for n in walk(count.left) if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Add)
                  for n in (n.left, n.right)}
-        return _same_step(count.right, step) and ast.unparse(count.right) in added \
+        minus_one = {ast.unparse(n.left) for n in walk(count.left) if isinstance(n, ast.BinOp)
+                     and isinstance(n.op, ast.Sub) and isinstance(n.right, ast.Constant) and n.right.value == 1}
+        return _same_step(count.right, step) and ast.unparse(count.right) in added | minus_one \
             and any(data_length(n, ctx) for n in walk(count.left) if isinstance(n, (ast.Call, ast.Subscript, ast.Name)))
     if isinstance(count.op, ast.Add) and isinstance(count.left, ast.BinOp) and isinstance(count.left.op, ast.FloorDiv) \
             and data_length(count.left.left, ctx) and _same_step(count.left.right, step):
         extra = count.right     # ``n // s + 1``, ``n // s + (n % s > 0)``, ``+ int(n % s != 0)``
         return (isinstance(extra, ast.Constant) and extra.value == 1) \
             or any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in walk(extra))
+    return False
+
+
+# Calls that make a tensor of a list of items: the batch the items are collected for.
+_TENSOR_MAKERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.stack", "torch.cat", "torch.from_numpy",
+                            "torch.LongTensor", "torch.FloatTensor", "torch.Tensor"})
+
+
+def filled_chunk(node: ast.If, ctx: FileContext) -> Optional[ast.Call]:
+    """``for idx in range((len(pairs) + bs - 1) // bs): for i in range(bs): index = idx * bs + i; if index >=
+    len(pairs): break; x.append(pairs[index])``, then ``torch.tensor(x)``: chunk ``idx`` of a count rounded up,
+    filled item by item and cut at the end of the data, so the last batch is shorter. ``node`` is the ``if``
+    that stops the filling; the call that makes the batch a tensor after the inner loop, else None."""
+    test = node.test
+    if node.orelse or len(node.body) != 1 or not isinstance(node.body[0], ast.Break) \
+            or not isinstance(test, ast.Compare) or len(test.ops) != 1 or not isinstance(test.ops[0], ast.GtE) \
+            or not data_length(test.comparators[0], ctx):
+        return None
+    inner = ctx.parent(node)
+    if not isinstance(inner, ast.For) or node not in inner.body or not isinstance(inner.target, ast.Name) \
+            or not _counts_to(inner.iter):
+        return None
+    step = inner.iter.args[-1]   # type: ignore[attr-defined]
+    outer = ctx.parent(inner)
+    if not isinstance(outer, ast.For) or inner not in outer.body or not isinstance(outer.target, ast.Name) \
+            or not _counts_to(outer.iter) or not rounded_up(outer.iter.args[-1], step, ctx):   # type: ignore
+        return None
+    position = test.left
+    if isinstance(position, ast.Name):
+        bound = [s.value for s in inner.body if isinstance(s, ast.Assign) and len(s.targets) == 1
+                 and isinstance(s.targets[0], ast.Name) and s.targets[0].id == position.id]
+        position = bound[0] if len(bound) == 1 else position
+    if not _item_position(position, outer.target.id, inner.target.id, step):
+        return None
+    filled = {call.func.value.id for call in walk(inner) if isinstance(call, ast.Call)   # type: ignore[attr-defined]
+              and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+              and isinstance(call.func.value, ast.Name)}
+    for statement in outer.body[outer.body.index(inner) + 1:]:
+        for call in walk(statement):
+            if isinstance(call, ast.Call) and ctx.resolver.qualname(call.func) in _TENSOR_MAKERS \
+                    and any(isinstance(n, ast.Name) and n.id in filled for a in call.args for n in walk(a)):
+                return call
+    return None
+
+
+def _counts_to(iterable: ast.AST) -> bool:
+    """``range(n)`` / ``range(0, n)``."""
+    return isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range" \
+        and not iterable.keywords and (len(iterable.args) == 1 or (
+            len(iterable.args) == 2 and isinstance(iterable.args[0], ast.Constant) and iterable.args[0].value == 0))
+
+
+def _item_position(position: ast.AST, chunk: str, item: str, step: ast.AST) -> bool:
+    """``idx * bs + i`` (either order): item ``i`` of chunk ``idx`` of size ``bs``."""
+    if not isinstance(position, ast.BinOp) or not isinstance(position.op, ast.Add):
+        return False
+    for start, offset in ((position.left, position.right), (position.right, position.left)):
+        if isinstance(offset, ast.Name) and offset.id == item \
+                and any(index == chunk and ast.unparse(size) == ast.unparse(step) for index, size in scaled(start)):
+            return True
     return False

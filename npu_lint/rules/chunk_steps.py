@@ -48,6 +48,65 @@ def chunk_step(upper: ast.AST, index: str, ctx: FileContext, depth: int = 0) -> 
     return None
 
 
+def clipped_to_stop(upper: ast.AST, index: str, stop: ast.AST, ctx: FileContext) -> bool:
+    """The chunk's end is clipped to the loop's own stop, ``end = min(i + step, n)`` in ``for i in range(0, n,
+    step)``: the code itself expects a shorter last chunk, whatever ``n`` is (a sample count a caller or the
+    configuration sets: ``num_samples``), unless ``n`` is a constant."""
+    if isinstance(stop, ast.Constant):
+        return False
+    if isinstance(upper, ast.Name):
+        binding = ctx.resolver.binding(upper)
+        upper = binding.value if binding is not None and binding.tag == VALUE and not binding.path \
+            and isinstance(binding.value, ast.AST) else upper
+    if not (isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min"
+            and len(upper.args) == 2 and not upper.keywords):
+        return False
+    text = ast.unparse(stop)
+    return any(ast.unparse(bound) == text and chunk_step(other, index, ctx, 1) is not None
+               for bound, other in (upper.args, upper.args[::-1]))
+
+
+def clipped_size(name: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The loop whose last chunk ``name`` sizes: ``sz = end - start`` with ``end = min(start + bs, n)``, or ``sz =
+    min(bs, n - start)``, in ``for start in range(0, n, bs)`` (``n`` any value but a constant: a sample count a
+    caller sets). None otherwise."""
+    if not isinstance(name, ast.Name):
+        return None
+    binding = ctx.resolver.binding(name)
+    value = binding.value if binding is not None and binding.tag == VALUE and not binding.path else None
+    if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub) and isinstance(value.left, ast.Name) \
+            and isinstance(value.right, ast.Name):
+        start = value.right.id
+        loop = _stepping_loop(value, start, ctx)
+        if loop is not None and clipped_to_stop(value.left, start, loop.iter.args[1], ctx):   # type: ignore
+            return loop
+        return None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "min" \
+            and len(value.args) == 2 and not value.keywords:
+        for step, rest in (value.args, value.args[::-1]):
+            if isinstance(rest, ast.BinOp) and isinstance(rest.op, ast.Sub) and isinstance(rest.right, ast.Name):
+                loop = _stepping_loop(value, rest.right.id, ctx)
+                if loop is not None and not isinstance(rest.left, ast.Constant) \
+                        and ast.unparse(rest.left) == ast.unparse(loop.iter.args[1]) \
+                        and ast.unparse(step) == ast.unparse(loop.iter.args[2]):   # type: ignore[attr-defined]
+                    return loop
+    return None
+
+
+def _stepping_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
+    """The ``for index in range(start, stop, step)`` loop around ``node``."""
+    loop = ctx.enclosing(node, (ast.For, *_DEFS, ast.Lambda))
+    while isinstance(loop, ast.For):
+        if isinstance(loop.target, ast.Name) and loop.target.id == index:
+            call = loop.iter
+            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range" \
+                    and len(call.args) == 3 and not call.keywords:
+                return loop
+            return None
+        loop = ctx.enclosing(loop, (ast.For, *_DEFS, ast.Lambda))
+    return None
+
+
 def data_length(stop: ast.AST, ctx: FileContext) -> bool:
     """``len(x)``, ``x.size(0)``, ``x.shape[0]``, or a name bound to one of them: a length read from the data."""
     if length_expr(stop):

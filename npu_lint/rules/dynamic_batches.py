@@ -64,7 +64,13 @@ class LoaderWithoutDropLast(Rule):
         except in a helper whose own calls in the file pass the flag (judged at those calls). Keyword arguments passed as ``**kwargs`` are
         read from a dict built in the same scope (``kwargs = dict(batch_size=32)`` or a ``{...}`` literal, then
         ``kwargs["shuffle"] = True`` or ``kwargs.update(shuffle=True)``) or returned by a function of the file
-        (``**loader_kwargs(cfg)`` with ``return dict(batch_size=cfg.bs, num_workers=4)``); other changes of the dict, other
+        (``**loader_kwargs(cfg)`` with ``return dict(batch_size=cfg.bs, num_workers=4)``); a dict bound in several
+        ``if`` arms (``if phase == "train": args = dict(..., drop_last=True)`` / ``elif ...: args = dict(...)``, an arm
+        that raises or returns left out) is read per arm, the call judged with an arm that keeps the short batch (one
+        that shuffles first); a caller's optional extras merged in pass nothing by default (a parameter
+        defaulting to ``None`` or ``{}``, ``**(extra or {})``, the function's own ``**kwargs`` merged into the dict
+        by ``args.update(**kwargs)`` or ``{..., **kwargs}``, and ``**self.cfg.dataloader_kwargs`` beside the call's
+        own batch size), as ``drop_last=drop_last`` is read by its default; other changes of the dict, other
         ``**kwargs`` (unless the call passes ``batch_size=`` and ``drop_last=`` itself, which the spread cannot
         pass again) and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
         otherwise: ``drop_last=drop_last`` with the parameter's default ``False``, or ``drop_last=self.drop_last``
@@ -198,8 +204,41 @@ class LoaderWithoutDropLast(Rule):
                  # drop_last looked up in a data config with the default False (NeMo's setup from config)
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, config):\n"
                  "    shuffle = config['shuffle']\n    return DataLoader(ds, batch_size=config['batch_size'], "
-                 "shuffle=shuffle, drop_last=config.get('drop_last', False))\n")
+                 "shuffle=shuffle, drop_last=config.get('drop_last', False))\n",
+                 # a caller's optional extras merged into the keywords (a library's fit); the own **kwargs merged
+                 "import torch\nfrom torch.utils.data import DataLoader\n"
+                 "def fit_dataset(ds, batch_size=32, dataloader_kwargs=None):\n"
+                 "    if dataloader_kwargs is None:\n        dataloader_kwargs = {}\n"
+                 "    dataloader_kwargs = {'batch_size': batch_size, **dataloader_kwargs}\n"
+                 "    return DataLoader(ds, **{'shuffle': True, **dataloader_kwargs})\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, split, bs, **kwargs):\n"
+                 "    args = dict(batch_size=bs, num_workers=4)\n    args.update(**kwargs)\n    if split == 'train':\n"
+                 "        args['shuffle'] = True\n        args['drop_last'] = len(ds) % bs == 1\n"
+                 "    else:\n        args['shuffle'] = False\n    return DataLoader(ds, **args)\n",
+                 # keywords bound in if arms: the training arm keeps its short batch
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, opt, phase):\n"
+                 "    if phase == 'train':\n        args = dict(dataset=ds, batch_size=opt['bs'], shuffle=True)\n"
+                 "    elif phase == 'val':\n        args = dict(dataset=ds, batch_size=1, shuffle=False)\n"
+                 "    else:\n        raise ValueError(phase)\n    return DataLoader(**args)\n",
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass DataModule:\n"
+                 "    def train_dataloader(self):\n"
+                 "        return DataLoader(self.train_set, self.batch_size, shuffle=True, **self.config.dataloader_kwargs)\n")
     must_not_fire = (
+                 # keywords bound in if arms that all drop the short batch (or batch one by one)
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, opt, phase):\n"
+                 "    if phase == 'train':\n        args = dict(dataset=ds, batch_size=opt['bs'], shuffle=True, drop_last=True)\n"
+                 "    elif phase == 'val':\n        args = dict(dataset=ds, batch_size=1, shuffle=False)\n"
+                 "    else:\n        raise ValueError(phase)\n    return DataLoader(**args)\n",
+                 # extras spread beside a dict that is the whole configuration (no batch size of the call's own)
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass DataModule:\n"
+                 "    def train_dataloader(self):\n        return DataLoader(self.train_set, **self.dataloader_kwargs)\n",
+                 # the own **kwargs merged, and the file's callers pass drop_last through them
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef get_loader(ds, **kwargs):\n"
+                 "    opts = {'batch_size': 32, 'shuffle': True}\n    opts.update(kwargs)\n"
+                 "    return DataLoader(ds, **opts)\ntrain = get_loader(ds_train, drop_last=True)\n",
+                 # extras a caller must pass (no default): unknown keywords
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef fit(ds, loader_kwargs):\n"
+                 "    return DataLoader(ds, batch_size=32, shuffle=True, **loader_kwargs)\n",
                  # the wrapper names drop_last itself; batches of one through it; a length the batch size divides
                  "import torch\nfrom torch.utils.data import DataLoader\ndef get_dataloader(dataset, **kwargs):\n"
                  "    return DataLoader(dataset, drop_last=True, **kwargs)\n"

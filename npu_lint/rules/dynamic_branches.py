@@ -221,7 +221,9 @@ class DataDependentBranch(Rule):
         whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update), arms that
         only raise, warn or log, and arms that end
         in ``continue``/``break`` (a loop's skip or stop: NPU413's, which leaves loader, training and ``while``
-        loops alone on purpose).
+        loops alone on purpose), unless that arm runs tensor operators of its own before it jumps and an ``else``
+        arm runs others (``if (mask[:, t] == 0).all(): h[:, t] = self.W(s); break`` / ``else: h = layer(h)``:
+        the test picks which operators run).
     Why it matters on NPU:
         The test reads a device value back to the host (a sync that stalls the operator queue), and which
         operators the step runs then depends on the batch: a captured graph (``torch.compile``, graph mode)
@@ -245,6 +247,14 @@ class DataDependentBranch(Rule):
     triggers = ("if ",)
     message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
     must_fire = (
+                 # an arm that computes, then ends the loop; the else arm computes others
+                 "import torch\ndef decode(self, mask: torch.Tensor, h: torch.Tensor, s, order):\n"
+                 "    for t in order:\n        if (mask[:, t] == 0).all():\n            h[:, t] = torch.tanh(s)\n"
+                 "            break\n        else:\n            h = torch.relu(h) * 2\n    return h\n",
+                 # torchvision's box overlap typed as a tensor: its value read picks the work
+                 "import torch\nimport torchvision\ndef score(box, boxes, thr):\n    out = torch.zeros(1)\n"
+                 "    ious = torchvision.ops.box_iou(box, boxes)\n    index = ious.argmax()\n"
+                 "    if ious[0, index] > thr:\n        out = out + ious[0, index]\n    return out\n",
                  # a value read back choosing a slice (the result's shape), also in a data container's constructor
                  "import torch\ndef shift(trg: torch.Tensor, eos: int):\n    has_eos = torch.any(trg == eos).item()\n"
                  "    return trg[:, :-1] if has_eos else trg\n",
@@ -344,6 +354,10 @@ class DataDependentBranch(Rule):
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
     must_not_fire = (
+                 # an arm that only skips (NPU413's), and one that computes then stops with no else arm
+                 "import torch\ndef decode(self, mask: torch.Tensor, h: torch.Tensor, order):\n"
+                 "    for t in order:\n        if (mask[:, t] == 0).all():\n            h = h * 0\n            break\n"
+                 "        h = torch.relu(h) * 2\n    return h\n",
                      # a Python flag choosing the slice; a module's constructor choosing once
                      "import torch\ndef shift(trg: torch.Tensor, has_eos: bool):\n    return trg[:, :-1] if has_eos else trg\n",
                      "import torch\nclass Head(torch.nn.Module):\n    def __init__(self, w: torch.Tensor):\n"
@@ -469,7 +483,8 @@ class DataDependentBranch(Rule):
         if getattr(ctx.enclosing(node, FUNCTION_TYPES), "name", None) == "__init__":
             return   # a constructor's test runs once, at setup, not per step
         if node.body and isinstance(node.body[-1], (ast.Continue, ast.Break)) \
-                and isinstance(ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS):
+                and isinstance(ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)), _LOOPS) \
+                and not _both_arms_work(node, ctx):
             return   # a loop's skip or stop: NPU413's
         if not may_read_value(node.test):
             return   # ``if x is None:``, ``if self.training:``: no tensor value read
@@ -507,6 +522,14 @@ class DataDependentBranch(Rule):
             return
         if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)) or _cuts_arm(node, ctx):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))
+
+
+def _both_arms_work(node: ast.If, ctx: FileContext) -> bool:
+    """``if (mask[:, t] == 0).all(): h[:, t] = self.W(s); break`` / ``else: h = layer(h, ...)``: the arm that ends
+    the loop runs tensor operators of its own before it jumps, and the ``else`` arm runs others: the test picks
+    which operators run, not only whether the rest of the iteration does (NPU413's skip)."""
+    return bool(node.orelse) and any(tensor_work(statement, ctx) for statement in node.body[:-1]) \
+        and any(tensor_work(statement, ctx) for statement in node.orelse)
 
 
 def _cuts_arm(node: ast.IfExp, ctx: FileContext) -> bool:

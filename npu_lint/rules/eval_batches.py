@@ -71,12 +71,16 @@ class ShortLastEvalBatch(Rule):
         nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
         ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
         (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
-        NPU406 reads it) counts as absent. A ``**kwargs`` spread beside the call's own ``batch_size=`` and
+        NPU406 reads it) counts as absent; keywords from a dict bound in ``if`` arms or merged with a caller's
+        optional extras are read as NPU406 reads them. A ``**kwargs`` spread beside the call's own ``batch_size=`` and
         ``drop_last=`` cannot change them (nor add a ``batch_sampler``): those decide.
         (3) a ``DataLoader`` with such a batch size and no ``drop_last`` that the file never iterates but hands
         on: returned by a function the file does not call itself, kept on an attribute no method of the class
         iterates, or passed to a call of another module (``trainer.validate(model, loader)``,
-        ``accelerator.prepare(loader)``), and the ``super().__init__`` of a class deriving from ``DataLoader`` itself
+        ``accelerator.prepare(loader)``), or to a method (or function) of the file that hands it on to one, itself
+        or one call further (a library's ``predict_dataset`` building the loader, then
+        ``self.predict_generator(loader)`` passing it to ``StepIterator(generator, steps)``), and the
+        ``super().__init__`` of a class deriving from ``DataLoader`` itself
         that the file never builds (a framework's loader base): its batches are cut the same wherever it is
         iterated, so the finding names where it goes (a training loader found by its shuffle or name is NPU406's).
         A separate code from NPU406 so that evaluation findings can be deselected alone (``--ignore NPU415``):
@@ -109,6 +113,20 @@ class ShortLastEvalBatch(Rule):
         return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # built in a library's predict method, handed by its own method to another module's iterator
+        "import torch\nfrom torch.utils.data import DataLoader\nfrom lib.iterators import StepIterator\n"
+        "class Model:\n    def predict_dataset(self, ds, batch_size=32, dataloader_kwargs=None):\n"
+        "        if dataloader_kwargs is None:\n            dataloader_kwargs = {}\n"
+        "        dataloader_kwargs = {'batch_size': batch_size, **dataloader_kwargs}\n"
+        "        generator = DataLoader(ds, **dataloader_kwargs)\n        return self.predict_generator(generator)\n"
+        "    def predict_generator(self, generator):\n        steps = len(generator)\n"
+        "        return self._run(StepIterator(generator, steps))\n",
+        # keywords bound in if arms: the evaluation arm keeps its short batch
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build_dataloader(ds, opt):\n"
+        "    if opt['phase'] == 'train':\n"
+        "        args = dict(dataset=ds, batch_size=opt['bs'], shuffle=True, drop_last=True)\n"
+        "    else:\n        args = dict(dataset=ds, batch_size=opt.get('bs', 1), shuffle=False)\n"
+        "    args['pin_memory'] = True\n    return DataLoader(**args)\n",
         # a Lightning hook returning one loader per validation set
         "import torch\nfrom torch.utils.data import DataLoader\nclass Data:\n    def val_dataloader(self):\n"
         "        return [DataLoader(d, batch_size=self.bs) for d in self.val_sets]\n",
@@ -213,6 +231,10 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        # handed on through the file's function to another module's call, but dropping its short batch
+        "import torch\nfrom torch.utils.data import DataLoader\nfrom lib import Evaluator\n"
+        "def make_loader(ds, bs):\n    loader = DataLoader(ds, batch_size=bs, drop_last=True)\n"
+        "    return run(loader)\ndef run(loader):\n    return Evaluator(loader)\n",
         # a helper's loader whose caller only counts its batches
         "import torch\nfrom torch.utils.data import DataLoader\nclass Exp:\n    def get_eval_loader(self, bs):\n"
         "        kw = {'num_workers': 4}\n        kw['batch_size'] = bs\n"

@@ -51,6 +51,60 @@ def escape(node: ast.Call, ctx: FileContext) -> Optional[str]:
             callee = _foreign(child, ctx)
             if callee is not None:
                 return f"passed to {callee}"
+    if not where and _judged_at_calls(function, ctx):
+        return None     # its callers' loaders are judged at those calls, with what they pass
+    for child in walk(function) if function is not None else ():
+        if isinstance(child, ast.Call) and getattr(child, "lineno", 0) >= node.lineno:
+            found = _handed_on(child, lambda a: isinstance(a, ast.Name) and a.id == name, function, ctx)
+            if found is not None:
+                return found
+    return None
+
+
+def _judged_at_calls(function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """Some call of ``function`` in the file is judged as a loader built with what it passes."""
+    from npu_lint.rules.dynamic_batches import _built_loader   # (the loader rules build on this module)
+    return isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        isinstance(call, ast.Call) and _built_loader(call, ctx) is not None
+        for call, _, _ in ctx.resolver.call_sites(function))
+
+
+def _handed_on(call: ast.Call, passes, function: Optional[ast.AST], ctx: FileContext,
+               depth: int = 0) -> Optional[str]:
+    """``self.predict_generator(generator)`` (a method of the file's class, or a function of the file) that hands
+    the parameter it receives the loader in to a call of another module (``StepIterator(generator, steps)``,
+    ``EpochIterator(self, train_generator, valid_generator)``), itself or one own hand-off further: a library's
+    ``fit`` / ``evaluate`` / ``predict`` building the loader its own loop machinery iterates."""
+    positions = [i for i, a in enumerate(call.args) if passes(a)]
+    keywords = [kw.arg for kw in call.keywords if kw.arg and passes(kw.value)]
+    if not positions and not keywords or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    definition, offset = ctx.resolver.definition(call.func), 0
+    if definition is None:
+        scope = ctx.resolver.scopes.scope_of(function) if ctx.resolver.scopes is not None \
+            and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+        found = ctx.resolver.own_function(call, scope) if scope is not None else ctx.resolver.own_function(call)
+        if found is not None:
+            definition, offset = found
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) or definition is function:
+        return None
+    positional = [a.arg for a in definition.args.posonlyargs + definition.args.args][offset:]
+    parameters = {positional[i] for i in positions if i < len(positional)} | set(keywords)
+    if not parameters:
+        return None
+    where = f"{short_source(call.func, 30)}()"
+    for child in walk(definition):
+        if not isinstance(child, ast.Call) or not any(isinstance(a, ast.Name) and a.id in parameters
+                                                      for a in (*child.args, *(kw.value for kw in child.keywords))):
+            continue
+        callee = _foreign(child, ctx)
+        if callee is not None:
+            return f"passed to {callee} by {where}"
+        if depth == 0:
+            found_on = _handed_on(child, lambda a: isinstance(a, ast.Name) and a.id in parameters, definition, ctx,
+                                  depth + 1)
+            if found_on is not None:
+                return found_on
     return None
 
 

@@ -11,8 +11,8 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batches, listed_range, own_batch_join, section_pieces,
                                         served_batches, sliced_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
-from npu_lint.rules.chunk_counts import rounded_up, scaled, scaled_end
-from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, consumed, data_length, derived, fed_pieces, length_expr,
+from npu_lint.rules.chunk_counts import filled_chunk, rounded_up, scaled, scaled_end
+from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, clipped_to_stop, consumed, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, same_or_variable, split_pieces,
                                         permuted_length, while_counter, whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
@@ -217,6 +217,10 @@ def _scalar_only(node: ast.Call, ctx: FileContext) -> bool:
     return bool(uses) and all(id(n) in scalar for n in uses)
 
 
+# Tensor makers whose first argument is the first dimension: ``torch.randn(sz, z_dim)``.
+_SIZED_MAKERS = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
+                           "torch.normal", "numpy.random.randn", "numpy.random.rand"})
+
 class ShortLastChunk(Rule):
     """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
 
@@ -240,7 +244,9 @@ class ShortLastChunk(Rule):
         encoder / forward ...): the last piece is shorter unless the size divides the length (``x.chunk(n)``
         is left alone: channel groups and halves, whole in practice), also when the pieces are bound to a name the
         loop then walks (``batches = torch.split(x, bs)``, ``for b in batches: self.encoder(b)``) or index the data
-        fed (``self(x[idx])``). The stop must be a length read from the data, not a constant; a
+        fed (``self(x[idx])``). The stop must be a length read from the data (or any value but a constant when the chunk's end is
+        clipped to it, ``end = min(i + bs, num_samples)`` in ``for i in range(0, num_samples, bs)``: the code itself
+        expects the short tail of a count a caller or the configuration sets), not a constant; a
         Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
         tokenizer asked for ``return_tensors``) or given to a model, directly or through what the loop builds from
         it (``batch = {"data_in": items[i:end]}``, then ``model.inference(**batch)``; ``self.predict(inputs=
@@ -269,7 +275,12 @@ class ShortLastChunk(Rule):
         is what remains; the chunk must go to a model, and chunks of one are left alone).
         Chunk ``i`` of a count rounded up is the same thing: ``x[i * bs:(i + 1) * bs]`` under
         ``for i in range(math.ceil(len(x) / bs))`` (also ``(n + bs - 1) // bs``, ``-(-n // bs)``, ``n // bs + 1``,
-        ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding).
+        ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding),
+        and so is chunk ``idx`` filled item by item (``for i in range(bs): index = idx * bs + i; if index >=
+        len(pairs): break; x.append(pairs[index])``, then ``torch.tensor(x)``: reported at the tensor made). A batch
+        size clipped the same way sizes a tensor made per batch (``cur = min(bs, num_samples - i)`` or ``sz = end -
+        start`` with ``end = min(start + bs, num_samples)``, then ``torch.randn(cur, dim)`` or a shape ``(sz,
+        z_dim)`` handed to a sampler: samples generated in batches; the count any value but a constant).
     Why it matters on NPU:
         The short chunk is a second sequence length (or batch size) for every operator of the training step:
         the whole step compiles again on NPU for it, once per epoch and per distinct tail.
@@ -290,7 +301,22 @@ class ShortLastChunk(Rule):
     triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
                 "_split(", "islice(", "while ")
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# frames cut in batches: the chunk's end follows the loop's position, clipped to the audio's length
+    must_fire = (# samples generated in batches up to a count the caller sets: the last batch is smaller
+                 "import torch\ndef generate(netG, num_samples, bs, dim):\n    for i in range(0, num_samples, bs):\n"
+                 "        cur = min(bs, num_samples - i)\n        netG(torch.randn(cur, dim))\n",
+                 "import torch\ndef generate(gen, rng, num_samples, bs, sample):\n"
+                 "    for start in range(0, num_samples, bs):\n        end = min(start + bs, num_samples)\n"
+                 "        sz = end - start\n        gen(sample(rng, (sz, gen.z_size)))\n",
+                 # chunk idx of a count rounded up, filled item by item until the data ends
+                 "import torch\ndef get_batches(pairs, bs):\n    n_batches = (len(pairs) + (bs - 1)) // bs\n"
+                 "    for idx in range(n_batches):\n        x = []\n        for i in range(bs):\n"
+                 "            index = idx * bs + i\n            if index >= len(pairs):\n                break\n"
+                 "            x.append(pairs[index])\n        yield torch.tensor(x)\n",
+                 # a chunk's end clipped to the loop's stop, a sample count the caller sets
+                 "import torch\ndef ppl(model, lat, num_samples, bs):\n"
+                 "    for begin in range(0, num_samples, bs):\n        end = min(begin + bs, num_samples)\n"
+                 "        model(lat[begin:end])\n",
+                 # frames cut in batches: the chunk's end follows the loop's position, clipped to the audio's length
                  "import torch\ndef frames(model, audio, bs, hop, win):\n    total = 1 + audio.size(1) // hop\n"
                  "    for i in range(0, total, bs):\n        start = i * hop\n"
                  "        end = min(audio.size(1), (i + bs - 1) * hop + win)\n        model(audio[:, start:end])\n",
@@ -418,6 +444,25 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # a batch size clipped to a constant count; a size not clipped at the loop's stop
+                     "import torch\ndef generate(netG, bs, dim):\n    for i in range(0, 1024, bs):\n"
+                     "        cur = min(bs, 1024 - i)\n        netG(torch.randn(cur, dim))\n",
+                     "import torch\ndef generate(netG, num_samples, bs, dim, m):\n    for i in range(0, num_samples, bs):\n"
+                     "        cur = min(bs, m - i)\n        netG(torch.randn(cur, dim))\n",
+                     # filled item by item in a count rounded down (the tail dropped); items never made a tensor
+                     "import torch\ndef get_batches(pairs, bs):\n    for idx in range(len(pairs) // bs):\n"
+                     "        x = []\n        for i in range(bs):\n            index = idx * bs + i\n"
+                     "            if index >= len(pairs):\n                break\n            x.append(pairs[index])\n"
+                     "        yield torch.tensor(x)\n",
+                     "import torch\ndef get_batches(pairs, bs):\n    for idx in range((len(pairs) + bs - 1) // bs):\n"
+                     "        x = []\n        for i in range(bs):\n            index = idx * bs + i\n"
+                     "            if index >= len(pairs):\n                break\n            x.append(pairs[index])\n"
+                     "        yield x\n",
+                     # clipped to another bound than the loop's stop; a constant stop
+                     "import torch\ndef run(model, lat, n, m, bs):\n    for b in range(0, n, bs):\n"
+                     "        e = min(b + bs, m)\n        model(lat[b:e])\n",
+                     "import torch\ndef run(model, lat, bs):\n    for b in range(0, 512, bs):\n"
+                     "        e = min(b + bs, 512)\n        model(lat[b:e])\n",
                      # clipped to the length of other data; a loop over a constant count
                      "import torch\ndef frames(model, audio, ref, bs, hop, win):\n    total = 1 + audio.size(1) // hop\n"
                      "    for i in range(0, total, bs):\n        start = i * hop\n"
@@ -547,6 +592,12 @@ class ShortLastChunk(Rule):
             if found is not None:
                 what = f"the partial {found[0]} emitted after the loop at line {found[1].lineno}"
                 ctx.report(node, self.message.format(what=what), "if batch: yield batch")
+                return
+            made = filled_chunk(node, ctx)
+            if made is not None:
+                what = (f"{short_source(made, 30)} (a batch filled item by item until {short_source(node.test, 30)}, "
+                        "in a count of batches rounded up)")
+                ctx.report(made, self.message.format(what=what), "x[i * bs:(i + 1) * bs]")
             return
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Name) and node.func.id == "min" and len(node.args) == 2 \
@@ -563,6 +614,7 @@ class ShortLastChunk(Rule):
             elif isinstance(node.func, ast.Attribute) and node.func.attr == "split":
                 self._pieces(node, ctx)
             else:
+                self._sized(node, ctx)
                 self._batched(node, ctx)
             return
         assert isinstance(node, ast.Subscript)
@@ -598,7 +650,8 @@ class ShortLastChunk(Rule):
                 return
             stop, loop_step, loop = counter
         if not same_or_variable(loop_step, step) or not (data_length(stop, ctx)
-                                                         or permuted_length(node.value, stop, ctx)):
+                                                         or permuted_length(node.value, stop, ctx)
+                                                         or clipped_to_stop(bounds.upper, index, stop, ctx)):
             return
         if whole_chunks(stop, ctx):
             return      # ``range(0, n - step, step)``: every chunk is whole
@@ -685,6 +738,27 @@ class ShortLastChunk(Rule):
             return
         what = f"{short_source(node, 30)} feeds {short_source(model.func, 20)} pieces of {short_source(found[1], 20)}"
         ctx.report(node, self.message.format(what=what), "x.split(step)")
+
+    def _sized(self, node: ast.Call, ctx: FileContext) -> None:
+        """``noise = torch.randn(sz, z_dim)`` (or a shape ``(sz, z_dim)`` handed to a sampler) with ``sz = end -
+        start``, ``end = min(start + bs, num_samples)``, in ``for start in range(0, num_samples, bs)``: the last
+        batch made is smaller (samples generated in batches up to a count the caller sets)."""
+        if not node.args:
+            return
+        first = node.args[0]
+        shapes = [first] if ctx.resolver.qualname(node.func) in _SIZED_MAKERS else []
+        shapes += [a.elts[0] for a in node.args if isinstance(a, (ast.Tuple, ast.List)) and a.elts]
+        for size in shapes:
+            loop = clipped_size(size, ctx) if isinstance(size, ast.Name) else None
+            if loop is None:
+                continue
+            reported = ctx.scratch.setdefault("short_chunk_loops", set())
+            if id(loop) not in reported:
+                reported.add(id(loop))
+                what = (f"{short_source(node, 40)} sized by {size.id} (the chunk clipped at "  # type: ignore
+                        f"{short_source(loop.iter.args[1], 20)})")   # type: ignore[attr-defined]
+                ctx.report(node, self.message.format(what=what), "min(i + bs, n) - i")
+            return
 
     def _batched(self, node: ast.Call, ctx: FileContext) -> None:
         """``for batch in chunked(items, bs): model(batch)``: a library batcher's last list is shorter; ``for part
