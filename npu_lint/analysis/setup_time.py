@@ -9,6 +9,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.summaries import memo
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def _runs_per_sample(function: ast.AST, resolver: "Resolver") -> bool:
 def names_device(node: ast.AST) -> bool:
     """``node`` (a class or function) mentions a device: ``.cuda()``, ``.to(self.device)``, ``device=...``, a
     ``"cuda"`` / ``"npu"`` string: what it builds may be built on the accelerator."""
-    for child in ast.walk(node):
+    for child in walk(node):
         if isinstance(child, ast.Attribute) and any(w in child.attr.lower() for w in _DEVICE_WORDS):
             return True
         if isinstance(child, ast.Name) and any(w in child.id.lower() for w in _DEVICE_WORDS):
@@ -113,7 +114,7 @@ def converts_inputs(function: object, resolver: "Resolver") -> bool:
 
 def _converts_inputs(function: ast.AST, resolver: "Resolver") -> bool:
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
                 and len(node.args) == 2:
             types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
