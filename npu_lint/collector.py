@@ -14,6 +14,12 @@ import gc
 from contextlib import contextmanager
 from typing import Iterator
 
+# Set while a front end keeps objects frozen itself (``analyse``: the index, during the whole walk): ``parse`` and
+# ``walking`` then leave the generations alone (their ``gc.unfreeze`` would thaw the index too). Not
+# ``gc.get_freeze_count()``: it counts the frozen objects one by one (1.4 s of ``analyse`` on ultralytics, asked
+# once per file). A host that freezes objects of its own finds them thawed after a walk: only scanned again.
+HELD = [0]
+
 
 def parse(source: str, filename: str = "<unknown>") -> ast.Module:
     """``ast.parse`` with the collector paused (the same tree; the same exceptions); its state is restored."""
@@ -23,7 +29,7 @@ def parse(source: str, filename: str = "<unknown>") -> ast.Module:
     try:
         return ast.parse(source, filename)
     finally:
-        if not gc.get_freeze_count():   # the new tree straight to the oldest generation, unscanned (both O(1))
+        if not HELD[0]:   # the new tree straight to the oldest generation, unscanned (both O(1))
             gc.freeze()
             gc.unfreeze()
         gc.enable()
@@ -36,9 +42,9 @@ def walking() -> Iterator[None]:
     walk's own objects are collected as before. The passes found nothing to free among the former and scanned all
     of them, again and again: the collector took 1.3 s of the 5.2 s ``check`` spends on a file of 1.27 million
     nodes (adversarial silu_lines.py). Nothing is done when some objects are frozen already (``analyse`` freezes
-    its index for the whole walk) or the collector is off. Cyclic garbage made before the walk is collected by the
+    its index for the whole walk: :data:`HELD`) or the collector is off. Cyclic garbage made before the walk is collected by the
     first full pass after it."""
-    if not gc.isenabled() or gc.get_freeze_count():
+    if not gc.isenabled() or HELD[0]:
         yield
         return
     gc.freeze()
