@@ -221,7 +221,9 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
     narrowed = dispatch.for_source(source)
     if narrowed is not dispatch and ctx.project is not None and calls_project_wrapper(dispatch, ctx.project, source):
         narrowed = dispatch   # the file calls a project function a rule follows (a wrapper of a torch op)
-    _walk(tree, ctx, narrowed, observers)
+    from npu_lint.collector import walking
+    with walking():
+        _walk(tree, ctx, narrowed, observers)
     findings = ctx.findings
     if noqa and findings:
         findings = without_noqa(findings, ctx.noqa_spans, source.splitlines())

@@ -18,6 +18,7 @@ from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, Summar
                                         memo, return_statements)
 from npu_lint.analysis.configuration import configured
 from npu_lint.analysis.declared import Declared
+from npu_lint.analysis.nodes import walk as _walk
 from npu_lint.analysis.scalars import length_call, scalar
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.call_values import _DTYPE_NAMES, FACTORY_NAMES, CallValues, moves
@@ -380,7 +381,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         names = self._numpy_reads.get(id(function))
         if names is None:
             names = []
-            for node in ast.walk(function):
+            for node in _walk(function):
                 if not isinstance(node, ast.Call):
                     continue
                 func = node.func
@@ -392,7 +393,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                         and self.qualname(func, binding.scope) in ("numpy.asarray", "numpy.array"):
                     names.append(node.args[0])
             if id(function) in self._numpy_results():   # ``f(x).numpy()`` in this file: what ``f`` returns
-                names += [node.value for node in ast.walk(function)
+                names += [node.value for node in _walk(function)
                           if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)]
             self._numpy_reads[id(function)] = names
         return any(name.id == binding.name and self._derived_from(name, binding) for name in names)
@@ -419,7 +420,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         positions = self._moved_results().get(id(function))   # ``padded, lens = pad(xs)``, then ``lens.to(device)``
         if not positions:
             return False
-        for node in ast.walk(function):
+        for node in _walk(function):
             if isinstance(node, ast.Return) and node.value is not None:
                 returned = [(-1, node.value)] if isinstance(node.value, ast.Name) else \
                     list(enumerate(node.value.elts)) if isinstance(node.value, ast.Tuple) else []
@@ -465,7 +466,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         key = -id(function)
         moved = self._numpy_reads.get(key)
         if moved is None:
-            moved = [node.func.value for node in ast.walk(function)
+            moved = [node.func.value for node in _walk(function)
                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                      and node.func.attr in K.MOVES and isinstance(node.func.value, ast.Name)
                      and moves(node, self, scope)]

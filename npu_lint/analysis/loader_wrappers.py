@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from npu_lint.analysis.nodes import walk
 
 _DATA_LOADER = "torch.utils.data.DataLoader"
 
@@ -17,16 +18,16 @@ def forwards_loader(resolver, node: ast.AST) -> bool:
         return False
     if any((isinstance(n, ast.keyword) and n.arg == "drop_last") or (isinstance(n, ast.arg) and n.arg == "drop_last")
            or (isinstance(n, ast.Constant) and n.value == "drop_last")
-           or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in ast.walk(node)):
+           or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in walk(node)):
         return False
     args = node.args
     positional = args.posonlyargs + args.args
     defaults = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     defaults += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
     classes = {a.arg for a, d in defaults if resolver.qualname(d) == _DATA_LOADER}
-    built = {t.id: child.value for child in ast.walk(node) if isinstance(child, ast.Assign)
+    built = {t.id: child.value for child in walk(node) if isinstance(child, ast.Assign)
              and isinstance(child.value, ast.Call) for t in child.targets if isinstance(t, ast.Name)}
-    for child in ast.walk(node):
+    for child in walk(node):
         value = child.value if isinstance(child, ast.Return) else None
         call = built.get(value.id) if isinstance(value, ast.Name) else value   # ``dl = DataLoader(...); return dl``
         if not isinstance(call, ast.Call):

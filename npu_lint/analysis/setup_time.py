@@ -10,6 +10,7 @@ import re
 from typing import TYPE_CHECKING
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.summaries import memo
 
 if TYPE_CHECKING:
@@ -92,7 +93,7 @@ def _runs_per_sample(function: ast.AST, resolver: "Resolver") -> bool:
 def names_device(node: ast.AST) -> bool:
     """``node`` (a class or function) mentions a device: ``.cuda()``, ``.to(self.device)``, ``device=...``, a
     ``"cuda"`` / ``"npu"`` string: what it builds may be built on the accelerator."""
-    for child in ast.walk(node):
+    for child in walk(node):
         if isinstance(child, ast.Attribute) and _device_word(child.attr):
             return True
         if isinstance(child, ast.Name) and _device_word(child.id):
@@ -121,7 +122,7 @@ def converts_inputs(function: object, resolver: "Resolver") -> bool:
 
 def _converts_inputs(function: ast.AST, resolver: "Resolver") -> bool:
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
                 and len(node.args) == 2:
             types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]

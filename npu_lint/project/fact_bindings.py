@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.project.fact_calls import _PARTIALS, _Scope
 from npu_lint.project.fact_types import ONE_ARGUMENT
 
@@ -57,7 +58,7 @@ class BindingFacts:
         alias = node.targets[0] if len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
             and isinstance(node.value, (ast.Name, ast.Attribute)) else None
         for target in node.targets:   # a name bound twice at module level is no alias
-            for name in ast.walk(target):
+            for name in walk(target):
                 if isinstance(name, ast.Name) and (name is not alias or name.id in self._aliases):
                     self._aliases[name.id] = None
         if alias is not None and alias.id not in self._aliases:

@@ -14,7 +14,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.nodes import class_bases
+from npu_lint.analysis.nodes import class_bases, walk
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.budget_batches import batches_by_budget
 from npu_lint.analysis.summaries_padding import own_maximum, padded_items
@@ -258,9 +258,11 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self.resolver.leave_scope()
         self.classes[qualname]["methods"] = [name for name in scope.defs]
         self.classes[qualname]["objects"] = self._held_objects(node)
-        self.classes[qualname]["drop_last"] = any(
+        source = self.resolver.source   # no ``drop_last`` in the file's text: no such name in the class (unless
+        # non-ASCII text could normalise to it)
+        self.classes[qualname]["drop_last"] = (source is None or "drop_last" in source or not source.isascii()) and any(
             (isinstance(n, ast.keyword) and n.arg == "drop_last") or (isinstance(n, ast.arg) and n.arg == "drop_last")
-            or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in ast.walk(node))
+            or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in walk(node))
         self.classes[qualname]["init_args"] = _init_args(node)
         budget = batches_by_budget(node)
         self.classes[qualname]["budget"] = budget.lineno if budget is not None else 0
@@ -416,7 +418,7 @@ def _concatenates(function: ast.AST) -> bool:
     grown (a cheap test; the model decides)."""
     return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
                                             n.func.id if isinstance(n.func, ast.Name) else "") in _CAT_NAMES
-               for n in ast.walk(function))
+               for n in walk(function))
 
 
 def _init_args(node: ast.ClassDef) -> Optional[tuple[str, ...]]:

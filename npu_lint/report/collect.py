@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator, Optional
 
+from npu_lint import collector
 from npu_lint.analysis.project import build_view
 from npu_lint.context import FileContext
 from npu_lint.core import analyse_tree
@@ -210,6 +211,7 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
                              light=True) if python else None
     finally:
         gc.freeze()
+        collector.HELD[0] += 1
         if collecting:
             gc.enable()
     _PROJECT[:] = [project, root]
@@ -223,6 +225,7 @@ def collect(root: Path, target: Target, progress: Callable[[int, int, str], None
                        (codes, inventory))
     finally:
         gc.set_threshold(*thresholds)
+        collector.HELD[0] -= 1
         gc.unfreeze()
         _PARSED.clear()   # files the walk did not take (excluded, or results from the cache)
     if cache is not None:

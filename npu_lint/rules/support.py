@@ -223,6 +223,8 @@ class DtypePrecision(_SupportRule):
         caveats = set(filter(None, row["dtype_caveats"].split("|")))
         if call is None or not (len(allowed) >= 2 or caveats):   # a one-dtype list is too thin to judge by
             return
+        if not _may_show_dtype(call):   # the reference's call (an ApiRef event; calls are gated in ``check``)
+            return
         for node, token in visible_dtypes(call, ctx):
             if (allowed and token not in allowed) or token in caveats:
                 ctx.report(where, self.message.format(api=api, dtypes=", ".join(sorted(allowed)) or "other dtypes",
