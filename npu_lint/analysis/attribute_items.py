@@ -51,7 +51,16 @@ def attribute_item(resolver: "Resolver", node: ast.Subscript, scope: Scope, dept
 
 
 def _stores(resolver: "Resolver", cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, Scope]]:
-    """The values ``self.attr[k] = v`` stores in the methods of ``cls``, each with the method's scope."""
+    """The values ``self.attr[k] = v`` stores in the methods of ``cls``, each with the method's scope (once per
+    class and attribute)."""
+    key = ("item stores", id(cls), attr)
+    found = resolver._summaries.get(key)
+    if found is None:
+        found = resolver._summaries[key] = _find_stores(resolver, cls, attr)
+    return found   # type: ignore[return-value]
+
+
+def _find_stores(resolver: "Resolver", cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, Scope]]:
     found = []
     for method in cls.body:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
