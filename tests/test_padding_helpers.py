@@ -97,3 +97,6 @@ def test_the_items_of_a_dict_attribute_are_unknown_unless_every_store_agrees():
     assert [line for line, _ in findings(mixed)] == [6]
     built = _FIELD_TOKENIZERS.replace("self.tokenizers = {}", "self.tokenizers = make()")
     assert [line for line, _ in findings(built)] == [6]
+    merged = _FIELD_TOKENIZERS.replace("            self.tokenizers[key] = Tok(v)\n",
+                                       "            self.tokenizers[key] = Tok(v)\n        self.tokenizers.update(vocabs)\n")
+    assert [line for line, _ in findings(merged)] == [6]

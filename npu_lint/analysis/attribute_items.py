@@ -2,7 +2,8 @@
 ``self.tokenizers = {}`` in ``__init__``, ``self.tokenizers[key] = Tokenizer(...)`` in a method of the class or
 of a project base class (another module's, through the project index: its facts' ``x[]`` attribute), then
 ``self.tokenizers[key].encode(...)``: an instance of ``Tokenizer``. Only a subscript reads an item (iterating a
-dict gives its keys); every ``self.x = ...`` of the class must be an empty dict, and every store must agree."""
+dict gives its keys); every ``self.x = ...`` of the class must be an empty dict, no method may merge into it
+(``update``, ``setdefault``, ``|=``), and every store must agree."""
 from __future__ import annotations
 
 import ast
@@ -42,7 +43,10 @@ def attribute_item(resolver: "Resolver", node: ast.Subscript, scope: Scope, dept
         owner = owner.parent
     if owner is None or not isinstance(owner.cls.node, ast.ClassDef):
         return None
-    found = [resolver.value_of(value, where, depth + 1) for value, where in _stores(resolver, owner.cls.node, source.attr)]
+    stores = _stores(resolver, owner.cls.node, source.attr)
+    if stores is None:
+        return None
+    found = [resolver.value_of(value, where, depth + 1) for value, where in stores]
     cls = resolver.class_value(owner.cls.node)
     inherited = resolver.member_value(cls[1], source.attr + ITEMS, depth + 1) if cls and cls[1] else None
     if inherited is not None:
@@ -50,17 +54,18 @@ def attribute_item(resolver: "Resolver", node: ast.Subscript, scope: Scope, dept
     return K.join(found) if found else None
 
 
-def _stores(resolver: "Resolver", cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, Scope]]:
+def _stores(resolver: "Resolver", cls: ast.ClassDef, attr: str) -> Optional[list[tuple[ast.AST, Scope]]]:
     """The values ``self.attr[k] = v`` stores in the methods of ``cls``, each with the method's scope (once per
-    class and attribute)."""
+    class and attribute); None when a method merges into the dict (``self.attr.update(d)``, ``setdefault``,
+    ``self.attr |= d``): items the code does not show."""
     key = ("item stores", id(cls), attr)
-    found = resolver._summaries.get(key)
-    if found is None:
+    found = resolver._summaries.get(key, key)
+    if found is key:
         found = resolver._summaries[key] = _find_stores(resolver, cls, attr)
     return found   # type: ignore[return-value]
 
 
-def _find_stores(resolver: "Resolver", cls: ast.ClassDef, attr: str) -> list[tuple[ast.AST, Scope]]:
+def _find_stores(resolver: "Resolver", cls: ast.ClassDef, attr: str) -> Optional[list[tuple[ast.AST, Scope]]]:
     found = []
     for method in cls.body:
         if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
@@ -70,6 +75,11 @@ def _find_stores(resolver: "Resolver", cls: ast.ClassDef, attr: str) -> list[tup
         if where is None:
             continue
         for statement in walk(method):
+            if isinstance(statement, ast.Call) and isinstance(statement.func, ast.Attribute) \
+                    and statement.func.attr in _MERGES and _self_attribute(statement.func.value, self_name, attr):
+                return None
+            if isinstance(statement, ast.AugAssign) and _self_attribute(statement.target, self_name, attr):
+                return None
             if not isinstance(statement, ast.Assign):
                 continue
             for target in statement.targets:
@@ -78,3 +88,11 @@ def _find_stores(resolver: "Resolver", cls: ast.ClassDef, attr: str) -> list[tup
                         and target.value.value.id == self_name:
                     found.append((statement.value, where))
     return found
+
+
+_MERGES = frozenset({"update", "setdefault"})
+
+
+def _self_attribute(node: ast.AST, self_name: str, attr: str) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == attr and isinstance(node.value, ast.Name) \
+        and node.value.id == self_name
