@@ -84,7 +84,8 @@ _FIELD_TOKENIZERS = ("import torch\nclass Tok:\n    def __init__(self, vocab):\n
                      "class Model(torch.nn.Module):\n    def __init__(self, vocabs):\n        super().__init__()\n"
                      "        self.tokenizers = {}\n        for key, v in vocabs.items():\n"
                      "            self.tokenizers[key] = Tok(v)\n    def forward(self, key, rows):\n"
-                     "        x = self.tokenizers[key].encode(rows, 0)\n        return torch.tensor(x, device='cuda')\n")
+                     "        x = self.tokenizers[key].encode(rows, 0)\n"
+                     "        return torch.tensor(x, device='cuda')\n")
 
 
 def test_a_padding_method_of_the_instances_a_dict_attribute_is_filled_with_is_reported_at_its_call():
@@ -92,11 +93,10 @@ def test_a_padding_method_of_the_instances_a_dict_attribute_is_filled_with_is_re
 
 
 def test_the_items_of_a_dict_attribute_are_unknown_unless_every_store_agrees():
-    mixed = _FIELD_TOKENIZERS.replace("            self.tokenizers[key] = Tok(v)\n",
-                                      "            self.tokenizers[key] = Tok(v)\n        self.tokenizers['n'] = len(vocabs)\n")
+    store = "            self.tokenizers[key] = Tok(v)\n"
+    mixed = _FIELD_TOKENIZERS.replace(store, store + "        self.tokenizers['n'] = len(vocabs)\n")
     assert [line for line, _ in findings(mixed)] == [6]
     built = _FIELD_TOKENIZERS.replace("self.tokenizers = {}", "self.tokenizers = make()")
     assert [line for line, _ in findings(built)] == [6]
-    merged = _FIELD_TOKENIZERS.replace("            self.tokenizers[key] = Tok(v)\n",
-                                       "            self.tokenizers[key] = Tok(v)\n        self.tokenizers.update(vocabs)\n")
+    merged = _FIELD_TOKENIZERS.replace(store, store + "        self.tokenizers.update(vocabs)\n")
     assert [line for line, _ in findings(merged)] == [6]

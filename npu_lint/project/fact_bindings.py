@@ -113,8 +113,8 @@ class BindingFacts:
                         known.extend(producers[:MAX_PRODUCERS - len(known)])
 
     def _instance_attribute(self, targets: list[ast.AST], value: ast.AST) -> None:
-        """``self.pool = nn.AdaptiveMaxPool2d(1)`` in a method: calling ``self.pool`` calls that object; ``self.x[k] = v``
-        is kept as ``x[]`` (:mod:`npu_lint.analysis.attribute_items`)."""
+        """``self.pool = nn.AdaptiveMaxPool2d(1)`` in a method: calling ``self.pool`` calls that object; the item
+        store ``self.x[k] = v`` is kept as ``x[]`` (:mod:`npu_lint.analysis.attribute_items`)."""
         if not self.class_stack or not self.function_scopes:
             return
         scope = self.function_scopes[-1]
