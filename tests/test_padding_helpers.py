@@ -76,3 +76,27 @@ def test_the_maximum_of_a_list_of_lengths_makes_a_padding_helper():
     source = ("import torch\ndef pad_lengths(xs):\n    lengths = [len(x) for x in xs]\n    m = max(lengths)\n"
               "    return torch.zeros(len(xs), m)\ndef collate(batch):\n    return pad_lengths(batch)\n")
     assert [line for line, _ in findings(source)] == [4, 7]
+
+
+_FIELD_TOKENIZERS = ("import torch\nclass Tok:\n    def __init__(self, vocab):\n        self.vocab = vocab\n"
+                     "    def encode(self, rows, pad):\n        m = max(len(r) for r in rows)\n"
+                     "        return [r + [pad] * (m - len(r)) for r in rows]\n"
+                     "class Model(torch.nn.Module):\n    def __init__(self, vocabs):\n        super().__init__()\n"
+                     "        self.tokenizers = {}\n        for key, v in vocabs.items():\n"
+                     "            self.tokenizers[key] = Tok(v)\n    def forward(self, key, rows):\n"
+                     "        x = self.tokenizers[key].encode(rows, 0)\n"
+                     "        return torch.tensor(x, device='cuda')\n")
+
+
+def test_a_padding_method_of_the_instances_a_dict_attribute_is_filled_with_is_reported_at_its_call():
+    assert [line for line, _ in findings(_FIELD_TOKENIZERS)] == [6, 15]
+
+
+def test_the_items_of_a_dict_attribute_are_unknown_unless_every_store_agrees():
+    store = "            self.tokenizers[key] = Tok(v)\n"
+    mixed = _FIELD_TOKENIZERS.replace(store, store + "        self.tokenizers['n'] = len(vocabs)\n")
+    assert [line for line, _ in findings(mixed)] == [6]
+    built = _FIELD_TOKENIZERS.replace("self.tokenizers = {}", "self.tokenizers = make()")
+    assert [line for line, _ in findings(built)] == [6]
+    merged = _FIELD_TOKENIZERS.replace(store, store + "        self.tokenizers.update(vocabs)\n")
+    assert [line for line, _ in findings(merged)] == [6]

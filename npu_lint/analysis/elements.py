@@ -12,6 +12,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import CLASSED as _CLASSED
+from npu_lint.analysis.attribute_items import attribute_item
 from npu_lint.analysis.dict_entries import keyed_mask
 from npu_lint.analysis.nodes import body_of
 from npu_lint.analysis.packed import packed_element
@@ -381,6 +382,9 @@ class Elements:
             found = self._element(node.value, scope, (index.value,), depth)
             if found is not None:
                 return found
+        item = attribute_item(self, node, scope, depth)   # ``self.tokenizers[k]`` of ``self.tokenizers[k] = Tok()``
+        if item is not None:
+            return item
         return self.sequence_element(node.value, scope, depth)
 
     def returned_sequence_element(self, function: ast.AST) -> Optional[K.Value]:

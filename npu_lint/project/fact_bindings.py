@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 
+from npu_lint.analysis.attribute_items import ITEMS
 from npu_lint.analysis.nodes import walk
 from npu_lint.project.fact_calls import _PARTIALS, _Scope
 from npu_lint.project.fact_types import ONE_ARGUMENT
@@ -113,16 +114,26 @@ class BindingFacts:
                         known.extend(producers[:MAX_PRODUCERS - len(known)])
 
     def _instance_attribute(self, targets: list[ast.AST], value: ast.AST) -> None:
-        """``self.pool = nn.AdaptiveMaxPool2d(1)`` in a method: calling ``self.pool`` calls that object."""
+        """``self.pool = nn.AdaptiveMaxPool2d(1)`` in a method: calling ``self.pool`` calls that object; the item
+        store ``self.x[k] = v`` is kept as ``x[]`` (:mod:`npu_lint.analysis.attribute_items`)."""
         if not self.class_stack or not self.function_scopes:
             return
         scope = self.function_scopes[-1]
         if scope.owner is None or scope.owner != self.class_stack[-1]:
             return
         for target in targets:
+            attr = None
             if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self":
-                for marker, root, rest in self._producers(value):
-                    self.classes[scope.owner]["attrs"].setdefault(target.attr, []).append((marker, root, rest, scope))
+                attr = target.attr
+            elif isinstance(target, ast.Subscript) and isinstance(target.value, ast.Attribute) \
+                    and isinstance(target.value.value, ast.Name) and target.value.value.id == "self" \
+                    and not isinstance(target.slice, ast.Slice):
+                attr = target.value.attr + ITEMS   # ``self.tokenizers[k] = Tokenizer(...)``: what its items hold
+            if attr is not None:
+                # an item store whose value the index cannot tell keeps a "?" (unresolved): no item value then
+                producers = self._producers(value) or ([("", "", "")] if attr.endswith(ITEMS) else [])
+                for marker, root, rest in producers:
+                    self.classes[scope.owner]["attrs"].setdefault(attr, []).append((marker, root, rest, scope))
 
     def _annotated_attribute(self, node: ast.AnnAssign) -> None:
         """``optimizer: Optimizer`` in a class body (a NamedTuple or dataclass field, a declared attribute) or

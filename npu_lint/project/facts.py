@@ -14,6 +14,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.attribute_items import ITEMS
 from npu_lint.analysis.nodes import class_bases, walk
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.budget_batches import batches_by_budget
@@ -376,9 +377,12 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             for attr, constructors in data["attrs"].items():
                 resolved = []
                 for marker, root, rest, scope in constructors:
-                    found = self._late(root, rest, data["scopes"] + [scope])
+                    found = self._late(root, rest, data["scopes"] + [scope]) if root else None
                     if found and found != "?":
                         resolved.append(marker + found)
+                    elif attr.endswith(ITEMS):   # ``self.x[k] = len(v)``: the items' values are not all known
+                        resolved = []
+                        break
                 if resolved:
                     attrs.append((attr, tuple(dict.fromkeys(resolved))))
             fields = []

@@ -25,8 +25,8 @@ def batch_max_method(call: ast.Call, ctx: FileContext) -> Optional[str]:
     defined in this file (its summary) or in another module (the project index's facts, along the class's
     bases); else None."""
     func = call.func
-    if not isinstance(func, ast.Attribute) or not isinstance(func.value, (ast.Name, ast.Attribute)):
-        return None
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, (ast.Name, ast.Attribute, ast.Subscript)):
+        return None   # ``self.tokenizers[key].batch_encode(rows)``: an item of a dict of instances
     if not ctx.mentions(f"def {func.attr}(") and (ctx.project is None
                                                    or func.attr not in ctx.project.padding_names()):
         return None     # no method of that name here, none that pads elsewhere in the project

@@ -52,7 +52,9 @@ class PadToBatchMax(ValueFlow):
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
         way (directly or through another helper), and of the methods of a project class that do
-        (``self.padding2d(rows)``: the method defined in this file or on a base class in another module); a helper
+        (``self.padding2d(rows)``: the method defined in this file or on a base class in another module; or of
+        an item of a dict the class builds empty and fills item by item, ``self.tokenizers[key].batch_encode(rows)``
+        after ``self.tokenizers[key] = Tokenizer(...)`` here or in a base class of another module); a helper
         that pads Python lists to their longest (``tokens + ["<pad>"] * (m - len(tokens))``, a tokenizer's
         ``batch_encode``) counts where its result is made a tensor in the caller (``torch.tensor(x)``). The maximum may also be taken of arithmetic of the items' lengths (``len(s) + 2``), with a floor
         (``max(*counts, 1)``), of the length each item records (``audio_len for _, audio_len in batch``,

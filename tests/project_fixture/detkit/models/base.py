@@ -1,6 +1,8 @@
 import torch
 import torch.nn as nn
 
+from ..utils.vocab import Vocab
+
 
 class BaseDetector(nn.Module):
     def extract(self, images):
@@ -17,3 +19,10 @@ class BaseDetector(nn.Module):
         if max_len is None:
             max_len = max(len(x) for x in batch)  # expect: NPU405@22
         return torch.zeros(len(batch), max_len)
+
+    def add_vocab(self, key, itos):
+        # the items of a dict the subclass builds empty: a Vocab each (its encode pads to the longest)
+        vocab = Vocab(itos)
+        self.vocabs[key] = vocab
+        self.labels[key] = Vocab(itos)
+        self.labels[key] = len(itos)

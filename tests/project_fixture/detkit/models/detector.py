@@ -10,6 +10,10 @@ class Detector(BaseDetector):
         super().__init__()
         self.head = nn.Linear(16, 4)
         self.vocab = Vocab(["<pad>", "a", "b"])
+        self.vocabs = {}
+        self.labels = {}
+        for key in ("words", "tags"):
+            self.add_vocab(key, ["<pad>", key])
 
     def forward(self, images):
         return self.head(self.extract(images))
@@ -26,3 +30,10 @@ class Detector(BaseDetector):
         words = self.vocab.encode(sentences)  # expect: NPU405@16
         print(self.vocab.encode(sentences))
         return torch.tensor(ids), torch.tensor(words)
+
+    def fields(self, rows):
+        # items of dicts built empty and filled item by item in the base class: a Vocab in every store (reported);
+        # a Vocab or an int (unknown)
+        words = self.vocabs["words"].encode(rows)  # expect: NPU405@16
+        tags = self.labels["tags"].encode(rows)
+        return torch.tensor(words), torch.tensor(tags)
