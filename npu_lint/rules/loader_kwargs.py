@@ -150,10 +150,8 @@ class _Reader:
                 spread = bound[1]   # ``x = {..., **x}``: what ``x`` held (read back from the statements above)
             else:
                 spread = self.dicts(item, before, own)
-            if spread is None:
-                return None
-            candidates = [{**c, **s} for c in candidates for s in spread]
-            if len(candidates) > _MAX_CANDIDATES:
+            candidates = _merged(candidates, spread)
+            if candidates is None:
                 return None
         return candidates
 
@@ -226,13 +224,18 @@ def _spread_dicts(node: ast.Call, ctx: FileContext, own: dict) -> Optional[list]
     for keyword in node.keywords:
         if keyword.arg is not None:
             continue
-        spread = reader.dicts(keyword.value, node.lineno, own, merged=False)
-        if spread is None:
-            return None
-        candidates = [{**c, **s} for c in candidates for s in spread]
-        if len(candidates) > _MAX_CANDIDATES:
+        candidates = _merged(candidates, reader.dicts(keyword.value, node.lineno, own, merged=False))
+        if candidates is None:
             return None
     return candidates
+
+
+def _merged(candidates: list, spread: Optional[list]) -> Optional[list]:
+    """Every candidate dict updated by every dict a ``**spread`` may hold (None: unknown, or too many)."""
+    if spread is None:
+        return None
+    merged = [{**c, **s} for c in candidates for s in spread]
+    return merged if len(merged) <= _MAX_CANDIDATES else None
 
 
 def _returned_dict(call: ast.Call, ctx: FileContext) -> Optional[dict]:
