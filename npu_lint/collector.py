@@ -52,3 +52,14 @@ def walking() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
+        WALKS[0] += 1
+        if WALKS[0] % FULL_PASS_EVERY == 0:
+            gc.collect()   # see FULL_PASS_EVERY
+
+
+# ``gc.unfreeze`` (here and in :func:`parse`) moves objects into the oldest generation without counting them among
+# the "long-lived pending" objects whose number triggers a full pass: the cyclic garbage of earlier files would
+# then stay until the process ends (flake8 -j1 over 842 files: 79 MB -> 478 MB peak). A full pass every few
+# walks frees it; its cost is the live objects of one file and the host's, a few milliseconds per walk.
+FULL_PASS_EVERY = 16
+WALKS = [0]
