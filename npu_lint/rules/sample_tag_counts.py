@@ -24,6 +24,18 @@ def _loops(function: ast.AST) -> Iterator[ast.For]:
             yield node
 
 
+def _tag_loops(function: Optional[ast.AST], ctx: FileContext) -> list[tuple[ast.For, dict[str, ast.AST]]]:
+    """The loops of ``function`` that tag rows (:func:`row_tags`), found once per function: a file of many
+    conversions in one function asks once, not once per conversion."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return []
+    memo = ctx.scratch.setdefault("tag_loops", {})
+    found = memo.get(id(function))
+    if found is None:
+        found = memo[id(function)] = [(loop, tags) for loop in _loops(function) for tags in [row_tags(loop)] if tags]
+    return found
+
+
 def _repeated(value: ast.AST, index: str) -> Optional[ast.AST]:
     """The count of ``[i] * n`` / ``n * [i]`` / ``[i for _ in range(n)]`` (``i`` the loop's index), else None."""
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Mult):
@@ -94,9 +106,10 @@ def tagged_list(converter: ast.Call, ctx: FileContext) -> Optional[ast.For]:
             and arg.func.attr in ("array", "asarray"):
         arg = arg.args[0]      # ``torch.from_numpy(np.array(tags))``
     function = ctx.enclosing(converter, FUNCTION_TYPES)
-    if not isinstance(arg, ast.Name) or not _per_batch(function, ctx, converter):
+    if not isinstance(arg, ast.Name):
         return None
-    return next((loop for loop in _loops(function) if arg.id in row_tags(loop)), None)
+    loop = next((loop for loop, tags in _tag_loops(function, ctx) if arg.id in tags), None)
+    return loop if loop is not None and _per_batch(function, ctx, converter) else None
 
 
 def counted_pieces(items: ast.Name, call: ast.Call, ctx: FileContext) -> Optional[ast.For]:
@@ -104,7 +117,8 @@ def counted_pieces(items: ast.Name, call: ast.Call, ctx: FileContext) -> Optiona
     [prep(s) for s in splits]``) by pieces it also tags one per row (``splits.extend(parts)`` beside ``index +=
     [i] * len(parts)``): the number of items changes with the data. None otherwise."""
     function = ctx.enclosing(call, FUNCTION_TYPES)
-    if not _per_batch(function, ctx, call):
+    tag_loops = _tag_loops(function, ctx)
+    if not tag_loops or not _per_batch(function, ctx, call):
         return None
     names = {items.id}
     binding = ctx.resolver.binding(items)
@@ -112,10 +126,7 @@ def counted_pieces(items: ast.Name, call: ast.Call, ctx: FileContext) -> Optiona
     if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(value.generators) == 1 \
             and not value.generators[0].ifs and isinstance(value.generators[0].iter, ast.Name):
         names.add(value.generators[0].iter.id)   # one item per item of the list it walks
-    for loop in _loops(function):  # type: ignore[arg-type]
-        tags = row_tags(loop)
-        if not tags:
-            continue
+    for loop, tags in tag_loops:
         measured = {ast.dump(found) for count in tags.values() for node in walk(count)
                     if (found := measured_item(node)) is not None}
         for node in walk(loop):
