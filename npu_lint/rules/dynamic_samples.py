@@ -13,6 +13,8 @@ function. The evidence lives in sample_items.py (collate functions: collate_samp
 from __future__ import annotations
 
 import ast
+from typing import Optional
+
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
@@ -429,8 +431,8 @@ class PerSampleConcat(Rule):
     def _counted_pieces(node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
         """``torch.stack(splits)`` after ``splits.extend(parts)`` beside ``index += [i] * len(parts)`` in a loop
         over the samples: a number of items that changes with the data (``cat`` or ``stack``)."""
-        name = ctx.resolver.qualname(node.func)
-        if name not in _CAT and name not in _STACK:
+        name = _join_name(node, ctx)
+        if name is None:
             return False
         loop = counted_pieces(items, node, ctx)
         if loop is None:
@@ -445,8 +447,8 @@ class PerSampleConcat(Rule):
     def _stopped(node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
         """``torch.cat(tokens)`` after ``for ...: tokens.append(t); if (t == eos).all(): break``: one item per
         step of a loop a tensor's value ends (``cat`` or ``stack``)."""
-        name = ctx.resolver.qualname(node.func)
-        if name not in _CAT and name not in _STACK:
+        name = _join_name(node, ctx)
+        if name is None:
             return False
         found = stopped_items(items, node, ctx)
         if found is None:
@@ -470,3 +472,9 @@ def _batch_field(element: ast.AST, ctx: FileContext) -> bool:
         element = _strip(binding.value)
     return isinstance(element, ast.Subscript) and isinstance(element.slice, ast.Constant) \
         and element.slice.value == "batch_idx"
+
+
+def _join_name(node: ast.Call, ctx: FileContext) -> Optional[str]:
+    """``torch.cat`` / ``torch.stack`` (their qualified name) when ``node`` calls one, else None."""
+    name = ctx.resolver.qualname(node.func)
+    return name if name in _CAT or name in _STACK else None
