@@ -34,6 +34,9 @@ def build(root: Path) -> Path:
         "silu_lines.py": "import torch\n" + ("y = " + "*".join(["x * torch.sigmoid(x)"] * 980) + "\n") * 100,
         "mask_chain.py": "import torch\nt" + ".a" * 1000 + "[mask] = 0\n",
         "call_chain.py": "import torch\ny = x" + ".relu()" * 1000 + "\n",
+        # a chain of string methods in a function's return (its receiver was asked twice per link: 2^n, nougat-ocr's
+        # markdown parser hung the project index)
+        "string_chain.py": "import torch\ndef clean(s):\n    return s" + ".replace('a', 'b')" * 300 + "\n",
         "nested_calls.py": "import torch\ny = " + "torch.abs(" * 180 + "x" + ")" * 180 + "\n",
         "nested_lambdas.py": "import torch\nf = " + "lambda: " * 319 + "torch.zeros(1).cuda()\n",
         "long_sum.py": "import torch\ndef f(t):\n    return " + " + ".join(["t.sum()"] * 1000) + "\n",

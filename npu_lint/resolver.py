@@ -14,7 +14,7 @@ import ast
 from typing import Optional, Protocol
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, Summaries, cycle_hit,  # noqa: F401  (re-exported)
+from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, TRUNCATED, Summaries, cycle_hit,  # noqa: F401  (re-exported)
                                         memo, return_statements)
 from npu_lint.analysis.configuration import configured
 from npu_lint.analysis.declared import Declared
@@ -92,10 +92,12 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self.module_name = ""
         self._qualnames: dict[int, tuple[str, ...]] = {}
         self._values: dict[int, object] = {}
+        self._cut_short: dict[int, int] = {}   # binding -> the depth its memoised value was computed at, cut short
         self._answers: dict[tuple, Optional[K.Value]] = {}   # value_of asked from outside: (node, scope, walk's scope)
         self._flows: dict[object, object] = {}
         self._summarising: list[ast.AST] = []   # the functions whose flow summaries are being computed
         self._flow_nesting = 0
+        self._host_chain = 0   # torch ops of host tensors followed one inside another (call_values)
         self._summaries: dict[tuple[str, int], object] = {}
         self._kept: list[ast.AST] = []
         self._call_index: Optional[dict[int, list[tuple[ast.Call, Scope, int]]]] = None
@@ -124,6 +126,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self.scopes, self._stack = None, []
         self._qualnames.clear()
         self._values.clear()
+        self._cut_short.clear()
         self._answers.clear()
         self._flows.clear()
         self._summarising.clear()
@@ -223,6 +226,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
 
     def _value_of(self, node: ast.AST, scope: Optional[Scope] = None, depth: int = 0) -> Optional[K.Value]:
         if depth > _DEPTH or node is None:
+            if node is not None:
+                TRUNCATED[0] += 1
             return None
         scope = scope or self.current
         kind = type(node)
@@ -302,13 +307,23 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         return other if other is None or other[0] in K.TENSORS else value
 
     def binding_value(self, binding: Binding, depth: int = 0) -> Optional[K.Value]:
-        cached = self._values.get(id(binding), MISSING)   # memo()'s answer for a key it holds, without a closure
+        key = id(binding)
+        cached = self._values.get(key, MISSING)   # memo()'s answer for a key it holds, without a closure
         if cached is not MISSING:
             if cached is IN_PROGRESS:
-                cycle_hit(self._values, id(binding))
+                cycle_hit(self._values, key)
                 return None
-            return cached
-        return memo(self._values, id(binding), lambda: self._binding_value(binding, depth))
+            deep = self._cut_short.get(key)
+            if deep is None or depth >= deep:
+                return cached
+            del self._values[key]   # computed deeper and cut short by a depth limit: asked from higher, again
+        truncated = TRUNCATED[0]
+        value = memo(self._values, key, lambda: self._binding_value(binding, depth))
+        if TRUNCATED[0] != truncated:   # no answer depends on which question came first
+            self._cut_short[key] = depth
+        else:
+            self._cut_short.pop(key, None)
+        return value
 
     def _binding_value(self, binding: Binding, depth: int) -> Optional[K.Value]:
         tag, scope = binding.tag, binding.scope

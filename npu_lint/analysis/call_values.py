@@ -15,11 +15,13 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import CLASSED as _CLASSED
 from npu_lint.analysis.scopes import CLASS, DEF, LOOP, PARAM, VALUE, Scope
+from npu_lint.analysis.summaries import TRUNCATED
 
 _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
 _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 
 
+_UNASKED = object()
 _HOST_DEPTH = 6   # how deep a chain of torch ops of host tensors is followed
 _HOST_MARKS = (".cpu(", "from_numpy", "torchaudio", "torchvision", ".numpy(", "asarray", "np.array", ".to(")
 # torch functions that make a tensor on the default device (or a given one) from sizes or data.
@@ -36,8 +38,11 @@ class CallValues:
 
     def _call_value(self, node: ast.Call, scope: Scope, depth: int) -> Optional[K.Value]:
         func = node.func
-        if type(func) is ast.Attribute and func.attr in K.STR_METHODS and self.value_of(func.value, scope, depth) == K.STR:
-            return K.STR   # ``"".join(parts)``, ``name.strip()`` on a string
+        receiver: object = _UNASKED   # asked once: a chain of calls (``s.replace(..).replace(..)``) stays linear
+        if type(func) is ast.Attribute and func.attr in K.STR_METHODS:
+            receiver = self.value_of(func.value, scope, depth)
+            if receiver == K.STR:
+                return K.STR   # ``"".join(parts)``, ``name.strip()`` on a string
         if type(func) is ast.Name and func.id == "str" and self.binding(func, scope) is None:
             return K.STR
         name = self.qualname(func, scope)
@@ -83,7 +88,8 @@ class CallValues:
             passed = self.passed_through(node, scope)   # ``loader = accelerator.prepare(loader)``
             if passed is not None and len(passed) == 1:
                 return self.value_of(passed[0], scope, depth)
-            receiver = self.value_of(func.value, scope, depth)   # once: chains of calls stay linear
+            if receiver is _UNASKED:
+                receiver = self.value_of(func.value, scope, depth)
             callee = self._attribute_value(func, scope, depth, receiver)
             if callee is not None and callee[0] == K.MODULE:
                 return self._module_call_value(callee)   # ``self.fc(x)``: calling a module
@@ -179,9 +185,19 @@ class CallValues:
         """A torch op whose tensor operands are all host tensors (``torch.cat([a.cpu(), b.cpu()])``,
         ``F.pad(torch.from_numpy(a), ...)``) and that is told no device: it runs on the CPU, its result stays there.
         Not a factory (``torch.zeros(n)`` is made on the default device) nor anything with an unknown operand."""
-        if depth > _HOST_DEPTH or name.rpartition(".")[2] in FACTORY_NAMES or not node.args \
+        if name.rpartition(".")[2] in FACTORY_NAMES or not node.args \
                 or any(k.arg == "device" for k in node.keywords) or not self._has_host_tensors():
             return False
+        if self._host_chain >= _HOST_DEPTH:   # counted along the chain, not from the question's start
+            TRUNCATED[0] += 1
+            return False
+        self._host_chain += 1
+        try:
+            return self._host_operands_of(node, scope, depth)
+        finally:
+            self._host_chain -= 1
+
+    def _host_operands_of(self, node: ast.Call, scope: Scope, depth: int) -> bool:
         operands = list(node.args) + [k.value for k in node.keywords if k.arg not in ("dtype", "dim", "out")]
         first = node.args[0]
         if isinstance(first, ast.BinOp) and isinstance(first.op, ast.Mult) and isinstance(first.left, ast.List):

@@ -24,6 +24,7 @@ IN_PROGRESS = object()
 _MISSING = object()
 MISSING = _MISSING   # what ``store.get(key, MISSING)`` gives for a key memo() has not seen (for inlined memo hits)
 COMPUTING = [0]   # how many memo() computations are under way: an answer given meanwhile may be a cycle's None
+TRUNCATED = [0]   # how many depth limits questions have met: an answer computed meanwhile was cut short there
 
 
 _ACTIVE: dict[tuple[int, object], int] = {}   # (store, key) under computation -> how deep (COMPUTING at its start)
