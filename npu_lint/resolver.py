@@ -14,7 +14,7 @@ import ast
 from typing import Optional, Protocol
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.summaries import (COMPUTING, IN_PROGRESS, MISSING, TRUNCATED, Summaries, cycle_hit,  # noqa: F401  (re-exported)
+from npu_lint.analysis.summaries import (COMPUTING, CYCLES, IN_PROGRESS, MISSING, TRUNCATED, Summaries, cycle_hit,  # noqa: F401  (re-exported)
                                         memo, return_statements)
 from npu_lint.analysis.configuration import configured
 from npu_lint.analysis.declared import Declared
@@ -97,6 +97,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._flows: dict[object, object] = {}
         self._summarising: list[ast.AST] = []   # the functions whose flow summaries are being computed
         self._flow_nesting = 0
+        self._inner: dict[tuple[int, int, int], tuple[Optional[K.Value], int]] = {}   # expressions asked inside
         self._host_chain = 0   # torch ops of host tensors followed one inside another (call_values)
         self._summaries: dict[tuple[str, int], object] = {}
         self._kept: list[ast.AST] = []
@@ -118,6 +119,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         index build); the walk then enters its scopes."""
         self.scopes = scopes if scopes is not None else Scopes(tree)
         self._stack = [self.scopes.module]
+        self._inner.clear()
 
     def close(self) -> None:
         """Free the model (its scopes hold reference cycles): for callers that build many in a row."""
@@ -127,6 +129,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._qualnames.clear()
         self._values.clear()
         self._cut_short.clear()
+        self._inner.clear()
         self._answers.clear()
         self._flows.clear()
         self._summarising.clear()
@@ -216,7 +219,19 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         model's own computations (depth 0, no summary or memoised value under way: nothing half-computed can
         be read) is answered once per node, scope and walk position: rules ask the same nodes again."""
         if depth or COMPUTING[0] or self._summarising or self._flow_nesting:
-            return self._value_of(node, scope, depth)
+            kind = type(node)
+            if kind is ast.Name or kind is ast.Constant:   # names: their bindings' values are memoised
+                return self._value_of(node, scope, depth)
+            current = self.current   # an expression asked again inside one question (``d.get(k)[0]`` asks its
+            key = (id(node), id(scope or current), id(current))   # receiver from several places): answered once
+            known = self._inner.get(key)
+            if known is not None and (known[1] < 0 or depth >= known[1]):
+                return known[0]
+            truncated, cycles = TRUNCATED[0], CYCLES[0]
+            value = self._value_of(node, scope, depth)
+            if CYCLES[0] == cycles:   # not from a cycle's provisional None; cut short: kept for as deep or deeper
+                self._inner[key] = (value, -1 if TRUNCATED[0] == truncated else depth)
+            return value
         current = self.current   # in the key too: a question inside may default to the walk's scope
         key = (node, scope or current, current)
         answer = self._answers.get(key, _UNKNOWN)

@@ -35,7 +35,7 @@ from npu_lint.analysis.index_forms import (constant_element, constant_index, cou
 from npu_lint.analysis.kept_reductions import kept_reduction
 from npu_lint.analysis.range_bounds import range_count, range_element
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
-from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, cycle_hit, memo, return_statements
+from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, TRUNCATED, cycle_hit, memo, return_statements
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -88,6 +88,8 @@ class Flows:
         tensor anywhere in it counts (``x[:mask.sum() + 1]``); inside a binding only a 0-d tensor kept as a
         value does (``n = mask.sum()``, ``k = min(n, 5)``), not one mixed into tensor arithmetic."""
         if node is None or depth > _DEPTH or self.scopes is None or self._flow_nesting > _NESTING:
+            if node is not None and self.scopes is not None:
+                TRUNCATED[0] += 1
             return _NONE   # nesting: through bindings, summaries and calls, the Python stack stays bounded
         self._flow_nesting += 1
         try:

@@ -24,6 +24,7 @@ IN_PROGRESS = object()
 _MISSING = object()
 MISSING = _MISSING   # what ``store.get(key, MISSING)`` gives for a key memo() has not seen (for inlined memo hits)
 COMPUTING = [0]   # how many memo() computations are under way: an answer given meanwhile may be a cycle's None
+CYCLES = [0]   # how many questions met their own computation: an answer computed meanwhile may be provisional
 TRUNCATED = [0]   # how many depth limits questions have met: an answer computed meanwhile was cut short there
 
 
@@ -35,6 +36,7 @@ _LOW = [_NO_CYCLE]   # the shallowest computation still under way that the curre
 def cycle_hit(store: dict, key: object) -> None:
     """A question met its own computation again (``store[key]`` in progress): what is computed from that None,
     above it, is provisional."""
+    CYCLES[0] += 1
     depth = _ACTIVE.get((id(store), key))
     if depth is not None and depth < _LOW[0]:
         _LOW[0] = depth
