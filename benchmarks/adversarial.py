@@ -37,6 +37,9 @@ def build(root: Path) -> Path:
         # a chain of string methods in a function's return (its receiver was asked twice per link: 2^n, nougat-ocr's
         # markdown parser hung the project index)
         "string_chain.py": "import torch\ndef clean(s):\n    return s" + ".replace('a', 'b')" * 300 + "\n",
+        # lookups and subscripts that ask their receiver from several places (each link doubled the questions)
+        "lookup_chain.py": "import torch\ndef f(d, x):\n    y = d" + ".get('a')[0]" * 300 + "\n    z = x"
+                           + "[0].a.b(1)" * 300 + "\n    return y, z\n",
         "nested_calls.py": "import torch\ny = " + "torch.abs(" * 180 + "x" + ")" * 180 + "\n",
         "nested_lambdas.py": "import torch\nf = " + "lambda: " * 319 + "torch.zeros(1).cuda()\n",
         "long_sum.py": "import torch\ndef f(t):\n    return " + " + ".join(["t.sum()"] * 1000) + "\n",
