@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from npu_lint.analysis.library_classes import loader_class
 from npu_lint.analysis.nodes import class_bases, walk
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def super_loader_call(node: ast.Call, ctx: "FileContext", parameters: Sequence[s
         else None
     if not isinstance(cls, ast.ClassDef) or ctx.enclosing(cls, (ast.ClassDef, ast.FunctionDef)) is not None:
         return None
-    if not any(ctx.resolver.qualname(base) == _LOADER for base in class_bases(cls)):
+    if not any(loader_class(ctx.resolver.qualname(base)) for base in class_bases(cls)):
         return None
     if _built_here(cls, ctx):
         return None     # built in this file: judged at those calls
