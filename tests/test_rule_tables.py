@@ -63,3 +63,18 @@ def test_every_cuda_only_library_of_the_table_passes_the_rules_pre_filter():
     for row in read_tsv("cuda_libraries.tsv"):
         rule = CudaOnlyLibrary if row["code"] == "NPU217" else ApexImport
         assert any(word in row["module"] for word in rule.triggers), row["module"]
+
+
+def test_library_classes_have_their_torch_base_kind():
+    """Another library's DataLoader subclass is a loader to the model; its positional arguments are its own."""
+    from npu_lint.analysis import kinds
+    from npu_lint.analysis.library_classes import loader_names, loader_parameters
+    rows = tables.read_tsv("library_classes.tsv")
+    assert rows and all(row["source"] and "@" in row["source"] for row in rows)
+    assert kinds.of_class("torch_geometric.loader.DataLoader") == (kinds.LOADER, "torch_geometric.loader.DataLoader")
+    assert kinds.of_class("torch_geometric.data.DataLoader")[0] == kinds.LOADER
+    assert loader_parameters("torch_geometric.loader.DataLoader") == ("dataset", "batch_size", "shuffle")
+    assert loader_parameters("dgl.dataloading.GraphDataLoader") == ("dataset",)
+    assert loader_parameters("torch.utils.data.DataLoader")[:3] == ("dataset", "batch_size", "shuffle")
+    assert loader_parameters("torch_geometric.data.Data") is None and kinds.of_class("torch_geometric.data.Data") is None
+    assert "AtomsLoader" in loader_names() and not any("DataLoader" in name for name in loader_names())

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Optional
 
+from npu_lint.analysis.library_classes import library_base
+
 TENSOR, BATCH, MASK = "tensor", "batch", "mask"      # batch: a tensor taken from a data loader
 HOST = "host"                                         # numpy / pandas arrays, tensors moved to the CPU
 LIST = "list"                                         # a Python list: its elements are of unknown kind
@@ -166,6 +168,9 @@ def of_class(qualname: str) -> Optional[Value]:
     qualname = AUTOGRAD_BASES.get(qualname, qualname)
     if qualname in BASE_KINDS:
         return BASE_KINDS[qualname], qualname
+    base = library_base(qualname)
+    if base is not None:   # another library's subclass of a torch class (``torch_geometric.loader.DataLoader``)
+        return BASE_KINDS[base], qualname
     head, _, last = qualname.rpartition(".")
     if qualname in LOWERCASE_CLASSES:
         return INSTANCE, qualname

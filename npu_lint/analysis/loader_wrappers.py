@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import ast
 
+from npu_lint.analysis.library_classes import loader_class
 from npu_lint.analysis.nodes import walk
 
 _DATA_LOADER = "torch.utils.data.DataLoader"
@@ -24,7 +25,7 @@ def forwards_loader(resolver, node: ast.AST) -> bool:
     positional = args.posonlyargs + args.args
     defaults = list(zip(positional[len(positional) - len(args.defaults):], args.defaults))
     defaults += [(a, d) for a, d in zip(args.kwonlyargs, args.kw_defaults) if d is not None]
-    classes = {a.arg for a, d in defaults if resolver.qualname(d) == _DATA_LOADER}
+    classes = {a.arg for a, d in defaults if loader_class(resolver.qualname(d))}
     built = {t.id: child.value for child in walk(node) if isinstance(child, ast.Assign)
              and isinstance(child.value, ast.Call) for t in child.targets if isinstance(t, ast.Name)}
     for child in walk(node):
@@ -33,7 +34,7 @@ def forwards_loader(resolver, node: ast.AST) -> bool:
         if not isinstance(call, ast.Call):
             continue
         builds = (isinstance(call.func, ast.Name) and call.func.id in classes) \
-            or resolver.qualname(call.func) == _DATA_LOADER
+            or loader_class(resolver.qualname(call.func))
         if builds and any(kw.arg is None and isinstance(kw.value, ast.Name) and kw.value.id == kwarg
                           for kw in call.keywords):
             return True

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.library_classes import library_base, loader_parameters
 from npu_lint.analysis.project_functions import CHAIN_DEPTH as _CHAIN_DEPTH, FunctionFacts
 
 if TYPE_CHECKING:
@@ -290,6 +291,8 @@ class ProjectView(FunctionFacts):
             entry = self.index.classes.get(base)
             if entry is None:
                 torch_class = base in torch_classes or (base.endswith(".DataLoader") and base.startswith("torch."))
+                if not torch_class and not torch_classes and library_base(base) is not None:
+                    return loader_parameters(base) or torch_order[:1]   # a library's loader (PyG's): its order
                 return torch_order if torch_class else torch_order[:1]
             facts = entry[1]
             if "__init__" in facts.methods:

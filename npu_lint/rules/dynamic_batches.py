@@ -5,6 +5,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.defaults import default_constant, may_be_false
+from npu_lint.analysis.library_classes import loader_class, loader_names, loader_parameters
 from npu_lint.analysis.loader_wrappers import forwards_loader
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import DEF
@@ -37,7 +38,10 @@ class LoaderWithoutDropLast(Rule):
     """A training ``DataLoader`` without ``drop_last=True``.
 
     What it does:
-        Flags ``torch.utils.data.DataLoader(...)`` calls of a training loader that neither pass ``drop_last=True``
+        Flags ``torch.utils.data.DataLoader(...)`` calls (and calls of another library's subclass of it that hands
+        DataLoader its keywords, ``torch_geometric.loader.DataLoader(ds, 32, shuffle=True)``,
+        ``dgl.dataloading.GraphDataLoader``: ``rule_tables/library_classes.tsv``, its positional arguments read
+        by the library's constructor) of a training loader that neither pass ``drop_last=True``
         nor set the batch size to 1 or leave batching to a ``batch_sampler`` (``batch_sampler=None`` is none); also calls of the project's
         subclasses of ``DataLoader`` (unless the subclass passes ``drop_last`` itself; one defined in another module
         is judged with the call's keywords when, by the project index, it and its project bases never name
@@ -113,7 +117,7 @@ class LoaderWithoutDropLast(Rule):
     name = "loader-without-drop-last"
     family = FAMILY
     node_types = (ast.Call, ast.For)
-    triggers = ("DataLoader", "BatchSampler", "TrainingArguments", "drop_last")
+    triggers = ("DataLoader", "BatchSampler", "TrainingArguments", "drop_last") + loader_names()
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
@@ -164,6 +168,11 @@ class LoaderWithoutDropLast(Rule):
                  "train_data = Loader(cfg, ds, shuffle=True)\n",
                  "import torch\ntrain_loader = torch.utils.data.DataLoader(ds, batch_size=8, sampler=sampler, drop_last=False)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, 64, True, num_workers=4)\n",
+                 # another library's DataLoader subclass, its positional arguments by its own constructor
+                 "import torch\nfrom torch_geometric.loader import DataLoader\nloader = DataLoader(ds, 64, True)\n",
+                 "import torch\nfrom torch_geometric.data import DataLoader\n"
+                 "def fit(model, opt, ds, bs):\n    loader = DataLoader(ds, bs)\n    for data in loader:\n"
+                 "        model(data).backward()\n        opt.step()\n",
                  "import torch\nfrom torch.utils.data import DataLoader\nkw = dict(batch_size=32, shuffle=True)\n"
                  "loader = DataLoader(ds, **kw)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\ndef main(ds, model, opt):\n"
@@ -290,6 +299,8 @@ class LoaderWithoutDropLast(Rule):
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=True)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nval = DataLoader(ds, batch_size=32)\n",
+                     "import torch\nfrom torch_geometric.loader import DataLoader\nloader = DataLoader(ds, 64, True, drop_last=True)\n",
+                     "import dgl\nloader = dgl.dataloading.GraphDataLoader(ds, batch_size=1, shuffle=True)\n",
                      # the evaluation split: the dataset's training flag is set to False
                      "import torch\nfrom torch.utils.data import DataLoader\nval_iter = DataLoader(Bananas(is_train=False), 32)\n",
                      "import torch\nfrom torch.utils.data import DataLoader\nloader = DataLoader(ds, batch_size=32, sampler=sampler)\n",
@@ -351,9 +362,10 @@ class LoaderWithoutDropLast(Rule):
                 ctx.report(node, f"this BatchSampler batches a {sampler} (a training order) with drop_last=False: "
                            "its last batch is smaller, a second set of shapes to compile on NPU", qualname)
             return
-        if qualname == _LOADER:
+        parameters = loader_parameters(qualname)   # torch's DataLoader or a library's subclass forwarding its keywords
+        if parameters is not None:
             keywords = {kw.arg: kw.value for kw in node.keywords}
-            keywords.update(zip(_LOADER_PARAMETERS, node.args))
+            keywords.update(zip(parameters, node.args))
         else:
             keywords = _built_loader(node, ctx) or super_loader_call(node, ctx, _LOADER_PARAMETERS)
             if keywords is None:
@@ -568,11 +580,11 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
             return None
         return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)), **{kw.arg: kw.value for kw in node.keywords}}
     loaders = [child for child in walk(definition) if isinstance(child, ast.Call)
-               and ctx.resolver.qualname(child.func) == _LOADER]
+               and loader_class(ctx.resolver.qualname(child.func))]
     if len(loaders) != 1:
         return None
     inner = {kw.arg: kw.value for kw in loaders[0].keywords}
-    inner.update(zip(_LOADER_PARAMETERS, loaders[0].args))
+    inner.update(zip(loader_parameters(ctx.resolver.qualname(loaders[0].func)) or (), loaders[0].args))
     if None in inner or "batch_sampler" in inner or _constant(inner.get("shuffle")) is True \
             or _shuffle_flag(loaders[0], inner.get("shuffle"), ctx) is not None or _mode_choice(inner) is not None:
         return None         # a spread, a batch sampler, or a loader flagged inside the helper (shuffling, a flag)

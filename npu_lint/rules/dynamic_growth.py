@@ -6,6 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.index_forms import passed_argument
+from npu_lint.analysis.kinds import TENSORS
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.summaries_sizes import parameters, size_parameters
 from npu_lint.analysis.scopes import PARAM, Scope
@@ -16,9 +17,13 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
-from npu_lint.rules.loop_arms import carried, named_steps, over_layers, rearranged, step_loop, steps, stored_back
+from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_layers, rearranged, step_loop, steps,
+                                     stored_back)
 
 _PADS = frozenset({"torch.nn.functional.pad"})
+_BATCHES = ("{what} grows by a batch every iteration of a loop over a loader: a new length to compile on NPU at each "
+            "batch; collect the pieces in a list and concatenate once after the loop (or write into a buffer "
+            "allocated for the whole set)")
 _STACKS = frozenset({"torch.stack"})
 _FACTORY_NAMES = frozenset({"ones", "zeros", "empty", "full", "arange", "rand", "randn", "eye", "tril_indices",
                             "triu_indices"})
@@ -211,7 +216,12 @@ class GrowingTensor(Rule):
         ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after,
         also through a name bound only to it rearranged: ``predictions = alive_seq.view(-1, k, n)`` then ``alive_seq =
         predictions.index_select(0, unfinished).view(-1, n)``): the
-        tensor is one step longer every iteration, as in token-by-token generation. One tensor per layer kept in a list
+        tensor is one step longer every iteration, as in token-by-token generation. A ``for`` loop over the batches of a
+        loader (the model's value of what it iterates, also through ``enumerate``, ``tqdm`` or ``zip``: a
+        ``DataLoader``, another library's subclass of it such as ``torch_geometric.loader.DataLoader``, or a
+        parameter the file's calls pass one) grows such a tensor by a batch every iteration (``preds =
+        torch.cat([preds, out])`` collecting outputs), unless the pieces are on the host (``out.cpu()``, a
+        tensor the model knows is on the CPU). One tensor per layer kept in a list
         (``xs[j] = torch.cat((xs[j], new[j]), 2)`` under ``for j in range(len(xs))``) grows with the loop around that
         one, also through a temporary stored back (``t = torch.cat((xs[j], new[j]), 2); xs[j] = t.gather(1, ids)``). Outside a loop, state kept between
         calls that is concatenated onto itself (``self.cache = torch.cat([self.cache, k])``, or
@@ -399,11 +409,23 @@ class GrowingTensor(Rule):
                  "        prev = torch.zeros(self.beams.size(), dtype=torch.long)\n        for i in range(k):\n"
                  "            prev[i] = self.beams[self.src[i]]\n"
                  "        self.beams = torch.cat([prev, self.best(k).unsqueeze(2)], dim=2)\n",
+                 # outputs collected on the device batch by batch, the loader passed in by the file's own call
+                 "import torch\nfrom torch_geometric.loader import DataLoader\nclass Run:\n"
+                 "    def val(self, model, loader, device):\n        preds = torch.Tensor([]).to(device)\n"
+                 "        for step, data in enumerate(loader):\n            out = model(data.to(device))\n"
+                 "            preds = torch.cat([preds, out.detach()], dim=0)\n        return preds\n"
+                 "    def run(self, model, ds, device):\n        return self.val(model, DataLoader(ds, 32), device)\n",
                  # a name bound to the concatenation, a list of sequences rebuilt in a while loop
                  "import torch\ndef extend(seq, tok):\n    seq = torch.cat([seq, tok.view(1)])\n    return seq\n"
                  "def decode(model, seqs):\n    while not done(seqs):\n"
                  "        seqs = [extend(s, model(s)) for s in seqs]\n    return seqs\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                     # outputs collected batch by batch on the host; a loop over a list of items
+                     "import torch\nfrom torch.utils.data import DataLoader\ndef val(model, ds):\n"
+                     "    preds = torch.Tensor([])\n    for x in DataLoader(ds, batch_size=8):\n"
+                     "        preds = torch.cat([preds, model(x).cpu()], dim=0)\n    return preds\n",
+                     "import torch\ndef gather(parts, acc):\n    for p in parts:\n"
+                     "        acc = torch.cat([acc, p], dim=0)\n    return acc\n",
                      # a size following the counter of a loop that grows nothing
                      "import torch\ndef pyramid(x, n):\n    outs = []\n    for i in range(n):\n"
                      "        outs.append(x[:, :4] * torch.ones(i + 1, 4).sum())\n    return outs\n",
@@ -590,15 +612,25 @@ class GrowingTensor(Rule):
         inner, loop = loop, step_loop(loop, statement.targets[0], ctx)   # ``xs[j] = cat(..)`` under ``for j``: outer
         if inner is not loop and not isinstance(loop, (ast.For, ast.While)):
             return False    # each element concatenated once
+        batches = False
         if isinstance(loop, (ast.For, ast.While)):
-            if not grown or not carried(loop, statement, text):
+            if not grown:
+                return False
+            # a loop over a loader's batches grows a device tensor by a batch each time (``preds = cat([preds,
+            # out])`` collecting outputs); one kept on the host (``.cpu()`` pieces) compiles nothing on the device
+            batches = isinstance(loop, ast.For) and over_batches(loop, ctx)   # also ``tqdm(loader)``
+            if batches and (ctx.resolver.kind_of(node) not in TENSORS
+                            or any(ctx.resolver.is_host(e) for e in node.args[0].elts)):
+                return False
+            if not carried(loop, statement, text, batches):
                 return False
         elif not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):
             return False
         name = ctx.resolver.qualname(node.func)
         if name not in CATS:
             return False
-        ctx.report(node, self.message.format(what=f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...]){via}"), name)
+        what = f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...]){via}"
+        ctx.report(node, self.message.format(what=what) if not batches else _BATCHES.format(what=what), name)
         return True
 
     def _grown_elsewhere(self, node: ast.Call, ctx: FileContext) -> bool:

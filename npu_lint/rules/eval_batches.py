@@ -9,6 +9,7 @@ import ast
 import re
 from typing import Optional
 
+from npu_lint.analysis.library_classes import loader_names, loader_parameters
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -44,8 +45,9 @@ class ShortLastEvalBatch(Rule):
         Flags (1) any call that builds batches with an explicit ``drop_last=False`` (a ``DataLoader``, a
         framework's loader factory or method such as ``dls.new(shuffle=False, drop_last=False)``, a project
         loader class or helper: a callee whose name says loader, ``dl`` or batch) whose batch size is not 1, and
-        (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one, and of another
-        module's subclasses that never name ``drop_last``) with a batch
+        (2) ``DataLoader`` calls (and calls of the file's helpers and subclasses that build one, of another
+        module's subclasses that never name ``drop_last``, and of another library's subclass that hands DataLoader
+        its keywords, ``torch_geometric.loader.DataLoader(ds, 32)``: ``rule_tables/library_classes.tsv``) with a batch
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
         reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``,
         ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
@@ -105,7 +107,7 @@ class ShortLastEvalBatch(Rule):
     name = "short-last-eval-batch"
     family = FAMILY
     node_types = (ast.Call,)
-    triggers = ("DataLoader", "drop_last", "_dataloader")
+    triggers = ("DataLoader", "drop_last", "_dataloader") + loader_names()
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
@@ -113,6 +115,9 @@ class ShortLastEvalBatch(Rule):
         return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # another library's DataLoader subclass (its positional batch size), its batches fed to a module
+        "import torch\nfrom torch_geometric.loader import DataLoader\ndef evaluate(model: torch.nn.Module, ds):\n"
+        "    loader = DataLoader(ds, 32)\n    for data in loader:\n        model(data)\n",
         # built in a library's predict method, handed by its own method to another module's iterator
         "import torch\nfrom torch.utils.data import DataLoader\nfrom lib.iterators import StepIterator\n"
         "class Model:\n    def predict_dataset(self, ds, batch_size=32, dataloader_kwargs=None):\n"
@@ -313,9 +318,10 @@ class ShortLastEvalBatch(Rule):
         assert isinstance(node, ast.Call)
         base: Optional[ast.AST] = None   # the DataLoader subclass whose ``super().__init__`` this call is
         explicit = next((kw.value for kw in node.keywords if kw.arg == "drop_last"), None)
-        if ctx.resolver.qualname(node.func) == _LOADER:
+        parameters = loader_parameters(ctx.resolver.qualname(node.func))
+        if parameters is not None:   # torch's DataLoader or a library's subclass forwarding its keywords
             keywords = {kw.arg: kw.value for kw in node.keywords}
-            keywords.update(zip(_LOADER_PARAMETERS, node.args))
+            keywords.update(zip(parameters, node.args))
             explicit = keywords.get("drop_last", explicit)
         else:
             keywords = _built_loader(node, ctx)

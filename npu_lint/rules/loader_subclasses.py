@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional, Sequence
 
+from npu_lint.analysis.library_classes import loader_class, loader_parameters
 from npu_lint.analysis.nodes import class_bases, walk
 
 if TYPE_CHECKING:
@@ -91,8 +92,12 @@ def super_loader_call(node: ast.Call, ctx: "FileContext", parameters: Sequence[s
         else None
     if not isinstance(cls, ast.ClassDef) or ctx.enclosing(cls, (ast.ClassDef, ast.FunctionDef)) is not None:
         return None
-    if not any(ctx.resolver.qualname(base) == _LOADER for base in class_bases(cls)):
+    bases = [ctx.resolver.qualname(base) for base in class_bases(cls)]
+    loader = next((base for base in bases if loader_class(base)), None)
+    if loader is None:
         return None
+    if loader != _LOADER:   # another library's loader (PyG's, dgl's): its constructor's positional order
+        parameters = loader_parameters(loader) or parameters[:1]
     if _built_here(cls, ctx):
         return None     # built in this file: judged at those calls
     keywords: dict = {kw.arg: kw.value for kw in node.keywords}

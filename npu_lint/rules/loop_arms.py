@@ -9,6 +9,7 @@ import ast
 from functools import lru_cache
 from typing import Optional
 
+from npu_lint.analysis.kinds import LOADER
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
@@ -73,6 +74,27 @@ def steps(iterated: ast.AST) -> bool:
     return name.lower().rsplit("_", 1)[-1] in ("range", "count", "trange", "tqdm")
 
 
+# Calls that hand on the items of what they wrap, one per iteration: ``enumerate(loader)``, ``tqdm(loader)``,
+# ``zip(pbar, loader)``, ``islice(loader, n)``; a progress bar of any name (``progress_bar(loader)``).
+_PASSING = frozenset({"enumerate", "zip", "iter", "islice", "tqdm", "track"})
+
+
+def over_batches(loop: ast.For, ctx: FileContext) -> bool:
+    """A loop over the batches of a loader, the model's value of its iterable (also through ``enumerate``,
+    ``tqdm``, ``zip``, a progress bar): it runs once per batch of the data, as often as a loop over steps."""
+    pending = [loop.iter]
+    while pending:
+        node = pending.pop()
+        if ctx.resolver.kind_of(node) == LOADER:
+            return True
+        if isinstance(node, ast.Call) and node.args:
+            func = node.func
+            name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+            if name in _PASSING or "progress" in name.lower():
+                pending += [a for a in (node.args if name == "zip" else node.args[:1]) if not isinstance(a, ast.Starred)]
+    return False
+
+
 def named_steps(loop: ast.For, ctx: FileContext) -> bool:
     """``for i in it:`` where every binding of ``it`` that may reach the loop is a loop over steps (`steps`) or
     a wrapper of ``it`` itself (``it = range(n)``; ``if bar: it = progress_bar(it)``; ``it = progress_bar(range(n))
@@ -118,12 +140,13 @@ def over_layers(loop: ast.For) -> bool:
                for statement in loop.body for n in walk(statement))   # ``self.layers[i](x)``: a module per step
 
 
-def carried(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
+def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False) -> bool:
     """``statement`` is the only assignment to ``text`` in the loop (a ``while`` loop or a ``for`` loop over steps
-    that does not bind it): the value grows from one iteration to the next (not ``x = f(x)`` after it, nor a fresh
-    ``x`` each iteration); assignments in the other arm of a test the loop does not change are left out."""
+    that does not bind it; ``batches``: a ``for`` loop over a loader's batches, `over_batches`): the value grows
+    from one iteration to the next (not ``x = f(x)`` after it, nor a fresh ``x`` each iteration); assignments in
+    the other arm of a test the loop does not change are left out."""
     if isinstance(loop, ast.For):
-        if not steps(loop.iter) or over_layers(loop):
+        if not (batches or steps(loop.iter)) or over_layers(loop):
             return False    # a loop over a list of items (conditions, layers): the same shapes every call
         if text in {ast.unparse(n) for n in walk(loop.target)}:
             return False

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.library_classes import loader_parameters
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -157,9 +158,10 @@ class VariableSizeSamples(Rule):
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
-        if ctx.resolver.qualname(node.func) == _LOADER:
+        parameters = loader_parameters(ctx.resolver.qualname(node.func))
+        if parameters is not None:   # torch's DataLoader or a library's subclass forwarding its keywords
             keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
-            keywords.update(zip(_LOADER_PARAMETERS, node.args))
+            keywords.update(zip(parameters, node.args))
             if any(kw.arg is None for kw in node.keywords):
                 return      # ``**kwargs`` may set the batch size or a collate function
         else:
