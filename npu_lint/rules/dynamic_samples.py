@@ -236,8 +236,18 @@ class PerSampleConcat(Rule):
                  # DETR-style matched targets gathered by each image's indices, moved to the item's device first
                  "import torch\ndef loss_masks(masks, mask_labels, indices):\n"
                  "    targets = [t[j.to(t.device)] for t, (_, j) in zip(mask_labels, indices)]\n"
-                 "    return torch.cat(targets)\n")
+                 "    return torch.cat(targets)\n",
+                 # one crop per box NMS kept: the loop count is the length of a data-dependent result
+                 "import torch\nimport torch.nn.functional as F\nfrom torchvision.ops import nms\n"
+                 "def crops(img, boxes, scores):\n    keep = nms(boxes, scores, 0.5)\n"
+                 "    dets = boxes[keep].int().cpu().numpy()\n    out = []\n    for k in range(len(dets)):\n"
+                 "        x1, y1, x2, y2 = dets[k]\n        out.append(F.interpolate(img[None, :, y1:y2, x1:x2], (24, 24)))\n"
+                 "    return torch.cat(out)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     # one crop per input box: as many as the caller gives, no count found in the data
+                     "import torch\nimport torch.nn.functional as F\ndef crops(img, boxes):\n"
+                     "    dets = boxes.int().cpu().numpy()\n    out = []\n    for k in range(len(dets)):\n"
+                     "        out.append(F.interpolate(img[None, :, :24, :24], (24, 24)))\n    return torch.cat(out)\n",
                      # items moved to the host before they are collected: their stack compiles nothing on NPU
                      "import torch\ndef greedy(model, x, eos, steps):\n    out = []\n    for _ in range(steps):\n"
                      "        t = model(x).argmax(-1)\n        out.append(t.detach().cpu())\n"
@@ -409,7 +419,7 @@ class PerSampleConcat(Rule):
             return False
         ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)}) joins one item per value of "
                    f"{short_source(source, 30)}: the number of items changes with the data, a recompile per count on "
-                   "NPU; loop over a fixed range (every class, num_classes) with a mask per item", name)
+                   "NPU; loop over a fixed range (every class, num_classes, a maximum count of detections) with a mask per item", name)
         return True
 
 

@@ -335,8 +335,16 @@ class TensorValueInShape(ValueFlow):
         # a window bound clamped by a constant is still the data's value
         "import torch\ndef window(logits):\n    bins = logits.argmax(dim=1)\n"
         "    start = torch.max(torch.tensor(0, device=logits.device), bins - 4)\n"
-        "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",)
-    must_not_fire = (  # a collator's span masking: host work in the loader's workers
+        "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",
+        # boxes copied to the host with ``.numpy()``: their values cut the crops, as ``.tolist()`` would
+        "import torch\ndef crops(img, boxes):\n    b = boxes.int().cpu().numpy()\n    out = []\n"
+        "    for k in range(b.shape[0]):\n        out.append(img[:, b[k, 1]:b[k, 3], b[k, 0]:b[k, 2]].mean())\n"
+        "    return out\n",)
+    must_not_fire = (  # a reader's host tensor and configuration given ``.numpy()``: no value of the device's
+                     "import numpy as np\nimport torch\ndef crops(img, path):\n"
+                     "    b = torch.from_numpy(np.load(path)).numpy()\n    s = torch.tensor([1, 2]).numpy()\n"
+                     "    return img[:, b[1]:b[3]], img[:s[0]]\n",
+                     # a collator's span masking: host work in the loader's workers
                      "import torch\nfrom transformers import DataCollatorForLanguageModeling\n"
                      "class SpanCollator(DataCollatorForLanguageModeling):\n"
                      "    def torch_mask_tokens(self, inputs: torch.Tensor):\n"
