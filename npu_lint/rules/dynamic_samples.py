@@ -68,8 +68,10 @@ class PerSampleConcat(Rule):
         loop that builds the list records in a list made a tensor of (``count += len(d["pos"])``;
         ``offset.append(count)``; ``torch.IntTensor(offset)``, or per-row tags ``batch += [i] * len(d["pos"])``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
         ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data: its loop walks
-        the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``), so the
-        number of items varies (per-label prototypes, per-class losses), or when it gets one item per step of a
+        the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``; also through
+        names, rows gathered by its indices and the file's helpers: ``for k in range(len(y))`` of ``y, ey, x, ex =
+        pad(boxes[keep])``, one crop per box NMS kept), so the number of items varies (per-label prototypes,
+        per-class losses, per-detection crops; a list made anew inside the loop counts only the loops within), or when it gets one item per step of a
         loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
         eos).all(): break``: a generation stopped at its end token). Each item gathered by its own indices
         (``t[j] for t, (_, j) in zip(targets, indices)``, a matcher's output) counts also when the index is moved

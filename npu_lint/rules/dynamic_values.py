@@ -27,7 +27,9 @@ class TensorValueInShape(ValueFlow):
     """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
 
     What it does:
-        Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor,
+        Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor, ``.numpy()``
+        of a host copy of values the code computed on the device (``b = boxes.int().cpu().numpy()``, then
+        ``img[:, b[k, 1]:b[k, 3]]``: a detector's boxes cutting crops; a reader's or a factory's tensor is no such copy),
         0-d tensors such as ``mask.sum()``, ``torch.sum(x)`` or ``max(lengths)`` of a tensor, the elements of a
         tensor iterated over or picked in a loop, ``lengths[i]``, the ``batch_sizes`` of a PackedSequence (what
         torch's packing returns, a parameter annotated or tested ``isinstance(seq, PackedSequence)``: ``x,
