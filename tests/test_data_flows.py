@@ -103,3 +103,48 @@ def test_a_name_given_as_an_index_is_a_tensor(body: str) -> None:
 ])
 def test_no_index_tensor_without_evidence(body: str) -> None:
     assert not [f for f in flows(HEAD + body) if f[0] == "host"], body
+
+
+@pytest.mark.parametrize(("body", "origin"), [
+    # rows gathered by NMS's keep indices, through a literal tuple, a helper returning its parameter and its host copy
+    ("from torchvision.ops import nms\ndef pad(b):\n    b = b.trunc().int().cpu().numpy()\n    return b[:, 1], b[:, 3]\n"
+     "def rerec(b):\n    b[:, 0] = b[:, 0] + 1\n    return b\n"
+     "def f(boxes, scores, inds):\n    keep = nms(boxes, scores, 0.5)\n    boxes, inds = boxes[keep], inds[keep]\n"
+     "    y, ey = pad(rerec(boxes))\n    probe(len(y))\n", "len(y)"),
+    # elementwise arithmetic of the kept boxes' columns, stacked and transposed back to one row per box
+    ("def f(boxes):\n    b = boxes[boxes[:, 4] > 0.5]\n    w = b[:, 2] - b[:, 0]\n    x1 = b[:, 0] + w * 0.5\n"
+     "    out = torch.stack([x1, b[:, 1]]).permute(1, 0)\n    probe(out.shape[0])\n", "out.shape[0]"),
+    ("def f(x, keep_mask):\n    keep = keep_mask.nonzero().squeeze(1)\n    probe(x.index_select(0, keep).size(0))\n",
+     "x.index_select(0, keep).size(0)"),
+])
+def test_length_of_rows_kept_by_the_data(body: str, origin: str) -> None:
+    assert ("data_size", origin) in flows(HEAD + body)
+
+
+@pytest.mark.parametrize("body", [
+    # a helper returning its parameter given a tensor of fixed rows; rows gathered by an index of unknown origin
+    "def rerec(b):\n    return b\ndef f(boxes):\n    probe(len(rerec(boxes)))\n",
+    "def f(x, idx):\n    probe(len(x[idx]))\n",
+    # broadcast against a tensor of other rows; a stack not transposed (one row per vector)
+    "def f(a, b):\n    probe((a[:, None] - b[b > 0]).shape[0])\n",
+    "def f(b):\n    probe(torch.stack([b[b > 0], b[b > 0]]).shape[0])\n",
+])
+def test_rows_not_kept_by_the_data(body: str) -> None:
+    assert not [f for f in flows(HEAD + body) if f[0] == "data_size"]
+
+
+@pytest.mark.parametrize(("body", "flavour"), [
+    ("def f(boxes: torch.Tensor):\n    b = boxes.round().cpu().numpy()\n    probe(b[0, 1])\n", "host"),
+    ("def f(boxes):\n    b = boxes.detach().cpu().numpy()\n    probe(int(b[0][3]))\n", "host"),
+])
+def test_numpy_copy_of_device_values_is_read_back(body: str, flavour: str) -> None:
+    assert flavour in [f[0] for f in flows(HEAD + body)]
+
+
+@pytest.mark.parametrize("body", [
+    "def f(path):\n    b = torch.from_numpy(np.load(path)).numpy()\n    probe(b[0])\n",
+    "def f():\n    b = torch.tensor([3, 4]).numpy()\n    probe(b[0])\n",
+    "def f(a):\n    b = np.asarray(a)\n    probe(b[0])\n",
+])
+def test_numpy_arrays_that_hold_no_device_values(body: str) -> None:
+    assert not [f for f in flows(HEAD + body) if f[0] == "host"]

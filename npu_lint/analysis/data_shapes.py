@@ -15,7 +15,9 @@ from typing import TYPE_CHECKING, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.packed import batch_sizes_field
-from npu_lint.analysis.scopes import VALUE, Scope
+from npu_lint.analysis.index_forms import passed_argument
+from npu_lint.analysis.scopes import PARAM, VALUE, Scope
+from npu_lint.analysis.summaries import return_statements
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -26,9 +28,14 @@ _FUNCTIONS = frozenset({"torch.nonzero", "torch.unique", "torch.unique_consecuti
                         "torchvision.ops.boxes.nms", "torchvision.ops.boxes.batched_nms"})
 # Methods that keep the first axis of their receiver (placement, dtype, squeezing the trailing axis).
 _KEEPING = frozenset({"squeeze", "flatten", "float", "long", "int", "bool", "half", "to", "cpu", "detach", "clone",
-                      "contiguous", "cuda", "npu", "type_as", "sort", "flip"})
+                      "contiguous", "cuda", "npu", "type_as", "sort", "flip",
+                      # elementwise, and the host copy: ``boxes.trunc().int().cpu().numpy()`` has the kept boxes' rows
+                      "numpy", "copy", "trunc", "round", "floor", "ceil", "abs", "clamp", "clip", "sigmoid"})
 _SHAPING = frozenset({"view", "reshape"})
-_DEPTH = 8
+_DEPTH = 12
+_FRAMES = 3   # calls of the file's own functions followed into (each callee's body has its own depth)
+# A call of the file's own function followed into: (call, its scope, callee, offset, the depth at the call).
+Frame = tuple[ast.Call, Scope, ast.AST, int, int]
 # Calls whose result no longer has the shape of what they are given: Python numbers, reductions, metadata.
 SCALAR_BUILTINS = frozenset({"len", "int", "float", "bool", "str", "round", "print"})
 SHAPE_FREE = frozenset({"numel", "size", "dim", "item", "tolist", "sum", "mean", "any", "all", "__len__"})
@@ -45,9 +52,12 @@ def selects_by_mask(resolver: "Resolver", node: ast.Subscript, scope: Optional[S
     return value is None or value[0] not in (K.HOST, K.LIST)
 
 
-def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 0) -> Optional[ast.AST]:
+def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 0,
+                frames: tuple[Frame, ...] = ()) -> Optional[ast.AST]:
     """The data-dependent op (a call or a mask selection) whose result ``node`` is, or keeps the first axis of;
-    None when ``node`` is no such result (or the model cannot tell)."""
+    None when ``node`` is no such result (or the model cannot tell). Also through the file's own functions: what
+    one returns (``return boxes[keep]``, or its parameter kept, ``def rerec(b): ...; return b``, filled in with
+    the call's argument: ``frames``), and rows gathered by such a result (``boxes[keep]`` of ``keep = nms(...)``)."""
     if depth > _DEPTH or node is None or resolver.scopes is None:
         return None
     kind = type(node)
@@ -55,12 +65,16 @@ def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 
         return packed   # a PackedSequence's ``batch_sizes``: as long as the longest sequence, its values the counts
     if kind is ast.Name:
         for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
-            if binding.tag != VALUE or not isinstance(binding.value, ast.AST):
+            if binding.tag == PARAM and frames and binding.node is not None and binding.scope.node is frames[-1][2]:
+                call, at, function, offset, before = frames[-1]   # the callee's parameter: what this call passes
+                passed = passed_argument(call, function, binding.node, offset)
+                found = data_shaped(resolver, passed, at, before + 1, frames[:-1]) if passed is not None else None
+            elif binding.tag != VALUE or not isinstance(binding.value, ast.AST):
                 continue
-            if binding.path:
-                found = _element(resolver, binding.value, binding.scope, binding.path[0], depth + 1)
+            elif binding.path:
+                found = _element(resolver, binding.value, binding.scope, binding.path[0], depth + 1, frames)
             else:
-                found = data_shaped(resolver, binding.value, binding.scope, depth + 1)
+                found = data_shaped(resolver, binding.value, binding.scope, depth + 1, frames)
             if found is not None:
                 return found
         return None
@@ -73,30 +87,109 @@ def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 
             if func.attr in _METHODS:
                 return node if tensor_receiver(resolver, func.value, scope) and _tensor_result(node) else None
             if func.attr in _KEEPING or (func.attr in _SHAPING and _flattened(node)):
-                return data_shaped(resolver, func.value, scope, depth + 1)
+                return data_shaped(resolver, func.value, scope, depth + 1, frames)
+            if _transposed(node) and (stacked := _stacked_vectors(resolver, func.value, scope, depth, frames)):
+                return stacked   # ``torch.stack([x1, y1, x2, y2]).permute(1, 0)``: one row per kept box again
+            if func.attr == "index_select" and len(node.args) == 2 and _zero(node.args[0]):
+                return data_shaped(resolver, node.args[1], scope, depth + 1, frames)   # ``x.index_select(0, keep)``
+        if name == "torch.index_select" and len(node.args) == 3 and _zero(node.args[1]):
+            return data_shaped(resolver, node.args[2], scope, depth + 1, frames)
+        return _returned(resolver, node, scope, None, depth, frames)
+    if kind is ast.BinOp and not isinstance(node.op, ast.MatMult):
+        # elementwise arithmetic keeps the rows: ``x1 + w * 0.5`` of kept boxes (both operands such, or a number)
+        left = data_shaped(resolver, node.left, scope, depth + 1, frames)
+        if left is not None and (_number(node.right) or data_shaped(resolver, node.right, scope, depth + 1, frames)):
+            return left
+        if left is None and _number(node.left):
+            return data_shaped(resolver, node.right, scope, depth + 1, frames)
         return None
     if kind is ast.Subscript:
         index = node.slice
         if isinstance(index, ast.Tuple) and index.elts and isinstance(index.elts[0], ast.Slice) \
                 and index.elts[0].lower is None and index.elts[0].upper is None:
-            return data_shaped(resolver, node.value, scope, depth + 1)      # ``idx[:, 0]``: the same rows
+            return data_shaped(resolver, node.value, scope, depth + 1, frames)      # ``idx[:, 0]``: the same rows
         if isinstance(index, ast.Slice) and index.step is None:
-            return data_shaped(resolver, node.value, scope, depth + 1)      # ``keep[:max_det]``: min(count, k) rows
+            return data_shaped(resolver, node.value, scope, depth + 1, frames)      # ``keep[:max_det]``: min(count, k)
         if isinstance(index, ast.Constant) and isinstance(index.value, int) and isinstance(node.value, ast.Call):
-            return _element(resolver, node.value, scope, index.value, depth + 1)   # ``torch.where(m)[0]``
+            return _element(resolver, node.value, scope, index.value, depth + 1, frames)   # ``torch.where(m)[0]``
         if isinstance(index, (ast.Compare, ast.Name, ast.UnaryOp, ast.BinOp, ast.Call, ast.Attribute)) \
                 and resolver.kind_of_at(index, scope) == K.MASK \
                 and resolver.kind_of_at(node.value, scope) in (*K.TENSORS, None) and not resolver.is_host(node.value):
             return node                                                      # ``x[mask]``
+        rows = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
+        if isinstance(rows, (ast.Name, ast.Call, ast.Subscript)) and resolver.kind_of_at(rows, scope) != K.MASK:
+            return data_shaped(resolver, rows, scope, depth + 1, frames)     # ``boxes[keep]``: one row per index kept
         return None
     return None
 
 
-def _element(resolver: "Resolver", value: ast.AST, scope: Scope, index: int, depth: int) -> Optional[ast.AST]:
+def _number(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+
+
+def _transposed(call: ast.Call) -> bool:
+    """``.t()``, ``.permute(1, 0)``, ``.transpose(0, 1)``: the two axes of a matrix swapped."""
+    attr, args = call.func.attr, call.args   # type: ignore[attr-defined]
+    values = [a.value for a in args if isinstance(a, ast.Constant)] if len(args) == 2 and not call.keywords else None
+    return (attr == "t" and not args) or (attr == "permute" and values == [1, 0]) or (
+        attr == "transpose" and values in ([0, 1], [1, 0]))
+
+
+def _stacked_vectors(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int,
+                     frames: tuple[Frame, ...]) -> Optional[ast.AST]:
+    """``torch.stack([a, b, c])`` along the first axis of vectors, one of them of a data-dependent length: its
+    second axis has that length (the first counts the vectors)."""
+    if not (isinstance(node, ast.Call) and resolver.qualname(node.func, scope) == "torch.stack" and node.args
+            and isinstance(node.args[0], (ast.List, ast.Tuple)) and (len(node.args) == 1 and not node.keywords
+                                                                     or len(node.args) == 2 and _zero(node.args[1]))):
+        return None
+    return next((found for e in node.args[0].elts
+                 if (found := data_shaped(resolver, e, scope, depth + 1, frames)) is not None), None)
+
+
+def _zero(node: ast.AST) -> bool:
+    return isinstance(node, ast.Constant) and node.value == 0
+
+
+def _returned(resolver: "Resolver", call: ast.Call, scope: Scope, index: Optional[int], depth: int,
+              frames: tuple[Frame, ...]) -> Optional[ast.AST]:
+    """What a call of the file's own function returns (``index``: the element of a returned tuple), through its
+    returns; its parameters take what this call passes."""
+    if len(frames) >= _FRAMES or (callee := resolver.own_function(call, scope)) is None:
+        return None
+    function, offset = callee
+    inner = resolver.scopes.scope_of(function)
+    if inner is None or function in (f[2] for f in frames):
+        return None
+    for statement in return_statements(function):
+        value = statement.value
+        if index is not None:
+            if not isinstance(value, (ast.Tuple, ast.List)) or index >= len(value.elts) \
+                    or any(isinstance(e, ast.Starred) for e in value.elts):
+                continue
+            value = value.elts[index]
+        found = data_shaped(resolver, value, inner, 0, frames + ((call, scope, function, offset, depth),)) \
+            if value is not None else None
+        if found is not None:
+            return found
+    return None
+
+
+def _element(resolver: "Resolver", value: ast.AST, scope: Scope, index: int, depth: int,
+             frames: tuple[Frame, ...] = ()) -> Optional[ast.AST]:
     """An element of the tuple some data-dependent ops return: ``rows, cols = torch.where(mask)``,
-    ``labels, counts = t.unique(return_counts=True)`` (not the inverse indices: they have the input's shape)."""
+    ``labels, counts = t.unique(return_counts=True)`` (not the inverse indices: they have the input's shape); of a
+    literal tuple (``boxes, inds = boxes[keep], inds[keep]``) and of the tuple a file's own function returns."""
+    if isinstance(value, (ast.Tuple, ast.List)):
+        if isinstance(index, int) and 0 <= index < len(value.elts) \
+                and not any(isinstance(e, ast.Starred) for e in value.elts):
+            return data_shaped(resolver, value.elts[index], scope, depth + 1, frames)
+        return None
     if not isinstance(value, ast.Call):
         return None
+    if isinstance(index, int) and index >= 0 and (found := _returned(resolver, value, scope, index, depth,
+                                                                     frames)) is not None:
+        return found
     func = value.func
     name = resolver.qualname(func, scope) or ""
     last = func.attr if isinstance(func, ast.Attribute) else name.rsplit(".", 1)[-1]

@@ -271,6 +271,19 @@ class Flows:
                 return self.copied_back(receiver, scope, depth + 1)
         return False
 
+    def numpy_read_back(self: "Resolver", receiver: ast.AST, scope: Scope) -> bool:
+        """The receiver of ``.numpy()`` holds values the code computed on the device: a host copy of one
+        (:meth:`copied_back`: ``boxes.trunc().int().cpu()``), through ``detach`` / dtype casts. ``.numpy()`` then
+        reads every value back, as ``.tolist()`` does; a reader's or a factory's host tensor (``torch.from_numpy``,
+        ``read_image``), configuration and numpy's own arrays are no such read."""
+        while isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) and not receiver.args \
+                and receiver.func.attr in ("detach", "long", "int", "float", "double", "half", "contiguous", "clone",
+                                           "squeeze", "flatten"):
+            if self.copied_back(receiver, scope):
+                return True
+            receiver = receiver.func.value
+        return self.copied_back(receiver, scope)
+
     def _argument_flows(self: "Resolver", binding: Binding) -> tuple[Flow, ...]:
         """A parameter: what the file's own calls of its function pass to it."""
         function, arg = binding.scope.node, binding.node
@@ -402,6 +415,9 @@ class Flows:
                 return None   # ``torch.tensor(config.depths).cumsum(0).tolist()``: configuration, not data;
                               # ``np.argsort(strides).tolist()``: a numpy array's, no device read
             return HOST, node
+        if isinstance(func, ast.Attribute) and func.attr == "numpy" and not node.args and not node.keywords \
+                and self.qualname(func, scope) is None and self.numpy_read_back(func.value, scope):
+            return HOST, node   # ``boxes.cpu().numpy()``: the detector's values on the host, as ``.tolist()`` reads
         if isinstance(func, ast.Name) and func.id in ("int", "float", "round") and len(node.args) == 1:
             value = node.args[0]
             if isinstance(value, ast.Compare):   # ``int(len(xs) % bs != 0)``: a Python bool unless a side is a tensor

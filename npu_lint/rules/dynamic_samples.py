@@ -68,8 +68,10 @@ class PerSampleConcat(Rule):
         loop that builds the list records in a list made a tensor of (``count += len(d["pos"])``;
         ``offset.append(count)``; ``torch.IntTensor(offset)``, or per-row tags ``batch += [i] * len(d["pos"])``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
         ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data: its loop walks
-        the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``), so the
-        number of items varies (per-label prototypes, per-class losses), or when it gets one item per step of a
+        the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``; also through
+        names, rows gathered by its indices and the file's helpers: ``for k in range(len(y))`` of ``y, ey, x, ex =
+        pad(boxes[keep])``, one crop per box NMS kept), so the number of items varies (per-label prototypes,
+        per-class losses, per-detection crops; a list made anew inside the loop counts only the loops within), or when it gets one item per step of a
         loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
         eos).all(): break``: a generation stopped at its end token). Each item gathered by its own indices
         (``t[j] for t, (_, j) in zip(targets, indices)``, a matcher's output) counts also when the index is moved
@@ -236,8 +238,18 @@ class PerSampleConcat(Rule):
                  # DETR-style matched targets gathered by each image's indices, moved to the item's device first
                  "import torch\ndef loss_masks(masks, mask_labels, indices):\n"
                  "    targets = [t[j.to(t.device)] for t, (_, j) in zip(mask_labels, indices)]\n"
-                 "    return torch.cat(targets)\n")
+                 "    return torch.cat(targets)\n",
+                 # one crop per box NMS kept: the loop count is the length of a data-dependent result
+                 "import torch\nimport torch.nn.functional as F\nfrom torchvision.ops import nms\n"
+                 "def crops(img, boxes, scores):\n    keep = nms(boxes, scores, 0.5)\n"
+                 "    dets = boxes[keep].int().cpu().numpy()\n    out = []\n    for k in range(len(dets)):\n"
+                 "        x1, y1, x2, y2 = dets[k]\n        out.append(F.interpolate(img[None, :, y1:y2, x1:x2], (24, 24)))\n"
+                 "    return torch.cat(out)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     # one crop per input box: as many as the caller gives, no count found in the data
+                     "import torch\nimport torch.nn.functional as F\ndef crops(img, boxes):\n"
+                     "    dets = boxes.int().cpu().numpy()\n    out = []\n    for k in range(len(dets)):\n"
+                     "        out.append(F.interpolate(img[None, :, :24, :24], (24, 24)))\n    return torch.cat(out)\n",
                      # items moved to the host before they are collected: their stack compiles nothing on NPU
                      "import torch\ndef greedy(model, x, eos, steps):\n    out = []\n    for _ in range(steps):\n"
                      "        t = model(x).argmax(-1)\n        out.append(t.detach().cpu())\n"
@@ -409,7 +421,7 @@ class PerSampleConcat(Rule):
             return False
         ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)}) joins one item per value of "
                    f"{short_source(source, 30)}: the number of items changes with the data, a recompile per count on "
-                   "NPU; loop over a fixed range (every class, num_classes) with a mask per item", name)
+                   "NPU; loop over a fixed range (every class, num_classes, a maximum count of detections) with a mask per item", name)
         return True
 
 

@@ -27,7 +27,9 @@ class TensorValueInShape(ValueFlow):
     """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
 
     What it does:
-        Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor,
+        Follows values read from tensors (``.item()``, ``.tolist()``, ``int()`` / ``float()`` of a tensor, ``.numpy()``
+        of a host copy of values the code computed on the device (``b = boxes.int().cpu().numpy()``, then
+        ``img[:, b[k, 1]:b[k, 3]]``: a detector's boxes cutting crops; a reader's or a factory's tensor is no such copy),
         0-d tensors such as ``mask.sum()``, ``torch.sum(x)`` or ``max(lengths)`` of a tensor, the elements of a
         tensor iterated over or picked in a loop, ``lengths[i]``, the ``batch_sizes`` of a PackedSequence (what
         torch's packing returns, a parameter annotated or tested ``isinstance(seq, PackedSequence)``: ``x,
@@ -335,8 +337,16 @@ class TensorValueInShape(ValueFlow):
         # a window bound clamped by a constant is still the data's value
         "import torch\ndef window(logits):\n    bins = logits.argmax(dim=1)\n"
         "    start = torch.max(torch.tensor(0, device=logits.device), bins - 4)\n"
-        "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",)
-    must_not_fire = (  # a collator's span masking: host work in the loader's workers
+        "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",
+        # boxes copied to the host with ``.numpy()``: their values cut the crops, as ``.tolist()`` would
+        "import torch\ndef crops(img, boxes):\n    b = boxes.int().cpu().numpy()\n    out = []\n"
+        "    for k in range(b.shape[0]):\n        out.append(img[:, b[k, 1]:b[k, 3], b[k, 0]:b[k, 2]].mean())\n"
+        "    return out\n",)
+    must_not_fire = (  # a reader's host tensor and configuration given ``.numpy()``: no value of the device's
+                     "import numpy as np\nimport torch\ndef crops(img, path):\n"
+                     "    b = torch.from_numpy(np.load(path)).numpy()\n    s = torch.tensor([1, 2]).numpy()\n"
+                     "    return img[:, b[1]:b[3]], img[:s[0]]\n",
+                     # a collator's span masking: host work in the loader's workers
                      "import torch\nfrom transformers import DataCollatorForLanguageModeling\n"
                      "class SpanCollator(DataCollatorForLanguageModeling):\n"
                      "    def torch_mask_tokens(self, inputs: torch.Tensor):\n"

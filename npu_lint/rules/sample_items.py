@@ -9,7 +9,9 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from npu_lint.analysis.data_shapes import tensor_receiver
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.data_shapes import data_shaped, tensor_receiver
+from npu_lint.analysis.flows import DATA_SIZE, HOST, ZERO_D
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
@@ -120,13 +122,21 @@ def _targets(target: ast.AST, iterated: ast.AST) -> Iterator[tuple[str, ast.AST]
             yield from _targets(element, iterated)
 
 
+# Loop counts known only from the data: the count of a data-dependent result, a value read back from a tensor.
+_COUNT_FLOWS = (DATA_SIZE, HOST, ZERO_D)
+
+
 class _Items:
     """Why the items of one comprehension or loop differ in length, asked of the model where the list is built."""
 
     def __init__(self, ctx: FileContext, loops: list[tuple[ast.AST, ast.AST]], body: Optional[ast.AST],
-                 rows: bool = False) -> None:
+                 rows: bool = False, counting: Optional[list[tuple[ast.AST, ast.AST]]] = None) -> None:
         self.ctx = ctx
         self.sources: dict[str, ast.AST] = {}
+        # the loops that add items to one list (not those around the statement that makes the list anew: a list
+        # made per outer step holds one item per step of the inner loops only)
+        self.counting: dict[str, ast.AST] = self.sources if counting is None else dict(
+            pair for target, iterated in counting for pair in _targets(target, iterated))
         self.indices: dict[str, set[str]] = {}   # ``for i, t in enumerate(ts)``: i -> {"t"}
         for target, iterated in loops:
             self.sources.update(_targets(target, iterated))
@@ -249,7 +259,7 @@ class _Items:
     def counted_by(self) -> Optional[ast.AST]:
         """The data-dependent sequence a loop of the list walks (``for c in labels.unique()``, ``torch.nonzero(m)``,
         ``labels.unique().tolist()``): one item per value found in the data, so the number of items varies."""
-        for source in self.sources.values():
+        for source in self.counting.values():
             while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and not source.args \
                     and source.func.attr in ("tolist", "cpu", "numpy", "long", "int"):
                 source = source.func.value
@@ -264,6 +274,26 @@ class _Items:
                     and tensor_receiver(self.ctx.resolver, source.func.value, self.ctx.resolver.current)) or (
                     row["condition"] == "one_argument" and len(source.args) == 1 and not source.keywords)):
                 return source
+        return self._counted_by_model()
+
+    def _counted_by_model(self) -> Optional[ast.AST]:
+        """The model's answer when no data-dependent op is spelled in the loop header: the loop walks the rows of
+        such a result through names and the file's helpers (``for box in dets`` of ``dets = boxes[keep]``), or
+        ``range(n)`` of a count known only from the data (``range(len(y))`` of ``y, ey, x, ex = pad(boxes[pick])``:
+        one crop per detection; ``range(int(mask.sum()))``)."""
+        resolver = self.ctx.resolver
+        scope = resolver.current
+        for source in self.counting.values():
+            if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range" \
+                    and resolver.binding(source.func, scope) is None:
+                for bound in source.args[:2]:
+                    flow = resolver.flow_of(bound, _COUNT_FLOWS, scope)
+                    if flow is not None:
+                        return flow[1]
+                continue
+            op = data_shaped(resolver, source, scope)
+            if op is not None and resolver.kind_of_at(source, scope) != K.LIST:
+                return op
         return None
 
     def _data_dependent(self, node: ast.AST) -> bool:
@@ -323,8 +353,11 @@ def _built_list(name: ast.Name, ctx: FileContext, rows: bool = False) -> Iterato
         return
     if not (isinstance(value, ast.List) and not value.elts) or not isinstance(binding.scope.node, FUNCTION_TYPES):
         return
+    made = binding.pos[0] if binding.pos else None   # the line the list is made on
     for element, loops in _additions(binding.scope.node, ctx).get(name.id, ()):
-        yield element, _Items(ctx, [(loop.target, loop.iter) for loop in loops], loops[-1], rows)
+        counting = [(loop.target, loop.iter) for loop in loops
+                    if made is None or not loop.lineno <= made <= (loop.end_lineno or loop.lineno)]
+        yield element, _Items(ctx, [(loop.target, loop.iter) for loop in loops], loops[-1], rows, counting)
 
 
 def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST, list[ast.For]]]]:
