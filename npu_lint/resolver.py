@@ -92,7 +92,6 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self.module_name = ""
         self._qualnames: dict[int, tuple[str, ...]] = {}
         self._values: dict[int, object] = {}
-        self._cut_short: dict[int, int] = {}   # binding -> the depth its memoised value was computed at, cut short
         self._answers: dict[tuple, Optional[K.Value]] = {}   # value_of asked from outside: (node, scope, walk's scope)
         self._flows: dict[object, object] = {}
         self._summarising: list[ast.AST] = []   # the functions whose flow summaries are being computed
@@ -128,7 +127,6 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self.scopes, self._stack = None, []
         self._qualnames.clear()
         self._values.clear()
-        self._cut_short.clear()
         self._inner.clear()
         self._answers.clear()
         self._flows.clear()
@@ -328,17 +326,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             if cached is IN_PROGRESS:
                 cycle_hit(self._values, key)
                 return None
-            deep = self._cut_short.get(key)
-            if deep is None or depth >= deep:
-                return cached
-            del self._values[key]   # computed deeper and cut short by a depth limit: asked from higher, again
-        truncated = TRUNCATED[0]
-        value = memo(self._values, key, lambda: self._binding_value(binding, depth))
-        if TRUNCATED[0] != truncated:   # no answer depends on which question came first
-            self._cut_short[key] = depth
-        else:
-            self._cut_short.pop(key, None)
-        return value
+            return cached
+        return memo(self._values, key, lambda: self._binding_value(binding, depth))
 
     def _binding_value(self, binding: Binding, depth: int) -> Optional[K.Value]:
         tag, scope = binding.tag, binding.scope

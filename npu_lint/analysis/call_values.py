@@ -22,7 +22,8 @@ _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatena
 
 
 _UNASKED = object()
-_HOST_DEPTH = 6   # how deep a chain of torch ops of host tensors is followed
+_HOST_DEPTH = 6   # how many torch ops of host tensors are followed one inside another
+_HOST_REACH = 12   # and how deep in a question they are still asked (a wide expression asks each operand)
 _HOST_MARKS = (".cpu(", "from_numpy", "torchaudio", "torchvision", ".numpy(", "asarray", "np.array", ".to(")
 # torch functions that make a tensor on the default device (or a given one) from sizes or data.
 FACTORY_NAMES = frozenset({"tensor", "as_tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
@@ -188,7 +189,7 @@ class CallValues:
         if name.rpartition(".")[2] in FACTORY_NAMES or not node.args \
                 or any(k.arg == "device" for k in node.keywords) or not self._has_host_tensors():
             return False
-        if self._host_chain >= _HOST_DEPTH:   # counted along the chain, not from the question's start
+        if self._host_chain >= _HOST_DEPTH or depth > _HOST_REACH:   # counted along the chain, and bounded
             TRUNCATED[0] += 1
             return False
         self._host_chain += 1
