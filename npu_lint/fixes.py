@@ -53,8 +53,8 @@ def fixable(finding: Finding, source: str, unsafe: bool = False) -> bool:
         return finding.api.startswith("torch.optim.")
     if finding.code in UNSAFE_FIXABLE:
         return unsafe and _number_mask_assignment(finding, source)
-    if finding.code in NEEDS_TORCH_NPU:
-        return not blocked(finding, source)
+    if finding.code in NEEDS_TORCH_NPU:   # NPU205 on ``torch.device(device, i)``: its string is the default's
+        return not blocked(finding, source) and finding.api != "torch.device"
     return finding.code in FIXABLE
 
 
