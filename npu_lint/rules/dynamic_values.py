@@ -336,7 +336,13 @@ class TensorValueInShape(ValueFlow):
         "import torch\ndef window(logits):\n    bins = logits.argmax(dim=1)\n"
         "    start = torch.max(torch.tensor(0, device=logits.device), bins - 4)\n"
         "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",)
-    must_not_fire = (  # a collator's span masking: host work in the loader's workers
+    must_not_fire = (  # index bookkeeping cut from tensors torch.load put on the CPU (map_location="cpu")
+                     "import torch\nclass Updater:\n    def _lens(self, p):\n        return torch.tensor(read(p))\n"
+                     "    def _codes(self, p):\n        return torch.load(p, map_location='cpu')\n"
+                     "    def remove(self, p, i):\n        lens, codes = self._lens(p), self._codes(p)\n"
+                     "        start = sum(lens[:i])\n        end = start + lens[i]\n"
+                     "        return torch.cat((codes[:start], codes[end:]))\n",
+                     # a collator's span masking: host work in the loader's workers
                      "import torch\nfrom transformers import DataCollatorForLanguageModeling\n"
                      "class SpanCollator(DataCollatorForLanguageModeling):\n"
                      "    def torch_mask_tokens(self, inputs: torch.Tensor):\n"
