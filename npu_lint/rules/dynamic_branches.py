@@ -254,6 +254,13 @@ class DataDependentBranch(Rule):
     triggers = ("if ",)
     message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
     must_fire = (
+        # a count advanced by the data's values is the data's
+        "import torch\nclass Trainer:\n    def load(self, path):\n"
+        "        self.steps = torch.tensor([step_of(path) + 1], device=self.device)\n"
+        "    def train(self):\n        for batch in self.dl:\n            self.steps += batch.sum()\n"
+        "            steps = int(self.steps.item())\n"
+        "            if self.is_main and not (steps % self.every) and steps != 0:\n"
+        "                mel = torch.stft(batch, 512).abs().mean()\n                print(mel)\n",
                  # an arm that computes, then ends the loop; the else arm computes others
                  "import torch\ndef decode(self, mask: torch.Tensor, h: torch.Tensor, s, order):\n"
                  "    for t in order:\n        if (mask[:, t] == 0).all():\n            h[:, t] = torch.tanh(s)\n"
@@ -361,6 +368,13 @@ class DataDependentBranch(Rule):
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
     must_not_fire = (
+        # a step count kept in a tensor, advanced by constants only: a schedule, not the batch's values
+        "import torch\nclass Trainer:\n    def load(self, path):\n"
+        "        self.steps = torch.tensor([step_of(path) + 1], device=self.device)\n"
+        "    def train(self):\n        for batch in self.dl:\n            self.steps += 1\n"
+        "            steps = int(self.steps.item())\n"
+        "            if self.is_main and not (steps % self.every) and steps != 0:\n"
+        "                mel = torch.stft(batch, 512).abs().mean()\n                print(mel)\n",
         # a dataset's per-sample augmentation: host work in the loader's workers (the batch is what reaches the NPU)
         "import torch\nfrom torch.utils.data import Dataset\nclass Faces(Dataset):\n"
         "    def __getitem__(self, i):\n        img = self.load(i)\n        for fn_id in torch.randperm(2):\n"
