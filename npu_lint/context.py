@@ -100,6 +100,15 @@ class FileContext:
             parent = self.parents.get(id(parent))
         return parent
 
+    def enclosing_any(self, node: ast.AST, types: tuple[type, ...]) -> Optional[ast.AST]:
+        """As :meth:`enclosing`, for a node the walk may not have reached yet (an arm of the ``if`` being judged)."""
+        parent = self.parents.get(id(node))
+        if parent is None:
+            parent = self._later_parents().get(id(node))
+        while parent is not None and not isinstance(parent, types):
+            parent = self.parents.get(id(parent)) or self._later_parents().get(id(parent))
+        return parent
+
     def call_of(self, node: ast.AST) -> Optional[ast.Call]:
         """The call whose callee is ``node`` (``torch.matmul`` in ``torch.matmul(a, b)``), else None."""
         parent = self.parents.get(id(node))

@@ -368,6 +368,11 @@ class DataDependentBranch(Rule):
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
     must_not_fire = (
+        # a skip test whose arm only reads values out for a log line, then returns a flag
+        "import torch, logging\nlogger = logging.getLogger(__name__)\nclass T:\n    def skip(self, q, c):\n"
+        "        found = torch.isin(q, c)\n        if not bool(found.all()):\n"
+        "            missing = q[~found].detach().cpu().numpy()\n"
+        "            logger.warning('skipping: %s', missing)\n            return True\n        return False\n",
         # a step count kept in a tensor, advanced by constants only: a schedule, not the batch's values
         "import torch\nclass Trainer:\n    def load(self, path):\n"
         "        self.steps = torch.tensor([step_of(path) + 1], device=self.device)\n"
