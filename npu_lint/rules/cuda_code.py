@@ -16,7 +16,8 @@ class CudaMethod(Rule):
     """A ``.cuda()`` call on a tensor or module.
 
     What it does:
-        Flags every ``x.cuda(...)`` call, whatever the receiver (tensor, module, ``super()``).
+        Flags every ``x.cuda(...)`` call, whatever the receiver (tensor, module, ``super()``); a receiver
+        spanning lines (``decode(\n    codes,\n).cuda()``) is reported on the line of ``.cuda()``.
     Why it matters on NPU:
         ``.cuda()`` moves data to a CUDA device, which an Ascend host does not have; without
         ``transfer_to_npu`` it raises.

@@ -19,7 +19,9 @@ class CudaDeviceString(Rule):
     What it does:
         Flags the device strings ``'cuda'``, ``'cuda:N'`` and f-strings starting ``cuda:`` in files that
         use torch: ``torch.device('cuda')``, ``.to('cuda:0')``, ``device='cuda'``, ``map_location=``,
-        ``'cuda' if torch.cuda.is_available() else 'cpu'``, argparse defaults.
+        ``'cuda' if torch.cuda.is_available() else 'cpu'``, argparse defaults; and ``torch.device(device, gpu_id)``
+        whose ``device`` is ``'cuda'`` unless a caller passes another (a parameter defaulting to it): the call builds
+        ``cuda:<gpu_id>``.
     Why it matters on NPU:
         ``transfer_to_npu`` rewrites such strings only when they are passed straight into the calls it
         wraps (factories, ``.to``, ``torch.load`` from 2.2.0, DDP, ...). A string kept in a variable,
