@@ -17,7 +17,7 @@ class CudaMethod(Rule):
 
     What it does:
         Flags every ``x.cuda(...)`` call, whatever the receiver (tensor, module, ``super()``); a receiver
-        spanning lines (``decode(\n    codes,\n).cuda()``) is reported on the line of ``.cuda()``.
+        spanning lines (a call of several lines, then ``.cuda()``) is reported on the line of ``.cuda()``.
     Why it matters on NPU:
         ``.cuda()`` moves data to a CUDA device, which an Ascend host does not have; without
         ``transfer_to_npu`` it raises.
