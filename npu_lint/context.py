@@ -100,6 +100,15 @@ class FileContext:
             parent = self.parents.get(id(parent))
         return parent
 
+    def enclosing_any(self, node: ast.AST, types: tuple[type, ...]) -> Optional[ast.AST]:
+        """As :meth:`enclosing`, for a node the walk may not have reached yet (an arm of the ``if`` being judged)."""
+        parent = self.parents.get(id(node))
+        if parent is None:
+            parent = self._later_parents().get(id(node))
+        while parent is not None and not isinstance(parent, types):
+            parent = self.parents.get(id(parent)) or self._later_parents().get(id(parent))
+        return parent
+
     def call_of(self, node: ast.AST) -> Optional[ast.Call]:
         """The call whose callee is ``node`` (``torch.matmul`` in ``torch.matmul(a, b)``), else None."""
         parent = self.parents.get(id(node))
@@ -150,13 +159,15 @@ class FileContext:
             statement = parent
         return False
 
-    def report(self, node: ast.AST, message: str, api: str = "") -> Optional[Finding]:
-        """Record a finding for the rule being run, at ``node``'s start; return it (None when not recorded)."""
+    def report(self, node: ast.AST, message: str, api: str = "",
+               at: Optional[tuple[int, int]] = None) -> Optional[Finding]:
+        """Record a finding for the rule being run, at ``node``'s start (or at ``at``, a line and column inside
+        ``node``: the method name of a chained call); return it (None when not recorded)."""
         if self._family == "cuda" and handled_on_npu(node, self.parent, self.scratch.setdefault("npu_arms", {})):
             return None   # ``if cuda: ... elif npu: ...``: the code already has its NPU branch
-        line = getattr(node, "lineno", 1)
-        finding = Finding(code=self._code, message=message, line=line, col=getattr(node, "col_offset", 0),
-                          end_line=getattr(node, "end_lineno", None) or line, api=api, family=self._family)
+        line, col = at or (getattr(node, "lineno", 1), getattr(node, "col_offset", 0))
+        finding = Finding(code=self._code, message=message, line=line, col=col,
+                          end_line=max(getattr(node, "end_lineno", None) or line, line), api=api, family=self._family)
         self.findings.append(finding)
         self.noqa_spans[finding] = self._statement_span(node, line)
         return finding

@@ -53,8 +53,8 @@ def fixable(finding: Finding, source: str, unsafe: bool = False) -> bool:
         return finding.api.startswith("torch.optim.")
     if finding.code in UNSAFE_FIXABLE:
         return unsafe and _number_mask_assignment(finding, source)
-    if finding.code in NEEDS_TORCH_NPU:
-        return not blocked(finding, source)
+    if finding.code in NEEDS_TORCH_NPU:   # NPU205 on ``torch.device(device, i)``: its string is the default's
+        return not blocked(finding, source) and finding.api != "torch.device"
     return finding.code in FIXABLE
 
 
@@ -111,7 +111,8 @@ def apply(source: str, findings: Iterable[Finding], unsafe: bool = False) -> tup
 
         def leave_Call(self, original, updated):
             if isinstance(updated.func, cst.Attribute) and updated.func.attr.value == "cuda":
-                finding = self._take(original, "NPU203")   # ``Net().cuda()`` starts where ``Net()`` does
+                # ``Net().cuda()`` starts where ``Net()`` does; a receiver on earlier lines: at the method's name
+                finding = self._take(original, "NPU203") or self._take(original.func.attr, "NPU203")
                 if finding is not None:
                     fixed.append(finding)
                     return updated.with_changes(func=updated.func.with_changes(attr=cst.Name("npu")))

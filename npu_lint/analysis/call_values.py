@@ -61,6 +61,8 @@ class CallValues:
             if name in _JOINS and node.args and isinstance(node.args[0], ast.Name) \
                     and self.sequence_element(node.args[0], scope, depth + 1) == (K.MASK, None):
                 return K.MASK, None   # ``masks.append(fg_mask)`` per image, then ``torch.cat(masks)``: a mask
+            if name == "torch.load" and _loads_to_cpu(node):
+                return K.HOST, None   # ``torch.load(path, map_location="cpu")``: what it holds stays on the host
             value = K.of_call(name)
             if value == (K.TENSOR, None) and self._host_operands(node, name, scope, depth):
                 return K.HOST, K.CPU_TENSOR   # ``torch.cat([a.cpu(), b.cpu()])``: a CPU op on host tensors
@@ -299,6 +301,20 @@ class CallValues:
         if kinds == {K.LIST}:
             return K.LIST, None   # ``[a] * n``, ``xs + ys``
         return None
+
+
+def _loads_to_cpu(call: ast.Call) -> bool:
+    """``torch.load(f, map_location="cpu")`` (or ``torch.device("cpu")``, the classic ``lambda storage, loc:
+    storage``): every tensor it reads is made on the host, and stays there until the code moves it."""
+    where = call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "map_location"), None)
+    if isinstance(where, ast.Call) and isinstance(where.func, ast.Attribute) and where.func.attr == "device" \
+            and len(where.args) == 1:
+        where = where.args[0]
+    if isinstance(where, ast.Constant):
+        return where.value == "cpu"
+    return isinstance(where, ast.Lambda) and len(where.args.args) == 2 and isinstance(where.body, ast.Name) \
+        and where.body.id == where.args.args[0].arg
 
 
 def moves(call: ast.Call, resolver: CallValues, scope: Scope) -> bool:

@@ -414,3 +414,75 @@ def passes_data(resolver: "Resolver", call: ast.Call, flavour: str, scope: Scope
         return True
     return kind is None and isinstance(argument, (ast.Name, ast.Subscript))   # ``mask``, ``batch["mask"]``: not
     # ``model.stride`` (an attribute of unknown kind: a setting as often as data) nor ``max(int(s), 32)``
+
+
+_COUNT_METHODS = frozenset({"add_", "sub_", "fill_", "zero_"})
+_NUMBER_FACTORIES = frozenset("torch." + name for name in ("zeros", "ones", "full", "scalar_tensor"))
+
+
+def counter_state(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
+    """``self.steps`` of a class that keeps a count in a tensor: it sets it only to a tensor of host numbers
+    (``torch.tensor([start + 1], device=d)``, ``torch.zeros(1)``, a ``register_buffer`` of one) and changes it only by
+    constants (``self.steps += 1``, ``self.steps.add_(1)``, ``.zero_()``). A value read from it (``int(self.steps.item())``)
+    is the step number, the same on every run whatever the data: a schedule, not the batch's values. (Sizes made
+    from it still grow with the steps: this says what the count is, not that it stays fixed.)"""
+    if not isinstance(node, ast.Attribute) or not _self(node.value, resolver, scope) or resolver.scopes is None:
+        return False
+    current: Optional[Scope] = scope
+    while current is not None and current.cls is None:
+        current = current.parent
+    if current is None or not isinstance(current.cls.node, ast.ClassDef):
+        return False
+    key = ("counters", id(current.cls.node))
+    counted = resolver._summaries.get(key)
+    if counted is None:
+        counted = resolver._summaries[key] = _scan_counts(current.cls.node)
+    if node.attr not in counted[0] or node.attr in counted[1]:
+        return False
+    bindings = resolver.scopes.attribute(scope, node.attr)
+    return all(b.tag == VALUE and not b.path and isinstance(b.value, ast.Call)
+               and _of_numbers(b.value, resolver, b.scope) for b in bindings)
+
+
+def _of_numbers(call: ast.Call, resolver: "Resolver", scope: Scope) -> bool:
+    """``torch.tensor([n + 1])``, ``torch.zeros(1)``: a tensor of host numbers, no tensor among its arguments."""
+    name = resolver.qualname(call.func, scope)
+    if name not in _CONSTRUCTORS and name not in _NUMBER_FACTORIES:
+        return False
+    arguments = list(call.args) + [kw.value for kw in call.keywords if kw.arg not in ("device", "dtype")]
+    return all(resolver.kind_of_at(a, scope) not in K.TENSORS and not resolver.flows(a, scope, sink=False)
+               for a in arguments)
+
+
+def _scan_counts(cls: ast.ClassDef) -> tuple[frozenset[str], frozenset[str]]:
+    """The attributes a method advances by a constant (``self.x += 1``, ``self.x.add_(1)``) and those it writes
+    otherwise in place (``self.x += n``, ``self.x[i] = v``, ``self.x.copy_(v)``)."""
+    stepped: set[str] = set()
+    written: set[str] = set()
+    for method in cls.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
+            continue
+        me = method.args.args[0].arg
+        for node in walk(method):
+            if isinstance(node, ast.AugAssign):
+                attr = _self_attribute(node.target, me)
+                if attr is not None:
+                    constant = isinstance(node.target, ast.Attribute) and isinstance(node.op, (ast.Add, ast.Sub)) \
+                        and isinstance(node.value, ast.Constant) and type(node.value.value) in (int, float)
+                    (stepped if constant else written).add(attr)
+            elif isinstance(node, ast.Assign):
+                for target in node.targets:
+                    attr = _self_attribute(target, me) if isinstance(target, ast.Subscript) else None
+                    if attr is not None:
+                        written.add(attr)
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr.endswith("_") and not node.func.attr.startswith("_"):
+                attr = _self_attribute(node.func.value, me)
+                if attr is None:
+                    continue
+                if node.func.attr in _COUNT_METHODS and all(isinstance(a, ast.Constant) for a in node.args) \
+                        and not node.keywords and isinstance(node.func.value, ast.Attribute):
+                    stepped.add(attr)
+                else:
+                    written.add(attr)
+    return frozenset(stepped), frozenset(written)

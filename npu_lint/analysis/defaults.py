@@ -12,20 +12,23 @@ from npu_lint.analysis.scopes import PARAM, VALUE, Scope, Scopes
 NOT_CONSTANT = ...   # what ``default_constant`` answers for a value that is not a constant by default
 
 
-def default_constant(node: ast.AST, scope: Optional[Scope], scopes: Optional[Scopes]) -> object:
+def default_constant(node: ast.AST, scope: Optional[Scope], scopes: Optional[Scopes],
+                     callers: bool = True) -> object:
     """The constant ``node`` holds unless a caller passes something else: a constant itself; a parameter (of the
     function ``scope`` is) with a constant default and no other binding; ``self.<attr>`` whose every binding in the
     class stores such a value (a constant, or a parameter of the method that stores it). ``NOT_CONSTANT`` when any
-    binding is computed, or the bindings disagree."""
+    binding is computed, or the bindings disagree. ``callers=False``: the constant the code fixes whatever its
+    callers pass (a constant, ``self.<attr>`` only ever set to one: ``self.batch_size: int = 1`` in ``__init__``),
+    no parameter's default nor a configuration's lookup."""
     if isinstance(node, ast.Constant):
         return node.value
-    looked_up = _lookup_default(node)
+    looked_up = _lookup_default(node) if callers else None
     if looked_up is not None:
         return looked_up.value
     if scope is None or scopes is None:
         return NOT_CONSTANT
     if isinstance(node, ast.Name):
-        return _parameter_default(node.id, scope, scopes, (node.lineno, node.col_offset))
+        return _parameter_default(node.id, scope, scopes, (node.lineno, node.col_offset)) if callers else NOT_CONSTANT
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
             and node.value.id == scopes.self_name(scope):
         bindings = scopes.attribute(scope, node.attr)
@@ -35,12 +38,22 @@ def default_constant(node: ast.AST, scope: Optional[Scope], scopes: Optional[Sco
                 return NOT_CONSTANT
             value = binding.value
             found = value.value if isinstance(value, ast.Constant) else _parameter_default(
-                value.id, binding.scope, scopes, binding.pos) if isinstance(value, ast.Name) else NOT_CONSTANT
+                value.id, binding.scope, scopes, binding.pos) if isinstance(value, ast.Name) and callers \
+                else NOT_CONSTANT
             if found is NOT_CONSTANT:
                 return NOT_CONSTANT
             values.add(found)
         return values.pop() if len(values) == 1 else NOT_CONSTANT
     return NOT_CONSTANT
+
+
+def fixed_one(node: Optional[ast.AST], scope: Optional[Scope], scopes: Optional[Scopes]) -> bool:
+    """``node`` is 1 whatever the callers pass: ``1`` itself, or ``self.batch_size`` only ever set to 1 (a model that
+    fixes its own loader's batch size in ``__init__``). A batch size so fixed has no smaller last batch."""
+    if node is None:
+        return False
+    value = default_constant(node, scope, scopes, callers=False)
+    return type(value) is int and value == 1
 
 
 def _parameter_default(name: str, scope: Scope, scopes: Scopes, pos: tuple[int, int]) -> object:

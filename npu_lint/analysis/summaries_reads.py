@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, TORCH_DRAWS, ZERO_D
+from npu_lint.analysis.configuration import counter_state
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE, Scope
 from npu_lint.analysis.size_sinks import last_name
@@ -56,7 +57,9 @@ def reads_back(value: ast.AST, resolver: "Resolver", scope: Optional[Scope] = No
 
 def _device_data(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
     """A tensor, or its copy brought to the host with ``.cpu()`` (``err.detach().cpu().item()``: the copy was the
-    read back)."""
+    read back); not a count the class keeps in a tensor (``int(self.steps.item())``: the step number)."""
+    if isinstance(node, ast.Attribute) and counter_state(node, resolver, scope):
+        return False
     value = resolver.value_of(node, scope)
     return value is not None and (value[0] in K.TENSORS or (value[0] == K.HOST and value[1] == K.CPU_TENSOR))
 

@@ -83,6 +83,18 @@ def short_source(node: ast.AST, limit: int = 40) -> str:
     return unparse(node, limit)   # bounded and non-recursive: the depth is the user's
 
 
+def method_position(call: ast.Call) -> Optional[tuple[int, int]]:
+    """Where the method name of ``x.method(...)`` starts (line, column) when the receiver spans lines: the line to
+    change (``decode(\n    codes,\n).cuda()`` is on the last line, not where ``decode(`` starts). None when the
+    call starts on the method's line (reported at the call's start, as every call is) or the callee is no
+    attribute."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.end_lineno is None or func.end_col_offset is None \
+            or func.end_lineno == call.lineno:
+        return None
+    return func.end_lineno, max(func.end_col_offset - len(func.attr), 0)
+
+
 @lru_cache(maxsize=None)
 def all_rules() -> tuple[type[Rule], ...]:
     """Every rule class in this package, sorted by code."""

@@ -46,12 +46,39 @@ def _host_call(call: ast.Call, ctx: FileContext) -> bool:
         and ctx.resolver.kind_of(func.value) not in K.TENSORS
 
 
+_READ_OUTS = frozenset({"numpy", "tolist", "item"})
+
+
+def for_message(statement: ast.AST, ctx: FileContext) -> bool:
+    """``missing = labels[~found].detach().cpu().numpy()`` whose names the function reads only in log lines
+    (``logger.warning("...%s", missing)``, ``print``, ``warnings.warn``): a value read out to the host for a
+    message. What it computes runs once, when the message is written, and reaches no later tensor operator."""
+    if not isinstance(statement, ast.Assign) or not all(isinstance(t, ast.Name) for t in statement.targets):
+        return False
+    value = statement.value
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _READ_OUTS
+            and not value.args and not value.keywords):
+        return False
+    function = ctx.enclosing_any(statement, FUNCTION_TYPES)
+    if function is None:
+        return False
+    names = {t.id for t in statement.targets}
+    logged: set[int] = set()   # the names' reads inside the arguments of a log line
+    for node in walk(function):
+        if isinstance(node, ast.Call) and _host_call(node, ctx):
+            logged.update(id(n) for a in (*node.args, *(k.value for k in node.keywords)) for n in walk(a)
+                          if isinstance(n, ast.Name) and n.id in names)
+    uses = [n for n in walk(function) if isinstance(n, ast.Name) and n.id in names and isinstance(n.ctx, ast.Load)]
+    return bool(uses) and all(id(n) in logged for n in uses)
+
+
 def tensor_work(statement: ast.stmt, ctx: FileContext, scope: Optional[Scope] = None, depth: int = 0) -> bool:
     """The statement runs a tensor operator: a call, arithmetic or indexing giving a tensor, a write into a
     tensor (``logits[k, :t] = -inf``), or a call of one of the file's functions or methods whose body does
     (``self.replace_(x, mask=m)``, to a fixed depth); not inside a nested function, a comprehension or a raise.
     ``scope``: the scope of a callee's body (else the walk's)."""
-    if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)):
+    if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)) \
+            or (scope is None and for_message(statement, ctx)):
         return False
     resolver = ctx.resolver
 
@@ -120,7 +147,8 @@ def _keeps(call: ast.Call) -> bool:
 def hands_tested(statement: ast.stmt, test: ast.AST, ctx: FileContext) -> bool:
     """The arm hands a tensor the test reads to a call other than a log line (``if segs[-1][1] != 0:`` then
     ``self.endpointer.detect(segments=segs)``): whatever that call computes on it runs for some batches only."""
-    if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)):
+    if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)) \
+            or for_message(statement, ctx):
         return False
     resolver = ctx.resolver
     tested = {n.id for n in walk(test) if isinstance(n, ast.Name) and resolver.kind_of(n) in K.TENSORS}

@@ -407,3 +407,24 @@ def _moved_by(statement: ast.stmt, loop: ast.While, index: str) -> Optional[ast.
                 and len(value.args) == 2 and not value.keywords:
             return next((step for step in map(lambda a: _advanced(a, index), value.args) if step is not None), None)
     return _advanced(value, index)
+
+
+def tail_skipped(loop: ast.AST, index: str, step: ast.AST, stop: ast.AST) -> bool:
+    """The loop drops the short last chunk itself: a test at the top level of its body that compares what is left
+    with the step and leaves the iteration (``if len(idxs) - start < bs: break``, ``if i + bs > n: continue``)
+    before the chunk is cut. Every chunk the body goes on to cut is whole."""
+    if not isinstance(loop, (ast.For, ast.While)):
+        return False
+    wanted = {ast.dump(step), ast.dump(stop)}
+    for statement in loop.body:
+        if not isinstance(statement, ast.If) or not statement.body \
+                or not isinstance(statement.body[-1], (ast.Break, ast.Continue)) or statement.orelse:
+            continue
+        test = statement.test
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1 \
+                or not isinstance(test.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+            continue
+        parts = {ast.dump(n) for n in walk(test) if isinstance(n, ast.expr)}
+        if wanted <= parts and any(isinstance(n, ast.Name) and n.id == index for n in walk(test)):
+            return True
+    return False

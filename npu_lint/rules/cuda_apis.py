@@ -48,9 +48,11 @@ class _ApiGroupRule(Rule):
     def check_import(self, node: ast.ImportFrom, ctx: FileContext) -> None:
         """``from torch.cuda.amp import GradScaler, autocast``: the import is a line to change as well (the module
         moves to ``torch.amp`` / ``torch_npu.npu``), reported once, by the rule of its first CUDA name's group."""
-        if node.level or not node.module or not (node.module == "torch.cuda" or node.module.startswith("torch.cuda.")):
+        if node.level or not node.module:
             return
         names = [f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"]
+        if not (node.module == "torch.cuda" or node.module.startswith("torch.cuda.")):
+            names = [name for name in names if _backend_module(name)]   # ``from torch.backends import cudnn``
         rows = [(name, row) for name in names for row in [api_row(name)] if row is not None]
         if rows and rows[0][1]["group"] in self.groups and self.accepts(rows[0][1], ctx):
             listed = ", ".join(alias.name for alias in node.names)
@@ -61,13 +63,14 @@ class _ApiGroupRule(Rule):
         """``import torch.cuda.amp as amp``: the alias is the line to change with the uses (``amp.autocast()`` is
         reported where it is used), as for ``from torch.cuda import amp``. A plain ``import torch.cuda.amp`` binds
         ``torch`` only and its uses name the module in full, and ``import torch.cuda as tc`` is ``from torch import
-        cuda``: neither is reported."""
+        cuda``: neither is reported. A CUDA backend module (``import torch.backends.cudnn [as cudnn]``) is: it has
+        no NPU counterpart, so the statement goes with its uses, or stands alone when nothing uses it."""
         for alias in node.names:
-            if alias.asname and alias.name.startswith("torch.cuda."):
+            if (alias.asname and alias.name.startswith("torch.cuda.")) or _backend_module(alias.name):
                 row = api_row(alias.name)
                 if row is not None and row["group"] in self.groups and self.accepts(row, ctx):
-                    ctx.report(node, f"import {alias.name} as {alias.asname}: {self.describe(alias.name, row, ctx)}",
-                               alias.name)
+                    bound = f" as {alias.asname}" if alias.asname else ""
+                    ctx.report(node, f"import {alias.name}{bound}: {self.describe(alias.name, row, ctx)}", alias.name)
 
     def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
         return True
@@ -75,6 +78,13 @@ class _ApiGroupRule(Rule):
     def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
         npu = _npu(row)
         return self.message.format(api=api, npu=npu or "no direct NPU equivalent")
+
+
+def _backend_module(name: str) -> bool:
+    """``torch.backends.cudnn`` / ``torch.backends.cuda``: a module of CUDA switches with no NPU twin (its
+    api_row is a bare module's)."""
+    row = api_row(name)
+    return row is not None and row["status"] == "module" and name.startswith("torch.backends.")
 
 
 def _redirected_for(row: dict[str, str], ctx: FileContext) -> bool:

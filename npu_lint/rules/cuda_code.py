@@ -7,7 +7,7 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import imported_names, is_extension_module, library_row
-from npu_lint.rules import ApiRef, Rule, short_source
+from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
 
@@ -16,7 +16,8 @@ class CudaMethod(Rule):
     """A ``.cuda()`` call on a tensor or module.
 
     What it does:
-        Flags every ``x.cuda(...)`` call, whatever the receiver (tensor, module, ``super()``).
+        Flags every ``x.cuda(...)`` call, whatever the receiver (tensor, module, ``super()``); a receiver
+        spanning lines (a call of several lines, then ``.cuda()``) is reported on the line of ``.cuda()``.
     Why it matters on NPU:
         ``.cuda()`` moves data to a CUDA device, which an Ascend host does not have; without
         ``transfer_to_npu`` it raises.
@@ -37,7 +38,8 @@ class CudaMethod(Rule):
     triggers = (".cuda(",)
     message = ".cuda() moves to a CUDA device: use .npu() (or .to(device) with an 'npu' device)"
     must_fire = ("model = model.cuda()\n", "x = batch['x'].float().cuda(non_blocking=True)\n",
-                 "import torch\ny = self.net.cuda(local_rank)\n")
+                 "import torch\ny = self.net.cuda(local_rank)\n",
+                 "y = decode(\n    codes,\n    table,\n).cuda()\n")
     must_not_fire = ("model = model.npu()\n", "import torch\nn = torch.cuda.device_count()\n",
                      "x.cuda_graph_enabled()\n")
 
@@ -46,7 +48,7 @@ class CudaMethod(Rule):
         if isinstance(func, ast.Attribute) and func.attr == "cuda":
             qualname = ctx.resolver.qualname(func)
             if qualname is None or not qualname.startswith(("torch.cuda", "numba")):
-                ctx.report(node, self.message, "Tensor.cuda")
+                ctx.report(node, self.message, "Tensor.cuda", at=method_position(node))
 
 
 class IsCuda(Rule):

@@ -212,7 +212,8 @@ class CudnnFlags(_ApiGroupRule):
 
     What it does:
         Flags reads and writes of ``torch.backends.cudnn`` settings (benchmark, deterministic,
-        enabled, allow_tf32, benchmark_limit).
+        enabled, allow_tf32, benchmark_limit), and the statements importing the module
+        (``import torch.backends.cudnn as cudnn``, ``from torch.backends import cudnn``), once each.
     Why it matters on NPU:
         There is no cuDNN on an Ascend host: the flags are accepted and do nothing, so code that
         relies on them for determinism or speed gets neither. TF32 has an NPU analogue (HF32).
@@ -232,8 +233,11 @@ class CudnnFlags(_ApiGroupRule):
     must_fire = ("import torch\ntorch.backends.cudnn.benchmark = True\n",
                  "import torch\nmonkeypatch.setattr(torch.backends, 'cudnn', None)\nmonkeypatch.setattr(torch.backends.cudnn, 'x', 1)\n",
                  "import torch.backends.cudnn as cudnn\ncudnn.deterministic = True\n",
-                 "from torch.backends import cudnn\nif cudnn.enabled:\n    pass\n")
-    must_not_fire = ("import torch\ntorch.use_deterministic_algorithms(True)\n",)
+                 "from torch.backends import cudnn\nif cudnn.enabled:\n    pass\n",
+                 "import torch.backends.cudnn as cudnn\n", "import torch.backends.cudnn\n",
+                 "from torch.backends import cudnn\n")
+    must_not_fire = ("import torch\ntorch.use_deterministic_algorithms(True)\n", "from torch.backends import mps\n",
+                     "import torch.backends.mps as mps\n")
 
     def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
         hf32 = next((word for word in _npu(row).split() if word.startswith("torch.npu.")), "")

@@ -7,7 +7,8 @@ import ast
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import (COMPARE, OTHER, env_var_row, is_device_string, is_docstring, is_env_use,
                                  is_nccl_string, string_use)
-from npu_lint.rules import Rule
+from npu_lint.analysis.defaults import default_constant
+from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 
 FAMILY = "cuda"
 
@@ -18,7 +19,9 @@ class CudaDeviceString(Rule):
     What it does:
         Flags the device strings ``'cuda'``, ``'cuda:N'`` and f-strings starting ``cuda:`` in files that
         use torch: ``torch.device('cuda')``, ``.to('cuda:0')``, ``device='cuda'``, ``map_location=``,
-        ``'cuda' if torch.cuda.is_available() else 'cpu'``, argparse defaults.
+        ``'cuda' if torch.cuda.is_available() else 'cpu'``, argparse defaults; and ``torch.device(device, gpu_id)``
+        whose ``device`` is ``'cuda'`` unless a caller passes another (a parameter defaulting to it): the call builds
+        ``cuda:<gpu_id>``.
     Why it matters on NPU:
         ``transfer_to_npu`` rewrites such strings only when they are passed straight into the calls it
         wraps (factories, ``.to``, ``torch.load`` from 2.2.0, DDP, ...). A string kept in a variable,
@@ -35,8 +38,9 @@ class CudaDeviceString(Rule):
     fix_safety = "safe"
     name = "cuda-device-string"
     family = FAMILY
-    node_types = (ast.Constant, ast.JoinedStr)
+    node_types = (ast.Constant, ast.JoinedStr, ast.Call)
     constant_types = (str,)   # dispatch: string constants only
+    callees = frozenset({"torch.device"})   # dispatch: ``torch.device(device, index)`` (see _indexed_default)
     triggers = ("cuda",)
     message = "{text} is a CUDA device: use {npu} on NPU"
     must_fire = ("import torch\ndevice = torch.device('cuda')\n",
@@ -49,7 +53,9 @@ class CudaDeviceString(Rule):
                  "import torch\nstate = torch.load(path, map_location={'cuda:1': 'cuda:0'})\n",
                  "import torch\ndevice = kwargs.get('device', 'cuda')\n",
                  "import torch\nDEVICES = {'gpu': 'cuda', 'cpu': 'cpu'}\n",
-                 "import torch\nEMPTY_CACHE = {'cuda': torch.cuda.empty_cache, 'cpu': None}\n")
+                 "import torch\nEMPTY_CACHE = {'cuda': torch.cuda.empty_cache, 'cpu': None}\n",
+                 "import torch\ndef f(gpu_id, device='mps'):\n    return torch.device(device, gpu_id)\n"
+                 "def g(gpu_id, device='cuda'):\n    return torch.device(device, gpu_id)\n")
     must_not_fire = ("device = 'cuda'\n", "import torch\nlog('cuda:%d ready', rank)\n",
                      "import torch\nprint('running on cuda devices')\n",
                      "import torch\nif x.device.type == 'cuda':\n    pass\n",
@@ -58,14 +64,36 @@ class CudaDeviceString(Rule):
                      "import torch\ncfg = {'cuda': True, 'seed': 0}\n",
                      "import torch\nuse_gpu = cfg['cuda']\n",
                      "import torch\nuse_gpu = cfg.get('cuda', False) and torch.cuda.is_available()\n",
-                     "import torch\nif getattr(args, 'cuda'):\n    pass\n")
+                     "import torch\nif getattr(args, 'cuda'):\n    pass\n",
+                     "def f(device='cpu'):\n    return torch.device(device, 0)\n",
+                     "def f(device='cuda'):\n    device = pick(device)\n    return torch.device(device, 0)\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
-        if ctx.uses_torch and is_device_string(node, ctx) and not is_docstring(node, ctx) \
+        if isinstance(node, ast.Call):
+            self._indexed_default(node, ctx)
+        elif ctx.uses_torch and is_device_string(node, ctx) and not is_docstring(node, ctx) \
                 and string_use(node, ctx) == OTHER:
             text = repr(node.value) if isinstance(node, ast.Constant) else "f-string 'cuda:...'"
             npu = repr(node.value.replace("cuda", "npu")) if isinstance(node, ast.Constant) else "f'npu:...'"
             ctx.report(node, self.message.format(text=text, npu=npu), "cuda")
+
+    def _indexed_default(self, node: ast.Call, ctx: FileContext) -> None:
+        """``torch.device(device, gpu_id)`` where ``device`` is ``'cuda'`` unless a caller says otherwise (a
+        parameter defaulting to it, ``self.device_type`` only ever set to it: the model's defaults): the call builds
+        ``cuda:<gpu_id>``, a device no string of the file names (the default's line is reported as well). The
+        one-argument form passes the string along and is the default's line only."""
+        arguments = dict(zip(("type", "index"), node.args))
+        arguments.update({kw.arg: kw.value for kw in node.keywords if kw.arg in ("type", "index")})
+        kind = arguments.get("type")
+        if "index" not in arguments or kind is None or isinstance(kind, (ast.Constant, ast.JoinedStr)):
+            return
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        scopes = ctx.resolver.scopes
+        scope = scopes.scope_of(function) if function is not None and scopes is not None else None
+        value = default_constant(kind, scope, scopes)
+        if isinstance(value, str) and value == "cuda":
+            ctx.report(node, f"torch.device({short_source(kind, 30)}, ...) builds a CUDA device ({short_source(kind, 30)}"
+                             f" is 'cuda' unless a caller passes another): use 'npu' on NPU", "torch.device")
 
 
 class CudaDeviceCheck(Rule):

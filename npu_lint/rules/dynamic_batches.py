@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.defaults import default_constant, may_be_false
+from npu_lint.analysis.defaults import default_constant, fixed_one, may_be_false
 from npu_lint.analysis.library_classes import loader_class, loader_names, loader_parameters
 from npu_lint.analysis.loader_wrappers import forwards_loader
 from npu_lint.analysis.nodes import walk
@@ -233,6 +233,10 @@ class LoaderWithoutDropLast(Rule):
                  "    def train_dataloader(self):\n"
                  "        return DataLoader(self.train_set, self.batch_size, shuffle=True, **self.config.dataloader_kwargs)\n")
     must_not_fire = (
+        # ``self.batch_size`` only ever set to 1: batches of one, no smaller last batch
+        "import torch\nfrom torch.utils.data import DataLoader\nclass M:\n    def __init__(self):\n"
+        "        self.batch_size: int = 1\n    def setup(self, ds):\n"
+        "        self.loader = DataLoader(ds, batch_size=self.batch_size, shuffle=True)\n",
                  # keywords bound in if arms that all drop the short batch (or batch one by one)
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, opt, phase):\n"
                  "    if phase == 'train':\n        args = dict(dataset=ds, batch_size=opt['bs'], shuffle=True, drop_last=True)\n"
@@ -376,8 +380,11 @@ class LoaderWithoutDropLast(Rule):
         if "drop_last" in keywords and _constant(keywords["drop_last"]) is not False \
                 and _default(keywords["drop_last"], node, ctx) is not False:
             return
-        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None) or whole_batches(keywords, ctx):
-            return      # batches of one (DataLoader's default) or no batching: every batch has the same shape
+        batch_size = keywords.get("batch_size", _DEFAULT_BATCH_SIZE)
+        if _constant(batch_size) in (1, None) or whole_batches(keywords, ctx) \
+                or fixed_one(batch_size, _scope(node, ctx), ctx.resolver.scopes):
+            return      # batches of one (DataLoader's default, ``self.batch_size`` only ever set to 1) or no batching:
+            # every batch has the same shape
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
                 or _train_hook(node, ctx):
             ctx.report(node, self.message + _by_default(keywords, node, ctx), _LOADER)

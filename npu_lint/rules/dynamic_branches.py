@@ -10,6 +10,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.host_work import host_work
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, tensor_work
 from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
 from npu_lint.rules.data_whiles import while_on_read_back
@@ -92,6 +93,10 @@ class DataDependentSkip(Rule):
                  "        z_next = g(z)\n        if torch.norm(z_next - z) < tol:\n            break\n"
                  "        z = z_next\n    return z\n")
     must_not_fire = (
+        "import torch\nfrom torch.utils.data import Dataset\nclass Crops(Dataset):\n"
+        "    def __getitem__(self, i):\n        x = self.load(i)\n        for t in range(10):\n"
+        "            box = torch.randint(0, 9, (2,))\n            if (box > 4).all():\n                continue\n"
+        "            x = x[box[0]:]\n        return x\n",
                      # an emptiness test of a data-dependent result (``keep.numel() == 0``, ``len(idx) == 0``): the
                      # varying shape is the selection's own finding (NPU401/NPU402), the test adds no new one
                      "import torch\ndef match(cls, targets, b):\n    out = []\n    for i in range(b):\n"
@@ -144,6 +149,8 @@ class DataDependentSkip(Rule):
     while_message = "while {test}: stops on a tensor's value ({origin}, line {line}): a host sync per iteration, and the number of operators the step runs changes with the data on NPU; run a fixed number of iterations and freeze the finished ones with a mask"
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if ctx.uses_torch and host_work(node, ctx):
+            return   # a dataset's per-sample method, a collate function: host work in the loader's workers
         if isinstance(node, ast.While):
             if ctx.uses_torch:
                 self._check_while(node, ctx)
@@ -247,6 +254,13 @@ class DataDependentBranch(Rule):
     triggers = ("if ",)
     message = "{test} branches on a tensor's value: a host sync, and the operators the step runs change with the batch on NPU; compute both arms and select with torch.where or a mask"
     must_fire = (
+        # a count advanced by the data's values is the data's
+        "import torch\nclass Trainer:\n    def load(self, path):\n"
+        "        self.steps = torch.tensor([step_of(path) + 1], device=self.device)\n"
+        "    def train(self):\n        for batch in self.dl:\n            self.steps += batch.sum()\n"
+        "            steps = int(self.steps.item())\n"
+        "            if self.is_main and not (steps % self.every) and steps != 0:\n"
+        "                mel = torch.stft(batch, 512).abs().mean()\n                print(mel)\n",
                  # an arm that computes, then ends the loop; the else arm computes others
                  "import torch\ndef decode(self, mask: torch.Tensor, h: torch.Tensor, s, order):\n"
                  "    for t in order:\n        if (mask[:, t] == 0).all():\n            h[:, t] = torch.tanh(s)\n"
@@ -354,6 +368,23 @@ class DataDependentBranch(Rule):
                  "    def advance(self, logits: torch.Tensor):\n        if self.done:\n            return\n"
                  "        self.scores = self.scores + logits.log_softmax(-1)\n")
     must_not_fire = (
+        # a skip test whose arm only reads values out for a log line, then returns a flag
+        "import torch, logging\nlogger = logging.getLogger(__name__)\nclass T:\n    def skip(self, q, c):\n"
+        "        found = torch.isin(q, c)\n        if not bool(found.all()):\n"
+        "            missing = q[~found].detach().cpu().numpy()\n"
+        "            logger.warning('skipping: %s', missing)\n            return True\n        return False\n",
+        # a step count kept in a tensor, advanced by constants only: a schedule, not the batch's values
+        "import torch\nclass Trainer:\n    def load(self, path):\n"
+        "        self.steps = torch.tensor([step_of(path) + 1], device=self.device)\n"
+        "    def train(self):\n        for batch in self.dl:\n            self.steps += 1\n"
+        "            steps = int(self.steps.item())\n"
+        "            if self.is_main and not (steps % self.every) and steps != 0:\n"
+        "                mel = torch.stft(batch, 512).abs().mean()\n                print(mel)\n",
+        # a dataset's per-sample augmentation: host work in the loader's workers (the batch is what reaches the NPU)
+        "import torch\nfrom torch.utils.data import Dataset\nclass Faces(Dataset):\n"
+        "    def __getitem__(self, i):\n        img = self.load(i)\n        for fn_id in torch.randperm(2):\n"
+        "            if fn_id == 0:\n                img = torch.flip(img, [0])\n"
+        "            if fn_id == 1:\n                img = torch.rot90(img)\n        return img\n",
                  # an arm that only skips (NPU413's), and one that computes then stops with no else arm
                  "import torch\ndef decode(self, mask: torch.Tensor, h: torch.Tensor, order):\n"
                  "    for t in order:\n        if (mask[:, t] == 0).all():\n            h = h * 0\n            break\n"
@@ -474,6 +505,8 @@ class DataDependentBranch(Rule):
     state_message = "if {test}: picks the state ({names}) the loop at line {loop} runs on next from a tensor's value (accept/reject): a host sync per iteration, and the number of iterations follows the data on NPU; run a fixed number of steps and select with torch.where(accept, new, old)"
 
     def check(self, node: object, ctx: FileContext) -> None:
+        if ctx.uses_torch and host_work(node, ctx):
+            return   # a dataset's per-sample method, a collate function: host work in the loader's workers
         if isinstance(node, ast.IfExp):
             self._check_expression(node, ctx)
             return

@@ -23,6 +23,7 @@ from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dyn
                                              is_mask_selection, wrapper_chain)
 from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, reads_through_mask,
                                        rows_written, tensor_evidence, type_name, updated_in_place)
+from npu_lint.rules.branch_arms import for_message
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.mask_values import mask_position
 
@@ -387,6 +388,10 @@ class BooleanMaskIndexing(Rule):
                  "import torch\ndef match(cost):\n    m = torch.zeros_like(cost)\n    idx = cost.argmin(0)\n"
                  "    keep = cost.min(0).values < 1.0\n    m[keep, idx] = 1\n    return m\n")
     must_not_fire = (
+                     # a selection read out to the host for a log line only
+                     "import torch, logging\nlogger = logging.getLogger(__name__)\ndef check(q: torch.Tensor, c):\n"
+                     "    found = torch.isin(q, c)\n    missing = q[~found].cpu().numpy()\n"
+                     "    logger.warning('missing %s', missing)\n",
                      *_HOST_WORK,
                      "import torch\nlabel = ('neg', 'pos')[score > 0]\n",
                      # moved to the host on every path, and a numpy array picked by a tensor's index
@@ -506,6 +511,8 @@ class BooleanMaskIndexing(Rule):
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch or host_work(node, ctx):
             return   # (a dataset's per-sample work, a collate function's batch building: on the host)
+        if isinstance(node, ast.Subscript) and for_message(ctx.statement_of(node), ctx):
+            return   # ``missing = y[~found].cpu().numpy()`` read out for a log line only
         if isinstance(node, ast.Call):
             self._helper_call(node, ctx)
             return

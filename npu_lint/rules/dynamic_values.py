@@ -346,6 +346,12 @@ class TensorValueInShape(ValueFlow):
                      "import numpy as np\nimport torch\ndef crops(img, path):\n"
                      "    b = torch.from_numpy(np.load(path)).numpy()\n    s = torch.tensor([1, 2]).numpy()\n"
                      "    return img[:, b[1]:b[3]], img[:s[0]]\n",
+                     # index bookkeeping cut from tensors torch.load put on the CPU (map_location="cpu")
+                     "import torch\nclass Updater:\n    def _lens(self, p):\n        return torch.tensor(read(p))\n"
+                     "    def _codes(self, p):\n        return torch.load(p, map_location='cpu')\n"
+                     "    def remove(self, p, i):\n        lens, codes = self._lens(p), self._codes(p)\n"
+                     "        start = sum(lens[:i])\n        end = start + lens[i]\n"
+                     "        return torch.cat((codes[:start], codes[end:]))\n",
                      # a collator's span masking: host work in the loader's workers
                      "import torch\nfrom transformers import DataCollatorForLanguageModeling\n"
                      "class SpanCollator(DataCollatorForLanguageModeling):\n"

@@ -9,11 +9,13 @@ import ast
 import re
 from typing import Optional
 
+from npu_lint.analysis.defaults import fixed_one
 from npu_lint.analysis.library_classes import loader_names, loader_parameters
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
+                                            _scope,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
                                             batched_keywords, whole_batches)
 from npu_lint.rules.loader_escapes import escape
@@ -335,7 +337,9 @@ class ShortLastEvalBatch(Rule):
         keywords = batched_keywords(node, keywords, ctx)
         if keywords is None:
             return
-        if _constant(keywords.get("batch_size", _DEFAULT_BATCH_SIZE)) in (1, None) or whole_batches(keywords, ctx):
+        batch_size = keywords.get("batch_size", _DEFAULT_BATCH_SIZE)
+        if _constant(batch_size) in (1, None) or whole_batches(keywords, ctx) \
+                or fixed_one(batch_size, _scope(node, ctx), ctx.resolver.scopes):
             return
         drop_last = keywords.get("drop_last")
         if drop_last is not None and _constant(drop_last) is not False and _default(drop_last, node, ctx) is not False:

@@ -14,7 +14,7 @@ from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import filled_chunk, rounded_up, scaled, scaled_end
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, clipped_to_stop, consumed, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, same_or_variable, split_pieces,
-                                        permuted_length, while_counter, whole_chunks)
+                                        permuted_length, tail_skipped, while_counter, whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
 
 
@@ -444,6 +444,9 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # the loop leaves before cutting a short last chunk
+                     "import torch\ndef run(model, x, bs):\n    for i in range(0, len(x), bs):\n"
+                     "        if len(x) - i < bs:\n            break\n        model(torch.stack(x[i:i + bs]))\n",
                      # a batch size clipped to a constant count; a size not clipped at the loop's stop
                      "import torch\ndef generate(netG, bs, dim):\n    for i in range(0, 1024, bs):\n"
                      "        cur = min(bs, 1024 - i)\n        netG(torch.randn(cur, dim))\n",
@@ -653,8 +656,8 @@ class ShortLastChunk(Rule):
                                                          or permuted_length(node.value, stop, ctx)
                                                          or clipped_to_stop(bounds.upper, index, stop, ctx)):
             return
-        if whole_chunks(stop, ctx):
-            return      # ``range(0, n - step, step)``: every chunk is whole
+        if whole_chunks(stop, ctx) or tail_skipped(loop, index, loop_step, stop):
+            return      # ``range(0, n - step, step)``, ``if n - i < step: break``: every chunk is whole
         self._report_chunk(node, loop, f"{short_source(node)} in steps of {short_source(step)}", ctx, at)
 
     def _consumed_prefix(self, node: ast.Subscript, ctx: FileContext) -> bool:
