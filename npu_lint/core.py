@@ -311,6 +311,8 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
         resolver.attach(tree)   # unless the caller attached the scopes the project index build bound
     leave = _Later(resolver.leave_scope)
     roots = resolver.scopes.api_roots() | API_BUILTINS   # the root names that may stand for an API in this file
+    if resolver.scopes.star_imports:   # names a star-imported module of the project binds (``nn`` -> ``torch.nn``)
+        roots = roots | resolver.star_roots(tree, roots)
     aliases: set[int] = set()
     stack: list[object] = [tree]
     pop, push = stack.pop, stack.append

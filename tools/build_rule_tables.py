@@ -16,6 +16,7 @@ sys.path.insert(0, str(HERE))
 
 import advice_tables  # noqa: E402
 import affinity_tables  # noqa: E402
+import class_default_tables  # noqa: E402
 import cuda_tables  # noqa: E402
 import dynamic_tables  # noqa: E402
 import library_tables  # noqa: E402
@@ -35,6 +36,7 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
     written += dynamic_tables.build(data_dir, out_dir)
     written += size_tables.build(out_dir)
     written += library_tables.build(out_dir)
+    written += class_default_tables.build(out_dir)
     versions = out_dir / "versions.txt"
     versions.write_text("\n".join(RELEASES) + "\n", encoding="utf-8")
     written.append(versions)

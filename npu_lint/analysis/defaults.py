@@ -1,25 +1,40 @@
 """Defaults: the constant a setting takes unless a caller (or a configuration) changes it. ``drop_last=drop_last`` with ``def
 make(ds, drop_last=False)``, or ``drop_last=self.drop_last`` where every ``self.drop_last = ...`` of the class stores
 a constant or a constructor parameter that defaults to one (a Lightning ``DataModule(drop_last: bool = False)``).
-The rules about loaders (NPU406) ask it; nothing here is a rule."""
+A ``self.<attr>`` no method of the class assigns takes the default the class hierarchy gives it
+(:func:`attribute_default`): a class attribute or dataclass field of the class or of a base -- in this file, in
+another module of the project (the index's ``defaults`` facts) or in a library (``rule_tables/class_defaults.tsv``:
+``padding`` of a class deriving from Hugging Face's ``DataCollatorWithPadding`` is ``True``).
+The rules about loaders (NPU406) and padding (NPU405) ask it; nothing here is a rule."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from functools import lru_cache
+from typing import TYPE_CHECKING, Optional, Union
 
-from npu_lint.analysis.scopes import PARAM, VALUE, Scope, Scopes
+from npu_lint.analysis.nodes import class_bases
+from npu_lint.analysis.scopes import ANNOTATION, NONE, PARAM, VALUE, Scope, Scopes
+
+if TYPE_CHECKING:
+    from npu_lint.resolver import Resolver
 
 NOT_CONSTANT = ...   # what ``default_constant`` answers for a value that is not a constant by default
+UNKNOWN_DEFAULT = "?"   # how the project index's ``defaults`` facts hold an attribute set to no constant
+_DEPTH = 24
+# Bases that give their instances no attributes: the walk up the hierarchy passes them.
+_EMPTY_BASES = frozenset({"object", "builtins.object", "abc.ABC", "typing.Generic", "typing.Protocol"})
+_TABLE = "class_defaults.tsv"
 
 
 def default_constant(node: ast.AST, scope: Optional[Scope], scopes: Optional[Scopes],
-                     callers: bool = True) -> object:
+                     resolver: Optional["Resolver"] = None, callers: bool = True) -> object:
     """The constant ``node`` holds unless a caller passes something else: a constant itself; a parameter (of the
     function ``scope`` is) with a constant default and no other binding; ``self.<attr>`` whose every binding in the
-    class stores such a value (a constant, or a parameter of the method that stores it). ``NOT_CONSTANT`` when any
-    binding is computed, or the bindings disagree. ``callers=False``: the constant the code fixes whatever its
-    callers pass (a constant, ``self.<attr>`` only ever set to one: ``self.batch_size: int = 1`` in ``__init__``),
-    no parameter's default nor a configuration's lookup."""
+    class stores such a value (a constant, or a parameter of the method that stores it) or, with ``resolver``, that
+    no method of the class assigns and the class hierarchy gives a constant (:func:`attribute_default`).
+    ``NOT_CONSTANT`` when any binding is computed, or the bindings disagree. ``callers=False``: the constant the
+    code fixes whatever its callers pass (a constant, ``self.<attr>`` only ever set to one: ``self.batch_size: int =
+    1`` in ``__init__``), no parameter's default nor a configuration's lookup."""
     if isinstance(node, ast.Constant):
         return node.value
     looked_up = _lookup_default(node) if callers else None
@@ -32,18 +47,9 @@ def default_constant(node: ast.AST, scope: Optional[Scope], scopes: Optional[Sco
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
             and node.value.id == scopes.self_name(scope):
         bindings = scopes.attribute(scope, node.attr)
-        values = set()
-        for binding in bindings:
-            if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
-                return NOT_CONSTANT
-            value = binding.value
-            found = value.value if isinstance(value, ast.Constant) else _parameter_default(
-                value.id, binding.scope, scopes, binding.pos) if isinstance(value, ast.Name) and callers \
-                else NOT_CONSTANT
-            if found is NOT_CONSTANT:
-                return NOT_CONSTANT
-            values.add(found)
-        return values.pop() if len(values) == 1 else NOT_CONSTANT
+        if not bindings and resolver is not None:
+            return attribute_default(node.attr, scope, resolver)   # a class attribute, a base's, a library's
+        return _stored_constant(bindings, scopes, callers)
     return NOT_CONSTANT
 
 
@@ -54,6 +60,141 @@ def fixed_one(node: Optional[ast.AST], scope: Optional[Scope], scopes: Optional[
         return False
     value = default_constant(node, scope, scopes, callers=False)
     return type(value) is int and value == 1
+
+
+def _stored_constant(bindings: list, scopes: Scopes, callers: bool = True) -> object:
+    """The one constant every ``self.x = ...`` binding stores (a constant, or, unless ``callers`` is False, a
+    parameter of the method storing it that defaults to one); ``NOT_CONSTANT`` otherwise."""
+    values = set()
+    for binding in bindings:
+        if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
+            return NOT_CONSTANT
+        value = binding.value
+        found = value.value if isinstance(value, ast.Constant) else _parameter_default(
+            value.id, binding.scope, scopes, binding.pos) if isinstance(value, ast.Name) and callers else NOT_CONSTANT
+        if found is NOT_CONSTANT:
+            return NOT_CONSTANT
+        try:
+            values.add(found)
+        except TypeError:    # an unhashable constant cannot occur; kept safe
+            return NOT_CONSTANT
+    return values.pop() if len(values) == 1 else NOT_CONSTANT
+
+
+def attribute_default(attr: str, scope: Scope, resolver: "Resolver") -> object:
+    """The constant ``self.<attr>`` holds in a method (``scope``, or a scope inside it) of a class none of whose
+    methods assigns it: the value the class hierarchy gives it, nearest first (depth first, left to right, as
+    Python's method resolution order for single inheritance) -- a class attribute or dataclass field of the class
+    itself (``padding: bool = True``, ``padding = field(default=True)``), then of its bases: a class of this file
+    (its body, or its methods' ``self.<attr> = ...``), a project class of another module (the index's facts) or a
+    library class the table lists (``class Collator(DataCollatorWithPadding)``: ``padding`` is ``True``).
+    ``NOT_CONSTANT`` when a class on the way sets it to something else, declares a field without a default, or is
+    a library class the table does not list (it may set the attribute in its constructor)."""
+    scopes = resolver.scopes
+    current: Optional[Scope] = scope
+    while current is not None and current.cls is None:
+        current = current.parent
+    cls = current.cls.node if current is not None else None
+    if scopes is None or not isinstance(cls, ast.ClassDef):
+        return NOT_CONSTANT
+    pending: list[Union[ast.ClassDef, str]] = [cls]
+    seen: set[object] = set()
+    own = True
+    while pending and len(seen) <= _DEPTH:
+        item = pending.pop(0)
+        key = item if isinstance(item, str) else id(item)
+        if key in seen:
+            continue
+        seen.add(key)
+        if isinstance(item, str):
+            found = _outside_default(item, attr, resolver)
+            if found is not None:
+                return found
+            continue
+        body = scopes.scope_of(item)
+        if body is None or body.parent is None:
+            return NOT_CONSTANT
+        found = _body_default(body, attr)
+        if found is None and not own:
+            bindings = [b for b in body.attrs.get(attr, ()) if b.tag != NONE]
+            found = _stored_constant(bindings, scopes) if bindings else None
+        own = False
+        if found is not None:
+            return found
+        bases: list[Union[ast.ClassDef, str]] = []
+        for base in class_bases(item):
+            local = resolver.definition(base, body.parent) if isinstance(base, ast.Name) else None
+            name = resolver.qualname(base, body.parent) if local is None else None
+            if isinstance(local, ast.ClassDef):
+                bases.append(local)
+            elif name is not None:
+                bases.append(name)
+            else:
+                return NOT_CONSTANT     # a base the model cannot name: it may set the attribute
+        pending[:0] = bases
+    return NOT_CONSTANT
+
+
+def _body_default(body: Scope, attr: str) -> object:
+    """What the class body ``body`` gives ``attr``: the constant of ``attr = c``, ``attr: T = c`` or ``attr: T =
+    field(default=c)``; ``NOT_CONSTANT`` for any other value (or a field without a default); None when the body
+    does not name it."""
+    bindings = [b for b in body.names.get(attr, ()) if b.tag in (VALUE, ANNOTATION) and not b.path]
+    if not bindings:
+        return None
+    values = set()
+    for binding in bindings:
+        node = binding.node
+        value = node.value if isinstance(node, (ast.AnnAssign, ast.Assign)) else None
+        found = constant_default(value)
+        if found is NOT_CONSTANT:
+            return NOT_CONSTANT
+        values.add(found)
+    return values.pop() if len(values) == 1 else NOT_CONSTANT
+
+
+def constant_default(value: Optional[ast.AST]) -> object:
+    """The constant a class-body value gives: ``c``, or ``field(default=c)`` / ``dataclasses.field(default=c)``;
+    ``NOT_CONSTANT`` for anything else (a field without a default among them)."""
+    if isinstance(value, ast.Call) and not value.args and (
+            (isinstance(value.func, ast.Name) and value.func.id == "field")
+            or (isinstance(value.func, ast.Attribute) and value.func.attr == "field")):
+        value = next((kw.value for kw in value.keywords if kw.arg == "default"), None)
+    if isinstance(value, ast.Constant) and not isinstance(value.value, (bytes, complex)):
+        return value.value
+    return NOT_CONSTANT
+
+
+def _outside_default(name: str, attr: str, resolver: "Resolver") -> object:
+    """The default a base the model names (not a class of this file) gives ``attr``: a project class's, through the
+    index; a library class's, from the table; None for a base that gives none (``object``, ``ABC``)."""
+    project = resolver.project
+    if project is not None and resolver.module_name:
+        target = project.absolute(name, resolver.module_name)
+        if target is not None and project.defines_class(target):
+            return project.attribute_default(target, attr)
+        name = project.external(name, resolver.module_name) or name   # a library class the project re-exports
+    found = library_default(name, attr)
+    if found is not NOT_CONSTANT:
+        return found
+    return None if name in _EMPTY_BASES else NOT_CONSTANT
+
+
+@lru_cache(maxsize=1)
+def _library_defaults() -> dict[str, dict[str, object]]:
+    from npu_lint.tables import read_tsv
+    found: dict[str, dict[str, object]] = {}
+    for row in read_tsv(_TABLE):
+        value = ast.literal_eval(row["default"])
+        for spelling in [row["class"], *row["spellings"].split()]:
+            found.setdefault(spelling, {})[row["attribute"]] = value
+    return found
+
+
+def library_default(cls: str, attr: str) -> object:
+    """The default the library class ``cls`` (any spelling the table lists) gives ``attr`` of its instances
+    (``rule_tables/class_defaults.tsv``); ``NOT_CONSTANT`` when the table has none."""
+    return _library_defaults().get(cls, {}).get(attr, NOT_CONSTANT)
 
 
 def _parameter_default(name: str, scope: Scope, scopes: Scopes, pos: tuple[int, int]) -> object:
@@ -143,3 +284,34 @@ def _empty_dict(node: object) -> bool:
     return (isinstance(node, ast.Dict) and not node.keys) or (
         isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "dict"
         and not node.args and not node.keywords)
+
+
+def class_defaults(node: ast.ClassDef) -> tuple[tuple[str, str], ...]:
+    """The project index's ``defaults`` facts of a class: ``(attr, repr(constant))`` for what its body gives an
+    attribute (``padding: bool = True``), ``(attr, "?")`` for an attribute its body sets to anything else or its
+    methods assign (``self.padding = padding``): a subclass in another module reads no known default there."""
+    found: dict[str, str] = {}
+    for statement in node.body:
+        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name):
+            targets, value = [statement.target], statement.value
+        elif isinstance(statement, ast.Assign):
+            targets, value = statement.targets, statement.value
+        else:
+            continue
+        for target in targets:
+            if isinstance(target, ast.Name):
+                constant = constant_default(value)
+                text = UNKNOWN_DEFAULT if constant is NOT_CONSTANT else repr(constant)
+                found[target.id] = text if found.get(target.id, text) == text else UNKNOWN_DEFAULT
+    for method in node.body:
+        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        params = method.args.posonlyargs + method.args.args
+        if not params:
+            continue
+        self_name = params[0].arg
+        for child in ast.walk(method):
+            if isinstance(child, ast.Attribute) and isinstance(child.ctx, ast.Store) \
+                    and isinstance(child.value, ast.Name) and child.value.id == self_name:
+                found[child.attr] = UNKNOWN_DEFAULT
+    return tuple(sorted(found.items()))

@@ -437,6 +437,10 @@ class Flows:
                     and self.kind_of_at(value.func.value, scope) != K.HOST):   # nor an array's (``isinstance``)
                 return HOST, node
             return None
+        if isinstance(func, ast.Name) and func.id in ("list", "tuple") and len(node.args) == 1 and not node.keywords \
+                and self.binding(func, scope) is None and self.kind_of_at(node.args[0], scope) in K.TENSORS \
+                and not from_constants(node.args[0], self, scope):
+            return HOST, node   # ``list(mask.sum(1))``: the tensor's elements, each read where used as a number
         if isinstance(func, ast.Attribute) and func.attr in ZERO_D_METHODS and not node.args and not node.keywords:
             receiver = self.kind_of_at(func.value, scope)
             if self.qualname(func, scope) is None and not from_constants(func.value, self, scope) and (

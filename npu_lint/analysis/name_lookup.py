@@ -74,12 +74,17 @@ class NameLookup:
         if self.scopes is None:
             return (node.id,) if node.id in _ITER_WRAPPERS or node.id == "torch" else ()
         if node.id not in self.scopes.api_roots() and node.id not in API_BUILTINS:
-            return ()   # no import or alias binds the name anywhere in the file (a local, ``self``, a parameter)
+            if not self.scopes.star_imports or self.scopes.lookup_reaching(node.id, scope, (node.lineno,
+                                                                                         node.col_offset)):
+                return ()   # no import or alias binds the name anywhere in the file (a local, ``self``, a parameter)
+            star = self._star_imported(node.id)
+            return (star,) if star else ()
         bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
         if not bindings:
             if node.id in _BUILTINS or node.id == "torch":   # ``torch`` may arrive through a star import
                 return (node.id,)
-            return ()
+            star = self._star_imported(node.id) if self.scopes.star_imports else None
+            return (star,) if star else ()
         targets = []
         for binding in bindings:
             if binding.tag == IMPORT:
@@ -91,6 +96,28 @@ class NameLookup:
             elif binding is bindings[0]:
                 return ()   # the last binding is a value: the name is no API
         return tuple(dict.fromkeys(targets))
+
+    def star_roots(self, tree: ast.AST, known: frozenset[str]) -> frozenset[str]:
+        """The names the file reads but never binds that a star-imported module of the project binds to a library
+        name (:meth:`_star_imported`): roots that may stand for an API, beside the file's own imports."""
+        if getattr(self, "project", None) is None:
+            return frozenset()
+        read = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)} - known
+        return frozenset(name for name in read if self._star_imported(name))
+
+    def _star_imported(self, name: str) -> Optional[str]:
+        """The library name a name the file never binds stands for when a module of the project it star-imports
+        imports it (``from pkg.utils import *`` where ``pkg/utils.py`` does ``import torch.nn as nn``: ``nn`` is
+        ``torch.nn``), through the project index; None without the index or when no star-imported module binds
+        it to a library name."""
+        project = getattr(self, "project", None)
+        if project is None or not self.module_name:
+            return None
+        for module in reversed(self.scopes.star_imports):   # the last star import binds last
+            found = project.external(f"{module}.{name}", self.module_name)
+            if found:
+                return found
+        return None
 
     def _reexported(self, target: str) -> str:
         """A project name that re-exports a library's (``from ..types import Tensor`` with ``Tensor =

@@ -9,6 +9,8 @@ tensor with.
 """
 from __future__ import annotations
 
+import ast
+
 import os
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
@@ -338,6 +340,28 @@ class ProjectView(FunctionFacts):
                 held = next(((kind, klass or None) for name, kind, klass in facts.objects if name == attr), None)
         return held
 
+    def defines_class(self, cls: str) -> bool:
+        """``cls`` (an absolute name) is a class of the project."""
+        return cls in self.index.classes
+
+    def attribute_default(self, cls: str, attr: str) -> object:
+        """The constant ``attr`` of an instance of the project class ``cls`` holds by default: what the nearest
+        class along its bases gives it (its ``defaults`` facts: ``padding: bool = True``), or the library base's
+        (``rule_tables/class_defaults.tsv``); ``NOT_CONSTANT`` when a class on the way sets it to something else
+        or a library base the table does not list comes first."""
+        from npu_lint.analysis.defaults import NOT_CONSTANT, UNKNOWN_DEFAULT, library_default
+        for owner in self.index.mro(cls):
+            entry = self.index.classes.get(owner)
+            if entry is None:
+                found = library_default(owner, attr)
+                if found is not NOT_CONSTANT or owner not in ("object", "builtins.object", "abc.ABC", "typing.Generic"):
+                    return found
+                continue
+            text = dict(entry[1].defaults).get(attr)
+            if text is not None:
+                return NOT_CONSTANT if text == UNKNOWN_DEFAULT else ast.literal_eval(text)
+        return NOT_CONSTANT
+
     def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]:
         """What the project subclasses of ``cls`` that define ``method`` again return (``self.postprocess(x)`` in a
         base class may run a subclass's)."""
@@ -531,7 +555,7 @@ def _digest(index: "ProjectIndex") -> str:
         facts = index.modules[name]
         digest.update(repr((name, facts.imports, facts.stars, facts.exported,
                             [(f.name, f.value, f.returns, f.elements, f.yields, f.pads, f.sizes) for f in facts.functions],
-                            [(c.name, c.bases, c.methods, c.attrs, c.fields, c.objects) for c in facts.classes],
+                            [(c.name, c.bases, c.methods, c.attrs, c.fields, c.objects, c.defaults) for c in facts.classes],
                             facts.passed)).encode())
     digest.update(repr(sorted(index.custom_ops)).encode())
     return digest.hexdigest()[:16]

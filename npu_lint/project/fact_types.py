@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 43   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 44   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -86,6 +86,11 @@ class ClassFacts(NamedTuple):
     # batches.append(batch)``) in a class that iterates batches, :func:`npu_lint.analysis.budget_batches.
     # batches_by_budget`: NPU418 at a loader of another module built on it (``batch_sampler=``); 0 otherwise
     budget: int = 0
+    # what the class gives an attribute of its instances by default: ``padding: bool = True`` / ``padding = True`` /
+    # ``field(default=True)`` in its body -> ``repr`` of the constant; ``?`` for an attribute its body sets to
+    # anything else or its methods assign (``self.padding = padding``): what ``self.padding`` of a subclass in
+    # another module holds when the subclass never sets it (:func:`npu_lint.analysis.defaults.attribute_default`)
+    defaults: tuple[tuple[str, str], ...] = ()
 
 
 class ModuleFacts(NamedTuple):

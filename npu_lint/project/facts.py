@@ -18,6 +18,7 @@ from npu_lint.analysis.attribute_items import ITEMS
 from npu_lint.analysis.nodes import class_bases, walk
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.budget_batches import batches_by_budget
+from npu_lint.analysis.defaults import class_defaults
 from npu_lint.analysis.summaries_padding import own_maximum, padded_items
 from npu_lint.analysis.summaries_fills import filled_parameters
 from npu_lint.analysis.summaries_reads import compares_unknowns, may_return_read_back, may_return_size_read, \
@@ -258,6 +259,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self.scopes.pop()
         self.resolver.leave_scope()
         self.classes[qualname]["methods"] = [name for name in scope.defs]
+        self.classes[qualname]["defaults"] = class_defaults(node)
         self.classes[qualname]["objects"] = self._held_objects(node)
         source = self.resolver.source   # no ``drop_last`` in the file's text: no such name in the class (unless
         # non-ASCII text could normalise to it)
@@ -392,7 +394,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                     fields.append((attr, found))
             classes.append(ClassFacts(qualname, data["line"], tuple(bases), tuple(data["methods"]), tuple(attrs),
                                       tuple(fields), data.get("objects", ()), data.get("drop_last", False),
-                                      data.get("init_args"), data.get("budget", 0)))
+                                      data.get("init_args"), data.get("budget", 0), data.get("defaults", ())))
         for name, aliased in self._aliases.items():   # ``Model = DetectionModel``: another name of a definition
             if aliased is not None and name not in self.imports and name not in self.module_scope.defs:
                 found = self._late(aliased[0], aliased[1], [self.module_scope])

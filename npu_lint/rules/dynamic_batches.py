@@ -79,7 +79,8 @@ class LoaderWithoutDropLast(Rule):
         pass again) and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
         otherwise: ``drop_last=drop_last`` with the parameter's default ``False``, or ``drop_last=self.drop_last``
         where every ``self.drop_last = ...`` of the class stores ``False`` or a constructor parameter defaulting to
-        it (a Lightning ``DataModule(..., drop_last: bool = False)``), or a configuration lookup defaulting to
+        it (a Lightning ``DataModule(..., drop_last: bool = False)``), or that no method sets and the class or
+        a base gives ``False`` (a class attribute or dataclass field ``drop_last: bool = False``), or a configuration lookup defaulting to
         ``False`` (``drop_last=config.get("drop_last", False)``, ``getattr(args, "drop_last", False)``). A loader built in Lightning's
         ``train_dataloader`` hook, or in a method of the class only that hook calls with the training set
         (``self._data_loader(self.dataset_train, shuffle=self.shuffle)``), is a training loader. A
@@ -125,6 +126,11 @@ class LoaderWithoutDropLast(Rule):
         return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
+                 # drop_last read from a dataclass field of a base that defaults to False
+                 "import torch\nfrom dataclasses import dataclass\nfrom torch.utils.data import DataLoader\n"
+                 "@dataclass\nclass LoaderConfig:\n    batch_size: int = 32\n    drop_last: bool = False\n"
+                 "class Data(LoaderConfig):\n    def train_loader(self, train_set):\n"
+                 "        return DataLoader(train_set, batch_size=self.batch_size, shuffle=True, drop_last=self.drop_last)\n",
                  # a helper of the file that builds the loader with its callers' keywords (``**kwargs``)
                  "import torch\nfrom torch.utils.data import DataLoader\ndef get_dataloader(dataset, **kwargs):\n"
                  "    dloader = DataLoader(dataset, **kwargs)\n    return dloader\n"
@@ -503,7 +509,7 @@ def _default(value: ast.AST, node: ast.AST, ctx: FileContext) -> object:
     code itself sets ``False`` on some path (an arm ``drop_last = False``, a remainder test ``len(ds) % bs ==
     1``)."""
     scope = _scope(node, ctx)
-    found = default_constant(value, scope, ctx.resolver.scopes)
+    found = default_constant(value, scope, ctx.resolver.scopes, ctx.resolver)
     if found is not False and may_be_false(value, scope, ctx.resolver.scopes):
         return False
     return found
@@ -516,7 +522,7 @@ def _by_default(keywords: dict, node: ast.AST, ctx: FileContext) -> str:
     if value is None or isinstance(value, ast.Constant):
         return ""
     scope = _scope(node, ctx)
-    if default_constant(value, scope, ctx.resolver.scopes) is not False:
+    if default_constant(value, scope, ctx.resolver.scopes, ctx.resolver) is not False:
         return f" ({short_source(value, 30)} is False on most paths)"
     return f" ({short_source(value, 30)} is False by default)"
 

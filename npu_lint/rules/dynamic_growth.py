@@ -203,6 +203,33 @@ def _bound_in_function(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.A
     return statement, statement.targets[0].id, function, scope
 
 
+# The keywords of Hugging Face's cache protocol: a model given the cache of the previous steps returns it with this
+# step's keys and values appended (``outputs.past_key_values``); ``past`` is the older models' name for it.
+_CACHE_KEYWORDS = ("past_key_values", "past")
+
+
+def _cache_of(value: ast.AST) -> Optional[ast.AST]:
+    """``out.past_key_values`` / ``out["past_key_values"]``: ``out``, what the cache is read from; else None."""
+    if isinstance(value, ast.Attribute) and value.attr == "past_key_values":
+        return value.value
+    if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant) \
+            and value.slice.value == "past_key_values":
+        return value.value
+    return None
+
+
+def _static_cache(scope: ast.AST, name: str) -> bool:
+    """``name`` is bound in the function to a static cache (``StaticCache(...)``, ``HybridCache(...)``): written in
+    place at fixed length, it does not grow."""
+    for child in walk(scope):
+        if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in child.targets) \
+                and isinstance(child.value, ast.Call):
+            callee = short_source(child.value.func, 60)
+            if "Static" in callee or "Hybrid" in callee or "Sliding" in callee:
+                return True
+    return False
+
+
 class GrowingTensor(Rule):
     """A tensor concatenated onto itself inside a loop (autoregressive growth).
 
@@ -239,7 +266,9 @@ class GrowingTensor(Rule):
         value is set in the arm of a None test of it (``if out is None: out = y`` / ``else: out = torch.cat((out,
         y), 1)``; reset to None in the loop it stays silent); a list appended every step and joined inside the loop
         over steps (``inp = torch.cat(seq, 1)`` then ``seq.append(tok)``; not started anew in the loop, no ``pop``,
-        ``del`` or ``deque(maxlen=k)``; joined after the loop it is NPU409's question, if at all). And the state of the previous
+        ``del`` or ``deque(maxlen=k)``; joined after the loop it is NPU409's question, if at all); a Hugging Face key/value cache handed back to the model
+    every step (``out = model(tok, past_key_values=past, use_cache=True)`` then ``past = out.past_key_values`` in a loop
+    over steps: the model appends the step's keys and values; not a ``StaticCache``). And the state of the previous
         call handed back grown (incremental decoding): a parameter that defaults to None (``previous_states``,
         ``layer_past`` or the names it unpacks into), concatenated under a test of it (``if layer_past is not
         None:``) with a new piece that is no parameter, and returned beside the output at every later return
@@ -279,9 +308,13 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
+                 # a Hugging Face key/value cache fed back to the model every decoding step
+                 "import torch\ndef generate(model, tok, past, n):\n    for _ in range(n):\n"
+                 "        out = model(input_ids=tok, past_key_values=past, use_cache=True)\n"
+                 "        past = out.past_key_values\n        tok = out.logits[:, -1:].argmax(-1)\n    return tok\n",
                  # a causal mask sized by the step of a decode loop; beam state kept through a rearranged alias
                  "import torch\ndef decode(dec, mem, x, k):\n    din = [x]\n    for t in range(k):\n"
                  "        causal = torch.triu(torch.ones(t + 1, t + 1), 1)\n"
@@ -426,6 +459,12 @@ class GrowingTensor(Rule):
                      "        preds = torch.cat([preds, model(x).cpu()], dim=0)\n    return preds\n",
                      "import torch\ndef gather(parts, acc):\n    for p in parts:\n"
                      "        acc = torch.cat([acc, p], dim=0)\n    return acc\n",
+                     # a static cache (fixed length, written in place); a cache read once, outside a loop
+                     "import torch\ndef generate(model, tok, n):\n    past = StaticCache(config=model.config, max_cache_len=256)\n"
+                     "    for _ in range(n):\n        out = model(input_ids=tok, past_key_values=past, use_cache=True)\n"
+                     "        past = out.past_key_values\n    return out\n",
+                     "import torch\ndef step(model, tok, past):\n    out = model(input_ids=tok, past_key_values=past)\n"
+                     "    past = out.past_key_values\n    return out, past\n",
                      # a size following the counter of a loop that grows nothing
                      "import torch\ndef pyramid(x, n):\n    outs = []\n    for i in range(n):\n"
                      "        outs.append(x[:, :4] * torch.ones(i + 1, 4).sum())\n    return outs\n",
@@ -567,6 +606,8 @@ class GrowingTensor(Rule):
             self._advancing_slice(node, ctx)
             return
         assert isinstance(node, ast.Call)
+        if node.keywords and self._cache_fed_back(node, ctx):
+            return
         if self._grown_elsewhere(node, ctx):
             return
         if self._counter_sized(node, ctx):
@@ -586,6 +627,40 @@ class GrowingTensor(Rule):
             name = ctx.resolver.qualname(node.func) or "torch.cat"
             ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}([{growth.name}, ...]), "
                                                  f"{describe(function, site, ctx)},"), name)
+
+    def _cache_fed_back(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``out = model(x, past_key_values=past, use_cache=True)`` then ``past = out.past_key_values`` in a loop over
+        steps: the Hugging Face cache protocol -- the model appends this step's keys and values to the cache it is
+        handed and returns it -- so the cache (and every attention over it) is one step longer each iteration.
+        Reported at the call (True); a cache made static (``StaticCache(...)``) is not."""
+        keyword = next((kw for kw in node.keywords if kw.arg in _CACHE_KEYWORDS and isinstance(kw.value, ast.Name)),
+                       None)
+        if keyword is None:
+            return False
+        name = keyword.value.id
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, (ast.For, ast.While)):
+            return False
+        statement = ctx.parent(node)
+        results = {t.id for t in statement.targets if isinstance(t, ast.Name)} \
+            if isinstance(statement, ast.Assign) and statement.value is node else set()
+        for child in walk(loop):
+            if not (isinstance(child, ast.Assign) and len(child.targets) == 1
+                    and isinstance(child.targets[0], ast.Name) and child.targets[0].id == name):
+                continue
+            source = _cache_of(child.value)
+            if source is None or not (source is node or (isinstance(source, ast.Name) and source.id in results)):
+                continue
+            function = ctx.enclosing(loop, FUNCTION_TYPES)
+            if _static_cache(function or ctx.tree, name) or not carried(loop, child, name):
+                return False
+            callee = short_source(node.func, 30)
+            ctx.report(node, self.message.format(
+                what=f"the key/value cache {name} handed back to {callee}() (rebound to "
+                     f"{short_source(child.value, 40)} at line {child.lineno}; the model appends each step's keys "
+                     f"and values)"), "past_key_values")
+            return True
+        return False
 
     def _grown_here(self, node: ast.Call, ctx: FileContext) -> bool:
         """``x = cat([x, y])`` in a loop over steps, or on state kept between calls: reported (True)."""

@@ -70,7 +70,9 @@ class PadToBatchMax(ValueFlow):
         parameter sizes a tensor, found through the project index: ``stack_tensors(items, max_lens=[m])``), and the shortest length where it crops each
         item (``x[:min_len]``). A tokenizer's or image processor's ``pad(..., return_tensors=...)`` (padding to
         the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
-        dataclass field defaulting to ``True``) are reported
+        dataclass field defaulting to ``True``, in the class, a base, or the library class it derives from:
+        Hugging Face's ``DataCollatorWithPadding`` and its seq2seq, token-classification and multiple-choice
+        collators default to ``True``) are reported
         too, and so is ``padding: True`` in a dict literal handed to a call as ``**kwargs`` (at the dict's value,
         the line to change); values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
         ``ilens.max().item()``, where the name is bound to the items' lengths in the function) counts as a batch
@@ -186,6 +188,13 @@ class PadToBatchMax(ValueFlow):
                  "import torch\nfrom dataclasses import dataclass\n@dataclass\nclass Collator:\n    tokenizer: object\n"
                  "    padding: bool = True\n    def __call__(self, features):\n"
                  "        return self.tokenizer.pad(features, padding=self.padding, return_tensors='pt')\n",
+                 # a subclass of Hugging Face's collator reads its padding field (True: the longest) through
+                 # the class hierarchy: a base of this file, then the library's default (rule_tables/class_defaults.tsv)
+                 "import torch\nfrom dataclasses import dataclass\nfrom transformers import DataCollatorWithPadding\n"
+                 "@dataclass\nclass Base(DataCollatorWithPadding):\n    query_max_len: int = 32\n"
+                 "class Pairs(Base):\n    def __call__(self, features):\n"
+                 "        return self.tokenizer.pad(features, padding=self.padding, max_length=self.query_max_len,\n"
+                 "                                  return_tensors='pt')\n",
                  # the largest of the items' lengths held in a tensor, sizing a mask; a tensor cut to the longest
                  "import torch\ndef make_pad_mask(seqs):\n    lengths = torch.tensor([len(s) for s in seqs])\n    max_len = int(lengths.max())\n"
                  "    return torch.arange(max_len)[None, :] < lengths[:, None]\n",
@@ -294,6 +303,14 @@ class PadToBatchMax(ValueFlow):
                      "import torch\ndef collate(batch):\n    return torch.tensor([ids + [0] * (128 - len(ids)) for ids in batch])\n",
                      "import torch\ndef collate(self, features):\n"
                      "    return self.tokenizer.pad(features, padding='max_length', max_length=64, return_tensors='pt')\n",
+                     # the class (or a base between it and the library's) sets a fixed padding; a library base the
+                     # table does not know may set the attribute itself
+                     "import torch\nfrom dataclasses import dataclass, field\nfrom transformers import DataCollatorWithPadding\n"
+                     "@dataclass\nclass Fixed(DataCollatorWithPadding):\n    padding: str = field(default='max_length')\n"
+                     "class Pairs(Fixed):\n    def __call__(self, features):\n"
+                     "        return self.tokenizer.pad(features, padding=self.padding, max_length=64, return_tensors='pt')\n",
+                     "import torch\nfrom mylib import Collator\nclass Pairs(Collator):\n    def __call__(self, features):\n"
+                     "        return self.tokenizer.pad(features, padding=self.padding, max_length=64, return_tensors='pt')\n",
                      "import torch\nclass Collate:\n    def __init__(self, tok, padding='max_length'):\n"
                      "        self.tok, self.padding = tok, padding\n    def __call__(self, texts):\n"
                      "        return self.tok(texts, padding=self.padding, max_length=64, return_tensors='pt')\n",

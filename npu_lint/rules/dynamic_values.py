@@ -43,7 +43,8 @@ class TensorValueInShape(ValueFlow):
         ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, the size
         arguments of common libraries (``dim_size`` of torch_scatter's and PyG's ``scatter``, ``batch_size`` /
         ``max_num_nodes`` of ``to_dense_batch`` / ``to_dense_adj``, ``num_classes`` of ``F.one_hot``,
-        ``minlength`` of ``bincount``: ``rule_tables/size_arguments.tsv``), slice bounds ``x[:n]`` and
+        ``minlength`` of ``bincount``, the ``lengths`` of ``pack_padded_sequence``: ``rule_tables/size_arguments.tsv``;
+        a tensor's elements taken as a list, ``list(mask.sum(1))``, are read back as ``.tolist()`` is), slice bounds ``x[:n]`` and
         ``for ... in range(n)`` loops, and loops over the elements of such a result whose body
         builds tensors, writes into one or carries one across iterations (``for lb in torch.unique(kernel): loss =
         loss + ...``; a log line or run-length encodings computed per element leave nothing on the device), and
@@ -112,7 +113,7 @@ class TensorValueInShape(ValueFlow):
     code = "NPU403"
     name = "tensor-value-in-shape"
     node_types = (ast.Call, ast.Subscript, ast.For, ast.While)
-    triggers = (".item()", ".tolist()", "int(", "float(", ".sum(", ".max(", ".min(", ".count_nonzero(", "for ",
+    triggers = (".item()", ".tolist()", "int(", "float(", "list(", ".sum(", ".max(", ".min(", ".count_nonzero(", "for ",
                 "unique", "nonzero", "masked_select", "argwhere", "where(", "nms(", "[", "while ")
     kinds = (HOST, ZERO_D, ELEMENT, DATA_SIZE)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
@@ -122,6 +123,9 @@ class TensorValueInShape(ValueFlow):
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     must_fire = (
+        # a tensor's elements taken as a Python list (each read on the host) as the lengths of a packed sequence
+        "import torch\ndef encode(rnn, x, mask):\n    lens = list(mask.eq(0).long().sum(1))\n"
+        "    return rnn(torch.nn.utils.rnn.pack_padded_sequence(x, lens, batch_first=True))\n",
                      # a PackedSequence's batch_sizes: how many sequences run at each step (a recurrent cell by hand)
                      "import torch\nfrom torch.nn.utils.rnn import PackedSequence\ndef run(cell, seq, h):\n"
                      "    assert isinstance(seq, PackedSequence)\n    x, batch_sizes, _, _ = seq\n    start = 0\n"
@@ -352,6 +356,10 @@ class TensorValueInShape(ValueFlow):
                      "    def remove(self, p, i):\n        lens, codes = self._lens(p), self._codes(p)\n"
                      "        start = sum(lens[:i])\n        end = start + lens[i]\n"
                      "        return torch.cat((codes[:start], codes[end:]))\n",
+                     # the elements of a tensor the code fixes, as packing lengths; a tensor's rows only iterated
+                     "import torch\ndef encode(rnn, x):\n    lens = list(torch.tensor([4, 4, 4]))\n"
+                     "    return rnn(torch.nn.utils.rnn.pack_padded_sequence(x, lens, batch_first=True))\n",
+                     "import torch\ndef f(x):\n    rows = list(x)\n    return [r * 2 for r in rows]\n",
                      # a collator's span masking: host work in the loader's workers
                      "import torch\nfrom transformers import DataCollatorForLanguageModeling\n"
                      "class SpanCollator(DataCollatorForLanguageModeling):\n"

@@ -1,11 +1,13 @@
 """What a ``padding=`` argument of a tokenizer, processor or collator call may be: a constant, the constants the
-names and ``self.x`` attributes bound to it may hold, a dataclass field's default, or the value a dict literal
+names and ``self.x`` attributes bound to it may hold, the default the class hierarchy gives ``self.x`` (a dataclass
+field of the class or of a base, a library base's: the semantic model's :func:`attribute_default`), or the value a dict literal
 handed over with ``**kwargs`` gives ``padding``. For NPU405 (dynamic_padding.py); nothing here is a rule."""
 from __future__ import annotations
 
 import ast
 from typing import Optional
 
+from npu_lint.analysis.defaults import NOT_CONSTANT, attribute_default
 from npu_lint.analysis.scopes import PARAM, VALUE
 from npu_lint.context import FileContext
 
@@ -29,8 +31,9 @@ def padding_values(node: ast.AST, call: ast.Call, ctx: FileContext) -> list[obje
     elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) \
             and node.value.id == resolver.scopes.self_name(scope):
         bindings = resolver.scopes.attribute(scope, node.attr)
-        if not bindings:     # a dataclass field: ``padding: Union[bool, str] = True`` in the class body
-            return _field_defaults(node.attr, call, ctx)
+        if not bindings:     # a dataclass field of the class or of a base (``DataCollatorWithPadding``'s ``True``)
+            found = attribute_default(node.attr, scope, resolver)
+            return [] if found is NOT_CONSTANT else [found]
     else:
         return []
     values: list[object] = []
@@ -45,20 +48,6 @@ def padding_values(node: ast.AST, call: ast.Call, ctx: FileContext) -> list[obje
         elif isinstance(value, ast.Name) and binding.tag == VALUE:    # ``self.padding = padding``: its default
             values.extend(constant(b.value) for b in resolver.scopes.may_reach(value.id, binding.scope, (
                 value.lineno, value.col_offset)) if b.tag == PARAM and isinstance(b.value, ast.Constant))
-    return values
-
-
-def _field_defaults(attr: str, call: ast.Call, ctx: FileContext) -> list[object]:
-    """The constant the body of the class holding ``call`` gives an attribute (``padding: bool = True``)."""
-    cls = ctx.enclosing(call, (ast.ClassDef,))
-    values: list[object] = []
-    for statement in getattr(cls, "body", ()):
-        if isinstance(statement, ast.AnnAssign) and isinstance(statement.target, ast.Name) \
-                and statement.target.id == attr and isinstance(statement.value, ast.Constant):
-            values.append(statement.value.value)
-        elif isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant) and any(
-                isinstance(t, ast.Name) and t.id == attr for t in statement.targets):
-            values.append(statement.value.value)
     return values
 
 
