@@ -17,6 +17,14 @@ if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 _BUILT_ONCE = frozenset({K.MODULE, K.DATASET, K.SAMPLER, K.OPTIMIZER, K.SCHEDULER})
+# Lightning's data module (every spelling it is exported under): the trainer calls ``prepare_data`` and ``setup``
+# once, before the loaders it builds are iterated.
+_DATA_MODULES = frozenset({"lightning.LightningDataModule", "lightning.pytorch.LightningDataModule",
+                           "lightning.pytorch.core.LightningDataModule",
+                           "lightning.pytorch.core.datamodule.LightningDataModule",
+                           "pytorch_lightning.LightningDataModule", "pytorch_lightning.core.LightningDataModule",
+                           "pytorch_lightning.core.datamodule.LightningDataModule"})
+_DATA_MODULE_SETUP = frozenset({"__init__", "prepare_data", "setup"})
 _DEPTH = 3
 
 
@@ -36,6 +44,9 @@ def _runs_at_setup(function: ast.AST, resolver: "Resolver", depth: int) -> bool:
     if scope is None:
         return False
     name = function.name   # type: ignore[attr-defined]
+    if name in _DATA_MODULE_SETUP and scope.cls is not None and isinstance(scope.cls.node, ast.ClassDef) \
+            and _data_module(scope.cls.node, resolver):
+        return True   # a Lightning data module's constructor, ``prepare_data`` and ``setup``: once per run
     if name == "__init__":
         cls = scope.cls.node if scope.cls is not None else None
         value = resolver.class_value(cls) if isinstance(cls, ast.ClassDef) else None
@@ -128,4 +139,21 @@ def _converts_inputs(function: ast.AST, resolver: "Resolver") -> bool:
             types = node.args[1].elts if isinstance(node.args[1], ast.Tuple) else [node.args[1]]
             if any(resolver.qualname(t, scope) in _INPUT_TYPES for t in types):
                 return True
+    return False
+
+
+def _data_module(cls: ast.ClassDef, resolver: "Resolver", depth: int = 0) -> bool:
+    """``cls`` derives from Lightning's data module: directly, through classes of this file, or through a name the
+    project re-exports."""
+    for base in cls.bases:
+        local = resolver.definition(base) if isinstance(base, ast.Name) else None
+        if isinstance(local, ast.ClassDef):
+            if depth < _DEPTH and _data_module(local, resolver, depth + 1):
+                return True
+            continue
+        name = resolver.qualname(base)
+        if name is not None and name not in _DATA_MODULES and resolver.project is not None and resolver.module_name:
+            name = resolver.project.external(name, resolver.module_name)   # re-exported by the project
+        if name in _DATA_MODULES:
+            return True
     return False

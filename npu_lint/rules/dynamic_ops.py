@@ -388,6 +388,14 @@ class BooleanMaskIndexing(Rule):
                  "import torch\ndef match(cost):\n    m = torch.zeros_like(cost)\n    idx = cost.argmin(0)\n"
                  "    keep = cost.min(0).values < 1.0\n    m[keep, idx] = 1\n    return m\n")
     must_not_fire = (
+                     # a Lightning data module builds its data set once, in its constructor or ``setup``
+                     "import torch\nfrom lightning import LightningDataModule\nclass Sine(LightningDataModule):\n"
+                     "    def __init__(self, n: int = 100):\n        super().__init__()\n"
+                     "        x = torch.linspace(-2, 15, n).unsqueeze(-1)\n        gap = (x > 4) & (x < 8)\n"
+                     "        noise = torch.randn_like(x)\n        noise[x > 4] = 0\n"
+                     "        self.x = x[~gap.squeeze(), :]\n",
+                     "import torch\nimport pytorch_lightning as pl\nclass Data(pl.LightningDataModule):\n"
+                     "    def setup(self, stage=None):\n        y = torch.randn(100)\n        self.pos = y[y > 0]\n",
                      # a selection read out to the host for a log line only
                      "import torch, logging\nlogger = logging.getLogger(__name__)\ndef check(q: torch.Tensor, c):\n"
                      "    found = torch.isin(q, c)\n    missing = q[~found].cpu().numpy()\n"
@@ -513,6 +521,8 @@ class BooleanMaskIndexing(Rule):
             return   # (a dataset's per-sample work, a collate function's batch building: on the host)
         if isinstance(node, ast.Subscript) and for_message(ctx.statement_of(node), ctx):
             return   # ``missing = y[~found].cpu().numpy()`` read out for a log line only
+        if isinstance(node, ast.Subscript) and runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
+            return   # a constructor (a module's, a Lightning data module's ``setup``): once per run, not per step
         if isinstance(node, ast.Call):
             self._helper_call(node, ctx)
             return

@@ -15,7 +15,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
-                                            _scope,
+                                            _scope, _train_hook,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
                                             batched_keywords, whole_batches)
 from npu_lint.rules.loader_escapes import escape
@@ -238,6 +238,11 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        # Lightning's ``train_dataloader`` hook returns the training loader: NPU406's, not reported twice
+        "import torch\nfrom torch.utils.data import DataLoader\nfrom lightning import LightningDataModule\n"
+        "class Data(LightningDataModule):\n    def __init__(self, batch_size: int = 16):\n"
+        "        super().__init__()\n        self.batch_size = batch_size\n"
+        "    def train_dataloader(self) -> DataLoader:\n        return DataLoader(Toy(), batch_size=self.batch_size)\n",
         # handed on through the file's function to another module's call, but dropping its short batch
         "import torch\nfrom torch.utils.data import DataLoader\nfrom lib import Evaluator\n"
         "def make_loader(ds, bs):\n    loader = DataLoader(ds, batch_size=bs, drop_last=True)\n"
@@ -345,8 +350,9 @@ class ShortLastEvalBatch(Rule):
         if drop_last is not None and _constant(drop_last) is not False and _default(drop_last, node, ctx) is not False:
             return      # ``drop_last=True`` or computed: the author (or the caller) decides
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
-                or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None or _mode_choice(keywords) is not None:
-            return      # a training loader (in one phase at least): NPU406
+                or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None or _mode_choice(keywords) is not None \
+                or _train_hook(node, ctx):
+            return      # a training loader (in one phase at least, or Lightning's ``train_dataloader``): NPU406
         loops = list(loops_over(node, ctx))
         if any(trains(loop, ctx) or trains_through_helper(loop, ctx) for loop, _ in loops):
             return      # trained on: NPU406
