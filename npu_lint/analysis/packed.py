@@ -75,9 +75,18 @@ def _last_line(body: list[ast.stmt]) -> int:
 
 
 def _mentions_packing(resolver: "Resolver") -> bool:
-    """The module's text names a packed sequence or a packing function (else no name in it holds one)."""
+    """The module's text names a packed sequence or a packing function (else no name in it holds one). Asked for
+    every element the model unpacks: the last text's answer is kept (a search of the whole text each time was 4 %
+    of the flake8 plugin's time on timm and mmdet)."""
     source = resolver.source
-    return source is None or "PackedSequence" in source or "pack_" in source
+    if source is None:
+        return True
+    if source is not _LAST_TEXT[0]:
+        _LAST_TEXT[:] = [source, "PackedSequence" in source or "pack_" in source]
+    return _LAST_TEXT[1]
+
+
+_LAST_TEXT: list = [None, True]   # the last module text asked about, and its answer (one text kept alive)
 
 
 def _narrowed_packed(resolver: "Resolver", node: ast.Name, scope: Scope) -> bool:

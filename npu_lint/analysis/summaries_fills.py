@@ -28,7 +28,7 @@ def filled_parameters(function: ast.AST, resolver: "Resolver", sized: Iterable[s
     function fills with a value read from a tensor when they are left out, in parameter order."""
     if not isinstance(function, _FUNCTIONS):
         return ()
-    defaulted = _none_defaults(function) & set(sized)
+    defaulted = none_defaults(function) & set(sized)
     if not defaulted:
         return ()
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
@@ -64,7 +64,7 @@ def _arguments(function: ast.AST) -> list[ast.arg]:
     return args.posonlyargs + args.args + args.kwonlyargs
 
 
-def _none_defaults(function: ast.AST) -> set[str]:
+def none_defaults(function: ast.AST) -> set[str]:
     """The parameters whose default is ``None``."""
     args = function.args   # type: ignore[attr-defined]
     positional = args.posonlyargs + args.args

@@ -9,7 +9,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.index_forms import passed_argument
-from npu_lint.analysis.summaries_fills import filled_parameters
+from npu_lint.analysis.summaries_fills import filled_parameters, none_defaults
 from npu_lint.analysis.summaries_sizes import parameters, size_parameters
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
@@ -81,6 +81,17 @@ def _read_here(source: ast.AST, call: ast.Call, ctx: FileContext) -> bool:
     return function.lineno <= line <= (function.end_lineno or line)
 
 
+def _left_out(node: ast.Call, function: ast.AST, offset: int) -> bool:
+    """Some parameter of ``function`` that defaults to None is left out by the call (neither by keyword nor by
+    position): only those can be filled from the data by the helper."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    positional = [a.arg for a in function.args.posonlyargs + function.args.args][offset:]
+    return any(not any(kw.arg == name for kw in node.keywords)
+               and not 0 <= (positional.index(name) if name in positional else -1) < len(node.args)
+               for name in none_defaults(function))
+
+
 def omitted_size(node: ast.Call, ctx: FileContext, callee: Callee) -> Optional[tuple[str, str, str]]:
     """``scatter(x, batch, dim=0)`` where the helper (the file's own, ``callee``, or, with a project index, another
     module's) sizes a tensor with ``dim_size`` and fills it from the data when a call leaves it out (``if dim_size
@@ -90,6 +101,8 @@ def omitted_size(node: ast.Call, ctx: FileContext, callee: Callee) -> Optional[t
         return None     # ``f(*args, **kwargs)``: the call may pass it
     if callee is not None:
         function, offset = callee
+        if not _left_out(node, function, offset):
+            return None   # syntax first: no parameter defaulting to None is left out by this call
         store = ctx.scratch.setdefault("size_parameters", {})
         sizes = size_parameters(function, ctx.resolver, store)
         if not sizes:
