@@ -6,16 +6,16 @@ class_defaults.csv`` with the library source that shows it. A project class deri
 from __future__ import annotations
 
 import ast
-import csv
 from pathlib import Path
+
+from curated_tables import read_curated, write_table
 
 CURATED = Path(__file__).resolve().parent / "curated" / "class_defaults.csv"
 HEADER = "class\tattribute\tdefault\tspellings\tsource"
 
 
 def build(out_dir: Path) -> list[Path]:
-    with CURATED.open(newline="", encoding="utf-8") as handle:
-        curated = list(csv.DictReader(handle))
+    curated = read_curated(CURATED)
     rows = []
     for entry in curated:
         if not entry["class"].strip() or not entry["attribute"].strip() or not entry["evidence"].strip():
@@ -29,7 +29,4 @@ def build(out_dir: Path) -> list[Path]:
                      " ".join(sorted(entry["spellings"].split())), entry["evidence"].strip()])
     if len({(row[0], row[1]) for row in rows}) != len(rows):
         raise SystemExit("class_defaults.csv: a class's attribute is listed twice")
-    path = out_dir / "class_defaults.tsv"
-    lines = [HEADER] + ["\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row) for row in sorted(rows)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return [path]
+    return write_table(out_dir, "class_defaults.tsv", HEADER, rows)

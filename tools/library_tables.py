@@ -6,8 +6,9 @@ rules asking what a value is see it; for a loader, ``positionals`` are the DataL
 positional arguments stand for, the rest reaching DataLoader through ``**kwargs``."""
 from __future__ import annotations
 
-import csv
 from pathlib import Path
+
+from curated_tables import read_curated, write_table
 
 CURATED = Path(__file__).resolve().parent / "curated" / "library_classes.csv"
 HEADER = "class\tbase\tpositionals\tsource"
@@ -21,8 +22,7 @@ LOADER_PARAMETERS = ("dataset", "batch_size", "shuffle", "sampler", "batch_sampl
 
 
 def build(out_dir: Path) -> list[Path]:
-    with CURATED.open(newline="", encoding="utf-8") as handle:
-        curated = list(csv.DictReader(handle))
+    curated = read_curated(CURATED)
     rows = []
     for entry in curated:
         name, base, positionals = entry["class"].strip(), entry["base"].strip(), entry["positionals"].split()
@@ -37,7 +37,4 @@ def build(out_dir: Path) -> list[Path]:
         rows.append([name, base, " ".join(positionals), entry["evidence"].strip()])
     if len({row[0] for row in rows}) != len(rows):
         raise SystemExit("library_classes.csv: a class is listed twice")
-    path = out_dir / "library_classes.tsv"
-    lines = [HEADER] + ["\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row) for row in sorted(rows)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return [path]
+    return write_table(out_dir, "library_classes.tsv", HEADER, rows)

@@ -4,16 +4,16 @@ counted) and the library source that shows the signature. A value read from a te
 with it (``scatter(src, index, dim_size=int(index.max()) + 1)``)."""
 from __future__ import annotations
 
-import csv
 from pathlib import Path
+
+from curated_tables import read_curated, write_table
 
 CURATED = Path(__file__).resolve().parent / "curated" / "size_arguments.csv"
 HEADER = "api\tkeywords\tpositions\tsource"
 
 
 def build(out_dir: Path) -> list[Path]:
-    with CURATED.open(newline="", encoding="utf-8") as handle:
-        curated = list(csv.DictReader(handle))
+    curated = read_curated(CURATED)
     rows = []
     for entry in curated:
         keywords, positions = entry["keywords"].split(), entry["positions"].split()
@@ -24,7 +24,4 @@ def build(out_dir: Path) -> list[Path]:
         rows.append([entry["api"], " ".join(keywords), " ".join(positions), entry["evidence"].strip()])
     if len({row[0] for row in rows}) != len(rows):
         raise SystemExit("size_arguments.csv: an api is listed twice")
-    path = out_dir / "size_arguments.tsv"
-    lines = [HEADER] + ["\t".join(cell.replace("\t", " ").replace("\n", " ") for cell in row) for row in sorted(rows)]
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
-    return [path]
+    return write_table(out_dir, "size_arguments.tsv", HEADER, rows)

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import VALUE, Scope
+from npu_lint.analysis.scopes import VALUE, Scope, enclosing_class
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -38,16 +38,14 @@ def attribute_item(resolver: "Resolver", node: ast.Subscript, scope: Scope, dept
     bindings = scopes.attribute(scope, source.attr)
     if not bindings or not all(b.tag == VALUE and not b.path and empty_dict(b.value) for b in bindings):
         return None
-    owner: Optional[Scope] = scope
-    while owner is not None and owner.cls is None:
-        owner = owner.parent
-    if owner is None or not isinstance(owner.cls.node, ast.ClassDef):
+    owner = enclosing_class(scope)
+    if owner is None:
         return None
-    stores = _stores(resolver, owner.cls.node, source.attr)
+    stores = _stores(resolver, owner, source.attr)
     if stores is None:
         return None
     found = [resolver.value_of(value, where, depth + 1) for value, where in stores]
-    cls = resolver.class_value(owner.cls.node)
+    cls = resolver.class_value(owner)
     inherited = resolver.member_value(cls[1], source.attr + ITEMS, depth + 1) if cls and cls[1] else None
     if inherited is not None:
         found.append(inherited)

@@ -4,12 +4,12 @@ self.num_grids)``, a buffer or an attribute a module sets only in ``__init__``),
 from __future__ import annotations
 
 import ast
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Binding, Scope
+from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Binding, Scope, enclosing_class
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -311,11 +311,8 @@ def _mixed_in_state(attr: str, resolver: "Resolver", scope: Scope) -> bool:
     when the object is built (``class Policy(CategoricalMixin, Model)``, ``Model.__init__`` sets ``action_space``).
     State, unless a class deriving from the mixin (in this file or, through the project index, in others) holds a
     tensor there."""
-    current: Optional[Scope] = scope
-    while current is not None and current.cls is None:
-        current = current.parent
-    cls = current.cls.node if current is not None else None
-    if not isinstance(cls, ast.ClassDef) or any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases) \
+    cls = enclosing_class(scope)
+    if cls is None or any(not (isinstance(b, ast.Name) and b.id == "object") for b in cls.bases) \
             or cls.keywords or any(getattr(s, "name", None) == attr for s in cls.body):
         return False
     own = resolver.class_value(cls)
@@ -348,12 +345,9 @@ _REGISTER = frozenset({"register_buffer", "register_parameter"})
 def _class_state(resolver: "Resolver", scope: Scope) -> tuple[dict[str, list[str]], frozenset[str]]:
     """The attributes the class of the method ``scope`` registers (``self.register_buffer("x", ...)``: ``{x: the
     methods that do}``) and those a method other than ``__init__`` writes into in place (memoised per class)."""
-    current: Optional[Scope] = scope
-    while current is not None and current.cls is None:
-        current = current.parent
-    if current is None or not isinstance(current.cls.node, ast.ClassDef):
+    cls = enclosing_class(scope)
+    if cls is None:
         return {}, frozenset()
-    cls = current.cls.node
     key = ("class state", id(cls))
     found = resolver._summaries.get(key)
     if found is None:
@@ -370,13 +364,17 @@ def _self_attribute(node: ast.AST, self_name: str) -> Optional[str]:
     return None
 
 
+def _methods(cls: ast.ClassDef) -> Iterator[tuple[Union[ast.FunctionDef, ast.AsyncFunctionDef], str]]:
+    """The methods of ``cls`` that take a first parameter, with its name (``self``)."""
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.args.args:
+            yield method, method.args.args[0].arg
+
+
 def _scan_class(cls: ast.ClassDef) -> tuple[dict[str, list[str]], frozenset[str]]:
     registered: dict[str, list[str]] = {}
     written: set[str] = set()
-    for method in cls.body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
-            continue
-        me = method.args.args[0].arg
+    for method, me in _methods(cls):
         for node in walk(method):
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
                 func = node.func
@@ -428,15 +426,13 @@ def counter_state(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
     from it still grow with the steps: this says what the count is, not that it stays fixed.)"""
     if not isinstance(node, ast.Attribute) or not _self(node.value, resolver, scope) or resolver.scopes is None:
         return False
-    current: Optional[Scope] = scope
-    while current is not None and current.cls is None:
-        current = current.parent
-    if current is None or not isinstance(current.cls.node, ast.ClassDef):
+    cls = enclosing_class(scope)
+    if cls is None:
         return False
-    key = ("counters", id(current.cls.node))
+    key = ("counters", id(cls))
     counted = resolver._summaries.get(key)
     if counted is None:
-        counted = resolver._summaries[key] = _scan_counts(current.cls.node)
+        counted = resolver._summaries[key] = _scan_counts(cls)
     if node.attr not in counted[0] or node.attr in counted[1]:
         return False
     bindings = resolver.scopes.attribute(scope, node.attr)
@@ -459,10 +455,7 @@ def _scan_counts(cls: ast.ClassDef) -> tuple[frozenset[str], frozenset[str]]:
     otherwise in place (``self.x += n``, ``self.x[i] = v``, ``self.x.copy_(v)``)."""
     stepped: set[str] = set()
     written: set[str] = set()
-    for method in cls.body:
-        if not isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) or not method.args.args:
-            continue
-        me = method.args.args[0].arg
+    for method, me in _methods(cls):
         for node in walk(method):
             if isinstance(node, ast.AugAssign):
                 attr = _self_attribute(node.target, me)

@@ -13,7 +13,7 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Optional, Union
 
 from npu_lint.analysis.nodes import class_bases
-from npu_lint.analysis.scopes import ANNOTATION, NONE, PARAM, VALUE, Scope, Scopes
+from npu_lint.analysis.scopes import ANNOTATION, NONE, PARAM, VALUE, Scope, Scopes, enclosing_class
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -91,11 +91,8 @@ def attribute_default(attr: str, scope: Scope, resolver: "Resolver") -> object:
     ``NOT_CONSTANT`` when a class on the way sets it to something else, declares a field without a default, or is
     a library class the table does not list (it may set the attribute in its constructor)."""
     scopes = resolver.scopes
-    current: Optional[Scope] = scope
-    while current is not None and current.cls is None:
-        current = current.parent
-    cls = current.cls.node if current is not None else None
-    if scopes is None or not isinstance(cls, ast.ClassDef):
+    cls = enclosing_class(scope)
+    if scopes is None or cls is None:
         return NOT_CONSTANT
     pending: list[Union[ast.ClassDef, str]] = [cls]
     seen: set[object] = set()

@@ -31,6 +31,14 @@ from npu_lint.analysis.narrowing import _narrow_expression, isinstance_tests   #
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 
 
+def enclosing_class(scope: Optional[Scope]) -> Optional[ast.ClassDef]:
+    """The class whose method ``scope`` is (or a scope inside such a method is); None outside every class."""
+    while scope is not None and scope.cls is None:
+        scope = scope.parent
+    cls = scope.cls.node if scope is not None else None
+    return cls if isinstance(cls, ast.ClassDef) else None
+
+
 def alternatives(a: Binding, b: Binding) -> bool:
     """``a`` and ``b`` sit in different arms of one ``if``/``elif`` chain (or a ``try`` body and its handler):
     either may be the one that ran."""
