@@ -23,7 +23,7 @@ _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatena
 
 _UNASKED = object()
 _HOST_DEPTH = 6   # how many torch ops of host tensors are followed one inside another
-_HOST_REACH = 12   # and how deep in a question they are still asked (a wide expression asks each operand)
+_HOST_REACH = 8   # and how deep in a question they are still asked (a wide expression asks each operand)
 _HOST_MARKS = (".cpu(", "from_numpy", "torchaudio", "torchvision", ".numpy(", "asarray", "np.array", ".to(")
 # torch functions that make a tensor on the default device (or a given one) from sizes or data.
 FACTORY_NAMES = frozenset({"tensor", "as_tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
