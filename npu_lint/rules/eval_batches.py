@@ -12,6 +12,7 @@ from typing import Optional
 from npu_lint.analysis.defaults import fixed_one
 from npu_lint.analysis.library_classes import loader_names, loader_parameters
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.setup_time import names_device
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
@@ -51,7 +52,8 @@ class ShortLastEvalBatch(Rule):
         module's subclasses that never name ``drop_last``, and of another library's subclass that hands DataLoader
         its keywords, ``torch_geometric.loader.DataLoader(ds, 32)``: ``rule_tables/library_classes.tsv``) with a batch
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
-        reach a model: a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``,
+        reach a model or device compute (the loop moves the batch to the accelerator, ``x = x.to(device)``, and
+        computes with it: statistics of a data set taken on the device): a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``,
         ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
         ``self.loader``, in a function of the file the loader is passed to (also a method of an instance of the
         file's class, ``trainer.train(val_dataloader=loader)``, and the function that one hands it on to:
@@ -117,6 +119,11 @@ class ShortLastEvalBatch(Rule):
         return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # statistics of a data set taken on the device, the batch moved there in a branch
+        "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds, batch_size, device, distributed):\n"
+        "    loader = DataLoader(ds, batch_size, shuffle=False)\n    means = []\n"
+        "    for x, y in loader:\n        if distributed:\n            x, y = x.to(device), y.to(device)\n"
+        "        means.append(torch.mean(x, dim=0))\n    return torch.stack(means)\n",
         # another library's DataLoader subclass (its positional batch size), its batches fed to a module
         "import torch\nfrom torch_geometric.loader import DataLoader\ndef evaluate(model: torch.nn.Module, ds):\n"
         "    loader = DataLoader(ds, 32)\n    for data in loader:\n        model(data)\n",
@@ -238,6 +245,14 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        # the batch moved to the host, or moved to the device and only counted
+        "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds):\n"
+        "    loader = DataLoader(ds, batch_size=32)\n    total = 0.0\n    for x in loader:\n"
+        "        x = x.to('cpu')\n        total += float(x.sum())\n    return total\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef count(ds, device):\n"
+        "    loader = DataLoader(ds, batch_size=32)\n    n = 0\n    for x in loader:\n"
+        "        x = x.to(device)\n        n += x.size(0)\n    return n\n",
+
         # Lightning's ``train_dataloader`` hook returns the training loader: NPU406's, not reported twice
         "import torch\nfrom torch.utils.data import DataLoader\nfrom lightning import LightningDataModule\n"
         "class Data(LightningDataModule):\n    def __init__(self, batch_size: int = 16):\n"
@@ -370,8 +385,10 @@ class ShortLastEvalBatch(Rule):
             ctx.report(node, self.message.format(what=what), _LOADER)
             return
         if any(_feeds_model(loop, function, ctx) for loop, function in loops):
-            ctx.report(node, self.message.format(what="this evaluation DataLoader feeds a model and has no "
-                                                      "drop_last"), _LOADER)
+            feeds = "feeds a model" if any(_feeds_model(loop, function, ctx, moved=False) for loop, function in loops) \
+                else "feeds device compute"
+            ctx.report(node, self.message.format(what=f"this evaluation DataLoader {feeds} and has no drop_last"),
+                       _LOADER)
             return
         where = f"every loader {base.name} builds" if isinstance(base, ast.ClassDef) else \
             escape(node, ctx) if not loops else None
@@ -420,10 +437,13 @@ def _eval_hook(node: ast.Call, ctx: FileContext) -> Optional[str]:
     return None
 
 
-def _feeds_model(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -> bool:
+def _feeds_model(loop: ast.For, function: Optional[ast.AST], ctx: FileContext, moved: bool = True) -> bool:
     """The loop's body calls an ``nn.Module`` with the batch (or a value made from it); or, in a function that
-    runs without gradients (``torch.no_grad()`` / ``inference_mode()``, ``model.eval()``), a project callable."""
+    runs without gradients (``torch.no_grad()`` / ``inference_mode()``, ``model.eval()``), a project callable; or
+    (``moved``) it moves the batch to the accelerator and computes with it."""
     names = _derived(loop, {n.id for n in walk(loop.target) if isinstance(n, ast.Name)})
+    if moved and _computes_on_device(loop, names):
+        return True
     scope = ctx.resolver.scopes.scope_of(function) if ctx.resolver.scopes is not None \
         and isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
     grad_free: Optional[bool] = None
@@ -446,6 +466,53 @@ def _feeds_model(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -
         if grad_free:
             return True
     return False
+
+
+def _moved(node: ast.AST) -> bool:
+    """``x.to(device)``, ``x.to(self.device, non_blocking=True)``, ``x.cuda()``, ``x.npu()``: the batch brought to
+    the accelerator (a device named as one: ``x.to("cpu")``, ``x.to(torch.float16)`` are not)."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    if node.func.attr in ("cuda", "npu"):
+        return True
+    if node.func.attr != "to":
+        return False
+    where = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "device"), None)
+    if isinstance(where, ast.Constant):
+        return isinstance(where.value, str) and where.value.startswith(("cuda", "npu"))
+    return where is not None and names_device(where)
+
+
+def _computes_on_device(loop: ast.For, names: set[str]) -> bool:
+    """The loop moves the batch to the accelerator (``x = x.to(device)``, ``a, b = a.to(device), b.to(device)``)
+    and computes with what it moved (``torch.mean(x, 0)``, ``x.sum()``, ``x - mean``): device compute on every
+    batch, the short last one too, whether or not a model runs (statistics over a data set on the device)."""
+    moved: set[str] = set()
+    for child in walk(loop):
+        if not isinstance(child, ast.Assign):
+            continue
+        pairs = [(t, child.value) for t in child.targets]
+        if isinstance(child.value, ast.Tuple):
+            pairs = [(e, v) for t in child.targets if isinstance(t, ast.Tuple) and len(t.elts) == len(child.value.elts)
+                     for e, v in zip(t.elts, child.value.elts)] or pairs
+        for target, value in pairs:
+            if isinstance(target, ast.Name) and _moved(value) and _takes_one(value.func, names):
+                moved.add(target.id)
+    if not moved:
+        return False
+    for child in walk(loop):
+        if isinstance(child, ast.Call) and not _moved(child) and (
+                _takes(child, moved) or (isinstance(child.func, ast.Attribute)
+                                         and isinstance(child.func.value, ast.Name) and child.func.value.id in moved
+                                         and child.func.attr not in _NOT_COMPUTE)):
+            return True
+        if isinstance(child, ast.BinOp) and (_takes_one(child.left, moved) or _takes_one(child.right, moved)):
+            return True
+    return False
+
+
+# Methods of a moved batch that compute nothing on it.
+_NOT_COMPUTE = frozenset({"size", "dim", "numel", "cpu", "detach", "tolist", "numpy", "item", "to", "cuda", "npu"})
 
 
 def _derived(body: ast.AST, names: set[str]) -> set[str]:
