@@ -183,6 +183,20 @@ class FileContext:
                 break
         return amended
 
+    def relocate(self, finding: Finding, node: ast.AST, message: str) -> Finding:
+        """Move a finding this file already holds to ``node``, with a new message (NPU405: a batch maximum first
+        reported at the one tensor it sized, moved to the maximum once it sizes a second); its noqa span follows."""
+        line = getattr(node, "lineno", 1)
+        moved = replace(finding, message=message, line=line, col=getattr(node, "col_offset", 0),
+                        end_line=max(getattr(node, "end_lineno", None) or line, line))
+        for index in range(len(self.findings) - 1, -1, -1):
+            if self.findings[index] is finding:
+                self.findings[index] = moved
+                self.noqa_spans.pop(finding, None)
+                self.noqa_spans[moved] = self._statement_span(node, line)
+                break
+        return moved
+
     def _statement_span(self, node: ast.AST, line: int) -> tuple[int, int]:
         """The physical lines of the statement (or compound-statement header) holding ``node``."""
         statement = self.statement_of(node)

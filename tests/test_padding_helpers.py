@@ -1,5 +1,6 @@
-"""NPU405 where reviewers mark it: on the batch maximum's line, once, naming the lines it sizes; and at the calls of
-helpers that pad the items they are given (the file's own here; other modules' in test_project_model)."""
+"""NPU405 where reviewers mark it: once per batch maximum, at the one place it sizes (where the varying shape is
+made), or on the maximum's line naming every place when it sizes several; and at the calls of helpers that pad the
+items they are given (the file's own here; other modules' in test_project_model)."""
 from __future__ import annotations
 
 from npu_lint.core import analyse_source
@@ -69,13 +70,13 @@ def test_a_helper_whose_maximum_a_given_length_replaces_is_reported_only_where_n
               "        max_len = max(len(x) for x in xs)\n    return torch.full((len(xs), max_len), pad_value)\n"
               "def collate(batch):\n    return pad_list(batch, 0)\n"
               "def collate_fixed(batch):\n    return pad_list(batch, 0, 128), pad_list(batch, 0, max_len=64)\n")
-    assert [line for line, _ in findings(source)] == [4, 7]
+    assert [line for line, _ in findings(source)] == [5, 7]
 
 
 def test_the_maximum_of_a_list_of_lengths_makes_a_padding_helper():
     source = ("import torch\ndef pad_lengths(xs):\n    lengths = [len(x) for x in xs]\n    m = max(lengths)\n"
               "    return torch.zeros(len(xs), m)\ndef collate(batch):\n    return pad_lengths(batch)\n")
-    assert [line for line, _ in findings(source)] == [4, 7]
+    assert [line for line, _ in findings(source)] == [5, 7]
 
 
 _FIELD_TOKENIZERS = ("import torch\nclass Tok:\n    def __init__(self, vocab):\n        self.vocab = vocab\n"
@@ -89,14 +90,26 @@ _FIELD_TOKENIZERS = ("import torch\nclass Tok:\n    def __init__(self, vocab):\n
 
 
 def test_a_padding_method_of_the_instances_a_dict_attribute_is_filled_with_is_reported_at_its_call():
-    assert [line for line, _ in findings(_FIELD_TOKENIZERS)] == [6, 15]
+    assert [line for line, _ in findings(_FIELD_TOKENIZERS)] == [7, 15]
 
 
 def test_the_items_of_a_dict_attribute_are_unknown_unless_every_store_agrees():
     store = "            self.tokenizers[key] = Tok(v)\n"
     mixed = _FIELD_TOKENIZERS.replace(store, store + "        self.tokenizers['n'] = len(vocabs)\n")
-    assert [line for line, _ in findings(mixed)] == [6]
+    assert [line for line, _ in findings(mixed)] == [7]
     built = _FIELD_TOKENIZERS.replace("self.tokenizers = {}", "self.tokenizers = make()")
-    assert [line for line, _ in findings(built)] == [6]
+    assert [line for line, _ in findings(built)] == [7]
     merged = _FIELD_TOKENIZERS.replace(store, store + "        self.tokenizers.update(vocabs)\n")
-    assert [line for line, _ in findings(merged)] == [6]
+    assert [line for line, _ in findings(merged)] == [7]
+
+
+def test_a_maximum_sizing_one_tensor_is_reported_at_that_tensor():
+    source = ("import torch\ndef collate(batch):\n    n = max(len(s) for s in batch)\n"
+              "    ids = torch.zeros(len(batch), n)\n    return ids\n")
+    assert findings(source) == [(4, "this tensor is sized by the batch maximum (max((len(s) for s in batch)), line 3)")]
+
+
+def test_padding_true_of_a_layer_or_a_record_is_no_text_padding():
+    assert findings("import torch\nblock = ConvBlock(64, 128, padding=True)\n") == []
+    assert [line for line, _ in findings("import torch\nenc = self.tokenizer(texts, padding=True)\n")] == [2]
+    assert [line for line, _ in findings("import torch\nenc = encoder(texts, padding=True, truncation=True)\n")] == [2]

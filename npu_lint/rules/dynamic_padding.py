@@ -10,7 +10,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
 from npu_lint.rules.batch_max_places import extreme_side, in_assertion, passed_down, same_function
-from npu_lint.rules.padding_args import constant, padding_in_kwargs, padding_values
+from npu_lint.rules.padding_args import constant, encodes_text, padding_in_kwargs, padding_values
 from npu_lint.rules.size_helpers import size_helper_call
 from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
 from npu_lint.rules.value_flow import ValueFlow, origin_text
@@ -45,7 +45,10 @@ class PadToBatchMax(ValueFlow):
     What it does:
         Flags ``pad_sequence`` (it pads to the longest sequence of the batch), ``pad_packed_sequence`` without
         ``total_length=`` (it pads an RNN's packed output back to the longest sequence of the batch), tokenizer and collator calls
-        with ``padding=True`` or ``padding="longest"``, Hugging Face ``DataCollatorWithPadding`` (and the
+        with ``padding=True`` or ``padding="longest"`` (a call of ``transformers`` / ``tokenizers``, one given a
+        keyword only text encoders take -- ``return_tensors``, ``truncation``, ``max_length`` -- or a callee
+        named for it: ``self.tokenizer(...)``, ``processor(...)``; a layer built with a "same padding" flag,
+        ``ConvBlock(c, padding=True)``, or a record's ``padding`` field is none), Hugging Face ``DataCollatorWithPadding`` (and the
         seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
@@ -81,9 +84,10 @@ class PadToBatchMax(ValueFlow):
         max_len, hop))``, ``padded = starts[-1] + window``) and their count (``len(range(0, max_len, hop))``).
     Where it is reported:
         A maximum (or minimum) computed in the function that sizes, pads, slices or crops with it is reported
-        once, on the line that computes it -- the line a fixed length or a bucket replaces -- and the message
-        names the lines it sizes (``the batch maximum max(len(s) for s in batch) sizes torch.zeros() at line 14
-        and pads a list at line 17``). So is a maximum handed down: given to one of the file's functions that
+        once: at the one place it sizes (``ids = torch.zeros(len(batch), n)``: where the varying shape is made,
+        the message naming the maximum's line), or, when it sizes several, on the line that computes it -- the
+        line a fixed length or a bucket replaces -- the message naming the lines it sizes (``the batch maximum
+        max(len(s) for s in batch) sizes torch.zeros() at line 14 and pads a list at line 17``). So is a maximum handed down: given to one of the file's functions that
         sizes a tensor with it (``[pad_to(x, m) for x in items]``: ``sizes new_zeros() at line 4 (in pad_to())``,
         one finding per caller's maximum) or kept in ``self.max_len`` for another method. A maximum that sizes
         nothing (only printed or logged) is not reported.
@@ -268,6 +272,10 @@ class PadToBatchMax(ValueFlow):
                  "    max_len = len(batch[0][0])\n"
                  "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # a layer built with a "same padding" flag, a record with a padding field: no text padded
+                     "import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                     "        self.block = ConvBlock(64, 128, kernel_size=3, padding=True)\n",
+                     "import torch\ndef meta(batch):\n    return SampleInfo(name=batch.name, padding=True)\n",
                      # padded back to the input's own length: the shape the batch came in with
                      "import torch\nfrom torch.nn.utils.rnn import pad_packed_sequence\ndef run(rnn, packed, x):\n"
                      "    out, _ = rnn(packed)\n"
@@ -402,13 +410,17 @@ class PadToBatchMax(ValueFlow):
         """One finding per batch maximum (or minimum). Computed in the function of the place it sizes, crops or
         pads (``node``), or in a function that hands it down (a caller passing it to a padding helper, a method
         keeping it in ``self.x``), it is reported where it is computed -- the line a fixed length replaces -- and
-        the message names every line it sizes; computed by a helper that returns it, at ``node``."""
+        the message names every line it sizes; computed in the function of the one place it sizes, at that place
+        (where the varying shape is made: moved to the maximum when a second place comes); computed by a helper
+        that returns it, at ``node``."""
         if in_assertion(node, ctx):
             return      # the expected value of a test: no batch is built
         extreme = origin[1]
         reported = ctx.scratch.setdefault("batch_max_reported", {})
         sink = f"{verb} at line {node.lineno}"
+        here = True     # the maximum is computed in the function it sizes in
         if not same_function(extreme, node, ctx):
+            here = False
             function = ctx.enclosing(node, FUNCTION_TYPES)
             if function is not None and passed_down(extreme, node, ctx):
                 name = getattr(function, "name", "lambda")
@@ -428,10 +440,17 @@ class PadToBatchMax(ValueFlow):
             return
         sinks.append(sink)
         name = "minimum" if extreme_side(origin) == "shortest" else "maximum"
+        if entry is ... and here:   # the one place it sizes so far: reported there, where the shape is made
+            text = self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})")
+            reported[id(extreme)] = (ctx.report(node, text, "padding"), sinks)
+            return
         text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(sinks)}")
         if entry is ...:
             reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
-        else:
+        elif entry[0] is not None and len(sinks) == 2 and entry[0].line != extreme.lineno:
+            # a second place: one finding, moved to the maximum
+            reported[id(extreme)] = (ctx.relocate(entry[0], extreme, text), sinks)
+        elif entry[0] is not None:
             reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
@@ -482,7 +501,7 @@ class PadToBatchMax(ValueFlow):
             if origin is not None:
                 self._once(node, origin, f"sizes {name.replace('numpy.', 'np.')}()",
                            "this array is sized by the batch maximum", ctx)
-        elif padding is not None and not name.startswith("torch.") and any(
+        elif padding is not None and not name.startswith("torch.") and encodes_text(node, ctx) and any(
                 v is True or v == "longest" for v in padding_values(padding, node, ctx)):
             self._report(node, f"padding={unparse(padding)} pads each batch to its longest item", ctx)
         elif name == _NP_PAD:   # ``np.pad(x, (0, m - len(x)))`` in a collate function: the batch handed to torch
@@ -508,7 +527,7 @@ class PadToBatchMax(ValueFlow):
 
     def _kwargs_padding(self, node: ast.Call, ctx: FileContext) -> None:
         """``tokenizer(texts, **kwargs)`` with ``kwargs = {"padding": True, ...}``: reported at the dict's value."""
-        if (ctx.resolver.qualname(node.func) or "").startswith(("torch.", "numpy.")):
+        if (ctx.resolver.qualname(node.func) or "").startswith(("torch.", "numpy.")) or not encodes_text(node, ctx):
             return
         item = padding_in_kwargs(node, ctx)
         seen = ctx.scratch.setdefault("padding_kwargs", set())

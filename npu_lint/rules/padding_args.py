@@ -82,3 +82,25 @@ def padding_in_kwargs(call: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
                         and (item.value is True or item.value == "longest"):
                     return item
     return None
+
+
+# Keywords only a call that encodes text (a tokenizer, a processor, a collator) takes beside ``padding``.
+_TEXT_KEYWORDS = frozenset({"return_tensors", "truncation", "max_length", "return_attention_mask",
+                            "pad_to_multiple_of", "add_special_tokens", "return_token_type_ids", "text", "text_pair",
+                            "is_split_into_words", "return_offsets_mapping"})
+_TEXT_WORDS = ("token", "process", "collat", "encode", "retriev", "embed")
+
+
+def encodes_text(call: ast.Call, ctx: FileContext) -> bool:
+    """``call`` is one that pads text: a function of ``transformers`` / ``tokenizers``, a call given a keyword only
+    text encoders take (``return_tensors``, ``truncation``, ``max_length``, ...), or a callee whose name says it
+    (``self.tokenizer(...)``, ``processor(...)``, ``self.retrieval_model[0](...)``). A layer or block built with a
+    ``padding=True`` flag (``ConvBlock(c, padding=True)``: "same" padding) or a record with a ``padding`` field
+    is none."""
+    name = ctx.resolver.qualname(call.func) or ""
+    if name.startswith(("transformers.", "tokenizers.", "sentence_transformers.")):
+        return True
+    if any(kw.arg in _TEXT_KEYWORDS for kw in call.keywords):
+        return True
+    text = ast.unparse(call.func).lower()
+    return any(word in text for word in _TEXT_WORDS)

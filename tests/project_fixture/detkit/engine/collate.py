@@ -20,9 +20,9 @@ def collate_fixed(batch):
 
 
 def collate_priors(batch):
-    spec_len = max([p.shape[0] for p in batch])  # expect: NPU405@15
+    spec_len = max([p.shape[0] for p in batch])
     fixed = stack_tensors(batch, max_lens=[64, 128])
-    return stack_tensors(batch, max_lens=[64, spec_len]), fixed
+    return stack_tensors(batch, max_lens=[64, spec_len]), fixed  # expect: NPU405@11
 
 
 def collate_ids(batch):

@@ -17,8 +17,8 @@ class BaseDetector(nn.Module):
 
     def pad_codes(self, batch, max_len=None):
         if max_len is None:
-            max_len = max(len(x) for x in batch)  # expect: NPU405@22
-        return torch.zeros(len(batch), max_len)
+            max_len = max(len(x) for x in batch)
+        return torch.zeros(len(batch), max_len)  # expect: NPU405@15
 
     def add_vocab(self, key, itos):
         # the items of a dict the subclass builds empty: a Vocab each (its encode pads to the longest)

@@ -5,8 +5,8 @@ import torch
 def pad_list(xs, pad_value):
     """Pads a list of tensors to the longest among them (what speech toolkits call ``pad_list``)."""
     n_batch = len(xs)
-    max_len = max(x.size(0) for x in xs)  # expect: NPU405@14
-    pad = xs[0].new(n_batch, max_len, *xs[0].size()[1:]).fill_(pad_value)
+    max_len = max(x.size(0) for x in xs)
+    pad = xs[0].new(n_batch, max_len, *xs[0].size()[1:]).fill_(pad_value)  # expect: NPU405@10
     for i in range(n_batch):
         pad[i, : xs[i].size(0)] = xs[i]
     return pad
@@ -23,8 +23,8 @@ def longest(xs):
 def pad_frames(feats, pad_value=0.0):
     """The lengths gathered first, their maximum taken with numpy, a numpy buffer handed to torch."""
     lengths = [f.shape[0] for f in feats]
-    num_frames = np.max(lengths)  # expect: NPU405@17
-    out = np.full((len(feats), num_frames, feats[0].shape[1]), pad_value, dtype=np.float32)
+    num_frames = np.max(lengths)
+    out = np.full((len(feats), num_frames, feats[0].shape[1]), pad_value, dtype=np.float32)  # expect: NPU405@10
     for i, f in enumerate(feats):
         out[i, : f.shape[0]] = f
     return torch.from_numpy(out)
@@ -33,8 +33,8 @@ def pad_frames(feats, pad_value=0.0):
 def pad_to(xs, max_len=None):
     """The maximum only when the caller gives no length."""
     if max_len is None:
-        max_len = max(map(len, xs))  # expect: NPU405@18
-    return torch.stack([torch.cat([x, x.new_zeros(max_len - len(x))]) for x in xs])
+        max_len = max(map(len, xs))
+    return torch.stack([torch.cat([x, x.new_zeros(max_len - len(x))]) for x in xs])  # expect: NPU405@38
 
 
 def stack_tensors(tensors, max_lens, pad_value=0.0):
