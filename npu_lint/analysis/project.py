@@ -184,6 +184,11 @@ class ProjectView(FunctionFacts):
             self._used = used
         return bool(self._used.get(qualname, set()) - {module})
 
+    def counted_items(self, method: str) -> str:
+        """The attribute of ``self`` whose items every project method named ``method`` counts (``num_detected``
+        returning ``len(self.instances)``: ``instances``), the index's ``counts`` facts agreeing; "" otherwise."""
+        return self.index.counted_items(method)
+
     def collate_parameters(self, module: str) -> tuple[dict[str, int], dict[str, int]]:
         """What the project's modules pass as a collate function, for the functions of ``module``: their
         qualnames inside it -> the position of the parameter that receives one batch's samples (``self``

@@ -96,6 +96,9 @@ class PerSampleConcat(Rule):
         continue`` in a loop over them; a dataset's static ``*collate*`` method counts as one) and stacks them
         (``default_collate(kept)``, ``torch.stack`` / ``cat`` of the kept samples, of one field of each, or of a
         field unzipped from them) gives a batch whose size is the number of samples kept: it changes with the data.
+        An item read through a method or property of the project that gives one piece per item of one of the
+        object's fields (``frame.get_track_ids()`` returning ``torch.cat([i.track_id for i in self.instances])``,
+        the model's ``counts`` fact) is that field (``frame.instances``: a per-sample field).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -255,6 +258,9 @@ class PerSampleConcat(Rule):
                  "        x1, y1, x2, y2 = dets[k]\n        out.append(F.interpolate(img[None, :, y1:y2, x1:x2], (24, 24)))\n"
                  "    return torch.cat(out)\n")
     must_fire += (
+        "import torch\nclass Frame:\n    def get_ids(self):\n        if not self.instances:\n"
+        "            return torch.tensor([])\n        return torch.cat([i.track_id for i in self.instances])\n"
+        "def loss(frames):\n    return torch.cat([f.get_ids() for f in frames])\n",
         # a collate function that drops the samples failing a test, then stacks the rest
         "import torch\nfrom torch.utils.data import DataLoader\nfrom torch.utils.data.dataloader import default_collate\n"
         "def collate(batch):\n    batch = list(filter(lambda x: x is not None, batch))\n    return default_collate(batch)\n"
@@ -399,6 +405,10 @@ class PerSampleConcat(Rule):
                      "loader = DataLoader(ds, collate_fn=collate)\n",
                      "import torch\nfrom torch.utils.data import default_collate\ndef merge(batch):\n"
                      "    batch = [b for b in batch if b is not None]\n    return default_collate(batch)\n",
+                     # a method that gives one piece per layer of a module (no per-sample field)
+                     "import torch\nclass Net:\n    def weights(self):\n"
+                     "        return torch.cat([l.weight.flatten() for l in self.layers])\n"
+                     "def f(nets):\n    return torch.cat([n.weights() for n in nets])\n",
                      # a column sized by a number of a fixed partition, not by an item's own rows
                      "import torch\ndef f(partition, k):\n"
                      "    return torch.cat([torch.ones(n * k) * i for i, n in enumerate(partition)])\n")
