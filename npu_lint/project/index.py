@@ -68,7 +68,6 @@ class ProjectIndex(CallGraph):
         self._leaf_calls: dict[str, tuple[tuple[str, int], ...]] = {}
         self._built: set[tuple[str, str]] = set()
         self._callers: Optional[dict[str, list[str]]] = None
-        self._counts: Optional[dict[str, str]] = None
         self._reach_cache: dict[object, dict[str, tuple[Optional[str], int, Site]]] = {}
         self._aliases: Optional[dict[str, list[str]]] = None
         self._external: dict[str, Optional[str]] = {}
@@ -340,20 +339,6 @@ class ProjectIndex(CallGraph):
                             aliases.setdefault(resolved, []).append(f"{facts.name}.{name}")
             self._aliases = aliases
         return self._aliases
-
-    def counted_items(self, method: str) -> str:
-        """The attribute of ``self`` whose items every project method named ``method`` counts (``num_detected``
-        returning ``len(self.instances)`` -> ``instances``), when all of them agree; "" otherwise (a name some
-        method defines otherwise, or none)."""
-        if self._counts is None:
-            found: dict[str, str] = {}
-            for _, function in self.functions.values():
-                if function.owner is None:
-                    continue
-                last = function.name.rpartition(".")[2]
-                found[last] = function.counts if found.get(last, function.counts) == function.counts else ""
-            self._counts = found
-        return self._counts.get(method, "")
 
     def stats(self) -> Stats:
         self._graph()

@@ -75,6 +75,8 @@ class PerSampleSplit(Rule):
                      # a property counting a module's layers; a helper whose callers pass fixed sizes
                      "import torch\nclass Block:\n    @property\n    def depth(self):\n        return len(self.layers)\n"
                      "def f(x, blocks):\n    return x.split([b.depth for b in blocks])\n",
+                     "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    @property\n    def n_out(self):\n"
+                     "        return len(self.classes)\ndef f(x, heads):\n    return x.split([h.n_out for h in heads])\n",
                      "import torch\ndef g(x, sizes):\n    return x.split(sizes)\ndef h(x, heads):\n"
                      "    return g(x, [h.dim for h in heads])\n")
 

@@ -367,7 +367,8 @@ def _file_counts(ctx: FileContext) -> dict[str, str]:
         node = scope.node
         if scope.kind == "function" and scope.parent is not None and scope.parent.kind == "class" \
                 and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            counts = counted_attribute(node)
+            owner = (ctx.resolver.class_value(scope.parent.node) or (K.OBJECT,))[0]
+            counts = counted_attribute(node) if owner == K.OBJECT else ""   # a plain class: a record of the data
             found[node.name] = counts if found.get(node.name, counts) == counts else ""
     return found
 
