@@ -96,6 +96,10 @@ class PerSampleConcat(Rule):
         continue`` in a loop over them; a dataset's static ``*collate*`` method counts as one) and stacks them
         (``default_collate(kept)``, ``torch.stack`` / ``cat`` of the kept samples, of one field of each, or of a
         field unzipped from them) gives a batch whose size is the number of samples kept: it changes with the data.
+        So does a list that a loop over data (a tensor, the fields of a loader's batch) fills only when a test on
+        the loop's items passes (``for img, label in zip(batch.image, batch.gt_label): if label == 0:
+        maps.append(model(img))``), joined in the function or in the file's helper it is passed to (items moved
+        to the host first, ``p.cpu()``, are left alone: metrics collected per batch compile nothing).
         An item read through a method or property of the project that gives one piece per item of one of the
         object's fields (``frame.get_track_ids()`` returning ``torch.cat([i.track_id for i in self.instances])``,
         the model's ``counts`` fact) is that field (``frame.instances``: a per-sample field).
@@ -258,6 +262,11 @@ class PerSampleConcat(Rule):
                  "        x1, y1, x2, y2 = dets[k]\n        out.append(F.interpolate(img[None, :, y1:y2, x1:x2], (24, 24)))\n"
                  "    return torch.cat(out)\n")
     must_fire += (
+        "import torch\nfrom torch.utils.data import DataLoader\nclass M:\n    def quant(self, maps):\n"
+        "        return torch.quantile(torch.cat(maps), 0.9)\n    def run(self, loader: DataLoader):\n"
+        "        maps = []\n        for batch in loader:\n"
+        "            for img, label in zip(batch.image, batch.gt_label):\n                if label == 0:\n"
+        "                    maps.append(self.model(img))\n        return self.quant(maps)\n",
         "import torch\nclass Frame:\n    def get_ids(self):\n        if not self.instances:\n"
         "            return torch.tensor([])\n        return torch.cat([i.track_id for i in self.instances])\n"
         "def loss(frames):\n    return torch.cat([f.get_ids() for f in frames])\n",
@@ -405,6 +414,14 @@ class PerSampleConcat(Rule):
                      "loader = DataLoader(ds, collate_fn=collate)\n",
                      "import torch\nfrom torch.utils.data import default_collate\ndef merge(batch):\n"
                      "    batch = [b for b in batch if b is not None]\n    return default_collate(batch)\n",
+                     # a test on the modules or on the loop's counter; items moved to the host
+                     "import torch\nfrom torch.utils.data import DataLoader\nclass M:\n"
+                     "    def fixed(self, x: torch.Tensor):\n        outs = []\n        for layer in self.layers:\n"
+                     "            if layer.training:\n                outs.append(layer(x))\n"
+                     "        for i, t in enumerate(x):\n            if i % 2 == 0:\n                outs.append(t)\n"
+                     "        return torch.cat(outs)\n    def metrics(self, loader: DataLoader):\n        preds = []\n"
+                     "        for batch in loader:\n            for p, y in zip(self.model(batch['x']), batch['y']):\n"
+                     "                if y > 0:\n                    preds.append(p.cpu())\n        return torch.cat(preds)\n",
                      # a method that gives one piece per layer of a module (no per-sample field)
                      "import torch\nclass Net:\n    def weights(self):\n"
                      "        return torch.cat([l.weight.flatten() for l in self.layers])\n"
@@ -481,10 +498,11 @@ class PerSampleConcat(Rule):
         test = kept_samples(items, ctx)
         if test is None:
             return False
-        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)}) stacks one row per sample the collate "
-                   f"function keeps ({test}): the batch size changes with the data, a recompile per size on NPU; "
-                   "replace a dropped sample (another index of the dataset, or a masked placeholder) so every batch "
-                   "keeps its size", name)
+        advice = "replace a dropped sample (another index of the dataset, or a masked placeholder) so every batch " \
+            "keeps its size" if test.startswith("sample") else "keep every item and mask (weight 0) those the test " \
+            "rejects, or gather them into a buffer of a fixed size"
+        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)}) joins one item per {test}: the number "
+                   f"of items changes with the data, a recompile per count on NPU; {advice}", name)
         return True
 
     @staticmethod
