@@ -52,6 +52,7 @@ class ProjectView(FunctionFacts):
         self._collates: Optional[tuple[dict[str, int], dict[str, int]]] = None
         self._loader_names: Optional[frozenset[str]] = None
         self._used: Optional[dict[str, set[str]]] = None
+        self._counts: Optional[dict[str, str]] = None   # method name -> the ``self`` field it counts
 
     @property
     def digest(self) -> str:
@@ -183,6 +184,24 @@ class ProjectView(FunctionFacts):
                         used.setdefault(found, set()).add(facts.name)
             self._used = used
         return bool(self._used.get(qualname, set()) - {module})
+
+    def counted_items(self, method: str) -> str:
+        """The attribute of ``self`` whose items every project method named ``method`` counts (``num_detected``
+        returning ``len(self.instances)``: ``instances``), the index's ``counts`` facts agreeing; "" otherwise.
+        Only methods of plain classes count (a record of the data: a frame, a sample); those of torch modules,
+        datasets and the like count what their configuration gives (``len(self.layers)``, ``len(self.classes)``)."""
+        if self._counts is None:
+            found: dict[str, str] = {}
+            for qualname, (facts, function) in self.index.functions.items():
+                if function.owner is None:
+                    continue
+                counts = function.counts
+                if counts and (self._class(f"{facts.name}.{function.owner}") or ("",))[0] != K.OBJECT:
+                    counts = ""
+                last = function.name.rpartition(".")[2]
+                found[last] = counts if found.get(last, counts) == counts else ""
+            self._counts = found
+        return self._counts.get(method, "")
 
     def collate_parameters(self, module: str) -> tuple[dict[str, int], dict[str, int]]:
         """What the project's modules pass as a collate function, for the functions of ``module``: their

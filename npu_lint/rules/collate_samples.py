@@ -175,10 +175,12 @@ def _passed_elsewhere(scopes: Scopes, functions: dict[str, int], methods: dict[s
         position, why = functions.get(_qualname(scope)), "passed in another module"
         if position is None and owner is not None:
             position = methods.get(node.name)
-            if position is None and node.name in _DATASET_METHODS:
+            if position is None and (node.name in _DATASET_METHODS or "collate" in node.name):
                 kind = (ctx.resolver.class_value(owner.node) or ("",))[0]
                 if kind == K.DATASET or (kind == K.LOADER and node.name == _KEY):
-                    position, why = 1, f"a {'dataset' if kind == K.DATASET else 'data loader'}'s collate method"
+                    static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list)
+                    position = 0 if static else 1   # ``@staticmethod def ignore_none_collate(batch)``
+                    why = f"a {'dataset' if kind == K.DATASET else 'data loader'}'s collate method"
         params = [*node.args.posonlyargs, *node.args.args]
         if position is not None and position < len(params):
             found[id(node)] = (params[position].arg, _why(node, why))

@@ -24,12 +24,16 @@ from npu_lint.rules.sample_lengths import labelled_sequence, measured_lengths
 from npu_lint.rules.sample_tags import along_rows
 from npu_lint.rules.sample_tag_counts import accumulated_rows, counted_pieces, tagged_list
 from npu_lint.rules.host_batches import HOST_CAT, host_batch_items
+from npu_lint.rules.kept_samples import kept_samples
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
 _JOIN_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in _CAT | _STACK)
 # a list of per-row tags made a tensor (sample_tag_counts.py)
 _TAG_TENSORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor", "torch.IntTensor"})
+# torch's own collate function: it stacks the samples it is given (one row each)
+_DEFAULT_COLLATE = frozenset({"torch.utils.data.default_collate", "torch.utils.data.dataloader.default_collate",
+                              "torch.utils.data._utils.collate.default_collate"})
 
 
 class PerSampleConcat(Rule):
@@ -87,6 +91,18 @@ class PerSampleConcat(Rule):
         changes with the data; a tensor concatenated onto itself along dim 0 in that loop (``acc =
         torch.cat((acc, rows), 0)``) holds every sample's rows; and ``torch.cat(list(xs))`` beside a
         comprehension that tags the rows of each item of ``xs`` with its index joins items of different lengths.
+        A collate function that keeps only the samples passing a test (``[b for b in batch if b is not None]``,
+        ``list(filter(lambda x: x is not None, batch))``, ``append`` under an ``if`` or after an ``if ...:
+        continue`` in a loop over them; a dataset's static ``*collate*`` method counts as one) and stacks them
+        (``default_collate(kept)``, ``torch.stack`` / ``cat`` of the kept samples, of one field of each, or of a
+        field unzipped from them) gives a batch whose size is the number of samples kept: it changes with the data.
+        So does a list that a loop over data (a tensor, the fields of a loader's batch) fills only when a test on
+        the loop's items passes (``for img, label in zip(batch.image, batch.gt_label): if label == 0:
+        maps.append(model(img))``), joined in the function or in the file's helper it is passed to (items moved
+        to the host first, ``p.cpu()``, are left alone: metrics collected per batch compile nothing).
+        An item read through a method or property of the project that gives one piece per item of one of the
+        object's fields (``frame.get_track_ids()`` returning ``torch.cat([i.track_id for i in self.instances])``,
+        the model's ``counts`` fact) is that field (``frame.instances``: a per-sample field).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -104,8 +120,8 @@ class PerSampleConcat(Rule):
     name = "per-sample-concat"
     family = FAMILY
     node_types = (ast.Call,)
-    callees = _CAT | _STACK | HOST_CAT | _TAG_TENSORS   # dispatch: the rule judges these calls only
-    triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(")
+    callees = _CAT | _STACK | HOST_CAT | _TAG_TENSORS | _DEFAULT_COLLATE   # dispatch: the rule judges these calls only
+    triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(", "default_collate(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
                  # one item per step of a generation loop that the end token stops
@@ -245,6 +261,29 @@ class PerSampleConcat(Rule):
                  "    dets = boxes[keep].int().cpu().numpy()\n    out = []\n    for k in range(len(dets)):\n"
                  "        x1, y1, x2, y2 = dets[k]\n        out.append(F.interpolate(img[None, :, y1:y2, x1:x2], (24, 24)))\n"
                  "    return torch.cat(out)\n")
+    must_fire += (
+        "import torch\nfrom torch.utils.data import DataLoader\nclass M:\n    def quant(self, maps):\n"
+        "        return torch.quantile(torch.cat(maps), 0.9)\n    def run(self, loader: DataLoader):\n"
+        "        maps = []\n        for batch in loader:\n"
+        "            for img, label in zip(batch.image, batch.gt_label):\n                if label == 0:\n"
+        "                    maps.append(self.model(img))\n        return self.quant(maps)\n",
+        "import torch\nclass Frame:\n    def get_ids(self):\n        if not self.instances:\n"
+        "            return torch.tensor([])\n        return torch.cat([i.track_id for i in self.instances])\n"
+        "def loss(frames):\n    return torch.cat([f.get_ids() for f in frames])\n",
+        # a collate function that drops the samples failing a test, then stacks the rest
+        "import torch\nfrom torch.utils.data import DataLoader\nfrom torch.utils.data.dataloader import default_collate\n"
+        "def collate(batch):\n    batch = list(filter(lambda x: x is not None, batch))\n    return default_collate(batch)\n"
+        "loader = DataLoader(ds, collate_fn=collate)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
+        "    batch = [b for b in batch if b is not None]\n    imgs, labels = zip(*batch)\n"
+        "    return torch.stack(imgs), torch.tensor(labels)\nloader = DataLoader(ds, collate_fn=collate)\n",
+        "import torch\nfrom torch.utils.data import Dataset\nclass Pages(Dataset):\n    @staticmethod\n"
+        "    def ignore_none_collate(batch):\n        kept = []\n        for i, x in enumerate(batch):\n"
+        "            image, name = x\n            if image is not None:\n                kept.append(x)\n"
+        "        return torch.utils.data.dataloader.default_collate(kept)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nfrom torch.utils.data import default_collate\n"
+        "def collate(batch):\n    out = []\n    for x in batch:\n        if x is None:\n            continue\n"
+        "        out.append(x)\n    return default_collate(out)\nloader = DataLoader(ds, collate_fn=collate)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      # one crop per input box: as many as the caller gives, no count found in the data
                      "import torch\nimport torch.nn.functional as F\ndef crops(img, boxes):\n"
@@ -365,6 +404,28 @@ class PerSampleConcat(Rule):
                      "import torch\ndef targets(outputs, gts):\n    reg = []\n    for gt in gts:\n"
                      "        if len(gt) == 0:\n            t = outputs.new_zeros((0, 4))\n        else:\n"
                      "            t = gt[:4]\n        reg.append(t)\n    return torch.cat(reg, 1)\n",
+                     # a collate that replaces a bad sample (every sample adds an item), one that filters something
+                     # else than its samples, a filter outside any collate function, default_collate of all samples
+                     "import torch\nfrom torch.utils.data import DataLoader\nfrom torch.utils.data import default_collate\n"
+                     "def collate(batch):\n    out = []\n    for x in batch:\n        if x is None:\n"
+                     "            out.append(ZERO)\n        else:\n            out.append(x)\n"
+                     "    keys = [k for k in batch[0] if k != 'name']\n"
+                     "    return default_collate(out), torch.stack([batch[0][k] for k in keys]), default_collate(batch)\n"
+                     "loader = DataLoader(ds, collate_fn=collate)\n",
+                     "import torch\nfrom torch.utils.data import default_collate\ndef merge(batch):\n"
+                     "    batch = [b for b in batch if b is not None]\n    return default_collate(batch)\n",
+                     # a test on the modules or on the loop's counter; items moved to the host
+                     "import torch\nfrom torch.utils.data import DataLoader\nclass M:\n"
+                     "    def fixed(self, x: torch.Tensor):\n        outs = []\n        for layer in self.layers:\n"
+                     "            if layer.training:\n                outs.append(layer(x))\n"
+                     "        for i, t in enumerate(x):\n            if i % 2 == 0:\n                outs.append(t)\n"
+                     "        return torch.cat(outs)\n    def metrics(self, loader: DataLoader):\n        preds = []\n"
+                     "        for batch in loader:\n            for p, y in zip(self.model(batch['x']), batch['y']):\n"
+                     "                if y > 0:\n                    preds.append(p.cpu())\n        return torch.cat(preds)\n",
+                     # a method that gives one piece per layer of a module (no per-sample field)
+                     "import torch\nclass Net:\n    def weights(self):\n"
+                     "        return torch.cat([l.weight.flatten() for l in self.layers])\n"
+                     "def f(nets):\n    return torch.cat([n.weights() for n in nets])\n",
                      # a column sized by a number of a fixed partition, not by an item's own rows
                      "import torch\ndef f(partition, k):\n"
                      "    return torch.cat([torch.ones(n * k) * i for i, n in enumerate(partition)])\n")
@@ -379,6 +440,10 @@ class PerSampleConcat(Rule):
             self._row_tags(node, ctx)
             return
         if isinstance(items, ast.Name) and self._counted_pieces(node, items, ctx):
+            return
+        if (name in _DEFAULT_COLLATE or name in _STACK or name in _CAT) and self._kept(node, items, name, ctx):
+            return
+        if name in _DEFAULT_COLLATE:
             return
         if name in HOST_CAT:    # numpy: only the batch a collate path builds
             why = host_batch_items(node, ctx)
@@ -424,6 +489,21 @@ class PerSampleConcat(Rule):
                    "NPU; loop over a fixed range (every class, num_classes, a maximum count of detections) with a mask per item", name)
         return True
 
+
+    @staticmethod
+    def _kept(node: ast.Call, items: ast.AST, name: str, ctx: FileContext) -> bool:
+        """``default_collate([b for b in batch if b is not None])`` in a collate function (also ``torch.stack``
+        of the kept samples or of one field of each): one row per sample a test keeps, a batch size that changes
+        with the data."""
+        test = kept_samples(items, ctx)
+        if test is None:
+            return False
+        advice = "replace a dropped sample (another index of the dataset, or a masked placeholder) so every batch " \
+            "keeps its size" if test.startswith("sample") else "keep every item and mask (weight 0) those the test " \
+            "rejects, or gather them into a buffer of a fixed size"
+        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(items, 30)}) joins one item per {test}: the number "
+                   f"of items changes with the data, a recompile per count on NPU; {advice}", name)
+        return True
 
     @staticmethod
     def _row_tags(node: ast.Call, ctx: FileContext) -> None:

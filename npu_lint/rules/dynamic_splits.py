@@ -5,9 +5,10 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.index_forms import passed_argument
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
-from npu_lint.rules.sample_items import _Items, _built_list
+from npu_lint.rules.sample_items import _Items, _built_list, counted_field
 from npu_lint.rules.sample_lengths import measured_item
 from npu_lint.rules.value_flow import FAMILY
 
@@ -22,7 +23,10 @@ class PerSampleSplit(Rule):
         Flags ``torch.split`` / ``Tensor.split`` / ``split_with_sizes`` / ``tensor_split`` whose sizes are a list
         of per-item lengths (``[len(t) for t in targets]``, ``[b.shape[0] for b in boxes]``, ``t.size(0)``
         appended in a loop) over per-sample items, or a ``.tolist()`` of counts for ``split_with_sizes``
-        (``Tensor.split`` with a ``.tolist()`` is NPU403). An integer split size is left alone.
+        (``Tensor.split`` with a ``.tolist()`` is NPU403). An integer split size is left alone. A length read
+        through a method or property of the project that counts the items of one of the object's fields
+        (``frame.num_detected`` returning ``len(self.instances)``, the model's ``counts`` fact) is the length of
+        that field; sizes passed in as a parameter are looked up at the file's own calls of the function.
     Why it matters on NPU:
         Every piece has the length of its sample (its objects or tokens): the pieces' shapes, and those of the
         operators that read them, change with every batch and compile again on NPU.
@@ -52,7 +56,13 @@ class PerSampleSplit(Rule):
                  "    return rois.split(n, 0)\n",
                  "import torch\ndef f(x, counts):\n    return x.split_with_sizes(counts.tolist())\n",
                  "import torch\ndef f(x, preds):\n    n = []\n    for p in preds:\n        n.append(p[p[:, 4] > 0.5].size(0))\n"
-                 "    return torch.split(x, n)\n")
+                 "    return torch.split(x, n)\n",
+                 # a property counting each frame's instances, the sizes passed to a helper
+                 "import torch\nclass Frame:\n    @property\n    def num_detected(self):\n"
+                 "        return len(self.instances)\n"
+                 "class Loss:\n    def forward(self, pred, frames):\n        n_t = [f.num_detected for f in frames]\n"
+                 "        return self._per_frame(pred, n_t)\n    def _per_frame(self, pred, n_t):\n"
+                 "        return pred.split(n_t, dim=0)\n")
     must_not_fire = ("import torch\ndef f(x):\n    return x.split(64, dim=1)\n",
                      "import torch\ndef f(x):\n    return torch.split(x, [3, 4, 5])\n",
                      "import torch\ndef f(x, dims):\n    return x.split(dims)\n",
@@ -61,7 +71,14 @@ class PerSampleSplit(Rule):
                      "import torch\ndef f(labels, points):\n    n = [center.size(0) for center in points]\n"
                      "    return labels.split(n, 0)\n",
                      "import torch\ndef f(flat, params):\n    return flat.split([v.numel() for v in params])\n",
-                     "def f(s):\n    return s.split([len(p) for p in parts])\n")
+                     "def f(s):\n    return s.split([len(p) for p in parts])\n",
+                     # a property counting a module's layers; a helper whose callers pass fixed sizes
+                     "import torch\nclass Block:\n    @property\n    def depth(self):\n        return len(self.layers)\n"
+                     "def f(x, blocks):\n    return x.split([b.depth for b in blocks])\n",
+                     "import torch\nfrom torch import nn\nclass Head(nn.Module):\n    @property\n    def n_out(self):\n"
+                     "        return len(self.classes)\ndef f(x, heads):\n    return x.split([h.n_out for h in heads])\n",
+                     "import torch\ndef g(x, sizes):\n    return x.split(sizes)\ndef h(x, heads):\n"
+                     "    return g(x, [h.dim for h in heads])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -85,11 +102,30 @@ class PerSampleSplit(Rule):
             ctx.report(node, self.message.format(what=f"{func.attr}({short_source(sizes, 30)})", why=why),
                        name or f"torch.Tensor.{func.attr}")
 
-    def _per_item_lengths(self, sizes: ast.AST, ctx: FileContext, method: str) -> Optional[str]:
+    def _passed_lengths(self, binding, ctx: FileContext, method: str) -> Optional[str]:
+        """A parameter's sizes from the file's own calls of its function: a caller's list of per-item lengths
+        (``n_t = [f.num_detected for f in frames]``, then ``self._match(..., n_t)``)."""
+        function = binding.scope.node
+        if binding.node is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return None
+        for call, scope, offset in ctx.resolver.call_sites(function):
+            passed = passed_argument(call, function, binding.node, offset)
+            if isinstance(passed, ast.Name):
+                bound = ctx.resolver.binding(passed, scope)
+                passed = bound.value if bound is not None and bound.tag == "value" and not bound.path else None
+            if isinstance(passed, ast.ListComp):
+                why = self._lengths(passed, ctx)
+                if why:
+                    return f"{why}, passed by the call at line {call.lineno}"
+        return None
+
+    def _per_item_lengths(self, sizes: ast.AST, ctx: FileContext, method: str, depth: int = 0) -> Optional[str]:
         if isinstance(sizes, ast.Call) and isinstance(sizes.func, ast.Attribute) and sizes.func.attr == "tolist":
             return "counts read back with .tolist()" if method == "split_with_sizes" else None
         if isinstance(sizes, ast.Name):
             binding = ctx.resolver.binding(sizes)
+            if binding is not None and binding.tag == "param" and depth == 0:
+                return self._passed_lengths(binding, ctx, method)
             if binding is None or binding.tag != "value" or binding.path:
                 return None
             if isinstance(binding.value, ast.Call):
@@ -97,7 +133,7 @@ class PerSampleSplit(Rule):
             if isinstance(binding.value, ast.ListComp):
                 return self._lengths(binding.value, ctx)
             for element, items in _built_list(sizes, ctx):
-                measured = measured_item(element)
+                measured = measured_item(element) or counted_field(element, ctx)
                 why = items.varies(measured) if measured is not None else None
                 if why:
                     return f"{short_source(element, 30)} per item, {why}"
@@ -108,7 +144,7 @@ class PerSampleSplit(Rule):
 
     @staticmethod
     def _lengths(comprehension: ast.ListComp, ctx: FileContext) -> Optional[str]:
-        measured = measured_item(comprehension.elt)
+        measured = measured_item(comprehension.elt) or counted_field(comprehension.elt, ctx)
         if measured is None:
             return None
         why = _Items(ctx, [(g.target, g.iter) for g in comprehension.generators], None).varies(measured)

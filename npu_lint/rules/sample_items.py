@@ -12,6 +12,7 @@ from typing import Iterator, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_shapes import data_shaped, tensor_receiver
 from npu_lint.analysis.flows import DATA_SIZE, HOST, ZERO_D
+from npu_lint.analysis.item_counts import counted_attribute
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
@@ -191,6 +192,9 @@ class _Items:
             if index is not None:
                 return "each item's rows labelled with the index of its sample"
         stripped = _strip(element)
+        read = stripped.func if isinstance(stripped, ast.Call) else stripped
+        if isinstance(read, ast.Attribute) and isinstance(read.value, ast.Name) and read.value.id in self.sources:
+            stripped = counted_field(stripped, self.ctx) or stripped   # ``frame.get_ids()`` of ``self.instances``
         if isinstance(stripped, ast.IfExp):     # ``t[i] if len(i) else t.new_zeros(0, 4)``
             found = self.varies(stripped.body, depth + 1) or self.varies(stripped.orelse, depth + 1)
             if not found and self.rows and empty_rows(stripped.body) != empty_rows(stripped.orelse):
@@ -334,6 +338,39 @@ def empty_rows(node: ast.AST) -> bool:
     elif len(node.args) < 2 or name in ("full", "new_full"):
         return False
     return isinstance(size, ast.Constant) and type(size.value) is int and size.value == 0
+
+
+def counted_field(node: ast.AST, ctx: FileContext) -> Optional[ast.Attribute]:
+    """``frame.instances`` for ``frame.num_detected`` / ``frame.get_track_ids()`` when every method of that name in
+    the project (or, without an index, in the file) counts the items of ``self.instances`` (the model's
+    :func:`npu_lint.analysis.item_counts.counted_attribute`): the item field whose length the read is."""
+    call = isinstance(node, ast.Call) and not node.args and not node.keywords
+    attribute = node.func if call else node
+    if not isinstance(attribute, ast.Attribute) or not isinstance(attribute.value, ast.Name):
+        return None
+    if ctx.project is not None:
+        found = ctx.project.counted_items(attribute.attr)
+    else:
+        local = ctx.scratch.get("counted_items")
+        if local is None:
+            local = ctx.scratch["counted_items"] = _file_counts(ctx)
+        found = local.get(attribute.attr, "")
+    if not found:
+        return None
+    return ast.copy_location(ast.Attribute(value=attribute.value, attr=found, ctx=ast.Load()), node)
+
+
+def _file_counts(ctx: FileContext) -> dict[str, str]:
+    found: dict[str, str] = {}
+    scopes = ctx.resolver.scopes
+    for scope in (scopes.by_node.values() if scopes is not None else ()):
+        node = scope.node
+        if scope.kind == "function" and scope.parent is not None and scope.parent.kind == "class" \
+                and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            owner = (ctx.resolver.class_value(scope.parent.node) or (K.OBJECT,))[0]
+            counts = counted_attribute(node) if owner == K.OBJECT else ""   # a plain class: a record of the data
+            found[node.name] = counts if found.get(node.name, counts) == counts else ""
+    return found
 
 
 def _built_list(name: ast.Name, ctx: FileContext, rows: bool = False) -> Iterator[tuple[ast.AST, "_Items"]]:

@@ -1,0 +1,68 @@
+"""What a method's result counts: the attribute of ``self`` whose items it has one of each for. A property or
+method that returns ``len(self.instances)`` (a frame's number of detections), or a tensor made of one piece per
+item of ``self.instances`` (``torch.cat([i.track_id for i in self.instances])``), gives a count, or a length, that
+is the number of items the object holds. Early returns of a constant or an empty tensor (``if not
+self.has_instances(): return torch.tensor([])``) are left aside. Stored per method by the project index
+(``FunctionFacts.counts``) so that ``frame.num_detected`` / ``frame.get_gt_track_ids()`` in another module reads as
+``frame.instances``: whether those items differ in number per object is the rules' question (a per-sample field).
+Nothing here is a rule."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.summaries import return_statements
+
+_JOINS = frozenset({"cat", "concat", "concatenate", "stack", "tensor", "as_tensor", "LongTensor", "FloatTensor",
+                    "IntTensor", "vstack", "hstack", "array"})
+
+
+def counted_attribute(function: ast.AST) -> str:
+    """``instances`` for a method whose every return (constants and empty tensors aside) is ``len(self.instances)``
+    or a tensor joined from one piece per item of ``self.instances``; "" otherwise."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or not function.args.args:
+        return ""
+    me = function.args.args[0].arg
+    if me not in ("self", "cls"):
+        return ""
+    found = ""
+    for statement in return_statements(function):
+        value = statement.value
+        if value is None or _trivial(value):
+            continue
+        attr = _counted(value, me)
+        if not attr or (found and attr != found):
+            return ""
+        found = attr
+    return found
+
+
+def _counted(value: ast.AST, me: str) -> str:
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len" \
+            and len(value.args) == 1:
+        return _own(value.args[0], me)
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _JOINS \
+            and value.args and isinstance(value.args[0], (ast.ListComp, ast.GeneratorExp)) \
+            and len(value.args[0].generators) == 1 and not value.args[0].generators[0].ifs:
+        return _own(value.args[0].generators[0].iter, me)
+    return ""
+
+
+def _own(node: ast.AST, me: str) -> str:
+    """``instances`` for ``self.instances``."""
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == me:
+        return node.attr
+    return ""
+
+
+def _trivial(value: ast.AST) -> bool:
+    """A constant, ``torch.tensor([])``, ``torch.empty(0)``: the answer for an object without items."""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute):
+        args = value.args
+        if value.func.attr in ("tensor", "as_tensor") and len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+            return not args[0].elts
+        if value.func.attr in ("empty", "zeros") and args and isinstance(args[0], ast.Constant) and args[0].value == 0:
+            return True
+    return False

@@ -1,0 +1,228 @@
+"""The samples a collate function keeps: a list bound to the samples it receives (collate_samples.py) that a test
+filters (``[b for b in batch if b is not None]``, ``list(filter(lambda x: x is not None, batch))``, or ``append``
+under an ``if`` in a loop over them). Its LENGTH follows the data: the batch size is the number of samples that
+pass the test (a sample that failed to load, an image without a face), not the loader's ``batch_size``. The
+lists counted by it are asked about too: one field of each kept sample (``[s["img"] for s in kept]``,
+``images, labels = zip(*kept)``). Shared by NPU409 (dynamic_samples.py)."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.analysis.bindings import Binding
+from npu_lint.analysis.index_forms import passed_argument
+from npu_lint.analysis.nodes import body_of
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES, short_source
+from npu_lint.rules.collate_samples import collate_samples, may_collate
+
+_KEEP_ORDER = frozenset({"list", "tuple", "sorted"})
+_DEPTH = 3
+
+
+def kept_samples(items: ast.AST, ctx: FileContext) -> Optional[str]:
+    """Why the list ``items`` has one item per sample a collate function keeps by a test (the test), else None:
+    the kept samples themselves, one field of each (``[s[0] for s in kept]``), or a field unzipped from them."""
+    if isinstance(items, (ast.ListComp, ast.GeneratorExp)) and len(items.generators) == 1 \
+            and not items.generators[0].ifs:
+        return _kept_name(items.generators[0].iter, ctx, 0)
+    return _kept_name(items, ctx, 0)
+
+
+def _kept_name(node: ast.AST, ctx: FileContext, depth: int) -> Optional[str]:
+    if not isinstance(node, ast.Name) or depth > _DEPTH:
+        return None
+    binding = ctx.resolver.binding(node)
+    if binding is not None and binding.tag == "param" and depth == 0:
+        return _passed_kept(binding, ctx)
+    return _kept_binding(binding, ctx, depth) if binding is not None else None
+
+
+def _passed_kept(binding: Binding, ctx: FileContext) -> Optional[str]:
+    """A parameter whose value the file's own calls build by keeping items that pass a test (``maps.append(m)``
+    under ``if label == 0`` in the caller, then ``self._quantiles(maps)``)."""
+    function = binding.scope.node
+    if binding.node is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    for call, scope, offset in ctx.resolver.call_sites(function):
+        passed = passed_argument(call, function, binding.node, offset)
+        inner = ctx.resolver.binding(passed, scope) if isinstance(passed, ast.Name) else None
+        why = _kept_binding(inner, ctx, 1) if inner is not None else None
+        if why:
+            return f"{why}, in the call at line {call.lineno}"
+    return None
+
+
+def _kept_binding(binding: Binding, ctx: FileContext, depth: int) -> Optional[str]:
+    if binding.tag != "value" or depth > _DEPTH:
+        return None
+    value = binding.value
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in _KEEP_ORDER \
+            and len(value.args) == 1:
+        value = value.args[0]
+    if binding.path:    # ``images, labels = zip(*kept)``: one field of every kept sample
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "zip" \
+                and len(value.args) == 1 and isinstance(value.args[0], ast.Starred):
+            return _in_scope(value.args[0].value, binding, ctx, depth)
+        return None
+    if isinstance(value, ast.ListComp) and len(value.generators) == 1:
+        generator = value.generators[0]
+        if isinstance(generator.iter, ast.Name) and _received(generator.iter, binding, ctx):
+            if generator.ifs:
+                return f"sample the collate function keeps (those that pass `{short_source(generator.ifs[0], 40)}`)"
+            return None
+        if not generator.ifs:   # ``[s for s in kept]``: as many as the kept samples
+            return _in_scope(generator.iter, binding, ctx, depth)
+        return None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "filter" \
+            and len(value.args) == 2 and isinstance(value.args[1], ast.Name) \
+            and _received(value.args[1], binding, ctx):
+        return f"sample the collate function keeps (those `{short_source(value.args[0], 40)}` keeps)"
+    if isinstance(value, ast.List) and not value.elts and isinstance(binding.scope.node, FUNCTION_TYPES):
+        return _appended_under_test(binding, ctx)
+    return None
+
+
+def _in_scope(node: ast.AST, binding: Binding, ctx: FileContext, depth: int) -> Optional[str]:
+    if not isinstance(node, ast.Name):
+        return None
+    inner = ctx.resolver.binding(node, binding.scope)
+    return _kept_binding(inner, ctx, depth + 1) if inner is not None else None
+
+
+def _received(node: ast.Name, binding: Binding, ctx: FileContext) -> bool:
+    """``node`` (read where ``binding`` is made) holds the samples a collate function receives."""
+    if not may_collate(ctx):
+        return False
+    inner = ctx.resolver.binding(node, binding.scope)
+    return inner is not None and inner.tag == "param" and collate_samples(inner, ctx) is not None
+
+
+def _appended_under_test(binding: Binding, ctx: FileContext) -> Optional[str]:
+    """``kept = []``, then ``for x in batch: if <test>: kept.append(...)``: a loop over the received samples that
+    adds items only when a test passes."""
+    name = binding.name
+    for loop in _loops(binding.scope.node):
+        iterated = loop.iter
+        if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) \
+                and iterated.func.id == "enumerate" and iterated.args:
+            iterated = iterated.args[0]
+        received = isinstance(iterated, ast.Name) and _received(iterated, binding, ctx)
+        items = set() if received else _data_items(loop, binding, ctx)
+        if not received and not items:
+            continue
+        if items and _host_items(loop, name, binding, ctx):
+            continue    # items moved to the host (metrics collected per batch): their join compiles nothing on NPU
+        whose = "sample the collate function keeps (those" if received else \
+            f"item of the data loop at line {loop.lineno} that a test keeps (those"
+        skip = next((s for s in loop.body if isinstance(s, ast.If) and not s.orelse
+                     and any(isinstance(b, ast.Continue) for b in s.body)), None)
+        if skip is not None and (not items or _reads(skip.test, items)) and any(_appends(s, name) for s in loop.body[loop.body.index(skip) + 1:]):
+            return f"{whose} not skipped by `{short_source(skip.test, 40)}`)"
+        if _always(loop.body, name):
+            continue    # every sample adds an item
+        for test in _tests(loop.body):
+            if items and not _reads(test.test, items):
+                continue    # a test of something else than the loop's data (a setting, the loop's counter)
+            if _appends(test, name) and not _always(test.body + test.orelse, name, test.orelse):
+                return f"{whose} that pass `{short_source(test.test, 40)}`)"
+    return None
+
+
+def _data_items(loop: ast.For, binding: Binding, ctx: FileContext) -> set[str]:
+    """The names a loop over data binds to its items: ``for img, label in zip(batch.image, batch.gt_label)`` over a
+    loader's batch, ``for x in preds`` over a tensor (not an ``enumerate`` counter); empty when the loop walks
+    something else (modules, settings, a range)."""
+    resolver = ctx.resolver
+    target, iterated = loop.target, loop.iter
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate" \
+            and iterated.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        target, iterated = target.elts[1], iterated.args[0]
+    sources = [iterated]
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "zip":
+        sources = list(iterated.args)
+    if not sources or not all(_data(source, binding, ctx) for source in sources):
+        return set()
+    return {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+
+
+def _data(source: ast.AST, binding: Binding, ctx: FileContext) -> bool:
+    """A tensor, or a field of a loader's batch (``batch.gt_label``, ``batch["label"]``)."""
+    kind = ctx.resolver.kind_of_at(source, binding.scope)
+    if kind in K.TENSORS:
+        return True
+    while isinstance(source, (ast.Attribute, ast.Subscript)):
+        source = source.value
+        if ctx.resolver.kind_of_at(source, binding.scope) == K.BATCH:
+            return True
+    return False
+
+
+_HOST_CALLS = frozenset({"cpu", "numpy", "item", "tolist"})
+
+
+def _host_items(loop: ast.For, name: str, binding: Binding, ctx: FileContext) -> bool:
+    """Some item the loop appends is a host value (``x.cpu()``, ``x.item()``, a numpy array)."""
+    for child in ast.walk(loop):
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "append" \
+                and isinstance(child.func.value, ast.Name) and child.func.value.id == name and len(child.args) == 1:
+            arg = child.args[0]
+            if any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _HOST_CALLS
+                   for n in ast.walk(arg)):
+                return True
+            value = ctx.resolver.value_of(arg, binding.scope)
+            if value is not None and value[0] in (K.HOST, K.LIST):
+                return True
+    return False
+
+
+def _reads(test: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(test))
+
+
+def _appends(node: ast.AST, name: str) -> bool:
+    return any(isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "append"
+               and isinstance(child.func.value, ast.Name) and child.func.value.id == name
+               for child in ast.walk(node))
+
+
+def _always(statements: list[ast.stmt], name: str, orelse: Optional[list[ast.stmt]] = None) -> bool:
+    """Every path through an ``if`` adds an item (both arms append): the test picks what to add, not whether."""
+    if orelse is not None:
+        if not orelse:
+            return False
+        body = statements[:len(statements) - len(orelse)]
+        return _always(body, name) and _always(orelse, name)
+    for statement in statements:
+        if isinstance(statement, ast.Expr) and _appends(statement, name):
+            return True
+        if isinstance(statement, ast.If) and statement.orelse and _always(statement.body, name) \
+                and _always(statement.orelse, name):
+            return True
+        if isinstance(statement, (ast.Try, ast.With)) and _always(statement.body, name):
+            return True
+    return False
+
+
+def _loops(function: ast.AST) -> list[ast.For]:
+    found, stack = [], list(body_of(function))
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.For):
+            found.append(node)
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _tests(body: list[ast.stmt]) -> list[ast.If]:
+    """The ``if`` statements directly in a loop's body (inside ``try`` / ``with`` too), the arms of an elif chain
+    included."""
+    found: list[ast.If] = []
+    for statement in body:
+        if isinstance(statement, ast.If):
+            found.append(statement)
+        elif isinstance(statement, (ast.Try, ast.With)):
+            found += _tests(statement.body)
+    return found
