@@ -193,6 +193,21 @@ def _named_element(resolver: "Resolver", name: ast.Name, scope: Scope, index: in
     return None
 
 
+def counted_op(resolver: "Resolver", read: ast.AST, scope: Optional[Scope]) -> Optional[ast.AST]:
+    """The data-dependent op whose count ``read`` is (``len(x)``, ``x.size(0)``, ``x.shape[0]``, ``x.numel()``)."""
+    measured = read.args[0] if isinstance(read, ast.Call) and isinstance(read.func, ast.Name) and read.args else \
+        read.func.value if isinstance(read, ast.Call) and isinstance(read.func, ast.Attribute) else \
+        read.value.value if isinstance(read, ast.Subscript) and isinstance(read.value, ast.Attribute) else \
+        getattr(read, "value", None)
+    return data_shaped(resolver, measured, scope) if isinstance(measured, ast.AST) and scope is not None else None
+
+
+def host_op(resolver: "Resolver", op: Optional[ast.AST], scope: Optional[Scope] = None) -> bool:
+    """numpy's data-dependent op (``np.nonzero(prob > t)``): its count is the data's, but a host value; an NPU shape
+    only where it sizes a device tensor."""
+    return isinstance(op, ast.Call) and (resolver.qualname(op.func, scope) or "").startswith("numpy.")
+
+
 def _number(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
 

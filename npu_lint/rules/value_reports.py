@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.data_shapes import data_shaped
+from npu_lint.analysis.data_shapes import data_shaped, host_op
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, ZERO_D, Flow
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
@@ -75,7 +75,7 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
             read.value.value if isinstance(read, ast.Subscript) else read.value
         op = data_shaped(ctx.resolver, measured, ctx.resolver.current)
         chain = (f"{short_source(op)} → " if op is not None and op is not measured else "") + short_source(read)
-        if _host_count(op, ctx) and not _device_sink(node, sink, ctx):
+        if host_op(ctx.resolver, op) and not _device_sink(node, sink, ctx):
             return   # ``len(np.unique(labels))`` sizing numpy work or a host loop: no NPU shape
     if sink == _LOOP_COUNT:   # a loop: what varies is the number of operators the step runs
         what = f"the count of a data-dependent result, {chain}" if chain else f"a tensor's value, {origin_text(origin)}"
@@ -84,15 +84,12 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
                    "bound (the maximum count) with a mask", sink)
         return
     if chain is not None:
-        ctx.report(node, rule.data_message.format(chain=chain, sink=sink, line=read.lineno), sink)
+        text = rule.data_message.format(chain=chain, sink=sink, line=read.lineno)
+        if host_op(ctx.resolver, op):   # counted on the host: no sync, but still a new device shape per count
+            text = text.replace("known only after a sync, ", "counted by numpy on the host, ")
+        ctx.report(node, text, sink)
         return
     ctx.report(node, rule.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
-
-
-def _host_count(op: Optional[ast.AST], ctx: FileContext) -> bool:
-    """The count of numpy's data-dependent op (``np.nonzero(prob > t)``): a host value, an NPU shape only where it
-    sizes a tensor."""
-    return isinstance(op, ast.Call) and (ctx.resolver.qualname(op.func) or "").startswith("numpy.")
 
 
 def _device_sink(node: ast.AST, sink: str, ctx: FileContext) -> bool:
