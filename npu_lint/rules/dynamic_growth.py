@@ -273,7 +273,8 @@ class GrowingTensor(Rule):
         ``layer_past`` or the names it unpacks into), concatenated under a test of it (``if layer_past is not
         None:``) with a new piece that is no parameter, and returned beside the output at every later return
         (``return out, states``; ``present = (key, value)``; ``return out, present``), not cut after. Also a tensor read through a prefix whose end
-        follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``; the steps also
+        follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``, ``seq[..., prev:t]``
+        with a start the loop never rebinds or rebinds only under a test, ``if use_cache: prev = t``; the steps also
         through a name, ``it = range(n)``, ``if bar: it = progress_bar(it)`` or ``it = progress_bar(range(n)) if
         bar else range(n)``, then ``for i in it``), the other parts of
         the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns), and a tensor sized by that

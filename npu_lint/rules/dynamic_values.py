@@ -37,7 +37,10 @@ class TensorValueInShape(ValueFlow):
         the steps of a recurrent cell run by hand), what a function of another module of the project
         returns of them (``n = count_fg(mask)`` with ``return int(mask.sum())``: its ``size_read`` fact), and the
         length of a result whose shape depends on the data: ``labels.unique().size(0)``, ``len(x[mask])``,
-        ``len(keep[:k])`` of an NMS, ``idx.shape[0]`` of ``mask.nonzero()``, the message
+        ``len(keep[:k])`` of an NMS, ``idx.shape[0]`` of ``mask.nonzero()``, ``len(inds[0])`` of ``inds =
+        torch.nonzero(m, as_tuple=True)``, also in a helper whose parameter the file's calls fill with such a
+        result; numpy's ``nonzero`` / ``unique`` counts where they size a device tensor (``torch.zeros(len(inds[0]),
+        device=device)`` of ``np.nonzero(prob > t)``; not numpy's own work nor a host loop), the message
         naming the chain ``unique() → .size(0) → new_zeros()``) to the places that fix a shape: the size arguments of
         ``torch.zeros`` / ``arange`` / ``randperm`` and friends (and the legacy ``torch.FloatTensor(b, n)`` given two or more sizes; one argument is its data), ``view`` / ``reshape`` / ``expand`` /
         ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, the size
