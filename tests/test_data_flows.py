@@ -18,6 +18,12 @@ HEAD = "import torch\nimport numpy as np\n"
      "idx.shape[0]"),
     ("def f(x, scores):\n    sel = x[scores > 0.5]\n    probe(len(sel))\n", "len(sel)"),
     ("def f(mask):\n    rows, cols = torch.where(mask)\n    probe(rows.numel())\n", "rows.numel()"),
+    # numpy's counts are the data's too (NPU403 reports them only where they size a tensor); an element of the tuple
+    # of index arrays, also through a parameter the file's calls fill with one
+    ("def f(labels):\n    probe(len(np.unique(labels)))\n", "len(np.unique(labels))"),
+    ("def f(prob, t):\n    inds = np.nonzero(prob > t)\n    probe(len(inds[0]))\n", "len(inds[0])"),
+    ("def g(inds):\n    probe(len(inds[0]))\ndef f(m):\n    g(torch.nonzero(m, as_tuple=True))\n", "len(inds[0])"),
+    ("def g(keep):\n    probe(keep.shape[0])\ndef f(m):\n    keep = m.nonzero()\n    g(keep)\n", "keep.shape[0]"),
     ("def f(labels):\n    u, counts = torch.unique(labels, return_counts=True)\n    probe(counts.size(0) + 1)\n",
      "counts.size(0)"),
     ("def f(labels: torch.Tensor):\n    probe(torch.unique(labels).view(-1).shape)\n",
@@ -31,8 +37,9 @@ def test_length_of_a_data_dependent_result_is_data(body: str, origin: str) -> No
     # the inverse indices of unique() have the input's shape; the second axis of nonzero() is the rank
     "def f(labels):\n    u, inv = torch.unique(labels, return_inverse=True)\n    probe(inv.size(0))\n",
     "def f(mask: torch.Tensor):\n    idx = mask.nonzero()\n    probe(idx.shape[1])\n",
-    # numpy, a pandas column, a tensor of fixed shape
-    "def f(labels):\n    probe(len(np.unique(labels)))\n",
+    # a pandas column, a tensor of fixed shape; the number of axes numpy's nonzero gives (not a count of the data)
+    "def f(m):\n    probe(len(np.nonzero(m > 0)))\n",
+    "def g(keep):\n    probe(keep.shape[0])\ndef f(x: torch.Tensor):\n    g(x)\n",
     "def f(df):\n    probe(len(df['label'].unique()))\n",
     "def f(x: torch.Tensor):\n    probe(x.size(0))\n",
 ])

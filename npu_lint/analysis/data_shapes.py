@@ -25,7 +25,11 @@ if TYPE_CHECKING:
 _METHODS = frozenset({"nonzero", "unique", "unique_consecutive", "masked_select", "argwhere"})
 _FUNCTIONS = frozenset({"torch.nonzero", "torch.unique", "torch.unique_consecutive", "torch.masked_select",
                         "torch.argwhere", "torchvision.ops.nms", "torchvision.ops.batched_nms",
-                        "torchvision.ops.boxes.nms", "torchvision.ops.boxes.batched_nms"})
+                        "torchvision.ops.boxes.nms", "torchvision.ops.boxes.batched_nms",
+                        # numpy's on the host: the count is as much a value of the data (``len(np.unique(labels))``)
+                        "numpy.flatnonzero", "numpy.argwhere", "numpy.unique"})
+# numpy's that return a tuple of index arrays, one per axis (``np.nonzero(prob > t)[0]``, one-argument ``np.where``).
+_NUMPY_TUPLES = frozenset({"numpy.nonzero", "numpy.where"})
 # Methods that keep the first axis of their receiver (placement, dtype, squeezing the trailing axis).
 _KEEPING = frozenset({"squeeze", "flatten", "float", "long", "int", "bool", "half", "to", "cpu", "detach", "clone",
                       "contiguous", "cuda", "npu", "type_as", "sort", "flip",
@@ -69,6 +73,8 @@ def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 
                 call, at, function, offset, before = frames[-1]   # the callee's parameter: what this call passes
                 passed = passed_argument(call, function, binding.node, offset)
                 found = data_shaped(resolver, passed, at, before + 1, frames[:-1]) if passed is not None else None
+            elif binding.tag == PARAM and not frames:
+                found = _passed(resolver, binding, depth)   # ``def steps(inds): len(inds[0])``: what the calls pass
             elif binding.tag != VALUE or not isinstance(binding.value, ast.AST):
                 continue
             elif binding.path:
@@ -112,6 +118,9 @@ def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 
             return data_shaped(resolver, node.value, scope, depth + 1, frames)      # ``keep[:max_det]``: min(count, k)
         if isinstance(index, ast.Constant) and isinstance(index.value, int) and isinstance(node.value, ast.Call):
             return _element(resolver, node.value, scope, index.value, depth + 1, frames)   # ``torch.where(m)[0]``
+        if isinstance(index, ast.Constant) and isinstance(index.value, int) and not isinstance(index.value, bool) \
+                and isinstance(node.value, ast.Name):
+            return _named_element(resolver, node.value, scope, index.value, depth + 1, frames)   # ``inds[0]``
         if isinstance(index, (ast.Compare, ast.Name, ast.UnaryOp, ast.BinOp, ast.Call, ast.Attribute)) \
                 and resolver.kind_of_at(index, scope) == K.MASK \
                 and resolver.kind_of_at(node.value, scope) in (*K.TENSORS, None) and not resolver.is_host(node.value):
@@ -121,6 +130,82 @@ def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 
             return data_shaped(resolver, rows, scope, depth + 1, frames)     # ``boxes[keep]``: one row per index kept
         return None
     return None
+
+
+_CALLERS = 2   # parameters followed to the file's calls of their function, one call level after another
+
+
+def _passed(resolver: "Resolver", binding, depth: int) -> Optional[ast.AST]:
+    """A parameter (its function not entered from a call): the data-dependent result some call of the file passes
+    to it (``steps(dP, inds)`` with ``inds = torch.nonzero(m, as_tuple=True)``), at most two call levels up."""
+    function = binding.scope.node
+    if binding.node is None or depth > _DEPTH - 4 or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    levels = resolver._summaries.setdefault(("data-shaped callers",), [0])
+    if levels[0] >= _CALLERS:
+        return None
+    levels[0] += 1
+    try:
+        for call, at, offset in resolver.call_sites(function):
+            passed = passed_argument(call, function, binding.node, offset)
+            if passed is not None and (found := data_shaped(resolver, passed, at, depth + 2)) is not None:
+                return found
+    finally:
+        levels[0] -= 1
+    return None
+
+
+def _named_element(resolver: "Resolver", name: ast.Name, scope: Scope, index: int, depth: int,
+                   frames: tuple[Frame, ...]) -> Optional[ast.AST]:
+    """``inds[0]`` of ``inds = torch.nonzero(m, as_tuple=True)`` (or of a parameter some call fills with one): the
+    element of the tuple a data-dependent op returned."""
+    for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
+        if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST):
+            value = binding.value
+            if isinstance(value, ast.Name):
+                found = _named_element(resolver, value, binding.scope, index, depth + 1, frames)
+            elif isinstance(value, (ast.Call, ast.Tuple, ast.List)):
+                found = _element(resolver, value, binding.scope, index, depth + 1, frames)
+            else:
+                found = None
+        elif binding.tag == PARAM and binding.node is not None and not frames \
+                and isinstance(binding.scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)) and depth <= _DEPTH - 4:
+            found = None
+            function = binding.scope.node
+            levels = resolver._summaries.setdefault(("data-shaped callers",), [0])
+            if levels[0] < _CALLERS:
+                levels[0] += 1
+                try:
+                    for call, at, offset in resolver.call_sites(function):
+                        passed = passed_argument(call, function, binding.node, offset)
+                        if isinstance(passed, ast.Name):
+                            found = _named_element(resolver, passed, at, index, depth + 2, ())
+                        elif isinstance(passed, ast.Call):
+                            found = _element(resolver, passed, at, index, depth + 2, ())
+                        if found is not None:
+                            break
+                finally:
+                    levels[0] -= 1
+        else:
+            found = None
+        if found is not None:
+            return found
+    return None
+
+
+def counted_op(resolver: "Resolver", read: ast.AST, scope: Optional[Scope]) -> Optional[ast.AST]:
+    """The data-dependent op whose count ``read`` is (``len(x)``, ``x.size(0)``, ``x.shape[0]``, ``x.numel()``)."""
+    measured = read.args[0] if isinstance(read, ast.Call) and isinstance(read.func, ast.Name) and read.args else \
+        read.func.value if isinstance(read, ast.Call) and isinstance(read.func, ast.Attribute) else \
+        read.value.value if isinstance(read, ast.Subscript) and isinstance(read.value, ast.Attribute) else \
+        getattr(read, "value", None)
+    return data_shaped(resolver, measured, scope) if isinstance(measured, ast.AST) and scope is not None else None
+
+
+def host_op(resolver: "Resolver", op: Optional[ast.AST], scope: Optional[Scope] = None) -> bool:
+    """numpy's data-dependent op (``np.nonzero(prob > t)``): its count is the data's, but a host value; an NPU shape
+    only where it sizes a device tensor."""
+    return isinstance(op, ast.Call) and (resolver.qualname(op.func, scope) or "").startswith("numpy.")
 
 
 def _number(node: ast.AST) -> bool:
@@ -196,6 +281,8 @@ def _element(resolver: "Resolver", value: ast.AST, scope: Scope, index: int, dep
     keywords = {kw.arg: kw.value for kw in value.keywords}
     if last == "where" and name in ("torch.where", "") and len(value.args) == 1 and not value.keywords:
         return value
+    if name in _NUMPY_TUPLES and len(value.args) == 1 and not value.keywords:
+        return value   # ``np.nonzero(prob > t)``: each axis's indices, as many as the elements that hold
     if last in ("nonzero", "argwhere") and _constant(keywords.get("as_tuple")) is True:
         return value if data_shaped_call(resolver, value, scope) else None
     if last in ("unique", "unique_consecutive"):

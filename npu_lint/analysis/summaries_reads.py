@@ -12,6 +12,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.data_shapes import counted_op, host_op
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, TORCH_DRAWS, ZERO_D
 from npu_lint.analysis.configuration import counter_state
 from npu_lint.analysis.nodes import walk
@@ -159,6 +160,9 @@ def returned_size_read(function: ast.AST, resolver: "Resolver") -> str:
     for flavour, source in resolver.returned_flows(function):
         if flavour not in _SIZE_FLAVOURS or not isinstance(source, ast.AST):
             continue
+        if flavour == DATA_SIZE and host_op(resolver, counted_op(resolver, source, resolver.scopes.scope_of(function)
+                                                                 if resolver.scopes is not None else None)):
+            continue   # ``return len(np.unique(labels))``: a host count, no NPU shape wherever the caller uses it
         read = [n.id for n in walk(source) if isinstance(n, ast.Name) and n.id in named]
         if not read and _callee_parameter_read(source, function, resolver):
             continue   # a callee's read of its own parameter (``make_divisible``'s ``int(divisor.max())`` under

@@ -273,7 +273,8 @@ class GrowingTensor(Rule):
         ``layer_past`` or the names it unpacks into), concatenated under a test of it (``if layer_past is not
         None:``) with a new piece that is no parameter, and returned beside the output at every later return
         (``return out, states``; ``present = (key, value)``; ``return out, present``), not cut after. Also a tensor read through a prefix whose end
-        follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``; the steps also
+        follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``, ``seq[..., prev:t]``
+        with a start the loop never rebinds or rebinds only under a test, ``if use_cache: prev = t``; the steps also
         through a name, ``it = range(n)``, ``if bar: it = progress_bar(it)`` or ``it = progress_bar(range(n)) if
         bar else range(n)``, then ``for i in it``), the other parts of
         the index staying put (not ``x[st:en]`` windows nor ``x[:, t]`` columns), and a tensor sized by that
@@ -343,6 +344,10 @@ class GrowingTensor(Rule):
                  "import torch\ndef update(kwargs, n):\n    if (t := kwargs.get('ids')) is not None:\n"
                  "        kwargs['ids'] = torch.cat([t, t[:, -n:]], dim=-1)\n",
                  "import torch\nwhile not done:\n    self.cache = torch.cat((self.cache, k), dim=2)\n",
+                 # a slice whose start stays put unless a cache is used (rebound only under a test)
+                 "import torch\ndef gen(model, seq, start, total, use_cache):\n    prev = 0\n"
+                 "    for offset in range(start, total):\n        nxt = model(seq[..., prev:offset])\n"
+                 "        seq[..., offset] = nxt\n        if use_cache:\n            prev = offset\n",
                  # a prefix whose end follows the loop counter, and beam search's reordered rows
                  "import torch\ndef gen(model, x, steps):\n    buf = torch.zeros(x.size(0), steps)\n"
                  "    for t in range(steps):\n        buf[:, t] = model(buf[:, :t + 1])\n    return buf\n",
@@ -465,6 +470,10 @@ class GrowingTensor(Rule):
                      "        past = out.past_key_values\n    return out\n",
                      "import torch\ndef step(model, tok, past):\n    out = model(input_ids=tok, past_key_values=past)\n"
                      "    past = out.past_key_values\n    return out, past\n",
+                     # a slice whose start follows the end at every step: one new step fed with a cache
+                     "import torch\ndef gen(model, seq, start, total):\n    prev = 0\n"
+                     "    for offset in range(start, total):\n        nxt = model(seq[..., prev:offset])\n"
+                     "        seq[..., offset] = nxt\n        prev = offset\n",
                      # a size following the counter of a loop that grows nothing
                      "import torch\ndef pyramid(x, n):\n    outs = []\n    for i in range(n):\n"
                      "        outs.append(x[:, :4] * torch.ones(i + 1, 4).sum())\n    return outs\n",
@@ -985,7 +994,8 @@ class GrowingTensor(Rule):
         counter = loop.target.id
         # a prefix whose end follows the counter (``[:t + 1]``, ``[0:step]``); every other part stays
         moving = [s for s in elements if isinstance(s, ast.Slice) and s.step is None and s.upper is not None
-                  and (s.lower is None or isinstance(s.lower, ast.Constant)) and counter in _names(s.upper)]
+                  and (s.lower is None or isinstance(s.lower, ast.Constant) or _stays(s.lower, loop, counter))
+                  and counter in _names(s.upper)]
         if len(moving) != 1 or any(counter in _names(e) for e in elements if e is not moving[0]):
             return
         kind = ctx.resolver.kind_of(node.value)
@@ -996,6 +1006,25 @@ class GrowingTensor(Rule):
             return
         ctx.report(node, self.message.format(what=f"{short_source(node)} (a slice bound follows the loop counter "
                                              f"{counter})"), "x[:t]")
+
+
+def _stays(bound: ast.AST, loop: ast.For, counter: str) -> bool:
+    """A slice's start that may keep its value from one step to the next: a name the loop does not rebind, or
+    rebinds only under a test (``prev = 0`` before, ``if use_cache: prev = offset`` inside: without the cache the
+    prefix ``seq[..., prev:offset]`` is one step longer each time). Rebound at every step it moves with the end (a
+    window of a fixed length)."""
+    if not isinstance(bound, ast.Name) or bound.id == counter:
+        return False
+    for statement in loop.body:
+        for node in ast.walk(statement):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
+                if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)) else []
+            if any(isinstance(n, ast.Name) and n.id == bound.id for t in targets for n in ast.walk(t)):
+                if node is statement or isinstance(statement, (ast.For, ast.While, ast.With)):
+                    return False   # rebound at every step (also in a loop nested in it)
+                if isinstance(node, ast.NamedExpr):
+                    return False
+    return True
 
 
 def _none_test_arm(statement: ast.stmt, text: str, ctx: FileContext) -> Optional[list]:

@@ -37,7 +37,10 @@ class TensorValueInShape(ValueFlow):
         the steps of a recurrent cell run by hand), what a function of another module of the project
         returns of them (``n = count_fg(mask)`` with ``return int(mask.sum())``: its ``size_read`` fact), and the
         length of a result whose shape depends on the data: ``labels.unique().size(0)``, ``len(x[mask])``,
-        ``len(keep[:k])`` of an NMS, ``idx.shape[0]`` of ``mask.nonzero()``, the message
+        ``len(keep[:k])`` of an NMS, ``idx.shape[0]`` of ``mask.nonzero()``, ``len(inds[0])`` of ``inds =
+        torch.nonzero(m, as_tuple=True)``, also in a helper whose parameter the file's calls fill with such a
+        result; numpy's ``nonzero`` / ``unique`` counts where they size a device tensor (``torch.zeros(len(inds[0]),
+        device=device)`` of ``np.nonzero(prob > t)``; not numpy's own work nor a host loop), the message
         naming the chain ``unique() → .size(0) → new_zeros()``) to the places that fix a shape: the size arguments of
         ``torch.zeros`` / ``arange`` / ``randperm`` and friends (and the legacy ``torch.FloatTensor(b, n)`` given two or more sizes; one argument is its data), ``view`` / ``reshape`` / ``expand`` /
         ``repeat`` / ``split`` / ``narrow`` / ``topk`` / ``new_zeros``, ``F.interpolate`` sizes, the size
@@ -342,11 +345,22 @@ class TensorValueInShape(ValueFlow):
         "import torch\ndef window(logits):\n    bins = logits.argmax(dim=1)\n"
         "    start = torch.max(torch.tensor(0, device=logits.device), bins - 4)\n"
         "    for b in range(logits.size(0)):\n        logits[b, :start[b]] = 0\n    return logits\n",
+        # the pixels above a threshold counted on the host, handed down to the helper that sizes a device tensor
+        "import numpy as np\nimport torch\ndef steps(dP, inds, device):\n"
+        "    return torch.zeros((1, len(inds[0]), 2), device=device)\ndef masks(prob, dP, t, device):\n"
+        "    inds = np.nonzero(prob > t)\n    return steps(dP, inds, device)\n",
+        "import torch\ndef pts(m: torch.Tensor, device):\n    inds = torch.nonzero(m, as_tuple=True)\n"
+        "    return torch.zeros(len(inds[0]), 2, device=device)\n",
         # boxes copied to the host with ``.numpy()``: their values cut the crops, as ``.tolist()`` would
         "import torch\ndef crops(img, boxes):\n    b = boxes.int().cpu().numpy()\n    out = []\n"
         "    for k in range(b.shape[0]):\n        out.append(img[:, b[k, 1]:b[k, 3], b[k, 0]:b[k, 2]].mean())\n"
         "    return out\n",)
-    must_not_fire = (  # a reader's host tensor and configuration given ``.numpy()``: no value of the device's
+    must_not_fire = (  # numpy's counts sizing numpy's work and a host loop: no NPU shape
+                     "import numpy as np\nimport torch\ndef hist(labels, img, t):\n    labels = np.asarray(labels)\n"
+                     "    n = len(np.unique(labels))\n    counts = np.zeros(n)\n    for i in range(n):\n"
+                     "        counts[i] = (labels == i).sum()\n    ys, xs = np.nonzero(img > t)\n"
+                     "    return counts[:len(ys)], img[:len(xs)]\n",
+                     # a reader's host tensor and configuration given ``.numpy()``: no value of the device's
                      "import numpy as np\nimport torch\ndef crops(img, path):\n"
                      "    b = torch.from_numpy(np.load(path)).numpy()\n    s = torch.tensor([1, 2]).numpy()\n"
                      "    return img[:, b[1]:b[3]], img[:s[0]]\n",

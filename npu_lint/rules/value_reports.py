@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.data_shapes import data_shaped
+from npu_lint.analysis.data_shapes import data_shaped, host_op
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, ZERO_D, Flow
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
@@ -75,6 +75,8 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
             read.value.value if isinstance(read, ast.Subscript) else read.value
         op = data_shaped(ctx.resolver, measured, ctx.resolver.current)
         chain = (f"{short_source(op)} → " if op is not None and op is not measured else "") + short_source(read)
+        if host_op(ctx.resolver, op) and not _device_sink(node, sink, ctx):
+            return   # ``len(np.unique(labels))`` sizing numpy work or a host loop: no NPU shape
     if sink == _LOOP_COUNT:   # a loop: what varies is the number of operators the step runs
         what = f"the count of a data-dependent result, {chain}" if chain else f"a tensor's value, {origin_text(origin)}"
         ctx.report(node, f"the loop count range() comes from {what} (line {read.lineno}): a sync, and the number "
@@ -82,9 +84,30 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
                    "bound (the maximum count) with a mask", sink)
         return
     if chain is not None:
-        ctx.report(node, rule.data_message.format(chain=chain, sink=sink, line=read.lineno), sink)
+        text = rule.data_message.format(chain=chain, sink=sink, line=read.lineno)
+        if host_op(ctx.resolver, op):   # counted on the host: no sync, but still a new device shape per count
+            text = text.replace("known only after a sync, ", "counted by numpy on the host, ")
+        ctx.report(node, text, sink)
         return
     ctx.report(node, rule.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
+
+
+def _device_sink(node: ast.AST, sink: str, ctx: FileContext) -> bool:
+    """The size is a device tensor's: a torch factory given a device, a method or a slice of a tensor not known to
+    be on the host (not a loop count, not numpy's)."""
+    if sink == _LOOP_COUNT:
+        return False
+    if isinstance(node, ast.Subscript):
+        return ctx.resolver.is_tensor(node.value) and not ctx.resolver.is_host(node.value)
+    if isinstance(node, ast.Call):
+        name = ctx.resolver.qualname(node.func)
+        if name is not None:   # a factory told where to put the tensor (without ``device=`` it is the CPU's)
+            device = next((k.value for k in node.keywords if k.arg == "device"), None)
+            return name.startswith("torch.") and device is not None and not (
+                isinstance(device, ast.Constant) and device.value in (None, "cpu"))
+        receiver = node.func.value if isinstance(node.func, ast.Attribute) else None
+        return receiver is not None and ctx.resolver.is_tensor(receiver) and not ctx.resolver.is_host(receiver)
+    return False
 
 
 def _read_below(read: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
