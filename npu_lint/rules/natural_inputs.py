@@ -1,0 +1,225 @@
+"""NPU419: an input whose shape is the data's own size (an image file decoded at its own resolution, a recording read
+whole, a text tokenized without padding to a fixed length) reaching a model or the device, per call or per item.
+
+The model's question is :func:`npu_lint.analysis.natural_sizes.natural_source`: which call gives a value the
+input's own size. This rule finds where such a value enters device compute (a ``.to(device)`` / ``.cuda()`` /
+``.npu()`` of it, an ``nn.Module`` called with it or its ``generate`` / ``forward``, or the file's function it is
+handed to that runs a model on it, as NPU417 reads it) and reports once, at the call that made the value in that
+function: the reader, the tokenizer call, or the call of the file's helper returning one."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.natural_sizes import natural_source
+from npu_lint.analysis.setup_time import runs_at_setup
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES, Rule, method_position, short_source
+from npu_lint.rules.value_flow import FAMILY
+from npu_lint.rules.whole_samples import _handed_to, _runs_model
+
+_MOVES = frozenset({"to", "cuda", "npu"})
+# Methods of a model that run its forward on their arguments.
+_FORWARDS = frozenset({"generate", "forward", "__call__"})
+_DTYPES = frozenset({"float", "float16", "float32", "float64", "half", "bfloat16", "double", "long", "int", "int64",
+                     "int32", "int16", "int8", "uint8", "bool", "complex64", "complex128"})
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+
+
+class NaturalSizeInputs(Rule):
+    """An input at the data's own size (an image file as decoded, a whole recording, an unpadded tokenized text) reaching a model per call.
+
+    What it does:
+        Flags the call that gives a value the input's own size, when the value reaches device compute in the same
+        function: a whole file decoded by a reader of ``rule_tables/natural_size_sources.tsv``
+        (``PIL.Image.open``, ``cv2.imread``, ``torchvision.io.read_image``, ``torchaudio.load``, ``soundfile.read``,
+        ``librosa.load`` ..., without a window keyword such as ``num_frames=`` or ``duration=``), or a text
+        tokenized to tensors without padding (``tok(text, return_tensors="pt")``, ``tok.encode(...,
+        return_tensors="pt")``, ``apply_chat_template(..., return_tensors="pt")``: ``padding`` absent, ``False`` or
+        ``"do_not_pad"``, the text not a constant, no image or audio input), also through the file's functions
+        returning one (the call of the helper is reported). The size is followed through names, tuple unpacking,
+        keys and indices (``tokens["input_ids"]``, ``x[None]``), arithmetic and the calls that only convert, move or
+        add an axis (``np.array``, ``.convert("RGB")``, ``torch.from_numpy``, ``to_tensor``, ``.permute``,
+        ``.unsqueeze(0)``, ``.float()``); it reaches device compute where it is moved (``.to(device)``, ``.cuda()``,
+        ``.npu()``, not ``.to(torch.float32)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``), or
+        handed to the file's function that runs a model on it (as NPU417 reads it). Left alone: anything that may
+        fix the size on the way (a resize, a crop, a pad, a slice with a bound, a transform object, any call the
+        model does not know), ``padding="max_length"`` and ``pad_to_multiple_of=`` (fixed or bucketed lengths),
+        ``padding=True`` (NPU405's), a constant text, work that stays on the host, constructors and code run once
+        at setup, and module-level code outside a loop (one input per run).
+    Why it matters on NPU:
+        Every image, recording or prompt brings its own height and width, number of frames or number of tokens, so
+        each call runs the model's forward at a new shape: every operator compiles again on NPU (with graph capture
+        or static-shape execution, a fallback), and an inference service or an evaluation over many inputs spends
+        its time compiling.
+    Example:
+        def caption(model, tokenizer, prompt, device):
+            inputs = tokenizer(prompt, return_tensors="pt").to(device)
+            return model.generate(**inputs)
+    Use instead:
+        Bring every input to one of a few fixed sizes: ``padding="max_length"`` with ``truncation=True`` and a
+        ``max_length`` (or pad to a multiple of a bucket), resize or pad images to a fixed size (letterbox) and
+        crop the output, cut recordings into fixed-length chunks and overlap-add the outputs.
+    Fix safety:
+        No automatic fix: padding, resizing or chunking changes what the model sees and needs masks or crops.
+    """
+
+    code = "NPU419"
+    name = "natural-size-inputs"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = ("return_tensors", "imread", "Image", "read_image", "decode_image", "torchaudio", "soundfile",
+                "librosa", "wavfile", "audiofile")
+    message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
+    must_fire = (
+        # a prompt tokenized without padding, moved and generated from, per call
+        "import torch\ndef answer(model, tokenizer, prompt, device):\n"
+        "    inputs = tokenizer(prompt, return_tensors='pt').to(device)\n"
+        "    return model.generate(**inputs)\n",
+        # the input ids of an unpadded encoding fed to an nn.Module per question
+        "import torch\ndef evaluate(model: torch.nn.Module, tokenizer, questions):\n"
+        "    for q in questions:\n        tokens = tokenizer.encode(f'Q: {q}', return_tensors='pt')\n"
+        "        logits = model(tokens)\n",
+        # an image file decoded at its own size, converted and moved to the device in a loop over files
+        "import numpy as np\nimport torch\nfrom PIL import Image\ndef run(net, paths, device):\n"
+        "    for p in paths:\n        img = np.array(Image.open(p).convert('RGB'))\n"
+        "        x = torch.from_numpy(img).permute(2, 0, 1)[None].float() / 255.0\n"
+        "        y = net(x.to(device))\n",
+        # a whole recording returned by the file's helper (the helper's call is reported)
+        "import torch\nimport soundfile as sf\ndef _load(path):\n    return sf.read(path, dtype='float32')\n"
+        "def enhance(model: torch.nn.Module, path):\n    wav, sr = _load(path)\n"
+        "    x = torch.from_numpy(wav)[None]\n    return model(x.cuda())\n",
+        # the element of the tokenizer output taken by key, then moved
+        "import torch\nclass Scorer:\n    def score(self, text):\n"
+        "        enc = self.tokenizer(text, return_tensors='pt', add_special_tokens=False)\n"
+        "        ids = enc['input_ids'].to(self.device)\n        return self.model(ids)\n")
+    must_not_fire = (
+        # padded to a fixed length; padding=True (NPU405's); a constant prompt
+        "import torch\ndef answer(model, tokenizer, prompt, device):\n"
+        "    inputs = tokenizer(prompt, padding='max_length', truncation=True, max_length=128,\n"
+        "                       return_tensors='pt').to(device)\n    return model(**inputs)\n",
+        "import torch\ndef answer(model, tokenizer, prompts, device):\n"
+        "    inputs = tokenizer(prompts, padding=True, return_tensors='pt').to(device)\n    return model(**inputs)\n",
+        "import torch\ndef warmup(model, tokenizer, device):\n"
+        "    inputs = tokenizer('hello world', return_tensors='pt').to(device)\n    return model(**inputs)\n",
+        # an image resized to a constant size, or given to a transform; a window read of a recording
+        "import numpy as np\nimport torch\nimport cv2\ndef run(net, paths, device):\n"
+        "    for p in paths:\n        img = cv2.resize(cv2.imread(p), (640, 640))\n"
+        "        y = net(torch.from_numpy(img).to(device))\n",
+        "import torch\nfrom PIL import Image\ndef run(net, paths, transform, device):\n"
+        "    for p in paths:\n        x = transform(Image.open(p).convert('RGB'))\n        y = net(x.to(device))\n",
+        "import torch\nimport torchaudio\ndef run(model: torch.nn.Module, path):\n"
+        "    wav, sr = torchaudio.load(path, frame_offset=0, num_frames=16000)\n    return model(wav.cuda())\n",
+        # host-only work: the image is measured and saved, never reaches a model or the device; a dtype cast
+        "import numpy as np\nfrom PIL import Image\nimport torch\ndef sizes(paths):\n"
+        "    for p in paths:\n        img = np.array(Image.open(p))\n        t = torch.from_numpy(img).to(torch.float32)\n"
+        "        print(t.mean())\n",
+        # the sample rate, not the data; a processor's image input (resized by the processor)
+        "import torch\nimport torchaudio\ndef rate(model: torch.nn.Module, path):\n"
+        "    wav, sr = torchaudio.load(path)\n    return model(torch.tensor([sr]).cuda())\n",
+        "import torch\nfrom PIL import Image\ndef caption(model, processor, path, device):\n"
+        "    inputs = processor(images=Image.open(path), return_tensors='pt').to(device)\n"
+        "    return model.generate(**inputs)\n",
+        # module-level code outside a loop: one input per run; a constructor
+        "import torch\nfrom PIL import Image\nimport numpy as np\nimport sys\n"
+        "img = torch.from_numpy(np.array(Image.open(sys.argv[1]))).cuda()\n",
+        "import torch\nclass Prompted(torch.nn.Module):\n    def __init__(self, tokenizer, prefix):\n"
+        "        super().__init__()\n        self.register_buffer('ids', tokenizer(prefix, return_tensors='pt').input_ids.cuda())\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        assert isinstance(node, ast.Call)
+        values = _entering(node, ctx)
+        if not values:
+            return
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if function is None:
+            if ctx.enclosing(node, _LOOPS) is None:
+                return      # module-level code outside a loop: one input per run
+        elif isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                function.name == "__init__" or runs_at_setup(function, ctx.resolver)):
+            return
+        resolver = ctx.resolver
+        scope = None
+        if resolver.scopes is not None:
+            scope = resolver.scopes.scope_of(function) if function is not None else resolver.scopes.module
+        if scope is None:
+            return
+        if isinstance(function, ast.Lambda):
+            return
+        reported = ctx.scratch.setdefault("natural_sizes", set())
+        for value, sink, handed in values:
+            found = natural_source(resolver, value, scope)
+            if found is None:
+                continue
+            source, why = found
+            if id(source) in reported or not _inside(source, function, ctx):
+                continue
+            if handed is not None and not _runs_model(handed[0], handed[0], ctx, 1, {handed[1]}):
+                continue
+            reported.add(id(source))
+            tokens = "tokeniz" in why
+            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES
+            where = node if moved else source     # the device tensor is made here; else where the value is made
+            ctx.report(where, self.message.format(
+                what=_describe(source), made=source.lineno, why=why, dims="its number of tokens" if tokens else
+                "its height and width, or its number of frames", sink=sink, line=node.lineno,
+                fix="pad to a fixed length (padding='max_length', truncation=True, max_length=N) or a few bucket "
+                    "lengths" if tokens else "resize or pad to a few fixed sizes, or cut into fixed-length chunks"),
+                at=method_position(node) if moved else None)
+            return
+
+
+def _describe(source: ast.AST) -> str:
+    return short_source(source)
+
+
+def _inside(source: ast.AST, function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """The source call sits in the same function as the sink (module level: not in a function)."""
+    return ctx.enclosing_any(source, FUNCTION_TYPES) is function
+
+
+def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Optional[tuple[ast.FunctionDef, str]]]]:
+    """The values this call brings into device compute, with a name for the sink: the receiver of a move to a
+    device, the arguments of a model call or of the file's function that runs a model on them."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in _MOVES:
+        if func.attr == "to" and not _to_device(node, ctx):
+            return []
+        return [(func.value, f".{func.attr}()", None)]
+    arguments = [*node.args, *(kw.value for kw in node.keywords)]
+    arguments = [a.value if isinstance(a, ast.Starred) else a for a in arguments]
+    if not arguments:
+        return []
+    resolver = ctx.resolver
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scope = resolver.scopes.scope_of(function) if resolver.scopes is not None and function is not None else None
+    value = resolver.value_of(func, scope) if scope is not None else resolver.value_of(func)
+    if value is not None and value[0] == "module":
+        return [(a, "the model", None) for a in arguments]
+    if isinstance(func, ast.Attribute) and func.attr in _FORWARDS:
+        owner = resolver.value_of(func.value, scope) if scope is not None else resolver.value_of(func.value)
+        if owner is not None and owner[0] == "module" or func.attr == "generate":
+            return [(a, f"{func.attr}()", None) for a in arguments]
+        return []
+    helper, offset = _handed_to(node, function, ctx)
+    if helper is None:
+        return []
+    positional = [a.arg for a in helper.args.posonlyargs + helper.args.args][offset:]
+    given = [(a, positional[i]) for i, a in enumerate(node.args) if i < len(positional)]
+    given += [(kw.value, kw.arg) for kw in node.keywords if kw.arg]
+    sink = f"{helper.name}(), which runs a model on it"
+    return [(argument, sink, (helper, parameter)) for argument, parameter in given]
+
+
+def _to_device(node: ast.Call, ctx: FileContext) -> bool:
+    """``x.to(device)`` moves ``x`` (not ``x.to(torch.float32)`` / ``x.to(dtype=...)`` / ``x.to(other)``'s dtype
+    alone)."""
+    if any(kw.arg == "device" for kw in node.keywords):
+        return True
+    if not node.args:
+        return False
+    first = node.args[0]
+    name = ctx.resolver.qualname(first)
+    if name and name.startswith("torch.") and name.rsplit(".", 1)[-1] in _DTYPES:
+        return False
+    return not (isinstance(first, ast.Attribute) and first.attr == "dtype")
