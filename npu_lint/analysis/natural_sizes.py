@@ -24,7 +24,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import VALUE, Scope
+from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.tables import keyed
 
 if TYPE_CHECKING:
@@ -61,44 +61,50 @@ def sources() -> dict[str, dict[str, str]]:
 
 
 def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], depth: int = 0,
-                   frames: int = 0, element: Optional[int] = None) -> Optional[tuple[ast.AST, str]]:
+                   frames: int = 0, element: Optional[int] = None,
+                   parameter: Optional[tuple[ast.AST, str]] = None) -> Optional[tuple[ast.AST, str]]:
     """The call (in ``node``'s function) that gives ``node`` the input's own size, and why (for a message); None
     when ``node`` is no such value or the model cannot tell. ``element``: the tuple element of ``node`` asked for
-    (a name unpacked from it)."""
+    (a name unpacked from it). ``parameter``: (a function, one of its parameters) taken as the source instead: is
+    ``node`` that parameter's value, kept whole (its argument node and "parameter" are returned)."""
     if depth > _DEPTH or node is None or resolver.scopes is None:
         return None
     if isinstance(node, ast.Name):
         if element is not None:
             return None
         for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)) if scope else ():
+            if parameter is not None and binding.tag == PARAM and binding.name == parameter[1] \
+                    and binding.scope.node is parameter[0]:
+                return binding.node if binding.node is not None else node, "parameter"
             if binding.tag != VALUE or not isinstance(binding.value, ast.AST) or len(binding.path) > 1:
                 continue
             found = natural_source(resolver, binding.value, binding.scope, depth + 1, frames,
-                                   binding.path[0] if binding.path else None)
+                                   binding.path[0] if binding.path else None, parameter=parameter)
             if found is not None:
                 return found
         return None
     if isinstance(node, ast.Tuple) and element is not None:
-        return natural_source(resolver, node.elts[element], scope, depth + 1, frames) \
+        return natural_source(resolver, node.elts[element], scope, depth + 1, frames, parameter=parameter) \
             if 0 <= element < len(node.elts) else None
     if isinstance(node, ast.Subscript):
         if element is not None:
             return None
         if isinstance(node.value, ast.Call) and isinstance(node.slice, ast.Constant) \
                 and isinstance(node.slice.value, int):   # ``torchaudio.load(f)[0]``
-            return natural_source(resolver, node.value, scope, depth + 1, frames, node.slice.value)
+            return natural_source(resolver, node.value, scope, depth + 1, frames, node.slice.value,
+                                  parameter=parameter)
         if _keeps_size(node.slice):
-            return natural_source(resolver, node.value, scope, depth + 1, frames)
+            return natural_source(resolver, node.value, scope, depth + 1, frames, parameter=parameter)
         return None
     if isinstance(node, ast.Attribute):
         if element is None and node.attr in _KEEPING_ATTRIBUTES:
-            return natural_source(resolver, node.value, scope, depth + 1, frames)
+            return natural_source(resolver, node.value, scope, depth + 1, frames, parameter=parameter)
         return None
     if isinstance(node, ast.BinOp) and element is None:
-        return natural_source(resolver, node.left, scope, depth + 1, frames) \
-            or natural_source(resolver, node.right, scope, depth + 1, frames)
+        return natural_source(resolver, node.left, scope, depth + 1, frames, parameter=parameter) \
+            or natural_source(resolver, node.right, scope, depth + 1, frames, parameter=parameter)
     if isinstance(node, ast.Call):
-        return _call_source(resolver, node, scope, depth, frames, element)
+        return _call_source(resolver, node, scope, depth, frames, element, parameter)
     return None
 
 
@@ -116,24 +122,24 @@ def _keeps_size(index: ast.AST) -> bool:
 
 
 def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], depth: int, frames: int,
-                 element: Optional[int]) -> Optional[tuple[ast.AST, str]]:
+                 element: Optional[int], parameter: Optional[tuple[ast.AST, str]]) -> Optional[tuple[ast.AST, str]]:
     name = resolver.qualname(node.func, scope) if scope is not None else resolver.qualname(node.func)
-    row = sources().get(name) if name else None
+    row = sources().get(name) if name and parameter is None else None
     if row is not None:
         wanted = int(row["element"]) if row["element"] else None
         if wanted != element or any(kw.arg in row["window"].split() for kw in node.keywords if kw.arg):
             return None
-        return node, f"{name}() decodes the whole file"
-    if element is None and unpadded_tokens(node):
+        return node, f"{name}() decodes the whole {'recording' if row['element'] else 'image'}"
+    if element is None and parameter is None and unpadded_tokens(node):
         return node, "tokenized without padding to a fixed length"
     if element is not None:
-        return _returned(resolver, node, scope, depth, frames, element)
+        return _returned(resolver, node, scope, depth, frames, element) if parameter is None else None
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in KEEPING_METHODS:
-        return natural_source(resolver, func.value, scope, depth + 1, frames)
+        return natural_source(resolver, func.value, scope, depth + 1, frames, parameter=parameter)
     if name in KEEPING_FUNCTIONS and node.args:
-        return natural_source(resolver, node.args[0], scope, depth + 1, frames)
-    return _returned(resolver, node, scope, depth, frames, element)
+        return natural_source(resolver, node.args[0], scope, depth + 1, frames, parameter=parameter)
+    return _returned(resolver, node, scope, depth, frames, element) if parameter is None else None
 
 
 def unpadded_tokens(node: ast.Call) -> bool:
@@ -176,7 +182,7 @@ def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], dept
         chain = project.returned_leaf(name, resolver.module_name, lambda leaf: leaf in table
                                       and not table[leaf]["element"])
         if chain:
-            return node, f"{_callee(node)}() returns what {chain[-1]}() decodes from the whole file"
+            return node, f"{_callee(node)}() returns what {chain[-1]}() decodes from the whole image"
     return None
 
 

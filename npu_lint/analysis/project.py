@@ -279,6 +279,17 @@ class ProjectView(FunctionFacts):
         return target is not None and self.index.kind(target) == "function" \
             and self.index.functions[target][1].forwards_loader
 
+    def grad_free(self, qualname: str, importer: str) -> bool:
+        """The project function the importer's name stands for is declared without gradients (``@torch.no_grad()``)."""
+        target = self.absolute(qualname, importer)
+        return target is not None and self.index.kind(target) == "function" \
+            and self.index.functions[target][1].grad_free
+
+    def method_grad_free(self, cls: str, method: str) -> bool:
+        """The project class's ``method`` (its own or a project base's) is declared without gradients."""
+        found = self.index.method(cls, method) if cls in self.index.classes else None
+        return found is not None and found in self.index.functions and self.index.functions[found][1].grad_free
+
     def loader_positionals(self, qualname: str, importer: str, torch_order: tuple[str, ...],
                            torch_classes: frozenset[str] = frozenset()) -> tuple[str, ...]:
         """The keywords the positional arguments of a call of a project ``DataLoader`` (or ``torch_classes``:

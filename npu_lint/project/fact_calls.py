@@ -30,7 +30,8 @@ _NO_BINDING = type("_NoBinding", (), {"tag": ""})()   # what ``binding()`` stand
 class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
                  "value", "elements", "yields", "maximum", "pads", "reaches", "sizes", "sizing", "called",
-                 "reads", "size_read", "compares", "fills", "grows", "forwards_loader")
+                 "reads", "size_read", "compares", "fills", "grows", "forwards_loader",
+                 "grad_free")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -58,6 +59,7 @@ class _Scope:
         self.fills: tuple[str, ...] = ()   # size parameters filled from the data when left out
         self.grows: tuple[int, str, int] = (-1, "", -1)   # the parameter it returns grown by a concatenation
         self.forwards_loader = False   # it returns a DataLoader built with its own ``**kwargs`` (no drop_last)
+        self.grad_free = False   # decorated with ``torch.no_grad()`` / ``torch.inference_mode()``
         self.called: set[str] = set()   # the last names of what it calls otherwise (``helper``, ``self.helper``)
 
 

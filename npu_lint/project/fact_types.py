@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 44   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 45   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -63,6 +63,9 @@ class FunctionFacts(NamedTuple):
     # **kwargs): return klass(dataset, *args, shuffle=shuffle, **kwargs)``): a call of it in another module
     # builds the loader with the call's keywords (NPU406 / NPU415)
     forwards_loader: bool = False
+    # it is declared to run without gradients (``@torch.no_grad()``, ``@torch.inference_mode()``): an inference
+    # entry point, :func:`npu_lint.analysis.grad_free.declares_grad_free`, for NPU419 at the calls of other modules
+    grad_free: bool = False
 
 
 class ClassFacts(NamedTuple):

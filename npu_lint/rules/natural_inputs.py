@@ -11,7 +11,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.grad_free import grad_free_callee
 from npu_lint.analysis.natural_sizes import natural_source
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, method_position, short_source
@@ -92,7 +94,16 @@ class NaturalSizeInputs(Rule):
         # the element of the tokenizer output taken by key, then moved
         "import torch\nclass Scorer:\n    def score(self, text):\n"
         "        enc = self.tokenizer(text, return_tensors='pt', add_special_tokens=False)\n"
-        "        ids = enc['input_ids'].to(self.device)\n        return self.model(ids)\n")
+        "        ids = enc['input_ids'].to(self.device)\n        return self.model(ids)\n",
+        # a recording handed to the file's helper, which hands it to another that moves it to the device
+        "import torch\nimport soundfile as sf\ndef torch_run(model, wav):\n    wav = wav.to(model.device)\n"
+        "    return model(wav)\ndef numpy_run(model, wav):\n    return torch_run(model, torch.from_numpy(wav)).numpy()\n"
+        "def run_file(model, path):\n    wav, sr = sf.read(path)\n    out = numpy_run(model, wav.T[None])\n",
+        # an image file per loop handed to an instance whose __call__ runs without gradients
+        "import numpy as np\nimport torch\nfrom PIL import Image\nclass Runner:\n    @torch.inference_mode()\n"
+        "    def __call__(self, image):\n        return self.model(image)\n"
+        "def batch(paths):\n    runner = Runner()\n    for p in paths:\n"
+        "        out = runner(np.array(Image.open(p).convert('RGB')))\n")
     must_not_fire = (
         # padded to a fixed length; padding=True (NPU405's); a constant prompt
         "import torch\ndef answer(model, tokenizer, prompt, device):\n"
@@ -120,6 +131,9 @@ class NaturalSizeInputs(Rule):
         "import torch\nfrom PIL import Image\ndef caption(model, processor, path, device):\n"
         "    inputs = processor(images=Image.open(path), return_tensors='pt').to(device)\n"
         "    return model.generate(**inputs)\n",
+        # a recording handed to the file's helper that only measures it on the host
+        "import torch\nimport soundfile as sf\ndef stats(wav):\n    return float(wav.mean()), wav.shape[0]\n"
+        "def run_file(model: torch.nn.Module, path):\n    wav, sr = sf.read(path)\n    return stats(wav)\n",
         # module-level code outside a loop: one input per run; a constructor
         "import torch\nfrom PIL import Image\nimport numpy as np\nimport sys\n"
         "img = torch.from_numpy(np.array(Image.open(sys.argv[1]))).cuda()\n",
@@ -154,7 +168,7 @@ class NaturalSizeInputs(Rule):
             source, why = found
             if id(source) in reported or not _inside(source, function, ctx):
                 continue
-            if handed is not None and not _runs_model(handed[0], handed[0], ctx, 1, {handed[1]}):
+            if handed is not None and not uses_on_device(handed[0], handed[1], ctx):
                 continue
             reported.add(id(source))
             tokens = "tokeniz" in why
@@ -162,7 +176,7 @@ class NaturalSizeInputs(Rule):
             where = node if moved else source     # the device tensor is made here; else where the value is made
             ctx.report(where, self.message.format(
                 what=_describe(source), made=source.lineno, why=why, dims="its number of tokens" if tokens else
-                "its height and width, or its number of frames", sink=sink, line=node.lineno,
+                "its number of frames" if "recording" in why else "its height and width", sink=sink, line=node.lineno,
                 fix="pad to a fixed length (padding='max_length', truncation=True, max_length=N) or a few bucket "
                     "lengths" if tokens else "resize or pad to a few fixed sizes, or cut into fixed-length chunks"),
                 at=method_position(node) if moved else None)
@@ -191,7 +205,7 @@ def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Opti
     if not arguments:
         return []
     resolver = ctx.resolver
-    function = ctx.enclosing(node, FUNCTION_TYPES)
+    function = ctx.enclosing_any(node, FUNCTION_TYPES)
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None and function is not None else None
     value = resolver.value_of(func, scope) if scope is not None else resolver.value_of(func)
     if value is not None and value[0] == "module":
@@ -201,14 +215,45 @@ def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Opti
         if owner is not None and owner[0] == "module" or func.attr == "generate":
             return [(a, f"{func.attr}()", None) for a in arguments]
         return []
+    entry = grad_free_callee(resolver, node, scope)
+    if entry is not None:
+        return [(a, f"{entry}(), declared without gradients (an inference entry)", None) for a in arguments]
     helper, offset = _handed_to(node, function, ctx)
     if helper is None:
         return []
     positional = [a.arg for a in helper.args.posonlyargs + helper.args.args][offset:]
     given = [(a, positional[i]) for i, a in enumerate(node.args) if i < len(positional)]
     given += [(kw.value, kw.arg) for kw in node.keywords if kw.arg]
-    sink = f"{helper.name}(), which runs a model on it"
+    sink = f"{helper.name}(), which takes it to the device or a model"
     return [(argument, sink, (helper, parameter)) for argument, parameter in given]
+
+
+def uses_on_device(helper: ast.FunctionDef, parameter: str, ctx: FileContext, depth: int = 0) -> bool:
+    """The file's function ``helper`` brings its parameter (kept whole) into device compute: moves it, calls a model
+    with it, or hands it on to a function of the file that does (two deep); or runs a model on it as NPU417 reads
+    it."""
+    memo = ctx.scratch.setdefault("natural_helpers", {})
+    key = (id(helper), parameter)
+    if key not in memo:
+        memo[key] = False   # recursion stops here
+        memo[key] = _uses_on_device(helper, parameter, ctx, depth)
+    return memo[key]
+
+
+def _uses_on_device(helper: ast.FunctionDef, parameter: str, ctx: FileContext, depth: int) -> bool:
+    resolver = ctx.resolver
+    scope = resolver.scopes.scope_of(helper) if resolver.scopes is not None else None
+    if scope is None:
+        return False
+    for call in walk(helper):
+        if not isinstance(call, ast.Call) or ctx.enclosing_any(call, FUNCTION_TYPES) is not helper:
+            continue
+        for value, _, handed in _entering(call, ctx):
+            if natural_source(resolver, value, scope, parameter=(helper, parameter)) is None:
+                continue
+            if handed is None or depth < 2 and uses_on_device(handed[0], handed[1], ctx, depth + 1):
+                return True
+    return _runs_model(helper, helper, ctx, 1, {parameter})
 
 
 def _to_device(node: ast.Call, ctx: FileContext) -> bool:
