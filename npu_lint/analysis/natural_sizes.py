@@ -130,7 +130,7 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
         if wanted != element or any(kw.arg in row["window"].split() for kw in node.keywords if kw.arg):
             return None
         return node, f"{name}() decodes the whole {'recording' if row['element'] else 'image'}"
-    if element is None and parameter is None and unpadded_tokens(node):
+    if element is None and parameter is None and unpadded_tokens(node) and not _constant_text(resolver, node, scope):
         return node, "tokenized without padding to a fixed length"
     if element is not None:
         return _returned(resolver, node, scope, depth, frames, element) if parameter is None else None
@@ -158,6 +158,22 @@ def unpadded_tokens(node: ast.Call) -> bool:
     if not texts:
         return False
     return any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp)) for n in walk(texts[0]))
+
+
+def _constant_text(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
+    """The tokenized text is the same every call: a name or ``self.x`` every binding of which is a constant string
+    (``input_text = "Hello my name is"`` in the class body)."""
+    keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+    texts = node.args[:1] or [keywords[k] for k in ("text", "conversation", "prompt") if k in keywords][:1]
+    text = texts[0] if texts else None
+    bindings = []
+    if isinstance(text, ast.Name) and scope is not None and resolver.scopes is not None:
+        bindings = resolver.scopes.may_reach(text.id, scope, (text.lineno, text.col_offset))
+    elif isinstance(text, ast.Attribute) and isinstance(text.value, ast.Name) and scope is not None \
+            and scope.self_name == text.value.id and scope.cls is not None:
+        bindings = scope.cls.attrs.get(text.attr, []) + scope.cls.names.get(text.attr, [])
+    return bool(bindings) and all(b.tag == VALUE and isinstance(b.value, ast.Constant) and isinstance(b.value.value, str)
+                                  for b in bindings)
 
 
 def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], depth: int, frames: int,

@@ -111,6 +111,9 @@ class NaturalSizeInputs(Rule):
         "                       return_tensors='pt').to(device)\n    return model(**inputs)\n",
         "import torch\ndef answer(model, tokenizer, prompts, device):\n"
         "    inputs = tokenizer(prompts, padding=True, return_tensors='pt').to(device)\n    return model(**inputs)\n",
+        "import torch\nclass GenTest:\n    input_text = 'Hello my name is'\n    def test_generate(self):\n"
+        "        enc = self.tokenizer(self.input_text, return_tensors='pt')\n"
+        "        self.model.generate(input_ids=enc.input_ids.to(0))\n",
         "import torch\ndef warmup(model, tokenizer, device):\n"
         "    inputs = tokenizer('hello world', return_tensors='pt').to(device)\n    return model(**inputs)\n",
         # an image resized to a constant size, or given to a transform; a window read of a recording
