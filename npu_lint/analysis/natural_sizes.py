@@ -52,6 +52,11 @@ _KEEPING_ATTRIBUTES = frozenset({"input_ids", "T", "mT", "data"})
 _MEDIA_KEYWORDS = frozenset({"images", "image", "audio", "audios", "raw_speech", "videos", "video", "pixel_values",
                              "sampling_rate", "speech"})
 _NO_PADDING = (False, "do_not_pad", None)
+_TOKENIZER_METHODS = frozenset({"encode", "encode_plus", "apply_chat_template"})
+# Attributes only a tokenizer has (a processor keeps them on its ``.tokenizer``).
+_TOKENIZER_ATTRIBUTES = frozenset({"eos_token_id", "pad_token_id", "bos_token_id", "convert_tokens_to_ids",
+                                   "convert_ids_to_tokens", "get_vocab", "vocab_size", "eos_token", "pad_token"})
+_TOKEN_FIELDS = frozenset({"input_ids", "attention_mask", "token_type_ids"})
 _DEPTH = 12
 _FRAMES = 2
 
@@ -130,7 +135,8 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
         if wanted != element or any(kw.arg in row["window"].split() for kw in node.keywords if kw.arg):
             return None
         return node, f"{name}() decodes the whole {'recording' if row['element'] else 'image'}"
-    if element is None and parameter is None and unpadded_tokens(node) and not _constant_text(resolver, node, scope):
+    if element is None and parameter is None and unpadded_tokens(node) and not _constant_text(resolver, node, scope) \
+            and _text_evidence(resolver, node, scope):
         return node, "tokenized without padding to a fixed length"
     if element is not None:
         return _returned(resolver, node, scope, depth, frames, element) if parameter is None else None
@@ -158,6 +164,73 @@ def unpadded_tokens(node: ast.Call) -> bool:
     if not texts:
         return False
     return any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp)) for n in walk(texts[0]))
+
+
+def _text_evidence(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
+    """The call tokenizes text, by the code's own evidence (an image processor takes ``return_tensors=`` too): a
+    tokenizer's method (``tok.encode``, ``apply_chat_template``), a text given by keyword (``text=``) or evidently a
+    string (an f-string, a string joined, formatted or concatenated with a literal, a parameter annotated ``str``,
+    also through the names bound to one), its result read for token fields (``enc["input_ids"]``,
+    ``enc.attention_mask``), or a receiver the module uses as a tokenizer (``self.tok.eos_token_id``)."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in _TOKENIZER_METHODS:
+        return True
+    keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+    if not node.args and "text" in keywords:
+        return True
+    if node.args and _stringy(resolver, node.args[0], scope, 0):
+        return True
+    if _token_fields_read(resolver, node, scope):
+        return True
+    if isinstance(func, (ast.Name, ast.Attribute)) and resolver.scopes is not None:
+        receiver = ast.unparse(func)
+        tree = resolver.scopes.module.node
+        return any(isinstance(n, ast.Attribute) and n.attr in _TOKENIZER_ATTRIBUTES
+                   and ast.unparse(n.value) == receiver for n in walk(tree))
+    return False
+
+
+def _stringy(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], depth: int) -> bool:
+    if depth > 3:
+        return False
+    if isinstance(node, ast.JoinedStr):
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return any(isinstance(side, (ast.Constant, ast.JoinedStr)) and not isinstance(getattr(side, "value", ""), (int, float))
+                   or _stringy(resolver, side, scope, depth + 1) for side in (node.left, node.right))
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "format") \
+            and isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
+        return True
+    if isinstance(node, ast.Name) and scope is not None and resolver.scopes is not None:
+        for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
+            if binding.tag == PARAM and isinstance(binding.node, ast.arg) and binding.node.annotation is not None \
+                    and ast.unparse(binding.node.annotation) in ("str", "typing.Optional[str]", "Optional[str]"):
+                return True
+            if binding.tag == VALUE and isinstance(binding.value, ast.AST) and not binding.path \
+                    and _stringy(resolver, binding.value, binding.scope, depth + 1):
+                return True
+    return False
+
+
+def _token_fields_read(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
+    """The call's result (or the name it is bound to) is read for ``input_ids`` / ``attention_mask`` in its
+    function."""
+    function = scope.node if scope is not None else None
+    if function is None:
+        return False
+    names: set[str] = set()
+    for child in walk(function):
+        if isinstance(child, ast.Assign) and child.value is node:
+            names |= {t.id for t in child.targets if isinstance(t, ast.Name)}
+    for child in walk(function):
+        base = field = None
+        if isinstance(child, ast.Attribute):
+            base, field = child.value, child.attr
+        elif isinstance(child, ast.Subscript) and isinstance(child.slice, ast.Constant):
+            base, field = child.value, child.slice.value
+        if field in _TOKEN_FIELDS and (base is node or isinstance(base, ast.Name) and base.id in names):
+            return True
+    return False
 
 
 def _constant_text(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:

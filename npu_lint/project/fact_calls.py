@@ -59,7 +59,7 @@ class _Scope:
         self.fills: tuple[str, ...] = ()   # size parameters filled from the data when left out
         self.grows: tuple[int, str, int] = (-1, "", -1)   # the parameter it returns grown by a concatenation
         self.forwards_loader = False   # it returns a DataLoader built with its own ``**kwargs`` (no drop_last)
-        self.grad_free = False   # decorated with ``torch.no_grad()`` / ``torch.inference_mode()``
+        self.grad_free: tuple[tuple[str, int], ...] = ()   # declared without gradients: the parameters handed whole to its model
         self.called: set[str] = set()   # the last names of what it calls otherwise (``helper``, ``self.helper``)
 
 

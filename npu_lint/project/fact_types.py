@@ -63,9 +63,10 @@ class FunctionFacts(NamedTuple):
     # **kwargs): return klass(dataset, *args, shuffle=shuffle, **kwargs)``): a call of it in another module
     # builds the loader with the call's keywords (NPU406 / NPU415)
     forwards_loader: bool = False
-    # it is declared to run without gradients (``@torch.no_grad()``, ``@torch.inference_mode()``): an inference
-    # entry point, :func:`npu_lint.analysis.grad_free.declares_grad_free`, for NPU419 at the calls of other modules
-    grad_free: bool = False
+    # declared to run without gradients (``@torch.no_grad()``, ``@torch.inference_mode()``): the parameters it hands
+    # whole to its model and their positions, :func:`npu_lint.analysis.grad_free.whole_inputs`, for NPU419 at the
+    # calls of other modules
+    grad_free: tuple[tuple[str, int], ...] = ()
 
 
 class ClassFacts(NamedTuple):

@@ -30,7 +30,7 @@ from npu_lint.project.fact_reaches import ReachFacts
 from npu_lint.project.fact_calls import _BUILTINS, _PASSED_KINDS, CallFacts, _Scope
 from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
                                          FunctionFacts, ModuleFacts, absolute)
-from npu_lint.analysis.grad_free import declares_grad_free
+from npu_lint.analysis.grad_free import whole_inputs
 from npu_lint.analysis.loader_wrappers import forwards_loader
 from npu_lint.resolver import Resolver
 
@@ -201,7 +201,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             scope.bound.add(arg.arg)
         self.resolver.enter_function(node)
         scope.forwards_loader = forwards_loader(self.resolver, node)
-        scope.grad_free = declares_grad_free(self.resolver, node)
+        scope.grad_free = whole_inputs(self.resolver, node)
         self.scopes.append(scope)
         self.function_scopes.append(scope)
         for child in node.body:

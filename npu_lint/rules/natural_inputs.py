@@ -43,19 +43,27 @@ class NaturalSizeInputs(Rule):
         keys and indices (``tokens["input_ids"]``, ``x[None]``), arithmetic and the calls that only convert, move or
         add an axis (``np.array``, ``.convert("RGB")``, ``torch.from_numpy``, ``to_tensor``, ``.permute``,
         ``.unsqueeze(0)``, ``.float()``); it reaches device compute where it is moved (``.to(device)``, ``.cuda()``,
-        ``.npu()``, not ``.to(torch.float32)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``), or
-        handed to the file's function that runs a model on it (as NPU417 reads it). Left alone: anything that may
+        ``.npu()``, not ``.to(torch.float32)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``),
+        handed to an inference entry (a function or a class's ``__call__`` declared ``@torch.no_grad()`` /
+        ``@torch.inference_mode()``, of this module or another, for the parameters it hands whole to its model:
+        every use is a model call or a move, no resize or helper touches them), or handed to the file's function
+        that moves it, runs a model on it or hands it on (two deep; as NPU417 reads a model run). Left alone: anything that may
         fix the size on the way (a resize, a crop, a pad, a slice with a bound, a transform object, any call the
         model does not know), ``padding="max_length"`` and ``pad_to_multiple_of=`` (fixed or bucketed lengths),
-        ``padding=True`` (NPU405's), a constant text, work that stays on the host, constructors and code run once
-        at setup, and module-level code outside a loop (one input per run).
+        ``padding=True`` (NPU405's), a constant text (also a name or ``self.x`` bound only to constant strings), a
+        call with nothing saying it tokenizes text (an image processor takes ``return_tensors=`` too: the text must
+        be given as ``text=``, be evidently a string -- an f-string, a joined or formatted string, a parameter
+        annotated ``str`` -- or the result be read for ``input_ids`` / ``attention_mask``, or the method be
+        ``encode`` / ``apply_chat_template``, or the module read tokenizer attributes such as ``eos_token_id`` of
+        the same receiver), work that stays on the host, constructors and code run once at setup, and module-level
+        code outside a loop (one input per run).
     Why it matters on NPU:
         Every image, recording or prompt brings its own height and width, number of frames or number of tokens, so
         each call runs the model's forward at a new shape: every operator compiles again on NPU (with graph capture
         or static-shape execution, a fallback), and an inference service or an evaluation over many inputs spends
         its time compiling.
     Example:
-        def caption(model, tokenizer, prompt, device):
+        def caption(model, tokenizer, prompt: str, device):
             inputs = tokenizer(prompt, return_tensors="pt").to(device)
             return model.generate(**inputs)
     Use instead:
@@ -75,7 +83,7 @@ class NaturalSizeInputs(Rule):
     message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
     must_fire = (
         # a prompt tokenized without padding, moved and generated from, per call
-        "import torch\ndef answer(model, tokenizer, prompt, device):\n"
+        "import torch\ndef answer(model, tokenizer, prompt: str, device):\n"
         "    inputs = tokenizer(prompt, return_tensors='pt').to(device)\n"
         "    return model.generate(**inputs)\n",
         # the input ids of an unpadded encoding fed to an nn.Module per question
@@ -137,6 +145,14 @@ class NaturalSizeInputs(Rule):
         # a recording handed to the file's helper that only measures it on the host
         "import torch\nimport soundfile as sf\ndef stats(wav):\n    return float(wav.mean()), wav.shape[0]\n"
         "def run_file(model: torch.nn.Module, path):\n    wav, sr = sf.read(path)\n    return stats(wav)\n",
+        # an image processor given its image positionally (nothing says text: no str, no token fields read)
+        "import torch\ndef check(self, image, device):\n"
+        "    inp = self.feature_extractor(self.numpy_to_pil(image), return_tensors='pt').to(device)\n"
+        "    return self.safety_checker(images=image, clip_input=inp.pixel_values)\n",
+        # an inference entry that letterboxes its image to a fixed size before its model
+        "import torch\nfrom PIL import Image\n@torch.no_grad()\ndef predict_image(model, image, imgsz=640):\n"
+        "    x = letterbox(image, imgsz)\n    return model(x)\n"
+        "def run(model, paths):\n    for p in paths:\n        res = predict_image(model, Image.open(p).convert('RGB'))\n",
         # module-level code outside a loop: one input per run; a constructor
         "import torch\nfrom PIL import Image\nimport numpy as np\nimport sys\n"
         "img = torch.from_numpy(np.array(Image.open(sys.argv[1]))).cuda()\n",
@@ -220,7 +236,11 @@ def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Opti
         return []
     entry = grad_free_callee(resolver, node, scope)
     if entry is not None:
-        return [(a, f"{entry}(), declared without gradients (an inference entry)", None) for a in arguments]
+        name, inputs = entry
+        sink = f"{name}(), which runs its model on it without gradients"
+        wanted = {index for _, index in inputs if index >= 0}
+        return [(a, sink, None) for i, a in enumerate(node.args) if i in wanted and not isinstance(a, ast.Starred)] \
+            + [(kw.value, sink, None) for kw in node.keywords if kw.arg in {n for n, _ in inputs}]
     helper, offset = _handed_to(node, function, ctx)
     if helper is None:
         return []
