@@ -57,6 +57,10 @@ _TOKENIZER_METHODS = frozenset({"encode", "encode_plus", "apply_chat_template"})
 _TOKENIZER_ATTRIBUTES = frozenset({"eos_token_id", "pad_token_id", "bos_token_id", "convert_tokens_to_ids",
                                    "convert_ids_to_tokens", "get_vocab", "vocab_size", "eos_token", "pad_token"})
 _TOKEN_FIELDS = frozenset({"input_ids", "attention_mask", "token_type_ids"})
+# Keywords only a tokenizer (or a processor's text side) takes: an image feature extractor has none of them.
+_TOKENIZER_KEYWORDS = frozenset({"truncation", "max_length", "add_special_tokens", "return_attention_mask",
+                                 "return_token_type_ids", "return_offsets_mapping", "is_split_into_words",
+                                 "return_special_tokens_mask", "return_overflowing_tokens", "text_pair"})
 _DEPTH = 12
 _FRAMES = 2
 
@@ -168,15 +172,15 @@ def unpadded_tokens(node: ast.Call) -> bool:
 
 def _text_evidence(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
     """The call tokenizes text, by the code's own evidence (an image processor takes ``return_tensors=`` too): a
-    tokenizer's method (``tok.encode``, ``apply_chat_template``), a text given by keyword (``text=``) or evidently a
-    string (an f-string, a string joined, formatted or concatenated with a literal, a parameter annotated ``str``,
+    tokenizer's method (``tok.encode``, ``apply_chat_template``), a tokenizer's keyword (``truncation=``,
+    ``max_length=``, ``add_special_tokens=``), a text given by keyword (``text=``) or evidently a string (an f-string, a string joined, formatted or concatenated with a literal, a parameter annotated ``str``,
     also through the names bound to one), its result read for token fields (``enc["input_ids"]``,
     ``enc.attention_mask``), or a receiver the module uses as a tokenizer (``self.tok.eos_token_id``)."""
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in _TOKENIZER_METHODS:
         return True
     keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
-    if not node.args and "text" in keywords:
+    if not node.args and "text" in keywords or any(k in _TOKENIZER_KEYWORDS for k in keywords):
         return True
     if node.args and _stringy(resolver, node.args[0], scope, 0):
         return True

@@ -53,7 +53,8 @@ class NaturalSizeInputs(Rule):
         ``padding=True`` (NPU405's), a constant text (also a name or ``self.x`` bound only to constant strings), a
         call with nothing saying it tokenizes text (an image processor takes ``return_tensors=`` too: the text must
         be given as ``text=``, be evidently a string -- an f-string, a joined or formatted string, a parameter
-        annotated ``str`` -- or the result be read for ``input_ids`` / ``attention_mask``, or the method be
+        annotated ``str`` -- or a tokenizer's keyword be given (``truncation=``, ``max_length=``,
+        ``add_special_tokens=``), or the result be read for ``input_ids`` / ``attention_mask``, or the method be
         ``encode`` / ``apply_chat_template``, or the module read tokenizer attributes such as ``eos_token_id`` of
         the same receiver), work that stays on the host, constructors and code run once at setup, and module-level
         code outside a loop (one input per run).
