@@ -173,7 +173,8 @@ def unpadded_tokens(node: ast.Call) -> bool:
 def _text_evidence(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
     """The call tokenizes text, by the code's own evidence (an image processor takes ``return_tensors=`` too): a
     tokenizer's method (``tok.encode``, ``apply_chat_template``), a tokenizer's keyword (``truncation=``,
-    ``max_length=``, ``add_special_tokens=``), a text given by keyword (``text=``) or evidently a string (an f-string, a string joined, formatted or concatenated with a literal, a parameter annotated ``str``,
+    ``max_length=``, ``add_special_tokens=``), a text given by keyword (``text=``) or evidently a string (an
+    f-string, a string joined, formatted or concatenated with a literal, a parameter annotated ``str``,
     also through the names bound to one), its result read for token fields (``enc["input_ids"]``,
     ``enc.attention_mask``), or a receiver the module uses as a tokenizer (``self.tok.eos_token_id``)."""
     func = node.func
@@ -200,7 +201,7 @@ def _stringy(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], depth:
     if isinstance(node, ast.JoinedStr):
         return True
     if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
-        return any(isinstance(side, (ast.Constant, ast.JoinedStr)) and not isinstance(getattr(side, "value", ""), (int, float))
+        return any(isinstance(side, ast.JoinedStr) or isinstance(side, ast.Constant) and isinstance(side.value, str)
                    or _stringy(resolver, side, scope, depth + 1) for side in (node.left, node.right))
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("join", "format") \
             and isinstance(node.func.value, (ast.Constant, ast.JoinedStr)):
@@ -249,8 +250,8 @@ def _constant_text(resolver: "Resolver", node: ast.Call, scope: Optional[Scope])
     elif isinstance(text, ast.Attribute) and isinstance(text.value, ast.Name) and scope is not None \
             and scope.self_name == text.value.id and scope.cls is not None:
         bindings = scope.cls.attrs.get(text.attr, []) + scope.cls.names.get(text.attr, [])
-    return bool(bindings) and all(b.tag == VALUE and isinstance(b.value, ast.Constant) and isinstance(b.value.value, str)
-                                  for b in bindings)
+    return bool(bindings) and all(b.tag == VALUE and isinstance(b.value, ast.Constant)
+                                  and isinstance(b.value.value, str) for b in bindings)
 
 
 def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], depth: int, frames: int,

@@ -47,7 +47,8 @@ class NaturalSizeInputs(Rule):
         handed to an inference entry (a function or a class's ``__call__`` declared ``@torch.no_grad()`` /
         ``@torch.inference_mode()``, of this module or another, for the parameters it hands whole to its model:
         every use is a model call or a move, no resize or helper touches them), or handed to the file's function
-        that moves it, runs a model on it or hands it on (two deep; as NPU417 reads a model run). Left alone: anything that may
+        that moves it, runs a model on it or hands it on (two deep; as NPU417 reads a model run). Left alone:
+        anything that may
         fix the size on the way (a resize, a crop, a pad, a slice with a bound, a transform object, any call the
         model does not know), ``padding="max_length"`` and ``pad_to_multiple_of=`` (fixed or bucketed lengths),
         ``padding=True`` (NPU405's), a constant text (also a name or ``self.x`` bound only to constant strings), a
