@@ -155,6 +155,9 @@ class NaturalSizeInputs(Rule):
         "import torch\nfrom PIL import Image\n@torch.no_grad()\ndef predict_image(model, image, imgsz=640):\n"
         "    x = letterbox(image, imgsz)\n    return model(x)\n"
         "def run(model, paths):\n    for p in paths:\n        res = predict_image(model, Image.open(p).convert('RGB'))\n",
+        # a module built here on the CPU (no device, never moved): data preparation on the host
+        "import torch\nimport torchaudio\ndef prompts(paths):\n    mel = torch.nn.Conv1d(1, 8, 3)\n    out = []\n"
+        "    for p in paths:\n        wav, sr = torchaudio.load(p)\n        out.append(mel(wav))\n    return out\n",
         # module-level code outside a loop: one input per run; a constructor
         "import torch\nfrom PIL import Image\nimport numpy as np\nimport sys\n"
         "img = torch.from_numpy(np.array(Image.open(sys.argv[1]))).cuda()\n",
@@ -230,6 +233,8 @@ def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Opti
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None and function is not None else None
     value = resolver.value_of(func, scope) if scope is not None else resolver.value_of(func)
     if value is not None and value[0] == "module":
+        if _host_module(func, function, ctx):
+            return []
         return [(a, "the model", None) for a in arguments]
     if isinstance(func, ast.Attribute) and func.attr in _FORWARDS:
         owner = resolver.value_of(func.value, scope) if scope is not None else resolver.value_of(func.value)
@@ -279,6 +284,24 @@ def _uses_on_device(helper: ast.FunctionDef, parameter: str, ctx: FileContext, d
             if handed is None or depth < 2 and uses_on_device(handed[0], handed[1], ctx, depth + 1):
                 return True
     return _runs_model(helper, helper, ctx, 1, {parameter})
+
+
+def _host_module(func: ast.AST, function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``mel = MelSpec(...)`` built in this function, given no device and never moved: a module on the CPU (a
+    feature extractor of the data preparation), not device compute."""
+    if not isinstance(func, ast.Name) or function is None:
+        return False
+    built = False
+    for child in walk(function):
+        if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == func.id for t in child.targets):
+            if not isinstance(child.value, ast.Call) or any(kw.arg == "device" for kw in child.value.keywords) \
+                    or isinstance(child.value.func, ast.Attribute) and child.value.func.attr in _MOVES:
+                return False
+            built = True
+        elif isinstance(child, ast.Attribute) and child.attr in _MOVES and isinstance(child.value, ast.Name) \
+                and child.value.id == func.id:
+            return False
+    return built
 
 
 def _to_device(node: ast.Call, ctx: FileContext) -> bool:
