@@ -155,6 +155,8 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
 def unpadded_tokens(node: ast.Call) -> bool:
     """``tok(text, return_tensors="pt")``: a tokenizer call giving tensors, no padding to a fixed length, of a text
     that is not a constant, with no image / audio input."""
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "pad":
+        return False    # ``tok.pad(features)`` pads to the longest by default (NPU405's question)
     keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
     tensors = keywords.get("return_tensors")
     if not isinstance(tensors, ast.Constant) or tensors.value not in ("pt", "np"):
