@@ -46,7 +46,7 @@ def test_exclude_replaces_the_defaults_and_extend_exclude_adds(tmp_path):
 
 
 @pytest.mark.parametrize("key,value,suggestion", [
-    ("select", "NPU9", "NPU409"), ("ignore", "NPU999", "NPU409"), ("extend-select", "NPU2055", "NPU205"),
+    ("select", "NPU9", "NPU419"), ("ignore", "NPU999", "NPU419"), ("extend-select", "NPU2055", "NPU205"),
     ("select", "NPUX", None), ("select", "E501", None),
 ])
 def test_unknown_selectors_are_errors_with_the_nearest_code(tmp_path, key, value, suggestion):

@@ -146,3 +146,42 @@ def test_a_step_helper_of_another_module_fed_back_by_a_loop_grows(tmp_path: Path
     result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
     found = {(path.rsplit("/", 1)[-1], f.line) for path, f in result.findings if f.code == "NPU408"}
     assert found == {("generate.py", 7), ("generate.py", 14)}
+
+
+RUNNER = '''import torch
+
+
+class ModelManager:
+    def __init__(self, model):
+        self.model = model
+
+    @torch.inference_mode()
+    def __call__(self, image, mask):
+        return self.model(image, mask)
+
+    def describe(self, image):
+        return image.shape
+'''
+BATCH = '''import numpy as np
+from PIL import Image
+
+from pkg.runner import ModelManager
+
+
+def run(paths, model):
+    manager = ModelManager(model)
+    for p in paths:
+        img = np.array(Image.open(p).convert("RGB"))
+        out = manager(img, None)
+        manager.describe(np.array(Image.open(p)))
+'''
+
+
+def test_an_image_file_handed_to_another_modules_inference_entry_has_its_own_size(tmp_path: Path) -> None:
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "runner.py").write_text(RUNNER)
+    (tmp_path / "pkg" / "batch.py").write_text(BATCH)
+    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
+    found = {(path.rsplit("/", 1)[-1], f.line) for path, f in result.findings if f.code == "NPU419"}
+    assert found == {("batch.py", 10)}

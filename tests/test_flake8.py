@@ -124,4 +124,4 @@ def test_release_option_names_noqa_case_and_unknown_codes(tmp_path):
     assert "NPU203" in shown.stdout
     typo = flake8("--select", "E,NPU9", "train.py", cwd=tmp_path)
     assert typo.returncode == 2 and typo.stdout == ""
-    assert typo.stderr.strip() == "npu-lint: error: --select: unknown rule selector: 'NPU9' (did you mean NPU409?)"
+    assert typo.stderr.strip() == "npu-lint: error: --select: unknown rule selector: 'NPU9' (did you mean NPU419?)"

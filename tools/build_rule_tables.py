@@ -20,6 +20,7 @@ import class_default_tables  # noqa: E402
 import cuda_tables  # noqa: E402
 import dynamic_tables  # noqa: E402
 import library_tables  # noqa: E402
+import natural_size_tables  # noqa: E402
 import size_tables  # noqa: E402
 import support_tables  # noqa: E402
 
@@ -35,6 +36,7 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
     written += affinity_tables.build(data_dir, out_dir)
     written += dynamic_tables.build(data_dir, out_dir)
     written += size_tables.build(out_dir)
+    written += natural_size_tables.build(out_dir)
     written += library_tables.build(out_dir)
     written += class_default_tables.build(out_dir)
     versions = out_dir / "versions.txt"

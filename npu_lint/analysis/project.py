@@ -298,6 +298,21 @@ class ProjectView(FunctionFacts):
         return target is not None and self.index.kind(target) == "function" \
             and self.index.functions[target][1].forwards_loader
 
+    def grad_free(self, qualname: str, importer: str) -> tuple[tuple[str, int], ...]:
+        """The parameters the project function the importer's name stands for, declared without gradients
+        (``@torch.no_grad()``), hands whole to its model (:func:`npu_lint.analysis.grad_free.whole_inputs`)."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return ()
+        return tuple((name, index) for name, index in self.index.functions[target][1].grad_free)
+
+    def method_grad_free(self, cls: str, method: str) -> tuple[tuple[str, int], ...]:
+        """As :meth:`grad_free` for the project class's ``method`` (its own or a project base's)."""
+        found = self.index.method(cls, method) if cls in self.index.classes else None
+        if found is None or found not in self.index.functions:
+            return ()
+        return tuple((name, index) for name, index in self.index.functions[found][1].grad_free)
+
     def loader_positionals(self, qualname: str, importer: str, torch_order: tuple[str, ...],
                            torch_classes: frozenset[str] = frozenset()) -> tuple[str, ...]:
         """The keywords the positional arguments of a call of a project ``DataLoader`` (or ``torch_classes``:

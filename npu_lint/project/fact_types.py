@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 46   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 47   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -67,6 +67,10 @@ class FunctionFacts(NamedTuple):
     # ``return torch.cat([i.ids for i in self.instances])``): ``x``, the model's
     # :func:`npu_lint.analysis.item_counts.counted_attribute`; "" otherwise
     counts: str = ""
+    # declared to run without gradients (``@torch.no_grad()``, ``@torch.inference_mode()``): the parameters it hands
+    # whole to its model and their positions, :func:`npu_lint.analysis.grad_free.whole_inputs`, for NPU419 at the
+    # calls of other modules
+    grad_free: tuple[tuple[str, int], ...] = ()
 
 
 class ClassFacts(NamedTuple):

@@ -29,7 +29,7 @@ HEADER = ["Function Name", "File Path", "Line Number", "Static Code", "Static Fi
 _FRAME = "<file "
 # Findings that say the batches differ: random sizes, padding to the batch maximum, a smaller last batch or
 # chunk, per-sample items of different lengths.
-BATCH_CODES = ("NPU404", "NPU405", "NPU406", "NPU407", "NPU409", "NPU411", "NPU415", "NPU417", "NPU418")
+BATCH_CODES = ("NPU404", "NPU405", "NPU406", "NPU407", "NPU409", "NPU411", "NPU415", "NPU417", "NPU418", "NPU419")
 
 
 @dataclass(frozen=True)

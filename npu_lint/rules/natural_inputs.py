@@ -1,0 +1,318 @@
+"""NPU419: an input whose shape is the data's own size (an image file decoded at its own resolution, a recording read
+whole, a text tokenized without padding to a fixed length) reaching a model or the device, per call or per item.
+
+The model's question is :func:`npu_lint.analysis.natural_sizes.natural_source`: which call gives a value the
+input's own size. This rule finds where such a value enters device compute (a ``.to(device)`` / ``.cuda()`` /
+``.npu()`` of it, an ``nn.Module`` called with it or its ``generate`` / ``forward``, or the file's function it is
+handed to that runs a model on it, as NPU417 reads it) and reports once, at the call that made the value in that
+function: the reader, the tokenizer call, or the call of the file's helper returning one."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.grad_free import grad_free_callee
+from npu_lint.analysis.natural_sizes import natural_source
+from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.setup_time import runs_at_setup
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES, Rule, method_position, short_source
+from npu_lint.rules.value_flow import FAMILY
+from npu_lint.rules.whole_samples import _handed_to, _runs_model
+
+_MOVES = frozenset({"to", "cuda", "npu"})
+# Methods of a model that run its forward on their arguments.
+_FORWARDS = frozenset({"generate", "forward", "__call__"})
+_DTYPES = frozenset({"float", "float16", "float32", "float64", "half", "bfloat16", "double", "long", "int", "int64",
+                     "int32", "int16", "int8", "uint8", "bool", "complex64", "complex128"})
+_LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+
+
+class NaturalSizeInputs(Rule):
+    """An input at the data's own size (an image file as decoded, a whole recording, an unpadded tokenized text) reaching a model per call.
+
+    What it does:
+        Flags the call that gives a value the input's own size, when the value reaches device compute in the same
+        function: a whole file decoded by a reader of ``rule_tables/natural_size_sources.tsv``
+        (``PIL.Image.open``, ``cv2.imread``, ``torchvision.io.read_image``, ``torchaudio.load``, ``soundfile.read``,
+        ``librosa.load`` ..., without a window keyword such as ``num_frames=`` or ``duration=``), or a text
+        tokenized to tensors without padding (``tok(text, return_tensors="pt")``, ``tok.encode(...,
+        return_tensors="pt")``, ``apply_chat_template(..., return_tensors="pt")``: ``padding`` absent, ``False`` or
+        ``"do_not_pad"``, the text not a constant, no image or audio input), also through the file's functions
+        returning one (the call of the helper is reported). The size is followed through names, tuple unpacking,
+        keys and indices (``tokens["input_ids"]``, ``x[None]``), arithmetic and the calls that only convert, move or
+        add an axis (``np.array``, ``.convert("RGB")``, ``torch.from_numpy``, ``to_tensor``, ``.permute``,
+        ``.unsqueeze(0)``, ``.float()``); it reaches device compute where it is moved (``.to(device)``, ``.cuda()``,
+        ``.npu()``, not ``.to(torch.float32)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``),
+        handed to an inference entry (a function or a class's ``__call__`` declared ``@torch.no_grad()`` /
+        ``@torch.inference_mode()``, of this module or another, for the parameters it hands whole to its model:
+        every use is a model call or a move, no resize or helper touches them), or handed to the file's function
+        that moves it, runs a model on it or hands it on (two deep; as NPU417 reads a model run). Left alone:
+        anything that may
+        fix the size on the way (a resize, a crop, a pad, a slice with a bound, a transform object, any call the
+        model does not know), ``padding="max_length"`` and ``pad_to_multiple_of=`` (fixed or bucketed lengths),
+        ``padding=True`` (NPU405's), a constant text (also a name or ``self.x`` bound only to constant strings), a
+        call with nothing saying it tokenizes text (an image processor takes ``return_tensors=`` too: the text must
+        be given as ``text=``, be evidently a string -- an f-string, a joined or formatted string, a parameter
+        annotated ``str`` -- or a tokenizer's keyword be given (``truncation=``, ``max_length=``,
+        ``add_special_tokens=``), or the result be read for ``input_ids`` / ``attention_mask``, or the method be
+        ``encode`` / ``apply_chat_template``, or the module read tokenizer attributes such as ``eos_token_id`` of
+        the same receiver), work that stays on the host, constructors and code run once at setup, and module-level
+        code outside a loop (one input per run).
+    Why it matters on NPU:
+        Every image, recording or prompt brings its own height and width, number of frames or number of tokens, so
+        each call runs the model's forward at a new shape: every operator compiles again on NPU (with graph capture
+        or static-shape execution, a fallback), and an inference service or an evaluation over many inputs spends
+        its time compiling.
+    Example:
+        def caption(model, tokenizer, prompt: str, device):
+            inputs = tokenizer(prompt, return_tensors="pt").to(device)
+            return model.generate(**inputs)
+    Use instead:
+        Bring every input to one of a few fixed sizes: ``padding="max_length"`` with ``truncation=True`` and a
+        ``max_length`` (or pad to a multiple of a bucket), resize or pad images to a fixed size (letterbox) and
+        crop the output, cut recordings into fixed-length chunks and overlap-add the outputs.
+    Fix safety:
+        No automatic fix: padding, resizing or chunking changes what the model sees and needs masks or crops.
+    """
+
+    code = "NPU419"
+    name = "natural-size-inputs"
+    family = FAMILY
+    node_types = (ast.Call,)
+    triggers = ("return_tensors", "imread", "Image", "read_image", "decode_image", "torchaudio", "soundfile",
+                "librosa", "wavfile", "audiofile")
+    message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
+    must_fire = (
+        # a prompt tokenized without padding, moved and generated from, per call
+        "import torch\ndef answer(model, tokenizer, prompt: str, device):\n"
+        "    inputs = tokenizer(prompt, return_tensors='pt').to(device)\n"
+        "    return model.generate(**inputs)\n",
+        # the input ids of an unpadded encoding fed to an nn.Module per question
+        "import torch\ndef evaluate(model: torch.nn.Module, tokenizer, questions):\n"
+        "    for q in questions:\n        tokens = tokenizer.encode(f'Q: {q}', return_tensors='pt')\n"
+        "        logits = model(tokens)\n",
+        # an image file decoded at its own size, converted and moved to the device in a loop over files
+        "import numpy as np\nimport torch\nfrom PIL import Image\ndef run(net, paths, device):\n"
+        "    for p in paths:\n        img = np.array(Image.open(p).convert('RGB'))\n"
+        "        x = torch.from_numpy(img).permute(2, 0, 1)[None].float() / 255.0\n"
+        "        y = net(x.to(device))\n",
+        # a whole recording returned by the file's helper (the helper's call is reported)
+        "import torch\nimport soundfile as sf\ndef _load(path):\n    return sf.read(path, dtype='float32')\n"
+        "def enhance(model: torch.nn.Module, path):\n    wav, sr = _load(path)\n"
+        "    x = torch.from_numpy(wav)[None]\n    return model(x.cuda())\n",
+        # the element of the tokenizer output taken by key, then moved
+        "import torch\nclass Scorer:\n    def score(self, text):\n"
+        "        enc = self.tokenizer(text, return_tensors='pt', add_special_tokens=False)\n"
+        "        ids = enc['input_ids'].to(self.device)\n        return self.model(ids)\n",
+        # a recording handed to the file's helper, which hands it to another that moves it to the device
+        "import torch\nimport soundfile as sf\ndef torch_run(model, wav):\n    wav = wav.to(model.device)\n"
+        "    return model(wav)\ndef numpy_run(model, wav):\n    return torch_run(model, torch.from_numpy(wav)).numpy()\n"
+        "def run_file(model, path):\n    wav, sr = sf.read(path)\n    out = numpy_run(model, wav.T[None])\n",
+        # an image file per loop handed to an instance whose __call__ runs without gradients
+        "import numpy as np\nimport torch\nfrom PIL import Image\nclass Runner:\n    @torch.inference_mode()\n"
+        "    def __call__(self, image):\n        return self.model(image)\n"
+        "def batch(paths):\n    runner = Runner()\n    for p in paths:\n"
+        "        out = runner(np.array(Image.open(p).convert('RGB')))\n")
+    must_not_fire = (
+        # padded to a fixed length; padding=True (NPU405's); a constant prompt
+        "import torch\ndef answer(model, tokenizer, prompt, device):\n"
+        "    inputs = tokenizer(prompt, padding='max_length', truncation=True, max_length=128,\n"
+        "                       return_tensors='pt').to(device)\n    return model(**inputs)\n",
+        "import torch\ndef answer(model, tokenizer, prompts, device):\n"
+        "    inputs = tokenizer(prompts, padding=True, return_tensors='pt').to(device)\n    return model(**inputs)\n",
+        "import torch\nclass GenTest:\n    input_text = 'Hello my name is'\n    def test_generate(self):\n"
+        "        enc = self.tokenizer(self.input_text, return_tensors='pt')\n"
+        "        self.model.generate(input_ids=enc.input_ids.to(0))\n",
+        "import torch\ndef warmup(model, tokenizer, device):\n"
+        "    inputs = tokenizer('hello world', return_tensors='pt').to(device)\n    return model(**inputs)\n",
+        # an image resized to a constant size, or given to a transform; a window read of a recording
+        "import numpy as np\nimport torch\nimport cv2\ndef run(net, paths, device):\n"
+        "    for p in paths:\n        img = cv2.resize(cv2.imread(p), (640, 640))\n"
+        "        y = net(torch.from_numpy(img).to(device))\n",
+        "import torch\nfrom PIL import Image\ndef run(net, paths, transform, device):\n"
+        "    for p in paths:\n        x = transform(Image.open(p).convert('RGB'))\n        y = net(x.to(device))\n",
+        "import torch\nimport torchaudio\ndef run(model: torch.nn.Module, path):\n"
+        "    wav, sr = torchaudio.load(path, frame_offset=0, num_frames=16000)\n    return model(wav.cuda())\n",
+        # host-only work: the image is measured and saved, never reaches a model or the device; a dtype cast
+        "import numpy as np\nfrom PIL import Image\nimport torch\ndef sizes(paths):\n"
+        "    for p in paths:\n        img = np.array(Image.open(p))\n        t = torch.from_numpy(img).to(torch.float32)\n"
+        "        print(t.mean())\n",
+        # the sample rate, not the data; a processor's image input (resized by the processor)
+        "import torch\nimport torchaudio\ndef rate(model: torch.nn.Module, path):\n"
+        "    wav, sr = torchaudio.load(path)\n    return model(torch.tensor([sr]).cuda())\n",
+        "import torch\nfrom PIL import Image\ndef caption(model, processor, path, device):\n"
+        "    inputs = processor(images=Image.open(path), return_tensors='pt').to(device)\n"
+        "    return model.generate(**inputs)\n",
+        # a recording handed to the file's helper that only measures it on the host
+        "import torch\nimport soundfile as sf\ndef stats(wav):\n    return float(wav.mean()), wav.shape[0]\n"
+        "def run_file(model: torch.nn.Module, path):\n    wav, sr = sf.read(path)\n    return stats(wav)\n",
+        # an image processor given its image positionally (nothing says text: no str, no token fields read)
+        "import torch\ndef check(self, image, device):\n"
+        "    inp = self.feature_extractor(self.numpy_to_pil(image), return_tensors='pt').to(device)\n"
+        "    return self.safety_checker(images=image, clip_input=inp.pixel_values)\n",
+        # an inference entry that letterboxes its image to a fixed size before its model
+        "import torch\nfrom PIL import Image\n@torch.no_grad()\ndef predict_image(model, image, imgsz=640):\n"
+        "    x = letterbox(image, imgsz)\n    return model(x)\n"
+        "def run(model, paths):\n    for p in paths:\n        res = predict_image(model, Image.open(p).convert('RGB'))\n",
+        # a module built here on the CPU (no device, never moved): data preparation on the host
+        "import torch\nimport torchaudio\ndef prompts(paths):\n    mel = torch.nn.Conv1d(1, 8, 3)\n    out = []\n"
+        "    for p in paths:\n        wav, sr = torchaudio.load(p)\n        out.append(mel(wav))\n    return out\n",
+        # module-level code outside a loop: one input per run; a constructor
+        "import torch\nfrom PIL import Image\nimport numpy as np\nimport sys\n"
+        "img = torch.from_numpy(np.array(Image.open(sys.argv[1]))).cuda()\n",
+        "import torch\nclass Prompted(torch.nn.Module):\n    def __init__(self, tokenizer, prefix):\n"
+        "        super().__init__()\n        self.register_buffer('ids', tokenizer(prefix, return_tensors='pt').input_ids.cuda())\n")
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        assert isinstance(node, ast.Call)
+        values = _entering(node, ctx)
+        if not values:
+            return
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if function is None:
+            if ctx.enclosing(node, _LOOPS) is None:
+                return      # module-level code outside a loop: one input per run
+        elif isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
+                function.name == "__init__" or runs_at_setup(function, ctx.resolver)):
+            return
+        resolver = ctx.resolver
+        scope = None
+        if resolver.scopes is not None:
+            scope = resolver.scopes.scope_of(function) if function is not None else resolver.scopes.module
+        if scope is None:
+            return
+        if isinstance(function, ast.Lambda):
+            return
+        reported = ctx.scratch.setdefault("natural_sizes", set())
+        for value, sink, handed in values:
+            found = natural_source(resolver, value, scope)
+            if found is None:
+                continue
+            source, why = found
+            if id(source) in reported or not _inside(source, function, ctx):
+                continue
+            if handed is not None and not uses_on_device(handed[0], handed[1], ctx):
+                continue
+            reported.add(id(source))
+            tokens = "tokeniz" in why
+            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES
+            where = node if moved else source     # the device tensor is made here; else where the value is made
+            ctx.report(where, self.message.format(
+                what=_describe(source), made=source.lineno, why=why, dims="its number of tokens" if tokens else
+                "its number of frames" if "recording" in why else "its height and width", sink=sink, line=node.lineno,
+                fix="pad to a fixed length (padding='max_length', truncation=True, max_length=N) or a few bucket "
+                    "lengths" if tokens else "resize or pad to a few fixed sizes, or cut into fixed-length chunks"),
+                at=method_position(node) if moved else None)
+            return
+
+
+def _describe(source: ast.AST) -> str:
+    return short_source(source)
+
+
+def _inside(source: ast.AST, function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """The source call sits in the same function as the sink (module level: not in a function)."""
+    return ctx.enclosing_any(source, FUNCTION_TYPES) is function
+
+
+def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Optional[tuple[ast.FunctionDef, str]]]]:
+    """The values this call brings into device compute, with a name for the sink: the receiver of a move to a
+    device, the arguments of a model call or of the file's function that runs a model on them."""
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in _MOVES:
+        if func.attr == "to" and not _to_device(node, ctx):
+            return []
+        return [(func.value, f".{func.attr}()", None)]
+    arguments = [*node.args, *(kw.value for kw in node.keywords)]
+    arguments = [a.value if isinstance(a, ast.Starred) else a for a in arguments]
+    if not arguments:
+        return []
+    resolver = ctx.resolver
+    function = ctx.enclosing_any(node, FUNCTION_TYPES)
+    scope = resolver.scopes.scope_of(function) if resolver.scopes is not None and function is not None else None
+    value = resolver.value_of(func, scope) if scope is not None else resolver.value_of(func)
+    if value is not None and value[0] == "module":
+        if _host_module(func, function, ctx):
+            return []
+        return [(a, "the model", None) for a in arguments]
+    if isinstance(func, ast.Attribute) and func.attr in _FORWARDS:
+        owner = resolver.value_of(func.value, scope) if scope is not None else resolver.value_of(func.value)
+        if owner is not None and owner[0] == "module" or func.attr == "generate":
+            return [(a, f"{func.attr}()", None) for a in arguments]
+        return []
+    entry = grad_free_callee(resolver, node, scope)
+    if entry is not None:
+        name, inputs = entry
+        sink = f"{name}(), which runs its model on it without gradients"
+        wanted = {index for _, index in inputs if index >= 0}
+        return [(a, sink, None) for i, a in enumerate(node.args) if i in wanted and not isinstance(a, ast.Starred)] \
+            + [(kw.value, sink, None) for kw in node.keywords if kw.arg in {n for n, _ in inputs}]
+    helper, offset = _handed_to(node, function, ctx)
+    if helper is None:
+        return []
+    positional = [a.arg for a in helper.args.posonlyargs + helper.args.args][offset:]
+    given = [(a, positional[i]) for i, a in enumerate(node.args) if i < len(positional)]
+    given += [(kw.value, kw.arg) for kw in node.keywords if kw.arg]
+    sink = f"{helper.name}(), which takes it to the device or a model"
+    return [(argument, sink, (helper, parameter)) for argument, parameter in given]
+
+
+def uses_on_device(helper: ast.FunctionDef, parameter: str, ctx: FileContext, depth: int = 0) -> bool:
+    """The file's function ``helper`` brings its parameter (kept whole) into device compute: moves it, calls a model
+    with it, or hands it on to a function of the file that does (two deep); or runs a model on it as NPU417 reads
+    it."""
+    memo = ctx.scratch.setdefault("natural_helpers", {})
+    key = (id(helper), parameter)
+    if key not in memo:
+        memo[key] = False   # recursion stops here
+        memo[key] = _uses_on_device(helper, parameter, ctx, depth)
+    return memo[key]
+
+
+def _uses_on_device(helper: ast.FunctionDef, parameter: str, ctx: FileContext, depth: int) -> bool:
+    resolver = ctx.resolver
+    scope = resolver.scopes.scope_of(helper) if resolver.scopes is not None else None
+    if scope is None:
+        return False
+    for call in walk(helper):
+        if not isinstance(call, ast.Call) or ctx.enclosing_any(call, FUNCTION_TYPES) is not helper:
+            continue
+        for value, _, handed in _entering(call, ctx):
+            if natural_source(resolver, value, scope, parameter=(helper, parameter)) is None:
+                continue
+            if handed is None or depth < 2 and uses_on_device(handed[0], handed[1], ctx, depth + 1):
+                return True
+    return _runs_model(helper, helper, ctx, 1, {parameter})
+
+
+def _host_module(func: ast.AST, function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``mel = MelSpec(...)`` built in this function, given no device and never moved: a module on the CPU (a
+    feature extractor of the data preparation), not device compute."""
+    if not isinstance(func, ast.Name) or function is None:
+        return False
+    built = False
+    for child in walk(function):
+        if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == func.id for t in child.targets):
+            if not isinstance(child.value, ast.Call) or any(kw.arg == "device" for kw in child.value.keywords) \
+                    or isinstance(child.value.func, ast.Attribute) and child.value.func.attr in _MOVES:
+                return False
+            built = True
+        elif isinstance(child, ast.Attribute) and child.attr in _MOVES and isinstance(child.value, ast.Name) \
+                and child.value.id == func.id:
+            return False
+    return built
+
+
+def _to_device(node: ast.Call, ctx: FileContext) -> bool:
+    """``x.to(device)`` moves ``x`` (not ``x.to(torch.float32)`` / ``x.to(dtype=...)`` / ``x.to(other)``'s dtype
+    alone)."""
+    if any(kw.arg == "device" for kw in node.keywords):
+        return True
+    if not node.args:
+        return False
+    first = node.args[0]
+    name = ctx.resolver.qualname(first)
+    if name and name.startswith("torch.") and name.rsplit(".", 1)[-1] in _DTYPES:
+        return False
+    return not (isinstance(first, ast.Attribute) and first.attr == "dtype")
