@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import imported_names, is_extension_module, library_row
+from npu_lint.cuda_facts import extension_module, imported_names, is_extension_import, library_row
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
@@ -141,12 +141,12 @@ class CudaOnlyLibrary(_LibraryImport):
     code = "NPU217"
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
-                "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann")
+                "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali")
     node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
-    must_fire = ("import cupy as cp\n", "import GPUtil\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
+    must_fire = ("import cupy as cp\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n",
                  "try:\n    import pynvml\nexcept ImportError:\n    pynvml = None\n"
                  "def free_memory(i):\n    handle = pynvml.nvmlDeviceGetHandleByIndex(i)  # NPU217\n"
@@ -217,7 +217,11 @@ class CudaExtensionImport(Rule):
 
     What it does:
         Flags imports of modules named like compiled CUDA extensions (``nms_cuda``,
-        ``deform_conv_cuda``, ``sigmoid_focal_loss_cuda``) and relative imports of ``_ext`` / ``_C``.
+        ``deform_conv_cuda``, ``sigmoid_focal_loss_cuda``), relative imports of ``_ext`` / ``_C``, imports in a
+        ``try`` whose ``except ImportError`` expects the module may be missing of a module with ``cuda`` among its
+        words (``alt_cuda_corr``), and, with the project index, ``_C`` / ``_ext`` / ``*_cuda_*`` modules of the
+        project's own package that no Python file defines (``from mypkg import _C``). A Python module of the
+        project merely named so stays silent.
     Why it matters on NPU:
         These are CUDA binaries built by the project; they do not exist on an Ascend host. Each
         operator they export needs an NPU implementation (the ``cuda_op_list`` of the report).
@@ -236,13 +240,16 @@ class CudaExtensionImport(Rule):
     triggers = ("cuda", "_ext", "_C")
     message = "{name} looks like a compiled CUDA extension module: it needs an NPU implementation"
     must_fire = ("import sigmoid_focal_loss_cuda\n", "from . import deform_conv_cuda\n",
-                 "from .._ext import roi_align\n", "from . import _C\n")
+                 "from .._ext import roi_align\n", "from . import _C\n",
+                 "try:\n    import alt_cuda_corr\nexcept ImportError:\n    alt_cuda_corr = None\n")
     must_not_fire = ("import torch.cuda\n", "from .cuda_utils import get_device\n", "from numba import cuda\n",
-                     "from mmcv import _ext\n")
+                     "from mmcv import _ext\n", "try:\n    from .cuda_utils import get_device\nexcept ImportError:\n    pass\n",
+                     "try:\n    import cuda_helpers\nexcept KeyError:\n    pass\n",
+                     "try:\n    from sageattention import sageattn_qk_int8_pv_fp8_cuda_sm90\nexcept ImportError:\n    pass\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         for name, level in imported_names(node):
-            if is_extension_module(name, level) and not project_python(ctx, "." * level + name):
+            if is_extension_import(name, level, node, ctx):
                 shown = "." * level + name
                 ctx.report(node, self.message.format(name=shown), shown)
 
@@ -252,7 +259,9 @@ class CustomCudaOperatorCall(Rule):
 
     What it does:
         Flags calls whose receiver is a compiled CUDA extension module (``nms_cuda.nms(...)``,
-        ``_C.roi_align(...)``) and, in ``npu-lint analyse``, calls to any operator the project's own
+        ``_C.roi_align(...)``, the imports NPU221 reports, also when the ``except`` arm rebinds the name to None) or
+        the module ``torch.utils.cpp_extension.load(sources=[... .cu])`` returned (``wkv = load(...)``;
+        ``wkv.forward(...)``) and, in ``npu-lint analyse``, calls to any operator the project's own
         ``.cpp`` / ``.cu`` files export through ``PYBIND11_MODULE`` or ``TORCH_LIBRARY`` (the
         ``cuda_op_list.csv`` of the report).
     Why it matters on NPU:
@@ -275,9 +284,16 @@ class CustomCudaOperatorCall(Rule):
     message = "{name} calls an operator the project compiles itself (a CUDA or C++ extension): on NPU tensors it needs an NPU implementation"
     must_fire = ("from . import nms_cuda\nkeep = nms_cuda.nms(boxes, scores, 0.5)\n",
                  "from . import _C\nout = _C.roi_align_forward(x, rois)\n",
-                 "def roi_align(x, rois):\n    return _C.roi_align_forward(x, rois)\n\nfrom . import _C\n")
+                 "def roi_align(x, rois):\n    return _C.roi_align_forward(x, rois)\n\nfrom . import _C\n",
+                 "try:\n    import alt_cuda_corr\nexcept:\n    alt_cuda_corr = None\n"
+                 "def corr(a, b, coords):\n    return alt_cuda_corr.forward(a, b, coords, 4)\n",
+                 "from torch.utils.cpp_extension import load\ndef build(path):\n"
+                 "    wkv = load(name='wkv', sources=[f'{path}/wkv_op.cpp', f'{path}/wkv.cu'])\n"
+                 "    def run(x, y):\n        wkv.forward_bf16(x, y)\n    return run\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
-                     "from .ops import nms\nkeep = nms(boxes, scores)\n")
+                     "from .ops import nms\nkeep = nms(boxes, scores)\n",
+                     "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\ny = m.forward(x)\n",
+                     "import cuda_helpers\nx = cuda_helpers.to_device(x)\n")
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
@@ -294,14 +310,13 @@ class CustomCudaOperatorCall(Rule):
             return
         if not isinstance(func.value, ast.Name):
             return
-        module = ctx.resolver.imported(func.value.id)
-        if module is None:
-            return
-        level = len(module) - len(module.lstrip("."))
-        if project_python(ctx, module):
-            return   # a Python module of the project, merely named like an extension
-        if is_extension_module(module.lstrip("."), level) or (func.attr in ctx.custom_ops):
+        module = extension_module(func.value, ctx)
+        if module is not None:
             ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")
+        elif func.attr in ctx.custom_ops:   # an operator the project's C++/CUDA files export, on an imported module
+            module = ctx.resolver.imported(func.value.id)
+            if module is not None and not project_python(ctx, module):
+                ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")
 
 
 def project_python(ctx: FileContext, name: str) -> bool:
