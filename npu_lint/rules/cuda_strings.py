@@ -21,7 +21,7 @@ class CudaDeviceString(Rule):
         use torch: ``torch.device('cuda')``, ``.to('cuda:0')``, ``device='cuda'``, ``map_location=``,
         ``'cuda' if torch.cuda.is_available() else 'cpu'``, argparse defaults; and ``torch.device(device, gpu_id)``
         whose ``device`` is ``'cuda'`` unless a caller passes another (a parameter defaulting to it): the call builds
-        ``cuda:<gpu_id>``.
+        ``cuda:<gpu_id>``; ``torch.random.fork_rng(...)`` without ``device_type`` (its default is ``'cuda'``).
     Why it matters on NPU:
         ``transfer_to_npu`` rewrites such strings only when they are passed straight into the calls it
         wraps (factories, ``.to``, ``torch.load`` from 2.2.0, DDP, ...). A string kept in a variable,
@@ -40,8 +40,8 @@ class CudaDeviceString(Rule):
     family = FAMILY
     node_types = (ast.Constant, ast.JoinedStr, ast.Call)
     constant_types = (str,)   # dispatch: string constants only
-    callees = frozenset({"torch.device"})   # dispatch: ``torch.device(device, index)`` (see _indexed_default)
-    triggers = ("cuda",)
+    callees = frozenset({"torch.device", "torch.random.fork_rng"})   # dispatch: _indexed_default, _default_cuda
+    triggers = ("cuda", "fork_rng")
     message = "{text} is a CUDA device: use {npu} on NPU"
     must_fire = ("import torch\ndevice = torch.device('cuda')\n",
                  "import torch\nx = x.to('cuda:0')\n",
@@ -55,7 +55,8 @@ class CudaDeviceString(Rule):
                  "import torch\nDEVICES = {'gpu': 'cuda', 'cpu': 'cpu'}\n",
                  "import torch\nEMPTY_CACHE = {'cuda': torch.cuda.empty_cache, 'cpu': None}\n",
                  "import torch\ndef f(gpu_id, device='mps'):\n    return torch.device(device, gpu_id)\n"
-                 "def g(gpu_id, device='cuda'):\n    return torch.device(device, gpu_id)\n")
+                 "def g(gpu_id, device='cuda'):\n    return torch.device(device, gpu_id)\n",
+                 "import torch\nwith torch.random.fork_rng(devices=[0]):\n    pass\n")
     must_not_fire = ("device = 'cuda'\n", "import torch\nlog('cuda:%d ready', rank)\n",
                      "import torch\nprint('running on cuda devices')\n",
                      "import torch\nif x.device.type == 'cuda':\n    pass\n",
@@ -66,16 +67,30 @@ class CudaDeviceString(Rule):
                      "import torch\nuse_gpu = cfg.get('cuda', False) and torch.cuda.is_available()\n",
                      "import torch\nif getattr(args, 'cuda'):\n    pass\n",
                      "def f(device='cpu'):\n    return torch.device(device, 0)\n",
-                     "def f(device='cuda'):\n    device = pick(device)\n    return torch.device(device, 0)\n")
+                     "def f(device='cuda'):\n    device = pick(device)\n    return torch.device(device, 0)\n",
+                     "import torch\nwith torch.random.fork_rng(devices=[0], device_type='npu'):\n    pass\n",
+                     "import torch\nwith torch.random.fork_rng(**kwargs):\n    pass\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if isinstance(node, ast.Call):
-            self._indexed_default(node, ctx)
+            if ctx.resolver.qualname(node.func) == "torch.random.fork_rng":
+                self._default_cuda(node, ctx)
+            else:
+                self._indexed_default(node, ctx)
         elif ctx.uses_torch and is_device_string(node, ctx) and not is_docstring(node, ctx) \
                 and string_use(node, ctx) == OTHER:
             text = repr(node.value) if isinstance(node, ast.Constant) else "f-string 'cuda:...'"
             npu = repr(node.value.replace("cuda", "npu")) if isinstance(node, ast.Constant) else "f'npu:...'"
             ctx.report(node, self.message.format(text=text, npu=npu), "cuda")
+
+    def _default_cuda(self, node: ast.Call, ctx: FileContext) -> None:
+        """``torch.random.fork_rng(...)`` without ``device_type``: its default is ``'cuda'`` (torch/random.py,
+        ``device_type: str = "cuda"``), so it forks the CPU and CUDA generators and, on an NPU host, leaves the NPU
+        generator unforked: what the block draws or seeds there leaks out. A ``**kwargs`` may pass the type."""
+        if any(kw.arg in ("device_type", None) for kw in node.keywords) or len(node.args) >= 4:
+            return
+        ctx.report(node, "torch.random.fork_rng forks the CUDA generators by default (device_type='cuda'): "
+                         "pass device_type='npu' on NPU", "torch.random.fork_rng")
 
     def _indexed_default(self, node: ast.Call, ctx: FileContext) -> None:
         """``torch.device(device, gpu_id)`` where ``device`` is ``'cuda'`` unless a caller says otherwise (a
