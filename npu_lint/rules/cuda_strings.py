@@ -3,6 +3,7 @@ environment variables and CUDA tensor type names."""
 from __future__ import annotations
 
 import ast
+import re
 
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import (COMPARE, OTHER, env_var_row, is_device_string, is_docstring, is_env_use,
@@ -111,14 +112,19 @@ class CudaDeviceString(Rule):
                              f" is 'cuda' unless a caller passes another): use 'npu' on NPU", "torch.device")
 
 
+_CUDA_OOM = re.compile(r"\bCUDA (?:error: )?out of memory", re.IGNORECASE)   # CUDA's allocator error text
+
+
 class CudaDeviceCheck(Rule):
     """A comparison against a ``'cuda'`` device string.
 
     What it does:
-        Flags ``x.device.type == 'cuda'``, ``device in ('cuda', ...)``, ``str(d).startswith('cuda')``.
+        Flags ``x.device.type == 'cuda'``, ``device in ('cuda', ...)``, ``str(d).startswith('cuda')``, and a test
+        of an error's text for CUDA's out-of-memory message (``"CUDA out of memory" in str(e)``).
     Why it matters on NPU:
         After migration the device type is ``'npu'``, so the check flips silently: code guarded by it
-        stops running (or the CPU branch runs) with no error.
+        stops running (or the CPU branch runs) with no error. An NPU allocator failure says ``NPU out of memory``:
+        the recovery an OOM test guards (a CPU fallback, a smaller batch) never runs and the error is re-raised.
     Example:
         if x.device.type == "cuda": torch.cuda.synchronize()
     Use instead:
@@ -132,26 +138,39 @@ class CudaDeviceCheck(Rule):
     family = FAMILY
     node_types = (ast.Constant, ast.JoinedStr)
     constant_types = (str,)   # dispatch: string constants only
-    triggers = ("cuda",)
+    triggers = ("cuda", "CUDA")
     message = "comparison with {text} flips after migration (the device type becomes 'npu')"
     must_fire = ("import torch\nif x.device.type == 'cuda':\n    pass\n",
                  "import torch\nok = args.device in ['cuda', 'cpu']\n",
-                 "import torch\nif str(dev).startswith('cuda'):\n    pass\n")
+                 "import torch\nif str(dev).startswith('cuda'):\n    pass\n",
+                 "import torch\ntry:\n    y = f(x)\nexcept RuntimeError as e:\n    if 'CUDA out of memory. ' not in str(e):\n"
+                 "        raise\n    y = f(x.cpu())\n")
     must_not_fire = ("import torch\nif x.device.type == 'npu':\n    pass\n", "if dev == 'cuda':\n    pass\n",
+                     "import torch\nif 'out of memory' in str(e):\n    pass\n",
+                     "import torch\nlogger.warning('CUDA out of memory, retrying on CPU')\n",
                      "import torch\nif x.device.type in ['cuda', 'npu']:\n    pass\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
-        if ctx.uses_torch and is_device_string(node, ctx) and string_use(node, ctx) == COMPARE \
-                and not _accepts_npu(node, ctx):
-            text = repr(node.value) if isinstance(node, ast.Constant) else "an f-string 'cuda:...'"
-            ctx.report(node, self.message.format(text=text), "cuda")
+        if not ctx.uses_torch:
+            return
+        if is_device_string(node, ctx):
+            if string_use(node, ctx) == COMPARE and not _accepts_npu(node, ctx):
+                text = repr(node.value) if isinstance(node, ast.Constant) else "an f-string 'cuda:...'"
+                ctx.report(node, self.message.format(text=text), "cuda")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _CUDA_OOM.search(node.value) \
+                and string_use(node, ctx) == COMPARE and not _accepts_npu(node, ctx):
+            ctx.report(node, f"{short_source(node, 40)} matches CUDA's out-of-memory error text only: an NPU "
+                             "allocator failure says 'NPU out of memory' (test for 'out of memory', or catch "
+                             "torch.OutOfMemoryError)", "CUDA out of memory")
 
 
 def _accepts_npu(node: ast.AST, ctx: FileContext) -> bool:
-    """``device.type in ['cuda', 'npu']``: the membership test already accepts the NPU device type."""
+    """``device.type in ['cuda', 'npu']``: the membership test already accepts the NPU device type (or, for an
+    error text, the NPU's: ``('CUDA out of memory', 'NPU out of memory')``)."""
     parent = ctx.parent(node)
     return isinstance(parent, (ast.List, ast.Tuple, ast.Set)) and any(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.startswith("npu") for e in parent.elts)
+        isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.lower().startswith("npu")
+        for e in parent.elts)
 
 
 class NcclCheck(Rule):
