@@ -142,7 +142,7 @@ class CudaOnlyLibrary(_LibraryImport):
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
                 "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali")
-    node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant)
+    node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
@@ -153,11 +153,19 @@ class CudaOnlyLibrary(_LibraryImport):
                  "    return pynvml.nvmlDeviceGetMemoryInfo(handle).free  # NPU217\n",
                  "import bitsandbytes as bnb\ndef make(params):\n    return bnb.optim.AdamW8bit(params, lr=1e-4)  # NPU217\n",
                  "from flash_attn import flash_attn_func\ndef attend(q, k, v):\n"
-                 "    return flash_attn_func(q, k, v, causal=True)  # NPU217\n")
+                 "    return flash_attn_func(q, k, v, causal=True)  # NPU217\n",
+                 "def _load():\n    try:\n        from flash_attn_interface import flash_attn_func\n"
+                 "    except ImportError:\n        return None\n    return flash_attn_func\n"
+                 "def attend(q, k, v):\n    fn = _load()\n    return fn(q, k, v)  # NPU217\n",
+                 "def _load():\n    try:\n        from flash_attn.cute import flash_attn_func\n        return flash_attn_func\n"
+                 "    except ImportError:\n        from flash_attn import flash_attn_func\n        return flash_attn_func\n"
+                 "def attend(q, k, v):\n    return _load()(q, k, v)  # NPU217\n")
     must_not_fire = ("import numba\n", "from numba import jit\n", "import tritonclient\n",
                      "def f(pynvml):\n    return pynvml.nvmlDeviceGetCount()\n",
                      "def gpu_count(nvml):\n    return nvml.nvmlDeviceGetCount()\n",
-                     "import importlib\nprint('flash_attn')\nmod = importlib.import_module('numpy')\n")
+                     "import importlib\nprint('flash_attn')\nmod = importlib.import_module('numpy')\n",
+                     "import torch\ndef _load():\n    return torch.nn.functional.scaled_dot_product_attention\n"
+                     "def attend(q, k, v):\n    fn = _load()\n    return fn(q, k, v)\n")
     must_fire += (  # the library imported, or looked for, by its name
                   "import importlib.util\nHAS_FLASH = importlib.util.find_spec('flash_attn') is not None\n",
                   "import importlib\nbnb = importlib.import_module('bitsandbytes')\n")
@@ -169,7 +177,14 @@ class CudaOnlyLibrary(_LibraryImport):
         row = library_row(qualname)
         return row is not None and row["code"] == cls.code and row["reported"] == "each use"
 
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return name is None and method is None   # dispatch: a local name called (``fn(q, k, v)``)
+
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.Call):
+            self._loaded(node, ctx)
+            return
         if isinstance(node, ast.Constant):
             self._by_name(node, ctx)
             return
@@ -183,6 +198,32 @@ class CudaOnlyLibrary(_LibraryImport):
         ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["module"],
                                                       alternative=row["npu_alternative"]), node.qualname)
 
+
+    def _loaded(self, node: ast.Call, ctx: FileContext) -> None:
+        """``fn = _load_fa3_func(); fn(q, k, v)``: a name bound to what a function of the file returns, when that
+        function returns one library name only (the lazy import of an optional CUDA-only kernel, ``from
+        flash_attn_interface import flash_attn_func; return flash_attn_func``, else None)."""
+        value = node.func if isinstance(node.func, ast.Call) else \
+            ctx.resolver.bound_value(node.func) if isinstance(node.func, ast.Name) else None
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+            return
+        function = ctx.resolver.definition(value.func)
+        scopes = ctx.resolver.scopes
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scopes is None:
+            return
+        scope = scopes.scope_of(function)
+        names = set()
+        for inner in ast.walk(function):
+            if isinstance(inner, ast.Return) and inner.value is not None \
+                    and not (isinstance(inner.value, ast.Constant) and inner.value.value is None):
+                names.add(ctx.resolver.qualname(inner.value, scope) if isinstance(inner.value, ast.Name) else None)
+        rows = [library_row(api) if api else None for api in sorted(names, key=str)]
+        if not rows or any(row is None or row["code"] != self.code or row["reported"] != "each use" for row in rows) \
+                or any(api == row["module"] for api, row in zip(sorted(names, key=str), rows)):
+            return   # every return is a function of a CUDA-only library (FA3, else FA2), none a module or a value
+        api, row = min(names, key=str), rows[0]
+        ctx.report(node, self.use_message.format(api=f"{short_source(node.func, 40)} ({value.func.id}() returns {api})",
+                                                 name=row["module"], alternative=row["npu_alternative"]), api)
 
     def _by_name(self, node: ast.Constant, ctx: FileContext) -> None:
         """``importlib.import_module("bitsandbytes")``, ``importlib.util.find_spec("flash_attn")``: the library
