@@ -57,6 +57,16 @@ def api_row(qualname: str) -> Optional[dict[str, str]]:
     return None
 
 
+def defined_here(qualname: str, ctx: "FileContext") -> bool:
+    """A library's CUDA wrapper (a cuda_apis.tsv row outside torch: ``classy_vision.generic.util.copy_model_to_gpu``)
+    used inside the library itself (a module of the same top-level package, where the project index defines it): the
+    library's own function, whose body is reported where it does the CUDA work. A project that vendors the library
+    beside its own package still has its calls reported."""
+    return not qualname.startswith("torch.") and ctx.project is not None \
+        and qualname.split(".", 1)[0] == ctx.module.split(".", 1)[0] \
+        and ctx.project.defines(qualname, ctx.module) is not None
+
+
 def argument_api(qualname: Optional[str]) -> Optional[dict[str, str]]:
     """The row of a device-generic API that is CUDA only through an argument (``torch.autocast``)."""
     if qualname is None:
@@ -248,3 +258,91 @@ def is_extension_module(name: str, level: int) -> bool:
     if any(part != "cuda" and _EXTENSION_MODULE.search(part) for part in tail):
         return True
     return level > 0 and any(part in ("_ext", "_C") for part in tail)
+
+
+def has_cuda_token(name: str) -> bool:
+    """``cuda`` is one ``_``-separated word of the module's last two dotted parts (``alt_cuda_corr``,
+    ``wkv_cuda_ops``), the bare word ``cuda`` excepted (``numba.cuda``, ``cuda-python``'s ``cuda``)."""
+    return any(part != "cuda" and "cuda" in part.split("_") for part in name.split(".")[-2:])
+
+
+_ABSENCE_ERRORS = frozenset({"ImportError", "ModuleNotFoundError", "Exception", "BaseException", "OSError"})
+
+
+def guarded_import(node: ast.AST, ctx: "FileContext") -> bool:
+    """The import sits in a ``try`` body whose handler catches the module's absence (bare ``except``,
+    ``ImportError``, ``Exception``): the project expects the module may not be built on this host."""
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        if isinstance(parent, ast.Try) and any(child is s for s in parent.body):
+            return any(_catches_absence(handler.type) for handler in parent.handlers)
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
+def _catches_absence(kind: Optional[ast.expr]) -> bool:
+    if kind is None:
+        return True
+    if isinstance(kind, ast.Tuple):
+        return any(_catches_absence(k) for k in kind.elts)
+    name = kind.attr if isinstance(kind, ast.Attribute) else kind.id if isinstance(kind, ast.Name) else ""
+    return name in _ABSENCE_ERRORS
+
+
+def is_extension_import(name: str, level: int, node: ast.AST, ctx: "FileContext") -> bool:
+    """The import brings in a compiled CUDA extension the project builds: named like one (:func:`is_extension_module`),
+    an absolute module with ``cuda`` among its words that the import expects may be missing (a guarded import of
+    ``alt_cuda_corr``), or, with the project index at hand, a ``_C`` / ``_ext`` / ``*_cuda_*`` module of the project's
+    own package that no Python file defines (``from groundingdino import _C``); never a Python module the project
+    itself defines."""
+    if name.split(".", 1)[0] in ("torch", "torch_npu") or library_row(name) is not None:
+        return False
+    if ctx.project is not None and ctx.project.defines("." * level + name, ctx.module) is not None:
+        return False
+    if is_extension_module(name, level):
+        return True
+    if level == 0 and guarded_import(node, ctx) and (has_cuda_token(node.module or "") if isinstance(node, ast.ImportFrom)
+                                                    else has_cuda_token(name)):
+        return True   # the module's own name: ``from sageattention import sageattn_..._cuda_sm90`` names a function
+    # ``from mypkg import _C`` in mypkg's own code: a module of the project's package with no Python source is built
+    return level == 0 and ctx.project is not None and ctx.project.holds_package(name, ctx.module) \
+        and (has_cuda_token(name) or name.rsplit(".", 1)[-1] in ("_C", "_ext"))
+
+
+_LOADERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})
+
+
+def builds_cuda(call: ast.Call) -> bool:
+    """A ``cpp_extension.load`` / ``load_inline`` call compiles CUDA code (``.cu`` sources, ``cuda_sources``)."""
+    for keyword in call.keywords:
+        if keyword.arg in ("cuda_sources", "extra_cuda_cflags"):
+            return not (isinstance(keyword.value, ast.Constant) and keyword.value.value is None)
+        if keyword.arg == "with_cuda":
+            return isinstance(keyword.value, ast.Constant) and keyword.value.value is True
+    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.endswith((".cu", ".cuh"))
+               for n in ast.walk(call))
+
+
+def extension_module(node: ast.Name, ctx: "FileContext") -> Optional[str]:
+    """The compiled CUDA extension a name stands for where it is read, else None: a name some binding of its scope
+    imports as an extension (:func:`is_extension_import`, also when the ``except`` arm rebinds it to None), or
+    binds to the module ``cpp_extension.load(name=..., sources=[...cu])`` builds and returns. Returned: the
+    module's name as the code writes it."""
+    scopes = ctx.resolver.scopes
+    if scopes is None:
+        return None
+    binding = scopes.lookup(node.id, ctx.resolver.current, (node.lineno, node.col_offset))
+    if binding is None:
+        return None
+    owner = next((s for s in (binding.scope, scopes.module) if binding in s.names.get(node.id, ())), binding.scope)
+    for candidate in owner.names.get(node.id, ()):
+        if candidate.tag == "import" and isinstance(candidate.value, str) and candidate.node is not None:
+            module = candidate.value
+            level = len(module) - len(module.lstrip("."))
+            if is_extension_import(module.lstrip("."), level, candidate.node, ctx):
+                return module
+        elif candidate.tag == "value" and not candidate.path and isinstance(candidate.value, ast.Call) \
+                and ctx.resolver.qualname(candidate.value.func, candidate.scope) in _LOADERS \
+                and builds_cuda(candidate.value):
+            return node.id
+    return None

@@ -88,6 +88,11 @@ class ProjectView(FunctionFacts):
         name = self._absolute_name(qualname, importer)
         return self.index.external(name) if name is not None else None
 
+    def holds_package(self, qualname: str, importer: str) -> bool:
+        """The name lies in a package of the analysed code (``mypkg._C`` where ``mypkg/`` is the project's)."""
+        name = self._absolute_name(qualname, importer)
+        return name is not None and self.index.holds_package(name)
+
     def defines(self, qualname: str, importer: str) -> Optional[str]:
         """``function``, ``class`` or ``module`` when the project's own Python defines the name, else None."""
         target = self.absolute(qualname, importer)

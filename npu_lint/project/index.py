@@ -141,6 +141,13 @@ class ProjectIndex(CallGraph):
             return "class"
         return "module" if qualname in self.modules else None
 
+    def holds_package(self, qualname: str) -> bool:
+        """The top-level package of ``qualname`` is one of the analysed code's own (not only an -env path's)."""
+        own = getattr(self, "_own_packages", None)
+        if own is None:
+            own = self._own_packages = frozenset(name.split(".", 1)[0] for name in self.own)
+        return qualname.split(".", 1)[0] in own
+
     def resolve(self, qualname: str) -> Optional[str]:
         """The definition a dotted name stands for (``timm.layers.create_classifier`` ->
         ``timm.layers.classifier.create_classifier``), or None when the indexed code does not define it."""

@@ -8,11 +8,12 @@ import ast
 from typing import ClassVar
 
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import api_row, handled
+from npu_lint.cuda_facts import api_row, defined_here, handled
 from npu_lint.rules import ApiRef, Rule
 
 FAMILY = "cuda"
-TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "channels_last", "CUDA", "autocast_gpu")
+TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "channels_last", "CUDA", "autocast_gpu",
+            "classy_vision")   # its CUDA wrappers (copy_model_to_gpu) are cuda_apis.tsv rows
 
 
 def _npu(row: dict[str, str]) -> str:
@@ -42,7 +43,8 @@ class _ApiGroupRule(Rule):
             return
         assert isinstance(ref, ApiRef)
         row = api_row(ref.qualname)
-        if row is not None and row["group"] in self.groups and self.accepts(row, ctx):
+        if row is not None and row["group"] in self.groups and self.accepts(row, ctx) \
+                and not defined_here(ref.qualname, ctx):
             ctx.report(ref.node, self.describe(ref.qualname, row, ctx), ref.qualname)
 
     def check_import(self, node: ast.ImportFrom, ctx: FileContext) -> None:
@@ -120,8 +122,12 @@ class CudaApiRedirected(_ApiGroupRule):
                  "from torch.cuda import max_memory_allocated\nm = max_memory_allocated()\n",
                  "import torch\ncuda = torch.cuda\ncuda.empty_cache()\n",
                  "def f():\n    import torch\n    s = torch.cuda.Stream()\n",
-                 "import torch\nstream = torch.cuda.Stream() if use_cuda else None\n")
+                 "import torch\nstream = torch.cuda.Stream() if use_cuda else None\n",
+                 # a library's wrapper of torch.cuda calls (a cuda_apis.tsv row citing the library's source)
+                 "from classy_vision.generic.util import copy_model_to_gpu\nmodel = copy_model_to_gpu(model)\n",
+                 "from classy_vision.dataset import DataloaderAsyncGPUWrapper\nloader = DataloaderAsyncGPUWrapper(loader)\n")
     must_not_fire = ("import torch\ntorch.npu.synchronize()\n",
+                     "import torch\ndef copy_model_to_gpu(model):\n    return model.to('npu')\nm = copy_model_to_gpu(m)\n",
                      "import torch\ndevice_mod = torch.cuda if use_cuda else torch.npu\n",   # has its NPU branch
                      "import torch\nimport torch.cuda\n", "import torch\nimport torch_npu\nmod = torch.npu\n",
                      "class A:\n    def synchronize(self):\n        self.cuda.synchronize()\n",

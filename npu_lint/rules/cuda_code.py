@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import imported_names, is_extension_module, library_row
+from npu_lint.cuda_facts import extension_module, imported_names, is_extension_import, library_row
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
@@ -141,23 +141,31 @@ class CudaOnlyLibrary(_LibraryImport):
     code = "NPU217"
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
-                "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann")
-    node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant)
+                "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali")
+    node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
-    must_fire = ("import cupy as cp\n", "import GPUtil\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
+    must_fire = ("import cupy as cp\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n",
                  "try:\n    import pynvml\nexcept ImportError:\n    pynvml = None\n"
                  "def free_memory(i):\n    handle = pynvml.nvmlDeviceGetHandleByIndex(i)  # NPU217\n"
                  "    return pynvml.nvmlDeviceGetMemoryInfo(handle).free  # NPU217\n",
                  "import bitsandbytes as bnb\ndef make(params):\n    return bnb.optim.AdamW8bit(params, lr=1e-4)  # NPU217\n",
                  "from flash_attn import flash_attn_func\ndef attend(q, k, v):\n"
-                 "    return flash_attn_func(q, k, v, causal=True)  # NPU217\n")
+                 "    return flash_attn_func(q, k, v, causal=True)  # NPU217\n",
+                 "def _load():\n    try:\n        from flash_attn_interface import flash_attn_func\n"
+                 "    except ImportError:\n        return None\n    return flash_attn_func\n"
+                 "def attend(q, k, v):\n    fn = _load()\n    return fn(q, k, v)  # NPU217\n",
+                 "def _load():\n    try:\n        from flash_attn.cute import flash_attn_func\n        return flash_attn_func\n"
+                 "    except ImportError:\n        from flash_attn import flash_attn_func\n        return flash_attn_func\n"
+                 "def attend(q, k, v):\n    return _load()(q, k, v)  # NPU217\n")
     must_not_fire = ("import numba\n", "from numba import jit\n", "import tritonclient\n",
                      "def f(pynvml):\n    return pynvml.nvmlDeviceGetCount()\n",
                      "def gpu_count(nvml):\n    return nvml.nvmlDeviceGetCount()\n",
-                     "import importlib\nprint('flash_attn')\nmod = importlib.import_module('numpy')\n")
+                     "import importlib\nprint('flash_attn')\nmod = importlib.import_module('numpy')\n",
+                     "import torch\ndef _load():\n    return torch.nn.functional.scaled_dot_product_attention\n"
+                     "def attend(q, k, v):\n    fn = _load()\n    return fn(q, k, v)\n")
     must_fire += (  # the library imported, or looked for, by its name
                   "import importlib.util\nHAS_FLASH = importlib.util.find_spec('flash_attn') is not None\n",
                   "import importlib\nbnb = importlib.import_module('bitsandbytes')\n")
@@ -169,7 +177,14 @@ class CudaOnlyLibrary(_LibraryImport):
         row = library_row(qualname)
         return row is not None and row["code"] == cls.code and row["reported"] == "each use"
 
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return name is None and method is None   # dispatch: a local name called (``fn(q, k, v)``)
+
     def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ast.Call):
+            self._loaded(node, ctx)
+            return
         if isinstance(node, ast.Constant):
             self._by_name(node, ctx)
             return
@@ -183,6 +198,32 @@ class CudaOnlyLibrary(_LibraryImport):
         ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["module"],
                                                       alternative=row["npu_alternative"]), node.qualname)
 
+
+    def _loaded(self, node: ast.Call, ctx: FileContext) -> None:
+        """``fn = _load_fa3_func(); fn(q, k, v)``: a name bound to what a function of the file returns, when that
+        function returns one library name only (the lazy import of an optional CUDA-only kernel, ``from
+        flash_attn_interface import flash_attn_func; return flash_attn_func``, else None)."""
+        value = node.func if isinstance(node.func, ast.Call) else \
+            ctx.resolver.bound_value(node.func) if isinstance(node.func, ast.Name) else None
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Name):
+            return
+        function = ctx.resolver.definition(value.func)
+        scopes = ctx.resolver.scopes
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scopes is None:
+            return
+        scope = scopes.scope_of(function)
+        names = set()
+        for inner in ast.walk(function):
+            if isinstance(inner, ast.Return) and inner.value is not None \
+                    and not (isinstance(inner.value, ast.Constant) and inner.value.value is None):
+                names.add(ctx.resolver.qualname(inner.value, scope) if isinstance(inner.value, ast.Name) else None)
+        rows = [library_row(api) if api else None for api in sorted(names, key=str)]
+        if not rows or any(row is None or row["code"] != self.code or row["reported"] != "each use" for row in rows) \
+                or any(api == row["module"] for api, row in zip(sorted(names, key=str), rows)):
+            return   # every return is a function of a CUDA-only library (FA3, else FA2), none a module or a value
+        api, row = min(names, key=str), rows[0]
+        ctx.report(node, self.use_message.format(api=f"{short_source(node.func, 40)} ({value.func.id}() returns {api})",
+                                                 name=row["module"], alternative=row["npu_alternative"]), api)
 
     def _by_name(self, node: ast.Constant, ctx: FileContext) -> None:
         """``importlib.import_module("bitsandbytes")``, ``importlib.util.find_spec("flash_attn")``: the library
@@ -217,7 +258,11 @@ class CudaExtensionImport(Rule):
 
     What it does:
         Flags imports of modules named like compiled CUDA extensions (``nms_cuda``,
-        ``deform_conv_cuda``, ``sigmoid_focal_loss_cuda``) and relative imports of ``_ext`` / ``_C``.
+        ``deform_conv_cuda``, ``sigmoid_focal_loss_cuda``), relative imports of ``_ext`` / ``_C``, imports in a
+        ``try`` whose ``except ImportError`` expects the module may be missing of a module with ``cuda`` among its
+        words (``alt_cuda_corr``), and, with the project index, ``_C`` / ``_ext`` / ``*_cuda_*`` modules of the
+        project's own package that no Python file defines (``from mypkg import _C``). A Python module of the
+        project merely named so stays silent.
     Why it matters on NPU:
         These are CUDA binaries built by the project; they do not exist on an Ascend host. Each
         operator they export needs an NPU implementation (the ``cuda_op_list`` of the report).
@@ -236,13 +281,16 @@ class CudaExtensionImport(Rule):
     triggers = ("cuda", "_ext", "_C")
     message = "{name} looks like a compiled CUDA extension module: it needs an NPU implementation"
     must_fire = ("import sigmoid_focal_loss_cuda\n", "from . import deform_conv_cuda\n",
-                 "from .._ext import roi_align\n", "from . import _C\n")
+                 "from .._ext import roi_align\n", "from . import _C\n",
+                 "try:\n    import alt_cuda_corr\nexcept ImportError:\n    alt_cuda_corr = None\n")
     must_not_fire = ("import torch.cuda\n", "from .cuda_utils import get_device\n", "from numba import cuda\n",
-                     "from mmcv import _ext\n")
+                     "from mmcv import _ext\n", "try:\n    from .cuda_utils import get_device\nexcept ImportError:\n    pass\n",
+                     "try:\n    import cuda_helpers\nexcept KeyError:\n    pass\n",
+                     "try:\n    from sageattention import sageattn_qk_int8_pv_fp8_cuda_sm90\nexcept ImportError:\n    pass\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         for name, level in imported_names(node):
-            if is_extension_module(name, level) and not project_python(ctx, "." * level + name):
+            if is_extension_import(name, level, node, ctx):
                 shown = "." * level + name
                 ctx.report(node, self.message.format(name=shown), shown)
 
@@ -252,7 +300,9 @@ class CustomCudaOperatorCall(Rule):
 
     What it does:
         Flags calls whose receiver is a compiled CUDA extension module (``nms_cuda.nms(...)``,
-        ``_C.roi_align(...)``) and, in ``npu-lint analyse``, calls to any operator the project's own
+        ``_C.roi_align(...)``, the imports NPU221 reports, also when the ``except`` arm rebinds the name to None) or
+        the module ``torch.utils.cpp_extension.load(sources=[... .cu])`` returned (``wkv = load(...)``;
+        ``wkv.forward(...)``) and, in ``npu-lint analyse``, calls to any operator the project's own
         ``.cpp`` / ``.cu`` files export through ``PYBIND11_MODULE`` or ``TORCH_LIBRARY`` (the
         ``cuda_op_list.csv`` of the report).
     Why it matters on NPU:
@@ -275,9 +325,16 @@ class CustomCudaOperatorCall(Rule):
     message = "{name} calls an operator the project compiles itself (a CUDA or C++ extension): on NPU tensors it needs an NPU implementation"
     must_fire = ("from . import nms_cuda\nkeep = nms_cuda.nms(boxes, scores, 0.5)\n",
                  "from . import _C\nout = _C.roi_align_forward(x, rois)\n",
-                 "def roi_align(x, rois):\n    return _C.roi_align_forward(x, rois)\n\nfrom . import _C\n")
+                 "def roi_align(x, rois):\n    return _C.roi_align_forward(x, rois)\n\nfrom . import _C\n",
+                 "try:\n    import alt_cuda_corr\nexcept:\n    alt_cuda_corr = None\n"
+                 "def corr(a, b, coords):\n    return alt_cuda_corr.forward(a, b, coords, 4)\n",
+                 "from torch.utils.cpp_extension import load\ndef build(path):\n"
+                 "    wkv = load(name='wkv', sources=[f'{path}/wkv_op.cpp', f'{path}/wkv.cu'])\n"
+                 "    def run(x, y):\n        wkv.forward_bf16(x, y)\n    return run\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
-                     "from .ops import nms\nkeep = nms(boxes, scores)\n")
+                     "from .ops import nms\nkeep = nms(boxes, scores)\n",
+                     "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\ny = m.forward(x)\n",
+                     "import cuda_helpers\nx = cuda_helpers.to_device(x)\n")
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
@@ -294,14 +351,13 @@ class CustomCudaOperatorCall(Rule):
             return
         if not isinstance(func.value, ast.Name):
             return
-        module = ctx.resolver.imported(func.value.id)
-        if module is None:
-            return
-        level = len(module) - len(module.lstrip("."))
-        if project_python(ctx, module):
-            return   # a Python module of the project, merely named like an extension
-        if is_extension_module(module.lstrip("."), level) or (func.attr in ctx.custom_ops):
+        module = extension_module(func.value, ctx)
+        if module is not None:
             ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")
+        elif func.attr in ctx.custom_ops:   # an operator the project's C++/CUDA files export, on an imported module
+            module = ctx.resolver.imported(func.value.id)
+            if module is not None and not project_python(ctx, module):
+                ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")
 
 
 def project_python(ctx: FileContext, name: str) -> bool:

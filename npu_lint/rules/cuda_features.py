@@ -6,7 +6,7 @@ import ast
 
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import api_row, construct_since, handled
+from npu_lint.cuda_facts import api_row, builds_cuda as _builds_cuda, construct_since, handled
 from npu_lint.rules import ApiRef, Rule
 from npu_lint.rules.cuda_apis import FAMILY, _ApiGroupRule, _npu
 
@@ -321,13 +321,3 @@ class CudaExtension(_ApiGroupRule):
             if call is None or not _builds_cuda(call):
                 return
         ctx.report(ref.node, self.describe(ref.qualname, row, ctx), ref.qualname)
-
-
-def _builds_cuda(call: ast.Call) -> bool:
-    for keyword in call.keywords:
-        if keyword.arg in ("cuda_sources", "extra_cuda_cflags"):
-            return not (isinstance(keyword.value, ast.Constant) and keyword.value.value is None)
-        if keyword.arg == "with_cuda":
-            return isinstance(keyword.value, ast.Constant) and keyword.value.value is True
-    return any(isinstance(n, ast.Constant) and isinstance(n.value, str) and n.value.endswith((".cu", ".cuh"))
-               for n in walk(call))

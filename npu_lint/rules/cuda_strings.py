@@ -3,6 +3,7 @@ environment variables and CUDA tensor type names."""
 from __future__ import annotations
 
 import ast
+import re
 
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import (COMPARE, OTHER, env_var_row, is_device_string, is_docstring, is_env_use,
@@ -21,7 +22,7 @@ class CudaDeviceString(Rule):
         use torch: ``torch.device('cuda')``, ``.to('cuda:0')``, ``device='cuda'``, ``map_location=``,
         ``'cuda' if torch.cuda.is_available() else 'cpu'``, argparse defaults; and ``torch.device(device, gpu_id)``
         whose ``device`` is ``'cuda'`` unless a caller passes another (a parameter defaulting to it): the call builds
-        ``cuda:<gpu_id>``.
+        ``cuda:<gpu_id>``; ``torch.random.fork_rng(...)`` without ``device_type`` (its default is ``'cuda'``).
     Why it matters on NPU:
         ``transfer_to_npu`` rewrites such strings only when they are passed straight into the calls it
         wraps (factories, ``.to``, ``torch.load`` from 2.2.0, DDP, ...). A string kept in a variable,
@@ -40,8 +41,8 @@ class CudaDeviceString(Rule):
     family = FAMILY
     node_types = (ast.Constant, ast.JoinedStr, ast.Call)
     constant_types = (str,)   # dispatch: string constants only
-    callees = frozenset({"torch.device"})   # dispatch: ``torch.device(device, index)`` (see _indexed_default)
-    triggers = ("cuda",)
+    callees = frozenset({"torch.device", "torch.random.fork_rng"})   # dispatch: _indexed_default, _default_cuda
+    triggers = ("cuda", "fork_rng")
     message = "{text} is a CUDA device: use {npu} on NPU"
     must_fire = ("import torch\ndevice = torch.device('cuda')\n",
                  "import torch\nx = x.to('cuda:0')\n",
@@ -55,7 +56,8 @@ class CudaDeviceString(Rule):
                  "import torch\nDEVICES = {'gpu': 'cuda', 'cpu': 'cpu'}\n",
                  "import torch\nEMPTY_CACHE = {'cuda': torch.cuda.empty_cache, 'cpu': None}\n",
                  "import torch\ndef f(gpu_id, device='mps'):\n    return torch.device(device, gpu_id)\n"
-                 "def g(gpu_id, device='cuda'):\n    return torch.device(device, gpu_id)\n")
+                 "def g(gpu_id, device='cuda'):\n    return torch.device(device, gpu_id)\n",
+                 "import torch\nwith torch.random.fork_rng(devices=[0]):\n    pass\n")
     must_not_fire = ("device = 'cuda'\n", "import torch\nlog('cuda:%d ready', rank)\n",
                      "import torch\nprint('running on cuda devices')\n",
                      "import torch\nif x.device.type == 'cuda':\n    pass\n",
@@ -66,16 +68,30 @@ class CudaDeviceString(Rule):
                      "import torch\nuse_gpu = cfg.get('cuda', False) and torch.cuda.is_available()\n",
                      "import torch\nif getattr(args, 'cuda'):\n    pass\n",
                      "def f(device='cpu'):\n    return torch.device(device, 0)\n",
-                     "def f(device='cuda'):\n    device = pick(device)\n    return torch.device(device, 0)\n")
+                     "def f(device='cuda'):\n    device = pick(device)\n    return torch.device(device, 0)\n",
+                     "import torch\nwith torch.random.fork_rng(devices=[0], device_type='npu'):\n    pass\n",
+                     "import torch\nwith torch.random.fork_rng(**kwargs):\n    pass\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if isinstance(node, ast.Call):
-            self._indexed_default(node, ctx)
+            if ctx.resolver.qualname(node.func) == "torch.random.fork_rng":
+                self._default_cuda(node, ctx)
+            else:
+                self._indexed_default(node, ctx)
         elif ctx.uses_torch and is_device_string(node, ctx) and not is_docstring(node, ctx) \
                 and string_use(node, ctx) == OTHER:
             text = repr(node.value) if isinstance(node, ast.Constant) else "f-string 'cuda:...'"
             npu = repr(node.value.replace("cuda", "npu")) if isinstance(node, ast.Constant) else "f'npu:...'"
             ctx.report(node, self.message.format(text=text, npu=npu), "cuda")
+
+    def _default_cuda(self, node: ast.Call, ctx: FileContext) -> None:
+        """``torch.random.fork_rng(...)`` without ``device_type``: its default is ``'cuda'`` (torch/random.py,
+        ``device_type: str = "cuda"``), so it forks the CPU and CUDA generators and, on an NPU host, leaves the NPU
+        generator unforked: what the block draws or seeds there leaks out. A ``**kwargs`` may pass the type."""
+        if any(kw.arg in ("device_type", None) for kw in node.keywords) or len(node.args) >= 4:
+            return
+        ctx.report(node, "torch.random.fork_rng forks the CUDA generators by default (device_type='cuda'): "
+                         "pass device_type='npu' on NPU", "torch.random.fork_rng")
 
     def _indexed_default(self, node: ast.Call, ctx: FileContext) -> None:
         """``torch.device(device, gpu_id)`` where ``device`` is ``'cuda'`` unless a caller says otherwise (a
@@ -96,14 +112,19 @@ class CudaDeviceString(Rule):
                              f" is 'cuda' unless a caller passes another): use 'npu' on NPU", "torch.device")
 
 
+_CUDA_OOM = re.compile(r"\bCUDA (?:error: )?out of memory", re.IGNORECASE)   # CUDA's allocator error text
+
+
 class CudaDeviceCheck(Rule):
     """A comparison against a ``'cuda'`` device string.
 
     What it does:
-        Flags ``x.device.type == 'cuda'``, ``device in ('cuda', ...)``, ``str(d).startswith('cuda')``.
+        Flags ``x.device.type == 'cuda'``, ``device in ('cuda', ...)``, ``str(d).startswith('cuda')``, and a test
+        of an error's text for CUDA's out-of-memory message (``"CUDA out of memory" in str(e)``).
     Why it matters on NPU:
         After migration the device type is ``'npu'``, so the check flips silently: code guarded by it
-        stops running (or the CPU branch runs) with no error.
+        stops running (or the CPU branch runs) with no error. An NPU allocator failure says ``NPU out of memory``:
+        the recovery an OOM test guards (a CPU fallback, a smaller batch) never runs and the error is re-raised.
     Example:
         if x.device.type == "cuda": torch.cuda.synchronize()
     Use instead:
@@ -117,26 +138,39 @@ class CudaDeviceCheck(Rule):
     family = FAMILY
     node_types = (ast.Constant, ast.JoinedStr)
     constant_types = (str,)   # dispatch: string constants only
-    triggers = ("cuda",)
+    triggers = ("cuda", "CUDA")
     message = "comparison with {text} flips after migration (the device type becomes 'npu')"
     must_fire = ("import torch\nif x.device.type == 'cuda':\n    pass\n",
                  "import torch\nok = args.device in ['cuda', 'cpu']\n",
-                 "import torch\nif str(dev).startswith('cuda'):\n    pass\n")
+                 "import torch\nif str(dev).startswith('cuda'):\n    pass\n",
+                 "import torch\ntry:\n    y = f(x)\nexcept RuntimeError as e:\n    if 'CUDA out of memory. ' not in str(e):\n"
+                 "        raise\n    y = f(x.cpu())\n")
     must_not_fire = ("import torch\nif x.device.type == 'npu':\n    pass\n", "if dev == 'cuda':\n    pass\n",
+                     "import torch\nif 'out of memory' in str(e):\n    pass\n",
+                     "import torch\nlogger.warning('CUDA out of memory, retrying on CPU')\n",
                      "import torch\nif x.device.type in ['cuda', 'npu']:\n    pass\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
-        if ctx.uses_torch and is_device_string(node, ctx) and string_use(node, ctx) == COMPARE \
-                and not _accepts_npu(node, ctx):
-            text = repr(node.value) if isinstance(node, ast.Constant) else "an f-string 'cuda:...'"
-            ctx.report(node, self.message.format(text=text), "cuda")
+        if not ctx.uses_torch:
+            return
+        if is_device_string(node, ctx):
+            if string_use(node, ctx) == COMPARE and not _accepts_npu(node, ctx):
+                text = repr(node.value) if isinstance(node, ast.Constant) else "an f-string 'cuda:...'"
+                ctx.report(node, self.message.format(text=text), "cuda")
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and _CUDA_OOM.search(node.value) \
+                and string_use(node, ctx) == COMPARE and not _accepts_npu(node, ctx):
+            ctx.report(node, f"{short_source(node, 40)} matches CUDA's out-of-memory error text only: an NPU "
+                             "allocator failure says 'NPU out of memory' (test for 'out of memory', or catch "
+                             "torch.OutOfMemoryError)", "CUDA out of memory")
 
 
 def _accepts_npu(node: ast.AST, ctx: FileContext) -> bool:
-    """``device.type in ['cuda', 'npu']``: the membership test already accepts the NPU device type."""
+    """``device.type in ['cuda', 'npu']``: the membership test already accepts the NPU device type (or, for an
+    error text, the NPU's: ``('CUDA out of memory', 'NPU out of memory')``)."""
     parent = ctx.parent(node)
     return isinstance(parent, (ast.List, ast.Tuple, ast.Set)) and any(
-        isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.startswith("npu") for e in parent.elts)
+        isinstance(e, ast.Constant) and isinstance(e.value, str) and e.value.lower().startswith("npu")
+        for e in parent.elts)
 
 
 class NcclCheck(Rule):
