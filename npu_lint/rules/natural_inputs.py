@@ -80,7 +80,7 @@ class NaturalSizeInputs(Rule):
     name = "natural-size-inputs"
     family = FAMILY
     node_types = (ast.Call,)
-    triggers = ("return_tensors", "imread", "Image", "read_image", "decode_image", "torchaudio", "soundfile",
+    triggers = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
                 "librosa", "wavfile", "audiofile")
     message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
     must_fire = (
