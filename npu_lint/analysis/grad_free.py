@@ -12,6 +12,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.summaries import memo
 
 if TYPE_CHECKING:
     from npu_lint.analysis.scopes import Scope
@@ -115,6 +116,9 @@ def grad_free_callee(resolver: "Resolver", call: ast.Call,
 
 
 def _file_classes(resolver: "Resolver") -> dict[str, ast.ClassDef]:
-    scopes = resolver.scopes
-    tree = scopes.module.node if scopes is not None else None
-    return {node.name: node for node in getattr(tree, "body", ()) if isinstance(node, ast.ClassDef)}
+    """The module's top-level classes by name, built once per file (asked at every call NPU419 judges)."""
+    def build() -> dict[str, ast.ClassDef]:
+        scopes = resolver.scopes
+        tree = scopes.module.node if scopes is not None else None
+        return {node.name: node for node in getattr(tree, "body", ()) if isinstance(node, ast.ClassDef)}
+    return memo(resolver._summaries, ("file_classes",), build) or {}
