@@ -517,7 +517,13 @@ class BooleanMaskIndexing(Rule):
                   "        labels[~masked] = -100\n        return inputs, labels\n",)
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
-        if not ctx.uses_torch or host_work(node, ctx):
+        if not ctx.uses_torch:
+            return
+        if isinstance(node, ast.Subscript) and all(
+                isinstance(index, (ast.Slice, ast.Constant))
+                for index in (node.slice.elts if isinstance(node.slice, ast.Tuple) else (node.slice,))):
+            return   # ``x[0]``, ``x[:, 1:]``, ``x[..., None]``: no index that can be a mask
+        if host_work(node, ctx):
             return   # (a dataset's per-sample work, a collate function's batch building: on the host)
         if isinstance(node, ast.Subscript) and for_message(ctx.statement_of(node), ctx):
             return   # ``missing = y[~found].cpu().numpy()`` read out for a log line only

@@ -616,10 +616,12 @@ class TensorValueInShape(ValueFlow):
             report_flow(self, node, sink, origin, ctx, args)
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        if not any(isinstance(s, ast.Slice) and (s.lower or s.upper or s.step) for s in elements):
+            return   # no slice bound (``x[i]``, ``x[:, 0]``, ``x[:]``): nothing to ask the model
         function = ctx.enclosing(node, FUNCTION_TYPES)
         if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver) or in_collator(node, ctx):
             return
-        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for s in elements if isinstance(s, ast.Slice) and not self._window(s, ctx)
                   for b in (s.lower, s.upper, s.step) if b is not None]
         if not bounds or ctx.resolver.is_host(node.value):   # numpy slicing: no NPU shape
