@@ -125,3 +125,26 @@ def test_release_option_names_noqa_case_and_unknown_codes(tmp_path):
     typo = flake8("--select", "E,NPU9", "train.py", cwd=tmp_path)
     assert typo.returncode == 2 and typo.stdout == ""
     assert typo.stderr.strip() == "npu-lint: error: --select: unknown rule selector: 'NPU9' (did you mean NPU419?)"
+
+
+def test_the_plugin_freezes_start_up_state_once_and_holds_the_core_freeze(tmp_path):
+    """The collector is off during each walk (its full passes scanned the whole model of the file), the core's own
+    per-walk freeze is held off, and after the first file what is alive is frozen once; the same findings on every
+    file."""
+    for name in ("a.py", "b.py", "c.py"):
+        (tmp_path / name).write_text(SOURCE)
+    script = (
+        "import gc, sys\n"
+        "from npu_lint import collector, flake8_plugin\n"
+        "held = []\n"
+        "real = collector.walking\n"
+        "def spy():\n"
+        "    held.append((collector.HELD[0], gc.isenabled()))\n"
+        "    return real()\n"
+        "collector.walking = spy   # the core imports it at each walk\n"
+        "from flake8.main.cli import main\n"
+        "code = main(['--isolated', '-j1', '--select=NPU', 'a.py', 'b.py', 'c.py'])\n"
+        "print(code, held, collector.HELD[0], len(flake8_plugin._FROZEN), gc.get_freeze_count() > 0, file=sys.stderr)\n")
+    result = run([sys.executable, "-c", script], cwd=tmp_path)
+    assert result.stderr.strip().splitlines()[-1] == "1 [(1, False), (1, False), (1, False)] 0 1 True", result.stderr
+    assert len(result.stdout.splitlines()) == 3 * 3
