@@ -339,10 +339,13 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         tag, scope = binding.tag, binding.scope
         if tag == VALUE:
             if binding.path:
-                return self._element(binding.value, scope, binding.path, depth)
+                value = self._element(binding.value, scope, binding.path, depth)
+                return value if value is not None else self._declared(binding)
             value = self.value_of(binding.value, scope, depth)
             if value is None and isinstance(binding.node, ast.AnnAssign):   # ``opt: Optimizer = build(...)``
                 return self.annotation_value(binding.node.annotation, scope)
+            if value is None:   # ``out: Tensor`` declared alone, then ``out = search(...)``
+                value = self._declared(binding)
             if value is None and used_as_index(self, binding):   # ``idx = inputs["idx"]``, then ``scatter(x, idx)``
                 return K.TENSOR, None
             if (value is None or value == (K.TENSOR, None)) and self._used_as_mask(binding):
@@ -388,6 +391,18 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             value = self.value_of(binding.value, scope, depth)
             return value if value is not None and value[0] == K.INSTANCE else None
         return None
+
+    def _declared(self, binding: Binding) -> Optional[K.Value]:
+        """What a bare declaration of the name in the same function says it holds (``distances: Tensor`` alone,
+        then ``distances, idx = index.search(q, k)``): Python's annotation of a local holds for its every
+        binding; None without one (or with several that disagree)."""
+        if binding.scope.kind != "function":
+            return None
+        declared = [b for b in binding.scope.names.get(binding.name, ()) if b.tag == ANNOTATION]
+        if not declared:
+            return None
+        values = {self.annotation_value(b.value, binding.scope) for b in declared}
+        return values.pop() if len(values) == 1 else None
 
     def _used_as_tensor(self, binding: Binding) -> bool:
         function = binding.scope.node
