@@ -506,9 +506,9 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         key = -id(function)
         moved = self._numpy_reads.get(key)
         if moved is None:
-            moved = [node.func.value for node in _walk(function)
+            moved = [root for node in _walk(function)
                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                     and node.func.attr in K.MOVES and isinstance(node.func.value, ast.Name)
+                     and node.func.attr in K.MOVES and (root := _kept_root(node.func.value)) is not None
                      and moves(node, self, scope)]
             self._numpy_reads[key] = moved
         return moved
@@ -625,6 +625,24 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             if value is None and attribute_used_as_index(self, node, scope):   # ``scatter(x, data.batch)``
                 return K.TENSOR, None
         return None
+
+
+def _kept_root(node: ast.AST) -> Optional[ast.Name]:
+    """The name a chain of operations that keep a tensor where it is starts from (``labels`` of
+    ``labels.view(-1).long()``, ``x[:, 0]``); None through a move or a call of anything else."""
+    for _ in range(8):
+        if isinstance(node, ast.Name):
+            return node
+        if isinstance(node, ast.Call):
+            func = node.func
+            if not isinstance(func, ast.Attribute) or func.attr in K.MOVES or func.attr == "type":
+                return None
+            node = func.value
+        elif isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        else:
+            return None
+    return None
 
 
 def _instance_method(function: Optional[ast.AST]) -> bool:
