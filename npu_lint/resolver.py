@@ -392,6 +392,24 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             return value if value is not None and value[0] == K.INSTANCE else None
         return None
 
+    def _own_attribute_join(self, bindings: list[Binding], attr: str, depth: int) -> Optional[K.Value]:
+        """What ``self.attr`` holds in any method: the join of its bindings, where a binding that updates it from
+        itself (``self.seqlen = self.seqlen[self.flag]``, a cycle the model cannot value) takes the kind the other
+        bindings agree on when that is a tensor's (a mask stays one through indexing and mask-keeping methods)."""
+        values = [self.binding_value(b, depth) for b in bindings]
+        if len(values) == 1 or None not in values:
+            return K.join(values)
+        updates = [_self_update(b, attr) if v is None else None for b, v in zip(bindings, values)]
+        others = [v for v, u in zip(values, updates) if u is None]
+        if not others or len(others) == len(values):
+            return K.join(values)
+        joined = K.join(others)
+        if joined is None or joined[0] not in K.TENSORS:
+            return K.join(values)
+        if joined[0] == K.MASK and all(u in (None, K.MASK) for u in updates):
+            return joined
+        return K.TENSOR, None
+
     def _declared(self, binding: Binding) -> Optional[K.Value]:
         """What a bare declaration of the name in the same function says it holds (``distances: Tensor`` alone,
         then ``distances, idx = index.search(q, k)``): Python's annotation of a local holds for its every
@@ -598,7 +616,12 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         receiver = node.value
         if isinstance(receiver, ast.Name) and self.scopes is not None and receiver.id == self.scopes.self_name(scope):
             bindings = self.scopes.attribute(scope, node.attr)
-            value = K.join([self.binding_value(b, depth) for b in bindings]) if bindings else None
+            value = self._own_attribute_join(bindings, node.attr, depth) if bindings else None
+            updates = [_self_update(b, node.attr) for b in bindings] if value is None and bindings else []
+            if updates and all(updates):   # only ``self.x = self.x[keep]`` here: what a base class sets it to
+                base = self.own_member(scope, node.attr, depth, skip=True)
+                if base is not None and base[0] in K.TENSORS:
+                    value = base if base[0] == K.MASK and all(u == K.MASK for u in updates) else (K.TENSOR, None)
             if value is None:   # declared in the class body or set in a base class (this file's, or another module's)
                 value = self.own_member(scope, node.attr, depth, skip=not bindings)
             return self._narrowed_attribute(node, scope, value, bindings)
@@ -625,6 +648,29 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             if value is None and attribute_used_as_index(self, node, scope):   # ``scatter(x, data.batch)``
                 return K.TENSOR, None
         return None
+
+
+def _self_update(binding: Binding, attr: str) -> Optional[str]:
+    """``self.x = self.x[keep]`` / ``self.x = self.x.repeat(n, 1)``: a binding computed from the attribute itself
+    by indexing and tensor methods; MASK when every step keeps a mask, TENSOR otherwise, None for any other
+    binding (a call of something else, ``.tolist()``, ``.item()``)."""
+    if binding.tag != VALUE or binding.path or binding.scope.self_name is None:
+        return None
+    node, kind = binding.value, K.MASK
+    for _ in range(8):
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr not in K.NOT_TENSOR_METHODS and node.func.attr not in ("cpu", "numpy"):
+            if node.func.attr not in K.MASK_KEEPING:
+                kind = K.TENSOR
+            node = node.func.value
+        elif isinstance(node, ast.Attribute) and node is not binding.value:
+            return kind if node.attr == attr and isinstance(node.value, ast.Name) \
+                and node.value.id == binding.scope.self_name else None
+        else:
+            return None
+    return None
 
 
 def _kept_root(node: ast.AST) -> Optional[ast.Name]:

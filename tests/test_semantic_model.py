@@ -849,3 +849,26 @@ def test_an_unpacked_list_that_is_not_an_empty_literal_stays_unknown():
     source = ("import torch\ndef f(xs, pair):\n    outs, masks = pair\n    for x in xs:\n        masks.append(x > 0)\n"
               "    m = torch.cat(masks)\n    m.probe()\n")
     assert probe(source)[0] != "mask"
+
+
+# -- an attribute updated from itself (``self.x = self.x[keep]``) -------------------------------------------------
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\nclass G:\n    def start(self, x: torch.Tensor):\n        self.lens = (x != 0).sum(-1)\n"
+     "    def drop(self, keep):\n        self.lens = self.lens[keep]\n    def use(self):\n        self.lens.probe()\n",
+     "tensor"),
+    ("import torch\nclass G:\n    def start(self, x: torch.Tensor):\n        self.flag = x > 0\n"
+     "    def grow(self, n):\n        self.flag = self.flag.repeat(n, 1)\n    def use(self):\n        self.flag.probe()\n",
+     "mask"),
+    # set in a base class, updated from itself in the subclass
+    ("import torch\nclass Base:\n    def start(self, x: torch.Tensor):\n        self.lens = (x != 0).sum(-1)\n"
+     "class G(Base):\n    def drop(self, keep):\n        self.lens = self.lens[keep]\n        self.lens.probe()\n",
+     "tensor"),
+])
+def test_an_attribute_updated_from_itself_keeps_the_kind_of_its_other_bindings(source, kind):
+    assert probe(source)[0] == kind
+
+
+def test_an_attribute_read_back_from_itself_is_no_tensor():
+    source = ("import torch\nclass G:\n    def start(self, x: torch.Tensor):\n        self.lens = (x != 0).sum(-1)\n"
+              "    def drop(self):\n        self.lens = self.lens.tolist()\n    def use(self):\n        self.lens.probe()\n")
+    assert probe(source)[0] not in ("tensor", "mask")
