@@ -26,6 +26,9 @@ _TORCH_IMPORT = re.compile(  # ``import torch``, ``from torch.nn import x``, ``i
     r"^[ \t]*(?:from|import)[ \t]+(?:[\w.]+[ \t]*,[ \t]*)*(?:%s)\b" % "|".join(TORCH_LIBRARIES), re.MULTILINE)
 
 
+# ``torch = try_import("torch")``, ``torch = importlib.import_module('torch')``: a module bound by an import helper
+_TORCH_IMPORTED = re.compile(
+    r"^[ \t]*\w+[ \t]*=[ \t]*[\w.]+\([ \t]*['\"](?:%s)(?:\.\w+)*['\"][ \t]*\)" % "|".join(TORCH_LIBRARIES), re.MULTILINE)
 _STAR_IMPORT = re.compile(r"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+\*", re.MULTILINE)
 _TORCH_REFERENCE = re.compile(r"^[^#\n]*\btorch\.\w", re.MULTILINE)   # before any comment on its line
 
@@ -33,7 +36,7 @@ _TORCH_REFERENCE = re.compile(r"^[^#\n]*\btorch\.\w", re.MULTILINE)   # before a
 def uses_torch(source: str) -> bool:
     """The file imports torch (or a library built on it), or gets ``torch`` through a star import and uses it
     (fastai's ``from .data.all import *`` then ``torch.device('cuda', i)``)."""
-    return _TORCH_IMPORT.search(source) is not None or (
+    return _TORCH_IMPORT.search(source) is not None or _TORCH_IMPORTED.search(source) is not None or (
         _STAR_IMPORT.search(source) is not None and _TORCH_REFERENCE.search(source) is not None)
 
 

@@ -339,10 +339,13 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         tag, scope = binding.tag, binding.scope
         if tag == VALUE:
             if binding.path:
-                return self._element(binding.value, scope, binding.path, depth)
+                value = self._element(binding.value, scope, binding.path, depth)
+                return value if value is not None else self._declared(binding)
             value = self.value_of(binding.value, scope, depth)
             if value is None and isinstance(binding.node, ast.AnnAssign):   # ``opt: Optimizer = build(...)``
                 return self.annotation_value(binding.node.annotation, scope)
+            if value is None:   # ``out: Tensor`` declared alone, then ``out = search(...)``
+                value = self._declared(binding)
             if value is None and used_as_index(self, binding):   # ``idx = inputs["idx"]``, then ``scatter(x, idx)``
                 return K.TENSOR, None
             if (value is None or value == (K.TENSOR, None)) and self._used_as_mask(binding):
@@ -388,6 +391,36 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             value = self.value_of(binding.value, scope, depth)
             return value if value is not None and value[0] == K.INSTANCE else None
         return None
+
+    def _own_attribute_join(self, bindings: list[Binding], attr: str, depth: int) -> Optional[K.Value]:
+        """What ``self.attr`` holds in any method: the join of its bindings, where a binding that updates it from
+        itself (``self.seqlen = self.seqlen[self.flag]``, a cycle the model cannot value) takes the kind the other
+        bindings agree on when that is a tensor's (a mask stays one through indexing and mask-keeping methods)."""
+        values = [self.binding_value(b, depth) for b in bindings]
+        if len(values) == 1 or None not in values:
+            return K.join(values)
+        updates = [_self_update(b, attr) if v is None else None for b, v in zip(bindings, values)]
+        others = [v for v, u in zip(values, updates) if u is None]
+        if not others or len(others) == len(values):
+            return K.join(values)
+        joined = K.join(others)
+        if joined is None or joined[0] not in K.TENSORS:
+            return K.join(values)
+        if joined[0] == K.MASK and all(u in (None, K.MASK) for u in updates):
+            return joined
+        return K.TENSOR, None
+
+    def _declared(self, binding: Binding) -> Optional[K.Value]:
+        """What a bare declaration of the name in the same function says it holds (``distances: Tensor`` alone,
+        then ``distances, idx = index.search(q, k)``): Python's annotation of a local holds for its every
+        binding; None without one (or with several that disagree)."""
+        if binding.scope.kind != "function":
+            return None
+        declared = [b for b in binding.scope.names.get(binding.name, ()) if b.tag == ANNOTATION]
+        if not declared:
+            return None
+        values = {self.annotation_value(b.value, binding.scope) for b in declared}
+        return values.pop() if len(values) == 1 else None
 
     def _used_as_tensor(self, binding: Binding) -> bool:
         function = binding.scope.node
@@ -491,9 +524,9 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         key = -id(function)
         moved = self._numpy_reads.get(key)
         if moved is None:
-            moved = [node.func.value for node in _walk(function)
+            moved = [root for node in _walk(function)
                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-                     and node.func.attr in K.MOVES and isinstance(node.func.value, ast.Name)
+                     and node.func.attr in K.MOVES and (root := _kept_root(node.func.value)) is not None
                      and moves(node, self, scope)]
             self._numpy_reads[key] = moved
         return moved
@@ -583,7 +616,12 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         receiver = node.value
         if isinstance(receiver, ast.Name) and self.scopes is not None and receiver.id == self.scopes.self_name(scope):
             bindings = self.scopes.attribute(scope, node.attr)
-            value = K.join([self.binding_value(b, depth) for b in bindings]) if bindings else None
+            value = self._own_attribute_join(bindings, node.attr, depth) if bindings else None
+            updates = [_self_update(b, node.attr) for b in bindings] if value is None and bindings else []
+            if updates and all(updates):   # only ``self.x = self.x[keep]`` here: what a base class sets it to
+                base = self.own_member(scope, node.attr, depth, skip=True)
+                if base is not None and base[0] in K.TENSORS:
+                    value = base if base[0] == K.MASK and all(u == K.MASK for u in updates) else (K.TENSOR, None)
             if value is None:   # declared in the class body or set in a base class (this file's, or another module's)
                 value = self.own_member(scope, node.attr, depth, skip=not bindings)
             return self._narrowed_attribute(node, scope, value, bindings)
@@ -610,6 +648,47 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             if value is None and attribute_used_as_index(self, node, scope):   # ``scatter(x, data.batch)``
                 return K.TENSOR, None
         return None
+
+
+def _self_update(binding: Binding, attr: str) -> Optional[str]:
+    """``self.x = self.x[keep]`` / ``self.x = self.x.repeat(n, 1)``: a binding computed from the attribute itself
+    by indexing and tensor methods; MASK when every step keeps a mask, TENSOR otherwise, None for any other
+    binding (a call of something else, ``.tolist()``, ``.item()``)."""
+    if binding.tag != VALUE or binding.path or binding.scope.self_name is None:
+        return None
+    node, kind = binding.value, K.MASK
+    for _ in range(8):
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr not in K.NOT_TENSOR_METHODS and node.func.attr not in ("cpu", "numpy"):
+            if node.func.attr not in K.MASK_KEEPING:
+                kind = K.TENSOR
+            node = node.func.value
+        elif isinstance(node, ast.Attribute) and node is not binding.value:
+            return kind if node.attr == attr and isinstance(node.value, ast.Name) \
+                and node.value.id == binding.scope.self_name else None
+        else:
+            return None
+    return None
+
+
+def _kept_root(node: ast.AST) -> Optional[ast.Name]:
+    """The name a chain of operations that keep a tensor where it is starts from (``labels`` of
+    ``labels.view(-1).long()``, ``x[:, 0]``); None through a move or a call of anything else."""
+    for _ in range(8):
+        if isinstance(node, ast.Name):
+            return node
+        if isinstance(node, ast.Call):
+            func = node.func
+            if not isinstance(func, ast.Attribute) or func.attr in K.MOVES or func.attr == "type":
+                return None
+            node = func.value
+        elif isinstance(node, (ast.Subscript, ast.Attribute)):
+            node = node.value
+        else:
+            return None
+    return None
 
 
 def _instance_method(function: Optional[ast.AST]) -> bool:

@@ -126,6 +126,10 @@ def test_tensor_receivers(source, line, expected):
     ("from .data.all import *\ndevice = torch.device('cuda', 0)\n", True),
     ("from .core import *\nx = 1\n", False), ("import os\n# see torch.cuda\n", False),
     ("from .core import *\nd = 'cuda'  # like torch.device('cuda')\n", False),
+    # torch bound by an import helper given its name; another library's name is not torch
+    ("from .utils import try_import\ntorch = try_import('torch')\n", True),
+    ("import importlib\nnn = importlib.import_module(\"torch.nn\")\n", True),
+    ("import importlib\njax = importlib.import_module('jax')\n", False),
 ])
 def test_which_files_use_torch(source, expected):
     from npu_lint.context import uses_torch

@@ -778,3 +778,97 @@ def test_a_frame_selected_by_isin_is_no_mask_selection():
     assert not analyse_source(source, Target("2.8.0"), codes=frozenset({"NPU402"}))
     tensor = "import torch\ndef split(x: torch.Tensor, ids):\n    return x[torch.isin(x, ids)]\n"
     assert [f.code for f in analyse_source(tensor, Target("2.8.0"), codes=frozenset({"NPU402"}))] == ["NPU402"]
+
+
+# -- modules bound by an import helper (``torch = try_import("torch")``) -------------------------------------------
+@pytest.mark.parametrize("source, line, name", [
+    ("import importlib\ntorch = importlib.import_module('torch')\nx = torch.zeros(3)\n", 3, "torch.zeros"),
+    ("nn = __import__('torch.nn')\ny = nn.cuda.synchronize()\n", 2, "torch.cuda.synchronize"),
+    # the file's own helper returning import_module of its argument (None when the import fails)
+    ("import importlib\ndef try_import(name):\n    try:\n        return importlib.import_module(name)\n"
+     "    except ImportError:\n        return None\ntorch = try_import('torch')\ndef f():\n"
+     "    return torch.cuda.synchronize()\n", 9, "torch.cuda.synchronize"),
+    # an ``if TYPE_CHECKING`` import beside the helper's binding
+    ("from typing import TYPE_CHECKING\nimport importlib\nif TYPE_CHECKING:\n    import torch\nelse:\n"
+     "    torch = importlib.import_module('torch')\nz = torch.ones(2)\n", 7, "torch.ones"),
+])
+def test_modules_bound_by_import_helpers(source, line, name):
+    assert (line, name) in qualnames(source)
+
+
+@pytest.mark.parametrize("source", [
+    # a helper that does not return the module its argument names; a non-literal name; a logger
+    "import importlib\ndef load(name):\n    return importlib.import_module('pkg.' + name)\n"
+    "torch = load('torch')\nx = torch.zeros(3)\n",
+    "import importlib\ndef build(name):\n    return make(name)\ntorch = build('torch')\nx = torch.zeros(3)\n",
+    "import importlib\nname = 'torch'\ntorch = importlib.import_module(name)\nx = torch.zeros(3)\n",
+    "import logging\ntorch = logging.getLogger('torch')\nx = torch.zeros(3)\n",
+])
+def test_other_calls_given_a_module_name_bind_no_module(source):
+    assert not any(name.startswith("torch.") for _, name in qualnames(source))
+
+
+def test_a_module_bound_by_an_import_helper_makes_tensors():
+    source = ("import importlib\ntorch = importlib.import_module('torch')\ndef f(x):\n"
+              "    s = torch.svd(x)[1]\n    m = s > 1e-6\n    m.probe()\n")
+    assert probe(source)[0] == "mask"
+
+
+# -- a local declared alone (``distances: Tensor``) ---------------------------------------------------------------
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\nfrom torch import Tensor\ndef f(index, q):\n    d: Tensor\n    i: Tensor\n"
+     "    d, i = index.search(q, 4)\n    d.probe()\n", "tensor"),
+    ("import torch\nfrom torch import Tensor\ndef f(index, q):\n    d: Tensor\n    d = index.search(q, 4)\n"
+     "    d.probe()\n", "tensor"),
+    # what the assigned value is known to be wins over the declaration
+    ("import torch\nimport numpy as np\nfrom torch import Tensor\ndef f(q):\n    d: Tensor\n"
+     "    d = np.zeros(3)\n    d.probe()\n", "host"),
+])
+def test_a_local_declared_alone_holds_its_annotation(source, kind):
+    assert probe(source)[0] == kind
+
+
+def test_a_declaration_in_another_function_says_nothing():
+    source = ("import torch\nfrom torch import Tensor\ndef g():\n    d: Tensor\ndef f(index, q):\n"
+              "    d = index.search(q, 4)\n    d.probe()\n")
+    assert probe(source) == (None, None)
+
+
+# -- lists bound by unpacking empty literals (``keep, masks = [], []``) --------------------------------------------
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\ndef f(xs):\n    outs, masks = [], []\n    for x in xs:\n        masks.append(x > 0)\n"
+     "        outs.append(x)\n    m = torch.cat(masks)\n    m.probe()\n", "mask"),
+    ("import torch\ndef f(xs):\n    outs, masks = [], []\n    for x in xs:\n        masks.append(x > 0)\n"
+     "        outs.append(x.float())\n    m = torch.cat(outs)\n    m.probe()\n", "tensor"),
+])
+def test_lists_bound_by_unpacking_empty_literals_keep_what_is_appended(source, kind):
+    assert probe(source)[0] == kind
+
+
+def test_an_unpacked_list_that_is_not_an_empty_literal_stays_unknown():
+    source = ("import torch\ndef f(xs, pair):\n    outs, masks = pair\n    for x in xs:\n        masks.append(x > 0)\n"
+              "    m = torch.cat(masks)\n    m.probe()\n")
+    assert probe(source)[0] != "mask"
+
+
+# -- an attribute updated from itself (``self.x = self.x[keep]``) -------------------------------------------------
+@pytest.mark.parametrize("source, kind", [
+    ("import torch\nclass G:\n    def start(self, x: torch.Tensor):\n        self.lens = (x != 0).sum(-1)\n"
+     "    def drop(self, keep):\n        self.lens = self.lens[keep]\n    def use(self):\n        self.lens.probe()\n",
+     "tensor"),
+    ("import torch\nclass G:\n    def start(self, x: torch.Tensor):\n        self.flag = x > 0\n"
+     "    def grow(self, n):\n        self.flag = self.flag.repeat(n, 1)\n    def use(self):\n        self.flag.probe()\n",
+     "mask"),
+    # set in a base class, updated from itself in the subclass
+    ("import torch\nclass Base:\n    def start(self, x: torch.Tensor):\n        self.lens = (x != 0).sum(-1)\n"
+     "class G(Base):\n    def drop(self, keep):\n        self.lens = self.lens[keep]\n        self.lens.probe()\n",
+     "tensor"),
+])
+def test_an_attribute_updated_from_itself_keeps_the_kind_of_its_other_bindings(source, kind):
+    assert probe(source)[0] == kind
+
+
+def test_an_attribute_read_back_from_itself_is_no_tensor():
+    source = ("import torch\nclass G:\n    def start(self, x: torch.Tensor):\n        self.lens = (x != 0).sum(-1)\n"
+              "    def drop(self):\n        self.lens = self.lens.tolist()\n    def use(self):\n        self.lens.probe()\n")
+    assert probe(source)[0] not in ("tensor", "mask")

@@ -278,6 +278,9 @@ class Elements:
             declared = self.element_annotation_value(node.annotation, scope, -1)
             if declared is not None:
                 return declared
+        if binding.tag == VALUE and binding.path and _empty_literal(binding.value, binding.path):
+            added = self._added_elements(binding, depth)   # ``keep, masks = [], []`` then ``masks.append(m)``
+            return K.join(added) if added else None
         if binding.tag != VALUE or binding.path:
             whole = self.binding_value(binding, depth)   # a tensor bound by unpacking or a loop: its rows are tensors
             return (K.TENSOR, None) if whole is not None and whole[0] in (K.TENSOR, K.BATCH) else None
@@ -396,3 +399,13 @@ class Elements:
         returned = [r.value for r in return_statements(function)
                     if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
         return K.join([self.sequence_element(value, scope) for value in returned]) if returned else None
+
+
+def _empty_literal(value: Optional[ast.AST], path: tuple[int, ...]) -> bool:
+    """The element at ``path`` of a literal tuple or list is an empty list or tuple (``a, b = [], []``)."""
+    for step in path:
+        if not isinstance(value, (ast.Tuple, ast.List)) or step < 0 or step >= len(value.elts) \
+                or any(isinstance(e, ast.Starred) for e in value.elts):
+            return False
+        value = value.elts[step]
+    return isinstance(value, (ast.List, ast.Tuple)) and not value.elts

@@ -497,9 +497,12 @@ class Flows:
 
 
 def _builds_list(value: ast.AST) -> bool:
-    """``[...]``, ``[... for ...]``, ``list(...)``: a new list whose elements the function may then set."""
+    """``[...]``, ``[... for ...]``, ``list(...)``, ``xs.copy()``: a new list whose elements the function may then
+    set (``counts = self.counts.copy()`` then ``counts[i] = keep.sum().item()``)."""
     return type(value) in (ast.List, ast.ListComp) or (
-        type(value) is ast.Call and type(value.func) is ast.Name and value.func.id == "list")
+        type(value) is ast.Call and type(value.func) is ast.Name and value.func.id == "list") or (
+        type(value) is ast.Call and type(value.func) is ast.Attribute and value.func.attr == "copy"
+        and not value.args and not value.keywords)
 
 
 _SCALARS = (ZERO_D, ELEMENT, PICKED)   # 0-d tensors: a sum, an element picked (``lengths[k] + 1`` is still a size)

@@ -12,13 +12,17 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.names import canonical
-from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, VALUE, Binding, Scope
+from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, VALUE, Binding, Scope, literal_module
 from npu_lint.namespaces import is_namespace
 
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip", "list", "sorted",
                             "reversed"})
 _BUILTINS = frozenset({"enumerate", "iter", "zip", "list", "sorted", "reversed"})
 API_BUILTINS = _BUILTINS | {"torch"}   # names that stand for themselves unbound (``torch`` through a star import)
+# Calls that return the module their one literal argument names (``importlib.import_module("torch")``); a project
+# function whose every returned value is such a call of its argument (``try_import(modname)``) is one too.
+MODULE_IMPORTERS = frozenset({"importlib.import_module", "wrapt.lazy_import", "lazy_loader.load"})
+_ROOT_IMPORTERS = frozenset({"__import__", "builtins.__import__"})   # ``__import__("a.b")`` returns ``a``
 
 
 class NameLookup:
@@ -93,9 +97,65 @@ class NameLookup:
                 target = self.qualname(binding.value, binding.scope)
                 if target and "." in target and not target.startswith(".") and is_namespace(target):
                     targets.append(target)   # ``cuda = torch.cuda``: a namespace alias
+            elif binding.tag == VALUE and not binding.path and type(binding.value) is ast.Call \
+                    and (module := self.imported_module(binding.value, binding.scope)):
+                targets.append(module)   # ``torch = try_import("torch")``: the module itself
             elif binding is bindings[0]:
                 return ()   # the last binding is a value: the name is no API
         return tuple(dict.fromkeys(targets))
+
+    def imported_module(self, call: ast.Call, scope: Scope) -> Optional[str]:
+        """The module a call returns by importing the one literal name it is given: ``importlib.import_module
+        ("torch")`` (``__import__("torch.nn")``: ``torch``), or a helper of the project whose every returned value
+        is such a call (``def try_import(modname): try: return importlib.import_module(modname) ... return None``;
+        the file's own, or another module's through the index's ``returns``); else None."""
+        name = literal_module(call)
+        if name is None:
+            return None
+        callee = self.qualname(call.func, scope)
+        if callee is None and isinstance(call.func, ast.Name) and call.func.id == "__import__" \
+                and self.binding(call.func, scope) is None:
+            callee = "__import__"   # the builtin
+        if callee in MODULE_IMPORTERS:
+            return name
+        if callee in _ROOT_IMPORTERS:
+            return name.partition(".")[0]
+        definition = self.definition(call.func, scope) if isinstance(call.func, ast.Name) else None
+        if definition is not None:
+            return name if self._imports_parameter(definition) else None
+        project = getattr(self, "project", None)
+        if callee is None or project is None or not self.module_name:
+            return None
+        target = project.absolute(callee, self.module_name)
+        if target is None or project.index.kind(target) != "function":
+            return None
+        facts = project.index.functions[target][1]
+        returns = facts.returns
+        return name if facts.owner is None and returns and all(r in MODULE_IMPORTERS for r in returns) else None
+
+    def _imports_parameter(self, function: ast.AST) -> bool:
+        """The file's own function returns, wherever it returns a value, ``importlib.import_module(p)`` of its first
+        parameter ``p`` (``return None`` aside)."""
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or self.scopes is None:
+            return False
+        params = function.args.posonlyargs + function.args.args
+        inner = self.scopes.by_node.get(id(function))
+        if not params or inner is None:
+            return False
+        found = False
+        for node in ast.walk(function):
+            if isinstance(node, (ast.Yield, ast.YieldFrom)):
+                return False
+            if not isinstance(node, ast.Return) or node.value is None or (
+                    isinstance(node.value, ast.Constant) and node.value.value is None):
+                continue
+            value = node.value
+            if not (type(value) is ast.Call and len(value.args) == 1 and isinstance(value.args[0], ast.Name)
+                    and value.args[0].id == params[0].arg
+                    and self.qualname(value.func, inner) in MODULE_IMPORTERS):
+                return False
+            found = True
+        return found
 
     def star_roots(self, tree: ast.AST, known: frozenset[str]) -> frozenset[str]:
         """The names the file reads but never binds that a star-imported module of the project binds to a library

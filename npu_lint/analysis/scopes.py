@@ -19,6 +19,7 @@ The pass itself is :mod:`npu_lint.analysis.binder`, the data it records :mod:`np
 from __future__ import annotations
 
 import ast
+import re
 from bisect import bisect_right
 from typing import Optional
 
@@ -76,6 +77,19 @@ def pick(bindings: list[Binding], pos: Optional[Position], local_function: bool)
 
 
 _INDEXED = 8   # lists longer than this are searched through a :class:`_Positions` / :class:`_Intervals` index
+
+
+_MODULE_NAME = re.compile(r"[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*\Z")
+
+
+def literal_module(call: ast.Call) -> Optional[str]:
+    """The dotted name a call is given as its one argument (``f("torch.nn")``), else None."""
+    if len(call.args) != 1 or call.keywords:
+        return None
+    arg = call.args[0]
+    if type(arg) is not ast.Constant or type(arg.value) is not str or not _MODULE_NAME.match(arg.value):
+        return None
+    return arg.value
 
 
 class _Positions:
@@ -265,7 +279,9 @@ class Scopes:
         if self._api_roots is None:
             self._api_roots = frozenset(
                 name for scope in self.by_node.values() for name, bindings in scope.names.items()
-                if any(b.tag == IMPORT or (b.tag == VALUE and not b.path and isinstance(b.value, (ast.Name, ast.Attribute)))
+                if any(b.tag == IMPORT or (b.tag == VALUE and not b.path and (
+                        isinstance(b.value, (ast.Name, ast.Attribute))
+                        or (type(b.value) is ast.Call and literal_module(b.value) is not None)))   # ``try_import("torch")``
                        for b in bindings))
         return self._api_roots
 

@@ -73,6 +73,9 @@ def memo(store: dict, key: object, compute: Callable[[], object]) -> object:
     return value
 
 
+_RETURN_CHAIN = 3   # how far ``return helper(x)`` is followed for the elements of a returned tuple
+
+
 class Summaries:
     """Function and class summaries (mixed into the Resolver)."""
 
@@ -229,7 +232,7 @@ class Summaries:
             return ()
         return tuple(self._returned_element(function, index) for index in range(lengths.pop()))
 
-    def _returned_element(self: "Resolver", function: ast.AST, index: int) -> Optional[K.Value]:
+    def _returned_element(self: "Resolver", function: ast.AST, index: int, depth: int = 0) -> Optional[K.Value]:
         scope = self.scopes.scope_of(function) if self.scopes else None
         if scope is None:
             return None
@@ -238,6 +241,13 @@ class Summaries:
         values = []
         for statement in return_statements(function):
             value = statement.value
+            if isinstance(value, ast.Call) and depth < _RETURN_CHAIN:   # ``return self.__build_tensor(x, n)``: the
+                callee = self.callee(value, scope)                       # element that function's tuple holds
+                if callee is not None and callee[0] is not function \
+                        and isinstance(callee[0], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                        and callee[0].name != "__init__":
+                    values.append(self._returned_element(callee[0], index, depth + 1))
+                    continue
             if not isinstance(value, ast.Tuple) or index >= len(value.elts):
                 values = []
                 break

@@ -177,6 +177,9 @@ class MaskedAssignment(Rule):
                  "import torch\ndef f(feats, m):\n    mask_time = torch.tensor(m, dtype=torch.bool)\n    feats[mask_time] = 0\n",
                  "import torch\ndef f(x, a, b, frame):\n    drop = a.any(dim=1) | b\n    x[drop] = frame\n")
     must_not_fire = ("import torch\nx = torch.zeros(3)\nx[0] = 1\n",
+                     # written on the host, moved to the device after the write
+                     "import torch\ndef f(self, x, device):\n    keep, labels = self.targets(x)\n"
+                     "    labels[~keep] = -100\n    labels = labels.view(-1).long().to(device)\n    return labels\n",
                      "import torch\nimport numpy as np\ndef f(img, thr):\n    out = np.asarray(img)\n    out[out > thr] = 0\n", "import torch\nx[i] = y\n",
                      "import torch\nd['key'] = v\n", "import torch\nx = torch.zeros(3)\nx[x > 0] = y[x > 0] * 2\n",
                      "import numpy as np\nimport torch\nseg = np.zeros((4, 4))\nseg[seg == 0] = 255\n",
@@ -204,6 +207,8 @@ class MaskedAssignment(Rule):
             return
         if not self._tensor_side(target, mask, ctx) and host_array_evidence(target, mask, ctx, node):
             return
+        if isinstance(target.value, ast.Name) and ctx.resolver.moved_later(target.value):
+            return   # ``labels[labels == pad] = -100`` then ``labels = labels.to(device)``: written on the host
         row = affinity_row(MASK_PATTERN, ctx)
         if row is None:
             return

@@ -99,11 +99,21 @@ def tensor_work(statement: ast.stmt, ctx: FileContext, scope: Optional[Scope] = 
                 return True
         elif isinstance(current, (ast.BinOp, ast.UnaryOp, ast.Subscript)) and kind(current) in K.TENSORS:
             return True   # ``x / 255``, ``~m``, ``x[idx]``
+        elif isinstance(current, ast.Subscript) and _mask_selection(current, kind):
+            return True   # ``states["mask"][self.flag]``: only a tensor is selected by a torch mask
         for child in child_nodes(current):
             if not isinstance(child, (*FUNCTION_TYPES, ast.ClassDef, ast.ListComp, ast.SetComp, ast.DictComp,
                                       ast.GeneratorExp, ast.Raise)):
                 stack.append(child)
     return False
+
+
+def _mask_selection(node: ast.Subscript, kind) -> bool:
+    """``x[m]`` / ``x[:, m]`` with ``m`` a name or ``self.m`` the model knows as a torch boolean mask: a selection (a
+    nonzero and a gather) whatever ``x`` is known to be."""
+    index = node.slice
+    elements = index.elts if isinstance(index, ast.Tuple) else [index]
+    return any(isinstance(e, (ast.Name, ast.Attribute)) and kind(e) == K.MASK for e in elements)
 
 
 def _callee_works(call: ast.Call, ctx: FileContext, scope: Optional[Scope], depth: int) -> bool:

@@ -501,6 +501,14 @@ class DataDependentBranch(Rule):
                      # a numerical guard read back that does not decide the step's backward or update
                      "import math\nimport torch\ndef f(loss: torch.Tensor):\n    if not math.isfinite(loss.item()):\n"
                      "        loss = torch.zeros_like(loss)\n    return loss\n")
+    must_fire += (  # an arm selecting a cache of unknown kind by a mask kept on ``self`` (only tensors take one)
+                  "import torch\nclass Gen:\n    def end(self, x: torch.Tensor):\n        self.flag = x > 0\n"
+                  "    def step(self, states):\n        if (self.flag == 0).sum().item() > 0:\n"
+                  "            states['mask'] = states['mask'][self.flag]\n        return states\n",)
+    must_not_fire += (  # the same arm indexing by a value of unknown kind: no evidence of a tensor operator
+                      "import torch\nclass Gen:\n    def end(self, x: torch.Tensor):\n        self.flag = x > 0\n"
+                      "    def step(self, states, keep):\n        if (self.flag == 0).sum().item() > 0:\n"
+                      "            states['mask'] = states['mask'][keep]\n        return states\n",)
 
     state_message = "if {test}: picks the state ({names}) the loop at line {loop} runs on next from a tensor's value (accept/reject): a host sync per iteration, and the number of iterations follows the data on NPU; run a fixed number of steps and select with torch.where(accept, new, old)"
 

@@ -511,6 +511,21 @@ class BooleanMaskIndexing(Rule):
                       "        masked = torch.bernoulli(torch.full(labels.shape, 0.15)).bool()\n"
                       "        labels[~masked] = -100\n        inputs[masked] = self.tokenizer.mask_token_id\n"
                       "        return inputs, labels\n")
+    must_fire += (  # torch bound by an import helper (``torch = try_import("torch")``); a result declared alone
+                    # (``d: Tensor``) then unpacked from a search index, written through a mask
+                  "import importlib\ndef try_import(name):\n    try:\n        return importlib.import_module(name)\n"
+                  "    except ImportError:\n        return None\ntorch = try_import('torch')\ndef score(k, eps):\n"
+                  "    u, s, v = torch.svd(k)\n    mask = s > eps\n    return s[mask]\n",
+                  "import torch\nfrom torch import Tensor\ndef knn(index, q, n):\n    d: Tensor\n    i: Tensor\n"
+                  "    d, i = index.search(q, 4)\n    d[i == torch.arange(n)[:, None]] = torch.inf\n    return d\n")
+    must_fire += (  # a mask kept on ``self`` in one method (joined from a list of masks bound by unpacking ``[], []``),
+                    # selecting in another
+                  "import torch\nclass Beam:\n    def end(self, scores):\n        outs, flags = [], []\n"
+                  "        for s in scores:\n            flags.append(s > 0)\n            outs.append(s)\n"
+                  "        self.flag = torch.cat(flags)\n    def step(self, cache):\n        return cache[self.flag]\n",)
+    must_not_fire += (  # a declaration in another function says nothing of this one's local
+                      "import torch\nfrom torch import Tensor\ndef other():\n    d: Tensor\ndef knn(index, q, n):\n"
+                      "    d, i = index.search(q, 4)\n    d[i == n] = 0\n    return d\n",)
     must_fire += (  # a callable class that is no collate function: its work may run on the device
                   "import torch\nclass Masker:\n    def __call__(self, inputs: torch.Tensor):\n"
                   "        labels = inputs.clone()\n        masked = torch.bernoulli(torch.full(labels.shape, 0.15)).bool()\n"
