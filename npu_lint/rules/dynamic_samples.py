@@ -47,7 +47,8 @@ class PerSampleConcat(Rule):
         items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections; also through an index bound in the loop, ``keep = nms(b, s, t)`` then
-        ``b[keep]``), or Python data converted item by item (``torch.tensor(ids)``, ``torch.IntTensor([vocab[c]
+        ``b[keep]``, or any value the model traces to such an op made in the loop that builds the list: an element
+        of ``x.nonzero(as_tuple=True)`` unpacked per image, rows gathered by it), or Python data converted item by item (``torch.tensor(ids)``, ``torch.IntTensor([vocab[c]
         for c in t])``); joined
         along dim 0, the samples a collate function receives or any field of them (a function passed as
         ``collate_fn=`` to any call or as a parameter's default, in the file or, through the project index, in
@@ -127,6 +128,10 @@ class PerSampleConcat(Rule):
     triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(", "default_collate(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
+                 # an element of a data-dependent op's tuple made per image in the loop (the model's data_shaped)
+                 "import torch\ndef pairs(valid: torch.Tensor, peaks: torch.Tensor, n: int):\n    edges = []\n"
+                 "    for b in range(n):\n        e, s = (valid[b] & (peaks == b)).nonzero(as_tuple=True)\n"
+                 "        edges.append(e)\n    return torch.cat(edges)\n",
                  # a collate method of an instance made where it is passed; the test inside the stacked comprehension
                  "import numpy as np\nimport torch\nclass Collator:\n    def collate(self, batch):\n"
                  "        for r in batch:\n            if len(r['x']) < self.n:\n                del r['x']\n"
@@ -437,6 +442,10 @@ class PerSampleConcat(Rule):
                      # a column sized by a number of a fixed partition, not by an item's own rows
                      "import torch\ndef f(partition, k):\n"
                      "    return torch.cat([torch.ones(n * k) * i for i, n in enumerate(partition)])\n",
+                     # the data-dependent op made once, before the loop: every item has its length
+                     "import torch\ndef f(mask: torch.Tensor, x: torch.Tensor, n: int):\n"
+                     "    e, s = mask.nonzero(as_tuple=True)\n    parts = []\n    for i in range(n):\n"
+                     "        parts.append(e + i)\n    return torch.stack(parts)\n",
                      # numpy's stack of filtered items outside a collate; a collate's numpy stack of every sample
                      "import numpy as np\nimport torch\ndef f(records):\n"
                      "    return torch.from_numpy(np.stack([r['x'] for r in records if 'x' in r]))\n",
