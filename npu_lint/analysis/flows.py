@@ -54,6 +54,13 @@ _MAX_FLOWS = 6
 _DEPTH = 30
 _NESTING = 60
 _HOST_METHODS = frozenset({"item", "tolist"})
+# Seeded random generator objects, and the methods of theirs that draw a number (numpy's ``Generator`` and legacy
+# ``RandomState``, Python's ``random.Random``); ``shuffle`` / ``permutation`` reorder, they size nothing.
+_GENERATORS = frozenset({"numpy.random.default_rng", "numpy.random.RandomState", "numpy.random.Generator",
+                         "random.Random"})
+GENERATOR_DRAWS = frozenset({"choice", "integers", "randint", "random", "uniform", "normal", "rand", "randn",
+                              "random_integers", "random_sample", "randrange", "triangular", "beta", "gamma",
+                              "poisson", "binomial", "exponential", "lognormal", "gauss", "standard_normal"})
 _LIBRARIES = ("torch.", "numpy.", "math.", "builtins.", "pandas.")   # never a project helper
 # Full reductions: without arguments they give a 0-d tensor.
 ZERO_D_METHODS = frozenset({"sum", "count_nonzero", "max", "min", "amax", "amin", "argmax", "argmin", "prod"})
@@ -448,6 +455,8 @@ class Flows:
                     or (sink and receiver not in (K.HOST, K.LIST))):
                 return ZERO_D, node
             return None
+        if isinstance(func, ast.Attribute) and func.attr in GENERATOR_DRAWS and self.random_generator(func.value, scope):
+            return RANDOM, node   # ``self.rng.uniform(a, b)`` of ``self.rng = np.random.default_rng(seed)``
         root = func
         while isinstance(root, ast.Attribute):
             root = root.value
@@ -462,6 +471,23 @@ class Flows:
                 and not name.endswith(("seed", "RandomState", "default_rng", "Generator")):
             return RANDOM, node
         return None
+
+    def random_generator(self: "Resolver", node: ast.AST, scope: Scope) -> bool:
+        """``node`` holds a seeded random generator object: numpy's (``np.random.default_rng(seed)``,
+        ``RandomState(seed)``, ``Generator(PCG64())``) or Python's (``random.Random(seed)``), bound to a name of the
+        function or to an attribute of ``self`` (every binding the model finds for it makes one)."""
+        if isinstance(node, ast.Name):
+            binding = self.binding(node, scope)
+            values = [(binding.value, binding.scope)] if binding is not None and binding.tag == VALUE \
+                and not binding.path else []
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and self.scopes is not None \
+                and node.value.id == self.scopes.self_name(scope):
+            values = [(b.value, b.scope) for b in self.scopes.attribute(scope, node.attr)
+                      if b.tag == VALUE and not b.path]
+        else:
+            return False
+        return bool(values) and all(isinstance(v, ast.Call) and self.qualname(v.func, s) in _GENERATORS
+                                    for v, s in values)
 
     def returned_flows(self: "Resolver", function: ast.AST) -> tuple[Flow, ...]:
         """The summary "returns a value read from a tensor": what any of the function's returns may carry,

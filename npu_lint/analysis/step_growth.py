@@ -114,9 +114,87 @@ class StepGrowth:
             base = reordered(element)
             if isinstance(base, ast.Name):
                 binding = self.binding(base, scope)
-                if binding is not None and binding.tag == PARAM and binding.scope is scope:
+                if binding is not None and binding.tag == PARAM and binding.scope is scope \
+                        or self._parameter_rearranged(base, scope):
                     grown.append(base.id)
         return grown[0] if len(grown) == 1 else None
+
+    def iterates_steps(self: "Resolver", iterated: ast.AST, scope: Optional[Scope]) -> bool:
+        """A loop over ``iterated`` runs over steps: ``range(...)``, ``count()``, ``tqdm(range(...))`` (`step_iterable`),
+        or a call of one of the file's functions or methods whose every return is one (``for step in
+        self._stopping_steps(states):`` of ``return range(max_new_tokens)``: the number of steps a decoder may take)."""
+        if step_iterable(iterated):
+            return True
+        if not isinstance(iterated, ast.Call) or scope is None or self.scopes is None:
+            return False
+        target = self.callee(iterated, scope)
+        return target is not None and self.returns_steps(target[0])
+
+    def returns_steps(self: "Resolver", function: ast.AST) -> bool:
+        """Every return of ``function`` gives steps (`step_iterable`: ``return range(n)``, ``return tqdm(range(n))``,
+        or a name bound only to one); not a generator (its call gives what it yields)."""
+        def compute() -> bool:
+            if not isinstance(function, _DEFS) or _generator(function):
+                return False
+            scope = self.scopes.scope_of(function) if self.scopes is not None else None
+            returned = [r.value for r in return_statements(function)]
+            if scope is None or not returned or any(v is None for v in returned):
+                return False
+            for value in returned:
+                if isinstance(value, ast.Name):
+                    bindings = self.scopes.lookup_reaching(value.id, scope, (value.lineno, value.col_offset))
+                    values = [b.value for b in bindings if b.tag == VALUE and not b.path and b.scope is scope]
+                    if not bindings or len(values) != len(bindings) or not all(_counted(v) for v in values):
+                        return False
+                elif not _counted(value):
+                    return False
+            return True
+        return bool(memo(self._summaries, ("returns steps", id(function)), compute))
+
+    def kept_parameter(self: "Resolver", function: ast.AST, position: int) -> Optional[int]:
+        """The positional parameter (its index, ``self`` included) every return of ``function`` gives back at
+        ``position`` of the returned tuple (-1: the returned value) unchanged or only rearranged (``return xs``;
+        ``xs = xs[keep]`` then ``return xs, done``: the finished rows dropped, the steps kept); None otherwise."""
+        def compute() -> Optional[int]:
+            if not isinstance(function, _DEFS) or self.scopes is None or _generator(function):
+                return None
+            scope = self.scopes.scope_of(function)
+            positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+            returned = [r.value for r in return_statements(function)]
+            if scope is None or not returned:
+                return None
+            kept: set[str] = set()
+            for value in returned:
+                if position >= 0:
+                    if not isinstance(value, ast.Tuple) or position >= len(value.elts) \
+                            or any(isinstance(e, ast.Starred) for e in value.elts):
+                        return None
+                    value = value.elts[position]
+                if not isinstance(value, ast.Name):
+                    return None
+                bindings = self.scopes.may_reach(value.id, scope, (value.lineno, value.col_offset))
+                if not bindings:
+                    return None
+                for binding in bindings:
+                    if binding.scope is not scope:
+                        return None
+                    if binding.tag != PARAM and not (binding.tag == VALUE and not binding.path
+                                                     and rearranged(binding.value, value.id)):
+                        return None
+                kept.add(value.id)
+            if len(kept) != 1:
+                return None
+            name = kept.pop()
+            return positional.index(name) if name in positional else None
+        return memo(self._summaries, ("kept parameter", id(function), position), compute)   # type: ignore
+
+    def _parameter_rearranged(self: "Resolver", name: ast.Name, scope: Scope) -> bool:
+        """Every binding of ``name`` that may reach it is the parameter itself or the parameter rearranged
+        (``if step == 0: ids = ids.repeat(n, 1)``: the rows copied once for the samples, the steps kept)."""
+        bindings = self.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset))
+        return any(b.tag == PARAM for b in bindings) and all(
+            b.scope is scope and (b.tag == PARAM or b.tag == VALUE and not b.path and rearranged(b.value, name.id))
+            for b in bindings)
 
     def runs(self: "Resolver", function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
         """The file's calls of ``function`` with the scope of each and how many leading parameters the call fills
@@ -191,6 +269,47 @@ class StepGrowth:
                     break
                 cls = self._parents.get(cls)
         return methods
+
+
+def step_iterable(iterated: Optional[ast.AST]) -> bool:
+    """``range(...)``, ``count()``, ``trange(...)``, ``tqdm(range(...))`` (a callee named for one: ``xrange``,
+    ``progress_count``): what a loop over steps iterates, syntactically."""
+    if not isinstance(iterated, ast.Call):
+        return False
+    func = iterated.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return name.lower().rsplit("_", 1)[-1] in ("range", "count", "trange", "tqdm")
+
+
+_REARRANGING = frozenset({"view", "reshape", "unsqueeze", "squeeze", "repeat", "expand", "gather", "index_select",
+                          "contiguous", "transpose", "permute", "flatten", "unflatten", "clone", "detach", "to",
+                          "float", "long", "int", "half", "bfloat16", "repeat_interleave", "movedim", "view_as",
+                          "reshape_as", "expand_as", "cpu", "type"})
+
+
+def rearranged(value: ast.AST, text: str) -> bool:
+    """``value`` is ``text`` through a chain of rearranging methods (``text.view(...).gather(1, i)``) or its rows
+    reordered (``text[beam_idx]``): the same steps again, none cut off (not ``text[:, -10:]``, not ``f(text)``)."""
+    seen = False
+    while True:
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr in _REARRANGING:
+            value, seen = value.func.value, True
+        elif isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and not any(
+                isinstance(p, (ast.Slice, ast.Constant))
+                for p in (value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice])):
+            value, seen = value.value, True
+        else:
+            return seen and ast.unparse(value) == text
+
+
+def _counted(value: ast.AST) -> bool:
+    """A `step_iterable` that counts (``range(n)``, ``tqdm(range(n))``; not ``tqdm(loader)``, a loader's batches)."""
+    if not step_iterable(value):
+        return False
+    func = value.func   # type: ignore[attr-defined]
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return not name.lower().endswith("tqdm") or bool(value.args) and step_iterable(value.args[0])  # type: ignore
 
 
 def reordered(element: ast.AST) -> ast.AST:

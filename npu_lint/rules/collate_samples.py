@@ -253,6 +253,14 @@ def _functions_of(value: ast.AST, scope: Scope, ctx: FileContext, depth: int) ->
             static = method is not None and any(isinstance(d, ast.Name) and d.id == "staticmethod"
                                                 for d in method.decorator_list)
             return [(method, 0)] if static else []
+        if isinstance(value.value, ast.Call):   # ``Collator(params).collate``: the method of an instance made here
+            made = resolver.definition(value.value.func, scope)
+            if isinstance(made, ast.ClassDef):
+                found = method_def(made, value.attr, 1)
+                static = found is not None and any(isinstance(d, ast.Name) and d.id == "staticmethod"
+                                                   for d in found[0].decorator_list)
+                return [(found[0], 0 if static else 1)] if found is not None else []
+            return []
         return _found(resolver.callee(ast.Call(func=value, args=[], keywords=[]), scope))
     if isinstance(value, ast.Lambda) and isinstance(value.body, ast.Call) and value.args.args:
         first = value.args.args[0].arg

@@ -237,7 +237,9 @@ class GrowingTensor(Rule):
         Flags ``x = torch.cat([x, new], dim)`` (and ``torch.concat`` / ``hstack`` / ``vstack``, and
         ``x = F.pad(x, (0, 1))`` by constant amounts; ``x[beam_idx]``
         or ``x.index_select(0, idx)`` for ``x``: beam search's reordered rows) inside a
-        ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``; not a counted loop
+        ``while`` loop or a ``for`` loop over steps (``range``, ``count``, ``tqdm(range(...))``, or a call of one of the
+        file's functions or methods that returns one: ``for step in self._stopping_steps():`` of ``return
+        range(max_new_tokens)``; not a counted loop
         over a module's layers, ``range(len(self.layers))`` or ``self.blocks[i](x)`` in it: a dense block), where the result is assigned back to a name (or attribute) that is one of
         the concatenated tensors and the concatenation is the only assignment to it in the loop (others only rearrange it: beam search's
         ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after,
@@ -290,7 +292,10 @@ class GrowingTensor(Rule):
         (``Hypothesis(yseq=self.append_token(hyp.yseq, j))``, where the call runs at every step), or a list
         rebuilt from the list the loop reads (``hyps = [grow(h, t) for h in hyps]``). Such a helper in another
         module of the project (a function, its index fact ``grows``) is reported at the call that a loop over steps
-        of the file feeds back (``ids = append_token(ids, tok)``).
+        of the file feeds back (``ids = append_token(ids, tok)``). The step may copy its parameter's rows first
+        (``if step == 0: ids = ids.repeat(n, 1)``), and the loop may hand the grown value to another helper of
+        the file that gives it back unchanged or with rows dropped (``ids, stop = self._end(ids)`` returning
+        ``ids`` or ``ids[keep]``: the unfinished rows, the steps kept) without ending the growth.
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -456,8 +461,28 @@ class GrowingTensor(Rule):
                  # a name bound to the concatenation, a list of sequences rebuilt in a while loop
                  "import torch\ndef extend(seq, tok):\n    seq = torch.cat([seq, tok.view(1)])\n    return seq\n"
                  "def decode(model, seqs):\n    while not done(seqs):\n"
-                 "        seqs = [extend(s, model(s)) for s in seqs]\n    return seqs\n")
+                 "        seqs = [extend(s, model(s)) for s in seqs]\n    return seqs\n",
+                 # the steps counted by a method of the file (``return range(n)``), the ids repeated for the samples
+                 # at the first step, and an end check giving back the unfinished rows (``ids[keep]``)
+                 "import torch\nclass Gen:\n    def _steps(self):\n        n = self.max_new or self.max_len - 1\n"
+                 "        return range(n)\n    def _step(self, step, ids):\n        if step == 0:\n"
+                 "            ids = ids.repeat(self.n, 1)\n        nxt = torch.multinomial(self.model(ids), 1)\n"
+                 "        ids = torch.cat([ids, nxt], 1)\n        return ids, nxt\n    def _end(self, ids):\n"
+                 "        keep = ids[:, -1] != self.eos\n        if not keep.all():\n            ids = ids[keep]\n"
+                 "        return ids, len(ids) == 0\n    def sample(self, ids):\n        for step in self._steps():\n"
+                 "            ids, nxt = self._step(step, ids)\n            ids, stop = self._end(ids)\n"
+                 "            if stop:\n                break\n        return ids\n")
     must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                     # a helper that returns a list of items (not steps); an end check that cuts the ids to a window
+                     "import torch\nclass Gen:\n    def _parts(self):\n        return self.parts\n"
+                     "    def _step(self, ids):\n        return torch.cat([ids, self.model(ids)], 1)\n"
+                     "    def run(self, ids):\n        for p in self._parts():\n            ids = self._step(ids)\n"
+                     "        return ids\n",
+                     "import torch\nclass Gen:\n    def _steps(self):\n        return range(self.n)\n"
+                     "    def _step(self, ids):\n        return torch.cat([ids, self.model(ids)], 1)\n"
+                     "    def _end(self, ids):\n        return ids[:, -16:]\n    def run(self, ids):\n"
+                     "        for i in self._steps():\n            ids = self._step(ids)\n            ids = self._end(ids)\n"
+                     "        return ids\n",
                      # outputs collected batch by batch on the host; a loop over a list of items
                      "import torch\nfrom torch.utils.data import DataLoader\ndef val(model, ds):\n"
                      "    preds = torch.Tensor([])\n    for x in DataLoader(ds, batch_size=8):\n"
@@ -661,7 +686,7 @@ class GrowingTensor(Rule):
             if source is None or not (source is node or (isinstance(source, ast.Name) and source.id in results)):
                 continue
             function = ctx.enclosing(loop, FUNCTION_TYPES)
-            if _static_cache(function or ctx.tree, name) or not carried(loop, child, name):
+            if _static_cache(function or ctx.tree, name) or not carried(loop, child, name, ctx=ctx):
                 return False
             callee = short_source(node.func, 30)
             ctx.report(node, self.message.format(
@@ -706,7 +731,7 @@ class GrowingTensor(Rule):
             if batches and (ctx.resolver.kind_of(node) not in TENSORS
                             or any(ctx.resolver.is_host(e) for e in node.args[0].elts)):
                 return False
-            if not carried(loop, statement, text, batches):
+            if not carried(loop, statement, text, batches, ctx):
                 return False
         elif not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):
             return False
@@ -748,7 +773,7 @@ class GrowingTensor(Rule):
         if not node.args or not short:
             return False
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
-        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not steps(loop.iter) \
+        if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not steps(loop.iter, ctx) \
                 or not any(loop.target.id in _names(a) for a in node.args) or over_layers(loop):
             return False
         counter = loop.target.id
@@ -779,7 +804,7 @@ class GrowingTensor(Rule):
             return False
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.While)) or isinstance(loop, ast.For) and (
-                not steps(loop.iter) or over_layers(loop) or items.id in _names(loop.target)):
+                not steps(loop.iter, ctx) or over_layers(loop) or items.id in _names(loop.target)):
             return False
         appended: Optional[ast.AST] = None
         for child in walk(loop):
@@ -901,8 +926,8 @@ class GrowingTensor(Rule):
             return   # a constant, non-negative padding that adds something
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         text = ast.unparse(statement.targets[0])
-        if not isinstance(loop, (ast.For, ast.While)) or (isinstance(loop, ast.For) and not steps(loop.iter)) \
-                or not carried(loop, statement, text):
+        if not isinstance(loop, (ast.For, ast.While)) or (isinstance(loop, ast.For) and not steps(loop.iter, ctx)) \
+                or not carried(loop, statement, text, ctx=ctx):
             return
         ctx.report(node, self.message.format(what=f"{text} = pad({text}, {short_source(node.args[1], 20)})"), "pad")
 
@@ -988,7 +1013,7 @@ class GrowingTensor(Rule):
             return   # no prefix slice (the ``moving`` form below): the loop need not be looked for
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not (
-                steps(loop.iter) or named_steps(loop, ctx)):
+                steps(loop.iter, ctx) or named_steps(loop, ctx)):
             self._written_prefix(node, elements, ctx)
             return
         counter = loop.target.id

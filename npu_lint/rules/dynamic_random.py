@@ -21,7 +21,9 @@ class RandomInputSize(ValueFlow):
 
     What it does:
         Flags ``F.interpolate`` / ``F.upsample`` / ``nn.Upsample`` / torchvision ``resize`` calls whose size
-        or scale factor comes from ``random`` or ``numpy.random`` (directly, through names computed from the
+        or scale factor comes from ``random`` or ``numpy.random`` (also a seeded generator object's draw:
+        ``self.rng.choice(sizes)`` of ``self.rng = np.random.default_rng(seed)``, ``RandomState``,
+        ``random.Random``; directly, through names computed from the
         draw, or through what the file's own functions and methods return), the multi-scale training trick
         of YOLO-style detectors; and slices of a tensor whose bounds are drawn at random (CutMix's
         ``x[:, :, yl:yh, xl:xh]`` with a box from ``np.random``), where the region's shape changes per draw (a
@@ -66,7 +68,13 @@ class RandomInputSize(ValueFlow):
                  "def cutmix(x: torch.Tensor, lam):\n    yl, yh, xl, xh = rand_bbox(x.shape[2], x.shape[3], lam)\n"
                  "    x[:, :, yl:yh, xl:xh] = x.flip(0)[:, :, yl:yh, xl:xh]\n    return x\n",
                  "import random\nimport torch\ndef truncate(x: torch.Tensor):\n"
-                 "    return x[:, :random.randint(1, x.shape[1])]\n")
+                 "    return x[:, :random.randint(1, x.shape[1])]\n",
+                 # a seeded generator object's draw (numpy's ``Generator``), kept on ``self`` or in a local name
+                 "import numpy as np\nimport torch.nn.functional as F\nclass Scales:\n    def __init__(self, seed):\n"
+                 "        self.rng = np.random.default_rng(seed)\n    def __call__(self, imgs):\n"
+                 "        s = int(self.rng.choice([320, 416, 512]))\n        return F.interpolate(imgs, size=(s, s))\n",
+                 "import numpy as np\nimport torch.nn.functional as F\ndef f(imgs):\n    rng = np.random.RandomState(0)\n"
+                 "    return F.interpolate(imgs, scale_factor=rng.uniform(0.5, 1.5))\n")
     must_not_fire = ("import random\nimport torch.nn.functional as F\nimgs = F.interpolate(imgs, size=(640, 640))\n",
                      "import random\nimport torch.nn.functional as F\nif random.random() < 0.5:\n    x = x.flip(-1)\n"
                      "y = F.interpolate(x, scale_factor=2)\n",
@@ -85,7 +93,12 @@ class RandomInputSize(ValueFlow):
                      "import random\nimport torch\nclass Masking:\n    def _mask(self, mask: torch.Tensor, n):\n"
                      "        h = random.randint(1, n)\n        mask[0:h, 0:h] = 1\n"
                      "    def __call__(self, n):\n        mask = torch.zeros((14, 14))\n        self._mask(mask, n)\n"
-                     "        return mask\n")
+                     "        return mask\n",
+                     # a generator's shuffle of the inputs, not of their size; an object of unknown kind
+                     "import numpy as np\nimport torch.nn.functional as F\ndef f(imgs, make_rng):\n"
+                     "    rng = np.random.default_rng(0)\n    order = rng.permutation(len(imgs))\n"
+                     "    other = make_rng()\n    s = other.choice([320, 416])\n"
+                     "    return F.interpolate(imgs[order], size=(640, 640)), s\n")
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:, :, yl:yh, xl:xh]`` of a tensor with bounds drawn at random (CutMix): a region of a new shape per

@@ -23,11 +23,12 @@ from npu_lint.rules.stopped_items import stopped_items
 from npu_lint.rules.sample_lengths import labelled_sequence, measured_lengths
 from npu_lint.rules.sample_tags import along_rows
 from npu_lint.rules.sample_tag_counts import accumulated_rows, counted_pieces, tagged_list
-from npu_lint.rules.host_batches import HOST_CAT, host_batch_items
+from npu_lint.rules.host_batches import HOST_CAT, becomes_host_batch, host_batch_items
 from npu_lint.rules.kept_samples import kept_samples
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
+_HOST_JOINS = HOST_CAT | {"numpy.stack"}
 _JOIN_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in _CAT | _STACK)
 # a list of per-row tags made a tensor (sample_tag_counts.py)
 _TAG_TENSORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor", "torch.IntTensor"})
@@ -46,7 +47,8 @@ class PerSampleConcat(Rule):
         items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections; also through an index bound in the loop, ``keep = nms(b, s, t)`` then
-        ``b[keep]``), or Python data converted item by item (``torch.tensor(ids)``, ``torch.IntTensor([vocab[c]
+        ``b[keep]``, or any value the model traces to such an op made in the loop that builds the list: an element
+        of ``x.nonzero(as_tuple=True)`` unpacked per image, rows gathered by it), or Python data converted item by item (``torch.tensor(ids)``, ``torch.IntTensor([vocab[c]
         for c in t])``); joined
         along dim 0, the samples a collate function receives or any field of them (a function passed as
         ``collate_fn=`` to any call or as a parameter's default, in the file or, through the project index, in
@@ -91,11 +93,13 @@ class PerSampleConcat(Rule):
         changes with the data; a tensor concatenated onto itself along dim 0 in that loop (``acc =
         torch.cat((acc, rows), 0)``) holds every sample's rows; and ``torch.cat(list(xs))`` beside a
         comprehension that tags the rows of each item of ``xs`` with its index joins items of different lengths.
-        A collate function that keeps only the samples passing a test (``[b for b in batch if b is not None]``,
+        A collate function (also the method of an instance made where it is passed, ``collate_fn=Collator(p).collate``)
+        that keeps only the samples passing a test (``[b for b in batch if b is not None]``, the test inside
+        the joined comprehension itself, ``np.stack([r["x"] for r in batch if "x" in r])``,
         ``list(filter(lambda x: x is not None, batch))``, ``append`` under an ``if`` or after an ``if ...:
         continue`` in a loop over them; a dataset's static ``*collate*`` method counts as one) and stacks them
         (``default_collate(kept)``, ``torch.stack`` / ``cat`` of the kept samples, of one field of each, or of a
-        field unzipped from them) gives a batch whose size is the number of samples kept: it changes with the data.
+        field unzipped from them; numpy's ``stack`` / ``concatenate`` where the result becomes the batch) gives a batch whose size is the number of samples kept: it changes with the data.
         So does a list that a loop over data (a tensor, the fields of a loader's batch) fills only when a test on
         the loop's items passes (``for img, label in zip(batch.image, batch.gt_label): if label == 0:
         maps.append(model(img))``), joined in the function or in the file's helper it is passed to (items moved
@@ -120,10 +124,19 @@ class PerSampleConcat(Rule):
     name = "per-sample-concat"
     family = FAMILY
     node_types = (ast.Call,)
-    callees = _CAT | _STACK | HOST_CAT | _TAG_TENSORS | _DEFAULT_COLLATE   # dispatch: the rule judges these calls only
+    callees = _CAT | _STACK | _HOST_JOINS | _TAG_TENSORS | _DEFAULT_COLLATE   # dispatch: the rule judges these calls only
     triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(", "default_collate(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
+                 # an element of a data-dependent op's tuple made per image in the loop (the model's data_shaped)
+                 "import torch\ndef pairs(valid: torch.Tensor, peaks: torch.Tensor, n: int):\n    edges = []\n"
+                 "    for b in range(n):\n        e, s = (valid[b] & (peaks == b)).nonzero(as_tuple=True)\n"
+                 "        edges.append(e)\n    return torch.cat(edges)\n",
+                 # a collate method of an instance made where it is passed; the test inside the stacked comprehension
+                 "import numpy as np\nimport torch\nclass Collator:\n    def collate(self, batch):\n"
+                 "        for r in batch:\n            if len(r['x']) < self.n:\n                del r['x']\n"
+                 "        x = np.stack([r['x'] for r in batch if 'x' in r])\n        return torch.from_numpy(x)\n"
+                 "def load(ds, n):\n    return torch.utils.data.DataLoader(ds, 4, collate_fn=Collator(n).collate)\n",
                  # one item per step of a generation loop that the end token stops
                  "import torch\ndef generate(model, idx, n, eos):\n    out = []\n    for _ in range(n):\n"
                  "        t = model(idx).argmax(-1)\n        out.append(t)\n        if (t == eos).all():\n"
@@ -428,7 +441,17 @@ class PerSampleConcat(Rule):
                      "def f(nets):\n    return torch.cat([n.weights() for n in nets])\n",
                      # a column sized by a number of a fixed partition, not by an item's own rows
                      "import torch\ndef f(partition, k):\n"
-                     "    return torch.cat([torch.ones(n * k) * i for i, n in enumerate(partition)])\n")
+                     "    return torch.cat([torch.ones(n * k) * i for i, n in enumerate(partition)])\n",
+                     # the data-dependent op made once, before the loop: every item has its length
+                     "import torch\ndef f(mask: torch.Tensor, x: torch.Tensor, n: int):\n"
+                     "    e, s = mask.nonzero(as_tuple=True)\n    parts = []\n    for i in range(n):\n"
+                     "        parts.append(e + i)\n    return torch.stack(parts)\n",
+                     # numpy's stack of filtered items outside a collate; a collate's numpy stack of every sample
+                     "import numpy as np\nimport torch\ndef f(records):\n"
+                     "    return torch.from_numpy(np.stack([r['x'] for r in records if 'x' in r]))\n",
+                     "import numpy as np\nimport torch\nclass Collator:\n    def collate(self, batch):\n"
+                     "        return torch.from_numpy(np.stack([r['x'] for r in batch]))\n"
+                     "def load(ds):\n    return torch.utils.data.DataLoader(ds, 4, collate_fn=Collator().collate)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -441,9 +464,10 @@ class PerSampleConcat(Rule):
             return
         if isinstance(items, ast.Name) and self._counted_pieces(node, items, ctx):
             return
-        if (name in _DEFAULT_COLLATE or name in _STACK or name in _CAT) and self._kept(node, items, name, ctx):
-            return
-        if name in _DEFAULT_COLLATE:
+        if (name in _DEFAULT_COLLATE or name in _STACK or name in _CAT
+                or name in _HOST_JOINS and becomes_host_batch(node, ctx)) and self._kept(node, items, name, ctx):
+            return   # numpy's join of the kept samples only where it becomes the batch
+        if name in _DEFAULT_COLLATE or name in _HOST_JOINS - HOST_CAT:
             return
         if name in HOST_CAT:    # numpy: only the batch a collate path builds
             why = host_batch_items(node, ctx)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.flows import TORCH_DRAWS
+from npu_lint.analysis.flows import GENERATOR_DRAWS, TORCH_DRAWS
 from npu_lint.analysis.nodes import walk
 from npu_lint.rules.batch_max_helpers import function_text
 from npu_lint.context import FileContext
@@ -76,9 +76,18 @@ class _Flow:
     def draw(self, node: ast.AST) -> Optional[str]:
         if isinstance(node, ast.Call):
             name = self.ctx.resolver.qualname(node.func) or ""
-            if name.startswith(_DRAW_ROOTS) or name in _DRAWS:
+            if name.startswith(_DRAW_ROOTS) or name in _DRAWS or self._generator_draw(node):
                 return f"{short_source(node, 40)}, line {node.lineno}"
         return None
+
+    def _generator_draw(self, node: ast.Call) -> bool:
+        """``self.rng.uniform(a, b)`` of a seeded generator object (the model's `random_generator`)."""
+        func = node.func
+        resolver = self.ctx.resolver
+        if not isinstance(func, ast.Attribute) or func.attr not in GENERATOR_DRAWS or resolver.scopes is None:
+            return False
+        scope = resolver.scopes.scope_of(self.function)
+        return scope is not None and resolver.random_generator(func.value, scope)
 
     def origin(self, expression: ast.AST) -> Optional[str]:
         """The draw (or tainted parameter) an expression is computed from, else None. A name counts from the line
@@ -190,7 +199,8 @@ class RandomSizeTransform(Rule):
         OpenMMLab ``RandomResize`` and ``RandomChoiceResize``, also as ``dict(type="RandomResize", ...)`` in a
         config), listed in ``rule_tables/random_size_transforms.tsv`` with the line of each library's source
         that draws the size, and calls in the project's own code that pass a random draw (``random.choice(self.
-        sizes)``, ``random.randint``, ``numpy.random``, ``torch.randint``) to one of the file's functions or
+        sizes)``, ``random.randint``, ``numpy.random``, ``torch.randint``, a seeded generator's ``self.rng.uniform(a, b)``)
+        to one of the file's functions or
         methods whose parameter reaches the size of a resize, crop or pad (``F.resize``, ``F.crop``, ``F.pad``,
         ``cv2.resize``, an image's ``.resize()``), directly or through further helpers of the file. A draw used as a
         size by ``F.interpolate`` or ``resize`` in its own function is NPU404's; ``RandomResizedCrop`` is not
@@ -272,8 +282,11 @@ class RandomSizeTransform(Rule):
         function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         if function is None:
             return
-        if not node.args and not node.keywords or "rand" not in function_text(function, ctx):
-            return      # draws come from random / numpy.random / torch.rand*: the word is in the function
+        text = function_text(function, ctx)
+        if not node.args and not node.keywords or "rand" not in text and not any(
+                f".{draw}(" in text for draw in GENERATOR_DRAWS):
+            return      # draws come from random / numpy.random / torch.rand* (the word is in the function) or
+                        # from a generator object's method (``self.rng.uniform(...)``)
         callee = _callee(node, ctx, function)
         if callee is None or callee[0] is function:
             return

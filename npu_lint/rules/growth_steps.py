@@ -79,7 +79,7 @@ def feeding(call: ast.Call, scope: Scope, offset: int, growth: Growth, ctx: File
                 isinstance(e, ast.Starred) for e in elements) else None
         if target is not None and ast.unparse(target) == text:
             loop = _enclosing(call, parents, (*_LOOPS, *FUNCTION_TYPES))
-            if isinstance(loop, _LOOPS) and carried(loop, parent, text):
+            if isinstance(loop, _LOOPS) and carried(loop, parent, text, ctx=ctx):
                 return FedBack(call, loop, owner, f"to {text}")
     if isinstance(arg, ast.Attribute) and _stored_as(parent, result, arg, parents, scope, ctx):
         return _every_step(call, parents, owner, ctx, f"to the field {arg.attr}")
@@ -90,7 +90,7 @@ def feeding(call: ast.Call, scope: Scope, offset: int, growth: Growth, ctx: File
         if isinstance(assign, ast.Assign) and assign.value is parent and len(assign.targets) == 1 \
                 and isinstance(assign.targets[0], ast.Name) and arg.id in heads and assign.targets[0].id in read:
             loop = _enclosing(assign, parents, (*_LOOPS, *FUNCTION_TYPES))
-            if isinstance(loop, _LOOPS) and carried(loop, assign, assign.targets[0].id):
+            if isinstance(loop, _LOOPS) and carried(loop, assign, assign.targets[0].id, ctx=ctx):
                 return FedBack(call, loop, owner, f"to {assign.targets[0].id}")
     return None
 
@@ -125,23 +125,23 @@ def _every_step(call: ast.Call, parents: dict[int, ast.AST], owner: Optional[ast
                 how: str) -> Optional[FedBack]:
     """The loop over steps (``for`` over ``range``/``count``, ``while``) that runs ``call`` every step: around it,
     or around a call of its function (``best = self.search(running_hyps, x)`` in ``for i in range(maxlen)``)."""
-    loop = _step_loop(call, parents)
+    loop = _step_loop(call, parents, ctx)
     if loop is not None:
         return FedBack(call, loop, owner, how)
     if owner is None:
         return None
     for outer, scope, _ in ctx.resolver.runs(owner):
         root = _root(scope, ctx)
-        loop = _step_loop(outer, _parents(root, ctx))
+        loop = _step_loop(outer, _parents(root, ctx), ctx)
         if loop is not None and root is not owner:
             return FedBack(call, loop, root if isinstance(root, _DEFS) else None, how)
     return None
 
 
-def _step_loop(node: ast.AST, parents: dict[int, ast.AST]) -> Optional[ast.AST]:
+def _step_loop(node: ast.AST, parents: dict[int, ast.AST], ctx: FileContext) -> Optional[ast.AST]:
     parent = parents.get(id(node))
     while parent is not None and not isinstance(parent, FUNCTION_TYPES):
-        if isinstance(parent, ast.While) or isinstance(parent, ast.For) and steps(parent.iter):
+        if isinstance(parent, ast.While) or isinstance(parent, ast.For) and steps(parent.iter, ctx):
             return parent
         parent = parents.get(id(parent))
     return None

@@ -40,6 +40,13 @@ def host_batch_items(call: ast.Call, ctx: FileContext) -> Optional[str]:
     return why if not why or path in why else f"{why}, in {path}"
 
 
+def becomes_host_batch(call: ast.Call, ctx: FileContext) -> bool:
+    """The numpy join ``call`` in a collate path ends up in the batch it returns (converted, returned, stored)."""
+    function = ctx.enclosing(call, _FUNCTIONS)
+    return function is not None and collate_path(function, ctx) is not None \
+        and _becomes_batch(call, function, ctx, 0)
+
+
 def _becomes_batch(node: ast.AST, function: ast.AST, ctx: FileContext, depth: int) -> bool:
     """The value ``node`` computes ends up in the batch ``function`` builds."""
     parents = _parents(function, ctx)

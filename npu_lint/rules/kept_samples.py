@@ -24,9 +24,15 @@ _DEPTH = 3
 def kept_samples(items: ast.AST, ctx: FileContext) -> Optional[str]:
     """Why the list ``items`` has one item per sample a collate function keeps by a test (the test), else None:
     the kept samples themselves, one field of each (``[s[0] for s in kept]``), or a field unzipped from them."""
-    if isinstance(items, (ast.ListComp, ast.GeneratorExp)) and len(items.generators) == 1 \
-            and not items.generators[0].ifs:
-        return _kept_name(items.generators[0].iter, ctx, 0)
+    if isinstance(items, (ast.ListComp, ast.GeneratorExp)) and len(items.generators) == 1:
+        generator = items.generators[0]
+        if not generator.ifs:
+            return _kept_name(generator.iter, ctx, 0)
+        binding = ctx.resolver.binding(generator.iter) if isinstance(generator.iter, ast.Name) else None
+        if binding is not None and binding.tag == "param" and may_collate(ctx) \
+                and collate_samples(binding, ctx) is not None:   # ``stack([r["x"] for r in batch if "x" in r])``
+            return f"sample the collate function keeps (those that pass `{short_source(generator.ifs[0], 40)}`)"
+        return None
     return _kept_name(items, ctx, 0)
 
 

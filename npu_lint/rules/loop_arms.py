@@ -12,6 +12,7 @@ from typing import Optional
 from npu_lint.analysis.kinds import LOADER
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE
+from npu_lint.analysis.step_growth import rearranged, step_iterable
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -65,13 +66,16 @@ def _drawing(node: ast.AST) -> bool:
                             "torch.multinomial"))
 
 
-def steps(iterated: ast.AST) -> bool:
-    """``range(...)``, ``count()``, ``trange(...)``, ``tqdm(range(...))``: a loop over steps."""
-    if not isinstance(iterated, ast.Call):
+def steps(iterated: ast.AST, ctx: Optional[FileContext] = None) -> bool:
+    """``range(...)``, ``count()``, ``trange(...)``, ``tqdm(range(...))``: a loop over steps; with ``ctx``, also a
+    call of one of the file's functions that returns one (the model's `iterates_steps`)."""
+    if step_iterable(iterated):
+        return True
+    if ctx is None or not isinstance(iterated, ast.Call) or ctx.resolver.scopes is None:
         return False
-    func = iterated.func
-    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
-    return name.lower().rsplit("_", 1)[-1] in ("range", "count", "trange", "tqdm")
+    function = ctx.enclosing_any(iterated, FUNCTION_TYPES)
+    scope = ctx.resolver.scopes.scope_of(function) if function is not None else ctx.resolver.scopes.module
+    return ctx.resolver.iterates_steps(iterated, scope)
 
 
 # Calls that hand on the items of what they wrap, one per iteration: ``enumerate(loader)``, ``tqdm(loader)``,
@@ -140,13 +144,14 @@ def over_layers(loop: ast.For) -> bool:
                for statement in loop.body for n in walk(statement))   # ``self.layers[i](x)``: a module per step
 
 
-def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False) -> bool:
+def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False,
+            ctx: Optional[FileContext] = None) -> bool:
     """``statement`` is the only assignment to ``text`` in the loop (a ``while`` loop or a ``for`` loop over steps
     that does not bind it; ``batches``: a ``for`` loop over a loader's batches, `over_batches`): the value grows
     from one iteration to the next (not ``x = f(x)`` after it, nor a fresh ``x`` each iteration); assignments in
     the other arm of a test the loop does not change are left out."""
     if isinstance(loop, ast.For):
-        if not (batches or steps(loop.iter)) or over_layers(loop):
+        if not (batches or steps(loop.iter, ctx)) or over_layers(loop):
             return False    # a loop over a list of items (conditions, layers): the same shapes every call
         if text in {ast.unparse(n) for n in walk(loop.target)}:
             return False
@@ -165,8 +170,43 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
         if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
             if any(ast.unparse(n) == text for target in targets for n in walk(target)):
+                if ctx is not None and isinstance(child, ast.Assign) and _handed_back(child, text, ctx):
+                    continue   # ``ids, done = self._end(ids, scores)`` returning ``ids`` or ``ids[keep]``
                 return False
     return True
+
+
+def _handed_back(statement: ast.Assign, text: str, ctx: FileContext) -> bool:
+    """``a, x, b = helper(..., x, ...)`` where the file's ``helper`` gives back its parameter ``x`` at that place
+    unchanged or only rearranged (the model's `kept_parameter`: finished rows dropped, the steps kept)."""
+    call = statement.value
+    if len(statement.targets) != 1 or not isinstance(call, ast.Call) or ctx.resolver.scopes is None:
+        return False
+    target = statement.targets[0]
+    if ast.unparse(target) == text:
+        position = -1
+    elif isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        position = next((i for i, e in enumerate(target.elts) if ast.unparse(e) == text), -2)
+        if position < 0:
+            return False
+    else:
+        return False
+    function = ctx.enclosing_any(statement, FUNCTION_TYPES)
+    scope = ctx.resolver.scopes.scope_of(function) if function is not None else ctx.resolver.scopes.module
+    found = ctx.resolver.callee(call, scope) if scope is not None else None
+    if found is None:
+        return False
+    index = ctx.resolver.kept_parameter(found[0], position)
+    if index is None:
+        return False
+    index -= found[1]
+    if 0 <= index < len(call.args):
+        passed: Optional[ast.AST] = call.args[index]
+        if any(isinstance(a, ast.Starred) for a in call.args[:index + 1]):
+            return False
+    else:
+        return False
+    return passed is not None and ast.unparse(passed) == text
 
 
 def _aliases(loop: ast.AST, text: str) -> list[str]:
@@ -218,28 +258,6 @@ def _unset_arms(loop: ast.AST) -> dict[str, set[int]]:
 
 # Tensor methods that rearrange, copy or repeat a tensor and keep every step it holds (beam search rebuilds its
 # prefixes with them: ``prefixes.unsqueeze(1).repeat(1, k, 1)``, ``.view(b, k * k, -1)``, ``.gather(1, ids)``).
-_REARRANGING = frozenset({"view", "reshape", "unsqueeze", "squeeze", "repeat", "expand", "gather", "index_select",
-                          "contiguous", "transpose", "permute", "flatten", "unflatten", "clone", "detach", "to",
-                          "float", "long", "int", "half", "bfloat16", "repeat_interleave", "movedim", "view_as",
-                          "reshape_as", "expand_as", "cpu", "type"})
-
-
-def rearranged(value: ast.AST, text: str) -> bool:
-    """``value`` is ``text`` through a chain of rearranging methods (``text.view(...).gather(1, i)``) or its rows
-    reordered (``text[beam_idx]``): the same steps again, none cut off (not ``text[:, -10:]``, not ``f(text)``)."""
-    seen = False
-    while True:
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
-                and value.func.attr in _REARRANGING:
-            value, seen = value.func.value, True
-        elif isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and not any(
-                isinstance(p, (ast.Slice, ast.Constant))
-                for p in (value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice])):
-            value, seen = value.value, True
-        else:
-            return seen and ast.unparse(value) == text
-
-
 def stored_back(statement: ast.Assign, elements: list[ast.expr], ctx: FileContext) -> Optional[ast.Assign]:
     """``t = cat([xs[j], y])`` followed in the same block by ``xs[j] = t.view(...).gather(...)``: the later
     assignment, which stores the grown tensor back into one of the concatenated operands; None otherwise."""

@@ -249,6 +249,9 @@ class _Items:
             recorded = recorded_rows(stripped, self.body, self.ctx)   # ``offset.append(count)``, made a tensor
             if recorded:
                 return recorded
+        if (isinstance(stripped, ast.Name) and stripped.id not in self.sources or isinstance(stripped, ast.Call)) \
+                and self.body is not None and self._shaped_in_loop(stripped):
+            return "a data-dependent operator per item"   # ``e, s = valid.nonzero(as_tuple=True)`` in the loop
         if isinstance(stripped, ast.Name) and self.body is not None and stripped.id not in self.sources:
             assigned = self._assigned_in_body(stripped.id)
             empties = [v for v in assigned if empty_rows(v)]
@@ -309,6 +312,18 @@ class _Items:
         row = dynamic_row(name) if name else None
         return row is not None and row["condition"] in ("always", "one_argument") and \
             (row["condition"] != "one_argument" or (len(node.args) == 1 and not node.keywords))
+
+    def _shaped_in_loop(self, name: ast.AST) -> bool:
+        """The model's answer: ``name`` is the result of a data-dependent op (or keeps its first axis: an element
+        of ``x.nonzero(as_tuple=True)``, ``torch.full_like`` of one) computed inside the loop that builds the list,
+        a new length per item."""
+        resolver = self.ctx.resolver
+        scope = resolver.current
+        if scope is None or self.body is None:
+            return False
+        op = data_shaped(resolver, name, scope)
+        start, end = self.body.lineno, getattr(self.body, "end_lineno", None) or self.body.lineno
+        return op is not None and start <= getattr(op, "lineno", 0) <= end
 
     def _assigned_in_body(self, name: str) -> list[ast.AST]:
         """The values assigned to ``name`` inside the loop body (``dets = boxes[keep]``)."""
