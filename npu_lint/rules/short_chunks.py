@@ -275,6 +275,9 @@ class ShortLastChunk(Rule):
         So is a chunk whose end follows the loop's position and is clipped to the length of the data it cuts (``end =
         min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0, n_frames,
         bs)``: frames cut in batches; one finding per loop, none beside a ``min(total - i, bs)`` found in it).
+        The chunk's positions may be a ``range`` handed to the data (``dataset.select(range(i, min(len(dataset),
+        i + bs)))``, ``Subset(ds, range(i, i + bs))``) when the loop gives what it takes to a model or makes it a
+        tensor (a ``range`` walked item by item is no chunk).
         A sequence fed from its front in chunks while it lasts is the same thing: ``while len(tokens) > 0: out,
         state = model.forward(tokens[:n], state); tokens = tokens[n:]`` (an RNN-mode prompt prefill: the last chunk
         is what remains; the chunk must go to a model, and chunks of one are left alone).
@@ -422,6 +425,17 @@ class ShortLastChunk(Rule):
                  "import numpy as np\nimport torch\nfrom more_itertools import chunked\ndef sample(histories, bs):\n"
                  "    for batch in chunked(histories, bs):\n        ids = np.zeros(len(batch))\n"
                  "        yield torch.LongTensor(ids)\n",
+                 # the library kept on the class by a lazy import of an optional dependency
+                 "import torch\nclass TabR(torch.nn.Module):\n    delu = None\n    def __init__(self):\n"
+                 "        super().__init__()\n        if TabR.delu is None:\n            import delu\n"
+                 "            TabR.delu = delu\n    def forward(self, x, cands):\n"
+                 "        return torch.cat([self.encoder(c) for c in TabR.delu.iter_batches(cands, self.bs)])\n",
+                 # the chunk's positions as a range handed to the data (a datasets ``select``)
+                 "import torch\nfrom transformers import PreTrainedModel\nclass Tagger(PreTrainedModel):\n"
+                 "    def predict(self, dataset, bs):\n        for start in range(0, len(dataset), bs):\n"
+                 "            batch = dataset.select(range(start, min(len(dataset), start + bs)))\n"
+                 "            batch = {k: v.to(self.device) for k, v in self.collate(batch).items()}\n"
+                 "            out = self(**batch)\n",
                  # the file's own generator taking batches with islice until the iterator runs out
                  "import torch\nfrom itertools import islice\ndef get_batches(items, bs=1000):\n    it = iter(items)\n"
                  "    while True:\n        batch = list(islice(it, 0, bs))\n        if batch:\n            yield batch\n"
@@ -546,6 +560,11 @@ class ShortLastChunk(Rule):
                      "        return [rows[i:i + n] for i in range(0, len(rows), n)]\n",
                      "import torch\nfrom more_itertools import chunked\ndef embed(model, xs, bs):\n"
                      "    return [model(torch.stack(b)) for b in chunked(xs, bs, strict=True)]\n",
+                     # a range over the positions of one chunk walked item by item; a range of a fixed count
+                     "import torch\ndef run(model, xs, bs):\n    for i in range(0, len(xs), bs):\n"
+                     "        for j in range(i, min(i + bs, len(xs))):\n            model(xs[j])\n",
+                     "import torch\ndef run(model, ds, bs):\n    for i in range(0, 1024, bs):\n"
+                     "        model(torch.stack([ds[k] for k in range(i, i + bs)]))\n",
                      # the library drops the short tail (drop_last=True); batches of names only printed
                      "import torch\nimport delu\ndef enc(self, x: torch.Tensor):\n"
                      "    return torch.cat([self.encoder(c) for c in delu.iter_batches(x, self.bs, drop_last=True)])\n",
@@ -650,6 +669,7 @@ class ShortLastChunk(Rule):
             else:
                 self._sized(node, ctx)
                 self._batched(node, ctx)
+                self._index_range(node, ctx)
             return
         assert isinstance(node, ast.Subscript)
         bounds = node.slice
@@ -763,6 +783,37 @@ class ShortLastChunk(Rule):
                 what = f"{short_source(node)}, {short_source(call.args[-1], 30)} chunks of {short_source(step)}"
                 self._report_chunk(node, loop, what, ctx)
             return
+
+    def _index_range(self, node: ast.Call, ctx: FileContext) -> None:
+        """``dataset.select(range(i, min(len(dataset), i + bs)))`` in ``for i in range(0, len(dataset), bs)``: the
+        chunk's positions as a ``range`` (``Subset(ds, range(i, i + bs))``, ``x[list(range(i, i + bs))]``), as a
+        slice ``x[i:i + bs]`` cuts them; reported when the loop gives what it takes to a model or makes it a
+        tensor."""
+        if not (isinstance(node.func, ast.Name) and node.func.id == "range" and len(node.args) == 2
+                and not node.keywords and isinstance(node.args[0], ast.Name)
+                and ctx.resolver.binding(node.func) is None):
+            return
+        index, upper = node.args[0].id, node.args[1]
+        step = chunk_step(upper, index, ctx)
+        found = self._range_loop(node, index, ctx) if step is not None else None
+        if found is None:
+            return
+        stop, loop_step, loop = found[0].args[1], found[0].args[2], found[1]
+        if not same_or_variable(loop_step, step) or not (data_length(stop, ctx)
+                                                         or clipped_to_stop(upper, index, stop, ctx)) \
+                or whole_chunks(stop, ctx) or tail_skipped(loop, index, loop_step, stop):
+            return
+        taken: ast.AST = node   # what the positions take: ``dataset.select(range(...))``, ``x[list(range(...))]``
+        while isinstance(ctx.parent(taken), (ast.Call, ast.Subscript)) and not isinstance(ctx.parent(taken), ast.For):
+            taken = ctx.parent(taken)
+        if taken is node or not isinstance(loop, ast.For) or not (
+                _fed_model(taken, loop, ctx) or made_tensor(taken, loop, ctx)):   # type: ignore[arg-type]
+            return
+        reported = ctx.scratch.setdefault("short_chunk_loops", set())
+        if id(loop) not in reported:
+            reported.add(id(loop))
+            what = f"{short_source(taken, 40)} in steps of {short_source(step)}"
+            ctx.report(node, self.message.format(what=what), "x[i:i + step]")
 
     def _pieces(self, node: ast.Call, ctx: FileContext) -> None:
         """``for piece in x.split(bs): model(piece)``: the last piece is shorter unless ``bs`` divides the length."""
