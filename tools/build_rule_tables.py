@@ -15,6 +15,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import advice_tables  # noqa: E402
+import batcher_tables  # noqa: E402
 import affinity_tables  # noqa: E402
 import class_default_tables  # noqa: E402
 import cuda_tables  # noqa: E402
@@ -38,6 +39,7 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
     written += size_tables.build(out_dir)
     written += natural_size_tables.build(out_dir)
     written += library_tables.build(out_dir)
+    written += batcher_tables.build(out_dir)
     written += class_default_tables.build(out_dir)
     versions = out_dir / "versions.txt"
     versions.write_text("\n".join(RELEASES) + "\n", encoding="utf-8")

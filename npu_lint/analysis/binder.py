@@ -57,7 +57,9 @@ def _bind_target(scope: Scope, target: ast.AST, value: Optional[ast.AST], tag: s
         elif isinstance(node, ast.Starred):
             stack.append((node.value, where + (STAR,)))
         elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and scope.cls is not None \
-                and node.value.id == scope.self_name:
+                and (node.value.id == scope.self_name or node.value.id == getattr(scope.cls.node, "name", None)):
+            # ``self.x = v`` or ``Cls.x = v`` (a class attribute set from a method: ``TabR.delu = delu`` after a lazy
+            # ``import delu``) in a method of the class
             none = isinstance(value, ast.Constant) and value.value is None and not where
             scope.cls.attrs.setdefault(node.attr, []).append(
                 Binding(node.attr, NONE if none else tag, value, pos, scope, statement, where))

@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.names import canonical
-from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, VALUE, Binding, Scope, literal_module
+from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, NONE, VALUE, Binding, Scope, literal_module
 from npu_lint.namespaces import is_namespace
 
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip", "list", "sorted",
@@ -71,6 +71,12 @@ class NameLookup:
         roots = self._name_targets(node, scope)
         if not parts:
             return roots
+        if not roots and self.scopes is not None:   # ``TabR.delu.iter_batches`` with ``TabR.delu = delu`` imported
+            module = self._class_module(node, parts[-1], scope)
+            if module is not None:
+                roots, parts = (module,), parts[:-1]
+                if not parts:
+                    return roots
         tail = "." + ".".join(reversed(parts))
         return tuple(dict.fromkeys(canonical(root + tail) for root in roots))
 
@@ -156,6 +162,26 @@ class NameLookup:
                 return False
             found = True
         return found
+
+    def _class_module(self, node: ast.Name, attr: str, scope: Scope) -> Optional[str]:
+        """The module a class of the file holds in ``attr`` when every assignment of it in the class's methods
+        (``TabR.delu = delu``, ``self.np = np``) gives a name an ``import`` binds there (a lazy import of an optional
+        dependency kept on the class; the class body's ``delu = None`` placeholder aside); else None."""
+        binding = self.scopes.lookup(node.id, scope, (node.lineno, node.col_offset))
+        if binding is None or binding.tag != CLASS:
+            return None
+        body = self.scopes.scope_of(binding.value)
+        found = set()
+        for assigned in body.attrs.get(attr, ()) if body is not None else ():
+            if assigned.tag == NONE:
+                continue
+            value = assigned.value
+            source = self.scopes.lookup(value.id, assigned.scope, assigned.pos) \
+                if assigned.tag == VALUE and not assigned.path and isinstance(value, ast.Name) else None
+            if source is None or source.tag != IMPORT:
+                return None
+            found.add(source.value)
+        return found.pop() if len(found) == 1 else None
 
     def star_roots(self, tree: ast.AST, known: frozenset[str]) -> frozenset[str]:
         """The names the file reads but never binds that a star-imported module of the project binds to a library

@@ -47,6 +47,7 @@ class ProjectView(FunctionFacts):
         self._padding_names: Optional[frozenset[str]] = None
         self._size_names: Optional[frozenset[str]] = None
         self._growth_names: Optional[frozenset[str]] = None
+        self._batcher_names: Optional[frozenset[str]] = None
         self._children: Optional[dict[str, list[str]]] = None
         self._passed: Optional[dict[str, list[tuple[int, str, str, str]]]] = None
         self._collates: Optional[tuple[dict[str, int], dict[str, int]]] = None

@@ -19,6 +19,7 @@ class FunctionFacts:
     index: "ProjectIndex"
     _size_names: Optional[frozenset[str]]
     _growth_names: Optional[frozenset[str]]
+    _batcher_names: Optional[frozenset[str]]
 
     def absolute(self, qualname: str, importer: str) -> Optional[str]:   # the view's
         raise NotImplementedError
@@ -88,6 +89,25 @@ class FunctionFacts:
             self._growth_names = frozenset(name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items()
                                            if facts.grows[0] >= 0 and facts.owner is None)
         return self._growth_names
+
+    def batcher_names(self) -> frozenset[str]:
+        """The short names of the project functions with ``batches`` (a cheap test before resolving a call)."""
+        if self._batcher_names is None:
+            self._batcher_names = frozenset(name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items()
+                                            if facts.batches[0] >= 0 and facts.owner is None)
+        return self._batcher_names
+
+    def batched_parameter(self, qualname: str, importer: str) -> Optional[tuple[int, str]]:
+        """The batch size parameter (its index among the positional parameters, its name) of the project function
+        (of another module, not a method) that yields batches of a parameter, its facts' ``batches``; None when
+        none or unknown."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return None
+        facts = self.index.functions[target][1]
+        if facts.owner is not None or facts.batches[0] < 0:
+            return None
+        return facts.batches
 
     def grown_parameter(self, qualname: str, importer: str) -> Optional[tuple[int, str, int, str, int]]:
         """The parameter the project function (of another module, not a method) returns grown by a

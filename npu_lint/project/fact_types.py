@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 49   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 50   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -71,6 +71,12 @@ class FunctionFacts(NamedTuple):
     # whole to its model and their positions, :func:`npu_lint.analysis.grad_free.whole_inputs`, for NPU419 at the
     # calls of other modules
     grad_free: tuple[tuple[str, int], ...] = ()
+    # a module-level generator that yields batches of a parameter cut in a size another parameter gives, the last
+    # one what is left (``for i in range(0, len(items), bs): yield items[i:i + bs]``; ``list(islice(it, bs))``
+    # yielded until empty): (the size's index among the positional parameters, its name), the model's
+    # :func:`npu_lint.analysis.batch_helpers.batched_parameter`, for NPU407 at the loops of other modules that feed
+    # its batches to a model; (-1, "") otherwise
+    batches: tuple[int, str] = (-1, "")
 
 
 class ClassFacts(NamedTuple):

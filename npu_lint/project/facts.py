@@ -15,6 +15,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.attribute_items import ITEMS
+from npu_lint.analysis.batch_helpers import batched_parameter
 from npu_lint.analysis.nodes import class_bases, walk
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.budget_batches import batches_by_budget
@@ -223,6 +224,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             self._reading.append((scope, node))
         if parent.kind == "module" and may_return_size_read(node):   # "returns a size read from the data"
             self._size_reading.append((scope, node))
+        if parent.kind == "module" and _may_batch(node):   # the model's "yields batches of a parameter"
+            scope.batches = batched_parameter(node) or (-1, "")
         if parent.kind == "module" and _concatenates(node):   # the model's "returns its parameter grown"
             self._growing.append((scope, node))
         if parent.kind == "module" and first_sized(node):   # the model's size summary, once all is known (NPU403
@@ -338,7 +341,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             tuple(dict.fromkeys(returns)), scope.value, scope.elements, scope.yields,
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
                                             scope.reads, scope.size_read, scope.compares, scope.fills,
-                                            scope.grows, scope.forwards_loader, scope.counts, scope.grad_free))
+                                            scope.grows, scope.forwards_loader, scope.counts, scope.grad_free,
+                                            scope.batches))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
@@ -421,6 +425,21 @@ def extract(tree: ast.Module, module: str, relative: str, is_package: bool,
 
 
 _CAT_NAMES = frozenset({"cat", "concat", "concatenate", "hstack", "vstack"})
+
+
+def _may_batch(function: ast.AST) -> bool:
+    """The function yields a name or a slice and calls ``range`` or ``islice``: worth asking the model whether it
+    yields batches of a parameter (a cheap test; the model decides)."""
+    yields = calls = False
+    for n in walk(function):
+        if isinstance(n, ast.Yield) and isinstance(n.value, (ast.Name, ast.Subscript)):
+            yields = True
+        elif isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id
+                                          if isinstance(n.func, ast.Name) else "") in ("range", "islice"):
+            calls = True
+        if yields and calls:
+            return True
+    return False
 
 
 def _concatenates(function: ast.AST) -> bool:

@@ -8,7 +8,7 @@ from typing import Optional
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.batch_lists import (library_batches, listed_range, own_batch_join, section_pieces,
+from npu_lint.rules.batch_lists import (library_batchers, library_batches, listed_range, own_batch_join, section_pieces,
                                         served_batches, sliced_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import filled_chunk, rounded_up, scaled, scaled_end
@@ -68,7 +68,7 @@ def _pieces_fed(loop: ast.AST, ctx: FileContext) -> bool:
             if isinstance(walker, (ast.ListComp, ast.GeneratorExp)) else []
         for target, source, body in heads:
             if isinstance(source, ast.Name) and source.id == name and isinstance(target, ast.Name) \
-                    and model_call(body, {target.id}, ctx) is not None:
+                    and model_call(body, derived(body, {target.id}), ctx) is not None:
                 return True
     return False
 
@@ -235,8 +235,9 @@ class ShortLastChunk(Rule):
         ``np.random.choice(pool, size=(n,))`` or ``permutation(np.arange(n))`` (in any arm), the stop a name bound to a length
         (``n = x.shape[0]``), the steps seen through ``tqdm(range(...))`` (a bare ``tqdm`` whatever binds it: ``tqdm = get_tqdm()``), ``trange`` or ``enumerate``, and the
         loop a comprehension whose chunk is computed on (``torch.cat([model(x[i:i + bs]) for i in range(0,
-        len(x), bs)])``, or whose list of pieces a later loop of the function gives a model piece by piece:
-        ``segs = [wav[i:i + seg] for i in range(0, len(wav), seg)]``, ``[model(s) for s in segs]``). Also
+        len(x), bs)])``, or whose list of pieces a later loop of the function gives a model piece by piece, directly
+        or through what it builds from a piece: ``segs = [wav[i:i + seg] for i in range(0, len(wav), seg)]``,
+        ``[model(s) for s in segs]``; ``for b in batches: net(torch.stack(b).to(device))``). Also
         ``min(total_length - offset, length)`` with ``total_length`` bound to a length
         of the data (a chunk helper's ``TensorChunk(x, offset, length)``), and loops (or comprehensions) over
         ``x.split(bs)`` / ``torch.split(x, bs)`` of a tensor in one size (not a size read from the data: the
@@ -254,11 +255,15 @@ class ShortLastChunk(Rule):
         loop walks (``starts = list(range(0, len(data), bs)); random.shuffle(starts)``). The batches a data source
         serves count without a model in sight: ``self.data = [data[i:i + bs] for i in range(0, len(data), bs)]``
         in a torch ``Sampler`` or ``Dataset`` subclass or in a class with ``__len__`` and ``__getitem__`` /
-        ``__iter__`` (a project's own loader, a batch sampler). So do the lists of a library batcher
-        (``more_itertools.chunked``, ``itertools.batched``, toolz ``partition_all``) that a loop gives to a model
-        (not with ``strict=True``), and of the file's own generator that cuts a parameter in chunks of a
-        parameter's size (``def batch(items, bs=1): for i in range(0, len(items), bs): yield items[i:min(i + bs,
-        len(items))]``; reported where the loop's join makes the chunk a tensor, ``torch.stack(chunk)``, if it
+        ``__iter__`` (a project's own loader, a batch sampler). So do the batches of a library batcher
+        (``more_itertools.chunked``, ``itertools.batched``, toolz ``partition_all``, ``delu.iter_batches``:
+        ``rule_tables/library_batchers.tsv``, built from the libraries' documented signatures) that a loop gives to
+        a model or makes a tensor from (``yield torch.LongTensor(ids)`` with ``ids`` built from the batch; not
+        with ``strict=True``, ``drop_last=True`` or a ``fill=`` pad), and of a project generator that cuts a
+        parameter in batches of a parameter's size (``def batch(items, bs=1): for i in range(0, len(items), bs):
+        yield items[i:min(i + bs, len(items))]``, or ``batch = list(islice(it, bs))`` yielded until it comes back
+        empty; the file's own or, through the project index, another module's: ``from .util import
+        get_batches``; reported where the loop's join makes the chunk a tensor, ``torch.stack(chunk)``, if it
         does; a call leaving the size at its default is left alone), the parts of ``np.array_split(x, n)`` / ``torch.tensor_split(x, n)`` a loop
         feeds a model (sizes one apart unless ``n`` divides the length; split indices are left alone), ``batch =
         list(islice(it, bs))`` in a ``while`` loop that stops when it comes back empty and yields it or feeds a
@@ -270,6 +275,9 @@ class ShortLastChunk(Rule):
         So is a chunk whose end follows the loop's position and is clipped to the length of the data it cuts (``end =
         min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0, n_frames,
         bs)``: frames cut in batches; one finding per loop, none beside a ``min(total - i, bs)`` found in it).
+        The chunk's positions may be a ``range`` handed to the data (``dataset.select(range(i, min(len(dataset),
+        i + bs)))``, ``Subset(ds, range(i, i + bs))``) when the loop gives what it takes to a model or makes it a
+        tensor (a ``range`` walked item by item is no chunk).
         A sequence fed from its front in chunks while it lasts is the same thing: ``while len(tokens) > 0: out,
         state = model.forward(tokens[:n], state); tokens = tokens[n:]`` (an RNN-mode prompt prefill: the last chunk
         is what remains; the chunk must go to a model, and chunks of one are left alone).
@@ -298,8 +306,14 @@ class ShortLastChunk(Rule):
     name = "short-last-chunk"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript, ast.If)
-    triggers = ("min(", "range(", "split(", "chunked(", "batched(", "batcher(", "partition_all(", "yield", "append(",
-                "_split(", "islice(", "while ")
+    triggers = ("min(", "range(", "split(", "yield", "append(", "_split(", "islice(", "while ") \
+        + tuple(sorted({api.rpartition(".")[2] + "(" for api in library_batchers()}))
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call a project function of another module yielding batches of a parameter reach this rule."""
+        return project.batcher_names()
+
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
     must_fire = (# samples generated in batches up to a count the caller sets: the last batch is smaller
                  "import torch\ndef generate(netG, num_samples, bs, dim):\n    for i in range(0, num_samples, bs):\n"
@@ -405,6 +419,32 @@ class ShortLastChunk(Rule):
                  "        self.data = [data[i:i + batch_size] for i in range(0, len(data), batch_size)]\n"
                  "    def __len__(self):\n        return len(self.data)\n"
                  "    def __getitem__(self, k):\n        return torch.tensor(self.data[k])\n",
+                 # a library batcher of tensors (rule_tables/library_batchers.tsv); batches made tensors and yielded
+                 "import torch\nimport delu\ndef enc(self, x: torch.Tensor):\n"
+                 "    return torch.cat([self.encoder(c) for c in delu.iter_batches(x, self.bs)])\n",
+                 "import numpy as np\nimport torch\nfrom more_itertools import chunked\ndef sample(histories, bs):\n"
+                 "    for batch in chunked(histories, bs):\n        ids = np.zeros(len(batch))\n"
+                 "        yield torch.LongTensor(ids)\n",
+                 # the library kept on the class by a lazy import of an optional dependency
+                 "import torch\nclass TabR(torch.nn.Module):\n    delu = None\n    def __init__(self):\n"
+                 "        super().__init__()\n        if TabR.delu is None:\n            import delu\n"
+                 "            TabR.delu = delu\n    def forward(self, x, cands):\n"
+                 "        return torch.cat([self.encoder(c) for c in TabR.delu.iter_batches(cands, self.bs)])\n",
+                 # the chunk's positions as a range handed to the data (a datasets ``select``)
+                 "import torch\nfrom transformers import PreTrainedModel\nclass Tagger(PreTrainedModel):\n"
+                 "    def predict(self, dataset, bs):\n        for start in range(0, len(dataset), bs):\n"
+                 "            batch = dataset.select(range(start, min(len(dataset), start + bs)))\n"
+                 "            batch = {k: v.to(self.device) for k, v in self.collate(batch).items()}\n"
+                 "            out = self(**batch)\n",
+                 # the file's own generator taking batches with islice until the iterator runs out
+                 "import torch\nfrom itertools import islice\ndef get_batches(items, bs=1000):\n    it = iter(items)\n"
+                 "    while True:\n        batch = list(islice(it, 0, bs))\n        if batch:\n            yield batch\n"
+                 "        else:\n            break\ndef train(model, data, users, bs):\n"
+                 "    for users in get_batches(users, bs):\n        model(torch.as_tensor(data[users]))\n",
+                 # a list of chunks that a later loop stacks and gives to a model
+                 "import torch\ndef upscale(net, tiles, bs):\n    n = len(tiles)\n"
+                 "    batches = [tiles[i:i + bs] for i in range(0, n, bs)]\n    for batch in batches:\n"
+                 "        x = torch.stack(batch).to('npu')\n        net(x)\n",
                  "import torch\nfrom more_itertools import chunked\ndef embed(model, texts, bs):\n    out = []\n"
                  "    for batch in chunked(texts, bs):\n        ids = torch.stack([encode(t) for t in batch])\n"
                  "        out.append(model(ids))\n    return out\n",
@@ -520,6 +560,16 @@ class ShortLastChunk(Rule):
                      "        return [rows[i:i + n] for i in range(0, len(rows), n)]\n",
                      "import torch\nfrom more_itertools import chunked\ndef embed(model, xs, bs):\n"
                      "    return [model(torch.stack(b)) for b in chunked(xs, bs, strict=True)]\n",
+                     # a range over the positions of one chunk walked item by item; a range of a fixed count
+                     "import torch\ndef run(model, xs, bs):\n    for i in range(0, len(xs), bs):\n"
+                     "        for j in range(i, min(i + bs, len(xs))):\n            model(xs[j])\n",
+                     "import torch\ndef run(model, ds, bs):\n    for i in range(0, 1024, bs):\n"
+                     "        model(torch.stack([ds[k] for k in range(i, i + bs)]))\n",
+                     # the library drops the short tail (drop_last=True); batches of names only printed
+                     "import torch\nimport delu\ndef enc(self, x: torch.Tensor):\n"
+                     "    return torch.cat([self.encoder(c) for c in delu.iter_batches(x, self.bs, drop_last=True)])\n",
+                     "import torch\nfrom more_itertools import chunked\ndef show(names, bs):\n"
+                     "    for group in chunked(names, bs):\n        print(group, torch.cuda.is_available())\n",
                      # the file's own batcher at its default size of one; a generator of windows, not chunks
                      "import torch\ndef batch(items, bs=1):\n    for i in range(0, len(items), bs):\n"
                      "        yield items[i:i + bs]\ndef embed(model, crops):\n    for chunk in batch(crops):\n"
@@ -619,6 +669,7 @@ class ShortLastChunk(Rule):
             else:
                 self._sized(node, ctx)
                 self._batched(node, ctx)
+                self._index_range(node, ctx)
             return
         assert isinstance(node, ast.Subscript)
         bounds = node.slice
@@ -732,6 +783,37 @@ class ShortLastChunk(Rule):
                 what = f"{short_source(node)}, {short_source(call.args[-1], 30)} chunks of {short_source(step)}"
                 self._report_chunk(node, loop, what, ctx)
             return
+
+    def _index_range(self, node: ast.Call, ctx: FileContext) -> None:
+        """``dataset.select(range(i, min(len(dataset), i + bs)))`` in ``for i in range(0, len(dataset), bs)``: the
+        chunk's positions as a ``range`` (``Subset(ds, range(i, i + bs))``, ``x[list(range(i, i + bs))]``), as a
+        slice ``x[i:i + bs]`` cuts them; reported when the loop gives what it takes to a model or makes it a
+        tensor."""
+        if not (isinstance(node.func, ast.Name) and node.func.id == "range" and len(node.args) == 2
+                and not node.keywords and isinstance(node.args[0], ast.Name)
+                and ctx.resolver.binding(node.func) is None):
+            return
+        index, upper = node.args[0].id, node.args[1]
+        step = chunk_step(upper, index, ctx)
+        found = self._range_loop(node, index, ctx) if step is not None else None
+        if found is None:
+            return
+        stop, loop_step, loop = found[0].args[1], found[0].args[2], found[1]
+        if not same_or_variable(loop_step, step) or not (data_length(stop, ctx)
+                                                         or clipped_to_stop(upper, index, stop, ctx)) \
+                or whole_chunks(stop, ctx) or tail_skipped(loop, index, loop_step, stop):
+            return
+        taken: ast.AST = node   # what the positions take: ``dataset.select(range(...))``, ``x[list(range(...))]``
+        while isinstance(ctx.parent(taken), (ast.Call, ast.Subscript)) and not isinstance(ctx.parent(taken), ast.For):
+            taken = ctx.parent(taken)
+        if taken is node or not isinstance(loop, ast.For) or not (
+                _fed_model(taken, loop, ctx) or made_tensor(taken, loop, ctx)):   # type: ignore[arg-type]
+            return
+        reported = ctx.scratch.setdefault("short_chunk_loops", set())
+        if id(loop) not in reported:
+            reported.add(id(loop))
+            what = f"{short_source(taken, 40)} in steps of {short_source(step)}"
+            ctx.report(node, self.message.format(what=what), "x[i:i + step]")
 
     def _pieces(self, node: ast.Call, ctx: FileContext) -> None:
         """``for piece in x.split(bs): model(piece)``: the last piece is shorter unless ``bs`` divides the length."""
