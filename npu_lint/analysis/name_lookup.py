@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.names import canonical
-from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, VALUE, Binding, Scope
+from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, NONE, VALUE, Binding, Scope
 from npu_lint.namespaces import is_namespace
 
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip", "list", "sorted",
@@ -67,6 +67,13 @@ class NameLookup:
         roots = self._name_targets(node, scope)
         if not parts:
             return roots
+        if not roots:
+            module = self.module_attribute(node, parts[-1], scope)
+            if module is None:
+                return ()
+            roots, parts = (module,), parts[:-1]   # ``TabR.faiss.GpuIndexFlatL2``: ``faiss.GpuIndexFlatL2``
+            if not parts:
+                return roots
         tail = "." + ".".join(reversed(parts))
         return tuple(dict.fromkeys(canonical(root + tail) for root in roots))
 
@@ -96,6 +103,86 @@ class NameLookup:
             elif binding is bindings[0]:
                 return ()   # the last binding is a value: the name is no API
         return tuple(dict.fromkeys(targets))
+
+    def _module_stores(self) -> dict[str, list[tuple[ast.Name, ast.Name, Scope]]]:
+        """``X.attr = name`` statements of the file, by ``attr``: (X, name, the statement's scope), once per file."""
+        key = ("module stores", 0)
+        found = self._summaries.get(key)
+        if found is None:
+            found = {}
+            for statement, where in self.scopes.statements:
+                if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
+                    for target in statement.targets:
+                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                            found.setdefault(target.attr, []).append((target.value, statement.value, where))
+            self._summaries[key] = found
+        return found   # type: ignore[return-value]
+
+    def _imported_module(self, name: ast.Name, scope: Scope) -> Optional[str]:
+        """The module an ``import m`` / ``import m as n`` statement binds ``name`` to where it stands (a from-import
+        may bind a function or a class: not asked)."""
+        binding = self.scopes.lookup(name.id, scope, (name.lineno, name.col_offset))
+        if binding is None or binding.tag != IMPORT or not isinstance(binding.node, ast.Import):
+            return None
+        return binding.value
+
+    def _holder_class(self, name: ast.Name, scope: Scope) -> Optional[ast.ClassDef]:
+        """The file's class ``name`` is where it stands: the class itself (``TabR``) or ``self`` / ``cls`` in one
+        of its methods."""
+        binding = self.scopes.lookup(name.id, scope, (name.lineno, name.col_offset))
+        if binding is not None and binding.tag == CLASS and isinstance(binding.value, ast.ClassDef):
+            return binding.value
+        current: Optional[Scope] = scope
+        while current is not None and current.cls is None:
+            current = current.parent
+        if current is not None and current.self_name == name.id and isinstance(current.cls.node, ast.ClassDef):
+            return current.cls.node
+        return None
+
+    def module_attribute(self, node: ast.Name, attr: str, scope: Scope) -> Optional[str]:
+        """The module ``X.attr`` stands for when ``X`` is one of the file's classes (or ``self`` in its methods)
+        and every value the file gives ``attr`` of that class is one imported module (a lazy import kept on the
+        class: ``faiss = None`` in the body, ``TabR.faiss = faiss`` after ``import faiss`` in a method); None
+        otherwise (any other value, a from-import, two modules)."""
+        if self.scopes is None:
+            return None
+        stores = self._module_stores().get(attr)
+        if not stores:
+            return None
+        cls = self._holder_class(node, scope)
+        if cls is None:
+            return None
+        key = ("module attribute", id(cls), attr)
+        if key in self._summaries:
+            return self._summaries[key]   # type: ignore[return-value]
+        self._summaries[key] = None
+        found = set()
+        for holder, value, where in stores:
+            if self._holder_class(holder, where) is cls:
+                module = self._imported_module(value, where)
+                if module is None:
+                    return None
+                found.add(module)
+        body = self.scopes.scope_of(cls)
+        if body is not None:
+            for binding in list(body.names.get(attr, ())) + list(body.attrs.get(attr, ())):
+                if binding.tag != NONE and not (binding.tag == VALUE and isinstance(binding.value, ast.Name)
+                                                and not binding.path):
+                    return None   # the attribute holds some other value too
+                if binding.tag == VALUE and binding.scope is body:
+                    found.add(self._imported_module(binding.value, body) or "")
+        if len(found) != 1 or "" in found:
+            return None
+        self._summaries[key] = module = found.pop()
+        return module
+
+    def holder_roots(self) -> frozenset[str]:
+        """The names ``X`` of ``X.attr = m`` statements that keep an imported module on a class: roots that may
+        stand for an API beside the file's own imports (:meth:`module_attribute` says which)."""
+        if self.scopes is None:
+            return frozenset()
+        return frozenset(holder.id for stores in self._module_stores().values() for holder, value, where in stores
+                         if self._imported_module(value, where) is not None)
 
     def star_roots(self, tree: ast.AST, known: frozenset[str]) -> frozenset[str]:
         """The names the file reads but never binds that a star-imported module of the project binds to a library
