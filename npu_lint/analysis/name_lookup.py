@@ -106,17 +106,18 @@ class NameLookup:
 
     def _module_stores(self) -> dict[str, list[tuple[ast.Name, ast.Name, Scope]]]:
         """``X.attr = name`` statements of the file, by ``attr``: (X, name, the statement's scope), once per file."""
-        key = ("module stores", 0)
-        found = self._summaries.get(key)
-        if found is None:
-            found = {}
-            for statement, where in self.scopes.statements:
-                if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
-                    for target in statement.targets:
-                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
-                            found.setdefault(target.attr, []).append((target.value, statement.value, where))
-            self._summaries[key] = found
-        return found   # type: ignore[return-value]
+        key = ("module stores", 0)   # the memo may outlive one file's model: kept with the scopes it was read from
+        memo = self._summaries.get(key)
+        if memo is not None and memo[0] is self.scopes:   # type: ignore[index]
+            return memo[1]   # type: ignore[index]
+        found: dict[str, list[tuple[ast.Name, ast.Name, Scope]]] = {}
+        for statement, where in self.scopes.statements:
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
+                for target in statement.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                        found.setdefault(target.attr, []).append((target.value, statement.value, where))
+        self._summaries[key] = (self.scopes, found)
+        return found
 
     def _imported_module(self, name: ast.Name, scope: Scope) -> Optional[str]:
         """The module an ``import m`` / ``import m as n`` statement binds ``name`` to where it stands (a from-import
@@ -153,9 +154,10 @@ class NameLookup:
         if cls is None:
             return None
         key = ("module attribute", id(cls), attr)
-        if key in self._summaries:
-            return self._summaries[key]   # type: ignore[return-value]
-        self._summaries[key] = None
+        memo = self._summaries.get(key)
+        if memo is not None and memo[0] is cls:   # type: ignore[index]
+            return memo[1]   # type: ignore[index]
+        self._summaries[key] = (cls, None)   # the class is kept with its answer: its id is not reused meanwhile
         found = set()
         for holder, value, where in stores:
             if self._holder_class(holder, where) is cls:
@@ -173,7 +175,8 @@ class NameLookup:
                     found.add(self._imported_module(binding.value, body) or "")
         if len(found) != 1 or "" in found:
             return None
-        self._summaries[key] = module = found.pop()
+        module = found.pop()
+        self._summaries[key] = (cls, module)
         return module
 
     def holder_roots(self) -> frozenset[str]:
