@@ -159,7 +159,8 @@ class CudaAmp(_ApiGroupRule):
                      "import torch\nscaler = make_scaler()\nscaler.step(opt)\n",
                      "import torch\nscaler = torch.amp.GradScaler(device.type, enabled=True)\n",
                      "import torch\nscaler = torch.GradScaler(**scaler_kwargs)\n",
-                     "import torch\nscaler = torch.amp.GradScaler(device=dev)\n")
+                     "import torch\nscaler = torch.amp.GradScaler(device=dev)\n",
+                     "import torch\nscaler = torch.GradScaler(enabled=False)\n")
 
     @classmethod
     def wants_api(cls, qualname: str) -> bool:
@@ -199,6 +200,9 @@ class CudaAmp(_ApiGroupRule):
         if len(call.args) > int(row["position"]) or any(isinstance(a, ast.Starred) for a in call.args) \
                 or any(k.arg in (row["parameter"], None) for k in call.keywords):
             return   # the device is given (a 'cuda' one is reported at the string), or may be
+        if any(k.arg == "enabled" and isinstance(k.value, ast.Constant) and k.value.value is False
+               for k in call.keywords):
+            return   # a scaler switched off does nothing on any device
         ctx.report(call, f"{ref.qualname}() without a device is CUDA mixed precision ({row['parameter']} defaults to "
                          f"'{row['default']}'): use {row['npu_equivalent']}", ref.qualname)
 
