@@ -187,6 +187,7 @@ class CudaOnlyLibrary(_LibraryImport):
                       "from transformers import AutoModel\n"
                       "m = AutoModel.from_pretrained(name, attn_implementation='sdpa', use_flash_attention_2=False)\n",
                       "impl = 'flash_attention_2' if has_flash else 'eager'\n",
+                      "@require_flash_attn\ndef test_fa2(self):\n    self.check(attn_implementation='flash_attention_2')\n",
                       "class Knn:\n    faiss = None\n    def load(self, lib):\n        Knn.faiss = lib\n"
                       "    def index(self, d):\n        return Knn.faiss.GpuIndexFlatL2(d)\n")
     must_fire += (  # the library imported, or looked for, by its name
@@ -288,6 +289,8 @@ class CudaOnlyLibrary(_LibraryImport):
 
     def _report_switch(self, node: ast.AST, argument: str, value: str, row: dict[str, str],
                        ctx: FileContext) -> None:
+        if _guarded_by_requirement(node, ctx):
+            return   # ``@require_flash_attn``: the function runs only where the kernels are installed
         since = f" before {row['library']} {row['npu_since']}" if row["npu_since"] else ""
         ctx.report(node, self.switch_message.format(argument=argument, value=value, library=row["library"],
                                                     needs=row["needs"], since=since,
@@ -310,6 +313,19 @@ class CudaOnlyLibrary(_LibraryImport):
 _IMPORTERS = {"importlib.import_module": "imports", "builtins.__import__": "imports", "__import__": "imports",
               "importlib.util.find_spec": "tests for", "pkgutil.find_loader": "tests for",
               "importlib.find_loader": "tests for"}
+
+
+def _guarded_by_requirement(node: ast.AST, ctx: FileContext) -> bool:
+    """The setting sits in a function whose decorator requires the kernels it selects (``@require_flash_attn``,
+    ``@pytest.mark.skipif(not is_flash_attn_2_available(), ...)``): a test that skips itself where they are
+    missing, as on an Ascend host."""
+    current = ctx.parent(node)
+    while current is not None:
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if any("flash_attn" in ast.unparse(decorator) for decorator in current.decorator_list):
+                return True
+        current = ctx.parent(current)
+    return False
 
 
 def _used(node: ast.expr, ctx: FileContext) -> bool:
