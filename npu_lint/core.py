@@ -313,6 +313,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
     roots = resolver.scopes.api_roots() | API_BUILTINS   # the root names that may stand for an API in this file
     if resolver.scopes.star_imports:   # names a star-imported module of the project binds (``nn`` -> ``torch.nn``)
         roots = roots | resolver.star_roots(tree, roots)
+    roots = roots | resolver.holder_roots()   # ``TabR.faiss = faiss``: a module kept on a class
     aliases: set[int] = set()
     stack: list[object] = [tree]
     pop, push = stack.pop, stack.append

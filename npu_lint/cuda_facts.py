@@ -75,6 +75,12 @@ def argument_api(qualname: Optional[str]) -> Optional[dict[str, str]]:
     return row if row is not None and row["trigger"] == "argument" else None
 
 
+def default_device(qualname: Optional[str]) -> Optional[dict[str, str]]:
+    """The cuda_default_devices.tsv row of a device-generic API whose device parameter defaults to CUDA
+    (``torch.amp.GradScaler``), else None."""
+    return keyed("cuda_default_devices.tsv", "api").get(qualname) if qualname else None
+
+
 def construct_since(row_id: str) -> str:
     return keyed("cuda_constructs.tsv", "row_id")[row_id]["since"]
 
@@ -247,6 +253,21 @@ def library_row(name: str) -> Optional[dict[str, str]]:
         if "." not in name:
             return None
         name = name.rsplit(".", 1)[0]
+
+
+@lru_cache(maxsize=None)
+def switch_values() -> frozenset[str]:
+    """The setting values of cuda_attention_switches.tsv (``flash_attention_2``): a cheap first test of a string."""
+    return frozenset(row["value"] for row in keyed("cuda_attention_switches.tsv", "value").values())
+
+
+def switch_row(argument: str, value: str) -> Optional[dict[str, str]]:
+    """The cuda_attention_switches.tsv row of a library setting that selects CUDA-only kernels
+    (``attn_implementation`` = ``flash_attention_2``), else None."""
+    for row in keyed("cuda_attention_switches.tsv", "value").values():
+        if row["argument"] == argument and row["value"] == value:
+            return row
+    return None
 
 
 def is_extension_module(name: str, level: int) -> bool:

@@ -134,3 +134,28 @@ def test_tensor_receivers(source, line, expected):
 def test_which_files_use_torch(source, expected):
     from npu_lint.context import uses_torch
     assert uses_torch(source) is expected
+
+
+@pytest.mark.parametrize("source,expected", [
+    # a module a class keeps after a lazy import: ``Knn.faiss`` / ``self.faiss`` stand for ``faiss``
+    ("class Knn:\n    faiss = None\n    def load(self):\n        import faiss\n        Knn.faiss = faiss\n"
+     "    def index(self, d):\n        return Knn.faiss.IndexFlatL2(d)\n", "faiss.IndexFlatL2"),
+    ("import numpy as np\nclass A:\n    def __init__(self):\n        self.np = np\n    def f(self, x):\n"
+     "        return self.np.asarray(x)\n", "numpy.asarray"),
+])
+def test_module_kept_on_a_class(source: str, expected: str) -> None:
+    assert expected in names(source)
+
+
+@pytest.mark.parametrize("source", [
+    # another value too, a from-import (a function or a class), or a parameter: no module
+    "import faiss\nclass Knn:\n    faiss = None\n    def load(self, other):\n        Knn.faiss = faiss if other is None else other\n"
+    "    def index(self, d):\n        return Knn.faiss.IndexFlatL2(d)\n",
+    "from faiss import IndexFlatL2\nclass Knn:\n    def __init__(self):\n        self.make = IndexFlatL2\n"
+    "    def index(self, d):\n        return self.make.reset(d)\n",
+    "import faiss\nclass Knn:\n    faiss = 3\n    def load(self):\n        Knn.faiss = faiss\n"
+    "    def index(self, d):\n        return Knn.faiss.IndexFlatL2(d)\n",
+])
+def test_no_module_kept_on_a_class(source: str) -> None:
+    last = source.count("\n")   # the use is on the last line
+    assert [name for line, name in _spy(source)[0] if line == last] == []

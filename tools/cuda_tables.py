@@ -146,9 +146,19 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
                               [[r["name"], r["ascend_counterpart"], r["effect_on_npu"], r["evidence"]] for r in env]))
     libs = _rows(CURATED / "cuda_libraries.csv")
     written.append(_write_tsv(out_dir / "cuda_libraries.tsv",
-                              ["module", "code", "reported", "npu_alternative", "source"],
-                              [[r["module"], r["code"], r["reported"], r["npu_alternative"], r["evidence"]]
-                               for r in libs]))
+                              ["module", "code", "reported", "npu_alternative", "kind", "library", "source"],
+                              [[r["module"], r["code"], r["reported"], r["npu_alternative"], r["kind"] or "module",
+                                r["library"] or r["module"], r["evidence"]] for r in libs]))
+    defaults = _rows(CURATED / "cuda_default_devices.csv")
+    written.append(_write_tsv(out_dir / "cuda_default_devices.tsv",
+                              ["api", "parameter", "position", "default", "npu_equivalent", "source"],
+                              [[r["api"], r["parameter"], r["position"], r["default"], r["npu_equivalent"],
+                                r["evidence"]] for r in defaults]))
+    switches = _rows(CURATED / "cuda_attention_switches.csv")
+    written.append(_write_tsv(out_dir / "cuda_attention_switches.tsv",
+                              ["argument", "value", "library", "needs", "npu_since", "npu_alternative", "source"],
+                              [[r["argument"], r["value"], r["library"], r["needs"], r["npu_since"],
+                                r["npu_alternative"], r["evidence"]] for r in switches]))
     tools = _rows(CURATED / "cuda_tools.csv")
     written.append(_write_tsv(out_dir / "cuda_tools.tsv", ["tool", "npu_alternative", "source"],
                               [[r["tool"], r["npu_alternative"], r["evidence"]] for r in tools]))

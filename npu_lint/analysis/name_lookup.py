@@ -71,12 +71,13 @@ class NameLookup:
         roots = self._name_targets(node, scope)
         if not parts:
             return roots
-        if not roots and self.scopes is not None:   # ``TabR.delu.iter_batches`` with ``TabR.delu = delu`` imported
-            module = self._class_module(node, parts[-1], scope)
-            if module is not None:
-                roots, parts = (module,), parts[:-1]
-                if not parts:
-                    return roots
+        if not roots:
+            module = self.module_attribute(node, parts[-1], scope)
+            if module is None:
+                return ()
+            roots, parts = (module,), parts[:-1]   # ``TabR.faiss.GpuIndexFlatL2``: ``faiss.GpuIndexFlatL2``
+            if not parts:
+                return roots
         tail = "." + ".".join(reversed(parts))
         return tuple(dict.fromkeys(canonical(root + tail) for root in roots))
 
@@ -163,25 +164,88 @@ class NameLookup:
             found = True
         return found
 
-    def _class_module(self, node: ast.Name, attr: str, scope: Scope) -> Optional[str]:
-        """The module a class of the file holds in ``attr`` when every assignment of it in the class's methods
-        (``TabR.delu = delu``, ``self.np = np``) gives a name an ``import`` binds there (a lazy import of an optional
-        dependency kept on the class; the class body's ``delu = None`` placeholder aside); else None."""
-        binding = self.scopes.lookup(node.id, scope, (node.lineno, node.col_offset))
-        if binding is None or binding.tag != CLASS:
+    def _module_stores(self) -> dict[str, list[tuple[ast.Name, ast.Name, Scope]]]:
+        """``X.attr = name`` statements of the file, by ``attr``: (X, name, the statement's scope), once per file."""
+        key = ("module stores", 0)   # the memo may outlive one file's model: kept with the scopes it was read from
+        memo = self._summaries.get(key)
+        if memo is not None and memo[0] is self.scopes:   # type: ignore[index]
+            return memo[1]   # type: ignore[index]
+        found: dict[str, list[tuple[ast.Name, ast.Name, Scope]]] = {}
+        for statement, where in self.scopes.statements:
+            if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Name):
+                for target in statement.targets:
+                    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+                        found.setdefault(target.attr, []).append((target.value, statement.value, where))
+        self._summaries[key] = (self.scopes, found)
+        return found
+
+    def _imported_module(self, name: ast.Name, scope: Scope) -> Optional[str]:
+        """The module an ``import m`` / ``import m as n`` statement binds ``name`` to where it stands (a from-import
+        may bind a function or a class: not asked)."""
+        binding = self.scopes.lookup(name.id, scope, (name.lineno, name.col_offset))
+        if binding is None or binding.tag != IMPORT or not isinstance(binding.node, ast.Import):
             return None
-        body = self.scopes.scope_of(binding.value)
+        return binding.value
+
+    def _holder_class(self, name: ast.Name, scope: Scope) -> Optional[ast.ClassDef]:
+        """The file's class ``name`` is where it stands: the class itself (``TabR``) or ``self`` / ``cls`` in one
+        of its methods."""
+        binding = self.scopes.lookup(name.id, scope, (name.lineno, name.col_offset))
+        if binding is not None and binding.tag == CLASS and isinstance(binding.value, ast.ClassDef):
+            return binding.value
+        current: Optional[Scope] = scope
+        while current is not None and current.cls is None:
+            current = current.parent
+        if current is not None and current.self_name == name.id and isinstance(current.cls.node, ast.ClassDef):
+            return current.cls.node
+        return None
+
+    def module_attribute(self, node: ast.Name, attr: str, scope: Scope) -> Optional[str]:
+        """The module ``X.attr`` stands for when ``X`` is one of the file's classes (or ``self`` in its methods)
+        and every value the file gives ``attr`` of that class is one imported module (a lazy import kept on the
+        class: ``faiss = None`` in the body, ``TabR.faiss = faiss`` after ``import faiss`` in a method); None
+        otherwise (any other value, a from-import, two modules)."""
+        if self.scopes is None:
+            return None
+        stores = self._module_stores().get(attr)
+        if not stores:
+            return None
+        cls = self._holder_class(node, scope)
+        if cls is None:
+            return None
+        key = ("module attribute", id(cls), attr)
+        memo = self._summaries.get(key)
+        if memo is not None and memo[0] is cls:   # type: ignore[index]
+            return memo[1]   # type: ignore[index]
+        self._summaries[key] = (cls, None)   # the class is kept with its answer: its id is not reused meanwhile
         found = set()
-        for assigned in body.attrs.get(attr, ()) if body is not None else ():
-            if assigned.tag == NONE:
-                continue
-            value = assigned.value
-            source = self.scopes.lookup(value.id, assigned.scope, assigned.pos) \
-                if assigned.tag == VALUE and not assigned.path and isinstance(value, ast.Name) else None
-            if source is None or source.tag != IMPORT:
-                return None
-            found.add(source.value)
-        return found.pop() if len(found) == 1 else None
+        for holder, value, where in stores:
+            if self._holder_class(holder, where) is cls:
+                module = self._imported_module(value, where)
+                if module is None:
+                    return None
+                found.add(module)
+        body = self.scopes.scope_of(cls)
+        if body is not None:
+            for binding in list(body.names.get(attr, ())) + list(body.attrs.get(attr, ())):
+                if binding.tag != NONE and not (binding.tag == VALUE and isinstance(binding.value, ast.Name)
+                                                and not binding.path):
+                    return None   # the attribute holds some other value too
+                if binding.tag == VALUE and binding.scope is body:
+                    found.add(self._imported_module(binding.value, body) or "")
+        if len(found) != 1 or "" in found:
+            return None
+        module = found.pop()
+        self._summaries[key] = (cls, module)
+        return module
+
+    def holder_roots(self) -> frozenset[str]:
+        """The names ``X`` of ``X.attr = m`` statements that keep an imported module on a class: roots that may
+        stand for an API beside the file's own imports (:meth:`module_attribute` says which)."""
+        if self.scopes is None:
+            return frozenset()
+        return frozenset(holder.id for stores in self._module_stores().values() for holder, value, where in stores
+                         if self._imported_module(value, where) is not None)
 
     def star_roots(self, tree: ast.AST, known: frozenset[str]) -> frozenset[str]:
         """The names the file reads but never binds that a star-imported module of the project binds to a library

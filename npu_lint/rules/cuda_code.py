@@ -6,7 +6,8 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import extension_module, imported_names, is_extension_import, library_row
+from npu_lint.cuda_facts import (extension_module, imported_names, is_extension_import, library_row, switch_row,
+                                 switch_values)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
@@ -125,7 +126,12 @@ class CudaOnlyLibrary(_LibraryImport):
         banned-API rule does, each use of a name from them in host code (``pynvml.nvmlDeviceGetCount()``,
         ``flash_attn_func(q, k, v)``, ``bnb.optim.AdamW8bit(...)``): every such line needs a replacement.
         The kernel languages (Triton, ``numba.cuda``) are reported at the import only: a kernel is rewritten
-        whole, not line by line (``cuda_libraries.tsv`` says which library is reported how).
+        whole, not line by line (``cuda_libraries.tsv`` says which library is reported how). The table also
+        names the CUDA-only parts of libraries that run on the host otherwise (faiss's GPU build:
+        ``faiss.StandardGpuResources``, ``faiss.index_cpu_to_gpu``; pymatting's CuPy backend), also reached through
+        a module a class keeps (``TabR.faiss = faiss`` after a lazy ``import faiss``), and settings that make a
+        library load CUDA-only kernels (``attn_implementation="flash_attention_2"``, ``use_flash_attention_2=True``
+        in transformers before 4.51: ``cuda_attention_switches.tsv``).
     Why it matters on NPU:
         They fail to import, or import and fail at the first kernel, on an Ascend host. The message
         names the NPU alternative where one exists (``npu_fusion_attention`` for flash attention,
@@ -141,8 +147,9 @@ class CudaOnlyLibrary(_LibraryImport):
     code = "NPU217"
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
-                "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali")
-    node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call)
+                "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali", "faiss",
+                "pymatting", "flash_attention")
+    node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call, ast.keyword)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
@@ -166,6 +173,23 @@ class CudaOnlyLibrary(_LibraryImport):
                      "import importlib\nprint('flash_attn')\nmod = importlib.import_module('numpy')\n",
                      "import torch\ndef _load():\n    return torch.nn.functional.scaled_dot_product_attention\n"
                      "def attend(q, k, v):\n    fn = _load()\n    return fn(q, k, v)\n")
+    must_fire += (  # a CUDA-only part of a library that also runs on the host (faiss's GPU build, pymatting's CuPy)
+                  "import faiss\ndef build(d):\n    return faiss.GpuIndexFlatL2(faiss.StandardGpuResources(), d)  # NPU217\n",
+                  "from pymatting.foreground.estimate_foreground_ml_cupy import estimate_foreground_ml_cupy\n",
+                  # the module kept on a class by a lazy import
+                  "class Knn:\n    faiss = None\n    def load(self):\n        import faiss\n        Knn.faiss = faiss\n"
+                  "    def index(self, d):\n        return Knn.faiss.GpuIndexFlatL2(Knn.faiss.StandardGpuResources(), d)  # NPU217\n",
+                  # a library setting that selects CUDA-only kernels (cuda_attention_switches.tsv)
+                  "from transformers import AutoModel\nm = AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n",
+                  "from transformers import AutoModel\nm = AutoModel.from_pretrained(name, use_flash_attention_2=flash)\n",
+                  "kwargs = {'attn_implementation': 'flash_attention_3'}\n")
+    must_not_fire += ("import faiss\nindex = faiss.IndexFlatL2(d)\nn = faiss.get_num_gpus()\n",
+                      "from transformers import AutoModel\n"
+                      "m = AutoModel.from_pretrained(name, attn_implementation='sdpa', use_flash_attention_2=False)\n",
+                      "impl = 'flash_attention_2' if has_flash else 'eager'\n",
+                      "@require_flash_attn\ndef test_fa2(self):\n    self.check(attn_implementation='flash_attention_2')\n",
+                      "class Knn:\n    faiss = None\n    def load(self, lib):\n        Knn.faiss = lib\n"
+                      "    def index(self, d):\n        return Knn.faiss.GpuIndexFlatL2(d)\n")
     must_fire += (  # the library imported, or looked for, by its name
                   "import importlib.util\nHAS_FLASH = importlib.util.find_spec('flash_attn') is not None\n",
                   "import importlib\nbnb = importlib.import_module('bitsandbytes')\n")
@@ -187,15 +211,19 @@ class CudaOnlyLibrary(_LibraryImport):
             return
         if isinstance(node, ast.Constant):
             self._by_name(node, ctx)
+            self._switched_on(node, ctx)
+            return
+        if isinstance(node, ast.keyword):
+            self._flag(node, ctx)
             return
         if not isinstance(node, ApiRef):
             super().check(node, ctx)
             return
         row = library_row(node.qualname)
-        if row is None or row["code"] != self.code or row["reported"] != "each use" or node.qualname == row["module"] \
-                or not _used(node.node, ctx):
+        if row is None or row["code"] != self.code or row["reported"] != "each use" \
+                or (node.qualname == row["module"] and row["kind"] == "module") or not _used(node.node, ctx):
             return   # the check stands without the dispatch (tests run it ungated); the module itself is no use
-        ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["module"],
+        ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["library"],
                                                       alternative=row["npu_alternative"]), node.qualname)
 
 
@@ -219,11 +247,54 @@ class CudaOnlyLibrary(_LibraryImport):
                 names.add(ctx.resolver.qualname(inner.value, scope) if isinstance(inner.value, ast.Name) else None)
         rows = [library_row(api) if api else None for api in sorted(names, key=str)]
         if not rows or any(row is None or row["code"] != self.code or row["reported"] != "each use" for row in rows) \
-                or any(api == row["module"] for api, row in zip(sorted(names, key=str), rows)):
+                or any(api == row["module"] and row["kind"] == "module" for api, row in zip(sorted(names, key=str), rows)):
             return   # every return is a function of a CUDA-only library (FA3, else FA2), none a module or a value
         api, row = min(names, key=str), rows[0]
         ctx.report(node, self.use_message.format(api=f"{short_source(node.func, 40)} ({value.func.id}() returns {api})",
-                                                 name=row["module"], alternative=row["npu_alternative"]), api)
+                                                 name=row["library"], alternative=row["npu_alternative"]), api)
+
+    switch_message = "{argument}={value} asks {library} for {needs}, CUDA-only{since}; on NPU: {alternative}"
+
+    def _switched_on(self, node: ast.Constant, ctx: FileContext) -> None:
+        """``attn_implementation="flash_attention_2"``: a library's setting that selects CUDA-only kernels
+        (``cuda_attention_switches.tsv``), given as a keyword, a dict entry (``model_kwargs``) or stored on a
+        config (``config._attn_implementation = ...``, ``kwargs["attn_implementation"] = ...``). A plain variable
+        holding the value is not judged: it may be the outcome of an availability test."""
+        if not isinstance(node.value, str) or node.value not in switch_values():
+            return
+        parent = ctx.parent(node)
+        argument: Optional[str] = None
+        if isinstance(parent, ast.keyword):
+            argument = parent.arg
+        elif isinstance(parent, ast.Dict):
+            key = next((k for k, v in zip(parent.keys, parent.values) if v is node), None)
+            argument = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        elif isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
+            target = parent.targets[0]
+            if isinstance(target, ast.Attribute):
+                argument = target.attr.lstrip("_")
+            elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
+                argument = target.slice.value if isinstance(target.slice.value, str) else None
+        row = switch_row(argument, node.value) if argument else None
+        if row is not None:
+            self._report_switch(node, argument, repr(node.value), row, ctx)
+
+    def _flag(self, node: ast.keyword, ctx: FileContext) -> None:
+        """``use_flash_attention_2=flash``: a boolean keyword that turns the CUDA-only kernels on, unless it is
+        written False (or None / 0)."""
+        row = switch_row(node.arg, "True") if node.arg else None
+        if row is None or (isinstance(node.value, ast.Constant) and not node.value.value):
+            return
+        self._report_switch(node.value, node.arg, short_source(node.value, 30), row, ctx)
+
+    def _report_switch(self, node: ast.AST, argument: str, value: str, row: dict[str, str],
+                       ctx: FileContext) -> None:
+        if _guarded_by_requirement(node, ctx):
+            return   # ``@require_flash_attn``: the function runs only where the kernels are installed
+        since = f" before {row['library']} {row['npu_since']}" if row["npu_since"] else ""
+        ctx.report(node, self.switch_message.format(argument=argument, value=value, library=row["library"],
+                                                    needs=row["needs"], since=since,
+                                                    alternative=row["npu_alternative"]), f"{row['library']}.{argument}")
 
     def _by_name(self, node: ast.Constant, ctx: FileContext) -> None:
         """``importlib.import_module("bitsandbytes")``, ``importlib.util.find_spec("flash_attn")``: the library
@@ -242,6 +313,19 @@ class CudaOnlyLibrary(_LibraryImport):
 _IMPORTERS = {"importlib.import_module": "imports", "builtins.__import__": "imports", "__import__": "imports",
               "importlib.util.find_spec": "tests for", "pkgutil.find_loader": "tests for",
               "importlib.find_loader": "tests for"}
+
+
+def _guarded_by_requirement(node: ast.AST, ctx: FileContext) -> bool:
+    """The setting sits in a function whose decorator requires the kernels it selects (``@require_flash_attn``,
+    ``@pytest.mark.skipif(not is_flash_attn_2_available(), ...)``): a test that skips itself where they are
+    missing, as on an Ascend host."""
+    current = ctx.parent(node)
+    while current is not None:
+        if isinstance(current, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            if any("flash_attn" in ast.unparse(decorator) for decorator in current.decorator_list):
+                return True
+        current = ctx.parent(current)
+    return False
 
 
 def _used(node: ast.expr, ctx: FileContext) -> bool:

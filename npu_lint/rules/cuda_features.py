@@ -8,7 +8,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import api_row, builds_cuda as _builds_cuda, construct_since, handled
 from npu_lint.rules import ApiRef, Rule
-from npu_lint.rules.cuda_apis import FAMILY, _ApiGroupRule, _npu
+from npu_lint.rules.cuda_apis import FAMILY, TRIGGERS, _ApiGroupRule, _npu
 
 
 class TorchScript(Rule):
@@ -111,8 +111,10 @@ class CudaAmp(_ApiGroupRule):
     """Automatic mixed precision bound to CUDA: ``torch.cuda.amp.*`` and ``autocast('cuda')``.
 
     What it does:
-        Flags ``torch.cuda.amp.autocast/GradScaler/custom_fwd/custom_bwd`` and a ``'cuda'`` device type
-        given to the device-generic AMP APIs (``torch.autocast``, ``torch.amp.GradScaler``, ...). Methods of
+        Flags ``torch.cuda.amp.autocast/GradScaler/custom_fwd/custom_bwd``, a ``'cuda'`` device type
+        given to the device-generic AMP APIs (``torch.autocast``, ``torch.amp.GradScaler``, ...) and a
+        device-generic scaler made without its device, whose default is ``'cuda'`` (``torch.GradScaler()``,
+        ``ShardedGradScaler()``: ``cuda_default_devices.tsv``). Methods of
         a CUDA ``GradScaler`` (``scaler.step(opt)``) are reported only in files that do not name the class
         (a scaler made in another module of the project): where the file constructs or annotates it, that
         line is the one to change. ``from torch.cuda.amp import GradScaler, autocast`` and
@@ -135,6 +137,7 @@ class CudaAmp(_ApiGroupRule):
     code = "NPU212"
     name = "cuda-amp"
     groups = ("amp",)
+    triggers = TRIGGERS + ("GradScaler",)   # a scaler made without its device names no 'cuda'
     node_types = (ApiRef, ast.Constant, ast.JoinedStr, ast.Call, ast.ImportFrom, ast.Import)
     constant_types = (str,)   # dispatch: string constants only
     methods = _SCALER_METHODS   # dispatch: the calls it judges are a scaler's methods (``_scaler_method``)
@@ -146,11 +149,18 @@ class CudaAmp(_ApiGroupRule):
                  "import torch.cuda.amp as amp\n",
                  "import torch\ndtype = torch.get_autocast_gpu_dtype()\n",
                  "import torch\nwith torch.autocast('cuda', dtype=torch.float16):\n    pass\n",
-                 "import torch\ns = torch.amp.GradScaler(device='cuda')\n")
+                 "import torch\ns = torch.amp.GradScaler(device='cuda')\n",
+                 # the device-generic scaler without its device: the default is 'cuda' (cuda_default_devices.tsv)
+                 "import torch\nscaler = torch.GradScaler(enabled=use_amp)\n",
+                 "from torch.amp import GradScaler\nscaler = GradScaler()\n")
     must_not_fire = ("import torch\nwith torch.autocast('npu'):\n    pass\n", "import torch.cuda.amp\n",
                      "import torch\nwith torch.autocast(device_type='cpu'):\n    pass\n",
                      "import torch\nscaler = torch.amp.GradScaler('npu')\nscaler.step(opt)\n",
-                     "import torch\nscaler = make_scaler()\nscaler.step(opt)\n")
+                     "import torch\nscaler = make_scaler()\nscaler.step(opt)\n",
+                     "import torch\nscaler = torch.amp.GradScaler(device.type, enabled=True)\n",
+                     "import torch\nscaler = torch.GradScaler(**scaler_kwargs)\n",
+                     "import torch\nscaler = torch.amp.GradScaler(device=dev)\n",
+                     "import torch\nscaler = torch.GradScaler(enabled=False)\n")
 
     @classmethod
     def wants_api(cls, qualname: str) -> bool:
@@ -163,6 +173,7 @@ class CudaAmp(_ApiGroupRule):
         if isinstance(node, ApiRef):
             super().check(node, ctx)
             ctx.scratch.setdefault("amp_lines", set()).add(node.node.lineno)
+            self._default_device(node, ctx)
             return
         if isinstance(node, ast.Call):
             if ctx.mentions("GradScaler"):
@@ -176,6 +187,24 @@ class CudaAmp(_ApiGroupRule):
             row = argument_api(api) or {}
             ctx.report(node, f"{api}('cuda') is CUDA mixed precision: use device type 'npu'"
                              f" ({row.get('npu_equivalent', 'npu')})", api)
+
+    def _default_device(self, ref: ApiRef, ctx: FileContext) -> None:
+        """``torch.amp.GradScaler(enabled=True)``: a device-generic AMP class called without its device, whose
+        default is ``'cuda'`` (``cuda_default_devices.tsv``): the scaler is CUDA's, disabled with a warning where
+        CUDA is missing. A call that may pass the device through ``*args`` / ``**kwargs`` is not judged."""
+        from npu_lint.cuda_facts import default_device
+        row = default_device(ref.qualname)
+        call = ctx.parent(ref.node)
+        if row is None or not isinstance(call, ast.Call) or call.func is not ref.node:
+            return
+        if len(call.args) > int(row["position"]) or any(isinstance(a, ast.Starred) for a in call.args) \
+                or any(k.arg in (row["parameter"], None) for k in call.keywords):
+            return   # the device is given (a 'cuda' one is reported at the string), or may be
+        if any(k.arg == "enabled" and isinstance(k.value, ast.Constant) and k.value.value is False
+               for k in call.keywords):
+            return   # a scaler switched off does nothing on any device
+        ctx.report(call, f"{ref.qualname}() without a device is CUDA mixed precision ({row['parameter']} defaults to "
+                         f"'{row['default']}'): use {row['npu_equivalent']}", ref.qualname)
 
     def _scaler_method(self, node: ast.Call, ctx: FileContext) -> None:
         """``scaler.step(opt)`` on a ``torch.cuda.amp.GradScaler`` made elsewhere in the file."""
