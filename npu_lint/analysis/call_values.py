@@ -221,6 +221,9 @@ class CallValues:
                     and operand.func.attr == "cpu" and not operand.args:
                 host = True   # ``torch.cat([a.cpu(), b.cpu()])``
                 continue
+            if isinstance(operand, ast.Call) and self.value_of(operand, scope, depth + 1) == (K.HOST, K.CPU_TENSOR):
+                host = True   # ``torch.sqrt(torch.mean(wav))``: a host op's result (bounded by the chain's depth)
+                continue
             if not isinstance(operand, (ast.Name, ast.ListComp, ast.GeneratorExp)):
                 return False   # no walk into nested expressions: a chain of ops stays linear
             if isinstance(operand, ast.Name) and not self._host_name(operand, scope):
