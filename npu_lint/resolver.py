@@ -138,6 +138,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._usage: dict[int, object] = {}   # a function's names called with tensor-only methods (analysis.usage)
         self._mask_usage: dict[object, object] = {}   # a function's names used as boolean masks (analysis.usage)
         self._numpy_reads: dict[int, list[ast.Name]] = {}   # a function's names given to ``.numpy()`` / ``np.asarray``
+        self._moves_of: dict[int, tuple[ast.Call, ...]] = {}   # a moved name (``_moved_names``) -> its move
 
     # -- building ------------------------------------------------------------------------
     def attach(self, tree: ast.AST, scopes: Optional[Scopes] = None) -> None:
@@ -167,6 +168,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._usage.clear()
         self._mask_usage.clear()
         self._numpy_reads.clear()
+        self._moves_of.clear()
         self._frames = None
 
     def has_frames(self) -> bool:
@@ -465,7 +467,20 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         if binding.tag == VALUE and isinstance(binding.value, ast.AST) and _placed(binding.value, self, binding.scope):
             return False   # made with ``device=``, moved already, or ``torch.as_tensor(t)`` keeping ``t`` where it is
         moved = [name for name in self._moved_names(function, binding.scope) if name.id == binding.name]
+        if not moved:
+            return False
+        moved = [name for name in moved if not self._aligned(name)]
         return bool(moved) and any(self._reaches_move(name, binding) for name in moved)
+
+    def _aligned(self, name: ast.Name) -> bool:
+        """``x.to(y.device)`` / ``x.to(device=y.device)``: put beside another tensor, wherever that lives (a way back
+        after a ``.cpu()``, an alignment of operands): no evidence that ``x`` was on the host."""
+        found = self._moves_of.get(id(name))
+        if not found:
+            return False
+        call = found[0]
+        targets = list(call.args[:1]) + [k.value for k in call.keywords if k.arg == "device"]
+        return any(isinstance(t, ast.Attribute) and t.attr == "device" for t in targets)
 
     def _torch_operand(self, binding: Binding, function: ast.AST) -> bool:
         """The binding's value is handed to a torch function (``torch.mean(audio)``; not ``torch.nn.*``, whose
@@ -577,10 +592,13 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         key = -id(function)
         moved = self._numpy_reads.get(key)
         if moved is None:
-            moved = [node.func.value for node in _walk(function)
+            calls = [node for node in _walk(function)
                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                      and node.func.attr in K.MOVES and isinstance(node.func.value, ast.Name)
                      and moves(node, self, scope)]
+            moved = [node.func.value for node in calls]
+            for node in calls:
+                self._moves_of[id(node.func.value)] = (node,)
             self._numpy_reads[key] = moved
         return moved
 
