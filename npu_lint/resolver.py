@@ -480,7 +480,15 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             return False
         call = found[0]
         targets = list(call.args[:1]) + [k.value for k in call.keywords if k.arg == "device"]
-        return any(isinstance(t, ast.Attribute) and t.attr == "device" for t in targets)
+        return any(isinstance(t, ast.Attribute) and t.attr == "device" and self._beside(t.value) for t in targets)
+
+    def _beside(self, owner: ast.AST) -> bool:
+        """The owner of a ``.device`` is a tensor (or a value of unknown kind that is not ``self``): ``x.to(y.device)``
+        aligns ``x`` with ``y``; ``x.to(self.device)`` / ``x.to(model.device)`` is a move to the accelerator."""
+        if isinstance(owner, ast.Name) and self.scopes is not None and owner.id == self.scopes.self_name(self.current):
+            return False
+        value = self.value_of(owner)
+        return value is None or value[0] in K.TENSORS
 
     def _torch_operand(self, binding: Binding, function: ast.AST) -> bool:
         """The binding's value is handed to a torch function (``torch.mean(audio)``; not ``torch.nn.*``, whose
