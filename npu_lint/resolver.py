@@ -89,6 +89,25 @@ class ProjectFacts(Protocol):
 _PLACING = frozenset(K.MOVES) | {"cpu", "numpy", "tolist", "item"}   # calls that change where a value lives
 
 
+def _arms(function: ast.AST) -> list[tuple[int, int]]:
+    """The line ranges of the ``if`` arms and exception handlers of a function."""
+    spans = []
+    for node in _walk(function):
+        blocks = [node.body, node.orelse] if isinstance(node, ast.If) else \
+            [handler.body for handler in node.handlers] if isinstance(node, ast.Try) else []
+        for block in blocks:
+            if block:
+                spans.append((block[0].lineno, block[-1].end_lineno or block[-1].lineno))
+    return spans
+
+
+def _conditional(moved: ast.Name, binding: Binding, function: ast.AST) -> bool:
+    """The move runs only under a condition the binding is not under (``if mode == "cpu": x = x.cuda()`` after an
+    OOM fallback): on the other path the value never needed moving, so it is no evidence it lived on the host."""
+    where = getattr(binding.node, "lineno", None) or getattr(binding.value, "lineno", None) or 0
+    return any(first <= moved.lineno <= last and not first <= where <= last for first, last in _arms(function))
+
+
 def _placed(value: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
     """The expression says where its tensor lives: a ``device=`` keyword, a move (``.to(d)``, ``.cuda()``), or
     ``torch.tensor(t)`` / ``torch.as_tensor(t)`` of a tensor (which keeps ``t`` where it is, wherever that is)."""
@@ -469,7 +488,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         moved = [name for name in self._moved_names(function, binding.scope) if name.id == binding.name]
         if not moved:
             return False
-        moved = [name for name in moved if not self._aligned(name)]
+        moved = [name for name in moved if not self._aligned(name) and not _conditional(name, binding, function)]
         return bool(moved) and any(self._reaches_move(name, binding) for name in moved)
 
     def _aligned(self, name: ast.Name) -> bool:
