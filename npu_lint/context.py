@@ -52,6 +52,7 @@ class FileContext:
         self.parents: dict[int, ast.AST] = {}
         self.findings: list[Finding] = []
         self.noqa_spans: dict[Finding, tuple[int, int]] = {}
+        self.repeats: list[tuple[Finding, tuple[int, int], frozenset[str]]] = []   # see report_repeat
         self.custom_ops: frozenset[str] = frozenset()   # operators the project's C++/CUDA code exports
         self.third_party: frozenset[str] = frozenset()  # third-party APIs marked unsupported (-api / api-files)
         self.collected: list[tuple[ast.AST, str, str]] = []   # (node, api, status) gathered by observers
@@ -174,6 +175,32 @@ class FileContext:
         self.findings.append(finding)
         self.noqa_spans[finding] = self._statement_span(node, line)
         return finding
+
+    def report_repeat(self, node: ast.AST, message: str, api: str, site: Optional[ast.AST],
+                      codes: frozenset[str]) -> Optional[Finding]:
+        """Report at a call of one of the file's helpers what the op or selection at ``site`` (inside the helper,
+        in this file) makes: kept only if no finding of ``codes`` stands at ``site`` once the file is walked
+        (``drop_repeats``). Where the site is reported, a call repeats it: one data-dependent shape, one finding
+        (a reviewer reads the helper once, not once per caller)."""
+        finding = self.report(node, message, api)
+        if finding is not None and site is not None:
+            first = getattr(site, "lineno", 0)
+            self.repeats.append((finding, (first, max(getattr(site, "end_lineno", None) or first, first)), codes))
+        return finding
+
+    def drop_repeats(self) -> None:
+        """Drop the findings ``report_repeat`` made whose site got a finding of its own (any rule of ``codes``)."""
+        if not self.repeats:
+            return
+        placed = {(finding.code, finding.line) for finding in self.findings}
+        dropped = {id(finding) for finding, (first, last), codes in self.repeats
+                   if any((code, line) in placed for code in codes for line in range(first, last + 1))}
+        if dropped:
+            self.findings = [finding for finding in self.findings if id(finding) not in dropped]
+            for finding, _, _ in self.repeats:
+                if id(finding) in dropped:
+                    self.noqa_spans.pop(finding, None)
+        self.repeats = []
 
     def amend(self, finding: Finding, message: str) -> Finding:
         """Replace the message of a finding this file already holds (a finding that names one more line it

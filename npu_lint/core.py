@@ -224,6 +224,7 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
     from npu_lint.collector import walking
     with walking():
         _walk(tree, ctx, narrowed, observers)
+    ctx.drop_repeats()
     findings = ctx.findings
     if noqa and findings:
         findings = without_noqa(findings, ctx.noqa_spans, source.splitlines())

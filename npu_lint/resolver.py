@@ -86,6 +86,46 @@ class ProjectFacts(Protocol):
     def attribute_default(self, cls: str, attr: str) -> object: ...
 
 
+_PLACING = frozenset(K.MOVES) | {"cpu", "numpy", "tolist", "item"}   # calls that change where a value lives
+
+
+def _arms(function: ast.AST) -> list[tuple[int, int]]:
+    """The line ranges of the ``if`` arms and exception handlers of a function."""
+    spans = []
+    for node in _walk(function):
+        blocks = [node.body, node.orelse] if isinstance(node, ast.If) else \
+            [handler.body for handler in node.handlers] if isinstance(node, ast.Try) else []
+        for block in blocks:
+            if block:
+                spans.append((block[0].lineno, block[-1].end_lineno or block[-1].lineno))
+    return spans
+
+
+def _conditional(moved: ast.Name, binding: Binding, function: ast.AST) -> bool:
+    """The move runs only under a condition the binding is not under (``if mode == "cpu": x = x.cuda()`` after an
+    OOM fallback): on the other path the value never needed moving, so it is no evidence it lived on the host."""
+    where = getattr(binding.node, "lineno", None) or getattr(binding.value, "lineno", None) or 0
+    return any(first <= moved.lineno <= last and not first <= where <= last for first, last in _arms(function))
+
+
+def _placed(value: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
+    """The expression says where its tensor lives: a ``device=`` keyword, a move (``.to(d)``, ``.cuda()``), or
+    ``torch.tensor(t)`` / ``torch.as_tensor(t)`` of a tensor (which keeps ``t`` where it is, wherever that is)."""
+    for node in _walk(value):
+        if not isinstance(node, ast.Call):
+            continue
+        if any(k.arg == "device" for k in node.keywords):
+            return True
+        func = node.func
+        if isinstance(func, ast.Attribute) and func.attr in K.MOVES and moves(node, resolver, scope):
+            return True
+        if node.args and resolver.qualname(func, scope) in ("torch.tensor", "torch.as_tensor"):
+            data = resolver.value_of(node.args[0], scope)
+            if data is None or data[0] in K.TENSORS:
+                return True
+    return False
+
+
 class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth, StateReads):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
     base classes and overrides tell, summaries of its functions and classes, the data flow of values read from
@@ -117,6 +157,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._usage: dict[int, object] = {}   # a function's names called with tensor-only methods (analysis.usage)
         self._mask_usage: dict[object, object] = {}   # a function's names used as boolean masks (analysis.usage)
         self._numpy_reads: dict[int, list[ast.Name]] = {}   # a function's names given to ``.numpy()`` / ``np.asarray``
+        self._moves_of: dict[int, tuple[ast.Call, ...]] = {}   # a moved name (``_moved_names``) -> its move
 
     # -- building ------------------------------------------------------------------------
     def attach(self, tree: ast.AST, scopes: Optional[Scopes] = None) -> None:
@@ -146,6 +187,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._usage.clear()
         self._mask_usage.clear()
         self._numpy_reads.clear()
+        self._moves_of.clear()
         self._frames = None
 
     def has_frames(self) -> bool:
@@ -340,6 +382,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         if tag == VALUE:
             if binding.path:
                 value = self._element(binding.value, scope, binding.path, depth)
+                if self._moved_after(binding, value):
+                    return (K.HOST, K.CPU_TENSOR)
                 return value if value is not None else self._declared(binding)
             value = self.value_of(binding.value, scope, depth)
             if value is None and isinstance(binding.node, ast.AnnAssign):   # ``opt: Optimizer = build(...)``
@@ -353,6 +397,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             if value is not None and value[0] in K.TENSORS and (self._read_as_numpy(binding)
                                                                 or self._made_then_moved(binding)):
                 return K.HOST, K.CPU_TENSOR   # ``out = torch.ones(n, m)`` ... ``out.numpy()``: a CPU tensor
+            if self._moved_after(binding, value):
+                return K.HOST, K.CPU_TENSOR   # ``labels = ids.clone()`` ... ``labels = labels.to(device)``
             return value
         if tag == ANNOTATION:
             return self.annotation_value(binding.value, scope)
@@ -383,7 +429,9 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             if (passed is None or passed == (K.TENSOR, None)) and self._used_as_mask(binding):
                 return K.MASK, None   # ``prob.masked_fill(~mask, 0)`` in its own body: a boolean mask
             if passed is None and self._used_as_tensor(binding):   # ``lengths.unsqueeze(1)`` in its own body
-                return K.TENSOR, None
+                passed = K.TENSOR, None
+            if passed is not None and passed[0] in (K.TENSOR, K.MASK) and self._moved_after(binding, passed):
+                return K.HOST, K.CPU_TENSOR   # ``def f(audio): rms = audio.pow(2).mean() ... audio.to(device)``
             return passed
         if tag == LOOP:
             return self._iter_element(binding.value, scope, binding.path, depth)
@@ -456,6 +504,87 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             self._numpy_reads[id(function)] = names
         return any(name.id == binding.name and self._derived_from(name, binding) for name in names)
 
+    def _moved_after(self, binding: Binding, value: Optional[K.Value]) -> bool:
+        """A tensor (or a value of unknown kind the function uses as a tensor: ``x.shape``, ``x.sum()``) that its
+        function moves to the device later (``labels = ids.clone()`` ... ``labels = labels.to(device)``; a parameter
+        ``audio`` ... ``audio = audio.to(device)``; not a cast): until that move it lives on the host, and so do
+        the values computed from it there. A loader's batch keeps its kind (what it holds is asked elsewhere)."""
+        function = binding.scope.node
+        if self.scopes is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        if value is None:
+            if not (self._used_as_tensor(binding) or self._torch_operand(binding, function)):
+                return False
+        elif value[0] not in (K.TENSOR, K.MASK):
+            return False
+        if binding.tag == VALUE and isinstance(binding.value, ast.AST) and _placed(binding.value, self, binding.scope):
+            return False   # made with ``device=``, moved already, or ``torch.as_tensor(t)`` keeping ``t`` where it is
+        moved = [name for name in self._moved_names(function, binding.scope) if name.id == binding.name]
+        if not moved:
+            return False
+        moved = [name for name in moved if not self._aligned(name) and not _conditional(name, binding, function)]
+        return bool(moved) and any(self._reaches_move(name, binding) for name in moved)
+
+    def _aligned(self, name: ast.Name) -> bool:
+        """``x.to(y.device)`` / ``x.to(device=y.device)``: put beside another tensor, wherever that lives (a way back
+        after a ``.cpu()``, an alignment of operands): no evidence that ``x`` was on the host."""
+        found = self._moves_of.get(id(name))
+        if not found:
+            return False
+        call = found[0]
+        targets = list(call.args[:1]) + [k.value for k in call.keywords if k.arg == "device"]
+        return any(isinstance(t, ast.Attribute) and t.attr == "device" and self._beside(t.value) for t in targets)
+
+    def _beside(self, owner: ast.AST) -> bool:
+        """The owner of a ``.device`` is a tensor (or a value of unknown kind that is not ``self``): ``x.to(y.device)``
+        aligns ``x`` with ``y``; ``x.to(self.device)`` / ``x.to(model.device)`` is a move to the accelerator."""
+        if isinstance(owner, ast.Name) and self.scopes is not None and owner.id == self.scopes.self_name(self.current):
+            return False
+        value = self.value_of(owner)
+        return value is None or value[0] in K.TENSORS
+
+    def _torch_operand(self, binding: Binding, function: ast.AST) -> bool:
+        """The binding's value is handed to a torch function (``torch.mean(audio)``; not ``torch.nn.*``, whose
+        classes take configuration) where it reaches: a tensor."""
+        for node in _walk(function):
+            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) \
+                    and node.args[0].id == binding.name:
+                name = self.qualname(node.func, binding.scope)
+                if name is not None and name.startswith("torch.") and not name.startswith("torch.nn.") \
+                        and binding in self.scopes.lookup_reaching(binding.name, binding.scope,
+                                                                   (node.args[0].lineno, node.args[0].col_offset)):
+                    return True
+        return False
+
+    def _reaches_move(self, moved: ast.Name, binding: Binding) -> bool:
+        """``binding`` may reach the moved name ``moved``, directly or through rebindings of the name that keep the
+        value where it is (``audio = torch.mean(audio, 0)``, ``audio = audio * k``, ``x = x[:, :n]``, in ``if``
+        arms too; not a move, ``.cpu()`` or ``.numpy()``)."""
+        scope, name = binding.scope, binding.name
+        uses, seen, found = [moved], set(), False
+        for _ in range(8):
+            following: list[ast.Name] = []
+            for use in uses:
+                for reaching in self.scopes.may_reach(name, scope, (use.lineno, use.col_offset)):
+                    if moved_to_host(reaching):
+                        return False   # ``if force_cpu: x = x.cpu()`` ... ``x.to(boxes.device)``: the way back;
+                        #                on the path that skips the ``.cpu()`` the value stays on the device
+                    if reaching is binding:
+                        found = True
+                        continue
+                    if id(reaching) in seen or reaching.tag != VALUE or reaching.path \
+                            or not isinstance(reaching.value, ast.AST):
+                        continue
+                    seen.add(id(reaching))
+                    names = [n for n in _walk(reaching.value) if isinstance(n, ast.Name) and n.id == name]
+                    if names and not any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                                         and n.func.attr in _PLACING for n in _walk(reaching.value)):
+                        following.extend(names)
+            if not following:
+                return found
+            uses = following
+        return found
+
     def _made_then_moved(self, binding: Binding) -> bool:
         """``labels = torch.full((n, m), -100)`` (a factory told no device), filled, then ``labels.to(device)``: the
         value is made on the host and lives there until that move (the moved value is a device tensor)."""
@@ -524,10 +653,13 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         key = -id(function)
         moved = self._numpy_reads.get(key)
         if moved is None:
-            moved = [root for node in _walk(function)
+            calls = [(root, node) for node in _walk(function)
                      if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
                      and node.func.attr in K.MOVES and (root := _kept_root(node.func.value)) is not None
                      and moves(node, self, scope)]
+            moved = [root for root, _ in calls]
+            for root, node in calls:
+                self._moves_of[id(root)] = (node,)
             self._numpy_reads[key] = moved
         return moved
 

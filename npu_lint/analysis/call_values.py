@@ -221,6 +221,9 @@ class CallValues:
                     and operand.func.attr == "cpu" and not operand.args:
                 host = True   # ``torch.cat([a.cpu(), b.cpu()])``
                 continue
+            if isinstance(operand, ast.Call) and self.value_of(operand, scope, depth + 1) == (K.HOST, K.CPU_TENSOR):
+                host = True   # ``torch.sqrt(torch.mean(wav))``: a host op's result (bounded by the chain's depth)
+                continue
             if not isinstance(operand, (ast.Name, ast.ListComp, ast.GeneratorExp)):
                 return False   # no walk into nested expressions: a chain of ops stays linear
             if isinstance(operand, ast.Name) and not self._host_name(operand, scope):
@@ -331,8 +334,31 @@ def moves(call: ast.Call, resolver: CallValues, scope: Scope) -> bool:
         name = resolver.qualname(target, scope)
         if name is not None and name.startswith("torch.") and name.rpartition(".")[2] in _DTYPE_NAMES:
             continue   # ``x.to(torch.float32)``: a cast on the host
+        if _a_dtype(target, resolver, scope):
+            continue   # ``x.to(y.dtype)``, ``dtype = pred.dtype`` then ``x.to(dtype)``: a cast
         return True
     return False
+
+
+def _a_dtype(target: ast.AST, resolver: CallValues, scope: Scope) -> bool:
+    """``y.dtype``, or a name every reaching binding of which is one (or a torch dtype)."""
+    if isinstance(target, ast.Attribute):
+        return target.attr == "dtype"
+    if not isinstance(target, ast.Name) or resolver.scopes is None:
+        return False
+    bindings = resolver.scopes.lookup_reaching(target.id, scope, (target.lineno, target.col_offset))
+    if not bindings:
+        return False
+    for binding in bindings:
+        value = binding.value
+        if binding.tag != VALUE or binding.path or not isinstance(value, ast.AST):
+            return False
+        if isinstance(value, ast.Attribute) and value.attr == "dtype":
+            continue
+        name = resolver.qualname(value, binding.scope)
+        if not (name is not None and name.startswith("torch.") and name.rpartition(".")[2] in _DTYPE_NAMES):
+            return False
+    return True
 
 
 _DTYPE_NAMES = frozenset({"float64", "double", "float32", "float", "float16", "half", "bfloat16", "int64", "long",

@@ -75,6 +75,9 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
                 continue   # ``torch.rand(1).item() < p``: a draw on the host, no data read
             if resolver.configured(inner):
                 continue   # ``padded.sum() == 0`` of a tensor of shapes: configuration, the same every batch
+            if any(resolver.value_of(s) == (K.HOST, K.CPU_TENSOR) for s in sides) \
+                    and not any(resolver.kind_of(s) in K.TENSORS for s in sides):
+                continue   # ``rms < target`` of a clip still on the host (moved later): no device value is read
             if any(resolver.kind_of(s) in K.TENSORS or item(s, ctx) for s in sides) \
                     or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
                 return operand

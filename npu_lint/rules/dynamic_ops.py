@@ -7,6 +7,7 @@ boolean-mask indexing is matched structurally.
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
 from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.names import rooted
@@ -20,9 +21,9 @@ from npu_lint.rules.dynamic_aliases import chosen_dynamic
 from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dynamic, condition_holds,
                                              configured_input, dynamic_row,
                                              fixed_output, flags_left_off, helper_of_file,
-                                             is_mask_selection, wrapper_chain)
-from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, reads_through_mask,
-                                       rows_written, tensor_evidence, type_name, updated_in_place)
+                                             is_mask_selection, wrapper_chain, wrapper_site)
+from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, mask_helper_site,
+                                       reads_through_mask, rows_written, tensor_evidence, type_name, updated_in_place)
 from npu_lint.rules.branch_arms import for_message
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.mask_values import mask_position
@@ -265,9 +266,10 @@ class DataDependentShapeOp(Rule):
         data-dependent op."""
         definition = helper_of_file(node, ctx)
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            chain = wrapper_chain(definition, ctx, off=flags_left_off(node, definition))
+            off = flags_left_off(node, definition)
+            chain = wrapper_chain(definition, ctx, off=off)
             if chain and chain[-1] != MASK_SELECTION:   # a helper returning ``x[mask]`` is NPU402's
-                self._report(node, " → ".join(chain), dynamic_row(chain[-1]), ctx)
+                self._report(node, " → ".join(chain), dynamic_row(chain[-1]), ctx, wrapper_site(definition, ctx, off))
 
     def _host_nonzero(self, call: ast.Call, api: str, ctx: FileContext) -> None:
         """``torch.tensor(keep)`` where ``keep`` lists the positions a Python loop chose by tensor values."""
@@ -280,7 +282,8 @@ class DataDependentShapeOp(Rule):
         ctx.report(call, self.message.format(api=f"{api}({short_source(call.args[0], 30)})", construct=construct,
                                              alternative=alternative), "torch.nonzero")
 
-    def _report(self, where: ast.AST, api: str, row: dict[str, str], ctx: FileContext) -> None:
+    def _report(self, where: ast.AST, api: str, row: dict[str, str], ctx: FileContext,
+                site: Optional[ast.AST] = None) -> None:
         if ctx.on_error_path(where):
             return   # the offending position for an error message, once, before the raise
         reported = ctx.scratch.setdefault("npu401_reported", set())
@@ -290,7 +293,14 @@ class DataDependentShapeOp(Rule):
         reported.add(position)
         alternative = (f"static alternative: {row['alternative']}" if row["alternative"]
                        else f"keep it out of the training step, or {JIT_TIP}")
-        ctx.report(where, self.message.format(api=api, construct=row["construct"], alternative=alternative), api)
+        message = self.message.format(api=api, construct=row["construct"], alternative=alternative)
+        if site is None:
+            ctx.report(where, message, api)
+        else:   # a call of the file's helper: a repeat of the op inside it, where that op is reported itself
+            ctx.report_repeat(where, message, api, site, _OWN_SITES)
+
+
+_OWN_SITES = frozenset({"NPU401", "NPU402"})
 
 
 class BooleanMaskIndexing(Rule):
@@ -612,14 +622,15 @@ class BooleanMaskIndexing(Rule):
 
     def _helper_call(self, node: ast.Call, ctx: FileContext) -> None:
         chain = mask_helper(node, ctx)
+        site = mask_helper_site(node, ctx) if chain else None
         if chain is None and ctx.project is not None and isinstance(node.func, (ast.Name, ast.Attribute)):
             name = ctx.resolver.qualname(node.func)   # a helper of another module of the project
             chain = ctx.project.returned_leaf(name, ctx.module, is_mask_selection) if name else None
             if chain and ctx.project.returned_leaf(name, ctx.module, always_dynamic):
                 chain = None   # it also returns a data-dependent op's result: NPU401 names that chain
         if chain:
-            ctx.report(node, f"{' → '.join(chain[:-1])} returns a selection by a boolean mask: a data-dependent shape "
-                       "and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)",
-                       "x[mask]")
+            ctx.report_repeat(node, f"{' → '.join(chain[:-1])} returns a selection by a boolean mask: a data-dependent "
+                              "shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply "
+                              "by the mask)", "x[mask]", site, _OWN_SITES)
 
 

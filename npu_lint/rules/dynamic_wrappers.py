@@ -153,13 +153,25 @@ def wrapper_chain(function: ast.AST, ctx: FileContext, depth: int = 0,
         for statement in return_statements(function):
             if _guarded(statement, function, off, ctx):
                 continue
-            leaf = _dynamic_source(statement.value, scope, ctx, depth, (function, off)) \
+            places: list[ast.AST] = []
+            leaf = _dynamic_source(statement.value, scope, ctx, depth, (function, off), places) \
                 if statement.value is not None else None
             if leaf:
                 chain = [function.name] + leaf
+                if places:
+                    ctx.scratch.setdefault("dynamic_wrapper_sites", {})[key] = places[0]
                 break
     cache[key] = chain
     return chain
+
+
+def wrapper_site(function: ast.AST, ctx: FileContext, off: frozenset[str] = frozenset()) -> Optional[ast.AST]:
+    """The node of this file where the op (or the boolean-mask selection) :func:`wrapper_chain` names for
+    ``function`` stands: ``torch.nonzero(...)`` inside the helper (or inside the helper it calls). Its own rule
+    reports it there, so a call of the helper repeats that finding (``ctx.report_repeat``)."""
+    if wrapper_chain(function, ctx, off=off) is None:
+        return None
+    return ctx.scratch.get("dynamic_wrapper_sites", {}).get((id(function), off))
 
 
 def flags_left_off(call: ast.Call, definition: ast.AST) -> frozenset[str]:
@@ -204,10 +216,13 @@ def _set(test: ast.AST, off: frozenset[str]) -> bool:
 
 
 def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
-                    within: tuple[ast.AST, frozenset[str]] = (None, frozenset())) -> Optional[list[str]]:
+                    within: tuple[ast.AST, frozenset[str]] = (None, frozenset()),
+                    places: Optional[list[ast.AST]] = None) -> Optional[list[str]]:
     """The data-dependent op (or wrapper chain) a returned expression's value comes from (``within``: the function
-    and the flags its call leaves off, whose guarded bindings do not count)."""
-    stack, seen, budget, selection = [expr], set(), 200, None
+    and the flags its call leaves off, whose guarded bindings do not count). ``places`` receives the node where
+    that op (or selection) stands."""
+    places = [] if places is None else places
+    stack, seen, budget, selection, selected_at = [expr], set(), 200, None, None
     picked: set[int] = set()   # values only indexed by a scalar on the way (``sens[idx]``): their length is gone
     while stack and budget:
         budget -= 1
@@ -221,23 +236,27 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
             if name is not None:
                 row = dynamic_row(name)
                 if row is not None and _holds_in(row["condition"], node, scope, ctx):
+                    places.append(node)
                     return [name]
             elif isinstance(node.func, ast.Attribute):
                 row = dynamic_row("torch.Tensor." + node.func.attr)
                 if row is not None and row["condition"] in ("always", "tensor_receiver"):
                     receiver = ctx.resolver.value_of(node.func.value, scope)
                     if row["condition"] == "always" or (receiver is not None and receiver[0] in ("tensor", "batch", MASK)):
+                        places.append(node)
                         return ["torch.Tensor." + node.func.attr]
                 method = ctx.resolver.own_function(node, scope) if isinstance(node.func.value, ast.Name) else None
                 if method is not None:   # ``self._nms(boxes, scores)``: the class's own method
                     chain = wrapper_chain(method[0], ctx, depth + 1)
                     if chain and not (inside_pick and chain[-1] == MASK_SELECTION):
+                        _inner_site(method[0], ctx, places)
                         return chain
             elif isinstance(node.func, ast.Name):
                 definition = ctx.resolver.definition(node.func, scope)
                 if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     chain = wrapper_chain(definition, ctx, depth + 1)
                     if chain and not (inside_pick and chain[-1] == MASK_SELECTION):
+                        _inner_site(definition, ctx, places)
                         return chain
             if node.func.__class__ is ast.Attribute and node.func.attr in SHAPE_FREE:
                 continue   # ``inds.numel()``, ``len(...)``: what is returned no longer has that shape
@@ -271,6 +290,7 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
                 continue   # ``mean[..., mask] if mask is not None else mean`` called without ``mask``
             if selection is None and not inside_pick and selects_by_mask(ctx.resolver, node, scope):
                 selection = [MASK_SELECTION]   # a data-dependent op found further on still names the chain
+                selected_at = node
             elif not isinstance(node.slice, (ast.Slice, ast.Tuple, ast.Constant)):
                 picked.add(id(node.value))     # ``sens[idx]`` with a scalar index: one element, a fixed shape
         elif isinstance(node, (ast.Lambda, ast.Compare)):
@@ -282,7 +302,15 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
             # ``torch.argmax(x[m])``: a selection passed in is not what is returned (``torch.cat(parts)`` keeps it)
             picked.update(id(child) for child in children if child is not node.func)
         stack.extend(children)
+    if selection is not None and selected_at is not None:
+        places.append(selected_at)
     return selection
+
+
+def _inner_site(function: ast.AST, ctx: FileContext, places: list[ast.AST]) -> None:
+    site = ctx.scratch.get("dynamic_wrapper_sites", {}).get((id(function), frozenset()))
+    if site is not None:
+        places.append(site)
 
 
 _JOINS = frozenset({"torch.cat", "torch.concat", "torch.stack", "torch.tensor", "torch.as_tensor", "torch.LongTensor",

@@ -12,7 +12,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.resolver import MASK
 from npu_lint.rules import short_source
-from npu_lint.rules.dynamic_wrappers import MASK_SELECTION, flags_left_off, helper_of_file, wrapper_chain
+from npu_lint.rules.dynamic_wrappers import MASK_SELECTION, flags_left_off, helper_of_file, wrapper_chain, wrapper_site
 from npu_lint.rules.mask_values import computed_tensor, is_fill_value
 
 # Calls that return a boolean tensor (a mask) when given tensors.
@@ -51,6 +51,14 @@ def tensor_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileContext)
             return name in _BOOL_FUNCTIONS
         return ctx.resolver.is_tensor(index.func.value) if isinstance(index.func, ast.Attribute) else False
     return False
+
+
+def mask_helper_site(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """Where the selection :func:`mask_helper` found stands in this file (inside the helper)."""
+    definition = helper_of_file(node, ctx)
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return wrapper_site(definition, ctx, flags_left_off(node, definition))
 
 
 def mask_helper(node: ast.Call, ctx: FileContext) -> Optional[list[str]]:
