@@ -512,16 +512,15 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         function = binding.scope.node
         if self.scopes is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        if value is None:
-            if not (self._used_as_tensor(binding) or self._torch_operand(binding, function)):
-                return False
-        elif value[0] not in (K.TENSOR, K.MASK):
+        if value is not None and value[0] not in (K.TENSOR, K.MASK):
+            return False
+        moved = [name for name in self._moved_names(function, binding.scope) if name.id == binding.name]
+        if not moved:
+            return False   # asked first: the moves of a function are found once, the other questions per binding
+        if value is None and not (self._used_as_tensor(binding) or self._torch_operand(binding, function)):
             return False
         if binding.tag == VALUE and isinstance(binding.value, ast.AST) and _placed(binding.value, self, binding.scope):
             return False   # made with ``device=``, moved already, or ``torch.as_tensor(t)`` keeping ``t`` where it is
-        moved = [name for name in self._moved_names(function, binding.scope) if name.id == binding.name]
-        if not moved:
-            return False
         moved = [name for name in moved if not self._aligned(name) and not _conditional(name, binding, function)]
         return bool(moved) and any(self._reaches_move(name, binding) for name in moved)
 
@@ -546,14 +545,20 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
     def _torch_operand(self, binding: Binding, function: ast.AST) -> bool:
         """The binding's value is handed to a torch function (``torch.mean(audio)``; not ``torch.nn.*``, whose
         classes take configuration) where it reaches: a tensor."""
-        for node in _walk(function):
-            if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name) \
-                    and node.args[0].id == binding.name:
-                name = self.qualname(node.func, binding.scope)
-                if name is not None and name.startswith("torch.") and not name.startswith("torch.nn.") \
-                        and binding in self.scopes.lookup_reaching(binding.name, binding.scope,
-                                                                   (node.args[0].lineno, node.args[0].col_offset)):
-                    return True
+        key = ("torch operands", id(function))   # the function's calls by the name of their first argument, once
+        memo = self._summaries.get(key)
+        if memo is None or memo[0] is not function:   # type: ignore[index]
+            found: dict[str, list[ast.Call]] = {}
+            for node in _walk(function):
+                if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Name):
+                    found.setdefault(node.args[0].id, []).append(node)
+            memo = self._summaries[key] = (function, found)
+        for node in memo[1].get(binding.name, ()):   # type: ignore[index]
+            name = self.qualname(node.func, binding.scope)
+            if name is not None and name.startswith("torch.") and not name.startswith("torch.nn.") \
+                    and binding in self.scopes.lookup_reaching(binding.name, binding.scope,
+                                                               (node.args[0].lineno, node.args[0].col_offset)):
+                return True
         return False
 
     def _reaches_move(self, moved: ast.Name, binding: Binding) -> bool:

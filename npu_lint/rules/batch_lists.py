@@ -59,7 +59,12 @@ def own_batcher(node: ast.Call, ctx: FileContext) -> Optional[tuple[int, str, tu
     None."""
     own = ctx.resolver.own_function(node)
     if own is not None:
-        found = batched_parameter(own[0]) if own[1] == 0 else None
+        if own[1] != 0:
+            return None
+        memo = ctx.scratch.setdefault("batched_parameter", {})   # once per function (asked at each of its calls)
+        if id(own[0]) not in memo:
+            memo[id(own[0])] = batched_parameter(own[0])
+        found = memo[id(own[0])]
         return (*found, ()) if found is not None else None
     project, func = ctx.project, node.func
     short = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
