@@ -96,14 +96,26 @@ def flows(source: str) -> list[tuple[str, str]]:
     return seen[-1]
 
 
-def package_inventory(tmp_path: Path, modules: dict[str, str]) -> set[tuple[str, int, str]]:
-    """``analyse``'s API inventory of a package ``pkg`` made of ``modules`` (name -> source) under ``tmp_path``:
-    (file, line, qualified name) rows."""
+def _collect_package(tmp_path: Path, modules: dict[str, str]):
+    """``analyse``'s collection (index built) over a package ``pkg`` made of ``modules`` (name -> source)."""
     from npu_lint.report.collect import collect
     package = tmp_path / "pkg"
     package.mkdir()
     (package / "__init__.py").write_text("", encoding="utf-8")
     for name, source in modules.items():
         (package / f"{name}.py").write_text(source, encoding="utf-8")
-    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
+    return collect(tmp_path, Target("2.8.0"), lambda *args: None)
+
+
+def package_inventory(tmp_path: Path, modules: dict[str, str]) -> set[tuple[str, int, str]]:
+    """``analyse``'s API inventory of a package ``pkg`` made of ``modules`` under ``tmp_path``:
+    (file, line, qualified name) rows."""
+    result = _collect_package(tmp_path, modules)
     return {(path, line, api) for path, line, _, api, _ in result.inventory}
+
+
+def package_findings(tmp_path: Path, modules: dict[str, str]) -> list[tuple[str, int, str]]:
+    """``analyse``'s findings over a package ``pkg`` made of ``modules`` under ``tmp_path``: (file name, line,
+    code)."""
+    result = _collect_package(tmp_path, modules)
+    return [(path.rsplit("/", 1)[-1], f.line, f.code) for path, f in result.findings]

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from npu_lint.report.collect import collect
-from npu_lint.versions import Target
+from conftest import package_findings
+
 
 UTIL = '''from itertools import islice
 
@@ -56,10 +56,6 @@ def slide(model, xs, n):
 
 
 def test_the_batches_of_another_modules_generator_are_short_at_the_end(tmp_path: Path) -> None:
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "util.py").write_text(UTIL)
-    (tmp_path / "pkg" / "train.py").write_text(TRAIN)
-    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
-    found = {(path.rsplit("/", 1)[-1], f.line) for path, f in result.findings if f.code == "NPU407"}
+    found = {(name, line) for name, line, code in package_findings(tmp_path, {"util": UTIL, "train": TRAIN})
+             if code == "NPU407"}
     assert found == {("train.py", 8), ("train.py", 14)}

@@ -133,12 +133,9 @@ class NameLookup:
         project = getattr(self, "project", None)
         if callee is None or project is None or not self.module_name:
             return None
-        target = project.absolute(callee, self.module_name)
-        if target is None or project.index.kind(target) != "function":
-            return None
-        facts = project.index.functions[target][1]
-        returns = facts.returns
-        return name if facts.owner is None and returns and all(r in MODULE_IMPORTERS for r in returns) else None
+        found = project.module_function(callee, self.module_name)
+        returns = found[1].returns if found is not None else ()
+        return name if returns and all(r in MODULE_IMPORTERS for r in returns) else None
 
     def _imports_parameter(self, function: ast.AST) -> bool:
         """The file's own function returns, wherever it returns a value, ``importlib.import_module(p)`` of its first

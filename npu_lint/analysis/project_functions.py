@@ -5,7 +5,7 @@ size read from the data (``size_read``) or only comparisons of values of unknown
 left out (their owner's class decides). Nothing here is a rule."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 if TYPE_CHECKING:
     from npu_lint.project.index import ProjectIndex
@@ -24,6 +24,15 @@ class FunctionFacts:
     def absolute(self, qualname: str, importer: str) -> Optional[str]:   # the view's
         raise NotImplementedError
 
+    def module_function(self, qualname: str, importer: str) -> Optional[tuple[str, Any]]:
+        """The absolute name and the facts of the project function ``qualname`` names from ``importer``, when it is
+        a module-level function (not a method: its owner's class decides); None otherwise or unknown."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return None
+        facts = self.index.functions[target][1]
+        return (target, facts) if facts.owner is None else None
+
     def size_helper_names(self) -> frozenset[str]:
         """The short names of the project functions with ``sizes`` (a cheap test before resolving a call)."""
         if self._size_names is None:
@@ -35,29 +44,20 @@ class FunctionFacts:
         """``(("dim_size", 2, "_scatter_add(dim_size) → zeros()"),)``: the parameters the project function (of
         another module, not a method) sizes a tensor with, each with its position among the positional parameters
         (-1: keyword-only) and the way there (its facts' ``sizes``); () when none or unknown."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
-            return ()
-        facts = self.index.functions[target][1]
-        return facts.sizes if facts.owner is None else ()
+        found = self.module_function(qualname, importer)
+        return found[1].sizes if found is not None else ()
 
     def filled_sizes(self, qualname: str, importer: str) -> tuple[str, ...]:
         """The size parameters the project function (of another module, not a method) fills from the data when
         a call leaves them out (its facts' ``fills``: ``if dim_size is None: dim_size = int(index.max()) + 1``)."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
-            return ()
-        facts = self.index.functions[target][1]
-        return facts.fills if facts.owner is None else ()
+        found = self.module_function(qualname, importer)
+        return found[1].fills if found is not None else ()
 
     def returns_read_back(self, qualname: str, importer: str) -> bool:
         """The project function (of another module, not a method) returns a value read back from a tensor on every
         return that is not a constant (its facts' ``reads``)."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
-            return False
-        facts = self.index.functions[target][1]
-        return facts.owner is None and facts.reads
+        found = self.module_function(qualname, importer)
+        return found is not None and found[1].reads
 
     def compares_unknowns(self, qualname: str, importer: str, depth: int = 0) -> bool:
         """The project function (of another module, not a method) returns only comparisons of values of unknown
@@ -77,11 +77,8 @@ class FunctionFacts:
     def returned_size_read(self, qualname: str, importer: str) -> str:
         """The flavour of a size read from the data that the project function (of another module, not a method) may
         return (its facts' ``size_read``: ``return int(mask.sum())``), "" when none."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
-            return ""
-        facts = self.index.functions[target][1]
-        return facts.size_read if facts.owner is None else ""
+        found = self.module_function(qualname, importer)
+        return found[1].size_read if found is not None else ""
 
     def growth_helper_names(self) -> frozenset[str]:
         """The short names of the project functions with ``grows`` (a cheap test before resolving a call)."""
@@ -101,22 +98,15 @@ class FunctionFacts:
         """The batch size parameter (its index among the positional parameters, its name) of the project function
         (of another module, not a method) that yields batches of a parameter, its facts' ``batches``; None when
         none or unknown."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
-            return None
-        facts = self.index.functions[target][1]
-        if facts.owner is not None or facts.batches[0] < 0:
-            return None
-        return facts.batches
+        found = self.module_function(qualname, importer)
+        return found[1].batches if found is not None and found[1].batches[0] >= 0 else None
 
     def grown_parameter(self, qualname: str, importer: str) -> Optional[tuple[int, str, int, str, int]]:
         """The parameter the project function (of another module, not a method) returns grown by a
         concatenation: (its index among the positional parameters, its name, its element of a returned tuple or
         -1, the function's absolute name, its line), its facts' ``grows``; None when none or unknown."""
-        target = self.absolute(qualname, importer)
-        if target is None or self.index.kind(target) != "function":
+        found = self.module_function(qualname, importer)
+        if found is None or found[1].grows[0] < 0:
             return None
-        facts = self.index.functions[target][1]
-        if facts.owner is not None or facts.grows[0] < 0:
-            return None
+        target, facts = found
         return (*facts.grows, target, facts.line)
