@@ -17,8 +17,19 @@ TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "cha
 
 
 def _npu(row: dict[str, str]) -> str:
+    """The NPU API to use instead, or "" when the table's cell is a note in parentheses (``(none)``, ``(no
+    torch_npu.npu.OutOfMemoryError export found)``): no counterpart."""
     equivalent = row["npu_equivalent"]
-    return equivalent if equivalent and not equivalent.startswith("(none") else ""
+    return equivalent if equivalent and not equivalent.startswith("(") else ""
+
+
+def _no_counterpart_advice(row: dict[str, str]) -> str:
+    """What to do for an API with no NPU counterpart: the table's own advice when its note gives one (``(none; use
+    torch.distributed collectives over HCCL)``), else remove or guard it."""
+    note = row["npu_equivalent"]
+    if note.startswith("(none; use ") and note.endswith(")"):
+        return note[len("(none; "):-1]
+    return "remove it or guard it for CUDA only"
 
 
 class _ApiGroupRule(Rule):
@@ -184,7 +195,7 @@ class CudaApiNoEquivalent(_ApiGroupRule):
         elif npu:
             why = f"is not redirected by transfer_to_npu: use {npu}"
         else:
-            why = "has no NPU equivalent: remove it or guard it for CUDA only"
+            why = f"has no NPU equivalent: {_no_counterpart_advice(row)}"
         return self.message.format(api=api, why=why)
 
 
