@@ -6,8 +6,8 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import (extension_module, imported_names, is_extension_import, library_row, switch_row,
-                                 switch_values)
+from npu_lint.cuda_facts import (extension_module, imported_names, is_extension_import, library_row,
+                                 library_words, switch_row, switch_values)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
@@ -148,7 +148,7 @@ class CudaOnlyLibrary(_LibraryImport):
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
                 "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali", "faiss",
-                "pymatting", "flash_attention")
+                "pymatting", "flash_attention") + library_words("NPU217")
     node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call, ast.keyword)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
@@ -182,11 +182,18 @@ class CudaOnlyLibrary(_LibraryImport):
                   # a library setting that selects CUDA-only kernels (cuda_attention_switches.tsv)
                   "from transformers import AutoModel\nm = AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n",
                   "from transformers import AutoModel\nm = AutoModel.from_pretrained(name, use_flash_attention_2=flash)\n",
-                  "kwargs = {'attn_implementation': 'flash_attention_3'}\n")
+                  "kwargs = {'attn_implementation': 'flash_attention_3'}\n",
+                  # the default a caller leaving the setting out gets: a parameter, a config class's field
+                  "class Actor:\n    def __init__(self, name, attn_implementation='flash_attention_2'):  # NPU217\n"
+                  "        self.name = name\n",
+                  "from dataclasses import dataclass\n@dataclass\nclass EngineConfig:\n"
+                  "    attn_implementation: str = 'flash_attention_2'  # NPU217\n")
     must_not_fire += ("import faiss\nindex = faiss.IndexFlatL2(d)\nn = faiss.get_num_gpus()\n",
                       "from transformers import AutoModel\n"
                       "m = AutoModel.from_pretrained(name, attn_implementation='sdpa', use_flash_attention_2=False)\n",
                       "impl = 'flash_attention_2' if has_flash else 'eager'\n",
+                      "def load(name, attn_implementation='sdpa', impl='flash_attention_2'):\n    pass\n",
+                      "ATTN_IMPLEMENTATION = 'flash_attention_2'\n",
                       "@require_flash_attn\ndef test_fa2(self):\n    self.check(attn_implementation='flash_attention_2')\n",
                       "class Knn:\n    faiss = None\n    def load(self, lib):\n        Knn.faiss = lib\n"
                       "    def index(self, d):\n        return Knn.faiss.GpuIndexFlatL2(d)\n")
@@ -257,8 +264,9 @@ class CudaOnlyLibrary(_LibraryImport):
 
     def _switched_on(self, node: ast.Constant, ctx: FileContext) -> None:
         """``attn_implementation="flash_attention_2"``: a library's setting that selects CUDA-only kernels
-        (``cuda_attention_switches.tsv``), given as a keyword, a dict entry (``model_kwargs``) or stored on a
-        config (``config._attn_implementation = ...``, ``kwargs["attn_implementation"] = ...``). A plain variable
+        (``cuda_attention_switches.tsv``), given as a keyword, a dict entry (``model_kwargs``), stored on a
+        config (``config._attn_implementation = ...``, ``kwargs["attn_implementation"] = ...``) or the default of a
+        parameter or a config class's field of that name (what a caller leaving it out gets). A plain variable
         holding the value is not judged: it may be the outcome of an availability test."""
         if not isinstance(node.value, str) or node.value not in switch_values():
             return
@@ -269,12 +277,17 @@ class CudaOnlyLibrary(_LibraryImport):
         elif isinstance(parent, ast.Dict):
             key = next((k for k, v in zip(parent.keys, parent.values) if v is node), None)
             argument = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
-        elif isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
-            target = parent.targets[0]
+        elif isinstance(parent, ast.arguments):
+            argument = _parameter_of_default(node, parent)
+        elif isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node \
+                and len(getattr(parent, "targets", [None])) == 1:
+            target = parent.targets[0] if isinstance(parent, ast.Assign) else parent.target
             if isinstance(target, ast.Attribute):
                 argument = target.attr.lstrip("_")
             elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
                 argument = target.slice.value if isinstance(target.slice.value, str) else None
+            elif isinstance(target, ast.Name) and isinstance(ctx.parent(parent), ast.ClassDef):
+                argument = target.id   # a config class's field default (a dataclass, a pydantic model)
         row = switch_row(argument, node.value) if argument else None
         if row is not None:
             self._report_switch(node, argument, repr(node.value), row, ctx)
@@ -308,6 +321,19 @@ class CudaOnlyLibrary(_LibraryImport):
             ctx.report(node, self.by_name_message.format(call=short_source(call.func, 40), name=node.value, what=what,
                                                          module=row["module"], alternative=row["npu_alternative"]),
                        row["module"])
+
+
+def _parameter_of_default(node: ast.AST, arguments: ast.arguments) -> Optional[str]:
+    """The parameter whose default the node is (``def __init__(self, attn_implementation="flash_attention_2")``):
+    what a caller leaves out is that setting."""
+    positional = arguments.posonlyargs + arguments.args
+    for parameter, default in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults):
+        if default is node:
+            return parameter.arg
+    for parameter, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        if default is node:
+            return parameter.arg
+    return None
 
 
 _IMPORTERS = {"importlib.import_module": "imports", "builtins.__import__": "imports", "__import__": "imports",
