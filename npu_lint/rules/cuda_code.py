@@ -11,6 +11,9 @@ from npu_lint.cuda_facts import (extension_module, imported_names, is_extension_
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
+# cuda_libraries.tsv ``reported``: each use and the import, or the uses only (a settings class of a library that runs
+# on NPU otherwise, ``transformers.BitsAndBytesConfig``: importing it loads no CUDA code, making one asks for it).
+_EACH_USE = ("each use", "uses only")
 
 
 class CudaMethod(Rule):
@@ -90,7 +93,7 @@ class _LibraryImport(Rule):
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         for name, level in imported_names(node):
             row = library_row(name) if level == 0 else None
-            if row is not None and row["code"] == self.code:
+            if row is not None and row["code"] == self.code and row["reported"] != "uses only":
                 ctx.report(node, self.message.format(name=name, alternative=row["npu_alternative"]), name)
 
 
@@ -199,14 +202,19 @@ class CudaOnlyLibrary(_LibraryImport):
                       "    def index(self, d):\n        return Knn.faiss.GpuIndexFlatL2(d)\n")
     must_fire += (  # the library imported, or looked for, by its name
                   "import importlib.util\nHAS_FLASH = importlib.util.find_spec('flash_attn') is not None\n",
-                  "import importlib\nbnb = importlib.import_module('bitsandbytes')\n")
+                  "import importlib\nbnb = importlib.import_module('bitsandbytes')\n",
+                  # a settings class whose use asks a library for CUDA-only kernels (reported: uses only)
+                  "from transformers import AutoModel, BitsAndBytesConfig\n"
+                  "cfg = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4')  # NPU217\n",
+                  "from tensordict.nn import CudaGraphModule\nstep = CudaGraphModule(update, warmup=5)  # NPU217\n")
+    must_not_fire += ("from transformers import AutoModel, BitsAndBytesConfig\n",)
     # The import fires in any example that can resolve a library name, so the uses that stay silent (Triton kernel
     # bodies, ``flash_attn_func is not None``) are pinned line by line in tests/fixtures/cuda/ext_and_libs.py.
 
     @classmethod
     def wants_api(cls, qualname: str) -> bool:
         row = library_row(qualname)
-        return row is not None and row["code"] == cls.code and row["reported"] == "each use"
+        return row is not None and row["code"] == cls.code and row["reported"] in _EACH_USE
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
@@ -227,7 +235,7 @@ class CudaOnlyLibrary(_LibraryImport):
             super().check(node, ctx)
             return
         row = library_row(node.qualname)
-        if row is None or row["code"] != self.code or row["reported"] != "each use" \
+        if row is None or row["code"] != self.code or row["reported"] not in _EACH_USE \
                 or (node.qualname == row["module"] and row["kind"] == "module") or not _used(node.node, ctx):
             return   # the check stands without the dispatch (tests run it ungated); the module itself is no use
         ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["library"],
@@ -253,7 +261,7 @@ class CudaOnlyLibrary(_LibraryImport):
                     and not (isinstance(inner.value, ast.Constant) and inner.value.value is None):
                 names.add(ctx.resolver.qualname(inner.value, scope) if isinstance(inner.value, ast.Name) else None)
         rows = [library_row(api) if api else None for api in sorted(names, key=str)]
-        if not rows or any(row is None or row["code"] != self.code or row["reported"] != "each use" for row in rows) \
+        if not rows or any(row is None or row["code"] != self.code or row["reported"] not in _EACH_USE for row in rows) \
                 or any(api == row["module"] and row["kind"] == "module" for api, row in zip(sorted(names, key=str), rows)):
             return   # every return is a function of a CUDA-only library (FA3, else FA2), none a module or a value
         api, row = min(names, key=str), rows[0]
