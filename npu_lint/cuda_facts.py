@@ -24,7 +24,7 @@ _MODULES = {"torch.cuda": ("cuda", "torch_npu.npu"), "torch.backends.cuda": ("ba
 _EXTENSION_MODULE = re.compile(r"(?:^|_)cuda(?:_ext|_kernels?|_ops?)?$")
 _ENV_CALLS = frozenset({"getenv", "putenv", "unsetenv", "setenv", "delenv"})
 _ENV_METHODS = frozenset({"get", "setdefault", "pop"})
-COMPARE, AMP, PATH, KEY, OTHER = "compare", "amp", "path", "key", "other"
+COMPARE, AMP, PATH, KEY, TYPE, OTHER = "compare", "amp", "path", "key", "type", "other"
 _DEVICE_TYPES = frozenset({"cpu", "xpu", "mps", "npu", "hpu", "mlu", "musa", "xla", "meta", "default"})
 _KEY_METHODS = frozenset({"get", "pop", "setdefault"})
 _ATTRIBUTE_CALLS = frozenset({"getattr", "hasattr", "setattr", "delattr"})
@@ -123,8 +123,11 @@ def is_nccl_string(node: ast.AST) -> bool:
 
 
 def string_use(node: ast.AST, ctx: "FileContext") -> str:
-    """Where a string sits: a comparison (``COMPARE``), an AMP device type (``AMP``) or else ``OTHER``."""
+    """Where a string sits: a comparison (``COMPARE``), an AMP device type (``AMP``), a type (``TYPE``: an
+    annotation, ``Literal["cpu", "cuda"]``) or else ``OTHER``."""
     parent = ctx.parent(node)
+    if in_type(node, ctx):
+        return TYPE
     if isinstance(parent, ast.Compare):
         return COMPARE
     if isinstance(parent, (ast.List, ast.Tuple, ast.Set)):
@@ -146,6 +149,33 @@ def string_use(node: ast.AST, ctx: "FileContext") -> str:
         if keyword in ("device_type", "device") or (keyword is None and call.args and call.args[0] is node):
             return AMP
     return OTHER
+
+
+_TYPE_PARTS = (ast.Subscript, ast.Tuple, ast.List, ast.BinOp)
+
+
+def in_type(node: ast.AST, ctx: "FileContext") -> bool:
+    """The constant is part of a type, not a value the program uses: it sits in an annotation (of a parameter, a
+    variable, a return) or inside ``Literal[...]`` (also a type alias, ``Device = Literal["cpu", "cuda"]``). Only the
+    value given to the annotated name (a default, an assignment) or a runtime test uses the device."""
+    child, parent = node, ctx.parent(node)
+    while isinstance(parent, _TYPE_PARTS):
+        if isinstance(parent, ast.Subscript):
+            if parent.value is child:
+                return False
+            head = ctx.resolver.qualname(parent.value) or getattr(parent.value, "attr", getattr(parent.value, "id", ""))
+            if head.rsplit(".", 1)[-1] == "Literal":
+                return True
+        if isinstance(parent, ast.BinOp) and not isinstance(parent.op, ast.BitOr):
+            return False
+        child, parent = parent, ctx.parent(parent)
+    if isinstance(parent, ast.arg):
+        return parent.annotation is child
+    if isinstance(parent, ast.AnnAssign):
+        return parent.annotation is child
+    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return parent.returns is child
+    return False
 
 
 def _is_key(node: ast.AST, parent: Optional[ast.AST]) -> bool:
@@ -253,6 +283,14 @@ def library_row(name: str) -> Optional[dict[str, str]]:
         if "." not in name:
             return None
         name = name.rsplit(".", 1)[0]
+
+
+def library_words(code: str) -> tuple[str, ...]:
+    """The words a file must contain to use a cuda_libraries.tsv row of ``code``: the top module of a library, the
+    name itself of a library's CUDA-only part (``CudaGraphModule`` of ``tensordict.nn``)."""
+    rows = keyed("cuda_libraries.tsv", "module").values()
+    return tuple(sorted({row["module"].split(".")[0] if row["kind"] == "module" else row["module"].rsplit(".", 1)[-1]
+                         for row in rows if row["code"] == code}))
 
 
 @lru_cache(maxsize=None)

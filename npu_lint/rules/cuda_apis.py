@@ -228,7 +228,8 @@ class CudaNcclName(_ApiGroupRule):
     must_not_fire = ("import torch.distributed as dist\ndist.init_process_group('hccl')\n",
                      "import torch\nif backend == 'nccl':\n    pass\n",
                      "print('nccl')\n",
-                     "import torch\nmsg = 'falling back from nccl to gloo'\n")
+                     "import torch\nmsg = 'falling back from nccl to gloo'\n",
+                     "import torch\nfrom typing import Literal\ndef init(backend: Literal['nccl', 'gloo'] = 'gloo'):\n    pass\n")
 
     node_types = (ApiRef, ast.Constant)
     constant_types = (str,)   # dispatch: string constants only
@@ -237,8 +238,9 @@ class CudaNcclName(_ApiGroupRule):
         if isinstance(node, (ApiRef, ast.ImportFrom)):
             super().check(node, ctx)
             return
-        from npu_lint.cuda_facts import COMPARE, is_docstring, is_nccl_string, string_use
-        if ctx.uses_torch and is_nccl_string(node) and not is_docstring(node, ctx) and string_use(node, ctx) != COMPARE:
+        from npu_lint.cuda_facts import COMPARE, TYPE, is_docstring, is_nccl_string, string_use
+        if ctx.uses_torch and is_nccl_string(node) and not is_docstring(node, ctx) \
+                and string_use(node, ctx) not in (COMPARE, TYPE):
             npu = node.value.replace("nccl", "hccl").replace("NCCL", "HCCL").replace("cuda", "npu")
             ctx.report(node, f"{node.value!r} names the NCCL backend: on NPU use {npu!r}", "nccl")
 

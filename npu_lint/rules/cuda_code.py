@@ -6,11 +6,14 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import (extension_module, imported_names, is_extension_import, library_row, switch_row,
-                                 switch_values)
+from npu_lint.cuda_facts import (extension_module, imported_names, is_extension_import, library_row,
+                                 library_words, switch_row, switch_values)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
+# cuda_libraries.tsv ``reported``: each use and the import, or the uses only (a settings class of a library that runs
+# on NPU otherwise, ``transformers.BitsAndBytesConfig``: importing it loads no CUDA code, making one asks for it).
+_EACH_USE = ("each use", "uses only")
 
 
 class CudaMethod(Rule):
@@ -90,7 +93,7 @@ class _LibraryImport(Rule):
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         for name, level in imported_names(node):
             row = library_row(name) if level == 0 else None
-            if row is not None and row["code"] == self.code:
+            if row is not None and row["code"] == self.code and row["reported"] != "uses only":
                 ctx.report(node, self.message.format(name=name, alternative=row["npu_alternative"]), name)
 
 
@@ -148,7 +151,7 @@ class CudaOnlyLibrary(_LibraryImport):
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
                 "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali", "faiss",
-                "pymatting", "flash_attention")
+                "pymatting", "flash_attention") + library_words("NPU217")
     node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call, ast.keyword)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
@@ -182,24 +185,36 @@ class CudaOnlyLibrary(_LibraryImport):
                   # a library setting that selects CUDA-only kernels (cuda_attention_switches.tsv)
                   "from transformers import AutoModel\nm = AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n",
                   "from transformers import AutoModel\nm = AutoModel.from_pretrained(name, use_flash_attention_2=flash)\n",
-                  "kwargs = {'attn_implementation': 'flash_attention_3'}\n")
+                  "kwargs = {'attn_implementation': 'flash_attention_3'}\n",
+                  # the default a caller leaving the setting out gets: a parameter, a config class's field
+                  "class Actor:\n    def __init__(self, name, attn_implementation='flash_attention_2'):  # NPU217\n"
+                  "        self.name = name\n",
+                  "from dataclasses import dataclass\n@dataclass\nclass EngineConfig:\n"
+                  "    attn_implementation: str = 'flash_attention_2'  # NPU217\n")
     must_not_fire += ("import faiss\nindex = faiss.IndexFlatL2(d)\nn = faiss.get_num_gpus()\n",
                       "from transformers import AutoModel\n"
                       "m = AutoModel.from_pretrained(name, attn_implementation='sdpa', use_flash_attention_2=False)\n",
                       "impl = 'flash_attention_2' if has_flash else 'eager'\n",
+                      "def load(name, attn_implementation='sdpa', impl='flash_attention_2'):\n    pass\n",
+                      "ATTN_IMPLEMENTATION = 'flash_attention_2'\n",
                       "@require_flash_attn\ndef test_fa2(self):\n    self.check(attn_implementation='flash_attention_2')\n",
                       "class Knn:\n    faiss = None\n    def load(self, lib):\n        Knn.faiss = lib\n"
                       "    def index(self, d):\n        return Knn.faiss.GpuIndexFlatL2(d)\n")
     must_fire += (  # the library imported, or looked for, by its name
                   "import importlib.util\nHAS_FLASH = importlib.util.find_spec('flash_attn') is not None\n",
-                  "import importlib\nbnb = importlib.import_module('bitsandbytes')\n")
+                  "import importlib\nbnb = importlib.import_module('bitsandbytes')\n",
+                  # a settings class whose use asks a library for CUDA-only kernels (reported: uses only)
+                  "from transformers import AutoModel, BitsAndBytesConfig\n"
+                  "cfg = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4')  # NPU217\n",
+                  "from tensordict.nn import CudaGraphModule\nstep = CudaGraphModule(update, warmup=5)  # NPU217\n")
+    must_not_fire += ("from transformers import AutoModel, BitsAndBytesConfig\n",)
     # The import fires in any example that can resolve a library name, so the uses that stay silent (Triton kernel
     # bodies, ``flash_attn_func is not None``) are pinned line by line in tests/fixtures/cuda/ext_and_libs.py.
 
     @classmethod
     def wants_api(cls, qualname: str) -> bool:
         row = library_row(qualname)
-        return row is not None and row["code"] == cls.code and row["reported"] == "each use"
+        return row is not None and row["code"] == cls.code and row["reported"] in _EACH_USE
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
@@ -220,7 +235,7 @@ class CudaOnlyLibrary(_LibraryImport):
             super().check(node, ctx)
             return
         row = library_row(node.qualname)
-        if row is None or row["code"] != self.code or row["reported"] != "each use" \
+        if row is None or row["code"] != self.code or row["reported"] not in _EACH_USE \
                 or (node.qualname == row["module"] and row["kind"] == "module") or not _used(node.node, ctx):
             return   # the check stands without the dispatch (tests run it ungated); the module itself is no use
         ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["library"],
@@ -246,7 +261,7 @@ class CudaOnlyLibrary(_LibraryImport):
                     and not (isinstance(inner.value, ast.Constant) and inner.value.value is None):
                 names.add(ctx.resolver.qualname(inner.value, scope) if isinstance(inner.value, ast.Name) else None)
         rows = [library_row(api) if api else None for api in sorted(names, key=str)]
-        if not rows or any(row is None or row["code"] != self.code or row["reported"] != "each use" for row in rows) \
+        if not rows or any(row is None or row["code"] != self.code or row["reported"] not in _EACH_USE for row in rows) \
                 or any(api == row["module"] and row["kind"] == "module" for api, row in zip(sorted(names, key=str), rows)):
             return   # every return is a function of a CUDA-only library (FA3, else FA2), none a module or a value
         api, row = min(names, key=str), rows[0]
@@ -257,8 +272,9 @@ class CudaOnlyLibrary(_LibraryImport):
 
     def _switched_on(self, node: ast.Constant, ctx: FileContext) -> None:
         """``attn_implementation="flash_attention_2"``: a library's setting that selects CUDA-only kernels
-        (``cuda_attention_switches.tsv``), given as a keyword, a dict entry (``model_kwargs``) or stored on a
-        config (``config._attn_implementation = ...``, ``kwargs["attn_implementation"] = ...``). A plain variable
+        (``cuda_attention_switches.tsv``), given as a keyword, a dict entry (``model_kwargs``), stored on a
+        config (``config._attn_implementation = ...``, ``kwargs["attn_implementation"] = ...``) or the default of a
+        parameter or a config class's field of that name (what a caller leaving it out gets). A plain variable
         holding the value is not judged: it may be the outcome of an availability test."""
         if not isinstance(node.value, str) or node.value not in switch_values():
             return
@@ -269,12 +285,17 @@ class CudaOnlyLibrary(_LibraryImport):
         elif isinstance(parent, ast.Dict):
             key = next((k for k, v in zip(parent.keys, parent.values) if v is node), None)
             argument = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
-        elif isinstance(parent, ast.Assign) and parent.value is node and len(parent.targets) == 1:
-            target = parent.targets[0]
+        elif isinstance(parent, ast.arguments):
+            argument = _parameter_of_default(node, parent)
+        elif isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent.value is node \
+                and len(getattr(parent, "targets", [None])) == 1:
+            target = parent.targets[0] if isinstance(parent, ast.Assign) else parent.target
             if isinstance(target, ast.Attribute):
                 argument = target.attr.lstrip("_")
             elif isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant):
                 argument = target.slice.value if isinstance(target.slice.value, str) else None
+            elif isinstance(target, ast.Name) and isinstance(ctx.parent(parent), ast.ClassDef):
+                argument = target.id   # a config class's field default (a dataclass, a pydantic model)
         row = switch_row(argument, node.value) if argument else None
         if row is not None:
             self._report_switch(node, argument, repr(node.value), row, ctx)
@@ -308,6 +329,19 @@ class CudaOnlyLibrary(_LibraryImport):
             ctx.report(node, self.by_name_message.format(call=short_source(call.func, 40), name=node.value, what=what,
                                                          module=row["module"], alternative=row["npu_alternative"]),
                        row["module"])
+
+
+def _parameter_of_default(node: ast.AST, arguments: ast.arguments) -> Optional[str]:
+    """The parameter whose default the node is (``def __init__(self, attn_implementation="flash_attention_2")``):
+    what a caller leaves out is that setting."""
+    positional = arguments.posonlyargs + arguments.args
+    for parameter, default in zip(positional[len(positional) - len(arguments.defaults):], arguments.defaults):
+        if default is node:
+            return parameter.arg
+    for parameter, default in zip(arguments.kwonlyargs, arguments.kw_defaults):
+        if default is node:
+            return parameter.arg
+    return None
 
 
 _IMPORTERS = {"importlib.import_module": "imports", "builtins.__import__": "imports", "__import__": "imports",

@@ -19,7 +19,8 @@ class TorchScript(Rule):
         ``transfer_to_npu`` conflicts with them; from the release that turns them into no-ops (2.3.1), only
         the calls (``torch.jit.script(model)``): a decorated function then runs eagerly with the same result,
         but a call returns its argument itself, so whatever needs a ``ScriptModule`` (``.save()``, ``.code``,
-        ``torch.jit.freeze``) fails.
+        ``torch.jit.freeze``) fails. Off by default: TorchScript is no CUDA usage, and the finding holds only for
+        code migrated with ``transfer_to_npu`` (select ``NPU210`` to see it).
     Why it matters on NPU:
         TorchScript does not support the dynamic patching ``transfer_to_npu`` relies on; the vendor
         therefore turns ``torch.jit.script`` into a no-op (with a RuntimeWarning) under automatic
@@ -37,6 +38,7 @@ class TorchScript(Rule):
     code = "NPU210"
     name = "jit-script-under-migration"
     family = FAMILY
+    default_enabled = False   # a note on the transfer_to_npu migration mode, not CUDA usage: select it to see it
     node_types = (ApiRef,)
     triggers = ("jit",)
     message = "{api} {what}: remove the scripting or migrate without transfer_to_npu"

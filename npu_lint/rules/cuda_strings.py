@@ -23,6 +23,8 @@ class CudaDeviceString(Rule):
         ``'cuda' if torch.cuda.is_available() else 'cpu'``, argparse defaults; and ``torch.device(device, gpu_id)``
         whose ``device`` is ``'cuda'`` unless a caller passes another (a parameter defaulting to it): the call builds
         ``cuda:<gpu_id>``; ``torch.random.fork_rng(...)`` without ``device_type`` (its default is ``'cuda'``).
+        A string that is part of a type (``map_location: Literal["cpu", "cuda"] = "auto"``, a ``Literal`` alias)
+        is no device use: the default or the value passed is.
     Why it matters on NPU:
         ``transfer_to_npu`` rewrites such strings only when they are passed straight into the calls it
         wraps (factories, ``.to``, ``torch.load`` from 2.2.0, DDP, ...). A string kept in a variable,
@@ -57,8 +59,16 @@ class CudaDeviceString(Rule):
                  "import torch\nEMPTY_CACHE = {'cuda': torch.cuda.empty_cache, 'cpu': None}\n",
                  "import torch\ndef f(gpu_id, device='mps'):\n    return torch.device(device, gpu_id)\n"
                  "def g(gpu_id, device='cuda'):\n    return torch.device(device, gpu_id)\n",
-                 "import torch\nwith torch.random.fork_rng(devices=[0]):\n    pass\n")
-    must_not_fire = ("device = 'cuda'\n", "import torch\nlog('cuda:%d ready', rank)\n",
+                 "import torch\nwith torch.random.fork_rng(devices=[0]):\n    pass\n",
+                 # the default of an annotated parameter is the value used (the annotation is a type)
+                 "import torch\nfrom typing import Literal\ndef load(map_location: Literal['cpu', 'cuda'] = 'cuda'):  # NPU205\n"
+                 "    return torch.load('m.pt', map_location=map_location)\n")
+    must_not_fire = ("device = 'cuda'\n",
+                     # a type: the annotation of a device parameter, a Literal alias
+                     "import torch\nfrom typing import Literal, Optional, Union\n"
+                     "def load(map_location: Literal['auto', 'cpu', 'cuda', 'mps'] = 'auto'):\n    pass\n"
+                     "def pick(device: Union[None, Literal['cpu', 'cuda']]) -> Optional[Literal['cpu', 'cuda']]:\n"
+                     "    return device\nDevice = Literal['cpu', 'cuda']\nkind: Literal['cuda'] | None = None\n", "import torch\nlog('cuda:%d ready', rank)\n",
                      "import torch\nprint('running on cuda devices')\n",
                      "import torch\nif x.device.type == 'cuda':\n    pass\n",
                      "import torch\nwith torch.autocast('cuda'):\n    pass\n",
