@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from npu_lint.analysis.dispatch import handled_on_npu
+from npu_lint.analysis.setup_time import asserts_host
 from npu_lint.finding import Finding
 from npu_lint.resolver import Resolver
 from npu_lint.versions import Target
@@ -169,12 +170,28 @@ class FileContext:
         ``node``: the method name of a chained call); return it (None when not recorded)."""
         if self._family == "cuda" and handled_on_npu(node, self.parent, self.scratch.setdefault("npu_arms", {})):
             return None   # ``if cuda: ... elif npu: ...``: the code already has its NPU branch
+        if self._family == "dynamic-shape" and self._on_host(node):
+            return None   # in a function that asserts its tensors are on the CPU: no shape of it reaches the NPU
         line, col = at or (getattr(node, "lineno", 1), getattr(node, "col_offset", 0))
         finding = Finding(code=self._code, message=message, line=line, col=col,
                           end_line=max(getattr(node, "end_lineno", None) or line, line), api=api, family=self._family)
         self.findings.append(finding)
         self.noqa_spans[finding] = self._statement_span(node, line)
         return finding
+
+    def _on_host(self, node: ast.AST) -> bool:
+        """``node`` is in a function (or a function nested in one) that asserts its tensors are on the CPU
+        (``analysis.setup_time.asserts_host``): host work, whatever shape it makes."""
+        memo = self.scratch.setdefault("asserts_host", {})
+        function = self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        while function is not None:
+            found = memo.get(id(function))
+            if found is None:
+                found = memo[id(function)] = asserts_host(function)
+            if found:
+                return True
+            function = self.enclosing(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        return False
 
     def report_repeat(self, node: ast.AST, message: str, api: str, site: Optional[ast.AST],
                       codes: frozenset[str]) -> Optional[Finding]:
