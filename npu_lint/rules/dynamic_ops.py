@@ -502,6 +502,10 @@ class BooleanMaskIndexing(Rule):
                       "        super().__init__()\n        b = torch.rand(n, n)\n        w = torch.zeros(n, n)\n"
                       "        w[b < sparsity] = 1\n        self.register_buffer(\"w\", w)\n",
                       "import torch\ndef f(x: torch.Tensor, keep_ids):\n    x[keep_ids] = 0\n    return x\n",
+                      # a factory's CPU tensor scaled by a Python weight stays on the CPU
+                      "import torch\ndef step(model, x, y, weights, device):\n    out = model(x.to(device))\n"
+                      "    w = torch.ones(y.shape[0]) * weights[0]\n    w[y == 1] = 1\n"
+                      "    return (out * w.to(device)).sum()\n",
                       # a helper converting a user's input (PIL image, numpy array or tensor): host, once per call
                       "import numpy as np\nimport torch\nimport PIL.Image\ndef prepare_mask(mask):\n"
                       "    if isinstance(mask, torch.Tensor):\n        mask = mask.float()\n"
