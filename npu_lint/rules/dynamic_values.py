@@ -23,6 +23,8 @@ from npu_lint.rules.size_helpers import omitted_size, size_helper_call
 from npu_lint.rules.value_flow import ValueFlow, origin_text, shape_sink
 from npu_lint.rules.value_reports import report_flow, report_loop, report_read
 
+_SIZE_CODES = frozenset({"NPU403"})
+
 class TensorValueInShape(ValueFlow):
     """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
 
@@ -600,8 +602,11 @@ class TensorValueInShape(ValueFlow):
             if at_helper is not None:
                 sink, origin = at_helper
                 report_read(self, node, sink, origin, ctx)
-                ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno),
-                           sink.rpartition(" → ")[2])
+                # the file's own helper: where its sizing is reported (naming this read), the call repeats it
+                ctx.report_repeat(node, self.message.format(sink=sink, origin=origin_text(origin),
+                                                            line=origin[1].lineno),
+                                  sink.rpartition(" → ")[2], callee[0] if callee is not None else None,
+                                  _SIZE_CODES, f"line {origin[1].lineno})")
                 return
             left_out = omitted_size(node, ctx, callee)   # ``scatter(x, batch)``: the helper reads ``dim_size`` from the data
             if left_out is not None:
