@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scalars import python_number
 from npu_lint.analysis.summaries import memo
 
 if TYPE_CHECKING:
@@ -224,3 +225,66 @@ def _device_read(node: ast.AST, devices: "set[str] | frozenset[str]") -> bool:
         node = node.value
     return (isinstance(node, ast.Attribute) and node.attr == "device") \
         or (isinstance(node, ast.Name) and node.id in devices)
+
+
+# Calls a loop of host work makes: Python's builtins and a list's own methods.
+_HOST_BUILTINS = frozenset({"range", "len", "min", "max", "abs", "int", "float", "round", "enumerate", "zip", "list",
+                            "tuple", "str", "print", "divmod", "sum", "sorted", "reversed"})
+_LIST_METHODS = frozenset({"append", "extend", "insert"})
+
+
+def host_only_loop(loop: ast.AST, resolver: "Resolver") -> bool:
+    """The body of ``loop`` (its nested loops too) runs no torch work: it calls only Python's builtins and list
+    methods (``cells.append([i, j, k])``) and reads only the loops' counters and values the model knows as Python
+    lists or host data (a value of unknown kind may be a tensor). How
+    many times it runs changes no operator the device runs (what the list becomes is judged where it is made into a
+    tensor). Asked by NPU403 before it reports a loop count taken from a tensor's value."""
+    if not isinstance(loop, (ast.For, ast.While)):
+        return False
+    function = resolver.current.node if resolver.current is not None else None   # counters of enclosing loops too
+    counters = {name.id for outer in walk(function if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                          else loop)
+                if isinstance(outer, ast.For) and _counted(outer.iter)
+                for name in walk(outer.target) if isinstance(name, ast.Name)}
+    called = set()
+    for statement in loop.body + loop.orelse:
+        for node in walk(statement):
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Name):
+                    if func.id not in _HOST_BUILTINS or resolver.binding(func) is not None:
+                        return False
+                    called.add(id(func))
+                elif not (isinstance(func, ast.Attribute) and func.attr in _LIST_METHODS
+                          and resolver.kind_of(func.value) == K.LIST):
+                    return False
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called \
+                    and node.id not in counters and resolver.kind_of(node) not in (K.LIST, K.HOST) \
+                    and not _python_number_name(node, resolver):
+                return False   # only counters, numbers and Python lists: a value of unknown kind may be a tensor
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Await, ast.Yield,
+                                   ast.YieldFrom)):
+                return False
+    return True
+
+
+def _python_number_name(name: ast.Name, resolver: "Resolver") -> bool:
+    """Every binding reaching ``name`` gives a Python number by its look (``n = max(int(t.max()), 1)``)."""
+    if resolver.scopes is None:
+        return False
+    bindings = resolver.scopes.lookup_reaching(name.id, resolver.current, (name.lineno, name.col_offset))
+    return bool(bindings) and all(b.tag == "value" and not b.path and isinstance(b.value, ast.AST)
+                                  and _number(b.value) for b in bindings)
+
+
+def _number(node: ast.AST) -> bool:
+    """A Python number by its look, also ``max(int(x), 1)`` / ``min(...)`` of such numbers."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min") \
+            and len(node.args) >= 2 and not node.keywords:
+        return all(_number(arg) for arg in node.args)
+    return python_number(node)
+
+
+def _counted(iterable: ast.AST) -> bool:
+    """``range(...)``: the loop's target is a Python int."""
+    return isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.data_shapes import data_shaped, host_op
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, ZERO_D, Flow
+from npu_lint.analysis.setup_time import host_only_loop
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
@@ -67,6 +68,9 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
     flows = [f for a in args for f in ctx.resolver.flows(a) if f[0] in rule.kinds] if args else [origin]
     for flow in dict((id(f[1]), f) for f in flows).values():
         report_read(rule, node, sink, flow, ctx)
+    if sink == _LOOP_COUNT and origin[1].lineno != node.lineno and host_only_loop(ctx.parent(node), ctx.resolver):
+        return   # a loop building a Python list (``cells.append([i, j, k])``): the read, reported on its own line,
+        #          is the sync; the count changes no operator the device runs
     read = origin[1]
     chain = None
     if origin[0] == DATA_SIZE:
