@@ -68,6 +68,9 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
     flows = [f for a in args for f in ctx.resolver.flows(a) if f[0] in rule.kinds] if args else [origin]
     for flow in dict((id(f[1]), f) for f in flows).values():
         report_read(rule, node, sink, flow, ctx)
+    if origin[0] == DATA_SIZE and _whole_shape(node, origin[1]):
+        return   # ``x.new_ones(y.shape)``: shaped like ``y``, whose size the data-dependent op made (reported
+        #          there), as ``ones_like(y)`` is: no new size
     if _reshaped_again(node, origin, ctx):
         return   # ``t.view(n, k)`` of a tensor made with ``k`` already (``torch.full((n * k,), ...)``, a call given
         #          ``k``): its element count was set where it was made, reported there; the view adds no size
@@ -100,6 +103,16 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
 
 
 _RESHAPES = frozenset({"view", "reshape"})
+
+
+def _whole_shape(node: ast.AST, read: ast.AST) -> bool:
+    """``node`` is sized by the whole shape of one tensor, ``read`` (``y.shape``, ``y.size()``), its only argument
+    (``x.new_ones(y.shape)``, ``torch.zeros(y.size(), device=d)``)."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or node.args[0] is not read:
+        return False
+    return (isinstance(read, ast.Attribute) and read.attr == "shape") or (
+        isinstance(read, ast.Call) and isinstance(read.func, ast.Attribute) and read.func.attr == "size"
+        and not read.args and not read.keywords)
 
 
 def _reshaped_again(node: ast.AST, origin: Flow, ctx: FileContext) -> bool:
