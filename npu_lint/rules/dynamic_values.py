@@ -102,6 +102,12 @@ class TensorValueInShape(ValueFlow):
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
         computed from configuration (``torch.tensor(cfg.depths)``) is no data, but a bound clamped by a constant
         (``torch.max(torch.tensor(0), bins - 4)``) is the data's.
+        One finding per size: a reshape (``.view()`` / ``.reshape()``) of a tensor whose making already took the
+        read (``torch.full((n * k,), v)``, a call given ``k``) and a tensor shaped like one a data-dependent op
+        made (``x.new_ones(y.shape)``, as ``ones_like``) are no sizes of their own; the call of the file's helper
+        that sizes a tensor with the read it passes is left out where the helper's own size names that read; a
+        loop counted by a read (reported on its own line) whose body only builds a Python list (builtins, list
+        methods, counters, numbers) runs no device operator per iteration and is left out.
     Why it matters on NPU:
         Reading a value is a host-device sync, and a shape built from it changes with the data: each new
         shape compiles the NPU operators again, so the step time follows the data instead of staying flat.
