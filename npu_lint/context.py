@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from npu_lint.analysis.dispatch import handled_on_npu
+from npu_lint.analysis.setup_time import asserts_host
 from npu_lint.finding import Finding
 from npu_lint.resolver import Resolver
 from npu_lint.versions import Target
@@ -52,7 +53,7 @@ class FileContext:
         self.parents: dict[int, ast.AST] = {}
         self.findings: list[Finding] = []
         self.noqa_spans: dict[Finding, tuple[int, int]] = {}
-        self.repeats: list[tuple[Finding, tuple[int, int], frozenset[str]]] = []   # see report_repeat
+        self.repeats: list[tuple[Finding, tuple[int, int], frozenset[str], str]] = []   # see report_repeat
         self.custom_ops: frozenset[str] = frozenset()   # operators the project's C++/CUDA code exports
         self.third_party: frozenset[str] = frozenset()  # third-party APIs marked unsupported (-api / api-files)
         self.collected: list[tuple[ast.AST, str, str]] = []   # (node, api, status) gathered by observers
@@ -169,6 +170,8 @@ class FileContext:
         ``node``: the method name of a chained call); return it (None when not recorded)."""
         if self._family == "cuda" and handled_on_npu(node, self.parent, self.scratch.setdefault("npu_arms", {})):
             return None   # ``if cuda: ... elif npu: ...``: the code already has its NPU branch
+        if self._family == "dynamic-shape" and self._on_host(node):
+            return None   # in a function that asserts its tensors are on the CPU: no shape of it reaches the NPU
         line, col = at or (getattr(node, "lineno", 1), getattr(node, "col_offset", 0))
         finding = Finding(code=self._code, message=message, line=line, col=col,
                           end_line=max(getattr(node, "end_lineno", None) or line, line), api=api, family=self._family)
@@ -176,28 +179,47 @@ class FileContext:
         self.noqa_spans[finding] = self._statement_span(node, line)
         return finding
 
+    def _on_host(self, node: ast.AST) -> bool:
+        """``node`` is in a function (or a function nested in one) that asserts its tensors are on the CPU
+        (``analysis.setup_time.asserts_host``): host work, whatever shape it makes."""
+        memo = self.scratch.setdefault("asserts_host", {})
+        function = self.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+        while function is not None:
+            found = memo.get(id(function))
+            if found is None:
+                found = memo[id(function)] = asserts_host(function)
+            if found:
+                return True
+            function = self.enclosing(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+        return False
+
     def report_repeat(self, node: ast.AST, message: str, api: str, site: Optional[ast.AST],
-                      codes: frozenset[str]) -> Optional[Finding]:
+                      codes: frozenset[str], naming: str = "") -> Optional[Finding]:
         """Report at a call of one of the file's helpers what the op or selection at ``site`` (inside the helper,
         in this file) makes: kept only if no finding of ``codes`` stands at ``site`` once the file is walked
         (``drop_repeats``). Where the site is reported, a call repeats it: one data-dependent shape, one finding
-        (a reviewer reads the helper once, not once per caller)."""
+        (a reviewer reads the helper once, not once per caller). ``naming``: only a finding at the site whose message
+        holds it (``line 213``: the same read the call passes) counts."""
         finding = self.report(node, message, api)
         if finding is not None and site is not None:
             first = getattr(site, "lineno", 0)
-            self.repeats.append((finding, (first, max(getattr(site, "end_lineno", None) or first, first)), codes))
+            self.repeats.append((finding, (first, max(getattr(site, "end_lineno", None) or first, first)), codes,
+                                 naming))
         return finding
 
     def drop_repeats(self) -> None:
         """Drop the findings ``report_repeat`` made whose site got a finding of its own (any rule of ``codes``)."""
         if not self.repeats:
             return
-        placed = {(finding.code, finding.line) for finding in self.findings}
-        dropped = {id(finding) for finding, (first, last), codes in self.repeats
-                   if any((code, line) in placed for code in codes for line in range(first, last + 1))}
+        placed: dict[tuple[str, int], list[str]] = {}
+        for finding in self.findings:
+            placed.setdefault((finding.code, finding.line), []).append(finding.message)
+        dropped = {id(finding) for finding, (first, last), codes, naming in self.repeats
+                   if any(naming in message for code in codes for line in range(first, last + 1)
+                          for message in placed.get((code, line), ()))}
         if dropped:
             self.findings = [finding for finding in self.findings if id(finding) not in dropped]
-            for finding, _, _ in self.repeats:
+            for finding, _, _, _ in self.repeats:
                 if id(finding) in dropped:
                     self.noqa_spans.pop(finding, None)
         self.repeats = []

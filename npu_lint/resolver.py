@@ -636,13 +636,17 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
 
     def made_on_host(self, node: ast.Name) -> bool:
         """The tensor ``node`` reads was made by a torch factory told no device (``x = torch.randn(8)``,
-        ``labels = torch.full((n,), -100)``; not ``torch.tensor(t)`` of a tensor): it lives on the CPU."""
+        ``labels = torch.full((n,), -100)``, ``w = torch.ones(n) * weight``; not ``torch.tensor(t)`` of a tensor):
+        it lives on the CPU."""
         if self.scopes is None:
             return False
         bindings = self.scopes.lookup_reaching(node.id, self.current, (node.lineno, node.col_offset))
         if len(bindings) != 1 or bindings[0].tag != VALUE or bindings[0].path:
             return False
         call = bindings[0].value
+        while isinstance(call, ast.BinOp):   # ``w = torch.ones(n) * weight``: arithmetic keeps the factory's
+            left = call.left                   # CPU tensor on the CPU (a 1-d CPU tensor takes no device operand)
+            call = left if isinstance(left, ast.Call) or isinstance(left, ast.BinOp) else call.right
         if not isinstance(call, ast.Call) or any(k.arg == "device" for k in call.keywords):
             return False
         name = self.qualname(call.func, bindings[0].scope)

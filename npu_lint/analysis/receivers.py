@@ -12,6 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.declared import PYTHON_SCALARS
 from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scalars import python_number
 from npu_lint.analysis.scopes import CLASS, VALUE, Binding, Position, Scope
@@ -65,6 +66,12 @@ class Receivers:
             # ``size = x.size(dim)`` / ``size = 1`` / ``size = size.tolist()``: a number or a list on the host,
             # whatever ``if isinstance(size, Tensor):`` tests (that arm never runs)
             return (K.LIST, None) if any(_python_list(b) for b in bindings) else (K.HOST, K.PYTHON_NUMBER)
+        if found and value is not None and value[0] == K.OBJECT and value[1] in PYTHON_SCALARS and bindings \
+                and all(b.tag == VALUE and not b.path and isinstance(b.value, ast.Call) for b in bindings):
+            # ``n = cache.current_len(0)``, a method declared (or seen) to return an ``int``: a Python number
+            # whatever ``if isinstance(n, Tensor):`` tests (that arm never runs); not a parameter's annotation,
+            # which a caller may not keep
+            return value
         return self._narrowed_by(found, current, value)
 
     def _narrowed_by(self, found: list[tuple[bool, Position, ast.AST]], scope: Scope,

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scalars import python_number
 from npu_lint.analysis.summaries import memo
 
 if TYPE_CHECKING:
@@ -157,3 +158,133 @@ def _data_module(cls: ast.ClassDef, resolver: "Resolver", depth: int = 0) -> boo
         if name in _DATA_MODULES:
             return True
     return False
+
+
+def asserts_host(function: object) -> bool:
+    """``function`` (a def) states that its tensors are on the CPU before its work: ``assert x.device ==
+    torch.device("cpu")``, ``assert x.device.type == "cpu"``, ``assert not x.is_cuda``, ``assert x.is_cpu``, or
+    ``if x.device.type != "cpu": raise ...`` among the checks it starts with (an op of a host library, Open3D's or a C++
+    extension's, that has no accelerator kernel). Everything it runs runs on the host: no shape of it reaches the
+    NPU's graphs. Asked for every NPU4xx finding (``FileContext.report``)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    devices: set[str] = set()   # ``device = points.device``: the names the function binds to a tensor's device
+    for statement in function.body:   # its leading checks: before any work (not a test's check after a move)
+        guard = isinstance(statement, ast.If) and not statement.orelse and bool(statement.body) \
+            and isinstance(statement.body[-1], ast.Raise)
+        if isinstance(statement, ast.Assert) and _states_cpu(statement.test, True, devices):
+            return True
+        if guard and _states_cpu(statement.test, False, devices):   # type: ignore[attr-defined]
+            return True
+        if isinstance(statement, ast.Assign):
+            if not isinstance(statement.value, (ast.Attribute, ast.Name, ast.Constant)):
+                return False
+            if len(statement.targets) == 1 and isinstance(statement.targets[0], ast.Name) \
+                    and _device_read(statement.value, frozenset()):
+                devices.add(statement.targets[0].id)
+        elif not (guard or isinstance(statement, (ast.Assert, ast.Import, ast.ImportFrom))
+                  or (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant))):
+            return False
+    return False
+
+
+def _states_cpu(test: ast.AST, holds: bool, devices: set[str]) -> bool:
+    """``test`` says (``holds``) or denies (not ``holds``) that a tensor is on the CPU (``devices``: local names
+    of a tensor's device)."""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        return _states_cpu(test.operand, not holds, devices)
+    if isinstance(test, ast.BoolOp):   # ``assert a.is_cpu and b.is_cpu``; ``if a.is_cuda or b.is_cuda: raise``
+        joined = isinstance(test.op, ast.And) if holds else isinstance(test.op, ast.Or)
+        return joined and any(_states_cpu(value, holds, devices) for value in test.values)
+    if isinstance(test, ast.Attribute) and test.attr in ("is_cpu", "is_cuda"):
+        return (test.attr == "is_cpu") == holds
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        op = test.ops[0]
+        if not isinstance(op, (ast.Eq, ast.NotEq)):
+            return False
+        sides = (test.left, test.comparators[0])
+        if not any(_cpu_literal(side) for side in sides) or not any(_device_read(side, devices) for side in sides):
+            return False
+        return isinstance(op, ast.Eq) == holds
+    return False
+
+
+def _cpu_literal(node: ast.AST) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")``."""
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords \
+            and isinstance(node.func, ast.Attribute) and node.func.attr == "device":
+        node = node.args[0]
+    return isinstance(node, ast.Constant) and node.value == "cpu"
+
+
+def _device_read(node: ast.AST, devices: "set[str] | frozenset[str]") -> bool:
+    """``x.device``, ``x.device.type``, ``str(x.device)`` (or a name in ``devices`` bound to ``x.device``)."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "str" and len(node.args) == 1:
+        node = node.args[0]
+    if isinstance(node, ast.Attribute) and node.attr == "type":
+        node = node.value
+    return (isinstance(node, ast.Attribute) and node.attr == "device") \
+        or (isinstance(node, ast.Name) and node.id in devices)
+
+
+# Calls a loop of host work makes: Python's builtins and a list's own methods.
+_HOST_BUILTINS = frozenset({"range", "len", "min", "max", "abs", "int", "float", "round", "enumerate", "zip", "list",
+                            "tuple", "str", "print", "divmod", "sum", "sorted", "reversed"})
+_LIST_METHODS = frozenset({"append", "extend", "insert"})
+
+
+def host_only_loop(loop: ast.AST, resolver: "Resolver") -> bool:
+    """The body of ``loop`` (its nested loops too) runs no torch work: it calls only Python's builtins and list
+    methods (``cells.append([i, j, k])``) and reads only the loops' counters and values the model knows as Python
+    lists or host data (a value of unknown kind may be a tensor). How
+    many times it runs changes no operator the device runs (what the list becomes is judged where it is made into a
+    tensor). Asked by NPU403 before it reports a loop count taken from a tensor's value."""
+    if not isinstance(loop, (ast.For, ast.While)):
+        return False
+    function = resolver.current.node if resolver.current is not None else None   # counters of enclosing loops too
+    counters = {name.id for outer in walk(function if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
+                                          else loop)
+                if isinstance(outer, ast.For) and _counted(outer.iter)
+                for name in walk(outer.target) if isinstance(name, ast.Name)}
+    called = set()
+    for statement in loop.body + loop.orelse:
+        for node in walk(statement):
+            if isinstance(node, ast.Call):
+                func = node.func
+                if isinstance(func, ast.Name):
+                    if func.id not in _HOST_BUILTINS or resolver.binding(func) is not None:
+                        return False
+                    called.add(id(func))
+                elif not (isinstance(func, ast.Attribute) and func.attr in _LIST_METHODS
+                          and resolver.kind_of(func.value) == K.LIST):
+                    return False
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called \
+                    and node.id not in counters and resolver.kind_of(node) not in (K.LIST, K.HOST) \
+                    and not _python_number_name(node, resolver):
+                return False   # only counters, numbers and Python lists: a value of unknown kind may be a tensor
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Await, ast.Yield,
+                                   ast.YieldFrom)):
+                return False
+    return True
+
+
+def _python_number_name(name: ast.Name, resolver: "Resolver") -> bool:
+    """Every binding reaching ``name`` gives a Python number by its look (``n = max(int(t.max()), 1)``)."""
+    if resolver.scopes is None:
+        return False
+    bindings = resolver.scopes.lookup_reaching(name.id, resolver.current, (name.lineno, name.col_offset))
+    return bool(bindings) and all(b.tag == "value" and not b.path and isinstance(b.value, ast.AST)
+                                  and _number(b.value) for b in bindings)
+
+
+def _number(node: ast.AST) -> bool:
+    """A Python number by its look, also ``max(int(x), 1)`` / ``min(...)`` of such numbers."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("max", "min") \
+            and len(node.args) >= 2 and not node.keywords:
+        return all(_number(arg) for arg in node.args)
+    return python_number(node)
+
+
+def _counted(iterable: ast.AST) -> bool:
+    """``range(...)``: the loop's target is a Python int."""
+    return isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id == "range"

@@ -432,7 +432,9 @@ class LoaderWithoutDropLast(Rule):
 
 def whole_batches(keywords: dict, ctx: FileContext) -> bool:
     """The dataset has a length written in the code (``list(range(16))``, a list literal, through a name) that the
-    constant batch size divides: no short last batch."""
+    constant batch size divides, or the batch is the whole dataset (:func:`_one_batch`): no short last batch."""
+    if _one_batch(keywords.get("batch_size"), keywords.get("dataset"), ctx):
+        return True
     size, dataset = _constant(keywords.get("batch_size")), keywords.get("dataset")
     if not isinstance(size, int) or isinstance(size, bool) or size <= 0 or dataset is None:
         return False
@@ -449,6 +451,49 @@ def whole_batches(keywords: dict, ctx: FileContext) -> bool:
         bounds = [_constant(a) for a in dataset.args]
         length = bounds[-1] - (bounds[0] if len(bounds) == 2 else 0)
     return isinstance(length, int) and length > 0 and length % size == 0
+
+
+# Calls that keep the number of items of what they convert: a tensor made from an array, a dtype cast.
+_SAME_LENGTH = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor", "torch.Tensor", "torch.FloatTensor",
+                          "torch.LongTensor", "numpy.asarray", "numpy.array"})
+_SAME_LENGTH_METHODS = frozenset({"float", "long", "int", "double", "half", "bool", "astype", "to", "contiguous"})
+
+
+def _one_batch(size: Optional[ast.AST], dataset: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``batch_size=len(x)`` where ``x`` is the dataset itself or one of the tensors a ``TensorDataset`` (or a
+    ``list(zip(...))``) is made of (``TensorDataset(torch.from_numpy(feats), torch.from_numpy(labels))`` with
+    ``batch_size=len(labels)``; ``list(zip(inputs, targets))`` with ``batch_size=len(targets)``): one
+    batch holds every item, the loader yields a single batch and no short last one."""
+    if not (isinstance(size, ast.Call) and isinstance(size.func, ast.Name) and size.func.id == "len"
+            and len(size.args) == 1 and not size.keywords and isinstance(size.args[0], ast.Name)) or dataset is None:
+        return False
+    measured = size.args[0].id
+    if isinstance(dataset, ast.Name):
+        if dataset.id == measured:
+            return True
+        bound = ctx.resolver.bound_value(dataset)
+        dataset = bound if isinstance(bound, ast.Call) else dataset
+    if isinstance(dataset, ast.Call) and isinstance(dataset.func, ast.Name) and dataset.func.id == "list" \
+            and len(dataset.args) == 1 and isinstance(dataset.args[0], ast.Call):
+        dataset = dataset.args[0]   # ``list(zip(inputs, targets))``: as many items as its shortest
+    name = ctx.resolver.qualname(dataset.func) or "" if isinstance(dataset, ast.Call) else ""
+    if not ((name.startswith("torch.") and name.endswith(".TensorDataset") or name in ("zip", "builtins.zip"))
+            and dataset.args and not dataset.keywords):  # type: ignore[union-attr]
+        return False
+    for tensor in dataset.args:
+        while isinstance(tensor, ast.Call) and len(tensor.args) <= 1 and (
+                (ctx.resolver.qualname(tensor.func) or "") in _SAME_LENGTH
+                or isinstance(tensor.func, ast.Attribute) and tensor.func.attr in _SAME_LENGTH_METHODS):
+            if isinstance(tensor.func, ast.Attribute) and tensor.func.attr in _SAME_LENGTH_METHODS \
+                    and not (ctx.resolver.qualname(tensor.func) or "") in _SAME_LENGTH:
+                tensor = tensor.func.value
+            elif tensor.args:
+                tensor = tensor.args[0]
+            else:
+                break
+        if isinstance(tensor, ast.Name) and tensor.id == measured:
+            return True
+    return False
 
 
 def _returned_at(function: Optional[ast.AST], name: str) -> set[Optional[int]]:

@@ -66,7 +66,7 @@ class DataDependentShapeOp(Rule):
     What it does:
         Flags ``nonzero``, ``argwhere``, one-argument ``torch.where``, ``masked_select``, ``unique`` and
         ``unique_consecutive``, ``repeat_interleave`` with tensor repeats and no ``output_size``, ``bincount``,
-        ``F.one_hot`` without ``num_classes``, CTC loss, ``linalg.lstsq`` (not its ``.solution`` alone), ``pack_padded_sequence`` and
+        ``F.one_hot`` without ``num_classes``, ``linalg.lstsq`` (not its ``.solution`` alone), ``pack_padded_sequence`` and
         torchvision's ``nms`` / ``batched_nms``: the operators torch tags ``dynamic_output_shape`` or whose
         NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``, which also lists the
         same kinds of op in common libraries: mmcv's 2D and 3D NMS, torch_scatter's and PyG's ``scatter`` without
@@ -80,7 +80,9 @@ class DataDependentShapeOp(Rule):
         not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``), and the calls of the file's
         helpers (not when the op runs only under ``if flag:`` of a parameter defaulting to ``False`` that the
         call leaves off) reached through ``functools.partial`` or an alias (``self.pick = self._positives``).
-        Not when the op reads only tensors the code fixes (a list of constants put in a tensor, a tensor of
+        Not CTC loss (the vendor lists it for its inputs' data-dependent lengths, but its output, a loss per batch
+        or per sample, has a fixed shape: the varying target lengths are reported where they are made, the
+        batch-max padding or the concatenation of the targets). Not when the op reads only tensors the code fixes (a list of constants put in a tensor, a tensor of
         shapes: the semantic model's ``configured``), whose output size is the same every batch.
         Nor in the methods of a dataset class that names no device (``__getitem__`` and the helpers it calls, static
         ones too): per-sample work on the host, in the loader's workers; the batch its collate builds is what
@@ -500,6 +502,10 @@ class BooleanMaskIndexing(Rule):
                       "        super().__init__()\n        b = torch.rand(n, n)\n        w = torch.zeros(n, n)\n"
                       "        w[b < sparsity] = 1\n        self.register_buffer(\"w\", w)\n",
                       "import torch\ndef f(x: torch.Tensor, keep_ids):\n    x[keep_ids] = 0\n    return x\n",
+                      # a factory's CPU tensor scaled by a Python weight stays on the CPU
+                      "import torch\ndef step(model, x, y, weights, device):\n    out = model(x.to(device))\n"
+                      "    w = torch.ones(y.shape[0]) * weights[0]\n    w[y == 1] = 1\n"
+                      "    return (out * w.to(device)).sum()\n",
                       # a helper converting a user's input (PIL image, numpy array or tensor): host, once per call
                       "import numpy as np\nimport torch\nimport PIL.Image\ndef prepare_mask(mask):\n"
                       "    if isinstance(mask, torch.Tensor):\n        mask = mask.float()\n"

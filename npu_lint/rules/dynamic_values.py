@@ -23,6 +23,8 @@ from npu_lint.rules.size_helpers import omitted_size, size_helper_call
 from npu_lint.rules.value_flow import ValueFlow, origin_text, shape_sink
 from npu_lint.rules.value_reports import report_flow, report_loop, report_read
 
+_SIZE_CODES = frozenset({"NPU403"})
+
 class TensorValueInShape(ValueFlow):
     """A size, slice bound or loop count read back from a tensor (``.item()``, ``.tolist()``, ``int(t)``).
 
@@ -100,6 +102,12 @@ class TensorValueInShape(ValueFlow):
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
         computed from configuration (``torch.tensor(cfg.depths)``) is no data, but a bound clamped by a constant
         (``torch.max(torch.tensor(0), bins - 4)``) is the data's.
+        One finding per size: a reshape (``.view()`` / ``.reshape()``) of a tensor whose making already took the
+        read (``torch.full((n * k,), v)``, a call given ``k``) and a tensor shaped like one a data-dependent op
+        made (``x.new_ones(y.shape)``, as ``ones_like``) are no sizes of their own; the call of the file's helper
+        that sizes a tensor with the read it passes is left out where the helper's own size names that read; a
+        loop counted by a read (reported on its own line) whose body only builds a Python list (builtins, list
+        methods, counters, numbers) runs no device operator per iteration and is left out.
     Why it matters on NPU:
         Reading a value is a host-device sync, and a shape built from it changes with the data: each new
         shape compiles the NPU operators again, so the step time follows the data instead of staying flat.
@@ -600,8 +608,11 @@ class TensorValueInShape(ValueFlow):
             if at_helper is not None:
                 sink, origin = at_helper
                 report_read(self, node, sink, origin, ctx)
-                ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno),
-                           sink.rpartition(" → ")[2])
+                # the file's own helper: where its sizing is reported (naming this read), the call repeats it
+                ctx.report_repeat(node, self.message.format(sink=sink, origin=origin_text(origin),
+                                                            line=origin[1].lineno),
+                                  sink.rpartition(" → ")[2], callee[0] if callee is not None else None,
+                                  _SIZE_CODES, f"line {origin[1].lineno})")
                 return
             left_out = omitted_size(node, ctx, callee)   # ``scatter(x, batch)``: the helper reads ``dim_size`` from the data
             if left_out is not None:

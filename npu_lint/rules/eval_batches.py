@@ -73,7 +73,7 @@ class ShortLastEvalBatch(Rule):
         of a function returning a ``DataLoader`` built with its own ``**kwargs`` (no ``drop_last``) with the call's
         keywords; a helper's loader that its callers in the file cannot judge (built from a dict of keywords the
         calls do not give) is where a caller hands the result: ``val_loader = self.get_eval_loader(bs)`` then
-        ``COCOEvaluator(dataloader=val_loader)`` (another module's) is (3); a dataset of a length written in the code that the batch size divides is left alone. A loader
+        ``COCOEvaluator(dataloader=val_loader)`` (another module's) is (3); a dataset of a length written in the code that the batch size divides, and one batch holding the whole dataset (``batch_size=len(ds)``, or ``len(labels)`` of a ``TensorDataset`` made of ``labels``: a single batch) are left alone. A loader
         nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
         ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
         (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
@@ -119,6 +119,12 @@ class ShortLastEvalBatch(Rule):
         return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # a part of the data per batch: the tail is shorter
+        "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
+        "def evaluate(model, feats, labels):\n"
+        "    loader = DataLoader(TensorDataset(torch.from_numpy(feats), torch.from_numpy(labels)),\n"
+        "                        batch_size=len(labels) // 4)\n"
+        "    with torch.no_grad():\n        for x, y in loader:\n            model(x)\n",
         # statistics of a data set taken on the device, the batch moved there in a branch
         "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds, batch_size, device, distributed):\n"
         "    loader = DataLoader(ds, batch_size, shuffle=False)\n    means = []\n"
@@ -290,6 +296,14 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
         "    def __init__(self, ds, drop_last: bool = True):\n        self.ds = ds\n        self.drop_last = drop_last\n"
         "    def val_dataloader(self):\n        return DataLoader(self.ds, batch_size=32, drop_last=self.drop_last)\n",
+        # one batch holding the whole dataset (its length, or the length of a tensor it is made of)
+        "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
+        "def evaluate(model, feats, labels):\n"
+        "    loader = DataLoader(TensorDataset(torch.from_numpy(feats), torch.from_numpy(labels)), batch_size=len(labels))\n"
+        "    with torch.no_grad():\n        for x, y in loader:\n            model(x)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef evaluate(model, ds):\n"
+        "    loader = DataLoader(ds, batch_size=len(ds))\n    with torch.no_grad():\n        for x in loader:\n"
+        "            model(x)\n",
         # batches of one (explicit or DataLoader's default), a batch sampler, drop_last=True
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "loader = DataLoader(ds, batch_size=1, drop_last=False)\n",

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.data_shapes import data_shaped, host_op
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, ZERO_D, Flow
+from npu_lint.analysis.setup_time import host_only_loop
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
@@ -67,6 +68,15 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
     flows = [f for a in args for f in ctx.resolver.flows(a) if f[0] in rule.kinds] if args else [origin]
     for flow in dict((id(f[1]), f) for f in flows).values():
         report_read(rule, node, sink, flow, ctx)
+    if origin[0] == DATA_SIZE and _whole_shape(node, origin[1]):
+        return   # ``x.new_ones(y.shape)``: shaped like ``y``, whose size the data-dependent op made (reported
+        #          there), as ``ones_like(y)`` is: no new size
+    if _reshaped_again(node, origin, ctx):
+        return   # ``t.view(n, k)`` of a tensor made with ``k`` already (``torch.full((n * k,), ...)``, a call given
+        #          ``k``): its element count was set where it was made, reported there; the view adds no size
+    if sink == _LOOP_COUNT and origin[1].lineno != node.lineno and host_only_loop(ctx.parent(node), ctx.resolver):
+        return   # a loop building a Python list (``cells.append([i, j, k])``): the read, reported on its own line,
+        #          is the sync; the count changes no operator the device runs
     read = origin[1]
     chain = None
     if origin[0] == DATA_SIZE:
@@ -90,6 +100,69 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
         ctx.report(node, text, sink)
         return
     ctx.report(node, rule.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
+
+
+_RESHAPES = frozenset({"view", "reshape"})
+
+
+def _whole_shape(node: ast.AST, read: ast.AST) -> bool:
+    """``node`` is sized by the whole shape of one tensor, ``read`` (``y.shape``, ``y.size()``), its only argument
+    (``x.new_ones(y.shape)``, ``torch.zeros(y.size(), device=d)``)."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or node.args[0] is not read:
+        return False
+    return (isinstance(read, ast.Attribute) and read.attr == "shape") or (
+        isinstance(read, ast.Call) and isinstance(read.func, ast.Attribute) and read.func.attr == "size"
+        and not read.args and not read.keywords)
+
+
+def _reshaped_again(node: ast.AST, origin: Flow, ctx: FileContext) -> bool:
+    """``node`` reshapes (``.view()`` / ``.reshape()``) a tensor whose making already took the read ``origin``
+    comes from: every binding of the receiver (through names, subscripts and arithmetic, a few levels) is a call one
+    of whose arguments is computed from that read (``torch.full((n * k,), v)``, ``knn(a, b, k)``). The tensor holds
+    as many elements as the read made it; the reshape redistributes them."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _RESHAPES
+            and isinstance(node.func.value, ast.Name)):
+        return False
+    return _made_with(node.func.value, origin[1], ctx, ctx.resolver.current, 0)
+
+
+def _made_with(name: ast.Name, read: ast.AST, ctx: FileContext, scope, depth: int) -> bool:
+    resolver = ctx.resolver
+    if depth > 8 or resolver.scopes is None or scope is None:
+        return False
+    bindings = resolver.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset))
+    if not bindings:
+        return False
+    for binding in bindings:
+        value = binding.value
+        if binding.tag != "value" or binding.path or not isinstance(value, ast.AST):
+            return False
+        if not _value_made_with(value, read, ctx, binding.scope, depth):
+            return False
+    return True
+
+
+def _value_made_with(value: ast.AST, read: ast.AST, ctx: FileContext, scope, depth: int) -> bool:
+    if isinstance(value, ast.Subscript):   # ``edges[1]`` of ``edges = knn(.., k)``; ``x[idx]`` with such an ``idx``
+        return any(isinstance(part, (ast.Name, ast.Subscript, ast.BinOp))
+                   and _value_made_with(part, read, ctx, scope, depth + 1) for part in (value.value, value.slice))
+    if isinstance(value, ast.BinOp):
+        return any(_value_made_with(side, read, ctx, scope, depth + 1) for side in (value.left, value.right))
+    if isinstance(value, ast.Name):
+        return _made_with(value, read, ctx, scope, depth + 1)
+    if not isinstance(value, ast.Call):
+        return False
+    arguments = list(value.args) + [k.value for k in value.keywords]
+    if isinstance(value.func, ast.Attribute) and isinstance(value.func.value, ast.Name) \
+            and ctx.resolver.kind_of_at(value.func.value, scope) in ("tensor", "batch", "mask"):
+        arguments.append(value.func.value)   # ``a.long()``, ``a.view(-1)``: made from its receiver
+    for argument in arguments:
+        if any(flow[1] is read for flow in ctx.resolver.flows(argument, scope)):
+            return True
+        if isinstance(argument, (ast.Name, ast.Subscript, ast.BinOp)) \
+                and _value_made_with(argument, read, ctx, scope, depth + 1):
+            return True
+    return False
 
 
 def _device_sink(node: ast.AST, sink: str, ctx: FileContext) -> bool:
