@@ -94,7 +94,8 @@ class LoaderWithoutDropLast(Rule):
         RandomSampler(ds)``) or shuffles by a flag (``RandomSubsetSampler(ds, shuffle=shuffle)``), else NPU415's. So are Hugging Face ``TrainingArguments`` (and
         ``Seq2SeqTrainingArguments``) without ``dataloader_drop_last=True`` given to a trainer whose ``train()``
         the same function calls: the ``Trainer`` builds its training loader from them (not with
-        ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it). A ``drop_last`` the
+        ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it; a ``**`` spread is read
+        as a loader's is: a dict built in the scope, a caller's optional extras passing nothing by default). A ``drop_last`` the
         code itself leaves ``False`` on some path counts as ``False``: a name one arm sets to ``False`` (``if
         len(ds) % bs == 1: drop_last = True`` / ``else: drop_last = False``) or a test of the remainder
         (``drop_last=len(ds) % bs == 1``, true for one remainder only). The ``super().__init__(...)`` of a class
@@ -237,8 +238,21 @@ class LoaderWithoutDropLast(Rule):
                  "    else:\n        raise ValueError(phase)\n    return DataLoader(**args)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\nclass DataModule:\n"
                  "    def train_dataloader(self):\n"
-                 "        return DataLoader(self.train_set, self.batch_size, shuffle=True, **self.config.dataloader_kwargs)\n")
+                 "        return DataLoader(self.train_set, self.batch_size, shuffle=True, **self.config.dataloader_kwargs)\n",
+                 # Hugging Face's arguments with a caller's optional extras (nothing by default) spread in
+                 "from transformers import Trainer, TrainingArguments\ndef fit(model, ds, bs, argument_kwargs=None):\n"
+                 "    if argument_kwargs is None:\n        argument_kwargs = {}\n"
+                 "    trainer = Trainer(model=model, train_dataset=ds, args=TrainingArguments(\n"
+                 "        per_device_train_batch_size=bs, output_dir='o', **argument_kwargs))\n    trainer.train()\n")
     must_not_fire = (
+        # the spread dict sets dataloader_drop_last (or runs a set number of steps)
+        "from transformers import Trainer, TrainingArguments\ndef fit(model, ds, bs):\n"
+        "    kw = {'dataloader_drop_last': True}\n"
+        "    trainer = Trainer(model=model, train_dataset=ds, args=TrainingArguments(\n"
+        "        per_device_train_batch_size=bs, output_dir='o', **kw))\n    trainer.train()\n",
+        "from transformers import Trainer, TrainingArguments\ndef fit(model, ds, bs, extra):\n"
+        "    trainer = Trainer(model=model, train_dataset=ds, args=TrainingArguments(\n"
+        "        per_device_train_batch_size=bs, output_dir='o', **extra))\n    trainer.train()\n",
         # ``self.batch_size`` only ever set to 1: batches of one, no smaller last batch
         "import torch\nfrom torch.utils.data import DataLoader\nclass M:\n    def __init__(self):\n"
         "        self.batch_size: int = 1\n    def setup(self, ds):\n"
