@@ -55,3 +55,46 @@ def test_no_optimizer_step_or_the_projects_own_step_is_no_training_loop():
         "def grads(xs):\n    for x in xs:\n        x.backward()\n")
     assert kinds == {"xs": "None"}
     assert loops == {5: False, 10: False}
+
+
+FIT = '''
+def fit(model, opt, data, epochs=1):
+    for epoch in range(epochs):
+        for x in data:
+            model(x).sum().backward()
+            opt.step()
+
+
+class Trainer:
+    def __init__(self, model, opt):
+        self.model, self.opt = model, opt
+
+    def train(self, loader):
+        for step, batch in enumerate(loader):
+            self.model(batch).mean().backward()
+            self.opt.step()
+
+    def evaluate(self, loader):
+        return [self.model(b) for b in loader]
+'''
+
+MAIN = '''
+from torch.utils.data import DataLoader
+from pkg.fit import Trainer, fit
+
+
+def run(model, opt, ds):
+    fit(model, opt, DataLoader(ds, batch_size=32))
+    loader = DataLoader(ds, batch_size=16)
+    trainer = Trainer(model, opt)
+    trainer.train(loader)
+    trainer.evaluate(DataLoader(ds, batch_size=64))
+    fit(model, opt, DataLoader(ds, batch_size=8, drop_last=True))
+'''
+
+
+def test_a_loader_handed_to_another_modules_training_loop_trains(tmp_path) -> None:
+    from conftest import package_findings
+    found = {(name, line) for name, line, code in package_findings(tmp_path, {"fit": FIT, "main": MAIN})
+             if code == "NPU406"}
+    assert found == {("main.py", 7), ("main.py", 8)}

@@ -62,6 +62,20 @@ class TrainingSteps:
         loops = memo(self._summaries, ("trained_iterables", id(function)), lambda: self._trained_iterables(function))
         return bool(loops) and binding.name in loops   # type: ignore[operator]
 
+    def trained_parameters(self: "Resolver", function: ast.AST) -> tuple[tuple[str, int], ...]:
+        """The parameters of ``function`` a loop of its own iterates while running a training step per iteration,
+        each with its position among the positional parameters (``self`` included; -1: keyword-only)."""
+        if not isinstance(function, _DEFS) or self.scopes is None or not any(
+                isinstance(n, ast.For) for n in walk(function)):
+            return ()
+        names = memo(self._summaries, ("trained_iterables", id(function)), lambda: self._trained_iterables(function))
+        if not names:
+            return ()
+        positional = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
+        return tuple((name, positional.index(name) if name in positional else -1)
+                     for name in [*positional, *(a.arg for a in function.args.kwonlyargs)]
+                     if name in names)   # type: ignore[operator]
+
     def _trained_iterables(self: "Resolver", function: ast.AST) -> frozenset[str]:
         scope = self.scopes.scope_of(function) if self.scopes is not None else None
         if scope is None:

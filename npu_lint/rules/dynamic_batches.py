@@ -434,10 +434,12 @@ class LoaderWithoutDropLast(Rule):
                        + _by_default(keywords, node, ctx), _LOADER)
             return
         step = _stepped_by(node, ctx)
-        if step is not None:   # ``fit(model, opt, loader)`` whose loop over it back-propagates and steps
-            ctx.report(node, f"this DataLoader feeds the training steps of the loop at line {step.lineno} (backward "
-                       "and an optimizer step per batch) and has no drop_last=True: its last batch is smaller, a "
-                       "second set of shapes to compile on NPU" + _by_default(keywords, node, ctx), _LOADER)
+        elsewhere = _trained_elsewhere(node, ctx) if step is None else ""
+        if step is not None or elsewhere:   # ``fit(model, opt, loader)`` whose loop over it back-propagates and steps
+            where = f"the loop at line {step.lineno}" if step is not None else f"{elsewhere}()"
+            ctx.report(node, f"this DataLoader feeds the training steps of {where} (backward and an optimizer step "
+                       "per batch) and has no drop_last=True: its last batch is smaller, a second set of shapes to "
+                       "compile on NPU" + _by_default(keywords, node, ctx), _LOADER)
             return
         parent = ctx.parent(node)
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1:   # training if a training loop iterates it
@@ -687,6 +689,47 @@ def _stepped_by(node: ast.Call, ctx: FileContext) -> Optional[ast.For]:
         if scope is not None and ctx.resolver.runs_per_step(loop, scope):
             return loop
     return None
+
+
+def _trained_elsewhere(node: ast.Call, ctx: FileContext) -> str:
+    """The function or method of another module of the project the loader is handed to (``fit(model, opt,
+    DataLoader(...))``; ``loader = DataLoader(...)`` then ``trainer.fit(loader)`` in the same function) whose loop
+    over that parameter runs a training step per batch (its facts' ``trains``); "" for none."""
+    project = ctx.project
+    if project is None:
+        return ""
+    from npu_lint.rules.loader_loops import assigned   # (that module builds on this one)
+    parent = ctx.parent(node)
+    handed: list[tuple[ast.Call, ast.AST]] = []
+    if isinstance(parent, ast.Call) and (node in parent.args or any(kw.value is node for kw in parent.keywords)):
+        handed.append((parent, node))
+    name = assigned(node, ctx)
+    if name and "." not in name:
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        for call in walk(function) if function is not None else ():
+            if isinstance(call, ast.Call) and call.lineno >= node.lineno:
+                handed += [(call, a) for a in (*call.args, *(kw.value for kw in call.keywords))
+                           if isinstance(a, ast.Name) and a.id == name]
+    for call, argument in handed:
+        if any(isinstance(a, ast.Starred) for a in call.args) or ctx.resolver.own_function(call) is not None:
+            continue
+        func = call.func
+        trains: tuple[tuple[str, int], ...] = ()
+        offset = 0
+        value = ctx.resolver.value_of(func.value) if isinstance(func, ast.Attribute) else None
+        if value is not None and isinstance(value[1], str) and value[1] in project.index.classes:
+            trains, offset = project.method_trained_parameters(value[1], func.attr), 1   # type: ignore[union-attr]
+        else:
+            qualname = ctx.resolver.qualname(func)
+            if qualname and "." in qualname:
+                trains = project.trained_parameters(qualname, ctx.module)
+        if not trains:
+            continue
+        keyword = next((kw.arg for kw in call.keywords if kw.value is argument), None)
+        position = next((i for i, a in enumerate(call.args) if a is argument), -2)
+        if any(n == keyword or (position >= 0 and i == position + offset) for n, i in trains):
+            return short_source(func, 40)
+    return ""
 
 
 def iterated_names(node: ast.AST) -> list[str]:
