@@ -98,3 +98,15 @@ def test_a_loader_handed_to_another_modules_training_loop_trains(tmp_path) -> No
     found = {(name, line) for name, line, code in package_findings(tmp_path, {"fit": FIT, "main": MAIN})
              if code == "NPU406"}
     assert found == {("main.py", 7), ("main.py", 8)}
+
+
+def test_a_parameter_wrapped_in_a_local_name_is_still_the_trained_iterable():
+    kinds, _ = _facts(
+        "from tqdm import tqdm\n"
+        "def trainer(model, loss_fn, dataloader, opt, verbose):\n"
+        "    probe(dataloader)\n"
+        "    dl = tqdm(enumerate(dataloader)) if verbose == 1 else enumerate(dataloader)\n"
+        "    for step, (x, y) in dl:\n        loss_fn(model(x), y).backward()\n        opt.step()\n"
+        "def other(model, data, opt):\n    probe(data)\n    it = iter(data)\n    it = make(it)\n"
+        "    for x in it:\n        model(x).backward()\n        opt.step()\n")
+    assert kinds == {"dataloader": "loader", "data": "None"}

@@ -81,15 +81,42 @@ class TrainingSteps:
         if scope is None:
             return frozenset()
         names: set[str] = set()
+        wrapped: Optional[dict[str, set[str]]] = None
         for loop in walk(function):
-            if isinstance(loop, _DEFS + (ast.ClassDef, ast.Lambda)) and loop is not function:
-                continue
             if not isinstance(loop, ast.For):
                 continue
             iterated = _iterated(loop.iter)
-            if iterated and self.runs_per_step(loop, scope):
-                names |= iterated
+            if not iterated or not self.runs_per_step(loop, scope):
+                continue
+            if wrapped is None:
+                wrapped = _wrappers(function)
+            for name in iterated:   # ``dl = tqdm(enumerate(loader)) if verbose else enumerate(loader)``
+                names |= wrapped.get(name, {name})
         return frozenset(names)
+
+
+def _wrappers(function: ast.AST) -> dict[str, set[str]]:
+    """The local names every assignment of the function binds to a wrapper of other names (``it =
+    iter(loader)``; ``dl = tqdm(enumerate(loader)) if verbose else enumerate(loader)``), with those names."""
+    found: dict[str, set[str]] = {}
+    broken: set[str] = set()
+    for node in walk(function):
+        if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.With, ast.NamedExpr)):
+            broken |= {n.id for n in walk(getattr(node, "target", node)) if isinstance(n, ast.Name)
+                       and isinstance(n.ctx, ast.Store)} if not isinstance(node, ast.With) else set()
+        if not isinstance(node, ast.Assign):
+            continue
+        for target in node.targets:
+            if not isinstance(target, ast.Name):
+                broken |= {n.id for n in walk(target) if isinstance(n, ast.Name)}
+                continue
+            arms = [node.value.body, node.value.orelse] if isinstance(node.value, ast.IfExp) else [node.value]
+            inner = [_iterated(arm) if isinstance(arm, ast.Call) else set() for arm in arms]
+            if all(inner):
+                found.setdefault(target.id, set()).update(*inner)
+            else:
+                broken.add(target.id)
+    return {name: inner for name, inner in found.items() if name not in broken}
 
 
 def _iterated(node: ast.AST) -> set[str]:
