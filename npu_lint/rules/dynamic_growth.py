@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.index_forms import passed_argument
-from npu_lint.analysis.kinds import TENSORS
+from npu_lint.analysis.kinds import HOST, TENSORS
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.summaries_sizes import parameters, size_parameters
 from npu_lint.analysis.scopes import PARAM, Scope
@@ -747,6 +747,8 @@ class GrowingTensor(Rule):
             if batches and (ctx.resolver.kind_of(node) not in TENSORS
                             or any(ctx.resolver.is_host(e) for e in node.args[0].elts)):
                 return False
+            if ctx.resolver.kind_of(node) == HOST:
+                return False   # a tensor the model knows is on the CPU (``torch.from_numpy`` pieces): no device shape
             if not carried(loop, statement, text, batches, ctx):
                 return False
         elif not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):
