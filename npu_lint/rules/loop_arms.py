@@ -170,7 +170,6 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
                 resets = _conditional_resets(loop, text)
             if id(child) in resets:
                 continue    # ``if n >= 128: step(acc); acc = torch.Tensor([])``: emptied now and then, grown between
-        if isinstance(child, ast.Assign) and len(child.targets) == 1 and ast.unparse(child.targets[0]) == text:
             if rearranged(child.value, text):
                 continue    # ``x = x.view(b, k, -1)``, ``x = x.gather(1, idx)``: the same steps, rearranged
             if aliases is None:
@@ -192,8 +191,8 @@ def _conditional_resets(loop: ast.AST, text: str) -> set[int]:
     arm, or a ``continue`` before it, lets the iteration end without one): a buffer emptied when a test says so
     (gradient accumulation flushed once enough samples are in), carried and grown by the iterations in between.
     Empty when every iteration assigns one (``if c: acc = a`` / ``else: acc = b``; ``acc = x`` unconditionally), or
-    when a test of a period (``if i % 8:``) or a random draw restarts it, whatever its length: a few short lengths. A value cut from itself
-    (``acc = acc[-n:]``) is no reset."""
+    when a test of a period (``if i % 8:``) or a random draw restarts it, whatever its length: a few short lengths.
+    A value cut from itself (``acc = acc[-n:]``) is no reset."""
     body = getattr(loop, "body", None)
     if not isinstance(body, list):
         return set()
