@@ -26,6 +26,7 @@ from npu_lint.analysis.callables import Callables
 from npu_lint.analysis.elements import Elements
 from npu_lint.analysis.receivers import Receivers
 from npu_lint.analysis.step_growth import StateReads, StepGrowth
+from npu_lint.analysis.training_steps import TrainingSteps
 from npu_lint.analysis.index_uses import attribute_used_as_index, used_as_index
 from npu_lint.analysis.usage import used_as_mask, used_as_tensor
 from npu_lint.analysis.name_lookup import NameLookup
@@ -126,7 +127,8 @@ def _placed(value: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
     return False
 
 
-class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth, StateReads):
+class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth, StateReads,
+               TrainingSteps):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
     base classes and overrides tell, summaries of its functions and classes, the data flow of values read from
     tensors, calls through callables chosen at run time and steps that grow their input: the mixins)."""
@@ -430,6 +432,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 return K.MASK, None   # ``prob.masked_fill(~mask, 0)`` in its own body: a boolean mask
             if passed is None and self._used_as_tensor(binding):   # ``lengths.unsqueeze(1)`` in its own body
                 passed = K.TENSOR, None
+            if passed is None and self.iterated_by_training(binding):   # ``for data in X: ... loss.backward();
+                return K.LOADER, None                                     # opt.step()``: X yields batches
             if passed is not None and passed[0] in (K.TENSOR, K.MASK) and self._moved_after(binding, passed):
                 return K.HOST, K.CPU_TENSOR   # ``def f(audio): rms = audio.pow(2).mean() ... audio.to(device)``
             return passed

@@ -312,6 +312,21 @@ class ProjectView(FunctionFacts):
             return ()
         return tuple((name, index) for name, index in self.index.functions[target][1].grad_free)
 
+    def trained_parameters(self, qualname: str, importer: str) -> tuple[tuple[str, int], ...]:
+        """The parameters the project function the importer's name stands for iterates in a loop that runs a
+        training step per batch, with their positions (its facts' ``trains``)."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return ()
+        return tuple(self.index.functions[target][1].trains)
+
+    def method_trained_parameters(self, cls: str, method: str) -> tuple[tuple[str, int], ...]:
+        """As :meth:`trained_parameters` for the project class's ``method`` (its own or a project base's)."""
+        found = self.index.method(cls, method) if cls in self.index.classes else None
+        if found is None or found not in self.index.functions:
+            return ()
+        return tuple(self.index.functions[found][1].trains)
+
     def method_grad_free(self, cls: str, method: str) -> tuple[tuple[str, int], ...]:
         """As :meth:`grad_free` for the project class's ``method`` (its own or a project base's)."""
         found = self.index.method(cls, method) if cls in self.index.classes else None

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 51   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 52   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -77,6 +77,12 @@ class FunctionFacts(NamedTuple):
     # :func:`npu_lint.analysis.batch_helpers.batched_parameter`, for NPU407 at the loops of other modules that feed
     # its batches to a model; (-1, "") otherwise
     batches: tuple[int, str] = (-1, "")
+    # the parameters a loop of its own iterates while running a training step per iteration (backward and an
+    # optimizer step: ``def fit(model, opt, loader): for x in loader: ...``) and their positions among the
+    # positional parameters (``self`` included; -1: keyword-only), the model's
+    # :meth:`npu_lint.analysis.training_steps.TrainingSteps.trained_parameters`, for NPU406 at the calls of other
+    # modules that hand it a loader
+    trains: tuple[tuple[str, int], ...] = ()
 
 
 class ClassFacts(NamedTuple):

@@ -205,6 +205,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         scope.forwards_loader = forwards_loader(self.resolver, node)
         scope.counts = counted_attribute(node)
         scope.grad_free = whole_inputs(self.resolver, node)
+        scope.trains = self.resolver.trained_parameters(node)
         self.scopes.append(scope)
         self.function_scopes.append(scope)
         for child in node.body:
@@ -342,7 +343,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
                                             scope.reads, scope.size_read, scope.compares, scope.fills,
                                             scope.grows, scope.forwards_loader, scope.counts, scope.grad_free,
-                                            scope.batches))
+                                            scope.batches, scope.trains))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of

@@ -56,8 +56,11 @@ def keeps_short_batches(node: ast.Call, ctx: FileContext) -> bool:
     ``max_steps`` (a run of a set number of steps, often a smoke test, need not reach an epoch's end); the
     arguments given to a trainer whose ``train()`` the same function calls."""
     keywords = {kw.arg: kw.value for kw in node.keywords}
-    if None in keywords or (isinstance(keywords.get("do_train"), ast.Constant)
-                            and keywords["do_train"].value is False):
+    if None in keywords:
+        keywords = _spread_keywords(node, keywords, ctx)
+        if keywords is None:
+            return False
+    if isinstance(keywords.get("do_train"), ast.Constant) and keywords["do_train"].value is False:
         return False
     steps = keywords.get("max_steps")
     if steps is not None and not (isinstance(steps, ast.Constant) and steps.value in (-1, None)):
@@ -74,6 +77,19 @@ def keeps_short_batches(node: ast.Call, ctx: FileContext) -> bool:
     scopes = ctx.resolver.scopes
     scope = scopes.scope_of(function) if function is not None and scopes is not None else None
     return default_constant(drop, scope, scopes) is False
+
+
+def _spread_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Optional[dict]:
+    """The call's keywords with its ``**`` spreads read as a loader call's are (a dict built in the same scope, a
+    caller's optional extras passing nothing by default: ``loader_kwargs.py``); None when one cannot be read or
+    some reading may set ``dataloader_drop_last``."""
+    from npu_lint.rules.loader_kwargs import _spread_dicts   # (that module builds on this one)
+    own = {key: value for key, value in keywords.items() if key is not None}
+    spreads = _spread_dicts(node, ctx, own)
+    if spreads is None:
+        return None
+    candidates = [{**spread, **own} for spread in spreads]
+    return next((c for c in candidates if "dataloader_drop_last" not in c), candidates[0])
 
 
 def _trained(node: ast.Call, ctx: FileContext) -> bool:

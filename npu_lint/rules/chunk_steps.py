@@ -187,10 +187,17 @@ def consumed(node: ast.Subscript, ctx: FileContext) -> bool:
 
 def made_tensor(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
     """The chunk (or the name it is bound to) reaches a torch call or a tokenizer asked for tensors in the loop."""
+    return tensor_call(node, loop, ctx) is not None
+
+
+def tensor_call(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> Optional[ast.Call]:
+    """The first torch call (or tokenizer asked for tensors) of the loop the chunk reaches: itself, the name it
+    is bound to, or a list holding one entry per item of it (`collected`: ``torch.vstack(clips)``)."""
     parent = ctx.parent(node)
     targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target] if isinstance(parent, ast.AnnAssign) \
         else []
     names = {t.id for t in targets if isinstance(t, ast.Name)}
+    names |= collected(getattr(loop, "body", []), names)
     for child in walk(loop):
         if not isinstance(child, ast.Call):
             continue
@@ -200,8 +207,37 @@ def made_tensor(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
         for argument in [*child.args, *(kw.value for kw in child.keywords)]:
             for inner in walk(argument):
                 if inner is node or (isinstance(inner, ast.Name) and inner.id in names):
-                    return True
-    return False
+                    return child
+    return None
+
+
+def collected(body: list, names: set[str]) -> set[str]:
+    """The lists of ``body`` holding one entry per item of the chunk a name of ``names`` holds: ``clips =
+    [load(p) for p in chunk]``, or ``for p in chunk: ... clips.append(f(p))`` (an entry computed from the item):
+    as long as the chunk, so a tensor joined from them (``torch.vstack(clips)``) has the chunk's length. Not the
+    items themselves (``torch.from_numpy(load(p))`` is one item's tensor, the same shape for a short chunk)."""
+    if not names:
+        return set()
+    found: set[str] = set()
+    for statement in body:
+        for child in walk(statement):
+            if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name) \
+                    and isinstance(child.value, (ast.ListComp, ast.GeneratorExp)) \
+                    and len(child.value.generators) == 1 and _uses(child.value.generators[0].iter, names) \
+                    and not child.value.generators[0].ifs:
+                found.add(child.targets[0].id)
+            elif isinstance(child, ast.For) and isinstance(child.iter, ast.Name) and child.iter.id in names:
+                items = derived(child.body, {n.id for n in walk(child.target) if isinstance(n, ast.Name)})
+                bound = {n.id for s in child.body for n in walk(s) if isinstance(n, ast.Name)
+                         and isinstance(n.ctx, ast.Store)} | {n.id for n in walk(child.target)
+                                                              if isinstance(n, ast.Name)}
+                for call in (c for s in child.body for c in walk(s)):
+                    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                            and call.func.attr == "append" and isinstance(call.func.value, ast.Name) \
+                            and len(call.args) == 1 and _uses(call.args[0], items) \
+                            and call.func.value.id not in bound:   # a list made before the loop over the chunk
+                        found.add(call.func.value.id)
+    return found
 
 
 def loop_position(target: ast.AST, index: str) -> Optional[tuple[int, ...]]:

@@ -61,7 +61,9 @@ class LoaderWithoutDropLast(Rule):
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``, each loader of ``zip(src_dl, tgt_dl)`` or
         ``zip(pbar, loader)``) calls ``backward()`` or ``step()`` of an
         optimizer or a gradient scaler (itself, or in the file's function or method it hands the batch to:
-        ``self._step(batch)``), whatever its ``shuffle``. A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
+        ``self._step(batch)``), whatever its ``shuffle``; so does a loader handed to one of the file's functions
+        (``fit(model, opt, loader)``) whose loop over it runs a training step per batch (the model's
+        ``runs_per_step``: ``.backward()`` and a ``.step()`` that is not the project's own). A loader whose ``shuffle`` is a flag (``shuffle=is_train``, ``args.shuffle``,
         ``mode == "train"``), or whose arguments choose by a phase flag (``batch_size=cfg.eval_batch_size if
         is_eval else cfg.batch_size``: Coqui's ``get_data_loader(config, assets, is_eval, ...)``), trains whenever
         the flag says so: flagged too (with ``drop_last`` absent or ``False``),
@@ -94,7 +96,8 @@ class LoaderWithoutDropLast(Rule):
         RandomSampler(ds)``) or shuffles by a flag (``RandomSubsetSampler(ds, shuffle=shuffle)``), else NPU415's. So are Hugging Face ``TrainingArguments`` (and
         ``Seq2SeqTrainingArguments``) without ``dataloader_drop_last=True`` given to a trainer whose ``train()``
         the same function calls: the ``Trainer`` builds its training loader from them (not with
-        ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it). A ``drop_last`` the
+        ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it; a ``**`` spread is read
+        as a loader's is: a dict built in the scope, a caller's optional extras passing nothing by default). A ``drop_last`` the
         code itself leaves ``False`` on some path counts as ``False``: a name one arm sets to ``False`` (``if
         len(ds) % bs == 1: drop_last = True`` / ``else: drop_last = False``) or a test of the remainder
         (``drop_last=len(ds) % bs == 1``, true for one remainder only). The ``super().__init__(...)`` of a class
@@ -237,8 +240,31 @@ class LoaderWithoutDropLast(Rule):
                  "    else:\n        raise ValueError(phase)\n    return DataLoader(**args)\n",
                  "import torch\nfrom torch.utils.data import DataLoader\nclass DataModule:\n"
                  "    def train_dataloader(self):\n"
-                 "        return DataLoader(self.train_set, self.batch_size, shuffle=True, **self.config.dataloader_kwargs)\n")
+                 "        return DataLoader(self.train_set, self.batch_size, shuffle=True, **self.config.dataloader_kwargs)\n",
+                 # a loader handed to the file's function whose loop over it back-propagates and steps (no shuffle)
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef fit(model, opt, data):\n"
+                 "    for step, x in enumerate(data):\n        model(x).sum().backward()\n        opt.step()\n"
+                 "def main(ds, model, opt):\n    fit(model, opt, DataLoader(ds, batch_size=32))\n",
+                 # Hugging Face's arguments with a caller's optional extras (nothing by default) spread in
+                 "from transformers import Trainer, TrainingArguments\ndef fit(model, ds, bs, argument_kwargs=None):\n"
+                 "    if argument_kwargs is None:\n        argument_kwargs = {}\n"
+                 "    trainer = Trainer(model=model, train_dataset=ds, args=TrainingArguments(\n"
+                 "        per_device_train_batch_size=bs, output_dir='o', **argument_kwargs))\n    trainer.train()\n")
     must_not_fire = (
+        # a loader handed to a function whose loop only evaluates (NPU415's), or steps nothing but a project's own
+        "import torch\nfrom torch.utils.data import DataLoader\ndef score(model, data):\n"
+        "    return [model(x) for x in data]\ndef main(ds, model):\n    score(model, DataLoader(ds, batch_size=32))\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Sim:\n    def step(self):\n        pass\n"
+        "    def run(self, data):\n        for x in data:\n            x.grad_fn.backward()\n            self.step()\n"
+        "    def main(self, ds):\n        self.run(DataLoader(ds, batch_size=32))\n",
+        # the spread dict sets dataloader_drop_last (or runs a set number of steps)
+        "from transformers import Trainer, TrainingArguments\ndef fit(model, ds, bs):\n"
+        "    kw = {'dataloader_drop_last': True}\n"
+        "    trainer = Trainer(model=model, train_dataset=ds, args=TrainingArguments(\n"
+        "        per_device_train_batch_size=bs, output_dir='o', **kw))\n    trainer.train()\n",
+        "from transformers import Trainer, TrainingArguments\ndef fit(model, ds, bs, extra):\n"
+        "    trainer = Trainer(model=model, train_dataset=ds, args=TrainingArguments(\n"
+        "        per_device_train_batch_size=bs, output_dir='o', **extra))\n    trainer.train()\n",
         # ``self.batch_size`` only ever set to 1: batches of one, no smaller last batch
         "import torch\nfrom torch.utils.data import DataLoader\nclass M:\n    def __init__(self):\n"
         "        self.batch_size: int = 1\n    def setup(self, ds):\n"
@@ -406,6 +432,14 @@ class LoaderWithoutDropLast(Rule):
             ctx.report(node, f"this DataLoader serves training when {mode} (its arguments choose by the phase) and "
                        "has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
                        + _by_default(keywords, node, ctx), _LOADER)
+            return
+        step = _stepped_by(node, ctx)
+        elsewhere = _trained_elsewhere(node, ctx) if step is None else ""
+        if step is not None or elsewhere:   # ``fit(model, opt, loader)`` whose loop over it back-propagates and steps
+            where = f"the loop at line {step.lineno}" if step is not None else f"{elsewhere}()"
+            ctx.report(node, f"this DataLoader feeds the training steps of {where} (backward and an optimizer step "
+                       "per batch) and has no drop_last=True: its last batch is smaller, a second set of shapes to "
+                       "compile on NPU" + _by_default(keywords, node, ctx), _LOADER)
             return
         parent = ctx.parent(node)
         if isinstance(parent, ast.Assign) and len(parent.targets) == 1:   # training if a training loop iterates it
@@ -684,6 +718,63 @@ def _shuffle_flag(node: ast.Call, shuffle: Optional[ast.AST], ctx: FileContext) 
             and ctx.resolver.call_sites(function):
         return None
     return short_source(shuffle, 30)
+
+
+def _stepped_by(node: ast.Call, ctx: FileContext) -> Optional[ast.For]:
+    """A loop over the loader in one of the file's functions it is handed to (``fit(model, opt, loader)``; the
+    loops `loops_over` finds outside the loader's own function, which the loops of that function judge) that runs
+    per training step (the model's `runs_per_step`: backward and an optimizer step in every iteration)."""
+    from npu_lint.rules.loader_loops import loops_over   # (that module builds on this one)
+    own = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    for loop, function in loops_over(node, ctx):
+        if function is own or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scopes is None:
+            continue
+        scope = scopes.scope_of(function)
+        if scope is not None and ctx.resolver.runs_per_step(loop, scope):
+            return loop
+    return None
+
+
+def _trained_elsewhere(node: ast.Call, ctx: FileContext) -> str:
+    """The function or method of another module of the project the loader is handed to (``fit(model, opt,
+    DataLoader(...))``; ``loader = DataLoader(...)`` then ``trainer.fit(loader)`` in the same function) whose loop
+    over that parameter runs a training step per batch (its facts' ``trains``); "" for none."""
+    project = ctx.project
+    if project is None:
+        return ""
+    from npu_lint.rules.loader_loops import assigned   # (that module builds on this one)
+    parent = ctx.parent(node)
+    handed: list[tuple[ast.Call, ast.AST]] = []
+    if isinstance(parent, ast.Call) and (node in parent.args or any(kw.value is node for kw in parent.keywords)):
+        handed.append((parent, node))
+    name = assigned(node, ctx)
+    if name and "." not in name:
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        for call in walk(function) if function is not None else ():
+            if isinstance(call, ast.Call) and call.lineno >= node.lineno:
+                handed += [(call, a) for a in (*call.args, *(kw.value for kw in call.keywords))
+                           if isinstance(a, ast.Name) and a.id == name]
+    for call, argument in handed:
+        if any(isinstance(a, ast.Starred) for a in call.args) or ctx.resolver.own_function(call) is not None:
+            continue
+        func = call.func
+        trains: tuple[tuple[str, int], ...] = ()
+        offset = 0
+        value = ctx.resolver.value_of(func.value) if isinstance(func, ast.Attribute) else None
+        if value is not None and isinstance(value[1], str) and value[1] in project.index.classes:
+            trains, offset = project.method_trained_parameters(value[1], func.attr), 1   # type: ignore[union-attr]
+        else:
+            qualname = ctx.resolver.qualname(func)
+            if qualname and "." in qualname:
+                trains = project.trained_parameters(qualname, ctx.module)
+        if not trains:
+            continue
+        keyword = next((kw.arg for kw in call.keywords if kw.value is argument), None)
+        position = next((i for i, a in enumerate(call.args) if a is argument), -2)
+        if any(n == keyword or (position >= 0 and i == position + offset) for n, i in trains):
+            return short_source(func, 40)
+    return ""
 
 
 def iterated_names(node: ast.AST) -> list[str]:

@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.index_forms import passed_argument
-from npu_lint.analysis.kinds import TENSORS
+from npu_lint.analysis.kinds import HOST, TENSORS
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.summaries_sizes import parameters, size_parameters
 from npu_lint.analysis.scopes import PARAM, Scope
@@ -244,7 +244,9 @@ class GrowingTensor(Rule):
         the concatenated tensors and the concatenation is the only assignment to it in the loop (others only rearrange it: beam search's
         ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after,
         also through a name bound only to it rearranged: ``predictions = alive_seq.view(-1, k, n)`` then ``alive_seq =
-        predictions.index_select(0, unfinished).view(-1, n)``): the
+        predictions.index_select(0, unfinished).view(-1, n)``; or set afresh only on some paths of an iteration:
+        ``if t == 0: out = y``, a buffer emptied once a test says so, ``acc = torch.Tensor([])`` after the
+        optimizer step of a gradient accumulation, grown by the iterations in between): the
         tensor is one step longer every iteration, as in token-by-token generation. A ``for`` loop over the batches of a
         loader (the model's value of what it iterates, also through ``enumerate``, ``tqdm`` or ``zip``: a
         ``DataLoader``, another library's subclass of it such as ``torch_geometric.loader.DataLoader``, or a
@@ -471,8 +473,22 @@ class GrowingTensor(Rule):
                  "        keep = ids[:, -1] != self.eos\n        if not keep.all():\n            ids = ids[keep]\n"
                  "        return ids, len(ids) == 0\n    def sample(self, ids):\n        for step in self._steps():\n"
                  "            ids, nxt = self._step(step, ids)\n            ids, stop = self._end(ids)\n"
-                 "            if stop:\n                break\n        return ids\n")
-    must_not_fire = ("import torch\nids = torch.cat([ids, nxt], dim=1)\n",
+                 "            if stop:\n                break\n        return ids\n",
+                 # gradient accumulation: predictions gathered until enough samples are in, then emptied
+                 "import torch\ndef train(model, opt, loader, device):\n    acc = torch.Tensor([]).to(device)\n"
+                 "    n = 0\n    for x in loader:\n        p = model(x.to(device))\n        n += p.shape[0]\n"
+                 "        if n < 128:\n            acc = torch.cat((acc, p))\n        else:\n"
+                 "            p.sum().backward()\n            opt.step()\n            n = 0\n"
+                 "            acc = torch.Tensor([]).to(device)\n",
+                 # the first step sets the value, the others grow it
+                 "import torch\ndef gen(model, x, steps):\n    for t in range(steps):\n        y = model(x)\n"
+                 "        if t == 0:\n            out = y\n        else:\n            out = torch.cat([out, y], 1)\n"
+                 "    return out\n")
+    must_not_fire = (# a fresh value on every path of the iteration (both arms of a test)
+                     "import torch\ndef gen(model, x, steps, a, b):\n    for t in range(steps):\n"
+                     "        if t % 2:\n            out = a\n        else:\n            out = b\n"
+                     "        out = torch.cat([out, model(x)], 1)\n    return out\n",
+                     "import torch\nids = torch.cat([ids, nxt], dim=1)\n",
                      # a helper that returns a list of items (not steps); an end check that cuts the ids to a window
                      "import torch\nclass Gen:\n    def _parts(self):\n        return self.parts\n"
                      "    def _step(self, ids):\n        return torch.cat([ids, self.model(ids)], 1)\n"
@@ -731,6 +747,8 @@ class GrowingTensor(Rule):
             if batches and (ctx.resolver.kind_of(node) not in TENSORS
                             or any(ctx.resolver.is_host(e) for e in node.args[0].elts)):
                 return False
+            if ctx.resolver.kind_of(node) == HOST:
+                return False   # a tensor the model knows is on the CPU (``torch.from_numpy`` pieces): no device shape
             if not carried(loop, statement, text, batches, ctx):
                 return False
         elif not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):

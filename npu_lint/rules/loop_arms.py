@@ -85,7 +85,11 @@ _PASSING = frozenset({"enumerate", "zip", "iter", "islice", "tqdm", "track"})
 
 def over_batches(loop: ast.For, ctx: FileContext) -> bool:
     """A loop over the batches of a loader, the model's value of its iterable (also through ``enumerate``,
-    ``tqdm``, ``zip``, a progress bar): it runs once per batch of the data, as often as a loop over steps."""
+    ``tqdm``, ``zip``, a progress bar), or a loop whose every iteration is a training step (the model's
+    `runs_per_step`: backward and an optimizer step in its body, whatever it iterates, not a count): it runs once
+    per batch of the data, as often as a loop over steps."""
+    if ctx.resolver.runs_per_step(loop) and not steps(loop.iter, ctx):
+        return True
     pending = [loop.iter]
     while pending:
         node = pending.pop()
@@ -157,10 +161,15 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
             return False
     exclusive = other_arms(loop, statement) | _first_arms(loop, text)
     aliases = None
+    resets: Optional[set[int]] = None
     for child in walk(loop):
         if child is statement or id(child) in exclusive:
             continue
         if isinstance(child, ast.Assign) and len(child.targets) == 1 and ast.unparse(child.targets[0]) == text:
+            if resets is None:
+                resets = _conditional_resets(loop, text)
+            if id(child) in resets:
+                continue    # ``if n >= 128: step(acc); acc = torch.Tensor([])``: emptied now and then, grown between
             if rearranged(child.value, text):
                 continue    # ``x = x.view(b, k, -1)``, ``x = x.gather(1, idx)``: the same steps, rearranged
             if aliases is None:
@@ -172,6 +181,50 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
             if any(ast.unparse(n) == text for target in targets for n in walk(target)):
                 if ctx is not None and isinstance(child, ast.Assign) and _handed_back(child, text, ctx):
                     continue   # ``ids, done = self._end(ids, scores)`` returning ``ids`` or ``ids[keep]``
+                return False
+    return True
+
+
+def _conditional_resets(loop: ast.AST, text: str) -> set[int]:
+    """The assignments of a fresh value to ``text`` (one that does not read it: ``acc = torch.Tensor([])``, ``acc =
+    preds``) when some path through the loop's body assigns none of them (each sits in an arm of a test whose other
+    arm, or a ``continue`` before it, lets the iteration end without one): a buffer emptied when a test says so
+    (gradient accumulation flushed once enough samples are in), carried and grown by the iterations in between.
+    Empty when every iteration assigns one (``if c: acc = a`` / ``else: acc = b``; ``acc = x`` unconditionally), or
+    when a test of a period (``if i % 8:``) or a random draw restarts it, whatever its length: a few short lengths.
+    A value cut from itself (``acc = acc[-n:]``) is no reset."""
+    body = getattr(loop, "body", None)
+    if not isinstance(body, list):
+        return set()
+    fresh = {id(child) for child in walk(loop) if _fresh(child, text)}
+    if not fresh or any(isinstance(node, ast.If) and any(_drawing(n) or (isinstance(n, ast.BinOp)
+                                                                         and isinstance(n.op, ast.Mod))
+                                                         for n in walk(node.test))
+                        and any(id(n) in fresh for n in walk(node)) for node in walk(loop)):
+        return set()   # ``if i % 8: h = cat([h, a]) else: h = a``: restarted on a period or by a draw, short
+    return fresh if _may_skip(body, fresh) else set()
+
+
+def _fresh(node: ast.AST, text: str) -> bool:
+    """``text = value`` where ``value`` does not read ``text``."""
+    return isinstance(node, ast.Assign) and len(node.targets) == 1 and ast.unparse(node.targets[0]) == text \
+        and not any(ast.unparse(n) == text for n in walk(node.value)
+                    if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)))
+
+
+def _may_skip(statements: list, fresh: set[int]) -> bool:
+    """Some path through ``statements`` reaches their end (or a ``continue``) without running one of the ``fresh``
+    assignments: True; False when every path runs one (or leaves by ``break``, ``return``, ``raise``)."""
+    for statement in statements:
+        if id(statement) in fresh or isinstance(statement, (ast.Break, ast.Return, ast.Raise)):
+            return False
+        if isinstance(statement, ast.Continue):
+            return True
+        if isinstance(statement, ast.If):
+            if not (_may_skip(statement.body, fresh) or _may_skip(statement.orelse, fresh)):
+                return False
+        elif isinstance(statement, (ast.With, ast.AsyncWith, ast.Try)):
+            if not _may_skip(statement.body, fresh):
                 return False
     return True
 

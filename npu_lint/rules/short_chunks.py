@@ -13,7 +13,7 @@ from npu_lint.rules.batch_lists import (library_batchers, library_batches, liste
 from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import filled_chunk, rounded_up, scaled, scaled_end
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, clipped_to_stop, consumed, data_length, derived, fed_pieces, length_expr,
-                                        loop_position, made_tensor, model_call, same_or_variable, split_pieces,
+                                        loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
                                         permuted_length, tail_skipped, while_counter, whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
 
@@ -157,6 +157,13 @@ def _minus_one(arg: ast.BinOp) -> bool:
         and left.right.value == 1 and length_expr(left.left)
 
 
+def _bound_names(node: ast.AST, ctx: FileContext) -> set[str]:
+    """The names ``node`` is assigned to (``batch = paths[i:i + bs]``)."""
+    parent = ctx.parent(node)
+    targets = parent.targets if isinstance(parent, ast.Assign) else []
+    return {t.id for t in targets if isinstance(t, ast.Name)}
+
+
 def _names(node: ast.AST) -> set[str]:
     return {child.id for child in walk(node) if isinstance(child, ast.Name)}
 
@@ -248,7 +255,9 @@ class ShortLastChunk(Rule):
         fed (``self(x[idx])``). The stop must be a length read from the data (or any value but a constant when the chunk's end is
         clipped to it, ``end = min(i + bs, num_samples)`` in ``for i in range(0, num_samples, bs)``: the code itself
         expects the short tail of a count a caller or the configuration sets), not a constant; a
-        Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, a
+        Python list cut in chunks counts only when a chunk is made a tensor in the loop (``torch.stack``, or a
+        list filled with one entry per item of it joined, ``for p in batch: clips.append(load(p))`` then
+        ``torch.vstack(clips)``, reported at the join; a
         tokenizer asked for ``return_tensors``) or given to a model, directly or through what the loop builds from
         it (``batch = {"data_in": items[i:end]}``, then ``model.inference(**batch)``; ``self.predict(inputs=
         series[i:i + bs])``). One finding per loop: its first chunk. The steps may be a list of chunk starts the
@@ -315,7 +324,11 @@ class ShortLastChunk(Rule):
         return project.batcher_names()
 
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# samples generated in batches up to a count the caller sets: the last batch is smaller
+    must_fire = (# a list of paths cut in batches, one clip loaded per path into a list joined into a tensor
+                 "import torch\ndef augment(paths, bs, aug, device):\n    for i in range(0, len(paths), bs):\n"
+                 "        batch = paths[i:i + bs]\n        clips = []\n        for p in batch:\n"
+                 "            clips.append(torch.load(p))\n        yield aug(torch.vstack(clips).to(device))\n",
+                 # samples generated in batches up to a count the caller sets: the last batch is smaller
                  "import torch\ndef generate(netG, num_samples, bs, dim):\n    for i in range(0, num_samples, bs):\n"
                  "        cur = min(bs, num_samples - i)\n        netG(torch.randn(cur, dim))\n",
                  "import torch\ndef generate(gen, rng, num_samples, bs, sample):\n"
@@ -484,6 +497,10 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # one tensor per path of the chunk, each saved alone: the chunk's length makes no shape
+                     "import torch\nimport numpy as np\ndef convert(paths, bs):\n    for i in range(0, len(paths), bs):\n"
+                     "        batch = paths[i:i + bs]\n        for p in batch:\n"
+                     "            torch.save(torch.from_numpy(np.load(p)), p + '.pt')\n",
                      # the loop leaves before cutting a short last chunk
                      "import torch\ndef run(model, x, bs):\n    for i in range(0, len(x), bs):\n"
                      "        if len(x) - i < bs:\n            break\n        model(torch.stack(x[i:i + bs]))\n",
@@ -734,10 +751,16 @@ class ShortLastChunk(Rule):
         if not isinstance(loop, (ast.For, ast.While)) and not consumed(node, ctx) and not served \
                 and not _pieces_fed(loop, ctx):
             return      # ``[a[i:i + n] for i in range(...)]``: a list of pieces, no computation on each
-        if (_last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list") \
-                and not made_tensor(node, loop, ctx) and not _fed_model(node, loop, ctx) and not served \
-                and not (not isinstance(loop, (ast.For, ast.While)) and _pieces_fed(loop, ctx)):
-            return      # a list of names, parameters or modules cut in batches, never made a tensor: no shape
+        if _last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list":
+            joined = tensor_call(node, loop, ctx)
+            if joined is None and not _fed_model(node, loop, ctx) and not served \
+                    and not (not isinstance(loop, (ast.For, ast.While)) and _pieces_fed(loop, ctx)):
+                return      # a list of names, parameters or modules cut in batches, never made a tensor: no shape
+            if joined is not None and (at is None or at is node) and joined.lineno != node.lineno and any(
+                    isinstance(n, ast.Name) and n.id in collected(getattr(loop, "body", []), _bound_names(node, ctx))
+                    for a in joined.args for n in walk(a)):
+                at = joined   # ``torch.vstack(clips)`` of one entry per path of the chunk: where it gets a shape
+                what = f"{what} (made a tensor by {short_source(joined, 40)})"
         reported = ctx.scratch.setdefault("short_chunk_loops", set())
         if id(loop) in reported:
             return      # the loop's first chunk names it
