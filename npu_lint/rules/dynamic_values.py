@@ -67,8 +67,9 @@ class TensorValueInShape(ValueFlow):
         of the class, what the file's own functions return and what its own calls pass to a parameter. The
         batch's largest of each example's values (``max(ex["src_map"].max() for ex in batch)``) is such a read. A call
         of a helper that sizes a tensor with a parameter (the file's own, or with the project index another
-        module's: ``scatter_add(y, idx, dim_size=n)`` whose ``shape[dim] = dim_size`` sizes ``torch.zeros``) is
-        reported at the call, naming the chain; so is a call that leaves out a size the helper then reads from the
+        module's: ``scatter_add(y, idx, dim_size=n)`` whose ``shape[dim] = dim_size`` sizes ``torch.zeros``; the call
+        of an instance of another module's ``nn.Module`` class whose ``forward`` does, ``conv(x, idx, total=n)`` for
+        ``conv`` in ``nn.ModuleList([Block(...) ...])``) is reported at the call, naming the chain; so is a call that leaves out a size the helper then reads from the
         data (``if dim_size is None: dim_size = int(index.max()) + 1``, ``if not exists(length): length =
         t.amax()``, ``length = default(length, t.amax())`` with the file's ``exists`` / ``default``:
         ``lens_to_mask(lens)`` without ``length=``). A read on another line than the size it reaches (``n =
@@ -76,7 +77,9 @@ class TensorValueInShape(ValueFlow):
         once, naming every size it reaches: it is the sync, and the line a fixed bound replaces (reviewers mark
         either line).
         A tensor of data used as the size itself, without ``.item()``, is one too: ``range(coors[-1, 0] + 1)`` (a
-        loop count only: an element picked with constants is often a shape kept in a tensor), ``am[:, :n]`` with ``n`` a one-element tensor, ``self.src_len[b]`` set from data
+        loop count only: an element picked with constants is often a shape kept in a tensor), ``am[:, :n]`` with ``n`` a one-element tensor,
+        the same tensor passed where an int size goes (``scatter(x, batch, dim_size=num_graphs)``, also ``num_graphs
+        = inputs["num_graphs"]`` of a parameter ``inputs: Dict[str, Tensor]``), ``self.src_len[b]`` set from data
         outside ``__init__``, one sample's value picked by a constant from a vector of data where the function cuts that
         same sample to it (``n = lengths[0]`` of a loader batch's field, then ``mel[0][:n]`` or ``batch["mel"][0, :,
         :n]``, and any other slice by ``n``: the sample's own length; a value picked for every sample, ``ids[:,
@@ -85,8 +88,9 @@ class TensorValueInShape(ValueFlow):
         model shows comes per call (a tensor parameter the file's calls fill with data, a loader batch, an op's
         output); configuration tensors (``torch.tensor([...])``, ``x.new_tensor(self.num_grids)``, a buffer or
         attribute set or ``register_buffer``-ed in ``__init__`` and written by no other method, a tensor of shapes
-        ``torch.tensor([f.shape[-2:] for f in feats])``, positions ``torch.arange(depth)``) and tensors of unknown origin
-        are left alone: their
+        ``torch.tensor([f.shape[-2:] for f in feats])``, positions ``torch.arange(depth)``; not one a collective
+        writes into, ``n = torch.tensor(x.size(1)); dist.all_reduce(n, op=MAX)``: the longest of every rank's batch)
+        and tensors of unknown origin are left alone: their
         ``.tolist()``, ``.item()``, ``int()``, elements and iteration. So is code that runs while a model is built
         (the ``__init__`` of a module, dataset, sampler or optimizer, and the file's private helpers only such code
         calls: ``self.coords = _meshgrid(resolution)``): one read and one shape per model, not per batch. So is the per-sample
