@@ -498,7 +498,10 @@ class BooleanMaskIndexing(Rule):
                   "    keep[boxes[:, 2] <= boxes[:, 0]] = False\n    return keep\n")
     must_not_fire += (  # a mask made on the host by a factory told no device, cleared where a test holds
                       "import torch\ndef keep(n, bad: torch.Tensor):\n    keep = torch.ones(n, dtype=torch.bool)\n"
-                      "    keep[bad > 0] = False\n    return keep\n",)
+                      "    keep[bad > 0] = False\n    return keep\n",
+                      "import torch\ndef build(logits: torch.Tensor, b, n, prob):\n"
+                      "    mask = torch.ones(b, n, n, dtype=torch.bool)\n    mask[:, :4, 8:] = logits.flatten(2) > 0\n"
+                      "    mask[:, :4, 8:][torch.rand(b, 4) > prob] = True\n    return mask\n",)
     must_not_fire += (  # the fill on a tensor moved to the device after the write, made by a factory told no device,
                       # on numpy, in a module's constructor; an index of unknown kind
                       "import torch\ndef labels_of(batch, pad_id, device):\n"
@@ -611,11 +614,14 @@ class BooleanMaskIndexing(Rule):
         if place is None or not assigned(node, ctx) or reads_through_mask(ctx.parent(node).value, ctx):
             return
         mask = place[0]
+        written = node.value   # ``mask[:, :n][rand > p] = True``: a view of ``mask``, written through
+        while isinstance(written, ast.Subscript):
+            written = written.value
         if ctx.resolver.kind_of(node.value) not in (TENSOR, BATCH, MASK) or ctx.resolver.kind_of(mask) != MASK \
                 or ctx.resolver.configured(mask) or not is_bool_index(mask, ctx) \
                 or host_array_evidence(node, mask, ctx) \
-                or (isinstance(node.value, ast.Name) and (ctx.resolver.moved_later(node.value)
-                                                          or ctx.resolver.made_on_host(node.value))) \
+                or (isinstance(written, ast.Name) and (ctx.resolver.moved_later(written)
+                                                       or ctx.resolver.made_on_host(written))) \
                 or runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver) \
                 or converts_inputs(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
             return   # (a tensor made without a device or moved there after the write: on the host; a constructor;
