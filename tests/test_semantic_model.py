@@ -129,6 +129,10 @@ def test_comprehension_reads_the_enclosing_function_where_it_stands():
     ("import torch\ndef f(seq):\n    t = (seq == 3).type(torch.cuda.FloatTensor)\n    t.probe()\n", "tensor"),
     ("import torch\ndef f(seq, dev):\n    t = (seq == 3).to(dev)\n    t.probe()\n", "mask"),
     ("import torch\ndef f(seq):\n    t = (seq == 3).to(torch.uint8)\n    t.probe()\n", "mask"),
+    # the pieces of a host tensor stay on the host (``scores.detach().cpu().unbind()``, then ``scores[i]``)
+    ("import torch\ndef f(x: torch.Tensor):\n    parts = x.detach().cpu().unbind()\n    parts[0].probe()\n", "host"),
+    ("import torch\ndef f(x: torch.Tensor):\n    for p in x.cpu().split(2):\n        p.probe()\n", "host"),
+    ("import torch\ndef f(x: torch.Tensor):\n    parts = x.unbind()\n    parts[0].probe()\n", "tensor"),
     # torch's ``(dim, index)`` signature given a tensor index: the receiver (of unknown kind) was a tensor
     ("import torch\ndef f(state, off: torch.Tensor):\n    out = state.cache.gather(dim=2, index=off[:, None])\n"
      "    out.probe()\n", "tensor"),

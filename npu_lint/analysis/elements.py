@@ -47,6 +47,8 @@ class Elements:
         if name is not None:
             return (K.TENSOR, None) if K.tensor_function(name) else None
         receiver = self.value_of(value.func.value, scope, depth)
+        if receiver == (K.HOST, K.CPU_TENSOR):
+            return receiver   # ``scores.cpu().unbind()``: the pieces of a host tensor stay on the host
         return (K.TENSOR, None) if receiver is not None and receiver[0] in K.TENSORS else None
 
     def _element(self, value: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
@@ -244,8 +246,9 @@ class Elements:
         if kind is ast.IfExp:
             return K.join([self.sequence_element(arm, scope, depth + 1) for arm in (source.body, source.orelse)])
         if kind is ast.Call:
-            if self._tuple_element(source, scope, depth + 1) is not None:   # ``x.split(2)``, ``torch.unbind(x)``
-                return K.TENSOR, None
+            piece = self._tuple_element(source, scope, depth + 1)
+            if piece is not None:   # ``x.split(2)``, ``torch.unbind(x)``; ``x.cpu().unbind()``: host pieces
+                return piece
             if not isinstance(source.func, ast.Call):   # ``outs = self.head(x)``: a module's ``forward`` returns a list
                 callee = self.value_of(source.func, scope, depth + 1)
                 if callee is not None and callee[0] == K.MODULE:

@@ -501,7 +501,11 @@ class BooleanMaskIndexing(Rule):
                       "    keep[bad > 0] = False\n    return keep\n",
                       "import torch\ndef build(logits: torch.Tensor, b, n, prob):\n"
                       "    mask = torch.ones(b, n, n, dtype=torch.bool)\n    mask[:, :4, 8:] = logits.flatten(2) > 0\n"
-                      "    mask[:, :4, 8:][torch.rand(b, 4) > prob] = True\n    return mask\n",)
+                      "    mask[:, :4, 8:][torch.rand(b, 4) > prob] = True\n    return mask\n",
+                      # a cast of a tensor made on the host (a test's random targets) is on the host too
+                      "import torch\ndef case(n):\n    target = torch.rand(n)\n    is_nan = torch.rand(n) > 0.3\n"
+                      "    target = (target > 0.5).to(torch.float32)\n    target[is_nan] = float('nan')\n"
+                      "    t = target.clone()\n    t[is_nan] = 0\n    return t\n",)
     must_not_fire += (  # the fill on a tensor moved to the device after the write, made by a factory told no device,
                       # on numpy, in a module's constructor; an index of unknown kind
                       "import torch\ndef labels_of(batch, pad_id, device):\n"
