@@ -44,6 +44,9 @@ _PARAMETER_CONTAINERS = frozenset({"torch.nn.ParameterDict", "torch.nn.Parameter
 _PANDAS_INDEXERS = frozenset({"loc", "iloc"})
 # torch factories that make a tensor on the default device from sizes (or from Python data: ``torch.tensor(xs)``).
 _HOST_FACTORIES = FACTORY_NAMES - {"bernoulli", "multinomial", "normal"}
+# Methods that keep a tensor where it is (a cast, a copy, a view): ``.to`` only when it moves nothing.
+_HOST_KEEPING = frozenset({"to", "type", "float", "long", "int", "bool", "double", "half", "clone", "detach",
+                           "contiguous", "view", "reshape", "unsqueeze", "squeeze"})
 _LOADER_PARTS = {"dataset": K.DATASET, "sampler": K.SAMPLER, "batch_sampler": K.SAMPLER}
 
 
@@ -638,16 +641,19 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         return any(moved.id == node.id and (moved.lineno, moved.col_offset) > (node.lineno, node.col_offset)
                    and self._derived_from(moved, bindings[0]) for moved in self._moved_names(function, scope))
 
-    def made_on_host(self, node: ast.Name) -> bool:
+    def made_on_host(self, node: ast.Name, scope: Optional[Scope] = None, depth: int = 0) -> bool:
         """The tensor ``node`` reads was made by a torch factory told no device (``x = torch.randn(8)``,
         ``labels = torch.full((n,), -100)``, ``w = torch.ones(n) * weight``; not ``torch.tensor(t)`` of a tensor):
-        it lives on the CPU."""
-        if self.scopes is None:
+        it lives on the CPU. So is a cast, a copy or a comparison of such tensors (``target = (target >
+        0.5).to(torch.float32)``, ``t = target.clone()``)."""
+        if self.scopes is None or depth > 4:
             return False
-        bindings = self.scopes.lookup_reaching(node.id, self.current, (node.lineno, node.col_offset))
+        bindings = self.scopes.lookup_reaching(node.id, scope or self.current, (node.lineno, node.col_offset))
         if len(bindings) != 1 or bindings[0].tag != VALUE or bindings[0].path:
             return False
         call = bindings[0].value
+        if isinstance(call, ast.AST) and self._host_derived(call, bindings[0].scope, depth):
+            return True
         while isinstance(call, ast.BinOp):   # ``w = torch.ones(n) * weight``: arithmetic keeps the factory's
             left = call.left                   # CPU tensor on the CPU (a 1-d CPU tensor takes no device operand)
             call = left if isinstance(left, ast.Call) or isinstance(left, ast.BinOp) else call.right
@@ -660,6 +666,29 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             data = self.value_of(call.args[0], bindings[0].scope)
             return data is not None and data[0] not in K.TENSORS
         return True
+
+    def _host_derived(self, value: ast.AST, scope: Scope, depth: int) -> bool:
+        """``(t > 0.5).to(torch.float32)``, ``t.clone()``, ``~t``: computed only from tensors made on the host (names
+        :meth:`made_on_host` answers) and constants, by casts, copies and comparisons, never moved."""
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _HOST_KEEPING:
+            if value.func.attr in K.MOVES and moves(value, self, scope):
+                return False
+            return self._host_operand(value.func.value, scope, depth)
+        if isinstance(value, ast.Compare):
+            sides = (value.left, *value.comparators)
+            return any(not isinstance(s, ast.Constant) for s in sides) \
+                and all(self._host_operand(s, scope, depth) for s in sides)
+        if isinstance(value, ast.UnaryOp):
+            return self._host_operand(value.operand, scope, depth)
+        return False
+
+    def _host_operand(self, node: ast.AST, scope: Scope, depth: int) -> bool:
+        if isinstance(node, ast.Constant):
+            return True
+        if isinstance(node, ast.Name):
+            return self.made_on_host(node, scope, depth + 1)
+        return isinstance(node, (ast.Call, ast.Compare, ast.UnaryOp)) and depth < 4 \
+            and self._host_derived(node, scope, depth + 1)
 
     def _moved_names(self, function: ast.AST, scope: Scope) -> list[ast.Name]:
         """The names ``function`` moves: ``x.to(device)``, ``x.cuda()``, ``x.npu()`` (not a cast)."""

@@ -125,3 +125,22 @@ def test_what_another_object_method_returns_is_not_configuration():
                 return torch.nonzero(result.gt_inds > 0, as_tuple=False).squeeze(-1)
         """
     assert _codes(source, "NPU401") == [5]
+
+
+def test_a_tensor_a_collective_writes_into_holds_the_ranks_data():
+    source = """\
+        import torch
+        import torch.distributed as dist
+        import torch.nn.functional as F
+        def pad_right(x: torch.Tensor):
+            local = x.size(1)
+            n = torch.tensor(local, device=x.device)
+            dist.all_reduce(n, op=dist.ReduceOp.MAX)
+            longest = n.item()
+            return F.pad(x, (0, 0, 0, longest - local))
+        def pad_fixed(x: torch.Tensor):
+            local = x.size(1)
+            n = torch.tensor(local, device=x.device)
+            return F.pad(x, (0, 0, 0, n.item() - local))
+        """
+    assert _codes(source, "NPU403") == [8, 9]

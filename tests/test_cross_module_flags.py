@@ -186,3 +186,41 @@ def test_an_image_file_handed_to_another_modules_inference_entry_has_its_own_siz
     result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
     found = {(path.rsplit("/", 1)[-1], f.line) for path, f in result.findings if f.code == "NPU419"}
     assert found == {("batch.py", 10)}
+
+
+BLOCK = '''import torch
+from torch import nn
+from torch_scatter import scatter
+
+
+class Block(nn.Module):
+    def forward(self, x, index, total: int = -1):
+        return scatter(x, index, dim=0, dim_size=total)
+'''
+NET = '''import torch
+from torch import nn
+from typing import Dict
+
+from .block import Block
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.convs = nn.ModuleList([Block() for _ in range(3)])
+
+    def forward(self, batch: Dict[str, torch.Tensor]):
+        total = int(batch["num_atoms"].sum())
+        x = batch["x"]
+        for conv in self.convs:
+            x = conv(x, batch["batch"], total=total)
+            x = conv(x, batch["batch"], total=x.shape[0])
+        return x
+'''
+
+
+def test_a_module_of_another_module_whose_forward_sizes_a_tensor_with_a_read_value(tmp_path: Path) -> None:
+    from conftest import package_findings
+    found = {(name, line) for name, line, code in package_findings(tmp_path, {"block": BLOCK, "net": NET})
+             if code == "NPU403"}
+    assert found == {("net.py", 14), ("net.py", 17)}

@@ -121,6 +121,21 @@ def test_comprehension_reads_the_enclosing_function_where_it_stands():
     ("import torch\nx = torch.ones(3)\nm = x.isnan().logical_not()\nm.probe()\n", "mask"),
     ("import torch\nx = torch.ones(3)\nm = x.to(torch.bool)\nm.probe()\n", "mask"),
     ("import torch\nm = torch.ones(3) > 0\nf = m.float()\nf.probe()\n", "tensor"),
+    # a mask cast to numbers is numbers (``(seq == tok).to(torch.int32)``, then written through another mask);
+    # moved to a device, or cast to ``uint8`` (still indexes as a mask), it stays a mask
+    ("import torch\ndef f(seq):\n    t = (seq == 3).to(torch.int32)\n    t.probe()\n", "tensor"),
+    ("import torch\ndef f(seq):\n    t = (seq == 3).to(dtype=torch.int64)\n    t.probe()\n", "tensor"),
+    ("import torch\ndef f(seq, dev):\n    t = (seq == 3).to(dev, dtype=torch.float)\n    t.probe()\n", "tensor"),
+    ("import torch\ndef f(seq):\n    t = (seq == 3).type(torch.cuda.FloatTensor)\n    t.probe()\n", "tensor"),
+    ("import torch\ndef f(seq, dev):\n    t = (seq == 3).to(dev)\n    t.probe()\n", "mask"),
+    ("import torch\ndef f(seq):\n    t = (seq == 3).to(torch.uint8)\n    t.probe()\n", "mask"),
+    # the pieces of a host tensor stay on the host (``scores.detach().cpu().unbind()``, then ``scores[i]``)
+    ("import torch\ndef f(x: torch.Tensor):\n    parts = x.detach().cpu().unbind()\n    parts[0].probe()\n", "host"),
+    ("import torch\ndef f(x: torch.Tensor):\n    for p in x.cpu().split(2):\n        p.probe()\n", "host"),
+    ("import torch\ndef f(x: torch.Tensor):\n    parts = x.unbind()\n    parts[0].probe()\n", "tensor"),
+    # torch's ``(dim, index)`` signature given a tensor index: the receiver (of unknown kind) was a tensor
+    ("import torch\ndef f(state, off: torch.Tensor):\n    out = state.cache.gather(dim=2, index=off[:, None])\n"
+     "    out.probe()\n", "tensor"),
     ("import torch\ndef f(m: torch.BoolTensor):\n    m.probe()\n", "mask"),
     ("import numpy as np\na = np.zeros(3)\nm = a > 0\nm.probe()\n", "host"),
     ("import numpy as np\nimport torch\nx = torch.ones(3)\na = x.cpu().numpy()\na.probe()\n", "host"),
@@ -232,6 +247,9 @@ def test_kind(source, kind):
     "import torch\ndef f(a, m):\n    b = a & m\n    m.probe()\n",
     "import torch\ndef f(a, m):\n    def g():\n        return a.masked_fill(m, 0)\n    m.probe()\n",
     "import torch\ndef f(x, ys):\n    for item in zip(x, ys):\n        m, y = item\n        m.probe()\n",
+    # a gather of unknown things (``dist.gather(t, gather_list)``, an index of unknown kind)
+    "import torch\ndef f(comm, t, parts):\n    comm.gather(t, parts).probe()\n",
+    "import torch\ndef f(state):\n    state.gather(2, [0, 1]).probe()\n",
 ])
 def test_unknown_stays_unknown(source):
     assert probe(source)[0] is None
@@ -245,6 +263,12 @@ def test_unknown_stays_unknown(source):
     # the code returns one of two classes (a join that names none): the declared return class stands
     ("import torch\nclass A:\n    pass\nclass B(A):\n    pass\ndef make(c) -> A:\n    if c:\n        return A()\n"
      "    return B()\nv = make(1)\nv.probe()\n", "A"),
+    # an element of ``nn.ModuleList(blocks)`` / ``nn.Sequential(*blocks)``: the blocks' class
+    ("import torch.nn as nn\nclass Block(nn.Module):\n    pass\nclass Net(nn.Module):\n    def __init__(self):\n"
+     "        self.convs = nn.ModuleList([Block() for _ in range(3)])\n    def forward(self, x):\n"
+     "        for conv in self.convs:\n            conv.probe()\n", "Block"),
+    ("import torch.nn as nn\nclass Block(nn.Module):\n    pass\nlayers = [Block(), Block()]\n"
+     "for m in nn.Sequential(*layers):\n    m.probe()\n", "Block"),
 ])
 def test_class_of_instances(source, cls):
     assert probe(source)[1] == cls

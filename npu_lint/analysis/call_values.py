@@ -31,6 +31,9 @@ FACTORY_NAMES = frozenset({"tensor", "as_tensor", "zeros", "ones", "full", "empt
                            "IntTensor", "LongTensor", "FloatTensor", "DoubleTensor", "HalfTensor", "BoolTensor",
                            "ByteTensor", "scalar_tensor", "tril_indices", "triu_indices", "bernoulli", "multinomial"})
 _NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
+# Tensor methods of torch's ``(dim, index, ...)`` signature: given a tensor index, the receiver was a tensor.
+_INDEXED_METHODS = frozenset({"gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
+                              "index_fill"})
 _WHOLE_REDUCTIONS = frozenset({"max", "min", "median", "nanmedian"})   # a tuple only with a dim
 
 
@@ -101,8 +104,11 @@ class CallValues:
                 return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
             if (receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type")) \
                     or func.attr in _NEW_FACTORIES:   # ``x.new_zeros(n, dtype=torch.bool)``: a tensor's method only
-                if _dtype_argument(node, self, scope) == "torch.bool":
+                dtype = _dtype_argument(node, self, scope)
+                if dtype == "torch.bool":
                     return K.MASK, None
+                if receiver is not None and receiver[0] == K.MASK and _numeric_dtype(dtype):
+                    return K.TENSOR, None   # ``(seq == v).to(torch.int32)``: numbers now, like ``.long()``
             if receiver is not None and receiver[0] in _CLASSED and receiver[1]:
                 local, asked = self.class_method(receiver[1], func.attr)   # ``policy.predict_proba(x)``
                 if local is not None:
@@ -120,6 +126,9 @@ class CallValues:
                 value = K.TENSOR, None   # ``x.max()``: a 0-d tensor (with a dim: values and indices)
             if receiver is not None and receiver[0] == K.SCALER and func.attr == "scale":
                 return K.TENSOR, None   # ``scaler.scale(loss)``: the scaled loss (``.backward()`` is a tensor's)
+            if value is None and receiver is None and func.attr in _INDEXED_METHODS \
+                    and self._indexed_by_tensor(node, scope, depth):
+                return K.TENSOR, None   # ``state.cache.gather(dim=2, index=idx)``: torch's signature, a tensor index
             if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self.has_frames():
                 return K.MASK, None   # ``labels.eq(labels.t())`` like ``labels == labels.t()``: no pandas here
             if value is None and receiver is None and func.attr in K.FRAME_SHARED_METHODS and not self.has_frames() \
@@ -143,6 +152,17 @@ class CallValues:
         if isinstance(func, ast.Call):
             return self.dispatched_value(func, scope)   # ``getattr(self, f"_mask_{mode}")(x)``
         return None
+
+    def _indexed_by_tensor(self, node: ast.Call, scope: Scope, depth: int) -> bool:
+        """``x.gather(2, idx)`` / ``x.gather(dim=2, index=idx)``: torch's ``(dim, index)`` signature, the index a
+        tensor the model knows (numpy arrays have no such method; ``dist.gather(t, gather_list)`` takes no index)."""
+        index = next((kw.value for kw in node.keywords if kw.arg == "index"), None)
+        if index is None and len(node.args) >= 2:
+            index = node.args[1]
+        if index is None:
+            return False
+        value = self.value_of(index, scope, depth + 1)
+        return value is not None and value[0] == K.TENSOR
 
     def _has_host_tensors(self) -> bool:
         """The file's text shows a way to a host tensor (``.cpu()``, a reader, ``.numpy()``): files of pure device math
@@ -364,6 +384,17 @@ def _a_dtype(target: ast.AST, resolver: CallValues, scope: Scope) -> bool:
 _DTYPE_NAMES = frozenset({"float64", "double", "float32", "float", "float16", "half", "bfloat16", "int64", "long",
                           "int32", "int", "int16", "short", "int8", "uint8", "bool", "complex64", "complex128",
                           "cfloat", "cdouble"})
+
+
+def _numeric_dtype(dtype: Optional[str]) -> bool:
+    """``torch.int32``, ``torch.float``, ``torch.cuda.FloatTensor``: a cast to numbers, not to a boolean mask
+    (``torch.uint8`` still indexes as a mask)."""
+    if dtype is None or not dtype.startswith("torch."):
+        return False
+    last = dtype.rsplit(".", 1)[1]
+    if last.endswith("Tensor"):
+        return last not in ("BoolTensor", "ByteTensor", "Tensor")
+    return last in K.NUMERIC_DTYPES
 
 
 def _dtype_argument(call: ast.Call, resolver: CallValues, scope: Scope) -> Optional[str]:

@@ -75,6 +75,8 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             if binding is None or binding.tag not in (VALUE, LOOP) or binding.path \
                     or not isinstance(binding.value, ast.AST):
                 return False   # ``for m in masks``: an element of a configuration tensor is configuration
+            if collective_written(binding, resolver):
+                return False   # ``dist.all_reduce(n, op=MAX)``: the other ranks' values now, not the code's
             receiver, scope = binding.value, binding.scope
             continue
         if isinstance(receiver, ast.BinOp):   # ``torch.arange(1, depth + 1) * 2``: configuration with numbers
@@ -121,6 +123,26 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
         if called and any(not isinstance(a, ast.Constant) for a in receiver.args):
             fed = True   # ``self.codec.encoded_length(lengths)``: computed from its arguments, not read from the model
         receiver = receiver.func if called else receiver.value
+    return False
+
+
+# torch.distributed's collectives that write the other ranks' values into their first argument.
+_COLLECTIVE_WRITES = frozenset("torch.distributed." + name for name in (
+    "all_reduce", "broadcast", "reduce", "recv", "irecv", "scatter", "all_gather_into_tensor", "reduce_scatter_tensor",
+    "all_to_all_single"))
+
+
+def collective_written(binding: Binding, resolver: "Resolver") -> bool:
+    """The tensor bound here is the first argument of a collective of its scope (``dist.all_reduce(n, op=MAX)``,
+    ``dist.broadcast(t, 0)``): it holds what the ranks' data gives, whatever the code put in it (``torch.tensor(
+    x.size(1))``, the local length, becomes the longest of every rank's batch)."""
+    if resolver.scopes is None:
+        return False
+    for call, scope in resolver.scopes.calls:
+        if scope is binding.scope and call.args and isinstance(call.args[0], ast.Name) \
+                and call.args[0].id == binding.name and call.lineno >= binding.pos[0] \
+                and resolver.qualname(call.func, scope) in _COLLECTIVE_WRITES:
+            return True
     return False
 
 

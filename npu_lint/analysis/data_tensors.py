@@ -64,6 +64,11 @@ def data_root(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 0)
     if kind is ast.Subscript:   # a row or an element of data
         if resolver.kind_of_at(node.value, scope) == K.BATCH:
             return BATCH_ROOT, node.value
+        if isinstance(node.value, ast.Name) and resolver.kind_of_at(node.value, scope) is None \
+                and resolver.kind_of_at(node, scope) in K.TENSORS:   # ``inputs["num_graphs"]`` of ``inputs: Dict[str,
+            binding = resolver.binding(node.value, scope)            # Tensor]``: a tensor the caller passes in a mapping
+            if binding is not None and binding.tag == PARAM:
+                return _parameter_root(resolver, binding, held=True)
         return data_root(resolver, node.value, scope, depth + 1)
     if kind is ast.BinOp:
         return data_root(resolver, node.left, scope, depth + 1) or data_root(resolver, node.right, scope, depth + 1)
@@ -103,13 +108,15 @@ def _binding_root(resolver: "Resolver", binding: Binding, depth: int) -> Optiona
     return None
 
 
-def _parameter_root(resolver: "Resolver", binding: Binding) -> Optional[Root]:
+def _parameter_root(resolver: "Resolver", binding: Binding, held: bool = False) -> Optional[Root]:
+    """A tensor parameter (``held``: a parameter holding tensors under keys, the caller's tensors) the file's calls
+    fill with data, or none of them calls."""
     function, scope = binding.scope.node, binding.scope
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name == "__init__" \
             or binding.node is None or binding.name == scope.self_name:
         return None
     value = resolver.binding_value(binding)
-    if value is None or value[0] not in K.TENSORS:
+    if not held and (value is None or value[0] not in K.TENSORS):
         return None
     for call, at, offset in resolver.call_sites(function):
         passed = passed_argument(call, function, binding.node, offset)

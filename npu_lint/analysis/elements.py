@@ -22,6 +22,8 @@ from npu_lint.analysis.summaries import return_statements
 _ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.autonotebook.tqdm",
                                  "iter", "sorted", "reversed", "list"})
 _SEQUENCE_COPIES = frozenset({"list", "tuple", "sorted", "reversed"})   # ``list(xs)[0]``: an element of ``xs``
+# ``nn.ModuleList(blocks)``: its elements are the list's (``for conv in self.convs`` runs a ``MainBlock``)
+_MODULE_LISTS = frozenset({"torch.nn.ModuleList", "torch.nn.Sequential"})
 _ADDERS = {"append": 0, "insert": 1, "extend": -1}   # ``out.append(t)``, ``out.insert(0, t)``, ``out.extend(ts)``
 _DEPTH = 40
 _LIBRARIES = ("torch", "numpy", "pandas")   # no project function: ``u, n = np.unique(x, return_counts=True)``
@@ -45,6 +47,8 @@ class Elements:
         if name is not None:
             return (K.TENSOR, None) if K.tensor_function(name) else None
         receiver = self.value_of(value.func.value, scope, depth)
+        if receiver == (K.HOST, K.CPU_TENSOR):
+            return receiver   # ``scores.cpu().unbind()``: the pieces of a host tensor stay on the host
         return (K.TENSOR, None) if receiver is not None and receiver[0] in K.TENSORS else None
 
     def _element(self, value: ast.AST, scope: Scope, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
@@ -242,8 +246,9 @@ class Elements:
         if kind is ast.IfExp:
             return K.join([self.sequence_element(arm, scope, depth + 1) for arm in (source.body, source.orelse)])
         if kind is ast.Call:
-            if self._tuple_element(source, scope, depth + 1) is not None:   # ``x.split(2)``, ``torch.unbind(x)``
-                return K.TENSOR, None
+            piece = self._tuple_element(source, scope, depth + 1)
+            if piece is not None:   # ``x.split(2)``, ``torch.unbind(x)``; ``x.cpu().unbind()``: host pieces
+                return piece
             if not isinstance(source.func, ast.Call):   # ``outs = self.head(x)``: a module's ``forward`` returns a list
                 callee = self.value_of(source.func, scope, depth + 1)
                 if callee is not None and callee[0] == K.MODULE:
@@ -253,6 +258,12 @@ class Elements:
             if source.args and len(source.args) == 1 and not source.keywords \
                     and self.qualname(source.func, scope) in _SEQUENCE_COPIES:
                 return self.sequence_element(source.args[0], scope, depth + 1)
+            if len(source.args) == 1 and not source.keywords and self.qualname(source.func, scope) in _MODULE_LISTS:
+                argument = source.args[0]   # ``nn.ModuleList(blocks)``, ``nn.Sequential(*layers)``
+                element = self.sequence_element(argument.value if isinstance(argument, ast.Starred) else argument,
+                                                scope, depth + 1)
+                if element is not None and element[0] == K.MODULE and element[1]:
+                    return element
         if kind in (ast.Tuple, ast.List, ast.Call):
             return self._declared_element(source, scope, depth)
         return None

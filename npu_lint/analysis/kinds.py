@@ -73,6 +73,10 @@ MASK_KEEPING = frozenset({
     "logical_and", "logical_or", "logical_not", "logical_xor", "bool", "__invert__", "bitwise_not",
     "bitwise_and", "bitwise_or", "triu", "tril", "roll",
 })
+# torch dtypes of numbers: a mask cast to one of them (``.to(torch.int32)``) is no longer a mask (``uint8`` still
+# indexes as one).
+NUMERIC_DTYPES = frozenset({"float64", "double", "float32", "float", "float16", "half", "bfloat16", "int64", "long",
+                            "int32", "int", "int16", "short", "int8", "complex64", "cfloat", "complex128", "cdouble"})
 # Methods and functions that produce a mask.
 MASK_METHODS = frozenset({
     "bool", "eq", "ne", "gt", "ge", "lt", "le", "isnan", "isinf", "isfinite", "isneginf", "isposinf",

@@ -47,6 +47,18 @@ class FunctionFacts:
         found = self.module_function(qualname, importer)
         return found[1].sizes if found is not None else ()
 
+    def forward_sizes(self, cls: str) -> tuple[tuple[str, int, str], ...]:
+        """The parameters the ``forward`` of the project module class ``cls`` (found along its bases) sizes a tensor
+        with, as :meth:`size_parameters` gives them, each position counted after ``self`` (what a call of the module
+        passes: ``block(x, idx, total=n)`` runs ``Block.forward(self, x, idx, total)``); () when none or unknown."""
+        if cls not in self.index.classes:
+            return ()
+        target = self.index.method(cls, "forward")
+        entry = self.index.functions.get(target) if target is not None else None
+        if entry is None or entry[1].owner is None:
+            return ()
+        return tuple((name, position - 1 if position > 0 else -1, chain) for name, position, chain in entry[1].sizes)
+
     def filled_sizes(self, qualname: str, importer: str) -> tuple[str, ...]:
         """The size parameters the project function (of another module, not a method) fills from the data when
         a call leaves them out (its facts' ``fills``: ``if dim_size is None: dim_size = int(index.max()) + 1``)."""

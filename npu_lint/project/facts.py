@@ -229,8 +229,9 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             scope.batches = batched_parameter(node) or (-1, "")
         if parent.kind == "module" and _concatenates(node):   # the model's "returns its parameter grown"
             self._growing.append((scope, node))
-        if parent.kind == "module" and first_sized(node):   # the model's size summary, once all is known (NPU403
-            self._sizing.append((scope, node))                 # at the calls of other modules: no methods)
+        if (parent.kind == "module" or (parent.kind == "class" and node.name == "forward")) and first_sized(node):
+            self._sizing.append((scope, node))   # the model's size summary, once all is known (NPU403 at the calls of
+            #                                      other modules: functions, and a module's ``forward`` its calls run)
         self.scopes.pop()
         self.function_scopes.pop()
         self.resolver.leave_scope()

@@ -326,7 +326,8 @@ class BooleanMaskIndexing(Rule):
         Mask assignment of one fill value (``x[mask] = 0``) is NPU303's advice (``masked_fill_``); it is also
         reported here, with a message of its own, when the model knows the receiver is a device tensor and the
         index a mask by kind (``probs[probs < cutoff] = 0`` after a softmax, ``target[~labeled] = 0`` on a stack of
-        the batch's fields): a tensor made by a factory told no device or moved to the device after the write,
+        the batch's fields, ``keep[invalid] = False`` on a mask of the device, ``t[seq == tok] = 2`` where ``t = (seq ==
+        img).to(torch.int32)``): a tensor made by a factory told no device or moved to the device after the write,
         numpy, a constructor's work and a helper converting a user's inputs (it tests ``isinstance(x,
         PIL.Image.Image)`` or ``np.ndarray``: a pipeline's ``prepare_mask(mask)``) are left alone. A mask the
         model knows through ``torch.cat`` of a list of masks (``fg_masks.append(fg_mask)`` per image) counts.
@@ -490,7 +491,23 @@ class BooleanMaskIndexing(Rule):
                   "    labeled = ~torch.isnan(target)\n    target[~labeled] = 0\n    return target\n",
                   "import torch\ndef loss(preds, gts, anchors):\n    fg_masks = []\n    for gt in gts:\n"
                   "        fg_masks.append((anchors[None] - gt[:, None]).abs().min(0).values < 1.0)\n"
-                  "    fg = torch.cat(fg_masks, 0)\n    return preds.view(-1, 4)[fg]\n")
+                  "    fg = torch.cat(fg_masks, 0)\n    return preds.view(-1, 4)[fg]\n",
+                  # a mask cast to numbers (the semantic model: a tensor now), then written through another mask; a
+                  # mask cleared where another holds (``m[other] = False`` is the same IndexPut)
+                  "import torch\ndef types(seq: torch.Tensor, image_id, video_id):\n"
+                  "    t = (seq == image_id).to(torch.int32)\n    t[seq == video_id] = 2\n    return t\n",
+                  "import torch\ndef keep(scores: torch.Tensor, boxes: torch.Tensor, thr):\n    keep = scores > thr\n"
+                  "    keep[boxes[:, 2] <= boxes[:, 0]] = False\n    return keep\n")
+    must_not_fire += (  # a mask made on the host by a factory told no device, cleared where a test holds
+                      "import torch\ndef keep(n, bad: torch.Tensor):\n    keep = torch.ones(n, dtype=torch.bool)\n"
+                      "    keep[bad > 0] = False\n    return keep\n",
+                      "import torch\ndef build(logits: torch.Tensor, b, n, prob):\n"
+                      "    mask = torch.ones(b, n, n, dtype=torch.bool)\n    mask[:, :4, 8:] = logits.flatten(2) > 0\n"
+                      "    mask[:, :4, 8:][torch.rand(b, 4) > prob] = True\n    return mask\n",
+                      # a cast of a tensor made on the host (a test's random targets) is on the host too
+                      "import torch\ndef case(n):\n    target = torch.rand(n)\n    is_nan = torch.rand(n) > 0.3\n"
+                      "    target = (target > 0.5).to(torch.float32)\n    target[is_nan] = float('nan')\n"
+                      "    t = target.clone()\n    t[is_nan] = 0\n    return t\n",)
     must_not_fire += (  # the fill on a tensor moved to the device after the write, made by a factory told no device,
                       # on numpy, in a module's constructor; an index of unknown kind
                       "import torch\ndef labels_of(batch, pad_id, device):\n"
@@ -607,11 +624,14 @@ class BooleanMaskIndexing(Rule):
         if place is None or not assigned(node, ctx) or reads_through_mask(ctx.parent(node).value, ctx):
             return
         mask = place[0]
-        if ctx.resolver.kind_of(node.value) not in (TENSOR, BATCH) or ctx.resolver.kind_of(mask) != MASK \
+        written = node.value   # ``mask[:, :n][rand > p] = True``: a view of ``mask``, written through
+        while isinstance(written, ast.Subscript):
+            written = written.value
+        if ctx.resolver.kind_of(node.value) not in (TENSOR, BATCH, MASK) or ctx.resolver.kind_of(mask) != MASK \
                 or ctx.resolver.configured(mask) or not is_bool_index(mask, ctx) \
                 or host_array_evidence(node, mask, ctx) \
-                or (isinstance(node.value, ast.Name) and (ctx.resolver.moved_later(node.value)
-                                                          or ctx.resolver.made_on_host(node.value))) \
+                or (isinstance(written, ast.Name) and (ctx.resolver.moved_later(written)
+                                                       or ctx.resolver.made_on_host(written))) \
                 or runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver) \
                 or converts_inputs(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
             return   # (a tensor made without a device or moved there after the write: on the host; a constructor;

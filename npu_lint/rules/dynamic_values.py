@@ -69,8 +69,9 @@ class TensorValueInShape(ValueFlow):
         of the class, what the file's own functions return and what its own calls pass to a parameter. The
         batch's largest of each example's values (``max(ex["src_map"].max() for ex in batch)``) is such a read. A call
         of a helper that sizes a tensor with a parameter (the file's own, or with the project index another
-        module's: ``scatter_add(y, idx, dim_size=n)`` whose ``shape[dim] = dim_size`` sizes ``torch.zeros``) is
-        reported at the call, naming the chain; so is a call that leaves out a size the helper then reads from the
+        module's: ``scatter_add(y, idx, dim_size=n)`` whose ``shape[dim] = dim_size`` sizes ``torch.zeros``; the call
+        of an instance of another module's ``nn.Module`` class whose ``forward`` does, ``conv(x, idx, total=n)`` for
+        ``conv`` in ``nn.ModuleList([Block(...) ...])``) is reported at the call, naming the chain; so is a call that leaves out a size the helper then reads from the
         data (``if dim_size is None: dim_size = int(index.max()) + 1``, ``if not exists(length): length =
         t.amax()``, ``length = default(length, t.amax())`` with the file's ``exists`` / ``default``:
         ``lens_to_mask(lens)`` without ``length=``). A read on another line than the size it reaches (``n =
@@ -78,7 +79,9 @@ class TensorValueInShape(ValueFlow):
         once, naming every size it reaches: it is the sync, and the line a fixed bound replaces (reviewers mark
         either line).
         A tensor of data used as the size itself, without ``.item()``, is one too: ``range(coors[-1, 0] + 1)`` (a
-        loop count only: an element picked with constants is often a shape kept in a tensor), ``am[:, :n]`` with ``n`` a one-element tensor, ``self.src_len[b]`` set from data
+        loop count only: an element picked with constants is often a shape kept in a tensor), ``am[:, :n]`` with ``n`` a one-element tensor,
+        the same tensor passed where an int size goes (``scatter(x, batch, dim_size=num_graphs)``, also ``num_graphs
+        = inputs["num_graphs"]`` of a parameter ``inputs: Dict[str, Tensor]``), ``self.src_len[b]`` set from data
         outside ``__init__``, one sample's value picked by a constant from a vector of data where the function cuts that
         same sample to it (``n = lengths[0]`` of a loader batch's field, then ``mel[0][:n]`` or ``batch["mel"][0, :,
         :n]``, and any other slice by ``n``: the sample's own length; a value picked for every sample, ``ids[:,
@@ -87,8 +90,9 @@ class TensorValueInShape(ValueFlow):
         model shows comes per call (a tensor parameter the file's calls fill with data, a loader batch, an op's
         output); configuration tensors (``torch.tensor([...])``, ``x.new_tensor(self.num_grids)``, a buffer or
         attribute set or ``register_buffer``-ed in ``__init__`` and written by no other method, a tensor of shapes
-        ``torch.tensor([f.shape[-2:] for f in feats])``, positions ``torch.arange(depth)``) and tensors of unknown origin
-        are left alone: their
+        ``torch.tensor([f.shape[-2:] for f in feats])``, positions ``torch.arange(depth)``; not one a collective
+        writes into, ``n = torch.tensor(x.size(1)); dist.all_reduce(n, op=MAX)``: the longest of every rank's batch)
+        and tensors of unknown origin are left alone: their
         ``.tolist()``, ``.item()``, ``int()``, elements and iteration. So is code that runs while a model is built
         (the ``__init__`` of a module, dataset, sampler or optimizer, and the file's private helpers only such code
         calls: ``self.coords = _meshgrid(resolution)``): one read and one shape per model, not per batch. So is the per-sample
@@ -125,7 +129,7 @@ class TensorValueInShape(ValueFlow):
     name = "tensor-value-in-shape"
     node_types = (ast.Call, ast.Subscript, ast.For, ast.While)
     triggers = (".item()", ".tolist()", "int(", "float(", "list(", ".sum(", ".max(", ".min(", ".count_nonzero(", "for ",
-                "unique", "nonzero", "masked_select", "argwhere", "where(", "nms(", "[", "while ")
+                "unique", "nonzero", "masked_select", "argwhere", "where(", "nms(", "[", "while ", "dim_size")
     kinds = (HOST, ZERO_D, ELEMENT, DATA_SIZE)
     message = "{sink} takes a size from a tensor's value ({origin}, line {line}): a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
     data_message = "{chain} → {sink}: the size is the count of a data-dependent result (line {line}), known only after a sync, a new shape per count on NPU; use a fixed upper bound and a mask"
@@ -275,6 +279,14 @@ class TensorValueInShape(ValueFlow):
                  "import torch\nclass Beam:\n    def __init__(self):\n        self.src_len = None\n"
                  "    def initialize(self, enc_out, src_len: torch.Tensor):\n        self.src_len = src_len.repeat_interleave(4)\n"
                  "    def update(self, attn, b):\n        return attn[b, :, :self.src_len[b]]\n",
+                 # a one-element tensor of data passed where an int size goes (a parameter, a tensor the caller passes
+                 # in a mapping): scatter reads it back to size its output
+                 "import torch\nfrom torch_scatter import scatter\nclass Pool(torch.nn.Module):\n"
+                 "    def forward(self, x: torch.Tensor, batch: torch.Tensor, num_graphs: torch.Tensor):\n"
+                 "        return scatter(x, batch, dim=0, dim_size=num_graphs)\n",
+                 "import torch\nfrom typing import Dict\nfrom torch_scatter import scatter\n"
+                 "def pool(inputs: Dict[str, torch.Tensor]):\n    n = inputs['num_graphs']\n"
+                 "    return scatter(inputs['x'], inputs['batch'], dim=0, dim_size=n)\n",
                  # the count of rows an op wrote into a buffer (returned, or written into a 0-d tensor)
                  "import torch\nfrom .ext import hard_voxelize\ndef voxelize(points, max_voxels=20000):\n"
                  "    voxels = points.new_zeros(size=(max_voxels, points.size(1)))\n"
@@ -363,7 +375,16 @@ class TensorValueInShape(ValueFlow):
         "import torch\ndef crops(img, boxes):\n    b = boxes.int().cpu().numpy()\n    out = []\n"
         "    for k in range(b.shape[0]):\n        out.append(img[:, b[k, 1]:b[k, 3], b[k, 0]:b[k, 2]].mean())\n"
         "    return out\n",)
-    must_not_fire = (  # numpy's counts sizing numpy's work and a host loop: no NPU shape
+    must_not_fire = (  # a tensor of configuration (a buffer set when the module is built) passed as the size
+                     "import torch\nfrom torch_scatter import scatter\nclass Pool(torch.nn.Module):\n"
+                     "    def __init__(self, n):\n        super().__init__()\n"
+                     "        self.register_buffer('n', torch.tensor(n))\n"
+                     "    def forward(self, x, batch: torch.Tensor):\n"
+                     "        return scatter(x, batch, dim=0, dim_size=self.n)\n",
+                     # a mapping of tensors the file's own call fills with configuration
+                     "import torch\nfrom typing import Dict\ndef make(sizes: Dict[str, torch.Tensor]):\n"
+                     "    return torch.zeros(sizes['n'], 3)\ndef run():\n    return make({'n': torch.tensor(4)})\n",
+                     # numpy's counts sizing numpy's work and a host loop: no NPU shape
                      "import numpy as np\nimport torch\ndef hist(labels, img, t):\n    labels = np.asarray(labels)\n"
                      "    n = len(np.unique(labels))\n    counts = np.zeros(n)\n    for i in range(n):\n"
                      "        counts[i] = (labels == i).sum()\n    ys, xs = np.nonzero(img > t)\n"
@@ -625,6 +646,14 @@ class TensorValueInShape(ValueFlow):
         origin = self._flow(args, node, ctx, (PICKED,) if sink == _LOOP_COUNT else ())   # ``range(coors[-1, 0] + 1)``
         if origin is not None:
             report_flow(self, node, sink, origin, ctx, args)
+            return
+        if sink == _LOOP_COUNT:
+            return
+        scope = ctx.resolver.current
+        for arg in args:   # a tensor of data passed where an int goes (``dim_size=num_graphs``): a one-element read
+            if data_scalar(ctx.resolver, arg, scope) is not None:
+                report_flow(self, node, sink, (ZERO_D, arg), ctx)
+                return
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]

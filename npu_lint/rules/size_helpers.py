@@ -9,6 +9,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.index_forms import passed_argument
+from npu_lint.analysis.kinds import MODULE
 from npu_lint.analysis.summaries_fills import filled_parameters, none_defaults
 from npu_lint.analysis.summaries_sizes import parameters, size_parameters
 from npu_lint.context import FileContext
@@ -53,11 +54,16 @@ def _project_call(node: ast.Call, ctx: FileContext,
     func = node.func
     short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
     if short not in ctx.project.size_helper_names():   # type: ignore[union-attr]
-        return None
-    qualname = ctx.resolver.qualname(func)
-    if qualname is None or qualname.startswith(_EXTERNAL):
-        return None
-    found = ctx.project.size_parameters(qualname, ctx.module)   # type: ignore[union-attr]
+        found = _module_call(node, ctx)
+        if not found:
+            return None
+        short = f"{found[0].rpartition('.')[2]}.forward"
+        found = found[1]
+    else:
+        qualname = ctx.resolver.qualname(func)
+        if qualname is None or qualname.startswith(_EXTERNAL):
+            return None
+        found = ctx.project.size_parameters(qualname, ctx.module)   # type: ignore[union-attr]
     if not found:
         return None
     starred = any(isinstance(a, ast.Starred) for a in node.args)
@@ -69,6 +75,18 @@ def _project_call(node: ast.Call, ctx: FileContext,
         if origin is not None and _read_here(origin[1], node, ctx):
             return f"{short}({short_source(passed, 20)}) → {chain}", origin
     return None
+
+
+def _module_call(node: ast.Call, ctx: FileContext) -> Optional[tuple[str, tuple[tuple[str, int, str], ...]]]:
+    """``conv(x, idx, total=n)`` where ``conv`` is an instance of a project module class of another module whose
+    ``forward`` sizes a tensor with a parameter (``scatter(..., dim_size=total)``): the class and those parameters."""
+    if not isinstance(node.func, (ast.Name, ast.Attribute, ast.Subscript)):
+        return None
+    value = ctx.resolver.value_of(node.func)
+    if value is None or value[0] != MODULE or not value[1]:
+        return None
+    found = ctx.project.forward_sizes(value[1])   # type: ignore[union-attr]
+    return (value[1], found) if found else None
 
 
 def _read_here(source: ast.AST, call: ast.Call, ctx: FileContext) -> bool:
