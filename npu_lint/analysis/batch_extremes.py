@@ -23,7 +23,7 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     ``_max_by_axis([list(img.shape) for img in images])``, or the running maximum ``m = max(m, len(s))``
     in a loop over the items."""
     if _longest_by_key(node) or _max_of_lengths(resolver, node, scope) or _kept_longest(resolver, node, scope) \
-            or _first_of_sorted(resolver, node, scope):
+            or _first_of_sorted(resolver, node, scope) or _ranks_maximum(resolver, node, scope):
         return True
     node = _unwrapped(node)     # ``torch.max(lengths).item()``, ``int(np.max(lengths))``
     last = _last_name(node.func)
@@ -48,6 +48,62 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
 
 
 _UNWRAP = frozenset({"int", "item"})
+_REDUCERS = frozenset({"all_reduce", "all_reduce_multigpu"})
+
+
+def _ranks_maximum(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """``n = torch.tensor(x.size(1), device=d)``, ``dist.all_reduce(n, op=dist.ReduceOp.MAX)``, then
+    ``n.item()`` / ``int(n)``: the longest item across the processes (each rank's batch padded to it before a
+    gather). The reduced tensor is made from a size (``len()``, ``.size()``, ``.shape``, a batch maximum), and the
+    MAX reduction is written in place by a call of the same function before the read."""
+    receiver = None
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args and not node.keywords:
+        receiver = node.func.value
+    elif isinstance(node.func, ast.Name) and node.func.id == "int" and len(node.args) == 1 and not node.keywords:
+        receiver = node.args[0]
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) \
+                and receiver.func.attr == "item" and not receiver.args:
+            receiver = receiver.func.value
+    if not isinstance(receiver, ast.Name) or scope is None or resolver.scopes is None:
+        return False
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    reduced = False
+    for call in walk(function):
+        if isinstance(call, ast.Call) and _last_name(call.func) in _REDUCERS and call.args \
+                and isinstance(call.args[0], ast.Name) and call.args[0].id == receiver.id \
+                and call.lineno <= node.lineno and any(
+                    isinstance(op, ast.Attribute) and op.attr == "MAX"
+                    for op in list(call.args[1:2]) + [kw.value for kw in call.keywords if kw.arg == "op"]):
+            reduced = True
+            break
+    if not reduced:
+        return False
+    for binding in resolver.scopes.may_reach(receiver.id, scope, (receiver.lineno, receiver.col_offset)):
+        if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
+                and _made_of_size(resolver, binding.value, scope):
+            return True
+    return False
+
+
+def _made_of_size(resolver: "Resolver", value: ast.AST, scope: Scope, depth: int = 0) -> bool:
+    """A tensor made from a size: ``torch.tensor(len(ids))``, ``torch.tensor([x.size(1)])``, ``torch.tensor(
+    max_len)`` of ``max_len = x.shape[1]`` / a batch maximum, ``torch.empty([]).fill_(n)``."""
+    for part in walk(value):
+        if isinstance(part, ast.Call) and (isinstance(part.func, ast.Name) and part.func.id == "len"
+                                           or isinstance(part.func, ast.Attribute) and part.func.attr == "size"):
+            return True
+        if isinstance(part, ast.Attribute) and part.attr == "shape":
+            return True
+        if isinstance(part, ast.Call) and batch_extreme(resolver, part, scope):
+            return True
+        if isinstance(part, ast.Name) and depth < 2 and part is not value:
+            for binding in resolver.scopes.may_reach(part.id, scope, (part.lineno, part.col_offset)):
+                if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
+                        and binding.value is not value and _made_of_size(resolver, binding.value, scope, depth + 1):
+                    return True
+    return False
 
 
 def _unwrapped(node: ast.Call) -> ast.Call:
