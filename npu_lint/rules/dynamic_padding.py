@@ -567,13 +567,20 @@ class PadToBatchMax(ValueFlow):
     def _library_longest(self, node: ast.Call, last: str, ctx: FileContext) -> None:
         """``nt.to_padded_tensor(0.0)`` without ``output_size`` (torch's nested tensors padded to their longest
         item), ``accelerator.pad_across_processes(x, dim=1)`` (padded to the longest across the processes). Not the
-        project's own function of that name, nor a wrapper of it named alike (Accelerate's own method)."""
+        project's own function of that name (one its index knows), nor a wrapper of it named alike (Accelerate's own
+        method)."""
         if ctx.resolver.definition(node.func) is not None:
             return
+        name = ctx.resolver.qualname(node.func) or ""
+        if name and ctx.project is not None and ctx.project.defines(name, ctx.module) is not None:
+            return      # the project's own function (Accelerate's code and tests)
+        if isinstance(node.func, ast.Attribute) and ctx.project is not None:
+            owner = ctx.resolver.class_of(node.func.value)
+            if owner and ctx.project.defines_method(owner, last):
+                return  # a method of the project's own class (``Accelerator`` in Accelerate's tests)
         function = ctx.enclosing(node, FUNCTION_TYPES)
         if function is not None and getattr(function, "name", "") == last:
             return      # the library's own method handing on to its function
-        name = ctx.resolver.qualname(node.func) or ""
         if last == "to_padded_tensor":
             method = isinstance(node.func, ast.Attribute) and name != _TO_PADDED
             if method and name:

@@ -30,7 +30,7 @@ PER_SAMPLE_FIELDS = frozenset({
     "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
     "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
     "token_ids", "scores", "gt_bboxes_ignore", "ignored_instances", "pos_bboxes", "pos_gt_bboxes", "pos_inds",
-    "neg_inds", "pos_gt_labels", "area", "iscrowd"})
+    "neg_inds", "pos_gt_labels", "area", "iscrowd", "gt_instance_labels", "pred_instances"})
 # Annotations of a list of per-sample records: ``List[Dict[str, Tensor]]`` (torchvision's targets) and the
 # OpenMMLab aliases of lists of instance records and data samples.
 _RECORD_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"})
@@ -99,6 +99,22 @@ def _field(node: ast.AST) -> Optional[str]:
         return node.slice.value
     if isinstance(node, ast.Attribute):
         return node.attr
+    return None
+
+
+def _record_field(node: ast.AST, root: ast.AST) -> Optional[str]:
+    """``gt_instances`` for ``d.gt_instances.priors`` / ``s["instances"]["kpts"]``: a field read from a per-sample
+    record of instances (OpenMMLab's ``InstanceData``: every field holds one row per instance), not the record itself."""
+    node = _strip(node)
+    if not isinstance(node, (ast.Attribute, ast.Subscript)):
+        return None
+    part = _strip(node.value)
+    while isinstance(part, (ast.Attribute, ast.Subscript)) and part is not root:
+        name = part.attr if isinstance(part, ast.Attribute) else part.slice.value if isinstance(
+            part.slice, ast.Constant) and isinstance(part.slice.value, str) else None
+        if name in PER_SAMPLE_FIELDS and name.endswith(("instances", "instance_labels")):
+            return name
+        part = _strip(part.value)
     return None
 
 
@@ -215,6 +231,9 @@ class _Items:
             field = _field(stripped)
             if field in PER_SAMPLE_FIELDS and stripped is not root:
                 return f"per-sample field {field!r}"
+            record = _record_field(stripped, root)
+            if record is not None:   # ``d.gt_instance_labels.keypoint_weights``: any field of an instance record
+                return f"a field of the per-sample record {record!r}"
             collated = self.collated(source) if stripped is not root else None
             if collated:    # ``d[key]`` of each sample a collate function joins: any field, its rows
                 return f"a field of {collated}"
