@@ -134,7 +134,54 @@ def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
             and all(kw.arg in ("axis", "dim") for kw in node.keywords)):
         return False
     items = _made_tensor(func.value)   # ``np.array(shapes).max(axis=0)``: the largest along each axis
-    return isinstance(items, ast.Name) and _lengths(resolver, items, scope)
+    return isinstance(items, ast.Name) and (_lengths(resolver, items, scope)
+                                            or not node.keywords and _position_lengths(resolver, items, scope))
+
+
+_KEEP_AXES = frozenset({"unsqueeze", "view", "reshape", "to", "long", "int", "expand_as", "expand"})
+
+
+def _position_lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:
+    """``sizes`` holds one length per item when the function compares it with positions (``arange(m)[None] <
+    sizes[:, None]``, ``mask = torch.arange(m).repeat(b, 1); mask < sizes.unsqueeze(-1)``): the lengths-to-mask
+    idiom, so ``sizes.max()`` is the longest item of the batch."""
+    function = scope.node if scope is not None else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for node in walk(function):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1
+                and isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE))):
+            continue
+        sides = (node.left, node.comparators[0])
+        for mine, other in (sides, sides[::-1]):
+            if _same_name(mine, name.id) and _positions(resolver, other, scope):
+                return True
+    return False
+
+
+def _same_name(node: ast.AST, name: str) -> bool:
+    """``sizes``, ``sizes.unsqueeze(-1)``, ``sizes[:, None]``, ``sizes.view(-1, 1)``."""
+    for _ in range(4):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEP_AXES:
+            node = node.func.value
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            break
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _positions(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 0) -> bool:
+    """``torch.arange(m)`` (through reshapes and repeats), or a name bound to it in the function."""
+    for part in walk(node):
+        if isinstance(part, ast.Call) and _last_name(part.func) == "arange":
+            return True
+        if isinstance(part, ast.Name) and depth < 1:
+            for binding in resolver.scopes.may_reach(part.id, scope, (part.lineno, part.col_offset)):
+                if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
+                        and _positions(resolver, binding.value, scope, depth + 1):
+                    return True
+    return False
 
 
 def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:
