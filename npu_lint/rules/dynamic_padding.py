@@ -84,8 +84,13 @@ class PadToBatchMax(ValueFlow):
         collators default to ``True``) are reported
         too, and so is ``padding: True`` in a dict literal handed to a call as ``**kwargs`` (at the dict's value,
         the line to change); values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
-        ``ilens.max().item()``, where the name is bound to the items' lengths in the function) counts as a batch
-        maximum too, and so does a tensor cut to it (``ids[:, :max_len]``), and what the positions of a range
+        ``ilens.max().item()``, where the name is bound to the items' lengths in the function, or a tensor the
+        function compares with positions, ``arange(m)[None] < sizes[:, None]``: the lengths-to-mask idiom of a
+        helper packing point clouds of different sizes, whose calls in other modules are then reported through
+        the project index), the longest across the processes (a size reduced with ``dist.all_reduce(n,
+        op=ReduceOp.MAX)`` and read back, padding each rank's tensor before a gather) counts as a batch
+        maximum too, and so do torch's ``to_padded_tensor`` of a nested tensor without ``output_size`` and
+        Accelerate's ``pad_across_processes`` (not the project's own function or class of that name), and so does a tensor cut to it (``ids[:, :max_len]``), and what the positions of a range
         over it give: the last start of the windows over the batch's longest wave (``starts = list(range(0,
         max_len, hop))``, ``padded = starts[-1] + window``) and their count (``len(range(0, max_len, hop))``).
     Where it is reported:
@@ -122,6 +127,11 @@ class PadToBatchMax(ValueFlow):
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
+                 # a tensor of lengths (compared with positions) whose max pads the packed items
+                 "import torch\ndef pack(x, sizes):\n    m = int(sizes.max().item())\n"
+                 "    out = x.new_full((len(sizes) * m, x.size(-1)), 0.0)\n"
+                 "    mask = torch.arange(m, device=x.device).unsqueeze(0).repeat(len(sizes), 1)\n"
+                 "    mask = mask < sizes.unsqueeze(-1)\n    out[mask.view(-1)] = x\n    return out\n",
                  # library calls padding to the longest: nested tensors, Accelerate across the processes
                  "import torch\ndef step(batch):\n    return [t.to_padded_tensor(padding=0.0) for t in batch]\n",
                  "import torch\ndef step(nt):\n    return torch.nested.to_padded_tensor(nt, 0.0)\n",
@@ -287,6 +297,9 @@ class PadToBatchMax(ValueFlow):
                  "    max_len = len(batch[0][0])\n"
                  "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # the max of a tensor not seen to hold lengths (class ids): a value read back (NPU403)
+                     "import torch\ndef onehot(labels):\n    n = int(labels.max().item()) + 1\n"
+                     "    return torch.zeros(len(labels), n)\n",
                      # a fixed output size; a project's own function of that name
                      "import torch\ndef step(nt, n):\n    return torch.nested.to_padded_tensor(nt, 0.0, (n, 128))\n",
                      "import torch\ndef step(nt, n):\n    return nt.to_padded_tensor(0.0, output_size=(n, 128))\n",

@@ -43,7 +43,7 @@ class PerSampleConcat(Rule):
     What it does:
         Flags ``torch.cat`` (``concat``, ``hstack``, ``vstack``) of a list of per-sample items, built by a
         comprehension or by ``append`` / ``+=`` in a loop of the same function, when the model shows the items
-        differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``), the
+        differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``, any field of a per-sample record of instances: ``d.gt_instance_labels.keypoint_weights``), the
         items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections; also through an index bound in the loop, ``keep = nms(b, s, t)`` then
