@@ -128,6 +128,10 @@ class PerSampleConcat(Rule):
     triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(", "default_collate(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
+                 # each item made with a size read back (or drawn at random) in the loop that builds the list
+                 "import torch\ndef batch(keys, gen):\n    values = []\n    for k in keys:\n"
+                 "        length = torch.randint(1, 5, (8,), generator=gen)\n"
+                 "        values.append(torch.randint(0, 100, (int(length.sum()),)))\n    return torch.cat(values)\n",
                  # any field of a per-sample record of instances (OpenMMLab's InstanceData: one row per instance)
                  "import torch\ndef loss(samples):\n"
                  "    return torch.cat([d.gt_instance_labels.keypoint_weights for d in samples])\n",
@@ -301,6 +305,9 @@ class PerSampleConcat(Rule):
         "def collate(batch):\n    out = []\n    for x in batch:\n        if x is None:\n            continue\n"
         "        out.append(x)\n    return default_collate(out)\nloader = DataLoader(ds, collate_fn=collate)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     # each item padded to the batch maximum: one length for all
+                     "import torch\ndef pad(items):\n    m = max(len(x) for x in items)\n    out = []\n"
+                     "    for x in items:\n        out.append(torch.zeros(m))\n    return torch.cat(out)\n",
                      # a field of a per-image record of maps (one per image, all of one size), not of instances
                      "import torch\ndef loss(samples):\n    return torch.cat([d.gt_fields.heatmaps for d in samples])\n",
                      # one crop per input box: as many as the caller gives, no count found in the data

@@ -11,7 +11,8 @@ from typing import Iterator, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_shapes import data_shaped, tensor_receiver
-from npu_lint.analysis.flows import DATA_SIZE, HOST, ZERO_D
+from npu_lint.analysis.flows import DATA_SIZE, HOST, RANDOM, ZERO_D
+from npu_lint.analysis.size_sinks import shape_sink
 from npu_lint.analysis.item_counts import counted_attribute
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
@@ -141,6 +142,8 @@ def _targets(target: ast.AST, iterated: ast.AST) -> Iterator[tuple[str, ast.AST]
 
 # Loop counts known only from the data: the count of a data-dependent result, a value read back from a tensor.
 _COUNT_FLOWS = (DATA_SIZE, HOST, ZERO_D)
+# Sizes found per item: read back from a tensor, or drawn at random, in the loop that builds the list.
+_ITEM_SIZES = (HOST, ZERO_D, RANDOM)
 
 
 class _Items:
@@ -268,6 +271,10 @@ class _Items:
             recorded = recorded_rows(stripped, self.body, self.ctx)   # ``offset.append(count)``, made a tensor
             if recorded:
                 return recorded
+        if self.rows and isinstance(stripped, ast.Call) and self.body is not None:
+            origin = self._sized_in_loop(stripped)
+            if origin is not None:    # ``torch.randint(0, h, (int(length.sum()),))`` made per item
+                return f"each item sized by {short_source(origin, 30)} (line {origin.lineno}), a value found per item"
         if (isinstance(stripped, ast.Name) and stripped.id not in self.sources or isinstance(stripped, ast.Call)) \
                 and self.body is not None and self._shaped_in_loop(stripped):
             return "a data-dependent operator per item"   # ``e, s = valid.nonzero(as_tuple=True)`` in the loop
@@ -343,6 +350,24 @@ class _Items:
         op = data_shaped(resolver, name, scope)
         start, end = self.body.lineno, getattr(self.body, "end_lineno", None) or self.body.lineno
         return op is not None and start <= getattr(op, "lineno", 0) <= end
+
+    def _sized_in_loop(self, call: ast.Call) -> Optional[ast.AST]:
+        """The model's answer: ``call`` makes a tensor (a factory, a shape method) whose size carries a value read
+        back from a tensor or drawn at random inside the loop that builds the list: a new size per item. A batch
+        maximum is no such value (every item padded to it has the same length)."""
+        resolver = self.ctx.resolver
+        scope = resolver.current
+        if scope is None or self.body is None:
+            return None
+        sink = shape_sink(call, resolver, scope, False)
+        if sink is None:
+            return None
+        start, end = self.body.lineno, getattr(self.body, "end_lineno", None) or self.body.lineno
+        for arg in sink[0]:
+            for flavour, origin in resolver.flows(arg, scope):
+                if flavour in _ITEM_SIZES and start <= getattr(origin, "lineno", 0) <= end:
+                    return origin
+        return None
 
     def _assigned_in_body(self, name: str) -> list[ast.AST]:
         """The values assigned to ``name`` inside the loop body (``dets = boxes[keep]``)."""
