@@ -17,6 +17,24 @@ if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 
+def padding_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """What :func:`batch_extreme` finds, and the largest of a tensor the function compares with positions
+    (``m = int(sizes.max().item())`` beside ``torch.arange(m) < sizes.unsqueeze(-1)``: one length per item). Asked
+    by the padding summary only (a helper packing its items to ``m``, whose calls in other modules pad): in the
+    flows such a value stays a value read back from a tensor (NPU403 names every size it fixes)."""
+    if batch_extreme(resolver, node, scope):
+        return True
+    inner = node
+    while isinstance(inner, ast.Call) and _last_name(inner.func) in _UNWRAP and not inner.keywords:
+        inner = inner.func.value if isinstance(inner.func, ast.Attribute) else inner.args[0] \
+            if len(inner.args) == 1 else None
+    if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+            and inner.func.attr in ("max", "amax") and not inner.args and not inner.keywords):
+        return False
+    items = inner.func.value
+    return isinstance(items, ast.Name) and _position_lengths(resolver, items, scope)
+
+
 def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     """The longest (or shortest) item of a batch: ``max(len(s) for s in batch)``, ``max(lengths)`` after
     ``lengths = [len(s) for s in batch]``, ``max(map(len, batch))``, ``min(x.shape[0] for x in items)``,
@@ -134,8 +152,7 @@ def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
             and all(kw.arg in ("axis", "dim") for kw in node.keywords)):
         return False
     items = _made_tensor(func.value)   # ``np.array(shapes).max(axis=0)``: the largest along each axis
-    return isinstance(items, ast.Name) and (_lengths(resolver, items, scope)
-                                            or not node.keywords and _position_lengths(resolver, items, scope))
+    return isinstance(items, ast.Name) and _lengths(resolver, items, scope)
 
 
 _KEEP_AXES = frozenset({"unsqueeze", "view", "reshape", "to", "long", "int", "expand_as", "expand"})

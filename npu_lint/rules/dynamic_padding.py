@@ -84,10 +84,11 @@ class PadToBatchMax(ValueFlow):
         collators default to ``True``) are reported
         too, and so is ``padding: True`` in a dict literal handed to a call as ``**kwargs`` (at the dict's value,
         the line to change); values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
-        ``ilens.max().item()``, where the name is bound to the items' lengths in the function, or a tensor the
-        function compares with positions, ``arange(m)[None] < sizes[:, None]``: the lengths-to-mask idiom of a
-        helper packing point clouds of different sizes, whose calls in other modules are then reported through
-        the project index), the longest across the processes (a size reduced with ``dist.all_reduce(n,
+        ``ilens.max().item()``, where the name is bound to the items' lengths in the function; for a helper that
+        pads, also of a tensor it compares with positions, ``arange(m)[None] < sizes[:, None]``: the
+        lengths-to-mask idiom of a helper packing point clouds of different sizes, whose calls, here or in other
+        modules through the project index, are reported; inside the helper it stays a value read back, NPU403),
+        the longest across the processes (a size reduced with ``dist.all_reduce(n,
         op=ReduceOp.MAX)`` and read back, padding each rank's tensor before a gather) counts as a batch
         maximum too, and so do torch's ``to_padded_tensor`` of a nested tensor without ``output_size`` and
         Accelerate's ``pad_across_processes`` (not the project's own function or class of that name), and so does a tensor cut to it (``ids[:, :max_len]``), and what the positions of a range
@@ -127,11 +128,12 @@ class PadToBatchMax(ValueFlow):
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
-                 # a tensor of lengths (compared with positions) whose max pads the packed items
+                 # a helper packing items to the max of a tensor of lengths (compared with positions): its call
                  "import torch\ndef pack(x, sizes):\n    m = int(sizes.max().item())\n"
                  "    out = x.new_full((len(sizes) * m, x.size(-1)), 0.0)\n"
                  "    mask = torch.arange(m, device=x.device).unsqueeze(0).repeat(len(sizes), 1)\n"
-                 "    mask = mask < sizes.unsqueeze(-1)\n    out[mask.view(-1)] = x\n    return out\n",
+                 "    mask = mask < sizes.unsqueeze(-1)\n    out[mask.view(-1)] = x\n    return out\n"
+                 "def step(model, x, sizes):\n    return model(pack(x, sizes))\n",
                  # library calls padding to the longest: nested tensors, Accelerate across the processes
                  "import torch\ndef step(batch):\n    return [t.to_padded_tensor(padding=0.0) for t in batch]\n",
                  "import torch\ndef step(nt):\n    return torch.nested.to_padded_tensor(nt, 0.0)\n",
