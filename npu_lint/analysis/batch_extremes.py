@@ -17,13 +17,31 @@ if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 
+def padding_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """What :func:`batch_extreme` finds, and the largest of a tensor the function compares with positions
+    (``m = int(sizes.max().item())`` beside ``torch.arange(m) < sizes.unsqueeze(-1)``: one length per item). Asked
+    by the padding summary only (a helper packing its items to ``m``, whose calls in other modules pad): in the
+    flows such a value stays a value read back from a tensor (NPU403 names every size it fixes)."""
+    if batch_extreme(resolver, node, scope):
+        return True
+    inner = node
+    while isinstance(inner, ast.Call) and _last_name(inner.func) in _UNWRAP and not inner.keywords:
+        inner = inner.func.value if isinstance(inner.func, ast.Attribute) else inner.args[0] \
+            if len(inner.args) == 1 else None
+    if not (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+            and inner.func.attr in ("max", "amax") and not inner.args and not inner.keywords):
+        return False
+    items = inner.func.value
+    return isinstance(items, ast.Name) and _position_lengths(resolver, items, scope)
+
+
 def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     """The longest (or shortest) item of a batch: ``max(len(s) for s in batch)``, ``max(lengths)`` after
     ``lengths = [len(s) for s in batch]``, ``max(map(len, batch))``, ``min(x.shape[0] for x in items)``,
     ``_max_by_axis([list(img.shape) for img in images])``, or the running maximum ``m = max(m, len(s))``
     in a loop over the items."""
     if _longest_by_key(node) or _max_of_lengths(resolver, node, scope) or _kept_longest(resolver, node, scope) \
-            or _first_of_sorted(resolver, node, scope):
+            or _first_of_sorted(resolver, node, scope) or _ranks_maximum(resolver, node, scope):
         return True
     node = _unwrapped(node)     # ``torch.max(lengths).item()``, ``int(np.max(lengths))``
     last = _last_name(node.func)
@@ -48,6 +66,62 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
 
 
 _UNWRAP = frozenset({"int", "item"})
+_REDUCERS = frozenset({"all_reduce", "all_reduce_multigpu"})
+
+
+def _ranks_maximum(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """``n = torch.tensor(x.size(1), device=d)``, ``dist.all_reduce(n, op=dist.ReduceOp.MAX)``, then
+    ``n.item()`` / ``int(n)``: the longest item across the processes (each rank's batch padded to it before a
+    gather). The reduced tensor is made from a size (``len()``, ``.size()``, ``.shape``, a batch maximum), and the
+    MAX reduction is written in place by a call of the same function before the read."""
+    receiver = None
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "item" and not node.args and not node.keywords:
+        receiver = node.func.value
+    elif isinstance(node.func, ast.Name) and node.func.id == "int" and len(node.args) == 1 and not node.keywords:
+        receiver = node.args[0]
+        if isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) \
+                and receiver.func.attr == "item" and not receiver.args:
+            receiver = receiver.func.value
+    if not isinstance(receiver, ast.Name) or scope is None or resolver.scopes is None:
+        return False
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    reduced = False
+    for call in walk(function):
+        if isinstance(call, ast.Call) and _last_name(call.func) in _REDUCERS and call.args \
+                and isinstance(call.args[0], ast.Name) and call.args[0].id == receiver.id \
+                and call.lineno <= node.lineno and any(
+                    isinstance(op, ast.Attribute) and op.attr == "MAX"
+                    for op in list(call.args[1:2]) + [kw.value for kw in call.keywords if kw.arg == "op"]):
+            reduced = True
+            break
+    if not reduced:
+        return False
+    for binding in resolver.scopes.may_reach(receiver.id, scope, (receiver.lineno, receiver.col_offset)):
+        if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
+                and _made_of_size(resolver, binding.value, scope):
+            return True
+    return False
+
+
+def _made_of_size(resolver: "Resolver", value: ast.AST, scope: Scope, depth: int = 0) -> bool:
+    """A tensor made from a size: ``torch.tensor(len(ids))``, ``torch.tensor([x.size(1)])``, ``torch.tensor(
+    max_len)`` of ``max_len = x.shape[1]`` / a batch maximum, ``torch.empty([]).fill_(n)``."""
+    for part in walk(value):
+        if isinstance(part, ast.Call) and (isinstance(part.func, ast.Name) and part.func.id == "len"
+                                           or isinstance(part.func, ast.Attribute) and part.func.attr == "size"):
+            return True
+        if isinstance(part, ast.Attribute) and part.attr == "shape":
+            return True
+        if isinstance(part, ast.Call) and batch_extreme(resolver, part, scope):
+            return True
+        if isinstance(part, ast.Name) and depth < 2 and part is not value:
+            for binding in resolver.scopes.may_reach(part.id, scope, (part.lineno, part.col_offset)):
+                if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
+                        and binding.value is not value and _made_of_size(resolver, binding.value, scope, depth + 1):
+                    return True
+    return False
 
 
 def _unwrapped(node: ast.Call) -> ast.Call:
@@ -79,6 +153,52 @@ def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
         return False
     items = _made_tensor(func.value)   # ``np.array(shapes).max(axis=0)``: the largest along each axis
     return isinstance(items, ast.Name) and _lengths(resolver, items, scope)
+
+
+_KEEP_AXES = frozenset({"unsqueeze", "view", "reshape", "to", "long", "int", "expand_as", "expand"})
+
+
+def _position_lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:
+    """``sizes`` holds one length per item when the function compares it with positions (``arange(m)[None] <
+    sizes[:, None]``, ``mask = torch.arange(m).repeat(b, 1); mask < sizes.unsqueeze(-1)``): the lengths-to-mask
+    idiom, so ``sizes.max()`` is the longest item of the batch."""
+    function = scope.node if scope is not None else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for node in walk(function):
+        if not (isinstance(node, ast.Compare) and len(node.ops) == 1
+                and isinstance(node.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE))):
+            continue
+        sides = (node.left, node.comparators[0])
+        for mine, other in (sides, sides[::-1]):
+            if _same_name(mine, name.id) and _positions(resolver, other, scope):
+                return True
+    return False
+
+
+def _same_name(node: ast.AST, name: str) -> bool:
+    """``sizes``, ``sizes.unsqueeze(-1)``, ``sizes[:, None]``, ``sizes.view(-1, 1)``."""
+    for _ in range(4):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _KEEP_AXES:
+            node = node.func.value
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            break
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _positions(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 0) -> bool:
+    """``torch.arange(m)`` (through reshapes and repeats), or a name bound to it in the function."""
+    for part in walk(node):
+        if isinstance(part, ast.Call) and _last_name(part.func) == "arange":
+            return True
+        if isinstance(part, ast.Name) and depth < 1:
+            for binding in resolver.scopes.may_reach(part.id, scope, (part.lineno, part.col_offset)):
+                if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
+                        and _positions(resolver, binding.value, scope, depth + 1):
+                    return True
+    return False
 
 
 def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:

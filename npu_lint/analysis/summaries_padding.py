@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, NamedTuple, Optional
 
-from npu_lint.analysis.batch_extremes import batch_extreme, per_item_lengths, picked_by_size
+from npu_lint.analysis.batch_extremes import padding_extreme, per_item_lengths, picked_by_size
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import memo
@@ -100,7 +100,7 @@ def own_maximum(resolver: "Resolver", function: ast.AST, calls: list[ast.Call]) 
     where a function merely calling a padding helper of its file is not asked about (the project index's facts)."""
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
     return scope is not None and any(
-        _last(call.func) == "pad_sequence" or batch_maximum(call) or batch_extreme(resolver, call, scope)
+        _last(call.func) == "pad_sequence" or batch_maximum(call) or padding_extreme(resolver, call, scope)
         for call in calls)
 
 
@@ -117,7 +117,7 @@ def _pads(resolver: "Resolver", function: ast.AST, depth: int) -> Optional[Paddi
     for statement in sorted((n for n in nodes if isinstance(n, ast.Assign)), key=lambda n: n.lineno):
         value = statement.value
         line = next((n.lineno for n in walk(value) if batch_maximum(n) or (
-            isinstance(n, ast.Call) and batch_extreme(resolver, n, scope))), None)
+            isinstance(n, ast.Call) and padding_extreme(resolver, n, scope))), None)
         if line is None:
             line = next((maxima[n.id] for n in walk(value) if isinstance(n, ast.Name) and n.id in maxima), None)
         if line is not None:

@@ -20,6 +20,12 @@ _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _PAD_PACKED = "torch.nn.utils.rnn.pad_packed_sequence"   # pads to the longest of the batch unless total_length=
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
 _F_PAD = "torch.nn.functional.pad"
+# Library calls that pad each item to the longest of the batch (of the processes) unless given a size:
+# ``nt.to_padded_tensor(0.0)`` / ``torch.nested.to_padded_tensor(nt, 0.0)`` without ``output_size``, and
+# Accelerate's ``pad_across_processes`` (each process's tensor padded to the longest across the processes before a
+# gather). The first is torch's; the second is called on an ``Accelerator`` (or imported from ``accelerate.utils``).
+_TO_PADDED = "torch.nested.to_padded_tensor"
+_ACROSS_PROCESSES = "pad_across_processes"
 _NP_PAD = "numpy.pad"
 _SIZED_METHODS = SHAPE_METHODS | {"new"}     # ``xs[0].new(n, max_len)``: the legacy allocation of padding helpers
 _SINK_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in FACTORIES) | _SIZED_METHODS | {"pad"}
@@ -78,8 +84,14 @@ class PadToBatchMax(ValueFlow):
         collators default to ``True``) are reported
         too, and so is ``padding: True`` in a dict literal handed to a call as ``**kwargs`` (at the dict's value,
         the line to change); values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
-        ``ilens.max().item()``, where the name is bound to the items' lengths in the function) counts as a batch
-        maximum too, and so does a tensor cut to it (``ids[:, :max_len]``), and what the positions of a range
+        ``ilens.max().item()``, where the name is bound to the items' lengths in the function; for a helper that
+        pads, also of a tensor it compares with positions, ``arange(m)[None] < sizes[:, None]``: the
+        lengths-to-mask idiom of a helper packing point clouds of different sizes, whose calls, here or in other
+        modules through the project index, are reported; inside the helper it stays a value read back, NPU403),
+        the longest across the processes (a size reduced with ``dist.all_reduce(n,
+        op=ReduceOp.MAX)`` and read back, padding each rank's tensor before a gather) counts as a batch
+        maximum too, and so do torch's ``to_padded_tensor`` of a nested tensor without ``output_size`` and
+        Accelerate's ``pad_across_processes`` (not the project's own function or class of that name), and so does a tensor cut to it (``ids[:, :max_len]``), and what the positions of a range
         over it give: the last start of the windows over the batch's longest wave (``starts = list(range(0,
         max_len, hop))``, ``padded = starts[-1] + window``) and their count (``len(range(0, max_len, hop))``).
     Where it is reported:
@@ -112,10 +124,25 @@ class PadToBatchMax(ValueFlow):
     name = "pad-to-batch-max"
     node_types = (ast.Call, ast.Subscript, ast.BinOp)
     triggers = ("pad_sequence", "pad_packed_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
-                "max_len", "maxlen", "longest")   # the names a running maximum kept by hand goes by
+                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes")   # the names a running maximum kept by hand goes by
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
+                 # a helper packing items to the max of a tensor of lengths (compared with positions): its call
+                 "import torch\ndef pack(x, sizes):\n    m = int(sizes.max().item())\n"
+                 "    out = x.new_full((len(sizes) * m, x.size(-1)), 0.0)\n"
+                 "    mask = torch.arange(m, device=x.device).unsqueeze(0).repeat(len(sizes), 1)\n"
+                 "    mask = mask < sizes.unsqueeze(-1)\n    out[mask.view(-1)] = x\n    return out\n"
+                 "def step(model, x, sizes):\n    return model(pack(x, sizes))\n",
+                 # library calls padding to the longest: nested tensors, Accelerate across the processes
+                 "import torch\ndef step(batch):\n    return [t.to_padded_tensor(padding=0.0) for t in batch]\n",
+                 "import torch\ndef step(nt):\n    return torch.nested.to_padded_tensor(nt, 0.0)\n",
+                 "import torch\ndef gather(accelerator, out):\n    out = accelerator.pad_across_processes(out, dim=1, pad_index=0)\n"
+                 "    return accelerator.gather(out)\n",
+                 # the longest across the ranks: a size reduced with MAX, read back, pads the local tensor
+                 "import torch\nimport torch.distributed as dist\nimport torch.nn.functional as F\ndef pad(x):\n"
+                 "    n = torch.tensor(x.size(1), device=x.device)\n    dist.all_reduce(n, op=dist.ReduceOp.MAX)\n"
+                 "    total = n.item()\n    amount = total - x.size(1)\n    return F.pad(x, (0, 0, 0, amount))\n",
                  # the amount to pad kept in a tuple, from the largest of a tensor of lengths (a 0-d tensor)
                  "import torch\nimport torch.nn.functional as F\ndef collate_fn(batch):\n"
                  "    lengths = torch.LongTensor([x.shape[-1] for x in batch])\n    longest = lengths.amax()\n"
@@ -272,6 +299,18 @@ class PadToBatchMax(ValueFlow):
                  "    max_len = len(batch[0][0])\n"
                  "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # the max of a tensor not seen to hold lengths (class ids): a value read back (NPU403)
+                     "import torch\ndef onehot(labels):\n    n = int(labels.max().item()) + 1\n"
+                     "    return torch.zeros(len(labels), n)\n",
+                     # a fixed output size; a project's own function of that name
+                     "import torch\ndef step(nt, n):\n    return torch.nested.to_padded_tensor(nt, 0.0, (n, 128))\n",
+                     "import torch\ndef step(nt, n):\n    return nt.to_padded_tensor(0.0, output_size=(n, 128))\n",
+                     "def pad_across_processes(x, dim=0):\n    return x\ndef f(out):\n"
+                     "    return pad_across_processes(out, dim=1)\n",
+                     # a MAX all-reduce of a flag, not of a size
+                     "import torch\nimport torch.distributed as dist\ndef f(loss):\n"
+                     "    bad = torch.tensor(float(loss.isnan().any()))\n    dist.all_reduce(bad, op=dist.ReduceOp.MAX)\n"
+                     "    return torch.zeros(4)[: int(bad.item())]\n",
                      # a layer built with a "same padding" flag, a record with a padding field: no text padded
                      "import torch\nclass Net(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                      "        self.block = ConvBlock(64, 128, kernel_size=3, padding=True)\n",
@@ -466,6 +505,9 @@ class PadToBatchMax(ValueFlow):
                 self._report(node, "pad_packed_sequence() without total_length= pads to the longest sequence in the "
                                    "batch", ctx)
             return
+        if last in ("to_padded_tensor", _ACROSS_PROCESSES):
+            self._library_longest(node, last, ctx)
+            return
         if padding is None and any(kw.arg is None for kw in node.keywords):
             self._kwargs_padding(node, ctx)
         if isinstance(node.func, ast.Name) and _PAD_SEQUENCE in _chosen_functions(node.func, ctx):
@@ -536,6 +578,36 @@ class PadToBatchMax(ValueFlow):
             ctx.report(item, self.message.format(what=f"padding={unparse(item)} (given to {last_name(node.func)}() at "
                                                       f"line {node.lineno}) pads each batch to its longest item"),
                        "padding")
+
+    def _library_longest(self, node: ast.Call, last: str, ctx: FileContext) -> None:
+        """``nt.to_padded_tensor(0.0)`` without ``output_size`` (torch's nested tensors padded to their longest
+        item), ``accelerator.pad_across_processes(x, dim=1)`` (padded to the longest across the processes). Not the
+        project's own function of that name (one its index knows), nor a wrapper of it named alike (Accelerate's own
+        method)."""
+        if ctx.resolver.definition(node.func) is not None:
+            return
+        name = ctx.resolver.qualname(node.func) or ""
+        if name and ctx.project is not None and ctx.project.defines(name, ctx.module) is not None:
+            return      # the project's own function (Accelerate's code and tests)
+        if isinstance(node.func, ast.Attribute) and ctx.project is not None:
+            owner = ctx.resolver.class_of(node.func.value)
+            if owner and ctx.project.defines_method(owner, last):
+                return  # a method of the project's own class (``Accelerator`` in Accelerate's tests)
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if function is not None and getattr(function, "name", "") == last:
+            return      # the library's own method handing on to its function
+        if last == "to_padded_tensor":
+            method = isinstance(node.func, ast.Attribute) and name != _TO_PADDED
+            if method and name:
+                return      # a module's function of that name other than torch's
+            if len(node.args) >= (2 if method else 3) or any(kw.arg in ("output_size", None) for kw in node.keywords):
+                return      # padded to a given size
+            self._report(node, "to_padded_tensor() without output_size= pads every item of the nested tensor to "
+                               "the longest in the batch", ctx)
+            return
+        if name and not name.startswith("accelerate"):
+            return
+        self._report(node, "pad_across_processes() pads the tensor to the longest across the processes", ctx)
 
     def _report(self, node: ast.Call, what: str, ctx: FileContext) -> None:
         ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "padding")

@@ -43,7 +43,7 @@ class PerSampleConcat(Rule):
     What it does:
         Flags ``torch.cat`` (``concat``, ``hstack``, ``vstack``) of a list of per-sample items, built by a
         comprehension or by ``append`` / ``+=`` in a loop of the same function, when the model shows the items
-        differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``), the
+        differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``, any field of a per-sample record of instances: ``d.gt_instance_labels.keypoint_weights``), the
         items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections; also through an index bound in the loop, ``keep = nms(b, s, t)`` then
@@ -128,6 +128,13 @@ class PerSampleConcat(Rule):
     triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(", "default_collate(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
+                 # each item made with a size read back (or drawn at random) in the loop that builds the list
+                 "import torch\ndef batch(keys, gen):\n    values = []\n    for k in keys:\n"
+                 "        length = torch.randint(1, 5, (8,), generator=gen)\n"
+                 "        values.append(torch.randint(0, 100, (int(length.sum()),)))\n    return torch.cat(values)\n",
+                 # any field of a per-sample record of instances (OpenMMLab's InstanceData: one row per instance)
+                 "import torch\ndef loss(samples):\n"
+                 "    return torch.cat([d.gt_instance_labels.keypoint_weights for d in samples])\n",
                  # an element of a data-dependent op's tuple made per image in the loop (the model's data_shaped)
                  "import torch\ndef pairs(valid: torch.Tensor, peaks: torch.Tensor, n: int):\n    edges = []\n"
                  "    for b in range(n):\n        e, s = (valid[b] & (peaks == b)).nonzero(as_tuple=True)\n"
@@ -298,6 +305,11 @@ class PerSampleConcat(Rule):
         "def collate(batch):\n    out = []\n    for x in batch:\n        if x is None:\n            continue\n"
         "        out.append(x)\n    return default_collate(out)\nloader = DataLoader(ds, collate_fn=collate)\n")
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
+                     # each item padded to the batch maximum: one length for all
+                     "import torch\ndef pad(items):\n    m = max(len(x) for x in items)\n    out = []\n"
+                     "    for x in items:\n        out.append(torch.zeros(m))\n    return torch.cat(out)\n",
+                     # a field of a per-image record of maps (one per image, all of one size), not of instances
+                     "import torch\ndef loss(samples):\n    return torch.cat([d.gt_fields.heatmaps for d in samples])\n",
                      # one crop per input box: as many as the caller gives, no count found in the data
                      "import torch\nimport torch.nn.functional as F\ndef crops(img, boxes):\n"
                      "    dets = boxes.int().cpu().numpy()\n    out = []\n    for k in range(len(dets)):\n"

@@ -11,7 +11,8 @@ from typing import Iterator, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_shapes import data_shaped, tensor_receiver
-from npu_lint.analysis.flows import DATA_SIZE, HOST, ZERO_D
+from npu_lint.analysis.flows import DATA_SIZE, HOST, RANDOM, ZERO_D
+from npu_lint.analysis.size_sinks import shape_sink
 from npu_lint.analysis.item_counts import counted_attribute
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
@@ -30,7 +31,7 @@ PER_SAMPLE_FIELDS = frozenset({
     "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
     "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
     "token_ids", "scores", "gt_bboxes_ignore", "ignored_instances", "pos_bboxes", "pos_gt_bboxes", "pos_inds",
-    "neg_inds", "pos_gt_labels", "area", "iscrowd"})
+    "neg_inds", "pos_gt_labels", "area", "iscrowd", "gt_instance_labels", "pred_instances"})
 # Annotations of a list of per-sample records: ``List[Dict[str, Tensor]]`` (torchvision's targets) and the
 # OpenMMLab aliases of lists of instance records and data samples.
 _RECORD_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"})
@@ -102,6 +103,22 @@ def _field(node: ast.AST) -> Optional[str]:
     return None
 
 
+def _record_field(node: ast.AST, root: ast.AST) -> Optional[str]:
+    """``gt_instances`` for ``d.gt_instances.priors`` / ``s["instances"]["kpts"]``: a field read from a per-sample
+    record of instances (OpenMMLab's ``InstanceData``: every field holds one row per instance), not the record itself."""
+    node = _strip(node)
+    if not isinstance(node, (ast.Attribute, ast.Subscript)):
+        return None
+    part = _strip(node.value)
+    while isinstance(part, (ast.Attribute, ast.Subscript)) and part is not root:
+        name = part.attr if isinstance(part, ast.Attribute) else part.slice.value if isinstance(
+            part.slice, ast.Constant) and isinstance(part.slice.value, str) else None
+        if name in PER_SAMPLE_FIELDS and name.endswith(("instances", "instance_labels")):
+            return name
+        part = _strip(part.value)
+    return None
+
+
 def _targets(target: ast.AST, iterated: ast.AST) -> Iterator[tuple[str, ast.AST]]:
     """The names a loop target binds, each with the sequence its items come from (through ``zip`` and
     ``enumerate``): ``for i, (t, m) in enumerate(zip(targets, metas))`` gives ``t`` -> ``targets``."""
@@ -125,6 +142,8 @@ def _targets(target: ast.AST, iterated: ast.AST) -> Iterator[tuple[str, ast.AST]
 
 # Loop counts known only from the data: the count of a data-dependent result, a value read back from a tensor.
 _COUNT_FLOWS = (DATA_SIZE, HOST, ZERO_D)
+# Sizes found per item: read back from a tensor, or drawn at random, in the loop that builds the list.
+_ITEM_SIZES = (HOST, ZERO_D, RANDOM)
 
 
 class _Items:
@@ -215,6 +234,9 @@ class _Items:
             field = _field(stripped)
             if field in PER_SAMPLE_FIELDS and stripped is not root:
                 return f"per-sample field {field!r}"
+            record = _record_field(stripped, root)
+            if record is not None:   # ``d.gt_instance_labels.keypoint_weights``: any field of an instance record
+                return f"a field of the per-sample record {record!r}"
             collated = self.collated(source) if stripped is not root else None
             if collated:    # ``d[key]`` of each sample a collate function joins: any field, its rows
                 return f"a field of {collated}"
@@ -249,6 +271,10 @@ class _Items:
             recorded = recorded_rows(stripped, self.body, self.ctx)   # ``offset.append(count)``, made a tensor
             if recorded:
                 return recorded
+        if self.rows and isinstance(stripped, ast.Call) and self.body is not None:
+            origin = self._sized_in_loop(stripped)
+            if origin is not None:    # ``torch.randint(0, h, (int(length.sum()),))`` made per item
+                return f"each item sized by {short_source(origin, 30)} (line {origin.lineno}), a value found per item"
         if (isinstance(stripped, ast.Name) and stripped.id not in self.sources or isinstance(stripped, ast.Call)) \
                 and self.body is not None and self._shaped_in_loop(stripped):
             return "a data-dependent operator per item"   # ``e, s = valid.nonzero(as_tuple=True)`` in the loop
@@ -324,6 +350,24 @@ class _Items:
         op = data_shaped(resolver, name, scope)
         start, end = self.body.lineno, getattr(self.body, "end_lineno", None) or self.body.lineno
         return op is not None and start <= getattr(op, "lineno", 0) <= end
+
+    def _sized_in_loop(self, call: ast.Call) -> Optional[ast.AST]:
+        """The model's answer: ``call`` makes a tensor (a factory, a shape method) whose size carries a value read
+        back from a tensor or drawn at random inside the loop that builds the list: a new size per item. A batch
+        maximum is no such value (every item padded to it has the same length)."""
+        resolver = self.ctx.resolver
+        scope = resolver.current
+        if scope is None or self.body is None:
+            return None
+        sink = shape_sink(call, resolver, scope, False)
+        if sink is None:
+            return None
+        start, end = self.body.lineno, getattr(self.body, "end_lineno", None) or self.body.lineno
+        for arg in sink[0]:
+            for flavour, origin in resolver.flows(arg, scope):
+                if flavour in _ITEM_SIZES and start <= getattr(origin, "lineno", 0) <= end:
+                    return origin
+        return None
 
     def _assigned_in_body(self, name: str) -> list[ast.AST]:
         """The values assigned to ``name`` inside the loop body (``dets = boxes[keep]``)."""
