@@ -202,13 +202,19 @@ def tensor_call(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> Optiona
         if not isinstance(child, ast.Call):
             continue
         if not ((ctx.resolver.qualname(child.func) or "").startswith("torch.")
-                or any(kw.arg == "return_tensors" for kw in child.keywords)):
+                or any(kw.arg == "return_tensors" and _asks_torch_tensors(kw.value) for kw in child.keywords)):
             continue
         for argument in [*child.args, *(kw.value for kw in child.keywords)]:
             for inner in walk(argument):
                 if inner is node or (isinstance(inner, ast.Name) and inner.id in names):
                     return child
     return None
+
+
+def _asks_torch_tensors(value: ast.expr) -> bool:
+    """A tokenizer's ``return_tensors=`` asking for torch tensors: ``"pt"`` or a value the code chooses; not ``None``
+    (Python lists, the default) nor ``"np"`` / ``"tf"`` / ``"jax"`` (another library's arrays)."""
+    return not isinstance(value, ast.Constant) or value.value == "pt"
 
 
 def collected(body: list, names: set[str]) -> set[str]:

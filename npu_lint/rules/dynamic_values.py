@@ -12,6 +12,7 @@ import ast
 
 from npu_lint.analysis.data_tensors import data_scalar, filled_count, paired_pick
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D
+from npu_lint.analysis.kinds import TENSORS as TENSOR_KINDS
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
 from npu_lint.analysis.setup_time import runs_at_setup, runs_per_sample
@@ -649,6 +650,9 @@ class TensorValueInShape(ValueFlow):
             return
         if sink == _LOOP_COUNT:
             return
+        if isinstance(node.func, ast.Attribute) and ctx.resolver.qualname(node.func) is None \
+                and ctx.resolver.kind_of(node.func.value) not in TENSOR_KINDS:
+            return   # ``self.tiler.tile(images)``: a method of an object the model does not know is a tensor's
         scope = ctx.resolver.current
         for arg in args:   # a tensor of data passed where an int goes (``dim_size=num_graphs``): a one-element read
             if data_scalar(ctx.resolver, arg, scope) is not None:

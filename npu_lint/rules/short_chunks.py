@@ -497,6 +497,13 @@ class ShortLastChunk(Rule):
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
     must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+                     # a pre-tokenizing pass asking for Python lists (``return_tensors=None``): no tensor, no shape
+                     "import torch\nclass Reranker:\n    def pre(self, pairs, bs):\n"
+                     "        assert isinstance(pairs, list)\n        out = []\n"
+                     "        for i in range(0, len(pairs), bs):\n            chunk = pairs[i:i + bs]\n"
+                     "            queries = [p[0] for p in chunk]\n"
+                     "            out.extend(self.tokenizer(queries, return_tensors=None)['input_ids'])\n"
+                     "        return out\n",
                      # one tensor per path of the chunk, each saved alone: the chunk's length makes no shape
                      "import torch\nimport numpy as np\ndef convert(paths, bs):\n    for i in range(0, len(paths), bs):\n"
                      "        batch = paths[i:i + bs]\n        for p in batch:\n"
