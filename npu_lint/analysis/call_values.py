@@ -366,16 +366,13 @@ def _a_dtype(target: ast.AST, resolver: CallValues, scope: Scope) -> bool:
         return target.attr == "dtype"
     if not isinstance(target, ast.Name) or resolver.scopes is None:
         return False
-    bindings = resolver.scopes.lookup_reaching(target.id, scope, (target.lineno, target.col_offset))
-    if not bindings:
+    values = resolver.scopes.plain_values(target, scope)
+    if values is None:
         return False
-    for binding in bindings:
-        value = binding.value
-        if binding.tag != VALUE or binding.path or not isinstance(value, ast.AST):
-            return False
+    for value, where in values:
         if isinstance(value, ast.Attribute) and value.attr == "dtype":
             continue
-        name = resolver.qualname(value, binding.scope)
+        name = resolver.qualname(value, where)
         if not (name is not None and name.startswith("torch.") and name.rpartition(".")[2] in _DTYPE_NAMES):
             return False
     return True

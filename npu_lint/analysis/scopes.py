@@ -285,6 +285,14 @@ class Scopes:
                        for b in bindings))
         return self._api_roots
 
+    def plain_values(self, name: ast.Name, scope: Scope) -> Optional[list[tuple[ast.AST, Scope]]]:
+        """The values (with their scopes) of every binding of ``name`` reaching it, when each is a plain assignment of
+        a value (``x = expr``, not unpacked, a parameter or a loop target); None when one is not, or none reaches."""
+        bindings = self.lookup_reaching(name.id, scope, (name.lineno, name.col_offset))
+        if not bindings or any(b.tag != VALUE or b.path or not isinstance(b.value, ast.AST) for b in bindings):
+            return None
+        return [(b.value, b.scope) for b in bindings]   # type: ignore[misc]
+
     def lookup_reaching(self, name: str, scope: Scope, pos: Optional[Position]) -> list[Binding]:
         """The binding :meth:`lookup` gives and those in other arms of the same ``if`` chain before it (memoised per
         scope, name and position; callers only read the list)."""

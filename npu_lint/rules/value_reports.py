@@ -130,16 +130,8 @@ def _made_with(name: ast.Name, read: ast.AST, ctx: FileContext, scope, depth: in
     resolver = ctx.resolver
     if depth > 8 or resolver.scopes is None or scope is None:
         return False
-    bindings = resolver.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset))
-    if not bindings:
-        return False
-    for binding in bindings:
-        value = binding.value
-        if binding.tag != "value" or binding.path or not isinstance(value, ast.AST):
-            return False
-        if not _value_made_with(value, read, ctx, binding.scope, depth):
-            return False
-    return True
+    values = resolver.scopes.plain_values(name, scope)
+    return values is not None and all(_value_made_with(value, read, ctx, where, depth) for value, where in values)
 
 
 def _value_made_with(value: ast.AST, read: ast.AST, ctx: FileContext, scope, depth: int) -> bool:
