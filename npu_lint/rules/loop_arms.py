@@ -196,20 +196,47 @@ def _conditional_resets(loop: ast.AST, text: str) -> set[int]:
     body = getattr(loop, "body", None)
     if not isinstance(body, list):
         return set()
-    fresh = {id(child) for child in walk(loop) if _fresh(child, text)}
-    if not fresh or any(isinstance(node, ast.If) and any(_drawing(n) or (isinstance(n, ast.BinOp)
-                                                                         and isinstance(n.op, ast.Mod))
-                                                         for n in walk(node.test))
-                        and any(id(n) in fresh for n in walk(node)) for node in walk(loop)):
-        return set()   # ``if i % 8: h = cat([h, a]) else: h = a``: restarted on a period or by a draw, short
-    return fresh if _may_skip(body, fresh) else set()
+    assigned, restarting, answers = _loop_assignments(loop)
+    found = answers.get(text)
+    if found is None:
+        fresh = {id(child) for child in assigned.get(text, ()) if _fresh(child, text)}
+        if not fresh or any(any(id(n) in fresh for n in walk(node)) for node in restarting):
+            found = set()   # ``if i % 8: h = cat([h, a]) else: h = a``: restarted on a period or by a draw, short
+        else:
+            found = fresh if _may_skip(body, fresh) else set()
+        answers[text] = found
+    return found
 
 
-def _fresh(node: ast.AST, text: str) -> bool:
-    """``text = value`` where ``value`` does not read ``text``."""
-    return isinstance(node, ast.Assign) and len(node.targets) == 1 and ast.unparse(node.targets[0]) == text \
-        and not any(ast.unparse(n) == text for n in walk(node.value)
-                    if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)))
+# A loop's single-target assignments by target text, its ``if`` statements testing a period or a random draw, and
+# the answers for each name: made once a loop (rules ask again for each concatenation of the name in it), keyed by
+# ``id`` with the loop itself kept so that an ``id`` reused by a later file's node never matches; emptied when large.
+_LOOPS: dict[int, tuple[ast.AST, dict[str, list[ast.Assign]], list[ast.If], dict[str, set[int]]]] = {}
+
+
+def _loop_assignments(loop: ast.AST) -> tuple[dict[str, list[ast.Assign]], list[ast.If], dict[str, set[int]]]:
+    """The loop's assignments by target text, its restarting tests, and the answers of
+    :func:`_conditional_resets` so far (by name)."""
+    kept = _LOOPS.get(id(loop))
+    if kept is None or kept[0] is not loop:
+        if len(_LOOPS) > 512:
+            _LOOPS.clear()
+        assigned: dict[str, list[ast.Assign]] = {}
+        restarting: list[ast.If] = []
+        for child in walk(loop):
+            if isinstance(child, ast.Assign) and len(child.targets) == 1:
+                assigned.setdefault(ast.unparse(child.targets[0]), []).append(child)
+            elif isinstance(child, ast.If) and any(_drawing(n) or (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod))
+                                                   for n in walk(child.test)):
+                restarting.append(child)
+        kept = _LOOPS[id(loop)] = (loop, assigned, restarting, {})
+    return kept[1], kept[2], kept[3]
+
+
+def _fresh(node: ast.Assign, text: str) -> bool:
+    """``text = value`` (a single-target assignment to ``text``) where ``value`` does not read ``text``."""
+    return not any(ast.unparse(n) == text for n in walk(node.value)
+                   if isinstance(n, (ast.Name, ast.Attribute, ast.Subscript)))
 
 
 def _may_skip(statements: list, fresh: set[int]) -> bool:
