@@ -40,6 +40,15 @@ def _short(name: str) -> str:
     return name if name.count(".") == 1 else name.rsplit(".", 1)[-1]
 
 
+_MAKING = ("sizes ", "pads with F.pad")   # the sinks that make a tensor of the batch maximum's size
+
+
+def _making(sink: str) -> bool:
+    """A sink that makes a torch tensor of the batch maximum's size (a numpy buffer is often host bookkeeping: its
+    places are named in one finding with the lists and slices)."""
+    return sink.startswith(_MAKING) and not sink.startswith("sizes np.")
+
+
 def _listed(sinks: list[str]) -> str:
     """``sizes torch.zeros() at line 14 and pads a list at line 17``."""
     return sinks[0] if len(sinks) == 1 else ", ".join(sinks[:-1]) + " and " + sinks[-1]
@@ -81,7 +90,9 @@ class PadToBatchMax(ValueFlow):
         the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
         dataclass field defaulting to ``True``, in the class, a base, or the library class it derives from:
         Hugging Face's ``DataCollatorWithPadding`` and its seq2seq, token-classification and multiple-choice
-        collators default to ``True``) are reported
+        collators default to ``True``), or ``padding=padding`` of a parameter defaulting to ``"longest"`` or
+        ``True`` that no call in the file sets to anything else (``def encode(self, texts, padding="longest")``:
+        what a user's call pads with) are reported
         too, and so is ``padding: True`` in a dict literal handed to a call as ``**kwargs`` (at the dict's value,
         the line to change); values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
         ``ilens.max().item()``, where the name is bound to the items' lengths in the function; for a helper that
@@ -95,11 +106,13 @@ class PadToBatchMax(ValueFlow):
         over it give: the last start of the windows over the batch's longest wave (``starts = list(range(0,
         max_len, hop))``, ``padded = starts[-1] + window``) and their count (``len(range(0, max_len, hop))``).
     Where it is reported:
-        A maximum (or minimum) computed in the function that sizes, pads, slices or crops with it is reported
-        once: at the one place it sizes (``ids = torch.zeros(len(batch), n)``: where the varying shape is made,
-        the message naming the maximum's line), or, when it sizes several, on the line that computes it -- the
-        line a fixed length or a bucket replaces -- the message naming the lines it sizes (``the batch maximum
-        max(len(s) for s in batch) sizes torch.zeros() at line 14 and pads a list at line 17``). So is a maximum handed down: given to one of the file's functions that
+        A maximum (or minimum) computed in the function that sizes or pads a tensor with it is
+        reported at each such tensor (``ids = torch.zeros(len(batch), n)``, ``F.pad(x, (0, n - len(x)))``: where
+        the varying shape is made, the message naming the maximum's line; one finding a line when two maxima size
+        it); the other places -- a list padded in Python, a numpy buffer, a slice, a crop -- once: at the one such place, or, when
+        there are several, on the line that computes it -- the line a fixed length or a bucket replaces -- the
+        message naming them (``the batch maximum max(len(s) for s in batch) pads a list at line 14 and pads a
+        list at line 17``). So is a maximum handed down: given to one of the file's functions that
         sizes a tensor with it (``[pad_to(x, m) for x in items]``: ``sizes new_zeros() at line 4 (in pad_to())``,
         one finding per caller's maximum) or kept in ``self.max_len`` for another method. A maximum that sizes
         nothing (only printed or logged) is not reported.
@@ -128,6 +141,10 @@ class PadToBatchMax(ValueFlow):
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
+                 # a parameter defaulting to "longest": what every call that leaves it pads with
+                 "import torch\nclass Encoder:\n    @torch.no_grad()\n    def encode(self, texts, padding: str = 'longest'):\n"
+                 "        tok = self.tokenizer(texts, padding=padding, truncation=True, return_tensors='pt')\n"
+                 "        return self.backbone(**tok)\n",
                  # a helper packing items to the max of a tensor of lengths (compared with positions): its call
                  "import torch\ndef pack(x, sizes):\n    m = int(sizes.max().item())\n"
                  "    out = x.new_full((len(sizes) * m, x.size(-1)), 0.0)\n"
@@ -299,6 +316,10 @@ class PadToBatchMax(ValueFlow):
                  "    max_len = len(batch[0][0])\n"
                  "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                     # a parameter defaulting to "longest" that the file's call sets to a fixed length
+                     "import torch\ndef encode(tok, texts, padding='longest'):\n"
+                     "    return tok(texts, padding=padding, truncation=True, return_tensors='pt')\n"
+                     "def run(tok, texts):\n    return encode(tok, texts, padding='max_length')\n",
                      # the max of a tensor not seen to hold lengths (class ids): a value read back (NPU403)
                      "import torch\ndef onehot(labels):\n    n = int(labels.max().item()) + 1\n"
                      "    return torch.zeros(len(labels), n)\n",
@@ -479,17 +500,28 @@ class PadToBatchMax(ValueFlow):
             return
         sinks.append(sink)
         name = "minimum" if extreme_side(origin) == "shortest" else "maximum"
-        if entry is ... and here:   # the one place it sizes so far: reported there, where the shape is made
+        if here and _making(verb):
+            # each tensor or array it sizes or pads in its own function: reported there, where the varying shape
+            # is made (one finding a place, whichever maximum reaches it first)
+            reported[id(extreme)] = (None if entry is ... else entry[0], sinks)
+            places = ctx.scratch.setdefault("batch_max_places", set())
+            if id(node) not in places:
+                places.add(id(node))
+                ctx.report(node, self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})"),
+                           "padding")
+            return
+        # the other places (a list padded in Python, a slice, an array, a helper's tensor): one finding for them all
+        listed = [s for s in sinks if not _making(s) or s.endswith(")")]
+        if here and len(listed) == 1:   # the one such place so far: reported there
             text = self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})")
             reported[id(extreme)] = (ctx.report(node, text, "padding"), sinks)
             return
-        text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(sinks)}")
-        if entry is ...:
+        text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(listed)}")
+        if entry is ... or entry[0] is None:
             reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
-        elif entry[0] is not None and len(sinks) == 2 and entry[0].line != extreme.lineno:
-            # a second place: one finding, moved to the maximum
+        elif len(listed) == 2 and entry[0].line != extreme.lineno:   # a second place: moved to the maximum
             reported[id(extreme)] = (ctx.relocate(entry[0], extreme, text), sinks)
-        elif entry[0] is not None:
+        else:
             reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
