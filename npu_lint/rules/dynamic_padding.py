@@ -90,9 +90,7 @@ class PadToBatchMax(ValueFlow):
         the longest by default) and ``padding=self.padding`` set to ``"longest"`` in the constructor (or a
         dataclass field defaulting to ``True``, in the class, a base, or the library class it derives from:
         Hugging Face's ``DataCollatorWithPadding`` and its seq2seq, token-classification and multiple-choice
-        collators default to ``True``), or ``padding=padding`` of a parameter defaulting to ``"longest"`` or
-        ``True`` that no call in the file sets to anything else (``def encode(self, texts, padding="longest")``:
-        what a user's call pads with) are reported
+        collators default to ``True``) are reported
         too, and so is ``padding: True`` in a dict literal handed to a call as ``**kwargs`` (at the dict's value,
         the line to change); values in test assertions are not. The largest of a tensor of lengths (``int(lengths.max())``,
         ``ilens.max().item()``, where the name is bound to the items' lengths in the function; for a helper that
@@ -141,10 +139,6 @@ class PadToBatchMax(ValueFlow):
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
-                 # a parameter defaulting to "longest": what every call that leaves it pads with
-                 "import torch\nclass Encoder:\n    @torch.no_grad()\n    def encode(self, texts, padding: str = 'longest'):\n"
-                 "        tok = self.tokenizer(texts, padding=padding, truncation=True, return_tensors='pt')\n"
-                 "        return self.backbone(**tok)\n",
                  # a helper packing items to the max of a tensor of lengths (compared with positions): its call
                  "import torch\ndef pack(x, sizes):\n    m = int(sizes.max().item())\n"
                  "    out = x.new_full((len(sizes) * m, x.size(-1)), 0.0)\n"
@@ -316,10 +310,6 @@ class PadToBatchMax(ValueFlow):
                  "    max_len = len(batch[0][0])\n"
                  "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
     must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
-                     # a parameter defaulting to "longest" that the file's call sets to a fixed length
-                     "import torch\ndef encode(tok, texts, padding='longest'):\n"
-                     "    return tok(texts, padding=padding, truncation=True, return_tensors='pt')\n"
-                     "def run(tok, texts):\n    return encode(tok, texts, padding='max_length')\n",
                      # the max of a tensor not seen to hold lengths (class ids): a value read back (NPU403)
                      "import torch\ndef onehot(labels):\n    n = int(labels.max().item()) + 1\n"
                      "    return torch.zeros(len(labels), n)\n",

@@ -37,10 +37,6 @@ def padding_values(node: ast.AST, call: ast.Call, ctx: FileContext) -> list[obje
     else:
         return []
     values: list[object] = []
-    if isinstance(node, ast.Name) and len(bindings) == 1 and bindings[0].tag == PARAM \
-            and isinstance(bindings[0].value, ast.Constant) and _longest(bindings[0].value.value) \
-            and not _callers_choose(node.id, bindings[0].scope, ctx):
-        return [bindings[0].value.value]   # ``def encode(self, texts, padding="longest")``: what a call gets
     for binding in bindings:
         value, path = binding.value, binding.path
         if len(path) == 1 and isinstance(value, ast.Tuple) and 0 <= path[0] < len(value.elts):
@@ -53,27 +49,6 @@ def padding_values(node: ast.AST, call: ast.Call, ctx: FileContext) -> list[obje
             values.extend(constant(b.value) for b in resolver.scopes.may_reach(value.id, binding.scope, (
                 value.lineno, value.col_offset)) if b.tag == PARAM and isinstance(b.value, ast.Constant))
     return values
-
-
-def _longest(value: object) -> bool:
-    return value is True or value == "longest"
-
-
-def _callers_choose(parameter: str, scope, ctx: FileContext) -> bool:
-    """A call of the function of ``scope`` in the file gives ``parameter`` a constant other than ``True`` /
-    ``"longest"`` (``encode(texts, padding="max_length")``): its default is not what every call pads with."""
-    function = scope.node if scope is not None else None
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return True
-    names = [a.arg for a in function.args.posonlyargs + function.args.args]
-    position = names.index(parameter) if parameter in names else None
-    for call, _, implicit in ctx.resolver.call_sites(function):
-        given = next((kw.value for kw in call.keywords if kw.arg == parameter), None)
-        if given is None and position is not None and 0 <= position - implicit < len(call.args):
-            given = call.args[position - implicit]
-        if given is not None and not (isinstance(given, ast.Constant) and _longest(given.value)):
-            return True
-    return False
 
 
 def padding_in_kwargs(call: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
