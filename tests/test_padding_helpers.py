@@ -126,39 +126,3 @@ def test_padding_true_of_a_layer_or_a_record_is_no_text_padding():
     assert [line for line, _ in findings("import torch\nenc = self.tokenizer(texts, padding=True)\n")] == [2]
     assert [line for line, _ in findings("import torch\nenc = encoder(texts, padding=True, truncation=True)\n")] == [2]
 
-
-ROUNDING = '''import torch
-
-
-def fix_len(length, downsamplings=2):
-    factor = torch.scalar_tensor(2).pow(downsamplings)
-    length = (length / factor).ceil() * factor
-    return length.int().item()
-'''
-COLLATE = '''import torch
-
-from pkg.utils import fix_len
-
-
-def collate(batch):
-    m = max([item.shape[-1] for item in batch])
-    m = fix_len(m)
-    return torch.zeros((len(batch), 80, m))
-
-
-def mask(lengths, cfg):
-    n = fix_len(cfg.max_frames)
-    return torch.zeros((len(lengths), n))
-'''
-
-
-def test_a_maximum_rounded_by_another_modules_helper_reading_it_back_stays_a_batch_maximum(tmp_path) -> None:
-    # Matcha-TTS / Grad-TTS ``fix_len_compatibility``: ceil to a multiple, ``.item()``: still one size per batch
-    from npu_lint.report.collect import collect
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "utils.py").write_text(ROUNDING)
-    (tmp_path / "pkg" / "data.py").write_text(COLLATE)
-    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
-    found = {(path.rsplit("/", 1)[-1], f.line) for path, f in result.findings if f.code == "NPU405"}
-    assert found == {("data.py", 9)}

@@ -372,10 +372,6 @@ class Flows:
         name = self.qualname(func, scope)
         if name is not None and self.project is not None and not name.startswith(_LIBRARIES):
             flavour = self.project.returned_size_read(name, self.module_name)
-            if flavour and "@" in flavour:   # a read of its parameter: a batch maximum handed in stays one
-                carried = _parameter_extremes(self, node, flavour, scope, sink, depth)   # ``int(ceil(m / 4) * 4)``
-                if carried:
-                    return carried
             if flavour and passes_data(self, node, flavour, scope):   # ``n = count_fg(mask)`` of another module
                 flavour = flavour.split("@")[0]                         # returning ``int(mask.sum())``; an element
                 return (((ZERO_D if flavour == ELEMENT else flavour), node),)   # returned: a 0-d tensor here
@@ -545,18 +541,3 @@ def _unique(found: list[Flow]) -> tuple[Flow, ...]:
         if len(seen) >= _MAX_FLOWS:
             break
     return tuple(seen.values())
-
-
-def _parameter_extremes(resolver: "Resolver", call: ast.Call, flavour: str, scope: Scope, sink: bool,
-                        depth: int) -> tuple[Flow, ...]:
-    """The batch maxima the argument of a project function's parameter carries, where the function returns a read
-    of that parameter (``fix_len(m)`` returning ``(m / f).ceil().int().item()``: the batch maximum rounded up, still
-    one per batch). ``flavour`` is the index's ``host@param@position``."""
-    _, parameter, position = flavour.split("@")
-    argument = next((kw.value for kw in call.keywords if kw.arg == parameter), None)
-    if argument is None and position.isdigit() and int(position) < len(call.args) \
-            and not any(isinstance(a, ast.Starred) for a in call.args[:int(position) + 1]):
-        argument = call.args[int(position)]
-    if argument is None:
-        return ()
-    return tuple(f for f in resolver.flows(argument, scope, sink, depth + 1) if f[0] == BATCH_MAX)
