@@ -10,9 +10,9 @@ class BaseDetector(nn.Module):
 
     @staticmethod
     def padding2d(batch):
-        longest = max([len(x) for x in batch])  # expect: NPU405@18
-        mask = torch.zeros(len(batch), longest, dtype=torch.bool)
-        batch = [x + [0.0] * (longest - len(x)) for x in batch]
+        longest = max([len(x) for x in batch])
+        mask = torch.zeros(len(batch), longest, dtype=torch.bool)  # expect: NPU405@15
+        batch = [x + [0.0] * (longest - len(x)) for x in batch]  # expect: NPU405@21
         return batch, mask
 
     def pad_codes(self, batch, max_len=None):
