@@ -226,9 +226,14 @@ def env_var_row(name: str) -> Optional[dict[str, str]]:
     return None
 
 
-def is_env_use(node: ast.AST, ctx: "FileContext") -> bool:
-    """The string is a key of the process environment: ``os.environ[...]``, ``os.getenv(...)``, ``env={...}``."""
-    parent = ctx.parent(node)
+def is_env_use(node: ast.AST, ctx: "FileContext", anywhere: bool = False) -> bool:
+    """The string is a key of the process environment: ``os.environ[...]``, ``os.getenv(...)``, ``env={...}``.
+    ``anywhere``: ``node`` may lie further down the file than the walk has reached."""
+    parent = ctx.parent_anywhere(node) if anywhere else ctx.parent(node)
+    if isinstance(parent, ast.FormattedValue) and parent.conversion == -1 and parent.format_spec is None:
+        joined = ctx.parent_anywhere(parent) if anywhere else ctx.parent(parent)
+        if isinstance(joined, ast.JoinedStr) and len(joined.values) == 1:   # ``os.environ[f"{CUDA_ENVVAR}"]``
+            node, parent = joined, ctx.parent_anywhere(joined) if anywhere else ctx.parent(joined)
     if isinstance(parent, ast.Subscript):
         return parent.slice is node and _is_environ(parent.value, ctx)
     if isinstance(parent, ast.Compare):
@@ -241,7 +246,7 @@ def is_env_use(node: ast.AST, ctx: "FileContext") -> bool:
             return func.attr in _ENV_METHODS and _is_environ(func.value, ctx)
         return isinstance(func, ast.Name) and ctx.resolver.qualname(func) in ("os.getenv", "os.putenv")
     if isinstance(parent, ast.Dict) and node in parent.keys:
-        outer = ctx.parent(parent)
+        outer = ctx.parent_anywhere(parent) if anywhere else ctx.parent(parent)
         if isinstance(outer, ast.keyword):
             return outer.arg == "env"
         if isinstance(outer, ast.Call) and isinstance(outer.func, ast.Attribute):
@@ -257,9 +262,46 @@ def _is_environ(node: ast.AST, ctx: "FileContext") -> bool:
             else node.func   # ``os.environ.copy()``; ``"CUDA_VISIBLE_DEVICES" in os.environ.keys()``
     if ctx.resolver.qualname(node) == "os.environ":
         return True
-    if isinstance(node, ast.Attribute):
-        return node.attr == "environ"
+    if isinstance(node, ast.Attribute):   # ``os.environ``, a process's or a job's ``replica.env``
+        return node.attr == "environ" or "env" in node.attr.lower()
     return isinstance(node, ast.Name) and "env" in node.id.lower()
+
+
+def named_env_key(node: ast.Constant, ctx: "FileContext") -> Optional[ast.Name]:
+    """Where a name bound to the string ``node`` is read as a key of the process environment, else None: the string
+    is assigned once to a module-level or local name (``CUDA_ENVVAR = "CUDA_VISIBLE_DEVICES"``) that the code then
+    uses as the key (``os.environ[CUDA_ENVVAR] = ids``, ``CUDA_ENVVAR in os.environ``, ``os.environ.get(...)``, an
+    f-string of the name alone). Returned: the first such read (in the name's own scope or a nested one that does not
+    rebind it). Class attributes (``device_control_env_var = "CUDA_VISIBLE_DEVICES"`` of a platform class) are left
+    out: they are read through an object whose class decides the value."""
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Assign) and len(parent.targets) == 1 and parent.value is node:
+        target = parent.targets[0]
+    elif isinstance(parent, ast.AnnAssign) and parent.value is node:
+        target = parent.target
+    else:
+        return None
+    scopes = ctx.resolver.scopes
+    if not isinstance(target, ast.Name) or scopes is None:
+        return None
+    owner = ctx.resolver.current
+    if owner is None or owner.kind not in ("module", "function") or owner.node is None:
+        return None
+    bindings = owner.names.get(target.id, ())
+    if any(not (isinstance(b.value, ast.Constant) and b.value.value == node.value) for b in bindings):
+        return None   # the name holds other values too
+    pending = list(ast.iter_child_nodes(owner.node))
+    uses = []
+    while pending:
+        inner = pending.pop()
+        inner_scope = scopes.scope_of(inner)
+        if inner_scope is not None and target.id in inner_scope.names and target.id not in inner_scope.globals:
+            continue   # a nested scope with a name of its own
+        if isinstance(inner, ast.Name) and inner.id == target.id and isinstance(inner.ctx, ast.Load):
+            uses.append(inner)
+        pending.extend(ast.iter_child_nodes(inner))
+    return min((use for use in uses if is_env_use(use, ctx, anywhere=True)),
+               key=lambda use: (use.lineno, use.col_offset), default=None)
 
 
 # -- imports -----------------------------------------------------------------------------------

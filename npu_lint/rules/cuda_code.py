@@ -122,7 +122,7 @@ class ApexImport(_LibraryImport):
 
 
 class CudaOnlyLibrary(_LibraryImport):
-    """An import or a use of a CUDA-only library (cupy, pynvml, triton, flash_attn, xformers, bitsandbytes, ...).
+    """An import or a use of a CUDA-only library (cupy, RAPIDS, pynvml, triton, flash_attn, bitsandbytes, ...).
 
     What it does:
         Flags imports of libraries whose kernels or queries exist only for NVIDIA GPUs, and, as ruff's
@@ -156,7 +156,7 @@ class CudaOnlyLibrary(_LibraryImport):
     constant_types = (str,)   # dispatch: the library's name given to importlib
     use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
-    must_fire = ("import cupy as cp\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
+    must_fire = ("import cupy as cp\n", "from cuml.neighbors import NearestNeighbors\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n",
                  "try:\n    import pynvml\nexcept ImportError:\n    pynvml = None\n"
                  "def free_memory(i):\n    handle = pynvml.nvmlDeviceGetHandleByIndex(i)  # NPU217\n"

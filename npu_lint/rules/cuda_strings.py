@@ -7,7 +7,7 @@ import re
 
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import (COMPARE, OTHER, env_var_row, is_device_string, is_docstring, is_env_use,
-                                 is_nccl_string, string_use)
+                                 is_nccl_string, named_env_key, string_use)
 from npu_lint.analysis.defaults import default_constant
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 
@@ -222,7 +222,9 @@ class CudaEnvVar(Rule):
     What it does:
         Flags ``CUDA_VISIBLE_DEVICES``, ``CUDA_LAUNCH_BLOCKING``, ``PYTORCH_CUDA_ALLOC_CONF``,
         ``NCCL_*`` and similar names used as keys of the process environment (``os.environ[...]``,
-        ``os.getenv``, ``os.environ.update({...})``, ``env={...}`` of a subprocess).
+        ``os.getenv``, ``os.environ.update({...})``, ``env={...}`` of a subprocess), also through a module-level or
+        local name holding the string (``CUDA_ENVVAR = "CUDA_VISIBLE_DEVICES"``; ``os.environ[CUDA_ENVVAR] = ids``):
+        reported once, where the name is given the string (the one place to change).
     Why it matters on NPU:
         The Ascend runtime ignores them: device selection, launch blocking, allocator settings and
         collective settings have their own variables (``ASCEND_RT_VISIBLE_DEVICES``, ``HCCL_*``, ...).
@@ -245,23 +247,39 @@ class CudaEnvVar(Rule):
                  "import os\nblocking = os.getenv('CUDA_LAUNCH_BLOCKING')\n",
                  "import os\nos.environ.update({'NCCL_DEBUG': 'INFO'})\n",
                  "import subprocess, os\nsubprocess.run(cmd, env={'CUDA_VISIBLE_DEVICES': '1'})\n",
-                 "import os\nif 'CUDA_VISIBLE_DEVICES' in os.environ.keys():\n    pass\n")
+                 "import os\nif 'CUDA_VISIBLE_DEVICES' in os.environ.keys():\n    pass\n",
+                 "import os\nCUDA_ENVVAR = 'CUDA_VISIBLE_DEVICES'  # NPU219\n"
+                 "def visible():\n    return os.environ[f'{CUDA_ENVVAR}'].split(',')\n",
+                 "import os\ndef pin(device):\n    key = 'CUDA_VISIBLE_DEVICES'  # NPU219\n"
+                 "    if key in os.environ:\n        return\n    os.environ[key] = str(device)\n",
+                 "def launch(replica, ids):\n    replica.env['CUDA_VISIBLE_DEVICES'] = ids\n")
     must_not_fire = ("import os\nos.environ['ASCEND_RT_VISIBLE_DEVICES'] = '0'\n",
                      "print('set CUDA_VISIBLE_DEVICES first')\n",
-                     "import os\nif 'CUDA_VISIBLE_DEVICES' in config.keys():\n    pass\n")
+                     "import os\nif 'CUDA_VISIBLE_DEVICES' in config.keys():\n    pass\n",
+                     "import os\nCUDA_ENVVAR = 'CUDA_VISIBLE_DEVICES'\nprint(f'set {CUDA_ENVVAR} first')\n",
+                     "import os\nclass Platform:\n    device_control_env_var = 'CUDA_VISIBLE_DEVICES'\n"
+                     "    def ids(self):\n        return os.environ[self.device_control_env_var]\n",
+                     "import os\nKEY = 'CUDA_VISIBLE_DEVICES'\ndef f(KEY='HIP_VISIBLE_DEVICES'):\n"
+                     "    return os.environ[KEY]\n")
 
     def check(self, node: ast.Constant, ctx: FileContext) -> None:
         if not isinstance(node.value, str) or not node.value.isupper():
             return
         row = env_var_row(node.value)
-        if row is None or not is_env_use(node, ctx):
+        if row is None:
             return
+        name = node.value
+        if not is_env_use(node, ctx):
+            read = named_env_key(node, ctx)
+            if read is None:
+                return
+            name = f"{node.value} (as {read.id}, used as an environment key at line {read.lineno})"
         counterpart = row["ascend_counterpart"]
         if counterpart.endswith("*"):
             use = f": set the matching {counterpart} variable instead"
         else:
             use = f": use {counterpart}" if counterpart else ""
-        ctx.report(node, self.message.format(name=node.value, effect=env_effect(row["effect_on_npu"]), use=use),
+        ctx.report(node, self.message.format(name=name, effect=env_effect(row["effect_on_npu"]), use=use),
                    node.value)
 
 
