@@ -79,7 +79,10 @@ class PerSampleConcat(Rule):
         pad(boxes[keep])``, one crop per box NMS kept), so the number of items varies (per-label prototypes,
         per-class losses, per-detection crops; a list made anew inside the loop counts only the loops within), or when it gets one item per step of a
         loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
-        eos).all(): break``: a generation stopped at its end token). Each item gathered by its own indices
+        eos).all(): break``: a generation stopped at its end token; a test of an item the loop adds to the joined
+        list, ``if new_id.item() in stop_ids:``, reads a tensor whatever the call that made it; items added by
+        ``outputs += [out]`` or ``extend``, also to a list mapped item by item before the join: ``outputs =
+        list(map(lambda o: o.squeeze(1), outputs))``). Each item gathered by its own indices
         (``t[j] for t, (_, j) in zip(targets, indices)``, a matcher's output) counts also when the index is moved
         or cast first (``t[j.to(t.device)]``, ``t[j.long()]``). An item that one arm makes empty, with no rows
         (``x.new_zeros((0, 4))``, ``torch.zeros(0, n)``: the placeholder of a sample without objects), while
@@ -148,6 +151,15 @@ class PerSampleConcat(Rule):
                  "import torch\ndef generate(model, idx, n, eos):\n    out = []\n    for _ in range(n):\n"
                  "        t = model(idx).argmax(-1)\n        out.append(t)\n        if (t == eos).all():\n"
                  "            break\n    return torch.stack(out, 1)\n",
+                 # the stop test reads a value the loop adds to the joined list (a torch join takes tensors, whatever
+                 # the model's call returned); items added with ``+= [x]`` to a list mapped item by item before the join
+                 "import torch\ndef greedy(model, ids, n, stop_ids):\n    out = [model(ids).argmax()]\n"
+                 "    for i in range(n):\n        new_id = model(out[-1]).argmax()\n        out.append(new_id)\n"
+                 "        if new_id.item() in stop_ids:\n            break\n    return torch.stack(out)\n",
+                 "import torch\ndef decode(step, x, thr):\n    outputs, dones = [], []\n    while True:\n"
+                 "        out, done = step(x)\n        outputs += [out]\n        dones += [done]\n"
+                 "        if (torch.sigmoid(done) > thr).all():\n            break\n"
+                 "    outputs = list(map(lambda o: o.squeeze(1), outputs))\n    return torch.stack(outputs)\n",
                  # a dataset's own collate method (the name torch's DataLoader and fairseq give it)
                  "import torch\nfrom torch.utils.data import Dataset\nclass Graphs(Dataset):\n"
                  "    def collater(self, samples):\n        return torch.cat([s['atoms'] for s in samples])\n",
@@ -331,6 +343,13 @@ class PerSampleConcat(Rule):
                      "import torch\ndef run(model, x, n, limit):\n    out = []\n    for step in range(n):\n"
                      "        out.append(model(x))\n        if step > limit:\n            break\n"
                      "    return torch.cat(out)\n",
+                     # a host count or a name the loop does not add to the joined list; items added on the host
+                     "import torch\ndef run(model, x, n, budget):\n    out = []\n    for step in range(n):\n"
+                     "        y = model(x)\n        out += [y]\n        used = len(out) * 4\n"
+                     "        if used > budget:\n            break\n    return torch.cat(out)\n",
+                     "import torch\ndef run(model, x, n, eos):\n    out = []\n    for step in range(n):\n"
+                     "        tok = model(x).argmax()\n        out += [tok.cpu()]\n        if tok.item() == eos:\n"
+                     "            break\n    return torch.stack(out)\n",
                      "import torch\ndef run(model, x: torch.Tensor, n):\n    out = []\n    for step in range(n):\n"
                      "        out.append(model(x))\n        for y in x:\n            if y.sum() > 0:\n"
                      "                break\n    return torch.cat(out)\n",

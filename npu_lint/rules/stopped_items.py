@@ -17,37 +17,117 @@ _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
 def stopped_items(items: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, ast.If]]:
-    """The loop that appends to the list ``items`` names, and the ``if <test on a tensor>: break`` that can end it
-    early, when the join ``node`` comes after that loop in the same function; None otherwise."""
+    """The loop that appends to the list ``items`` names (``tokens.append(t)``, ``outputs += [out]``,
+    ``outs.extend(parts)``; also to the list it was mapped from item by item: ``outs = list(map(f, outs))``,
+    ``outs = [o.squeeze(1) for o in outs]``), and the ``if <test on a tensor>: break`` that can end it early, when
+    the join ``node`` comes after that loop in the same function; None otherwise."""
     if not isinstance(items, ast.Name):
         return None
     function = ctx.enclosing(node, FUNCTION_TYPES)
     if function is None:
         return None
+    names = _mapped_from(items, node, ctx)
     for loop in walk(function):
         if not isinstance(loop, _LOOPS) or (loop.end_lineno or loop.lineno) >= node.lineno \
                 or ctx.enclosing(loop, FUNCTION_TYPES) is not function:
             continue
-        if not _appends(loop, items.id, ctx):
+        appended = _appended(loop, names, ctx)
+        if not appended:
             continue
-        stop = _data_stop(loop, ctx)
+        stop = _data_stop(loop, ctx, appended)
         if stop is not None:
             return loop, stop
     return None
 
 
-def _appends(loop: ast.AST, name: str, ctx: FileContext) -> bool:
-    """The loop's own body (not a nested function) calls ``name.append(...)`` with an item that may be on the
-    device (``tokens.append(t.cpu())`` collects host tensors: their stack compiles nothing on NPU)."""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append"
-               and isinstance(n.func.value, ast.Name) and n.func.value.id == name
-               and not (len(n.args) == 1 and ctx.resolver.is_host(n.args[0])) for n in own_nodes(loop))
+def _mapped_from(items: ast.Name, node: ast.Call, ctx: FileContext) -> set[str]:
+    """``items`` and the lists it is made of item by item before the join (``outs = list(map(lambda x:
+    x.squeeze(1), outs))``, ``[o[0] for o in outs]``, ``list(outs)``): each has as many items as the other."""
+    names = {items.id}
+    scopes = ctx.resolver.scopes
+    name, position = items, (items.lineno, items.col_offset)
+    for _ in range(3):
+        if scopes is None:
+            break
+        bindings = scopes.may_reach(name.id, ctx.resolver.current, position)
+        source = None
+        for binding in bindings:
+            if binding.tag == "value" and not binding.path and isinstance(binding.value, ast.AST):
+                source = _item_map_source(binding.value)
+                if source is not None:
+                    position = binding.pos
+                    break
+        if source is None:
+            break
+        names.add(source.id)
+        name = source
+    return names
 
 
-def _data_stop(loop: ast.AST, ctx: FileContext) -> Optional[ast.If]:
-    """``if <test on a tensor>: break`` that ends ``loop`` itself (not a loop nested in it)."""
+def _item_map_source(value: ast.AST) -> Optional[ast.Name]:
+    """The list ``value`` maps item by item: ``list(map(f, xs))``, ``map(f, xs)``, ``list(xs)``, ``tuple(xs)``,
+    ``[f(x) for x in xs]`` (one generator, no filter): ``xs``."""
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "tuple") \
+            and len(value.args) == 1 and not value.keywords:
+        value = value.args[0]
+        if isinstance(value, ast.Name):
+            return value
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "map" \
+            and len(value.args) == 2 and isinstance(value.args[1], ast.Name):
+        return value.args[1]
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(value.generators) == 1 \
+            and not value.generators[0].ifs and isinstance(value.generators[0].iter, ast.Name):
+        return value.generators[0].iter
+    return None
+
+
+def _appended(loop: ast.AST, names: set[str], ctx: FileContext) -> list[ast.AST]:
+    """The items the loop's own body (not a nested function) adds to one of the lists ``names``:
+    ``name.append(x)``, ``name.extend([x, y])``, ``name += [x]``; items that are on the host left out
+    (``tokens.append(t.cpu())`` collects host tensors: their stack compiles nothing on NPU)."""
+    found: list[ast.AST] = []
+    for n in own_nodes(loop):
+        added: list[ast.AST] = []
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend") \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id in names and len(n.args) == 1:
+            arg = n.args[0]
+            added = list(arg.elts) if n.func.attr == "extend" and isinstance(arg, (ast.List, ast.Tuple)) else [arg]
+        elif isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name) \
+                and n.target.id in names and isinstance(n.value, (ast.List, ast.Tuple)):
+            added = list(n.value.elts)
+        found.extend(item for item in added if not ctx.resolver.is_host(item))
+    return found
+
+
+_READS = frozenset({"item", "all", "any", "tolist", "sum"})
+
+
+def _reads_item(test: ast.AST, appended: list[ast.AST]) -> Optional[ast.AST]:
+    """A part of ``test`` that reads the value of a name the loop adds to the joined list: ``new_id.item() in
+    stop_ids``, ``(tok == eos).all()``, ``bool(done)``. A torch join takes tensors: that name holds one, whatever
+    the model could tell of the call that made it."""
+    ids = {item.id for item in appended if isinstance(item, ast.Name)}
+    if not ids:
+        return None
+    for part in walk(test):
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Attribute) and part.func.attr in _READS \
+                and any(isinstance(n, ast.Name) and n.id in ids for n in walk(part.func.value)):
+            return part
+        if isinstance(part, ast.Call) and isinstance(part.func, ast.Name) and part.func.id in ("bool", "int", "float") \
+                and len(part.args) == 1 and isinstance(part.args[0], ast.Name) and part.args[0].id in ids:
+            return part
+        if isinstance(part, ast.Compare) and not any(isinstance(op, (ast.Is, ast.IsNot)) for op in part.ops) \
+                and any(isinstance(s, ast.Name) and s.id in ids for s in (part.left, *part.comparators)):
+            return part
+    return None
+
+
+def _data_stop(loop: ast.AST, ctx: FileContext, appended: list[ast.AST]) -> Optional[ast.If]:
+    """``if <test on a tensor>: break`` that ends ``loop`` itself (not a loop nested in it); a test that reads the
+    value of an item the loop adds to the joined list counts too."""
     for node in own_nodes(loop):
         if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], ast.Break) \
-                and ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)) is loop and tensor_test(node.test, ctx) is not None:
+                and ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)) is loop \
+                and (tensor_test(node.test, ctx) is not None or _reads_item(node.test, appended) is not None):
             return node
     return None
