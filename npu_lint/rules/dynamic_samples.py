@@ -80,7 +80,8 @@ class PerSampleConcat(Rule):
         per-class losses, per-detection crops; a list made anew inside the loop counts only the loops within), or when it gets one item per step of a
         loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
         eos).all(): break``: a generation stopped at its end token; a test of an item the loop adds to the joined
-        list, ``if new_id.item() in stop_ids:``, reads a tensor whatever the call that made it; items added by
+        list, ``if new_id.item() in stop_ids:``, reads a tensor whatever the call that made it; also a ``while``
+        loop's own test on a tensor, ``while not done.all():``; items added by
         ``outputs += [out]`` or ``extend``, also to a list mapped item by item before the join: ``outputs =
         list(map(lambda o: o.squeeze(1), outputs))``). Each item gathered by its own indices
         (``t[j] for t, (_, j) in zip(targets, indices)``, a matcher's output) counts also when the index is moved
@@ -160,6 +161,9 @@ class PerSampleConcat(Rule):
                  "        out, done = step(x)\n        outputs += [out]\n        dones += [done]\n"
                  "        if (torch.sigmoid(done) > thr).all():\n            break\n"
                  "    outputs = list(map(lambda o: o.squeeze(1), outputs))\n    return torch.stack(outputs)\n",
+                 # a while loop whose own test reads a tensor
+                 "import torch\ndef run(step, x: torch.Tensor):\n    outs = []\n    done = torch.zeros(4, dtype=torch.bool)\n"
+                 "    while not done.all():\n        y, done = step(x)\n        outs.append(y)\n    return torch.cat(outs)\n",
                  # a dataset's own collate method (the name torch's DataLoader and fairseq give it)
                  "import torch\nfrom torch.utils.data import Dataset\nclass Graphs(Dataset):\n"
                  "    def collater(self, samples):\n        return torch.cat([s['atoms'] for s in samples])\n",
@@ -350,6 +354,8 @@ class PerSampleConcat(Rule):
                      "import torch\ndef run(model, x, n, eos):\n    out = []\n    for step in range(n):\n"
                      "        tok = model(x).argmax()\n        out += [tok.cpu()]\n        if tok.item() == eos:\n"
                      "            break\n    return torch.stack(out)\n",
+                     "import torch\ndef run(step, x, n):\n    outs = []\n    t = 0\n    while t < n:\n"
+                     "        outs.append(step(x))\n        t += 1\n    return torch.cat(outs)\n",
                      "import torch\ndef run(model, x: torch.Tensor, n):\n    out = []\n    for step in range(n):\n"
                      "        out.append(model(x))\n        for y in x:\n            if y.sum() > 0:\n"
                      "                break\n    return torch.cat(out)\n",

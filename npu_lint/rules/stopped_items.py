@@ -16,7 +16,7 @@ from npu_lint.rules.sample_lengths import own_nodes
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 
 
-def stopped_items(items: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, ast.If]]:
+def stopped_items(items: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
     """The loop that appends to the list ``items`` names (``tokens.append(t)``, ``outputs += [out]``,
     ``outs.extend(parts)``; also to the list it was mapped from item by item: ``outs = list(map(f, outs))``,
     ``outs = [o.squeeze(1) for o in outs]``), and the ``if <test on a tensor>: break`` that can end it early, when
@@ -122,9 +122,13 @@ def _reads_item(test: ast.AST, appended: list[ast.AST]) -> Optional[ast.AST]:
     return None
 
 
-def _data_stop(loop: ast.AST, ctx: FileContext, appended: list[ast.AST]) -> Optional[ast.If]:
-    """``if <test on a tensor>: break`` that ends ``loop`` itself (not a loop nested in it); a test that reads the
-    value of an item the loop adds to the joined list counts too."""
+def _data_stop(loop: ast.AST, ctx: FileContext, appended: list[ast.AST]) -> Optional[ast.AST]:
+    """``if <test on a tensor>: break`` that ends ``loop`` itself (not a loop nested in it), or the loop's own
+    ``while`` test on a tensor (``while not done.all():``); a test that reads the value of an item the loop adds
+    to the joined list counts too."""
+    if isinstance(loop, ast.While) and (tensor_test(loop.test, ctx, bare_names=False) is not None
+                                        or _reads_item(loop.test, appended) is not None):
+        return loop
     for node in own_nodes(loop):
         if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], ast.Break) \
                 and ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)) is loop \
