@@ -81,7 +81,9 @@ class PerSampleConcat(Rule):
         loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
         eos).all(): break``: a generation stopped at its end token; a test of an item the loop adds to the joined
         list, ``if new_id.item() in stop_ids:``, reads a tensor whatever the call that made it; also a ``while``
-        loop's own test on a tensor, ``while not done.all():``; items added by
+        loop's own test on a tensor, ``while not done.all():``; lists a function gets as parameters, from the
+        file's own calls of it after such a loop: Tacotron's ``self.parse_decoder_outputs(mel_outputs, ...)``
+        that stacks them; items added by
         ``outputs += [out]`` or ``extend``, also to a list mapped item by item before the join: ``outputs =
         list(map(lambda o: o.squeeze(1), outputs))``). Each item gathered by its own indices
         (``t[j] for t, (_, j) in zip(targets, indices)``, a matcher's output) counts also when the index is moved
@@ -161,6 +163,13 @@ class PerSampleConcat(Rule):
                  "        out, done = step(x)\n        outputs += [out]\n        dones += [done]\n"
                  "        if (torch.sigmoid(done) > thr).all():\n            break\n"
                  "    outputs = list(map(lambda o: o.squeeze(1), outputs))\n    return torch.stack(outputs)\n",
+                 # lists a helper of the file gets from its caller's decoding loop (Tacotron's parse_decoder_outputs)
+                 "import torch\nclass Decoder(torch.nn.Module):\n    def parse(self, mels, gates):\n"
+                 "        return torch.stack(mels).transpose(0, 1), torch.stack(gates)\n"
+                 "    def inference(self, x, thr):\n        mels, gates = [], []\n        while True:\n"
+                 "            mel, gate = self.decode(x)\n            mels += [mel.squeeze(1)]\n            gates += [gate]\n"
+                 "            if torch.sigmoid(gate.data) > thr:\n                break\n            x = mel\n"
+                 "        return self.parse(mels, gates)\n",
                  # a while loop whose own test reads a tensor
                  "import torch\ndef run(step, x: torch.Tensor):\n    outs = []\n    done = torch.zeros(4, dtype=torch.bool)\n"
                  "    while not done.all():\n        y, done = step(x)\n        outs.append(y)\n    return torch.cat(outs)\n",
@@ -356,6 +365,12 @@ class PerSampleConcat(Rule):
                      "            break\n    return torch.stack(out)\n",
                      "import torch\ndef run(step, x, n):\n    outs = []\n    t = 0\n    while t < n:\n"
                      "        outs.append(step(x))\n        t += 1\n    return torch.cat(outs)\n",
+                     # a helper's lists from a caller whose loop runs a count of its inputs (teacher forcing)
+                     "import torch\nclass Decoder(torch.nn.Module):\n    def parse(self, mels):\n"
+                     "        return torch.stack(mels).transpose(0, 1)\n"
+                     "    def forward(self, x, targets: torch.Tensor):\n        mels = []\n"
+                     "        while len(mels) < targets.size(0) - 1:\n            mels += [self.decode(targets[len(mels)])]\n"
+                     "        return self.parse(mels)\n",
                      "import torch\ndef run(model, x: torch.Tensor, n):\n    out = []\n    for step in range(n):\n"
                      "        out.append(model(x))\n        for y in x:\n            if y.sum() > 0:\n"
                      "                break\n    return torch.cat(out)\n",

@@ -7,7 +7,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.index_forms import passed_argument
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scopes import PARAM, Scope
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.branch_tests import tensor_test
@@ -20,16 +22,42 @@ def stopped_items(items: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[
     """The loop that appends to the list ``items`` names (``tokens.append(t)``, ``outputs += [out]``,
     ``outs.extend(parts)``; also to the list it was mapped from item by item: ``outs = list(map(f, outs))``,
     ``outs = [o.squeeze(1) for o in outs]``), and the ``if <test on a tensor>: break`` that can end it early, when
-    the join ``node`` comes after that loop in the same function; None otherwise."""
+    the join ``node`` comes after that loop in the same function; None otherwise. A list the function gets as a
+    parameter is looked up at the file's own calls of it (Tacotron's ``self.parse_decoder_outputs(mel_outputs,
+    gate_outputs, alignments)`` after its decoding loop, which stacks them)."""
     if not isinstance(items, ast.Name):
         return None
-    function = ctx.enclosing(node, FUNCTION_TYPES)
+    found = _stopped_before(items, node, ctx.resolver.current, ctx)
+    if found is not None:
+        return found
+    binding = ctx.resolver.binding(items)
+    function = binding.scope.node if binding is not None and binding.tag == PARAM else None
+    if binding is None or binding.node is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    for call, scope, offset in ctx.resolver.call_sites(function):
+        passed = passed_argument(call, function, binding.node, offset)
+        caller = ctx.enclosing_any(call, FUNCTION_TYPES)
+        if not isinstance(passed, ast.Name) or caller is None or caller is function:
+            continue
+        ctx.resolver.enter_function(caller)   # the caller's tests are asked where they stand
+        try:
+            found = _stopped_before(passed, call, scope, ctx)
+        finally:
+            ctx.resolver.leave_scope()
+        if found is not None:
+            return found
+    return None
+
+
+def _stopped_before(items: ast.Name, node: ast.AST, scope: Scope, ctx: FileContext) -> Optional[tuple[ast.AST, ast.AST]]:
+    """The data-stopped loop of the function around ``node`` that adds the items of ``items``, before ``node``."""
+    function = ctx.enclosing_any(node, FUNCTION_TYPES)
     if function is None:
         return None
-    names = _mapped_from(items, node, ctx)
+    names = _mapped_from(items, scope, ctx)
     for loop in walk(function):
         if not isinstance(loop, _LOOPS) or (loop.end_lineno or loop.lineno) >= node.lineno \
-                or ctx.enclosing(loop, FUNCTION_TYPES) is not function:
+                or ctx.enclosing_any(loop, FUNCTION_TYPES) is not function:
             continue
         appended = _appended(loop, names, ctx)
         if not appended:
@@ -40,7 +68,7 @@ def stopped_items(items: ast.AST, node: ast.Call, ctx: FileContext) -> Optional[
     return None
 
 
-def _mapped_from(items: ast.Name, node: ast.Call, ctx: FileContext) -> set[str]:
+def _mapped_from(items: ast.Name, scope: Scope, ctx: FileContext) -> set[str]:
     """``items`` and the lists it is made of item by item before the join (``outs = list(map(lambda x:
     x.squeeze(1), outs))``, ``[o[0] for o in outs]``, ``list(outs)``): each has as many items as the other."""
     names = {items.id}
@@ -49,7 +77,7 @@ def _mapped_from(items: ast.Name, node: ast.Call, ctx: FileContext) -> set[str]:
     for _ in range(3):
         if scopes is None:
             break
-        bindings = scopes.may_reach(name.id, ctx.resolver.current, position)
+        bindings = scopes.may_reach(name.id, scope, position)
         source = None
         for binding in bindings:
             if binding.tag == "value" and not binding.path and isinstance(binding.value, ast.AST):
@@ -131,7 +159,7 @@ def _data_stop(loop: ast.AST, ctx: FileContext, appended: list[ast.AST]) -> Opti
         return loop
     for node in own_nodes(loop):
         if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], ast.Break) \
-                and ctx.enclosing(node, (*_LOOPS, *FUNCTION_TYPES)) is loop \
+                and ctx.enclosing_any(node, (*_LOOPS, *FUNCTION_TYPES)) is loop \
                 and (tensor_test(node.test, ctx) is not None or _reads_item(node.test, appended) is not None):
             return node
     return None
