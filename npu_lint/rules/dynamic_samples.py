@@ -80,9 +80,9 @@ class PerSampleConcat(Rule):
         per-class losses, per-detection crops; a list made anew inside the loop counts only the loops within), or when it gets one item per step of a
         loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
         eos).all(): break``: a generation stopped at its end token; a test of an item the loop adds to the joined
-        list, ``if new_id.item() in stop_ids:``, reads a tensor whatever the call that made it; also a ``while``
-        loop's own test on a tensor, ``while not done.all():``; lists a function gets as parameters, from the
-        file's own calls of it after such a loop: Tacotron's ``self.parse_decoder_outputs(mel_outputs, ...)``
+        list, ``if new_id.item() in stop_ids:``, reads a tensor whatever the call that made it (a ``while``
+        loop's own test is NPU413's alone: a schedule planned on the host has the rows its settings say); lists
+        a function gets as parameters, from the file's own calls of it after such a loop: Tacotron's ``self.parse_decoder_outputs(mel_outputs, ...)``
         that stacks them; items added by
         ``outputs += [out]`` or ``extend``, also to a list mapped item by item before the join: ``outputs =
         list(map(lambda o: o.squeeze(1), outputs))``). Each item gathered by its own indices
@@ -170,9 +170,6 @@ class PerSampleConcat(Rule):
                  "            mel, gate = self.decode(x)\n            mels += [mel.squeeze(1)]\n            gates += [gate]\n"
                  "            if torch.sigmoid(gate.data) > thr:\n                break\n            x = mel\n"
                  "        return self.parse(mels, gates)\n",
-                 # a while loop whose own test reads a tensor
-                 "import torch\ndef run(step, x: torch.Tensor):\n    outs = []\n    done = torch.zeros(4, dtype=torch.bool)\n"
-                 "    while not done.all():\n        y, done = step(x)\n        outs.append(y)\n    return torch.cat(outs)\n",
                  # a dataset's own collate method (the name torch's DataLoader and fairseq give it)
                  "import torch\nfrom torch.utils.data import Dataset\nclass Graphs(Dataset):\n"
                  "    def collater(self, samples):\n        return torch.cat([s['atoms'] for s in samples])\n",
@@ -365,6 +362,11 @@ class PerSampleConcat(Rule):
                      "            break\n    return torch.stack(out)\n",
                      "import torch\ndef run(step, x, n):\n    outs = []\n    t = 0\n    while t < n:\n"
                      "        outs.append(step(x))\n        t += 1\n    return torch.cat(outs)\n",
+                     # a schedule of CPU tensors planned by a while loop on their values (diffusion forcing)
+                     "import torch\ndef plan(n_blocks, n_iter, ar_step):\n    rows = []\n"
+                     "    pre = torch.zeros(n_blocks, dtype=torch.long)\n    while not torch.all(pre >= n_iter - 1):\n"
+                     "        new = (pre + 1).clamp(0, n_iter)\n        rows.append(new)\n        pre = new\n"
+                     "    return torch.stack(rows)\n",
                      # a helper's lists from a caller whose loop runs a count of its inputs (teacher forcing)
                      "import torch\nclass Decoder(torch.nn.Module):\n    def parse(self, mels):\n"
                      "        return torch.stack(mels).transpose(0, 1)\n"

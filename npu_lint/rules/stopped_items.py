@@ -151,12 +151,10 @@ def _reads_item(test: ast.AST, appended: list[ast.AST]) -> Optional[ast.AST]:
 
 
 def _data_stop(loop: ast.AST, ctx: FileContext, appended: list[ast.AST]) -> Optional[ast.AST]:
-    """``if <test on a tensor>: break`` that ends ``loop`` itself (not a loop nested in it), or the loop's own
-    ``while`` test on a tensor (``while not done.all():``); a test that reads the value of an item the loop adds
-    to the joined list counts too."""
-    if isinstance(loop, ast.While) and (tensor_test(loop.test, ctx, bare_names=False) is not None
-                                        or _reads_item(loop.test, appended) is not None):
-        return loop
+    """``if <test on a tensor>: break`` that ends ``loop`` itself (not a loop nested in it); a test that reads the
+    value of an item the loop adds to the joined list counts too. (A ``while`` loop's own test on a tensor is
+    left out: a schedule planned on the host, diffusers' SkyReels ``while not torch.all(pre_row >= n - 1):``
+    of CPU tensors, has as many rows as its settings say.)"""
     for node in own_nodes(loop):
         if isinstance(node, ast.If) and node.body and isinstance(node.body[-1], ast.Break) \
                 and ctx.enclosing_any(node, (*_LOOPS, *FUNCTION_TYPES)) is loop \
