@@ -84,7 +84,8 @@ class PerSampleConcat(Rule):
         loop's own test is NPU413's alone: a schedule planned on the host has the rows its settings say); lists
         a function gets as parameters, from the file's own calls of it after such a loop: Tacotron's ``self.parse_decoder_outputs(mel_outputs, ...)``
         that stacks them; items added by
-        ``outputs += [out]`` or ``extend``, also to a list mapped item by item before the join: ``outputs =
+        ``outputs += [out]`` or ``extend([a, b])`` (not ``extend(rows)`` of a selection: each row may come once in
+        all), also to a list mapped item by item before the join: ``outputs =
         list(map(lambda o: o.squeeze(1), outputs))``). Each item gathered by its own indices
         (``t[j] for t, (_, j) in zip(targets, indices)``, a matcher's output) counts also when the index is moved
         or cast first (``t[j.to(t.device)]``, ``t[j.long()]``). An item that one arm makes empty, with no rows
@@ -362,6 +363,11 @@ class PerSampleConcat(Rule):
                      "            break\n    return torch.stack(out)\n",
                      "import torch\ndef run(step, x, n):\n    outs = []\n    t = 0\n    while t < n:\n"
                      "        outs.append(step(x))\n        t += 1\n    return torch.cat(outs)\n",
+                     # rows of a selection added per step, each once in all (LightGlue's early-stopped pairs)
+                     "import torch\ndef match(layers, x: torch.Tensor, ids: torch.Tensor, n):\n    done_ids = []\n"
+                     "    for i in range(n):\n        x = layers[i](x)\n        stop = x.sum(-1) > 0 if i < n - 1 else torch.ones(len(ids), dtype=torch.bool)\n"
+                     "        done_ids.extend(list(ids[stop]))\n        if torch.all(stop):\n            break\n"
+                     "    return torch.stack(done_ids)\n",
                      # a schedule of CPU tensors planned by a while loop on their values (diffusion forcing)
                      "import torch\ndef plan(n_blocks, n_iter, ar_step):\n    rows = []\n"
                      "    pre = torch.zeros(n_blocks, dtype=torch.long)\n    while not torch.all(pre >= n_iter - 1):\n"

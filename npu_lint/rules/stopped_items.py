@@ -111,7 +111,9 @@ def _item_map_source(value: ast.AST) -> Optional[ast.Name]:
 
 def _appended(loop: ast.AST, names: set[str], ctx: FileContext) -> list[ast.AST]:
     """The items the loop's own body (not a nested function) adds to one of the lists ``names``:
-    ``name.append(x)``, ``name.extend([x, y])``, ``name += [x]``; items that are on the host left out
+    ``name.append(x)``, ``name.extend([x, y])``, ``name += [x]`` (not ``extend(rows)`` of a varying number of rows
+    per step: transformers' LightGlue adds each early-stopped pair once, every pair by its last layer, a fixed
+    total); items that are on the host left out
     (``tokens.append(t.cpu())`` collects host tensors: their stack compiles nothing on NPU)."""
     found: list[ast.AST] = []
     for n in own_nodes(loop):
@@ -119,7 +121,9 @@ def _appended(loop: ast.AST, names: set[str], ctx: FileContext) -> list[ast.AST]
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("append", "extend") \
                 and isinstance(n.func.value, ast.Name) and n.func.value.id in names and len(n.args) == 1:
             arg = n.args[0]
-            added = list(arg.elts) if n.func.attr == "extend" and isinstance(arg, (ast.List, ast.Tuple)) else [arg]
+            if n.func.attr == "extend" and not isinstance(arg, (ast.List, ast.Tuple)):
+                continue   # a selection's rows per step (LightGlue's early-stopped pairs): each may come once in all
+            added = list(arg.elts) if n.func.attr == "extend" else [arg]
         elif isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name) \
                 and n.target.id in names and isinstance(n.value, (ast.List, ast.Tuple)):
             added = list(n.value.elts)
