@@ -79,7 +79,14 @@ class PerSampleConcat(Rule):
         pad(boxes[keep])``, one crop per box NMS kept), so the number of items varies (per-label prototypes,
         per-class losses, per-detection crops; a list made anew inside the loop counts only the loops within), or when it gets one item per step of a
         loop that an ``if <test on a tensor>: break`` can end (``tokens.append(t)`` then ``if (t ==
-        eos).all(): break``: a generation stopped at its end token). Each item gathered by its own indices
+        eos).all(): break``: a generation stopped at its end token; a test of an item the loop adds to the joined
+        list, ``if new_id.item() in stop_ids:``, reads a tensor whatever the call that made it (a ``while``
+        loop's own test is NPU413's alone: a schedule planned on the host has the rows its settings say); lists
+        a function gets as parameters, from the file's own calls of it after such a loop: Tacotron's ``self.parse_decoder_outputs(mel_outputs, ...)``
+        that stacks them; items added by
+        ``outputs += [out]`` or ``extend([a, b])`` (not ``extend(rows)`` of a selection: each row may come once in
+        all), also to a list mapped item by item before the join: ``outputs =
+        list(map(lambda o: o.squeeze(1), outputs))``). Each item gathered by its own indices
         (``t[j] for t, (_, j) in zip(targets, indices)``, a matcher's output) counts also when the index is moved
         or cast first (``t[j.to(t.device)]``, ``t[j.long()]``). An item that one arm makes empty, with no rows
         (``x.new_zeros((0, 4))``, ``torch.zeros(0, n)``: the placeholder of a sample without objects), while
@@ -148,6 +155,22 @@ class PerSampleConcat(Rule):
                  "import torch\ndef generate(model, idx, n, eos):\n    out = []\n    for _ in range(n):\n"
                  "        t = model(idx).argmax(-1)\n        out.append(t)\n        if (t == eos).all():\n"
                  "            break\n    return torch.stack(out, 1)\n",
+                 # the stop test reads a value the loop adds to the joined list (a torch join takes tensors, whatever
+                 # the model's call returned); items added with ``+= [x]`` to a list mapped item by item before the join
+                 "import torch\ndef greedy(model, ids, n, stop_ids):\n    out = [model(ids).argmax()]\n"
+                 "    for i in range(n):\n        new_id = model(out[-1]).argmax()\n        out.append(new_id)\n"
+                 "        if new_id.item() in stop_ids:\n            break\n    return torch.stack(out)\n",
+                 "import torch\ndef decode(step, x, thr):\n    outputs, dones = [], []\n    while True:\n"
+                 "        out, done = step(x)\n        outputs += [out]\n        dones += [done]\n"
+                 "        if (torch.sigmoid(done) > thr).all():\n            break\n"
+                 "    outputs = list(map(lambda o: o.squeeze(1), outputs))\n    return torch.stack(outputs)\n",
+                 # lists a helper of the file gets from its caller's decoding loop (Tacotron's parse_decoder_outputs)
+                 "import torch\nclass Decoder(torch.nn.Module):\n    def parse(self, mels, gates):\n"
+                 "        return torch.stack(mels).transpose(0, 1), torch.stack(gates)\n"
+                 "    def inference(self, x, thr):\n        mels, gates = [], []\n        while True:\n"
+                 "            mel, gate = self.decode(x)\n            mels += [mel.squeeze(1)]\n            gates += [gate]\n"
+                 "            if torch.sigmoid(gate.data) > thr:\n                break\n            x = mel\n"
+                 "        return self.parse(mels, gates)\n",
                  # a dataset's own collate method (the name torch's DataLoader and fairseq give it)
                  "import torch\nfrom torch.utils.data import Dataset\nclass Graphs(Dataset):\n"
                  "    def collater(self, samples):\n        return torch.cat([s['atoms'] for s in samples])\n",
@@ -331,6 +354,31 @@ class PerSampleConcat(Rule):
                      "import torch\ndef run(model, x, n, limit):\n    out = []\n    for step in range(n):\n"
                      "        out.append(model(x))\n        if step > limit:\n            break\n"
                      "    return torch.cat(out)\n",
+                     # a host count or a name the loop does not add to the joined list; items added on the host
+                     "import torch\ndef run(model, x, n, budget):\n    out = []\n    for step in range(n):\n"
+                     "        y = model(x)\n        out += [y]\n        used = len(out) * 4\n"
+                     "        if used > budget:\n            break\n    return torch.cat(out)\n",
+                     "import torch\ndef run(model, x, n, eos):\n    out = []\n    for step in range(n):\n"
+                     "        tok = model(x).argmax()\n        out += [tok.cpu()]\n        if tok.item() == eos:\n"
+                     "            break\n    return torch.stack(out)\n",
+                     "import torch\ndef run(step, x, n):\n    outs = []\n    t = 0\n    while t < n:\n"
+                     "        outs.append(step(x))\n        t += 1\n    return torch.cat(outs)\n",
+                     # rows of a selection added per step, each once in all (LightGlue's early-stopped pairs)
+                     "import torch\ndef match(layers, x: torch.Tensor, ids: torch.Tensor, n):\n    done_ids = []\n"
+                     "    for i in range(n):\n        x = layers[i](x)\n        stop = x.sum(-1) > 0 if i < n - 1 else torch.ones(len(ids), dtype=torch.bool)\n"
+                     "        done_ids.extend(list(ids[stop]))\n        if torch.all(stop):\n            break\n"
+                     "    return torch.stack(done_ids)\n",
+                     # a schedule of CPU tensors planned by a while loop on their values (diffusion forcing)
+                     "import torch\ndef plan(n_blocks, n_iter, ar_step):\n    rows = []\n"
+                     "    pre = torch.zeros(n_blocks, dtype=torch.long)\n    while not torch.all(pre >= n_iter - 1):\n"
+                     "        new = (pre + 1).clamp(0, n_iter)\n        rows.append(new)\n        pre = new\n"
+                     "    return torch.stack(rows)\n",
+                     # a helper's lists from a caller whose loop runs a count of its inputs (teacher forcing)
+                     "import torch\nclass Decoder(torch.nn.Module):\n    def parse(self, mels):\n"
+                     "        return torch.stack(mels).transpose(0, 1)\n"
+                     "    def forward(self, x, targets: torch.Tensor):\n        mels = []\n"
+                     "        while len(mels) < targets.size(0) - 1:\n            mels += [self.decode(targets[len(mels)])]\n"
+                     "        return self.parse(mels)\n",
                      "import torch\ndef run(model, x: torch.Tensor, n):\n    out = []\n    for step in range(n):\n"
                      "        out.append(model(x))\n        for y in x:\n            if y.sum() > 0:\n"
                      "                break\n    return torch.cat(out)\n",
