@@ -91,7 +91,7 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
     # ``torch.unique(x)``) is the shape's one creation site. Where that op has a finding of its own in this file
     # (NPU401 / NPU402), the size only follows it, a consumer (``offsets[mask]`` ... ``.expand(len(offsets), 3)``):
     # one data-dependent shape, one finding (``ctx.report_repeat`` drops this one once the file is walked).
-    site = op if chain is not None and op is not None and id(op) in ctx.parents else None
+    site = op if chain is not None and op is not None and _in_file(op, ctx) else None
     if sink == _LOOP_COUNT:   # a loop: what varies is the number of operators the step runs
         what = f"the count of a data-dependent result, {chain}" if chain else f"a tensor's value, {origin_text(origin)}"
         text = (f"the loop count range() comes from {what} (line {read.lineno}): a sync, and the number "
@@ -112,6 +112,16 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
             ctx.report(node, text, sink)
         return
     ctx.report(node, rule.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
+
+
+def _in_file(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` is a node of this file's tree (not of another module's summary): its line numbers are this file's."""
+    ids = ctx.scratch.get("file_node_ids")
+    if ids is None:
+        scopes = ctx.resolver.scopes
+        ids = ctx.scratch["file_node_ids"] = frozenset(map(id, ast.walk(scopes.module.node))) \
+            if scopes is not None else frozenset()
+    return id(node) in ids
 
 
 _RESHAPES = frozenset({"view", "reshape"})
