@@ -350,6 +350,10 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 if value[1] in _PARAMETER_CONTAINERS:
                     return K.TENSOR, None
                 return (K.MODULE, None) if value[1] in _MODULE_CONTAINERS else None
+            if value == (K.HOST, K.HOST_ENCODING):   # ``enc["input_ids"]``: a field, a tensor made on the CPU
+                index = node.slice
+                return (K.HOST, K.CPU_TENSOR) if isinstance(index, ast.Constant) and isinstance(index.value, str) \
+                    else None
             return value if value[0] in (K.MASK, K.HOST) else None
         if kind in (ast.List, ast.ListComp):
             return K.LIST, None
@@ -811,6 +815,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 return (_LOADER_PARTS[node.attr], None) if value is not None and value[0] == K.LOADER else None
             if value is not None and value[0] == K.MASK and node.attr in ("T", "mT", "data"):
                 return K.MASK, None   # ``j, k = (gxy > 1).T``: a transposed mask is a mask
+            if value == (K.HOST, K.CPU_TENSOR) and node.attr != "grad":
+                return value   # ``probs.cpu().T``: still on the host
             return (K.TENSOR, None) if value is not None and value[0] in K.TENSORS else None
         name = self.qualname(node, scope)
         if name is not None and name.startswith("torch.") and name[6:] in _DTYPE_NAMES:
@@ -819,9 +825,17 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             value = self.value_of(receiver, scope, depth) if known is _UNKNOWN else known
             if value is not None and value[0] in (K.OBJECT, K.MODULE, K.OPTIMIZER) and value[1]:
                 return self.member_value(value[1], node.attr, depth)
+            if value == (K.HOST, K.HOST_ENCODING) and not node.attr.startswith("_"):
+                return K.HOST, K.CPU_TENSOR   # ``enc.offset_mapping``: a field of a tokenizer's output
+            if value == (K.HOST, K.CPU_TENSOR) and node.attr in _REDUCTION_FIELDS:
+                return K.HOST, K.CPU_TENSOR   # ``x.cpu().max(-1).indices``: a host op's values and indices
             if value is None and attribute_used_as_index(self, node, scope):   # ``scatter(x, data.batch)``
                 return K.TENSOR, None
         return None
+
+
+# The fields of what a reduction along a dim returns (``torch.return_types.max``): its values and its indices.
+_REDUCTION_FIELDS = frozenset({"values", "indices"})
 
 
 def _self_update(binding: Binding, attr: str) -> Optional[str]:

@@ -52,3 +52,22 @@ def test_host_until_moved(source):
 ])
 def test_device_values_still_fire(source, expected):
     assert found(source) == expected
+
+
+def test_a_size_following_a_reported_selection_is_its_consumer():
+    # the selection makes the count (NPU402, line 4); the expand only follows it: one shape, one finding
+    source = ("def cells(offsets, lengths, n):\n    mask = lengths < n\n"
+              "    kept = offsets[mask]\n    return kept, kept[None].expand(len(kept), 3)\n")
+    assert found(source) == [("NPU402", 4)]
+    # the loop over the rows of torch.unique's result: the unique is the site (NPU401, line 3)
+    source = ("def rows(x, out):\n    u = torch.unique(x, dim=0)\n    for i in range(len(u)):\n"
+              "        out = out + x[i]\n    return out\n")
+    assert [c for c, _ in found(source)] == ["NPU401"]
+
+
+def test_the_size_stays_when_its_op_is_not_reported_here():
+    # only NPU403 selected: the consumer is the only finding left to read, kept
+    source = ("def cells(offsets, lengths, n):\n    mask = lengths < n\n"
+              "    kept = offsets[mask]\n    return torch.zeros(len(kept), 3)\n")
+    assert [(f.code, f.line) for f in analyse_source("import torch\n" + source, Target("2.8.0"),
+                                                     codes=frozenset({"NPU403"}))] == [("NPU403", 5)]

@@ -129,3 +129,41 @@ def test_declared_lists_are_host(source, expected):
     found = [(f.code, f.line) for f in analyse_source("import torch\n" + source, Target("2.8.0"),
                                                        codes=frozenset({"NPU412", "NPU402", "NPU403"}))]
     assert found == expected
+
+
+_ALL_DYNAMIC = frozenset({"NPU401", "NPU402", "NPU403", "NPU405", "NPU407", "NPU409", "NPU413", "NPU414"})
+
+
+def dynamic_codes(source: str) -> list[tuple[str, int]]:
+    return [(f.code, f.line) for f in analyse_source(H + source, Target("2.8.0"), codes=_ALL_DYNAMIC)]
+
+
+@pytest.mark.parametrize("source", [
+    # a tokenizer's output (return_tensors="pt") is made on the CPU: its fields are host tensors until moved
+    "def spans(tokenizer, text, prefix):\n    enc = tokenizer(text, return_tensors='pt', return_offsets_mapping=True)\n"
+    "    m = enc.offset_mapping[0, :, 0]\n    m = torch.cat([m, torch.tensor([len(text)])])\n"
+    "    start = torch.where(m >= len(prefix))[0]\n    return enc.input_ids, start\n",
+    "def ids(tok, msgs):\n    ids = tok.apply_chat_template(msgs, return_tensors='pt')\n    return ids[ids != 0]\n",
+    "def ids(tok, text):\n    enc = tok(text, return_tensors='pt')\n    keep = torch.nonzero(enc['input_ids'] > 2)\n"
+    "    return keep\n",
+    # a host tensor's reduction along a dim: its values and indices stay on the host
+    "def reps(scores, pad, n):\n    logits = torch.stack(scores, 1).cpu().max(-1)\n    indices = logits.indices\n"
+    "    out = []\n    for b in range(n):\n        if (indices[b] == pad).any():\n            continue\n"
+    "        out.append(b)\n    return out\n",
+])
+def test_host_outputs_are_silent(source):
+    assert dynamic_codes(source) == []
+
+
+@pytest.mark.parametrize("source, expected", [
+    # moved to the device first: device tensors, still reported
+    ("def ids(tok, text, device):\n    enc = tok(text, return_tensors='pt').to(device)\n"
+     "    return torch.nonzero(enc['input_ids'] > 2)\n", [("NPU401", 6)]),
+    ("def ids(tok, text, device):\n    ids = tok(text, return_tensors='pt').input_ids.to(device)\n"
+     "    return ids[ids != 0]\n", [("NPU402", 6)]),
+    # a reduction of a device tensor: its indices are on the device
+    ("def reps(scores, pad, n):\n    indices = torch.stack(scores, 1).max(-1).indices\n"
+     "    return torch.nonzero(indices == pad)\n", [("NPU401", 6)]),
+])
+def test_moved_outputs_still_fire(source, expected):
+    assert dynamic_codes(source) == expected

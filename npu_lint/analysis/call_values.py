@@ -24,7 +24,8 @@ _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatena
 _UNASKED = object()
 _HOST_DEPTH = 6   # how many torch ops of host tensors are followed one inside another
 _HOST_REACH = 8   # and how deep in a question they are still asked (a wide expression asks each operand)
-_HOST_MARKS = (".cpu(", "from_numpy", "torchaudio", "torchvision", ".numpy(", "asarray", "np.array", ".to(")
+_HOST_MARKS = (".cpu(", "from_numpy", "torchaudio", "torchvision", ".numpy(", "asarray", "np.array", ".to(",
+               "return_tensors")
 # torch functions that make a tensor on the default device (or a given one) from sizes or data.
 FACTORY_NAMES = frozenset({"tensor", "as_tensor", "zeros", "ones", "full", "empty", "arange", "linspace", "logspace",
                            "eye", "rand", "randn", "randint", "randperm", "normal", "empty_strided", "Tensor",
@@ -78,6 +79,9 @@ class CallValues:
             binding = self.binding(func, scope)
             if binding is None:
                 return None
+            if binding.tag in (VALUE, PARAM) and host_encoding(node) \
+                    and (self.binding_value(binding, depth) or (K.OBJECT,))[0] == K.OBJECT:
+                return K.HOST, K.HOST_ENCODING   # ``enc = tokenizer(text, return_tensors="pt")``
             if binding.tag == DEF:
                 return self.returns(binding.value)
             if binding.tag == CLASS:
@@ -136,10 +140,14 @@ class CallValues:
                 return K.TENSOR, None   # ``norm(err / tol).abs()``: numpy and Python's numbers have no such method
             if value is None and callee is None and isinstance(func.value, ast.Name) \
                     and self.scopes is not None and func.value.id == self.scopes.self_name(scope):
-                return self.dispatched_value(func, scope)   # ``self.mask_fn(x)``: a method chosen at run time
+                value = self.dispatched_value(func, scope)   # ``self.mask_fn(x)``: a method chosen at run time
+            if value is None and callee is None and host_encoding(node):
+                return K.HOST, K.HOST_ENCODING   # ``tok.apply_chat_template(msgs, return_tensors="pt")``
             return value
         if isinstance(func, ast.Subscript):
             callee = self.value_of(func, scope, depth)
+            if callee is None and host_encoding(node):
+                return K.HOST, K.HOST_ENCODING   # ``self.tokenizers[lang](text, return_tensors="pt")``
             if callee is not None and callee[0] == K.MODULE:
                 return self._module_call_value(callee)
             return self.dispatched_value(func, scope) if callee is None else None   # ``table[mode](x)``
@@ -241,6 +249,10 @@ class CallValues:
                     and operand.func.attr == "cpu" and not operand.args:
                 host = True   # ``torch.cat([a.cpu(), b.cpu()])``
                 continue
+            if isinstance(operand, ast.Call) and not any(k.arg == "device" for k in operand.keywords) \
+                    and (self.qualname(operand.func, scope) or "").rpartition(".")[0] == "torch" \
+                    and (self.qualname(operand.func, scope) or "").rpartition(".")[2] in FACTORY_NAMES:
+                continue   # ``torch.cat([m, torch.tensor([n])])``: a factory told no device joins a host op there
             if isinstance(operand, ast.Call) and self.value_of(operand, scope, depth + 1) == (K.HOST, K.CPU_TENSOR):
                 host = True   # ``torch.sqrt(torch.mean(wav))``: a host op's result (bounded by the chain's depth)
                 continue
@@ -402,3 +414,17 @@ def _dtype_argument(call: ast.Call, resolver: CallValues, scope: Scope) -> Optio
     if isinstance(call.func, ast.Attribute) and call.func.attr in ("to", "type") and call.args:
         return resolver.qualname(call.args[0], scope)
     return None
+
+
+def host_encoding(node: ast.Call) -> bool:
+    """``tokenizer(text, return_tensors="pt")``, ``processor(images=img, return_tensors="pt")``,
+    ``tok.apply_chat_template(msgs, return_tensors="pt")``: Hugging Face's convention for a tokenizer, processor or
+    feature extractor asked for torch tensors. They are made on the CPU (a ``BatchEncoding`` / ``BatchFeature``),
+    whatever the default device, and stay there until the code moves them (``enc.to(device)``,
+    ``enc["input_ids"].to(device)``). Not a call told a device."""
+    for keyword in node.keywords:
+        if keyword.arg == "return_tensors":
+            if not (isinstance(keyword.value, ast.Constant) and keyword.value.value == "pt"):
+                return False
+            return not any(k.arg == "device" for k in node.keywords)
+    return False

@@ -32,6 +32,9 @@ STR_METHODS = frozenset({"join", "format", "strip", "lstrip", "rstrip", "lower",
 TENSORS = (TENSOR, BATCH, MASK)
 PYTHON_NUMBER = "builtins.int"   # the class of a host value that is a Python number (``x.size(0)``, ``len(x)``)
 CPU_TENSOR = "torch.Tensor"   # the class of a host value that is a tensor moved with ``.cpu()``
+# The class of what a Hugging Face tokenizer or processor returns with ``return_tensors="pt"`` (a ``BatchEncoding``,
+# ``BatchFeature``): a mapping of tensors it made on the CPU; its fields are host tensors until moved.
+HOST_ENCODING = "transformers.BatchEncoding"
 
 Value = tuple[str, Optional[str]]
 
@@ -300,9 +303,13 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
         if method in NOT_TENSOR_METHODS:
             return None
         return TENSOR, None
+    if kind == HOST and cls == HOST_ENCODING:   # ``enc.get("input_ids")``: one of its host tensors
+        return (HOST, CPU_TENSOR) if method in ("get", "pop") else (HOST, cls) if method in ("to", "cpu") else None
     if kind == HOST and cls == CPU_TENSOR:
         if method == "tolist":
             return LIST, None
+        if method in TENSOR_TUPLES:   # ``x.cpu().max(-1)``, ``x.cpu().split(n)``: host tensors (values, indices,
+            return HOST, CPU_TENSOR   # pieces), one of them or the tuple's fields (``.indices``)
         return (HOST, None) if method == "numpy" else None if method in NOT_TENSOR_METHODS else (HOST, CPU_TENSOR)
     if kind == HOST:
         return (HOST, None) if method not in ("item", "tolist") else None

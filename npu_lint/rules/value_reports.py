@@ -87,22 +87,46 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
         chain = (f"{short_source(op)} → " if op is not None and op is not measured else "") + short_source(read)
         if host_op(ctx.resolver, op) and not _device_sink(node, sink, ctx):
             return   # ``len(np.unique(labels))`` sizing numpy work or a host loop: no NPU shape
+    # The count of a data-dependent result sizes something here: the op that made the count (``x[mask]``,
+    # ``torch.unique(x)``) is the shape's one creation site. Where that op has a finding of its own in this file
+    # (NPU401 / NPU402), the size only follows it, a consumer (``offsets[mask]`` ... ``.expand(len(offsets), 3)``):
+    # one data-dependent shape, one finding (``ctx.report_repeat`` drops this one once the file is walked).
+    site = op if chain is not None and op is not None and _in_file(op, ctx) else None
     if sink == _LOOP_COUNT:   # a loop: what varies is the number of operators the step runs
         what = f"the count of a data-dependent result, {chain}" if chain else f"a tensor's value, {origin_text(origin)}"
-        ctx.report(node, f"the loop count range() comes from {what} (line {read.lineno}): a sync, and the number "
-                   "of operators the step runs varies with it, a new graph per count on NPU; loop over a fixed "
-                   "bound (the maximum count) with a mask", sink)
+        text = (f"the loop count range() comes from {what} (line {read.lineno}): a sync, and the number "
+                "of operators the step runs varies with it, a new graph per count on NPU; loop over a fixed "
+                "bound (the maximum count) with a mask")
+        if site is not None:
+            ctx.report_repeat(node, text, sink, site, _CREATION_CODES)
+        else:
+            ctx.report(node, text, sink)
         return
     if chain is not None:
         text = rule.data_message.format(chain=chain, sink=sink, line=read.lineno)
         if host_op(ctx.resolver, op):   # counted on the host: no sync, but still a new device shape per count
             text = text.replace("known only after a sync, ", "counted by numpy on the host, ")
-        ctx.report(node, text, sink)
+        if site is not None:
+            ctx.report_repeat(node, text, sink, site, _CREATION_CODES)
+        else:
+            ctx.report(node, text, sink)
         return
     ctx.report(node, rule.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
 
 
+def _in_file(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` is a node of this file's tree (not of another module's summary): its line numbers are this file's."""
+    ids = ctx.scratch.get("file_node_ids")
+    if ids is None:
+        scopes = ctx.resolver.scopes
+        ids = ctx.scratch["file_node_ids"] = frozenset(map(id, ast.walk(scopes.module.node))) \
+            if scopes is not None else frozenset()
+    return id(node) in ids
+
+
 _RESHAPES = frozenset({"view", "reshape"})
+# The findings that report a data-dependent op where it makes its shape (nonzero / unique / boolean-mask selection).
+_CREATION_CODES = frozenset({"NPU401", "NPU402"})
 
 
 def _whole_shape(node: ast.AST, read: ast.AST) -> bool:
