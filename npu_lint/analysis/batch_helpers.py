@@ -7,6 +7,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk   # ``ast.walk``'s nodes and order, the walk of a function kept
+
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _ISLICES = frozenset({"islice", "itertools.islice"})
 
@@ -31,13 +33,13 @@ def batched_parameter(function: ast.AST) -> Optional[tuple[int, str]]:
 
 def _sliced_range(function: ast.AST, params: list[str]) -> Optional[tuple[int, str]]:
     """``for i in range(0, n, bs): yield items[i:i + bs]`` with ``items`` and ``bs`` parameters."""
-    for loop in ast.walk(function):
+    for loop in walk(function):
         if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
                 and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range" and len(loop.iter.args) == 3
                 and isinstance(loop.iter.args[2], ast.Name) and loop.iter.args[2].id in params):
             continue
         index, size = loop.target.id, loop.iter.args[2].id
-        for node in ast.walk(loop):
+        for node in walk(loop):
             value = node.value if isinstance(node, ast.Yield) else None
             if not (isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id in params
                     and isinstance(value.slice, ast.Slice) and isinstance(value.slice.lower, ast.Name)
@@ -57,13 +59,13 @@ def _sliced_iterator(function: ast.AST, params: list[str]) -> Optional[tuple[int
     """``batch = list(islice(it, bs))`` in a ``while`` loop that yields it until it comes back empty, ``it`` a
     parameter or a name bound to ``iter(parameter)``, ``bs`` a parameter."""
     sources = set(params)
-    for node in ast.walk(function):   # ``iterable = iter(iterable)``, ``it = iter(items)``
+    for node in walk(function):   # ``iterable = iter(iterable)``, ``it = iter(items)``
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                 and isinstance(node.value, ast.Call) and isinstance(node.value.func, ast.Name) \
                 and node.value.func.id == "iter" and len(node.value.args) == 1 \
                 and isinstance(node.value.args[0], ast.Name) and node.value.args[0].id in params:
             sources.add(node.targets[0].id)
-    for loop in ast.walk(function):
+    for loop in walk(function):
         if not isinstance(loop, ast.While):
             continue
         for statement in loop.body:
@@ -101,7 +103,7 @@ def _yielded_until_empty(loop: ast.While, name: str) -> bool:
 
     def yields(body: list) -> bool:
         return any(isinstance(n, ast.Yield) and isinstance(n.value, ast.Name) and n.value.id == name
-                   for statement in body for n in ast.walk(statement))
+                   for statement in body for n in walk(statement))
 
     for statement in loop.body:
         if not isinstance(statement, ast.If):

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scalars import python_number
-from npu_lint.analysis.summaries import memo
+from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, memo
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -37,7 +37,11 @@ def runs_at_setup(function: object, resolver: "Resolver", depth: int = 0) -> boo
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or depth > _DEPTH \
             or resolver.scopes is None:
         return False
-    return bool(memo(resolver._summaries, ("setup", id(function)), lambda: _runs_at_setup(function, resolver, depth)))
+    key = ("setup", id(function))
+    known = resolver._summaries.get(key, MISSING)   # a memo hit without the call and its closure (asked at every
+    if known is not MISSING and known is not IN_PROGRESS:   # call and subscript NPU403 checks)
+        return bool(known)
+    return bool(memo(resolver._summaries, key, lambda: _runs_at_setup(function, resolver, depth)))
 
 
 def _runs_at_setup(function: ast.AST, resolver: "Resolver", depth: int) -> bool:
@@ -90,7 +94,11 @@ def runs_per_sample(function: object, resolver: "Resolver") -> bool:
     NPU409's question). Asked by NPU401 / NPU402 / NPU403 before they report."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or resolver.scopes is None:
         return False
-    return bool(memo(resolver._summaries, ("per_sample", id(function)), lambda: _runs_per_sample(function, resolver)))
+    key = ("per_sample", id(function))
+    known = resolver._summaries.get(key, MISSING)   # a memo hit, as in :func:`runs_at_setup`
+    if known is not MISSING and known is not IN_PROGRESS:
+        return bool(known)
+    return bool(memo(resolver._summaries, key, lambda: _runs_per_sample(function, resolver)))
 
 
 def _runs_per_sample(function: ast.AST, resolver: "Resolver") -> bool:
