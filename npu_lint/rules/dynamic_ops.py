@@ -60,6 +60,32 @@ _DEVICE_WORK = (
 )
 
 
+
+def fill_receiver(node: ast.Subscript, written: ast.AST, ctx: FileContext) -> bool:
+    """The value a fill through a mask writes (``x[mask] = 0``) is a device tensor as far as the model can tell: a
+    tensor it knows, or a value of no kind it can tell (a parameter, what a helper returns) that is no evident host
+    array, in a function that runs torch's operators (``certainty = certainty.clone()`` then ``certainty[certainty >
+    t] = 1`` beside ``torch.multinomial``; ``p = 1 / (density + 1)`` then ``p[density < 10] = 1e-7``)."""
+    resolver, receiver = ctx.resolver, node.value
+    if resolver.kind_of(receiver) in (TENSOR, BATCH, MASK):
+        return True
+    if resolver.value_of(receiver) is not None or resolver.value_of(written) is not None \
+            or is_host_array(receiver, ctx, receiver):
+        return False
+    return _runs_torch(ctx.enclosing(node, FUNCTION_TYPES), ctx)
+
+
+def _runs_torch(function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``function`` calls one of torch's functions itself (``torch.multinomial(p, n)``, ``F.softmax(x)``)."""
+    if function is None:
+        return False
+    verdicts = ctx.scratch.setdefault("runs_torch", {})
+    key = id(function)
+    if key not in verdicts:
+        verdicts[key] = any(isinstance(node, ast.Call) and rooted(ctx.resolver.qualname(node.func) or "", ("torch",))
+                            for node in ast.walk(function))
+    return verdicts[key]
+
 class DataDependentShapeOp(Rule):
     """An operator whose output shape depends on the values in its input.
 
@@ -627,7 +653,7 @@ class BooleanMaskIndexing(Rule):
         written = node.value   # ``mask[:, :n][rand > p] = True``: a view of ``mask``, written through
         while isinstance(written, ast.Subscript):
             written = written.value
-        if ctx.resolver.kind_of(node.value) not in (TENSOR, BATCH, MASK) or ctx.resolver.kind_of(mask) != MASK \
+        if not fill_receiver(node, written, ctx) or ctx.resolver.kind_of(mask) != MASK \
                 or ctx.resolver.configured(mask) or not is_bool_index(mask, ctx) \
                 or host_array_evidence(node, mask, ctx) \
                 or (isinstance(written, ast.Name) and (ctx.resolver.moved_later(written)
