@@ -556,6 +556,38 @@ class BooleanMaskIndexing(Rule):
                       "    if isinstance(mask, PIL.Image.Image):\n        mask = np.array(mask)\n"
                       "    return torch.from_numpy(mask)\n")
 
+    must_fire += (  # session 18 (values26): the receiver a device tensor as far as the model can tell -- the else
+                    # arm of a device test (the numpy binding in the other arm never reaches it; the threshold a Python
+                    # number read from numpy); a parameter's copy or a helper's result of no kind the model can tell,
+                    # in a function running torch's operators; a copy of a tensor moved to the device before a later
+                    # (no-op) move; a helper converting a user's images that runs the model on the device
+                  "import numpy as np\nimport torch\nimport torch.nn.functional as F\n"
+                  "def sample(logits, top_p):\n    probs = F.softmax(logits.float(), dim=-1)\n"
+                  "    if probs.device.type == 'cpu':\n        probs = probs.cpu().numpy()\n        return probs\n"
+                  "    else:\n        c = torch.cumsum(probs, dim=-1).cpu().numpy()\n"
+                  "        cutoff = float(probs[np.argmax(c >= top_p)])\n        probs[probs < cutoff] = 0\n"
+                  "        return probs\n",
+                  "import torch\ndef sample(matches, certainty, thresh, num):\n    certainty = certainty.clone()\n"
+                  "    certainty[certainty > thresh] = 1\n    return torch.multinomial(certainty, num)\n",
+                  "import torch\nfrom torch.utils.data import DataLoader\n"
+                  "def train(model, loader: DataLoader, device_id, pad_id):\n    for batch in loader:\n"
+                  "        ids = batch[1].to(device_id)\n        labels = ids.clone()\n"
+                  "        labels[labels == pad_id] = -100\n        labels = labels.to(device_id)\n"
+                  "        model(ids, labels=labels).loss.backward()\n",
+                  "import torch\nimport PIL.Image\nclass Matcher(torch.nn.Module):\n"
+                  "    def match(self, im, device):\n        if isinstance(im, PIL.Image.Image):\n"
+                  "            im = self.to_tensor(im)\n        im = im.to(device)\n        out = self.forward(im)\n"
+                  "        certainty = out['certainty'].sigmoid()\n        certainty[certainty < 0.1] = 0\n"
+                  "        return certainty\n")
+    must_not_fire += (  # a parameter of no kind in a function running no torch operator (numpy work); the numpy arm
+                      # of a device test; a value returned by numpy through a ``4 if 'x' in mode else 1`` factor
+                      "import numpy as np\nimport torch\ndef clip(a, t):\n    a = a.copy()\n    a[a > t] = 1\n"
+                      "    return np.mean(a)\n",
+                      "import numpy as np\nimport torch\nimport torch.nn.functional as F\n"
+                      "def sample(logits, cutoff):\n    probs = F.softmax(logits.float(), dim=-1)\n"
+                      "    if probs.device.type == 'cpu':\n        probs = probs.cpu().numpy()\n        probs[probs < cutoff] = 0\n"
+                      "        return probs\n    return probs\n")
+
     must_not_fire += (  # a collator class's methods run in the loader's workers: its instances are the collate
                         # function, or it derives from a Hugging Face data collator
                       "import torch\nfrom torch.utils.data import DataLoader\nclass Collator:\n"
