@@ -27,7 +27,8 @@ class DataDependentSkip(Rule):
 
     What it does:
         Flags ``if <test on a tensor>: continue`` (or ``break`` out of ``for i in range(n)``: decoding stopped at
-        an end token) inside a ``for`` loop of a function, when the rest
+        an end token, ``if tok[0].item() == eos:`` or ``if new_id.item() in stop_ids:``, the token what a helper or
+        the model returned in the loop) inside a ``for`` loop of a function, when the rest
         of the iteration still runs code: per-class or per-category loops of losses that skip the classes absent
         from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``). Also a ``while``
         loop that stops on a tensor's value: its test reads one (``while x.abs().max() > 1:``) or compares a name

@@ -350,12 +350,18 @@ class BooleanMaskIndexing(Rule):
         function that names none are left alone; a parameter or local
         named ``A`` or ``X`` is a matrix (``A[rows]``).
         Mask assignment of one fill value (``x[mask] = 0``) is NPU303's advice (``masked_fill_``); it is also
-        reported here, with a message of its own, when the model knows the receiver is a device tensor and the
-        index a mask by kind (``probs[probs < cutoff] = 0`` after a softmax, ``target[~labeled] = 0`` on a stack of
+        reported here, with a message of its own, when the index is a mask by kind and the receiver a device tensor
+        as far as the model can tell (``probs[probs < cutoff] = 0`` after a softmax, also in the ``else`` arm of a
+        ``probs.device.type == "cpu"`` test whose other arm makes it numpy; ``target[~labeled] = 0`` on a stack of
         the batch's fields, ``keep[invalid] = False`` on a mask of the device, ``t[seq == tok] = 2`` where ``t = (seq ==
-        img).to(torch.int32)``): a tensor made by a factory told no device or moved to the device after the write,
-        numpy, a constructor's work and a helper converting a user's inputs (it tests ``isinstance(x,
-        PIL.Image.Image)`` or ``np.ndarray``: a pipeline's ``prepare_mask(mask)``) are left alone. A mask the
+        img).to(torch.int32)``; a value of no kind it can tell, a parameter's copy or a helper's result, in a
+        function that calls torch's operators: ``certainty = certainty.clone()`` then ``certainty[certainty > t] =
+        1`` beside ``torch.multinomial``, ``grad_input[output == 0] = 0`` in an autograd backward): a tensor made by a
+        factory told no device or moved to the device after the write (not a copy of one moved there before:
+        ``labels = input_ids.clone()`` of ``input_ids = batch[1].to(device)``), numpy, a constructor's work and a
+        helper converting a user's inputs (it tests ``isinstance(x, PIL.Image.Image)`` or ``np.ndarray``: a
+        pipeline's ``prepare_mask(mask)``; not when it moves them to the device and runs the model there) are left
+        alone. A mask the
         model knows through ``torch.cat`` of a list of masks (``fg_masks.append(fg_mask)`` per image) counts.
         An assignment NPU303 leaves alone because
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
