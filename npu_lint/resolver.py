@@ -528,8 +528,6 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             return False
         if binding.tag == VALUE and isinstance(binding.value, ast.AST) and _placed(binding.value, self, binding.scope):
             return False   # made with ``device=``, moved already, or ``torch.as_tensor(t)`` keeping ``t`` where it is
-        if self._on_device_already(binding, binding.scope):
-            return False   # ``labels = input_ids.clone()`` of ``input_ids = batch[1].to(device)``: on the device already
         moved = [name for name in moved if not self._aligned(name) and not _conditional(name, binding, function)]
         return bool(moved) and any(self._reaches_move(name, binding) for name in moved)
 
@@ -638,28 +636,10 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         if self.scopes is None or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
         bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
-        if len(bindings) != 1 or self._on_device_already(bindings[0], scope):
+        if len(bindings) != 1:
             return False
         return any(moved.id == node.id and (moved.lineno, moved.col_offset) > (node.lineno, node.col_offset)
                    and self._derived_from(moved, bindings[0]) for moved in self._moved_names(function, scope))
-
-    def _on_device_already(self, binding: Binding, scope: Scope, depth: int = 0) -> bool:
-        """``binding``'s tensor is a copy or view of one moved to the device before (``ids = batch[1].to(device_id)``,
-        then ``labels = ids.clone()``): a later ``labels.to(device)`` moves nothing, the writes before it run there."""
-        value = binding.value if binding.tag == VALUE and not binding.path else None
-        while isinstance(value, (ast.Call, ast.Subscript, ast.Attribute)):
-            if isinstance(value, ast.Call):
-                func = value.func
-                if not isinstance(func, ast.Attribute):
-                    return False
-                if func.attr in K.MOVES and moves(value, self, scope):
-                    return True
-                value = func
-            value = value.value
-        if not isinstance(value, ast.Name) or depth > 3 or self.scopes is None:
-            return False
-        earlier = self.scopes.lookup_reaching(value.id, scope, (value.lineno, value.col_offset))
-        return len(earlier) == 1 and earlier[0] is not binding and self._on_device_already(earlier[0], scope, depth + 1)
 
     def made_on_host(self, node: ast.Name, scope: Optional[Scope] = None, depth: int = 0) -> bool:
         """The tensor ``node`` reads was made by a torch factory told no device (``x = torch.randn(8)``,

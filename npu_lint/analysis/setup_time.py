@@ -134,9 +134,6 @@ def converts_inputs(function: object, resolver: "Resolver") -> bool:
 
 def _converts_inputs(function: ast.AST, resolver: "Resolver") -> bool:
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
-    if scope is not None and resolver._moved_names(function, scope):
-        return False   # it moves what it converted to the device and runs there (a matcher's ``match(im_A, im_B)``
-        #                 taking paths or PIL images, then ``self.forward(batch)`` on ``im_A.to(device)``)
     for node in walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "isinstance" \
                 and len(node.args) == 2:

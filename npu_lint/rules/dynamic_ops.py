@@ -357,11 +357,9 @@ class BooleanMaskIndexing(Rule):
         img).to(torch.int32)``; a value of no kind it can tell, a parameter's copy or a helper's result, in a
         function that calls torch's operators: ``certainty = certainty.clone()`` then ``certainty[certainty > t] =
         1`` beside ``torch.multinomial``, ``grad_input[output == 0] = 0`` in an autograd backward): a tensor made by a
-        factory told no device or moved to the device after the write (not a copy of one moved there before:
-        ``labels = input_ids.clone()`` of ``input_ids = batch[1].to(device)``), numpy, a constructor's work and a
-        helper converting a user's inputs (it tests ``isinstance(x, PIL.Image.Image)`` or ``np.ndarray``: a
-        pipeline's ``prepare_mask(mask)``; not when it moves them to the device and runs the model there) are left
-        alone. A mask the
+        factory told no device or moved to the device after the write, numpy, a constructor's work and a helper
+        converting a user's inputs (it tests ``isinstance(x, PIL.Image.Image)`` or ``np.ndarray``: a pipeline's
+        ``prepare_mask(mask)``) are left alone. A mask the
         model knows through ``torch.cat`` of a list of masks (``fg_masks.append(fg_mask)`` per image) counts.
         An assignment NPU303 leaves alone because
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
@@ -565,8 +563,7 @@ class BooleanMaskIndexing(Rule):
     must_fire += (  # session 18 (values26): the receiver a device tensor as far as the model can tell -- the else
                     # arm of a device test (the numpy binding in the other arm never reaches it; the threshold a Python
                     # number read from numpy); a parameter's copy or a helper's result of no kind the model can tell,
-                    # in a function running torch's operators; a copy of a tensor moved to the device before a later
-                    # (no-op) move; a helper converting a user's images that runs the model on the device
+                    # in a function running torch's operators
                   "import numpy as np\nimport torch\nimport torch.nn.functional as F\n"
                   "def sample(logits, top_p):\n    probs = F.softmax(logits.float(), dim=-1)\n"
                   "    if probs.device.type == 'cpu':\n        probs = probs.cpu().numpy()\n        return probs\n"
@@ -575,18 +572,13 @@ class BooleanMaskIndexing(Rule):
                   "        return probs\n",
                   "import torch\ndef sample(matches, certainty, thresh, num):\n    certainty = certainty.clone()\n"
                   "    certainty[certainty > thresh] = 1\n    return torch.multinomial(certainty, num)\n",
-                  "import torch\nfrom torch.utils.data import DataLoader\n"
-                  "def train(model, loader: DataLoader, device_id, pad_id):\n    for batch in loader:\n"
-                  "        ids = batch[1].to(device_id)\n        labels = ids.clone()\n"
-                  "        labels[labels == pad_id] = -100\n        labels = labels.to(device_id)\n"
-                  "        model(ids, labels=labels).loss.backward()\n",
-                  "import torch\nimport PIL.Image\nclass Matcher(torch.nn.Module):\n"
-                  "    def match(self, im, device):\n        if isinstance(im, PIL.Image.Image):\n"
-                  "            im = self.to_tensor(im)\n        im = im.to(device)\n        out = self.forward(im)\n"
-                  "        certainty = out['certainty'].sigmoid()\n        certainty[certainty < 0.1] = 0\n"
-                  "        return certainty\n")
+                  # a factor chosen by a membership test of a string (``"x" in mode``: no pandas comparison)
+                  "import torch\ndef sample(self, certainty, num, kde):\n"
+                  "    factor = 4 if 'balanced' in self.mode else 1\n"
+                  "    good = torch.multinomial(certainty, num_samples=factor * num)\n    density = kde(good)\n"
+                  "    p = 1 / (density + 1)\n    p[density < 10] = 1e-7\n    return torch.multinomial(p, num)\n")
     must_not_fire += (  # a parameter of no kind in a function running no torch operator (numpy work); the numpy arm
-                      # of a device test; a value returned by numpy through a ``4 if 'x' in mode else 1`` factor
+                      # of a device test
                       "import numpy as np\nimport torch\ndef clip(a, t):\n    a = a.copy()\n    a[a > t] = 1\n"
                       "    return np.mean(a)\n",
                       "import numpy as np\nimport torch\nimport torch.nn.functional as F\n"
