@@ -32,13 +32,32 @@ def _function(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
 _FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
 
 
+_SCALARS = frozenset({"float", "int", "bool", "round"})
+
+
+def _scalar_read(node: ast.AST) -> bool:
+    """``float(x)``, ``int(a[i])``, ``x.item()``: a Python number, whatever array it was read from. Compared with a
+    tensor it makes a mask of the tensor's device (``probs[probs < float(sorted_probs[np.argmax(c)])] = 0``)."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return (isinstance(func, ast.Name) and func.id in _SCALARS) or (isinstance(func, ast.Attribute)
+                                                                    and func.attr == "item" and not node.args)
+
+
 def _nodes(expr: ast.AST) -> Iterator[ast.AST]:
-    """``ast.walk`` without its per-node generators (the same nodes; context and operator markers left out)."""
+    """``ast.walk`` without its per-node generators (the same nodes; context and operator markers left out), not
+    inside a Python number read from an array (:func:`_scalar_read`)."""
     stack = [expr]
     while stack:
         node = stack.pop()
+        if _scalar_read(node):
+            continue
         yield node
         node_type = type(node)
+        if node_type is ast.IfExp:   # ``4 if "balanced" in mode else 1``: the test is not the value
+            stack.extend((node.body, node.orelse))
+            continue
         fields = _FIELDS.get(node_type)
         if fields is None:
             fields = _FIELDS[node_type] = tuple(f for f in node_type._fields if f not in ("ctx", "op", "ops"))
@@ -60,8 +79,9 @@ def _is_numpy(expr: ast.AST, ctx: FileContext, scope: Optional[Scope], depth: in
             name = ctx.resolver.qualname(node.func)
             if name is not None and name.split(".", 1)[0] in ("numpy", "pandas"):
                 return True
-        if isinstance(node, ast.Compare) and any(isinstance(operand, ast.Constant) and isinstance(operand.value, str)
-                                                 for operand in [node.left, *node.comparators]):
+        if isinstance(node, ast.Compare) and not isinstance(node.ops[0], (ast.In, ast.NotIn)) and any(
+                isinstance(operand, ast.Constant) and isinstance(operand.value, str)
+                for operand in [node.left, *node.comparators]):
             return True   # ``df[df.kind == 'car']``: tensors are not compared with strings
     return False
 

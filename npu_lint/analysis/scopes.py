@@ -247,6 +247,8 @@ class Scopes:
         bindings = scope.names.get(name)
         if bindings and name not in scope.nonlocals:
             binding = self._pick(bindings, pos, scope.kind in ("function", "lambda", "comprehension"))
+            if binding is not None and binding.guard and pos is not None and scope.arms and scope.kind == "function":
+                binding = self._past_other_arms(bindings, binding, scope, pos)
             if binding is not None:
                 return None if binding.tag == DELETE else binding
         # Above its own scope a name is late-bound: the same answer for every use. A comprehension runs where it
@@ -271,6 +273,35 @@ class Scopes:
         if scope.kind != "comprehension":
             self._outer[key] = found
         return found
+
+    def _use_arms(self, scope: Scope, pos: Position) -> dict[int, int]:
+        """{if id: arm} of the ``if`` arms of ``scope`` that hold ``pos``."""
+        return {if_id: arm for if_id, arm, _start_, _end_ in self._holding(scope.arms, 2, pos)}
+
+    @staticmethod
+    def _other_arm(binding: Binding, arms: dict[int, int]) -> bool:
+        """``binding`` sits in one arm of an ``if`` whose other arm holds the use (``arms``): it never reaches it."""
+        return any(if_id in arms and arms[if_id] != arm for if_id, arm in binding.guard)
+
+    def _past_other_arms(self, bindings: list[Binding], binding: Binding, scope: Scope, pos: Position) -> Binding:
+        """The binding a use in one arm of an ``if`` sees when the last one before it sits in the other arm
+        (``if x.device.type == "cpu": x = x.cpu().numpy()`` / ``else: x[x < t] = 0``, the ``else`` reads the tensor
+        bound before the ``if``): the last earlier binding outside the use's other arms. Unchanged when a loop holds
+        both (the other arm's value may come round) or when no earlier binding is left (a loop-carried value)."""
+        arms = self._use_arms(scope, pos)
+        if not self._other_arm(binding, arms):
+            return binding
+        if any(start <= binding.pos and pos <= end for start, end in self._holding(scope.loops, 0, pos)):
+            return binding
+        index = bindings.index(binding)
+        chosen = None
+        for earlier in reversed(bindings[:index]):
+            if self._other_arm(earlier, arms):
+                continue
+            if earlier.tag != NONE:
+                return earlier
+            chosen = chosen or earlier   # ``x = None`` never hides an earlier binding
+        return chosen or binding
 
     def api_roots(self) -> frozenset[str]:
         """The names some scope binds by an import or to a plain name or dotted name (``cuda = torch.cuda``): the only
@@ -311,7 +342,11 @@ class Scopes:
         owner = next((s for s in (binding.scope, self.module) if binding in s.names.get(name, ())), None)
         if owner is None:   # ``global``/``nonlocal`` bindings live in another scope's list
             return [binding]
-        return [b for b in reaching(owner.names[name], binding) if b.tag != DELETE]
+        found = [b for b in reaching(owner.names[name], binding) if b.tag != DELETE]
+        if len(found) > 1 and pos is not None and owner is scope and scope.kind == "function" and scope.arms:
+            arms = self._use_arms(scope, pos)   # ``if a: x = 1 / elif b: x = 2 / else: use(x)``: neither reaches
+            found = [b for b in found if b is binding or not self._other_arm(b, arms)]
+        return found
 
     def may_reach(self, name: str, scope: Scope, pos: Position) -> list[Binding]:
         """Every binding of ``name`` that may reach a use at ``pos`` (a *may* query, for data flow): going back

@@ -8,9 +8,11 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import child_nodes, walk
+from npu_lint.analysis.scopes import VALUE
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.analysis.summaries_reads import compares_unknowns
 from npu_lint.context import FileContext
+from npu_lint.host_arrays import is_host_array
 from npu_lint.rules.branch_arms import later
 from npu_lint.rules.loop_state import tensor_flag
 from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, whole_test_bindings
@@ -58,6 +60,31 @@ def calls_in(loop: ast.AST, node: ast.If) -> bool:
     return False
 
 
+def read_item(node: ast.AST, ctx: FileContext) -> bool:
+    """``t.item()``: a value read back from a tensor, the receiver a tensor the model knows or one of no kind it can
+    tell that is no evident host array, computed in the function by a call (``next_token = self.gen_next_token(t)``
+    then ``next_token[0].item()``: what a decoding helper returns; a numpy scalar's ``item`` needs a numpy value,
+    which the model or the code's numpy calls show; a parameter's ``item`` stays unknown)."""
+    if item(node, ctx):
+        return True
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "item"
+            and not node.args and not node.keywords):
+        return False
+    receiver = node.func.value
+    if ctx.resolver.value_of(receiver) is not None or is_host_array(receiver, ctx, node):
+        return False
+    root = receiver
+    while isinstance(root, (ast.Subscript, ast.Attribute, ast.Call)):
+        root = root.func if isinstance(root, ast.Call) else root.value
+    scopes = ctx.resolver.scopes
+    if not isinstance(root, ast.Name) or scopes is None:
+        return False
+    bindings = scopes.lookup_reaching(root.id, ctx.resolver.current, (root.lineno, root.col_offset))
+    return bool(bindings) and all(   # computed in the function by a call (not a parameter: what callers pass)
+        b.tag == VALUE and b.scope is ctx.resolver.current and isinstance(b.value, ast.AST)
+        and any(isinstance(n, ast.Call) for n in walk(b.value)) for b in bindings)
+
+
 def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Optional[ast.AST]:
     """The part of an ``if`` test that reads a tensor's value (``fg.sum() == 0``, ``torch.any(m)``,
     ``x.item() < t``), or None; ``bare_names`` False: not a name or attribute alone (``if mask:``)."""
@@ -68,6 +95,8 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
         inner = inner.value if isinstance(inner, ast.NamedExpr) else inner   # ``if (single := x.ndim == 2):``
         if isinstance(inner, ast.Compare):
             sides = (inner.left, *inner.comparators)
+            if len(inner.ops) == 1 and isinstance(inner.ops[0], (ast.In, ast.NotIn)) and read_item(inner.left, ctx):
+                return operand   # ``if new_id.item() in stop_ids:``: the membership test reads the value
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops) \
                     or any(isinstance(s, ast.Constant) and s.value is None for s in sides):
                 continue   # ``if out == None:``: a tensor compared with None is Python's ``False``, no value read
@@ -78,7 +107,7 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
             if any(resolver.value_of(s) == (K.HOST, K.CPU_TENSOR) for s in sides) \
                     and not any(resolver.kind_of(s) in K.TENSORS for s in sides):
                 continue   # ``rms < target`` of a clip still on the host (moved later): no device value is read
-            if any(resolver.kind_of(s) in K.TENSORS or item(s, ctx) for s in sides) \
+            if any(resolver.kind_of(s) in K.TENSORS or read_item(s, ctx) for s in sides) \
                     or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
                 return operand
             if any(_module_input_reduction(side, ctx) for side in sides) and any(

@@ -27,7 +27,8 @@ class DataDependentSkip(Rule):
 
     What it does:
         Flags ``if <test on a tensor>: continue`` (or ``break`` out of ``for i in range(n)``: decoding stopped at
-        an end token) inside a ``for`` loop of a function, when the rest
+        an end token, ``if tok[0].item() == eos:`` or ``if new_id.item() in stop_ids:``, the token what a helper or
+        the model returned in the loop) inside a ``for`` loop of a function, when the rest
         of the iteration still runs code: per-class or per-category loops of losses that skip the classes absent
         from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``). Also a ``while``
         loop that stops on a tensor's value: its test reads one (``while x.abs().max() > 1:``) or compares a name
@@ -123,7 +124,7 @@ class DataDependentSkip(Rule):
                      "import torch\ndef fit(model, opt, x: torch.Tensor):\n    while True:\n"
                      "        loss = model(x).sum()\n        loss.backward()\n        opt.step()\n"
                      "        if loss < 0.1:\n            break\n",
-                     # numpy values; ``.item()`` of a value of unknown kind
+                     # numpy values; ``.item()`` of a value of unknown kind (a parameter)
                      "import torch\ndef f(rows, n):\n    for c in range(n):\n        if rows[c].item() < 0.1:\n"
                      "            continue\n        print(torch.zeros(c))\n",
                      "import numpy as np\nimport torch\ndef f(a, C):\n    for c in range(C):\n"
@@ -145,6 +146,22 @@ class DataDependentSkip(Rule):
                      "import torch\ndef plan(x: torch.Tensor, n, lens):\n    g = torch.Generator()\n    left = n\n"
                      "    while left > 0:\n        i = torch.randint(0, len(lens), (1,), generator=g).item()\n"
                      "        left -= lens[i]\n        x = x * 2\n    return x\n")
+
+    must_fire += (  # session 18 (values26): a decoding loop stopped on ``.item()`` of what a helper returns (no kind
+                    # the model can tell, computed by a call in the function), also by a membership test
+                  "import torch\ndef decode(self, tok, n):\n    out = []\n    for i in range(n):\n"
+                  "        tok = self.next_token(tok)\n        out.append(tok)\n"
+                  "        if tok[0].item() == self.eos_id:\n            break\n    return torch.stack(out)\n",
+                  "import torch\ndef decode(self, ids, n, stop_ids):\n    out = []\n    for i in range(n):\n"
+                  "        logits = self.model(ids).logits\n        new_id = logits[0, -1].argmax()\n"
+                  "        out.append(new_id)\n        if new_id.item() in stop_ids:\n            break\n"
+                  "    return torch.stack(out)\n")
+    must_not_fire += (  # ``.item()`` of a numpy value's result; a membership test of a Python value
+                      "import numpy as np\nimport torch\ndef f(xs, n, stop):\n    for i in range(n):\n"
+                      "        v = np.argmax(xs[i])\n        if v.item() in stop:\n            break\n"
+                      "        print(torch.zeros(i))\n",
+                      "import torch\ndef f(xs, n, stop):\n    for i in range(n):\n        v = xs[i]\n"
+                      "        if v in stop:\n            break\n        print(torch.zeros(i))\n")
 
     while_message = "while {test}: stops on a tensor's value ({origin}, line {line}): a host sync per iteration, and the number of operators the step runs changes with the data on NPU; run a fixed number of iterations and freeze the finished ones with a mask"
 

@@ -60,6 +60,32 @@ _DEVICE_WORK = (
 )
 
 
+
+def fill_receiver(node: ast.Subscript, written: ast.AST, ctx: FileContext) -> bool:
+    """The value a fill through a mask writes (``x[mask] = 0``) is a device tensor as far as the model can tell: a
+    tensor it knows, or a value of no kind it can tell (a parameter, what a helper returns) that is no evident host
+    array, in a function that runs torch's operators (``certainty = certainty.clone()`` then ``certainty[certainty >
+    t] = 1`` beside ``torch.multinomial``; ``p = 1 / (density + 1)`` then ``p[density < 10] = 1e-7``)."""
+    resolver, receiver = ctx.resolver, node.value
+    if resolver.kind_of(receiver) in (TENSOR, BATCH, MASK):
+        return True
+    if resolver.value_of(receiver) is not None or resolver.value_of(written) is not None \
+            or is_host_array(receiver, ctx, receiver):
+        return False
+    return _runs_torch(ctx.enclosing(node, FUNCTION_TYPES), ctx)
+
+
+def _runs_torch(function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``function`` calls one of torch's functions itself (``torch.multinomial(p, n)``, ``F.softmax(x)``)."""
+    if function is None:
+        return False
+    verdicts = ctx.scratch.setdefault("runs_torch", {})
+    key = id(function)
+    if key not in verdicts:
+        verdicts[key] = any(isinstance(node, ast.Call) and rooted(ctx.resolver.qualname(node.func) or "", ("torch",))
+                            for node in ast.walk(function))
+    return verdicts[key]
+
 class DataDependentShapeOp(Rule):
     """An operator whose output shape depends on the values in its input.
 
@@ -324,12 +350,16 @@ class BooleanMaskIndexing(Rule):
         function that names none are left alone; a parameter or local
         named ``A`` or ``X`` is a matrix (``A[rows]``).
         Mask assignment of one fill value (``x[mask] = 0``) is NPU303's advice (``masked_fill_``); it is also
-        reported here, with a message of its own, when the model knows the receiver is a device tensor and the
-        index a mask by kind (``probs[probs < cutoff] = 0`` after a softmax, ``target[~labeled] = 0`` on a stack of
+        reported here, with a message of its own, when the index is a mask by kind and the receiver a device tensor
+        as far as the model can tell (``probs[probs < cutoff] = 0`` after a softmax, also in the ``else`` arm of a
+        ``probs.device.type == "cpu"`` test whose other arm makes it numpy; ``target[~labeled] = 0`` on a stack of
         the batch's fields, ``keep[invalid] = False`` on a mask of the device, ``t[seq == tok] = 2`` where ``t = (seq ==
-        img).to(torch.int32)``): a tensor made by a factory told no device or moved to the device after the write,
-        numpy, a constructor's work and a helper converting a user's inputs (it tests ``isinstance(x,
-        PIL.Image.Image)`` or ``np.ndarray``: a pipeline's ``prepare_mask(mask)``) are left alone. A mask the
+        img).to(torch.int32)``; a value of no kind it can tell, a parameter's copy or a helper's result, in a
+        function that calls torch's operators: ``certainty = certainty.clone()`` then ``certainty[certainty > t] =
+        1`` beside ``torch.multinomial``, ``grad_input[output == 0] = 0`` in an autograd backward): a tensor made by a
+        factory told no device or moved to the device after the write, numpy, a constructor's work and a helper
+        converting a user's inputs (it tests ``isinstance(x, PIL.Image.Image)`` or ``np.ndarray``: a pipeline's
+        ``prepare_mask(mask)``) are left alone. A mask the
         model knows through ``torch.cat`` of a list of masks (``fg_masks.append(fg_mask)`` per image) counts.
         An assignment NPU303 leaves alone because
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
@@ -530,6 +560,32 @@ class BooleanMaskIndexing(Rule):
                       "    if isinstance(mask, PIL.Image.Image):\n        mask = np.array(mask)\n"
                       "    return torch.from_numpy(mask)\n")
 
+    must_fire += (  # session 18 (values26): the receiver a device tensor as far as the model can tell -- the else
+                    # arm of a device test (the numpy binding in the other arm never reaches it; the threshold a Python
+                    # number read from numpy); a parameter's copy or a helper's result of no kind the model can tell,
+                    # in a function running torch's operators
+                  "import numpy as np\nimport torch\nimport torch.nn.functional as F\n"
+                  "def sample(logits, top_p):\n    probs = F.softmax(logits.float(), dim=-1)\n"
+                  "    if probs.device.type == 'cpu':\n        probs = probs.cpu().numpy()\n        return probs\n"
+                  "    else:\n        c = torch.cumsum(probs, dim=-1).cpu().numpy()\n"
+                  "        cutoff = float(probs[np.argmax(c >= top_p)])\n        probs[probs < cutoff] = 0\n"
+                  "        return probs\n",
+                  "import torch\ndef sample(matches, certainty, thresh, num):\n    certainty = certainty.clone()\n"
+                  "    certainty[certainty > thresh] = 1\n    return torch.multinomial(certainty, num)\n",
+                  # a factor chosen by a membership test of a string (``"x" in mode``: no pandas comparison)
+                  "import torch\ndef sample(self, certainty, num, kde):\n"
+                  "    factor = 4 if 'balanced' in self.mode else 1\n"
+                  "    good = torch.multinomial(certainty, num_samples=factor * num)\n    density = kde(good)\n"
+                  "    p = 1 / (density + 1)\n    p[density < 10] = 1e-7\n    return torch.multinomial(p, num)\n")
+    must_not_fire += (  # a parameter of no kind in a function running no torch operator (numpy work); the numpy arm
+                      # of a device test
+                      "import numpy as np\nimport torch\ndef clip(a, t):\n    a = a.copy()\n    a[a > t] = 1\n"
+                      "    return np.mean(a)\n",
+                      "import numpy as np\nimport torch\nimport torch.nn.functional as F\n"
+                      "def sample(logits, cutoff):\n    probs = F.softmax(logits.float(), dim=-1)\n"
+                      "    if probs.device.type == 'cpu':\n        probs = probs.cpu().numpy()\n        probs[probs < cutoff] = 0\n"
+                      "        return probs\n    return probs\n")
+
     must_not_fire += (  # a collator class's methods run in the loader's workers: its instances are the collate
                         # function, or it derives from a Hugging Face data collator
                       "import torch\nfrom torch.utils.data import DataLoader\nclass Collator:\n"
@@ -627,7 +683,7 @@ class BooleanMaskIndexing(Rule):
         written = node.value   # ``mask[:, :n][rand > p] = True``: a view of ``mask``, written through
         while isinstance(written, ast.Subscript):
             written = written.value
-        if ctx.resolver.kind_of(node.value) not in (TENSOR, BATCH, MASK) or ctx.resolver.kind_of(mask) != MASK \
+        if not fill_receiver(node, written, ctx) or ctx.resolver.kind_of(mask) != MASK \
                 or ctx.resolver.configured(mask) or not is_bool_index(mask, ctx) \
                 or host_array_evidence(node, mask, ctx) \
                 or (isinstance(written, ast.Name) and (ctx.resolver.moved_later(written)
