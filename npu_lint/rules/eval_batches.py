@@ -119,6 +119,12 @@ class ShortLastEvalBatch(Rule):
         return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # a method of the class (a subclass's forward) given the batch after model.eval(), the batch's outputs
+        # stored on an attribute of ``self``: ``self`` holds them, its methods are no methods of the batch
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Detector:\n"
+        "    def decision_function(self, ds):\n        loader = DataLoader(ds, batch_size=self.batch_size)\n"
+        "        self.model.eval()\n        for b in loader:\n            loss, score = self.forward_model(b)\n"
+        "            self.emb[b.n_id] = self.model.emb.cpu()\n",
         # a part of the data per batch: the tail is shorter
         "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
         "def evaluate(model, feats, labels):\n"
@@ -541,8 +547,23 @@ def _derived(body: ast.AST, names: set[str]) -> set[str]:
         else:
             continue
         if any(isinstance(n, ast.Name) and n.id in names for n in walk(source)):
-            names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
+            names |= {name for t in targets for name in _stored(t)}
     return names
+
+
+def _stored(target: ast.AST) -> set[str]:
+    """The names an assignment target binds or fills: ``x``, ``a, b``, ``X`` of ``X[k]``; not the object whose
+    attribute is set (``self`` of ``self.emb[idx] = out``: an attribute of ``self`` holding a batch's values does
+    not make every method of ``self`` a method of the batch)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for element in target.elts for name in _stored(element)}
+    if isinstance(target, ast.Starred):
+        return _stored(target.value)
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return {target.id} if isinstance(target, ast.Name) else set()
 
 
 def _helper_feeds(call: ast.Call, names: set[str], function: Optional[ast.AST], ctx: FileContext,
