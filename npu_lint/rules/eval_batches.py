@@ -124,7 +124,7 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nclass Detector:\n"
         "    def decision_function(self, ds):\n        loader = DataLoader(ds, batch_size=self.batch_size)\n"
         "        self.model.eval()\n        for b in loader:\n            loss, score = self.forward_model(b)\n"
-        "            self.emb[b.n_id] = self.model.emb.cpu()\n",
+        "            self.scores[b.n_id] = score.cpu()\n",
         # a part of the data per batch: the tail is shorter
         "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
         "def evaluate(model, feats, labels):\n"
