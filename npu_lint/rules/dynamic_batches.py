@@ -13,7 +13,7 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.loader_kwargs import batched_keywords
-from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches,
+from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches, parsed_trainer_arguments,
                                            short_batch_sampler)
 from npu_lint.rules.loader_subclasses import (parameters_of, passed_arguments, substituted, super_init_keywords,
                                              super_loader_call)
@@ -97,7 +97,12 @@ class LoaderWithoutDropLast(Rule):
         ``Seq2SeqTrainingArguments``) without ``dataloader_drop_last=True`` given to a trainer whose ``train()``
         the same function calls: the ``Trainer`` builds its training loader from them (not with
         ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it; a ``**`` spread is read
-        as a loader's is: a dict built in the scope, a caller's optional extras passing nothing by default). A ``drop_last`` the
+        as a loader's is: a dict built in the scope, a caller's optional extras passing nothing by default); so is
+        a trainer given arguments unpacked from ``HfArgumentParser((ModelArguments, TrainingArguments))
+        .parse_args_into_dataclasses()`` (``parse_json_file`` / ``parse_yaml_file`` / ``parse_dict``; the class a
+        ``TrainingArguments`` or, by the project index, a project subclass giving ``dataloader_drop_last`` no default
+        of its own) whose ``train()`` the function calls, reported at the trainer: unless the command line says
+        otherwise (the function setting ``dataloader_drop_last`` or ``max_steps`` is left alone). A ``drop_last`` the
         code itself leaves ``False`` on some path counts as ``False``: a name one arm sets to ``False`` (``if
         len(ds) % bs == 1: drop_last = True`` / ``else: drop_last = False``) or a test of the remainder
         (``drop_last=len(ds) % bs == 1``, true for one remainder only). The ``super().__init__(...)`` of a class
@@ -249,8 +254,27 @@ class LoaderWithoutDropLast(Rule):
                  "from transformers import Trainer, TrainingArguments\ndef fit(model, ds, bs, argument_kwargs=None):\n"
                  "    if argument_kwargs is None:\n        argument_kwargs = {}\n"
                  "    trainer = Trainer(model=model, train_dataset=ds, args=TrainingArguments(\n"
-                 "        per_device_train_batch_size=bs, output_dir='o', **argument_kwargs))\n    trainer.train()\n")
+                 "        per_device_train_batch_size=bs, output_dir='o', **argument_kwargs))\n    trainer.train()\n",
+                 # the arguments parsed from the command line (or a JSON file) by HfArgumentParser
+                 "import sys\nfrom transformers import HfArgumentParser, Trainer, TrainingArguments\n"
+                 "def main(model, ds, ModelArguments):\n"
+                 "    parser = HfArgumentParser((ModelArguments, TrainingArguments))\n"
+                 "    if sys.argv[1].endswith('.json'):\n"
+                 "        model_args, training_args = parser.parse_json_file(sys.argv[1])\n    else:\n"
+                 "        model_args, training_args = parser.parse_args_into_dataclasses()\n"
+                 "    trainer = Trainer(model, training_args, train_dataset=ds)\n    trainer.train()\n")
     must_not_fire = (
+        # parsed arguments whose dataloader_drop_last the script sets; a trainer never trained here
+        "from transformers import HfArgumentParser, Trainer, TrainingArguments\n"
+        "def main(model, ds, ModelArguments):\n"
+        "    model_args, training_args = HfArgumentParser((ModelArguments, TrainingArguments)).parse_args_into_dataclasses()\n"
+        "    training_args.dataloader_drop_last = True\n"
+        "    Trainer(model, args=training_args, train_dataset=ds).train()\n",
+        "from transformers import HfArgumentParser, Trainer, TrainingArguments\n"
+        "def build(model, ds, ModelArguments):\n"
+        "    parser = HfArgumentParser((ModelArguments, TrainingArguments))\n"
+        "    model_args, training_args = parser.parse_args_into_dataclasses()\n"
+        "    return Trainer(model, args=training_args, train_dataset=ds)\n",
         # a loader handed to a function whose loop only evaluates (NPU415's), or steps nothing but a project's own
         "import torch\nfrom torch.utils.data import DataLoader\ndef score(model, data):\n"
         "    return [model(x) for x in data]\ndef main(ds, model):\n    score(model, DataLoader(ds, batch_size=32))\n",
@@ -391,6 +415,12 @@ class LoaderWithoutDropLast(Rule):
             if keeps_short_batches(node, ctx):
                 ctx.report(node, "these TrainingArguments leave dataloader_drop_last=False: the Trainer's last "
                            "training batch is smaller, a second set of shapes to compile on NPU", qualname)
+            return
+        parsed = parsed_trainer_arguments(node, ctx) if qualname not in BATCH_SAMPLERS else None
+        if parsed is not None:
+            ctx.report(node, f"this trainer trains with {parsed} parsed by HfArgumentParser, "
+                             "dataloader_drop_last=False unless the command line sets it: its last training batch "
+                             "is smaller, a second set of shapes to compile on NPU", "TrainingArguments")
             return
         if qualname in BATCH_SAMPLERS:
             sampler = short_batch_sampler(node, ctx)
