@@ -8,7 +8,7 @@ from npu_lint.analysis.defaults import default_constant, fixed_one, may_be_false
 from npu_lint.analysis.library_classes import loader_class, loader_names, loader_parameters
 from npu_lint.analysis.loader_wrappers import forwards_loader
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import DEF
+from npu_lint.analysis.scopes import DEF, VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
@@ -523,11 +523,41 @@ _SAME_LENGTH = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor",
 _SAME_LENGTH_METHODS = frozenset({"float", "long", "int", "double", "half", "bool", "astype", "to", "contiguous"})
 
 
+def _whole_graph(size: Optional[ast.AST], dataset: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``size`` counts the nodes of the graph ``dataset`` names: ``data.x.shape[0]``, ``data.x.size(0)``,
+    ``data.num_nodes``, read directly, through a name bound to it, or through ``self.<attr>`` that the class only
+    ever sets so (``self.source_batch_size = source_data.x.shape[0]``)."""
+    if not isinstance(dataset, ast.Name) or size is None:
+        return False
+    if isinstance(size, ast.Name):
+        size = ctx.resolver.bound_value(size) or size
+    elif isinstance(size, ast.Attribute) and isinstance(size.value, ast.Name) and size.value.id == "self" \
+            and ctx.resolver.scopes is not None:
+        bindings = ctx.resolver.scopes.attribute(ctx.resolver.current, size.attr)
+        return bool(bindings) and all(b.tag == VALUE and not b.path and isinstance(b.value, ast.AST)
+                                      and _whole_graph(b.value, dataset, ctx) for b in bindings)
+    counted = None
+    if isinstance(size, ast.Subscript) and isinstance(size.value, ast.Attribute) and size.value.attr == "shape" \
+            and isinstance(size.slice, ast.Constant) and size.slice.value == 0:
+        counted = size.value.value
+    elif isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size" \
+            and len(size.args) == 1 and isinstance(size.args[0], ast.Constant) and size.args[0].value == 0:
+        counted = size.func.value
+    elif isinstance(size, ast.Attribute) and size.attr == "num_nodes":
+        return isinstance(size.value, ast.Name) and size.value.id == dataset.id
+    return isinstance(counted, ast.Attribute) and counted.attr == "x" and isinstance(counted.value, ast.Name) \
+        and counted.value.id == dataset.id
+
+
 def _one_batch(size: Optional[ast.AST], dataset: Optional[ast.AST], ctx: FileContext) -> bool:
     """``batch_size=len(x)`` where ``x`` is the dataset itself or one of the tensors a ``TensorDataset`` (or a
     ``list(zip(...))``) is made of (``TensorDataset(torch.from_numpy(feats), torch.from_numpy(labels))`` with
-    ``batch_size=len(labels)``; ``list(zip(inputs, targets))`` with ``batch_size=len(targets)``): one
-    batch holds every item, the loader yields a single batch and no short last one."""
+    ``batch_size=len(labels)``; ``list(zip(inputs, targets))`` with ``batch_size=len(targets)``), or the number of
+    nodes of the graph a neighbor loader batches (``NeighborLoader(data, k, batch_size=data.x.shape[0])``, also
+    through a name or ``self.<attr>`` set so in the function): one batch holds every item, the loader yields a
+    single batch and no short last one."""
+    if _whole_graph(size, dataset, ctx):
+        return True
     if not (isinstance(size, ast.Call) and isinstance(size.func, ast.Name) and size.func.id == "len"
             and len(size.args) == 1 and not size.keywords and isinstance(size.args[0], ast.Name)) or dataset is None:
         return False
