@@ -24,6 +24,17 @@ _NOT_TENSOR_WORDS = frozenset({"list", "items", "names", "keys", "headers", "par
                                "words", "urls", "prompts", "prompt", "captions", "dicts", "tags", "columns"})
 
 
+def _computed_on(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
+    """The chunk is an argument of a call (by position or keyword), reaches a model, or is made a tensor in the
+    loop (also as one arm of a choice: ``b = x[lo:hi] if have_x else None``)."""
+    taken: ast.AST = node
+    while isinstance(ctx.parent(taken), ast.IfExp) and ctx.parent(taken).test is not taken:   # type: ignore
+        taken = ctx.parent(taken)
+    parent = ctx.parent(taken)
+    return consumed(taken, ctx) or (isinstance(parent, ast.keyword) and isinstance(ctx.parent(parent), ast.Call)) \
+        or _fed_model(taken, loop, ctx) or made_tensor(taken, loop, ctx)   # type: ignore[arg-type]
+
+
 def _same_text(a: Optional[ast.AST], b: ast.AST) -> bool:
     return a is not None and ast.unparse(a) == ast.unparse(b)
 
@@ -682,7 +693,12 @@ class ShortLastChunk(Rule):
                      "import math\nimport torch\ndef predict(model, x, n, m, bs):\n    for b in range(math.ceil(m / bs)):\n"
                      "        lo, hi = b * bs, min((b + 1) * bs, n)\n        model(x[lo:hi])\n",
                      "import torch\ndef embed(model, x, total, bs):\n    for b in range(total // bs):\n"
-                     "        start = b * bs\n        end = min(start + bs, total)\n        model(x[start:end])\n")
+                     "        start = b * bs\n        end = min(start + bs, total)\n        model(x[start:end])\n",
+                     # a sample's lists re-cut through names, never computed on in the loop
+                     "import math\nimport torch\ndef spread(sample, space, out):\n"
+                     "    for i in range(math.ceil(len(sample['ids']) / space)):\n"
+                     "        start = i * space\n        end = (i + 1) * space\n        copy = dict(sample)\n"
+                     "        copy['ids'] = sample['ids'][start:end]\n        out.append(copy)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -841,6 +857,8 @@ class ShortLastChunk(Rule):
                 continue
             call, loop = found
             bound = clip_bound(bounds.upper, start if relative else index, step, ctx, relative)
+            if start is not None and not _computed_on(node, loop, ctx):
+                return   # bounds through names: only a chunk the loop computes on (not a sample's lists re-cut)
             if rounded_up(call.args[-1], step, ctx, bound=bound):
                 what = f"{short_source(node)}, {short_source(call.args[-1], 30)} chunks of {short_source(step)}"
                 self._report_chunk(node, loop, what, ctx)
