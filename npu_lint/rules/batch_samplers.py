@@ -79,6 +79,84 @@ def keeps_short_batches(node: ast.Call, ctx: FileContext) -> bool:
     return default_constant(drop, scope, scopes) is False
 
 
+# Hugging Face's parser of dataclasses from the command line (or a JSON / YAML file, a dict): its ``parse_*``
+# methods return one instance per class it was given, in order.
+ARGUMENT_PARSERS = frozenset({"transformers.HfArgumentParser", "transformers.hf_argparser.HfArgumentParser"})
+_PARSES = frozenset({"parse_args_into_dataclasses", "parse_json_file", "parse_yaml_file", "parse_dict"})
+
+
+def parsed_trainer_arguments(node: ast.Call, ctx: FileContext) -> Optional[str]:
+    """``trainer = Trainer(model, args=training_args, ...)`` then ``trainer.train()``, with ``training_args``
+    unpacked from ``HfArgumentParser((ModelArguments, DataArguments, TrainingArguments)).parse_args_into_dataclasses()``
+    (or ``parse_json_file`` ...): the arguments keep ``dataloader_drop_last=False`` unless the command line says
+    otherwise, and no statement of the function sets it. The name of the arguments, else None."""
+    value = next((kw.value for kw in node.keywords if kw.arg == "args"), node.args[1] if len(node.args) > 1 else None)
+    if not isinstance(value, ast.Name) or ctx.resolver.scopes is None or not _trains(node, ctx):
+        return None
+    bindings = ctx.resolver.scopes.may_reach(value.id, ctx.resolver.current, (value.lineno, value.col_offset))
+    if not bindings or not all(_parsed_arguments(b, ctx) for b in bindings):
+        return None
+    function = ctx.enclosing(node, FUNCTION_TYPES) or _module(node, ctx)
+    for child in ast.walk(function):   # ``training_args.dataloader_drop_last = True``; ``training_args.max_steps = 5``
+        if isinstance(child, (ast.Assign, ast.AugAssign)) and any(
+                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == value.id
+                and t.attr in ("dataloader_drop_last", "max_steps")
+                for t in (child.targets if isinstance(child, ast.Assign) else [child.target])):
+            return None
+    return value.id
+
+
+def _parsed_arguments(binding, ctx: FileContext) -> bool:
+    """A binding of element ``k`` of ``parser.parse_args_into_dataclasses()`` (a parse method of an
+    ``HfArgumentParser`` built in the same scope from a tuple or list of classes) whose class ``k`` is
+    Hugging Face's ``TrainingArguments``."""
+    call = binding.value
+    if binding.tag != VALUE or len(binding.path) != 1 or not isinstance(call, ast.Call) \
+            or not isinstance(call.func, ast.Attribute) or call.func.attr not in _PARSES \
+            or not isinstance(call.func.value, ast.Name):
+        return False
+    parser = ctx.resolver.binding(call.func.value)
+    built = parser.value if parser is not None and parser.tag == VALUE and not parser.path else None
+    if not isinstance(built, ast.Call) or ctx.resolver.qualname(built.func) not in ARGUMENT_PARSERS \
+            or not built.args or not isinstance(built.args[0], (ast.Tuple, ast.List)):
+        return False
+    classes = built.args[0].elts
+    position = binding.path[0]
+    return isinstance(position, int) and position < len(classes) \
+        and _trainer_arguments_class(ctx.resolver.qualname(classes[position]), ctx)
+
+
+def _trainer_arguments_class(qualname: Optional[str], ctx: FileContext) -> bool:
+    """Hugging Face's ``TrainingArguments``, or (by the project index) a project subclass of it none of whose
+    project classes gives ``dataloader_drop_last`` a default of its own (``class TrainingArguments(
+    transformers.TrainingArguments)`` adding a recipe field)."""
+    if qualname is None:
+        return False
+    if qualname in TRAINER_ARGUMENTS:
+        return True
+    project = ctx.project
+    target = project.absolute(qualname, ctx.module) if project is not None else None
+    if target is None or not project.defines_class(target):
+        return False
+    order = project.index.mro(target)
+    ours = [c for c in order if c in project.index.classes]
+    return any(project.index.resolve(c) in TRAINER_ARGUMENTS or c in TRAINER_ARGUMENTS for c in order
+               if c not in project.index.classes) \
+        and not any("dataloader_drop_last" in dict(project.index.classes[c][1].defaults) for c in ours)
+
+
+def _trains(trainer: ast.Call, ctx: FileContext) -> bool:
+    """``Trainer(...).train()``, or the trainer bound to a name whose ``train()`` the same function calls."""
+    parent = ctx.parent(trainer)
+    if isinstance(parent, ast.Attribute) and parent.attr == "train":
+        return True
+    names = {t.id for t in parent.targets if isinstance(t, ast.Name)} if isinstance(parent, ast.Assign) else set()
+    scope = ctx.enclosing(trainer, FUNCTION_TYPES) or _module(trainer, ctx)
+    return bool(names) and any(isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+                               and call.func.attr == "train" and isinstance(call.func.value, ast.Name)
+                               and call.func.value.id in names for call in ast.walk(scope))
+
+
 def _spread_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Optional[dict]:
     """The call's keywords with its ``**`` spreads read as a loader call's are (a dict built in the same scope, a
     caller's optional extras passing nothing by default: ``loader_kwargs.py``); None when one cannot be read or

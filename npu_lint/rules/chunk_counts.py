@@ -12,6 +12,24 @@ from npu_lint.context import FileContext
 from npu_lint.rules.chunk_steps import data_length, same_or_variable
 
 
+def bound_element(name: ast.Name, ctx: FileContext) -> Optional[ast.AST]:
+    """The expression one assignment binds ``name`` to where it stands: ``start = i * bs``, or its element of a
+    tuple assigned whole, ``start, end = i * bs, min(n, (i + 1) * bs)``; None otherwise (a parameter, a loop
+    target, ``a, b = f()``)."""
+    binding = ctx.resolver.binding(name)
+    if binding is None or binding.tag != VALUE or not isinstance(binding.value, ast.AST):
+        return None
+    if not binding.path:
+        return binding.value
+    value = binding.value
+    for position in binding.path:
+        if not isinstance(value, (ast.Tuple, ast.List)) or not isinstance(position, int) \
+                or position >= len(value.elts) or any(isinstance(e, ast.Starred) for e in value.elts):
+            return None
+        value = value.elts[position]
+    return value
+
+
 def scaled(lower: ast.AST) -> list[tuple[str, ast.AST]]:
     """``i * s`` / ``s * i``: the (index, step) pairs a chunk start may be."""
     if not isinstance(lower, ast.BinOp) or not isinstance(lower.op, ast.Mult):
@@ -28,9 +46,8 @@ def scaled_end(upper: ast.AST, index: str, step: ast.AST, ctx: FileContext, dept
             and len(upper.args) == 2 and depth < 2:
         return any(scaled_end(arg, index, step, ctx, depth + 1) for arg in upper.args)
     if isinstance(upper, ast.Name) and depth == 0:
-        binding = ctx.resolver.binding(upper)
-        return binding is not None and binding.tag == VALUE and not binding.path \
-            and isinstance(binding.value, ast.AST) and scaled_end(binding.value, index, step, ctx, depth + 1)
+        value = bound_element(upper, ctx)
+        return value is not None and scaled_end(value, index, step, ctx, depth + 1)
     return ast.unparse(upper) in {f"({index} + 1) * {s}", f"{s} * ({index} + 1)", f"{index} * {s} + {s}",
                                   f"{s} * {index} + {s}", f"{s} + {index} * {s}", f"{s} + {s} * {index}"}
 
@@ -39,27 +56,55 @@ def _same_step(divisor: ast.AST, step: ast.AST) -> bool:
     return ast.unparse(divisor) == ast.unparse(step) or same_or_variable(divisor, step)
 
 
-def rounded_up(count: ast.AST, step: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
+def clip_bound(upper: ast.AST, index: str, step: ast.AST, ctx: FileContext, relative: bool = False) -> Optional[str]:
+    """The bound a chunk's end is clipped to, ``n`` of ``min((i + 1) * s, n)`` (or of a name bound to it; with
+    ``relative``, of ``min(start + s, n)``, ``index`` naming the start), as source; None when the end is not
+    clipped or is clipped to a constant."""
+    if isinstance(upper, ast.Name):
+        upper = bound_element(upper, ctx) or upper
+    if not (isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min"
+            and len(upper.args) == 2 and not upper.keywords):
+        return None
+    for end, bound in (upper.args, upper.args[::-1]):
+        ends = ast.unparse(end) in (f"{index} + {ast.unparse(step)}", f"{ast.unparse(step)} + {index}") if relative \
+            else scaled_end(end, index, step, ctx, 1)
+        if ends and not isinstance(bound, ast.Constant):
+            return ast.unparse(bound)
+    return None
+
+
+def _counted_length(node: ast.AST, ctx: FileContext, bound: Optional[str]) -> bool:
+    """``n`` of a chunk count: a length read from the data, or the very bound the chunk's end is clipped to
+    (``min((i + 1) * bs, n_prompts)`` beside ``ceil(float(n_prompts) / bs)``: the code expects the short tail of a
+    count a caller sets); ``float(n)`` / ``int(n)`` seen through."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("float", "int") \
+            and len(node.args) == 1:
+        node = node.args[0]
+    return data_length(node, ctx) or (bound is not None and ast.unparse(node) == bound)
+
+
+def rounded_up(count: ast.AST, step: ast.AST, ctx: FileContext, depth: int = 0, bound: Optional[str] = None) -> bool:
     """A number of chunks rounded up: ``math.ceil(len(x) / s)``, ``int(np.ceil(n / s))``, ``(n + s - 1) // s``
     (``(n + (s - 1)) // s``),
     ``-(-n // s)``, ``n // s + 1``, ``n // s + (n % s > 0)``, with ``n`` a length read from the data (or a name
-    bound to one of them). ``n // s`` drops the short tail: not rounded up."""
+    bound to one of them), or ``bound``, the value the chunk's end is clipped to. ``n // s`` drops the short tail:
+    not rounded up."""
     if isinstance(count, ast.Name) and depth == 0:
         binding = ctx.resolver.binding(count)
         return binding is not None and binding.tag == VALUE and not binding.path \
-            and isinstance(binding.value, ast.AST) and rounded_up(binding.value, step, ctx, depth + 1)
+            and isinstance(binding.value, ast.AST) and rounded_up(binding.value, step, ctx, depth + 1, bound)
     if isinstance(count, ast.Call) and isinstance(count.func, ast.Name) and count.func.id == "int" and count.args:
-        return rounded_up(count.args[0], step, ctx, depth + 1)
+        return rounded_up(count.args[0], step, ctx, depth + 1, bound)
     if isinstance(count, ast.Call) and (ctx.resolver.qualname(count.func) or "").rpartition(".")[2] == "ceil" \
             and count.args:
         quotient = count.args[0]
         return isinstance(quotient, ast.BinOp) and isinstance(quotient.op, ast.Div) \
-            and data_length(quotient.left, ctx) and _same_step(quotient.right, step)
+            and _counted_length(quotient.left, ctx, bound) and _same_step(quotient.right, step)
     if isinstance(count, ast.UnaryOp) and isinstance(count.op, ast.USub):   # ``-(-n // s)``
         inner = count.operand
         return isinstance(inner, ast.BinOp) and isinstance(inner.op, ast.FloorDiv) \
             and isinstance(inner.left, ast.UnaryOp) and isinstance(inner.left.op, ast.USub) \
-            and data_length(inner.left.operand, ctx) and _same_step(inner.right, step)
+            and _counted_length(inner.left.operand, ctx, bound) and _same_step(inner.right, step)
     if not isinstance(count, ast.BinOp):
         return False
     if isinstance(count.op, ast.FloorDiv) and isinstance(count.left, ast.BinOp):   # ``(n + s - 1) // s``
@@ -68,9 +113,9 @@ def rounded_up(count: ast.AST, step: ast.AST, ctx: FileContext, depth: int = 0) 
         minus_one = {ast.unparse(n.left) for n in walk(count.left) if isinstance(n, ast.BinOp)
                      and isinstance(n.op, ast.Sub) and isinstance(n.right, ast.Constant) and n.right.value == 1}
         return _same_step(count.right, step) and ast.unparse(count.right) in added | minus_one \
-            and any(data_length(n, ctx) for n in walk(count.left) if isinstance(n, (ast.Call, ast.Subscript, ast.Name)))
+            and any(_counted_length(n, ctx, bound) for n in walk(count.left) if isinstance(n, (ast.Call, ast.Subscript, ast.Name)))
     if isinstance(count.op, ast.Add) and isinstance(count.left, ast.BinOp) and isinstance(count.left.op, ast.FloorDiv) \
-            and data_length(count.left.left, ctx) and _same_step(count.left.right, step):
+            and _counted_length(count.left.left, ctx, bound) and _same_step(count.left.right, step):
         extra = count.right     # ``n // s + 1``, ``n // s + (n % s > 0)``, ``+ int(n % s != 0)``
         return (isinstance(extra, ast.Constant) and extra.value == 1) \
             or any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in walk(extra))

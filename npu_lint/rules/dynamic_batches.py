@@ -8,12 +8,12 @@ from npu_lint.analysis.defaults import default_constant, fixed_one, may_be_false
 from npu_lint.analysis.library_classes import loader_class, loader_names, loader_parameters
 from npu_lint.analysis.loader_wrappers import forwards_loader
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import DEF
+from npu_lint.analysis.scopes import DEF, VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.loader_kwargs import batched_keywords
-from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches,
+from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches, parsed_trainer_arguments,
                                            short_batch_sampler)
 from npu_lint.rules.loader_subclasses import (parameters_of, passed_arguments, substituted, super_init_keywords,
                                              super_loader_call)
@@ -97,7 +97,12 @@ class LoaderWithoutDropLast(Rule):
         ``Seq2SeqTrainingArguments``) without ``dataloader_drop_last=True`` given to a trainer whose ``train()``
         the same function calls: the ``Trainer`` builds its training loader from them (not with
         ``do_train=False``, ``max_steps``, batches of one or ``**kwargs`` that may set it; a ``**`` spread is read
-        as a loader's is: a dict built in the scope, a caller's optional extras passing nothing by default). A ``drop_last`` the
+        as a loader's is: a dict built in the scope, a caller's optional extras passing nothing by default); so is
+        a trainer given arguments unpacked from ``HfArgumentParser((ModelArguments, TrainingArguments))
+        .parse_args_into_dataclasses()`` (``parse_json_file`` / ``parse_yaml_file`` / ``parse_dict``; the class a
+        ``TrainingArguments`` or, by the project index, a project subclass giving ``dataloader_drop_last`` no default
+        of its own) whose ``train()`` the function calls, reported at the trainer: unless the command line says
+        otherwise (the function setting ``dataloader_drop_last`` or ``max_steps`` is left alone). A ``drop_last`` the
         code itself leaves ``False`` on some path counts as ``False``: a name one arm sets to ``False`` (``if
         len(ds) % bs == 1: drop_last = True`` / ``else: drop_last = False``) or a test of the remainder
         (``drop_last=len(ds) % bs == 1``, true for one remainder only). The ``super().__init__(...)`` of a class
@@ -249,8 +254,27 @@ class LoaderWithoutDropLast(Rule):
                  "from transformers import Trainer, TrainingArguments\ndef fit(model, ds, bs, argument_kwargs=None):\n"
                  "    if argument_kwargs is None:\n        argument_kwargs = {}\n"
                  "    trainer = Trainer(model=model, train_dataset=ds, args=TrainingArguments(\n"
-                 "        per_device_train_batch_size=bs, output_dir='o', **argument_kwargs))\n    trainer.train()\n")
+                 "        per_device_train_batch_size=bs, output_dir='o', **argument_kwargs))\n    trainer.train()\n",
+                 # the arguments parsed from the command line (or a JSON file) by HfArgumentParser
+                 "import sys\nfrom transformers import HfArgumentParser, Trainer, TrainingArguments\n"
+                 "def main(model, ds, ModelArguments):\n"
+                 "    parser = HfArgumentParser((ModelArguments, TrainingArguments))\n"
+                 "    if sys.argv[1].endswith('.json'):\n"
+                 "        model_args, training_args = parser.parse_json_file(sys.argv[1])\n    else:\n"
+                 "        model_args, training_args = parser.parse_args_into_dataclasses()\n"
+                 "    trainer = Trainer(model, training_args, train_dataset=ds)\n    trainer.train()\n")
     must_not_fire = (
+        # parsed arguments whose dataloader_drop_last the script sets; a trainer never trained here
+        "from transformers import HfArgumentParser, Trainer, TrainingArguments\n"
+        "def main(model, ds, ModelArguments):\n"
+        "    model_args, training_args = HfArgumentParser((ModelArguments, TrainingArguments)).parse_args_into_dataclasses()\n"
+        "    training_args.dataloader_drop_last = True\n"
+        "    Trainer(model, args=training_args, train_dataset=ds).train()\n",
+        "from transformers import HfArgumentParser, Trainer, TrainingArguments\n"
+        "def build(model, ds, ModelArguments):\n"
+        "    parser = HfArgumentParser((ModelArguments, TrainingArguments))\n"
+        "    model_args, training_args = parser.parse_args_into_dataclasses()\n"
+        "    return Trainer(model, args=training_args, train_dataset=ds)\n",
         # a loader handed to a function whose loop only evaluates (NPU415's), or steps nothing but a project's own
         "import torch\nfrom torch.utils.data import DataLoader\ndef score(model, data):\n"
         "    return [model(x) for x in data]\ndef main(ds, model):\n    score(model, DataLoader(ds, batch_size=32))\n",
@@ -392,6 +416,12 @@ class LoaderWithoutDropLast(Rule):
                 ctx.report(node, "these TrainingArguments leave dataloader_drop_last=False: the Trainer's last "
                            "training batch is smaller, a second set of shapes to compile on NPU", qualname)
             return
+        parsed = parsed_trainer_arguments(node, ctx) if qualname not in BATCH_SAMPLERS else None
+        if parsed is not None:
+            ctx.report(node, f"this trainer trains with {parsed} parsed by HfArgumentParser, "
+                             "dataloader_drop_last=False unless the command line sets it: its last training batch "
+                             "is smaller, a second set of shapes to compile on NPU", "TrainingArguments")
+            return
         if qualname in BATCH_SAMPLERS:
             sampler = short_batch_sampler(node, ctx)
             if sampler is not None:
@@ -493,11 +523,41 @@ _SAME_LENGTH = frozenset({"torch.from_numpy", "torch.tensor", "torch.as_tensor",
 _SAME_LENGTH_METHODS = frozenset({"float", "long", "int", "double", "half", "bool", "astype", "to", "contiguous"})
 
 
+def _whole_graph(size: Optional[ast.AST], dataset: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``size`` counts the nodes of the graph ``dataset`` names: ``data.x.shape[0]``, ``data.x.size(0)``,
+    ``data.num_nodes``, read directly, through a name bound to it, or through ``self.<attr>`` that the class only
+    ever sets so (``self.source_batch_size = source_data.x.shape[0]``)."""
+    if not isinstance(dataset, ast.Name) or size is None:
+        return False
+    if isinstance(size, ast.Name):
+        size = ctx.resolver.bound_value(size) or size
+    elif isinstance(size, ast.Attribute) and isinstance(size.value, ast.Name) and size.value.id == "self" \
+            and ctx.resolver.scopes is not None:
+        bindings = ctx.resolver.scopes.attribute(ctx.resolver.current, size.attr)
+        return bool(bindings) and all(b.tag == VALUE and not b.path and isinstance(b.value, ast.AST)
+                                      and _whole_graph(b.value, dataset, ctx) for b in bindings)
+    counted = None
+    if isinstance(size, ast.Subscript) and isinstance(size.value, ast.Attribute) and size.value.attr == "shape" \
+            and isinstance(size.slice, ast.Constant) and size.slice.value == 0:
+        counted = size.value.value
+    elif isinstance(size, ast.Call) and isinstance(size.func, ast.Attribute) and size.func.attr == "size" \
+            and len(size.args) == 1 and isinstance(size.args[0], ast.Constant) and size.args[0].value == 0:
+        counted = size.func.value
+    elif isinstance(size, ast.Attribute) and size.attr == "num_nodes":
+        return isinstance(size.value, ast.Name) and size.value.id == dataset.id
+    return isinstance(counted, ast.Attribute) and counted.attr == "x" and isinstance(counted.value, ast.Name) \
+        and counted.value.id == dataset.id
+
+
 def _one_batch(size: Optional[ast.AST], dataset: Optional[ast.AST], ctx: FileContext) -> bool:
     """``batch_size=len(x)`` where ``x`` is the dataset itself or one of the tensors a ``TensorDataset`` (or a
     ``list(zip(...))``) is made of (``TensorDataset(torch.from_numpy(feats), torch.from_numpy(labels))`` with
-    ``batch_size=len(labels)``; ``list(zip(inputs, targets))`` with ``batch_size=len(targets)``): one
-    batch holds every item, the loader yields a single batch and no short last one."""
+    ``batch_size=len(labels)``; ``list(zip(inputs, targets))`` with ``batch_size=len(targets)``), or the number of
+    nodes of the graph a neighbor loader batches (``NeighborLoader(data, k, batch_size=data.x.shape[0])``, also
+    through a name or ``self.<attr>`` set so in the function): one batch holds every item, the loader yields a
+    single batch and no short last one."""
+    if _whole_graph(size, dataset, ctx):
+        return True
     if not (isinstance(size, ast.Call) and isinstance(size.func, ast.Name) and size.func.id == "len"
             and len(size.args) == 1 and not size.keywords and isinstance(size.args[0], ast.Name)) or dataset is None:
         return False

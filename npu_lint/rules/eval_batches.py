@@ -73,7 +73,7 @@ class ShortLastEvalBatch(Rule):
         of a function returning a ``DataLoader`` built with its own ``**kwargs`` (no ``drop_last``) with the call's
         keywords; a helper's loader that its callers in the file cannot judge (built from a dict of keywords the
         calls do not give) is where a caller hands the result: ``val_loader = self.get_eval_loader(bs)`` then
-        ``COCOEvaluator(dataloader=val_loader)`` (another module's) is (3); a dataset of a length written in the code that the batch size divides, and one batch holding the whole dataset (``batch_size=len(ds)``, or ``len(labels)`` of a ``TensorDataset`` made of ``labels``: a single batch) are left alone. A loader
+        ``COCOEvaluator(dataloader=val_loader)`` (another module's) is (3); a dataset of a length written in the code that the batch size divides, and one batch holding the whole dataset (``batch_size=len(ds)``, or ``len(labels)`` of a ``TensorDataset`` made of ``labels``, or every node of the graph a neighbor loader batches, ``NeighborLoader(data, k, batch_size=data.x.shape[0])``: a single batch) are left alone. A loader
         nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
         ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
         (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
@@ -119,6 +119,16 @@ class ShortLastEvalBatch(Rule):
         return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # PyG's neighbor loader (a DataLoader subclass, rule_tables/library_classes.tsv) of a user's batch size
+        "import torch\nfrom torch_geometric.loader import NeighborLoader\n"
+        "def score(model, data, k, bs):\n    model.eval()\n"
+        "    loader = NeighborLoader(data, k, batch_size=bs)\n    for b in loader:\n        model(b.x, b.edge_index)\n",
+        # a method of the class (a subclass's forward) given the batch after model.eval(), the batch's outputs
+        # stored on an attribute of ``self``: ``self`` holds them, its methods are no methods of the batch
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Detector:\n"
+        "    def decision_function(self, ds):\n        loader = DataLoader(ds, batch_size=self.batch_size)\n"
+        "        self.model.eval()\n        for b in loader:\n            loss, score = self.forward_model(b)\n"
+        "            self.scores[b.n_id] = score.cpu()\n",
         # a part of the data per batch: the tail is shorter
         "import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader, TensorDataset\n"
         "def evaluate(model, feats, labels):\n"
@@ -251,6 +261,11 @@ class ShortLastEvalBatch(Rule):
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
         "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
     must_not_fire = (
+        # one batch of every node of the graph (its node count, through an attribute the class only sets so)
+        "import torch\nfrom torch_geometric.loader import NeighborLoader\nclass Detector:\n"
+        "    def score(self, data):\n        self.full = data.x.shape[0]\n        self.model.eval()\n"
+        "        loader = NeighborLoader(data, self.k, batch_size=self.full)\n"
+        "        for b in loader:\n            self.model(b.x)\n",
         # the batch moved to the host, or moved to the device and only counted
         "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds):\n"
         "    loader = DataLoader(ds, batch_size=32)\n    total = 0.0\n    for x in loader:\n"
@@ -541,8 +556,23 @@ def _derived(body: ast.AST, names: set[str]) -> set[str]:
         else:
             continue
         if any(isinstance(n, ast.Name) and n.id in names for n in walk(source)):
-            names |= {n.id for t in targets for n in walk(t) if isinstance(n, ast.Name)}
+            names |= {name for t in targets for name in _stored(t)}
     return names
+
+
+def _stored(target: ast.AST) -> set[str]:
+    """The names an assignment target binds or fills: ``x``, ``a, b``, ``X`` of ``X[k]``; not the object whose
+    attribute is set (``self`` of ``self.emb[idx] = out``: an attribute of ``self`` holding a batch's values does
+    not make every method of ``self`` a method of the batch)."""
+    if isinstance(target, ast.Name):
+        return {target.id}
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return {name for element in target.elts for name in _stored(element)}
+    if isinstance(target, ast.Starred):
+        return _stored(target.value)
+    while isinstance(target, ast.Subscript):
+        target = target.value
+    return {target.id} if isinstance(target, ast.Name) else set()
 
 
 def _helper_feeds(call: ast.Call, names: set[str], function: Optional[ast.AST], ctx: FileContext,

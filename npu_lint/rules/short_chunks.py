@@ -11,7 +11,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batchers, library_batches, listed_range, own_batch_join, section_pieces,
                                         served_batches, sliced_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
-from npu_lint.rules.chunk_counts import filled_chunk, rounded_up, scaled, scaled_end
+from npu_lint.rules.chunk_counts import bound_element, clip_bound, filled_chunk, rounded_up, scaled, scaled_end
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, clipped_to_stop, consumed, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
                                         permuted_length, tail_skipped, while_counter, whole_chunks)
@@ -22,6 +22,21 @@ from npu_lint.rules.value_flow import FAMILY
 _NOT_TENSOR_WORDS = frozenset({"list", "items", "names", "keys", "headers", "params", "paths", "files", "modules",
                                "submodule", "submodules", "blocks", "layers", "lines", "text", "texts", "strings",
                                "words", "urls", "prompts", "prompt", "captions", "dicts", "tags", "columns"})
+
+
+def _computed_on(node: ast.Subscript, loop: ast.AST, ctx: FileContext) -> bool:
+    """The chunk is an argument of a call (by position or keyword), reaches a model, or is made a tensor in the
+    loop (also as one arm of a choice: ``b = x[lo:hi] if have_x else None``)."""
+    taken: ast.AST = node
+    while isinstance(ctx.parent(taken), ast.IfExp) and ctx.parent(taken).test is not taken:   # type: ignore
+        taken = ctx.parent(taken)
+    parent = ctx.parent(taken)
+    return consumed(taken, ctx) or (isinstance(parent, ast.keyword) and isinstance(ctx.parent(parent), ast.Call)) \
+        or _fed_model(taken, loop, ctx) or made_tensor(taken, loop, ctx)   # type: ignore[arg-type]
+
+
+def _same_text(a: Optional[ast.AST], b: ast.AST) -> bool:
+    return a is not None and ast.unparse(a) == ast.unparse(b)
 
 
 def _last_word(node: ast.AST) -> str:
@@ -292,7 +307,9 @@ class ShortLastChunk(Rule):
         is what remains; the chunk must go to a model, and chunks of one are left alone).
         Chunk ``i`` of a count rounded up is the same thing: ``x[i * bs:(i + 1) * bs]`` under
         ``for i in range(math.ceil(len(x) / bs))`` (also ``(n + bs - 1) // bs``, ``-(-n // bs)``, ``n // bs + 1``,
-        ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding),
+        ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding;
+        the bounds may be names, ``start, end = i * bs, min(n, (i + 1) * bs)``, and with the end clipped the count
+        may round up the clip's own bound, a count a caller sets: ``ceil(float(n_prompts) / bs)``),
         and so is chunk ``idx`` filled item by item (``for i in range(bs): index = idx * bs + i; if index >=
         len(pairs): break; x.append(pairs[index])``, then ``torch.tensor(x)``: reported at the tensor made). A batch
         size clipped the same way sizes a tensor made per batch (``cur = min(bs, num_samples - i)`` or ``sz = end -
@@ -420,6 +437,16 @@ class ShortLastChunk(Rule):
                  "        end = min((i + 1) * bs, n)\n        model(x[i * bs:end])\n",
                  "import numpy as np\nimport torch\ndef predict(model, x, bs):\n"
                  "    return [model(x[bs * k:bs * (k + 1)]) for k in range(int(np.ceil(len(x) / bs)))]\n",
+                 # the same through names (a tuple assigned whole), the count over the value the end is clipped to
+                 "import math\nimport torch\ndef predict(model, x, bs):\n    n_batches = math.ceil(len(x) / bs)\n"
+                 "    for k in range(n_batches):\n        start, end = k * bs, min(len(x), (k + 1) * bs)\n"
+                 "        model(x[start:end])\n",
+                 "import numpy as np\nimport torch\ndef predict(model, boxes, n_prompts, bs):\n"
+                 "    n_batches = int(np.ceil(float(n_prompts) / bs))\n    for b in range(n_batches):\n"
+                 "        lo = b * bs\n        hi = min((b + 1) * bs, n_prompts)\n        model(boxes[lo:hi])\n",
+                 "import torch\ndef embed(model, x, total, bs):\n    n_batches = (total + bs - 1) // bs\n"
+                 "    for b in range(n_batches):\n        start = b * bs\n        end = min(start + bs, total)\n"
+                 "        model(x[start:end])\n",
                  # a list's chunks given to a model, through a dict the loop builds; pieces bound to a name first
                  "import torch\ndef infer(model, items, bs):\n    out = []\n    for start in range(0, len(items), bs):\n"
                  "        end = min(len(items), start + bs)\n        chunk = items[start:end]\n"
@@ -659,7 +686,19 @@ class ShortLastChunk(Rule):
                      "import math\nimport torch\ndef run(model, x, bs, steps):\n    for i in range(steps):\n"
                      "        model(x[i * bs:(i + 1) * bs])\n",
                      "import math\nimport torch\ndef run(model, x, bs):\n    for i in range(math.ceil(len(x) / bs)):\n"
-                     "        model(x[i * bs:i * bs + 4])\n")
+                     "        model(x[i * bs:i * bs + 4])\n",
+                     # through names: a count rounded down, and a count of another value than the clip's
+                     "import torch\ndef predict(model, x, n, bs):\n    for b in range(n // bs):\n"
+                     "        lo, hi = b * bs, min((b + 1) * bs, n)\n        model(x[lo:hi])\n",
+                     "import math\nimport torch\ndef predict(model, x, n, m, bs):\n    for b in range(math.ceil(m / bs)):\n"
+                     "        lo, hi = b * bs, min((b + 1) * bs, n)\n        model(x[lo:hi])\n",
+                     "import torch\ndef embed(model, x, total, bs):\n    for b in range(total // bs):\n"
+                     "        start = b * bs\n        end = min(start + bs, total)\n        model(x[start:end])\n",
+                     # a sample's lists re-cut through names, never computed on in the loop
+                     "import math\nimport torch\ndef spread(sample, space, out):\n"
+                     "    for i in range(math.ceil(len(sample['ids']) / space)):\n"
+                     "        start = i * space\n        end = (i + 1) * space\n        copy = dict(sample)\n"
+                     "        copy['ids'] = sample['ids'][start:end]\n        out.append(copy)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -711,6 +750,9 @@ class ShortLastChunk(Rule):
                 and isinstance(bounds.lower, ast.BinOp):
             self._counted(node, bounds, ctx)
             return
+        if isinstance(bounds, ast.Slice) and bounds.upper is not None and isinstance(node.ctx, ast.Load) \
+                and isinstance(bounds.lower, ast.Name) and scaled(bound_element(bounds.lower, ctx) or bounds.lower):
+            self._counted(node, bounds, ctx)   # ``start = i * bs``, ``x[start:end]``: chunk ``i`` through names
         if not isinstance(bounds, ast.Slice) or not isinstance(bounds.lower, ast.Name) or bounds.upper is None \
                 or not isinstance(node.ctx, ast.Load):
             return
@@ -802,14 +844,22 @@ class ShortLastChunk(Rule):
     def _counted(self, node: ast.Subscript, bounds: ast.Slice, ctx: FileContext) -> None:
         """``x[i * s:(i + 1) * s]`` in ``for i in range(math.ceil(len(x) / s))``: chunk ``i`` of a count rounded
         up, so the last one is shorter."""
-        for index, step in scaled(bounds.lower):
-            if bounds.upper is None or not scaled_end(bounds.upper, index, step, ctx):
+        lower, start = bounds.lower, None
+        if isinstance(lower, ast.Name):   # ``start, end = i * bs, min(n, (i + 1) * bs)``; ``x[start:end]``
+            lower, start = bound_element(lower, ctx) or lower, lower.id
+        for index, step in scaled(lower):
+            relative = start is not None and bounds.upper is not None \
+                and _same_text(chunk_step(bounds.upper, start, ctx), step)   # ``end = min(start + bs, n)``
+            if bounds.upper is None or not (relative or scaled_end(bounds.upper, index, step, ctx)):
                 continue
             found = self._range_loop(node, index, ctx, counts=True)
             if found is None:
                 continue
             call, loop = found
-            if rounded_up(call.args[-1], step, ctx):
+            bound = clip_bound(bounds.upper, start if relative else index, step, ctx, relative)
+            if start is not None and not _computed_on(node, loop, ctx):
+                return   # bounds through names: only a chunk the loop computes on (not a sample's lists re-cut)
+            if rounded_up(call.args[-1], step, ctx, bound=bound):
                 what = f"{short_source(node)}, {short_source(call.args[-1], 30)} chunks of {short_source(step)}"
                 self._report_chunk(node, loop, what, ctx)
             return
