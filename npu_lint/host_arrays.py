@@ -45,13 +45,29 @@ def _scalar_read(node: ast.AST) -> bool:
                                                                     and func.attr == "item" and not node.args)
 
 
-def _nodes(expr: ast.AST) -> Iterator[ast.AST]:
+def _makes_tensor(node: ast.AST, ctx: FileContext) -> bool:
+    """``torch.as_tensor(frame, device=device)``, ``torch.from_numpy(a)``, ``x.cuda()``: a call that returns a torch
+    tensor whatever it was given -- the host array in its arguments is converted, not passed on."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr == "cuda":
+        return True
+    name = ctx.resolver.qualname(func)
+    return name is not None and name.split(".", 1)[0] == "torch" and not name.endswith((".numpy", ".tolist", ".item"))
+
+
+def _nodes(expr: ast.AST, ctx: FileContext) -> Iterator[ast.AST]:
     """``ast.walk`` without its per-node generators (the same nodes; context and operator markers left out), not
-    inside a Python number read from an array (:func:`_scalar_read`)."""
+    inside a Python number read from an array (:func:`_scalar_read`) nor inside the arguments of a call that makes
+    a torch tensor of them (:func:`_makes_tensor`)."""
     stack = [expr]
     while stack:
         node = stack.pop()
         if _scalar_read(node):
+            continue
+        if _makes_tensor(node, ctx):
+            yield node
             continue
         yield node
         node_type = type(node)
@@ -70,7 +86,7 @@ def _nodes(expr: ast.AST) -> Iterator[ast.AST]:
 
 
 def _is_numpy(expr: ast.AST, ctx: FileContext, scope: Optional[Scope], depth: int = 0) -> bool:
-    for node in _nodes(expr):
+    for node in _nodes(expr, ctx):
         if isinstance(node, ast.Name) and scope is not None and _numpy_name(node, ctx, scope, depth):
             return True
         if isinstance(node, ast.Call):

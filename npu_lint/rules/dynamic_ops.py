@@ -166,7 +166,11 @@ class DataDependentShapeOp(Rule):
                  "    nms_op = batched_nms if cfg.per_class else nms\n    return nms_op(b, s, cfg.thr)\n",
                  "import torch\nfrom torchvision.ops import nms\ndef nms_bev(b, s, t):\n    return nms(b, s, t)\n"
                  "def nms_normal(b, s, t):\n    return nms(b[:, :4], s, t)\ndef post(b, s, rotate):\n"
-                 "    if rotate:\n        fn = nms_bev\n    else:\n        fn = nms_normal\n    return fn(b, s, 0.5)\n")
+                 "    if rotate:\n        fn = nms_bev\n    else:\n        fn = nms_normal\n    return fn(b, s, 0.5)\n",
+                 # images stacked by numpy, then made a device tensor: what the net computes from it is no host array
+                 "import numpy as np\nimport torch\nfrom torchvision.ops import batched_nms\ndef detect(imgs, net, device):\n"
+                 "    imgs = np.stack([np.uint8(im) for im in imgs])\n    imgs = torch.as_tensor(imgs.copy(), device=device)\n"
+                 "    boxes, inds = net(imgs)\n    return batched_nms(boxes[:, :4], boxes[:, 4], inds, 0.5)\n")
     must_fire += ("import torch\ndef positives(labels):\n    inds = torch.nonzero(labels > 0)\n    return inds\n"
                   "pos = positives(gt)\n",
                   "import torch\ndef keep(s):\n    return torch.unique(s)\ndef keep2(s):\n    return keep(s) + 1\n"
