@@ -65,15 +65,6 @@ def test_a_size_following_a_reported_selection_is_its_consumer():
     assert [c for c, _ in found(source)] == ["NPU401"]
 
 
-def test_a_new_tensor_sized_by_a_reported_selection_is_a_site_of_its_own():
-    # a factory and a slice bound make a new tensor of the selection's count: reviewers mark them (mambular's
-    # randperm(len(same_class_indices)), mmtrack's arange over the new tracks), unlike a view that follows it
-    source = ("def knn(labels, i, k, out):\n    same = (labels == labels[i]).nonzero(as_tuple=True)[0]\n"
-              "    same = same[same != i]\n    pick = same[torch.randperm(len(same))[:k]]\n"
-              "    out[i, :len(same)] = same\n    return pick, out\n")
-    assert found(source) == [("NPU401", 3), ("NPU402", 4), ("NPU403", 5), ("NPU403", 6)]
-
-
 def test_the_size_stays_when_its_op_is_not_reported_here():
     # only NPU403 selected: the consumer is the only finding left to read, kept
     source = ("def cells(offsets, lengths, n):\n    mask = lengths < n\n"

@@ -91,10 +91,7 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
     # ``torch.unique(x)``) is the shape's one creation site. Where that op has a finding of its own in this file
     # (NPU401 / NPU402), the size only follows it, a consumer (``offsets[mask]`` ... ``.expand(len(offsets), 3)``):
     # one data-dependent shape, one finding (``ctx.report_repeat`` drops this one once the file is walked).
-    # Only a view follows (``.expand(len(offsets), 3)``, a loop over the selection): a factory or a slice bound
-    # (``torch.randperm(len(idx))``, ``out[:, :len(idx)]``) makes a new tensor of that size, a site of its own.
-    follows = sink == _LOOP_COUNT or sink in _VIEW_SINKS
-    site = op if follows and chain is not None and op is not None and _in_file(op, ctx) else None
+    site = op if chain is not None and op is not None and _in_file(op, ctx) else None
     if sink == _LOOP_COUNT:   # a loop: what varies is the number of operators the step runs
         what = f"the count of a data-dependent result, {chain}" if chain else f"a tensor's value, {origin_text(origin)}"
         text = (f"the loop count range() comes from {what} (line {read.lineno}): a sync, and the number "
@@ -130,8 +127,6 @@ def _in_file(node: ast.AST, ctx: FileContext) -> bool:
 _RESHAPES = frozenset({"view", "reshape"})
 # The findings that report a data-dependent op where it makes its shape (nonzero / unique / boolean-mask selection).
 _CREATION_CODES = frozenset({"NPU401", "NPU402"})
-# The sizes that only view a tensor made before (no new tensor of the size is made there).
-_VIEW_SINKS = frozenset({".expand()", ".view()", ".reshape()", ".expand_as()", ".narrow()", ".unflatten()"})
 
 
 def _whole_shape(node: ast.AST, read: ast.AST) -> bool:
