@@ -145,6 +145,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._values: dict[int, object] = {}
         self._answers: dict[tuple, Optional[K.Value]] = {}   # value_of asked from outside: (node, scope, walk's scope)
         self._flows: dict[object, object] = {}
+        self.data_shaped_memo: dict[tuple, object] = {}   # analysis.data_shapes.data_shaped's answers, per file
         self._summarising: list[ast.AST] = []   # the functions whose flow summaries are being computed
         self._flow_nesting = 0
         self._inner: dict[tuple[int, int, int], tuple[Optional[K.Value], int]] = {}   # expressions asked inside
@@ -171,6 +172,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self.scopes = scopes if scopes is not None else Scopes(tree)
         self._stack = [self.scopes.module]
         self._inner.clear()
+        self.data_shaped_memo.clear()
 
     def close(self) -> None:
         """Free the model (its scopes hold reference cycles): for callers that build many in a row."""
@@ -182,6 +184,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._inner.clear()
         self._answers.clear()
         self._flows.clear()
+        self.data_shaped_memo.clear()
         self._summarising.clear()
         self._summaries.clear()
         self._call_index = None

@@ -87,22 +87,27 @@ def _ranks_maximum(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     function = scope.node
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    reduced = False
-    for call in walk(function):
-        if isinstance(call, ast.Call) and _last_name(call.func) in _REDUCERS and call.args \
-                and isinstance(call.args[0], ast.Name) and call.args[0].id == receiver.id \
-                and call.lineno <= node.lineno and any(
-                    isinstance(op, ast.Attribute) and op.attr == "MAX"
-                    for op in list(call.args[1:2]) + [kw.value for kw in call.keywords if kw.arg == "op"]):
-            reduced = True
-            break
-    if not reduced:
+    if not any(name == receiver.id and line <= node.lineno for name, line in _max_reductions(function)):
         return False
     for binding in resolver.scopes.may_reach(receiver.id, scope, (receiver.lineno, receiver.col_offset)):
         if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
                 and _made_of_size(resolver, binding.value, scope):
             return True
     return False
+
+
+def _max_reductions(function: ast.AST) -> list[tuple[str, int]]:
+    """(name, line) of each ``dist.all_reduce(name, op=ReduceOp.MAX)`` in ``function``: one walk per function, kept
+    on the node (asked at every ``.item()`` / ``int()`` of the function: a walk each made long scripts quadratic)."""
+    kept = getattr(function, "_npu_max_reductions", None)
+    if kept is None:
+        kept = [(call.args[0].id, call.lineno) for call in walk(function)
+                if isinstance(call, ast.Call) and _last_name(call.func) in _REDUCERS and call.args
+                and isinstance(call.args[0], ast.Name) and any(
+                    isinstance(op, ast.Attribute) and op.attr == "MAX"
+                    for op in list(call.args[1:2]) + [kw.value for kw in call.keywords if kw.arg == "op"])]
+        function._npu_max_reductions = kept   # type: ignore[attr-defined]
+    return kept
 
 
 def _made_of_size(resolver: "Resolver", value: ast.AST, scope: Scope, depth: int = 0) -> bool:

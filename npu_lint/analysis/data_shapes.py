@@ -61,9 +61,21 @@ def data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int = 
     """The data-dependent op (a call or a mask selection) whose result ``node`` is, or keeps the first axis of;
     None when ``node`` is no such result (or the model cannot tell). Also through the file's own functions: what
     one returns (``return boxes[keep]``, or its parameter kept, ``def rerec(b): ...; return b``, filled in with
-    the call's argument: ``frames``), and rows gathered by such a result (``boxes[keep]`` of ``keep = nms(...)``)."""
+    the call's argument: ``frames``), and rows gathered by such a result (``boxes[keep]`` of ``keep = nms(...)``).
+    Answers are kept per file (the same question comes back through every binding that reaches a name: without
+    the memo a long function's rebinds made the paths multiply, minutes on one 5,000-line training script)."""
     if depth > _DEPTH or node is None or resolver.scopes is None:
         return None
+    key = (id(node), id(scope), depth, tuple((id(frame[0]), frame[4]) for frame in frames))
+    memo = resolver.data_shaped_memo
+    if key in memo:
+        return memo[key]
+    found = memo[key] = _data_shaped(resolver, node, scope, depth, frames)
+    return found
+
+
+def _data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int,
+                 frames: tuple[Frame, ...]) -> Optional[ast.AST]:
     kind = type(node)
     if kind in (ast.Name, ast.Attribute) and (packed := batch_sizes_field(resolver, node, scope)) is not None:
         return packed   # a PackedSequence's ``batch_sizes``: as long as the longest sequence, its values the counts

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
+from npu_lint.analysis.summaries import return_statements
 from npu_lint.tables import keyed
 
 if TYPE_CHECKING:
@@ -265,8 +266,8 @@ def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], dept
         inner = resolver.scopes.scope_of(definition)
         if frames >= _FRAMES or inner is None:
             return None
-        for ret in walk(definition):
-            if isinstance(ret, ast.Return) and ret.value is not None and _owned_by(ret, definition):
+        for ret in return_statements(definition):   # its own returns, kept on the node (not a walk per call)
+            if ret.value is not None:
                 found = natural_source(resolver, ret.value, inner, 0, frames + 1, element)
                 if found is not None:
                     return node, f"{_callee(node)}() returns a value that {found[1].split(': ')[-1]}"
@@ -280,20 +281,6 @@ def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], dept
         if chain:
             return node, f"{_callee(node)}() returns what {chain[-1]}() decodes from the whole image"
     return None
-
-
-def _owned_by(ret: ast.Return, function: ast.AST) -> bool:
-    """The return statement belongs to ``function`` itself, not to a function nested in it."""
-    for child in ast.iter_child_nodes(function):
-        if child is ret:
-            return True
-        if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if any(n is ret for n in walk(child)) and not any(
-                isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)) and
-                any(m is ret for m in walk(n)) for n in walk(child)):
-            return True
-    return False
 
 
 def _callee(node: ast.Call) -> str:
