@@ -7,7 +7,7 @@ from typing import Optional
 
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import (extension_module, imported_names, is_extension_import, library_row,
+from npu_lint.cuda_facts import (extension_module, imported_names, instance_class, is_extension_import, library_row,
                                  library_words, switch_row, switch_values)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
@@ -164,7 +164,9 @@ class CudaOnlyLibrary(_LibraryImport):
     What it does:
         Flags imports of libraries whose kernels or queries exist only for NVIDIA GPUs, and, as ruff's
         banned-API rule does, each use of a name from them in host code (``pynvml.nvmlDeviceGetCount()``,
-        ``flash_attn_func(q, k, v)``, ``bnb.optim.AdamW8bit(...)``): every such line needs a replacement.
+        ``flash_attn_func(q, k, v)``, ``bnb.optim.AdamW8bit(...)``), and each method called on a name holding an
+        object one of their classes made (``knn = cuml.neighbors.NearestNeighbors(...)``; ``knn.fit(x)``): every
+        such line needs a replacement.
         The kernel languages (Triton, ``numba.cuda``) are reported at the import only: a kernel is rewritten
         whole, not line by line (``cuda_libraries.tsv`` says which library is reported how). The table also
         names the CUDA-only parts of libraries that run on the host otherwise (faiss's GPU build:
@@ -198,6 +200,8 @@ class CudaOnlyLibrary(_LibraryImport):
                  "def free_memory(i):\n    handle = pynvml.nvmlDeviceGetHandleByIndex(i)  # NPU217\n"
                  "    return pynvml.nvmlDeviceGetMemoryInfo(handle).free  # NPU217\n",
                  "import bitsandbytes as bnb\ndef make(params):\n    return bnb.optim.AdamW8bit(params, lr=1e-4)  # NPU217\n",
+                 "import cuml\ndef neighbours(x, k):\n    knn = cuml.neighbors.NearestNeighbors(n_neighbors=k)  # NPU217\n"
+                 "    knn.fit(x)  # NPU217\n    return knn.kneighbors(x)  # NPU217\n",
                  "from flash_attn import flash_attn_func\ndef attend(q, k, v):\n"
                  "    return flash_attn_func(q, k, v, causal=True)  # NPU217\n",
                  "def _load():\n    try:\n        from flash_attn_interface import flash_attn_func\n"
@@ -207,6 +211,7 @@ class CudaOnlyLibrary(_LibraryImport):
                  "    except ImportError:\n        from flash_attn import flash_attn_func\n        return flash_attn_func\n"
                  "def attend(q, k, v):\n    return _load()(q, k, v)  # NPU217\n")
     must_not_fire = ("import numba\n", "from numba import jit\n", "import tritonclient\n",
+                     "def neighbours(knn, x):\n    knn.fit(x)\n    return knn.kneighbors(x)\n",
                      "def f(pynvml):\n    return pynvml.nvmlDeviceGetCount()\n",
                      "def gpu_count(nvml):\n    return nvml.nvmlDeviceGetCount()\n",
                      "import importlib\nprint('flash_attn')\nmod = importlib.import_module('numpy')\n",
@@ -249,11 +254,15 @@ class CudaOnlyLibrary(_LibraryImport):
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
-        return name is None and method is None   # dispatch: a local name called (``fn(q, k, v)``)
+        # dispatch: a local name called (``fn(q, k, v)``), a method called on a name (``knn.fit(x)``)
+        return method is not None or name is None
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Call):
-            self._loaded(node, ctx)
+            if isinstance(node.func, ast.Attribute):
+                self._instance_call(node, ctx)
+            else:
+                self._loaded(node, ctx)
             return
         if isinstance(node, ast.Constant):
             self._by_name(node, ctx)
@@ -264,6 +273,24 @@ class CudaOnlyLibrary(_LibraryImport):
             return
         super().check(node, ctx)
 
+
+    def _instance_call(self, node: ast.Call, ctx: FileContext) -> None:
+        """``knn = cuml.neighbors.NearestNeighbors(n_neighbors=k); knn.fit(x)``: a method called on a name holding
+        an object a CUDA-only library's class made (every binding reaching the call made one) runs that library's
+        kernels as the constructor does."""
+        func = node.func
+        api = instance_class(func.value, ctx) if isinstance(func, ast.Attribute) else None
+        row = library_row(api) if api else None
+        if row is None or row["code"] != self.code or row["reported"] not in _EACH_USE \
+                or (row["kind"] == "module" and api == row["module"]):
+            return
+        scopes = ctx.resolver.scopes
+        made = scopes.lookup(func.value.id, ctx.resolver.current, (func.value.lineno, func.value.col_offset)) \
+            if scopes is not None else None
+        if made is None or _has_fallback(made.value.func, row["module"], ctx):
+            return   # the constructor has a portable fallback: so has the object
+        ctx.report(node, self.use_message.format(api=f"{func.value.id}.{func.attr}() on a {api}",
+                                                 name=row["library"], alternative=row["npu_alternative"]), api)
 
     def _loaded(self, node: ast.Call, ctx: FileContext) -> None:
         """``fn = _load_fa3_func(); fn(q, k, v)``: a name bound to what a function of the file returns, when that
