@@ -5,11 +5,11 @@ cuda_apis.tsv names. TorchScript, channels_last, AMP, cuDNN/CUDA backend flags a
 from __future__ import annotations
 
 import ast
-from typing import ClassVar
+from typing import ClassVar, Optional
 
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import api_row, defined_here, handled, instance_class
-from npu_lint.rules import ApiRef, Rule
+from npu_lint.rules import ApiRef, Rule, short_source
 
 FAMILY = "cuda"
 TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "channels_last", "CUDA", "autocast_gpu",
@@ -70,7 +70,7 @@ class _ApiGroupRule(Rule):
         """``ev = torch.cuda.Event(enable_timing=True); ev.record()``: a method of a CUDA object called on the
         name holding it (every binding reaching the call made one) is a CUDA use of its own, as the constructor."""
         func = node.func
-        if not isinstance(func, ast.Attribute) or func.attr not in self.methods:
+        if not isinstance(func, ast.Attribute) or func.attr not in _OBJECT_METHODS:
             return
         api = instance_class(func.value, ctx)
         row = api_row(api) if api and api.startswith("torch.cuda.") else None
@@ -150,7 +150,39 @@ class CudaApiRedirected(_ApiGroupRule):
     name = "cuda-api-redirected"
     groups = ("cuda",)
     node_types = _ApiGroupRule.node_types + (ast.Call,)
-    methods = _OBJECT_METHODS   # dispatch: the methods of a torch.cuda object called on a name holding one
+
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return True   # dispatch: a torch.cuda object's method (``ev.record()``), a project CUDA wrapper (``gc_cuda()``)
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call one of the project's CUDA wrappers (defined in another module) reach this rule."""
+        return project.cuda_wrapper_names()
+
+    def check_instance_call(self, node: ast.Call, ctx: FileContext) -> None:
+        super().check_instance_call(node, ctx)
+        self._wrapper_call(node, ctx)
+
+    def _wrapper_call(self, node: ast.Call, ctx: FileContext) -> None:
+        """``gc_cuda()`` with ``def gc_cuda(): gc.collect(); torch.cuda.empty_cache()`` in the project, ``batch =
+        to_cuda(batch)`` with ``to_cuda`` moving each tensor by ``.cuda()``: the call of a small project wrapper of a
+        CUDA action with no NPU arm (:meth:`npu_lint.analysis.project_functions.FunctionFacts.cuda_wrappers`) is a
+        CUDA use of this line as the wrapped call is of its own."""
+        project = ctx.project
+        func = node.func
+        short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if project is None or short is None or short not in project.cuda_wrapper_names():
+            return
+        qualname = ctx.resolver.qualname(func)
+        found = project.cuda_wrapper(qualname, ctx.module) if qualname else None
+        if found is None:
+            return
+        target, action = found
+        wrapped = ".cuda()" if action.startswith("torch.") and action.endswith(".cuda") \
+            and not action.startswith("torch.cuda.") else action
+        ctx.report(node, f"{short_source(func, 40)}() wraps {wrapped} ({target}), a CUDA call with no NPU arm: give the "
+                         f"wrapper one (torch_npu.npu / .npu())", target)
     message = "{api} is a CUDA API: on NPU use {npu}{since}"
     must_fire = ("import torch\ntorch.cuda.synchronize()\n",
                  "import torch.cuda as tc\nn = tc.device_count()\n",
