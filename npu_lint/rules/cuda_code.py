@@ -444,12 +444,24 @@ def _has_fallback(node: ast.expr, module: str, ctx: FileContext) -> bool:
 
 
 def _used(node: ast.expr, ctx: FileContext) -> bool:
-    """The name is called, decorates or is a base class: a use to replace. A test (``flash_attn_func is not
-    None``), an argument or an alias only passes the name on."""
+    """The name is called, decorates or is a base class: a use to replace; so is a member of the library read
+    through its module (``linear_type=bnb.nn.Linear4bit``, ``version.parse(flash_attn.__version__)``,
+    ``isinstance(m, bnb.nn.Linear8bitLt)``): the line needs the library. A test (``flash_attn_func is not None``,
+    ``if bnb.nn:``), a bare name passed as an argument or an alias only passes the name on."""
     parent = ctx.parent(node)
-    if isinstance(parent, ast.Call):
-        return parent.func is node
-    return isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node not in parent.body
+    if isinstance(parent, ast.Call) and parent.func is node:
+        return True
+    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node not in parent.body
+    if not isinstance(node, ast.Attribute) or isinstance(parent, (ast.Attribute, ast.Assign, ast.AnnAssign,
+                                                                   ast.If, ast.While, ast.BoolOp,
+                                                                   ast.UnaryOp, ast.Assert)):
+        return False   # an alias (``fn = mod.func``), a test, or a longer chain (judged at its own end)
+    if isinstance(parent, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops)
+    if isinstance(parent, ast.IfExp):
+        return node is not parent.test
+    return not isinstance(parent, ast.Expr)
 
 
 class CudaExtensionImport(Rule):
