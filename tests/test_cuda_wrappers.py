@@ -1,7 +1,7 @@
 """NPU201 at the call of a project function that is a small wrapper of a CUDA action with no NPU arm
 (``def gc_cuda(): gc.collect(); torch.cuda.empty_cache()``, ``def to_cuda(batch): ... value.cuda()``), in another
 module: the call is a CUDA use of its line. Silent: a wrapper with an NPU arm, a large function that happens to call
-``torch.cuda`` somewhere, an availability query."""
+``torch.cuda`` somewhere, an availability query, a seeding helper."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -37,9 +37,14 @@ def free_memory():
 
 def has_gpu():
     return torch.cuda.is_available()
+
+
+def seed_everything(seed):
+    torch.manual_seed(seed)
+    torch.cuda.manual_seed_all(seed)
 '''
 TRAIN = '''from pkg import util
-from pkg.util import free_memory, gc_cuda, has_gpu, to_cuda
+from pkg.util import free_memory, gc_cuda, has_gpu, seed_everything, to_cuda
 
 
 def fit(model, loader, optimizer):
@@ -51,6 +56,7 @@ def fit(model, loader, optimizer):
     gc_cuda()
     util.gc_cuda()
     free_memory()
+    seed_everything(0)
     return has_gpu()
 '''
 

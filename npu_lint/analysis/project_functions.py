@@ -14,8 +14,11 @@ CHAIN_DEPTH = 6   # how far a chain of returned calls is followed
 # a CUDA wrapper (:meth:`FunctionFacts.cuda_wrappers`): at most this many calls, all within this many lines of the def
 _WRAPPER_CALLS, _WRAPPER_LINES = 6, 10
 _CUDA_METHODS = frozenset({"torch.Tensor.cuda", "torch.nn.Module.cuda"})
+# not an action: the availability / count queries, and the seeding a seed_everything() helper does beside the host's
+# (torch.cuda.manual_seed is lazy: a no-op without CUDA; its own line is reported where it is written)
 _CUDA_QUERIES = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported",
-                           "torch.cuda.is_initialized", "torch.cuda"})
+                           "torch.cuda.is_initialized", "torch.cuda", "torch.cuda.manual_seed",
+                           "torch.cuda.manual_seed_all", "torch.cuda.seed", "torch.cuda.seed_all"})
 
 
 class FunctionFacts:
