@@ -447,3 +447,26 @@ def extension_module(node: ast.Name, ctx: "FileContext") -> Optional[str]:
                 and builds_cuda(candidate.value):
             return node.id
     return None
+
+
+def instance_class(receiver: ast.AST, ctx: "FileContext") -> Optional[str]:
+    """The class a local name holds an instance of, when every binding that reaches the use makes one by a call of
+    the same library class (``ev = torch.cuda.Event(enable_timing=True)``; ``ev.record()``, ``knn =
+    cuml.neighbors.NearestNeighbors(n_neighbors=k)``; ``knn.fit(x)``): its qualified name, else None (a
+    parameter, a name bound otherwise on some path, a project class)."""
+    from npu_lint.analysis.bindings import VALUE
+    scopes = ctx.resolver.scopes
+    if not isinstance(receiver, ast.Name) or scopes is None:
+        return None
+    bindings = scopes.lookup_reaching(receiver.id, ctx.resolver.current, (receiver.lineno, receiver.col_offset))
+    found: Optional[str] = None
+    for binding in bindings:
+        value = binding.value
+        if binding.tag != VALUE or binding.path or type(value) is not ast.Call:
+            return None
+        qualname = ctx.resolver.qualname(value.func, binding.scope)
+        if not qualname or qualname.startswith(".") or not qualname.rpartition(".")[2][:1].isupper() \
+                or (found is not None and qualname != found):
+            return None
+        found = qualname
+    return found

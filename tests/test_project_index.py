@@ -59,6 +59,23 @@ def test_a_folder_its_files_import_by_name_is_a_namespace_package(tmp_path):
         assert {m.name for m in discover(checkout)[0]} >= {layout[0], f"{layout[0]}.m"}
 
 
+def test_a_folder_of_unpacked_projects_holds_import_roots(tmp_path):
+    """``downloads/textbrewer-0.2.1.post1/src/textbrewer/x.py``: the unpacked project (a folder named unlike a
+    module, with its own setup.py / pyproject.toml) is an import root, its ``src`` layout too."""
+    for layout in (("textbrewer-0.2.1.post1", "src", "textbrewer"), ("kvpress-0.5.5", "kvpress")):
+        folder = tmp_path / layout[-1]
+        package = folder.joinpath(*layout)
+        package.mkdir(parents=True)
+        (package / "__init__.py").write_text("")
+        (package / "m.py").write_text("from .n import *\n")
+        (folder / layout[0] / "setup.py").write_text("")
+        assert {m.name for m in discover(folder)[0]} == {layout[-1], f"{layout[-1]}.m"}
+    loose = tmp_path / "loose"   # must not: a folder named unlike a module without a project of its own
+    (loose / "setup-helpers" / "pkg").mkdir(parents=True)
+    (loose / "setup-helpers" / "pkg" / "x.py").write_text("")
+    assert discover(loose)[0] == []
+
+
 def test_relative_names():
     assert absolute(".x.y", "pkg.sub.mod", False) == "pkg.sub.x.y"
     assert absolute("..x", "pkg.sub", True) == "pkg.x"

@@ -46,6 +46,7 @@ class ProjectView(FunctionFacts):
         self._pads: dict[str, Optional[tuple[list[str], str, tuple[str, int]]]] = {}
         self._padding_names: Optional[frozenset[str]] = None
         self._size_names: Optional[frozenset[str]] = None
+        self._cuda_wrappers: Optional[dict[str, str]] = None
         self._growth_names: Optional[frozenset[str]] = None
         self._batcher_names: Optional[frozenset[str]] = None
         self._children: Optional[dict[str, list[str]]] = None

@@ -11,6 +11,14 @@ if TYPE_CHECKING:
     from npu_lint.project.index import ProjectIndex
 
 CHAIN_DEPTH = 6   # how far a chain of returned calls is followed
+# a CUDA wrapper (:meth:`FunctionFacts.cuda_wrappers`): at most this many calls, all within this many lines of the def
+_WRAPPER_CALLS, _WRAPPER_LINES = 6, 10
+_CUDA_METHODS = frozenset({"torch.Tensor.cuda", "torch.nn.Module.cuda"})
+# not an action: the availability / count queries, and the seeding a seed_everything() helper does beside the host's
+# (torch.cuda.manual_seed is lazy: a no-op without CUDA; its own line is reported where it is written)
+_CUDA_QUERIES = frozenset({"torch.cuda.is_available", "torch.cuda.device_count", "torch.cuda.is_bf16_supported",
+                           "torch.cuda.is_initialized", "torch.cuda", "torch.cuda.manual_seed",
+                           "torch.cuda.manual_seed_all", "torch.cuda.seed", "torch.cuda.seed_all"})
 
 
 class FunctionFacts:
@@ -32,6 +40,40 @@ class FunctionFacts:
             return None
         facts = self.index.functions[target][1]
         return (target, facts) if facts.owner is None else None
+
+    def cuda_wrappers(self) -> dict[str, str]:
+        """The project's module-level functions that are small wrappers of a CUDA action, each with the CUDA API it
+        wraps (``def gc_cuda(): gc.collect(); torch.cuda.empty_cache()``, ``def to_cuda(batch): ... value.cuda()``):
+        a body of few calls, all within a few lines, that uses ``torch.cuda`` (beyond the availability and count
+        queries) or ``.cuda()``, and names no NPU API. Calling one is a CUDA use of the caller's line."""
+        if self._cuda_wrappers is None:
+            found: dict[str, str] = {}
+            for name, (_, facts) in self.index.functions.items():
+                if facts.owner is not None or len(facts.calls) > _WRAPPER_CALLS:
+                    continue
+                lines = [line for _, line in facts.calls + facts.refs]
+                if not lines or max(lines) - facts.line > _WRAPPER_LINES:
+                    continue
+                apis = [ref for ref, _ in facts.refs]
+                if any("npu" in api for api in apis) or any("npu" in call for call, _ in facts.calls):
+                    continue   # it has its NPU arm
+                action = next((api for api in apis if api in _CUDA_METHODS
+                               or (api.startswith("torch.cuda.") and api not in _CUDA_QUERIES)), None)
+                if action is not None:
+                    found[name] = action
+            self._cuda_wrappers = found
+        return self._cuda_wrappers
+
+    def cuda_wrapper_names(self) -> frozenset[str]:
+        """The short names of :meth:`cuda_wrappers` (trigger words, a cheap test before resolving a call)."""
+        return frozenset(name.rpartition(".")[2] for name in self.cuda_wrappers())
+
+    def cuda_wrapper(self, qualname: str, importer: str) -> Optional[tuple[str, str]]:
+        """The absolute name of the project CUDA wrapper ``qualname`` names from ``importer`` and the CUDA API it
+        wraps (:meth:`cuda_wrappers`), else None."""
+        target = self.absolute(qualname, importer)
+        action = self.cuda_wrappers().get(target) if target is not None else None
+        return (target, action) if action is not None else None
 
     def size_helper_names(self) -> frozenset[str]:
         """The short names of the project functions with ``sizes`` (a cheap test before resolving a call)."""

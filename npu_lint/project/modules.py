@@ -67,11 +67,14 @@ def discover(root: Path, warnings: Optional[list[str]] = None) -> tuple[list[Mod
     prefix = package_prefix(root) or _namespace_name(root)
     modules: list[ModuleFile] = []
     native: list[NativeFile] = []
+    projects = _unpacked_projects(root) if not prefix else frozenset()
     for path, relative in _files(root, warnings):
         if path.suffix in SUFFIXES:
             native.append(NativeFile(path, relative))
             continue
         parts = relative[:-3].split("/")
+        if not prefix and len(parts) > 2 and not parts[0].isidentifier() and parts[0] in projects:
+            parts = parts[1:]   # ``textbrewer-0.2.1.post1/src/textbrewer/x.py``: an unpacked project of its own
         if not prefix and parts[0] == "src" and len(parts) > 1:
             parts = parts[1:]   # a ``src`` layout: the folder is an import root of its own
         is_package = parts[-1] == "__init__"
@@ -83,6 +86,21 @@ def discover(root: Path, warnings: Optional[list[str]] = None) -> tuple[list[Mod
         if dotted:
             modules.append(ModuleFile(dotted, path, relative, is_package))
     return modules, native
+
+
+_PROJECT_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
+
+
+def _unpacked_projects(root: Path) -> frozenset[str]:
+    """The folders of ``root`` named unlike a module (``textbrewer-0.2.1.post1``) that hold a project of their own
+    (``setup.py``, ``pyproject.toml`` or ``setup.cfg``): a folder of unpacked source distributions, each folder an
+    import root (its ``src`` layout too), not a part of the module names."""
+    try:
+        children = [child for child in root.iterdir() if child.is_dir() and not child.name.isidentifier()]
+    except OSError:
+        return frozenset()
+    return frozenset(child.name for child in children
+                     if any((child / name).is_file() for name in _PROJECT_FILES))
 
 
 def _namespace_name(root: Path) -> str:

@@ -5,11 +5,11 @@ cuda_apis.tsv names. TorchScript, channels_last, AMP, cuDNN/CUDA backend flags a
 from __future__ import annotations
 
 import ast
-from typing import ClassVar
+from typing import ClassVar, Optional
 
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import api_row, defined_here, handled
-from npu_lint.rules import ApiRef, Rule
+from npu_lint.cuda_facts import api_row, defined_here, handled, instance_class
+from npu_lint.rules import ApiRef, Rule, short_source
 
 FAMILY = "cuda"
 TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "channels_last", "CUDA", "autocast_gpu",
@@ -32,6 +32,11 @@ def _no_counterpart_advice(row: dict[str, str]) -> str:
     return "remove it or guard it for CUDA only"
 
 
+# the methods of torch.cuda objects (an Event, a Stream, a CUDAGraph) judged when called on a name holding one
+_OBJECT_METHODS = frozenset({"record", "synchronize", "wait", "query", "elapsed_time", "wait_event", "wait_stream",
+                             "record_event", "replay", "capture_begin", "capture_end", "reset"})
+
+
 class _ApiGroupRule(Rule):
     """Base for rules that fire on a group of cuda_apis.tsv names."""
 
@@ -52,11 +57,26 @@ class _ApiGroupRule(Rule):
         if isinstance(ref, ast.Import):
             self.check_module_alias(ref, ctx)
             return
+        if isinstance(ref, ast.Call):
+            self.check_instance_call(ref, ctx)
+            return
         assert isinstance(ref, ApiRef)
         row = api_row(ref.qualname)
         if row is not None and row["group"] in self.groups and self.accepts(row, ctx) \
                 and not defined_here(ref.qualname, ctx):
             ctx.report(ref.node, self.describe(ref.qualname, row, ctx), ref.qualname)
+
+    def check_instance_call(self, node: ast.Call, ctx: FileContext) -> None:
+        """``ev = torch.cuda.Event(enable_timing=True); ev.record()``: a method of a CUDA object called on the
+        name holding it (every binding reaching the call made one) is a CUDA use of its own, as the constructor."""
+        func = node.func
+        if not isinstance(func, ast.Attribute) or func.attr not in _OBJECT_METHODS:
+            return
+        api = instance_class(func.value, ctx)
+        row = api_row(api) if api and api.startswith("torch.cuda.") else None
+        if row is not None and row["group"] in self.groups and self.accepts(row, ctx) and not defined_here(api, ctx):
+            ctx.report(node, f"{func.value.id}.{func.attr}() on a {api}: " + self.describe(api, row, ctx),
+                       f"{api}.{func.attr}")
 
     def check_import(self, node: ast.ImportFrom, ctx: FileContext) -> None:
         """``from torch.cuda.amp import GradScaler, autocast``: the import is a line to change as well (the module
@@ -109,7 +129,9 @@ class CudaApiRedirected(_ApiGroupRule):
 
     What it does:
         Flags calls and attributes under ``torch.cuda`` that ``transfer_to_npu`` redirects to
-        ``torch_npu.npu`` for the target torch-npu release, and ``from torch.cuda import ...`` statements (once
+        ``torch_npu.npu`` for the target torch-npu release, the methods of a CUDA object called on the name
+        holding it (``ev = torch.cuda.Event(); ev.record()``, ``s = torch.cuda.Stream(); s.synchronize()``: every
+        binding reaching the call made one), and ``from torch.cuda import ...`` statements (once
         per statement, by the rule of the statement's first CUDA name: ``from torch.cuda import amp, Stream`` is
         NPU212's).
     Why it matters on NPU:
@@ -127,6 +149,40 @@ class CudaApiRedirected(_ApiGroupRule):
     code = "NPU201"
     name = "cuda-api-redirected"
     groups = ("cuda",)
+    node_types = _ApiGroupRule.node_types + (ast.Call,)
+
+    @classmethod
+    def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
+        return True   # dispatch: a torch.cuda object's method (``ev.record()``), a project CUDA wrapper (``gc_cuda()``)
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call one of the project's CUDA wrappers (defined in another module) reach this rule."""
+        return project.cuda_wrapper_names()
+
+    def check_instance_call(self, node: ast.Call, ctx: FileContext) -> None:
+        super().check_instance_call(node, ctx)
+        self._wrapper_call(node, ctx)
+
+    def _wrapper_call(self, node: ast.Call, ctx: FileContext) -> None:
+        """``gc_cuda()`` with ``def gc_cuda(): gc.collect(); torch.cuda.empty_cache()`` in the project, ``batch =
+        to_cuda(batch)`` with ``to_cuda`` moving each tensor by ``.cuda()``: the call of a small project wrapper of a
+        CUDA action with no NPU arm (:meth:`npu_lint.analysis.project_functions.FunctionFacts.cuda_wrappers`) is a
+        CUDA use of this line as the wrapped call is of its own."""
+        project = ctx.project
+        func = node.func
+        short = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else None
+        if project is None or short is None or short not in project.cuda_wrapper_names():
+            return
+        qualname = ctx.resolver.qualname(func)
+        found = project.cuda_wrapper(qualname, ctx.module) if qualname else None
+        if found is None:
+            return
+        target, action = found
+        wrapped = ".cuda()" if action.startswith("torch.") and action.endswith(".cuda") \
+            and not action.startswith("torch.cuda.") else action
+        ctx.report(node, f"{short_source(func, 40)}() wraps {wrapped} ({target}), a CUDA call with no NPU arm: give the "
+                         f"wrapper one (torch_npu.npu / .npu())", target)
     message = "{api} is a CUDA API: on NPU use {npu}{since}"
     must_fire = ("import torch\ntorch.cuda.synchronize()\n",
                  "import torch.cuda as tc\nn = tc.device_count()\n",
@@ -134,6 +190,9 @@ class CudaApiRedirected(_ApiGroupRule):
                  "import torch\ncuda = torch.cuda\ncuda.empty_cache()\n",
                  "def f():\n    import torch\n    s = torch.cuda.Stream()\n",
                  "import torch\nstream = torch.cuda.Stream() if use_cuda else None\n",
+                 # a method of a CUDA object called on the name holding it
+                 "import torch\ndef timed(fn):\n    start = torch.cuda.Event(enable_timing=True)  # NPU201\n"
+                 "    start.record()  # NPU201\n    fn()\n    start.synchronize()  # NPU201\n",
                  # a library's wrapper of torch.cuda calls (a cuda_apis.tsv row citing the library's source)
                  "from classy_vision.generic.util import copy_model_to_gpu\nmodel = copy_model_to_gpu(model)\n",
                  "from classy_vision.dataset import DataloaderAsyncGPUWrapper\nloader = DataloaderAsyncGPUWrapper(loader)\n")
@@ -142,7 +201,8 @@ class CudaApiRedirected(_ApiGroupRule):
                      "import torch\ndevice_mod = torch.cuda if use_cuda else torch.npu\n",   # has its NPU branch
                      "import torch\nimport torch.cuda\n", "import torch\nimport torch_npu\nmod = torch.npu\n",
                      "class A:\n    def synchronize(self):\n        self.cuda.synchronize()\n",
-                     "import torch\ntorch.cuda.get_device_capability()\n")
+                     "import torch\ntorch.cuda.get_device_capability()\n",
+                     "def timed(fn, start):\n    start.record()\n    fn()\n    start.synchronize()\n")
 
     def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
         return _redirected_for(row, ctx)
@@ -175,6 +235,8 @@ class CudaApiNoEquivalent(_ApiGroupRule):
     code = "NPU202"
     name = "cuda-api-no-equivalent"
     groups = ("cuda",)
+    node_types = _ApiGroupRule.node_types + (ast.Call,)
+    methods = _OBJECT_METHODS   # dispatch: the methods of a torch.cuda object called on a name holding one
     message = "{api} {why}"
     must_fire = ("import torch\ncap = torch.cuda.get_device_capability()\n",
                  "import torch\narchs = torch.cuda.get_arch_list()\n",

@@ -5,8 +5,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import (extension_module, imported_names, is_extension_import, library_row,
+from npu_lint.cuda_facts import (extension_module, imported_names, instance_class, is_extension_import, library_row,
                                  library_words, switch_row, switch_values)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
@@ -87,10 +88,35 @@ class IsCuda(Rule):
 
 class _LibraryImport(Rule):
     family = FAMILY
-    node_types = (ast.Import, ast.ImportFrom)
+    node_types = (ast.Import, ast.ImportFrom, ApiRef)
     message = "{name} is CUDA-only; on NPU: {alternative}"
+    use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
 
-    def check(self, node: ast.AST, ctx: FileContext) -> None:
+    @classmethod
+    def wants_api(cls, qualname: str) -> bool:
+        row = library_row(qualname)
+        return row is not None and row["code"] == cls.code and row["reported"] in _EACH_USE
+
+    def check(self, node: object, ctx: FileContext) -> None:
+        if isinstance(node, ApiRef):
+            self._use(node, ctx)
+            return
+        self._imports(node, ctx)
+
+    def _use(self, node: ApiRef, ctx: FileContext) -> None:
+        """Each use of a name from a library the table reports at each use (``amp.scale_loss(loss, opt)`` after
+        ``from apex import amp``, ``bnb.optim.AdamW8bit(...)``), however the name arrived (an alias, an import
+        in a ``try`` or under ``if has_apex:``, a star import of a project module that imports it): called,
+        decorating or a base class. The module itself, tested or passed on, is no use."""
+        row = library_row(node.qualname)
+        if row is None or row["code"] != self.code or row["reported"] not in _EACH_USE \
+                or (node.qualname == row["module"] and row["kind"] == "module") or not _used(node.node, ctx) \
+                or _has_fallback(node.node, row["module"], ctx):
+            return   # the check stands without the dispatch (tests run it ungated); the module itself is no use
+        ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["library"],
+                                                      alternative=row["npu_alternative"]), node.qualname)
+
+    def _imports(self, node: ast.AST, ctx: FileContext) -> None:
         for name, level in imported_names(node):
             row = library_row(name) if level == 0 else None
             if row is not None and row["code"] == self.code and row["reported"] != "uses only":
@@ -102,7 +128,11 @@ class ApexImport(_LibraryImport):
 
     What it does:
         Flags each name imported from ``apex`` and the imports of its CUDA modules ``amp_C`` and
-        ``fused_layer_norm_cuda``.
+        ``fused_layer_norm_cuda``, and each use of a name from ``apex`` (``amp.initialize(...)``,
+        ``with amp.scale_loss(loss, optimizer)``, ``amp.master_params(optimizer)``, ``FusedAdam(params)``), however
+        the name arrived: an alias, an import under ``if has_apex:`` or in a ``try``, a star import of a project
+        module that imports it. A use is silent when the name also has a portable fallback where it is bound
+        (``except ImportError: LayerNorm = torch.nn.LayerNorm``): the import is the line to change.
     Why it matters on NPU:
         NVIDIA apex builds CUDA kernels; Ascend ships a fork of apex (``apex.amp`` and ``NpuFused*``
         optimizers) and ``torch_npu.optim``. ``amp_C`` has no NPU build: the manual says to delete it.
@@ -117,8 +147,15 @@ class ApexImport(_LibraryImport):
     code = "NPU216"
     name = "apex-import"
     triggers = ("apex", "amp_C", "fused_layer_norm_cuda")
-    must_fire = ("from apex import amp\n", "import amp_C\n", "from apex.optimizers import FusedAdam, FusedLAMB\n")
+    must_fire = ("from apex import amp\n", "import amp_C\n", "from apex.optimizers import FusedAdam, FusedLAMB\n",
+                 "try:\n    from apex import amp\nexcept ImportError:\n    amp = None\n"
+                 "def step(loss, optimizer):\n    with amp.scale_loss(loss, optimizer) as scaled:  # NPU216\n"
+                 "        scaled.backward()\n",
+                 "import apex\ndef setup(model, optimizer):\n"
+                 "    return apex.amp.initialize(model, optimizer, opt_level='O1')  # NPU216\n")
     must_not_fire = ("import apexpy\n", "from torch_npu.optim import NpuFusedAdam\n")
+    # the uses that stay silent (a portable fallback bound in the ``except`` arm) are pinned line by line in
+    # tests/fixtures/cuda/third_party.py: the import there fires.
 
 
 class CudaOnlyLibrary(_LibraryImport):
@@ -127,7 +164,9 @@ class CudaOnlyLibrary(_LibraryImport):
     What it does:
         Flags imports of libraries whose kernels or queries exist only for NVIDIA GPUs, and, as ruff's
         banned-API rule does, each use of a name from them in host code (``pynvml.nvmlDeviceGetCount()``,
-        ``flash_attn_func(q, k, v)``, ``bnb.optim.AdamW8bit(...)``): every such line needs a replacement.
+        ``flash_attn_func(q, k, v)``, ``bnb.optim.AdamW8bit(...)``), and each method called on a name holding an
+        object one of their classes made (``knn = cuml.neighbors.NearestNeighbors(...)``; ``knn.fit(x)``): every
+        such line needs a replacement.
         The kernel languages (Triton, ``numba.cuda``) are reported at the import only: a kernel is rewritten
         whole, not line by line (``cuda_libraries.tsv`` says which library is reported how). The table also
         names the CUDA-only parts of libraries that run on the host otherwise (faiss's GPU build:
@@ -154,7 +193,6 @@ class CudaOnlyLibrary(_LibraryImport):
                 "pymatting", "flash_attention") + library_words("NPU217")
     node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call, ast.keyword)
     constant_types = (str,)   # dispatch: the library's name given to importlib
-    use_message = "{api} is from {name}, CUDA-only; on NPU: {alternative}"
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
     must_fire = ("import cupy as cp\n", "from cuml.neighbors import NearestNeighbors\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n",
@@ -162,6 +200,8 @@ class CudaOnlyLibrary(_LibraryImport):
                  "def free_memory(i):\n    handle = pynvml.nvmlDeviceGetHandleByIndex(i)  # NPU217\n"
                  "    return pynvml.nvmlDeviceGetMemoryInfo(handle).free  # NPU217\n",
                  "import bitsandbytes as bnb\ndef make(params):\n    return bnb.optim.AdamW8bit(params, lr=1e-4)  # NPU217\n",
+                 "import cuml\ndef neighbours(x, k):\n    knn = cuml.neighbors.NearestNeighbors(n_neighbors=k)  # NPU217\n"
+                 "    knn.fit(x)  # NPU217\n    return knn.kneighbors(x)  # NPU217\n",
                  "from flash_attn import flash_attn_func\ndef attend(q, k, v):\n"
                  "    return flash_attn_func(q, k, v, causal=True)  # NPU217\n",
                  "def _load():\n    try:\n        from flash_attn_interface import flash_attn_func\n"
@@ -171,6 +211,7 @@ class CudaOnlyLibrary(_LibraryImport):
                  "    except ImportError:\n        from flash_attn import flash_attn_func\n        return flash_attn_func\n"
                  "def attend(q, k, v):\n    return _load()(q, k, v)  # NPU217\n")
     must_not_fire = ("import numba\n", "from numba import jit\n", "import tritonclient\n",
+                     "def neighbours(knn, x):\n    knn.fit(x)\n    return knn.kneighbors(x)\n",
                      "def f(pynvml):\n    return pynvml.nvmlDeviceGetCount()\n",
                      "def gpu_count(nvml):\n    return nvml.nvmlDeviceGetCount()\n",
                      "import importlib\nprint('flash_attn')\nmod = importlib.import_module('numpy')\n",
@@ -212,17 +253,16 @@ class CudaOnlyLibrary(_LibraryImport):
     # bodies, ``flash_attn_func is not None``) are pinned line by line in tests/fixtures/cuda/ext_and_libs.py.
 
     @classmethod
-    def wants_api(cls, qualname: str) -> bool:
-        row = library_row(qualname)
-        return row is not None and row["code"] == cls.code and row["reported"] in _EACH_USE
-
-    @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
-        return name is None and method is None   # dispatch: a local name called (``fn(q, k, v)``)
+        # dispatch: a local name called (``fn(q, k, v)``), a method called on a name (``knn.fit(x)``)
+        return method is not None or name is None
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Call):
-            self._loaded(node, ctx)
+            if isinstance(node.func, ast.Attribute):
+                self._instance_call(node, ctx)
+            else:
+                self._loaded(node, ctx)
             return
         if isinstance(node, ast.Constant):
             self._by_name(node, ctx)
@@ -231,16 +271,26 @@ class CudaOnlyLibrary(_LibraryImport):
         if isinstance(node, ast.keyword):
             self._flag(node, ctx)
             return
-        if not isinstance(node, ApiRef):
-            super().check(node, ctx)
-            return
-        row = library_row(node.qualname)
-        if row is None or row["code"] != self.code or row["reported"] not in _EACH_USE \
-                or (node.qualname == row["module"] and row["kind"] == "module") or not _used(node.node, ctx):
-            return   # the check stands without the dispatch (tests run it ungated); the module itself is no use
-        ctx.report(node.node, self.use_message.format(api=node.qualname, name=row["library"],
-                                                      alternative=row["npu_alternative"]), node.qualname)
+        super().check(node, ctx)
 
+
+    def _instance_call(self, node: ast.Call, ctx: FileContext) -> None:
+        """``knn = cuml.neighbors.NearestNeighbors(n_neighbors=k); knn.fit(x)``: a method called on a name holding
+        an object a CUDA-only library's class made (every binding reaching the call made one) runs that library's
+        kernels as the constructor does."""
+        func = node.func
+        api = instance_class(func.value, ctx) if isinstance(func, ast.Attribute) else None
+        row = library_row(api) if api else None
+        if row is None or row["code"] != self.code or row["reported"] not in _EACH_USE \
+                or (row["kind"] == "module" and api == row["module"]):
+            return
+        scopes = ctx.resolver.scopes
+        made = scopes.lookup(func.value.id, ctx.resolver.current, (func.value.lineno, func.value.col_offset)) \
+            if scopes is not None else None
+        if made is None or _has_fallback(made.value.func, row["module"], ctx):
+            return   # the constructor has a portable fallback: so has the object
+        ctx.report(node, self.use_message.format(api=f"{func.value.id}.{func.attr}() on a {api}",
+                                                 name=row["library"], alternative=row["npu_alternative"]), api)
 
     def _loaded(self, node: ast.Call, ctx: FileContext) -> None:
         """``fn = _load_fa3_func(); fn(q, k, v)``: a name bound to what a function of the file returns, when that
@@ -362,13 +412,56 @@ def _guarded_by_requirement(node: ast.AST, ctx: FileContext) -> bool:
     return False
 
 
+def _has_fallback(node: ast.expr, module: str, ctx: FileContext) -> bool:
+    """The name used is also bound to something portable where it is bound (``try: from apex.normalization import
+    FusedLayerNorm as LayerNorm / except ImportError: LayerNorm = torch.nn.LayerNorm``, or a class of the file's
+    own): the use runs on an Ascend host with that fallback; the import alone is the CUDA-only line. ``None`` (or
+    a raise) in the ``except`` arm is no fallback: the use still needs the library."""
+    root = node
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    scopes = ctx.resolver.scopes
+    if not isinstance(root, ast.Name) or scopes is None:
+        return False
+    binding = scopes.lookup(root.id, ctx.resolver.current, (root.lineno, root.col_offset))
+    if binding is None:
+        return False
+    top = module.split(".", 1)[0]
+    bindings = binding.scope.names.get(root.id, ())
+    if not any(other.tag == IMPORT and isinstance(other.value, str) and other.value.split(".", 1)[0] == top
+               for other in bindings):
+        return False   # the library arrives otherwise (``Knn.faiss`` kept on a class): no import to fall back from
+    for other in bindings:
+        if other.tag == IMPORT:
+            if isinstance(other.value, str) and other.value.split(".", 1)[0] not in (top, ""):
+                return True
+        elif other.tag in (DEF, CLASS):
+            return True
+        elif other.tag == VALUE and not other.path and isinstance(other.value, ast.AST) \
+                and not (isinstance(other.value, ast.Constant) and other.value.value in (None, False)):
+            return True
+    return False
+
+
 def _used(node: ast.expr, ctx: FileContext) -> bool:
-    """The name is called, decorates or is a base class: a use to replace. A test (``flash_attn_func is not
-    None``), an argument or an alias only passes the name on."""
+    """The name is called, decorates or is a base class: a use to replace; so is a member of the library read
+    through its module (``linear_type=bnb.nn.Linear4bit``, ``version.parse(flash_attn.__version__)``,
+    ``isinstance(m, bnb.nn.Linear8bitLt)``): the line needs the library. A test (``flash_attn_func is not None``,
+    ``if bnb.nn:``), a bare name passed as an argument or an alias only passes the name on."""
     parent = ctx.parent(node)
-    if isinstance(parent, ast.Call):
-        return parent.func is node
-    return isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node not in parent.body
+    if isinstance(parent, ast.Call) and parent.func is node:
+        return True
+    if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return node not in parent.body
+    if not isinstance(node, ast.Attribute) or isinstance(parent, (ast.Attribute, ast.Assign, ast.AnnAssign,
+                                                                   ast.If, ast.While, ast.BoolOp,
+                                                                   ast.UnaryOp, ast.Assert)):
+        return False   # an alias (``fn = mod.func``), a test, or a longer chain (judged at its own end)
+    if isinstance(parent, ast.Compare):
+        return not any(isinstance(op, (ast.Is, ast.IsNot)) for op in parent.ops)
+    if isinstance(parent, ast.IfExp):
+        return node is not parent.test
+    return not isinstance(parent, ast.Expr)
 
 
 class CudaExtensionImport(Rule):
