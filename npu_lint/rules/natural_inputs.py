@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.grad_free import grad_free_callee
-from npu_lint.analysis.natural_sizes import natural_source
+from npu_lint.analysis.natural_sizes import TOKEN_LIST, natural_source
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
@@ -223,7 +223,7 @@ class NaturalSizeInputs(Rule):
                 continue
             reported.add(id(source))
             tokens = "tokeniz" in why
-            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES
+            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES and why != TOKEN_LIST
             where = node if moved else source     # the device tensor is made here; else where the value is made
             ctx.report(where, self.message.format(
                 what=_describe(source), made=source.lineno, why=why, dims="its number of tokens" if tokens else
