@@ -49,9 +49,9 @@ def _making(sink: str) -> bool:
     return sink.startswith(_MAKING) and not sink.startswith("sizes np.")
 
 
-# the places that pad an array to the maximum (or size one by it): where a batch's varying shape is made when no
-# torch tensor is sized in the same function
-_PAD_PLACES = ("pads with np.pad", "sizes np.")
+# the places that pad an item's array to the maximum (``np.pad``): where a batch's varying shape is made when no
+# torch tensor is sized in the same function (a numpy buffer sized by it is often host bookkeeping: at the maximum)
+_PAD_PLACES = ("pads with np.pad",)
 
 
 def _listed(sinks: list[str]) -> str:
@@ -113,8 +113,8 @@ class PadToBatchMax(ValueFlow):
         reported at each such tensor (``ids = torch.zeros(len(batch), n)``, ``F.pad(x, (0, n - len(x)))``: where
         the varying shape is made, the message naming the maximum's line; one finding a line when two maxima size
         it); the other places -- a list padded in Python, a numpy buffer, a slice, a crop -- once: at the one such place, at
-        the first numpy array padded to it or sized by it (``np.pad(spec, ((0, 0), (0, max_t - t)))`` in a collate
-        function: where the batch's varying shape is made), or, when
+        the first numpy array padded to it (``np.pad(spec, ((0, 0), (0, max_t - t)))`` in a collate
+        function: where the batch's varying shape is made; not a buffer it sizes, ``np.zeros((n, m))``), or, when
         there are several and none is an array, on the line that computes it -- the line a fixed length or a bucket replaces -- the
         message naming them (``the batch maximum max(len(s) for s in batch) pads a list at line 14 and pads a
         list at line 17``). A maximum handed down to one of the file's functions that makes a torch tensor of it
