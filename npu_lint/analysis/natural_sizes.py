@@ -304,10 +304,16 @@ def _moved(value: ast.AST) -> ast.AST:
 
 def _constant_text(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
     """The tokenized text is the same every call: a name or ``self.x`` every binding of which is a constant string
-    (``input_text = "Hello my name is"`` in the class body)."""
+    (``input_text = "Hello my name is"`` in the class body), or a list of such texts repeated for the batch
+    (``[SUFFIX] * len(texts)``: every row the same constant)."""
     keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
     texts = node.args[:1] or [keywords[k] for k in ("text", "conversation", "prompt") if k in keywords][:1]
     text = texts[0] if texts else None
+    if isinstance(text, ast.BinOp) and isinstance(text.op, ast.Mult) and isinstance(text.left, ast.List) \
+            and len(text.left.elts) == 1:
+        text = text.left.elts[0]    # ``[SUFFIX] * len(texts)``
+    if isinstance(text, ast.Constant) and isinstance(text.value, str):
+        return True
     bindings = []
     if isinstance(text, ast.Name) and scope is not None and resolver.scopes is not None:
         bindings = resolver.scopes.may_reach(text.id, scope, (text.lineno, text.col_offset))

@@ -188,6 +188,9 @@ class NaturalSizeInputs(Rule):
         "    return model(torch.as_tensor([ids], device=device))\n",
         "import torch\ndef warm(model, tokenizer, device):\n    ids = tokenizer.encode('hello world')\n"
         "    return model(torch.tensor([ids], device=device))\n",
+        "import torch\nSUFFIX = '<|im_end|>'\ndef encode(tokenizer, texts, device):\n"
+        "    suffix = tokenizer([SUFFIX] * len(texts), return_tensors='pt').to(device)\n"
+        "    return suffix.input_ids\n",
         "import torch\ndef count(tokenizer, prompts):\n"
         "    return torch.tensor([len(tokenizer(p).input_ids) for p in prompts]).sum()\n")
 
