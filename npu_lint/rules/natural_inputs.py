@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.grad_free import grad_free_callee
-from npu_lint.analysis.natural_sizes import TOKEN_LIST, natural_source, unpadded_tokens
+from npu_lint.analysis.natural_sizes import TOKEN_LIST, natural_source
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
@@ -198,7 +198,6 @@ class NaturalSizeInputs(Rule):
         assert isinstance(node, ast.Call)
         values = _entering(node, ctx)
         if not values:
-            self._pipeline_input(node, ctx)
             return
         function = ctx.enclosing(node, FUNCTION_TYPES)
         if function is None:
@@ -236,43 +235,6 @@ class NaturalSizeInputs(Rule):
                     "lengths" if tokens else "resize or pad to a few fixed sizes, or cut into fixed-length chunks"),
                 at=method_position(node) if moved else None)
             return
-
-
-    def _pipeline_input(self, node: ast.Call, ctx: FileContext) -> None:
-        """A text tokenized without padding in the ``preprocess`` of a Hugging Face ``Pipeline`` subclass and
-        returned: the pipeline hands what ``preprocess`` returns to ``_forward``, which runs the model on it, one
-        input per call."""
-        if not unpadded_tokens(node):
-            return
-        function = ctx.enclosing(node, FUNCTION_TYPES)
-        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name != "preprocess":
-            return
-        cls = ctx.enclosing(function, (ast.ClassDef,))
-        if cls is None or not any((ctx.resolver.qualname(base) or "").startswith("transformers.")
-                                  and (ctx.resolver.qualname(base) or "").endswith("Pipeline") for base in cls.bases):
-            return
-        resolver = ctx.resolver
-        scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
-        found = natural_source(resolver, node, scope) if scope is not None else None
-        if found is None or found[0] is not node or not _returned_from(node, function, ctx):
-            return
-        ctx.report(node, self.message.format(
-            what=_describe(node), made=node.lineno, why=found[1], dims="its number of tokens",
-            sink=f"{cls.name}._forward() (what preprocess() returns)", line=node.lineno,
-            fix="pad to a fixed length (padding='max_length', truncation=True, max_length=N) or a few bucket lengths"))
-
-
-def _returned_from(node: ast.Call, function: ast.AST, ctx: FileContext) -> bool:
-    """``node`` (or the name the statement holding it binds) is part of what ``function`` returns."""
-    statement = ctx.enclosing(node, (ast.stmt,))
-    names = set()
-    if isinstance(statement, ast.Assign):
-        names = {t.id for t in statement.targets if isinstance(t, ast.Name)}
-    for ret in walk(function):
-        if isinstance(ret, ast.Return) and ret.value is not None and any(
-                n is node or isinstance(n, ast.Name) and n.id in names for n in walk(ret.value)):
-            return True
-    return False
 
 
 def _describe(source: ast.AST) -> str:
