@@ -114,7 +114,7 @@ class PadToBatchMax(ValueFlow):
         the varying shape is made, the message naming the maximum's line; one finding a line when two maxima size
         it); the other places -- a list padded in Python, a numpy buffer, a slice, a crop -- once: at the one such place, at
         the first numpy array padded to it (``np.pad(spec, ((0, 0), (0, max_t - t)))`` in a collate
-        function: where the batch's varying shape is made; not a buffer it sizes, ``np.zeros((n, m))``), or, when
+        function, where the batch's varying shape is made, when it sizes no numpy batch buffer, ``np.zeros((n, m))``), or, when
         there are several and none is an array, on the line that computes it -- the line a fixed length or a bucket replaces -- the
         message naming them (``the batch maximum max(len(s) for s in batch) pads a list at line 14 and pads a
         list at line 17``). A maximum handed down to one of the file's functions that makes a torch tensor of it
@@ -532,15 +532,15 @@ class PadToBatchMax(ValueFlow):
             return
         text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(listed)}")
         pads = [s for s in listed if s.startswith(_PAD_PLACES) and not s.endswith(")")]
+        buffers = any(s in ctx.scratch.get("batch_max_buffers", ()) for s in listed)   # a batch's array
         if entry is ... or entry[0] is None:
             reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
-        elif here and pads and pads[0] == sink:
-            # the first array padded to (or sized by) it: where the batch's varying shape is made, rather than the
-            # maximum (the other places are named in the message)
-            reported[id(extreme)] = (ctx.relocate(entry[0], node, text), sinks)
-        elif pads and pads[0] != sink:   # at the first array padded, since it came
-            reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
-        elif len(listed) == 2 and entry[0].line != extreme.lineno:   # a second place: moved to the maximum
+        elif here and pads and not buffers:
+            # the items padded with np.pad, no batch buffer: the first item padded is where the batch's varying
+            # shape is made, rather than the maximum (the other places are named in the message)
+            reported[id(extreme)] = (ctx.relocate(entry[0], node, text) if pads[0] == sink else
+                                     ctx.amend(entry[0], text), sinks)
+        elif len(listed) >= 2 and entry[0].line != extreme.lineno:   # a second place: moved to the maximum
             reported[id(extreme)] = (ctx.relocate(entry[0], extreme, text), sinks)
         else:
             reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
@@ -594,6 +594,10 @@ class PadToBatchMax(ValueFlow):
         elif name in _NUMPY_FACTORIES:
             origin = self._flow(node.args[:1] + [kw.value for kw in node.keywords if kw.arg == "shape"], node, ctx)
             if origin is not None:
+                shape = node.args[0] if node.args else None
+                if isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) > 1:    # ``np.zeros([B, L_max, 3])``
+                    ctx.scratch.setdefault("batch_max_buffers", set()).add(f"sizes {name.replace('numpy.', 'np.')}() "
+                                                                           f"at line {node.lineno}")
                 self._once(node, origin, f"sizes {name.replace('numpy.', 'np.')}()",
                            "this array is sized by the batch maximum", ctx)
         elif padding is not None and not name.startswith("torch.") and encodes_text(node, ctx) and any(
