@@ -64,6 +64,9 @@ _TOKENIZER_KEYWORDS = frozenset({"truncation", "max_length", "add_special_tokens
                                  "return_special_tokens_mask", "return_overflowing_tokens", "text_pair"})
 _DEPTH = 12
 _FRAMES = 2
+# Calls that make a tensor of a Python list: where a list of token ids becomes the tensor that has its length.
+_LIST_TENSORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.Tensor"})
+TOKEN_LIST = "holds the ids of a text tokenized without padding to a fixed length"
 
 
 def sources() -> dict[str, dict[str, str]]:
@@ -93,6 +96,9 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
             if found is not None:
                 return found
         return None
+    if isinstance(node, ast.List) and element is None and len(node.elts) == 1 \
+            and not isinstance(node.elts[0], ast.Starred):    # ``[input_ids]``: one row of the ids, a batch axis
+        return natural_source(resolver, node.elts[0], scope, depth + 1, frames, parameter=parameter)
     if isinstance(node, ast.Tuple) and element is not None:
         return natural_source(resolver, node.elts[element], scope, depth + 1, frames, parameter=parameter) \
             if 0 <= element < len(node.elts) else None
@@ -103,7 +109,7 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
                 and isinstance(node.slice.value, int):   # ``torchaudio.load(f)[0]``
             return natural_source(resolver, node.value, scope, depth + 1, frames, node.slice.value,
                                   parameter=parameter)
-        if _keeps_size(node.slice):
+        if _keeps_size(node.slice) or _truncates(node.slice):
             return natural_source(resolver, node.value, scope, depth + 1, frames, parameter=parameter)
         return None
     if isinstance(node, ast.Attribute):
@@ -131,6 +137,17 @@ def _keeps_size(index: ast.AST) -> bool:
     return True
 
 
+def _truncates(index: ast.AST) -> bool:
+    """``ids[-n:]`` / ``x[:, :max_len]``: one axis cut at one end only, to at most a bound (a truncation: shorter
+    inputs keep their own size); the other parts keep theirs. A window with both ends (``x[a:a + n]``) or a step
+    fixes nothing known and stops the size."""
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    cut = [p for p in parts if isinstance(p, ast.Slice) and (p.lower is not None or p.upper is not None)]
+    if len(cut) != 1 or cut[0].step is not None or (cut[0].lower is None) == (cut[0].upper is None):
+        return False
+    return _keeps_size(ast.Tuple(elts=[p for p in parts if p is not cut[0]], ctx=ast.Load()))
+
+
 def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], depth: int, frames: int,
                  element: Optional[int], parameter: Optional[tuple[ast.AST, str]]) -> Optional[tuple[ast.AST, str]]:
     name = resolver.qualname(node.func, scope) if scope is not None else resolver.qualname(node.func)
@@ -143,6 +160,14 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
     if element is None and parameter is None and unpadded_tokens(node) and not _constant_text(resolver, node, scope) \
             and _text_evidence(resolver, node, scope):
         return node, "tokenized without padding to a fixed length"
+    if element is None and parameter is None and _listed_tokens(resolver, node, scope) \
+            and not _constant_text(resolver, node, scope):
+        return node, _LISTED
+    if element is None and parameter is None and name in _LIST_TENSORS and node.args:
+        found = natural_source(resolver, node.args[0], scope, depth + 1, frames)
+        if found is not None and found[1] == _LISTED:
+            return node, TOKEN_LIST     # the ids were a list: the tensor of their length is made here
+        return found
     if element is not None:
         return _returned(resolver, node, scope, depth, frames, element) if parameter is None else None
     func = node.func
@@ -151,6 +176,35 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
     if name in KEEPING_FUNCTIONS and node.args:
         return natural_source(resolver, node.args[0], scope, depth + 1, frames, parameter=parameter)
     return _returned(resolver, node, scope, depth, frames, element) if parameter is None else None
+
+
+_LISTED = "tokenized to a list of ids without padding to a fixed length"
+
+
+def _listed_tokens(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
+    """``tok(prompt).input_ids`` / ``tok.encode(prompt)``: a text tokenized to Python lists of ids (no
+    ``return_tensors=``), without padding, its ids read (``.input_ids``, ``["input_ids"]``, or ``encode``'s
+    result)."""
+    keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
+    if "return_tensors" in keywords or any(k in _MEDIA_KEYWORDS for k in keywords) \
+            or "pad_to_multiple_of" in keywords:
+        return False
+    padding = keywords.get("padding")
+    if padding is not None and not (isinstance(padding, ast.Constant) and padding.value in _NO_PADDING):
+        return False
+    texts = node.args[:1] or [keywords[k] for k in ("text", "conversation", "prompt") if k in keywords][:1]
+    if not texts or not any(isinstance(n, (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.BinOp, ast.JoinedStr))
+                            for n in walk(texts[0])):
+        return False
+    func = node.func
+    if not isinstance(func, (ast.Name, ast.Attribute)) or resolver.definition(func, scope) is not None:
+        return False    # the file's own function: not a tokenizer
+    callee = ast.unparse(func.value if isinstance(func, ast.Attribute) and func.attr == "encode" else func).lower()
+    if not (callee.endswith("tokenizer") or callee.rsplit(".", 1)[-1] in ("tok", "tokenizer")):
+        return False    # the callee is named a tokenizer (``tokenizer(...)``, ``self.tok.encode(...)``)
+    if isinstance(func, ast.Attribute) and func.attr == "encode":
+        return True
+    return _token_fields_read(resolver, node, scope)
 
 
 def unpadded_tokens(node: ast.Call) -> bool:
@@ -228,7 +282,7 @@ def _token_fields_read(resolver: "Resolver", node: ast.Call, scope: Optional[Sco
         return False
     names: set[str] = set()
     for child in walk(function):
-        if isinstance(child, ast.Assign) and child.value is node:
+        if isinstance(child, ast.Assign) and _moved(child.value) is node:
             names |= {t.id for t in child.targets if isinstance(t, ast.Name)}
     for child in walk(function):
         base = field = None
@@ -241,12 +295,26 @@ def _token_fields_read(resolver: "Resolver", node: ast.Call, scope: Optional[Sco
     return False
 
 
+def _moved(value: ast.AST) -> ast.AST:
+    """``tok(text, return_tensors="pt").to(device)``: the call under moves and conversions that keep its fields."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in ("to", "cuda",
+                                                                                                       "npu"):
+        value = value.func.value
+    return value
+
+
 def _constant_text(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
     """The tokenized text is the same every call: a name or ``self.x`` every binding of which is a constant string
-    (``input_text = "Hello my name is"`` in the class body)."""
+    (``input_text = "Hello my name is"`` in the class body), or a list of such texts repeated for the batch
+    (``[SUFFIX] * len(texts)``: every row the same constant)."""
     keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
     texts = node.args[:1] or [keywords[k] for k in ("text", "conversation", "prompt") if k in keywords][:1]
     text = texts[0] if texts else None
+    if isinstance(text, ast.BinOp) and isinstance(text.op, ast.Mult) and isinstance(text.left, ast.List) \
+            and len(text.left.elts) == 1:
+        text = text.left.elts[0]    # ``[SUFFIX] * len(texts)``
+    if isinstance(text, ast.Constant) and isinstance(text.value, str):
+        return True
     bindings = []
     if isinstance(text, ast.Name) and scope is not None and resolver.scopes is not None:
         bindings = resolver.scopes.may_reach(text.id, scope, (text.lineno, text.col_offset))

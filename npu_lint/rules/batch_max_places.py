@@ -4,7 +4,9 @@ rule."""
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
@@ -60,3 +62,32 @@ def passed_down(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
 def _inside(node: ast.AST, outer: ast.AST) -> bool:
     return (outer.lineno, outer.col_offset) <= (node.lineno, node.col_offset) <= (
         getattr(outer, "end_lineno", 0) or 0, getattr(outer, "end_col_offset", 0) or 0)
+
+
+_PER_ITEM = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
+
+
+def handing_call(extreme: ast.AST, sink: ast.AST, ctx: FileContext) -> Optional[ast.Call]:
+    """The call, in the maximum's function, of the helper ``sink`` that hands it the maximum: an argument is the
+    maximum itself or a name the statement computing it binds (``max_len = max(...)``;
+    ``padded = _pad_batch(items, max_len)``), the call not in a loop or comprehension (a helper padding the whole
+    batch, not one item at a time). None when the maximum reaches the helper otherwise (``self.x``)."""
+    resolver = ctx.resolver
+    if resolver.scopes is None:
+        return None
+    line = extreme.lineno
+    names = {t.id for statement, _ in resolver.scopes.statements
+             if isinstance(statement, ast.Assign) and statement.lineno <= line <= (statement.end_lineno or line)
+             for t in statement.targets if isinstance(t, ast.Name)}
+    for call, scope, _ in resolver.call_sites(sink):
+        while scope is not None and scope.kind not in ("function", "module"):
+            scope = scope.parent
+        outer = scope.node if scope is not None and scope.kind == "function" else None
+        if not isinstance(call, ast.Call) or outer is None or outer is sink or not _inside(extreme, outer) \
+                or any(isinstance(n, _PER_ITEM) and _inside(call, n) and n is not call for n in walk(outer)):
+            continue    # a helper given one item at a time (in a loop, a comprehension): reported at the maximum
+        for argument in [*call.args, *(kw.value for kw in call.keywords)]:
+            if _inside(extreme, argument) or isinstance(argument, ast.Name) and argument.id in names \
+                    and argument.lineno >= line:
+                return call
+    return None

@@ -9,7 +9,7 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
-from npu_lint.rules.batch_max_places import extreme_side, in_assertion, passed_down, same_function
+from npu_lint.rules.batch_max_places import handing_call, extreme_side, in_assertion, passed_down, same_function
 from npu_lint.rules.padding_args import constant, encodes_text, padding_in_kwargs, padding_values
 from npu_lint.rules.size_helpers import size_helper_call
 from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
@@ -47,6 +47,11 @@ def _making(sink: str) -> bool:
     """A sink that makes a torch tensor of the batch maximum's size (a numpy buffer is often host bookkeeping: its
     places are named in one finding with the lists and slices)."""
     return sink.startswith(_MAKING) and not sink.startswith("sizes np.")
+
+
+# the places that pad an item's array to the maximum (``np.pad``): where a batch's varying shape is made when no
+# torch tensor is sized in the same function (a numpy buffer sized by it is often host bookkeeping: at the maximum)
+_PAD_PLACES = ("pads with np.pad",)
 
 
 def _listed(sinks: list[str]) -> str:
@@ -107,12 +112,17 @@ class PadToBatchMax(ValueFlow):
         A maximum (or minimum) computed in the function that sizes or pads a tensor with it is
         reported at each such tensor (``ids = torch.zeros(len(batch), n)``, ``F.pad(x, (0, n - len(x)))``: where
         the varying shape is made, the message naming the maximum's line; one finding a line when two maxima size
-        it); the other places -- a list padded in Python, a numpy buffer, a slice, a crop -- once: at the one such place, or, when
-        there are several, on the line that computes it -- the line a fixed length or a bucket replaces -- the
+        it); the other places -- a list padded in Python, a numpy buffer, a slice, a crop -- once: at the one such place, at
+        the first numpy array padded to it (``np.pad(spec, ((0, 0), (0, max_t - t)))`` in a collate
+        function, where the batch's varying shape is made, when it sizes no numpy batch buffer, ``np.zeros((n, m))``), or, when
+        there are several and none is an array, on the line that computes it -- the line a fixed length or a bucket replaces -- the
         message naming them (``the batch maximum max(len(s) for s in batch) pads a list at line 14 and pads a
-        list at line 17``). So is a maximum handed down: given to one of the file's functions that
-        sizes a tensor with it (``[pad_to(x, m) for x in items]``: ``sizes new_zeros() at line 4 (in pad_to())``,
-        one finding per caller's maximum) or kept in ``self.max_len`` for another method. A maximum that sizes
+        list at line 17``). A maximum handed down to one of the file's functions that makes a torch tensor of it
+        (``padded = _pad_series(series, max_len)``, the helper's ``torch.full((n, max_len), ...)``) is reported at
+        that call, once per caller (where the caller's batch is padded; a call outside a loop or comprehension:
+        a helper given one item at a time is reported at the maximum); handed down otherwise
+        (``[pad_to(x, m) for x in items]``: ``sizes new_zeros() at line 4 (in pad_to())``,
+        one finding per caller's maximum) or kept in ``self.max_len`` for another method, on its line. A maximum that sizes
         nothing (only printed or logged) is not reported.
         When the maximum comes from elsewhere (a helper of the file returns it), the first line it sizes is
         reported; the call of a helper that pads its items to their longest is reported at the call, naming
@@ -475,6 +485,20 @@ class PadToBatchMax(ValueFlow):
             if function is not None and passed_down(extreme, node, ctx):
                 name = getattr(function, "name", "lambda")
                 sink = f"{verb} at line {node.lineno} (in {name}())"   # a caller's maximum: reported there
+                call = handing_call(extreme, function, ctx) if _making(verb) else None
+                if call is not None:
+                    # the helper makes a torch tensor of the maximum the caller hands it: the call is where the
+                    # caller's batch is padded (one finding a call, whichever of the helper's tensors comes first)
+                    entry = reported.get(id(extreme), ...)
+                    reported[id(extreme)] = (None if entry is ... else entry[0], [] if entry is ... else entry[1])
+                    places = ctx.scratch.setdefault("batch_max_places", set())
+                    if id(call) not in places:
+                        places.add(id(call))
+                        ctx.report(call, self.message.format(
+                            what=f"{name}() makes a tensor of the batch maximum handed to it "
+                                 f"({origin_text(origin)}, line {extreme.lineno}; {verb} at line {node.lineno})"),
+                                   "padding")
+                    return
             elif id(extreme) not in reported:
                 reported[id(extreme)] = None
                 ctx.report(node, self.message.format(what=f"{what} ({origin_text(origin)}, line "
@@ -507,9 +531,16 @@ class PadToBatchMax(ValueFlow):
             reported[id(extreme)] = (ctx.report(node, text, "padding"), sinks)
             return
         text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(listed)}")
+        pads = [s for s in listed if s.startswith(_PAD_PLACES) and not s.endswith(")")]
+        buffers = any(s in ctx.scratch.get("batch_max_buffers", ()) for s in listed)   # a batch's array
         if entry is ... or entry[0] is None:
             reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
-        elif len(listed) == 2 and entry[0].line != extreme.lineno:   # a second place: moved to the maximum
+        elif here and pads and not buffers:
+            # the items padded with np.pad, no batch buffer: the first item padded is where the batch's varying
+            # shape is made, rather than the maximum (the other places are named in the message)
+            reported[id(extreme)] = (ctx.relocate(entry[0], node, text) if pads[0] == sink else
+                                     ctx.amend(entry[0], text), sinks)
+        elif len(listed) >= 2 and entry[0].line != extreme.lineno:   # a second place: moved to the maximum
             reported[id(extreme)] = (ctx.relocate(entry[0], extreme, text), sinks)
         else:
             reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
@@ -563,6 +594,10 @@ class PadToBatchMax(ValueFlow):
         elif name in _NUMPY_FACTORIES:
             origin = self._flow(node.args[:1] + [kw.value for kw in node.keywords if kw.arg == "shape"], node, ctx)
             if origin is not None:
+                shape = node.args[0] if node.args else None
+                if isinstance(shape, (ast.Tuple, ast.List)) and len(shape.elts) > 1:    # ``np.zeros([B, L_max, 3])``
+                    ctx.scratch.setdefault("batch_max_buffers", set()).add(f"sizes {name.replace('numpy.', 'np.')}() "
+                                                                           f"at line {node.lineno}")
                 self._once(node, origin, f"sizes {name.replace('numpy.', 'np.')}()",
                            "this array is sized by the batch maximum", ctx)
         elif padding is not None and not name.startswith("torch.") and encodes_text(node, ctx) and any(

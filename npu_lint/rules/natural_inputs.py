@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.grad_free import grad_free_callee
-from npu_lint.analysis.natural_sizes import natural_source
+from npu_lint.analysis.natural_sizes import TOKEN_LIST, natural_source
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
@@ -25,6 +25,8 @@ _MOVES = frozenset({"to", "cuda", "npu"})
 _FORWARDS = frozenset({"generate", "forward", "__call__"})
 _DTYPES = frozenset({"float", "float16", "float32", "float64", "half", "bfloat16", "double", "long", "int", "int64",
                      "int32", "int16", "int8", "uint8", "bool", "complex64", "complex128"})
+# Calls that make a tensor of their data, on the device given by ``device=``.
+_DATA_TENSORS = frozenset({"torch.tensor", "torch.as_tensor"})
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
@@ -39,17 +41,21 @@ class NaturalSizeInputs(Rule):
         tokenized to tensors without padding (``tok(text, return_tensors="pt")``, ``tok.encode(...,
         return_tensors="pt")``, ``apply_chat_template(..., return_tensors="pt")``: ``padding`` absent, ``False`` or
         ``"do_not_pad"``, the text not a constant, no image or audio input), also through the file's functions
-        returning one (the call of the helper is reported). The size is followed through names, tuple unpacking,
+        returning one (the call of the helper is reported), or a text tokenized to a list of ids by a callee named a
+        tokenizer (``tokenizer(prompt).input_ids``, ``tok.encode(prompt)``) that the code makes a tensor
+        (``torch.as_tensor([input_ids], device=device)``, ``torch.tensor(ids)``: reported there, where the tensor of
+        the text's length is made). The size is followed through names, tuple unpacking,
         keys and indices (``tokens["input_ids"]``, ``x[None]``), arithmetic and the calls that only convert, move or
         add an axis (``np.array``, ``.convert("RGB")``, ``torch.from_numpy``, ``to_tensor``, ``.permute``,
-        ``.unsqueeze(0)``, ``.float()``); it reaches device compute where it is moved (``.to(device)``, ``.cuda()``,
-        ``.npu()``, not ``.to(torch.float32)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``),
+        ``.unsqueeze(0)``, ``.float()``), a list around it (``[input_ids]``) and a truncation at one end
+        (``ids[-max_len:]``, ``x[:, :n]``: shorter inputs keep their size); it reaches device compute where it is
+        moved (``.to(device)``, ``.cuda()``, ``.npu()``, not ``.to(torch.float32)``; ``torch.tensor(x, device=d)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``),
         handed to an inference entry (a function or a class's ``__call__`` declared ``@torch.no_grad()`` /
         ``@torch.inference_mode()``, of this module or another, for the parameters it hands whole to its model:
         every use is a model call or a move, no resize or helper touches them), or handed to the file's function
         that moves it, runs a model on it or hands it on (two deep; as NPU417 reads a model run). Left alone:
         anything that may
-        fix the size on the way (a resize, a crop, a pad, a slice with a bound, a transform object, any call the
+        fix the size on the way (a resize, a crop, a pad, a window slice with both ends, a transform object, any call the
         model does not know), ``padding="max_length"`` and ``pad_to_multiple_of=`` (fixed or bucketed lengths),
         ``padding=True`` (NPU405's), a constant text (also a name or ``self.x`` bound only to constant strings), a
         call with nothing saying it tokenizes text (an image processor takes ``return_tensors=`` too: the text must
@@ -81,7 +87,7 @@ class NaturalSizeInputs(Rule):
     family = FAMILY
     node_types = (ast.Call,)
     triggers = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
-                "librosa", "wavfile", "audiofile")
+                "librosa", "wavfile", "audiofile", "input_ids", ".encode(")
     message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
     must_fire = (
         # a prompt tokenized without padding, moved and generated from, per call
@@ -113,7 +119,16 @@ class NaturalSizeInputs(Rule):
         "import numpy as np\nimport torch\nfrom PIL import Image\nclass Runner:\n    @torch.inference_mode()\n"
         "    def __call__(self, image):\n        return self.model(image)\n"
         "def batch(paths):\n    runner = Runner()\n    for p in paths:\n"
-        "        out = runner(np.array(Image.open(p).convert('RGB')))\n")
+        "        out = runner(np.array(Image.open(p).convert('RGB')))\n",
+        # a prompt tokenized to a list of ids, truncated to the context, made a tensor on the device per request
+        "import torch\n@torch.inference_mode()\ndef generate_stream(model, tokenizer, params, device, context_len):\n"
+        "    input_ids = tokenizer(params['prompt']).input_ids\n    input_ids = input_ids[-context_len:]\n"
+        "    start_ids = torch.as_tensor([input_ids], device=device)\n"
+        "    return model(input_ids=start_ids)\n",
+        # ids of an encoded question, joined with answer ids, made a tensor and moved per text
+        "import torch\ndef score(model, texts, answers):\n    for text, ans in zip(texts, answers):\n"
+        "        ids = model.tokenizer.encode(text) + ans\n"
+        "        x = torch.tensor([ids]).to(model.device)\n        out = model(input_ids=x)\n")
     must_not_fire = (
         # padded to a fixed length; padding=True (NPU405's); a constant prompt
         "import torch\ndef answer(model, tokenizer, prompt, device):\n"
@@ -162,7 +177,22 @@ class NaturalSizeInputs(Rule):
         "import torch\nfrom PIL import Image\nimport numpy as np\nimport sys\n"
         "img = torch.from_numpy(np.array(Image.open(sys.argv[1]))).cuda()\n",
         "import torch\nclass Prompted(torch.nn.Module):\n    def __init__(self, tokenizer, prefix):\n"
-        "        super().__init__()\n        self.register_buffer('ids', tokenizer(prefix, return_tensors='pt').input_ids.cuda())\n")
+        "        super().__init__()\n        self.register_buffer('ids', tokenizer(prefix, return_tensors='pt').input_ids.cuda())\n",
+        # the file's own helper read for input_ids (it pads with pad_sequence: NPU405's); ids padded to a fixed
+        # length; a constant prompt's ids; ids only counted on the host
+        "import torch\nfrom torch.nn.utils.rnn import pad_sequence\ndef _batch_tokens(rows):\n"
+        "    return {'input_ids': pad_sequence([torch.tensor(r) for r in rows], batch_first=True)}\n"
+        "def run(model, rows):\n    x = _batch_tokens(rows)['input_ids'].to(model.device)\n    return model(x)\n",
+        "import torch\ndef answer(model, tokenizer, prompt, device):\n"
+        "    ids = tokenizer(prompt, padding='max_length', max_length=64, truncation=True).input_ids\n"
+        "    return model(torch.as_tensor([ids], device=device))\n",
+        "import torch\ndef warm(model, tokenizer, device):\n    ids = tokenizer.encode('hello world')\n"
+        "    return model(torch.tensor([ids], device=device))\n",
+        "import torch\nSUFFIX = '<|im_end|>'\ndef encode(tokenizer, texts, device):\n"
+        "    suffix = tokenizer([SUFFIX] * len(texts), return_tensors='pt').to(device)\n"
+        "    return suffix.input_ids\n",
+        "import torch\ndef count(tokenizer, prompts):\n"
+        "    return torch.tensor([len(tokenizer(p).input_ids) for p in prompts]).sum()\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -196,7 +226,7 @@ class NaturalSizeInputs(Rule):
                 continue
             reported.add(id(source))
             tokens = "tokeniz" in why
-            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES
+            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES and why != TOKEN_LIST
             where = node if moved else source     # the device tensor is made here; else where the value is made
             ctx.report(where, self.message.format(
                 what=_describe(source), made=source.lineno, why=why, dims="its number of tokens" if tokens else
@@ -224,6 +254,10 @@ def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Opti
         if func.attr == "to" and not _to_device(node, ctx):
             return []
         return [(func.value, f".{func.attr}()", None)]
+    device = next((kw.value for kw in node.keywords if kw.arg == "device"), None)
+    if device is not None and node.args and not (isinstance(device, ast.Constant) and device.value in (None, "cpu")) \
+            and ctx.resolver.qualname(func) in _DATA_TENSORS:
+        return [(node, "the device (device=)", None)]     # ``torch.as_tensor([ids], device=device)``: made there
     arguments = [*node.args, *(kw.value for kw in node.keywords)]
     arguments = [a.value if isinstance(a, ast.Starred) else a for a in arguments]
     if not arguments:
