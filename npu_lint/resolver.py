@@ -130,6 +130,30 @@ def _placed(value: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
     return False
 
 
+def _from_placed(value: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
+    """``ids.clone()``, ``ids.detach().long()``: a tensor method chain whose root is a local name that one binding, a
+    move or a factory given a device (``ids = batch[1].to(device)``), puts on the device where the chain reads it."""
+    root = value
+    while True:
+        if isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and root.func.attr in _COPIES:
+            root = root.func.value
+        elif isinstance(root, ast.Subscript):
+            root = root.value
+        else:
+            break
+    if root is value or not isinstance(root, ast.Name):
+        return False
+    source = resolver.binding(root, scope)
+    if source is None or source.tag != VALUE or source.path or not isinstance(source.value, ast.AST) \
+            or source.scope is not scope:
+        return False
+    return _placed(source.value, resolver, scope)
+
+
+# Methods that copy or view a tensor where it lives (``labels = ids.clone()``).
+_COPIES = frozenset({"clone", "detach", "long", "int", "float", "contiguous", "view", "reshape", "flatten"})
+
+
 class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth, StateReads,
                TrainingSteps):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
@@ -535,6 +559,9 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             return False
         if binding.tag == VALUE and isinstance(binding.value, ast.AST) and _placed(binding.value, self, binding.scope):
             return False   # made with ``device=``, moved already, or ``torch.as_tensor(t)`` keeping ``t`` where it is
+        if binding.tag == VALUE and not binding.path and _from_placed(binding.value, self, binding.scope):
+            return False   # ``ids = batch[1].to(device)``, ``labels = ids.clone()``: a copy of a device tensor (the
+            #                later ``labels.to(device)`` moves nothing)
         moved = [name for name in moved if not self._aligned(name) and not _conditional(name, binding, function)]
         return bool(moved) and any(self._reaches_move(name, binding) for name in moved)
 
@@ -645,6 +672,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         bindings = self.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
         if len(bindings) != 1:
             return False
+        if bindings[0].tag == VALUE and not bindings[0].path and _from_placed(bindings[0].value, self, bindings[0].scope):
+            return False   # a copy of a tensor the function put on the device: the later move moves nothing
         return any(moved.id == node.id and (moved.lineno, moved.col_offset) > (node.lineno, node.col_offset)
                    and self._derived_from(moved, bindings[0]) for moved in self._moved_names(function, scope))
 

@@ -98,10 +98,65 @@ class Summaries:
                 passed = next((kw.value for kw in call.keywords if kw.arg == arg.arg), None)
             if passed is not None:
                 values.append(self.value_of(passed, scope, depth + 1))
+        if index is not None and not values:
+            values.extend(self._mapped_values(function, index, depth))
         known = [value for value in values if value is not None]
         if not known and self.project is not None and self.module_name:   # ``Trainer(model, opt)`` elsewhere
             return self.project.argument_value(f"{self.module_name}.{_qualified(binding.scope)}", arg.arg, index)
         return K.join(known) if known else None
+
+    def _mapped_values(self, function: ast.AST, index: int, depth: int) -> list[Optional[K.Value]]:
+        """What a function handed to ``map`` gets at its parameter ``index``: an element of the matching iterable
+        (``executor.map(self._item, peaks, padding_mask)``, ``map(fn, xs)``: one call per element, their parameters
+        filled in from the iterables in turn)."""
+        if self.scopes is None:
+            return []
+        key = ("mapped", id(function))
+        found = self._summaries.get(key)
+        if found is None:
+            found = self._summaries[key] = self._map_calls(function)
+        values = []
+        for call, scope, offset in found:   # type: ignore[union-attr]
+            position = index - offset
+            if 0 <= position < len(call.args) - 1 and not any(isinstance(a, ast.Starred) for a in call.args):
+                values.append(self._iter_element(call.args[1 + position], scope, (), depth + 1))
+        return values
+
+    def _map_calls(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
+        """The file's ``map(f, ...)`` / ``pool.map(f, ...)`` / ``executor.map(f, ...)`` calls handing ``function``
+        (by its name, or ``self.name`` for a method of the same class), with the parameters the call fills implicitly."""
+        name = getattr(function, "name", None)
+        scope = self.scopes.scope_of(function) if name is not None else None
+        if scope is None:
+            return []
+        method = scope.parent is not None and scope.parent.kind == "class"
+        found = []
+        for statement_call, at in self.scopes.calls:
+            for node in ast.walk(statement_call):
+                if not isinstance(node, ast.Call) or len(node.args) < 2 or node.keywords:
+                    continue
+                func, first = node.func, node.args[0]
+                if not ((isinstance(func, ast.Name) and func.id == "map")
+                        or (isinstance(func, ast.Attribute) and func.attr in ("map", "imap"))):
+                    continue
+                if method and isinstance(first, ast.Attribute) and first.attr == name \
+                        and isinstance(first.value, ast.Name) and first.value.id == self.scopes.self_name(at) \
+                        and self._same_class(at, scope.parent):
+                    found.append((node, at, 1))
+                elif not method and isinstance(first, ast.Name) and first.id == name:
+                    binding = self.binding(first, at)
+                    if binding is not None and binding.node is function:
+                        found.append((node, at, 0))
+        return found
+
+    @staticmethod
+    def _same_class(at: Scope, cls: Scope) -> bool:
+        current: Optional[Scope] = at
+        while current is not None:
+            if current is cls:
+                return True
+            current = current.parent
+        return False
 
     def call_sites(self, function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
         """The file's calls of ``function`` (``f(x)``, ``self.f(x)``, a module's ``forward`` through

@@ -542,6 +542,21 @@ class BooleanMaskIndexing(Rule):
                       "import torch\ndef case(n):\n    target = torch.rand(n)\n    is_nan = torch.rand(n) > 0.3\n"
                       "    target = (target > 0.5).to(torch.float32)\n    target[is_nan] = float('nan')\n"
                       "    t = target.clone()\n    t[is_nan] = 0\n    return t\n",)
+    must_fire += (  # a method handed to ``executor.map`` with the rows of a mask: its parameter is a mask
+                  "import torch\nfrom concurrent.futures import ThreadPoolExecutor\nclass Post:\n"
+                  "    def run(self, logits, padding_mask):\n        x = logits.masked_fill(~padding_mask, -1000)\n"
+                  "        with ThreadPoolExecutor() as ex:\n            return list(ex.map(self._item, x, padding_mask))\n"
+                  "    def _item(self, row, mask):\n        return row[mask]\n",)
+    must_not_fire += (  # the same with the rows of an index tensor: a gather of fixed size
+                      "import torch\nfrom concurrent.futures import ThreadPoolExecutor\nclass Post:\n"
+                      "    def run(self, logits, n):\n        idx = torch.arange(n).view(-1, 1).expand(-1, 4)\n"
+                      "        with ThreadPoolExecutor() as ex:\n            return list(ex.map(self._item, logits, idx))\n"
+                      "    def _item(self, row, rows):\n        return row[rows]\n",)
+    must_fire += (  # a copy of a tensor the step already put on the device: the later ``.to(device)`` moves nothing,
+                    # the fill runs on the device
+                  "import torch\ndef step(model, batch, pad_id, device):\n    ids = batch[1].to(device, non_blocking=True)\n"
+                  "    labels = ids.clone()\n    labels[labels == pad_id] = -100\n    labels = labels.to(device)\n"
+                  "    return torch.nn.functional.cross_entropy(model(ids), labels)\n",)
     must_not_fire += (  # the fill on a tensor moved to the device after the write, made by a factory told no device,
                       # on numpy, in a module's constructor; an index of unknown kind
                       "import torch\ndef labels_of(batch, pad_id, device):\n"

@@ -78,7 +78,11 @@ class TensorValueInShape(ValueFlow):
         ``lens_to_mask(lens)`` without ``length=``). A read on another line than the size it reaches (``n =
         int(t.max())`` above ``torch.zeros(n)``, also in a function further down the file) is reported there too,
         once, naming every size it reaches: it is the sync, and the line a fixed bound replaces (reviewers mark
-        either line).
+        either line). The count of a data-dependent result whose op has its own NPU401 / NPU402 finding in the file
+        is reported where it makes a new tensor with a torch factory (``torch.randperm(len(sel))``,
+        ``torch.arange(n0, n0 + len(kept))``) or bounds a slice of another tensor (``knn[i, :len(sel)]``); a
+        tensor's method shaping by it (``x.expand(len(sel), 3)``, ``x.new_zeros(n, 4)``, ``x.repeat(1, n, 1)``)
+        follows that one data-dependent shape, left to the op's finding.
         A tensor of data used as the size itself, without ``.item()``, is one too: ``range(coors[-1, 0] + 1)`` (a
         loop count only: an element picked with constants is often a shape kept in a tensor), ``am[:, :n]`` with ``n`` a one-element tensor,
         the same tensor passed where an int size goes (``scatter(x, batch, dim_size=num_graphs)``, also ``num_graphs

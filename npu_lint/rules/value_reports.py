@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Optional
 from npu_lint.analysis.data_shapes import data_shaped, host_op
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, ZERO_D, Flow
 from npu_lint.analysis.setup_time import host_only_loop
-from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
+from npu_lint.analysis.size_sinks import _FIRST_IS_INPUT, FACTORIES, LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
 from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data
@@ -91,7 +91,10 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
     # ``torch.unique(x)``) is the shape's one creation site. Where that op has a finding of its own in this file
     # (NPU401 / NPU402), the size only follows it, a consumer (``offsets[mask]`` ... ``.expand(len(offsets), 3)``):
     # one data-dependent shape, one finding (``ctx.report_repeat`` drops this one once the file is walked).
-    site = op if chain is not None and op is not None and _in_file(op, ctx) else None
+    # Not a factory of torch making a new tensor of that size (``torch.randperm(len(sel))``, ``torch.arange(n0, n0 +
+    # len(kept))``) nor a slice bound of another tensor (``knn[i, :len(sel)]``): shape sites of their own.
+    site = op if chain is not None and op is not None and _in_file(op, ctx) \
+        and (sink == _LOOP_COUNT or not _new_tensor(node, ctx)) else None
     if sink == _LOOP_COUNT:   # a loop: what varies is the number of operators the step runs
         what = f"the count of a data-dependent result, {chain}" if chain else f"a tensor's value, {origin_text(origin)}"
         text = (f"the loop count range() comes from {what} (line {read.lineno}): a sync, and the number "
@@ -112,6 +115,19 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
             ctx.report(node, text, sink)
         return
     ctx.report(node, rule.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), sink)
+
+
+def _new_tensor(node: ast.AST, ctx: FileContext) -> bool:
+    """``node`` (the size's place) makes a new tensor of that size with one of torch's factory functions
+    (``torch.randperm(len(sel))``, ``torch.arange(n0, n0 + len(kept))``, ``torch.full((n,), -1)``) or bounds a slice
+    of another tensor (``knn[i, :len(sel)]``); not a tensor's method shaping one that exists or is made beside it
+    (``x.expand(len(offsets), 3)``, ``x.new_zeros((n, 4))``, ``x.repeat(1, n, 1)``)."""
+    if isinstance(node, ast.Subscript):
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    name = ctx.resolver.qualname(node.func)
+    return name is not None and name in FACTORIES and name.rsplit(".", 1)[1] not in _FIRST_IS_INPUT
 
 
 def _in_file(node: ast.AST, ctx: FileContext) -> bool:
