@@ -522,20 +522,6 @@ class PerSampleConcat(Rule):
                      "        return torch.from_numpy(np.stack([r['x'] for r in batch]))\n"
                      "def load(ds):\n    return torch.utils.data.DataLoader(ds, 4, collate_fn=Collator().collate)\n")
 
-    # each item made by a helper of the file whose result a mask or data-dependent op shapes (one graph's edges)
-    must_fire += ("import torch\ndef radius_graph(*, positions, radius):\n    d = torch.cdist(positions, positions)\n"
-                  "    s, r = (d < radius).nonzero(as_tuple=True)\n    return positions[r] - positions[s], s\n"
-                  "def batch_graphs(positions, n_node, radius):\n    vecs = []\n"
-                  "    for p in torch.tensor_split(positions, torch.cumsum(n_node, 0)[:-1].cpu()):\n"
-                  "        v, _ = radius_graph(positions=p, radius=radius)\n        vecs.append(v)\n"
-                  "    return torch.cat(vecs, 0)\n",
-                  "import torch\ndef fg(x, thr):\n    return x[x > thr]\n"
-                  "def post(xs, thr):\n    return torch.cat([fg(x, thr) for x in xs])\n")
-    must_not_fire += (  # the helper's op made before the loop, in the caller: every item the same rows
-        "import torch\ndef scale(v, k):\n    return v * k\ndef f(x, thr, ks):\n    kept = x[x > thr]\n"
-        "    out = []\n    for k in ks:\n        out.append(scale(kept, k))\n    return torch.stack(out)\n",
-        "import torch\ndef fg(x):\n    return x[x > 0]\ndef f(xs):\n    out = []\n    for x in xs:\n"
-        "        out.append(torch.zeros(4))\n    return torch.cat(out)\n")
     # one tag per kept element, made like it (``torch.full_like`` has its argument's shape)
     must_fire += ("import torch\ndef pairs(masks):\n    tags = []\n    for b, m in enumerate(masks):\n"
                   "        e, s = m.nonzero(as_tuple=True)\n        tags.append(torch.full_like(e, b))\n"

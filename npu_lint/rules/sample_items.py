@@ -276,7 +276,7 @@ class _Items:
             if origin is not None:    # ``torch.randint(0, h, (int(length.sum()),))`` made per item
                 return f"each item sized by {short_source(origin, 30)} (line {origin.lineno}), a value found per item"
         if (isinstance(stripped, ast.Name) and stripped.id not in self.sources or isinstance(stripped, ast.Call)) \
-                and self._shaped_in_loop(stripped):
+                and self.body is not None and self._shaped_in_loop(stripped):
             return "a data-dependent operator per item"   # ``e, s = valid.nonzero(as_tuple=True)`` in the loop
         if isinstance(stripped, ast.Name) and self.body is not None and stripped.id not in self.sources:
             assigned = self._assigned_in_body(stripped.id)
@@ -345,36 +345,11 @@ class _Items:
         a new length per item."""
         resolver = self.ctx.resolver
         scope = resolver.current
-        if scope is None or (self.body is None and not isinstance(name, ast.Call)):
+        if scope is None or self.body is None:
             return False
         op = data_shaped(resolver, name, scope)
-        if op is None:
-            return False
-        if self.body is None:     # a comprehension's element, made per item
-            return self._made_by_helper(name, op)
         start, end = self.body.lineno, getattr(self.body, "end_lineno", None) or self.body.lineno
-        return start <= getattr(op, "lineno", 0) <= end or self._made_by_helper(name, op)
-
-    def _made_by_helper(self, item: ast.AST, op: ast.AST) -> bool:
-        """``op`` (the data-dependent op the model traces ``item`` to) runs in another function of the file that
-        the loop calls to make the item (``edges, vectors = radius_graph(positions=p, radius=r)``, one graph per
-        item, its edges kept by a mask in the helper): a new length per item, as if the op were in the loop."""
-        resolver = self.ctx.resolver
-        scope = resolver.current
-        loop_function = self.ctx.enclosing(self.body if self.body is not None else item, FUNCTION_TYPES)
-        op_function = self.ctx.enclosing(op, FUNCTION_TYPES)
-        if op_function is None or op_function is loop_function or scope is None:
-            return False
-        if isinstance(item, ast.Call):
-            values = [item]
-        elif isinstance(item, ast.Name) and self.body is not None:
-            values = [child.value for child in walk(self.body) if isinstance(child, ast.Assign)
-                      and any(isinstance(n, ast.Name) and n.id == item.id
-                              for target in child.targets for n in walk(target))]
-        else:
-            return False
-        return any(isinstance(call, ast.Call) and resolver.own_function(call, scope) is not None
-                   for value in values for call in walk(value))
+        return op is not None and start <= getattr(op, "lineno", 0) <= end
 
     def _sized_in_loop(self, call: ast.Call) -> Optional[ast.AST]:
         """The model's answer: ``call`` makes a tensor (a factory, a shape method) whose size carries a value read
