@@ -20,6 +20,7 @@ import affinity_tables  # noqa: E402
 import class_default_tables  # noqa: E402
 import cuda_tables  # noqa: E402
 import dynamic_tables  # noqa: E402
+import joiner_tables  # noqa: E402
 import library_tables  # noqa: E402
 import natural_size_tables  # noqa: E402
 import size_tables  # noqa: E402
@@ -40,6 +41,7 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
     written += natural_size_tables.build(out_dir)
     written += library_tables.build(out_dir)
     written += batcher_tables.build(out_dir)
+    written += joiner_tables.build(out_dir)
     written += class_default_tables.build(out_dir)
     versions = out_dir / "versions.txt"
     versions.write_text("\n".join(RELEASES) + "\n", encoding="utf-8")

@@ -36,6 +36,9 @@ _KEEPING = frozenset({"squeeze", "flatten", "float", "long", "int", "bool", "hal
                       # elementwise, and the host copy: ``boxes.trunc().int().cpu().numpy()`` has the kept boxes' rows
                       "numpy", "copy", "trunc", "round", "floor", "ceil", "abs", "clamp", "clip", "sigmoid"})
 _SHAPING = frozenset({"view", "reshape"})
+# torch's factories that make a tensor of their first argument's shape: ``torch.full_like(kept, i)`` has its rows
+_LIKE = frozenset({"torch.full_like", "torch.zeros_like", "torch.ones_like", "torch.empty_like", "torch.rand_like",
+                   "torch.randn_like", "torch.randint_like"})
 _DEPTH = 12
 _FRAMES = 3   # calls of the file's own functions followed into (each callee's body has its own depth)
 # A call of the file's own function followed into: (call, its scope, callee, offset, the depth at the call).
@@ -110,6 +113,8 @@ def _data_shaped(resolver: "Resolver", node: ast.AST, scope: Scope, depth: int,
                 return stacked   # ``torch.stack([x1, y1, x2, y2]).permute(1, 0)``: one row per kept box again
             if func.attr == "index_select" and len(node.args) == 2 and _zero(node.args[0]):
                 return data_shaped(resolver, node.args[1], scope, depth + 1, frames)   # ``x.index_select(0, keep)``
+        if name in _LIKE and node.args:
+            return data_shaped(resolver, node.args[0], scope, depth + 1, frames)   # ``torch.full_like(e, b)``
         if name == "torch.index_select" and len(node.args) == 3 and _zero(node.args[1]):
             return data_shaped(resolver, node.args[2], scope, depth + 1, frames)
         return _returned(resolver, node, scope, None, depth, frames)

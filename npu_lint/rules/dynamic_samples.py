@@ -25,6 +25,7 @@ from npu_lint.rules.sample_tags import along_rows
 from npu_lint.rules.sample_tag_counts import accumulated_rows, counted_pieces, tagged_list
 from npu_lint.rules.host_batches import HOST_CAT, becomes_host_batch, host_batch_items
 from npu_lint.rules.kept_samples import kept_samples
+from npu_lint.rules.library_joins import joined_samples, library_joiners
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
@@ -35,6 +36,8 @@ _TAG_TENSORS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy",
 # torch's own collate function: it stacks the samples it is given (one row each)
 _DEFAULT_COLLATE = frozenset({"torch.utils.data.default_collate", "torch.utils.data.dataloader.default_collate",
                               "torch.utils.data._utils.collate.default_collate"})
+# library functions that concatenate the samples they are given into one batch (rule_tables/library_joiners.tsv)
+_JOINERS = frozenset(library_joiners())
 
 
 class PerSampleConcat(Rule):
@@ -114,6 +117,12 @@ class PerSampleConcat(Rule):
         An item read through a method or property of the project that gives one piece per item of one of the
         object's fields (``frame.get_track_ids()`` returning ``torch.cat([i.track_id for i in self.instances])``,
         the model's ``counts`` fact) is that field (``frame.instances``: a per-sample field).
+        A library's batch of graphs is such a join (``rule_tables/library_joiners.tsv``, built from the libraries'
+        sources): PyG's ``Batch.from_data_list(graphs)`` and DGL's ``dgl.batch(graphs)`` concatenate every
+        graph's node and edge tensors, so the batch has as many nodes and edges as its graphs together (in a
+        collate function, a model's graph augmentation); left alone: a list of one item spelled out
+        (``[data]``), a list read from the object's own state alone (``list(self.rules.values())``: the same
+        graphs at every call), code that runs at setup (``__init__``) and a script's one-off batch outside a loop.
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -131,8 +140,8 @@ class PerSampleConcat(Rule):
     name = "per-sample-concat"
     family = FAMILY
     node_types = (ast.Call,)
-    callees = _CAT | _STACK | _HOST_JOINS | _TAG_TENSORS | _DEFAULT_COLLATE   # dispatch: the rule judges these calls only
-    triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(", "default_collate(")
+    callees = _CAT | _STACK | _HOST_JOINS | _TAG_TENSORS | _DEFAULT_COLLATE | _JOINERS   # dispatch: these calls only
+    triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(", "default_collate(", "from_data_list(", "batch(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
                  # each item made with a size read back (or drawn at random) in the loop that builds the list
@@ -513,12 +522,43 @@ class PerSampleConcat(Rule):
                      "        return torch.from_numpy(np.stack([r['x'] for r in batch]))\n"
                      "def load(ds):\n    return torch.utils.data.DataLoader(ds, 4, collate_fn=Collator().collate)\n")
 
+    # one tag per kept element, made like it (``torch.full_like`` has its argument's shape)
+    must_fire += ("import torch\ndef pairs(masks):\n    tags = []\n    for b, m in enumerate(masks):\n"
+                  "        e, s = m.nonzero(as_tuple=True)\n        tags.append(torch.full_like(e, b))\n"
+                  "    return torch.cat(tags)\n",)
+    # a library's batch of graphs (rule_tables/library_joiners.tsv): one graph of its own size per item
+    must_fire += ("import torch\nfrom torch_geometric.data import Batch\nfrom torch.utils.data import DataLoader\n"
+                  "def collate(samples):\n    graphs, labels = map(list, zip(*samples))\n"
+                  "    return Batch.from_data_list(graphs), torch.tensor(labels)\n",
+                  "import torch\nfrom torch_geometric.data import Batch, Data\nclass M(torch.nn.Module):\n"
+                  "    def corrupt(self, view):\n        out = []\n        for d in view.to_data_list():\n"
+                  "            perm = torch.randperm(d.x.shape[0])\n"
+                  "            out.append(Data(x=d.x[perm], edge_index=d.edge_index))\n"
+                  "        return Batch.from_data_list(out)\n",
+                  "import dgl\nimport torch\ndef collate(samples):\n    graphs, y = map(list, zip(*samples))\n"
+                  "    return dgl.batch(graphs), torch.stack(y)\n",
+                  "import torch\nfrom torch_geometric.data import Batch\ndef f(pairs):\n"
+                  "    return Batch.from_data_list(data_list=[p[0] for p in pairs])\n")
+    must_not_fire += (  # one graph made a batch; the object's own graphs; setup; a script's one-off batch
+        "import torch\nfrom torch_geometric.data import Batch\ndef f(d):\n    return Batch.from_data_list([d])\n",
+        "import torch\nfrom torch_geometric.data import Batch\nclass M(torch.nn.Module):\n"
+        "    def forward(self):\n        return Batch.from_data_list(list(self.rules.values()))\n",
+        "import torch\nfrom torch_geometric.data import Batch\nclass M(torch.nn.Module):\n"
+        "    def __init__(self, graphs):\n        super().__init__()\n        self.g = Batch.from_data_list(graphs)\n",
+        "import torch\nfrom torch_geometric.data import Batch\ng = Batch.from_data_list(dataset)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
+        name = ctx.resolver.qualname(node.func)
+        if name in _JOINERS:    # a library's batch of graphs: their nodes and edges concatenated
+            joined = joined_samples(node, name, ctx)
+            if joined is not None:
+                what = f"{name.rsplit('.', 1)[-1]}({short_source(joined[0], 30)})"
+                ctx.report(node, self.message.format(what=what, why=joined[1]), name)
+            return
         if not node.args or not ctx.uses_torch:
             return
         items = node.args[0]
-        name = ctx.resolver.qualname(node.func)
         if name in _TAG_TENSORS:
             self._row_tags(node, ctx)
             return
