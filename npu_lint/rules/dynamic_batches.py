@@ -134,6 +134,13 @@ class LoaderWithoutDropLast(Rule):
         return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
+                 # a subclass of the file's DataLoader base (which hands its **kwargs on): the subclass's
+                 # super().__init__ is DataLoader's call
+                 "import torch\nclass BaseLoader(torch.utils.data.DataLoader):\n"
+                 "    def __init__(self, data=None, **kwargs):\n        super().__init__(dataset=data, **kwargs)\n"
+                 "class PairLoader(BaseLoader):\n"
+                 "    def __init__(self, data, batch_size=1024, shuffle=True, **kwargs):\n"
+                 "        super().__init__(data=data, batch_size=batch_size, shuffle=shuffle, **kwargs)\n",
                  # drop_last read from a dataclass field of a base that defaults to False
                  "import torch\nfrom dataclasses import dataclass\nfrom torch.utils.data import DataLoader\n"
                  "@dataclass\nclass LoaderConfig:\n    batch_size: int = 32\n    drop_last: bool = False\n"
@@ -264,6 +271,13 @@ class LoaderWithoutDropLast(Rule):
                  "        model_args, training_args = parser.parse_args_into_dataclasses()\n"
                  "    trainer = Trainer(model, training_args, train_dataset=ds)\n    trainer.train()\n")
     must_not_fire = (
+        # the file's DataLoader base decides drop_last itself
+        "import torch\nclass BaseLoader(torch.utils.data.DataLoader):\n"
+        "    def __init__(self, data=None, drop_last=True, **kwargs):\n"
+        "        super().__init__(dataset=data, drop_last=drop_last, **kwargs)\n"
+        "class PairLoader(BaseLoader):\n"
+        "    def __init__(self, data, batch_size=1024, shuffle=True, **kwargs):\n"
+        "        super().__init__(data=data, batch_size=batch_size, shuffle=shuffle, **kwargs)\n",
         # parsed arguments whose dataloader_drop_last the script sets; a trainer never trained here
         "from transformers import HfArgumentParser, Trainer, TrainingArguments\n"
         "def main(model, ds, ModelArguments):\n"
