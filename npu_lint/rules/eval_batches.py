@@ -470,6 +470,9 @@ _HOOK_CONTAINERS = (ast.List, ast.Tuple, ast.ListComp, ast.Dict, ast.DictComp)
 def _keeps_batches(node: ast.Call, ctx: FileContext) -> bool:
     """The loader is kept for later (bound to a name, returned, stored, handed on), not dropped or consumed for one
     batch only (``next(iter(DataLoader(...)))``)."""
+    if any(part in ("test", "tests", "testing", "test_utils") or part.startswith("test_") or part.endswith("_test")
+           for part in ctx.module.split(".")):
+        return False    # a test module (by the project index): its loaders test the code, they train nothing
     parent = ctx.parent(node)
     if isinstance(parent, (ast.Expr, ast.Call)):
         return False    # dropped, counted (``len(...)``), one batch drawn, or handed to a call: judged there
