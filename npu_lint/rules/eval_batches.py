@@ -87,8 +87,20 @@ class ShortLastEvalBatch(Rule):
         or one call further (a library's ``predict_dataset`` building the loader, then
         ``self.predict_generator(loader)`` passing it to ``StepIterator(generator, steps)``), and the
         ``super().__init__`` of a class deriving from ``DataLoader`` itself
-        that the file never builds (a framework's loader base): its batches are cut the same wherever it is
+        that the file never builds (a framework's loader base, or a subclass of the file's own base that hands its
+        ``**kwargs`` on to ``DataLoader`` and never names ``drop_last``; the constructor's own ``**kwargs`` beside
+        its ``batch_size=`` pass nothing by default): its batches are cut the same wherever it is
         iterated, so the finding names where it goes (a training loader found by its shuffle or name is NPU406's).
+        (4) any other such loader that the file keeps for later but never iterates (bound to a name it uses,
+        returned, unpacked by the file's own callers: ``train_loader, val_loader = self._loaders(train, val)``),
+        reported at its construction, where the batches are cut: silent when it is dropped, only counted
+        (``len(loader)``, also by every caller of the helper that returns it), only drawn from once
+        (``next(iter(loader))``), handed to a call (judged there), built with a ``drop_last`` every caller in the
+        file passes, and in test modules (a module path part ``tests``, ``test_*`` by the project index).
+        A factory's own ``**kwargs`` spread beside the call's ``batch_size=`` (``def create_dataloader(self,
+        dataset, batch_size, **kwargs): return DataLoader(dataset, batch_size=batch_size, **kwargs)``) are a
+        caller's optional extras, nothing by default (NPU406 too), unless a call of the factory in the file
+        passes ``drop_last``, a ``batch_sampler`` or a ``**`` spread through them.
         A separate code from NPU406 so that evaluation findings can be deselected alone (``--ignore NPU415``):
         padding the last evaluation batch is a different change from dropping a training tail.
     Why it matters on NPU:
@@ -269,12 +281,22 @@ class ShortLastEvalBatch(Rule):
         "        val_loader = DataLoader(val, batch_size=self.cfg.batch_size, shuffle=False)\n"
         "        return train_loader, val_loader\n"
         "    def _validate(self, loader):\n        return self.score(loader)\n",
+        # a factory spreading its own **kwargs beside its batch size (a caller's extras: nothing by default)
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Condition:\n"
+        "    def create_dataloader(self, dataset, batch_size, **kwargs):\n"
+        "        return DataLoader(dataset=dataset, batch_size=batch_size, **kwargs)\n",
         # an evaluation loader a method of the file builds and returns (its caller in the file keeps it)
         "import torch\nfrom torch.utils.data import DataLoader\nclass Trainer:\n"
         "    def setup(self):\n        self.eval_loader = self.get_eval_dataloader(self.eval_dataset)\n"
         "    def get_eval_dataloader(self, eval_dataset):\n"
         "        return DataLoader(dataset=eval_dataset, batch_size=self.config.eval_batch_size, shuffle=False)\n")
     must_not_fire = (
+        # the factory's callers in the file pass drop_last through its **kwargs
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "def create_dataloader(dataset, batch_size, **kwargs):\n"
+        "    return DataLoader(dataset=dataset, batch_size=batch_size, **kwargs)\n"
+        "def run(ds, model):\n    loader = create_dataloader(ds, 32, drop_last=True)\n"
+        "    with torch.no_grad():\n        for x in loader:\n            model(x)\n",
         # one batch drawn from it (a sample to trace or to check shapes): a full batch
         "import torch\nfrom torch.utils.data import DataLoader\ndef sample(ds):\n"
         "    loader = DataLoader(ds, batch_size=16)\n    return next(iter(loader))\n",
