@@ -19,7 +19,7 @@ from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADE
                                             _scope, _train_hook,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
                                             batched_keywords, whole_batches)
-from npu_lint.rules.loader_escapes import escape
+from npu_lint.rules.loader_escapes import _judged_at_calls, escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
 from npu_lint.rules.training_loops import trains, trains_through_helper
@@ -96,7 +96,8 @@ class ShortLastEvalBatch(Rule):
         reported at its construction, where the batches are cut: silent when it is dropped, only counted
         (``len(loader)``, also by every caller of the helper that returns it), only drawn from once
         (``next(iter(loader))``), handed to a call (judged there), built with a ``drop_last`` every caller in the
-        file passes, and in test modules (a module path part ``tests``, ``test_*`` by the project index).
+        file passes, in a helper whose calls are judged as loaders with its batch size, ``shuffle``, ``sampler``
+        or ``drop_last`` taken from its parameters (judged at those calls), and in test modules (a module path part ``tests``, ``test_*`` by the project index).
         A factory's own ``**kwargs`` spread beside the call's ``batch_size=`` (``def create_dataloader(self,
         dataset, batch_size, **kwargs): return DataLoader(dataset, batch_size=batch_size, **kwargs)``) are a
         caller's optional extras, nothing by default (NPU406 too), unless a call of the factory in the file
@@ -514,6 +515,11 @@ def _keeps_batches(node: ast.Call, ctx: FileContext) -> bool:
         sites = ctx.resolver.call_sites(function)
         if sites and not any(_result_used(call, getattr(scope, "node", None), ctx) for call, scope, _ in sites):
             return False    # returned to the file's own callers, which only count it (``len(loader)``)
+        parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+        if sites and _judged_at_calls(function, ctx) and any(
+                isinstance(kw.value, ast.Name) and kw.value.id in parameters
+                for kw in node.keywords if kw.arg in ("batch_size", "shuffle", "drop_last", "sampler")):
+            return False    # its batches depend on what each call passes: judged at those calls
         drop_last = next((kw.value for kw in node.keywords if kw.arg == "drop_last"), None)
         if isinstance(drop_last, ast.Name) and sites and all(_passes(call, function, drop_last.id)
                                                              for call, _, _ in sites):
