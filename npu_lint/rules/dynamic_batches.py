@@ -75,7 +75,9 @@ class LoaderWithoutDropLast(Rule):
         that raises or returns left out) is read per arm, the call judged with an arm that keeps the short batch (one
         that shuffles first); a caller's optional extras merged in pass nothing by default (a parameter
         defaulting to ``None`` or ``{}``, ``**(extra or {})``, the function's own ``**kwargs`` merged into the dict
-        by ``args.update(**kwargs)`` or ``{..., **kwargs}``, and ``**self.cfg.dataloader_kwargs`` beside the call's
+        by ``args.update(**kwargs)`` or ``{..., **kwargs}``, or spread into the call itself beside its
+        ``batch_size=`` when no call of the function in the file passes ``drop_last`` through it (``def make(ds, bs,
+        **kw): return DataLoader(ds, batch_size=bs, shuffle=True, **kw)``), and ``**self.cfg.dataloader_kwargs`` beside the call's
         own batch size), as ``drop_last=drop_last`` is read by its default; other changes of the dict, other
         ``**kwargs`` (unless the call passes ``batch_size=`` and ``drop_last=`` itself, which the spread cannot
         pass again) and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
@@ -107,7 +109,11 @@ class LoaderWithoutDropLast(Rule):
         len(ds) % bs == 1: drop_last = True`` / ``else: drop_last = False``) or a test of the remainder
         (``drop_last=len(ds) % bs == 1``, true for one remainder only). The ``super().__init__(...)`` of a class
         deriving from ``DataLoader`` itself is judged as a ``DataLoader`` call when the file never builds the class
-        (a framework's loader base, built in other modules).
+        (a framework's loader base, built in other modules); so is that of a subclass of the file's own
+        ``DataLoader`` base whose ``__init__`` hands its ``**kwargs`` on to ``DataLoader`` and never names
+        ``drop_last`` (``class InteractionsDataLoader(BaseInteractionsDataLoader)`` calling
+        ``super().__init__(interactions=..., batch_size=batch_size, shuffle=shuffle, **kwargs)``: the
+        constructor's own ``**kwargs`` beside its ``batch_size=`` pass nothing by default).
         A dataset whose length the code writes (``list(range(16))``, a list literal) and a constant batch size
         that divides it give no short batch: left alone (NPU415 too).
     Why it matters on NPU:
@@ -134,6 +140,16 @@ class LoaderWithoutDropLast(Rule):
         return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
+                 # the factory's own **kw beside its batch size: a caller's optional extras, nothing by default
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, **kw):\n"
+                 "    return DataLoader(ds, batch_size=bs, shuffle=True, **kw)\n",
+                 # a subclass of the file's DataLoader base (which hands its **kwargs on): the subclass's
+                 # super().__init__ is DataLoader's call
+                 "import torch\nclass BaseLoader(torch.utils.data.DataLoader):\n"
+                 "    def __init__(self, data=None, **kwargs):\n        super().__init__(dataset=data, **kwargs)\n"
+                 "class PairLoader(BaseLoader):\n"
+                 "    def __init__(self, data, batch_size=1024, shuffle=True, **kwargs):\n"
+                 "        super().__init__(data=data, batch_size=batch_size, shuffle=shuffle, **kwargs)\n",
                  # drop_last read from a dataclass field of a base that defaults to False
                  "import torch\nfrom dataclasses import dataclass\nfrom torch.utils.data import DataLoader\n"
                  "@dataclass\nclass LoaderConfig:\n    batch_size: int = 32\n    drop_last: bool = False\n"
@@ -264,6 +280,13 @@ class LoaderWithoutDropLast(Rule):
                  "        model_args, training_args = parser.parse_args_into_dataclasses()\n"
                  "    trainer = Trainer(model, training_args, train_dataset=ds)\n    trainer.train()\n")
     must_not_fire = (
+        # the file's DataLoader base decides drop_last itself
+        "import torch\nclass BaseLoader(torch.utils.data.DataLoader):\n"
+        "    def __init__(self, data=None, drop_last=True, **kwargs):\n"
+        "        super().__init__(dataset=data, drop_last=drop_last, **kwargs)\n"
+        "class PairLoader(BaseLoader):\n"
+        "    def __init__(self, data, batch_size=1024, shuffle=True, **kwargs):\n"
+        "        super().__init__(data=data, batch_size=batch_size, shuffle=shuffle, **kwargs)\n",
         # parsed arguments whose dataloader_drop_last the script sets; a trainer never trained here
         "from transformers import HfArgumentParser, Trainer, TrainingArguments\n"
         "def main(model, ds, ModelArguments):\n"
@@ -340,9 +363,9 @@ class LoaderWithoutDropLast(Rule):
                  "    kw = dict(batch_size=cfg.bs, num_workers=4)\n    kw['drop_last'] = True\n    return kw\n"
                  "loader = DataLoader(ds, shuffle=True, **loader_kwargs(cfg))\n",
 
-                 # a spread the model cannot read and no drop_last of the call's own: the spread may set it
-                 "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, **kw):\n"
-                 "    return DataLoader(ds, batch_size=bs, shuffle=True, **kw)\n",
+                 # a spread of another dict the model cannot read, no drop_last of the call's own: it may set it
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, cfg):\n"
+                 "    return DataLoader(ds, batch_size=bs, shuffle=True, **cfg.loader_kwargs())\n",
 # drop_last computed from something else; a base class that passes drop_last itself
                      "import torch\nfrom torch.utils.data import DataLoader\n"
                      "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=len(ds) > 32)\n",

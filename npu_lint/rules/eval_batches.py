@@ -19,7 +19,7 @@ from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADE
                                             _scope, _train_hook,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
                                             batched_keywords, whole_batches)
-from npu_lint.rules.loader_escapes import escape
+from npu_lint.rules.loader_escapes import _judged_at_calls, escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
 from npu_lint.rules.training_loops import trains, trains_through_helper
@@ -87,8 +87,21 @@ class ShortLastEvalBatch(Rule):
         or one call further (a library's ``predict_dataset`` building the loader, then
         ``self.predict_generator(loader)`` passing it to ``StepIterator(generator, steps)``), and the
         ``super().__init__`` of a class deriving from ``DataLoader`` itself
-        that the file never builds (a framework's loader base): its batches are cut the same wherever it is
+        that the file never builds (a framework's loader base, or a subclass of the file's own base that hands its
+        ``**kwargs`` on to ``DataLoader`` and never names ``drop_last``; the constructor's own ``**kwargs`` beside
+        its ``batch_size=`` pass nothing by default): its batches are cut the same wherever it is
         iterated, so the finding names where it goes (a training loader found by its shuffle or name is NPU406's).
+        (4) any other such loader that the file keeps for later but never iterates (bound to a name it uses,
+        returned, unpacked by the file's own callers: ``train_loader, val_loader = self._loaders(train, val)``),
+        reported at its construction, where the batches are cut: silent when it is dropped, only counted
+        (``len(loader)``, also by every caller of the helper that returns it), only drawn from once
+        (``next(iter(loader))``), handed to a call (judged there), built with a ``drop_last`` every caller in the
+        file passes, in a helper whose calls are judged as loaders with its batch size, ``shuffle``, ``sampler``
+        or ``drop_last`` taken from its parameters (judged at those calls), and in test modules (a module path part ``tests``, ``test_*`` by the project index).
+        A factory's own ``**kwargs`` spread beside the call's ``batch_size=`` (``def create_dataloader(self,
+        dataset, batch_size, **kwargs): return DataLoader(dataset, batch_size=batch_size, **kwargs)``) are a
+        caller's optional extras, nothing by default (NPU406 too), unless a call of the factory in the file
+        passes ``drop_last``, a ``batch_sampler`` or a ``**`` spread through them.
         A separate code from NPU406 so that evaluation findings can be deselected alone (``--ignore NPU415``):
         padding the last evaluation batch is a different change from dropping a training tail.
     Why it matters on NPU:
@@ -259,8 +272,35 @@ class ShortLastEvalBatch(Rule):
         "    train_dl = DataLoader(ds['train'], shuffle=True, batch_size=bs)\n"
         "    eval_dl = DataLoader(ds['validation'], shuffle=False, batch_size=32)\n    return train_dl, eval_dl\n"
         "def main(ds, model):\n    train_dl, eval_dl = get_dataloaders(ds, 8)\n    model.eval()\n"
-        "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n")
+        "    for batch in eval_dl:\n        with torch.no_grad():\n            outputs = model(**batch)\n",
+        # returned with the training loader to the file's own caller, which hands it to a method of the file
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Trainer:\n"
+        "    def fit(self, train, val):\n        train_loader, val_loader = self._loaders(train, val)\n"
+        "        self._validate(val_loader)\n"
+        "    def _loaders(self, train, val):\n"
+        "        train_loader = DataLoader(train, batch_size=self.cfg.batch_size, shuffle=True)\n"
+        "        val_loader = DataLoader(val, batch_size=self.cfg.batch_size, shuffle=False)\n"
+        "        return train_loader, val_loader\n"
+        "    def _validate(self, loader):\n        return self.score(loader)\n",
+        # a factory spreading its own **kwargs beside its batch size (a caller's extras: nothing by default)
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Condition:\n"
+        "    def create_dataloader(self, dataset, batch_size, **kwargs):\n"
+        "        return DataLoader(dataset=dataset, batch_size=batch_size, **kwargs)\n",
+        # an evaluation loader a method of the file builds and returns (its caller in the file keeps it)
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Trainer:\n"
+        "    def setup(self):\n        self.eval_loader = self.get_eval_dataloader(self.eval_dataset)\n"
+        "    def get_eval_dataloader(self, eval_dataset):\n"
+        "        return DataLoader(dataset=eval_dataset, batch_size=self.config.eval_batch_size, shuffle=False)\n")
     must_not_fire = (
+        # the factory's callers in the file pass drop_last through its **kwargs
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "def create_dataloader(dataset, batch_size, **kwargs):\n"
+        "    return DataLoader(dataset=dataset, batch_size=batch_size, **kwargs)\n"
+        "def run(ds, model):\n    loader = create_dataloader(ds, 32, drop_last=True)\n"
+        "    with torch.no_grad():\n        for x in loader:\n            model(x)\n",
+        # one batch drawn from it (a sample to trace or to check shapes): a full batch
+        "import torch\nfrom torch.utils.data import DataLoader\ndef sample(ds):\n"
+        "    loader = DataLoader(ds, batch_size=16)\n    return next(iter(loader))\n",
         # one batch of every node of the graph (its node count, through an attribute the class only sets so)
         "import torch\nfrom torch_geometric.loader import NeighborLoader\nclass Detector:\n"
         "    def score(self, data):\n        self.full = data.x.shape[0]\n        self.model.eval()\n"
@@ -421,6 +461,8 @@ class ShortLastEvalBatch(Rule):
             return
         where = f"every loader {base.name} builds" if isinstance(base, ast.ClassDef) else \
             escape(node, ctx) if not loops else None
+        if where is None and not loops and _keeps_batches(node, ctx):
+            where = "not iterated here"   # iterated elsewhere (a caller, a trainer): its batches are cut the same
         if where is not None:   # iterated elsewhere: its batches are cut the same there
             ctx.report(node, self.message.format(what=f"this DataLoader ({where}) has no drop_last=True, "
                                                       "wherever it is iterated"), _LOADER)
@@ -446,6 +488,83 @@ class ShortLastEvalBatch(Rule):
 
 # What a hook may return its loaders in: a list or tuple of them, a comprehension, a dict by name.
 _HOOK_CONTAINERS = (ast.List, ast.Tuple, ast.ListComp, ast.Dict, ast.DictComp)
+
+
+def _keeps_batches(node: ast.Call, ctx: FileContext) -> bool:
+    """The loader is kept for later (bound to a name, returned, stored, handed on), not dropped or consumed for one
+    batch only (``next(iter(DataLoader(...)))``)."""
+    if any(part in ("test", "tests", "testing", "test_utils") or part.startswith("test_") or part.endswith("_test")
+           for part in ctx.module.split(".")):
+        return False    # a test module (by the project index): its loaders test the code, they train nothing
+    parent = ctx.parent(node)
+    if isinstance(parent, (ast.Expr, ast.Call)):
+        return False    # dropped, counted (``len(...)``), one batch drawn, or handed to a call: judged there
+    name = assigned(node, ctx)
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    if name and "." not in name:
+        scope = function if function is not None else _module_of(node, ctx)
+        loads = [child for child in walk(scope) if isinstance(child, ast.Name) and child.id == name
+                 and isinstance(child.ctx, ast.Load)] if scope is not None else []
+        if not loads:
+            return False    # never used
+        for child in walk(scope):
+            if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id in ("iter", "next") \
+                    and child.args and isinstance(child.args[0], ast.Name) and child.args[0].id == name:
+                return False    # one batch drawn (a sample, a shape check): the first batch is a full one
+    if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        sites = ctx.resolver.call_sites(function)
+        if sites and not any(_result_used(call, getattr(scope, "node", None), ctx) for call, scope, _ in sites):
+            return False    # returned to the file's own callers, which only count it (``len(loader)``)
+        parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+        if sites and _judged_at_calls(function, ctx) and any(
+                isinstance(kw.value, ast.Name) and kw.value.id in parameters
+                for kw in node.keywords if kw.arg in ("batch_size", "shuffle", "drop_last", "sampler")):
+            return False    # its batches depend on what each call passes: judged at those calls
+        drop_last = next((kw.value for kw in node.keywords if kw.arg == "drop_last"), None)
+        if isinstance(drop_last, ast.Name) and sites and all(_passes(call, function, drop_last.id)
+                                                             for call, _, _ in sites):
+            return False    # every caller in the file says whether to drop the tail: judged at those calls
+    return True
+
+
+def _module_of(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    scopes = ctx.resolver.scopes
+    return scopes.module.node if scopes is not None else None
+
+
+def _passes(call: ast.AST, function: ast.AST, parameter: str) -> bool:
+    """``call`` passes ``function``'s ``parameter`` (by keyword, or by position counting a method's ``self``)."""
+    if not isinstance(call, ast.Call):
+        return False
+    if any(kw.arg == parameter for kw in call.keywords):
+        return True
+    positional = [a.arg for a in function.args.posonlyargs + function.args.args]  # type: ignore[attr-defined]
+    if positional and positional[0] in ("self", "cls") and isinstance(call.func, ast.Attribute):
+        positional = positional[1:]
+    return parameter in positional[:len(call.args)]
+
+
+def _result_used(call: ast.AST, caller: Optional[ast.AST], ctx: FileContext) -> bool:
+    """The result of ``call`` (or a name it is unpacked to) is used beyond its size in ``caller``: iterated,
+    handed on, kept, returned. ``len(loader)`` alone is not a use of its batches."""
+    if caller is None:
+        return True
+    # (the caller's nodes may lie past the rule's walk: the parents are found from its own statements)
+    parent = next((n for n in walk(caller) if call in _children(n)), None)
+    if not isinstance(parent, ast.Assign):
+        return not (isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len")
+    names = {n.id for t in parent.targets for n in walk(t) if isinstance(n, ast.Name)}
+    if any(not isinstance(n, (ast.Name, ast.Tuple, ast.List, ast.Starred)) for t in parent.targets for n in walk(t)
+           if not isinstance(n, ast.expr_context)):
+        return True     # kept on an attribute or in a container
+    sized = {id(n.args[0]) for n in walk(caller) if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+             and n.func.id == "len" and len(n.args) == 1}
+    return any(isinstance(child, ast.Name) and child.id in names and isinstance(child.ctx, ast.Load)
+               and id(child) not in sized for child in walk(caller))
+
+
+def _children(node: ast.AST) -> tuple:
+    return tuple(ast.iter_child_nodes(node))
 
 
 def _eval_hook(node: ast.Call, ctx: FileContext) -> Optional[str]:

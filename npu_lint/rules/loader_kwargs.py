@@ -27,6 +27,8 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
     if None in keywords:
         own = {key: value for key, value in keywords.items() if key is not None}
         spreads = _spread_dicts(node, ctx, own)
+        if spreads is None and "batch_size" in keywords and _own_extras(node, ctx):
+            spreads = [{}]  # the function's own ``**kwargs`` beside the call's batch size: a caller's extras
         if spreads is None and not ("batch_size" in keywords and "drop_last" in keywords):
             return None
         # (a spread that cannot be read leaves the call's own ``batch_size=`` and ``drop_last=`` deciding: it
@@ -45,6 +47,22 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
     if any(isinstance(a, ast.Starred) for a in node.args):
         return None
     return keywords
+
+
+def _own_extras(node: ast.Call, ctx: FileContext) -> bool:
+    """Every ``**`` spread of ``node`` is the enclosing function's own ``**kwargs`` (``def create_dataloader(self,
+    dataset, batch_size, **kwargs): return DataLoader(dataset, batch_size=batch_size, **kwargs)``), and no call of
+    the function in the file passes ``drop_last`` or a ``batch_sampler`` through it: a caller's optional extras,
+    nothing by default."""
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.args.kwarg is None:
+        return False
+    name = function.args.kwarg.arg
+    if not all(isinstance(k.value, ast.Name) and k.value.id == name for k in node.keywords if k.arg is None):
+        return False
+    return not any(isinstance(call, ast.Call) and any(k.arg in ("drop_last", "batch_sampler") or k.arg is None
+                                                      for k in call.keywords)
+                   for call, _, _ in ctx.resolver.call_sites(function))
 
 
 def _shortest(candidates: list, node: ast.Call, ctx: FileContext) -> dict:

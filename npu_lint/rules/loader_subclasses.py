@@ -85,24 +85,56 @@ def super_loader_call(node: ast.Call, ctx: "FileContext", parameters: Sequence[s
     func = node.func
     if not (isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call)
             and isinstance(func.value.func, ast.Name) and func.value.func.id == "super") \
-            or any(isinstance(a, ast.Starred) for a in node.args) or any(k.arg is None for k in node.keywords):
+            or any(isinstance(a, ast.Starred) for a in node.args):
         return None
     init = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
     cls = ctx.enclosing(init, (ast.ClassDef,)) if isinstance(init, ast.FunctionDef) and init.name == "__init__" \
         else None
     if not isinstance(cls, ast.ClassDef) or ctx.enclosing(cls, (ast.ClassDef, ast.FunctionDef)) is not None:
         return None
+    spread = [k for k in node.keywords if k.arg is None]
+    if spread and not (init.args.kwarg is not None and "batch_size" in {k.arg for k in node.keywords}
+                       and all(isinstance(k.value, ast.Name) and k.value.id == init.args.kwarg.arg for k in spread)):
+        return None     # (the constructor's own ``**kwargs`` beside its batch size: a caller's optional extras)
     bases = [ctx.resolver.qualname(base) for base in class_bases(cls)]
     loader = next((base for base in bases if loader_class(base)), None)
     if loader is None:
-        return None
+        if node.args or not _forwarding_base(cls, ctx):
+            return None
+        loader = _LOADER
     if loader != _LOADER:   # another library's loader (PyG's, dgl's): its constructor's positional order
         parameters = loader_parameters(loader) or parameters[:1]
     if _built_here(cls, ctx):
         return None     # built in this file: judged at those calls
-    keywords: dict = {kw.arg: kw.value for kw in node.keywords}
+    keywords: dict = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
     keywords.update(zip(parameters, node.args))
     return keywords
+
+
+def _forwarding_base(cls: ast.ClassDef, ctx: "FileContext", depth: int = 0) -> bool:
+    """A base of ``cls`` is the file's own class deriving (itself or through its bases) from torch's
+    ``DataLoader``, whose ``__init__`` hands its ``**kwargs`` on to ``super().__init__`` and never names
+    ``drop_last``: ``class BaseInteractionsDataLoader(DataLoader)`` with ``super().__init__(dataset=ds, **kwargs)``;
+    a subclass's ``super().__init__(batch_size=...)`` is then DataLoader's call."""
+    if depth > 3:
+        return False
+    for base in class_bases(cls):
+        definition = ctx.resolver.definition(base)
+        if not isinstance(definition, ast.ClassDef):
+            continue
+        if any(isinstance(n, ast.keyword) and n.arg == "drop_last" or isinstance(n, ast.Name) and n.id == "drop_last"
+               or isinstance(n, ast.Attribute) and n.attr == "drop_last" for n in walk(definition)):
+            return False
+        init = next((n for n in definition.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"), None)
+        if init is not None and not (init.args.kwarg is not None and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "__init__"
+                and any(k.arg is None and isinstance(k.value, ast.Name) and k.value.id == init.args.kwarg.arg
+                        for k in n.keywords) for n in walk(init))):
+            return False
+        if any(ctx.resolver.qualname(b) == _LOADER for b in class_bases(definition)) \
+                or _forwarding_base(definition, ctx, depth + 1):
+            return True
+    return False
 
 
 def _built_here(cls: ast.ClassDef, ctx: "FileContext") -> bool:
