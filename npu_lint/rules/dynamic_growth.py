@@ -26,6 +26,9 @@ _BATCHES = ("{what} grows by a batch every iteration of a loop over a loader: a 
             "batch; collect the pieces in a list and concatenate once after the loop (or write into a buffer "
             "allocated for the whole set)")
 _STACKS = frozenset({"torch.stack"})
+# Tensors made from a Python list: the list's length is the tensor's (``torch.as_tensor([output_ids])``).
+_FROM_LIST = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.Tensor",
+                        "torch.FloatTensor"})
 _FACTORY_NAMES = frozenset({"ones", "zeros", "empty", "full", "arange", "rand", "randn", "eye", "tril_indices",
                             "triu_indices"})
 _FACTORIES = frozenset("torch." + name for name in _FACTORY_NAMES)
@@ -225,6 +228,14 @@ def _cache_of(value: ast.AST) -> Optional[ast.AST]:
 _PAST_STATE = re.compile(r"past|cache|prev|incremental", re.IGNORECASE)
 
 
+def _item_store(target: ast.AST, name: str) -> bool:
+    """``target`` writes one item of the list ``name`` (``ids[-1] = tok``, ``ids[i] = t``; not a slice, which may
+    change its length)."""
+    return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name \
+        and not isinstance(target.slice, ast.Slice) and not any(
+            isinstance(n, ast.Name) and n.id == name for n in walk(target.slice))
+
+
 def _cache_arm(value: ast.AST) -> Optional[ast.Name]:
     """The name a cache keyword passes: ``past`` itself, or the arm of ``past if not reset else None`` that is no
     None (the cache on every step the test lets through); else None."""
@@ -339,7 +350,7 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values", "tensor(", "Tensor(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  # a Hugging Face key/value cache fed back to the model every decoding step
@@ -478,6 +489,10 @@ class GrowingTensor(Rule):
                  "import torch\nclass GPT:\n    def forward_with_past(self, idx, past=None):\n"
                  "        if past is not None:\n            past = torch.cat(past, dim=-2)\n"
                  "        return self.blocks(self.emb(idx), past)\n",
+                 # the tokens so far, a list appended every step, made a device tensor at each step
+                 "import torch\ndef gen(model, ids, n, dev):\n    out = list(ids)\n    for i in range(n):\n"
+                 "        hist = torch.as_tensor([out], device=dev)\n        tok = model(hist)\n"
+                 "        out.append(tok)\n        if tok == 2:\n            out[-1] = 0\n    return out\n",
                  # the state rebound to the grown pair before the names are used for something else
                  "import torch\ndef attn(q, kv, past_key_value=None):\n    k, v = kv.chunk(2, -1)\n"
                  "    if past_key_value is not None:\n"
@@ -685,6 +700,10 @@ class GrowingTensor(Rule):
                      "        o = model(input_ids=p, past_key_values=cache)\n    return o\n",
                      "import torch\nclass Heads:\n    def forward(self, x, parts=None):\n"
                      "        if parts is not None:\n            x = torch.cat(parts, dim=-1)\n        return x\n",
+                     # a list of the last k tokens (dropped from the front), on the host
+                     "import torch\ndef gen(model, ids, n, dev, k):\n    out = list(ids)\n    for i in range(n):\n"
+                     "        hist = torch.as_tensor([out], device=dev)\n        out.append(model(hist))\n"
+                     "        if len(out) > k:\n            out.pop(0)\n    return out\n",
                      "import torch\nclass NoTest:\n    def forward(self, x, past=None):\n"
                      "        h = torch.cat([past, self.proj(x)], 1)\n        return self.attn(h), h\n",
                      # a fixed-size cache written by index and read whole; a window; a prefix not where it writes
@@ -719,6 +738,10 @@ class GrowingTensor(Rule):
         if node.args and isinstance(node.args[0], ast.Name) and (self._growing_list(node, node.args[0], ctx)
                                                                  or self._joined_state(node, node.args[0], ctx)):
             return
+        if node.args and isinstance(node.args[0], ast.List) and len(node.args[0].elts) == 1 \
+                and isinstance(node.args[0].elts[0], ast.Name) \
+                and self._growing_list(node, node.args[0].elts[0], ctx, made=True):
+            return   # ``torch.as_tensor([output_ids])``: a row of the tokens so far
         if len(node.args) >= 2 and isinstance(node.args[0], (ast.Name, ast.Attribute)):
             if ctx.resolver.qualname(node.func) in _PADS:
                 self._padded_here(node, ctx)   # the callee first (memoised): most calls are no pad
@@ -915,13 +938,18 @@ class GrowingTensor(Rule):
                                              f"the loop grows {decoded} each step)"), name)
         return True
 
-    def _growing_list(self, node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+    def _growing_list(self, node: ast.Call, items: ast.Name, ctx: FileContext, made: bool = False) -> bool:
         """``torch.cat(seq, 1)`` / ``torch.stack(outs)`` in a loop over steps that appends to the list every
         iteration (``seq.append(tok)``) and never starts it anew there nor drops from it (``pop``, ``del``, a
         ``deque(maxlen=k)``): the joined tensor is one step longer each time, as a generation that re-reads its
-        tokens. Reported (True)."""
+        tokens; so is a tensor made from that list (``torch.as_tensor([output_ids], device=d)``, ``made``: the
+        list itself or its one row) unless the model knows it stays on the host. Reported (True)."""
         name = ctx.resolver.qualname(node.func)
-        if name not in CATS and name not in _STACKS:
+        if name not in CATS and name not in _STACKS and name not in _FROM_LIST:
+            return False
+        if name in _FROM_LIST and ctx.resolver.kind_of(node) == HOST:
+            return False   # a host tensor of the tokens (``torch.tensor(ids).tolist()`` work, CPU only)
+        if made and name not in _FROM_LIST:
             return False
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.While)) or isinstance(loop, ast.For) and (
@@ -931,15 +959,19 @@ class GrowingTensor(Rule):
         for child in walk(loop):
             if isinstance(child, (ast.Assign, ast.AnnAssign, ast.Delete)):
                 targets = child.targets if isinstance(child, (ast.Assign, ast.Delete)) else [child.target]
-                if any(isinstance(n, ast.Name) and n.id == items.id for t in targets for n in walk(t)):
-                    return False   # started anew (or cut) in the loop
+                if any(isinstance(n, ast.Name) and n.id == items.id and not _item_store(t, items.id)
+                       for t in targets for n in walk(t)) or isinstance(child, ast.Delete) and any(
+                        isinstance(n, ast.Name) and n.id == items.id for t in targets for n in walk(t)):
+                    return False   # started anew (or cut) in the loop; ``ids[-1] = tok`` keeps its length
             elif isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name) \
                     and child.target.id == items.id:
                 appended = appended or child
             elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
                     and isinstance(child.func.value, ast.Name) and child.func.value.id == items.id:
-                if child.func.attr in ("pop", "popleft", "clear", "remove"):
-                    return False   # a window of fixed length
+                if child.func.attr in ("pop", "popleft", "clear", "remove") and not (
+                        child.func.attr == "pop" and (not child.args or isinstance(child.args[0], ast.UnaryOp)
+                                                      and ast.unparse(child.args[0]) == "-1")):
+                    return False   # a window of fixed length (``pop()`` of the last item only takes back a step)
                 if child.func.attr in ("append", "extend", "insert"):
                     appended = appended or child
         if appended is None or ctx.resolver.kind_of(items) not in (None, "list"):
