@@ -271,7 +271,9 @@ class GrowingTensor(Rule):
         the concatenated tensors and the concatenation is the only assignment to it in the loop (others only rearrange it: beam search's
         ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after,
         also through a name bound only to it rearranged: ``predictions = alive_seq.view(-1, k, n)`` then ``alive_seq =
-        predictions.index_select(0, unfinished).view(-1, n)``; or set afresh only on some paths of an iteration:
+        predictions.index_select(0, unfinished).view(-1, n)``; or keep the last steps of a configured context,
+        ``mask = mask[:, -self.max_seq_len:]``, which the generation fills step by step (a constant window,
+        ``ids[:, -10:]``, stops the growth); or set afresh only on some paths of an iteration:
         ``if t == 0: out = y``, a buffer emptied once a test says so, ``acc = torch.Tensor([])`` after the
         optimizer step of a gradient accumulation, grown by the iterations in between): the
         tensor is one step longer every iteration, as in token-by-token generation. A ``for`` loop over the batches of a
@@ -493,6 +495,11 @@ class GrowingTensor(Rule):
                  "import torch\ndef gen(model, ids, n, dev):\n    out = list(ids)\n    for i in range(n):\n"
                  "        hist = torch.as_tensor([out], device=dev)\n        tok = model(hist)\n"
                  "        out.append(tok)\n        if tok == 2:\n            out[-1] = 0\n    return out\n",
+                 # a mask kept to the configured context window, padded by one every step (it fills the window)
+                 "import torch\nimport torch.nn.functional as F\ndef gen(self, out, mask, n):\n"
+                 "    for _ in range(n):\n        mask = mask[:, -self.max_seq_len:]\n"
+                 "        nxt = self.net(out[:, -self.max_seq_len:], mask=mask)[:, -1:].argmax(-1)\n"
+                 "        mask = F.pad(mask, (0, 1), value=True)\n    return mask\n",
                  # the state rebound to the grown pair before the names are used for something else
                  "import torch\ndef attn(q, kv, past_key_value=None):\n    k, v = kv.chunk(2, -1)\n"
                  "    if past_key_value is not None:\n"
