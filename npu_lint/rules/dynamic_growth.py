@@ -312,7 +312,9 @@ class GrowingTensor(Rule):
         named as that state (``layer_past``, ``past_key_value``, ``kv_cache``, ``prev_states``: a name with
         ``past``, ``cache``, ``prev`` or ``incremental``) counts without being returned (``present = stack((k,
         v))`` handed back alone: the caller keeps the pieces), and so does such a parameter joined whole under its
-        test (``if past is not None: past = torch.cat(past, dim=-2)``: the list of every earlier step's keys). Also a tensor read through a prefix whose end
+        test (``if past is not None: past = torch.cat(past, dim=-2)``: the list of every earlier step's keys), and
+        the cache protocol of Hugging Face's attention layers, ``k, v = past_key_value.update(k, v, self.layer_idx,
+        kw)`` on such a parameter (the cache appends this call's keys and values and hands back the whole sequence). Also a tensor read through a prefix whose end
         follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``, ``seq[..., prev:t]``
         with a start the loop never rebinds or rebinds only under a test, ``if use_cache: prev = t``; the steps also
         through a name, ``it = range(n)``, ``if bar: it = progress_bar(it)`` or ``it = progress_bar(range(n)) if
@@ -352,7 +354,7 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values", "tensor(", "Tensor(")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  # a Hugging Face key/value cache fed back to the model every decoding step
@@ -500,6 +502,11 @@ class GrowingTensor(Rule):
                  "    for _ in range(n):\n        mask = mask[:, -self.max_seq_len:]\n"
                  "        nxt = self.net(out[:, -self.max_seq_len:], mask=mask)[:, -1:].argmax(-1)\n"
                  "        mask = F.pad(mask, (0, 1), value=True)\n    return mask\n",
+                 # the cache protocol of an attention layer: the cache appends this call's keys and values
+                 "import torch\nclass Attn:\n    def forward(self, h, past_key_value=None, cache_kwargs=None):\n"
+                 "        k, v = self.k(h), self.v(h)\n        if past_key_value is not None:\n"
+                 "            k, v = past_key_value.update(k, v, self.layer_idx, cache_kwargs)\n"
+                 "        return self.attn(h, k, v)\n",
                  # the state rebound to the grown pair before the names are used for something else
                  "import torch\ndef attn(q, kv, past_key_value=None):\n    k, v = kv.chunk(2, -1)\n"
                  "    if past_key_value is not None:\n"
@@ -711,6 +718,9 @@ class GrowingTensor(Rule):
                      "import torch\ndef gen(model, ids, n, dev, k):\n    out = list(ids)\n    for i in range(n):\n"
                      "        hist = torch.as_tensor([out], device=dev)\n        out.append(model(hist))\n"
                      "        if len(out) > k:\n            out.pop(0)\n    return out\n",
+                     # a dict's update; a cache the caller always passes (a parameter without a None default)
+                     "import torch\ndef f(h, cache_files=None):\n    if cache_files is not None:\n"
+                     "        cache_files.update(h)\n    return h\n",
                      "import torch\nclass NoTest:\n    def forward(self, x, past=None):\n"
                      "        h = torch.cat([past, self.proj(x)], 1)\n        return self.attn(h), h\n",
                      # a fixed-size cache written by index and read whole; a window; a prefix not where it writes
@@ -737,6 +747,9 @@ class GrowingTensor(Rule):
             return
         assert isinstance(node, ast.Call)
         if node.keywords and self._cache_fed_back(node, ctx):
+            return
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+            self._cache_updated(node, ctx)
             return
         if self._grown_elsewhere(node, ctx):
             return
@@ -1074,6 +1087,26 @@ class GrowingTensor(Rule):
             f"(the state {parameter} of the previous calls, a key/value cache one step longer at each call)")
         ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "torch.cat")
         return True
+
+    def _cache_updated(self, node: ast.Call, ctx: FileContext) -> None:
+        """``key_states, value_states = past_key_value.update(key_states, value_states, self.layer_idx, kw)`` under a
+        test of it: the cache protocol of Hugging Face's attention layers, ``past_key_value`` a parameter that defaults
+        to None and names the previous calls' state; the cache appends this call's keys and values and hands back
+        the whole sequence so far, one step longer at each call of a decoding loop (a ``DynamicCache``)."""
+        receiver = node.func.value   # type: ignore[attr-defined]
+        if not isinstance(receiver, ast.Name) or not _PAST_STATE.search(receiver.id) or len(node.args) < 2:
+            return
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or not (
+                isinstance(statement.targets[0], ast.Tuple) and len(statement.targets[0].elts) >= 2):
+            return   # the keys and values handed back (not a dict's ``update``)
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
+        if scope is None or ctx.resolver.optional_state(receiver, function, scope) != receiver.id:
+            return
+        ctx.report(node, self.message.format(
+            what=f"the key/value cache {receiver.id}.update(...) (the previous calls' keys and values with this "
+                 f"call's appended, handed back whole)"), "past_key_values")
 
     def _joined_state(self, node: ast.Call, pieces: ast.Name, ctx: FileContext) -> bool:
         """``past = torch.cat(past, dim=-2)`` under ``if past is not None:``, ``past`` a parameter that defaults to
