@@ -304,7 +304,9 @@ class GrowingTensor(Rule):
     over steps: the model appends the step's keys and values; not a ``StaticCache``; also a cache passed on
     some steps only, ``past_key_values=past if not reset else None``, and a cache object the loop never rebinds,
     ``model(ids[:, -1:], past_key_values=cache)`` with ``cache`` a ``DynamicCache`` the model extends in place, unless
-    the function binds it to None or a literal or the call says ``use_cache=False``). And the state of the previous
+    the function binds it to None or a literal or the call says ``use_cache=False``; and a cache kept on the object
+    between calls of a step method, ``out = self.model(tok, past_key_values=self.kv)`` then ``self.kv = out[1]`` or
+    ``out.past_key_values``, unless the method empties it first: a prefill). And the state of the previous
         call handed back grown (incremental decoding): a parameter that defaults to None (``previous_states``,
         ``layer_past`` or the names it unpacks into), concatenated under a test of it (``if layer_past is not
         None:``) with a new piece that is no parameter, and returned beside the output at every later return
@@ -507,6 +509,10 @@ class GrowingTensor(Rule):
                  "        k, v = self.k(h), self.v(h)\n        if past_key_value is not None:\n"
                  "            k, v = past_key_value.update(k, v, self.layer_idx, cache_kwargs)\n"
                  "        return self.attn(h, k, v)\n",
+                 # a cache kept on the object between calls of a decoding step
+                 "import torch\nclass Gen:\n    def next(self, tok):\n"
+                 "        out = self.model(input_ids=tok, past_key_values=self.kv, use_cache=True)\n"
+                 "        self.kv = out.past_key_values\n        return out.logits[:, -1].argmax(-1)\n",
                  # the state rebound to the grown pair before the names are used for something else
                  "import torch\ndef attn(q, kv, past_key_value=None):\n    k, v = kv.chunk(2, -1)\n"
                  "    if past_key_value is not None:\n"
@@ -721,6 +727,10 @@ class GrowingTensor(Rule):
                      # a dict's update; a cache the caller always passes (a parameter without a None default)
                      "import torch\ndef f(h, cache_files=None):\n    if cache_files is not None:\n"
                      "        cache_files.update(h)\n    return h\n",
+                     # a prefill: the cache emptied first, then filled from the prompt
+                     "import torch\nclass Gen:\n    def prefill(self, ids):\n        self.kv = None\n"
+                     "        out = self.model(input_ids=ids, past_key_values=self.kv, use_cache=True)\n"
+                     "        self.kv = out.past_key_values\n        return out\n",
                      "import torch\nclass NoTest:\n    def forward(self, x, past=None):\n"
                      "        h = torch.cat([past, self.proj(x)], 1)\n        return self.attn(h), h\n",
                      # a fixed-size cache written by index and read whole; a window; a prefix not where it writes
@@ -784,6 +794,8 @@ class GrowingTensor(Rule):
         keyword, passed = None, None
         for kw in node.keywords:
             if kw.arg in _CACHE_KEYWORDS:
+                if kw.arg == "past_key_values" and self._cache_kept(node, kw.value, ctx):
+                    return True
                 passed = _cache_arm(kw.value)
                 if passed is not None:
                     keyword = kw
@@ -820,6 +832,38 @@ class GrowingTensor(Rule):
                      f"and values)"), "past_key_values")
             return True
         return False
+
+    def _cache_kept(self, node: ast.Call, passed: ast.AST, ctx: FileContext) -> bool:
+        """``out = self.model(tok, past_key_values=self.kv)`` then ``self.kv = out[1]`` (or ``out.past_key_values``)
+        in a method, outside a loop: the cache kept on the object between calls, handed back one step longer at each
+        call of the caller's decoding loop. Not when the method empties it first (``self.kv = None``: a prefill).
+        Reported at the call (True)."""
+        if not isinstance(passed, ast.Attribute) or not isinstance(passed.value, ast.Name):
+            return False
+        function = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        self_name = ctx.resolver.scopes.self_name(ctx.resolver.scopes.scope_of(function)) \
+            if ctx.resolver.scopes is not None and ctx.resolver.scopes.scope_of(function) is not None else None
+        if self_name is None or passed.value.id != self_name:
+            return False
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Name):
+            return False
+        result, text = statement.targets[0].id, ast.unparse(passed)
+        stores = [c for c in walk(function) if isinstance(c, ast.Assign)
+                  and any(ast.unparse(t) == text for t in c.targets)]
+        fed = [c for c in stores if c.lineno > statement.lineno and isinstance(c.value, (ast.Attribute, ast.Subscript))
+               and isinstance(c.value.value, ast.Name) and c.value.value.id == result
+               and (_cache_of(c.value) is not None or isinstance(c.value, ast.Subscript)
+                    and isinstance(c.value.slice, ast.Constant) and c.value.slice.value == 1)]
+        if not fed or any(c.lineno < statement.lineno for c in stores):
+            return False   # not handed back, or emptied before the call (a prefill starts the cache anew)
+        ctx.report(node, self.message.format(
+            what=f"the key/value cache {text} handed to {short_source(node.func, 30)}() and stored back from its "
+                 f"output (line {fed[0].lineno}) at every call"), "past_key_values")
+        return True
 
     def _cache_in_place(self, node: ast.Call, passed: ast.Name, loop: ast.AST, ctx: FileContext) -> bool:
         """``out = model(ids[:, -1:], past_key_values=cache)`` in a loop over steps (a counted ``for`` over steps, not
