@@ -239,6 +239,9 @@ class DataDependentBranch(Rule):
         conditional expression whose arms differ in tensor operators (``loss = ce(x, y) if num_fg > 0 else 0``) or
         in shape, one arm a slice of a tensor the other is not (``trg[:, :-1] if has_eos else trg`` with ``has_eos =
         torch.any(trg == eos).item()``; also in the constructor of a data container built per batch).
+        A branch on a flag is also reported where the function made the flag from a tensor's value (``has_eos =
+        torch.any(trg == eos).item()``, ``periodic = bool(torch.any(cell != 0))``): the line the data is read
+        back at and first picks the path, once per such line (a numerical guard's flag is left alone).
         Left alone: tests of shapes, dtypes, devices or Python values, of tensors the code fixes (a tensor of the
         items' shapes, ``torch.tensor([1] * n)``: the semantic model's ``configured``), a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
@@ -566,6 +569,37 @@ class DataDependentBranch(Rule):
                                                            loop=carried[1].lineno))
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
+        self._report_reads(node, ctx)
+
+    read_message = "{name} = {value} reads a tensor's value that the branch at line {line} tests: a host sync, and the operators the step runs change with the batch on NPU; keep the flag a tensor and select with torch.where or a mask"
+
+    def _report_reads(self, node: ast.AST, ctx: FileContext) -> None:
+        """After a branch on a flag (``if is_periodic:``, ``x if has_eos else y``): the line in the same function that
+        made the flag from a tensor's value (``has_eos = torch.any(trg == eos).item()``, ``p = bool(torch.any(c !=
+        0))``), where the value is read back and the data first picks the path; reported once per binding."""
+        resolver = ctx.resolver
+        if resolver.scopes is None:
+            return
+        test = node.test   # type: ignore[attr-defined]
+        names = [test] if isinstance(test, ast.Name) else [v for v in test.values if isinstance(v, ast.Name)] \
+            if isinstance(test, ast.BoolOp) else [test.operand] if isinstance(test, ast.UnaryOp) \
+            and isinstance(test.op, ast.Not) and isinstance(test.operand, ast.Name) else []
+        scope = resolver.current
+        done = ctx.scratch.setdefault("npu414_reads", set())
+        for name in names:
+            for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
+                value = binding.value
+                if binding.tag != "value" or binding.path or binding.scope is not scope \
+                        or not isinstance(value, (ast.Call, ast.BoolOp, ast.UnaryOp)):
+                    continue
+                statement = ctx.parent(value)
+                if not isinstance(statement, ast.Assign) or (statement.lineno, statement.col_offset) in done:
+                    continue
+                if tensor_test(value, ctx, bare_names=False) is None or guard(value):
+                    continue
+                done.add((statement.lineno, statement.col_offset))
+                ctx.report(statement, self.read_message.format(name=name.id, value=short_source(value, 40),
+                                                               line=node.lineno))
 
     def _check_expression(self, node: ast.IfExp, ctx: FileContext) -> None:
         """``loss = ce(x, y) if num_fg > 0 else 0``: a conditional expression on a tensor's value whose arms differ
@@ -580,6 +614,7 @@ class DataDependentBranch(Rule):
             return
         if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)) or _cuts_arm(node, ctx):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))
+            self._report_reads(node, ctx)
 
 
 def _both_arms_work(node: ast.If, ctx: FileContext) -> bool:

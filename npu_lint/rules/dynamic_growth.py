@@ -3,6 +3,7 @@ sequence cut in fixed steps, NPU407: short_chunks.py)."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from npu_lint.analysis.index_forms import passed_argument
@@ -25,6 +26,9 @@ _BATCHES = ("{what} grows by a batch every iteration of a loop over a loader: a 
             "batch; collect the pieces in a list and concatenate once after the loop (or write into a buffer "
             "allocated for the whole set)")
 _STACKS = frozenset({"torch.stack"})
+# Tensors made from a Python list: the list's length is the tensor's (``torch.as_tensor([output_ids])``).
+_FROM_LIST = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.Tensor",
+                        "torch.FloatTensor"})
 _FACTORY_NAMES = frozenset({"ones", "zeros", "empty", "full", "arange", "rand", "randn", "eye", "tril_indices",
                             "triu_indices"})
 _FACTORIES = frozenset("torch." + name for name in _FACTORY_NAMES)
@@ -218,6 +222,29 @@ def _cache_of(value: ast.AST) -> Optional[ast.AST]:
     return None
 
 
+# A parameter that names the state of the previous calls (``layer_past``, ``past_key_value``, ``kv_cache``,
+# ``prev_states``): concatenated with this call's keys, it is one step longer at every call of a decoding loop,
+# whether the grown value or the new piece alone (``present = stack((k, v))``) is handed back to the caller.
+_PAST_STATE = re.compile(r"past|cache|prev|incremental", re.IGNORECASE)
+
+
+def _item_store(target: ast.AST, name: str) -> bool:
+    """``target`` writes one item of the list ``name`` (``ids[-1] = tok``, ``ids[i] = t``; not a slice, which may
+    change its length)."""
+    return isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) and target.value.id == name \
+        and not isinstance(target.slice, ast.Slice) and not any(
+            isinstance(n, ast.Name) and n.id == name for n in walk(target.slice))
+
+
+def _cache_arm(value: ast.AST) -> Optional[ast.Name]:
+    """The name a cache keyword passes: ``past`` itself, or the arm of ``past if not reset else None`` that is no
+    None (the cache on every step the test lets through); else None."""
+    if isinstance(value, ast.IfExp):
+        arms = [a for a in (value.body, value.orelse) if not (isinstance(a, ast.Constant) and a.value is None)]
+        value = arms[0] if len(arms) == 1 else None
+    return value if isinstance(value, ast.Name) else None
+
+
 def _static_cache(scope: ast.AST, name: str) -> bool:
     """``name`` is bound in the function to a static cache (``StaticCache(...)``, ``HybridCache(...)``): written in
     place at fixed length, it does not grow."""
@@ -244,7 +271,9 @@ class GrowingTensor(Rule):
         the concatenated tensors and the concatenation is the only assignment to it in the loop (others only rearrange it: beam search's
         ``prefixes = prefixes.unsqueeze(1).repeat(1, k, 1)`` before and ``prefixes.view(...).gather(1, ids)`` after,
         also through a name bound only to it rearranged: ``predictions = alive_seq.view(-1, k, n)`` then ``alive_seq =
-        predictions.index_select(0, unfinished).view(-1, n)``; or set afresh only on some paths of an iteration:
+        predictions.index_select(0, unfinished).view(-1, n)``; or keep the last steps of a configured context,
+        ``mask = mask[:, -self.max_seq_len:]``, which the generation fills step by step (a constant window,
+        ``ids[:, -10:]``, stops the growth); or set afresh only on some paths of an iteration:
         ``if t == 0: out = y``, a buffer emptied once a test says so, ``acc = torch.Tensor([])`` after the
         optimizer step of a gradient accumulation, grown by the iterations in between): the
         tensor is one step longer every iteration, as in token-by-token generation. A ``for`` loop over the batches of a
@@ -272,11 +301,22 @@ class GrowingTensor(Rule):
         over steps (``inp = torch.cat(seq, 1)`` then ``seq.append(tok)``; not started anew in the loop, no ``pop``,
         ``del`` or ``deque(maxlen=k)``; joined after the loop it is NPU409's question, if at all); a Hugging Face key/value cache handed back to the model
     every step (``out = model(tok, past_key_values=past, use_cache=True)`` then ``past = out.past_key_values`` in a loop
-    over steps: the model appends the step's keys and values; not a ``StaticCache``). And the state of the previous
+    over steps: the model appends the step's keys and values; not a ``StaticCache``; also a cache passed on
+    some steps only, ``past_key_values=past if not reset else None``, and a cache object the loop never rebinds,
+    ``model(ids[:, -1:], past_key_values=cache)`` with ``cache`` a ``DynamicCache`` the model extends in place, unless
+    the function binds it to None or a literal or the call says ``use_cache=False``; and a cache kept on the object
+    between calls of a step method, ``out = self.model(tok, past_key_values=self.kv)`` then ``self.kv = out[1]`` or
+    ``out.past_key_values``, unless the method empties it first: a prefill). And the state of the previous
         call handed back grown (incremental decoding): a parameter that defaults to None (``previous_states``,
         ``layer_past`` or the names it unpacks into), concatenated under a test of it (``if layer_past is not
         None:``) with a new piece that is no parameter, and returned beside the output at every later return
-        (``return out, states``; ``present = (key, value)``; ``return out, present``), not cut after. Also a tensor read through a prefix whose end
+        (``return out, states``; ``present = (key, value)``; ``return out, present``), not cut after; a parameter
+        named as that state (``layer_past``, ``past_key_value``, ``kv_cache``, ``prev_states``: a name with
+        ``past``, ``cache``, ``prev`` or ``incremental``) counts without being returned (``present = stack((k,
+        v))`` handed back alone: the caller keeps the pieces), and so does such a parameter joined whole under its
+        test (``if past is not None: past = torch.cat(past, dim=-2)``: the list of every earlier step's keys), and
+        the cache protocol of Hugging Face's attention layers, ``k, v = past_key_value.update(k, v, self.layer_idx,
+        kw)`` on such a parameter (the cache appends this call's keys and values and hands back the whole sequence). Also a tensor read through a prefix whose end
         follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``, ``seq[..., prev:t]``
         with a start the loop never rebinds or rebinds only under a test, ``if use_cache: prev = t``; the steps also
         through a name, ``it = range(n)``, ``if bar: it = progress_bar(it)`` or ``it = progress_bar(range(n)) if
@@ -316,7 +356,7 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  # a Hugging Face key/value cache fed back to the model every decoding step
@@ -438,6 +478,41 @@ class GrowingTensor(Rule):
                  "            past_key, past_value = layer_past\n            k = torch.cat((past_key, k), dim=-2)\n"
                  "            v = torch.cat((past_value, v), dim=-2)\n        k_cache = k\n"
                  "        present = (k_cache, v) if use_cache else None\n        return self.attn(q, k, v), present\n",
+                 # the previous calls' cache named so, grown and used while only the new piece is handed back
+                 "import torch\nclass Attn:\n    def forward(self, x, layer_past=None):\n"
+                 "        k, v = self.key(x), self.value(x)\n        present = torch.stack((k, v))\n"
+                 "        if layer_past is not None:\n            past_key, past_value = layer_past\n"
+                 "            k = torch.cat((past_key, k), dim=-2)\n        return self.attn(x, k, v), present\n",
+                 # a cache object extended in place by the model at every step; a cache passed on one path only
+                 "import torch\ndef answer(model, ids, cache, n):\n    out = [ids[:, -1:]]\n    for i in range(n):\n"
+                 "        o = model(input_ids=out[-1], past_key_values=cache)\n"
+                 "        out.append(o.logits[:, -1:].argmax(-1))\n    return out\n",
+                 "import torch\ndef gen(model, ids, n, reset):\n    for i in range(n):\n        if i == 0:\n"
+                 "            out = model(input_ids=ids, use_cache=True)\n            past = out.past_key_values\n"
+                 "        else:\n            out = model(input_ids=ids[:, -1:], use_cache=True,\n"
+                 "                        past_key_values=past if not reset else None)\n"
+                 "            past = out.past_key_values\n        ids = out.logits[:, -1:].argmax(-1)\n    return ids\n",
+                 "import torch\nclass GPT:\n    def forward_with_past(self, idx, past=None):\n"
+                 "        if past is not None:\n            past = torch.cat(past, dim=-2)\n"
+                 "        return self.blocks(self.emb(idx), past)\n",
+                 # the tokens so far, a list appended every step, made a device tensor at each step
+                 "import torch\ndef gen(model, ids, n, dev):\n    out = list(ids)\n    for i in range(n):\n"
+                 "        hist = torch.as_tensor([out], device=dev)\n        tok = model(hist)\n"
+                 "        out.append(tok)\n        if tok == 2:\n            out[-1] = 0\n    return out\n",
+                 # a mask kept to the configured context window, padded by one every step (it fills the window)
+                 "import torch\nimport torch.nn.functional as F\ndef gen(self, out, mask, n):\n"
+                 "    for _ in range(n):\n        mask = mask[:, -self.max_seq_len:]\n"
+                 "        nxt = self.net(out[:, -self.max_seq_len:], mask=mask)[:, -1:].argmax(-1)\n"
+                 "        mask = F.pad(mask, (0, 1), value=True)\n    return mask\n",
+                 # the cache protocol of an attention layer: the cache appends this call's keys and values
+                 "import torch\nclass Attn:\n    def forward(self, h, past_key_value=None, cache_kwargs=None):\n"
+                 "        k, v = self.k(h), self.v(h)\n        if past_key_value is not None:\n"
+                 "            k, v = past_key_value.update(k, v, self.layer_idx, cache_kwargs)\n"
+                 "        return self.attn(h, k, v)\n",
+                 # a cache kept on the object between calls of a decoding step
+                 "import torch\nclass Gen:\n    def next(self, tok):\n"
+                 "        out = self.model(input_ids=tok, past_key_values=self.kv, use_cache=True)\n"
+                 "        self.kv = out.past_key_values\n        return out.logits[:, -1].argmax(-1)\n",
                  # the state rebound to the grown pair before the names are used for something else
                  "import torch\ndef attn(q, kv, past_key_value=None):\n    k, v = kv.chunk(2, -1)\n"
                  "    if past_key_value is not None:\n"
@@ -631,6 +706,31 @@ class GrowingTensor(Rule):
                      "        return self.attn(h), h[-self.mem_len:]\n",
                      "import torch\nclass Skip:\n    def forward(self, x, skip=None):\n        if skip is not None:\n"
                      "            x = torch.cat([x, skip], 1)\n        return self.conv(x), x\n",
+                     # an optional context of another name used and not handed back; a cache object reset or
+                     # not used, a prefix cache over a list of prompts
+                     "import torch\nclass Cross:\n    def forward(self, x, context=None):\n        k = self.key(x)\n"
+                     "        if context is not None:\n            k = torch.cat((context, k), dim=-2)\n"
+                     "        return self.attn(x, k)\n",
+                     "import torch\ndef gen(model, ids, n):\n    cache = None\n    for i in range(n):\n"
+                     "        o = model(input_ids=ids, past_key_values=cache)\n"
+                     "        ids = o.logits[:, -4:].argmax(-1)\n    return ids\n",
+                     "import torch\ndef gen(model, ids, cache, n):\n    for i in range(n):\n"
+                     "        o = model(input_ids=ids, past_key_values=cache, use_cache=False)\n    return o\n",
+                     "import torch\ndef score(model, prompts, cache):\n    for p in prompts:\n"
+                     "        o = model(input_ids=p, past_key_values=cache)\n    return o\n",
+                     "import torch\nclass Heads:\n    def forward(self, x, parts=None):\n"
+                     "        if parts is not None:\n            x = torch.cat(parts, dim=-1)\n        return x\n",
+                     # a list of the last k tokens (dropped from the front), on the host
+                     "import torch\ndef gen(model, ids, n, dev, k):\n    out = list(ids)\n    for i in range(n):\n"
+                     "        hist = torch.as_tensor([out], device=dev)\n        out.append(model(hist))\n"
+                     "        if len(out) > k:\n            out.pop(0)\n    return out\n",
+                     # a dict's update; a cache the caller always passes (a parameter without a None default)
+                     "import torch\ndef f(h, cache_files=None):\n    if cache_files is not None:\n"
+                     "        cache_files.update(h)\n    return h\n",
+                     # a prefill: the cache emptied first, then filled from the prompt
+                     "import torch\nclass Gen:\n    def prefill(self, ids):\n        self.kv = None\n"
+                     "        out = self.model(input_ids=ids, past_key_values=self.kv, use_cache=True)\n"
+                     "        self.kv = out.past_key_values\n        return out\n",
                      "import torch\nclass NoTest:\n    def forward(self, x, past=None):\n"
                      "        h = torch.cat([past, self.proj(x)], 1)\n        return self.attn(h), h\n",
                      # a fixed-size cache written by index and read whole; a window; a prefix not where it writes
@@ -658,12 +758,20 @@ class GrowingTensor(Rule):
         assert isinstance(node, ast.Call)
         if node.keywords and self._cache_fed_back(node, ctx):
             return
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "update":
+            self._cache_updated(node, ctx)
+            return
         if self._grown_elsewhere(node, ctx):
             return
         if self._counter_sized(node, ctx):
             return
-        if node.args and isinstance(node.args[0], ast.Name) and self._growing_list(node, node.args[0], ctx):
+        if node.args and isinstance(node.args[0], ast.Name) and (self._growing_list(node, node.args[0], ctx)
+                                                                 or self._joined_state(node, node.args[0], ctx)):
             return
+        if node.args and isinstance(node.args[0], ast.List) and len(node.args[0].elts) == 1 \
+                and isinstance(node.args[0].elts[0], ast.Name) \
+                and self._growing_list(node, node.args[0].elts[0], ctx, made=True):
+            return   # ``torch.as_tensor([output_ids])``: a row of the tokens so far
         if len(node.args) >= 2 and isinstance(node.args[0], (ast.Name, ast.Attribute)):
             if ctx.resolver.qualname(node.func) in _PADS:
                 self._padded_here(node, ctx)   # the callee first (memoised): most calls are no pad
@@ -683,14 +791,23 @@ class GrowingTensor(Rule):
         steps: the Hugging Face cache protocol -- the model appends this step's keys and values to the cache it is
         handed and returns it -- so the cache (and every attention over it) is one step longer each iteration.
         Reported at the call (True); a cache made static (``StaticCache(...)``) is not."""
-        keyword = next((kw for kw in node.keywords if kw.arg in _CACHE_KEYWORDS and isinstance(kw.value, ast.Name)),
-                       None)
-        if keyword is None:
+        keyword, passed = None, None
+        for kw in node.keywords:
+            if kw.arg in _CACHE_KEYWORDS:
+                if kw.arg == "past_key_values" and self._cache_kept(node, kw.value, ctx):
+                    return True
+                passed = _cache_arm(kw.value)
+                if passed is not None:
+                    keyword = kw
+                    break
+        if keyword is None or passed is None:
             return False
-        name = keyword.value.id
+        name = passed.id
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.While)):
             return False
+        if keyword.arg == "past_key_values" and self._cache_in_place(node, passed, loop, ctx):
+            return True
         statement = ctx.parent(node)
         results = {t.id for t in statement.targets if isinstance(t, ast.Name)} \
             if isinstance(statement, ast.Assign) and statement.value is node else set()
@@ -702,8 +819,12 @@ class GrowingTensor(Rule):
             if source is None or not (source is node or (isinstance(source, ast.Name) and source.id in results)):
                 continue
             function = ctx.enclosing(loop, FUNCTION_TYPES)
-            if _static_cache(function or ctx.tree, name) or not carried(loop, child, name, ctx=ctx):
+            if _static_cache(function or ctx.tree, name):
                 return False
+            if not carried(loop, child, name, ctx=ctx) and not all(
+                    _cache_of(c.value) is not None for c in walk(loop) if isinstance(c, ast.Assign)
+                    and any(isinstance(n, ast.Name) and n.id == name for t in c.targets for n in walk(t))):
+                return False   # also set from something else than a model's returned cache (the prefill's is one)
             callee = short_source(node.func, 30)
             ctx.report(node, self.message.format(
                 what=f"the key/value cache {name} handed back to {callee}() (rebound to "
@@ -711,6 +832,75 @@ class GrowingTensor(Rule):
                      f"and values)"), "past_key_values")
             return True
         return False
+
+    def _cache_kept(self, node: ast.Call, passed: ast.AST, ctx: FileContext) -> bool:
+        """``out = self.model(tok, past_key_values=self.kv)`` then ``self.kv = out[1]`` (or ``out.past_key_values``)
+        in a method, outside a loop: the cache kept on the object between calls, handed back one step longer at each
+        call of the caller's decoding loop. Not when the method empties it first (``self.kv = None``: a prefill).
+        Reported at the call (True)."""
+        if not isinstance(passed, ast.Attribute) or not isinstance(passed.value, ast.Name):
+            return False
+        function = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        self_name = ctx.resolver.scopes.self_name(ctx.resolver.scopes.scope_of(function)) \
+            if ctx.resolver.scopes is not None and ctx.resolver.scopes.scope_of(function) is not None else None
+        if self_name is None or passed.value.id != self_name:
+            return False
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Name):
+            return False
+        result, text = statement.targets[0].id, ast.unparse(passed)
+        stores = [c for c in walk(function) if isinstance(c, ast.Assign)
+                  and any(ast.unparse(t) == text for t in c.targets)]
+        fed = [c for c in stores if c.lineno > statement.lineno and isinstance(c.value, (ast.Attribute, ast.Subscript))
+               and isinstance(c.value.value, ast.Name) and c.value.value.id == result
+               and (_cache_of(c.value) is not None or isinstance(c.value, ast.Subscript)
+                    and isinstance(c.value.slice, ast.Constant) and c.value.slice.value == 1)]
+        if not fed or any(c.lineno < statement.lineno for c in stores):
+            return False   # not handed back, or emptied before the call (a prefill starts the cache anew)
+        ctx.report(node, self.message.format(
+            what=f"the key/value cache {text} handed to {short_source(node.func, 30)}() and stored back from its "
+                 f"output (line {fed[0].lineno}) at every call"), "past_key_values")
+        return True
+
+    def _cache_in_place(self, node: ast.Call, passed: ast.Name, loop: ast.AST, ctx: FileContext) -> bool:
+        """``out = model(ids[:, -1:], past_key_values=cache)`` in a loop over steps (a counted ``for`` over steps, not
+        over layers, or a ``while``) that never rebinds ``cache``: the cache object the model is handed is extended in
+        place (a ``DynamicCache``: every call appends its keys and values), one step longer each iteration.
+        Reported at the call (True); not a static cache, a cache the function binds to None or a literal, nor a call
+        told ``use_cache=False``."""
+        name = passed.id
+        if isinstance(loop, ast.For) and (not steps(loop.iter, ctx) or over_layers(loop)):
+            return False
+        if any(kw.arg == "use_cache" and isinstance(kw.value, ast.Constant) and not kw.value.value
+               for kw in node.keywords):
+            return False
+        for child in walk(loop):
+            targets: list[ast.AST] = []
+            if isinstance(child, ast.Assign):
+                targets = list(child.targets)
+            elif isinstance(child, (ast.AugAssign, ast.AnnAssign, ast.For, ast.comprehension)):
+                targets = [child.target]
+            elif isinstance(child, ast.withitem) and child.optional_vars is not None:
+                targets = [child.optional_vars]
+            elif isinstance(child, ast.NamedExpr):
+                targets = [child.target]
+            if any(isinstance(n, ast.Name) and n.id == name for t in targets for n in walk(t)):
+                return False   # rebound in the loop: the protocol of ``past = out.past_key_values`` (or reset)
+        function = ctx.enclosing(loop, FUNCTION_TYPES)
+        if _static_cache(function or ctx.tree, name):
+            return False
+        for child in walk(function or ctx.tree):
+            if isinstance(child, ast.Assign) and any(isinstance(t, ast.Name) and t.id == name for t in child.targets) \
+                    and isinstance(child.value, (ast.Constant, ast.Tuple, ast.List)):
+                return False   # ``cache = None`` (no cache: the whole sequence each step, another question)
+        callee = short_source(node.func, 30)
+        ctx.report(node, self.message.format(
+            what=f"the key/value cache {name} handed to {callee}() at every step (never rebound in the loop: the "
+                 f"model appends each step's keys and values to it in place)"), "past_key_values")
+        return True
 
     def _grown_here(self, node: ast.Call, ctx: FileContext) -> bool:
         """``x = cat([x, y])`` in a loop over steps, or on state kept between calls: reported (True)."""
@@ -812,13 +1002,18 @@ class GrowingTensor(Rule):
                                              f"the loop grows {decoded} each step)"), name)
         return True
 
-    def _growing_list(self, node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+    def _growing_list(self, node: ast.Call, items: ast.Name, ctx: FileContext, made: bool = False) -> bool:
         """``torch.cat(seq, 1)`` / ``torch.stack(outs)`` in a loop over steps that appends to the list every
         iteration (``seq.append(tok)``) and never starts it anew there nor drops from it (``pop``, ``del``, a
         ``deque(maxlen=k)``): the joined tensor is one step longer each time, as a generation that re-reads its
-        tokens. Reported (True)."""
+        tokens; so is a tensor made from that list (``torch.as_tensor([output_ids], device=d)``, ``made``: the
+        list itself or its one row) unless the model knows it stays on the host. Reported (True)."""
         name = ctx.resolver.qualname(node.func)
-        if name not in CATS and name not in _STACKS:
+        if name not in CATS and name not in _STACKS and name not in _FROM_LIST:
+            return False
+        if name in _FROM_LIST and ctx.resolver.kind_of(node) == HOST:
+            return False   # a host tensor of the tokens (``torch.tensor(ids).tolist()`` work, CPU only)
+        if made and name not in _FROM_LIST:
             return False
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.While)) or isinstance(loop, ast.For) and (
@@ -828,15 +1023,19 @@ class GrowingTensor(Rule):
         for child in walk(loop):
             if isinstance(child, (ast.Assign, ast.AnnAssign, ast.Delete)):
                 targets = child.targets if isinstance(child, (ast.Assign, ast.Delete)) else [child.target]
-                if any(isinstance(n, ast.Name) and n.id == items.id for t in targets for n in walk(t)):
-                    return False   # started anew (or cut) in the loop
+                if any(isinstance(n, ast.Name) and n.id == items.id and not _item_store(t, items.id)
+                       for t in targets for n in walk(t)) or isinstance(child, ast.Delete) and any(
+                        isinstance(n, ast.Name) and n.id == items.id for t in targets for n in walk(t)):
+                    return False   # started anew (or cut) in the loop; ``ids[-1] = tok`` keeps its length
             elif isinstance(child, ast.AugAssign) and isinstance(child.target, ast.Name) \
                     and child.target.id == items.id:
                 appended = appended or child
             elif isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
                     and isinstance(child.func.value, ast.Name) and child.func.value.id == items.id:
-                if child.func.attr in ("pop", "popleft", "clear", "remove"):
-                    return False   # a window of fixed length
+                if child.func.attr in ("pop", "popleft", "clear", "remove") and not (
+                        child.func.attr == "pop" and (not child.args or isinstance(child.args[0], ast.UnaryOp)
+                                                      and ast.unparse(child.args[0]) == "-1")):
+                    return False   # a window of fixed length (``pop()`` of the last item only takes back a step)
                 if child.func.attr in ("append", "extend", "insert"):
                     appended = appended or child
         if appended is None or ctx.resolver.kind_of(items) not in (None, "list"):
@@ -910,9 +1109,11 @@ class GrowingTensor(Rule):
                       else (child.value,)) if isinstance(arm, ast.Tuple))]   # ``present = (key, value)``
         holders = {child.targets[0].id for child in packed}   # type: ignore[union-attr]
         returns = [r.value for r in return_statements(function) if r.lineno > statement.lineno]
-        if not returns or not all(isinstance(r, ast.Tuple) and any(_returns(e, {name, *aliases}, holders)
-                                                                   for e in r.elts) for r in returns):
-            return False   # not handed back beside the output at every return after it (one before: another arm)
+        handed = bool(returns) and all(isinstance(r, ast.Tuple) and any(_returns(e, {name, *aliases}, holders)
+                                                                         for e in r.elts) for r in returns)
+        if not handed and not _PAST_STATE.search(parameter):
+            return False   # not handed back beside the output at every return after it (one before: another arm),
+            #               nor named the previous calls' state (``layer_past``: the caller keeps the new pieces)
         if not _computed_with(function, statement.lineno, {name, *aliases}, holders):
             return False   # only handed back (``x = cat((cls_tok, x)); return x, size``): a prefix, no cache
         kept = [*aliases.values(), *(child.lineno for child in packed)]
@@ -925,9 +1126,53 @@ class GrowingTensor(Rule):
         if ctx.resolver.qualname(node.func) not in CATS:
             return False
         read = next(e for e, state in zip(node.args[0].elts, states) if state is not None)
-        what = f"{name} = {ast.unparse(node.func).rsplit('.', 1)[-1]}([{short_source(read, 30)}, ...]) returned " \
-               f"for the next call (the state {parameter} of the previous one)"
+        what = f"{name} = {ast.unparse(node.func).rsplit('.', 1)[-1]}([{short_source(read, 30)}, ...]) " + (
+            f"returned for the next call (the state {parameter} of the previous one)" if handed else
+            f"(the state {parameter} of the previous calls, a key/value cache one step longer at each call)")
         ctx.report(node, self.message.format(what=what), ctx.resolver.qualname(node.func) or "torch.cat")
+        return True
+
+    def _cache_updated(self, node: ast.Call, ctx: FileContext) -> None:
+        """``key_states, value_states = past_key_value.update(key_states, value_states, self.layer_idx, kw)`` under a
+        test of it: the cache protocol of Hugging Face's attention layers, ``past_key_value`` a parameter that defaults
+        to None and names the previous calls' state; the cache appends this call's keys and values and hands back
+        the whole sequence so far, one step longer at each call of a decoding loop (a ``DynamicCache``)."""
+        receiver = node.func.value   # type: ignore[attr-defined]
+        if not isinstance(receiver, ast.Name) or not _PAST_STATE.search(receiver.id) or len(node.args) < 2:
+            return
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or not (
+                isinstance(statement.targets[0], ast.Tuple) and len(statement.targets[0].elts) >= 2):
+            return   # the keys and values handed back (not a dict's ``update``)
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
+        if scope is None or ctx.resolver.optional_state(receiver, function, scope) != receiver.id:
+            return
+        ctx.report(node, self.message.format(
+            what=f"the key/value cache {receiver.id}.update(...) (the previous calls' keys and values with this "
+                 f"call's appended, handed back whole)"), "past_key_values")
+
+    def _joined_state(self, node: ast.Call, pieces: ast.Name, ctx: FileContext) -> bool:
+        """``past = torch.cat(past, dim=-2)`` under ``if past is not None:``, ``past`` a parameter that defaults to
+        None and names the previous calls' state (``past``, ``cache``): the caller's list of every earlier step's
+        keys and values, one item longer at each call of its decoding loop. Reported (True)."""
+        if ctx.resolver.qualname(node.func) not in CATS or not _PAST_STATE.search(pieces.id):
+            return False
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        scope = ctx.resolver.scopes.scope_of(function) if function is not None and ctx.resolver.scopes else None
+        if scope is None or ctx.resolver.optional_state(pieces, function, scope) != pieces.id:
+            return False
+        parent = ctx.parent(node)
+        guarded = False
+        while parent is not None and parent is not function:
+            guarded = guarded or isinstance(parent, ast.If) and pieces.id in _names(parent.test)
+            parent = ctx.parent(parent)
+        if not guarded:
+            return False
+        name = ctx.resolver.qualname(node.func) or "torch.cat"
+        ctx.report(node, self.message.format(
+            what=f"{name.rsplit('.', 1)[-1]}({pieces.id}) of the state of the previous calls (a step longer at each "
+                 f"call of a decoding loop)"), name)
         return True
 
     def _padded_here(self, node: ast.Call, ctx: FileContext) -> None:

@@ -172,6 +172,9 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
                 continue    # ``if n >= 128: step(acc); acc = torch.Tensor([])``: emptied now and then, grown between
             if rearranged(child.value, text):
                 continue    # ``x = x.view(b, k, -1)``, ``x = x.gather(1, idx)``: the same steps, rearranged
+            if _long_window(child.value, text):
+                continue    # ``mask = mask[:, -self.max_seq_len:]``: a context window of the configured length,
+                #             which a generation fills step by step (it grows until then)
             if aliases is None:
                 aliases = _aliases(loop, text)
             if any(rearranged(child.value, alias) for alias in aliases):
@@ -183,6 +186,23 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
                     continue   # ``ids, done = self._end(ids, scores)`` returning ``ids`` or ``ids[keep]``
                 return False
     return True
+
+
+def _long_window(value: ast.AST, text: str) -> bool:
+    """``text[:, -n:]`` / ``text[-n:]`` with ``n`` a name or attribute (``self.max_seq_len``), every other part of the
+    index whole (``:``): the last ``n`` steps kept, ``n`` a configured context length (a constant cuts it to a short
+    window of fixed length: ``ids[:, -10:]`` stops growing at once)."""
+    if not isinstance(value, ast.Subscript) or ast.unparse(value.value) != text:
+        return False
+    parts = value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice]
+    if not parts or not all(isinstance(p, ast.Slice) for p in parts):
+        return False
+    *whole, last = parts
+    if any(p.lower is not None or p.upper is not None or p.step is not None for p in whole):   # type: ignore
+        return False
+    lower = last.lower   # type: ignore[attr-defined]
+    return last.upper is None and last.step is None and isinstance(lower, ast.UnaryOp) \
+        and isinstance(lower.op, ast.USub) and isinstance(lower.operand, (ast.Name, ast.Attribute))  # type: ignore
 
 
 def _conditional_resets(loop: ast.AST, text: str) -> set[int]:

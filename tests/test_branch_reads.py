@@ -1,0 +1,36 @@
+"""NPU414 at the line that reads a flag back from a tensor, beside the branch on it; NPU408's general cache forms."""
+from npu_lint.core import analyse_source
+
+
+def _lines(source, code):
+    return sorted(f.line for f in analyse_source(source, codes=frozenset({code})) if f.code == code)
+
+
+def test_flag_read_back_reported_at_its_line_and_the_branch():
+    source = ("import torch\ndef shift(trg: torch.Tensor, eos: int):\n"
+              "    has_eos = torch.any(trg == eos).item()\n"
+              "    out = trg[:, :-1] if has_eos else trg\n"
+              "    if has_eos:\n        out = out * 2\n    return out\n")
+    assert _lines(source, "NPU414") == [3, 4, 5]
+
+
+def test_guard_flag_and_host_flag_not_reported_at_their_lines():
+    guard = ("import torch\ndef f(loss: torch.Tensor):\n    bad = bool(torch.isnan(loss).any())\n    if bad:\n"
+             "        loss = torch.zeros_like(loss)\n    return loss\n")
+    assert 3 not in _lines(guard, "NPU414")
+    host = ("import torch\ndef f(x: torch.Tensor, n: int):\n    big = n > 3\n    if big:\n        x = x * 2\n"
+            "    return x\n")
+    assert _lines(host, "NPU414") == []
+
+
+def test_cache_forms():
+    in_place = ("import torch\ndef answer(model, ids, cache, n):\n    out = [ids[:, -1:]]\n    for i in range(n):\n"
+                "        o = model(input_ids=out[-1], past_key_values=cache)\n"
+                "        out.append(o.logits[:, -1:].argmax(-1))\n    return out\n")
+    assert _lines(in_place, "NPU408") == [5]
+    layer_past = ("import torch\nclass Attn:\n    def forward(self, x, layer_past=None):\n"
+                  "        k, v = self.key(x), self.value(x)\n        present = torch.stack((k, v))\n"
+                  "        if layer_past is not None:\n            past_key, past_value = layer_past\n"
+                  "            k = torch.cat((past_key, k), dim=-2)\n            v = torch.cat((past_value, v), dim=-2)\n"
+                  "        return self.attn(x, k, v), present\n")
+    assert _lines(layer_past, "NPU408") == [8, 9]
