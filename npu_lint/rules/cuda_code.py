@@ -173,7 +173,8 @@ class CudaOnlyLibrary(_LibraryImport):
         ``faiss.StandardGpuResources``, ``faiss.index_cpu_to_gpu``; pymatting's CuPy backend), also reached through
         a module a class keeps (``TabR.faiss = faiss`` after a lazy ``import faiss``), and settings that make a
         library load CUDA-only kernels (``attn_implementation="flash_attention_2"``, ``use_flash_attention_2=True``
-        in transformers before 4.51: ``cuda_attention_switches.tsv``).
+        in transformers before 4.51; Lightning's ``accelerator="gpu"``, which is MPS or CUDA and nothing else:
+        ``cuda_attention_switches.tsv``).
     Why it matters on NPU:
         They fail to import, or import and fail at the first kernel, on an Ascend host. The message
         names the NPU alternative where one exists (``npu_fusion_attention`` for flash attention,
@@ -190,7 +191,7 @@ class CudaOnlyLibrary(_LibraryImport):
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
                 "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali", "faiss",
-                "pymatting", "flash_attention") + library_words("NPU217")
+                "pymatting", "flash_attention", "accelerator") + library_words("NPU217")
     node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call, ast.keyword)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
@@ -226,6 +227,8 @@ class CudaOnlyLibrary(_LibraryImport):
                   # a library setting that selects CUDA-only kernels (cuda_attention_switches.tsv)
                   "from transformers import AutoModel\nm = AutoModel.from_pretrained(name, attn_implementation='flash_attention_2')\n",
                   "from transformers import AutoModel\nm = AutoModel.from_pretrained(name, use_flash_attention_2=flash)\n",
+                  # Lightning's 'gpu' accelerator is MPS or CUDA, nothing else
+                  "import lightning as L\ntrainer = L.Trainer(accelerator='gpu', devices=1, max_epochs=3)  # NPU217\n",
                   "kwargs = {'attn_implementation': 'flash_attention_3'}\n",
                   # the default a caller leaving the setting out gets: a parameter, a config class's field
                   "class Actor:\n    def __init__(self, name, attn_implementation='flash_attention_2'):  # NPU217\n"
@@ -236,6 +239,7 @@ class CudaOnlyLibrary(_LibraryImport):
                       "from transformers import AutoModel\n"
                       "m = AutoModel.from_pretrained(name, attn_implementation='sdpa', use_flash_attention_2=False)\n",
                       "impl = 'flash_attention_2' if has_flash else 'eager'\n",
+                      "import lightning as L\ntrainer = L.Trainer(accelerator='auto', devices=1)\nacc = 'gpu'\n",
                       "def load(name, attn_implementation='sdpa', impl='flash_attention_2'):\n    pass\n",
                       "ATTN_IMPLEMENTATION = 'flash_attention_2'\n",
                       "@require_flash_attn\ndef test_fa2(self):\n    self.check(attn_implementation='flash_attention_2')\n",
