@@ -100,7 +100,8 @@ def used_as_tensor(function: ast.AST, name: str, store: dict, refers: Callable[[
 # Where a function's own code treats a name as a boolean mask: the mask of ``x.masked_fill(m, v)`` (and of
 # ``masked_fill_`` / ``masked_scatter`` / ``masked_select``: torch requires a bool tensor there), the condition of
 # ``torch.where(m, a, b)`` (also inverted there: ``masked_fill(~m, 0)``; ``~i`` alone is as often an integer's
-# reverse index, ``x[~i]``), a side of ``m & (x > 0)`` / ``m | (x > 0)`` (the other side a comparison).
+# reverse index), the index a subscript inverts (``y[~m]``: the selection the rules report already, so ``x[m]`` is
+# its complement), a side of ``m & (x > 0)`` / ``m | (x > 0)`` (the other side a comparison).
 _MASKED_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "masked_select"})
 _MASKED_FUNCTIONS = frozenset({"torch.masked_fill", "torch.masked_select", "torch.masked_scatter"})
 _MASKED_LAST = frozenset({"masked_fill", "masked_select", "masked_scatter", "where"})   # the callee's last name
@@ -144,6 +145,10 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
                     add(left)
                 if isinstance(left, ast.Compare):
                     add(right)
+        elif isinstance(node, ast.Subscript):   # ``x[~keep]`` (a mask's selection) beside ``y[keep]``
+            for index in (node.slice.elts if isinstance(node.slice, ast.Tuple) else (node.slice,)):
+                if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
+                    add(index)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
             if isinstance(node.right, ast.Compare):
                 add(node.left)
