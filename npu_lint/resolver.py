@@ -817,8 +817,10 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         function = binding.scope.node
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        return used_as_mask(function, binding.name, self._mask_usage,
-                            lambda node: self.binding(node, binding.scope) is binding,
+        def refers(node: ast.Name) -> bool:   # the use's binding, or one in another arm of its ``if`` chain
+            return self.binding(node, binding.scope) is binding or binding in self.scopes.lookup_reaching(
+                node.id, binding.scope, (node.lineno, node.col_offset))   # (``if c: k = f()`` / ``else: k = g()``)
+        return used_as_mask(function, binding.name, self._mask_usage, refers,
                             lambda func: self.qualname(func, binding.scope), self.source)
 
     def _scalar_arithmetic(self, node: ast.BinOp, scope: Scope, depth: int) -> bool:

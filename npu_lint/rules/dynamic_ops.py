@@ -275,7 +275,11 @@ class DataDependentShapeOp(Rule):
                       "import torch\nfrom torch_npu import npu_nms_with_mask\ndef post(b):\n    return npu_nms_with_mask(b, 0.5)\n",
                       "import torch\nclass P:\n    def run(self, b):\n        return self.nms_thresh(b)\n",
                       # a keep mask over every box: a fixed shape
-                      "import torch\nclass R:\n    def boxes(self, c, s):\n        return c[:, 0] * self._nms_mask(c, s)\n")
+                      "import torch\nclass R:\n    def boxes(self, c, s):\n        return c[:, 0] * self._nms_mask(c, s)\n",
+                      # an NMS attached to an exported graph, put in the model: no tensor selected here
+                      "import torch\nfrom mylib.onnx import attach_onnx_nms\ndef export(path):\n"
+                      "    attach_onnx_nms(onnx_model_path=path, output_onnx_model_path=path)\n",
+                      "import torch\ndef build(model):\n    model.add_nms(conf=0.25)\n    return model\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if host_work(node.node if isinstance(node, ApiRef) else node, ctx):
@@ -709,7 +713,14 @@ class BooleanMaskIndexing(Rule):
                   "    remove = F.pad(remove, (1, -1), value=False)\n    s[remove] = float('-inf')\n    return s\n",
                   "import torch\ndef filt(v, keep):\n    k = keep > 0\n    return v[torch.as_tensor(k, device=v.device)]\n",
                   "import torch\ndef f(x, m):\n    return x[m.to(torch.bool)]\n",
-                  "import torch\ndef f(x, m):\n    x[m.bool()] = 0\n    return x\n")
+                  "import torch\ndef f(x, m):\n    x[m.bool()] = 0\n    return x\n",
+                  # two names combined to select (``torch.where(a & b)``) are masks, in every arm that binds them
+                  "import torch\ndef mine(self, mat, a, b, c):\n    if c:\n        (pd, pi), pk = self.pos(mat, a)\n"
+                  "        nk = self.neg(mat, b)\n    else:\n        (pd, pi), pk = self.pos(mat, b)\n"
+                  "        nk = self.neg(mat, a)\n    if c > 1:\n        return torch.where(pk & nk)\n"
+                  "    return pd[pk], pi[nk]\n")
+    must_not_fire += (  # an index combined with a constant: bits of an integer
+                      "import torch\ndef f(x, y, i):\n    return x[i & 1] + y[i]\n",)
     must_not_fire += (  # a numpy array compared with a numpy number stays a numpy mask; ``~i`` outside an index
                       "import numpy as np\nimport torch\ndef f(a):\n    t = np.radians(20)\n    b = np.asarray(a)\n"
                       "    return b[b > t]\n",

@@ -24,12 +24,19 @@ _NMS = re.compile(r"(?:[a-z0-9]+_)*(?:soft|fast|matrix|cluster)?nms(?:_?[a-z0-9]
 _FIXED = re.compile(r"static|pad|mask|iou|thresh|cfg|config|type|kwargs|args")
 
 
+# Names that act on an NMS rather than run one: ``attach_onnx_nms`` (edits an exported graph), ``add_nms`` (puts
+# an NMS module in the model), ``get_nms`` / ``build_nms`` (return one).
+_NOT_RUNNING = frozenset({"attach", "add", "build", "get", "make", "create", "export", "set", "init", "register",
+                          "enable", "disable", "configure", "load", "is", "has", "onnx", "trt", "tensorrt", "graph"})
+
+
 def nms_name(name: Optional[str]) -> bool:
     """``name`` (a qualified name or an attribute) names a non-maximum suppression of data-dependent output."""
     if not name:
         return False
     last = name.rsplit(".", 1)[-1].lstrip("_").lower()
-    return bool(_NMS.fullmatch(last)) and not _FIXED.search(last) and not rooted(name, ("torch_npu", "numpy", "np"))
+    return bool(_NMS.fullmatch(last)) and not _FIXED.search(last) and not _NOT_RUNNING.intersection(last.split("_")) \
+        and not rooted(name, ("torch_npu", "numpy", "np"))
 
 
 def nms_call(call: ast.Call, name: Optional[str], ctx: FileContext,
