@@ -817,6 +817,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         function = binding.scope.node
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
+
         def refers(node: ast.Name) -> bool:   # the use's binding, or one in another arm of its ``if`` chain
             return self.binding(node, binding.scope) is binding or binding in self.scopes.lookup_reaching(
                 node.id, binding.scope, (node.lineno, node.col_offset))   # (``if c: k = f()`` / ``else: k = g()``)

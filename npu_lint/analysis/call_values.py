@@ -116,7 +116,8 @@ class CallValues:
             if method is not None and method[0].name == func.attr:   # ``self.build_optimizer()``: the class's own
                 return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
             if (func.attr in ("to", "type") and (receiver is None or receiver[0] in K.TENSORS)) \
-                    or func.attr in _NEW_FACTORIES:   # (numpy and pandas have no ``.to``: ``m.to(torch.bool)``)   # ``x.new_zeros(n, dtype=torch.bool)``: a tensor's method only
+                    or func.attr in _NEW_FACTORIES:   # ``x.new_zeros(n, dtype=torch.bool)``: a tensor's method only;
+                #                                         numpy and pandas have no ``.to``: ``m.to(torch.bool)`` too
                 dtype = _dtype_argument(node, self, scope)
                 if dtype == "torch.bool":
                     return K.MASK, None

@@ -113,8 +113,9 @@ class DataDependentShapeOp(Rule):
         ``dim_size``, torch_cluster's and PyG's ``radius`` / ``radius_graph``, ``consecutive_cluster``,
         ``pool_pos``, ``remove_self_loops``). Any other non-maximum suppression too, by the operation its name says
         it runs (``batched_soft_nms`` of the project, monai's ``batched_nms``, ``self.nms(...)``,
-        ``non_max_suppression``): not torch_npu's padded NMS, a ``*_static`` / ``*_padded`` variant, a call on numpy
-        data, or a helper of the file that runs no torch operator (a numpy NMS). A call of a name chosen among several such ops (``nms_func =
+        ``non_max_suppression``): not torch_npu's padded NMS, a ``*_static`` / ``*_padded`` / ``*_mask`` variant,
+        TensorRT's ``efficient_nms`` (padded to ``keep_top_k``), a name acting on an NMS (``attach_onnx_nms``,
+        ``add_nms``), a call on numpy data, or a helper of the file that runs no torch operator (a numpy NMS). A call of a name chosen among several such ops (``nms_func =
         nms_bev`` in one arm, ``nms_normal_bev`` in the other; ``batched_nms if per_class else nms``) is one
         finding where it is called, when every candidate is one. Method calls are
         matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors. Also a
@@ -279,7 +280,10 @@ class DataDependentShapeOp(Rule):
                       # an NMS attached to an exported graph, put in the model: no tensor selected here
                       "import torch\nfrom mylib.onnx import attach_onnx_nms\ndef export(path):\n"
                       "    attach_onnx_nms(onnx_model_path=path, output_onnx_model_path=path)\n",
-                      "import torch\ndef build(model):\n    model.add_nms(conf=0.25)\n    return model\n")
+                      "import torch\ndef build(model):\n    model.add_nms(conf=0.25)\n    return model\n",
+                      # TensorRT's EfficientNMS plugin pads its output to keep_top_k
+                      "import torch\nfrom mmyolo.deploy.models.layers import efficient_nms\ndef post(b, s):\n"
+                      "    return efficient_nms(b, s, 100, 0.5, 0.05, 1000, 100)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if host_work(node.node if isinstance(node, ApiRef) else node, ctx):

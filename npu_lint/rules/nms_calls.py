@@ -20,8 +20,9 @@ from npu_lint.host_arrays import is_host_array
 # dropped (``self._nms``).
 _NMS = re.compile(r"(?:[a-z0-9]+_)*(?:soft|fast|matrix|cluster)?nms(?:_?[a-z0-9]+)*"
                   r"|(?:[a-z0-9]+_)*non_max(?:imum)?_suppression(?:_[a-z0-9]+)*")
-# Variants with a fixed-size output (padded to a maximum, a keep mask over every box: ``_nms_mask``) or no NMS at all.
-_FIXED = re.compile(r"static|pad|mask|iou|thresh|cfg|config|type|kwargs|args")
+# Variants with a fixed-size output (padded to a maximum, a keep mask over every box: ``_nms_mask``; TensorRT's
+# ``EfficientNMS`` plugin pads to ``keep_top_k``: mmyolo's ``efficient_nms``) or no NMS at all.
+_FIXED = re.compile(r"static|pad|mask|efficient|iou|thresh|cfg|config|type|kwargs|args")
 
 
 # Names that act on an NMS rather than run one: ``attach_onnx_nms`` (edits an exported graph), ``add_nms`` (puts
