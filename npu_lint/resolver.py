@@ -350,7 +350,11 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 return None   # ``x == None``: a tensor gives Python's ``False`` (no element is read), not a mask
             operands = [self.value_of(o, scope, depth + 1) for o in (node.left, *node.comparators)]
             if any(v is not None and v[0] == K.HOST for v in operands):
-                return K.HOST, None
+                if any(v == (K.HOST, K.CPU_TENSOR) for v in operands) \
+                        or not any(v is not None and v[0] in K.TENSORS for v in operands):
+                    return K.HOST, None   # (``angles > self.angle``, ``self.angle = np.radians(a)``: a tensor
+                return K.MASK, None       # beside a numpy number is compared by torch: a mask; beside a CPU
+                #                           tensor it is on the CPU too)
             if all(scalar(o, v) or (isinstance(o, ast.BinOp) and self._scalar_arithmetic(o, scope, depth + 1))
                    for o, v in zip((node.left, *node.comparators), operands)):
                 return None   # ``n == 0`` with ``n: int``: a Python bool (``x > t`` with ``t: float`` stays a mask)
@@ -420,7 +424,11 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 value = self._element(binding.value, scope, binding.path, depth)
                 if self._moved_after(binding, value):
                     return (K.HOST, K.CPU_TENSOR)
-                return value if value is not None else self._declared(binding)
+                if value is None:
+                    value = self._declared(binding)
+                if value is None and self._used_as_mask(binding):
+                    return K.MASK, None   # ``(d, i), keep = self.pick(m)``, then ``x[~keep]`` in its own body
+                return value
             value = self.value_of(binding.value, scope, depth)
             if value is None and isinstance(binding.node, ast.AnnAssign):   # ``opt: Optimizer = build(...)``
                 return self.annotation_value(binding.node.annotation, scope)
@@ -809,8 +817,11 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         function = binding.scope.node
         if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return False
-        return used_as_mask(function, binding.name, self._mask_usage,
-                            lambda node: self.binding(node, binding.scope) is binding,
+
+        def refers(node: ast.Name) -> bool:   # the use's binding, or one in another arm of its ``if`` chain
+            return self.binding(node, binding.scope) is binding or binding in self.scopes.lookup_reaching(
+                node.id, binding.scope, (node.lineno, node.col_offset))   # (``if c: k = f()`` / ``else: k = g()``)
+        return used_as_mask(function, binding.name, self._mask_usage, refers,
                             lambda func: self.qualname(func, binding.scope), self.source)
 
     def _scalar_arithmetic(self, node: ast.BinOp, scope: Scope, depth: int) -> bool:

@@ -18,6 +18,9 @@ from npu_lint.analysis.scopes import CLASS, DEF, LOOP, PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import TRUNCATED
 
 _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
+_CONVERTERS = frozenset({"torch.as_tensor", "torch.tensor", "torch.asarray"})   # a tensor made from a value
+_MASK_KEEPING = frozenset({"torch.nn.functional.pad", "torch.squeeze", "torch.unsqueeze", "torch.flatten",
+                           "torch.reshape", "torch.transpose", "torch.permute", "torch.logical_not"})
 _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 
 
@@ -67,6 +70,12 @@ class CallValues:
                 return K.MASK, None   # ``masks.append(fg_mask)`` per image, then ``torch.cat(masks)``: a mask
             if name == "torch.load" and _loads_to_cpu(node):
                 return K.HOST, None   # ``torch.load(path, map_location="cpu")``: what it holds stays on the host
+            if name in _MASK_KEEPING and node.args and self.value_of(node.args[0], scope, depth) == (K.MASK, None) \
+                    and _dtype_argument(node, self, scope) in (None, "torch.bool"):
+                return K.MASK, None   # ``F.pad(remove, (1, -1), value=False)`` of a mask is a mask
+            if name in _CONVERTERS and node.args and _dtype_argument(node, self, scope) in (None, "torch.bool") \
+                    and self.value_of(node.args[0], scope, depth) == (K.MASK, None):
+                return K.MASK, None   # ``torch.as_tensor(keep, device=v.device)`` of a mask is that mask
             value = K.of_call(name)
             if value == (K.TENSOR, None) and self._host_operands(node, name, scope, depth):
                 return K.HOST, K.CPU_TENSOR   # ``torch.cat([a.cpu(), b.cpu()])``: a CPU op on host tensors
@@ -106,8 +115,9 @@ class CallValues:
             method = self.callee(node, scope) if isinstance(func.value, ast.Name) else None
             if method is not None and method[0].name == func.attr:   # ``self.build_optimizer()``: the class's own
                 return K.join([self.returns(method[0])] + self._overrides(method[0]))   # method, or a subclass's
-            if (receiver is not None and receiver[0] in K.TENSORS and func.attr in ("to", "type")) \
-                    or func.attr in _NEW_FACTORIES:   # ``x.new_zeros(n, dtype=torch.bool)``: a tensor's method only
+            if (func.attr in ("to", "type") and (receiver is None or receiver[0] in K.TENSORS)) \
+                    or func.attr in _NEW_FACTORIES:   # ``x.new_zeros(n, dtype=torch.bool)``: a tensor's method only;
+                #                                         numpy and pandas have no ``.to``: ``m.to(torch.bool)`` too
                 dtype = _dtype_argument(node, self, scope)
                 if dtype == "torch.bool":
                     return K.MASK, None

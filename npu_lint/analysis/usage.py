@@ -100,12 +100,17 @@ def used_as_tensor(function: ast.AST, name: str, store: dict, refers: Callable[[
 # Where a function's own code treats a name as a boolean mask: the mask of ``x.masked_fill(m, v)`` (and of
 # ``masked_fill_`` / ``masked_scatter`` / ``masked_select``: torch requires a bool tensor there), the condition of
 # ``torch.where(m, a, b)`` (also inverted there: ``masked_fill(~m, 0)``; ``~i`` alone is as often an integer's
-# reverse index, ``x[~i]``), a side of ``m & (x > 0)`` / ``m | (x > 0)`` (the other side a comparison).
+# reverse index), the index a subscript inverts (``y[~m]``: the selection the rules report already, so ``x[m]`` is
+# its complement), a side of ``m & (x > 0)`` / ``m | (x > 0)`` (the other side a comparison), each name of a ``&`` /
+# ``|`` combination that selects (``x[a & b]``, ``torch.where(a & b)``, ``(a | b).nonzero()``).
 _MASKED_METHODS = frozenset({"masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_", "masked_select"})
 _MASKED_FUNCTIONS = frozenset({"torch.masked_fill", "torch.masked_select", "torch.masked_scatter"})
 _MASKED_LAST = frozenset({"masked_fill", "masked_select", "masked_scatter", "where"})   # the callee's last name
 # ``torch.logical_and(m, x > 0)`` (``logical_or``, ``logical_xor``): a side beside a comparison, as with ``&`` / ``|``.
 _LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor"})
+# Selections by a condition: one-argument ``torch.where``, ``nonzero``, ``argwhere``.
+_SELECTING = frozenset({"where", "nonzero", "argwhere"})
+_SELECTING_FUNCTIONS = frozenset({"torch.where", "torch.nonzero", "torch.argwhere"})
 _LOGICAL_FUNCTIONS = frozenset("torch." + name for name in _LOGICAL)
 
 
@@ -120,6 +125,18 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
         if isinstance(node, ast.Name):
             found.setdefault(node.id, []).append(node)
 
+    def sides(node: ast.AST) -> list[ast.AST]:
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
+            return sides(node.left) + sides(node.right)
+        return [node]
+
+    def combined(node: ast.AST) -> None:   # ``torch.where(keep_a & keep_b)``: selecting by a combination of names,
+        if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):   # each a mask (not
+            found = sides(node)                                                              # ``x[i & 1]``: bits)
+            if not any(isinstance(side, ast.Constant) for side in found):
+                for side in found:
+                    add(side)
+
     stack: list[ast.AST] = list(body_of(function))
     while stack:
         node = stack.pop()
@@ -128,6 +145,12 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
         if isinstance(node, ast.Call):
             func = node.func
             keyword = next((kw.value for kw in node.keywords if kw.arg in ("mask", "condition")), None)
+            if isinstance(func, ast.Attribute) and func.attr in _SELECTING and not node.args:
+                combined(func.value)   # ``(a & b).nonzero()``
+            elif len(node.args) == 1 and not node.keywords and isinstance(node.args[0], ast.BinOp) \
+                    and (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in _SELECTING \
+                    and qualname(func) in _SELECTING_FUNCTIONS:
+                combined(node.args[0])   # ``torch.where(a & b)``, ``torch.nonzero(a | b)``
             if isinstance(func, ast.Attribute) and func.attr in _MASKED_METHODS:
                 add(node.args[0] if node.args else keyword)
             elif (func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", None)) in _MASKED_LAST \
@@ -144,6 +167,11 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
                     add(left)
                 if isinstance(left, ast.Compare):
                     add(right)
+        elif isinstance(node, ast.Subscript):   # ``x[~keep]`` (a mask's selection) beside ``y[keep]``
+            for index in (node.slice.elts if isinstance(node.slice, ast.Tuple) else (node.slice,)):
+                if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
+                    add(index)
+                combined(index)   # ``x[a & b]``
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
             if isinstance(node.right, ast.Compare):
                 add(node.left)

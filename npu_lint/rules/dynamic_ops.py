@@ -12,7 +12,7 @@ from typing import Optional
 from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.setup_time import converts_inputs, runs_at_setup
-from npu_lint.analysis.kinds import BATCH, MASK, TENSOR
+from npu_lint.analysis.kinds import BATCH, MASK, TENSOR, TENSOR_ONLY_MASK_METHODS
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
@@ -27,6 +27,7 @@ from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask
 from npu_lint.rules.branch_arms import for_message
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.mask_values import mask_position
+from npu_lint.rules.nms_calls import nms_call
 
 FAMILY = "dynamic-shape"
 # Calls that build a tensor from a Python list (of positions, for NPU401's host-side nonzero).
@@ -61,7 +62,7 @@ _DEVICE_WORK = (
 
 
 
-def fill_receiver(node: ast.Subscript, written: ast.AST, ctx: FileContext) -> bool:
+def fill_receiver(node: ast.Subscript, written: ast.AST, ctx: FileContext, mask: Optional[ast.AST] = None) -> bool:
     """The value a fill through a mask writes (``x[mask] = 0``) is a device tensor as far as the model can tell: a
     tensor it knows, or a value of no kind it can tell (a parameter, what a helper returns) that is no evident host
     array, in a function that runs torch's operators (``certainty = certainty.clone()`` then ``certainty[certainty >
@@ -72,7 +73,20 @@ def fill_receiver(node: ast.Subscript, written: ast.AST, ctx: FileContext) -> bo
     if resolver.value_of(receiver) is not None or resolver.value_of(written) is not None \
             or is_host_array(receiver, ctx, receiver):
         return False
-    return _runs_torch(ctx.enclosing(node, FUNCTION_TYPES), ctx)
+    return _runs_torch(ctx.enclosing(node, FUNCTION_TYPES), ctx) or (mask is not None and _torch_mask(mask, ctx))
+
+
+def _torch_mask(mask: ast.AST, ctx: FileContext) -> bool:
+    """``m.bool()``, ``torch.isnan(x)``, ``m.to(torch.bool)``: a mask only torch makes (numpy's arrays have no such
+    method), so what it indexes is a tensor too."""
+    while isinstance(mask, ast.UnaryOp):
+        mask = mask.operand
+    if not isinstance(mask, ast.Call):
+        return False
+    name = ctx.resolver.qualname(mask.func)
+    if name is not None:
+        return rooted(name, ("torch",))
+    return isinstance(mask.func, ast.Attribute) and mask.func.attr in TENSOR_ONLY_MASK_METHODS | {"to", "type"}
 
 
 def _runs_torch(function: Optional[ast.AST], ctx: FileContext) -> bool:
@@ -97,7 +111,11 @@ class DataDependentShapeOp(Rule):
         NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``, which also lists the
         same kinds of op in common libraries: mmcv's 2D and 3D NMS, torch_scatter's and PyG's ``scatter`` without
         ``dim_size``, torch_cluster's and PyG's ``radius`` / ``radius_graph``, ``consecutive_cluster``,
-        ``pool_pos``, ``remove_self_loops``). A call of a name chosen among several such ops (``nms_func =
+        ``pool_pos``, ``remove_self_loops``). Any other non-maximum suppression too, by the operation its name says
+        it runs (``batched_soft_nms`` of the project, monai's ``batched_nms``, ``self.nms(...)``,
+        ``non_max_suppression``): not torch_npu's padded NMS, a ``*_static`` / ``*_padded`` / ``*_mask`` variant,
+        TensorRT's ``efficient_nms`` (padded to ``keep_top_k``), a name acting on an NMS (``attach_onnx_nms``,
+        ``add_nms``), a call on numpy data, or a helper of the file that runs no torch operator (a numpy NMS). A call of a name chosen among several such ops (``nms_func =
         nms_bev`` in one arm, ``nms_normal_bev`` in the other; ``batched_nms if per_class else nms``) is one
         finding where it is called, when every candidate is one. Method calls are
         matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors. Also a
@@ -135,7 +153,7 @@ class DataDependentShapeOp(Rule):
     node_types = (ApiRef, ast.Call)
     triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
                 "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()", "scatter",
-                "radius", "consecutive_cluster", "pool_pos", "self_loops")
+                "radius", "consecutive_cluster", "pool_pos", "self_loops", "suppression")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = (
                  *_DEVICE_WORK,
@@ -241,6 +259,32 @@ class DataDependentShapeOp(Rule):
                   "    return torch.repeat_interleave(ids, lens)\n",
                   "import torch\ndef classes(labels: torch.Tensor):\n    return torch.tensor(labels.tolist()).unique()\n")
 
+    must_fire += (  # session 20 (dataops20): an NMS the rule table does not list -- another module's or library's,
+                    # the file's own loop of torch ops, a method of the model
+                  "import torch\nfrom effdet.soft_nms import batched_soft_nms\ndef post(b, s, c):\n"
+                  "    return batched_soft_nms(b, s, c, 0.5)\n",
+                  "import torch\ndef torch_nms(boxes, scores, thr):\n    order = scores.argsort(descending=True)\n"
+                  "    keep = []\n    while order.numel() > 0:\n        keep.append(order[0])\n        order = order[1:]\n"
+                  "    return torch.stack(keep)\ndef post(b, s):\n    return torch_nms(b, s, 0.5)\n",
+                  "import torch\nclass Post(torch.nn.Module):\n    def forward(self, boxes, scores):\n"
+                  "        return self.non_max_suppression(boxes, scores)\n")
+    must_not_fire += (  # a numpy NMS of the file, numpy boxes, torch_npu's padded NMS, a threshold named after NMS
+                      "import numpy as np\nimport torch\ndef py_cpu_nms(dets, thresh):\n    order = np.argsort(dets[:, 4])\n"
+                      "    keep = []\n    while order.size > 0:\n        keep.append(order[0])\n        order = order[1:]\n"
+                      "    return keep\ndef post(dets):\n    return py_cpu_nms(dets, 0.5)\n",
+                      "import numpy as np\nimport torch\nfrom mylib import nms\ndef post(b):\n    return nms(np.asarray(b), 0.5)\n",
+                      "import torch\nfrom torch_npu import npu_nms_with_mask\ndef post(b):\n    return npu_nms_with_mask(b, 0.5)\n",
+                      "import torch\nclass P:\n    def run(self, b):\n        return self.nms_thresh(b)\n",
+                      # a keep mask over every box: a fixed shape
+                      "import torch\nclass R:\n    def boxes(self, c, s):\n        return c[:, 0] * self._nms_mask(c, s)\n",
+                      # an NMS attached to an exported graph, put in the model: no tensor selected here
+                      "import torch\nfrom mylib.onnx import attach_onnx_nms\ndef export(path):\n"
+                      "    attach_onnx_nms(onnx_model_path=path, output_onnx_model_path=path)\n",
+                      "import torch\ndef build(model):\n    model.add_nms(conf=0.25)\n    return model\n",
+                      # TensorRT's EfficientNMS plugin pads its output to keep_top_k
+                      "import torch\nfrom mmyolo.deploy.models.layers import efficient_nms\ndef post(b, s):\n"
+                      "    return efficient_nms(b, s, 100, 0.5, 0.05, 1000, 100)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if host_work(node.node if isinstance(node, ApiRef) else node, ctx):
             return   # a dataset's per-sample work, a collate function's batch building: on the host
@@ -259,6 +303,8 @@ class DataDependentShapeOp(Rule):
                 self._host_nonzero(call, node.qualname, ctx)
                 return
             row = dynamic_row(node.qualname)
+            if row is None and call is not None and nms_call(call, node.qualname, ctx, _runs_torch):
+                row = _nms_row()   # another library's or module's NMS (``from effdet.soft_nms import batched_soft_nms``)
             if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False) \
                     or (call.args and is_host_array(call.args[0], ctx, call)) \
                     or fixed_output(node.qualname, call, ctx) \
@@ -279,6 +325,9 @@ class DataDependentShapeOp(Rule):
             return
         api = "torch.Tensor." + func.attr
         row = dynamic_row(api)
+        if row is None and nms_call(node, func.attr, ctx, _runs_torch) and not is_host_array(func.value, ctx, node):
+            self._report(node, short_source(func, 40), _nms_row(), ctx)   # ``self.nms(boxes, scores)``, ``ops.soft_nms``
+            return
         if row is None or is_host_array(func.value, ctx, node) or not condition_holds(row["condition"], node, ctx, True) \
                 or configured_input(row["condition"], node, ctx, method=True):
             return
@@ -302,6 +351,10 @@ class DataDependentShapeOp(Rule):
             chain = wrapper_chain(definition, ctx, off=off)
             if chain and chain[-1] != MASK_SELECTION:   # a helper returning ``x[mask]`` is NPU402's
                 self._report(node, " → ".join(chain), dynamic_row(chain[-1]), ctx, wrapper_site(definition, ctx, off))
+                return
+        if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                and nms_call(node, definition.name, ctx, _runs_torch, definition):
+            self._report(node, short_source(node.func, 40), _nms_row(), ctx)   # the file's own NMS loop
 
     def _host_nonzero(self, call: ast.Call, api: str, ctx: FileContext) -> None:
         """``torch.tensor(keep)`` where ``keep`` lists the positions a Python loop chose by tensor values."""
@@ -335,14 +388,24 @@ class DataDependentShapeOp(Rule):
 _OWN_SITES = frozenset({"NPU401", "NPU402"})
 
 
+def _nms_row() -> dict[str, str]:
+    """The rule table's row of an NMS (torchvision's), told as what any NMS does."""
+    row = dict(dynamic_row("torchvision.ops.nms") or {})
+    row["construct"] = "a non-maximum suppression keeps as many boxes as the scores and overlaps let through"
+    return row
+
+
 class BooleanMaskIndexing(Rule):
     """Reading a tensor through a boolean mask: ``x[mask]``, ``x[x > 0]``, ``boxes[keep, :]``.
 
     What it does:
         Flags subscripts read (or updated in place: ``x[mask] += v``) with a boolean index: a comparison, a combination of masks
-        (``~``, ``&``, ``|``), ``torch.isnan(x)`` or ``m.bool()``, or a name bound to one of these, in files
-        that use torch; also a name the function itself uses as a mask (``masked_fill(m, v)``, the condition of
-        a three-argument ``torch.where``, beside a comparison in ``&``, ``|`` or ``torch.logical_and``), and a mask
+        (``~``, ``&``, ``|``), ``torch.isnan(x)`` or ``m.bool()`` (``m.to(torch.bool)``: numpy has no ``.to``), or a
+        name bound to one of these, in files that use torch (a tensor compared with a numpy number, ``angles >
+        self.angle`` with ``self.angle = np.radians(a)``, is torch's mask; ``F.pad`` / ``torch.as_tensor`` of a mask
+        is one); also a name the function itself uses as a mask (``masked_fill(m, v)``, the condition of
+        a three-argument ``torch.where``, beside a comparison in ``&``, ``|`` or ``torch.logical_and``, inverted as
+        an index, ``l[~m]`` beside ``e[m]``, also when unpacked from what a method returns), and a mask
         kept in a dict under its key (``t = {"pos": labels > 0, ...}``; ``x[t["pos"]]``, also the dict a
         helper of the file returns, whole or in a returned tuple). Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
         bound to them, comparisons with strings; not a tensor moved to the host only in a fallback arm, ``if mode ==
@@ -639,6 +702,34 @@ class BooleanMaskIndexing(Rule):
                   "        labels = inputs.clone()\n        masked = torch.bernoulli(torch.full(labels.shape, 0.15)).bool()\n"
                   "        labels[~masked] = -100\n        return inputs, labels\n",)
 
+    must_fire += (  # session 20 (dataops20): a device tensor compared with a numpy number is a torch mask; a name the
+                    # function inverts as an index (``l[~m]``) is a mask in its other selections, also one unpacked
+                    # from a tuple a method returns
+                  "import numpy as np\nimport torch\nclass Miner:\n    def __init__(self, angle):\n"
+                  "        self.angle = np.radians(angle)\n    def mine(self, x, a_idx):\n"
+                  "        angles = torch.atan(x)\n        keep = angles > self.angle\n        return a_idx[keep]\n",
+                  "import torch\ndef split(e, l, enqueue_mask):\n    return e[enqueue_mask], l[~enqueue_mask]\n",
+                  "import torch\ndef pick(self, x, m):\n    (d, i), keep = self.rows(m)\n    return x[keep], d[~keep]\n",
+                  # a mask padded, converted or cast by torch keeps being one (numpy has no ``.to``); one made by a
+                  # torch-only method marks what it writes as a tensor
+                  "import torch\nimport torch.nn.functional as F\ndef top_p(logits, thres):\n"
+                  "    s, i = torch.sort(logits, descending=True)\n    remove = torch.cumsum(F.softmax(s, -1), -1) > thres\n"
+                  "    remove = F.pad(remove, (1, -1), value=False)\n    s[remove] = float('-inf')\n    return s\n",
+                  "import torch\ndef filt(v, keep):\n    k = keep > 0\n    return v[torch.as_tensor(k, device=v.device)]\n",
+                  "import torch\ndef f(x, m):\n    return x[m.to(torch.bool)]\n",
+                  "import torch\ndef f(x, m):\n    x[m.bool()] = 0\n    return x\n",
+                  # two names combined to select (``torch.where(a & b)``) are masks, in every arm that binds them
+                  "import torch\ndef mine(self, mat, a, b, c):\n    if c:\n        (pd, pi), pk = self.pos(mat, a)\n"
+                  "        nk = self.neg(mat, b)\n    else:\n        (pd, pi), pk = self.pos(mat, b)\n"
+                  "        nk = self.neg(mat, a)\n    if c > 1:\n        return torch.where(pk & nk)\n"
+                  "    return pd[pk], pi[nk]\n")
+    must_not_fire += (  # an index combined with a constant: bits of an integer
+                      "import torch\ndef f(x, y, i):\n    return x[i & 1] + y[i]\n",)
+    must_not_fire += (  # a numpy array compared with a numpy number stays a numpy mask; ``~i`` outside an index
+                      "import numpy as np\nimport torch\ndef f(a):\n    t = np.radians(20)\n    b = np.asarray(a)\n"
+                      "    return b[b > t]\n",
+                      "import torch\ndef pick(x: torch.Tensor, i):\n    return x[i] * (~i)\n")
+
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
             return
@@ -702,7 +793,7 @@ class BooleanMaskIndexing(Rule):
         written = node.value   # ``mask[:, :n][rand > p] = True``: a view of ``mask``, written through
         while isinstance(written, ast.Subscript):
             written = written.value
-        if not fill_receiver(node, written, ctx) or ctx.resolver.kind_of(mask) != MASK \
+        if not fill_receiver(node, written, ctx, mask) or ctx.resolver.kind_of(mask) != MASK \
                 or ctx.resolver.configured(mask) or not is_bool_index(mask, ctx) \
                 or host_array_evidence(node, mask, ctx) \
                 or (isinstance(written, ast.Name) and (ctx.resolver.moved_later(written)

@@ -80,7 +80,8 @@ class TensorValueInShape(ValueFlow):
         once, naming every size it reaches: it is the sync, and the line a fixed bound replaces (reviewers mark
         either line). The count of a data-dependent result whose op has its own NPU401 / NPU402 finding in the file
         is reported where it makes a new tensor with a torch factory (``torch.randperm(len(sel))``,
-        ``torch.arange(n0, n0 + len(kept))``) or bounds a slice of another tensor (``knn[i, :len(sel)]``); a
+        ``torch.arange(n0, n0 + len(kept))``), picks that many (``s.topk(min(k, len(idx)))``) or bounds a slice of
+        another tensor (``knn[i, :len(sel)]``); a
         tensor's method shaping by it (``x.expand(len(sel), 3)``, ``x.new_zeros(n, 4)``, ``x.repeat(1, n, 1)``)
         follows that one data-dependent shape, left to the op's finding.
         A tensor of data used as the size itself, without ``.item()``, is one too: ``range(coors[-1, 0] + 1)`` (a
@@ -605,6 +606,11 @@ class TensorValueInShape(ValueFlow):
                      # no evidence the list is a tensor: a distributed scatter takes a list of tensors
                      "import torch\nimport torch.distributed as dist\ndef share(t, chunks):\n    n = int(chunks[-1])\n"
                      "    dist.scatter(t, chunks)\n    return torch.zeros(n)\n")
+
+    must_fire += (  # session 20 (dataops20): k of a top-k taken from the count of a data-dependent result is a site of
+                    # its own (the reviewer's "topk with k computed from data"), beside the op that made the count
+                  "import torch\ndef select(scores, thr, k):\n    keep = scores > thr\n    s = scores[keep]\n"
+                  "    idx = torch.where(keep)[0]\n    n = min(k, idx.size(0))\n    return s.topk(n)\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
