@@ -21,6 +21,7 @@ from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.host_work import in_collator
 from npu_lint.rules.passed_sizes import passed_in
+from npu_lint.rules.sliced_loops import report_sliced_loop
 from npu_lint.rules.size_helpers import omitted_size, size_helper_call
 from npu_lint.rules.value_flow import ValueFlow, origin_text, shape_sink
 from npu_lint.rules.value_reports import report_flow, report_loop, report_read
@@ -128,7 +129,11 @@ class TensorValueInShape(ValueFlow):
         a function appends to a list (``sizes.append(int((batch == b).sum()))``, then ``torch.split(x, sizes)``),
         and a counter the data advances: ``count += 1`` in a ``while`` loop that runs on a tensor's value or until a
         tensor it shrinks by a data-dependent selection is empty, or under an ``if`` that tests a tensor's value
-        (``idxs_out[:count]`` of a soft NMS; a counter of a loop's items alone counts a length and is left alone).
+        (``idxs_out[:count]`` of a soft NMS; a counter of a loop's items alone counts a length and is left alone),
+        and a loop over a slice of a list cut by such a value whose body runs tensor operators (``for hist in
+        reversed(history[:seq_ends[i]]):``, a Viterbi backtrace). The sizes of ``repeat_interleave(x, k)`` (an int
+        ``k``; a tensor of repeats is NPU401's), ``multinomial(p, n)``, ``histc(x, bins)``, ``x.unfold(d, size, step)``
+        and the 1-d and 3-d adaptive pools are sizes too.
     Why it matters on NPU:
         Reading a value is a host-device sync, and a shape built from it changes with the data: each new
         shape compiles the NPU operators again, so the step time follows the data instead of staying flat.
@@ -417,7 +422,17 @@ class TensorValueInShape(ValueFlow):
         "        sizes.append(int((batch == b).sum()))\n    return torch.split(x, sizes)\n",
         # a position made from a setting, then advanced in place by the data in the generation loop
         "import torch\ndef gen(model, tok, n: int, limit: int):\n    pos = torch.tensor([n])\n    while True:\n"
-        "        k = min(4, (limit - pos - 1).item())\n        tok = model(tok)[:, :k]\n        pos.add_(len(tok))\n",)
+        "        k = min(4, (limit - pos - 1).item())\n        tok = model(tok)[:, :k]\n        pos.add_(len(tok))\n",
+        # counts that shape a result: repeat_interleave by an int, multinomial draws, a 1-d adaptive pool, unfold
+        "import torch\ndef rep(x, mask: torch.Tensor):\n    k = int(mask.sum())\n    return x.repeat_interleave(k, dim=0)\n",
+        "import torch\ndef draw(p, mask: torch.Tensor):\n    return torch.multinomial(p, int(mask.sum().item()))\n",
+        "import torch\nimport torch.nn.functional as F\ndef pool(x, lengths: torch.Tensor):\n"
+        "    return F.adaptive_avg_pool1d(x, lengths.max().item())\n",
+        # a loop over a list cut by a tensor's value (a Viterbi backtrace over one sample's steps)
+        "import torch\ndef backtrace(history, mask: torch.Tensor, score):\n    ends = mask.long().sum(dim=0) - 1\n"
+        "    out = []\n    for i in range(score.shape[0]):\n        best = [score[i].argmax().item()]\n"
+        "        for hist in reversed(history[:ends[i]]):\n            best.append(hist[i][best[-1]].item())\n"
+        "        out.append(best)\n    return out\n",)
     must_not_fire = (  # session 20 (values20): a counter of a loop's items (a length, no value of the data), a
                      # count kept under a test of host values, sizes appended from shapes, a constant element of a
                      # tensor the code only received (a setting the batch may repeat) or made from configuration
@@ -429,6 +444,8 @@ class TensorValueInShape(ValueFlow):
                      "        sizes.append(y.shape[0])\n    return torch.split(x, sizes)\n",
                      "import torch\ndef cut(x, prefix_len: torch.Tensor):\n    return x[:, :prefix_len[0]]\n",
                      "import torch\ndef grid(x):\n    sizes = torch.tensor([4, 8]) * 2\n    return torch.zeros(sizes[0])\n",
+                     "import torch\ndef names(mask: torch.Tensor):\n    n = int(mask.sum())\n    labels, out = ['a', 'b'], []\n"
+                     "    for name in labels[:n]:\n        out.append(name)\n    return out\n",
                      "import torch\ndef head(x, n: int):\n    pos = torch.tensor([n])\n    pos.requires_grad_(False)\n"
                      "    return x[:, :pos.item()]\n",
                      # a tensor of configuration (a buffer set when the module is built) passed as the size
@@ -663,6 +680,7 @@ class TensorValueInShape(ValueFlow):
             if ctx.uses_torch and not runs_at_setup(function, ctx.resolver) \
                     and not runs_per_sample(function, ctx.resolver):
                 report_loop(self, node, ctx)
+                report_sliced_loop(self, node, ctx)   # ``for h in reversed(history[:seq_ends[i]]):``
             return
         if isinstance(node, ast.While):
             if ctx.uses_torch:
