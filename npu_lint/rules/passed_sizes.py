@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 
 from npu_lint.analysis.flows import Flow
+from npu_lint.analysis.index_forms import passed_argument
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -20,11 +21,20 @@ def passed_in(node: ast.AST, args: list[ast.AST], origin: Flow, ctx: FileContext
     read = origin[1]
     if function is None or not hasattr(read, "lineno") or function.lineno <= read.lineno <= function.end_lineno:
         return False
-    scope = ctx.resolver.current
-    if not all(ctx.resolver.parameters_reaching(a, function, scope) for a in args
-               if ctx.resolver.flow_of(a, (origin[0],), scope) is not None):
+    resolver = ctx.resolver
+    scope = resolver.current
+    carried = [a for a in args if resolver.flow_of(a, (origin[0],), scope) is not None]
+    parameters = [p for a in carried for p in resolver.parameters_reaching(a, function, scope)]
+    if not carried or not parameters or not all(resolver.parameters_reaching(a, function, scope) for a in carried):
         return False
-    return any(_holds(at, read) for _, at, _ in ctx.resolver.call_sites(function))
+    for call, at, offset in resolver.call_sites(function):   # a call that hands the read over as it is
+        if not _holds(at, read):
+            continue
+        for parameter in parameters:
+            passed = passed_argument(call, function, parameter.node, offset)
+            if passed is not None and any(f[1] is read for f in resolver.flows(passed, at, sink=False)):
+                return True
+    return False
 
 
 def _holds(scope, read: ast.AST) -> bool:
