@@ -7,6 +7,7 @@ import ast
 from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.in_place import written_in_place
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Binding, Scope, enclosing_class
@@ -75,8 +76,9 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             if binding is None or binding.tag not in (VALUE, LOOP) or binding.path \
                     or not isinstance(binding.value, ast.AST):
                 return False   # ``for m in masks``: an element of a configuration tensor is configuration
-            if collective_written(binding, resolver):
-                return False   # ``dist.all_reduce(n, op=MAX)``: the other ranks' values now, not the code's
+            if collective_written(binding, resolver) or written_in_place(binding, resolver):
+                return False   # ``dist.all_reduce(n, op=MAX)``: the other ranks' values now, not the code's;
+                               # ``pos.add_(len(new))``: a value the run advances
             receiver, scope = binding.value, binding.scope
             continue
         if isinstance(receiver, ast.BinOp):   # ``torch.arange(1, depth + 1) * 2``: configuration with numbers

@@ -77,6 +77,9 @@ class Elements:
                 receiver = self.value_of(func.value, scope, depth)
                 if receiver is not None and receiver[0] in K.TENSORS and method in K.TENSOR_TUPLES:
                     return K.TENSOR, None
+                if method in ("unique", "unique_consecutive") and receiver is None and any(
+                        kw.arg in K.TENSOR_TUPLE_KEYWORDS for kw in value.keywords):
+                    return K.TENSOR, None   # ``_, counts = idx.unique_consecutive(return_counts=True)``
             elif name is not None and K.tensor_function(name) and method in K.TENSOR_TUPLES:
                 return K.TENSOR, None
             definition = self.definition(func, scope) if isinstance(func, ast.Name) else None

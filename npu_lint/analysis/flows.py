@@ -27,12 +27,15 @@ import ast
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.appended_values import appended_values
 from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum, longest_item
+from npu_lint.analysis.computed_tensors import computed_tensor
 from npu_lint.analysis.configuration import from_constants, numpy_made, passes_data
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
 from npu_lint.analysis.kept_reductions import kept_reduction
+from npu_lint.analysis.loop_counters import counting_test
 from npu_lint.analysis.range_bounds import range_count, range_element
 from npu_lint.analysis.scopes import (AUGMENT, DEF, LOOP, PARAM, STAR, VALUE, Binding, Scope)
 from npu_lint.analysis.summaries import IN_PROGRESS, MISSING, TRUNCATED, cycle_hit, memo, return_statements
@@ -169,6 +172,8 @@ class Flows:
                             and not from_constants(node.value, self, scope)) or (
                     constant_index(node.slice) and data_shaped(self, node.value, scope) is not None)):
                 found.insert(0, (ELEMENT, node))   # ``lengths[i]``; ``ts[-1]`` of ``ts = x[x > t]``
+            elif tensor and constant_index(node.slice) and computed_tensor(self, node.value, scope):
+                found.insert(0, (ELEMENT, node))   # ``num_repeats[0]`` of ``torch.ceil(c * inv).long()``: data
             elif tensor and constant_element(node.slice) and not from_constants(node.value, self, scope):
                 found.insert(0, (PICKED, node))    # ``coors[-1, 0]``: often metadata kept in a tensor (a shape)
             return _unique(found)
@@ -211,8 +216,11 @@ class Flows:
             found = self.flows(value, scope, sink=False)
             if not found and tag == VALUE and kept_reduction(self, value, scope):
                 return ((ZERO_D, value),)   # ``max_len = ilens.max()`` of a parameter: a 0-d tensor kept as a size
+            if not found and tag == AUGMENT and counting_test(self, binding) is not None:
+                return ((HOST, binding.node),)   # ``count += 1`` under ``if keep[i]:`` or in a loop the data ends
             if tag == VALUE and _builds_list(value):   # ``shape = list(x.shape); shape[dim] = n``: n is in it
-                stored = [f for v in self.stored_values(binding) for f in self.flows(v, scope, sink=False)]
+                stored = [f for v in self.stored_values(binding) + appended_values(self, binding)
+                          for f in self.flows(v, scope, sink=False)]   # ``sizes.append(int(n))`` too
                 return _unique(list(found) + stored) if stored else found
             return found
         if tag == LOOP:
@@ -412,10 +420,11 @@ class Flows:
             return BATCH_MAX, node
         if items_maximum(node) and not from_constants(node.args[0].elt, self, scope):
             return HOST, node   # ``max(ex["src_map"].max() for ex in batch)``: each comparison reads a tensor
-        if isinstance(func, ast.Name) and func.id in ("max", "min") and len(node.args) == 1 and not node.keywords \
+        if isinstance(func, ast.Name) and func.id in ("max", "min", "sum") and len(node.args) == 1 and not node.keywords \
                 and self.binding(func, scope) is None and self.kind_of_at(node.args[0], scope) in K.TENSORS \
                 and not from_constants(node.args[0], self, scope):
-            return ZERO_D, node   # ``max(lengths)`` of a tensor: its largest element, compared on the host
+            return ZERO_D, node   # ``max(lengths)`` of a tensor: its largest element, compared on the host (``sum``
+                                  # of a tensor's slice, ``sum(g.batch_num_nodes()[a:b])``: a 0-d tensor too)
         if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
             if from_constants(func.value, self, scope) or numpy_made(func.value, self, scope) \
                     or self.value_of(func.value, scope) in _PYTHON_VALUES:

@@ -68,7 +68,14 @@ NOT_TENSOR_METHODS = frozenset({
 TENSOR_TUPLES = frozenset({"chunk", "split", "unbind", "tensor_split", "sort", "topk", "max", "min", "kthvalue",
                            "mode", "median", "nanmedian", "cummax", "cummin", "meshgrid", "broadcast_tensors",
                            "unique", "where", "aminmax", "std_mean", "var_mean", "frexp", "lstsq", "slogdet",
-                           "qr", "svd", "eig", "eigh", "split_with_sizes", "hsplit", "vsplit", "dsplit"})
+                           "qr", "svd", "eig", "eigh", "split_with_sizes", "hsplit", "vsplit", "dsplit",
+                           "unique_consecutive"})
+# ``u, counts = x.unique(return_counts=True)``: only torch's ``unique`` methods take these keywords (numpy's is a
+# function, pandas' takes none), so the pieces are tensors whatever the receiver.
+TENSOR_TUPLE_KEYWORDS = frozenset({"return_counts", "return_inverse"})
+# Methods of a batched graph that give a tensor of per-graph counts whatever the receiver is known to be (DGL's
+# ``g.batch_num_nodes()`` / ``g.batch_num_edges()``: no tensor, numpy or Python type has them).
+GRAPH_COUNT_METHODS = frozenset({"batch_num_nodes", "batch_num_edges"})
 # Methods that keep a mask a mask (shape or placement only).
 MASK_KEEPING = frozenset({
     "clone", "to", "view", "reshape", "expand", "expand_as", "unsqueeze", "squeeze", "flatten", "permute",
@@ -283,7 +290,7 @@ def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
             return LIST, None
         if method in TENSOR_ONLY_MASK_METHODS:
             return MASK, None
-        return (TENSOR, None) if method in TENSOR_ONLY_METHODS else None
+        return (TENSOR, None) if method in TENSOR_ONLY_METHODS or method in GRAPH_COUNT_METHODS else None
     kind, cls = receiver
     if kind in TENSORS:
         if method.startswith("is_"):

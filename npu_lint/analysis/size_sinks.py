@@ -21,15 +21,23 @@ LEGACY_CONSTRUCTORS = frozenset({"torch." + name for name in (
     "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor")})
 FACTORIES = frozenset({"torch." + name for name in (
     "zeros", "ones", "empty", "full", "arange", "range", "randn", "rand", "randint", "randperm", "linspace",
-    "logspace", "eye", "tril_indices", "triu_indices", "reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile")}
+    "logspace", "eye", "tril_indices", "triu_indices", "reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile",
+    "repeat_interleave", "multinomial", "histc")}
     | LEGACY_CONSTRUCTORS)
-_FIRST_IS_INPUT = frozenset({"reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile"})
+# ``repeat_interleave(x, k)`` (an int count: a tensor of repeats is NPU401's), ``multinomial(p, n)`` (how many
+# draws), ``histc(x, bins)``, ``x.unfold(dim, size, step)``: their sizes shape the result too.
+_FIRST_IS_INPUT = frozenset({"reshape", "split", "narrow", "topk", "tensor_split", "chunk", "tile",
+                             "repeat_interleave", "multinomial", "histc"})
 SHAPE_METHODS = frozenset({"view", "reshape", "expand", "repeat", "narrow", "split", "tensor_split", "new_zeros",
-                           "new_ones", "new_empty", "new_full", "unflatten", "resize_", "tile", "topk", "chunk"})
-_FIRST_ONLY_METHODS = frozenset({"new_full", "topk", "split", "tensor_split", "chunk"})
+                           "new_ones", "new_empty", "new_full", "unflatten", "resize_", "tile", "topk", "chunk",
+                           "repeat_interleave", "multinomial", "unfold"})
+_FIRST_ONLY_METHODS = frozenset({"new_full", "topk", "split", "tensor_split", "chunk", "repeat_interleave",
+                                 "multinomial"})
 RESIZE = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample",
                     "torch.nn.functional.upsample_bilinear", "torch.nn.functional.upsample_nearest",
                     "torch.nn.functional.adaptive_avg_pool2d", "torch.nn.functional.adaptive_max_pool2d",
+                    "torch.nn.functional.adaptive_avg_pool1d", "torch.nn.functional.adaptive_max_pool1d",
+                    "torch.nn.functional.adaptive_avg_pool3d", "torch.nn.functional.adaptive_max_pool3d",
                     "torch.nn.functional.pad", "torch.nn.Upsample", "torchvision.transforms.functional.resize",
                     "torchvision.transforms.v2.functional.resize"})
 RESIZE_NAMES = frozenset(name.rsplit(".", 1)[-1] for name in RESIZE)

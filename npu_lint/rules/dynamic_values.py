@@ -20,6 +20,8 @@ from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.host_work import in_collator
+from npu_lint.rules.passed_sizes import passed_in
+from npu_lint.rules.sliced_loops import report_sliced_loop
 from npu_lint.rules.size_helpers import omitted_size, size_helper_call
 from npu_lint.rules.value_flow import ValueFlow, origin_text, shape_sink
 from npu_lint.rules.value_reports import report_flow, report_loop, report_read
@@ -114,10 +116,25 @@ class TensorValueInShape(ValueFlow):
         (``torch.max(torch.tensor(0), bins - 4)``) is the data's.
         One finding per size: a reshape (``.view()`` / ``.reshape()``) of a tensor whose making already took the
         read (``torch.full((n * k,), v)``, a call given ``k``) and a tensor shaped like one a data-dependent op
-        made (``x.new_ones(y.shape)``, as ``ones_like``) are no sizes of their own; the call of the file's helper
-        that sizes a tensor with the read it passes is left out where the helper's own size names that read; a
+        made (``x.new_ones(y.shape)``, as ``ones_like``) are no sizes of their own; a size inside the file's helper
+        that reaches it only through the helper's parameters from a read in its caller is left to the call that
+        passes the read (``t = pad_at_dim(t, (max_pad_len, 0))``: reported there, naming ``pad_at_dim(...) →
+        pad()``, the line a fixed bound replaces); a
         loop counted by a read (reported on its own line) whose body only builds a Python list (builtins, list
         methods, counters, numbers) runs no device operator per iteration and is left out.
+        Also an element picked by a constant from a tensor the code computed from other tensors' values (``reps =
+        torch.ceil(cutoff * inv_lengths).long()``, then ``torch.arange(1, reps[0] + 1)``; not one it only received
+        nor one made from configuration), the counts ``unique_consecutive`` or ``x.unique(return_counts=True)``
+        return unpacked (``_, n = ...``, then ``torch.arange(offset, offset + n[k])``), a batched graph's per-graph
+        counts ``g.batch_num_nodes()`` / ``g.batch_num_edges()`` (DGL) and ``sum()`` of a slice of them, the values
+        a function appends to a list (``sizes.append(int((batch == b).sum()))``, then ``torch.split(x, sizes)``),
+        and a counter the data advances: ``count += 1`` in a ``while`` loop that runs on a tensor's value or until a
+        tensor it shrinks by a data-dependent selection is empty, or under an ``if`` that tests a tensor's value
+        (``idxs_out[:count]`` of a soft NMS; a counter of a loop's items alone counts a length and is left alone),
+        and a loop over a slice of a list cut by such a value whose body runs tensor operators (``for hist in
+        reversed(history[:seq_ends[i]]):``, a Viterbi backtrace). The sizes of ``repeat_interleave(x, k)`` (an int
+        ``k``; a tensor of repeats is NPU401's), ``multinomial(p, n)``, ``histc(x, bins)``, ``x.unfold(d, size, step)``
+        and the 1-d and 3-d adaptive pools are sizes too.
     Why it matters on NPU:
         Reading a value is a host-device sync, and a shape built from it changes with the data: each new
         shape compiles the NPU operators again, so the step time follows the data instead of staying flat.
@@ -380,8 +397,59 @@ class TensorValueInShape(ValueFlow):
         # boxes copied to the host with ``.numpy()``: their values cut the crops, as ``.tolist()`` would
         "import torch\ndef crops(img, boxes):\n    b = boxes.int().cpu().numpy()\n    out = []\n"
         "    for k in range(b.shape[0]):\n        out.append(img[:, b[k, 1]:b[k, 3], b[k, 0]:b[k, 2]].mean())\n"
-        "    return out\n",)
-    must_not_fire = (  # a tensor of configuration (a buffer set when the module is built) passed as the size
+        "    return out\n",
+        # session 20 (values20): the counts ``unique_consecutive`` returns, unpacked, bound an arange per element
+        "import torch\ndef triples(idx_i):\n    _, n = torch.unique_consecutive(idx_i, return_counts=True)\n"
+        "    out, offset = [], 0\n    for k in range(n.shape[0]):\n"
+        "        out.append(torch.arange(offset, offset + n[k]))\n        offset += n[k]\n    return out\n",
+        # an element picked by a constant from a tensor the code computed (rounded distances): a value of the data
+        "import torch\ndef shifts(cell: torch.Tensor, cutoff: float):\n"
+        "    reps = torch.ceil(cutoff * torch.norm(cell.inverse().t(), dim=1)).long()\n"
+        "    return torch.arange(1, reps[0] + 1, device=cell.device)\n",
+        # a batched graph's per-graph node counts (DGL) bound the slices of the node features
+        "import torch\ndef split(g, feats):\n    start, out = 0, []\n    for i in range(3):\n"
+        "        end = start + g.batch_num_nodes()[i]\n        out.append(feats[start:end].sum(0))\n        start = end\n"
+        "    return torch.stack(out)\n",
+        "import torch\ndef nodes(g, feats, a, b):\n    n = sum(g.batch_num_nodes()[a:b])\n    return feats[:n]\n",
+        # a counter the data advances: a loop that runs until a tensor it shrinks by a mask is empty (a soft NMS),
+        # and a count kept under a test of a tensor's value
+        "import torch\ndef soft_nms(scores: torch.Tensor, thr: float):\n    out = torch.zeros(scores.numel())\n"
+        "    count: int = 0\n    while scores.numel() > 0:\n        out[count] = scores.max()\n        count += 1\n"
+        "        scores = scores[scores > thr]\n    return out[:count]\n",
+        "import torch\ndef kept(x, scores: torch.Tensor):\n    n = 0\n    for i in range(scores.shape[0]):\n"
+        "        if scores[i] > 0.5:\n            n += 1\n    return x[:n]\n",
+        # values read back appended to a list that then gives the sizes
+        "import torch\ndef per_graph(x, batch: torch.Tensor):\n    sizes = []\n    for b in range(4):\n"
+        "        sizes.append(int((batch == b).sum()))\n    return torch.split(x, sizes)\n",
+        # a position made from a setting, then advanced in place by the data in the generation loop
+        "import torch\ndef gen(model, tok, n: int, limit: int):\n    pos = torch.tensor([n])\n    while True:\n"
+        "        k = min(4, (limit - pos - 1).item())\n        tok = model(tok)[:, :k]\n        pos.add_(len(tok))\n",
+        # counts that shape a result: repeat_interleave by an int, multinomial draws, a 1-d adaptive pool, unfold
+        "import torch\ndef rep(x, mask: torch.Tensor):\n    k = int(mask.sum())\n    return x.repeat_interleave(k, dim=0)\n",
+        "import torch\ndef draw(p, mask: torch.Tensor):\n    return torch.multinomial(p, int(mask.sum().item()))\n",
+        "import torch\nimport torch.nn.functional as F\ndef pool(x, lengths: torch.Tensor):\n"
+        "    return F.adaptive_avg_pool1d(x, lengths.max().item())\n",
+        # a loop over a list cut by a tensor's value (a Viterbi backtrace over one sample's steps)
+        "import torch\ndef backtrace(history, mask: torch.Tensor, score):\n    ends = mask.long().sum(dim=0) - 1\n"
+        "    out = []\n    for i in range(score.shape[0]):\n        best = [score[i].argmax().item()]\n"
+        "        for hist in reversed(history[:ends[i]]):\n            best.append(hist[i][best[-1]].item())\n"
+        "        out.append(best)\n    return out\n",)
+    must_not_fire = (  # session 20 (values20): a counter of a loop's items (a length, no value of the data), a
+                     # count kept under a test of host values, sizes appended from shapes, a constant element of a
+                     # tensor the code only received (a setting the batch may repeat) or made from configuration
+                     "import torch\ndef count(x, items):\n    n = 0\n    for it in items:\n        n += 1\n"
+                     "    return x[:n]\n",
+                     "import torch\ndef count(x, xs: list):\n    n = 0\n    for i in range(10):\n"
+                     "        if xs[i] > 3:\n            n += 1\n    return x[:n]\n",
+                     "import torch\ndef pieces(x, ys):\n    sizes = []\n    for y in ys:\n"
+                     "        sizes.append(y.shape[0])\n    return torch.split(x, sizes)\n",
+                     "import torch\ndef cut(x, prefix_len: torch.Tensor):\n    return x[:, :prefix_len[0]]\n",
+                     "import torch\ndef grid(x):\n    sizes = torch.tensor([4, 8]) * 2\n    return torch.zeros(sizes[0])\n",
+                     "import torch\ndef names(mask: torch.Tensor):\n    n = int(mask.sum())\n    labels, out = ['a', 'b'], []\n"
+                     "    for name in labels[:n]:\n        out.append(name)\n    return out\n",
+                     "import torch\ndef head(x, n: int):\n    pos = torch.tensor([n])\n    pos.requires_grad_(False)\n"
+                     "    return x[:, :pos.item()]\n",
+                     # a tensor of configuration (a buffer set when the module is built) passed as the size
                      "import torch\nfrom torch_scatter import scatter\nclass Pool(torch.nn.Module):\n"
                      "    def __init__(self, n):\n        super().__init__()\n"
                      "        self.register_buffer('n', torch.tensor(n))\n"
@@ -618,6 +686,7 @@ class TensorValueInShape(ValueFlow):
             if ctx.uses_torch and not runs_at_setup(function, ctx.resolver) \
                     and not runs_per_sample(function, ctx.resolver):
                 report_loop(self, node, ctx)
+                report_sliced_loop(self, node, ctx)   # ``for h in reversed(history[:seq_ends[i]]):``
             return
         if isinstance(node, ast.While):
             if ctx.uses_torch:
@@ -640,11 +709,12 @@ class TensorValueInShape(ValueFlow):
             if at_helper is not None:
                 sink, origin = at_helper
                 report_read(self, node, sink, origin, ctx)
-                # the file's own helper: where its sizing is reported (naming this read), the call repeats it
-                ctx.report_repeat(node, self.message.format(sink=sink, origin=origin_text(origin),
-                                                            line=origin[1].lineno),
-                                  sink.rpartition(" → ")[2], callee[0] if callee is not None else None,
-                                  _SIZE_CODES, f"line {origin[1].lineno})")
+                text = self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno)
+                if callee is not None:   # the file's own helper: the call brings the read in (passed_sizes.py)
+                    ctx.report(node, text, sink.rpartition(" → ")[2])
+                else:
+                    ctx.report_repeat(node, text, sink.rpartition(" → ")[2], None, _SIZE_CODES,
+                                      f"line {origin[1].lineno})")
                 return
             left_out = omitted_size(node, ctx, callee)   # ``scatter(x, batch)``: the helper reads ``dim_size`` from the data
             if left_out is not None:
@@ -656,7 +726,8 @@ class TensorValueInShape(ValueFlow):
         args, sink = found
         origin = self._flow(args, node, ctx, (PICKED,) if sink == _LOOP_COUNT else ())   # ``range(coors[-1, 0] + 1)``
         if origin is not None:
-            report_flow(self, node, sink, origin, ctx, args)
+            if not passed_in(node, args, origin, ctx):   # a helper given the size: its call is reported
+                report_flow(self, node, sink, origin, ctx, args)
             return
         if sink == _LOOP_COUNT:
             return
@@ -682,7 +753,8 @@ class TensorValueInShape(ValueFlow):
             return
         origin = self._flow(bounds, node, ctx)
         if origin is not None:
-            report_flow(self, node, "a slice bound", origin, ctx, bounds)
+            if not passed_in(node, bounds, origin, ctx):
+                report_flow(self, node, "a slice bound", origin, ctx, bounds)
             return
         scope = ctx.resolver.current
         for bound in bounds:   # a tensor of data used as the bound itself, or the count an op wrote into a buffer

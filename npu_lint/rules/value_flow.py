@@ -17,6 +17,8 @@ FAMILY = "dynamic-shape"
 def origin_text(flow: Flow) -> str:
     """How a message names where a value comes from."""
     flavour, node = flow
+    if isinstance(node, ast.AugAssign):   # :mod:`npu_lint.analysis.loop_counters`
+        return short_source(node) + " (a counter that tests of the data advance)"
     if flavour == ZERO_D:
         return short_source(node) + " (a 0-d tensor)"
     if flavour in (ELEMENT, PICKED):

@@ -41,7 +41,7 @@ def report_read(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
     int(t.max())`` above ``torch.zeros(n)``): the read is the sync and the line a fixed bound replaces; the
     message names every size it reaches."""
     flavour, read = origin
-    if flavour == DATA_SIZE or (flavour == ELEMENT and not isinstance(read, ast.Subscript)) \
+    if flavour == DATA_SIZE or (flavour == ELEMENT and not isinstance(read, ast.Subscript)) or isinstance(read, ast.stmt) \
             or getattr(read, "lineno", None) in (None, node.lineno) or ctx.statement_of(read) is None \
             or ctx.statement_of(read) is ctx.statement_of(node):
         return
