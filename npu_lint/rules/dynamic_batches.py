@@ -6,7 +6,7 @@ from typing import Optional
 
 from npu_lint.analysis.defaults import default_constant, fixed_one, may_be_false, not_surely_true
 from npu_lint.analysis.library_classes import loader_class, loader_names, loader_parameters
-from npu_lint.analysis.loader_wrappers import forwards_loader
+from npu_lint.analysis.loader_wrappers import factory_keywords, forwards_loader
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import DEF, VALUE
 from npu_lint.bounded import unparse
@@ -55,7 +55,12 @@ class LoaderWithoutDropLast(Rule):
         helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
         of another module (the model knows it returns a loader) that pass ``drop_last`` themselves, judged with the
         call's keywords (``get_dataloader(ds, shuffle=True, drop_last=drop_last)`` forwarding them to a
-        ``DataLoader``). A loader is a training
+        ``DataLoader``), and calls of another module's function returning one ``DataLoader`` built from its own
+        parameters (the project index's ``loader_arguments``: ``build_dataloader(train_dset, args.batch_size)``
+        with ``def build_dataloader(dataset, batch_size=64, shuffle=True, drop_last=None)``), each parameter
+        taking what the call passes or its default, a ``drop_last`` defaulting to anything but ``True`` (or set
+        in the body only to a remainder test or constants, one of them false) keeping the tail; a factory
+        computing its own ``drop_last`` is judged inside it. A loader is a training
         loader when it shuffles, when its name, dataset or sampler says ``train`` (not a dataset's keyword set to
         ``False``: ``Bananas(is_train=False)``), or when a loop over it
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``, each loader of ``zip(src_dl, tgt_dl)`` or
@@ -778,6 +783,11 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
             if node.args:
                 positional.setdefault("dataset", node.args[0])
             return {**positional, **{kw.arg: kw.value for kw in node.keywords}}
+    if definition is None and ctx.project is not None and not any(kw.arg == "drop_last" for kw in node.keywords):
+        called = ctx.resolver.qualname(node.func)
+        arguments = ctx.project.loader_arguments(called, ctx.module) if called is not None else ()
+        if arguments:   # ``build_dataloader(val_dset, bs, shuffle=False)`` of another module: what the call passes
+            return factory_keywords(arguments, node)
     if (definition is None or _abstract(definition)) and any(kw.arg == "drop_last" for kw in node.keywords):
         # a loader factory of another module given ``drop_last`` itself forwards it (``get_dataloader(ds,
         # shuffle=True, drop_last=drop_last)`` whose ``DataLoader(ds, **kwargs)``): the call's keywords decide

@@ -84,7 +84,8 @@ class ShortLastEvalBatch(Rule):
         false (judged here, not as a training loader); a loader built only with its function's own ``**kwargs``
         (``return DataLoader(dataset=ds, **kwargs)`` in a factory method the file never calls: its callers'
         batch size, no ``drop_last`` by default) and one given extras the code does not build beside its own
-        ``batch_size=`` are judged as NPU406 reads them; keywords from a dict bound in ``if`` arms or merged with a caller's
+        ``batch_size=`` are judged as NPU406 reads them, and so are the calls of another module's loader
+        factory built from its own parameters (``build_dataloader(val_dset, bs, shuffle=False)``); keywords from a dict bound in ``if`` arms or merged with a caller's
         optional extras are read as NPU406 reads them. A ``**kwargs`` spread beside the call's own ``batch_size=`` and
         ``drop_last=`` cannot change them (nor add a ``batch_sampler``): those decide.
         (3) a ``DataLoader`` with such a batch size and no ``drop_last`` that the file never iterates but hands
