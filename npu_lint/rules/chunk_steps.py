@@ -77,7 +77,7 @@ def clipped_size(name: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub) and isinstance(value.left, ast.Name) \
             and isinstance(value.right, ast.Name):
         start = value.right.id
-        loop = _stepping_loop(value, start, ctx)
+        loop = stepping_loop(value, start, ctx)
         if loop is not None and clipped_to_stop(value.left, start, loop.iter.args[1], ctx):   # type: ignore
             return loop
         return None
@@ -85,7 +85,7 @@ def clipped_size(name: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
             and len(value.args) == 2 and not value.keywords:
         for step, rest in (value.args, value.args[::-1]):
             if isinstance(rest, ast.BinOp) and isinstance(rest.op, ast.Sub) and isinstance(rest.right, ast.Name):
-                loop = _stepping_loop(value, rest.right.id, ctx)
+                loop = stepping_loop(value, rest.right.id, ctx)
                 if loop is not None and not isinstance(rest.left, ast.Constant) \
                         and ast.unparse(rest.left) == ast.unparse(loop.iter.args[1]) \
                         and ast.unparse(step) == ast.unparse(loop.iter.args[2]):   # type: ignore[attr-defined]
@@ -93,7 +93,7 @@ def clipped_size(name: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     return None
 
 
-def _stepping_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
+def stepping_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
     """The ``for index in range(start, stop, step)`` loop around ``node``."""
     loop = ctx.enclosing(node, (ast.For, *_DEFS, ast.Lambda))
     while isinstance(loop, ast.For):

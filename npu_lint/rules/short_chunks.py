@@ -12,7 +12,7 @@ from npu_lint.rules.batch_lists import (library_batchers, library_batches, liste
                                         served_batches, sliced_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import bound_element, clip_bound, filled_chunk, rounded_up, scaled, scaled_end
-from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, clipped_to_stop, consumed, data_length, derived, fed_pieces, length_expr,
+from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, clipped_to_stop, consumed, stepping_loop, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
                                         permuted_length, tail_skipped, while_counter, whole_chunks)
 from npu_lint.rules.value_flow import FAMILY
@@ -299,6 +299,8 @@ class ShortLastChunk(Rule):
         So is a chunk whose end follows the loop's position and is clipped to the length of the data it cuts (``end =
         min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0, n_frames,
         bs)``: frames cut in batches; one finding per loop, none beside a ``min(total - i, bs)`` found in it).
+        So are the positions of each chunk made a tensor, ``torch.arange(start, min(start + size, total))`` in ``for
+        start in range(0, total, size)`` (a generator of index slices, ``total`` any value but a constant).
         The chunk's positions may be a ``range`` handed to the data (``dataset.select(range(i, min(len(dataset),
         i + bs)))``, ``Subset(ds, range(i, i + bs))``) when the loop gives what it takes to a model or makes it a
         tensor (a ``range`` walked item by item is no chunk).
@@ -341,7 +343,10 @@ class ShortLastChunk(Rule):
         return project.batcher_names()
 
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# a list of paths cut in batches, one clip loaded per path into a list joined into a tensor
+    must_fire = (# the positions of each chunk made a tensor, the end clipped to a total the caller sets
+                 "import torch\ndef slices(total, size, device):\n    for start in range(0, total, size):\n"
+                 "        yield torch.arange(start=start, end=min(start + size, total), device=device)\n",
+                 # a list of paths cut in batches, one clip loaded per path into a list joined into a tensor
                  "import torch\ndef augment(paths, bs, aug, device):\n    for i in range(0, len(paths), bs):\n"
                  "        batch = paths[i:i + bs]\n        clips = []\n        for p in batch:\n"
                  "            clips.append(torch.load(p))\n        yield aug(torch.vstack(clips).to(device))\n",
@@ -523,7 +528,12 @@ class ShortLastChunk(Rule):
                  "        if n + len(x) > max_tokens:\n            out.append(cur)\n            cur, n = [], 0\n"
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
-    must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+    must_not_fire = (
+        # positions clipped at a constant total (its tail is known), or not clipped to the loop's stop
+        "import torch\ndef slices(size):\n    for start in range(0, 1024, size):\n"
+        "        yield torch.arange(start, min(start + size, 1024))\n",
+        "import torch\ndef windows(total, size, width):\n    for start in range(0, total, size):\n"
+        "        yield torch.arange(start, start + width)\n","import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      # a pre-tokenizing pass asking for Python lists (``return_tensors=None``): no tensor, no shape
                      "import torch\nclass Reranker:\n    def pre(self, pairs, bs):\n"
                      "        assert isinstance(pairs, list)\n        out = []\n"
@@ -908,6 +918,9 @@ class ShortLastChunk(Rule):
         """``noise = torch.randn(sz, z_dim)`` (or a shape ``(sz, z_dim)`` handed to a sampler) with ``sz = end -
         start``, ``end = min(start + bs, num_samples)``, in ``for start in range(0, num_samples, bs)``: the last
         batch made is smaller (samples generated in batches up to a count the caller sets)."""
+        if ctx.resolver.qualname(node.func) == "torch.arange":
+            self._positions(node, ctx)
+            return
         if not node.args:
             return
         first = node.args[0]
@@ -924,6 +937,25 @@ class ShortLastChunk(Rule):
                         f"{short_source(loop.iter.args[1], 20)})")   # type: ignore[attr-defined]
                 ctx.report(node, self.message.format(what=what), "min(i + bs, n) - i")
             return
+
+    def _positions(self, node: ast.Call, ctx: FileContext) -> None:
+        """``yield torch.arange(start, min(start + size, total))`` in ``for start in range(0, total, size)``: the
+        positions of each chunk (a slicing generator scoring every entity in slices), the last one shorter
+        whatever ``total`` is (not a constant): the code itself clips the end to it."""
+        keywords = {kw.arg: kw.value for kw in node.keywords}
+        start = node.args[0] if node.args else keywords.get("start")
+        end = node.args[1] if len(node.args) > 1 else keywords.get("end")
+        if not isinstance(start, ast.Name) or end is None:
+            return
+        loop = stepping_loop(node, start.id, ctx)
+        if loop is None or not clipped_to_stop(end, start.id, loop.iter.args[1], ctx):   # type: ignore
+            return
+        reported = ctx.scratch.setdefault("short_chunk_loops", set())
+        if id(loop) not in reported:
+            reported.add(id(loop))
+            what = (f"{short_source(node, 40)} makes the positions of chunks clipped at "
+                    f"{short_source(loop.iter.args[1], 20)}")   # type: ignore[attr-defined]
+            ctx.report(node, self.message.format(what=what), "arange(i, min(i + bs, n))")
 
     def _batched(self, node: ast.Call, ctx: FileContext) -> None:
         """``for batch in chunked(items, bs): model(batch)``: a library batcher's last list is shorter; ``for part
