@@ -84,7 +84,9 @@ class ShortLastEvalBatch(Rule):
         false (judged here, not as a training loader); a loader built only with its function's own ``**kwargs``
         (``return DataLoader(dataset=ds, **kwargs)`` in a factory method the file never calls: its callers'
         batch size, no ``drop_last`` by default) and one given extras the code does not build beside its own
-        ``batch_size=`` are judged as NPU406 reads them, and so are the calls of another module's loader
+        ``batch_size=`` are judged as NPU406 reads them (``**cfg["loader"]`` too); an iterator made of the loader
+        whose batches a loop draws with ``next(it)`` is a use of its batches (only ``next(iter(loader))`` or one
+        ``next`` outside a loop draws a single full batch), and so are the calls of another module's loader
         factory built from its own parameters (``build_dataloader(val_dset, bs, shuffle=False)``); keywords from a dict bound in ``if`` arms or merged with a caller's
         optional extras are read as NPU406 reads them. A ``**kwargs`` spread beside the call's own ``batch_size=`` and
         ``drop_last=`` cannot change them (nor add a ``batch_sampler``): those decide.
@@ -311,6 +313,10 @@ class ShortLastEvalBatch(Rule):
         "                          drop_last=split == 'train' and batch_sampler is None)\n"
         "    def train_dataloader(self):\n        return self._factory('train')\n"
         "    def val_dataloader(self):\n        return self._factory('val')\n",
+        # batches drawn one by one with next() in a step loop (an iterator made of the loader)
+        "import torch\nfrom torch.utils.data import DataLoader\ndef run(model, ds, bs, steps):\n"
+        "    loader = DataLoader(ds, batch_size=bs, **cfg['loader'])\n    it = iter(loader)\n"
+        "    for step in range(steps):\n        x = next(it)\n        model(x)\n",
         # a factory method building loaders with its callers' keywords only (called by a base class elsewhere)
         "import torch\nfrom torch.utils.data import DataLoader\nclass Loop:\n"
         "    def _create_data_loader(self, factory, **kwargs):\n"
@@ -322,7 +328,10 @@ class ShortLastEvalBatch(Rule):
         "    return DataLoader(dataset=dataset, batch_size=batch_size, **kwargs)\n"
         "def run(ds, model):\n    loader = create_dataloader(ds, 32, drop_last=True)\n"
         "    with torch.no_grad():\n        for x in loader:\n            model(x)\n",
-        # one batch drawn from it (a sample to trace or to check shapes): a full batch
+        # one batch drawn from it (a sample to trace or to check shapes): a full batch; also through a name
+        "import torch\nfrom torch.utils.data import DataLoader\ndef sample(ds, model):\n"
+        "    loader = DataLoader(ds, batch_size=16)\n    it = iter(loader)\n    x = next(it)\n"
+        "    return model(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef sample(ds):\n"
         "    loader = DataLoader(ds, batch_size=16)\n    return next(iter(loader))\n",
         # one batch of every node of the graph (its node count, through an attribute the class only sets so)
@@ -531,7 +540,8 @@ def _keeps_batches(node: ast.Call, ctx: FileContext) -> bool:
             return False    # never used
         for child in walk(scope):
             if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id in ("iter", "next") \
-                    and child.args and isinstance(child.args[0], ast.Name) and child.args[0].id == name:
+                    and child.args and isinstance(child.args[0], ast.Name) and child.args[0].id == name \
+                    and not _drawn_in_loop(child, scope, ctx):
                 return False    # one batch drawn (a sample, a shape check): the first batch is a full one
     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         sites = ctx.resolver.call_sites(function)
@@ -547,6 +557,24 @@ def _keeps_batches(node: ast.Call, ctx: FileContext) -> bool:
                                                              for call, _, _ in sites):
             return False    # every caller in the file says whether to drop the tail: judged at those calls
     return True
+
+
+def _drawn_in_loop(call: ast.Call, scope: ast.AST, ctx: FileContext) -> bool:
+    """``it = iter(loader)`` whose batches a loop of the same scope draws one by one (``x = next(it)`` in a ``for``
+    or ``while`` body: a step-based training or evaluation loop), not one batch drawn for a sample."""
+    if call.func.id != "iter":  # type: ignore[attr-defined]
+        return False
+    # (the scope's nodes may lie past the rule's walk: the assignment is found from its statements)
+    parent = next((n for n in walk(scope) if isinstance(n, ast.Assign) and n.value is call), None)
+    if parent is None or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name):
+        return False
+    iterator = parent.targets[0].id
+    for loop in walk(scope):
+        if isinstance(loop, (ast.For, ast.While)) and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "next" and n.args
+                and isinstance(n.args[0], ast.Name) and n.args[0].id == iterator for n in walk(loop)):
+            return True
+    return False
 
 
 def _module_of(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:

@@ -54,11 +54,12 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
 
 
 def _unread_extras(node: ast.Call, ctx: FileContext) -> bool:
-    """Every ``**`` spread of ``node`` is a dict the code does not build here (a parameter, ``self.loader_args``)
+    """Every ``**`` spread of ``node`` is a dict the code does not build here (a parameter, ``self.loader_args``,
+    ``cfg["loader"]``)
     beside the call's own ``batch_size=``: extra options (workers, collate, pinning), no ``drop_last`` unless a
     call of the enclosing function in the file names one (or a ``batch_sampler``) -- a default loader keeps its
     short last batch, as a reviewer reads ``DataLoader(ds, batch_size=bs, **dataloader_args)``."""
-    if not all(isinstance(k.value, (ast.Name, ast.Attribute)) for k in node.keywords if k.arg is None):
+    if not all(isinstance(k.value, (ast.Name, ast.Attribute, ast.Subscript)) for k in node.keywords if k.arg is None):
         return False
     function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
