@@ -12,6 +12,7 @@ from npu_lint.analysis.scopes import DEF, VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.loader_attributes import attribute_loader_call
 from npu_lint.rules.loader_kwargs import batched_keywords, none_on_some_path
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches, parsed_trainer_arguments,
                                            short_batch_sampler)
@@ -758,6 +759,10 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
             return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)),
                     **{kw.arg: kw.value for kw in node.keywords if kw.arg is not None}} \
                 if not any(kw.arg is None for kw in node.keywords) else None
+    if definition is None:
+        kept = attribute_loader_call(node, ctx)   # ``iterator(dataset, **kwargs)``, ``iterator = self.iterator_train``
+        if kept is not None:
+            return kept
     if ctx.resolver.kind_of(node) != "loader":
         return None
     offset = 0

@@ -86,7 +86,10 @@ class ShortLastEvalBatch(Rule):
         batch size, no ``drop_last`` by default) and one given extras the code does not build beside its own
         ``batch_size=`` are judged as NPU406 reads them (``**cfg["loader"]`` too); an iterator made of the loader
         whose batches a loop draws with ``next(it)`` is a use of its batches (only ``next(iter(loader))`` or one
-        ``next`` outside a loop draws a single full batch), and so are the calls of another module's loader
+        ``next`` outside a loop draws a single full batch); a call of a loader class kept on the instance
+        (``self.iterator_valid = iterator_valid`` from a constructor parameter defaulting to ``DataLoader``, then
+        ``iterator(dataset, **kwargs)`` with ``kwargs["batch_size"] = self.batch_size``: skorch's
+        ``get_iterator``) builds a ``DataLoader`` by default, judged so (NPU406 too), and so are the calls of another module's loader
         factory built from its own parameters (``build_dataloader(val_dset, bs, shuffle=False)``); keywords from a dict bound in ``if`` arms or merged with a caller's
         optional extras are read as NPU406 reads them. A ``**kwargs`` spread beside the call's own ``batch_size=`` and
         ``drop_last=`` cannot change them (nor add a ``batch_sampler``): those decide.
@@ -317,6 +320,13 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\ndef run(model, ds, bs, steps):\n"
         "    loader = DataLoader(ds, batch_size=bs, **cfg['loader'])\n    it = iter(loader)\n"
         "    for step in range(steps):\n        x = next(it)\n        model(x)\n",
+        # a loader class kept on the instance from a constructor default (skorch's iterator_train / iterator_valid)
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Net:\n"
+        "    def __init__(self, batch_size=128, iterator_valid=DataLoader):\n"
+        "        self.batch_size = batch_size\n        self.iterator_valid = iterator_valid\n"
+        "    def get_iterator(self, dataset):\n        kwargs = self.get_params_for('iterator_valid')\n"
+        "        kwargs['batch_size'] = self.batch_size\n        iterator = self.iterator_valid\n"
+        "        return iterator(dataset, **kwargs)\n",
         # a factory method building loaders with its callers' keywords only (called by a base class elsewhere)
         "import torch\nfrom torch.utils.data import DataLoader\nclass Loop:\n"
         "    def _create_data_loader(self, factory, **kwargs):\n"
@@ -328,6 +338,18 @@ class ShortLastEvalBatch(Rule):
         "    return DataLoader(dataset=dataset, batch_size=batch_size, **kwargs)\n"
         "def run(ds, model):\n    loader = create_dataloader(ds, 32, drop_last=True)\n"
         "    with torch.no_grad():\n        for x in loader:\n            model(x)\n",
+        # a class kept on the instance that defaults to no loader; options that set drop_last
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Net:\n"
+        "    def __init__(self, batch_size=128, iterator_valid=Batches):\n"
+        "        self.batch_size = batch_size\n        self.iterator_valid = iterator_valid\n"
+        "    def get_iterator(self, dataset):\n        kwargs = {}\n        kwargs['batch_size'] = self.batch_size\n"
+        "        return self.iterator_valid(dataset, **kwargs)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Net:\n"
+        "    def __init__(self, batch_size=128, iterator_valid=DataLoader):\n"
+        "        self.batch_size = batch_size\n        self.iterator_valid = iterator_valid\n"
+        "    def get_iterator(self, dataset):\n        kwargs = self.get_params_for('iterator_valid')\n"
+        "        kwargs['batch_size'] = self.batch_size\n        kwargs['drop_last'] = True\n"
+        "        return self.iterator_valid(dataset, **kwargs)\n",
         # one batch drawn from it (a sample to trace or to check shapes): a full batch; also through a name
         "import torch\nfrom torch.utils.data import DataLoader\ndef sample(ds, model):\n"
         "    loader = DataLoader(ds, batch_size=16)\n    it = iter(loader)\n    x = next(it)\n"
