@@ -436,7 +436,8 @@ def _may_batch(function: ast.AST) -> bool:
     yields batches of a parameter (a cheap test; the model decides)."""
     yields = calls = False
     for n in walk(function):
-        if isinstance(n, ast.Yield) and isinstance(n.value, (ast.Name, ast.Subscript)):
+        if isinstance(n, ast.Yield) and isinstance(n.value, (ast.Name, ast.Subscript, ast.ListComp, ast.List,
+                                                               ast.Tuple, ast.GeneratorExp)):
             yields = True
         elif isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id
                                           if isinstance(n.func, ast.Name) else "") in ("range", "islice"):

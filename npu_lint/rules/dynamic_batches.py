@@ -134,7 +134,10 @@ class LoaderWithoutDropLast(Rule):
         ``DataLoader`` base whose ``__init__`` hands its ``**kwargs`` on to ``DataLoader`` and never names
         ``drop_last`` (``class InteractionsDataLoader(BaseInteractionsDataLoader)`` calling
         ``super().__init__(interactions=..., batch_size=batch_size, shuffle=shuffle, **kwargs)``: the
-        constructor's own ``**kwargs`` beside its ``batch_size=`` pass nothing by default).
+        constructor's own ``**kwargs`` beside its ``batch_size=`` pass nothing by default). A ``batch_sampler``
+        parameter defaulting to ``None`` handed on (``def __init__(self, dataset, batch_size=1, shuffle=False,
+        batch_sampler=None, **kwargs)``: schnetpack's ``AtomsLoader``) leaves the loader batching itself for a
+        caller passing none: judged with the call's own keywords.
         A dataset whose length the code writes (``list(range(16))``, a list literal) and a constant batch size
         that divides it give no short batch: left alone (NPU415 too).
     Why it matters on NPU:
@@ -306,8 +309,18 @@ class LoaderWithoutDropLast(Rule):
                  "    return DataLoader(ds, batch_size=32, shuffle=True, **loader_kwargs)\n",
                  # a computed drop_last that is not known True: an unrelated setting (False unless the flag is set)
                  "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, args):\n"
-                 "    return DataLoader(ds, batch_size=args.batch_size, shuffle=True, drop_last=args.batch_norm)\n")
+                 "    return DataLoader(ds, batch_size=args.batch_size, shuffle=True, drop_last=args.batch_norm)\n",
+                 # a DataLoader subclass handing on a batch_sampler parameter that defaults to None
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass AtomsLoader(DataLoader):\n"
+                 "    def __init__(self, dataset, batch_size=1, shuffle=False, batch_sampler=None, **kwargs):\n"
+                 "        super().__init__(dataset=dataset, batch_size=batch_size, shuffle=shuffle,\n"
+                 "                         batch_sampler=batch_sampler, **kwargs)\n")
     must_not_fire = (
+        # a batch_sampler parameter the caller must give (no default): the sampler decides the batches
+        "import torch\nfrom torch.utils.data import DataLoader\nclass AtomsLoader(DataLoader):\n"
+        "    def __init__(self, dataset, batch_sampler, shuffle=False, **kwargs):\n"
+        "        super().__init__(dataset=dataset, batch_size=1, shuffle=shuffle,\n"
+        "                         batch_sampler=batch_sampler, **kwargs)\n",
         # a computed drop_last set to True on every path that reaches the loader; the setting handed through
         # for the caller to decide (a parameter without a default)
         "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs):\n    drop_last = True\n"

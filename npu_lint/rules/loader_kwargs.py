@@ -8,7 +8,7 @@ from typing import Optional
 
 from npu_lint.analysis.defaults import optional_extras
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import NONE, VALUE
+from npu_lint.analysis.scopes import NONE, PARAM, VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_samplers import sampler_batches
@@ -102,13 +102,15 @@ def _own_extras(node: ast.Call, ctx: FileContext) -> bool:
 def none_on_some_path(value: ast.AST, ctx: FileContext) -> bool:
     """``batch_sampler=batch_sampler`` where an arm binds the name to ``None`` (``if isinstance(sampler,
     BatchGeoSampler): batch_sampler = sampler`` / ``else: batch_sampler = None``): on that path the loader batches
-    itself with its own ``batch_size`` and ``drop_last``, judged so."""
+    itself with its own ``batch_size`` and ``drop_last``, judged so. So does a parameter defaulting to ``None``
+    (``def __init__(self, dataset, batch_size=1, batch_sampler=None, **kwargs)`` handing it to
+    ``super().__init__``: schnetpack's ``AtomsLoader``), which a caller passing none leaves so."""
     scopes = ctx.resolver.scopes
     if not isinstance(value, ast.Name) or scopes is None:
         return False
     scope = ctx.resolver.current
     bindings = scope.names.get(value.id, ()) if scope is not None else ()
-    return any(binding.tag in (VALUE, NONE) and not binding.path and isinstance(binding.value, ast.Constant)
+    return any(binding.tag in (VALUE, NONE, PARAM) and not binding.path and isinstance(binding.value, ast.Constant)
                and binding.value.value is None and binding.pos < (value.lineno, value.col_offset)
                for binding in bindings)
 
