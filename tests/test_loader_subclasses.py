@@ -137,3 +137,63 @@ def test_positional_arguments_of_another_module_s_subclass(tmp_path: Path) -> No
     found = {(path.rsplit("/", 1)[-1], f.line, f.code) for path, f in result.findings
              if f.code in ("NPU406", "NPU415") and path.endswith("engine.py")}
     assert found == {("engine.py", 10, "NPU406"), ("engine.py", 17, "NPU415"), ("engine.py", 33, "NPU406")}
+
+
+FACTORY = '''from torch.utils.data import DataLoader
+
+
+def build_dataloader(dataset, batch_size=64, num_workers=0, shuffle=True, drop_last=None):
+    if drop_last is None:
+        drop_last = len(dataset) % batch_size == 1
+    return DataLoader(dataset, batch_size, shuffle, num_workers=num_workers, drop_last=drop_last)
+
+
+def make_loader(dataset, batch_size, shuffle=False):
+    loader = DataLoader(dataset, batch_size=batch_size, shuffle=shuffle)
+    return loader
+
+
+def phase_loader(dataset, batch_size, split):
+    return DataLoader(dataset, batch_size=batch_size, drop_last=split == "train")
+'''
+
+FACTORY_CALLS = '''import torch
+from pkg.factory import build_dataloader, make_loader, phase_loader
+from pkg import factory
+
+
+def main(args, model, train_dset, val_dset, trainer):
+    train_loader = build_dataloader(train_dset, args.batch_size, args.num_workers)
+    val_loader = build_dataloader(val_dset, args.batch_size, args.num_workers, shuffle=False)
+    trainer.fit(model, train_loader, val_loader)
+
+
+def predict(model, ds, bs):
+    loader = factory.build_dataloader(ds, bs, shuffle=False)
+    kept = make_loader(ds, bs)
+    dropped = build_dataloader(ds, bs, drop_last=True)
+    single = make_loader(ds, 1)
+    phased = phase_loader(ds, bs, "val")
+    model.eval()
+    with torch.no_grad():
+        for x in loader:
+            model(x)
+        for batches in (kept, dropped, single, phased):
+            for x in batches:
+                model(x)
+'''
+
+
+def test_a_loader_factory_of_another_module_is_judged_at_its_calls(tmp_path: Path) -> None:
+    """``build_dataloader(val_dset, bs, shuffle=False)`` of another module: the factory's parameters (its
+    ``drop_last`` defaulting to None) take what each call passes; a call passing ``drop_last=True`` or a batch
+    size of 1 keeps no short batch, and a factory computing its own ``drop_last`` is judged inside it only."""
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "factory.py").write_text(FACTORY)
+    (tmp_path / "pkg" / "train.py").write_text(FACTORY_CALLS)
+    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
+    found = {(path.rsplit("/", 1)[-1], f.line, f.code) for path, f in result.findings
+             if f.code in ("NPU406", "NPU415") and path.endswith("train.py")}
+    assert found == {("train.py", 7, "NPU406"), ("train.py", 8, "NPU415"), ("train.py", 13, "NPU415"),
+                     ("train.py", 14, "NPU415")}

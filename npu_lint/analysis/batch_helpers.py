@@ -25,10 +25,61 @@ def batched_parameter(function: ast.AST) -> Optional[tuple[int, str]]:
     if not isinstance(function, _DEFS):
         return None
     params = [a.arg for a in (*function.args.posonlyargs, *function.args.args)]
-    if len(params) < 2:
+    data = params + ([function.args.vararg.arg] if function.args.vararg is not None else [])
+    if len(data) < 2:
         return None
-    found = _sliced_range(function, params)
-    return found if found is not None else _sliced_iterator(function, params)
+    found = _sliced_range(function, params) if len(params) >= 2 else None
+    if found is None:
+        found = _counted_slices(function, params, data)
+    return found if found is not None or len(params) < 2 else _sliced_iterator(function, params)
+
+
+def _counted_slices(function: ast.AST, params: list[str], data: list[str]) -> Optional[tuple[int, str]]:
+    """``n_batches = len(args[0]) // bs + int(len(args[0]) % bs != 0)``; ``for b in range(n_batches): yield
+    [arg[b * bs:(b + 1) * bs] for arg in args]`` (segment-anything's ``batch_iterator(batch_size, *args)``): batch
+    ``b`` of a count rounded up, cut from a parameter (or an item of ``*args``), ``bs`` a parameter."""
+    bound = {n.targets[0].id: n.value for n in walk(function) if isinstance(n, ast.Assign) and len(n.targets) == 1
+             and isinstance(n.targets[0], ast.Name)}
+    for loop in walk(function):
+        if not (isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Call)
+                and isinstance(loop.iter.func, ast.Name) and loop.iter.func.id == "range"
+                and len(loop.iter.args) == 1):
+            continue
+        index, count = loop.target.id, loop.iter.args[0]
+        if isinstance(count, ast.Name):
+            count = bound.get(count.id, count)
+        sources = set(data) | {g.target.id for n in walk(loop) if isinstance(n, (ast.ListComp, ast.GeneratorExp))
+                               for g in n.generators if isinstance(g.target, ast.Name)
+                               and isinstance(g.iter, ast.Name) and g.iter.id in data}
+        for node in walk(loop):
+            value = node.value if isinstance(node, ast.Yield) else None
+            for part in walk(value) if value is not None else ():
+                size = _counted_size(part, index, sources, params)
+                if size is not None and _rounded_up(count, size):
+                    return params.index(size), size
+    return None
+
+
+def _counted_size(node: ast.AST, index: str, sources: set[str], params: list[str]) -> Optional[str]:
+    """``x[b * bs:(b + 1) * bs]`` with ``x`` a source and ``bs`` a parameter: the size's name."""
+    if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and node.value.id in sources
+            and isinstance(node.slice, ast.Slice) and isinstance(node.slice.lower, ast.BinOp)
+            and isinstance(node.slice.lower.op, ast.Mult) and node.slice.upper is not None):
+        return None
+    lower = node.slice.lower
+    names = {ast.unparse(lower.left), ast.unparse(lower.right)}
+    size = next((name for name in names - {index} if name in params), None)
+    if index not in names or size is None:
+        return None
+    return size if ast.unparse(node.slice.upper).replace(" ", "") in (
+        f"({index}+1)*{size}", f"{size}*({index}+1)", f"(1+{index})*{size}") else None
+
+
+def _rounded_up(count: ast.AST, size: str) -> bool:
+    """A count of batches rounded up: ``n // bs + int(n % bs != 0)``, ``math.ceil(n / bs)``, ``(n + bs - 1) //
+    bs``, ``-(-n // bs)``."""
+    text = ast.unparse(count).replace(" ", "")
+    return f"%{size}" in text or "ceil(" in text or f"{size}-1)//{size}" in text or text.startswith("-(-")
 
 
 def _sliced_range(function: ast.AST, params: list[str]) -> Optional[tuple[int, str]]:
@@ -117,3 +168,21 @@ def _yielded_until_empty(loop: ast.While, name: str) -> bool:
         if empty and leaves(statement.body) and yields(loop.body):
             return True
     return False
+
+
+def group_sizes(function: ast.AST) -> bool:
+    """``function(num, divisor)`` returns the sizes of the groups ``num`` cut in ``divisor``s, the remainder last:
+    ``arr = [divisor] * (num // divisor)``, then ``arr.append(num % divisor)`` (denoising-diffusion-pytorch's
+    ``num_to_groups``; ``[bs] * q + [n % bs]`` in one expression too). Pure syntax: a list of one parameter
+    repeated, and that parameter taking a remainder (``% divisor``) in the same function."""
+    if not isinstance(function, _DEFS):
+        return False
+    params = {a.arg for a in (*function.args.posonlyargs, *function.args.args)}
+    if len(params) < 2 or not any(isinstance(n, ast.Return) and n.value is not None for n in walk(function)):
+        return False
+    repeated = {n.left.elts[0].id for n in walk(function)
+                if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mult) and isinstance(n.left, ast.List)
+                and len(n.left.elts) == 1 and isinstance(n.left.elts[0], ast.Name)} & params
+    remainders = {n.right.id for n in walk(function)
+                  if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) and isinstance(n.right, ast.Name)}
+    return bool(repeated & remainders)

@@ -238,6 +238,44 @@ def may_be_false(node: ast.AST, scope: Optional[Scope], scopes: Optional[Scopes]
     return False
 
 
+def not_surely_true(node: ast.AST, scope: Optional[Scope], scopes: Optional[Scopes],
+                    resolver: Optional["Resolver"] = None, setting: str = "drop_last") -> bool:
+    """A computed flag that may be ``False`` on some run although no default says so: a phase test
+    (``drop_last=split == "train"``: false for the validation loaders), an unrelated setting
+    (``drop_last=args.batch_norm``), a name bound to another value (``drop_last = model_contains_batch_norm``).
+    Not: a constant, a value whose default is ``True`` (a parameter, ``self.<attr>``: :func:`default_constant`), a
+    name every reaching binding sets to ``True``, a size guard (``drop_last=len(ds) > bs``: false only when one batch
+    holds the whole set), nor the setting handed through unchanged for the caller or the configuration to decide (a
+    parameter ``drop_last`` without a default, ``args.drop_last``, ``cfg["drop_last"]``, ``cfg.get("drop_last")``)."""
+    if isinstance(node, ast.Constant) or default_constant(node, scope, scopes, resolver) is True:
+        return False
+    if _forwarded_setting(node, setting, scope, scopes):
+        return False
+    if isinstance(node, ast.Compare) and any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+                                             and n.func.id == "len" for n in ast.walk(node)):
+        return False    # a size guard: the short batch is then the only one
+    if isinstance(node, ast.Name) and scope is not None and scopes is not None:
+        reaching = scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+        if reaching and all(binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.Constant)
+                            and binding.value.value is True for binding in reaching):
+            return False
+    return True
+
+
+def _forwarded_setting(node: ast.AST, setting: str, scope: Optional[Scope], scopes: Optional[Scopes]) -> bool:
+    if isinstance(node, ast.Attribute):
+        return node.attr == setting
+    if isinstance(node, ast.Subscript):
+        key = node.slice
+        return isinstance(key, ast.Constant) and key.value == setting
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "get":
+        return bool(node.args) and isinstance(node.args[0], ast.Constant) and node.args[0].value == setting
+    if isinstance(node, ast.Name) and node.id == setting and scope is not None and scopes is not None:
+        reaching = scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+        return len(reaching) == 1 and reaching[0].tag == PARAM and not isinstance(reaching[0].value, ast.AST)
+    return False
+
+
 def _remainder_test(node: ast.AST) -> bool:
     """``len(ds) % bs == 1`` (either side): equal for one remainder of the division only."""
     return isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], ast.Eq) \

@@ -305,6 +305,14 @@ class ProjectView(FunctionFacts):
         return target is not None and self.index.kind(target) == "function" \
             and self.index.functions[target][1].forwards_loader
 
+    def loader_arguments(self, qualname: str, importer: str) -> tuple[tuple[str, str, str, int, str], ...]:
+        """How the project function the importer's name stands for builds its one returned ``DataLoader`` from its
+        parameters (:func:`npu_lint.analysis.loader_wrappers.loader_arguments`); empty for anything else."""
+        target = self.absolute(qualname, importer)
+        if target is None or self.index.kind(target) != "function":
+            return ()
+        return self.index.functions[target][1].loader_arguments
+
     def grad_free(self, qualname: str, importer: str) -> tuple[tuple[str, int], ...]:
         """The parameters the project function the importer's name stands for, declared without gradients
         (``@torch.no_grad()``), hands whole to its model (:func:`npu_lint.analysis.grad_free.whole_inputs`)."""
@@ -537,13 +545,13 @@ class ProjectView(FunctionFacts):
 
     def loader_class_names(self) -> frozenset[str]:
         """The short names of the project's DataLoader subclasses and of its functions that build a DataLoader with
-        their callers' ``**kwargs`` (for the loader rules' trigger words: a file that builds ``TrainLoader(ds, ...)``
+        their callers' ``**kwargs`` or from their own parameters (for the loader rules' trigger words: a file that builds ``TrainLoader(ds, ...)``
         or calls ``distrib.loader(ds, ...)`` imported from another module names no ``DataLoader``)."""
         if self._loader_names is None:
             self._loader_names = frozenset(
                 [name.rpartition(".")[2] for name in self.index.classes if self._class(name)[0] == K.LOADER]
                 + [name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items()
-                   if facts.forwards_loader])
+                   if facts.forwards_loader or facts.loader_arguments])
         return self._loader_names
 
     def wrapper_names(self, is_leaf: Callable[[str], bool]) -> frozenset[str]:

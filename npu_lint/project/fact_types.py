@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 58   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 60   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -83,6 +83,10 @@ class FunctionFacts(NamedTuple):
     # :meth:`npu_lint.analysis.training_steps.TrainingSteps.trained_parameters`, for NPU406 at the calls of other
     # modules that hand it a loader
     trains: tuple[tuple[str, int], ...] = ()
+    # a module-level function returning one ``DataLoader`` built from its own parameters: how it takes the keywords
+    # that decide the batches (:func:`npu_lint.analysis.loader_wrappers.loader_arguments`), for NPU406 / NPU415 at
+    # the calls of other modules (``build_dataloader(val_dset, bs, shuffle=False)``)
+    loader_arguments: tuple[tuple[str, str, str, int, str], ...] = ()
 
 
 class ClassFacts(NamedTuple):

@@ -32,7 +32,7 @@ from npu_lint.project.fact_calls import _BUILTINS, _PASSED_KINDS, CallFacts, _Sc
 from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
                                          FunctionFacts, ModuleFacts, absolute)
 from npu_lint.analysis.grad_free import whole_inputs
-from npu_lint.analysis.loader_wrappers import forwards_loader
+from npu_lint.analysis.loader_wrappers import forwards_loader, loader_arguments
 from npu_lint.analysis.item_counts import counted_attribute
 from npu_lint.resolver import Resolver
 
@@ -203,6 +203,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             scope.bound.add(arg.arg)
         self.resolver.enter_function(node)
         scope.forwards_loader = forwards_loader(self.resolver, node)
+        scope.loader_arguments = loader_arguments(self.resolver, node) \
+            if owner is None and scope.value[0] == K.LOADER else ()
         scope.counts = counted_attribute(node)
         scope.grad_free = whole_inputs(self.resolver, node)
         scope.trains = self.resolver.trained_parameters(node)
@@ -344,7 +346,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
                                             scope.reads, scope.size_read, scope.compares, scope.fills,
                                             scope.grows, scope.forwards_loader, scope.counts, scope.grad_free,
-                                            scope.batches, scope.trains))
+                                            scope.batches, scope.trains, scope.loader_arguments))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of
@@ -434,7 +436,8 @@ def _may_batch(function: ast.AST) -> bool:
     yields batches of a parameter (a cheap test; the model decides)."""
     yields = calls = False
     for n in walk(function):
-        if isinstance(n, ast.Yield) and isinstance(n.value, (ast.Name, ast.Subscript)):
+        if isinstance(n, ast.Yield) and isinstance(n.value, (ast.Name, ast.Subscript, ast.ListComp, ast.List,
+                                                               ast.Tuple, ast.GeneratorExp)):
             yields = True
         elif isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id
                                           if isinstance(n.func, ast.Name) else "") in ("range", "islice"):

@@ -98,8 +98,7 @@ def library_batches(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST,
     library batcher's lists gives one (or what it builds from it) to a model; None otherwise, and for a batcher
     asked to refuse a short tail (``strict=True``)."""
     spec = library_batchers().get(ctx.resolver.qualname(node.func) or "") or own_batcher(node, ctx)
-    if spec is None or any(kw.arg in spec[2] and not (isinstance(kw.value, ast.Constant) and kw.value.value is False)
-                           for kw in node.keywords):
+    if spec is None or whole_batches_asked(node, spec[2]):
         return None   # ``strict=True`` refuses a short tail, ``drop_last=True`` drops it, ``fill=`` pads it
     position, keyword = spec[0], spec[1]
     size = node.args[position] if len(node.args) > position else \
@@ -107,7 +106,73 @@ def library_batches(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST,
     if size is None or (isinstance(size, ast.Constant) and size.value == 1):
         return None
     call = _fed_model(node, ctx) or _made_tensor(node, ctx)
+    if call is None and spec is not library_batchers().get(ctx.resolver.qualname(node.func) or ""):
+        call = _handed_on(node, ctx)   # the project's own batcher: its batches handed to the code's work
     return (size, call) if call is not None else None
+
+
+# Calls a batch handed to does not make a step of: host builtins, logging, list building.
+_HOST_CALLS = frozenset({"len", "print", "str", "repr", "list", "tuple", "enumerate", "zip", "range", "sorted",
+                         "isinstance", "append", "extend", "info", "debug", "warning", "write", "update", "format",
+                         "join", "set_description", "set_postfix"})
+
+
+def whole_batches_asked(node: ast.Call, whole: tuple[str, ...]) -> bool:
+    """The call asks every batch whole: a keyword of ``whole`` given anything but ``False`` (``strict=True``), or
+    one written ``name=False`` in the table given the constant ``False`` (webdataset's ``partial=False``)."""
+    for kw in node.keywords:
+        false = isinstance(kw.value, ast.Constant) and kw.value.value is False
+        if (kw.arg in whole and not false) or (f"{kw.arg}=False" in whole and false):
+            return True
+    return False
+
+
+def stage_batches(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """A pipeline stage batching the samples a loader then serves, keeping the short last batch unless told
+    (``wds.batched(bs, partial=not is_train)``, a table batcher with a ``name=False`` keyword; also the method
+    ``.batched(bs)`` of a webdataset pipeline, ``wds.WebDataset(urls).decode().batched(bs)``): the batch size, else
+    None (``partial=False``, a size of one)."""
+    spec = library_batchers().get(ctx.resolver.qualname(node.func) or "")
+    if spec is None and isinstance(node.func, ast.Attribute) and node.func.attr == "batched" \
+            and _webdataset_chain(node.func.value, ctx):
+        spec = (0, "batchsize", ("partial=False",))   # ``FluidInterface.batched(batchsize, ..., partial=True)``
+    if spec is None or not any(w.endswith("=False") for w in spec[2]) or whole_batches_asked(node, spec[2]):
+        return None
+    size = node.args[spec[0]] if len(node.args) > spec[0] else \
+        next((kw.value for kw in node.keywords if kw.arg == spec[1]), None)
+    return None if size is None or isinstance(size, ast.Constant) and size.value in (1, None) else size
+
+
+def _webdataset_chain(node: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
+    """``node`` is a webdataset pipeline: a chain of method calls on a call of webdataset's (``wds.WebDataset(...)
+    .shuffle(100)``), or a name bound to one."""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+            and not (ctx.resolver.qualname(node.func) or "").startswith("webdataset."):
+        node = node.func.value
+    if isinstance(node, ast.Call):
+        return (ctx.resolver.qualname(node.func) or "").startswith("webdataset.")
+    if isinstance(node, ast.Name) and depth < 3:
+        value = ctx.resolver.bound_value(node)
+        return isinstance(value, ast.AST) and _webdataset_chain(value, ctx, depth + 1)
+    return False
+
+
+def _handed_on(node: ast.Call, ctx: FileContext) -> Optional[ast.Call]:
+    """The call a loop over the project's own batcher (a function proven to cut its data in batches of a size
+    it is given) hands a batch to (``self._process_batch(points, ...)`` in segment-anything's mask generator), not
+    a host builtin or a log; None otherwise."""
+    for target, body in loops_over(node, ctx):
+        names = derived(body, {n.id for n in ast.walk(target) if isinstance(n, ast.Name)})
+        for statement in body:
+            for call in ast.walk(statement) if statement is not None else ():
+                func = call.func if isinstance(call, ast.Call) else None
+                short = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) \
+                    else ""
+                if short and short not in _HOST_CALLS and any(
+                        isinstance(a, ast.Name) and a.id in names
+                        for a in [*call.args, *(kw.value for kw in call.keywords)]):   # type: ignore[union-attr]
+                    return call   # type: ignore[return-value]
+    return None
 
 
 def _made_tensor(node: ast.Call, ctx: FileContext) -> Optional[ast.Call]:

@@ -77,7 +77,7 @@ def clipped_size(name: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     if isinstance(value, ast.BinOp) and isinstance(value.op, ast.Sub) and isinstance(value.left, ast.Name) \
             and isinstance(value.right, ast.Name):
         start = value.right.id
-        loop = _stepping_loop(value, start, ctx)
+        loop = stepping_loop(value, start, ctx)
         if loop is not None and clipped_to_stop(value.left, start, loop.iter.args[1], ctx):   # type: ignore
             return loop
         return None
@@ -85,7 +85,7 @@ def clipped_size(name: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
             and len(value.args) == 2 and not value.keywords:
         for step, rest in (value.args, value.args[::-1]):
             if isinstance(rest, ast.BinOp) and isinstance(rest.op, ast.Sub) and isinstance(rest.right, ast.Name):
-                loop = _stepping_loop(value, rest.right.id, ctx)
+                loop = stepping_loop(value, rest.right.id, ctx)
                 if loop is not None and not isinstance(rest.left, ast.Constant) \
                         and ast.unparse(rest.left) == ast.unparse(loop.iter.args[1]) \
                         and ast.unparse(step) == ast.unparse(loop.iter.args[2]):   # type: ignore[attr-defined]
@@ -93,18 +93,46 @@ def clipped_size(name: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     return None
 
 
-def _stepping_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
-    """The ``for index in range(start, stop, step)`` loop around ``node``."""
+def stepping_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
+    """The ``for index in range(start, stop, step)`` loop around ``node`` (``trange(start, stop, step)`` too)."""
     loop = ctx.enclosing(node, (ast.For, *_DEFS, ast.Lambda))
     while isinstance(loop, ast.For):
         if isinstance(loop.target, ast.Name) and loop.target.id == index:
             call = loop.iter
-            if isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and call.func.id == "range" \
-                    and len(call.args) == 3 and not call.keywords:
+            if isinstance(call, ast.Call) and len(call.args) == 3 and (
+                    (isinstance(call.func, ast.Name) and call.func.id == "range")
+                    or ctx.resolver.qualname(call.func) in TRANGES):   # ``trange(0, n, bs)`` too
                 return loop
             return None
         loop = ctx.enclosing(loop, (ast.For, *_DEFS, ast.Lambda))
     return None
+
+
+def remaining_step(node: ast.Call, ctx: FileContext) -> Optional[ast.For]:
+    """``min(n - i, bs)`` (either order) in ``for i in range(start, stop, bs)``: what is left of a count ``n`` (any
+    value but a constant) clipped to the loop's step, the size of the current batch, short on the last step. ``n``
+    is the stop or what the stop is computed from (``n_per_proc = math.ceil(n / nproc)``; an unrelated count
+    is left alone). The loop, else None."""
+    if not (isinstance(node.func, ast.Name) and node.func.id == "min" and len(node.args) == 2
+            and not node.keywords and ctx.resolver.binding(node.func) is None):
+        return None
+    for step, rest in (node.args, node.args[::-1]):
+        if isinstance(rest, ast.BinOp) and isinstance(rest.op, ast.Sub) and isinstance(rest.right, ast.Name) \
+                and not isinstance(rest.left, ast.Constant):
+            loop = stepping_loop(node, rest.right.id, ctx)
+            if loop is not None and ast.unparse(step) == ast.unparse(loop.iter.args[2]) \
+                    and not (isinstance(step, ast.Constant) and step.value in (0, 1)) \
+                    and _stop_from(loop.iter.args[1], rest.left, ctx):   # type: ignore[attr-defined]
+                return loop
+    return None
+
+
+def _stop_from(stop: ast.AST, count: ast.AST, ctx: FileContext) -> bool:
+    """The loop's stop is ``count``, computed from it (``ceil(n / k)``), or a name bound to such a value."""
+    text = ast.unparse(count)
+    value = ctx.resolver.bound_value(stop) if isinstance(stop, ast.Name) else stop
+    return ast.unparse(stop) == text or isinstance(value, ast.AST) and any(ast.unparse(n) == text
+                                                                          for n in walk(value))
 
 
 def data_length(stop: ast.AST, ctx: FileContext) -> bool:

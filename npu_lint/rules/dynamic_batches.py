@@ -4,15 +4,16 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.defaults import default_constant, fixed_one, may_be_false
+from npu_lint.analysis.defaults import default_constant, fixed_one, may_be_false, not_surely_true
 from npu_lint.analysis.library_classes import loader_class, loader_names, loader_parameters
-from npu_lint.analysis.loader_wrappers import forwards_loader
+from npu_lint.analysis.loader_wrappers import factory_keywords, forwards_loader
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import DEF, VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.loader_kwargs import batched_keywords
+from npu_lint.rules.loader_attributes import attribute_loader_call
+from npu_lint.rules.loader_kwargs import batched_keywords, none_on_some_path
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches, parsed_trainer_arguments,
                                            short_batch_sampler)
 from npu_lint.rules.loader_subclasses import (parameters_of, passed_arguments, substituted, super_init_keywords,
@@ -55,7 +56,12 @@ class LoaderWithoutDropLast(Rule):
         helper's parameters, when the loader inside the helper is not flagged already), and calls of a loader factory
         of another module (the model knows it returns a loader) that pass ``drop_last`` themselves, judged with the
         call's keywords (``get_dataloader(ds, shuffle=True, drop_last=drop_last)`` forwarding them to a
-        ``DataLoader``). A loader is a training
+        ``DataLoader``), and calls of another module's function returning one ``DataLoader`` built from its own
+        parameters (the project index's ``loader_arguments``: ``build_dataloader(train_dset, args.batch_size)``
+        with ``def build_dataloader(dataset, batch_size=64, shuffle=True, drop_last=None)``), each parameter
+        taking what the call passes or its default, a ``drop_last`` defaulting to anything but ``True`` (or set
+        in the body only to a remainder test or constants, one of them false) keeping the tail; a factory
+        computing its own ``drop_last`` is judged inside it. A loader is a training
         loader when it shuffles, when its name, dataset or sampler says ``train`` (not a dataset's keyword set to
         ``False``: ``Bananas(is_train=False)``), or when a loop over it
         (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``, each loader of ``zip(src_dl, tgt_dl)`` or
@@ -78,9 +84,24 @@ class LoaderWithoutDropLast(Rule):
         by ``args.update(**kwargs)`` or ``{..., **kwargs}``, or spread into the call itself beside its
         ``batch_size=`` when no call of the function in the file passes ``drop_last`` through it (``def make(ds, bs,
         **kw): return DataLoader(ds, batch_size=bs, shuffle=True, **kw)``), and ``**self.cfg.dataloader_kwargs`` beside the call's
-        own batch size), as ``drop_last=drop_last`` is read by its default; other changes of the dict, other
-        ``**kwargs`` (unless the call passes ``batch_size=`` and ``drop_last=`` itself, which the spread cannot
-        pass again) and a computed ``drop_last`` are left alone, except one that is ``False`` unless a caller says
+        own batch size), as ``drop_last=drop_last`` is read by its default; so do the extras of a dict the code does
+        not build (a parameter, ``self.loader_args``) spread beside the call's own ``batch_size=``
+        (``DataLoader(ds, batch_size=bs, num_workers=w, **dataloader_args)``) unless a call of the function in the
+        file passes ``drop_last`` or a ``batch_sampler``; other changes of the dict and other ``**kwargs`` (unless
+        the call passes ``batch_size=`` and ``drop_last=`` itself, which the spread cannot pass again) are left
+        alone. A ``batch_sampler=batch_sampler`` that an arm sets to ``None`` leaves the loader batching itself on
+        that path: judged with its own keywords. A computed ``drop_last`` counts as ``False`` unless it is ``True``
+        by default or on every path that reaches the loader: a phase test (``drop_last=split == "train"``), an
+        unrelated setting (``drop_last=args.batch_norm``), a name bound to another value (``drop_last =
+        model_contains_batch_norm``); left alone are a size guard (``drop_last=len(ds) > bs``: false only when one
+        batch holds the whole set), the setting handed through unchanged for the caller or the configuration to
+        decide (a parameter ``drop_last`` without a default, ``args.drop_last``, ``cfg["drop_last"]``), and a
+        ``shuffle`` flag that is the ``drop_last`` flag itself (``shuffle=split == "train", drop_last=split ==
+        "train"``: it drops its tail whenever it trains; its other phases are NPU415's); a helper of the file whose
+        loader computes its ``drop_last`` is judged inside it, not at its calls. A call of an abstract method of the
+        file (``raise NotImplementedError``) the model knows returns a loader, given ``drop_last`` itself
+        (``self._create_training_data_loader(tf, batch_size=bs, shuffle=True, drop_last=drop_last)``), is judged
+        with the call's keywords. So is ``False`` one that is ``False`` unless a caller says
         otherwise: ``drop_last=drop_last`` with the parameter's default ``False``, or ``drop_last=self.drop_last``
         where every ``self.drop_last = ...`` of the class stores ``False`` or a constructor parameter defaulting to
         it (a Lightning ``DataModule(..., drop_last: bool = False)``), or that no method sets and the class or
@@ -113,7 +134,10 @@ class LoaderWithoutDropLast(Rule):
         ``DataLoader`` base whose ``__init__`` hands its ``**kwargs`` on to ``DataLoader`` and never names
         ``drop_last`` (``class InteractionsDataLoader(BaseInteractionsDataLoader)`` calling
         ``super().__init__(interactions=..., batch_size=batch_size, shuffle=shuffle, **kwargs)``: the
-        constructor's own ``**kwargs`` beside its ``batch_size=`` pass nothing by default).
+        constructor's own ``**kwargs`` beside its ``batch_size=`` pass nothing by default). A ``batch_sampler``
+        parameter defaulting to ``None`` handed on (``def __init__(self, dataset, batch_size=1, shuffle=False,
+        batch_sampler=None, **kwargs)``: schnetpack's ``AtomsLoader``) leaves the loader batching itself for a
+        caller passing none: judged with the call's own keywords.
         A dataset whose length the code writes (``list(range(16))``, a list literal) and a constant batch size
         that divides it give no short batch: left alone (NPU415 too).
     Why it matters on NPU:
@@ -278,8 +302,35 @@ class LoaderWithoutDropLast(Rule):
                  "    if sys.argv[1].endswith('.json'):\n"
                  "        model_args, training_args = parser.parse_json_file(sys.argv[1])\n    else:\n"
                  "        model_args, training_args = parser.parse_args_into_dataclasses()\n"
-                 "    trainer = Trainer(model, training_args, train_dataset=ds)\n    trainer.train()\n")
+                 "    trainer = Trainer(model, training_args, train_dataset=ds)\n    trainer.train()\n",
+                 # extras a caller passes (a dict the code does not build) beside the call's own batch size: options,
+                 # no drop_last by default
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef fit(ds, loader_kwargs):\n"
+                 "    return DataLoader(ds, batch_size=32, shuffle=True, **loader_kwargs)\n",
+                 # a computed drop_last that is not known True: an unrelated setting (False unless the flag is set)
+                 "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, args):\n"
+                 "    return DataLoader(ds, batch_size=args.batch_size, shuffle=True, drop_last=args.batch_norm)\n",
+                 # a DataLoader subclass handing on a batch_sampler parameter that defaults to None
+                 "import torch\nfrom torch.utils.data import DataLoader\nclass AtomsLoader(DataLoader):\n"
+                 "    def __init__(self, dataset, batch_size=1, shuffle=False, batch_sampler=None, **kwargs):\n"
+                 "        super().__init__(dataset=dataset, batch_size=batch_size, shuffle=shuffle,\n"
+                 "                         batch_sampler=batch_sampler, **kwargs)\n")
     must_not_fire = (
+        # a batch_sampler parameter the caller must give (no default): the sampler decides the batches
+        "import torch\nfrom torch.utils.data import DataLoader\nclass AtomsLoader(DataLoader):\n"
+        "    def __init__(self, dataset, batch_sampler, shuffle=False, **kwargs):\n"
+        "        super().__init__(dataset=dataset, batch_size=1, shuffle=shuffle,\n"
+        "                         batch_sampler=batch_sampler, **kwargs)\n",
+        # a computed drop_last set to True on every path that reaches the loader; the setting handed through
+        # for the caller to decide (a parameter without a default)
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs):\n    drop_last = True\n"
+        "    return DataLoader(ds, batch_size=bs, shuffle=True, drop_last=drop_last)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, drop_last):\n"
+        "    return DataLoader(ds, batch_size=bs, shuffle=True, drop_last=drop_last)\n",
+        # the shuffle flag is the drop_last flag: the loader drops its tail whenever it trains (its evaluation
+        # phases are NPU415's)
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, split):\n"
+        "    return DataLoader(ds, batch_size=bs, shuffle=split == 'train', drop_last=split == 'train')\n",
         # the file's DataLoader base decides drop_last itself
         "import torch\nclass BaseLoader(torch.utils.data.DataLoader):\n"
         "    def __init__(self, data=None, drop_last=True, **kwargs):\n"
@@ -328,9 +379,6 @@ class LoaderWithoutDropLast(Rule):
                  "import torch\nfrom torch.utils.data import DataLoader\ndef get_loader(ds, **kwargs):\n"
                  "    opts = {'batch_size': 32, 'shuffle': True}\n    opts.update(kwargs)\n"
                  "    return DataLoader(ds, **opts)\ntrain = get_loader(ds_train, drop_last=True)\n",
-                 # extras a caller must pass (no default): unknown keywords
-                 "import torch\nfrom torch.utils.data import DataLoader\ndef fit(ds, loader_kwargs):\n"
-                 "    return DataLoader(ds, batch_size=32, shuffle=True, **loader_kwargs)\n",
                  # the wrapper names drop_last itself; batches of one through it; a length the batch size divides
                  "import torch\nfrom torch.utils.data import DataLoader\ndef get_dataloader(dataset, **kwargs):\n"
                  "    return DataLoader(dataset, drop_last=True, **kwargs)\n"
@@ -475,6 +523,8 @@ class LoaderWithoutDropLast(Rule):
             ctx.report(node, self.message + _by_default(keywords, node, ctx), _LOADER)
             return
         flag = _shuffle_flag(node, keywords.get("shuffle"), ctx)
+        if flag is not None and drops_when_shuffled(keywords):
+            return      # ``shuffle=split == "train", drop_last=split == "train"``: the other phases are NPU415's
         if flag is not None:   # ``shuffle=is_train``: a training loader whenever the flag is set
             ctx.report(node, f"this DataLoader trains when {flag} is true (it shuffles then) and has no "
                        "drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
@@ -674,19 +724,24 @@ def _default(value: ast.AST, node: ast.AST, ctx: FileContext) -> object:
     found = default_constant(value, scope, ctx.resolver.scopes, ctx.resolver)
     if found is not False and may_be_false(value, scope, ctx.resolver.scopes):
         return False
+    if found is not True and not_surely_true(value, scope, ctx.resolver.scopes, ctx.resolver):
+        return False    # computed and not known True (``split == "train"``, ``args.batch_norm``): False somewhere
     return found
 
 
 def _by_default(keywords: dict, node: ast.AST, ctx: FileContext) -> str:
-    if isinstance(node, ast.Call) and any(kw.arg == "batch_sampler" for kw in node.keywords):
+    if isinstance(node, ast.Call) and any(kw.arg == "batch_sampler" and not none_on_some_path(kw.value, ctx)
+                                          for kw in node.keywords):
         return " (its batch_sampler keeps its short last batch: drop_last=False)"
     value = keywords.get("drop_last")
     if value is None or isinstance(value, ast.Constant):
         return ""
     scope = _scope(node, ctx)
-    if default_constant(value, scope, ctx.resolver.scopes, ctx.resolver) is not False:
+    if default_constant(value, scope, ctx.resolver.scopes, ctx.resolver) is False:
+        return f" ({short_source(value, 30)} is False by default)"
+    if may_be_false(value, scope, ctx.resolver.scopes):
         return f" ({short_source(value, 30)} is False on most paths)"
-    return f" ({short_source(value, 30)} is False by default)"
+    return f" ({short_source(value, 30)} is not always True)"
 
 
 def _train_hook(node: ast.Call, ctx: FileContext) -> bool:
@@ -717,6 +772,10 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
             return {**dict(zip(_LOADER_PARAMETERS[:1], node.args)),
                     **{kw.arg: kw.value for kw in node.keywords if kw.arg is not None}} \
                 if not any(kw.arg is None for kw in node.keywords) else None
+    if definition is None:
+        kept = attribute_loader_call(node, ctx)   # ``iterator(dataset, **kwargs)``, ``iterator = self.iterator_train``
+        if kept is not None:
+            return kept
     if ctx.resolver.kind_of(node) != "loader":
         return None
     offset = 0
@@ -742,7 +801,12 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
             if node.args:
                 positional.setdefault("dataset", node.args[0])
             return {**positional, **{kw.arg: kw.value for kw in node.keywords}}
-    if definition is None and any(kw.arg == "drop_last" for kw in node.keywords):
+    if definition is None and ctx.project is not None and not any(kw.arg == "drop_last" for kw in node.keywords):
+        called = ctx.resolver.qualname(node.func)
+        arguments = ctx.project.loader_arguments(called, ctx.module) if called is not None else ()
+        if arguments:   # ``build_dataloader(val_dset, bs, shuffle=False)`` of another module: what the call passes
+            return factory_keywords(arguments, node)
+    if (definition is None or _abstract(definition)) and any(kw.arg == "drop_last" for kw in node.keywords):
         # a loader factory of another module given ``drop_last`` itself forwards it (``get_dataloader(ds,
         # shuffle=True, drop_last=drop_last)`` whose ``DataLoader(ds, **kwargs)``): the call's keywords decide
         keywords = {kw.arg: kw.value for kw in node.keywords if kw.arg is not None}
@@ -763,12 +827,26 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
     if None in inner or "batch_sampler" in inner or _constant(inner.get("shuffle")) is True \
             or _shuffle_flag(loaders[0], inner.get("shuffle"), ctx) is not None or _mode_choice(inner) is not None:
         return None         # a spread, a batch sampler, or a loader flagged inside the helper (shuffling, a flag)
+    computed = inner.get("drop_last")
+    if computed is not None and not isinstance(computed, (ast.Constant, ast.Name)):
+        return None     # ``drop_last=split == "train"``: the helper's loader is judged inside it, once
     keywords = substituted(inner, passed_arguments(definition, node, offset))
     if "batch_size" not in keywords and "batch_size" not in inner:
         keywords["batch_size"] = ast.Constant(value=None)
     elif "batch_size" not in keywords:
         keywords["batch_size"] = ast.Name(id="batch_size")   # passed on from the helper's own default or caller
     return keywords
+
+
+def _abstract(definition: ast.AST) -> bool:
+    """A method without a body of its own (a docstring, ``raise NotImplementedError``, ``pass``, ``...``) that the
+    model knows returns a loader (``-> DataLoader[Batch]``): its overrides in other modules build the loader from
+    what the call passes (``self._create_training_data_loader(tf, batch_size=bs, drop_last=drop_last)``)."""
+    if not isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    return all(isinstance(statement, (ast.Raise, ast.Pass)) or (isinstance(statement, ast.Expr)
+                                                                and isinstance(statement.value, ast.Constant))
+               for statement in definition.body)
 
 
 def _mode_choice(keywords: dict) -> Optional[str]:
@@ -801,6 +879,15 @@ def _shuffle_flag(node: ast.Call, shuffle: Optional[ast.AST], ctx: FileContext) 
             and ctx.resolver.call_sites(function):
         return None
     return short_source(shuffle, 30)
+
+
+def drops_when_shuffled(keywords: dict) -> bool:
+    """``drop_last`` is the ``shuffle`` flag itself (``shuffle=split == "train", drop_last=split == "train"``): the
+    loader drops its tail whenever it trains; the phases that keep it evaluate."""
+    shuffle, drop_last = keywords.get("shuffle"), keywords.get("drop_last")
+    if shuffle is None or drop_last is None or isinstance(shuffle, ast.Constant):
+        return False
+    return unparse(shuffle) == unparse(drop_last)
 
 
 def _stepped_by(node: ast.Call, ctx: FileContext) -> Optional[ast.For]:

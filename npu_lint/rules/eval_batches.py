@@ -15,10 +15,10 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import names_device
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _default,
+from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _by_default, _default,
                                             _scope, _train_hook,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
-                                            batched_keywords, whole_batches)
+                                            batched_keywords, drops_when_shuffled, whole_batches)
 from npu_lint.rules.loader_escapes import _judged_at_calls, escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
@@ -74,10 +74,23 @@ class ShortLastEvalBatch(Rule):
         keywords; a helper's loader that its callers in the file cannot judge (built from a dict of keywords the
         calls do not give) is where a caller hands the result: ``val_loader = self.get_eval_loader(bs)`` then
         ``COCOEvaluator(dataloader=val_loader)`` (another module's) is (3); a dataset of a length written in the code that the batch size divides, and one batch holding the whole dataset (``batch_size=len(ds)``, or ``len(labels)`` of a ``TensorDataset`` made of ``labels``, or every node of the graph a neighbor loader batches, ``NeighborLoader(data, k, batch_size=data.x.shape[0])``: a single batch) are left alone. A loader
-        nobody iterates with a model in the file, a computed ``drop_last`` and a helper whose callers pass
+        nobody iterates with a model in the file and a helper whose callers pass
         ``drop_last`` are left alone; a ``drop_last`` that is ``False`` unless a caller says otherwise
         (``drop_last=self.drop_last`` stored from a constructor parameter ``drop_last: bool = False``, as
-        NPU406 reads it) counts as absent; keywords from a dict bound in ``if`` arms or merged with a caller's
+        NPU406 reads it) counts as absent, and so does a computed one not known ``True`` (a phase test,
+        ``drop_last=split == "train"`` in a data module's factory serving ``val_dataloader`` too; an unrelated
+        setting, ``drop_last=args.batch_norm``; not a size guard nor the setting handed through, as NPU406 reads
+        it); a loader whose ``shuffle`` and ``drop_last`` are the same flag evaluates in the phases the flag is
+        false (judged here, not as a training loader); a loader built only with its function's own ``**kwargs``
+        (``return DataLoader(dataset=ds, **kwargs)`` in a factory method the file never calls: its callers'
+        batch size, no ``drop_last`` by default) and one given extras the code does not build beside its own
+        ``batch_size=`` are judged as NPU406 reads them (``**cfg["loader"]`` too); an iterator made of the loader
+        whose batches a loop draws with ``next(it)`` is a use of its batches (only ``next(iter(loader))`` or one
+        ``next`` outside a loop draws a single full batch); a call of a loader class kept on the instance
+        (``self.iterator_valid = iterator_valid`` from a constructor parameter defaulting to ``DataLoader``, then
+        ``iterator(dataset, **kwargs)`` with ``kwargs["batch_size"] = self.batch_size``: skorch's
+        ``get_iterator``) builds a ``DataLoader`` by default, judged so (NPU406 too), and so are the calls of another module's loader
+        factory built from its own parameters (``build_dataloader(val_dset, bs, shuffle=False)``); keywords from a dict bound in ``if`` arms or merged with a caller's
         optional extras are read as NPU406 reads them. A ``**kwargs`` spread beside the call's own ``batch_size=`` and
         ``drop_last=`` cannot change them (nor add a ``batch_sampler``): those decide.
         (3) a ``DataLoader`` with such a batch size and no ``drop_last`` that the file never iterates but hands
@@ -290,7 +303,34 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nclass Trainer:\n"
         "    def setup(self):\n        self.eval_loader = self.get_eval_dataloader(self.eval_dataset)\n"
         "    def get_eval_dataloader(self, eval_dataset):\n"
-        "        return DataLoader(dataset=eval_dataset, batch_size=self.config.eval_batch_size, shuffle=False)\n")
+        "        return DataLoader(dataset=eval_dataset, batch_size=self.config.eval_batch_size, shuffle=False)\n",
+        # extras the code does not build (options) beside the hook's own batch size: no drop_last by default
+        "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n    def val_dataloader(self):\n"
+        "        return DataLoader(self.ds, batch_size=64, shuffle=False, **self.kw)\n",
+        # a phase test: drop_last only for the training split (and no batch sampler), so the validation and test
+        # loaders the factory returns keep their short batch
+        "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n    def _factory(self, split):\n"
+        "        sampler = self.samplers[split]\n        if isinstance(sampler, GeoBatchSampler):\n"
+        "            batch_sampler = sampler\n        else:\n            batch_sampler = None\n"
+        "        return DataLoader(self.sets[split], batch_size=self.bs, batch_sampler=batch_sampler,\n"
+        "                          drop_last=split == 'train' and batch_sampler is None)\n"
+        "    def train_dataloader(self):\n        return self._factory('train')\n"
+        "    def val_dataloader(self):\n        return self._factory('val')\n",
+        # batches drawn one by one with next() in a step loop (an iterator made of the loader)
+        "import torch\nfrom torch.utils.data import DataLoader\ndef run(model, ds, bs, steps):\n"
+        "    loader = DataLoader(ds, batch_size=bs, **cfg['loader'])\n    it = iter(loader)\n"
+        "    for step in range(steps):\n        x = next(it)\n        model(x)\n",
+        # a loader class kept on the instance from a constructor default (skorch's iterator_train / iterator_valid)
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Net:\n"
+        "    def __init__(self, batch_size=128, iterator_valid=DataLoader):\n"
+        "        self.batch_size = batch_size\n        self.iterator_valid = iterator_valid\n"
+        "    def get_iterator(self, dataset):\n        kwargs = self.get_params_for('iterator_valid')\n"
+        "        kwargs['batch_size'] = self.batch_size\n        iterator = self.iterator_valid\n"
+        "        return iterator(dataset, **kwargs)\n",
+        # a factory method building loaders with its callers' keywords only (called by a base class elsewhere)
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Loop:\n"
+        "    def _create_data_loader(self, factory, **kwargs):\n"
+        "        return DataLoader(dataset=Instances(factory), **kwargs)\n")
     must_not_fire = (
         # the factory's callers in the file pass drop_last through its **kwargs
         "import torch\nfrom torch.utils.data import DataLoader\n"
@@ -298,7 +338,22 @@ class ShortLastEvalBatch(Rule):
         "    return DataLoader(dataset=dataset, batch_size=batch_size, **kwargs)\n"
         "def run(ds, model):\n    loader = create_dataloader(ds, 32, drop_last=True)\n"
         "    with torch.no_grad():\n        for x in loader:\n            model(x)\n",
-        # one batch drawn from it (a sample to trace or to check shapes): a full batch
+        # a class kept on the instance that defaults to no loader; options that set drop_last
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Net:\n"
+        "    def __init__(self, batch_size=128, iterator_valid=Batches):\n"
+        "        self.batch_size = batch_size\n        self.iterator_valid = iterator_valid\n"
+        "    def get_iterator(self, dataset):\n        kwargs = {}\n        kwargs['batch_size'] = self.batch_size\n"
+        "        return self.iterator_valid(dataset, **kwargs)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Net:\n"
+        "    def __init__(self, batch_size=128, iterator_valid=DataLoader):\n"
+        "        self.batch_size = batch_size\n        self.iterator_valid = iterator_valid\n"
+        "    def get_iterator(self, dataset):\n        kwargs = self.get_params_for('iterator_valid')\n"
+        "        kwargs['batch_size'] = self.batch_size\n        kwargs['drop_last'] = True\n"
+        "        return self.iterator_valid(dataset, **kwargs)\n",
+        # one batch drawn from it (a sample to trace or to check shapes): a full batch; also through a name
+        "import torch\nfrom torch.utils.data import DataLoader\ndef sample(ds, model):\n"
+        "    loader = DataLoader(ds, batch_size=16)\n    it = iter(loader)\n    x = next(it)\n"
+        "    return model(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef sample(ds):\n"
         "    loader = DataLoader(ds, batch_size=16)\n    return next(iter(loader))\n",
         # one batch of every node of the graph (its node count, through an attribute the class only sets so)
@@ -332,13 +387,10 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\ndef run(accelerator):\n"
         "    dataset = list(range(16))\n    loader = DataLoader(dataset, batch_size=4)\n"
         "    return accelerator.prepare_data_loader(loader)\n",
-        # the batch handed to the file's helper that only computes statistics, no model; a spread that may set
-        # drop_last
+        # the batch handed to the file's helper that only computes statistics, no model
         "import torch\nfrom torch.utils.data import DataLoader\ndef _mean(x):\n    return x.float().mean()\n"
         "def stats(ds):\n    loader = DataLoader(ds, batch_size=64, drop_last=False)\n    total = 0.0\n"
         "    for x in loader:\n        total += float(_mean(x))\n    return total\n",
-        "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n    def val_dataloader(self):\n"
-        "        return DataLoader(self.ds, batch_size=64, shuffle=False, **self.kw)\n",
 
         # kept in the function, counted, or handed to the file's own function that keeps it; batches of one
         "import torch\nfrom torch.utils.data import DataLoader\ndef steps(ds):\n"
@@ -434,7 +486,8 @@ class ShortLastEvalBatch(Rule):
         if drop_last is not None and _constant(drop_last) is not False and _default(drop_last, node, ctx) is not False:
             return      # ``drop_last=True`` or computed: the author (or the caller) decides
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
-                or _shuffle_flag(node, keywords.get("shuffle"), ctx) is not None or _mode_choice(keywords) is not None \
+                or (_shuffle_flag(node, keywords.get("shuffle"), ctx) is not None and not drops_when_shuffled(keywords)) \
+                or _mode_choice(keywords) is not None \
                 or _train_hook(node, ctx):
             return      # a training loader (in one phase at least, or Lightning's ``train_dataloader``): NPU406
         loops = list(loops_over(node, ctx))
@@ -449,23 +502,23 @@ class ShortLastEvalBatch(Rule):
         hook = _eval_hook(node, ctx)
         if hook is not None:
             what = f"the loader {hook}() returns has no drop_last" if drop_last is None else \
-                f"the loader {hook}() returns keeps its short last batch ({short_source(drop_last, 30)} is False " \
-                "by default)"
+                f"the loader {hook}() returns keeps its short last batch{_by_default(keywords, node, ctx)}"
             ctx.report(node, self.message.format(what=what), _LOADER)
             return
         if any(_feeds_model(loop, function, ctx) for loop, function in loops):
             feeds = "feeds a model" if any(_feeds_model(loop, function, ctx, moved=False) for loop, function in loops) \
                 else "feeds device compute"
-            ctx.report(node, self.message.format(what=f"this evaluation DataLoader {feeds} and has no drop_last"),
-                       _LOADER)
+            ctx.report(node, self.message.format(what=f"this evaluation DataLoader {feeds} and has no drop_last"
+                                                      f"{_by_default(keywords, node, ctx)}"), _LOADER)
             return
         where = f"every loader {base.name} builds" if isinstance(base, ast.ClassDef) else \
             escape(node, ctx) if not loops else None
         if where is None and not loops and _keeps_batches(node, ctx):
             where = "not iterated here"   # iterated elsewhere (a caller, a trainer): its batches are cut the same
         if where is not None:   # iterated elsewhere: its batches are cut the same there
-            ctx.report(node, self.message.format(what=f"this DataLoader ({where}) has no drop_last=True, "
-                                                      "wherever it is iterated"), _LOADER)
+            ctx.report(node, self.message.format(what=f"this DataLoader ({where}) has no drop_last=True"
+                                                      f"{_by_default(keywords, node, ctx)}, wherever it is iterated"),
+                       _LOADER)
 
     def _other_builder(self, node: ast.Call, ctx: FileContext) -> None:
         """``dls.new(..., drop_last=False)``, ``BatchSampler(..., drop_last=False)``, ``dict(batch_size=8, ...,
@@ -509,7 +562,8 @@ def _keeps_batches(node: ast.Call, ctx: FileContext) -> bool:
             return False    # never used
         for child in walk(scope):
             if isinstance(child, ast.Call) and isinstance(child.func, ast.Name) and child.func.id in ("iter", "next") \
-                    and child.args and isinstance(child.args[0], ast.Name) and child.args[0].id == name:
+                    and child.args and isinstance(child.args[0], ast.Name) and child.args[0].id == name \
+                    and not _drawn_in_loop(child, scope, ctx):
                 return False    # one batch drawn (a sample, a shape check): the first batch is a full one
     if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         sites = ctx.resolver.call_sites(function)
@@ -525,6 +579,24 @@ def _keeps_batches(node: ast.Call, ctx: FileContext) -> bool:
                                                              for call, _, _ in sites):
             return False    # every caller in the file says whether to drop the tail: judged at those calls
     return True
+
+
+def _drawn_in_loop(call: ast.Call, scope: ast.AST, ctx: FileContext) -> bool:
+    """``it = iter(loader)`` whose batches a loop of the same scope draws one by one (``x = next(it)`` in a ``for``
+    or ``while`` body: a step-based training or evaluation loop), not one batch drawn for a sample."""
+    if call.func.id != "iter":  # type: ignore[attr-defined]
+        return False
+    # (the scope's nodes may lie past the rule's walk: the assignment is found from its statements)
+    parent = next((n for n in walk(scope) if isinstance(n, ast.Assign) and n.value is call), None)
+    if parent is None or len(parent.targets) != 1 or not isinstance(parent.targets[0], ast.Name):
+        return False
+    iterator = parent.targets[0].id
+    for loop in walk(scope):
+        if isinstance(loop, (ast.For, ast.While)) and any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "next" and n.args
+                and isinstance(n.args[0], ast.Name) and n.args[0].id == iterator for n in walk(loop)):
+            return True
+    return False
 
 
 def _module_of(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:

@@ -8,6 +8,7 @@ from typing import Optional
 
 from npu_lint.analysis.defaults import optional_extras
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scopes import NONE, PARAM, VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.batch_samplers import sampler_batches
@@ -27,8 +28,10 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
     if None in keywords:
         own = {key: value for key, value in keywords.items() if key is not None}
         spreads = _spread_dicts(node, ctx, own)
-        if spreads is None and "batch_size" in keywords and _own_extras(node, ctx):
+        if spreads is None and "batch_size" in keywords and (_own_extras(node, ctx) or _unread_extras(node, ctx)):
             spreads = [{}]  # the function's own ``**kwargs`` beside the call's batch size: a caller's extras
+        if spreads is None and _forwarded_only(node, keywords, ctx):
+            spreads = [{"batch_size": ast.copy_location(ast.Name(id="batch_size", ctx=ast.Load()), node)}]
         if spreads is None and not ("batch_size" in keywords and "drop_last" in keywords):
             return None
         # (a spread that cannot be read leaves the call's own ``batch_size=`` and ``drop_last=`` deciding: it
@@ -36,7 +39,8 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
         candidates = [{**spread, **own} for spread in (spreads or [{}])]
         keywords = _shortest(candidates, node, ctx)
     sampler = keywords.get("batch_sampler")
-    if sampler is not None and not (isinstance(sampler, ast.Constant) and sampler.value is None):
+    if sampler is not None and not (isinstance(sampler, ast.Constant) and sampler.value is None) \
+            and not none_on_some_path(sampler, ctx):
         found = sampler_batches(sampler, node, ctx)
         if found is None:
             return None     # ``batch_sampler=None`` is DataLoader's default: the loader batches itself
@@ -47,6 +51,36 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
     if any(isinstance(a, ast.Starred) for a in node.args):
         return None
     return keywords
+
+
+def _unread_extras(node: ast.Call, ctx: FileContext) -> bool:
+    """Every ``**`` spread of ``node`` is a dict the code does not build here (a parameter, ``self.loader_args``,
+    ``cfg["loader"]``)
+    beside the call's own ``batch_size=``: extra options (workers, collate, pinning), no ``drop_last`` unless a
+    call of the enclosing function in the file names one (or a ``batch_sampler``) -- a default loader keeps its
+    short last batch, as a reviewer reads ``DataLoader(ds, batch_size=bs, **dataloader_args)``."""
+    if not all(isinstance(k.value, (ast.Name, ast.Attribute, ast.Subscript)) for k in node.keywords if k.arg is None):
+        return False
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return True
+    return not any(isinstance(call, ast.Call) and any(k.arg in ("drop_last", "batch_sampler") for k in call.keywords)
+                   for call, _, _ in ctx.resolver.call_sites(function))
+
+
+def _forwarded_only(node: ast.Call, keywords: dict, ctx: FileContext) -> bool:
+    """``return DataLoader(dataset=dataset, **kwargs)`` with the function's own ``**kwargs`` only (no batch size,
+    no ``drop_last`` of its own) in a function the file never calls (a training loop's factory method, called by
+    a base class elsewhere): its loaders are batched as its callers say, which name no ``drop_last`` by default.
+    The file's own calls of such a helper are judged there instead."""
+    if "batch_size" in keywords or "drop_last" in keywords or "batch_sampler" in keywords:
+        return False
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef))
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.args.kwarg is None:
+        return False
+    name = function.args.kwarg.arg
+    return all(isinstance(k.value, ast.Name) and k.value.id == name for k in node.keywords if k.arg is None) \
+        and not ctx.resolver.call_sites(function)
 
 
 def _own_extras(node: ast.Call, ctx: FileContext) -> bool:
@@ -63,6 +97,22 @@ def _own_extras(node: ast.Call, ctx: FileContext) -> bool:
     return not any(isinstance(call, ast.Call) and any(k.arg in ("drop_last", "batch_sampler") or k.arg is None
                                                       for k in call.keywords)
                    for call, _, _ in ctx.resolver.call_sites(function))
+
+
+def none_on_some_path(value: ast.AST, ctx: FileContext) -> bool:
+    """``batch_sampler=batch_sampler`` where an arm binds the name to ``None`` (``if isinstance(sampler,
+    BatchGeoSampler): batch_sampler = sampler`` / ``else: batch_sampler = None``): on that path the loader batches
+    itself with its own ``batch_size`` and ``drop_last``, judged so. So does a parameter defaulting to ``None``
+    (``def __init__(self, dataset, batch_size=1, batch_sampler=None, **kwargs)`` handing it to
+    ``super().__init__``: schnetpack's ``AtomsLoader``), which a caller passing none leaves so."""
+    scopes = ctx.resolver.scopes
+    if not isinstance(value, ast.Name) or scopes is None:
+        return False
+    scope = ctx.resolver.current
+    bindings = scope.names.get(value.id, ()) if scope is not None else ()
+    return any(binding.tag in (VALUE, NONE, PARAM) and not binding.path and isinstance(binding.value, ast.Constant)
+               and binding.value.value is None and binding.pos < (value.lineno, value.col_offset)
+               for binding in bindings)
 
 
 def _shortest(candidates: list, node: ast.Call, ctx: FileContext) -> dict:

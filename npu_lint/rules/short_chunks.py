@@ -9,12 +9,13 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batchers, library_batches, listed_range, own_batch_join, section_pieces,
-                                        served_batches, sliced_batches)
+                                        served_batches, sliced_batches, stage_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_counts import bound_element, clip_bound, filled_chunk, rounded_up, scaled, scaled_end
-from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, clipped_to_stop, consumed, data_length, derived, fed_pieces, length_expr,
+from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, stepping_loop, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
                                         permuted_length, tail_skipped, while_counter, whole_chunks)
+from npu_lint.rules.size_groups import grouped_sizes
 from npu_lint.rules.value_flow import FAMILY
 
 
@@ -239,6 +240,32 @@ def _scalar_only(node: ast.Call, ctx: FileContext) -> bool:
     return bool(uses) and all(id(n) in scalar for n in uses)
 
 
+# Builtins whose result is a host number or text: a size handed to them sizes no tensor.
+_SCALAR_CALLS = frozenset({"range", "print", "len", "int", "float", "str", "round", "abs", "max", "min", "sum",
+                           "isinstance", "enumerate", "format"})
+
+
+def _scalar_call(call: ast.Call, ctx: FileContext) -> bool:
+    """A builtin giving a host value (``range(cur)``, ``print(cur)``) or a logging / progress call."""
+    func = call.func
+    if isinstance(func, ast.Name):
+        return func.id in _SCALAR_CALLS and ctx.resolver.binding(func) is None
+    return isinstance(func, ast.Attribute) and func.attr in ("info", "debug", "warning", "log", "update", "write",
+                                                             "set_description", "set_postfix", "format", "append")
+
+
+def _sizes(use: ast.Name, parents: dict, ctx: FileContext) -> bool:
+    """A use of a batch size that sizes something: an argument of a call (not a host builtin), a slice bound."""
+    parent = parents.get(id(use))
+    if isinstance(parent, ast.keyword):
+        parent = parents.get(id(parent))
+    if isinstance(parent, ast.Call):
+        return use is not parent.func and not _scalar_call(parent, ctx)
+    if isinstance(parent, (ast.Tuple, ast.List)) and isinstance(parents.get(id(parent)), ast.Call):
+        return not _scalar_call(parents[id(parent)], ctx)
+    return isinstance(parent, ast.Slice)
+
+
 # Tensor makers whose first argument is the first dimension: ``torch.randn(sz, z_dim)``.
 _SIZED_MAKERS = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
                            "torch.normal", "numpy.random.randn", "numpy.random.rand"})
@@ -299,9 +326,26 @@ class ShortLastChunk(Rule):
         So is a chunk whose end follows the loop's position and is clipped to the length of the data it cuts (``end =
         min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0, n_frames,
         bs)``: frames cut in batches; one finding per loop, none beside a ``min(total - i, bs)`` found in it).
+        So are the positions of each chunk made a tensor, ``torch.arange(start, min(start + size, total))`` in ``for
+        start in range(0, total, size)`` (a generator of index slices, ``total`` any value but a constant).
         The chunk's positions may be a ``range`` handed to the data (``dataset.select(range(i, min(len(dataset),
         i + bs)))``, ``Subset(ds, range(i, i + bs))``) when the loop gives what it takes to a model or makes it a
         tensor (a ``range`` walked item by item is no chunk).
+        The size of each batch as the count left clipped at the loop's step, ``cur = min(n - i, bs)`` in ``for i
+        in range(0, stop, bs)`` (or ``trange``; ``n`` any value but a constant, not necessarily the stop), handed to
+        any call but a host builtin or a log (``sample_fn(cur)``, ``model.sample(batch_size=cur)``) or bounding a
+        slice (``x[:cur]``), is short on the last step: reported at the ``min`` (k-diffusion's
+        ``compute_features``; a count only compared or dividing, ``loss / k``, is left alone). So are the sizes
+        a helper of the file returns as groups and a remainder (``arr = [divisor] * (num // divisor)`` and
+        ``arr.append(num % divisor)``: ``num_to_groups``), each handed to a call by a loop or ``map(lambda n:
+        model.sample(batch_size=n), batches)`` (reported at the helper's call). A project generator cutting
+        chunk ``b`` of a count rounded up (``n_batches = len(args[0]) // bs + int(len(args[0]) % bs != 0)``;
+        ``yield [arg[b * bs:(b + 1) * bs] for arg in args]``: segment-anything's ``batch_iterator(bs, *args)``) is
+        such a batcher too, and a loop over any project batcher counts when it hands a batch to a call that is no
+        host builtin or log (``self._process_batch(points, ...)``). A pipeline stage that batches the samples a
+        loader serves keeps the short last batch unless told: webdataset's ``wds.batched(bs)`` (``partial=True`` by
+        default; ``partial=not is_train`` keeps it in evaluation) and the ``.batched(bs)`` method of a webdataset
+        pipeline (``wds.WebDataset(urls).decode().batched(bs)``); ``partial=False`` is left alone.
         A sequence fed from its front in chunks while it lasts is the same thing: ``while len(tokens) > 0: out,
         state = model.forward(tokens[:n], state); tokens = tokens[n:]`` (an RNN-mode prompt prefill: the last chunk
         is what remains; the chunk must go to a model, and chunks of one are left alone).
@@ -341,7 +385,10 @@ class ShortLastChunk(Rule):
         return project.batcher_names()
 
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# a list of paths cut in batches, one clip loaded per path into a list joined into a tensor
+    must_fire = (# the positions of each chunk made a tensor, the end clipped to a total the caller sets
+                 "import torch\ndef slices(total, size, device):\n    for start in range(0, total, size):\n"
+                 "        yield torch.arange(start=start, end=min(start + size, total), device=device)\n",
+                 # a list of paths cut in batches, one clip loaded per path into a list joined into a tensor
                  "import torch\ndef augment(paths, bs, aug, device):\n    for i in range(0, len(paths), bs):\n"
                  "        batch = paths[i:i + bs]\n        clips = []\n        for p in batch:\n"
                  "            clips.append(torch.load(p))\n        yield aug(torch.vstack(clips).to(device))\n",
@@ -523,7 +570,54 @@ class ShortLastChunk(Rule):
                  "        if n + len(x) > max_tokens:\n            out.append(cur)\n            cur, n = [], 0\n"
                  "        cur.append(x)\n        n += len(x)\n    if len(cur) > 0:\n        out.append(cur)\n"
                  "    return out\n")
-    must_not_fire = ("import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
+    must_fire += (
+        # the size of each batch, the count left clipped at the step, handed to a sampler (not the loop's stop)
+        "import math\nimport torch\nfrom tqdm.auto import trange\ndef features(sample_fn, n, nproc, bs):\n"
+        "    feats = []\n    for i in trange(0, math.ceil(n / nproc), bs, disable=False):\n"
+        "        cur = min(n - i, bs)\n        feats.append(sample_fn(cur)[:cur])\n    return torch.cat(feats)\n",
+        # group sizes with the remainder last, each handed to a sampler through map(lambda ...)
+        "import torch\ndef num_to_groups(num, divisor):\n    groups = num // divisor\n"
+        "    arr = [divisor] * groups\n    if num % divisor > 0:\n        arr.append(num % divisor)\n    return arr\n"
+        "def sample(model, n, bs):\n    batches = num_to_groups(n, bs)\n"
+        "    return torch.cat(list(map(lambda b: model.sample(batch_size=b), batches)))\n",
+        # chunk b of a count rounded up, cut from *args by the file's generator, handed to a method
+        "import torch\ndef batch_iterator(batch_size, *args):\n"
+        "    n_batches = len(args[0]) // batch_size + int(len(args[0]) % batch_size != 0)\n"
+        "    for b in range(n_batches):\n        yield [arg[b * batch_size:(b + 1) * batch_size] for arg in args]\n"
+        "class Gen:\n    def run(self, pts):\n        for (points,) in batch_iterator(self.bs, pts):\n"
+        "            self._process_batch(points)\n",
+        # a webdataset batching stage keeping its partial last batch in evaluation
+        "import torch\nimport webdataset as wds\ndef pipe(bs, is_train):\n"
+        "    return wds.DataPipeline(wds.to_tuple('jpg', 'txt'), wds.batched(bs, partial=not is_train))\n",
+        "import torch\nimport webdataset as wds\ndef pipe(urls, bs):\n"
+        "    return wds.WebDataset(urls).decode('pil').to_tuple('jpg', 'cls').batched(bs)\n")
+    must_not_fire = (
+        # a count left clipped at the step that only divides or counts (gradient accumulation's last group)
+        "import torch\ndef accum(model, n, every):\n    for start in range(0, n, every):\n"
+        "        k = min(n - start, every)\n        for j in range(k):\n            print(j)\n"
+        "        loss = model(start) / k\n",
+        # groups of a helper that keeps no remainder; sizes only printed
+        "import torch\ndef groups(num, divisor):\n    return [divisor] * (num // divisor)\n"
+        "def sample(model, n, bs):\n    for b in groups(n, bs):\n        model.sample(batch_size=b)\n",
+        "import torch\ndef num_to_groups(num, divisor):\n    arr = [divisor] * (num // divisor)\n"
+        "    arr.append(num % divisor)\n    return arr\ndef report(n, bs):\n    for b in num_to_groups(n, bs):\n"
+        "        print(b)\n",
+        # a count of batches rounded down: the generator drops the tail
+        "import torch\ndef batch_iterator(batch_size, *args):\n    n_batches = len(args[0]) // batch_size\n"
+        "    for b in range(n_batches):\n        yield [arg[b * batch_size:(b + 1) * batch_size] for arg in args]\n"
+        "class Gen:\n    def run(self, pts):\n        for (points,) in batch_iterator(self.bs, pts):\n"
+        "            self._process_batch(points)\n",
+        # a webdataset stage told to drop the partial batch; another library's batched method
+        "import torch\nimport webdataset as wds\ndef pipe(bs):\n"
+        "    return wds.DataPipeline(wds.to_tuple('jpg', 'txt'), wds.batched(bs, partial=False))\n",
+        "import torch\nimport webdataset as wds\ndef pipe(urls, bs):\n"
+        "    return wds.WebDataset(urls).decode('pil').batched(bs, partial=False)\n",
+        "import torch\ndef pipe(ds, bs):\n    return ds.map(f).batched(bs)\n",
+        # positions clipped at a constant total (its tail is known), or not clipped to the loop's stop
+        "import torch\ndef slices(size):\n    for start in range(0, 1024, size):\n"
+        "        yield torch.arange(start, min(start + size, 1024))\n",
+        "import torch\ndef windows(total, size, width):\n    for start in range(0, total, size):\n"
+        "        yield torch.arange(start, start + width)\n","import torch\ndef run(x, bs):\n    for i in range(0, x.size(0) - bs, bs):\n        y = x[i:i + bs]\n",
                      # a pre-tokenizing pass asking for Python lists (``return_tensors=None``): no tensor, no shape
                      "import torch\nclass Reranker:\n    def pre(self, pairs, bs):\n"
                      "        assert isinstance(pairs, list)\n        out = []\n"
@@ -730,6 +824,7 @@ class ShortLastChunk(Rule):
             elif isinstance(node.func, ast.Attribute) and node.func.attr == "split":
                 self._pieces(node, ctx)
             else:
+                self._remaining(node, ctx)
                 self._sized(node, ctx)
                 self._batched(node, ctx)
                 self._index_range(node, ctx)
@@ -908,6 +1003,9 @@ class ShortLastChunk(Rule):
         """``noise = torch.randn(sz, z_dim)`` (or a shape ``(sz, z_dim)`` handed to a sampler) with ``sz = end -
         start``, ``end = min(start + bs, num_samples)``, in ``for start in range(0, num_samples, bs)``: the last
         batch made is smaller (samples generated in batches up to a count the caller sets)."""
+        if ctx.resolver.qualname(node.func) == "torch.arange":
+            self._positions(node, ctx)
+            return
         if not node.args:
             return
         first = node.args[0]
@@ -925,9 +1023,65 @@ class ShortLastChunk(Rule):
                 ctx.report(node, self.message.format(what=what), "min(i + bs, n) - i")
             return
 
+    def _remaining(self, node: ast.Call, ctx: FileContext) -> None:
+        """``cur = min(n - i, bs)`` in ``for i in range(0, stop, bs)`` handed to a call (``sample_fn(cur)``,
+        ``model.sample(batch_size=cur)``) or bounding a slice (``x[:cur]``): the size of the batch each step makes,
+        short on the last step whatever the callee is (k-diffusion's ``compute_features``)."""
+        loop = remaining_step(node, ctx)
+        if loop is None or id(loop) in ctx.scratch.get("short_chunk_loops", set()):
+            return
+        parent = ctx.parent(node)
+        if isinstance(parent, ast.keyword):
+            parent = ctx.parent(parent)
+        if isinstance(parent, ast.Call) and not _scalar_call(parent, ctx):
+            sized = True
+        elif _named_in_function(node, ctx) is not None and not _scalar_only(node, ctx):
+            name, function = _named_in_function(node, ctx)   # type: ignore[misc]
+            parents = {id(child): outer for outer in walk(loop) for child in ast.iter_child_nodes(outer)}
+            sized = any(_sizes(use, parents, ctx) for use in walk(loop)   # (parents: later nodes not walked yet)
+                        if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load))
+        else:
+            sized = False
+        if sized:
+            ctx.scratch.setdefault("short_chunk_loops", set()).add(id(loop))
+            what = (f"{short_source(node)} sizes each batch (the count left, clipped at the step of "
+                    f"{short_source(loop.iter, 30)})")
+            ctx.report(node, self.message.format(what=what), "min(n - i, bs)")
+
+    def _positions(self, node: ast.Call, ctx: FileContext) -> None:
+        """``yield torch.arange(start, min(start + size, total))`` in ``for start in range(0, total, size)``: the
+        positions of each chunk (a slicing generator scoring every entity in slices), the last one shorter
+        whatever ``total`` is (not a constant): the code itself clips the end to it."""
+        keywords = {kw.arg: kw.value for kw in node.keywords}
+        start = node.args[0] if node.args else keywords.get("start")
+        end = node.args[1] if len(node.args) > 1 else keywords.get("end")
+        if not isinstance(start, ast.Name) or end is None:
+            return
+        loop = stepping_loop(node, start.id, ctx)
+        if loop is None or not clipped_to_stop(end, start.id, loop.iter.args[1], ctx):   # type: ignore
+            return
+        reported = ctx.scratch.setdefault("short_chunk_loops", set())
+        if id(loop) not in reported:
+            reported.add(id(loop))
+            what = (f"{short_source(node, 40)} makes the positions of chunks clipped at "
+                    f"{short_source(loop.iter.args[1], 20)}")   # type: ignore[attr-defined]
+            ctx.report(node, self.message.format(what=what), "arange(i, min(i + bs, n))")
+
     def _batched(self, node: ast.Call, ctx: FileContext) -> None:
         """``for batch in chunked(items, bs): model(batch)``: a library batcher's last list is shorter; ``for part
         in np.array_split(x, n): model(part)``: parts one apart in size."""
+        staged = stage_batches(node, ctx)
+        if staged is not None:
+            what = (f"{short_source(node, 40)} batches the samples by {short_source(staged, 20)} and keeps the partial "
+                    "last batch (partial=True unless told)")
+            ctx.report(node, self.message.format(what=what), "batched(bs, partial=False)")
+            return
+        fed = grouped_sizes(node, ctx)
+        if fed is not None:
+            what = (f"{short_source(node, 30)} returns group sizes, the remainder last, each handed to "
+                    f"{short_source(fed.func, 30)}")
+            ctx.report(node, self.message.format(what=what), "num_to_groups(n, bs)")
+            return
         size = sliced_batches(node, ctx)
         if size is not None:
             what = f"{short_source(node, 30)} takes batches of {short_source(size, 20)} until the iterator runs out"
