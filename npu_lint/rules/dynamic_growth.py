@@ -33,6 +33,8 @@ _FACTORY_NAMES = frozenset({"ones", "zeros", "empty", "full", "arange", "rand", 
                             "triu_indices"})
 _FACTORIES = frozenset("torch." + name for name in _FACTORY_NAMES)
 _JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
+# methods that keep a tensor's length: ``cat([xs, x]).detach()`` is stored as long as the concatenation
+_KEEPING = frozenset({"detach", "contiguous", "to", "float", "half", "long", "clone", "type", "requires_grad_"})
 
 
 def _size_arguments(node: ast.Call, ctx: FileContext) -> list[ast.AST]:
@@ -558,8 +560,34 @@ class GrowingTensor(Rule):
                  # the first step sets the value, the others grow it
                  "import torch\ndef gen(model, x, steps):\n    for t in range(steps):\n        y = model(x)\n"
                  "        if t == 0:\n            out = y\n        else:\n            out = torch.cat([out, y], 1)\n"
-                 "    return out\n")
-    must_not_fire = (# a fresh value on every path of the iteration (both arms of a test)
+                 "    return out\n",
+                 # the previous calls' cache read through a name bound to one item of it (Bark's attention)
+                 "import torch\nclass Attn:\n    def forward(self, x, past_kv=None, use_cache=False):\n"
+                 "        q, k, v = self.c_attn(x).split(8, dim=2)\n        if past_kv is not None:\n"
+                 "            past_key = past_kv[0]\n            k = torch.cat((past_key, k), dim=-2)\n"
+                 "        present = (k, v) if use_cache else None\n        return q @ k.transpose(-2, -1) @ v, present\n",
+                 # handed back packed into one tensor before the keys get a fixed prefix (AudioLM's null keys)
+                 "import torch\nclass Attn:\n    def forward(self, x, ret=False, kv_cache=None):\n"
+                 "        q, k, v = self.q(x), self.k(x), self.v(x)\n        if kv_cache is not None:\n"
+                 "            ck, cv = kv_cache\n            k = torch.cat((ck, k), dim=-2)\n"
+                 "        kv_cache = torch.stack((k, v))\n        k = torch.cat((self.null_k, k), dim=-2)\n"
+                 "        return self.attend(q, k, v), kv_cache\n",
+                 # a forward hook's cache: the first call stores, the later calls append (Whisper's kv hooks)
+                 "import torch\ndef install(model):\n    cache = {}\n    def save(module, _, output):\n"
+                 "        if module not in cache:\n            cache[module] = output\n        else:\n"
+                 "            cache[module] = torch.cat([cache[module], output], dim=1).detach()\n"
+                 "        return cache[module]\n    return cache, save\n")
+    must_not_fire = (# an item of the previous state joined with a fixed prefix, handed back cut to a window
+                     "import torch\nclass Attn:\n    def forward(self, x, past_kv=None):\n"
+                     "        k = self.k(x)\n        if past_kv is not None:\n            past_key = past_kv[0]\n"
+                     "            k = torch.cat((past_key, k), dim=-2)\n            k = k[:, :, -16:]\n"
+                     "        return self.attn(x, k), (k,)\n",
+                     # the hook's cache replaced whole on one arm, a fixed piece concatenated to a local otherwise
+                     "import torch\ndef install(model):\n    cache = {}\n    def save(module, _, output):\n"
+                     "        if module not in cache:\n            cache[module] = output\n"
+                     "        out = torch.cat([output, model.pad], dim=1).detach()\n        return out\n"
+                     "    return cache, save\n",
+                     # a fresh value on every path of the iteration (both arms of a test)
                      "import torch\ndef gen(model, x, steps, a, b):\n    for t in range(steps):\n"
                      "        if t % 2:\n            out = a\n        else:\n            out = b\n"
                      "        out = torch.cat([out, model(x)], 1)\n    return out\n",
@@ -905,6 +933,11 @@ class GrowingTensor(Rule):
     def _grown_here(self, node: ast.Call, ctx: FileContext) -> bool:
         """``x = cat([x, y])`` in a loop over steps, or on state kept between calls: reported (True)."""
         statement, held = ctx.parent(node), node
+        while isinstance(statement, ast.Attribute) and statement.value is held and statement.attr in _KEEPING:
+            call = ctx.parent(statement)   # ``cat([cache[m], out], dim=1).detach()``: the same length
+            if not isinstance(call, ast.Call) or call.func is not statement:
+                return False
+            statement, held = ctx.parent(call), call
         if isinstance(statement, ast.IfExp) and node is not statement.test:
             statement, held = ctx.parent(statement), statement   # ``yv = cat([yv, p], 1) if keep else None``
         if not isinstance(statement, ast.Assign) or statement.value is not held or len(statement.targets) != 1:
@@ -1105,8 +1138,9 @@ class GrowingTensor(Rule):
         packed = [child for child in walk(function) if isinstance(child, ast.Assign)
                   and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
                   and child.lineno > statement.lineno and any(_returns(arm, {name, *aliases}, set()) for arm in (
-                      (child.value.body, child.value.orelse) if isinstance(child.value, ast.IfExp)
-                      else (child.value,)) if isinstance(arm, ast.Tuple))]   # ``present = (key, value)``
+                      _packed_pieces(a, ctx) for a in ((child.value.body, child.value.orelse)
+                                                       if isinstance(child.value, ast.IfExp) else (child.value,)))
+                      if isinstance(arm, ast.Tuple))]   # ``present = (key, value)``, ``kv = torch.stack((k, v))``
         holders = {child.targets[0].id for child in packed}   # type: ignore[union-attr]
         returns = [r.value for r in return_statements(function) if r.lineno > statement.lineno]
         handed = bool(returns) and all(isinstance(r, ast.Tuple) and any(_returns(e, {name, *aliases}, holders)
@@ -1315,16 +1349,39 @@ def _stays(bound: ast.AST, loop: ast.For, counter: str) -> bool:
     return True
 
 
+def _packed_pieces(value: ast.AST, ctx: FileContext) -> ast.AST:
+    """``(k, v)`` for ``torch.stack((k, v))`` / ``torch.cat([k, v])`` (the key and value packed into one tensor to
+    hand back, each piece rearranged or not: ``key.transpose(-2, -1)``); else ``value`` itself."""
+    if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], (ast.Tuple, ast.List)) \
+            and ctx.resolver.qualname(value.func) in CATS | _STACKS:
+        return ast.Tuple(elts=[_unwrapped(e) for e in value.args[0].elts], ctx=ast.Load())
+    return value
+
+
+def _unwrapped(piece: ast.AST) -> ast.AST:
+    """``key`` for ``key.transpose(-2, -1)`` / ``key.contiguous()``: a rearrangement keeps the piece's length."""
+    while isinstance(piece, ast.Call) and isinstance(piece.func, ast.Attribute) \
+            and piece.func.attr in ("transpose", "permute", "contiguous", "unsqueeze", "detach"):
+        piece = piece.func.value
+    return piece
+
+
 def _none_test_arm(statement: ast.stmt, text: str, ctx: FileContext) -> Optional[list]:
     """The other arm of ``if <text> is None: <text> = y else: <text> = cat([<text>, y])`` (the statement in the
-    ``else``): the arm that starts the state the statement grows; None when the statement is in no such test."""
+    ``else``; for an item ``d[k]``, also ``if k not in d``, one operand of ``or`` or ``and`` counting): the arm that
+    starts the state the statement grows; None when the statement is in no such test."""
     parent = ctx.parent(statement)
     if not isinstance(parent, ast.If) or statement not in parent.orelse:
         return None
-    test = parent.test
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None \
-            and ast.unparse(test.left) == text:
-        return parent.body
+    target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+    absent = (ast.unparse(target.slice), ast.unparse(target.value)) if isinstance(target, ast.Subscript) else None
+    for test in walk(parent.test):   # also one operand of ``or``: ``module not in cache or fresh``
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            continue
+        if isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant) \
+                and test.comparators[0].value is None and ast.unparse(test.left) == text:
+            return parent.body
+        if isinstance(test.ops[0], ast.NotIn) and absent == (ast.unparse(test.left), ast.unparse(test.comparators[0])):
+            return parent.body   # ``if key not in cache: cache[key] = y else: cache[key] = cat([cache[key], y])``
     return None
 
