@@ -547,6 +547,45 @@ class PerSampleConcat(Rule):
         "    def __init__(self, graphs):\n        super().__init__()\n        self.g = Batch.from_data_list(graphs)\n",
         "import torch\nfrom torch_geometric.data import Batch\ng = Batch.from_data_list(dataset)\n")
 
+    # items read by position or through names the loop binds (sample_reads.py): ``targets[i]["boxes"]`` under
+    # ``for i in range(len(targets))``; a collate loop's rows tagged with ``i`` through ``ds = batch[i][...]``;
+    # pieces joined side by side (``labels[:, None]``); each item cut to a length of its own; the indices a
+    # one-argument ``torch.where`` found per item; a per-sample field converted item by item
+    must_fire += ("import torch\ndef loss(outputs, targets):\n    gts = []\n    for i in range(len(targets)):\n"
+                  "        gts.append(targets[i]['boxes'])\n    return torch.cat(gts)\n",
+                  "import torch\ndef loss(outputs, targets):\n    out = []\n    for b in range(outputs.shape[0]):\n"
+                  "        labels = targets[b]['labels']\n        out.append(labels)\n    return torch.cat(out)\n",
+                  "import torch\ndef collate(data_batch):\n    out = []\n    for i in range(len(data_batch)):\n"
+                  "        ds = data_batch[i]['data_samples']\n        lab = ds.gt_instances.labels\n"
+                  "        idx = lab.new_full((len(lab), 1), i)\n        out.append(torch.cat((idx, lab[:, None]), dim=1))\n"
+                  "    return torch.cat(out, 0)\n",
+                  "import torch\ndef collate(data_batch):\n    masks = []\n    for i in range(len(data_batch)):\n"
+                  "        ds = data_batch[i]['data_samples']\n        masks.append(ds.gt_instances.masks)\n"
+                  "    return torch.cat(masks, 0)\n",
+                  "import torch\ndef pool(feats, lengths):\n    return torch.cat([f[:n] for f, n in zip(feats, lengths)])\n",
+                  "import torch\ndef pool(feats, lengths, k):\n    out = []\n    for i in range(k):\n"
+                  "        out.append(feats[i][:lengths[i]])\n    return torch.cat(out)\n",
+                  "import torch\ndef post(boxes, scores, thr):\n    res = []\n    for b, s in zip(boxes, scores):\n"
+                  "        idx = torch.where(s > thr)[0]\n        res.append(b[idx])\n    return torch.cat(res)\n",
+                  "import torch\ndef ids(samples):\n    return torch.cat([torch.tensor(s['input_ids']) for s in samples])\n")
+    must_not_fire += (  # a field of no row count read by position or through a name; a fixed cut; other dims
+        "import torch\ndef f(samples):\n    labels = []\n    for i in range(len(samples)):\n"
+        "        labels.append(samples[i]['label'])\n    return torch.cat(labels)\n",
+        "import torch\ndef f(samples):\n    out = []\n    for i, s in enumerate(samples):\n        lab = s.label\n"
+        "        out.append(lab)\n    return torch.cat(out)\n",
+        "import torch\ndef f(feats, n):\n    return torch.cat([f[:n] for f in feats])\n",
+        "import torch\ndef f(feats, dims):\n    return torch.cat([f[:, :k] for f, k in zip(feats, dims)], dim=1)\n",
+        "import torch\ndef f(rows):\n    return torch.stack([torch.tensor(x) for x in rows])\n",
+        "import torch\ndef f(preds, k):\n    out = []\n    for i in range(k):\n        out.append(preds[i][:, :4])\n"
+        "    return torch.cat(out)\n",
+        "import torch\ndef f(targets):\n    out = []\n    for t in targets:\n"
+        "        out.append(torch.cat((t['image_id'], t['orig_size']), dim=-1))\n    return torch.cat(out)\n",
+        # an item read by position is no index of its own (images resized one by one, a row each)
+        "import torch\nimport torch.nn.functional as F\ndef f(inputs, size):\n    out = []\n"
+        "    for i in range(len(inputs)):\n        x = inputs[i]\n        if x.shape[-1] != size:\n"
+        "            x = F.interpolate(x.unsqueeze(0), size=size)\n        else:\n            x = x.unsqueeze(0)\n"
+        "        out.append(x)\n    return torch.cat(out, dim=0)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         name = ctx.resolver.qualname(node.func)

@@ -24,6 +24,7 @@ from npu_lint.rules.mask_reads import is_bool_index
 from npu_lint.rules.collate_samples import collate_attribute, collate_samples, may_collate, unzipped_samples
 from npu_lint.rules.sample_counts import recorded_rows, shifted_field
 from npu_lint.rules.sample_lengths import enumerated, labelled_sequence
+from npu_lint.rules.sample_reads import SampleReads, same_rows
 from npu_lint.rules.sample_tags import along_rows, leading_one, tagged_rows
 
 # Fields of a per-sample record (a target dict, an instance record) that hold one row per object or token.
@@ -39,6 +40,8 @@ _RECORDS = frozenset({"Dict", "dict", "Mapping", "InstanceData", "DetDataSample"
 _RECORD_LISTS = frozenset({"InstanceList", "OptInstanceList", "SampleList", "OptSampleList"})
 _CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor", "torch.IntTensor",
                          "torch.FloatTensor", "torch.Tensor"})
+# converters of Python data: a list of ids per item becomes a tensor as long as the list
+_PY_CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"})
 _PASS_THROUGH = frozenset({"float", "long", "int", "to", "view", "reshape", "flatten", "detach", "clone", "cpu",
                            "cuda", "npu", "contiguous", "type", "squeeze", "unsqueeze", "half", "bool",
                            "type_as", "new_tensor", "permute", "transpose"})
@@ -146,7 +149,7 @@ _COUNT_FLOWS = (DATA_SIZE, HOST, ZERO_D)
 _ITEM_SIZES = (HOST, ZERO_D, RANDOM)
 
 
-class _Items:
+class _Items(SampleReads):
     """Why the items of one comprehension or loop differ in length, asked of the model where the list is built."""
 
     def __init__(self, ctx: FileContext, loops: list[tuple[ast.AST, ast.AST]], body: Optional[ast.AST],
@@ -206,11 +209,11 @@ class _Items:
             return None
         if self.rows and leading_one(element):
             return None     # ``x[None]``, ``x.unsqueeze(0)``: one row per item
-        if self.rows and self.indices and depth == 0:
+        if self.rows and depth == 0 and (self.indices or self._counters()):
             index = tagged_rows(element, self.indices, self._assigned_in_body, self.ctx)
             if index is not None:
                 return "each item's rows labelled with the index of its sample"
-        stripped = _strip(element)
+        stripped = same_rows(element) if self.rows else _strip(element)
         read = stripped.func if isinstance(stripped, ast.Call) else stripped
         if isinstance(read, ast.Attribute) and isinstance(read.value, ast.Name) and read.value.id in self.sources:
             stripped = counted_field(stripped, self.ctx) or stripped   # ``frame.get_ids()`` of ``self.instances``
@@ -228,8 +231,16 @@ class _Items:
                 return f"each item's indices shifted by the sizes of the samples before it, a field of {collated}"
         if self.rows and isinstance(stripped, ast.BinOp):   # ``d["idx_j"] + offset``: as many rows as the item
             return self.varies(stripped.left, depth + 1)
-        root = _root(stripped)
-        source = self.sources.get(root.id) if root is not None else None
+        root: Optional[ast.AST] = _root(stripped)
+        source = self.sources.get(root.id) if root is not None else None   # type: ignore[union-attr]
+        if source is None and root is not None:
+            indexed = self._indexed(stripped)   # ``targets[i]["boxes"]`` under ``for i in range(len(targets))``
+            if indexed is not None:
+                root, source = indexed, indexed.value
+            elif isinstance(root, ast.Name):   # ``ds.gt_instances.masks`` after ``ds = data_batch[i]["samples"]``
+                aliased = self._aliased(root)
+                if aliased is not None and (aliased[1] or stripped is not root):
+                    source = aliased[0]   # a name for a field of the item counts through its own fields only
         if source is not None:
             field = _field(stripped)
             if field in PER_SAMPLE_FIELDS and stripped is not root:
@@ -237,17 +248,26 @@ class _Items:
             record = _record_field(stripped, root)
             if record is not None:   # ``d.gt_instance_labels.keypoint_weights``: any field of an instance record
                 return f"a field of the per-sample record {record!r}"
+            cut = self._own_length(stripped, root) if self.rows else None
+            if cut is not None:   # ``f[:l] for f, l in zip(feats, lengths)``: each item cut to a length of its own
+                return f"each item cut to its own length ({short_source(cut, 30)})"
             collated = self.collated(source) if stripped is not root else None
             if collated:    # ``d[key]`` of each sample a collate function joins: any field, its rows
                 return f"a field of {collated}"
             index = _strip(stripped.slice) if isinstance(stripped, ast.Subscript) else None   # ``t[j.to(t.device)]``
-            if isinstance(index, ast.Name) and index.id in self.sources and self.sources[index.id] is not source:
+            if isinstance(index, ast.Name) and index.id in self.sources and self.sources[index.id] is not source \
+                    and index.id not in self._counters():   # ``inputs[i]`` by position is the item itself
                 return f"each item gathered by its own indices from {short_source(self.sources[index.id])}"
             # A field that holds one row per object says so (PER_SAMPLE_FIELDS); any other field of a record
             # (``sample.gt_label``: one class label per image) is not evidence of a length of its own.
             why = self.per_sample(source, depth) if stripped is root else None
             if why:
                 return f"items of {why}"
+        if self.rows:   # ``torch.cat((idx, labels[:, None], boxes), dim=1)``: the rows of each piece
+            for piece in self._side_by_side(stripped):
+                found = self.varies(piece, depth + 1)
+                if found:
+                    return found
         if isinstance(stripped, ast.Subscript) and isinstance(stripped.ctx, ast.Load):
             indices = stripped.slice.elts if isinstance(stripped.slice, ast.Tuple) else [stripped.slice]
             if any(not isinstance(i, (ast.Slice, ast.Constant)) and is_bool_index(i, self.ctx) for i in indices):
@@ -263,6 +283,9 @@ class _Items:
                 names = {n.id for n in walk(stripped.args[0]) if isinstance(n, ast.Name)}
                 if names & set(self.sources):     # ``torch.tensor(tok.encode(s))``, ``torch.tensor(range(n))``
                     return "a sequence computed and converted item by item"
+            if name in _PY_CONVERTERS and stripped.args and self.rows and self._item_read(stripped.args[0]) \
+                    and _field(stripped.args[0]) in PER_SAMPLE_FIELDS:
+                return "a per-sample field converted item by item"   # ``torch.tensor(s["input_ids"])``
             if name in _CONVERTERS and stripped.args and isinstance(stripped.args[0], (ast.ListComp, ast.GeneratorExp)):
                 names = {n.id for g in stripped.args[0].generators for n in walk(g.iter) if isinstance(n, ast.Name)}
                 if names & set(self.sources):     # ``torch.IntTensor([vocab[c] for c in t])``: one per character
@@ -330,6 +353,14 @@ class _Items:
         return None
 
     def _data_dependent(self, node: ast.AST) -> bool:
+        node = _strip(node)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            inner = node.value
+            tupled = any(k.arg == "as_tuple" for k in inner.keywords) or self.ctx.resolver.qualname(inner.func) \
+                == "torch.where"
+            if isinstance(parts[0], ast.Slice) or tupled and isinstance(parts[0], ast.Constant):
+                node = inner   # ``torch.where(s > t)[0]``, ``m.nonzero()[:, 0]``: the indices the op found
         if not isinstance(node, ast.Call):
             return False
         name = self.ctx.resolver.qualname(node.func)
