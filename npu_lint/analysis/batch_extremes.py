@@ -52,6 +52,8 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     args = node.args
     if len(args) == 2 and isinstance(args[1], ast.Constant) and isinstance(args[0], ast.Starred):
         args = [args[0].value]   # ``max(*span_counts, 1)``: the longest, at least a floor
+    elif len(args) == 1 and isinstance(args[0], ast.Starred):
+        args = [args[0].value]   # ``min(*[x.shape[0] for x in data])``: the items spread as arguments
     if len(args) == 1:
         items = args[0]
         if isinstance(items, ast.Name):

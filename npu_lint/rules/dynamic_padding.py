@@ -318,8 +318,18 @@ class PadToBatchMax(ValueFlow):
                  "    return torch.stack(out)\n",
                  "import torch\ndef collate_fn(batch, pad_id):\n    batch = sorted(batch, key=lambda x: len(x[0]), reverse=True)\n"
                  "    max_len = len(batch[0][0])\n"
-                 "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
-    must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                 "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n",
+                 # a list of per-level maxima starred into the allocation (stanza's get_long_tensor)
+                 "import torch\ndef get_long_tensor(tokens_list, batch_size):\n    sizes = []\n    x = tokens_list\n"
+                 "    while isinstance(x[0], list):\n        sizes.append(max(len(y) for y in x))\n"
+                 "        x = [z for y in x for z in y]\n    return torch.LongTensor(batch_size, *sizes).fill_(0)\n",
+                 # the shortest item's length spread as arguments, every item cut to it
+                 "import torch\ndef collate(data):\n    n = min(*[d.shape[0] for d in data])\n"
+                 "    return torch.stack([d[:n] for d in data])\n")
+    must_not_fire = (# a list of configured sizes starred into the allocation
+                     "import torch\ndef alloc(batch_size, cfg):\n    sizes = []\n    for k in cfg.keys:\n"
+                     "        sizes.append(cfg.lengths[k])\n    return torch.zeros(batch_size, *sizes)\n",
+                     "import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      # the max of a tensor not seen to hold lengths (class ids): a value read back (NPU403)
                      "import torch\ndef onehot(labels):\n    n = int(labels.max().item()) + 1\n"
                      "    return torch.zeros(len(labels), n)\n",
@@ -675,11 +685,22 @@ class PadToBatchMax(ValueFlow):
         found: dict[int, tuple] = {}
         for arg in args:
             first = True
-            for flow in ctx.resolver.flows(arg):
+            for flow in (*ctx.resolver.flows(arg), *self._appended_flows(arg, ctx)):
                 if flow[0] in self.kinds and (first or passed_down(flow[1], node, ctx)):
                     found.setdefault(id(flow[1]), flow)
                     first = False
         return list(found.values())
+
+
+    @staticmethod
+    def _appended_flows(arg: ast.AST, ctx: FileContext) -> list[tuple]:
+        """A list of sizes starred into a sink (``torch.LongTensor(b, *sizes)``) carries what its ``append`` calls
+        add: ``sizes.append(max(len(y) for y in x))`` per nesting level."""
+        binding = ctx.resolver.binding(arg) if isinstance(arg, ast.Name) else None
+        if binding is None or binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.List) \
+                or binding.value.elts:
+            return []
+        return [flow for value in ctx.resolver.added_values(binding) for flow in ctx.resolver.flows(value)]
 
 
 def _chosen_functions(func: ast.Name, ctx: FileContext) -> tuple[str, ...]:
