@@ -568,6 +568,23 @@ class PerSampleConcat(Rule):
                   "import torch\ndef post(boxes, scores, thr):\n    res = []\n    for b, s in zip(boxes, scores):\n"
                   "        idx = torch.where(s > thr)[0]\n        res.append(b[idx])\n    return torch.cat(res)\n",
                   "import torch\ndef ids(samples):\n    return torch.cat([torch.tensor(s['input_ids']) for s in samples])\n")
+    # the per-image results of OpenMMLab's ``multi_apply``: the helper's element is a tensor of no rows for an image
+    # without objects, rows otherwise (mapped_items.py)
+    must_fire += ("import torch\nfrom mmdet.models.utils import multi_apply\nclass Head:\n"
+                  "    def _single(self, priors, gt):\n        if len(gt) == 0:\n"
+                  "            t = priors.new_zeros((0, 4))\n            m = priors.new_zeros((priors.size(0), 1))\n"
+                  "            return m, t\n        pos = self.assign(priors, gt)\n        t = gt.bboxes[pos]\n"
+                  "        m = priors.new_zeros((priors.size(0), 1))\n        return m, t\n"
+                  "    def loss(self, priors, gts):\n        masks, targets = multi_apply(self._single, priors, gts)\n"
+                  "        return torch.cat(targets, 0)\n",)
+    must_not_fire += (  # the helper's element of one row per prior on every path
+        "import torch\nfrom mmdet.models.utils import multi_apply\nclass Head:\n"
+        "    def _single(self, priors, gt):\n        if len(gt) == 0:\n"
+        "            t = priors.new_zeros((0, 4))\n            m = priors.new_zeros((priors.size(0), 1))\n"
+        "            return m, t\n        pos = self.assign(priors, gt)\n        t = gt.bboxes[pos]\n"
+        "        m = priors.new_zeros((priors.size(0), 1))\n        return m, t\n"
+        "    def loss(self, priors, gts):\n        masks, targets = multi_apply(self._single, priors, gts)\n"
+        "        return torch.cat(masks, 0)\n",)
     must_not_fire += (  # a field of no row count read by position or through a name; a fixed cut; other dims
         "import torch\ndef f(samples):\n    labels = []\n    for i in range(len(samples)):\n"
         "        labels.append(samples[i]['label'])\n    return torch.cat(labels)\n",

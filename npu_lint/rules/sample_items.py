@@ -24,6 +24,7 @@ from npu_lint.rules.mask_reads import is_bool_index
 from npu_lint.rules.collate_samples import collate_attribute, collate_samples, may_collate, unzipped_samples
 from npu_lint.rules.sample_counts import recorded_rows, shifted_field
 from npu_lint.rules.sample_lengths import enumerated, labelled_sequence
+from npu_lint.rules.mapped_items import mapped_items
 from npu_lint.rules.sample_reads import SampleReads, same_rows
 from npu_lint.rules.sample_tags import along_rows, leading_one, tagged_rows
 
@@ -536,7 +537,15 @@ def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Option
             found = context.varies(element)
             if found:
                 return found
+        if rows:   # ``cls_targets`` of ``(masks, cls_targets, ...) = multi_apply(self._get_targets_single, ...)``
+            return mapped_items(items, ctx, empty_rows, _per_sample_field)
     return None
+
+
+def _per_sample_field(node: ast.AST) -> bool:
+    """``sampling_result.pos_gt_bboxes``, ``t["boxes"]``: a per-sample field read from a record."""
+    node = _strip(node)
+    return isinstance(node, (ast.Attribute, ast.Subscript)) and _field(node) in PER_SAMPLE_FIELDS
 
 
 def per_value_items(items: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
