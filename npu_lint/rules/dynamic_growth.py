@@ -17,6 +17,7 @@ from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
+from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
 from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_layers, rearranged, step_loop, steps,
                                      stored_back)
@@ -576,8 +577,17 @@ class GrowingTensor(Rule):
                  "import torch\ndef install(model):\n    cache = {}\n    def save(module, _, output):\n"
                  "        if module not in cache:\n            cache[module] = output\n        else:\n"
                  "            cache[module] = torch.cat([cache[module], output], dim=1).detach()\n"
-                 "        return cache[module]\n    return cache, save\n")
-    must_not_fire = (# an item of the previous state joined with a fixed prefix, handed back cut to a window
+                 "        return cache[module]\n    return cache, save\n",
+                 # a carried cache rebuilt from its own items, each one step longer (older GPT-2 loops)
+                 "import torch\ndef gen(model, x, past, n):\n    for _ in range(n):\n        new = model(x)\n"
+                 "        past = tuple((torch.cat([pk, k], dim=2), torch.cat([pv, v], dim=2))\n"
+                 "                     for (pk, pv), (k, v) in zip(past, new))\n    return past\n")
+    must_not_fire = (# items rebuilt once per layer, or from another sequence than the carried one
+                     "import torch\ndef f(layers, past, x):\n    for layer in layers:\n"
+                     "        past = [torch.cat([p, layer(x)], 1) for p in past]\n    return past\n",
+                     "import torch\ndef f(model, prefixes, x, n):\n    for _ in range(n):\n"
+                     "        past = [torch.cat([p, model(x)], 1) for p in prefixes]\n    return past\n",
+                     # an item of the previous state joined with a fixed prefix, handed back cut to a window
                      "import torch\nclass Attn:\n    def forward(self, x, past_kv=None):\n"
                      "        k = self.k(x)\n        if past_kv is not None:\n            past_key = past_kv[0]\n"
                      "            k = torch.cat((past_key, k), dim=-2)\n            k = k[:, :, -16:]\n"
@@ -813,6 +823,13 @@ class GrowingTensor(Rule):
             name = ctx.resolver.qualname(node.func) or "torch.cat"
             ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}([{growth.name}, ...]), "
                                                  f"{describe(function, site, ctx)},"), name)
+            return
+        rebuilt = grown_items(node, ctx) if ctx.resolver.qualname(node.func) in CATS else None
+        if rebuilt is not None:   # ``past = tuple((cat([pk, k], 2), ...) for (pk, pv), (k, v) in zip(past, new))``
+            name = ctx.resolver.qualname(node.func) or "torch.cat"
+            ctx.report(node, self.message.format(
+                what=f"every item of {rebuilt} (rebuilt as {name.rsplit('.', 1)[-1]}([item, ...]) from its own items)"),
+                name)
 
     def _cache_fed_back(self, node: ast.Call, ctx: FileContext) -> bool:
         """``out = model(x, past_key_values=past, use_cache=True)`` then ``past = out.past_key_values`` in a loop over
