@@ -567,7 +567,10 @@ class PerSampleConcat(Rule):
                   "        out.append(feats[i][:lengths[i]])\n    return torch.cat(out)\n",
                   "import torch\ndef post(boxes, scores, thr):\n    res = []\n    for b, s in zip(boxes, scores):\n"
                   "        idx = torch.where(s > thr)[0]\n        res.append(b[idx])\n    return torch.cat(res)\n",
-                  "import torch\ndef ids(samples):\n    return torch.cat([torch.tensor(s['input_ids']) for s in samples])\n")
+                  "import torch\ndef ids(samples):\n    return torch.cat([torch.tensor(s['input_ids']) for s in samples])\n",
+                  # a field of a call's result sized by a value read per item (``topk(n).indices``)
+                  "import torch\ndef top(scores):\n    out = []\n    for s in scores:\n"
+                  "        n = int((s > 0.5).sum())\n        out.append(s.topk(n).indices)\n    return torch.cat(out)\n")
     # the per-image results of OpenMMLab's ``multi_apply``: the helper's element is a tensor of no rows for an image
     # without objects, rows otherwise (mapped_items.py)
     must_fire += ("import torch\nfrom mmdet.models.utils import multi_apply\nclass Head:\n"

@@ -295,8 +295,12 @@ class _Items(SampleReads):
             recorded = recorded_rows(stripped, self.body, self.ctx)   # ``offset.append(count)``, made a tensor
             if recorded:
                 return recorded
-        if self.rows and isinstance(stripped, ast.Call) and self.body is not None:
-            origin = self._sized_in_loop(stripped)
+        made = stripped
+        if isinstance(made, ast.Attribute) and made.attr in ("indices", "values") \
+                or isinstance(made, ast.Subscript) and isinstance(made.slice, ast.Constant):
+            made = made.value   # ``s.topk(n).indices``, ``x.sort()[1]``: a result of the call
+        if self.rows and isinstance(made, ast.Call) and self.body is not None:
+            origin = self._sized_in_loop(made)
             if origin is not None:    # ``torch.randint(0, h, (int(length.sum()),))`` made per item
                 return f"each item sized by {short_source(origin, 30)} (line {origin.lineno}), a value found per item"
         if (isinstance(stripped, ast.Name) and stripped.id not in self.sources or isinstance(stripped, ast.Call)) \
