@@ -579,6 +579,11 @@ class GrowingTensor(Rule):
                  "            cache[module] = torch.cat([cache[module], output], dim=1).detach()\n"
                  "        return cache[module]\n    return cache, save\n",
                  # a carried cache rebuilt from its own items, each one step longer (older GPT-2 loops)
+                 # an ESPnet decoder layer: this step's output joined to the cache of the earlier ones, handed back
+                 "import torch\nclass DecoderLayer(torch.nn.Module):\n"
+                 "    def forward(self, tgt, mask, memory, cache=None):\n        x = self.ff(self.attn(tgt[:, -1:], tgt))\n"
+                 "        if cache is not None:\n            x = torch.cat([cache, x], dim=1)\n"
+                 "        return x, mask, memory\n",
                  "import torch\ndef gen(model, x, past, n):\n    for _ in range(n):\n        new = model(x)\n"
                  "        past = tuple((torch.cat([pk, k], dim=2), torch.cat([pv, v], dim=2))\n"
                  "                     for (pk, pv), (k, v) in zip(past, new))\n    return past\n")
@@ -587,6 +592,12 @@ class GrowingTensor(Rule):
                      "        past = [torch.cat([p, layer(x)], 1) for p in past]\n    return past\n",
                      "import torch\ndef f(model, prefixes, x, n):\n    for _ in range(n):\n"
                      "        past = [torch.cat([p, model(x)], 1) for p in prefixes]\n    return past\n",
+                     # a streaming remainder of one frame put before each chunk, then a tail appended (FunASR's CIF)
+                     "import torch\nclass P:\n    def chunk(self, hidden, cache=None, final=False):\n"
+                     "        alphas = self.out(hidden)\n        if cache is not None:\n"
+                     "            alphas = torch.cat((cache['alphas'], alphas), dim=1)\n"
+                     "        if final:\n            alphas = torch.cat((alphas, self.tail), dim=1)\n"
+                     "        cache['alphas'] = alphas[:, -1:]\n        return self.fire(alphas)\n",
                      # an item of the previous state joined with a fixed prefix, handed back cut to a window
                      "import torch\nclass Attn:\n    def forward(self, x, past_kv=None):\n"
                      "        k = self.k(x)\n        if past_kv is not None:\n            past_key = past_kv[0]\n"
@@ -1154,6 +1165,7 @@ class GrowingTensor(Rule):
                    and child.value.id == name}   # ``k_cache = k``: handed back under another name
         packed = [child for child in walk(function) if isinstance(child, ast.Assign)
                   and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                  and child.targets[0].id not in (name, *aliases)
                   and child.lineno > statement.lineno and any(_returns(arm, {name, *aliases}, set()) for arm in (
                       _packed_pieces(a, ctx) for a in ((child.value.body, child.value.orelse)
                                                        if isinstance(child.value, ast.IfExp) else (child.value,)))
@@ -1165,8 +1177,10 @@ class GrowingTensor(Rule):
         if not handed and not _PAST_STATE.search(parameter):
             return False   # not handed back beside the output at every return after it (one before: another arm),
             #               nor named the previous calls' state (``layer_past``: the caller keeps the new pieces)
-        if not _computed_with(function, statement.lineno, {name, *aliases}, holders):
-            return False   # only handed back (``x = cat((cls_tok, x)); return x, size``): a prefix, no cache
+        if not _computed_with(function, statement.lineno, {name, *aliases}, holders) \
+                and not (handed and _PAST_STATE.search(parameter)):
+            return False   # only handed back (``x = cat((cls_tok, x)); return x, size``): a prefix, no cache; an
+            #               ESPnet decoder layer's ``x = cat([cache, x], 1); return x, mask`` hands back the cache
         kept = [*aliases.values(), *(child.lineno for child in packed)]
         end = min(kept) if kept else float("inf")   # handed back from there: what the name becomes after is not
         for child in walk(function):
@@ -1367,10 +1381,11 @@ def _stays(bound: ast.AST, loop: ast.For, counter: str) -> bool:
 
 
 def _packed_pieces(value: ast.AST, ctx: FileContext) -> ast.AST:
-    """``(k, v)`` for ``torch.stack((k, v))`` / ``torch.cat([k, v])`` (the key and value packed into one tensor to
-    hand back, each piece rearranged or not: ``key.transpose(-2, -1)``); else ``value`` itself."""
+    """``(k, v)`` for ``torch.stack((k, v))`` (the key and value packed into one tensor to hand back, each piece
+    rearranged or not: ``key.transpose(-2, -1)``; not a concatenation, which may grow the name again); else
+    ``value`` itself."""
     if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], (ast.Tuple, ast.List)) \
-            and ctx.resolver.qualname(value.func) in CATS | _STACKS:
+            and ctx.resolver.qualname(value.func) in _STACKS:
         return ast.Tuple(elts=[_unwrapped(e) for e in value.args[0].elts], ctx=ast.Load())
     return value
 

@@ -323,6 +323,8 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef get_long_tensor(tokens_list, batch_size):\n    sizes = []\n    x = tokens_list\n"
                  "    while isinstance(x[0], list):\n        sizes.append(max(len(y) for y in x))\n"
                  "        x = [z for y in x for z in y]\n    return torch.LongTensor(batch_size, *sizes).fill_(0)\n",
+                 "import torch\ndef pad_list(xs, v):\n    dims = []\n    for i in range(xs[0].dim()):\n"
+                 "        dims.append(max(x.size(i) for x in xs))\n    return xs[0].new(len(xs), *dims).fill_(v)\n",
                  # the shortest item's length spread as arguments, every item cut to it
                  "import torch\ndef collate(data):\n    n = min(*[d.shape[0] for d in data])\n"
                  "    return torch.stack([d[:n] for d in data])\n")
@@ -696,6 +698,8 @@ class PadToBatchMax(ValueFlow):
     def _appended_flows(arg: ast.AST, ctx: FileContext) -> list[tuple]:
         """A list of sizes starred into a sink (``torch.LongTensor(b, *sizes)``) carries what its ``append`` calls
         add: ``sizes.append(max(len(y) for y in x))`` per nesting level."""
+        if isinstance(arg, ast.Starred):
+            arg = arg.value   # ``xs[0].new(n, *max_len_all_dim)``
         binding = ctx.resolver.binding(arg) if isinstance(arg, ast.Name) else None
         if binding is None or binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.List) \
                 or binding.value.elts:

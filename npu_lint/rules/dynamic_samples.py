@@ -563,6 +563,8 @@ class PerSampleConcat(Rule):
                   "        ds = data_batch[i]['data_samples']\n        masks.append(ds.gt_instances.masks)\n"
                   "    return torch.cat(masks, 0)\n",
                   "import torch\ndef pool(feats, lengths):\n    return torch.cat([f[:n] for f, n in zip(feats, lengths)])\n",
+                  "import torch\ndef ctc(ys_pad, ys_lens):\n"
+                  "    return torch.cat([ys_pad[i, :l] for i, l in enumerate(ys_lens)])\n",
                   "import torch\ndef pool(feats, lengths, k):\n    out = []\n    for i in range(k):\n"
                   "        out.append(feats[i][:lengths[i]])\n    return torch.cat(out)\n",
                   "import torch\ndef post(boxes, scores, thr):\n    res = []\n    for b, s in zip(boxes, scores):\n"

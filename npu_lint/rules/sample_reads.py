@@ -96,6 +96,8 @@ class SampleReads:
             inner = _stripped(node.value)
             if isinstance(node, ast.Subscript) and isinstance(inner, ast.Name) and inner.id not in self.sources:
                 index = _stripped(node.slice)
+                if isinstance(index, ast.Tuple) and index.elts:   # ``ys_pad[i, :l]``: row i, then cut
+                    index = _stripped(index.elts[0])
                 return node if isinstance(index, ast.Name) and index.id in counters else None
             node = inner
         return None
@@ -145,11 +147,15 @@ class SampleReads:
         also through arithmetic (``x[1:n + 1]``); a length only needed when the items' lengths differ."""
         if not isinstance(node, ast.Subscript):
             return None
-        first = node.slice.elts[0] if isinstance(node.slice, ast.Tuple) and node.slice.elts else node.slice
+        counters = self._counters()
+        parts = list(node.slice.elts) if isinstance(node.slice, ast.Tuple) else [node.slice]
+        while len(parts) > 1 and isinstance(parts[0], ast.Name) and parts[0].id in counters:
+            parts = parts[1:]   # ``ys_pad[i, :l]``: the row at the loop's position, cut to its own length
+        first = parts[0] if parts else None
         if not isinstance(first, ast.Slice) or first.step is not None:
             return None
-        own = {n.id for n in walk(item) if isinstance(n, ast.Name)}
-        counters = self._counters()
+        own = {n.id for n in walk(item.value if isinstance(item, ast.Subscript) else item)
+               if isinstance(n, ast.Name)}   # the item's own names (not the position it is read at)
         for bound in (first.upper, first.lower):
             for n in walk(bound) if bound is not None else ():
                 if isinstance(n, ast.Name) and n.id in self.sources and n.id not in own and n.id not in counters:
