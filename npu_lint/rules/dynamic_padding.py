@@ -323,12 +323,22 @@ class PadToBatchMax(ValueFlow):
                  "import torch\ndef get_long_tensor(tokens_list, batch_size):\n    sizes = []\n    x = tokens_list\n"
                  "    while isinstance(x[0], list):\n        sizes.append(max(len(y) for y in x))\n"
                  "        x = [z for y in x for z in y]\n    return torch.LongTensor(batch_size, *sizes).fill_(0)\n",
+                 # the count of what each sample's loop made (FunASR's CIF: frames fired per sample), padded to
+                 "import torch\ndef fire(alphas, h, thr, n, d):\n    counts, frames = [], []\n    for b in range(n):\n"
+                 "        got = []\n        for t in range(alphas.size(1)):\n            if alphas[b][t] > thr:\n"
+                 "                got.append(h[b][t])\n        counts.append(torch.tensor(len(got)))\n"
+                 "        frames.append(got)\n    m = max(counts)\n"
+                 "    return [torch.zeros((m - counts[b], d)) for b in range(n)]\n",
                  "import torch\ndef pad_list(xs, v):\n    dims = []\n    for i in range(xs[0].dim()):\n"
                  "        dims.append(max(x.size(i) for x in xs))\n    return xs[0].new(len(xs), *dims).fill_(v)\n",
                  # the shortest item's length spread as arguments, every item cut to it
                  "import torch\ndef collate(data):\n    n = min(*[d.shape[0] for d in data])\n"
                  "    return torch.stack([d[:n] for d in data])\n")
-    must_not_fire = (# a list of configured sizes starred into the allocation
+    must_not_fire = (# the length of a list made once, outside the loop that records it
+                     "import torch\ndef f(self, n, d):\n    counts = []\n    window = self.window\n"
+                     "    for b in range(n):\n        counts.append(len(window))\n    m = max(counts)\n"
+                     "    return torch.zeros((n, m, d))\n",
+                     # a list of configured sizes starred into the allocation
                      "import torch\ndef alloc(batch_size, cfg):\n    sizes = []\n    for k in cfg.keys:\n"
                      "        sizes.append(cfg.lengths[k])\n    return torch.zeros(batch_size, *sizes)\n",
                      "import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
