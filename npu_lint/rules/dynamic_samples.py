@@ -570,6 +570,11 @@ class PerSampleConcat(Rule):
                   "import torch\ndef post(boxes, scores, thr):\n    res = []\n    for b, s in zip(boxes, scores):\n"
                   "        idx = torch.where(s > thr)[0]\n        res.append(b[idx])\n    return torch.cat(res)\n",
                   "import torch\ndef ids(samples):\n    return torch.cat([torch.tensor(s['input_ids']) for s in samples])\n",
+                  # joined along another dim: each item shaped by a count read back per image (YOLOv5-seg)
+                  "import torch\ndef inds(gts, bs, p):\n    out = []\n    for i in range(bs):\n"
+                  "        n = (gts[:, 0] == i).sum()\n"
+                  "        out.append(torch.arange(n).float().view(1, n).repeat(p, 1) + 1)\n"
+                  "    return torch.cat(out, 1)\n",
                   # a field of a call's result sized by a value read per item (``topk(n).indices``)
                   "import torch\ndef top(scores):\n    out = []\n    for s in scores:\n"
                   "        n = int((s > 0.5).sum())\n        out.append(s.topk(n).indices)\n    return torch.cat(out)\n")
@@ -598,6 +603,8 @@ class PerSampleConcat(Rule):
         "import torch\ndef f(feats, n):\n    return torch.cat([f[:n] for f in feats])\n",
         "import torch\ndef f(feats, dims):\n    return torch.cat([f[:, :k] for f, k in zip(feats, dims)], dim=1)\n",
         "import torch\ndef f(rows):\n    return torch.stack([torch.tensor(x) for x in rows])\n",
+        "import torch\ndef f(bs, p, n):\n    out = []\n    for i in range(bs):\n"
+        "        out.append(torch.arange(n).float().view(1, n).repeat(p, 1) + i)\n    return torch.cat(out, 1)\n",
         "import torch\ndef f(preds, k):\n    out = []\n    for i in range(k):\n        out.append(preds[i][:, :4])\n"
         "    return torch.cat(out)\n",
         "import torch\ndef f(targets):\n    out = []\n    for t in targets:\n"

@@ -299,10 +299,15 @@ class _Items(SampleReads):
         if isinstance(made, ast.Attribute) and made.attr in ("indices", "values") \
                 or isinstance(made, ast.Subscript) and isinstance(made.slice, ast.Constant):
             made = made.value   # ``s.topk(n).indices``, ``x.sort()[1]``: a result of the call
-        if self.rows and isinstance(made, ast.Call) and self.body is not None:
-            origin = self._sized_in_loop(made)
-            if origin is not None:    # ``torch.randint(0, h, (int(length.sum()),))`` made per item
-                return f"each item sized by {short_source(origin, 30)} (line {origin.lineno}), a value found per item"
+        if self.body is not None and (self.rows or depth == 0) and isinstance(made, (ast.Call, ast.BinOp)):
+            # ``torch.randint(0, h, (int(length.sum()),))`` made per item; joined along another dim, any shape the
+            # item's calls take from such a value (``torch.arange(n).view(1, n).repeat(k, 1) + 1``): a cat of
+            # items whose other dims differed would fail, so the joined one differs
+            calls = [made] if self.rows else [n for n in walk(made) if isinstance(n, ast.Call)][:8]
+            for call in calls:
+                origin = self._sized_in_loop(call) if isinstance(call, ast.Call) else None
+                if origin is not None:
+                    return f"each item sized by {short_source(origin, 30)} (line {origin.lineno}), a value found per item"
         if (isinstance(stripped, ast.Name) and stripped.id not in self.sources or isinstance(stripped, ast.Call)) \
                 and self.body is not None and self._shaped_in_loop(stripped):
             return "a data-dependent operator per item"   # ``e, s = valid.nonzero(as_tuple=True)`` in the loop
