@@ -575,6 +575,9 @@ class PerSampleConcat(Rule):
                   "        n = (gts[:, 0] == i).sum()\n"
                   "        out.append(torch.arange(n).float().view(1, n).repeat(p, 1) + 1)\n"
                   "    return torch.cat(out, 1)\n",
+                  # each item gathered by a per-sample field of indices (mmdet's sampling results)
+                  "import torch\ndef kpts(gts, results):\n    out = []\n    for gt, res in zip(gts, results):\n"
+                  "        out.append(gt['visible'][res.pos_assigned_gt_inds])\n    return torch.cat(out, 0)\n",
                   # a field of a call's result sized by a value read per item (``topk(n).indices``)
                   "import torch\ndef top(scores):\n    out = []\n    for s in scores:\n"
                   "        n = int((s > 0.5).sum())\n        out.append(s.topk(n).indices)\n    return torch.cat(out)\n")

@@ -33,7 +33,8 @@ PER_SAMPLE_FIELDS = frozenset({
     "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
     "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
     "token_ids", "scores", "gt_bboxes_ignore", "ignored_instances", "pos_bboxes", "pos_gt_bboxes", "pos_inds",
-    "neg_inds", "pos_gt_labels", "area", "iscrowd", "gt_instance_labels", "pred_instances"})
+    "neg_inds", "pos_gt_labels", "area", "iscrowd", "gt_instance_labels", "pred_instances", "pos_assigned_gt_inds",
+    "pos_priors", "neg_priors"})
 # Annotations of a list of per-sample records: ``List[Dict[str, Tensor]]`` (torchvision's targets) and the
 # OpenMMLab aliases of lists of instance records and data samples.
 _RECORD_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"})
@@ -273,6 +274,9 @@ class _Items(SampleReads):
             indices = stripped.slice.elts if isinstance(stripped.slice, ast.Tuple) else [stripped.slice]
             if any(not isinstance(i, (ast.Slice, ast.Constant)) and is_bool_index(i, self.ctx) for i in indices):
                 return "a boolean mask applied to each item"
+            picked = next((i for i in indices if _per_sample_field(i)), None)
+            if picked is not None:   # ``kpts[sampling_result.pos_assigned_gt_inds]``: one row per positive
+                return f"each item gathered by the per-sample indices {_field(picked)!r}"
             if any(self._data_dependent(i) or isinstance(i, ast.Name) and i.id not in self.sources
                    and any(self._data_dependent(v) for v in self._assigned_in_body(i.id)) for i in indices):
                 return "a data-dependent index per item"   # ``keep = nms(b, s, t)``; ``b[keep]``
