@@ -579,6 +579,10 @@ class GrowingTensor(Rule):
                  "            cache[module] = torch.cat([cache[module], output], dim=1).detach()\n"
                  "        return cache[module]\n    return cache, save\n",
                  # a carried cache rebuilt from its own items, each one step longer (older GPT-2 loops)
+                 # a loop over the pieces of a tensor (as many as its length gives), the output grown per piece
+                 "import torch\ndef stream(model, wav, seg):\n    out = None\n    for chunk in wav.split(seg, dim=-1):\n"
+                 "        y = model(chunk)\n        out = y if out is None else torch.cat([out, y], dim=-1)\n"
+                 "    return out\n",
                  # an ESPnet decoder layer: this step's output joined to the cache of the earlier ones, handed back
                  "import torch\nclass DecoderLayer(torch.nn.Module):\n"
                  "    def forward(self, tgt, mask, memory, cache=None):\n        x = self.ff(self.attn(tgt[:, -1:], tgt))\n"
@@ -592,6 +596,11 @@ class GrowingTensor(Rule):
                      "        past = [torch.cat([p, layer(x)], 1) for p in past]\n    return past\n",
                      "import torch\ndef f(model, prefixes, x, n):\n    for _ in range(n):\n"
                      "        past = [torch.cat([p, model(x)], 1) for p in prefixes]\n    return past\n",
+                     # a fixed number of pieces (``chunk(n)``), and a string's parts: no steps of the data
+                     "import torch\ndef heads(x, attn, n):\n    out = x[..., :0]\n    for h in x.chunk(n, dim=-1):\n"
+                     "        out = torch.cat([out, attn(h)], -1)\n    return out\n",
+                     "import torch\ndef emb(table, name, out):\n    for part in name.split('.'):\n"
+                     "        out = torch.cat([out, table[part]], 0)\n    return out\n",
                      # a streaming remainder of one frame put before each chunk, then a tail appended (FunASR's CIF)
                      "import torch\nclass P:\n    def chunk(self, hidden, cache=None, final=False):\n"
                      "        alphas = self.out(hidden)\n        if cache is not None:\n"
