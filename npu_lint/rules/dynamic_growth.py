@@ -341,6 +341,15 @@ class GrowingTensor(Rule):
         (``if step == 0: ids = ids.repeat(n, 1)``), and the loop may hand the grown value to another helper of
         the file that gives it back unchanged or with rows dropped (``ids, stop = self._end(ids)`` returning
         ``ids`` or ``ids[keep]``: the unfinished rows, the steps kept) without ending the growth.
+        The previous calls' state of an attention layer is also read through a name bound to one item of it
+        (``past_key = past_kv[0]``), handed back packed (``kv_cache = torch.stack((k, v))``) or, for a parameter
+        naming it (``cache``), handed back beside the output with nothing computed from it after (an ESPnet
+        layer's ``x = torch.cat([cache, x], 1); return x, mask``); a forward hook's cache item grows after a
+        first arm that stores it (``if module not in cache: cache[module] = output`` / ``else: cache[module] =
+        torch.cat([cache[module], output], 1).detach()``); a carried sequence rebuilt from its own items each
+        concatenated with a new piece (``past = tuple((torch.cat([pk, k], 2), ...) for (pk, pv), (k, v) in
+        zip(past, new))``) grows in a loop over steps, and so does a loop over the pieces of a tensor
+        (``wav.split(seg, dim=-1)``, ``x.unbind(1)``: as many as its length gives).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.

@@ -129,6 +129,10 @@ class PadToBatchMax(ValueFlow):
         the helper and, for a helper of another module of the project (found through the project index), the
         chain to the maximum inside it (a maximum that helper hands to a helper of its own file padding up to a
         parameter counts: ``prepare_data`` computing ``max_len`` for ``_pad_data(x, max_len)``'s ``np.pad``).
+        A list of per-level maxima starred into an allocation counts (``sizes.append(max(len(y) for y in x))``
+        then ``torch.LongTensor(b, *sizes)`` or ``xs[0].new(n, *sizes)``), so does the shortest item's length
+        spread as arguments (``min(*[d.shape[0] for d in data])``) and the maximum of the counts a loop records
+        per sample of what it made (``counts.append(torch.tensor(len(frames)))``, ``frames`` made anew in it).
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.

@@ -117,6 +117,16 @@ class PerSampleConcat(Rule):
         An item read through a method or property of the project that gives one piece per item of one of the
         object's fields (``frame.get_track_ids()`` returning ``torch.cat([i.track_id for i in self.instances])``,
         the model's ``counts`` fact) is that field (``frame.instances``: a per-sample field).
+        Items are also read by position under a counting loop (``targets[i]["boxes"]`` under ``for i in
+        range(len(targets))``, ``ys_pad[i, :l]``), through names the loop binds to a sample or a field of one
+        (``ds = data_batch[i]["data_samples"]`` then ``ds.gt_instances.masks``), joined side by side with other
+        pieces of the same rows (``torch.cat((idx, labels[:, None], boxes), dim=1)``), cut to a length of their
+        own (``f[:n] for f, n in zip(feats, lengths)``), gathered by a per-sample index field
+        (``res.pos_assigned_gt_inds``) or by the indices a one-argument ``torch.where(...)[0]`` finds per item;
+        joined along another dim, an item counts when a call making it takes a shape from a value read back in
+        the loop. OpenMMLab's ``multi_apply(self._get_targets_single, ...)`` gives per-image lists: one whose
+        helper element is a tensor of no rows on one path (``new_zeros((0, n))``) or a per-sample field
+        (``sampling_result.pos_gt_bboxes``) is joined per-sample items of different lengths.
         A library's batch of graphs is such a join (``rule_tables/library_joiners.tsv``, built from the libraries'
         sources): PyG's ``Batch.from_data_list(graphs)`` and DGL's ``dgl.batch(graphs)`` concatenate every
         graph's node and edge tensors, so the batch has as many nodes and edges as its graphs together (in a
