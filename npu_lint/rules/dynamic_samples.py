@@ -124,7 +124,8 @@ class PerSampleConcat(Rule):
         own (``f[:n] for f, n in zip(feats, lengths)``), gathered by a per-sample index field
         (``res.pos_assigned_gt_inds``) or by the indices a one-argument ``torch.where(...)[0]`` finds per item;
         joined along another dim, an item counts when a call making it takes a shape from a value read back in
-        the loop. OpenMMLab's ``multi_apply(self._get_targets_single, ...)`` gives per-image lists: one whose
+        the loop; so does an item the input's own size (``wav, sr = torchaudio.load(p)``, a whole recording).
+        OpenMMLab's ``multi_apply(self._get_targets_single, ...)`` gives per-image lists: one whose
         helper element is a tensor of no rows on one path (``new_zeros((0, n))``) or a per-sample field
         (``sampling_result.pos_gt_bboxes``) is joined per-sample items of different lengths.
         A library's batch of graphs is such a join (``rule_tables/library_joiners.tsv``, built from the libraries'
@@ -585,6 +586,9 @@ class PerSampleConcat(Rule):
                   "        n = (gts[:, 0] == i).sum()\n"
                   "        out.append(torch.arange(n).float().view(1, n).repeat(p, 1) + 1)\n"
                   "    return torch.cat(out, 1)\n",
+                  # each item a whole recording decoded from its file: as long as the file
+                  "import torch\nimport torchaudio\ndef load_all(paths):\n    out = []\n    for p in paths:\n"
+                  "        wav, sr = torchaudio.load(p)\n        out.append(wav)\n    return torch.cat(out, dim=-1)\n",
                   # each item gathered by a per-sample field of indices (mmdet's sampling results)
                   "import torch\ndef kpts(gts, results):\n    out = []\n    for gt, res in zip(gts, results):\n"
                   "        out.append(gt['visible'][res.pos_assigned_gt_inds])\n    return torch.cat(out, 0)\n",
@@ -616,6 +620,9 @@ class PerSampleConcat(Rule):
         "import torch\ndef f(feats, n):\n    return torch.cat([f[:n] for f in feats])\n",
         "import torch\ndef f(feats, dims):\n    return torch.cat([f[:, :k] for f, k in zip(feats, dims)], dim=1)\n",
         "import torch\ndef f(rows):\n    return torch.stack([torch.tensor(x) for x in rows])\n",
+        "import torch\nimport torch.nn.functional as F\nimport torchaudio\ndef f(paths, n):\n    out = []\n"
+        "    for p in paths:\n        wav, sr = torchaudio.load(p)\n"
+        "        out.append(F.interpolate(wav[None], size=n)[0])\n    return torch.cat(out, dim=0)\n",
         "import torch\ndef f(bs, p, n):\n    out = []\n    for i in range(bs):\n"
         "        out.append(torch.arange(n).float().view(1, n).repeat(p, 1) + i)\n    return torch.cat(out, 1)\n",
         "import torch\ndef f(preds, k):\n    out = []\n    for i in range(k):\n        out.append(preds[i][:, :4])\n"

@@ -14,6 +14,7 @@ from npu_lint.analysis.data_shapes import data_shaped, tensor_receiver
 from npu_lint.analysis.flows import DATA_SIZE, HOST, RANDOM, ZERO_D
 from npu_lint.analysis.size_sinks import shape_sink
 from npu_lint.analysis.item_counts import counted_attribute
+from npu_lint.analysis.natural_sizes import natural_source
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
@@ -315,6 +316,10 @@ class _Items(SampleReads):
         if (isinstance(stripped, ast.Name) and stripped.id not in self.sources or isinstance(stripped, ast.Call)) \
                 and self.body is not None and self._shaped_in_loop(stripped):
             return "a data-dependent operator per item"   # ``e, s = valid.nonzero(as_tuple=True)`` in the loop
+        if depth == 0:
+            natural = natural_source(self.ctx.resolver, element, self.ctx.resolver.current)
+            if natural is not None:   # ``torchaudio.load(p)[0]``: a whole recording, as long as the file
+                return f"each item the input's own size ({short_source(natural[0], 30)}, line {natural[0].lineno})"
         if isinstance(stripped, ast.Name) and self.body is not None and stripped.id not in self.sources:
             assigned = self._assigned_in_body(stripped.id)
             empties = [v for v in assigned if empty_rows(v)]
