@@ -586,6 +586,10 @@ class PerSampleConcat(Rule):
                   "        n = (gts[:, 0] == i).sum()\n"
                   "        out.append(torch.arange(n).float().view(1, n).repeat(p, 1) + 1)\n"
                   "    return torch.cat(out, 1)\n",
+                  # each item's rows tagged in place with its index before the join (YOLO collate functions)
+                  "import torch\ndef collate(batch):\n    imgs, targets = zip(*batch)\n"
+                  "    targets = [b for b in targets if b is not None]\n    for i, boxes in enumerate(targets):\n"
+                  "        boxes[:, 0] = i\n    return torch.stack(imgs), torch.cat(targets, 0)\n",
                   # each item a whole recording decoded from its file: as long as the file
                   "import torch\nimport torchaudio\ndef load_all(paths):\n    out = []\n    for p in paths:\n"
                   "        wav, sr = torchaudio.load(p)\n        out.append(wav)\n    return torch.cat(out, dim=-1)\n",
@@ -620,6 +624,8 @@ class PerSampleConcat(Rule):
         "import torch\ndef f(feats, n):\n    return torch.cat([f[:n] for f in feats])\n",
         "import torch\ndef f(feats, dims):\n    return torch.cat([f[:, :k] for f, k in zip(feats, dims)], dim=1)\n",
         "import torch\ndef f(rows):\n    return torch.stack([torch.tensor(x) for x in rows])\n",
+        "import torch\ndef f(feats):\n    for i, x in enumerate(feats):\n        x[0, :] = i\n"
+        "    return torch.cat(feats, 0)\n",
         "import torch\nimport torch.nn.functional as F\nimport torchaudio\ndef f(paths, n):\n    out = []\n"
         "    for p in paths:\n        wav, sr = torchaudio.load(p)\n"
         "        out.append(F.interpolate(wav[None], size=n)[0])\n    return torch.cat(out, dim=0)\n",

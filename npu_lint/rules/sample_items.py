@@ -26,7 +26,7 @@ from npu_lint.rules.collate_samples import collate_attribute, collate_samples, m
 from npu_lint.rules.sample_counts import recorded_rows, shifted_field
 from npu_lint.rules.sample_lengths import enumerated, labelled_sequence
 from npu_lint.rules.mapped_items import mapped_items
-from npu_lint.rules.sample_reads import SampleReads, same_rows
+from npu_lint.rules.sample_reads import SampleReads, same_rows, tagged_in_place
 from npu_lint.rules.sample_tags import along_rows, leading_one, tagged_rows
 
 # Fields of a per-sample record (a target dict, an instance record) that hold one row per object or token.
@@ -555,7 +555,11 @@ def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Option
             found = context.varies(element)
             if found:
                 return found
-        if rows:   # ``cls_targets`` of ``(masks, cls_targets, ...) = multi_apply(self._get_targets_single, ...)``
+        if rows:
+            tagged = tagged_in_place(items, call, ctx.enclosing(call, FUNCTION_TYPES))
+            if tagged is not None:   # ``for i, boxes in enumerate(targets): boxes[:, 0] = i``
+                return f"each item's rows tagged in place with its index (line {tagged})"
+            # ``cls_targets`` of ``(masks, cls_targets, ...) = multi_apply(self._get_targets_single, ...)``
             return mapped_items(items, ctx, empty_rows, _per_sample_field)
     return None
 

@@ -178,3 +178,27 @@ class SampleReads:
         if dim is None or isinstance(dim, ast.Constant) and dim.value == 0:
             return []
         return [same_rows(e) for e in node.args[0].elts]
+
+
+def tagged_in_place(items: ast.Name, call: ast.AST, function: Optional[ast.AST]) -> Optional[int]:
+    """The line of ``boxes[:, 0] = i`` in ``for i, boxes in enumerate(items)`` before ``call`` in ``function``: each
+    item's rows tagged in place with the item's index, only needed when the row counts differ (a YOLO collate
+    function); else None."""
+    if function is None:
+        return None
+    for loop in walk(function):
+        if not (isinstance(loop, ast.For) and loop.lineno < getattr(call, "lineno", 0)
+                and isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Name)
+                and loop.iter.func.id == "enumerate" and len(loop.iter.args) == 1
+                and isinstance(loop.iter.args[0], ast.Name) and loop.iter.args[0].id == items.id
+                and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2
+                and all(isinstance(e, ast.Name) for e in loop.target.elts)):
+            continue
+        index, item = loop.target.elts[0].id, loop.target.elts[1].id   # type: ignore[attr-defined]
+        for child in walk(loop):
+            if isinstance(child, ast.Assign) and isinstance(child.value, ast.Name) and child.value.id == index \
+                    and any(isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == item
+                            and isinstance(t.slice, ast.Tuple) and t.slice.elts
+                            and _full_slice(t.slice.elts[0]) for t in child.targets):
+                return child.lineno
+    return None
