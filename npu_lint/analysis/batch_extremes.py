@@ -52,6 +52,8 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     args = node.args
     if len(args) == 2 and isinstance(args[1], ast.Constant) and isinstance(args[0], ast.Starred):
         args = [args[0].value]   # ``max(*span_counts, 1)``: the longest, at least a floor
+    elif len(args) == 1 and isinstance(args[0], ast.Starred):
+        args = [args[0].value]   # ``min(*[x.shape[0] for x in data])``: the items spread as arguments
     if len(args) == 1:
         items = args[0]
         if isinstance(items, ast.Name):
@@ -211,9 +213,15 @@ def _lengths(resolver: "Resolver", name: ast.Name, scope: Scope) -> bool:
     for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
         if binding.tag == LOOP and not binding.path and _zipped_shapes(binding.value):
             return True   # ``[max(sizes) for sizes in zip(*[x.shape for x in samples])]``: each axis's longest
-        if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.AST):
+        if binding.tag != VALUE or not isinstance(binding.value, ast.AST):
             continue
-        value = _made_tensor(binding.value)
+        value = binding.value
+        if binding.path:   # ``token_length, frames = [], []``: the element the name is bound to
+            if len(binding.path) != 1 or not isinstance(value, (ast.Tuple, ast.List)) \
+                    or binding.path[0] >= len(value.elts):
+                continue
+            value = value.elts[binding.path[0]]
+        value = _made_tensor(value)
         if _item_lengths(value):
             return True
         if isinstance(value, ast.List) and not value.elts and _appended_lengths(resolver, name.id, binding.scope):
@@ -229,10 +237,38 @@ def _appended_lengths(resolver: "Resolver", name: str, scope: Scope) -> bool:
     inner = resolver.scopes.scope_of(function) if resolver.scopes else None
     if inner is None:
         return False
+    loops: Optional[list[ast.For]] = None
     for node in walk(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
-                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1 \
-                and _length_of_loop_item(node.args[0], resolver, inner):   # ``x.shape[1:]`` too
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name and len(node.args) == 1:
+            if _length_of_loop_item(node.args[0], resolver, inner):   # ``x.shape[1:]`` too
+                return True
+            if loops is None:
+                loops = [n for n in walk(function) if isinstance(n, ast.For)]
+            if _length_made_per_step(node, loops):
+                return True
+    return False
+
+
+_COUNTS = frozenset({"tensor", "as_tensor", "int"})
+
+
+def _length_made_per_step(append: ast.Call, loops: list[ast.For]) -> bool:
+    """``lengths.append(torch.tensor(len(frames)))`` where ``frames`` is made anew in the loop around the append
+    (``frames = []`` per sample, filled by an inner loop): the length of each item the loop builds."""
+    value = append.args[0]
+    while isinstance(value, ast.Call) and value.args and _last_name(value.func) in _COUNTS:
+        value = value.args[0]
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "len"
+            and len(value.args) == 1 and isinstance(value.args[0], ast.Name)):
+        return False
+    measured = value.args[0].id
+    for loop in loops:
+        if not loop.lineno < append.lineno <= (loop.end_lineno or loop.lineno):
+            continue
+        if any(isinstance(n, ast.Assign) and n.lineno < append.lineno and any(
+                isinstance(t, ast.Name) and t.id == measured for t in n.targets) for stmt in loop.body
+               for n in walk(stmt)):
             return True
     return False
 

@@ -395,7 +395,8 @@ class StateReads:
     def optional_state(self: "Resolver", element: ast.AST, function: ast.AST, scope: Scope) -> Optional[str]:
         """The parameter with a ``None`` default that ``element`` reads whole: the parameter itself
         (``previous_states``), a name it is unpacked into (``past_key, past_value = layer_past``) or an item of it
-        (``layer_past[0]``): the state of the previous call, absent on the first (None otherwise)."""
+        (``layer_past[0]``, also through a name: ``past_key = past_kv[0]``): the state of the previous call, absent
+        on the first (None otherwise)."""
         optional = _optional_parameters(function)
         if isinstance(element, ast.Subscript) and isinstance(element.slice, ast.Constant) \
                 and isinstance(element.value, ast.Name):
@@ -409,7 +410,12 @@ class StateReads:
         if binding.tag == PARAM:
             return element.id if element.id in optional else None
         value = binding.value
-        if binding.tag == VALUE and len(binding.path) == 1 and isinstance(value, ast.Name) and value.id in optional:
+        if binding.tag == VALUE and not binding.path and isinstance(value, ast.Subscript) \
+                and isinstance(value.slice, ast.Constant) and isinstance(value.slice.value, int):
+            value = value.value   # ``past_key = past_kv[0]``: an item of the state, bound to a name
+        elif not (binding.tag == VALUE and len(binding.path) == 1):
+            return None
+        if isinstance(value, ast.Name) and value.id in optional:
             inner = self.scopes.lookup_reaching(value.id, scope, (value.lineno, value.col_offset))
             if len(inner) == 1 and inner[0].tag == PARAM and inner[0].scope is scope:
                 return value.id

@@ -17,6 +17,7 @@ from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
+from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
 from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_layers, rearranged, step_loop, steps,
                                      stored_back)
@@ -33,6 +34,8 @@ _FACTORY_NAMES = frozenset({"ones", "zeros", "empty", "full", "arange", "rand", 
                             "triu_indices"})
 _FACTORIES = frozenset("torch." + name for name in _FACTORY_NAMES)
 _JOINS = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
+# methods that keep a tensor's length: ``cat([xs, x]).detach()`` is stored as long as the concatenation
+_KEEPING = frozenset({"detach", "contiguous", "to", "float", "half", "long", "clone", "type", "requires_grad_"})
 
 
 def _size_arguments(node: ast.Call, ctx: FileContext) -> list[ast.AST]:
@@ -338,6 +341,15 @@ class GrowingTensor(Rule):
         (``if step == 0: ids = ids.repeat(n, 1)``), and the loop may hand the grown value to another helper of
         the file that gives it back unchanged or with rows dropped (``ids, stop = self._end(ids)`` returning
         ``ids`` or ``ids[keep]``: the unfinished rows, the steps kept) without ending the growth.
+        The previous calls' state of an attention layer is also read through a name bound to one item of it
+        (``past_key = past_kv[0]``), handed back packed (``kv_cache = torch.stack((k, v))``) or, for a parameter
+        naming it (``cache``), handed back beside the output with nothing computed from it after (an ESPnet
+        layer's ``x = torch.cat([cache, x], 1); return x, mask``); a forward hook's cache item grows after a
+        first arm that stores it (``if module not in cache: cache[module] = output`` / ``else: cache[module] =
+        torch.cat([cache[module], output], 1).detach()``); a carried sequence rebuilt from its own items each
+        concatenated with a new piece (``past = tuple((torch.cat([pk, k], 2), ...) for (pk, pv), (k, v) in
+        zip(past, new))``) grows in a loop over steps, and so does a loop over the pieces of a tensor
+        (``wav.split(seg, dim=-1)``, ``x.unbind(1)``: as many as its length gives).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -558,8 +570,63 @@ class GrowingTensor(Rule):
                  # the first step sets the value, the others grow it
                  "import torch\ndef gen(model, x, steps):\n    for t in range(steps):\n        y = model(x)\n"
                  "        if t == 0:\n            out = y\n        else:\n            out = torch.cat([out, y], 1)\n"
-                 "    return out\n")
-    must_not_fire = (# a fresh value on every path of the iteration (both arms of a test)
+                 "    return out\n",
+                 # the previous calls' cache read through a name bound to one item of it (Bark's attention)
+                 "import torch\nclass Attn:\n    def forward(self, x, past_kv=None, use_cache=False):\n"
+                 "        q, k, v = self.c_attn(x).split(8, dim=2)\n        if past_kv is not None:\n"
+                 "            past_key = past_kv[0]\n            k = torch.cat((past_key, k), dim=-2)\n"
+                 "        present = (k, v) if use_cache else None\n        return q @ k.transpose(-2, -1) @ v, present\n",
+                 # handed back packed into one tensor before the keys get a fixed prefix (AudioLM's null keys)
+                 "import torch\nclass Attn:\n    def forward(self, x, ret=False, kv_cache=None):\n"
+                 "        q, k, v = self.q(x), self.k(x), self.v(x)\n        if kv_cache is not None:\n"
+                 "            ck, cv = kv_cache\n            k = torch.cat((ck, k), dim=-2)\n"
+                 "        kv_cache = torch.stack((k, v))\n        k = torch.cat((self.null_k, k), dim=-2)\n"
+                 "        return self.attend(q, k, v), kv_cache\n",
+                 # a forward hook's cache: the first call stores, the later calls append (Whisper's kv hooks)
+                 "import torch\ndef install(model):\n    cache = {}\n    def save(module, _, output):\n"
+                 "        if module not in cache:\n            cache[module] = output\n        else:\n"
+                 "            cache[module] = torch.cat([cache[module], output], dim=1).detach()\n"
+                 "        return cache[module]\n    return cache, save\n",
+                 # a carried cache rebuilt from its own items, each one step longer (older GPT-2 loops)
+                 # a loop over the pieces of a tensor (as many as its length gives), the output grown per piece
+                 "import torch\ndef stream(model, wav, seg):\n    out = None\n    for chunk in wav.split(seg, dim=-1):\n"
+                 "        y = model(chunk)\n        out = y if out is None else torch.cat([out, y], dim=-1)\n"
+                 "    return out\n",
+                 # an ESPnet decoder layer: this step's output joined to the cache of the earlier ones, handed back
+                 "import torch\nclass DecoderLayer(torch.nn.Module):\n"
+                 "    def forward(self, tgt, mask, memory, cache=None):\n        x = self.ff(self.attn(tgt[:, -1:], tgt))\n"
+                 "        if cache is not None:\n            x = torch.cat([cache, x], dim=1)\n"
+                 "        return x, mask, memory\n",
+                 "import torch\ndef gen(model, x, past, n):\n    for _ in range(n):\n        new = model(x)\n"
+                 "        past = tuple((torch.cat([pk, k], dim=2), torch.cat([pv, v], dim=2))\n"
+                 "                     for (pk, pv), (k, v) in zip(past, new))\n    return past\n")
+    must_not_fire = (# items rebuilt once per layer, or from another sequence than the carried one
+                     "import torch\ndef f(layers, past, x):\n    for layer in layers:\n"
+                     "        past = [torch.cat([p, layer(x)], 1) for p in past]\n    return past\n",
+                     "import torch\ndef f(model, prefixes, x, n):\n    for _ in range(n):\n"
+                     "        past = [torch.cat([p, model(x)], 1) for p in prefixes]\n    return past\n",
+                     # a fixed number of pieces (``chunk(n)``), and a string's parts: no steps of the data
+                     "import torch\ndef heads(x, attn, n):\n    out = x[..., :0]\n    for h in x.chunk(n, dim=-1):\n"
+                     "        out = torch.cat([out, attn(h)], -1)\n    return out\n",
+                     "import torch\ndef emb(table, name, out):\n    for part in name.split('.'):\n"
+                     "        out = torch.cat([out, table[part]], 0)\n    return out\n",
+                     # a streaming remainder of one frame put before each chunk, then a tail appended (FunASR's CIF)
+                     "import torch\nclass P:\n    def chunk(self, hidden, cache=None, final=False):\n"
+                     "        alphas = self.out(hidden)\n        if cache is not None:\n"
+                     "            alphas = torch.cat((cache['alphas'], alphas), dim=1)\n"
+                     "        if final:\n            alphas = torch.cat((alphas, self.tail), dim=1)\n"
+                     "        cache['alphas'] = alphas[:, -1:]\n        return self.fire(alphas)\n",
+                     # an item of the previous state joined with a fixed prefix, handed back cut to a window
+                     "import torch\nclass Attn:\n    def forward(self, x, past_kv=None):\n"
+                     "        k = self.k(x)\n        if past_kv is not None:\n            past_key = past_kv[0]\n"
+                     "            k = torch.cat((past_key, k), dim=-2)\n            k = k[:, :, -16:]\n"
+                     "        return self.attn(x, k), (k,)\n",
+                     # the hook's cache replaced whole on one arm, a fixed piece concatenated to a local otherwise
+                     "import torch\ndef install(model):\n    cache = {}\n    def save(module, _, output):\n"
+                     "        if module not in cache:\n            cache[module] = output\n"
+                     "        out = torch.cat([output, model.pad], dim=1).detach()\n        return out\n"
+                     "    return cache, save\n",
+                     # a fresh value on every path of the iteration (both arms of a test)
                      "import torch\ndef gen(model, x, steps, a, b):\n    for t in range(steps):\n"
                      "        if t % 2:\n            out = a\n        else:\n            out = b\n"
                      "        out = torch.cat([out, model(x)], 1)\n    return out\n",
@@ -785,6 +852,13 @@ class GrowingTensor(Rule):
             name = ctx.resolver.qualname(node.func) or "torch.cat"
             ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}([{growth.name}, ...]), "
                                                  f"{describe(function, site, ctx)},"), name)
+            return
+        rebuilt = grown_items(node, ctx) if ctx.resolver.qualname(node.func) in CATS else None
+        if rebuilt is not None:   # ``past = tuple((cat([pk, k], 2), ...) for (pk, pv), (k, v) in zip(past, new))``
+            name = ctx.resolver.qualname(node.func) or "torch.cat"
+            ctx.report(node, self.message.format(
+                what=f"every item of {rebuilt} (rebuilt as {name.rsplit('.', 1)[-1]}([item, ...]) from its own items)"),
+                name)
 
     def _cache_fed_back(self, node: ast.Call, ctx: FileContext) -> bool:
         """``out = model(x, past_key_values=past, use_cache=True)`` then ``past = out.past_key_values`` in a loop over
@@ -905,6 +979,11 @@ class GrowingTensor(Rule):
     def _grown_here(self, node: ast.Call, ctx: FileContext) -> bool:
         """``x = cat([x, y])`` in a loop over steps, or on state kept between calls: reported (True)."""
         statement, held = ctx.parent(node), node
+        while isinstance(statement, ast.Attribute) and statement.value is held and statement.attr in _KEEPING:
+            call = ctx.parent(statement)   # ``cat([cache[m], out], dim=1).detach()``: the same length
+            if not isinstance(call, ast.Call) or call.func is not statement:
+                return False
+            statement, held = ctx.parent(call), call
         if isinstance(statement, ast.IfExp) and node is not statement.test:
             statement, held = ctx.parent(statement), statement   # ``yv = cat([yv, p], 1) if keep else None``
         if not isinstance(statement, ast.Assign) or statement.value is not held or len(statement.targets) != 1:
@@ -1104,9 +1183,11 @@ class GrowingTensor(Rule):
                    and child.value.id == name}   # ``k_cache = k``: handed back under another name
         packed = [child for child in walk(function) if isinstance(child, ast.Assign)
                   and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                  and child.targets[0].id not in (name, *aliases)
                   and child.lineno > statement.lineno and any(_returns(arm, {name, *aliases}, set()) for arm in (
-                      (child.value.body, child.value.orelse) if isinstance(child.value, ast.IfExp)
-                      else (child.value,)) if isinstance(arm, ast.Tuple))]   # ``present = (key, value)``
+                      _packed_pieces(a, ctx) for a in ((child.value.body, child.value.orelse)
+                                                       if isinstance(child.value, ast.IfExp) else (child.value,)))
+                      if isinstance(arm, ast.Tuple))]   # ``present = (key, value)``, ``kv = torch.stack((k, v))``
         holders = {child.targets[0].id for child in packed}   # type: ignore[union-attr]
         returns = [r.value for r in return_statements(function) if r.lineno > statement.lineno]
         handed = bool(returns) and all(isinstance(r, ast.Tuple) and any(_returns(e, {name, *aliases}, holders)
@@ -1114,8 +1195,10 @@ class GrowingTensor(Rule):
         if not handed and not _PAST_STATE.search(parameter):
             return False   # not handed back beside the output at every return after it (one before: another arm),
             #               nor named the previous calls' state (``layer_past``: the caller keeps the new pieces)
-        if not _computed_with(function, statement.lineno, {name, *aliases}, holders):
-            return False   # only handed back (``x = cat((cls_tok, x)); return x, size``): a prefix, no cache
+        if not _computed_with(function, statement.lineno, {name, *aliases}, holders) \
+                and not (handed and _PAST_STATE.search(parameter)):
+            return False   # only handed back (``x = cat((cls_tok, x)); return x, size``): a prefix, no cache; an
+            #               ESPnet decoder layer's ``x = cat([cache, x], 1); return x, mask`` hands back the cache
         kept = [*aliases.values(), *(child.lineno for child in packed)]
         end = min(kept) if kept else float("inf")   # handed back from there: what the name becomes after is not
         for child in walk(function):
@@ -1315,16 +1398,40 @@ def _stays(bound: ast.AST, loop: ast.For, counter: str) -> bool:
     return True
 
 
+def _packed_pieces(value: ast.AST, ctx: FileContext) -> ast.AST:
+    """``(k, v)`` for ``torch.stack((k, v))`` (the key and value packed into one tensor to hand back, each piece
+    rearranged or not: ``key.transpose(-2, -1)``; not a concatenation, which may grow the name again); else
+    ``value`` itself."""
+    if isinstance(value, ast.Call) and value.args and isinstance(value.args[0], (ast.Tuple, ast.List)) \
+            and ctx.resolver.qualname(value.func) in _STACKS:
+        return ast.Tuple(elts=[_unwrapped(e) for e in value.args[0].elts], ctx=ast.Load())
+    return value
+
+
+def _unwrapped(piece: ast.AST) -> ast.AST:
+    """``key`` for ``key.transpose(-2, -1)`` / ``key.contiguous()``: a rearrangement keeps the piece's length."""
+    while isinstance(piece, ast.Call) and isinstance(piece.func, ast.Attribute) \
+            and piece.func.attr in ("transpose", "permute", "contiguous", "unsqueeze", "detach"):
+        piece = piece.func.value
+    return piece
+
+
 def _none_test_arm(statement: ast.stmt, text: str, ctx: FileContext) -> Optional[list]:
     """The other arm of ``if <text> is None: <text> = y else: <text> = cat([<text>, y])`` (the statement in the
-    ``else``): the arm that starts the state the statement grows; None when the statement is in no such test."""
+    ``else``; for an item ``d[k]``, also ``if k not in d``, one operand of ``or`` or ``and`` counting): the arm that
+    starts the state the statement grows; None when the statement is in no such test."""
     parent = ctx.parent(statement)
     if not isinstance(parent, ast.If) or statement not in parent.orelse:
         return None
-    test = parent.test
-    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Is) \
-            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value is None \
-            and ast.unparse(test.left) == text:
-        return parent.body
+    target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
+    absent = (ast.unparse(target.slice), ast.unparse(target.value)) if isinstance(target, ast.Subscript) else None
+    for test in walk(parent.test):   # also one operand of ``or``: ``module not in cache or fresh``
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+            continue
+        if isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant) \
+                and test.comparators[0].value is None and ast.unparse(test.left) == text:
+            return parent.body
+        if isinstance(test.ops[0], ast.NotIn) and absent == (ast.unparse(test.left), ast.unparse(test.comparators[0])):
+            return parent.body   # ``if key not in cache: cache[key] = y else: cache[key] = cat([cache[key], y])``
     return None
 

@@ -129,6 +129,10 @@ class PadToBatchMax(ValueFlow):
         the helper and, for a helper of another module of the project (found through the project index), the
         chain to the maximum inside it (a maximum that helper hands to a helper of its own file padding up to a
         parameter counts: ``prepare_data`` computing ``max_len`` for ``_pad_data(x, max_len)``'s ``np.pad``).
+        A list of per-level maxima starred into an allocation counts (``sizes.append(max(len(y) for y in x))``
+        then ``torch.LongTensor(b, *sizes)`` or ``xs[0].new(n, *sizes)``), so does the shortest item's length
+        spread as arguments (``min(*[d.shape[0] for d in data])``) and the maximum of the counts a loop records
+        per sample of what it made (``counts.append(torch.tensor(len(frames)))``, ``frames`` made anew in it).
     Why it matters on NPU:
         The padded length, and with it every activation shape of the model, changes from batch to batch;
         each new length compiles the NPU operators again.
@@ -318,8 +322,30 @@ class PadToBatchMax(ValueFlow):
                  "    return torch.stack(out)\n",
                  "import torch\ndef collate_fn(batch, pad_id):\n    batch = sorted(batch, key=lambda x: len(x[0]), reverse=True)\n"
                  "    max_len = len(batch[0][0])\n"
-                 "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n")
-    must_not_fire = ("import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
+                 "    return torch.tensor([b[0] + [pad_id] * (max_len - len(b[0])) for b in batch])\n",
+                 # a list of per-level maxima starred into the allocation (stanza's get_long_tensor)
+                 "import torch\ndef get_long_tensor(tokens_list, batch_size):\n    sizes = []\n    x = tokens_list\n"
+                 "    while isinstance(x[0], list):\n        sizes.append(max(len(y) for y in x))\n"
+                 "        x = [z for y in x for z in y]\n    return torch.LongTensor(batch_size, *sizes).fill_(0)\n",
+                 # the count of what each sample's loop made (FunASR's CIF: frames fired per sample), padded to
+                 "import torch\ndef fire(alphas, h, thr, n, d):\n    counts, frames = [], []\n    for b in range(n):\n"
+                 "        got = []\n        for t in range(alphas.size(1)):\n            if alphas[b][t] > thr:\n"
+                 "                got.append(h[b][t])\n        counts.append(torch.tensor(len(got)))\n"
+                 "        frames.append(got)\n    m = max(counts)\n"
+                 "    return [torch.zeros((m - counts[b], d)) for b in range(n)]\n",
+                 "import torch\ndef pad_list(xs, v):\n    dims = []\n    for i in range(xs[0].dim()):\n"
+                 "        dims.append(max(x.size(i) for x in xs))\n    return xs[0].new(len(xs), *dims).fill_(v)\n",
+                 # the shortest item's length spread as arguments, every item cut to it
+                 "import torch\ndef collate(data):\n    n = min(*[d.shape[0] for d in data])\n"
+                 "    return torch.stack([d[:n] for d in data])\n")
+    must_not_fire = (# the length of a list made once, outside the loop that records it
+                     "import torch\ndef f(self, n, d):\n    counts = []\n    window = self.window\n"
+                     "    for b in range(n):\n        counts.append(len(window))\n    m = max(counts)\n"
+                     "    return torch.zeros((n, m, d))\n",
+                     # a list of configured sizes starred into the allocation
+                     "import torch\ndef alloc(batch_size, cfg):\n    sizes = []\n    for k in cfg.keys:\n"
+                     "        sizes.append(cfg.lengths[k])\n    return torch.zeros(batch_size, *sizes)\n",
+                     "import torch\nenc = tokenizer(texts, padding='max_length', max_length=128)\n",
                      # the max of a tensor not seen to hold lengths (class ids): a value read back (NPU403)
                      "import torch\ndef onehot(labels):\n    n = int(labels.max().item()) + 1\n"
                      "    return torch.zeros(len(labels), n)\n",
@@ -675,11 +701,24 @@ class PadToBatchMax(ValueFlow):
         found: dict[int, tuple] = {}
         for arg in args:
             first = True
-            for flow in ctx.resolver.flows(arg):
+            for flow in (*ctx.resolver.flows(arg), *self._appended_flows(arg, ctx)):
                 if flow[0] in self.kinds and (first or passed_down(flow[1], node, ctx)):
                     found.setdefault(id(flow[1]), flow)
                     first = False
         return list(found.values())
+
+
+    @staticmethod
+    def _appended_flows(arg: ast.AST, ctx: FileContext) -> list[tuple]:
+        """A list of sizes starred into a sink (``torch.LongTensor(b, *sizes)``) carries what its ``append`` calls
+        add: ``sizes.append(max(len(y) for y in x))`` per nesting level."""
+        if isinstance(arg, ast.Starred):
+            arg = arg.value   # ``xs[0].new(n, *max_len_all_dim)``
+        binding = ctx.resolver.binding(arg) if isinstance(arg, ast.Name) else None
+        if binding is None or binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.List) \
+                or binding.value.elts:
+            return []
+        return [flow for value in ctx.resolver.added_values(binding) for flow in ctx.resolver.flows(value)]
 
 
 def _chosen_functions(func: ast.Name, ctx: FileContext) -> tuple[str, ...]:

@@ -117,6 +117,17 @@ class PerSampleConcat(Rule):
         An item read through a method or property of the project that gives one piece per item of one of the
         object's fields (``frame.get_track_ids()`` returning ``torch.cat([i.track_id for i in self.instances])``,
         the model's ``counts`` fact) is that field (``frame.instances``: a per-sample field).
+        Items are also read by position under a counting loop (``targets[i]["boxes"]`` under ``for i in
+        range(len(targets))``, ``ys_pad[i, :l]``), through names the loop binds to a sample or a field of one
+        (``ds = data_batch[i]["data_samples"]`` then ``ds.gt_instances.masks``), joined side by side with other
+        pieces of the same rows (``torch.cat((idx, labels[:, None], boxes), dim=1)``), cut to a length of their
+        own (``f[:n] for f, n in zip(feats, lengths)``), gathered by a per-sample index field
+        (``res.pos_assigned_gt_inds``) or by the indices a one-argument ``torch.where(...)[0]`` finds per item;
+        joined along another dim, an item counts when a call making it takes a shape from a value read back in
+        the loop; so does an item the input's own size (``wav, sr = torchaudio.load(p)``, a whole recording).
+        OpenMMLab's ``multi_apply(self._get_targets_single, ...)`` gives per-image lists: one whose
+        helper element is a tensor of no rows on one path (``new_zeros((0, n))``) or a per-sample field
+        (``sampling_result.pos_gt_bboxes``) is joined per-sample items of different lengths.
         A library's batch of graphs is such a join (``rule_tables/library_joiners.tsv``, built from the libraries'
         sources): PyG's ``Batch.from_data_list(graphs)`` and DGL's ``dgl.batch(graphs)`` concatenate every
         graph's node and edge tensors, so the batch has as many nodes and edges as its graphs together (in a
@@ -546,6 +557,89 @@ class PerSampleConcat(Rule):
         "import torch\nfrom torch_geometric.data import Batch\nclass M(torch.nn.Module):\n"
         "    def __init__(self, graphs):\n        super().__init__()\n        self.g = Batch.from_data_list(graphs)\n",
         "import torch\nfrom torch_geometric.data import Batch\ng = Batch.from_data_list(dataset)\n")
+
+    # items read by position or through names the loop binds (sample_reads.py): ``targets[i]["boxes"]`` under
+    # ``for i in range(len(targets))``; a collate loop's rows tagged with ``i`` through ``ds = batch[i][...]``;
+    # pieces joined side by side (``labels[:, None]``); each item cut to a length of its own; the indices a
+    # one-argument ``torch.where`` found per item; a per-sample field converted item by item
+    must_fire += ("import torch\ndef loss(outputs, targets):\n    gts = []\n    for i in range(len(targets)):\n"
+                  "        gts.append(targets[i]['boxes'])\n    return torch.cat(gts)\n",
+                  "import torch\ndef loss(outputs, targets):\n    out = []\n    for b in range(outputs.shape[0]):\n"
+                  "        labels = targets[b]['labels']\n        out.append(labels)\n    return torch.cat(out)\n",
+                  "import torch\ndef collate(data_batch):\n    out = []\n    for i in range(len(data_batch)):\n"
+                  "        ds = data_batch[i]['data_samples']\n        lab = ds.gt_instances.labels\n"
+                  "        idx = lab.new_full((len(lab), 1), i)\n        out.append(torch.cat((idx, lab[:, None]), dim=1))\n"
+                  "    return torch.cat(out, 0)\n",
+                  "import torch\ndef collate(data_batch):\n    masks = []\n    for i in range(len(data_batch)):\n"
+                  "        ds = data_batch[i]['data_samples']\n        masks.append(ds.gt_instances.masks)\n"
+                  "    return torch.cat(masks, 0)\n",
+                  "import torch\ndef pool(feats, lengths):\n    return torch.cat([f[:n] for f, n in zip(feats, lengths)])\n",
+                  "import torch\ndef ctc(ys_pad, ys_lens):\n"
+                  "    return torch.cat([ys_pad[i, :l] for i, l in enumerate(ys_lens)])\n",
+                  "import torch\ndef pool(feats, lengths, k):\n    out = []\n    for i in range(k):\n"
+                  "        out.append(feats[i][:lengths[i]])\n    return torch.cat(out)\n",
+                  "import torch\ndef post(boxes, scores, thr):\n    res = []\n    for b, s in zip(boxes, scores):\n"
+                  "        idx = torch.where(s > thr)[0]\n        res.append(b[idx])\n    return torch.cat(res)\n",
+                  "import torch\ndef ids(samples):\n    return torch.cat([torch.tensor(s['input_ids']) for s in samples])\n",
+                  # joined along another dim: each item shaped by a count read back per image (YOLOv5-seg)
+                  "import torch\ndef inds(gts, bs, p):\n    out = []\n    for i in range(bs):\n"
+                  "        n = (gts[:, 0] == i).sum()\n"
+                  "        out.append(torch.arange(n).float().view(1, n).repeat(p, 1) + 1)\n"
+                  "    return torch.cat(out, 1)\n",
+                  # each item's rows tagged in place with its index before the join (YOLO collate functions)
+                  "import torch\ndef collate(batch):\n    imgs, targets = zip(*batch)\n"
+                  "    targets = [b for b in targets if b is not None]\n    for i, boxes in enumerate(targets):\n"
+                  "        boxes[:, 0] = i\n    return torch.stack(imgs), torch.cat(targets, 0)\n",
+                  # each item a whole recording decoded from its file: as long as the file
+                  "import torch\nimport torchaudio\ndef load_all(paths):\n    out = []\n    for p in paths:\n"
+                  "        wav, sr = torchaudio.load(p)\n        out.append(wav)\n    return torch.cat(out, dim=-1)\n",
+                  # each item gathered by a per-sample field of indices (mmdet's sampling results)
+                  "import torch\ndef kpts(gts, results):\n    out = []\n    for gt, res in zip(gts, results):\n"
+                  "        out.append(gt['visible'][res.pos_assigned_gt_inds])\n    return torch.cat(out, 0)\n",
+                  # a field of a call's result sized by a value read per item (``topk(n).indices``)
+                  "import torch\ndef top(scores):\n    out = []\n    for s in scores:\n"
+                  "        n = int((s > 0.5).sum())\n        out.append(s.topk(n).indices)\n    return torch.cat(out)\n")
+    # the per-image results of OpenMMLab's ``multi_apply``: the helper's element is a tensor of no rows for an image
+    # without objects, rows otherwise (mapped_items.py)
+    must_fire += ("import torch\nfrom mmdet.models.utils import multi_apply\nclass Head:\n"
+                  "    def _single(self, priors, gt):\n        if len(gt) == 0:\n"
+                  "            t = priors.new_zeros((0, 4))\n            m = priors.new_zeros((priors.size(0), 1))\n"
+                  "            return m, t\n        pos = self.assign(priors, gt)\n        t = gt.bboxes[pos]\n"
+                  "        m = priors.new_zeros((priors.size(0), 1))\n        return m, t\n"
+                  "    def loss(self, priors, gts):\n        masks, targets = multi_apply(self._single, priors, gts)\n"
+                  "        return torch.cat(targets, 0)\n",)
+    must_not_fire += (  # the helper's element of one row per prior on every path
+        "import torch\nfrom mmdet.models.utils import multi_apply\nclass Head:\n"
+        "    def _single(self, priors, gt):\n        if len(gt) == 0:\n"
+        "            t = priors.new_zeros((0, 4))\n            m = priors.new_zeros((priors.size(0), 1))\n"
+        "            return m, t\n        pos = self.assign(priors, gt)\n        t = gt.bboxes[pos]\n"
+        "        m = priors.new_zeros((priors.size(0), 1))\n        return m, t\n"
+        "    def loss(self, priors, gts):\n        masks, targets = multi_apply(self._single, priors, gts)\n"
+        "        return torch.cat(masks, 0)\n",)
+    must_not_fire += (  # a field of no row count read by position or through a name; a fixed cut; other dims
+        "import torch\ndef f(samples):\n    labels = []\n    for i in range(len(samples)):\n"
+        "        labels.append(samples[i]['label'])\n    return torch.cat(labels)\n",
+        "import torch\ndef f(samples):\n    out = []\n    for i, s in enumerate(samples):\n        lab = s.label\n"
+        "        out.append(lab)\n    return torch.cat(out)\n",
+        "import torch\ndef f(feats, n):\n    return torch.cat([f[:n] for f in feats])\n",
+        "import torch\ndef f(feats, dims):\n    return torch.cat([f[:, :k] for f, k in zip(feats, dims)], dim=1)\n",
+        "import torch\ndef f(rows):\n    return torch.stack([torch.tensor(x) for x in rows])\n",
+        "import torch\ndef f(feats):\n    for i, x in enumerate(feats):\n        x[0, :] = i\n"
+        "    return torch.cat(feats, 0)\n",
+        "import torch\nimport torch.nn.functional as F\nimport torchaudio\ndef f(paths, n):\n    out = []\n"
+        "    for p in paths:\n        wav, sr = torchaudio.load(p)\n"
+        "        out.append(F.interpolate(wav[None], size=n)[0])\n    return torch.cat(out, dim=0)\n",
+        "import torch\ndef f(bs, p, n):\n    out = []\n    for i in range(bs):\n"
+        "        out.append(torch.arange(n).float().view(1, n).repeat(p, 1) + i)\n    return torch.cat(out, 1)\n",
+        "import torch\ndef f(preds, k):\n    out = []\n    for i in range(k):\n        out.append(preds[i][:, :4])\n"
+        "    return torch.cat(out)\n",
+        "import torch\ndef f(targets):\n    out = []\n    for t in targets:\n"
+        "        out.append(torch.cat((t['image_id'], t['orig_size']), dim=-1))\n    return torch.cat(out)\n",
+        # an item read by position is no index of its own (images resized one by one, a row each)
+        "import torch\nimport torch.nn.functional as F\ndef f(inputs, size):\n    out = []\n"
+        "    for i in range(len(inputs)):\n        x = inputs[i]\n        if x.shape[-1] != size:\n"
+        "            x = F.interpolate(x.unsqueeze(0), size=size)\n        else:\n            x = x.unsqueeze(0)\n"
+        "        out.append(x)\n    return torch.cat(out, dim=0)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

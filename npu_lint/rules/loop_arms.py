@@ -73,9 +73,36 @@ def steps(iterated: ast.AST, ctx: Optional[FileContext] = None) -> bool:
         return True
     if ctx is None or not isinstance(iterated, ast.Call) or ctx.resolver.scopes is None:
         return False
+    if _tensor_pieces(iterated, ctx):
+        return True
     function = ctx.enclosing_any(iterated, FUNCTION_TYPES)
     scope = ctx.resolver.scopes.scope_of(function) if function is not None else ctx.resolver.scopes.module
     return ctx.resolver.iterates_steps(iterated, scope)
+
+
+# pieces as many as the tensor's length gives (not ``chunk(n)`` / ``tensor_split(n)``: n pieces, a setting)
+_PIECES = frozenset({"split", "unbind"})
+
+
+def _tensor_pieces(iterated: ast.Call, ctx: FileContext) -> bool:
+    """``wav.split(seg, dim=-1)``, ``torch.split(x, 16000)``, ``x.unbind(1)`` (also through ``enumerate``): the pieces
+    of a tensor, as many as its length gives -- a loop over them runs as a loop over steps of the data."""
+    while isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate" and iterated.args \
+            and isinstance(iterated.args[0], ast.Call):
+        iterated = iterated.args[0]
+    func = iterated.func
+    if isinstance(func, ast.Attribute) and func.attr in _PIECES:
+        name = ctx.resolver.qualname(func)
+        if name is not None and name.startswith("torch.") and iterated.args:
+            return ctx.resolver.is_tensor(iterated.args[0])
+        if name is not None:
+            return False
+        if ctx.resolver.is_tensor(func.value):
+            return True
+        kind = ctx.resolver.kind_of(func.value)
+        # ``unbind`` is a tensor method only, ``split(.., dim=..)`` too (not str's)
+        return kind is None and (func.attr != "split" or any(k.arg == "dim" for k in iterated.keywords))
+    return False
 
 
 # Calls that hand on the items of what they wrap, one per iteration: ``enumerate(loader)``, ``tqdm(loader)``,

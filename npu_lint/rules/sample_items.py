@@ -14,6 +14,7 @@ from npu_lint.analysis.data_shapes import data_shaped, tensor_receiver
 from npu_lint.analysis.flows import DATA_SIZE, HOST, RANDOM, ZERO_D
 from npu_lint.analysis.size_sinks import shape_sink
 from npu_lint.analysis.item_counts import counted_attribute
+from npu_lint.analysis.natural_sizes import natural_source
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
 from npu_lint.resolver import BATCH
@@ -24,6 +25,8 @@ from npu_lint.rules.mask_reads import is_bool_index
 from npu_lint.rules.collate_samples import collate_attribute, collate_samples, may_collate, unzipped_samples
 from npu_lint.rules.sample_counts import recorded_rows, shifted_field
 from npu_lint.rules.sample_lengths import enumerated, labelled_sequence
+from npu_lint.rules.mapped_items import mapped_items
+from npu_lint.rules.sample_reads import SampleReads, same_rows, tagged_in_place
 from npu_lint.rules.sample_tags import along_rows, leading_one, tagged_rows
 
 # Fields of a per-sample record (a target dict, an instance record) that hold one row per object or token.
@@ -31,7 +34,8 @@ PER_SAMPLE_FIELDS = frozenset({
     "boxes", "bboxes", "gt_boxes", "gt_bboxes", "labels", "gt_labels", "masks", "gt_masks", "keypoints", "polygons",
     "classes", "gt_classes", "instances", "gt_instances", "segments", "cls", "bbox", "input_ids", "tokens",
     "token_ids", "scores", "gt_bboxes_ignore", "ignored_instances", "pos_bboxes", "pos_gt_bboxes", "pos_inds",
-    "neg_inds", "pos_gt_labels", "area", "iscrowd", "gt_instance_labels", "pred_instances"})
+    "neg_inds", "pos_gt_labels", "area", "iscrowd", "gt_instance_labels", "pred_instances", "pos_assigned_gt_inds",
+    "pos_priors", "neg_priors"})
 # Annotations of a list of per-sample records: ``List[Dict[str, Tensor]]`` (torchvision's targets) and the
 # OpenMMLab aliases of lists of instance records and data samples.
 _RECORD_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"})
@@ -39,6 +43,8 @@ _RECORDS = frozenset({"Dict", "dict", "Mapping", "InstanceData", "DetDataSample"
 _RECORD_LISTS = frozenset({"InstanceList", "OptInstanceList", "SampleList", "OptSampleList"})
 _CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.from_numpy", "torch.LongTensor", "torch.IntTensor",
                          "torch.FloatTensor", "torch.Tensor"})
+# converters of Python data: a list of ids per item becomes a tensor as long as the list
+_PY_CONVERTERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor"})
 _PASS_THROUGH = frozenset({"float", "long", "int", "to", "view", "reshape", "flatten", "detach", "clone", "cpu",
                            "cuda", "npu", "contiguous", "type", "squeeze", "unsqueeze", "half", "bool",
                            "type_as", "new_tensor", "permute", "transpose"})
@@ -146,7 +152,7 @@ _COUNT_FLOWS = (DATA_SIZE, HOST, ZERO_D)
 _ITEM_SIZES = (HOST, ZERO_D, RANDOM)
 
 
-class _Items:
+class _Items(SampleReads):
     """Why the items of one comprehension or loop differ in length, asked of the model where the list is built."""
 
     def __init__(self, ctx: FileContext, loops: list[tuple[ast.AST, ast.AST]], body: Optional[ast.AST],
@@ -206,11 +212,11 @@ class _Items:
             return None
         if self.rows and leading_one(element):
             return None     # ``x[None]``, ``x.unsqueeze(0)``: one row per item
-        if self.rows and self.indices and depth == 0:
+        if self.rows and depth == 0 and (self.indices or self._counters()):
             index = tagged_rows(element, self.indices, self._assigned_in_body, self.ctx)
             if index is not None:
                 return "each item's rows labelled with the index of its sample"
-        stripped = _strip(element)
+        stripped = same_rows(element) if self.rows else _strip(element)
         read = stripped.func if isinstance(stripped, ast.Call) else stripped
         if isinstance(read, ast.Attribute) and isinstance(read.value, ast.Name) and read.value.id in self.sources:
             stripped = counted_field(stripped, self.ctx) or stripped   # ``frame.get_ids()`` of ``self.instances``
@@ -228,8 +234,16 @@ class _Items:
                 return f"each item's indices shifted by the sizes of the samples before it, a field of {collated}"
         if self.rows and isinstance(stripped, ast.BinOp):   # ``d["idx_j"] + offset``: as many rows as the item
             return self.varies(stripped.left, depth + 1)
-        root = _root(stripped)
-        source = self.sources.get(root.id) if root is not None else None
+        root: Optional[ast.AST] = _root(stripped)
+        source = self.sources.get(root.id) if root is not None else None   # type: ignore[union-attr]
+        if source is None and root is not None:
+            indexed = self._indexed(stripped)   # ``targets[i]["boxes"]`` under ``for i in range(len(targets))``
+            if indexed is not None:
+                root, source = indexed, indexed.value
+            elif isinstance(root, ast.Name):   # ``ds.gt_instances.masks`` after ``ds = data_batch[i]["samples"]``
+                aliased = self._aliased(root)
+                if aliased is not None and (aliased[1] or stripped is not root):
+                    source = aliased[0]   # a name for a field of the item counts through its own fields only
         if source is not None:
             field = _field(stripped)
             if field in PER_SAMPLE_FIELDS and stripped is not root:
@@ -237,21 +251,33 @@ class _Items:
             record = _record_field(stripped, root)
             if record is not None:   # ``d.gt_instance_labels.keypoint_weights``: any field of an instance record
                 return f"a field of the per-sample record {record!r}"
+            cut = self._own_length(stripped, root) if self.rows else None
+            if cut is not None:   # ``f[:l] for f, l in zip(feats, lengths)``: each item cut to a length of its own
+                return f"each item cut to its own length ({short_source(cut, 30)})"
             collated = self.collated(source) if stripped is not root else None
             if collated:    # ``d[key]`` of each sample a collate function joins: any field, its rows
                 return f"a field of {collated}"
             index = _strip(stripped.slice) if isinstance(stripped, ast.Subscript) else None   # ``t[j.to(t.device)]``
-            if isinstance(index, ast.Name) and index.id in self.sources and self.sources[index.id] is not source:
+            if isinstance(index, ast.Name) and index.id in self.sources and self.sources[index.id] is not source \
+                    and index.id not in self._counters():   # ``inputs[i]`` by position is the item itself
                 return f"each item gathered by its own indices from {short_source(self.sources[index.id])}"
             # A field that holds one row per object says so (PER_SAMPLE_FIELDS); any other field of a record
             # (``sample.gt_label``: one class label per image) is not evidence of a length of its own.
             why = self.per_sample(source, depth) if stripped is root else None
             if why:
                 return f"items of {why}"
+        if self.rows:   # ``torch.cat((idx, labels[:, None], boxes), dim=1)``: the rows of each piece
+            for piece in self._side_by_side(stripped):
+                found = self.varies(piece, depth + 1)
+                if found:
+                    return found
         if isinstance(stripped, ast.Subscript) and isinstance(stripped.ctx, ast.Load):
             indices = stripped.slice.elts if isinstance(stripped.slice, ast.Tuple) else [stripped.slice]
             if any(not isinstance(i, (ast.Slice, ast.Constant)) and is_bool_index(i, self.ctx) for i in indices):
                 return "a boolean mask applied to each item"
+            picked = next((i for i in indices if _per_sample_field(i)), None)
+            if picked is not None:   # ``kpts[sampling_result.pos_assigned_gt_inds]``: one row per positive
+                return f"each item gathered by the per-sample indices {_field(picked)!r}"
             if any(self._data_dependent(i) or isinstance(i, ast.Name) and i.id not in self.sources
                    and any(self._data_dependent(v) for v in self._assigned_in_body(i.id)) for i in indices):
                 return "a data-dependent index per item"   # ``keep = nms(b, s, t)``; ``b[keep]``
@@ -263,6 +289,9 @@ class _Items:
                 names = {n.id for n in walk(stripped.args[0]) if isinstance(n, ast.Name)}
                 if names & set(self.sources):     # ``torch.tensor(tok.encode(s))``, ``torch.tensor(range(n))``
                     return "a sequence computed and converted item by item"
+            if name in _PY_CONVERTERS and stripped.args and self.rows and self._item_read(stripped.args[0]) \
+                    and _field(stripped.args[0]) in PER_SAMPLE_FIELDS:
+                return "a per-sample field converted item by item"   # ``torch.tensor(s["input_ids"])``
             if name in _CONVERTERS and stripped.args and isinstance(stripped.args[0], (ast.ListComp, ast.GeneratorExp)):
                 names = {n.id for g in stripped.args[0].generators for n in walk(g.iter) if isinstance(n, ast.Name)}
                 if names & set(self.sources):     # ``torch.IntTensor([vocab[c] for c in t])``: one per character
@@ -271,13 +300,26 @@ class _Items:
             recorded = recorded_rows(stripped, self.body, self.ctx)   # ``offset.append(count)``, made a tensor
             if recorded:
                 return recorded
-        if self.rows and isinstance(stripped, ast.Call) and self.body is not None:
-            origin = self._sized_in_loop(stripped)
-            if origin is not None:    # ``torch.randint(0, h, (int(length.sum()),))`` made per item
-                return f"each item sized by {short_source(origin, 30)} (line {origin.lineno}), a value found per item"
+        made = stripped
+        if isinstance(made, ast.Attribute) and made.attr in ("indices", "values") \
+                or isinstance(made, ast.Subscript) and isinstance(made.slice, ast.Constant):
+            made = made.value   # ``s.topk(n).indices``, ``x.sort()[1]``: a result of the call
+        if self.body is not None and (self.rows or depth == 0) and isinstance(made, (ast.Call, ast.BinOp)):
+            # ``torch.randint(0, h, (int(length.sum()),))`` made per item; joined along another dim, any shape the
+            # item's calls take from such a value (``torch.arange(n).view(1, n).repeat(k, 1) + 1``): a cat of
+            # items whose other dims differed would fail, so the joined one differs
+            calls = [made] if self.rows else [n for n in walk(made) if isinstance(n, ast.Call)][:8]
+            for call in calls:
+                origin = self._sized_in_loop(call) if isinstance(call, ast.Call) else None
+                if origin is not None:
+                    return f"each item sized by {short_source(origin, 30)} (line {origin.lineno}), a value found per item"
         if (isinstance(stripped, ast.Name) and stripped.id not in self.sources or isinstance(stripped, ast.Call)) \
                 and self.body is not None and self._shaped_in_loop(stripped):
             return "a data-dependent operator per item"   # ``e, s = valid.nonzero(as_tuple=True)`` in the loop
+        if depth == 0:
+            natural = natural_source(self.ctx.resolver, element, self.ctx.resolver.current)
+            if natural is not None:   # ``torchaudio.load(p)[0]``: a whole recording, as long as the file
+                return f"each item the input's own size ({short_source(natural[0], 30)}, line {natural[0].lineno})"
         if isinstance(stripped, ast.Name) and self.body is not None and stripped.id not in self.sources:
             assigned = self._assigned_in_body(stripped.id)
             empties = [v for v in assigned if empty_rows(v)]
@@ -330,6 +372,14 @@ class _Items:
         return None
 
     def _data_dependent(self, node: ast.AST) -> bool:
+        node = _strip(node)
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Call):
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            inner = node.value
+            tupled = any(k.arg == "as_tuple" for k in inner.keywords) or self.ctx.resolver.qualname(inner.func) \
+                == "torch.where"
+            if isinstance(parts[0], ast.Slice) or tupled and isinstance(parts[0], ast.Constant):
+                node = inner   # ``torch.where(s > t)[0]``, ``m.nonzero()[:, 0]``: the indices the op found
         if not isinstance(node, ast.Call):
             return False
         name = self.ctx.resolver.qualname(node.func)
@@ -505,7 +555,19 @@ def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Option
             found = context.varies(element)
             if found:
                 return found
+        if rows:
+            tagged = tagged_in_place(items, call, ctx.enclosing(call, FUNCTION_TYPES))
+            if tagged is not None:   # ``for i, boxes in enumerate(targets): boxes[:, 0] = i``
+                return f"each item's rows tagged in place with its index (line {tagged})"
+            # ``cls_targets`` of ``(masks, cls_targets, ...) = multi_apply(self._get_targets_single, ...)``
+            return mapped_items(items, ctx, empty_rows, _per_sample_field)
     return None
+
+
+def _per_sample_field(node: ast.AST) -> bool:
+    """``sampling_result.pos_gt_bboxes``, ``t["boxes"]``: a per-sample field read from a record."""
+    node = _strip(node)
+    return isinstance(node, (ast.Attribute, ast.Subscript)) and _field(node) in PER_SAMPLE_FIELDS
 
 
 def per_value_items(items: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
