@@ -91,8 +91,8 @@ def test_json_sarif_versions_and_fail_on(project):
     first = sarif["runs"][0]["results"][0]
     assert first["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
     assert rows(report / "version_summary.csv")[0] == ["API", "2.1.0", "2.8.0"]
-    # the quickstart has no NPU401-NPU409 finding (its evaluation loader is NPU415)
-    clean = analyse("-i", str(project), "-o", str(out), "--force", "--fail-on", "NPU40", cwd=project.parent)
+    # no NPU402 finding here (the ops wrapper's NMS is NPU401, the evaluation loader NPU415)
+    clean = analyse("-i", str(project), "-o", str(out), "--force", "--fail-on", "NPU402", cwd=project.parent)
     assert clean.returncode == 0
 
 
