@@ -7,7 +7,9 @@ such as ``num_frames=`` or ``duration=``; the tuple element that holds the data)
 (``tok(text, return_tensors="pt")``, ``tok.encode(...)``, ``apply_chat_template(...)``: any call given
 ``return_tensors=``) with no padding (absent, ``False`` or ``"do_not_pad"``: ``padding="max_length"`` fixes the
 length, ``padding=True`` pads to the batch's longest, NPU405's question), on text that is not a constant, and no
-image, audio or video input (a processor's image side resizes to its own fixed size).
+image, audio or video input (a processor's image side resizes to its own fixed size). A resize that keeps the
+input's aspect ratio (:mod:`npu_lint.analysis.aspect_resizes`) is a source too, and a resize to a size merely
+derived from the input's own keeps the input's.
 
 The size is kept through the names bound to such a value, tuple unpacking of a reader's result, subscripts by a
 key or an index (``tokens["input_ids"]``, ``x[None]``, ``img[:, :, ::-1]``), the attributes ``input_ids`` / ``T``
@@ -23,6 +25,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
+from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, own_size_resize
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import return_statements
@@ -163,6 +166,11 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
     if element is None and parameter is None and _listed_tokens(resolver, node, scope) \
             and not _constant_text(resolver, node, scope):
         return node, _LISTED
+    if element is None and parameter is None and aspect_resize(resolver, node, scope):
+        return node, ASPECT     # ``cv2.resize(img, None, fx=r, fy=r)``, ``r = 800 / min(img.shape[:2])``
+    resized = own_size_resize(resolver, node, scope) if element is None else None
+    if resized is not None:     # ``cv2.resize(img, (256 * ceil(w / 256), ...))``: a size of the input's own
+        return natural_source(resolver, resized, scope, depth + 1, frames, parameter=parameter)
     if element is None and parameter is None and name in _LIST_TENSORS and node.args:
         found = natural_source(resolver, node.args[0], scope, depth + 1, frames)
         if found is not None and found[1] == _LISTED:
@@ -330,6 +338,10 @@ def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], dept
     """A call of the file's own function that returns such a value (its call is where the value enters the
     caller); another module's function that returns a reader's result (the project index)."""
     definition = resolver.definition(node.func, scope) if scope is not None else resolver.definition(node.func)
+    if definition is None and scope is not None and isinstance(node.func, ast.Attribute):
+        method = resolver.callee(node, scope)    # ``self.transform(image)``: the class's own method
+        if method is not None and getattr(method[0], "name", "forward") not in ("forward", "__init__"):
+            definition = method[0]
     if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         inner = resolver.scopes.scope_of(definition)
         if frames >= _FRAMES or inner is None:
@@ -348,6 +360,15 @@ def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], dept
                                       and not table[leaf]["element"])
         if chain:
             return node, f"{_callee(node)}() returns what {chain[-1]}() decodes from the whole image"
+        if project.aspect_resizing(name, resolver.module_name):
+            return node, f"{_callee(node)}() {ASPECT}"
+    if element is None and project is not None and isinstance(node.func, ast.Attribute):
+        owner = resolver.value_of(node.func.value, scope) if scope is not None else None
+        cls = owner[1] if owner is not None and len(owner) > 1 and isinstance(owner[1], str) else None
+        target = project.index.resolve(cls) if cls is not None and (cls in project.index.classes or "." in cls) \
+            else None
+        if target is not None and project.method_aspect_resizing(target, node.func.attr):
+            return node, f"{_callee(node)}() {ASPECT}"    # ``self.transform.apply_image(image)``
     return None
 
 

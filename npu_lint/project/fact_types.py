@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 57   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 58   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -83,6 +83,10 @@ class FunctionFacts(NamedTuple):
     # :meth:`npu_lint.analysis.training_steps.TrainingSteps.trained_parameters`, for NPU406 at the calls of other
     # modules that hand it a loader
     trains: tuple[tuple[str, int], ...] = ()
+    # it returns a value it resized to a size computed from that value's own height and width (its aspect ratio kept:
+    # ``k = 512 / min(h, w)`` then ``cv2.resize(img, (w * k, h * k))``), the model's
+    # :func:`npu_lint.analysis.aspect_resizes.returns_aspect_resize`, for NPU419 at the calls of other modules
+    aspect: bool = False
 
 
 class ClassFacts(NamedTuple):

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.aspect_resizes import ASPECT
 from npu_lint.analysis.grad_free import grad_free_callee
 from npu_lint.analysis.natural_sizes import TOKEN_LIST, natural_source
 from npu_lint.analysis.nodes import walk
@@ -44,7 +45,12 @@ class NaturalSizeInputs(Rule):
         returning one (the call of the helper is reported), or a text tokenized to a list of ids by a callee named a
         tokenizer (``tokenizer(prompt).input_ids``, ``tok.encode(prompt)``) that the code makes a tensor
         (``torch.as_tensor([input_ids], device=device)``, ``torch.tensor(ids)``: reported there, where the tensor of
-        the text's length is made). The size is followed through names, tuple unpacking,
+        the text's length is made), or an image resized keeping its aspect ratio: to a size computed from its own
+        height and width by a ratio to them, their minimum or maximum, or a size helper given them
+        (``k = 512 / min(h, w)``, ``cv2.resize(img, None, fx=r, fy=r)``, ResizeLongestSide's ``apply_image``), reported at the
+        resize or at the call of the function (of this module or, through the project index, another) that
+        returns one; a resize to a size only derived from the input's own (``256 * ceil(h / 256)``) keeps the
+        input's size. The size is followed through names, tuple unpacking,
         keys and indices (``tokens["input_ids"]``, ``x[None]``), arithmetic and the calls that only convert, move or
         add an axis (``np.array``, ``.convert("RGB")``, ``torch.from_numpy``, ``to_tensor``, ``.permute``,
         ``.unsqueeze(0)``, ``.float()``), a list around it (``[input_ids]``) and a truncation at one end
@@ -87,7 +93,13 @@ class NaturalSizeInputs(Rule):
     family = FAMILY
     node_types = (ast.Call,)
     triggers = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
-                "librosa", "wavfile", "audiofile", "input_ids", ".encode(")
+                "librosa", "wavfile", "audiofile", "input_ids", ".encode(", "resize", "interpolate", "rescale",
+                "upsample", "zoom", "ImageOps")
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call a project function resizing keeping the aspect ratio (``self.transform.apply_image``)."""
+        return project.aspect_names()
     message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
     must_fire = (
         # a prompt tokenized without padding, moved and generated from, per call
@@ -128,7 +140,26 @@ class NaturalSizeInputs(Rule):
         # ids of an encoded question, joined with answer ids, made a tensor and moved per text
         "import torch\ndef score(model, texts, answers):\n    for text, ans in zip(texts, answers):\n"
         "        ids = model.tokenizer.encode(text) + ans\n"
-        "        x = torch.tensor([ids]).to(model.device)\n        out = model(input_ids=x)\n")
+        "        x = torch.tensor([ids]).to(model.device)\n        out = model(input_ids=x)\n",
+        # an image resized keeping its aspect ratio (shortest side to a target) by the file's method, then moved
+        "import cv2\nimport numpy as np\nimport torch\nclass Detector(torch.nn.Module):\n"
+        "    def transform(self, image):\n        short = np.min(image.shape[0:2])\n"
+        "        r = float(self.target_size) / float(short)\n"
+        "        image = cv2.resize(image, None, None, fx=r, fy=r)\n"
+        "        return torch.from_numpy(image.transpose(2, 0, 1)).unsqueeze(0), r\n"
+        "    def detect(self, image):\n        x, self.r = self.transform(image)\n"
+        "        return self(x.to(self.device))\n",
+        # the longest side brought to a length by a size helper, then made a device tensor (ResizeLongestSide)
+        "import numpy as np\nimport torch\nfrom torchvision.transforms.functional import resize, to_pil_image\n"
+        "def shape_for(h, w, long_side):\n    s = long_side / max(h, w)\n    return int(h * s + 0.5), int(w * s + 0.5)\n"
+        "class Predictor:\n    def set_image(self, image):\n"
+        "        size = shape_for(image.shape[0], image.shape[1], 1024)\n"
+        "        x = np.array(resize(to_pil_image(image), size))\n"
+        "        t = torch.as_tensor(x, device=self.device)\n        self.features = self.model.image_encoder(t)\n",
+        # a PIL image resized to a shorter side of 512 in a loop, then run through an nn.Module
+        "import torch\nimport torchvision.transforms.functional as TF\ndef run(net: torch.nn.Module, images):\n"
+        "    for img in images:\n        w, h = img.size\n        k = 512 / min(w, h)\n"
+        "        x = TF.to_tensor(img.resize((int(w * k), int(h * k))))\n        y = net(x[None])\n")
     must_not_fire = (
         # padded to a fixed length; padding=True (NPU405's); a constant prompt
         "import torch\ndef answer(model, tokenizer, prompt, device):\n"
@@ -192,7 +223,15 @@ class NaturalSizeInputs(Rule):
         "    suffix = tokenizer([SUFFIX] * len(texts), return_tensors='pt').to(device)\n"
         "    return suffix.input_ids\n",
         "import torch\ndef count(tokenizer, prompts):\n"
-        "    return torch.tensor([len(tokenizer(p).input_ids) for p in prompts]).sum()\n")
+        "    return torch.tensor([len(tokenizer(p).input_ids) for p in prompts]).sum()\n",
+        # a model's own upsampling: twice its input's size, or snapped to a multiple of 32 of an input of unknown size
+        "import torch\nimport torch.nn.functional as F\nclass Up(torch.nn.Module):\n    def forward(self, x):\n"
+        "        y = F.interpolate(x, size=(x.shape[2] * 2, x.shape[3] * 2))\n        return self.conv(y)\n",
+        "import cv2\nimport torch\ndef run(model: torch.nn.Module, img, device):\n    h, w = img.shape[:2]\n"
+        "    x = cv2.resize(img, (w // 32 * 32, h // 32 * 32))\n    return model(torch.from_numpy(x).to(device))\n",
+        # an aspect-keeping resize that stays on the host (a picture for display, saved)
+        "import cv2\nimport numpy as np\ndef thumb(img, path):\n    k = 256 / max(img.shape[:2])\n"
+        "    small = cv2.resize(img, None, fx=k, fy=k)\n    cv2.imwrite(path, small)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -226,7 +265,8 @@ class NaturalSizeInputs(Rule):
                 continue
             reported.add(id(source))
             tokens = "tokeniz" in why
-            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES and why != TOKEN_LIST
+            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES and why != TOKEN_LIST \
+                and ASPECT not in why      # a resize keeping the aspect ratio: reported where it is made
             where = node if moved else source     # the device tensor is made here; else where the value is made
             ctx.report(where, self.message.format(
                 what=_describe(source), made=source.lineno, why=why, dims="its number of tokens" if tokens else
