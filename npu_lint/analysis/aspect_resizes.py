@@ -56,7 +56,10 @@ def own_size_resize(resolver: "Resolver", call: ast.Call, scope: Optional[Scope]
     if parts is None or scope is None:
         return None
     search = _Search(resolver, parts[2], (call.lineno, call.col_offset))
-    return parts[0] if any(search.derived(size, scope, 0) for size in parts[1]) else None
+    if not any(search.derived(size, scope, 0) for size in parts[1]) \
+            or any(search.draws(size, scope, 0) for size in parts[1]):
+        return None
+    return parts[0]
 
 
 def _parts(resolver: "Resolver", call: ast.Call,
@@ -161,6 +164,22 @@ class _Search:
         return False
 
 
+    def image_size(self, node: ast.AST, scope: Scope, depth: int) -> Optional[ast.AST]:
+        """The host image size read (``img.shape[:2]``, ``img.size[::-1]``, of another value) ``node`` holds."""
+        if depth > 4:
+            return None
+        if _image_size_read(node) and not self._of_root(node.value.value):   # type: ignore[attr-defined]
+            return node
+        if isinstance(node, ast.Name) and node.id not in self.roots:
+            for value, inner in self._values(node, scope, "image"):
+                found = self.image_size(value, inner, depth + 1)
+                if found is not None:
+                    return found
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("tuple", "list") \
+                and node.args:
+            return self.image_size(node.args[0], scope, depth + 1)
+        return None
+
     def draws(self, node: ast.AST, scope: Scope, depth: int) -> bool:
         """A random draw feeds ``node`` (``sz = random.randrange(...)``): NPU404's random size, not the input's."""
         if depth > 6:
@@ -216,3 +235,47 @@ def _lines(resolver: "Resolver") -> list[str]:
         kept = (resolver.source, (resolver.source or "").splitlines())
         resolver._npu_aspect_lines = kept   # type: ignore[attr-defined]
     return kept[1]
+
+
+ORIGINAL = "brings it back to an input image's own height and width"
+# Torch resizes (device compute when their input is a device tensor).
+_TORCH_RESIZES = frozenset({"torch.nn.functional.interpolate", "torch.nn.functional.upsample",
+                            "torchvision.transforms.functional.resize", "torchvision.transforms.v2.functional.resize",
+                            "kornia.geometry.transform.resize", "kornia.geometry.resize"})
+
+
+def original_size_resize(resolver: "Resolver", call: ast.Call, scope: Optional[Scope]) -> Optional[ast.AST]:
+    """``F.interpolate(pred, size)`` of a device tensor to the size of an input image as the host holds it: a numpy
+    image's ``img.shape[:2]`` (height, width of an HWC array) or a PIL image's ``img.size[::-1]``, of another value
+    than the resized one (``pred = F.interpolate(pred, image.shape[:2])``): the output takes every input's own size.
+    Returns the size read; None otherwise. A tensor's ``x.shape[-2:]`` (a model's upsampling to its input) is not
+    such a read."""
+    if scope is None or resolver.scopes is None or resolver.qualname(call.func, scope) not in _TORCH_RESIZES:
+        return None
+    if not call.args or resolver.is_host(call.args[0]):
+        return None
+    sizes = list(call.args[1:2]) + [kw.value for kw in call.keywords if kw.arg == "size"]
+    if not sizes:
+        return None
+    search = _Search(resolver, _roots(call.args[0]), (call.lineno, call.col_offset))
+    for size in sizes:
+        found = search.image_size(size, scope, 0)
+        if found is not None:
+            return found
+    return None
+
+
+def _image_size_read(node: ast.AST) -> bool:
+    """``img.shape[:2]`` / ``img.shape[0:2]`` (an HWC array's height and width) or ``img.size[::-1]`` (a PIL image's
+    (width, height) reversed)."""
+    if not isinstance(node, ast.Subscript) or not isinstance(node.value, ast.Attribute) \
+            or not isinstance(node.slice, ast.Slice):
+        return False
+    part, attr = node.slice, node.value.attr
+    if attr == "shape":
+        return part.step is None and (part.lower is None or isinstance(part.lower, ast.Constant)
+                                      and part.lower.value == 0) \
+            and isinstance(part.upper, ast.Constant) and part.upper.value == 2
+    return attr == "size" and part.lower is None and part.upper is None and isinstance(part.step, ast.UnaryOp) \
+        and isinstance(part.step.op, ast.USub) and isinstance(part.step.operand, ast.Constant) \
+        and part.step.operand.value == 1

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, own_size_resize
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import PARAM, VALUE, Scope
+from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import return_statements
 from npu_lint.tables import keyed
 
@@ -92,6 +92,14 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
             if parameter is not None and binding.tag == PARAM and binding.name == parameter[1] \
                     and binding.scope.node is parameter[0]:
                 return binding.node if binding.node is not None else node, "parameter"
+            if binding.tag == LOOP and binding.path == (1,) and binding.scope.kind == "comprehension" \
+                    and isinstance(binding.value, ast.Call) and isinstance(binding.value.func, ast.Attribute) \
+                    and binding.value.func.attr == "items" and parameter is None:
+                # ``{k: v.to(device) for k, v in inputs.items()}``: every entry of the processor's output
+                found = natural_source(resolver, binding.value.func.value, binding.scope, depth + 1, frames)
+                if found is not None:
+                    return found
+                continue
             if binding.tag != VALUE or not isinstance(binding.value, ast.AST) or len(binding.path) > 1:
                 continue
             found = natural_source(resolver, binding.value, binding.scope, depth + 1, frames,
@@ -119,6 +127,11 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
         if element is None and node.attr in _KEEPING_ATTRIBUTES:
             return natural_source(resolver, node.value, scope, depth + 1, frames, parameter=parameter)
         return None
+    if isinstance(node, ast.DictComp) and element is None and len(node.generators) == 1 \
+            and isinstance(node.generators[0].iter, ast.Call) and isinstance(node.generators[0].iter.func, ast.Attribute) \
+            and node.generators[0].iter.func.attr == "items":   # ``{k: v.to(device) for k, v in inputs.items()}``
+        return natural_source(resolver, node.generators[0].iter.func.value, scope, depth + 1, frames,
+                              parameter=parameter)
     if isinstance(node, ast.BinOp) and element is None:
         return natural_source(resolver, node.left, scope, depth + 1, frames, parameter=parameter) \
             or natural_source(resolver, node.right, scope, depth + 1, frames, parameter=parameter)
@@ -166,6 +179,8 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
     if element is None and parameter is None and _listed_tokens(resolver, node, scope) \
             and not _constant_text(resolver, node, scope):
         return node, _LISTED
+    if element is None and parameter is None and _sized_back(resolver, node):
+        return node, PROCESSOR
     if element is None and parameter is None and aspect_resize(resolver, node, scope):
         return node, ASPECT     # ``cv2.resize(img, None, fx=r, fy=r)``, ``r = 800 / min(img.shape[:2])``
     resized = own_size_resize(resolver, node, scope) if element is None else None
@@ -187,6 +202,19 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
 
 
 _LISTED = "tokenized to a list of ids without padding to a fixed length"
+PROCESSOR = ("an image processor whose outputs the module maps back to each image's own size (target_sizes=) "
+              "resizes it keeping its aspect ratio (DETR-style: shortest edge 800, longest 1333)")
+
+
+def _sized_back(resolver: "Resolver", node: ast.Call) -> bool:
+    """``processor(images=image, return_tensors="pt")`` in a module that post-processes with ``target_sizes=``
+    (``processor.post_process_object_detection(outputs, target_sizes=...)``): a detection / segmentation processor,
+    which resizes each image keeping its aspect ratio rather than to one fixed size."""
+    keywords = {kw.arg for kw in node.keywords if kw.arg is not None}
+    if "return_tensors" not in keywords or not keywords & {"images", "image"}:
+        return False
+    source = resolver.source
+    return source is not None and "target_sizes" in source and "post_process" in source
 
 
 def _listed_tokens(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
