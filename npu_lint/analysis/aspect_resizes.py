@@ -34,6 +34,8 @@ _SHAPE_ATTRIBUTES = frozenset({"shape", "size", "width", "height", "w", "h"})
 _CONVERSIONS = frozenset({"int", "float", "round", "tuple", "list", "abs", "numpy.round", "numpy.int32", "numpy.int64",
                           "numpy.floor", "numpy.ceil", "math.floor", "math.ceil", "numpy.array", "numpy.asarray",
                           "len", "str", "print"})
+_EXTREMES = frozenset({"min", "max", "numpy.min", "numpy.max", "numpy.amin", "numpy.amax", "numpy.minimum",
+                       "numpy.maximum", "torch.min", "torch.max", "math.sqrt", "numpy.sqrt"})
 _BUDGET = 40
 _DRAWS = ("random.", "numpy.random.", "torch.rand", "torch.randint", "torch.randn")
 
@@ -153,7 +155,7 @@ class _Search:
                     or (child.func.id if isinstance(child.func, ast.Name) else None)
 
                 arguments = [*child.args, *(kw.value for kw in child.keywords)]
-                if callee in _CONVERSIONS or not arguments:
+                if callee in _CONVERSIONS or not arguments or not (callee in _EXTREMES or self._helper(child, scope)):
                     continue
                 if not _shape_method(child) and any(self.derived(a, scope, depth + 1) for a in arguments):
                     return True   # ``min(h, w)``, ``np.max(img.shape[:2])``, ``get_preprocess_shape(h, w, 1024)``
@@ -179,6 +181,15 @@ class _Search:
                 and node.args:
             return self.image_size(node.args[0], scope, depth + 1)
         return None
+
+    def _helper(self, call: ast.Call, scope: Scope) -> bool:
+        """A size helper of the project: the file's function or a method called on ``self`` or on a class
+        (``self.get_preprocess_shape(h, w, n)``), not a library call (``zip``, ``np.stack``)."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            return isinstance(self.resolver.definition(func, scope), (ast.FunctionDef, ast.AsyncFunctionDef))
+        return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and (func.value.id in ("self", "cls") or isinstance(self.resolver.definition(func.value, scope), ast.ClassDef))
 
     def draws(self, node: ast.AST, scope: Scope, depth: int) -> bool:
         """A random draw feeds ``node`` (``sz = random.randrange(...)``): NPU404's random size, not the input's."""

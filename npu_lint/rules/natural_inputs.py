@@ -12,6 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, original_size_resize, own_size_resize
+from npu_lint.analysis.prompt_lengths import FACTORIES, prompt_sized
 from npu_lint.analysis.summaries import return_statements
 from npu_lint.analysis.grad_free import grad_free_callee
 from npu_lint.analysis.natural_sizes import PROCESSOR, TOKEN_LIST, natural_source
@@ -35,6 +36,7 @@ _MODULE_API = frozenset({"to", "cuda", "npu", "cpu", "eval", "train", "half", "f
                          "named_modules", "children", "register_buffer", "register_forward_hook", "requires_grad_",
                          "zero_grad", "add_module", "register_module", "get_submodule", "type", "share_memory",
                          "from_pretrained", "save_pretrained", "set_image", "load", "save"})
+_FACTORY_NAMES = frozenset(name.rpartition(".")[2] for name in FACTORIES)
 _RESIZE_NAMES = frozenset({"interpolate", "upsample", "resize", "rescale", "zoom"})
 # Methods a transform object runs on its input (torchvision / albumentations style).
 _TRANSFORM_METHODS = frozenset({"__call__", "apply", "forward"})
@@ -68,7 +70,10 @@ class NaturalSizeInputs(Rule):
         ``images=`` with ``return_tensors=`` in a module that maps outputs back with ``target_sizes=`` (a
         DETR-style detection or segmentation processor, resizing each image keeping its aspect ratio) is a
         source too, and the entries of a result moved in a comprehension
-        (``{k: v.to(device) for k, v in inputs.items()}``) keep its size. The size is followed through names, tuple unpacking,
+        (``{k: v.to(device) for k, v in inputs.items()}``) keep its size. And, in a generation function (a
+        loop of its own calls a model and reads a token back: ``.item()``, ``argmax``, ``multinomial``; not a
+        ``forward``), positions made before the loop (``torch.arange``) in a size read from a parameter's length
+        (``input_pos = torch.arange(0, prompt.size(0))``): the prefill at each prompt's own length. The size is followed through names, tuple unpacking,
         keys and indices (``tokens["input_ids"]``, ``x[None]``), arithmetic and the calls that only convert, move or
         add an axis (``np.array``, ``.convert("RGB")``, ``torch.from_numpy``, ``to_tensor``, ``.permute``,
         ``.unsqueeze(0)``, ``.float()``), a list around it (``[input_ids]``) and a truncation at one end
@@ -113,12 +118,13 @@ class NaturalSizeInputs(Rule):
     node_types = (ast.Call,)
     triggers = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
                 "librosa", "wavfile", "audiofile", "input_ids", ".encode(", "resize", "interpolate", "rescale",
-                "upsample", "zoom", "ImageOps")
+                "upsample", "zoom", "ImageOps", "multinomial", "argmax", ".item()")
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
         """Files that call a project function resizing keeping the aspect ratio (``self.transform.apply_image``)."""
         return project.aspect_names()
+    prefill_message = "{call} is sized by the length of '{parameter}', given per call to {function}(), whose loop decodes with a model: the prefill runs at each prompt's own length, a recompile per length on NPU; pad prompts to a few bucket lengths (left padding with a mask)"
     original_message = "the output is resized to {size} (line {line}), an input image's own height and width: a new shape for every image, a recompile per size on NPU; keep the output at the model's size and resize on the host, or pad the inputs to a few fixed sizes"
     transform_message = "this transform's {method}() resizes its image to a size computed from its own height and width (its aspect ratio kept, or its own size rounded): every image of another size reaches the model at a new shape, a recompile per size on NPU; resize or letterbox to a few fixed sizes"
     message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
@@ -202,7 +208,13 @@ class NaturalSizeInputs(Rule):
         "            inputs = self.processor(images=image, return_tensors='pt')\n"
         "            inputs = {k: v.to(self.device) for k, v in inputs.items()}\n"
         "            self.out = self.model(**inputs)\n    def boxes(self, sizes):\n"
-        "        return self.processor.post_process_object_detection(self.out, target_sizes=sizes)\n")
+        "        return self.processor.post_process_object_detection(self.out, target_sizes=sizes)\n",
+        # positions of the prompt (its own length) before the decoding loop of a generation function
+        "import torch\n@torch.inference_mode()\ndef generate(model: torch.nn.Module, prompt, max_new: int):\n"
+        "    T = prompt.size(0)\n    input_pos = torch.arange(0, T, device=prompt.device)\n    tokens = []\n"
+        "    token = prompt\n    for _ in range(max_new):\n        logits = model(token.view(1, -1), input_pos)\n"
+        "        token = logits[0, -1].argmax()\n        tokens.append(token)\n"
+        "        input_pos = input_pos[-1:] + 1\n    return tokens\n")
     must_not_fire = (
         # padded to a fixed length; padding=True (NPU405's); a constant prompt
         "import torch\ndef answer(model, tokenizer, prompt, device):\n"
@@ -284,6 +296,12 @@ class NaturalSizeInputs(Rule):
         "import torch\nclass Classifier:\n    def infer(self, image):\n"
         "        inputs = self.processor(images=image, return_tensors='pt')\n"
         "        inputs = {k: v.to(self.device) for k, v in inputs.items()}\n        return self.model(**inputs)\n",
+        # positions sized by the input in a model's forward (no decoding loop), or by a fixed length
+        "import torch\nclass GPT(torch.nn.Module):\n    def forward(self, idx):\n"
+        "        pos = torch.arange(0, idx.size(1), device=idx.device)\n        return self.head(self.wte(idx) + self.wpe(pos))\n",
+        "import torch\ndef generate(model: torch.nn.Module, prompt, max_len: int):\n"
+        "    buf = torch.zeros(1, max_len, dtype=torch.long)\n    for i in range(max_len):\n"
+        "        tok = model(buf).argmax()\n        buf[0, i] = tok.item()\n    return buf\n",
         # a transform resizing to a fixed size; a random scale (NPU404's)
         "from PIL import Image\nclass StaticResize:\n    def __call__(self, img):\n"
         "        return img.resize((1024, 1024), Image.BILINEAR)\n",
@@ -294,8 +312,8 @@ class NaturalSizeInputs(Rule):
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
-        if (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "") \
-                in _RESIZE_NAMES and self._resized(node, ctx):
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if called in _RESIZE_NAMES and self._resized(node, ctx) or called in _FACTORY_NAMES and self._prefill(node, ctx):
             return
         values = _entering(node, ctx)
         if not values:
@@ -342,6 +360,23 @@ class NaturalSizeInputs(Rule):
                 at=method_position(node) if moved else None)
             return
 
+
+    def _prefill(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``torch.arange(0, prompt.size(0))`` before the decoding loop of a generation function: sized by the
+        length of the prompt it is given."""
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.resolver.scopes is None \
+                or function.name == "__init__":
+            return False
+        scope = ctx.resolver.scopes.scope_of(function)
+        loop = ctx.enclosing(node, _LOOPS)
+        in_loop = loop is not None and ctx.enclosing_any(loop, FUNCTION_TYPES) is function
+        parameter = prompt_sized(ctx.resolver, node, function, scope, in_loop) if scope is not None else None
+        if parameter is None:
+            return False
+        ctx.report(node, self.prefill_message.format(call=short_source(node), parameter=parameter,
+                                                     function=function.name))
+        return True
 
     def _resized(self, node: ast.Call, ctx: FileContext) -> bool:
         """A resize reported itself: a device tensor brought back to an input image's own size
