@@ -37,6 +37,8 @@ _CONVERSIONS = frozenset({"int", "float", "round", "tuple", "list", "abs", "nump
 _EXTREMES = frozenset({"min", "max", "numpy.min", "numpy.max", "numpy.amin", "numpy.amax", "numpy.minimum",
                        "numpy.maximum", "torch.min", "torch.max", "math.sqrt", "numpy.sqrt"})
 _BUDGET = 40
+# The last names of the resizes above (a cheap test before the qualified name is asked).
+_RESIZE_NAMES = frozenset({"resize", "interpolate", "upsample", "rescale", "zoom", "contain", "fit", "scale"})
 _DRAWS = ("random.", "numpy.random.", "torch.rand", "torch.randint", "torch.randn")
 
 
@@ -67,9 +69,11 @@ def own_size_resize(resolver: "Resolver", call: ast.Call, scope: Optional[Scope]
 def _parts(resolver: "Resolver", call: ast.Call,
            scope: Optional[Scope]) -> Optional[tuple[ast.AST, list[ast.AST], set[str]]]:
     """(the resized value, the size arguments, the names the value is made of) of a resize call."""
-    if scope is None or resolver.scopes is None:
-        return None
     func = call.func
+    if scope is None or resolver.scopes is None \
+            or (func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else "") \
+            not in _RESIZE_NAMES:
+        return None
     name = resolver.qualname(func, scope)
     if name in RESIZES:
         if not call.args:

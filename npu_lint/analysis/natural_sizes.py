@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, own_size_resize
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Scope
+from npu_lint.analysis.scopes import DEF, LOOP, PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import return_statements
 from npu_lint.tables import keyed
 
@@ -366,10 +366,9 @@ def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], dept
     """A call of the file's own function that returns such a value (its call is where the value enters the
     caller); another module's function that returns a reader's result (the project index)."""
     definition = resolver.definition(node.func, scope) if scope is not None else resolver.definition(node.func)
-    if definition is None and scope is not None and isinstance(node.func, ast.Attribute):
-        method = resolver.callee(node, scope)    # ``self.transform(image)``: the class's own method
-        if method is not None and getattr(method[0], "name", "forward") not in ("forward", "__init__"):
-            definition = method[0]
+    if definition is None and scope is not None and isinstance(node.func, ast.Attribute) \
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == scope.self_name:
+        definition = _own_method(scope, node.func.attr)    # ``self.transform(image)``: the class's own method
     if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         inner = resolver.scopes.scope_of(definition)
         if frames >= _FRAMES or inner is None:
@@ -398,6 +397,17 @@ def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], dept
         if target is not None and project.method_aspect_resizing(target, node.func.attr):
             return node, f"{_callee(node)}() {ASPECT}"    # ``self.transform.apply_image(image)``
     return None
+
+
+def _own_method(scope: Scope, name: str) -> Optional[ast.AST]:
+    """The method ``name`` of the class whose method ``scope`` is (not its ``forward``: a model's run)."""
+    current: Optional[Scope] = scope
+    while current is not None and current.cls is None:
+        current = current.parent
+    if current is None or name in ("forward", "__init__"):
+        return None
+    method = next((b for b in current.cls.names.get(name, ()) if b.tag == DEF), None)
+    return method.value if method is not None else None
 
 
 def _callee(node: ast.Call) -> str:

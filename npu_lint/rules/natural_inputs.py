@@ -30,6 +30,9 @@ _DTYPES = frozenset({"float", "float16", "float32", "float64", "half", "bfloat16
                      "int32", "int16", "int8", "uint8", "bool", "complex64", "complex128"})
 # Calls that make a tensor of their data, on the device given by ``device=``.
 _DATA_TENSORS = frozenset({"torch.tensor", "torch.as_tensor"})
+# The trigger words of readers and tokenizers (the others only bring resizes and generation loops).
+_READER_WORDS = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
+                 "librosa", "wavfile", "audiofile", "input_ids", ".encode(")
 # ``nn.Module``'s own API: a call of it does not run the model on its arguments.
 _MODULE_API = frozenset({"to", "cuda", "npu", "cpu", "eval", "train", "half", "float", "double", "bfloat16", "apply",
                          "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "modules",
@@ -117,8 +120,8 @@ class NaturalSizeInputs(Rule):
     family = FAMILY
     node_types = (ast.Call,)
     triggers = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
-                "librosa", "wavfile", "audiofile", "input_ids", ".encode(", "resize", "interpolate", "rescale",
-                "upsample", "zoom", "ImageOps", "multinomial", "argmax", ".item()")
+                "librosa", "wavfile", "audiofile", "input_ids", ".encode(", "resize", "zoom", "ImageOps",
+                "multinomial", ".shape[:2]", ".shape[0:2]", ".size[::-1]")
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
@@ -213,7 +216,7 @@ class NaturalSizeInputs(Rule):
         "import torch\n@torch.inference_mode()\ndef generate(model: torch.nn.Module, prompt, max_new: int):\n"
         "    T = prompt.size(0)\n    input_pos = torch.arange(0, T, device=prompt.device)\n    tokens = []\n"
         "    token = prompt\n    for _ in range(max_new):\n        logits = model(token.view(1, -1), input_pos)\n"
-        "        token = logits[0, -1].argmax()\n        tokens.append(token)\n"
+        "        token = torch.multinomial(torch.softmax(logits[0, -1], -1), 1)\n        tokens.append(token)\n"
         "        input_pos = input_pos[-1:] + 1\n    return tokens\n")
     must_not_fire = (
         # padded to a fixed length; padding=True (NPU405's); a constant prompt
@@ -315,7 +318,10 @@ class NaturalSizeInputs(Rule):
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if called in _RESIZE_NAMES and self._resized(node, ctx) or called in _FACTORY_NAMES and self._prefill(node, ctx):
             return
-        values = _entering(node, ctx)
+        full = ctx.scratch.get("natural_full")
+        if full is None:   # a reader or a tokenizer named in the file: the handoffs to helpers and entries matter
+            full = ctx.scratch["natural_full"] = any(word in ctx.source for word in _READER_WORDS)
+        values = _entering(node, ctx, handoffs=full)
         if not values:
             return
         function = ctx.enclosing(node, FUNCTION_TYPES)
@@ -419,9 +425,12 @@ def _inside(source: ast.AST, function: Optional[ast.AST], ctx: FileContext) -> b
     return ctx.enclosing_any(source, FUNCTION_TYPES) is function
 
 
-def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Optional[tuple[ast.FunctionDef, str]]]]:
+def _entering(node: ast.Call, ctx: FileContext,
+              handoffs: bool = True) -> list[tuple[ast.AST, str, Optional[tuple[ast.FunctionDef, str]]]]:
     """The values this call brings into device compute, with a name for the sink: the receiver of a move to a
-    device, the arguments of a model call or of the file's function that runs a model on them."""
+    device, the arguments of a model call or of the file's function that runs a model on them (``handoffs``: also
+    inference entries and the file's helpers; asked only where the file names a reader or a tokenizer, the cost
+    of the call-site index being paid there)."""
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in _MOVES:
         if func.attr == "to" and not _to_device(node, ctx):
@@ -436,7 +445,9 @@ def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Opti
     if not arguments:
         return []
     resolver = ctx.resolver
-    function = ctx.enclosing_any(node, FUNCTION_TYPES)
+    # a walked call's ancestors are known (a module-level one must not build the whole file's parent map)
+    function = ctx.enclosing(node, FUNCTION_TYPES) if id(node) in ctx.parents \
+        else ctx.enclosing_any(node, FUNCTION_TYPES)
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None and function is not None else None
     value = resolver.value_of(func, scope) if scope is not None else resolver.value_of(func)
     if value is not None and value[0] == "module":
@@ -455,6 +466,8 @@ def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Opti
                 and not owner[1].startswith("torch."):
             # ``self.face_det.detect_faces(img)``: a method of the project's own model, given the input
             return [(a, f"{func.attr}() of the model", None) for a in node.args[:1]]
+    if not handoffs:
+        return []
     entry = grad_free_callee(resolver, node, scope)
     if entry is not None:
         name, inputs = entry
