@@ -294,3 +294,24 @@ def _image_size_read(node: ast.AST) -> bool:
     return attr == "size" and part.lower is None and part.upper is None and isinstance(part.step, ast.UnaryOp) \
         and isinstance(part.step.op, ast.USub) and isinstance(part.step.operand, ast.Constant) \
         and part.step.operand.value == 1
+
+
+THUMBNAIL = "shrinks it in place keeping its aspect ratio (PIL's thumbnail)"
+
+
+def thumbnail_before(resolver: "Resolver", name: ast.Name, scope: Optional[Scope]) -> Optional[ast.Call]:
+    """``img.thumbnail(size)`` on the same name earlier in ``name``'s function: PIL shrinks the image in place to fit
+    ``size`` keeping its aspect ratio, so what the name holds then has a size of the image's own. Asked only in
+    files that call ``.thumbnail(``."""
+    source = resolver.source
+    if scope is None or source is None or ".thumbnail(" not in source or scope.node is None:
+        return None
+    found = None
+    for statement in walk(scope.node):
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+                and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "thumbnail" \
+                and isinstance(statement.value.func.value, ast.Name) and statement.value.func.value.id == name.id \
+                and statement.lineno < name.lineno:
+            found = statement.value
+    return found
+

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, own_size_resize
+from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, own_size_resize, thumbnail_before
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import DEF, LOOP, PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import return_statements
@@ -88,6 +88,9 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
     if isinstance(node, ast.Name):
         if element is not None:
             return None
+        shrunk = thumbnail_before(resolver, node, scope) if parameter is None else None
+        if shrunk is not None:   # ``img.thumbnail((512, 512))`` earlier: the image's own aspect ratio kept
+            return shrunk, ASPECT
         for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)) if scope else ():
             if parameter is not None and binding.tag == PARAM and binding.name == parameter[1] \
                     and binding.scope.node is parameter[0]:

@@ -40,7 +40,7 @@ _MODULE_API = frozenset({"to", "cuda", "npu", "cpu", "eval", "train", "half", "f
                          "zero_grad", "add_module", "register_module", "get_submodule", "type", "share_memory",
                          "from_pretrained", "save_pretrained", "set_image", "load", "save"})
 _FACTORY_NAMES = frozenset(name.rpartition(".")[2] for name in FACTORIES)
-_RESIZE_NAMES = frozenset({"interpolate", "upsample", "resize", "rescale", "zoom"})
+_RESIZE_NAMES = frozenset({"interpolate", "upsample", "resize", "rescale", "zoom", "thumbnail"})
 # Methods a transform object runs on its input (torchvision / albumentations style).
 _TRANSFORM_METHODS = frozenset({"__call__", "apply", "forward"})
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -69,7 +69,8 @@ class NaturalSizeInputs(Rule):
         input's size. Also reported at the resize itself: a device tensor brought back to an input image's own
         size as the host holds it (``F.interpolate(pred, img.shape[:2])``, ``img.size[::-1]`` of a PIL image; not
         a tensor's ``x.shape[-2:]``), and a transform's ``__call__`` / ``apply`` returning its image resized to a
-        size computed from its own height and width (a random size is NPU404's). An image processor given
+        size computed from its own height and width (a random size is NPU404's), or a PIL ``img.thumbnail(size)``
+        (in place, the aspect ratio kept) whose image the function returns. An image processor given
         ``images=`` with ``return_tensors=`` in a module that maps outputs back with ``target_sizes=`` (a
         DETR-style detection or segmentation processor, resizing each image keeping its aspect ratio) is a
         source too, and the entries of a result moved in a comprehension
@@ -121,7 +122,7 @@ class NaturalSizeInputs(Rule):
     node_types = (ast.Call,)
     triggers = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
                 "librosa", "wavfile", "audiofile", "input_ids", ".encode(", "resize", "zoom", "ImageOps",
-                "multinomial", ".shape[:2]", ".shape[0:2]", ".size[::-1]")
+                "multinomial", ".shape[:2]", ".shape[0:2]", ".size[::-1]", ".thumbnail(")
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
@@ -129,7 +130,7 @@ class NaturalSizeInputs(Rule):
         return project.aspect_names()
     prefill_message = "{call} is sized by the length of '{parameter}', given per call to {function}(), whose loop decodes with a model: the prefill runs at each prompt's own length, a recompile per length on NPU; pad prompts to a few bucket lengths (left padding with a mask)"
     original_message = "the output is resized to {size} (line {line}), an input image's own height and width: a new shape for every image, a recompile per size on NPU; keep the output at the model's size and resize on the host, or pad the inputs to a few fixed sizes"
-    transform_message = "this transform's {method}() resizes its image to a size computed from its own height and width (its aspect ratio kept, or its own size rounded): every image of another size reaches the model at a new shape, a recompile per size on NPU; resize or letterbox to a few fixed sizes"
+    transform_message = "{method}() resizes its image to a size computed from its own height and width (its aspect ratio kept, or its own size rounded): every image of another size reaches the model at a new shape, a recompile per size on NPU; resize or letterbox to a few fixed sizes"
     message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
     must_fire = (
         # a prompt tokenized without padding, moved and generated from, per call
@@ -217,7 +218,12 @@ class NaturalSizeInputs(Rule):
         "    T = prompt.size(0)\n    input_pos = torch.arange(0, T, device=prompt.device)\n    tokens = []\n"
         "    token = prompt\n    for _ in range(max_new):\n        logits = model(token.view(1, -1), input_pos)\n"
         "        token = torch.multinomial(torch.softmax(logits[0, -1], -1), 1)\n        tokens.append(token)\n"
-        "        input_pos = input_pos[-1:] + 1\n    return tokens\n")
+        "        input_pos = input_pos[-1:] + 1\n    return tokens\n",
+        # a PIL image shrunk in place keeping its aspect ratio, returned by the preprocessing as a tensor
+        "import numpy as np\nimport torch\nclass Matting:\n    def preprocess(self, data):\n"
+        "        resized = data.copy()\n        resized.thumbnail(self.input_image_size, resample=3)\n"
+        "        image = np.array(resized, dtype=np.float64) / 255.0\n"
+        "        return torch.from_numpy(image).permute(2, 0, 1)[None].float()\n")
     must_not_fire = (
         # padded to a fixed length; padding=True (NPU405's); a constant prompt
         "import torch\ndef answer(model, tokenizer, prompt, device):\n"
@@ -397,12 +403,27 @@ class NaturalSizeInputs(Rule):
         if size is not None:
             ctx.report(node, self.original_message.format(size=short_source(size), line=size.lineno))
             return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "thumbnail" and scope is not None \
+                and _returned_natural(node, function, scope, ctx):
+            ctx.report(node, self.transform_message.format(method=function.name))
+            return True
         if function.name in _TRANSFORM_METHODS and scope is not None and scope.cls is not None \
                 and _returns(function, node) and (aspect_resize(ctx.resolver, node, scope) or function.name != "forward"
                                                   and own_size_resize(ctx.resolver, node, scope) is not None):
             ctx.report(node, self.transform_message.format(method=function.name))
             return True
         return False
+
+
+def _returned_natural(call: ast.Call, function: ast.AST, scope, ctx: FileContext) -> bool:
+    """Some return of ``function`` holds what ``call`` made (as NPU419 follows sizes, through conversions)."""
+    for ret in return_statements(function):
+        value = ret.value.elts[0] if isinstance(ret.value, ast.Tuple) and ret.value.elts else ret.value
+        if value is not None:
+            found = natural_source(ctx.resolver, value, scope)
+            if found is not None and found[0] is call:
+                return True
+    return False
 
 
 def _returns(function: ast.AST, call: ast.Call) -> bool:
