@@ -135,6 +135,9 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
             and node.generators[0].iter.func.attr == "items":   # ``{k: v.to(device) for k, v in inputs.items()}``
         return natural_source(resolver, node.generators[0].iter.func.value, scope, depth + 1, frames,
                               parameter=parameter)
+    if isinstance(node, ast.IfExp):   # ``self.encode(ctx) if i == 0 else [token]``: either arm may be the value
+        return natural_source(resolver, node.body, scope, depth + 1, frames, element, parameter=parameter) \
+            or natural_source(resolver, node.orelse, scope, depth + 1, frames, element, parameter=parameter)
     if isinstance(node, ast.BinOp) and element is None:
         return natural_source(resolver, node.left, scope, depth + 1, frames, parameter=parameter) \
             or natural_source(resolver, node.right, scope, depth + 1, frames, parameter=parameter)

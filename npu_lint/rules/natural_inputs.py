@@ -82,7 +82,8 @@ class NaturalSizeInputs(Rule):
         add an axis (``np.array``, ``.convert("RGB")``, ``torch.from_numpy``, ``to_tensor``, ``.permute``,
         ``.unsqueeze(0)``, ``.float()``), a list around it (``[input_ids]``) and a truncation at one end
         (``ids[-max_len:]``, ``x[:, :n]``: shorter inputs keep their size); it reaches device compute where it is
-        moved (``.to(device)``, ``.cuda()``, ``.npu()``, not ``.to(torch.float32)``; ``torch.tensor(x, device=d)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``, or a method of the project's own model
+        moved (``.to(device)``, ``.cuda()``, ``.npu()``, not ``.to(torch.float32)``; ``torch.tensor(x, device=d)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``, ``x.forward(...)`` of a receiver of unknown
+        kind included, or a method of the project's own model
         class: ``self.face_det.detect_faces(img)``),
         handed to an inference entry (a function or a class's ``__call__`` declared ``@torch.no_grad()`` /
         ``@torch.inference_mode()``, of this module or another, for the parameters it hands whole to its model:
@@ -223,7 +224,12 @@ class NaturalSizeInputs(Rule):
         "import numpy as np\nimport torch\nclass Matting:\n    def preprocess(self, data):\n"
         "        resized = data.copy()\n        resized.thumbnail(self.input_image_size, resample=3)\n"
         "        image = np.array(resized, dtype=np.float64) / 255.0\n"
-        "        return torch.from_numpy(image).permute(2, 0, 1)[None].float()\n")
+        "        return torch.from_numpy(image).permute(2, 0, 1)[None].float()\n",
+        # the prompt's ids (a conditional: the prompt first, then one token) run through an explicit forward
+        "class Pipeline:\n    def encode(self, x):\n        return self.tokenizer.encode(x)\n"
+        "    def generate(self, ctx, n, state=None):\n        for i in range(n):\n"
+        "            tokens = self.encode(ctx) if i == 0 else [token]\n"
+        "            out, state = self.model.forward(tokens, state)\n            token = int(out.argmax())\n")
     must_not_fire = (
         # padded to a fixed length; padding=True (NPU405's); a constant prompt
         "import torch\ndef answer(model, tokenizer, prompt, device):\n"
@@ -477,7 +483,8 @@ def _entering(node: ast.Call, ctx: FileContext,
         return [(a, "the model", None) for a in arguments]
     if isinstance(func, ast.Attribute) and func.attr in _FORWARDS:
         owner = resolver.value_of(func.value, scope) if scope is not None else resolver.value_of(func.value)
-        if owner is not None and owner[0] == "module" or func.attr == "generate":
+        if owner is not None and owner[0] == "module" or func.attr == "generate" \
+                or func.attr == "forward" and owner is None:   # ``self.model.forward(tokens, state)``
             return [(a, f"{func.attr}()", None) for a in arguments]
         return []
     if isinstance(func, ast.Attribute) and func.attr not in _MODULE_API and not func.attr.startswith("_") \
