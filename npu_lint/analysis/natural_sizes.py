@@ -7,7 +7,9 @@ such as ``num_frames=`` or ``duration=``; the tuple element that holds the data)
 (``tok(text, return_tensors="pt")``, ``tok.encode(...)``, ``apply_chat_template(...)``: any call given
 ``return_tensors=``) with no padding (absent, ``False`` or ``"do_not_pad"``: ``padding="max_length"`` fixes the
 length, ``padding=True`` pads to the batch's longest, NPU405's question), on text that is not a constant, and no
-image, audio or video input (a processor's image side resizes to its own fixed size).
+image, audio or video input (a processor's image side resizes to its own fixed size). A resize that keeps the
+input's aspect ratio (:mod:`npu_lint.analysis.aspect_resizes`) is a source too, and a resize to a size merely
+derived from the input's own keeps the input's.
 
 The size is kept through the names bound to such a value, tuple unpacking of a reader's result, subscripts by a
 key or an index (``tokens["input_ids"]``, ``x[None]``, ``img[:, :, ::-1]``), the attributes ``input_ids`` / ``T``
@@ -23,8 +25,9 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
+from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, own_size_resize, thumbnail_before
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import PARAM, VALUE, Scope
+from npu_lint.analysis.scopes import DEF, LOOP, PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import return_statements
 from npu_lint.tables import keyed
 
@@ -85,10 +88,21 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
     if isinstance(node, ast.Name):
         if element is not None:
             return None
+        shrunk = thumbnail_before(resolver, node, scope) if parameter is None else None
+        if shrunk is not None:   # ``img.thumbnail((512, 512))`` earlier: the image's own aspect ratio kept
+            return shrunk, ASPECT
         for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)) if scope else ():
             if parameter is not None and binding.tag == PARAM and binding.name == parameter[1] \
                     and binding.scope.node is parameter[0]:
                 return binding.node if binding.node is not None else node, "parameter"
+            if binding.tag == LOOP and binding.path == (1,) and binding.scope.kind == "comprehension" \
+                    and isinstance(binding.value, ast.Call) and isinstance(binding.value.func, ast.Attribute) \
+                    and binding.value.func.attr == "items" and parameter is None:
+                # ``{k: v.to(device) for k, v in inputs.items()}``: every entry of the processor's output
+                found = natural_source(resolver, binding.value.func.value, binding.scope, depth + 1, frames)
+                if found is not None:
+                    return found
+                continue
             if binding.tag != VALUE or not isinstance(binding.value, ast.AST) or len(binding.path) > 1:
                 continue
             found = natural_source(resolver, binding.value, binding.scope, depth + 1, frames,
@@ -116,6 +130,14 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
         if element is None and node.attr in _KEEPING_ATTRIBUTES:
             return natural_source(resolver, node.value, scope, depth + 1, frames, parameter=parameter)
         return None
+    if isinstance(node, ast.DictComp) and element is None and len(node.generators) == 1 \
+            and isinstance(node.generators[0].iter, ast.Call) and isinstance(node.generators[0].iter.func, ast.Attribute) \
+            and node.generators[0].iter.func.attr == "items":   # ``{k: v.to(device) for k, v in inputs.items()}``
+        return natural_source(resolver, node.generators[0].iter.func.value, scope, depth + 1, frames,
+                              parameter=parameter)
+    if isinstance(node, ast.IfExp):   # ``self.encode(ctx) if i == 0 else [token]``: either arm may be the value
+        return natural_source(resolver, node.body, scope, depth + 1, frames, element, parameter=parameter) \
+            or natural_source(resolver, node.orelse, scope, depth + 1, frames, element, parameter=parameter)
     if isinstance(node, ast.BinOp) and element is None:
         return natural_source(resolver, node.left, scope, depth + 1, frames, parameter=parameter) \
             or natural_source(resolver, node.right, scope, depth + 1, frames, parameter=parameter)
@@ -163,6 +185,13 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
     if element is None and parameter is None and _listed_tokens(resolver, node, scope) \
             and not _constant_text(resolver, node, scope):
         return node, _LISTED
+    if element is None and parameter is None and _sized_back(resolver, node):
+        return node, PROCESSOR
+    if element is None and parameter is None and aspect_resize(resolver, node, scope):
+        return node, ASPECT     # ``cv2.resize(img, None, fx=r, fy=r)``, ``r = 800 / min(img.shape[:2])``
+    resized = own_size_resize(resolver, node, scope) if element is None else None
+    if resized is not None:     # ``cv2.resize(img, (256 * ceil(w / 256), ...))``: a size of the input's own
+        return natural_source(resolver, resized, scope, depth + 1, frames, parameter=parameter)
     if element is None and parameter is None and name in _LIST_TENSORS and node.args:
         found = natural_source(resolver, node.args[0], scope, depth + 1, frames)
         if found is not None and found[1] == _LISTED:
@@ -179,6 +208,19 @@ def _call_source(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], d
 
 
 _LISTED = "tokenized to a list of ids without padding to a fixed length"
+PROCESSOR = ("an image processor whose outputs the module maps back to each image's own size (target_sizes=) "
+              "resizes it keeping its aspect ratio (DETR-style: shortest edge 800, longest 1333)")
+
+
+def _sized_back(resolver: "Resolver", node: ast.Call) -> bool:
+    """``processor(images=image, return_tensors="pt")`` in a module that post-processes with ``target_sizes=``
+    (``processor.post_process_object_detection(outputs, target_sizes=...)``): a detection / segmentation processor,
+    which resizes each image keeping its aspect ratio rather than to one fixed size."""
+    keywords = {kw.arg for kw in node.keywords if kw.arg is not None}
+    if "return_tensors" not in keywords or not keywords & {"images", "image"}:
+        return False
+    source = resolver.source
+    return source is not None and "target_sizes" in source and "post_process" in source
 
 
 def _listed_tokens(resolver: "Resolver", node: ast.Call, scope: Optional[Scope]) -> bool:
@@ -330,6 +372,9 @@ def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], dept
     """A call of the file's own function that returns such a value (its call is where the value enters the
     caller); another module's function that returns a reader's result (the project index)."""
     definition = resolver.definition(node.func, scope) if scope is not None else resolver.definition(node.func)
+    if definition is None and scope is not None and isinstance(node.func, ast.Attribute) \
+            and isinstance(node.func.value, ast.Name) and node.func.value.id == scope.self_name:
+        definition = _own_method(scope, node.func.attr)    # ``self.transform(image)``: the class's own method
     if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
         inner = resolver.scopes.scope_of(definition)
         if frames >= _FRAMES or inner is None:
@@ -348,7 +393,27 @@ def _returned(resolver: "Resolver", node: ast.Call, scope: Optional[Scope], dept
                                       and not table[leaf]["element"])
         if chain:
             return node, f"{_callee(node)}() returns what {chain[-1]}() decodes from the whole image"
+        if project.aspect_resizing(name, resolver.module_name):
+            return node, f"{_callee(node)}() {ASPECT}"
+    if element is None and project is not None and isinstance(node.func, ast.Attribute):
+        owner = resolver.value_of(node.func.value, scope) if scope is not None else None
+        cls = owner[1] if owner is not None and len(owner) > 1 and isinstance(owner[1], str) else None
+        target = project.index.resolve(cls) if cls is not None and (cls in project.index.classes or "." in cls) \
+            else None
+        if target is not None and project.method_aspect_resizing(target, node.func.attr):
+            return node, f"{_callee(node)}() {ASPECT}"    # ``self.transform.apply_image(image)``
     return None
+
+
+def _own_method(scope: Scope, name: str) -> Optional[ast.AST]:
+    """The method ``name`` of the class whose method ``scope`` is (not its ``forward``: a model's run)."""
+    current: Optional[Scope] = scope
+    while current is not None and current.cls is None:
+        current = current.parent
+    if current is None or name in ("forward", "__init__"):
+        return None
+    method = next((b for b in current.cls.names.get(name, ()) if b.tag == DEF), None)
+    return method.value if method is not None else None
 
 
 def _callee(node: ast.Call) -> str:

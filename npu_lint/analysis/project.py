@@ -336,6 +336,17 @@ class ProjectView(FunctionFacts):
             return ()
         return tuple(self.index.functions[found][1].trains)
 
+    def aspect_resizing(self, qualname: str, importer: str) -> bool:
+        """The project function the importer's name stands for returns a value it resized keeping its aspect ratio
+        (its facts' ``aspect``: ``resize_image(img, 512)``)."""
+        target = self.absolute(qualname, importer)
+        return target is not None and self.index.kind(target) == "function" and self.index.functions[target][1].aspect
+
+    def method_aspect_resizing(self, cls: str, method: str) -> bool:
+        """As :meth:`aspect_resizing` for the project class's ``method`` (``self.transform.apply_image(image)``)."""
+        found = self.index.method(cls, method) if cls in self.index.classes else None
+        return found is not None and found in self.index.functions and self.index.functions[found][1].aspect
+
     def method_grad_free(self, cls: str, method: str) -> tuple[tuple[str, int], ...]:
         """As :meth:`grad_free` for the project class's ``method`` (its own or a project base's)."""
         found = self.index.method(cls, method) if cls in self.index.classes else None
@@ -553,6 +564,11 @@ class ProjectView(FunctionFacts):
                 + [name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items()
                    if facts.forwards_loader or facts.loader_arguments])
         return self._loader_names
+
+    def aspect_names(self) -> frozenset[str]:
+        """The short names of project functions and methods that return a value resized keeping its aspect ratio
+        (for NPU419's trigger words: ``apply_image``, ``resize_image``)."""
+        return frozenset(name.rpartition(".")[2] for name, (_, facts) in self.index.functions.items() if facts.aspect)
 
     def wrapper_names(self, is_leaf: Callable[[str], bool]) -> frozenset[str]:
         """The short names of project functions that return a leaf's result (for the rules' trigger words)."""

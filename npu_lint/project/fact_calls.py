@@ -31,7 +31,7 @@ class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
                  "value", "elements", "yields", "maximum", "pads", "reaches", "sizes", "sizing", "called",
                  "reads", "size_read", "compares", "fills", "grows", "forwards_loader", "counts",
-                 "grad_free", "batches", "trains", "loader_arguments")
+                 "grad_free", "batches", "trains", "loader_arguments", "aspect")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -62,8 +62,9 @@ class _Scope:
         self.counts = ""   # the ``self`` attribute whose items its result has one of each for (item_counts.py)
         self.grad_free: tuple[tuple[str, int], ...] = ()   # declared without gradients: the parameters handed whole to its model
         self.batches: tuple[int, str] = (-1, "")   # it yields batches of a parameter in a parameter's size
-        self.trains: tuple[tuple[str, int], ...] = ()
-        self.loader_arguments: tuple = ()   # how its one returned DataLoader takes its parameters   # the parameters a loop of its own trains on, per batch
+        self.trains: tuple[tuple[str, int], ...] = ()   # the parameters a loop of its own trains on, per batch
+        self.loader_arguments: tuple = ()   # how its one returned DataLoader takes its parameters
+        self.aspect = False   # it returns a value resized keeping its aspect ratio (aspect_resizes.py)
         self.called: set[str] = set()   # the last names of what it calls otherwise (``helper``, ``self.helper``)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 60   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 61   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -87,6 +87,10 @@ class FunctionFacts(NamedTuple):
     # that decide the batches (:func:`npu_lint.analysis.loader_wrappers.loader_arguments`), for NPU406 / NPU415 at
     # the calls of other modules (``build_dataloader(val_dset, bs, shuffle=False)``)
     loader_arguments: tuple[tuple[str, str, str, int, str], ...] = ()
+    # it returns a value it resized to a size computed from that value's own height and width (its aspect ratio kept:
+    # ``k = 512 / min(h, w)`` then ``cv2.resize(img, (w * k, h * k))``), the model's
+    # :func:`npu_lint.analysis.aspect_resizes.returns_aspect_resize`, for NPU419 at the calls of other modules
+    aspect: bool = False
 
 
 class ClassFacts(NamedTuple):

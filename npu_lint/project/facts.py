@@ -31,6 +31,7 @@ from npu_lint.project.fact_reaches import ReachFacts
 from npu_lint.project.fact_calls import _BUILTINS, _PASSED_KINDS, CallFacts, _Scope
 from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
                                          FunctionFacts, ModuleFacts, absolute)
+from npu_lint.analysis.aspect_resizes import returns_aspect_resize
 from npu_lint.analysis.grad_free import whole_inputs
 from npu_lint.analysis.loader_wrappers import forwards_loader, loader_arguments
 from npu_lint.analysis.item_counts import counted_attribute
@@ -208,6 +209,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         scope.counts = counted_attribute(node)
         scope.grad_free = whole_inputs(self.resolver, node)
         scope.trains = self.resolver.trained_parameters(node)
+        scope.aspect = returns_aspect_resize(self.resolver, node)
         self.scopes.append(scope)
         self.function_scopes.append(scope)
         for child in node.body:
@@ -346,7 +348,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             scope.pads, tuple(dict.fromkeys(reaches)), scope.sizes,
                                             scope.reads, scope.size_read, scope.compares, scope.fills,
                                             scope.grows, scope.forwards_loader, scope.counts, scope.grad_free,
-                                            scope.batches, scope.trains, scope.loader_arguments))
+                                            scope.batches, scope.trains, scope.loader_arguments,
+                                            scope.aspect))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of

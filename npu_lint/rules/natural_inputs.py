@@ -11,8 +11,11 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, original_size_resize, own_size_resize
+from npu_lint.analysis.prompt_lengths import FACTORIES, prompt_sized
+from npu_lint.analysis.summaries import return_statements
 from npu_lint.analysis.grad_free import grad_free_callee
-from npu_lint.analysis.natural_sizes import TOKEN_LIST, natural_source
+from npu_lint.analysis.natural_sizes import PROCESSOR, TOKEN_LIST, natural_source
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
@@ -27,6 +30,20 @@ _DTYPES = frozenset({"float", "float16", "float32", "float64", "half", "bfloat16
                      "int32", "int16", "int8", "uint8", "bool", "complex64", "complex128"})
 # Calls that make a tensor of their data, on the device given by ``device=``.
 _DATA_TENSORS = frozenset({"torch.tensor", "torch.as_tensor"})
+# The trigger words of readers and tokenizers (the others only bring resizes and generation loops).
+_READER_WORDS = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
+                 "librosa", "wavfile", "audiofile", "input_ids", ".encode(")
+# ``nn.Module``'s own API: a call of it does not run the model on its arguments.
+_MODULE_API = frozenset({"to", "cuda", "npu", "cpu", "eval", "train", "half", "float", "double", "bfloat16", "apply",
+                         "load_state_dict", "state_dict", "parameters", "named_parameters", "buffers", "modules",
+                         "named_modules", "children", "register_buffer", "register_forward_hook", "requires_grad_",
+                         "zero_grad", "add_module", "register_module", "get_submodule", "type", "share_memory",
+                         "from_pretrained", "save_pretrained", "set_image", "load", "save"})
+_FACTORY_NAMES = frozenset(name.rpartition(".")[2] for name in FACTORIES)
+_RESIZE_NAMES = frozenset({"interpolate", "upsample", "resize", "rescale", "zoom", "thumbnail"})
+# Methods a transform object runs on its input (torchvision / albumentations style).
+_TRANSFORM_METHODS = frozenset({"__call__", "apply", "forward"})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 _LOOPS = (ast.For, ast.AsyncFor, ast.While, ast.ListComp, ast.GeneratorExp, ast.SetComp, ast.DictComp)
 
 
@@ -44,12 +61,30 @@ class NaturalSizeInputs(Rule):
         returning one (the call of the helper is reported), or a text tokenized to a list of ids by a callee named a
         tokenizer (``tokenizer(prompt).input_ids``, ``tok.encode(prompt)``) that the code makes a tensor
         (``torch.as_tensor([input_ids], device=device)``, ``torch.tensor(ids)``: reported there, where the tensor of
-        the text's length is made). The size is followed through names, tuple unpacking,
+        the text's length is made), or an image resized keeping its aspect ratio: to a size computed from its own
+        height and width by a ratio to them, their minimum or maximum, or a size helper given them
+        (``k = 512 / min(h, w)``, ``cv2.resize(img, None, fx=r, fy=r)``, ResizeLongestSide's ``apply_image``), reported at the
+        resize or at the call of the function (of this module or, through the project index, another) that
+        returns one; a resize to a size only derived from the input's own (``256 * ceil(h / 256)``) keeps the
+        input's size. Also reported at the resize itself: a device tensor brought back to an input image's own
+        size as the host holds it (``F.interpolate(pred, img.shape[:2])``, ``img.size[::-1]`` of a PIL image; not
+        a tensor's ``x.shape[-2:]``), and a transform's ``__call__`` / ``apply`` returning its image resized to a
+        size computed from its own height and width (a random size is NPU404's), or a PIL ``img.thumbnail(size)``
+        (in place, the aspect ratio kept) whose image the function returns. An image processor given
+        ``images=`` with ``return_tensors=`` in a module that maps outputs back with ``target_sizes=`` (a
+        DETR-style detection or segmentation processor, resizing each image keeping its aspect ratio) is a
+        source too, and the entries of a result moved in a comprehension
+        (``{k: v.to(device) for k, v in inputs.items()}``) keep its size. And, in a generation function (a
+        loop of its own calls a model and reads a token back: ``.item()``, ``argmax``, ``multinomial``; not a
+        ``forward``), positions made before the loop (``torch.arange``) in a size read from a parameter's length
+        (``input_pos = torch.arange(0, prompt.size(0))``): the prefill at each prompt's own length. The size is followed through names, tuple unpacking,
         keys and indices (``tokens["input_ids"]``, ``x[None]``), arithmetic and the calls that only convert, move or
         add an axis (``np.array``, ``.convert("RGB")``, ``torch.from_numpy``, ``to_tensor``, ``.permute``,
         ``.unsqueeze(0)``, ``.float()``), a list around it (``[input_ids]``) and a truncation at one end
         (``ids[-max_len:]``, ``x[:, :n]``: shorter inputs keep their size); it reaches device compute where it is
-        moved (``.to(device)``, ``.cuda()``, ``.npu()``, not ``.to(torch.float32)``; ``torch.tensor(x, device=d)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``),
+        moved (``.to(device)``, ``.cuda()``, ``.npu()``, not ``.to(torch.float32)``; ``torch.tensor(x, device=d)``), passed to an ``nn.Module`` (or its ``generate`` / ``forward``, ``x.forward(...)`` of a receiver of unknown
+        kind included, or a method of the project's own model
+        class: ``self.face_det.detect_faces(img)``),
         handed to an inference entry (a function or a class's ``__call__`` declared ``@torch.no_grad()`` /
         ``@torch.inference_mode()``, of this module or another, for the parameters it hands whole to its model:
         every use is a model call or a move, no resize or helper touches them), or handed to the file's function
@@ -87,7 +122,16 @@ class NaturalSizeInputs(Rule):
     family = FAMILY
     node_types = (ast.Call,)
     triggers = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
-                "librosa", "wavfile", "audiofile", "input_ids", ".encode(")
+                "librosa", "wavfile", "audiofile", "input_ids", ".encode(", "resize", "zoom", "ImageOps",
+                "multinomial", ".shape[:2]", ".shape[0:2]", ".size[::-1]", ".thumbnail(")
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call a project function resizing keeping the aspect ratio (``self.transform.apply_image``)."""
+        return project.aspect_names()
+    prefill_message = "{call} is sized by the length of '{parameter}', given per call to {function}(), whose loop decodes with a model: the prefill runs at each prompt's own length, a recompile per length on NPU; pad prompts to a few bucket lengths (left padding with a mask)"
+    original_message = "the output is resized to {size} (line {line}), an input image's own height and width: a new shape for every image, a recompile per size on NPU; keep the output at the model's size and resize on the host, or pad the inputs to a few fixed sizes"
+    transform_message = "{method}() resizes its image to a size computed from its own height and width (its aspect ratio kept, or its own size rounded): every image of another size reaches the model at a new shape, a recompile per size on NPU; resize or letterbox to a few fixed sizes"
     message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
     must_fire = (
         # a prompt tokenized without padding, moved and generated from, per call
@@ -128,7 +172,64 @@ class NaturalSizeInputs(Rule):
         # ids of an encoded question, joined with answer ids, made a tensor and moved per text
         "import torch\ndef score(model, texts, answers):\n    for text, ans in zip(texts, answers):\n"
         "        ids = model.tokenizer.encode(text) + ans\n"
-        "        x = torch.tensor([ids]).to(model.device)\n        out = model(input_ids=x)\n")
+        "        x = torch.tensor([ids]).to(model.device)\n        out = model(input_ids=x)\n",
+        # an image resized keeping its aspect ratio (shortest side to a target) by the file's method, then moved
+        "import cv2\nimport numpy as np\nimport torch\nclass Detector(torch.nn.Module):\n"
+        "    def transform(self, image):\n        short = np.min(image.shape[0:2])\n"
+        "        r = float(self.target_size) / float(short)\n"
+        "        image = cv2.resize(image, None, None, fx=r, fy=r)\n"
+        "        return torch.from_numpy(image.transpose(2, 0, 1)).unsqueeze(0), r\n"
+        "    def detect(self, image):\n        x, self.r = self.transform(image)\n"
+        "        return self(x.to(self.device))\n",
+        # the longest side brought to a length by a size helper, then made a device tensor (ResizeLongestSide)
+        "import numpy as np\nimport torch\nfrom torchvision.transforms.functional import resize, to_pil_image\n"
+        "def shape_for(h, w, long_side):\n    s = long_side / max(h, w)\n    return int(h * s + 0.5), int(w * s + 0.5)\n"
+        "class Predictor:\n    def set_image(self, image):\n"
+        "        size = shape_for(image.shape[0], image.shape[1], 1024)\n"
+        "        x = np.array(resize(to_pil_image(image), size))\n"
+        "        t = torch.as_tensor(x, device=self.device)\n        self.features = self.model.image_encoder(t)\n",
+        # a PIL image resized to a shorter side of 512 in a loop, then run through an nn.Module
+        "import torch\nimport torchvision.transforms.functional as TF\ndef run(net: torch.nn.Module, images):\n"
+        "    for img in images:\n        w, h = img.size\n        k = 512 / min(w, h)\n"
+        "        x = TF.to_tensor(img.resize((int(w * k), int(h * k))))\n        y = net(x[None])\n",
+        # a model's prediction brought back to the input image's own size (PIL's size reversed, an HWC array's)
+        "import torch\nimport torch.nn.functional as F\nclass Remover:\n    def process(self, img):\n"
+        "        shape = img.size[::-1]\n        x = self.transform(img).unsqueeze(0).to(self.device)\n"
+        "        pred = F.interpolate(self.model(x), shape, mode='bilinear')\n        return pred.cpu().numpy()\n",
+        # a transform whose __call__ resizes its image to a size computed from its own (aspect kept, snapped to 32)
+        "from PIL import Image\nclass DynamicResize:\n    def __init__(self, L=1280):\n        self.L = L\n"
+        "    def __call__(self, img):\n        w, h = img.size\n        k = self.L / min(w, h)\n"
+        "        size = (int(round(w * k / 32)) * 32, int(round(h * k / 32)) * 32)\n"
+        "        return img.resize(size, Image.BILINEAR)\n",
+        # the image resized keeping its aspect ratio handed to a method of the project's own model
+        "import cv2\nimport torch\nclass Net(torch.nn.Module):\n    def detect_faces(self, img, thr):\n"
+        "        return self(torch.from_numpy(img))\n"
+        "class Helper:\n    def __init__(self):\n        self.det = Net()\n    def landmarks(self, resize=640):\n"
+        "        h, w = self.img.shape[0:2]\n        scale = min(h, w) / resize\n"
+        "        small = cv2.resize(self.img, (int(w / scale), int(h / scale)))\n"
+        "        return self.det.detect_faces(small, 0.9)\n",
+        # a detection processor (its outputs mapped back with target_sizes=), every entry moved in a comprehension
+        "import torch\nclass Detector:\n    def infer(self, image):\n        with torch.no_grad():\n"
+        "            inputs = self.processor(images=image, return_tensors='pt')\n"
+        "            inputs = {k: v.to(self.device) for k, v in inputs.items()}\n"
+        "            self.out = self.model(**inputs)\n    def boxes(self, sizes):\n"
+        "        return self.processor.post_process_object_detection(self.out, target_sizes=sizes)\n",
+        # positions of the prompt (its own length) before the decoding loop of a generation function
+        "import torch\n@torch.inference_mode()\ndef generate(model: torch.nn.Module, prompt, max_new: int):\n"
+        "    T = prompt.size(0)\n    input_pos = torch.arange(0, T, device=prompt.device)\n    tokens = []\n"
+        "    token = prompt\n    for _ in range(max_new):\n        logits = model(token.view(1, -1), input_pos)\n"
+        "        token = torch.multinomial(torch.softmax(logits[0, -1], -1), 1)\n        tokens.append(token)\n"
+        "        input_pos = input_pos[-1:] + 1\n    return tokens\n",
+        # a PIL image shrunk in place keeping its aspect ratio, returned by the preprocessing as a tensor
+        "import numpy as np\nimport torch\nclass Matting:\n    def preprocess(self, data):\n"
+        "        resized = data.copy()\n        resized.thumbnail(self.input_image_size, resample=3)\n"
+        "        image = np.array(resized, dtype=np.float64) / 255.0\n"
+        "        return torch.from_numpy(image).permute(2, 0, 1)[None].float()\n",
+        # the prompt's ids (a conditional: the prompt first, then one token) run through an explicit forward
+        "class Pipeline:\n    def encode(self, x):\n        return self.tokenizer.encode(x)\n"
+        "    def generate(self, ctx, n, state=None):\n        for i in range(n):\n"
+        "            tokens = self.encode(ctx) if i == 0 else [token]\n"
+        "            out, state = self.model.forward(tokens, state)\n            token = int(out.argmax())\n")
     must_not_fire = (
         # padded to a fixed length; padding=True (NPU405's); a constant prompt
         "import torch\ndef answer(model, tokenizer, prompt, device):\n"
@@ -192,11 +293,47 @@ class NaturalSizeInputs(Rule):
         "    suffix = tokenizer([SUFFIX] * len(texts), return_tensors='pt').to(device)\n"
         "    return suffix.input_ids\n",
         "import torch\ndef count(tokenizer, prompts):\n"
-        "    return torch.tensor([len(tokenizer(p).input_ids) for p in prompts]).sum()\n")
+        "    return torch.tensor([len(tokenizer(p).input_ids) for p in prompts]).sum()\n",
+        # a model's own upsampling: twice its input's size, or snapped to a multiple of 32 of an input of unknown size
+        "import torch\nimport torch.nn.functional as F\nclass Up(torch.nn.Module):\n    def forward(self, x):\n"
+        "        y = F.interpolate(x, size=(x.shape[2] * 2, x.shape[3] * 2))\n        return self.conv(y)\n",
+        "import cv2\nimport torch\ndef run(model: torch.nn.Module, img, device):\n    h, w = img.shape[:2]\n"
+        "    x = cv2.resize(img, (w // 32 * 32, h // 32 * 32))\n    return model(torch.from_numpy(x).to(device))\n",
+        # an aspect-keeping resize that stays on the host (a picture for display, saved)
+        "import cv2\nimport numpy as np\ndef thumb(img, path):\n    k = 256 / max(img.shape[:2])\n"
+        "    small = cv2.resize(img, None, fx=k, fy=k)\n    cv2.imwrite(path, small)\n",
+        # a segmentation head upsampled to its input tensor's size (NCHW), and a host mask resized to the image
+        "import torch\nimport torch.nn.functional as F\ndef predict(model: torch.nn.Module, x):\n"
+        "    return F.interpolate(model(x), size=x.shape[-2:], mode='bilinear')\n",
+        "import cv2\nimport torch\ndef overlay(model: torch.nn.Module, img, x):\n"
+        "    mask = model(x).cpu().numpy()[0]\n    return cv2.resize(mask, img.shape[:2][::-1])\n",
+        # an image processor in a module that never maps outputs back to the images' sizes (a fixed-size one)
+        "import torch\nclass Classifier:\n    def infer(self, image):\n"
+        "        inputs = self.processor(images=image, return_tensors='pt')\n"
+        "        inputs = {k: v.to(self.device) for k, v in inputs.items()}\n        return self.model(**inputs)\n",
+        # positions sized by the input in a model's forward (no decoding loop), or by a fixed length
+        "import torch\nclass GPT(torch.nn.Module):\n    def forward(self, idx):\n"
+        "        pos = torch.arange(0, idx.size(1), device=idx.device)\n        return self.head(self.wte(idx) + self.wpe(pos))\n",
+        "import torch\ndef generate(model: torch.nn.Module, prompt, max_len: int):\n"
+        "    buf = torch.zeros(1, max_len, dtype=torch.long)\n    for i in range(max_len):\n"
+        "        tok = model(buf).argmax()\n        buf[0, i] = tok.item()\n    return buf\n",
+        # a transform resizing to a fixed size; a random scale (NPU404's)
+        "from PIL import Image\nclass StaticResize:\n    def __call__(self, img):\n"
+        "        return img.resize((1024, 1024), Image.BILINEAR)\n",
+        "import random\nimport torch.nn.functional as F\nclass Jitter:\n    def __call__(self, imgs):\n"
+        "        sz = random.choice([320, 416, 512])\n        sf = sz / max(imgs.shape[2:])\n"
+        "        return F.interpolate(imgs, scale_factor=sf)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
-        values = _entering(node, ctx)
+        func = node.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if called in _RESIZE_NAMES and self._resized(node, ctx) or called in _FACTORY_NAMES and self._prefill(node, ctx):
+            return
+        full = ctx.scratch.get("natural_full")
+        if full is None:   # a reader or a tokenizer named in the file: the handoffs to helpers and entries matter
+            full = ctx.scratch["natural_full"] = any(word in ctx.source for word in _READER_WORDS)
+        values = _entering(node, ctx, handoffs=full)
         if not values:
             return
         function = ctx.enclosing(node, FUNCTION_TYPES)
@@ -215,6 +352,9 @@ class NaturalSizeInputs(Rule):
         if isinstance(function, ast.Lambda):
             return
         reported = ctx.scratch.setdefault("natural_sizes", set())
+        comprehension = ctx.enclosing(node, _COMPREHENSIONS)
+        if comprehension is not None and ctx.enclosing_any(comprehension, FUNCTION_TYPES) is function:
+            scope = resolver.scopes.scope_of(comprehension) or scope   # ``{k: v.to(d) for k, v in enc.items()}``
         for value, sink, handed in values:
             found = natural_source(resolver, value, scope)
             if found is None:
@@ -226,7 +366,9 @@ class NaturalSizeInputs(Rule):
                 continue
             reported.add(id(source))
             tokens = "tokeniz" in why
-            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES and why != TOKEN_LIST
+            moved = isinstance(node.func, ast.Attribute) and node.func.attr in _MOVES and why != TOKEN_LIST \
+                and ASPECT not in why and PROCESSOR not in why   # a resize keeping the aspect ratio: reported where
+            #                                                        it is made
             where = node if moved else source     # the device tensor is made here; else where the value is made
             ctx.report(where, self.message.format(
                 what=_describe(source), made=source.lineno, why=why, dims="its number of tokens" if tokens else
@@ -235,6 +377,70 @@ class NaturalSizeInputs(Rule):
                     "lengths" if tokens else "resize or pad to a few fixed sizes, or cut into fixed-length chunks"),
                 at=method_position(node) if moved else None)
             return
+
+
+    def _prefill(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``torch.arange(0, prompt.size(0))`` before the decoding loop of a generation function: sized by the
+        length of the prompt it is given."""
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.resolver.scopes is None \
+                or function.name == "__init__":
+            return False
+        scope = ctx.resolver.scopes.scope_of(function)
+        loop = ctx.enclosing(node, _LOOPS)
+        in_loop = loop is not None and ctx.enclosing_any(loop, FUNCTION_TYPES) is function
+        parameter = prompt_sized(ctx.resolver, node, function, scope, in_loop) if scope is not None else None
+        if parameter is None:
+            return False
+        ctx.report(node, self.prefill_message.format(call=short_source(node), parameter=parameter,
+                                                     function=function.name))
+        return True
+
+    def _resized(self, node: ast.Call, ctx: FileContext) -> bool:
+        """A resize reported itself: a device tensor brought back to an input image's own size
+        (``F.interpolate(pred, img.shape[:2])``), or a transform's ``__call__`` / ``apply`` returning its image
+        resized keeping the aspect ratio (the pipeline hands it to the model)."""
+        function = ctx.enclosing(node, FUNCTION_TYPES)
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name == "__init__" \
+                or runs_at_setup(function, ctx.resolver) or ctx.resolver.scopes is None:
+            return False
+        scope = ctx.resolver.scopes.scope_of(function)
+        size = original_size_resize(ctx.resolver, node, scope)
+        if size is not None:
+            ctx.report(node, self.original_message.format(size=short_source(size), line=size.lineno))
+            return True
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "thumbnail" and scope is not None \
+                and _returned_natural(node, function, scope, ctx):
+            ctx.report(node, self.transform_message.format(method=function.name))
+            return True
+        if function.name in _TRANSFORM_METHODS and scope is not None and scope.cls is not None \
+                and _returns(function, node) and (aspect_resize(ctx.resolver, node, scope) or function.name != "forward"
+                                                  and own_size_resize(ctx.resolver, node, scope) is not None):
+            ctx.report(node, self.transform_message.format(method=function.name))
+            return True
+        return False
+
+
+def _returned_natural(call: ast.Call, function: ast.AST, scope, ctx: FileContext) -> bool:
+    """Some return of ``function`` holds what ``call`` made (as NPU419 follows sizes, through conversions)."""
+    for ret in return_statements(function):
+        value = ret.value.elts[0] if isinstance(ret.value, ast.Tuple) and ret.value.elts else ret.value
+        if value is not None:
+            found = natural_source(ctx.resolver, value, scope)
+            if found is not None and found[0] is call:
+                return True
+    return False
+
+
+def _returns(function: ast.AST, call: ast.Call) -> bool:
+    """``return img.resize(size)``: the call is what the function returns (itself, or a name bound to it)."""
+    for ret in return_statements(function):
+        value = ret.value
+        if value is call or isinstance(value, ast.Name) and any(
+                isinstance(n, ast.Assign) and n.value is call and any(isinstance(t, ast.Name) and t.id == value.id
+                                                                     for t in n.targets) for n in function.body):
+            return True
+    return False
 
 
 def _describe(source: ast.AST) -> str:
@@ -246,9 +452,12 @@ def _inside(source: ast.AST, function: Optional[ast.AST], ctx: FileContext) -> b
     return ctx.enclosing_any(source, FUNCTION_TYPES) is function
 
 
-def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Optional[tuple[ast.FunctionDef, str]]]]:
+def _entering(node: ast.Call, ctx: FileContext,
+              handoffs: bool = True) -> list[tuple[ast.AST, str, Optional[tuple[ast.FunctionDef, str]]]]:
     """The values this call brings into device compute, with a name for the sink: the receiver of a move to a
-    device, the arguments of a model call or of the file's function that runs a model on them."""
+    device, the arguments of a model call or of the file's function that runs a model on them (``handoffs``: also
+    inference entries and the file's helpers; asked only where the file names a reader or a tokenizer, the cost
+    of the call-site index being paid there)."""
     func = node.func
     if isinstance(func, ast.Attribute) and func.attr in _MOVES:
         if func.attr == "to" and not _to_device(node, ctx):
@@ -263,7 +472,9 @@ def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Opti
     if not arguments:
         return []
     resolver = ctx.resolver
-    function = ctx.enclosing_any(node, FUNCTION_TYPES)
+    # a walked call's ancestors are known (a module-level one must not build the whole file's parent map)
+    function = ctx.enclosing(node, FUNCTION_TYPES) if id(node) in ctx.parents \
+        else ctx.enclosing_any(node, FUNCTION_TYPES)
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None and function is not None else None
     value = resolver.value_of(func, scope) if scope is not None else resolver.value_of(func)
     if value is not None and value[0] == "module":
@@ -272,8 +483,18 @@ def _entering(node: ast.Call, ctx: FileContext) -> list[tuple[ast.AST, str, Opti
         return [(a, "the model", None) for a in arguments]
     if isinstance(func, ast.Attribute) and func.attr in _FORWARDS:
         owner = resolver.value_of(func.value, scope) if scope is not None else resolver.value_of(func.value)
-        if owner is not None and owner[0] == "module" or func.attr == "generate":
+        if owner is not None and owner[0] == "module" or func.attr == "generate" \
+                or func.attr == "forward" and owner is None:   # ``self.model.forward(tokens, state)``
             return [(a, f"{func.attr}()", None) for a in arguments]
+        return []
+    if isinstance(func, ast.Attribute) and func.attr not in _MODULE_API and not func.attr.startswith("_") \
+            and isinstance(func.value, (ast.Name, ast.Attribute)):
+        owner = resolver.value_of(func.value, scope) if scope is not None else resolver.value_of(func.value)
+        if owner is not None and owner[0] == "module" and len(owner) > 1 and isinstance(owner[1], str) \
+                and not owner[1].startswith("torch."):
+            # ``self.face_det.detect_faces(img)``: a method of the project's own model, given the input
+            return [(a, f"{func.attr}() of the model", None) for a in node.args[:1]]
+    if not handoffs:
         return []
     entry = grad_free_callee(resolver, node, scope)
     if entry is not None:
