@@ -2,7 +2,7 @@ import torch
 
 
 def nms_rotated(boxes, scores, thr):
-    return torch.ops.detkit.nms_rotated(boxes, scores, thr)  # expect: NPU223@11
+    return torch.ops.detkit.nms_rotated(boxes, scores, thr)  # expect: NPU223@11 NPU401@11
 
 
 def roi_align(features, rois):
