@@ -71,6 +71,11 @@ def build(root: Path) -> Path:
         "beam_concats.py": "import torch\ndef f(model, prefixes, k, steps):\n    for step in range(steps):\n" + "".join(
             "        ids = model(prefixes).topk(k)[1]\n        prefixes = prefixes.gather(1, ids)\n"
             "        prefixes = torch.cat([prefixes, ids], -1)\n" for _ in range(1600)),
+        # a name rebound under 24 ``if``s in a loop, then passed to the file's own sizing helper (torch_geometric's
+        # ``BasicGNN.forward``): every binding reaching every other, the may-query followed each path (2**k) anew
+        "loop_rebinds.py": "import torch\ndef make(k):\n    return torch.zeros(k)\ndef f(convs, flags, x):\n"
+        "    for conv in convs:\n" + "".join(f"        if flags[{k}]:\n            x = conv(x, {k})\n" for k in range(24))
+        + "        y = make(x)\n    return y\n",
     }
     for name, body in text.items():
         (project / name).write_text(body, encoding="utf-8")

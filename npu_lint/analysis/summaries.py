@@ -31,6 +31,10 @@ TRUNCATED = [0]   # how many depth limits questions have met: an answer computed
 _ACTIVE: dict[tuple[int, object], int] = {}   # (store, key) under computation -> how deep (COMPUTING at its start)
 _NO_CYCLE = 1 << 30
 _LOW = [_NO_CYCLE]   # the shallowest computation still under way that the current one met again (a cycle's None)
+# Provisional answers (they read a cycle's None) kept while the computation they met is under way: (id(store), key)
+# -> (answer, depth of that computation); and per depth, the keys to drop when the computation there ends.
+_PROVISIONAL: dict[tuple[int, object], tuple[object, int]] = {}
+_PROVISIONAL_AT: dict[int, list[tuple[int, object]]] = {}
 
 
 def cycle_hit(store: dict, key: object) -> None:
@@ -45,13 +49,22 @@ def cycle_hit(store: dict, key: object) -> None:
 def memo(store: dict, key: object, compute: Callable[[], object]) -> object:
     """``compute()`` once per key; None while it is being computed (a cycle through the same key). An answer that
     read such a None of a computation still under way further out is given but not kept: asked again later (the
-    cycle closed), it is computed again, so no answer depends on the order the questions came in."""
+    cycle closed), it is computed again, so no answer depends on the order the questions came in. Until that
+    computation further out ends, such a provisional answer is reused (and is itself a cycle's answer for whoever
+    reads it): without it, a loop whose body rebinds a name under a chain of ``if``s (every binding reaching every
+    other) would enumerate every path through the chain, once per path (torch_geometric's ``BasicGNN.forward``)."""
     cached = store.get(key, _MISSING)
     if cached is IN_PROGRESS:
         cycle_hit(store, key)
         return None
     if cached is not _MISSING:
         return cached
+    provisional = _PROVISIONAL.get((id(store), key))
+    if provisional is not None:
+        CYCLES[0] += 1
+        if provisional[1] < _LOW[0]:
+            _LOW[0] = provisional[1]
+        return provisional[0]
     depth = COMPUTING[0]
     store[key] = IN_PROGRESS
     _ACTIVE[(id(store), key)] = depth
@@ -67,8 +80,12 @@ def memo(store: dict, key: object, compute: Callable[[], object]) -> object:
         low = _LOW[0]
         if low < depth:   # it read a None of a computation further out: provisional
             del store[key]
+            _PROVISIONAL[(id(store), key)] = (value, low)
+            _PROVISIONAL_AT.setdefault(low, []).append((id(store), key))
         else:
             store[key] = value
+        for stale in _PROVISIONAL_AT.pop(depth, ()):   # the cycle through this computation closed
+            _PROVISIONAL.pop(stale, None)
         _LOW[0] = min(outer, low) if low < depth else outer
     return value
 
