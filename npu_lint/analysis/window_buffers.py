@@ -21,7 +21,7 @@ def window_buffer(node: ast.Call, ctx: FileContext) -> Optional[tuple[str, ast.A
     """(the input parameter, the accumulation) when ``node`` allocates a buffer sized by the spatial dimensions of a
     parameter of its function (``image.shape[1:]``, ``*x.shape[2:]``, ``x.shape``, ``x.shape[-2]``: not the batch
     ``x.shape[0]`` alone) that the function's loop then fills window by window: ``buf[sl] += pred`` (an opaque
-    window, summed as windows overlap) or ``buf[..., y0:y1, x0:x1] = tile`` (a slice with computed bounds); else
+    window, summed as windows overlap) or ``buf[..., y0:y1, x0:x1] = tile`` (a tile of slices with computed bounds); else
     None. A buffer filled row by row (``out[i] = f(x[i])``) has the input's own shape and is no window."""
     function = ctx.enclosing(node, _DEFS)
     if not isinstance(function, _DEFS) or function.name == "__init__":
@@ -97,10 +97,13 @@ def _filled(function: ast.AST, name: str, several: bool, ctx: FileContext) -> Op
 
 
 def _window(index: ast.AST, summed: bool) -> bool:
-    """A window: a slice with a computed bound (``y0:y1``, ``i:i + t``), or, summed into, an opaque index of a
-    name (``sl``, ``sl[1:]``, ``tuple(s)``)."""
+    """A window: a tile of two or more slices with a computed bound (``y0:y1, x0:x1``, ``i:i + t, j:j + t``) beside
+    only full slices and ``...``, or, summed into, an opaque index of a name (``sl``, ``sl[1:]``, ``tuple(s)``). A
+    row's prefix (``mask[i, l:]``, ``out[k, :n]``) or one stripe (``x[:, :, a:b, :]``) keeps the input's shape."""
     parts = index.elts if isinstance(index, ast.Tuple) else [index]
-    if any(isinstance(p, ast.Slice) and any(b is not None and not isinstance(b, ast.Constant)
-                                            for b in (p.lower, p.upper)) for p in parts):
+    computed = [p for p in parts if isinstance(p, ast.Slice)
+                and any(b is not None and not isinstance(b, ast.Constant) for b in (p.lower, p.upper))]
+    if len(computed) >= 2 and all(isinstance(p, ast.Slice) or (isinstance(p, ast.Constant) and p.value is Ellipsis)
+                                  for p in parts):
         return True
     return summed and len(parts) == 1 and isinstance(parts[0], (ast.Name, ast.Subscript, ast.Call))

@@ -104,7 +104,8 @@ class NaturalSizeInputs(Rule):
         code outside a loop (one input per run).
         Also a sliding-window (tiled) predictor's buffer of the whole input: ``torch.zeros((c, *image.shape[1:]))``
         (``x.new_zeros(x.shape)``) of a parameter's spatial sizes, filled in the function's loop window by window
-        (``acc[sl] += pred``, ``out[..., y0:y1, x0:x1] = tile``); not a buffer filled row by row or of the batch only.
+        (``acc[sl] += pred``, ``out[..., y0:y1, x0:x1] = tile``); not a buffer filled row by row, by row prefixes or
+        stripes, or of the batch only.
     Why it matters on NPU:
         Every image, recording or prompt brings its own height and width, number of frames or number of tokens, so
         each call runs the model's forward at a new shape: every operator compiles again on NPU (with graph capture
@@ -343,7 +344,13 @@ class NaturalSizeInputs(Rule):
         "import torch\ndef hist(x, labels):\n    counts = torch.zeros(x.shape[1])\n    for l in labels:\n"
         "        counts[l] += 1\n    return counts\n",
         "import torch\ndef preds(model, x, bs):\n    out = torch.zeros(x.shape[0], 10)\n"
-        "    for i in range(0, len(x), bs):\n        out[i:i + bs] = model(x[i:i + bs])\n    return out\n")
+        "    for i in range(0, len(x), bs):\n        out[i:i + bs] = model(x[i:i + bs])\n    return out\n",
+        # a mask of the input's shape cut per row at each length; one stripe of a map at a time
+        "import torch\ndef masks(x, lengths):\n    m = torch.ones(x.shape[0], x.shape[1], dtype=torch.bool)\n"
+        "    for i, n in enumerate(lengths):\n        m[i, n:] = False\n    return m\n",
+        "import torch\ndef stitch(source, parts):\n    out = torch.zeros(source.shape[0], 1, source.shape[2], source.shape[3])\n"
+        "    for k, p in enumerate(parts):\n        a, b = k * 4, (k + 1) * 4\n        out[:, :, a:b, :] = p[:, :, a:b, :]\n"
+        "    return out\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
