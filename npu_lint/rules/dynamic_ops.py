@@ -111,7 +111,7 @@ class DataDependentShapeOp(Rule):
         NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``, which also lists the
         same kinds of op in common libraries: mmcv's 2D and 3D NMS, torch_scatter's and PyG's ``scatter`` without
         ``dim_size``, torch_cluster's and PyG's ``radius`` / ``radius_graph``, ``consecutive_cluster``,
-        ``pool_pos``, ``remove_self_loops``). Any other non-maximum suppression too, by the operation its name says
+        ``pool_pos``, ``remove_self_loops``, ase's and matscipy's neighbour lists of atoms within a cutoff). Any other non-maximum suppression too, by the operation its name says
         it runs (``batched_soft_nms`` of the project, monai's ``batched_nms``, ``self.nms(...)``,
         ``non_max_suppression``): not torch_npu's padded NMS, a ``*_static`` / ``*_padded`` / ``*_mask`` variant,
         TensorRT's ``efficient_nms`` (padded to ``keep_top_k``), a name acting on an NMS (``attach_onnx_nms``,
@@ -153,7 +153,7 @@ class DataDependentShapeOp(Rule):
     node_types = (ApiRef, ast.Call)
     triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
                 "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()", "scatter",
-                "radius", "consecutive_cluster", "pool_pos", "self_loops", "suppression")
+                "radius", "consecutive_cluster", "pool_pos", "self_loops", "suppression", "neighbo")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = (
                  *_DEVICE_WORK,
@@ -259,6 +259,11 @@ class DataDependentShapeOp(Rule):
                   "    return torch.repeat_interleave(ids, lens)\n",
                   "import torch\ndef classes(labels: torch.Tensor):\n    return torch.tensor(labels.tolist()).unique()\n")
 
+    must_fire += (  # session 20 (natural20b): a neighbour list of an atoms library, a count of pairs by position
+                  "import torch\nfrom ase.neighborlist import neighbor_list\ndef pairs(at, cutoff):\n"
+                  "    i, j, S = neighbor_list('ijS', at, cutoff)\n    return torch.from_numpy(i), torch.from_numpy(j)\n",
+                  "import torch\nfrom matscipy.neighbours import neighbour_list\ndef pairs(at, cutoff):\n"
+                  "    i, j = neighbour_list('ij', at, cutoff)\n    return torch.from_numpy(i)\n")
     must_fire += (  # session 20 (dataops20): an NMS the rule table does not list -- another module's or library's,
                     # the file's own loop of torch ops, a method of the model
                   "import torch\nfrom effdet.soft_nms import batched_soft_nms\ndef post(b, s, c):\n"
@@ -306,7 +311,7 @@ class DataDependentShapeOp(Rule):
             if row is None and call is not None and nms_call(call, node.qualname, ctx, _runs_torch):
                 row = _nms_row()   # another library's or module's NMS (``from effdet.soft_nms import batched_soft_nms``)
             if call is None or row is None or not condition_holds(row["condition"], call, ctx, method=False) \
-                    or (call.args and is_host_array(call.args[0], ctx, call)) \
+                    or (call.args and not _spec(call.args[0]) and is_host_array(call.args[0], ctx, call)) \
                     or fixed_output(node.qualname, call, ctx) \
                     or configured_input(row["condition"], call, ctx, method=False):
                 return
@@ -386,6 +391,11 @@ class DataDependentShapeOp(Rule):
 
 
 _OWN_SITES = frozenset({"NPU401", "NPU402"})
+
+
+def _spec(node: ast.AST) -> bool:
+    """A string first argument (the quantities ``"ijS"`` of a neighbour list): no array the call runs on."""
+    return isinstance(node, ast.Constant) and isinstance(node.value, str)
 
 
 def _nms_row() -> dict[str, str]:

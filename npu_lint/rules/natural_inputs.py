@@ -18,6 +18,7 @@ from npu_lint.analysis.grad_free import grad_free_callee
 from npu_lint.analysis.natural_sizes import PROCESSOR, TOKEN_LIST, natural_source
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
+from npu_lint.analysis.window_buffers import BUFFER_FACTORIES, BUFFER_METHODS, window_buffer
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, method_position, short_source
 from npu_lint.rules.value_flow import FAMILY
@@ -40,6 +41,7 @@ _MODULE_API = frozenset({"to", "cuda", "npu", "cpu", "eval", "train", "half", "f
                          "zero_grad", "add_module", "register_module", "get_submodule", "type", "share_memory",
                          "from_pretrained", "save_pretrained", "set_image", "load", "save"})
 _FACTORY_NAMES = frozenset(name.rpartition(".")[2] for name in FACTORIES)
+_BUFFER_NAMES = frozenset(name.rpartition(".")[2] for name in BUFFER_FACTORIES) | BUFFER_METHODS
 _RESIZE_NAMES = frozenset({"interpolate", "upsample", "resize", "rescale", "zoom", "thumbnail"})
 # Methods a transform object runs on its input (torchvision / albumentations style).
 _TRANSFORM_METHODS = frozenset({"__call__", "apply", "forward"})
@@ -100,6 +102,10 @@ class NaturalSizeInputs(Rule):
         ``encode`` / ``apply_chat_template``, or the module read tokenizer attributes such as ``eos_token_id`` of
         the same receiver), work that stays on the host, constructors and code run once at setup, and module-level
         code outside a loop (one input per run).
+        Also a sliding-window (tiled) predictor's buffer of the whole input: ``torch.zeros((c, *image.shape[1:]))``
+        (``x.new_zeros(x.shape)``) of a parameter's spatial sizes, filled in the function's loop window by window
+        (``acc[sl] += pred``, ``out[..., y0:y1, x0:x1] = tile``); not a buffer filled row by row, by row prefixes or
+        stripes, or of the batch only.
     Why it matters on NPU:
         Every image, recording or prompt brings its own height and width, number of frames or number of tokens, so
         each call runs the model's forward at a new shape: every operator compiles again on NPU (with graph capture
@@ -123,7 +129,8 @@ class NaturalSizeInputs(Rule):
     node_types = (ast.Call,)
     triggers = ("return_tensors", "imread", "Image.open", "read_image", "decode_image", "torchaudio", "soundfile",
                 "librosa", "wavfile", "audiofile", "input_ids", ".encode(", "resize", "zoom", "ImageOps",
-                "multinomial", ".shape[:2]", ".shape[0:2]", ".size[::-1]", ".thumbnail(")
+                "multinomial", ".shape[:2]", ".shape[0:2]", ".size[::-1]", ".thumbnail(",
+                ".shape[1:]", ".shape[2:]", "new_zeros(", "new_empty(")
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
@@ -131,6 +138,7 @@ class NaturalSizeInputs(Rule):
         return project.aspect_names()
     prefill_message = "{call} is sized by the length of '{parameter}', given per call to {function}(), whose loop decodes with a model: the prefill runs at each prompt's own length, a recompile per length on NPU; pad prompts to a few bucket lengths (left padding with a mask)"
     original_message = "the output is resized to {size} (line {line}), an input image's own height and width: a new shape for every image, a recompile per size on NPU; keep the output at the model's size and resize on the host, or pad the inputs to a few fixed sizes"
+    window_message = "{call} is a buffer of the whole input '{parameter}' at its own spatial size, filled window by window (line {line}): a sliding-window predictor's output and counts take each case's size, a recompile per size on NPU; pad the input to a few bucket sizes, or keep the buffer on the host"
     transform_message = "{method}() resizes its image to a size computed from its own height and width (its aspect ratio kept, or its own size rounded): every image of another size reaches the model at a new shape, a recompile per size on NPU; resize or letterbox to a few fixed sizes"
     message = "{what} (line {made}): {why}, so its shape is this input's own size ({dims}), and it reaches {sink} on line {line}: a new shape for every input, a recompile per size on NPU; {fix}"
     must_fire = (
@@ -323,12 +331,34 @@ class NaturalSizeInputs(Rule):
         "import random\nimport torch.nn.functional as F\nclass Jitter:\n    def __call__(self, imgs):\n"
         "        sz = random.choice([320, 416, 512])\n        sf = sz / max(imgs.shape[2:])\n"
         "        return F.interpolate(imgs, scale_factor=sf)\n")
+    must_fire += (  # session 20 (natural20b): a sliding-window predictor's buffers of the whole input
+        "import torch\nclass Predictor:\n    def sliding(self, data: torch.Tensor, slicers):\n"
+        "        logits = torch.zeros((self.heads, *data.shape[1:]), dtype=torch.half)\n"
+        "        for sl in slicers:\n            logits[sl] += self.network(data[sl][None])[0]\n        return logits\n",
+        "import torch\ndef tiled(model, img, t):\n    out = img.new_zeros(img.shape)\n    h, w = img.shape[-2:]\n"
+        "    for y in range(0, h, t):\n        for x in range(0, w, t):\n"
+        "            out[..., y:y + t, x:x + t] = model(img[..., y:y + t, x:x + t])\n    return out\n")
+    must_not_fire += (  # a buffer filled row by row, a histogram over one dimension, a buffer of the batch only
+        "import torch\ndef rows(model, x):\n    out = torch.zeros(x.shape[1:])\n    for i in range(len(x)):\n"
+        "        out[i] = model(x[i])\n    return out\n",
+        "import torch\ndef hist(x, labels):\n    counts = torch.zeros(x.shape[1])\n    for l in labels:\n"
+        "        counts[l] += 1\n    return counts\n",
+        "import torch\ndef preds(model, x, bs):\n    out = torch.zeros(x.shape[0], 10)\n"
+        "    for i in range(0, len(x), bs):\n        out[i:i + bs] = model(x[i:i + bs])\n    return out\n",
+        # a mask of the input's shape cut per row at each length; one stripe of a map at a time
+        "import torch\ndef masks(x, lengths):\n    m = torch.ones(x.shape[0], x.shape[1], dtype=torch.bool)\n"
+        "    for i, n in enumerate(lengths):\n        m[i, n:] = False\n    return m\n",
+        "import torch\ndef stitch(source, parts):\n    out = torch.zeros(source.shape[0], 1, source.shape[2], source.shape[3])\n"
+        "    for k, p in enumerate(parts):\n        a, b = k * 4, (k + 1) * 4\n        out[:, :, a:b, :] = p[:, :, a:b, :]\n"
+        "    return out\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         func = node.func
         called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
         if called in _RESIZE_NAMES and self._resized(node, ctx) or called in _FACTORY_NAMES and self._prefill(node, ctx):
+            return
+        if called in _BUFFER_NAMES and self._window_buffer(node, ctx):
             return
         full = ctx.scratch.get("natural_full")
         if full is None:   # a reader or a tokenizer named in the file: the handoffs to helpers and entries matter
@@ -394,6 +424,19 @@ class NaturalSizeInputs(Rule):
             return False
         ctx.report(node, self.prefill_message.format(call=short_source(node), parameter=parameter,
                                                      function=function.name))
+        return True
+
+    def _window_buffer(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``acc = torch.zeros((c, *image.shape[1:]))`` filled window by window (``acc[sl] += pred``): a sliding-window
+        predictor's buffer of the whole input, at each case's own size."""
+        if isinstance(node.func, ast.Attribute) and node.func.attr not in BUFFER_METHODS \
+                and ctx.resolver.qualname(node.func) not in BUFFER_FACTORIES:
+            return False
+        found = window_buffer(node, ctx)
+        if found is None:
+            return False
+        ctx.report(node, self.window_message.format(call=short_source(node, 40), parameter=found[0],
+                                                    line=found[1].lineno))
         return True
 
     def _resized(self, node: ast.Call, ctx: FileContext) -> bool:

@@ -11,6 +11,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batchers, library_batches, listed_range, own_batch_join, section_pieces,
                                         served_batches, sliced_batches, stage_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
+from npu_lint.rules.chunk_pieces import rounded_chunks
 from npu_lint.rules.chunk_counts import bound_element, clip_bound, filled_chunk, rounded_up, scaled, scaled_end
 from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, stepping_loop, data_length, derived, fed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
@@ -274,7 +275,8 @@ class ShortLastChunk(Rule):
     """The last chunk of a sequence cut in fixed steps is shorter (bptt tails, hand-made batches).
 
     What it does:
-        Flags ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name or several chosen by a test: ``seq_len
+        Flags the pieces of ``x.chunk(math.ceil(x.shape[0] / s))`` fed to a model (a count rounded up: TabNet's ghost
+        batch norm), ``min(bptt, len(source) - 1 - i)`` (a chunk length, a name or several chosen by a test: ``seq_len
         if seq_len else args.bptt``, cut at the end of the data: the length
         of the data minus a position; the bptt loop of language models) and slices ``x[i:i + step]`` inside ``for i in range(start, stop, step)`` (or
         ``while i < stop:`` with ``i += step`` in its body, or ``i = end`` after ``end = min(i + step, stop)``) whose stop is not reduced by the step (a length read
@@ -376,7 +378,7 @@ class ShortLastChunk(Rule):
     name = "short-last-chunk"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript, ast.If)
-    triggers = ("min(", "range(", "split(", "yield", "append(", "_split(", "islice(", "while ") \
+    triggers = ("min(", "range(", "split(", "chunk(", "yield", "append(", "_split(", "islice(", "while ") \
         + tuple(sorted({api.rpartition(".")[2] + "(" for api in library_batchers()}))
 
     @staticmethod
@@ -591,11 +593,20 @@ class ShortLastChunk(Rule):
         "    return wds.DataPipeline(wds.to_tuple('jpg', 'txt'), wds.batched(bs, partial=not is_train))\n",
         "import torch\nimport webdataset as wds\ndef pipe(urls, bs):\n"
         "    return wds.WebDataset(urls).decode('pil').to_tuple('jpg', 'cls').batched(bs)\n")
+    must_fire += (  # session 20 (natural20b): a count of chunks rounded up from the batch (TabNet's ghost batch norm)
+        "import numpy as np\nimport torch\nclass GBN(torch.nn.Module):\n    def __init__(self, d, vbs):\n"
+        "        super().__init__()\n        self.vbs = vbs\n        self.bn = torch.nn.BatchNorm1d(d)\n"
+        "    def forward(self, x):\n        chunks = x.chunk(int(np.ceil(x.shape[0] / self.vbs)), 0)\n"
+        "        return torch.cat([self.bn(c) for c in chunks], dim=0)\n",)
     must_not_fire = (
         # a count left clipped at the step that only divides or counts (gradient accumulation's last group)
         "import torch\ndef accum(model, n, every):\n    for start in range(0, n, every):\n"
         "        k = min(n - start, every)\n        for j in range(k):\n            print(j)\n"
         "        loss = model(start) / k\n",
+        # chunks of a model dimension, a fixed count of halves
+        "import torch\nclass Gate(torch.nn.Module):\n    def forward(self, x):\n"
+        "        a, b = x.chunk(2, dim=-1)\n        return self.proj(a) * b\n"
+        "    def heads(self, x):\n        return [self.proj(h) for h in x.chunk(self.n_heads)]\n",
         # groups of a helper that keeps no remainder; sizes only printed
         "import torch\ndef groups(num, divisor):\n    return [divisor] * (num // divisor)\n"
         "def sample(model, n, bs):\n    for b in groups(n, bs):\n        model.sample(batch_size=b)\n",
@@ -821,7 +832,7 @@ class ShortLastChunk(Rule):
                 loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
                 if isinstance(loop, (ast.For, ast.While)):   # the loop's chunk is named: no second finding in it
                     ctx.scratch.setdefault("short_chunk_loops", set()).add(id(loop))
-            elif isinstance(node.func, ast.Attribute) and node.func.attr == "split":
+            elif isinstance(node.func, ast.Attribute) and node.func.attr in ("split", "chunk"):
                 self._pieces(node, ctx)
             else:
                 self._remaining(node, ctx)
@@ -992,7 +1003,7 @@ class ShortLastChunk(Rule):
 
     def _pieces(self, node: ast.Call, ctx: FileContext) -> None:
         """``for piece in x.split(bs): model(piece)``: the last piece is shorter unless ``bs`` divides the length."""
-        found = split_pieces(node, ctx)
+        found = split_pieces(node, ctx) or rounded_chunks(node, ctx)
         model = fed_pieces(node, ctx) if found is not None else None
         if found is None or model is None:
             return
