@@ -20,6 +20,7 @@ from npu_lint.rules import Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
 from npu_lint.rules.stopped_items import stopped_items
+from npu_lint.rules.repeated_items import repeated_items
 from npu_lint.rules.sample_lengths import labelled_sequence, measured_lengths
 from npu_lint.rules.sample_tags import along_rows
 from npu_lint.rules.sample_tag_counts import accumulated_rows, counted_pieces, tagged_list
@@ -641,6 +642,23 @@ class PerSampleConcat(Rule):
         "            x = F.interpolate(x.unsqueeze(0), size=size)\n        else:\n            x = x.unsqueeze(0)\n"
         "        out.append(x)\n    return torch.cat(out, dim=0)\n")
 
+    # session 20 (concat20b): items accumulated in a tuple; rows gathered by index sets whose length the loop
+    # reads; a list extended by an item repeated a count the data gives
+    must_fire += ("import torch\ndef triples(idx):\n    _, n = torch.unique_consecutive(idx, return_counts=True)\n"
+                  "    out = ()\n    for i in range(n.shape[0]):\n        out += (torch.arange(n[i]),)\n"
+                  "    return torch.cat(out)\n",
+                  "import torch\ndef pool(feats, clusters):\n    x, tags = [], []\n    for i, c in enumerate(clusters):\n"
+                  "        x.append(feats[c])\n        tags.append(i * torch.ones(c.shape[0]))\n    return torch.cat(x)\n",
+                  "import torch\ndef vqa(h, samples):\n    states = []\n    for b, n in enumerate(samples['n_answers']):\n"
+                  "        states += [h[b]] * n\n    return torch.stack(states, dim=0)\n")
+    must_not_fire += (  # an index set whose length nothing reads; a repeat by a counter or a configured count
+        "import torch\ndef pool(feats, groups):\n    x = []\n    for g in groups:\n        x.append(feats[g])\n"
+        "    return torch.cat(x)\n",
+        "import torch\ndef f(h, k):\n    states = []\n    for b in range(4):\n        states += [h[b]] * k\n"
+        "    return torch.stack(states)\n",
+        "import torch\ndef f(h, n):\n    states = []\n    for b in range(n):\n        states += [h[b]] * b\n"
+        "    return torch.stack(states)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         name = ctx.resolver.qualname(node.func)
@@ -668,6 +686,8 @@ class PerSampleConcat(Rule):
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)) and self._per_value(node, items, ctx):
             return
         elif isinstance(items, ast.Name) and self._stopped(node, items, ctx):
+            return
+        elif isinstance(items, ast.Name) and self._repeated(node, items, ctx):
             return
         elif name not in _CAT:
             return      # a stack of per-sample items has one row per sample: only a count of values varies
@@ -751,6 +771,21 @@ class PerSampleConcat(Rule):
                    f"loop of line {loop.lineno} counts per sample (one tag per piece): the number of items changes "
                    "with the data, a recompile per count on NPU; give every sample a fixed number of pieces, padded "
                    "with a mask", name)
+        return True
+
+    @staticmethod
+    def _repeated(node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+        """``torch.stack(states)`` after ``for b, n in enumerate(samples["n_answers"]): states += [h[b]] * n``: as
+        many items as the counts of the data add up to (``cat`` or ``stack``; repeated_items.py)."""
+        name = _join_name(node, ctx)
+        found = repeated_items(items, node, ctx) if name is not None else None
+        if found is None:
+            return False
+        loop, sequence = found
+        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({items.id}) joins each item repeated by a count the loop of line "
+                   f"{loop.lineno} reads from {short_source(sequence, 30)}: the number of items changes with the "
+                   "data, a recompile per count on NPU; repeat to a fixed maximum count and mask the extra items",
+                   name)
         return True
 
     @staticmethod
