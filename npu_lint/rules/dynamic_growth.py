@@ -18,6 +18,7 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_items import grown_items
+from npu_lint.rules.kept_lists import kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
 from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_layers, rearranged, step_loop, steps,
                                      stored_back)
@@ -843,6 +844,13 @@ class GrowingTensor(Rule):
                   "            elif isinstance(v, torch.Tensor):\n"
                   "                self._stats[k] = torch.cat([self._stats[k], v], dim=0)\n"
                   "            else:\n                self._stats[k] = self._stats[k] + v\n")
+    must_fire += ("import torch\ndef attend(q, layer, cache=None):\n    def update(key):\n        out = layer(q)\n"
+                  "        res = cache[key]\n        res.append(out.squeeze(1))\n        return torch.stack(res, dim=1)\n"
+                  "    return update('k')\n",)
+    must_not_fire += (  # a list made here, or bound anew before the join
+        "import torch\ndef f(layer, q, cache):\n    res = []\n    res.append(layer(q))\n    return torch.stack(res)\n",
+        "import torch\ndef f(layer, q, cache):\n    res = cache['k']\n    res = list(res[-4:])\n    res.append(layer(q))\n"
+        "    return torch.stack(res)\n")
     must_not_fire += (  # a storage read afresh and only read after; per-key state cut back after growing
         "import torch\ndef f(model, batch, futr, n):\n    for i in range(n):\n        t = batch['temporal']\n"
         "        t = torch.cat((t, futr), dim=-1)\n        out = model(t)\n    return out\n",
@@ -868,7 +876,8 @@ class GrowingTensor(Rule):
         if self._counter_sized(node, ctx):
             return
         if node.args and isinstance(node.args[0], ast.Name) and (self._growing_list(node, node.args[0], ctx)
-                                                                 or self._joined_state(node, node.args[0], ctx)):
+                                                                 or self._joined_state(node, node.args[0], ctx)
+                                                                 or self._kept_list(node, node.args[0], ctx)):
             return
         if node.args and isinstance(node.args[0], ast.List) and len(node.args[0].elts) == 1 \
                 and isinstance(node.args[0].elts[0], ast.Name) \
@@ -1275,6 +1284,20 @@ class GrowingTensor(Rule):
         ctx.report(node, self.message.format(
             what=f"the key/value cache {receiver.id}.update(...) (the previous calls' keys and values with this "
                  f"call's appended, handed back whole)"), "past_key_values")
+
+    def _kept_list(self, node: ast.Call, pieces: ast.Name, ctx: FileContext) -> bool:
+        """``res = cache[key]; res.append(out); out = torch.stack(res, dim=1)``: a list kept between calls,
+        appended and joined at every call (kept_lists.py). Reported (True)."""
+        name = ctx.resolver.qualname(node.func)
+        if name not in CATS and name not in _STACKS:
+            return False
+        storage = kept_list(node, pieces, ctx)
+        if storage is None:
+            return False
+        ctx.report(node, self.message.format(
+            what=f"{name.rsplit('.', 1)[-1]}({pieces.id}) of the list kept in {short_source(storage, 30)}, appended "
+                 f"at every call (a step longer each call of a decoding loop)"), name)
+        return True
 
     def _joined_state(self, node: ast.Call, pieces: ast.Name, ctx: FileContext) -> bool:
         """``past = torch.cat(past, dim=-2)`` under ``if past is not None:``, ``past`` a parameter that defaults to
