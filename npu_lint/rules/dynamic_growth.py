@@ -18,7 +18,7 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_items import grown_items
-from npu_lint.rules.kept_lists import kept_list
+from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
 from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_layers, rearranged, step_loop, steps,
                                      stored_back)
@@ -369,7 +369,8 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(",
+                ".generate(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  # a Hugging Face key/value cache fed back to the model every decoding step
@@ -847,6 +848,13 @@ class GrowingTensor(Rule):
     must_fire += ("import torch\ndef attend(q, layer, cache=None):\n    def update(key):\n        out = layer(q)\n"
                   "        res = cache[key]\n        res.append(out.squeeze(1))\n        return torch.stack(res, dim=1)\n"
                   "    return update('k')\n",)
+    must_fire += ("import torch\ndef on_policy(model, inputs, config):\n"
+                  "    return model.generate(input_ids=inputs['prompts'], generation_config=config)\n",
+                  "import torch\nclass VQA:\n    def answer(self, states, n):\n        bos = torch.full((4, 1), 0)\n"
+                  "        return self.text_decoder.generate(input_ids=bos, max_length=n, num_beams=3)\n")
+    must_not_fire += (  # a generator's ``generate`` without a generation's keywords; numpy's
+        "import torch\ndef f(gen, n):\n    return gen.generate(n)\n",
+        "import torch\ndef f(sampler, cfg):\n    return sampler.generate(cfg, seed=0)\n")
     must_not_fire += (  # a list made here, or bound anew before the join
         "import torch\ndef f(layer, q, cache):\n    res = []\n    res.append(layer(q))\n    return torch.stack(res)\n",
         "import torch\ndef f(layer, q, cache):\n    res = cache['k']\n    res = list(res[-4:])\n    res.append(layer(q))\n"
@@ -870,6 +878,9 @@ class GrowingTensor(Rule):
             return
         if isinstance(node.func, ast.Attribute) and node.func.attr == "update":
             self._cache_updated(node, ctx)
+            return
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "generate":
+            self._generated(node, ctx)
             return
         if self._grown_elsewhere(node, ctx):
             return
@@ -1284,6 +1295,18 @@ class GrowingTensor(Rule):
         ctx.report(node, self.message.format(
             what=f"the key/value cache {receiver.id}.update(...) (the previous calls' keys and values with this "
                  f"call's appended, handed back whole)"), "past_key_values")
+
+    def _generated(self, node: ast.Call, ctx: FileContext) -> None:
+        """``model.generate(input_ids=ids, max_length=n, ...)``: a Hugging Face style generation, an autoregressive
+        loop that grows the sequence and the key/value cache by a step each iteration (generated_calls.py)."""
+        if not ctx.uses_torch or ctx.resolver.is_host(node.func.value):   # type: ignore[attr-defined]
+            return
+        keywords = generation_keywords(node)
+        if not keywords:
+            return
+        ctx.report(node, self.message.format(
+            what=f"{short_source(node.func, 30)}({', '.join(k + '=' for k in keywords[:3])}...) decodes step by step: "
+                 f"the sequence and its key/value cache"), "generate")
 
     def _kept_list(self, node: ast.Call, pieces: ast.Name, ctx: FileContext) -> bool:
         """``res = cache[key]; res.append(out); out = torch.stack(res, dim=1)``: a list kept between calls,

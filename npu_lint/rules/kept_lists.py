@@ -1,4 +1,4 @@
-"""A list kept between calls, appended and joined at every call, for NPU408 (dynamic_growth.py):
+"""Growth a caller cannot see in its own loop, for NPU408 (dynamic_growth.py). A list kept between calls, appended and joined at every call, for NPU408 (dynamic_growth.py):
 ``res = cache[key]; res.append(out); out = torch.stack(res, dim=1)`` -- a decoder's self-attention cache kept as a
 list of every step so far, one item longer at each call of the decoding loop."""
 from __future__ import annotations
@@ -56,3 +56,15 @@ def kept_list(node: ast.Call, pieces: ast.Name, ctx: FileContext) -> Optional[as
     if read is None or not appended:
         return None
     return read.value
+
+
+# Keywords only a token generation takes (Hugging Face ``generate`` and its look-alikes: BLIP's text decoder,
+# Q-Former): the prompt, the length bounds, the search.
+_GENERATION = ("input_ids", "max_length", "max_new_tokens", "min_length", "generation_config", "num_beams",
+               "do_sample", "eos_token_id", "inputs_embeds", "top_p", "top_k", "num_return_sequences")
+
+
+def generation_keywords(node: ast.Call) -> list[str]:
+    """The generation keywords ``x.generate(...)`` passes (``input_ids=``, ``max_length=``, ``num_beams=``), in
+    order; empty for any other ``generate`` (a data generator's, a vLLM engine's ``sampling_params``)."""
+    return [k.arg for k in node.keywords if k.arg in _GENERATION]
