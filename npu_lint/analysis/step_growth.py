@@ -295,12 +295,24 @@ def rearranged(value: ast.AST, text: str) -> bool:
         if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                 and value.func.attr in _REARRANGING:
             value, seen = value.func.value, True
-        elif isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and not any(
-                isinstance(p, (ast.Slice, ast.Constant))
-                for p in (value.slice.elts if isinstance(value.slice, ast.Tuple) else [value.slice])):
+        elif isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and reordered(value) is not value:
             value, seen = value.value, True
+        elif _einops(value):
+            value, seen = value.args[0], True   # type: ignore[attr-defined]
         else:
             return seen and ast.unparse(value) == text
+
+
+def _einops(value: ast.AST) -> bool:
+    """``repeat(x, 'b ... -> (b beams) ...', beams=k)``, ``rearrange(x, pattern)``: einops' rearranging of ``x``
+    (a pattern with ``->``), its steps kept (beam search's rows repeated per beam)."""
+    if not isinstance(value, ast.Call) or len(value.args) < 2:
+        return False
+    func = value.func
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    pattern = value.args[1]
+    return name in ("repeat", "rearrange") and isinstance(pattern, ast.Constant) \
+        and isinstance(pattern.value, str) and "->" in pattern.value
 
 
 def _counted(value: ast.AST) -> bool:
@@ -312,13 +324,23 @@ def _counted(value: ast.AST) -> bool:
     return not name.lower().endswith("tqdm") or bool(value.args) and step_iterable(value.args[0])  # type: ignore
 
 
+def _whole(part: ast.AST) -> bool:
+    """``:`` or ``...``: an axis taken whole."""
+    if isinstance(part, ast.Constant):
+        return part.value is Ellipsis
+    return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
+
+
 def reordered(element: ast.AST) -> ast.AST:
-    """``xs[beam_idx]``, ``xs.index_select(0, idx)``: the rows of ``xs`` reordered (beam search), whose length
+    """``xs[beam_idx]`` (``xs[beam_idx, :]``), ``xs.index_select(0, idx)``: the rows of ``xs`` reordered (beam search), whose length
     along the other axes is ``xs``'s; else the element itself."""
     if isinstance(element, ast.Subscript):
         parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
         if not any(isinstance(p, (ast.Slice, ast.Constant)) for p in parts):
             return element.value
+        if len(parts) > 1 and not isinstance(parts[0], (ast.Slice, ast.Constant)) \
+                and all(_whole(p) for p in parts[1:]):
+            return element.value   # ``xs[beam_idx, :]``: the rows reordered, every other axis whole
     if isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) \
             and element.func.attr == "index_select":
         return element.func.value

@@ -18,6 +18,7 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_items import grown_items
+from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
 from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_layers, rearranged, step_loop, steps,
                                      stored_back)
@@ -368,7 +369,8 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(")
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(",
+                ".generate(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
                  # a Hugging Face key/value cache fed back to the model every decoding step
@@ -818,6 +820,55 @@ class GrowingTensor(Rule):
                      "def run(batch, pos, n):\n    for _ in range(n):\n"
                      "        out = Out(feats=with_pos(batch.feats, pos))\n    return out\n")
 
+    # session 20 (concat20b): beam rows reordered with ``[idx, :]`` or einops ``repeat``; a state kept on ``self``
+    # grown in a method (its rows reordered, started on the first step); a storage read and stored back grown in
+    # a loop; a per-key state grown inside a loop over a dict's items
+    must_fire += ("import torch\ndef beam(model, ids, n):\n    for _ in range(n):\n        logits = model(ids)\n"
+                  "        idx = logits.argmax(-1)\n        ids = torch.cat([ids[idx, :], idx.unsqueeze(-1)], dim=-1)\n"
+                  "    return ids\n",
+                  "import torch\nfrom einops import repeat\ndef beam(model, out, n, k):\n    for _ in range(n):\n"
+                  "        s = model(out).topk(k, dim=-1).indices\n        out = repeat(out, 'b ... -> (b k) ...', k=k)\n"
+                  "        out = torch.cat((out, s.view(-1, 1)), dim=-1)\n    return out\n",
+                  "import torch\ndef beam(self, ids):\n    while True:\n        cur = torch.zeros(4)\n"
+                  "        for g in range(2):\n            ids[g] = ids[g].flip(0)\n"
+                  "        ids = torch.cat([ids, cur.unsqueeze(-1)], dim=-1)\n        if self.done:\n            break\n"
+                  "    return ids\n",
+                  "import torch\nclass Beam:\n    def advance(self, ids, attn, step):\n"
+                  "        self.seq = torch.cat([self.seq[self.sel], ids.view(-1, 1)], -1)\n"
+                  "        if step == 1:\n            self.attn = attn\n        else:\n"
+                  "            self.attn = self.attn[self.sel]\n            self.attn = torch.cat([self.attn, attn], 1)\n",
+                  "import torch\ndef forecast(model, batch, futr, n, h):\n    for i in range(n):\n"
+                  "        t = batch['temporal']\n        t[:, 0, -h:] = model(batch)\n"
+                  "        t = torch.cat((t, futr[:, :, i * h:(i + 1) * h]), dim=-1)\n        batch['temporal'] = t\n",
+                  "import torch\nclass Data:\n    def cat(self, new):\n        for k, v in new.items():\n"
+                  "            if k not in self._stats:\n                self._stats[k] = v\n"
+                  "            elif isinstance(v, torch.Tensor):\n"
+                  "                self._stats[k] = torch.cat([self._stats[k], v], dim=0)\n"
+                  "            else:\n                self._stats[k] = self._stats[k] + v\n")
+    must_fire += ("import torch\ndef attend(q, layer, cache=None):\n    def update(key):\n        out = layer(q)\n"
+                  "        res = cache[key]\n        res.append(out.squeeze(1))\n        return torch.stack(res, dim=1)\n"
+                  "    return update('k')\n",)
+    must_fire += ("import torch\ndef on_policy(model, inputs, config):\n"
+                  "    return model.generate(input_ids=inputs['prompts'], generation_config=config)\n",
+                  "import torch\nclass VQA:\n    def answer(self, states, n):\n        bos = torch.full((4, 1), 0)\n"
+                  "        return self.text_decoder.generate(input_ids=bos, max_length=n, num_beams=3)\n")
+    must_not_fire += (  # a generator's ``generate`` without a generation's keywords; numpy's
+        "import torch\ndef f(gen, n):\n    return gen.generate(n)\n",
+        "import torch\ndef f(sampler, cfg):\n    return sampler.generate(cfg, seed=0)\n")
+    must_not_fire += (  # a list made here, or bound anew before the join
+        "import torch\ndef f(layer, q, cache):\n    res = []\n    res.append(layer(q))\n    return torch.stack(res)\n",
+        "import torch\ndef f(layer, q, cache):\n    res = cache['k']\n    res = list(res[-4:])\n    res.append(layer(q))\n"
+        "    return torch.stack(res)\n")
+    must_not_fire += (  # a storage read afresh and only read after; per-key state cut back after growing
+        "import torch\ndef f(model, batch, futr, n):\n    for i in range(n):\n        t = batch['temporal']\n"
+        "        t = torch.cat((t, futr), dim=-1)\n        out = model(t)\n    return out\n",
+        "import torch\nclass Data:\n    def cat(self, new):\n        for k, v in new.items():\n"
+        "            self._stats[k] = torch.cat([self._stats[k], v], dim=0)\n"
+        "            self._stats[k] = self._stats[k][-100:]\n",
+        # rows picked by a constant (the first beam) then joined: a fixed window, not the state reordered
+        "import torch\ndef f(model, ids, n):\n    for _ in range(n):\n        ids = torch.cat([ids[0, :], model(ids)], -1)\n"
+        "    return ids\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Subscript):
             self._advancing_slice(node, ctx)
@@ -828,12 +879,16 @@ class GrowingTensor(Rule):
         if isinstance(node.func, ast.Attribute) and node.func.attr == "update":
             self._cache_updated(node, ctx)
             return
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "generate":
+            self._generated(node, ctx)
+            return
         if self._grown_elsewhere(node, ctx):
             return
         if self._counter_sized(node, ctx):
             return
         if node.args and isinstance(node.args[0], ast.Name) and (self._growing_list(node, node.args[0], ctx)
-                                                                 or self._joined_state(node, node.args[0], ctx)):
+                                                                 or self._joined_state(node, node.args[0], ctx)
+                                                                 or self._kept_list(node, node.args[0], ctx)):
             return
         if node.args and isinstance(node.args[0], ast.List) and len(node.args[0].elts) == 1 \
                 and isinstance(node.args[0].elts[0], ast.Name) \
@@ -1003,7 +1058,13 @@ class GrowingTensor(Rule):
                 shaped = next((e for e in node.args[0].elts if _shaped_like(e, text, loop, ctx)), None)
                 if shaped is not None:   # ``prev = torch.zeros(x.size()); ...; x = cat([prev, new])``: one longer
                     grown, via = {text}, f" ({short_source(shaped, 30)}, made in the shape of {text} each step)"
-        inner, loop = loop, step_loop(loop, statement.targets[0], ctx)   # ``xs[j] = cat(..)`` under ``for j``: outer
+        kept = isinstance(loop, ast.For) and bool(grown) and _self_rooted(target) and not steps(loop.iter, ctx) \
+            and self._stored(ctx.enclosing(node, FUNCTION_TYPES), statement, node, text,
+                             _none_test_arm(statement, text, ctx))
+        if kept:
+            loop = None   # ``for k, v in new.items(): self._stats[k] = cat([self._stats[k], v])``: kept state,
+            #               grown at every call whatever the loop walks
+        inner, loop = loop, step_loop(loop, statement.targets[0], ctx) if not kept else None
         if inner is not loop and not isinstance(loop, (ast.For, ast.While)):
             return False    # each element concatenated once
         batches = False
@@ -1018,9 +1079,9 @@ class GrowingTensor(Rule):
                 return False
             if ctx.resolver.kind_of(node) == HOST:
                 return False   # a tensor the model knows is on the CPU (``torch.from_numpy`` pieces): no device shape
-            if not carried(loop, statement, text, batches, ctx):
+            if not carried(loop, statement, text, batches, ctx) and not _round_trip(loop, statement, text, ctx):
                 return False
-        elif not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):
+        elif not kept and not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):
             return False
         name = ctx.resolver.qualname(node.func)
         if name not in CATS:
@@ -1235,6 +1296,32 @@ class GrowingTensor(Rule):
             what=f"the key/value cache {receiver.id}.update(...) (the previous calls' keys and values with this "
                  f"call's appended, handed back whole)"), "past_key_values")
 
+    def _generated(self, node: ast.Call, ctx: FileContext) -> None:
+        """``model.generate(input_ids=ids, max_length=n, ...)``: a Hugging Face style generation, an autoregressive
+        loop that grows the sequence and the key/value cache by a step each iteration (generated_calls.py)."""
+        if not ctx.uses_torch or ctx.resolver.is_host(node.func.value):   # type: ignore[attr-defined]
+            return
+        keywords = generation_keywords(node)
+        if not keywords:
+            return
+        ctx.report(node, self.message.format(
+            what=f"{short_source(node.func, 30)}({', '.join(k + '=' for k in keywords[:3])}...) decodes step by step: "
+                 f"the sequence and its key/value cache"), "generate")
+
+    def _kept_list(self, node: ast.Call, pieces: ast.Name, ctx: FileContext) -> bool:
+        """``res = cache[key]; res.append(out); out = torch.stack(res, dim=1)``: a list kept between calls,
+        appended and joined at every call (kept_lists.py). Reported (True)."""
+        name = ctx.resolver.qualname(node.func)
+        if name not in CATS and name not in _STACKS:
+            return False
+        storage = kept_list(node, pieces, ctx)
+        if storage is None:
+            return False
+        ctx.report(node, self.message.format(
+            what=f"{name.rsplit('.', 1)[-1]}({pieces.id}) of the list kept in {short_source(storage, 30)}, appended "
+                 f"at every call (a step longer each call of a decoding loop)"), name)
+        return True
+
     def _joined_state(self, node: ast.Call, pieces: ast.Name, ctx: FileContext) -> bool:
         """``past = torch.cat(past, dim=-2)`` under ``if past is not None:``, ``past`` a parameter that defaults to
         None and names the previous calls' state (``past``, ``cache``): the caller's list of every earlier step's
@@ -1308,16 +1395,19 @@ class GrowingTensor(Rule):
             if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                 targets = child.targets if isinstance(child, ast.Assign) else [child.target]
                 for assigned in targets:
-                    if ast.unparse(assigned) == text:
+                    if ast.unparse(assigned) == text and not (child.value is not None
+                                                              and rearranged(child.value, text)):
                         return False            # assigned again in the function: not the stored state
+                    #                             (``self.x = self.x[beam_idx]``: the rows reordered, kept)
                     if isinstance(assigned, ast.Name) and assigned.id == read and child.value is not None \
                             and ast.unparse(child.value) in sources:
                         return True
+        others = _other_branches(statement, function)
         for child in walk(function):         # assigned again after the concatenation (a truncation)
             if child is not statement and isinstance(child, ast.Assign) and child.lineno > statement.lineno \
-                    and any(ast.unparse(t) == text for t in child.targets):
-                return False
-        return read == text
+                    and id(child) not in others and any(ast.unparse(t) == text for t in child.targets):
+                return False    # (not in another arm of a test around it: ``elif isinstance(v, np.ndarray)``)
+        return read == text or ast.unparse(reordered(first)) == text   # ``cat([self.seq[sel], tok])``
 
     def _written_prefix(self, node: ast.Subscript, elements: list[ast.expr], ctx: FileContext) -> None:
         """``self.cache_k[:bsz, :start_pos + seqlen]`` where the function writes ``self.cache_k[:bsz, start_pos :
@@ -1420,18 +1510,82 @@ def _none_test_arm(statement: ast.stmt, text: str, ctx: FileContext) -> Optional
     """The other arm of ``if <text> is None: <text> = y else: <text> = cat([<text>, y])`` (the statement in the
     ``else``; for an item ``d[k]``, also ``if k not in d``, one operand of ``or`` or ``and`` counting): the arm that
     starts the state the statement grows; None when the statement is in no such test."""
-    parent = ctx.parent(statement)
-    if not isinstance(parent, ast.If) or statement not in parent.orelse:
-        return None
     target = statement.targets[0] if isinstance(statement, ast.Assign) and len(statement.targets) == 1 else None
     absent = (ast.unparse(target.slice), ast.unparse(target.value)) if isinstance(target, ast.Subscript) else None
+    child, parent = statement, ctx.parent(statement)
+    while isinstance(parent, ast.If):   # also down an ``elif`` chain: ``if k not in d: ... elif t: d[k] = cat(..)``
+        if child in parent.orelse:
+            found = _starting_arm(parent, text, absent)
+            if found is not None:
+                return found
+        child, parent = parent, ctx.parent(parent)
+    return None
+
+
+def _starting_arm(parent: ast.If, text: str, absent: Optional[tuple[str, str]]) -> Optional[list]:
+    """The body of ``parent`` when its test asks whether the state ``text`` is yet to start."""
     for test in walk(parent.test):   # also one operand of ``or``: ``module not in cache or fresh``
         if not isinstance(test, ast.Compare) or len(test.ops) != 1:
             continue
         if isinstance(test.ops[0], ast.Is) and isinstance(test.comparators[0], ast.Constant) \
                 and test.comparators[0].value is None and ast.unparse(test.left) == text:
             return parent.body
+        if isinstance(test.ops[0], ast.Eq) and isinstance(test.comparators[0], ast.Constant) \
+                and test.comparators[0].value in (0, 1) and type(test.comparators[0].value) is int \
+                and isinstance(test.left, (ast.Name, ast.Attribute)) and parent.test is test:
+            return parent.body   # ``if step == 1: self.alive_attn = attn else: ... cat([self.alive_attn, attn])``
         if isinstance(test.ops[0], ast.NotIn) and absent == (ast.unparse(test.left), ast.unparse(test.comparators[0])):
             return parent.body   # ``if key not in cache: cache[key] = y else: cache[key] = cat([cache[key], y])``
     return None
 
+
+def _round_trip(loop: ast.AST, statement: ast.Assign, text: str, ctx: FileContext) -> bool:
+    """``x = batch["temporal"]`` ... ``x = cat([x, nxt])`` ... ``batch["temporal"] = x`` in a loop over steps: the
+    name is read from a storage at the start of each iteration and stored back grown, so the storage grows by a
+    step every iteration (a recursive forecast's inputs). Every other assignment of the name in the loop reads
+    that storage (or rearranges the name), the storage is set only from the name after the concatenation, and
+    the loop (a ``for``) counts steps."""
+    if not isinstance(statement.targets[0], ast.Name):
+        return False
+    if isinstance(loop, ast.For) and (not steps(loop.iter, ctx) or over_layers(loop)):
+        return False
+    storage: Optional[str] = None
+    for child in walk(loop):
+        if child is statement or not isinstance(child, ast.Assign) or len(child.targets) != 1:
+            continue
+        target = ast.unparse(child.targets[0])
+        if target == text:
+            if isinstance(child.value, (ast.Subscript, ast.Attribute)) and child.lineno < statement.lineno \
+                    and (storage is None or storage == ast.unparse(child.value)):
+                storage = ast.unparse(child.value)
+            elif not rearranged(child.value, text):
+                return False
+    if storage is None:
+        return False
+    stores = [child for child in walk(loop) if isinstance(child, (ast.Assign, ast.AugAssign))
+              and any(ast.unparse(t) == storage for t in (child.targets if isinstance(child, ast.Assign)
+                                                            else [child.target]))]
+    return bool(stores) and all(isinstance(s, ast.Assign) and s.lineno > statement.lineno
+                                and isinstance(s.value, ast.Name) and s.value.id == text for s in stores)
+
+
+def _self_rooted(target: ast.AST) -> bool:
+    """``self.x``, ``self._stats[k]``: state of the object, kept between calls."""
+    if not isinstance(target, (ast.Attribute, ast.Subscript)):
+        return False
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return isinstance(target, ast.Name) and target.id == "self"
+
+
+def _other_branches(statement: ast.stmt, function: ast.AST) -> set[int]:
+    """The nodes of the arms of the tests around ``statement`` (in ``function``) that do not hold it: a run takes
+    one of them, never both."""
+    found: set[int] = set()
+    for test in walk(function):
+        if not isinstance(test, ast.If) or not test.lineno <= statement.lineno <= (test.end_lineno or test.lineno):
+            continue
+        for arm, other in ((test.body, test.orelse), (test.orelse, test.body)):
+            if any(n is statement for a in arm for n in walk(a)):
+                found |= {id(n) for a in other for n in walk(a)}
+    return found

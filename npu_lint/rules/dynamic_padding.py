@@ -7,8 +7,9 @@ from npu_lint.analysis.flows import BATCH_MAX
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
-from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
+from npu_lint.rules.read_maxima import read_maximum
 from npu_lint.rules.batch_max_places import handing_call, extreme_side, in_assertion, passed_down, same_function
 from npu_lint.rules.padding_args import constant, encodes_text, padding_in_kwargs, padding_values
 from npu_lint.rules.size_helpers import size_helper_call
@@ -444,6 +445,18 @@ class PadToBatchMax(ValueFlow):
                      "import torch\ndef collate_fn(batch):\n    batch.sort(key=lambda x: len(x[0]))\n"
                      "    max_len = len(batch[0][0])\n    return torch.zeros(len(batch), max_len)\n")
 
+    # session 20 (concat20b): a list padded to a tensor's maximum read back (read_maxima.py); one maximum sizing
+    # two tensors of its function is reported once, at the maximum
+    must_fire += ("import torch\ndef targets(per, lengths):\n    for t in per:\n"
+                  "        t += [0] * (int(lengths.max().item()) - len(t))\n    return torch.tensor(per)\n",
+                  "import torch\nimport torch.nn.functional as F\ndef stack(es, ms):\n"
+                  "    m = max(e.size(1) for e in es)\n    es = [F.pad(e, (0, m - e.size(1))) for e in es]\n"
+                  "    ms = [F.pad(x, (0, m - x.size(1))) for x in ms]\n    return torch.stack(es), torch.stack(ms)\n")
+    must_not_fire += (  # numpy's maximum (host data), a maximum of a slice (a fixed count)
+        "import numpy as np\nimport torch\ndef f(per, lengths):\n    lengths = np.array(lengths)\n"
+        "    for t in per:\n        t += [0] * (int(lengths.max()) - len(t))\n    return per\n",
+        "import torch\ndef f(per, k):\n    for t in per:\n        t += [0] * (k - len(t))\n    return per\n")
+
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -468,6 +481,12 @@ class PadToBatchMax(ValueFlow):
                 origin = self._flow([count], node, ctx)
                 if origin is not None:
                     self._once(node, origin, "pads a list", "this list is padded to the batch maximum", ctx)
+                    return
+                read = read_maximum(count, ctx)
+                if read is not None:   # ``t += [stop] * (int(lengths.max().item()) - len(t))``
+                    ctx.report(node, self.message.format(
+                        what=f"this list is padded to the maximum read back from a tensor ({short_source(read, 40)}"
+                             f", line {read.lineno})"), "padding")
                 return
 
     @staticmethod
@@ -547,8 +566,22 @@ class PadToBatchMax(ValueFlow):
             places = ctx.scratch.setdefault("batch_max_places", set())
             if id(node) not in places:
                 places.add(id(node))
-                ctx.report(node, self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})"),
-                           "padding")
+                made = ctx.scratch.setdefault("batch_max_made", {})
+                first = made.get(id(extreme))
+                text = self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})")
+                if first is None:
+                    made[id(extreme)] = (ctx.report(node, text, "padding"), node.lineno, _item_pad(node, ctx))
+                elif first[0] is not None and first[1] != node.lineno and extreme.lineno != first[1] \
+                        and _item_pad(node, ctx) and first[2]:
+                    # a second list of items padded to it (the embeddings and their masks, ``F.pad`` each): one
+                    # finding, at the maximum -- the line a fixed length replaces -- naming both places (batch
+                    # buffers made at the maximum stay reported each where it is made)
+                    made[id(extreme)] = (None, first[1], True)
+                    ctx.relocate(first[0], extreme, self.message.format(
+                        what=f"the batch {name} {origin_text(origin)} sizes the tensors made at lines "
+                             f"{first[1]} and {node.lineno}"))
+                elif not (first[0] is None and _item_pad(node, ctx)):
+                    ctx.report(node, text, "padding")
             return
         # the other places (a list padded in Python, a slice, an array, a helper's tensor): one finding for them all
         listed = [s for s in sinks if not _making(s) or s.endswith(")")]
@@ -728,3 +761,11 @@ def _chosen_functions(func: ast.Name, ctx: FileContext) -> tuple[str, ...]:
     arms = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value] if isinstance(
         value, ast.Attribute) else []
     return tuple(name for arm in arms for name in [ctx.resolver.qualname(arm, binding.scope)] if name)
+
+
+def _item_pad(node: ast.AST, ctx: FileContext) -> bool:
+    """``F.pad(e, (0, m - e.size(1)))`` inside a comprehension: each item padded, no batch buffer made here."""
+    if not isinstance(node, ast.Call) or ctx.resolver.qualname(node.func) not in ("torch.nn.functional.pad",):
+        return False
+    parent = ctx.parent(node)
+    return isinstance(parent, (ast.ListComp, ast.GeneratorExp))

@@ -20,6 +20,8 @@ from npu_lint.rules import Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
 from npu_lint.rules.stopped_items import stopped_items
+from npu_lint.rules.repeated_items import repeated_items
+from npu_lint.rules.traversed_lists import traversed_list
 from npu_lint.rules.sample_lengths import labelled_sequence, measured_lengths
 from npu_lint.rules.sample_tags import along_rows
 from npu_lint.rules.sample_tag_counts import accumulated_rows, counted_pieces, tagged_list
@@ -641,6 +643,34 @@ class PerSampleConcat(Rule):
         "            x = F.interpolate(x.unsqueeze(0), size=size)\n        else:\n            x = x.unsqueeze(0)\n"
         "        out.append(x)\n    return torch.cat(out, dim=0)\n")
 
+    # session 20 (concat20b): items accumulated in a tuple; rows gathered by index sets whose length the loop
+    # reads; a list extended by an item repeated a count the data gives
+    must_fire += ("import torch\ndef triples(idx):\n    _, n = torch.unique_consecutive(idx, return_counts=True)\n"
+                  "    out = ()\n    for i in range(n.shape[0]):\n        out += (torch.arange(n[i]),)\n"
+                  "    return torch.cat(out)\n",
+                  "import torch\ndef pool(feats, clusters):\n    x, tags = [], []\n    for i, c in enumerate(clusters):\n"
+                  "        x.append(feats[c])\n        tags.append(i * torch.ones(c.shape[0]))\n    return torch.cat(x)\n",
+                  "import torch\ndef vqa(h, samples):\n    states = []\n    for b, n in enumerate(samples['n_answers']):\n"
+                  "        states += [h[b]] * n\n    return torch.stack(states, dim=0)\n")
+    must_fire += ("import torch\ndef pack(roots, children, tokens):\n    ids = []\n    stack = list(roots)\n"
+                  "    while stack:\n        node = stack.pop()\n        ids.append(tokens[node])\n"
+                  "        stack.extend(children[node])\n    return torch.tensor(ids)\n",
+                  "import torch\ndef pick(samples):\n    index = []\n    for s in samples:\n"
+                  "        mask = s['mask'].tolist()\n        for p in range(len(mask)):\n            if mask[p]:\n"
+                  "                index.append(p)\n    return torch.tensor(index)\n")
+    must_not_fire += (  # a worklist walked beside a list grown by a counted loop; a flag of configuration
+        "import torch\ndef f(items):\n    queue = list(items)\n    while queue:\n        print(queue.pop())\n"
+        "    ids = []\n    for i in range(4):\n        ids.append(i)\n    return torch.tensor(ids)\n",
+        "import torch\ndef f(flags, n):\n    index = []\n    for p in range(n):\n        if flags[p]:\n"
+        "            index.append(p)\n    return torch.tensor(index)\n")
+    must_not_fire += (  # an index set whose length nothing reads; a repeat by a counter or a configured count
+        "import torch\ndef pool(feats, groups):\n    x = []\n    for g in groups:\n        x.append(feats[g])\n"
+        "    return torch.cat(x)\n",
+        "import torch\ndef f(h, k):\n    states = []\n    for b in range(4):\n        states += [h[b]] * k\n"
+        "    return torch.stack(states)\n",
+        "import torch\ndef f(h, n):\n    states = []\n    for b in range(n):\n        states += [h[b]] * b\n"
+        "    return torch.stack(states)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         name = ctx.resolver.qualname(node.func)
@@ -654,7 +684,8 @@ class PerSampleConcat(Rule):
             return
         items = node.args[0]
         if name in _TAG_TENSORS:
-            self._row_tags(node, ctx)
+            if not self._row_tags(node, ctx):
+                self._traversed(node, name, ctx)
             return
         if isinstance(items, ast.Name) and self._counted_pieces(node, items, ctx):
             return
@@ -668,6 +699,8 @@ class PerSampleConcat(Rule):
         elif isinstance(items, (ast.ListComp, ast.GeneratorExp, ast.Name)) and self._per_value(node, items, ctx):
             return
         elif isinstance(items, ast.Name) and self._stopped(node, items, ctx):
+            return
+        elif isinstance(items, ast.Name) and self._repeated(node, items, ctx):
             return
         elif name not in _CAT:
             return      # a stack of per-sample items has one row per sample: only a count of values varies
@@ -724,18 +757,30 @@ class PerSampleConcat(Rule):
         return True
 
     @staticmethod
-    def _row_tags(node: ast.Call, ctx: FileContext) -> None:
+    def _traversed(node: ast.Call, name: str, ctx: FileContext) -> None:
+        """``torch.tensor(ids)`` of a list grown while walking a worklist (``while stack: ... stack.pop()``) or under
+        a flag read back from a tensor (traversed_lists.py): as many elements as the data decides."""
+        found = traversed_list(node, ctx)
+        if found is None:
+            return
+        ctx.report(node, f"{short_source(node, 30)} makes a tensor of a list grown as often as {found[1]} decides: "
+                   "its length changes with the data, a recompile per length on NPU; fill a buffer of a fixed "
+                   "maximum length and pass the count (or a mask)", name)
+
+    @staticmethod
+    def _row_tags(node: ast.Call, ctx: FileContext) -> bool:
         """``torch.from_numpy(np.array(idx))`` after ``idx += [i] * len(items)`` in a loop over the samples: one
         tag per row of per-sample items, as long as all the rows of the batch."""
         if not (len(node.args) == 1 and isinstance(node.args[0], (ast.Name, ast.Call))):
-            return
+            return False
         loop = tagged_list(node, ctx)
         if loop is None:
-            return
+            return False
         ctx.report(node, f"{short_source(node, 30)} makes a tensor of one tag per row of per-sample items of "
                    f"different lengths (the loop of line {loop.lineno} repeats each sample's index by its row "
                    "count): its length changes with every batch, a recompile per length on NPU; pad each sample "
                    "to a fixed maximum with a mask", ctx.resolver.qualname(node.func) or "torch.tensor")
+        return True
 
     @staticmethod
     def _counted_pieces(node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
@@ -751,6 +796,21 @@ class PerSampleConcat(Rule):
                    f"loop of line {loop.lineno} counts per sample (one tag per piece): the number of items changes "
                    "with the data, a recompile per count on NPU; give every sample a fixed number of pieces, padded "
                    "with a mask", name)
+        return True
+
+    @staticmethod
+    def _repeated(node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+        """``torch.stack(states)`` after ``for b, n in enumerate(samples["n_answers"]): states += [h[b]] * n``: as
+        many items as the counts of the data add up to (``cat`` or ``stack``; repeated_items.py)."""
+        name = _join_name(node, ctx)
+        found = repeated_items(items, node, ctx) if name is not None else None
+        if found is None:
+            return False
+        loop, sequence = found
+        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({items.id}) joins each item repeated by a count the loop of line "
+                   f"{loop.lineno} reads from {short_source(sequence, 30)}: the number of items changes with the "
+                   "data, a recompile per count on NPU; repeat to a fixed maximum count and mask the extra items",
+                   name)
         return True
 
     @staticmethod

@@ -208,6 +208,8 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
                 continue    # ``preds = x.view(-1, k, x.size(-1))`` ... ``x = preds.index_select(0, keep).view(..)``
         if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+            # ``x[rows] = v``: written in place, the length kept (a beam's rows reordered into it)
+            targets = [t for t in targets if not (isinstance(t, ast.Subscript) and ast.unparse(t.value) == text)]
             if any(ast.unparse(n) == text for target in targets for n in walk(target)):
                 if ctx is not None and isinstance(child, ast.Assign) and _handed_back(child, text, ctx):
                     continue   # ``ids, done = self._end(ids, scores)`` returning ``ids`` or ``ids[keep]``

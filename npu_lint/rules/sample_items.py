@@ -152,6 +152,30 @@ _COUNT_FLOWS = (DATA_SIZE, HOST, ZERO_D)
 _ITEM_SIZES = (HOST, ZERO_D, RANDOM)
 
 
+def _whole(part: ast.AST) -> bool:
+    """``:`` or ``...``: an axis taken whole."""
+    if isinstance(part, ast.Constant):
+        return part.value is Ellipsis
+    return isinstance(part, ast.Slice) and part.lower is None and part.upper is None and part.step is None
+
+
+def _length_of(node: ast.AST, name: str) -> bool:
+    """``name.shape[0]``, ``name.size(0)``, ``len(name)``, ``name.numel()``: the length of ``name`` read."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.value.value, ast.Name) and node.value.value.id == name \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        return True
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    if isinstance(func, ast.Name) and func.id == "len":
+        return len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == name
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == name:
+        return func.attr == "numel" and not node.args or func.attr == "size" and len(node.args) == 1 \
+            and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0
+    return False
+
+
 class _Items(SampleReads):
     """Why the items of one comprehension or loop differ in length, asked of the model where the list is built."""
 
@@ -171,6 +195,24 @@ class _Items(SampleReads):
                 self.indices[counted[0]] = counted[1]
         self.body = body
         self.rows = rows    # the items are joined along their first dimension (the evidence below needs it)
+
+    def _gathered(self, element: ast.AST) -> Optional[str]:
+        """``feats[cluster]`` (``feats[cluster, :]``) for each ``cluster`` of a sequence (not a counter) whose length
+        the loop reads (``cluster.shape[0]``, ``len(cluster)``, ``cluster.size(0)``, ``cluster.numel()``): rows
+        gathered by index sets of their own lengths (clusters, segments, groups)."""
+        if not isinstance(self.body, ast.For) or not isinstance(element, ast.Subscript):
+            return None
+        parts = element.slice.elts if isinstance(element.slice, ast.Tuple) else [element.slice]
+        index = _strip(parts[0])
+        if not isinstance(index, ast.Name) or index.id not in self.sources or index.id in self._counters() \
+                or index.id in self.indices or not all(_whole(p) for p in parts[1:]):
+            return None
+        root = _root(element)
+        if root is None or isinstance(root, ast.Name) and root.id in self.sources:
+            return None
+        if not any(_length_of(node, index.id) for node in walk(self.body)):
+            return None
+        return f"each item gathered by an index set of its own length ({index.id}, its length read in the loop)"
 
     def per_sample(self, sequence: ast.AST, depth: int = 0) -> Optional[str]:
         """Why ``sequence`` holds one item per sample: a loader's batch, a parameter annotated as a list of
@@ -266,6 +308,9 @@ class _Items(SampleReads):
             why = self.per_sample(source, depth) if stripped is root else None
             if why:
                 return f"items of {why}"
+        gathered = self._gathered(stripped) if self.rows and depth == 0 else None
+        if gathered is not None:   # ``feats[cluster]`` for each ``cluster`` whose length the loop reads
+            return gathered
         if self.rows:   # ``torch.cat((idx, labels[:, None], boxes), dim=1)``: the rows of each piece
             for piece in self._side_by_side(stripped):
                 found = self.varies(piece, depth + 1)
@@ -497,7 +542,8 @@ def _built_list(name: ast.Name, ctx: FileContext, rows: bool = False) -> Iterato
     if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
         yield value.elt, _Items(ctx, [(g.target, g.iter) for g in value.generators], None, rows)
         return
-    if not (isinstance(value, ast.List) and not value.elts) or not isinstance(binding.scope.node, FUNCTION_TYPES):
+    if not (isinstance(value, (ast.List, ast.Tuple)) and not value.elts) \
+            or not isinstance(binding.scope.node, FUNCTION_TYPES):   # ``xs = []``, ``xs = ()`` then ``xs += (x,)``
         return
     made = binding.pos[0] if binding.pos else None   # the line the list is made on
     for element, loops in _additions(binding.scope.node, ctx).get(name.id, ()):
@@ -507,7 +553,7 @@ def _built_list(name: ast.Name, ctx: FileContext, rows: bool = False) -> Iterato
 
 
 def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST, list[ast.For]]]]:
-    """Per list name of a function: the items ``name.append(x)`` / ``name += [x]`` add inside loops, with the
+    """Per list name of a function: the items ``name.append(x)`` / ``name += [x]`` (``+= (x,)``) add inside loops, with the
     loops around each (one walk per function)."""
     index = ctx.scratch.setdefault("list_additions", {})
     found = index.get(id(function))
@@ -521,7 +567,7 @@ def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.
                         and isinstance(node.func.value, ast.Name) and len(node.args) == 1:
                     found.setdefault(node.func.value.id, []).append((node.args[0], loops))
                 elif isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) \
-                        and isinstance(node.value, ast.List):
+                        and isinstance(node.value, (ast.List, ast.Tuple)):
                     found.setdefault(node.target.id, []).extend((e, loops) for e in node.value.elts)
     return found
 
