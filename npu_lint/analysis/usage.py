@@ -124,6 +124,14 @@ def _bool_dtype_test(test: ast.AST, qualname: Callable[[ast.AST], Optional[str]]
         and isinstance(test.left.value, ast.Name) and qualname(test.comparators[0]) == "torch.bool"
 
 
+def _indexes_with(statements: list[ast.stmt], name: str) -> bool:
+    """``x[name] = v`` / ``x[name]`` somewhere in ``statements``."""
+    return any(isinstance(node, ast.Subscript) and any(
+        isinstance(index, ast.Name) and index.id == name
+        for index in (node.slice.elts if isinstance(node.slice, ast.Tuple) else (node.slice,)))
+        for statement in statements for node in ast.walk(statement))
+
+
 def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -> dict[str, list[ast.Name]]:
     """The names ``function``'s own body uses as a boolean mask (see above), by name; ``qualname`` names a callee
     (``torch.where``, ``torch.masked_fill``)."""
@@ -192,10 +200,12 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
                 elif isinstance(index, ast.Name):
                     indexes.append(index)
                 combined(index)   # ``x[a & b]``
-        elif isinstance(node, (ast.If, ast.Assert)) and not getattr(node, "orelse", None):
+        elif isinstance(node, (ast.If, ast.Assert)):
             for test in (node.test.values if isinstance(node.test, ast.BoolOp) else (node.test,)):
-                if _bool_dtype_test(test, qualname):   # ``assert keep.dtype == torch.bool``; an ``if`` of it
-                    add(test.left.value)                 # with no other arm: the code takes it for a mask
+                if _bool_dtype_test(test, qualname) \
+                        and not _indexes_with(getattr(node, "orelse", ()), test.left.value.id):
+                    add(test.left.value)   # ``assert keep.dtype == torch.bool``, ``if keep.dtype == torch.bool:``
+                    #                        (not when its other arm indexes with it: an integer index there)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
             if isinstance(node.right, ast.Compare):
                 add(node.left)

@@ -406,7 +406,8 @@ class BooleanMaskIndexing(Rule):
         is one); also a name the function itself uses as a mask (``masked_fill(m, v)``, the condition of
         a three-argument ``torch.where``, beside a comparison in ``&``, ``|`` or ``torch.logical_and``, inverted as
         an index, ``l[~m]`` beside ``e[m]``, also when unpacked from what a method returns; an index it counts,
-        ``n = m.sum()``, or checks is boolean, ``keep.dtype == torch.bool``), a numpy array of booleans made a tensor
+        ``n = m.sum()``, or checks is boolean, ``keep.dtype == torch.bool``, unless the test's other arm indexes
+        with it), a numpy array of booleans made a tensor
         (``torch.from_numpy(~sel)`` of ``sel = np.zeros(n, dtype=bool)``), and a mask
         kept in a dict under its key (``t = {"pos": labels > 0, ...}``; ``x[t["pos"]]``, also the dict a
         helper of the file returns, whole or in a returned tuple). Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
@@ -738,7 +739,8 @@ class BooleanMaskIndexing(Rule):
                   "import torch\nclass Stats:\n    def filter(self, keep: torch.Tensor):\n"
                   "        for k, v in self.d.items():\n            if isinstance(v, torch.Tensor):\n"
                   "                self.d[k] = v[torch.as_tensor(keep, device=v.device)]\n"
-                  "            elif keep.dtype == torch.bool:\n                self.d[k] = [a for a, f in zip(v, keep) if f]\n")
+                  "            elif keep.dtype == torch.bool:\n                self.d[k] = [a for a, f in zip(v, keep) if f]\n"
+                  "            else:\n                self.d[k] = [v[i] for i in keep]\n")
     must_not_fire += (  # a numpy array of another dtype made a tensor; an index neither counted nor checked; numpy
                         # booleans selecting from numpy
                       "import numpy as np\nimport torch\ndef pick(data, n):\n    idx = torch.from_numpy(np.zeros(n, dtype=np.int64))\n"
