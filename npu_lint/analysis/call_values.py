@@ -21,6 +21,12 @@ _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SC
 _CONVERTERS = frozenset({"torch.as_tensor", "torch.tensor", "torch.asarray"})   # a tensor made from a value
 _MASK_KEEPING = frozenset({"torch.nn.functional.pad", "torch.squeeze", "torch.unsqueeze", "torch.flatten",
                            "torch.reshape", "torch.transpose", "torch.permute", "torch.logical_not"})
+_ARRAY_CONVERTERS = _CONVERTERS | {"torch.from_numpy"}
+# numpy functions making an array of a given dtype, and numpy's functions that return booleans.
+_NUMPY_MAKERS = frozenset({"zeros", "ones", "full", "empty", "array", "asarray", "zeros_like", "ones_like", "full_like",
+                           "empty_like"})
+_NUMPY_LOGICAL = frozenset("numpy." + name for name in ("logical_and", "logical_or", "logical_not", "logical_xor",
+                                                          "isin", "isnan", "isfinite", "isinf"))
 _JOINS = frozenset({"torch.stack", "torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 
 
@@ -43,6 +49,34 @@ _WHOLE_REDUCTIONS = frozenset({"max", "min", "median", "nanmedian"})   # a tuple
 
 class CallValues:
     """The values of calls and binary operations (mixed into the Resolver)."""
+
+    def _numpy_bool(self, node: ast.AST, scope: Scope) -> bool:
+        """A numpy array of booleans: ``np.zeros(n, dtype=bool)`` (``ones``, ``full``, ``array``, ...), numpy's
+        logical functions, a comparison of a numpy array, ``~`` of one, or a name bound to one (a few steps)."""
+        for _ in range(4):
+            while isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+                node = node.operand
+            if isinstance(node, ast.Call):
+                name = self.qualname(node.func, scope) or ""
+                if name in _NUMPY_LOGICAL:
+                    return True
+                if name.rpartition(".")[0] != "numpy" or name.rpartition(".")[2] not in _NUMPY_MAKERS:
+                    return False
+                dtype = next((k.value for k in node.keywords if k.arg == "dtype"), None)
+                if isinstance(dtype, ast.Constant):
+                    return dtype.value in ("bool", "bool_")
+                if isinstance(dtype, ast.Name) and dtype.id == "bool" and self.binding(dtype, scope) is None:
+                    return True
+                return dtype is not None and self.qualname(dtype, scope) in ("numpy.bool_", "numpy.bool", "numpy.bool8")
+            if isinstance(node, ast.Compare):
+                return len(node.ops) == 1 and self.value_of(node.left, scope) == (K.HOST, None)
+            if not isinstance(node, ast.Name):
+                return False
+            binding = self.binding(node, scope)
+            if binding is None or binding.tag != VALUE or binding.path or binding.value is None:
+                return False
+            node, scope = binding.value, binding.scope
+        return False
 
     def _call_value(self, node: ast.Call, scope: Scope, depth: int) -> Optional[K.Value]:
         func = node.func
@@ -76,6 +110,9 @@ class CallValues:
             if name in _CONVERTERS and node.args and _dtype_argument(node, self, scope) in (None, "torch.bool") \
                     and self.value_of(node.args[0], scope, depth) == (K.MASK, None):
                 return K.MASK, None   # ``torch.as_tensor(keep, device=v.device)`` of a mask is that mask
+            if name in _ARRAY_CONVERTERS and node.args and _dtype_argument(node, self, scope) in (None, "torch.bool") \
+                    and self._numpy_bool(node.args[0], scope):
+                return K.MASK, None   # ``torch.from_numpy(~support)`` of ``np.zeros(n, dtype=bool)``: a boolean mask
             value = K.of_call(name)
             if value == (K.TENSOR, None) and self._host_operands(node, name, scope, depth):
                 return K.HOST, K.CPU_TENSOR   # ``torch.cat([a.cpu(), b.cpu()])``: a CPU op on host tensors

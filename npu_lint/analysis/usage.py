@@ -112,6 +112,24 @@ _LOGICAL = frozenset({"logical_and", "logical_or", "logical_xor"})
 _SELECTING = frozenset({"where", "nonzero", "argwhere"})
 _SELECTING_FUNCTIONS = frozenset({"torch.where", "torch.nonzero", "torch.argwhere"})
 _LOGICAL_FUNCTIONS = frozenset("torch." + name for name in _LOGICAL)
+# Counting the elements a mask holds: ``m.sum()``, ``torch.sum(m)``, ``m.count_nonzero()``.
+_COUNTING = frozenset({"sum", "count_nonzero"})
+_COUNTING_FUNCTIONS = frozenset({"torch.sum", "torch.count_nonzero"})
+
+
+def _bool_dtype_test(test: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -> bool:
+    """``m.dtype == torch.bool`` (``is``)."""
+    return isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], (ast.Eq, ast.Is)) \
+        and isinstance(test.left, ast.Attribute) and test.left.attr == "dtype" \
+        and isinstance(test.left.value, ast.Name) and qualname(test.comparators[0]) == "torch.bool"
+
+
+def _indexes_with(statements: list[ast.stmt], name: str) -> bool:
+    """``x[name] = v`` / ``x[name]`` somewhere in ``statements``."""
+    return any(isinstance(node, ast.Subscript) and any(
+        isinstance(index, ast.Name) and index.id == name
+        for index in (node.slice.elts if isinstance(node.slice, ast.Tuple) else (node.slice,)))
+        for statement in statements for node in ast.walk(statement))
 
 
 def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -> dict[str, list[ast.Name]]:
@@ -137,6 +155,9 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
                 for side in found:
                     add(side)
 
+    counted: set[str] = set()   # ``m.sum()``, ``torch.count_nonzero(m)``: how many it selects
+    indexes: list[ast.Name] = []   # ``x[m]``, ``x[m, :]``: the names that stand as an index
+
     stack: list[ast.AST] = list(body_of(function))
     while stack:
         node = stack.pop()
@@ -144,6 +165,11 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
             continue
         if isinstance(node, ast.Call):
             func = node.func
+            if isinstance(func, ast.Attribute) and func.attr in _COUNTING and isinstance(func.value, ast.Name):
+                counted.add(func.value.id)
+            elif isinstance(func, ast.Attribute) and func.attr in _COUNTING and node.args \
+                    and isinstance(node.args[0], ast.Name) and qualname(func) in _COUNTING_FUNCTIONS:
+                counted.add(node.args[0].id)
             keyword = next((kw.value for kw in node.keywords if kw.arg in ("mask", "condition")), None)
             if isinstance(func, ast.Attribute) and func.attr in _SELECTING and not node.args:
                 combined(func.value)   # ``(a & b).nonzero()``
@@ -171,13 +197,24 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
             for index in (node.slice.elts if isinstance(node.slice, ast.Tuple) else (node.slice,)):
                 if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.Invert):
                     add(index)
+                elif isinstance(index, ast.Name):
+                    indexes.append(index)
                 combined(index)   # ``x[a & b]``
+        elif isinstance(node, (ast.If, ast.Assert)):
+            for test in (node.test.values if isinstance(node.test, ast.BoolOp) else (node.test,)):
+                if _bool_dtype_test(test, qualname) \
+                        and not _indexes_with(getattr(node, "orelse", ()), test.left.value.id):
+                    add(test.left.value)   # ``assert keep.dtype == torch.bool``, ``if keep.dtype == torch.bool:``
+                    #                        (not when its other arm indexes with it: an integer index there)
         elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.BitAnd, ast.BitOr)):
             if isinstance(node.right, ast.Compare):
                 add(node.left)
             if isinstance(node.left, ast.Compare):
                 add(node.right)
         stack.extend(child_nodes(node))
+    for index in indexes:   # an index the function also counts (``n = mask.sum()``; ``x[mask] = v / n``) selects
+        if index.id in counted:   # by a mask: an integer index has nothing to count
+            found.setdefault(index.id, []).append(index)
     return found
 
 
@@ -185,7 +222,7 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
 # ``masked_fill(`` / ``where(`` (and after the first comma of ``masked_fill(``: ``torch.masked_fill(x, m, v)``), after
 # ``mask=`` / ``condition=``. The names found there are a superset of the walk's (up to a comment inside a call).
 _MASK_OPERATORS = re.compile(r"[~&|]|masked_(?:fill_?|select|scatter_?)\(|where\(|logical_(?:and|or|xor)\(|"
-                             r"(?:mask|condition)\s*=")   # no ``\b``: 6x faster
+                             r"(?:mask|condition)\s*=|sum\(|count_nonzero\(|\.dtype\s*(?:==|is)\s*torch\.bool")   # no ``\b``: 6x faster
 _SKIPPED = frozenset(" \t\r\n\f\v()\\")
 
 
@@ -212,9 +249,13 @@ def mask_candidates(text: str) -> frozenset[str]:
     names = set()
     for hit in _MASK_OPERATORS.finditer(text):
         operator = hit.group()
-        if len(operator) > 1 and hit.start() > 0 and (text[hit.start() - 1].isalnum() or text[hit.start() - 1] == "_"):
+        if len(operator) > 1 and operator[0] != "." and hit.start() > 0 and (text[hit.start() - 1].isalnum() or text[hit.start() - 1] == "_"):
             continue   # ``attn_mask =``, ``_where(``: the word starts earlier
         names.add(_word_after(text, hit.end()))
+        if operator in ("sum(", "count_nonzero(") and hit.start() > 0 and text[hit.start() - 1] == ".":
+            names.add(_word_before(text, hit.start() - 1))   # ``m.sum()``
+        elif operator.startswith(".dtype"):
+            names.add(_word_before(text, hit.start()))   # ``keep.dtype == torch.bool``
         if operator in ("&", "|"):
             names.add(_word_before(text, hit.start()))
         elif operator.startswith(("masked_", "logical_")):   # the second argument

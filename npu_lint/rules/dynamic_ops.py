@@ -415,7 +415,10 @@ class BooleanMaskIndexing(Rule):
         self.angle`` with ``self.angle = np.radians(a)``, is torch's mask; ``F.pad`` / ``torch.as_tensor`` of a mask
         is one); also a name the function itself uses as a mask (``masked_fill(m, v)``, the condition of
         a three-argument ``torch.where``, beside a comparison in ``&``, ``|`` or ``torch.logical_and``, inverted as
-        an index, ``l[~m]`` beside ``e[m]``, also when unpacked from what a method returns), and a mask
+        an index, ``l[~m]`` beside ``e[m]``, also when unpacked from what a method returns; an index it counts,
+        ``n = m.sum()``, or checks is boolean, ``keep.dtype == torch.bool``, unless the test's other arm indexes
+        with it), a numpy array of booleans made a tensor
+        (``torch.from_numpy(~sel)`` of ``sel = np.zeros(n, dtype=bool)``), and a mask
         kept in a dict under its key (``t = {"pos": labels > 0, ...}``; ``x[t["pos"]]``, also the dict a
         helper of the file returns, whole or in a returned tuple). Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
         bound to them, comparisons with strings; not a tensor moved to the host only in a fallback arm, ``if mode ==
@@ -735,6 +738,31 @@ class BooleanMaskIndexing(Rule):
                   "    return pd[pk], pi[nk]\n")
     must_not_fire += (  # an index combined with a constant: bits of an integer
                       "import torch\ndef f(x, y, i):\n    return x[i & 1] + y[i]\n",)
+    must_fire += (  # session 20 (dataops20b): a numpy array of booleans made a tensor; an index the function counts
+                    # (``m.sum()``); an index the code checks is boolean (``keep.dtype == torch.bool``)
+                  "import numpy as np\nimport torch\ndef split(data, shots, device):\n    data = data.to(device)\n"
+                  "    sel = np.zeros(data.size(0), dtype=bool)\n    sel[np.arange(shots) * 2] = True\n"
+                  "    rest = torch.from_numpy(~sel)\n    return data[rest]\n",
+                  "import torch\ndef probs(label_map, labels, p):\n    out = torch.zeros_like(label_map)\n"
+                  "    for label in labels:\n        mask = label_map == label\n        n = mask.sum()\n"
+                  "        out[mask] = p / n\n    return out\n",
+                  "import torch\nclass Stats:\n    def filter(self, keep: torch.Tensor):\n"
+                  "        for k, v in self.d.items():\n            if isinstance(v, torch.Tensor):\n"
+                  "                self.d[k] = v[torch.as_tensor(keep, device=v.device)]\n"
+                  "            elif keep.dtype == torch.bool:\n                self.d[k] = [a for a, f in zip(v, keep) if f]\n"
+                  "            else:\n                self.d[k] = [v[i] for i in keep]\n")
+    must_not_fire += (  # a numpy array of another dtype made a tensor; an index neither counted nor checked; numpy
+                        # booleans selecting from numpy
+                      "import numpy as np\nimport torch\ndef pick(data, n):\n    idx = torch.from_numpy(np.zeros(n, dtype=np.int64))\n"
+                      "    return data[idx]\n",
+                      "import torch\ndef pick(data: torch.Tensor, idx, w):\n    total = w.sum()\n    return data[idx] / total\n",
+                      "import numpy as np\nimport torch\ndef pick(a, n):\n    sel = np.zeros(n, dtype=bool)\n"
+                      "    b = np.asarray(a)\n    return b[sel]\n",
+                      # a dtype test with another arm: the code takes a mask or an index, the index written here
+                      "import torch\ndef drop(which, n, device):\n    which = torch.as_tensor(which)\n"
+                      "    if which.dtype == torch.bool:\n        keep = ~which\n    else:\n"
+                      "        keep = torch.ones(n, dtype=torch.bool, device=device)\n        keep[which] = False\n"
+                      "    return keep\n")
     must_not_fire += (  # a numpy array compared with a numpy number stays a numpy mask; ``~i`` outside an index
                       "import numpy as np\nimport torch\ndef f(a):\n    t = np.radians(20)\n    b = np.asarray(a)\n"
                       "    return b[b > t]\n",
