@@ -34,6 +34,7 @@ from npu_lint.analysis.configuration import from_constants, numpy_made, passes_d
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
+from npu_lint.analysis.item_counts import counted_elements
 from npu_lint.analysis.kept_reductions import kept_reduction
 from npu_lint.analysis.loop_counters import counting_test
 from npu_lint.analysis.range_bounds import range_count, range_element
@@ -425,6 +426,9 @@ class Flows:
                 and not from_constants(node.args[0], self, scope):
             return ZERO_D, node   # ``max(lengths)`` of a tensor: its largest element, compared on the host (``sum``
                                   # of a tensor's slice, ``sum(g.batch_num_nodes()[a:b])``: a 0-d tensor too)
+        if isinstance(func, ast.Name) and func.id == "sum" and len(node.args) == 1 and not node.keywords \
+                and counted_elements(self, node.args[0], scope):
+            return ZERO_D, node   # ``sum([length > t for length in lengths])``: a count of a tensor's elements
         if isinstance(func, ast.Attribute) and func.attr in _HOST_METHODS and not node.args:
             if from_constants(func.value, self, scope) or numpy_made(func.value, self, scope) \
                     or self.value_of(func.value, scope) in _PYTHON_VALUES:

@@ -66,3 +66,23 @@ def _trivial(value: ast.AST) -> bool:
         if value.func.attr in ("empty", "zeros") and args and isinstance(args[0], ast.Constant) and args[0].value == 0:
             return True
     return False
+
+
+def counted_elements(resolver, comprehension: ast.AST, scope) -> bool:
+    """``[length > t for length in lengths]`` with ``lengths`` a tensor of data: one 0-d tensor per element, so
+    ``sum()`` of it is a count kept in a tensor (the effective batch size of a recurrent step over sorted lengths),
+    as ``(lengths > t).sum()`` is. The element must be built from the loop's own variable; a tensor of constants
+    (``torch.tensor([...])``) is configuration."""
+    from npu_lint.analysis import kinds as K
+    from npu_lint.analysis.configuration import from_constants
+    if not isinstance(comprehension, (ast.ListComp, ast.GeneratorExp)) or len(comprehension.generators) != 1:
+        return False
+    generator = comprehension.generators[0]
+    if not isinstance(generator.target, ast.Name) or generator.is_async:
+        return False
+    element = comprehension.elt
+    if not isinstance(element, ast.Compare) or not any(
+            isinstance(n, ast.Name) and n.id == generator.target.id for n in (element.left, *element.comparators)):
+        return False
+    return resolver.kind_of_at(generator.iter, scope) in K.TENSORS \
+        and not from_constants(generator.iter, resolver, scope)

@@ -21,6 +21,8 @@ from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.host_work import in_collator
 from npu_lint.rules.passed_sizes import passed_in
+from npu_lint.rules.sample_cuts import sample_cut
+from npu_lint.rules.segment_loops import segment_count
 from npu_lint.rules.sliced_loops import report_sliced_loop
 from npu_lint.rules.size_helpers import omitted_size, size_helper_call
 from npu_lint.rules.value_flow import ValueFlow, origin_text, shape_sink
@@ -88,6 +90,10 @@ class TensorValueInShape(ValueFlow):
         follows that one data-dependent shape, left to the op's finding.
         A tensor of data used as the size itself, without ``.item()``, is one too: ``range(coors[-1, 0] + 1)`` (a
         loop count only: an element picked with constants is often a shape kept in a tensor), ``am[:, :n]`` with ``n`` a one-element tensor,
+        a sample cut to its own length by the index that picks it (``attn[b, :, :src_len[b]]``, ``a[:lens[idx]]`` for
+        ``for idx, a in enumerate(out)``; a vector of lengths the model knows as a host list or configuration is left
+        alone), a loop over a batch vector's segments counted by its last or largest id (``for b in range(batch[-1] +
+        1): m = batch == b``), ``sum([n > t for n in lengths])`` of a tensor (the effective batch of a step),
         the same tensor passed where an int size goes (``scatter(x, batch, dim_size=num_graphs)``, also ``num_graphs
         = inputs["num_graphs"]`` of a parameter ``inputs: Dict[str, Tensor]``), ``self.src_len[b]`` set from data
         outside ``__init__``, one sample's value picked by a constant from a vector of data where the function cuts that
@@ -680,6 +686,31 @@ class TensorValueInShape(ValueFlow):
                   "import torch\ndef select(scores, thr, k):\n    keep = scores > thr\n    s = scores[keep]\n"
                   "    idx = torch.where(keep)[0]\n    n = min(k, idx.size(0))\n    return s.topk(n)\n",)
 
+    must_fire += (  # session 20 (values20b): a sample cut to its own length, picked by the index that picks the
+                    # sample (a loop's, a parameter, the index of ``enumerate``); a loop over a batch vector's segments
+                    # counted by its last or largest id; ``sum()`` of comparisons of a tensor's elements
+                  "import torch\ndef save(model, loader):\n    for data in loader:\n        lens = data['mel_lengths'].cuda()\n"
+                  "        out = model(data['x'])\n        for idx, a in enumerate(out):\n"
+                  "            keep(a[:lens[idx]].cpu())\n",
+                  "import torch\nclass Search:\n    def finish(self, i, attention):\n"
+                  "        return attention[i, :, :self.src_len[i]]\n\n    def keep(self, select):\n"
+                  "        self.src_len = self.src_len[select]\n",
+                  "import torch\ndef per_graph(x, batch):\n    n = batch[-1] + 1\n    out = []\n    for b in range(n):\n"
+                  "        out.append(x[batch == b].sum(0))\n    return out\n",
+                  "import torch\ndef step(h, x, lengths: torch.Tensor):\n    for t in range(x.size(1)):\n"
+                  "        bs = sum([n > t for n in lengths])\n        h[:bs] = h[:bs] + x[:bs, t]\n    return h\n",)
+    must_not_fire += (  # session 20 (values20b): a host list of lengths, a numpy array, a tensor of constants; a
+                        # loop to the last id that selects no segment; ``sum()`` over a list of Python numbers
+                      "import torch\ndef cut(model, sents):\n    lengths = [len(s) for s in sents]\n"
+                      "    out = model(sents)\n    return [x[:lengths[i]] for i, x in enumerate(out)]\n",
+                      "import torch\ndef cut(out):\n    sizes = torch.tensor([3, 4, 5])\n"
+                      "    return [out[i, :sizes[i]] for i in range(3)]\n",
+                      "import torch\ndef walk(x, batch):\n    for b in range(batch[-1] + 1):\n        print(x[b])\n",
+                      "import numpy as np\nimport torch\ndef walk(x, ids):\n    ids = np.asarray(ids)\n"
+                      "    for b in range(ids[-1] + 1):\n        print(x[ids == b])\n",
+                      "import torch\ndef step(h, x, lengths: list):\n    for t in range(x.size(1)):\n"
+                      "        bs = sum([n > t for n in lengths])\n        h[:bs] = h[:bs] + x[:bs, t]\n    return h\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             function = ctx.enclosing(node, FUNCTION_TYPES)
@@ -730,6 +761,9 @@ class TensorValueInShape(ValueFlow):
                 report_flow(self, node, sink, origin, ctx, args)
             return
         if sink == _LOOP_COUNT:
+            read = segment_count(node, ctx, ctx.resolver.current)
+            if read is not None:   # ``for b in range(batch[-1] + 1): m = batch == b``: the batch's sample count
+                report_flow(self, node, sink, (ELEMENT if isinstance(read, ast.Subscript) else ZERO_D, read), ctx)
             return
         if isinstance(node.func, ast.Attribute) and ctx.resolver.qualname(node.func) is None \
                 and ctx.resolver.kind_of(node.func.value) not in TENSOR_KINDS:
@@ -767,3 +801,6 @@ class TensorValueInShape(ValueFlow):
                     or paired_pick(ctx.resolver, bound, function, scope) is not None:
                 report_flow(self, node, "a slice bound", (ZERO_D, bound), ctx)
                 return
+        pick = sample_cut(node, bounds, ctx, scope)
+        if pick is not None:   # ``attn[b, :, :src_len[b]]``: the sample cut to its own length
+            report_flow(self, node, "a slice bound", (ELEMENT, pick), ctx)
