@@ -62,11 +62,13 @@ def _guards(function: ast.AST) -> dict[int, tuple[ast.stmt, ...]]:
     return found
 
 
-def _sides(test: ast.AST) -> list[ast.AST]:
+def test_sides(test: ast.AST) -> list[ast.AST]:
+    """The operands a loop or branch test compares or tests (``a < b and not c``: ``a``, ``b``, ``c``; none for
+    ``is`` / ``in`` tests)."""
     if isinstance(test, ast.BoolOp):
-        return [s for v in test.values for s in _sides(v)]
+        return [s for v in test.values for s in test_sides(v)]
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _sides(test.operand)
+        return test_sides(test.operand)
     if isinstance(test, ast.Compare):
         if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
             return []
@@ -77,7 +79,7 @@ def _sides(test: ast.AST) -> list[ast.AST]:
 def _on_data(resolver: "Resolver", test: ast.AST, scope: "Scope") -> bool:
     """The test compares or tests a tensor's value (``keep[i]``, ``score > t`` of a tensor, ``x.sum().item() > 0``)."""
     from npu_lint.analysis.configuration import from_constants
-    for side in _sides(test):
+    for side in test_sides(test):
         if resolver.kind_of_at(side, scope) in K.TENSORS and not from_constants(side, resolver, scope):
             return True
         if any(f[0] in _HOST_READS for f in resolver.flows(side, scope, sink=False)):
@@ -87,7 +89,7 @@ def _on_data(resolver: "Resolver", test: ast.AST, scope: "Scope") -> bool:
 
 def _shrinks(resolver: "Resolver", loop: ast.While, scope: "Scope") -> bool:
     """``while scores.numel() > 0:`` whose body rebinds ``scores`` to a data-dependent selection."""
-    for side in _sides(loop.test):
+    for side in test_sides(loop.test):
         measured = _measured(side)
         if measured is None:
             continue

@@ -13,24 +13,12 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.flows import HOST
 from npu_lint.analysis.index_forms import counts, first_axis_of_shape
+from npu_lint.analysis.loop_counters import test_sides
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.read_backs import host_random
 from npu_lint.rules.training_loops import trains
-
-
-def _sides(test: ast.AST) -> list[ast.AST]:
-    """The operands a ``while`` test compares or tests (``a < b and not c``: ``a``, ``b``, ``c``)."""
-    if isinstance(test, ast.BoolOp):
-        return [s for v in test.values for s in _sides(v)]
-    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
-        return _sides(test.operand)
-    if isinstance(test, ast.Compare):
-        if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
-            return []
-        return [test.left, *test.comparators]
-    return [test]
 
 
 def _rebound_in(loop: ast.While, name: str) -> list[ast.AST]:
@@ -62,7 +50,7 @@ def while_on_read_back(loop: ast.While, ctx: FileContext) -> Optional[tuple[ast.
     if ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop, ctx):
         return None
     resolver = ctx.resolver
-    for side in _sides(loop.test):
+    for side in test_sides(loop.test):
         if not isinstance(side, ast.Name) or not _rebound_in(loop, side.id):
             continue
         read = next((f[1] for f in resolver.flows(side) if f[0] == HOST and not host_random(f[1], ctx)), None)
@@ -92,7 +80,7 @@ def while_shrinking(loop: ast.While, ctx: FileContext) -> Optional[tuple[ast.AST
     if ctx.enclosing(loop, FUNCTION_TYPES) is None or trains(loop, ctx):
         return None
     resolver = ctx.resolver
-    for side in _sides(loop.test):
+    for side in test_sides(loop.test):
         measured = measured_name(side)
         if measured is None or resolver.is_host(measured):
             continue
