@@ -363,6 +363,8 @@ class NaturalSizeInputs(Rule):
         full = ctx.scratch.get("natural_full")
         if full is None:   # a reader or a tokenizer named in the file: the handoffs to helpers and entries matter
             full = ctx.scratch["natural_full"] = any(word in ctx.source for word in _READER_WORDS)
+        if not full and not _general(ctx):
+            return   # the file names only what the branches above look for (``.shape[2:]``, ``new_zeros(``)
         values = _entering(node, ctx, handoffs=full)
         if not values:
             return
@@ -493,6 +495,21 @@ def _describe(source: ast.AST) -> str:
 def _inside(source: ast.AST, function: Optional[ast.AST], ctx: FileContext) -> bool:
     """The source call sits in the same function as the sink (module level: not in a function)."""
     return ctx.enclosing_any(source, FUNCTION_TYPES) is function
+
+
+# Words of a natural-size source the general path follows besides the readers and tokenizers (resizes keeping the
+# aspect ratio, processors' original sizes, sampling): a file triggered only by the words of the window buffers and
+# original-size outputs (``.shape[2:]``, ``new_zeros(``) is left to those branches, not walked call by call.
+_GENERAL_WORDS = ("resize", "zoom", "ImageOps", ".thumbnail(", ".size[::-1]", "multinomial")
+
+
+def _general(ctx: FileContext) -> bool:
+    general = ctx.scratch.get("natural_general")
+    if general is None:
+        names = ctx.project.aspect_names() if ctx.project is not None else ()
+        general = ctx.scratch["natural_general"] = any(word in ctx.source for word in _GENERAL_WORDS) \
+            or any(name in ctx.source for name in names)
+    return general
 
 
 def _entering(node: ast.Call, ctx: FileContext,
