@@ -366,18 +366,25 @@ class StateRead(NamedTuple):
     element: int
 
 
+def storage_root(node: ast.AST) -> Optional[ast.Name]:
+    """The name an attribute or item chain is rooted at (``self`` of ``self._state["k"]``, ``cache`` of
+    ``cache[key].keys``); None for a plain name or any other root."""
+    if not isinstance(node, (ast.Attribute, ast.Subscript)):
+        return None
+    root = node
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        root = root.value
+    return root if isinstance(root, ast.Name) else None
+
+
 def kept_storage(node: ast.AST, function: ast.AST, self_name: Optional[str],
                  parameter: Optional[Callable[[str], bool]] = None) -> bool:
     """``node`` names state that outlives a call of ``function``: an attribute or item of ``self``
     (``self.cache``, ``self._state["past_keys"]``), or an item of a container the caller passes in
     (``cache[key]`` for a parameter ``cache`` of ``function`` or, ``parameter`` says, of a function around it);
     not a local name, nor an attribute of a local object."""
-    if not isinstance(node, (ast.Attribute, ast.Subscript)):
-        return False
-    root = node
-    while isinstance(root, (ast.Attribute, ast.Subscript)):
-        root = root.value
-    if not isinstance(root, ast.Name):
+    root = storage_root(node)
+    if root is None:
         return False
     if self_name is not None and root.id == self_name:
         return True

@@ -1,4 +1,5 @@
-"""Growth a caller cannot see in its own loop, for NPU408 (dynamic_growth.py). A list kept between calls, appended and joined at every call, for NPU408 (dynamic_growth.py):
+"""Growth a caller cannot see in its own loop, for NPU408 (dynamic_growth.py): a list kept between calls, appended
+and joined at every call,
 ``res = cache[key]; res.append(out); out = torch.stack(res, dim=1)`` -- a decoder's self-attention cache kept as a
 list of every step so far, one item longer at each call of the decoding loop."""
 from __future__ import annotations
@@ -7,6 +8,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.step_growth import storage_root
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -14,12 +16,8 @@ from npu_lint.rules import FUNCTION_TYPES
 def _state(value: ast.AST, functions: list[ast.AST]) -> bool:
     """``cache[key]`` / ``self.states`` / ``state.keys``: storage rooted at ``self`` or a parameter of the
     function or of one around it (a closure's ``cache``), kept by the caller between calls (not a list made here)."""
-    if not isinstance(value, (ast.Subscript, ast.Attribute)):
-        return False
-    root = value
-    while isinstance(root, (ast.Subscript, ast.Attribute)):
-        root = root.value
-    if not isinstance(root, ast.Name):
+    root = storage_root(value)
+    if root is None:
         return False
     names = {a.arg for function in functions for args in (function.args,)   # type: ignore[attr-defined]
              for a in (*args.posonlyargs, *args.args, *args.kwonlyargs)}
