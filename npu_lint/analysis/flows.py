@@ -34,7 +34,7 @@ from npu_lint.analysis.configuration import from_constants, numpy_made, passes_d
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
-from npu_lint.analysis.item_counts import counted_elements
+from npu_lint.analysis.item_counts import counted_elements, untyped
 from npu_lint.analysis.kept_reductions import kept_reduction
 from npu_lint.analysis.loop_counters import counting_test
 from npu_lint.analysis.range_bounds import range_count, range_element
@@ -265,7 +265,7 @@ class Flows:
         """A host tensor copied from a device tensor the code computed (``lengths = mask.sum(-1).cpu()``, also
         through a parameter some call of the file fills with one): its values were read back, and each one used
         as a size is a new shape on the device (a reader's tensor or a factory's is no such copy)."""
-        if depth > 4 or self.scopes is None or self.value_of(node, scope) not in ((K.HOST, K.CPU_TENSOR), None):
+        if depth > 4 or self.scopes is None or self.value_of(node, scope) not in ((K.HOST, K.CPU_TENSOR), (K.HOST, None), None):
             return False
         if isinstance(node, ast.Name):
             for binding in self.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
@@ -281,8 +281,10 @@ class Flows:
             return False
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.args:
             receiver = node.func.value
-            if node.func.attr == "cpu":
-                return self.kind_of_at(receiver, scope) in K.TENSORS and not from_constants(receiver, self, scope)
+            if node.func.attr == "cpu":   # a receiver the model cannot type (``net(x).cpu()``) is taken as a tensor
+                kind = self.kind_of_at(receiver, scope)   # too: ``.cpu()`` of no module's value (session 21)
+                return (kind in K.TENSORS or kind is None and isinstance(receiver, (ast.Call, ast.Subscript))) \
+                    and not from_constants(receiver, self, scope)
             if node.func.attr in ("long", "int", "detach", "clone", "contiguous"):
                 return self.copied_back(receiver, scope, depth + 1)
         return False
@@ -422,7 +424,9 @@ class Flows:
         if items_maximum(node) and not from_constants(node.args[0].elt, self, scope):
             return HOST, node   # ``max(ex["src_map"].max() for ex in batch)``: each comparison reads a tensor
         if isinstance(func, ast.Name) and func.id in ("max", "min", "sum") and len(node.args) == 1 and not node.keywords \
-                and self.binding(func, scope) is None and self.kind_of_at(node.args[0], scope) in K.TENSORS \
+                and self.binding(func, scope) is None and (self.kind_of_at(node.args[0], scope) in K.TENSORS or (
+                    func.id == "max" and self.kind_of_at(node.args[0], scope) is None
+                    and untyped(self, node.args[0], scope))) \
                 and not from_constants(node.args[0], self, scope):
             return ZERO_D, node   # ``max(lengths)`` of a tensor: its largest element, compared on the host (``sum``
                                   # of a tensor's slice, ``sum(g.batch_num_nodes()[a:b])``: a 0-d tensor too)

@@ -71,8 +71,9 @@ def _trivial(value: ast.AST) -> bool:
 def counted_elements(resolver, comprehension: ast.AST, scope) -> bool:
     """``[length > t for length in lengths]`` with ``lengths`` a tensor of data: one 0-d tensor per element, so
     ``sum()`` of it is a count kept in a tensor (the effective batch size of a recurrent step over sorted lengths),
-    as ``(lengths > t).sum()`` is. The element must be built from the loop's own variable; a tensor of constants
-    (``torch.tensor([...])``) is configuration."""
+    as ``(lengths > t).sum()`` is; a collection the model cannot type counts too (the lengths of the batch, unpacked
+    from a tuple the model returned: the count varies with the data either way). The element must be built from the
+    loop's own variable; a tensor of constants (``torch.tensor([...])``) and a literal list are configuration."""
     from npu_lint.analysis import kinds as K
     from npu_lint.analysis.configuration import from_constants
     if not isinstance(comprehension, (ast.ListComp, ast.GeneratorExp)) or len(comprehension.generators) != 1:
@@ -84,5 +85,18 @@ def counted_elements(resolver, comprehension: ast.AST, scope) -> bool:
     if not isinstance(element, ast.Compare) or not any(
             isinstance(n, ast.Name) and n.id == generator.target.id for n in (element.left, *element.comparators)):
         return False
-    return resolver.kind_of_at(generator.iter, scope) in K.TENSORS \
-        and not from_constants(generator.iter, resolver, scope)
+    kind = resolver.kind_of_at(generator.iter, scope)   # session 21: a collection the model cannot type (``lengths``
+    return (kind in K.TENSORS or kind is None and untyped(resolver, generator.iter, scope)) \
+        and not from_constants(generator.iter, resolver, scope)   # unpacked from a tuple parameter) counts the same
+
+
+def untyped(resolver, node: ast.AST, scope) -> bool:
+    """A name the model cannot type and the code declares nothing of: no annotated parameter (``lengths: list``
+    is a host list of lengths), no literal, no call's result."""
+    if not isinstance(node, ast.Name) or resolver.scopes is None:
+        return False
+    for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
+        if isinstance(binding.node, ast.arg) and binding.node.annotation is not None \
+                or isinstance(binding.value, (ast.List, ast.Tuple, ast.ListComp, ast.Call)):
+            return False
+    return True

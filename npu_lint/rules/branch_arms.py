@@ -32,6 +32,27 @@ def later(node: ast.AST, stop: Optional[ast.AST], ctx: FileContext) -> list[ast.
         statement = parent
 
 
+def returns_other(node: ast.If, stop: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``if not mask.any(): return None`` ... ``return mask``: the arm returns early, and a later ``return`` of the
+    function gives another value, one of them a tensor: the caller gets a tensor or not (or another shape) as the
+    data decides, although no tensor operator runs in between (session 21). The same value returned on both paths
+    (``return x`` ... ``return x``) is no change."""
+    early = node.body[-1] if node.body and isinstance(node.body[-1], ast.Return) else None
+    if early is None:
+        return False
+    first = early.value
+    for statement in later(node, stop, ctx):
+        for inner in ast.walk(statement):
+            if not isinstance(inner, ast.Return) or isinstance(inner.value, ast.Lambda):
+                continue
+            other = inner.value
+            if (first is None) == (other is None) and (first is None or ast.dump(first) == ast.dump(other)):
+                continue
+            if any(v is not None and ctx.resolver.kind_of(v) in K.TENSORS for v in (first, other)):
+                return True
+    return False
+
+
 _HOST_CALLS = frozenset({"warn", "warning", "info", "debug", "error", "exception", "log", "critical"})
 
 

@@ -7,6 +7,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.flows import DATA_SIZE
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.analysis.size_sinks import last_name
@@ -110,6 +111,10 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
             if any(resolver.kind_of(s) in K.TENSORS or read_item(s, ctx) for s in sides) \
                     or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
                 return operand
+            if any(isinstance(s, (ast.Call, ast.Subscript, ast.Name, ast.Attribute))
+                   and resolver.flow_of(s, (DATA_SIZE,)) is not None for s in sides):
+                return operand   # ``if len(consecutive) > 0:`` of ``torch.where(m)[0]``: the count of a data-dependent
+                                 # result, read back to choose the path (session 21)
             if any(_module_input_reduction(side, ctx) for side in sides) and any(
                     isinstance(side, ast.Constant) and type(side.value) in (int, float) for side in sides):
                 return operand   # ``if (mask > 0).sum() > 0:``, ``if valid.sum() == 0:`` in a module's method

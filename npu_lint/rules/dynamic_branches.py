@@ -11,7 +11,7 @@ from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.host_work import host_work
-from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, tensor_work
+from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, returns_other, tensor_work
 from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
 from npu_lint.rules.data_whiles import while_on_read_back
 from npu_lint.rules.training_loops import trains
@@ -30,7 +30,9 @@ class DataDependentSkip(Rule):
         an end token, ``if tok[0].item() == eos:`` or ``if new_id.item() in stop_ids:``, the token what a helper or
         the model returned in the loop) inside a ``for`` loop of a function, when the rest
         of the iteration still runs code: per-class or per-category loops of losses that skip the classes absent
-        from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``). Also a ``while``
+        from the batch (``if fg.sum() == 0: continue``, ``if torch.sum(mask_i) < 0.5: continue``), or the items an
+        empty data-dependent selection leaves out (``keep = m.nonzero(as_tuple=True)[0]; if keep.numel() == 0:
+        continue``). Also a ``while``
         loop that stops on a tensor's value: its test reads one (``while x.abs().max() > 1:``) or compares a name
         the loop advances from a value read back (an adaptive solver's ``while s < t_end:`` with ``s = s + h`` and
         ``h`` computed from ``float(error)``; or rebinds to a tensor: ``s = t`` with ``t = torch.maximum(t_end,
@@ -98,15 +100,6 @@ class DataDependentSkip(Rule):
         "    def __getitem__(self, i):\n        x = self.load(i)\n        for t in range(10):\n"
         "            box = torch.randint(0, 9, (2,))\n            if (box > 4).all():\n                continue\n"
         "            x = x[box[0]:]\n        return x\n",
-                     # an emptiness test of a data-dependent result (``keep.numel() == 0``, ``len(idx) == 0``): the
-                     # varying shape is the selection's own finding (NPU401/NPU402), the test adds no new one
-                     "import torch\ndef match(cls, targets, b):\n    out = []\n    for i in range(b):\n"
-                     "        keep = (targets[i] != 0).nonzero(as_tuple=True)[0]\n        if keep.numel() == 0:\n"
-                     "            continue\n        out.append(cls[i][:, targets[i][keep]].sum())\n    return out\n",
-                     "import torch\ndef bins(d, edges, k):\n    idx = []\n    for i in range(len(edges) - 1):\n"
-                     "        c = torch.where((edges[i] <= d) & (d < edges[i + 1]))[0]\n        if len(c) == 0:\n"
-                     "            continue\n        idx.append(c[torch.multinomial(torch.ones_like(c, dtype=torch.float), k)])\n"
-                     "    return torch.cat(idx)\n",
                  # the length of a Python list, no data-dependent result
                  "import torch\ndef run(groups, x):\n    out = []\n    for g in groups:\n        if len(g) == 0:\n"
                  "            continue\n        out.append(x[g].sum())\n    return out\n",
@@ -164,6 +157,17 @@ class DataDependentSkip(Rule):
                       "        if v in stop:\n            break\n        print(torch.zeros(i))\n")
 
     while_message = "while {test}: stops on a tensor's value ({origin}, line {line}): a host sync per iteration, and the number of operators the step runs changes with the data on NPU; run a fixed number of iterations and freeze the finished ones with a mask"
+
+    must_fire += (  # session 21 (values21): an emptiness test of a data-dependent result (``keep.numel() == 0``,
+                    # ``len(c) == 0``) reads the count back and skips the rest of the iteration (was left to the
+                    # selection's own finding, on another line)
+        "import torch\ndef match(cls, targets, b):\n    out = []\n    for i in range(b):\n"
+        "        keep = (targets[i] != 0).nonzero(as_tuple=True)[0]\n        if keep.numel() == 0:\n"
+        "            continue\n        out.append(cls[i][:, targets[i][keep]].sum())\n    return out\n",
+        "import torch\ndef bins(d, edges, k):\n    idx = []\n    for i in range(len(edges) - 1):\n"
+        "        c = torch.where((edges[i] <= d) & (d < edges[i + 1]))[0]\n        if len(c) == 0:\n"
+        "            continue\n        idx.append(c[torch.multinomial(torch.ones_like(c, dtype=torch.float), k)])\n"
+        "    return torch.cat(idx)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
@@ -233,7 +237,8 @@ class DataDependentBranch(Rule):
         with a host index: ``if update_required[idx]:``; a whole reduction of a parameter of an ``nn.Module``'s method the
         model cannot type: ``if mask.any():``, ``if (mask > 0).sum() > 0:`` in ``forward``) when an arm runs tensor operators (or the backward pass
         or optimizer step; or hands the tested tensor to a call: ``self.endpointer.detect(segments=segs)``), or the function
-        runs them after an early ``return`` the test decides. Also an accept/reject step inside a loop: arms that
+        runs them after an early ``return`` the test decides, or returns another value there than later
+        (``if not mask.any(): return None`` ... ``return mask``: the caller gets a tensor or not). Also an accept/reject step inside a loop: arms that
         only rebind names the loop reads in its tensor operators (``if error_ratio <= 1: t, y = t + dt, y_new``,
         ``accept = err <= 1`` with ``err`` a tensor, ``accept = False`` elsewhere, then ``if accept:``); and a
         conditional expression whose arms differ in tensor operators (``loss = ce(x, y) if num_fg > 0 else 0``) or
@@ -242,6 +247,8 @@ class DataDependentBranch(Rule):
         A branch on a flag is also reported where the function made the flag from a tensor's value (``has_eos =
         torch.any(trg == eos).item()``, ``periodic = bool(torch.any(cell != 0))``): the line the data is read
         back at and first picks the path, once per such line (a numerical guard's flag is left alone).
+        The count of a data-dependent result tested (``if len(idx) == 0:`` of ``idx = mask.nonzero()``, ``if
+        keep.numel() > 0:``, ``if len(consecutive) > 0:`` of ``torch.where(m)[0]``) reads a value of the data too.
         Left alone: tests of shapes, dtypes, devices or Python values, of tensors the code fixes (a tensor of the
         items' shapes, ``torch.tensor([1] * n)``: the semantic model's ``configured``), a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
@@ -413,12 +420,6 @@ class DataDependentBranch(Rule):
                      "import torch\ndef shift(trg: torch.Tensor, has_eos: bool):\n    return trg[:, :-1] if has_eos else trg\n",
                      "import torch\nclass Head(torch.nn.Module):\n    def __init__(self, w: torch.Tensor):\n"
                      "        super().__init__()\n        self.w = w[:, :-1] if w.any().item() else w\n",
-                     # an emptiness test of a data-dependent result (``keep.numel() == 0``, ``len(idx) == 0``): the
-                     # varying shape is the selection's own finding (NPU401/NPU402), the test adds no new one
-                     "import torch\ndef triplets(labels, m, d):\n    idx = torch.nonzero(m.any(1) & d.any(1)).squeeze(1)\n"
-                     "    if len(idx) == 0:\n        return labels.new_zeros(0)\n    return labels[idx] * 2\n",
-                     "import torch\ndef reduce(losses, low):\n    losses = losses[losses > low]\n    n = len(losses)\n"
-                     "    if n >= 1:\n        return torch.mean(losses)\n    return losses.sum() * 0\n",
                  # the same test outside a module's method (a helper of unknown inputs, perhaps numpy); a module's
                  # input that only raises
                  "import torch\ndef stats(x, mask):\n    if mask.any():\n        x = torch.as_tensor(x) * 2\n    return x\n",
@@ -427,8 +428,6 @@ class DataDependentBranch(Rule):
 
                  # a data-dependent count compared with a threshold other than emptiness (host statistics);
                  # an empty selection that only raises
-                 "import torch\ndef rho(y):\n    y = y[~torch.isnan(y)]\n    if len(y) < 3:\n"
-                 "        return torch.tensor(0.0)\n    return (y[1:] * y[:-1]).sum()\n",
                  "import torch\ndef windows(c):\n    idx = torch.nonzero(c).squeeze(-1)\n    if idx.numel() == 0:\n"
                  "        raise ValueError('no windows')\n    return idx\n",
 # a tensor of the items' shapes: the same for every batch of the same sizes, no data read
@@ -532,6 +531,29 @@ class DataDependentBranch(Rule):
 
     state_message = "if {test}: picks the state ({names}) the loop at line {loop} runs on next from a tensor's value (accept/reject): a host sync per iteration, and the number of iterations follows the data on NPU; run a fixed number of steps and select with torch.where(accept, new, old)"
 
+    # session 21 (values21): the count of a data-dependent result tested (``len(idx) == 0``, ``keep.numel() == 0``,
+    # ``len(y) < 3``): the data picks the path (was left to the selection's own finding, on another line)
+    must_fire += ("import torch\ndef triplets(labels, m, d):\n    idx = torch.nonzero(m.any(1) & d.any(1)).squeeze(1)\n"
+                  "    if len(idx) == 0:\n        return labels.new_zeros(0)\n    return labels[idx] * 2\n",
+                  "import torch\ndef reduce(losses, low):\n    losses = losses[losses > low]\n    n = len(losses)\n"
+                  "    if n >= 1:\n        return torch.mean(losses)\n    return losses.sum() * 0\n",
+                  "import torch\ndef rho(y):\n    y = y[~torch.isnan(y)]\n    if len(y) < 3:\n"
+                  "        return torch.tensor(0.0)\n    return (y[1:] * y[:-1]).sum()\n",
+                  "import torch\ndef segs(tokens: torch.Tensor, begin: int):\n    ts = tokens.ge(begin)\n"
+                  "    cons = torch.where(ts[:-1] & ts[1:])[0]\n    out = []\n    if len(cons) > 0:\n"
+                  "        out.append(tokens[cons])\n    else:\n        out.append(tokens)\n    return out\n")
+    must_not_fire += ("import torch\ndef f(x: torch.Tensor):\n    if len(x) == 0:\n        return x.new_zeros(1)\n"
+                      "    return x.sum()\n",)
+    # session 21 (values21): an early return on a tensor's value, the function returning another value later
+    must_fire += ("import torch\ndef silence(loud: torch.Tensor, thr: float):\n    mask = loud > thr\n"
+                  "    if not mask.any():\n        return None\n    return mask\n",
+                  "import torch\ndef pick(x: torch.Tensor):\n    if (x > 0).all():\n        return x\n"
+                  "    return x[1:]\n")
+    must_not_fire += ("import torch\ndef same(x: torch.Tensor):\n    if x.sum() > 0:\n        return x\n    return x\n",
+                      "import torch\ndef guard(x: torch.Tensor):\n    if torch.isnan(x).any():\n        return None\n"
+                      "    return x\n",
+                      "import torch\ndef flag(x: torch.Tensor, n):\n    if n > 3:\n        return None\n    return x\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -563,6 +585,9 @@ class DataDependentBranch(Rule):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
         if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test)
                    or hands_tested(statement, test, ctx) for statement in arms):
+            if returns_other(node, function, ctx):   # ``if not mask.any(): return None`` ... ``return mask``
+                ctx.report(node, self.return_message.format(test=f"if {short_source(test, 40)}:"))
+                return
             carried = carried_state(node, ctx)
             if carried is not None:   # an accept/reject step: the arms pick the state the next iteration runs on
                 ctx.report(node, self.state_message.format(test=short_source(test, 40), names=", ".join(carried[0]),
@@ -570,6 +595,8 @@ class DataDependentBranch(Rule):
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
         self._report_reads(node, ctx)
+
+    return_message = "{test} returns early on a tensor's value, and the function returns another value later: what the caller gets (a tensor or not, which shape) changes with the data, after a host sync on NPU; return one value of a fixed shape and carry the test as a tensor mask"
 
     read_message = "{name} = {value} reads a tensor's value that the branch at line {line} tests: a host sync, and the operators the step runs change with the batch on NPU; keep the flag a tensor and select with torch.where or a mask"
 

@@ -41,7 +41,9 @@ class TensorValueInShape(ValueFlow):
         tensor iterated over or picked in a loop, ``lengths[i]``, the ``batch_sizes`` of a PackedSequence (what
         torch's packing returns, a parameter annotated or tested ``isinstance(seq, PackedSequence)``: ``x,
         batch_sizes, _, _ = seq``, then ``for bs in batch_sizes: h[:bs]`` or ``torch.zeros(batch_sizes[0], n)``;
-        the steps of a recurrent cell run by hand), what a function of another module of the project
+        the steps of a recurrent cell run by hand; the largest of a collection the model cannot type and the code
+        declares nothing of, ``range(max(lengths))`` with ``lengths`` unpacked from a tuple the model returned, and
+        the count ``sum([n > t for n in lengths])`` of one: session 21), what a function of another module of the project
         returns of them (``n = count_fg(mask)`` with ``return int(mask.sum())``: its ``size_read`` fact), and the
         length of a result whose shape depends on the data: ``labels.unique().size(0)``, ``len(x[mask])``,
         ``len(keep[:k])`` of an NMS, ``idx.shape[0]`` of ``mask.nonzero()``, ``len(inds[0])`` of ``inds =
@@ -114,7 +116,8 @@ class TensorValueInShape(ValueFlow):
         of the observed values with ``topk(int(mask.sum() * ratio))``): it runs on the host, in the loader's workers. A name given where an index tensor goes
         (``scatter_add(y, idx_m, dim_size=maxm)``, ``y.index_add(0, idx_m, v)``) is a tensor: ``maxm =
         int(idx_m[-1]) + 1`` reads the segment count of the batch back.
-        The elements of a host copy of a device tensor (``lengths = mask.sum(-1).cpu()``, also passed to a
+        The elements of a host copy of a device tensor (``lengths = mask.sum(-1).cpu()``, ``net(x).cpu()`` of a
+        value the model cannot type: ``.cpu()`` is a tensor's move, also passed to a
         helper, ``for i, n in enumerate(lengths): x[i, :n]``) are values read back too; a reader's host tensor
         (``torch.from_numpy(arr)``) is not.
         Fill values, dtypes and the input of a resize are no sizes; numpy arrays are no NPU shapes; a value
@@ -710,6 +713,30 @@ class TensorValueInShape(ValueFlow):
                       "    for b in range(ids[-1] + 1):\n        print(x[ids == b])\n",
                       "import torch\ndef step(h, x, lengths: list):\n    for t in range(x.size(1)):\n"
                       "        bs = sum([n > t for n in lengths])\n        h[:bs] = h[:bs] + x[:bs, t]\n    return h\n",)
+
+    must_fire += (  # session 21 (values21): ``.cpu()`` of a value the model cannot type (a network's output) is a
+                    # host copy of device values: its elements, or its ``.numpy()``, as sizes
+        "import torch\ndef crops(net, img):\n    b = net(img).cpu().numpy()\n    out = []\n"
+        "    for k in range(b.shape[0]):\n        out.append(img[:, b[k, 1]:b[k, 3]].mean())\n    return out\n",
+        "import torch\ndef cut(net, x):\n    lengths = net(x).cpu()\n    for i, n in enumerate(lengths):\n"
+        "        x[i, :n] = 0\n    return x\n")
+    must_fire += (  # session 21: the effective batch of a step counted over lengths unpacked from a tuple the model
+                    # returned (a collection the model cannot type)
+        "import torch\ndef viterbi(features_tuple, scores):\n    features, lengths, trans = features_tuple\n"
+        "    for t in range(features.size(1)):\n        bt = sum([n > t for n in lengths])\n"
+        "        scores[:bt] = scores[:bt] + features[:bt, t]\n    return scores\n",
+        "import torch\ndef viterbi(features_tuple, scores):\n    features, lengths, trans = features_tuple\n"
+        "    for t in range(max(lengths)):\n        scores[:, t] = features[:, t]\n    return scores\n")
+    must_not_fire += (  # ... not over a literal list, a declared list of ints, nor a setting's attribute
+        "import torch\ndef f(x, t):\n    b = sum([n > t for n in [3, 2, 1]])\n    return x[:b]\n",
+        "import torch\nfrom typing import List\ndef f(x, t, lengths: List[int]):\n    b = sum([n > t for n in lengths])\n"
+        "    return x[:b]\n",
+        "import torch\ndef f(x, t, cfg):\n    b = sum([n > t for n in cfg.sizes])\n    return x[:b]\n",
+        "import torch\ndef g(x, sizes: list):\n    return x[:max(sizes)]\n",
+        "import torch\ndef g(x, cfg):\n    sizes = [cfg.a, cfg.b]\n    return x[:max(sizes)]\n")
+    must_not_fire += (  # ... not a tensor of constants, nor a module moved to the host
+        "import torch\ndef f(x):\n    b = torch.tensor([2, 4]).cpu().numpy()\n    return x[:, :b[0]]\n",
+        "import torch\ndef f(net, x, n: int):\n    m = net.cpu()\n    return m(x)[:n]\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
