@@ -249,7 +249,9 @@ class DataDependentBranch(Rule):
         back at and first picks the path, once per such line (a numerical guard's flag is left alone).
         The count of a data-dependent result tested (``if len(idx) == 0:`` of ``idx = mask.nonzero()``, ``if
         keep.numel() > 0:``, ``if len(consecutive) > 0:`` of ``torch.where(m)[0]``) reads a value of the data too.
-        Left alone: tests of shapes, dtypes, devices or Python values, of tensors the code fixes (a tensor of the
+        Left alone: a count compared with a bound whose arm fills the rows up to that bound (``if num_det <
+        max_det: dets = torch.cat([dets, torch.zeros((max_det - num_det, 6))])``: one shape on both paths); tests
+        of shapes, dtypes, devices or Python values, of tensors the code fixes (a tensor of the
         items' shapes, ``torch.tensor([1] * n)``: the semantic model's ``configured``), a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
         whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update), arms that
@@ -543,7 +545,11 @@ class DataDependentBranch(Rule):
                   "    cons = torch.where(ts[:-1] & ts[1:])[0]\n    out = []\n    if len(cons) > 0:\n"
                   "        out.append(tokens[cons])\n    else:\n        out.append(tokens)\n    return out\n")
     must_not_fire += ("import torch\ndef f(x: torch.Tensor):\n    if len(x) == 0:\n        return x.new_zeros(1)\n"
-                      "    return x.sum()\n",)
+                      "    return x.sum()\n",
+                      # the arm pads the rows up to the bound the test compares with: one shape on both paths
+                      "import torch\ndef out(dets: torch.Tensor, scores: torch.Tensor, max_det: int):\n"
+                      "    idx = (scores > 0.5).nonzero()\n    num = len(idx)\n    if num < max_det:\n"
+                      "        dets = torch.cat([dets, torch.zeros((max_det - num, 6))], dim=0)\n    return dets\n")
     # session 21 (values21): an early return on a tensor's value, the function returning another value later
     must_fire += ("import torch\ndef silence(loud: torch.Tensor, thr: float):\n    mask = loud > thr\n"
                   "    if not mask.any():\n        return None\n    return mask\n",
@@ -574,7 +580,7 @@ class DataDependentBranch(Rule):
         if node.body and isinstance(node.body[-1], ast.Raise) and not node.orelse:
             return   # an error path: what it computes for the message runs once, before the raise
         test = tensor_test(node.test, ctx, bare_names=False)
-        if test is None:
+        if test is None or _pads_to_bound(node):
             return
         function = ctx.enclosing(node, FUNCTION_TYPES)
         arms = node.body + node.orelse
@@ -642,6 +648,19 @@ class DataDependentBranch(Rule):
         if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)) or _cuts_arm(node, ctx):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))
             self._report_reads(node, ctx)
+
+
+def _pads_to_bound(node: ast.If) -> bool:
+    """``if num_det < max_det: dets = torch.cat([dets, torch.zeros((max_det - num_det, 6))])``: the arm fills the rows
+    up to the bound the test compares with, so both paths end with the bound's shape (session 21)."""
+    test = node.test
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1 or node.orelse \
+            or not isinstance(test.ops[0], (ast.Lt, ast.LtE, ast.Gt, ast.GtE)):
+        return False
+    low, high = (test.left, test.comparators[0]) if isinstance(test.ops[0], (ast.Lt, ast.LtE)) \
+        else (test.comparators[0], test.left)
+    fill = ast.dump(ast.BinOp(left=high, op=ast.Sub(), right=low))
+    return any(isinstance(n, ast.BinOp) and ast.dump(n) == fill for s in node.body for n in ast.walk(s))
 
 
 def _both_arms_work(node: ast.If, ctx: FileContext) -> bool:
