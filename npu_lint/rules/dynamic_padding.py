@@ -457,6 +457,30 @@ class PadToBatchMax(ValueFlow):
         "    for t in per:\n        t += [0] * (int(lengths.max()) - len(t))\n    return per\n",
         "import torch\ndef f(per, k):\n    for t in per:\n        t += [0] * (k - len(t))\n    return per\n")
 
+    # session 21 (padmax21): the maximum of a stack or tensor of the items' sizes (``.max(0)`` along an axis,
+    # ``torch.max(torch.stack([...]).float())``), read back from a name (``int(m)``, ``int(m[0])`` of
+    # ``.max(0).values``), and ``max(lens)`` of lengths compared with positions (the lengths-to-mask idiom)
+    must_fire += ("import torch\ndef batch(images):\n"
+                  "    m = torch.max(torch.stack([torch.tensor(img.shape[1]) for img in images]).to(torch.float32))\n"
+                  "    return images[0].new_zeros(len(images), int(m))\n",
+                  "import torch\ndef batch(images, fill):\n"
+                  "    m = torch.stack([torch.tensor(img.shape[-2:]) for img in images]).max(0).values\n"
+                  "    return images[0].new_full((len(images), 3, int(m[0]), int(m[1])), fill)\n",
+                  "import numpy as np\nimport torch\ndef batch(images):\n"
+                  "    m = np.stack([img.shape[-2:] for img in images], 0).max(0)\n"
+                  "    return torch.zeros(len(images), 3, int(m[0]), int(m[1]))\n",
+                  "import torch\ndef length_to_mask(lens):\n    lens = torch.tensor(lens, dtype=torch.long)\n"
+                  "    max_len = max(lens)\n    base = torch.arange(max_len).expand(len(lens), max_len)\n"
+                  "    return base < lens.unsqueeze(1)\n")
+    must_not_fire += (  # a maximum of a tensor of values, not of sizes; a maximum of lengths never compared with
+        # positions; the largest of a stack of scores
+        "import torch\ndef f(scores):\n    m = torch.stack([s.max() for s in scores]).max(0).values\n"
+        "    return torch.zeros(4, 4) * m\n",
+        "import torch\ndef f(lens):\n    lens = torch.tensor(lens)\n    m = max(lens)\n"
+        "    return torch.zeros(4, 4), m\n",
+        "import torch\ndef f(feats):\n    m = torch.max(torch.stack([f.mean() for f in feats]))\n"
+        "    return torch.zeros(4, int(m))\n")
+
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]

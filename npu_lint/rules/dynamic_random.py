@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import ast
 
+from npu_lint.analysis.cycled_sizes import cycled_size
 from npu_lint.analysis.data_tensors import data_root
 from npu_lint.analysis.flows import RANDOM
 from npu_lint.analysis.kinds import DATASET, TENSORS
 from npu_lint.analysis.size_sinks import RESIZE as _RESIZE, RESIZE_NAMES as _RESIZE_NAMES
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.context import FileContext
+from npu_lint.rules import short_source
 from npu_lint.rules.value_flow import ValueFlow, origin_text
 
 
@@ -45,9 +47,10 @@ class RandomInputSize(ValueFlow):
 
     code = "NPU404"
     name = "random-input-size"
-    triggers = ("random",)
+    triggers = ("random", "% len(")
     kinds = (RANDOM,)
     message = "{sink} resizes to a random size ({origin}, line {line}): every new input size recompiles the network on NPU; use fixed sizes or size buckets"
+    cycled_message = "{sink} resizes to a size picked per step from a list of sizes ({origin}, line {line}): each size of the list compiles the network again on NPU, and alternating sizes keeps the graphs cycling; train at one size, or bucket batches by size and warm every size up once"
     slice_message = "a slice bound drawn at random ({origin}, line {line}): the region has a new shape per draw, its operators compile again on NPU; keep the full shape and blend with a mask of the region (torch.where)"
     must_fire = ("import random\nimport torch.nn.functional as F\nsz = random.randrange(320, 640, 32)\n"
                  "imgs = F.interpolate(imgs, size=(sz, sz))\n",
@@ -74,8 +77,20 @@ class RandomInputSize(ValueFlow):
                  "        self.rng = np.random.default_rng(seed)\n    def __call__(self, imgs):\n"
                  "        s = int(self.rng.choice([320, 416, 512]))\n        return F.interpolate(imgs, size=(s, s))\n",
                  "import numpy as np\nimport torch.nn.functional as F\ndef f(imgs):\n    rng = np.random.RandomState(0)\n"
-                 "    return F.interpolate(imgs, scale_factor=rng.uniform(0.5, 1.5))\n")
-    must_not_fire = ("import random\nimport torch.nn.functional as F\nimgs = F.interpolate(imgs, size=(640, 640))\n",
+                 "    return F.interpolate(imgs, scale_factor=rng.uniform(0.5, 1.5))\n",
+                 # session 21: a size list cycled through by the step, or indexed by a draw
+                 "import torch.nn.functional as F\nSIZES = [320, 416, 512, 608]\ndef step(model, imgs, it):\n"
+                 "    size = SIZES[it // 10 % len(SIZES)]\n    return model(F.interpolate(imgs, size=(size, size)))\n",
+                 "import numpy as np\nimport torch.nn.functional as F\nclass Trainer:\n    def step(self, imgs):\n"
+                 "        s = self.scales[np.random.randint(len(self.scales))]\n"
+                 "        return F.interpolate(imgs, scale_factor=s)\n")
+    must_not_fire = (  # session 21: test-time scales looped over; a list of features indexed by the step
+                     "import torch.nn.functional as F\ndef tta(model, x, scales):\n    outs = []\n"
+                     "    for i in range(len(scales)):\n        outs.append(model(F.interpolate(x, scale_factor=scales[i])))\n"
+                     "    return outs\n",
+                     "import torch\nimport torch.nn.functional as F\ndef f(x, feats: torch.Tensor, step):\n"
+                     "    return F.interpolate(x, size=(640, 640)), feats[step % len(feats)]\n",
+                     "import random\nimport torch.nn.functional as F\nimgs = F.interpolate(imgs, size=(640, 640))\n",
                      "import random\nimport torch.nn.functional as F\nif random.random() < 0.5:\n    x = x.flip(-1)\n"
                      "y = F.interpolate(x, scale_factor=2)\n",
                      # a random choice of the input, not of its size
@@ -127,6 +142,11 @@ class RandomInputSize(ValueFlow):
         if origin is not None:
             sink = name.rsplit(".", 1)[-1] + "()"
             ctx.report(node, self.message.format(sink=sink, origin=origin_text(origin), line=origin[1].lineno), name)
+            return
+        picked = cycled_size(ctx.resolver, args, ctx.resolver.current)
+        if picked is not None:
+            ctx.report(node, self.cycled_message.format(sink=name.rsplit(".", 1)[-1] + "()",
+                                                        origin=short_source(picked, 50), line=picked.lineno), name)
 
 
 def _per_sample(ctx: FileContext) -> bool:
