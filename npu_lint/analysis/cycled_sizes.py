@@ -8,7 +8,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.scopes import Scope
+from npu_lint.analysis.scopes import VALUE, Scope
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -75,3 +75,37 @@ def _stepping(resolver: "Resolver", index: ast.AST, listed: ast.AST, scope: Scop
             if "random" in func and any(w in func.rsplit(".", 1)[-1] for w in _RANDOM_WORDS):
                 return True
     return False
+
+
+# torch's draws (``torch.rand(2)``): a value the flows read back as a tensor's (NPU403's), but a draw all the same.
+_TORCH_DRAWS = frozenset({"torch.rand", "torch.randint", "torch.randn", "torch.rand_like", "torch.randint_like",
+                          "torch.empty.uniform_", "torch.distributions.Uniform"})
+
+
+def torch_drawn(resolver: "Resolver", args: list[ast.AST], scope: Scope, depth: int = 0) -> Optional[ast.Call]:
+    """The ``torch.rand(...)`` a size argument is computed from (``r = lo + (hi - lo) * torch.rand(2)``, ``new_w =
+    int(w * r[0])``), through the names bound in the function (three steps), else None."""
+    for arg in args:
+        for node in walk(arg):
+            if isinstance(node, ast.Call) and resolver.qualname(node.func, scope) in _TORCH_DRAWS:
+                return node
+            if isinstance(node, ast.Name) and depth < 3:
+                value = _bound_element(resolver, node, scope)
+                if value is not None:
+                    found = torch_drawn(resolver, [value], scope, depth + 1)
+                    if found is not None:
+                        return found
+    return None
+
+
+def _bound_element(resolver: "Resolver", name: ast.Name, scope: Scope) -> Optional[ast.AST]:
+    """The value ``name`` is bound to, also an element of a tuple unpacked (``nh, nw = int(h * r[0]), ...``)."""
+    binding = resolver.binding(name, scope)
+    if binding is None or binding.tag != VALUE or not isinstance(binding.value, ast.AST):
+        return None
+    if not binding.path:
+        return binding.value
+    if len(binding.path) == 1 and isinstance(binding.value, (ast.Tuple, ast.List)) \
+            and binding.path[0] < len(binding.value.elts):
+        return binding.value.elts[binding.path[0]]
+    return None

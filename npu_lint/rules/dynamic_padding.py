@@ -73,7 +73,10 @@ class PadToBatchMax(ValueFlow):
         seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
-        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
+        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``),
+        by the largest of a stack or tensor of the items' sizes (``torch.stack([...]).max(0).values``,
+        ``torch.max(torch.stack([img.shape[1] for img in images]).float())``, read back as ``int(m)``), or by
+        ``max(lens)`` of lengths the function compares with positions (``arange(m) < lens.unsqueeze(1)``)
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
         way (directly or through another helper), and of the methods of a project class that do
         (``self.padding2d(rows)``: the method defined in this file or on a base class in another module; or of
