@@ -19,7 +19,9 @@ from npu_lint.rules.value_flow import ValueFlow, origin_text
 
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _PAD_PACKED = "torch.nn.utils.rnn.pad_packed_sequence"   # pads to the longest of the batch unless total_length=
-_COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
+_COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification",
+              # session 21: the language-modeling collators pad the examples to the longest with the tokenizer
+              "DataCollatorForLanguageModeling", "DataCollatorForWholeWordMask", "DataCollatorForMultipleChoice")
 _F_PAD = "torch.nn.functional.pad"
 # Library calls that pad each item to the longest of the batch (of the processes) unless given a size:
 # ``nt.to_padded_tensor(0.0)`` / ``torch.nested.to_padded_tensor(nt, 0.0)`` without ``output_size``, and
@@ -70,7 +72,7 @@ class PadToBatchMax(ValueFlow):
         keyword only text encoders take -- ``return_tensors``, ``truncation``, ``max_length`` -- or a callee
         named for it: ``self.tokenizer(...)``, ``processor(...)``; a layer built with a "same padding" flag,
         ``ConvBlock(c, padding=True)``, or a record's ``padding`` field is none), Hugging Face ``DataCollatorWithPadding`` (and the
-        seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
+        seq2seq, token-classification, language-modeling, whole-word-mask and multiple-choice collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``),
@@ -153,7 +155,7 @@ class PadToBatchMax(ValueFlow):
     name = "pad-to-batch-max"
     node_types = (ast.Call, ast.Subscript, ast.BinOp)
     triggers = ("pad_sequence", "pad_packed_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
-                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes")   # the names a running maximum kept by hand goes by
+                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes", "DataCollatorFor")   # the names a running maximum kept by hand goes by
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
@@ -463,6 +465,10 @@ class PadToBatchMax(ValueFlow):
     # session 21 (padmax21): the maximum of a stack or tensor of the items' sizes (``.max(0)`` along an axis,
     # ``torch.max(torch.stack([...]).float())``), read back from a name (``int(m)``, ``int(m[0])`` of
     # ``.max(0).values``), and ``max(lens)`` of lengths compared with positions (the lengths-to-mask idiom)
+    must_fire += ("from transformers import DataCollatorForLanguageModeling\n"
+                  "collate = DataCollatorForLanguageModeling(tokenizer, mlm=True, mlm_probability=0.15)\n",)
+    must_not_fire += ("from transformers import DataCollatorWithFlattening, default_data_collator\n"
+                      "a = DataCollatorWithFlattening()\nb = default_data_collator\n",)
     must_fire += ("import torch\ndef batch(images):\n"
                   "    m = torch.max(torch.stack([torch.tensor(img.shape[1]) for img in images]).to(torch.float32))\n"
                   "    return images[0].new_zeros(len(images), int(m))\n",
