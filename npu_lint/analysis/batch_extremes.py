@@ -44,6 +44,12 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
             or _first_of_sorted(resolver, node, scope) or _ranks_maximum(resolver, node, scope) \
             or _read_of_kept_maximum(resolver, node, scope):
         return True
+    if isinstance(node.func, ast.Name) and node.func.id == "sorted" and len(node.args) == 1 \
+            and all(kw.arg == "reverse" for kw in node.keywords):
+        # ``sorted(len(s) for s in batch)[-1]``: an order statistic of the items' lengths (session 21; a flow
+        # reaches the call through the subscript picking from it)
+        items = node.args[0]
+        return _lengths(resolver, items, scope) if isinstance(items, ast.Name) else _item_lengths(items)
     node = _unwrapped(node)     # ``torch.max(lengths).item()``, ``int(np.max(lengths))``
     last = _last_name(node.func)
     if not (("max" in last.lower() and "argmax" not in last.lower())   # ``_max_by_axis``, not ``np.argmax``

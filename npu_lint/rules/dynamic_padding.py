@@ -78,7 +78,8 @@ class PadToBatchMax(ValueFlow):
         (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``),
         by the largest of a stack or tensor of the items' sizes (``torch.stack([...]).max(0).values``,
         ``torch.max(torch.stack([img.shape[1] for img in images]).float())``, read back as ``int(m)``), or by
-        ``max(lens)`` of lengths the function compares with positions (``arange(m) < lens.unsqueeze(1)``)
+        ``max(lens)`` of lengths the function compares with positions (``arange(m) < lens.unsqueeze(1)``), or
+        an order statistic of the items' lengths (``sorted(len(s) for s in batch)[-1]``)
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
         way (directly or through another helper), and of the methods of a project class that do
         (``self.padding2d(rows)``: the method defined in this file or on a base class in another module; or of
@@ -155,7 +156,7 @@ class PadToBatchMax(ValueFlow):
     name = "pad-to-batch-max"
     node_types = (ast.Call, ast.Subscript, ast.BinOp)
     triggers = ("pad_sequence", "pad_packed_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
-                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes", "DataCollatorFor")   # the names a running maximum kept by hand goes by
+                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes", "DataCollatorFor", "sorted(")   # the names a running maximum kept by hand goes by
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
@@ -465,6 +466,13 @@ class PadToBatchMax(ValueFlow):
     # session 21 (padmax21): the maximum of a stack or tensor of the items' sizes (``.max(0)`` along an axis,
     # ``torch.max(torch.stack([...]).float())``), read back from a name (``int(m)``, ``int(m[0])`` of
     # ``.max(0).values``), and ``max(lens)`` of lengths compared with positions (the lengths-to-mask idiom)
+    must_fire += ("import torch\ndef collate(batch):\n    m = sorted(len(b) for b in batch)[-1]\n"
+                  "    return torch.zeros(len(batch), m)\n",
+                  "import torch\ndef collate(batch):\n    lens = [len(b) for b in batch]\n"
+                  "    m = sorted(lens, reverse=True)[0]\n    return torch.zeros(len(batch), m)\n")
+    must_not_fire += ("import torch\ndef f(batch):\n    for n in sorted(len(b) for b in batch):\n        print(n)\n"
+                      "    return torch.zeros(len(batch), 64)\n",
+                      "import torch\ndef f(names):\n    first = sorted(names)[0]\n    return torch.zeros(4, len(first))\n")
     must_fire += ("from transformers import DataCollatorForLanguageModeling\n"
                   "collate = DataCollatorForLanguageModeling(tokenizer, mlm=True, mlm_probability=0.15)\n",)
     must_not_fire += ("from transformers import DataCollatorWithFlattening, default_data_collator\n"
