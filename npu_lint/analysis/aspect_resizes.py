@@ -243,6 +243,41 @@ def returns_aspect_resize(resolver: "Resolver", function: ast.AST) -> bool:
     return False
 
 
+_CANVASES = frozenset({"zeros", "ones", "full", "empty"})
+
+
+def canvas_of_resize(resolver: "Resolver", name: ast.Name, scope: Optional[Scope]) -> Optional[ast.AST]:
+    """``resized = np.zeros((h32, w32, c))`` then ``resized[:h, :w] = proc`` with ``proc`` resized keeping its aspect
+    ratio, the canvas sized by names its function computes (the resized size rounded up to a stride: CRAFT's
+    ``resize_aspect_ratio``): the canvas has the input's own size too; the resize is returned. A canvas of a size
+    given to the function (a letterbox to ``(size, size)``) or of constants is fixed (session 21)."""
+    function = scope.node if scope is not None else None
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    made = resolver.bound_value(name, scope)
+    if not (isinstance(made, ast.Call) and isinstance(made.func, ast.Attribute) and made.func.attr in _CANVASES
+            and made.args):
+        return None
+    params = {a.arg for a in function.args.args + function.args.kwonlyargs}
+    local = [n for n in walk(made.args[0]) if isinstance(n, ast.Name) and n.id not in params]
+    if not local or not all(_assigned_in(function, n.id) for n in local):
+        return None
+    from npu_lint.analysis.natural_sizes import natural_source
+    for node in walk(function):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
+                and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == name.id \
+                and isinstance(node.value, ast.Name):
+            found = natural_source(resolver, node.value, scope, 1)
+            if found is not None and ASPECT in found[1]:
+                return found[0]
+    return None
+
+
+def _assigned_in(function: ast.AST, name: str) -> bool:
+    """``name`` is assigned in ``function`` (``h32 = h`` then ``h32 = h + ...`` under a test)."""
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store) for n in walk(function))
+
+
 def _lines(resolver: "Resolver") -> list[str]:
     """The module's lines, split once per file."""
     kept = getattr(resolver, "_npu_aspect_lines", None)

@@ -41,8 +41,15 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     ``_max_by_axis([list(img.shape) for img in images])``, or the running maximum ``m = max(m, len(s))``
     in a loop over the items."""
     if _longest_by_key(node) or _max_of_lengths(resolver, node, scope) or _kept_longest(resolver, node, scope) \
-            or _first_of_sorted(resolver, node, scope) or _ranks_maximum(resolver, node, scope):
+            or _first_of_sorted(resolver, node, scope) or _ranks_maximum(resolver, node, scope) \
+            or _read_of_kept_maximum(resolver, node, scope):
         return True
+    if isinstance(node.func, ast.Name) and node.func.id == "sorted" and len(node.args) == 1 \
+            and all(kw.arg == "reverse" for kw in node.keywords):
+        # ``sorted(len(s) for s in batch)[-1]``: an order statistic of the items' lengths (session 21; a flow
+        # reaches the call through the subscript picking from it)
+        items = node.args[0]
+        return _lengths(resolver, items, scope) if isinstance(items, ast.Name) else _item_lengths(items)
     node = _unwrapped(node)     # ``torch.max(lengths).item()``, ``int(np.max(lengths))``
     last = _last_name(node.func)
     if not (("max" in last.lower() and "argmax" not in last.lower())   # ``_max_by_axis``, not ``np.argmax``
@@ -54,11 +61,17 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
         args = [args[0].value]   # ``max(*span_counts, 1)``: the longest, at least a floor
     elif len(args) == 1 and isinstance(args[0], ast.Starred):
         args = [args[0].value]   # ``min(*[x.shape[0] for x in data])``: the items spread as arguments
+    if len(args) == 2 and last != "max" and last != "min" and isinstance(args[1], ast.Constant):
+        args = args[:1]   # ``torch.max(sizes, 0)``, ``np.max(shapes, 0)``: the largest along an axis
     if len(args) == 1:
         items = args[0]
         if isinstance(items, ast.Name):
-            return _lengths(resolver, items, scope)
-        return _item_lengths(items)
+            return _lengths(resolver, items, scope) or (
+                last == "max" and isinstance(node.func, ast.Name) and _position_lengths(resolver, items, scope))
+        made = _made_tensor(items)   # ``torch.max(torch.stack([img.shape[i] for img in images]))``
+        if made is not items and isinstance(made, ast.Name):
+            return _lengths(resolver, made, scope)
+        return _item_lengths(made)
     if last not in ("max", "min") or not isinstance(node.func, ast.Name) or len(node.args) != 2:
         return False
     carried = [a for a in node.args if isinstance(a, ast.Name) and any(
@@ -68,6 +81,30 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
 
 
 _UNWRAP = frozenset({"int", "item"})
+
+
+def _read_of_kept_maximum(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+    """``int(m)`` / ``m.item()`` / ``int(m[0])`` of a name bound in the function to a batch maximum kept as a
+    tensor (``m = torch.max(torch.stack([img.shape[1] for img in images]).float())``, ``m = torch.stack([...])
+    .max(0).values``): the read is the longest item, not some other value of a tensor (session 21)."""
+    if not (_last_name(node.func) in _UNWRAP and not node.keywords):
+        return False
+    inner = node.func.value if isinstance(node.func, ast.Attribute) and not node.args else node.args[0] \
+        if isinstance(node.func, ast.Name) and len(node.args) == 1 else None
+    while isinstance(inner, ast.Subscript) and isinstance(inner.slice, ast.Constant):
+        inner = inner.value     # ``m[0]``: the longest along the first axis
+    if not isinstance(inner, ast.Name):
+        return False
+    bound = resolver.bound_value(inner, scope)
+    while isinstance(bound, (ast.Attribute, ast.Subscript)) and (
+            (isinstance(bound, ast.Attribute) and bound.attr == "values")
+            or (isinstance(bound, ast.Subscript) and isinstance(bound.slice, ast.Constant))):
+        bound = bound.value     # ``.max(0).values``, ``.max(0)[0]``
+    if not isinstance(bound, ast.Call) or _last_name(bound.func) in _UNWRAP:
+        return False
+    return _max_of_lengths(resolver, bound, scope) or (
+        "max" in _last_name(bound.func) and _last_name(bound.func) != "argmax" and len(bound.args) == 1
+        and not isinstance(bound.args[0], ast.Name) and _item_lengths(_made_tensor(bound.args[0])))
 _REDUCERS = frozenset({"all_reduce", "all_reduce_multigpu"})
 
 
@@ -155,11 +192,19 @@ def _max_of_lengths(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
             return False
         node = inner
     func = node.func
-    if not (isinstance(func, ast.Attribute) and func.attr in ("max", "amax", "min", "amin") and not node.args
-            and all(kw.arg in ("axis", "dim") for kw in node.keywords)):
+    if not (isinstance(func, ast.Attribute) and func.attr in ("max", "amax", "min", "amin") and _axis_only(node)):
         return False
     items = _made_tensor(func.value)   # ``np.array(shapes).max(axis=0)``: the largest along each axis
-    return isinstance(items, ast.Name) and _lengths(resolver, items, scope)
+    if isinstance(items, ast.Name):
+        return _lengths(resolver, items, scope)
+    return func.value is not items and _item_lengths(items)   # ``torch.tensor([len(s) for s in b]).max()``
+
+
+def _axis_only(node: ast.Call) -> bool:
+    """No argument but an axis: ``.max()``, ``.max(0)``, ``.max(dim=0)``, ``.max(axis=0)`` (session 21)."""
+    return (len(node.args) <= 1 and all(isinstance(a, ast.Constant) and isinstance(a.value, int)
+                                        for a in node.args)
+            and all(kw.arg in ("axis", "dim") for kw in node.keywords))
 
 
 _KEEP_AXES = frozenset({"unsqueeze", "view", "reshape", "to", "long", "int", "expand_as", "expand"})
@@ -280,11 +325,25 @@ def _zipped_shapes(node: ast.AST) -> bool:
             and _item_lengths(node.args[0].value))
 
 
+_CONVERTS = frozenset({"to", "float", "long", "int", "double", "cpu", "numpy"})
+
+
 def _made_tensor(node: ast.AST) -> ast.AST:
     """``[len(s) for s in batch]`` of ``torch.tensor([len(s) for s in batch])`` / ``np.array(...)`` /
-    ``list(map(len, batch))``."""
+    ``list(map(len, batch))``; also (session 21) of a stack (``torch.stack([...])``, ``np.stack(shapes, 0)``) and
+    through the conversions around it (``torch.stack([...]).to(torch.float32)``)."""
+    for _ in range(3):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _CONVERTS \
+                and isinstance(node.func.value, ast.Call):
+            node = node.func.value
+        else:
+            break
     if isinstance(node, ast.Call) and _last_name(node.func) in ("tensor", "as_tensor", "LongTensor", "array",
                                                                  "asarray", "list", "tuple") and len(node.args) == 1:
+        return node.args[0]
+    if isinstance(node, ast.Call) and _last_name(node.func) in ("stack", "vstack") and node.args \
+            and all(isinstance(a, ast.Constant) for a in node.args[1:]) \
+            and all(kw.arg in ("axis", "dim") for kw in node.keywords):
         return node.args[0]
     return node
 
@@ -474,7 +533,7 @@ def _measured(element: ast.AST, bound: set[str], depth: int) -> bool:
         if isinstance(element.op, ast.Sub):   # ``len(line) - len(line.lstrip())``: a difference is an offset
             return _measured(element.left, bound, depth + 1) and not _measured(element.right, bound, depth + 1)
         return _measured(element.left, bound, depth + 1) or _measured(element.right, bound, depth + 1)
-    if isinstance(element, ast.Call) and isinstance(element.func, ast.Name) and element.func.id in ("list", "tuple") \
+    if isinstance(element, ast.Call) and _last_name(element.func) in ("list", "tuple", "tensor", "as_tensor") \
             and len(element.args) == 1:
         element = element.args[0]
     measured = None

@@ -25,7 +25,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, own_size_resize, thumbnail_before
+from npu_lint.analysis.aspect_resizes import ASPECT, aspect_resize, canvas_of_resize, own_size_resize, thumbnail_before
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import DEF, LOOP, PARAM, VALUE, Scope
 from npu_lint.analysis.summaries import return_statements
@@ -109,6 +109,10 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
                                    binding.path[0] if binding.path else None, parameter=parameter)
             if found is not None:
                 return found
+        if parameter is None and depth <= 2:
+            resize = canvas_of_resize(resolver, node, scope)
+            if resize is not None:   # an aspect-kept resize pasted on a canvas of its rounded-up size
+                return resize, ASPECT
         return None
     if isinstance(node, ast.List) and element is None and len(node.elts) == 1 \
             and not isinstance(node.elts[0], ast.Starred):    # ``[input_ids]``: one row of the ids, a batch axis

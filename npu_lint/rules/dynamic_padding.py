@@ -19,7 +19,9 @@ from npu_lint.rules.value_flow import ValueFlow, origin_text
 
 _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _PAD_PACKED = "torch.nn.utils.rnn.pad_packed_sequence"   # pads to the longest of the batch unless total_length=
-_COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification")
+_COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification",
+              # session 21: the language-modeling collators pad the examples to the longest with the tokenizer
+              "DataCollatorForLanguageModeling", "DataCollatorForWholeWordMask", "DataCollatorForMultipleChoice")
 _F_PAD = "torch.nn.functional.pad"
 # Library calls that pad each item to the longest of the batch (of the processes) unless given a size:
 # ``nt.to_padded_tensor(0.0)`` / ``torch.nested.to_padded_tensor(nt, 0.0)`` without ``output_size``, and
@@ -70,10 +72,14 @@ class PadToBatchMax(ValueFlow):
         keyword only text encoders take -- ``return_tensors``, ``truncation``, ``max_length`` -- or a callee
         named for it: ``self.tokenizer(...)``, ``processor(...)``; a layer built with a "same padding" flag,
         ``ConvBlock(c, padding=True)``, or a record's ``padding`` field is none), Hugging Face ``DataCollatorWithPadding`` (and the
-        seq2seq and token-classification collators) without ``padding="max_length"``, and tensors sized
+        seq2seq, token-classification, language-modeling, whole-word-mask and multiple-choice collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
-        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``)
+        (``max_size = _max_by_axis([list(img.shape) for img in images])``, then ``torch.zeros(batch_shape)``),
+        by the largest of a stack or tensor of the items' sizes (``torch.stack([...]).max(0).values``,
+        ``torch.max(torch.stack([img.shape[1] for img in images]).float())``, read back as ``int(m)``), or by
+        ``max(lens)`` of lengths the function compares with positions (``arange(m) < lens.unsqueeze(1)``), or
+        an order statistic of the items' lengths (``sorted(len(s) for s in batch)[-1]``)
         or returned by one of the file's own functions; and the calls of the file's own helpers that pad that
         way (directly or through another helper), and of the methods of a project class that do
         (``self.padding2d(rows)``: the method defined in this file or on a base class in another module; or of
@@ -150,7 +156,7 @@ class PadToBatchMax(ValueFlow):
     name = "pad-to-batch-max"
     node_types = (ast.Call, ast.Subscript, ast.BinOp)
     triggers = ("pad_sequence", "pad_packed_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
-                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes")   # the names a running maximum kept by hand goes by
+                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes", "DataCollatorFor", "sorted(")   # the names a running maximum kept by hand goes by
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
@@ -456,6 +462,41 @@ class PadToBatchMax(ValueFlow):
         "import numpy as np\nimport torch\ndef f(per, lengths):\n    lengths = np.array(lengths)\n"
         "    for t in per:\n        t += [0] * (int(lengths.max()) - len(t))\n    return per\n",
         "import torch\ndef f(per, k):\n    for t in per:\n        t += [0] * (k - len(t))\n    return per\n")
+
+    # session 21 (padmax21): the maximum of a stack or tensor of the items' sizes (``.max(0)`` along an axis,
+    # ``torch.max(torch.stack([...]).float())``), read back from a name (``int(m)``, ``int(m[0])`` of
+    # ``.max(0).values``), and ``max(lens)`` of lengths compared with positions (the lengths-to-mask idiom)
+    must_fire += ("import torch\ndef collate(batch):\n    m = sorted(len(b) for b in batch)[-1]\n"
+                  "    return torch.zeros(len(batch), m)\n",
+                  "import torch\ndef collate(batch):\n    lens = [len(b) for b in batch]\n"
+                  "    m = sorted(lens, reverse=True)[0]\n    return torch.zeros(len(batch), m)\n")
+    must_not_fire += ("import torch\ndef f(batch):\n    for n in sorted(len(b) for b in batch):\n        print(n)\n"
+                      "    return torch.zeros(len(batch), 64)\n",
+                      "import torch\ndef f(names):\n    first = sorted(names)[0]\n    return torch.zeros(4, len(first))\n")
+    must_fire += ("from transformers import DataCollatorForLanguageModeling\n"
+                  "collate = DataCollatorForLanguageModeling(tokenizer, mlm=True, mlm_probability=0.15)\n",)
+    must_not_fire += ("from transformers import DataCollatorWithFlattening, default_data_collator\n"
+                      "a = DataCollatorWithFlattening()\nb = default_data_collator\n",)
+    must_fire += ("import torch\ndef batch(images):\n"
+                  "    m = torch.max(torch.stack([torch.tensor(img.shape[1]) for img in images]).to(torch.float32))\n"
+                  "    return images[0].new_zeros(len(images), int(m))\n",
+                  "import torch\ndef batch(images, fill):\n"
+                  "    m = torch.stack([torch.tensor(img.shape[-2:]) for img in images]).max(0).values\n"
+                  "    return images[0].new_full((len(images), 3, int(m[0]), int(m[1])), fill)\n",
+                  "import numpy as np\nimport torch\ndef batch(images):\n"
+                  "    m = np.stack([img.shape[-2:] for img in images], 0).max(0)\n"
+                  "    return torch.zeros(len(images), 3, int(m[0]), int(m[1]))\n",
+                  "import torch\ndef length_to_mask(lens):\n    lens = torch.tensor(lens, dtype=torch.long)\n"
+                  "    max_len = max(lens)\n    base = torch.arange(max_len).expand(len(lens), max_len)\n"
+                  "    return base < lens.unsqueeze(1)\n")
+    must_not_fire += (  # a maximum of a tensor of values, not of sizes; a maximum of lengths never compared with
+        # positions; the largest of a stack of scores
+        "import torch\ndef f(scores):\n    m = torch.stack([s.max() for s in scores]).max(0).values\n"
+        "    return torch.zeros(4, 4) * m\n",
+        "import torch\ndef f(lens):\n    lens = torch.tensor(lens)\n    m = max(lens)\n"
+        "    return torch.zeros(4, 4), m\n",
+        "import torch\ndef f(feats):\n    m = torch.max(torch.stack([f.mean() for f in feats]))\n"
+        "    return torch.zeros(4, int(m))\n")
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""

@@ -331,6 +331,16 @@ class NaturalSizeInputs(Rule):
         "import random\nimport torch.nn.functional as F\nclass Jitter:\n    def __call__(self, imgs):\n"
         "        sz = random.choice([320, 416, 512])\n        sf = sz / max(imgs.shape[2:])\n"
         "        return F.interpolate(imgs, scale_factor=sf)\n")
+    # session 21 (padmax21): an aspect-kept resize pasted on a canvas of its own size rounded up to a stride (CRAFT's
+    # resize_aspect_ratio); a letterbox on a canvas of a size given to the function stays fixed
+    _CANVAS = ("import cv2\nimport numpy as np\nimport torch\ndef resize_keep(img, long_size):\n"
+               "    h, w, c = img.shape\n    r = long_size / max(h, w)\n    th, tw = int(h * r), int(w * r)\n"
+               "    proc = cv2.resize(img, (tw, th))\n    th32, tw32 = th + (32 - th % 32), tw + (32 - tw % 32)\n"
+               "    {canvas}\n    out[0:th, 0:tw, :] = proc\n    return out, r\n"
+               "def predict(net: torch.nn.Module, image):\n    x, r = resize_keep(image, 1280)\n"
+               "    x = torch.from_numpy(x).permute(2, 0, 1).unsqueeze(0).cuda()\n    return net(x)\n")
+    must_fire += (_CANVAS.format(canvas="out = np.zeros((th32, tw32, c), dtype=np.float32)"),)
+    must_not_fire += (_CANVAS.format(canvas="out = np.zeros((long_size, long_size, 3), dtype=np.float32)"),)
     must_fire += (  # session 20 (natural20b): a sliding-window predictor's buffers of the whole input
         "import torch\nclass Predictor:\n    def sliding(self, data: torch.Tensor, slicers):\n"
         "        logits = torch.zeros((self.heads, *data.shape[1:]), dtype=torch.half)\n"
