@@ -22,7 +22,7 @@ from npu_lint.rules import FUNCTION_TYPES, short_source
 _LOADER = "torch.utils.data.DataLoader"
 _TRAINING_CODE = frozenset({"NPU406"})
 _TEST_PARTS = ("test", "tests", "testing", "test_utils", "conftest")
-_HOOK_ENDS = ("loader", "loaders")
+_HOOKS = frozenset({"test_dataloader", "test_step", "test_epoch_end"})   # Lightning's, not pytest's
 _MESSAGE = ("{what}, its last batch is smaller: one more set of shapes to compile on NPU; the cheapest static "
             "alternative: drop_last=True for training, or pad the last batch to the batch size for evaluation")
 
@@ -34,7 +34,7 @@ def test_code(node: ast.AST, ctx: FileContext) -> bool:
         return True
     function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     while function is not None:
-        if function.name.startswith("test_") and not function.name.endswith(_HOOK_ENDS):
+        if function.name.startswith("test_") and function.name not in _HOOKS:
             return True     # a pytest function (not Lightning's ``test_dataloader`` hook)
         function = ctx.enclosing(function, (ast.FunctionDef, ast.AsyncFunctionDef))
     return False
