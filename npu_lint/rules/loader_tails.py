@@ -116,10 +116,24 @@ def _callers_drop(node: ast.Call, ctx: FileContext) -> bool:
         for call, _, _ in sites)
 
 
+def _judged_at_its_calls(node: ast.Call, ctx: FileContext) -> bool:
+    """A helper of the file whose loader takes its batch size, ``shuffle``, ``sampler`` or ``drop_last`` from its
+    parameters, and whose calls in the file are judged as loaders with what they pass: one finding per call, none
+    at the helper (``build_loader(ds, 4, False)`` reported where it is called)."""
+    from npu_lint.rules.loader_escapes import _judged_at_calls   # (that module builds on the loader rules)
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return False
+    parameters = {a.arg for a in (*function.args.posonlyargs, *function.args.args, *function.args.kwonlyargs)}
+    return any(isinstance(kw.value, ast.Name) and kw.value.id in parameters for kw in node.keywords
+               if kw.arg in ("batch_size", "shuffle", "drop_last", "sampler")) and _judged_at_calls(function, ctx)
+
+
 def report_tail(node: ast.Call, keywords: Optional[dict], ctx: FileContext) -> None:
     """Report the loader built at ``node`` (its keywords read, or None when a ``**`` spread of unknown content
     builds it) unless the analysis proves its last batch full."""
-    if test_code(node, ctx) or _first_batch_only(node, ctx) or _callers_drop(node, ctx):
+    if test_code(node, ctx) or _first_batch_only(node, ctx) or _callers_drop(node, ctx) \
+            or _judged_at_its_calls(node, ctx):
         return
     if keywords is None:
         if any(kw.arg == "batch_sampler" for kw in node.keywords):
@@ -137,7 +151,13 @@ def report_tail(node: ast.Call, keywords: Optional[dict], ctx: FileContext) -> N
     drop_last = keywords.get("drop_last")
     if drop_last is not None and _known_true(drop_last, node, ctx):
         return
-    if drop_last is not None and not (isinstance(drop_last, ast.Constant) and drop_last.value is False):
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    scope = scopes.scope_of(function) if function is not None and scopes is not None else None
+    if drop_last is not None and default_constant(drop_last, scope, scopes, ctx.resolver) is False:
+        what = (f"this DataLoader's drop_last={short_source(drop_last, 30)} is False by default: unless a caller "
+                f"sets it, or len(dataset) is a multiple of batch_size={size}")
+    elif drop_last is not None and not (isinstance(drop_last, ast.Constant) and drop_last.value is False):
         what = (f"this DataLoader's drop_last={short_source(drop_last, 30)} is not known to be True (its last batch "
                 f"depends on that value): when it is false and len(dataset) is no multiple of batch_size={size}")
     else:
