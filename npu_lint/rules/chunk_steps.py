@@ -93,6 +93,19 @@ def clipped_size(name: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     return None
 
 
+def _named_range(source: ast.AST, ctx: FileContext) -> ast.AST:
+    """``batch_range = range(0, n, bs)`` then ``for start in batch_range``: the ``range`` the name is bound to (one
+    binding); ``source`` otherwise."""
+    if not isinstance(source, ast.Name):
+        return source
+    binding = ctx.resolver.binding(source)
+    value = getattr(binding, "value", None) if binding is not None and binding.tag == VALUE and not binding.path \
+        else None
+    if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "range":
+        return value
+    return source
+
+
 def stepping_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.For]:
     """The ``for index in range(start, stop, step)`` loop around ``node`` (``trange(start, stop, step)`` too)."""
     loop = ctx.enclosing(node, (ast.For, *_DEFS, ast.Lambda))
@@ -498,3 +511,28 @@ def tail_skipped(loop: ast.AST, index: str, step: ast.AST, stop: ast.AST) -> boo
         if wanted <= parts and any(isinstance(n, ast.Name) and n.id == index for n in walk(test)):
             return True
     return False
+
+
+# Host-side builtins a piece may be handed to without any shape reaching the device.
+_COLLECTING = frozenset({"append", "extend", "insert", "add", "put", "put_nowait"})
+_HOST_CALLS = frozenset({"len", "print", "str", "repr", "isinstance", "type", "id", "hash", "bool", "list", "tuple"})
+
+
+def computed_pieces(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """The broad form of :func:`fed_pieces`: the first call a loop (or comprehension) over ``node``'s pieces makes
+    with a piece, whatever the callee (``self._compute_jacobian(batch)``, ``captum.attribute(inputs=batch)``,
+    ``batch.to(device)``): every piece is computed on, the last one in its own shape. Host builtins (``len``,
+    ``print``) are no computation."""
+    for target, body in loops_over(node, ctx):
+        names = derived(body, {n.id for n in walk(target) if isinstance(n, ast.Name)})
+        for statement in body:
+            for call in walk(statement) if statement is not None else ():
+                if not isinstance(call, ast.Call) or (isinstance(call.func, ast.Name) and call.func.id in _HOST_CALLS) \
+                        or (isinstance(call.func, ast.Attribute) and call.func.attr in _COLLECTING):
+                    continue    # a host builtin, or the piece only collected (``outs.append(p)``)
+                operands = [*call.args, *(kw.value for kw in call.keywords)]
+                if isinstance(call.func, ast.Attribute):
+                    operands.append(call.func.value)
+                if any(isinstance(n, ast.Name) and n.id in names for operand in operands for n in walk(operand)):
+                    return call
+    return None

@@ -16,6 +16,7 @@ from npu_lint.rules.loader_attributes import attribute_loader_call
 from npu_lint.rules.loader_kwargs import batched_keywords, none_on_some_path
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches, parsed_trainer_arguments,
                                            short_batch_sampler)
+from npu_lint.rules.loader_tails import test_code
 from npu_lint.rules.loader_subclasses import (parameters_of, passed_arguments, substituted, super_init_keywords,
                                              super_loader_call)
 from npu_lint.rules.training_loops import trains, trains_through_helper
@@ -316,6 +317,9 @@ class LoaderWithoutDropLast(Rule):
                  "        super().__init__(dataset=dataset, batch_size=batch_size, shuffle=shuffle,\n"
                  "                         batch_sampler=batch_sampler, **kwargs)\n")
     must_not_fire = (
+        # a pytest function's loader (test code: it trains nothing)
+        "import torch\nfrom torch.utils.data import DataLoader\ndef test_train_loader(ds):\n"
+        "    loader = DataLoader(ds, batch_size=8, shuffle=True)\n    assert len(list(loader)) == 2\n",
         # a batch_sampler parameter the caller must give (no default): the sampler decides the batches
         "import torch\nfrom torch.utils.data import DataLoader\nclass AtomsLoader(DataLoader):\n"
         "    def __init__(self, dataset, batch_sampler, shuffle=False, **kwargs):\n"
@@ -481,6 +485,8 @@ class LoaderWithoutDropLast(Rule):
             self._check_loop(node, ctx)
             return
         assert isinstance(node, ast.Call)
+        if test_code(node, ctx):
+            return      # a test module or pytest function: its loaders test the code, they train nothing
         qualname = ctx.resolver.qualname(node.func)
         if qualname in TRAINER_ARGUMENTS:
             if keeps_short_batches(node, ctx):

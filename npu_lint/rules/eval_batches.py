@@ -22,6 +22,7 @@ from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADE
 from npu_lint.rules.loader_escapes import _judged_at_calls, escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
+from npu_lint.rules.loader_tails import report_tail, test_code
 from npu_lint.rules.training_loops import trains, trains_through_helper
 from npu_lint.rules.value_flow import FAMILY
 
@@ -145,6 +146,16 @@ class ShortLastEvalBatch(Rule):
         return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # the broad path (loader_tails.py): a loader kept for later whose use the file does not show, a
+        # module-level loader, a drop_last the configuration decides, a loader built from a spread of unknown content
+        "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def register(self, loader):\n"
+        "        self.loaders.append(loader)\n    def setup(self, ds):\n"
+        "        self.register(DataLoader(ds, batch_size=8))\n",
+        "import torch\nfrom torch.utils.data import DataLoader\nval_loader = DataLoader(ds, batch_size=32)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\n"
+        "loader = DataLoader(ds, batch_size=32, drop_last=args.drop_last)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, cfg):\n"
+        "    return DataLoader(ds, **cfg.loader_kwargs)\n",
         # PyG's neighbor loader (a DataLoader subclass, rule_tables/library_classes.tsv) of a user's batch size
         "import torch\nfrom torch_geometric.loader import NeighborLoader\n"
         "def score(model, data, k, bs):\n    model.eval()\n"
@@ -332,6 +343,18 @@ class ShortLastEvalBatch(Rule):
         "    def _create_data_loader(self, factory, **kwargs):\n"
         "        return DataLoader(dataset=Instances(factory), **kwargs)\n")
     must_not_fire = (
+        # the broad path stays silent where the last batch is proven full: drop_last known True (a default, a size
+        # guard), one batch drawn through a named iterator, test code, a batch sampler given through the spread
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, drop_last=True):\n"
+        "    return DataLoader(ds, batch_size=bs, drop_last=drop_last)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs):\n"
+        "    return DataLoader(ds, batch_size=bs, drop_last=len(ds) > bs)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef first(ds):\n"
+        "    loader = DataLoader(ds, batch_size=16)\n    it = iter(loader)\n    return next(it)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef test_loader_shapes(ds):\n"
+        "    loader = DataLoader(ds, batch_size=4)\n    keep = [loader]\n    assert len(keep) == 1\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, cfg):\n"
+        "    return DataLoader(ds, batch_sampler=cfg.sampler, **cfg.loader_kwargs)\n",
         # the factory's callers in the file pass drop_last through its **kwargs
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "def create_dataloader(dataset, batch_size, **kwargs):\n"
@@ -395,9 +418,6 @@ class ShortLastEvalBatch(Rule):
         # kept in the function, counted, or handed to the file's own function that keeps it; batches of one
         "import torch\nfrom torch.utils.data import DataLoader\ndef steps(ds):\n"
         "    return len(DataLoader(ds, batch_size=8))\n",
-        "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def register(self, loader):\n"
-        "        self.loaders.append(loader)\n    def setup(self, ds):\n"
-        "        self.register(DataLoader(ds, batch_size=8))\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds):\n"
         "    return DataLoader(ds, batch_size=1)\n",
         "import torch\nfrom torch.utils.data import DataLoader\nclass DM:\n"
@@ -424,7 +444,6 @@ class ShortLastEvalBatch(Rule):
         "    loader = DataLoader(ds, batch_size=8, drop_last=True)\n    with torch.no_grad():\n"
         "        for x in loader:\n            model(x)\n",
         # a loader nobody iterates with a model in the file; one iterated without a model
-        "import torch\nfrom torch.utils.data import DataLoader\nval_loader = DataLoader(ds, batch_size=32)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef stats(ds):\n"
         "    loader = DataLoader(ds, batch_size=32)\n    total = 0\n    for x in loader:\n        total += len(x)\n",
         "import torch\nfrom torch.utils.data import DataLoader\ndef sizes(ds, model: torch.nn.Module):\n"
@@ -437,8 +456,6 @@ class ShortLastEvalBatch(Rule):
         "    return DataLoader(ds, batch_size=bs, drop_last=drop_last)\ndef run(ds, model):\n"
         "    loader = make_loader(ds, 32, drop_last=True)\n    with torch.no_grad():\n        for x in loader:\n"
         "            model(x)\n",
-        "import torch\nfrom torch.utils.data import DataLoader\n"
-        "loader = DataLoader(ds, batch_size=32, drop_last=args.drop_last)\n",
         # a training loader (NPU406's), a distributed sampler's drop_last, a test helper that is no loader
         "import torch\nfrom torch.utils.data import DataLoader\n"
         "loader = DataLoader(ds, batch_size=32, shuffle=True, drop_last=False)\n",
@@ -475,8 +492,11 @@ class ShortLastEvalBatch(Rule):
                 if _constant(explicit) is False:
                     self._other_builder(node, ctx)
                 return
+        raw = keywords
         keywords = batched_keywords(node, keywords, ctx)
         if keywords is None:
+            if "batch_sampler" not in raw and (None in raw or any(isinstance(a, ast.Starred) for a in node.args)):
+                report_tail(node, None, ctx)    # a spread of unknown content builds it: the broad path
             return
         batch_size = keywords.get("batch_size", _DEFAULT_BATCH_SIZE)
         if _constant(batch_size) in (1, None) or whole_batches(keywords, ctx) \
@@ -484,7 +504,8 @@ class ShortLastEvalBatch(Rule):
             return
         drop_last = keywords.get("drop_last")
         if drop_last is not None and _constant(drop_last) is not False and _default(drop_last, node, ctx) is not False:
-            return      # ``drop_last=True`` or computed: the author (or the caller) decides
+            report_tail(node, keywords, ctx)    # computed: reported unless known True (its message names it)
+            return
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
                 or (_shuffle_flag(node, keywords.get("shuffle"), ctx) is not None and not drops_when_shuffled(keywords)) \
                 or _mode_choice(keywords) is not None \
@@ -495,7 +516,7 @@ class ShortLastEvalBatch(Rule):
             return      # trained on: NPU406
         if _constant(explicit) is False:
             if loops and not any(_feeds_model(loop, function, ctx) for loop, function in loops):
-                return      # iterated here for statistics (a dataset's mean), never by a model
+                return      # iterated here for statistics (a dataset's mean), never by a model or the device
             ctx.report(node, self.message.format(what="this loader keeps its short last batch (drop_last=False)"),
                        _LOADER)
             return
@@ -515,10 +536,14 @@ class ShortLastEvalBatch(Rule):
             escape(node, ctx) if not loops else None
         if where is None and not loops and _keeps_batches(node, ctx):
             where = "not iterated here"   # iterated elsewhere (a caller, a trainer): its batches are cut the same
+        if where is not None and test_code(node, ctx):
+            return      # a pytest function's loader: it tests the code, it trains or serves nothing
         if where is not None:   # iterated elsewhere: its batches are cut the same there
             ctx.report(node, self.message.format(what=f"this DataLoader ({where}) has no drop_last=True"
                                                       f"{_by_default(keywords, node, ctx)}, wherever it is iterated"),
                        _LOADER)
+        elif not loops:
+            report_tail(node, keywords, ctx)    # kept, but no proof of its use: the broad path
 
     def _other_builder(self, node: ast.Call, ctx: FileContext) -> None:
         """``dls.new(..., drop_last=False)``, ``BatchSampler(..., drop_last=False)``, ``dict(batch_size=8, ...,

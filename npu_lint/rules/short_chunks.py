@@ -7,13 +7,14 @@ from typing import Optional
 
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
+from npu_lint.rules.iterator_batches import iterator_chunk
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batchers, library_batches, listed_range, own_batch_join, section_pieces,
                                         served_batches, sliced_batches, stage_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_pieces import rounded_chunks
 from npu_lint.rules.chunk_counts import bound_element, clip_bound, filled_chunk, rounded_up, scaled, scaled_end
-from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, stepping_loop, data_length, derived, fed_pieces, length_expr,
+from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, stepping_loop, data_length, derived, fed_pieces, computed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
                                         permuted_length, tail_skipped, while_counter, whole_chunks)
 from npu_lint.rules.size_groups import grouped_sizes
@@ -378,7 +379,7 @@ class ShortLastChunk(Rule):
     name = "short-last-chunk"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript, ast.If)
-    triggers = ("min(", "range(", "split(", "chunk(", "yield", "append(", "_split(", "islice(", "while ") \
+    triggers = ("min(", "range(", "split(", "chunk(", "yield", "append(", "_split(", "islice(", "while ", "__next__") \
         + tuple(sorted({api.rpartition(".")[2] + "(" for api in library_batchers()}))
 
     @staticmethod
@@ -387,7 +388,21 @@ class ShortLastChunk(Rule):
         return project.batcher_names()
 
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# the positions of each chunk made a tensor, the end clipped to a total the caller sets
+    must_fire = (# a custom iterator's ``__next__`` serving batch ``i`` of its data until a count rounded up
+                 "import torch\nclass It:\n    def __init__(self, x, bs):\n        self.x, self.bs = x, bs\n"
+                 "        self.n_batches = -(-len(x) // bs)\n        self.current = 0\n    def __next__(self):\n"
+                 "        if self.current == self.n_batches:\n            raise StopIteration\n"
+                 "        i = self.current\n        self.current += 1\n"
+                 "        return self.x[i * self.bs:(i + 1) * self.bs]\n",
+                 # the positions of each chunk, the starts walked through a name bound to the range
+                 "import torch\ndef f(model, x, bs, dev):\n    batch_range = range(0, len(x), bs)\n"
+                 "    for s in batch_range:\n        e = min(s + bs, len(x))\n"
+                 "        model(torch.arange(s, e).to(dev))\n",
+                 # pieces of one size handed to any computation (not only a model): the broad path
+                 "import torch\nclass Attr:\n    def run(self, x: torch.Tensor, bs):\n        out = []\n"
+                 "        for piece in torch.split(x, bs):\n            out.append(self._jacobian(piece))\n"
+                 "        return out\n",
+                 # the positions of each chunk made a tensor, the end clipped to a total the caller sets
                  "import torch\ndef slices(total, size, device):\n    for start in range(0, total, size):\n"
                  "        yield torch.arange(start=start, end=min(start + size, total), device=device)\n",
                  # a list of paths cut in batches, one clip loaded per path into a list joined into a tensor
@@ -598,7 +613,14 @@ class ShortLastChunk(Rule):
         "        super().__init__()\n        self.vbs = vbs\n        self.bn = torch.nn.BatchNorm1d(d)\n"
         "    def forward(self, x):\n        chunks = x.chunk(int(np.ceil(x.shape[0] / self.vbs)), 0)\n"
         "        return torch.cat([self.bn(c) for c in chunks], dim=0)\n",)
-    must_not_fire = (
+    must_not_fire = (# an iterator stopping at a count of whole batches (its tail never served); pieces only counted
+                     "import torch\nclass It:\n    def __init__(self, x, bs):\n        self.x, self.bs = x, bs\n"
+                     "        self.n_batches = len(x) // bs\n        self.current = 0\n    def __next__(self):\n"
+                     "        if self.current >= self.n_batches:\n            raise StopIteration\n"
+                     "        i = self.current\n        self.current += 1\n"
+                     "        return self.x[i * self.bs:(i + 1) * self.bs]\n",
+                     "import torch\ndef sizes(x: torch.Tensor, bs):\n    return [len(p) for p in torch.split(x, bs)]\n",
+
         # a count left clipped at the step that only divides or counts (gradient accumulation's last group)
         "import torch\ndef accum(model, n, every):\n    for start in range(0, n, every):\n"
         "        k = min(n - start, every)\n        for j in range(k):\n            print(j)\n"
@@ -960,6 +982,12 @@ class ShortLastChunk(Rule):
                 continue
             found = self._range_loop(node, index, ctx, counts=True)
             if found is None:
+                count = iterator_chunk(node, index, step, ctx) if start is None else None
+                if count is not None:   # a custom iterator's ``__next__`` serving batch ``i`` until ``count``
+                    what = (f"{ast.unparse(node)[:40]} served by __next__ until {count} (not a count of whole "
+                            f"batches of {short_source(step)})")
+                    ctx.report(node, self.message.format(what=what), "x[i * bs:(i + 1) * bs]")
+                    return
                 continue
             call, loop = found
             bound = clip_bound(bounds.upper, start if relative else index, step, ctx, relative)
@@ -1005,9 +1033,12 @@ class ShortLastChunk(Rule):
         """``for piece in x.split(bs): model(piece)``: the last piece is shorter unless ``bs`` divides the length."""
         found = split_pieces(node, ctx) or rounded_chunks(node, ctx)
         model = fed_pieces(node, ctx) if found is not None else None
+        verb = "feeds"
+        if found is not None and model is None:   # the broad path: any computation on every piece
+            model, verb = computed_pieces(node, ctx), "hands"
         if found is None or model is None:
             return
-        what = f"{short_source(node, 30)} feeds {short_source(model.func, 20)} pieces of {short_source(found[1], 20)}"
+        what = f"{short_source(node, 30)} {verb} {short_source(model.func, 20)} pieces of {short_source(found[1], 20)}"
         ctx.report(node, self.message.format(what=what), "x.split(step)")
 
     def _sized(self, node: ast.Call, ctx: FileContext) -> None:
@@ -1068,13 +1099,14 @@ class ShortLastChunk(Rule):
         end = node.args[1] if len(node.args) > 1 else keywords.get("end")
         if not isinstance(start, ast.Name) or end is None:
             return
-        loop = stepping_loop(node, start.id, ctx)
-        if loop is None or not clipped_to_stop(end, start.id, loop.iter.args[1], ctx):   # type: ignore
+        found = self._range_loop(node, start.id, ctx)   # ``for start in range(0, n, bs)``, or a name bound to it
+        stop = found[0].args[1] if found is not None else None
+        if stop is None or not clipped_to_stop(end, start.id, stop, ctx):
             return
         # its own site, beside the loop's slice of the data (sentence-transformers: ``index_select`` of these
         # positions for sparse embeddings, ``x[start:end]`` for dense ones): not counted as the loop's finding
         what = (f"{short_source(node, 40)} makes the positions of chunks clipped at "
-                f"{short_source(loop.iter.args[1], 20)}")   # type: ignore[attr-defined]
+                f"{short_source(stop, 20)}")
         ctx.report(node, self.message.format(what=what), "arange(i, min(i + bs, n))")
 
     def _batched(self, node: ast.Call, ctx: FileContext) -> None:
