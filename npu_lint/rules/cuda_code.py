@@ -3,6 +3,7 @@ libraries and compiled CUDA extension modules."""
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Optional
 
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
@@ -168,8 +169,13 @@ class CudaOnlyLibrary(_LibraryImport):
         ``flash_attn_func(q, k, v)``, ``bnb.optim.AdamW8bit(...)``), and each method called on a name holding an
         object one of their classes made (``knn = cuml.neighbors.NearestNeighbors(...)``; ``knn.fit(x)``): every
         such line needs a replacement.
-        The kernel languages (Triton, ``numba.cuda``) are reported at the import only: a kernel is rewritten
-        whole, not line by line (``cuda_libraries.tsv`` says which library is reported how). The table also
+        The kernel languages (Triton, ``numba.cuda``) are reported at the import, at each kernel's decorator
+        (``@triton.jit``, ``@cuda.jit``) and at each launch (``_k[grid](x, n)`` of a kernel of the file, or of a
+        project module in a file that imports the language), not inside the kernel body, which is rewritten whole;
+        a file of the project's NPU port (it imports ``torch_npu``, or sits in an ``ascend`` / ``npu`` package)
+        keeps its triton-ascend kernels. The 3D CUDA packages (gsplat, diff-gaussian-rasterization, 3DGS's
+        ``simple_knn._C``, spconv, torch-scatter / -sparse / -cluster) are reported at the import and each use
+        (``cuda_libraries.tsv`` says which library is reported how). The table also
         names the CUDA-only parts of libraries that run on the host otherwise (faiss's GPU build:
         ``faiss.StandardGpuResources``, ``faiss.index_cpu_to_gpu``; pymatting's CuPy backend), also reached through
         a module a class keeps (``TabR.faiss = faiss`` after a lazy ``import faiss``), and settings that make a
@@ -508,7 +514,8 @@ class CudaExtensionImport(Rule):
     """An import of a compiled CUDA extension module.
 
     What it does:
-        Flags imports of modules named like compiled CUDA extensions (``nms_cuda``,
+        Flags imports of the compiled modules the project's ``setup.py`` declares (``CUDAExtension("DCNv4.ext",
+        ...)``, with a project index), of modules named like compiled CUDA extensions (``nms_cuda``,
         ``deform_conv_cuda``, ``sigmoid_focal_loss_cuda``), relative imports of ``_ext`` / ``_C``, imports in a
         ``try`` whose ``except ImportError`` expects the module may be missing of a module with ``cuda`` among its
         words (``alt_cuda_corr``), and, with the project index, ``_C`` / ``_ext`` / ``*_cuda_*`` modules of the
@@ -550,7 +557,9 @@ class CustomCudaOperatorCall(Rule):
     """A call into a user-defined CUDA operator.
 
     What it does:
-        Flags calls whose receiver is a compiled CUDA extension module (``nms_cuda.nms(...)``,
+        Flags calls of an operator imported by name from a compiled extension module (``from pkg.simple_knn._C
+        import distCUDA2``; ``distCUDA2(points)``), calls whose receiver is a compiled CUDA extension module
+        (``nms_cuda.nms(...)``,
         ``_C.roi_align(...)``, the imports NPU221 reports, also when the ``except`` arm rebinds the name to None) or
         the module ``torch.utils.cpp_extension.load(sources=[... .cu])`` returned (``wkv = load(...)``;
         ``wkv.forward(...)``) and, in ``npu-lint analyse``, calls to any operator the project's own
@@ -594,7 +603,8 @@ class CustomCudaOperatorCall(Rule):
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
         # dispatch: attribute calls (``ops.<op>(...)``) and imported names (``from pkg._C import knn; knn(x)``)
-        return method is not None or (name is not None and "." in name)
+        return method is not None or (name is not None and "." in name
+                                      and name.split(".", 1)[0] not in _NOT_EXTENSIONS)
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func
@@ -633,6 +643,11 @@ class CustomCudaOperatorCall(Rule):
         module = qualname.lstrip(".").rpartition(".")[0]
         if module and is_extension_import(module, level, binding.node, ctx):
             ctx.report(node, self.message.format(name=func.id), qualname.lstrip("."))
+
+
+# top-level names no compiled extension of a project is imported from: the call of a name of theirs is not judged
+_NOT_EXTENSIONS = frozenset(getattr(sys, "stdlib_module_names", ())) | {"torch", "numpy", "builtins", "typing_extensions",
+                                                                         "os", "math", "functools", "typing"}
 
 
 def project_python(ctx: FileContext, name: str) -> bool:

@@ -316,7 +316,9 @@ class CudaExtension(_ApiGroupRule):
 
     What it does:
         Flags ``CUDAExtension``, ``CUDA_HOME``, and ``load`` / ``load_inline`` calls that compile CUDA
-        sources (``.cu`` files, ``cuda_sources=``, ``with_cuda=True``, ``extra_cuda_cflags=``).
+        sources (``.cu`` files, ``cuda_sources=``, ``with_cuda=True``, ``extra_cuda_cflags=``), their import line
+        (``from torch.utils.cpp_extension import BuildExtension, CUDAExtension``), and ``BuildExtension`` in a
+        file that builds CUDA code (it names ``CUDAExtension`` / ``CUDA_HOME`` or a ``.cu`` source).
     Why it matters on NPU:
         CUDA kernels do not build or run on Ascend; each operator must be rewritten (Ascend C,
         op-plugin) or replaced by an existing torch_npu operator.
