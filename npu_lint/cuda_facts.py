@@ -400,6 +400,8 @@ def is_extension_import(name: str, level: int, node: ast.AST, ctx: "FileContext"
         return False
     if ctx.project is not None and ctx.project.defines("." * level + name, ctx.module) is not None:
         return False
+    if ctx.project is not None and ctx.project.declares_extension("." * level + name, ctx.module):
+        return True   # a module the project's setup.py builds (``CUDAExtension("DCNv4.ext", ...)``)
     if is_extension_module(name, level):
         return True
     if level == 0 and guarded_import(node, ctx) and (has_cuda_token(node.module or "") if isinstance(node, ast.ImportFrom)

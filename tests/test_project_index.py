@@ -298,3 +298,38 @@ def test_a_package_binding_a_variable_of_its_submodule_is_no_re_export(tmp_path)
                             cwd=tmp_path, env=env, capture_output=True, text=True)
     assert result.returncode == 0 and "internal error" not in result.stderr, result.stderr
     assert "cleaners.py:4" in result.stdout
+
+
+def test_the_extensions_a_setup_py_declares_are_compiled_modules(tmp_path):
+    """``CUDAExtension("dcn.ext", ...)`` (also through ``extension = CUDAExtension``) in setup.py: ``from dcn import
+    ext`` imports a compiled module and ``ext.forward(...)`` calls into it, a module no Python file defines, and
+    ``from dcn.knn._C import dist; dist(x)`` too; must not: the C++-only ``CppExtension`` of the same setup.py,
+    a Python module of the package, and a setup.py that builds no CUDA code declares nothing."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from npu_lint.project.extensions import EXTENSION, declared_extensions
+    root = tmp_path / "proj"
+    lib = root / "dcn"
+    (lib / "knn").mkdir(parents=True)
+    (lib / "__init__.py").write_text("")
+    (lib / "knn" / "__init__.py").write_text("")
+    (lib / "helpers.py").write_text("def forward(x):\n    return x\n")
+    (root / "setup.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, CppExtension\n"
+        "extension = CUDAExtension\n"
+        "setup(ext_modules=[extension('dcn.ext', ['a.cpp', 'a.cu']), CUDAExtension(name='dcn.knn._C', sources=['k.cu']),"
+        " CppExtension('dcn.cpu', ['c.cpp'])])\n")
+    (lib / "ops.py").write_text(
+        "import torch\nfrom dcn import ext\nfrom dcn import cpu\nfrom dcn import helpers\nfrom dcn.knn._C import dist\n\n"
+        "def run(x):\n    y = ext.forward(x)\n    z = helpers.forward(x)\n    return dist(y), cpu.forward(z)\n")
+    assert declared_extensions((root / "setup.py").read_text()) == [(EXTENSION, "dcn.ext"), (EXTENSION, "dcn.knn._C")]
+    assert declared_extensions("from setuptools import setup, Extension\nsetup(ext_modules=[Extension('m', ['m.c'])])\n") == []
+    env = dict(os.environ, NPU_LINT_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-m", "npu_lint", "check", "--select", "NPU221,NPU223", "--output-format",
+                             "json", "--exit-zero", "proj"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    found = {(item["code"], item["location"]["row"]) for item in json.loads(result.stdout)
+             if item["filename"].endswith("ops.py")}
+    assert found == {("NPU221", 2), ("NPU221", 5), ("NPU223", 8), ("NPU223", 10)}, (found, result.stderr)

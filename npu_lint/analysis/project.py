@@ -95,6 +95,17 @@ class ProjectView(FunctionFacts):
         name = self._absolute_name(qualname, importer)
         return name is not None and self.index.holds_package(name)
 
+    def declares_extension(self, qualname: str, importer: str) -> bool:
+        """The name is (or lies in) a compiled module a setup.py of the project declares (``DCNv4.ext`` of
+        ``CUDAExtension("DCNv4.ext", ...)``; ``pkg.simple_knn._C.distCUDA2`` of a submodule's ``simple_knn._C``)."""
+        declared = getattr(self.index, "extensions", frozenset())
+        name = self._absolute_name(qualname, importer) if declared else None
+        while name:
+            if name in declared or any(name.endswith("." + module) for module in declared):
+                return True
+            name = name.rpartition(".")[0]
+        return False
+
     def defines(self, qualname: str, importer: str) -> Optional[str]:
         """``function``, ``class`` or ``module`` when the project's own Python defines the name, else None."""
         target = self.absolute(qualname, importer)

@@ -104,6 +104,7 @@ class FactsCache:
 
     def native_ops(self, item: NativeFile, warnings: list[str]) -> list[tuple[str, str]]:
         """(namespace, operator) pairs a C++/CUDA source registers ("" for ``PYBIND11_MODULE``)."""
+        from npu_lint.project.extensions import declared_extensions
         from npu_lint.report.cuda_ops import registered_ops
         try:
             stamp, ops = self._lookup(item.path, "native-ops")
@@ -113,7 +114,8 @@ class FactsCache:
         if isinstance(ops, list):
             return [tuple(pair) for pair in ops]
         try:
-            ops = registered_ops(read_source(item.path))
+            text = read_source(item.path)
+            ops = declared_extensions(text) if item.path.name == "setup.py" else registered_ops(text)
         except Unreadable as error:
             warnings.append(f"{item.relative} {error}, skip.")
             return []

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Callable, Iterable, NamedTuple, Optional, Sequence
 
 from npu_lint.project.cache import FactsCache
+from npu_lint.project.extensions import EXTENSION
 from npu_lint.project.call_graph import CallGraph, Edge, LeafPredicate, Site   # noqa: F401  (re-exported)
 from npu_lint.project.facts import ClassFacts, FunctionFacts, ModuleFacts
 from npu_lint.project.modules import ModuleFile, NativeFile, NoPackage, discover
@@ -50,6 +51,7 @@ class ProjectIndex(CallGraph):
         self.own = own if own is not None else frozenset(self.modules)   # modules of the analysed code (not -env)
         self.custom_ops: dict[str, str] = {}   # operator -> the C++/CUDA file that exports it
         self.registered: tuple[tuple[str, str], ...] = ()   # (TORCH_LIBRARY namespace or "", operator)
+        self.extensions: frozenset[str] = frozenset()   # the compiled modules the project's setup.py files declare
         for relative, op in native_ops:
             self.custom_ops.setdefault(op, relative)
         self.warnings = list(warnings)
@@ -117,8 +119,11 @@ class ProjectIndex(CallGraph):
         pairs = [(item.relative, pair) for item in native for pair in cache.native_ops(item, warnings)]
         cache.save()
         own = frozenset(module.name for module in own_files)
+        declared = frozenset(op for _, (kind, op) in pairs if kind == EXTENSION)
+        pairs = [(relative, pair) for relative, pair in pairs if pair[0] != EXTENSION]
         index = cls(modules, [(relative, op) for relative, (_, op) in pairs], own, warnings)
         index.registered = tuple(dict.fromkeys(pair for _, pair in pairs))
+        index.extensions = declared
         return index
 
     @classmethod
@@ -128,8 +133,11 @@ class ProjectIndex(CallGraph):
         modules, pairs = cache.cached()
         if not modules:
             return None
+        declared = frozenset(op for kind, op in pairs if kind == EXTENSION)
+        pairs = [pair for pair in pairs if pair[0] != EXTENSION]
         index = cls(modules, [("", op) for _, op in pairs])
         index.registered = tuple(dict.fromkeys(pairs))
+        index.extensions = declared
         return index
 
     # -- names ---------------------------------------------------------------------------------

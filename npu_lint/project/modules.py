@@ -72,6 +72,8 @@ def discover(root: Path, warnings: Optional[list[str]] = None) -> tuple[list[Mod
         if path.suffix in SUFFIXES:
             native.append(NativeFile(path, relative))
             continue
+        if path.name == "setup.py":
+            native.append(NativeFile(path, relative))   # the extension modules it declares (project.extensions)
         parts = relative[:-3].split("/")
         if not prefix and len(parts) > 2 and not parts[0].isidentifier() and parts[0] in projects:
             parts = parts[1:]   # ``textbrewer-0.2.1.post1/src/textbrewer/x.py``: an unpacked project of its own

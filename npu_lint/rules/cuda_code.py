@@ -3,10 +3,12 @@ libraries and compiled CUDA extension modules."""
 from __future__ import annotations
 
 import ast
+import sys
 from typing import Optional
 
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
+from npu_lint.cuda_kernels import kernel_launch, npu_backend
 from npu_lint.cuda_facts import (extension_module, imported_names, instance_class, is_extension_import, library_row,
                                  library_words, switch_row, switch_values)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
@@ -167,8 +169,13 @@ class CudaOnlyLibrary(_LibraryImport):
         ``flash_attn_func(q, k, v)``, ``bnb.optim.AdamW8bit(...)``), and each method called on a name holding an
         object one of their classes made (``knn = cuml.neighbors.NearestNeighbors(...)``; ``knn.fit(x)``): every
         such line needs a replacement.
-        The kernel languages (Triton, ``numba.cuda``) are reported at the import only: a kernel is rewritten
-        whole, not line by line (``cuda_libraries.tsv`` says which library is reported how). The table also
+        The kernel languages (Triton, ``numba.cuda``) are reported at the import, at each kernel's decorator
+        (``@triton.jit``, ``@cuda.jit``) and at each launch (``_k[grid](x, n)`` of a kernel of the file, or of a
+        project module in a file that imports the language), not inside the kernel body, which is rewritten whole;
+        a file of the project's NPU port (it imports ``torch_npu``, or sits in an ``ascend`` / ``npu`` package)
+        keeps its triton-ascend kernels. The 3D CUDA packages (gsplat, diff-gaussian-rasterization, 3DGS's
+        ``simple_knn._C``, spconv, torch-scatter / -sparse / -cluster) are reported at the import and each use
+        (``cuda_libraries.tsv`` says which library is reported how). The table also
         names the CUDA-only parts of libraries that run on the host otherwise (faiss's GPU build:
         ``faiss.StandardGpuResources``, ``faiss.index_cpu_to_gpu``; pymatting's CuPy backend), also reached through
         a module a class keeps (``TabR.faiss = faiss`` after a lazy ``import faiss``), and settings that make a
@@ -195,6 +202,7 @@ class CudaOnlyLibrary(_LibraryImport):
     node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call, ast.keyword)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
+    launch_message = "{kernel}[...](...) launches a {library} GPU kernel, CUDA-only; on NPU: {alternative}"
     must_fire = ("import cupy as cp\n", "from cuml.neighbors import NearestNeighbors\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n",
                  "try:\n    import pynvml\nexcept ImportError:\n    pynvml = None\n"
@@ -253,8 +261,26 @@ class CudaOnlyLibrary(_LibraryImport):
                   "cfg = BitsAndBytesConfig(load_in_4bit=True, bnb_4bit_quant_type='nf4')  # NPU217\n",
                   "from tensordict.nn import CudaGraphModule\nstep = CudaGraphModule(update, warmup=5)  # NPU217\n")
     must_not_fire += ("from transformers import AutoModel, BitsAndBytesConfig\n",)
+    must_fire += (  # a kernel language: each kernel's decorator and each launch (the body is rewritten whole)
+                  "import triton\n@triton.jit  # NPU217\ndef _k(x_ptr, n):\n    pass\n"
+                  "def run(x):\n    _k[(x.numel(),)](x, x.numel())  # NPU217\n",
+                  "import triton\n@triton.autotune(configs=[], key=['n'])\n@triton.jit  # NPU217\ndef _k(x_ptr, n):\n"
+                  "    pass\n",
+                  "import triton\nfrom .kernels import _fwd_kernel\ndef run(x, grid):\n"
+                  "    _fwd_kernel[grid](x)  # NPU217\n",
+                  "from numba import cuda\n@cuda.jit  # NPU217\ndef add(a):\n    pass\nadd[1, 32](a)  # NPU217\n",
+                  # third-party CUDA extension packages (3D: splatting, sparse conv, scatter ops)
+                  "from gsplat import rasterization\ndef render(*args):\n    return rasterization(*args)  # NPU217\n",
+                  "import spconv.pytorch as spconv\nconv = spconv.SubMConv3d(16, 32, 3)  # NPU217\n",
+                  "from simple_knn._C import distCUDA2\nd = distCUDA2(points)  # NPU217\n",
+                  "from torch_scatter import scatter_mean\ny = scatter_mean(x, index, dim=0)  # NPU217\n")
+    must_not_fire += ("def run(layers, i, x):\n    return layers[i](x)\n",
+                      "import simple_knn\n",
+                      "from .kernels import table\ndef run(x, i):\n    return table[i](x)\n")
     # The import fires in any example that can resolve a library name, so the uses that stay silent (Triton kernel
-    # bodies, ``flash_attn_func is not None``) are pinned line by line in tests/fixtures/cuda/ext_and_libs.py.
+    # bodies, ``triton.cdiv(n, BLOCK)``, ``layers[i](x)`` beside a kernel launch, ``flash_attn_func is not None``) are
+    # pinned line by line in tests/fixtures/cuda/ext_and_libs.py; the kernels of a triton-ascend port (a file that
+    # imports torch_npu) in tests/fixtures/cuda/triton_ascend.py.
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
@@ -263,7 +289,9 @@ class CudaOnlyLibrary(_LibraryImport):
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Call):
-            if isinstance(node.func, ast.Attribute):
+            if isinstance(node.func, ast.Subscript):
+                self._launch(node, ctx)
+            elif isinstance(node.func, ast.Attribute):
                 self._instance_call(node, ctx)
             else:
                 self._loaded(node, ctx)
@@ -277,6 +305,20 @@ class CudaOnlyLibrary(_LibraryImport):
             return
         super().check(node, ctx)
 
+
+    def _use(self, node: ApiRef, ctx: FileContext) -> None:
+        row = library_row(node.qualname)
+        if row is not None and row["kind"] == "api" and row["module"].endswith(".jit") and npu_backend(ctx):
+            return   # a kernel of the project's NPU port (triton-ascend)
+        super()._use(node, ctx)
+
+    def _launch(self, node: ast.Call, ctx: FileContext) -> None:
+        """``_k[grid](x, n, BLOCK=128)``: a launch of a kernel a kernel compiler built (:func:`kernel_launch`)."""
+        found = kernel_launch(node, ctx)
+        if found is not None:
+            kernel, row = found
+            ctx.report(node, self.launch_message.format(kernel=kernel, library=row["library"],
+                                                        alternative=row["npu_alternative"]), row["module"])
 
     def _instance_call(self, node: ast.Call, ctx: FileContext) -> None:
         """``knn = cuml.neighbors.NearestNeighbors(n_neighbors=k); knn.fit(x)``: a method called on a name holding
@@ -472,7 +514,8 @@ class CudaExtensionImport(Rule):
     """An import of a compiled CUDA extension module.
 
     What it does:
-        Flags imports of modules named like compiled CUDA extensions (``nms_cuda``,
+        Flags imports of the compiled modules the project's ``setup.py`` declares (``CUDAExtension("DCNv4.ext",
+        ...)``, with a project index), of modules named like compiled CUDA extensions (``nms_cuda``,
         ``deform_conv_cuda``, ``sigmoid_focal_loss_cuda``), relative imports of ``_ext`` / ``_C``, imports in a
         ``try`` whose ``except ImportError`` expects the module may be missing of a module with ``cuda`` among its
         words (``alt_cuda_corr``), and, with the project index, ``_C`` / ``_ext`` / ``*_cuda_*`` modules of the
@@ -514,7 +557,9 @@ class CustomCudaOperatorCall(Rule):
     """A call into a user-defined CUDA operator.
 
     What it does:
-        Flags calls whose receiver is a compiled CUDA extension module (``nms_cuda.nms(...)``,
+        Flags calls of an operator imported by name from a compiled extension module (``from pkg.simple_knn._C
+        import distCUDA2``; ``distCUDA2(points)``), calls whose receiver is a compiled CUDA extension module
+        (``nms_cuda.nms(...)``,
         ``_C.roi_align(...)``, the imports NPU221 reports, also when the ``except`` arm rebinds the name to None) or
         the module ``torch.utils.cpp_extension.load(sources=[... .cu])`` returned (``wkv = load(...)``;
         ``wkv.forward(...)``) and, in ``npu-lint analyse``, calls to any operator the project's own
@@ -545,18 +590,27 @@ class CustomCudaOperatorCall(Rule):
                  "def corr(a, b, coords):\n    return alt_cuda_corr.forward(a, b, coords, 4)\n",
                  "from torch.utils.cpp_extension import load\ndef build(path):\n"
                  "    wkv = load(name='wkv', sources=[f'{path}/wkv_op.cpp', f'{path}/wkv.cu'])\n"
-                 "    def run(x, y):\n        wkv.forward_bf16(x, y)\n    return run\n")
+                 "    def run(x, y):\n        wkv.forward_bf16(x, y)\n    return run\n",
+                 # an operator imported by name from the extension module
+                 "from ._C import nms_rotated\ndef nms(boxes, scores):\n    return nms_rotated(boxes, scores, 0.5)  # NPU223\n",
+                 "from .ops.deform_conv_cuda import deform_conv_forward\ny = deform_conv_forward(x, w)  # NPU223\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
+                     "from .ops.boxes import nms_rotated\nkeep = nms_rotated(boxes, scores, 0.5)\n",
                      "from .ops import nms\nkeep = nms(boxes, scores)\n",
                      "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\ny = m.forward(x)\n",
                      "import cuda_helpers\nx = cuda_helpers.to_device(x)\n")
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
-        return method is not None   # dispatch: attribute calls only (``ops.<op>(...)``)
+        # dispatch: attribute calls (``ops.<op>(...)``) and imported names (``from pkg._C import knn; knn(x)``)
+        return method is not None or (name is not None and "." in name
+                                      and name.split(".", 1)[0] not in _NOT_EXTENSIONS)
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func
+        if isinstance(func, ast.Name):
+            self._imported_operator(node, func, ctx)
+            return
         if not isinstance(func, ast.Attribute):
             return
         if ctx.custom_ops and isinstance(func.value, ast.Attribute):
@@ -573,6 +627,27 @@ class CustomCudaOperatorCall(Rule):
             module = ctx.resolver.imported(func.value.id)
             if module is not None and not project_python(ctx, module):
                 ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")
+
+
+    def _imported_operator(self, node: ast.Call, func: ast.Name, ctx: FileContext) -> None:
+        """``distCUDA2(points)`` after ``from pkg.simple_knn._C import distCUDA2``: an operator imported by name
+        from a compiled extension module (:func:`is_extension_import` of the import that binds it)."""
+        scopes = ctx.resolver.scopes
+        binding = scopes.lookup(func.id, ctx.resolver.current, (func.lineno, func.col_offset)) \
+            if scopes is not None else None
+        if binding is None or binding.tag != IMPORT or not isinstance(binding.value, str) or binding.node is None \
+                or not isinstance(binding.node, ast.ImportFrom):
+            return
+        qualname = binding.value
+        level = len(qualname) - len(qualname.lstrip("."))
+        module = qualname.lstrip(".").rpartition(".")[0]
+        if module and is_extension_import(module, level, binding.node, ctx):
+            ctx.report(node, self.message.format(name=func.id), qualname.lstrip("."))
+
+
+# top-level names no compiled extension of a project is imported from: the call of a name of theirs is not judged
+_NOT_EXTENSIONS = frozenset(getattr(sys, "stdlib_module_names", ())) | {"torch", "numpy", "builtins", "typing_extensions",
+                                                                         "os", "math", "functools", "typing"}
 
 
 def project_python(ctx: FileContext, name: str) -> bool:

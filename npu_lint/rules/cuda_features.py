@@ -316,7 +316,9 @@ class CudaExtension(_ApiGroupRule):
 
     What it does:
         Flags ``CUDAExtension``, ``CUDA_HOME``, and ``load`` / ``load_inline`` calls that compile CUDA
-        sources (``.cu`` files, ``cuda_sources=``, ``with_cuda=True``, ``extra_cuda_cflags=``).
+        sources (``.cu`` files, ``cuda_sources=``, ``with_cuda=True``, ``extra_cuda_cflags=``), their import line
+        (``from torch.utils.cpp_extension import BuildExtension, CUDAExtension``), and ``BuildExtension`` in a
+        file that builds CUDA code (it names ``CUDAExtension`` / ``CUDA_HOME`` or a ``.cu`` source).
     Why it matters on NPU:
         CUDA kernels do not build or run on Ascend; each operator must be rewritten (Ascend C,
         op-plugin) or replaced by an existing torch_npu operator.
@@ -330,25 +332,58 @@ class CudaExtension(_ApiGroupRule):
 
     code = "NPU215"
     name = "cuda-extension"
-    node_types = (ApiRef,)   # no CUDA extension is imported from torch.cuda
+    node_types = (ApiRef, ast.ImportFrom)   # no CUDA extension is imported from torch.cuda
     groups = ("cpp_extension",)
     triggers = ("cpp_extension", "CUDA")
     message = "{api} builds CUDA code, which cannot run on NPU: {npu}"
+    import_message = "{names} imported from torch.utils.cpp_extension: the build compiles CUDA code, which cannot run on NPU: {npu}"
     must_fire = ("from torch.utils.cpp_extension import CUDAExtension\next = CUDAExtension('x', ['x.cu'])\n",
                  "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp', 'm_kernel.cu'])\n",
-                 "import torch.utils.cpp_extension as ce\nm = ce.load_inline('m', cpp_sources=a, cuda_sources=b)\n")
+                 "import torch.utils.cpp_extension as ce\nm = ce.load_inline('m', cpp_sources=a, cuda_sources=b)\n",
+                 # the import of the CUDA builders, and the build command of a setup.py that builds CUDA code
+                 "from torch.utils.cpp_extension import (  # NPU215\n    BuildExtension,\n    CUDAExtension,\n)\n",
+                 "from torch.utils.cpp_extension import BuildExtension, CUDAExtension  # NPU215\n"
+                 "setup(ext_modules=[CUDAExtension('x', ['x.cu'])],  # NPU215\n"
+                 "      cmdclass={'build_ext': BuildExtension})  # NPU215\n",
+                 "import torch\nfrom setuptools import setup\nsetup(ext_modules=make(['a.cu']),\n"
+                 "      cmdclass={'build_ext': torch.utils.cpp_extension.BuildExtension})  # NPU215\n")
     must_not_fire = ("from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\n",
-                     "from torch.utils.cpp_extension import CppExtension\next = CppExtension('x', ['x.cpp'])\n")
+                     "from torch.utils.cpp_extension import CppExtension\next = CppExtension('x', ['x.cpp'])\n",
+                     "from torch.utils.cpp_extension import BuildExtension, CppExtension\n"
+                     "setup(ext_modules=[CppExtension('x', ['x.cpp'])], cmdclass={'build_ext': BuildExtension})\n")
 
-    def check(self, ref: ApiRef, ctx: FileContext) -> None:
+    def check(self, ref: object, ctx: FileContext) -> None:
+        if isinstance(ref, ast.ImportFrom):
+            self._imported(ref, ctx)
+            return
         row = api_row(ref.qualname)
         if row is None or row["group"] not in self.groups:
             return
         last = ref.qualname.rsplit(".", 1)[-1]
-        if last == "BuildExtension":
-            return
+        if last == "BuildExtension" and not _builds_cuda_file(ctx):
+            return   # the build command of C++ extensions only (``CppExtension``)
         if last in ("load", "load_inline"):
             call = ctx.call_of(ref.node)
             if call is None or not _builds_cuda(call):
                 return
         ctx.report(ref.node, self.describe(ref.qualname, row, ctx), ref.qualname)
+
+    def _imported(self, node: ast.ImportFrom, ctx: FileContext) -> None:
+        """``from torch.utils.cpp_extension import BuildExtension, CUDAExtension``: the import line of the CUDA
+        builders (``CUDAExtension``, ``CUDA_HOME``; ``BuildExtension`` in a file that builds CUDA code); ``load`` is
+        judged where it is called (C++ sources only build for the host)."""
+        if node.module != "torch.utils.cpp_extension" or node.level:
+            return
+        names = [alias.name for alias in node.names
+                 if alias.name in ("CUDAExtension", "CUDA_HOME")
+                 or (alias.name == "BuildExtension" and _builds_cuda_file(ctx))]
+        if names:
+            row = api_row(f"torch.utils.cpp_extension.{names[0]}")
+            ctx.report(node, self.import_message.format(names=", ".join(names), npu=_npu(row) if row else ""),
+                       f"torch.utils.cpp_extension.{names[0]}")
+
+
+def _builds_cuda_file(ctx: FileContext) -> bool:
+    """The file builds CUDA code: it names ``CUDAExtension`` or ``CUDA_HOME``, or lists a ``.cu`` source."""
+    return ctx.mentions("CUDAExtension") or ctx.mentions("CUDA_HOME") or ctx.mentions(".cu'") \
+        or ctx.mentions('.cu"') or ctx.mentions("*.cu")
