@@ -446,6 +446,13 @@ class BooleanMaskIndexing(Rule):
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
         unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged); so is a mask
         combined with another index (``m[keep, idx] = 1``, ``m[keep, 0] = 1``), for which NPU303 has no advice.
+        Broad path (session 21): where that proof fails, an index boolean or positions BY CONSTRUCTION (a
+        comparison, ``~``, ``&``/``|`` of non-constant operands, ``isnan``/``isin``/``logical_*``, ``.bool()``,
+        ``dtype=bool``, the positions of ``nonzero`` / ``argwhere`` / one-argument ``where``, a conversion, view or
+        row of one, a local, field or helper of the file whose every value is one) fires on any value the model
+        cannot prove is no tensor (an environment's done flags, a batch object's field, a buffer entry, positions of
+        a nonzero used later); silent on proven numpy/pandas/lists/objects (numpy's index on a value of unknown
+        kind), annotations and masks the code fixes (``rules/broad_masks.py``).
         A selection whose value spans several lines is reported at the mask (``(a * b).sum(`` on one line,
         ``1)[valid]`` on the next: the line and column of ``valid``), where a reader looks for it; ``x[`` then the
         mask on the next line is reported at ``x``.
