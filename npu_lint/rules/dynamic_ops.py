@@ -806,7 +806,13 @@ class BooleanMaskIndexing(Rule):
                       "import torch\ndef f(a, b):\n    names = ['lo', 'hi']\n    return names[a > b]\n",
                       # numpy's positions selecting from a value of unknown kind: a host buffer's arrays
                       "import numpy as np\nimport torch\ndef g(buf, done):\n    idx = np.where(done)[0]\n"
-                      "    return buf.obs[idx]\n")
+                      "    return buf.obs[idx]\n",
+                      # read for an error message; a tensor a factory made on the host (no device)
+                      "import torch\nclass Mol:\n    def check(self, v):\n        if torch.isnan(v).any():\n"
+                      "            index = torch.isnan(v).nonzero()[0]\n"
+                      "            raise ValueError('bad atom %d' % self.atom_type[index])\n",
+                      "import torch\ndef keep(n, flags):\n    w = torch.ones(n)\n"
+                      "    pos = flags.nonzero()[:, 0]\n    return w[pos].tolist()\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -894,6 +900,9 @@ class BooleanMaskIndexing(Rule):
             written = node.value
             while isinstance(written, ast.Subscript):
                 written = written.value
+        if isinstance(ctx.statement_of(node), ast.Raise) or (
+                isinstance(written, ast.Name) and ctx.resolver.made_on_host(written)):
+            return   # read for an error message; a tensor made on the host (``torch.as_tensor(ids)``, no device)
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         for index in elements:
             if isinstance(index, (ast.Slice, ast.Constant)):
