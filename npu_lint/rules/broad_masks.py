@@ -54,12 +54,30 @@ def constructed_index(node: ast.AST, ctx: FileContext, depth: int = 0) -> Option
     if isinstance(node, ast.Call):
         return _call(node, ctx, depth)
     if isinstance(node, ast.Subscript):
+        if _integer(node.slice) and not _tuple_of_positions(node.value):
+            return None   # ``indices[0]``: one position, a scalar index
         return constructed_index(node.value, ctx, depth + 1)   # ``keep[:, 0]``, ``torch.where(m)[0]``
     if isinstance(node, ast.Name):
         return _local(node, ctx, depth)
     if isinstance(node, ast.Attribute):
         return _field(node, ctx, depth)
     return None
+
+
+def _integer(index: ast.AST) -> bool:
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    return isinstance(index, ast.Constant) and isinstance(index.value, int)
+
+
+def _tuple_of_positions(value: ast.AST) -> bool:
+    """``torch.where(m)``, ``m.nonzero(as_tuple=True)``, ``np.nonzero(m)``: a tuple, one positions array per axis."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = _name_of(value.func)
+    return (name == "where" and len(value.args) == 1 and not value.keywords) or (
+        name == "nonzero" and (any(k.arg == "as_tuple" for k in value.keywords) or isinstance(value.func, ast.Attribute)
+                               and _name_of(value.func.value) in ("np", "numpy") and len(value.args) == 1))
 
 
 def _name_of(func: ast.AST) -> str:

@@ -811,6 +811,9 @@ class BooleanMaskIndexing(Rule):
                       "import torch\nclass Mol:\n    def check(self, v):\n        if torch.isnan(v).any():\n"
                       "            index = torch.isnan(v).nonzero()[0]\n"
                       "            raise ValueError('bad atom %d' % self.atom_type[index])\n",
+                      # one position taken from the found ones: a scalar index
+                      "import torch\ndef first(labels, cls, hit):\n    idx = torch.where(hit)[0].cpu().numpy()\n"
+                      "    return cls[idx[0]].item()\n",
                       "import torch\ndef keep(n, flags):\n    w = torch.ones(n)\n"
                       "    pos = flags.nonzero()[:, 0]\n    return w[pos].tolist()\n")
 
