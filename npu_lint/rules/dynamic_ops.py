@@ -25,6 +25,7 @@ from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dyn
 from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, mask_helper_site,
                                        reads_through_mask, rows_written, tensor_evidence, type_name, updated_in_place)
 from npu_lint.rules.branch_arms import for_message
+from npu_lint.rules.broad_masks import POSITIONS, constructed_index, not_a_tensor
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.mask_values import mask_position
 from npu_lint.rules.nms_calls import nms_call
@@ -445,6 +446,13 @@ class BooleanMaskIndexing(Rule):
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
         unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged); so is a mask
         combined with another index (``m[keep, idx] = 1``, ``m[keep, 0] = 1``), for which NPU303 has no advice.
+        Broad path (session 21): where that proof fails, an index boolean or positions BY CONSTRUCTION (a
+        comparison, ``~``, ``&``/``|`` of non-constant operands, ``isnan``/``isin``/``logical_*``, ``.bool()``,
+        ``dtype=bool``, the positions of ``nonzero`` / ``argwhere`` / one-argument ``where``, a conversion, view or
+        row of one, a local, field or helper of the file whose every value is one) fires on any value the model
+        cannot prove is no tensor (an environment's done flags, a batch object's field, a buffer entry, positions of
+        a nonzero used later); silent on proven numpy/pandas/lists/objects (numpy's index on a value of unknown
+        kind), annotations and masks the code fixes (``rules/broad_masks.py``).
         A selection whose value spans several lines is reported at the mask (``(a * b).sum(`` on one line,
         ``1)[valid]`` on the next: the line and column of ``valid``), where a reader looks for it; ``x[`` then the
         mask on the next line is reported at ``x``.
@@ -707,9 +715,10 @@ class BooleanMaskIndexing(Rule):
                   "import torch\nclass Beam:\n    def end(self, scores):\n        outs, flags = [], []\n"
                   "        for s in scores:\n            flags.append(s > 0)\n            outs.append(s)\n"
                   "        self.flag = torch.cat(flags)\n    def step(self, cache):\n        return cache[self.flag]\n",)
-    must_not_fire += (  # a declaration in another function says nothing of this one's local
-                      "import torch\nfrom torch import Tensor\ndef other():\n    d: Tensor\ndef knn(index, q, n):\n"
-                      "    d, i = index.search(q, 4)\n    d[i == n] = 0\n    return d\n",)
+    must_fire += (  # a declaration in another function says nothing of this one's local; since session 21 the
+                    # comparison's construction is enough on a value the model cannot prove is no tensor (broad path)
+                  "import torch\nfrom torch import Tensor\ndef other():\n    d: Tensor\ndef knn(index, q, n):\n"
+                  "    d, i = index.search(q, 4)\n    d[i == n] = 0\n    return d\n",)
     must_fire += (  # a callable class that is no collate function: its work may run on the device
                   "import torch\nclass Masker:\n    def __call__(self, inputs: torch.Tensor):\n"
                   "        labels = inputs.clone()\n        masked = torch.bernoulli(torch.full(labels.shape, 0.15)).bool()\n"
@@ -767,6 +776,46 @@ class BooleanMaskIndexing(Rule):
                       "import numpy as np\nimport torch\ndef f(a):\n    t = np.radians(20)\n    b = np.asarray(a)\n"
                       "    return b[b > t]\n",
                       "import torch\ndef pick(x: torch.Tensor, i):\n    return x[i] * (~i)\n")
+    must_fire += (  # session 21 (dataops21), the broad path: an index boolean (or positions) by construction on a
+                    # value the model cannot prove is no tensor: an environment's done flags, positions of a nonzero
+                    # used later (read and written), a field every assignment makes a mask, a helper returning one
+                  "import torch\ndef step(env, n):\n    obs, rew, term, trunc, info = env.step(None)\n"
+                  "    dones = (term | trunc).flatten()\n    return torch.arange(n, device=dones.device)[dones]\n",
+                  "import torch\nclass Agent:\n    def track(self, terminated, truncated):\n"
+                  "        finished = (terminated + truncated).nonzero(as_tuple=True)[0]\n"
+                  "        out = self.rewards[finished]\n        self.rewards[finished] = 0\n        return out\n",
+                  "import torch\nclass Agent:\n    def reset(self, state, terminated):\n"
+                  "        finished = terminated.nonzero(as_tuple=False)\n        state[:, finished[:, 0]] = 0\n",
+                  "import torch\nclass Buffer:\n    def add(self, done):\n        self.alive = done < 1\n"
+                  "    def sample(self, batch):\n        return batch.obs[self.alive]\n",
+                  "import torch\ndef alive(d):\n    return ~d\ndef f(batch, d):\n    return batch['obs'][alive(d)]\n",
+                  "import torch\ndef f(buf, rew, thr):\n    keep = torch.zeros(len(rew), dtype=torch.bool)\n"
+                  "    keep |= rew > thr\n    return buf.obs[keep]\n",
+                  # numpy's positions selecting from a tensor the model knows: the gather runs on the device
+                  "import numpy as np\nimport torch\ndef f(x: torch.Tensor, done):\n    idx = np.where(done)[0]\n"
+                  "    return x[idx]\n")
+    must_not_fire += (  # the broad path stays silent: numpy's flags on numpy, a field also bound to positions the
+                        # model cannot tell, an annotation, a parameter index of unknown kind, a Python list
+                      "import numpy as np\nimport torch\ndef roll(obs, n):\n    done = np.zeros(n, dtype=bool)\n"
+                      "    return obs[~done]\n",
+                      "import torch\nclass Buffer:\n    def add(self, done):\n        self.sel = done < 1\n"
+                      "    def reset(self, idx):\n        self.sel = idx\n    def sample(self, batch):\n"
+                      "        return batch.obs[self.sel]\n",
+                      "import torch\ndef parse(source: str) -> tuple[str | list[str], int]:\n    return source, 1\n",
+                      "import torch\ndef f(batch, m):\n    return batch.obs[m]\n",
+                      "import torch\ndef f(a, b):\n    names = ['lo', 'hi']\n    return names[a > b]\n",
+                      # numpy's positions selecting from a value of unknown kind: a host buffer's arrays
+                      "import numpy as np\nimport torch\ndef g(buf, done):\n    idx = np.where(done)[0]\n"
+                      "    return buf.obs[idx]\n",
+                      # read for an error message; a tensor a factory made on the host (no device)
+                      "import torch\nclass Mol:\n    def check(self, v):\n        if torch.isnan(v).any():\n"
+                      "            index = torch.isnan(v).nonzero()[0]\n"
+                      "            raise ValueError('bad atom %d' % self.atom_type[index])\n",
+                      # one position taken from the found ones: a scalar index
+                      "import torch\ndef first(labels, cls, hit):\n    idx = torch.where(hit)[0].cpu().numpy()\n"
+                      "    return cls[idx[0]].item()\n",
+                      "import torch\ndef keep(n, flags):\n    w = torch.ones(n)\n"
+                      "    pos = flags.nonzero()[:, 0]\n    return w[pos].tolist()\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
@@ -820,6 +869,7 @@ class BooleanMaskIndexing(Rule):
                 ctx.report(where, self.message.format(value=short_source(node.value), index=index_text(node.slice)),
                            "x[mask]")
                 return
+        self._broad(node, ctx)
 
     def _fill(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[mask] = v`` with one fill value (NPU303's form, advice in the affinity family): also a data-dependent
@@ -831,19 +881,49 @@ class BooleanMaskIndexing(Rule):
         written = node.value   # ``mask[:, :n][rand > p] = True``: a view of ``mask``, written through
         while isinstance(written, ast.Subscript):
             written = written.value
-        if not fill_receiver(node, written, ctx, mask) or ctx.resolver.kind_of(mask) != MASK \
-                or ctx.resolver.configured(mask) or not is_bool_index(mask, ctx) \
-                or host_array_evidence(node, mask, ctx) \
+        if ctx.resolver.configured(mask) or host_array_evidence(node, mask, ctx) \
                 or (isinstance(written, ast.Name) and (ctx.resolver.moved_later(written)
                                                        or ctx.resolver.made_on_host(written))) \
                 or runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver) \
                 or converts_inputs(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
             return   # (a tensor made without a device or moved there after the write: on the host; a constructor;
             #          a helper converting a user's PIL images, arrays or tensors)
+        if not fill_receiver(node, written, ctx, mask) or ctx.resolver.kind_of(mask) != MASK \
+                or not is_bool_index(mask, ctx):
+            self._broad(node, ctx, written)   # not proved: the mask's construction decides (session 21)
+            return
         ctx.report(node, f"{short_source(node.value)}[{index_text(node.slice)}] = "
                    f"{short_source(ctx.parent(node).value, 30)} writes through a boolean mask (IndexPut runs a "
                    "nonzero on the mask): a device sync and a data-dependent count on NPU; write densely with "
                    "masked_fill_(mask, v) or torch.where(mask, v, x)", "x[mask]")
+
+    def _broad(self, node: ast.Subscript, ctx: FileContext, written: Optional[ast.AST] = None) -> None:
+        """The broad path: an index boolean (or positions) by construction, on a value not proven no tensor."""
+        if written is None:
+            written = node.value
+            while isinstance(written, ast.Subscript):
+                written = written.value
+        if isinstance(ctx.statement_of(node), ast.Raise) or (
+                isinstance(written, ast.Name) and ctx.resolver.made_on_host(written)):
+            return   # read for an error message; a tensor made on the host (``torch.as_tensor(ids)``, no device)
+        elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+        for index in elements:
+            if isinstance(index, (ast.Slice, ast.Constant)):
+                continue
+            what = constructed_index(index, ctx)
+            if what is None or not_a_tensor(written, index, node, ctx):
+                continue
+            write = not isinstance(node.ctx, ast.Load)
+            varies = ("the count of positions a nonzero / where found" if what == POSITIONS
+                      else "the count of True elements of the mask")
+            cheapest = ("keep the boolean mask and write densely: torch.where(mask, v, x) / masked_fill_"
+                        if write else "keep the mask dense (torch.where(mask, x, 0), masked_fill, multiply by the "
+                        "mask and divide by mask.sum()), or nonzero_static(size=N) for a fixed count")
+            ctx.report(node, f"{short_source(node.value)}[{index_text(node.slice)}] "
+                       f"{'writes through' if write else 'selects by'} {'positions' if what == POSITIONS else 'a mask'} "
+                       f"built from values: {varies} sets the shape (IndexPut/Index with a nonzero, a device sync "
+                       f"on NPU); {cheapest}", "x[mask]")
+            return
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:

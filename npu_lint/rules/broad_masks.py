@@ -1,0 +1,227 @@
+"""NPU402's broad path (session 21): an index that is boolean (or a set of positions) BY CONSTRUCTION selects from
+any value the model cannot prove is no tensor.
+
+The proof-based path of :class:`~npu_lint.rules.dynamic_ops.BooleanMaskIndexing` fires when the semantic model
+knows the index is a mask and the value a device tensor. On new code that proof breaks at the first unseen form (a
+done flag returned by an environment, a field of a batch object, an entry of a buffer), so here the index's
+construction is the trigger: a comparison, ``~``, ``&`` / ``|`` / ``^`` of non-constant operands, ``logical_*``,
+``isin`` / ``isnan`` / ``isfinite`` / ``isclose``, ``.bool()``, a factory told ``dtype=bool``, the positions of a
+one-argument ``where`` / ``nonzero`` / ``argwhere``, a conversion, view or row of one, a local name whose every
+assignment in its function is one (``|=`` / ``&=`` keep it), a field (``self.done``) whose every assignment in the
+file is one, the file's own function whose every return is one. The value stays silent only when the model proves
+it is no tensor (a numpy or pandas array, a Python list or string, a module, an instance of a class) or the mask
+fixed (the semantic model's ``configured``). Nothing is read from a name's spelling. Memoised per file: one walk of
+each function for its assignments, one walk of the file for its fields."""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.kinds import TENSORS
+from npu_lint.context import FileContext
+from npu_lint.host_arrays import host_array_evidence, is_host_array
+from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.dynamic_wrappers import helper_of_file
+
+MASK_WORD, POSITIONS = "mask", "positions"
+_BOOL_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "logical_and",
+                         "logical_or", "logical_not", "logical_xor", "bool", "eq", "ne", "gt", "ge", "lt", "le",
+                         "bernoulli"})
+_POSITION_CALLS = frozenset({"nonzero", "argwhere", "flatnonzero"})
+# Calls that keep what their first operand (or receiver) is: conversions, moves, views, copies.
+_KEEPING = frozenset({"from_numpy", "as_tensor", "asarray", "tensor", "to", "cuda", "npu", "cpu", "detach", "clone",
+                      "flatten", "view", "reshape", "squeeze", "unsqueeze", "view_as", "reshape_as", "contiguous",
+                      "numpy", "long", "ravel", "copy", "expand", "expand_as", "t", "transpose", "permute"})
+_KEEPING_AUG = (ast.BitAnd, ast.BitOr, ast.BitXor)
+_GENERICS = frozenset({"tuple", "list", "dict", "set", "frozenset", "type"})
+
+
+def constructed_index(node: ast.AST, ctx: FileContext, depth: int = 0) -> Optional[str]:
+    """``"mask"`` or ``"positions"`` when ``node`` is boolean, or positions chosen by values, by construction."""
+    if depth > 6:
+        return None
+    if isinstance(node, ast.Compare):
+        if all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in node.ops) \
+                or all(isinstance(operand, ast.Constant) for operand in (node.left, *node.comparators)):
+            return None
+        return MASK_WORD
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Invert):
+        return None if isinstance(node.operand, ast.Constant) else MASK_WORD
+    if isinstance(node, ast.BinOp) and isinstance(node.op, _KEEPING_AUG):
+        if isinstance(node.left, ast.Constant) or isinstance(node.right, ast.Constant):
+            return None   # ``i & 1``: bits of an integer
+        return MASK_WORD
+    if isinstance(node, ast.Call):
+        return _call(node, ctx, depth)
+    if isinstance(node, ast.Subscript):
+        if _integer(node.slice) and not _tuple_of_positions(node.value):
+            return None   # ``indices[0]``: one position, a scalar index
+        return constructed_index(node.value, ctx, depth + 1)   # ``keep[:, 0]``, ``torch.where(m)[0]``
+    if isinstance(node, ast.Name):
+        return _local(node, ctx, depth)
+    if isinstance(node, ast.Attribute):
+        return _field(node, ctx, depth)
+    return None
+
+
+def _integer(index: ast.AST) -> bool:
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub):
+        index = index.operand
+    return isinstance(index, ast.Constant) and isinstance(index.value, int)
+
+
+def _tuple_of_positions(value: ast.AST) -> bool:
+    """``torch.where(m)``, ``m.nonzero(as_tuple=True)``, ``np.nonzero(m)``: a tuple, one positions array per axis."""
+    if not isinstance(value, ast.Call):
+        return False
+    name = _name_of(value.func)
+    return (name == "where" and len(value.args) == 1 and not value.keywords) or (
+        name == "nonzero" and (any(k.arg == "as_tuple" for k in value.keywords) or isinstance(value.func, ast.Attribute)
+                               and _name_of(value.func.value) in ("np", "numpy") and len(value.args) == 1))
+
+
+def _name_of(func: ast.AST) -> str:
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _call(node: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
+    name = _name_of(node.func)
+    if name in _BOOL_CALLS:
+        return MASK_WORD
+    if name in _POSITION_CALLS:
+        return POSITIONS
+    if name == "where" and len(node.args) == 1 and not node.keywords:
+        return POSITIONS
+    for keyword in node.keywords:
+        if keyword.arg == "dtype" and _is_bool_dtype(keyword.value):
+            return MASK_WORD
+    if name in ("to", "type", "astype") and node.args and _is_bool_dtype(node.args[0]):
+        return MASK_WORD
+    if name in _KEEPING:
+        operand = node.func.value if isinstance(node.func, ast.Attribute) and name not in (
+            "from_numpy", "as_tensor", "asarray", "tensor") else (node.args[0] if node.args else None)
+        if isinstance(node.func, ast.Attribute) and name in ("from_numpy", "as_tensor", "asarray", "tensor") \
+                and not node.args:
+            operand = None
+        return constructed_index(operand, ctx, depth + 1) if operand is not None else None
+    if isinstance(node.func, (ast.Name, ast.Attribute)):
+        definition = helper_of_file(node, ctx)
+        if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return _returns(definition, ctx, depth)
+    return None
+
+
+def _is_bool_dtype(node: ast.AST) -> bool:
+    if isinstance(node, ast.Name):
+        return node.id == "bool"
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("bool", "bool_")
+    return isinstance(node, ast.Constant) and node.value in ("bool", "?")
+
+
+def _agree(values: list, ctx: FileContext, depth: int) -> Optional[str]:
+    """What every assigned value is (None when one is not a mask or positions, or there is none)."""
+    if not values:
+        return None
+    seen = set()
+    for value in values:
+        if value is None:
+            return None
+        verdict = constructed_index(value, ctx, depth + 1)
+        if verdict is None:
+            return None
+        seen.add(verdict)
+    return POSITIONS if POSITIONS in seen else MASK_WORD
+
+
+def _assignments(root: ast.AST, ctx: FileContext) -> dict:
+    """Per name (a local) or ``.attr`` (a field), the values assigned to it under ``root`` (None: one the analysis
+    cannot read, an unpacking or another augmented operator). One walk per function or file, memoised."""
+    table = ctx.scratch.setdefault("broad_mask_assignments", {})
+    key = id(root)
+    if key in table:
+        return table[key]
+    found: dict = {}
+
+    def add(target: ast.AST, value: Optional[ast.AST]) -> None:
+        if isinstance(target, ast.Name):
+            found.setdefault(target.id, []).append(value)
+        elif isinstance(target, ast.Attribute):
+            found.setdefault("." + target.attr, []).append(value)
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            positions = isinstance(value, ast.Call) and (
+                _name_of(value.func) == "where" and len(value.args) == 1
+                or _name_of(value.func) == "nonzero" and any(k.arg == "as_tuple" for k in value.keywords))
+            for element in target.elts:   # ``rows, cols = torch.where(m)``: each is positions
+                add(element.value if isinstance(element, ast.Starred) else element, value if positions else None)
+
+    for node in ast.walk(root):
+        if isinstance(node, ast.Assign):
+            for target in node.targets:
+                add(target, node.value)
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            add(node.target, node.value)
+        elif isinstance(node, ast.AugAssign):
+            if not isinstance(node.op, _KEEPING_AUG):
+                add(node.target, None)
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            add(node.target, None)
+        elif isinstance(node, (ast.With, ast.AsyncWith)):
+            for item in node.items:
+                if item.optional_vars is not None:
+                    add(item.optional_vars, None)
+        elif isinstance(node, ast.NamedExpr):
+            add(node.target, node.value)
+    table[key] = found
+    return found
+
+
+def _local(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    if function is not None and node.id in _parameters(function):
+        return None   # a parameter: the caller decides (the proof-based path asks the model)
+    root = function if function is not None else _module(ctx)
+    values = _assignments(root, ctx).get(node.id) if root is not None else None
+    return _agree(values or [], ctx, depth)
+
+
+def _module(ctx: FileContext) -> Optional[ast.AST]:
+    scopes = ctx.resolver.scopes
+    return scopes.module.node if scopes is not None else None
+
+
+def _parameters(function: ast.AST) -> set:
+    args = getattr(function, "args", None)
+    if args is None:
+        return set()
+    every = [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]
+    return {a.arg for a in every if a is not None}
+
+
+def _field(node: ast.Attribute, ctx: FileContext, depth: int) -> Optional[str]:
+    root = _module(ctx)
+    values = _assignments(root, ctx).get("." + node.attr) if root is not None else None
+    return _agree(values or [], ctx, depth)
+
+
+def _returns(function: ast.AST, ctx: FileContext, depth: int) -> Optional[str]:
+    returns = [n.value for n in ast.walk(function) if isinstance(n, ast.Return)]
+    return _agree(returns, ctx, depth)
+
+
+def not_a_tensor(value: ast.AST, index: ast.AST, subscript: ast.Subscript, ctx: FileContext) -> bool:
+    """The model proves the indexed value is no tensor (numpy, pandas, a list, a module, an object), or, for a value
+    of unknown kind, the index numpy's own (a numpy file's array: a host buffer's), or the mask fixed."""
+    if isinstance(value, (ast.Name, ast.Attribute)):
+        name = ctx.resolver.qualname(value) or (value.id if isinstance(value, ast.Name) else "")
+        if name in _GENERICS or name.startswith(("typing.", "builtins.", "collections.", "typing_extensions.")):
+            return True   # ``tuple[str | list[str], int]``: an annotation, no selection
+    kind = ctx.resolver.kind_of(value)
+    if kind in TENSORS:   # a tensor the model knows, indexed by numpy's flags or positions too (``x[np.where(d)[0]]``)
+        return ctx.resolver.configured(index)
+    if kind is not None:
+        return True
+    if isinstance(value, (ast.List, ast.Tuple, ast.Dict, ast.Constant, ast.JoinedStr, ast.ListComp, ast.DictComp)):
+        return True
+    return is_host_array(value, ctx, value) or host_array_evidence(subscript, index, ctx) \
+        or ctx.resolver.configured(index)
