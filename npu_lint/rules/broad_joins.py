@@ -416,6 +416,9 @@ def broad_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optiona
     if sequence is None:        # appended under a ``while`` that a test ends: as many items as the loop runs
         return "one item per step of a while loop the data ends"
     made = name in JOIN_TENSORS
+    gathered = _gathered_rows(items, node, function, ctx) if name in JOIN_CATS and isinstance(items, ast.Name) else None
+    if gathered is not None:
+        return f"rows each step of the loop of line {gathered} selects by an index it computes"
     if isinstance(sequence, (ast.ListComp, ast.GeneratorExp)):   # ``filter(f, [vocab[t] for t in tokens])``
         sequence = sequence.generators[0].iter
     if _per_item_sequence(sequence, node, ctx):
@@ -445,6 +448,51 @@ def _built_here(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
             if found is not None:
                 return found, getattr(stmt.value, "elt", None)
     return None, None
+
+
+# index makers that keep the count (a permutation, a fixed ``k``, a cast, a factory of static size)
+_COUNT_KEEPING = frozenset({"argsort", "sort", "topk", "arange", "randperm", "flip", "long", "int", "to", "cpu",
+                            "cuda", "clone", "view", "reshape", "squeeze", "unsqueeze", "flatten", "expand",
+                            "repeat", "permute", "contiguous", "zeros", "ones", "full", "tensor", "as_tensor",
+                            "LongTensor", "range", "list", "tuple", "len", "slice"})
+
+
+def _gathered_rows(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileContext) -> Optional[int]:
+    """``scores[keep]`` appended in a loop where ``keep`` is a mask or what a helper or a selecting op returned in
+    the same step (``b, keep = clip_boxes(b, size, remove_empty=True)``; ``keep = nms(b, s, t)``): each item has
+    the rows the data keeps. The loop's line, else None."""
+    for where, added in _additions(function, ctx).get(items.id, ()):
+        if not isinstance(where, (ast.For, ast.AsyncFor)) or _encloses(where, node) or where.lineno > node.lineno:
+            continue
+        binds = _loop_bindings(where)
+        value = binds.get(added.id, added) if isinstance(added, ast.Name) else added
+        if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Name) and value.slice.id in binds:
+            index = binds[value.slice.id]
+            if isinstance(index, ast.Compare) or isinstance(index, ast.Call) and _callee(index) not in _COUNT_KEEPING:
+                return where.lineno
+    return None
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _loop_bindings(loop: ast.AST) -> dict[str, ast.AST]:
+    """The names the loop's body binds by assignment (a tuple unpacked from a call: the call), last one wins."""
+    found: dict[str, ast.AST] = {}
+    for stmt in ast.walk(loop):
+        if isinstance(stmt, ast.Assign):
+            for target in stmt.targets:
+                if isinstance(target, ast.Name):
+                    found[target.id] = stmt.value
+                elif isinstance(target, (ast.Tuple, ast.List)) and isinstance(stmt.value, ast.Call):
+                    for elt in target.elts:
+                        if isinstance(elt, ast.Name):
+                            found[elt.id] = stmt.value
+        elif isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name) and stmt.value is not None:
+            found[stmt.target.id] = stmt.value
+    return found
 
 
 def _ended_by_data(loop: ast.While) -> bool:

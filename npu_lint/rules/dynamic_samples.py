@@ -360,6 +360,8 @@ class PerSampleConcat(Rule):
         "        out.append(x)\n    return default_collate(out)\nloader = DataLoader(ds, collate_fn=collate)\n")
     # the broad path (broad_joins.py): one item per element of a sequence of unknown length, per call of a method, per while step
     must_fire += (
+        # rows each step selects by an index a helper returns (MONAI's per-level box selection)
+        'import torch\ndef select(boxes_list, scores_list, size):\n    keep_boxes, keep_scores = [], []\n    for boxes, scores in zip(boxes_list, scores_list):\n        boxes, keep = clip_boxes(boxes, size, remove_empty=True)\n        keep_boxes.append(boxes)\n        keep_scores.append(scores[keep])\n    return torch.cat(keep_scores, dim=0)\n',
         "import torch\nclass Metric:\n    def update(self, preds):\n        for p in preds:\n            self.boxes.append(p['boxes'])\n    def compute(self):\n        return torch.cat(self.boxes)\n",
         'import torch\ndef encode(vocab, rows):\n    out = []\n    for label, tokens in rows:\n        out.append(torch.tensor([vocab[t] for t in tokens]))\n    return out\n',
         'import torch\ndef walk(step, x):\n    feats = []\n    while True:\n        h, x = step(x)\n        feats.append(h)\n        if x is None:\n            break\n    return torch.stack(feats)\n',
