@@ -347,18 +347,17 @@ def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.
     return found
 
 
-def _comprehension_source(items: ast.AST) -> Optional[tuple[ast.AST, bool]]:
-    """The sequence a comprehension or ``map`` walks, and whether a test filters it."""
+def _comprehension_source(items: ast.AST) -> Optional[tuple[ast.AST, list[ast.AST]]]:
+    """The sequence a comprehension or ``map`` walks, and the tests that filter it."""
     if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
-        gen = items.generators[0]
-        return gen.iter, any(g.ifs for g in items.generators) or len(items.generators) > 1
+        return items.generators[0].iter, [test for g in items.generators for test in g.ifs]
     if isinstance(items, ast.Call) and isinstance(items.func, ast.Name):
         if items.func.id in ("list", "tuple") and len(items.args) == 1:
             return _comprehension_source(items.args[0])
         if items.func.id == "map" and len(items.args) >= 2:
-            return items.args[1], False
+            return items.args[1], []
         if items.func.id == "filter" and len(items.args) == 2:
-            return items.args[1], True
+            return items.args[1], [items.args[0]]
     return None
 
 
@@ -412,7 +411,8 @@ def broad_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optiona
         return _kept_attribute(items, function, ctx)
     if source is None:
         return None
-    sequence, filtered = source
+    sequence, tests = source
+    filtered = tests is True or isinstance(tests, list) and any(_reads_data(t, ctx) for t in tests)
     if sequence is None:        # appended under a ``while`` that a test ends: as many items as the loop runs
         return "one item per step of a while loop the data ends"
     made = name in JOIN_TENSORS
@@ -434,6 +434,8 @@ def _built_here(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
         -> tuple[Optional[tuple[Optional[ast.AST], bool]], Optional[ast.AST]]:
     """The loop that appends to ``items`` in ``function`` (its sequence, None for a ``while``; whether a test
     filters it) and the item appended, or the comprehension ``items`` is bound to."""
+    if _loop_bound(items, node, ctx):
+        return None, None
     for where, added in _additions(function, ctx).get(items.id, ()):
         if isinstance(where, (ast.For, ast.AsyncFor)):
             if where.lineno < node.lineno and not _encloses(where, node):
@@ -501,6 +503,17 @@ def _ended_by_data(loop: ast.While) -> bool:
     return any(isinstance(n, ast.Break) for n in ast.walk(loop))
 
 
+def _loop_bound(name: ast.Name, node: ast.AST, ctx: FileContext) -> bool:
+    """``name`` is bound by the target of a ``for`` around ``node`` (``for idx, rewards in results``)."""
+    parent = ctx.parent(node)
+    while parent is not None and not isinstance(parent, _STOP):
+        if isinstance(parent, (ast.For, ast.AsyncFor)) and any(
+                isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(parent.target)):
+            return True
+        parent = ctx.parent(parent)
+    return False
+
+
 def _encloses(loop: ast.AST, node: ast.AST) -> bool:
     return loop.lineno <= node.lineno <= (loop.end_lineno or loop.lineno)
 
@@ -519,7 +532,11 @@ def _under_test(loop: ast.AST, name: str, ctx: FileContext) -> bool:
 
 
 def _reads_data(test: ast.AST, ctx: FileContext) -> bool:
-    """A test on a tensor's value (``score > thr``, ``mask.any()``, ``x.item()``) or on an item's size."""
+    """A test on a tensor's value (``score > thr``, ``mask.any()``, ``x.item()``) or on an item's size (not a
+    membership or ``None`` test: ``src in self.targets``, ``a[k] is not None`` pick by structure)."""
+    if isinstance(test, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
+                                             for op in test.ops):
+        return False
     for node in ast.walk(test):
         if isinstance(node, ast.Call) and (isinstance(node.func, ast.Attribute) and node.func.attr in
                                            ("item", "any", "all", "numel", "size") or
