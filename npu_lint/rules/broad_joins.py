@@ -283,8 +283,8 @@ def _list_in_loop(node: ast.Call, items: ast.AST, ctx: FileContext) -> Optional[
             added = True
         elif isinstance(other, ast.Delete) and any(items.id in _text(t) for t in other.targets):
             return None
-    if not added or _set_otherwise(loop, stmt, items.id):
-        return None
+    if not added or _set_otherwise(loop, stmt, items.id) or any(_text(t) == items.id for t in _assigned(stmt)):
+        return None     # ``outs = torch.stack(outs)``: the list is made a tensor once, at its last step
     return f"the list {items.id}, one item longer every step of the loop of line {loop.lineno}, made a tensor in it"
 
 
@@ -421,7 +421,7 @@ def broad_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optiona
         return f"rows each step of the loop of line {gathered} selects by an index it computes"
     if isinstance(sequence, (ast.ListComp, ast.GeneratorExp)):   # ``filter(f, [vocab[t] for t in tokens])``
         sequence = sequence.generators[0].iter
-    if _per_item_sequence(sequence, node, ctx):
+    if name not in JOIN_STACKS and _per_item_sequence(sequence, node, ctx):
         return f"one item per element of {short_source(sequence, 30)}, as many as each item holds"
     if _fixed_count(sequence, ctx):
         return None
@@ -524,11 +524,16 @@ def _under_test(loop: ast.AST, name: str, ctx: FileContext) -> bool:
     for node in ast.walk(loop):
         if not isinstance(node, ast.If) or not _reads_data(node.test, ctx):
             continue
-        for sub in ast.walk(node):
-            if isinstance(sub, ast.Continue) or isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
-                    and sub.func.attr in _ADDS and _text(sub.func.value) == name:
-                return True
+        body = any(_adds_to(sub, name) or isinstance(sub, ast.Continue) for stmt in node.body for sub in ast.walk(stmt))
+        other = any(_adds_to(sub, name) for stmt in node.orelse for sub in ast.walk(stmt))
+        if body != other:     # one arm adds (or skips the rest): the other arm keeps the count lower
+            return True
     return False
+
+
+def _adds_to(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADDS \
+        and _text(node.func.value) == name
 
 
 def _reads_data(test: ast.AST, ctx: FileContext) -> bool:
@@ -537,6 +542,8 @@ def _reads_data(test: ast.AST, ctx: FileContext) -> bool:
     if isinstance(test, ast.Compare) and all(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn))
                                              for op in test.ops):
         return False
+    if isinstance(test, ast.BoolOp):
+        return any(_reads_data(value, ctx) for value in test.values)
     for node in ast.walk(test):
         if isinstance(node, ast.Call) and (isinstance(node.func, ast.Attribute) and node.func.attr in
                                            ("item", "any", "all", "numel", "size") or
