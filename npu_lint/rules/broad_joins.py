@@ -555,14 +555,20 @@ def _reads_data(test: ast.AST, ctx: FileContext) -> bool:
 
 
 def _kept_attribute(items: ast.Attribute, function: ast.AST, ctx: FileContext) -> Optional[str]:
-    """``torch.cat(self.boxes)`` where another method of the class appends to ``self.boxes``: one item per call
-    (per batch of a metric's ``update``)."""
+    """``torch.cat(self.boxes)`` where another method of the class appends to ``self.boxes`` one item per element
+    of what each call gets (``for pred in preds: self.boxes.append(pred["boxes"])``: per-image detections, a
+    metric's state). One item per call (a batch's features kept for a kNN at the epoch's end) is the dataset's
+    size, fixed: left alone."""
     cls = ctx.enclosing(function, (ast.ClassDef,))
     if cls is None:
         return None
     text = _text(items)
     for method in cls.body:
         if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method is not function \
-                and method.name != "__init__" and text in _additions(method, ctx):
-            return f"one item per call of {method.name}(), which appends to {text}"
+                and method.name != "__init__":
+            for where, added in _additions(method, ctx).get(text, ()):
+                if isinstance(where, (ast.For, ast.AsyncFor)) and not _fixed_count(where.iter, ctx) \
+                        and not (isinstance(added, ast.Call) and _host_piece(added, ctx)):
+                    return f"one item per element of {short_source(where.iter, 30)} at every call of " \
+                           f"{method.name}(), which appends to {text}"
     return None

@@ -558,6 +558,8 @@ class PerSampleConcat(Rule):
         # both arms add an item; a test of membership or None picks by structure
         'import torch\ndef weights(losses, w, aux):\n    out = []\n    for i in range(1, len(losses)):\n        if i < w.shape[1]:\n            out.append(w[:, i].mean())\n        else:\n            out.append(torch.as_tensor(aux))\n    return torch.stack(out)\n',
         'import torch\ndef agg(scores, primary):\n    avail = [v for k, v in scores.items() if k in primary and v is not None]\n    return torch.stack(avail).mean()\n',
+        # one batch's features per call, joined at the epoch's end: the dataset's size
+        'import torch\nclass KNN:\n    def update(self, feats, targets):\n        self.feats.append(feats)\n    def compute(self):\n        return torch.cat(self.feats)\n',
         # a sampler's steps: the test reads a setting, not the data
         'import torch\ndef sample(model, img, pairs):\n    imgs = [img]\n    for t, t_next in pairs:\n        if t_next < 0:\n            img = model(img)\n            continue\n        img = model(img)\n        imgs.append(img)\n    return torch.stack(imgs, dim=1)\n',
         'import torch\nclass Heads(torch.nn.Module):\n    def forward(self, x):\n        return torch.stack([head(x) for head in self.heads])\n    def __init__(self):\n        super().__init__()\n        self.heads = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(3)])\n',
