@@ -16,13 +16,14 @@ the op the reviewer's definition names and stay silent where the model shows the
   loop, and setup code.
 - var_concat (``broad_join``): ``cat`` (along dim 0) / ``stack`` / ``nested_tensor`` / ``torch.tensor`` of a list
   built from per-item values (a comprehension, ``map`` / ``filter``, ``append`` in a loop of the function, or a
-  list attribute of the object that its other methods append to: one item per call, a metric's state) when the
-  count is not proven fixed: one item per element of an item's own part (``for cls, tokens in rows:
-  torch.tensor([vocab[t] for t in tokens])``, a string's words), per step of a ``while`` a ``break`` ends, the
-  items a test keeps (``cat`` / ``stack``; not host items), per call of the object's methods. Silent: a count
-  proven fixed (``range`` of settings or of a tensor's size, a literal, the model's modules or ``self``'s
-  containers, a tensor's rows or chunks), a join side by side (``dim`` other than 0), setup code and a script's
-  one-off join.
+  list attribute of the object) when the count is not proven fixed: one item per element of an item's own part
+  (``for cls, tokens in rows: torch.tensor([vocab[t] for t in tokens])``, a string's words; not for a stack), per
+  step of a ``while`` a ``break`` ends, the items a test on the data keeps (``cat`` / ``stack``; not host items;
+  not a membership or ``None`` test; not an ``if`` whose both arms add), rows each step selects by an index it
+  computes (``scores[keep]``, ``keep`` from a mask, a helper or a selecting op), a list attribute another method
+  fills one item per element of what it gets (a detection metric's state). Silent: a count proven fixed
+  (``range`` of settings or of a tensor's size, a literal, the model's modules or ``self``'s containers, a
+  tensor's rows or chunks), a join side by side (``dim`` other than 0), setup code and a script's one-off join.
 Asked per call of those ops; the per-function index of appends is memoised per file.
 """
 from __future__ import annotations

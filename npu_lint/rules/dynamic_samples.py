@@ -141,10 +141,12 @@ class PerSampleConcat(Rule):
         Beside these proofs (session 21, broad_joins.py), the op itself: ``cat`` along dim 0, ``stack``,
         ``nested_tensor`` or ``torch.tensor`` of a list built from per-item values whose count nothing fixes: one
         item per element of an item's own part (``for cls, tokens in rows: torch.tensor([vocab[t] for t in
-        tokens])``, a string's words), per step of a ``while`` a ``break`` ends, the items a test keeps, or per call
-        of the object's methods (a metric's ``self.boxes.append`` in ``update`` joined in ``compute``); left alone
-        where the count is proven fixed (a ``range`` of settings or of a tensor's size, a literal, the model's
-        modules, a tensor's rows or chunks), side by side (a dim other than 0), in setup code.
+        tokens])``, a string's words), per step of a ``while`` a ``break`` ends, the items a test on the data
+        keeps, rows each step selects by an index it computes (``scores[keep]``), or a list attribute another method
+        fills per element of what it gets (a detection metric's ``for p in preds: self.boxes.append(p["boxes"])``
+        joined in ``compute``); left alone where the count is proven fixed (a ``range`` of settings or of a
+        tensor's size, a literal, the model's modules, a tensor's rows or chunks), side by side (a dim other than
+        0), in setup code.
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
