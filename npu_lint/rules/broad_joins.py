@@ -154,9 +154,10 @@ def _module_count(node: ast.AST, ctx: FileContext) -> bool:
     return False
 
 
-def _module_piece(piece: ast.AST, ctx: FileContext) -> bool:
-    """``layer(x)``, ``self.layers[i](x)``: a piece one of the model's modules makes (DenseNet)."""
-    if not isinstance(piece, ast.Call):
+def _module_piece(piece: ast.AST, grown: str, ctx: FileContext) -> bool:
+    """``layer(x)``, ``self.layers[i](x)``: a piece one of the model's modules makes from the grown value itself
+    (DenseNet; ``self.token_emb(sampled)`` of a new token is a decoding step)."""
+    if not isinstance(piece, ast.Call) or not any(grown in _roots(a) for a in piece.args):
         return False
     func = piece.func
     if ctx.resolver.kind_of(func) == K.MODULE:
@@ -174,6 +175,25 @@ def _host_piece(piece: ast.AST, ctx: FileContext) -> bool:
             and piece.func.attr in ("cpu", "numpy", "tolist"):
         return True
     return ctx.resolver.is_host(piece)
+
+
+def _read_in(loop: ast.AST, grown: str, ctx: FileContext) -> bool:
+    """The loop does other work than growing (a call: the model, a sampler) or reads the grown value outside the
+    statements that grow it (a stop test): a step loop. A value only extended by pieces of itself (``grid =
+    torch.cat([grid[:, [0]] - h, grid], 1)`` under ``for i in range(k)``) is a construction, the same at every
+    call."""
+    nodes = [node for stmt in loop.body for node in ast.walk(stmt)]
+    if isinstance(loop, ast.While):
+        nodes.extend(ast.walk(loop.test))
+    for node in nodes:
+        if isinstance(node, ast.Call) and ctx.resolver.qualname(node.func) not in BROAD_GROWTH:
+            return True       # the step does other work (samples a token, runs the model)
+        loaded = isinstance(getattr(node, "ctx", None), ast.Load)
+        if loaded and isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and _text(node) == grown:
+            stmt = ctx.statement_of(node)
+            if stmt is None or not any(_text(t) == grown for t in _assigned(stmt)):
+                return True
+    return False
 
 
 def _through_slice(node: ast.AST, stmt: ast.stmt, ctx: FileContext) -> bool:
@@ -241,7 +261,7 @@ def broad_growth(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
         return None
     grown = _text(grown_node)
     others = [p for p in pieces if grown not in _roots(p)]
-    if any(_module_piece(p, ctx) or _host_piece(p, ctx) for p in others):
+    if any(_module_piece(p, grown, ctx) or _host_piece(p, ctx) for p in others):
         return None      # DenseNet's ``layer(x)``; a host accumulation compiles nothing
     root = grown_node
     while isinstance(root, (ast.Attribute, ast.Subscript)):
@@ -252,7 +272,7 @@ def broad_growth(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
     op = name.rsplit('.', 1)[-1]
     if loop is not None:
         if not _step_loop(loop, ctx) or _per_step_entry(grown_node, loop) or _set_otherwise(loop, stmt, grown) \
-                or _trimmed(loop, stmt, grown):
+                or _trimmed(loop, stmt, grown) or not _read_in(loop, grown, ctx):
             return None
         return f"{grown} = {op}([{grown}, ...]) in the loop of line {loop.lineno}"
     if function is None or getattr(function, "name", "") == "__init__":

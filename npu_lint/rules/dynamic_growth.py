@@ -837,6 +837,8 @@ class GrowingTensor(Rule):
                      "        out = Out(feats=with_pos(batch.feats, pos))\n    return out\n")
     # proven static: DenseNet's pass over the model's layers (a reviewer's 'unsure': the same shapes every call), a window sliced back, a trimmed queue, a value set afresh each step
     must_not_fire += (
+        # a construction extended by a fixed number of pieces: nothing in the loop reads it (no step)
+        'import torch\ndef extend_grid(grid, k):\n    h = (grid[:, [-1]] - grid[:, [0]]) / (grid.shape[1] - 1)\n    for i in range(k):\n        grid = torch.cat([grid[:, [0]] - h, grid], dim=1)\n        grid = torch.cat([grid, grid[:, [-1]] + h], dim=1)\n    return grid\n',
         # the list made a tensor once, at the last step
         'import torch\ndef targets(assign, gts, n):\n    pos = []\n    for i in range(n):\n        pos.append(assign(gts[i]).sum())\n        if i == n - 1:\n            pos = torch.stack(pos)\n    return pos\n',
         'import torch\nclass Dense(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.layers = torch.nn.ModuleList([torch.nn.Conv2d(8, 8, 3) for _ in range(4)])\n    def forward(self, x):\n        for layer in self.layers:\n            x = torch.cat([x, layer(x)], 1)\n        return x\n',
