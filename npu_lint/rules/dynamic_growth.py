@@ -18,6 +18,7 @@ from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_items import grown_items
+from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
 from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_layers, rearranged, step_loop, steps,
@@ -351,6 +352,13 @@ class GrowingTensor(Rule):
         concatenated with a new piece (``past = tuple((torch.cat([pk, k], 2), ...) for (pk, pv), (k, v) in
         zip(past, new))``) grows in a loop over steps, and so does a loop over the pieces of a tensor
         (``wav.split(seg, dim=-1)``, ``x.unbind(1)``: as many as its length gives).
+        Beside these proofs (session 21, broad_joins.py), the op itself: a value re-bound from a ``cat`` /
+        ``hstack`` / ``column_stack`` / ``F.pad`` by a positive constant / ``einops.pack`` of itself inside a loop
+        of steps (a ``while``, a ``range``, a loader), kept on the object between calls (``self.x``, ``self.kv[i]``)
+        or passed down a recursive call, and a list such a loop appends to made a tensor in it; left alone where the
+        model shows the shape static: a loop over other sequences or over the model's layers (DenseNet's ``for layer
+        in self.layers: x = torch.cat([x, layer(x)], 1)``, a reviewer's "unsure": the same shapes at every call), a
+        module's or a host piece, a window (sliced, trimmed, popped), a value also set otherwise in the loop.
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -369,7 +377,7 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(",
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "pack(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(",
                 ".generate(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
@@ -602,6 +610,14 @@ class GrowingTensor(Rule):
                  "import torch\ndef gen(model, x, past, n):\n    for _ in range(n):\n        new = model(x)\n"
                  "        past = tuple((torch.cat([pk, k], dim=2), torch.cat([pv, v], dim=2))\n"
                  "                     for (pk, pv), (k, v) in zip(past, new))\n    return past\n")
+    # the broad path (broad_joins.py): the op on itself in a loop, kept between calls, or down a recursion
+    must_fire += (
+        "import torch\nfrom einops import pack\ndef gen(model, codes, n):\n    for _ in range(n):\n        sample = model(codes).argmax(-1)\n        codes, _ = pack([codes, sample], 'b *')\n    return codes\n",
+        'import torch\ndef gen(model, ids, eos):\n    while True:\n        nxt = model(ids).argmax(-1, keepdim=True)\n        ids = torch.hstack([ids, nxt])\n        if nxt.item() == eos:\n            break\n    return ids\n',
+        'import torch\nclass Memory:\n    def write(self, key, x):\n        self.store[key] = torch.cat([self.store[key], x], 0)\n',
+        'import torch\ndef expand(model, seq, depth):\n    nxt = model(seq).argmax(-1, keepdim=True)\n    seq = torch.column_stack((seq, nxt))\n    return seq if depth == 0 else expand(model, seq, depth - 1)\n',
+        'import torch\ndef decode(model, x, n):\n    toks = []\n    for _ in range(n):\n        toks.append(model(x).argmax(-1))\n        x = torch.tensor(toks)\n    return x\n',
+    )
     must_not_fire = (# items rebuilt once per layer, or from another sequence than the carried one
                      "import torch\ndef f(layers, past, x):\n    for layer in layers:\n"
                      "        past = [torch.cat([p, layer(x)], 1) for p in past]\n    return past\n",
@@ -819,6 +835,17 @@ class GrowingTensor(Rule):
                      "import torch\ndef with_pos(x, p):\n    return torch.cat([x, p.view(1, -1)])\n"
                      "def run(batch, pos, n):\n    for _ in range(n):\n"
                      "        out = Out(feats=with_pos(batch.feats, pos))\n    return out\n")
+    # proven static: DenseNet's pass over the model's layers (a reviewer's 'unsure': the same shapes every call), a window sliced back, a trimmed queue, a value set afresh each step
+    must_not_fire += (
+        # a construction extended by a fixed number of pieces: nothing in the loop reads it (no step)
+        'import torch\ndef extend_grid(grid, k):\n    h = (grid[:, [-1]] - grid[:, [0]]) / (grid.shape[1] - 1)\n    for i in range(k):\n        grid = torch.cat([grid[:, [0]] - h, grid], dim=1)\n        grid = torch.cat([grid, grid[:, [-1]] + h], dim=1)\n    return grid\n',
+        # the list made a tensor once, at the last step
+        'import torch\ndef targets(assign, gts, n):\n    pos = []\n    for i in range(n):\n        pos.append(assign(gts[i]).sum())\n        if i == n - 1:\n            pos = torch.stack(pos)\n    return pos\n',
+        'import torch\nclass Dense(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.layers = torch.nn.ModuleList([torch.nn.Conv2d(8, 8, 3) for _ in range(4)])\n    def forward(self, x):\n        for layer in self.layers:\n            x = torch.cat([x, layer(x)], 1)\n        return x\n',
+        'import torch\ndef roll(model, x, n):\n    for _ in range(n):\n        nxt = model(x)\n        x = torch.cat([x[:, 1:], nxt], 1)\n    return x\n',
+        'import torch\nclass Queue:\n    def push(self, k):\n        self.queue = torch.cat([self.queue, k], 0)\n        self.queue = self.queue[-4096:]\n',
+        'import torch\ndef enc(model, batch, extra):\n    out = []\n    for b in batch:\n        h = model(b)\n        h = torch.cat([h, extra], -1)\n        out.append(h)\n    return out\n',
+    )
 
     # session 20 (concat20b): beam rows reordered with ``[idx, :]`` or einops ``repeat``; a state kept on ``self``
     # grown in a method (its rows reordered, started on the first step); a storage read and stored back grown in
@@ -870,6 +897,15 @@ class GrowingTensor(Rule):
         "    return ids\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
+        before = len(ctx.findings)
+        self._proven(node, ctx)
+        if len(ctx.findings) == before and isinstance(node, ast.Call) and ctx.uses_torch:
+            name = ctx.resolver.qualname(node.func)
+            found = broad_growth(node, name, ctx) if name in BROAD_GROWTH else None
+            if found is not None:   # the op is the trigger (broad_joins.py): nothing proves the shape static
+                ctx.report(node, self.message.format(what=found), name)
+
+    def _proven(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.Subscript):
             self._advancing_slice(node, ctx)
             return

@@ -28,6 +28,7 @@ from npu_lint.rules.sample_tag_counts import accumulated_rows, counted_pieces, t
 from npu_lint.rules.host_batches import HOST_CAT, becomes_host_batch, host_batch_items
 from npu_lint.rules.kept_samples import kept_samples
 from npu_lint.rules.library_joins import joined_samples, library_joiners
+from npu_lint.rules.broad_joins import JOIN_STACKS, JOIN_TENSORS, broad_join
 
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
@@ -40,6 +41,7 @@ _DEFAULT_COLLATE = frozenset({"torch.utils.data.default_collate", "torch.utils.d
                               "torch.utils.data._utils.collate.default_collate"})
 # library functions that concatenate the samples they are given into one batch (rule_tables/library_joiners.tsv)
 _JOINERS = frozenset(library_joiners())
+_PROVEN = _CAT | _STACK | _HOST_JOINS | _TAG_TENSORS | _DEFAULT_COLLATE | _JOINERS   # the proof-based paths' calls
 
 
 class PerSampleConcat(Rule):
@@ -136,6 +138,15 @@ class PerSampleConcat(Rule):
         collate function, a model's graph augmentation); left alone: a list of one item spelled out
         (``[data]``), a list read from the object's own state alone (``list(self.rules.values())``: the same
         graphs at every call), code that runs at setup (``__init__``) and a script's one-off batch outside a loop.
+        Beside these proofs (session 21, broad_joins.py), the op itself: ``cat`` along dim 0, ``stack``,
+        ``nested_tensor`` or ``torch.tensor`` of a list built from per-item values whose count nothing fixes: one
+        item per element of an item's own part (``for cls, tokens in rows: torch.tensor([vocab[t] for t in
+        tokens])``, a string's words), per step of a ``while`` a ``break`` ends, the items a test on the data
+        keeps, rows each step selects by an index it computes (``scores[keep]``), or a list attribute another method
+        fills per element of what it gets (a detection metric's ``for p in preds: self.boxes.append(p["boxes"])``
+        joined in ``compute``); left alone where the count is proven fixed (a ``range`` of settings or of a
+        tensor's size, a literal, the model's modules, a tensor's rows or chunks), side by side (a dim other than
+        0), in setup code.
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -153,7 +164,7 @@ class PerSampleConcat(Rule):
     name = "per-sample-concat"
     family = FAMILY
     node_types = (ast.Call,)
-    callees = _CAT | _STACK | _HOST_JOINS | _TAG_TENSORS | _DEFAULT_COLLATE | _JOINERS   # dispatch: these calls only
+    callees = _PROVEN | JOIN_STACKS | JOIN_TENSORS   # dispatch: these calls only
     triggers = ("cat(", "concat", "stack(", "ensor(", "from_numpy(", "default_collate(", "from_data_list(", "batch(")
     message = "{what} joins per-sample items of different lengths ({why}): its length changes with every batch, a recompile per length on NPU; pad each sample to a fixed maximum with a mask"
     must_fire = ("import torch\ngt = torch.cat([t['boxes'] for t in targets])\n",
@@ -349,6 +360,16 @@ class PerSampleConcat(Rule):
         "import torch\nfrom torch.utils.data import DataLoader\nfrom torch.utils.data import default_collate\n"
         "def collate(batch):\n    out = []\n    for x in batch:\n        if x is None:\n            continue\n"
         "        out.append(x)\n    return default_collate(out)\nloader = DataLoader(ds, collate_fn=collate)\n")
+    # the broad path (broad_joins.py): one item per element of a sequence of unknown length, per call of a method, per while step
+    must_fire += (
+        # rows each step selects by an index a helper returns (MONAI's per-level box selection)
+        'import torch\ndef select(boxes_list, scores_list, size):\n    keep_boxes, keep_scores = [], []\n    for boxes, scores in zip(boxes_list, scores_list):\n        boxes, keep = clip_boxes(boxes, size, remove_empty=True)\n        keep_boxes.append(boxes)\n        keep_scores.append(scores[keep])\n    return torch.cat(keep_scores, dim=0)\n',
+        "import torch\nclass Metric:\n    def update(self, preds):\n        for p in preds:\n            self.boxes.append(p['boxes'])\n    def compute(self):\n        return torch.cat(self.boxes)\n",
+        'import torch\ndef encode(vocab, rows):\n    out = []\n    for label, tokens in rows:\n        out.append(torch.tensor([vocab[t] for t in tokens]))\n    return out\n',
+        'import torch\ndef walk(step, x):\n    feats = []\n    while True:\n        h, x = step(x)\n        feats.append(h)\n        if x is None:\n            break\n    return torch.stack(feats)\n',
+        'import torch\ndef pack(seqs):\n    return torch.nested.nested_tensor([s.float() for s in seqs if len(s) > 0])\n',
+        'import torch\ndef words(vocab, line):\n    return torch.tensor(list(map(lambda w: vocab[w], line.split())))\n',
+    )
     must_not_fire = ("import torch\nfeats = torch.cat([f.flatten(2) for f in features], dim=2)\n",
                      # each item padded to the batch maximum: one length for all
                      "import torch\ndef pad(items):\n    m = max(len(x) for x in items)\n    out = []\n"
@@ -534,6 +555,21 @@ class PerSampleConcat(Rule):
                      "import numpy as np\nimport torch\nclass Collator:\n    def collate(self, batch):\n"
                      "        return torch.from_numpy(np.stack([r['x'] for r in batch]))\n"
                      "def load(ds):\n    return torch.utils.data.DataLoader(ds, 4, collate_fn=Collator().collate)\n")
+    # count proven fixed: the model's modules, a range of a constant, a tensor's rows; a stack of one item per collated sample
+    must_not_fire += (
+        # both arms add an item; a test of membership or None picks by structure
+        'import torch\ndef weights(losses, w, aux):\n    out = []\n    for i in range(1, len(losses)):\n        if i < w.shape[1]:\n            out.append(w[:, i].mean())\n        else:\n            out.append(torch.as_tensor(aux))\n    return torch.stack(out)\n',
+        'import torch\ndef agg(scores, primary):\n    avail = [v for k, v in scores.items() if k in primary and v is not None]\n    return torch.stack(avail).mean()\n',
+        # one batch's features per call, joined at the epoch's end: the dataset's size
+        'import torch\nclass KNN:\n    def update(self, feats, targets):\n        self.feats.append(feats)\n    def compute(self):\n        return torch.cat(self.feats)\n',
+        # a sampler's steps: the test reads a setting, not the data
+        'import torch\ndef sample(model, img, pairs):\n    imgs = [img]\n    for t, t_next in pairs:\n        if t_next < 0:\n            img = model(img)\n            continue\n        img = model(img)\n        imgs.append(img)\n    return torch.stack(imgs, dim=1)\n',
+        'import torch\nclass Heads(torch.nn.Module):\n    def forward(self, x):\n        return torch.stack([head(x) for head in self.heads])\n    def __init__(self):\n        super().__init__()\n        self.heads = torch.nn.ModuleList([torch.nn.Linear(4, 4) for _ in range(3)])\n',
+        'import torch\ndef f(x):\n    return torch.cat([x[:, i] for i in range(4)], 1)\n',
+        "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n    return torch.stack([s['img'] for s in batch])\nloader = DataLoader(ds, batch_size=8, collate_fn=collate)\n",
+        'import torch\ndef f(x):\n    return torch.stack([torch.diag(v) for v in x.unbind(0)])\n',
+        'import torch\ndef f(x, n_levels):\n    outs = []\n    for i in range(n_levels):\n        outs.append(x * i)\n    return torch.stack(outs)\n',
+    )
 
     # one tag per kept element, made like it (``torch.full_like`` has its argument's shape)
     must_fire += ("import torch\ndef pairs(masks):\n    tags = []\n    for b, m in enumerate(masks):\n"
@@ -672,6 +708,19 @@ class PerSampleConcat(Rule):
         "    return torch.stack(states)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
+        assert isinstance(node, ast.Call)
+        before = len(ctx.findings)
+        name = ctx.resolver.qualname(node.func)
+        if name in _PROVEN:
+            self._proven(node, ctx)
+        if len(ctx.findings) == before and ctx.uses_torch:
+            found = broad_join(node, name, ctx)
+            if found is not None:   # the op is the trigger (broad_joins.py): nothing proves the count fixed
+                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
+                           "the joined length can change with the data, a recompile per length on NPU; give the "
+                           "list a fixed count (pad to a maximum number of items with a validity mask)", name)
+
+    def _proven(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         name = ctx.resolver.qualname(node.func)
         if name in _JOINERS:    # a library's batch of graphs: their nodes and edges concatenated
