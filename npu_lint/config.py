@@ -52,6 +52,8 @@ class Config:
 
     def ignored_for(self, path: Path) -> tuple[str, ...]:
         """Codes that per-file-ignores drops for ``path``."""
+        if not self.per_file_ignores:
+            return ()
         relative = _relative(path, self.root)
         codes: list[str] = []
         for pattern, pattern_codes in self.per_file_ignores:
@@ -84,6 +86,7 @@ def _matches(relative: str, pattern: str) -> bool:
     return "/" not in pattern and any(_part_matches(part, pattern) for part in relative.split("/"))
 
 
+@lru_cache(maxsize=1024)
 @lru_cache(maxsize=1024)
 def _folder_excluded(prefix: str, patterns: tuple[str, ...]) -> bool:
     """The parts of :func:`_matches` that look at the folder only: ``prefix`` is the relative path up to and with

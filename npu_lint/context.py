@@ -7,6 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from npu_lint.analysis.dispatch import handled_on_npu
+from npu_lint.analysis.nodes import parents_of
 from npu_lint.analysis.setup_time import asserts_host
 from npu_lint.finding import Finding
 from npu_lint.resolver import Resolver
@@ -145,9 +146,7 @@ class FileContext:
             scopes = self.resolver.scopes
             tree = scopes.module.node if scopes is not None else None
             if tree is not None:
-                for parent in ast.walk(tree):
-                    for child in ast.iter_child_nodes(parent):
-                        found[id(child)] = parent
+                found.update(parents_of(tree))
         return found
 
     def on_error_path(self, node: ast.AST) -> bool:

@@ -82,6 +82,14 @@ class Dispatch:
         self._word_runs = tuple(word for word in self._words if _RUN.fullmatch(word))
         self._word_other = tuple(word for word in self._words if not _RUN.fullmatch(word))
         self._run_bytes = {word: word.encode("ascii") for word in self._word_runs}
+        # What ``_active`` reads per rule, made once: its index and its words, each with its bytes when it is looked
+        # for in the runs (None: in the source) and, for a word looked for in the source, the bytes of its longest
+        # identifier part (``count_nonzero`` of ``.count_nonzero(``): a source holding the word holds that part in
+        # one of its runs, so a part not in the runs spares the scan of the whole source; ``()``: no trigger words.
+        in_runs = self._run_bytes if len(self._word_runs) >= 8 else {}
+        self._plan = tuple((index, tuple((word, in_runs.get(word), _part(word) if in_runs else None)
+                                         for word in (getattr(rule, "triggers", None) or ())))
+                           for index, rule in enumerate(instances))
 
     def api_entries(self, qualname: str) -> tuple:
         """The (code, family, rule) entries of the rules that may fire on an API reference to ``qualname``."""
@@ -141,31 +149,44 @@ class Dispatch:
         if source is self._last[0]:
             return self._last[1]
         found: dict[str, bool] = {}
+        get = found.get
         runs: Optional[bytes] = None
         long_runs: list[tuple[bytes, frozenset[int]]] = []
-        in_runs = self._run_bytes if len(self._word_runs) >= 8 else {}
         active = []
-        for index, rule in enumerate(self.instances):
-            triggers = getattr(rule, "triggers", None)
-            if not triggers:
+        for index, words in self._plan:
+            if not words:
                 active.append(index)
                 continue
-            for word in triggers:
-                hit = found.get(word)
+            for word, encoded, part in words:
+                hit = get(word)
                 if hit is None:
-                    encoded = in_runs.get(word)
                     if encoded is None:
-                        hit = found[word] = word in source
+                        if part is not None:
+                            if runs is None:
+                                runs, long_runs = _runs(source)
+                            hit = (part in runs or (bool(long_runs) and any(
+                                part in run for run, letters in long_runs if letters.issuperset(part)))) \
+                                and word in source
+                        else:
+                            hit = word in source
                     else:
                         if runs is None:
                             runs, long_runs = _runs(source)
-                        hit = found[word] = encoded in runs or any(
-                            encoded in run for run, letters in long_runs if letters.issuperset(encoded))
+                        hit = encoded in runs
+                        if not hit and long_runs:
+                            hit = any(encoded in run for run, letters in long_runs if letters.issuperset(encoded))
+                    found[word] = hit
                 if hit:
                     active.append(index)
                     break
         self._last = (source, tuple(active))
         return self._last[1]
+
+
+def _part(word: str) -> Optional[bytes]:
+    """The longest run of identifier characters in ``word`` (bytes), None when it has none of 3 or more."""
+    part = max(_RUN.findall(word), key=len, default="")
+    return part.encode("ascii") if len(part) >= 3 else None
 
 
 def _runs(source: str) -> tuple[bytes, list[tuple[bytes, frozenset[int]]]]:

@@ -91,7 +91,7 @@ class NpuLintChecker:
         if not dispatch_for(codes).wanted(source) and not _calls_project_wrapper(codes, source, path):
             return
         try:
-            config = find(path.parent if self.filename not in ("stdin", "-") else Path.cwd())
+            config = _config_of(find, path.parent if self.filename not in ("stdin", "-") else Path.cwd())
         except ConfigError as error:
             _warn_once(str(error))
             config = None
@@ -187,6 +187,26 @@ def _freeze_start_up() -> None:
 
 
 _FROZEN: list[bool] = []
+
+
+_CONFIGS: dict[Path, Any] = {}   # folder -> its config (or the ConfigError it gave): flake8 asks for every file
+
+
+def _config_of(find: Any, folder: Path) -> Any:
+    """``find(folder)``, once per folder and process: the files of one folder share their config, and the search
+    upwards (a ``resolve`` and an ``is_file`` per parent folder) cost ~2 % of the plugin per file."""
+    found = _CONFIGS.get(folder)
+    if found is None:
+        try:
+            found = find(folder)
+        except Exception as error:   # a ConfigError: raised again for every file of the folder, as before
+            found = error
+        if len(_CONFIGS) >= 4096:
+            _CONFIGS.clear()
+        _CONFIGS[folder] = found
+    if isinstance(found, Exception):
+        raise found
+    return found
 
 
 def _warn_once(message: str) -> None:

@@ -11,6 +11,7 @@ import itertools
 from typing import Optional
 
 from npu_lint.analysis.binder import _CALL_STATEMENTS
+from npu_lint.analysis.nodes import children
 from npu_lint.analysis.scopes import Scope, Scopes
 
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})   # statements: walked as statements
@@ -94,7 +95,7 @@ def nested_calls(scopes: "Scopes", lines: CallLines, name: str) -> list[tuple[as
                 if (type(func) is ast.Attribute and func.attr == bare) if attribute else (
                         type(func) is ast.Name and func.id == bare):
                     found.append((node, inner))
-            for child in ast.iter_child_nodes(node):
+            for child in children(node):
                 if not isinstance(child, ast.stmt):
                     stack.append((child, inner))
     return found

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.index_forms import counts, first_axis_of_shape
+from npu_lint.analysis.nodes import children
 from npu_lint.analysis.summaries import memo
 
 if TYPE_CHECKING:
@@ -56,7 +57,7 @@ def _guards(function: ast.AST) -> dict[int, tuple[ast.stmt, ...]]:
             stack.extend((s, inner) for s in node.body)
             stack.extend((s, around if isinstance(node, ast.If) else inner) for s in node.orelse)
         elif isinstance(node, (ast.With, ast.AsyncWith, ast.Try)):
-            stack.extend((s, around) for s in ast.iter_child_nodes(node) if isinstance(s, ast.stmt))
+            stack.extend((s, around) for s in children(node) if isinstance(s, ast.stmt))
             for handler in getattr(node, "handlers", ()):
                 stack.extend((s, around) for s in handler.body)
     return found

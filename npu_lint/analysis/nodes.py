@@ -39,12 +39,12 @@ def class_bases(node: ast.ClassDef) -> list[ast.expr]:
 
 def own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
     """The nodes of a function (or module) body, without descending into nested functions and classes."""
-    stack = list(ast.iter_child_nodes(scope))
+    stack = children(scope)
     while stack:
         node = stack.pop()
         yield node
         if not isinstance(node, OTHER_SCOPES):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(children(node))
 
 
 def body_of(function: ast.AST) -> list[ast.AST]:
@@ -73,6 +73,41 @@ _MIXED = {"keys": frozenset({"Dict"}), "kw_defaults": frozenset({"arguments"}),
 _KEEP = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda, ast.For, ast.AsyncFor, ast.While,
                    ast.Module})
 _KEPT = "_npu_lint_walk"
+
+
+def children(node: ast.AST) -> list[ast.AST]:
+    """Exactly what ``ast.iter_child_nodes`` gives (context and operator leaves included), in its order, as a list:
+    the fields that can hold a child are read directly (:data:`_WALKED`), not through two nested generators."""
+    node_type = type(node)
+    fields = _WALKED.get(node_type)
+    if fields is None:
+        fields = _WALKED[node_type] = tuple(f for f in node_type._fields if f not in _NO_CHILD and not (
+            node_type is ast.Constant and f == "value"))
+    found: list[ast.AST] = []
+    node_ast = ast.AST
+    for field in fields:
+        value = getattr(node, field, None)
+        if isinstance(value, node_ast):
+            found.append(value)
+        elif type(value) is list:
+            found.extend([item for item in value if isinstance(item, node_ast)])
+    return found
+
+
+def parents_of(tree: ast.AST) -> dict[int, ast.AST]:
+    """``id`` of every node below ``tree`` -> its parent, set in the order of ``ast.walk`` and
+    ``ast.iter_child_nodes`` (a shared context or operator leaf keeps the last parent met, as there)."""
+    found: dict[int, ast.AST] = {}
+    todo = [tree]
+    append = todo.append
+    index = 0
+    while index < len(todo):
+        node = todo[index]
+        index += 1
+        for child in children(node):
+            found[id(child)] = node
+            append(child)
+    return found
 
 
 def walk(node: ast.AST) -> Iterator[ast.AST]:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Callable, NamedTuple, Optional
 from npu_lint.analysis.scopes import PARAM, VALUE, Scope
 from npu_lint.analysis.call_lines import CallLines, nested_calls
 from npu_lint.analysis.summaries import memo, method_def, return_statements
-from npu_lint.analysis.nodes import body_of, function_text
+from npu_lint.analysis.nodes import body_of, children, function_text
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -355,7 +355,7 @@ def _generator(function: ast.AST) -> bool:
         if isinstance(node, (ast.Yield, ast.YieldFrom)):
             return True
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(children(node))
     return False
 
 

@@ -9,12 +9,13 @@ scopes; kept apart so that the model's two halves (names and values, summaries) 
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.call_lines import CallLines, nested_calls
 from npu_lint.analysis.scopes import CLASS, DEF, VALUE, Binding, Scope
-from npu_lint.analysis.nodes import body_of, class_bases
+from npu_lint.analysis.nodes import body_of, class_bases, walk
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -90,6 +91,7 @@ def memo(store: dict, key: object, compute: Callable[[], object]) -> object:
     return value
 
 
+_MAP_WORD = re.compile(r"(?<![\w])i?map(?![\w])")   # ``map``/``imap`` as a whole word: a name or attribute there
 _RETURN_CHAIN = 3   # how far ``return helper(x)`` is followed for the elements of a returned tuple
 
 
@@ -167,8 +169,9 @@ class Summaries:
         found = self._summaries.get(key)
         if found is None:
             found = []
-            for statement_call, at in self.scopes.calls:
-                for node in ast.walk(statement_call):
+            calls = self.scopes.calls if self.source is None or _MAP_WORD.search(self.source) else ()
+            for statement_call, at in calls:   # no ``map``/``imap`` word in the text: no such call to walk for
+                for node in walk(statement_call):
                     if isinstance(node, ast.Call) and len(node.args) >= 2 and not node.keywords:
                         func = node.func
                         if (isinstance(func, ast.Name) and func.id == "map") \

@@ -15,7 +15,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_shapes import counted_op, host_op
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, TORCH_DRAWS, ZERO_D
 from npu_lint.analysis.configuration import counter_state
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import children, walk
 from npu_lint.analysis.scopes import VALUE, Scope
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.analysis.summaries import memo, return_statements
@@ -142,7 +142,7 @@ def may_return_size_read(function: ast.AST) -> bool:
                     for t in walk(target)):
                 values.append(node.value)
             elif isinstance(node, ast.stmt):
-                stack.extend(ast.iter_child_nodes(node))
+                stack.extend(children(node))
     return any(isinstance(n, ast.Call) and (n.func.attr if isinstance(n.func, ast.Attribute) else
                                             n.func.id if isinstance(n.func, ast.Name) else "") in _READS
                for v in values for n in walk(v))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import children, walk
 from npu_lint.analysis.scopes import Binding, Scope
 from npu_lint.analysis.summaries import memo
 
@@ -143,7 +143,7 @@ def _flat(statements: list):
         if isinstance(node, (ast.For, ast.AsyncFor, ast.While, ast.ClassDef, ast.Lambda) + _DEFS):
             continue
         yield node
-        todo.extend(ast.iter_child_nodes(node))
+        todo.extend(children(node))
 
 
 def _trains(statements: list, resolver: "Resolver", scope: Scope) -> tuple[bool, bool]:

@@ -14,7 +14,7 @@ import unicodedata
 from typing import Callable, Iterator, Optional
 
 from npu_lint.analysis.kinds import TENSOR_ONLY_MASK_METHODS, TENSOR_ONLY_METHODS
-from npu_lint.analysis.nodes import OTHER_SCOPES, body_of, child_nodes, function_text
+from npu_lint.analysis.nodes import OTHER_SCOPES, body_of, child_nodes, children, function_text
 
 EVIDENCE = TENSOR_ONLY_METHODS | TENSOR_ONLY_MASK_METHODS
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
@@ -36,7 +36,7 @@ def own_calls(function: ast.AST) -> Iterator[tuple[ast.Call, frozenset[str]]]:
             hidden = hidden | {t.id for g in node.generators for t in ast.walk(g.target) if isinstance(t, ast.Name)}
         elif isinstance(node, ast.Call):
             yield node, hidden
-        stack.extend((child, hidden) for child in ast.iter_child_nodes(node))
+        stack.extend((child, hidden) for child in children(node))
 
 
 def tensor_method_receivers(function: ast.AST) -> dict[str, list[ast.Name]]:
