@@ -103,7 +103,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             value = receiver.args[0] if receiver.args else None
             return value is not None and _of_values(receiver, resolver, scope) and resolver.kind_of_at(value, scope) not in K.TENSORS \
                 and (not isinstance(value, (ast.ListComp, ast.GeneratorExp)) or shapes_only(value.elt)) \
-                and not resolver.flows(value, scope, sink=False) \
+                and not any(not _shape_parameter(f) for f in resolver.flows(value, scope, sink=False)) \
                 and (not evident or _fixed_values(value, resolver, scope))   # ``[t.sum() for t in batch]``: data
         if isinstance(receiver, ast.Call) and resolver.qualname(receiver.func, scope) in _MADE:
             arguments = list(receiver.args) + [kw.value for kw in receiver.keywords]   # ``torch.arange(depth)``:
@@ -354,6 +354,17 @@ def _made_of_configuration(value: object, resolver: "Resolver", scope: Scope) ->
         resolver.qualname(value.func, scope) in _CONSTRUCTORS
         or (isinstance(value.func, ast.Attribute) and value.func.attr == "new_tensor")) \
         and _of_values(value, resolver, scope) and from_constants(value, resolver, scope)
+
+
+def _shape_parameter(flow: tuple) -> bool:
+    """A flow that is only a parameter declared a shape (``tensor_shape: torch.Size``): sizes its callers give
+    (``torch.prod(torch.tensor(tensor_shape)).item()`` counts the elements of that shape), not values read from data."""
+    binding = flow[1] if len(flow) > 1 else None
+    if flow[0] != "parameter" or not isinstance(binding, Binding) or binding.tag != PARAM:
+        return False
+    annotation = getattr(binding.node, "annotation", None)
+    return (isinstance(annotation, ast.Attribute) and annotation.attr == "Size") or (
+        isinstance(annotation, ast.Name) and annotation.id == "Size")
 
 
 def _of_values(call: ast.Call, resolver: "Resolver", scope: Scope) -> bool:

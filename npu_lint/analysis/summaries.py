@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.call_lines import CallLines, nested_calls
+from npu_lint.analysis.method_calls import method_callee, self_method
 from npu_lint.analysis.scopes import CLASS, DEF, VALUE, Binding, Scope
 from npu_lint.analysis.nodes import body_of, class_bases, walk
 
@@ -106,23 +107,43 @@ class Summaries:
             return None
         positional = [a.arg for a in function.args.posonlyargs + function.args.args]
         index = positional.index(arg.arg) if arg.arg in positional else None
-        values = []
-        for call, scope, offset in self.call_sites(function):
-            passed = None
-            if index is not None and 0 <= index - offset < len(call.args):
-                if any(isinstance(a, ast.Starred) for a in call.args[:index - offset + 1]):
-                    continue
-                passed = call.args[index - offset]
-            else:
-                passed = next((kw.value for kw in call.keywords if kw.arg == arg.arg), None)
-            if passed is not None:
-                values.append(self.value_of(passed, scope, depth + 1))
+        values = self._passed_values(function, index, arg.arg, depth, _FORWARDS)
         if index is not None and not values:
             values.extend(self._mapped_values(function, index, depth))
         known = [value for value in values if value is not None]
         if not known and self.project is not None and self.module_name:   # ``Trainer(model, opt)`` elsewhere
             return self.project.argument_value(f"{self.module_name}.{_qualified(binding.scope)}", arg.arg, index)
         return K.join(known) if known else None
+
+    def _passed_values(self, function: ast.AST, index: Optional[int], name: str, depth: int,
+                       hops: int) -> list[Optional[K.Value]]:
+        """What the file's calls of ``function`` pass to its parameter ``name`` (at ``index`` among the positional
+        ones), through a caller's own ``*args`` / ``**kwargs`` handed on whole (``def f(x, *args, **kwargs): return
+        g(x, *args, **kwargs)``: what ``f``'s callers pass in that place), at most ``hops`` such forwards deep."""
+        values: list[Optional[K.Value]] = []
+        for call, scope, offset in self.call_sites(function):
+            position = index - offset if index is not None else -1
+            starred = next((i for i, a in enumerate(call.args) if isinstance(a, ast.Starred)), None)
+            passed = None
+            if position >= 0 and (starred is None or position < starred) and position < len(call.args):
+                passed = call.args[position]
+            elif position >= 0 and starred is not None:   # ``g(x, *args)``: the forwarded positionals
+                if starred == len(call.args) - 1 and hops > 0:
+                    outer = _forwarding(scope, call.args[starred].value, "vararg")
+                    if outer is not None:
+                        first = len(outer.args.posonlyargs + outer.args.args)
+                        values.extend(self._passed_values(outer, first + position - starred, "", depth + 1, hops - 1))
+                continue
+            else:
+                passed = next((kw.value for kw in call.keywords if kw.arg == name), None) if name else None
+                if passed is None and name and hops > 0:   # ``g(x, **kwargs)``: a keyword the caller's callers name
+                    spread = next((kw.value for kw in call.keywords if kw.arg is None), None)
+                    outer = _forwarding(scope, spread, "kwarg") if spread is not None else None
+                    if outer is not None:
+                        values.extend(self._passed_values(outer, None, name, depth + 1, hops - 1))
+            if passed is not None:
+                values.append(self.value_of(passed, scope, depth + 1))
+        return values
 
     def _mapped_values(self, function: ast.AST, index: int, depth: int) -> list[Optional[K.Value]]:
         """What a function handed to ``map`` gets at its parameter ``index``: an element of the matching iterable
@@ -220,8 +241,8 @@ class Summaries:
         scope = self.scopes.scope_of(function) if name is not None and self.scopes is not None else None
         if scope is None:
             return []
-        if scope.cls is None:
-            return [name]
+        if scope.cls is None:   # a ``@staticmethod`` is called as ``self.name(...)`` / ``Cls.name(...)`` too
+            return ["." + name] if scope.parent is not None and scope.parent.kind == "class" else [name]
         cls_name = getattr(scope.cls.node, "name", None)
         if name == "__init__":
             return [cls_name] if cls_name else []
@@ -263,9 +284,14 @@ class Summaries:
                     decorators = method.value.decorator_list
                     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in decorators)
                     return method.value, 0 if static else 1
+                inherited = self_method(self, func, scope)   # ``self.select(x, m)`` defined by a base of the file
+                if inherited is not None:
+                    return inherited
             return self._forward(self.value_of(func, scope))
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            return self._instance_method(func, scope)   # ``pid.propose_step(err)`` of ``pid = Controller(h)``
+            return self._instance_method(func, scope) or method_callee(self, func, scope)   # ``pid.step(err)`` of
+        if isinstance(func, ast.Attribute):   # ``pid = Controller(h)``; ``super().sel(x)``, ``self.sub.sel(x)``
+            return method_callee(self, func, scope)
         return None
 
     def _instance_method(self, func: ast.Attribute, scope: Scope) -> Optional[tuple[ast.AST, int]]:
@@ -458,6 +484,22 @@ def _qualified(scope: Scope) -> str:
         names.append(current.node.name)
         current = current.parent
     return ".".join(reversed(names))
+
+
+_FORWARDS = 3   # how many ``*args`` / ``**kwargs`` hand-ons a parameter's value is followed back through
+
+
+def _forwarding(scope: Scope, value: ast.AST, field: str) -> Optional[ast.AST]:
+    """The function whose own ``*args`` (``field="vararg"``) or ``**kwargs`` (``"kwarg"``) ``value`` names, where
+    the call runs in that function itself (not in a nested function or comprehension)."""
+    function = scope.node
+    if scope.kind != "function" or not isinstance(value, ast.Name) \
+            or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    own = getattr(function.args, field)
+    if own is None or own.arg != value.id:
+        return None
+    return function
 
 
 def method_def(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.AST, int]]:

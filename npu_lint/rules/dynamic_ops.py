@@ -816,6 +816,40 @@ class BooleanMaskIndexing(Rule):
                       "    return cls[idx[0]].item()\n",
                       "import torch\ndef keep(n, flags):\n    w = torch.ones(n)\n"
                       "    pos = flags.nonzero()[:, 0]\n    return w[pos].tolist()\n")
+    _LENS = "import torch\ndef lens_to_mask(lens, n):\n    return torch.arange(n)[None, :] < lens[:, None]\n"
+    must_fire += (  # session 21 (params21): a method's parameter takes the mask its callers pass through the class:
+                    # a @staticmethod called inside an expression, ``Cls.sel(obj, m)``, a base class's method through
+                    # ``self``, ``super().__init__(x, m)``, ``self.sub.sel(x, m)`` of a class of the file
+                  _LENS + "class S:\n    @staticmethod\n    def sel(x, m):\n        return x[m]\n"
+                  "    def run(self, x, lens):\n        return self.sel(x, lens_to_mask(lens, 4)), 1\n",
+                  _LENS + "class S:\n    def sel(self, x, m):\n        return x[m]\n"
+                  "def run(s, x, lens):\n    return S.sel(s, x, lens_to_mask(lens, 4))\n",
+                  _LENS + "class Base(torch.nn.Module):\n    def select(self, x, m):\n        return x[m]\n"
+                  "class Net(Base):\n    def forward(self, x, lens):\n        return self.select(x, lens_to_mask(lens, 4))\n",
+                  _LENS + "class Base:\n    def __init__(self, x, m):\n        self.y = x[m]\n"
+                  "class Net(Base):\n    def __init__(self, x, lens):\n        super().__init__(x, lens_to_mask(lens, 4))\n",
+                  _LENS + "class Helper:\n    def sel(self, x, m):\n        return x[m]\n"
+                  "class Net:\n    def __init__(self):\n        self.h = Helper()\n"
+                  "    def run(self, x, lens):\n        return self.h.sel(x, lens_to_mask(lens, 4))\n")
+    must_not_fire += (  # the same calls passing an index tensor or a slice: a gather of fixed size
+                      "import torch\nclass S:\n    @staticmethod\n    def sel(x, m):\n        return x[m]\n"
+                      "    def run(self, x):\n        return self.sel(x, torch.arange(4)), 1\n",
+                      "import torch\nclass Base:\n    def __init__(self, x, m):\n        self.y = x[m]\n"
+                      "class Net(Base):\n    def __init__(self, x):\n        super().__init__(x, slice(0, 4))\n",
+                      "import torch\nclass Helper:\n    def sel(self, x, m):\n        return x[m]\n"
+                      "class Net:\n    def __init__(self):\n        self.h = Helper()\n"
+                      "    def run(self, x):\n        return self.h.sel(x, torch.tensor([0, 2]))\n")
+    must_fire += (  # a caller's ``*args`` / ``**kwargs`` handed on whole: the parameter takes what its callers pass
+                  _LENS + "def inner(x, m):\n    return x[m]\ndef fwd(x, *args, **kwargs):\n    return inner(x, *args, **kwargs)\n"
+                  "def run(x, lens):\n    return fwd(x, lens_to_mask(lens, 3))\n",
+                  _LENS + "def inner(x, scale=1, m=None):\n    return x[m] * scale\n"
+                  "def fwd(x, **kwargs):\n    return inner(x, **kwargs)\n"
+                  "def run(x, lens):\n    return fwd(x, m=lens_to_mask(lens, 3))\n")
+    must_not_fire += (  # the same forwarding of an index tensor
+                      "import torch\ndef inner(x, m):\n    return x[m]\ndef fwd(x, *args):\n    return inner(x, *args)\n"
+                      "def run(x):\n    return fwd(x, torch.arange(3))\n",
+                      "import torch\ndef inner(x, m=None):\n    return x[m]\ndef fwd(x, **kwargs):\n    return inner(x, **kwargs)\n"
+                      "def run(x):\n    return fwd(x, m=torch.arange(3))\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:

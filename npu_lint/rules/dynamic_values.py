@@ -737,6 +737,19 @@ class TensorValueInShape(ValueFlow):
     must_not_fire += (  # ... not a tensor of constants, nor a module moved to the host
         "import torch\ndef f(x):\n    b = torch.tensor([2, 4]).cpu().numpy()\n    return x[:, :b[0]]\n",
         "import torch\ndef f(net, x, n: int):\n    m = net.cpu()\n    return m(x)[:n]\n")
+    must_fire += (  # session 21 (params21): a base class's method called through ``self`` takes the count of a
+                    # data-dependent result its caller passes (monai's hard negative sampler)
+        "import torch\nclass Base:\n    def pick(self, neg, num):\n        k = min(neg.numel(), num)\n"
+        "        return torch.randperm(neg.numel())[:k]\n"
+        "class Sampler(Base):\n    def run(self, labels):\n        neg = torch.where(labels == 0)[0]\n"
+        "        return self.pick(neg, 4)\n",)
+    must_not_fire += (  # ... nor the element count of a parameter declared a shape, now that ``Cls.get_numel(s)``
+                        # reaches the static method
+        "import torch\nclass D:\n    def __init__(self, h):\n        self.h = h\n"
+        "    def rsample(self, sample_shape: torch.Size = torch.Size()):\n        n = D.get_numel(sample_shape)\n"
+        "        return self.h.repeat_interleave(repeats=n, dim=0)\n"
+        "    @staticmethod\n    def get_numel(tensor_shape: torch.Size) -> int:\n"
+        "        return torch.prod(torch.tensor(tensor_shape)).item()\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
