@@ -52,6 +52,8 @@ _ADDS = frozenset({"append", "extend", "insert", "appendleft"})
 _MODULE_ITERS = frozenset({"children", "modules", "named_children", "named_modules", "parameters",
                            "named_parameters", "buffers", "named_buffers", "values", "items", "keys"})
 _TENSOR_PIECES = frozenset({"split", "chunk", "unbind", "tensor_split"})
+# calls whose first argument is not the sequence of steps a loop walks (``zip(a, b)`` pairs, ``sorted`` items ...)
+_NOT_WRAPPERS = frozenset({"zip", "sorted", "map", "filter", "product", "chain", "combinations", "permutations"})
 
 
 def _text(node: ast.AST) -> str:
@@ -133,16 +135,37 @@ def _step_loop(loop: ast.AST, ctx: FileContext) -> bool:
     if isinstance(loop, ast.While):
         return True
     source = loop.iter
-    while isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.args \
-            and source.func.id in ("enumerate", "tqdm", "reversed", "list", "iter"):
-        source = source.args[0]
-    if isinstance(source, ast.Call) and isinstance(source.func, (ast.Name, ast.Attribute)):
+    for _ in range(4):   # any wrapper of the steps: ``enumerate``, ``tqdm``, ``wrapper_fn(range(n))``, ``track(...)``
+        if not isinstance(source, ast.Call) or not isinstance(source.func, (ast.Name, ast.Attribute)):
+            break
         callee = source.func.id if isinstance(source.func, ast.Name) else source.func.attr
         if callee in ("range", "trange"):
             return not any(_module_count(a, ctx) for a in source.args)
-        if callee == "tqdm" and source.args:
-            return _step_loop(ast.For(target=loop.target, iter=source.args[0], body=[], orelse=[]), ctx)
+        if callee == "count" and ctx.resolver.qualname(source.func) in ("itertools.count", None):
+            return True      # ``for step in itertools.count()``: steps until a ``break``
+        if not source.args or callee in _NOT_WRAPPERS:
+            break
+        source = source.args[0]
     return ctx.resolver.kind_of(source) == K.LOADER
+
+
+def _yields(loop: ast.AST) -> bool:
+    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for stmt in loop.body for n in ast.walk(stmt))
+
+
+def _step_loop_around(stmt: ast.stmt, grown: str, ctx: FileContext) -> Optional[ast.AST]:
+    """The loop of steps the growth of ``grown`` at ``stmt`` runs in: the nearest loop, or, when that one walks
+    structure (``for key in ("k", "v")``, ``for i in range(n_layers)`` under a decoding loop), an enclosing loop of
+    steps that does not set ``grown`` anew (a value rebuilt at each step is the same at every step)."""
+    loop = _loop_of(stmt, ctx)
+    if loop is not None and _yields(loop):
+        return loop         # a generator's loop hands out every step (streaming): a loop of steps
+    outer = loop
+    while outer is not None and not _step_loop(outer, ctx):
+        outer = _loop_of(outer, ctx)
+    if outer is None or outer is loop or _set_otherwise(outer, stmt, grown):
+        return outer if outer is loop else None
+    return outer
 
 
 def _module_count(node: ast.AST, ctx: FileContext) -> bool:
@@ -271,7 +294,8 @@ def broad_growth(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
     function = _function_of(stmt, ctx)
     op = name.rsplit('.', 1)[-1]
     if loop is not None:
-        if not _step_loop(loop, ctx) or _per_step_entry(grown_node, loop) or _set_otherwise(loop, stmt, grown) \
+        loop = _step_loop_around(stmt, grown, ctx)
+        if loop is None or _per_step_entry(grown_node, loop) or _set_otherwise(loop, stmt, grown) \
                 or _trimmed(loop, stmt, grown) or not _read_in(loop, grown, ctx):
             return None
         return f"{grown} = {op}([{grown}, ...]) in the loop of line {loop.lineno}"
@@ -285,28 +309,31 @@ def broad_growth(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
 
 
 def _list_in_loop(node: ast.Call, items: ast.AST, ctx: FileContext) -> Optional[str]:
-    """``tokens.append(t)`` then ``torch.tensor(tokens)`` (or a stack of them) in the same loop of steps: one
-    more item per step (a window popped back is left alone)."""
-    if not isinstance(items, ast.Name):
+    """``tokens.append(t)`` (or ``self.frames.append(f)``) then ``torch.tensor(tokens)`` (or a stack of them) in the
+    same loop of steps: one more item per step (a window popped back is left alone)."""
+    if not isinstance(items, ast.Name) and not (isinstance(items, ast.Attribute) and _own(items)):
         return None
+    listed = _text(items)
     stmt = ctx.statement_of(node)
-    loop = _loop_of(stmt, ctx)
-    if loop is None or not _step_loop(loop, ctx):
+    if stmt is None or _loop_of(stmt, ctx) is None:
+        return None
+    loop = _step_loop_around(stmt, listed, ctx)
+    if loop is None:
         return None
     added = False
     for other in ast.walk(loop):
         if isinstance(other, ast.Call) and isinstance(other.func, ast.Attribute) \
-                and isinstance(other.func.value, ast.Name) and other.func.value.id == items.id:
+                and _text(other.func.value) == listed:
             if other.func.attr in ("pop", "popleft", "clear"):
                 return None
             added = added or other.func.attr in _ADDS
-        elif isinstance(other, ast.AugAssign) and isinstance(other.target, ast.Name) and other.target.id == items.id:
+        elif isinstance(other, ast.AugAssign) and _text(other.target) == listed:
             added = True
-        elif isinstance(other, ast.Delete) and any(items.id in _text(t) for t in other.targets):
+        elif isinstance(other, ast.Delete) and any(listed in _text(t) for t in other.targets):
             return None
-    if not added or _set_otherwise(loop, stmt, items.id) or any(_text(t) == items.id for t in _assigned(stmt)):
+    if not added or _set_otherwise(loop, stmt, listed) or any(_text(t) == listed for t in _assigned(stmt)):
         return None     # ``outs = torch.stack(outs)``: the list is made a tensor once, at its last step
-    return f"the list {items.id}, one item longer every step of the loop of line {loop.lineno}, made a tensor in it"
+    return f"the list {listed}, one item longer every step of the loop of line {loop.lineno}, made a tensor in it"
 
 
 # ---- var_concat ------------------------------------------------------------------------------------------------

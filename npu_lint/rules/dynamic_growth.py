@@ -19,6 +19,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
+from npu_lint.rules.growth_state import handed_back, item_state_growth, state_growth
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
 from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_layers, rearranged, step_loop, steps,
@@ -896,12 +897,74 @@ class GrowingTensor(Rule):
         "import torch\ndef f(model, ids, n):\n    for _ in range(n):\n        ids = torch.cat([ids[0, :], model(ids)], -1)\n"
         "    return ids\n")
 
+    # session 21 (growth21b): a loop of steps behind any wrapper (``wrapper_fn(range(n))``, ``itertools.count()``),
+    # growth under a structure loop inside a loop of steps, a list attribute appended and made a tensor per step,
+    # and the object's changing state joined with new pieces and stored back (growth_state.py)
+    must_fire += ("import torch\nfrom einops import pack\ndef gen(model, out, n, wrapper_fn):\n    for _ in wrapper_fn(range(n)):\n"
+                  "        sample = model(out)\n        out, _ = pack([out, sample], 'b *')\n    return out\n",
+                  "import torch, itertools\ndef gen(model, ids):\n    for step in itertools.count():\n"
+                  "        nxt = model(ids)\n        ids = torch.cat([ids, nxt], 1)\n        if nxt.item() == 0:\n"
+                  "            break\n    return ids\n",
+                  "import torch\ndef gen(model, cache, tok, n):\n    for step in range(n):\n        new = model(tok, cache)\n"
+                  "        for key in ('k', 'v'):\n            cache[key] = torch.cat([cache[key], new[key]], -2)\n"
+                  "    return cache\n",
+                  "import torch\nclass Rec:\n    def run(self, model, x, n):\n        for t in range(n):\n"
+                  "            self.frames.append(model(x))\n            h = torch.stack(self.frames)\n            x = h[-1]\n"
+                  "        return x\n",
+                  "import torch\nclass Env:\n    def reset(self, ids):\n        self.full_ids = ids\n"
+                  "    def step(self, gen_ids):\n        full_ids = self.full_ids\n"
+                  "        self.full_ids = torch.cat([full_ids, gen_ids.unsqueeze(0)], dim=1)\n        return self.full_ids\n",
+                  "import torch\nclass Env:\n    def reset(self, ids):\n        self._t = ('', ids)\n"
+                  "    def step(self, new, text):\n        old_text, ids = self._t\n        joined = torch.cat([ids, new], dim=1)\n"
+                  "        self._turn = {'input_ids': joined, 'text': old_text + text}\n")
+    must_not_fire += (  # a zip of pairs is no loop of steps; a value rebuilt at every step of the outer loop;
+        # state set only in __init__; a window kept; a join read but not stored back
+        "import torch\ndef f(xs, ys, acc):\n    for x, y in zip(xs, ys):\n        acc = torch.cat([acc, x * y])\n    return acc\n",
+        "import torch\ndef f(model, batches, n):\n    for b in range(n):\n        feats = model(b)\n"
+        "        for layer in model.extra:\n            feats = torch.cat([feats, layer(feats)], 1)\n    return feats\n",
+        "import torch\nclass M:\n    def __init__(self):\n        self.cls = torch.zeros(1, 1, 8)\n"
+        "    def forward(self, x):\n        self.out = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], 1)\n",
+        "import torch\nclass Stream:\n    def push(self, x):\n        prev = self.buf\n"
+        "        self.buf = torch.cat([prev, x], -1)[..., -1024:]\n",
+        "import torch\nclass Stream:\n    def push(self, x):\n        prev = self.buf\n        y = torch.cat([prev, x], -1)\n"
+        "        self.buf = x\n        return y\n")
+
+    must_fire += (  # a generator's loop (streaming); an optional cache joined and handed back; items' histories
+        "import torch\ndef stream(model, chunks):\n    hist = None\n    for c in chunks:\n        y = model(c)\n"
+        "        hist = y if hist is None else torch.cat([hist, y], 0)\n        yield hist\n",
+        "import torch\ndef attend(q, k, v, kv_cache):\n    if kv_cache is not None:\n        pk, pv = kv_cache\n"
+        "        k = torch.cat([pk, k], dim=-2)\n        v = torch.cat([pv, v], dim=-2)\n"
+        "    return q @ k.transpose(-1, -2) @ v, (k, v)\n",
+        "import torch\nclass Tracker:\n    def update(self, dets):\n        for t in self.tracks:\n"
+        "            t.history = torch.cat([t.history, dets[:1]], 0)\n")
+    must_not_fire += (  # a prefix joined once and returned as the output; a memory handed back as a window;
+        # items' histories cut back; a loop over pairs that yields no step
+        "import torch\ndef add_prefix(x, mask, prefix=None):\n    if prefix is not None:\n"
+        "        x = torch.cat([prefix, x], 1)\n    return x, mask\n",
+        "import torch\ndef enc(layer, x, mems=None):\n    h = torch.cat([mems, x], 1)\n    out = layer(h)\n"
+        "    return out, h[:, -16:]\n",
+        "import torch\nclass Tracker:\n    def update(self, dets):\n        for t in self.tracks:\n"
+        "            t.history = torch.cat([t.history, dets[:1]], 0)\n            t.history = t.history[-30:]\n",
+        # the state made afresh in the call before the join; a local read from the state then rebound by blocks
+        "import torch\nclass Reg:\n    def set_input(self, x):\n        self.input = x\n    def forward(self, t):\n"
+        "        self.output = self.net(self.input)\n        self.output = torch.cat([self.output, self.net(t)], 0)\n",
+        "import torch\nclass Seg:\n    def set_input(self, x):\n        self.input = x\n    def forward(self):\n"
+        "        data = self.input\n        for blk in self.blocks:\n            data = blk(data)\n"
+        "        feat = torch.cat([data.x, self.head(data).x], 1)\n        self.output = self.fc(feat)\n")
+    must_fire += (  # the kept turn read, then cleared, then the joined transcript stored back
+        "import torch\nclass Env:\n    def reset(self, turn):\n        self._turn = turn\n    def step(self, gen):\n"
+        "        turn = self._turn\n        self._turn = None\n        ids = turn['input_ids'].detach()\n"
+        "        self.full_ids = torch.cat([ids, gen], 1)\n        self._turn = {'input_ids': self.full_ids}\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
         self._proven(node, ctx)
         if len(ctx.findings) == before and isinstance(node, ast.Call) and ctx.uses_torch:
             name = ctx.resolver.qualname(node.func)
             found = broad_growth(node, name, ctx) if name in BROAD_GROWTH else None
+            if found is None and name in BROAD_GROWTH:
+                found = state_growth(node, name, ctx) or handed_back(node, name, ctx) \
+                    or item_state_growth(node, name, ctx)   # growth_state.py
             if found is not None:   # the op is the trigger (broad_joins.py): nothing proves the shape static
                 ctx.report(node, self.message.format(what=found), name)
 
