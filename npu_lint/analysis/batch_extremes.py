@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.paired_extremes import sizes_maximum
 from npu_lint.analysis.scopes import LOOP, VALUE, Scope
 
 if TYPE_CHECKING:
@@ -42,7 +43,7 @@ def batch_extreme(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     in a loop over the items."""
     if _longest_by_key(node) or _max_of_lengths(resolver, node, scope) or _kept_longest(resolver, node, scope) \
             or _first_of_sorted(resolver, node, scope) or _ranks_maximum(resolver, node, scope) \
-            or _read_of_kept_maximum(resolver, node, scope):
+            or _read_of_kept_maximum(resolver, node, scope) or sizes_maximum(resolver, node, scope):
         return True
     if isinstance(node.func, ast.Name) and node.func.id == "sorted" and len(node.args) == 1 \
             and all(kw.arg == "reverse" for kw in node.keywords):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+from typing import Optional
 
 from npu_lint.analysis.flows import BATCH_MAX
 from npu_lint.analysis.scopes import VALUE
@@ -9,6 +10,7 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
+from npu_lint.rules.loader_tails import test_code
 from npu_lint.rules.read_maxima import read_maximum
 from npu_lint.rules.batch_max_places import handing_call, extreme_side, in_assertion, passed_down, same_function
 from npu_lint.rules.padding_args import constant, encodes_text, padding_in_kwargs, padding_values
@@ -21,8 +23,16 @@ _PAD_SEQUENCE = "torch.nn.utils.rnn.pad_sequence"
 _PAD_PACKED = "torch.nn.utils.rnn.pad_packed_sequence"   # pads to the longest of the batch unless total_length=
 _COLLATORS = ("DataCollatorWithPadding", "DataCollatorForSeq2Seq", "DataCollatorForTokenClassification",
               # session 21: the language-modeling collators pad the examples to the longest with the tokenizer
-              "DataCollatorForLanguageModeling", "DataCollatorForWholeWordMask", "DataCollatorForMultipleChoice")
+              "DataCollatorForLanguageModeling", "DataCollatorForWholeWordMask", "DataCollatorForMultipleChoice",
+              # session 21 (padllm21): TRL's collators pad each batch to its longest item too
+              # (``DPODataCollatorWithPadding`` and ``RewardDataCollatorWithPadding`` end as the first one)
+              "DataCollatorForCompletionOnlyLM", "DataCollatorForPreference", "DataCollatorForChatML",
+              "DataCollatorForVisionLanguageModeling")
+_COLLATOR_LIBRARIES = ("transformers", "trl")
 _F_PAD = "torch.nn.functional.pad"
+# keywords of a tokenizer's / processor's ``pad`` (a tensor's or an array's ``pad`` takes none of them)
+_PAD_KEYWORDS = frozenset({"return_tensors", "padding", "max_length", "pad_to_multiple_of", "return_attention_mask",
+                           "padding_side"})
 # Library calls that pad each item to the longest of the batch (of the processes) unless given a size:
 # ``nt.to_padded_tensor(0.0)`` / ``torch.nested.to_padded_tensor(nt, 0.0)`` without ``output_size``, and
 # Accelerate's ``pad_across_processes`` (each process's tensor padded to the longest across the processes before a
@@ -160,6 +170,25 @@ class PadToBatchMax(ValueFlow):
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
+                 # session 21 (padllm21): the longer of the chosen and rejected sequences (a DPO / reward trainer)
+                 "import torch\nimport torch.nn.functional as F\ndef concat(chosen_ids, reject_ids):\n"
+                 "    m = max(chosen_ids.shape[1], reject_ids.shape[1])\n"
+                 "    return torch.cat([F.pad(chosen_ids, (0, m - chosen_ids.shape[1])),\n"
+                 "                      F.pad(reject_ids, (0, m - reject_ids.shape[1]))])\n",
+                 # a tokenizer's pad() without return_tensors, PaddingStrategy.LONGEST, TRL's collators and pad()
+                 "import torch\ndef collate(self, features):\n    return self.tokenizer.pad(features)\n",
+                 "from transformers.utils import PaddingStrategy\ndef enc(tokenizer, texts):\n"
+                 "    return tokenizer(texts, padding=PaddingStrategy.LONGEST)\n",
+                 "from trl import DataCollatorForCompletionOnlyLM\ncollator = DataCollatorForCompletionOnlyLM('### A:', "
+                 "tokenizer=tok)\n",
+                 "from trl import DPODataCollatorWithPadding\ncollator = DPODataCollatorWithPadding(pad_token_id=0)\n",
+                 "from trl.trainer.utils import pad\ndef collate(ids):\n    return pad(ids, padding_value=0)\n",
+                 # a class of the file deriving from a library collator
+                 "from transformers import DataCollatorForSeq2Seq\nclass Collator(DataCollatorForSeq2Seq):\n"
+                 "    pass\ncollator = Collator(tok, pad_to_multiple_of=8)\n",
+                 # padding="max_length" up to the batch's own longest item
+                 "import torch\ndef enc(tokenizer, texts):\n    m = max(len(t) for t in texts)\n"
+                 "    return tokenizer(texts, padding='max_length', max_length=m, return_tensors='pt')\n",
                  # a helper packing items to the max of a tensor of lengths (compared with positions): its call
                  "import torch\ndef pack(x, sizes):\n    m = int(sizes.max().item())\n"
                  "    out = x.new_full((len(sizes) * m, x.size(-1)), 0.0)\n"
@@ -345,7 +374,21 @@ class PadToBatchMax(ValueFlow):
                  # the shortest item's length spread as arguments, every item cut to it
                  "import torch\ndef collate(data):\n    n = min(*[d.shape[0] for d in data])\n"
                  "    return torch.stack([d[:n] for d in data])\n")
-    must_not_fire = (# the length of a list made once, outside the loop that records it
+    must_not_fire = (# session 21 (padllm21): the larger of two sizes of the module's own state; an image's or an
+                     # array's pad(); padding="max_length" up to a configured length; PaddingStrategy.MAX_LENGTH
+                     "import torch.nn.functional as F\ndef f(self, x):\n"
+                     "    m = max(self.weight.shape[0], self.bias.shape[0])\n    return F.pad(x, (0, m - x.size(1)))\n",
+                     "import torch\nimport numpy as np\nfrom PIL import ImageOps\ndef f(img, a):\n"
+                     "    return ImageOps.pad(img, (224, 224)), np.pad(a, 2)\n",
+                     "import torch\ndef enc(tokenizer, texts, cfg):\n    return tokenizer(texts, padding='max_length', "
+                     "max_length=cfg.max_len, truncation=True, return_tensors='pt')\n",
+                     "from transformers.utils import PaddingStrategy\ndef enc(tokenizer, texts):\n"
+                     "    return tokenizer(texts, padding=PaddingStrategy.MAX_LENGTH, max_length=512)\n",
+                     # a collator subclass given a fixed length; a class deriving from no collator
+                     "from transformers import DataCollatorForSeq2Seq\nclass Collator(DataCollatorForSeq2Seq):\n"
+                     "    pass\nclass Other:\n    pass\n"
+                     "c = Collator(tok, padding='max_length', max_length=512)\no = Other()\n",
+                     # the length of a list made once, outside the loop that records it
                      "import torch\ndef f(self, n, d):\n    counts = []\n    window = self.window\n"
                      "    for b in range(n):\n        counts.append(len(window))\n    m = max(counts)\n"
                      "    return torch.zeros((n, m, d))\n",
@@ -668,11 +711,26 @@ class PadToBatchMax(ValueFlow):
                          ctx)
             return
         if padding is None and last == "pad" and isinstance(node.func, ast.Attribute) \
-                and any(kw.arg == "return_tensors" for kw in node.keywords) \
-                and not (ctx.resolver.qualname(node.func) or "").startswith(("torch.", "numpy.")):
-            self._report(node, "pad() of a tokenizer pads each batch to its longest item (padding=True by "
-                               "default)", ctx)
+                and (any(kw.arg in _PAD_KEYWORDS for kw in node.keywords) or encodes_text(node, ctx)) \
+                and not (ctx.resolver.qualname(node.func) or "").startswith(("torch.", "numpy.")) \
+                and ctx.resolver.kind_of(node.func.value) is None:
+            # session 21 (padllm21): ``tokenizer.pad(features)`` / ``self.processor.pad(batch)`` without
+            # ``return_tensors`` pads to the longest as well (a tensor's or an array's ``pad`` is none)
+            self._report(node, "pad() of a tokenizer pads each batch to its longest item (padding=True by default)"
+                         + ("" if any(kw.arg == "return_tensors" for kw in node.keywords) else
+                            "; give padding=\"max_length\" and a fixed max_length"), ctx)
             return
+        if padding is None and last == "pad" and (ctx.resolver.qualname(node.func) or "").startswith("trl."):
+            self._report(node, "trl's pad() pads the tensors to the longest of the batch; pad to a fixed length "
+                               "with F.pad", ctx)
+            return
+        if constant(padding) == "max_length" and encodes_text(node, ctx):
+            limit = next((kw.value for kw in node.keywords if kw.arg == "max_length"), None)
+            origin = self._flow([limit], node, ctx) if limit is not None else None
+            if origin is not None:    # session 21: ``max_length=`` the batch's own longest item
+                self._report(node, f"padding=\"max_length\" with max_length={unparse(limit)} (the batch maximum, "
+                                   f"line {origin[1].lineno}) pads each batch to its longest item", ctx)
+                return
         if padding is None and "pad" in last.lower() and last not in _SINK_NAMES and last != "pad_sequence" \
                 and not last.endswith(_COLLATORS) and ctx.resolver.definition(node.func) is None:
             origin = self._flow(list(node.args) + [kw.value for kw in node.keywords], node, ctx)
@@ -681,6 +739,15 @@ class PadToBatchMax(ValueFlow):
                 # a helper of another module given the batch maximum computed right here
                 self._once(node, origin, f"is given to {last}()", f"{last}() is given the batch maximum", ctx)
             return
+        if isinstance(node.func, (ast.Name, ast.Attribute)) and padding is None and last[:1].isupper() \
+                and not test_code(node, ctx) \
+                and (base := _collator_base(node.func, ctx) or _project_collator(node.func, ctx)) is not None:
+            # session 21 (padllm21): a project class deriving from a library collator (in this file, or in another
+            # module through the index's bases: llamafactory's ``SFTDataCollatorWith4DAttentionMask``) keeps its
+            # padding to the longest, unless the class defaults ``padding`` to a fixed length
+            self._report(node, f"{last} derives from {base} and pads each batch to its longest item; give "
+                               "padding=\"max_length\" and a fixed max_length", ctx)
+            return
         if padding is None and last not in _SINK_NAMES and last != "pad_sequence" and not last.endswith(_COLLATORS):
             if ctx.project is not None and ctx.resolver.own_function(node) is None:
                 self._project_sizer(node, ctx)
@@ -688,9 +755,16 @@ class PadToBatchMax(ValueFlow):
         name = ctx.resolver.qualname(node.func) or ""
         if name == _PAD_SEQUENCE:
             self._report(node, "pad_sequence() pads to the longest sequence in the batch", ctx)
-        elif name.startswith("transformers") and name.endswith(_COLLATORS):
+        elif name.startswith(_COLLATOR_LIBRARIES) and name.endswith(_COLLATORS):
             if constant(padding) not in ("max_length", False, "do_not_pad"):
                 self._report(node, f"{name.rsplit('.', 1)[-1]} pads each batch to its longest item", ctx)
+        elif last.endswith(_COLLATORS) and padding is None and _project_class(node.func, name, ctx) \
+                and not test_code(node, ctx):
+            # session 21 (padllm21): the project's own copy of a library collator (axolotl's
+            # ``DataCollatorForSeq2Seq``): the library's default padding, to the longest
+            self._report(node, f"{last} (the project's own collator named as the library's) pads each batch to its longest "
+                               "item by default; give padding=\"max_length\" and a fixed max_length", ctx)
+
         elif name in _NUMPY_FACTORIES:
             origin = self._flow(node.args[:1] + [kw.value for kw in node.keywords if kw.arg == "shape"], node, ctx)
             if origin is not None:
@@ -793,6 +867,50 @@ class PadToBatchMax(ValueFlow):
                 or binding.value.elts:
             return []
         return [flow for value in ctx.resolver.added_values(binding) for flow in ctx.resolver.flows(value)]
+
+
+def _collator_base(func: ast.Name, ctx: FileContext) -> Optional[str]:
+    """The library collator a class of the file derives from (``class Collator(DataCollatorForSeq2Seq)``), directly
+    or through another class of the file; None for anything else."""
+    seen: set[int] = set()
+    definition = ctx.resolver.definition(func)
+    while isinstance(definition, ast.ClassDef) and id(definition) not in seen:
+        seen.add(id(definition))
+        following = None
+        for base in definition.bases:
+            name = ctx.resolver.qualname(base) or ""
+            if name.startswith(_COLLATOR_LIBRARIES) and name.endswith(_COLLATORS):
+                return name.rsplit(".", 1)[-1]
+            if isinstance(base, ast.Name):
+                following = ctx.resolver.definition(base)
+        definition = following
+    return None
+
+
+def _project_collator(func: ast.AST, ctx: FileContext) -> Optional[str]:
+    """The library collator a project class of another module derives from, through the index's bases, when the
+    class does not default ``padding`` to a fixed length; None otherwise."""
+    project = ctx.project
+    if project is None or ctx.resolver.definition(func) is not None:
+        return None
+    name = ctx.resolver.qualname(func) or ""
+    if name.startswith(_COLLATOR_LIBRARIES):
+        return None     # the library's own collator: its own test below
+    cls = project.absolute(name, ctx.module) if name else None
+    if cls is None or not project.defines_class(cls):
+        return None
+    base = next((owner for owner in project.index.mro(cls)[1:]
+                 if owner.startswith(_COLLATOR_LIBRARIES) and owner.endswith(_COLLATORS)), None)
+    if base is None or project.attribute_default(cls, "padding") in ("max_length", False, "do_not_pad"):
+        return None
+    return base.rsplit(".", 1)[-1]
+
+
+def _project_class(func: ast.AST, name: str, ctx: FileContext) -> bool:
+    """``func`` names a class the project defines (here or in another module), not a library's."""
+    if isinstance(ctx.resolver.definition(func), ast.ClassDef):
+        return True
+    return bool(name) and ctx.project is not None and ctx.project.defines(name, ctx.module) is not None
 
 
 def _chosen_functions(func: ast.Name, ctx: FileContext) -> tuple[str, ...]:

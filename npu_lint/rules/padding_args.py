@@ -17,12 +17,20 @@ def constant(node: Optional[ast.AST]) -> object:
     return node.value if isinstance(node, ast.Constant) else ...
 
 
+_STRATEGIES = {"LONGEST": "longest", "MAX_LENGTH": "max_length", "DO_NOT_PAD": "do_not_pad"}
+
+
 def padding_values(node: ast.AST, call: ast.Call, ctx: FileContext) -> list[object]:
     """What a ``padding=`` argument may be: a constant, or the constants the names and ``self.x`` attributes
     bound to it may hold (a constructor parameter's default kept in ``self.x``; not a parameter's own default)."""
     resolver = ctx.resolver
     if isinstance(node, ast.Constant):
         return [node.value]
+    if isinstance(node, ast.IfExp):   # ``"max_length" if pad_to_max else "longest"``: either (session 21)
+        return padding_values(node.body, call, ctx) + padding_values(node.orelse, call, ctx)
+    if isinstance(node, ast.Attribute) and node.attr in _STRATEGIES and (
+            resolver.qualname(node) or "").endswith("PaddingStrategy." + node.attr):
+        return [_STRATEGIES[node.attr]]   # ``PaddingStrategy.LONGEST`` (session 21, padllm21)
     if resolver.scopes is None:
         return []
     scope = resolver.current
