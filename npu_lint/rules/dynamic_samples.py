@@ -147,7 +147,11 @@ class PerSampleConcat(Rule):
         fills per element of what it gets (a detection metric's ``for p in preds: self.boxes.append(p["boxes"])``
         joined in ``compute``); left alone where the count is proven fixed (a ``range`` of settings or of a
         tensor's size, a literal, the model's modules, a tensor's rows or chunks), side by side (a dim other than
-        0), in setup code.
+        0), in setup code. Last (session 21, inverted_joins.py), the burden of proof turned: ``pad_sequence`` /
+        ``nested_tensor`` of any list that is no literal display, and ``cat`` along dim 0 of a list the function is
+        given (a parameter, a field, an entry, a call's result, a comprehension or loop over one) unless every
+        item is proven of one size (one row, a factory or resize of a given size, a host piece, a fixed cut) or
+        the count is proven fixed.
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -737,8 +741,8 @@ class PerSampleConcat(Rule):
         "    return torch.cat(ref_log_prob) - torch.cat(cur_log_prob)\n",
         "import torch\ndef done(parts, tid):\n    chunks = parts.pop(tid)\n    return torch.cat(chunks, dim=0)\n",
         "import torch\ndef take(complete, n):\n    trajs = complete[:n]\n    return torch.cat(trajs, 0)\n",
-        "import torch\ndef cat_all(tds, dim: int = 0):\n    concrete = [t.contiguous() for t in tds]\n"
-        "    return torch.cat(concrete, dim)\n",
+        "import torch\ndef cat_all(tds):\n    concrete = [t.contiguous() for t in tds]\n"
+        "    return torch.cat(concrete, 0)\n",
     )
     must_not_fire += (
         "import torch\nfrom torch.nn.utils.rnn import pad_sequence\ndef f(a, b):\n    return pad_sequence([a, b])\n",
@@ -751,6 +755,16 @@ class PerSampleConcat(Rule):
         "import torch\nclass S:\n    def f(self, keys, k):\n"
         "        return torch.cat([self.pick(self.groups[key], k) for key in keys], 0)\n",
         "import torch\nclass S:\n    def f(self):\n        return torch.cat(self.parts)\n",
+        # a helper's or a collective's result; a metric computed per item; a buffer cut at its fill; a backward
+        "import torch\nclass A:\n    def flat(self, x):\n        return torch.cat(list(self.grid_anchors(x)))\n",
+        "import torch\ndef gather(x):\n    return torch.cat(all_gather(x), dim=0)\n",
+        "import torch\nclass M:\n    def f(self, y_pred):\n"
+        "        ret = [self._compute(p.unsqueeze(0)) for p in y_pred]\n        return torch.cat(ret, dim=0)\n",
+        "import torch\ndef batches(patches, k):\n    buf = [None] * k\n    n = 0\n    for p in patches:\n"
+        "        buf[n] = p\n        n += 1\n    return torch.cat(buf[:n])\n",
+        "import torch\nclass G(torch.autograd.Function):\n    @staticmethod\n"
+        "    def backward(ctx, *grads):\n        return torch.cat(grads)\n",
+        "import torch\ndef concatenate(to_cat, axis: int = 0):\n    return torch.cat(to_cat, dim=axis)\n",
     )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

@@ -8,9 +8,11 @@ the joined dim and the count fixed.
 - ``pad_sequence`` / ``nested_tensor`` / ``as_nested_tensor`` of anything but a literal display: these ops exist
   for items of different lengths (per-sample log-probs, per-prompt tokens, a ragged batch's rows).
 - ``cat`` along dim 0 (``concat``, ``concatenate``, ``vstack``) of a list the function gets (a parameter, a field
-  of another object ``batch.boxes``, an entry ``d[k]``, a slice of one), of what a call returns (``d.pop(k)``, a
-  helper), or of a comprehension / ``map`` / loop-built list over such a sequence: per-trajectory chunks,
-  per-sample log-prob lists, a trajectory list cut from a queue.
+  of another object ``batch.boxes``, an entry ``d[k]``, a slice of a parameter), of a list kept per key
+  (``d.pop(k)``), or of a comprehension / ``map`` / loop-built list over such a sequence: per-trajectory chunks,
+  per-sample log-prob lists, a trajectory list cut from a queue. Not: a helper's or a collective's result
+  (per-level anchors, ``all_gather``), items a helper or callable object computes from each item, a local buffer
+  cut at its fill, an autograd ``backward``.
 Silent (the shape is proven static): a literal display (``cat([a, b])``, ``cat((x, *ys))`` included: the
 growth path judges those), a join along another dim, items of one row each (``x[None]``, ``unsqueeze(0)``,
 ``view(1, ...)``: a stack, the count is the batch's, NPU406's), items moved to the host (``.cpu()``), the pieces
@@ -126,10 +128,9 @@ def _fixed_items(element: Optional[ast.AST], ctx: FileContext, bound: frozenset 
         return True     # one record's fields side by side (``cat((t['id'], t['size']), -1)``): the proof paths'
     helper = isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and _own(func) \
         or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
-    if helper and ctx.resolver.qualname(func) is None and len(element.args) > 1 \
-            and any(isinstance(a, ast.Name) and a.id not in bound for a in element.args[1:]):
-        return True     # a helper given the item and a size the loop does not bind (``pad(s, n)``,
-                        # ``self._select(group, samples_per_group)``)
+    if helper and ctx.resolver.qualname(func) is None and element.args:
+        return True     # what a helper or a callable object computes from the item (``pad(s, n)``, a metric's
+                        # ``self._compute(p[None])``, ``transform(d[None])``): the proof paths follow helpers
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in bound \
             and ctx.resolver.qualname(func) is None:
         return True     # a method of the item (``n.weights()``): what it computes, not a field of rows
@@ -169,13 +170,27 @@ def _sequence_given(sequence: ast.AST, ctx: FileContext, depth: int = 0) -> Opti
         if _pieces_of_tensor(sequence, ctx):
             return None
         func = sequence.func
-        if isinstance(func, ast.Name) and func.id in ("list", "tuple", "reversed", "sorted") and sequence.args:
+        if isinstance(func, ast.Name) and func.id in ("list", "tuple", "reversed", "sorted", "enumerate", "tqdm") \
+                and sequence.args:
             return _sequence_given(sequence.args[0], ctx, depth + 1)
-        return f"what {short_source(func, 24)}() returns"
+        if isinstance(func, ast.Name) and func.id == "zip":
+            return next(filter(None, (_sequence_given(a, ctx, depth + 1) for a in sequence.args)), None)
+        if isinstance(func, ast.Name) and func.id == "range" and len(sequence.args) == 1 \
+                and isinstance(sequence.args[0], ast.Call) and isinstance(sequence.args[0].func, ast.Name) \
+                and sequence.args[0].func.id == "len" and sequence.args[0].args:
+            return _sequence_given(sequence.args[0].args[0], ctx, depth + 1)     # ``range(len(samples))``
+        if isinstance(func, ast.Attribute) and func.attr in ("pop", "get", "setdefault") \
+                and not _own(func.value) and ctx.resolver.qualname(func) is None:
+            return f"what {short_source(func, 24)}() returns"      # a list kept per key (``parts.pop(tid)``)
+        return None     # a helper's or a collective's result (per-level anchors, ``all_gather``): not proven data
     if isinstance(sequence, ast.Subscript):
         root = sequence.value
         if _own(root):
             return None
+        if isinstance(root, ast.Name) and isinstance(sequence.slice, ast.Slice):
+            binding = ctx.resolver.binding(root)
+            if binding is None or binding.tag != PARAM:
+                return None     # a local buffer cut at its fill (``patches[:n]``): a count, NPU406's tail
         return f"the list {short_source(sequence, 30)}"
     if isinstance(sequence, ast.Attribute):
         root = sequence
@@ -221,29 +236,19 @@ def _built_list(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
     return found
 
 
-def _default_zero(node: ast.Call, ctx: FileContext) -> bool:
-    """``cat(items, dim)`` where ``dim`` is a parameter whose default is 0 (``def _cat(tds, dim: int = 0)``)."""
-    dim = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "dim"), None)
-    if not isinstance(dim, ast.Name):
-        return False
-    binding = ctx.resolver.binding(dim)
-    return binding is not None and binding.tag == PARAM and isinstance(binding.value, ast.Constant) \
-        and binding.value.value == 0
-
-
 def inverted_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
     """Why the join's shape is not proven static, else None: see the module's docstring."""
     if name not in INVERTED or not node.args:
         return None
     function = _function_of(node, ctx)
-    if function is None or getattr(function, "name", "") == "__init__" or ".test" in f".{ctx.module}":
+    if function is None or getattr(function, "name", "") in ("__init__", "backward") or ".test" in f".{ctx.module}":
         return None
     items = node.args[0]
     if _display(items):
         return None
     if name in RAGGED:
         return f"items of different lengths (what {name.rsplit('.', 1)[-1]} exists for)"
-    if _joined_dim(node) != 0 and not _default_zero(node, ctx):
+    if _joined_dim(node) != 0:
         return None
     source = _comprehension_source(items)
     if source is not None:
