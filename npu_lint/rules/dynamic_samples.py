@@ -765,6 +765,11 @@ class PerSampleConcat(Rule):
         "import torch\nclass G(torch.autograd.Function):\n    @staticmethod\n"
         "    def backward(ctx, *grads):\n        return torch.cat(grads)\n",
         "import torch\ndef concatenate(to_cat, axis: int = 0):\n    return torch.cat(to_cat, dim=axis)\n",
+        # a list at a fixed position or cut by constants (mini-batch chunks, the input's columns); rows stacked
+        "import torch\ndef loss(reps, embeddings):\n    return torch.cat(reps[0]), torch.cat(embeddings[1:])\n",
+        "import torch\nfrom lib import all_gather_with_grad\ndef f(docs):\n"
+        "    docs = [all_gather_with_grad(d) for d in docs]\n    return torch.cat(docs, dim=0)\n",
+        "import torch\ndef f(rows):\n    return torch.vstack(rows)\n",
     )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

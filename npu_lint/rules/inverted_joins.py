@@ -34,7 +34,7 @@ from npu_lint.rules.broad_joins import (JOIN_CATS, _additions, _comprehension_so
 
 RAGGED = frozenset({"torch.nn.utils.rnn.pad_sequence", "torch.nested.nested_tensor",
                     "torch.nested.as_nested_tensor"})
-INVERTED = RAGGED | (JOIN_CATS - {"torch.hstack"})
+INVERTED = RAGGED | (JOIN_CATS - {"torch.hstack", "torch.vstack"})    # vstack of rows is a stack
 _ROW_VIEWS = frozenset({"view", "reshape"})
 
 
@@ -128,7 +128,8 @@ def _fixed_items(element: Optional[ast.AST], ctx: FileContext, bound: frozenset 
         return True     # one record's fields side by side (``cat((t['id'], t['size']), -1)``): the proof paths'
     helper = isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and _own(func) \
         or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
-    if helper and ctx.resolver.qualname(func) is None and element.args:
+    qualname = ctx.resolver.qualname(func) or ""
+    if (helper and not qualname or qualname and not qualname.startswith("torch.")) and element.args:
         return True     # what a helper or a callable object computes from the item (``pad(s, n)``, a metric's
                         # ``self._compute(p[None])``, ``transform(d[None])``): the proof paths follow helpers
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in bound \
@@ -187,6 +188,11 @@ def _sequence_given(sequence: ast.AST, ctx: FileContext, depth: int = 0) -> Opti
         root = sequence.value
         if _own(root):
             return None
+        index = sequence.slice
+        if isinstance(index, ast.Constant) or isinstance(index, ast.Slice) and all(
+                b is None or isinstance(b, (ast.Constant, ast.UnaryOp)) for b in (index.lower, index.upper)):
+            return None     # a list at a fixed position or cut by constants (``reps[0]``, ``embeddings[1:]``):
+                            # the input's columns or mini-batch chunks, a structure of the call
         if isinstance(root, ast.Name) and isinstance(sequence.slice, ast.Slice):
             binding = ctx.resolver.binding(root)
             if binding is None or binding.tag != PARAM:
