@@ -770,6 +770,7 @@ class PerSampleConcat(Rule):
         "import torch\nfrom lib import all_gather_with_grad\ndef f(docs):\n"
         "    docs = [all_gather_with_grad(d) for d in docs]\n    return torch.cat(docs, dim=0)\n",
         "import torch\ndef f(rows):\n    return torch.vstack(rows)\n",
+        "import torch\nclass M:\n    def f(self, outs):\n        return torch.cat(outs['feats'][:self.num_crops])\n",
     )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

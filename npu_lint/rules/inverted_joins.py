@@ -190,8 +190,9 @@ def _sequence_given(sequence: ast.AST, ctx: FileContext, depth: int = 0) -> Opti
             return None
         index = sequence.slice
         if isinstance(index, ast.Constant) or isinstance(index, ast.Slice) and all(
-                b is None or isinstance(b, (ast.Constant, ast.UnaryOp)) for b in (index.lower, index.upper)):
-            return None     # a list at a fixed position or cut by constants (``reps[0]``, ``embeddings[1:]``):
+                b is None or isinstance(b, (ast.Constant, ast.UnaryOp)) or _own(b) for b in (index.lower, index.upper)):
+            return None     # a list at a fixed position or cut by constants or settings (``reps[0]``,
+                            # ``embeddings[1:]``, ``feats[:self.num_large_crops]``):
                             # the input's columns or mini-batch chunks, a structure of the call
         if isinstance(root, ast.Name) and isinstance(sequence.slice, ast.Slice):
             binding = ctx.resolver.binding(root)
@@ -233,7 +234,8 @@ def _built_list(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
         for _ in range(3):      # names the body binds from the item (``n = len(t)``) vary with it too
             bound |= {k for k, v in binds.items() if _reads(v, bound)}
         value = binds.get(added.id, added) if isinstance(added, ast.Name) else added
-        if added is None or _fixed_items(added, ctx, frozenset(bound), binds) or _item_attribute(value, frozenset(bound)):
+        if added is None or _fixed_items(added, ctx, frozenset(bound), binds) \
+                or _item_attribute(value, frozenset(bound)):
             return None
         given = _sequence_given(where.iter, ctx)
         if given is None:
