@@ -1,0 +1,285 @@
+"""The inverted path of NPU409 (dynamic_samples.py), session 21 (concat21b): the join itself is the trigger.
+
+``broad_joins.py`` fires when the model shows the count of items unfixed in a form it knows (an item's own part, a
+``while`` a ``break`` ends, a test on the data ...). This path runs after it and turns the burden of proof around:
+a join of a list that is no literal display of a fixed count fires unless the model proves every item fixed along
+the joined dim and the count fixed.
+
+- ``pad_sequence`` / ``nested_tensor`` / ``as_nested_tensor`` of anything but a literal display: these ops exist
+  for items of different lengths (per-sample log-probs, per-prompt tokens, a ragged batch's rows).
+- ``cat`` along dim 0 (``concat``, ``concatenate``, ``vstack``) of a list the function gets (a parameter, a field
+  of another object ``batch.boxes``, an entry ``d[k]``, a slice of a parameter), of a list kept per key
+  (``d.pop(k)``), or of a comprehension / ``map`` / loop-built list over such a sequence: per-trajectory chunks,
+  per-sample log-prob lists, a trajectory list cut from a queue. Not: a helper's or a collective's result
+  (per-level anchors, ``all_gather``), items a helper or callable object computes from each item, a local buffer
+  cut at its fill, an autograd ``backward``.
+Silent (the shape is proven static): a literal display (``cat([a, b])``, ``cat((x, *ys))`` included: the
+growth path judges those), a join along another dim, items of one row each (``x[None]``, ``unsqueeze(0)``,
+``view(1, ...)``: a stack, the count is the batch's, NPU406's), items moved to the host (``.cpu()``), the pieces
+of one tensor (``x.split(k)``, ``chunk``, ``unbind``: the join rebuilds it), a count proven fixed (``range`` of
+settings, the model's modules, ``self``'s own containers and attributes), setup code (``__init__``, module level),
+and ``stack``: its items are of one shape, only a count of values varies, left to the proof-based paths.
+Asked per call of those ops; no walk of the file (the loop-built list uses broad_joins' per-function memo).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.bindings import PARAM, VALUE
+from npu_lint.context import FileContext
+from npu_lint.rules import short_source
+from npu_lint.rules.broad_joins import (JOIN_CATS, _additions, _comprehension_source, _encloses, _fixed_count,
+                                        _function_of, _host_piece, _joined_dim, _loop_bindings, _own)
+
+RAGGED = frozenset({"torch.nn.utils.rnn.pad_sequence", "torch.nested.nested_tensor",
+                    "torch.nested.as_nested_tensor"})
+INVERTED = RAGGED | (JOIN_CATS - {"torch.hstack", "torch.vstack"})    # vstack of rows is a stack
+_ROW_VIEWS = frozenset({"view", "reshape"})
+
+
+def _display(items: ast.AST) -> bool:
+    return isinstance(items, (ast.List, ast.Tuple))
+
+
+def _one_row(element: Optional[ast.AST]) -> bool:
+    """``x[None]``, ``x.unsqueeze(0)``, ``x.view(1, -1)``, ``torch.tensor([a, b])[None]``: one row per item."""
+    if isinstance(element, ast.Subscript):
+        first = element.slice.elts[0] if isinstance(element.slice, ast.Tuple) and element.slice.elts \
+            else element.slice
+        return isinstance(first, ast.Constant) and first.value is None
+    if isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute):
+        attr, args = element.func.attr, element.args
+        if attr == "unsqueeze" and args and isinstance(args[0], ast.Constant) and args[0].value == 0:
+            return True
+        if attr in _ROW_VIEWS and args and isinstance(args[0], ast.Constant) and args[0].value == 1:
+            return True
+    return False
+
+
+def _pieces_of_tensor(value: ast.AST, ctx: FileContext) -> bool:
+    """``x.split(k)``, ``x.chunk(n)``, ``x.unbind(0)``, ``torch.split(x, k)``: one tensor's pieces."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        and value.func.attr in ("split", "chunk", "unbind", "tensor_split")
+
+
+_FACTORIES = frozenset({"zeros", "ones", "full", "empty", "rand", "randn", "randint", "arange", "new_zeros",
+                        "new_ones", "new_full", "new_empty", "new_tensor"})
+_CONVERSIONS = frozenset({"tensor", "as_tensor", "LongTensor", "FloatTensor", "IntTensor", "BoolTensor", "from_numpy"})
+_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "norm", "prod", "std", "var", "item"})
+_PASS_THROUGH = frozenset({"to", "float", "long", "int", "half", "bool", "detach", "clone", "contiguous", "cuda",
+                           "flatten", "squeeze", "type", "type_as", "abs", "sigmoid", "softmax", "exp", "log"})
+
+
+def _reads(node: ast.AST, names: set[str]) -> bool:
+    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+
+
+def _fixed_items(element: Optional[ast.AST], ctx: FileContext, bound: frozenset = frozenset(),
+                 binds: Optional[dict] = None, depth: int = 0) -> bool:
+    """Every item is proven of one size along dim 0 (or the item is no device tensor): one row (``x[None]``), a
+    host piece, a factory sized by values the loop does not bind (``torch.zeros(m)``, ``new_zeros((n, 1))``), a
+    conversion of Python values (the proof-based paths judge those), a resize to a given size
+    (``F.interpolate(x, size=n)``), a cut to a bound the loop does not bind (``f[:n]``), rows picked by a fixed
+    index (``boxes[torch.arange(4)]``), or what a method of the item computes (``n.weights()``)."""
+    if element is None or depth > 3:
+        return False
+    if binds and isinstance(element, ast.Name) and element.id in binds:
+        return _fixed_items(binds[element.id], ctx, bound, binds, depth + 1)
+    if _one_row(element) or (isinstance(element, ast.Call) and _host_piece(element, ctx)):
+        return True
+    if isinstance(element, ast.BinOp):
+        return _fixed_items(element.left, ctx, bound, binds, depth + 1) \
+            or _fixed_items(element.right, ctx, bound, binds, depth + 1)
+    if isinstance(element, ast.IfExp):
+        return _fixed_items(element.body, ctx, bound, binds, depth + 1) \
+            and _fixed_items(element.orelse, ctx, bound, binds, depth + 1)
+    if isinstance(element, ast.Subscript):
+        index = element.slice.elts[0] if isinstance(element.slice, ast.Tuple) and element.slice.elts \
+            else element.slice
+        if isinstance(index, ast.Constant) and isinstance(index.value, int):
+            return _fixed_items(element.value, ctx, bound, binds, depth + 1)     # ``F.interpolate(...)[0]``
+        if isinstance(index, ast.Slice):
+            return not _reads(index, set(bound)) and index.upper is not None and index.lower is None
+        if isinstance(index, ast.Name) and binds and index.id in binds:
+            made = binds[index.id]
+            return isinstance(made, ast.Call) and isinstance(made.func, (ast.Attribute, ast.Name)) \
+                and (made.func.attr if isinstance(made.func, ast.Attribute) else made.func.id) in _FACTORIES \
+                and not _reads(made, set(bound))
+        return False
+    if not isinstance(element, ast.Call):
+        return False
+    func = element.func
+    callee = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if callee in _CONVERSIONS:
+        return True
+    if callee in _REDUCTIONS and not element.args and not element.keywords:
+        return True     # ``x.sum()``: one value per item
+    if callee in _FACTORIES:
+        sizes = element.args[:1] if callee in ("full", "new_full") else element.args
+        return not any(_reads(a, set(bound)) for a in sizes) and not any(
+            _reads(k.value, set(bound)) for k in element.keywords if k.arg in ("size", "end"))
+    if callee == "interpolate" and (len(element.args) > 1 or any(k.arg in ("size", "scale_factor")
+                                                                 for k in element.keywords)):
+        return True
+    if isinstance(func, ast.Attribute) and callee in _PASS_THROUGH:
+        return _fixed_items(func.value, ctx, bound, binds, depth + 1)
+    if callee in ("cat", "concat", "stack") and _joined_dim(element) != 0:
+        return True     # one record's fields side by side (``cat((t['id'], t['size']), -1)``): the proof paths'
+    helper = isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and _own(func) \
+        or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
+    qualname = ctx.resolver.qualname(func) or ""
+    if (helper and not qualname or qualname and not qualname.startswith("torch.")) and element.args:
+        return True     # what a helper or a callable object computes from the item (``pad(s, n)``, a metric's
+                        # ``self._compute(p[None])``, ``transform(d[None])``): the proof paths follow helpers
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in bound \
+            and ctx.resolver.qualname(func) is None:
+        return True     # a method of the item (``n.weights()``): what it computes, not a field of rows
+    return False
+
+
+def _item_attribute(element: Optional[ast.AST], bound: frozenset) -> bool:
+    """``s.label``, ``d.gt_fields.heatmaps``: an attribute of the item object; the proof-based paths know the
+    record classes whose attributes hold rows per instance (``gt_instances``), the rest is left to them."""
+    while isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) \
+            and element.func.attr in _PASS_THROUGH:
+        element = element.func.value
+    if not isinstance(element, ast.Attribute):
+        return False
+    root = element
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return isinstance(root, ast.Name) and root.id in bound
+
+
+def _targets(generators_or_loop) -> frozenset:
+    names = set()
+    for target in generators_or_loop:
+        names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return frozenset(names)
+
+
+def _sequence_given(sequence: ast.AST, ctx: FileContext, depth: int = 0) -> Optional[str]:
+    """What the list (or the sequence a comprehension walks) is, when nothing proves its count and items fixed."""
+    if depth > 3 or _display(sequence):
+        return None
+    if isinstance(sequence, ast.Starred):
+        return None
+    if _own(sequence) or _fixed_count(sequence, ctx):
+        return None     # the object's own containers, a count of settings or of modules, a tensor's rows
+    if isinstance(sequence, ast.Call):
+        if _pieces_of_tensor(sequence, ctx):
+            return None
+        func = sequence.func
+        if isinstance(func, ast.Name) and func.id in ("list", "tuple", "reversed", "sorted", "enumerate", "tqdm") \
+                and sequence.args:
+            return _sequence_given(sequence.args[0], ctx, depth + 1)
+        if isinstance(func, ast.Name) and func.id == "zip":
+            return next(filter(None, (_sequence_given(a, ctx, depth + 1) for a in sequence.args)), None)
+        if isinstance(func, ast.Name) and func.id == "range" and len(sequence.args) == 1 \
+                and isinstance(sequence.args[0], ast.Call) and isinstance(sequence.args[0].func, ast.Name) \
+                and sequence.args[0].func.id == "len" and sequence.args[0].args:
+            return _sequence_given(sequence.args[0].args[0], ctx, depth + 1)     # ``range(len(samples))``
+        if isinstance(func, ast.Attribute) and func.attr in ("pop", "get", "setdefault") \
+                and not _own(func.value) and ctx.resolver.qualname(func) is None:
+            return f"what {short_source(func, 24)}() returns"      # a list kept per key (``parts.pop(tid)``)
+        return None     # a helper's or a collective's result (per-level anchors, ``all_gather``): not proven data
+    if isinstance(sequence, ast.Subscript):
+        root = sequence.value
+        if _own(root):
+            return None
+        index = sequence.slice
+        if isinstance(index, ast.Constant) or isinstance(index, ast.Slice) and all(
+                b is None or isinstance(b, (ast.Constant, ast.UnaryOp)) or _own(b) for b in (index.lower, index.upper)):
+            return None     # a list at a fixed position or cut by constants or settings (``reps[0]``,
+                            # ``embeddings[1:]``, ``feats[:self.num_large_crops]``):
+                            # the input's columns or mini-batch chunks, a structure of the call
+        if isinstance(root, ast.Name) and isinstance(sequence.slice, ast.Slice):
+            binding = ctx.resolver.binding(root)
+            if binding is None or binding.tag != PARAM:
+                return None     # a local buffer cut at its fill (``patches[:n]``): a count, NPU406's tail
+        return f"the list {short_source(sequence, 30)}"
+    if isinstance(sequence, ast.Attribute):
+        root = sequence
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id in ("self", "cls"):
+            return None
+        return f"the field {short_source(sequence, 30)}"
+    if isinstance(sequence, ast.Name):
+        binding = ctx.resolver.binding(sequence)
+        if binding is None:
+            return None
+        if binding.tag == PARAM:
+            return f"the list {sequence.id} the function is given"
+        if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST):
+            value = binding.value
+            if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Slice):
+                return _sequence_given(value.value, ctx, depth + 1)
+            if isinstance(value, ast.Call):
+                return _sequence_given(value, ctx, depth + 1)
+            if isinstance(value, (ast.Name, ast.Attribute, ast.Subscript)):
+                return _sequence_given(value, ctx, depth + 1)
+    return None
+
+
+def _built_list(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileContext) -> Optional[str]:
+    """A list the function fills by ``append`` in a ``for`` over a sequence whose count nothing fixes."""
+    found = None
+    for where, added in _additions(function, ctx).get(items.id, ()):
+        if not isinstance(where, (ast.For, ast.AsyncFor)) or _encloses(where, node) or where.lineno > node.lineno:
+            continue
+        binds = _loop_bindings(where)
+        bound = set(_targets([where.target]))
+        for _ in range(3):      # names the body binds from the item (``n = len(t)``) vary with it too
+            bound |= {k for k, v in binds.items() if _reads(v, bound)}
+        value = binds.get(added.id, added) if isinstance(added, ast.Name) else added
+        if added is None or _fixed_items(added, ctx, frozenset(bound), binds) \
+                or _item_attribute(value, frozenset(bound)):
+            return None
+        given = _sequence_given(where.iter, ctx)
+        if given is None:
+            return None
+        found = found or f"one item per element of {given} (loop of line {where.lineno})"
+    return found
+
+
+def inverted_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
+    """Why the join's shape is not proven static, else None: see the module's docstring."""
+    if name not in INVERTED or not node.args:
+        return None
+    function = _function_of(node, ctx)
+    if function is None or getattr(function, "name", "") in ("__init__", "backward") or ".test" in f".{ctx.module}":
+        return None
+    items = node.args[0]
+    if _display(items):
+        return None
+    if name in RAGGED:
+        return f"items of different lengths (what {name.rsplit('.', 1)[-1]} exists for)"
+    if _joined_dim(node) != 0:
+        return None
+    source = _comprehension_source(items)
+    if source is not None:
+        element = items.elt if isinstance(items, (ast.ListComp, ast.GeneratorExp)) else None
+        names = _targets([g.target for g in items.generators]) if element is not None else frozenset()
+        if element is not None and (_fixed_items(element, ctx, names) or _item_attribute(element, names)):
+            return None
+        given = _sequence_given(source[0], ctx)
+        return f"one item per element of {given}" if given else None
+    if isinstance(items, ast.Name):
+        binding = ctx.resolver.binding(items)
+        if binding is not None and binding.tag == VALUE and not binding.path \
+                and isinstance(binding.value, (ast.ListComp, ast.GeneratorExp, ast.Call)) \
+                and _comprehension_source(binding.value) is not None:
+            value = binding.value
+            element = value.elt if isinstance(value, (ast.ListComp, ast.GeneratorExp)) else None
+            names = _targets([g.target for g in value.generators]) if element is not None else frozenset()
+            if element is not None and (_fixed_items(element, ctx, names) or _item_attribute(element, names)):
+                return None
+            given = _sequence_given(_comprehension_source(value)[0], ctx)
+            return f"one item per element of {given}" if given else None
+        if binding is not None and binding.tag == VALUE and isinstance(binding.value, ast.List) \
+                and not binding.value.elts:
+            return _built_list(items, node, function, ctx)
+    given = _sequence_given(items, ctx)
+    return f"the items of {given}" if given else None
