@@ -31,6 +31,7 @@ from npu_lint.rules.library_joins import joined_samples, library_joiners
 from npu_lint.rules.broad_joins import JOIN_STACKS, JOIN_TENSORS, broad_join
 from npu_lint.rules.inverted_joins import INVERTED, inverted_join
 
+_PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _STACK = frozenset({"torch.stack", "torch.row_stack", "torch.column_stack", "torch.dstack"})
 _HOST_JOINS = HOST_CAT | {"numpy.stack"}
@@ -787,10 +788,12 @@ class PerSampleConcat(Rule):
                 return
             found = inverted_join(node, name, ctx)
             if found is not None:   # the join itself is the trigger (inverted_joins.py): nothing proves it static
-                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
-                           "nothing fixes their count or their lengths, so the joined length can change with the "
-                           "data, a recompile per length on NPU; pad each item to a fixed maximum (and the list to a "
-                           "fixed count) with a validity mask", name)
+                # where NPU405 reports the same call (a collate's ``pad_sequence``), that finding says it: one site,
+                # one finding (``report_repeat`` drops this one once the file is walked)
+                ctx.report_repeat(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
+                                  "nothing fixes their count or their lengths, so the joined length can change with "
+                                  "the data, a recompile per length on NPU; pad each item to a fixed maximum (and the "
+                                  "list to a fixed count) with a validity mask", name, node, _PADDING_CODES)
 
     def _proven(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
