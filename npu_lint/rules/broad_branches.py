@@ -35,6 +35,9 @@ _NOT_TENSOR = (K.HOST, K.LIST, K.OBJECT, K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.S
                K.SAMPLER, K.DEVICE, K.DTYPE, K.AUTOGRAD, K.CTX, K.INSTANCE)
 
 
+_HOST_LIBRARIES = frozenset({"numpy", "triton", "math", "scipy", "pandas", "cupy", "jax", "sklearn", "numba"})
+
+
 def not_tensor(node: ast.AST, ctx: FileContext) -> bool:
     """The model proves ``node`` is no device tensor: a constant, a host array or list, a Python value, an instance
     of a class no tensor kind fits, a tensor the code fixes (configuration)."""
@@ -44,6 +47,11 @@ def not_tensor(node: ast.AST, ctx: FileContext) -> bool:
     kind = resolver.kind_of(node)
     if kind in K.TENSORS:
         return False
+    root = node
+    while isinstance(root, (ast.Call, ast.Attribute, ast.Subscript)):
+        root = root.func if isinstance(root, ast.Call) else root.value
+    if (resolver.qualname(root) or "").split(".")[0] in _HOST_LIBRARIES:
+        return True   # ``tl.load(p).to(tl.float32)`` in a Triton kernel, ``np.abs(a).max()``: no torch tensor
     return kind in _NOT_TENSOR or resolver.is_host(node) or is_host_array(node, ctx, node) \
         or host_random(node, ctx) or resolver.configured(node)
 

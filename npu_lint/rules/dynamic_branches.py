@@ -591,6 +591,8 @@ class DataDependentBranch(Rule):
                   "    k = torch.cholesky(covar)\n    return dist(mean, k)\n",
                   "import torch\nclass K:\n    def forward(self, x2, devs):\n        if not torch.equal(x2, self.cached):\n"
                   "            self.subs = [x2.to(d) for d in devs]\n            self.cached = x2\n        return self.subs\n",
+                  # a conditional expression on a reduction of an untyped value, one arm computing
+                  "import torch\ndef f(x, m):\n    return x.clamp_min(0) if m.any() else x\n",
                   # the tested value handed to a call (a scatter over devices)
                   "import torch\nclass K:\n    def forward(self, x1, kwargs):\n        if not torch.equal(x1, self.cached):\n"
                   "            self.parts = self.scatter((x1,), kwargs)\n            self.cached = x1\n        return self.parts\n")
@@ -602,7 +604,13 @@ class DataDependentBranch(Rule):
                       "    return all(torch.all(torch.abs(r - 1) < tol) for r in s)\n",
                       "import numpy as np\nimport torch\ndef f(a, x):\n    arr = np.asarray(a)\n    if arr.any():\n"
                       "        x = x.clamp_min(0)\n    return x\n",
-                      "import torch\ndef f(x, shapes):\n    if x.shape[0] > 0:\n        x = x.clamp_min(0)\n    return x\n")
+                      "import torch\ndef f(x, shapes):\n    if x.shape[0] > 0:\n        x = x.clamp_min(0)\n    return x\n",
+                      # a conditional expression whose arms both compute (or neither does)
+                      "import torch\ndef f(x, m):\n    return x.exp() if m.any() else x.abs()\n",
+                      "import torch\ndef f(x, m):\n    s = 255.0 if x.max() > 1 else 1.0\n    return s\n",
+                      # a Triton kernel's values (``tl.load``): no torch tensor
+                      "import torch\nimport triton.language as tl\ndef k(p, out):\n    v = tl.load(p)\n"
+                      "    if v.max() > 0:\n        z = tl.load(p + 1).to(tl.float32)\n        tl.store(out, z)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
@@ -697,7 +705,13 @@ class DataDependentBranch(Rule):
                                                                     or not _cuts_arm(node, ctx))):
             return   # a constructor's test runs once, unless a data container's (``Batch(...)``) cuts a tensor
         test = tensor_test(node.test, ctx, bare_names=False)
-        if test is None or guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)):
+        if test is None:   # the broad path (session 21, branch21): one arm may do tensor work the other does not
+            test = broad_test(node.test, ctx)
+            if test is not None and not guard(node.test) and not quiet_module(node, ctx) and len(
+                    {broad_work(ast.Expr(value=arm), ctx) for arm in (node.body, node.orelse)}) == 2:
+                ctx.report(node, self.broad_message.format(test=f"... if {short_source(test, 40)} else ..."))
+            return
+        if guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)):
             return
         if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)) or _cuts_arm(node, ctx):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))
