@@ -191,12 +191,17 @@ def _hands(statement: ast.stmt, names: set[str], ctx: FileContext) -> bool:
     kwargs)`` after ``torch.equal(x1, self.cached)``): what that call computes runs for some data only."""
     if not names or isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)):
         return False
-    for n in walk(statement):
-        if isinstance(n, ast.Call) and not _host_call(n, ctx) and not _keeps(n):
+    stack: list[ast.AST] = [statement]
+    while stack:
+        n = stack.pop()
+        if isinstance(n, ast.Call) and (_host_call(n, ctx) or _keeps(n)):
+            continue   # a log line and what its arguments compute (``logger.info("%d", torch.sum(mask))``)
+        if isinstance(n, ast.Call):
             arguments = [*n.args, *(k.value for k in n.keywords)]
             arguments += [e for a in arguments if isinstance(a, (ast.Tuple, ast.List)) for e in a.elts]
             if any(isinstance(a, ast.Name) and a.id in names for a in arguments):
                 return True
+        stack.extend(child_nodes(n))
     return False
 
 

@@ -608,6 +608,11 @@ class DataDependentBranch(Rule):
                       # a conditional expression whose arms both compute (or neither does)
                       "import torch\ndef f(x, m):\n    return x.exp() if m.any() else x.abs()\n",
                       "import torch\ndef f(x, m):\n    s = 255.0 if x.max() > 1 else 1.0\n    return s\n",
+                      # the tested mask only counted for a log line; host state reset
+                      "import torch, logging\nlogger = logging.getLogger(__name__)\nclass Q:\n"
+                      "    def forward(self, h):\n        mask = h > 0.9\n        if torch.any(mask):\n"
+                      "            logger.info('reset %d', torch.sum(mask))\n            self.codes = None\n"
+                      "        return h\n",
                       # a Triton kernel's values (``tl.load``): no torch tensor
                       "import torch\nimport triton.language as tl\ndef k(p, out):\n    v = tl.load(p)\n"
                       "    if v.max() > 0:\n        z = tl.load(p + 1).to(tl.float32)\n        tl.store(out, z)\n")
