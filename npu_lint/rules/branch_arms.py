@@ -61,7 +61,8 @@ def _host_call(call: ast.Call, ctx: FileContext) -> bool:
     no tensor (``torch.log(x)`` and ``x.log()`` are tensor operators)."""
     func = call.func
     name = ctx.resolver.qualname(func) or ""
-    if name == "print" or name.startswith(("logging.", "warnings.")):
+    if name == "print" or name.startswith(("logging.", "warnings.")) \
+            or (not name and isinstance(func, ast.Name) and func.id == "print"):   # the builtin, unbound
         return True
     return isinstance(func, ast.Attribute) and func.attr in _HOST_CALLS and not name.startswith("torch.") \
         and ctx.resolver.kind_of(func.value) not in K.TENSORS

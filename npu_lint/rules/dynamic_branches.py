@@ -13,6 +13,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, returns_other, tensor_work
 from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
+from npu_lint.rules.broad_branches import broad_if, broad_test, broad_work, quiet_module, while_rebinds
 from npu_lint.rules.data_whiles import while_on_read_back
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.loop_state import carried_state, expression_work, while_break_works, while_on_tensor
@@ -169,6 +170,19 @@ class DataDependentSkip(Rule):
         "            continue\n        idx.append(c[torch.multinomial(torch.ones_like(c, dtype=torch.float), k)])\n"
         "    return torch.cat(idx)\n")
 
+    # session 21 (branch21): the broad path. A skip on a reduction of a value the model cannot prove is no tensor,
+    # when what it skips computes; a ``while`` comparing a state the body rebinds from a call that computes.
+    must_fire += ("import torch\ndef per_class(stats, probs, C):\n    out = []\n    for c in range(C):\n"
+                  "        if stats[c].sum() == 0:\n            continue\n        out.append(probs[:, c].exp())\n"
+                  "    return out\n",
+                  "import torch\nclass Solver:\n    def advance(self, next_t):\n        while next_t > self.state.t1:\n"
+                  "            self.state = self.step(self.state)\n        return self.state\n"
+                  "    def step(self, state):\n        return state._replace(t1=state.t1 + 1, y1=torch.tanh(state.y1))\n")
+    must_not_fire += ("import torch\ndef f(stats, C):\n    for c in range(C):\n        if stats[c].sum() == 0:\n"
+                      "            continue\n        print(torch.zeros(c))\n",
+                      "import torch\nclass Solver:\n    def advance(self, x):\n        while self.count < self.limit:\n"
+                      "            self.count = self.count + 1\n            x = torch.relu(x)\n        return x\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -199,7 +213,10 @@ class DataDependentSkip(Rule):
             return
         test = tensor_test(node.test, ctx)
         if test is None:
-            return
+            test = broad_test(node.test, ctx)   # the broad path (session 21, branch21): what the jump skips computes
+            if test is None or guard(node.test) or quiet_module(node, ctx) \
+                    or not any(broad_work(s, ctx) for s in later(node, loop, ctx)):
+                return
         how = "skips the rest of an iteration of" if isinstance(jump, ast.Continue) else "stops"
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:", how=how, loop=loop.lineno))
 
@@ -216,7 +233,10 @@ class DataDependentSkip(Rule):
         else:
             test = tensor_test(node.test, ctx, bare_names=False) or while_on_tensor(node, ctx)
             if test is None or guard(test) or not any(tensor_work(s, ctx) for s in node.body):
-                return
+                test = broad_test(node.test, ctx) or while_rebinds(node, ctx)   # the broad path (branch21)
+                if test is None or guard(node.test) or quiet_module(node, ctx) \
+                        or not any(broad_work(s, ctx) for s in node.body):
+                    return
             read = test
             origin = short_source(test, 30)
         ctx.report(node, self.while_message.format(test=short_source(node.test, 40), origin=origin, line=read.lineno))
@@ -422,9 +442,7 @@ class DataDependentBranch(Rule):
                      "import torch\ndef shift(trg: torch.Tensor, has_eos: bool):\n    return trg[:, :-1] if has_eos else trg\n",
                      "import torch\nclass Head(torch.nn.Module):\n    def __init__(self, w: torch.Tensor):\n"
                      "        super().__init__()\n        self.w = w[:, :-1] if w.any().item() else w\n",
-                 # the same test outside a module's method (a helper of unknown inputs, perhaps numpy); a module's
-                 # input that only raises
-                 "import torch\ndef stats(x, mask):\n    if mask.any():\n        x = torch.as_tensor(x) * 2\n    return x\n",
+                 # a module's input that only raises
                  "import torch\nfrom torch import nn\nclass Net(nn.Module):\n    def forward(self, x, lengths):\n"
                  "        if (lengths > 512).any():\n            raise ValueError('too long')\n        return self.f(x)\n",
 
@@ -560,6 +578,45 @@ class DataDependentBranch(Rule):
                       "    return x\n",
                       "import torch\ndef flag(x: torch.Tensor, n):\n    if n > 3:\n        return None\n    return x\n")
 
+    # session 21 (branch21): the broad path. A whole test or reduction (``.any()``, ``.all()``, ``.item()``, ``.sum()
+    # > 0``) of a value the model cannot prove is no tensor, and arms that may do tensor work (a torch call, a tensor
+    # method on a value not proven host, a module call, what a nested ``return`` skips); a latch (the arm sets the
+    # tested flag) and a predicate (every return a flag) stay quiet. Was must-not-fire: ``stats(x, mask)``.
+    must_fire += ("import torch\ndef stats(x, mask):\n    if mask.any():\n        x = torch.as_tensor(x) * 2\n    return x\n",
+                  "import torch, warnings\ndef fix(cov, m: float):\n    variance = cov.diagonal()\n"
+                  "    if variance.lt(m).any():\n        warnings.warn('small')\n        variance = variance.clamp_min(m)\n"
+                  "    return variance\n",
+                  "import torch\ndef post(x, z, mean, covar, dist):\n    if torch.equal(x, z):\n        if covar is None:\n"
+                  "            raise RuntimeError\n        else:\n            return dist(mean, covar)\n"
+                  "    k = torch.cholesky(covar)\n    return dist(mean, k)\n",
+                  "import torch\nclass K:\n    def forward(self, x2, devs):\n        if not torch.equal(x2, self.cached):\n"
+                  "            self.subs = [x2.to(d) for d in devs]\n            self.cached = x2\n        return self.subs\n",
+                  # a conditional expression on a reduction of an untyped value, one arm computing
+                  "import torch\ndef f(x, m):\n    return x.clamp_min(0) if m.any() else x\n",
+                  # the tested value handed to a call (a scatter over devices)
+                  "import torch\nclass K:\n    def forward(self, x1, kwargs):\n        if not torch.equal(x1, self.cached):\n"
+                  "            self.parts = self.scatter((x1,), kwargs)\n            self.cached = x1\n        return self.parts\n")
+    must_not_fire += ("import torch\nclass S(torch.nn.Module):\n    def forward(self, x):\n"
+                      "        if not self.initialized.item():\n            self.init_params(x.mean(0))\n"
+                      "            self.initialized.fill_(1)\n        return self.f(x)\n",
+                      "import torch\ndef valid(s, tol):\n    evals = torch.linalg.eigvalsh(s)\n"
+                      "    if not torch.all(evals >= -tol):\n        return False\n"
+                      "    return all(torch.all(torch.abs(r - 1) < tol) for r in s)\n",
+                      "import numpy as np\nimport torch\ndef f(a, x):\n    arr = np.asarray(a)\n    if arr.any():\n"
+                      "        x = x.clamp_min(0)\n    return x\n",
+                      "import torch\ndef f(x, shapes):\n    if x.shape[0] > 0:\n        x = x.clamp_min(0)\n    return x\n",
+                      # a conditional expression whose arms both compute (or neither does)
+                      "import torch\ndef f(x, m):\n    return x.exp() if m.any() else x.abs()\n",
+                      "import torch\ndef f(x, m):\n    s = 255.0 if x.max() > 1 else 1.0\n    return s\n",
+                      # the tested mask only counted for a log line; host state reset
+                      "import torch, logging\nlogger = logging.getLogger(__name__)\nclass Q:\n"
+                      "    def forward(self, h):\n        mask = h > 0.9\n        if torch.any(mask):\n"
+                      "            logger.info('reset %d', torch.sum(mask))\n            self.codes = None\n"
+                      "        return h\n",
+                      # a Triton kernel's values (``tl.load``): no torch tensor
+                      "import torch\nimport triton.language as tl\ndef k(p, out):\n    v = tl.load(p)\n"
+                      "    if v.max() > 0:\n        z = tl.load(p + 1).to(tl.float32)\n        tl.store(out, z)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -580,6 +637,11 @@ class DataDependentBranch(Rule):
         if node.body and isinstance(node.body[-1], ast.Raise) and not node.orelse:
             return   # an error path: what it computes for the message runs once, before the raise
         test = tensor_test(node.test, ctx, bare_names=False)
+        if test is None and not _pads_to_bound(node):
+            test = broad_test(node.test, ctx)   # the broad path (session 21, branch21)
+            if test is not None and not guard(node.test) and not quiet_module(node, ctx) and broad_if(node, ctx):
+                ctx.report(node, self.broad_message.format(test=f"if {short_source(test, 40)}:"))
+            return
         if test is None or _pads_to_bound(node):
             return
         function = ctx.enclosing(node, FUNCTION_TYPES)
@@ -591,6 +653,9 @@ class DataDependentBranch(Rule):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
         if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test)
                    or hands_tested(statement, test, ctx) for statement in arms):
+            if not quiet_module(node, ctx) and broad_if(node, ctx):   # a tensor method or torch call on a value not proven host; a nested return
+                ctx.report(node, self.broad_message.format(test=f"if {short_source(test, 40)}:"))
+                return
             if returns_other(node, function, ctx):   # ``if not mask.any(): return None`` ... ``return mask``
                 ctx.report(node, self.return_message.format(test=f"if {short_source(test, 40)}:"))
                 return
@@ -601,6 +666,8 @@ class DataDependentBranch(Rule):
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
         self._report_reads(node, ctx)
+
+    broad_message = "{test} reads a value the model cannot prove static (a tensor's) and decides which tensor work runs after it: a host sync, and the operators and shapes that follow change with the data on NPU; compute both arms and select with torch.where, or mask instead of skipping"
 
     return_message = "{test} returns early on a tensor's value, and the function returns another value later: what the caller gets (a tensor or not, which shape) changes with the data, after a host sync on NPU; return one value of a fixed shape and carry the test as a tensor mask"
 
@@ -643,7 +710,13 @@ class DataDependentBranch(Rule):
                                                                     or not _cuts_arm(node, ctx))):
             return   # a constructor's test runs once, unless a data container's (``Batch(...)``) cuts a tensor
         test = tensor_test(node.test, ctx, bare_names=False)
-        if test is None or guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)):
+        if test is None:   # the broad path (session 21, branch21): one arm may do tensor work the other does not
+            test = broad_test(node.test, ctx)
+            if test is not None and not guard(node.test) and not quiet_module(node, ctx) and len(
+                    {broad_work(ast.Expr(value=arm), ctx) for arm in (node.body, node.orelse)}) == 2:
+                ctx.report(node, self.broad_message.format(test=f"... if {short_source(test, 40)} else ..."))
+            return
+        if guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)):
             return
         if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)) or _cuts_arm(node, ctx):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))
