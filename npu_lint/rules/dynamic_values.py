@@ -760,6 +760,10 @@ class TensorValueInShape(ValueFlow):
         "import torch\ndef step(logger, mask):\n    n = mask.sum().item()\n    logger.info(n)\n    if n > 3:\n        return 1\n",
         "import torch\ndef f(x):\n    return x.mean().item()\n",
         "import torch\ndef duration(tracks):\n    ds = (t.offset + t.duration for t in tracks)\n    return round(max(ds), 8)\n",
+        "import torch\ndef stats(pred, target, non_padding):\n    n = non_padding.sum().item()\n"
+        "    return Statistics(n_words=n, n_correct=pred.eq(target).sum().item())\n",
+        "import torch\ndef evaluate(model, batch):\n    loss_and_count = model.forward_loss(batch)\n"
+        "    return loss_and_count[0].item(), loss_and_count[1]\n",
         "import torch\ndef next_token(model, ids):\n    return model(ids).logits[0, -1].argmax().item()\n",
         "import torch\ndef f(x):\n    return preds_of(x).tolist()\n",
         "import torch\ndef windows(sig_len, n, hop):\n    b = (sig_len - n * hop) > 0\n    return n + int(b)\n",

@@ -116,20 +116,26 @@ def _uses(function: ast.AST, ctx: FileContext) -> dict[str, list[ast.Name]]:
 def escape_of(read: ast.Call, ctx: FileContext) -> Optional[str]:
     """How the read's value leaves its function (``None``: it stays, or is used as no size). A bare scalar
     returned or stored (``return t.min().item()``, ``self.lo = x.min().item()``) is a statistic as often as a size:
-    only a read made an integer (``int(...)``), grouped with others (a returned tuple, a list of spans) or a list
-    of counts (``.tolist()``) escapes that way; a callee takes it as a keyword (``max_seqlen=n``) or a ``slice``."""
+    only an extreme (``lens.max().item()``, ``int(t)``, ``max(t)``) grouped with others (a returned tuple, a list of spans) or a list
+    of counts (``.tolist()``) escapes that way; a callee takes it as a keyword (``max_seqlen=n``) or a ``slice``.
+    A sum or a single element (``correct.sum().item()``, ``loss_and_count[0].item()``) escapes only into a list of
+    spans or a ``slice``: in a returned tuple or a keyword it is a statistic as often as a size."""
     function = ctx.enclosing(read, FUNCTION_TYPES)
     if function is None:
         return None
     listed = isinstance(read.func, ast.Attribute) and read.func.attr == "tolist"
     seen: set[str] = set()
-    element = isinstance(read.func, ast.Attribute) and isinstance(read.func.value, ast.Subscript)
+    inner = read.func.value if isinstance(read.func, ast.Attribute) else None
+    extreme = listed or (isinstance(inner, ast.Call) and isinstance(inner.func, ast.Attribute)
+                         and inner.func.attr in _EXTREMES) or isinstance(read.func, ast.Name)
     todo: list[tuple[ast.AST, bool]] = [(read, listed)]
     while todo:
         node, grouped = todo.pop()
         how = _climb(node, grouped, listed, ctx, seen, todo, function)
-        if how is not None and element and how.startswith("is passed"):
-            continue   # one element handed to a callee by keyword: a label or a score as often as a size
+        if how is not None and not extreme and how.startswith("is passed"):
+            continue   # an element or a sum handed to a callee by keyword: a label, a score, a count of statistics
+        if how == "is returned" and not extreme:
+            continue   # ``return loss_and_count[0].item(), n`` / ``return correct.sum().item(), total``: statistics
         if how is not None:
             return how
     return None
@@ -143,7 +149,7 @@ def _climb(node: ast.AST, grouped: bool, listed: bool, ctx: FileContext, seen: s
             if isinstance(parent.op, ast.Div):
                 return None   # a ratio: no size
         elif isinstance(parent, (ast.Tuple, ast.List)):
-            grouped = True
+            grouped = grouped or True
         elif isinstance(parent, (ast.UnaryOp, ast.IfExp, ast.Starred)):
             pass
         elif isinstance(parent, ast.Call) and child is not parent.func:
@@ -151,7 +157,7 @@ def _climb(node: ast.AST, grouped: bool, listed: bool, ctx: FileContext, seen: s
         elif isinstance(parent, ast.keyword):
             pass
         elif isinstance(parent, ast.Return):
-            return "is returned" if grouped else None
+            return ("is returned in a list" if grouped == "list" else "is returned") if grouped else None
         elif isinstance(parent, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
             targets = parent.targets if isinstance(parent, ast.Assign) else [parent.target]
             for target in targets:
@@ -194,7 +200,7 @@ def _call_escape(call: ast.Call, child: ast.AST, grouped: bool, ctx: FileContext
         name = func.value.id   # ``positions.append((i, start, n))``: the list carries it
         if name not in seen:
             seen.add(name)
-            todo.extend((u, True) for u in _uses(function, ctx).get(name, ()) if u.lineno > call.lineno)
+            todo.extend((u, "list") for u in _uses(function, ctx).get(name, ()) if u.lineno > call.lineno)
         return None
     if not isinstance(child, ast.keyword):
         return None   # a positional argument: a value as often as a size (``Instance(label, score)``)
