@@ -16,6 +16,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.flows import HOST, ZERO_D
+from npu_lint.analysis import kinds as K
 from npu_lint.analysis.kinds import TENSORS
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
@@ -192,12 +193,12 @@ def _call_escape(call: ast.Call, child: ast.AST, grouped: bool, ctx: FileContext
     if isinstance(func, ast.Name) and func.id in _PASSING_CALLS and ctx.resolver.binding(func) is None:
         todo.append((call, grouped))   # ``max(n, self.max_position_embeddings)``: still the read
         return None
-    if isinstance(func, ast.Name) and func.id == "slice" and ctx.resolver.binding(func) is None:
-        return "bounds a slice()"
     if isinstance(func, ast.Name) and func.id in _NO_SIZE_CALLS:
         return None
     if isinstance(func, ast.Attribute) and func.attr == "append" and isinstance(func.value, ast.Name):
-        name = func.value.id   # ``positions.append((i, start, n))``: the list carries it
+        if not _span(call, function):
+            return None   # one value per item (``n_atoms.append(s.item())``): a sampler's or a pairing's list
+        name = func.value.id   # ``positions.append((i, start, n))``: the list carries a span of reads
         if name not in seen:
             seen.add(name)
             todo.extend((u, "list") for u in _uses(function, ctx).get(name, ()) if u.lineno > call.lineno)
@@ -216,6 +217,19 @@ def _call_escape(call: ast.Call, child: ast.AST, grouped: bool, ctx: FileContext
     return f"is passed to {ast.unparse(func)}({child.arg}=)"
 
 
+def _span(call: ast.Call, function: ast.AST) -> bool:
+    """``xs.append((i, int(start.item()), int(n.item())))``: a tuple holding two or more reads (a start and a
+    length), what a list of spans the caller cuts by is made of."""
+    if len(call.args) != 1 or not isinstance(call.args[0], ast.Tuple):
+        return False
+    reads = [n for n in ast.walk(call.args[0]) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+             and n.func.attr == "item"]
+    names = {n.id for n in ast.walk(call.args[0]) if isinstance(n, ast.Name)}
+    bound = [n for n in names if any(isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                                     and c.func.attr == "item" for v in _assigned(function, n) for c in ast.walk(v))]
+    return len(reads) + len(bound) >= 2
+
+
 def report_escaped(rule: object, node: ast.Call, ctx: FileContext) -> None:
     """Report ``node`` (an integral read) where its value escapes; the proof-based paths amend the finding when they
     see the size it reaches (``value_reads``: one finding per read)."""
@@ -230,12 +244,18 @@ def report_escaped(rule: object, node: ast.Call, ctx: FileContext) -> None:
 
 
 def _test_code(node: ast.AST, ctx: FileContext) -> bool:
-    """A test module (``tests/``, ``test_*.py``) or a test function: fixed inputs, no training step."""
+    """A test module (``tests/``, ``test_*.py``), a test function, or a dataset's / sampler's method."""
     parts = ctx.module.split(".") if ctx.module else []
     if any(p == "tests" or p.startswith("test_") for p in parts):
         return True
     function = ctx.enclosing(node, FUNCTION_TYPES)
-    return function is not None and getattr(function, "name", "").startswith("test")
+    if function is None:
+        return False
+    cls = ctx.enclosing(function, (ast.ClassDef,))
+    value = ctx.resolver.class_value(cls) if cls is not None else None
+    if value is not None and value[0] in (K.DATASET, K.SAMPLER):
+        return True   # a dataset's or a sampler's method: host-side data code, no proof the value reaches the device
+    return getattr(function, "name", "").startswith("test")
 
 
 def _short(node: ast.AST) -> str:
