@@ -148,9 +148,9 @@ class TensorValueInShape(ValueFlow):
         Where the size is out of sight, an integral read (``int(t)``, ``.item()`` of an extreme, a count or an
         element, ``max(t)``, ``.tolist()`` of counts) whose value leaves its function is reported at the read: passed
         by keyword to a callee the model cannot look into (``self.rotary(q, k, max_seqlen=n)`` of ``n = q_len +
-        offset.max().item()``, ``VarlenMetadata(max_q=n)``), given to ``slice()``, returned with other values or in
-        a list of spans, a list of counts stored on ``self`` / ``ctx``; a ratio, a comparison, a log call, a
-        positional argument, a bare scalar returned, ``argmax`` (a token id) and test code stay quiet
+        offset.max().item()``, ``VarlenMetadata(max_q=n)``), returned with other values or in a list of
+        spans (a start and a length), a list of counts stored on ``self`` / ``ctx``; a ratio, a comparison, a log call, a
+        positional argument, a bare scalar returned, ``argmax`` (a token id), datasets' and samplers' methods and test code stay quiet
         (escaped_reads.py).
     Why it matters on NPU:
         Reading a value is a host-device sync, and a shape built from it changes with the data: each new

@@ -118,9 +118,9 @@ def escape_of(read: ast.Call, ctx: FileContext) -> Optional[str]:
     """How the read's value leaves its function (``None``: it stays, or is used as no size). A bare scalar
     returned or stored (``return t.min().item()``, ``self.lo = x.min().item()``) is a statistic as often as a size:
     only an extreme (``lens.max().item()``, ``int(t)``, ``max(t)``) grouped with others (a returned tuple, a list of spans) or a list
-    of counts (``.tolist()``) escapes that way; a callee takes it as a keyword (``max_seqlen=n``) or a ``slice``.
+    of counts (``.tolist()``) escapes that way; a callee takes it as a keyword (``max_seqlen=n``).
     A sum or a single element (``correct.sum().item()``, ``loss_and_count[0].item()``) escapes only into a list of
-    spans or a ``slice``: in a returned tuple or a keyword it is a statistic as often as a size."""
+    spans: in a returned tuple or a keyword it is a statistic as often as a size."""
     function = ctx.enclosing(read, FUNCTION_TYPES)
     if function is None:
         return None
