@@ -19,6 +19,7 @@ from npu_lint.analysis.setup_time import runs_at_setup, runs_per_sample
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
+from npu_lint.rules.escaped_reads import report_escaped
 from npu_lint.rules.host_work import in_collator
 from npu_lint.rules.passed_sizes import passed_in
 from npu_lint.rules.sample_cuts import sample_cut
@@ -144,6 +145,13 @@ class TensorValueInShape(ValueFlow):
         reversed(history[:seq_ends[i]]):``, a Viterbi backtrace). The sizes of ``repeat_interleave(x, k)`` (an int
         ``k``; a tensor of repeats is NPU401's), ``multinomial(p, n)``, ``histc(x, bins)``, ``x.unfold(d, size, step)``
         and the 1-d and 3-d adaptive pools are sizes too.
+        Where the size is out of sight, an integral read (``int(t)``, ``.item()`` of an extreme, a count or an
+        element, ``max(t)``, ``.tolist()`` of counts) whose value leaves its function is reported at the read: passed
+        by keyword to a callee the model cannot look into (``self.rotary(q, k, max_seqlen=n)`` of ``n = q_len +
+        offset.max().item()``, ``VarlenMetadata(max_q=n)``), returned with other values or in a list of
+        spans (a start and a length), a list of counts stored on ``self`` / ``ctx``; a ratio, a comparison, a log call, a
+        positional argument, a bare scalar returned, ``argmax`` (a token id), datasets' and samplers' methods and test code stay quiet
+        (escaped_reads.py).
     Why it matters on NPU:
         Reading a value is a host-device sync, and a shape built from it changes with the data: each new
         shape compiles the NPU operators again, so the step time follows the data instead of staying flat.
@@ -734,6 +742,33 @@ class TensorValueInShape(ValueFlow):
         "import torch\ndef f(x, t, cfg):\n    b = sum([n > t for n in cfg.sizes])\n    return x[:b]\n",
         "import torch\ndef g(x, sizes: list):\n    return x[:max(sizes)]\n",
         "import torch\ndef g(x, cfg):\n    sizes = [cfg.a, cfg.b]\n    return x[:max(sizes)]\n")
+    must_fire += (  # session 21 (values21b): an integral read leaving its function, the size out of sight (escaped_reads.py)
+        "import torch\ndef unpad(mask):\n    lens = mask.sum(-1)\n    max_len = lens.max().item()\n    return lens, max_len\n",
+        "import torch\nclass Attn(torch.nn.Module):\n    def forward(self, q, k, offset):\n"
+        "        max_seqlen = q.shape[1] + offset.max().item()\n        return self.rotary(q, k, max_seqlen=max_seqlen)\n",
+        "import torch\ndef rope(rotary, q, k, lens):\n    offset = lens - q.shape[1]\n"
+        "    return rotary(q, k, max_seqlen=q.shape[1] + max(offset))\n",
+        "import torch\ndef meta(seq_lengths):\n    n = int(seq_lengths.max().item())\n    return Meta(max_q=n, max_k=n)\n",
+        "import torch\ndef spans(starts, counts):\n    out = []\n    for i in range(len(counts)):\n"
+        "        out.append((int(starts[i].item()), int(counts[i].item())))\n    return out\n",
+        "import torch\ndef splits(tokens_per_expert, ep):\n    s = tokens_per_expert.view(ep, -1).sum(dim=1)\n"
+        "    return s.tolist()\n",
+        "import torch\nclass G(torch.autograd.Function):\n    @staticmethod\n    def forward(ctx, x, sizes):\n"
+        "        ctx.sizes = sizes.sum(-1).tolist()\n        return x\n")
+    must_not_fire += (  # ... not a ratio, a logged or tested value, a flag, a constant, nor test code
+        "import torch\ndef acc(pred, y):\n    return pred.eq(y).sum().item() / len(y)\n",
+        "import torch\ndef step(logger, mask):\n    n = mask.sum().item()\n    logger.info(n)\n    if n > 3:\n        return 1\n",
+        "import torch\ndef f(x):\n    return x.mean().item()\n",
+        "import torch\ndef duration(tracks):\n    ds = (t.offset + t.duration for t in tracks)\n    return round(max(ds), 8)\n",
+        "import torch\ndef stats(pred, target, non_padding):\n    n = non_padding.sum().item()\n"
+        "    return Statistics(n_words=n, n_correct=pred.eq(target).sum().item())\n",
+        "import torch\ndef evaluate(model, batch):\n    loss_and_count = model.forward_loss(batch)\n"
+        "    return loss_and_count[0].item(), loss_and_count[1]\n",
+        "import torch\ndef next_token(model, ids):\n    return model(ids).logits[0, -1].argmax().item()\n",
+        "import torch\ndef f(x):\n    return preds_of(x).tolist()\n",
+        "import torch\ndef windows(sig_len, n, hop):\n    b = (sig_len - n * hop) > 0\n    return n + int(b)\n",
+        "import torch\ndef f(x):\n    return torch.tensor([4, 8]).max().item()\n",
+        "import torch\ndef test_counts(counts):\n    return use(n=counts.max().item())\n")
     must_not_fire += (  # ... not a tensor of constants, nor a module moved to the host
         "import torch\ndef f(x):\n    b = torch.tensor([2, 4]).cpu().numpy()\n    return x[:, :b[0]]\n",
         "import torch\ndef f(net, x, n: int):\n    m = net.cpu()\n    return m(x)[:n]\n")
@@ -770,6 +805,7 @@ class TensorValueInShape(ValueFlow):
         if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver) or in_collator(node, ctx):
             return   # a model's constructor or a private helper only it calls: one read, one shape per model;
             # a dataset's per-sample work or a collator's batch building, on the host
+        report_escaped(self, node, ctx)   # an integral read leaving its function: the op is the trigger
         if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
             return
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
