@@ -246,11 +246,13 @@ def returns_aspect_resize(resolver: "Resolver", function: ast.AST) -> bool:
 _CANVASES = frozenset({"zeros", "ones", "full", "empty"})
 
 
-def canvas_of_resize(resolver: "Resolver", name: ast.Name, scope: Optional[Scope]) -> Optional[ast.AST]:
+def canvas_of_resize(resolver: "Resolver", name: ast.Name, scope: Optional[Scope],
+                     depth: int = 0) -> Optional[ast.AST]:
     """``resized = np.zeros((h32, w32, c))`` then ``resized[:h, :w] = proc`` with ``proc`` resized keeping its aspect
     ratio, the canvas sized by names its function computes (the resized size rounded up to a stride: CRAFT's
     ``resize_aspect_ratio``): the canvas has the input's own size too; the resize is returned. A canvas of a size
-    given to the function (a letterbox to ``(size, size)``) or of constants is fixed (session 21)."""
+    given to the function (a letterbox to ``(size, size)``) or of constants is fixed (session 21). ``depth``: how deep
+    ``natural_source`` already is; the pasted value is asked one level deeper, so the two never recurse unbounded."""
     function = scope.node if scope is not None else None
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
@@ -267,7 +269,7 @@ def canvas_of_resize(resolver: "Resolver", name: ast.Name, scope: Optional[Scope
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Subscript) \
                 and isinstance(node.targets[0].value, ast.Name) and node.targets[0].value.id == name.id \
                 and isinstance(node.value, ast.Name):
-            found = natural_source(resolver, node.value, scope, 1)
+            found = natural_source(resolver, node.value, scope, depth + 1)
             if found is not None and ASPECT in found[1]:
                 return found[0]
     return None

@@ -110,7 +110,7 @@ def natural_source(resolver: "Resolver", node: ast.AST, scope: Optional[Scope], 
             if found is not None:
                 return found
         if parameter is None and depth <= 2:
-            resize = canvas_of_resize(resolver, node, scope)
+            resize = canvas_of_resize(resolver, node, scope, depth)
             if resize is not None:   # an aspect-kept resize pasted on a canvas of its rounded-up size
                 return resize, ASPECT
         return None
