@@ -13,6 +13,7 @@ from npu_lint.analysis.batch_helpers import batched_parameter
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules.chunk_steps import derived, loops_over, model_call
+from npu_lint.rules.own_calls import own_call
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)
 
@@ -57,7 +58,7 @@ def own_batcher(node: ast.Call, ctx: FileContext) -> Optional[tuple[int, str, tu
     the file's own function, or one of another module through the index's ``batches`` fact. The position and name
     of the size parameter (and no keyword making every batch whole), as ``library_batchers`` gives them; else
     None."""
-    own = ctx.resolver.own_function(node)
+    own = own_call(node, ctx)
     if own is not None:
         if own[1] != 0:
             return None

@@ -18,6 +18,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.kinds import TENSORS
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.rules import FUNCTION_TYPES
@@ -34,6 +35,9 @@ _KEEPING = frozenset({"from_numpy", "as_tensor", "asarray", "tensor", "to", "cud
                       "numpy", "long", "ravel", "copy", "expand", "expand_as", "t", "transpose", "permute"})
 _KEEPING_AUG = (ast.BitAnd, ast.BitOr, ast.BitXor)
 _GENERICS = frozenset({"tuple", "list", "dict", "set", "frozenset", "type"})
+# The node types ``_assignments`` reads (exact types: the grammar has no subclasses of them).
+_BINDING_TYPES = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
+                            ast.With, ast.AsyncWith, ast.NamedExpr})
 
 
 def constructed_index(node: ast.AST, ctx: FileContext, depth: int = 0) -> Optional[str]:
@@ -155,7 +159,9 @@ def _assignments(root: ast.AST, ctx: FileContext) -> dict:
             for element in target.elts:   # ``rows, cols = torch.where(m)``: each is positions
                 add(element.value if isinstance(element, ast.Starred) else element, value if positions else None)
 
-    for node in ast.walk(root):
+    for node in walk(root):   # the walk kept on the function or module (the model's); only binding nodes looked at
+        if type(node) not in _BINDING_TYPES:
+            continue
         if isinstance(node, ast.Assign):
             for target in node.targets:
                 add(target, node.value)
@@ -205,7 +211,7 @@ def _field(node: ast.Attribute, ctx: FileContext, depth: int) -> Optional[str]:
 
 
 def _returns(function: ast.AST, ctx: FileContext, depth: int) -> Optional[str]:
-    returns = [n.value for n in ast.walk(function) if isinstance(n, ast.Return)]
+    returns = [n.value for n in walk(function) if type(n) is ast.Return]
     return _agree(returns, ctx, depth)
 
 

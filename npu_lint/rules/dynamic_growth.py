@@ -17,6 +17,7 @@ from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
+from npu_lint.rules.own_calls import own_call
 from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
 from npu_lint.rules.growth_state import handed_back, item_state_growth, state_growth
@@ -45,7 +46,7 @@ def _size_arguments(node: ast.Call, ctx: FileContext) -> list[ast.AST]:
     """The arguments a call passes to the parameters its callee sizes a tensor with: the file's own function (the
     model's summary), another module's (the project index's ``sizes`` facts), or torch's square-mask helper."""
     resolver = ctx.resolver
-    callee = resolver.own_function(node)
+    callee = own_call(node, ctx)
     if callee is not None:
         function, offset = callee
         sized = size_parameters(function, resolver, ctx.scratch.setdefault("size_parameters", {}))

@@ -11,6 +11,7 @@ from typing import Optional
 
 from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.names import rooted
+from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import converts_inputs, runs_at_setup
 from npu_lint.analysis.kinds import BATCH, MASK, TENSOR, TENSOR_ONLY_MASK_METHODS
 from npu_lint.context import FileContext
@@ -97,8 +98,8 @@ def _runs_torch(function: Optional[ast.AST], ctx: FileContext) -> bool:
     verdicts = ctx.scratch.setdefault("runs_torch", {})
     key = id(function)
     if key not in verdicts:
-        verdicts[key] = any(isinstance(node, ast.Call) and rooted(ctx.resolver.qualname(node.func) or "", ("torch",))
-                            for node in ast.walk(function))
+        verdicts[key] = any(type(node) is ast.Call and rooted(ctx.resolver.qualname(node.func) or "", ("torch",))
+                            for node in walk(function))
     return verdicts[key]
 
 class DataDependentShapeOp(Rule):

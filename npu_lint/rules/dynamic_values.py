@@ -21,6 +21,7 @@ from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.escaped_reads import report_escaped
 from npu_lint.rules.host_work import in_collator
+from npu_lint.rules.own_calls import own_call
 from npu_lint.rules.passed_sizes import passed_in
 from npu_lint.rules.sample_cuts import sample_cut
 from npu_lint.rules.segment_loops import segment_count
@@ -811,7 +812,7 @@ class TensorValueInShape(ValueFlow):
         found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
                            and ctx.parent(node).iter is node)
         if found is None:   # ``make(n)`` where the file's ``make`` sizes a tensor with ``n``
-            callee = ctx.resolver.own_function(node)   # once, for both questions
+            callee = own_call(node, ctx)   # once, for both questions (and other rules)
             at_helper = size_helper_call(node, ctx, self.kinds, callee)
             if at_helper is not None:
                 sink, origin = at_helper

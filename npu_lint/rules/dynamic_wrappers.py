@@ -15,6 +15,7 @@ from npu_lint.context import FileContext
 from npu_lint.project.fact_types import MASK_SELECTION, ONE_ARGUMENT
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.resolver import MASK, return_statements
+from npu_lint.rules.own_calls import own_call
 from npu_lint.tables import keyed
 
 # Outputs of fixed shape of an op whose other outputs are data-dependent: ``torch.linalg.lstsq``'s solution is
@@ -111,7 +112,7 @@ def _helper_of_file(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
     if isinstance(node.func, ast.Name):
         definition = ctx.resolver.definition(node.func)
     elif isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name):
-        method = ctx.resolver.own_function(node)
+        method = own_call(node, ctx)
         definition = method[0] if method is not None else None
     else:
         return None

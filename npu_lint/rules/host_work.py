@@ -69,6 +69,9 @@ def _at(node: ast.AST, ctx: FileContext) -> list:
     function, the class and the def that enclose it, so each is worked out once per nearest enclosing function or
     class (asked at ~25,000 nodes of every 8th file of timm+mmdet, each walking up the parents up to three times),
     in the order the questions came in (the same first questions to the model as before)."""
+    last = ctx.scratch.get("host_work_at")
+    if last is not None and last[0] is node:
+        return last[1]   # the same node asked again (NPU401, NPU402, NPU403 in turn at one place of the walk)
     parents = ctx.parents
     bound = parents.get(id(node))
     while bound is not None and type(bound) not in _BOUNDS:
@@ -78,6 +81,7 @@ def _at(node: ast.AST, ctx: FileContext) -> list:
     found = memo.get(key)
     if found is None:
         found = memo[key] = [None, None, bound]
+    ctx.scratch["host_work_at"] = (node, found)
     return found
 
 

@@ -375,15 +375,15 @@ class NaturalSizeInputs(Rule):
             full = ctx.scratch["natural_full"] = any(word in ctx.source for word in _READER_WORDS)
         if not full and not _general(ctx):
             return   # the file names only what the branches above look for (``.shape[2:]``, ``new_zeros(``)
-        values = _entering(node, ctx, handoffs=full)
-        if not values:
-            return
-        function = ctx.enclosing(node, FUNCTION_TYPES)
-        if function is None:
+        function = ctx.enclosing(node, FUNCTION_TYPES)   # where the call runs first: no value asked for a call
+        if function is None:                              # of a constructor or of module-level code
             if ctx.enclosing(node, _LOOPS) is None:
                 return      # module-level code outside a loop: one input per run
         elif isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) and (
                 function.name == "__init__" or runs_at_setup(function, ctx.resolver)):
+            return
+        values = _entering(node, ctx, handoffs=full)
+        if not values:
             return
         resolver = ctx.resolver
         scope = None

@@ -9,6 +9,7 @@ from typing import Optional
 from npu_lint.analysis.batch_helpers import group_sizes
 from npu_lint.context import FileContext
 from npu_lint.rules.chunk_steps import loops_over
+from npu_lint.rules.own_calls import own_call
 
 _HOST = frozenset({"len", "print", "str", "int", "float", "range", "append", "info", "debug", "write", "format"})
 
@@ -17,7 +18,7 @@ def grouped_sizes(node: ast.Call, ctx: FileContext) -> Optional[ast.Call]:
     """The call a loop (or ``map(lambda n: ..., sizes)``) over the sizes ``node`` (a call of the file's own group
     sizes helper, :func:`npu_lint.analysis.batch_helpers.group_sizes`) hands a size to; None otherwise (a constant
     group size of one, sizes only counted or logged)."""
-    own = ctx.resolver.own_function(node)
+    own = own_call(node, ctx)
     if own is None or own[1] != 0 or len(node.args) < 2 \
             or isinstance(node.args[1], ast.Constant) and node.args[1].value == 1:
         return None
