@@ -17,4 +17,4 @@ class PairBatcher:
 
 
 def merge_atoms(molecules):
-    return torch.cat([m["atoms"] for m in molecules])   # never passed as a collate function: fixed-size parts
+    return torch.cat([m["atoms"] for m in molecules])  # expect: NPU409@11 (atoms per molecule differ: the inverted path)
