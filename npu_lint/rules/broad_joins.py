@@ -429,15 +429,7 @@ def _per_item_sequence(sequence: ast.AST, node: ast.AST, ctx: FileContext) -> bo
     root = sequence
     while isinstance(root, (ast.Subscript, ast.Attribute)):
         root = root.value
-    if not isinstance(root, ast.Name):
-        return False
-    parent = ctx.parent(node)
-    while parent is not None and not isinstance(parent, _STOP):
-        if isinstance(parent, (ast.For, ast.AsyncFor)) and any(
-                isinstance(n, ast.Name) and n.id == root.id for n in ast.walk(parent.target)):
-            return True
-        parent = ctx.parent(parent)
-    return False
+    return isinstance(root, ast.Name) and _loop_bound(root, node, ctx)
 
 
 def broad_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
