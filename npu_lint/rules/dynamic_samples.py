@@ -773,6 +773,18 @@ class PerSampleConcat(Rule):
         "import torch\ndef f(rows):\n    return torch.vstack(rows)\n",
         "import torch\nclass M:\n    def f(self, outs):\n        return torch.cat(outs['feats'][:self.num_crops])\n",
     )
+    # session 21 (concat21c): a graph collate joins each key's per-graph values along the dim the data object
+    # gives per key (``__cat_dim__``: nodes and edges, 0 for most): a dim an object's method computes is no proof
+    must_fire += (
+        "import torch\ndef collate(dict_of_list, graph):\n    for key in dict_of_list:\n"
+        "        item = dict_of_list[key][0]\n"
+        "        dict_of_list[key] = torch.cat(dict_of_list[key], dim=graph.__cat_dim__(key, item))\n",
+    )
+    must_not_fire += (  # a dim the object's own method or torch computes; a dim given as a parameter
+        "import torch\nclass B:\n    def f(self, values, key):\n"
+        "        return torch.cat(values, dim=self.cat_dim(key))\n",
+        "import torch\ndef f(values, x):\n    return torch.cat(values, dim=x.dim() - 1)\n",
+    )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)

@@ -14,7 +14,8 @@ the joined dim and the count fixed.
   (per-level anchors, ``all_gather``), items a helper or callable object computes from each item, a local buffer
   cut at its fill, an autograd ``backward``.
 Silent (the shape is proven static): a literal display (``cat([a, b])``, ``cat((x, *ys))`` included: the
-growth path judges those), a join along another dim, items of one row each (``x[None]``, ``unsqueeze(0)``,
+growth path judges those), a join along another dim (a dim another object's method gives per key,
+``data.__cat_dim__(key, item)`` in a graph collate, counts as dim 0), items of one row each (``x[None]``, ``unsqueeze(0)``,
 ``view(1, ...)``: a stack, the count is the batch's, NPU406's), items moved to the host (``.cpu()``), the pieces
 of one tensor (``x.split(k)``, ``chunk``, ``unbind``: the join rebuilds it), a count proven fixed (``range`` of
 settings, the model's modules, ``self``'s own containers and attributes), setup code (``__init__``, module level),
@@ -244,6 +245,16 @@ def _built_list(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
     return found
 
 
+def _item_dim(node: ast.Call, ctx: FileContext) -> bool:
+    """``cat(values, dim=data.__cat_dim__(key, item))``: the dim an object's method gives per key (graph collates:
+    node and edge attributes join along their element dim, mostly 0). A dim given as a parameter (generic join
+    helpers) or computed by torch (``x.dim() - 1``) stays silent."""
+    dim = next((k.value for k in node.keywords if k.arg in ("dim", "axis")), None)
+    dim = node.args[1] if len(node.args) > 1 else dim
+    return isinstance(dim, ast.Call) and isinstance(dim.func, ast.Attribute) and bool(dim.args) \
+        and not _own(dim.func) and ctx.resolver.qualname(dim.func) is None
+
+
 def inverted_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
     """Why the join's shape is not proven static, else None: see the module's docstring."""
     if name not in INVERTED or not node.args:
@@ -256,7 +267,7 @@ def inverted_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Opti
         return None
     if name in RAGGED:
         return f"items of different lengths (what {name.rsplit('.', 1)[-1]} exists for)"
-    if _joined_dim(node) != 0:
+    if _joined_dim(node) != 0 and not _item_dim(node, ctx):
         return None
     source = _comprehension_source(items)
     if source is not None:
