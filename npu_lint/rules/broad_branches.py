@@ -218,6 +218,22 @@ def broad_if(node: ast.If, ctx: FileContext) -> bool:
     return any(_hands(s, names, ctx) for s in node.body + node.orelse)
 
 
+def while_hands(loop: ast.While, ctx: FileContext) -> bool:
+    """A ``while`` on a whole test whose body hands the tested value (or the container it is read from:
+    ``while not td["done"].all(): td = env.step(policy(td))["next"]``) to a call other than a log line: the episode
+    or decoding loop of an RL environment; what the call computes runs a number of times the data decides
+    (round 3, branch21c)."""
+    names = _tested_names(loop.test, ctx)
+    for n in walk(loop.test):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _WHOLE:
+            root = _receiver(n)
+            while isinstance(root, ast.Subscript) and isinstance(root.slice, ast.Constant):
+                root = root.value
+            if isinstance(root, ast.Name) and not not_tensor(root, ctx):
+                names.add(root.id)
+    return any(_hands(s, names, ctx) for s in loop.body)
+
+
 _COLLECTS = frozenset({"append", "extend", "insert"})
 _WRITES = frozenset({"fill_", "zero_", "copy_", "add_"})
 

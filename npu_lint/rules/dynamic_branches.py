@@ -13,7 +13,7 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, returns_other, tensor_work
 from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
-from npu_lint.rules.broad_branches import broad_if, broad_test, broad_work, quiet_module, while_rebinds
+from npu_lint.rules.broad_branches import broad_if, broad_test, broad_work, quiet_module, while_hands, while_rebinds
 from npu_lint.rules.data_whiles import while_on_read_back
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.loop_state import carried_state, expression_work, while_break_works, while_on_tensor
@@ -183,6 +183,21 @@ class DataDependentSkip(Rule):
                       "import torch\nclass Solver:\n    def advance(self, x):\n        while self.count < self.limit:\n"
                       "            self.count = self.count + 1\n            x = torch.relu(x)\n        return x\n")
 
+    # round 3 (branch21c): an RL episode / decoding loop ``while not td["done"].all():`` whose body hands the
+    # tested container to a call, or keeps what an environment's or a decoder's ``step(...)`` returns (no optimizer
+    # step: that is a statement of its own, ``opt.step()``).
+    must_fire += ("import torch\ndef rollout(td, env, policy):\n    actions = []\n    while not td['done'].all():\n"
+                  "        td = policy(td)\n        actions.append(td['action'])\n        td = env.step(td)['next']\n"
+                  "    return torch.stack(actions, 1)\n",
+                  "import torch\ndef decode(td, hidden, strategy, decoder):\n    while not td['done'].all():\n"
+                  "        logits, mask = decoder.heatmap(td, hidden)\n        td = strategy.step(logits, mask, td)\n"
+                  "    return td\n")
+    must_not_fire += ("import torch\ndef fit(x, y, model, opt, loss_fn):\n    loss = loss_fn(model(x), y)\n"
+                      "    while loss.item() > 0.1:\n        opt.zero_grad()\n        loss = loss_fn(model(x), y)\n"
+                      "        loss.backward()\n        opt.step()\n    return model\n",
+                      "import torch\ndef rollout(td, env):\n    while not td['done'].all():\n"
+                      "        print(td)\n        env.reset()\n    return td\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -235,7 +250,7 @@ class DataDependentSkip(Rule):
             if test is None or guard(test) or not any(tensor_work(s, ctx) for s in node.body):
                 test = broad_test(node.test, ctx) or while_rebinds(node, ctx)   # the broad path (branch21)
                 if test is None or guard(node.test) or quiet_module(node, ctx) \
-                        or not any(broad_work(s, ctx) for s in node.body):
+                        or not (any(broad_work(s, ctx) for s in node.body) or while_hands(node, ctx)):
                     return
             read = test
             origin = short_source(test, 30)

@@ -22,9 +22,21 @@ def trains(loop: ast.AST, ctx: FileContext) -> bool:
             continue
         if n.func.attr == "backward":
             return True
-        if n.func.attr == "step" and not _project_step(n, ctx):
+        if n.func.attr == "step" and not _project_step(n, ctx) and not _result_used(n, ctx):
             return True
     return False
+
+
+def _result_used(call: ast.Call, ctx: FileContext) -> bool:
+    """``td = env.step(td)["next"]``, ``td = strategy.step(logits, mask, td)``: a ``step`` given arguments whose
+    result the loop keeps is an environment's or a decoder's transition, not an optimizer's, a scheduler's or a
+    scaler's (``opt.step()``, ``scaler.step(opt)``: statements of their own; LBFGS's ``opt.step(closure)`` is
+    kept only when handed a closure). Round 3, branch21c: rl4co's decoding loops were taken for training loops."""
+    if not call.args or any(isinstance(a, ast.Lambda) for a in call.args):
+        return False
+    if len(call.args) == 1 and isinstance(call.args[0], ast.Name) and "closure" in call.args[0].id:
+        return False
+    return not isinstance(ctx.parent(call), ast.Expr)
 
 
 def _project_step(call: ast.Call, ctx: FileContext) -> bool:
