@@ -21,6 +21,7 @@ from npu_lint.rules.own_calls import own_call
 from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
 from npu_lint.rules.growth_state import handed_back, item_state_growth, state_growth
+from npu_lint.rules.growth_views import NARROWS, cache_method_join, growing_view, step_parameter
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
 from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_layers, rearranged, step_loop, steps,
@@ -957,15 +958,51 @@ class GrowingTensor(Rule):
         "        turn = self._turn\n        self._turn = None\n        ids = turn['input_ids'].detach()\n"
         "        self.full_ids = torch.cat([ids, gen], 1)\n        self._turn = {'input_ids': self.full_ids}\n",)
 
+    # session 21 (growth21c): a decoding step as its own function, a preallocated cache's growing view, a cache
+    # object's own ``cat`` (growth_views.py)
+    must_fire += ("import torch\ndef update_inputs(input_ids, candidates, best, n_acc, new_token):\n"
+                  "    input_ids = torch.cat([input_ids, candidates[None, best, :n_acc + 1]], dim=-1)\n"
+                  "    new_token += n_acc + 1\n    return input_ids, new_token\n",
+                  "import torch\nclass KVCache:\n    def cat(self, t, dim=2):\n"
+                  "        dst = self.data.narrow(dim, self.current_length, t.shape[dim])\n        dst.copy_(t)\n"
+                  "        self.current_length.add_(t.shape[dim])\n"
+                  "        return torch.narrow(self.data, 2, 0, self.current_length)\n",
+                  "import torch\nclass Buf:\n    def push(self, t):\n        self.buf[:, self.n:self.n + 1] = t\n"
+                  "        self.n += 1\n        return self.buf[:, :self.n]\n",
+                  "import torch\ndef attn(q, k, v, past_key_value=None):\n    if past_key_value is not None:\n"
+                  "        k = past_key_value[0].cat(k, dim=2)\n        v = past_key_value[1].cat(v, dim=2)\n"
+                  "    return q @ k.transpose(-1, -2) @ v\n")
+    must_not_fire += (  # a learned token joined once; a join rebound before the return; the length only set;
+        # a receiver that is no optional parameter
+        "import torch\nclass M:\n    def add_cls(self, x, mask):\n        x = torch.cat([x, self.cls], 1)\n"
+        "        return x, mask\n",
+        "import torch\ndef step(ids, nxt):\n    ids = torch.cat([ids, nxt], -1)\n    ids = ids[:, -8:]\n"
+        "    return ids, nxt\n",
+        "import torch\nclass KVCache:\n    def reset(self, n):\n        self.length.fill_(n)\n"
+        "        return torch.narrow(self.data, 2, 0, self.length)\n",
+        "import torch\ndef f(parts, x):\n    x = parts.cat(x)\n    return x\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
         self._proven(node, ctx)
+        if len(ctx.findings) == before and isinstance(node, ast.Subscript) and ctx.uses_torch \
+                and isinstance(node.slice, (ast.Slice, ast.Tuple)):
+            found = growing_view(node, None, ctx)   # growth_views.py: a cache's view up to a length it advances
+            if found is not None:
+                ctx.report(node, self.message.format(what=found), None)
         if len(ctx.findings) == before and isinstance(node, ast.Call) and ctx.uses_torch:
             name = ctx.resolver.qualname(node.func)
             found = broad_growth(node, name, ctx) if name in BROAD_GROWTH else None
             if found is None and name in BROAD_GROWTH:
                 found = state_growth(node, name, ctx) or handed_back(node, name, ctx) \
                     or item_state_growth(node, name, ctx)   # growth_state.py
+            if found is None and name in BROAD_GROWTH:
+                found = step_parameter(node, name, ctx)   # growth_views.py
+            if found is None and name in NARROWS:
+                found = growing_view(node, name, ctx)
+            if found is None and name not in BROAD_GROWTH and isinstance(node.func, ast.Attribute) \
+                    and node.func.attr in ("cat", "concat"):
+                found = cache_method_join(node, name, ctx)
             if found is not None:   # the op is the trigger (broad_joins.py): nothing proves the shape static
                 ctx.report(node, self.message.format(what=found), name)
 
