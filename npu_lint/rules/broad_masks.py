@@ -178,14 +178,21 @@ def _assignments(root: ast.AST, ctx: FileContext) -> dict:
                     add(item.optional_vars, None)
         elif isinstance(node, ast.NamedExpr):
             add(node.target, node.value)
+    if isinstance(root, ast.Module):   # ``Context(local_indices=idx)``: a field set by a constructor of the file
+        classes = {n.name for n in root.body if type(n) is ast.ClassDef}
+        for call in _calls(ctx):
+            if isinstance(call.func, ast.Name) and call.func.id in classes:
+                for keyword in call.keywords:
+                    if keyword.arg is not None:
+                        found.setdefault("." + keyword.arg, []).append(keyword.value)
     table[key] = found
     return found
 
 
 def _local(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
-    function = ctx.enclosing(node, FUNCTION_TYPES)
+    function = ctx.enclosing_any(node, FUNCTION_TYPES)   # (a call's argument: the walk may not have reached it)
     if function is not None and node.id in _parameters(function):
-        return None   # a parameter: the caller decides (the proof-based path asks the model)
+        return _passed(function, node.id, ctx, depth)   # a parameter: what every call of the file passes
     root = function if function is not None else _module(ctx)
     values = _assignments(root, ctx).get(node.id) if root is not None else None
     return _agree(values or [], ctx, depth)
@@ -231,3 +238,64 @@ def not_a_tensor(value: ast.AST, index: ast.AST, subscript: ast.Subscript, ctx: 
         return True
     return is_host_array(value, ctx, value) or host_array_evidence(subscript, index, ctx) \
         or ctx.resolver.configured(index)
+
+
+def _calls(ctx: FileContext) -> list:
+    """The calls of the file whose callee is a plain name (one walk of the module, memoised)."""
+    calls = ctx.scratch.get("broad_mask_calls")
+    if calls is None:
+        module = _module(ctx)
+        calls = [n for n in walk(module) if type(n) is ast.Call and type(n.func) is ast.Name] \
+            if module is not None else []
+        ctx.scratch["broad_mask_calls"] = calls
+    return calls
+
+
+def _passed(function: ast.AST, parameter: str, ctx: FileContext, depth: int) -> Optional[str]:
+    """A parameter of a module-level function of the file is what every call of it in the file passes (at least
+    one call; a call that leaves it out, or passes ``*args`` / ``**kw``, proves nothing)."""
+    module = _module(ctx)
+    if module is None or function not in module.body or not isinstance(function, (ast.FunctionDef,
+                                                                                  ast.AsyncFunctionDef)):
+        return None
+    args = function.args
+    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    values = []
+    for call in _calls(ctx):
+        if call.func.id != function.name:
+            continue
+        if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+            return None
+        value = next((k.value for k in call.keywords if k.arg == parameter), None)
+        if value is None and parameter in positional and positional.index(parameter) < len(call.args):
+            value = call.args[positional.index(parameter)]
+        values.append(value)
+    return _agree(values, ctx, depth)
+
+
+_TAKING = frozenset({"index_select", "take"})
+
+
+def positions_taken(node: ast.Call, ctx: FileContext) -> Optional[tuple]:
+    """``(value, positions)`` when ``node`` takes rows by positions built from values: ``x.index_select(d, idx)``,
+    ``torch.index_select(x, d, idx)``, ``x.take(idx)`` / ``torch.take(x, idx)`` with ``idx`` the positions of a
+    nonzero / one-argument where (by construction, as for a subscript). The output has one row per position: its
+    shape is the count found. Silent when the value is proven no tensor (numpy's ``np.take``, a list ...)."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr not in _TAKING:
+        return None
+    qualname = ctx.resolver.qualname(func) or ""
+    if qualname.startswith(("numpy.", "np.", "pandas.")):
+        return None
+    through_torch = qualname in ("torch.index_select", "torch.take")
+    position = (1 if func.attr == "take" else 2) if through_torch else (0 if func.attr == "take" else 1)
+    value = node.args[0] if through_torch and node.args else func.value
+    index = node.args[position] if len(node.args) > position else next(
+        (k.value for k in node.keywords if k.arg == "index"), None)
+    if index is None or constructed_index(index, ctx) != POSITIONS:
+        return None
+    kind = ctx.resolver.kind_of(value)
+    if (kind is not None and kind not in TENSORS) or ctx.resolver.is_host(value) or ctx.resolver.is_host(index) \
+            or is_host_array(value, ctx, value) or ctx.resolver.configured(index):
+        return None
+    return value, index

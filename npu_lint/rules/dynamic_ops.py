@@ -26,7 +26,7 @@ from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dyn
 from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, mask_helper_site,
                                        reads_through_mask, rows_written, tensor_evidence, type_name, updated_in_place)
 from npu_lint.rules.branch_arms import for_message
-from npu_lint.rules.broad_masks import POSITIONS, constructed_index, not_a_tensor
+from npu_lint.rules.broad_masks import POSITIONS, constructed_index, not_a_tensor, positions_taken
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.mask_values import mask_position
 from npu_lint.rules.nms_calls import nms_call
@@ -474,7 +474,7 @@ class BooleanMaskIndexing(Rule):
     name = "boolean-mask-indexing"
     family = FAMILY
     node_types = (ast.Subscript, ast.Call)
-    triggers = ("[",)
+    triggers = ("[", "index_select", ".take(")
     message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
     must_fire = (
                  *_DEVICE_WORK,
@@ -852,6 +852,24 @@ class BooleanMaskIndexing(Rule):
                       "import torch\ndef inner(x, m=None):\n    return x[m]\ndef fwd(x, **kwargs):\n    return inner(x, **kwargs)\n"
                       "def run(x):\n    return fwd(x, m=torch.arange(3))\n")
 
+    # round 3 (session 21): rows taken by positions a nonzero / where found (``index_select`` / ``take``), also
+    # through a parameter every call of the file passes them to and a field a constructor of the file is given
+    must_fire += (
+        "import torch\ndef f(x, keep):\n    idx = torch.nonzero(keep).flatten()\n    return x.index_select(0, idx)\n",
+        "import torch\ndef f(x, m):\n    return torch.index_select(x, 0, torch.where(m)[0])\n",
+        "import torch\ndef _take(p, indices):\n    return p.index_select(0, indices)\n"
+        "def split(p, keep):\n    return _take(p, torch.nonzero(keep).flatten())\n",
+        "import torch\nfrom dataclasses import dataclass\n@dataclass\nclass Ctx:\n    rows: torch.Tensor\n"
+        "def a(keep):\n    return Ctx(rows=torch.nonzero(keep).flatten())\ndef b(p, ctx):\n"
+        "    return p.index_select(0, ctx.rows)\n")
+    must_not_fire += (
+        "import torch\ndef f(x, n):\n    return x.index_select(0, torch.arange(n))\n",
+        "import numpy as np\nimport torch\ndef f(a, m):\n    return np.take(a, np.nonzero(m)[0])\n",
+        # one call passes a range: the parameter is not positions on every path
+        "import torch\ndef _take(p, indices):\n    return p.index_select(0, indices)\n"
+        "def a(p, keep):\n    return _take(p, torch.nonzero(keep).flatten())\ndef b(p):\n"
+        "    return _take(p, torch.arange(4))\n")
+
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
             return
@@ -866,6 +884,13 @@ class BooleanMaskIndexing(Rule):
         if isinstance(node, ast.Subscript) and runs_at_setup(ctx.enclosing(node, FUNCTION_TYPES), ctx.resolver):
             return   # a constructor (a module's, a Lightning data module's ``setup``): once per run, not per step
         if isinstance(node, ast.Call):
+            taken = positions_taken(node, ctx)
+            if taken is not None:   # ``x.index_select(0, torch.nonzero(keep).flatten())`` (session 21, round 3)
+                ctx.report(node, f"{short_source(taken[0])}.{node.func.attr}(.., {short_source(taken[1], 30)}) takes "
+                           "positions built from values: the count of positions a nonzero / where found sets the "
+                           "shape (a device sync on NPU); keep the mask dense (torch.where(mask, x, 0), multiply by "
+                           "the mask), or nonzero_static(size=N) for a fixed count", "x[mask]")
+                return
             self._helper_call(node, ctx)
             return
         rows, combined = None, False
