@@ -777,7 +777,10 @@ class TensorValueInShape(ValueFlow):
         "    return all_to_all(x, send, send, group)\n",
         "import torch\nfrom . import ops\nclass MoE(torch.nn.Module):\n    def forward(self, x, tpe, idx, bins):\n"
         "        cap = torch.max(tpe).item()\n        return self.compute(x, idx, bins, cap)\n"
-        "    def compute(self, x, idx, bins, cap):\n        return ops.binned_gather(x, idx, bins, cap)\n")
+        "    def compute(self, x, idx, bins, cap):\n        return ops.binned_gather(x, idx, bins, cap)\n",
+        "import torch\ndef to_bshd(ids: torch.Tensor, pad):\n    lens = ids.offsets().diff()\n"
+        "    n = int(lens.max().item())\n    n += (8 - n % 8) % 8\n"
+        "    return ids.to_padded_tensor(pad, output_size=(ids.shape[0], n))\n")
     must_not_fire += (  # ... not a sum or an element handed on, a helper that only logs it, an exception's text
         "import torch\nfrom .metrics import record\ndef step(mask):\n    n = mask.sum().item()\n    return record('tokens', n)\n",
         "import torch\nclass T:\n    def step(self, lens):\n        m = lens.max().item()\n        self.show(m)\n"

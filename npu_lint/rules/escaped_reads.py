@@ -217,8 +217,9 @@ def _call_escape(call: ast.Call, child: ast.AST, grouped: bool, ctx: FileContext
     name = ctx.resolver.qualname(func)
     if name is not None and name.startswith(_LIBRARIES):
         return None   # torch's and numpy's size arguments are the proof-based paths' own; the rest is data
-    if isinstance(func, ast.Attribute) and name is None and ctx.resolver.kind_of(func.value) in TENSORS:
-        return None   # a tensor's method: its sizes are the proof-based paths' own
+    if isinstance(func, ast.Attribute) and name is None and ctx.resolver.kind_of(func.value) in TENSORS \
+            and not (func.attr == "to_padded_tensor" and child.arg == "output_size"):
+        return None   # a tensor's method: its sizes are the proof-based paths' own (not a nested tensor's padding)
     return f"is passed to {ast.unparse(func)}({child.arg}=)"
 
 
