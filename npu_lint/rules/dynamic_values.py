@@ -789,7 +789,9 @@ class TensorValueInShape(ValueFlow):
         "import torch\ndef calibrate(module, amax):\n    module.input_amax.fill_(amax.max().item())\n",
         "import torch\nfrom .td import NonTensorData\ndef meta(ids):\n    n = ids.offsets().diff().tolist()\n"
         "    return NonTensorData(n)\n",
-        "import torch\nSTATS = {'pieces': []}\ndef verify(a, b):\n    STATS['pieces'].append(int((a != b).sum()))\n")
+        "import torch\nSTATS = {'pieces': []}\ndef verify(a, b):\n    STATS['pieces'].append(int((a != b).sum()))\n",
+        "import torch, bisect\ndef bucket(bounds, mask):\n    return bisect.bisect_right(bounds, mask.sum(-1).max().item())\n",
+        "import torch\ndef crop(im, corners, m):\n    return [im[slice(int(j), int(j) + m)] for j in corners]\n")
     must_not_fire += (  # ... not a tensor of constants, nor a module moved to the host
         "import torch\ndef f(x):\n    b = torch.tensor([2, 4]).cpu().numpy()\n    return x[:, :b[0]]\n",
         "import torch\ndef f(net, x, n: int):\n    m = net.cpu()\n    return m(x)[:n]\n")

@@ -32,6 +32,8 @@ _NO_SIZE_CALLS = frozenset({"print", "str", "repr", "format", "len", "isinstance
 _LOG_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "log", "write", "add_scalar", "add_scalars",
                           "set_postfix", "update", "format", "get", "pop", "setdefault", "join", "extend"})
 _STORE_METHODS = frozenset({"append", "add", "extend", "insert", "put", "send", "all_gather_object", "broadcast_object_list"})
+_HOST_LIBRARIES = ("matplotlib.", "tqdm.", "json.", "os.", "re.", "bisect.", "heapq.", "itertools.", "functools.",
+                   "operator.", "collections.", "random.", "SimpleITK.")
 _LIBRARIES = ("torch.", "numpy.", "math.", "builtins.", "logging.", "warnings.", "wandb.", "pandas.")
 _MESSAGE = ("{read} reads a tensor's value back to the host as a size and {escape}: wherever it sizes a tensor "
             "(a cache, a kernel's max length, a split), each new value is a sync and a new shape on NPU; pass a "
@@ -233,12 +235,13 @@ def _positional_escape(call: ast.Call, child: ast.AST, ctx: FileContext) -> Opti
     if isinstance(child, ast.Starred) or not isinstance(func, (ast.Name, ast.Attribute)):
         return None
     name = ctx.resolver.qualname(func)
-    if name is not None and name.startswith(_LIBRARIES + ("matplotlib.", "tqdm.", "json.", "os.", "re.")):
+    if name is not None and name.startswith(_LIBRARIES + _HOST_LIBRARIES):
         return None
     if isinstance(func, ast.Attribute) and name is None and ctx.resolver.kind_of(func.value) in TENSORS:
         return None
     last = func.id if isinstance(func, ast.Name) else func.attr
-    if last[:1].isupper() or last.endswith("_") or last in _NO_SIZE_CALLS or last in _STORE_METHODS:
+    if last[:1].isupper() or last.endswith("_") or last in _NO_SIZE_CALLS or last in _STORE_METHODS \
+            or last == "slice":   # ``slice(int(j), int(j) + m)``: a window of fixed extent (values21b)
         return None   # a record or an exception built (``NonTensorData(n)``), an in-place fill, a statistics list
     text = ast.unparse(func)
     return f"is passed to {text}()"
