@@ -532,6 +532,12 @@ class PadToBatchMax(ValueFlow):
                   "import torch\ndef length_to_mask(lens):\n    lens = torch.tensor(lens, dtype=torch.long)\n"
                   "    max_len = max(lens)\n    base = torch.arange(max_len).expand(len(lens), max_len)\n"
                   "    return base < lens.unsqueeze(1)\n")
+    must_fire += (  # session 21 round 3 (llmsizes21c): a tuple padded like a list (``tuple(ids) + (pad,) * n``)
+        "import torch\ndef pad_2d(rows, pad, max_length=None):\n    n = max(len(r) for r in rows)\n"
+        "    t = max_length if max_length is not None and max_length > n else n\n"
+        "    return torch.tensor([tuple(r) + (pad,) * (t - len(r)) for r in rows])\n",)
+    must_not_fire += (  # ... not a tuple repeated a configured number of times
+        "import torch\ndef f(rows, pad, size: int):\n    return torch.tensor([tuple(r) + (pad,) * (size - len(r)) for r in rows])\n",)
     must_not_fire += (  # a maximum of a tensor of values, not of sizes; a maximum of lengths never compared with
         # positions; the largest of a stack of scores
         "import torch\ndef f(scores):\n    m = torch.stack([s.max() for s in scores]).max(0).values\n"
@@ -561,7 +567,7 @@ class PadToBatchMax(ValueFlow):
         if not isinstance(node.op, ast.Mult):
             return
         for padded, count in ((node.left, node.right), (node.right, node.left)):
-            if isinstance(padded, ast.List) and len(padded.elts) == 1:
+            if isinstance(padded, (ast.List, ast.Tuple)) and len(padded.elts) == 1:
                 origin = self._flow([count], node, ctx)
                 if origin is not None:
                     self._once(node, origin, "pads a list", "this list is padded to the batch maximum", ctx)

@@ -770,6 +770,28 @@ class TensorValueInShape(ValueFlow):
         "import torch\ndef windows(sig_len, n, hop):\n    b = (sig_len - n * hop) > 0\n    return n + int(b)\n",
         "import torch\ndef f(x):\n    return torch.tensor([4, 8]).max().item()\n",
         "import torch\ndef test_counts(counts):\n    return use(n=counts.max().item())\n")
+    must_fire += (  # session 21 round 3 (llmsizes21c): an extreme or a list of counts handed on positionally, to a
+        # callee defined elsewhere or through the file's own helper to one (escaped_reads._positional_escape)
+        "import torch\nfrom .comm import all_to_all\ndef exchange(x, tpe, ep, group):\n"
+        "    send = tpe.view(ep, -1).cpu().sum(dim=-1)\n    send = send.tolist()\n"
+        "    return all_to_all(x, send, send, group)\n",
+        "import torch\nfrom . import ops\nclass MoE(torch.nn.Module):\n    def forward(self, x, tpe, idx, bins):\n"
+        "        cap = torch.max(tpe).item()\n        return self.compute(x, idx, bins, cap)\n"
+        "    def compute(self, x, idx, bins, cap):\n        return ops.binned_gather(x, idx, bins, cap)\n",
+        "import torch\ndef to_bshd(ids: torch.Tensor, pad):\n    lens = ids.offsets().diff()\n"
+        "    n = int(lens.max().item())\n    n += (8 - n % 8) % 8\n"
+        "    return ids.to_padded_tensor(pad, output_size=(ids.shape[0], n))\n")
+    must_not_fire += (  # ... not a sum or an element handed on, a helper that only logs it, an exception's text
+        "import torch\nfrom .metrics import record\ndef step(mask):\n    n = mask.sum().item()\n    return record('tokens', n)\n",
+        "import torch\nclass T:\n    def step(self, lens):\n        m = lens.max().item()\n        self.show(m)\n"
+        "    def show(self, m):\n        print(m)\n",
+        "import torch\ndef check(lens):\n    m = lens.max().item()\n    raise ValueError('too long', m)\n",
+        "import torch\ndef calibrate(module, amax):\n    module.input_amax.fill_(amax.max().item())\n",
+        "import torch\nfrom .td import NonTensorData\ndef meta(ids):\n    n = ids.offsets().diff().tolist()\n"
+        "    return NonTensorData(n)\n",
+        "import torch\nSTATS = {'pieces': []}\ndef verify(a, b):\n    STATS['pieces'].append(int((a != b).sum()))\n",
+        "import torch, bisect\ndef bucket(bounds, mask):\n    return bisect.bisect_right(bounds, mask.sum(-1).max().item())\n",
+        "import torch\ndef crop(im, corners, m):\n    return [im[slice(int(j), int(j) + m)] for j in corners]\n")
     must_not_fire += (  # ... not a tensor of constants, nor a module moved to the host
         "import torch\ndef f(x):\n    b = torch.tensor([2, 4]).cpu().numpy()\n    return x[:, :b[0]]\n",
         "import torch\ndef f(net, x, n: int):\n    m = net.cpu()\n    return m(x)[:n]\n")

@@ -31,6 +31,9 @@ _NO_SIZE_CALLS = frozenset({"print", "str", "repr", "format", "len", "isinstance
                             "list", "tuple", "set", "dict", "any", "all"})
 _LOG_METHODS = frozenset({"info", "debug", "warning", "warn", "error", "log", "write", "add_scalar", "add_scalars",
                           "set_postfix", "update", "format", "get", "pop", "setdefault", "join", "extend"})
+_STORE_METHODS = frozenset({"append", "add", "extend", "insert", "put", "send", "all_gather_object", "broadcast_object_list"})
+_HOST_LIBRARIES = ("matplotlib.", "tqdm.", "json.", "os.", "re.", "bisect.", "heapq.", "itertools.", "functools.",
+                   "operator.", "collections.", "random.", "SimpleITK.")
 _LIBRARIES = ("torch.", "numpy.", "math.", "builtins.", "logging.", "warnings.", "wandb.", "pandas.")
 _MESSAGE = ("{read} reads a tensor's value back to the host as a size and {escape}: wherever it sizes a tensor "
             "(a cache, a kernel's max length, a split), each new value is a sync and a new shape on NPU; pass a "
@@ -203,18 +206,68 @@ def _call_escape(call: ast.Call, child: ast.AST, grouped: bool, ctx: FileContext
             seen.add(name)
             todo.extend((u, "list") for u in _uses(function, ctx).get(name, ()) if u.lineno > call.lineno)
         return None
-    if not isinstance(child, ast.keyword):
-        return None   # a positional argument: a value as often as a size (``Instance(label, score)``)
     if isinstance(func, ast.Attribute) and func.attr in _LOG_METHODS:
         return None
-    if ctx.resolver.own_function(call) is not None:
-        return None   # the file's own helper: the proof-based paths see whether it sizes with the parameter
+    own = ctx.resolver.own_function(call)
+    if own is not None:
+        if isinstance(child, ast.keyword) or id(own[0]) in seen or call.keywords and any(
+                isinstance(k.value, ast.Starred) for k in call.keywords):
+            return None   # the file's own helper: the proof-based paths see whether it sizes with the parameter
+        return _helper_escape(call, child, own, grouped, ctx, seen)
+    if not isinstance(child, ast.keyword):
+        return _positional_escape(call, child, ctx)
     name = ctx.resolver.qualname(func)
     if name is not None and name.startswith(_LIBRARIES):
         return None   # torch's and numpy's size arguments are the proof-based paths' own; the rest is data
-    if isinstance(func, ast.Attribute) and name is None and ctx.resolver.kind_of(func.value) in TENSORS:
-        return None   # a tensor's method: its sizes are the proof-based paths' own
+    if isinstance(func, ast.Attribute) and name is None and ctx.resolver.kind_of(func.value) in TENSORS \
+            and not (func.attr == "to_padded_tensor" and child.arg == "output_size"):
+        return None   # a tensor's method: its sizes are the proof-based paths' own (not a nested tensor's padding)
     return f"is passed to {ast.unparse(func)}({child.arg}=)"
+
+
+def _positional_escape(call: ast.Call, child: ast.AST, ctx: FileContext) -> Optional[str]:
+    """Round 3 (llmsizes21c): a positional argument of a callee defined elsewhere (``all_to_all(x, recv_counts,
+    send_counts, group)``, ``ops.binned_gather(x, indices, bins, capacity)``) escapes as a keyword does; a torch,
+    numpy or logging call, a tensor's method, an in-place fill (``p.fill_(m)``), a record's or an exception's
+    constructor (a capitalised class), or an append to a statistics list stays quiet. ``escape_of`` keeps it only for an
+    extreme or a list of counts (a sum or an element handed on is a statistic as often as a size)."""
+    func = call.func
+    if isinstance(child, ast.Starred) or not isinstance(func, (ast.Name, ast.Attribute)):
+        return None
+    name = ctx.resolver.qualname(func)
+    if name is not None and name.startswith(_LIBRARIES + _HOST_LIBRARIES):
+        return None
+    if isinstance(func, ast.Attribute) and name is None and ctx.resolver.kind_of(func.value) in TENSORS:
+        return None
+    last = func.id if isinstance(func, ast.Name) else func.attr
+    if last[:1].isupper() or last.endswith("_") or last in _NO_SIZE_CALLS or last in _STORE_METHODS \
+            or last == "slice":   # ``slice(int(j), int(j) + m)``: a window of fixed extent (values21b)
+        return None   # a record or an exception built (``NonTensorData(n)``), an in-place fill, a statistics list
+    text = ast.unparse(func)
+    return f"is passed to {text}()"
+
+
+def _helper_escape(call: ast.Call, child: ast.AST, own: tuple[ast.AST, int], grouped: bool, ctx: FileContext,
+                   seen: set[str]) -> Optional[str]:
+    """Round 3 (llmsizes21c): a positional argument of the file's own helper (``self.permute_and_compute(x, ...,
+    expert_capacity, self.top_k)``) is followed one level into the helper's parameter: it escapes when the
+    parameter escapes there (handed to a callee defined elsewhere, returned grouped, stored as a list)."""
+    helper, implicit = own
+    if child not in call.args or not isinstance(helper, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    params = [a.arg for a in helper.args.posonlyargs + helper.args.args][implicit:]
+    index = call.args.index(child)
+    if index >= len(params):
+        return None
+    seen.add(id(helper))
+    inner: list[tuple[ast.AST, bool]] = [(u, grouped) for u in _uses(helper, ctx).get(params[index], ())]
+    local: set = {id(helper), params[index]}
+    while inner:
+        node, held = inner.pop()
+        how = _climb(node, held, False, ctx, local, inner, helper)
+        if how is not None and how.startswith("is passed"):
+            return f"is passed to {ast.unparse(call.func)}(), where it {how}"
+    return None
 
 
 def _span(call: ast.Call, function: ast.AST) -> bool:
