@@ -190,10 +190,17 @@ def _assignments(root: ast.AST, ctx: FileContext) -> dict:
 
 
 def _local(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
+    """What the name's assignments make, looked up as Python does: the enclosing function, then the functions
+    around it (a closure's free name: ``sel`` of the function that defines ``param_fn``), then the module."""
     function = ctx.enclosing_any(node, FUNCTION_TYPES)   # (a call's argument: the walk may not have reached it)
-    if function is not None and node.id in _parameters(function):
-        return _passed(function, node.id, ctx, depth)   # a parameter: what every call of the file passes
-    root = function if function is not None else _module(ctx)
+    while function is not None:
+        if node.id in _parameters(function):
+            return _passed(function, node.id, ctx, depth)   # a parameter: what every call of the file passes
+        values = _assignments(function, ctx).get(node.id)
+        if values:
+            return _agree(values, ctx, depth)
+        function = ctx.enclosing_any(function, FUNCTION_TYPES)
+    root = _module(ctx)
     values = _assignments(root, ctx).get(node.id) if root is not None else None
     return _agree(values or [], ctx, depth)
 

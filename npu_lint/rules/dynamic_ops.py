@@ -479,6 +479,9 @@ class BooleanMaskIndexing(Rule):
     must_fire = (
                  *_DEVICE_WORK,
                  "import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
+                 # a closure reads positions its enclosing function found (gsplat-style densification helpers)
+                 "import torch\ndef split(mask, update):\n    sel = torch.where(mask)[0]\n"
+                 "    def param_fn(p):\n        return p[sel].repeat(2, 1)\n    update(param_fn)\n",
                  # moved to the host only in an OOM fallback arm: on the device on the path an NPU runs
                  "import torch\ndef assign(gt, preds, mode='gpu'):\n    if mode == 'cpu':\n        preds = preds.cpu()\n"
                  "    fg = gt > 0\n    return preds[fg]\n",
@@ -520,6 +523,9 @@ class BooleanMaskIndexing(Rule):
                  "import torch\ndef match(cost):\n    m = torch.zeros_like(cost)\n    idx = cost.argmin(0)\n"
                  "    keep = cost.min(0).values < 1.0\n    m[keep, idx] = 1\n    return m\n")
     must_not_fire = (
+                     # the closure's name is a fixed slice of the enclosing function: no positions found
+                     "import torch\ndef split(update):\n    sel = slice(0, 4)\n"
+                     "    def param_fn(p):\n        return p[sel].repeat(2, 1)\n    update(param_fn)\n",
                      # a Lightning data module builds its data set once, in its constructor or ``setup``
                      "import torch\nfrom lightning import LightningDataModule\nclass Sine(LightningDataModule):\n"
                      "    def __init__(self, n: int = 100):\n        super().__init__()\n"
