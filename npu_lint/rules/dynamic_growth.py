@@ -980,7 +980,10 @@ class GrowingTensor(Rule):
         "    return ids, nxt\n",
         "import torch\nclass KVCache:\n    def reset(self, n):\n        self.length.fill_(n)\n"
         "        return torch.narrow(self.data, 2, 0, self.length)\n",
-        "import torch\ndef f(parts, x):\n    x = parts.cat(x)\n    return x\n")
+        "import torch\ndef f(parts, x):\n    x = parts.cat(x)\n    return x\n",
+        # a fixed token made in the function and appended once (chronos' ``_append_eos_token``)
+        "import torch\ndef append_eos(ids, mask, eos_id):\n    eos = torch.full((ids.shape[0], 1), eos_id)\n"
+        "    ids = torch.concat((ids, eos), dim=1)\n    return ids, mask\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)

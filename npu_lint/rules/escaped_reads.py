@@ -292,7 +292,10 @@ def report_escaped(rule: object, node: ast.Call, ctx: FileContext) -> None:
     how = escape_of(node, ctx)
     if how is None:
         return
-    finding = ctx.report(node, _MESSAGE.format(read=_short(node), escape=how), "value")
+    # where a helper chain's finding (``outer(int(m.sum())) → pad(n) → .new_zeros()``) stands on the same line, it
+    # names this read already: one finding per read (``report_repeat`` drops this one once the file is walked)
+    finding = ctx.report_repeat(node, _MESSAGE.format(read=_short(node), escape=how), "value", node,
+                                frozenset({"NPU403"}), naming=" → ")
     reported[id(node)] = (finding, [])
 
 

@@ -44,6 +44,22 @@ def _constant_piece(piece: ast.AST) -> bool:
     return isinstance(root, ast.Constant) or isinstance(root, ast.Name) and root.id == "self"
 
 
+_FILLS = frozenset({"full", "ones", "zeros", "full_like", "ones_like", "zeros_like", "new_full", "new_ones",
+                    "new_zeros"})
+
+
+def _filled_token(piece: ast.AST, function: ast.AST) -> bool:
+    """``eos = torch.full((b, 1), fill_value=eos_id)`` in the function, then ``cat([ids, eos])``: a fixed token
+    appended once (chronos' ``_append_eos_token``), no step's output (session 21, lead: a held-out false finding)."""
+    if not isinstance(piece, ast.Name):
+        return False
+    values = [n.value for n in ast.walk(function) if isinstance(n, ast.Assign)
+              and any(isinstance(t, ast.Name) and t.id == piece.id for t in n.targets)]
+    return bool(values) and all(isinstance(v, ast.Call) and isinstance(v.func, (ast.Attribute, ast.Name))
+                                and (v.func.attr if isinstance(v.func, ast.Attribute) else v.func.id) in _FILLS
+                                for v in values)
+
+
 def step_parameter(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
     if name not in _CATS or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)):
         return None
@@ -61,6 +77,8 @@ def step_parameter(node: ast.Call, name: Optional[str], ctx: FileContext) -> Opt
         return None     # joined under a test (``if skip is not None``): an optional input, no step
     if isinstance(pieces[1], ast.Name) and pieces[1].id in _positional(function):
         return None     # two inputs joined side by side (``cat([x, skip], 1)``), neither grows
+    if _filled_token(pieces[1], function):
+        return None     # a fixed token made in the function and appended once (an EOS), no step's output
     joined = pieces[0].id
     if any(isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and s is not stmt and getattr(s, "lineno", 0) > stmt.lineno
            and any(isinstance(n, ast.Name) and n.id == joined

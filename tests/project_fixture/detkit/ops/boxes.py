@@ -16,7 +16,7 @@ def positive_pairs(scores):
 
 
 def gather_positive(x, labels):
-    return x.index_select(0, keep_positive(labels))  # a call of this file's wrapper: the op inside is reported
+    return x.index_select(0, keep_positive(labels))  # expect: NPU402@11 (rows taken by the positions found)
 
 
 def gather_rows(x, rows):
