@@ -982,7 +982,7 @@ class GrowingTensor(Rule):
         "        return torch.narrow(self.data, 2, 0, self.length)\n",
         "import torch\ndef f(parts, x):\n    x = parts.cat(x)\n    return x\n",
         # a fixed token made in the function and appended once (chronos' ``_append_eos_token``)
-        "import torch\ndef append_eos(ids, mask, eos_id):\n    eos = torch.full((ids.shape[0], 1), eos_id)\n"
+        "import torch\ndef append_eos(ids, mask, logits):\n    eos = torch.full((ids.shape[0], 1), 2)\n"
         "    ids = torch.concat((ids, eos), dim=1)\n    return ids, mask\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
