@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.index_forms import passed_argument
 from npu_lint.analysis.kinds import TENSORS
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
@@ -259,24 +260,21 @@ def _calls(ctx: FileContext) -> list:
 
 
 def _passed(function: ast.AST, parameter: str, ctx: FileContext, depth: int) -> Optional[str]:
-    """A parameter of a module-level function of the file is what every call of it in the file passes (at least
-    one call; a call that leaves it out, or passes ``*args`` / ``**kw``, proves nothing)."""
+    """A parameter of a module-level function of the file is what every call of it in the file passes (the model's
+    ``call_sites``; at least one call; a call that leaves it out, or passes ``*args`` / ``**kw``, proves nothing)."""
     module = _module(ctx)
     if module is None or function not in module.body or not isinstance(function, (ast.FunctionDef,
                                                                                   ast.AsyncFunctionDef)):
         return None
     args = function.args
-    positional = [a.arg for a in (*args.posonlyargs, *args.args)]
+    arg = next((a for a in (*args.posonlyargs, *args.args, *args.kwonlyargs) if a.arg == parameter), None)
+    if arg is None:
+        return None
     values = []
-    for call in _calls(ctx):
-        if call.func.id != function.name:
-            continue
+    for call, _, offset in ctx.resolver.call_sites(function):
         if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
             return None
-        value = next((k.value for k in call.keywords if k.arg == parameter), None)
-        if value is None and parameter in positional and positional.index(parameter) < len(call.args):
-            value = call.args[positional.index(parameter)]
-        values.append(value)
+        values.append(passed_argument(call, function, arg, offset))
     return _agree(values, ctx, depth)
 
 
