@@ -16,7 +16,7 @@ from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.branch_arms import _host_call, _keeps, for_message, later, tensor_work
-from npu_lint.rules.loader_tails import test_code
+from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.read_backs import host_random
 
 # Whole reductions whose value a test reads (``x.any()``, ``err.item()``, ``(m > 0).sum() > 0``).

@@ -16,7 +16,7 @@ from npu_lint.rules.loader_attributes import attribute_loader_call
 from npu_lint.rules.loader_kwargs import batched_keywords, none_on_some_path
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches, parsed_trainer_arguments,
                                            short_batch_sampler)
-from npu_lint.rules.loader_tails import test_code
+from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.loader_subclasses import (parameters_of, passed_arguments, substituted, super_init_keywords,
                                              super_loader_call)
 from npu_lint.rules.training_loops import trains, trains_through_helper

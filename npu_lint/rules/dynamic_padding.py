@@ -10,7 +10,7 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
-from npu_lint.rules.loader_tails import test_code
+from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.read_maxima import read_maximum
 from npu_lint.rules.batch_max_places import handing_call, extreme_side, in_assertion, passed_down, same_function
 from npu_lint.rules.padding_args import constant, encodes_text, padding_in_kwargs, padding_values

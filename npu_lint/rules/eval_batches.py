@@ -22,7 +22,8 @@ from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADE
 from npu_lint.rules.loader_escapes import _judged_at_calls, escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
-from npu_lint.rules.loader_tails import report_tail, test_code
+from npu_lint.rules.loader_tails import report_tail
+from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.training_loops import trains, trains_through_helper
 from npu_lint.rules.value_flow import FAMILY
 

@@ -18,26 +18,12 @@ from npu_lint.analysis.defaults import default_constant
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
+from npu_lint.rules.test_scope import test_code
 
 _LOADER = "torch.utils.data.DataLoader"
 _TRAINING_CODE = frozenset({"NPU406"})
-_TEST_PARTS = ("test", "tests", "testing", "test_utils", "conftest")
-_HOOKS = frozenset({"test_dataloader", "test_step", "test_epoch_end"})   # Lightning's, not pytest's
 _MESSAGE = ("{what}, its last batch is smaller: one more set of shapes to compile on NPU; the cheapest static "
             "alternative: drop_last=True for training, or pad the last batch to the batch size for evaluation")
-
-
-def test_code(node: ast.AST, ctx: FileContext) -> bool:
-    """A test module (a path part ``tests``, ``test_*``, ``*_test``) or a test function (``def test_*``)."""
-    if any(part in _TEST_PARTS or part.startswith("test_") or part.endswith("_test")
-           for part in ctx.module.split(".")):
-        return True
-    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
-    while function is not None:
-        if function.name.startswith("test_") and function.name not in _HOOKS:
-            return True     # a pytest function (not Lightning's ``test_dataloader`` hook)
-        function = ctx.enclosing(function, (ast.FunctionDef, ast.AsyncFunctionDef))
-    return False
 
 
 def _first_batch_only(node: ast.Call, ctx: FileContext) -> bool:
