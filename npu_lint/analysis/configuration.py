@@ -140,8 +140,9 @@ def collective_written(binding: Binding, resolver: "Resolver") -> bool:
     x.size(1))``, the local length, becomes the longest of every rank's batch)."""
     if resolver.scopes is None:
         return False
-    for call, scope in resolver.scopes.calls:
-        if scope is binding.scope and call.args and isinstance(call.args[0], ast.Name) \
+    scope = binding.scope
+    for call in resolver.scopes.calls_on(scope, binding.name):
+        if call.args and isinstance(call.args[0], ast.Name) \
                 and call.args[0].id == binding.name and call.lineno >= binding.pos[0] \
                 and resolver.qualname(call.func, scope) in _COLLECTIVE_WRITES:
             return True

@@ -24,9 +24,9 @@ def written_in_place(binding: Binding, resolver: "Resolver") -> bool:
     (``name.add_(n)``)."""
     if resolver.scopes is None:
         return False
-    for call, scope in resolver.scopes.calls:
+    for call in resolver.scopes.calls_on(binding.scope, binding.name):
         func = call.func
-        if scope is binding.scope and type(func) is ast.Attribute and func.attr in WRITING \
+        if type(func) is ast.Attribute and func.attr in WRITING \
                 and type(func.value) is ast.Name and func.value.id == binding.name and call.lineno >= binding.pos[0]:
             return True
     return False

@@ -163,6 +163,7 @@ class Scopes:
         self._reaching: dict[tuple[Scope, str, Optional[Position]], list[Binding]] = {}   # keeps its scopes alive
         self._api_roots: Optional[frozenset[str]] = None
         self._indexes: dict[int, tuple[list, object]] = {}   # id(list) -> (the list, its _Positions / _Intervals)
+        self._on_names: Optional[dict[tuple[int, str], list[ast.Call]]] = None
         _Binder(self).run(tree)
 
     def close(self) -> None:
@@ -175,10 +176,29 @@ class Scopes:
             scope.parent = scope.cls = None
         self.by_node.clear()
         self.calls.clear()
+        self._on_names = None
         self.statements.clear()
         self._outer.clear()
         self._reaching.clear()
         self._indexes.clear()
+
+    def calls_on(self, scope: "Scope", name: str) -> list[ast.Call]:
+        """The statement-level calls of ``scope`` whose receiver (``name.add_(n)``) or first argument
+        (``dist.all_reduce(name)``) is the plain name ``name``, in source order (indexed once a file: asked per
+        binding, a scan of every call was quadratic in a function's bindings)."""
+        if self._on_names is None:
+            index: dict[tuple[int, str], list[ast.Call]] = {}
+            for call, owner in self.calls:
+                func = call.func
+                names = set()
+                if type(func) is ast.Attribute and type(func.value) is ast.Name:
+                    names.add(func.value.id)
+                if call.args and type(call.args[0]) is ast.Name:
+                    names.add(call.args[0].id)
+                for found in names:
+                    index.setdefault((id(owner), found), []).append(call)
+            self._on_names = index
+        return self._on_names.get((id(scope), name), [])
 
     def rewind(self, count: int) -> None:
         """Drop the scopes opened after the first ``count`` (the expression scopes a first reader opened) and the

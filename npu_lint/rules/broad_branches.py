@@ -275,8 +275,12 @@ def _predicate(node: ast.If, ctx: FileContext) -> bool:
     function = ctx.enclosing(node, FUNCTION_TYPES)
     if function is None:
         return False
-    returns = [n for n in walk(function) if isinstance(n, ast.Return)]
-    return bool(returns) and all(_flag(r.value, ctx) for r in returns)
+    memo = ctx.scratch.setdefault("broad_branches_predicates", {})
+    found = memo.get(id(function))
+    if found is None:
+        returns = [n for n in walk(function) if isinstance(n, ast.Return)]
+        found = memo[id(function)] = bool(returns) and all(_flag(r.value, ctx) for r in returns)
+    return found
 
 
 def while_rebinds(loop: ast.While, ctx: FileContext) -> Optional[ast.AST]:

@@ -104,10 +104,24 @@ def _assigned(stmt: ast.stmt) -> list[ast.AST]:
     return []
 
 
-def _trimmed(scope: ast.AST, stmt: ast.stmt, target: str) -> bool:
+def _assignments(scope: ast.AST, ctx: FileContext) -> dict[str, list[ast.stmt]]:
+    """The ``=`` / annotated assignments under ``scope`` by the text of each target, memoised per file (growth asks
+    it once per join: a walk and an unparse of the whole loop per join was quadratic in the loop's joins)."""
+    memo = ctx.scratch.setdefault("broad_joins_assigned", {})
+    found = memo.get(id(scope))
+    if found is None:
+        found = memo[id(scope)] = {}
+        for other in ast.walk(scope):
+            if isinstance(other, (ast.Assign, ast.AnnAssign)) and other.value is not None:
+                for target in _assigned(other):
+                    found.setdefault(_text(target), []).append(other)
+    return found
+
+
+def _trimmed(scope: ast.AST, stmt: ast.stmt, target: str, ctx: FileContext) -> bool:
     """``x = x[-k:]`` (or ``x[:, :n]``) beside the growth: a window of fixed size."""
-    for other in ast.walk(scope):
-        if isinstance(other, ast.Assign) and other is not stmt and any(_text(t) == target for t in _assigned(other)):
+    for other in _assignments(scope, ctx).get(target, ()):
+        if isinstance(other, ast.Assign) and other is not stmt:
             value = other.value
             if isinstance(value, ast.Subscript) and _text(value.value) == target \
                     and any(isinstance(n, ast.Slice) for n in ast.walk(value.slice)):
@@ -149,8 +163,13 @@ def _step_loop(loop: ast.AST, ctx: FileContext) -> bool:
     return ctx.resolver.kind_of(source) == K.LOADER
 
 
-def _yields(loop: ast.AST) -> bool:
-    return any(isinstance(n, (ast.Yield, ast.YieldFrom)) for stmt in loop.body for n in ast.walk(stmt))
+def _yields(loop: ast.AST, ctx: FileContext) -> bool:
+    memo = ctx.scratch.setdefault("broad_joins_yields", {})
+    found = memo.get(id(loop))
+    if found is None:
+        found = memo[id(loop)] = any(isinstance(n, (ast.Yield, ast.YieldFrom))
+                                     for stmt in loop.body for n in ast.walk(stmt))
+    return found
 
 
 def _step_loop_around(stmt: ast.stmt, grown: str, ctx: FileContext) -> Optional[ast.AST]:
@@ -158,12 +177,12 @@ def _step_loop_around(stmt: ast.stmt, grown: str, ctx: FileContext) -> Optional[
     structure (``for key in ("k", "v")``, ``for i in range(n_layers)`` under a decoding loop), an enclosing loop of
     steps that does not set ``grown`` anew (a value rebuilt at each step is the same at every step)."""
     loop = _loop_of(stmt, ctx)
-    if loop is not None and _yields(loop):
+    if loop is not None and _yields(loop, ctx):
         return loop         # a generator's loop hands out every step (streaming): a loop of steps
     outer = loop
     while outer is not None and not _step_loop(outer, ctx):
         outer = _loop_of(outer, ctx)
-    if outer is None or outer is loop or _set_otherwise(outer, stmt, grown):
+    if outer is None or outer is loop or _set_otherwise(outer, stmt, grown, ctx):
         return outer if outer is loop else None
     return outer
 
@@ -205,18 +224,35 @@ def _read_in(loop: ast.AST, grown: str, ctx: FileContext) -> bool:
     statements that grow it (a stop test): a step loop. A value only extended by pieces of itself (``grid =
     torch.cat([grid[:, [0]] - h, grid], 1)`` under ``for i in range(k)``) is a construction, the same at every
     call."""
-    nodes = [node for stmt in loop.body for node in ast.walk(stmt)]
-    if isinstance(loop, ast.While):
-        nodes.extend(ast.walk(loop.test))
-    for node in nodes:
-        if isinstance(node, ast.Call) and ctx.resolver.qualname(node.func) not in BROAD_GROWTH:
-            return True       # the step does other work (samples a token, runs the model)
-        loaded = isinstance(getattr(node, "ctx", None), ast.Load)
-        if loaded and isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) and _text(node) == grown:
-            stmt = ctx.statement_of(node)
-            if stmt is None or not any(_text(t) == grown for t in _assigned(stmt)):
-                return True
+    works, loads = _loop_reads(loop, ctx)
+    if works:
+        return True           # the step does other work (samples a token, runs the model)
+    for node in loads.get(grown, ()):
+        stmt = ctx.statement_of(node)
+        if stmt is None or not any(_text(t) == grown for t in _assigned(stmt)):
+            return True
     return False
+
+
+def _loop_reads(loop: ast.AST, ctx: FileContext) -> tuple[bool, dict[str, list[ast.AST]]]:
+    """(whether the loop's body or test calls anything but a growing op, its loaded names / attributes / subscripts
+    by text), memoised per file."""
+    memo = ctx.scratch.setdefault("broad_joins_reads", {})
+    found = memo.get(id(loop))
+    if found is None:
+        nodes = [node for stmt in loop.body for node in ast.walk(stmt)]
+        if isinstance(loop, ast.While):
+            nodes.extend(ast.walk(loop.test))
+        works = any(isinstance(node, ast.Call) and ctx.resolver.qualname(node.func) not in BROAD_GROWTH
+                    for node in nodes)
+        loads: dict[str, list[ast.AST]] = {}
+        if not works:
+            for node in nodes:
+                if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) \
+                        and isinstance(getattr(node, "ctx", None), ast.Load):
+                    loads.setdefault(_text(node), []).append(node)
+        found = memo[id(loop)] = (works, loads)
+    return found
 
 
 def _through_slice(node: ast.AST, stmt: ast.stmt, ctx: FileContext) -> bool:
@@ -246,13 +282,18 @@ def _per_step_entry(target: ast.AST, loop: ast.AST) -> bool:
     return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(target.slice))
 
 
-def _set_otherwise(loop: ast.AST, stmt: ast.stmt, target: str) -> bool:
+def _set_otherwise(loop: ast.AST, stmt: ast.stmt, target: str, ctx: FileContext) -> bool:
     """The loop also sets ``target`` from something else than itself (``h = a`` in the other arm, beam search
     re-selecting ``alive = preds.index_select(...)``): not a steady growth (the proof-based paths judge those)."""
-    for other in ast.walk(loop):
-        if isinstance(other, (ast.Assign, ast.AnnAssign)) and other is not stmt and other.value is not None \
-                and any(_text(t) == target for t in _assigned(other)) \
-                and not any(_text(n) == target for n in ast.walk(other.value)):
+    memo = ctx.scratch.setdefault("broad_joins_self_reads", {})
+    for other in _assignments(loop, ctx).get(target, ()):
+        if other is stmt:
+            continue
+        key = (id(other), target)
+        reads = memo.get(key)
+        if reads is None:
+            reads = memo[key] = any(_text(n) == target for n in ast.walk(other.value))
+        if not reads:
             return True
     return False
 
@@ -295,13 +336,13 @@ def broad_growth(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
     op = name.rsplit('.', 1)[-1]
     if loop is not None:
         loop = _step_loop_around(stmt, grown, ctx)
-        if loop is None or _per_step_entry(grown_node, loop) or _set_otherwise(loop, stmt, grown) \
-                or _trimmed(loop, stmt, grown) or not _read_in(loop, grown, ctx):
+        if loop is None or _per_step_entry(grown_node, loop) or _set_otherwise(loop, stmt, grown, ctx) \
+                or _trimmed(loop, stmt, grown, ctx) or not _read_in(loop, grown, ctx):
             return None
         return f"{grown} = {op}([{grown}, ...]) in the loop of line {loop.lineno}"
     if function is None or getattr(function, "name", "") == "__init__":
         return None
-    if kept and not _trimmed(function, stmt, grown) and not _set_otherwise(function, stmt, grown):
+    if kept and not _trimmed(function, stmt, grown, ctx) and not _set_otherwise(function, stmt, grown, ctx):
         return f"{grown} = {op}([{grown}, ...]), state kept between calls,"
     if _recursive(function):
         return f"{grown} = {op}([{grown}, ...]) passed down the recursive {function.name}()"
@@ -331,7 +372,7 @@ def _list_in_loop(node: ast.Call, items: ast.AST, ctx: FileContext) -> Optional[
             added = True
         elif isinstance(other, ast.Delete) and any(listed in _text(t) for t in other.targets):
             return None
-    if not added or _set_otherwise(loop, stmt, listed) or any(_text(t) == listed for t in _assigned(stmt)):
+    if not added or _set_otherwise(loop, stmt, listed, ctx) or any(_text(t) == listed for t in _assigned(stmt)):
         return None     # ``outs = torch.stack(outs)``: the list is made a tensor once, at its last step
     return f"the list {listed}, one item longer every step of the loop of line {loop.lineno}, made a tensor in it"
 
@@ -483,13 +524,24 @@ def _built_here(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
         elif isinstance(where, ast.While):
             if where.lineno < node.lineno and not _encloses(where, node) and _ended_by_data(where):
                 return (None, False), added
-    for stmt in ast.walk(function):
-        if isinstance(stmt, ast.Assign) and stmt.lineno < node.lineno and len(stmt.targets) == 1 \
-                and isinstance(stmt.targets[0], ast.Name) and stmt.targets[0].id == items.id:
+    for stmt in _name_assignments(function, ctx).get(items.id, ()):
+        if stmt.lineno < node.lineno:
             found = _comprehension_source(stmt.value)
             if found is not None:
                 return found, getattr(stmt.value, "elt", None)
     return None, None
+
+
+def _name_assignments(function: ast.AST, ctx: FileContext) -> dict[str, list[ast.Assign]]:
+    """``name = ...`` (one plain target) in ``function`` by name, memoised per file (asked once per join)."""
+    memo = ctx.scratch.setdefault("broad_joins_names", {})
+    found = memo.get(id(function))
+    if found is None:
+        found = memo[id(function)] = {}
+        for stmt in ast.walk(function):
+            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+                found.setdefault(stmt.targets[0].id, []).append(stmt)
+    return found
 
 
 # index makers that keep the count (a permutation, a fixed ``k``, a cast, a factory of static size)
