@@ -18,6 +18,7 @@ if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
 _KEPT = frozenset({"max", "min", "sum", "amax", "amin", "count_nonzero"})
+_LARGEST = frozenset({"max", "amax"})
 # What a tensor has and a numpy array has not (not ``size`` / ``dim``: numpy's ``size`` is an attribute too).
 _TENSOR_ONLY = frozenset({"unsqueeze", "device", "to", "cuda", "cpu", "new", "new_zeros", "new_ones", "new_full",
                           "new_empty", "new_tensor", "long", "int", "bool", "masked_fill", "expand", "expand_as",
@@ -41,7 +42,9 @@ def kept_reduction(resolver: "Resolver", value: ast.AST, scope: Scope) -> bool:
         made, moved = made.func.value, True
     if made is not None and from_constants(made, resolver, binding.scope):
         return False   # ``strides = self.strides.to(x.device)``: the model's own state, the same every batch
-    return moved or _used_as_tensor(binding.scope.node, receiver.id)
+    # session 22: ``m = lengths.max()`` with no dimension: a list has no ``max`` method, so the receiver is a tensor
+    # or an array of values, and the largest of them, kept in a name, is a value of the data wherever it sizes
+    return moved or value.func.attr in _LARGEST or _used_as_tensor(binding.scope.node, receiver.id)
 
 
 def _used_as_tensor(function: ast.AST, name: str) -> bool:

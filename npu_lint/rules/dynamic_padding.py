@@ -9,6 +9,7 @@ from npu_lint.analysis.scopes import VALUE
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
+from npu_lint.rules.broad_padding import padded_list, padding_maximum
 from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
 from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.read_maxima import read_maximum
@@ -125,9 +126,15 @@ class PadToBatchMax(ValueFlow):
         Accelerate's ``pad_across_processes`` (not the project's own function or class of that name), and so does a tensor cut to it (``ids[:, :max_len]``), and what the positions of a range
         over it give: the last start of the windows over the batch's longest wave (``starts = list(range(0,
         max_len, hop))``, ``padded = starts[-1] + window``) and their count (``len(range(0, max_len, hop))``).
+        Broad path (session 22): a padding up to a maximum the function takes of values it cannot type --
+        ``[0] * (m - inst.word_num)`` or ``F.pad(x, (0, m - n))`` with ``m = max(nums)`` of the items' own
+        counts, ``max([max(x) for x in lens])`` of a parameter, the maximum of a list built in a loop -- counts:
+        the padding is the trigger, silent when the maximum is proven fixed (a literal of constants, a module
+        constant, ``max(a, b)`` of two values, a numpy array's maximum padding Python lists, test code). A
+        tokenizer asked for torch tensors (``return_tensors="pt"``) is checked in a module that imports no torch.
     Where it is reported:
-        A maximum (or minimum) computed in the function that sizes or pads a tensor with it is
-        reported at each such tensor (``ids = torch.zeros(len(batch), n)``, ``F.pad(x, (0, n - len(x)))``: where
+        A maximum (or minimum) computed in the function that sizes or pads a tensor with it is reported on its
+        own line too, once (the line a fixed length replaces; session 22), and at each such tensor (``ids = torch.zeros(len(batch), n)``, ``F.pad(x, (0, n - len(x)))``: where
         the varying shape is made, the message naming the maximum's line; one finding a line when two maxima size
         it); the other places -- a list padded in Python, a numpy buffer, a slice, a crop -- once: at the one such place, at
         the first numpy array padded to it (``np.pad(spec, ((0, 0), (0, max_t - t)))`` in a collate
@@ -506,6 +513,28 @@ class PadToBatchMax(ValueFlow):
         "    for t in per:\n        t += [0] * (int(lengths.max()) - len(t))\n    return per\n",
         "import torch\ndef f(per, k):\n    for t in per:\n        t += [0] * (k - len(t))\n    return per\n")
 
+    # session 22 (values22), broad path: the padding is the trigger -- a list or F.pad up to a maximum the
+    # function takes of values the model cannot type (each item's recorded count, a parameter's lists, a list
+    # built in a loop); a tokenizer asked for torch tensors in a module that imports no torch
+    must_fire += ("import torch\ndef collate(batch, device):\n    nums = [inst.word_num for inst in batch]\n"
+                  "    m = max(nums)\n    rows = [[1] * i.word_num + [0] * (m - i.word_num) for i in batch]\n"
+                  "    return torch.LongTensor(rows).to(device)\n",
+                  "import torch\ndef idxs(token_lens):\n    width = max([max(x) for x in token_lens])\n    out = []\n"
+                  "    for lens in token_lens:\n        row = []\n        for n in lens:\n"
+                  "            row.extend([-1] * (width - n))\n        out.append(row)\n    return out\n",
+                  "import torch\nimport torch.nn.functional as F\ndef collate(batch):\n    lens = []\n"
+                  "    for b in batch:\n        lens.append(b['n'])\n    m = max(lens)\n"
+                  "    return torch.stack([F.pad(b['x'], (0, m - b['n'])) for b in batch])\n",
+                  "def detect(self, texts):\n"
+                  "    return self.processor(texts, padding='longest', truncation=True, return_tensors='pt')\n")
+    must_not_fire += (  # a fixed maximum (a literal, a module constant), a constant subtracted, the longer of two
+        "import torch\ndef f(rows):\n    m = max([16, 32])\n    return torch.tensor([r + [0] * (m - len(r)) for r in rows])\n",
+        "import torch\nSIZES = [16, 32]\ndef f(rows):\n    m = max(SIZES)\n"
+        "    return torch.tensor([r + [0] * (m - len(r)) for r in rows])\n",
+        "import torch\ndef f(rows, sizes):\n    m = max(sizes)\n    return torch.tensor([[0] * (m - 1) for r in rows])\n",
+        "import torch\ndef f(r, a, b):\n    m = max(a, b)\n    return torch.tensor(r + [0] * (m - len(r)))\n",
+        "def detect(self, texts):\n    return self.processor(texts, padding='longest', return_tensors='np')\n")
+
     # session 21 (padmax21): the maximum of a stack or tensor of the items' sizes (``.max(0)`` along an axis,
     # ``torch.max(torch.stack([...]).float())``), read back from a name (``int(m)``, ``int(m[0])`` of
     # ``.max(0).values``), and ``max(lens)`` of lengths compared with positions (the lengths-to-mask idiom)
@@ -577,7 +606,18 @@ class PadToBatchMax(ValueFlow):
                     ctx.report(node, self.message.format(
                         what=f"this list is padded to the maximum read back from a tensor ({short_source(read, 40)}"
                              f", line {read.lineno})"), "padding")
-                return
+                    return
+                break
+        self._broad_list(node, ctx)
+
+    def _broad_list(self, node: ast.BinOp, ctx: FileContext) -> None:
+        """Session 22 (broad path): ``[0] * (m - x.n)`` / ``[-1] * w * (m - len(x))`` with ``m`` a maximum the
+        function takes of values the model cannot type (``max(batch_word_num)``, ``max([max(x) for x in
+        lens])``): the padding is the trigger (:mod:`npu_lint.rules.broad_padding`)."""
+        count = padded_list(node)
+        extreme = padding_maximum(count, node, ctx) if count is not None else None
+        if extreme is not None:
+            self._once(node, (BATCH_MAX, extreme), "pads a list", "this list is padded to the batch maximum", ctx)
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
@@ -598,6 +638,11 @@ class PadToBatchMax(ValueFlow):
         if isinstance(node, ast.BinOp):
             if ctx.uses_torch:
                 self.check_binop(node, ctx)
+            return
+        if not ctx.uses_torch and isinstance(node, ast.Call) and _asks_torch(node):
+            # session 22: ``self.processor(texts, padding="longest", return_tensors="pt")`` in a module that imports
+            # no torch (the model is loaded elsewhere): the call asks for torch tensors itself
+            self.check_call(node, ctx)
             return
         super().check(node, ctx)
 
@@ -661,6 +706,10 @@ class PadToBatchMax(ValueFlow):
                 text = self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})")
                 if first is None:
                     made[id(extreme)] = (ctx.report(node, text, "padding"), node.lineno, _item_pad(node, ctx))
+                    self._at_maximum(extreme, node, origin, ctx)
+                elif first[0] is not None and first[1] != node.lineno and extreme.lineno != first[1] \
+                        and _item_pad(node, ctx) and first[2] and id(extreme) in ctx.scratch.get("batch_max_at", {}):
+                    pass    # session 22: the maximum's own line names it already; the first place keeps its finding
                 elif first[0] is not None and first[1] != node.lineno and extreme.lineno != first[1] \
                         and _item_pad(node, ctx) and first[2]:
                     # a second list of items padded to it (the embeddings and their masks, ``F.pad`` each): one
@@ -678,21 +727,53 @@ class PadToBatchMax(ValueFlow):
         if here and len(listed) == 1:   # the one such place so far: reported there
             text = self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})")
             reported[id(extreme)] = (ctx.report(node, text, "padding"), sinks)
+            self._at_maximum(extreme, node, origin, ctx)
             return
         text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(listed)}")
+        at_max = ctx.scratch.get("batch_max_at", {}).get(id(extreme))
         pads = [s for s in listed if s.startswith(_PAD_PLACES) and not s.endswith(")")]
         buffers = any(s in ctx.scratch.get("batch_max_buffers", ()) for s in listed)   # a batch's array
         if entry is ... or entry[0] is None:
-            reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
+            if at_max is not None:   # session 22: the maximum's own line holds it already
+                reported[id(extreme)] = (self._amend_at_maximum(extreme, text, ctx), sinks)
+            else:
+                reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
         elif here and pads and not buffers:
             # the items padded with np.pad, no batch buffer: the first item padded is where the batch's varying
             # shape is made, rather than the maximum (the other places are named in the message)
             reported[id(extreme)] = (ctx.relocate(entry[0], node, text) if pads[0] == sink else
                                      ctx.amend(entry[0], text), sinks)
         elif len(listed) >= 2 and entry[0].line != extreme.lineno:   # a second place: moved to the maximum
-            reported[id(extreme)] = (ctx.relocate(entry[0], extreme, text), sinks)
+            if at_max is not None:
+                # session 22: the maximum's line holds a finding already: it names every place, and the first
+                # place's own finding is withdrawn (one finding at the maximum, as before)
+                ctx.withdraw(entry[0])
+                reported[id(extreme)] = (self._amend_at_maximum(extreme, text, ctx), sinks)
+            else:
+                reported[id(extreme)] = (ctx.relocate(entry[0], extreme, text), sinks)
         else:
             reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
+
+    @staticmethod
+    def _amend_at_maximum(extreme: ast.AST, text: str, ctx: FileContext):
+        at = ctx.scratch["batch_max_at"]
+        at[id(extreme)] = ctx.amend(at[id(extreme)], text)
+        return at[id(extreme)]
+
+    def _at_maximum(self, extreme: ast.AST, node: ast.AST, origin: tuple, ctx: FileContext) -> None:
+        """Session 22: a maximum computed in the function of the place it sizes or pads is reported on its own line
+        too (once), besides the place: the line a fixed length replaces, where a reviewer marks the padding as
+        often as at the tensor. Not when the place is on the maximum's statement (``torch.zeros(n, max(lens))``)."""
+        statement = ctx.statement_of(extreme)
+        if statement is None or not same_function(extreme, node, ctx) \
+                or statement.lineno <= node.lineno <= (statement.end_lineno or statement.lineno):
+            return
+        at = ctx.scratch.setdefault("batch_max_at", {})
+        if id(extreme) in at:
+            return
+        name = "minimum" if extreme_side(origin) == "shortest" else "maximum"
+        at[id(extreme)] = ctx.report(extreme, self.message.format(
+            what=f"the batch {name} {origin_text(origin)} sizes the padding at line {node.lineno}"), "padding")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         helper = batch_max_helper(node, ctx)    # the call site of a helper of this file that pads (static helper)
@@ -790,8 +871,16 @@ class PadToBatchMax(ValueFlow):
         elif name in FACTORIES or name == _F_PAD or (isinstance(node.func, ast.Attribute)
                                                      and node.func.attr in _SIZED_METHODS and not name):
             verb = "pads with F.pad()" if name == _F_PAD else f"sizes {_short(name) or last}()"
-            for origin in self._flows(size_args(node, name or None), node, ctx):   # each caller's maximum
+            origins = self._flows(size_args(node, name or None), node, ctx)
+            for origin in origins:   # each caller's maximum
                 self._once(node, origin, verb, "this tensor is sized by the batch maximum", ctx)
+            if not origins and name == _F_PAD and len(node.args) >= 2 and isinstance(node.args[1], (ast.Tuple, ast.List)):
+                # session 22 (broad path): ``F.pad(x, (0, m - n))`` up to a maximum of values the model cannot type
+                for count in node.args[1].elts:
+                    extreme = padding_maximum(count, node, ctx)
+                    if extreme is not None:
+                        self._once(node, (BATCH_MAX, extreme), verb, "this tensor is padded to the batch maximum", ctx)
+                        break
 
     def _project_sizer(self, node: ast.Call, ctx: FileContext) -> None:
         """``stack_tensors(items, max_lens=[m])`` with ``m`` the batch maximum, where that function of another
@@ -873,6 +962,12 @@ class PadToBatchMax(ValueFlow):
                 or binding.value.elts:
             return []
         return [flow for value in ctx.resolver.added_values(binding) for flow in ctx.resolver.flows(value)]
+
+
+def _asks_torch(node: ast.Call) -> bool:
+    """``return_tensors="pt"``: a tokenizer or processor call that makes torch tensors."""
+    return any(kw.arg == "return_tensors" and isinstance(kw.value, ast.Constant) and kw.value.value == "pt"
+               for kw in node.keywords)
 
 
 def _collator_base(func: ast.Name, ctx: FileContext) -> Optional[str]:

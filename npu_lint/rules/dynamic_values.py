@@ -178,7 +178,11 @@ class TensorValueInShape(ValueFlow):
     count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
-    must_fire = (
+    must_fire = (# session 22 (values22): ``lengths.max()`` with no dimension kept in a name: a list has no ``max``,
+                 # so a tensor's or an array's largest value sizes the range either way (was must-not-fire: "numpy's too")
+                 "import torch\ndef sequence_mask(lengths):\n    n = lengths.max()\n"
+                 "    return torch.arange(0, n) >= lengths.sum()\n",
+                 
         # a tensor's elements taken as a Python list (each read on the host) as the lengths of a packed sequence
         "import torch\ndef encode(rnn, x, mask):\n    lens = list(mask.eq(0).long().sum(1))\n"
         "    return rnn(torch.nn.utils.rnn.pack_padded_sequence(x, lens, batch_first=True))\n",
@@ -583,9 +587,9 @@ class TensorValueInShape(ValueFlow):
                      "    def __init__(self, s=256):\n        super().__init__()\n"
                      "        self.stride = torch.tensor([s / x.shape[-2] for x in self.forward(torch.zeros(1, 3, s, s))])\n"
                      "    def forward(self, x):\n        return F.pad(x, (0, int(self.stride.max())))\n",
-                     # ``max`` and ``sum`` are numpy's too: no evidence the parameter is a tensor
-                     "import torch\ndef sequence_mask(lengths):\n    n = lengths.max()\n"
-                     "    return torch.arange(0, n) >= lengths.sum()\n",
+                     # session 22: the largest of a tensor the code fills with constants stays fixed
+                     "import torch\ndef f(x):\n    strides = torch.tensor([8, 16, 32])\n    n = strides.max()\n"
+                     "    return torch.zeros(n, 4)\n",
                      # a count loop with no zero test (a batch), or one that leaves no tensor work
                      "import torch\ndef f(x: torch.Tensor, out: torch.Tensor):\n    n = x.size(0)\n"
                      "    for i in range(n):\n        out[i] += x[i].sum()\n",
