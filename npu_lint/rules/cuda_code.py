@@ -9,8 +9,8 @@ from typing import Optional
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
 from npu_lint.cuda_kernels import kernel_launch, npu_backend
-from npu_lint.cuda_facts import (extension_module, imported_names, instance_class, is_extension_import, library_row,
-                                 library_words, switch_row, switch_values)
+from npu_lint.cuda_facts import (built_here, extension_module, imported_names, instance_class, is_extension_import,
+                                 library_row, library_words, switch_row, switch_values)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
@@ -540,15 +540,21 @@ class CudaExtensionImport(Rule):
     message = "{name} looks like a compiled CUDA extension module: it needs an NPU implementation"
     must_fire = ("import sigmoid_focal_loss_cuda\n", "from . import deform_conv_cuda\n",
                  "from .._ext import roi_align\n", "from . import _C\n",
-                 "try:\n    import alt_cuda_corr\nexcept ImportError:\n    alt_cuda_corr = None\n")
+                 "try:\n    import alt_cuda_corr\nexcept ImportError:\n    alt_cuda_corr = None\n",
+                 # the prebuilt copy of an extension the file otherwise compiles under the same name
+                 "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
+                 "    fastops = load(name='fastops', sources=srcs, extra_cuda_cflags=['-O3'])\n")
     must_not_fire = ("import torch.cuda\n", "from .cuda_utils import get_device\n", "from numba import cuda\n",
                      "from mmcv import _ext\n", "try:\n    from .cuda_utils import get_device\nexcept ImportError:\n    pass\n",
                      "try:\n    import cuda_helpers\nexcept KeyError:\n    pass\n",
-                     "try:\n    from sageattention import sageattn_qk_int8_pv_fp8_cuda_sm90\nexcept ImportError:\n    pass\n")
+                     "try:\n    from sageattention import sageattn_qk_int8_pv_fp8_cuda_sm90\nexcept ImportError:\n    pass\n",
+                     "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
+                     "    fastops = load(name='fastops', sources=['fastops.cpp'])\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         for name, level in imported_names(node):
-            if is_extension_import(name, level, node, ctx):
+            if is_extension_import(name, level, node, ctx) \
+                    or (isinstance(node, ast.Import) and "." not in name and built_here(name, ctx)):
                 shown = "." * level + name
                 ctx.report(node, self.message.format(name=shown), shown)
 
@@ -593,12 +599,17 @@ class CustomCudaOperatorCall(Rule):
                  "    def run(x, y):\n        wkv.forward_bf16(x, y)\n    return run\n",
                  # an operator imported by name from the extension module
                  "from ._C import nms_rotated\ndef nms(boxes, scores):\n    return nms_rotated(boxes, scores, 0.5)  # NPU223\n",
-                 "from .ops.deform_conv_cuda import deform_conv_forward\ny = deform_conv_forward(x, w)  # NPU223\n")
+                 "from .ops.deform_conv_cuda import deform_conv_forward\ny = deform_conv_forward(x, w)  # NPU223\n",
+                 # a name given the extension module (``ext_c = exllamav2_ext``), built here or imported prebuilt
+                 "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
+                 "    fastops = load(name='fastops', sources=srcs, extra_cuda_cflags=['-O3'])\next_c = fastops\n"
+                 "def remap(x, m):\n    return ext_c.tensor_remap(x, m)  # NPU223\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
                      "from .ops.boxes import nms_rotated\nkeep = nms_rotated(boxes, scores, 0.5)\n",
                      "from .ops import nms\nkeep = nms(boxes, scores)\n",
                      "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\ny = m.forward(x)\n",
-                     "import cuda_helpers\nx = cuda_helpers.to_device(x)\n")
+                     "import cuda_helpers\nx = cuda_helpers.to_device(x)\n",
+                     "import numpy as np\nops = np\ny = ops.sum(x)\n")
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
