@@ -70,7 +70,8 @@ NAMED = "named by its words"   # api_row note of a row no table gives (``cuda_na
 LIBRARY = "library"   # api_row status: a name outside torch whose module or own name says CUDA (not in the table)
 # the words that name a CUDA component in a module or API name (``accelerators.cuda``, ``CUDAAccelerator``,
 # ``is_cuda_available``, ``cudnn``, ``nccl``): CUDA's own libraries, never a word of another backend
-_CUDA_WORDS = frozenset({"cuda", "cudnn", "cublas", "cufft", "curand", "cusparse", "cusolver", "nccl", "nvtx", "nvml"})
+_CUDA_WORDS = frozenset({"cuda", "cudnn", "cublas", "cufft", "curand", "cusparse", "cusolver", "cudart", "nvrtc", "nccl",
+                         "nvtx", "nvml", "nvidia"})
 _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 
 

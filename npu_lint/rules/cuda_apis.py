@@ -132,6 +132,8 @@ def _recorded(node: ast.AST, ctx: FileContext) -> bool:
     """A value only shown or recorded (``f"built for CUDA {torch.version.cuda}"``, ``{"cuda_version":
     torch.version.cuda}``, ``print(torch.version.cuda)``): no use of it that changes on NPU. Judged for the names
     only their words say are CUDA's (``cuda_named``), not for the table's APIs."""
+    if not isinstance(getattr(node, "ctx", None), ast.Load):
+        return True   # a name the code sets (``torch.cuda_mod = None``): nothing of CUDA's is read
     parent = ctx.parent(node)
     if isinstance(parent, (ast.FormattedValue, ast.Dict, ast.keyword)):
         return isinstance(parent, ast.FormattedValue) or isinstance(parent, ast.Dict) \

@@ -3,17 +3,21 @@ libraries and compiled CUDA extension modules."""
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from typing import Optional
 
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
 from npu_lint.cuda_kernels import kernel_launch, npu_backend
-from npu_lint.cuda_facts import (built_here, extension_module, imported_names, instance_class, is_extension_import,
+from npu_lint.cuda_facts import (built_here, cuda_named, extension_module, imported_names, instance_class, is_extension_import,
                                  library_row, library_words, switch_row, switch_values)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
+# calls that load a module or a shared library by name (NPU221 judges what they load)
+_LOADED_BY_CALL = ("torch.ops.load_library", "ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.CDLL.LoadLibrary",
+                   "importlib.import_module")
 # cuda_libraries.tsv ``reported``: each use and the import, or the uses only (a settings class of a library that runs
 # on NPU otherwise, ``transformers.BitsAndBytesConfig``: importing it loads no CUDA code, making one asks for it).
 _EACH_USE = ("each use", "uses only")
@@ -535,28 +539,59 @@ class CudaExtensionImport(Rule):
     code = "NPU221"
     name = "cuda-extension-import"
     family = FAMILY
-    node_types = (ast.Import, ast.ImportFrom)
-    triggers = ("cuda", "_ext", "_C")
+    node_types = (ast.Import, ast.ImportFrom, ast.Call)
+    callees = frozenset(_LOADED_BY_CALL)   # dispatch: the calls that load a module or a shared library
+    triggers = ("cuda", "_ext", "_C", "load_library", "CDLL", "LoadLibrary")
     message = "{name} looks like a compiled CUDA extension module: it needs an NPU implementation"
     must_fire = ("import sigmoid_focal_loss_cuda\n", "from . import deform_conv_cuda\n",
                  "from .._ext import roi_align\n", "from . import _C\n",
                  "try:\n    import alt_cuda_corr\nexcept ImportError:\n    alt_cuda_corr = None\n",
                  # the prebuilt copy of an extension the file otherwise compiles under the same name
                  "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
-                 "    fastops = load(name='fastops', sources=srcs, extra_cuda_cflags=['-O3'])\n")
+                 "    fastops = load(name='fastops', sources=srcs, extra_cuda_cflags=['-O3'])\n",
+                 # loaded by a call: an operator library, a CUDA runtime library, an extension by name
+                 "import torch\ntorch.ops.load_library(os.path.join(root, 'libfused_ops.so'))\n",
+                 "import ctypes\nrt = ctypes.CDLL('libcudart.so')\n",
+                 "import importlib\nops = importlib.import_module('deform_conv_cuda')\n")
     must_not_fire = ("import torch.cuda\n", "from .cuda_utils import get_device\n", "from numba import cuda\n",
                      "from mmcv import _ext\n", "try:\n    from .cuda_utils import get_device\nexcept ImportError:\n    pass\n",
                      "try:\n    import cuda_helpers\nexcept KeyError:\n    pass\n",
                      "try:\n    from sageattention import sageattn_qk_int8_pv_fp8_cuda_sm90\nexcept ImportError:\n    pass\n",
                      "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
-                     "    fastops = load(name='fastops', sources=['fastops.cpp'])\n")
+                     "    fastops = load(name='fastops', sources=['fastops.cpp'])\n",
+                     "import ctypes, importlib\nlibc = ctypes.CDLL('libc.so.6')\nmod = importlib.import_module('numpy')\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
+        if isinstance(node, ast.Call):
+            self._loaded(node, ctx)
+            return
         for name, level in imported_names(node):
             if is_extension_import(name, level, node, ctx) \
                     or (isinstance(node, ast.Import) and "." not in name and built_here(name, ctx)):
                 shown = "." * level + name
                 ctx.report(node, self.message.format(name=shown), shown)
+
+
+    def _loaded(self, node: ast.Call, ctx: FileContext) -> None:
+        """The module or library a call loads: ``torch.ops.load_library(path)`` (always a compiled operator
+        library: its operators need NPU kernels), ``ctypes.CDLL("libcudart.so")`` of a CUDA runtime library (a file
+        name with a CUDA word: :func:`cuda_named`), ``importlib.import_module("nms_cuda")`` of a name an import
+        statement would report."""
+        api = ctx.resolver.qualname(node.func)
+        if api not in _LOADED_BY_CALL or not node.args:
+            return
+        argument = node.args[0]
+        text = argument.value if isinstance(argument, ast.Constant) and isinstance(argument.value, str) else None
+        if api == "torch.ops.load_library":
+            shown = short_source(argument, 40)
+            ctx.report(node, f"torch.ops.load_library({shown}) loads a compiled operator library: each operator it "
+                             "registers needs an NPU implementation", api)
+        elif api == "importlib.import_module":
+            if text and not text.startswith(".") and is_extension_import(text, 0, node, ctx):
+                ctx.report(node, self.message.format(name=text), text)
+        elif text and cuda_named(os.path.basename(text).split(".so", 1)[0].replace("lib", "", 1)):
+            ctx.report(node, f"{api}({text!r}) loads a CUDA library, which does not exist on an Ascend host (CANN "
+                             "ships its own runtime libraries)", api)
 
 
 class CustomCudaOperatorCall(Rule):
