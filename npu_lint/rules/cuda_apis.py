@@ -135,6 +135,8 @@ def _recorded(node: ast.AST, ctx: FileContext) -> bool:
     if not isinstance(getattr(node, "ctx", None), ast.Load):
         return True   # a name the code sets (``torch.cuda_mod = None``): nothing of CUDA's is read
     parent = ctx.parent(node)
+    while isinstance(parent, (ast.IfExp, ast.BoolOp)) and getattr(parent, "test", None) is not node:
+        node, parent = parent, ctx.parent(parent)   # one of the values shown: ``torch.version.cuda if cuda else ''``
     if isinstance(parent, (ast.FormattedValue, ast.Dict, ast.keyword)):
         return isinstance(parent, ast.FormattedValue) or isinstance(parent, ast.Dict) \
             or isinstance(ctx.parent(parent), ast.Call) and _shown(ctx.parent(parent))
@@ -326,7 +328,8 @@ class CudaApiNoEquivalent(_ApiGroupRule):
                      "import torch\nf = torch.Tensor.cuda\n", "from numba import cuda\n",
                      "from lightning.pytorch.accelerators import Accelerator\n",
                      # a version only shown or recorded
-                     "import torch\nINFO = {'cuda_version': torch.version.cuda}\nprint(f'CUDA {torch.version.cuda}')\n"
+                     "import torch\nINFO = {'cuda_version': torch.version.cuda if on_gpu else ''}\n"
+                     "print(f'CUDA {torch.version.cuda}')\n"
                      "log.info('cuda %s', torch.version.cuda)\n")
 
     def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:

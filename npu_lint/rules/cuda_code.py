@@ -207,7 +207,8 @@ class CudaOnlyLibrary(_LibraryImport):
     constant_types = (str,)   # dispatch: the library's name given to importlib
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
     launch_message = "{kernel}[...](...) launches a {library} GPU kernel, CUDA-only; on NPU: {alternative}"
-    must_fire = ("import cupy as cp\n", "from cuml.neighbors import NearestNeighbors\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
+    must_fire = ("import cupy as cp\n", "from cuml.neighbors import NearestNeighbors\n",
+                 "import transformer_engine.pytorch as te\nwith te.fp8_autocast(enabled=True):  # NPU217\n    pass\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n",
                  "try:\n    import pynvml\nexcept ImportError:\n    pynvml = None\n"
                  "def free_memory(i):\n    handle = pynvml.nvmlDeviceGetHandleByIndex(i)  # NPU217\n"
