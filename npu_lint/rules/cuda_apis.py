@@ -135,8 +135,9 @@ def _recorded(node: ast.AST, ctx: FileContext) -> bool:
     if not isinstance(getattr(node, "ctx", None), ast.Load):
         return True   # a name the code sets (``torch.cuda_mod = None``): nothing of CUDA's is read
     parent = ctx.parent(node)
-    while isinstance(parent, (ast.IfExp, ast.BoolOp)) and getattr(parent, "test", None) is not node:
-        node, parent = parent, ctx.parent(parent)   # one of the values shown: ``torch.version.cuda if cuda else ''``
+    while isinstance(parent, (ast.IfExp, ast.BoolOp, ast.Lambda)) and getattr(parent, "test", None) is not node:
+        node, parent = parent, ctx.parent(parent)   # one of the values shown: ``torch.version.cuda if cuda else ''``,
+        # ``_dict_append(output, "CUDA version", lambda: torch.version.cuda)``
     if isinstance(parent, (ast.FormattedValue, ast.Dict, ast.keyword)):
         return isinstance(parent, ast.FormattedValue) or isinstance(parent, ast.Dict) \
             or isinstance(ctx.parent(parent), ast.Call) and _shown(ctx.parent(parent))
@@ -144,9 +145,13 @@ def _recorded(node: ast.AST, ctx: FileContext) -> bool:
 
 
 def _shown(call: ast.Call) -> bool:
+    """A call that prints, logs or records its arguments: ``print``, ``log.info``, ``fprint``, ``_dict_append``."""
     func = call.func
     name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
-    return name in _SHOWN
+    return name.lower().endswith(_SHOWN_ENDINGS)
+
+
+_SHOWN_ENDINGS = tuple(_SHOWN)
 
 
 def _may_be_generic(ref: ApiRef, ctx: FileContext) -> bool:
@@ -330,7 +335,8 @@ class CudaApiNoEquivalent(_ApiGroupRule):
                      # a version only shown or recorded
                      "import torch\nINFO = {'cuda_version': torch.version.cuda if on_gpu else ''}\n"
                      "print(f'CUDA {torch.version.cuda}')\n"
-                     "log.info('cuda %s', torch.version.cuda)\n")
+                     "log.info('cuda %s', torch.version.cuda)\nfprint('CUDA version:', torch.version.cuda)\n"
+                     "_dict_append(output, 'CUDA version', lambda: torch.version.cuda)\n")
 
     def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
         return not _redirected_for(row, ctx)
