@@ -21,6 +21,7 @@ SYNTAX_ERROR = "NPU001"
 SPECIAL_CODES = {SYNTAX_ERROR: ("syntax-error", "A file that does not parse: nothing else in it can be checked.")}
 DEFAULT_EXCLUDE = (".git", ".hg", ".svn", ".tox", ".nox", ".venv", "venv", ".eggs", "*.egg", "__pycache__",
                    ".mypy_cache", ".pytest_cache", ".ruff_cache", "build", "dist", "node_modules", "site-packages")
+BUILD_OUTPUTS = ("build", "dist")   # default excludes naming build output: a Python package so named is kept
 
 
 class ConfigError(ValueError):
@@ -67,8 +68,30 @@ class Config:
         relative = _relative(path, self.root)
         folder, slash, name = relative.rpartition("/")
         patterns = self.exclude + self.extend_exclude
-        return _folder_excluded(folder + slash, patterns) or any(_name_matches(relative, name, pattern)
-                                                                 for pattern in patterns)
+        if not (_folder_excluded(folder + slash, patterns) or any(_name_matches(relative, name, pattern)
+                                                                  for pattern in patterns)):
+            return False
+        # ``build`` / ``dist`` of the defaults name build output; a folder so named that is a Python package
+        # (``mmengine/dist/__init__.py``: the distributed helpers) is source, and stays in unless asked out
+        outputs = tuple(p for p in BUILD_OUTPUTS if p in self.exclude and p not in self.extend_exclude)
+        rest = tuple(p for p in patterns if p not in outputs)
+        if not outputs or _folder_excluded(folder + slash, rest) or any(_name_matches(relative, name, pattern)
+                                                                        for pattern in rest):
+            return True
+        return not _packages(os.path.abspath(path), relative.count("/") + 1, outputs)
+
+
+@lru_cache(maxsize=4096)
+def _packages(path: str, depth: int, names: tuple[str, ...]) -> bool:
+    """Every folder named in ``names`` among ``path`` and its ``depth - 1`` nearest ancestors is a Python package
+    (holds ``__init__.py``): a package named ``dist`` is source, a ``dist/`` of wheels or a ``build/lib`` copy is
+    not."""
+    current = Path(path)
+    for _ in range(depth):
+        if current.name in names and not (current / "__init__.py").is_file():
+            return False
+        current = current.parent
+    return True
 
 
 def _relative(path: Path, root: Path) -> str:

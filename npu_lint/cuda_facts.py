@@ -40,6 +40,8 @@ def api_row(qualname: str) -> Optional[dict[str, str]]:
     backends get a generic row.
     """
     table = keyed("cuda_apis.tsv", "api")
+    if qualname.startswith("torch.torch."):   # the torch module is an attribute of itself: ``torch.torch.cuda``
+        qualname = qualname[len("torch."):]
     name = qualname
     while "." in name:
         row = table.get(name)
@@ -54,7 +56,34 @@ def api_row(qualname: str) -> Optional[dict[str, str]]:
         if qualname.startswith(prefix):
             return {"api": qualname, "group": group, "trigger": "name", "status": "unlisted",
                     "npu_equivalent": "", "since": "", "note": "", "source": ""}
+    if "." in qualname and cuda_named(qualname) and library_row(qualname) is None:
+        # a library's (or torch's) own name for a CUDA thing: ``torch.version.cuda``, ``torch._C._cuda_getDeviceCount``,
+        # ``pytorch_lightning.accelerators.cuda.CUDAAccelerator``; the CUDA-only libraries of cuda_libraries.tsv are
+        # NPU216 / NPU217's
+        status = "unlisted" if qualname.startswith("torch.") else LIBRARY
+        return {"api": qualname, "group": "cuda", "trigger": "name", "status": status,
+                "npu_equivalent": "", "since": "", "note": NAMED, "source": ""}
     return None
+
+
+NAMED = "named by its words"   # api_row note of a row no table gives (``cuda_named``)
+LIBRARY = "library"   # api_row status: a name outside torch whose module or own name says CUDA (not in the table)
+# the words that name a CUDA component in a module or API name (``accelerators.cuda``, ``CUDAAccelerator``,
+# ``is_cuda_available``, ``cudnn``, ``nccl``): CUDA's own libraries, never a word of another backend
+_CUDA_WORDS = frozenset({"cuda", "cudnn", "cublas", "cufft", "curand", "cusparse", "cusolver", "cudart", "nvrtc", "nccl",
+                         "nvtx", "nvml", "nvidia"})
+_WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
+
+
+@lru_cache(maxsize=8192)
+def cuda_named(qualname: str) -> bool:
+    """A dotted name with a CUDA word among the words of its parts (``snake_case`` and ``CamelCase`` split:
+    ``CUDAAccelerator`` -> CUDA, Accelerator; ``is_cuda_available`` -> is, cuda, available); not ``torch.Tensor.cuda``
+    / ``is_cuda`` (a tensor's or module's method: NPU203 / NPU204)."""
+    parts = qualname.split(".")
+    if qualname.startswith(("torch.Tensor.", "torch.nn.")) and parts[-1] in ("cuda", "is_cuda"):
+        return False
+    return any(word.lower() in _CUDA_WORDS for part in parts for word in _WORD.findall(part))
 
 
 def defined_here(qualname: str, ctx: "FileContext") -> bool:
@@ -220,10 +249,18 @@ def env_var_row(name: str) -> Optional[dict[str, str]]:
     table = keyed("cuda_env_vars.tsv", "name")
     if name in table:
         return table[name]
-    for prefix in ("TORCH_NCCL_", "NCCL_"):
+    for prefix in env_prefixes():   # the table's ``NCCL_*`` / ``CUDA_*`` rows, longest first
         if name.startswith(prefix) and len(name) > len(prefix):
             return table[prefix + "*"]
     return None
+
+
+@lru_cache(maxsize=1)
+def env_prefixes() -> tuple[str, ...]:
+    """The prefixes of the table's wildcard rows (``NCCL_*`` -> ``NCCL_``), longest first: a name under one belongs
+    to a CUDA-only component (``CUDA_MODULE_LOADING``, ``NCCL_IB_DISABLE``) though the table does not list it."""
+    names = keyed("cuda_env_vars.tsv", "name")
+    return tuple(sorted((n[:-1] for n in names if n.endswith("*")), key=len, reverse=True))
 
 
 def is_env_use(node: ast.AST, ctx: "FileContext", anywhere: bool = False) -> bool:
@@ -426,11 +463,11 @@ def builds_cuda(call: ast.Call) -> bool:
                for n in ast.walk(call))
 
 
-def extension_module(node: ast.Name, ctx: "FileContext") -> Optional[str]:
+def extension_module(node: ast.Name, ctx: "FileContext", depth: int = 0) -> Optional[str]:
     """The compiled CUDA extension a name stands for where it is read, else None: a name some binding of its scope
     imports as an extension (:func:`is_extension_import`, also when the ``except`` arm rebinds it to None), or
-    binds to the module ``cpp_extension.load(name=..., sources=[...cu])`` builds and returns. Returned: the
-    module's name as the code writes it."""
+    binds to the module ``cpp_extension.load(name=..., sources=[...cu])`` builds and returns, or to another name
+    that is one (``ext_c = exllamav2_ext``, two hands deep). Returned: the module's name as the code writes it."""
     scopes = ctx.resolver.scopes
     if scopes is None:
         return None
@@ -439,6 +476,12 @@ def extension_module(node: ast.Name, ctx: "FileContext") -> Optional[str]:
         return None
     owner = next((s for s in (binding.scope, scopes.module) if binding in s.names.get(node.id, ())), binding.scope)
     for candidate in owner.names.get(node.id, ()):
+        if candidate.tag == "value" and not candidate.path and isinstance(candidate.value, ast.Name) and depth < 2 \
+                and candidate.value.id != node.id:
+            found = extension_module(candidate.value, ctx, depth + 1)
+            if found is not None:
+                return found
+            continue
         if candidate.tag == "import" and isinstance(candidate.value, str) and candidate.node is not None:
             module = candidate.value
             level = len(module) - len(module.lstrip("."))
@@ -449,6 +492,18 @@ def extension_module(node: ast.Name, ctx: "FileContext") -> Optional[str]:
                 and builds_cuda(candidate.value):
             return node.id
     return None
+
+
+def built_here(name: str, ctx: "FileContext") -> bool:
+    """The module scope binds ``name`` to what a CUDA-building ``cpp_extension.load`` returns (``exllamav2_ext =
+    load(name=extension_name, sources=..., extra_cuda_cflags=...)``): an ``import exllamav2_ext`` of the same name
+    is the prebuilt copy of that extension (the prebuilt-or-JIT pattern)."""
+    scopes = ctx.resolver.scopes
+    if scopes is None:
+        return False
+    return any(b.tag == "value" and not b.path and isinstance(b.value, ast.Call)
+               and ctx.resolver.qualname(b.value.func, b.scope) in _LOADERS and builds_cuda(b.value)
+               for b in scopes.module.names.get(name, ()))
 
 
 def instance_class(receiver: ast.AST, ctx: "FileContext") -> Optional[str]:

@@ -45,6 +45,21 @@ def test_exclude_replaces_the_defaults_and_extend_exclude_adds(tmp_path):
     assert extended.excludes(tmp_path / "b" / "gen" / "x.py") and extended.excludes(tmp_path / "b" / "venv" / "x.py")
 
 
+def test_build_output_names_skip_output_but_keep_packages_so_named(tmp_path):
+    """``dist`` / ``build`` of the defaults are build output (wheels, ``build/lib`` copies); a Python package so
+    named (``mmengine/dist/__init__.py``, the distributed helpers) is source and is checked. Listed by the user in
+    ``extend-exclude``, it is skipped."""
+    config = configuration.load(write(tmp_path / "a" / "pyproject.toml", "[tool.npu-lint]\n"))
+    write(tmp_path / "a" / "pkg" / "dist" / "__init__.py", "")
+    assert not config.excludes(tmp_path / "a" / "pkg" / "dist" / "utils.py")
+    assert not config.excludes(tmp_path / "a" / "pkg" / "dist")
+    assert config.excludes(tmp_path / "a" / "build" / "lib" / "pkg" / "x.py")
+    assert config.excludes(tmp_path / "a" / "dist" / "x.py")
+    extended = configuration.load(write(tmp_path / "b" / "pyproject.toml", '[tool.npu-lint]\nextend-exclude = ["dist"]\n'))
+    write(tmp_path / "b" / "pkg" / "dist" / "__init__.py", "")
+    assert extended.excludes(tmp_path / "b" / "pkg" / "dist" / "utils.py")
+
+
 @pytest.mark.parametrize("key,value,suggestion", [
     ("select", "NPU9", "NPU419"), ("ignore", "NPU999", "NPU419"), ("extend-select", "NPU2055", "NPU205"),
     ("select", "NPUX", None), ("select", "E501", None),

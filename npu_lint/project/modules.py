@@ -132,8 +132,9 @@ def _files(root: Path, warnings: list[str]) -> Iterator[tuple[Path, str]]:
         base = Path(folder)
         kept = []
         for name in sorted(dirs):
-            if name in SKIPPED_DIRS or name.endswith(".egg-info"):
-                continue
+            if (name in SKIPPED_DIRS and not (name in ("build", "dist") and (base / name / "__init__.py").is_file())) \
+                    or name.endswith(".egg-info"):
+                continue   # a package named ``dist`` / ``build`` (``mmengine.dist``) is source, not build output
             if (base / name).is_symlink():
                 warnings.append(f"{(base / name).relative_to(root).as_posix()} is a symbolic link, skip.")
                 continue

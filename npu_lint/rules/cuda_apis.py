@@ -8,11 +8,12 @@ import ast
 from typing import ClassVar, Optional
 
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import api_row, defined_here, handled, instance_class
-from npu_lint.rules import ApiRef, Rule, short_source
+from npu_lint.cuda_facts import LIBRARY, NAMED, api_row, defined_here, handled, instance_class
+from npu_lint.rules import FUNCTION_TYPES, ApiRef, Rule, short_source
 
 FAMILY = "cuda"
-TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "channels_last", "CUDA", "autocast_gpu",
+TRIGGERS = ("cuda", "nccl", "NCCL", "DataParallel", "data_parallel", "jit", "channels_last", "CUDA", "Cuda", "autocast_gpu",
+            "cudnn", "cublas", "nvtx", "nvml", "Nccl",
             "classy_vision")   # its CUDA wrappers (copy_model_to_gpu) are cuda_apis.tsv rows
 
 
@@ -63,7 +64,9 @@ class _ApiGroupRule(Rule):
         assert isinstance(ref, ApiRef)
         row = api_row(ref.qualname)
         if row is not None and row["group"] in self.groups and self.accepts(row, ctx) \
-                and not defined_here(ref.qualname, ctx):
+                and not defined_here(ref.qualname, ctx) and not _own_name(ref.qualname, row, ctx) \
+                and not _may_be_generic(ref, ctx) and not _inherited(ref, ctx) \
+                and not (row["note"] == NAMED and _recorded(ref.node, ctx)):
             ctx.report(ref.node, self.describe(ref.qualname, row, ctx), ref.qualname)
 
     def check_instance_call(self, node: ast.Call, ctx: FileContext) -> None:
@@ -85,7 +88,9 @@ class _ApiGroupRule(Rule):
             return
         names = [f"{node.module}.{alias.name}" for alias in node.names if alias.name != "*"]
         if not (node.module == "torch.cuda" or node.module.startswith("torch.cuda.")):
-            names = [name for name in names if _backend_module(name)]   # ``from torch.backends import cudnn``
+            # ``from torch.backends import cudnn``; a library's CUDA name (``from lightning.pytorch.accelerators
+            # import CUDAAccelerator``): the import changes with its uses
+            names = [name for name in names if _backend_module(name) or _library_name(name, ctx)]
         rows = [(name, row) for name in names for row in [api_row(name)] if row is not None]
         if rows and rows[0][1]["group"] in self.groups and self.accepts(rows[0][1], ctx):
             listed = ", ".join(alias.name for alias in node.names)
@@ -118,6 +123,82 @@ def _backend_module(name: str) -> bool:
     api_row is a bare module's)."""
     row = api_row(name)
     return row is not None and row["status"] == "module" and name.startswith("torch.backends.")
+
+
+_SHOWN = frozenset({"print", "info", "debug", "warning", "warn", "error", "write", "format", "append", "add_row"})
+
+
+def _recorded(node: ast.AST, ctx: FileContext) -> bool:
+    """A value only shown or recorded (``f"built for CUDA {torch.version.cuda}"``, ``{"cuda_version":
+    torch.version.cuda}``, ``print(torch.version.cuda)``): no use of it that changes on NPU. Judged for the names
+    only their words say are CUDA's (``cuda_named``), not for the table's APIs."""
+    if not isinstance(getattr(node, "ctx", None), ast.Load):
+        return True   # a name the code sets (``torch.cuda_mod = None``): nothing of CUDA's is read
+    parent = ctx.parent(node)
+    while isinstance(parent, (ast.IfExp, ast.BoolOp, ast.Lambda)) and getattr(parent, "test", None) is not node:
+        node, parent = parent, ctx.parent(parent)   # one of the values shown: ``torch.version.cuda if cuda else ''``,
+        # ``_dict_append(output, "CUDA version", lambda: torch.version.cuda)``
+    if isinstance(parent, (ast.FormattedValue, ast.Dict, ast.keyword)):
+        return isinstance(parent, ast.FormattedValue) or isinstance(parent, ast.Dict) \
+            or isinstance(ctx.parent(parent), ast.Call) and _shown(ctx.parent(parent))
+    return isinstance(parent, ast.Call) and parent.func is not node and _shown(parent)
+
+
+def _shown(call: ast.Call) -> bool:
+    """A call that prints, logs or records its arguments: ``print``, ``log.info``, ``fprint``, ``_dict_append``."""
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    return name.lower().endswith(_SHOWN_ENDINGS)
+
+
+_SHOWN_ENDINGS = tuple(_SHOWN)
+
+
+def _may_be_generic(ref: ApiRef, ctx: FileContext) -> bool:
+    """A name one of whose reaching bindings is no CUDA name: ``try: from torch.amp import GradScaler / except
+    ImportError: from torch.cuda.amp import GradScaler``, or an import per backend (``if is_npu_available(): from
+    torch.npu.amp import GradScaler ... else: from torch.cuda.amp import GradScaler``). The CUDA import is the line to
+    change (reported there); a use of the name may be the generic or the NPU class and asks for nothing."""
+    if not ref.qualname.startswith("torch.cuda."):
+        return False
+    return any(not name.startswith("torch.cuda.") for name in ctx.resolver.qualnames(ref.node))
+
+
+def _inherited(ref: ApiRef, ctx: FileContext) -> bool:
+    """``self.unscale_(opt)`` in a method of a class deriving from a CUDA class (``class ShardedGradScaler(
+    torch.cuda.amp.GradScaler)``): the instance's inherited method; the class statement naming the base is the line
+    reported."""
+    node = ref.node
+    return isinstance(node, ast.Attribute) and own_instance(node.value, ctx)
+
+
+def own_instance(node: ast.AST, ctx: FileContext, site: Optional[ast.AST] = None) -> bool:
+    """``node`` is the instance parameter (the first) of a method, read in that method: what the class itself is.
+    ``site``: a node the walk has reached that encloses ``node`` (the call ``node`` is the receiver of)."""
+    if not isinstance(node, ast.Name):
+        return False
+    function = ctx.enclosing(site or node, FUNCTION_TYPES)
+    if function is None or not function.args.args or function.args.args[0].arg != node.id \
+            or not isinstance(ctx.parent(function), ast.ClassDef):
+        return False
+    return not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in function.decorator_list)
+
+
+def _library_name(name: str, ctx: FileContext) -> bool:
+    """A library's own CUDA name (api_row status ``library``), not the file's own package's."""
+    row = api_row(name)
+    return row is not None and row["status"] == LIBRARY and not _own_name(name, row, ctx)
+
+
+def _own_name(qualname: str, row: dict[str, str], ctx: FileContext) -> bool:
+    """A ``library`` row's name the file's own package or project defines (``from d3rlpy.torch_utility import
+    CudaGraphWrapper`` inside d3rlpy, ``from .cuda_utils import pick``): the project's code, whose body is
+    reported where it does the CUDA work; also a name of a module the project index knows."""
+    if row["status"] != LIBRARY:
+        return False
+    top = qualname.split(".", 1)[0]
+    return not top or (bool(ctx.module) and top == ctx.module.split(".", 1)[0]) \
+        or (ctx.project is not None and ctx.project.defines(qualname, ctx.module) is not None)
 
 
 def _redirected_for(row: dict[str, str], ctx: FileContext) -> bool:
@@ -240,8 +321,22 @@ class CudaApiNoEquivalent(_ApiGroupRule):
     message = "{api} {why}"
     must_fire = ("import torch\ncap = torch.cuda.get_device_capability()\n",
                  "import torch\narchs = torch.cuda.get_arch_list()\n",
-                 "from torch.cuda import comm\ncomm.broadcast(t, devices)\n")
-    must_not_fire = ("import torch\ntorch.cuda.synchronize()\n", "import torch\nx = torch.npu.get_device_capability()\n")
+                 "from torch.cuda import comm\ncomm.broadcast(t, devices)\n",
+                 # a torch name outside torch.cuda, or a library's, whose own words say CUDA (cuda, cudnn, nccl, ...)
+                 "import torch\nif not torch.version.cuda:\n    pass\n",
+                 "import torch\nn = torch.torch.cuda.get_arch_list()\n",
+                 "from pytorch_lightning.accelerators.cuda import CUDAAccelerator  # NPU202\n"
+                 "def on_gpu(accelerator):\n    return isinstance(accelerator, CUDAAccelerator)  # NPU202\n",
+                 "import lightning.pytorch as pl\nok = pl.accelerators.CUDAAccelerator.is_available()\n")
+    must_not_fire = ("import torch\ntorch.cuda.synchronize()\n", "import torch\nx = torch.npu.get_device_capability()\n",
+                     # a tensor's own method (NPU203 / NPU204), a CUDA-only library (NPU217), the package's own name
+                     "import torch\nf = torch.Tensor.cuda\n", "from numba import cuda\n",
+                     "from lightning.pytorch.accelerators import Accelerator\n",
+                     # a version only shown or recorded
+                     "import torch\nINFO = {'cuda_version': torch.version.cuda if on_gpu else ''}\n"
+                     "print(f'CUDA {torch.version.cuda}')\n"
+                     "log.info('cuda %s', torch.version.cuda)\nfprint('CUDA version:', torch.version.cuda)\n"
+                     "_dict_append(output, 'CUDA version', lambda: torch.version.cuda)\n")
 
     def accepts(self, row: dict[str, str], ctx: FileContext) -> bool:
         return not _redirected_for(row, ctx)
@@ -256,6 +351,9 @@ class CudaApiNoEquivalent(_ApiGroupRule):
             why = f"does not work as on CUDA ({note}): remove it or guard it for CUDA only"
         elif npu:
             why = f"is not redirected by transfer_to_npu: use {npu}"
+        elif status == LIBRARY:
+            why = (f"is {api.split('.', 1)[0]}'s CUDA-specific API (its qualified name says CUDA): use the library's "
+                   "NPU path where it has one, or guard it for CUDA only")
         else:
             why = f"has no NPU equivalent: {_no_counterpart_advice(row)}"
         return self.message.format(api=api, why=why)

@@ -3,17 +3,21 @@ libraries and compiled CUDA extension modules."""
 from __future__ import annotations
 
 import ast
+import os
 import sys
 from typing import Optional
 
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
 from npu_lint.cuda_kernels import kernel_launch, npu_backend
-from npu_lint.cuda_facts import (extension_module, imported_names, instance_class, is_extension_import, library_row,
-                                 library_words, switch_row, switch_values)
+from npu_lint.cuda_facts import (built_here, cuda_named, extension_module, imported_names, instance_class, is_extension_import,
+                                 library_row, library_words, switch_row, switch_values)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
+# calls that load a module or a shared library by name (NPU221 judges what they load)
+_LOADED_BY_CALL = ("torch.ops.load_library", "ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.CDLL.LoadLibrary",
+                   "importlib.import_module")
 # cuda_libraries.tsv ``reported``: each use and the import, or the uses only (a settings class of a library that runs
 # on NPU otherwise, ``transformers.BitsAndBytesConfig``: importing it loads no CUDA code, making one asks for it).
 _EACH_USE = ("each use", "uses only")
@@ -203,7 +207,8 @@ class CudaOnlyLibrary(_LibraryImport):
     constant_types = (str,)   # dispatch: the library's name given to importlib
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
     launch_message = "{kernel}[...](...) launches a {library} GPU kernel, CUDA-only; on NPU: {alternative}"
-    must_fire = ("import cupy as cp\n", "from cuml.neighbors import NearestNeighbors\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
+    must_fire = ("import cupy as cp\n", "from cuml.neighbors import NearestNeighbors\n",
+                 "import transformer_engine.pytorch as te\nwith te.fp8_autocast(enabled=True):  # NPU217\n    pass\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n",
                  "try:\n    import pynvml\nexcept ImportError:\n    pynvml = None\n"
                  "def free_memory(i):\n    handle = pynvml.nvmlDeviceGetHandleByIndex(i)  # NPU217\n"
@@ -535,22 +540,59 @@ class CudaExtensionImport(Rule):
     code = "NPU221"
     name = "cuda-extension-import"
     family = FAMILY
-    node_types = (ast.Import, ast.ImportFrom)
-    triggers = ("cuda", "_ext", "_C")
+    node_types = (ast.Import, ast.ImportFrom, ast.Call)
+    callees = frozenset(_LOADED_BY_CALL)   # dispatch: the calls that load a module or a shared library
+    triggers = ("cuda", "_ext", "_C", "load_library", "CDLL", "LoadLibrary")
     message = "{name} looks like a compiled CUDA extension module: it needs an NPU implementation"
     must_fire = ("import sigmoid_focal_loss_cuda\n", "from . import deform_conv_cuda\n",
                  "from .._ext import roi_align\n", "from . import _C\n",
-                 "try:\n    import alt_cuda_corr\nexcept ImportError:\n    alt_cuda_corr = None\n")
+                 "try:\n    import alt_cuda_corr\nexcept ImportError:\n    alt_cuda_corr = None\n",
+                 # the prebuilt copy of an extension the file otherwise compiles under the same name
+                 "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
+                 "    fastops = load(name='fastops', sources=srcs, extra_cuda_cflags=['-O3'])\n",
+                 # loaded by a call: an operator library, a CUDA runtime library, an extension by name
+                 "import torch\ntorch.ops.load_library(os.path.join(root, 'libfused_ops.so'))\n",
+                 "import ctypes\nrt = ctypes.CDLL('libcudart.so')\n",
+                 "import importlib\nops = importlib.import_module('deform_conv_cuda')\n")
     must_not_fire = ("import torch.cuda\n", "from .cuda_utils import get_device\n", "from numba import cuda\n",
                      "from mmcv import _ext\n", "try:\n    from .cuda_utils import get_device\nexcept ImportError:\n    pass\n",
                      "try:\n    import cuda_helpers\nexcept KeyError:\n    pass\n",
-                     "try:\n    from sageattention import sageattn_qk_int8_pv_fp8_cuda_sm90\nexcept ImportError:\n    pass\n")
+                     "try:\n    from sageattention import sageattn_qk_int8_pv_fp8_cuda_sm90\nexcept ImportError:\n    pass\n",
+                     "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
+                     "    fastops = load(name='fastops', sources=['fastops.cpp'])\n",
+                     "import ctypes, importlib\nlibc = ctypes.CDLL('libc.so.6')\nmod = importlib.import_module('numpy')\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
+        if isinstance(node, ast.Call):
+            self._loaded(node, ctx)
+            return
         for name, level in imported_names(node):
-            if is_extension_import(name, level, node, ctx):
+            if is_extension_import(name, level, node, ctx) \
+                    or (isinstance(node, ast.Import) and "." not in name and built_here(name, ctx)):
                 shown = "." * level + name
                 ctx.report(node, self.message.format(name=shown), shown)
+
+
+    def _loaded(self, node: ast.Call, ctx: FileContext) -> None:
+        """The module or library a call loads: ``torch.ops.load_library(path)`` (always a compiled operator
+        library: its operators need NPU kernels), ``ctypes.CDLL("libcudart.so")`` of a CUDA runtime library (a file
+        name with a CUDA word: :func:`cuda_named`), ``importlib.import_module("nms_cuda")`` of a name an import
+        statement would report."""
+        api = ctx.resolver.qualname(node.func)
+        if api not in _LOADED_BY_CALL or not node.args:
+            return
+        argument = node.args[0]
+        text = argument.value if isinstance(argument, ast.Constant) and isinstance(argument.value, str) else None
+        if api == "torch.ops.load_library":
+            shown = short_source(argument, 40)
+            ctx.report(node, f"torch.ops.load_library({shown}) loads a compiled operator library: each operator it "
+                             "registers needs an NPU implementation", api)
+        elif api == "importlib.import_module":
+            if text and not text.startswith(".") and is_extension_import(text, 0, node, ctx):
+                ctx.report(node, self.message.format(name=text), text)
+        elif text and cuda_named(os.path.basename(text).split(".so", 1)[0].replace("lib", "", 1)):
+            ctx.report(node, f"{api}({text!r}) loads a CUDA library, which does not exist on an Ascend host (CANN "
+                             "ships its own runtime libraries)", api)
 
 
 class CustomCudaOperatorCall(Rule):
@@ -593,12 +635,17 @@ class CustomCudaOperatorCall(Rule):
                  "    def run(x, y):\n        wkv.forward_bf16(x, y)\n    return run\n",
                  # an operator imported by name from the extension module
                  "from ._C import nms_rotated\ndef nms(boxes, scores):\n    return nms_rotated(boxes, scores, 0.5)  # NPU223\n",
-                 "from .ops.deform_conv_cuda import deform_conv_forward\ny = deform_conv_forward(x, w)  # NPU223\n")
+                 "from .ops.deform_conv_cuda import deform_conv_forward\ny = deform_conv_forward(x, w)  # NPU223\n",
+                 # a name given the extension module (``ext_c = exllamav2_ext``), built here or imported prebuilt
+                 "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
+                 "    fastops = load(name='fastops', sources=srcs, extra_cuda_cflags=['-O3'])\next_c = fastops\n"
+                 "def remap(x, m):\n    return ext_c.tensor_remap(x, m)  # NPU223\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
                      "from .ops.boxes import nms_rotated\nkeep = nms_rotated(boxes, scores, 0.5)\n",
                      "from .ops import nms\nkeep = nms(boxes, scores)\n",
                      "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\ny = m.forward(x)\n",
-                     "import cuda_helpers\nx = cuda_helpers.to_device(x)\n")
+                     "import cuda_helpers\nx = cuda_helpers.to_device(x)\n",
+                     "import numpy as np\nops = np\ny = ops.sum(x)\n")
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:

@@ -8,7 +8,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.cuda_facts import api_row, builds_cuda as _builds_cuda, construct_since, handled
 from npu_lint.rules import ApiRef, Rule
-from npu_lint.rules.cuda_apis import FAMILY, TRIGGERS, _ApiGroupRule, _npu
+from npu_lint.rules.cuda_apis import FAMILY, TRIGGERS, _ApiGroupRule, _npu, own_instance
 
 
 class TorchScript(Rule):
@@ -163,6 +163,8 @@ class CudaAmp(_ApiGroupRule):
                      "import torch\nscaler = torch.GradScaler(**scaler_kwargs)\n",
                      "import torch\nscaler = torch.amp.GradScaler(device=dev)\n",
                      "import torch\nscaler = torch.GradScaler(enabled=False)\n")
+    # lines quiet beside a reported one (tests/test_cuda_names.py): the uses of a name a fallback import may bind to
+    # the generic class, the inherited methods of a subclass of the CUDA scaler
 
     @classmethod
     def wants_api(cls, qualname: str) -> bool:
@@ -215,6 +217,8 @@ class CudaAmp(_ApiGroupRule):
             return
         if isinstance(func.value, ast.Call) or node.lineno in ctx.scratch.get("amp_lines", ()) \
                 or ctx.resolver.qualname(func) is not None:   # the constructor on this line is reported
+            return
+        if own_instance(func.value, ctx, node):   # ``self.unscale_(opt)`` in a subclass: its class statement is reported
             return
         if ctx.resolver.class_of(func.value) == "torch.cuda.amp.GradScaler" and not _builds_cuda_scaler(node, ctx):
             api = f"torch.cuda.amp.GradScaler.{func.attr}"

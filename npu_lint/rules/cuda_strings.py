@@ -241,7 +241,7 @@ class CudaEnvVar(Rule):
     family = FAMILY
     node_types = (ast.Constant,)
     constant_types = (str,)   # dispatch: string constants only
-    triggers = ("CUDA", "NCCL", "CUBLAS")
+    triggers = ("CUDA", "NCCL", "CUBLAS", "CUDNN", "NVIDIA")   # the prefixes of cuda_env_vars.tsv's rows
     message = "{name} is {effect}{use}"
     must_fire = ("import os\nos.environ['CUDA_VISIBLE_DEVICES'] = '0'\n",
                  "import os\nblocking = os.getenv('CUDA_LAUNCH_BLOCKING')\n",
@@ -252,7 +252,11 @@ class CudaEnvVar(Rule):
                  "def visible():\n    return os.environ[f'{CUDA_ENVVAR}'].split(',')\n",
                  "import os\ndef pin(device):\n    key = 'CUDA_VISIBLE_DEVICES'  # NPU219\n"
                  "    if key in os.environ:\n        return\n    os.environ[key] = str(device)\n",
-                 "def launch(replica, ids):\n    replica.env['CUDA_VISIBLE_DEVICES'] = ids\n")
+                 "def launch(replica, ids):\n    replica.env['CUDA_VISIBLE_DEVICES'] = ids\n",
+                 # a name under a CUDA-only prefix the table does not list (its wildcard rows: CUDA_*, NVIDIA_*, ...)
+                 "import os\nos.environ['CUDA_MODULE_LOADING'] = 'LAZY'\n",
+                 "import os\nos.environ.setdefault('NVIDIA_VISIBLE_DEVICES', 'all')\n",
+                 "import os\nif os.getenv('CUDNN_LOGINFO_DBG'):\n    pass\n")
     must_not_fire = ("import os\nos.environ['ASCEND_RT_VISIBLE_DEVICES'] = '0'\n",
                      "print('set CUDA_VISIBLE_DEVICES first')\n",
                      "import os\nif 'CUDA_VISIBLE_DEVICES' in config.keys():\n    pass\n",
@@ -260,7 +264,9 @@ class CudaEnvVar(Rule):
                      "import os\nclass Platform:\n    device_control_env_var = 'CUDA_VISIBLE_DEVICES'\n"
                      "    def ids(self):\n        return os.environ[self.device_control_env_var]\n",
                      "import os\nKEY = 'CUDA_VISIBLE_DEVICES'\ndef f(KEY='HIP_VISIBLE_DEVICES'):\n"
-                     "    return os.environ[KEY]\n")
+                     "    return os.environ[KEY]\n",
+                     # the prefix alone, or a CUDA_* name that is no environment key
+                     "import os\nv = os.environ.get('CUDA_')\nopts = {'CUDA_MODULE_LOADING': 'LAZY'}\n")
 
     def check(self, node: ast.Constant, ctx: FileContext) -> None:
         if not isinstance(node.value, str) or not node.value.isupper():
