@@ -999,6 +999,12 @@ class GrowingTensor(Rule):
                   "    return torch.stack(traj)\n",
                   "import torch\nimport torch.nn.functional as F\ndef f(model, x, n):\n    for i in range(n):\n"
                   "        k = model(x)\n        x = F.pad(x, (0, k.shape[-1]))\n    return x\n",
+                  "import torch\ndef rollout(env, policy):\n    obs, traj = env.reset(), {'obs': []}\n    while True:\n"
+                  "        traj['obs'].append(obs)\n        obs, r, done, _ = env.step(policy(obs))\n        if done:\n"
+                  "            break\n    return torch.stack(traj['obs'])\n",
+                  "import torch\ndef rollout(env, policy, n):\n    obs, seen = env.reset(), []\n    for t in range(n):\n"
+                  "        obs, r, done, _ = env.step(policy(obs))\n        seen.append(obs)\n        if done:\n"
+                  "            break\n    return torch.stack(seen)\n",
                   "import torch\nclass Db:\n    def add(self, c):\n        self.db['c'].append(c)\n        self.n += 1\n"
                   "    def get(self, k):\n        k = min(k, self.n)\n        idx = [i for i in range(k)]\n"
                   "        return torch.stack([self.db['c'][i] for i in idx])\n")
@@ -1021,6 +1027,8 @@ class GrowingTensor(Rule):
         "        a, i = resolve(i, pair)\n        active.append(a)\n    return torch.hstack(active)\n",
         "import torch\nimport torch.nn.functional as F\ndef f(model, x, n, m):\n    for i in range(n):\n"
         "        y = model(x)\n        x = F.pad(x, (0, m - x.shape[-1]))\n    return x\n",
+        "import torch\ndef f(model, x, n, m):\n    outs = []\n    for t in range(n):\n        outs.append(model(x))\n"
+        "        if t >= m:\n            break\n    return torch.stack(outs)\n",
         "import torch\ndef f(model, x, scales):\n    out = x\n    for s in scales:\n        y = model(x, s)\n"
         "        y = model.refine(y)\n        out = torch.cat([out, y], 1)\n    return out\n",
         "import torch\ndef run(env, pi):\n    done, rs = False, []\n    while not done:\n"

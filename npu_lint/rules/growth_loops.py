@@ -23,9 +23,11 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
-from npu_lint.rules.broad_joins import _host_piece, _name_assignments, _text
+from npu_lint.rules.broad_joins import _host_piece, _name_assignments, _step_loop, _text
+from npu_lint.rules.stopped_items import stopped_items
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_COUNTS = frozenset({"len", "int", "float", "isinstance", "range", "min", "max", "abs"})
 
 
 def _op(name: Optional[str]) -> str:
@@ -42,54 +44,80 @@ def _loop_of(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     return None
 
 
-def _while_appends(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.While, Optional[ast.AST]]]]:
-    """Per list name, the ``while`` loops of ``function`` that append to it (the innermost one) and the item
-    appended; memoised per function. Its own walk (not broad_joins' ``_additions``, whose loops are found through
-    the parents the file's walk has recorded so far)."""
+def _list_text(node: ast.AST) -> str:
+    """``xs``, ``traj["obs"]``, ``self.buf``: a list the code names the same way at every step; else ''."""
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name) and isinstance(node.slice, ast.Constant):
+        return _text(node)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return _text(node)
+    return ""
+
+
+def _loop_appends(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST, Optional[ast.AST]]]]:
+    """Per list text, the innermost loops of ``function`` that append to it and the item appended, and per loop the
+    tests of the ``if`` statements around its own ``break`` statements (key ``id(loop)``); memoised per function.
+    Its own walk (not broad_joins' ``_additions``, whose loops are found through the parents the file's walk has
+    recorded so far: asked from a join above the loop, it would keep a wrong answer for NPU409)."""
     memo = ctx.scratch.setdefault("growth_loops_appends", {})
     found = memo.get(id(function))
     if found is not None:
         return found
     found = {}
 
-    def visit(node: ast.AST, loop: Optional[ast.While]) -> None:
+    def visit(node: ast.AST, loop: Optional[ast.AST], tests: tuple) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, FUNCTION_TYPES + (ast.ClassDef,)):
+            if isinstance(child, FUNCTION_TYPES + (ast.ClassDef, ast.Lambda)):
                 continue
-            inner = child if isinstance(child, ast.While) else None if isinstance(child, (ast.For, ast.AsyncFor)) \
-                else loop
+            if isinstance(child, ast.Break) and loop is not None:
+                found.setdefault(id(loop), []).extend(tests)
             if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) \
-                    and child.func.attr == "append" and isinstance(child.func.value, ast.Name) and loop is not None:
-                found.setdefault(child.func.value.id, []).append((loop, child.args[0] if child.args else None))
-            visit(child, inner)
+                    and child.func.attr == "append" and loop is not None and _list_text(child.func.value):
+                found.setdefault(_list_text(child.func.value), []).append(
+                    (loop, child.args[0] if child.args else None))
+            if isinstance(child, (ast.For, ast.AsyncFor, ast.While)):
+                visit(child, child, ())
+            elif isinstance(child, ast.If):
+                visit(child, loop, tests + (child.test,))
+            else:
+                visit(child, loop, tests)
 
-    visit(function, None)
+    visit(function, None, ())
     memo[id(function)] = found
     return found
 
 
-# ---- a list appended per step of a while loop the data ends ------------------------------------------------------
+# ---- a list appended per step of a loop the data ends -------------------------------------------------------------
 
 def ended_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
-    """Why the joined list has one item per step of a ``while`` loop the data ends, else None."""
-    if not node.args or not isinstance(node.args[0], ast.Name):
+    """Why the joined list has one item per step of a loop the data ends (a ``while`` whose test reads what the loop
+    sets, or a loop of steps a ``break`` under such a test ends), else None."""
+    if not node.args or not _list_text(node.args[0]):
         return None
-    items = node.args[0].id
+    items = _list_text(node.args[0])
     function = ctx.enclosing(node, FUNCTION_TYPES)
     if function is None or getattr(function, "name", "") == "__init__":
         return None
-    for where, added in _while_appends(function, ctx).get(items, ()):
-        if where.lineno > node.lineno \
-                or where.lineno <= node.lineno <= (where.end_lineno or where.lineno):
+    appends = _loop_appends(function, ctx)
+    for where, added in appends.get(items, ()):
+        if where.lineno > node.lineno or where.lineno <= node.lineno <= (where.end_lineno or where.lineno) \
+                or _host_item(added, ctx) or _made_in(where, items, function, ctx):
             continue
-        if any(isinstance(n, ast.Break) for n in ast.walk(where)) or _host_item(added, ctx) \
-                or _made_in(where, items, function, ctx):
+        breaks = appends.get(id(where), [])
+        if breaks and isinstance(node.args[0], ast.Name) and (
+                stopped_items(node.args[0], node, ctx) is not None or isinstance(where, ast.While)):
+            continue      # NPU409's (a tensor's value ends the loop; a ``while`` a ``break`` ends)
+        if isinstance(where, ast.While) and not breaks:
+            reads = _data_test(where, where.test, ctx)
+        elif breaks and (isinstance(where, ast.While) or _step_loop(where, ctx)):
+            reads = set().union(*(_data_test(where, test, ctx) for test in breaks))
+        else:
             continue
-        reads = _data_test(where, ctx)
         if reads:
-            return (f"{_op(name)}({items}) of a list appended at every step of the while loop of line "
-                    f"{where.lineno}, which the data ends (its test reads {', '.join(sorted(reads)[:2])}, set in the "
-                    f"loop),")
+            kind = "while loop" if isinstance(where, ast.While) else "loop"
+            return (f"{_op(name)}({items}) of a list appended at every step of the {kind} of line {where.lineno}, "
+                    f"which the data ends (a test reads {', '.join(sorted(reads)[:2])}, set in the loop),")
     return None
 
 
@@ -104,33 +132,35 @@ def _host_item(added: Optional[ast.AST], ctx: FileContext) -> bool:
     return isinstance(added, ast.Call) and _host_piece(added, ctx)
 
 
-def _made_in(loop: ast.While, items: str, function: ast.AST, ctx: FileContext) -> bool:
+def _made_in(loop: ast.AST, items: str, function: ast.AST, ctx: FileContext) -> bool:
     """``items = []`` inside the loop: a fresh list each step."""
     return any(loop.lineno <= stmt.lineno <= (loop.end_lineno or loop.lineno)
                for stmt in _name_assignments(function, ctx).get(items, ()))
 
 
-def _data_test(loop: ast.While, ctx: FileContext) -> set[str]:
-    """The names the ``while`` test reads that the loop sets from a call (``done`` of ``env.step(a)``), or the call
-    the test makes itself (``while not env.done()``); empty for a counter (``t += 1``) or a list's own length."""
+def _data_test(loop: ast.AST, test: ast.AST, ctx: FileContext) -> set[str]:
+    """The names ``test`` (a ``while`` test, or the test around a ``break``) reads that the loop sets from a call
+    that does not read them (``done`` of ``obs, r, done, _ = env.step(a)``), or the calls the test makes itself
+    (``while not env.done()``, ``(tok == eos).all()``); empty for a counter (``t += 1``, ``i = step(i)``), a bound
+    (``t >= n``) or a list's own length."""
     memo = ctx.scratch.setdefault("growth_loops_tests", {})
-    found = memo.get(id(loop))
+    found = memo.get(id(test))
     if found is not None:
         return found
     found = set()
-    read = {n.id for n in ast.walk(loop.test) if isinstance(n, ast.Name)}
-    for node in ast.walk(loop.test):
-        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in ("len", "int")):
+    read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
+    for node in ast.walk(test):
+        if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _COUNTS):
             found.add(_text(node.func))
     for stmt in ast.walk(loop):
-        if stmt is loop.test or not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
+        if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
             continue
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
         names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)} & read
         names -= {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}   # ``i = step(i)``: a counter
         if names and any(isinstance(n, ast.Call) for n in ast.walk(stmt.value)):
             found |= names
-    memo[id(loop)] = found
+    memo[id(test)] = found
     return found
 
 
