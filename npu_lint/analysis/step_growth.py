@@ -103,7 +103,8 @@ class StepGrowth:
 
     def _grows(self: "Resolver", value: ast.AST, scope: Scope) -> Optional[str]:
         """The parameter ``torch.cat([p, new], dim)`` grows: ``p`` (or its reordered rows) once, every other
-        piece no parameter."""
+        piece no parameter; of several parameters, the first piece (``cat([seq, tok])``: the prefix), which is a
+        growth only where a caller feeds the result back to it in a loop of steps (`feeding`)."""
         if not isinstance(value, ast.Call) or not value.args or not isinstance(value.args[0], (ast.List, ast.Tuple)) \
                 or len(value.args[0].elts) < 2 or self.qualname(value.func, scope) not in CATS:
             return None
@@ -117,6 +118,9 @@ class StepGrowth:
                 if binding is not None and binding.tag == PARAM and binding.scope is scope \
                         or self._parameter_rearranged(base, scope):
                     grown.append(base.id)
+        if len(grown) > 1 and isinstance(reordered(value.args[0].elts[0]), ast.Name) \
+                and reordered(value.args[0].elts[0]).id == grown[0] and grown.count(grown[0]) == 1:
+            return grown[0]   # ``cat([seq, tok])`` of two parameters: the prefix, when a caller feeds it back (session 22)
         return grown[0] if len(grown) == 1 else None
 
     def iterates_steps(self: "Resolver", iterated: ast.AST, scope: Optional[Scope]) -> bool:

@@ -13,7 +13,9 @@ the op the reviewer's definition names and stay silent where the model shows the
   1)``, which a reviewer marks unsure: the shapes are the same at every call, the graph compiles once), a piece a
   module makes or a host piece (``.cpu()``), a window (a piece or the result sliced, a value trimmed back, a list
   popped), a different entry per step (``xs[j]`` under ``for j``), a value also set from something else in the
-  loop, and setup code.
+  loop, and setup code. Session 22: a ``for`` over a name bound to a ``range`` (``bar = tqdm(range(n)) if v else
+  iter(range(n))``) and a ``for`` over a sequence not proven structural that carries a state through a call
+  (``for t in timesteps: x = model(x, t)``: a sampler's history) are loops of steps too (`_process_loop`).
 - var_concat (``broad_join``): ``cat`` (along dim 0) / ``stack`` / ``nested_tensor`` / ``torch.tensor`` of a list
   built from per-item values (a comprehension, ``map`` / ``filter``, ``append`` in a loop of the function, or a
   list attribute of the object) when the count is not proven fixed: one item per element of an item's own part
@@ -149,6 +151,13 @@ def _step_loop(loop: ast.AST, ctx: FileContext) -> bool:
     if isinstance(loop, ast.While):
         return True
     source = loop.iter
+    if isinstance(source, ast.Name):    # ``bar = tqdm(range(a, n)) if verbose else iter(range(a, n))``
+        function = _function_of(loop, ctx)
+        bound = _name_assignments(function, ctx).get(source.id, ()) if function is not None else ()
+        values = [stmt.value for stmt in bound]
+        values += [v for value in values if isinstance(value, ast.IfExp) for v in (value.body, value.orelse)]
+        if any(isinstance(v, ast.Call) and _text(v).count("range(") and _loop_source_steps(v, ctx) for v in values):
+            return True
     for _ in range(4):   # any wrapper of the steps: ``enumerate``, ``tqdm``, ``wrapper_fn(range(n))``, ``track(...)``
         if not isinstance(source, ast.Call) or not isinstance(source.func, (ast.Name, ast.Attribute)):
             break
@@ -160,7 +169,71 @@ def _step_loop(loop: ast.AST, ctx: FileContext) -> bool:
         if not source.args or callee in _NOT_WRAPPERS:
             break
         source = source.args[0]
-    return ctx.resolver.kind_of(source) == K.LOADER
+    return ctx.resolver.kind_of(source) == K.LOADER or _process_loop(loop, source, ctx)
+
+
+def _loop_source_steps(value: ast.Call, ctx: FileContext) -> bool:
+    """A value a loop's name is bound to that walks steps: ``range`` behind up to four wrappers (``iter``, ``tqdm``)."""
+    for _ in range(4):
+        if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Name, ast.Attribute)):
+            return False
+        callee = value.func.id if isinstance(value.func, ast.Name) else value.func.attr
+        if callee in ("range", "trange"):
+            return not any(_module_count(a, ctx) for a in value.args)
+        if not value.args or callee in _NOT_WRAPPERS:
+            return False
+        value = value.args[0]
+    return False
+
+
+def _structural(source: ast.AST, ctx: FileContext) -> bool:
+    """What a ``for`` walks is proven structure: a literal, the model's modules or ``self``'s containers, a dict's
+    entries, a ``zip`` / ``range`` / call of them, the pieces of a tensor split by a setting."""
+    if isinstance(source, (ast.List, ast.Tuple, ast.Set, ast.Dict, ast.Constant, ast.JoinedStr)):
+        return True
+    if isinstance(source, ast.Call):
+        func = source.func
+        if isinstance(func, ast.Attribute) and func.attr in _MODULE_ITERS | {"chunk", "split"}:
+            return True
+        if isinstance(func, ast.Name) and func.id in _NOT_WRAPPERS | {"enumerate", "reversed", "list", "tuple"}:
+            return any(_structural(a, ctx) for a in source.args)
+        return False
+    return _own(source) or ctx.resolver.kind_of(source) == K.MODULE
+
+
+def _process_loop(loop: ast.AST, source: ast.AST, ctx: FileContext) -> bool:
+    """Session 22 (inverted): a ``for`` over a sequence the model does not prove structural (``for t in timesteps``,
+    ``for i, t in enumerate(scheduler.timesteps)``) that carries a state through a call from one iteration to the
+    next (``x = model(x, t)``, ``h = cell(inp, h)``, ``x = x + dt * f(x)``): a sampler, a recurrence, a rollout -- a
+    loop of steps. Silent for structure (`_structural`) and for a loop that calls its own target (``for blk in
+    blocks: x = blk(x)``: a walk over the model's blocks)."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)) or _structural(source, ctx):
+        return False
+    memo = ctx.scratch.setdefault("broad_joins_process", {})
+    found = memo.get(id(loop))
+    if found is None:
+        heads = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        found = False
+        calls_head = False
+        set_before: set[str] = set()     # names the body binds before a statement (a fresh value is no carried state)
+        for stmt in loop.body:
+            for node in ast.walk(stmt):
+                if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Subscript)) and any(
+                        isinstance(n, ast.Name) and n.id in heads for n in ast.walk(node.func)):
+                    calls_head = True
+                if not isinstance(node, ast.Assign):
+                    continue
+                bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                if not found and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                        and node.targets[0].id not in heads | set_before:
+                    name = node.targets[0].id
+                    found = any(isinstance(call, ast.Call) and ctx.resolver.qualname(call.func) not in BROAD_GROWTH
+                                and any(isinstance(n, ast.Name) and n.id == name
+                                        for a in [*call.args, *(k.value for k in call.keywords)] for n in ast.walk(a))
+                                for call in ast.walk(node.value))
+                set_before |= bound
+        found = memo[id(loop)] = found and not calls_head
+    return found
 
 
 def _yields(loop: ast.AST, ctx: FileContext) -> bool:
@@ -268,10 +341,17 @@ def _through_slice(node: ast.AST, stmt: ast.stmt, ctx: FileContext) -> bool:
 
 
 def _padded_by_constant(node: ast.Call) -> bool:
-    """``F.pad(mask, (0, 1))``: a pad by a positive constant (a pad by a variable may add nothing)."""
+    """``F.pad(mask, (0, 1))``: a pad by a positive constant, or (session 22) by an amount the step computes
+    (``F.pad(x, (0, k.shape[-1]))``); not a pad to a target (``(0, n - x.shape[-1])``: a subtraction), nor by zeros or
+    negative constants only."""
     pad = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "pad"), None)
-    return isinstance(pad, (ast.Tuple, ast.List)) and any(
-        isinstance(e, ast.Constant) and isinstance(e.value, int) and e.value > 0 for e in pad.elts)
+    if not isinstance(pad, (ast.Tuple, ast.List)):
+        return False
+    if any(isinstance(e, ast.Constant) and isinstance(e.value, int) and e.value > 0 for e in pad.elts):
+        return True
+    computed = [e for e in pad.elts if not isinstance(e, (ast.Constant, ast.UnaryOp))]
+    return bool(computed) and not any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Sub, ast.Mod))
+                                      for e in computed for n in ast.walk(e))
 
 
 def _per_step_entry(target: ast.AST, loop: ast.AST) -> bool:

@@ -21,6 +21,7 @@ from npu_lint.rules.own_calls import own_call
 from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
 from npu_lint.rules.growth_state import handed_back, item_state_growth, state_growth
+from npu_lint.rules.growth_loops import ended_join, kept_count_join
 from npu_lint.rules.growth_views import NARROWS, cache_method_join, growing_view, step_parameter
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
@@ -733,16 +734,13 @@ class GrowingTensor(Rule):
                      "    ys = pair(ys, y)\n",   # the loop's value is not one of the helper's concatenated operands
                      "import torch\ndef keep(a, b):\n    return torch.cat((a, b))[-8:]\nfor _ in range(n):\n"
                      "    ys = keep(ys, y)\n",
-                     # a step helper called once after the loop, its result not fed back, two parameters joined
+                     # a step helper called once after the loop, its result not fed back
                      "import torch\ndef add_eos(ids, eos):\n    return torch.cat([ids, eos.view(1)])\n"
                      "def decode(model, ids, n):\n    for _ in range(n):\n        model(ids)\n"
                      "    ids = add_eos(ids, model.eos)\n    return ids\n",
                      "import torch\ndef append_token(xs, x):\n    return torch.cat((xs, x.view(1)))\n"
                      "def decode(model, ys, steps):\n    outs = []\n    for t in range(steps):\n"
                      "        outs.append(append_token(ys, model(ys)))\n    return outs\n",
-                     "import torch\ndef join(a, b):\n    return torch.cat([a, b], dim=-1)\n"
-                     "def decode(model, ys, steps):\n    for t in range(steps):\n        ys = join(ys, model(ys))\n"
-                     "    return ys\n",
                      # a BOS built once, prepended once before the loop; end markers added to final hypotheses
                      "import torch\nclass Gen:\n    def __init__(self):\n        self.bos = torch.tensor([1])\n"
                      "    def with_bos(self, ids):\n        return torch.cat([self.bos, ids])\n"
@@ -985,6 +983,57 @@ class GrowingTensor(Rule):
         "import torch\ndef append_eos(ids, mask, logits):\n    eos = torch.full((ids.shape[0], 1), 2)\n"
         "    ids = torch.concat((ids, eos), dim=1)\n    return ids, mask\n")
 
+    # session 22 (growth22): a step helper joining two parameters (the prefix fed back), a loop over an unproven
+    # sequence that carries a state through a call (a sampler's history), an episode appended until the data ends a
+    # ``while``, kept storage joined while it grows (growth_loops.py)
+    must_fire += ("import torch\ndef join(a, b):\n    return torch.cat([a, b], dim=-1)\n"   # quiet before session 22
+                  "def decode(model, ys, steps):\n    for t in range(steps):\n        ys = join(ys, model(ys))\n"
+                  "    return ys\n",
+                  "import torch\ndef add_token(seq, tok):\n    return torch.cat([seq, tok], dim=-1)\n"
+                  "def sample(model, seq, n):\n    for _ in range(n):\n        tok = model(seq)\n"
+                  "        seq = add_token(seq, tok)\n    return seq\n",
+                  "import torch\ndef ddim(model, x, timesteps):\n    hist = x[None]\n    for t in timesteps:\n"
+                  "        x = model(x, t)\n        hist = torch.cat([hist, x[None]])\n    return hist\n",
+                  "import torch\ndef rollout(env, policy):\n    obs, done, traj = env.reset(), False, []\n"
+                  "    while not done:\n        obs, rew, done, _ = env.step(policy(obs))\n        traj.append(obs)\n"
+                  "    return torch.stack(traj)\n",
+                  "import torch\nimport torch.nn.functional as F\ndef f(model, x, n):\n    for i in range(n):\n"
+                  "        k = model(x)\n        x = F.pad(x, (0, k.shape[-1]))\n    return x\n",
+                  "import torch\ndef rollout(env, policy):\n    obs, traj = env.reset(), {'obs': []}\n    while True:\n"
+                  "        traj['obs'].append(obs)\n        obs, r, done, _ = env.step(policy(obs))\n        if done:\n"
+                  "            break\n    return torch.stack(traj['obs'])\n",
+                  "import torch\ndef rollout(env, policy, n):\n    obs, seen = env.reset(), []\n    for t in range(n):\n"
+                  "        obs, r, done, _ = env.step(policy(obs))\n        seen.append(obs)\n        if done:\n"
+                  "            break\n    return torch.stack(seen)\n",
+                  "import torch\nclass Db:\n    def add(self, c):\n        self.db['c'].append(c)\n        self.n += 1\n"
+                  "    def get(self, k):\n        k = min(k, self.n)\n        idx = [i for i in range(k)]\n"
+                  "        return torch.stack([self.db['c'][i] for i in idx])\n")
+    must_not_fire += (  # a join of two parameters in a loop over a list; features joined with no state carried;
+        # a walk over blocks that calls its target; a counted while; an epoch's outputs gathered then emptied; host
+        # rewards
+        "import torch\ndef fuse(x, skip):\n    return torch.cat([x, skip], 1)\ndef up(x, skips):\n"
+        "    for skip in skips:\n        x = fuse(x, skip)\n    return x\n",
+        "import torch\ndef f(proj, out, feats):\n    for feat in feats:\n        out = torch.cat([out, proj(feat)], 1)\n"
+        "    return out\n",
+        "import torch\ndef f(x, blocks):\n    for blk in blocks:\n        x = torch.cat([x, blk(x)], 1)\n    return x\n",
+        "import torch\ndef f(model, x, n):\n    outs, t = [], 0\n    while t < n:\n        outs.append(model(x))\n"
+        "        t += 1\n    return torch.stack(outs)\n",
+        "import torch\nclass M:\n    def validation_step(self, b):\n        self.outs.append(self.model(b))\n"
+        "    def on_validation_epoch_end(self):\n        allp = torch.cat(self.outs)\n        return allp\n",
+        "import torch\nclass Knn:\n    def update(self, f):\n        self.feats.append(f)\n        self.n += 1\n"
+        "    def reset(self):\n        self.n = 0\n    def compute(self):\n"
+        "        return torch.stack([self.feats[i] for i in range(self.n)])\n",
+        "import torch\ndef binarize(pair):\n    active, i = [], 0\n    while i < len(pair):\n"
+        "        a, i = resolve(i, pair)\n        active.append(a)\n    return torch.hstack(active)\n",
+        "import torch\nimport torch.nn.functional as F\ndef f(model, x, n, m):\n    for i in range(n):\n"
+        "        y = model(x)\n        x = F.pad(x, (0, m - x.shape[-1]))\n    return x\n",
+        "import torch\ndef f(model, x, n, m):\n    outs = []\n    for t in range(n):\n        outs.append(model(x))\n"
+        "        if t >= m:\n            break\n    return torch.stack(outs)\n",
+        "import torch\ndef f(model, x, scales):\n    out = x\n    for s in scales:\n        y = model(x, s)\n"
+        "        y = model.refine(y)\n        out = torch.cat([out, y], 1)\n    return out\n",
+        "import torch\ndef run(env, pi):\n    done, rs = False, []\n    while not done:\n"
+        "        _, r, done, _ = env.step(pi())\n        rs.append(r.item())\n    return torch.tensor(rs)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
         self._proven(node, ctx)
@@ -1001,6 +1050,8 @@ class GrowingTensor(Rule):
                     or item_state_growth(node, name, ctx)   # growth_state.py
             if found is None and name in BROAD_GROWTH:
                 found = step_parameter(node, name, ctx)   # growth_views.py
+            if found is None and name in BROAD_GROWTH:
+                found = ended_join(node, name, ctx) or kept_count_join(node, name, ctx)   # growth_loops.py
             if found is None and name in NARROWS:
                 found = growing_view(node, name, ctx)
             if found is None and name not in BROAD_GROWTH and isinstance(node.func, ast.Attribute) \
