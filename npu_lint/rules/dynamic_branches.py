@@ -15,7 +15,7 @@ from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, return
 from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
 from npu_lint.rules.broad_branches import arms_of, broad_if, broad_test, broad_work, nested_return as exits, \
     quiet_module, while_hands, while_rebinds
-from npu_lint.rules.empty_tests import builds_empty, empty_test, returns_numbers
+from npu_lint.rules.empty_tests import builds_empty, empty_test, graph_count, returns_numbers
 from npu_lint.rules.data_whiles import while_on_read_back
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.loop_state import carried_state, expression_work, while_break_works, while_on_tensor
@@ -652,7 +652,11 @@ class DataDependentBranch(Rule):
                   "import torch\ndef merge(x1, x2):\n    if not x1.numel():\n        return x2\n"
                   "    return torch.cat([x1 * 2, x2], dim=1)\n",
                   "import torch\ndef crop(dets, img):\n    if dets.shape[0] == 0:\n        return []\n"
-                  "    return torch.nn.functional.interpolate(img, size=(64, 64))\n")
+                  "    return torch.nn.functional.interpolate(img, size=(64, 64))\n",
+                  # a data graph's own count (DGL's ``num_edges()``), two arms computing differently
+                  "import torch\ndef layer(g, h, lin):\n    if g.num_edges() > 0:\n"
+                  "        h = lin(torch.cat([h, g.ndata['m']], dim=1))\n    else:\n"
+                  "        h = lin(torch.cat([h, h * 0], dim=1))\n    return h\n")
     must_not_fire += ("import torch\ndef f(x, cfg):\n    w = torch.zeros(cfg.n)\n    if w.numel() == 0:\n        return x\n"
                       "    return x * w.sum()\n",
                       # a metric computed on the host per item (every return a Python number)
@@ -722,10 +726,9 @@ class DataDependentBranch(Rule):
         test = empty_test(node.test, arms, ctx)
         if test is None or quiet_module(node, ctx) or returns_numbers(node, ctx):
             return   # (a function returning only Python numbers: a metric computed on the host)
-        if builds_empty(arms, ctx) or (any(exits(arm) for arm in (node.body, node.orelse)) and broad_if(node, ctx)):
-            pass   # an early exit (what the data's count skips) or a zero-size tensor; not an elementwise arm
-        else:
-            return
+        if not (builds_empty(arms, ctx)
+                or ((exits(node.body) or (node.orelse and graph_count(test))) and broad_if(node, ctx))):
+            return   # needs an early exit (what the data's count skips), a graph's two arms or a zero-size tensor
         ctx.report(node, self.empty_message.format(test=f"if {short_source(test, 40)}:"))
 
     empty_message = "{test} tests whether a value the model cannot prove fixed is empty (a count the data decides: detections, matches, selected indices): the operators and shapes after it change with the data, one more graph to compile on NPU; keep a fixed-size tensor with a validity mask (pad to a bound) so the empty case runs the same operators"

@@ -16,6 +16,8 @@ from npu_lint.context import FileContext
 from npu_lint.rules.broad_branches import not_tensor
 
 _COUNTS = frozenset({"numel", "nelement"})
+# A graph's own counts (DGL, networkx-like): a data graph's size, whatever kind the model gives the graph.
+_GRAPH_COUNTS = frozenset({"num_edges", "num_nodes", "number_of_edges", "number_of_nodes"})
 # Constructors of a tensor whose first dimension a literal 0 sizes (``torch.empty(0, 4)``, ``x.new_zeros((0, 4))``).
 _BUILDERS = frozenset({"empty", "zeros", "ones", "full", "new_empty", "new_zeros", "new_ones", "new_full", "randn",
                        "rand"})
@@ -27,6 +29,8 @@ def _counted(node: ast.AST) -> Optional[tuple[ast.AST, bool]]:
         func = node.func
         if isinstance(func, ast.Attribute) and func.attr in _COUNTS and not node.args:
             return func.value, False
+        if isinstance(func, ast.Attribute) and func.attr in _GRAPH_COUNTS and not node.args:
+            return func, False   # (the bound method: no tensor kind fits a graph, none proves it host either)
         if isinstance(func, ast.Attribute) and func.attr == "size" and len(node.args) == 1 \
                 and isinstance(node.args[0], ast.Constant) and node.args[0].value == 0:
             return func.value, False
@@ -165,3 +169,10 @@ def returns_numbers(node: ast.AST, ctx: FileContext) -> bool:
         returns = [n for n in walk(function) if isinstance(n, ast.Return)]
         found = memo[id(function)] = bool(returns) and all(_number(r.value, function) for r in returns)
     return found
+
+
+def graph_count(test: ast.AST) -> bool:
+    """The test reads a graph's own count (``g.num_edges() > 0``): a size only the data sets, so two arms that compute
+    differently are enough (a tensor's emptiness with two arms is as often a mode: weights given or not)."""
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _GRAPH_COUNTS
+               and not n.args for n in walk(test))
