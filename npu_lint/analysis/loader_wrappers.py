@@ -144,3 +144,31 @@ def _kept_parameter(function: ast.AST, name: str) -> bool:
             isinstance(v, ast.Compare) and isinstance(v.ops[0], ast.Eq) and isinstance(v.left, ast.BinOp)
             and isinstance(v.left.op, ast.Mod))
     return all(isinstance(v, ast.Constant) or falsy(v) for v in values) and any(falsy(v) for v in values)
+
+
+def forwards_drop_last(cls: ast.ClassDef) -> bool:
+    """A DataLoader subclass whose only ``drop_last`` is a parameter of its ``__init__`` defaulting to ``False`` and
+    handed on unchanged (``def __init__(self, dataset, batch_size=1, drop_last=False): super().__init__(dataset,
+    batch_size=batch_size, drop_last=drop_last)``, flair's DataLoader): it keeps the tail unless the call passes
+    ``drop_last``, so the call's keywords decide (session 22, branch22)."""
+    init = next((s for s in cls.body if isinstance(s, ast.FunctionDef) and s.name == "__init__"), None)
+    if init is None:
+        return False
+    arguments = init.args
+    positional = [*arguments.posonlyargs, *arguments.args]
+    defaults = dict(zip([a.arg for a in positional][len(positional) - len(arguments.defaults):], arguments.defaults))
+    defaults.update({a.arg: d for a, d in zip(arguments.kwonlyargs, arguments.kw_defaults) if d is not None})
+    default = defaults.get("drop_last")
+    if not (isinstance(default, ast.Constant) and default.value is False):
+        return False
+    for n in ast.walk(cls):
+        if isinstance(n, ast.Attribute) and n.attr == "drop_last":
+            return False
+        if isinstance(n, ast.keyword) and n.arg == "drop_last" and not (
+                isinstance(n.value, ast.Name) and n.value.id == "drop_last"):
+            return False
+        if isinstance(n, ast.Name) and n.id == "drop_last" and isinstance(n.ctx, ast.Store):
+            return False
+        if isinstance(n, ast.arg) and n.arg == "drop_last" and n not in positional and n not in arguments.kwonlyargs:
+            return False
+    return True

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.library_classes import library_base, loader_parameters
+from npu_lint.analysis.names import canonical
 from npu_lint.analysis.project_functions import CHAIN_DEPTH as _CHAIN_DEPTH, FunctionFacts
 
 if TYPE_CHECKING:
@@ -288,8 +289,8 @@ class ProjectView(FunctionFacts):
         if target not in self._values:
             value = None
             for base in self.index.mro(target):
-                if base not in self.index.classes:
-                    value = K.of_class(base)
+                if base not in self.index.classes:   # (``torch.utils.data.dataloader.DataLoader``: its public name)
+                    value = K.of_class(canonical(base))
                     if value is not None:
                         break
             # a class no torch kind fits: an instance of it (its own methods and attributes)

@@ -33,7 +33,7 @@ from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, P
                                          FunctionFacts, ModuleFacts, absolute)
 from npu_lint.analysis.aspect_resizes import returns_aspect_resize
 from npu_lint.analysis.grad_free import whole_inputs
-from npu_lint.analysis.loader_wrappers import forwards_loader, loader_arguments
+from npu_lint.analysis.loader_wrappers import forwards_drop_last, forwards_loader, loader_arguments
 from npu_lint.analysis.item_counts import counted_attribute
 from npu_lint.resolver import Resolver
 
@@ -278,7 +278,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         # non-ASCII text could normalise to it)
         self.classes[qualname]["drop_last"] = (source is None or "drop_last" in source or not source.isascii()) and any(
             (isinstance(n, ast.keyword) and n.arg == "drop_last") or (isinstance(n, ast.arg) and n.arg == "drop_last")
-            or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in walk(node))
+            or (isinstance(n, ast.Attribute) and n.attr == "drop_last") for n in walk(node)) \
+            and not forwards_drop_last(node)   # (branch22) ``drop_last=False`` taken and handed on: the call decides
         self.classes[qualname]["init_args"] = _init_args(node)
         budget = batches_by_budget(node)
         self.classes[qualname]["budget"] = budget.lineno if budget is not None else 0

@@ -107,7 +107,7 @@ def broad_test(test: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     return found[0] if found else None
 
 
-def _nested_return(arm: list[ast.stmt]) -> bool:
+def nested_return(arm: list[ast.stmt]) -> bool:
     """A ``return`` inside the arm (``if torch.equal(x, z): if c is None: raise ... else: return mvn(...)``)."""
     stack: list[ast.AST] = list(arm)
     while stack:
@@ -124,7 +124,7 @@ def arms_of(node: ast.If, ctx: FileContext) -> list[ast.stmt]:
     """The statements whose running the test decides: both arms, and what a ``return`` in the arm skips (up to
     the next ``return`` or ``raise`` of the other path: what follows it runs on neither)."""
     arms = node.body + node.orelse
-    if _nested_return(node.body):
+    if nested_return(node.body):
         for statement in later(node, ctx.enclosing(node, FUNCTION_TYPES), ctx):
             arms.append(statement)
             if isinstance(statement, (ast.Return, ast.Raise)):

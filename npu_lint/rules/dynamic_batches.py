@@ -6,7 +6,7 @@ from typing import Optional
 
 from npu_lint.analysis.defaults import default_constant, fixed_one, may_be_false, not_surely_true
 from npu_lint.analysis.library_classes import loader_class, loader_names, loader_parameters
-from npu_lint.analysis.loader_wrappers import factory_keywords, forwards_loader
+from npu_lint.analysis.loader_wrappers import factory_keywords, forwards_drop_last, forwards_loader
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import DEF, VALUE
 from npu_lint.bounded import unparse
@@ -790,8 +790,9 @@ def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:
         if own is not None:
             definition, offset = own
     if isinstance(definition, ast.ClassDef):    # ``class InfiniteLoader(DataLoader)``: DataLoader's keywords
-        if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in walk(definition)):
-            return None     # the subclass decides drop_last itself
+        if any(isinstance(n, ast.keyword) and n.arg == "drop_last" for n in walk(definition)) \
+                and not forwards_drop_last(definition):
+            return None     # the subclass decides drop_last itself (not one handing on its ``drop_last=False``)
         forwarded = super_init_keywords(definition, node, _LOADER_PARAMETERS)
         if forwarded is not None:   # ``super().__init__(dataset=..., batch_size=self.step, shuffle=shuffle)``
             return forwarded

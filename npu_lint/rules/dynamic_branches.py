@@ -13,7 +13,9 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, returns_other, tensor_work
 from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
-from npu_lint.rules.broad_branches import broad_if, broad_test, broad_work, quiet_module, while_hands, while_rebinds
+from npu_lint.rules.broad_branches import arms_of, broad_if, broad_test, broad_work, nested_return as exits, \
+    quiet_module, while_hands, while_rebinds
+from npu_lint.rules.empty_tests import builds_empty, empty_test, graph_count, returns_numbers
 from npu_lint.rules.data_whiles import while_on_read_back
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.loop_state import carried_state, expression_work, while_break_works, while_on_tensor
@@ -198,6 +200,15 @@ class DataDependentSkip(Rule):
                       "import torch\ndef rollout(td, env):\n    while not td['done'].all():\n"
                       "        print(td)\n        env.reset()\n    return td\n")
 
+    # session 22 (branch22): an emptiness test of a value the model cannot prove fixed (``dets[i].numel() == 0``),
+    # the op the trigger: no proof that the value came from a mask or a selection.
+    must_fire += ("import torch\ndef pool(dets, feats):\n    out = []\n    for i in range(len(dets)):\n"
+                  "        if dets[i].numel() == 0:\n            continue\n        out.append(feats[i].mean(0))\n"
+                  "    return out\n",)
+    must_not_fire += ("import torch\ndef f(cfg, feats):\n    out = []\n    for i in range(3):\n"
+                      "        w = torch.zeros(cfg.n)\n        if w.numel() == 0:\n            continue\n"
+                      "        out.append(feats[i].mean(0) * w.sum())\n    return out\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -228,7 +239,8 @@ class DataDependentSkip(Rule):
             return
         test = tensor_test(node.test, ctx)
         if test is None:
-            test = broad_test(node.test, ctx)   # the broad path (session 21, branch21): what the jump skips computes
+            # the broad paths (branch21; branch22: an emptiness test): what the jump skips computes
+            test = broad_test(node.test, ctx) or empty_test(node.test, node.body, ctx)
             if test is None or guard(node.test) or quiet_module(node, ctx) \
                     or not any(broad_work(s, ctx) for s in later(node, loop, ctx)):
                 return
@@ -495,8 +507,6 @@ class DataDependentBranch(Rule):
                      "import torch\nimport logging\ndef f(x: torch.Tensor):\n    if x.max() > 1:\n"
                      "        logging.warning('large %s', x)\n    return x\n",
                      # shapes, Python values, a bare name, a numerical guard, an arm that only raises or logs
-                     "import torch\ndef f(x: torch.Tensor):\n    if x.numel() == 0:\n        return x.new_zeros(1)\n"
-                     "    return x.sum()\n",
                      "import torch\ndef f(x: torch.Tensor, n):\n    if n > 3:\n        x = x * 2\n    return x\n",
                      "import torch\ndef f(x: torch.Tensor, mask: torch.Tensor):\n    if mask:\n        x = x * 2\n"
                      "    return x\n",
@@ -577,12 +587,12 @@ class DataDependentBranch(Rule):
                   "import torch\ndef segs(tokens: torch.Tensor, begin: int):\n    ts = tokens.ge(begin)\n"
                   "    cons = torch.where(ts[:-1] & ts[1:])[0]\n    out = []\n    if len(cons) > 0:\n"
                   "        out.append(tokens[cons])\n    else:\n        out.append(tokens)\n    return out\n")
-    must_not_fire += ("import torch\ndef f(x: torch.Tensor):\n    if len(x) == 0:\n        return x.new_zeros(1)\n"
-                      "    return x.sum()\n",
+    must_not_fire += (  # (branch22: the emptiness of a tensor parameter, ``if len(x) == 0: return x.new_zeros(1)``,
+                        # fires now: the emptiness path)
                       # the arm pads the rows up to the bound the test compares with: one shape on both paths
                       "import torch\ndef out(dets: torch.Tensor, scores: torch.Tensor, max_det: int):\n"
                       "    idx = (scores > 0.5).nonzero()\n    num = len(idx)\n    if num < max_det:\n"
-                      "        dets = torch.cat([dets, torch.zeros((max_det - num, 6))], dim=0)\n    return dets\n")
+                      "        dets = torch.cat([dets, torch.zeros((max_det - num, 6))], dim=0)\n    return dets\n",)
     # session 21 (values21): an early return on a tensor's value, the function returning another value later
     must_fire += ("import torch\ndef silence(loud: torch.Tensor, thr: float):\n    mask = loud > thr\n"
                   "    if not mask.any():\n        return None\n    return mask\n",
@@ -632,6 +642,31 @@ class DataDependentBranch(Rule):
                       "import torch\nimport triton.language as tl\ndef k(p, out):\n    v = tl.load(p)\n"
                       "    if v.max() > 0:\n        z = tl.load(p + 1).to(tl.float32)\n        tl.store(out, z)\n")
 
+    # session 22 (branch22): the emptiness path. A test whether a value is empty (``numel()``, ``shape[0]``,
+    # ``size(0)`` of a value not proven host or fixed; ``len()`` of a proven tensor, or of any value when an arm builds
+    # a zero-size tensor) whose arm, or what its return skips, does tensor work.
+    must_fire += ("import torch\ndef head(feats, boxes):\n    if boxes.numel() == 0:\n        return feats.sum() * 0\n"
+                  "    iou = feats @ boxes.t()\n    return iou.mean()\n",
+                  "import torch\ndef top(labels, boxes):\n    kept = [b for b, l in zip(boxes, labels) if l]\n"
+                  "    if len(kept) == 0:\n        return torch.empty(0, 4)\n    return torch.stack(kept)\n",
+                  "import torch\ndef merge(x1, x2):\n    if not x1.numel():\n        return x2\n"
+                  "    return torch.cat([x1 * 2, x2], dim=1)\n",
+                  "import torch\ndef crop(dets, img):\n    if dets.shape[0] == 0:\n        return []\n"
+                  "    return torch.nn.functional.interpolate(img, size=(64, 64))\n",
+                  # a data graph's own count (DGL's ``num_edges()``), two arms computing differently
+                  "import torch\ndef layer(g, h, lin):\n    if g.num_edges() > 0:\n"
+                  "        h = lin(torch.cat([h, g.ndata['m']], dim=1))\n    else:\n"
+                  "        h = lin(torch.cat([h, h * 0], dim=1))\n    return h\n")
+    must_not_fire += ("import torch\ndef f(x, cfg):\n    w = torch.zeros(cfg.n)\n    if w.numel() == 0:\n        return x\n"
+                      "    return x * w.sum()\n",
+                      # a metric computed on the host per item (every return a Python number)
+                      "import torch\ndef cmc(is_correct: torch.BoolTensor, k: int) -> float:\n"
+                      "    if len(is_correct) == 0:\n        return 1.0\n    return float(is_correct[:k].any())\n",
+                      "import numpy as np\nimport torch\ndef f(a, x):\n    arr = np.asarray(a)\n    if arr.shape[0] == 0:\n"
+                      "        return x\n    return x.clamp_min(0)\n",
+                      # ``len()`` of a value of unknown kind, no zero-size tensor built
+                      "import torch\ndef f(items, x):\n    if len(items) == 0:\n        return x\n    return x.clamp_min(0)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -656,6 +691,8 @@ class DataDependentBranch(Rule):
             test = broad_test(node.test, ctx)   # the broad path (session 21, branch21)
             if test is not None and not guard(node.test) and not quiet_module(node, ctx) and broad_if(node, ctx):
                 ctx.report(node, self.broad_message.format(test=f"if {short_source(test, 40)}:"))
+            elif test is None:
+                self._check_empty(node, ctx)   # the emptiness path (session 22, branch22)
             return
         if test is None or _pads_to_bound(node):
             return
@@ -681,6 +718,20 @@ class DataDependentBranch(Rule):
             return
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:"))
         self._report_reads(node, ctx)
+
+    def _check_empty(self, node: ast.If, ctx: FileContext) -> None:
+        """``if boxes.numel() == 0: return ...``, ``if len(keep) == 0: return x.new_zeros((0, 4))``: a test whether
+        a value not proven fixed is empty, an arm (or what its ``return`` skips) doing tensor work."""
+        arms = arms_of(node, ctx)
+        test = empty_test(node.test, arms, ctx)
+        if test is None or quiet_module(node, ctx) or returns_numbers(node, ctx):
+            return   # (a function returning only Python numbers: a metric computed on the host)
+        if not (builds_empty(arms, ctx)
+                or ((exits(node.body) or (node.orelse and graph_count(test))) and broad_if(node, ctx))):
+            return   # needs an early exit (what the data's count skips), a graph's two arms or a zero-size tensor
+        ctx.report(node, self.empty_message.format(test=f"if {short_source(test, 40)}:"))
+
+    empty_message = "{test} tests whether a value the model cannot prove fixed is empty (a count the data decides: detections, matches, selected indices): the operators and shapes after it change with the data, one more graph to compile on NPU; keep a fixed-size tensor with a validity mask (pad to a bound) so the empty case runs the same operators"
 
     broad_message = "{test} reads a value the model cannot prove static (a tensor's) and decides which tensor work runs after it: a host sync, and the operators and shapes that follow change with the data on NPU; compute both arms and select with torch.where, or mask instead of skipping"
 

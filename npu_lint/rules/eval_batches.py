@@ -22,7 +22,7 @@ from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADE
 from npu_lint.rules.loader_escapes import _judged_at_calls, escape
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
-from npu_lint.rules.loader_tails import report_tail
+from npu_lint.rules.loader_tails import hands_batch, report_tail
 from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.training_loops import trains, trains_through_helper
 from npu_lint.rules.value_flow import FAMILY
@@ -475,6 +475,30 @@ class ShortLastEvalBatch(Rule):
         "    for x in loader:\n        n += len(x)\n    return n\ndef run(ds):\n"
         "    return count(DataLoader(ds, batch_size=64))\n")
 
+    # session 22 (branch22): a DataLoader subclass that takes ``drop_last=False`` and hands it on unchanged (flair's)
+    # keeps the tail unless the call passes ``drop_last``: the call's keywords decide (the project index says the
+    # same of such a class in another module, and knows ``torch.utils.data.dataloader.DataLoader`` as DataLoader)
+    _LOCAL = ("import torch\nclass Loader(torch.utils.data.dataloader.DataLoader):\n"
+              "    def __init__(self, dataset, batch_size=1, drop_last=False):\n"
+              "        super().__init__(dataset, batch_size=batch_size, collate_fn=list, drop_last=drop_last)\n")
+    must_fire += (_LOCAL + "def predict(model, ds, bs):\n    loader = Loader(ds, batch_size=bs)\n"
+                  "    with torch.no_grad():\n        for x in loader:\n            model(x)\n",)
+    must_not_fire += (_LOCAL + "def predict(model, ds, bs):\n    loader = Loader(ds, batch_size=bs, drop_last=True)\n"
+                      "    with torch.no_grad():\n        for x in loader:\n            model(x)\n",
+                      _LOCAL.replace("drop_last=drop_last", "drop_last=True") + "def predict(model, ds, bs):\n"
+                      "    loader = Loader(ds, batch_size=bs)\n    with torch.no_grad():\n        for x in loader:\n"
+                      "            model(x)\n")
+
+    # session 22 (branch22): a loop over the loader that hands its batch to a callable of unknown kind (``model.encode
+    # (batch)`` of a parameter, no ``no_grad`` in sight) is the loader's use: reported unless the loop is proven host
+    # statistics (builtins, a host library's function, a log line, a container's append, the batch's own methods).
+    must_fire += ("import torch\nfrom torch.utils.data import DataLoader\ndef embed(model, texts, bs=32):\n"
+                  "    loader = DataLoader(texts, batch_size=bs, collate_fn=model.tokenize)\n    out = []\n"
+                  "    for batch in loader:\n        out.append(model.encode(batch))\n    return torch.cat(out)\n",)
+    must_not_fire += ("import numpy as np\nimport torch\nfrom torch.utils.data import DataLoader\ndef stats(ds):\n"
+                      "    loader = DataLoader(ds, batch_size=64)\n    vals = []\n    for x in loader:\n"
+                      "        vals.append(np.mean(np.asarray(x)))\n    return vals\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         base: Optional[ast.AST] = None   # the DataLoader subclass whose ``super().__init__`` this call is
@@ -545,6 +569,8 @@ class ShortLastEvalBatch(Rule):
                        _LOADER)
         elif not loops:
             report_tail(node, keywords, ctx)    # kept, but no proof of its use: the broad path
+        elif any(hands_batch(loop, ctx) for loop, _ in loops):
+            report_tail(node, keywords, ctx)    # its batches handed to a callable of unknown kind (branch22)
 
     def _other_builder(self, node: ast.Call, ctx: FileContext) -> None:
         """``dls.new(..., drop_last=False)``, ``BatchSampler(..., drop_last=False)``, ``dict(batch_size=8, ...,

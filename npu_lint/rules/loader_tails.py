@@ -150,3 +150,35 @@ def report_tail(node: ast.Call, keywords: Optional[dict], ctx: FileContext) -> N
         what = (f"this DataLoader (batch_size={size}) has no drop_last=True: unless len(dataset) is a multiple of "
                 f"{size}")
     ctx.report_repeat(node, _MESSAGE.format(what=what), _LOADER, node, _TRAINING_CODE)
+
+
+# Host libraries whose functions take a batch without running the device (statistics, plots, files).
+_HOST_ROOTS = frozenset({"numpy", "math", "pandas", "scipy", "sklearn", "matplotlib", "json", "pickle", "os", "csv",
+                         "logging", "warnings", "tqdm", "itertools", "collections", "statistics"})
+
+
+def hands_batch(loop: ast.For, ctx: FileContext) -> bool:
+    """The loop over a loader hands its batch (or a value made from it) to a callable the model cannot prove is
+    host work: not a method of the batch (``x.sum()``), a builtin (``len``, ``float``), a log line, a container's
+    ``append``, nor a host library's function (``np.mean``): ``model.encode(batch)``, ``self.predict_step(b)``,
+    ``evaluator(outputs, batch)`` of a value of unknown kind (session 22, branch22: the proof that the callee is a
+    model, or runs without gradients, was what the eval path needed). Silent: statistics loops (``total +=
+    len(x)``, ``float(x.sum())``)."""
+    from npu_lint.rules.branch_arms import _host_call
+    from npu_lint.rules.eval_batches import _derived, _takes
+    from npu_lint.rules.loader_loops import BUILTINS
+    names = _derived(loop, {n.id for n in walk(loop.target) if isinstance(n, ast.Name)})
+    for call in walk(loop):
+        if not isinstance(call, ast.Call) or not _takes(call, names) or _host_call(call, ctx):
+            continue
+        func = call.func
+        if isinstance(func, ast.Attribute) and (func.attr in ("append", "extend", "insert", "add", "update", "put")
+                                                or any(isinstance(n, ast.Name) and n.id in names for n in walk(func))):
+            continue    # ``out.append(x)``, ``x.to(device)``: kept, or a method of the batch
+        if isinstance(func, ast.Name) and func.id in BUILTINS:
+            continue
+        name = ctx.resolver.qualname(func) or ""
+        if name.split(".")[0] in _HOST_ROOTS:
+            continue    # ``np.mean(x)``, ``json.dumps(x)``: host work
+        return True
+    return False
