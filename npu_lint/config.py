@@ -67,8 +67,11 @@ class Config:
         relative = _relative(path, self.root)
         folder, slash, name = relative.rpartition("/")
         patterns = self.exclude + self.extend_exclude
-        return _folder_excluded(folder + slash, patterns) or any(_name_matches(relative, name, pattern)
-                                                                 for pattern in patterns)
+        if _folder_excluded(folder + slash, patterns):
+            return True
+        whole, last = _name_patterns(patterns)
+        return (whole is not None and whole.match(os.path.normcase(relative)) is not None) or (
+            last is not None and last.match(os.path.normcase(name)) is not None)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -100,10 +103,15 @@ def _folder_excluded(prefix: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def _name_matches(relative: str, name: str, pattern: str) -> bool:
-    """The parts of :func:`_matches` that depend on the file: the whole path, and its last part."""
-    pattern = pattern.rstrip("/")
-    return fnmatch.fnmatch(relative, pattern) or ("/" not in pattern and _part_matches(name, pattern))
+@lru_cache(maxsize=64)
+def _name_patterns(patterns: tuple[str, ...]) -> tuple[Optional[re.Pattern], Optional[re.Pattern]]:
+    """The parts of :func:`_matches` that depend on the file (the whole path, and its last part), for every pattern at
+    once: one expression of all the patterns (``fnmatch``'s own translation, each whole) for the relative path, one
+    of those without ``/`` for the file's name (None: none)."""
+    def joined(chosen: list[str]) -> Optional[re.Pattern]:
+        return re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in chosen)) if chosen else None
+    stripped = [pattern.rstrip("/") for pattern in patterns]
+    return joined(stripped), joined([pattern for pattern in stripped if "/" not in pattern])
 
 
 @lru_cache(maxsize=4096)
