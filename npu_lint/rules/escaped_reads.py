@@ -18,6 +18,7 @@ from typing import Optional
 from npu_lint.analysis.flows import HOST, ZERO_D
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.kinds import TENSORS
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -101,7 +102,7 @@ def _counted(receiver: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
 
 
 def _assigned(function: ast.AST, name: str) -> list[ast.AST]:
-    return [s.value for s in ast.walk(function) if isinstance(s, ast.Assign) and s.value is not None
+    return [s.value for s in walk(function) if isinstance(s, ast.Assign) and s.value is not None
             and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
 
 
@@ -111,7 +112,7 @@ def _uses(function: ast.AST, ctx: FileContext) -> dict[str, list[ast.Name]]:
     found = memo.get(id(function))
     if found is None:
         found = memo[id(function)] = {}
-        for sub in ast.walk(function):
+        for sub in walk(function):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
                 found.setdefault(sub.id, []).append(sub)
     return found
