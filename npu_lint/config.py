@@ -68,15 +68,13 @@ class Config:
         relative = _relative(path, self.root)
         folder, slash, name = relative.rpartition("/")
         patterns = self.exclude + self.extend_exclude
-        if not (_folder_excluded(folder + slash, patterns) or any(_name_matches(relative, name, pattern)
-                                                                  for pattern in patterns)):
+        if not _pattern_excluded(folder + slash, relative, name, patterns):
             return False
         # ``build`` / ``dist`` of the defaults name build output; a folder so named that is a Python package
         # (``mmengine/dist/__init__.py``: the distributed helpers) is source, and stays in unless asked out
         outputs = tuple(p for p in BUILD_OUTPUTS if p in self.exclude and p not in self.extend_exclude)
         rest = tuple(p for p in patterns if p not in outputs)
-        if not outputs or _folder_excluded(folder + slash, rest) or any(_name_matches(relative, name, pattern)
-                                                                        for pattern in rest):
+        if not outputs or _pattern_excluded(folder + slash, relative, name, rest):
             return True
         return not _packages(os.path.abspath(path), relative.count("/") + 1, outputs)
 
@@ -92,6 +90,16 @@ def _packages(path: str, depth: int, names: tuple[str, ...]) -> bool:
             return False
         current = current.parent
     return True
+
+
+def _pattern_excluded(prefix: str, relative: str, name: str, patterns: tuple[str, ...]) -> bool:
+    """:func:`_matches` of any of ``patterns``: the folder's part answered once per folder, the file's part by one
+    expression of all the patterns."""
+    if _folder_excluded(prefix, patterns):
+        return True
+    whole, last = _name_patterns(patterns)
+    return (whole is not None and whole.match(os.path.normcase(relative)) is not None) or (
+        last is not None and last.match(os.path.normcase(name)) is not None)
 
 
 def _relative(path: Path, root: Path) -> str:
@@ -110,7 +118,6 @@ def _matches(relative: str, pattern: str) -> bool:
 
 
 @lru_cache(maxsize=1024)
-@lru_cache(maxsize=1024)
 def _folder_excluded(prefix: str, patterns: tuple[str, ...]) -> bool:
     """The parts of :func:`_matches` that look at the folder only: ``prefix`` is the relative path up to and with
     its last ``/`` (empty for a name without one). ``relative.startswith(pattern + "/")`` holds exactly when the
@@ -123,10 +130,15 @@ def _folder_excluded(prefix: str, patterns: tuple[str, ...]) -> bool:
     return False
 
 
-def _name_matches(relative: str, name: str, pattern: str) -> bool:
-    """The parts of :func:`_matches` that depend on the file: the whole path, and its last part."""
-    pattern = pattern.rstrip("/")
-    return fnmatch.fnmatch(relative, pattern) or ("/" not in pattern and _part_matches(name, pattern))
+@lru_cache(maxsize=64)
+def _name_patterns(patterns: tuple[str, ...]) -> tuple[Optional[re.Pattern], Optional[re.Pattern]]:
+    """The parts of :func:`_matches` that depend on the file (the whole path, and its last part), for every pattern at
+    once: one expression of all the patterns (``fnmatch``'s own translation, each whole) for the relative path, one
+    of those without ``/`` for the file's name (None: none)."""
+    def joined(chosen: list[str]) -> Optional[re.Pattern]:
+        return re.compile("|".join(f"(?:{fnmatch.translate(os.path.normcase(p))})" for p in chosen)) if chosen else None
+    stripped = [pattern.rstrip("/") for pattern in patterns]
+    return joined(stripped), joined([pattern for pattern in stripped if "/" not in pattern])
 
 
 @lru_cache(maxsize=4096)

@@ -7,7 +7,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Optional
 
 from npu_lint.analysis.dispatch import handled_on_npu
-from npu_lint.analysis.nodes import parents_of
+from npu_lint.analysis.nodes import locate, parents_of
 from npu_lint.analysis.setup_time import asserts_host
 from npu_lint.finding import Finding
 from npu_lint.resolver import Resolver
@@ -108,11 +108,9 @@ class FileContext:
 
     def enclosing_any(self, node: ast.AST, types: tuple[type, ...]) -> Optional[ast.AST]:
         """As :meth:`enclosing`, for a node the walk may not have reached yet (an arm of the ``if`` being judged)."""
-        parent = self.parents.get(id(node))
-        if parent is None:
-            parent = self._later_parents().get(id(node))
+        parent = self.parents.get(id(node)) or self._later_parent(node)
         while parent is not None and not isinstance(parent, types):
-            parent = self.parents.get(id(parent)) or self._later_parents().get(id(parent))
+            parent = self.parents.get(id(parent)) or self._later_parent(parent)
         return parent
 
     def call_of(self, node: ast.AST) -> Optional[ast.Call]:
@@ -128,26 +126,36 @@ class FileContext:
             node = self.parents.get(id(node))
         if node is None and start is not None:
             node = start
-            later = self._later_parents()
             while node is not None and not isinstance(node, ast.stmt):
-                node = self.parents.get(id(node)) or later.get(id(node))
+                node = self.parents.get(id(node)) or self._later_parent(node)
         return node
 
     def parent_anywhere(self, node: ast.AST) -> Optional[ast.AST]:
         """``node``'s parent, walked or not yet (a statement further down the loop being checked)."""
-        return self.parents.get(id(node)) or self._later_parents().get(id(node))
+        return self.parents.get(id(node)) or self._later_parent(node)
 
-    def _later_parents(self) -> dict[int, ast.AST]:
-        """Every node's parent in the whole module, made once and only when asked about a node the walk has not
-        reached yet."""
+    def _later_parent(self, node: ast.AST) -> Optional[ast.AST]:
+        """``node``'s parent in the whole module, for a node the walk has not reached yet. Found by a descent that
+        follows positions (:func:`~npu_lint.analysis.nodes.locate`: the nodes passed on the way get their parents),
+        kept; a node the descent does not meet makes the whole module's map, once (as every such question did)."""
         found = self.scratch.get("later_parents")
         if found is None:
             found = self.scratch["later_parents"] = {}
-            scopes = self.resolver.scopes
-            tree = scopes.module.node if scopes is not None else None
-            if tree is not None:
-                found.update(parents_of(tree))
-        return found
+        parent = found.get(id(node))
+        if parent is not None or self.scratch.get("later_parents_whole"):
+            return parent
+        scopes = self.resolver.scopes
+        tree = scopes.module.node if scopes is not None else None
+        if tree is None or node is tree:
+            return None
+        stack = self.resolver._stack   # the walk's scopes: a node of the one being walked is looked for there first
+        inner = stack[-1].node if stack else None
+        if (inner is not None and inner is not tree and id(inner) in self.parents and locate(inner, node, found)) \
+                or locate(tree, node, found):
+            return found[id(node)]
+        self.scratch["later_parents_whole"] = True
+        found.update(parents_of(tree))
+        return found.get(id(node))
 
     def on_error_path(self, node: ast.AST) -> bool:
         """``node`` runs only on the way to a ``raise``: it sits (within its function) in an ``if`` arm that ends

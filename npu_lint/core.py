@@ -76,6 +76,11 @@ class Dispatch:
                           for value_type in _CONSTANT_TYPES} \
             if any(type(entry[2]).constant_types is not None for entry in constants) else None
         self.project_rules = tuple(type(rule) for rule in instances if hasattr(rule, "project_triggers"))
+        self._plan: Optional[tuple] = None   # what ``_active`` reads: made on its first question (``_make_plan``;
+        # never for a narrowed dispatch, which is not asked)
+
+    def _make_plan(self) -> tuple:
+        instances = self.instances
         self._words = tuple(dict.fromkeys(word for rule in instances for word in (getattr(rule, "triggers", None) or ())))
         # Trigger words made of identifier characters occur in a source only inside one of its identifier-like
         # runs: they are looked for in the distinct runs (a far shorter text); the others in the source itself.
@@ -90,6 +95,7 @@ class Dispatch:
         self._plan = tuple((index, tuple((word, in_runs.get(word), _part(word) if in_runs else None)
                                          for word in (getattr(rule, "triggers", None) or ())))
                            for index, rule in enumerate(instances))
+        return self._plan
 
     def api_entries(self, qualname: str) -> tuple:
         """The (code, family, rule) entries of the rules that may fire on an API reference to ``qualname``."""
@@ -98,7 +104,7 @@ class Dispatch:
             if not self._api_filtered:
                 entries = self.api_calls
             elif self._whole is not None:   # the whole dispatch's entries (asked once per name in a run), kept
-                entries = tuple(entry for entry in self._whole.api_entries(qualname) if id(entry[2]) in self._kept)
+                entries = self._kept_of(self._whole.api_entries(qualname))
             else:
                 entries = tuple(entry for entry in self.api_calls if type(entry[2]).wants_api(qualname))
             self._api_entries[qualname] = entries = self._shared.setdefault(entries, entries)
@@ -110,11 +116,20 @@ class Dispatch:
         key = (name, method)
         entries = self._call_entries.get(key)
         if entries is None:
-            entries = tuple(entry for entry in self._whole.call_entries(name, method) if id(entry[2]) in self._kept) \
+            entries = self._kept_of(self._whole.call_entries(name, method)) \
                 if self._whole is not None and self._whole.gated_calls else tuple(
                 entry for entry in self.calls.get(ast.Call, ()) if type(entry[2]).wants_call(name, method))
             self._call_entries[key] = entries = self._shared.setdefault(entries, entries)
         return entries
+
+    def _kept_of(self, entries: tuple) -> tuple:
+        """The entries of the whole dispatch's list ``entries`` whose rules this narrowed one keeps: once per distinct
+        list (the whole's lists are few and shared, each alive as long as the whole dispatch: their ids stay unique),
+        not once per name."""
+        kept = self._kept_lists.get(id(entries))
+        if kept is None:
+            kept = self._kept_lists[id(entries)] = tuple(entry for entry in entries if id(entry[2]) in self._kept)
+        return kept
 
     def wanted(self, source: str) -> bool:
         """The cheap substring pre-filter: a file none of the rules could fire on is skipped."""
@@ -139,6 +154,7 @@ class Dispatch:
             # the per-name entries: the whole dispatch's (each name judged once per run, not once per rule set),
             # restricted to the rules kept, in the same order
             narrowed._whole, narrowed._kept = self, frozenset(id(rule) for rule in narrowed.instances)
+            narrowed._kept_lists = {}
         self._narrowed[active] = narrowed   # last in the order: the most recently used
         return narrowed
 
@@ -148,12 +164,13 @@ class Dispatch:
         The last source's answer is kept (the same text object: ``wanted`` and ``for_source`` ask it in turn)."""
         if source is self._last[0]:
             return self._last[1]
+        plan = self._plan if self._plan is not None else self._make_plan()
         found: dict[str, bool] = {}
         get = found.get
         runs: Optional[bytes] = None
         long_runs: list[tuple[bytes, frozenset[int]]] = []
         active = []
-        for index, words in self._plan:
+        for index, words in plan:
             if not words:
                 active.append(index)
                 continue

@@ -333,6 +333,8 @@ class Flows:
             binding = self.binding(func, scope)
             return (binding.value, 0) if binding is not None and binding.tag == DEF else None
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+            if self.scopes is not None and func.attr not in self.defined_names():
+                return None   # no function of the file has the name: whatever ``callee`` finds is no match
             method = self.callee(call, scope)
             if method is not None and getattr(method[0], "name", None) == func.attr:
                 return method

@@ -166,3 +166,44 @@ def function_text(function: ast.AST, source: str, store: dict) -> Optional[str]:
         text = "\n".join(lines[function.lineno - 1:getattr(function, "end_lineno", None) or len(lines)])
     store[key] = text
     return text
+
+
+def locate(root: ast.AST, target: ast.AST, found: dict[int, ast.AST]) -> bool:
+    """Look for ``target`` below ``root`` by its position: only the children whose span may hold it (or that have no
+    position: ``arguments``, ``comprehension``, ``withitem``) are entered, and each node entered, and ``target``
+    when met, gets its parent in ``found`` (``id`` -> parent, as :func:`parents_of`). True when ``target`` was met;
+    False when its position led nowhere (no position, a leaf, a node of another tree): the caller then maps the
+    whole tree. Every parent set is the real one, whatever the positions say: they only choose where to look."""
+    if isinstance(target, _LEAVES):
+        return False
+    line = getattr(target, "lineno", None)
+    if line is None:
+        return False
+    column = target.col_offset
+    end_line = target.end_lineno or line
+    end_column = target.end_col_offset if target.end_col_offset is not None else 1 << 30
+    todo = [root]
+    leaves = _LEAVES
+    while todo:
+        node = todo.pop()
+        for child in children(node):
+            if child is target:
+                found[id(child)] = node
+                return True
+            if isinstance(child, leaves):
+                continue
+            first = getattr(child, "lineno", None)
+            if first is not None:
+                first_column = child.col_offset
+                decorators = getattr(child, "decorator_list", None)
+                if decorators:   # a definition's decorators stand above its ``def`` / ``class`` line
+                    first, first_column = min((first, first_column), *((d.lineno, d.col_offset) for d in decorators))
+                if first > line or (first == line and first_column > column):
+                    continue
+                last = child.end_lineno or first
+                if last < end_line or (last == end_line and child.end_col_offset is not None
+                                       and child.end_col_offset < end_column):
+                    continue
+            found[id(child)] = node
+            todo.append(child)
+    return False

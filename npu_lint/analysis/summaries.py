@@ -96,6 +96,15 @@ _MAP_WORD = re.compile(r"(?<![\w])i?map(?![\w])")   # ``map``/``imap`` as a whol
 _RETURN_CHAIN = 3   # how far ``return helper(x)`` is followed for the elements of a returned tuple
 
 
+def _map_call(node: ast.Call) -> bool:
+    """``map(f, xs)``, ``pool.map(f, xs)``, ``executor.imap(f, xs)``: positional arguments only."""
+    if len(node.args) < 2 or node.keywords:
+        return False
+    func = node.func
+    return (isinstance(func, ast.Name) and func.id == "map") or (isinstance(func, ast.Attribute)
+                                                                 and func.attr in ("map", "imap"))
+
+
 class Summaries:
     """Function and class summaries (mixed into the Resolver)."""
 
@@ -191,6 +200,8 @@ class Summaries:
         if found is None:
             found = []
             calls = self.scopes.calls if self.source is None or _MAP_WORD.search(self.source) else ()
+            if calls and not any(type(node) is ast.Call and _map_call(node) for node in walk(self.scopes.module.node)):
+                calls = ()   # the word only in a comment, a string, ``self.map = ...``: no such call anywhere
             for statement_call, at in calls:   # no ``map``/``imap`` word in the text: no such call to walk for
                 for node in walk(statement_call):
                     if isinstance(node, ast.Call) and len(node.args) >= 2 and not node.keywords:
@@ -199,6 +210,17 @@ class Summaries:
                                 or (isinstance(func, ast.Attribute) and func.attr in ("map", "imap")):
                             found.append((node, at))
             self._summaries[key] = found
+        return found  # type: ignore[return-value]
+
+    def defined_names(self) -> frozenset[str]:
+        """The names of the file's functions and methods (``def``, ``async def``: the scopes the binder opened for
+        them), once per file: ``callee`` finds only the file's own definitions."""
+        key = ("defined names",)
+        found = self._summaries.get(key)
+        if found is None:
+            found = self._summaries[key] = frozenset(
+                scope.node.name for scope in self.scopes.by_node.values()
+                if type(scope.node) is ast.FunctionDef or type(scope.node) is ast.AsyncFunctionDef)
         return found  # type: ignore[return-value]
 
     @staticmethod

@@ -5,6 +5,7 @@ Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
+import re
 from typing import Optional
 
 from npu_lint.analysis.nodes import function_text as lines_of
@@ -27,7 +28,7 @@ def batch_max_method(call: ast.Call, ctx: FileContext) -> Optional[str]:
     func = call.func
     if not isinstance(func, ast.Attribute) or not isinstance(func.value, (ast.Name, ast.Attribute, ast.Subscript)):
         return None   # ``self.tokenizers[key].batch_encode(rows)``: an item of a dict of instances
-    if not ctx.mentions(f"def {func.attr}(") and (ctx.project is None
+    if not _defines(func.attr, ctx) and (ctx.project is None
                                                    or func.attr not in ctx.project.padding_names()):
         return None     # no method of that name here, none that pads elsewhere in the project
     receiver = ctx.resolver.value_of(func.value)
@@ -54,6 +55,20 @@ def batch_max_method(call: ast.Call, ctx: FileContext) -> Optional[str]:
         return None
     chain, where = found[0], found[1]
     return f"{func.attr}() pads its items to the batch maximum ({' → '.join(chain)}, {where})"
+
+
+def _defines(name: str, ctx: FileContext) -> bool:
+    """``def name(`` occurs in the file's text: the names after every ``def `` found once per file (one scan, not
+    one per method name asked); a name not in ASCII is looked for in the text itself."""
+    if not name.isascii():
+        return ctx.mentions(f"def {name}(")
+    names = ctx.scratch.get("defined_names")
+    if names is None:
+        names = ctx.scratch["defined_names"] = frozenset(_DEFINED.findall(ctx.source))
+    return name in names
+
+
+_DEFINED = re.compile(r"def ([A-Za-z0-9_]+)\(")
 
 
 def _implicit(method: ast.AST) -> int:

@@ -34,6 +34,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.nodes import walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
@@ -113,7 +114,7 @@ def _assignments(scope: ast.AST, ctx: FileContext) -> dict[str, list[ast.stmt]]:
     found = memo.get(id(scope))
     if found is None:
         found = memo[id(scope)] = {}
-        for other in ast.walk(scope):
+        for other in walk(scope):
             if isinstance(other, (ast.Assign, ast.AnnAssign)) and other.value is not None:
                 for target in _assigned(other):
                     found.setdefault(_text(target), []).append(other)
@@ -134,7 +135,7 @@ def _trimmed(scope: ast.AST, stmt: ast.stmt, target: str, ctx: FileContext) -> b
 def _recursive(function: Optional[ast.AST]) -> bool:
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Call):
             func = node.func
             if isinstance(func, ast.Name) and func.id == function.name or \
@@ -442,7 +443,7 @@ def _list_in_loop(node: ast.Call, items: ast.AST, ctx: FileContext) -> Optional[
     if loop is None:
         return None
     added = False
-    for other in ast.walk(loop):
+    for other in walk(loop):
         if isinstance(other, ast.Call) and isinstance(other.func, ast.Attribute) \
                 and _text(other.func.value) == listed:
             if other.func.attr in ("pop", "popleft", "clear"):
@@ -502,7 +503,7 @@ def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.
     if found is not None:
         return found
     found = {}
-    for node in ast.walk(function):
+    for node in walk(function):
         target, added = None, None
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADDS:
             target = node.func.value
@@ -618,7 +619,7 @@ def _name_assignments(function: ast.AST, ctx: FileContext) -> dict[str, list[ast
     found = memo.get(id(function))
     if found is None:
         found = memo[id(function)] = {}
-        for stmt in ast.walk(function):
+        for stmt in walk(function):
             if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
                 found.setdefault(stmt.targets[0].id, []).append(stmt)
     return found
@@ -655,7 +656,7 @@ def _callee(call: ast.Call) -> str:
 def _loop_bindings(loop: ast.AST) -> dict[str, ast.AST]:
     """The names the loop's body binds by assignment (a tuple unpacked from a call: the call), last one wins."""
     found: dict[str, ast.AST] = {}
-    for stmt in ast.walk(loop):
+    for stmt in walk(loop):
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
@@ -672,7 +673,7 @@ def _loop_bindings(loop: ast.AST) -> dict[str, ast.AST]:
 def _ended_by_data(loop: ast.While) -> bool:
     """``while True: ... break``: a loop a test in it ends (a ``while`` whose own test alone ends it is a schedule
     planned on the host, NPU413's)."""
-    return any(isinstance(n, ast.Break) for n in ast.walk(loop))
+    return any(isinstance(n, ast.Break) for n in walk(loop))
 
 
 def _loop_bound(name: ast.Name, node: ast.AST, ctx: FileContext) -> bool:
@@ -693,7 +694,7 @@ def _encloses(loop: ast.AST, node: ast.AST) -> bool:
 def _under_test(loop: ast.AST, name: str, ctx: FileContext) -> bool:
     """The loop adds to ``name`` only where a test on the data passes (an ``if`` around the ``append``, or an ``if``
     that ``continue``s): a filtered count. A test of settings (``if t_next < 0``) keeps the count fixed."""
-    for node in ast.walk(loop):
+    for node in walk(loop):
         if not isinstance(node, ast.If) or not _reads_data(node.test, ctx):
             continue
         body = any(_adds_to(sub, name) or isinstance(sub, ast.Continue) for stmt in node.body for sub in ast.walk(stmt))

@@ -282,9 +282,7 @@ class RandomSizeTransform(Rule):
         function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
         if function is None:
             return
-        text = function_text(function, ctx)
-        if not node.args and not node.keywords or "rand" not in text and not any(
-                f".{draw}(" in text for draw in GENERATOR_DRAWS):
+        if not node.args and not node.keywords or not _may_draw(function, ctx):
             return      # draws come from random / numpy.random / torch.rand* (the word is in the function) or
                         # from a generator object's method (``self.rng.uniform(...)``)
         callee = _callee(node, ctx, function)
@@ -307,6 +305,16 @@ class RandomSizeTransform(Rule):
             what=f"{short_source(node, 40)} passes a random draw ({origin}) to {callee[0].name}() → {reached}"),
             reached.rsplit(" → ", 1)[-1])
 
+
+
+def _may_draw(function: ast.AST, ctx: FileContext) -> bool:
+    """The function's text holds ``rand`` or a generator's draw method (``.uniform(``): asked once per function."""
+    memo = ctx.scratch.setdefault("transform_may_draw", {})
+    found = memo.get(id(function))
+    if found is None:
+        text = function_text(function, ctx)
+        found = memo[id(function)] = "rand" in text or any(f".{draw}(" in text for draw in GENERATOR_DRAWS)
+    return found
 
 
 def _fixed_afterwards(node: ast.Call, ctx: FileContext) -> bool:

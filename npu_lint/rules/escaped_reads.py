@@ -18,6 +18,7 @@ from typing import Optional
 from npu_lint.analysis.flows import HOST, ZERO_D
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.kinds import TENSORS
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -101,7 +102,7 @@ def _counted(receiver: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
 
 
 def _assigned(function: ast.AST, name: str) -> list[ast.AST]:
-    return [s.value for s in ast.walk(function) if isinstance(s, ast.Assign) and s.value is not None
+    return [s.value for s in walk(function) if isinstance(s, ast.Assign) and s.value is not None
             and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
 
 
@@ -111,7 +112,7 @@ def _uses(function: ast.AST, ctx: FileContext) -> dict[str, list[ast.Name]]:
     found = memo.get(id(function))
     if found is None:
         found = memo[id(function)] = {}
-        for sub in ast.walk(function):
+        for sub in walk(function):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
                 found.setdefault(sub.id, []).append(sub)
     return found
@@ -287,7 +288,7 @@ def report_escaped(rule: object, node: ast.Call, ctx: FileContext) -> None:
     """Report ``node`` (an integral read) where its value escapes; the proof-based paths amend the finding when they
     see the size it reaches (``value_reads``: one finding per read)."""
     reported = ctx.scratch.setdefault("value_reads", {})
-    if id(node) in reported or _test_code(node, ctx) or not integral_read(node, ctx):
+    if not _read_form(node) or id(node) in reported or _test_code(node, ctx) or not integral_read(node, ctx):
         return
     how = escape_of(node, ctx)
     if how is None:
@@ -297,6 +298,15 @@ def report_escaped(rule: object, node: ast.Call, ctx: FileContext) -> None:
     finding = ctx.report_repeat(node, _MESSAGE.format(read=_short(node), escape=how), "value", node,
                                 frozenset({"NPU403"}), naming=" → ")
     reported[id(node)] = (finding, [])
+
+
+def _read_form(node: ast.Call) -> bool:
+    """The call has one of the forms :func:`integral_read` looks at (``int(x)``, ``max(x)`` / ``min(x)``,
+    ``x.item()``, ``x.tolist()``): asked before the model is (every other call is no integral read)."""
+    func = node.func
+    if isinstance(func, ast.Name):
+        return func.id in ("int", "max", "min") and len(node.args) == 1 and not node.keywords
+    return isinstance(func, ast.Attribute) and func.attr in ("item", "tolist") and not node.args and not node.keywords
 
 
 def _test_code(node: ast.AST, ctx: FileContext) -> bool:

@@ -25,6 +25,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
@@ -58,7 +59,7 @@ def _changing_state(cls: ast.ClassDef, ctx: FileContext) -> frozenset[str]:
     found = set()
     for item in cls.body:
         if isinstance(item, FUNCTION_TYPES) and item.name not in ("__init__", "__post_init__", "__new__"):
-            for node in ast.walk(item):
+            for node in walk(item):
                 if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
                     targets = node.targets if isinstance(node, ast.Assign) else [node.target]
                     for target in targets:
@@ -75,12 +76,12 @@ def _aliases(function: ast.AST, changing: frozenset[str]) -> dict[str, str]:
     ``turn = self._turn`` then ``ids = turn["input_ids"]`` (one level)."""
     out: dict[str, str] = {}
     bound: dict[str, int] = {}
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
             bound[node.id] = bound.get(node.id, 0) + 1
     for _ in range(2):
         seen: dict[str, int] = {}
-        for node in ast.walk(function):
+        for node in walk(function):
             if not isinstance(node, ast.Assign):
                 continue
             attr = _self_attr(node.value)
@@ -127,7 +128,7 @@ def _stored_on_self(stmt: ast.stmt, node: ast.Call, function: ast.AST, ctx: File
     names = {t.id for t in stmt.targets if isinstance(t, ast.Name)}
     if not names:
         return False
-    for other in ast.walk(function):
+    for other in walk(function):
         if isinstance(other, ast.Assign) and other.lineno > stmt.lineno and any(on_self(t) for t in other.targets):
             if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(other.value)):
                 return True
@@ -142,7 +143,7 @@ def _stored_on_self(stmt: ast.stmt, node: ast.Call, function: ast.AST, ctx: File
 def _trimmed(function: ast.AST, stmt: ast.Assign, state: str) -> bool:
     """``self.queue = self.queue[-4096:]`` (or the joined name sliced) in the same method: a window of fixed size."""
     kept = {unparse(t) for t in stmt.targets} | {f"self.{state}"}
-    for other in ast.walk(function):
+    for other in walk(function):
         if isinstance(other, ast.Assign) and other is not stmt and isinstance(other.value, ast.Subscript) \
                 and any(isinstance(n, ast.Slice) for n in ast.walk(other.value.slice)) \
                 and any(unparse(t) in kept for t in other.targets):
@@ -153,10 +154,10 @@ def _trimmed(function: ast.AST, stmt: ast.Assign, state: str) -> bool:
 def _set_before(function: ast.AST, stmt: ast.stmt, state: str) -> bool:
     """``self.output = net(x)`` earlier in the same method: the state is made afresh at every call, then joined."""
     kept = f"self.{state}"
-    reads = [n.lineno for n in ast.walk(function) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
+    reads = [n.lineno for n in walk(function) if isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Load)
              and isinstance(n.value, ast.Name) and n.value.id == "self" and n.attr == state]
     first = min(reads, default=stmt.lineno)   # reset after the state is read (``self._turn = None``): still grown
-    for other in ast.walk(function):
+    for other in walk(function):
         if isinstance(other, ast.Assign) and other.lineno < first and any(unparse(t) == kept
                                                                                  for t in other.targets) \
                 and kept not in unparse(other.value):
@@ -199,7 +200,7 @@ def _optional_parameters(function: ast.AST) -> set[str]:
     args = function.args
     names = {a.arg for a in args.posonlyargs + args.args + args.kwonlyargs}
     out = set()
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and node.left.id in names \
                 and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Is, ast.IsNot)) \
                 and isinstance(node.comparators[0], ast.Constant) and node.comparators[0].value is None:
@@ -219,7 +220,7 @@ def _from_parameter(piece: ast.AST, function: ast.AST, optional: set[str]) -> Op
         return None
     if piece.id in optional:
         return piece.id
-    for node in ast.walk(function):
+    for node in walk(function):
         if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Subscript)):
             source = node.value.value if isinstance(node.value, ast.Subscript) else node.value
             if isinstance(source, ast.Name) and source.id in optional and any(
@@ -287,15 +288,15 @@ def handed_back(node: ast.Call, name: Optional[str], ctx: FileContext) -> Option
     if source is None:
         return None
     joined = stmt.targets[0].id
-    for other in ast.walk(function):
+    for other in walk(function):
         if isinstance(other, (ast.Assign, ast.AugAssign)) and other is not stmt and other.lineno > stmt.lineno and \
                 any(isinstance(n, ast.Name) and n.id == joined
                     for t in (other.targets if isinstance(other, ast.Assign) else [other.target]) for n in ast.walk(t)):
             return None     # rebound before it is handed back: the output of the step, not the state
     # used for the output as well as handed back (``return attn(q, k), (k, v)``): two reads after the join
-    read = sum(1 for n in ast.walk(function) if isinstance(n, ast.Name) and n.id == joined
+    read = sum(1 for n in walk(function) if isinstance(n, ast.Name) and n.id == joined
                and isinstance(n.ctx, ast.Load) and n.lineno > stmt.lineno) >= 2
-    for other in ast.walk(function):
+    for other in walk(function):
         if isinstance(other, ast.Return) and isinstance(other.value, ast.Tuple) and len(other.value.elts) > 1 \
                 and any(_bare(e, joined) for e in other.value.elts) and read:
             return f"{joined} = {name.rsplit('.', 1)[-1]}([{source}..., ...]) handed back for the next call"

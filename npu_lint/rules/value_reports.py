@@ -13,6 +13,7 @@ from npu_lint.analysis.data_shapes import data_shaped, host_op
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, ZERO_D, Flow
 from npu_lint.analysis.setup_time import host_only_loop
 from npu_lint.analysis.size_sinks import _FIRST_IS_INPUT, FACTORIES, LOOP_COUNT as _LOOP_COUNT
+from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
 from npu_lint.rules.data_loops import loop_over_counted_items, loop_over_data
@@ -143,7 +144,7 @@ def _in_file(node: ast.AST, ctx: FileContext) -> bool:
     ids = ctx.scratch.get("file_node_ids")
     if ids is None:
         scopes = ctx.resolver.scopes
-        ids = ctx.scratch["file_node_ids"] = frozenset(map(id, ast.walk(scopes.module.node))) \
+        ids = ctx.scratch["file_node_ids"] = frozenset(map(id, walk(scopes.module.node))) \
             if scopes is not None else frozenset()
     return id(node) in ids
 
@@ -240,7 +241,7 @@ def _read_below(read: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
     for _ in range(3):
         following = []
         for function in frontier:
-            for call in (n for n in ast.walk(function) if isinstance(n, ast.Call)):
+            for call in (n for n in walk(function) if isinstance(n, ast.Call)):
                 callee = ctx.resolver.own_function(call, ctx.resolver.scopes.scope_of(function)
                                                    if ctx.resolver.scopes is not None else None)
                 if callee is None or id(callee[0]) in seen:
