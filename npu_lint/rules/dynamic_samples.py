@@ -30,6 +30,7 @@ from npu_lint.rules.kept_samples import kept_samples
 from npu_lint.rules.library_joins import joined_samples, library_joiners
 from npu_lint.rules.broad_joins import JOIN_STACKS, JOIN_TENSORS, broad_join
 from npu_lint.rules.inverted_joins import INVERTED, inverted_join
+from npu_lint.rules.filled_joins import filled_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -785,6 +786,42 @@ class PerSampleConcat(Rule):
         "        return torch.cat(values, dim=self.cat_dim(key))\n",
         "import torch\ndef f(values, x):\n    return torch.cat(values, dim=x.dim() - 1)\n",
     )
+    # session 22 (concat22, filled_joins.py): a container the function fills elsewhere: a list per key, a local list
+    # read back by a comprehension, items a data-dependent selection keeps; the dim a name bound to 0 or -1 of 1-D items
+    must_fire += (
+        "import torch\ndef collate(data_list, keys):\n    parts = {k: [] for k in keys}\n"
+        "    for data in data_list:\n        for key in keys:\n            parts[key].append(data[key])\n"
+        "    return {k: torch.cat(v) for k, v in parts.items()}\n",
+        "import torch\ndef collate(data_list, keys, ref):\n    parts = {k: [] for k in keys}\n"
+        "    for data in data_list:\n        for key in keys:\n            item = data[key]\n"
+        "            if item.dim() == 0:\n                item = item.unsqueeze(0)\n            parts[key].append(item)\n"
+        "    for key in keys:\n        items = parts[key]\n        dim = ref.__cat_dim__(key, items[0])\n"
+        "        dim = 0 if dim is None else dim\n        parts[key] = torch.cat(items, dim)\n    return parts\n",
+        "import torch\ndef index(data_list):\n    batch = []\n    for i, data in enumerate(data_list):\n"
+        "        item = torch.full((data.natoms,), i)\n        batch.append(item)\n    return torch.cat(batch, dim=-1)\n",
+        "import torch\ndef match(preds, targets):\n    matches = []\n    for p, t in zip(preds, targets):\n"
+        "        matches.append(({'boxes': p['boxes']}, {'boxes': t['boxes']}))\n"
+        "    return torch.cat(tuple(m[1]['boxes'] for m in matches))\n",
+        "import torch\ndef edges(dist, n, step, cutoff):\n    out = []\n    for start in range(0, n, step):\n"
+        "        i, j = torch.where(dist[start:start + step] < cutoff)\n        out.append(dist[i, j])\n"
+        "    return torch.cat(out)\n",
+        "import torch\ndef per_task(preds, data, tasks):\n    out = {}\n    for i, task in enumerate(data.tasks):\n"
+        "        out.setdefault(task, []).append(preds[data.batch == i])\n"
+        "    return {k: torch.cat(v) for k, v in out.items()}\n",
+    )
+    must_not_fire += (  # items of one row or a fixed size; a count of settings; -1 over 2-D items; a while loop
+        "import torch\ndef f(data_list, keys):\n    parts = {k: [] for k in keys}\n    for data in data_list:\n"
+        "        for key in keys:\n            parts[key].append(data[key].unsqueeze(0))\n"
+        "    return {k: torch.cat(v) for k, v in parts.items()}\n",
+        "import torch\ndef f(x, n, step):\n    out = []\n    for start in range(0, n, step):\n"
+        "        out.append(x[start:start + step])\n    return torch.cat(out)\n",
+        "import torch\ndef f(data_list):\n    batch = []\n    for i, d in enumerate(data_list):\n"
+        "        batch.append(torch.full((d.n, 3), i))\n    return torch.cat(batch, dim=-1)\n",
+        "import torch\ndef f(preds, k):\n    matches = []\n    for p in preds:\n        matches.append(p[:k])\n"
+        "    return torch.cat([m[:4] for m in matches])\n",
+        "import torch\ndef f(step, x):\n    out = {}\n    while x is not None:\n        h, x = step(x)\n"
+        "        out.setdefault('h', []).append(h[x > 0])\n    return torch.cat(out['h'])\n",
+    )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)
@@ -806,6 +843,13 @@ class PerSampleConcat(Rule):
                                   "nothing fixes their count or their lengths, so the joined length can change with "
                                   "the data, a recompile per length on NPU; pad each item to a fixed maximum (and the "
                                   "list to a fixed count) with a validity mask", name, node, _PADDING_CODES)
+                return
+            found = filled_join(node, name, ctx)
+            if found is not None:   # a container filled elsewhere in the function (filled_joins.py)
+                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: the "
+                           "items differ in length, so the joined length changes with the data, a recompile per "
+                           "length on NPU; pad each item to a fixed maximum (and the list to a fixed count) with a "
+                           "validity mask, or keep a fixed-size buffer and its valid count", name)
 
     def _proven(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
