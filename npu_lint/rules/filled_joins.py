@@ -27,8 +27,9 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.bindings import LOOP, VALUE
+from npu_lint.analysis.bindings import AUGMENT, LOOP, VALUE
 from npu_lint.context import FileContext
+from npu_lint.analysis import kinds as K
 from npu_lint.rules import short_source
 from npu_lint.rules.broad_joins import JOIN_CATS, _encloses, _function_of, _joined_dim, _own
 from npu_lint.rules.inverted_joins import _fixed_items, _item_attribute, _sequence_given, _targets
@@ -142,13 +143,50 @@ def _item_fixed(added: ast.AST, ctx: FileContext, bound: set[str], assigned: dic
     if isinstance(added, ast.Name) and len(assigned.get(added.id, ())) > 1 and ctx.resolver.scopes is not None:
         others = {k: v[-1] for k, v in assigned.items() if k != added.id and isinstance(v[-1], ast.expr)}
         reaching = ctx.resolver.scopes.may_reach(added.id, ctx.resolver.current, (added.lineno, added.col_offset))
+        reaching = [b for b in reaching if b.tag != AUGMENT] or reaching     # ``val -= v0`` keeps its shape
         arms = [st for st in _both_arms(added.id, assigned) if st.end_lineno < added.lineno]
         reaching = [b for b in reaching if not any(b.pos[0] < st.lineno for st in arms)]
-        return bool(reaching) and all(b.tag == VALUE and isinstance(b.value, ast.expr)
-                                      and _fixed_items(b.value, ctx, frozenset(bound), others) for b in reaching)
+        return bool(reaching) and all(b.tag == VALUE and not b.path and isinstance(b.value, ast.expr)
+                                      and (_fixed_items(b.value, ctx, frozenset(bound), others)
+                                           or _computed_by_object(b.value, ctx, bound, assigned)) for b in reaching)
+        # a name unpacked from a helper's several results (``boxes, keep = clip(boxes, remove_empty=True)``) is
+        # no proof: such helpers return a selection and what selects it
     binds = {k: v[-1] for k, v in assigned.items() if isinstance(v[-1], ast.expr)}
     value = binds.get(added.id, added) if isinstance(added, ast.Name) else added
-    return _fixed_items(added, ctx, frozenset(bound), binds) or _item_attribute(value, frozenset(bound))
+    return _fixed_items(added, ctx, frozenset(bound), binds) or _item_attribute(value, frozenset(bound)) \
+        or _computed_by_object(added, ctx, bound, assigned)
+
+
+_KEEP_SHAPE = frozenset({"normalize", "relu", "gelu", "silu", "dropout", "layer_norm", "softmax", "log_softmax",
+                         "sigmoid", "tanh"})
+_METHODS = frozenset({"to", "float", "long", "half", "detach", "clone", "contiguous", "cpu", "cuda", "flatten",
+                      "squeeze", "view", "reshape", "numpy"})
+
+
+def _computed_by_object(value: ast.AST, ctx: FileContext, bound: set[str], assigned: dict[str, list[ast.AST]],
+                        depth: int = 0) -> bool:
+    """What a model or another callable object from outside the loop computes from the element
+    (``model.vision_proj(feat)``, ``self.encode_image(x)``, ``pl_module(x).flatten(1)``, through ``F.normalize``): one row per input row, as
+    the inverted path takes a helper's result of the item; a loader's short tail is the last batch's question."""
+    if depth > 4:
+        return False
+    if isinstance(value, ast.Name):
+        return any(_computed_by_object(v, ctx, bound, assigned, depth + 1) for v in assigned.get(value.id, ())
+                   if isinstance(v, ast.expr) and not any(isinstance(n, ast.Name) and n.id == value.id
+                                                          for n in ast.walk(v)))
+    if not isinstance(value, ast.Call):
+        return False
+    func = value.func
+    qualname = ctx.resolver.qualname(func) or ""
+    if qualname.startswith("torch.nn.functional.") and qualname.rsplit(".", 1)[-1] in _KEEP_SHAPE and value.args:
+        return _computed_by_object(value.args[0], ctx, bound, assigned, depth + 1)
+    if isinstance(func, ast.Attribute) and func.attr in _METHODS:
+        return _computed_by_object(func.value, ctx, bound, assigned, depth + 1)
+    root = func
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    return bool(value.args) and not qualname and isinstance(root, ast.Name) and root.id not in bound \
+        or ctx.resolver.kind_of(func) == K.MODULE
 
 
 def _both_arms(name: str, assigned: dict[str, list[ast.AST]]) -> list[ast.If]:
@@ -158,20 +196,63 @@ def _both_arms(name: str, assigned: dict[str, list[ast.AST]]) -> list[ast.If]:
         for st in arm) for arm in (v.body, v.orelse))]
 
 
+def _elements(loops: list) -> set[str]:
+    """The names the loops bind to their sequences' elements (not ``range``'s or ``enumerate``'s counters)."""
+    names: set[str] = set()
+    for loop in loops:
+        target, source = loop.target, loop.iter
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2 and source.args:
+            target, source = target.elts[1], source.args[0]
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range":
+            continue        # a counter, and what it sizes a schedule of the settings
+        names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    return names
+
+
+def _sized_by_item(added: ast.AST, loops: list, ctx: FileContext) -> Optional[str]:
+    """Items whose length each element gives, whatever the count: a factory sized by the element
+    (``i * torch.ones(cluster.shape[0])``, ``torch.full((d.natoms,), i)``) or rows of another tensor gathered by
+    the element as an index (``feats[cluster]``, ``logits[cluster, :]``)."""
+    elements = _elements(loops)
+    if not elements:
+        return None
+    bound = _targets([loop.target for loop in loops])
+    for part in ast.walk(added):
+        if isinstance(part, ast.Call) and isinstance(part.func, (ast.Attribute, ast.Name)) and (
+                part.func.attr if isinstance(part.func, ast.Attribute) else part.func.id) in _FLAT:
+            callee = part.func.attr if isinstance(part.func, ast.Attribute) else part.func.id
+            sizes = part.args[:1] if callee in ("full", "new_full") else part.args
+            if any(isinstance(n, ast.Name) and n.id in elements for a in sizes for n in ast.walk(a)):
+                return f"sized by each element ({short_source(part, 30)})"
+        if isinstance(part, ast.Subscript):
+            index = part.slice.elts[0] if isinstance(part.slice, ast.Tuple) and part.slice.elts else part.slice
+            root = part.value
+            while isinstance(root, (ast.Attribute, ast.Subscript)):
+                root = root.value
+            if isinstance(index, ast.Name) and index.id in elements and isinstance(root, ast.Name) \
+                    and root.id not in bound and ctx.resolver.is_tensor(part.value):
+                return f"gathered by each element as an index ({short_source(part, 30)})"
+    return None
+
+
 def _why_filled(key: str, node: ast.Call, function: ast.AST, ctx: FileContext) -> Optional[tuple[str, list]]:
     """Why the container ``key`` holds items of different lengths, with the items appended; None if proven static."""
     found, items = None, []
     for call, added in _fills(function, ctx).get(key, ()):
         if call.lineno > node.lineno:
             continue
-        loops = _enclosing_loops(call, ctx)
-        if not loops or any(_encloses(loop, node) for loop in loops[:1]):
-            continue
+        loops = [loop for loop in _enclosing_loops(call, ctx) if not _encloses(loop, node)]
+        if not loops:
+            continue        # the container is joined inside the loop that fills it (or filled outside loops)
         bound: set[str] = set()
         assigned: dict[str, list[ast.AST]] = {}
+        memo = ctx.scratch.setdefault("filled_assigned", {})
         for loop in loops:
             bound |= set(_targets([loop.target]))
-            for name, values in _assigned_in(loop).items():
+            if id(loop) not in memo:
+                memo[id(loop)] = _assigned_in(loop)
+            for name, values in memo[id(loop)].items():
                 assigned.setdefault(name, values)
         for _ in range(3):
             bound |= {k for k, vs in assigned.items() if any(
@@ -184,6 +265,9 @@ def _why_filled(key: str, node: ast.Call, function: ast.AST, ctx: FileContext) -
             continue        # this addition is of one size; another may not be
         given = next(filter(None, (_sequence_given(loop.iter, ctx) for loop in loops)), None)
         if given is None:
+            sized = _sized_by_item(_latest(added, call, loops[-1]), loops, ctx)
+            if sized is not None:
+                found = found or f"items {sized} (loop of line {loops[0].lineno})"
             continue
         found = found or f"one item per element of {given} (loop of line {loops[0].lineno})"
     return (found, items) if found else None
