@@ -166,7 +166,8 @@ _METHODS = frozenset({"to", "float", "long", "half", "detach", "clone", "contigu
 def _computed_by_object(value: ast.AST, ctx: FileContext, bound: set[str], assigned: dict[str, list[ast.AST]],
                         depth: int = 0) -> bool:
     """What a model or another callable object from outside the loop computes from the element
-    (``model.vision_proj(feat)``, ``self.encode_image(x)``, ``pl_module(x).flatten(1)``, through ``F.normalize``): one row per input row, as
+    (``model.vision_proj(feat)``, ``self.encode_image(x)``, ``pl_module(x).flatten(1)``, through
+    ``F.normalize``): one row per input row, as
     the inverted path takes a helper's result of the item; a loader's short tail is the last batch's question."""
     if depth > 4:
         return False
@@ -345,7 +346,8 @@ def _per_key_dim(value: ast.AST, name: str) -> bool:
     if isinstance(value, ast.Constant):
         return value.value == 0
     if isinstance(value, ast.IfExp):
-        return all(_per_key_dim(v, name) or isinstance(v, ast.Name) and v.id == name for v in (value.body, value.orelse))
+        return all(_per_key_dim(v, name) or isinstance(v, ast.Name) and v.id == name
+                   for v in (value.body, value.orelse))
     return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and bool(value.args) \
         and not _own(value.func) and value.func.attr.startswith("__cat_dim")
 
