@@ -12,7 +12,17 @@ HEAD = "import torch\nfrom torch.utils.data import DataLoader\ndef f(datas):\n  
 
 
 def _fires(body: str, tail: str = "    return torch.cat(xs), torch.IntTensor(rec)\n") -> bool:
-    return bool(analyse_source(HEAD + body + tail, codes=frozenset({"NPU409"})))
+    """Whether the proof-based paths fire. Since session 22 the broad path of containers filled elsewhere
+    (rules/filled_joins.py) also reports these joins of a given list's per-sample entries, with its own message
+    ("filled with ..."), whatever the counts recorded: that finding is left out here."""
+    found = analyse_source(HEAD + body + tail, codes=frozenset({"NPU409"}))
+    return any(", filled with " not in f.message for f in found)
+
+
+def test_the_filled_path_reports_the_entries_without_recorded_counts():
+    found = analyse_source(HEAD + "        rec.append(len(datas))\n" + "    return torch.cat(xs), rec\n",
+                           codes=frozenset({"NPU409"}))
+    assert [f.line for f in found if ", filled with " in f.message] == [8]
 
 
 @pytest.mark.parametrize("body,fires", [

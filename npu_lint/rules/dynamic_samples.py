@@ -30,6 +30,7 @@ from npu_lint.rules.kept_samples import kept_samples
 from npu_lint.rules.library_joins import joined_samples, library_joiners
 from npu_lint.rules.broad_joins import JOIN_STACKS, JOIN_TENSORS, broad_join
 from npu_lint.rules.inverted_joins import INVERTED, inverted_join
+from npu_lint.rules.filled_joins import filled_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -152,7 +153,12 @@ class PerSampleConcat(Rule):
         ``nested_tensor`` of any list that is no literal display, and ``cat`` along dim 0 of a list the function is
         given (a parameter, a field, an entry, a call's result, a comprehension or loop over one) unless every
         item is proven of one size (one row, a factory or resize of a given size, a host piece, a fixed cut) or
-        the count is proven fixed.
+        the count is proven fixed. And (session 22, filled_joins.py) a ``cat`` along dim 0 of a container the
+        function fills elsewhere: a list per key (``parts[key].append(x)`` joined as ``cat(parts[key])`` or
+        ``{k: cat(v) for k, v in parts.items()}``), a comprehension over a local list filled in a loop, when an
+        ``append`` sits in a loop over a sequence nothing fixes, appends a data-dependent selection
+        (``d[i, j]`` after ``i, j = torch.where(m)``), or appends items each element sizes or gathers
+        (``torch.full((len(p),), i)``, ``feats[cluster]``).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -730,6 +736,16 @@ class PerSampleConcat(Rule):
         'import torch\ndef f(feats):\n    for i, x in enumerate(feats):\n        x[0, :] = i\n    return torch.cat(feats, 0)\n',
         'import torch\ndef pool(feats, groups):\n    x = []\n    for g in groups:\n        x.append(feats[g])\n    return torch.cat(x)\n',
     )
+    # re-judged in session 22 (concat22, filled_joins.py): per-sample entries / items of a given list joined along
+    # dim 0 from lists bound together (``xs, ys, offset = [], [], []``), as _REJUDGED's 36 and 32 (moved here)
+    _REJUDGED += (
+        "import torch\ndef batchify(datas):\n    xs, ys, offset, count = [], [], [], 0\n"
+        "    for d in datas:\n        count += len(d['pos'])\n        offset.append(count)\n"
+        "        xs.append(d['y'])\n        ys.append(d['x'])\n"
+        "    return torch.cat(xs), torch.cat(ys), torch.IntTensor(offset)\n",
+        "import torch\ndef flat(levels):\n    out, sizes = [], []\n    for a in levels:\n"
+        "        sizes.append(a.shape[0])\n        out.append(a)\n    return torch.cat(out), sizes\n",
+    )
     must_fire += _REJUDGED
     must_not_fire = tuple(filter(lambda e, moved=_REJUDGED: e not in moved, must_not_fire))
     # the inverted path (inverted_joins.py): the join is the trigger; silent where the shape is proven static
@@ -785,6 +801,71 @@ class PerSampleConcat(Rule):
         "        return torch.cat(values, dim=self.cat_dim(key))\n",
         "import torch\ndef f(values, x):\n    return torch.cat(values, dim=x.dim() - 1)\n",
     )
+    # session 22 (concat22, filled_joins.py): a container the function fills elsewhere: a list per key, a local list
+    # read back by a comprehension, items a data-dependent selection keeps; the dim a name bound to 0 or -1 of 1-D items
+    must_fire += (
+        "import torch\ndef collate(data_list, keys):\n    parts = {k: [] for k in keys}\n"
+        "    for data in data_list:\n        for key in keys:\n            parts[key].append(data[key])\n"
+        "    return {k: torch.cat(v) for k, v in parts.items()}\n",
+        "import torch\ndef collate(data_list, keys, ref):\n    parts = {k: [] for k in keys}\n"
+        "    for data in data_list:\n        for key in keys:\n            item = data[key]\n"
+        "            if item.dim() == 0:\n                item = item.unsqueeze(0)\n            parts[key].append(item)\n"
+        "    for key in keys:\n        items = parts[key]\n        dim = ref.__cat_dim__(key, items[0])\n"
+        "        dim = 0 if dim is None else dim\n        parts[key] = torch.cat(items, dim)\n    return parts\n",
+        "import torch\ndef index(data_list):\n    batch = []\n    for i, data in enumerate(data_list):\n"
+        "        item = torch.full((data.natoms,), i)\n        batch.append(item)\n    return torch.cat(batch, dim=-1)\n",
+        "import torch\ndef match(preds, targets):\n    matches = []\n    for p, t in zip(preds, targets):\n"
+        "        matches.append(({'boxes': p['boxes']}, {'boxes': t['boxes']}))\n"
+        "    return torch.cat(tuple(m[1]['boxes'] for m in matches))\n",
+        "import torch\ndef edges(dist, n, step, cutoff):\n    out = []\n    for start in range(0, n, step):\n"
+        "        i, j = torch.where(dist[start:start + step] < cutoff)\n        out.append(dist[i, j])\n"
+        "    return torch.cat(out)\n",
+        "import torch\ndef per_task(preds, data, tasks):\n    out = {}\n    for i, task in enumerate(data.tasks):\n"
+        "        out.setdefault(task, []).append(preds[data.batch == i])\n"
+        "    return {k: torch.cat(v) for k, v in out.items()}\n",
+        # a name unpacked from a helper's results, reassigned in the loop: the selection it returns is no proof
+        "import torch\ndef select(boxes_list, logits_list, size):\n    out = []\n"
+        "    for boxes, logits in zip(boxes_list, logits_list):\n        boxes = boxes[logits.topk(5).indices]\n"
+        "        boxes, keep = clip_boxes(boxes, size, remove_empty=True)\n        out.append(boxes)\n"
+        "    return torch.cat(out, dim=0)\n",
+        # a sequence nothing follows (a helper's result), items each element sizes or gathers
+        "import torch\ndef pool(feats: torch.Tensor, points):\n    clusters = cluster_points(points)\n    x = []\n"
+        "    for c in clusters:\n        x.append(feats[c])\n    return torch.cat(x)\n",
+        "import torch\ndef tags(points):\n    groups = split_groups(points)\n    out = []\n"
+        "    for i, g in enumerate(groups):\n        t = torch.full((g.numel(),), i)\n        out.append(t)\n"
+        "    return torch.cat(out)\n",
+    )
+    must_not_fire += (  # items of one row or a fixed size; a count of settings; -1 over 2-D items; a while loop
+        # what a model computes per batch of a loader (its tail is the last batch's); a list reset and joined in the
+        # loop that fills it, per element of a tensor's rows; one row kept through an in-place update
+        "import torch\nimport torch.nn.functional as F\ndef embed(model, data_loader):\n    feats, embeds = [], []\n"
+        "    for samples in data_loader:\n        image = samples['image'].to(model.device)\n"
+        "        feat = model.visual_encoder(image)\n        embed = model.vision_proj(feat[:, 0, :])\n"
+        "        embed = F.normalize(embed, dim=-1)\n        feats.append(feat.cpu())\n        embeds.append(embed)\n"
+        "    return torch.cat(feats, dim=0), torch.cat(embeds, dim=0)\n",
+        "import torch\ndef sim(self, dvecs, centroids):\n    rows = []\n    for i, speaker in enumerate(dvecs):\n"
+        "        row = []\n        for j, utt in enumerate(speaker):\n            c = self.centroids(dvecs, i, j)\n"
+        "            row.append(torch.clamp(torch.mm(utt.unsqueeze(1).transpose(0, 1), c.T), 1e-6))\n"
+        "        row = torch.cat(row, dim=0)\n        rows.append(row)\n    return torch.stack(rows)\n",
+        "import torch\ndef stats(loader, names, ref):\n    for props in loader:\n        vals = []\n"
+        "        for p in names:\n            val = props[p][None, :]\n            if ref:\n                val -= ref[p]\n"
+        "            vals.append(val)\n        vals = torch.cat(vals, dim=0)\n",
+        "import torch\ndef f(feats: torch.Tensor, points):\n    clusters = cluster_points(points)\n    x = []\n"
+        "    for i in range(len(clusters)):\n        x.append(feats[i])\n    return torch.cat(x)\n",
+        "import torch\ndef f(points, k):\n    groups = split_groups(points)\n    out = []\n"
+        "    for i, g in enumerate(groups):\n        out.append(torch.full((k,), i))\n    return torch.cat(out)\n",
+        "import torch\ndef f(data_list, keys):\n    parts = {k: [] for k in keys}\n    for data in data_list:\n"
+        "        for key in keys:\n            parts[key].append(data[key].unsqueeze(0))\n"
+        "    return {k: torch.cat(v) for k, v in parts.items()}\n",
+        "import torch\ndef f(x, n, step):\n    out = []\n    for start in range(0, n, step):\n"
+        "        out.append(x[start:start + step])\n    return torch.cat(out)\n",
+        "import torch\ndef f(data_list):\n    batch = []\n    for i, d in enumerate(data_list):\n"
+        "        batch.append(torch.full((d.n, 3), i))\n    return torch.cat(batch, dim=-1)\n",
+        "import torch\ndef f(preds, k):\n    matches = []\n    for p in preds:\n        matches.append(p[:k])\n"
+        "    return torch.cat([m[:4] for m in matches])\n",
+        "import torch\ndef f(step, x):\n    out = {}\n    while x is not None:\n        h, x = step(x)\n"
+        "        out.setdefault('h', []).append(h[x > 0])\n    return torch.cat(out['h'])\n",
+    )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)
@@ -806,6 +887,13 @@ class PerSampleConcat(Rule):
                                   "nothing fixes their count or their lengths, so the joined length can change with "
                                   "the data, a recompile per length on NPU; pad each item to a fixed maximum (and the "
                                   "list to a fixed count) with a validity mask", name, node, _PADDING_CODES)
+                return
+            found = filled_join(node, name, ctx)
+            if found is not None:   # a container filled elsewhere in the function (filled_joins.py)
+                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: the "
+                           "items differ in length, so the joined length changes with the data, a recompile per "
+                           "length on NPU; pad each item to a fixed maximum (and the list to a fixed count) with a "
+                           "validity mask, or keep a fixed-size buffer and its valid count", name)
 
     def _proven(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
