@@ -71,6 +71,11 @@ def build(root: Path) -> Path:
         "beam_concats.py": "import torch\ndef f(model, prefixes, k, steps):\n    for step in range(steps):\n" + "".join(
             "        ids = model(prefixes).topk(k)[1]\n        prefixes = prefixes.gather(1, ids)\n"
             "        prefixes = torch.cat([prefixes, ids], -1)\n" for _ in range(1600)),
+        # 150 appends to one list in a loop, then 150 joins of it (each join asked about every append, each append
+        # walked its loop anew: 47 s)
+        "append_joins.py": "import torch\ndef f(xs, m):\n    out = []\n    for x in xs:\n" + "".join(
+            f"        out.append(x[{k}:{k}+m])\n" for k in range(150)) + "".join(
+            f"    y{k} = torch.cat(out)\n" for k in range(150)),
         # a name rebound under 24 ``if``s in a loop, then passed to the file's own sizing helper (torch_geometric's
         # ``BasicGNN.forward``): every binding reaching every other, the may-query followed each path (2**k) anew
         "loop_rebinds.py": "import torch\ndef make(k):\n    return torch.zeros(k)\ndef f(convs, flags, x):\n"

@@ -639,7 +639,7 @@ def _gathered_rows(items: ast.Name, node: ast.Call, function: ast.AST, ctx: File
     for where, added in _additions(function, ctx).get(items.id, ()):
         if not isinstance(where, (ast.For, ast.AsyncFor)) or _encloses(where, node) or where.lineno > node.lineno:
             continue
-        binds = _loop_bindings(where)
+        binds = _loop_bindings(where, ctx)
         value = binds.get(added.id, added) if isinstance(added, ast.Name) else added
         if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Name) and value.slice.id in binds:
             index = binds[value.slice.id]
@@ -653,8 +653,17 @@ def _callee(call: ast.Call) -> str:
     return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
 
 
-def _loop_bindings(loop: ast.AST) -> dict[str, ast.AST]:
-    """The names the loop's body binds by assignment (a tuple unpacked from a call: the call), last one wins."""
+def _loop_bindings(loop: ast.AST, ctx: FileContext) -> dict[str, ast.AST]:
+    """The names the loop's body binds by assignment (a tuple unpacked from a call: the call), last one wins;
+    memoised per file (asked per addition of every join: a loop of many appends and joins was cubic)."""
+    memo = ctx.scratch.setdefault("broad_joins_loop_bindings", {})
+    kept = memo.get(id(loop))
+    if kept is None:
+        kept = memo[id(loop)] = _bindings_of(loop)
+    return kept
+
+
+def _bindings_of(loop: ast.AST) -> dict[str, ast.AST]:
     found: dict[str, ast.AST] = {}
     for stmt in walk(loop):
         if isinstance(stmt, ast.Assign):

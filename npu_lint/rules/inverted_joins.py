@@ -230,7 +230,7 @@ def _built_list(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
     for where, added in _additions(function, ctx).get(items.id, ()):
         if not isinstance(where, (ast.For, ast.AsyncFor)) or _encloses(where, node) or where.lineno > node.lineno:
             continue
-        binds = _loop_bindings(where)
+        binds = _loop_bindings(where, ctx)
         bound = set(_targets([where.target]))
         for _ in range(3):      # names the body binds from the item (``n = len(t)``) vary with it too
             bound |= {k for k, v in binds.items() if _reads(v, bound)}

@@ -21,7 +21,15 @@ def recorded_rows(element: ast.AST, loop: ast.For, ctx: FileContext) -> Optional
     """Why ``element`` (an item the loop ``loop`` adds to a list) has a row count of its own: the loop records it
     in a list made a tensor of (with the line), else None."""
     key = ast.dump(element)
-    measures = {id(node) for node in walk(loop) if (found := measured_item(node)) is not None and ast.dump(found) == key}
+    memo = ctx.scratch.setdefault("sample_counts_measured", {})
+    index = memo.get(id(loop))
+    if index is None:       # the loop's measured items by their text, once a file (asked per item of every join)
+        index = memo[id(loop)] = {}
+        for node in walk(loop):
+            found = measured_item(node)
+            if found is not None:
+                index.setdefault(ast.dump(found), set()).add(id(node))
+    measures = index.get(key, set())
     if not measures:
         return None
     counters = {node.target.id for node in walk(loop) if isinstance(node, ast.AugAssign)
