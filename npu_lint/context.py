@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import re
 from dataclasses import replace
-from typing import TYPE_CHECKING, Any, Optional
+from typing import TYPE_CHECKING, Any, Callable, Optional, TypeVar
 
 from npu_lint.analysis.dispatch import handled_on_npu
 from npu_lint.analysis.nodes import locate, parents_of
@@ -42,6 +42,10 @@ def uses_torch(source: str) -> bool:
         _STAR_IMPORT.search(source) is not None and _TORCH_REFERENCE.search(source) is not None)
 
 
+T = TypeVar("T")
+_MISSING = object()
+
+
 class FileContext:
     """What a rule may ask while checking one file, and where it reports."""
 
@@ -64,6 +68,15 @@ class FileContext:
         self._mentions: dict[str, bool] = {}
         self._code: str = ""
         self._family: str = ""
+
+    def per_node(self, key: str, node: ast.AST, build: Callable[[ast.AST], T]) -> T:
+        """``build(node)``, computed once per file for each ``key`` and node: the index of a function or a loop
+        that a rule asks at every call inside it (asked per call, a walk of the function each time is quadratic)."""
+        memo = self.scratch.setdefault(key, {})
+        found = memo.get(id(node), _MISSING)
+        if found is _MISSING:
+            found = memo[id(node)] = build(node)
+        return found   # type: ignore[no-any-return]
 
     def use_project(self, project: Optional["ProjectView"], relative: str) -> None:
         """Let the model and the rules ask ``project`` about names this file imports from the project."""

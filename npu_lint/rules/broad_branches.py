@@ -8,7 +8,7 @@ log, raise or keep values. Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import child_nodes, walk
@@ -275,12 +275,14 @@ def _predicate(node: ast.If, ctx: FileContext) -> bool:
     function = ctx.enclosing(node, FUNCTION_TYPES)
     if function is None:
         return False
-    memo = ctx.scratch.setdefault("broad_branches_predicates", {})
-    found = memo.get(id(function))
-    if found is None:
-        returns = [n for n in walk(function) if isinstance(n, ast.Return)]
-        found = memo[id(function)] = bool(returns) and all(_flag(r.value, ctx) for r in returns)
-    return found
+    return ctx.per_node("broad_branches_predicates", function,
+                        lambda scope: every_return(scope, lambda value: _flag(value, ctx)))
+
+
+def every_return(function: ast.AST, judge: Callable[[Optional[ast.AST]], bool]) -> bool:
+    """The function returns, and ``judge`` holds of every returned value (None for a bare ``return``)."""
+    returns = [n for n in walk(function) if isinstance(n, ast.Return)]
+    return bool(returns) and all(judge(r.value) for r in returns)
 
 
 def while_rebinds(loop: ast.While, ctx: FileContext) -> Optional[ast.AST]:

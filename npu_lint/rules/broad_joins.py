@@ -110,14 +110,15 @@ def _assigned(stmt: ast.stmt) -> list[ast.AST]:
 def _assignments(scope: ast.AST, ctx: FileContext) -> dict[str, list[ast.stmt]]:
     """The ``=`` / annotated assignments under ``scope`` by the text of each target, memoised per file (growth asks
     it once per join: a walk and an unparse of the whole loop per join was quadratic in the loop's joins)."""
-    memo = ctx.scratch.setdefault("broad_joins_assigned", {})
-    found = memo.get(id(scope))
-    if found is None:
-        found = memo[id(scope)] = {}
-        for other in walk(scope):
-            if isinstance(other, (ast.Assign, ast.AnnAssign)) and other.value is not None:
-                for target in _assigned(other):
-                    found.setdefault(_text(target), []).append(other)
+    return ctx.per_node("broad_joins_assigned", scope, _assignments_in)
+
+
+def _assignments_in(scope: ast.AST) -> dict[str, list[ast.stmt]]:
+    found: dict[str, list[ast.stmt]] = {}
+    for other in walk(scope):
+        if isinstance(other, (ast.Assign, ast.AnnAssign)) and other.value is not None:
+            for target in _assigned(other):
+                found.setdefault(_text(target), []).append(other)
     return found
 
 
@@ -238,12 +239,8 @@ def _process_loop(loop: ast.AST, source: ast.AST, ctx: FileContext) -> bool:
 
 
 def _yields(loop: ast.AST, ctx: FileContext) -> bool:
-    memo = ctx.scratch.setdefault("broad_joins_yields", {})
-    found = memo.get(id(loop))
-    if found is None:
-        found = memo[id(loop)] = any(isinstance(n, (ast.Yield, ast.YieldFrom))
-                                     for stmt in loop.body for n in ast.walk(stmt))
-    return found
+    return ctx.per_node("broad_joins_yields", loop, lambda node: any(
+        isinstance(n, (ast.Yield, ast.YieldFrom)) for stmt in node.body for n in ast.walk(stmt)))
 
 
 def _step_loop_around(stmt: ast.stmt, grown: str, ctx: FileContext) -> Optional[ast.AST]:
@@ -615,13 +612,14 @@ def _built_here(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
 
 def _name_assignments(function: ast.AST, ctx: FileContext) -> dict[str, list[ast.Assign]]:
     """``name = ...`` (one plain target) in ``function`` by name, memoised per file (asked once per join)."""
-    memo = ctx.scratch.setdefault("broad_joins_names", {})
-    found = memo.get(id(function))
-    if found is None:
-        found = memo[id(function)] = {}
-        for stmt in walk(function):
-            if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
-                found.setdefault(stmt.targets[0].id, []).append(stmt)
+    return ctx.per_node("broad_joins_names", function, _name_assignments_in)
+
+
+def _name_assignments_in(function: ast.AST) -> dict[str, list[ast.Assign]]:
+    found: dict[str, list[ast.Assign]] = {}
+    for stmt in walk(function):
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and isinstance(stmt.targets[0], ast.Name):
+            found.setdefault(stmt.targets[0].id, []).append(stmt)
     return found
 
 
@@ -656,11 +654,7 @@ def _callee(call: ast.Call) -> str:
 def _loop_bindings(loop: ast.AST, ctx: FileContext) -> dict[str, ast.AST]:
     """The names the loop's body binds by assignment (a tuple unpacked from a call: the call), last one wins;
     memoised per file (asked per addition of every join: a loop of many appends and joins was cubic)."""
-    memo = ctx.scratch.setdefault("broad_joins_loop_bindings", {})
-    kept = memo.get(id(loop))
-    if kept is None:
-        kept = memo[id(loop)] = _bindings_of(loop)
-    return kept
+    return ctx.per_node("broad_joins_loop_bindings", loop, _bindings_of)
 
 
 def _bindings_of(loop: ast.AST) -> dict[str, ast.AST]:

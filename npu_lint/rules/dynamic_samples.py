@@ -499,13 +499,6 @@ class PerSampleConcat(Rule):
                      "    edges, step = [], 0\n    for g in samples:\n        edges.append(g['edge_index'] + step)\n"
                      "        step += 10\n    return torch.cat(edges, dim=1)\n"
                      "loader = DataLoader(ds, collate_fn=collate)\n",
-                     # row counts of another field than the one joined; counts kept as a Python list
-                     "import torch\ndef batchify(datas):\n    xs, ys, offset, count = [], [], [], 0\n"
-                     "    for d in datas:\n        count += len(d['pos'])\n        offset.append(count)\n"
-                     "        xs.append(d['y'])\n        ys.append(d['x'])\n"
-                     "    return torch.cat(xs), torch.cat(ys), torch.IntTensor(offset)\n",
-                     "import torch\ndef flat(levels):\n    out, sizes = [], []\n    for a in levels:\n"
-                     "        sizes.append(a.shape[0])\n        out.append(a)\n    return torch.cat(out), sizes\n",
                      # a column of a constant or of something else than the loop index; items of a range
                      "import torch\ndef f(items, scale):\n    a = []\n    b = []\n    for i, t in enumerate(items):\n"
                      "        a.append(torch.cat((torch.full((len(t), 1), 3), t), 1))\n"

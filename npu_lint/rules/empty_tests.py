@@ -13,7 +13,7 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
-from npu_lint.rules.broad_branches import not_tensor
+from npu_lint.rules.broad_branches import every_return, not_tensor
 
 _COUNTS = frozenset({"numel", "nelement"})
 # A graph's own counts (DGL, networkx-like): a data graph's size, whatever kind the model gives the graph.
@@ -163,12 +163,8 @@ def returns_numbers(node: ast.AST, ctx: FileContext) -> bool:
     function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
     if function is None:
         return False
-    memo = ctx.scratch.setdefault("empty_tests_numbers", {})
-    found = memo.get(id(function))
-    if found is None:
-        returns = [n for n in walk(function) if isinstance(n, ast.Return)]
-        found = memo[id(function)] = bool(returns) and all(_number(r.value, function) for r in returns)
-    return found
+    return ctx.per_node("empty_tests_numbers", function,
+                        lambda scope: every_return(scope, lambda value: _number(value, scope)))
 
 
 def graph_count(test: ast.AST) -> bool:
