@@ -255,15 +255,6 @@ class FileContext:
                 break
         return amended
 
-    def withdraw(self, finding: Finding) -> None:
-        """Drop a finding this file holds (NPU405: a list padded at its first place, once a second place makes the
-        maximum's own finding name them all)."""
-        for index in range(len(self.findings) - 1, -1, -1):
-            if self.findings[index] is finding:
-                del self.findings[index]
-                self.noqa_spans.pop(finding, None)
-                break
-
     def relocate(self, finding: Finding, node: ast.AST, message: str) -> Finding:
         """Move a finding this file already holds to ``node``, with a new message (NPU405: a batch maximum first
         reported at the one tensor it sized, moved to the maximum once it sizes a second); its noqa span follows."""

@@ -79,9 +79,11 @@ _WORD = re.compile(r"[A-Z]+(?![a-z])|[A-Z]?[a-z]+|\d+")
 def cuda_named(qualname: str) -> bool:
     """A dotted name with a CUDA word among the words of its parts (``snake_case`` and ``CamelCase`` split:
     ``CUDAAccelerator`` -> CUDA, Accelerator; ``is_cuda_available`` -> is, cuda, available); not ``torch.Tensor.cuda``
-    / ``is_cuda`` (a tensor's or module's method: NPU203 / NPU204)."""
+    / ``is_cuda``, nor a torch class's ``cuda`` / ``is_cuda`` (``torch.TypedStorage.is_cuda``: a tensor's, module's or
+    storage's method, NPU203 / NPU204, and the support tables' NPU101)."""
     parts = qualname.split(".")
-    if qualname.startswith(("torch.Tensor.", "torch.nn.")) and parts[-1] in ("cuda", "is_cuda"):
+    if parts[-1] in ("cuda", "is_cuda") and len(parts) > 2 and qualname.startswith("torch.") and (
+            qualname.startswith(("torch.Tensor.", "torch.nn.")) or parts[-2][:1].isupper()):
         return False
     return any(word.lower() in _CUDA_WORDS for part in parts for word in _WORD.findall(part))
 

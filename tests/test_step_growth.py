@@ -38,13 +38,15 @@ def _grown(source: str, name: str = "step") -> Optional[tuple[int, str, int, lis
     # an early exit returns the parameter unchanged
     ("def step(ys, y, done):\n    if done:\n        return ys\n    return torch.cat([ys, y.view(1)])\n",
      (0, "ys", -1, [5])),
+    # two parameters joined: the first grows when the result is fed back to it (session 22, growth22: a decode
+    # loop's ``ys = join(ys, model(ys))``)
+    ("def step(a, b):\n    return torch.cat([a, b])\n", (0, "a", -1, [3])),
 ])
 def test_grown_parameter(source: str, expected: tuple) -> None:
     assert _grown(source) == expected
 
 
 @pytest.mark.parametrize("source", [
-    "def step(a, b):\n    return torch.cat([a, b])\n",                      # two parameters joined
     "def step(a, b):\n    return torch.cat([a, a])\n",                      # doubled, not a step
     "def step(a, b):\n    return torch.cat([a, b.view(1)])[-8:]\n",         # cut after growing
     "def step(a, b):\n    a = torch.cat([a, b.view(1)])\n    a = a[-8:]\n    return a\n",

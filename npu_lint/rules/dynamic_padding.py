@@ -133,8 +133,8 @@ class PadToBatchMax(ValueFlow):
         constant, ``max(a, b)`` of two values, a numpy array's maximum padding Python lists, test code). A
         tokenizer asked for torch tensors (``return_tensors="pt"``) is checked in a module that imports no torch.
     Where it is reported:
-        A maximum (or minimum) computed in the function that sizes or pads a tensor with it is reported on its
-        own line too, once (the line a fixed length replaces; session 22), and at each such tensor (``ids = torch.zeros(len(batch), n)``, ``F.pad(x, (0, n - len(x)))``: where
+        A maximum (or minimum) computed in the function that sizes or pads a tensor with it is
+        reported at each such tensor (``ids = torch.zeros(len(batch), n)``, ``F.pad(x, (0, n - len(x)))``: where
         the varying shape is made, the message naming the maximum's line; one finding a line when two maxima size
         it); the other places -- a list padded in Python, a numpy buffer, a slice, a crop -- once: at the one such place, at
         the first numpy array padded to it (``np.pad(spec, ((0, 0), (0, max_t - t)))`` in a collate
@@ -706,10 +706,6 @@ class PadToBatchMax(ValueFlow):
                 text = self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})")
                 if first is None:
                     made[id(extreme)] = (ctx.report(node, text, "padding"), node.lineno, _item_pad(node, ctx))
-                    self._at_maximum(extreme, node, origin, ctx)
-                elif first[0] is not None and first[1] != node.lineno and extreme.lineno != first[1] \
-                        and _item_pad(node, ctx) and first[2] and id(extreme) in ctx.scratch.get("batch_max_at", {}):
-                    pass    # session 22: the maximum's own line names it already; the first place keeps its finding
                 elif first[0] is not None and first[1] != node.lineno and extreme.lineno != first[1] \
                         and _item_pad(node, ctx) and first[2]:
                     # a second list of items padded to it (the embeddings and their masks, ``F.pad`` each): one
@@ -727,53 +723,21 @@ class PadToBatchMax(ValueFlow):
         if here and len(listed) == 1:   # the one such place so far: reported there
             text = self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})")
             reported[id(extreme)] = (ctx.report(node, text, "padding"), sinks)
-            self._at_maximum(extreme, node, origin, ctx)
             return
         text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(listed)}")
-        at_max = ctx.scratch.get("batch_max_at", {}).get(id(extreme))
         pads = [s for s in listed if s.startswith(_PAD_PLACES) and not s.endswith(")")]
         buffers = any(s in ctx.scratch.get("batch_max_buffers", ()) for s in listed)   # a batch's array
         if entry is ... or entry[0] is None:
-            if at_max is not None:   # session 22: the maximum's own line holds it already
-                reported[id(extreme)] = (self._amend_at_maximum(extreme, text, ctx), sinks)
-            else:
-                reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
+            reported[id(extreme)] = (ctx.report(extreme, text, "padding"), sinks)
         elif here and pads and not buffers:
             # the items padded with np.pad, no batch buffer: the first item padded is where the batch's varying
             # shape is made, rather than the maximum (the other places are named in the message)
             reported[id(extreme)] = (ctx.relocate(entry[0], node, text) if pads[0] == sink else
                                      ctx.amend(entry[0], text), sinks)
         elif len(listed) >= 2 and entry[0].line != extreme.lineno:   # a second place: moved to the maximum
-            if at_max is not None:
-                # session 22: the maximum's line holds a finding already: it names every place, and the first
-                # place's own finding is withdrawn (one finding at the maximum, as before)
-                ctx.withdraw(entry[0])
-                reported[id(extreme)] = (self._amend_at_maximum(extreme, text, ctx), sinks)
-            else:
-                reported[id(extreme)] = (ctx.relocate(entry[0], extreme, text), sinks)
+            reported[id(extreme)] = (ctx.relocate(entry[0], extreme, text), sinks)
         else:
             reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
-
-    @staticmethod
-    def _amend_at_maximum(extreme: ast.AST, text: str, ctx: FileContext):
-        at = ctx.scratch["batch_max_at"]
-        at[id(extreme)] = ctx.amend(at[id(extreme)], text)
-        return at[id(extreme)]
-
-    def _at_maximum(self, extreme: ast.AST, node: ast.AST, origin: tuple, ctx: FileContext) -> None:
-        """Session 22: a maximum computed in the function of the place it sizes or pads is reported on its own line
-        too (once), besides the place: the line a fixed length replaces, where a reviewer marks the padding as
-        often as at the tensor. Not when the place is on the maximum's statement (``torch.zeros(n, max(lens))``)."""
-        statement = ctx.statement_of(extreme)
-        if statement is None or not same_function(extreme, node, ctx) \
-                or statement.lineno <= node.lineno <= (statement.end_lineno or statement.lineno):
-            return
-        at = ctx.scratch.setdefault("batch_max_at", {})
-        if id(extreme) in at:
-            return
-        name = "minimum" if extreme_side(origin) == "shortest" else "maximum"
-        at[id(extreme)] = ctx.report(extreme, self.message.format(
-            what=f"the batch {name} {origin_text(origin)} sizes the padding at line {node.lineno}"), "padding")
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         helper = batch_max_helper(node, ctx)    # the call site of a helper of this file that pads (static helper)
