@@ -64,12 +64,13 @@ def _text(node: ast.AST) -> str:
 
 
 def _loop_of(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
-    """The nearest ``for`` / ``while`` of the same function whose body holds ``node``."""
-    child, parent = node, ctx.parent(node)
+    """The nearest ``for`` / ``while`` of the same function whose body holds ``node``, walked or not yet (the
+    per-function index of additions is built for whichever join asks first, perhaps one above the loop)."""
+    child, parent = node, ctx.parent_anywhere(node)
     while parent is not None and not isinstance(parent, _STOP):
         if isinstance(parent, _LOOPS) and child in parent.body:
             return parent
-        child, parent = parent, ctx.parent(parent)
+        child, parent = parent, ctx.parent_anywhere(parent)
     return None
 
 
@@ -308,9 +309,7 @@ def _read_in(loop: ast.AST, grown: str, ctx: FileContext) -> bool:
 def _loop_reads(loop: ast.AST, ctx: FileContext) -> tuple[bool, dict[str, list[ast.AST]]]:
     """(whether the loop's body or test calls anything but a growing op, its loaded names / attributes / subscripts
     by text), memoised per file."""
-    memo = ctx.scratch.setdefault("broad_joins_reads", {})
-    found = memo.get(id(loop))
-    if found is None:
+    def build(loop: ast.AST) -> tuple[bool, dict[str, list[ast.AST]]]:
         nodes = [node for stmt in loop.body for node in ast.walk(stmt)]
         if isinstance(loop, ast.While):
             nodes.extend(ast.walk(loop.test))
@@ -322,8 +321,8 @@ def _loop_reads(loop: ast.AST, ctx: FileContext) -> tuple[bool, dict[str, list[a
                 if isinstance(node, (ast.Name, ast.Attribute, ast.Subscript)) \
                         and isinstance(getattr(node, "ctx", None), ast.Load):
                     loads.setdefault(_text(node), []).append(node)
-        found = memo[id(loop)] = (works, loads)
-    return found
+        return works, loads
+    return ctx.per_node("broad_joins_reads", loop, build)
 
 
 def _through_slice(node: ast.AST, stmt: ast.stmt, ctx: FileContext) -> bool:
@@ -495,23 +494,20 @@ def _static_int(node: ast.AST, ctx: FileContext) -> bool:
 def _additions(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST, Optional[ast.AST]]]]:
     """Per list name (or ``self.x``), the loops (or functions, for attributes) that add items to it, with the item
     appended (memoised per function)."""
-    memo = ctx.scratch.setdefault("broad_additions", {})
-    found = memo.get(id(function))
-    if found is not None:
+    def build(function: ast.AST) -> dict[str, list[tuple[ast.AST, Optional[ast.AST]]]]:
+        found: dict[str, list[tuple[ast.AST, Optional[ast.AST]]]] = {}
+        for node in walk(function):
+            target, added = None, None
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADDS:
+                target = node.func.value
+                added = node.args[0] if node.func.attr == "append" and node.args else None
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
+                target = node.target
+            if isinstance(target, (ast.Name, ast.Attribute)):
+                where = _loop_of(ctx.statement_of(node) or node, ctx) or _function_of(node, ctx)
+                found.setdefault(_text(target), []).append((where, added))
         return found
-    found = {}
-    for node in walk(function):
-        target, added = None, None
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _ADDS:
-            target = node.func.value
-            added = node.args[0] if node.func.attr == "append" and node.args else None
-        elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add):
-            target = node.target
-        if isinstance(target, (ast.Name, ast.Attribute)):
-            where = _loop_of(ctx.statement_of(node) or node, ctx) or _function_of(node, ctx)
-            found.setdefault(_text(target), []).append((where, added))
-    memo[id(function)] = found
-    return found
+    return ctx.per_node("broad_additions", function, build)
 
 
 def _comprehension_source(items: ast.AST) -> Optional[tuple[ast.AST, list[ast.AST]]]:

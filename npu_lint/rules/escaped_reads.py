@@ -108,14 +108,13 @@ def _assigned(function: ast.AST, name: str) -> list[ast.AST]:
 
 def _uses(function: ast.AST, ctx: FileContext) -> dict[str, list[ast.Name]]:
     """The loads of each name in ``function`` (one walk per function, memoised per file)."""
-    memo = ctx.scratch.setdefault("escaped_uses", {})
-    found = memo.get(id(function))
-    if found is None:
-        found = memo[id(function)] = {}
+    def build(function: ast.AST) -> dict[str, list[ast.Name]]:
+        found: dict[str, list[ast.Name]] = {}
         for sub in walk(function):
             if isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):
                 found.setdefault(sub.id, []).append(sub)
-    return found
+        return found
+    return ctx.per_node("escaped_uses", function, build)
 
 
 def escape_of(read: ast.Call, ctx: FileContext) -> Optional[str]:

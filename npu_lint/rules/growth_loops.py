@@ -58,8 +58,8 @@ def _list_text(node: ast.AST) -> str:
 def _loop_appends(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST, Optional[ast.AST]]]]:
     """Per list text, the innermost loops of ``function`` that append to it and the item appended, and per loop the
     tests of the ``if`` statements around its own ``break`` statements (key ``id(loop)``); memoised per function.
-    Its own walk (not broad_joins' ``_additions``, whose loops are found through the parents the file's walk has
-    recorded so far: asked from a join above the loop, it would keep a wrong answer for NPU409)."""
+    Its own walk beside broad_joins' ``_additions`` (every add of a name or attribute, with the nearest loop): this
+    one keeps appends to entries (``traj["obs"]``) and the ``break`` tests of each loop, which that index has not."""
     memo = ctx.scratch.setdefault("growth_loops_appends", {})
     found = memo.get(id(function))
     if found is not None:

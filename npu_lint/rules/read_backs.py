@@ -174,15 +174,14 @@ def _flags(values: ast.AST, ctx: FileContext) -> bool:
 
 def _appended(function: ast.AST, ctx: FileContext) -> dict[str, list[ast.AST]]:
     """``{name: [x, ...]}`` of the ``name.append(x)`` calls in a scope, one walk per scope and file."""
-    memo = ctx.scratch.setdefault("appended_by_scope", {})
-    found = memo.get(id(function))
-    if found is None:
-        found = memo[id(function)] = {}
+    def build(function: ast.AST) -> dict[str, list[ast.AST]]:
+        found: dict[str, list[ast.AST]] = {}
         for n in walk(function):
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "append" \
                     and len(n.args) == 1 and isinstance(n.func.value, ast.Name):
                 found.setdefault(n.func.value.id, []).append(n.args[0])
-    return found
+        return found
+    return ctx.per_node("appended_by_scope", function, build)
 
 
 def returns_read_back(call: ast.Call, ctx: FileContext) -> bool:

@@ -17,19 +17,21 @@ from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.sample_lengths import makes_tensor, measured_item, own_nodes
 
 
+def _measured_index(loop: ast.AST) -> dict[str, set[int]]:
+    index: dict[str, set[int]] = {}
+    for node in walk(loop):
+        found = measured_item(node)
+        if found is not None:
+            index.setdefault(ast.dump(found), set()).add(id(node))
+    return index
+
+
 def recorded_rows(element: ast.AST, loop: ast.For, ctx: FileContext) -> Optional[str]:
     """Why ``element`` (an item the loop ``loop`` adds to a list) has a row count of its own: the loop records it
     in a list made a tensor of (with the line), else None."""
     key = ast.dump(element)
-    memo = ctx.scratch.setdefault("sample_counts_measured", {})
-    index = memo.get(id(loop))
-    if index is None:       # the loop's measured items by their text, once a file (asked per item of every join)
-        index = memo[id(loop)] = {}
-        for node in walk(loop):
-            found = measured_item(node)
-            if found is not None:
-                index.setdefault(ast.dump(found), set()).add(id(node))
-    measures = index.get(key, set())
+    # the loop's measured items by their text, once a file (asked per item of every join)
+    measures = ctx.per_node("sample_counts_measured", loop, _measured_index).get(key, set())
     if not measures:
         return None
     counters = {node.target.id for node in walk(loop) if isinstance(node, ast.AugAssign)
