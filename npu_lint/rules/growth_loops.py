@@ -59,7 +59,8 @@ def _loop_appends(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[a
     """Per list text, the innermost loops of ``function`` that append to it and the item appended, and per loop the
     tests of the ``if`` statements around its own ``break`` statements (key ``id(loop)``); memoised per function.
     Its own walk beside broad_joins' ``_additions`` (every add of a name or attribute, with the nearest loop): this
-    one keeps appends to entries (``traj["obs"]``) and the ``break`` tests of each loop, which that index has not."""
+    one keeps appends to entries (``traj["obs"]``) and the ``break`` tests of each loop, which that index has not,
+    and finds loops below the walk's position, which that one does not (see its note)."""
     memo = ctx.scratch.setdefault("growth_loops_appends", {})
     found = memo.get(id(function))
     if found is not None:
