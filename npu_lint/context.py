@@ -161,8 +161,7 @@ class FileContext:
         tree = scopes.module.node if scopes is not None else None
         if tree is None or node is tree:
             return None
-        stack = self.resolver._stack   # the walk's scopes: a node of the one being walked is looked for there first
-        inner = stack[-1].node if stack else None
+        inner = self.resolver.current.node   # the scope being walked (the model is attached): looked in first
         if (inner is not None and inner is not tree and id(inner) in self.parents and locate(inner, node, found)) \
                 or locate(tree, node, found):
             return found[id(node)]
