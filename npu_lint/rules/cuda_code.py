@@ -278,8 +278,17 @@ class CudaOnlyLibrary(_LibraryImport):
                   "from gsplat import rasterization\ndef render(*args):\n    return rasterization(*args)  # NPU217\n",
                   "import spconv.pytorch as spconv\nconv = spconv.SubMConv3d(16, 32, 3)  # NPU217\n",
                   "from simple_knn._C import distCUDA2\nd = distCUDA2(points)  # NPU217\n",
-                  "from torch_scatter import scatter_mean\ny = scatter_mean(x, index, dim=0)  # NPU217\n")
+                  "from torch_scatter import scatter_mean\ny = scatter_mean(x, index, dim=0)  # NPU217\n",
+                  # CUDA-only kernel packages of LLM quantization, serving, attention and rendering (session 23)
+                  "import awq_ext\ndef gemm(x, w, s, z):\n    return awq_ext.gemm_forward_cuda(x, w, s, z, 8)  # NPU217\n",
+                  "import awq_ext\nclass MLP:\n    def __init__(self):\n"
+                  "        self.linear = awq_ext.gemv_forward_cuda  # NPU217\n",
+                  "from flashinfer.prefill import single_prefill_with_kv_cache\n",
+                  "from functools import partial\nimport sageattention\n"
+                  "attn = partial(sageattention.sageattn, tensor_layout='NHD')  # NPU217\n",
+                  "import nvdiffrast.torch as dr\ndef raster(ctx, v, f):\n    return dr.rasterize(ctx, v, f, (64, 64))  # NPU217\n")
     must_not_fire += ("def run(layers, i, x):\n    return layers[i](x)\n",
+                      "class MLP:\n    def __init__(self, kernels):\n        self.linear = kernels.gemv_forward_cuda\n",
                       "import simple_knn\n",
                       "from .kernels import table\ndef run(x, i):\n    return table[i](x)\n")
     # The import fires in any example that can resolve a library name, so the uses that stay silent (Triton kernel
@@ -498,9 +507,14 @@ def _used(node: ast.expr, ctx: FileContext) -> bool:
     """The name is called, decorates or is a base class: a use to replace; so is a member of the library read
     through its module (``linear_type=bnb.nn.Linear4bit``, ``version.parse(flash_attn.__version__)``,
     ``isinstance(m, bnb.nn.Linear8bitLt)``): the line needs the library. A test (``flash_attn_func is not None``,
-    ``if bnb.nn:``), a bare name passed as an argument or an alias only passes the name on."""
+    ``if bnb.nn:``), a bare name passed as an argument or an alias only passes the name on; a member stored on an
+    object (``self.linear = awq_ext.gemv_forward_cuda``, autoawq's fused MLP) is called through the attribute, where
+    no import says what it holds: the store is the line that needs the library."""
     parent = ctx.parent(node)
     if isinstance(parent, ast.Call) and parent.func is node:
+        return True
+    if isinstance(parent, ast.Assign) and parent.value is node and isinstance(node, ast.Attribute) \
+            and all(isinstance(target, ast.Attribute) for target in parent.targets):
         return True
     if isinstance(parent, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return node not in parent.body
