@@ -355,6 +355,12 @@ def imported_names(node: ast.AST) -> list[tuple[str, int]]:
 
 
 @lru_cache(maxsize=4096)
+def feature_row(api: str) -> Optional[dict[str, str]]:
+    """The cuda_features.tsv row of an API that enters a CUDA-only torch feature (``torch.cuda.CUDAGraph``: CUDA graph
+    capture), or None."""
+    return keyed("cuda_features.tsv", "api").get(api)
+
+
 def library_row(name: str) -> Optional[dict[str, str]]:
     """The cuda_libraries.tsv row of the module an imported name belongs to."""
     table = keyed("cuda_libraries.tsv", "module")

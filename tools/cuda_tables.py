@@ -159,6 +159,9 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
                               ["argument", "value", "library", "needs", "npu_since", "npu_alternative", "source"],
                               [[r["argument"], r["value"], r["library"], r["needs"], r["npu_since"],
                                 r["npu_alternative"], r["evidence"]] for r in switches]))
+    features = _rows(CURATED / "cuda_features.csv")
+    written.append(_write_tsv(out_dir / "cuda_features.tsv", ["api", "feature", "npu_alternative", "source"],
+                              [[r["api"], r["feature"], r["npu_alternative"], r["evidence"]] for r in features]))
     tools = _rows(CURATED / "cuda_tools.csv")
     written.append(_write_tsv(out_dir / "cuda_tools.tsv", ["tool", "npu_alternative", "source"],
                               [[r["tool"], r["npu_alternative"], r["evidence"]] for r in tools]))

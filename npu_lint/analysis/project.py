@@ -48,6 +48,7 @@ class ProjectView(FunctionFacts):
         self._padding_names: Optional[frozenset[str]] = None
         self._size_names: Optional[frozenset[str]] = None
         self._cuda_wrappers: Optional[dict[str, str]] = None
+        self._feature_wrappers: Optional[dict[str, tuple[str, str]]] = None
         self._growth_names: Optional[frozenset[str]] = None
         self._batcher_names: Optional[frozenset[str]] = None
         self._children: Optional[dict[str, list[str]]] = None

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Optional
 
+from npu_lint.tables import keyed
+
 if TYPE_CHECKING:
     from npu_lint.project.index import ProjectIndex
 
@@ -26,6 +28,8 @@ class FunctionFacts:
 
     index: "ProjectIndex"
     _size_names: Optional[frozenset[str]]
+    _cuda_wrappers: Optional[dict[str, str]]
+    _feature_wrappers: Optional[dict[str, tuple[str, str]]]
     _growth_names: Optional[frozenset[str]]
     _batcher_names: Optional[frozenset[str]]
 
@@ -65,8 +69,9 @@ class FunctionFacts:
         return self._cuda_wrappers
 
     def cuda_wrapper_names(self) -> frozenset[str]:
-        """The short names of :meth:`cuda_wrappers` (trigger words, a cheap test before resolving a call)."""
-        return frozenset(name.rpartition(".")[2] for name in self.cuda_wrappers())
+        """The short names of :meth:`cuda_wrappers` and :meth:`cuda_feature_wrappers` (trigger words, a cheap test
+        before resolving a call)."""
+        return frozenset(name.rpartition(".")[2] for name in (*self.cuda_wrappers(), *self.cuda_feature_wrappers()))
 
     def cuda_wrapper(self, qualname: str, importer: str) -> Optional[tuple[str, str]]:
         """The absolute name of the project CUDA wrapper ``qualname`` names from ``importer`` and the CUDA API it
@@ -74,6 +79,39 @@ class FunctionFacts:
         target = self.absolute(qualname, importer)
         action = self.cuda_wrappers().get(target) if target is not None else None
         return (target, action) if action is not None else None
+
+    def cuda_feature_wrappers(self) -> dict[str, tuple[str, str]]:
+        """The project's functions and classes built around a CUDA-only torch feature (``rule_tables/cuda_features.tsv``:
+        CUDA graph capture), each with the feature's API it references and the feature: a module-level function whose
+        body, or a class (not an ``nn.Module``: a model's capture lines are reported where they are written) one of
+        whose methods, names one of the feature's APIs and no NPU API. Unlike :meth:`cuda_wrappers` the body may be of
+        any length: ``make_inference_graphed_callable(fn, args)`` (petals), ``CudaGraphWrapper(self.update)``
+        (d3rlpy), ``CUDAGraphRunner(model)`` (colossalai) exist only to capture and replay a CUDA graph, so calling
+        one (making one) is a use of the feature on the caller's line."""
+        if self._feature_wrappers is None:
+            apis = keyed("cuda_features.tsv", "api")
+            found: dict[str, tuple[str, str]] = {}
+            armed: set[str] = set()   # owners with an NPU arm somewhere
+            for name, (module, facts) in self.index.functions.items():
+                owner = f"{module.name}.{facts.owner}" if facts.owner is not None else name
+                if facts.owner is not None and owner not in self.index.classes:
+                    continue   # a method of a nested class or a function inside a method: not the caller's name
+                refs = [ref for ref, _ in facts.refs]
+                if any("npu" in ref for ref in refs) or any("npu" in call for call, _ in facts.calls):
+                    armed.add(owner)
+                api = next((ref for ref in refs if ref in apis), None)
+                if api is not None and owner not in found:
+                    found[owner] = (api, apis[api]["feature"])
+            self._feature_wrappers = {name: row for name, row in found.items() if name not in armed
+                                      and not any(base.startswith("torch.nn") for base in self.index.mro(name)[1:])}
+        return self._feature_wrappers
+
+    def cuda_feature_wrapper(self, qualname: str, importer: str) -> Optional[tuple[str, str, str]]:
+        """The absolute name of the project wrapper of a CUDA-only feature ``qualname`` names from ``importer``, the
+        feature's API it references and the feature (:meth:`cuda_feature_wrappers`), else None."""
+        target = self.absolute(qualname, importer)
+        row = self.cuda_feature_wrappers().get(target) if target is not None else None
+        return (target, *row) if row is not None else None
 
     def size_helper_names(self) -> frozenset[str]:
         """The short names of the project functions with ``sizes`` (a cheap test before resolving a call)."""

@@ -8,7 +8,7 @@ import ast
 from typing import ClassVar, Optional
 
 from npu_lint.context import FileContext
-from npu_lint.cuda_facts import LIBRARY, NAMED, api_row, defined_here, handled, instance_class
+from npu_lint.cuda_facts import LIBRARY, NAMED, api_row, defined_here, feature_row, handled, instance_class
 from npu_lint.rules import FUNCTION_TYPES, ApiRef, Rule, short_source
 
 FAMILY = "cuda"
@@ -214,7 +214,10 @@ class CudaApiRedirected(_ApiGroupRule):
         holding it (``ev = torch.cuda.Event(); ev.record()``, ``s = torch.cuda.Stream(); s.synchronize()``: every
         binding reaching the call made one), and ``from torch.cuda import ...`` statements (once
         per statement, by the rule of the statement's first CUDA name: ``from torch.cuda import amp, Stream`` is
-        NPU212's).
+        NPU212's). With the project index, also the call of a project wrapper: a small one of a CUDA action, and a
+        function or class of any length built around a CUDA-only feature (CUDA graph capture,
+        ``rule_tables/cuda_features.tsv``: ``CUDAGraphRunner(model)``, ``make_inference_graphed_callable(fn, args)``;
+        tests/test_cuda_feature_wrappers.py).
     Why it matters on NPU:
         Without ``from torch_npu.contrib import transfer_to_npu`` these calls talk to a CUDA runtime
         that does not exist on an Ascend host; with it they work, but only from the release named
@@ -258,12 +261,26 @@ class CudaApiRedirected(_ApiGroupRule):
         qualname = ctx.resolver.qualname(func)
         found = project.cuda_wrapper(qualname, ctx.module) if qualname else None
         if found is None:
+            feature = project.cuda_feature_wrapper(qualname, ctx.module) if qualname else None
+            if feature is not None:
+                self._feature_call(node, feature, ctx)
             return
         target, action = found
         wrapped = ".cuda()" if action.startswith("torch.") and action.endswith(".cuda") \
             and not action.startswith("torch.cuda.") else action
         ctx.report(node, f"{short_source(func, 40)}() wraps {wrapped} ({target}), a CUDA call with no NPU arm: give the "
                          f"wrapper one (torch_npu.npu / .npu())", target)
+    @staticmethod
+    def _feature_call(node: ast.Call, found: tuple[str, str, str], ctx: FileContext) -> None:
+        """``graphed = make_inference_graphed_callable(fn, args)``, ``runner = CUDAGraphRunner(model)``: the call of a
+        project function or class built around a CUDA-only torch feature (a CUDA graph capture,
+        :meth:`npu_lint.analysis.project_functions.FunctionFacts.cuda_feature_wrappers`), whatever its length."""
+        target, api, feature = found
+        npu = feature_row(api)
+        alternative = f": on NPU {npu['npu_alternative']}" if npu and npu["npu_alternative"] else ""
+        ctx.report(node, f"{short_source(node.func, 40)}() is the project's {feature} ({target} uses {api}), "
+                         f"CUDA-only{alternative}", target)
+
     message = "{api} is a CUDA API: on NPU use {npu}{since}"
     must_fire = ("import torch\ntorch.cuda.synchronize()\n",
                  "import torch.cuda as tc\nn = tc.device_count()\n",
