@@ -211,3 +211,63 @@ def _type_name(value: Optional[ast.AST]) -> Optional[str]:
     if isinstance(value, ast.Attribute):
         return value.attr
     return None
+
+
+_RUNNER_BUILDERS = ("mmengine.runner.Runner.build_dataloader", "mmengine.runner.runner.Runner.build_dataloader",
+                    "mmengine.Runner.build_dataloader")
+
+
+def runner_loader(node: ast.Call, ctx: FileContext) -> Optional[str]:
+    """``Runner.build_dataloader(cfg)`` (mmengine's static builder, used by tools and hooks: ``DataLoader(**cfg)``
+    with the sampler built from ``cfg['sampler']``): what the finding says when the code does not prove the loader's
+    last batch full; None when it does (a dict literal with ``drop_last=True``, batch size 1 or none, an
+    ``InfiniteSampler``; a config the function sets ``cfg['batch_size'] = 1`` / ``drop_last = True`` on)."""
+    if (ctx.resolver.qualname(node.func) or "") not in _RUNNER_BUILDERS:
+        return None
+    config = node.args[0] if node.args else next((kw.value for kw in node.keywords if kw.arg == "dataloader"), None)
+    if config is None:
+        return None
+    if _is_dict(config) or isinstance(config, ast.Dict):
+        own = {kw.arg: kw.value for kw in config.keywords if kw.arg} if isinstance(config, ast.Call) else {
+            key.value: value for key, value in zip(config.keys, config.values)
+            if isinstance(key, ast.Constant) and isinstance(key.value, str)}
+        size, drop_last = own.get("batch_size"), own.get("drop_last")
+        sampler = own.get("sampler")
+        kind = _type_name(next((kw.value for kw in sampler.keywords if kw.arg == "type"), None)) \
+            if _is_dict(sampler) else None
+        if size is None or isinstance(size, ast.Constant) and size.value in (1, None) \
+                or isinstance(drop_last, ast.Constant) and drop_last.value is True \
+                or (kind is not None and "infinite" in kind.lower()):
+            return None
+        return (f"Runner.build_dataloader builds a DataLoader of batch_size={ast.unparse(size)[:30]} and no "
+                f"drop_last=True: unless len(dataset) is a multiple of it")
+    root = config
+    while isinstance(root, (ast.Attribute, ast.Subscript)):
+        root = root.value
+    scope = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.scratch.get("config-loader-module")
+    if isinstance(root, ast.Name) and scope is not None and _set_static(root.id, scope):
+        return None
+    return (f"Runner.build_dataloader({ast.unparse(config)[:40]}) builds a DataLoader from a config whose content the "
+            "code does not show: unless it sets drop_last=True, batch_size=1 or an InfiniteSampler")
+
+
+def _set_static(name: str, scope: ast.AST) -> bool:
+    """The scope sets the config's ``batch_size`` to 1 or its ``drop_last`` to True (``cfg['batch_size'] = 1``,
+    ``cfg.drop_last = True``, ``cfg.update(batch_size=1)``): every batch full."""
+    def static(key: Optional[str], value: ast.AST) -> bool:
+        return isinstance(value, ast.Constant) and (key == "batch_size" and value.value == 1
+                                                    or key == "drop_last" and value.value is True)
+    for child in ast.walk(scope):
+        if isinstance(child, ast.Assign) and len(child.targets) == 1:
+            target = child.targets[0]
+            base = target.value if isinstance(target, (ast.Subscript, ast.Attribute)) else None
+            key = target.attr if isinstance(target, ast.Attribute) else \
+                target.slice.value if isinstance(target, ast.Subscript) and isinstance(target.slice, ast.Constant) \
+                else None
+            if isinstance(base, ast.Name) and base.id == name and static(key, child.value):
+                return True
+        if isinstance(child, ast.Call) and isinstance(child.func, ast.Attribute) and child.func.attr == "update" \
+                and isinstance(child.func.value, ast.Name) and child.func.value.id == name \
+                and any(static(kw.arg, kw.value) for kw in child.keywords):
+            return True
+    return False
