@@ -142,8 +142,9 @@ class Checker:
                 self.warn(f"{display(path)}: skipped: {tree.message} at line {tree.line}")
             findings = [tree] if syntax else []
         else:
-            ctx = self.context_for(project, source, config)
-            if ctx is not None and kept is not None:
+            ctx = self.context_for(project, source, config) or FileContext(source, self.target_for(config))
+            ctx.path = str(path)
+            if kept is not None and ctx.project is not None:
                 ctx.resolver.attach(tree, kept[1])   # the scopes the index build bound
             try:
                 findings = analyse_tree(tree, source, self.target_for(config), codes,
@@ -152,8 +153,7 @@ class Checker:
                 self.internal(path, error, "skipped")
                 return [], source, notebook
             finally:
-                if ctx is not None:
-                    ctx.resolver.close()   # the model's scopes hold cycles: freed now
+                ctx.resolver.close()   # the model's scopes hold cycles: freed now
         if notebook is not None:
             findings = [notebook.locate(f) for f in findings]
         return findings, source, notebook

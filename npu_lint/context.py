@@ -65,6 +65,8 @@ class FileContext:
         self.scratch: dict[str, Any] = {}   # facts a rule keeps between nodes of one file (names bound so far)
         self.project: Optional["ProjectView"] = None   # the project index, when the front end built or found one
         self.module = ""                               # this file's module name in that index
+        self.path: Optional[str] = None                # the file on disk, where the front end knows it (configs'
+                                                       # ``_base_`` files are read beside it)
         self._mentions: dict[str, bool] = {}
         self._code: str = ""
         self._family: str = ""

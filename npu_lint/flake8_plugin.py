@@ -114,6 +114,7 @@ class NpuLintChecker:
         try:
             target = parse_target(target_text)
             ctx = _project_context(source, target, path) or FileContext(source, target)
+            ctx.path = str(path)
             with _walk_collector():
                 try:
                     findings = analyse_tree(tree, source, target, codes, noqa=self.noqa, third_party=third_party,

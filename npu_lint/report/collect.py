@@ -149,6 +149,7 @@ def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset
     kept = _PARSED.take(path, source) if notebook is None else None
     tree = kept[0] if kept is not None else parse(source, path)
     ctx = FileContext(source, target)
+    ctx.path = str(path)
     if kept is not None:
         ctx.resolver.attach(tree, kept[1])
     ctx.custom_ops, ctx.third_party = custom_ops, third_party

@@ -4,6 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.config_loaders import config_loader
 from npu_lint.analysis.defaults import default_constant, fixed_one, may_be_false, not_surely_true
 from npu_lint.analysis.library_classes import loader_class, loader_names, loader_parameters
 from npu_lint.analysis.loader_wrappers import factory_keywords, forwards_drop_last, forwards_loader
@@ -141,6 +142,12 @@ class LoaderWithoutDropLast(Rule):
         caller passing none: judged with the call's own keywords.
         A dataset whose length the code writes (``list(range(16))``, a list literal) and a constant batch size
         that divides it give no short batch: left alone (NPU415 too).
+        A framework configuration's training loader (OpenMMLab's mmengine ``train_dataloader = dict(batch_size=16,
+        sampler=dict(type='DefaultSampler', shuffle=True), dataset=...)``, merged with its ``_base_`` files:
+        ``analysis/config_loaders.py``): mmengine's ``Runner.build_dataloader`` hands the dict to ``DataLoader``
+        (``drop_last`` False unless set) and ``DefaultSampler`` yields one epoch, so the last batch is short;
+        silent with ``drop_last=True``, a batch size of 1 or an ``InfiniteSampler`` (iteration-based training: the
+        stream never ends, every batch is full). The unshuffled ones are NPU415's.
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
         a second set of shapes for every operator of the training step, compiled again on NPU (and with
@@ -157,7 +164,9 @@ class LoaderWithoutDropLast(Rule):
     name = "loader-without-drop-last"
     family = FAMILY
     node_types = (ast.Call, ast.For)
-    triggers = ("DataLoader", "BatchSampler", "TrainingArguments", "drop_last") + loader_names()
+    triggers = ("DataLoader", "BatchSampler", "TrainingArguments", "drop_last", "_dataloader", "samples_per_gpu",
+                "_base_") \
+        + loader_names()
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
@@ -165,6 +174,13 @@ class LoaderWithoutDropLast(Rule):
         return project.loader_class_names()
     message = "this training DataLoader has no drop_last=True: its last batch is smaller, a second set of shapes to compile on NPU"
     must_fire = (
+        # a framework config's training loader (analysis/config_loaders.py, session 23): it shuffles, mmengine's
+        # DefaultSampler yields one epoch and the Runner's DataLoader keeps the tail (no drop_last)
+        "train_dataloader = dict(batch_size=16, num_workers=4, sampler=dict(type='DefaultSampler', shuffle=True),\n"
+        "                        dataset=dict(type='ImageNet', data_root='data/imagenet'))\n",
+        # mmcv 1.x: the data dict's samples_per_gpu is every loader's batch size, drop_last False unless set
+        "data = dict(samples_per_gpu=32, workers_per_gpu=2,\n"
+        "            train=dict(type='ImageNet'), val=dict(type='ImageNet'))\n",
                  # the factory's own **kw beside its batch size: a caller's optional extras, nothing by default
                  "import torch\nfrom torch.utils.data import DataLoader\ndef make(ds, bs, **kw):\n"
                  "    return DataLoader(ds, batch_size=bs, shuffle=True, **kw)\n",
@@ -317,6 +333,13 @@ class LoaderWithoutDropLast(Rule):
                  "        super().__init__(dataset=dataset, batch_size=batch_size, shuffle=shuffle,\n"
                  "                         batch_sampler=batch_sampler, **kwargs)\n")
     must_not_fire = (
+        # an iteration-based config: InfiniteSampler never ends an epoch, every batch is full
+        "train_dataloader = dict(batch_size=16, sampler=dict(type='InfiniteSampler', shuffle=True),\n"
+        "                        dataset=dict(type='ImageNet'))\n",
+        # mmcv 1.x with the training loader's tail dropped (mmedit's configs), or batches of one
+        "data = dict(workers_per_gpu=4, train_dataloader=dict(samples_per_gpu=16, drop_last=True),\n"
+        "            val_dataloader=dict(samples_per_gpu=1), train=dict(type='SRFolderDataset'))\n",
+        "data = dict(samples_per_gpu=1, workers_per_gpu=4, train=dict(type='SRFolderDataset'))\n",
         # a pytest function's loader (test code: it trains nothing)
         "import torch\nfrom torch.utils.data import DataLoader\ndef test_train_loader(ds):\n"
         "    loader = DataLoader(ds, batch_size=8, shuffle=True)\n    assert len(list(loader)) == 2\n",
@@ -485,6 +508,14 @@ class LoaderWithoutDropLast(Rule):
             self._check_loop(node, ctx)
             return
         assert isinstance(node, ast.Call)
+        if isinstance(node.func, ast.Name) and node.func.id == "dict":
+            found = config_loader(node, ctx) if not test_code(node, ctx) else None   # analysis/config_loaders.py
+            if found is not None and found[0]:
+                ctx.report(node, f"{found[1]}, it shuffles (a training loader) and its last batch is smaller: a "
+                                 "second set of shapes to compile on NPU; the cheapest static alternative: "
+                                 "drop_last=True in the dict, or an InfiniteSampler with an iteration-based loop",
+                           "torch.utils.data.DataLoader")
+            return
         if test_code(node, ctx):
             return      # a test module or pytest function: its loaders test the code, they train nothing
         qualname = ctx.resolver.qualname(node.func)

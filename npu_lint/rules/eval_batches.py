@@ -9,6 +9,7 @@ import ast
 import re
 from typing import Optional
 
+from npu_lint.analysis.config_loaders import config_loader, runner_loader
 from npu_lint.analysis.defaults import fixed_one
 from npu_lint.analysis.library_classes import loader_names, loader_parameters
 from npu_lint.analysis.nodes import walk
@@ -117,6 +118,15 @@ class ShortLastEvalBatch(Rule):
         dataset, batch_size, **kwargs): return DataLoader(dataset, batch_size=batch_size, **kwargs)``) are a
         caller's optional extras, nothing by default (NPU406 too), unless a call of the factory in the file
         passes ``drop_last``, a ``batch_sampler`` or a ``**`` spread through them.
+        A framework configuration's loader (OpenMMLab's mmengine: ``val_dataloader = dict(batch_size=32,
+        sampler=dict(type='DefaultSampler', shuffle=False), dataset=...)`` at a config module's top level, merged
+        with the same name in its ``_base_`` files read beside it, ``analysis/config_loaders.py``) is reported at
+        the ``dict(`` unless the merged dict has ``drop_last=True``, a batch size of 1 (none set anywhere: the
+        DataLoader's default), an ``InfiniteSampler`` or a ``batch_sampler``; a base in another package
+        (``mmcls::...``) leaves it unknown, reported. A shuffling one is NPU406's.
+        So is mmengine's static builder ``Runner.build_dataloader(cfg)`` (``DataLoader(**cfg)``) given a config
+        the code does not show, unless the function sets ``cfg['batch_size'] = 1`` or ``drop_last = True`` (a dict
+        literal is judged by its keys).
         A separate code from NPU406 so that evaluation findings can be deselected alone (``--ignore NPU415``):
         padding the last evaluation batch is a different change from dropping a training tail.
     Why it matters on NPU:
@@ -139,7 +149,7 @@ class ShortLastEvalBatch(Rule):
     name = "short-last-eval-batch"
     family = FAMILY
     node_types = (ast.Call,)
-    triggers = ("DataLoader", "drop_last", "_dataloader") + loader_names()
+    triggers = ("DataLoader", "drop_last", "_dataloader", "_base_") + loader_names()
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
@@ -147,6 +157,14 @@ class ShortLastEvalBatch(Rule):
         return project.loader_class_names()
     message = "{what}: its last batch is smaller, one more set of shapes to compile on NPU; pad the last batch to the batch size (or drop_last=True where losing the tail is acceptable)"
     must_fire = (
+        # a framework config's loader (analysis/config_loaders.py, session 23): mmengine's Runner builds a
+        # DataLoader from the dict, DefaultSampler yields one epoch, no drop_last; a child of a base not shown
+        "val_dataloader = dict(batch_size=32, num_workers=4, sampler=dict(type='DefaultSampler', shuffle=False),\n"
+        "                      dataset=dict(type='ImageNet', data_root='data/imagenet'))\n",
+        "_base_ = ['mmcls::_base_/datasets/cifar10_bs16.py']\nval_dataloader = test_dataloader = dict(batch_size=128)\n",
+        # mmengine's static builder given a config the code does not show (tools, hooks, feature extractors)
+        "from mmengine.runner import Runner\ndef extract(cfg, seed):\n"
+        "    return Runner.build_dataloader(dataloader=cfg.val_dataloader, seed=seed)\n",
         # the broad path (loader_tails.py): a loader kept for later whose use the file does not show, a
         # module-level loader, a drop_last the configuration decides, a loader built from a spread of unknown content
         "import torch\nfrom torch.utils.data import DataLoader\nclass Runner:\n    def register(self, loader):\n"
@@ -344,6 +362,19 @@ class ShortLastEvalBatch(Rule):
         "    def _create_data_loader(self, factory, **kwargs):\n"
         "        return DataLoader(dataset=Instances(factory), **kwargs)\n")
     must_not_fire = (
+        # config loaders proven full: an endless sampler, drop_last=True, batches of one (a base that sets none:
+        # DataLoader's default 1); a dict the script itself hands on (judged where it builds the loader)
+        "train_dataloader = dict(batch_size=16, sampler=dict(type='InfiniteSampler', shuffle=True),\n"
+        "                        dataset=dict(type='ImageNet'))\n",
+        "val_dataloader = dict(batch_size=16, drop_last=True, sampler=dict(type='DefaultSampler'), dataset=dict())\n",
+        "val_dataloader = dict(batch_size=1, sampler=dict(type='DefaultSampler', shuffle=False), dataset=dict())\n"
+        "test_dataloader = dict(num_workers=4, sampler=dict(type='DefaultSampler'), dataset=dict(type='Set5'))\n",
+        "import torch\nloader_cfg = dict(batch_size=32, dataset=ds, sampler=None)\nrun(**loader_cfg)\n",
+        # Runner.build_dataloader of a config whose batch size the code sets to 1, or of an endless sampler
+        "from mmengine.runner import Runner\ndef bench(cfg):\n    loader_cfg = cfg.test_dataloader\n"
+        "    loader_cfg['batch_size'] = 1\n    return Runner.build_dataloader(loader_cfg)\n",
+        "from mmengine.runner import Runner\ndef build(ds):\n    return Runner.build_dataloader(dict(batch_size=8, "
+        "dataset=ds, sampler=dict(type='InfiniteSampler')))\n",
         # the broad path stays silent where the last batch is proven full: drop_last known True (a default, a size
         # guard), one batch drawn through a named iterator, test code, a batch sampler given through the spread
         "import torch\nfrom torch.utils.data import DataLoader\ndef build(ds, bs, drop_last=True):\n"
@@ -501,6 +532,16 @@ class ShortLastEvalBatch(Rule):
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
+        if isinstance(node.func, ast.Name) and node.func.id == "dict":
+            found = config_loader(node, ctx) if not test_code(node, ctx) else None   # analysis/config_loaders.py
+            if found is not None and not found[0]:
+                ctx.report(node, self.message.format(what=found[1]), _LOADER)
+            return
+        if isinstance(node.func, ast.Attribute) and node.func.attr == "build_dataloader":
+            what = runner_loader(node, ctx) if not test_code(node, ctx) else None   # mmengine's static builder
+            if what is not None:
+                ctx.report(node, self.message.format(what=what), "mmengine.runner.Runner.build_dataloader")
+                return
         base: Optional[ast.AST] = None   # the DataLoader subclass whose ``super().__init__`` this call is
         explicit = next((kw.value for kw in node.keywords if kw.arg == "drop_last"), None)
         parameters = loader_parameters(ctx.resolver.qualname(node.func))
