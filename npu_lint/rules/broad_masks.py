@@ -11,7 +11,12 @@ assignment in its function is one (``|=`` / ``&=`` keep it), a field (``self.don
 file is one, the file's own function whose every return is one. The value stays silent only when the model proves
 it is no tensor (a numpy or pandas array, a Python list or string, a module, an instance of a class) or the mask
 fixed (the semantic model's ``configured``). Nothing is read from a name's spelling. Memoised per file: one walk of
-each function for its assignments, one walk of the file for its fields."""
+each function for its assignments, one walk of the file for its fields.
+
+Session 23: the distinct values of ``unique`` (the first of its unpacked results) index as many rows as values
+found; another module's function whose returned value the project index follows to ``nonzero`` / ``argwhere`` /
+one-argument ``where`` / ``unique`` returns positions (memoised per callee); a name met again while its own
+assignments are read (``seeds = seeds[order]``) is neutral: it keeps what the other assignments make."""
 from __future__ import annotations
 
 import ast
@@ -22,14 +27,23 @@ from npu_lint.analysis.kinds import TENSORS
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import host_array_evidence, is_host_array
+from npu_lint.project.fact_types import ONE_ARGUMENT
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.dynamic_wrappers import helper_of_file
 
-MASK_WORD, POSITIONS = "mask", "positions"
+MASK_WORD, POSITIONS, VALUES = "mask", "positions", "values"
+_SELF = "self"   # a name met again while its own assignments are read (``seeds = seeds[order]``): neutral
 _BOOL_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "logical_and",
                          "logical_or", "logical_not", "logical_xor", "bool", "eq", "ne", "gt", "ge", "lt", "le",
                          "bernoulli"})
 _POSITION_CALLS = frozenset({"nonzero", "argwhere", "flatnonzero"})
+# The distinct values of a tensor: as an index, as many rows as values found (session 23).
+_VALUE_CALLS = frozenset({"unique", "unique_consecutive"})
+# What another module's function returns, by the project index: the positions or the distinct values a leaf finds.
+# Not a boolean-mask selection reached on one of its paths (``return matches[mask] if sym else matches``: the
+# default path keeps a fixed count; two false findings on the dev sets).
+_SIZED_LEAVES = frozenset({"torch.nonzero", "torch.Tensor.nonzero", "torch.argwhere", "torch.Tensor.argwhere",
+                           "torch.where" + ONE_ARGUMENT, "torch.unique", "torch.Tensor.unique"})
 # Calls that keep what their first operand (or receiver) is: conversions, moves, views, copies.
 _KEEPING = frozenset({"from_numpy", "as_tensor", "asarray", "tensor", "to", "cuda", "npu", "cpu", "detach", "clone",
                       "flatten", "view", "reshape", "squeeze", "unsqueeze", "view_as", "reshape_as", "contiguous",
@@ -97,6 +111,10 @@ def _call(node: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
         return POSITIONS
     if name == "where" and len(node.args) == 1 and not node.keywords:
         return POSITIONS
+    if name in _VALUE_CALLS and not any(k.arg in ("return_inverse", "return_counts") for k in node.keywords) \
+            and len(node.args) <= (1 if isinstance(node.func, ast.Name) or _name_of(node.func.value) in
+                                   ("torch", "th", "np", "numpy") else 0):
+        return VALUES   # ``x.unique()``, ``torch.unique(ids)``: as many as the distinct values found
     for keyword in node.keywords:
         if keyword.arg == "dtype" and _is_bool_dtype(keyword.value):
             return MASK_WORD
@@ -113,7 +131,23 @@ def _call(node: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
         definition = helper_of_file(node, ctx)
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return _returns(definition, ctx, depth)
+        return _project_function(node, ctx)
     return None
+
+
+def _project_function(node: ast.Call, ctx: FileContext) -> Optional[str]:
+    """Another module's function of the project whose returned value the project index follows to a leaf sized by
+    the data (``seeds = _torch_peak_local_max(scores)`` returning ``torch.nonzero(peaks).to(dtype)``): positions.
+    Memoised per callee name (the index memoises its chains too)."""
+    if ctx.project is None:
+        return None
+    name = ctx.resolver.qualname(node.func)
+    if not name or name.startswith(("torch.", "numpy.", "np.")):
+        return None
+    table = ctx.scratch.setdefault("broad_mask_project", {})
+    if name not in table:
+        table[name] = POSITIONS if ctx.project.returned_leaf(name, ctx.module, _SIZED_LEAVES.__contains__) else None
+    return table[name]
 
 
 def _is_bool_dtype(node: ast.AST) -> bool:
@@ -136,7 +170,10 @@ def _agree(values: list, ctx: FileContext, depth: int) -> Optional[str]:
         if verdict is None:
             return None
         seen.add(verdict)
-    return POSITIONS if POSITIONS in seen else MASK_WORD
+    seen.discard(_SELF)   # ``seeds = seeds[order]``, ``m = torch.from_numpy(m)``: keeps what the others make
+    if not seen:
+        return None
+    return POSITIONS if POSITIONS in seen else VALUES if VALUES in seen else MASK_WORD
 
 
 def _assignments(root: ast.AST, ctx: FileContext) -> dict:
@@ -157,7 +194,11 @@ def _assignments(root: ast.AST, ctx: FileContext) -> dict:
             positions = isinstance(value, ast.Call) and (
                 _name_of(value.func) == "where" and len(value.args) == 1
                 or _name_of(value.func) == "nonzero" and any(k.arg == "as_tuple" for k in value.keywords))
-            for element in target.elts:   # ``rows, cols = torch.where(m)``: each is positions
+            distinct = isinstance(value, ast.Call) and _name_of(value.func) in _VALUE_CALLS
+            for place, element in enumerate(target.elts):   # ``rows, cols = torch.where(m)``: each is positions
+                if distinct:   # ``ids, inverse, counts = torch.unique(x, return_inverse=True, ...)``: the values
+                    add(element, ast.Call(func=value.func, args=value.args, keywords=[]) if place == 0 else None)
+                    continue
                 add(element.value if isinstance(element, ast.Starred) else element, value if positions else None)
 
     for node in walk(root):   # the walk kept on the function or module (the model's); only binding nodes looked at
@@ -193,6 +234,18 @@ def _assignments(root: ast.AST, ctx: FileContext) -> dict:
 def _local(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
     """What the name's assignments make, looked up as Python does: the enclosing function, then the functions
     around it (a closure's free name: ``sel`` of the function that defines ``param_fn``), then the module."""
+    active = ctx.scratch.setdefault("broad_mask_active", set())
+    key = (id(ctx.enclosing_any(node, FUNCTION_TYPES)), node.id)
+    if key in active:
+        return _SELF   # met again while its own assignments are read: a rebinding of itself
+    active.add(key)
+    try:
+        return _lookup(node, ctx, depth)
+    finally:
+        active.discard(key)
+
+
+def _lookup(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
     function = ctx.enclosing_any(node, FUNCTION_TYPES)   # (a call's argument: the walk may not have reached it)
     while function is not None:
         if node.id in _parameters(function):

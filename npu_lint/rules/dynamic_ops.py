@@ -26,10 +26,13 @@ from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dyn
 from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, mask_helper_site,
                                        reads_through_mask, rows_written, tensor_evidence, type_name, updated_in_place)
 from npu_lint.rules.branch_arms import for_message
-from npu_lint.rules.broad_masks import POSITIONS, constructed_index, not_a_tensor, positions_taken
+from npu_lint.rules.broad_masks import MASK_WORD, POSITIONS, VALUES, constructed_index, not_a_tensor, positions_taken
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.mask_values import mask_position
 from npu_lint.rules.nms_calls import nms_call
+
+_INDEX_WORDS = {POSITIONS: "positions built from values", VALUES: "the distinct values of a tensor (unique)",
+                MASK_WORD: "a mask built from values"}
 
 FAMILY = "dynamic-shape"
 # Calls that build a tensor from a Python list (of positions, for NPU401's host-side nonzero).
@@ -453,7 +456,12 @@ class BooleanMaskIndexing(Rule):
         row of one, a local, field or helper of the file whose every value is one) fires on any value the model
         cannot prove is no tensor (an environment's done flags, a batch object's field, a buffer entry, positions of
         a nonzero used later); silent on proven numpy/pandas/lists/objects (numpy's index on a value of unknown
-        kind), annotations and masks the code fixes (``rules/broad_masks.py``).
+        kind), annotations and masks the code fixes (``rules/broad_masks.py``). Since session 23 also the distinct
+        values of ``unique`` (``ids, inv, cnt = torch.unique(idx, return_inverse=True, ...)`` then ``state[ids]``;
+        not the inverse, which has the input's shape), the positions another module's function returns (the project
+        index follows its return to ``nonzero`` / ``argwhere`` / one-argument ``where`` / ``unique``), and a name
+        rebound from itself (``seeds = seeds[order]``, ``m = torch.from_numpy(m).to(device)``) keeps what its
+        other assignments make.
         A selection whose value spans several lines is reported at the mask (``(a * b).sum(`` on one line,
         ``1)[valid]`` on the next: the line and column of ``valid``), where a reader looks for it; ``x[`` then the
         mask on the next line is reported at ``x``.
@@ -876,6 +884,27 @@ class BooleanMaskIndexing(Rule):
         "def a(p, keep):\n    return _take(p, torch.nonzero(keep).flatten())\ndef b(p):\n"
         "    return _take(p, torch.arange(4))\n")
 
+    # session 23 (dataops23): a name rebound from itself keeps what its other assignments make (``seeds =
+    # seeds[order]``, ``m = torch.from_numpy(m).to(device)``: cellpose, cellseg, kraken); the distinct values of
+    # ``unique`` used as an index (dgl's sparse optimisers; torch_points3d, sentence-transformers on the dev sets);
+    # positions returned by another module's function (project index; the fixture's ``matching.py``)
+    must_fire += (
+        "import torch\ndef seeds(h, order):\n    s = torch.nonzero(h > 10)\n    s = s[order]\n"
+        "    return h[s[:, 0], s[:, 1]]\n",
+        "import torch\ndef f(x, t, device):\n    m = (t > 0).cpu().numpy()\n    m = torch.from_numpy(m).to(device)\n"
+        "    return x[m]\n",
+        "import torch as th\ndef step(state, idx, grad):\n"
+        "    ids, inverse, cnt = th.unique(idx, return_inverse=True, return_counts=True)\n"
+        "    rows = ids.to(state.device)\n    state[rows] += grad\n    return state[rows]\n",
+        "import torch\ndef f(emb: torch.Tensor, idx: torch.Tensor):\n    return emb[idx.unique()]\n")
+    must_not_fire += (
+        # the inverse of ``unique`` has the input's shape; a random subset of fixed size rebound from itself
+        "import torch\ndef f(table: torch.Tensor, labels):\n"
+        "    _, inv = torch.unique(labels, return_inverse=True)\n    return table[inv]\n",
+        "import torch\ndef f(x: torch.Tensor, n):\n    idx = torch.randperm(n)\n    idx = idx[:10]\n    return x[idx]\n",
+        # a name only ever rebound from itself proves nothing
+        "import torch\ndef f(x: torch.Tensor, idx):\n    for _ in range(3):\n        idx = idx[1:]\n    return x[idx]\n")
+
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
             return
@@ -981,14 +1010,14 @@ class BooleanMaskIndexing(Rule):
                 continue
             write = not isinstance(node.ctx, ast.Load)
             varies = ("the count of positions a nonzero / where found" if what == POSITIONS
+                      else "the count of distinct values unique found" if what == VALUES
                       else "the count of True elements of the mask")
             cheapest = ("keep the boolean mask and write densely: torch.where(mask, v, x) / masked_fill_"
                         if write else "keep the mask dense (torch.where(mask, x, 0), masked_fill, multiply by the "
                         "mask and divide by mask.sum()), or nonzero_static(size=N) for a fixed count")
             ctx.report(node, f"{short_source(node.value)}[{index_text(node.slice)}] "
-                       f"{'writes through' if write else 'selects by'} {'positions' if what == POSITIONS else 'a mask'} "
-                       f"built from values: {varies} sets the shape (IndexPut/Index with a nonzero, a device sync "
-                       f"on NPU); {cheapest}", "x[mask]")
+                       f"{'writes through' if write else 'selects by'} {_INDEX_WORDS[what]}: {varies} sets the "
+                       f"shape (IndexPut/Index with a nonzero, a device sync on NPU); {cheapest}", "x[mask]")
             return
 
     @staticmethod
