@@ -812,6 +812,12 @@ class TensorValueInShape(ValueFlow):
         "        return self.h.repeat_interleave(repeats=n, dim=0)\n"
         "    @staticmethod\n    def get_numel(tensor_shape: torch.Size) -> int:\n"
         "        return torch.prod(torch.tensor(tensor_shape)).item()\n",)
+    must_not_fire += (  # session 23 (values23): the maximum of a parameter declared ``int`` or a sequence of ints,
+                        # made a tuple where an ``isinstance`` test says it is an int (mmpretrain's retrieval metric)
+        "import torch\nfrom typing import Sequence, Union\n"
+        "def calculate(pred: torch.Tensor, topk: Union[int, Sequence[int]]):\n"
+        "    topk = (topk, ) if isinstance(topk, int) else topk\n    max_keep = max(topk)\n"
+        "    return pred.topk(max_keep)[1][:, :max_keep]\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
