@@ -587,7 +587,8 @@ class PadToBatchMax(ValueFlow):
         "import torch\nimport torch.nn.functional as F\ndef pad_sequence(sequence, alignment):\n"
         "    def get_pad(x, m):\n        return (m - len(x), 0) if alignment == 'left' else (0, m - len(x))\n"
         "    max_len = max(x.size()[0] for x in sequence)\n"
-        "    return torch.stack([F.pad(x, get_pad(x, max_len)) for x in sequence])\n")
+        "    return torch.stack([F.pad(x, get_pad(x, max_len)) for x in sequence])\n",
+        "import torch\ncollate = lambda b: torch.zeros(len(b), max(b, key=lambda p: len(p[0]))[0].size(0))\n")
     must_not_fire += (  # ... not the longer of two named values, a literal, a module constant, configuration, a
                         # module's constructor, nor test code
         "import torch\nSIZES = [3, 5]\nclass Net(torch.nn.Module):\n    def __init__(self, ks):\n"

@@ -55,7 +55,7 @@ def _model_state(node: ast.AST, function: ast.AST, ctx: FileContext) -> bool:
                 in ("register_buffer", "Parameter"):
             return True
         parent = ctx.parent(parent)
-    return function.name == "__init__" and isinstance(parent, ast.Assign) and any(
+    return getattr(function, "name", "") == "__init__" and isinstance(parent, ast.Assign) and any(
         isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self" for t in parent.targets)
 
 
