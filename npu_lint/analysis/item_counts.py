@@ -90,13 +90,26 @@ def counted_elements(resolver, comprehension: ast.AST, scope) -> bool:
         and not from_constants(generator.iter, resolver, scope)   # unpacked from a tuple parameter) counts the same
 
 
-def untyped(resolver, node: ast.AST, scope) -> bool:
+def untyped(resolver, node: ast.AST, scope, depth: int = 0) -> bool:
     """A name the model cannot type and the code declares nothing of: no annotated parameter (``lengths: list``
-    is a host list of lengths), no literal, no call's result."""
+    is a host list of lengths), no literal, no call's result; through a conditional expression and a rebinding of
+    another name (``topk = (topk,) if isinstance(topk, int) else topk`` of a parameter ``topk: Union[int,
+    Sequence[int]]``: every arm declared, a tuple or the annotated parameter, so no tensor; session 23)."""
     if not isinstance(node, ast.Name) or resolver.scopes is None:
         return False
     for binding in resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset)):
         if isinstance(binding.node, ast.arg) and binding.node.annotation is not None \
-                or isinstance(binding.value, (ast.List, ast.Tuple, ast.ListComp, ast.Call)):
+                or _declared(resolver, binding.value, binding.scope, depth):
             return False
     return True
+
+
+def _declared(resolver, value: ast.AST, scope, depth: int) -> bool:
+    """A literal, a call's result, or a conditional expression whose every arm is declared (a name in an arm is
+    declared where :func:`untyped` says it is not untyped)."""
+    if isinstance(value, (ast.List, ast.Tuple, ast.ListComp, ast.Call)):
+        return True
+    if isinstance(value, ast.IfExp) and depth < 4:
+        return all(_declared(resolver, arm, scope, depth + 1) if not isinstance(arm, ast.Name)
+                   else not untyped(resolver, arm, scope, depth + 1) for arm in (value.body, value.orelse))
+    return False

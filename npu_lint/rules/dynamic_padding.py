@@ -10,6 +10,7 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.broad_padding import padded_list, padding_maximum
+from npu_lint.rules.max_sizes import maximum_size
 from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
 from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.read_maxima import read_maximum
@@ -575,6 +576,35 @@ class PadToBatchMax(ValueFlow):
         "    return torch.zeros(4, 4), m\n",
         "import torch\ndef f(feats):\n    m = torch.max(torch.stack([f.mean() for f in feats]))\n"
         "    return torch.zeros(4, int(m))\n")
+    must_fire += (  # session 23 (values23, max_sizes.py): a size computed from ``max()`` over a sequence, whatever
+                    # its items: the longest picked by a key function (openspeech), each axis's longest spread into
+                    # ``max`` (FastNLP), pad widths a local helper computes from the maximum (ptls)
+        "import torch\ndef collate(batch):\n    def seq_length_(p):\n        return len(p[0])\n"
+        "    longest = max(batch, key=seq_length_)[0]\n    return torch.zeros(len(batch), longest.size(0), 80)\n",
+        "import torch\ndef pad(fields, pad_val=0):\n    shapes = [f.shape for f in fields]\n"
+        "    max_shape = [len(fields)] + [max(*s) for s in zip(*shapes)]\n"
+        "    return torch.full(max_shape, fill_value=pad_val)\n",
+        "import torch\nimport torch.nn.functional as F\ndef pad_sequence(sequence, alignment):\n"
+        "    def get_pad(x, m):\n        return (m - len(x), 0) if alignment == 'left' else (0, m - len(x))\n"
+        "    max_len = max(x.size()[0] for x in sequence)\n"
+        "    return torch.stack([F.pad(x, get_pad(x, max_len)) for x in sequence])\n",
+        "import torch\ncollate = lambda b: torch.zeros(len(b), max(b, key=lambda p: len(p[0]))[0].size(0))\n")
+    must_not_fire += (  # ... not the longer of two named values, a literal, a module constant, configuration, a
+                        # module's constructor, nor test code
+        "import torch\nSIZES = [3, 5]\nclass Net(torch.nn.Module):\n    def __init__(self, ks):\n"
+        "        super().__init__()\n        self.ks = ks\n        self.buf = torch.zeros(max(ks))\n"
+        "    def forward(self, x, h, w):\n        return torch.zeros(max(h, w)), torch.zeros(max(SIZES)), "
+        "torch.zeros(max([1, 2])), torch.zeros(max(k for k in self.ks))\n",
+        "import torch\ndef test_pad():\n    xs = [([1, 2], 0), ([3], 1)]\n    m = max(xs, key=lambda p: len(p[0]))[0]\n"
+        "    return torch.zeros(2, len(m))\n",
+        # the longest word of a vocabulary, kept as the state of a model built once (FastNLP's char embedding)
+        "import torch\nfrom .base import TokenEmbedding\nclass CharEmbedding(TokenEmbedding):\n"
+        "    def __init__(self, vocab, pad):\n        super().__init__()\n"
+        "        longest = max(map(lambda x: len(x[0]), vocab))\n"
+        "        self.register_buffer('chars', torch.full((len(vocab), longest), fill_value=pad))\n",
+        # the largest field of the samples that measures nothing (a label: NPU405 is about lengths)
+        "import torch\ndef collate(samples):\n    n = max(s.num_nodes for s in samples)\n"
+        "    return torch.zeros(len(samples), n, n)\n")
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""
@@ -844,7 +874,22 @@ class PadToBatchMax(ValueFlow):
                     extreme = padding_maximum(count, node, ctx)
                     if extreme is not None:
                         self._once(node, (BATCH_MAX, extreme), verb, "this tensor is padded to the batch maximum", ctx)
+                        origins = [extreme]
                         break
+            if not origins:   # session 23 (broad path): a size computed from ``max()`` over a sequence (max_sizes.py)
+                self._max_sized(node, name, verb, ctx)
+
+    def _max_sized(self, node: ast.Call, name: str, verb: str, ctx: FileContext) -> None:
+        """``torch.zeros(b, longest.size(0))`` of ``longest = max(batch, key=f)[0]``, ``torch.full(max_shape)`` of
+        ``max_shape = [n] + [max(*s) for s in zip(*shapes)]``, ``F.pad(x, get_pad(x, m))`` of ``m = max(...)``:
+        unless a flow already answers for the size (NPU403's read, the proof-based maximum)."""
+        args = node.args[1:2] + [kw.value for kw in node.keywords if kw.arg == "pad"] if name == _F_PAD \
+            else size_args(node, name or None)
+        if not args or any(ctx.resolver.flows(a) for a in args):
+            return
+        extreme = maximum_size(args, node, ctx)
+        if extreme is not None:
+            self._once(node, (BATCH_MAX, extreme), verb, "this tensor is sized by the batch maximum", ctx)
 
     def _project_sizer(self, node: ast.Call, ctx: FileContext) -> None:
         """``stack_tensors(items, max_lens=[m])`` with ``m`` the batch maximum, where that function of another

@@ -15,11 +15,12 @@ from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D
 from npu_lint.analysis.kinds import TENSORS as TENSOR_KINDS
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
-from npu_lint.analysis.setup_time import runs_at_setup, runs_per_sample
+from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
 from npu_lint.rules.escaped_reads import report_escaped
+from npu_lint.rules.batch_methods import per_sample_work
 from npu_lint.rules.host_work import in_collator
 from npu_lint.rules.own_calls import own_call
 from npu_lint.rules.passed_sizes import passed_in
@@ -812,12 +813,32 @@ class TensorValueInShape(ValueFlow):
         "        return self.h.repeat_interleave(repeats=n, dim=0)\n"
         "    @staticmethod\n    def get_numel(tensor_shape: torch.Size) -> int:\n"
         "        return torch.prod(torch.tensor(tensor_shape)).item()\n",)
+    must_not_fire += (  # session 23 (values23): the maximum of a parameter declared ``int`` or a sequence of ints,
+                        # made a tuple where an ``isinstance`` test says it is an int (mmpretrain's retrieval metric)
+        "import torch\nfrom typing import Sequence, Union\n"
+        "def calculate(pred: torch.Tensor, topk: Union[int, Sequence[int]]):\n"
+        "    topk = (topk, ) if isinstance(topk, int) else topk\n    max_keep = max(topk)\n"
+        "    return pred.topk(max_keep)[1][:, :max_keep]\n",)
+    must_fire += (  # session 23 (values23, batch_methods.py): a dataset class's own collate method builds the batch
+                    # (pytorch-forecasting's ``_collate_fn``, ptls' ``RtdDataset.collate_fn``), not a sample
+        "import torch\nfrom torch.utils.data import Dataset\nclass Rtd(Dataset):\n    def __len__(self):\n"
+        "        return 4\n    def __getitem__(self, i):\n        return torch.zeros(i)\n"
+        "    def collate_fn(self, batch):\n        mask = torch.stack(batch) > 0\n"
+        "        return torch.multinomial(mask.flatten().float(), num_samples=mask.sum().item())\n",
+        "import torch\nfrom torch.utils.data import Dataset, DataLoader\nclass TS(Dataset):\n"
+        "    def __getitem__(self, i):\n        return {'n': i}\n    @staticmethod\n    def _collate_fn(batches):\n"
+        "        lengths = torch.tensor([b['n'] for b in batches])\n        return torch.arange(lengths.max())\n"
+        "    def loader(self):\n        return DataLoader(self, collate_fn=self._collate_fn)\n",)
+    must_not_fire += (  # ... not a method the per-sample entries call (the sample's own work)
+        "import torch\nfrom torch.utils.data import Dataset\nclass Crops(Dataset):\n    def __len__(self):\n"
+        "        return 4\n    def __getitem__(self, i):\n        return self.crop([torch.rand(8)])\n"
+        "    def crop(self, items):\n        x = torch.stack(items)\n        return x[:, :int(x.sum().item())]\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             function = ctx.enclosing(node, FUNCTION_TYPES)
             if ctx.uses_torch and not runs_at_setup(function, ctx.resolver) \
-                    and not runs_per_sample(function, ctx.resolver):
+                    and not per_sample_work(function, ctx):
                 report_loop(self, node, ctx)
                 report_sliced_loop(self, node, ctx)   # ``for h in reversed(history[:seq_ends[i]]):``
             return
@@ -829,7 +850,7 @@ class TensorValueInShape(ValueFlow):
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         function = ctx.enclosing(node, FUNCTION_TYPES)
-        if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver) or in_collator(node, ctx):
+        if runs_at_setup(function, ctx.resolver) or per_sample_work(function, ctx) or in_collator(node, ctx):
             return   # a model's constructor or a private helper only it calls: one read, one shape per model;
             # a dataset's per-sample work or a collator's batch building, on the host
         report_escaped(self, node, ctx)   # an integral read leaving its function: the op is the trigger
@@ -882,7 +903,7 @@ class TensorValueInShape(ValueFlow):
         if not any(isinstance(s, ast.Slice) and (s.lower or s.upper or s.step) for s in elements):
             return   # no slice bound (``x[i]``, ``x[:, 0]``, ``x[:]``): nothing to ask the model
         function = ctx.enclosing(node, FUNCTION_TYPES)
-        if runs_at_setup(function, ctx.resolver) or runs_per_sample(function, ctx.resolver) or in_collator(node, ctx):
+        if runs_at_setup(function, ctx.resolver) or per_sample_work(function, ctx) or in_collator(node, ctx):
             return
         bounds = [b for s in elements if isinstance(s, ast.Slice) and not self._window(s, ctx)
                   for b in (s.lower, s.upper, s.step) if b is not None]
