@@ -21,6 +21,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.broad_joins import _host_piece, _name_assignments, _step_loop, _text
@@ -68,7 +69,7 @@ def _loop_appends(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[a
     found = {}
 
     def visit(node: ast.AST, loop: Optional[ast.AST], tests: tuple) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in _children(node):
             if isinstance(child, FUNCTION_TYPES + (ast.ClassDef, ast.Lambda)):
                 continue
             if isinstance(child, ast.Break) and loop is not None:
