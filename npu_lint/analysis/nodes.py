@@ -159,20 +159,20 @@ _TYPED = "_npu_lint_types"
 
 def of_type(root: ast.AST, node_type: type) -> list[ast.AST]:
     """The nodes of ``walk(root)`` whose type is ``node_type`` (``isinstance`` of a parsed node: the grammar's
-    classes have no subclasses in a tree), in the walk's order. For a root whose walk is kept (:data:`_KEEP`) every
-    type's list is made in one pass over the kept walk and kept beside it (descendants only, as the walk: no cycle):
-    a function asked for its loops, calls and tests by several rules is not scanned node by node again."""
+    classes have no subclasses in a tree), in the walk's order. For a root whose walk is kept (:data:`_KEEP`) each
+    type's list is made once from the kept walk and kept beside it (descendants only, as the walk: no cycle): a
+    function asked for its loops, calls or tests by several rules is not scanned node by node again."""
     if type(root) not in _KEEP:
         return [node for node in _walk(root) if type(node) is node_type]
     index = root.__dict__.get(_TYPED)
     if index is None:
-        kept = root.__dict__.get(_KEPT)
         index = {}
-        setdefault = index.setdefault
-        for node in (kept if kept is not None else _kept_walk(root)):
-            setdefault(type(node), []).append(node)
         setattr(root, _TYPED, index)
-    found = index.get(node_type, [])
+    found = index.get(node_type)
+    if found is None:
+        kept = root.__dict__.get(_KEPT)
+        found = index[node_type] = [node for node in (kept if kept is not None else _kept_walk(root))
+                                    if type(node) is node_type]
     return [root, *found] if type(root) is node_type else found
 
 

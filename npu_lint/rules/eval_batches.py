@@ -9,7 +9,6 @@ import ast
 import re
 from typing import Optional
 
-from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis.defaults import fixed_one
 from npu_lint.analysis.library_classes import loader_names, loader_parameters
 from npu_lint.analysis.nodes import walk
@@ -689,7 +688,7 @@ def _result_used(call: ast.AST, caller: Optional[ast.AST], ctx: FileContext) -> 
 
 
 def _children(node: ast.AST) -> tuple:
-    return tuple(_children(node))
+    return tuple(ast.iter_child_nodes(node))
 
 
 def _eval_hook(node: ast.Call, ctx: FileContext) -> Optional[str]:
