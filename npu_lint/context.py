@@ -116,9 +116,10 @@ class FileContext:
 
     def enclosing(self, node: ast.AST, types: tuple[type, ...]) -> Optional[ast.AST]:
         """The nearest ancestor of ``node`` of one of ``types`` (a function, a class), else None."""
-        parent = self.parents.get(id(node))
+        get = self.parents.get
+        parent = get(id(node))
         while parent is not None and not isinstance(parent, types):
-            parent = self.parents.get(id(parent))
+            parent = get(id(parent))
         return parent
 
     def enclosing_any(self, node: ast.AST, types: tuple[type, ...]) -> Optional[ast.AST]:

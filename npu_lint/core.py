@@ -319,7 +319,10 @@ def calls_project_wrapper(dispatch: Dispatch, project: object, source: str) -> b
 # a leaf no rule looks at and with nothing below (``ctx``: Load/Store/Del; ``op``/``ops``: operators).
 _SKIPPED_FIELDS = frozenset({"ctx", "op", "ops", "id", "attr", "arg", "module", "level", "kind", "conversion",
                              "is_async", "type_comment", "simple", "lineno"})
-_FIELDS: dict[type, tuple[str, ...]] = {}   # node type -> the fields that can hold child nodes
+_FIELDS: dict[type, tuple[tuple[str, bool], ...]] = {}   # node type -> the fields that can hold child nodes, each
+# with whether it is a list that may hold something other than a node (:data:`_MIXED_LISTS`)
+_MIXED_LISTS = {"keys": frozenset({"Dict"}), "kw_defaults": frozenset({"arguments"}),
+                "names": frozenset({"Global", "Nonlocal"}), "kwd_attrs": frozenset({"MatchClass"})}
 
 
 def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequence[Rule] = ()) -> None:
@@ -354,6 +357,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
         roots = roots | resolver.star_roots(tree, roots)
     roots = roots | resolver.holder_roots()   # ``TabR.faiss = faiss``: a module kept on a class
     aliases: set[int] = set()
+    plans: dict[type, tuple] = {}   # node type -> (its rule entries or None, its child fields): one look-up per node
     stack: list[object] = [tree]
     pop, push = stack.pop, stack.append
     while stack:
@@ -371,7 +375,15 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
         elif node_type is class_type:
             resolver.enter_class(node)
             push(leave)
-        checks = calls.get(node_type)
+        plan = plans.get(node_type)
+        if plan is None:
+            fields = fields_of.get(node_type)
+            if fields is None:   # last field first: the children are pushed so that they pop in source order
+                fields = fields_of[node_type] = tuple(
+                    (f, f in _MIXED_LISTS and node_type.__name__ in _MIXED_LISTS[f]) for f in reversed(node_type._fields)
+                    if f not in _SKIPPED_FIELDS and not (node_type is constant_type and f == "value"))
+            plan = plans[node_type] = (calls.get(node_type), fields)
+        checks, fields = plan
         if checks is not None:
             if node_type is constant_type and constants is not None:
                 checks = constants.get(type(node.value), checks)
@@ -409,15 +421,16 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
                     for code, family, rule in api_watched:
                         ctx._code, ctx._family = code, family
                         rule.check(ref, ctx)
-        fields = fields_of.get(node_type)
-        if fields is None:   # last field first: the children are pushed so that they pop in source order
-            fields = fields_of[node_type] = tuple(f for f in reversed(node_type._fields) if f not in _SKIPPED_FIELDS
-                                                  and not (node_type is constant_type and f == "value"))
-        for field in fields:
+        for field, mixed in fields:
             value = getattr(node, field, None)
             if type(value) is list:
-                for item in reversed(value):
-                    if isinstance(item, ast_type):
+                if mixed:   # ``None`` keys of ``{**d}``, defaults of keyword-only parameters, identifiers
+                    for item in reversed(value):
+                        if isinstance(item, ast_type):
+                            parents[id(item)] = node
+                            push(item)
+                else:   # the grammar's other lists hold nodes only
+                    for item in reversed(value):
                         parents[id(item)] = node
                         push(item)
             elif value is not None and isinstance(value, ast_type):

@@ -18,7 +18,7 @@ from npu_lint.analysis.summaries import (COMPUTING, CYCLES, IN_PROGRESS, MISSING
                                         memo, return_statements)
 from npu_lint.analysis.configuration import configured
 from npu_lint.analysis.declared import Declared
-from npu_lint.analysis.nodes import walk as _walk
+from npu_lint.analysis.nodes import of_type as _of_type, walk as _walk
 from npu_lint.analysis.scalars import length_call, scalar
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.call_values import _DTYPE_NAMES, FACTORY_NAMES, CallValues, moves
@@ -533,9 +533,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         names = self._numpy_reads.get(id(function))
         if names is None:
             names = []
-            for node in _walk(function):
-                if not isinstance(node, ast.Call):
-                    continue
+            for node in _of_type(function, ast.Call):
                 func = node.func
                 if isinstance(func, ast.Attribute) and func.attr == "numpy" and isinstance(func.value, ast.Name) \
                         and not node.args and not node.keywords:
@@ -545,8 +543,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                         and self.qualname(func, binding.scope) in ("numpy.asarray", "numpy.array"):
                     names.append(node.args[0])
             if id(function) in self._numpy_results():   # ``f(x).numpy()`` in this file: what ``f`` returns
-                names += [node.value for node in _walk(function)
-                          if isinstance(node, ast.Return) and isinstance(node.value, ast.Name)]
+                names += [node.value for node in _of_type(function, ast.Return) if isinstance(node.value, ast.Name)]
             self._numpy_reads[id(function)] = names
         return any(name.id == binding.name and self._derived_from(name, binding) for name in names)
 
@@ -739,8 +736,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         key = -id(function)
         moved = self._numpy_reads.get(key)
         if moved is None:
-            calls = [(root, node) for node in _walk(function)
-                     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            calls = [(root, node) for node in _of_type(function, ast.Call)
+                     if isinstance(node.func, ast.Attribute)
                      and node.func.attr in K.MOVES and (root := _kept_root(node.func.value)) is not None
                      and moves(node, self, scope)]
             moved = [root for root, _ in calls]

@@ -10,7 +10,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.index_forms import is_range
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import of_type, walk
 from npu_lint.analysis.paired_extremes import sizes_maximum
 from npu_lint.analysis.scopes import LOOP, VALUE, Scope
 
@@ -477,8 +477,8 @@ _BELOW = (ast.Lt, ast.LtE)
 def _kept_maxima(function: ast.AST) -> frozenset[int]:
     """The values assigned to a name under a test that they exceed it (``if len(s) > m: m = len(s)``)."""
     kept = set()
-    for node in walk(function):
-        if not (isinstance(node, ast.If) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1):
+    for node in of_type(function, ast.If):
+        if not (isinstance(node.test, ast.Compare) and len(node.test.ops) == 1):
             continue
         op, left, right = node.test.ops[0], node.test.left, node.test.comparators[0]
         measure, held = (left, right) if isinstance(op, _ABOVE) else (right, left) if isinstance(op, _BELOW) \

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Union
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.in_place import written_in_place
 from npu_lint.analysis.names import rooted
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import of_type, walk
 from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Binding, Scope, enclosing_class
 
 if TYPE_CHECKING:
@@ -410,9 +410,9 @@ def _methods(cls: ast.ClassDef) -> Iterator[tuple[Union[ast.FunctionDef, ast.Asy
 def _scan_class(cls: ast.ClassDef) -> tuple[dict[str, list[str]], frozenset[str]]:
     registered: dict[str, list[str]] = {}
     written: set[str] = set()
-    for method, me in _methods(cls):
-        for node in walk(method):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+    for method, me in _methods(cls):   # the calls first, then the assignments (a set: their order is free)
+        for node in of_type(method, ast.Call):
+            if isinstance(node.func, ast.Attribute):
                 func = node.func
                 if func.attr in _REGISTER and isinstance(func.value, ast.Name) and func.value.id == me and node.args \
                         and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
@@ -421,13 +421,15 @@ def _scan_class(cls: ast.ClassDef) -> tuple[dict[str, list[str]], frozenset[str]
                     attr = _self_attribute(func.value, me)   # ``self.occs.copy_(v)``, ``self.x[i].fill_(0)``
                     if attr is not None:
                         written.add(attr)
-            elif method.name != "__init__" and isinstance(node, (ast.Assign, ast.AugAssign)):
-                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
-                for target in targets:   # ``self.occs[idx] = v``; ``self.count += 1`` (a binding, too)
-                    if isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign):
-                        attr = _self_attribute(target, me)
-                        if attr is not None:
-                            written.add(attr)
+        if method.name == "__init__":
+            continue
+        for node in (*of_type(method, ast.Assign), *of_type(method, ast.AugAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:   # ``self.occs[idx] = v``; ``self.count += 1`` (a binding, too)
+                if isinstance(target, ast.Subscript) or isinstance(node, ast.AugAssign):
+                    attr = _self_attribute(target, me)
+                    if attr is not None:
+                        written.add(attr)
     return registered, frozenset(written)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.nodes import children, walk
+from npu_lint.analysis.nodes import children, of_type, walk
 from npu_lint.analysis.scopes import Binding, Scope
 from npu_lint.analysis.summaries import memo
 
@@ -82,9 +82,7 @@ class TrainingSteps:
             return frozenset()
         names: set[str] = set()
         wrapped: Optional[dict[str, set[str]]] = None
-        for loop in walk(function):
-            if not isinstance(loop, ast.For):
-                continue
+        for loop in of_type(function, ast.For):
             iterated = _iterated(loop.iter)
             if not iterated or not self.runs_per_step(loop, scope):
                 continue

@@ -86,7 +86,7 @@ def _roots(piece: ast.AST) -> list[str]:
         if isinstance(piece, ast.Starred):
             piece = piece.value
             continue
-        if isinstance(piece, ast.Subscript) and any(isinstance(n, ast.Slice) for n in ast.walk(piece.slice)):
+        if isinstance(piece, ast.Subscript) and any(isinstance(n, ast.Slice) for n in walk(piece.slice)):
             return out
         out.append(_text(piece))
         if isinstance(piece, (ast.Attribute, ast.Subscript)):
@@ -129,7 +129,7 @@ def _trimmed(scope: ast.AST, stmt: ast.stmt, target: str, ctx: FileContext) -> b
         if isinstance(other, ast.Assign) and other is not stmt:
             value = other.value
             if isinstance(value, ast.Subscript) and _text(value.value) == target \
-                    and any(isinstance(n, ast.Slice) for n in ast.walk(value.slice)):
+                    and any(isinstance(n, ast.Slice) for n in walk(value.slice)):
                 return True
     return False
 
@@ -215,25 +215,25 @@ def _process_loop(loop: ast.AST, source: ast.AST, ctx: FileContext) -> bool:
     memo = ctx.scratch.setdefault("broad_joins_process", {})
     found = memo.get(id(loop))
     if found is None:
-        heads = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
+        heads = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
         found = False
         calls_head = False
         set_before: set[str] = set()     # names the body binds before a statement (a fresh value is no carried state)
         for stmt in loop.body:
-            for node in ast.walk(stmt):
+            for node in walk(stmt):
                 if isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Subscript)) and any(
-                        isinstance(n, ast.Name) and n.id in heads for n in ast.walk(node.func)):
+                        isinstance(n, ast.Name) and n.id in heads for n in walk(node.func)):
                     calls_head = True
                 if not isinstance(node, ast.Assign):
                     continue
-                bound = {n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+                bound = {n.id for t in node.targets for n in walk(t) if isinstance(n, ast.Name)}
                 if not found and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
                         and node.targets[0].id not in heads | set_before:
                     name = node.targets[0].id
                     found = any(isinstance(call, ast.Call) and ctx.resolver.qualname(call.func) not in BROAD_GROWTH
                                 and any(isinstance(n, ast.Name) and n.id == name
-                                        for a in [*call.args, *(k.value for k in call.keywords)] for n in ast.walk(a))
-                                for call in ast.walk(node.value))
+                                        for a in [*call.args, *(k.value for k in call.keywords)] for n in walk(a))
+                                for call in walk(node.value))
                 set_before |= bound
         found = memo[id(loop)] = found and not calls_head
     return found
@@ -241,7 +241,7 @@ def _process_loop(loop: ast.AST, source: ast.AST, ctx: FileContext) -> bool:
 
 def _yields(loop: ast.AST, ctx: FileContext) -> bool:
     return ctx.per_node("broad_joins_yields", loop, lambda node: any(
-        isinstance(n, (ast.Yield, ast.YieldFrom)) for stmt in node.body for n in ast.walk(stmt)))
+        isinstance(n, (ast.Yield, ast.YieldFrom)) for stmt in node.body for n in walk(stmt)))
 
 
 def _step_loop_around(stmt: ast.stmt, grown: str, ctx: FileContext) -> Optional[ast.AST]:
@@ -261,7 +261,7 @@ def _step_loop_around(stmt: ast.stmt, grown: str, ctx: FileContext) -> Optional[
 
 def _module_count(node: ast.AST, ctx: FileContext) -> bool:
     """``len(self.layers)``, ``self.num_layers`` beside ``self.layers[i](x)``: a count of the model's modules."""
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len" and sub.args \
                 and (ctx.resolver.kind_of(sub.args[0]) == K.MODULE or _own(sub.args[0])):
             return True
@@ -310,9 +310,9 @@ def _loop_reads(loop: ast.AST, ctx: FileContext) -> tuple[bool, dict[str, list[a
     """(whether the loop's body or test calls anything but a growing op, its loaded names / attributes / subscripts
     by text), memoised per file."""
     def build(loop: ast.AST) -> tuple[bool, dict[str, list[ast.AST]]]:
-        nodes = [node for stmt in loop.body for node in ast.walk(stmt)]
+        nodes = [node for stmt in loop.body for node in walk(stmt)]
         if isinstance(loop, ast.While):
-            nodes.extend(ast.walk(loop.test))
+            nodes.extend(walk(loop.test))
         works = any(isinstance(node, ast.Call) and ctx.resolver.qualname(node.func) not in BROAD_GROWTH
                     for node in nodes)
         loads: dict[str, list[ast.AST]] = {}
@@ -348,15 +348,15 @@ def _padded_by_constant(node: ast.Call) -> bool:
         return True
     computed = [e for e in pad.elts if not isinstance(e, (ast.Constant, ast.UnaryOp))]
     return bool(computed) and not any(isinstance(n, ast.BinOp) and isinstance(n.op, (ast.Sub, ast.Mod))
-                                      for e in computed for n in ast.walk(e))
+                                      for e in computed for n in walk(e))
 
 
 def _per_step_entry(target: ast.AST, loop: ast.AST) -> bool:
     """``xs[j] = torch.cat([xs[j], ys[j]])`` under ``for j in ...``: a different entry at every step."""
     if not isinstance(target, ast.Subscript) or not isinstance(loop, (ast.For, ast.AsyncFor)):
         return False
-    names = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)}
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(target.slice))
+    names = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
+    return any(isinstance(n, ast.Name) and n.id in names for n in walk(target.slice))
 
 
 def _set_otherwise(loop: ast.AST, stmt: ast.stmt, target: str, ctx: FileContext) -> bool:
@@ -369,7 +369,7 @@ def _set_otherwise(loop: ast.AST, stmt: ast.stmt, target: str, ctx: FileContext)
         key = (id(other), target)
         reads = memo.get(key)
         if reads is None:
-            reads = memo[key] = any(_text(n) == target for n in ast.walk(other.value))
+            reads = memo[key] = any(_text(n) == target for n in walk(other.value))
         if not reads:
             return True
     return False
@@ -483,7 +483,7 @@ def _fixed_count(source: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
 
 def _static_int(node: ast.AST, ctx: FileContext) -> bool:
     """A bound of ``range`` that no list's length gives: a constant, a setting, a tensor's size."""
-    for sub in ast.walk(node):
+    for sub in walk(node):
         if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Name) and sub.func.id == "len":
             arg = sub.args[0] if sub.args else None
             if arg is None or not (ctx.resolver.is_tensor(arg) or ctx.resolver.kind_of(arg) == K.MODULE):
@@ -683,7 +683,7 @@ def _loop_bound(name: ast.Name, node: ast.AST, ctx: FileContext) -> bool:
     parent = ctx.parent(node)
     while parent is not None and not isinstance(parent, _STOP):
         if isinstance(parent, (ast.For, ast.AsyncFor)) and any(
-                isinstance(n, ast.Name) and n.id == name.id for n in ast.walk(parent.target)):
+                isinstance(n, ast.Name) and n.id == name.id for n in walk(parent.target)):
             return True
         parent = ctx.parent(parent)
     return False
@@ -699,8 +699,8 @@ def _under_test(loop: ast.AST, name: str, ctx: FileContext) -> bool:
     for node in walk(loop):
         if not isinstance(node, ast.If) or not _reads_data(node.test, ctx):
             continue
-        body = any(_adds_to(sub, name) or isinstance(sub, ast.Continue) for stmt in node.body for sub in ast.walk(stmt))
-        other = any(_adds_to(sub, name) for stmt in node.orelse for sub in ast.walk(stmt))
+        body = any(_adds_to(sub, name) or isinstance(sub, ast.Continue) for stmt in node.body for sub in walk(stmt))
+        other = any(_adds_to(sub, name) for stmt in node.orelse for sub in walk(stmt))
         if body != other:     # one arm adds (or skips the rest): the other arm keeps the count lower
             return True
     return False
@@ -719,7 +719,7 @@ def _reads_data(test: ast.AST, ctx: FileContext) -> bool:
         return False
     if isinstance(test, ast.BoolOp):
         return any(_reads_data(value, ctx) for value in test.values)
-    for node in ast.walk(test):
+    for node in walk(test):
         if isinstance(node, ast.Call) and (isinstance(node.func, ast.Attribute) and node.func.attr in
                                            ("item", "any", "all", "numel", "size") or
                                            isinstance(node.func, ast.Name) and node.func.id == "len"):

@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.budget_batches import batches_by_budget, budget_test
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import of_type, walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
@@ -121,7 +121,7 @@ class BudgetBatches(Rule):
                 tests[id(owner)] = batches_by_budget(owner)
             found = tests[id(owner)]
             return found if found is not None and any(n is found for n in walk(function)) else None
-        if not any(isinstance(n, (ast.Yield, ast.YieldFrom)) for n in walk(function)):
+        if not of_type(function, ast.Yield) and not of_type(function, ast.YieldFrom):
             return None     # a plain function gathering lists (texts in chunks): no batches iterated
         test = budget_test(function)
         if test is None:

@@ -13,6 +13,7 @@ import ast
 import bisect
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.bindings import Binding, Scope
 from npu_lint.analysis.scopes import Scopes
@@ -223,7 +224,7 @@ def _passed(statement: ast.stmt) -> list[ast.AST]:
             pairs = list(zip(positional[len(positional) - len(node.defaults):], node.defaults))
             pairs += [(a, d) for a, d in zip(node.kwonlyargs, node.kw_defaults) if d is not None]
             values += [default for arg, default in pairs if arg.arg == _KEY]
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(_children(node))
     return values
 
 

@@ -7,6 +7,7 @@ import os
 import sys
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the same nodes, in its order
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
 from npu_lint.cuda_kernels import kernel_launch, npu_backend
@@ -366,7 +367,7 @@ class CudaOnlyLibrary(_LibraryImport):
             return
         scope = scopes.scope_of(function)
         names = set()
-        for inner in ast.walk(function):
+        for inner in _walk_nodes(function):
             if isinstance(inner, ast.Return) and inner.value is not None \
                     and not (isinstance(inner.value, ast.Constant) and inner.value.value is None):
                 names.add(ctx.resolver.qualname(inner.value, scope) if isinstance(inner.value, ast.Name) else None)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.flows import HOST
@@ -34,7 +35,7 @@ def _rebound_in(loop: ast.While, name: str) -> list[ast.AST]:
         elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and isinstance(node.target, ast.Name) \
                 and node.target.id == name and node.value is not None:
             found.append(node.value)
-        stack.extend(ast.iter_child_nodes(node))
+        stack.extend(_children(node))
     return found
 
 

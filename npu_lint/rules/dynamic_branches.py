@@ -799,7 +799,7 @@ def _pads_to_bound(node: ast.If) -> bool:
     low, high = (test.left, test.comparators[0]) if isinstance(test.ops[0], (ast.Lt, ast.LtE)) \
         else (test.comparators[0], test.left)
     fill = ast.dump(ast.BinOp(left=high, op=ast.Sub(), right=low))
-    return any(isinstance(n, ast.BinOp) and ast.dump(n) == fill for s in node.body for n in ast.walk(s))
+    return any(isinstance(n, ast.BinOp) and ast.dump(n) == fill for s in node.body for n in walk(s))
 
 
 def _both_arms_work(node: ast.If, ctx: FileContext) -> bool:

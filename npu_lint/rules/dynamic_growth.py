@@ -1668,10 +1668,10 @@ def _stays(bound: ast.AST, loop: ast.For, counter: str) -> bool:
     if not isinstance(bound, ast.Name) or bound.id == counter:
         return False
     for statement in loop.body:
-        for node in ast.walk(statement):
+        for node in walk(statement):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target] \
                 if isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.For, ast.NamedExpr)) else []
-            if any(isinstance(n, ast.Name) and n.id == bound.id for t in targets for n in ast.walk(t)):
+            if any(isinstance(n, ast.Name) and n.id == bound.id for t in targets for n in walk(t)):
                 if node is statement or isinstance(statement, (ast.For, ast.While, ast.With)):
                     return False   # rebound at every step (also in a loop nested in it)
                 if isinstance(node, ast.NamedExpr):

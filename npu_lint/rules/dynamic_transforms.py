@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis.flows import GENERATOR_DRAWS, TORCH_DRAWS
 from npu_lint.analysis.nodes import walk
 from npu_lint.rules.batch_max_helpers import function_text
@@ -106,7 +107,7 @@ class _Flow:
                 origin, line = self.tainted[child.id]
                 if line < child.lineno:
                     return origin
-            stack.extend(ast.iter_child_nodes(child))
+            stack.extend(_children(child))
         return None
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis.data_shapes import SCALAR_BUILTINS, SHAPE_FREE, selects_by_mask, tensor_receiver
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
@@ -296,7 +297,7 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
                 picked.add(id(node.value))     # ``sens[idx]`` with a scalar index: one element, a fixed shape
         elif isinstance(node, (ast.Lambda, ast.Compare)):
             continue
-        children = list(ast.iter_child_nodes(node))
+        children = list(_children(node))
         if inside_pick:
             picked.update(id(child) for child in children)
         elif isinstance(node, ast.Call) and ctx.resolver.qualname(node.func, scope) not in _JOINS:

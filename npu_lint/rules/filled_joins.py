@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the same nodes, in its order
 from npu_lint.analysis.bindings import AUGMENT, LOOP, VALUE
 from npu_lint.context import FileContext
 from npu_lint.analysis import kinds as K
@@ -75,7 +76,7 @@ def _fills(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST,
     if found is not None:
         return found
     found = {}
-    for node in ast.walk(function):
+    for node in _walk_nodes(function):
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "append" \
                 and len(node.args) == 1:
             key = _key(node.func.value)
@@ -88,7 +89,7 @@ def _fills(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST,
 def _assigned_in(loop: ast.AST) -> dict[str, list[ast.AST]]:
     """Every value the loop's body assigns to each plain name (all of them, not the last one)."""
     found: dict[str, list[ast.AST]] = {}
-    for stmt in ast.walk(loop):
+    for stmt in _walk_nodes(loop):
         if isinstance(stmt, ast.Assign):
             for target in stmt.targets:
                 if isinstance(target, ast.Name):
@@ -174,7 +175,7 @@ def _computed_by_object(value: ast.AST, ctx: FileContext, bound: set[str], assig
     if isinstance(value, ast.Name):
         return any(_computed_by_object(v, ctx, bound, assigned, depth + 1) for v in assigned.get(value.id, ())
                    if isinstance(v, ast.expr) and not any(isinstance(n, ast.Name) and n.id == value.id
-                                                          for n in ast.walk(v)))
+                                                          for n in _walk_nodes(v)))
     if not isinstance(value, ast.Call):
         return False
     func = value.func
@@ -207,7 +208,7 @@ def _elements(loops: list) -> set[str]:
             target, source = target.elts[1], source.args[0]
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range":
             continue        # a counter, and what it sizes a schedule of the settings
-        names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        names.update(n.id for n in _walk_nodes(target) if isinstance(n, ast.Name))
     return names
 
 
@@ -219,12 +220,12 @@ def _sized_by_item(added: ast.AST, loops: list, ctx: FileContext) -> Optional[st
     if not elements:
         return None
     bound = _targets([loop.target for loop in loops])
-    for part in ast.walk(added):
+    for part in _walk_nodes(added):
         if isinstance(part, ast.Call) and isinstance(part.func, (ast.Attribute, ast.Name)) and (
                 part.func.attr if isinstance(part.func, ast.Attribute) else part.func.id) in _FLAT:
             callee = part.func.attr if isinstance(part.func, ast.Attribute) else part.func.id
             sizes = part.args[:1] if callee in ("full", "new_full") else part.args
-            if any(isinstance(n, ast.Name) and n.id in elements for a in sizes for n in ast.walk(a)):
+            if any(isinstance(n, ast.Name) and n.id in elements for a in sizes for n in _walk_nodes(a)):
                 return f"sized by each element ({short_source(part, 30)})"
         if isinstance(part, ast.Subscript):
             index = part.slice.elts[0] if isinstance(part.slice, ast.Tuple) and part.slice.elts else part.slice
@@ -257,7 +258,7 @@ def _why_filled(key: str, node: ast.Call, function: ast.AST, ctx: FileContext) -
                 assigned.setdefault(name, values)
         for _ in range(3):
             bound |= {k for k, vs in assigned.items() if any(
-                isinstance(n, ast.Name) and n.id in bound for v in vs for n in ast.walk(v))}
+                isinstance(n, ast.Name) and n.id in bound for v in vs for n in _walk_nodes(v))}
         items.append(_latest(added, call, loops[-1]))
         if _selected(added, ctx, assigned):
             found = found or f"rows a data-dependent selection keeps, appended in the loop of line {loops[0].lineno}"
@@ -279,7 +280,7 @@ def _latest(added: ast.AST, call: ast.AST, loop: ast.AST) -> ast.AST:
     if not isinstance(added, ast.Name):
         return added
     best = None
-    for stmt in ast.walk(loop):
+    for stmt in _walk_nodes(loop):
         if isinstance(stmt, ast.Assign) and stmt.lineno < call.lineno and any(
                 isinstance(t, ast.Name) and t.id == added.id for t in stmt.targets):
             if best is None or stmt.lineno > best.lineno:

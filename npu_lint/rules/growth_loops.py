@@ -21,6 +21,8 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the same nodes, in its order
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.broad_joins import _host_piece, _name_assignments, _step_loop, _text
@@ -68,7 +70,7 @@ def _loop_appends(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[a
     found = {}
 
     def visit(node: ast.AST, loop: Optional[ast.AST], tests: tuple) -> None:
-        for child in ast.iter_child_nodes(node):
+        for child in _children(node):
             if isinstance(child, FUNCTION_TYPES + (ast.ClassDef, ast.Lambda)):
                 continue
             if isinstance(child, ast.Break) and loop is not None:
@@ -149,17 +151,17 @@ def _data_test(loop: ast.AST, test: ast.AST, ctx: FileContext) -> set[str]:
     if found is not None:
         return found
     found = set()
-    read = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)}
-    for node in ast.walk(test):
+    read = {n.id for n in _walk_nodes(test) if isinstance(n, ast.Name)}
+    for node in _walk_nodes(test):
         if isinstance(node, ast.Call) and not (isinstance(node.func, ast.Name) and node.func.id in _COUNTS):
             found.add(_text(node.func))
-    for stmt in ast.walk(loop):
+    for stmt in _walk_nodes(loop):
         if not isinstance(stmt, (ast.Assign, ast.AnnAssign)) or stmt.value is None:
             continue
         targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-        names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)} & read
-        names -= {n.id for n in ast.walk(stmt.value) if isinstance(n, ast.Name)}   # ``i = step(i)``: a counter
-        if names and any(isinstance(n, ast.Call) for n in ast.walk(stmt.value)):
+        names = {n.id for t in targets for n in _walk_nodes(t) if isinstance(n, ast.Name)} & read
+        names -= {n.id for n in _walk_nodes(stmt.value) if isinstance(n, ast.Name)}   # ``i = step(i)``: a counter
+        if names and any(isinstance(n, ast.Call) for n in _walk_nodes(stmt.value)):
             found |= names
     memo[id(test)] = found
     return found
@@ -207,7 +209,7 @@ def _advanced_per_call(cls: ast.ClassDef, ctx: FileContext) -> dict[str, str]:
     for method in cls.body:
         if not isinstance(method, _DEFS) or method.name == "__init__":
             continue
-        for node in ast.walk(method):
+        for node in _walk_nodes(method):
             if isinstance(node, ast.Assign):
                 reset.update(_self_text(t) for t in node.targets)
             elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
@@ -230,7 +232,7 @@ def _count_reads(node: ast.AST, function: ast.AST, ctx: FileContext, depth: int)
             out |= _count_reads(generator.iter, function, ctx, depth + 1)
         return out
     out = set()
-    for sub in ast.walk(node):
+    for sub in _walk_nodes(node):
         if isinstance(sub, (ast.Attribute, ast.Subscript)) and _self_text(sub):
             out.add(_self_text(sub))
         elif isinstance(sub, ast.Name) and isinstance(sub.ctx, ast.Load):

@@ -38,7 +38,7 @@ def _self_attr(node: ast.AST) -> Optional[str]:
     """``self.x`` (through subscripts and calls: ``self.x[0]``, ``self.x.detach()``) -> ``x``; a slice stops."""
     while True:
         if isinstance(node, ast.Subscript):
-            if any(isinstance(n, ast.Slice) for n in ast.walk(node.slice)):
+            if any(isinstance(n, ast.Slice) for n in walk(node.slice)):
                 return None
             node = node.value
         elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
@@ -89,7 +89,7 @@ def _aliases(function: ast.AST, changing: frozenset[str]) -> dict[str, str]:
                 root = node.value
                 while isinstance(root, (ast.Subscript, ast.Attribute)) or \
                         isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute):
-                    if isinstance(root, ast.Subscript) and any(isinstance(n, ast.Slice) for n in ast.walk(root.slice)):
+                    if isinstance(root, ast.Subscript) and any(isinstance(n, ast.Slice) for n in walk(root.slice)):
                         break
                     root = root.func.value if isinstance(root, ast.Call) else root.value
                 attr = out.get(root.id) if isinstance(root, ast.Name) else None
@@ -110,7 +110,7 @@ def _state_of(piece: ast.AST, aliases: dict[str, str], changing: frozenset[str])
         return attr if attr in changing else None
     while isinstance(piece, (ast.Attribute, ast.Subscript, ast.Starred)) or \
             isinstance(piece, ast.Call) and isinstance(piece.func, ast.Attribute):
-        if isinstance(piece, ast.Subscript) and any(isinstance(n, ast.Slice) for n in ast.walk(piece.slice)):
+        if isinstance(piece, ast.Subscript) and any(isinstance(n, ast.Slice) for n in walk(piece.slice)):
             return None
         piece = piece.func.value if isinstance(piece, ast.Call) else piece.value
     return aliases.get(piece.id) if isinstance(piece, ast.Name) else None
@@ -130,12 +130,12 @@ def _stored_on_self(stmt: ast.stmt, node: ast.Call, function: ast.AST, ctx: File
         return False
     for other in walk(function):
         if isinstance(other, ast.Assign) and other.lineno > stmt.lineno and any(on_self(t) for t in other.targets):
-            if any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(other.value)):
+            if any(isinstance(n, ast.Name) and n.id in names for n in walk(other.value)):
                 return True
         if isinstance(other, ast.Assign) and other.lineno > stmt.lineno and any(
                 isinstance(t, ast.Name) and t.id in names for t in other.targets) \
                 and isinstance(other.value, ast.Subscript) and any(
-                isinstance(n, ast.Slice) for n in ast.walk(other.value.slice)):
+                isinstance(n, ast.Slice) for n in walk(other.value.slice)):
             return False   # trimmed back to a window before it is kept
     return False
 
@@ -145,7 +145,7 @@ def _trimmed(function: ast.AST, stmt: ast.Assign, state: str) -> bool:
     kept = {unparse(t) for t in stmt.targets} | {f"self.{state}"}
     for other in walk(function):
         if isinstance(other, ast.Assign) and other is not stmt and isinstance(other.value, ast.Subscript) \
-                and any(isinstance(n, ast.Slice) for n in ast.walk(other.value.slice)) \
+                and any(isinstance(n, ast.Slice) for n in walk(other.value.slice)) \
                 and any(unparse(t) in kept for t in other.targets):
             return True
     return False
@@ -213,7 +213,7 @@ def _from_parameter(piece: ast.AST, function: ast.AST, optional: set[str]) -> Op
     from it (``pk, pv = past``)."""
     while isinstance(piece, (ast.Subscript, ast.Attribute)) or \
             isinstance(piece, ast.Call) and isinstance(piece.func, ast.Attribute):
-        if isinstance(piece, ast.Subscript) and any(isinstance(n, ast.Slice) for n in ast.walk(piece.slice)):
+        if isinstance(piece, ast.Subscript) and any(isinstance(n, ast.Slice) for n in walk(piece.slice)):
             return None
         piece = piece.func.value if isinstance(piece, ast.Call) else piece.value
     if not isinstance(piece, ast.Name):
@@ -224,7 +224,7 @@ def _from_parameter(piece: ast.AST, function: ast.AST, optional: set[str]) -> Op
         if isinstance(node, ast.Assign) and isinstance(node.value, (ast.Name, ast.Subscript)):
             source = node.value.value if isinstance(node.value, ast.Subscript) else node.value
             if isinstance(source, ast.Name) and source.id in optional and any(
-                    isinstance(n, ast.Name) and n.id == piece.id for t in node.targets for n in ast.walk(t)):
+                    isinstance(n, ast.Name) and n.id == piece.id for t in node.targets for n in walk(t)):
                 return source.id
     return None
 
@@ -291,7 +291,7 @@ def handed_back(node: ast.Call, name: Optional[str], ctx: FileContext) -> Option
     for other in walk(function):
         if isinstance(other, (ast.Assign, ast.AugAssign)) and other is not stmt and other.lineno > stmt.lineno and \
                 any(isinstance(n, ast.Name) and n.id == joined
-                    for t in (other.targets if isinstance(other, ast.Assign) else [other.target]) for n in ast.walk(t)):
+                    for t in (other.targets if isinstance(other, ast.Assign) else [other.target]) for n in walk(t)):
             return None     # rebound before it is handed back: the output of the step, not the state
     # used for the output as well as handed back (``return attn(q, k), (k, v)``): two reads after the join
     read = sum(1 for n in walk(function) if isinstance(n, ast.Name) and n.id == joined

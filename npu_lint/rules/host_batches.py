@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules.collate_samples import collate_path
@@ -79,7 +80,7 @@ def _parents(function: ast.AST, ctx: FileContext) -> dict[int, ast.AST]:
     found = store.get(id(function))
     if found is None:
         found = store[id(function)] = {id(child): node for node in walk(function)
-                                       for child in ast.iter_child_nodes(node)}
+                                       for child in _children(node)}
     return found
 
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the same nodes, in its order
 from npu_lint.analysis.bindings import PARAM, VALUE
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
@@ -73,7 +74,7 @@ _PASS_THROUGH = frozenset({"to", "float", "long", "int", "half", "bool", "detach
 
 
 def _reads(node: ast.AST, names: set[str]) -> bool:
-    return any(isinstance(n, ast.Name) and n.id in names for n in ast.walk(node))
+    return any(isinstance(n, ast.Name) and n.id in names for n in _walk_nodes(node))
 
 
 def _fixed_items(element: Optional[ast.AST], ctx: FileContext, bound: frozenset = frozenset(),
@@ -156,7 +157,7 @@ def _item_attribute(element: Optional[ast.AST], bound: frozenset) -> bool:
 def _targets(generators_or_loop) -> frozenset:
     names = set()
     for target in generators_or_loop:
-        names.update(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+        names.update(n.id for n in _walk_nodes(target) if isinstance(n, ast.Name))
     return frozenset(names)
 
 

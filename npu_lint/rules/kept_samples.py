@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.bindings import Binding
 from npu_lint.analysis.index_forms import passed_argument
@@ -218,7 +219,7 @@ def _loops(function: ast.AST) -> list[ast.For]:
         if isinstance(node, ast.For):
             found.append(node)
         if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(_children(node))
     return found
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
@@ -156,6 +157,6 @@ def expression_work(arm: ast.AST, ctx: FileContext) -> bool:
         if isinstance(node, ast.Call) and tensor_work(node, ctx):   # type: ignore[arg-type]
             return True   # the file's own helper that runs tensor operators
         if not isinstance(node, (ast.Lambda, *_SCOPES, ast.ListComp, ast.GeneratorExp, ast.DictComp, ast.SetComp)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(_children(node))
     return False
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_shapes import data_shaped, tensor_receiver
 from npu_lint.analysis.flows import DATA_SIZE, HOST, RANDOM, ZERO_D
@@ -582,7 +583,7 @@ def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             continue
         inner = loops + [node] if isinstance(node, ast.For) else loops
-        for child in reversed(list(ast.iter_child_nodes(node))):
+        for child in reversed(list(_children(node))):
             stack.append((child, inner if isinstance(node, ast.For) and child not in (node.target, node.iter)
                           else loops))
 

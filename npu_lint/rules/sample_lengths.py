@@ -10,6 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Callable, Iterator, Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
@@ -77,7 +78,7 @@ def own_nodes(function: ast.AST) -> Iterator[ast.AST]:
         node = stack.pop()
         yield node
         if not isinstance(node, (*FUNCTION_TYPES, ast.ClassDef, ast.Lambda)):
-            stack.extend(ast.iter_child_nodes(node))
+            stack.extend(_children(node))
 
 
 _CONVERTER_WORDS = frozenset(name.rsplit(".", 1)[-1] for name in _CONVERTERS)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.rules.iterator_batches import iterator_chunk
@@ -1079,7 +1080,7 @@ class ShortLastChunk(Rule):
             sized = True
         elif _named_in_function(node, ctx) is not None and not _scalar_only(node, ctx):
             name, function = _named_in_function(node, ctx)   # type: ignore[misc]
-            parents = {id(child): outer for outer in walk(loop) for child in ast.iter_child_nodes(outer)}
+            parents = {id(child): outer for outer in walk(loop) for child in _children(outer)}
             sized = any(_sizes(use, parents, ctx) for use in walk(loop)   # (parents: later nodes not walked yet)
                         if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load))
         else:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis.flows import HOST
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
@@ -64,6 +65,6 @@ def _grown_lists(function: ast.AST, ctx: FileContext) -> dict[str, tuple[ast.AST
                 and node.func.attr in _GROW and isinstance(node.func.value, ast.Name):
             found.setdefault(node.func.value.id, why)
         inner = looped or isinstance(node, (ast.For, ast.While))
-        for child in ast.iter_child_nodes(node):
+        for child in _children(node):
             stack.append((child, why, inner))
     return found
