@@ -23,6 +23,7 @@ from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
 from npu_lint.rules.growth_state import handed_back, item_state_growth, state_growth
 from npu_lint.rules.growth_loops import ended_join, kept_count_join
 from npu_lint.rules.growth_carried import carried_join
+from npu_lint.rules.growth_derived import derived_join
 from npu_lint.rules.growth_views import NARROWS, cache_method_join, growing_view, step_parameter
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
@@ -1071,6 +1072,22 @@ class GrowingTensor(Rule):
         "        k = torch.cat([state['k'], k], 1)\n        k = k[:, -16:]\n    return q @ k.transpose(1, 2), (k,)\n",
         "import torch\ndef enc(layer, x, mem=None):\n    h = torch.cat([mem, x], 1)\n    return {'out': layer(h)}\n",
         "import torch\ndef fuse(self, x, skip=None):\n    y = torch.cat([skip, x], 1)\n    return self.conv(y), (y,)\n")
+    # a join of a sequence the same loop of steps grows (growth_derived.py): a candidate sequence, a beam group's
+    # rows joined with their next tokens; silent for a window of it (the last token) and outside a loop of steps
+    must_fire += (
+        "import torch\ndef beam(model, ids, n):\n    cur = 0\n    while cur < n:\n        nxt = model(ids).argmax(-1)\n"
+        "        cand = torch.cat([ids, nxt], dim=-1)\n        model.score(cand)\n"
+        "        ids = torch.cat([ids, nxt], dim=-1)\n        cur += 1\n    return ids\n",
+        "import torch\ndef group_beam(model, ids, n, groups):\n    while True:\n        nxt = model(ids).argmax(-1)\n"
+        "        for g in groups:\n            gids = ids[g]\n            best = model.rank(gids)\n"
+        "            gids = torch.cat([gids[best, :], nxt[g]], dim=-1)\n            model.keep(gids)\n"
+        "        ids = torch.cat([ids, nxt], dim=-1)\n        if ids.shape[-1] > n:\n            break\n    return ids\n")
+    must_not_fire += (
+        "import torch\ndef decode(model, ids, n):\n    for _ in range(n):\n        nxt = model(ids).argmax(-1)\n"
+        "        last = torch.cat([ids[:, -1:], nxt], dim=-1)\n        y = torch.cat([ids, nxt], dim=-1)\n"
+        "        ids = y[:, -8:]\n    return ids\n",
+        "import torch\ndef pairs(model, ids, feats):\n    for f in feats:\n        y = torch.cat([ids, f], dim=-1)\n"
+        "        model.score(y)\n        ids = torch.cat([ids, f], dim=-1)\n    return ids\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
@@ -1089,7 +1106,7 @@ class GrowingTensor(Rule):
             if found is None and name in BROAD_GROWTH:
                 found = step_parameter(node, name, ctx)   # growth_views.py
             if found is None and name in BROAD_GROWTH:
-                found = carried_join(node, name, ctx)   # growth_carried.py
+                found = carried_join(node, name, ctx) or derived_join(node, name, ctx)   # growth_carried/derived
             if found is None and name in BROAD_GROWTH:
                 found = ended_join(node, name, ctx) or kept_count_join(node, name, ctx)   # growth_loops.py
             if found is None and name in NARROWS:
