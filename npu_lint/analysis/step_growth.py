@@ -196,9 +196,19 @@ class StepGrowth:
         """Every binding of ``name`` that may reach it is the parameter itself or the parameter rearranged
         (``if step == 0: ids = ids.repeat(n, 1)``: the rows copied once for the samples, the steps kept)."""
         bindings = self.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset))
-        return any(b.tag == PARAM for b in bindings) and all(
-            b.scope is scope and (b.tag == PARAM or b.tag == VALUE and not b.path and rearranged(b.value, name.id))
-            for b in bindings)
+        if not all(b.scope is scope and (b.tag == PARAM or b.tag == VALUE and not b.path
+                                         and rearranged(b.value, name.id)) for b in bindings):
+            return False
+        if any(b.tag == PARAM for b in bindings):
+            return True
+        # ``ids = torch.index_select(ids, 0, beam_idx)`` on every path (session 23): the parameter's rows reordered,
+        # its steps kept; the name it is read from must reach back to the parameter in turn
+        for binding in bindings[:2]:
+            read = next((n for n in ast.walk(binding.value) if isinstance(n, ast.Name) and n.id == name.id), None)
+            if read is None or (read.lineno, read.col_offset) >= (name.lineno, name.col_offset) \
+                    or not self._parameter_rearranged(read, scope):
+                return False
+        return bool(bindings) and len(bindings) <= 2
 
     def runs(self: "Resolver", function: ast.AST) -> list[tuple[ast.Call, Scope, int]]:
         """The file's calls of ``function`` with the scope of each and how many leading parameters the call fills
@@ -291,12 +301,21 @@ _REARRANGING = frozenset({"view", "reshape", "unsqueeze", "squeeze", "repeat", "
                           "reshape_as", "expand_as", "cpu", "type"})
 
 
+# torch functions whose first argument is the tensor the method of the same name rearranges (session 23)
+_TORCH_FORMS = frozenset({"index_select", "gather", "repeat_interleave", "reshape", "transpose", "permute",
+                          "squeeze", "unsqueeze", "flatten", "movedim"})
+
+
 def rearranged(value: ast.AST, text: str) -> bool:
     """``value`` is ``text`` through a chain of rearranging methods (``text.view(...).gather(1, i)``) or its rows
     reordered (``text[beam_idx]``): the same steps again, none cut off (not ``text[:, -10:]``, not ``f(text)``)."""
     seen = False
     while True:
-        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.args \
+                and value.func.attr in _TORCH_FORMS and isinstance(value.func.value, ast.Name) \
+                and value.func.value.id == "torch":
+            value, seen = value.args[0], True   # ``torch.index_select(ids, 0, beam_idx)``: the method's function form
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
                 and value.func.attr in _REARRANGING:
             value, seen = value.func.value, True
         elif isinstance(value, ast.Subscript) and isinstance(value.ctx, ast.Load) and reordered(value) is not value:

@@ -22,6 +22,8 @@ from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
 from npu_lint.rules.growth_state import handed_back, item_state_growth, state_growth
 from npu_lint.rules.growth_loops import ended_join, kept_count_join
+from npu_lint.rules.growth_carried import carried_join
+from npu_lint.rules.growth_derived import derived_join
 from npu_lint.rules.growth_views import NARROWS, cache_method_join, growing_view, step_parameter
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
@@ -1034,6 +1036,59 @@ class GrowingTensor(Rule):
         "import torch\ndef run(env, pi):\n    done, rs = False, []\n    while not done:\n"
         "        _, r, done, _ = env.step(pi())\n        rs.append(r.item())\n    return torch.tensor(rs)\n")
 
+    # session 23 (growth23): a state the caller passes in, joined and given back (growth_carried.py): written back
+    # into a dict / state object, returned in a dict or in a tuple bound to a name, the join in one arm of an if
+    # chain whose other arms bind the name afresh; a step helper that reorders its parameter's rows first
+    must_fire += (
+        "import torch\ndef attend(self, q, x, v, incremental_state=None):\n    k = self.k_proj(x)\n"
+        "    if incremental_state is not None:\n"
+        "        if 'prev_key' in incremental_state:\n"
+        "            prev_key = incremental_state['prev_key'].view(q.size(0), -1, k.size(-1))\n"
+        "            k = torch.cat([prev_key, k], dim=1)\n        incremental_state['prev_key'] = k.view(q.size(0), -1)\n"
+        "    return torch.bmm(q, k.transpose(1, 2)) @ v\n",
+        "import torch\ndef attend(self, x, state):\n    prev_k = state.prev_key[self.idx]\n    k = self.k(x)\n"
+        "    if prev_k is not None:\n        k = torch.cat((prev_k, k), dim=1)\n    state.prev_key[self.idx] = k\n"
+        "    return x @ k.transpose(1, 2)\n",
+        "import torch\ndef attend(self, q, x, past_key_value=None, cross=None):\n"
+        "    if cross is not None and past_key_value is not None:\n        k = past_key_value[0]\n"
+        "    elif past_key_value is not None:\n        k = self.k(x)\n        k = torch.cat([past_key_value[0], k], dim=2)\n"
+        "    else:\n        k = self.k(x)\n    past_key_value = (k,)\n    k = k.view(-1, k.size(-1))\n"
+        "    outputs = (q @ k.T,)\n    outputs = outputs + (past_key_value,)\n    return outputs\n",
+        "import torch\ndef attend(self, q, x, incr_state=None):\n    if incr_state is None:\n        incr_state = {}\n"
+        "    if 'prev_key' in incr_state:\n        prev_key = incr_state['prev_key'].view(q.size(0), -1, 8)\n"
+        "        k = torch.cat([prev_key, self.k(x)], dim=1)\n    else:\n        k = self.k(x)\n"
+        "    new_state = {'prev_key': k.view(q.size(0), 1, -1, 8)}\n    return q.bmm(k.transpose(1, 2)), new_state\n",
+        "import torch\nclass Agent:\n    def _next(self, prev, sel, inds):\n        prev = torch.index_select(prev, 0, inds)\n"
+        "        return torch.cat([prev, sel], dim=-1)\n    def gen(self, model, x, n):\n        for _ in range(n):\n"
+        "            s = model(x)\n            x = self._next(x, s.argmax(-1, keepdim=True), s.argmax(-1))\n"
+        "        return x\n")
+    must_not_fire += (  # a prefix given back as the output; a window written back; rebound before it is given
+        # back; a state not given back at all; a join of two parameters
+        "import torch\ndef add_prefix(x, mask, prefix=None):\n    if prefix is not None:\n"
+        "        x = torch.cat([prefix, x], 1)\n    return {'x': x, 'mask': mask}\n",
+        "import torch\ndef attend(self, q, x, state=None):\n    k = self.k(x)\n    if state is not None:\n"
+        "        k = torch.cat([state['k'], k], 1)\n        state['k'] = k[:, -16:]\n    return q @ k.transpose(1, 2)\n",
+        "import torch\ndef attend(self, q, x, state=None):\n    k = self.k(x)\n    if state is not None:\n"
+        "        k = torch.cat([state['k'], k], 1)\n        k = k[:, -16:]\n    return q @ k.transpose(1, 2), (k,)\n",
+        "import torch\ndef enc(layer, x, mem=None):\n    h = torch.cat([mem, x], 1)\n    return {'out': layer(h)}\n",
+        "import torch\ndef fuse(self, x, skip=None):\n    y = torch.cat([skip, x], 1)\n    return self.conv(y), (y,)\n")
+    # a join of a sequence the same loop of steps grows (growth_derived.py): a candidate sequence, a beam group's
+    # rows joined with their next tokens; silent for a window of it (the last token) and outside a loop of steps
+    must_fire += (
+        "import torch\ndef beam(model, ids, n):\n    cur = 0\n    while cur < n:\n        nxt = model(ids).argmax(-1)\n"
+        "        cand = torch.cat([ids, nxt], dim=-1)\n        model.score(cand)\n"
+        "        ids = torch.cat([ids, nxt], dim=-1)\n        cur += 1\n    return ids\n",
+        "import torch\ndef group_beam(model, ids, n, groups):\n    while True:\n        nxt = model(ids).argmax(-1)\n"
+        "        for g in groups:\n            gids = ids[g]\n            best = model.rank(gids)\n"
+        "            gids = torch.cat([gids[best, :], nxt[g]], dim=-1)\n            model.keep(gids)\n"
+        "        ids = torch.cat([ids, nxt], dim=-1)\n        if ids.shape[-1] > n:\n            break\n    return ids\n")
+    must_not_fire += (
+        "import torch\ndef decode(model, ids, n):\n    for _ in range(n):\n        nxt = model(ids).argmax(-1)\n"
+        "        last = torch.cat([ids[:, -1:], nxt], dim=-1)\n        y = torch.cat([ids, nxt], dim=-1)\n"
+        "        ids = y[:, -8:]\n    return ids\n",
+        "import torch\ndef pairs(model, ids, feats):\n    for f in feats:\n        y = torch.cat([ids, f], dim=-1)\n"
+        "        model.score(y)\n        ids = torch.cat([ids, f], dim=-1)\n    return ids\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
         self._proven(node, ctx)
@@ -1050,6 +1105,8 @@ class GrowingTensor(Rule):
                     or item_state_growth(node, name, ctx)   # growth_state.py
             if found is None and name in BROAD_GROWTH:
                 found = step_parameter(node, name, ctx)   # growth_views.py
+            if found is None and name in BROAD_GROWTH:
+                found = carried_join(node, name, ctx) or derived_join(node, name, ctx)   # growth_carried/derived
             if found is None and name in BROAD_GROWTH:
                 found = ended_join(node, name, ctx) or kept_count_join(node, name, ctx)   # growth_loops.py
             if found is None and name in NARROWS:

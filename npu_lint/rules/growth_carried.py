@@ -1,0 +1,189 @@
+"""NPU408, broad path (session 23, growth23): a state the caller passes in, joined with this call's piece and given
+back to the caller (a key/value cache, an incremental decoder state).
+
+The op is the trigger: ``k = cat([prev_k, k], dim)`` whose first piece is read from a parameter of the function
+(the parameter itself, an item or field of it, through rearranging methods: ``prev_k = state["prev_key"].view(b,
+-1, d)``, ``state.prev_key[i]``, ``past[0]``, or a name bound from such), and the joined value is given back:
+
+- written into the parameter it came from (``state["prev_key"] = k.view(...)``, ``state.prev_key[i] = k``): the
+  caller's cache, one step longer after every call (fairseq-style ``incremental_state`` dicts, state objects);
+- or handed back in a container beside the output: an element of a returned tuple, a tuple / list / dict display
+  returned or bound to a name that reaches a return (``new_state = {"prev_key": k.view(...)}``; ``past = (k, v)``
+  then ``outputs = outputs + (past,)``; ``return outputs``), the parameter then tested against ``None`` (absent
+  at the first call; a ``None`` default alone is not enough: the caller may always pass it);
+
+and it is also read for this call's output (``q @ k.T``): a cache the attention reads, not a prefix only handed
+back. Statements in another arm of the ``if`` chain holding the join (``else: k = proj(x)``: the first call's
+arm) neither rebind it nor give it back. Silent for a prefix joined and returned as the output
+(``x = cat([prefix, x]); return x, mask``), a window given back (``h[:, -16:]``), a join of two parameters, a
+piece that is no parameter's (a learned token), a join rebound before it is given back.
+
+Runs after the proof-based paths (dynamic_growth.py ``_returned_state``, which asks for a state named as one and
+reads the returned tuple only), broad_joins.py, growth_state.py and growth_views.py found nothing at the call.
+Per function, the index of assignments and returns is built once (``FileContext.per_node``).
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scopes import NONE, PARAM, VALUE
+from npu_lint.analysis.step_growth import rearranged
+from npu_lint.bounded import unparse
+from npu_lint.context import FileContext
+from npu_lint.rules import FUNCTION_TYPES
+
+_CATS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
+_DISPLAYS = (ast.Tuple, ast.List, ast.Dict)
+
+
+def _root(node: ast.AST) -> ast.AST:
+    """``state`` for ``state["k"].view(b, -1)``, ``state.prev[i]``, ``past[0]`` (no slice: a window is no state)."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            if any(isinstance(n, ast.Slice) for n in ast.walk(node.slice)):
+                return node
+            node = node.value
+        elif isinstance(node, ast.Attribute):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and not node.func.attr.startswith("_"):
+            node = node.func.value
+        else:
+            return node
+
+
+def _arms(node: ast.AST, ctx: FileContext) -> dict[int, bool]:
+    """The ``if`` statements holding ``node``: id -> True in the body, False in the ``else``."""
+    out: dict[int, bool] = {}
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, FUNCTION_TYPES):
+        if isinstance(parent, ast.If) and child is not parent.test:
+            out[id(parent)] = child in parent.body
+        child, parent = parent, ctx.parent(parent)
+    return out
+
+
+def _exclusive(a: dict[int, bool], b: dict[int, bool]) -> bool:
+    return any(k in b and b[k] != v for k, v in a.items())
+
+
+def _index(function: ast.AST) -> tuple[list[ast.stmt], set[str]]:
+    """The function's assignments and returns (in source order) and the names tested against None."""
+    optional: set[str] = set()   # a None default alone is no test: the caller may always pass it
+    statements: list[ast.stmt] = []
+    for node in walk(function):
+        if isinstance(node, (ast.Assign, ast.Return, ast.AugAssign, ast.Expr)):
+            statements.append(node)
+        elif isinstance(node, ast.Compare) and isinstance(node.left, ast.Name) and len(node.ops) == 1 \
+                and isinstance(node.ops[0], (ast.Is, ast.IsNot)) and isinstance(node.comparators[0], ast.Constant) \
+                and node.comparators[0].value is None:
+            optional.add(node.left.id)
+    statements.sort(key=lambda s: (s.lineno, s.col_offset))
+    return statements, optional
+
+
+def _parameter_of(piece: ast.AST, scope, ctx: FileContext) -> Optional[str]:
+    """The parameter ``piece`` is read from (itself or a name bound from it; ``if s is None: s = {}`` keeps it)."""
+    root = _root(piece)
+    if not isinstance(root, ast.Name) or ctx.resolver.scopes is None:
+        return None
+    for _ in range(3):
+        bindings = ctx.resolver.scopes.may_reach(root.id, scope, (root.lineno, root.col_offset))
+        if not bindings or any(b.scope is not scope for b in bindings):
+            return None
+        if any(b.tag == PARAM for b in bindings):
+            fresh = all(b.tag in (PARAM, NONE) or b.tag == VALUE and isinstance(b.value, (*_DISPLAYS, ast.Constant))
+                        and not getattr(b.value, "elts", getattr(b.value, "keys", [1])) for b in bindings)
+            return root.id if fresh and root.id not in ("self", "cls") else None
+        values = [b.value for b in bindings if b.tag == VALUE]
+        if len(values) != len(bindings) or len({id(v) for v in values}) != 1 or not isinstance(values[0], ast.AST):
+            return None
+        nxt = _root(values[0])
+        if not isinstance(nxt, ast.Name) or nxt is values[0]:
+            return None
+        root = nxt
+    return None
+
+
+def _holds(value: ast.AST, joined: str) -> bool:
+    """``value`` gives ``joined`` back whole: the name, rearranged (``k.view(b, h, -1, d)``), or an element of a
+    tuple / list / dict display."""
+    if isinstance(value, ast.Name):
+        return value.id == joined
+    if isinstance(value, (ast.Tuple, ast.List)):
+        return any(_holds(e, joined) for e in value.elts)
+    if isinstance(value, ast.Dict):
+        return any(v is not None and _holds(v, joined) for v in value.values)
+    return rearranged(value, joined)
+
+
+def carried_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
+    """What grows (for the message), else None: see the module's docstring."""
+    if name not in _CATS or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) \
+            or len(node.args[0].elts) < 2:
+        return None
+    stmt = ctx.parent(node)
+    if not isinstance(stmt, ast.Assign) or stmt.value is not node or len(stmt.targets) != 1 \
+            or not isinstance(stmt.targets[0], ast.Name):
+        return None
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scopes is None:
+        return None
+    scope = scopes.scope_of(function)
+    if scope is None:
+        return None
+    pieces = node.args[0].elts
+    source = _parameter_of(pieces[0], scope, ctx)
+    if source is None or any(isinstance(p, ast.Starred) or _parameter_of(p, scope, ctx) is not None
+                             for p in pieces[1:]):
+        return None   # the state first, every other piece this call's (``cat([x, skip])`` joins two parameters)
+    joined = stmt.targets[0].id
+    if joined == source:
+        return None   # the parameter itself rebound: step_parameter's / handed_back's question
+    statements, optional = ctx.per_node("growth_carried", function, _index)
+    here = _arms(stmt, ctx)
+    after = [s for s in statements if (s.lineno, s.col_offset) > (stmt.lineno, stmt.col_offset)
+             and not _exclusive(here, _arms(s, ctx))]
+    holders: set[str] = set()
+    given: Optional[str] = None
+    used = False
+    for other in after:
+        if isinstance(other, ast.Assign):
+            targets = other.targets
+            if any(isinstance(n, ast.Name) and n.id == joined for t in targets for n in ast.walk(t)) \
+                    and not rearranged(other.value, joined):
+                if given is None:
+                    return None   # rebound to another value before it is given back
+                break
+            stored = [t for t in targets if isinstance(t, (ast.Subscript, ast.Attribute))]
+            if stored and any(isinstance(_root(t), ast.Name) and _root(t).id == source for t in stored) \
+                    and _holds(other.value, joined):
+                given = given or f"written back into {unparse(stored[0])[:40]}"
+                continue
+            if all(isinstance(t, ast.Name) for t in targets) and (
+                    isinstance(other.value, _DISPLAYS) and _holds(other.value, joined)
+                    or any(isinstance(n, ast.Name) and n.id in holders for n in ast.walk(other.value))
+                    and not isinstance(other.value, ast.Call)):
+                holders.update(t.id for t in targets)   # ``past = (k, v)``; ``outputs = outputs + (past,)``
+                continue
+        if isinstance(other, ast.Return) and other.value is not None:
+            parts = other.value.elts if isinstance(other.value, ast.Tuple) else [other.value]
+            for part in parts:
+                if isinstance(part, ast.Name) and part.id in holders or \
+                        isinstance(other.value, ast.Tuple) and len(parts) > 1 and _holds(part, joined) or \
+                        isinstance(part, _DISPLAYS) and _holds(part, joined):
+                    if source in optional:
+                        given = given or "handed back beside the output"
+            if any(not _holds(p, joined) and any(isinstance(n, ast.Name) and n.id == joined for n in ast.walk(p))
+                   for p in parts):
+                used = True
+            continue
+        if any(isinstance(n, ast.Name) and n.id == joined and isinstance(n.ctx, ast.Load) for n in ast.walk(other)) \
+                and not (isinstance(other, ast.Assign) and rearranged(other.value, joined)):
+            used = True   # read for this call's output (``q @ k.T``, ``k.size(1)``)
+    if given is None or not used:
+        return None
+    return (f"{joined} = {name.rsplit('.', 1)[-1]}([{unparse(pieces[0])[:30]}, ...]) (the state the caller passes "
+            f"in {source}, {given}: one step longer at every call, a key/value cache)")
