@@ -31,6 +31,7 @@ from npu_lint.rules.library_joins import joined_samples, library_joiners
 from npu_lint.rules.broad_joins import JOIN_STACKS, JOIN_TENSORS, broad_join
 from npu_lint.rules.inverted_joins import INVERTED, inverted_join
 from npu_lint.rules.filled_joins import filled_join
+from npu_lint.rules.sized_joins import sized_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -859,6 +860,35 @@ class PerSampleConcat(Rule):
         "import torch\ndef f(step, x):\n    out = {}\n    while x is not None:\n        h, x = step(x)\n"
         "        out.setdefault('h', []).append(h[x > 0])\n    return torch.cat(out['h'])\n",
     )
+    # session 23 (concat23, sized_joins.py): items sized by a value the data gives, whatever their count (a cut at
+    # offsets read per counter or from ``.item()``, a factory / repeat sized by an element, a helper given such a size)
+    must_fire += (
+        "import torch\ndef pool(x, o):\n    out = []\n    for i in range(o.shape[0]):\n"
+        "        s, e = (0, o[0]) if i == 0 else (o[i - 1], o[i])\n        xb = x[s:e, :]\n"
+        "        xb = torch.cat((xb, xb.mean(0, True).repeat(e - s, 1)), 1)\n        out.append(xb)\n"
+        "    return torch.cat(out, 0)\n",
+        "import torch\ndef take(logps, lens, bs):\n    res, off = [], 0\n    for i in range(bs):\n"
+        "        n = lens[i].item()\n        res.append(logps[off:off + n])\n        off += n\n    return torch.cat(res)\n",
+        "import torch\ndef index(offsets):\n    return torch.cat([torch.tensor([i] * n) for i, n in enumerate(offsets)], 0)\n",
+        "import torch\ndef ids(grids):\n    out = []\n    for i, g in enumerate(grids):\n        n = g.prod().item()\n"
+        "        out.append(torch.arange(n) % g[1])\n    return torch.concat(out, dim=0)\n",
+        "import torch\ndef route(samples, lens):\n    out = []\n    for s, n in zip(samples, lens):\n"
+        "        t = int(n.item())\n        out.append(trim(s.routed, t))\n    return torch.cat(out, 0)\n",
+    )
+    must_not_fire += (
+        "import torch\ndef f(x, n, k):\n    out = []\n    for i in range(n):\n"
+        "        out.append(x[i * k:(i + 1) * k])\n    return torch.cat(out)\n",
+        "import torch\ndef f(x, starts, k, n):\n    out = []\n    for i in range(n):\n"
+        "        s = starts[i]\n        out.append(x[s:s + k])\n    return torch.cat(out)\n",
+        "import torch\nclass M(torch.nn.Module):\n    def f(self, x):\n        out = []\n"
+        "        for i in range(len(self.cuts) - 1):\n            out.append(x[self.cuts[i]:self.cuts[i + 1]])\n"
+        "        return torch.cat(out)\n",
+        "import torch\ndef f(x, offsets):\n    out = []\n    for i in range(len(offsets) - 1):\n"
+        "        out.append(x[offsets[i]:offsets[i + 1]].mean(0, keepdim=True))\n    return torch.cat(out)\n",
+        "import torch\ndef f(x, sizes):\n    out = []\n    for n in sizes:\n        out.append(x[:n])\n"
+        "    return torch.cat(out, dim=1)\n",
+        "import torch\ndef f(x):\n    return torch.cat([torch.full((k,), i) for i, k in enumerate((2, 3))])\n",
+    )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)
@@ -887,6 +917,13 @@ class PerSampleConcat(Rule):
                            "items differ in length, so the joined length changes with the data, a recompile per "
                            "length on NPU; pad each item to a fixed maximum (and the list to a fixed count) with a "
                            "validity mask, or keep a fixed-size buffer and its valid count", name)
+                return
+            found = sized_join(node, name, ctx)
+            if found is not None:   # items sized by the data, whatever their count (sized_joins.py)
+                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
+                           "the items differ in length, so the joined length changes with the data, a recompile "
+                           "per length on NPU; pad each item to a fixed maximum length with a validity mask (or "
+                           "keep a fixed-size buffer of the total and its valid count)", name)
 
     def _proven(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

@@ -1,0 +1,211 @@
+"""NPU409's fourth broad path (session 23, concat23): items SIZED BY THE DATA, whatever their count.
+
+The other paths ask whether the COUNT of joined items is fixed; a count proven fixed (``range`` of a tensor's
+size, ``range(batch_size)``, the elements of a tensor) silenced them. But a fixed count of items of different
+lengths is a varying join all the same: the per-sample slices of a packed batch cut at its offsets, per-cloud
+batch-index columns, per-sequence completion log-probs cut at their lengths. Seen on fresh code in openpoints
+(``x_b = x[s_i:e_i]`` with ``s_i, e_i = o[i - 1], o[i]`` under ``for i in range(o.shape[0])``;
+``torch.cat([torch.tensor([ii] * o) for ii, o in enumerate(offset_)])``) and ms-swift (GRPO's
+``gathered_logps[seq_start:seq_end]`` with bounds from ``.item()`` under ``for i in range(batch_size)``;
+``_pad_or_trim_routed_experts(routed, int(cur_seq_len.item()))`` per sample).
+
+The join is the trigger: a ``cat`` along dim 0 of a comprehension, or of a local list appended in a ``for`` loop
+(any count), fires when the item (its last assignment in the loop, through ``to`` / ``detach`` ...) is
+
+- a cut along its first dim whose bound is a value the loop takes from the data (``x[s:e]``, ``x[:n]``, ``x[s:]``):
+  an element of the sequence walked (not a ``range`` / ``enumerate`` counter), an entry read at the counter
+  (``o[i]``, ``lengths[i]``), a ``.item()`` / ``.tolist()``, or a name the loop computes from those;
+- a factory or a repeat sized by such a value (``torch.full((n,), i)``, ``torch.tensor([i] * n)``,
+  ``x.repeat(n)``);
+- what a helper of the project returns when given such a SIZE (``trim(x, n)``; not an element: a helper's result
+  of the item is the inverted path's proof of one size).
+
+Silent (proven static): a cut of fixed width (``x[s:s + k]``, bounds of counters and settings only: ``x[i * k:(i
++ 1) * k]``), bounds read from ``self`` (a model's split points), a loop over structure (a literal, the model's
+modules, ``self``'s containers), a reduction or a model's output over the cut (``x[s:e].mean(0)``), a join along
+another dim, setup code and tests. Asked per call after the other paths found nothing; the per-loop assignments
+and per-function appends are the filled path's memos.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.context import FileContext
+from npu_lint.rules import short_source
+from npu_lint.rules.broad_joins import JOIN_CATS, _encloses, _function_of, _joined_dim, _own, _structural
+from npu_lint.rules.filled_joins import _assigned_in, _enclosing_loops, _fills, _latest
+
+_PASS = frozenset({"to", "float", "long", "int", "half", "bool", "detach", "clone", "contiguous", "cuda", "cpu",
+                   "type", "type_as", "squeeze", "flatten"})
+_SIZED = frozenset({"zeros", "ones", "full", "empty", "rand", "randn", "arange", "new_zeros", "new_ones",
+                    "new_full", "new_empty", "repeat", "expand", "repeat_interleave"})
+_CONVERT = frozenset({"tensor", "as_tensor", "LongTensor", "FloatTensor", "IntTensor", "BoolTensor"})
+_READS = frozenset({"item", "tolist"})
+
+
+def _split_targets(pairs: list[tuple[ast.AST, ast.AST]]) -> tuple[set[str], set[str]]:
+    """The names loops (or generators) bind to the elements of what they walk, and to counters (``range``'s,
+    ``enumerate``'s index)."""
+    elements, counters = set(), set()
+    for target, source in pairs:
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2 and source.args:
+            counters.update(n.id for n in ast.walk(target.elts[0]) if isinstance(n, ast.Name))
+            target, source = target.elts[1], source.args[0]
+        names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id in ("range", "trange"):
+            counters |= names
+        else:
+            elements |= names
+    return elements, counters
+
+
+def _reads_data(expr: Optional[ast.AST], data: set[str], counters: set[str]) -> bool:
+    """A value the loop takes from the data: an element or a name computed from one, ``.item()`` / ``.tolist()``,
+    an entry read at a counter or an element (``o[i]``; not ``self``'s: a model's split points). An element's own
+    size (``len(t)``, ``t.shape[0]``, ``t.size(0)``) restates the element's length: the other paths judge that."""
+    if expr is None:
+        return False
+    if _own_size(expr):
+        return False
+    if isinstance(expr, ast.Name):
+        return expr.id in data
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in _READS:
+        return True
+    if isinstance(expr, ast.Subscript) and not isinstance(expr.slice, ast.Slice) and not _own(expr.value) \
+            and not isinstance(expr.value, (ast.List, ast.Tuple, ast.Constant)) \
+            and any(isinstance(n, ast.Name) and n.id in counters | data for n in ast.walk(expr.slice)):
+        return True
+    return any(_reads_data(child, data, counters) for child in ast.iter_child_nodes(expr))
+
+
+def _own_size(expr: ast.AST) -> bool:
+    """``len(t)``, ``t.shape[0]``, ``t.size(0)``, ``t.numel()`` of a plain name."""
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Name) and expr.func.id == "len" and expr.args:
+        return isinstance(expr.args[0], ast.Name)
+    if isinstance(expr, ast.Call) and isinstance(expr.func, ast.Attribute) and expr.func.attr in ("size", "numel"):
+        return isinstance(expr.func.value, ast.Name)
+    if isinstance(expr, ast.Subscript) and isinstance(expr.value, ast.Attribute) and expr.value.attr == "shape":
+        return isinstance(expr.value.value, ast.Name)
+    return isinstance(expr, ast.Attribute) and expr.attr == "shape" and isinstance(expr.value, ast.Name)
+
+
+def _sizes(assigned: dict[str, list[ast.AST]], elements: set[str], counters: set[str]) -> set[str]:
+    """The names the loop binds to values it takes from the data (three rounds of ``a = f(b)``)."""
+    data = set(elements)
+    for _ in range(3):
+        grown = {name for name, values in assigned.items() if name not in data and name != "__if__" and any(
+            isinstance(v, ast.expr) and _reads_data(v, data, counters) for v in values)}
+        if not grown:
+            break
+        data |= grown
+    return data
+
+
+def _fixed_width(index: ast.Slice, data: set[str], counters: set[str]) -> bool:
+    """``x[s:s + k]`` with ``k`` no data value: a window of fixed width wherever it starts."""
+    upper = index.upper
+    return index.lower is not None and isinstance(upper, ast.BinOp) and isinstance(upper.op, ast.Add) \
+        and ast.dump(upper.left) == ast.dump(index.lower) and not _reads_data(upper.right, data, counters)
+
+
+def _data_sized(item: ast.AST, data: set[str], sizes: set[str], counters: set[str],
+                binds: dict[str, list[ast.AST]], depth: int = 0) -> Optional[str]:
+    """How the item's length along dim 0 comes from the data, else None."""
+    if depth > 4:
+        return None
+    if isinstance(item, ast.Name):      # any assignment the loop makes (``x_b = x[s:e]; x_b = cat((x_b, m), 1)``)
+        return next(filter(None, (_data_sized(v, data, sizes, counters, binds, depth + 1)
+                                  for v in binds.get(item.id, ()))), None)
+    if isinstance(item, ast.Call) and isinstance(item.func, ast.Attribute) and item.func.attr in _PASS:
+        return _data_sized(item.func.value, data, sizes, counters, binds, depth + 1)
+    if isinstance(item, ast.BinOp):     # elementwise: ``torch.arange(n) % w``
+        return _data_sized(item.left, data, sizes, counters, binds, depth + 1) \
+            or _data_sized(item.right, data, sizes, counters, binds, depth + 1)
+    if isinstance(item, ast.Call) and _callee(item) in ("cat", "concat") and _joined_dim(item) != 0 and item.args \
+            and isinstance(item.args[0], (ast.List, ast.Tuple)) and item.args[0].elts:
+        return _data_sized(item.args[0].elts[0], data, sizes, counters, binds, depth + 1)   # side by side: rows kept
+    if isinstance(item, ast.Subscript):
+        index = item.slice.elts[0] if isinstance(item.slice, ast.Tuple) and item.slice.elts else item.slice
+        if isinstance(index, ast.Slice) and index.step is None \
+                and (_reads_data(index.lower, data, counters) or _reads_data(index.upper, data, counters)) \
+                and not _fixed_width(index, data, counters):
+            return f"cut at bounds the data gives ({short_source(item, 30)})"
+        return None
+    if not isinstance(item, ast.Call):
+        return None
+    func = item.func
+    callee = _callee(item)
+    if callee in _SIZED:
+        args = item.args[:1] if callee in ("full", "new_full") else item.args
+        if any(_reads_data(a, data, counters) for a in args) or any(
+                k.arg in ("size", "end", "repeats") and _reads_data(k.value, data, counters) for k in item.keywords):
+            return f"sized by a value the data gives ({short_source(item, 30)})"
+        return None
+    if callee in _CONVERT and item.args:
+        for node in ast.walk(item.args[0]):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
+                    isinstance(side, (ast.List, ast.Tuple)) for side in (node.left, node.right)) \
+                    and _reads_data(node, data, counters):
+                return f"sized by a value the data gives ({short_source(item, 30)})"
+        return None
+    helper = isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+        and func.value.id == "self"
+    given = [*item.args, *(k.value for k in item.keywords)]
+    if helper and any(isinstance(a, ast.Name) and a.id in sizes for a in given[1:]):
+        return f"made by {short_source(func, 24)}() to a size the data gives"
+    return None
+
+
+def _callee(call: ast.Call) -> str:
+    func = call.func
+    return func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+
+
+def _comprehension(items: ast.AST) -> Optional[ast.AST]:
+    if isinstance(items, ast.Call) and isinstance(items.func, ast.Name) and items.func.id in ("list", "tuple") \
+            and len(items.args) == 1:
+        items = items.args[0]
+    return items if isinstance(items, (ast.ListComp, ast.GeneratorExp)) else None
+
+
+def sized_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
+    """Why the joined items differ in length along the joined dim, whatever their count (module docstring)."""
+    if name not in JOIN_CATS or name in ("torch.hstack", "torch.vstack") or not node.args or _joined_dim(node) != 0:
+        return None
+    function = _function_of(node, ctx)
+    if function is None or getattr(function, "name", "") == "__init__" or ".test" in f".{ctx.module}":
+        return None
+    items = node.args[0]
+    comprehension = _comprehension(items)
+    if comprehension is not None:
+        pairs = [(g.target, g.iter) for g in comprehension.generators]
+        if all(_structural(source, ctx) for _, source in pairs):
+            return None
+        elements, counters = _split_targets(pairs)
+        why = _data_sized(comprehension.elt, elements, set(), counters, {})
+        return f"{why}, one per element of {short_source(pairs[0][1], 30)}" if why else None
+    if not isinstance(items, ast.Name):
+        return None
+    memo = ctx.scratch.setdefault("filled_assigned", {})
+    for call, added in _fills(function, ctx).get(items.id, ()):
+        if call.lineno > node.lineno:
+            continue
+        loops = [loop for loop in _enclosing_loops(call, ctx) if not _encloses(loop, node)]
+        if not loops or all(_structural(loop.iter, ctx) for loop in loops):
+            continue
+        assigned: dict[str, list[ast.AST]] = {}
+        for loop in loops:
+            if id(loop) not in memo:
+                memo[id(loop)] = _assigned_in(loop)
+            for key, values in memo[id(loop)].items():
+                assigned.setdefault(key, values)
+        elements, counters = _split_targets([(loop.target, loop.iter) for loop in loops])
+        data = _sizes(assigned, elements, counters)
+        item = _latest(added, call, loops[-1])
+        binds = {k: [v for v in vs if isinstance(v, ast.expr)] for k, vs in assigned.items() if k != "__if__"}
+        why = _data_sized(item, data, data - elements, counters, binds)
+        if why is not None:
+            return f"the list {items.id}, filled in the loop of line {loops[0].lineno} with items {why}"
+    return None
