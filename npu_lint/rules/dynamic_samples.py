@@ -31,7 +31,7 @@ from npu_lint.rules.library_joins import joined_samples, library_joiners
 from npu_lint.rules.broad_joins import JOIN_STACKS, JOIN_TENSORS, broad_join
 from npu_lint.rules.inverted_joins import INVERTED, inverted_join
 from npu_lint.rules.filled_joins import filled_join
-from npu_lint.rules.sized_joins import sized_join
+from npu_lint.rules.sized_joins import kept_join, sized_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -924,6 +924,13 @@ class PerSampleConcat(Rule):
                            "the items differ in length, so the joined length changes with the data, a recompile "
                            "per length on NPU; pad each item to a fixed maximum length with a validity mask (or "
                            "keep a fixed-size buffer of the total and its valid count)", name)
+                return
+            found = kept_join(node, name, ctx)
+            if found is not None:   # a data test filters a loop of fixed count (sized_joins.py)
+                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
+                           "how many items reach the join changes with the data, a recompile per count on NPU; "
+                           "keep every item and a validity mask (or weight the skipped ones by 0) instead of "
+                           "skipping them", name)
 
     def _proven(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

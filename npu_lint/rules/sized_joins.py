@@ -33,7 +33,9 @@ from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import short_source
-from npu_lint.rules.broad_joins import JOIN_CATS, _encloses, _function_of, _joined_dim, _own, _structural
+from npu_lint.rules.broad_joins import (JOIN_CATS, _built_here, _comprehension_source, _encloses, _fixed_count,
+                                        _function_of, _host_piece, _joined_dim, _own, _structural)
+from npu_lint.rules.broad_joins import _reads_data as _reads_data_test
 from npu_lint.rules.filled_joins import _assigned_in, _enclosing_loops, _fills, _latest
 
 _PASS = frozenset({"to", "float", "long", "int", "half", "bool", "detach", "clone", "contiguous", "cuda", "cpu",
@@ -42,11 +44,14 @@ _SIZED = frozenset({"zeros", "ones", "full", "empty", "rand", "randn", "arange",
                     "new_full", "new_empty", "repeat", "expand", "repeat_interleave"})
 _CONVERT = frozenset({"tensor", "as_tensor", "LongTensor", "FloatTensor", "IntTensor", "BoolTensor"})
 _READS = frozenset({"item", "tolist"})
+_RANGES = frozenset({"range", "trange", "arange", "linspace"})
+_SCALARS = frozenset({"int", "len", "prod", "min", "max", "item", "tolist", "sum", "numel", "size", "round", "ceil",
+                      "floor"})
 
 
-def _split_targets(pairs: list[tuple[ast.AST, ast.AST]]) -> tuple[set[str], set[str]]:
+def _split_targets(pairs: list[tuple[ast.AST, ast.AST]], ctx: FileContext) -> tuple[set[str], set[str]]:
     """The names loops (or generators) bind to the elements of what they walk, and to counters (``range``'s,
-    ``enumerate``'s index)."""
+    ``enumerate``'s index, the values of a tensor the code ranges itself: ``ls = torch.arange(0, lmax + 1)``)."""
     elements, counters = set(), set()
     for target, source in pairs:
         if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "enumerate" \
@@ -54,7 +59,11 @@ def _split_targets(pairs: list[tuple[ast.AST, ast.AST]]) -> tuple[set[str], set[
             counters.update(n.id for n in ast.walk(target.elts[0]) if isinstance(n, ast.Name))
             target, source = target.elts[1], source.args[0]
         names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
-        if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id in ("range", "trange"):
+        if isinstance(source, ast.Name):
+            binding = ctx.resolver.binding(source)
+            value = binding.value if binding is not None and not binding.path else None
+            source = value if isinstance(value, ast.Call) else source
+        if isinstance(source, ast.Call) and _callee(source) in _RANGES:
             counters |= names
         else:
             elements |= names
@@ -91,16 +100,34 @@ def _own_size(expr: ast.AST) -> bool:
     return isinstance(expr, ast.Attribute) and expr.attr == "shape" and isinstance(expr.value, ast.Name)
 
 
-def _sizes(assigned: dict[str, list[ast.AST]], elements: set[str], counters: set[str]) -> set[str]:
-    """The names the loop binds to values it takes from the data (three rounds of ``a = f(b)``)."""
-    data = set(elements)
+def _sizes(assigned: dict[str, list[ast.AST]], elements: set[str], counters: set[str]) -> tuple[set[str], set[str]]:
+    """The names the loop binds to values it takes from the data (three rounds of ``a = f(b)``), and among them
+    the sizes: numbers (``int(n.item())``, ``o[i]``, ``len(x)``, ``e - s``), not objects a call returns."""
+    data, sizes = set(elements), set()
     for _ in range(3):
         grown = {name for name, values in assigned.items() if name not in data and name != "__if__" and any(
             isinstance(v, ast.expr) and _reads_data(v, data, counters) for v in values)}
+        sizes |= {name for name in grown if all(_scalar(v, sizes) for v in assigned[name] if isinstance(v, ast.expr))}
         if not grown:
             break
         data |= grown
-    return data
+    return data, sizes
+
+
+def _scalar(value: ast.AST, sizes: set[str], operand: bool = False) -> bool:
+    """A number: a size call (``int``, ``len``, ``.item()``, ``np.prod``), a name of one, arithmetic (of entries
+    too: ``o[i] - o[i - 1]``; a bare entry may be a tensor) or a choice of those."""
+    if isinstance(value, ast.Constant) or operand and isinstance(value, ast.Subscript):
+        return True
+    if isinstance(value, ast.Name):
+        return value.id in sizes
+    if isinstance(value, ast.BinOp):
+        return _scalar(value.left, sizes, True) or _scalar(value.right, sizes, True)
+    if isinstance(value, ast.UnaryOp):
+        return _scalar(value.operand, sizes)
+    if isinstance(value, ast.IfExp):
+        return _scalar(value.body, sizes) or _scalar(value.orelse, sizes)
+    return isinstance(value, ast.Call) and _callee(value) in _SCALARS
 
 
 def _fixed_width(index: ast.Slice, data: set[str], counters: set[str]) -> bool:
@@ -183,7 +210,7 @@ def sized_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optiona
         pairs = [(g.target, g.iter) for g in comprehension.generators]
         if all(_structural(source, ctx) for _, source in pairs):
             return None
-        elements, counters = _split_targets(pairs)
+        elements, counters = _split_targets(pairs, ctx)
         why = _data_sized(comprehension.elt, elements, set(), counters, {})
         return f"{why}, one per element of {short_source(pairs[0][1], 30)}" if why else None
     if not isinstance(items, ast.Name):
@@ -201,11 +228,41 @@ def sized_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optiona
                 memo[id(loop)] = _assigned_in(loop)
             for key, values in memo[id(loop)].items():
                 assigned.setdefault(key, values)
-        elements, counters = _split_targets([(loop.target, loop.iter) for loop in loops])
-        data = _sizes(assigned, elements, counters)
+        elements, counters = _split_targets([(loop.target, loop.iter) for loop in loops], ctx)
+        data, sizes = _sizes(assigned, elements, counters)
         item = _latest(added, call, loops[-1])
         binds = {k: [v for v in vs if isinstance(v, ast.expr)] for k, vs in assigned.items() if k != "__if__"}
-        why = _data_sized(item, data, data - elements, counters, binds)
+        why = _data_sized(item, data, sizes, counters, binds)
         if why is not None:
             return f"the list {items.id}, filled in the loop of line {loops[0].lineno} with items {why}"
     return None
+
+
+def kept_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
+    """A ``cat`` (dim 0) / ``stack`` of the items a test on the data keeps in a loop whose count IS fixed (``for i in
+    range(x.size(0)): if sp.numel() == 0: continue; losses.append(...)``, boxmot's per-anchor losses; per-class
+    results kept where the class is present): the broad path took the loop's fixed count as proof and stayed
+    silent, but the test decides how many items reach the join. Silent for structure (the model's modules, a
+    literal), a test of settings or of membership / ``None`` (``_reads_data``), host items, and conversions of
+    Python values (``torch.tensor``: the proof paths')."""
+    if name not in JOIN_CATS and name != "torch.stack" or name in ("torch.hstack", "torch.vstack") or not node.args:
+        return None
+    if name in JOIN_CATS and _joined_dim(node) != 0:
+        return None
+    function = _function_of(node, ctx)
+    if function is None or getattr(function, "name", "") == "__init__" or ".test" in f".{ctx.module}":
+        return None
+    items = node.args[0]
+    source = _comprehension_source(items)
+    element = items.elt if isinstance(items, (ast.ListComp, ast.GeneratorExp)) else None
+    if source is None and isinstance(items, ast.Name):
+        source, element = _built_here(items, node, function, ctx)
+    if source is None or source[0] is None:
+        return None
+    sequence, tests = source
+    filtered = tests is True or isinstance(tests, list) and any(_reads_data_test(t, ctx) for t in tests)
+    if not filtered or _structural(sequence, ctx) or not _fixed_count(sequence, ctx):
+        return None     # not filtered by the data, structure, or a count the broad path already judged
+    if isinstance(element, ast.Call) and _host_piece(element, ctx):
+        return None
+    return f"the items a test on the data keeps out of {short_source(sequence, 30)}, a loop of fixed count"
