@@ -888,6 +888,22 @@ class PerSampleConcat(Rule):
         "import torch\ndef f(x, sizes):\n    out = []\n    for n in sizes:\n        out.append(x[:n])\n"
         "    return torch.cat(out, dim=1)\n",
         "import torch\ndef f(x):\n    return torch.cat([torch.full((k,), i) for i, k in enumerate((2, 3))])\n",
+        "import torch\ndef f(self, batches, hidden):\n    parts = []\n    for batch in batches:\n"
+        "        out, hidden = self.forward(batch.t(), hidden)\n        parts.append(out)\n    return torch.cat(parts)\n",
+        "import torch\ndef f(a, ranges):\n    chunks = []\n    for start, end in ranges:\n"
+        "        ca, m = pad_chunk(a, start, end)\n        chunks.append(score(ca, m))\n    return torch.cat(chunks, dim=0)\n",
+        "import torch\ndef f(lmax):\n    ls = torch.arange(0, lmax + 1)\n"
+        "    return torch.cat([torch.arange(-l, l + 1) for l in ls])\n",
+        "import torch\ndef f(x, n):\n    out = []\n    for i in range(n):\n        if x[i].sum() > 0:\n"
+        "            out.append(x[i].cpu())\n    return torch.cat(out)\n",
+        "import torch\nclass M(torch.nn.Module):\n    def f(self, x):\n        out = []\n"
+        "        for m in self.children():\n            if x.numel() > 0:\n                out.append(m(x))\n"
+        "        return torch.stack(out)\n",
+    )
+    must_fire += (
+        "import torch\ndef loss(sim, pos, neg):\n    losses = []\n    for i in range(sim.size(0)):\n"
+        "        sp = sim[i][pos[i]]\n        if sp.numel() == 0:\n            continue\n"
+        "        losses.append(sp.logsumexp(0))\n    return torch.stack(losses).mean()\n",
     )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
