@@ -159,7 +159,11 @@ class PerSampleConcat(Rule):
         ``{k: cat(v) for k, v in parts.items()}``), a comprehension over a local list filled in a loop, when an
         ``append`` sits in a loop over a sequence nothing fixes, appends a data-dependent selection
         (``d[i, j]`` after ``i, j = torch.where(m)``), or appends items each element sizes or gathers
-        (``torch.full((len(p),), i)``, ``feats[cluster]``).
+        (``torch.full((len(p),), i)``, ``feats[cluster]``). And (session 23, sized_joins.py) whatever the count:
+        a ``cat`` along dim 0 of items sized by a value the data gives (a cut ``x[s:e]`` at offsets read per
+        counter ``o[i]`` or from ``.item()``, a factory or repeat sized by an element ``torch.tensor([i] * n)``,
+        a helper given such a size), and a ``cat`` / ``stack`` of the items a test on the data keeps in a loop of
+        fixed count (``if sp.numel() == 0: continue``: per-class, per-anchor, per-query results).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
