@@ -31,7 +31,7 @@ from npu_lint.rules.library_joins import joined_samples, library_joiners
 from npu_lint.rules.broad_joins import JOIN_STACKS, JOIN_TENSORS, broad_join
 from npu_lint.rules.inverted_joins import INVERTED, inverted_join
 from npu_lint.rules.filled_joins import filled_join
-from npu_lint.rules.sized_joins import kept_join, sized_join
+from npu_lint.rules.sized_joins import kept_join, sized_join, unzipped_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -908,6 +908,16 @@ class PerSampleConcat(Rule):
         "import torch\ndef loss(sim, pos, neg):\n    losses = []\n    for i in range(sim.size(0)):\n"
         "        sp = sim[i][pos[i]]\n        if sp.numel() == 0:\n            continue\n"
         "        losses.append(sp.logsumexp(0))\n    return torch.stack(losses).mean()\n",
+        "import torch\ndef images(proc, images):\n    pix, grids = zip(*(proc.preprocess(image=im) for im in images))\n"
+        "    return torch.cat(pix, dim=0), torch.cat(grids, dim=0)\n",
+        "import torch\ndef graphs(pos_list, cells):\n    results = [build(p, c) for p, c in zip(pos_list, cells)]\n"
+        "    src, dst = zip(*results)\n    return torch.cat(src), torch.cat(dst)\n",
+    )
+    must_not_fire += (
+        "import torch\ndef f(proc, x):\n    a, b = zip(*[proc(x, k) for k in (1, 2, 3)])\n    return torch.cat(a)\n",
+        "import torch\nclass M(torch.nn.Module):\n    def f(self, x):\n"
+        "        a, b = zip(*[blk(x) for blk in self.blocks])\n        return torch.cat(a)\n",
+        "import torch\ndef f(proc, xs):\n    a, b = zip(*(proc(x) for x in xs))\n    return torch.cat(a, dim=1)\n",
     )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -951,6 +961,12 @@ class PerSampleConcat(Rule):
                            "how many items reach the join changes with the data, a recompile per count on NPU; "
                            "keep every item and a validity mask (or weight the skipped ones by 0) instead of "
                            "skipping them", name)
+                return
+            found = unzipped_join(node, name, ctx)
+            if found is not None:   # one of a helper's several results per element, unzipped (sized_joins.py)
+                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: the "
+                           "joined length changes with the data, a recompile per length on NPU; pad each item to a "
+                           "fixed maximum (and the list to a fixed count) with a validity mask", name)
 
     def _proven(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

@@ -266,3 +266,37 @@ def kept_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional
     if isinstance(element, ast.Call) and _host_piece(element, ctx):
         return None
     return f"the items a test on the data keeps out of {short_source(sequence, 30)}, a loop of fixed count"
+
+
+def unzipped_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
+    """A ``cat`` along dim 0 of one of the results a helper returns per element, unzipped
+    (``pixel_values, grids = zip(*(proc.preprocess(image=im) for im in images))``, ms-swift's Ovis per-image
+    patches; ``zip(*[build(pos, ...) for ...])``, fairchem's per-system graphs): a helper that hands back several
+    results hands back a selection or a variable-size piece with what sizes it, so its result is no proof of one
+    size (as the filled path judges a name unpacked from a helper's several results). Silent for a count proven
+    fixed or structure (a literal, the model's modules, ``self``'s containers), setup code and tests."""
+    if name not in JOIN_CATS or name in ("torch.hstack", "torch.vstack") or not node.args or _joined_dim(node) != 0:
+        return None
+    items = node.args[0]
+    if not isinstance(items, ast.Name):
+        return None
+    function = _function_of(node, ctx)
+    if function is None or getattr(function, "name", "") == "__init__" or ".test" in f".{ctx.module}":
+        return None
+    binding = ctx.resolver.binding(items)
+    value = binding.value if binding is not None and len(binding.path) == 1 else None
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "zip"
+            and len(value.args) == 1 and isinstance(value.args[0], ast.Starred)):
+        return None
+    unzipped = value.args[0].value
+    if isinstance(unzipped, ast.Name):      # ``results = [build(p) for p in ...]; a, b = zip(*results)``
+        bound = ctx.resolver.binding(unzipped)
+        unzipped = bound.value if bound is not None and not bound.path and isinstance(bound.value, ast.AST) else None
+    comprehension = _comprehension(unzipped) if unzipped is not None else None
+    if comprehension is None or not isinstance(comprehension.elt, ast.Call) or len(comprehension.generators) != 1:
+        return None
+    sequence = comprehension.generators[0].iter
+    if _structural(sequence, ctx) or _fixed_count(sequence, ctx):
+        return None
+    return f"one of the results {short_source(comprehension.elt.func, 30)}() returns per element of " \
+           f"{short_source(sequence, 30)}, unzipped: a helper's several results are no proof of one size"
