@@ -163,7 +163,8 @@ class PerSampleConcat(Rule):
         a ``cat`` along dim 0 of items sized by a value the data gives (a cut ``x[s:e]`` at offsets read per
         counter ``o[i]`` or from ``.item()``, a factory or repeat sized by an element ``torch.tensor([i] * n)``,
         a helper given such a size), and a ``cat`` / ``stack`` of the items a test on the data keeps in a loop of
-        fixed count (``if sp.numel() == 0: continue``: per-class, per-anchor, per-query results).
+        fixed count (``if sp.numel() == 0: continue``: per-class, per-anchor, per-query results), and a ``cat``
+        of one of the results a helper returns per element, unzipped (``a, b = zip(*(f(x) for x in xs))``).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
