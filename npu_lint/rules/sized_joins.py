@@ -1,4 +1,6 @@
-"""NPU409's fourth broad path (session 23, concat23): items SIZED BY THE DATA, whatever their count.
+"""NPU409's fourth broad path (session 23, concat23): items SIZED BY THE DATA, whatever their count
+(``sized_join``); beside it ``kept_join`` (a data test filters a loop of fixed count) and ``unzipped_join`` (one
+of a helper's several results per element, unzipped), each documented at its function.
 
 The other paths ask whether the COUNT of joined items is fixed; a count proven fixed (``range`` of a tensor's
 size, ``range(batch_size)``, the elements of a tensor) silenced them. But a fixed count of items of different
