@@ -31,6 +31,7 @@ from npu_lint.rules.library_joins import joined_samples, library_joiners
 from npu_lint.rules.broad_joins import JOIN_STACKS, JOIN_TENSORS, broad_join
 from npu_lint.rules.inverted_joins import INVERTED, inverted_join
 from npu_lint.rules.filled_joins import filled_join
+from npu_lint.rules.sized_joins import kept_join, sized_join, unzipped_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -158,7 +159,12 @@ class PerSampleConcat(Rule):
         ``{k: cat(v) for k, v in parts.items()}``), a comprehension over a local list filled in a loop, when an
         ``append`` sits in a loop over a sequence nothing fixes, appends a data-dependent selection
         (``d[i, j]`` after ``i, j = torch.where(m)``), or appends items each element sizes or gathers
-        (``torch.full((len(p),), i)``, ``feats[cluster]``).
+        (``torch.full((len(p),), i)``, ``feats[cluster]``). And (session 23, sized_joins.py) whatever the count:
+        a ``cat`` along dim 0 of items sized by a value the data gives (a cut ``x[s:e]`` at offsets read per
+        counter ``o[i]`` or from ``.item()``, a factory or repeat sized by an element ``torch.tensor([i] * n)``,
+        a helper given such a size), and a ``cat`` / ``stack`` of the items a test on the data keeps in a loop of
+        fixed count (``if sp.numel() == 0: continue``: per-class, per-anchor, per-query results), and a ``cat``
+        of one of the results a helper returns per element, unzipped (``a, b = zip(*(f(x) for x in xs))``).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -859,6 +865,61 @@ class PerSampleConcat(Rule):
         "import torch\ndef f(step, x):\n    out = {}\n    while x is not None:\n        h, x = step(x)\n"
         "        out.setdefault('h', []).append(h[x > 0])\n    return torch.cat(out['h'])\n",
     )
+    # session 23 (concat23, sized_joins.py): items sized by a value the data gives, whatever their count (a cut at
+    # offsets read per counter or from ``.item()``, a factory / repeat sized by an element, a helper given such a size)
+    must_fire += (
+        "import torch\ndef pool(x, o):\n    out = []\n    for i in range(o.shape[0]):\n"
+        "        s, e = (0, o[0]) if i == 0 else (o[i - 1], o[i])\n        xb = x[s:e, :]\n"
+        "        xb = torch.cat((xb, xb.mean(0, True).repeat(e - s, 1)), 1)\n        out.append(xb)\n"
+        "    return torch.cat(out, 0)\n",
+        "import torch\ndef take(logps, lens, bs):\n    res, off = [], 0\n    for i in range(bs):\n"
+        "        n = lens[i].item()\n        res.append(logps[off:off + n])\n        off += n\n    return torch.cat(res)\n",
+        "import torch\ndef index(offsets):\n    return torch.cat([torch.tensor([i] * n) for i, n in enumerate(offsets)], 0)\n",
+        "import torch\ndef ids(grids):\n    out = []\n    for i, g in enumerate(grids):\n        n = g.prod().item()\n"
+        "        out.append(torch.arange(n) % g[1])\n    return torch.concat(out, dim=0)\n",
+        "import torch\ndef route(samples, lens):\n    out = []\n    for s, n in zip(samples, lens):\n"
+        "        t = int(n.item())\n        out.append(trim(s.routed, t))\n    return torch.cat(out, 0)\n",
+    )
+    must_not_fire += (
+        "import torch\ndef f(x, n, k):\n    out = []\n    for i in range(n):\n"
+        "        out.append(x[i * k:(i + 1) * k])\n    return torch.cat(out)\n",
+        "import torch\ndef f(x, starts, k, n):\n    out = []\n    for i in range(n):\n"
+        "        s = starts[i]\n        out.append(x[s:s + k])\n    return torch.cat(out)\n",
+        "import torch\nclass M(torch.nn.Module):\n    def f(self, x):\n        out = []\n"
+        "        for i in range(len(self.cuts) - 1):\n            out.append(x[self.cuts[i]:self.cuts[i + 1]])\n"
+        "        return torch.cat(out)\n",
+        "import torch\ndef f(x, offsets):\n    out = []\n    for i in range(len(offsets) - 1):\n"
+        "        out.append(x[offsets[i]:offsets[i + 1]].mean(0, keepdim=True))\n    return torch.cat(out)\n",
+        "import torch\ndef f(x, sizes):\n    out = []\n    for n in sizes:\n        out.append(x[:n])\n"
+        "    return torch.cat(out, dim=1)\n",
+        "import torch\ndef f(x):\n    return torch.cat([torch.full((k,), i) for i, k in enumerate((2, 3))])\n",
+        "import torch\ndef f(self, batches, hidden):\n    parts = []\n    for batch in batches:\n"
+        "        out, hidden = self.forward(batch.t(), hidden)\n        parts.append(out)\n    return torch.cat(parts)\n",
+        "import torch\ndef f(a, ranges):\n    chunks = []\n    for start, end in ranges:\n"
+        "        ca, m = pad_chunk(a, start, end)\n        chunks.append(score(ca, m))\n    return torch.cat(chunks, dim=0)\n",
+        "import torch\ndef f(lmax):\n    ls = torch.arange(0, lmax + 1)\n"
+        "    return torch.cat([torch.arange(-l, l + 1) for l in ls])\n",
+        "import torch\ndef f(x, n):\n    out = []\n    for i in range(n):\n        if x[i].sum() > 0:\n"
+        "            out.append(x[i].cpu())\n    return torch.cat(out)\n",
+        "import torch\nclass M(torch.nn.Module):\n    def f(self, x):\n        out = []\n"
+        "        for m in self.children():\n            if x.numel() > 0:\n                out.append(m(x))\n"
+        "        return torch.stack(out)\n",
+    )
+    must_fire += (
+        "import torch\ndef loss(sim, pos, neg):\n    losses = []\n    for i in range(sim.size(0)):\n"
+        "        sp = sim[i][pos[i]]\n        if sp.numel() == 0:\n            continue\n"
+        "        losses.append(sp.logsumexp(0))\n    return torch.stack(losses).mean()\n",
+        "import torch\ndef images(proc, images):\n    pix, grids = zip(*(proc.preprocess(image=im) for im in images))\n"
+        "    return torch.cat(pix, dim=0), torch.cat(grids, dim=0)\n",
+        "import torch\ndef graphs(pos_list, cells):\n    results = [build(p, c) for p, c in zip(pos_list, cells)]\n"
+        "    src, dst = zip(*results)\n    return torch.cat(src), torch.cat(dst)\n",
+    )
+    must_not_fire += (
+        "import torch\ndef f(proc, x):\n    a, b = zip(*[proc(x, k) for k in (1, 2, 3)])\n    return torch.cat(a)\n",
+        "import torch\nclass M(torch.nn.Module):\n    def f(self, x):\n"
+        "        a, b = zip(*[blk(x) for blk in self.blocks])\n        return torch.cat(a)\n",
+        "import torch\ndef f(proc, xs):\n    a, b = zip(*(proc(x) for x in xs))\n    return torch.cat(a, dim=1)\n",
+    )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)
@@ -887,6 +948,26 @@ class PerSampleConcat(Rule):
                            "items differ in length, so the joined length changes with the data, a recompile per "
                            "length on NPU; pad each item to a fixed maximum (and the list to a fixed count) with a "
                            "validity mask, or keep a fixed-size buffer and its valid count", name)
+                return
+            found = sized_join(node, name, ctx)
+            if found is not None:   # items sized by the data, whatever their count (sized_joins.py)
+                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
+                           "the items differ in length, so the joined length changes with the data, a recompile "
+                           "per length on NPU; pad each item to a fixed maximum length with a validity mask (or "
+                           "keep a fixed-size buffer of the total and its valid count)", name)
+                return
+            found = kept_join(node, name, ctx)
+            if found is not None:   # a data test filters a loop of fixed count (sized_joins.py)
+                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
+                           "how many items reach the join changes with the data, a recompile per count on NPU; "
+                           "keep every item and a validity mask (or weight the skipped ones by 0) instead of "
+                           "skipping them", name)
+                return
+            found = unzipped_join(node, name, ctx)
+            if found is not None:   # one of a helper's several results per element, unzipped (sized_joins.py)
+                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: the "
+                           "joined length changes with the data, a recompile per length on NPU; pad each item to a "
+                           "fixed maximum (and the list to a fixed count) with a validity mask", name)
 
     def _proven(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
