@@ -667,6 +667,20 @@ class DataDependentBranch(Rule):
                       # ``len()`` of a value of unknown kind, no zero-size tensor built
                       "import torch\ndef f(items, x):\n    if len(items) == 0:\n        return x\n    return x.clamp_min(0)\n")
 
+    # session 23 (branch23): ``len()`` of a value of unknown kind the function uses as a tensor (a tensor-only method
+    # on it, an index of a value not proven host, an argument of a torch function not taking lists): a helper's
+    # return or an untyped parameter (gedml's mined indices, instanseg's Lovasz labels).
+    must_fire += ("import torch\nfrom . import lf\ndef pairs(row_labels, col_labels, t):\n"
+                  "    a1, p, a2, _ = lf.split_indices(t)\n    if len(a1) == 0 or len(a2) == 0:\n"
+                  "        return [None] * 4\n    keep = row_labels[a1, :] != col_labels\n    return a1, p, keep.byte()\n",
+                  "import torch\ndef hinge(logits, labels):\n    if len(labels) == 0:\n        return logits.sum() * 0.\n"
+                  "    signs = 2. * labels.float() - 1.\n    return torch.relu(1. - logits * signs).mean()\n")
+    must_not_fire += (  # a host list parameter handed to ``torch.cat`` / iterated: its length may be the code's
+                      "import torch\ndef merge(xs, y):\n    if len(xs) == 0:\n        return y\n"
+                      "    return torch.cat(xs) + y\n",
+                      "import torch\ndef embed(names, table, x):\n    if len(names) > 0:\n"
+                      "        return torch.cat([table[n](x) for n in names], dim=-1)\n    return x\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers

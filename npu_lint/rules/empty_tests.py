@@ -98,7 +98,7 @@ def empty_test(test: ast.AST, arms: list[ast.stmt], ctx: FileContext) -> Optiona
                 or ctx.resolver.configured(value) or _fixed_shape(value, ctx):
             continue
         if is_len and ctx.resolver.kind_of(value) not in K.TENSORS:
-            if builds_empty(arms, ctx) and not ctx.resolver.configured(value):
+            if (builds_empty(arms, ctx) or used_as_tensor(value, ctx)) and not ctx.resolver.configured(value):
                 return operand
             continue
         if not not_tensor(value, ctx) or builds_empty(arms, ctx):
@@ -172,3 +172,48 @@ def graph_count(test: ast.AST) -> bool:
     differently are enough (a tensor's emptiness with two arms is as often a mode: weights given or not)."""
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _GRAPH_COUNTS
                and not n.args for n in walk(test))
+
+
+# Methods only a tensor answers (no numpy array, list or Python number has them): a name whose function calls one
+# on it is a tensor, whatever kind the model gives it (a helper's return, an untyped parameter).
+_TENSOR_USES = frozenset({"unsqueeze", "float", "long", "bool", "half", "view", "type_as", "expand", "numel",
+                          "nonzero", "masked_fill", "permute", "contiguous", "detach", "cuda", "index_select",
+                          "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "masked_select"})
+# torch functions that take a list of tensors (a host list handed to them has a length the code may fix).
+_TAKES_LISTS = frozenset({"cat", "stack", "concat", "concatenate", "hstack", "vstack", "tensor", "as_tensor",
+                          "from_numpy", "Tensor", "LongTensor", "FloatTensor", "BoolTensor", "block_diag"})
+
+
+def used_as_tensor(value: ast.AST, ctx: FileContext) -> bool:
+    """``len(a1) == 0`` where the function uses ``a1`` as a tensor (session 23, branch23): a tensor-only method
+    (``a1.unsqueeze(0)``, ``labels.float()``), an index of a value not proven host (``row_labels[a1, :]``,
+    ``metric_mat[anchor_idx, :]``), an argument of a torch function other than one taking a list (``torch.cat``).
+    The value came from a helper's return or an untyped parameter the model cannot type (gedml's mined indices
+    ``a1, p, a2, _ = l_f.split_indices(t)``, instanseg's Lovasz ``labels``); a host list parameter (``torch.cat(xs)``,
+    ``for x in xs``) stays quiet."""
+    if not isinstance(value, ast.Name):
+        return False
+    function = ctx.enclosing_any(value, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return False
+    return value.id in ctx.per_node("empty_tests_tensor_uses", function, lambda scope: _tensor_names(scope, ctx))
+
+
+def _tensor_names(function: ast.AST, ctx: FileContext) -> frozenset[str]:
+    names: set[str] = set()
+    indices: set[str] = set()
+    targets: set[str] = set()   # an element of a loop over a container (``for g in groups: x[g]``): host index lists
+    for n in walk(function):
+        if isinstance(n, (ast.For, ast.AsyncFor, ast.comprehension)):
+            targets.update(t.id for t in walk(n.target) if isinstance(t, ast.Name))
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            if n.func.attr in _TENSOR_USES and isinstance(n.func.value, ast.Name):
+                names.add(n.func.value.id)
+            qualname = ctx.resolver.qualname(n.func) or ""
+            if qualname.startswith("torch.") and qualname.rsplit(".", 1)[-1] not in _TAKES_LISTS:
+                names.update(a.id for a in n.args if isinstance(a, ast.Name))
+        elif isinstance(n, ast.Subscript) and isinstance(n.value, (ast.Name, ast.Attribute)) \
+                and not not_tensor(n.value, ctx):
+            index = n.slice.elts if isinstance(n.slice, ast.Tuple) else [n.slice]
+            indices.update(i.id for i in index if isinstance(i, ast.Name))
+    return frozenset(names | (indices - targets))
