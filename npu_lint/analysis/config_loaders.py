@@ -117,6 +117,14 @@ def _code_reads(ctx: FileContext) -> frozenset[str]:
     return frozenset(read)
 
 
+def config_statement(node: ast.Call, ctx: FileContext) -> bool:
+    """Whether ``node`` is the whole value of a module-level ``NAME = dict(...)``: the only place a config file
+    describes a loader. A ``dict(...)`` anywhere else (a kwargs dict in a method) is left to the code paths."""
+    statement = ctx.parent(node)
+    return isinstance(statement, ast.Assign) and statement.value is node and isinstance(ctx.parent(statement),
+                                                                                         ast.Module)
+
+
 def config_loader(node: ast.Call, ctx: FileContext) -> Optional[tuple[bool, str]]:
     """For ``NAME = dict(...)`` at a config module's top level describing a loader whose last batch the merged
     configuration leaves short: (whether it trains, what the finding says); None otherwise."""

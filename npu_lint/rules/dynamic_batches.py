@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.config_loaders import config_loader
+from npu_lint.analysis.config_loaders import config_loader, config_statement
 from npu_lint.analysis.defaults import default_constant, fixed_one, may_be_false, not_surely_true
 from npu_lint.analysis.library_classes import loader_class, loader_names, loader_parameters
 from npu_lint.analysis.loader_wrappers import factory_keywords, forwards_drop_last, forwards_loader
@@ -508,7 +508,7 @@ class LoaderWithoutDropLast(Rule):
             self._check_loop(node, ctx)
             return
         assert isinstance(node, ast.Call)
-        if isinstance(node.func, ast.Name) and node.func.id == "dict":
+        if isinstance(node.func, ast.Name) and node.func.id == "dict" and config_statement(node, ctx):
             found = config_loader(node, ctx) if not test_code(node, ctx) else None   # analysis/config_loaders.py
             if found is not None and found[0]:
                 ctx.report(node, f"{found[1]}, it shuffles (a training loader) and its last batch is smaller: a "

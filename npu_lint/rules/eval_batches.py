@@ -9,7 +9,7 @@ import ast
 import re
 from typing import Optional
 
-from npu_lint.analysis.config_loaders import config_loader, runner_loader
+from npu_lint.analysis.config_loaders import config_loader, config_statement, runner_loader
 from npu_lint.analysis.defaults import fixed_one
 from npu_lint.analysis.library_classes import loader_names, loader_parameters
 from npu_lint.analysis.nodes import walk
@@ -162,6 +162,10 @@ class ShortLastEvalBatch(Rule):
         "val_dataloader = dict(batch_size=32, num_workers=4, sampler=dict(type='DefaultSampler', shuffle=False),\n"
         "                      dataset=dict(type='ImageNet', data_root='data/imagenet'))\n",
         "_base_ = ['mmcls::_base_/datasets/cifar10_bs16.py']\nval_dataloader = test_dataloader = dict(batch_size=128)\n",
+        # a kwargs dict in code is judged by the code path, not as a config file's loader (integration, session 23)
+        "import torch\nclass Batches:\n    def __iter__(self):\n"
+        "        kwargs = dict(batch_size=self.batch_size, drop_last=False)\n"
+        "        return iter(self.dataset.iter_torch_batches(**kwargs))\n",
         # mmengine's static builder given a config the code does not show (tools, hooks, feature extractors)
         "from mmengine.runner import Runner\ndef extract(cfg, seed):\n"
         "    return Runner.build_dataloader(dataloader=cfg.val_dataloader, seed=seed)\n",
@@ -532,7 +536,7 @@ class ShortLastEvalBatch(Rule):
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
-        if isinstance(node.func, ast.Name) and node.func.id == "dict":
+        if isinstance(node.func, ast.Name) and node.func.id == "dict" and config_statement(node, ctx):
             found = config_loader(node, ctx) if not test_code(node, ctx) else None   # analysis/config_loaders.py
             if found is not None and not found[0]:
                 ctx.report(node, self.message.format(what=found[1]), _LOADER)
