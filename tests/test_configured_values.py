@@ -143,8 +143,8 @@ def test_a_tensor_a_collective_writes_into_holds_the_ranks_data():
             n = torch.tensor(local, device=x.device)
             return F.pad(x, (0, 0, 0, n.item() - local))
         """
-    # the ranks' longest length read back pads the batch: NPU405 reports the padding where it is made (the maximum
-    # across processes is a batch maximum); NPU403 leaves that read to it. ``pad_fixed``'s tensor holds this rank's
+    # the ranks' longest length read back pads the batch: NPU405 reports it at the maximum read back, the line a
+    # fixed length replaces (the maximum across processes is a batch maximum); NPU403 leaves that read to it. ``pad_fixed``'s tensor holds this rank's
     # own size (configuration): silent.
     findings = analyse_source(textwrap.dedent(source), codes=frozenset({"NPU403", "NPU405"}))
-    assert [(f.code, f.line) for f in findings] == [("NPU405", 9)]
+    assert [(f.code, f.line) for f in findings] == [("NPU405", 8)]

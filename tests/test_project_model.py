@@ -55,13 +55,13 @@ def test_a_padding_helper_of_another_module_is_reported_at_its_calls():
     assert "detkit.utils.batching.pad_targets → detkit.utils.batching.pad_list → max of item lengths" in messages[8]
     assert "detkit.utils.batching.pad_frames → max of item lengths, detkit/utils/batching.py line 26" in messages[14]
     # ``pad_to(xs, 128)``: the length given replaces the maximum; ``longest(labels)`` only printed: no padding
-    assert set(messages) == {7, 8, 14, 19, 25, 29}
+    assert set(messages) == {7, 8, 14, 19, 23, 29}   # line 23: the maximum, sizing the stack at line 25
     # the maximum handed, inside the helper's module, to a helper of that file that np.pads up to its parameter
     assert "detkit.utils.batching.prepare_ids → max of item lengths, detkit/utils/batching.py line 57" in messages[29]
     # the batch maximum inside a list of lengths given to a function of another module that sizes with it: the
-    # one place it sizes, reported there
-    assert messages[25].startswith("stack_tensors([64, spec_len]) → pad() is given the batch maximum (max([p.shape[0] "
-                                   "for p in batch]), line 23)")
+    # one place it sizes, reported at the maximum, naming it
+    assert messages[23].startswith("the batch maximum max([p.shape[0] for p in batch]) sizes stack_tensors([64, "
+                                   "spec_len]) → pad() at line 25")
 
 
 def test_a_size_helper_of_another_module_is_reported_at_its_call():

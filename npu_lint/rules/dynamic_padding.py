@@ -106,7 +106,8 @@ class PadToBatchMax(ValueFlow):
     length of the first item once the items are sorted by it, longest first (``batch.sort(key=lambda x:
     len(x[0]), reverse=True)``, then ``max_len = len(batch[0][0])``; measured as the key measures it), or read from the longest item picked by its size
         (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
-        at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); it is also reported where it pads token lists in
+        at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); a maximum that sizes torch tensors in its own function is reported once, at
+        the maximum (the line a fixed length replaces), naming every tensor it sizes; it is also reported where it pads token lists in
         Python (``ids + [pad] * (m - len(ids))``), sizes a numpy buffer (``np.zeros((n, m))``), pads an array with ``np.pad`` or is handed to a
         padding helper of another module (``pad_to_length(x, m)``, or any function of another module whose
         parameter sizes a tensor, found through the project index: ``stack_tensors(items, max_lens=[m])``), and the shortest length where it crops each
@@ -725,28 +726,15 @@ class PadToBatchMax(ValueFlow):
         sinks.append(sink)
         name = "minimum" if extreme_side(origin) == "shortest" else "maximum"
         if here and _making(verb):
-            # each tensor or array it sizes or pads in its own function: reported there, where the varying shape
-            # is made (one finding a place, whichever maximum reaches it first)
+            # each tensor it sizes or pads in its own function: one finding, at the maximum -- the line a fixed
+            # length replaces, which reviewers mark as often as the padding -- naming every place it makes
+            # (session 23; reported at the first tensor before)
             reported[id(extreme)] = (None if entry is ... else entry[0], sinks)
-            places = ctx.scratch.setdefault("batch_max_places", set())
-            if id(node) not in places:
-                places.add(id(node))
-                made = ctx.scratch.setdefault("batch_max_made", {})
-                first = made.get(id(extreme))
-                text = self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})")
-                if first is None:
-                    made[id(extreme)] = (ctx.report(node, text, "padding"), node.lineno, _item_pad(node, ctx))
-                elif first[0] is not None and first[1] != node.lineno and extreme.lineno != first[1] \
-                        and _item_pad(node, ctx) and first[2]:
-                    # a second list of items padded to it (the embeddings and their masks, ``F.pad`` each): one
-                    # finding, at the maximum -- the line a fixed length replaces -- naming both places (batch
-                    # buffers made at the maximum stay reported each where it is made)
-                    made[id(extreme)] = (None, first[1], True)
-                    ctx.relocate(first[0], extreme, self.message.format(
-                        what=f"the batch {name} {origin_text(origin)} sizes the tensors made at lines "
-                             f"{first[1]} and {node.lineno}"))
-                elif not (first[0] is None and _item_pad(node, ctx)):
-                    ctx.report(node, text, "padding")
+            made = ctx.scratch.setdefault("batch_max_made", {})
+            making = [s for s in sinks if _making(s) and not s.endswith(")")]
+            text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(making)}")
+            first = made.get(id(extreme))
+            made[id(extreme)] = ctx.report(extreme, text, "padding") if first is None else ctx.amend(first, text)
             return
         # the other places (a list padded in Python, a slice, an array, a helper's tensor): one finding for them all
         listed = [s for s in sinks if not _making(s) or s.endswith(")")]
@@ -1030,11 +1018,3 @@ def _chosen_functions(func: ast.Name, ctx: FileContext) -> tuple[str, ...]:
     arms = [value.body, value.orelse] if isinstance(value, ast.IfExp) else [value] if isinstance(
         value, ast.Attribute) else []
     return tuple(name for arm in arms for name in [ctx.resolver.qualname(arm, binding.scope)] if name)
-
-
-def _item_pad(node: ast.AST, ctx: FileContext) -> bool:
-    """``F.pad(e, (0, m - e.size(1)))`` inside a comprehension: each item padded, no batch buffer made here."""
-    if not isinstance(node, ast.Call) or ctx.resolver.qualname(node.func) not in ("torch.nn.functional.pad",):
-        return False
-    parent = ctx.parent(node)
-    return isinstance(parent, (ast.ListComp, ast.GeneratorExp))

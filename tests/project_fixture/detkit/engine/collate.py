@@ -20,9 +20,9 @@ def collate_fixed(batch):
 
 
 def collate_priors(batch):
-    spec_len = max([p.shape[0] for p in batch])
+    spec_len = max([p.shape[0] for p in batch])  # expect: NPU405@15
     fixed = stack_tensors(batch, max_lens=[64, 128])
-    return stack_tensors(batch, max_lens=[64, spec_len]), fixed  # expect: NPU405@11
+    return stack_tensors(batch, max_lens=[64, spec_len]), fixed
 
 
 def collate_ids(batch):

@@ -10,15 +10,15 @@ class BaseDetector(nn.Module):
 
     @staticmethod
     def padding2d(batch):
-        longest = max([len(x) for x in batch])
-        mask = torch.zeros(len(batch), longest, dtype=torch.bool)  # expect: NPU405@15
+        longest = max([len(x) for x in batch])  # expect: NPU405@18
+        mask = torch.zeros(len(batch), longest, dtype=torch.bool)
         batch = [x + [0.0] * (longest - len(x)) for x in batch]  # expect: NPU405@21
         return batch, mask
 
     def pad_codes(self, batch, max_len=None):
         if max_len is None:
-            max_len = max(len(x) for x in batch)
-        return torch.zeros(len(batch), max_len)  # expect: NPU405@15
+            max_len = max(len(x) for x in batch)  # expect: NPU405@22
+        return torch.zeros(len(batch), max_len)
 
     def add_vocab(self, key, itos):
         # the items of a dict the subclass builds empty: a Vocab each (its encode pads to the longest)

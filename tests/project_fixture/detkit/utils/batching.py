@@ -5,8 +5,8 @@ import torch
 def pad_list(xs, pad_value):
     """Pads a list of tensors to the longest among them (what speech toolkits call ``pad_list``)."""
     n_batch = len(xs)
-    max_len = max(x.size(0) for x in xs)
-    pad = xs[0].new(n_batch, max_len, *xs[0].size()[1:]).fill_(pad_value)  # expect: NPU405@10
+    max_len = max(x.size(0) for x in xs)  # expect: NPU405@14
+    pad = xs[0].new(n_batch, max_len, *xs[0].size()[1:]).fill_(pad_value)
     for i in range(n_batch):
         pad[i, : xs[i].size(0)] = xs[i]
     return pad
@@ -33,8 +33,8 @@ def pad_frames(feats, pad_value=0.0):
 def pad_to(xs, max_len=None):
     """The maximum only when the caller gives no length."""
     if max_len is None:
-        max_len = max(map(len, xs))
-    return torch.stack([torch.cat([x, x.new_zeros(max_len - len(x))]) for x in xs])  # expect: NPU405@38
+        max_len = max(map(len, xs))  # expect: NPU405@18
+    return torch.stack([torch.cat([x, x.new_zeros(max_len - len(x))]) for x in xs])
 
 
 def stack_tensors(tensors, max_lens, pad_value=0.0):
