@@ -508,8 +508,10 @@ class LoaderWithoutDropLast(Rule):
             self._check_loop(node, ctx)
             return
         assert isinstance(node, ast.Call)
-        if isinstance(node.func, ast.Name) and node.func.id == "dict" and config_statement(node, ctx):
-            found = config_loader(node, ctx) if not test_code(node, ctx) else None   # analysis/config_loaders.py
+        if isinstance(node.func, ast.Name) and node.func.id == "dict":
+            # a training loader is judged where it is built, never at a dict (a kwargs dict is read at the
+            # DataLoader call); a config file's top-level loader dict is the one place one is described
+            found = config_loader(node, ctx) if config_statement(node, ctx) and not test_code(node, ctx) else None
             if found is not None and found[0]:
                 ctx.report(node, f"{found[1]}, it shuffles (a training loader) and its last batch is smaller: a "
                                  "second set of shapes to compile on NPU; the cheapest static alternative: "
