@@ -118,14 +118,24 @@ def _holds(value: ast.AST, joined: str) -> bool:
     return rearranged(value, joined)
 
 
-def carried_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
-    """What grows (for the message), else None: see the module's docstring."""
-    if name not in _CATS or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) \
+def named_join(node: ast.Call, name: Optional[str], ctx: FileContext,
+               joins: frozenset[str] = _CATS) -> Optional[ast.Assign]:
+    """``x = cat([a, b, ...])`` (``name`` one of ``joins``): the statement binding one name to a join of two or more
+    listed pieces, else None (what growth_carried and growth_derived start from)."""
+    if name not in joins or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) \
             or len(node.args[0].elts) < 2:
         return None
     stmt = ctx.parent(node)
     if not isinstance(stmt, ast.Assign) or stmt.value is not node or len(stmt.targets) != 1 \
             or not isinstance(stmt.targets[0], ast.Name):
+        return None
+    return stmt
+
+
+def carried_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
+    """What grows (for the message), else None: see the module's docstring."""
+    stmt = named_join(node, name, ctx)
+    if stmt is None:
         return None
     function = ctx.enclosing(node, FUNCTION_TYPES)
     scopes = ctx.resolver.scopes

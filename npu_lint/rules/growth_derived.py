@@ -24,6 +24,7 @@ from npu_lint.analysis.step_growth import rearranged, reordered
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.growth_carried import named_join
 
 _CATS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack"})
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
@@ -78,12 +79,8 @@ def _grown_in(loop: ast.AST) -> tuple[frozenset[str], dict[str, str]]:
 
 def derived_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
     """What grows (for the message), else None: see the module's docstring."""
-    if name not in _CATS or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) \
-            or len(node.args[0].elts) < 2:
-        return None
-    stmt = ctx.parent(node)
-    if not isinstance(stmt, ast.Assign) or stmt.value is not node or len(stmt.targets) != 1 \
-            or not isinstance(stmt.targets[0], ast.Name):
+    stmt = named_join(node, name, ctx, _CATS)
+    if stmt is None:
         return None
     base = _base(node.args[0].elts[0])
     if base is None:
