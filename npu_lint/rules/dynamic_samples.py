@@ -927,47 +927,18 @@ class PerSampleConcat(Rule):
         if name in _PROVEN:
             self._proven(node, ctx)
         if len(ctx.findings) == before and ctx.uses_torch:
-            found = broad_join(node, name, ctx)
-            if found is not None:   # the op is the trigger (broad_joins.py): nothing proves the count fixed
-                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
-                           "the joined length can change with the data, a recompile per length on NPU; give the "
-                           "list a fixed count (pad to a maximum number of items with a validity mask)", name)
+            for finder, advice in _BROAD_PATHS:
+                found = finder(node, name, ctx)
+                if found is None:
+                    continue
+                text = f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: {advice}"
+                if finder is inverted_join:
+                    # where NPU405 reports the same call (a collate's ``pad_sequence``), that finding says it: one
+                    # site, one finding (``report_repeat`` drops this one once the file is walked)
+                    ctx.report_repeat(node, text, name, node, _PADDING_CODES)
+                else:
+                    ctx.report(node, text, name)
                 return
-            found = inverted_join(node, name, ctx)
-            if found is not None:   # the join itself is the trigger (inverted_joins.py): nothing proves it static
-                # where NPU405 reports the same call (a collate's ``pad_sequence``), that finding says it: one site,
-                # one finding (``report_repeat`` drops this one once the file is walked)
-                ctx.report_repeat(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
-                                  "nothing fixes their count or their lengths, so the joined length can change with "
-                                  "the data, a recompile per length on NPU; pad each item to a fixed maximum (and the "
-                                  "list to a fixed count) with a validity mask", name, node, _PADDING_CODES)
-                return
-            found = filled_join(node, name, ctx)
-            if found is not None:   # a container filled elsewhere in the function (filled_joins.py)
-                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: the "
-                           "items differ in length, so the joined length changes with the data, a recompile per "
-                           "length on NPU; pad each item to a fixed maximum (and the list to a fixed count) with a "
-                           "validity mask, or keep a fixed-size buffer and its valid count", name)
-                return
-            found = sized_join(node, name, ctx)
-            if found is not None:   # items sized by the data, whatever their count (sized_joins.py)
-                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
-                           "the items differ in length, so the joined length changes with the data, a recompile "
-                           "per length on NPU; pad each item to a fixed maximum length with a validity mask (or "
-                           "keep a fixed-size buffer of the total and its valid count)", name)
-                return
-            found = kept_join(node, name, ctx)
-            if found is not None:   # a data test filters a loop of fixed count (sized_joins.py)
-                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: "
-                           "how many items reach the join changes with the data, a recompile per count on NPU; "
-                           "keep every item and a validity mask (or weight the skipped ones by 0) instead of "
-                           "skipping them", name)
-                return
-            found = unzipped_join(node, name, ctx)
-            if found is not None:   # one of a helper's several results per element, unzipped (sized_joins.py)
-                ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) joins {found}: the "
-                           "joined length changes with the data, a recompile per length on NPU; pad each item to a "
-                           "fixed maximum (and the list to a fixed count) with a validity mask", name)
 
     def _proven(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -1146,3 +1117,30 @@ def _join_name(node: ast.Call, ctx: FileContext) -> Optional[str]:
     """``torch.cat`` / ``torch.stack`` (their qualified name) when ``node`` calls one, else None."""
     name = ctx.resolver.qualname(node.func)
     return name if name in _CAT or name in _STACK else None
+
+
+# NPU409's broad paths, asked in turn once the proven paths found nothing: each finder says what the list joins, and
+# the finding advises the cheapest static alternative for that kind of join
+_BROAD_PATHS = (
+    # the op is the trigger (broad_joins.py): nothing proves the count fixed
+    (broad_join, "the joined length can change with the data, a recompile per length on NPU; give the list a fixed "
+                 "count (pad to a maximum number of items with a validity mask)"),
+    # the join itself is the trigger (inverted_joins.py): nothing proves it static
+    (inverted_join, "nothing fixes their count or their lengths, so the joined length can change with the data, a "
+                    "recompile per length on NPU; pad each item to a fixed maximum (and the list to a fixed count) "
+                    "with a validity mask"),
+    # a container filled elsewhere in the function (filled_joins.py)
+    (filled_join, "the items differ in length, so the joined length changes with the data, a recompile per length "
+                  "on NPU; pad each item to a fixed maximum (and the list to a fixed count) with a validity mask, or "
+                  "keep a fixed-size buffer and its valid count"),
+    # items sized by the data, whatever their count (sized_joins.py)
+    (sized_join, "the items differ in length, so the joined length changes with the data, a recompile per length on "
+                 "NPU; pad each item to a fixed maximum length with a validity mask (or keep a fixed-size buffer of "
+                 "the total and its valid count)"),
+    # a data test filters a loop of fixed count (sized_joins.py)
+    (kept_join, "how many items reach the join changes with the data, a recompile per count on NPU; keep every item "
+                "and a validity mask (or weight the skipped ones by 0) instead of skipping them"),
+    # one of a helper's several results per element, unzipped (sized_joins.py)
+    (unzipped_join, "the joined length changes with the data, a recompile per length on NPU; pad each item to a "
+                    "fixed maximum (and the list to a fixed count) with a validity mask"),
+)
