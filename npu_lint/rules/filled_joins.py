@@ -86,6 +86,16 @@ def _fills(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[ast.AST,
     return found
 
 
+def loops_assigned(loops: list[ast.AST], ctx: FileContext) -> dict[str, list[ast.AST]]:
+    """The names assigned in ``loops`` (outermost first) with the values each is given, the first loop naming one
+    winning; each loop indexed once per file."""
+    assigned: dict[str, list[ast.AST]] = {}
+    for loop in loops:
+        for key, values in ctx.per_node("filled_assigned", loop, _assigned_in).items():
+            assigned.setdefault(key, values)
+    return assigned
+
+
 def _assigned_in(loop: ast.AST) -> dict[str, list[ast.AST]]:
     """Every value the loop's body assigns to each plain name (all of them, not the last one)."""
     found: dict[str, list[ast.AST]] = {}
@@ -247,15 +257,8 @@ def _why_filled(key: str, node: ast.Call, function: ast.AST, ctx: FileContext) -
         loops = [loop for loop in _enclosing_loops(call, ctx) if not _encloses(loop, node)]
         if not loops:
             continue        # the container is joined inside the loop that fills it (or filled outside loops)
-        bound: set[str] = set()
-        assigned: dict[str, list[ast.AST]] = {}
-        memo = ctx.scratch.setdefault("filled_assigned", {})
-        for loop in loops:
-            bound |= set(_targets([loop.target]))
-            if id(loop) not in memo:
-                memo[id(loop)] = _assigned_in(loop)
-            for name, values in memo[id(loop)].items():
-                assigned.setdefault(name, values)
+        bound: set[str] = {target for loop in loops for target in _targets([loop.target])}
+        assigned = loops_assigned(loops, ctx)
         for _ in range(3):
             bound |= {k for k, vs in assigned.items() if any(
                 isinstance(n, ast.Name) and n.id in bound for v in vs for n in _walk_nodes(v))}

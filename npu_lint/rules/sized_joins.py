@@ -38,7 +38,7 @@ from npu_lint.rules import short_source
 from npu_lint.rules.broad_joins import (JOIN_CATS, _built_here, _comprehension_source, _encloses, _fixed_count,
                                         _function_of, _host_piece, _joined_dim, _own, _structural)
 from npu_lint.rules.broad_joins import _reads_data as _reads_data_test
-from npu_lint.rules.filled_joins import _assigned_in, _enclosing_loops, _fills, _latest
+from npu_lint.rules.filled_joins import _enclosing_loops, _fills, _latest, loops_assigned
 
 _PASS = frozenset({"to", "float", "long", "int", "half", "bool", "detach", "clone", "contiguous", "cuda", "cpu",
                    "type", "type_as", "squeeze", "flatten"})
@@ -217,19 +217,13 @@ def sized_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optiona
         return f"{why}, one per element of {short_source(pairs[0][1], 30)}" if why else None
     if not isinstance(items, ast.Name):
         return None
-    memo = ctx.scratch.setdefault("filled_assigned", {})
     for call, added in _fills(function, ctx).get(items.id, ()):
         if call.lineno > node.lineno:
             continue
         loops = [loop for loop in _enclosing_loops(call, ctx) if not _encloses(loop, node)]
         if not loops or all(_structural(loop.iter, ctx) for loop in loops):
             continue
-        assigned: dict[str, list[ast.AST]] = {}
-        for loop in loops:
-            if id(loop) not in memo:
-                memo[id(loop)] = _assigned_in(loop)
-            for key, values in memo[id(loop)].items():
-                assigned.setdefault(key, values)
+        assigned = loops_assigned(loops, ctx)
         elements, counters = _split_targets([(loop.target, loop.iter) for loop in loops], ctx)
         data, sizes = _sizes(assigned, elements, counters)
         item = _latest(added, call, loops[-1])
