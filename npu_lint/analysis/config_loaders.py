@@ -18,6 +18,7 @@ import os
 from functools import lru_cache
 from typing import Optional
 
+from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 
 _LOADER_KEYS = frozenset({"dataset", "sampler"})
@@ -173,9 +174,9 @@ def config_loader(node: ast.Call, ctx: FileContext) -> Optional[tuple[bool, str]
         return None     # an endless sampler: every batch is full
     shuffle, _ = get("sampler", "shuffle")
     trains = isinstance(shuffle, ast.Constant) and shuffle.value is True
-    size = ast.unparse(batch_size)[:30] if batch_size is not None else "its base's batch size"
+    size = unparse(batch_size)[:30] if batch_size is not None else "its base's batch size"
     sampler = kind or ("a sampler its bases leave unknown" if not whole else "no sampler type")
-    drop = "no drop_last=True" if drop_last is None else f"drop_last={ast.unparse(drop_last)[:30]}"
+    drop = "no drop_last=True" if drop_last is None else f"drop_last={unparse(drop_last)[:30]}"
     what = (f"this config's loader '{name}' (batch_size={size}, {sampler}, {drop}) is built into a DataLoader by "
             f"the framework's builder: unless len(dataset) is a multiple of {size}"
             + ("" if whole else " (a base file the code does not show may set drop_last or an endless sampler)"))
@@ -196,9 +197,9 @@ def _mmcv_data(get) -> Optional[tuple[bool, str]]:
     drop_last = get("train_dataloader", "drop_last")[0] or get("drop_last")[0]
     if isinstance(drop_last, ast.Constant) and drop_last.value is True:
         return None
-    text = ast.unparse(size)[:30]
+    text = unparse(size)[:30]
     return True, (f"this config's data (samples_per_gpu={text}, "
-                  f"{'no drop_last=True' if drop_last is None else 'drop_last=' + ast.unparse(drop_last)[:30]}) "
+                  f"{'no drop_last=True' if drop_last is None else 'drop_last=' + unparse(drop_last)[:30]}) "
                   f"is built into the training DataLoader by the framework's build_dataloader: unless len(dataset) "
                   f"is a multiple of {text}")
 
@@ -247,7 +248,7 @@ def runner_loader(node: ast.Call, ctx: FileContext) -> Optional[str]:
                 or isinstance(drop_last, ast.Constant) and drop_last.value is True \
                 or (kind is not None and "infinite" in kind.lower()):
             return None
-        return (f"Runner.build_dataloader builds a DataLoader of batch_size={ast.unparse(size)[:30]} and no "
+        return (f"Runner.build_dataloader builds a DataLoader of batch_size={unparse(size)[:30]} and no "
                 f"drop_last=True: unless len(dataset) is a multiple of it")
     root = config
     while isinstance(root, (ast.Attribute, ast.Subscript)):
@@ -255,7 +256,7 @@ def runner_loader(node: ast.Call, ctx: FileContext) -> Optional[str]:
     scope = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or ctx.scratch.get("config-loader-module")
     if isinstance(root, ast.Name) and scope is not None and _set_static(root.id, scope):
         return None
-    return (f"Runner.build_dataloader({ast.unparse(config)[:40]}) builds a DataLoader from a config whose content the "
+    return (f"Runner.build_dataloader({unparse(config)[:40]}) builds a DataLoader from a config whose content the "
             "code does not show: unless it sets drop_last=True, batch_size=1 or an InfiniteSampler")
 
 
