@@ -13,8 +13,10 @@ SOURCE = "rules/dynamic_shape_ops.csv"
 # ``input_sized``: the vendor lists the op (CTC loss) for the data-dependent lengths of its inputs, but its output
 # (a loss per batch or per sample) has a fixed shape: the varying lengths are reported where they are made (the
 # batch-max padding of the targets, their concatenation), so the op is no site of its own and NPU401 leaves it.
+# ``module_call`` (session 24): a library class (an nn.Module) whose forward sizes its output by the data; the
+# calls of its instances are the sites (rules/library_instances.py), not the constructor.
 CONDITIONS = ("always", "one_argument", "tensor_receiver", "tensor_repeats", "no_num_classes", "no_dim_size",
-              "input_sized")
+              "input_sized", "module_call")
 
 
 def build(data_dir: Path, out_dir: Path) -> list[Path]:

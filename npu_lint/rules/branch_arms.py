@@ -183,7 +183,7 @@ def hands_tested(statement: ast.stmt, test: ast.AST, ctx: FileContext) -> bool:
             or for_message(statement, ctx):
         return False
     resolver = ctx.resolver
-    tested = {n.id for n in walk(test) if isinstance(n, ast.Name) and resolver.kind_of(n) in K.TENSORS}
+    tested = _tested_names(test, ctx)
     if not tested:
         return False
     stack: list[ast.AST] = [statement]
@@ -196,3 +196,52 @@ def hands_tested(statement: ast.stmt, test: ast.AST, ctx: FileContext) -> bool:
             return True
         stack.extend(child_nodes(node))
     return False
+
+
+# Calls that read a count or a value back from a tensor (``n = keep.sum().item()``, ``k = len(idx)``).
+_READ_BACKS = frozenset({"item", "int", "len", "float", "bool", "tolist"})
+
+
+def _tested_names(test: ast.AST, ctx: FileContext) -> set:
+    """The tensors the test reads: its names the model types as tensors, its names that are a mask or positions by
+    construction (``idx = done.nonzero()``; broad_masks), and (session 24) the masks or positions a name of the test
+    was read back from in the same function (``n = is_dupli.sum().item()`` then ``if n > 0:``: ``is_dupli``).
+    Memoised per test."""
+    memo = ctx.scratch.setdefault("branch_tested_names", {})
+    key = id(test)
+    if key in memo:
+        return memo[key]
+    from npu_lint.rules.broad_masks import constructed_index   # (the broad path's construction, no import cycle)
+    resolver = ctx.resolver
+    tested = set()
+    for name in (n for n in walk(test) if isinstance(n, ast.Name)):
+        if resolver.kind_of(name) in K.TENSORS or constructed_index(name, ctx) is not None:
+            tested.add(name.id)
+            continue
+        for value in _read_back_values(name, ctx):
+            tested.update(n.id for n in walk(value) if isinstance(n, ast.Name) and n.id != name.id
+                          and constructed_index(n, ctx) is not None)
+    memo[key] = tested
+    return tested
+
+
+def _read_back_values(name: ast.Name, ctx: FileContext) -> list:
+    """The values bound to ``name`` (every binding reaching the test, in its function) when each reads a tensor's
+    count or value back (``m.sum().item()``, ``len(idx)``, ``int(m.sum())``); else []."""
+    resolver = ctx.resolver
+    if resolver.scopes is None:
+        return []
+    scope = resolver.current
+    bindings = resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset))
+    values = []
+    for binding in bindings or ():
+        value = binding.value
+        if binding.tag != "value" or binding.path or binding.scope is not scope or not isinstance(value, ast.Call):
+            return []
+        func = value.func
+        called = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        if called not in _READ_BACKS:
+            return []
+        values.append(value)
+    return values
+

@@ -49,6 +49,8 @@ _KEEPING = frozenset({"from_numpy", "as_tensor", "asarray", "tensor", "to", "cud
                       "flatten", "view", "reshape", "squeeze", "unsqueeze", "view_as", "reshape_as", "contiguous",
                       "numpy", "long", "ravel", "copy", "expand", "expand_as", "t", "transpose", "permute"})
 _KEEPING_AUG = (ast.BitAnd, ast.BitOr, ast.BitXor)
+# Joins of masks (or of positions) by their elements (session 24).
+_JOINING = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack"})
 _GENERICS = frozenset({"tuple", "list", "dict", "set", "frozenset", "type"})
 # The node types ``_assignments`` reads (exact types: the grammar has no subclasses of them).
 _BINDING_TYPES = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
@@ -118,6 +120,10 @@ def _call(node: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
     for keyword in node.keywords:
         if keyword.arg == "dtype" and _is_bool_dtype(keyword.value):
             return MASK_WORD
+    if name in _JOINING and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)) and node.args[0].elts:
+        # ``torch.cat([is_split, torch.zeros(n, dtype=torch.bool)])``: masks joined are a mask (session 24)
+        parts = node.args[0].elts
+        return _agree(list(parts), ctx, depth) if not any(isinstance(p, ast.Starred) for p in parts) else None
     if name in ("to", "type", "astype") and node.args and _is_bool_dtype(node.args[0]):
         return MASK_WORD
     if name in _KEEPING:
@@ -229,6 +235,15 @@ def _assignments(root: ast.AST, ctx: FileContext) -> dict:
                         found.setdefault("." + keyword.arg, []).append(keyword.value)
     table[key] = found
     return found
+
+
+def assignment_values(root: Optional[ast.AST], key: str, ctx: FileContext) -> list:
+    """The values assigned to a local ``key`` under ``root`` (a function), or to a field ``.attr`` in the file (root
+    None: the module's table); [] when none. From the memoised tables ``constructed_index`` reads (session 24)."""
+    if root is not None and key in _parameters(root):
+        return [None]   # a parameter: what it is comes from the callers
+    root = root if root is not None else _module(ctx)
+    return list(_assignments(root, ctx).get(key, ())) if root is not None else []
 
 
 def _local(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:

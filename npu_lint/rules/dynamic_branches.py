@@ -681,6 +681,22 @@ class DataDependentBranch(Rule):
                       "import torch\ndef embed(names, table, x):\n    if len(names) > 0:\n"
                       "        return torch.cat([table[n](x) for n in names], dim=-1)\n    return x\n")
 
+    # session 24 (dataops24): a count read back from a mask (``n = is_dupli.sum().item()``) or positions by
+    # construction tested, the arm handing that mask or those positions to a function of another module (gsplat's
+    # densification ``if n_dupli > 0: duplicate(..., mask=is_dupli)``; rl-games' ``post_step_rnn(all_done_indices)``)
+    must_fire += ("import torch\nfrom .ops import duplicate\ndef refine(params, grads, thr):\n"
+                  "    is_dupli = grads > thr\n    n_dupli = is_dupli.sum().item()\n    if n_dupli > 0:\n"
+                  "        duplicate(params=params, mask=is_dupli)\n    return n_dupli\n",
+                  "import torch\nclass Runner:\n    def play(self, done):\n"
+                  "        idx = done.nonzero(as_tuple=False)\n        if len(idx) > 0:\n"
+                  "            self.net.post_step(idx)\n")
+    must_not_fire += (  # the count logged only; a count of a Python list's items
+                      "import torch\nimport logging\ndef refine(params, grads, thr):\n    is_dupli = grads > thr\n"
+                      "    n_dupli = is_dupli.sum().item()\n    if n_dupli > 0:\n"
+                      "        logging.info('dupli %d %s', n_dupli, is_dupli)\n    return n_dupli\n",
+                      "import torch\nfrom .ops import run\ndef f(items, x):\n    n = len(items)\n    if n > 0:\n"
+                      "        run(items)\n    return x\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers

@@ -28,6 +28,7 @@ from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask
 from npu_lint.rules.branch_arms import for_message
 from npu_lint.rules.broad_masks import MASK_WORD, POSITIONS, VALUES, constructed_index, not_a_tensor, positions_taken
 from npu_lint.rules.host_work import host_work
+from npu_lint.rules.library_instances import library_module_call
 from npu_lint.rules.mask_values import mask_position
 from npu_lint.rules.nms_calls import nms_call
 
@@ -158,7 +159,8 @@ class DataDependentShapeOp(Rule):
     node_types = (ApiRef, ast.Call)
     triggers = ("nonzero", "argwhere", "where", "masked_select", "unique", "repeat_interleave", "bincount",
                 "one_hot", "ctc", "CTC", "lstsq", "pack_", "nms", "small_boxes", "tolist", ".item()", "scatter",
-                "radius", "consecutive_cluster", "pool_pos", "self_loops", "suppression", "neighbo")
+                "radius", "consecutive_cluster", "pool_pos", "self_loops", "suppression", "neighbo",
+                "Scatter", "Vad", "vad", "region_grow")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = (
                  *_DEVICE_WORK,
@@ -295,6 +297,30 @@ class DataDependentShapeOp(Rule):
                       "import torch\nfrom mmyolo.deploy.models.layers import efficient_nms\ndef post(b, s):\n"
                       "    return efficient_nms(b, s, 100, 0.5, 0.05, 1000, 100)\n")
 
+    # session 24 (dataops24): a library module whose forward sizes its output by the data, called through its
+    # instance (mmdet3d's voxel encoders: DynamicScatter; coqui-tts' kNN-VC: torchaudio's Vad) and library functions
+    # of the same kind (torch_points3d's PointGroup: region_grow); the construction is no site
+    must_fire += ("import torch\nfrom torch import nn\nfrom mmcv.ops import DynamicScatter\nclass Enc(nn.Module):\n"
+                  "    def __init__(self):\n        super().__init__()\n"
+                  "        self.scatter = DynamicScatter([0.2, 0.2, 4], [0, -40, -3, 70, 40, 1], True)\n"
+                  "    def forward(self, feats, coors):\n        return self.scatter(feats, coors)\n",
+                  "import torch\nimport torchaudio\ndef trim(x, sr):\n"
+                  "    vad = torchaudio.transforms.Vad(sample_rate=sr, trigger_level=7.0)\n"
+                  "    return torch.flip(vad(torch.flip(vad(x), (-1,))), (-1,))\n",
+                  "import torch\nfrom torchaudio.functional import vad\ndef trim(x: torch.Tensor, sr):\n"
+                  "    return vad(x, sr)\n",
+                  "import torch\nfrom torch_points_kernels import region_grow\ndef cluster(pos, labels, batch):\n"
+                  "    return region_grow(pos, labels, batch, radius=0.03)\n")
+    must_not_fire += (  # the constructor alone; a name also bound to a module of fixed output; another library's class
+                      "import torch\nfrom mmcv.ops import DynamicScatter\ndef build(cfg):\n"
+                      "    return DynamicScatter(cfg.size, cfg.range, True)\n",
+                      "import torch\nimport torchaudio\ndef f(x, sr, trim):\n"
+                      "    t = torchaudio.transforms.Vad(sample_rate=sr)\n    if not trim:\n"
+                      "        t = torchaudio.transforms.Resample(sr, 16000)\n    return t(x)\n",
+                      "import torch\nimport torchaudio\nclass A(torch.nn.Module):\n    def __init__(self, sr):\n"
+                      "        super().__init__()\n        self.spec = torchaudio.transforms.MelSpectrogram(sr)\n"
+                      "    def forward(self, x):\n        return self.spec(x)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if host_work(node.node if isinstance(node, ApiRef) else node, ctx):
             return   # a dataset's per-sample work, a collate function's batch building: on the host
@@ -324,6 +350,10 @@ class DataDependentShapeOp(Rule):
             return
         func = node.func
         if isinstance(func, (ast.Name, ast.Attribute)) and ctx.resolver.qualname(func) is None:
+            instance = library_module_call(node, ctx)   # ``self.scatter(f, c)``, a DynamicScatter (session 24)
+            if instance is not None:
+                self._report(node, f"{short_source(func, 30)} ({instance[0]})", instance[1], ctx)
+                return
             chosen = chosen_dynamic(node, ctx)   # ``nms_func = nms_bev if rotate else nms_normal_bev``
             if chosen is not None:
                 self._report(node, " → ".join(chosen[0]), chosen[1], ctx)
@@ -904,6 +934,17 @@ class BooleanMaskIndexing(Rule):
         "import torch\ndef f(x: torch.Tensor, n):\n    idx = torch.randperm(n)\n    idx = idx[:10]\n    return x[idx]\n",
         # a name only ever rebound from itself proves nothing
         "import torch\ndef f(x: torch.Tensor, idx):\n    for _ in range(3):\n        idx = idx[1:]\n    return x[idx]\n")
+
+    # session 24 (dataops24): masks joined by cat / stack are a mask (gsplat's ``is_split = torch.cat([is_split,
+    # torch.zeros(n, dtype=torch.bool)])``, pytorch-forecasting's repetition flags)
+    must_fire += ("import torch\ndef f(x, t, g):\n    keep = torch.cat([torch.tensor([False], dtype=torch.bool), "
+                  "t[1:] == t[:-1]])\n    return g(x[keep])\n",
+                  "import torch\ndef grow(p, grad, n):\n    m = grad > 0.1\n"
+                  "    m = torch.cat([m, torch.zeros(n, dtype=torch.bool, device=m.device)])\n    return p[m]\n")
+    must_not_fire += (  # a join of index tensors of fixed count; a join with a part of unknown construction
+                      "import torch\ndef f(x, n):\n    idx = torch.cat([torch.arange(n), torch.arange(n)])\n"
+                      "    return x[idx]\n",
+                      "import torch\ndef f(x, t, extra):\n    idx = torch.cat([t > 0, extra])\n    return x[idx]\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
