@@ -355,6 +355,13 @@ class ProjectView(FunctionFacts):
         target = self.absolute(qualname, importer)
         return target is not None and self.index.kind(target) == "function" and self.index.functions[target][1].aspect
 
+    def flattening(self, qualname: str, importer: str) -> bool:
+        """The project function the importer's name stands for returns a list flattened from per-item lists (its
+        facts' ``flattens``: ``flatten_sequences_time_first(episodes)``)."""
+        target = self.absolute(qualname, importer)
+        return target is not None and self.index.kind(target) == "function" \
+            and self.index.functions[target][1].flattens
+
     def method_aspect_resizing(self, cls: str, method: str) -> bool:
         """As :meth:`aspect_resizing` for the project class's ``method`` (``self.transform.apply_image(image)``)."""
         found = self.index.method(cls, method) if cls in self.index.classes else None

@@ -31,7 +31,7 @@ class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
                  "value", "elements", "yields", "maximum", "pads", "reaches", "sizes", "sizing", "called",
                  "reads", "size_read", "compares", "fills", "grows", "forwards_loader", "counts",
-                 "grad_free", "batches", "trains", "loader_arguments", "aspect")
+                 "grad_free", "batches", "trains", "loader_arguments", "aspect", "flattens")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -65,6 +65,7 @@ class _Scope:
         self.trains: tuple[tuple[str, int], ...] = ()   # the parameters a loop of its own trains on, per batch
         self.loader_arguments: tuple = ()   # how its one returned DataLoader takes its parameters
         self.aspect = False   # it returns a value resized keeping its aspect ratio (aspect_resizes.py)
+        self.flattens = False   # it returns a list flattened from per-item lists (flattened.py)
         self.called: set[str] = set()   # the last names of what it calls otherwise (``helper``, ``self.helper``)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 66   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 67   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -91,6 +91,11 @@ class FunctionFacts(NamedTuple):
     # ``k = 512 / min(h, w)`` then ``cv2.resize(img, (w * k, h * k))``), the model's
     # :func:`npu_lint.analysis.aspect_resizes.returns_aspect_resize`, for NPU419 at the calls of other modules
     aspect: bool = False
+    # every value it returns is a list flattened from per-item lists of unproven length (``return sum(xs, [])``,
+    # ``ret.extend([x for x in b if x is not None])`` per step then ``return ret``): the model's
+    # :func:`npu_lint.analysis.flattened.returns_flattened`, for NPU409 at ``torch.tensor`` of its result (or of a
+    # comprehension over it) in other modules
+    flattens: bool = False
 
 
 class ClassFacts(NamedTuple):

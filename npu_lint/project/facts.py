@@ -32,6 +32,7 @@ from npu_lint.project.fact_calls import _BUILTINS, _PASSED_KINDS, CallFacts, _Sc
 from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
                                          FunctionFacts, ModuleFacts, absolute)
 from npu_lint.analysis.aspect_resizes import returns_aspect_resize
+from npu_lint.analysis.flattened import returns_flattened
 from npu_lint.analysis.grad_free import whole_inputs
 from npu_lint.analysis.loader_wrappers import forwards_drop_last, forwards_loader, loader_arguments
 from npu_lint.analysis.item_counts import counted_attribute
@@ -210,6 +211,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         scope.grad_free = whole_inputs(self.resolver, node)
         scope.trains = self.resolver.trained_parameters(node)
         scope.aspect = returns_aspect_resize(self.resolver, node)
+        scope.flattens = returns_flattened(self.resolver, node)
         self.scopes.append(scope)
         self.function_scopes.append(scope)
         for child in node.body:
@@ -350,7 +352,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             scope.reads, scope.size_read, scope.compares, scope.fills,
                                             scope.grows, scope.forwards_loader, scope.counts, scope.grad_free,
                                             scope.batches, scope.trains, scope.loader_arguments,
-                                            scope.aspect))
+                                            scope.aspect, scope.flattens))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of

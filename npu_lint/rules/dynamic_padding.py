@@ -69,6 +69,13 @@ def _making(sink: str) -> bool:
 _PAD_PLACES = ("pads with np.pad",)
 
 
+def _own_statement(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
+    """The maximum stands in a statement of its own, another than the place it pads (``m = max(lens)`` then ``x +
+    [pad] * (m - len(x))``), not inside it (``[x + [0] * (max(lens) - len(x)) for x in xs]``)."""
+    mine, theirs = ctx.statement_of(extreme), ctx.statement_of(node)
+    return mine is not None and theirs is not None and mine is not theirs and mine.lineno != theirs.lineno
+
+
 def _listed(sinks: list[str]) -> str:
     """``sizes torch.zeros() at line 14 and pads a list at line 17``."""
     return sinks[0] if len(sinks) == 1 else ", ".join(sinks[:-1]) + " and " + sinks[-1]
@@ -731,6 +738,9 @@ class PadToBatchMax(ValueFlow):
             # (session 23; reported at the first tensor before)
             reported[id(extreme)] = (None if entry is ... else entry[0], sinks)
             made = ctx.scratch.setdefault("batch_max_made", {})
+            echo = ctx.scratch.get("batch_max_echoes", {}).pop(id(extreme), None)
+            if echo is not None:    # a list padded first, echoed at the maximum: this finding stands there now
+                ctx.findings[:] = [f for f in ctx.findings if f is not echo]
             making = [s for s in sinks if _making(s) and not s.endswith(")")]
             text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(making)}")
             first = made.get(id(extreme))
@@ -738,9 +748,15 @@ class PadToBatchMax(ValueFlow):
             return
         # the other places (a list padded in Python, a slice, an array, a helper's tensor): one finding for them all
         listed = [s for s in sinks if not _making(s) or s.endswith(")")]
+        echoes = ctx.scratch.setdefault("batch_max_echoes", {})
         if here and len(listed) == 1:   # the one such place so far: reported there
             text = self.message.format(what=f"{what} ({origin_text(origin)}, line {extreme.lineno})")
             reported[id(extreme)] = (ctx.report(node, text, "padding"), sinks)
+            if _own_statement(extreme, node, ctx) and id(extreme) not in ctx.scratch.get("batch_max_made", {}):
+                # and at the maximum, a statement of its own: the line a fixed length replaces, which reviewers mark
+                # as often as the padding (session 24: axolotl's and mistral-inference's collators, both marked at
+                # the maximum); one site, two lines of it
+                echoes[id(extreme)] = ctx.report(extreme, text, "padding")
             return
         text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(listed)}")
         pads = [s for s in listed if s.startswith(_PAD_PLACES) and not s.endswith(")")]
@@ -756,6 +772,14 @@ class PadToBatchMax(ValueFlow):
             reported[id(extreme)] = (ctx.relocate(entry[0], extreme, text), sinks)
         else:
             reported[id(extreme)] = (ctx.amend(entry[0], text), sinks)
+        echo = echoes.get(id(extreme))
+        if echo is not None:    # a second place: the finding names them all; its echo at the maximum says the same
+            final = reported[id(extreme)][0]
+            if final is not None and final.line == echo.line:
+                del echoes[id(extreme)]
+                ctx.findings[:] = [f for f in ctx.findings if f is not echo]
+            else:
+                echoes[id(extreme)] = ctx.amend(echo, text)
 
     def check_call(self, node: ast.Call, ctx: FileContext) -> None:
         helper = batch_max_helper(node, ctx)    # the call site of a helper of this file that pads (static helper)

@@ -31,6 +31,7 @@ from npu_lint.rules.library_joins import joined_samples, library_joiners
 from npu_lint.rules.broad_joins import JOIN_STACKS, JOIN_TENSORS, broad_join
 from npu_lint.rules.inverted_joins import INVERTED, inverted_join
 from npu_lint.rules.filled_joins import filled_join
+from npu_lint.rules.flat_joins import flat_join
 from npu_lint.rules.sized_joins import kept_join, sized_join, unzipped_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
@@ -506,7 +507,10 @@ class PerSampleConcat(Rule):
                      "        step += 10\n    return torch.cat(edges, dim=1)\n"
                      "loader = DataLoader(ds, collate_fn=collate)\n",
                      # a column of a constant or of something else than the loop index; items of a range
+                     # (session 24: items of one row each; the element's own rows joined side by side with a
+                     # column are as many as it has, the inverted path's)
                      "import torch\ndef f(items, scale):\n    a = []\n    b = []\n    for i, t in enumerate(items):\n"
+                     "        t = t.view(1, -1)\n"
                      "        a.append(torch.cat((torch.full((len(t), 1), 3), t), 1))\n"
                      "        b.append(torch.cat((t.new_ones((t.shape[0], 1)) * scale, t), 1))\n"
                      "    return torch.cat(a), torch.cat(b)\n",
@@ -920,6 +924,50 @@ class PerSampleConcat(Rule):
         "        a, b = zip(*[blk(x) for blk in self.blocks])\n        return torch.cat(a)\n",
         "import torch\ndef f(proc, xs):\n    a, b = zip(*(proc(x) for x in xs))\n    return torch.cat(a, dim=1)\n",
     )
+    must_fire += (  # session 24 (inverted_joins.py): the element's own rows joined side by side with columns
+        "import torch\ndef voxels(points):\n    out = []\n    for res in points:\n"
+        "        polar = torch.atan2(res[:, 1], res[:, 0])[:, None]\n"
+        "        out.append(torch.cat((polar, res[:, :2], res[:, 3:]), dim=-1))\n    return torch.cat(out, dim=0)\n",
+        "import torch\ndef left_pad(tensors, m):\n    padded = []\n    for t in tensors:\n"
+        "        n, length = t.shape\n        if length < m:\n"
+        "            t = torch.cat([torch.full((n, m - length), 0.0), t], dim=-1)\n"
+        "        padded.append(t)\n    return torch.cat(padded, dim=0)\n",
+    )
+    must_not_fire += (  # a record's fields side by side, one row each; columns of one size stacked
+        "import torch\ndef ids(targets):\n    out = []\n    for t in targets:\n"
+        "        out.append(torch.cat((t['id'], t['size']), -1))\n    return torch.cat(out)\n",
+        "import torch\ndef f(xs, y):\n    out = []\n    for x in xs:\n"
+        "        out.append(torch.stack((x[:, 0], y), -1))\n    return torch.cat(out)\n",
+    )
+    must_fire += (  # session 24 (flat_joins.py): per-item lists flattened into one, made a tensor
+        "import torch\ndef prompts(model, encoded_prompts, s, k):\n"
+        "    chunks = [p[s:s + k] for p in encoded_prompts]\n"
+        "    return model(torch.tensor(sum(chunks, []), device='npu'))\n",
+        "import torch\ndef batch_index(seqlens):\n"
+        "    return torch.tensor(sum([[i] * n for i, n in enumerate(seqlens)], []))\n",
+        "import torch\ndef collate(trees):\n    idx = []\n    for i, tree in enumerate(trees):\n"
+        "        idx.extend([i] * len(tree.cands))\n    return torch.LongTensor(idx)\n",
+        "import itertools, torch\ndef actions(episodes):\n"
+        "    flat = list(itertools.chain.from_iterable(episodes))\n"
+        "    return torch.tensor([t['action'] for t in flat])\n",
+        "import torch\ndef flatten(seqs):\n    ret = []\n    for b in seqs:\n"
+        "        ret.extend([x for x in b if x is not None])\n    return ret\n"
+        "def rewards(episodes):\n    flat = flatten(episodes)\n"
+        "    return torch.as_tensor([t['reward'] for t in flat])\n",
+        "import torch\ndef tokens(docs):\n    return torch.tensor([t for doc in docs for t in doc.ids])\n",
+    )
+    must_not_fire += (
+        "import torch\ndef boxes(dets):\n    return torch.tensor(sum([[d.x, d.y] for d in dets], []))\n",
+        "import torch\ndef f(a, b):\n    return torch.tensor(sum([a, b], []))\n",
+        "import torch\ndef f(rows):\n    out = []\n    for r in rows:\n        out.extend([0] * 4)\n"
+        "    return torch.tensor(out)\n",
+        "import torch\nclass Opt:\n    def flat(self):\n"
+        "        return torch.tensor([v for g in self.groups for v in g['lr']])\n",
+        "import torch\ndef f(ks, vs):\n    return torch.tensor([v for pair in zip(ks, vs) for v in pair])\n",
+        "import itertools, torch\ndef f(xs):\n    return torch.cat(list(itertools.chain(*xs)), dim=1)\n",
+        "import torch\nclass M(torch.nn.Module):\n    def __init__(self, groups):\n"
+        "        self.ids = torch.tensor(sum(groups, []))\n",
+    )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)
@@ -1140,6 +1188,10 @@ _BROAD_PATHS = (
     # a data test filters a loop of fixed count (sized_joins.py)
     (kept_join, "how many items reach the join changes with the data, a recompile per count on NPU; keep every item "
                 "and a validity mask (or weight the skipped ones by 0) instead of skipping them"),
+    # per-item lists flattened into one list made a tensor (flat_joins.py)
+    (flat_join, "the flattened length is the items' lengths together and changes with the data, a recompile per "
+                "length on NPU; pad each item's list to a fixed length (and their count to a fixed maximum) with a "
+                "validity mask"),
     # one of a helper's several results per element, unzipped (sized_joins.py)
     (unzipped_join, "the joined length changes with the data, a recompile per length on NPU; pad each item to a "
                     "fixed maximum (and the list to a fixed count) with a validity mask"),

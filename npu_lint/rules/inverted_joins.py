@@ -127,7 +127,12 @@ def _fixed_items(element: Optional[ast.AST], ctx: FileContext, bound: frozenset 
     if isinstance(func, ast.Attribute) and callee in _PASS_THROUGH:
         return _fixed_items(func.value, ctx, bound, binds, depth + 1)
     if callee in ("cat", "concat", "stack") and _joined_dim(element) != 0:
-        return True     # one record's fields side by side (``cat((t['id'], t['size']), -1)``): the proof paths'
+        # one record's fields side by side (``cat((t['id'], t['size']), -1)``): the proof paths'; but the item's own
+        # rows joined with columns (``cat((polar, res[:, :2]), -1)``, ``cat([pad, tensor], -1)`` of the element
+        # walked): as many rows as the element has (session 24: mmdet3d's per-sample points, chronos' per-group
+        # variates)
+        return not (callee != "stack" and element.args
+                    and _rows_of_element(element, ctx, bound, binds or {}, depth))
     helper = isinstance(func, ast.Name) or isinstance(func, ast.Attribute) and _own(func) \
         or isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "self"
     qualname = ctx.resolver.qualname(func) or ""
@@ -137,6 +142,26 @@ def _fixed_items(element: Optional[ast.AST], ctx: FileContext, bound: frozenset 
     if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id in bound \
             and ctx.resolver.qualname(func) is None:
         return True     # a method of the item (``n.weights()``): what it computes, not a field of rows
+    return False
+
+
+def _rows_of_element(join: ast.Call, ctx: FileContext, bound: frozenset, binds: dict, depth: int) -> bool:
+    """A piece of the display ``join`` puts side by side is a name the loop binds from its element (not rebound to
+    an item proven of one size: ``t = t.view(1, -1)``), or a cut of one that keeps its rows (``res[:, :2]``)."""
+    pieces = join.args[0]
+    if not isinstance(pieces, (ast.List, ast.Tuple)):
+        return False
+    for piece in pieces.elts:
+        if isinstance(piece, ast.Name) and piece.id in bound:
+            made = binds.get(piece.id)
+            if made is None or made is join or not _fixed_items(made, ctx, bound, binds, depth + 1):
+                return True
+        if isinstance(piece, ast.Subscript) and isinstance(piece.value, ast.Name) and piece.value.id in bound \
+                and isinstance(piece.slice, ast.Tuple) and piece.slice.elts:
+            first = piece.slice.elts[0]
+            if isinstance(first, ast.Slice) and first.lower is None and first.upper is None and first.step is None \
+                    or isinstance(first, ast.Constant) and first.value is Ellipsis:
+                return True
     return False
 
 

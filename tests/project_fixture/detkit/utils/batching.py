@@ -23,7 +23,7 @@ def longest(xs):
 def pad_frames(feats, pad_value=0.0):
     """The lengths gathered first, their maximum taken with numpy, a numpy buffer handed to torch."""
     lengths = [f.shape[0] for f in feats]
-    num_frames = np.max(lengths)
+    num_frames = np.max(lengths)  # expect: NPU405@17
     out = np.full((len(feats), num_frames, feats[0].shape[1]), pad_value, dtype=np.float32)  # expect: NPU405@10
     for i, f in enumerate(feats):
         out[i, : f.shape[0]] = f
