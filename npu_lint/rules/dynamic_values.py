@@ -894,8 +894,8 @@ class TensorValueInShape(ValueFlow):
             return   # ``self.tiler.tile(images)``: a method of an object the model does not know is a tensor's
         scope = ctx.resolver.current
         for arg in args:   # a tensor of data passed where an int goes (``dim_size=num_graphs``): a one-element read
-            if data_scalar(ctx.resolver, arg, scope) is not None:
-                report_flow(self, node, sink, (ZERO_D, arg), ctx)
+            if data_scalar(ctx.resolver, arg, scope) is not None:   # named by the element it was picked from
+                report_flow(self, node, sink, ctx.resolver.flow_of(arg, (PICKED,), scope) or (ZERO_D, arg), ctx)
                 return
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
@@ -923,8 +923,23 @@ class TensorValueInShape(ValueFlow):
                 return
             if data_scalar(ctx.resolver, bound, scope) is not None \
                     or paired_pick(ctx.resolver, bound, function, scope) is not None:
-                report_flow(self, node, "a slice bound", (ZERO_D, bound), ctx)
+                report_flow(self, node, "a slice bound", ctx.resolver.flow_of(bound, (PICKED,), scope)
+                            or (ZERO_D, bound), ctx)
                 return
         pick = sample_cut(node, bounds, ctx, scope)
         if pick is not None:   # ``attn[b, :, :src_len[b]]``: the sample cut to its own length
             report_flow(self, node, "a slice bound", (ELEMENT, pick), ctx)
+    must_fire += (  # session 24 (values24): an element picked by constants sizing a canvas, named (and reported on its
+                    # own line); the sequence lengths of xformers' block-diagonal attention biases read from a tensor
+        "import torch\ndef scatter(pts_coors: torch.Tensor, x: torch.Tensor, n: int):\n"
+        "    batch_size = pts_coors[-1, 0] + 1\n    canvas_len = n * batch_size\n    return x.new_zeros(canvas_len)\n",
+        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalMask\n"
+        "def bias(seqlens, cached: torch.Tensor, size: int):\n"
+        "    return BlockDiagonalMask.from_seqlens(q_seqlen=seqlens,\n"
+        "        kv_seqlen=[s + c.clamp(max=size).item() for s, c in zip(seqlens, cached)])\n",)
+    must_not_fire += (  # ... not lengths the inputs' shapes give, nor the host's own lengths
+        "from xformers.ops import fmha\ndef bias(xs):\n    seqlens = [x.shape[0] for x in xs]\n"
+        "    return fmha.BlockDiagonalMask.from_seqlens(seqlens)\n",
+        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalCausalWithOffsetPaddedKeysMask as M\n"
+        "def bias(seqlens, size: int):\n"
+        "    return M.from_seqlens(q_seqlen=seqlens, kv_padding=size, kv_seqlen=[min(s, size) for s in seqlens])\n",)

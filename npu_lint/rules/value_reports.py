@@ -10,7 +10,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis.data_shapes import data_shaped, host_op
-from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, ZERO_D, Flow
+from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D, Flow
 from npu_lint.analysis.setup_time import host_only_loop
 from npu_lint.analysis.size_sinks import _FIRST_IS_INPUT, FACTORIES, LOOP_COUNT as _LOOP_COUNT
 from npu_lint.analysis.nodes import walk
@@ -39,12 +39,13 @@ def report_loop(rule: "TensorValueInShape", node: ast.For, ctx: FileContext) -> 
 
 def report_read(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Flow, ctx: FileContext) -> None:
     """Also report the read itself, once, when it is on another line than the size it reaches (``n =
-    int(t.max())`` above ``torch.zeros(n)``): the read is the sync and the line a fixed bound replaces; the
-    message names every size it reaches."""
+    int(t.max())`` above ``torch.zeros(n)``; ``batch_size = coors[-1, 0] + 1`` above ``range(batch_size)``, session
+    24): the read is the sync and the line a fixed bound replaces; the message names every size it reaches. Not the
+    count of a data-dependent result (``n = idx.shape[0]``): a shape read, its op is the site."""
     flavour, read = origin
-    if flavour == DATA_SIZE or (flavour == ELEMENT and not isinstance(read, ast.Subscript)) or isinstance(read, ast.stmt) \
-            or getattr(read, "lineno", None) in (None, node.lineno) or ctx.statement_of(read) is None \
-            or ctx.statement_of(read) is ctx.statement_of(node):
+    if flavour == DATA_SIZE or (flavour in (ELEMENT, PICKED) and not isinstance(read, ast.Subscript)) \
+            or isinstance(read, ast.stmt) or getattr(read, "lineno", None) in (None, node.lineno) \
+            or ctx.statement_of(read) is None or ctx.statement_of(read) is ctx.statement_of(node):
         return
     if id(read) not in ctx.parents and not _read_below(read, node, ctx):
         return   # a read further down the file, in a caller passing it to this helper: its call is reported
@@ -66,7 +67,8 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
                 args: Optional[list[ast.AST]] = None) -> None:
     """The finding at the size (naming the first flow), and one at each read on another line that reaches it
     (``batch_size * max_num_nodes``: both reads)."""
-    flows = [f for a in args for f in ctx.resolver.flows(a) if f[0] in rule.kinds] if args else [origin]
+    flows = [f for a in args for f in ctx.resolver.flows(a) if f[0] in rule.kinds or f[0] == origin[0]] \
+        if args else [origin]   # ``coors[-1, 0]`` (picked) where a loop count asked for it
     for flow in dict((id(f[1]), f) for f in flows).values():
         report_read(rule, node, sink, flow, ctx)
     if origin[0] == DATA_SIZE and _whole_shape(node, origin[1]):
