@@ -117,12 +117,41 @@ def _sliced_iterator(function: ast.AST, params: list[str]) -> Optional[tuple[int
                 and isinstance(node.value.args[0], ast.Name) and node.value.args[0].id in params:
             sources.add(node.targets[0].id)
     for loop in walk(function):
+        if isinstance(loop, ast.For) and isinstance(loop.target, ast.Name) and isinstance(loop.iter, ast.Name) \
+                and loop.iter.id in sources - set(params):   # ``it = iter(items)``: batches taken from one iterator
+            size = _chained_rest(loop, loop.target.id, loop.iter.id, params)
+            if size is not None:
+                return params.index(size), size
         if not isinstance(loop, ast.While):
             continue
         for statement in loop.body:
             taken = _taken(statement, sources, params)
             if taken is not None and _yielded_until_empty(loop, taken[0]):
                 return params.index(taken[1]), taken[1]
+    return None
+
+
+def _chained_rest(loop: ast.For, first: str, it: str, params: list[str]) -> Optional[str]:
+    """``for first in it: yield list(chain([first], islice(it, bs - 1)))`` (the ``chunks`` recipe: the first item
+    of each batch taken by the loop, the rest of it from the same iterator; session 24, nanotron's ``chunks``): the
+    size's name, a parameter; the last batch holds what the iterator had left."""
+    for node in walk(loop):
+        value = node.value if isinstance(node, ast.Yield) else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id in ("list", "tuple") \
+                and len(value.args) == 1:
+            value = value.args[0]
+        if not (isinstance(value, ast.Call) and ast.unparse(value.func) in ("chain", "itertools.chain")
+                and len(value.args) == 2 and isinstance(value.args[0], (ast.List, ast.Tuple))
+                and [ast.unparse(e) for e in value.args[0].elts] == [first]):
+            continue
+        rest = value.args[1]
+        if not (isinstance(rest, ast.Call) and ast.unparse(rest.func) in _ISLICES and len(rest.args) == 2
+                and isinstance(rest.args[0], ast.Name) and rest.args[0].id == it):
+            continue
+        size = rest.args[1]
+        if isinstance(size, ast.BinOp) and isinstance(size.op, ast.Sub) and isinstance(size.right, ast.Constant) \
+                and size.right.value == 1 and isinstance(size.left, ast.Name) and size.left.id in params:
+            return size.left.id
     return None
 
 

@@ -106,10 +106,48 @@ def library_batches(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST,
         next((kw.value for kw in node.keywords if kw.arg == keyword), None)
     if size is None or (isinstance(size, ast.Constant) and size.value == 1):
         return None
+    own = spec is not library_batchers().get(ctx.resolver.qualname(node.func) or "")
+    if own and not _taken_whole(node, ctx):
+        return None   # every batch only walked item by item: groups of items, each its own shape
     call = _fed_model(node, ctx) or _made_tensor(node, ctx)
-    if call is None and spec is not library_batchers().get(ctx.resolver.qualname(node.func) or ""):
+    if call is None and own:
         call = _handed_on(node, ctx)   # the project's own batcher: its batches handed to the code's work
     return (size, call) if call is not None else None
+
+
+_WALKS = frozenset({"len", "enumerate", "zip", "iter", "print", "reversed", "isinstance"})
+
+
+def _taken_whole(node: ast.Call, ctx: FileContext) -> bool:
+    """A loop over a project batcher's batches hands a batch whole to a call: ``model(batch)``, ``f(x=batch)``,
+    or a comprehension over it given to a call (``tokenizer([e.text for e in batch])``: one row per item). A batch
+    only counted and walked item by item (``states = (State(b) for b in batch)`` then ``for s in states:
+    model(s.x)``: nanotron's groups of micro batches) makes no tensor of its count (session 24, growth24)."""
+    for target, body in loops_over(node, ctx):
+        names = {n.id for n in ast.walk(target) if isinstance(n, ast.Name)}
+        for statement in body:
+            for use in ast.walk(statement) if statement is not None else ():
+                if not (isinstance(use, ast.Name) and use.id in names):
+                    continue
+                parent = ctx.parent_anywhere(use)
+                if isinstance(parent, ast.comprehension) and parent.iter is use:
+                    parent = ctx.parent_anywhere(ctx.parent_anywhere(parent))   # the comprehension's own parent
+                if isinstance(parent, ast.keyword):
+                    parent = ctx.parent_anywhere(parent)
+                if isinstance(parent, ast.Subscript) and parent.value is not use:
+                    return True   # ``data[batch]``: the rows the batch names, gathered at once
+                if isinstance(parent, ast.Attribute) and isinstance(ctx.parent_anywhere(parent), ast.Call) \
+                        and ctx.parent_anywhere(parent).func is parent:
+                    return True   # ``batch.to(device)``: a method of the batch itself
+                if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "len":
+                    sized = ctx.parent_anywhere(parent)   # ``np.zeros(len(batch))``: the count made a shape
+                    if isinstance(sized, ast.Call) and parent is not sized.func and not (
+                            isinstance(sized.func, ast.Name) and sized.func.id in _WALKS | {"range", "print"}):
+                        return True
+                if isinstance(parent, ast.Call) and use is not parent.func and not (
+                        isinstance(parent.func, ast.Name) and parent.func.id in _WALKS):
+                    return True
+    return False
 
 
 # Calls a batch handed to does not make a step of: host builtins, logging, list building.
@@ -170,10 +208,19 @@ def _handed_on(node: ast.Call, ctx: FileContext) -> Optional[ast.Call]:
                 short = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) \
                     else ""
                 if short and short not in _HOST_CALLS and any(
-                        isinstance(a, ast.Name) and a.id in names
+                        _reads_batch(a, names)
                         for a in [*call.args, *(kw.value for kw in call.keywords)]):   # type: ignore[union-attr]
                     return call   # type: ignore[return-value]
     return None
+
+
+def _reads_batch(argument: ast.AST, names: set[str]) -> bool:
+    """The argument is the batch (or a name built from it), or a comprehension over it (``tokenizer([e.text for e
+    in batch], return_tensors="pt")``: one entry per item of the batch; session 24, nanotron's micro batches)."""
+    if isinstance(argument, ast.Name):
+        return argument.id in names
+    return isinstance(argument, (ast.ListComp, ast.GeneratorExp)) and any(
+        isinstance(g.iter, ast.Name) and g.iter.id in names for g in argument.generators)
 
 
 def _made_tensor(node: ast.Call, ctx: FileContext) -> Optional[ast.Call]:

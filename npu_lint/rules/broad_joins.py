@@ -370,8 +370,27 @@ def _set_otherwise(loop: ast.AST, stmt: ast.stmt, target: str, ctx: FileContext)
         reads = memo.get(key)
         if reads is None:
             reads = memo[key] = any(_text(n) == target for n in walk(other.value))
-        if not reads:
+        if not reads and not _seeded(other, stmt, target, ctx):
             return True
+    return False
+
+
+def _seeded(other: ast.stmt, stmt: ast.stmt, target: str, ctx: FileContext) -> bool:
+    """``if acc is None: acc = first`` with the join in the ``else`` arm of the same test (``acc = {k: cat([acc[k],
+    new[k]]) for k in acc}``): the seed of the first iteration, after which every iteration joins onto what the
+    loop kept (session 24, growth24: lerobot's episode data gathered across batches)."""
+    test = ctx.parent(other)
+    if not (isinstance(test, ast.If) and other in test.body and isinstance(test.test, ast.Compare)
+            and len(test.test.ops) == 1 and isinstance(test.test.ops[0], ast.Is)
+            and _text(test.test.left) == target and isinstance(test.test.comparators[0], ast.Constant)
+            and test.test.comparators[0].value is None):
+        return False
+    node = stmt
+    while node is not None and node is not test:
+        parent = ctx.parent(node)
+        if parent is test:
+            return node in test.orelse
+        node = parent
     return False
 
 

@@ -343,13 +343,33 @@ def split_pieces(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, as
     if dim is not None and not (isinstance(dim, ast.Constant) and dim.value == 0) \
             and not _SEQUENCE_WORDS.search(ast.unparse(size).lower()):
         return None   # ``x.split(head_dim, dim=-1)``: pieces along a model dimension; ``chunk_size`` cuts a sequence
+    folded, written = (constant_int(size) if size is not None else None), size
+    if folded is not None and folded > 1 and not isinstance(size, ast.Constant):
+        size = ast.copy_location(ast.Constant(folded), size)   # ``1 << 18``, ``64 * 1024``: one fixed size
     if size is None or not isinstance(size, (ast.Name, ast.Attribute, ast.Constant)) \
             or (isinstance(size, ast.Constant) and (not isinstance(size.value, int) or size.value in (0, 1))) \
             or ctx.resolver.kind_of(size) in ("list", "host") or data_length(size, ctx):
         return None   # ``x.split(1)``: pieces of one, all alike
-    if ctx.resolver.kind_of(tensor) not in ("tensor", "batch"):
+    kind = ctx.resolver.kind_of(tensor)
+    if kind not in ("tensor", "batch") and not (kind is None and name is None and folded is not None and rest):
         return None   # ``line.split(",")``, a list: no tensor pieces
-    return tensor, size
+    return tensor, written
+
+
+def constant_int(node: ast.AST) -> Optional[int]:
+    """The value of an integer written as a constant expression (``4096``, ``1 << 18``, ``64 * 1024``, ``2 ** 16``),
+    else None. A ``.split`` method given such a size by position is no ``str.split`` (a separator string or None)
+    nor ``re`` / ``bytes`` splitting: the receiver cuts itself into pieces of that many rows (a tensor, or a batch
+    container's own ``split``)."""
+    if isinstance(node, ast.Constant):
+        return node.value if isinstance(node.value, int) and not isinstance(node.value, bool) else None
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.LShift, ast.Mult, ast.Pow, ast.Add)):
+        left, right = constant_int(node.left), constant_int(node.right)
+        if left is None or right is None or (isinstance(node.op, (ast.LShift, ast.Pow)) and not 0 <= right <= 40):
+            return None
+        return {ast.LShift: lambda: left << right, ast.Mult: lambda: left * right, ast.Pow: lambda: left ** right,
+                ast.Add: lambda: left + right}[type(node.op)]()
+    return None
 
 
 def fed_pieces(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
@@ -368,15 +388,17 @@ def loops_over(node: ast.AST, ctx: FileContext) -> list[tuple[ast.AST, list]]:
     """The (target, body) of each ``for`` loop or comprehension over ``node``'s elements, directly, through
     ``enumerate`` / ``tqdm`` / ``list``, or through the name an assignment binds ``node`` to (a loop of the same
     function whose iterable is that binding)."""
-    parent, child = ctx.parent(node), node
-    while isinstance(parent, ast.Call) and parent.args and parent.args[0] is child \
-            and isinstance(parent.func, ast.Name) and parent.func.id in _WRAPPERS:
+    parent, child, path = ctx.parent(node), node, []
+    while isinstance(parent, ast.Call) and parent.args and isinstance(parent.func, ast.Name) and (
+            parent.args[0] is child and parent.func.id in _WRAPPERS or parent.func.id == "zip" and child in parent.args):
+        if parent.func.id in ("enumerate", "zip"):   # ``zip(a.split(n), b.split(n))``: pieces side by side
+            path.append(1 if parent.func.id == "enumerate" else parent.args.index(child))
         parent, child = ctx.parent(parent), parent
     if isinstance(parent, ast.For) and parent.iter is child:
-        return [(parent.target, parent.body)]
+        return [(_element(parent.target, path), parent.body)]
     if isinstance(parent, ast.comprehension) and parent.iter is child:
         owner = ctx.parent(parent)
-        return [(parent.target, [getattr(owner, "elt", None) or getattr(owner, "value", None)])]
+        return [(_element(parent.target, path), [getattr(owner, "elt", None) or getattr(owner, "value", None)])]
     if not (isinstance(parent, ast.Assign) and parent.value is child and len(parent.targets) == 1
             and isinstance(parent.targets[0], ast.Name)):
         return []
@@ -397,6 +419,17 @@ def loops_over(node: ast.AST, ctx: FileContext) -> list[tuple[ast.AST, list]]:
             body = head.body if isinstance(head, ast.For) else [getattr(loop, "elt", None) or getattr(loop, "value", None)]
             found.append((head.target, body))
     return found
+
+
+def _element(target: ast.AST, path: list[int]) -> ast.AST:
+    """The part of a loop's target that binds the pieces: ``b`` of ``for i, (a, b) in enumerate(zip(xs, ys))`` for
+    ``ys`` (the positions ``enumerate`` / ``zip`` put it at, outermost last); the whole target when it is not unpacked
+    that far."""
+    for index in reversed(path):
+        if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) <= index:
+            return target
+        target = target.elts[index]
+    return target
 
 
 def derived(body: list, names: set[str]) -> set[str]:

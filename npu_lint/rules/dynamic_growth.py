@@ -24,6 +24,7 @@ from npu_lint.rules.growth_state import handed_back, item_state_growth, state_gr
 from npu_lint.rules.growth_loops import ended_join, kept_count_join
 from npu_lint.rules.growth_carried import carried_join
 from npu_lint.rules.growth_derived import derived_join
+from npu_lint.rules.growth_fields import field_join
 from npu_lint.rules.growth_views import NARROWS, cache_method_join, growing_view, step_parameter
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
@@ -1088,6 +1089,33 @@ class GrowingTensor(Rule):
         "        ids = y[:, -8:]\n    return ids\n",
         "import torch\ndef pairs(model, ids, feats):\n    for f in feats:\n        y = torch.cat([ids, f], dim=-1)\n"
         "        model.score(y)\n        ids = torch.cat([ids, f], dim=-1)\n    return ids\n")
+    # session 24 (growth24): a sequence carried inside a container. A record's field the loop of steps rebuilds one
+    # item longer (growth_fields.py, nanotron's GenerationStates); the items of a list a data-ended loop grows, read
+    # through a comprehension (growth_loops.py, lerobot's observations); a dict of joins seeded under ``is None``
+    # (broad_joins.py, lerobot's episode data across batches)
+    must_fire += (
+        "import torch\ndef gen(model, states, n):\n    for _ in range(n):\n        new = []\n"
+        "        for st in states:\n            x = torch.cat(st.ids, dim=-1)\n            nxt = model(x).argmax(-1)\n"
+        "            new.append(State(last=nxt, ids=st.ids + [nxt]))\n        states = new\n    return states\n",
+        "import torch\ndef gen(model, st, n):\n    for _ in range(n):\n        x = torch.stack(st.steps, 1)\n"
+        "        st.steps.append(model(x))\n    return st\n",
+        "import torch\nimport numpy as np\ndef roll(env, policy):\n    done = np.array([False])\n    seen = []\n"
+        "    obs = env.reset()\n    while not np.all(done):\n        seen.append(obs)\n"
+        "        obs, r, done, _ = env.step(policy(obs))\n    return torch.stack([o['img'] for o in seen], 1)\n",
+        "import torch\ndef gather(env, policy, n):\n    data = None\n    for b in range(n):\n        new = policy(env)\n"
+        "        if data is None:\n            data = new\n        else:\n"
+        "            data = {k: torch.cat([data[k], new[k]]) for k in data}\n    return data\n")
+    must_not_fire += (  # the field made afresh in the loop; joined once after the loop; a filtered comprehension
+        "import torch\ndef gen(model, states, n):\n    for _ in range(n):\n        new = []\n"
+        "        for st in states:\n            x = torch.cat(st.ids, dim=-1)\n            nxt = model(x).argmax(-1)\n"
+        "            new.append(State(last=nxt, ids=[nxt]))\n        states = new\n    return states\n",
+        "import torch\ndef gen(model, states, n):\n    for _ in range(n):\n"
+        "        states = [State(last=model(s.last), ids=s.ids + [s.last]) for s in states]\n"
+        "    return [torch.cat(s.ids, -1) for s in states]\n",
+        "import torch\nimport numpy as np\ndef roll(env, policy):\n    done = np.array([False])\n    seen = []\n"
+        "    obs = env.reset()\n    while not np.all(done):\n        seen.append(obs)\n"
+        "        obs, r, done, _ = env.step(policy(obs))\n"
+        "    return torch.stack([o['img'] for o in seen if o['ok']], 1)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
@@ -1107,6 +1135,8 @@ class GrowingTensor(Rule):
                 found = step_parameter(node, name, ctx)   # growth_views.py
             if found is None and name in BROAD_GROWTH:
                 found = carried_join(node, name, ctx) or derived_join(node, name, ctx)   # growth_carried/derived
+            if found is None and name in BROAD_GROWTH:
+                found = field_join(node, name, ctx)   # growth_fields.py: a record's field grown per step
             if found is None and name in BROAD_GROWTH:
                 found = ended_join(node, name, ctx) or kept_count_join(node, name, ctx)   # growth_loops.py
             if found is None and name in NARROWS:

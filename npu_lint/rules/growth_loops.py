@@ -96,9 +96,10 @@ def _loop_appends(function: ast.AST, ctx: FileContext) -> dict[str, list[tuple[a
 def ended_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
     """Why the joined list has one item per step of a loop the data ends (a ``while`` whose test reads what the loop
     sets, or a loop of steps a ``break`` under such a test ends), else None."""
-    if not node.args or not _list_text(node.args[0]):
+    joined = _items_of(node.args[0]) if node.args else None
+    if joined is None or not _list_text(joined):
         return None
-    items = _list_text(node.args[0])
+    items = _list_text(joined)
     function = ctx.enclosing(node, FUNCTION_TYPES)
     if function is None or getattr(function, "name", "") == "__init__":
         return None
@@ -108,8 +109,8 @@ def ended_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optiona
                 or _host_item(added, ctx) or _made_in(where, items, function, ctx):
             continue
         breaks = appends.get(id(where), [])
-        if breaks and isinstance(node.args[0], ast.Name) and (
-                stopped_items(node.args[0], node, ctx) is not None or isinstance(where, ast.While)):
+        if breaks and isinstance(joined, ast.Name) and (
+                stopped_items(joined, node, ctx) is not None or isinstance(where, ast.While)):
             continue      # NPU409's (a tensor's value ends the loop; a ``while`` a ``break`` ends)
         if isinstance(where, ast.While) and not breaks:
             reads = _data_test(where, where.test, ctx)
@@ -122,6 +123,21 @@ def ended_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optiona
             return (f"{_op(name)}({items}) of a list appended at every step of the {kind} of line {where.lineno}, "
                     f"which the data ends (a test reads {', '.join(sorted(reads)[:2])}, set in the loop),")
     return None
+
+
+def _items_of(joined: ast.AST) -> Optional[ast.AST]:
+    """The list a join takes its items from: the list itself, or the list a comprehension walks one item per item
+    (``stack([obs[key] for obs in all_observations], 1)``, a field of every step's observation: as many items as
+    the list holds; session 24, growth24). A filtered or nested comprehension decides its own count: None."""
+    if isinstance(joined, (ast.ListComp, ast.GeneratorExp)) and len(joined.generators) == 1:
+        generator = joined.generators[0]
+        if generator.ifs or generator.is_async or not isinstance(generator.target, (ast.Name, ast.Tuple)):
+            return None
+        targets = {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+        if not any(isinstance(n, ast.Name) and n.id in targets for n in ast.walk(joined.elt)):
+            return None   # ``[zeros for _ in xs]``: the element does not read the item
+        return generator.iter
+    return joined
 
 
 def _host_item(added: Optional[ast.AST], ctx: FileContext) -> bool:

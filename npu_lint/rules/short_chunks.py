@@ -614,7 +614,29 @@ class ShortLastChunk(Rule):
         "        super().__init__()\n        self.vbs = vbs\n        self.bn = torch.nn.BatchNorm1d(d)\n"
         "    def forward(self, x):\n        chunks = x.chunk(int(np.ceil(x.shape[0] / self.vbs)), 0)\n"
         "        return torch.cat([self.bn(c) for c in chunks], dim=0)\n",)
+    must_fire += (  # session 24 (growth24): pieces side by side through zip (under enumerate), and a size written
+        # as a constant expression on a receiver of unknown kind (a ``.split`` given an int is no str's)
+        "import torch\ndef micro(ids: torch.Tensor, mask: torch.Tensor, mbs: int, model):\n"
+        "    for i, (a, m) in enumerate(zip(torch.split(ids, mbs), torch.split(mask, mbs))):\n"
+        "        model(a, m)\n",
+        "import torch\ndef compress(self, embs):\n    out = []\n    for batch in embs.split(1 << 18):\n"
+        "        out.append(self.encode(batch))\n    return torch.cat(out)\n",
+        # the ``chunks`` recipe (first item from the loop, the rest from islice of the same iterator), a batch given
+        # whole to a tokenizer through a comprehension
+        "import torch\nfrom itertools import chain, islice\ndef chunks(iterable, n):\n    it = iter(iterable)\n"
+        "    for first in it:\n        yield list(chain([first], islice(it, n - 1)))\n"
+        "def encode(tok, model, texts, bs):\n    for batch in chunks(texts, bs):\n"
+        "        model(**tok([t.text for t in batch], return_tensors='pt'))\n")
     must_not_fire = (# an iterator stopping at a count of whole batches (its tail never served); pieces only counted
+                     "import torch\ndef words(self, line):\n    for w in line.split(None, 1):\n        self.add(w)\n"
+                     "    for a, b in zip(line.split(','), line.split(';')):\n        self.pair(a, b)\n",
+                     "import torch\ndef halves(self, embs):\n    for piece in embs.split(2 ** 0):\n"
+                     "        self.encode(piece)\n",
+                     # groups of batches from the recipe, each batch walked on its own (no tensor of the count)
+                     "import torch\nfrom itertools import chain, islice\ndef chunks(iterable, n):\n    it = iter(iterable)\n"
+                     "    for first in it:\n        yield list(chain([first], islice(it, n - 1)))\n"
+                     "def run(model, batches, k):\n    for group in chunks(batches, k):\n        count = len(group)\n"
+                     "        states = (dict(x=b) for b in group)\n        for st in states:\n            model(st['x'])\n",
                      "import torch\nclass It:\n    def __init__(self, x, bs):\n        self.x, self.bs = x, bs\n"
                      "        self.n_batches = len(x) // bs\n        self.current = 0\n    def __next__(self):\n"
                      "        if self.current >= self.n_batches:\n            raise StopIteration\n"
