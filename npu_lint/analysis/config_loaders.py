@@ -139,8 +139,18 @@ def config_loader(node: ast.Call, ctx: FileContext) -> Optional[tuple[bool, str]
         return None
     name = statement.targets[0].id
     ctx.scratch.setdefault("config-loader-module", module)
-    if _handed_to_code(name, ctx):
-        return None
+    memo = ctx.scratch.setdefault("config-loader-found", {})   # NPU406 and NPU415 both ask of the same dict
+    key = id(node)
+    if key not in memo:
+        found = _described_loader(node, name, module, ctx)
+        # asked last: the module's reads are one walk of the whole file, and most dicts describe no loader at all
+        memo[key] = None if found is None or _handed_to_code(name, ctx) else found
+    return memo[key]
+
+
+def _described_loader(node: ast.Call, name: str, module: ast.Module, ctx: FileContext
+                      ) -> Optional[tuple[bool, str]]:
+    """:func:`config_loader`'s answer for the dict ``node`` bound to ``name``, whether or not code reads it."""
     path = getattr(ctx, "path", None)
     folder = os.path.dirname(os.path.abspath(path)) if path else ""
     _, bases = _dicts_of_cached(module, folder, ctx)

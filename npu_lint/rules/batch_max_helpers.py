@@ -78,8 +78,8 @@ def _implicit(method: ast.AST) -> int:
 
 
 def _helper_how(call: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
-    if not isinstance(call.func, ast.Name):
-        return None
+    if not isinstance(call.func, ast.Name) or not (ctx.mentions("max") or ctx.mentions("pad_sequence")):
+        return None   # (no function of a file without either word has them in its text: nothing to resolve)
     function = ctx.resolver.definition(call.func)
     if function is None and depth == 0:   # ``pad(batch)`` where ``pad`` defaults to a helper of the file
         candidates = ctx.resolver.callable_candidates(call.func, ctx.resolver.current)

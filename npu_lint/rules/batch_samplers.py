@@ -91,10 +91,11 @@ def parsed_trainer_arguments(node: ast.Call, ctx: FileContext) -> Optional[str]:
     (or ``parse_json_file`` ...): the arguments keep ``dataloader_drop_last=False`` unless the command line says
     otherwise, and no statement of the function sets it. The name of the arguments, else None."""
     value = next((kw.value for kw in node.keywords if kw.arg == "args"), node.args[1] if len(node.args) > 1 else None)
-    if not isinstance(value, ast.Name) or ctx.resolver.scopes is None or not _trains(node, ctx):
+    if not isinstance(value, ast.Name) or ctx.resolver.scopes is None:
         return None
     bindings = ctx.resolver.scopes.may_reach(value.id, ctx.resolver.current, (value.lineno, value.col_offset))
-    if not bindings or not all(_parsed_arguments(b, ctx) for b in bindings):
+    # the bindings' form first: ``_trains`` walks the whole function, asked of every call given a name second
+    if not bindings or not all(_parsed_arguments(b, ctx) for b in bindings) or not _trains(node, ctx):
         return None
     function = ctx.enclosing(node, FUNCTION_TYPES) or _module(node, ctx)
     for child in ast.walk(function):   # ``training_args.dataloader_drop_last = True``; ``training_args.max_steps = 5``

@@ -543,7 +543,7 @@ class LoaderWithoutDropLast(Rule):
             keywords = {kw.arg: kw.value for kw in node.keywords}
             keywords.update(zip(parameters, node.args))
         else:
-            keywords = _built_loader(node, ctx) or super_loader_call(node, ctx, _LOADER_PARAMETERS)
+            keywords = built_loader_here(node, ctx) or super_loader_call(node, ctx, _LOADER_PARAMETERS)
             if keywords is None:
                 return
         keywords = batched_keywords(node, keywords, ctx)
@@ -796,6 +796,18 @@ def _train_hook(node: ast.Call, ctx: FileContext) -> bool:
         if isinstance(caller, _DEFS) and caller.name == _TRAIN_HOOK:
             return True
     return False
+
+
+def built_loader_here(node: ast.Call, ctx: FileContext) -> Optional[dict]:
+    """:func:`_built_loader` of the call the walk is at, computed once for the rules that ask it there in turn
+    (NPU406, then NPU415: every call of a file that names a loader). Only the last call is kept: a node is visited
+    once, so an answer is never read at another walk position."""
+    last = ctx.scratch.get("built-loader-here")
+    if last is not None and last[0] is node:
+        return last[1]
+    found = _built_loader(node, ctx)
+    ctx.scratch["built-loader-here"] = (node, found)
+    return found
 
 
 def _built_loader(node: ast.Call, ctx: FileContext) -> Optional[dict]:

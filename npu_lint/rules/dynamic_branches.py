@@ -15,7 +15,7 @@ from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, return
 from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
 from npu_lint.rules.broad_branches import arms_of, broad_if, broad_test, broad_work, nested_return as exits, \
     quiet_module, while_hands, while_rebinds
-from npu_lint.rules.empty_tests import builds_empty, empty_test, graph_count, returns_numbers
+from npu_lint.rules.empty_tests import builds_empty, counts_something, empty_test, graph_count, returns_numbers
 from npu_lint.rules.data_whiles import while_on_read_back
 from npu_lint.rules.training_loops import trains
 from npu_lint.rules.loop_state import carried_state, expression_work, while_break_works, while_on_tensor
@@ -752,6 +752,8 @@ class DataDependentBranch(Rule):
     def _check_empty(self, node: ast.If, ctx: FileContext) -> None:
         """``if boxes.numel() == 0: return ...``, ``if len(keep) == 0: return x.new_zeros((0, 4))``: a test whether
         a value not proven fixed is empty, an arm (or what its ``return`` skips) doing tensor work."""
+        if not counts_something(node.test):
+            return   # no count in the test: no emptiness test, whatever the arms (not gathered)
         arms = arms_of(node, ctx)
         test = empty_test(node.test, arms, ctx)
         if test is None or quiet_module(node, ctx) or returns_numbers(node, ctx):

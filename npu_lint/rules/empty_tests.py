@@ -78,6 +78,22 @@ def builds_empty(arms: list[ast.stmt], ctx: FileContext) -> bool:
     return False
 
 
+def counts_something(test: ast.AST) -> bool:
+    """Some operand of ``test`` counts a value (:func:`_counted` of it, or of a side compared with 0 or 1), the
+    syntax :func:`empty_test` starts from: without one it answers None whatever the arms (asked first, cheaply)."""
+    operands = [test]
+    while operands:
+        operand = operands.pop()
+        inner = operand.operand if isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not) else operand
+        if isinstance(inner, ast.BoolOp):
+            operands.extend(inner.values)
+            continue
+        side = _zero_side(inner) if isinstance(inner, ast.Compare) else inner
+        if side is not None and _counted(side) is not None:
+            return True
+    return False
+
+
 def empty_test(test: ast.AST, arms: list[ast.stmt], ctx: FileContext) -> Optional[ast.AST]:
     """The operand of the test that asks whether a value the model cannot prove fixed is empty; None without one.
     ``len(x)`` counts only a value the model proves a tensor, or any value not proven constant when an arm builds

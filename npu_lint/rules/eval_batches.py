@@ -16,7 +16,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import names_device
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, _built_loader, _by_default, _default,
+from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, built_loader_here, _by_default, _default,
                                             _scope, _train_hook,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
                                             batched_keywords, drops_when_shuffled, whole_batches)
@@ -554,7 +554,7 @@ class ShortLastEvalBatch(Rule):
             keywords.update(zip(parameters, node.args))
             explicit = keywords.get("drop_last", explicit)
         else:
-            keywords = _built_loader(node, ctx)
+            keywords = built_loader_here(node, ctx)   # (NPU406 asked it of this call just before)
             if keywords is None:
                 keywords = super_loader_call(node, ctx, _LOADER_PARAMETERS)
                 base = ctx.enclosing(node, (ast.ClassDef,)) if keywords is not None else None
