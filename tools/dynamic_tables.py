@@ -14,7 +14,7 @@ SOURCE = "rules/dynamic_shape_ops.csv"
 # (a loss per batch or per sample) has a fixed shape: the varying lengths are reported where they are made (the
 # batch-max padding of the targets, their concatenation), so the op is no site of its own and NPU401 leaves it.
 CONDITIONS = ("always", "one_argument", "tensor_receiver", "tensor_repeats", "no_num_classes", "no_dim_size",
-              "input_sized")
+              "input_sized", "no_minlength")
 
 
 def build(data_dir: Path, out_dir: Path) -> list[Path]:
