@@ -19,7 +19,7 @@ from npu_lint.analysis.summaries import (COMPUTING, CYCLES, IN_PROGRESS, MISSING
 from npu_lint.analysis.configuration import configured
 from npu_lint.analysis.declared import Declared
 from npu_lint.analysis.nodes import of_type as _of_type, walk as _walk
-from npu_lint.analysis.scalars import length_call, scalar
+from npu_lint.analysis.scalars import counted_number, length_call, python_draw, scalar
 from npu_lint.analysis.flows import Flows
 from npu_lint.analysis.call_values import _DTYPE_NAMES, FACTORY_NAMES, CallValues, moves
 from npu_lint.analysis.callables import Callables
@@ -349,6 +349,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             if any(isinstance(o, ast.Constant) and o.value is None for o in (node.left, *node.comparators)):
                 return None   # ``x == None``: a tensor gives Python's ``False`` (no element is read), not a mask
             operands = [self.value_of(o, scope, depth + 1) for o in (node.left, *node.comparators)]
+            operands = [(K.HOST, K.PYTHON_NUMBER) if v is None and python_draw(o, self, scope) else v
+                        for o, v in zip((node.left, *node.comparators), operands)]   # ``random() < p``: a Python bool
             if any(v is not None and v[0] == K.HOST for v in operands):
                 if any(v == (K.HOST, K.CPU_TENSOR) for v in operands) \
                         or not any(v is not None and v[0] in K.TENSORS for v in operands):
@@ -356,8 +358,10 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
                 return K.MASK, None       # beside a numpy number is compared by torch: a mask; beside a CPU
                 #                           tensor it is on the CPU too)
             if all(scalar(o, v) or (isinstance(o, ast.BinOp) and self._scalar_arithmetic(o, scope, depth + 1))
+                   or ((v is None or v[0] not in K.TENSORS) and counted_number(o, self, scope))
                    for o, v in zip((node.left, *node.comparators), operands)):
-                return None   # ``n == 0`` with ``n: int``: a Python bool (``x > t`` with ``t: float`` stays a mask)
+                return None   # ``n == 0`` with ``n: int``, ``n_step % cfg.k == 0`` of a counter: a Python bool
+                #               (``x > t`` with ``t: float`` stays a mask; so does ``batch_idx == b`` of a counter)
             if not any(v is not None and v[0] in K.TENSORS for v in operands) \
                     and any(length_call(o) for o in (node.left, *node.comparators)):
                 return None   # ``len(words) == start + n``: a Python bool

@@ -16,7 +16,7 @@ SOURCE = "rules/dynamic_shape_ops.csv"
 # ``module_call`` (session 24): a library class (an nn.Module) whose forward sizes its output by the data; the
 # calls of its instances are the sites (rules/library_instances.py), not the constructor.
 CONDITIONS = ("always", "one_argument", "tensor_receiver", "tensor_repeats", "no_num_classes", "no_dim_size",
-              "input_sized", "module_call")
+              "input_sized", "module_call", "no_minlength")
 
 
 def build(data_dir: Path, out_dir: Path) -> list[Path]:

@@ -10,9 +10,69 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import PYTHON_SCALARS
 from npu_lint.analysis.scopes import VALUE, Binding
+from npu_lint.analysis.bindings import AUGMENT, LOOP
 
 _NUMBER_CALLS = frozenset({"int", "float", "round"})
 _NUMBER_METHODS = frozenset({"item", "nelement", "ndimension", "element_size"})
+
+
+# Python's ``random`` module's draws of a number (session 24, precision24): a host float or int, never a tensor
+_PYTHON_DRAWS = frozenset("random." + name for name in (
+    "random", "uniform", "randint", "randrange", "gauss", "normalvariate", "lognormvariate", "expovariate",
+    "betavariate", "gammavariate", "triangular", "vonmisesvariate", "paretovariate", "weibullvariate", "getrandbits"))
+
+
+def python_draw(node: ast.AST, resolver: "object", scope: "Optional[object]" = None) -> bool:
+    """``random.random()``, ``random.uniform(a, b)`` (also ``from random import random``): a number drawn by Python's
+    own generator on the host, a Python number whatever it is compared with (no tensor, no value of the data)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, (ast.Name, ast.Attribute)) \
+        and resolver.qualname(node.func, scope) in _PYTHON_DRAWS   # type: ignore[attr-defined]
+
+
+_COUNTING = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.Pow, ast.LShift, ast.RShift)
+
+
+def counted_number(node: ast.AST, resolver: "object", scope: "object", depth: int = 0) -> bool:
+    """A Python number by its construction (session 24, precision24), whatever the look of its name: a ``range``
+    loop's counter or ``enumerate``'s index (``for i in range(n)``, ``for i, x in enumerate(xs)``), a name bound
+    only to int constants and counted up (``n_step = 0`` ... ``n_step += 1``), an element of ``divmod(...)`` (no
+    tensor has ``__divmod__``), Python's random draw, and integer arithmetic on one of these with numbers or
+    settings (``n_step % cfg.k``): compared with numbers it is a Python bool, not a mask (compared with a value of
+    unknown kind, ``batch_idx == b``, it may be a tensor's comparison: a mask)."""
+    if depth > 3:
+        return False
+    if python_draw(node, resolver, scope):
+        return True
+    if isinstance(node, ast.BinOp):   # ``n_step % cfg.N``: a counter with a counter, a number or a setting
+        sides = (node.left, node.right)
+        return isinstance(node.op, _COUNTING) and any(counted_number(side, resolver, scope, depth + 1)
+                                                      for side in sides) \
+            and all(counted_number(side, resolver, scope, depth + 1) or python_number(side) or (
+                isinstance(side, ast.Attribute) and _not_tensor(side, resolver, scope)) for side in sides)
+    scopes = getattr(resolver, "scopes", None)
+    if not isinstance(node, ast.Name) or scopes is None:
+        return False
+    bindings = scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+    return bool(bindings) and all(_counted_binding(b, resolver, depth) for b in bindings)
+
+
+def _not_tensor(node: ast.AST, resolver: "object", scope: "object") -> bool:
+    value = resolver.value_of(node, scope)   # type: ignore[attr-defined]
+    return value is None or value[0] not in K.TENSORS
+
+
+def _counted_binding(binding: Binding, resolver: "object", depth: int) -> bool:
+    value, tag, path = binding.value, binding.tag, binding.path
+    if tag == LOOP:
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and (
+            (value.func.id == "range" and not path) or (value.func.id == "enumerate" and tuple(path) == (0,)))
+    if tag in (VALUE, AUGMENT) and not path:
+        return isinstance(value, ast.Constant) and type(value.value) is int or (
+            tag == AUGMENT and isinstance(value, ast.Constant) and type(value.value) in (int, float))
+    if tag == VALUE and path and len(path) == 1 and isinstance(value, ast.Call) and isinstance(value.func, ast.Name) \
+            and value.func.id == "divmod" and getattr(resolver, "binding")(value.func, binding.scope) is None:
+        return True
+    return False
 
 
 def length_call(node: ast.AST) -> bool:

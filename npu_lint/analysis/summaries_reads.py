@@ -16,6 +16,7 @@ from npu_lint.analysis.data_shapes import counted_op, host_op
 from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, TORCH_DRAWS, ZERO_D
 from npu_lint.analysis.configuration import counter_state
 from npu_lint.analysis.nodes import children, walk
+from npu_lint.analysis.scalars import python_draw
 from npu_lint.analysis.scopes import VALUE, Scope
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.analysis.summaries import memo, return_statements
@@ -30,7 +31,9 @@ _CASTS = ("int", "float", "bool")
 
 def host_random(node: ast.AST, resolver: "Resolver", scope: Optional[Scope] = None) -> bool:
     """A draw from torch's generator made on the host (``torch.rand(1).item()``: no ``device=``): an augmentation's
-    coin flip, no value of the data and no device sync."""
+    coin flip, no value of the data and no device sync; also Python's own draw (``random.random() > p``, session 24)."""
+    if python_draw(node, resolver, scope):
+        return True
     for call in walk(node):
         if isinstance(call, ast.Call) and not any(kw.arg == "device" for kw in call.keywords) \
                 and last_name(call.func) in _HOST_DRAW_NAMES and resolver.qualname(call.func, scope) in _HOST_DRAWS:

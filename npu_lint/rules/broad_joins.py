@@ -35,6 +35,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.scalars import python_number, scalar
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, short_source
@@ -561,12 +562,51 @@ def _per_item_sequence(sequence: ast.AST, node: ast.AST, ctx: FileContext) -> bo
     of one (``sample["tokens"]``), or a string split into words: its length is the item's own."""
     if isinstance(sequence, ast.Call) and isinstance(sequence.func, ast.Attribute) \
             and sequence.func.attr in ("split", "strip", "encode", "tokenize") \
-            and not ctx.resolver.is_tensor(sequence.func.value):
+            and not ctx.resolver.is_tensor(sequence.func.value) \
+            and not (sequence.func.attr == "split" and _sized_split(sequence, ctx)):
         return True
     root = sequence
     while isinstance(root, (ast.Subscript, ast.Attribute)):
         root = root.value
     return isinstance(root, ast.Name) and _loop_bound(root, node, ctx)
+
+
+_WORD_SPLIT_KEYWORDS = frozenset({"sep", "maxsplit"})
+
+
+def _sized_split(call: ast.Call, ctx: FileContext) -> bool:
+    """Session 24 (precision24): ``torch.split(o, chunksize)``, ``embs.split(1 << 18)``, ``batch.split(size,
+    shuffle=False)``: the split of a tensor (or batch) into chunks of a size, not a string split into words. A
+    string's ``split`` takes a separator string (``sep``, ``maxsplit``), never a number, and is no ``torch``
+    function: the chunks of a sized split put back together are the split value's own length."""
+    resolver = ctx.resolver
+    if resolver.qualname(call.func) in ("torch.split", "torch.tensor_split"):
+        return True
+    if any(k.arg not in _WORD_SPLIT_KEYWORDS for k in call.keywords):
+        return True   # ``shuffle=``, ``merge_last=``, ``dim=``: no keyword of ``str.split``
+    if not call.args:
+        return False
+    return _number(call.args[0], ctx, 0)
+
+
+def _number(node: ast.AST, ctx: FileContext, depth: int) -> bool:
+    """A Python number by its construction: an int constant, a size read, ``len`` / ``int`` of anything, arithmetic
+    of such (``(1 << 29) // self.centroids.size(0)``), a name the function binds only to such, or declared one."""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, int) and not isinstance(node.value, bool)
+    if python_number(node):
+        return True
+    if isinstance(node, ast.BinOp):
+        return depth < 4 and _number(node.left, ctx, depth + 1) and _number(node.right, ctx, depth + 1)
+    resolver = ctx.resolver
+    value = resolver.value_of(node)
+    if value is not None:
+        return value != K.STR and scalar(node, value)
+    if isinstance(node, ast.Name) and resolver.scopes is not None and depth < 4:
+        bindings = resolver.scopes.may_reach(node.id, resolver.current, (node.lineno, node.col_offset))
+        return bool(bindings) and all(b.tag == "value" and not b.path and isinstance(b.value, ast.AST)
+                                      and _number(b.value, ctx, depth + 1) for b in bindings)
+    return False
 
 
 def broad_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:

@@ -20,7 +20,9 @@ FAMILY = "cuda"
 _LOADED_BY_CALL = ("torch.ops.load_library", "ctypes.CDLL", "ctypes.cdll.LoadLibrary", "ctypes.CDLL.LoadLibrary",
                    "importlib.import_module")
 # cuda_libraries.tsv ``reported``: each use and the import, or the uses only (a settings class of a library that runs
-# on NPU otherwise, ``transformers.BitsAndBytesConfig``: importing it loads no CUDA code, making one asks for it).
+# on NPU otherwise, ``transformers.BitsAndBytesConfig``: importing it loads no CUDA code, making one asks for it);
+# ``portable``: a pure-PyTorch part of such a library, never reported (``torch_scatter.scatter_add``, ``gsplat.utils``:
+# their source is torch operators only, which run on the NPU; session 24, precision24).
 _EACH_USE = ("each use", "uses only")
 
 
@@ -126,7 +128,7 @@ class _LibraryImport(Rule):
     def _imports(self, node: ast.AST, ctx: FileContext) -> None:
         for name, level in imported_names(node):
             row = library_row(name) if level == 0 else None
-            if row is not None and row["code"] == self.code and row["reported"] != "uses only":
+            if row is not None and row["code"] == self.code and row["reported"] not in ("uses only", "portable"):
                 ctx.report(node, self.message.format(name=name, alternative=row["npu_alternative"]), name)
 
 
@@ -249,6 +251,11 @@ class CudaOnlyLibrary(_LibraryImport):
                   "        self.name = name\n",
                   "from dataclasses import dataclass\n@dataclass\nclass EngineConfig:\n"
                   "    attn_implementation: str = 'flash_attention_2'  # NPU217\n")
+    must_fire += ("from torch_scatter import scatter_max\n",   # torch.ops.torch_scatter: CPU and CUDA kernels only
+                  "import torch_scatter\ndef pool(x, i):\n    return torch_scatter.segment_csr(x, i)  # NPU217\n")
+    must_not_fire += (  # session 24 (precision24): pure-PyTorch parts of such a library (cuda_libraries.tsv: portable)
+        "from torch_scatter import scatter_mean, scatter_add\ndef pool(x, i):\n    return scatter_mean(x, i, dim=0)\n",
+        "from gsplat.utils import normalized_quat_to_rotmat\ndef rot(q):\n    return normalized_quat_to_rotmat(q)\n")
     must_not_fire += ("import faiss\nindex = faiss.IndexFlatL2(d)\nn = faiss.get_num_gpus()\n",
                       "from transformers import AutoModel\n"
                       "m = AutoModel.from_pretrained(name, attn_implementation='sdpa', use_flash_attention_2=False)\n",
@@ -279,7 +286,7 @@ class CudaOnlyLibrary(_LibraryImport):
                   "from gsplat import rasterization\ndef render(*args):\n    return rasterization(*args)  # NPU217\n",
                   "import spconv.pytorch as spconv\nconv = spconv.SubMConv3d(16, 32, 3)  # NPU217\n",
                   "from simple_knn._C import distCUDA2\nd = distCUDA2(points)  # NPU217\n",
-                  "from torch_scatter import scatter_mean\ny = scatter_mean(x, index, dim=0)  # NPU217\n",
+                  "from torch_scatter import scatter_max\ny, arg = scatter_max(x, index, dim=0)  # NPU217\n",   # (scatter_mean: pure PyTorch, portable)
                   # CUDA-only kernel packages of LLM quantization, serving, attention and rendering (session 23)
                   "import awq_ext\ndef gemm(x, w, s, z):\n    return awq_ext.gemm_forward_cuda(x, w, s, z, 8)  # NPU217\n",
                   "import awq_ext\nclass MLP:\n    def __init__(self):\n"

@@ -696,6 +696,12 @@ class DataDependentBranch(Rule):
                       "        logging.info('dupli %d %s', n_dupli, is_dupli)\n    return n_dupli\n",
                       "import torch\nfrom .ops import run\ndef f(items, x):\n    n = len(items)\n    if n > 0:\n"
                       "        run(items)\n    return x\n")
+    must_not_fire += (  # session 24 (precision24): Python numbers by construction, a split's pieces
+        'import torch\nfrom random import random\ndef sample_prob(prob):\n    return random() < prob\ndef coin_flip():\n    return sample_prob(0.5)\nclass M(torch.nn.Module):\n    def forward(self, x, mask):\n        frac = 1.\n        if self.no_replace_prob > 0. and coin_flip():\n            frac -= self.no_replace_prob\n            keep = self.subset(mask, self.no_replace_prob)\n            mask &= ~keep\n        return self.net(x, mask)\n',
+        'import torch\ndef loss(logits, labels):\n    n, v = logits.shape\n    div, mod = divmod(v, 65536)\n    n_chunks = div + (mod != 0)\n    if n_chunks == 1:\n        return torch.log_softmax(logits, -1)\n    return torch.logsumexp(logits, -1)\n',
+        'import torch\ndef generate(model, input_ids, input_mask, k):\n    outs = []\n    for ids, mask in zip(torch.split(input_ids, k), torch.split(input_mask, k)):\n        if len(ids) == 0:\n            return torch.empty(0, 4)\n        outs.append(model(ids, mask))\n    return outs\n',
+        'import torch\nimport random\nclass M(torch.nn.Module):\n    def forward(self, x, pm):\n        p = torch.tensor([pm], device=x.device)\n        flip = torch.tensor([1.0]) if random.random() > p else torch.zeros(1).to(x.device)\n        return self.net(x) * flip\n',
+    )
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):

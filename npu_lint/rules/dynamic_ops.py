@@ -173,7 +173,10 @@ class DataDependentShapeOp(Rule):
                  "import torch\nvals = x.masked_select(m)\n",
                  "import torch\nids = torch.unique(labels)\n",
                  "import torch\ndef f(t: torch.Tensor):\n    return t.unique(return_counts=True)\n",
-                 "import torch\ncounts = torch.bincount(labels, minlength=10)\n",
+                 "import torch\ncounts = torch.bincount(labels)\n",
+                 "import torch\ndef f(t: torch.Tensor, w):\n    return t.bincount(w)\n",
+                 # bins declared by a count the data decides (a unique's count): still the data's size
+                 'import torch\ndef dice(assign, y_idx, y_pred_idx):\n    uniq, inv = torch.unique(assign.view(-1), return_inverse=True)\n    n = uniq.numel()\n    code = (y_idx.view(-1) << 1) | y_pred_idx.view(-1)\n    hist = torch.bincount((inv << 2) | code, minlength=n * 4).reshape(-1, 4)\n    return hist\n',
                  "import torch\nimport torch.nn.functional as F\noh = F.one_hot(labels)\n",
                  "import torch\nres = torch.linalg.lstsq(A, B).residuals\n",
                  "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",
@@ -210,6 +213,9 @@ class DataDependentShapeOp(Rule):
                   "import torch\ndef drop(x, scores: torch.Tensor, thr):\n    keep = []\n    for i in range(len(scores)):\n"
                   "        if scores[i].item() > thr:\n            keep.append(i)\n    return x[torch.as_tensor(keep)]\n")
     must_not_fire = (
+                     # session 24 (precision24): bins the caller declares (minlength=, as one_hot's num_classes)
+                     "import torch\ncounts = torch.bincount(labels, minlength=10)\n",
+                     "import torch\ndef f(t: torch.Tensor, k):\n    return t.bincount(None, k)\n",
                      *_HOST_WORK,
                      "import torch\ndef loss(labels):\n    return torch.where(labels > 0, labels, 0).sum()\nl = loss(gt)\n",
                      # a choice between NMS and a dense top-k: not every candidate is data-dependent

@@ -968,6 +968,21 @@ class PerSampleConcat(Rule):
         "import torch\nclass M(torch.nn.Module):\n    def __init__(self, groups):\n"
         "        self.ids = torch.tensor(sum(groups, []))\n",
     )
+    must_not_fire += (  # session 24 (precision24): the chunks of a sized split joined back: the split value's length
+        "import torch\ndef feats(o, model, chunksize=1024):\n    out = []\n    for oi in torch.split(o, chunksize):\n"
+        "        out.append(model(oi))\n    return torch.cat(out)\n",
+        "import torch\nclass C:\n    def compress(self, embs):\n        codes = []\n"
+        "        bsize = (1 << 29) // self.centroids.size(0)\n        for batch in embs.split(bsize):\n"
+        "            codes.append(self.codes(batch))\n        return torch.cat(codes)\n",
+        "import torch\nclass P:\n    def logp(self, batch):\n        out = []\n"
+        "        for mb in batch.split(self.max_batchsize, shuffle=False, merge_last=True):\n"
+        "            out.append(self.policy(mb).log_prob(mb.act))\n        return torch.cat(out, dim=0)\n",
+    )
+    must_fire += (  # a string split into words (a separator, or none) is still one item's own length
+        "import torch\ndef encode(vocab, line, sep):\n    return torch.tensor([vocab[w] for w in line.split(sep)])\n",
+        "import torch\ndef encode(vocab, line):\n    ids = []\n    for w in line.split(' ', maxsplit=8):\n"
+        "        ids.append(torch.tensor([vocab[w]]))\n    return torch.cat(ids)\n",
+    )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)

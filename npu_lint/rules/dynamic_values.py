@@ -834,6 +834,14 @@ class TensorValueInShape(ValueFlow):
         "        return 4\n    def __getitem__(self, i):\n        return self.crop([torch.rand(8)])\n"
         "    def crop(self, items):\n        x = torch.stack(items)\n        return x[:, :int(x.sum().item())]\n",)
 
+    must_not_fire += (  # session 24 (precision24): a comparison of a counter is a Python bool
+        'import torch\ndef generate_coarse(model, x_in, n_steps):\n    n_step = 0\n    for _ in range(n_steps):\n        is_major_step = n_step % model.config.N_COARSE == 0\n        logits = model.coarse_model(x_in)\n        start = model.config.VOCAB + (1 - int(is_major_step)) * model.config.CODEBOOK\n        end = model.config.VOCAB + (2 - int(is_major_step)) * model.config.CODEBOOK\n        relevant = logits[0, 0, start:end]\n        x_in = torch.cat([x_in, relevant.argmax()[None, None]], dim=1)\n        n_step += 1\n    return x_in\n',
+    )
+    must_fire += (  # the same comparison of a tensor's value still reads it back; a counter against a tensor is a mask
+        'import torch\ndef track(feat, batch_idx, num_batches, k):\n    out = []\n    for b in range(num_batches):\n        f = feat[batch_idx == b]\n        rand = torch.randperm(len(f))[:k]\n        out.append(f[rand])\n    return out\n',
+        'import torch\ndef generate_coarse(model, x_in, n_steps):\n    n_step = 0\n    for _ in range(n_steps):\n        is_major_step = x_in.sum() % 2 == 0\n        logits = model.coarse_model(x_in)\n        start = model.config.VOCAB + (1 - int(is_major_step)) * model.config.CODEBOOK\n        end = model.config.VOCAB + (2 - int(is_major_step)) * model.config.CODEBOOK\n        relevant = logits[0, 0, start:end]\n        x_in = torch.cat([x_in, relevant.argmax()[None, None]], dim=1)\n        n_step += 1\n    return x_in\n',
+    )
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             function = ctx.enclosing(node, FUNCTION_TYPES)

@@ -59,6 +59,10 @@ def _keyword(call: ast.Call, name: str) -> Optional[ast.expr]:
     return next((kw.value for kw in call.keywords if kw.arg == name), None)
 
 
+# flows of a value read from the data (flows.py): a declared bin count that carries one is the data's size
+_READ_SIZES = ("host", "zero_d", "element", "data_size", "picked")
+
+
 def condition_holds(condition: str, call: ast.Call, ctx: FileContext, method: bool) -> bool:
     if condition == "one_argument":
         return len(call.args) == 1 and not call.keywords
@@ -68,6 +72,10 @@ def condition_holds(condition: str, call: ast.Call, ctx: FileContext, method: bo
                                    and classes.operand.value == 1)
     if condition == "no_dim_size":   # ``scatter(src, index, 0)``: sized by ``index.max() + 1`` (no out, no dim_size)
         return len(call.args) <= 3 and _keyword(call, "dim_size") is None and _keyword(call, "out") is None
+    if condition == "no_minlength":   # ``torch.bincount(x)``: as many bins as ``x.max() + 1`` (session 24)
+        position = 1 if method else 2
+        bins = call.args[position] if len(call.args) > position else _keyword(call, "minlength")
+        return bins is None or ctx.resolver.flow_of(bins, _READ_SIZES) is not None   # ``minlength=uniq.numel() * 4``
     if condition == "tensor_repeats":
         if _keyword(call, "output_size") is not None:
             return False
@@ -92,7 +100,7 @@ def _holds_in(condition: str, call: ast.Call, scope, ctx: FileContext) -> bool:
         repeats = call.args[1] if len(call.args) > 1 else _keyword(call, "repeats")
         value = ctx.resolver.value_of(repeats, scope) if repeats is not None else None
         return value is not None and value[0] in ("tensor", "batch")
-    if condition in ("one_argument", "no_num_classes", "no_dim_size"):
+    if condition in ("one_argument", "no_num_classes", "no_dim_size", "no_minlength"):
         return condition_holds(condition, call, ctx, method=False)
     return condition == "always"
 
@@ -385,4 +393,4 @@ def always_dynamic(api: str) -> bool:
         row = dynamic_row(api[:-len(ONE_ARGUMENT)])
         return row is not None and row["condition"] == "one_argument"
     row = dynamic_row(api)
-    return row is not None and row["condition"] == "always"
+    return row is not None and row["condition"] in ("always", "no_minlength")   # (the index keeps no arguments)

@@ -111,7 +111,7 @@ def empty_test(test: ast.AST, arms: list[ast.stmt], ctx: FileContext) -> Optiona
             continue
         value, is_len = found
         if isinstance(value, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr)) \
-                or ctx.resolver.configured(value) or _fixed_shape(value, ctx):
+                or ctx.resolver.configured(value) or _fixed_shape(value, ctx) or (is_len and _split_pieces(value, ctx)):
             continue
         if is_len and ctx.resolver.kind_of(value) not in K.TENSORS:
             if (builds_empty(arms, ctx) or used_as_tensor(value, ctx)) and not ctx.resolver.configured(value):
@@ -120,6 +120,44 @@ def empty_test(test: ast.AST, arms: list[ast.stmt], ctx: FileContext) -> Optiona
         if not not_tensor(value, ctx) or builds_empty(arms, ctx):
             return operand
     return None
+
+
+_PIECES = frozenset({"split", "chunk", "unbind", "tensor_split"})
+_WRAPPERS = frozenset({"enumerate", "zip", "reversed", "list", "tuple"})
+
+
+def _split_pieces(value: ast.AST, ctx: FileContext) -> bool:
+    """Session 24 (precision24): ``len(pieces)`` of ``pieces = torch.split(x, 1, dim=1)`` (the pieces a split
+    makes: as many as the split's size and the input's shape say), or ``len(chunk)`` of a chunk a loop takes from
+    one (``for ids, mask in zip(torch.split(input_ids, k), torch.split(mask, k)):``: a chunk is never empty, its
+    rows the split's size): a shape read, not a count the data decides."""
+    if _piece_call(value, ctx):
+        return True
+    resolver = ctx.resolver
+    if not isinstance(value, ast.Name) or resolver.scopes is None:
+        return False
+    bindings = resolver.scopes.may_reach(value.id, resolver.current, (value.lineno, value.col_offset))
+    return bool(bindings) and all(
+        isinstance(b.value, ast.AST) and (
+            (b.tag == "value" and not b.path and _piece_call(b.value, ctx))
+            or (b.tag == "loop" and _split_sequences(b.value, ctx, 0))) for b in bindings)
+
+
+def _piece_call(node: ast.AST, ctx: FileContext) -> bool:
+    """``torch.split(x, k)`` / ``x.chunk(n)`` / ``x.unbind(1)`` on a tensor (a torch function or a tensor's method)."""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute) or node.func.attr not in _PIECES:
+        return False
+    qualname = ctx.resolver.qualname(node.func) or ""
+    return qualname.startswith("torch.") or ctx.resolver.kind_of(node.func.value) in K.TENSORS
+
+
+def _split_sequences(node: ast.AST, ctx: FileContext, depth: int) -> bool:
+    """What a loop walks is the pieces of splits, through ``enumerate`` / ``zip`` (``zip(torch.split(a, k),
+    torch.split(b, k))``)."""
+    if _piece_call(node, ctx):
+        return True
+    return depth < 3 and isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in _WRAPPERS \
+        and bool(node.args) and all(_split_sequences(a, ctx, depth + 1) for a in node.args)
 
 
 def _fixed_shape(value: ast.AST, ctx: FileContext) -> bool:
