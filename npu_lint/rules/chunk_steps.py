@@ -17,6 +17,26 @@ TRANGES = frozenset({"tqdm.trange", "tqdm.auto.trange", "tqdm.notebook.trange", 
                      "numpy.arange"})
 
 
+def ranged(call: ast.AST, ctx: FileContext) -> bool:
+    """A call of ``range`` or one of its progress-bar twins (``TRANGES``), also through a name bound once to a
+    choice among them (``range_fn = range if not verbose else tqdm.trange``; ``range_fn(0, n, bs)``)."""
+    if not isinstance(call, ast.Call):
+        return False
+    func = call.func
+    if isinstance(func, ast.Name) and func.id == "range" and ctx.resolver.binding(func) is None:
+        return True
+    if ctx.resolver.qualname(func) in TRANGES:
+        return True
+    if not isinstance(func, ast.Name):
+        return False
+    binding = ctx.resolver.binding(func)
+    value = binding.value if binding is not None and binding.tag == VALUE and not binding.path else None
+    choices = [value.body, value.orelse] if isinstance(value, ast.IfExp) else \
+        list(value.values) if isinstance(value, ast.BoolOp) else []
+    return bool(choices) and all((isinstance(c, ast.Name) and c.id == "range" and ctx.resolver.binding(c) is None)
+                                 or ctx.resolver.qualname(c) in TRANGES for c in choices)
+
+
 def length_expr(node: ast.AST) -> bool:
     """``len(x)``, ``x.size(0)``, ``x.shape[0]``, ``x.numel()``: a length read from the data."""
     for child in walk(node):
@@ -112,9 +132,7 @@ def stepping_loop(node: ast.AST, index: str, ctx: FileContext) -> Optional[ast.F
     while isinstance(loop, ast.For):
         if isinstance(loop.target, ast.Name) and loop.target.id == index:
             call = loop.iter
-            if isinstance(call, ast.Call) and len(call.args) == 3 and (
-                    (isinstance(call.func, ast.Name) and call.func.id == "range")
-                    or ctx.resolver.qualname(call.func) in TRANGES):   # ``trange(0, n, bs)`` too
+            if isinstance(call, ast.Call) and len(call.args) == 3 and ranged(call, ctx):   # ``trange(0, n, bs)`` too
                 return loop
             return None
         loop = ctx.enclosing(loop, (ast.For, *_DEFS, ast.Lambda))
@@ -133,11 +151,18 @@ def remaining_step(node: ast.Call, ctx: FileContext) -> Optional[ast.For]:
         if isinstance(rest, ast.BinOp) and isinstance(rest.op, ast.Sub) and isinstance(rest.right, ast.Name) \
                 and not isinstance(rest.left, ast.Constant):
             loop = stepping_loop(node, rest.right.id, ctx)
-            if loop is not None and ast.unparse(step) == ast.unparse(loop.iter.args[2]) \
+            if loop is not None and _stepped(step, loop.iter.args[2]) \
                     and not (isinstance(step, ast.Constant) and step.value in (0, 1)) \
                     and _stop_from(loop.iter.args[1], rest.left, ctx):   # type: ignore[attr-defined]
                 return loop
     return None
+
+
+def _stepped(chunk: ast.AST, step: ast.AST) -> bool:
+    """The loop moves by the chunk (``min(n - i, bs)`` in ``range(0, n, bs)``), or by a hop of its own between
+    windows of the chunk's length (``min(total - offset, segment)`` in ``range(0, total, stride)``: overlapping
+    segments, the last ones cut by the end of the data); a loop by one (or a constant zero) cuts no chunks."""
+    return ast.unparse(chunk) == ast.unparse(step) or not (isinstance(step, ast.Constant) and step.value in (0, 1))
 
 
 def _stop_from(stop: ast.AST, count: ast.AST, ctx: FileContext) -> bool:

@@ -14,8 +14,10 @@ from npu_lint.rules.batch_lists import (library_batchers, library_batches, liste
                                         served_batches, sliced_batches, stage_batches)
 from npu_lint.rules.batch_remainders import remainder_batch
 from npu_lint.rules.chunk_pieces import rounded_chunks
+from npu_lint.rules.chunk_sizes import fraction_parts, padded_back, scalar_derived
+from npu_lint.rules.chunk_helpers import clipping_helper
 from npu_lint.rules.chunk_counts import bound_element, clip_bound, filled_chunk, rounded_up, scaled, scaled_end
-from npu_lint.rules.chunk_steps import (TRANGES, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, stepping_loop, data_length, derived, fed_pieces, computed_pieces, length_expr,
+from npu_lint.rules.chunk_steps import (ranged, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, stepping_loop, data_length, derived, fed_pieces, computed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
                                         permuted_length, tail_skipped, while_counter, whole_chunks)
 from npu_lint.rules.size_groups import grouped_sizes
@@ -269,6 +271,28 @@ def _sizes(use: ast.Name, parents: dict, ctx: FileContext) -> bool:
     return isinstance(parent, ast.Slice)
 
 
+def _torch_sink(call: ast.AST, ctx: FileContext) -> bool:
+    """A torch call (``torch.zeros(1, c, n)``) or a method of a tensor the model knows."""
+    if not isinstance(call, ast.Call):
+        return False
+    name = ctx.resolver.qualname(call.func) or ""
+    if name.startswith("torch."):
+        return True
+    return isinstance(call.func, ast.Attribute) and ctx.resolver.is_tensor(call.func.value)
+
+
+def _torch_use(use: ast.Name, parents: dict, ctx: FileContext) -> bool:
+    """The size reaches a torch call, or bounds a slice of a tensor, directly (or inside a shape tuple)."""
+    parent = parents.get(id(use))
+    if isinstance(parent, ast.keyword) or isinstance(parent, (ast.Tuple, ast.List)):
+        parent = parents.get(id(parent))
+    if isinstance(parent, ast.Slice):
+        outer = parents.get(id(parent))
+        outer = parents.get(id(outer)) if isinstance(outer, ast.Tuple) else outer
+        return isinstance(outer, ast.Subscript) and ctx.resolver.is_tensor(outer.value)
+    return _torch_sink(parent, ctx)
+
+
 # Tensor makers whose first argument is the first dimension: ``torch.randn(sz, z_dim)``.
 _SIZED_MAKERS = frozenset({"torch.randn", "torch.rand", "torch.zeros", "torch.ones", "torch.empty", "torch.full",
                            "torch.normal", "numpy.random.randn", "numpy.random.rand"})
@@ -363,6 +387,17 @@ class ShortLastChunk(Rule):
         size clipped the same way sizes a tensor made per batch (``cur = min(bs, num_samples - i)`` or ``sz = end -
         start`` with ``end = min(start + bs, num_samples)``, then ``torch.randn(cur, dim)`` or a shape ``(sz,
         z_dim)`` handed to a sampler: samples generated in batches; the count any value but a constant).
+        The loop's ``range`` may be called through a name bound to a choice among ``range`` and its progress-bar
+        twins (``range_fn = range if not verbose else tqdm.trange``); the count left may be clipped at a window
+        length the loop moves by a hop of its own (``min(total - offset, segment)`` in ``for offset in range(0,
+        total, stride)``: overlapping windows), and may size a tensor through the numbers the loop computes from
+        it (``frames = ceil(this_len / sr * fr)``; ``torch.zeros(1, c, frames)``). A helper of the file that cuts
+        the chunk at the loop's position and clips it at the data's end (``min(total - offset, length)`` in it,
+        over its parameters) reports at its call in the loop (``TensorChunk(mix, offset, segment)`` in ``for offset
+        in range(0, length, stride)``). Part ``i`` of ``k`` near-equal parts, ``x[round(i * n / k):round((i + 1) *
+        n / k)]`` (or ``i * n // k``) in ``for i in range(k)``, is one longer than another unless ``k`` divides
+        ``n``. A chunk the loop pads back to its step's length (``F.pad(x, (0, n - x.shape[-1]))``, ``x.zero_pad(0,
+        max(0, n - x.shape[-1]))``) is whole.
     Why it matters on NPU:
         The short chunk is a second sequence length (or batch size) for every operator of the training step:
         the whole step compiles again on NPU for it, once per epoch and per distinct tail.
@@ -380,7 +415,7 @@ class ShortLastChunk(Rule):
     name = "short-last-chunk"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript, ast.If)
-    triggers = ("min(", "range(", "split(", "chunk(", "yield", "append(", "_split(", "islice(", "while ", "__next__") \
+    triggers = ("min(", "range(", "range if", "else range", "= range", "trange", "split(", "chunk(", "yield", "append(", "_split(", "islice(", "while ", "__next__") \
         + tuple(sorted({api.rpartition(".")[2] + "(" for api in library_batchers()}))
 
     @staticmethod
@@ -389,7 +424,27 @@ class ShortLastChunk(Rule):
         return project.batcher_names()
 
     message = "{what}: the last chunk of the data is shorter, a second shape for the whole step to compile on NPU; trim the data to a multiple of the chunk, skip the tail, or pad it"
-    must_fire = (# a custom iterator's ``__next__`` serving batch ``i`` of its data until a count rounded up
+    must_fire = (# session 24: the range through a name bound to a choice of range / trange (a progress bar on demand)
+                 "import torch\nimport tqdm\ndef decode(model, codes, n, verbose):\n"
+                 "    range_fn = range if not verbose else tqdm.trange\n"
+                 "    for i in range_fn(0, codes.shape[-1], n):\n        model(codes[..., i:i + n])\n",
+                 # session 24: windows of a length moved by a hop of their own, the length left clipped at the end,
+                 # sizing a tensor through the numbers computed from it
+                 "import math\nimport torch\ndef decompress(model, total, seg, stride, c):\n"
+                 "    for offset in range(0, total, stride):\n        this_len = min(total - offset, seg)\n"
+                 "        frames = int(math.ceil(this_len / model.sample_rate * model.frame_rate))\n"
+                 "        model.decode(torch.zeros(1, c, frames))\n",
+                 # session 24: a helper of the file cuts the chunk at the loop's position and clips it at the data's end
+                 "import torch\nclass Chunk:\n    def __init__(self, tensor, offset=0, length=None):\n"
+                 "        total = tensor.shape[-1]\n        self.length = min(total - offset, length)\n"
+                 "        self.tensor = tensor\n"
+                 "def apply(model, mix, seg, stride):\n    offsets = range(0, mix.shape[-1], stride)\n"
+                 "    for offset in offsets:\n        model(Chunk(mix, offset, seg))\n",
+                 # session 24: k parts of a length by rounded fractions (one apart unless k divides it)
+                 "import torch\ndef kid(x: torch.Tensor, k, mmd):\n    n = x.shape[0]\n    total = 0\n"
+                 "    for i in range(k):\n        total = total + mmd(x[round(i * n / k):round((i + 1) * n / k)])\n"
+                 "    return total\n",
+                 # a custom iterator's ``__next__`` serving batch ``i`` of its data until a count rounded up
                  "import torch\nclass It:\n    def __init__(self, x, bs):\n        self.x, self.bs = x, bs\n"
                  "        self.n_batches = -(-len(x) // bs)\n        self.current = 0\n    def __next__(self):\n"
                  "        if self.current == self.n_batches:\n            raise StopIteration\n"
@@ -637,6 +692,24 @@ class ShortLastChunk(Rule):
                      "    for first in it:\n        yield list(chain([first], islice(it, n - 1)))\n"
                      "def run(model, batches, k):\n    for group in chunks(batches, k):\n        count = len(group)\n"
                      "        states = (dict(x=b) for b in group)\n        for st in states:\n            model(st['x'])\n",
+                     # session 24 (tails24): each chunk padded back to the window's length in the loop
+                     "import torch\nimport torch.nn.functional as F\ndef enc(model, audio, n, hop):\n"
+                     "    for i in range(0, audio.shape[-1], hop):\n        x = audio[..., i:i + n]\n"
+                     "        x = F.pad(x, (0, n - x.shape[-1]))\n        model(x)\n",
+                     # session 24: windows moved by a hop of their own over a host buffer: no torch call sized
+                     "import torch\ndef scan(buf, size, window, stride, probe):\n"
+                     "    for offset in range(0, size, stride):\n        length = min(window, size - offset)\n"
+                     "        pages = (length + 4095) // 4096\n        probe(buf, offset, length)\n"
+                     "        buf[:pages]\n",
+                     # session 24: a loop by one is no chunking; a helper given a fixed start; parts of another count
+                     "import torch\ndef look(model, n, w):\n    for i in range(0, n, 1):\n"
+                     "        k = min(n - i, w)\n        model(torch.zeros(k))\n",
+                     "import torch\nclass Chunk:\n    def __init__(self, tensor, offset=0, length=None):\n"
+                     "        self.length = min(tensor.shape[-1] - offset, length)\n"
+                     "def apply(model, mixes, seg):\n    for i in range(0, len(mixes), 4):\n"
+                     "        model(Chunk(mixes[i], 0, seg))\n",
+                     "import torch\ndef parts(x: torch.Tensor, k, m, f):\n    n = x.shape[0]\n"
+                     "    for i in range(k):\n        f(x[round(i * n / m):round((i + 1) * n / m)])\n",
                      "import torch\nclass It:\n    def __init__(self, x, bs):\n        self.x, self.bs = x, bs\n"
                      "        self.n_batches = len(x) // bs\n        self.current = 0\n    def __next__(self):\n"
                      "        if self.current >= self.n_batches:\n            raise StopIteration\n"
@@ -884,6 +957,7 @@ class ShortLastChunk(Rule):
                 self._sized(node, ctx)
                 self._batched(node, ctx)
                 self._index_range(node, ctx)
+                self._helper_chunk(node, ctx)
             return
         assert isinstance(node, ast.Subscript)
         bounds = node.slice
@@ -893,6 +967,8 @@ class ShortLastChunk(Rule):
             if found_slice is not None:
                 bounds, at = found_slice
         elif self._consumed_prefix(node, ctx):
+            return
+        if isinstance(node.ctx, ast.Load) and self._parts(node, ctx):
             return
         if isinstance(bounds, ast.Tuple):   # ``x[:, :, offset:offset + segment]``: a chunk along another axis
             bounds = next((b for b in bounds.elts if isinstance(b, ast.Slice)
@@ -924,8 +1000,9 @@ class ShortLastChunk(Rule):
                                                          or permuted_length(node.value, stop, ctx)
                                                          or clipped_to_stop(bounds.upper, index, stop, ctx)):
             return
-        if whole_chunks(stop, ctx) or tail_skipped(loop, index, loop_step, stop):
-            return      # ``range(0, n - step, step)``, ``if n - i < step: break``: every chunk is whole
+        if whole_chunks(stop, ctx) or tail_skipped(loop, index, loop_step, stop) \
+                or padded_back(loop, _bound_names(node, ctx), step):
+            return      # ``range(0, n - step, step)``, ``if n - i < step: break``, padded back: every chunk is whole
         self._report_chunk(node, loop, f"{short_source(node)} in steps of {short_source(step)}", ctx, at)
 
     def _consumed_prefix(self, node: ast.Subscript, ctx: FileContext) -> bool:
@@ -1052,6 +1129,49 @@ class ShortLastChunk(Rule):
             what = f"{short_source(taken, 40)} in steps of {short_source(step)}"
             ctx.report(node, self.message.format(what=what), "x[i:i + step]")
 
+    def _parts(self, node: ast.Subscript, ctx: FileContext) -> bool:
+        """``x[round(i * n / k):round((i + 1) * n / k)]`` in ``for i in range(k)`` of a tensor fed to a computation:
+        ``k`` parts one apart in size unless ``k`` divides ``n`` (reported once per loop)."""
+        found = fraction_parts(node)
+        if found is None:
+            return False
+        index, count = found
+        loop = self._range_loop(node, index, ctx, counts=True)
+        if loop is None or ast.unparse(loop[0].args[-1]) != count or not isinstance(loop[1], ast.For) \
+                or not (ctx.resolver.is_tensor(node.value) or _computed_on(node, loop[1], ctx)):
+            return False
+        reported = ctx.scratch.setdefault("short_chunk_loops", set())
+        if id(loop[1]) not in reported:
+            reported.add(id(loop[1]))
+            what = f"{short_source(node, 40)} ({count} parts of unequal sizes unless {count} divides the length)"
+            ctx.report(node, self.message.format(what=what), "x[i * n // k:(i + 1) * n // k]")
+        return True
+
+    def _helper_chunk(self, node: ast.Call, ctx: FileContext) -> None:
+        """``TensorChunk(mix, offset, segment)`` in ``for offset in range(0, length, stride)``: a helper of the file
+        cutting the chunk at the loop's position and clipping it at the end of the data (``min(total - offset,
+        length)`` in it), so the loop's last chunks are shorter; reported at the call, once per loop."""
+        if not isinstance(node.func, ast.Name) or not node.args or ctx.enclosing(node, (ast.For,)) is None:
+            return
+        for arg in node.args:
+            if not isinstance(arg, ast.Name):
+                continue
+            found = self._range_loop(node, arg.id, ctx)
+            if found is None or isinstance(found[0].args[1], ast.Constant) or not isinstance(found[1], ast.For):
+                continue
+            call, loop = found
+            if whole_chunks(call.args[1], ctx) or tail_skipped(loop, arg.id, call.args[2], call.args[1]):
+                return
+            helper = clipping_helper(node, arg.id, ctx)
+            reported = ctx.scratch.setdefault("short_chunk_loops", set())
+            if helper is None or id(loop) in reported:
+                return
+            reported.add(id(loop))
+            what = (f"{short_source(node, 40)} cuts a chunk at {arg.id} that {getattr(helper, 'name', '?')} clips "
+                    f"at the end of the data, in steps of {short_source(call.args[2], 20)}")
+            ctx.report(node, self.message.format(what=what), "min(total - offset, length)")
+            return
+
     def _pieces(self, node: ast.Call, ctx: FileContext) -> None:
         """``for piece in x.split(bs): model(piece)``: the last piece is shorter unless ``bs`` divides the length."""
         found = split_pieces(node, ctx) or rounded_chunks(node, ctx)
@@ -1098,13 +1218,17 @@ class ShortLastChunk(Rule):
         parent = ctx.parent(node)
         if isinstance(parent, ast.keyword):
             parent = ctx.parent(parent)
+        # by the batch's own step, any sizing use; by a hop of its own or through derived numbers, a torch one
+        own = any(ast.unparse(a) == ast.unparse(loop.iter.args[2]) for a in node.args)   # type: ignore[attr-defined]
         if isinstance(parent, ast.Call) and not _scalar_call(parent, ctx):
-            sized = True
+            sized = own or _torch_sink(parent, ctx)
         elif _named_in_function(node, ctx) is not None and not _scalar_only(node, ctx):
             name, function = _named_in_function(node, ctx)   # type: ignore[misc]
             parents = {id(child): outer for outer in walk(loop) for child in _children(outer)}
-            sized = any(_sizes(use, parents, ctx) for use in walk(loop)   # (parents: later nodes not walked yet)
-                        if isinstance(use, ast.Name) and use.id == name and isinstance(use.ctx, ast.Load))
+            names = scalar_derived(loop.body, name)   # ``frame_length = ceil(this_length / sr * fr)`` too
+            sized = any(_sizes(use, parents, ctx) and (own and use.id == name or _torch_use(use, parents, ctx))
+                        for use in walk(loop)   # (parents: later nodes not walked yet)
+                        if isinstance(use, ast.Name) and use.id in names and isinstance(use.ctx, ast.Load))
         else:
             sized = False
         if sized:
@@ -1193,9 +1317,7 @@ class ShortLastChunk(Rule):
                     wanted = (len(call.args) == 1 or (len(call.args) == 2 and isinstance(call.args[0], ast.Constant)
                                                       and call.args[0].value == 0)) if counts and \
                         isinstance(call, ast.Call) else isinstance(call, ast.Call) and len(call.args) == 3
-                    if isinstance(call, ast.Call) and wanted and (
-                            (isinstance(call.func, ast.Name) and call.func.id == "range")
-                            or ctx.resolver.qualname(call.func) in TRANGES):
+                    if isinstance(call, ast.Call) and wanted and ranged(call, ctx):
                         return call, loop
                     return None
             loop = ctx.enclosing(loop, kinds)
