@@ -117,7 +117,10 @@ class DataDependentShapeOp(Rule):
         NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``, which also lists the
         same kinds of op in common libraries: mmcv's 2D and 3D NMS, torch_scatter's and PyG's ``scatter`` without
         ``dim_size``, torch_cluster's and PyG's ``radius`` / ``radius_graph``, ``consecutive_cluster``,
-        ``pool_pos``, ``remove_self_loops``, ase's and matscipy's neighbour lists of atoms within a cutoff). Any other non-maximum suppression too, by the operation its name says
+        ``pool_pos``, ``remove_self_loops``, ase's and matscipy's neighbour lists of atoms within a cutoff, torchaudio's
+        ``vad``, torch_points_kernels' ``region_grow``, mmcv's ``dynamic_scatter``; and the calls of an instance of a
+        library module whose forward does the same, known by its construction: ``self.scatter(f, c)`` after
+        ``self.scatter = DynamicScatter(...)``, ``vad(x)`` after ``vad = torchaudio.transforms.Vad(...)``). Any other non-maximum suppression too, by the operation its name says
         it runs (``batched_soft_nms`` of the project, monai's ``batched_nms``, ``self.nms(...)``,
         ``non_max_suppression``): not torch_npu's padded NMS, a ``*_static`` / ``*_padded`` / ``*_mask`` variant,
         TensorRT's ``efficient_nms`` (padded to ``keep_top_k``), a name acting on an NMS (``attach_onnx_nms``,
