@@ -834,6 +834,21 @@ class TensorValueInShape(ValueFlow):
         "        return 4\n    def __getitem__(self, i):\n        return self.crop([torch.rand(8)])\n"
         "    def crop(self, items):\n        x = torch.stack(items)\n        return x[:, :int(x.sum().item())]\n",)
 
+    must_fire += (  # session 24 (values24): an element picked by constants sizing a canvas, named (and reported on its
+                    # own line); the sequence lengths of xformers' block-diagonal attention biases read from a tensor
+        "import torch\ndef scatter(pts_coors: torch.Tensor, x: torch.Tensor, n: int):\n"
+        "    batch_size = pts_coors[-1, 0] + 1\n    canvas_len = n * batch_size\n    return x.new_zeros(canvas_len)\n",
+        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalMask\n"
+        "def bias(seqlens, cached: torch.Tensor, size: int):\n"
+        "    return BlockDiagonalMask.from_seqlens(q_seqlen=seqlens,\n"
+        "        kv_seqlen=[s + c.clamp(max=size).item() for s, c in zip(seqlens, cached)])\n",)
+    must_not_fire += (  # ... not lengths the inputs' shapes give, nor the host's own lengths
+        "from xformers.ops import fmha\ndef bias(xs):\n    seqlens = [x.shape[0] for x in xs]\n"
+        "    return fmha.BlockDiagonalMask.from_seqlens(seqlens)\n",
+        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalCausalWithOffsetPaddedKeysMask as M\n"
+        "def bias(seqlens, size: int):\n"
+        "    return M.from_seqlens(q_seqlen=seqlens, kv_padding=size, kv_seqlen=[min(s, size) for s in seqlens])\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             function = ctx.enclosing(node, FUNCTION_TYPES)
@@ -929,17 +944,3 @@ class TensorValueInShape(ValueFlow):
         pick = sample_cut(node, bounds, ctx, scope)
         if pick is not None:   # ``attn[b, :, :src_len[b]]``: the sample cut to its own length
             report_flow(self, node, "a slice bound", (ELEMENT, pick), ctx)
-    must_fire += (  # session 24 (values24): an element picked by constants sizing a canvas, named (and reported on its
-                    # own line); the sequence lengths of xformers' block-diagonal attention biases read from a tensor
-        "import torch\ndef scatter(pts_coors: torch.Tensor, x: torch.Tensor, n: int):\n"
-        "    batch_size = pts_coors[-1, 0] + 1\n    canvas_len = n * batch_size\n    return x.new_zeros(canvas_len)\n",
-        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalMask\n"
-        "def bias(seqlens, cached: torch.Tensor, size: int):\n"
-        "    return BlockDiagonalMask.from_seqlens(q_seqlen=seqlens,\n"
-        "        kv_seqlen=[s + c.clamp(max=size).item() for s, c in zip(seqlens, cached)])\n",)
-    must_not_fire += (  # ... not lengths the inputs' shapes give, nor the host's own lengths
-        "from xformers.ops import fmha\ndef bias(xs):\n    seqlens = [x.shape[0] for x in xs]\n"
-        "    return fmha.BlockDiagonalMask.from_seqlens(seqlens)\n",
-        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalCausalWithOffsetPaddedKeysMask as M\n"
-        "def bias(seqlens, size: int):\n"
-        "    return M.from_seqlens(q_seqlen=seqlens, kv_padding=size, kv_seqlen=[min(s, size) for s in seqlens])\n",)
