@@ -841,6 +841,20 @@ class TensorValueInShape(ValueFlow):
         'import torch\ndef track(feat, batch_idx, num_batches, k):\n    out = []\n    for b in range(num_batches):\n        f = feat[batch_idx == b]\n        rand = torch.randperm(len(f))[:k]\n        out.append(f[rand])\n    return out\n',
         'import torch\ndef generate_coarse(model, x_in, n_steps):\n    n_step = 0\n    for _ in range(n_steps):\n        is_major_step = x_in.sum() % 2 == 0\n        logits = model.coarse_model(x_in)\n        start = model.config.VOCAB + (1 - int(is_major_step)) * model.config.CODEBOOK\n        end = model.config.VOCAB + (2 - int(is_major_step)) * model.config.CODEBOOK\n        relevant = logits[0, 0, start:end]\n        x_in = torch.cat([x_in, relevant.argmax()[None, None]], dim=1)\n        n_step += 1\n    return x_in\n',
     )
+    must_fire += (  # session 24 (values24): an element picked by constants sizing a canvas, named (and reported on its
+                    # own line); the sequence lengths of xformers' block-diagonal attention biases read from a tensor
+        "import torch\ndef scatter(pts_coors: torch.Tensor, x: torch.Tensor, n: int):\n"
+        "    batch_size = pts_coors[-1, 0] + 1\n    canvas_len = n * batch_size\n    return x.new_zeros(canvas_len)\n",
+        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalMask\n"
+        "def bias(seqlens, cached: torch.Tensor, size: int):\n"
+        "    return BlockDiagonalMask.from_seqlens(q_seqlen=seqlens,\n"
+        "        kv_seqlen=[s + c.clamp(max=size).item() for s, c in zip(seqlens, cached)])\n",)
+    must_not_fire += (  # ... not lengths the inputs' shapes give, nor the host's own lengths
+        "from xformers.ops import fmha\ndef bias(xs):\n    seqlens = [x.shape[0] for x in xs]\n"
+        "    return fmha.BlockDiagonalMask.from_seqlens(seqlens)\n",
+        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalCausalWithOffsetPaddedKeysMask as M\n"
+        "def bias(seqlens, size: int):\n"
+        "    return M.from_seqlens(q_seqlen=seqlens, kv_padding=size, kv_seqlen=[min(s, size) for s in seqlens])\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
@@ -937,17 +951,3 @@ class TensorValueInShape(ValueFlow):
         pick = sample_cut(node, bounds, ctx, scope)
         if pick is not None:   # ``attn[b, :, :src_len[b]]``: the sample cut to its own length
             report_flow(self, node, "a slice bound", (ELEMENT, pick), ctx)
-    must_fire += (  # session 24 (values24): an element picked by constants sizing a canvas, named (and reported on its
-                    # own line); the sequence lengths of xformers' block-diagonal attention biases read from a tensor
-        "import torch\ndef scatter(pts_coors: torch.Tensor, x: torch.Tensor, n: int):\n"
-        "    batch_size = pts_coors[-1, 0] + 1\n    canvas_len = n * batch_size\n    return x.new_zeros(canvas_len)\n",
-        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalMask\n"
-        "def bias(seqlens, cached: torch.Tensor, size: int):\n"
-        "    return BlockDiagonalMask.from_seqlens(q_seqlen=seqlens,\n"
-        "        kv_seqlen=[s + c.clamp(max=size).item() for s, c in zip(seqlens, cached)])\n",)
-    must_not_fire += (  # ... not lengths the inputs' shapes give, nor the host's own lengths
-        "from xformers.ops import fmha\ndef bias(xs):\n    seqlens = [x.shape[0] for x in xs]\n"
-        "    return fmha.BlockDiagonalMask.from_seqlens(seqlens)\n",
-        "import torch\nfrom xformers.ops.fmha.attn_bias import BlockDiagonalCausalWithOffsetPaddedKeysMask as M\n"
-        "def bias(seqlens, size: int):\n"
-        "    return M.from_seqlens(q_seqlen=seqlens, kv_padding=size, kv_seqlen=[min(s, size) for s in seqlens])\n",)
