@@ -55,6 +55,7 @@ MAX_SIGNATURES = 64     # distinct shape signatures remembered per call site (ra
 _Tensor, _Module = torch.Tensor, torch.nn.Module
 _BUILTIN, _METHOD, _FUNCTION = types.BuiltinFunctionType, types.MethodType, types.FunctionType
 _getframe = sys._getframe
+_SHAPED = (list, tuple, dict, _Tensor)    # results ``_shapes`` may find a tensor in: others give ()
 
 
 class Detector(CallPaths):
@@ -199,7 +200,7 @@ class Detector(CallPaths):
                     except Exception:
                         outputs = ()
                 else:
-                    outputs = () if result is None else _shapes((result,))
+                    outputs = _shapes((result,)) if isinstance(result, _SHAPED) else ()   # None, a generator
                 frame = _getframe(1)
                 table = self._table if frame is self._frame else self._table_of(frame)
                 try:
@@ -275,7 +276,7 @@ class Detector(CallPaths):
                     except Exception:
                         outputs = ()
                 else:
-                    outputs = () if result is None else _shapes((result,))
+                    outputs = _shapes((result,)) if isinstance(result, _SHAPED) else ()   # None, a generator
                 frame = _getframe(1)
                 table = self._table if frame is self._frame else self._table_of(frame)
                 try:

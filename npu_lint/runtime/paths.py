@@ -82,22 +82,24 @@ class CallPaths:
         and each is running, so the frames above it are those it was seen with; the prefix is the one a walk to the
         loop would give, cut at ``MAX_STACK`` frames alike. A new sample's ``__getitem__`` stops at its caller, a
         transform's ``resize`` at the ``__getitem__`` that called it."""
-        if _get_ident() != self._thread:    # the frames kept below are the loop's thread's: checked here only
-            return _OTHER_THREAD
-        root, walk = self._root, frame
-        if frame is root and self._root_table is not None:
-            return self._root_table
-        if frame is self._before:
+        before = self._before
+        if frame is before:                 # the frames kept are the loop's thread's: no other thread's frame is
             self._frame, self._table, self._before, self._before_table = frame, self._before_table, self._frame, \
-                self._table
+                self._table                 # one of them, so the thread is checked only past these three
             return self._table
         generator = self._generator
         if frame is generator[0] and frame.f_back is generator[1] and generator[1].f_lasti == generator[2]:
             return generator[3]
+        root = self._root
+        if frame is root and self._root_table is not None:
+            return self._root_table
+        if _get_ident() != self._thread:
+            return _OTHER_THREAD
         parts = [id(frame.f_code)]
         prefix: Optional[tuple] = None
-        held, before, anchor = self._frame, self._before, self._anchor
+        walk = frame
         if walk is not root:
+            held, anchor = self._frame, self._anchor
             for _ in _STEPS:            # the frames ``_site`` walks, up to one whose path is known
                 walk = walk.f_back
                 if walk is None:
@@ -105,10 +107,14 @@ class CallPaths:
                 parts += (id(walk.f_code), walk.f_lasti)
                 if walk is root:
                     break
-                if walk is held or walk is before or walk is anchor:
-                    known = self._table[None] if walk is held else self._before_table[None] if walk is before \
-                        else self._anchor_prefix
-                    prefix = (tuple(parts) + known[1:])[:_LONGEST]
+                if walk is held:
+                    prefix = (tuple(parts) + self._table[None][1:])[:_LONGEST]
+                    break
+                if walk is before:
+                    prefix = (tuple(parts) + self._before_table[None][1:])[:_LONGEST]
+                    break
+                if walk is anchor:
+                    prefix = (tuple(parts) + self._anchor_prefix[1:])[:_LONGEST]
                     break
             else:
                 walk = None             # cut at MAX_STACK frames: no anchor
