@@ -62,13 +62,45 @@ def _fixed_piece(piece: ast.AST, constants: Callable[[ast.AST], bool]) -> bool:
     return False
 
 
-def _constant(node: ast.AST) -> bool:
-    """A count no item gives: a literal, a setting on ``self`` (``self.k``), arithmetic of those."""
+def _tensor_size(node: ast.AST) -> bool:
+    """``x.shape[1]``, ``x.shape[:2]``, ``x.size(1)``, ``x.numel()``: a tensor's size, the model's (a count the
+    project's other paths take as fixed too, ``range(x.size(0))``)."""
+    if isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Attribute) and node.attr == "shape":
+        return True
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("size", "numel")
+
+
+def _sized_names(function: ast.AST) -> frozenset:
+    """The names ``function`` binds to a tensor's size (``b, n = emb.shape[:2]``, ``n = x.size(1)``)."""
+    found = set()
+    for node in _own_walk(function):
+        if isinstance(node, ast.Assign) and _tensor_size(node.value):
+            for target in node.targets:
+                found.update(n.id for n in walk(target) if isinstance(n, ast.Name))
+    return frozenset(found)
+
+
+def _constant(node: ast.AST, sized: frozenset = frozenset()) -> bool:
+    """A count no item gives: a literal, a setting on ``self`` (``self.k``), a tensor's size, arithmetic of
+    those."""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, int)
     if isinstance(node, ast.BinOp):
-        return _constant(node.left) and _constant(node.right)
-    return isinstance(node, ast.Attribute) and _rooted_at_self(node)
+        return _constant(node.left, sized) and _constant(node.right, sized)
+    if isinstance(node, ast.Name):
+        return node.id in sized
+    return isinstance(node, ast.Attribute) and _rooted_at_self(node) or _tensor_size(node)
+
+
+def _fixed_loop(loop: ast.AST) -> bool:
+    """``for i in range(x.shape[0] - 1)``: a count of constants, settings and a tensor's sizes (no ``len`` of a
+    list): the pieces such a loop adds are per step of a schedule, not per item of the data."""
+    source = loop.iter  # type: ignore[attr-defined]
+    if not (isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range"):
+        return False
+    return all(_constant(a) for a in source.args)
 
 
 def _pieces_unproven(outer: ast.AST, function: ast.AST, names: dict[str, list[ast.AST]]) -> bool:
@@ -85,10 +117,10 @@ def _pieces_unproven(outer: ast.AST, function: ast.AST, names: dict[str, list[as
     return True
 
 
-def _assigned(function: ast.AST) -> dict[str, list[ast.AST]]:
-    """``name = value`` in ``function``'s own body, by name."""
+def _assigned(function: ast.AST, shallow: bool = False) -> dict[str, list[ast.AST]]:
+    """``name = value`` in ``function``'s own body, by name (``shallow``: its top-level statements only)."""
     found: dict[str, list[ast.AST]] = {}
-    for node in _own_walk(function):
+    for node in (function.body if shallow else _own_walk(function)):   # type: ignore[attr-defined]
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
             found.setdefault(node.targets[0].id, []).append(node.value)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name) and node.value is not None:
@@ -96,23 +128,35 @@ def _assigned(function: ast.AST) -> dict[str, list[ast.AST]]:
     return found
 
 
-def _extended(function: ast.AST, name: str, before: int, after: int) -> Optional[ast.AST]:
-    """A piece of unproven length added with ``name.extend(piece)`` / ``name += piece`` inside a ``for`` loop of
-    ``function`` that starts after line ``after`` and ends before line ``before``; None when there is none."""
-    for loop in _own_walk(function):
-        if not isinstance(loop, (ast.For, ast.AsyncFor)) or (loop.end_lineno or loop.lineno) >= before \
-                or loop.lineno < after:
-            continue
+def _extensions(function: ast.AST, shallow: bool = False) -> dict[str, list[tuple[int, int, ast.AST]]]:
+    """Per name, the pieces of unproven length ``name.extend(piece)`` / ``name += piece`` add inside a ``for`` loop
+    of ``function`` (``shallow``: a loop among its top-level statements), with the loop's first and last line;
+    one walk per function."""
+    found: dict[str, list[tuple[int, int, ast.AST]]] = {}
+    outer = [n for n in (function.body if shallow else _own_walk(function))   # type: ignore[attr-defined]
+             if isinstance(n, (ast.For, ast.AsyncFor)) and not _fixed_loop(n)]
+    sized = _sized_names(function) if outer else frozenset()
+    constant = lambda count: _constant(count, sized)   # noqa: E731
+    for loop in outer:      # a nested loop's pieces are its own and its outer loops' (the join may sit between)
         for node in walk(loop):
-            piece = None
+            name, piece = None, None
             if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "extend" \
-                    and isinstance(node.func.value, ast.Name) and node.func.value.id == name and node.args:
-                piece = node.args[0]
-            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) \
-                    and isinstance(node.target, ast.Name) and node.target.id == name:
-                piece = node.value
-            if piece is not None and not _fixed_piece(piece, _constant):
-                return piece
+                    and isinstance(node.func.value, ast.Name) and node.args:
+                name, piece = node.func.value.id, node.args[0]
+            elif isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and isinstance(node.target, ast.Name):
+                name, piece = node.target.id, node.value
+            if name is not None and not _fixed_piece(piece, constant):
+                found.setdefault(name, []).append((loop.lineno, loop.end_lineno or loop.lineno, piece))
+    return found
+
+
+def _extended(extensions: dict[str, list[tuple[int, int, ast.AST]]], name: str, before: int,
+              after: int) -> Optional[ast.AST]:
+    """A piece of unproven length added to ``name`` in a loop that starts after line ``after`` and ends before
+    line ``before``; None when there is none."""
+    for start, end, piece in extensions.get(name, ()):
+        if start >= after and end < before:
+            return piece
     return None
 
 
@@ -120,14 +164,18 @@ class Flattening:
     """The questions of one function: ``resolver`` for the names of calls, ``helper(call)`` for what a call of
     another function gives (a description when it returns a flattened list, else "")."""
 
-    def __init__(self, resolver: "Resolver", function: ast.AST, helper: Callable[[ast.Call], str]) -> None:
-        self.resolver, self.function, self.helper = resolver, function, helper
+    def __init__(self, resolver: "Resolver", function: ast.AST, helper: Callable[[ast.Call], str],
+                 shallow: bool = False) -> None:
+        self.resolver, self.function, self.helper, self.shallow = resolver, function, helper, shallow
         self._names: Optional[dict[str, list[ast.AST]]] = None
+        self._extensions: Optional[dict[str, list[tuple[int, int, ast.AST]]]] = None
 
     @property
     def names(self) -> dict[str, list[ast.AST]]:
+        """The function's assignments by name (``shallow``, as the index asks every function: its top-level
+        statements, no walk)."""
         if self._names is None:
-            self._names = _assigned(self.function)
+            self._names = _assigned(self.function, self.shallow)
         return self._names
 
     def of(self, value: ast.AST, line: int, depth: int = 0, through: bool = True) -> str:
@@ -163,7 +211,9 @@ class Flattening:
             if len(empty) == 1:
                 # ``out = []``, extended in a loop; rebound after that loop only in another arm (``if not out: out
                 # = torch.zeros(0)`` ... ``else: out = torch.tensor(out)``)
-                piece = _extended(self.function, value.id, line, empty[0].lineno)
+                if self._extensions is None:
+                    self._extensions = _extensions(self.function, self.shallow)
+                piece = _extended(self._extensions, value.id, line, empty[0].lineno)
                 if piece is not None and all(v is empty[0] or v.lineno > piece.lineno for v in bound):
                     return f"every {ast.unparse(piece)[:30]} the loop extends {value.id} with"
                 return ""
@@ -195,14 +245,29 @@ class Flattening:
         return self.helper(call)
 
 
+def _candidate(value: Optional[ast.AST]) -> bool:
+    """A returned value that may be a flattened list by its form: a name, a nested comprehension, ``sum`` /
+    ``list`` / ``tuple`` / ``chain`` of something."""
+    if isinstance(value, ast.Name):
+        return True
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        return len(value.generators) >= 2
+    if isinstance(value, ast.Call):
+        func = value.func
+        return isinstance(func, ast.Name) and func.id in ("sum", "list", "tuple", "chain") \
+            or isinstance(func, ast.Attribute) and func.attr in ("chain", "from_iterable")
+    return False
+
+
 def returns_flattened(resolver: "Resolver", function: ast.AST) -> bool:
     """Every value ``function`` returns is a flattened list of per-item lists (:meth:`Flattening.of`, not through a
-    comprehension, nor through other functions): the project index's ``flattens`` fact."""
+    comprehension, nor through other functions; a list extended in a loop: both at the function's top level): the
+    project index's ``flattens`` fact, asked of every function (no walk of its body)."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name == "__init__":
         return False
     from npu_lint.analysis.summaries import return_statements
     returns = [r.value for r in return_statements(function)]
-    if not returns or any(r is None or isinstance(r, (ast.Constant, ast.Tuple, ast.Dict)) for r in returns):
-        return False
-    asker = Flattening(resolver, function, lambda call: "")
+    if not returns or not all(_candidate(r) for r in returns):
+        return False    # the look first: most returns are no list at all
+    asker = Flattening(resolver, function, lambda call: "", shallow=True)
     return all(asker.of(r, r.lineno, 0, False) for r in returns)

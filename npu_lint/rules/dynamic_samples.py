@@ -166,6 +166,10 @@ class PerSampleConcat(Rule):
         a helper given such a size), and a ``cat`` / ``stack`` of the items a test on the data keeps in a loop of
         fixed count (``if sp.numel() == 0: continue``: per-class, per-anchor, per-query results), and a ``cat``
         of one of the results a helper returns per element, unzipped (``a, b = zip(*(f(x) for x in xs))``).
+        And (session 24, flat_joins.py) a tensor made of per-item lists flattened into one
+        (``torch.tensor(sum(chunks, []))``, ``chain.from_iterable``, ``[t for doc in docs for t in doc.ids]``, a
+        list extended per item, a helper of the project that returns such a list): its length is the items'
+        lengths together.
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -967,6 +971,12 @@ class PerSampleConcat(Rule):
         "import itertools, torch\ndef f(xs):\n    return torch.cat(list(itertools.chain(*xs)), dim=1)\n",
         "import torch\nclass M(torch.nn.Module):\n    def __init__(self, groups):\n"
         "        self.ids = torch.tensor(sum(groups, []))\n",
+        # pieces sized by a tensor's size (the model's embedding count); a loop of a schedule's steps
+        "import torch\ndef prefix(embed, images):\n    att = []\n    for img in images:\n"
+        "        emb = embed(img)\n        b, n = emb.shape[:2]\n        att += [0] * n\n"
+        "    return torch.tensor(att, dtype=torch.bool)\n",
+        "import torch\ndef path(poses, steps):\n    traj = []\n    for i in range(poses.shape[0] - 1):\n"
+        "        traj += interpolate(poses[i], poses[i + 1], steps=steps)\n    return torch.tensor(traj)\n",
     )
     must_not_fire += (  # session 24 (precision24): the chunks of a sized split joined back: the split value's length
         "import torch\ndef feats(o, model, chunksize=1024):\n    out = []\n    for oi in torch.split(o, chunksize):\n"
