@@ -8,12 +8,14 @@ computed there). Memoised per file: broad_masks' assignment tables (one walk per
 from __future__ import annotations
 
 import ast
+from functools import lru_cache
 from typing import Optional
 
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.broad_masks import assignment_values
 from npu_lint.rules.dynamic_wrappers import dynamic_row
+from npu_lint.tables import keyed
 
 MODULE_CALL = "module_call"
 
@@ -22,6 +24,8 @@ def library_module_call(node: ast.Call, ctx: FileContext) -> Optional[tuple[str,
     """``(class, row)`` when ``node`` calls an instance of a library class of the table whose forward's output size
     depends on the data (``transform(x)`` after ``transform = torchaudio.transforms.Vad(...)``, ``self.scatter(f,
     c)`` after ``self.scatter = DynamicScatter(...)``)."""
+    if not any(ctx.mentions(word) for word in _class_names()):
+        return None   # (the file names none of the table's module classes: nothing to look up)
     func = node.func
     if isinstance(func, ast.Name):
         values = _local_values(func, ctx)
@@ -41,6 +45,13 @@ def library_module_call(node: ast.Call, ctx: FileContext) -> Optional[tuple[str,
             return None
         found = (name, row)
     return found
+
+
+@lru_cache(maxsize=1)
+def _class_names() -> tuple[str, ...]:
+    """The last parts of the table's module classes (``DynamicScatter``, ``Vad``): a file naming none calls none."""
+    return tuple(sorted({api.rsplit(".", 1)[-1] for api, row in keyed("dynamic_shape.tsv", "api").items()
+                         if row["condition"] == MODULE_CALL}))
 
 
 def _local_values(name: ast.Name, ctx: FileContext) -> list:
