@@ -11,7 +11,7 @@ computed once per function). The walk tells it which scope it is in (``enter_fun
 from __future__ import annotations
 
 import ast
-from typing import Optional, Protocol
+from typing import Optional, Protocol, Union
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.summaries import (COMPUTING, CYCLES, IN_PROGRESS, MISSING, TRUNCATED, Summaries, cycle_hit,  # noqa: F401  (re-exported)
@@ -188,6 +188,9 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._mask_usage: dict[object, object] = {}   # a function's names used as boolean masks (analysis.usage)
         self._numpy_reads: dict[int, list[ast.Name]] = {}   # a function's names given to ``.numpy()`` / ``np.asarray``
         self._moves_of: dict[int, tuple[ast.Call, ...]] = {}   # a moved name (``_moved_names``) -> its move
+        # aspect_resizes.thumbnail_before's ``x.thumbnail(...)`` statements per scope (None: not yet searched; False:
+        # the file has none)
+        self.thumbnails: Union[None, bool, dict[int, dict[str, list[ast.Expr]]]] = None
 
     # -- building ------------------------------------------------------------------------
     def attach(self, tree: ast.AST, scopes: Optional[Scopes] = None) -> None:

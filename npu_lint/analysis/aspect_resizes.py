@@ -340,15 +340,21 @@ def thumbnail_before(resolver: "Resolver", name: ast.Name, scope: Optional[Scope
     """``img.thumbnail(size)`` on the same name earlier in ``name``'s function: PIL shrinks the image in place to fit
     ``size`` keeping its aspect ratio, so what the name holds then has a size of the image's own. Asked only in
     files that call ``.thumbnail(``."""
-    source = resolver.source
-    if scope is None or source is None or ".thumbnail(" not in source or scope.node is None:
+    if resolver.thumbnails is None:   # the text searched once per file, not once per question
+        resolver.thumbnails = {} if resolver.source is not None and ".thumbnail(" in resolver.source else False
+    if resolver.thumbnails is False or scope is None or scope.node is None:
         return None
+    calls = resolver.thumbnails.get(id(scope.node))
+    if calls is None:   # the scope's ``name.thumbnail(...)`` statements by name, in walk order: one walk per scope
+        calls = resolver.thumbnails[id(scope.node)] = {}
+        for statement in walk(scope.node):
+            if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
+                    and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "thumbnail" \
+                    and isinstance(statement.value.func.value, ast.Name):
+                calls.setdefault(statement.value.func.value.id, []).append(statement)
     found = None
-    for statement in walk(scope.node):
-        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call) \
-                and isinstance(statement.value.func, ast.Attribute) and statement.value.func.attr == "thumbnail" \
-                and isinstance(statement.value.func.value, ast.Name) and statement.value.func.value.id == name.id \
-                and statement.lineno < name.lineno:
+    for statement in calls.get(name.id, ()):
+        if statement.lineno < name.lineno:
             found = statement.value
     return found
 
