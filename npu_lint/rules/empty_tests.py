@@ -8,7 +8,7 @@ host (a numpy array, a Python list of unknown elements), configuration, test cod
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Iterator, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
@@ -78,9 +78,9 @@ def builds_empty(arms: list[ast.stmt], ctx: FileContext) -> bool:
     return False
 
 
-def counts_something(test: ast.AST) -> bool:
-    """Some operand of ``test`` counts a value (:func:`_counted` of it, or of a side compared with 0 or 1), the
-    syntax :func:`empty_test` starts from: without one it answers None whatever the arms (asked first, cheaply)."""
+def _tested_sides(test: ast.AST) -> Iterator[tuple[ast.AST, ast.AST]]:
+    """Each operand of ``test`` (through ``not``, ``and``, ``or``) with the side :func:`_counted` reads: the operand
+    itself, or its side compared with 0 or 1."""
     operands = [test]
     while operands:
         operand = operands.pop()
@@ -89,24 +89,22 @@ def counts_something(test: ast.AST) -> bool:
             operands.extend(inner.values)
             continue
         side = _zero_side(inner) if isinstance(inner, ast.Compare) else inner
-        if side is not None and _counted(side) is not None:
-            return True
-    return False
+        if side is not None:
+            yield operand, side
+
+
+def counts_something(test: ast.AST) -> bool:
+    """Some operand of ``test`` counts a value (:func:`_counted` of it, or of a side compared with 0 or 1), the
+    syntax :func:`empty_test` starts from: without one it answers None whatever the arms (asked first, cheaply)."""
+    return any(_counted(side) is not None for _, side in _tested_sides(test))
 
 
 def empty_test(test: ast.AST, arms: list[ast.stmt], ctx: FileContext) -> Optional[ast.AST]:
     """The operand of the test that asks whether a value the model cannot prove fixed is empty; None without one.
     ``len(x)`` counts only a value the model proves a tensor, or any value not proven constant when an arm builds
     a zero-size tensor."""
-    operands = [test]
-    while operands:
-        operand = operands.pop()
-        inner = operand.operand if isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not) else operand
-        if isinstance(inner, ast.BoolOp):
-            operands.extend(inner.values)
-            continue
-        side = _zero_side(inner) if isinstance(inner, ast.Compare) else inner
-        found = _counted(side) if side is not None else None
+    for operand, side in _tested_sides(test):
+        found = _counted(side)
         if found is None:
             continue
         value, is_len = found
