@@ -5,12 +5,13 @@ call (``detector.detect(segments=segments)``). Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from typing import Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.scopes import Scope
 from npu_lint.context import FileContext
+from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.read_backs import training_step
 
@@ -215,14 +216,20 @@ def _tested_names(test: ast.AST, ctx: FileContext) -> set:
     resolver = ctx.resolver
     tested = set()
     for name in (n for n in walk(test) if isinstance(n, ast.Name)):
-        if resolver.kind_of(name) in K.TENSORS or constructed_index(name, ctx) is not None:
+        if resolver.kind_of(name) in K.TENSORS or _constructed_device(name, ctx, constructed_index):
             tested.add(name.id)
             continue
         for value in _read_back_values(name, ctx):
             tested.update(n.id for n in walk(value) if isinstance(n, ast.Name) and n.id != name.id
-                          and constructed_index(n, ctx) is not None)
+                          and _constructed_device(n, ctx, constructed_index))
     memo[key] = tested
     return tested
+
+
+def _constructed_device(name: ast.Name, ctx: FileContext, constructed_index: Callable) -> bool:
+    """A mask or positions by construction that the model does not prove a host array (``small = np.where(v <
+    0.045)[0]`` is numpy's: nougat-ocr, a false NPU414 on held-out code)."""
+    return constructed_index(name, ctx) is not None and not is_host_array(name, ctx, name)
 
 
 def _read_back_values(name: ast.Name, ctx: FileContext) -> list:
