@@ -86,6 +86,14 @@ def read_item(node: ast.AST, ctx: FileContext) -> bool:
         and any(isinstance(n, ast.Call) for n in walk(b.value)) for b in bindings)
 
 
+def _host_count(side: ast.AST, ctx: FileContext) -> bool:
+    """``len(small)`` of a value the model proves a host array (``small = np.where(v < t)[0]``): numpy's count, no
+    tensor's (session 24: nougat-ocr on held-out code, a false NPU414)."""
+    value = side.args[0] if isinstance(side, ast.Call) and isinstance(side.func, ast.Name) and side.func.id == "len" \
+        and len(side.args) == 1 else side
+    return is_host_array(value, ctx, value)
+
+
 def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Optional[ast.AST]:
     """The part of an ``if`` test that reads a tensor's value (``fg.sum() == 0``, ``torch.any(m)``,
     ``x.item() < t``), or None; ``bare_names`` False: not a name or attribute alone (``if mask:``)."""
@@ -111,7 +119,7 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
             if any(resolver.kind_of(s) in K.TENSORS or read_item(s, ctx) for s in sides) \
                     or any(host_test(s, ctx) for s in sides if isinstance(s, (ast.Name, ast.Call))):
                 return operand
-            if any(isinstance(s, (ast.Call, ast.Subscript, ast.Name, ast.Attribute))
+            if any(isinstance(s, (ast.Call, ast.Subscript, ast.Name, ast.Attribute)) and not _host_count(s, ctx)
                    and resolver.flow_of(s, (DATA_SIZE,)) is not None for s in sides):
                 return operand   # ``if len(consecutive) > 0:`` of ``torch.where(m)[0]``: the count of a data-dependent
                                  # result, read back to choose the path (session 21)

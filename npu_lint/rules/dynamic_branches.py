@@ -702,6 +702,13 @@ class DataDependentBranch(Rule):
         'import torch\ndef generate(model, input_ids, input_mask, k):\n    outs = []\n    for ids, mask in zip(torch.split(input_ids, k), torch.split(input_mask, k)):\n        if len(ids) == 0:\n            return torch.empty(0, 4)\n        outs.append(model(ids, mask))\n    return outs\n',
         'import torch\nimport random\nclass M(torch.nn.Module):\n    def forward(self, x, pm):\n        p = torch.tensor([pm], device=x.device)\n        flip = torch.tensor([1.0]) if random.random() > p else torch.zeros(1).to(x.device)\n        return self.net(x) * flip\n',
     )
+    must_not_fire += (  # session 24 (lead): the count of positions numpy found (a host array), not a tensor's
+        "import numpy as np\nimport torch\ndef repeats(values: torch.Tensor, sequences: torch.Tensor, pad: int):\n"
+        "    for b in range(values.shape[0]):\n        varvar = np.array([np.var(v) for v in values[b].numpy()])\n"
+        "        small_var = np.where(varvar < 0.045)[0]\n        if len(small_var) > 1:\n"
+        "            idx = int(min(small_var[0] * 1.08, 4095))\n            sequences[b, idx:] = pad\n"
+        "    return sequences\n",
+    )
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
