@@ -284,22 +284,27 @@ def _toml_read_once(path: Path) -> dict[str, Any]:
     modification time): flake8 asks ``find`` for each folder, and every folder of a project reaches the same file
     (timm+mmdet: 176 parses of timm's pyproject.toml for every 4th file, ~4 % of the plugin's floor). Read only."""
     stat = path.stat()
-    key = (str(path), stat.st_mtime_ns, stat.st_size)
-    found = _PARSED.get(key)
-    if found is None:
-        try:
-            found = _toml_load(path)
-        except ConfigError as error:
-            found = error
-        if len(_PARSED) >= 64:
-            _PARSED.clear()
-        _PARSED[key] = found
-    if isinstance(found, ConfigError):
-        raise found
-    return found
+    return remembered(_PARSED, (str(path), stat.st_mtime_ns, stat.st_size), lambda: _toml_load(path), 64)
 
 
 _PARSED: dict[tuple[str, int, int], Any] = {}
+
+
+def remembered(cache: dict, key: Any, compute: Any, cap: int, errors: tuple = (ConfigError,)) -> Any:
+    """``compute()`` once per ``key`` in ``cache`` (emptied when it holds ``cap`` entries); an error of ``errors``
+    it raised is remembered too and raised again at every later ask, as the first time."""
+    found = cache.get(key)
+    if found is None:
+        try:
+            found = compute()
+        except errors as error:
+            found = error
+        if len(cache) >= cap:
+            cache.clear()
+        cache[key] = found
+    if isinstance(found, BaseException):
+        raise found
+    return found
 
 
 def _mentions_npu_lint(path: Path) -> bool:

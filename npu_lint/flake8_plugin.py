@@ -196,18 +196,9 @@ _CONFIGS: dict[Path, Any] = {}   # folder -> its config (or the ConfigError it g
 def _config_of(find: Any, folder: Path) -> Any:
     """``find(folder)``, once per folder and process: the files of one folder share their config, and the search
     upwards (a ``resolve`` and an ``is_file`` per parent folder) cost ~2 % of the plugin per file."""
-    found = _CONFIGS.get(folder)
-    if found is None:
-        try:
-            found = find(folder)
-        except Exception as error:   # a ConfigError: raised again for every file of the folder, as before
-            found = error
-        if len(_CONFIGS) >= 4096:
-            _CONFIGS.clear()
-        _CONFIGS[folder] = found
-    if isinstance(found, Exception):
-        raise found
-    return found
+    from npu_lint.config import remembered
+    # a ConfigError: raised again for every file of the folder, as before
+    return remembered(_CONFIGS, folder, lambda: find(folder), 4096, (Exception,))
 
 
 def _warn_once(message: str) -> None:

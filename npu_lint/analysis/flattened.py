@@ -17,6 +17,7 @@ import ast
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis.nodes import walk
+from npu_lint.bounded import unparse
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -200,7 +201,7 @@ class Flattening:
                         and not isinstance(inner, (ast.List, ast.Tuple)) \
                         and not _rooted_at_self(generators[0].iter) and not _paired(generators[0].iter) \
                         and not isinstance(generators[0].iter, (ast.List, ast.Tuple, ast.Dict, ast.Set)):
-                    return f"the elements of every {ast.unparse(inner)[:30]} flattened into one list"
+                    return f"the elements of every {unparse(inner)[:30]} flattened into one list"
             if through and len(generators) == 1:
                 found = self.of(generators[0].iter, line, depth + 1, False)
                 return found
@@ -215,7 +216,7 @@ class Flattening:
                     self._extensions = _extensions(self.function, self.shallow)
                 piece = _extended(self._extensions, value.id, line, empty[0].lineno)
                 if piece is not None and all(v is empty[0] or v.lineno > piece.lineno for v in bound):
-                    return f"every {ast.unparse(piece)[:30]} the loop extends {value.id} with"
+                    return f"every {unparse(piece)[:30]} the loop extends {value.id} with"
                 return ""
             if len(bound) == 1:
                 first = bound[0]
@@ -229,7 +230,7 @@ class Flattening:
                 (k.value for k in call.keywords if k.arg == "start"), None)
             if isinstance(start, ast.List) and not start.elts \
                     and _pieces_unproven(call.args[0], self.function, self.names):
-                return f"the lists of {ast.unparse(call.args[0])[:30]} added into one (sum(..., []))"
+                return f"the lists of {unparse(call.args[0])[:30]} added into one (sum(..., []))"
             return ""
         name = self.resolver.qualname(func) or ""
         if name in _CHAINS:
@@ -240,7 +241,7 @@ class Flattening:
             else:
                 return ""
             if _pieces_unproven(outer, self.function, self.names):
-                return f"the lists of {ast.unparse(outer)[:30]} chained into one"
+                return f"the lists of {unparse(outer)[:30]} chained into one"
             return ""
         return self.helper(call)
 
