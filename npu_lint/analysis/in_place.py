@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
-from npu_lint.analysis.scopes import Binding
+from npu_lint.analysis.scopes import PARAM, Binding, Scope
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -27,6 +27,39 @@ def written_in_place(binding: Binding, resolver: "Resolver") -> bool:
     for call in resolver.scopes.calls_on(binding.scope, binding.name):
         func = call.func
         if type(func) is ast.Attribute and func.attr in WRITING \
-                and type(func.value) is ast.Name and func.value.id == binding.name and call.lineno >= binding.pos[0]:
+                and type(func.value) is ast.Name and func.value.id == binding.name and call.lineno >= binding.pos[0] \
+                and not _settled(call, binding.scope):
             return True
     return False
+
+
+def _settled(call: ast.Call, scope: Scope) -> bool:
+    """``dims.clamp_(max=dim_max)`` once, in no loop, with settings only (constants, parameters defaulting to or
+    annotated as numbers, arithmetic of them): the tensor still holds configuration after the write. A write in a
+    loop advances the value (``pos.add_(1)`` per generated token); a length or a name of unknown origin may be
+    the data's (``pos.add_(len(new))``)."""
+    position = (call.lineno, call.col_offset)
+    if any(start <= position <= end for start, end in scope.loops):
+        return False
+    return all(_setting(a, scope, 0) for a in (*call.args, *(k.value for k in call.keywords)))
+
+
+def _setting(node: ast.AST, scope: Scope, depth: int) -> bool:
+    if depth > 4:
+        return False
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, (int, float)) and not isinstance(node.value, bool)
+    if isinstance(node, ast.UnaryOp):
+        return _setting(node.operand, scope, depth + 1)
+    if isinstance(node, ast.BinOp):
+        return _setting(node.left, scope, depth + 1) and _setting(node.right, scope, depth + 1)
+    if not isinstance(node, ast.Name):
+        return False
+    bindings = scope.names.get(node.id, [])
+    if len(bindings) != 1 or bindings[0].tag != PARAM:
+        return False
+    binding = bindings[0]
+    annotation = getattr(binding.node, "annotation", None)
+    return (isinstance(annotation, ast.Name) and annotation.id in ("int", "float")) or (
+        isinstance(binding.value, ast.Constant) and isinstance(binding.value.value, (int, float))
+        and not isinstance(binding.value.value, bool))

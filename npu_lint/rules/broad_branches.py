@@ -12,6 +12,7 @@ from typing import Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import child_nodes, walk
+from npu_lint.analysis.flows import METADATA_ATTRIBUTES
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules import FUNCTION_TYPES
@@ -38,11 +39,16 @@ _NOT_TENSOR = (K.HOST, K.LIST, K.OBJECT, K.MODULE, K.OPTIMIZER, K.SCHEDULER, K.S
 _HOST_LIBRARIES = frozenset({"numpy", "triton", "math", "scipy", "pandas", "cupy", "jax", "sklearn", "numba"})
 
 
+_METADATA = METADATA_ATTRIBUTES - {"shape"}   # ``x.shape`` is a tuple of sizes, its own question
+
+
 def not_tensor(node: ast.AST, ctx: FileContext) -> bool:
     """The model proves ``node`` is no device tensor: a constant, a host array or list, a Python value, an instance
     of a class no tensor kind fits, a tensor the code fixes (configuration)."""
     if isinstance(node, (ast.Constant, ast.List, ast.Tuple, ast.Dict, ast.Set, ast.JoinedStr)):
         return True
+    if isinstance(node, ast.Attribute) and node.attr in _METADATA:
+        return True   # ``padding_mask.ndim``, ``x.dtype``: what a tensor is, never a value read from it
     resolver = ctx.resolver
     kind = resolver.kind_of(node)
     if kind in K.TENSORS:

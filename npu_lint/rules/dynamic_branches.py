@@ -209,6 +209,10 @@ class DataDependentSkip(Rule):
                       "        w = torch.zeros(cfg.n)\n        if w.numel() == 0:\n            continue\n"
                       "        out.append(feats[i].mean(0) * w.sum())\n    return out\n",)
 
+    must_not_fire += (  # session 25 (lead25): ``.ndim`` is what a tensor is, not a value read from it
+        "import torch\ndef remove_padding(padded, pad_value):\n    mask = padded == pad_value\n"
+        "    while mask.ndim > 1:\n        mask = torch.all(mask, dim=-1)\n    return padded[~mask]\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers

@@ -856,6 +856,15 @@ class TensorValueInShape(ValueFlow):
         "def bias(seqlens, size: int):\n"
         "    return M.from_seqlens(q_seqlen=seqlens, kv_padding=size, kv_seqlen=[min(s, size) for s in seqlens])\n",)
 
+    must_not_fire += (  # session 25 (lead25): a configuration tensor clamped once, outside any loop, with a setting
+        "import torch\nfrom torch import nn\nclass D(nn.Module):\n"
+        "    def __init__(self, n=4, cap=16, dim_max=512):\n        super().__init__()\n"
+        "        dims = (2 ** (torch.arange(n) + 1)) * cap\n        dims.clamp_(max=dim_max)\n"
+        "        self.dims = dims.tolist()\n    def forward(self, x):\n        return x.split(self.dims, dim=1)\n",)
+    must_fire += (  # ... while a write in a loop advances it (a position per generated token)
+        "import torch\ndef gen(model, x, n: int):\n    pos = torch.tensor([0])\n    for _ in range(n):\n"
+        "        pos.add_(1)\n        x = model(x[:, :pos.item()])\n    return x\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             function = ctx.enclosing(node, FUNCTION_TYPES)
