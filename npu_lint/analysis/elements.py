@@ -17,6 +17,7 @@ from npu_lint.analysis.dict_entries import keyed_mask
 from npu_lint.analysis.nodes import body_of
 from npu_lint.analysis.packed import packed_element
 from npu_lint.analysis.scopes import ANNOTATION, LOOP, PARAM, STAR, VALUE, Binding, Scope
+from npu_lint.analysis.returned_tuples import element_value
 from npu_lint.analysis.summaries import return_statements
 
 _ITERATION_WRAPPERS = frozenset({"tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.autonotebook.tqdm",
@@ -93,6 +94,9 @@ class Elements:
                     definition, asked = self.class_method(receiver[1], func.attr)
             if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and len(path) == 1:
                 return self._returned_element(definition, index)
+            if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and index != STAR \
+                    and depth < _DEPTH:   # ``(logits, mask), state = self.step(x)``: nested tuples returned
+                return self._nested_element(definition, path, depth + 1)
             if asked is not None and self.project is not None:
                 return self.project.element_of_method(asked, func.attr, index)
             if self.project is not None and len(path) == 1 and index != STAR:
@@ -109,6 +113,22 @@ class Elements:
         if whole is not None and whole[0] in (K.BATCH, K.HOST, K.MASK):
             return whole   # ``j, k = mask.T``: the rows of a mask are masks
         return None
+
+    def _nested_element(self, function: ast.AST, path: tuple[int, ...], depth: int) -> Optional[K.Value]:
+        """Element ``path`` (two deep or more) of the tuples every return of the file's ``function`` gives
+        (``return (logits, mask), state``), agreeing; None when one return is no tuple literal (session 25)."""
+        scope = self.scopes.scope_of(function) if self.scopes is not None else None
+        values = [r.value for r in return_statements(function)
+                  if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)]
+        if scope is None or not values:
+            return None
+        found = []
+        for value in values:
+            if not isinstance(value, (ast.Tuple, ast.List)) or path[0] >= len(value.elts) \
+                    or any(isinstance(e, ast.Starred) for e in value.elts):
+                return None
+            found.append(self._element(value.elts[path[0]], scope, path[1:], depth + 1))
+        return element_value(found)
 
     def passed_through(self, call: ast.Call, scope: Scope) -> Optional[list[ast.AST]]:
         """What a call hands back as it was given, wrapped for the devices: accelerate's ``accelerator.prepare(model,
@@ -144,8 +164,17 @@ class Elements:
                 return self._iter_element(binding.value, binding.scope, binding.path + path, depth + 1)
             if binding.tag == VALUE and isinstance(binding.value, (ast.Tuple, ast.List, ast.Name)):
                 return self._element(binding.value, binding.scope, binding.path + path, depth + 1)
+            if binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.Call):
+                return self._element(binding.value, binding.scope, path, depth + 1)   # ``out = f(x)``; ``a, m = out``
         whole = self.value_of(name, scope, depth)
         return whole if whole is not None and whole[0] in (K.BATCH, K.HOST, K.MASK) else None
+
+    def _call_bound(self, name: ast.Name, scope: Scope) -> bool:
+        """``name`` is bound (by the one binding reaching it) to the whole result of a call (``out = f(x)``)."""
+        bindings = self.scopes.lookup_reaching(name.id, scope, (name.lineno, name.col_offset)) \
+            if self.scopes is not None else ()
+        return len(bindings) == 1 and bindings[0].tag == VALUE and not bindings[0].path \
+            and isinstance(bindings[0].value, ast.Call)
 
     def loop_sources(self, source: ast.AST, scope: Optional[Scope] = None) -> list[ast.AST]:
         """The sequences a ``for`` walks in step: ``labels.unique()`` for ``enumerate(labels.unique())``, through
@@ -395,8 +424,8 @@ class Elements:
             return mapped
         index = node.slice
         if isinstance(index, ast.Constant) and type(index.value) is int and index.value >= 0 \
-                and not isinstance(node.value, ast.Name):
-            found = self._element(node.value, scope, (index.value,), depth)
+                and (not isinstance(node.value, ast.Name) or self._call_bound(node.value, scope)):
+            found = self._element(node.value, scope, (index.value,), depth)   # ``out = f(x)`` then ``out[1]``
             if found is not None:
                 return found
         item = attribute_item(self, node, scope, depth)   # ``self.tokenizers[k]`` of ``self.tokenizers[k] = Tok()``

@@ -19,6 +19,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.library_classes import library_base, loader_parameters
 from npu_lint.analysis.names import canonical
 from npu_lint.analysis.project_functions import CHAIN_DEPTH as _CHAIN_DEPTH, FunctionFacts
+from npu_lint.analysis.returned_tuples import element_value
 
 if TYPE_CHECKING:
     from npu_lint.project.index import ProjectIndex
@@ -259,15 +260,44 @@ class ProjectView(FunctionFacts):
         found = self.index.method(cls, method)
         return self._element(found, index) if found is not None else None
 
-    def _element(self, function: str, index: int) -> Optional[K.Value]:
-        """Element ``index`` of the tuple ``function`` returns; -1: what iterating its result gives."""
+    def _element(self, function: str, index: int, depth: int = 0) -> Optional[K.Value]:
+        """Element ``index`` of the tuple ``function`` returns; -1: what iterating its result gives. A function
+        whose every return hands on a project function's result (``return spatial_crop_boxes(...)``) returns that
+        function's tuple: its element, across modules, agreeing (session 25)."""
         facts = self.index.functions.get(function)
         if index == -1:
             return self._fact(facts[1].yields) if facts is not None else None
         elements = facts[1].elements if facts is not None else ()
-        if index < 0 or index >= len(elements):
+        if index < 0:
             return None
-        return self._fact(elements[index])
+        if index < len(elements):
+            return self._fact(elements[index])
+        if facts is None or elements or depth >= _CHAIN_DEPTH:
+            return None
+        return self._handed_element(function, facts[1], index, depth)
+
+    def _handed_element(self, function: str, facts: "FunctionFacts", index: int, depth: int) -> Optional[K.Value]:
+        """Element ``index`` of the tuple the callees ``function`` returns the result of give (memoised)."""
+        if not facts.call_returns or len(facts.returns) != facts.call_returns:
+            return None   # a return the index cannot follow (``@?``), or one whose callee it did not resolve
+        key = f"element:{index}:{function}"
+        if key in self._values:
+            return self._values[key]
+        self._values[key] = None   # recursion guard
+        found = []
+        owner = function.rpartition(".")[0] if facts.owner else ""
+        for returned in facts.returns:
+            if returned.startswith("@self.") and owner in self.index.classes:   # ``return self._split(x)``
+                target = self.index.method(owner, returned[len("@self."):])
+            else:
+                target = self.index.resolve(returned) if not returned.startswith(("@", "=")) else None
+            if target is None or target == function or self.index.kind(target) != "function":
+                found = []
+                break
+            found.append(self._element(target, index, depth + 1))
+        value = element_value(found)
+        self._values[key] = value
+        return value
 
     def imports_torch_values(self, names: list[str], importer: str) -> bool:
         """One of the names a module imports (as it writes them: ``.base.BaseMiner``) is a project class or function

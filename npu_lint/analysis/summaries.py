@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.call_lines import CallLines, nested_calls
 from npu_lint.analysis.method_calls import method_callee, self_method
+from npu_lint.analysis.returned_tuples import returned_length
 from npu_lint.analysis.scopes import CLASS, DEF, VALUE, Binding, Scope
 from npu_lint.analysis.nodes import body_of, class_bases, of_type, walk
 
@@ -364,11 +365,8 @@ class Summaries:
         arms = self.element_annotations(getattr(function, "returns", None), scope.parent or scope) if scope else None
         if arms and not (len(arms) == 2 and isinstance(arms[1], ast.Constant) and arms[1].value is Ellipsis):
             return tuple(self._returned_element(function, index) for index in range(len(arms)))
-        lengths = {len(r.value.elts) if isinstance(r.value, ast.Tuple) else -1 for r in return_statements(function)
-                   if r.value is not None and not (isinstance(r.value, ast.Constant) and r.value.value is None)}
-        if len(lengths) != 1 or min(lengths) <= 0:
-            return ()
-        return tuple(self._returned_element(function, index) for index in range(lengths.pop()))
+        length = returned_length(self, function, scope) if scope is not None else 0
+        return tuple(self._returned_element(function, index) for index in range(length)) if length > 0 else ()
 
     def _returned_element(self: "Resolver", function: ast.AST, index: int, depth: int = 0) -> Optional[K.Value]:
         scope = self.scopes.scope_of(function) if self.scopes else None

@@ -31,7 +31,7 @@ class _Scope:
     __slots__ = ("kind", "name", "defs", "bound", "calls", "refs", "pending", "owner", "line", "values", "returns",
                  "value", "elements", "yields", "maximum", "pads", "reaches", "sizes", "sizing", "called",
                  "reads", "size_read", "compares", "fills", "grows", "forwards_loader", "counts",
-                 "grad_free", "batches", "trains", "loader_arguments", "aspect", "flattens")
+                 "grad_free", "batches", "trains", "loader_arguments", "aspect", "flattens", "call_returns")
 
     def __init__(self, kind: str, name: str, owner: Optional[str] = None, line: int = 0) -> None:
         self.kind, self.name, self.owner, self.line = kind, name, owner, line
@@ -66,6 +66,7 @@ class _Scope:
         self.loader_arguments: tuple = ()   # how its one returned DataLoader takes its parameters
         self.aspect = False   # it returns a value resized keeping its aspect ratio (aspect_resizes.py)
         self.flattens = False   # it returns a list flattened from per-item lists (flattened.py)
+        self.call_returns = 0   # every return hands on a call's result: how many distinct callees (returned_tuples.py)
         self.called: set[str] = set()   # the last names of what it calls otherwise (``helper``, ``self.helper``)
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 68   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 69   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -96,6 +96,10 @@ class FunctionFacts(NamedTuple):
     # :func:`npu_lint.analysis.flattened.returns_flattened`, for NPU409 at ``torch.tensor`` of its result (or of a
     # comprehension over it) in other modules
     flattens: bool = False
+    # every return hands on the result of a call (``return spatial_crop_boxes(boxes, ...)``): how many distinct
+    # callees (:func:`npu_lint.analysis.returned_tuples.call_returns`); the index reads the elements of its tuple in
+    # theirs, across modules, when all of them resolve (``returns``); 0 otherwise
+    call_returns: int = 0
 
 
 class ClassFacts(NamedTuple):

@@ -29,6 +29,7 @@ from npu_lint.analysis.summaries_sizes import first_sized, sized_parameters
 from npu_lint.project.fact_bindings import BindingFacts
 from npu_lint.project.fact_reaches import ReachFacts
 from npu_lint.project.fact_calls import _BUILTINS, _PASSED_KINDS, CallFacts, _Scope
+from npu_lint.analysis.returned_tuples import call_returns
 from npu_lint.project.fact_types import (FACTS_VERSION, LITERAL, ONE_ARGUMENT, PASSED_CALL, UNKNOWN_RETURN, ClassFacts,
                                          FunctionFacts, ModuleFacts, absolute)
 from npu_lint.analysis.aspect_resizes import returns_aspect_resize
@@ -212,6 +213,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         scope.trains = self.resolver.trained_parameters(node)
         scope.aspect = returns_aspect_resize(self.resolver, node)
         scope.flattens = returns_flattened(self.resolver, node)
+        scope.call_returns = call_returns(node)
         self.scopes.append(scope)
         self.function_scopes.append(scope)
         for child in node.body:
@@ -352,7 +354,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                                             scope.reads, scope.size_read, scope.compares, scope.fills,
                                             scope.grows, scope.forwards_loader, scope.counts, scope.grad_free,
                                             scope.batches, scope.trains, scope.loader_arguments,
-                                            scope.aspect, scope.flattens))
+                                            scope.aspect, scope.flattens, scope.call_returns))
 
     def _size_facts(self) -> None:
         """The ``sizes`` of the functions that call a shape sink or slice, or call (to a fixed depth) a function of

@@ -16,7 +16,11 @@ each function for its assignments, one walk of the file for its fields.
 Session 23: the distinct values of ``unique`` (the first of its unpacked results) index as many rows as values
 found; another module's function whose returned value the project index follows to ``nonzero`` / ``argwhere`` /
 one-argument ``where`` / ``unique`` returns positions (memoised per callee); a name met again while its own
-assignments are read (``seeds = seeds[order]``) is neutral: it keeps what the other assignments make."""
+assignments are read (``seeds = seeds[order]``) is neutral: it keeps what the other assignments make.
+
+Session 25: an element of a tuple (``boxes, keep = clip(boxes)``, ``out[1]`` of ``out = f(x)``, nested targets) is
+what that element of every return of the function is, through the calls it returns the result of; another module's
+function's element is a mask when the project index says so (:mod:`npu_lint.rules.returned_masks`)."""
 from __future__ import annotations
 
 import ast
@@ -30,6 +34,7 @@ from npu_lint.host_arrays import host_array_evidence, is_host_array
 from npu_lint.project.fact_types import ONE_ARGUMENT
 from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.rules.dynamic_wrappers import helper_of_file
+from npu_lint.rules.returned_masks import element_of, returned_element
 
 MASK_WORD, POSITIONS, VALUES = "mask", "positions", "values"
 _SELF = "self"   # a name met again while its own assignments are read (``seeds = seeds[order]``): neutral
@@ -76,7 +81,9 @@ def constructed_index(node: ast.AST, ctx: FileContext, depth: int = 0) -> Option
         return _call(node, ctx, depth)
     if isinstance(node, ast.Subscript):
         if _integer(node.slice) and not _tuple_of_positions(node.value):
-            return None   # ``indices[0]``: one position, a scalar index
+            # ``helper(x)[1]``, ``a, keep = helper(x)``: an element of the tuple a function returns (session 25);
+            # ``indices[0]`` of anything else: one position, a scalar index
+            return returned_element(node, ctx, depth)
         return constructed_index(node.value, ctx, depth + 1)   # ``keep[:, 0]``, ``torch.where(m)[0]``
     if isinstance(node, ast.Name):
         return _local(node, ctx, depth)
@@ -201,11 +208,16 @@ def _assignments(root: ast.AST, ctx: FileContext) -> dict:
                 _name_of(value.func) == "where" and len(value.args) == 1
                 or _name_of(value.func) == "nonzero" and any(k.arg == "as_tuple" for k in value.keywords))
             distinct = isinstance(value, ast.Call) and _name_of(value.func) in _VALUE_CALLS
+            starred = False
             for place, element in enumerate(target.elts):   # ``rows, cols = torch.where(m)``: each is positions
                 if distinct:   # ``ids, inverse, counts = torch.unique(x, return_inverse=True, ...)``: the values
                     add(element, ast.Call(func=value.func, args=value.args, keywords=[]) if place == 0 else None)
                     continue
-                add(element.value if isinstance(element, ast.Starred) else element, value if positions else None)
+                starred = starred or isinstance(element, ast.Starred)
+                if positions or starred or value is None:
+                    add(element.value if isinstance(element, ast.Starred) else element, value if positions else None)
+                else:   # ``boxes, keep = clip(boxes)``: element ``place`` of what the call returns (session 25)
+                    add(element, element_of(value, place))
 
     for node in walk(root):   # the walk kept on the function or module (the model's); only binding nodes looked at
         if type(node) not in _BINDING_TYPES:

@@ -464,7 +464,10 @@ class BooleanMaskIndexing(Rule):
         with it), a numpy array of booleans made a tensor
         (``torch.from_numpy(~sel)`` of ``sel = np.zeros(n, dtype=bool)``), and a mask
         kept in a dict under its key (``t = {"pos": labels > 0, ...}``; ``x[t["pos"]]``, also the dict a
-        helper of the file returns, whole or in a returned tuple). Values that evidently come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
+        helper of the file returns, whole or in a returned tuple), an element of a returned tuple that every return
+        of the function puts a mask in (``boxes, keep = clip(boxes)``, ``out[1]`` of ``out = f(x)``, through a function
+        returning another's result, in the file or, by the project index, in another module). Values that evidently
+        come from numpy or pandas (``np.*`` calls, ``.numpy()``, names
         bound to them, comparisons with strings; not a tensor moved to the host only in a fallback arm, ``if mode ==
         "cpu": x = x.cpu()``, which stays on the device on the other path), masks the code fixes (``~torch.eye(n, dtype=torch.bool)``: every
         row drops one element, the semantic model's ``configured``), a helper's selection by an optional mask
@@ -954,6 +957,23 @@ class BooleanMaskIndexing(Rule):
                       "import torch\ndef f(x, n):\n    idx = torch.cat([torch.arange(n), torch.arange(n)])\n"
                       "    return x[idx]\n",
                       "import torch\ndef f(x, t, extra):\n    idx = torch.cat([t > 0, extra])\n    return x[idx]\n")
+
+    # session 25 (tuples25): an element of a tuple a function returns is what that function's returns put there,
+    # through a function returning another's result, a name holding the whole tuple (``out = f(x)``, ``out[1]``),
+    # a nested target, another module's function (the index's element of the tuple)
+    must_fire += ("import torch\ndef crop(b):\n    keep = b[:, 2] > b[:, 0]\n    return b, keep\n"
+                  "def clip(b):\n    return crop(b)\n"
+                  "def run(b, s):\n    out = clip(b)\n    return s[out[1]]\n",
+                  "import torch\nclass Sel:\n    def _split(self, x):\n        if x is None:\n            return None\n"
+                  "        return x.abs(), torch.isfinite(x)\n"
+                  "    def run(self, x, y):\n        (a, ok), n = self._split(x), 2\n        return y[ok]\n")
+    must_not_fire += (  # another element of the same tuple; returns that disagree; an element after a starred target
+                      "import torch\ndef crop(b):\n    keep = b[:, 2] > b[:, 0]\n    return b, keep\n"
+                      "def run(b, s):\n    out = crop(b)\n    return s[out[0]]\n",
+                      "import torch\ndef pick(b, t):\n    if t:\n        return b, b > 0\n    return b, b.argmax(0)\n"
+                      "def run(b, s, t):\n    _, idx = pick(b, t)\n    return s[idx]\n",
+                      "import torch\ndef f(b):\n    return b, b > 0, b.argmax(0)\n"
+                      "def run(b, s):\n    a, *rest, idx = f(b)\n    return s[idx]\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
