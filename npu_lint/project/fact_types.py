@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 68   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 69   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)
@@ -144,6 +144,9 @@ class ModuleFacts(NamedTuple):
     # (kind, name, position of the samples' parameter): what it passes as ``collate_fn=`` (a project function, a
     # class whose instances are called, a method name of an untyped object: :mod:`npu_lint.project.fact_collates`)
     collates: tuple[tuple[str, str, int], ...] = ()
+    # (attr, verdict, class): every store of a field, what it holds by construction ("mask", "self": the field
+    # again, "": unknown) and the class storing it where the code says (:mod:`npu_lint.analysis.data_records`)
+    fields: tuple[tuple[str, str, str], ...] = ()
 
 
 def absolute(name: str, module: str, is_package: bool) -> str:
