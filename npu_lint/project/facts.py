@@ -312,7 +312,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
             if isinstance(target.value, ast.Name) and target.value.id == "self" and self.class_stack \
                     and self.function_scopes and self.function_scopes[-1].owner == self.class_stack[-1]:
                 cls = f"{self.module}.{self.class_stack[-1]}"
-            self.fields.append((target.attr, self._store_verdict(value, target.attr), cls))
+            self.fields.append((target.attr, store_verdict(value, target.attr) if cls else   # (a data object's field:
+                                self._store_verdict(value, target.attr), cls))           # the model asked too)
 
     def _store_verdict(self, value: Optional[ast.AST], attr: str) -> str:
         """What a store holds by construction, else by the model's kind where it stands (``Meta(mask=keep)``,
