@@ -67,6 +67,10 @@ class ProjectFacts(Protocol):
 
     def attribute_value(self, cls: str, attr: str) -> Optional[K.Value]: ...
 
+    def field_verdict(self, attr: str) -> Optional[str]: ...
+
+    def class_field_verdict(self, cls: str, attr: str) -> Optional[str]: ...
+
     def argument_value(self, function: str, name: str, position: Optional[int]) -> Optional[K.Value]: ...
 
     def overrides(self, cls: str, method: str) -> list[Optional[K.Value]]: ...
@@ -871,11 +875,17 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         if name is None:   # ``samples.actions``: a field of a project class (a NamedTuple, a dataclass, an attribute)
             value = self.value_of(receiver, scope, depth) if known is _UNKNOWN else known
             if value is not None and value[0] in (K.OBJECT, K.MODULE, K.OPTIMIZER) and value[1]:
-                return self.member_value(value[1], node.attr, depth)
+                member = self.member_value(value[1], node.attr, depth)
+                if member is None and value[0] == K.OBJECT and self.project is not None \
+                        and self.project.field_verdict(node.attr) == K.MASK:
+                    return K.MASK, None   # (fields25) every store of the field in the project is a mask
+                return member
             if value == (K.HOST, K.HOST_ENCODING) and not node.attr.startswith("_"):
                 return K.HOST, K.CPU_TENSOR   # ``enc.offset_mapping``: a field of a tokenizer's output
             if value == (K.HOST, K.CPU_TENSOR) and node.attr in _REDUCTION_FIELDS:
                 return K.HOST, K.CPU_TENSOR   # ``x.cpu().max(-1).indices``: a host op's values and indices
+            if value is None and self.project is not None and self.project.field_verdict(node.attr) == K.MASK:
+                return K.MASK, None   # (fields25) a receiver of unknown class: every store of the field is a mask
             if value is None and attribute_used_as_index(self, node, scope):   # ``scatter(x, data.batch)``
                 return K.TENSOR, None
         return None

@@ -7,6 +7,7 @@ import ast
 from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.data_records import per_call_record, set_per_call
 from npu_lint.analysis.in_place import written_in_place
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import of_type, walk
@@ -63,6 +64,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
     (``torch.tensor(lengths)`` of a name of unknown origin may hold the batch's lengths)."""
     called = False   # ``receiver`` is the callee of the previous step (a method, not an attribute read)
     fed = False      # a call on the chain takes non-constant arguments
+    field = False    # the chain went from a field to the object holding it (``self.input.mask`` to ``self.input``)
     for _ in range(_DEPTH):
         if isinstance(receiver, ast.Name) and evident:   # every binding that may reach (a loop's own update too)
             bindings = resolver.scopes.may_reach(receiver.id, scope, (receiver.lineno, receiver.col_offset)) \
@@ -93,6 +95,8 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
                 and resolver.kind_of_at(receiver.value, scope) == K.MODULE and (
                     not _self(receiver.value, resolver, scope) or resolver.kind_of_at(receiver, scope) is None
                     and receiver.attr not in _class_state(resolver, scope)[1]):
+            if field and _self(receiver.value, resolver, scope) and set_per_call(receiver, resolver, scope):
+                return False   # (fields25) ``self.input.mask``: a field of what ``set_input(data)`` stores per call
             return True   # ``int(model.stride.max())``: an attribute of a model (a buffer, a parameter, its
                           # configuration) read from outside its class: model state, not the batch's data
         if isinstance(receiver, ast.Attribute) and not called and not fed and built_state(receiver, resolver, scope):
@@ -119,6 +123,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             receiver = receiver.args[0]   # ``torch.cumsum(dims, 0)``: computed from its first argument
             continue
         called = isinstance(receiver, ast.Call)
+        field = field or (isinstance(receiver, ast.Attribute) and not called)
         if called and evident and not (isinstance(receiver.func, ast.Attribute)
                                        and resolver.kind_of_at(receiver.func.value, scope) in K.TENSORS):
             return False   # ``self.assigner.assign(pred_instances=p)``: what another object's method returns
@@ -326,6 +331,8 @@ def built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool
     where = registered.get(node.attr, ())
     if not bindings and not where:
         return _mixed_in_state(node.attr, resolver, scope)
+    if any(per_call_record(b, resolver) for b in bindings):
+        return False   # (fields25) ``self.metadata = metadata`` of a record the file builds per call: its data
     return all(name == "__init__" for name in where) and all(
         getattr(b.scope.node, "name", None) == "__init__" or (
             b.tag == VALUE and not b.path and _made_of_configuration(b.value, resolver, b.scope)) for b in bindings)

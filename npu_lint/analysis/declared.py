@@ -12,6 +12,7 @@ import ast
 from typing import TYPE_CHECKING, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.data_records import constructed_field
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import class_bases, walk
 from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Binding, Scope
@@ -241,6 +242,8 @@ class Declared:
             node = self._local_classes.get(cls)
             if node is None:
                 value = self.project.attribute_value(cls, attr) if self.project is not None else None
+                if value == (K.TENSOR, None) and self.project.class_field_verdict(cls, attr) == K.MASK:
+                    return K.MASK, None   # (fields25) every construction of the record passes a mask
                 if value is not None:
                     return value
                 continue
@@ -254,7 +257,13 @@ class Declared:
                                    for b in bindings if b.tag == ANNOTATION or isinstance(b.node, ast.AnnAssign)]
                     declared = K.join([self.annotation_value(a, body) for a in annotations]) if annotations else None
                     values = [self.binding_value(b, depth + 1) for b in bindings if b.tag != ANNOTATION]
-                    return K.refine(declared, K.join(values) if values else None)   # declared, or more precise
+                    value = K.refine(declared, K.join(values) if values else None)   # declared, or more precise
+                    if (value is None or value == (K.TENSOR, None)) and not values and self.source is not None:
+                        value = K.refine(value, constructed_field(self, node, attr, depth))   # (fields25)
+                        if value == (K.TENSOR, None) and self.project is not None \
+                                and self.project.class_field_verdict(cls, attr) == K.MASK:
+                            value = K.MASK, None   # built with a mask in another module too
+                    return value
             skip = False
             pending[:0] = self._base_classes(node, body)
         return None

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.data_records import field_verdicts
 from npu_lint.analysis.library_classes import library_base, loader_parameters
 from npu_lint.analysis.names import canonical
 from npu_lint.analysis.project_functions import CHAIN_DEPTH as _CHAIN_DEPTH, FunctionFacts
@@ -58,6 +59,7 @@ class ProjectView(FunctionFacts):
         self._loader_names: Optional[frozenset[str]] = None
         self._used: Optional[dict[str, set[str]]] = None
         self._counts: Optional[dict[str, str]] = None   # method name -> the ``self`` field it counts
+        self._fields: Optional[dict] = None   # field name -> what every store agrees it holds
 
     @property
     def digest(self) -> str:
@@ -223,6 +225,33 @@ class ProjectView(FunctionFacts):
                 found[last] = counts if found.get(last, counts) == counts else ""
             self._counts = found
         return self._counts.get(method, "")
+
+    def field_verdict(self, attr: str) -> Optional[str]:
+        """What EVERY store of the field ``attr`` in the project holds by construction ("mask"), when they agree and
+        at most one class stores it (:mod:`npu_lint.analysis.data_records`); None otherwise. Built once per run."""
+        if self._fields is None:
+            self._fields = field_verdicts((facts.fields for facts in self.index.modules.values()
+                                           if getattr(facts, "fields", ())), self._project_class)
+        return self._fields.get(attr)
+
+    def class_field_verdict(self, cls: str, attr: str) -> Optional[str]:
+        """What every store the code says is the project class ``cls``'s field ``attr`` holds ("mask": its
+        constructions ``Cls(attr=m)`` and ``self.attr = m`` in its methods), else None."""
+        if self._fields is None:
+            self.field_verdict(attr)
+        return self._fields.get((cls, attr)) if self._fields is not None else None
+
+    def _project_class(self, name: str) -> Optional[str]:
+        """The project record class a dotted name stands for (a dataclass, a NamedTuple: no ``__init__`` of its own
+        or its project bases', so a keyword names a field), None for anything else."""
+        target = self.index.resolve(name)
+        if target is None or self.index.kind(target) != "class":
+            return None
+        for owner in self.index.mro(target):
+            entry = self.index.classes.get(owner)
+            if entry is not None and ("__init__" in entry[1].methods or "__new__" in entry[1].methods):
+                return None   # a keyword names a parameter, which the class may store under another name
+        return target
 
     def collate_parameters(self, module: str) -> tuple[dict[str, int], dict[str, int]]:
         """What the project's modules pass as a collate function, for the functions of ``module``: their

@@ -139,6 +139,8 @@ class CallFacts:
                         scope.sizing = not _constant_arguments(node)   # ``x.view(-1)``: no parameter there
                     elif last:
                         scope.called.add(last)
+                if node.keywords:
+                    self._constructed_fields(node)   # (fields25: facts.py)
                 if node.args or node.keywords:
                     self._passed_objects(node)
                     for keyword in node.keywords:

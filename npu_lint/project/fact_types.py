@@ -148,6 +148,9 @@ class ModuleFacts(NamedTuple):
     # (kind, name, position of the samples' parameter): what it passes as ``collate_fn=`` (a project function, a
     # class whose instances are called, a method name of an untyped object: :mod:`npu_lint.project.fact_collates`)
     collates: tuple[tuple[str, str, int], ...] = ()
+    # (attr, verdict, class): every store of a field, what it holds by construction ("mask", "self": the field
+    # again, "": unknown) and the class storing it where the code says (:mod:`npu_lint.analysis.data_records`)
+    fields: tuple[tuple[str, str, str], ...] = ()
 
 
 def absolute(name: str, module: str, is_package: bool) -> str:

@@ -16,6 +16,8 @@ from typing import Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.attribute_items import ITEMS
 from npu_lint.analysis.batch_helpers import batched_parameter
+from npu_lint.analysis.data_records import CONSTRUCTED, MASK, SELF, store_verdict
+from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import class_bases, walk
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.analysis.budget_batches import batches_by_budget
@@ -74,6 +76,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         self.unknown_receivers = 0
         self.passed: list[tuple[str, int, str, str, str]] = []
         self.collates: list[tuple[str, str, int]] = []   # what it passes as ``collate_fn=`` (fact_collates.py)
+        self.fields: list[tuple[str, str, str]] = []   # (attr, verdict, class): every field store (data_records.py)
         self._closed: list[tuple[_Scope, list[_Scope]]] = []
         self._imports: Optional[dict[str, str]] = None   # the file's imports, read from the model once needed
         self._sized: dict = {}   # the size summaries of the file's functions (helpers summarised once)
@@ -131,6 +134,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                 self._module_assign(node)
             self._local_values(node.targets, node.value)
             self._instance_attribute(node.targets, node.value)
+            self._field_stores(node.targets, node.value)
             return
         if node_type is ast.AnnAssign:   # the annotation is not a use
             self._annotated_attribute(node)
@@ -138,6 +142,7 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
                 self.expressions(node.value)
                 self._local_values([node.target], node.value)
                 self._instance_attribute([node.target], node.value)
+            self._field_stores([node.target], node.value)
             self.target(node.target)
             return
         if node_type is ast.Return and node.value is not None and self.function_scopes:
@@ -288,6 +293,59 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         budget = batches_by_budget(node)
         self.classes[qualname]["budget"] = budget.lineno if budget is not None else 0
 
+    def _field_stores(self, targets: list[ast.AST], value: Optional[ast.AST]) -> None:
+        """Every store of a field (``data.valid = labels != 0``, ``self.mask = m``, a class body's annotated field):
+        its name, what it holds by construction (:func:`~npu_lint.analysis.data_records.store_verdict`) and the class
+        storing it where the code says (``self.x`` in a method, a class body), else ""."""
+        scope = self.scopes[-1]
+        for target in targets:
+            if isinstance(target, (ast.Tuple, ast.List)):
+                for element in target.elts:   # an unpacked store: unknown
+                    if isinstance(element, ast.Attribute):
+                        self.fields.append((element.attr, "", ""))
+                continue
+            if isinstance(target, ast.Name) and scope.kind == "class":   # a dataclass / NamedTuple field
+                self.fields.append((target.id, store_verdict(value, target.id) if value is not None else SELF,
+                                    f"{self.module}.{scope.name}"))
+                continue
+            if not isinstance(target, ast.Attribute):
+                continue
+            cls = ""
+            if isinstance(target.value, ast.Name) and target.value.id == "self" and self.class_stack \
+                    and self.function_scopes and self.function_scopes[-1].owner == self.class_stack[-1]:
+                cls = f"{self.module}.{self.class_stack[-1]}"
+            self.fields.append((target.attr, store_verdict(value, target.attr) if cls else   # (a data object's field:
+                                self._store_verdict(value, target.attr), cls))           # the model asked too)
+
+    def _store_verdict(self, value: Optional[ast.AST], attr: str) -> str:
+        """What a store holds by construction, else by the model's kind where it stands (``Meta(mask=keep)``,
+        ``keep = scores > t`` above: a mask)."""
+        verdict = store_verdict(value, attr)
+        if not verdict and isinstance(value, ast.Name) and self.function_scopes:
+            kind = self.resolver.value_of(value)
+            verdict = MASK if kind is not None and kind[0] == K.MASK else ""
+        return verdict
+
+    def _constructed_fields(self, call: ast.Call) -> None:
+        """``Meta(mask=m)``: a construction of a class of this module or (by its absolute name, which the index
+        resolves: a call of anything else is dropped there) of another, stores its keywords' fields."""
+        func = call.func
+        last = func.attr if type(func) is ast.Attribute else func.id if type(func) is ast.Name else ""
+        if not last[:1].isupper():   # a cheap pre-filter; the index decides what the callee is
+            return
+        local = self.resolver.definition(func) if type(func) is ast.Name else None
+        if isinstance(local, ast.ClassDef):
+            name = self.resolver.qualname(func) or ""
+            name = name if "." in name else f"{self.module}.{last}"
+        else:
+            name = self.resolver.qualname(func) or ""
+            if not name or rooted(name, ("torch", "numpy", "typing", "collections", "dataclasses", "builtins")):
+                return
+            name = absolute(name, self.module, self.is_package)
+        for keyword in call.keywords:
+            if keyword.arg is not None:
+                self.fields.append((keyword.arg, self._store_verdict(keyword.value, keyword.arg), CONSTRUCTED + name))
+
     def _held_objects(self, node: ast.ClassDef) -> tuple[tuple[str, str, str], ...]:
         """The torch objects (modules, optimizers ...) the class's ``self.x = ...`` bindings agree on."""
         model = self.resolver
@@ -423,7 +481,8 @@ class Extractor(CallFacts, ReachFacts, BindingFacts):
         imports = tuple((name, absolute(target, self.module, self.is_package)) for name, target in self.imports.items())
         return ModuleFacts(self.module, self.relative, self.is_package, tuple(self.functions), tuple(classes),
                            imports, tuple(self.stars), self.exported, tuple(sorted(self.globals)), self.unresolved,
-                           self.unknown_receivers, tuple(dict.fromkeys(self.passed)), tuple(dict.fromkeys(self.collates)))
+                           self.unknown_receivers, tuple(dict.fromkeys(self.passed)), tuple(dict.fromkeys(self.collates)),
+                           tuple(dict.fromkeys(self.fields)))
 
 
 def extract(tree: ast.Module, module: str, relative: str, is_package: bool,

@@ -300,9 +300,28 @@ def _parameters(function: ast.AST) -> set:
 
 
 def _field(node: ast.Attribute, ctx: FileContext, depth: int) -> Optional[str]:
+    """What every assignment of the field in the file makes (a store of the field again, ``x.m = x.m.to(d)``, is
+    neutral); a field the file only rebinds or never stores is what every store of that field name in the project
+    makes, when at most one class stores it (session 25, fields25: ``ProjectView.field_verdict``)."""
+    active = ctx.scratch.setdefault("broad_mask_active", set())
+    key = (None, "." + node.attr)
+    if key in active:
+        return _SELF   # met again while its own assignments are read: a rebinding of itself
     root = _module(ctx)
     values = _assignments(root, ctx).get("." + node.attr) if root is not None else None
-    return _agree(values or [], ctx, depth)
+    active.add(key)
+    try:
+        verdicts = [constructed_index(v, ctx, depth + 1) if v is not None else None for v in values or ()]
+    finally:
+        active.discard(key)
+    if not values or all(v == _SELF for v in verdicts):
+        if ctx.project is not None and ctx.project.field_verdict(node.attr) == MASK_WORD:
+            return MASK_WORD
+        return None
+    if any(v is None for v in verdicts):
+        return None
+    seen = set(verdicts) - {_SELF}
+    return POSITIONS if POSITIONS in seen else VALUES if VALUES in seen else MASK_WORD
 
 
 def _returns(function: ast.AST, ctx: FileContext, depth: int) -> Optional[str]:

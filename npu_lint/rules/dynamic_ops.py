@@ -504,6 +504,16 @@ class BooleanMaskIndexing(Rule):
         index follows its return to ``nonzero`` / ``argwhere`` / one-argument ``where`` / ``unique``), and a name
         rebound from itself (``seeds = seeds[order]``, ``m = torch.from_numpy(m).to(device)``) keeps what its
         other assignments make.
+        Session 25 (fields of data objects): a field is what the project stores in it. A dataclass / NamedTuple
+        field is what the file's constructions pass (``Meta(to_cache=keep)``, ``keep`` built with
+        ``dtype=torch.bool``), or, through the project index, every construction and ``self.f = ...`` of that class
+        in any module; an object the file builds only inside functions other than ``__init__`` (a view or record
+        made per call) and an attribute a method other than ``__init__`` sets (``self.input = data`` in
+        ``set_input``) hold that call's data, not model state, so their masks are not "fixed". On a receiver whose
+        class the model does not know (``batch.valid``, ``self.input.instance_mask``) the field is a mask only when
+        EVERY store of that field name in the project is a mask by construction (or the field itself again,
+        ``x.m = x.m.to(d)``) and at most one class stores it: an inference from the project's stores, never
+        from the name; one store of another kind, or two classes storing it, leaves it unknown.
         A selection whose value spans several lines is reported at the mask (``(a * b).sum(`` on one line,
         ``1)[valid]`` on the next: the line and column of ``valid``), where a reader looks for it; ``x[`` then the
         mask on the next line is reported at ``x``.
@@ -656,6 +666,39 @@ class BooleanMaskIndexing(Rule):
                   "import torch\nclass GP(torch.nn.Module):\n    def _mean(self, x, mask=None):\n"
                   "        m = self.mean_module(x)\n        return m[..., mask] if mask is not None else m\n"
                   "    def fit(self, x: torch.Tensor, y: torch.Tensor):\n        return self._mean(x, mask=y.isfinite())\n")
+
+    must_fire += (  # (fields25) a record's field: a dataclass built per step with a mask, held by a view object
+                  # the file builds per call (its ``self.metadata`` is that call's data, not model state); a field
+                  # of the object ``set_input`` stores per batch, filled with a mask elsewhere in the file
+                  "import torch\nfrom dataclasses import dataclass\n@dataclass\nclass Meta:\n"
+                  "    positions: torch.Tensor\n    to_cache: torch.Tensor\nclass View:\n"
+                  "    def __init__(self, metadata: Meta):\n        self.metadata = metadata\n"
+                  "    def update(self, xk: torch.Tensor):\n        return xk[self.metadata.to_cache]\n"
+                  "def metadata(seqlens, device):\n    masks = [[x >= s - 4 for x in range(s)] for s in seqlens]\n"
+                  "    keep = torch.tensor(sum(masks, []), device=device, dtype=torch.bool)\n"
+                  "    return Meta(positions=torch.arange(4), to_cache=keep)\n"
+                  "def view(meta: Meta):\n    return View(meta)\n",
+                  "import torch\nclass Model(torch.nn.Module):\n    def set_input(self, data):\n        self.input = data\n"
+                  "    def loss(self, out: torch.Tensor):\n        return out[self.input.valid]\n"
+                  "def prepare(data, labels):\n    data.valid = labels != 0\n    return data\n")
+    must_not_fire += (  # (fields25) a record built once, in ``__init__``, from configuration: state; a field two
+                      # stores give different kinds (a mask here, a list of positions there)
+                      "import torch\nfrom dataclasses import dataclass\n@dataclass\nclass Meta:\n"
+                      "    keep: torch.Tensor\nclass View:\n    def __init__(self, metadata: Meta):\n"
+                      "        self.metadata = metadata\n    def update(self, xk: torch.Tensor):\n"
+                      "        return xk[self.metadata.keep]\nclass Model(torch.nn.Module):\n"
+                      "    def __init__(self, n):\n        super().__init__()\n"
+                      "        self.view = View(Meta(keep=~torch.eye(n, dtype=torch.bool)))\n",
+                      "import torch\ndef tag(a, scores):\n    a.keep = scores > 0.5\ndef pick(b, ids):\n"
+                      "    b.keep = [i for i in ids]\ndef use(x, obj):\n    return x[obj.keep]\n",
+                      # a holder a factory builds with settings and loaders (no tensor, no record): its state
+                      "import torch\nfrom fastai.data.load import _loaders\nclass Mixed:\n"
+                      "    def __init__(self, loaders):\n        self.loaders = loaders\n    def __iter__(self):\n"
+                      "        return zip(*[_loaders[i.fake.num_workers == 0](i.fake) for i in self.loaders])\n"
+                      "def mixed(train, valid):\n    return Mixed([train, valid])\n",
+                      "import torch\nclass Tiles:\n    def __init__(self, scores):\n        self.keep = scores > 0.5\n"
+                      "class Picks:\n    def __init__(self, rows: list):\n        self.keep = rows\n"
+                      "def use(x: torch.Tensor, obj):\n    return x[obj.keep]\n")
 
     must_fire += (  # one fill value written through a mask on a device tensor (a computed tensor, a stack of the
                   # batch's fields); the masks of each image concatenated
