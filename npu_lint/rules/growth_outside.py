@@ -8,12 +8,15 @@ growth_fields.py) and joined there. The same sequence joined by a statement of t
 growth, one shape per length the loop reaches:
 
 - before the loop, the join of the name with itself that starts it (``generated = cat([generated, first])`` after
-  the prefill, then the loop's ``generated = cat([generated, tok])``: torchtune's ``generate``): the first step;
+  the prefill, then the loop's ``generated = cat([generated, tok])``: torchtune's ``generate``): the first step --
+  a join of two pieces run once per call (in no loop, under no test: not a window assembled per outer step from
+  three pieces, nor a feature joined under a test before a walk over bands);
 - after the loop, the join of the whole grown sequence (``out = torch.cat(state.ids, -1)`` of the records the loop
   rebuilt, ``torch.cat(toks, -1)`` of the list the loop fed back: nanotron's ``decode_text``): as long as the
   steps taken.
 
-Silent for a list (or field) only grown in the loop and joined once after it (``outs.append(model(x))`` in
+Silent for a list made anew at every step (``rows = []`` in the loop) or bound again between the loop and the
+join (another list of that name), a list (or field) only grown in the loop and joined once after it (``outs.append(model(x))`` in
 ``range(n)`` then ``stack(outs)``: a fixed count, nothing fed back), a join of another name, a loop over structure (layers,
 blocks, a parameter's items), a window of the sequence (``cat([x, y])[..., -n:]`` is no self-join). The index of
 what each function's loops grow is built once per function (``FileContext.per_node``).
@@ -108,7 +111,9 @@ def _grown(loop: ast.AST, ctx: FileContext) -> _Grown:
                 joined_names.add(node.args[0].id)
             else:
                 joined_fields.add(node.args[0].attr)
-    return _Grown(loop, frozenset(names), frozenset(appended & joined_names),
+    fresh = {t.id for node in walk(loop) if isinstance(node, ast.Assign) for t in node.targets
+             if isinstance(t, ast.Name)} - names   # a list made anew at each step is no sequence the steps grow
+    return _Grown(loop, frozenset(names), frozenset((appended & joined_names) - fresh),
                   frozenset((rebuilt | appended_fields) & joined_fields))
 
 
@@ -122,6 +127,24 @@ def _loops_of(function: ast.AST, ctx: FileContext) -> list[_Grown]:
             if grown.names or grown.lists or grown.fields:
                 found.append(grown)
     return found
+
+
+def _straight(statement: ast.AST, function: ast.AST, ctx: FileContext) -> bool:
+    """The statement runs once per call, whatever the data: in no loop and under no test of the function (only
+    ``with`` / ``try`` blocks around it), like a prefill before its decoding loop."""
+    parent = ctx.parent(statement)
+    while parent is not None and parent is not function:
+        if not isinstance(parent, (ast.With, ast.AsyncWith, ast.Try)):
+            return False
+        parent = ctx.parent(parent)
+    return parent is function
+
+
+def _rebound_between(name: str, loop: ast.AST, node: ast.AST, function: ast.AST) -> bool:
+    """``name`` bound again after the loop and before the join (another list of the same name, in another arm)."""
+    end = loop.end_lineno or loop.lineno
+    return any(isinstance(child, ast.Assign) and end < child.lineno <= node.lineno
+               and any(isinstance(t, ast.Name) and t.id == name for t in child.targets) for child in walk(function))
 
 
 def _inside(node: ast.AST, loop: ast.AST) -> bool:
@@ -138,6 +161,8 @@ def outside_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
     items = node.args[0]
     statement = ctx.parent(node)
     seed = _self_joined(statement, ctx) if isinstance(statement, ast.Assign) and statement.value is node else None
+    if seed is not None and (len(items.elts) != 2 or not _straight(statement, function, ctx)):   # type: ignore
+        seed = None
     if seed is None and not isinstance(items, (ast.Name, ast.Attribute)):
         return None
     grown = ctx.per_node("growth_outside", function, lambda f: _loops_of(f, ctx))
@@ -150,7 +175,8 @@ def outside_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
                     f"{loop.loop.lineno} joins with itself at every step)")
         if node.lineno <= (loop.loop.end_lineno or loop.loop.lineno):
             continue
-        if isinstance(items, ast.Name) and items.id in loop.lists:
+        if isinstance(items, ast.Name) and items.id in loop.lists and not _rebound_between(items.id, loop.loop, node,
+                                                                                            function):
             return (f"{op}({items.id}) (the list the loop of line {loop.loop.lineno} makes one item longer and "
                     f"feeds back at every step, joined after it)")
         if isinstance(items, ast.Attribute) and items.attr in loop.fields:
