@@ -368,6 +368,13 @@ class GrowingTensor(Rule):
         model shows the shape static: a loop over other sequences or over the model's layers (DenseNet's ``for layer
         in self.layers: x = torch.cat([x, layer(x)], 1)``, a reviewer's "unsure": the same shapes at every call), a
         module's or a host piece, a window (sliced, trimmed, popped), a value also set otherwise in the loop.
+        The sequence such a loop grows and feeds back is reported outside it too (session 25, growth_outside.py):
+        the join of the name with itself that starts it once per call before the loop (a prefill's
+        ``gen = torch.cat([gen, first])``), and the join of the whole of it after the loop (``torch.cat(st.ids)``
+        of the records the loop rebuilt one item longer, ``torch.cat(toks)`` of the list it appended and joined);
+        not a list only appended (a fixed count joined once). A prefix up to a counter the loop advances itself at
+        every step (``masks[:, :pos + 1, :pos + 1]`` with ``pos += 1`` in the body: growth_counters.py) grows like
+        one up to the loop's own counter.
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
