@@ -25,6 +25,8 @@ from npu_lint.rules.growth_loops import ended_join, kept_count_join
 from npu_lint.rules.growth_carried import carried_join
 from npu_lint.rules.growth_derived import derived_join
 from npu_lint.rules.growth_fields import field_join
+from npu_lint.rules.growth_outside import outside_join
+from npu_lint.rules.growth_counters import advanced_prefix
 from npu_lint.rules.growth_views import NARROWS, cache_method_join, growing_view, step_parameter
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
@@ -366,6 +368,13 @@ class GrowingTensor(Rule):
         model shows the shape static: a loop over other sequences or over the model's layers (DenseNet's ``for layer
         in self.layers: x = torch.cat([x, layer(x)], 1)``, a reviewer's "unsure": the same shapes at every call), a
         module's or a host piece, a window (sliced, trimmed, popped), a value also set otherwise in the loop.
+        The sequence such a loop grows and feeds back is reported outside it too (session 25, growth_outside.py):
+        the join of the name with itself that starts it once per call before the loop (a prefill's
+        ``gen = torch.cat([gen, first])``), and the join of the whole of it after the loop (``torch.cat(st.ids)``
+        of the records the loop rebuilt one item longer, ``torch.cat(toks)`` of the list it appended and joined);
+        not a list only appended (a fixed count joined once). A prefix up to a counter the loop advances itself at
+        every step (``masks[:, :pos + 1, :pos + 1]`` with ``pos += 1`` in the body: growth_counters.py) grows like
+        one up to the loop's own counter.
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -1117,6 +1126,36 @@ class GrowingTensor(Rule):
         "        obs, r, done, _ = env.step(policy(obs))\n"
         "    return torch.stack([o['img'] for o in seen if o['ok']], 1)\n")
 
+    # session 25 (growth25): the sequence a loop of steps grows and feeds back, joined outside that loop -- its
+    # first step before it, the whole of it after it (growth_outside.py: torchtune's seed, nanotron's records);
+    # a prefix up to a counter the loop advances itself (growth_counters.py: torchtune's ``curr_pos += 1``)
+    must_fire += (
+        "import torch\ndef generate(model, prompt, n):\n    gen = prompt\n    tok = model(prompt)\n"
+        "    gen = torch.cat([gen, tok], dim=-1)\n    for _ in range(n - 1):\n        tok = model(gen)\n"
+        "        gen = torch.cat([gen, tok], dim=-1)\n    return gen\n",
+        "import torch\ndef gen(model, states, n):\n    for _ in range(n):\n        for st in states:\n"
+        "            y = model(torch.cat(st.ids, dim=-1))\n"
+        "        states = [State(last=y, ids=st.ids + [y]) for st in states]\n"
+        "    return [torch.cat(st.ids, dim=-1) for st in states]\n",
+        "import torch\ndef dec(model, x, n):\n    toks = [x]\n    for _ in range(n):\n"
+        "        toks.append(model(torch.cat(toks, -1)))\n    out = torch.cat(toks, -1)\n    return out\n",
+        "import torch\ndef gen(model, toks, pos, masks, n, p):\n    cur = p\n    for _ in range(n):\n"
+        "        y = model(toks, pos[:, :cur + 1], masks[:, :cur + 1, :cur + 1])\n        cur += 1\n    return y\n",
+        "import torch\ndef run(model, ids, n):\n    pos = 1\n    while pos < n:\n        y = model(ids[:, :pos])\n"
+        "        pos += 1\n    return y\n")
+    must_not_fire += (  # a fixed count appended, joined once after; a prefix joined before a walk over blocks; a
+        # window whose both ends move; a counter advanced under a test; a Python list's prefix
+        "import torch\ndef f(model, x, n):\n    outs = []\n    for t in range(n):\n        outs.append(model(x))\n"
+        "    return torch.stack(outs)\n",
+        "import torch\ndef f(blocks, x, y):\n    x = torch.cat([x, y], 1)\n    for blk in blocks:\n"
+        "        x = torch.cat([x, blk(x)], 1)\n    return x\n",
+        "import torch\ndef f(model, ids, n):\n    start, pos = 0, 4\n    while pos < n:\n"
+        "        y = model(ids[:, start:pos])\n        start = pos\n        pos += 4\n    return y\n",
+        "import torch\ndef f(model, ids, n, ok):\n    pos = 1\n    for _ in range(n):\n        y = model(ids[:, :pos])\n"
+        "        if ok(y):\n            pos += 1\n    return y\n",
+        "import torch\ndef f(seq, n):\n    i, out = 0, []\n    while i < n:\n        out.append(seq[:i])\n"
+        "        i += 1\n    return torch.tensor(out)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
         self._proven(node, ctx)
@@ -1139,6 +1178,8 @@ class GrowingTensor(Rule):
                 found = field_join(node, name, ctx)   # growth_fields.py: a record's field grown per step
             if found is None and name in BROAD_GROWTH:
                 found = ended_join(node, name, ctx) or kept_count_join(node, name, ctx)   # growth_loops.py
+            if found is None and name in BROAD_GROWTH:
+                found = outside_join(node, name, ctx)   # growth_outside.py: grown by a loop, joined outside it
             if found is None and name in NARROWS:
                 found = growing_view(node, name, ctx)
             if found is None and name not in BROAD_GROWTH and isinstance(node.func, ast.Attribute) \
@@ -1726,6 +1767,12 @@ class GrowingTensor(Rule):
         if not any(isinstance(s, ast.Slice) and s.step is None and s.upper is not None for s in elements):
             return   # no prefix slice (the ``moving`` form below): the loop need not be looked for
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if isinstance(loop, ast.While):   # growth_counters.py: ``pos += 1`` at each step
+            before = len(ctx.findings)
+            self._advanced_counter(node, elements, loop, ctx)
+            if len(ctx.findings) == before:
+                self._written_prefix(node, elements, ctx)
+            return
         if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not (
                 steps(loop.iter, ctx) or named_steps(loop, ctx)):
             self._written_prefix(node, elements, ctx)
@@ -1735,6 +1782,9 @@ class GrowingTensor(Rule):
         moving = [s for s in elements if isinstance(s, ast.Slice) and s.step is None and s.upper is not None
                   and (s.lower is None or isinstance(s.lower, ast.Constant) or _stays(s.lower, loop, counter))
                   and counter in _names(s.upper)]
+        if not moving and not any(counter in _names(e) for e in elements):
+            self._advanced_counter(node, elements, loop, ctx)
+            return
         if len(moving) != 1 or any(counter in _names(e) for e in elements if e is not moving[0]):
             return
         kind = ctx.resolver.kind_of(node.value)
@@ -1745,6 +1795,21 @@ class GrowingTensor(Rule):
             return
         ctx.report(node, self.message.format(what=f"{short_source(node)} (a slice bound follows the loop counter "
                                              f"{counter})"), "x[:t]")
+
+
+    def _advanced_counter(self, node: ast.Subscript, elements: list, loop: ast.AST, ctx: FileContext) -> None:
+        """``masks[:, :curr_pos + 1]`` in a loop of steps that advances ``curr_pos += 1`` itself (growth_counters.py)."""
+        if isinstance(loop, ast.For) and not (steps(loop.iter, ctx) or named_steps(loop, ctx)):
+            return
+        counter = advanced_prefix(node, elements, loop, ctx, _stays)
+        if counter is None or _rebound(loop, node.value):
+            return
+        kind = ctx.resolver.kind_of(node.value)
+        if kind not in ("tensor", "batch", "mask") and not (
+                kind is None and ctx.uses_torch and isinstance(node.slice, ast.Tuple) and not is_host_array(node.value, ctx, node)):
+            return
+        ctx.report(node, self.message.format(what=f"{short_source(node)} (a slice bound follows {counter}, which the "
+                                             f"loop of line {loop.lineno} advances at every step)"), "x[:t]")
 
 
 def _stays(bound: ast.AST, loop: ast.For, counter: str) -> bool:

@@ -1,0 +1,75 @@
+"""NPU408, broad path (session 25, growth25): a slice bound that follows a counter the loop advances at every step.
+
+``x[:, :t + 1]`` in ``for t in range(n)`` is NPU408's already (the loop's own counter). The same growth when the
+position is a name of the function the loop advances itself: ``curr_pos += 1`` (or ``pos = pos + k``) as a
+statement of the loop's body, run at every step, while ``masks[:, :curr_pos + 1, :curr_pos + 1]`` or
+``input_pos[:, :curr_pos + 1]`` reads a prefix up to it (torchtune's decoding without a cache; a ``while pos <
+n:`` loop feeding ``model(ids[:, :pos])``). One shape per step.
+
+The loop is one of steps (a ``range`` / ``count`` / ``tqdm`` of steps, or a ``while``); the counter is advanced by
+an addition in the loop body's own statements (not under a test: a step that may not advance is another question)
+and bound nowhere else in the loop; the slice is a prefix (no lower bound, a constant one, or one the loop keeps)
+on one axis or more (a square mask ``m[:, :p, :p]``), of a tensor (or of a value of unknown kind given a tuple index: only arrays take one) the loop
+does not rebind. A window whose both ends move (``x[start:pos]`` with ``start = pos`` each step) keeps its width
+and is left alone.
+"""
+from __future__ import annotations
+
+import ast
+from typing import Optional
+
+from npu_lint.analysis.nodes import walk
+from npu_lint.context import FileContext
+
+
+def _names(node: ast.AST) -> set[str]:
+    return {child.id for child in walk(node) if isinstance(child, ast.Name)}
+
+
+def _advanced_names(loop: ast.AST) -> frozenset[str]:
+    """Names the loop's own body statements advance by an addition at every step, bound nowhere else in it."""
+    advanced: set[str] = set()
+    for statement in loop.body:   # type: ignore[attr-defined]
+        if isinstance(statement, ast.AugAssign) and isinstance(statement.op, ast.Add) \
+                and isinstance(statement.target, ast.Name):
+            advanced.add(statement.target.id)
+        elif isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) and isinstance(statement.value, ast.BinOp) \
+                and isinstance(statement.value.op, ast.Add) and isinstance(statement.value.left, ast.Name) \
+                and statement.value.left.id == statement.targets[0].id:
+            advanced.add(statement.targets[0].id)
+    if not advanced:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for node in walk(loop):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
+            targets = [node.target]
+        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            targets = [node.target]
+        for target in targets:
+            for name in walk(target):
+                if isinstance(name, ast.Name) and name.id in advanced:
+                    counts[name.id] = counts.get(name.id, 0) + 1
+    if isinstance(loop, (ast.For, ast.AsyncFor)):
+        loop_names = _names(loop.target)
+        counts = {k: v + (1 if k in loop_names else 0) for k, v in counts.items()}
+    return frozenset(name for name in advanced if counts.get(name, 0) == 1)
+
+
+def advanced_prefix(node: ast.Subscript, elements: list, loop: ast.AST, ctx: FileContext,
+                    stays) -> Optional[str]:
+    """The counter a prefix of ``node`` follows (for the message), else None. ``stays(bound, loop, counter)``: the
+    rule's test that a lower bound keeps its value from one step to the next."""
+    counters = ctx.per_node("growth_counters", loop, _advanced_names)
+    if not counters:
+        return None
+    for counter in counters:
+        moving = [s for s in elements if isinstance(s, ast.Slice) and s.step is None and s.upper is not None
+                  and counter in _names(s.upper)
+                  and (s.lower is None or isinstance(s.lower, ast.Constant) or stays(s.lower, loop, counter))]
+        if moving and not any(counter in _names(e) for e in elements if not any(e is m for m in moving)):
+            return counter
+    return None
