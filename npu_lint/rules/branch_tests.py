@@ -8,7 +8,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.configuration import counter_state
-from npu_lint.analysis.flows import DATA_SIZE, HOST
+from npu_lint.analysis.flows import DATA_SIZE, HOST, TORCH_DRAWS
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.analysis.size_sinks import last_name
@@ -205,6 +205,8 @@ def _of_tensor(source: ast.AST, ctx: FileContext) -> bool:
     function = ctx.enclosing(source, FUNCTION_TYPES)
     scope = resolver.scopes.scope_of(function) if function is not None and resolver.scopes is not None else None
     scope = scope or resolver.current
+    if _drawn_chain(source, resolver, scope):
+        return False   # ``torch.randint(1, 3, (), device=d).item()``: a draw of torch's generator, on any device
     if not isinstance(source, ast.Call):   # an element of a tensor: of a device tensor, not a host copy's
         container = source.value if isinstance(source, ast.Subscript) else source
         return resolver.value_of(container, scope) not in ((K.HOST, K.CPU_TENSOR), (K.HOST, None))
@@ -213,6 +215,24 @@ def _of_tensor(source: ast.AST, ctx: FileContext) -> bool:
         return resolver.kind_of_at(receiver, scope) in K.TENSORS and not counter_state(receiver, resolver, scope) \
             and not host_random(receiver, ctx)
     return reads_back(source, ctx, scope)
+
+
+_IN_PLACE_DRAWS = frozenset({"uniform_", "normal_", "random_", "bernoulli_", "exponential_", "geometric_",
+                             "cauchy_", "log_normal_", "multinomial"})
+
+
+def _drawn_chain(source: ast.AST, resolver, scope) -> bool:
+    """The read's receiver chain starts at a draw of torch's generator (``torch.randint(...)``, ``x.multinomial(1)``,
+    ``torch.empty(2).uniform_(-j, j)``): a random number, not a value of the data (the branch is a random choice)."""
+    node = source
+    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
+        if isinstance(node, ast.Call):
+            if resolver.qualname(node.func, scope) in TORCH_DRAWS or (
+                    isinstance(node.func, ast.Attribute) and node.func.attr in _IN_PLACE_DRAWS):
+                return True
+            node = node.func
+        node = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else node
+    return False
 
 
 _REDUCTIONS = frozenset({"any", "all", "sum", "max", "min", "count_nonzero"})

@@ -724,6 +724,8 @@ class DataDependentBranch(Rule):
         "    if first > 0:\n        return torch.cat([x, x])\n    return x\n",
         "import torch\ndef f(x: torch.Tensor, n):\n    draws = torch.randint(0, n, (4,)).tolist()\n"
         "    a, b = draws[0], draws[1]\n    if a > b:\n        return torch.cat([x, x])\n    return x\n",
+        "import torch\ndef f(x: torch.Tensor):\n    j = torch.empty(2, device=x.device).uniform_(-1, 1).tolist()\n"
+        "    lo = j[0]\n    if lo > 0:\n        return torch.cat([x, x])\n    return x\n",
     )
     must_not_fire += (  # ... nor values read once before a loop that tests them (host decoding: no sync per iteration)
         "import torch\ndef decode(idx: torch.Tensor, probs: torch.Tensor, t):\n    idx_cpu = idx.tolist()\n"
