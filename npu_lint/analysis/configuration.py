@@ -45,6 +45,10 @@ def numpy_made(receiver: ast.AST, resolver: "Resolver", scope: Scope, depth: int
                     for a in node.args)
             node = node.func
         node = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else node
+    if isinstance(node, ast.BinOp) and depth < 3:   # ``(np.array(pos) - (tx, ty)).astype(int)``: numpy's arithmetic
+        sides = (node.left, node.right)              # (session 25) with no tensor operand stays numpy's
+        return any(numpy_made(side, resolver, scope, depth + 1) for side in sides) and not any(
+            (value := resolver.value_of(side, scope)) is not None and value[0] in K.TENSORS for side in sides)
     if isinstance(node, ast.Name) and depth < 3 and resolver.scopes is not None:
         bindings = resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
         return len(bindings) == 1 and bindings[0].tag == VALUE and not bindings[0].path \

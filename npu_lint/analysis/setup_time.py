@@ -268,7 +268,8 @@ def host_only_loop(loop: ast.AST, resolver: "Resolver") -> bool:
                     return False
             elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and id(node) not in called \
                     and node.id not in counters and resolver.kind_of(node) not in (K.LIST, K.HOST) \
-                    and not _python_number_name(node, resolver):
+                    and not _python_number_name(node, resolver) and not _python_container_name(node, resolver) \
+                    and not _read_to_host(node, resolver):
                 return False   # only counters, numbers and Python lists: a value of unknown kind may be a tensor
             elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.Await, ast.Yield,
                                    ast.YieldFrom)):
@@ -283,6 +284,25 @@ def _python_number_name(name: ast.Name, resolver: "Resolver") -> bool:
     bindings = resolver.scopes.lookup_reaching(name.id, resolver.current, (name.lineno, name.col_offset))
     return bool(bindings) and all(b.tag == "value" and not b.path and isinstance(b.value, ast.AST)
                                   and _number(b.value) for b in bindings)
+
+
+def _python_container_name(name: ast.Name, resolver: "Resolver") -> bool:
+    """Every binding reaching ``name`` makes a Python dict or set (``pair_to_idx = {}``, ``seen = set()``): the loop
+    fills a host container (session 25, values25: gliner's map of entity pairs, counted by a read)."""
+    if resolver.scopes is None:
+        return False
+    bindings = resolver.scopes.lookup_reaching(name.id, resolver.current, (name.lineno, name.col_offset))
+    return bool(bindings) and all(b.tag == "value" and not b.path and isinstance(b.value, ast.AST) and (
+        isinstance(b.value, (ast.Dict, ast.Set, ast.DictComp, ast.SetComp)) or (
+            isinstance(b.value, ast.Call) and isinstance(b.value.func, ast.Name) and b.value.func.id in ("dict", "set")
+            and resolver.binding(b.value.func) is None)) for b in bindings)
+
+
+def _read_to_host(name: ast.Name, resolver: "Resolver") -> bool:
+    """The name holds only values already read back to the host (``n = counts_cpu[i]`` of ``counts.tolist()``): a
+    Python number or list, whatever the loop then does with it on the host."""
+    found = resolver.flows(name)
+    return bool(found) and all(flavour == "host" for flavour, _ in found)
 
 
 def _number(node: ast.AST) -> bool:

@@ -833,6 +833,12 @@ class TensorValueInShape(ValueFlow):
         "import torch\nfrom torch.utils.data import Dataset\nclass Crops(Dataset):\n    def __len__(self):\n"
         "        return 4\n    def __getitem__(self, i):\n        return self.crop([torch.rand(8)])\n"
         "    def crop(self, items):\n        x = torch.stack(items)\n        return x[:, :int(x.sum().item())]\n",)
+    must_fire += (  # session 25 (values25): a helper of the file that every call hands a read (colbert's per-passage
+                    # pooling over ``doclens = mask.sum(-1).tolist()``): its own slice is a size of the data too
+        "import torch\ndef pool(p, token_lengths):\n    out, start = [], 0\n    for n in token_lengths:\n"
+        "        out.append(p[start:start + n].mean(0))\n        start += n\n    return out\n"
+        "def run(p: torch.Tensor, mask: torch.Tensor):\n    doclens = mask.sum(-1).tolist()\n"
+        "    return torch.stack(pool(p, doclens))\n",)
 
     must_not_fire += (  # session 24 (precision24): a comparison of a counter is a Python bool
         'import torch\ndef generate_coarse(model, x_in, n_steps):\n    n_step = 0\n    for _ in range(n_steps):\n        is_major_step = n_step % model.config.N_COARSE == 0\n        logits = model.coarse_model(x_in)\n        start = model.config.VOCAB + (1 - int(is_major_step)) * model.config.CODEBOOK\n        end = model.config.VOCAB + (2 - int(is_major_step)) * model.config.CODEBOOK\n        relevant = logits[0, 0, start:end]\n        x_in = torch.cat([x_in, relevant.argmax()[None, None]], dim=1)\n        n_step += 1\n    return x_in\n',
