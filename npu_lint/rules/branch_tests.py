@@ -7,21 +7,17 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
-from npu_lint.analysis.configuration import counter_state
-from npu_lint.analysis.flows import DATA_SIZE, HOST, TORCH_DRAWS
+from npu_lint.analysis.flows import DATA_SIZE
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.analysis.summaries_reads import compares_unknowns
 from npu_lint.context import FileContext
-from npu_lint.rules import FUNCTION_TYPES
 from npu_lint.host_arrays import is_host_array
 from npu_lint.rules.branch_arms import later
 from npu_lint.rules.loop_state import tensor_flag
-from npu_lint.rules.read_backs import (drawn, host_random, host_test, item, read_back_name, reads_back,
-                                      whole_test_bindings)
+from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, whole_test_bindings
 
-_READ_BACK = (HOST,)   # values read back to the host from a tensor, as flows() names them
 TESTS = frozenset({"torch.any", "torch.all", "torch.isnan", "torch.isinf", "torch.isfinite", "torch.equal"})
 
 
@@ -127,8 +123,6 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
                    and resolver.flow_of(s, (DATA_SIZE,)) is not None for s in sides):
                 return operand   # ``if len(consecutive) > 0:`` of ``torch.where(m)[0]``: the count of a data-dependent
                                  # result, read back to choose the path (session 21)
-            if any(_carries_read(s, ctx) for s in sides):
-                return operand   # ``min(row_lengths) == 0`` of ``row_lengths, b = summary[:-1], summary[-1]``
             if any(_module_input_reduction(side, ctx) for side in sides) and any(
                     isinstance(side, ast.Constant) and type(side.value) in (int, float) for side in sides):
                 return operand   # ``if (mask > 0).sum() > 0:``, ``if valid.sum() == 0:`` in a module's method
@@ -142,97 +136,10 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
                                                                 or whole_test_bindings(inner, ctx)
                                                                 or tensor_flag(inner, ctx)):
             return operand   # ``accept = error <= 1`` then ``if accept:``; ``if self.done:``; ``has = m.any()``
-        elif isinstance(inner, ast.Name) and resolver.kind_of(inner) is None and _carries_read(inner, ctx):
-            return operand   # ``if not binary:`` of ``binary = summary[-1]``, ``summary = t.tolist()``
         elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS \
                 and not _compared_unknowns(inner, ctx):
             return operand
     return None
-
-
-def _carries_read(side: ast.AST, ctx: FileContext) -> bool:
-    """A side the flow model says may hold a value read back to the host from a tensor (``.item()``, ``.tolist()``,
-    ``int(t)``) through any binding that reaches it: unpacking, slices and elements of a read list, ``min`` /
-    ``max`` / arithmetic, ``self.x``, the file's own functions' returns and the parameters its calls fill (session
-    25, values25: the same link NPU403 follows for sizes, now for branches). Not a random draw, a batch maximum, a
-    data-dependent count (their own paths above), nor an element of a tensor (``y[b, c]`` may be a whole plane)."""
-    if not isinstance(side, (ast.Name, ast.Call, ast.BinOp)):
-        return False   # not ``rows[-1]["hash"]``: the flow model joins every value a container may hold
-    resolver = ctx.resolver
-    loop = _innermost_loop(side, ctx)
-    function = ctx.enclosing_any(side, FUNCTION_TYPES)
-    for flavour, source in resolver.flows(side):
-        if flavour in _READ_BACK and isinstance(source, (ast.Call, ast.Subscript)) and _of_tensor(source, ctx) \
-                and (loop is None or loop.lineno <= source.lineno <= (loop.end_lineno or loop.lineno)) \
-                and _own_or_called(source, function, ctx):
-            return True
-    return False
-
-
-def _own_or_called(source: ast.AST, function: Optional[ast.AST], ctx: FileContext) -> bool:
-    """The read is made in the function that tests it, or in a function of the file it calls (what that returns):
-    a value its callers pass in is theirs to answer for (``read_back_name``'s rule: no evidence here)."""
-    if function is None:
-        return False
-    if function.lineno <= source.lineno <= (function.end_lineno or function.lineno):
-        return True
-    maker = ctx.enclosing_any(source, FUNCTION_TYPES)
-    name = getattr(maker, "name", None)
-    return name is not None and any(
-        isinstance(node, ast.Call) and ((isinstance(node.func, ast.Name) and node.func.id == name)
-                                        or (isinstance(node.func, ast.Attribute) and node.func.attr == name))
-        for node in walk(function))
-
-
-def _innermost_loop(node: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
-    """The loop of the function that holds the test, innermost first (None: the test runs once per call). A value
-    read once before a loop and tested in it (``flags = m.tolist()``, then ``for f in flags: if not f: continue``)
-    is host work over numbers already on the host, no sync per iteration: only a read made in the loop counts."""
-    found = ctx.enclosing_any(node, _LOOPS_OR_FUNCTIONS)
-    return None if found is None or isinstance(found, FUNCTION_TYPES) else found
-
-
-_LOOPS_OR_FUNCTIONS = (ast.For, ast.AsyncFor, ast.While, *FUNCTION_TYPES)
-
-
-def _of_tensor(source: ast.AST, ctx: FileContext) -> bool:
-    """A read the model proves is of a tensor's value where it is made (:func:`reads_back`: ``x.item()`` or
-    ``int(t)`` of a tensor, not of a draw on the host nor of a step count the class keeps in a tensor;
-    ``.tolist()`` of a tensor): ``.item()`` / ``.tolist()`` of a value of unknown kind may be numpy's
-    (``rows[c].item()`` of a parameter), which the sizes' rules accept as a size but a branch's test does not.
-    Elements of a tensor iterated or picked are the flow model's own proof."""
-    resolver = ctx.resolver
-    function = ctx.enclosing(source, FUNCTION_TYPES)
-    scope = resolver.scopes.scope_of(function) if function is not None and resolver.scopes is not None else None
-    scope = scope or resolver.current
-    if _drawn_chain(source, resolver, scope):
-        return False   # ``torch.randint(1, 3, (), device=d).item()``: a draw of torch's generator, on any device
-    if not isinstance(source, ast.Call):   # an element of a tensor: of a device tensor, not a host copy's
-        container = source.value if isinstance(source, ast.Subscript) else source
-        return resolver.value_of(container, scope) not in ((K.HOST, K.CPU_TENSOR), (K.HOST, None))
-    if isinstance(source.func, ast.Attribute) and source.func.attr == "tolist" and not source.args:
-        receiver = source.func.value
-        return resolver.kind_of_at(receiver, scope) in K.TENSORS and not counter_state(receiver, resolver, scope) \
-            and not host_random(receiver, ctx)
-    return reads_back(source, ctx, scope)
-
-
-_IN_PLACE_DRAWS = frozenset({"uniform_", "normal_", "random_", "bernoulli_", "exponential_", "geometric_",
-                             "cauchy_", "log_normal_", "multinomial"})
-
-
-def _drawn_chain(source: ast.AST, resolver, scope) -> bool:
-    """The read's receiver chain starts at a draw of torch's generator (``torch.randint(...)``, ``x.multinomial(1)``,
-    ``torch.empty(2).uniform_(-j, j)``): a random number, not a value of the data (the branch is a random choice)."""
-    node = source
-    while isinstance(node, (ast.Call, ast.Attribute, ast.Subscript)):
-        if isinstance(node, ast.Call):
-            if resolver.qualname(node.func, scope) in TORCH_DRAWS or (
-                    isinstance(node.func, ast.Attribute) and node.func.attr in _IN_PLACE_DRAWS):
-                return True
-            node = node.func
-        node = node.value if isinstance(node, (ast.Attribute, ast.Subscript)) else node
-    return False
 
 
 _REDUCTIONS = frozenset({"any", "all", "sum", "max", "min", "count_nonzero"})

@@ -713,30 +713,6 @@ class DataDependentBranch(Rule):
         "            idx = int(min(small_var[0] * 1.08, 4095))\n            sequences[b, idx:] = pad\n"
         "    return sequences\n",
     )
-    must_fire += (  # session 25 (values25): a test on values read back through any binding the flow model follows
-                    # (unsloth's unpadding: ``.tolist()`` unpacked into slices, ``min()`` of them, a flag element)
-        "import torch\ndef unpad(hidden, mask, forward):\n    keep = mask == 1\n    lengths = keep.sum(dim=1)\n"
-        "    summary = torch.cat((lengths, keep.all().view(1))).tolist()\n"
-        "    row_lengths, binary = summary[:-1], summary[-1]\n    if not binary or min(row_lengths) == 0:\n"
-        "        return forward(hidden)\n    return hidden.index_select(0, keep.view(-1).nonzero().flatten())\n",
-        "import torch\ndef longest(lengths: torch.Tensor):\n    return max(lengths.tolist())\n"
-        "def step(x: torch.Tensor, lengths: torch.Tensor):\n    if longest(lengths) > 64:\n"
-        "        return torch.cat([x, x], dim=1)\n    return x\n",
-    )
-    must_not_fire += (  # ... not ``.tolist()`` of a value the model cannot tell from numpy's, nor a draw on the host
-        "import torch\ndef f(x, arr):\n    vals = arr.tolist()\n    first, rest = vals[0], vals[1:]\n"
-        "    if first > 0:\n        return torch.cat([x, x])\n    return x\n",
-        "import torch\ndef f(x: torch.Tensor, n):\n    draws = torch.randint(0, n, (4,)).tolist()\n"
-        "    a, b = draws[0], draws[1]\n    if a > b:\n        return torch.cat([x, x])\n    return x\n",
-        "import torch\ndef f(x: torch.Tensor):\n    j = torch.empty(2, device=x.device).uniform_(-1, 1).tolist()\n"
-        "    lo = j[0]\n    if lo > 0:\n        return torch.cat([x, x])\n    return x\n",
-    )
-    must_not_fire += (  # ... nor values read once before a loop that tests them (host decoding: no sync per iteration)
-        "import torch\ndef decode(idx: torch.Tensor, probs: torch.Tensor, t):\n    idx_cpu = idx.tolist()\n"
-        "    probs_cpu = probs.tolist()\n    out = []\n    for i in range(len(idx_cpu)):\n"
-        "        head = idx_cpu[i][0]\n        if head < 0:\n            continue\n"
-        "        out.append(torch.tensor([head, probs_cpu[i][0]]))\n    return out\n",
-    )
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
