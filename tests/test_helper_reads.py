@@ -23,14 +23,6 @@ def test_helper_every_call_hands_a_read_reports_inside():
     assert 16 in lines
 
 
-def test_branch_on_read_through_unpacked_slices():
-    source = ("import torch\ndef unpad(hidden, mask, forward):\n    keep = mask == 1\n    lengths = keep.sum(dim=1)\n"
-              "    summary = torch.cat((lengths, keep.all().view(1))).tolist()\n"
-              "    row_lengths, binary = summary[:-1], summary[-1]\n    if not binary or min(row_lengths) == 0:\n"
-              "        return forward(hidden)\n    return hidden.index_select(0, keep.view(-1).nonzero().flatten())\n")
-    assert [f.line for f in analyse_source(source, codes=frozenset({"NPU414"}))] == [7]
-
-
 def test_loop_counted_by_a_read_filling_a_dict_is_host_work():
     source = ("import torch\ndef pairs(counts: torch.Tensor):\n    counts_cpu = counts.tolist()\n    maps = []\n"
               "    for i in range(len(counts_cpu)):\n        n = counts_cpu[i]\n        to_idx = {}\n        k = 0\n"
