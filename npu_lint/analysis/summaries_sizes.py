@@ -22,6 +22,7 @@ _SKIP = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lamb
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 _LEAVES = frozenset({ast.Name, ast.Constant})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_MISSING = object()
 
 
 def _nodes(function: ast.AST, scope, resolver: "Resolver") -> list[tuple[ast.AST, object, bool]]:
@@ -58,29 +59,63 @@ def parameters(function: ast.AST) -> list[ast.arg]:
 
 def size_parameters(function: ast.AST, resolver: "Resolver", store: dict, depth: int = 0) -> dict[str, str]:
     """``{parameter: chain}``: the parameters ``function`` sizes a tensor with, and the way there
-    (``zeros()``, ``pad(n) → .new_zeros()``). Once per function (``store``: the memo, one per file)."""
+    (``zeros()``, ``pad(n) → .new_zeros()``). Once per function (``store``: the memo, one per file).
+
+    An answer that met neither the depth bound nor a cycle is final (``store[id]``). One cut short by the depth
+    bound alone is kept under ``("depth", id, depth)`` with the functions its computation summarised afresh (not read
+    as final), and reused at that depth while each of those is neither final nor in progress since: computed again,
+    it would take the same path and read the same final answers (a final answer never changes), so the memo gives
+    what the recomputation gave. An answer that met a cycle is never kept.
+
+    The answers still depend on the order of the questions, as they did before the memo: a final answer computed at
+    one depth is read at a deeper one, where computing it would have met the bound (``a -> b -> ... -> zeros()``:
+    ``a``'s chain is found if ``b`` was asked first, cut if ``a`` was)."""
     key = id(function)
-    cuts = store.setdefault("cuts", [0])   # answers cut short by the depth bound or a cycle, so far
+    cuts = store.get("cuts")
+    if cuts is None:
+        cuts = store["cuts"] = [0, 0, []]   # depth cuts, cycles met, the reached-functions sets of open computations
     if depth > _DEPTH:   # before the memo: a deeper caller never sees what a shallower one could
         cuts[0] += 1
         return {}
-    if key in store:
-        if store[key] is None:
+    reached_stack = cuts[2]
+    cached = store.get(key, _MISSING)
+    if cached is not _MISSING:
+        if cached is None:
             cuts[0] += 1   # in progress: a cycle, whose answer is not final
-        return store[key] or {}
+            cuts[1] += 1
+            return {}
+        return cached or {}   # an empty answer as a new dict, as before
+    kept = store.get(("depth", key, depth))
+    if kept is not None and not any(k in store for k in kept[1]):
+        cuts[0] += 1   # a depth-cut answer: not final for whoever reads it
+        if reached_stack:
+            reached_stack[-1].update(kept[1])
+        return kept[0] or {}
     store[key] = None   # a recursion guard
-    before = cuts[0]
+    before, cycles_before = cuts[0], cuts[1]
+    reached = {key}
+    reached_stack.append(reached)
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
     found: dict[str, str] = {}
-    if scope is not None and isinstance(function, _FUNCTIONS):
-        for node, where, loop_count in _nodes(function, scope, resolver):
-            for expression, sink in _sizes(node, where, loop_count, resolver, store, depth):
-                for parameter in resolver.parameters_reaching(expression, function, where):
-                    found.setdefault(parameter.name, sink)
+    try:
+        if scope is not None and isinstance(function, _FUNCTIONS):
+            nodes = store.get(("nodes", key))
+            if nodes is None:
+                nodes = store[("nodes", key)] = _nodes(function, scope, resolver)
+            for node, where, loop_count in nodes:
+                for expression, sink in _sizes(node, where, loop_count, resolver, store, depth):
+                    for parameter in resolver.parameters_reaching(expression, function, where):
+                        found.setdefault(parameter.name, sink)
+    finally:
+        reached_stack.pop()
+    if reached_stack:
+        reached_stack[-1].update(reached)
     if cuts[0] == before:
         store[key] = found   # final: the same whichever function asked first
     else:
         del store[key]   # cut short on the way: asked again from elsewhere, computed again (to the bound)
+        if cuts[1] == cycles_before:
+            store[("depth", key, depth)] = (found, frozenset(reached))
     return found
 
 
