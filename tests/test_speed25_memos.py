@@ -65,11 +65,29 @@ def test_depth_cut_answers_kept_are_the_answers_computed_again_in_every_order():
     assert kept_any
 
 
-def test_a_chain_past_the_bound_is_cut_when_asked_first():
+def test_a_chain_past_the_bound_is_cut_whatever_was_asked_first():
     resolver, functions = _functions(_HELPERS)
     assert size_parameters(functions["e"], resolver, {}) == {"n": "zeros()"}
     resolver, functions = _functions(_HELPERS)
     assert size_parameters(functions["a"], resolver, {}) == {}   # a -> b -> c -> d -> e: past the bound
+    resolver, functions = _functions(_HELPERS)
+    store: dict = {}
+    assert size_parameters(functions["b"], resolver, store) == {"n": "c(n) → d(n) → e(n) → zeros()"}
+    assert size_parameters(functions["a"], resolver, store) == {}   # b's final answer does not fit one level down
+
+
+def test_size_parameters_give_the_same_answers_in_every_order():
+    names = list(_functions(_HELPERS)[1])
+    alone = {}
+    for name in names:   # each asked first, in a store of its own
+        resolver, functions = _functions(_HELPERS)
+        alone[name] = size_parameters(functions[name], resolver, {})
+    for seed in range(12):
+        random.Random(seed).shuffle(names)
+        resolver, functions = _functions(_HELPERS)
+        store: dict = {}
+        for name in names + names:   # asked twice: the second time from the memo
+            assert size_parameters(functions[name], resolver, store) == alone[name], (seed, name)
 
 
 def _lines_by_find(source, line_ends, key):

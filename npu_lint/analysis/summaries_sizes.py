@@ -22,7 +22,6 @@ _SKIP = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lamb
 _COMPREHENSIONS = frozenset({ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp})
 _LEAVES = frozenset({ast.Name, ast.Constant})
 _FUNCTIONS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_MISSING = object()
 
 
 def _nodes(function: ast.AST, scope, resolver: "Resolver") -> list[tuple[ast.AST, object, bool]]:
@@ -61,40 +60,43 @@ def size_parameters(function: ast.AST, resolver: "Resolver", store: dict, depth:
     """``{parameter: chain}``: the parameters ``function`` sizes a tensor with, and the way there
     (``zeros()``, ``pad(n) → .new_zeros()``). Once per function (``store``: the memo, one per file).
 
-    An answer that met neither the depth bound nor a cycle is final (``store[id]``). One cut short by the depth
-    bound alone is kept under ``("depth", id, depth)`` with the functions its computation summarised afresh (not read
-    as final), and reused at that depth while each of those is neither final nor in progress since: computed again,
-    it would take the same path and read the same final answers (a final answer never changes), so the memo gives
-    what the recomputation gave. An answer that met a cycle is never kept.
-
-    The answers still depend on the order of the questions, as they did before the memo: a final answer computed at
-    one depth is read at a deeper one, where computing it would have met the bound (``a -> b -> ... -> zeros()``:
-    ``a``'s chain is found if ``b`` was asked first, cut if ``a`` was)."""
+    Every answer is the one a computation from scratch gives at that depth, whichever question came first:
+    - an answer that met neither the depth bound nor a cycle is final, kept under ``("final", id)`` with its height
+      (how many helpers deep it looked), and read at any depth where that height still fits under the bound (deeper,
+      computing it would meet the bound: it is computed there, not read; before session 25 it was read, so that
+      ``a -> b -> c -> d -> e -> zeros()`` found ``a``'s chain when ``b`` was asked first and cut it when ``a`` was);
+    - an answer cut short by the bound alone is kept under ``("depth", id, depth)`` with the functions its
+      computation summarised, and reused at that depth while none of them is in progress (then it would meet a cycle);
+    - an answer that met a cycle (a function in progress) is never kept."""
     key = id(function)
-    cuts = store.get("cuts")
-    if cuts is None:
-        cuts = store["cuts"] = [0, 0, []]   # depth cuts, cycles met, the reached-functions sets of open computations
+    state = store.get("cuts")
+    if state is None:   # cuts met, cycles met, reached-function sets and heights of the open computations, in progress
+        state = store["cuts"] = [0, 0, [], [], set()]
+    reached_stack, heights, active = state[2], state[3], state[4]
     if depth > _DEPTH:   # before the memo: a deeper caller never sees what a shallower one could
-        cuts[0] += 1
+        state[0] += 1
         return {}
-    reached_stack = cuts[2]
-    cached = store.get(key, _MISSING)
-    if cached is not _MISSING:
-        if cached is None:
-            cuts[0] += 1   # in progress: a cycle, whose answer is not final
-            cuts[1] += 1
-            return {}
-        return cached or {}   # an empty answer as a new dict, as before
+    if key in active:   # in progress: a cycle, whose answer is not final
+        state[0] += 1
+        state[1] += 1
+        return {}
+    final = store.get(("final", key))
+    if final is not None and depth + final[1] <= _DEPTH:
+        if heights:
+            heights[-1][0] = max(heights[-1][0], final[1] + 1)
+        return final[0] or {}
     kept = store.get(("depth", key, depth))
-    if kept is not None and not any(k in store for k in kept[1]):
-        cuts[0] += 1   # a depth-cut answer: not final for whoever reads it
+    if kept is not None and not any(k in active for k in kept[1]):
+        state[0] += 1   # a depth-cut answer: not final for whoever reads it
         if reached_stack:
             reached_stack[-1].update(kept[1])
         return kept[0] or {}
-    store[key] = None   # a recursion guard
-    before, cycles_before = cuts[0], cuts[1]
+    active.add(key)
+    before, cycles_before = state[0], state[1]
     reached = {key}
     reached_stack.append(reached)
+    height = [0]
+    heights.append(height)
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
     found: dict[str, str] = {}
     try:
@@ -108,14 +110,16 @@ def size_parameters(function: ast.AST, resolver: "Resolver", store: dict, depth:
                         found.setdefault(parameter.name, sink)
     finally:
         reached_stack.pop()
+        heights.pop()
+        active.discard(key)
     if reached_stack:
         reached_stack[-1].update(reached)
-    if cuts[0] == before:
-        store[key] = found   # final: the same whichever function asked first
-    else:
-        del store[key]   # cut short on the way: asked again from elsewhere, computed again (to the bound)
-        if cuts[1] == cycles_before:
-            store[("depth", key, depth)] = (found, frozenset(reached))
+    if heights:
+        heights[-1][0] = max(heights[-1][0], height[0] + 1)
+    if state[0] == before:
+        store[("final", key)] = (found, height[0])   # final: read wherever its height fits
+    elif state[1] == cycles_before:
+        store[("depth", key, depth)] = (found, frozenset(reached))   # cut by the bound alone: kept for this depth
     return found
 
 
