@@ -8,6 +8,7 @@ from __future__ import annotations
 import ast
 import bisect
 import itertools
+import re
 from typing import Optional
 
 from npu_lint.analysis.binder import _CALL_STATEMENTS
@@ -15,6 +16,27 @@ from npu_lint.analysis.nodes import children
 from npu_lint.analysis.scopes import Scope, Scopes
 
 _BODIES = frozenset({"body", "orelse", "finalbody", "handlers", "cases"})   # statements: walked as statements
+
+
+_INDEXED_AFTER = 128   # names searched one by one before the whole text is indexed once (one regular-expression
+# scan of the text costs about as much as 100 searches of str.find: a file asked fewer names never pays for it)
+# an identifier (a whole word: ``\w`` is ``str.isalnum`` or ``_``, as ``lines_of``'s test) then ``(`` after at most
+# seven spaces or tabs, as ``lines_of``'s ``source[end:end + 8].lstrip(" \t").startswith("(")``
+_WORD = re.compile(r"\w+")   # a name the index can hold (not one with a combining mark, which is no ``\w``)
+_CALLED = re.compile(r"(?<!\w)(\w+)[ \t]{0,7}\(")
+
+
+def _call_index(source: str, line_ends: list[int]) -> dict[tuple[str, bool], list[int]]:
+    """Every ``name(`` of ``source``: (name, whether a dot stands just before it) -> the lines, in text order."""
+    index: dict[tuple[str, bool], list[int]] = {}
+    for match in _CALLED.finditer(source):
+        at = match.start()
+        key = (match.group(1), at > 0 and source[at - 1] == ".")
+        lines = index.get(key)
+        if lines is None:
+            lines = index[key] = []
+        lines.append(bisect.bisect_right(line_ends, at) + 1)
+    return index
 
 
 class CallLines:
@@ -27,14 +49,23 @@ class CallLines:
         self.line_ends: list[int] = []   # the offset of each line's end, found once the text is searched
         self.statements_ = scopes.statements   # depth first: in the order of their first lines
         self.starts = [statement.lineno for statement, _ in self.statements_]
+        self.asked = 0   # names asked so far
+        self.index: Optional[dict[tuple[str, bool], list[int]]] = None   # (name, after a dot) -> its call lines
 
     def lines_of(self, key: str) -> list[int]:
-        """The lines on which ``name(`` (``x.name(`` for a key ``.name``) occurs in the text (str.find, in C)."""
+        """The lines on which ``name(`` (``x.name(`` for a key ``.name``) occurs in the text (str.find, in C). From
+        the :data:`_INDEXED_AFTER`-th name on, one scan of the text indexes every ``name(`` of it (the same lines:
+        an occurrence counts only as a whole identifier, which the index lists), not one scan per name."""
         source = self.source
         if not self.line_ends:
             self.line_ends = list(itertools.accumulate(len(line) + 1 for line in source.split("\n")))
         attribute = key.startswith(".")
         name = key.lstrip(".")
+        self.asked += 1
+        if self.asked > _INDEXED_AFTER and _WORD.fullmatch(name):
+            if self.index is None:
+                self.index = _call_index(source, self.line_ends)
+            return list(self.index.get((name, attribute), ()))
         found: list[int] = []
         at = source.find(name)
         while at >= 0:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_records import constructed_field
 from npu_lint.analysis.names import rooted
-from npu_lint.analysis.nodes import class_bases, walk
+from npu_lint.analysis.nodes import class_bases, of_type, walk
 from npu_lint.analysis.scopes import ANNOTATION, IMPORT, PARAM, VALUE, Binding, Scope
 from npu_lint.analysis.summaries import method_def
 
@@ -348,10 +348,12 @@ def _is_none(node: ast.AST) -> bool:
 
 def _merged_into(name: str, function: Optional[ast.AST]) -> bool:
     """``name.update(...)`` / ``name.setdefault(...)`` / ``name |= ...`` in the function's body."""
-    for node in walk(function) if function is not None else ():
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in (
-                "update", "setdefault") and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+    if function is None:
+        return False
+    for node in of_type(function, ast.Call):   # each type's nodes listed once per function (a walk per name was
+        # quadratic in a long module's names)
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("update", "setdefault") \
+                and isinstance(node.func.value, ast.Name) and node.func.value.id == name:
             return True
-        if isinstance(node, ast.AugAssign) and isinstance(node.target, ast.Name) and node.target.id == name:
-            return True
-    return False
+    return any(isinstance(node.target, ast.Name) and node.target.id == name
+               for node in of_type(function, ast.AugAssign))

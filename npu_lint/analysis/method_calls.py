@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
+from npu_lint.analysis.nodes import own_method
 from npu_lint.analysis.scopes import CLASS, DEF, Scope
 
 if TYPE_CHECKING:
@@ -37,10 +38,7 @@ def through_class(function: ast.AST) -> tuple[ast.AST, int]:
 
 
 def _own_method(cls: ast.ClassDef, name: str) -> Optional[ast.AST]:
-    for statement in cls.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-            return statement
-    return None
+    return own_method(cls, name)   # the class body indexed once
 
 
 def inherited_method(resolver: "Resolver", cls: ast.ClassDef, name: str, skip_own: bool = False) -> Optional[ast.AST]:

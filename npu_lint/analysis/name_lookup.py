@@ -78,7 +78,9 @@ class NameLookup:
             roots, parts = (module,), parts[:-1]   # ``TabR.faiss.GpuIndexFlatL2``: ``faiss.GpuIndexFlatL2``
             if not parts:
                 return roots
-        tail = "." + ".".join(reversed(parts))
+        tail = "." + (parts[0] if len(parts) == 1 else ".".join(reversed(parts)))
+        if len(roots) == 1:   # the common case: one name, nothing to deduplicate
+            return (canonical(roots[0] + tail),)
         return tuple(dict.fromkeys(canonical(root + tail) for root in roots))
 
     def _name_targets(self, node: ast.Name, scope: Scope) -> tuple[str, ...]:
@@ -109,7 +111,7 @@ class NameLookup:
                 targets.append(module)   # ``torch = try_import("torch")``: the module itself
             elif binding is bindings[0]:
                 return ()   # the last binding is a value: the name is no API
-        return tuple(dict.fromkeys(targets))
+        return (targets[0],) if len(targets) == 1 else tuple(dict.fromkeys(targets))
 
     def imported_module(self, call: ast.Call, scope: Scope) -> Optional[str]:
         """The module a call returns by importing the one literal name it is given: ``importlib.import_module

@@ -176,6 +176,23 @@ def of_type(root: ast.AST, node_type: type) -> list[ast.AST]:
     return [root, *found] if type(root) is node_type else found
 
 
+_METHODS = "_npu_lint_methods"
+
+
+def own_method(cls: ast.ClassDef, name: str) -> Optional[ast.AST]:
+    """The first ``def name`` (or ``async def``) among the statements of a class's own body, else None: the body is
+    indexed once (name -> its first definition), kept on the class node as :func:`walk`'s list is (descendants only:
+    no cycle), not scanned per question (a 40,000-line module's classes were scanned for each method called)."""
+    index = cls.__dict__.get(_METHODS)
+    if index is None:
+        index = {}
+        for statement in cls.body:
+            if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name not in index:
+                index[statement.name] = statement
+        setattr(cls, _METHODS, index)
+    return index.get(name)
+
+
 def _walk(node: ast.AST) -> Iterator[ast.AST]:
     """:func:`walk` of a node whose walk is not kept (an expression, a statement): lazily, a caller may stop early."""
     todo = [node]

@@ -15,7 +15,7 @@ from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import PYTHON_SCALARS
 from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scalars import python_number
-from npu_lint.analysis.scopes import CLASS, VALUE, Binding, Position, Scope
+from npu_lint.analysis.scopes import VALUE, Binding, Position, Scope
 from npu_lint.analysis.summaries import return_statements
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -142,18 +142,15 @@ class Receivers:
             return []
         name = method.name
         found: list[Optional[K.Value]] = []
-        for other in self._local_class_nodes():
-            again = next((s for s in other.body if isinstance(s, _DEFS) and s.name == name), None)
-            if other is not owner.node and again is not None and self._derives(other, owner.node):
+        for other, again in self.scopes.class_defs(name):   # the classes that define ``name``, indexed once
+            if other is not owner.node and self._derives(other, owner.node):
                 found.append(self.returns(again))
         if self.project is not None and self.module_name:
             found.extend(self.project.overrides(f"{self.module_name}.{owner.node.name}", name))
         return found
 
     def _local_class_nodes(self) -> list[ast.ClassDef]:
-        module = self.scopes.module if self.scopes is not None else None
-        return [b.value for bindings in (module.names.values() if module is not None else ())
-                for b in bindings if b.tag == CLASS]
+        return self.scopes.class_nodes() if self.scopes is not None else []   # listed once per module
 
     def _derives(self, cls: ast.ClassDef, base: ast.ClassDef, depth: int = 0) -> bool:
         """``cls`` derives from ``base``, both classes of this module."""

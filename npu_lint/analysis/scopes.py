@@ -162,6 +162,8 @@ class Scopes:
         self._outer: dict[tuple[int, str], Optional[Binding]] = {}
         self._reaching: dict[tuple[Scope, str, Optional[Position]], list[Binding]] = {}   # keeps its scopes alive
         self._api_roots: Optional[frozenset[str]] = None
+        self._class_nodes: Optional[list[ast.AST]] = None   # the module's class statements, listed once
+        self._class_defs: Optional[dict[str, list[tuple[ast.AST, ast.AST]]]] = None   # method name -> classes
         self._indexes: dict[int, tuple[list, object]] = {}   # id(list) -> (the list, its _Positions / _Intervals)
         self._on_names: Optional[dict[tuple[int, str], list[ast.Call]]] = None
         _Binder(self).run(tree)
@@ -181,6 +183,7 @@ class Scopes:
         self._outer.clear()
         self._reaching.clear()
         self._indexes.clear()
+        self._class_nodes = self._class_defs = None
 
     def calls_on(self, scope: "Scope", name: str) -> list[ast.Call]:
         """The statement-level calls of ``scope`` whose receiver (``name.add_(n)``) or first argument
@@ -335,6 +338,28 @@ class Scopes:
                         or (type(b.value) is ast.Call and literal_module(b.value) is not None)))   # ``try_import("torch")``
                        for b in bindings))
         return self._api_roots
+
+    def class_nodes(self) -> list[ast.AST]:
+        """The values of the module's class bindings (its ``class`` statements, in binding order), listed once:
+        the binder made every module binding before anything asks (as :meth:`api_roots`)."""
+        if self._class_nodes is None:
+            self._class_nodes = [b.value for bindings in self.module.names.values() for b in bindings
+                                 if b.tag == CLASS]
+        return self._class_nodes
+
+    def class_defs(self, name: str) -> list[tuple[ast.AST, ast.AST]]:
+        """``(class, method)`` for each of :meth:`class_nodes` whose body defines a method ``name`` (its first such
+        ``def``), in their order: indexed once, not a scan of every class per question."""
+        if self._class_defs is None:
+            index: dict[str, list[tuple[ast.AST, ast.AST]]] = {}
+            for cls in self.class_nodes():
+                seen: set[str] = set()
+                for statement in cls.body:   # type: ignore[attr-defined]
+                    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name not in seen:
+                        seen.add(statement.name)
+                        index.setdefault(statement.name, []).append((cls, statement))
+            self._class_defs = index
+        return self._class_defs.get(name, [])
 
     def plain_values(self, name: ast.Name, scope: Scope) -> Optional[list[tuple[ast.AST, Scope]]]:
         """The values (with their scopes) of every binding of ``name`` reaching it, when each is a plain assignment of

@@ -17,7 +17,7 @@ from npu_lint.analysis.call_lines import CallLines, nested_calls
 from npu_lint.analysis.method_calls import method_callee, self_method
 from npu_lint.analysis.returned_tuples import returned_length
 from npu_lint.analysis.scopes import CLASS, DEF, VALUE, Binding, Scope
-from npu_lint.analysis.nodes import body_of, class_bases, of_type, walk
+from npu_lint.analysis.nodes import body_of, class_bases, of_type, own_method, walk
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -527,10 +527,8 @@ def _forwarding(scope: Scope, value: ast.AST, field: str) -> Optional[ast.AST]:
 
 
 def method_def(cls: ast.ClassDef, name: str, offset: int) -> Optional[tuple[ast.AST, int]]:
-    for statement in cls.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-            return statement, offset
-    return None
+    found = own_method(cls, name)   # the class body indexed once
+    return (found, offset) if found is not None else None
 
 
 def _yields(function: ast.AST) -> list[ast.Yield]:

@@ -58,29 +58,68 @@ def parameters(function: ast.AST) -> list[ast.arg]:
 
 def size_parameters(function: ast.AST, resolver: "Resolver", store: dict, depth: int = 0) -> dict[str, str]:
     """``{parameter: chain}``: the parameters ``function`` sizes a tensor with, and the way there
-    (``zeros()``, ``pad(n) → .new_zeros()``). Once per function (``store``: the memo, one per file)."""
+    (``zeros()``, ``pad(n) → .new_zeros()``). Once per function (``store``: the memo, one per file).
+
+    Every answer is the one a computation from scratch gives at that depth, whichever question came first:
+    - an answer that met neither the depth bound nor a cycle is final, kept under ``("final", id)`` with its height
+      (how many helpers deep it looked), and read at any depth where that height still fits under the bound (deeper,
+      computing it would meet the bound: it is computed there, not read; before session 25 it was read, so that
+      ``a -> b -> c -> d -> e -> zeros()`` found ``a``'s chain when ``b`` was asked first and cut it when ``a`` was);
+    - an answer cut short by the bound alone is kept under ``("depth", id, depth)`` with the functions its
+      computation summarised, and reused at that depth while none of them is in progress (then it would meet a cycle);
+    - an answer that met a cycle (a function in progress) is never kept."""
     key = id(function)
-    cuts = store.setdefault("cuts", [0])   # answers cut short by the depth bound or a cycle, so far
+    state = store.get("cuts")
+    if state is None:   # cuts met, cycles met, reached-function sets and heights of the open computations, in progress
+        state = store["cuts"] = [0, 0, [], [], set()]
+    reached_stack, heights, active = state[2], state[3], state[4]
     if depth > _DEPTH:   # before the memo: a deeper caller never sees what a shallower one could
-        cuts[0] += 1
+        state[0] += 1
         return {}
-    if key in store:
-        if store[key] is None:
-            cuts[0] += 1   # in progress: a cycle, whose answer is not final
-        return store[key] or {}
-    store[key] = None   # a recursion guard
-    before = cuts[0]
+    if key in active:   # in progress: a cycle, whose answer is not final
+        state[0] += 1
+        state[1] += 1
+        return {}
+    final = store.get(("final", key))
+    if final is not None and depth + final[1] <= _DEPTH:
+        if heights:
+            heights[-1][0] = max(heights[-1][0], final[1] + 1)
+        return final[0] or {}
+    kept = store.get(("depth", key, depth))
+    if kept is not None and not any(k in active for k in kept[1]):
+        state[0] += 1   # a depth-cut answer: not final for whoever reads it
+        if reached_stack:
+            reached_stack[-1].update(kept[1])
+        return kept[0] or {}
+    active.add(key)
+    before, cycles_before = state[0], state[1]
+    reached = {key}
+    reached_stack.append(reached)
+    height = [0]
+    heights.append(height)
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None else None
     found: dict[str, str] = {}
-    if scope is not None and isinstance(function, _FUNCTIONS):
-        for node, where, loop_count in _nodes(function, scope, resolver):
-            for expression, sink in _sizes(node, where, loop_count, resolver, store, depth):
-                for parameter in resolver.parameters_reaching(expression, function, where):
-                    found.setdefault(parameter.name, sink)
-    if cuts[0] == before:
-        store[key] = found   # final: the same whichever function asked first
-    else:
-        del store[key]   # cut short on the way: asked again from elsewhere, computed again (to the bound)
+    try:
+        if scope is not None and isinstance(function, _FUNCTIONS):
+            nodes = store.get(("nodes", key))
+            if nodes is None:
+                nodes = store[("nodes", key)] = _nodes(function, scope, resolver)
+            for node, where, loop_count in nodes:
+                for expression, sink in _sizes(node, where, loop_count, resolver, store, depth):
+                    for parameter in resolver.parameters_reaching(expression, function, where):
+                        found.setdefault(parameter.name, sink)
+    finally:
+        reached_stack.pop()
+        heights.pop()
+        active.discard(key)
+    if reached_stack:
+        reached_stack[-1].update(reached)
+    if heights:
+        heights[-1][0] = max(heights[-1][0], height[0] + 1)
+    if state[0] == before:
+        store[("final", key)] = (found, height[0])   # final: read wherever its height fits
+    elif state[1] == cycles_before:
+        store[("depth", key, depth)] = (found, frozenset(reached))   # cut by the bound alone: kept for this depth
     return found
 
 

@@ -18,7 +18,7 @@ from typing import Optional
 from npu_lint.analysis.flows import HOST, ZERO_D
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.kinds import TENSORS
-from npu_lint.analysis.nodes import walk
+from npu_lint.analysis.nodes import of_type, walk
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
 
@@ -102,7 +102,7 @@ def _counted(receiver: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
 
 
 def _assigned(function: ast.AST, name: str) -> list[ast.AST]:
-    return [s.value for s in walk(function) if isinstance(s, ast.Assign) and s.value is not None
+    return [s.value for s in of_type(function, ast.Assign) if s.value is not None   # listed once per function
             and any(isinstance(t, ast.Name) and t.id == name for t in s.targets)]
 
 

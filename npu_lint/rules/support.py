@@ -78,7 +78,12 @@ class _SupportRule(Rule):
         return method is not None and name == "torch.Tensor." + method   # method_api: an unresolved method
 
     def check(self, node: object, ctx: FileContext) -> None:
-        if type(node) is ast.Call and getattr(node.func, "attr", None) not in self.judged_methods(ctx.target.release):
+        if type(node) is ApiRef:   # its reference's API is its own name: no row of these verdicts, nothing to judge
+            row = support_table(ctx.target.release).get(node.qualname)   # type: ignore[attr-defined]
+            if row is None or row["verdict"] not in self.verdicts:
+                return
+        elif type(node) is ast.Call and getattr(node.func, "attr", None) not in self.judged_methods(
+                ctx.target.release):
             return   # a method no API of this rule's verdicts has: no row to judge, the receiver is not asked
         reference = api_reference(node, ctx)
         if reference is None:
@@ -219,11 +224,10 @@ class DtypePrecision(_SupportRule):
         super().check(node, ctx)
 
     def judge(self, api: str, row: dict[str, str], where: ast.AST, call: Optional[ast.Call], ctx: FileContext) -> None:
-        allowed = set(filter(None, row["dtypes"].split("|")))
-        caveats = set(filter(None, row["dtype_caveats"].split("|")))
-        if call is None or not (len(allowed) >= 2 or caveats):   # a one-dtype list is too thin to judge by
-            return
-        if not _may_show_dtype(call):   # the reference's call (an ApiRef event; calls are gated in ``check``)
+        if call is None or not _may_show_dtype(call):   # the reference's call (an ApiRef event; calls are gated in
+            return                                       # ``check``)
+        allowed, caveats = _dtype_sets(row["dtypes"], row["dtype_caveats"])
+        if not (len(allowed) >= 2 or caveats):   # a one-dtype list is too thin to judge by
             return
         for node, token in visible_dtypes(call, ctx):
             if (allowed and token not in allowed) or token in caveats:
@@ -232,15 +236,29 @@ class DtypePrecision(_SupportRule):
                 return
 
 
+@lru_cache(maxsize=None)
+def _dtype_sets(dtypes: str, caveats: str) -> tuple[frozenset[str], frozenset[str]]:
+    """A row's dtypes and dtype caveats as sets (split once per distinct text, not once per reference)."""
+    return frozenset(filter(None, dtypes.split("|"))), frozenset(filter(None, caveats.split("|")))
+
+
 def _may_show_dtype(call: ast.Call) -> bool:
-    """What :func:`npu_lint.support_facts.visible_dtypes` needs to find a dtype in a call, by its form alone."""
-    if any(kw.arg == "dtype" for kw in call.keywords):
-        return True
-    operands = call.args + [call.func.value] if isinstance(call.func, ast.Attribute) else call.args
-    return any(type(o) is ast.Call and type(o.func) is ast.Attribute
-               and ((o.func.attr in CAST_METHODS and not o.args and not o.keywords)
-                    or (o.func.attr in ("to", "type") and bool(o.args)))
-               for o in operands)
+    """What :func:`npu_lint.support_facts.visible_dtypes` needs to find a dtype in a call, by its form alone: a
+    ``dtype=`` keyword, or a cast (``.float()``, ``.to(...)``, ``.type(...)``) as an argument or the receiver."""
+    for kw in call.keywords:
+        if kw.arg == "dtype":
+            return True
+    for operand in call.args:
+        if type(operand) is ast.Call and _casts(operand):
+            return True
+    func = call.func
+    return isinstance(func, ast.Attribute) and type(func.value) is ast.Call and _casts(func.value)
+
+
+def _casts(call: ast.Call) -> bool:
+    func = call.func
+    return type(func) is ast.Attribute and ((func.attr in CAST_METHODS and not call.args and not call.keywords)
+                                            or (func.attr in ("to", "type") and bool(call.args)))
 
 
 class ThirdPartyApi(Rule):
