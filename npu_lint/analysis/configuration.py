@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Union
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_records import per_call_record, set_per_call
+from npu_lint.analysis.constant_fills import FILLED, JOINED, constant_filled
 from npu_lint.analysis.in_place import written_in_place
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import of_type, walk
@@ -69,6 +70,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
     called = False   # ``receiver`` is the callee of the previous step (a method, not an attribute read)
     fed = False      # a call on the chain takes non-constant arguments
     field = False    # the chain went from a field to the object holding it (``self.input.mask`` to ``self.input``)
+    held: Optional[Binding] = None   # the binding whose value ``receiver`` is (a name followed last)
     for _ in range(_DEPTH):
         if isinstance(receiver, ast.Name) and evident:   # every binding that may reach (a loop's own update too)
             bindings = resolver.scopes.may_reach(receiver.id, scope, (receiver.lineno, receiver.col_offset)) \
@@ -85,7 +87,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             if collective_written(binding, resolver) or written_in_place(binding, resolver):
                 return False   # ``dist.all_reduce(n, op=MAX)``: the other ranks' values now, not the code's;
                                # ``pos.add_(len(new))``: a value the run advances
-            receiver, scope = binding.value, binding.scope
+            receiver, scope, held = binding.value, binding.scope, binding
             continue
         if isinstance(receiver, ast.BinOp):   # ``torch.arange(1, depth + 1) * 2``: configuration with numbers
             sides = (receiver.left, receiver.right)
@@ -117,6 +119,14 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             arguments = list(receiver.args) + [kw.value for kw in receiver.keywords]   # ``torch.arange(depth)``:
             return all(resolver.kind_of_at(a, scope) not in K.TENSORS for a in arguments) and not any(
                 resolver.flows(a, scope, sink=False) for a in arguments)   # positions fixed by its arguments
+        if evident and isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
+            made = resolver.qualname(receiver.func, scope)   # constant_fills.py: ``torch.ones(n, n)``, written
+            if made in FILLED:                                # only with constants at configured positions
+                return constant_filled(receiver, held if held is not None and held.value is receiver else None,
+                                       resolver, scope)
+            if made in JOINED and receiver.args and isinstance(receiver.args[0], (ast.List, ast.Tuple)) \
+                    and receiver.args[0].elts and nesting < _NESTING:   # ``torch.stack((m1, m2))`` of such
+                return all(from_constants(e, resolver, scope, nesting + 1, evident) for e in receiver.args[0].elts)
         if isinstance(receiver, ast.Call) and receiver.args and isinstance(receiver.func, ast.Attribute) \
                 and (resolver.qualname(receiver.func, scope) or "").startswith("torch."):
             if evident and resolver.kind_of_at(receiver.args[0], scope) not in K.TENSORS:

@@ -9,6 +9,7 @@ from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
+from npu_lint.rules.branch_records import records_only
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, returns_other, tensor_work
@@ -714,6 +715,20 @@ class DataDependentBranch(Rule):
         "    return sequences\n",
     )
 
+    # session 25 (precision25, branch_records.py): arms that only keep a value already computed (a loss summary
+    # appended detached, a log line) or write in place run the same operators and shapes either way; an arm that
+    # builds a tensor to keep still fires
+    must_not_fire += (
+        "import torch\nclass Loss:\n    @torch.no_grad()\n    def store(self, ml: torch.Tensor, sl: torch.Tensor):\n"
+        "        if ml != 0:\n            self.summaries['MaskLoss'].append(ml.detach())\n"
+        "        if sl != 0:\n            self.summaries['SpectralLoss'].append(sl.detach())\n",
+        "import torch\ndef init_alias(probs: torch.Tensor):\n    if probs.sum() > 1:\n        probs.div_(probs.sum())\n"
+        "    return probs.cumsum(0)\n")
+    must_fire += (
+        "import torch\ndef spans(cs: torch.Tensor, ce: torch.Tensor, out):\n    if cs.sum() == 0:\n"
+        "        out.append(torch.empty(0, 2))\n    else:\n        out.append(torch.stack([cs, ce], 1))\n"
+        "    return out\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -750,6 +765,8 @@ class DataDependentBranch(Rule):
         if (guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx))) \
                 and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
+        if records_only(node):
+            return   # branch_records.py: the arms only keep values already computed or write in place
         if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test)
                    or hands_tested(statement, test, ctx) for statement in arms):
             if not quiet_module(node, ctx) and broad_if(node, ctx):   # a tensor method or torch call on a value not proven host; a nested return

@@ -27,6 +27,7 @@ from npu_lint.rules.growth_derived import derived_join
 from npu_lint.rules.growth_fields import field_join
 from npu_lint.rules.growth_outside import outside_join
 from npu_lint.rules.growth_counters import advanced_prefix
+from npu_lint.rules.growth_fresh import made_per_call
 from npu_lint.rules.growth_views import NARROWS, cache_method_join, growing_view, step_parameter
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
 from npu_lint.rules.growth_steps import describe, fed_back, feeding
@@ -171,6 +172,13 @@ def _shaped_like(element: ast.AST, text: str, loop: ast.AST, ctx: FileContext) -
     if method.endswith("_like"):
         return ast.unparse(first) == text
     return ast.unparse(first) in (f"{text}.size()", f"{text}.shape")
+
+
+def _root(target: ast.AST) -> ast.AST:
+    """The name under a stored item: ``out`` of ``out[1]`` / ``out["k"].x``."""
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return target
 
 
 def _names(node: ast.AST) -> set[str]:
@@ -1155,6 +1163,23 @@ class GrowingTensor(Rule):
         "        if ok(y):\n            pos += 1\n    return y\n",
         "import torch\ndef f(seq, n):\n    i, out = 0, []\n    while i < n:\n        out.append(seq[:i])\n"
         "        i += 1\n    return torch.tensor(out)\n")
+    # session 25 (precision25): an item of a container the function is given, joined with itself, is state kept
+    # between calls only when the container comes back: fed back by a loop of the caller (Hugging Face's model
+    # kwargs), or no call shown; every call passing a container its caller has just made joins it once
+    # (growth_fresh.py, mmsegmentation's VPD backbone)
+    must_fire += (
+        "import torch\nclass Gen:\n    def _update(self, out, kw):\n        m = kw['mask']\n"
+        "        kw['mask'] = torch.cat([m, m.new_ones((m.shape[0], 1))], -1)\n        return kw\n"
+        "    def run(self, ids, kw, n):\n        for _ in range(n):\n            out = self.model(ids, **kw)\n"
+        "            kw = self._update(out, kw)\n        return ids\n",
+        "import torch\ndef extend(outs, extra):\n    outs[1] = torch.cat([outs[1], extra], 1)\n"
+        "def run(model, x, n):\n    outs = model(x)\n    for _ in range(n):\n        extend(outs, model.attn())\n")
+    must_not_fire += (
+        "import torch\nclass Unet:\n    def _append(self, out_list, attn):\n"
+        "        out_list[1] = torch.cat([out_list[1], attn], dim=1)\n    def forward(self, x):\n"
+        "        hs, out_list = self._body(x)\n        self._append(out_list, self.attn())\n        return out_list\n",
+        "import torch\ndef extend(outs, extra):\n    outs[1] = torch.cat([outs[1], extra], 1)\n"
+        "def run(model, xs):\n    for x in xs:\n        outs = model(x)\n        extend(outs, model.attn())\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
@@ -1400,8 +1425,9 @@ class GrowingTensor(Rule):
                 return False   # a tensor the model knows is on the CPU (``torch.from_numpy`` pieces): no device shape
             if not carried(loop, statement, text, batches, ctx) and not _round_trip(loop, statement, text, ctx):
                 return False
-        elif not kept and not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx)):
-            return False
+        elif not kept and (not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx))
+                           or made_per_call(loop, _root(statement.targets[0]), ctx)):
+            return False   # (growth_fresh.py: an item of a container every caller makes afresh, joined once)
         name = ctx.resolver.qualname(node.func)
         if name not in CATS:
             return False

@@ -330,6 +330,30 @@ class DataDependentShapeOp(Rule):
                       "        super().__init__()\n        self.spec = torchaudio.transforms.MelSpectrogram(sr)\n"
                       "    def forward(self, x):\n        return self.spec(x)\n")
 
+    # session 25 (precision25, constant_fills.py): a nonzero over a tensor of constants of configured sizes (the
+    # upper triangle's positions; window masks set with constant slices, stacked) has a fixed count; one written at
+    # positions a tensor gives does not
+    must_not_fire += ("import torch\ndef triu_vec(x):\n    b, n, _ = x.size()\n"
+                      "    idx = torch.ones(n, n).triu().view(n * n).nonzero()\n    return x.reshape(b, -1)[:, idx]\n",
+                      "import torch\nclass W(torch.nn.Module):\n    def __init__(self, w, e):\n        super().__init__()\n"
+                      "        tl = torch.ones(w, w)\n        tl[:-e, :-e] = 0\n        br = torch.ones(w, w)\n"
+                      "        br[e:, e:] = 0\n        m = torch.stack((tl, br), 0).flatten(0)\n"
+                      "        self.register_buffer('ind', m.nonzero(as_tuple=False).view(-1))\n")
+    must_not_fire += (  # a helper whose op runs over configuration, at its calls too (schnetpack's sh_indices)
+        "import torch\ndef sh_indices(lmax: int):\n    ls = torch.arange(0, lmax + 1)\n"
+        "    return torch.repeat_interleave(ls, 2 * ls + 1)\ndef table(lmax: int):\n    idx = sh_indices(lmax)\n"
+        "    return idx * 2\n",)
+    must_fire += ("import torch\ndef picked(x, idx):\n    m = torch.zeros(x.shape[0])\n    m[idx.argmax(-1)] = 1\n"
+                  "    return m.nonzero()\n",
+                  # a helper's nonzero over the state of a result object made per batch, repeated at its calls
+                  "import torch\nclass Match:\n    def __init__(self, r):\n        self.r = r\n"
+                  "    def matched(self):\n        return torch.nonzero(self.r > -1).flatten()\n"
+                  "    def count(self):\n        return self.matched().numel()\n",
+                  # a block at a drawn position (lightly's block masking): the bounds of the slice are random
+                  "import torch\ndef block(h, w, n):\n    top = int(torch.randint(0, h - 2, (1,)).item())\n"
+                  "    grid = torch.zeros(h, w, dtype=torch.bool)\n    grid[top:top + 2, :] = True\n"
+                  "    return grid.flatten().nonzero().flatten()[:n]\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if host_work(node.node if isinstance(node, ApiRef) else node, ctx):
             return   # a dataset's per-sample work, a collate function's batch building: on the host
@@ -1017,6 +1041,13 @@ class BooleanMaskIndexing(Rule):
                       "def run(b, s, t):\n    _, idx = pick(b, t)\n    return s[idx]\n",
                       "import torch\ndef f(b):\n    return b, b > 0, b.argmax(0)\n"
                       "def run(b, s):\n    a, *rest, idx = f(b)\n    return s[idx]\n")
+    # session 25 (precision25, constant_fills.py): a mask of constants at configured positions (Hugging Face's
+    # pruned heads) selects a fixed count; a mask written at positions the data gives does not
+    must_not_fire += ("import torch\nclass Attn:\n    def forward(self, bias):\n        if self.pruned_heads:\n"
+                      "            mask = torch.ones(bias.shape[1])\n            mask[list(self.pruned_heads)] = 0\n"
+                      "            bias = bias[:, mask.bool()]\n        return bias\n",)
+    must_fire += ("import torch\ndef keep(x, scores):\n    mask = torch.zeros(x.shape[0])\n"
+                  "    mask[scores.argmax(-1)] = 1\n    return x[mask.bool()]\n",)
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:

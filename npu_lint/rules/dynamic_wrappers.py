@@ -10,6 +10,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
+from npu_lint.analysis.configuration import configured
 from npu_lint.analysis.data_shapes import SCALAR_BUILTINS, SHAPE_FREE, selects_by_mask, tensor_receiver
 from npu_lint.analysis.nodes import body_of, walk
 from npu_lint.context import FileContext
@@ -245,14 +246,16 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
             name = ctx.resolver.qualname(node.func, scope)
             if name is not None:
                 row = dynamic_row(name)
-                if row is not None and _holds_in(row["condition"], node, scope, ctx):
-                    places.append(node)
+                if row is not None and _holds_in(row["condition"], node, scope, ctx) \
+                        and not (node.args and _fixed(node.args[0], scope, ctx)):
+                    places.append(node)   # (not of configuration: ``torch.nonzero(torch.ones(n, n).triu())``)
                     return [name]
             elif isinstance(node.func, ast.Attribute):
                 row = dynamic_row("torch.Tensor." + node.func.attr)
                 if row is not None and row["condition"] in ("always", "tensor_receiver"):
                     receiver = ctx.resolver.value_of(node.func.value, scope)
-                    if row["condition"] == "always" or (receiver is not None and receiver[0] in ("tensor", "batch", MASK)):
+                    if (row["condition"] == "always" or (receiver is not None and receiver[0] in ("tensor", "batch", MASK))) \
+                            and not _fixed(node.func.value, scope, ctx):
                         places.append(node)
                         return ["torch.Tensor." + node.func.attr]
                 method = ctx.resolver.own_function(node, scope) if isinstance(node.func.value, ast.Name) else None
@@ -315,6 +318,14 @@ def _dynamic_source(expr: ast.AST, scope, ctx: FileContext, depth: int,
     if selection is not None and selected_at is not None:
         places.append(selected_at)
     return selection
+
+
+def _fixed(operand: ast.AST, scope, ctx: FileContext) -> bool:
+    """The op's operand is configuration (``torch.nonzero(torch.ones(n, n).triu())``, ``repeat_interleave`` of
+    ``arange(lmax)``), read from no object's state: a helper's result object (``self.match_results`` of a match
+    made per batch) is no configuration for its callers."""
+    return not any(isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id in ("self", "cls")
+                   for n in walk(operand)) and configured(operand, ctx.resolver, scope)
 
 
 def _inner_site(function: ast.AST, ctx: FileContext, places: list[ast.AST]) -> None:

@@ -1,0 +1,61 @@
+"""NPU414's question before reporting a branch on a tensor's value (session 25, precision25): do the arms compute
+any tensor at all, or only record values already computed and write in place?
+
+``if ml != 0: self.summaries["MaskLoss"].append(ml.detach())`` (deepfilternet's loss summaries) and ``if
+probs.sum() > 1: probs.div_(probs.sum())`` (torchdistill's sampler set-up) read a tensor's value, but no shape
+after them depends on it: one arm keeps a value that exists already (appended, logged), the other nothing, and an
+in-place operator keeps its tensor's shape. The operators the step runs and every shape they make are the same
+either way, so there is no second graph: reviewers judge such branches no dynamic shape. An arm that builds a new
+tensor (``spans.append(torch.stack([cs, ce], 1))``), assigns, returns, or calls anything else is tensor work, as
+before.
+"""
+from __future__ import annotations
+
+import ast
+
+# a container's methods that keep a value given them
+_RECORDING = frozenset({"append", "appendleft", "extend", "add", "insert"})
+# reporting calls: a logger's, ``print``
+_REPORTING = frozenset({"print", "debug", "info", "warning", "warn", "error", "log"})
+# conversions that hand back the value itself (a view, a copy, a number)
+_KEEPING = frozenset({"detach", "item", "cpu", "clone", "tolist", "float", "double", "numpy"})
+# in-place operators that change their tensor's shape
+_RESHAPING = frozenset({"resize_", "resize_as_", "set_", "squeeze_", "unsqueeze_", "t_", "transpose_", "swapdims_",
+                        "swapaxes_", "as_strided_"})
+
+
+def _kept(value: ast.AST) -> bool:
+    """A value already computed: a name, an attribute, a constant, or one of :data:`_KEEPING` of such."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _KEEPING \
+            and not value.args and not value.keywords:
+        value = value.func.value
+    return isinstance(value, (ast.Name, ast.Attribute, ast.Constant))
+
+
+def _in_place(call: ast.Call) -> bool:
+    """``probs.div_(probs.sum())``: a tensor's in-place operator (torch's trailing underscore) on a name or an
+    attribute, which keeps the tensor's shape."""
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr.endswith("_") and not func.attr.startswith("_") \
+        and func.attr not in _RESHAPING and isinstance(func.value, (ast.Name, ast.Attribute))
+
+
+def _records(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return False
+    call = statement.value
+    func = call.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+    if name in _RECORDING and isinstance(func, ast.Attribute):
+        return all(_kept(a) for a in call.args)
+    if name in _REPORTING:
+        return True
+    return _in_place(call)
+
+
+def records_only(node: ast.If) -> bool:
+    """Every statement of both arms of ``node`` records a value already computed, reports, or writes in place."""
+    arms = node.body + node.orelse
+    return bool(arms) and all(_records(s) for s in arms)
