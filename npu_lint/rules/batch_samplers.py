@@ -33,13 +33,17 @@ def short_batch_sampler(node: ast.Call, ctx: FileContext) -> Optional[str]:
     if default_constant(arguments["drop_last"], scope, scopes) is not False \
             or default_constant(arguments.get("batch_size", ast.Constant(None)), scope, scopes) == 1:
         return None
-    sampler = arguments["sampler"]
-    if isinstance(sampler, ast.Name):
-        binding = ctx.resolver.binding(sampler)
-        if binding is not None and binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.Call):
-            sampler = binding.value
-    if isinstance(sampler, ast.Call) and ctx.resolver.qualname(sampler.func) in _RANDOM_SAMPLERS:
-        return ast.unparse(sampler.func)
+    values: list[ast.AST] = [arguments["sampler"]]
+    if isinstance(values[0], ast.Name) and scopes is not None:   # every binding reaching it: ``sampler =
+        name = values[0]                                          # RandomSampler(d)`` in the training arm of an if
+        values = [b.value for b in scopes.may_reach(name.id, ctx.resolver.current, (name.lineno, name.col_offset))
+                  if b.tag == VALUE and not b.path and isinstance(b.value, ast.AST)]
+    while values:
+        sampler = values.pop()
+        if isinstance(sampler, ast.IfExp):   # ``RandomSampler(ds) if train else SequentialSampler(ds)``
+            values += [sampler.body, sampler.orelse]
+        elif isinstance(sampler, ast.Call) and ctx.resolver.qualname(sampler.func) in _RANDOM_SAMPLERS:
+            return ast.unparse(sampler.func)
     return None
 
 
@@ -258,8 +262,9 @@ def sampler_batches(value: ast.AST, node: ast.Call, ctx: FileContext) -> Optiona
     found: Optional[dict] = None
     for call in calls:
         order = _batch_sampler_order(call, ctx)
-        if order is None or any(kw.arg is None for kw in call.keywords) or short_batch_sampler(call, ctx) is not None:
-            return None
+        if order is None or any(kw.arg is None for kw in call.keywords) or (
+                ctx.resolver.qualname(call.func) in BATCH_SAMPLERS and short_batch_sampler(call, ctx) is not None):
+            return None   # torch's BatchSampler of a random sampler: reported where it is built
         arguments = dict(zip(order, call.args))
         arguments.update({kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
         if "drop_last" not in arguments or "batch_size" not in arguments \

@@ -503,6 +503,18 @@ class LoaderWithoutDropLast(Rule):
                      "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs):\n"
                      "    return DataLoader(ds, batch_size=bs, drop_last=True)\ntrain_loader = make_loader(ds, 32)\n")
 
+    must_fire += (  # session 25 (lead): the sampler a BatchSampler batches, bound in the training arm of an if
+        "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, RandomSampler, SequentialSampler\n"
+        "def dataloader(data, batch_size, collate_fn, train=True):\n    if train:\n"
+        "        base = RandomSampler(data)\n    else:\n        base = SequentialSampler(data)\n"
+        "    sampler = BatchSampler(base, batch_size=batch_size, drop_last=False)\n"
+        "    return DataLoader(data, batch_size=None, collate_fn=collate_fn, sampler=sampler)\n",)
+    must_not_fire += (  # ... not when no arm draws in a random order
+        "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, SequentialSampler\n"
+        "def dataloader(data, batch_size, ordered):\n    if ordered:\n        base = SequentialSampler(data)\n"
+        "    else:\n        base = SequentialSampler(data[::-1])\n"
+        "    return BatchSampler(base, batch_size=batch_size, drop_last=False)\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             self._check_loop(node, ctx)
