@@ -122,7 +122,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
         if evident and isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
             made = resolver.qualname(receiver.func, scope)   # constant_fills.py: ``torch.ones(n, n)``, written
             if made in FILLED:                                # only with constants at configured positions
-                return constant_filled(receiver, held if held is not None and held.value is receiver else None,
+                return constant_filled(receiver, held if held is not None and _on_chain(receiver, held.value) else None,
                                        resolver, scope)
             if made in JOINED and receiver.args and isinstance(receiver.args[0], (ast.List, ast.Tuple)) \
                     and receiver.args[0].elts and nesting < _NESTING:   # ``torch.stack((m1, m2))`` of such
@@ -151,6 +151,22 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
 _COLLECTIVE_WRITES = frozenset("torch.distributed." + name for name in (
     "all_reduce", "broadcast", "reduce", "recv", "irecv", "scatter", "all_gather_into_tensor", "reduce_scatter_tensor",
     "all_to_all_single"))
+
+
+def _on_chain(receiver: ast.AST, value: object) -> bool:
+    """``receiver`` is ``value`` or the receiver of a method chain ending in it (``torch.zeros(...).to(d).bool()``
+    bound to a name: writes into that name are writes into what ``torch.zeros`` made)."""
+    node = value
+    for _ in range(_DEPTH):
+        if node is receiver:
+            return True
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        elif isinstance(node, (ast.Attribute, ast.Subscript)):
+            node = node.value
+        else:
+            return False
+    return False
 
 
 def collective_written(binding: Binding, resolver: "Resolver") -> bool:

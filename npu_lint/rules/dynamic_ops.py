@@ -1047,7 +1047,12 @@ class BooleanMaskIndexing(Rule):
                       "            mask = torch.ones(bias.shape[1])\n            mask[list(self.pruned_heads)] = 0\n"
                       "            bias = bias[:, mask.bool()]\n        return bias\n",)
     must_fire += ("import torch\ndef keep(x, scores):\n    mask = torch.zeros(x.shape[0])\n"
-                  "    mask[scores.argmax(-1)] = 1\n    return x[mask.bool()]\n",)
+                  "    mask[scores.argmax(-1)] = 1\n    return x[mask.bool()]\n",
+                  # (lead) the fill moved by ``.to(device)`` before the name holds it: its writes still count
+                  "import torch\ndef rectify(conf, loss, t):\n    ignore = conf < t\n"
+                  "    union = torch.zeros((conf.shape[0] - 1, conf.shape[1]), dtype=torch.bool).to(loss.device)\n"
+                  "    for i in range(conf.shape[0] - 1):\n        union[i] = torch.logical_or(ignore[i], ignore[i + 1])\n"
+                  "    loss[union] = 0.0\n    return loss\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
