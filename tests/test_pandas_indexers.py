@@ -14,6 +14,9 @@ def test_pandas_row_selections_are_no_mask_selections() -> None:
 
 def test_a_tensor_mask_selection_in_the_same_method_still_is() -> None:
     tensor_form = SOURCE.replace("        # Ground truth tensor", "        kept = gt[gt > 0]\n        # Ground truth tensor", 1)
+    # (a tensor of the data frame's values: ``gt`` itself is all zeros, a fill of constants whose selection has a
+    # count the code fixes, session 25)
     tensor_form = tensor_form.replace("            gt = torch.zeros(len(empty_images))\n",
-                                      "            gt = torch.zeros(len(empty_images))\n            kept = gt[gt > 0]\n", 1)
+                                      "            gt = torch.zeros(len(empty_images))\n"
+                                      "            xs = torch.as_tensor(ground_df.xmin.values)\n            kept = xs[xs > 0]\n", 1)
     assert any(f.code == "NPU402" for f in analyse_source(tensor_form))
