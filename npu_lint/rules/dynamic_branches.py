@@ -10,6 +10,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
 from npu_lint.rules.branch_records import records_only
+from npu_lint.rules.branch_shapes import same_shapes
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, returns_other, tensor_work
@@ -729,6 +730,33 @@ class DataDependentBranch(Rule):
         "        out.append(torch.empty(0, 2))\n    else:\n        out.append(torch.stack([cs, ce], 1))\n"
         "    return out\n",)
 
+    # session 25 (precision25b, branch_shapes.py): two arms that both compute, leaving every value read after them
+    # with the same shape (a mask vs the mask and-ed, an Euler vs a two-stage step of the same state) make no
+    # second graph of other shapes; an arm that skips the other's work (an early ``return out`` before
+    # ``torch.where(m, a, out)``), selects, or binds a value of another shape still fires
+    must_not_fire += (
+        "import torch\ndef gate(x: torch.Tensor, m: torch.Tensor, w: torch.Tensor):\n    if not m.any():\n"
+        "        return torch.sigmoid(x) * w\n    y = torch.tanh(x)\n    return torch.where(m, y, torch.sigmoid(x)) * w\n",
+        "import torch\nclass MVP:\n    def before_batch(self, x: torch.Tensor):\n        original_mask = torch.isnan(x)\n"
+        "        new_mask = torch.rand_like(x) > 0.5\n        if original_mask.any():\n"
+        "            self.mask = torch.logical_and(new_mask, ~original_mask)\n        else:\n"
+        "            self.mask = new_mask\n        return self.mask\n",
+        "import torch\ndef step(model, x: torch.Tensor, sigmas: torch.Tensor, d: torch.Tensor):\n"
+        "    for i in range(len(sigmas) - 1):\n        down = sigmas[i + 1] * 0.5\n        if down == 0:\n"
+        "            x = x + d * (down - sigmas[i])\n        else:\n            mid = (sigmas[i] + down) / 2\n"
+        "            x2 = x + d * (mid - sigmas[i])\n            d2 = model(x2, mid)\n"
+        "            x = x + d2 * (down - sigmas[i])\n    return x\n")
+    must_fire += (
+        "import torch\ndef lookup(emb, idx: torch.Tensor):\n    out = emb(idx)\n    is_oov = idx == 0\n"
+        "    if not is_oov.any():\n        return out\n    oov = emb.weight[1:].mean(dim=0)\n"
+        "    return torch.where(is_oov.unsqueeze(-1), oov, out)\n",
+        "import torch\ndef keep(x: torch.Tensor, m: torch.Tensor):\n    if not m.any():\n        return x\n"
+        "    return x[m]\n",
+        "import torch\ndef pick(x: torch.Tensor, m: torch.Tensor):\n    if m.sum() > 3:\n        y = x.sum(0)\n"
+        "    else:\n        y = x\n    return torch.relu(y)\n",
+        "import torch\ndef cut(x: torch.Tensor, m: torch.Tensor):\n    if m.any():\n        x = x[m]\n    else:\n"
+        "        x = x * 2\n    return x.sum()\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -767,6 +795,8 @@ class DataDependentBranch(Rule):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
         if records_only(node):
             return   # branch_records.py: the arms only keep values already computed or write in place
+        if same_shapes(node, function, ctx):
+            return   # branch_shapes.py: the arms leave every value read after them with the same shape
         if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test)
                    or hands_tested(statement, test, ctx) for statement in arms):
             if not quiet_module(node, ctx) and broad_if(node, ctx):   # a tensor method or torch call on a value not proven host; a nested return
