@@ -34,7 +34,7 @@ def _torch_module(module: Any) -> bool:
 
 _BUILTIN, _METHOD, _FUNCTION = types.BuiltinFunctionType, types.MethodType, types.FunctionType
 _MODULE_TYPE = types.ModuleType
-_STABLE = (types.FunctionType, types.BuiltinFunctionType, type, types.MethodDescriptorType,
+STABLE = _STABLE = (types.FunctionType, types.BuiltinFunctionType, type, types.MethodDescriptorType,
            types.WrapperDescriptorType)
 VERDICTS: dict = {}        # functions, module-level builtins and classes (torch.cat, F.relu) -> recorded?
 _OWNED: dict = {}           # (the owner's class, method name) for methods of other objects -> recorded?
@@ -61,7 +61,7 @@ def traced(func: Any) -> bool:
     elif isinstance(func, _Module):
         return True
     elif not isinstance(func, _STABLE):
-        return _object_traced(func, kind)
+        return object_traced(func, kind)
     try:
         verdict = VERDICTS.get(func)
     except TypeError:                 # a class whose metaclass makes it unhashable
@@ -73,7 +73,7 @@ def traced(func: Any) -> bool:
     return verdict
 
 
-def _object_traced(func: Any, kind: type) -> bool:
+def object_traced(func: Any, kind: type) -> bool:
     """Whether a call of a callable object (not a function, class or module) is recorded. For an object that is
     no partial and has no ``__self__``, the verdict depends on its ``__module__`` alone: when that is a string and
     not torch's (a transform, a loss of the project), the call is not recorded, cached per class and module. The

@@ -42,7 +42,8 @@ from typing import Any, Callable, Iterable, Iterator, Optional
 
 import torch
 
-from .calls import SKIPPED_NAMES, VERDICTS as _VERDICTS, traced as _traced
+from .calls import SKIPPED_NAMES, STABLE as _STABLE, VERDICTS as _VERDICTS, object_traced as _object_traced, \
+    traced as _traced
 from .paths import MAX_SITES, CallPaths
 from .shapes import ATOMS as _ATOMS, shapes_of as _shapes
 from .sites import ANALYSIS_DIR, Site as _Site, call_stack as _call_stack, main_process as _main_process
@@ -168,8 +169,8 @@ class Detector(CallPaths):
             if not (_VERDICTS.get(func) or _traced(func)):          # F.relu: cached
                 return func(*args)
             receiver = ()
-        elif isinstance(func, _Module) or _traced(func):
-            receiver = ()
+        elif isinstance(func, _Module) or (_traced(func) if isinstance(func, _STABLE) else _object_traced(func, kind)):
+            receiver = ()         # an object of the project (a transform): ``traced``'s last step, one frame less
         else:
             return func(*args)
         try:
@@ -251,8 +252,8 @@ class Detector(CallPaths):
             if not (_VERDICTS.get(func) or _traced(func)):          # F.relu: cached
                 return func(*args, **kwargs)
             receiver = ()
-        elif isinstance(func, _Module) or _traced(func):
-            receiver = ()
+        elif isinstance(func, _Module) or (_traced(func) if isinstance(func, _STABLE) else _object_traced(func, kind)):
+            receiver = ()         # an object of the project (a transform): ``traced``'s last step, one frame less
         else:
             return func(*args, **kwargs)
         try:

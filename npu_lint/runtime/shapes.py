@@ -74,7 +74,16 @@ def shapes_of(values: Iterable[Any]) -> tuple:
                 out.append(value.shape)
             except Exception:        # nested tensors
                 pass
-        elif kind is int or kind is float or kind in _ATOMS:     # a set lookup costs more than identity tests
+        elif kind is int or kind is float:       # a set lookup costs more than identity tests
+            continue
+        elif kind is tuple or kind is list:     # before the other tests: sizes, lists of tensors
+            if not left:
+                continue
+            if value and type(value[0]) is int and _ATOMS.issuperset(map(type, value)):   # sizes: nothing in them
+                left = left - len(value) if len(value) < left else 0      # what ``_collect`` would count
+            else:
+                left = _collect(value, out, 0, left)
+        elif kind in _ATOMS:
             continue
         elif isinstance(value, _Tensor):
             try:
@@ -83,9 +92,6 @@ def shapes_of(values: Iterable[Any]) -> tuple:
                 pass
         elif not left:
             continue
-        elif (kind is tuple or kind is list) and value and type(value[0]) is int \
-                and _ATOMS.issuperset(map(type, value)):        # sizes: nothing to look into
-            left = left - len(value) if len(value) < left else 0      # what ``_collect`` would count
         elif isinstance(value, _CONTAINERS):
             left = _collect(value, out, 0, left)
     return tuple(out)
