@@ -296,6 +296,8 @@ class DataDependentShapeOp(Rule):
                       "import numpy as np\nimport torch\nfrom mylib import nms\ndef post(b):\n    return nms(np.asarray(b), 0.5)\n",
                       "import torch\nfrom torch_npu import npu_nms_with_mask\ndef post(b):\n    return npu_nms_with_mask(b, 0.5)\n",
                       "import torch\nclass P:\n    def run(self, b):\n        return self.nms_thresh(b)\n",
+                      # (session 25) a word that starts with the letters: a normalised mean squared error metric
+                      "import torch\nclass M:\n    def end(self, m):\n        return self.NMSE(m['nmse'])\n",
                       # a keep mask over every box: a fixed shape
                       "import torch\nclass R:\n    def boxes(self, c, s):\n        return c[:, 0] * self._nms_mask(c, s)\n",
                       # an NMS attached to an exported graph, put in the model: no tensor selected here

@@ -17,8 +17,8 @@ from npu_lint.host_arrays import is_host_array
 
 # ``nms``, ``batched_nms``, ``soft_nms``, ``multiclass_nms``, ``nms_rotated``, ``nms3d``, ``softnms``,
 # ``non_max_suppression``, ``batched_non_maximum_suppression``; the name of the callable, leading underscores
-# dropped (``self._nms``).
-_NMS = re.compile(r"(?:[a-z0-9]+_)*(?:soft|fast|matrix|cluster)?nms(?:_?[a-z0-9]+)*"
+# dropped (``self._nms``). Not a word that merely starts with the letters (``NMSE``, a normalised mean squared error).
+_NMS = re.compile(r"(?:[a-z0-9]+_)*(?:soft|fast|matrix|cluster)?nms(?:\d[a-z0-9]*)?(?:_[a-z0-9]+)*"
                   r"|(?:[a-z0-9]+_)*non_max(?:imum)?_suppression(?:_[a-z0-9]+)*")
 # Variants with a fixed-size output (padded to a maximum, a keep mask over every box: ``_nms_mask``; TensorRT's
 # ``EfficientNMS`` plugin pads to ``keep_top_k``: mmyolo's ``efficient_nms``) or no NMS at all.
