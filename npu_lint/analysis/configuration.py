@@ -12,6 +12,7 @@ from npu_lint.analysis.constant_fills import FILLED, JOINED, constant_filled
 from npu_lint.analysis.in_place import written_in_place
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import of_type, walk
+from npu_lint.analysis.scalars import number_parameter
 from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Binding, Scope, enclosing_class
 
 if TYPE_CHECKING:
@@ -198,9 +199,6 @@ _COMBINING = (ast.BitAnd, ast.BitOr, ast.BitXor)
 _LISTING = frozenset({"list", "tuple", "sorted", "range"})
 
 
-_NUMBERS = frozenset({"int", "float"})
-
-
 def _scalar(node: ast.AST, resolver: "Resolver", scope: Scope, depth: int = 0) -> bool:
     """A number the code fixes, in arithmetic with configuration (``torch.ceil(sizes / d) * d``): a constant, a
     shape (``x.shape[0]``, ``x.size(1)``, ``len(x)``), a parameter annotated ``int`` / ``float`` or defaulting to a
@@ -229,11 +227,7 @@ def _scalar(node: ast.AST, resolver: "Resolver", scope: Scope, depth: int = 0) -
 
 def _scalar_binding(binding: Binding, resolver: "Resolver", depth: int) -> bool:
     if binding.tag == PARAM:
-        arg = binding.node
-        annotation = getattr(arg, "annotation", None)
-        return (isinstance(annotation, ast.Name) and annotation.id in _NUMBERS) or (
-            isinstance(binding.value, ast.Constant) and isinstance(binding.value.value, (int, float))
-            and not isinstance(binding.value.value, bool))
+        return number_parameter(binding)
     return binding.tag == VALUE and not binding.path and isinstance(binding.value, ast.AST) \
         and _scalar(binding.value, resolver, binding.scope, depth + 1)
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+from npu_lint.analysis.scalars import number_parameter
 from npu_lint.analysis.scopes import PARAM, Binding, Scope
 
 if TYPE_CHECKING:
@@ -58,8 +59,4 @@ def _setting(node: ast.AST, scope: Scope, depth: int) -> bool:
     bindings = scope.names.get(node.id, [])
     if len(bindings) != 1 or bindings[0].tag != PARAM:
         return False
-    binding = bindings[0]
-    annotation = getattr(binding.node, "annotation", None)
-    return (isinstance(annotation, ast.Name) and annotation.id in ("int", "float")) or (
-        isinstance(binding.value, ast.Constant) and isinstance(binding.value.value, (int, float))
-        and not isinstance(binding.value.value, bool))
+    return number_parameter(bindings[0])

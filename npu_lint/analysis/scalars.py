@@ -96,6 +96,14 @@ def scalar(node: ast.AST, value: Optional[K.Value]) -> bool:
         or length_call(node) or (value is not None and value[0] == K.OBJECT and value[1] in PYTHON_SCALARS)
 
 
+def number_parameter(binding: Binding) -> bool:
+    """A parameter annotated ``int`` / ``float`` or defaulting to a number (not a bool): a setting its callers give."""
+    annotation = getattr(binding.node, "annotation", None)
+    return (isinstance(annotation, ast.Name) and annotation.id in ("int", "float")) or (
+        isinstance(binding.value, ast.Constant) and isinstance(binding.value.value, (int, float))
+        and not isinstance(binding.value.value, bool))
+
+
 def python_number(node: ast.AST) -> bool:
     """An expression that gives a Python number: a numeric constant, a size read, ``len`` / ``int`` / ``float`` /
     ``round`` of anything, ``t.item()``."""
