@@ -55,15 +55,19 @@ def returns_other(node: ast.If, stop: Optional[ast.AST], ctx: FileContext) -> bo
 
 
 _HOST_CALLS = frozenset({"warn", "warning", "info", "debug", "error", "exception", "log", "critical"})
+# Python's builtins that print or render a value as text for a message (``"%s" % str(req1)``): a read-out, not a
+# tensor operator, whatever they are handed
+_TEXT_CALLS = frozenset({"print", "str", "repr", "format"})
 
 
 def _host_call(call: ast.Call, ctx: FileContext) -> bool:
-    """``print(...)``, ``logging.info(...)``, ``warnings.warn(...)``, ``logger.warning(...)`` on a receiver that is
-    no tensor (``torch.log(x)`` and ``x.log()`` are tensor operators)."""
+    """``print(...)``, ``str(x)`` / ``repr(x)`` / ``format(x)`` (text for a message), ``logging.info(...)``,
+    ``warnings.warn(...)``, ``logger.warning(...)`` on a receiver that is no tensor (``torch.log(x)`` and ``x.log()``
+    are tensor operators)."""
     func = call.func
     name = ctx.resolver.qualname(func) or ""
-    if name == "print" or name.startswith(("logging.", "warnings.")) \
-            or (not name and isinstance(func, ast.Name) and func.id == "print"):   # the builtin, unbound
+    if name in _TEXT_CALLS or name.startswith(("logging.", "warnings.")) \
+            or (not name and isinstance(func, ast.Name) and func.id in _TEXT_CALLS):   # the builtin, unbound
         return True
     return isinstance(func, ast.Attribute) and func.attr in _HOST_CALLS and not name.startswith("torch.") \
         and ctx.resolver.kind_of(func.value) not in K.TENSORS

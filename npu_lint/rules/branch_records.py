@@ -4,14 +4,19 @@ any tensor at all, or only record values already computed and write in place?
 ``if ml != 0: self.summaries["MaskLoss"].append(ml.detach())`` (deepfilternet's loss summaries) and ``if
 probs.sum() > 1: probs.div_(probs.sum())`` (torchdistill's sampler set-up) read a tensor's value, but no shape
 after them depends on it: one arm keeps a value that exists already (appended, logged), the other nothing, and an
-in-place operator keeps its tensor's shape. The operators the step runs and every shape they make are the same
-either way, so there is no second graph: reviewers judge such branches no dynamic shape. An arm that builds a new
+in-place operator keeps its tensor's shape, as does a write into part of a tensor (``if torch.any(tmp): xmin[tmp]
+= -xmax[tmp]``, GPTQ's quantizer calibration; session 26). The operators the step runs and every shape they make
+are the same either way, so there is no second graph: reviewers judge such branches no dynamic shape. An arm that builds a new
 tensor (``spans.append(torch.stack([cs, ce], 1))``), assigns, returns, or calls anything else is tensor work, as
 before.
 """
 from __future__ import annotations
 
 import ast
+from typing import Optional
+
+from npu_lint.analysis import kinds as K
+from npu_lint.context import FileContext
 
 # a container's methods that keep a value given them
 _RECORDING = frozenset({"append", "appendleft", "extend", "add", "insert"})
@@ -40,8 +45,29 @@ def _in_place(call: ast.Call) -> bool:
         and func.attr not in _RESHAPING and isinstance(func.value, (ast.Name, ast.Attribute))
 
 
-def _records(statement: ast.stmt) -> bool:
-    if isinstance(statement, ast.Pass):
+def _written_in_place(statement: ast.stmt, ctx: Optional[FileContext]) -> bool:
+    """``xmin[tmp] = -xmax[tmp]``, ``self.scale[tmp] = s[tmp]``, ``x[m] += 1``: a write into an element, a row or a
+    masked part of a tensor already held (a name or an attribute the model knows as a tensor): it keeps its shape,
+    whatever the written part computes (a selection by the mask is reported on its own line). Not a write into a
+    container (``self.indices[idx] = transform(batch[idx])`` stores a value of a new shape), nor without ``ctx``."""
+    targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] \
+        if isinstance(statement, ast.AugAssign) else []
+    if not targets:
+        return False
+    for target in targets:
+        if not isinstance(target, ast.Subscript) or isinstance(target.slice, ast.Slice):
+            return False
+        root = target.value
+        while isinstance(root, ast.Subscript):
+            root = root.value
+        if ctx is None or not isinstance(root, (ast.Name, ast.Attribute)) \
+                or ctx.resolver.kind_of(target.value) not in K.TENSORS:
+            return False
+    return True
+
+
+def _records(statement: ast.stmt, ctx: Optional[FileContext] = None) -> bool:
+    if isinstance(statement, ast.Pass) or _written_in_place(statement, ctx):
         return True
     if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
         return False
@@ -55,7 +81,8 @@ def _records(statement: ast.stmt) -> bool:
     return _in_place(call)
 
 
-def records_only(node: ast.If) -> bool:
-    """Every statement of both arms of ``node`` records a value already computed, reports, or writes in place."""
+def records_only(node: ast.If, ctx: Optional[FileContext] = None) -> bool:
+    """Every statement of both arms of ``node`` records a value already computed, reports, or writes in place (into
+    part of a tensor: with ``ctx``, which knows the tensors)."""
     arms = node.body + node.orelse
-    return bool(arms) and all(_records(s) for s in arms)
+    return bool(arms) and all(_records(s, ctx) for s in arms)

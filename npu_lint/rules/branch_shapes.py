@@ -142,7 +142,7 @@ def _bindings(arm: list[ast.stmt], ctx: FileContext) -> Optional[tuple[dict[str,
         elif isinstance(statement, ast.Return):
             returns.append(statement)
         elif isinstance(statement, ast.Pass) or records_only(ast.If(test=ast.Constant(True), body=[statement],
-                                                                    orelse=[])):
+                                                                    orelse=[]), ctx):
             continue
         else:
             return None

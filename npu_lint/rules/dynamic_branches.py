@@ -420,9 +420,11 @@ class DataDependentBranch(Rule):
                  "        d = (x - self.prev).norm(dim=-1)\n        return bool((d < self.r).all())\n"
                  "    def forward(self, x):\n        if self._can_reuse(x):\n            return self.cache\n"
                  "        self.cache = torch.cdist(x, x)\n        return self.cache\n",
-                 # an element of a bool tensor picked with a host index in a Python loop
+                 # an element of a bool tensor picked with a host index in a Python loop, the arm storing a new value
+                 # in a container (session 26: a write into part of the tensor itself keeps every shape: quiet)
                  "import torch\ndef update(p: torch.Tensor, required: torch.Tensor, g: torch.Tensor):\n"
-                 "    for i in range(p.shape[0]):\n        if required[i]:\n            p[i] -= 0.1 * g[i]\n    return p\n",
+                 "    out = {}\n    for i in range(p.shape[0]):\n        if required[i]:\n"
+                 "            out[i] = torch.relu(g[i]) * 2\n    return out\n",
                  # a name bound to a test of a whole tensor
                  "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    any_pad = m.any()\n    if any_pad:\n"
                  "        x = x.masked_fill(m, 0.0)\n    return x\n",
@@ -579,6 +581,12 @@ class DataDependentBranch(Rule):
                       "import torch\nclass Gen:\n    def end(self, x: torch.Tensor):\n        self.flag = x > 0\n"
                       "    def step(self, states, keep):\n        if (self.flag == 0).sum().item() > 0:\n"
                       "            states['mask'] = states['mask'][keep]\n        return states\n",)
+
+    must_not_fire += (  # an arm that only renders the tested values into a warning (``str(req1)``: text, no operator)
+                      "import torch\nimport warnings\ndef check(xtg: torch.Tensor, idx: torch.Tensor, tol: float):\n"
+                      "    req1 = idx * (xtg - xtg.transpose(-2, -1))\n    if not torch.all(torch.abs(req1) <= tol):\n"
+                      "        msg = 'degenerate'\n        msg += 'requirements:\\n%s' % str(req1)\n"
+                      "        warnings.warn(Warning(msg))\n    return xtg\n",)
 
     state_message = "if {test}: picks the state ({names}) the loop at line {loop} runs on next from a tensor's value (accept/reject): a host sync per iteration, and the number of iterations follows the data on NPU; run a fixed number of steps and select with torch.where(accept, new, old)"
 
@@ -756,6 +764,20 @@ class DataDependentBranch(Rule):
         "    else:\n        y = x\n    return torch.relu(y)\n",
         "import torch\ndef cut(x: torch.Tensor, m: torch.Tensor):\n    if m.any():\n        x = x[m]\n    else:\n"
         "        x = x * 2\n    return x.sum()\n")
+    # session 26 (precision26): an arm that only writes into part of tensors it holds (GPTQ's calibration ``if
+    # torch.any(tmp): xmin[tmp] = -xmax[tmp]``) leaves every shape as it was; an arm that also rebinds still fires
+    must_not_fire += (
+        "import torch\ndef params(x: torch.Tensor, sym: bool):\n    xmin = x.min(1)[0]\n    xmax = x.max(1)[0]\n"
+        "    tmp = xmin < 0\n    if torch.any(tmp):\n        xmin[tmp] = -xmax[tmp]\n    return xmin, xmax\n",
+        "import torch\nclass Q(torch.nn.Module):\n"
+        "    def fit(self, err: torch.Tensor, best: torch.Tensor, scale1: torch.Tensor):\n"
+        "        self.scale = torch.ones_like(best)\n        tmp = err < best\n        if torch.any(tmp):\n            best[tmp] = err[tmp]\n"
+        "            self.scale[tmp] = scale1[tmp]\n        return best\n",
+        "import torch\ndef update(p: torch.Tensor, required: torch.Tensor, g: torch.Tensor):\n"
+        "    for i in range(p.shape[0]):\n        if required[i]:\n            p[i] -= 0.1 * g[i]\n    return p\n")
+    must_fire += (
+        "import torch\ndef mark(terminated: torch.Tensor, timeouts: torch.Tensor):\n    if timeouts.any():\n"
+        "        terminated[timeouts] = 0.0\n    else:\n        timeouts = None\n    return terminated, timeouts\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
@@ -793,7 +815,7 @@ class DataDependentBranch(Rule):
         if (guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx))) \
                 and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
-        if records_only(node):
+        if records_only(node, ctx):
             return   # branch_records.py: the arms only keep values already computed or write in place
         if same_shapes(node, function, ctx):
             return   # branch_shapes.py: the arms leave every value read after them with the same shape

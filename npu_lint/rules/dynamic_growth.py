@@ -900,6 +900,16 @@ class GrowingTensor(Rule):
                   "    return model.generate(input_ids=inputs['prompts'], generation_config=config)\n",
                   "import torch\nclass VQA:\n    def answer(self, states, n):\n        bos = torch.full((4, 1), 0)\n"
                   "        return self.text_decoder.generate(input_ids=bos, max_length=n, num_beams=3)\n")
+    must_not_fire += (  # made afresh earlier in the iteration, on every path to the join, whatever tests sit between
+        "import torch\nfrom torch import nn\nclass Enc(nn.Module):\n"
+        "    def forward(self, message, b2revb, feats, b2a, depth):\n        for _ in range(depth - 1):\n"
+        "            if not self.atom_messages:\n                rev = message[b2revb]\n"
+        "                if self.attached_feat:\n                    rev = torch.cat((rev, feats[b2a[b2revb]]), dim=1)\n"
+        "                message = message - rev\n        return message\n",)
+    must_fire += (  # made afresh before an inner loop over steps, grown by that loop
+        "import torch\ndef gen(model, x, n, k):\n    for i in range(n):\n        seq = x[:, :1]\n"
+        "        for t in range(k):\n            if t > 0:\n                seq = torch.cat((seq, model(seq)), dim=1)\n"
+        "    return seq\n",)
     must_not_fire += (  # a generator's ``generate`` without a generation's keywords; numpy's
         "import torch\ndef f(gen, n):\n    return gen.generate(n)\n",
         "import torch\ndef f(sampler, cfg):\n    return sampler.generate(cfg, seed=0)\n")

@@ -186,6 +186,8 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
             return False    # a loop over a list of items (conditions, layers): the same shapes every call
         if text in {ast.unparse(n) for n in walk(loop.target)}:
             return False
+    if _made_first(loop, statement, text):
+        return False    # ``h = msg[idx]`` ... ``if c: h = cat((h, extra))``: made afresh earlier in each iteration
     exclusive = other_arms(loop, statement) | _first_arms(loop, text)
     aliases = None
     resets: Optional[set[int]] = None
@@ -215,6 +217,41 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
                     continue   # ``ids, done = self._end(ids, scores)`` returning ``ids`` or ``ids[keep]``
                 return False
     return True
+
+
+_BLOCKS = ("body", "orelse", "finalbody")
+
+
+def _made_first(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
+    """A fresh ``text = value`` (one not reading ``text``) runs before ``statement`` on every path of the same
+    iteration that reaches it: an earlier statement of a block holding ``statement``, inside the innermost loop
+    around it (an assignment before an inner loop does not stop that loop's growth). The joined value is then made
+    anew each iteration, whatever tests sit between (``if not self.atom_messages: rev = m[b2revb]`` / ``if
+    self.attached: rev = cat((rev, extra), 1)``)."""
+    def path(statements: list) -> Optional[list[tuple[ast.AST, list, int]]]:
+        for index, child in enumerate(statements):
+            if child is statement:
+                return [(None, statements, index)]
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                continue
+            blocks = [getattr(child, f) for f in _BLOCKS if isinstance(getattr(child, f, None), list)]
+            blocks += [h.body for h in getattr(child, "handlers", ())]
+            for block in blocks:
+                found = path(block)
+                if found is not None:
+                    return found + [(child, statements, index)]
+        return None
+    levels = path(getattr(loop, "body", []))
+    if not levels:
+        return False
+    for k, (_, statements, index) in enumerate(levels):
+        if any(isinstance(s, ast.Assign) and len(s.targets) == 1 and ast.unparse(s.targets[0]) == text
+               and _fresh(s, text) for s in statements[:index]):
+            return True
+        owner = levels[k + 1][0] if k + 1 < len(levels) else loop
+        if isinstance(owner, (ast.For, ast.AsyncFor, ast.While)):
+            return False   # past the innermost loop: its iterations carry the value
+    return False
 
 
 def _long_window(value: ast.AST, text: str) -> bool:
