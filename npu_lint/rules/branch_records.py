@@ -48,8 +48,11 @@ def _in_place(call: ast.Call) -> bool:
 def _written_in_place(statement: ast.stmt, ctx: Optional[FileContext]) -> bool:
     """``xmin[tmp] = -xmax[tmp]``, ``self.scale[tmp] = s[tmp]``, ``x[m] += 1``: a write into an element, a row or a
     masked part of a tensor already held (a name or an attribute the model knows as a tensor): it keeps its shape,
-    whatever the written part computes (a selection by the mask is reported on its own line). Not a write into a
-    container (``self.indices[idx] = transform(batch[idx])`` stores a value of a new shape), nor without ``ctx``."""
+    whatever torch computes for the written part (a selection by the mask is reported on its own line). Not a
+    value a module or a helper of the project computes for some batches only, nor a write into a container
+    (``self.indices[idx] = transform(batch[idx])`` stores a value of a new shape), nor without ``ctx``."""
+    if ctx is None:
+        return False
     targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target] \
         if isinstance(statement, ast.AugAssign) else []
     if not targets:
@@ -60,10 +63,19 @@ def _written_in_place(statement: ast.stmt, ctx: Optional[FileContext]) -> bool:
         root = target.value
         while isinstance(root, ast.Subscript):
             root = root.value
-        if ctx is None or not isinstance(root, (ast.Name, ast.Attribute)) \
+        if not isinstance(root, (ast.Name, ast.Attribute)) \
                 or ctx.resolver.kind_of(target.value) not in K.TENSORS:
             return False
-    return True
+    return all(_torch_call(n, ctx) for n in ast.walk(statement) if isinstance(n, ast.Call))
+
+
+def _torch_call(call: ast.Call, ctx: FileContext) -> bool:
+    """A torch function or a tensor's method (``.to(dtype)``, ``.argmax(0)``): not a module, an expert or a helper
+    of the project run for some batches only (``y[m] = expert(x[m])``, ``sdf[valid] = evaluate(pts[valid])``)."""
+    func = call.func
+    if (ctx.resolver.qualname(func) or "").startswith("torch."):
+        return True
+    return isinstance(func, ast.Attribute) and ctx.resolver.kind_of(func.value) in K.TENSORS
 
 
 def _records(statement: ast.stmt, ctx: Optional[FileContext] = None) -> bool:

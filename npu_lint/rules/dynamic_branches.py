@@ -775,7 +775,10 @@ class DataDependentBranch(Rule):
         "            self.scale[tmp] = scale1[tmp]\n        return best\n",
         "import torch\ndef update(p: torch.Tensor, required: torch.Tensor, g: torch.Tensor):\n"
         "    for i in range(p.shape[0]):\n        if required[i]:\n            p[i] -= 0.1 * g[i]\n    return p\n")
-    must_fire += (
+    must_fire += (  # the written part computed by a module for some batches only (a mixture of experts)
+        "import torch\ndef moe(x: torch.Tensor, idx: torch.Tensor, experts):\n    y = torch.empty_like(x)\n"
+        "    for i, expert in enumerate(experts):\n        if torch.any(idx == i):\n"
+        "            y[idx == i] = expert(x[idx == i])\n    return y\n",
         "import torch\ndef mark(terminated: torch.Tensor, timeouts: torch.Tensor):\n    if timeouts.any():\n"
         "        terminated[timeouts] = 0.0\n    else:\n        timeouts = None\n    return terminated, timeouts\n",)
 
