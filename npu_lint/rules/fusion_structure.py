@@ -10,7 +10,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
-from npu_lint.analysis.nodes import own_nodes, walk  # noqa: F401  (own_nodes re-exported for the rules)
+from npu_lint.analysis.nodes import OTHER_SCOPES, of_type, own_nodes, walk  # noqa: F401  (own_nodes re-exported for the rules)
 from npu_lint.context import FileContext
 
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -320,7 +320,7 @@ def _bindings(scope: ast.AST, ctx: FileContext) -> dict[str, list[tuple[tuple[in
     if found is not None:
         return found
     found = {}
-    for item in own_nodes(scope):
+    for item in _own_bindings(scope):
         if isinstance(item, ast.Assign) and len(item.targets) == 1 and isinstance(item.targets[0], ast.Name):
             found.setdefault(item.targets[0].id, []).append(((item.lineno, item.col_offset), item, item.value))
         elif isinstance(item, ast.AugAssign) and isinstance(item.target, ast.Name):
@@ -334,6 +334,26 @@ def _bindings(scope: ast.AST, ctx: FileContext) -> dict[str, list[tuple[tuple[in
                 found.setdefault(name, []).append(((anchor.lineno, anchor.col_offset), item, None))
     cache[id(scope)] = found
     return found
+
+
+_BINDERS = (ast.Assign, ast.AugAssign, ast.For, ast.AsyncFor, ast.withitem, ast.NamedExpr, ast.AnnAssign)
+_KEPT_SCOPES = frozenset({ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module})
+
+
+def _own_bindings(scope: ast.AST) -> list[ast.AST]:
+    """The binding nodes (:data:`_BINDERS`) of ``own_nodes(scope)``, by type (the order ``_bindings`` does not need:
+    ``definition`` takes the last position before the statement): read from the per-type lists of the walk kept on
+    a function, class or module (``of_type``, shared with the model's questions), the nodes of nested functions,
+    classes and lambdas left out as ``own_nodes`` leaves them; not a generator resumed at every node of the body."""
+    if type(scope) not in _KEPT_SCOPES:
+        return [item for item in own_nodes(scope) if isinstance(item, _BINDERS)]
+    inner: set[int] = set()
+    for scope_type in OTHER_SCOPES:
+        for nested in of_type(scope, scope_type):
+            if nested is not scope and id(nested) not in inner:
+                inner.update(map(id, walk(nested)))
+    return [item for binder in _BINDERS for item in of_type(scope, binder)
+            if item is not scope and id(item) not in inner]
 
 
 def definition(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> tuple[ast.AST, ast.stmt]:
