@@ -386,6 +386,13 @@ def switch_values() -> frozenset[str]:
     return frozenset(row["value"] for row in keyed("cuda_attention_switches.tsv", "value").values())
 
 
+def switch_words() -> tuple[str, ...]:
+    """The setting values of cuda_attention_switches.tsv a file must contain to use a row (``reduce-overhead``);
+    a flag row's ``True`` is no word (its argument is: ``use_flash_attention_2``)."""
+    rows = keyed("cuda_attention_switches.tsv", "value").values()
+    return tuple(sorted(row["value"] if row["value"] not in ("True", "False") else row["argument"] for row in rows))
+
+
 def switch_row(argument: str, value: str) -> Optional[dict[str, str]]:
     """The cuda_attention_switches.tsv row of a library setting that selects CUDA-only kernels
     (``attn_implementation`` = ``flash_attention_2``), else None."""

@@ -12,7 +12,8 @@ from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
 from npu_lint.cuda_kernels import kernel_launch, npu_backend
 from npu_lint.cuda_facts import (built_here, cuda_named, extension_module, imported_names, instance_class, is_extension_import,
-                                 library_row, library_words, switch_row, switch_values)
+                                 library_row, library_words, switch_row, switch_values,
+                                 switch_words)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
@@ -205,7 +206,7 @@ class CudaOnlyLibrary(_LibraryImport):
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
                 "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali", "faiss",
-                "pymatting", "flash_attention", "accelerator") + library_words("NPU217")
+                "pymatting", "flash_attention", "accelerator") + library_words("NPU217") + switch_words()
     node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call, ast.keyword)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
