@@ -11,9 +11,9 @@ from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the sa
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
 from npu_lint.cuda_kernels import kernel_launch, npu_backend
-from npu_lint.cuda_facts import (built_here, cuda_named, extension_module, imported_names, instance_class, is_extension_import,
-                                 library_row, library_words, switch_row, switch_values,
-                                 switch_words)
+from npu_lint.cuda_facts import (OTHER, built_here, cuda_named, extension_module, imported_names, instance_class,
+                                 is_docstring, is_extension_import, library_row, library_words, string_use, switch_row,
+                                 switch_values, switch_words)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
@@ -416,6 +416,11 @@ class CudaOnlyLibrary(_LibraryImport):
             elif isinstance(target, ast.Name) and isinstance(ctx.parent(parent), ast.ClassDef):
                 argument = target.id   # a config class's field default (a dataclass, a pydantic model)
         row = switch_row(argument, node.value) if argument else None
+        if row is None and switch_row("providers", node.value) is not None and not is_docstring(node, ctx) \
+                and string_use(node, ctx) == OTHER:
+            # an execution provider's name (onnxruntime's ``CUDAExecutionProvider``) wherever the code keeps it: a
+            # ``providers=[...]`` list, a table of providers per device, a variable; not a test of what is available
+            argument, row = "providers", switch_row("providers", node.value)
         if row is not None:
             self._report_switch(node, argument, repr(node.value), row, ctx)
 
