@@ -11,6 +11,7 @@ from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the sa
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
 from npu_lint.cuda_kernels import kernel_launch, npu_backend
+from npu_lint.extension_values import extension_receiver
 from npu_lint.cuda_facts import (OTHER, built_here, cuda_named, extension_module, imported_names, instance_class,
                                  is_docstring, is_extension_import, library_row, library_words, string_use, switch_row,
                                  switch_values, switch_words)
@@ -667,13 +668,27 @@ class CustomCudaOperatorCall(Rule):
                  # a name given the extension module (``ext_c = exllamav2_ext``), built here or imported prebuilt
                  "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
                  "    fastops = load(name='fastops', sources=srcs, extra_cuda_cflags=['-O3'])\next_c = fastops\n"
-                 "def remap(x, m):\n    return ext_c.tensor_remap(x, m)  # NPU223\n")
+                 "def remap(x, m):\n    return ext_c.tensor_remap(x, m)  # NPU223\n",
+                 # the module a function of the file returns, or a class keeps (extension_values.py)
+                 "from torch.utils.cpp_extension import load\n_ext = None\ndef _get_ext():\n    global _ext\n"
+                 "    if _ext is None:\n        _ext = load(name='fused', sources=['fused.cu'])\n    return _ext\n"
+                 "def fused(x):\n    return _get_ext().forward(x)  # NPU223\n",
+                 "from torch.utils.cpp_extension import load\ndef build(name):\n"
+                 "    return load(name=name, sources=[name + '.cu'])\nclass Knn:\n    def __init__(self):\n"
+                 "        self.ext = build('knn')\n    def __call__(self, x):\n        return self.ext.forward(x)  # NPU223\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
                      "from .ops.boxes import nms_rotated\nkeep = nms_rotated(boxes, scores, 0.5)\n",
                      "from .ops import nms\nkeep = nms(boxes, scores)\n",
                      "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\ny = m.forward(x)\n",
                      "import cuda_helpers\nx = cuda_helpers.to_device(x)\n",
-                     "import numpy as np\nops = np\ny = ops.sum(x)\n")
+                     "import numpy as np\nops = np\ny = ops.sum(x)\n",
+                     # a function or attribute that may hold something else, a C++-only build
+                     "from torch.utils.cpp_extension import load\ndef get(name, cuda):\n"
+                     "    if cuda:\n        return load(name=name, sources=[name + '.cu'])\n    return helpers\n"
+                     "y = get('knn', True).forward(x)\n",
+                     "from torch.utils.cpp_extension import load\nclass Knn:\n    def __init__(self, ext=None):\n"
+                     "        self.ext = load(name='k', sources=['k.cpp'])\n    def __call__(self, x):\n"
+                     "        return self.ext.forward(x)\n")
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
@@ -694,8 +709,11 @@ class CustomCudaOperatorCall(Rule):
                 ctx.report(node, self.message.format(name=name), name)
             return
         if not isinstance(func.value, ast.Name):
+            module = extension_receiver(func.value, ctx)   # ``_get_ext().forward(x)``, ``self.ext.forward(x)``
+            if module is not None:
+                ctx.report(node, self.message.format(name=short_source(func, 40)), f"{module}.{func.attr}")
             return
-        module = extension_module(func.value, ctx)
+        module = extension_module(func.value, ctx) or extension_receiver(func.value, ctx)
         if module is not None:
             ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")
         elif func.attr in ctx.custom_ops:   # an operator the project's C++/CUDA files export, on an imported module
