@@ -189,8 +189,10 @@ class CudaOnlyLibrary(_LibraryImport):
         ``faiss.StandardGpuResources``, ``faiss.index_cpu_to_gpu``; pymatting's CuPy backend), also reached through
         a module a class keeps (``TabR.faiss = faiss`` after a lazy ``import faiss``), and settings that make a
         library load CUDA-only kernels (``attn_implementation="flash_attention_2"``, ``use_flash_attention_2=True``
-        in transformers before 4.51; Lightning's ``accelerator="gpu"``, which is MPS or CUDA and nothing else:
-        ``cuda_attention_switches.tsv``).
+        in transformers before 4.51; Lightning's ``accelerator="gpu"``, which is MPS or CUDA and nothing else;
+        ``torch.compile(mode="reduce-overhead")`` / ``"max-autotune"``, inductor's CUDA graphs; onnxruntime's
+        ``CUDAExecutionProvider`` / ``TensorrtExecutionProvider`` wherever the code keeps the name, not where it
+        tests it: ``cuda_attention_switches.tsv``).
     Why it matters on NPU:
         They fail to import, or import and fail at the first kernel, on an Ascend host. The message
         names the NPU alternative where one exists (``npu_fusion_attention`` for flash attention,
@@ -301,6 +303,16 @@ class CudaOnlyLibrary(_LibraryImport):
                       "class MLP:\n    def __init__(self, kernels):\n        self.linear = kernels.gemv_forward_cuda\n",
                       "import simple_knn\n",
                       "from .kernels import table\ndef run(x, i):\n    return table[i](x)\n")
+    must_fire += (  # session 26 (cuda26): plugins and settings of CUDA-only kernels, NVIDIA TensorRT
+                  "from lightning.fabric.plugins import BitsandbytesPrecision\ndef plugins(dtype):\n"
+                  "    return BitsandbytesPrecision('nf4', dtype)  # NPU217\n",
+                  "import tensorrt as trt\n",
+                  "import torch\nstep = torch.compile(step, mode='reduce-overhead')  # NPU217\n",
+                  "import onnxruntime as ort\nsess = ort.InferenceSession(path, providers=['CUDAExecutionProvider'])  # NPU217\n")
+    must_not_fire += ("from lightning.fabric.plugins import BitsandbytesPrecision\n"
+                      "def quantized(fabric):\n    return isinstance(fabric.strategy.precision, BitsandbytesPrecision)\n",
+                      "import torch\nstep = torch.compile(step, mode='max-autotune-no-cudagraphs')\n",
+                      "import onnxruntime as ort\nuse_gpu = 'CUDAExecutionProvider' in ort.get_available_providers()\n")
     # The import fires in any example that can resolve a library name, so the uses that stay silent (Triton kernel
     # bodies, ``triton.cdiv(n, BLOCK)``, ``layers[i](x)`` beside a kernel launch, ``flash_attn_func is not None``) are
     # pinned line by line in tests/fixtures/cuda/ext_and_libs.py; the kernels of a triton-ascend port (a file that
@@ -633,7 +645,9 @@ class CustomCudaOperatorCall(Rule):
         (``nms_cuda.nms(...)``,
         ``_C.roi_align(...)``, the imports NPU221 reports, also when the ``except`` arm rebinds the name to None) or
         the module ``torch.utils.cpp_extension.load(sources=[... .cu])`` returned (``wkv = load(...)``;
-        ``wkv.forward(...)``) and, in ``npu-lint analyse``, calls to any operator the project's own
+        ``wkv.forward(...)``), also handed on by the file's code (``_get_ext().forward(x)`` where ``_get_ext``
+        returns the loaded module, ``self.ext.forward(x)`` where ``self.ext`` is only ever set to it) and, in
+        ``npu-lint analyse``, calls to any operator the project's own
         ``.cpp`` / ``.cu`` files export through ``PYBIND11_MODULE`` or ``TORCH_LIBRARY`` (the
         ``cuda_op_list.csv`` of the report).
     Why it matters on NPU:
