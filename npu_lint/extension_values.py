@@ -8,7 +8,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any, Optional
 
-from npu_lint.cuda_facts import _LOADERS, builds_cuda, extension_module
+from npu_lint.analysis.bindings import IMPORT
+from npu_lint.cuda_facts import _LOADERS, builds_cuda, extension_module, is_extension_import
 
 if TYPE_CHECKING:
     from npu_lint.context import FileContext
@@ -22,12 +23,29 @@ def extension_receiver(node: ast.expr, ctx: "FileContext") -> Optional[str]:
     """The extension ``node`` (a receiver: ``_get_ext()``, ``ext``, ``self.ext``) stands for, as the code names it,
     else None. Plain names are left to :func:`extension_module` (the caller asks it first). Asked only in a file
     that builds or imports an extension by the usual names (a cheap test: most attribute calls are not)."""
-    if not any(ctx.mentions(word) for word in _WORDS):
+    if not any(ctx.mentions(word) for word in _WORDS) or not _has_extension(ctx):
         return None
     if isinstance(node, ast.Name):
         value = ctx.resolver.bound_value(node)
         return _held(value, ctx, None, 1) if isinstance(value, ast.Call) else None
     return _held(node, ctx, None, 0)
+
+
+def _has_extension(ctx: "FileContext") -> bool:
+    """The file builds an extension (``cpp_extension.load``) or imports one (:func:`is_extension_import`): once per
+    file, over its import bindings."""
+    found = ctx.scratch.get("has_extension")
+    if found is None:
+        found = ctx.mentions("cpp_extension")
+        scopes = ctx.resolver.scopes
+        if not found and scopes is not None:
+            found = any(binding.tag == IMPORT and isinstance(binding.value, str) and binding.node is not None
+                        and is_extension_import(binding.value.lstrip("."),
+                                                len(binding.value) - len(binding.value.lstrip(".")), binding.node, ctx)
+                        for scope in scopes.by_node.values() for bindings in scope.names.values()
+                        for binding in bindings)
+        ctx.scratch["has_extension"] = found
+    return bool(found)
 
 
 def _held(node: ast.AST, ctx: "FileContext", scope: Optional[Any], depth: int) -> Optional[str]:
