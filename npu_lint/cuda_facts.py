@@ -4,7 +4,7 @@ from __future__ import annotations
 import ast
 import re
 from functools import lru_cache
-from typing import TYPE_CHECKING, Optional
+from typing import TYPE_CHECKING, Any, Optional
 
 from npu_lint.tables import keyed
 from npu_lint.versions import since_key
@@ -386,6 +386,13 @@ def switch_values() -> frozenset[str]:
     return frozenset(row["value"] for row in keyed("cuda_attention_switches.tsv", "value").values())
 
 
+def switch_words() -> tuple[str, ...]:
+    """The setting values of cuda_attention_switches.tsv a file must contain to use a row (``reduce-overhead``);
+    a flag row's ``True`` is no word (its argument is: ``use_flash_attention_2``)."""
+    rows = keyed("cuda_attention_switches.tsv", "value").values()
+    return tuple(sorted(row["value"] if row["value"] not in ("True", "False") else row["argument"] for row in rows))
+
+
 def switch_row(argument: str, value: str) -> Optional[dict[str, str]]:
     """The cuda_attention_switches.tsv row of a library setting that selects CUDA-only kernels
     (``attn_implementation`` = ``flash_attention_2``), else None."""
@@ -471,7 +478,7 @@ def builds_cuda(call: ast.Call) -> bool:
                for n in ast.walk(call))
 
 
-def extension_module(node: ast.Name, ctx: "FileContext", depth: int = 0) -> Optional[str]:
+def extension_module(node: ast.Name, ctx: "FileContext", depth: int = 0, scope: Optional[Any] = None) -> Optional[str]:
     """The compiled CUDA extension a name stands for where it is read, else None: a name some binding of its scope
     imports as an extension (:func:`is_extension_import`, also when the ``except`` arm rebinds it to None), or
     binds to the module ``cpp_extension.load(name=..., sources=[...cu])`` builds and returns, or to another name
@@ -479,14 +486,14 @@ def extension_module(node: ast.Name, ctx: "FileContext", depth: int = 0) -> Opti
     scopes = ctx.resolver.scopes
     if scopes is None:
         return None
-    binding = scopes.lookup(node.id, ctx.resolver.current, (node.lineno, node.col_offset))
+    binding = scopes.lookup(node.id, scope or ctx.resolver.current, (node.lineno, node.col_offset))
     if binding is None:
         return None
     owner = next((s for s in (binding.scope, scopes.module) if binding in s.names.get(node.id, ())), binding.scope)
     for candidate in owner.names.get(node.id, ()):
         if candidate.tag == "value" and not candidate.path and isinstance(candidate.value, ast.Name) and depth < 2 \
                 and candidate.value.id != node.id:
-            found = extension_module(candidate.value, ctx, depth + 1)
+            found = extension_module(candidate.value, ctx, depth + 1, scope)
             if found is not None:
                 return found
             continue

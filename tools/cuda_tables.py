@@ -147,8 +147,9 @@ def build(data_dir: Path, out_dir: Path) -> list[Path]:
     libs = _rows(CURATED / "cuda_libraries.csv")
     written.append(_write_tsv(out_dir / "cuda_libraries.tsv",
                               ["module", "code", "reported", "npu_alternative", "kind", "library", "source"],
-                              [[r["module"], r["code"], r["reported"], r["npu_alternative"], r["kind"] or "module",
-                                r["library"] or r["module"], r["evidence"]] for r in libs]))
+                              [[module, r["code"], r["reported"], r["npu_alternative"], r["kind"] or "module",
+                                r["library"] or module, r["evidence"]]
+                               for r in libs for module in r["module"].split()]))   # one row per spelling
     defaults = _rows(CURATED / "cuda_default_devices.csv")
     written.append(_write_tsv(out_dir / "cuda_default_devices.tsv",
                               ["api", "parameter", "position", "default", "npu_equivalent", "source"],

@@ -11,8 +11,10 @@ from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the sa
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
 from npu_lint.cuda_kernels import kernel_launch, npu_backend
-from npu_lint.cuda_facts import (built_here, cuda_named, extension_module, imported_names, instance_class, is_extension_import,
-                                 library_row, library_words, switch_row, switch_values)
+from npu_lint.extension_values import extension_receiver
+from npu_lint.cuda_facts import (OTHER, built_here, cuda_named, extension_module, imported_names, instance_class,
+                                 is_docstring, is_extension_import, library_row, library_words, string_use, switch_row,
+                                 switch_values, switch_words)
 from npu_lint.rules import ApiRef, Rule, method_position, short_source
 
 FAMILY = "cuda"
@@ -187,8 +189,10 @@ class CudaOnlyLibrary(_LibraryImport):
         ``faiss.StandardGpuResources``, ``faiss.index_cpu_to_gpu``; pymatting's CuPy backend), also reached through
         a module a class keeps (``TabR.faiss = faiss`` after a lazy ``import faiss``), and settings that make a
         library load CUDA-only kernels (``attn_implementation="flash_attention_2"``, ``use_flash_attention_2=True``
-        in transformers before 4.51; Lightning's ``accelerator="gpu"``, which is MPS or CUDA and nothing else:
-        ``cuda_attention_switches.tsv``).
+        in transformers before 4.51; Lightning's ``accelerator="gpu"``, which is MPS or CUDA and nothing else;
+        ``torch.compile(mode="reduce-overhead")`` / ``"max-autotune"``, inductor's CUDA graphs; onnxruntime's
+        ``CUDAExecutionProvider`` / ``TensorrtExecutionProvider`` wherever the code keeps the name, not where it
+        tests it: ``cuda_attention_switches.tsv``).
     Why it matters on NPU:
         They fail to import, or import and fail at the first kernel, on an Ascend host. The message
         names the NPU alternative where one exists (``npu_fusion_attention`` for flash attention,
@@ -205,7 +209,7 @@ class CudaOnlyLibrary(_LibraryImport):
     name = "cuda-only-library"
     triggers = ("cupy", "nvml", "nvidia_smi", "triton", "flash_attn", "xformers", "bitsandbytes", "mamba_ssm",
                 "causal_conv1d", "pycuda", "numba", "GPUtil", "gpustat", "nerfacc", "tinycudann", "dali", "faiss",
-                "pymatting", "flash_attention", "accelerator") + library_words("NPU217")
+                "pymatting", "flash_attention", "accelerator") + library_words("NPU217") + switch_words()
     node_types = (ast.Import, ast.ImportFrom, ApiRef, ast.Constant, ast.Call, ast.keyword)
     constant_types = (str,)   # dispatch: the library's name given to importlib
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
@@ -299,6 +303,16 @@ class CudaOnlyLibrary(_LibraryImport):
                       "class MLP:\n    def __init__(self, kernels):\n        self.linear = kernels.gemv_forward_cuda\n",
                       "import simple_knn\n",
                       "from .kernels import table\ndef run(x, i):\n    return table[i](x)\n")
+    must_fire += (  # session 26 (cuda26): plugins and settings of CUDA-only kernels, NVIDIA TensorRT
+                  "from lightning.fabric.plugins import BitsandbytesPrecision\ndef plugins(dtype):\n"
+                  "    return BitsandbytesPrecision('nf4', dtype)  # NPU217\n",
+                  "import tensorrt as trt\n",
+                  "import torch\nstep = torch.compile(step, mode='reduce-overhead')  # NPU217\n",
+                  "import onnxruntime as ort\nsess = ort.InferenceSession(path, providers=['CUDAExecutionProvider'])  # NPU217\n")
+    must_not_fire += ("from lightning.fabric.plugins import BitsandbytesPrecision\n"
+                      "def quantized(fabric):\n    return isinstance(fabric.strategy.precision, BitsandbytesPrecision)\n",
+                      "import torch\nstep = torch.compile(step, mode='max-autotune-no-cudagraphs')\n",
+                      "import onnxruntime as ort\nuse_gpu = 'CUDAExecutionProvider' in ort.get_available_providers()\n")
     # The import fires in any example that can resolve a library name, so the uses that stay silent (Triton kernel
     # bodies, ``triton.cdiv(n, BLOCK)``, ``layers[i](x)`` beside a kernel launch, ``flash_attn_func is not None``) are
     # pinned line by line in tests/fixtures/cuda/ext_and_libs.py; the kernels of a triton-ascend port (a file that
@@ -415,6 +429,11 @@ class CudaOnlyLibrary(_LibraryImport):
             elif isinstance(target, ast.Name) and isinstance(ctx.parent(parent), ast.ClassDef):
                 argument = target.id   # a config class's field default (a dataclass, a pydantic model)
         row = switch_row(argument, node.value) if argument else None
+        if row is None and switch_row("providers", node.value) is not None and not is_docstring(node, ctx) \
+                and string_use(node, ctx) == OTHER:
+            # an execution provider's name (onnxruntime's ``CUDAExecutionProvider``) wherever the code keeps it: a
+            # ``providers=[...]`` list, a table of providers per device, a variable; not a test of what is available
+            argument, row = "providers", switch_row("providers", node.value)
         if row is not None:
             self._report_switch(node, argument, repr(node.value), row, ctx)
 
@@ -626,7 +645,9 @@ class CustomCudaOperatorCall(Rule):
         (``nms_cuda.nms(...)``,
         ``_C.roi_align(...)``, the imports NPU221 reports, also when the ``except`` arm rebinds the name to None) or
         the module ``torch.utils.cpp_extension.load(sources=[... .cu])`` returned (``wkv = load(...)``;
-        ``wkv.forward(...)``) and, in ``npu-lint analyse``, calls to any operator the project's own
+        ``wkv.forward(...)``), also handed on by the file's code (``_get_ext().forward(x)`` where ``_get_ext``
+        returns the loaded module, ``self.ext.forward(x)`` where ``self.ext`` is only ever set to it) and, in
+        ``npu-lint analyse``, calls to any operator the project's own
         ``.cpp`` / ``.cu`` files export through ``PYBIND11_MODULE`` or ``TORCH_LIBRARY`` (the
         ``cuda_op_list.csv`` of the report).
     Why it matters on NPU:
@@ -661,13 +682,27 @@ class CustomCudaOperatorCall(Rule):
                  # a name given the extension module (``ext_c = exllamav2_ext``), built here or imported prebuilt
                  "from torch.utils.cpp_extension import load\ntry:\n    import fastops\nexcept ImportError:\n"
                  "    fastops = load(name='fastops', sources=srcs, extra_cuda_cflags=['-O3'])\next_c = fastops\n"
-                 "def remap(x, m):\n    return ext_c.tensor_remap(x, m)  # NPU223\n")
+                 "def remap(x, m):\n    return ext_c.tensor_remap(x, m)  # NPU223\n",
+                 # the module a function of the file returns, or a class keeps (extension_values.py)
+                 "from torch.utils.cpp_extension import load\n_ext = None\ndef _get_ext():\n    global _ext\n"
+                 "    if _ext is None:\n        _ext = load(name='fused', sources=['fused.cu'])\n    return _ext\n"
+                 "def fused(x):\n    return _get_ext().forward(x)  # NPU223\n",
+                 "from torch.utils.cpp_extension import load\ndef build(name):\n"
+                 "    return load(name=name, sources=[name + '.cu'])\nclass Knn:\n    def __init__(self):\n"
+                 "        self.ext = build('knn')\n    def __call__(self, x):\n        return self.ext.forward(x)  # NPU223\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
                      "from .ops.boxes import nms_rotated\nkeep = nms_rotated(boxes, scores, 0.5)\n",
                      "from .ops import nms\nkeep = nms(boxes, scores)\n",
                      "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\ny = m.forward(x)\n",
                      "import cuda_helpers\nx = cuda_helpers.to_device(x)\n",
-                     "import numpy as np\nops = np\ny = ops.sum(x)\n")
+                     "import numpy as np\nops = np\ny = ops.sum(x)\n",
+                     # a function or attribute that may hold something else, a C++-only build
+                     "from torch.utils.cpp_extension import load\ndef get(name, cuda):\n"
+                     "    if cuda:\n        return load(name=name, sources=[name + '.cu'])\n    return helpers\n"
+                     "y = get('knn', True).forward(x)\n",
+                     "from torch.utils.cpp_extension import load\nclass Knn:\n    def __init__(self, ext=None):\n"
+                     "        self.ext = load(name='k', sources=['k.cpp'])\n    def __call__(self, x):\n"
+                     "        return self.ext.forward(x)\n")
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
@@ -688,8 +723,11 @@ class CustomCudaOperatorCall(Rule):
                 ctx.report(node, self.message.format(name=name), name)
             return
         if not isinstance(func.value, ast.Name):
+            module = extension_receiver(func.value, ctx)   # ``_get_ext().forward(x)``, ``self.ext.forward(x)``
+            if module is not None:
+                ctx.report(node, self.message.format(name=short_source(func, 40)), f"{module}.{func.attr}")
             return
-        module = extension_module(func.value, ctx)
+        module = extension_module(func.value, ctx) or extension_receiver(func.value, ctx)
         if module is not None:
             ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")
         elif func.attr in ctx.custom_ops:   # an operator the project's C++/CUDA files export, on an imported module
