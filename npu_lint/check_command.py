@@ -153,7 +153,7 @@ class Checker:
                 self.internal(path, error, "skipped")
                 return [], source, notebook
             finally:
-                ctx.resolver.close()   # the model's scopes hold cycles: freed now
+                ctx.close()   # the model's scopes and the rules' facts hold cycles: freed now
         if notebook is not None:
             findings = [notebook.locate(f) for f in findings]
         return findings, source, notebook

@@ -71,6 +71,13 @@ class FileContext:
         self._code: str = ""
         self._family: str = ""
 
+    def close(self) -> None:
+        """Free the file's model once its findings are out: the model's scopes and the rules' per-file facts hold
+        reference cycles (some through this context: a fact that keeps ``ctx``), freed now by reference counts
+        instead of waiting for the collector's full pass (which scanned them first)."""
+        self.resolver.close()
+        self.scratch.clear()
+
     def per_node(self, key: str, node: ast.AST, build: Callable[[ast.AST], T]) -> T:
         """``build(node)``, computed once per file for each ``key`` and node: the index of a function or a loop
         that a rule asks at every call inside it (asked per call, a walk of the function each time is quadratic)."""

@@ -252,6 +252,7 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
     if not observers and not dispatch.wanted(source) and not (
             ctx is not None and ctx.project is not None and calls_project_wrapper(dispatch, ctx.project, source)):
         return []   # observers see every file; a file calling a project wrapper of a torch op is analysed
+    own = ctx is None   # a context made here is closed here: its model's cycles freed by reference counts
     ctx = ctx or FileContext(source, target or Target(default_release()))
     ctx.third_party = ctx.third_party or third_party
     if not ctx.uses_torch and ctx.project is not None and isinstance(tree, ast.Module):
@@ -261,7 +262,11 @@ def analyse_tree(tree: ast.AST, source: str, target: Optional[Target] = None,
         narrowed = dispatch   # the file calls a project function a rule follows (a wrapper of a torch op)
     from npu_lint.collector import walking
     with walking():
-        _walk(tree, ctx, narrowed, observers)
+        try:
+            _walk(tree, ctx, narrowed, observers)
+        finally:
+            if own:
+                ctx.close()
     ctx.drop_repeats()
     findings = ctx.findings
     if noqa and findings:

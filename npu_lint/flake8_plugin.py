@@ -120,7 +120,7 @@ class NpuLintChecker:
                     findings = analyse_tree(tree, source, target, codes, noqa=self.noqa, third_party=third_party,
                                             ctx=ctx)
                 finally:
-                    ctx.resolver.close()   # the model's scopes hold cycles: freed now, by reference counts
+                    ctx.close()   # the model's scopes and the rules' facts hold cycles: freed now, by reference counts
             _freeze_start_up()
         except Exception as error:   # isolation: one file's bug is one NPU000 line, never a flake8 traceback
             from npu_lint.isolation import internal_error

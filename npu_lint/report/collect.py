@@ -159,7 +159,7 @@ def _analyse_text(path: Path, source: str, target: Target, custom_ops: frozenset
         codes = frozenset(rule.code for rule in all_rules())
     findings = analyse_tree(tree, source, target, codes, noqa=True, ctx=ctx,
                             observers=[Inventory()] if listing else [])
-    ctx.resolver.close()   # the model's scopes hold cycles: freed now, even when the collector is frozen
+    ctx.close()   # the model's scopes and the rules' facts hold cycles: freed now, even when the collector is frozen
     inventory = [(node.lineno, getattr(node, "end_lineno", None) or node.lineno, api, status)
                  for node, api, status in ctx.collected]
     if notebook is not None:   # positions in the .ipynb file (findings also keep their cell and cell line)
