@@ -168,10 +168,40 @@ def _data_names(resolver: "Resolver", target: ast.AST, source: ast.AST, scope: S
         if iterated is None:
             continue
         origin, rest = iterated
-        if isinstance(origin, ast.Call) and isinstance(origin.func, ast.Attribute) and origin.func.attr == "tolist" \
-                and not origin.args and len(rest) <= 1:
+        origin = _read_back(resolver, origin, scope)
+        if origin is not None and len(rest) <= 1:
             found[name] = origin
     return found
+
+
+def _tolist(node: object) -> bool:
+    """``t.tolist()`` or ``t.item()``: a tensor's values read back to the host."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _DATA_READS \
+        and not node.args and not node.keywords
+
+
+def _read_back(resolver: "Resolver", node: ast.AST, scope: Scope) -> Optional[ast.Call]:
+    """The ``t.tolist()`` call ``node`` is: the call itself, a name every reaching binding of which is one
+    (``scores = self.topk_scores.tolist()``), or a field of the class every store of which in the file is one
+    (``self.is_finished_list = topk_ids.eq(self.eos).tolist()`` in another method; session 26)."""
+    if _tolist(node):
+        return node   # type: ignore[return-value]
+    bindings = None
+    if isinstance(node, ast.Name):
+        bindings = resolver.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+    elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        method: Optional[Scope] = scope
+        while method is not None and method.self_name is None and method.kind not in ("class", "module"):
+            method = method.parent
+        if method is not None and method.cls is not None and node.value.id == method.self_name:
+            bindings = method.cls.attrs.get(node.attr)
+    if not bindings or any(b.tag != VALUE or b.path or not _tolist(b.value) for b in bindings):
+        return None
+    return bindings[0].value   # type: ignore[return-value]
+
+
+# Python's own functions in a test: what they answer is no value read from a tensor by themselves.
+_BUILTIN_TESTS = frozenset({"isinstance", "hasattr", "callable", "len", "getattr", "issubclass", "type", "id"})
 
 
 def _target_names(target: ast.AST, path: tuple[int, ...]) -> Iterator[tuple[str, tuple[int, ...]]]:
@@ -192,21 +222,38 @@ def _data_test(resolver: "Resolver", test: ast.AST, scope: Scope,
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         return _data_test(resolver, test.operand, scope, data)
     if isinstance(test, ast.Compare):
+        if len(test.ops) == 1 and isinstance(test.ops[0], (ast.In, ast.NotIn)):
+            # ``i not in kept`` with ``i = idx[k].item()``: membership of a value read back (session 26)
+            return _data_value(resolver, test.left, scope, data)
         if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in test.ops):
             return None
         return next((found for found in (_data_value(resolver, o, scope, data) for o in (test.left, *test.comparators))
                      if found), None)
-    return _data_value(resolver, test, scope, data)
+    found = _data_value(resolver, test, scope, data)
+    if found is None and isinstance(test, ast.Call) and not (
+            isinstance(test.func, ast.Name) and test.func.id in _BUILTIN_TESTS):
+        # ``self.beams_non_finished(i, scores_list, predictions)``: a test computed from values read back from
+        # tensors, or from tensors, handed to a function (session 26)
+        found = next((f for f in (_data_value(resolver, a, scope, data) for a in test.args) if f), None)
+    return found
 
 
 def _data_value(resolver: "Resolver", node: ast.AST, scope: Scope,
                 data: dict[str, ast.AST]) -> Optional[tuple[ast.AST, tuple[ast.AST, ...]]]:
     """A value read from a tensor on the host: an element of ``t.tolist()``, ``x.item()``, arithmetic of one,
     ``float(x)``, or a value the model says is a tensor (a Python test of it is a sync)."""
-    if isinstance(node, ast.Name) and node.id in data:
-        receiver = data[node.id].func.value
+    read = data.get(node.id) if isinstance(node, ast.Name) else None
+    if read is None and isinstance(node, ast.Subscript):   # ``fin[0]`` of a row of ``t.tolist()``
+        root = node.value
+        while isinstance(root, ast.Subscript):
+            root = root.value
+        read = data.get(root.id) if isinstance(root, ast.Name) else None
+    if read is None and isinstance(node, ast.Name):
+        read = _read_back(resolver, node, scope)   # ``scores = t.tolist()`` handed to a test (session 26)
+    if read is not None:
+        receiver = read.func.value
         kind = resolver.kind_of_at(receiver, scope)
-        return (data[node.id], ()) if kind in K.TENSORS else (data[node.id], (receiver,)) if kind is None else None
+        return (read, ()) if kind in K.TENSORS else (read, (receiver,)) if kind is None else None
     if isinstance(node, ast.BinOp):
         return _data_value(resolver, node.left, scope, data) or _data_value(resolver, node.right, scope, data)
     if isinstance(node, ast.UnaryOp):
@@ -235,3 +282,30 @@ def _of_a_tensor(resolver: "Resolver", node: ast.AST, scope: Scope) -> bool:
         return isinstance(node.func, ast.Attribute) and resolver.kind_of_at(node.func.value, scope) in K.TENSORS
     binding = resolver.binding(node, scope) if isinstance(node, ast.Name) else None
     return binding is not None and binding.tag == LOOP
+
+
+# Session 26 (dataops26): NPU401's examples of the host nonzero's new evidence, beside its code.
+SESSION26_FIRE = (
+    # a tensor made of the positions kept by values read back through a name (NPU403's example before session 26:
+    # now a host nonzero, NPU401's one finding)
+    "import torch\ndef shrink(fin: torch.Tensor, seqs: torch.Tensor):\n    rows = fin.tolist()\n"
+    "    left = [i for i, f in enumerate(rows) if not f[0]]\n"
+    "    return seqs.index_select(0, torch.tensor(left))\n",
+    # the test a method of the class given a list read back from a tensor (OpenNMT's beam search)
+    "import torch\nclass Beam:\n    def update(self, preds):\n        lst = self.topk_scores.tolist()\n"
+    "        nf = [i for i in range(len(lst)) if self.ok(i, lst, preds)]\n        return torch.tensor(nf)\n",
+    # a field every store of which in the class is read back from a tensor, walked in another method
+    "import torch\nclass Greedy:\n    def advance(self, ids):\n        self.finished = ids.eq(self.eos).tolist()\n"
+    "    def update(self, x):\n        nf = [b for b, fin in enumerate(self.finished) if not fin[0]]\n"
+    "        return x[torch.tensor(nf, device=x.device)]\n",
+)
+SESSION26_SILENT = (
+    # the test a method given Python values only (names): no tensor read
+    "import torch\nclass Beam:\n    def update(self, names):\n"
+    "        nf = [i for i in range(len(names)) if self.ok(i, names)]\n        return torch.tensor(nf)\n",
+    # a field also set from configuration: not only a read-back
+    "import torch\nclass Greedy:\n    def __init__(self, n):\n        self.finished = [[False]] * n\n"
+    "    def advance(self, ids):\n        self.finished = ids.eq(self.eos).tolist()\n"
+    "    def update(self, x):\n        nf = [b for b, fin in enumerate(self.finished) if not fin[0]]\n"
+    "        return torch.tensor(nf)\n",
+)

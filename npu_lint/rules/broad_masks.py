@@ -26,6 +26,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.index_forms import passed_argument
 from npu_lint.analysis.kinds import TENSORS
 from npu_lint.analysis.nodes import walk
@@ -40,7 +41,7 @@ MASK_WORD, POSITIONS, VALUES = "mask", "positions", "values"
 _SELF = "self"   # a name met again while its own assignments are read (``seeds = seeds[order]``): neutral
 _BOOL_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "logical_and",
                          "logical_or", "logical_not", "logical_xor", "bool", "eq", "ne", "gt", "ge", "lt", "le",
-                         "bernoulli"})
+                         "bernoulli", "less", "greater", "less_equal", "greater_equal", "not_equal"})
 _POSITION_CALLS = frozenset({"nonzero", "argwhere", "flatnonzero"})
 # The distinct values of a tensor: as an index, as many rows as values found (session 23).
 _VALUE_CALLS = frozenset({"unique", "unique_consecutive"})
@@ -59,7 +60,15 @@ _JOINING = frozenset({"cat", "concat", "concatenate", "stack", "hstack", "vstack
 _GENERICS = frozenset({"tuple", "list", "dict", "set", "frozenset", "type"})
 # The node types ``_assignments`` reads (exact types: the grammar has no subclasses of them).
 _BINDING_TYPES = frozenset({ast.Assign, ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor, ast.comprehension,
-                            ast.With, ast.AsyncWith, ast.NamedExpr})
+                            ast.With, ast.AsyncWith, ast.NamedExpr, ast.Expr})
+
+
+def _enumerated(loop: ast.AST) -> bool:
+    """``for k, item in enumerate(items)``."""
+    target, source = loop.target, loop.iter
+    return isinstance(target, ast.Tuple) and len(target.elts) == 2 and all(isinstance(e, ast.Name) for e in target.elts) \
+        and type(source) is ast.Call and type(source.func) is ast.Name and source.func.id == "enumerate" \
+        and len(source.args) == 1
 
 
 def constructed_index(node: ast.AST, ctx: FileContext, depth: int = 0) -> Optional[str]:
@@ -89,7 +98,45 @@ def constructed_index(node: ast.AST, ctx: FileContext, depth: int = 0) -> Option
         return _local(node, ctx, depth)
     if isinstance(node, ast.Attribute):
         return _field(node, ctx, depth)
+    if isinstance(node, _Each):
+        return _each(node.iterable, ctx, depth)
     return None
+
+
+class _Each(ast.expr):
+    """An element of ``iterable`` (a ``for`` loop's target, in the tables of assignments): ``for idx in idxs``."""
+    _fields = ("iterable",)
+
+
+def _each(iterable: ast.AST, ctx: FileContext, depth: int) -> Optional[str]:
+    """What each element of a Python list is as an index (session 26, dataops26): a comprehension's element
+    (``[torch.nonzero(t == c).flatten() for c in ids]``), or every item a local list is built from (a comprehension,
+    ``append``ed items, a literal of them). A tensor iterated (``for i in torch.nonzero(m)``: one position each) or
+    any other iterable is nothing."""
+    if isinstance(iterable, (ast.ListComp, ast.GeneratorExp)) and len(iterable.generators) == 1:
+        verdict = constructed_index(iterable.elt, ctx, depth + 1)
+        return verdict if verdict in (POSITIONS, MASK_WORD) else None
+    if isinstance(iterable, (ast.List, ast.Tuple)) and iterable.elts and len(iterable.elts) > 1:
+        return None   # a literal display: a fixed count of names, each looked at where it is indexed
+    if not isinstance(iterable, ast.Name):
+        return None
+    function = ctx.enclosing_any(iterable, FUNCTION_TYPES)
+    if function is None or iterable.id in _parameters(function):
+        return None
+    table = _assignments(function, ctx)
+    values = table.get(iterable.id)
+    if not values or len(values) != 1 or values[0] is None:
+        return None
+    value = values[0]
+    if isinstance(value, ast.List) and not value.elts:   # ``idxs = []`` then ``idxs.append(torch.nonzero(m))``
+        items = table.get(_APPENDED + iterable.id)
+        return _agree(list(items), ctx, depth) if items else None
+    if isinstance(value, (ast.ListComp, ast.GeneratorExp)):
+        return _each(value, ctx, depth + 1)
+    return None
+
+
+_APPENDED = "append:"   # the table's key of the items appended to a local list (``xs.append(v)``)
 
 
 def _integer(index: ast.AST) -> bool:
@@ -171,6 +218,41 @@ def _is_bool_dtype(node: ast.AST) -> bool:
     return isinstance(node, ast.Constant) and node.value in ("bool", "?")
 
 
+def _some(values: list, ctx: FileContext, depth: int) -> Optional[str]:
+    """A local of a function: what every assignment makes (:func:`_agree`), or a mask when ANY of its assignments
+    in the function makes one (session 26, dataops26): on that path the selection's size is the data's, whatever
+    the others bind (``mask = kwargs.get("mask")`` in one arm, ``mask = lens > arange`` in the other; a parameter
+    rebound to a comparison where the caller passes none). Positions (values) in one arm count when no other arm
+    is made by torch's own operators (gsplat's ``sampled_idxs = alive_indices[sampled_idxs]`` after a helper's draw;
+    not nerfstudio's ``indices = nonzero_indices[chosen]`` beside ``torch.floor(torch.rand(...)).long()``)."""
+    agreed = _agree(values, ctx, depth)
+    if agreed is not None:
+        return agreed
+    seen = set()
+    for value in values:
+        verdict = constructed_index(value, ctx, depth + 1) if value is not None else None
+        if verdict in (MASK_WORD, POSITIONS, VALUES):
+            seen.add(verdict)
+    if MASK_WORD in seen:
+        return MASK_WORD
+    if seen and not any(_torch_made(value, ctx) for value in values):
+        return POSITIONS if POSITIONS in seen else VALUES
+    return None
+
+
+def _torch_made(value: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``value`` is made by one of torch's own operators (a cast or move of one too): ``torch.floor(torch.rand(n, 3) *
+    hw).long()``, random positions of a count the call gives. Beside positions in another arm, the count is the
+    code's own (nerfstudio's pixel sampler: k positions chosen among a nonzero's, or k drawn at random)."""
+    while isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _KEEPING \
+            and not (ctx.resolver.qualname(value.func) or "").startswith("torch."):
+        value = value.func.value
+    if not isinstance(value, ast.Call):
+        return False
+    name = ctx.resolver.qualname(value.func) or ""
+    return name.startswith("torch.") and _call(value, ctx, 0) is None
+
+
 def _agree(values: list, ctx: FileContext, depth: int) -> Optional[str]:
     """What every assigned value is (None when one is not a mask or positions, or there is none)."""
     if not values:
@@ -230,8 +312,18 @@ def _assignments(root: ast.AST, ctx: FileContext) -> dict:
         elif isinstance(node, ast.AugAssign):
             if not isinstance(node.op, _KEEPING_AUG):
                 add(node.target, None)
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name):
+            add(node.target, _Each(iterable=node.iter))   # an element of what it walks (session 26)
+        elif isinstance(node, (ast.For, ast.AsyncFor)) and _enumerated(node):
+            add(node.target.elts[0], None)
+            add(node.target.elts[1], _Each(iterable=node.iter.args[0]))   # ``for k, idx in enumerate(idxs)``
         elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             add(node.target, None)
+        elif isinstance(node, ast.Expr):
+            call = node.value
+            if type(call) is ast.Call and type(call.func) is ast.Attribute and call.func.attr == "append" \
+                    and type(call.func.value) is ast.Name and len(call.args) == 1 and not call.keywords:
+                found.setdefault(_APPENDED + call.func.value.id, []).append(call.args[0])
         elif isinstance(node, (ast.With, ast.AsyncWith)):
             for item in node.items:
                 if item.optional_vars is not None:
@@ -275,15 +367,27 @@ def _local(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
 def _lookup(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
     function = ctx.enclosing_any(node, FUNCTION_TYPES)   # (a call's argument: the walk may not have reached it)
     while function is not None:
-        if node.id in _parameters(function):
-            return _passed(function, node.id, ctx, depth)   # a parameter: what every call of the file passes
         values = _assignments(function, ctx).get(node.id)
+        if node.id in _parameters(function):
+            passed = _passed(function, node.id, ctx, depth)   # a parameter: what every call of the file passes
+            return passed if passed is not None or not values else _some(values, ctx, depth)
         if values:
-            return _agree(values, ctx, depth)
+            found = _some(values, ctx, depth)
+            if found is None and len(values) == 1 and isinstance(values[0], (ast.List, ast.ListComp)) \
+                    and _host_chosen(node, function, ctx):
+                return POSITIONS   # ``keep = []`` then ``keep.append(k)`` under ``if x[k].item() > t`` (session 26)
+            return found
         function = ctx.enclosing_any(function, FUNCTION_TYPES)
     root = _module(ctx)
     values = _assignments(root, ctx).get(node.id) if root is not None else None
     return _agree(values or [], ctx, depth)
+
+
+def _host_chosen(node: ast.Name, function: ast.AST, ctx: FileContext) -> bool:
+    """``node`` lists positions a Python loop chose by tensor values (the model's host nonzero)."""
+    scopes = ctx.resolver.scopes
+    scope = scopes.scope_of(function) if scopes is not None else None
+    return scope is not None and host_selection(ctx.resolver, node, scope) is not None
 
 
 def _module(ctx: FileContext) -> Optional[ast.AST]:
@@ -403,3 +507,33 @@ def positions_taken(node: ast.Call, ctx: FileContext) -> Optional[tuple]:
             or is_host_array(value, ctx, value) or ctx.resolver.configured(index):
         return None
     return value, index
+
+
+# Session 26 (dataops26): NPU402's examples of the broad path's new links, beside their code.
+SESSION26_FIRE = (
+    # an element of a list of positions, walked by a loop: one class's rows per item (boxmot's AdaSP loss)
+    "import torch\ndef loss(s, t):\n    ids = torch.unique(t)\n"
+    "    per_class = [torch.nonzero(t == c).flatten() for c in ids]\n    out = []\n"
+    "    for rows in per_class:\n        out.append(s[rows].sum())\n    return out\n",
+    "import torch\ndef pick(x, m):\n    idxs = []\n    for c in range(3):\n        idxs.append(torch.nonzero(m == c).flatten())\n"
+    "    for k, ix in enumerate(idxs):\n        x = x + x[ix].sum()\n    return x\n",
+    # a mask in one arm, an entry of the caller's keywords in the other: on the first path the size is the data's
+    "import torch\ndef loss(l, lens=None, **kw):\n    if lens is not None:\n"
+    "        mask = torch.less(torch.arange(l.shape[1]), lens[:, None])\n    else:\n        mask = kw.get('mask')\n"
+    "    return l[mask]\n",
+    # positions a Python loop chose by values read back (membership of an item), indexing a dict's tensor
+    "import torch\nfrom typing import Dict\ndef keep(inputs: Dict[str, torch.Tensor], key):\n"
+    "    slab = inputs[key].tolist()\n    kept = []\n    for k in range(inputs['i'].shape[0]):\n"
+    "        i = inputs['i'][k].item()\n        if i not in slab:\n            kept.append(k)\n"
+    "    return inputs['i'][kept]\n",
+)
+SESSION26_SILENT = (
+    # the rows of a tensor of positions walked one by one: one position each, a fixed shape
+    "import torch\ndef each(x, m):\n    for i in torch.nonzero(m):\n        x = x + x[i]\n    return x\n",
+    # positions a loop chose by Python values (names)
+    "import torch\ndef g(x, names):\n    kept = []\n    for k in range(len(names)):\n"
+    "        if names[k] in ('a', 'b'):\n            kept.append(k)\n    return x[kept]\n",
+    # a list of index tensors the code fixes (aranges), walked
+    "import torch\ndef blocks(x, n):\n    parts = [torch.arange(i, i + 4) for i in range(0, n, 4)]\n"
+    "    for p in parts:\n        x = x + x[p].sum()\n    return x\n",
+)

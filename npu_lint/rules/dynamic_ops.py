@@ -9,11 +9,11 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.host_indices import host_selection
+from npu_lint.analysis.host_indices import SESSION26_FIRE as HOST_NONZERO_FIRE, SESSION26_SILENT as HOST_NONZERO_SILENT, host_selection
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import walk
-from npu_lint.analysis.setup_time import converts_inputs, runs_at_setup
-from npu_lint.analysis.kinds import BATCH, MASK, TENSOR, TENSOR_ONLY_MASK_METHODS
+from npu_lint.analysis.setup_time import converts_inputs, runs_at_setup, runs_per_sample
+from npu_lint.analysis.kinds import BATCH, MASK, TENSOR, TENSORS, TENSOR_ONLY_MASK_METHODS
 from npu_lint.context import FileContext
 from npu_lint.project.facts import ONE_ARGUMENT
 from npu_lint.host_arrays import host_array_evidence, is_host_array
@@ -26,8 +26,9 @@ from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dyn
 from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, mask_helper_site,
                                        reads_through_mask, rows_written, tensor_evidence, type_name, updated_in_place)
 from npu_lint.rules.branch_arms import for_message
-from npu_lint.rules.broad_masks import MASK_WORD, POSITIONS, VALUES, constructed_index, not_a_tensor, positions_taken
-from npu_lint.rules.host_work import host_work
+from npu_lint.rules.broad_masks import (MASK_WORD, POSITIONS, SESSION26_FIRE, SESSION26_SILENT, VALUES, constructed_index,
+                                       not_a_tensor, positions_taken)
+from npu_lint.rules.host_work import host_helper_work, host_work
 from npu_lint.rules.library_instances import library_module_call
 from npu_lint.rules.mask_values import mask_position
 from npu_lint.rules.nms_calls import nms_call
@@ -40,9 +41,9 @@ FAMILY = "dynamic-shape"
 _BUILDERS = frozenset({"torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.IntTensor", "torch.asarray"})
 
 
-# Host work that NPU401 and NPU402 leave alone: a collate function's batch building, in the loader's workers (the
-# joined batch is NPU409's), and a dataset's per-sample work (its items are batched by the loader's collate).
-_HOST_WORK = (
+# Per-sample work NPU401 and NPU402 report since session 26 (dataops26; before, left alone as host work): a collate
+# function's batch building and a dataset's ``__getitem__``: reviewers mark the data-dependent op there.
+_SAMPLE_WORK = (
     "import torch\nfrom torch.utils.data import DataLoader\ndef collate(batch):\n"
     "    w = torch.tensor([b[1] for b in batch])\n    n = torch.tensor([len(b[0]) for b in batch])\n"
     "    keep = torch.cat([b[0] for b in batch])\n"
@@ -51,6 +52,15 @@ _HOST_WORK = (
     "import torch\nfrom torch.utils.data import Dataset\nclass Masked(Dataset):\n"
     "    def __getitem__(self, i):\n        x = torch.randn(10)\n        keep = torch.nonzero(x > 0)\n"
     "        return x[x > 0], keep\n",
+)
+# Host work NPU401 and NPU402 still leave alone: a dataset's other methods (a split of the data set run once, a
+# helper of ``__getitem__``), a collator class's methods.
+_HOST_WORK = (
+    "import torch\nfrom torch.utils.data import Dataset\nclass KG(Dataset):\n    def __getitem__(self, i):\n"
+    "        return self.h[i]\n    def split(self, share):\n        keep = torch.nonzero(self.mask > share)\n"
+    "        return self.h[self.mask > share], keep\n",
+    "import torch\nfrom torch.utils.data import Dataset\nclass Masked(Dataset):\n    def __getitem__(self, i):\n"
+    "        return self._hide(self.x[i])\n    def _hide(self, x):\n        return x[x > 0], torch.nonzero(x > 0)\n",
 )
 
 
@@ -112,7 +122,7 @@ class DataDependentShapeOp(Rule):
     What it does:
         Flags ``nonzero``, ``argwhere``, one-argument ``torch.where``, ``masked_select``, ``unique`` and
         ``unique_consecutive``, ``repeat_interleave`` with tensor repeats and no ``output_size``, ``bincount``,
-        ``F.one_hot`` without ``num_classes``, ``linalg.lstsq`` (not its ``.solution`` alone), ``pack_padded_sequence`` and
+        ``F.one_hot`` without ``num_classes`` (or with a name bound to ``-1`` on some path), ``linalg.lstsq`` (not its ``.solution`` alone), ``pack_padded_sequence`` and
         torchvision's ``nms`` / ``batched_nms``: the operators torch tags ``dynamic_output_shape`` or whose
         NPU kernels size their output after running (``rule_tables/dynamic_shape.tsv``, which also lists the
         same kinds of op in common libraries: mmcv's 2D and 3D NMS, torch_scatter's and PyG's ``scatter`` without
@@ -130,18 +140,22 @@ class DataDependentShapeOp(Rule):
         matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors. Also a
         nonzero computed on the host: ``torch.tensor(keep)`` (``as_tensor``, ``LongTensor``, ``new_tensor``)
         of a list of loop positions chosen by tensor values (``[i for i, f in enumerate(flags.tolist()) if
-        not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``), and the calls of the file's
+        not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``; since session 26 also a test that hands
+        values read back or tensors to a function, ``if self.beams_non_finished(i, scores_list, preds)``, a
+        membership of a value read back, ``if i not in slab``, and a list read back through a name or a field of
+        the class every store of which is ``.tolist()``), and the calls of the file's
         helpers (not when the op runs only under ``if flag:`` of a parameter defaulting to ``False`` that the
         call leaves off) reached through ``functools.partial`` or an alias (``self.pick = self._positives``).
         Not CTC loss (the vendor lists it for its inputs' data-dependent lengths, but its output, a loss per batch
         or per sample, has a fixed shape: the varying target lengths are reported where they are made, the
         batch-max padding or the concatenation of the targets). Not when the op reads only tensors the code fixes (a list of constants put in a tensor, a tensor of
         shapes: the semantic model's ``configured``), whose output size is the same every batch.
-        Nor in the methods of a dataset class that names no device (``__getitem__`` and the helpers it calls, static
-        ones too): per-sample work on the host, in the loader's workers; the batch its collate builds is what
-        reaches the device (NPU405, NPU409). Nor in a collate function (passed as ``collate_fn=`` in the file or,
-        by the project index, in another module; or a helper it hands the samples to) that names no device: its
-        batch building runs on the host too (``torch.repeat_interleave(weights, atoms_per_molecule)``).
+        Nor in the other methods of a dataset class that names no device (the helpers ``__getitem__`` calls, static
+        ones too, a split of the data set), nor at their calls in ``__getitem__``: per-sample work on the host, in
+        the loader's workers. Since session 26 an op in ``__getitem__`` itself and in a collate function (passed as
+        ``collate_fn=`` in the file or, by the project index, in another module; or a helper it hands the samples
+        to: ``torch.repeat_interleave(weights, atoms_per_molecule)``) is reported: reviewers mark it, a new shape per
+        sample or batch.
     Why it matters on NPU:
         The NPU kernel must synchronise with the host to learn how big its output is, and every new output
         size means new shapes downstream: on Ascend each new shape compiles the operators again, so a
@@ -166,7 +180,7 @@ class DataDependentShapeOp(Rule):
                 "Scatter", "Vad", "vad", "region_grow")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = (
-                 *_DEVICE_WORK,
+                 *_DEVICE_WORK, *_SAMPLE_WORK,
                  "import torch\npos = torch.nonzero(labels > 0)\n",
                  # a graph library's scatter without dim_size: its output has index.max() + 1 rows
                  "import torch\nfrom torch_scatter import scatter\nout = scatter(x, batch, dim=0, reduce='mean')\n",
@@ -356,10 +370,21 @@ class DataDependentShapeOp(Rule):
                   "    grid = torch.zeros(h, w, dtype=torch.bool)\n    grid[top:top + 2, :] = True\n"
                   "    return grid.flatten().nonzero().flatten()[:n]\n")
 
+    must_fire += (*HOST_NONZERO_FIRE,   # session 26 (dataops26): a test handed read-back values; num_classes=-1
+                  "import torch\nimport torch.nn.functional as F\ndef f(t, num_classes=None):\n"
+                  "    if num_classes is None:\n        num_classes = -1\n    return F.one_hot(t, num_classes=num_classes)\n")
+    must_not_fire += (*HOST_NONZERO_SILENT,
+                      "import torch\nimport torch.nn.functional as F\ndef f(t, num_classes=5):\n"
+                      "    return F.one_hot(t, num_classes=num_classes)\n")
+
     def check(self, node: object, ctx: FileContext) -> None:
-        if host_work(node.node if isinstance(node, ApiRef) else node, ctx):
+        if host_helper_work(node.node if isinstance(node, ApiRef) else node, ctx):
             return   # a dataset's per-sample work, a collate function's batch building: on the host
         if isinstance(node, ast.Call) and helper_of_file(node, ctx) is not None:
+            definition = helper_of_file(node, ctx)
+            if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and definition.name != "__getitem__" \
+                    and host_work(node, ctx) and runs_per_sample(definition, ctx.resolver):
+                return   # ``self._hide(x)`` in ``__getitem__``: the helper's host work, silent in it and at its calls
             self._wrapper_call(node, ctx)
             return
         if isinstance(node, ApiRef) and ctx.project is not None and not rooted(node.qualname, ("torch",)):
@@ -499,8 +524,8 @@ class BooleanMaskIndexing(Rule):
         row drops one element, the semantic model's ``configured``), a helper's selection by an optional mask
         its call leaves out (``m[..., mask] if mask is not None else m``), literal tuples indexed by a condition and generic types
         (``Annotated[...]``: a capitalised name no enclosing function binds) and the per-sample work of a
-        dataset class that names no device (``__getitem__`` and its helpers, run on the host) and of a collate
-        function that names none are left alone; a parameter or local
+        dataset class that names no device (the helpers of ``__getitem__``, not ``__getitem__`` itself since
+        session 26, nor a collate function) are left alone; a parameter or local
         named ``A`` or ``X`` is a matrix (``A[rows]``).
         Mask assignment of one fill value (``x[mask] = 0``) is NPU303's advice (``masked_fill_``); it is also
         reported here, with a message of its own, when the index is a mask by kind and the receiver a device tensor
@@ -540,6 +565,12 @@ class BooleanMaskIndexing(Rule):
         EVERY store of that field name in the project is a mask by construction (or the field itself again,
         ``x.m = x.m.to(d)``) and at most one class stores it: an inference from the project's stores, never
         from the name; one store of another kind, or two classes storing it, leaves it unknown.
+        Session 26 (dataops26): an element of a list of positions or masks walked by a ``for`` loop (``for rows in
+        per_class`` of ``per_class = [torch.nonzero(t == c).flatten() for c in ids]``, or items ``append``ed), a local
+        of which ANY assignment in its function is a mask (``mask = kw.get("mask")`` in one arm, ``mask =
+        torch.less(a, lens)`` in the other: on that path the size is the data's), positions a Python loop chose by
+        values read back (``kept.append(k)`` under ``if i not in slab`` with ``i = t[k].item()``) and the entry of a
+        dict of tensors (``inputs["idx_i"][kept]``) count too.
         A selection whose value spans several lines is reported at the mask (``(a * b).sum(`` on one line,
         ``1)[valid]`` on the next: the line and column of ``valid``), where a reader looks for it; ``x[`` then the
         mask on the next line is reported at ``x``.
@@ -563,7 +594,7 @@ class BooleanMaskIndexing(Rule):
     triggers = ("[", "index_select", ".take(")
     message = "{value}[{index}] selects by a boolean mask: a data-dependent shape and a device sync on NPU; keep the mask dense (torch.where / masked_fill / multiply by the mask)"
     must_fire = (
-                 *_DEVICE_WORK,
+                 *_DEVICE_WORK, *_SAMPLE_WORK,
                  "import torch\nx = torch.randn(8)\npos = x[x > 0]\n",
                  # a closure reads positions its enclosing function found (gsplat-style densification helpers)
                  "import torch\ndef split(mask, update):\n    sel = torch.where(mask)[0]\n"
@@ -1056,6 +1087,9 @@ class BooleanMaskIndexing(Rule):
                   "    for i in range(conf.shape[0] - 1):\n        union[i] = torch.logical_or(ignore[i], ignore[i + 1])\n"
                   "    loss[union] = 0.0\n    return loss\n")
 
+    must_fire += SESSION26_FIRE        # session 26 (dataops26): loop elements, a mask on one path, host-chosen lists
+    must_not_fire += SESSION26_SILENT
+
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
             return
@@ -1063,7 +1097,7 @@ class BooleanMaskIndexing(Rule):
                 isinstance(index, (ast.Slice, ast.Constant))
                 for index in (node.slice.elts if isinstance(node.slice, ast.Tuple) else (node.slice,))):
             return   # ``x[0]``, ``x[:, 1:]``, ``x[..., None]``: no index that can be a mask
-        if host_work(node, ctx):
+        if host_helper_work(node, ctx):
             return   # (a dataset's per-sample work, a collate function's batch building: on the host)
         if isinstance(node, ast.Subscript) and for_message(ctx.statement_of(node), ctx):
             return   # ``missing = y[~found].cpu().numpy()`` read out for a log line only
@@ -1157,7 +1191,10 @@ class BooleanMaskIndexing(Rule):
             if isinstance(index, (ast.Slice, ast.Constant)):
                 continue
             what = constructed_index(index, ctx)
-            if what is None or not_a_tensor(written, index, node, ctx):
+            # the value indexed, when the model knows it a tensor (``inputs["idx"][keep]`` of a dict of tensors, an
+            # item of a list of tensors: session 26), else the name it is read from
+            value = node.value if node.value is not written and ctx.resolver.kind_of(node.value) in TENSORS else written
+            if what is None or not_a_tensor(value, index, node, ctx):
                 continue
             write = not isinstance(node.ctx, ast.Load)
             varies = ("the count of positions a nonzero / where found" if what == POSITIONS

@@ -18,6 +18,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
+from npu_lint.rules.sample_items import SESSION26_FIRE as COUNTED_FIRE, SESSION26_SILENT as COUNTED_SILENT
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
 from npu_lint.rules.stopped_items import stopped_items
 from npu_lint.rules.repeated_items import repeated_items
@@ -85,7 +86,9 @@ class PerSampleConcat(Rule):
         a tensor of equal lengths; a Python list of per-level counts is no such evidence), or whose row counts the
         loop that builds the list records in a list made a tensor of (``count += len(d["pos"])``;
         ``offset.append(count)``; ``torch.IntTensor(offset)``, or per-row tags ``batch += [i] * len(d["pos"])``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
-        ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data: its loop walks
+        ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data (since session 26
+        also through a name bound to an unfiltered comprehension over such a result, ``for rows in per_class`` of
+        ``per_class = [torch.nonzero(t == c) for c in t.unique()]``): its loop walks
         the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``; also through
         names, rows gathered by its indices and the file's helpers: ``for k in range(len(y))`` of ``y, ey, x, ex =
         pad(boxes[keep])``, one crop per box NMS kept), so the number of items varies (per-label prototypes,
@@ -755,6 +758,8 @@ class PerSampleConcat(Rule):
     )
     must_fire += _REJUDGED
     must_not_fire = tuple(filter(lambda e, moved=_REJUDGED: e not in moved, must_not_fire))
+    must_fire += COUNTED_FIRE            # session 26 (dataops26): one item per element of a comprehension over unique
+    must_not_fire += COUNTED_SILENT
     # the inverted path (inverted_joins.py): the join is the trigger; silent where the shape is proven static
     must_fire += (
         "import torch\nfrom torch.nn.utils.rnn import pad_sequence\ndef batch(log_probs, masks):\n"

@@ -69,8 +69,8 @@ def condition_holds(condition: str, call: ast.Call, ctx: FileContext, method: bo
         return len(call.args) == 1 and not call.keywords
     if condition == "no_num_classes":
         classes = call.args[1] if len(call.args) > 1 else _keyword(call, "num_classes")
-        return classes is None or (isinstance(classes, ast.UnaryOp) and isinstance(classes.operand, ast.Constant)
-                                   and classes.operand.value == 1)
+        return classes is None or _minus_one(classes) or (isinstance(classes, ast.Name) and any(
+            _minus_one(b.value) for b in _reaching(classes, ctx)))   # ``num_classes = -1`` in one arm (session 26)
     if condition == "no_dim_size":   # ``scatter(src, index, 0)``: sized by ``index.max() + 1`` (no out, no dim_size)
         return len(call.args) <= 3 and _keyword(call, "dim_size") is None and _keyword(call, "out") is None
     if condition == "no_minlength":   # ``torch.bincount(x)``: as many bins as ``x.max() + 1`` (session 24)
@@ -104,6 +104,20 @@ def _holds_in(condition: str, call: ast.Call, scope, ctx: FileContext) -> bool:
     if condition in ("one_argument", "no_num_classes", "no_dim_size", "no_minlength"):
         return condition_holds(condition, call, ctx, method=False)
     return condition == "always"
+
+
+def _minus_one(value: object) -> bool:
+    """``-1``: one_hot's "as many classes as the largest label + 1"."""
+    return isinstance(value, ast.UnaryOp) and isinstance(value.op, ast.USub) and isinstance(value.operand, ast.Constant) \
+        and value.operand.value == 1
+
+
+def _reaching(name: ast.Name, ctx: FileContext) -> list:
+    """The bindings of ``name`` that may reach it (none without a model)."""
+    resolver = ctx.resolver
+    if resolver.scopes is None or resolver.current is None:
+        return []
+    return resolver.scopes.lookup_reaching(name.id, resolver.current, (name.lineno, name.col_offset))
 
 
 def helper_of_file(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:

@@ -110,3 +110,23 @@ def _host_work(found: list, ctx: FileContext) -> bool:
     if id(outer) not in memo:
         memo[id(outer)] = names_device(outer)
     return not memo[id(outer)]
+
+
+def host_helper_work(node: ast.AST, ctx: FileContext) -> bool:
+    """:func:`host_work` except a dataset's ``__getitem__`` itself and a collate function (session 26, dataops26):
+    what NPU401 / NPU402 leave alone. Reviewers mark a data-dependent op in ``__getitem__`` (pytorch-forecasting's
+    ``repeat_interleave`` of the time gaps and the mask writes after it) and in a collate function (schnetpack's
+    ``repeat_interleave(idx, n_atoms)``): each new sample compiles again where the loader's work runs on the
+    device's host graph. A dataset's other methods (a split, ``kg.split_kg``; a masking helper) and a collator
+    class's methods stay host work."""
+    if not host_work(node, ctx):
+        return False
+    function = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return True
+    memo = ctx.scratch.setdefault("host_helper_work", {})
+    key = id(function)
+    if key not in memo:
+        memo[key] = not (function.name == "__getitem__" or (
+            collate_path(function, ctx) is not None and not in_collator(node, ctx)))
+    return memo[key]

@@ -380,7 +380,7 @@ class _Items(SampleReads):
     def counted_by(self) -> Optional[ast.AST]:
         """The data-dependent sequence a loop of the list walks (``for c in labels.unique()``, ``torch.nonzero(m)``,
         ``labels.unique().tolist()``): one item per value found in the data, so the number of items varies."""
-        for source in self.counting.values():
+        for source in self._counting_sources():
             while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and not source.args \
                     and source.func.attr in ("tolist", "cpu", "numpy", "long", "int"):
                 source = source.func.value
@@ -404,7 +404,7 @@ class _Items(SampleReads):
         one crop per detection; ``range(int(mask.sum()))``)."""
         resolver = self.ctx.resolver
         scope = resolver.current
-        for source in self.counting.values():
+        for source in self._counting_sources():
             if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range" \
                     and resolver.binding(source.func, scope) is None:
                 for bound in source.args[:2]:
@@ -416,6 +416,23 @@ class _Items(SampleReads):
             if op is not None and resolver.kind_of_at(source, scope) != K.LIST:
                 return op
         return None
+
+    def _counting_sources(self) -> list[ast.AST]:
+        """The sequences the list's loops walk, and for a name bound once to an unfiltered comprehension (``per_class
+        = [torch.nonzero(t == c) for c in ids]`` then ``for rows in per_class``) the sequence that comprehension walks:
+        as many items (session 26, dataops26)."""
+        found = []
+        resolver = self.ctx.resolver
+        for source in self.counting.values():
+            found.append(source)
+            if not isinstance(source, ast.Name) or resolver.scopes is None or resolver.current is None:
+                continue
+            bindings = resolver.scopes.lookup_reaching(source.id, resolver.current, (source.lineno, source.col_offset))
+            value = bindings[0].value if len(bindings) == 1 and not bindings[0].path else None
+            if isinstance(value, (ast.ListComp, ast.GeneratorExp)) and len(value.generators) == 1 \
+                    and not value.generators[0].ifs:
+                found.append(value.generators[0].iter)
+        return found
 
     def _data_dependent(self, node: ast.AST) -> bool:
         node = _strip(node)
@@ -627,3 +644,15 @@ def per_value_items(items: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
             if found is not None:
                 return found
     return None
+
+
+# Session 26 (dataops26): NPU409's examples of the count walked through a comprehension, beside its code.
+SESSION26_FIRE = (
+    "import torch\ndef loss(s, t):\n    ids = torch.unique(t)\n"
+    "    per_class = [torch.nonzero(t == c).flatten() for c in ids]\n    out = []\n"
+    "    for rows in per_class:\n        out.append(torch.logsumexp(s[rows], 0))\n    return torch.stack(out)\n",
+)
+SESSION26_SILENT = (   # a comprehension over a range of a setting: a fixed count
+    "import torch\ndef fixed(x, n):\n    parts = [x[i] for i in range(n)]\n    out = []\n"
+    "    for p in parts:\n        out.append(p.sum())\n    return torch.stack(out)\n",
+)
