@@ -260,18 +260,23 @@ def sampler_batches(value: ast.AST, node: ast.Call, ctx: FileContext) -> Optiona
     sampler is reported where it is built (NPU406) and at the loader it batches (GOLD marks the ``DataLoader(``
     line: loops26)."""
     calls: list[ast.Call] = []
-    if isinstance(value, ast.Call):
-        calls = [value]
-    elif isinstance(value, ast.Name) and ctx.resolver.scopes is not None:
-        for binding in ctx.resolver.scopes.may_reach(value.id, ctx.resolver.current, (value.lineno, value.col_offset)):
-            if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.Call):
-                return None
-            calls.append(binding.value)
-    if not calls:
-        return None
     function = ctx.enclosing(node, FUNCTION_TYPES)
     scopes = ctx.resolver.scopes
     scope = scopes.scope_of(function) if function is not None and scopes is not None else None
+    if isinstance(value, ast.Call):
+        calls = [value]
+    elif isinstance(value, ast.Name) and scopes is not None:
+        for binding in scopes.may_reach(value.id, ctx.resolver.current, (value.lineno, value.col_offset)):
+            if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.Call):
+                return None
+            calls.append(binding.value)
+    elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and scope is not None \
+            and value.value.id == scopes.self_name(scope):
+        calls = _stored_samplers(value.attr, scope, ctx)   # ``self.batch_sampler`` stored in ``__init__`` (loops26)
+        if calls is None:
+            return None
+    if not calls:
+        return None
     found: Optional[dict] = None
     for call in calls:
         order = _batch_sampler_order(call, ctx)
@@ -279,16 +284,41 @@ def sampler_batches(value: ast.AST, node: ast.Call, ctx: FileContext) -> Optiona
             return None
         arguments = dict(zip(order, call.args))
         arguments.update({kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
-        if "drop_last" not in arguments or "batch_size" not in arguments \
-                or default_constant(arguments["drop_last"], scope, scopes) is not False \
-                or default_constant(arguments["batch_size"], scope, scopes) == 1:
-            return None
+        built = ctx.enclosing(call, FUNCTION_TYPES)   # (``self.batch_sampler`` is built in another method)
+        where = scopes.scope_of(built) if built is not None and scopes is not None else None
+        size = arguments.get("batch_size")
+        if "drop_last" not in arguments or size is None \
+                or default_constant(arguments["drop_last"], where, scopes) is not False \
+                or (isinstance(size, ast.Constant) and size.value == 1):
+            return None   # (a parameter defaulting to 1, DataLoader's own default, is a setting callers change)
         if found is None:
             found = {"batch_size": arguments["batch_size"], "drop_last": ast.Constant(value=False)}
             order_of = _sampler_order(arguments.get("sampler"), ctx)
             if order_of is not None:   # the loader shuffles (a training loader) as its sampler does
                 found["shuffle"] = order_of
     return found
+
+
+def _stored_samplers(attr: str, scope, ctx: FileContext) -> Optional[list[ast.Call]]:
+    """The calls every ``self.<attr> = ...`` of the class stores: a call, or a name of the storing method bound
+    only to calls (``batch_sampler = BatchSampler(...)``; ``self.batch_sampler = batch_sampler``); None when one
+    stores anything else (a parameter: the caller's sampler)."""
+    scopes = ctx.resolver.scopes
+    calls: list[ast.Call] = []
+    for binding in scopes.attribute(scope, attr):
+        stored = binding.value
+        if binding.tag != VALUE or binding.path:
+            return None
+        if isinstance(stored, ast.Name):
+            reaching = scopes.may_reach(stored.id, binding.scope, binding.pos)
+            if not reaching or any(b.tag != VALUE or b.path or not isinstance(b.value, ast.Call) for b in reaching):
+                return None
+            calls += [b.value for b in reaching]
+        elif isinstance(stored, ast.Call):
+            calls.append(stored)
+        else:
+            return None
+    return calls
 
 
 def _sampler_order(sampler: Optional[ast.AST], ctx: FileContext) -> Optional[ast.AST]:

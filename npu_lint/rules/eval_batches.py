@@ -544,6 +544,16 @@ class ShortLastEvalBatch(Rule):
                       "def build(ds, batch_size):\n    return BatchSampler(SequentialSampler(ds), batch_size, True)\n",
                       "import torch\nfrom torch.utils.data import BatchSampler, SequentialSampler\n"
                       "def build(ds):\n    return BatchSampler(SequentialSampler(ds), 1, False)\n",)
+    # ... and the loader built on a batch sampler a class stored in ``__init__`` (``self.batch_sampler``)
+    must_fire += ("import torch\nfrom torch.utils.data import BatchSampler, DataLoader, SequentialSampler\n"
+                  "class Loader:\n    def __init__(self, ds, batch_size=1, drop_last=False):\n        self.ds = ds\n"
+                  "        batch_sampler = BatchSampler(SequentialSampler(ds), batch_size, drop_last)\n"
+                  "        self.batch_sampler = batch_sampler\n    def loader(self):\n"
+                  "        return DataLoader(self.ds, batch_sampler=self.batch_sampler)\n",)
+    must_not_fire += ("import torch\nfrom torch.utils.data import DataLoader\n"
+                      "class Loader:\n    def __init__(self, ds, batch_sampler):\n        self.ds = ds\n"
+                      "        self.batch_sampler = batch_sampler\n    def loader(self):\n"
+                      "        return DataLoader(self.ds, batch_sampler=self.batch_sampler)\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
