@@ -542,6 +542,11 @@ class ShortLastEvalBatch(Rule):
                   "    return BatchSampler(SequentialSampler(ds), batch_size, drop_last)\n",)
     must_not_fire += ("import torch\nfrom torch.utils.data import BatchSampler, SequentialSampler\n"
                       "def build(ds, batch_size):\n    return BatchSampler(SequentialSampler(ds), batch_size, True)\n",
+                      # buckets a bucketing sampler re-cuts into batches in its own __iter__ (coqui-tts)
+                      "import torch\nfrom torch.utils.data import BatchSampler\nclass Buckets(BatchSampler):\n"
+                      "    def __init__(self, sampler, bs, drop_last):\n        super().__init__(sampler, bs, drop_last)\n"
+                      "        self.buckets = BatchSampler(sampler, bs * 100, False)\n    def __iter__(self):\n"
+                      "        for idxs in self.buckets:\n            yield from BatchSampler(idxs, self.batch_size, True)\n",
                       "import torch\nfrom torch.utils.data import BatchSampler, SequentialSampler\n"
                       "def build(ds):\n    return BatchSampler(SequentialSampler(ds), 1, False)\n",)
     # ... and the loader built on a batch sampler a class stored in ``__init__`` (``self.batch_sampler``)
@@ -568,6 +573,9 @@ class ShortLastEvalBatch(Rule):
                 ctx.report(node, self.message.format(what=what), "mmengine.runner.Runner.build_dataloader")
                 return
         if ctx.resolver.qualname(node.func) in BATCH_SAMPLERS:   # an evaluation's batch sampler keeping its tail
+            owner = ctx.enclosing(node, (ast.ClassDef,))
+            if owner is not None and any(isinstance(m, ast.FunctionDef) and m.name == "__iter__" for m in owner.body):
+                return      # a sampler's inner sampler (buckets re-cut into batches by its own ``__iter__``)
             if ordered_batch_sampler(node, ctx) and not test_code(node, ctx):
                 ctx.report(node, self.message.format(what="this BatchSampler keeps its short last batch "
                                                           "(drop_last=False)"), "torch.utils.data.BatchSampler")
