@@ -197,6 +197,12 @@ def library_default(cls: str, attr: str) -> object:
 def _parameter_default(name: str, scope: Scope, scopes: Scopes, pos: tuple[int, int]) -> object:
     """The constant default of parameter ``name`` when the function never binds it again before ``pos``."""
     reaching = scopes.may_reach(name, scope, pos)
+    if len(reaching) != 1 and reaching and all(   # ``drop_last: bool = False`` then ``drop_last = False`` in an
+            (b.tag == PARAM and b.scope is scope) or (b.tag == VALUE and not b.path) for b in reaching):  # arm
+        values = {(type(b.value), b.value.value) if isinstance(b.value, ast.Constant) else None for b in reaching}
+        if len(values) == 1 and None not in values:   # every binding holds the same constant (loops26)
+            return next(b.value.value for b in reaching)
+        return NOT_CONSTANT
     if len(reaching) != 1 or reaching[0].tag != PARAM or reaching[0].scope is not scope:
         return NOT_CONSTANT
     default = reaching[0].value

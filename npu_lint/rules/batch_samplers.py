@@ -22,7 +22,7 @@ _RANDOM_SAMPLERS = frozenset("torch.utils.data." + name for name in (
 def short_batch_sampler(node: ast.Call, ctx: FileContext) -> Optional[str]:
     """The text of the random sampler a ``BatchSampler(sampler, batch_size, drop_last)`` call batches when its
     ``drop_last`` is ``False`` (or ``False`` by default: a parameter or ``self.drop_last`` defaulting to it) and
-    its batch size is not 1; None otherwise (an ordered sampler: an evaluation's, NPU415's question)."""
+    its batch size is not 1; ``""`` for another sampler (an evaluation's, NPU415's question); None otherwise."""
     arguments = dict(zip(("sampler", "batch_size", "drop_last"), node.args))
     arguments.update({kw.arg: kw.value for kw in node.keywords if kw.arg is not None})
     if any(kw.arg is None for kw in node.keywords) or "drop_last" not in arguments or "sampler" not in arguments:
@@ -30,10 +30,22 @@ def short_batch_sampler(node: ast.Call, ctx: FileContext) -> Optional[str]:
     function = ctx.enclosing(node, FUNCTION_TYPES)
     scopes = ctx.resolver.scopes
     scope = scopes.scope_of(function) if function is not None and scopes is not None else None
+    size = arguments.get("batch_size")
     if default_constant(arguments["drop_last"], scope, scopes) is not False \
-            or default_constant(arguments.get("batch_size", ast.Constant(None)), scope, scopes) == 1:
-        return None
-    values: list[ast.AST] = [arguments["sampler"]]
+            or (isinstance(size, ast.Constant) and size.value == 1):
+        return None   # (a parameter defaulting to 1, DataLoader's own default, is a setting its callers change)
+    return _random_order(arguments["sampler"], ctx) or ""
+
+
+def ordered_batch_sampler(node: ast.Call, ctx: FileContext) -> bool:
+    """``BatchSampler(SequentialSampler(ds), bs, drop_last)`` with ``drop_last`` ``False`` (or by default): an
+    evaluation's batch sampler whose last batch is smaller (GOLD marks train and eval loaders alike; loops26)."""
+    return short_batch_sampler(node, ctx) == ""
+
+
+def _random_order(sampler: ast.AST, ctx: FileContext) -> Optional[str]:
+    scopes = ctx.resolver.scopes
+    values: list[ast.AST] = [sampler]
     if isinstance(values[0], ast.Name) and scopes is not None:   # every binding reaching it: ``sampler =
         name = values[0]                                          # RandomSampler(d)`` in the training arm of an if
         values = [b.value for b in scopes.may_reach(name.id, ctx.resolver.current, (name.lineno, name.col_offset))
@@ -244,39 +256,69 @@ def sampler_batches(value: ast.AST, node: ast.Call, ctx: FileContext) -> Optiona
     """The ``batch_size`` and ``drop_last`` of the batch sampler a loader is given as ``batch_sampler=`` when every
     batch sampler it may be (``batch_sampler = SentenceBatchSampler(sampler, batch_size=bs, drop_last=False)`` in
     each arm) keeps a short last batch: ``drop_last`` ``False`` (or ``False`` by default), batches of more than
-    one; torch's ``BatchSampler`` or a project subclass of it. None otherwise, and for a ``BatchSampler`` of a
-    random sampler (reported where it is built)."""
+    one; torch's ``BatchSampler`` or a project subclass of it. None otherwise. A ``BatchSampler`` of a random
+    sampler is reported where it is built (NPU406) and at the loader it batches (GOLD marks the ``DataLoader(``
+    line: loops26)."""
     calls: list[ast.Call] = []
-    if isinstance(value, ast.Call):
-        calls = [value]
-    elif isinstance(value, ast.Name) and ctx.resolver.scopes is not None:
-        for binding in ctx.resolver.scopes.may_reach(value.id, ctx.resolver.current, (value.lineno, value.col_offset)):
-            if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.Call):
-                return None
-            calls.append(binding.value)
-    if not calls:
-        return None
     function = ctx.enclosing(node, FUNCTION_TYPES)
     scopes = ctx.resolver.scopes
     scope = scopes.scope_of(function) if function is not None and scopes is not None else None
+    if isinstance(value, ast.Call):
+        calls = [value]
+    elif isinstance(value, ast.Name) and scopes is not None:
+        for binding in scopes.may_reach(value.id, ctx.resolver.current, (value.lineno, value.col_offset)):
+            if binding.tag != VALUE or binding.path or not isinstance(binding.value, ast.Call):
+                return None
+            calls.append(binding.value)
+    elif isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and scope is not None \
+            and value.value.id == scopes.self_name(scope):
+        calls = _stored_samplers(value.attr, scope, ctx)   # ``self.batch_sampler`` stored in ``__init__`` (loops26)
+        if calls is None:
+            return None
+    if not calls:
+        return None
     found: Optional[dict] = None
     for call in calls:
         order = _batch_sampler_order(call, ctx)
-        if order is None or any(kw.arg is None for kw in call.keywords) or (
-                ctx.resolver.qualname(call.func) in BATCH_SAMPLERS and short_batch_sampler(call, ctx) is not None):
-            return None   # torch's BatchSampler of a random sampler: reported where it is built
+        if order is None or any(kw.arg is None for kw in call.keywords):
+            return None
         arguments = dict(zip(order, call.args))
         arguments.update({kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
-        if "drop_last" not in arguments or "batch_size" not in arguments \
-                or default_constant(arguments["drop_last"], scope, scopes) is not False \
-                or default_constant(arguments["batch_size"], scope, scopes) == 1:
-            return None
+        built = ctx.enclosing(call, FUNCTION_TYPES)   # (``self.batch_sampler`` is built in another method)
+        where = scopes.scope_of(built) if built is not None and scopes is not None else None
+        size = arguments.get("batch_size")
+        if "drop_last" not in arguments or size is None \
+                or default_constant(arguments["drop_last"], where, scopes) is not False \
+                or (isinstance(size, ast.Constant) and size.value == 1):
+            return None   # (a parameter defaulting to 1, DataLoader's own default, is a setting callers change)
         if found is None:
             found = {"batch_size": arguments["batch_size"], "drop_last": ast.Constant(value=False)}
             order_of = _sampler_order(arguments.get("sampler"), ctx)
             if order_of is not None:   # the loader shuffles (a training loader) as its sampler does
                 found["shuffle"] = order_of
     return found
+
+
+def _stored_samplers(attr: str, scope, ctx: FileContext) -> Optional[list[ast.Call]]:
+    """The calls every ``self.<attr> = ...`` of the class stores: a call, or a name of the storing method bound
+    only to calls (``batch_sampler = BatchSampler(...)``; ``self.batch_sampler = batch_sampler``); None when one
+    stores anything else (a parameter: the caller's sampler)."""
+    scopes = ctx.resolver.scopes
+    calls: list[ast.Call] = []
+    for binding in scopes.attribute(scope, attr):
+        stored = binding.value
+        if binding.tag != VALUE or binding.path:
+            return None
+        if isinstance(stored, ast.Name):
+            reaching = scopes.may_reach(stored.id, binding.scope, binding.pos)
+            if not reaching or any(b.tag != VALUE or b.path or not isinstance(b.value, ast.Call) for b in reaching):
+                return None
+            calls += [b.value for b in reaching]
+        elif isinstance(stored, ast.Call):
+            calls.append(stored)
+        else:
+            return None
+    return calls
 
 
 def _sampler_order(sampler: Optional[ast.AST], ctx: FileContext) -> Optional[ast.AST]:

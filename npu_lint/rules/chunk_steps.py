@@ -376,9 +376,22 @@ def split_pieces(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.AST, as
             or ctx.resolver.kind_of(size) in ("list", "host") or data_length(size, ctx):
         return None   # ``x.split(1)``: pieces of one, all alike
     kind = ctx.resolver.kind_of(tensor)
-    if kind not in ("tensor", "batch") and not (kind is None and name is None and folded is not None and rest):
+    if kind not in ("tensor", "batch") and not (kind is None and name is not None) \
+            and not (kind is None and name is None and rest and (folded is not None or _int_setting(size, node, ctx))):
         return None   # ``line.split(",")``, a list: no tensor pieces
     return tensor, written
+
+
+def _int_setting(size: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
+    """The size is a setting holding an integer above one unless a caller changes it (``def predict(self, x,
+    batch_size=32)``): no separator of ``str.split``, so the receiver cuts itself into pieces of that many rows
+    (``torch.split(x, bs)`` names its tensor by the API itself; loops26)."""
+    from npu_lint.analysis.defaults import default_constant
+    scopes = ctx.resolver.scopes
+    function = ctx.enclosing(node, _DEFS)
+    scope = scopes.scope_of(function) if function is not None and scopes is not None else None
+    value = default_constant(size, scope, scopes) if scopes is not None else None
+    return isinstance(value, int) and not isinstance(value, bool) and value > 1
 
 
 def constant_int(node: ast.AST) -> Optional[int]:

@@ -514,6 +514,17 @@ class LoaderWithoutDropLast(Rule):
         "def dataloader(data, batch_size, ordered):\n    if ordered:\n        base = SequentialSampler(data)\n"
         "    else:\n        base = SequentialSampler(data[::-1])\n"
         "    return BatchSampler(base, batch_size=batch_size, drop_last=False)\n",)
+    must_fire += (  # session 26 (loops26): the loader a random BatchSampler batches is reported too (GOLD marks the
+        # ``DataLoader(`` line), also given it as ``sampler=`` with ``batch_size=None`` (no automatic batching)
+        "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, RandomSampler\n"
+        "def loader(data, batch_size):\n"
+        "    return DataLoader(data, batch_size=None, sampler=BatchSampler(RandomSampler(data), batch_size, False))\n",)
+    must_not_fire += (  # ... not with drop_last=True, nor a sampler= that batches nothing
+        "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, RandomSampler\n"
+        "def loader(data, batch_size):\n"
+        "    return DataLoader(data, batch_size=None, sampler=BatchSampler(RandomSampler(data), batch_size, True))\n",
+        "import torch\nfrom torch.utils.data import DataLoader, RandomSampler\n"
+        "def loader(data):\n    return DataLoader(data, batch_size=None, sampler=RandomSampler(data))\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
@@ -546,7 +557,7 @@ class LoaderWithoutDropLast(Rule):
             return
         if qualname in BATCH_SAMPLERS:
             sampler = short_batch_sampler(node, ctx)
-            if sampler is not None:
+            if sampler:   # ("" for an ordered sampler: NPU415's)
                 ctx.report(node, f"this BatchSampler batches a {sampler} (a training order) with drop_last=False: "
                            "its last batch is smaller, a second set of shapes to compile on NPU", qualname)
             return

@@ -16,6 +16,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import names_device
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.rules.batch_samplers import BATCH_SAMPLERS, ordered_batch_sampler
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, built_loader_here, _by_default, _default,
                                             _scope, _train_hook,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
@@ -149,7 +150,7 @@ class ShortLastEvalBatch(Rule):
     name = "short-last-eval-batch"
     family = FAMILY
     node_types = (ast.Call,)
-    triggers = ("DataLoader", "drop_last", "_dataloader", "_base_") + loader_names()
+    triggers = ("DataLoader", "BatchSampler", "drop_last", "_dataloader", "_base_") + loader_names()
 
     @staticmethod
     def project_triggers(project) -> frozenset[str]:
@@ -501,9 +502,7 @@ class ShortLastEvalBatch(Rule):
         "import torch\nfrom torch.utils.data.distributed import DistributedSampler\n"
         "sampler = DistributedSampler(ds, shuffle=False, drop_last=False)\n",
         "import torch\ndef test(self):\n    self.check_dataset_shards(ds, seed, batch_size=4, drop_last=False)\n",
-        # a batch sampler is no loader (the loader built on it is judged); a config of batches of one
-        "import torch\nfrom torch.utils.data import BatchSampler, SequentialSampler\n"
-        "sampler = BatchSampler(SequentialSampler(ds), batch_size=bs, drop_last=False)\n",
+        # a config of batches of one (a batch sampler keeping its tail is reported since session 26: loops26)
         "import torch\nval_dataloader = dict(batch_size=1, num_workers=2, drop_last=False)\n",
         # passed to a function of the file that runs no model on it
         "import torch\nfrom torch.utils.data import DataLoader\ndef count(loader):\n    n = 0\n"
@@ -534,6 +533,33 @@ class ShortLastEvalBatch(Rule):
                       "    loader = DataLoader(ds, batch_size=64)\n    vals = []\n    for x in loader:\n"
                       "        vals.append(np.mean(np.asarray(x)))\n    return vals\n",)
 
+    # session 26 (loops26): torch's BatchSampler of an ordered sampler keeping its short last batch (drop_last a
+    # parameter defaulting to False, also rebound to False in an arm; a batch size that is a setting): GOLD marks
+    # train and eval batch samplers alike; not with drop_last=True nor batches of a literal 1.
+    must_fire += ("import torch\nfrom torch.utils.data import BatchSampler, SequentialSampler\n"
+                  "def build(ds, batch_size=1, batch_sampler=None, drop_last: bool = False):\n"
+                  "    if batch_sampler is not None:\n        drop_last = False\n"
+                  "    return BatchSampler(SequentialSampler(ds), batch_size, drop_last)\n",)
+    must_not_fire += ("import torch\nfrom torch.utils.data import BatchSampler, SequentialSampler\n"
+                      "def build(ds, batch_size):\n    return BatchSampler(SequentialSampler(ds), batch_size, True)\n",
+                      # buckets a bucketing sampler re-cuts into batches in its own __iter__ (coqui-tts)
+                      "import torch\nfrom torch.utils.data import BatchSampler\nclass Buckets(BatchSampler):\n"
+                      "    def __init__(self, sampler, bs, drop_last):\n        super().__init__(sampler, bs, drop_last)\n"
+                      "        self.buckets = BatchSampler(sampler, bs * 100, False)\n    def __iter__(self):\n"
+                      "        for idxs in self.buckets:\n            yield from BatchSampler(idxs, self.batch_size, True)\n",
+                      "import torch\nfrom torch.utils.data import BatchSampler, SequentialSampler\n"
+                      "def build(ds):\n    return BatchSampler(SequentialSampler(ds), 1, False)\n",)
+    # ... and the loader built on a batch sampler a class stored in ``__init__`` (``self.batch_sampler``)
+    must_fire += ("import torch\nfrom torch.utils.data import BatchSampler, DataLoader, SequentialSampler\n"
+                  "class Loader:\n    def __init__(self, ds, batch_size=1, drop_last=False):\n        self.ds = ds\n"
+                  "        batch_sampler = BatchSampler(SequentialSampler(ds), batch_size, drop_last)\n"
+                  "        self.batch_sampler = batch_sampler\n    def loader(self):\n"
+                  "        return DataLoader(self.ds, batch_sampler=self.batch_sampler)\n",)
+    must_not_fire += ("import torch\nfrom torch.utils.data import DataLoader\n"
+                      "class Loader:\n    def __init__(self, ds, batch_sampler):\n        self.ds = ds\n"
+                      "        self.batch_sampler = batch_sampler\n    def loader(self):\n"
+                      "        return DataLoader(self.ds, batch_sampler=self.batch_sampler)\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         if isinstance(node.func, ast.Name) and node.func.id == "dict" and config_statement(node, ctx):
@@ -546,6 +572,14 @@ class ShortLastEvalBatch(Rule):
             if what is not None:
                 ctx.report(node, self.message.format(what=what), "mmengine.runner.Runner.build_dataloader")
                 return
+        if ctx.resolver.qualname(node.func) in BATCH_SAMPLERS:   # an evaluation's batch sampler keeping its tail
+            owner = ctx.enclosing(node, (ast.ClassDef,))
+            if owner is not None and any(isinstance(m, ast.FunctionDef) and m.name == "__iter__" for m in owner.body):
+                return      # a sampler's inner sampler (buckets re-cut into batches by its own ``__iter__``)
+            if ordered_batch_sampler(node, ctx) and not test_code(node, ctx):
+                ctx.report(node, self.message.format(what="this BatchSampler keeps its short last batch "
+                                                          "(drop_last=False)"), "torch.utils.data.BatchSampler")
+            return
         base: Optional[ast.AST] = None   # the DataLoader subclass whose ``super().__init__`` this call is
         explicit = next((kw.value for kw in node.keywords if kw.arg == "drop_last"), None)
         parameters = loader_parameters(ctx.resolver.qualname(node.func))

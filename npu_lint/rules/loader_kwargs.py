@@ -39,6 +39,11 @@ def batched_keywords(node: ast.Call, keywords: dict, ctx: FileContext) -> Option
         candidates = [{**spread, **own} for spread in (spreads or [{}])]
         keywords = _shortest(candidates, node, ctx)
     sampler = keywords.get("batch_sampler")
+    size = keywords.get("batch_size")
+    if sampler is None and isinstance(size, ast.Constant) and size.value is None and keywords.get("sampler"):
+        # ``DataLoader(ds, batch_size=None, sampler=BatchSampler(...))``: no automatic batching, the sampler yields
+        # the batches' index lists (small-text): a batch sampler by another keyword
+        sampler = keywords["sampler"] if sampler_batches(keywords["sampler"], node, ctx) is not None else None
     if sampler is not None and not (isinstance(sampler, ast.Constant) and sampler.value is None) \
             and not none_on_some_path(sampler, ctx):
         found = sampler_batches(sampler, node, ctx)

@@ -20,6 +20,7 @@ from npu_lint.rules.chunk_counts import bound_element, clip_bound, filled_chunk,
 from npu_lint.rules.chunk_steps import (ranged, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, stepping_loop, data_length, derived, fed_pieces, computed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
                                         permuted_length, tail_skipped, while_counter, whole_chunks)
+from npu_lint.rules.sampler_yields import sampler_yield
 from npu_lint.rules.size_groups import grouped_sizes
 from npu_lint.rules.value_flow import FAMILY
 
@@ -682,7 +683,23 @@ class ShortLastChunk(Rule):
         "    for first in it:\n        yield list(chain([first], islice(it, n - 1)))\n"
         "def encode(tok, model, texts, bs):\n    for batch in chunks(texts, bs):\n"
         "        model(**tok([t.text for t in batch], return_tensors='pt'))\n")
-    must_not_fire = (# an iterator stopping at a count of whole batches (its tail never served); pieces only counted
+    must_fire += (  # session 26 (loops26): torch.split names its tensor itself (a parameter of unknown kind); a
+        # method split given a setting holding an integer; a class's __iter__ (a sampler, a batch iterator) yielding chunks
+        "import torch\ndef predict(model, inputs, batch_size):\n    outs = []\n"
+        "    for batch in torch.split(inputs, batch_size):\n        outs.append(model(batch))\n    return outs\n",
+        "import torch\ndef predict(model, inputs, batch_size=32):\n"
+        "    return [model(b) for b in inputs.split(batch_size)]\n",
+        "import torch\nfrom torch.utils.data import Sampler\nclass Chunks(Sampler):\n    def __iter__(self):\n"
+        "        idx = torch.randperm(len(self.data)).tolist()\n"
+        "        for i in range(0, len(idx), self.bs):\n            yield idx[i:i + self.bs]\n",
+        "import torch\nclass BatchIterator:\n    def __iter__(self):\n"
+        "        order = torch.randperm(len(self.data)).tolist()\n        for i in range(0, len(order), self.bs):\n"
+        "            yield self.collate([self.data[j] for j in order[i:i + self.bs]])\n",)
+    must_not_fire = (  # ... not a str.split by a separator setting, nor a generator function of lists never made tensors
+        "import torch\ndef parse(model, line, sep=','):\n    return [model(p) for p in line.split(sep)]\n",
+        "import torch\ndef chunks(data, bs):\n        idx = torch.randperm(len(data)).tolist()\n"
+        "        for i in range(0, len(idx), bs):\n            yield idx[i:i + bs]\n",)
+    must_not_fire += (# an iterator stopping at a count of whole batches (its tail never served); pieces only counted
                      "import torch\ndef words(self, line):\n    for w in line.split(None, 1):\n        self.add(w)\n"
                      "    for a, b in zip(line.split(','), line.split(';')):\n        self.pair(a, b)\n",
                      "import torch\ndef halves(self, embs):\n    for piece in embs.split(2 ** 0):\n"
@@ -1031,7 +1048,8 @@ class ShortLastChunk(Rule):
         if _last_word(node.value) in _NOT_TENSOR_WORDS or ctx.resolver.kind_of(node.value) == "list":
             joined = tensor_call(node, loop, ctx)
             if joined is None and not _fed_model(node, loop, ctx) and not served \
-                    and not (not isinstance(loop, (ast.For, ast.While)) and _pieces_fed(loop, ctx)):
+                    and not (not isinstance(loop, (ast.For, ast.While)) and _pieces_fed(loop, ctx)) \
+                    and not sampler_yield(node, loop, ctx):
                 return      # a list of names, parameters or modules cut in batches, never made a tensor: no shape
             if joined is not None and (at is None or at is node) and joined.lineno != node.lineno and any(
                     isinstance(n, ast.Name) and n.id in collected(getattr(loop, "body", []), _bound_names(node, ctx))
