@@ -32,6 +32,7 @@ from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum, longe
 from npu_lint.analysis.computed_tensors import computed_tensor
 from npu_lint.analysis.configuration import from_constants, numpy_made, passes_data
 from npu_lint.analysis.data_shapes import data_shaped
+from npu_lint.analysis.host_made import host_made
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
                                            first_axis_of_shape, passed_argument)
 from npu_lint.analysis.item_counts import counted_elements, untyped
@@ -456,6 +457,9 @@ class Flows:
                     or isinstance(value, (ast.Subscript, ast.Attribute, ast.Name)) and from_constants(value, self, scope):
                 return None   # ``int(self.stride.max())``, ``int(self.strides[0])``: the model's own state or
                               # configuration, not data
+            if host_made(self, value, scope):
+                return None   # ``int(torch.div(h, 2, rounding_mode="floor"))`` of shape numbers: arithmetic on
+                              # host numbers done by torch, its value known without the data
             if self.kind_of_at(value, scope) in K.TENSORS or (
                     isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)
                     and value.func.attr in _REDUCTIONS and not value.args[1:]

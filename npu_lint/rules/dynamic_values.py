@@ -179,7 +179,10 @@ class TensorValueInShape(ValueFlow):
     count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
-    must_fire = (# session 22 (values22): ``lengths.max()`` with no dimension kept in a name: a list has no ``max``,
+    must_fire = (# (lead, session 26) torch's arithmetic on a 0-d tensor of the data or on a value read back: the data's
+                 "import torch\ndef half(x, mask):\n    return x[:int(torch.div(mask.sum(), 2, rounding_mode='floor'))]\n",
+                 "import torch\ndef half(x, t):\n    n = t.item()\n    return x[:int(torch.div(n, 2))]\n",
+                 # session 22 (values22): ``lengths.max()`` with no dimension kept in a name: a list has no ``max``,
                  # so a tensor's or an array's largest value sizes the range either way (was must-not-fire: "numpy's too")
                  "import torch\ndef sequence_mask(lengths):\n    n = lengths.max()\n"
                  "    return torch.arange(0, n) >= lengths.sum()\n",
@@ -606,6 +609,12 @@ class TensorValueInShape(ValueFlow):
                      "import torch\nclass Quant(torch.nn.Module):\n    def __init__(self, levels):\n"
                      "        super().__init__()\n        self.register_buffer('levels', torch.tensor(levels))\n"
                      "        self.codebook = torch.arange(self.levels.prod().item())\n",
+                     # (lead, session 26) shape arithmetic done by torch on host numbers (TorchScript style):
+                     # the value read back is the shape's, known without the data (composer's blurpool)
+                     "import torch\nimport torch.nn.functional as F\ndef pad(filt: torch.Tensor):\n"
+                     "    _, _, h, w = filt.shape\n    return int(torch.div(h, 2)), int(torch.div(w, 2))\n"
+                     "def half(x: torch.Tensor):\n    n = x.shape[0]\n"
+                     "    return x[:int(torch.div(n, 2, rounding_mode='floor'))]\n",
                      # a Python bool made an int: ``len`` of a list against a batch size, a tensor tested for None
                      "import torch\ndef batches(bs, xs, t: torch.Tensor):\n    n = len(xs) // bs + int(len(xs) % bs != 0)\n"
                      "    k = int(t is not None)\n    return [xs[i * bs:(i + 1) * bs] for i in range(n)], torch.zeros(k)\n",
