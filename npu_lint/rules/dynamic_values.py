@@ -182,6 +182,13 @@ class TensorValueInShape(ValueFlow):
     must_fire = (# (lead, session 26) torch's arithmetic on a 0-d tensor of the data or on a value read back: the data's
                  "import torch\ndef half(x, mask):\n    return x[:int(torch.div(mask.sum(), 2, rounding_mode='floor'))]\n",
                  "import torch\ndef half(x, t):\n    n = t.item()\n    return x[:int(torch.div(n, 2))]\n",
+                 # ... and on values of unknown origin (a dict's entry, a row unpacked from a tensor): no evidence
+                 # they are shape numbers
+                 "import torch\ndef call(d, key, offset):\n"
+                 "    label = d[key] if isinstance(d[key], torch.Tensor) else torch.from_numpy(d[key])\n"
+                 "    return torch.zeros(int(torch.max(label)) + offset)\n",
+                 "import torch\ndef targets(gt_bbox, w, stride):\n    cx, cy, _, _ = gt_bbox[:, 1:][0]\n"
+                 "    left = int(torch.ceil((cx - 8) / stride + 0.5))\n    return torch.zeros(w, w)[:, left:]\n",
                  # session 22 (values22): ``lengths.max()`` with no dimension kept in a name: a list has no ``max``,
                  # so a tensor's or an array's largest value sizes the range either way (was must-not-fire: "numpy's too")
                  "import torch\ndef sequence_mask(lengths):\n    n = lengths.max()\n"
