@@ -186,7 +186,7 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
             return False    # a loop over a list of items (conditions, layers): the same shapes every call
         if text in {ast.unparse(n) for n in walk(loop.target)}:
             return False
-    if _made_first(loop, statement, text):
+    if _made_first(loop, statement, text, ctx):
         return False    # ``h = msg[idx]`` ... ``if c: h = cat((h, extra))``: made afresh earlier in each iteration
     exclusive = other_arms(loop, statement) | _first_arms(loop, text)
     aliases = None
@@ -222,36 +222,56 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
 _BLOCKS = ("body", "orelse", "finalbody")
 
 
-def _made_first(loop: ast.AST, statement: ast.stmt, text: str) -> bool:
+def _made_first(loop: ast.AST, statement: ast.stmt, text: str, ctx: Optional[FileContext] = None) -> bool:
     """A fresh ``text = value`` (one not reading ``text``) runs before ``statement`` on every path of the same
     iteration that reaches it: an earlier statement of a block holding ``statement``, inside the innermost loop
     around it (an assignment before an inner loop does not stop that loop's growth). The joined value is then made
     anew each iteration, whatever tests sit between (``if not self.atom_messages: rev = m[b2revb]`` / ``if
-    self.attached: rev = cat((rev, extra), 1)``)."""
-    def path(statements: list) -> Optional[list[tuple[ast.AST, list, int]]]:
+    self.attached: rev = cat((rev, extra), 1)``). Each loop's blocks are indexed once per file (``ctx.scratch``):
+    asked for every join of a 1,600-step loop body, a walk per question took 30 s."""
+    positions, assigned = _loop_index(loop, ctx)
+    node: ast.AST = statement
+    while True:
+        entry = positions.get(id(node))
+        if entry is None:
+            return False
+        statements, index, owner = entry
+        key = (id(statements), text)
+        first = assigned.get(key)
+        if type(first) is list:   # the first fresh assignment of the block, found once: each ``_fresh`` walks
+            first = assigned[key] = next((i for i in first if _fresh(statements[i], text)), None)
+        if first is not None and first < index:
+            return True
+        if owner is loop or isinstance(owner, (ast.For, ast.AsyncFor, ast.While)):
+            return False   # past the innermost loop: its iterations carry the value
+        node = owner
+
+
+def _loop_index(loop: ast.AST, ctx: Optional[FileContext]) -> tuple[dict, dict]:
+    """For the statements of ``loop``'s body, nested blocks included (not inside a ``def`` / ``class``): id ->
+    (its block, its index there, the statement owning the block or ``loop``), and (id of a block, target text) ->
+    the indices of the block's single-target assignments to that text (replaced by the first fresh one when asked)."""
+    store = ctx.scratch.setdefault("loop_arms_blocks", {}) if ctx is not None else {}
+    found = store.get(id(loop))
+    if found is not None and found[0] is loop:
+        return found[1], found[2]
+    positions: dict[int, tuple[list, int, ast.AST]] = {}
+    assigned: dict[tuple[int, str], object] = {}
+    stack: list[tuple[object, ast.AST]] = [(getattr(loop, "body", None), loop)]
+    while stack:
+        statements, owner = stack.pop()
+        if not isinstance(statements, list):
+            continue
         for index, child in enumerate(statements):
-            if child is statement:
-                return [(None, statements, index)]
+            positions[id(child)] = (statements, index, owner)
+            if isinstance(child, ast.Assign) and len(child.targets) == 1:
+                assigned.setdefault((id(statements), ast.unparse(child.targets[0])), []).append(index)
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
                 continue
-            blocks = [getattr(child, f) for f in _BLOCKS if isinstance(getattr(child, f, None), list)]
-            blocks += [h.body for h in getattr(child, "handlers", ())]
-            for block in blocks:
-                found = path(block)
-                if found is not None:
-                    return found + [(child, statements, index)]
-        return None
-    levels = path(getattr(loop, "body", []))
-    if not levels:
-        return False
-    for k, (_, statements, index) in enumerate(levels):
-        if any(isinstance(s, ast.Assign) and len(s.targets) == 1 and ast.unparse(s.targets[0]) == text
-               and _fresh(s, text) for s in statements[:index]):
-            return True
-        owner = levels[k + 1][0] if k + 1 < len(levels) else loop
-        if isinstance(owner, (ast.For, ast.AsyncFor, ast.While)):
-            return False   # past the innermost loop: its iterations carry the value
-    return False
+            stack.extend((getattr(child, f, None), child) for f in _BLOCKS)
+            stack.extend((h.body, child) for h in getattr(child, "handlers", ()))
+    store[id(loop)] = (loop, positions, assigned)
+    return positions, assigned
 
 
 def _long_window(value: ast.AST, text: str) -> bool:
