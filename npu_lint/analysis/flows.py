@@ -457,7 +457,7 @@ class Flows:
                     or isinstance(value, (ast.Subscript, ast.Attribute, ast.Name)) and from_constants(value, self, scope):
                 return None   # ``int(self.stride.max())``, ``int(self.strides[0])``: the model's own state or
                               # configuration, not data
-            if host_made(self, value, scope):
+            if host_made(self, value, scope) and self.qualname(value.func, scope) not in TORCH_DRAWS:
                 return None   # ``int(torch.div(h, 2, rounding_mode="floor"))`` of shape numbers: arithmetic on
                               # host numbers done by torch, its value known without the data
             if self.kind_of_at(value, scope) in K.TENSORS or (

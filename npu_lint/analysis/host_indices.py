@@ -285,7 +285,7 @@ def _of_a_tensor(resolver: "Resolver", node: ast.AST, scope: Scope) -> bool:
 
 
 # Session 26 (dataops26): NPU401's examples of the host nonzero's new evidence, beside its code.
-SESSION26_FIRE = (
+HOST_NONZERO_FIRE = (
     # a tensor made of the positions kept by values read back through a name (NPU403's example before session 26:
     # now a host nonzero, NPU401's one finding)
     "import torch\ndef shrink(fin: torch.Tensor, seqs: torch.Tensor):\n    rows = fin.tolist()\n"
@@ -299,7 +299,7 @@ SESSION26_FIRE = (
     "    def update(self, x):\n        nf = [b for b, fin in enumerate(self.finished) if not fin[0]]\n"
     "        return x[torch.tensor(nf, device=x.device)]\n",
 )
-SESSION26_SILENT = (
+HOST_NONZERO_SILENT = (
     # the test a method given Python values only (names): no tensor read
     "import torch\nclass Beam:\n    def update(self, names):\n"
     "        nf = [i for i in range(len(names)) if self.ok(i, names)]\n        return torch.tensor(nf)\n",

@@ -14,20 +14,17 @@ from npu_lint.analysis.scopes import VALUE, Scope
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
 
-# torch's generators: a draw is a new value each time (a random size), never a host number's copy.
-_DRAWS = frozenset("torch." + name for name in (
-    "rand", "randn", "randint", "randperm", "normal", "bernoulli", "multinomial", "poisson", "rand_like",
-    "randn_like", "randint_like"))
 _DEPTH = 3
 
 
 def host_made(resolver: "Resolver", node: ast.AST, scope: Scope) -> bool:
-    """``node`` calls a torch function (not a tensor's method, not a draw) with at least one argument, and every
-    argument is a shape number (:func:`shape_number`)."""
+    """``node`` calls a torch function (not a tensor's method) with at least one argument, and every argument is a
+    shape number (:func:`shape_number`). torch's draws (``torch.randint(1, 5, ())``) pass too: the caller excludes
+    them (``flows.TORCH_DRAWS``)."""
     if not isinstance(node, ast.Call) or not node.args:
         return False
     name = resolver.qualname(node.func, scope) or ""
-    if not name.startswith("torch.") or name.startswith("torch.Tensor.") or name in _DRAWS:
+    if not name.startswith("torch.") or name.startswith("torch.Tensor."):
         return False
     return all(shape_number(resolver, a, scope) for a in node.args) and all(
         isinstance(k.value, ast.Constant) and k.arg is not None for k in node.keywords)

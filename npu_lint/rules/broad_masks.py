@@ -510,7 +510,7 @@ def positions_taken(node: ast.Call, ctx: FileContext) -> Optional[tuple]:
 
 
 # Session 26 (dataops26): NPU402's examples of the broad path's new links, beside their code.
-SESSION26_FIRE = (
+MASK_INDEX_FIRE = (
     # an element of a list of positions, walked by a loop: one class's rows per item (boxmot's AdaSP loss)
     "import torch\ndef loss(s, t):\n    ids = torch.unique(t)\n"
     "    per_class = [torch.nonzero(t == c).flatten() for c in ids]\n    out = []\n"
@@ -527,7 +527,7 @@ SESSION26_FIRE = (
     "        i = inputs['i'][k].item()\n        if i not in slab:\n            kept.append(k)\n"
     "    return inputs['i'][kept]\n",
 )
-SESSION26_SILENT = (
+MASK_INDEX_SILENT = (
     # the rows of a tensor of positions walked one by one: one position each, a fixed shape
     "import torch\ndef each(x, m):\n    for i in torch.nonzero(m):\n        x = x + x[i]\n    return x\n",
     # positions a loop chose by Python values (names)

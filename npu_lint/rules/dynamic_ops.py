@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.host_indices import SESSION26_FIRE as HOST_NONZERO_FIRE, SESSION26_SILENT as HOST_NONZERO_SILENT, host_selection
+from npu_lint.analysis.host_indices import HOST_NONZERO_FIRE, HOST_NONZERO_SILENT, host_selection
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import converts_inputs, runs_at_setup, runs_per_sample
@@ -26,7 +26,7 @@ from npu_lint.rules.dynamic_wrappers import (JIT_TIP, MASK_SELECTION, always_dyn
 from npu_lint.rules.mask_reads import (assigned, index_text, is_bool_index, mask_helper, mask_helper_site,
                                        reads_through_mask, rows_written, tensor_evidence, type_name, updated_in_place)
 from npu_lint.rules.branch_arms import for_message
-from npu_lint.rules.broad_masks import (MASK_WORD, POSITIONS, SESSION26_FIRE, SESSION26_SILENT, VALUES, constructed_index,
+from npu_lint.rules.broad_masks import (MASK_WORD, POSITIONS, MASK_INDEX_FIRE, MASK_INDEX_SILENT, VALUES, constructed_index,
                                        not_a_tensor, positions_taken)
 from npu_lint.rules.host_work import host_helper_work, host_work
 from npu_lint.rules.library_instances import library_module_call
@@ -1087,8 +1087,8 @@ class BooleanMaskIndexing(Rule):
                   "    for i in range(conf.shape[0] - 1):\n        union[i] = torch.logical_or(ignore[i], ignore[i + 1])\n"
                   "    loss[union] = 0.0\n    return loss\n")
 
-    must_fire += SESSION26_FIRE        # session 26 (dataops26): loop elements, a mask on one path, host-chosen lists
-    must_not_fire += SESSION26_SILENT
+    must_fire += MASK_INDEX_FIRE        # session 26 (dataops26): loop elements, a mask on one path, host-chosen lists
+    must_not_fire += MASK_INDEX_SILENT
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:

@@ -18,7 +18,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
-from npu_lint.rules.sample_items import SESSION26_FIRE as COUNTED_FIRE, SESSION26_SILENT as COUNTED_SILENT
+from npu_lint.rules.sample_items import COUNTED_FIRE, COUNTED_SILENT
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
 from npu_lint.rules.stopped_items import stopped_items
 from npu_lint.rules.repeated_items import repeated_items

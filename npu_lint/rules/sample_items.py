@@ -647,12 +647,12 @@ def per_value_items(items: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
 
 
 # Session 26 (dataops26): NPU409's examples of the count walked through a comprehension, beside its code.
-SESSION26_FIRE = (
+COUNTED_FIRE = (
     "import torch\ndef loss(s, t):\n    ids = torch.unique(t)\n"
     "    per_class = [torch.nonzero(t == c).flatten() for c in ids]\n    out = []\n"
     "    for rows in per_class:\n        out.append(torch.logsumexp(s[rows], 0))\n    return torch.stack(out)\n",
 )
-SESSION26_SILENT = (   # a comprehension over a range of a setting: a fixed count
+COUNTED_SILENT = (   # a comprehension over a range of a setting: a fixed count
     "import torch\ndef fixed(x, n):\n    parts = [x[i] for i in range(n)]\n    out = []\n"
     "    for p in parts:\n        out.append(p.sum())\n    return torch.stack(out)\n",
 )
