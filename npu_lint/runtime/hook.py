@@ -212,10 +212,9 @@ class Detector(CallPaths):
                     return result
                 full = (receiver, inputs, outputs)
                 if site.varying:                # only its ranges are left to update (``_compare``, inlined)
-                    if full != site.last:       # the same shapes as the last call cost one comparison
-                        site.last = full
-                        if full not in site.seen:
-                            self._add(site, full)
+                    if full not in site.seen and full != site.last:     # seen: one hash and one comparison
+                        site.last = full        # past MAX_SIGNATURES, a repeat of the last call adds nothing
+                        self._add(site, full)
                     return result
                 if site.iteration == self._iteration:   # ``_compare``, inlined: the n-th call of this iteration
                     nth = site.calls
@@ -288,10 +287,9 @@ class Detector(CallPaths):
                     return result
                 full = (receiver, inputs, outputs)
                 if site.varying:                # only its ranges are left to update (``_compare``, inlined)
-                    if full != site.last:       # the same shapes as the last call cost one comparison
-                        site.last = full
-                        if full not in site.seen:
-                            self._add(site, full)
+                    if full not in site.seen and full != site.last:     # seen: one hash and one comparison
+                        site.last = full        # past MAX_SIGNATURES, a repeat of the last call adds nothing
+                        self._add(site, full)
                     return result
                 if site.iteration == self._iteration:   # ``_compare``, inlined: the n-th call of this iteration
                     nth = site.calls
@@ -313,10 +311,9 @@ class Detector(CallPaths):
         site.calls = nth + 1
         full = (receiver, inputs, outputs)
         if site.varying:
-            if full != site.last:       # the same shapes as the last call cost one comparison
+            if full not in site.seen and full != site.last:
                 site.last = full
-                if full not in site.seen:
-                    self._add(site, full)
+                self._add(site, full)
             return
         first = site.first.get(nth)
         if full != first:               # else in the ranges since that first call

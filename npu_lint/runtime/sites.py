@@ -54,7 +54,7 @@ class Site:
         self.stack = "[]"                      # taken when the site is first seen varying
         self.first: dict[int, tuple] = {}      # n-th call in an iteration -> the first (receiver, inputs, outputs)
         self.seen: set = set()                 # (receiver, inputs, outputs) already in the ranges
-        self.last: tuple = ()
+        self.last: tuple = ()                  # the last call added to the ranges of a varying site
         self.varying = False
         self.iteration, self.calls = -1, 0     # calls of this site in that iteration
         self.inputs, self.outputs = Ranges(), Ranges()
