@@ -7,6 +7,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.configuration import built_state
 from npu_lint.analysis.flows import DATA_SIZE
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.scopes import VALUE
@@ -76,6 +77,26 @@ def _guard_value(value: ast.AST) -> bool:
         else:
             break
     return isinstance(value, ast.Call) and last_name(value.func) in _GUARDS
+
+
+def state_test(test: ast.AST, ctx: FileContext) -> bool:
+    """Session 27: a test of the object's own constant state only (``(self.alpha > 0).any()`` with ``self.alpha =
+    torch.tensor(alpha)`` in ``__init__``, later only moved: ``self.alpha = self.alpha.to(x.device)``): every value
+    compared is a constant or a ``self`` attribute set when the object is built (``configuration.built_state``)."""
+    resolver = ctx.resolver
+    scope = resolver.current
+    if scope is None:
+        return False
+    node = test
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("any", "all") \
+            and all(isinstance(a, ast.Constant) for a in (*node.args, *(k.value for k in node.keywords))):
+        node = node.func.value
+    while isinstance(node, ast.UnaryOp):
+        node = node.operand
+    sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else [node]
+    return any(isinstance(side, ast.Attribute) for side in sides) and all(
+        isinstance(side, ast.Constant) or (isinstance(side, ast.Attribute) and built_state(side, resolver, scope))
+        for side in sides)
 
 
 def numpy_tested(test: ast.AST, ctx: FileContext) -> bool:
@@ -202,8 +223,9 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
                                                                 or tensor_flag(inner, ctx)):
             return operand   # ``accept = error <= 1`` then ``if accept:``; ``if self.done:``; ``has = m.any()``
         elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS \
-                and not _compared_unknowns(inner, ctx):
-            return operand
+                and not _compared_unknowns(inner, ctx) and not state_test(inner, ctx):
+            return operand   # (session 27: ``(self.alpha > 0).any()`` of a tensor the module makes of its settings
+            # in ``__init__`` is the model's constant state, the same every batch)
     return None
 
 

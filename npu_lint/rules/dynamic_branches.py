@@ -820,6 +820,25 @@ class DataDependentBranch(Rule):
         "import numpy as np\nimport torch\ndef compute(dP, cellprob, t, device):\n    if (cellprob > t).sum():\n"
         "        inds = np.nonzero(cellprob > t)\n        p = torch.from_numpy(dP).to(device)\n"
         "        return p.int(), inds\n    return None\n")
+    # session 27 (precision27, branch_tests.state_test): a test of the module's own constant state (ultralytics'
+    # FocalLoss: ``self.alpha = torch.tensor(alpha)`` in ``__init__``, later only moved with ``.to(...)``, then ``if
+    # (self.alpha > 0).any():``) is the same every batch; state the forward pass updates from the data, or a test
+    # mixing the state with the input, still fires
+    must_not_fire += (
+        "import torch\nfrom torch import nn\nclass Focal(nn.Module):\n    def __init__(self, alpha=0.25):\n"
+        "        super().__init__()\n        self.alpha = torch.tensor(alpha)\n    def forward(self, pred, label):\n"
+        "        loss = nn.functional.binary_cross_entropy_with_logits(pred, label, reduction='none')\n"
+        "        if (self.alpha > 0).any():\n            self.alpha = self.alpha.to(device=pred.device)\n"
+        "            loss = loss * (label * self.alpha + (1 - label) * (1 - self.alpha))\n        return loss.sum()\n",)
+    must_fire += (
+        "import torch\nfrom torch import nn\nclass Ema(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.running = torch.zeros(n)\n    def forward(self, x):\n"
+        "        self.running = self.running * 0.9 + x.mean(0)\n        if (self.running > 1).any():\n"
+        "            x = torch.log(x)\n        return x\n",
+        "import torch\nfrom torch import nn\nclass Gate(nn.Module):\n    def __init__(self, alpha):\n"
+        "        super().__init__()\n        self.alpha = torch.tensor(alpha)\n    def forward(self, x):\n"
+        "        self.alpha = self.alpha.to(x.device)\n        if (x > self.alpha).any():\n            x = torch.log(x)\n"
+        "        return x\n")
     must_not_fire += (  # also the emptiness of one (rf-detr's TFLite mask decoder)
         "import numpy as np\nimport torch\nimport torch.nn.functional as F\ndef decode(logits, h, w):\n"
         "    if logits.shape[0] == 0:\n        return np.zeros((0, h, w), dtype=bool)\n"
