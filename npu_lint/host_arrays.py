@@ -173,3 +173,54 @@ def _numpy_function(function: Optional[ast.AST], ctx: FileContext) -> bool:
                     roots.add((ctx.resolver.qualname(node.value) or "").split(".", 1)[0])
         verdicts[scope] = bool(roots & {"numpy", "pandas"}) and not roots & {"torch", "torchvision", "torch_npu"}
     return verdicts[scope]
+
+
+def _plain_root(node: ast.AST) -> Optional[ast.Name]:
+    """``x``, ``x[i]``, ``x > t``, ``x[i] > t`` -> ``x``: the value itself or a part of it, no call in between (``x.cpu()``
+    would say ``x`` is a tensor)."""
+    while True:
+        if isinstance(node, ast.Compare) and len(node.comparators) == 1:
+            node = node.left
+        elif isinstance(node, ast.Subscript):
+            node = node.value
+        else:
+            break
+    return node if isinstance(node, ast.Name) else None
+
+
+def _numpy_uses(function: ast.AST, ctx: FileContext) -> frozenset[str]:
+    """The names a function uses as numpy arrays: ``x.astype(...)`` (no torch tensor has ``astype``), ``x`` (or a
+    part of it, or a comparison of it) handed to a numpy or scipy function (``np.nonzero(cellprob > t)``)."""
+    memo = ctx.scratch.setdefault("numpy_uses", {})
+    found = memo.get(id(function))
+    if found is None:
+        names = set()
+        for node in walk(function):
+            if not isinstance(node, ast.Call):
+                continue
+            if isinstance(node.func, ast.Attribute) and node.func.attr == "astype" \
+                    and isinstance(node.func.value, ast.Name):
+                names.add(node.func.value.id)
+                continue
+            qualname = ctx.resolver.qualname(node.func) or ""
+            if qualname.split(".", 1)[0] in ("numpy", "scipy"):
+                for arg in node.args:
+                    root = _plain_root(arg)
+                    if root is not None:
+                        names.add(root.id)
+        found = memo[id(function)] = frozenset(names)
+    return found
+
+
+def numpy_parameter(node: ast.AST, ctx: FileContext) -> bool:
+    """Session 27: ``node`` is a parameter the function never rebinds and uses as a numpy array elsewhere
+    (:func:`_numpy_uses`: cellpose's ``masks_to_flows(masks)`` with ``torch.from_numpy(masks.astype("int64"))``,
+    ``compute_masks(dP, cellprob)`` with ``np.nonzero(cellprob > t)``): a test of it reads a host array."""
+    if not isinstance(node, ast.Name) or not _numpy_file(ctx) or ctx.resolver.scopes is None:
+        return False
+    binding = ctx.resolver.binding(node)
+    if binding is None or binding.tag != "param" or not isinstance(binding.scope.node, FUNCTION_TYPES):
+        return False
+    if node.id not in _numpy_uses(binding.scope.node, ctx):
+        return False
+    return all(b.tag == "param" for b in binding.scope.names.get(node.id, ()))

@@ -359,7 +359,21 @@ def built_state(node: ast.Attribute, resolver: "Resolver", scope: Scope) -> bool
         return False   # (fields25) ``self.metadata = metadata`` of a record the file builds per call: its data
     return all(name == "__init__" for name in where) and all(
         getattr(b.scope.node, "name", None) == "__init__" or (
-            b.tag == VALUE and not b.path and _made_of_configuration(b.value, resolver, b.scope)) for b in bindings)
+            b.tag == VALUE and not b.path and (_made_of_configuration(b.value, resolver, b.scope)
+                                               or _moved_itself(b.value, node.attr))) for b in bindings) \
+        and (where or any(getattr(b.scope.node, "name", None) == "__init__" or b.tag != VALUE
+                          or not _moved_itself(b.value, node.attr) for b in bindings))
+
+
+# Moves and casts that keep a tensor's values (session 27): ``self.alpha = self.alpha.to(device=x.device)``.
+_MOVES = frozenset({"to", "cuda", "cpu", "npu", "float", "half", "double", "bfloat16", "type_as", "contiguous"})
+
+
+def _moved_itself(value: object, attr: str) -> bool:
+    """``self.x.to(...)`` / ``self.x.float()`` bound back to ``self.x``: the same values on another device or dtype."""
+    return isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr in _MOVES \
+        and isinstance(value.func.value, ast.Attribute) and value.func.value.attr == attr \
+        and isinstance(value.func.value.value, ast.Name)
 
 
 def _mixed_in_state(attr: str, resolver: "Resolver", scope: Scope) -> bool:

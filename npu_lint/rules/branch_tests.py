@@ -7,13 +7,14 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis import kinds as K
+from npu_lint.analysis.configuration import built_state
 from npu_lint.analysis.flows import DATA_SIZE
 from npu_lint.analysis.nodes import child_nodes, walk
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.analysis.size_sinks import last_name
 from npu_lint.analysis.summaries_reads import compares_unknowns
 from npu_lint.context import FileContext
-from npu_lint.host_arrays import is_host_array
+from npu_lint.host_arrays import is_host_array, numpy_parameter
 from npu_lint.rules.branch_arms import later
 from npu_lint.rules.loop_state import tensor_flag
 from npu_lint.rules.read_backs import drawn, host_random, host_test, item, read_back_name, whole_test_bindings
@@ -41,6 +42,91 @@ def guard(test: ast.AST) -> bool:
     """A numerical guard (``torch.isnan(loss).any()``, ``not torch.isfinite(x).all()``): a path that is not taken
     in a healthy run."""
     return any(isinstance(node, ast.Call) and last_name(node.func) in _GUARDS for node in walk(test))
+
+
+def bound_guard(test: ast.AST, ctx: FileContext) -> bool:
+    """A numerical guard kept in a name of the function (session 27): ``finite = torch.isfinite(cost)`` then ``if
+    finite.all():`` / ``if finite.any():``, ``ok = torch.isfinite(c).all().item()`` then ``if not ok:``. A name of the
+    test every binding of which, in the function, is a value holding a guard call (``isnan`` / ``isfinite`` ...)."""
+    resolver = ctx.resolver
+    scope = resolver.current
+    if resolver.scopes is None or scope is None:
+        return False
+    for node in walk(test):
+        if not (isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)):
+            continue
+        bindings = resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+        if bindings and all(b.tag == VALUE and not b.path and b.scope is scope and isinstance(b.value, ast.AST)
+                            and _guard_value(b.value) for b in bindings):
+            return True
+    return False
+
+
+def _guard_value(value: ast.AST) -> bool:
+    """``torch.isfinite(x)``, ``torch.isnan(x).any()``, ``torch.isfinite(c).all().item()``, ``bool(...)`` /
+    ``~`` / ``not`` of one: a guard call and nothing else (``torch.isfinite(x) & (x > 0)`` also tests the data)."""
+    while True:
+        if isinstance(value, ast.UnaryOp) and isinstance(value.op, (ast.Not, ast.Invert)):
+            value = value.operand
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "bool" \
+                and len(value.args) == 1:
+            value = value.args[0]
+        elif isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and not value.args \
+                and value.func.attr in ("all", "any", "item"):
+            value = value.func.value
+        else:
+            break
+    return isinstance(value, ast.Call) and last_name(value.func) in _GUARDS
+
+
+def state_test(test: ast.AST, ctx: FileContext) -> bool:
+    """Session 27: a test of the object's own constant state only (``(self.alpha > 0).any()`` with ``self.alpha =
+    torch.tensor(alpha)`` in ``__init__``, later only moved: ``self.alpha = self.alpha.to(x.device)``): every value
+    compared is a constant or a ``self`` attribute set when the object is built (``configuration.built_state``)."""
+    resolver = ctx.resolver
+    scope = resolver.current
+    if scope is None:
+        return False
+    node = test
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("any", "all") \
+            and all(isinstance(a, ast.Constant) for a in (*node.args, *(k.value for k in node.keywords))):
+        node = node.func.value
+    while isinstance(node, ast.UnaryOp):
+        node = node.operand
+    sides = [node.left, *node.comparators] if isinstance(node, ast.Compare) else [node]
+    return any(isinstance(side, ast.Attribute) for side in sides) and all(
+        isinstance(side, ast.Constant) or (isinstance(side, ast.Attribute) and built_state(side, resolver, scope))
+        for side in sides)
+
+
+def numpy_tested(test: ast.AST, ctx: FileContext) -> bool:
+    """Session 27: every value the test reads through a method (``masks.max() > 0``, ``(cellprob > t).sum()``) or
+    measures (``logits.shape[0] == 0``, ``len(x)``) is a parameter the function uses as a numpy array elsewhere
+    (``masks.astype(...)``, ``np.nonzero(cellprob > t)``): a test of host arrays, no tensor value read back."""
+    roots = []
+    for node in walk(test):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            receiver = node.func.value
+        elif isinstance(node, ast.Attribute) and node.attr == "shape":
+            receiver = node.value   # ``logits.shape[0] == 0``
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+                and len(node.args) == 1:
+            receiver = node.args[0]
+        else:
+            continue
+        while True:
+            if isinstance(receiver, ast.Compare) and len(receiver.comparators) == 1:
+                receiver = receiver.left
+            elif isinstance(receiver, ast.UnaryOp):
+                receiver = receiver.operand
+            elif isinstance(receiver, ast.Subscript):
+                receiver = receiver.value
+            elif isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute):
+                receiver = receiver.func.value
+            else:
+                break
+        roots.append(receiver)
+    return bool(roots) and all(numpy_parameter(root, ctx) for root in roots)
 
 
 def runs_after(node: ast.If, loop: ast.AST, ctx: FileContext) -> bool:
@@ -137,8 +223,9 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
                                                                 or tensor_flag(inner, ctx)):
             return operand   # ``accept = error <= 1`` then ``if accept:``; ``if self.done:``; ``has = m.any()``
         elif (bare_names or not isinstance(inner, (ast.Name, ast.Attribute))) and resolver.kind_of(inner) in K.TENSORS \
-                and not _compared_unknowns(inner, ctx):
-            return operand
+                and not _compared_unknowns(inner, ctx) and not state_test(inner, ctx):
+            return operand   # (session 27: ``(self.alpha > 0).any()`` of a tensor the module makes of its settings
+            # in ``__init__`` is the model's constant state, the same every batch)
     return None
 
 

@@ -14,7 +14,8 @@ from npu_lint.rules.branch_shapes import same_shapes
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.host_work import host_work
 from npu_lint.rules.branch_arms import drops_tested, hands_tested, later, returns_other, tensor_work
-from npu_lint.rules.branch_tests import calls_in, guard, may_read_value, runs_after, tensor_test
+from npu_lint.rules.branch_tests import bound_guard, calls_in, guard, may_read_value, numpy_tested, runs_after, \
+    tensor_test
 from npu_lint.rules.broad_branches import arms_of, broad_if, broad_test, broad_work, nested_return as exits, \
     quiet_module, while_hands, while_rebinds
 from npu_lint.rules.empty_tests import builds_empty, counts_something, empty_test, graph_count, returns_numbers
@@ -215,6 +216,16 @@ class DataDependentSkip(Rule):
         "import torch\ndef remove_padding(padded, pad_value):\n    mask = padded == pad_value\n"
         "    while mask.ndim > 1:\n        mask = torch.all(mask, dim=-1)\n    return padded[~mask]\n",)
 
+    # session 27 (precision27, branch_tests.numpy_tested): a parameter the function uses as a numpy array elsewhere
+    # (``np.bincount(labels)``, ``labels.astype(...)``) is tested on the host; the same test of one it moves with
+    # ``.cpu().numpy()`` is a tensor's value
+    must_not_fire += ("import numpy as np\nimport torch\ndef per_class(labels, probs, n):\n    out = []\n"
+                      "    for c in range(n):\n        if (labels == c).sum() == 0:\n            continue\n"
+                      "        out.append(probs[:, c].exp())\n    return out, np.bincount(labels)\n",)
+    must_fire += ("import numpy as np\nimport torch\ndef per_class(labels, probs, n):\n    out = []\n"
+                  "    for c in range(n):\n        if (labels == c).sum() == 0:\n            continue\n"
+                  "        out.append(probs[:, c].exp())\n    np.save('l.npy', labels.cpu().numpy())\n    return out\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -243,6 +254,8 @@ class DataDependentSkip(Rule):
             return   # stopping a walk over an iterator (a stop signal of the data) is not a step count
         if not (runs_after(node, loop, ctx) or (isinstance(jump, ast.Break) and calls_in(loop, node))):
             return
+        if numpy_tested(node.test, ctx):
+            return   # a test of numpy arrays the function is given (session 27)
         test = tensor_test(node.test, ctx)
         if test is None:
             # the broad paths (branch21; branch22: an emptiness test): what the jump skips computes
@@ -781,6 +794,62 @@ class DataDependentBranch(Rule):
         "            y[idx == i] = expert(x[idx == i])\n    return y\n",
         "import torch\ndef mark(terminated: torch.Tensor, timeouts: torch.Tensor):\n    if timeouts.any():\n"
         "        terminated[timeouts] = 0.0\n    else:\n        timeouts = None\n    return terminated, timeouts\n",)
+    # session 27 (precision27, branch_tests.bound_guard): a numerical guard kept in a name (``finite =
+    # torch.isfinite(cost)`` then ``if finite.all():``; ``ok = torch.isfinite(c).all().item()`` then ``if not ok:``)
+    # is the guard the test would spell inline (rf-detr's matcher sanitising a cost matrix). Still reported: such a
+    # guard deciding whether the backward pass or the update runs, and a name mixing the guard with a test of the data.
+    must_not_fire += (
+        "import torch\ndef sanitize(cost: torch.Tensor):\n    finite = torch.isfinite(cost)\n    if finite.all():\n"
+        "        return cost\n    if finite.any():\n        big = cost[finite].abs().max() * 2\n    else:\n"
+        "        big = torch.tensor(1.0)\n    return torch.where(finite, cost, big)\n",
+        "import torch\ndef match(cost: torch.Tensor):\n    all_finite = torch.isfinite(cost).all().item()\n"
+        "    if not all_finite:\n        cost = torch.nan_to_num(cost.cpu(), nan=1e9)\n    return cost.argmin(0)\n")
+    must_fire += (
+        "import torch\ndef step(model, opt, x: torch.Tensor):\n    loss = model(x).mean()\n"
+        "    finite = torch.isfinite(loss).all()\n    if not finite:\n        return None\n    loss.backward()\n"
+        "    opt.step()\n    return loss\n",
+        "import torch\ndef pick(x: torch.Tensor):\n    m = torch.isfinite(x) & (x > 0)\n    if m.any():\n"
+        "        x = x[m]\n    return x\n")
+    # session 27 (precision27, branch_tests.numpy_tested): a test of parameters the function uses as numpy arrays
+    # (cellpose's ``masks_to_flows(masks)`` with ``torch.from_numpy(masks.astype("int64"))``, ``compute_masks(dP,
+    # cellprob)`` with ``np.nonzero(cellprob > t)``) reads host values; a tensor parameter the function moves with
+    # ``.cpu().numpy()`` for numpy still fires
+    must_not_fire += (
+        "import torch\ndef flows(masks, device):\n    if masks.max() > 0:\n"
+        "        m = torch.from_numpy(masks.astype('int64')).to(device)\n        return torch.nonzero(m)\n    return None\n",
+        "import numpy as np\nimport torch\ndef compute(dP, cellprob, t, device):\n    if (cellprob > t).sum():\n"
+        "        inds = np.nonzero(cellprob > t)\n        p = torch.from_numpy(dP).to(device)\n"
+        "        return p.int(), inds\n    return None\n")
+    # session 27 (precision27, branch_tests.state_test): a test of the module's own constant state (ultralytics'
+    # FocalLoss: ``self.alpha = torch.tensor(alpha)`` in ``__init__``, later only moved with ``.to(...)``, then ``if
+    # (self.alpha > 0).any():``) is the same every batch; state the forward pass updates from the data, or a test
+    # mixing the state with the input, still fires
+    must_not_fire += (
+        "import torch\nfrom torch import nn\nclass Focal(nn.Module):\n    def __init__(self, alpha=0.25):\n"
+        "        super().__init__()\n        self.alpha = torch.tensor(alpha)\n    def forward(self, pred, label):\n"
+        "        loss = nn.functional.binary_cross_entropy_with_logits(pred, label, reduction='none')\n"
+        "        if (self.alpha > 0).any():\n            self.alpha = self.alpha.to(device=pred.device)\n"
+        "            loss = loss * (label * self.alpha + (1 - label) * (1 - self.alpha))\n        return loss.sum()\n",)
+    must_fire += (
+        "import torch\nfrom torch import nn\nclass Ema(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+        "        self.running = torch.zeros(n)\n    def forward(self, x):\n"
+        "        self.running = self.running * 0.9 + x.mean(0)\n        if (self.running > 1).any():\n"
+        "            x = torch.log(x)\n        return x\n",
+        "import torch\nfrom torch import nn\nclass Gate(nn.Module):\n    def __init__(self, alpha):\n"
+        "        super().__init__()\n        self.alpha = torch.tensor(alpha)\n    def forward(self, x):\n"
+        "        self.alpha = self.alpha.to(x.device)\n        if (x > self.alpha).any():\n            x = torch.log(x)\n"
+        "        return x\n")
+    must_not_fire += (  # also the emptiness of one (rf-detr's TFLite mask decoder)
+        "import numpy as np\nimport torch\nimport torch.nn.functional as F\ndef decode(logits, h, w):\n"
+        "    if logits.shape[0] == 0:\n        return np.zeros((0, h, w), dtype=bool)\n"
+        "    t = torch.from_numpy(logits.astype(np.float32)).unsqueeze(0)\n"
+        "    return F.interpolate(t, size=(h, w)).squeeze(0).numpy() > 0\n",)
+    must_fire += (
+        "import numpy as np\nimport torch\ndef f(mask, x):\n    if mask.any():\n        x = torch.log(x)\n"
+        "    np.save('m.npy', mask.cpu().numpy())\n    return x\n",
+        "import numpy as np\nimport torch\nimport torch.nn.functional as F\ndef decode(logits, h, w):\n"
+        "    if logits.shape[0] == 0:\n        return np.zeros((0, h, w), dtype=bool)\n    t = logits.unsqueeze(0)\n"
+        "    return F.interpolate(t, size=(h, w)).squeeze(0).cpu().numpy() > 0\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
@@ -801,10 +870,13 @@ class DataDependentBranch(Rule):
             return   # ``if x is None:``, ``if self.training:``: no tensor value read
         if node.body and isinstance(node.body[-1], ast.Raise) and not node.orelse:
             return   # an error path: what it computes for the message runs once, before the raise
+        if numpy_tested(node.test, ctx):
+            return   # a test of numpy arrays the function is given (session 27)
         test = tensor_test(node.test, ctx, bare_names=False)
         if test is None and not _pads_to_bound(node):
             test = broad_test(node.test, ctx)   # the broad path (session 21, branch21)
-            if test is not None and not guard(node.test) and not quiet_module(node, ctx) and broad_if(node, ctx):
+            if test is not None and not guard(node.test) and not bound_guard(node.test, ctx) \
+                    and not quiet_module(node, ctx) and broad_if(node, ctx):
                 ctx.report(node, self.broad_message.format(test=f"if {short_source(test, 40)}:"))
             elif test is None:
                 self._check_empty(node, ctx)   # the emptiness path (session 22, branch22)
@@ -815,7 +887,7 @@ class DataDependentBranch(Rule):
         arms = node.body + node.orelse
         if node.body and isinstance(node.body[-1], ast.Return):
             arms = arms + later(node, function, ctx)   # what an early return skips
-        if (guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx))) \
+        if (guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)) or bound_guard(node.test, ctx)) \
                 and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
         if records_only(node, ctx):

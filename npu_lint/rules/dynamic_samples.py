@@ -18,7 +18,7 @@ from typing import Optional
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule, short_source
 from npu_lint.rules.value_flow import FAMILY
-from npu_lint.rules.sample_items import COUNTED_FIRE, COUNTED_SILENT
+from npu_lint.rules.sample_items import CHUNKED_FIRE, CHUNKED_SILENT, COUNTED_FIRE, COUNTED_SILENT
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
 from npu_lint.rules.stopped_items import stopped_items
 from npu_lint.rules.repeated_items import repeated_items
@@ -760,6 +760,8 @@ class PerSampleConcat(Rule):
     must_not_fire = tuple(filter(lambda e, moved=_REJUDGED: e not in moved, must_not_fire))
     must_fire += COUNTED_FIRE            # session 26 (dataops26): one item per element of a comprehension over unique
     must_not_fire += COUNTED_SILENT
+    must_fire += CHUNKED_FIRE             # session 27 (precision27): fixed-size chunks of one tensor joined back
+    must_not_fire += CHUNKED_SILENT
     # the inverted path (inverted_joins.py): the join is the trigger; silent where the shape is proven static
     must_fire += (
         "import torch\nfrom torch.nn.utils.rnn import pad_sequence\ndef batch(log_probs, masks):\n"

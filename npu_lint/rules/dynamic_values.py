@@ -298,6 +298,11 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef assign(gt_bboxes, cand: torch.Tensor, n):\n"
                  "    num_gt, num_b = gt_bboxes.size(0), cand.size(0)\n    if num_gt == 0 or num_b == 0:\n"
                  "        return None\n    for g in range(num_gt):\n        cand[:, g] += g * n\n    return cand\n",
+                 # session 27 (precision27): the same loop when a test of the count for zero returns early (the
+                 # raise-only validation of a configuration list below is no such test)
+                 "import torch\ndef costs(pred: torch.Tensor, per_class, tgt: torch.Tensor):\n    n = len(per_class)\n"
+                 "    if n == 0:\n        return pred.new_zeros(0)\n    for c in range(n):\n        pred[:, c] += tgt[c]\n"
+                 "    return pred\n",
                  # a parameter the function's own body calls a tensor-only method on is a tensor
                  "import torch\ndef sequence_mask(lengths, max_len=None):\n    max_len = max_len or lengths.max()\n"
                  "    return torch.arange(0, max_len) >= lengths.unsqueeze(1)\n",
@@ -463,7 +468,12 @@ class TensorValueInShape(ValueFlow):
         "    out = []\n    for i in range(score.shape[0]):\n        best = [score[i].argmax().item()]\n"
         "        for hist in reversed(history[:ends[i]]):\n            best.append(hist[i][best[-1]].item())\n"
         "        out.append(best)\n    return out\n",)
-    must_not_fire = (  # session 20 (values20): a counter of a loop's items (a length, no value of the data), a
+    must_not_fire = (
+        # session 27 (precision27): a count validated by a test that only raises (``if num_classes == 0: raise``) is
+        # no count the code expects to vary: a loop over a configuration list's classes (rf-detr's keypoint costs)
+        "import torch\ndef costs(pred: torch.Tensor, per_class, tgt: torch.Tensor):\n    n = len(per_class)\n"
+        "    if n == 0:\n        raise ValueError('per_class must be non-empty')\n    for c in range(n):\n"
+        "        pred[:, c] += tgt[c]\n    return pred\n",  # session 20 (values20): a counter of a loop's items (a length, no value of the data), a
                      # count kept under a test of host values, sizes appended from shapes, a constant element of a
                      # tensor the code only received (a setting the batch may repeat) or made from configuration
                      "import torch\ndef count(x, items):\n    n = 0\n    for it in items:\n        n += 1\n"

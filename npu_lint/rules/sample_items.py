@@ -377,9 +377,10 @@ class _Items(SampleReads):
                     return why
         return None
 
-    def counted_by(self) -> Optional[ast.AST]:
+    def counted_by(self, element: Optional[ast.AST] = None) -> Optional[ast.AST]:
         """The data-dependent sequence a loop of the list walks (``for c in labels.unique()``, ``torch.nonzero(m)``,
-        ``labels.unique().tolist()``): one item per value found in the data, so the number of items varies."""
+        ``labels.unique().tolist()``): one item per value found in the data, so the number of items varies.
+        ``element``: the item added (a comprehension's element), for the chunk walk below."""
         for source in self._counting_sources():
             while isinstance(source, ast.Call) and isinstance(source.func, ast.Attribute) and not source.args \
                     and source.func.attr in ("tolist", "cpu", "numpy", "long", "int"):
@@ -395,9 +396,9 @@ class _Items(SampleReads):
                     and tensor_receiver(self.ctx.resolver, source.func.value, self.ctx.resolver.current)) or (
                     row["condition"] == "one_argument" and len(source.args) == 1 and not source.keywords)):
                 return source
-        return self._counted_by_model()
+        return self._counted_by_model(element)
 
-    def _counted_by_model(self) -> Optional[ast.AST]:
+    def _counted_by_model(self, element: Optional[ast.AST] = None) -> Optional[ast.AST]:
         """The model's answer when no data-dependent op is spelled in the loop header: the loop walks the rows of
         such a result through names and the file's helpers (``for box in dets`` of ``dets = boxes[keep]``), or
         ``range(n)`` of a count known only from the data (``range(len(y))`` of ``y, ey, x, ex = pad(boxes[pick])``:
@@ -407,6 +408,8 @@ class _Items(SampleReads):
         for source in self._counting_sources():
             if isinstance(source, ast.Call) and isinstance(source.func, ast.Name) and source.func.id == "range" \
                     and resolver.binding(source.func, scope) is None:
+                if self._chunk_walk(source, element):
+                    continue
                 for bound in source.args[:2]:
                     flow = resolver.flow_of(bound, _COUNT_FLOWS, scope)
                     if flow is not None:
@@ -416,6 +419,19 @@ class _Items(SampleReads):
             if op is not None and resolver.kind_of_at(source, scope) != K.LIST:
                 return op
         return None
+
+    def _chunk_walk(self, source: ast.Call, element: Optional[ast.AST]) -> bool:
+        """Session 27: ``range(0, n, CHUNK)`` whose counter starts a cut of the item (``x[s:s + CHUNK]`` in the
+        element or the loop's body): fixed-size pieces of one tensor, processed and joined back; the join is as long
+        as ``n``, the tensor's own length (reported where that length varies), however many pieces it takes."""
+        if len(source.args) != 3 or source.keywords:
+            return False
+        targets = {name for name, iterated in self.counting.items() if iterated is source}
+        if not targets:
+            return False
+        places = [p for p in (element, self.body) if p is not None]
+        return any(isinstance(n, ast.Slice) and isinstance(n.lower, ast.Name) and n.lower.id in targets
+                   for place in places for n in walk(place))
 
     def _counting_sources(self) -> list[ast.AST]:
         """The sequences the list's loops walk, and for a name bound once to an unfiltered comprehension (``per_class
@@ -637,10 +653,10 @@ def _per_sample_field(node: ast.AST) -> bool:
 def per_value_items(items: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
     """The data-dependent sequence (``labels.unique()``) whose values the list ``items`` holds one item for."""
     if isinstance(items, (ast.ListComp, ast.GeneratorExp)):
-        return _Items(ctx, [(g.target, g.iter) for g in items.generators], None).counted_by()
+        return _Items(ctx, [(g.target, g.iter) for g in items.generators], None).counted_by(items.elt)
     if isinstance(items, ast.Name):
-        for _, context in _built_list(items, ctx):
-            found = context.counted_by()
+        for element, context in _built_list(items, ctx):
+            found = context.counted_by(element)
             if found is not None:
                 return found
     return None
@@ -655,4 +671,23 @@ COUNTED_FIRE = (
 COUNTED_SILENT = (   # a comprehension over a range of a setting: a fixed count
     "import torch\ndef fixed(x, n):\n    parts = [x[i] for i in range(n)]\n    out = []\n"
     "    for p in parts:\n        out.append(p.sum())\n    return torch.stack(out)\n",
+)
+
+# Session 27 (precision27, ``_Items._chunk_walk``): fixed-size pieces of one tensor (``range(0, m, CHUNK)`` with
+# ``x[s:s + CHUNK]``) joined back have the tensor's own length (rf-detr's chunked mask IoU and mask upsampling); one
+# item per row of a data-dependent selection, also over a stepped range, still fires.
+CHUNKED_SILENT = (
+    "import torch\nimport torch.nn.functional as F\ndef _areas(gt, size, CH=64):\n    m = gt.shape[0]\n"
+    "    parts = [F.interpolate(gt[s:s + CH], size=size).sum((1, 2)) for s in range(0, m, CH)]\n"
+    "    return torch.cat(parts, dim=0)\ndef per_class(masks, labels, c, size):\n"
+    "    return _areas(masks[labels == c], size)\n",
+    "import torch\ndef _inter(pred, gt, CH=64):\n    m = gt.shape[0]\n    blocks = []\n    for g in range(0, m, CH):\n"
+    "        chunk = gt[g:g + CH]\n        blocks.append(torch.mm(pred, chunk.flatten(1).t()))\n"
+    "    return torch.cat(blocks, dim=1)\ndef per_class(pred, masks, labels, c):\n"
+    "    return _inter(pred, masks[labels == c])\n",
+)
+CHUNKED_FIRE = (
+    "import torch\ndef _strided(x, gt):\n    m = gt.shape[0]\n"
+    "    return torch.cat([x * gt[s].sum() for s in range(0, m, 2)])\ndef per_class(x, masks, labels, c):\n"
+    "    return _strided(x, masks[labels == c])\n",
 )
