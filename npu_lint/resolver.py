@@ -504,6 +504,11 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         values = [self.binding_value(b, depth) for b in bindings]
         if len(values) == 1 or None not in values:
             return K.join(values)
+        kept = [v for b, v in zip(bindings, values) if v is not None or not self._wraps_itself(b, attr)]
+        if len(kept) < len(values) and kept and None not in kept:
+            # ``self.model, self.opt = self.accelerator.prepare(self.model, self.opt)``: the attribute handed back
+            # wrapped for the devices holds what its other bindings give it
+            return K.join(kept)
         updates = [_self_update(b, attr) if v is None else None for b, v in zip(bindings, values)]
         others = [v for v, u in zip(values, updates) if u is None]
         if not others or len(others) == len(values):
@@ -514,6 +519,21 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         if joined[0] == K.MASK and all(u in (None, K.MASK) for u in updates):
             return joined
         return K.TENSOR, None
+
+    def _wraps_itself(self, binding: Binding, attr: str) -> bool:
+        """``self.opt`` bound by ``self.model, self.opt = accelerator.prepare(self.model, self.opt)`` (or
+        ``self.opt = accelerator.prepare(self.opt)``): the call hands the attribute itself back (passed_through)."""
+        call, self_name = binding.value, binding.scope.self_name
+        if binding.tag != VALUE or not isinstance(call, ast.Call) or self_name is None or len(binding.path) > 1:
+            return False
+        passed = self.passed_through(call, binding.scope)
+        index = binding.path[0] if binding.path else 0
+        if passed is None or (not binding.path and len(passed) != 1) or not isinstance(index, int) \
+                or not 0 <= index < len(passed):
+            return False
+        arg = passed[index]
+        return isinstance(arg, ast.Attribute) and arg.attr == attr and isinstance(arg.value, ast.Name) \
+            and arg.value.id == self_name
 
     def _declared(self, binding: Binding) -> Optional[K.Value]:
         """What a bare declaration of the name in the same function says it holds (``distances: Tensor`` alone,

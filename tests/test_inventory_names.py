@@ -90,6 +90,9 @@ def test_inventory_names_methods_by_their_receivers_class(tmp_path):
     # inverting a value of unknown kind: a mask (``embeddings[~enqueue_mask]``); a constant is not
     ("import torch\ndef f(x, keep):\n    m = ~keep\n    m.probe()\n", ("mask", None)),
     ("import torch\ndef f(x):\n    m = ~1\n    m.probe()\n", (None, None)),
+    # (audit27) numpy's ``astype`` gives a host array, even of a comparison the model took for a mask
+    ("import numpy as np\ndef f(g, q, keep):\n    m = (g[:, None] == q).astype(np.int32)\n    m[0][keep].probe()\n",
+     ("host", None)),
 ])
 def test_model_facts_behind_the_names(source, kind):
     assert probe(source) == kind
@@ -161,3 +164,63 @@ def test_inventory_leaves_out_what_is_not_a_torch_method(tmp_path):
             (41, "torch.nn.Module.parameters")} <= rows
     # a method no tensor has; ``nn.ModuleDict.update`` is no method of a module declared ``-> nn.Module``
     assert not any(line in (39, 40) for line, _ in rows)
+
+
+WRAPPED = '''import torch
+import torch.multiprocessing as mp
+from accelerate import Accelerator
+from monai.data import MetaTensor
+
+
+class Trainer:
+    def __init__(self, model):
+        self.accelerator = Accelerator()
+        self.opt = torch.optim.Adam(model.parameters(), lr=1e-4)
+        self.model, self.opt = self.accelerator.prepare(model, self.opt)
+
+    def train(self, x):
+        loss = self.model(x).mean()
+        self.accelerator.backward(loss)
+        self.opt.step()
+        return self.accelerator.gather(loss)
+
+
+def share(x, queue):
+    q = mp.Queue()
+    q.put(x)
+    m = MetaTensor(x)
+    return m.permute(1, 0)
+'''
+
+
+def test_inventory_follows_wrapped_attributes_and_leaves_out_library_objects(tmp_path):
+    """(audit27) ``self.opt`` handed back by ``accelerator.prepare(.., self.opt)`` is still the Adam its other
+    binding makes (``Adam.step`` is unsupported at 2.8.0: the row matters); an instance of another library's class
+    (``Accelerator()``, ``mp.Queue()``) is no tensor, whatever its methods are called; ``MetaTensor`` may be one."""
+    rows = inventory(tmp_path, WRAPPED)
+    assert {(16, "torch.optim.Adam.step"), (24, "torch.Tensor.permute")} <= rows
+    for line, api in [(15, "torch.Tensor.backward"), (17, "torch.Tensor.gather"), (22, "torch.Tensor.put")]:
+        assert (line, api) not in rows
+
+
+TORCHVISION_BASE = '''import torchvision
+from torchvision.models.vgg import VGG
+
+
+class MobileNetEncoder(torchvision.models.MobileNetV2):
+    def load_state_dict(self, state_dict, **kwargs):
+        state_dict.pop("classifier.1.bias", None)
+        super().load_state_dict(state_dict, **kwargs)
+
+
+class VGGEncoder(VGG):
+    def load_state_dict(self, state_dict, **kwargs):
+        super().load_state_dict(state_dict, **kwargs)
+'''
+
+
+def test_subclasses_of_torchvision_models_are_modules(tmp_path):
+    """(audit27) An encoder deriving from a torchvision model (library_classes.tsv: ``VGG``, ``MobileNetV2``
+    derive from ``nn.Module``) calls ``nn.Module``'s methods through ``super()``."""
+    rows = inventory(tmp_path, TORCHVISION_BASE)
+    assert {(8, "torch.nn.Module.load_state_dict"), (13, "torch.nn.Module.load_state_dict")} <= rows

@@ -281,8 +281,15 @@ TENSOR_ONLY_MASK_METHODS = frozenset({"bool", "isnan", "isinf", "isfinite", "isn
                                       "logical_or", "logical_not", "logical_xor", "signbit"})
 
 
+# Methods numpy arrays have and torch tensors do not: their result is a host array whatever the model took the
+# receiver for (``(g_pids[idx] == q_pids[:, None]).astype(np.int32)``: a comparison of unknowns is no tensor then).
+NUMPY_ONLY_METHODS = frozenset({"astype", "tobytes", "tofile", "byteswap", "getfield", "setfield", "dumps"})
+
+
 def of_method(receiver: Optional[Value], method: str) -> Optional[Value]:
     """The value ``receiver.method(...)`` returns."""
+    if method in NUMPY_ONLY_METHODS:
+        return HOST, None
     if receiver is None:
         if method in ("numpy", "cpu") or method in PANDAS_ONLY_METHODS:
             return HOST, None   # whatever had ``.numpy()`` / ``.cpu()``: host data, no NPU work

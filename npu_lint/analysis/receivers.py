@@ -215,6 +215,10 @@ class Receivers:
             for arm in ((node.body, node.orelse) if isinstance(node, ast.IfExp) else node.values):
                 self._other_values(arm, scope, depth + 1, found)
         elif isinstance(node, ast.Call):
+            built = self.qualname(node.func, scope)
+            if built is not None and _foreign_class(built):   # ``Accelerator()``: an instance of another library's
+                found.append((K.OBJECT, built))                # class (``accelerator.backward(loss)``, ``.gather``)
+                return
             method = self.callee(node, scope)   # ``self.make(x)``, ``make(x)``: what its returns may be
             inner = self.scopes.scope_of(method[0]) if method is not None else None
             if inner is not None and isinstance(method[0], _DEFS):
@@ -232,6 +236,17 @@ class Receivers:
 
 
 _OTHER_DEPTH = 6
+# packages whose classes may be tensors or arrays (``torchvision.tv_tensors.Image``, ``monai.data.MetaTensor``)
+_TENSOR_LIBRARIES = ("torchvision.", "monai.", "numpy.", "builtins.")
+
+
+def _foreign_class(name: str) -> bool:
+    """``accelerate.Accelerator``, ``wandb.Table``, ``torch.multiprocessing.Queue``: a class (CamelCase) of a
+    library, whose instance is no tensor; a class named ``...Tensor`` (``MetaTensor``, ``DTensor``), ``Parameter``,
+    ``Buffer`` or ``Variable`` may be one."""
+    last = name.rpartition(".")[2]
+    return "." in name and last[:1].isupper() and not last.isupper() and not name.startswith(_TENSOR_LIBRARIES) \
+        and not last.endswith(("Tensor", "Parameter", "Buffer", "Variable"))
 
 
 def _no_tensor(value: K.Value) -> bool:
