@@ -8,7 +8,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Any, Optional
 
-from npu_lint.analysis.bindings import IMPORT
+from npu_lint.analysis.bindings import IMPORT, VALUE
 from npu_lint.cuda_facts import _LOADERS, builds_cuda, extension_module, is_extension_import
 
 if TYPE_CHECKING:
@@ -26,9 +26,24 @@ def extension_receiver(node: ast.expr, ctx: "FileContext") -> Optional[str]:
     if not any(ctx.mentions(word) for word in _WORDS) or not _has_extension(ctx):
         return None
     if isinstance(node, ast.Name):
-        value = ctx.resolver.bound_value(node)
-        return _held(value, ctx, None, 1) if isinstance(value, ast.Call) else None
+        return _held_by_name(node, ctx)
     return _held(node, ctx, None, 0)
+
+
+def _held_by_name(node: ast.Name, ctx: "FileContext") -> Optional[str]:
+    """The extension a local name holds where it is read: every binding that may reach the read (the arms of an
+    ``if`` chain; for a closure's free name, each assignment of the enclosing function) binds it whole to a call that
+    returns the extension or an object it makes (``mc = _C.CUMCFloat()`` / ``elif ...: mc = _C.CUMCDouble()``)."""
+    scopes = ctx.resolver.scopes
+    if scopes is None:
+        return None
+    current = ctx.resolver.current
+    bindings = scopes.lookup_reaching(node.id, current, (node.lineno, node.col_offset))
+    if len(bindings) == 1 and bindings[0].scope is not current and bindings[0].scope.kind == "function":
+        bindings = bindings[0].scope.names.get(node.id, ())   # a closure reads the name late: any assignment
+    found = [_held(b.value, ctx, b.scope, 1) if b.tag == VALUE and not b.path and isinstance(b.value, ast.Call)
+             else None for b in bindings]
+    return found[0] if found and all(found) else None
 
 
 def _has_extension(ctx: "FileContext") -> bool:
@@ -57,6 +72,12 @@ def _held(node: ast.AST, ctx: "FileContext", scope: Optional[Any], depth: int) -
             return found
         value = ctx.resolver.bound_value(node, scope)
         return _held(value, ctx, scope, depth + 1) if isinstance(value, ast.Call) else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and isinstance(node.func.value, ast.Name) \
+            and node.func.attr[:1].isupper():
+        # an object of a class the extension exports (``_C.CUMCFloat()``, ``_C.Rasterizer(settings)``): its methods
+        # run the extension's kernels; a lower-case operator's result (a tensor) is no such object
+        module = extension_module(node.func.value, ctx, scope=scope)
+        return f"{module}.{node.func.attr}" if module is not None else None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         if ctx.resolver.qualname(node.func, scope) in _LOADERS:
             return node.func.id if builds_cuda(node) else None
@@ -116,3 +137,67 @@ def _own_nodes(function: ast.AST):
 def _scope(function: ast.AST, ctx: "FileContext") -> Optional[Any]:
     scopes = ctx.resolver.scopes
     return scopes.scope_of(function) if scopes is not None else None
+
+
+def imported_operator(node: ast.Name, ctx: "FileContext", scope: Optional[Any] = None) -> Optional[str]:
+    """The operator a name is imported as from a compiled extension module (``from pkg._C import knn``,
+    ``from natten.libnatten import na1d_forward as na1d_forward_cxx``: :func:`is_extension_import` of the module it
+    comes from), as ``module.name``; else None."""
+    scopes = ctx.resolver.scopes
+    binding = scopes.lookup(node.id, scope or ctx.resolver.current, (node.lineno, node.col_offset)) \
+        if scopes is not None else None
+    if binding is None or binding.tag != IMPORT or not isinstance(binding.value, str) \
+            or not isinstance(binding.node, ast.ImportFrom):
+        return None
+    qualname = binding.value
+    level = len(qualname) - len(qualname.lstrip("."))
+    module = qualname.lstrip(".").rpartition(".")[0]
+    return qualname.lstrip(".") if module and is_extension_import(module, level, binding.node, ctx) else None
+
+
+_TABLES = (ast.Dict, ast.List, ast.Tuple)
+
+
+def table_operator(callee: ast.expr, ctx: "FileContext") -> Optional[str]:
+    """The extension operator a callee picks from a table of them: ``OPS[na_dim](x)`` after ``OPS = {1: na1d_cxx,
+    2: na2d_cxx}``, ``fwd, bwd = {1: (na1d_fwd_cxx, na1d_bwd_cxx), ...}[na_dim]; fwd(x)``, where every entry (at the
+    place the name unpacks) is an operator of a compiled extension: imported from it by name
+    (:func:`imported_operator`) or read from the module (``_C.knn``). A table holding anything else (a Python
+    function, a torch op) is no extension's: None."""
+    scopes = ctx.resolver.scopes
+    if scopes is None or not _has_extension(ctx):
+        return None
+    path: tuple[int, ...] = ()
+    scope = ctx.resolver.current
+    if isinstance(callee, ast.Name):
+        binding = ctx.resolver.binding(callee)
+        if binding is None or binding.tag != VALUE or not isinstance(binding.value, ast.Subscript) \
+                or any(step < 0 for step in binding.path):
+            return None
+        callee, path, scope = binding.value, binding.path, binding.scope
+    if not isinstance(callee, ast.Subscript):
+        return None
+    table = callee.value
+    if isinstance(table, ast.Name):
+        binding = ctx.resolver.binding(table, scope)
+        if binding is None or binding.tag != VALUE or binding.path:
+            return None
+        table, scope = binding.value, binding.scope
+    if not isinstance(table, _TABLES):
+        return None
+    entries = table.values if isinstance(table, ast.Dict) else table.elts
+    found = []
+    for entry in entries:
+        for step in path:
+            entry = entry.elts[step] if isinstance(entry, (ast.Tuple, ast.List)) and step < len(entry.elts) else None
+        found.append(_operator(entry, ctx, scope) if entry is not None else None)
+    return found[0] if found and all(found) else None
+
+
+def _operator(node: ast.expr, ctx: "FileContext", scope: Optional[Any]) -> Optional[str]:
+    if isinstance(node, ast.Name):
+        return imported_operator(node, ctx, scope)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        module = extension_module(node.value, ctx, scope=scope)
+        return f"{module}.{node.attr}" if module is not None else None
+    return None

@@ -11,7 +11,7 @@ from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the sa
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
 from npu_lint.cuda_kernels import kernel_launch, npu_backend
-from npu_lint.extension_values import extension_receiver
+from npu_lint.extension_values import extension_receiver, imported_operator, table_operator
 from npu_lint.cuda_facts import (OTHER, built_here, cuda_named, extension_module, imported_names, instance_class,
                                  is_docstring, is_extension_import, library_row, library_words, string_use, switch_row,
                                  switch_values, switch_words)
@@ -290,6 +290,10 @@ class CudaOnlyLibrary(_LibraryImport):
                   "from gsplat import rasterization\ndef render(*args):\n    return rasterization(*args)  # NPU217\n",
                   "import spconv.pytorch as spconv\nconv = spconv.SubMConv3d(16, 32, 3)  # NPU217\n",
                   "from simple_knn._C import distCUDA2\nd = distCUDA2(points)  # NPU217\n",
+                  # NVIDIA's cuEquivariance kernels, imported lazily where a model picks its implementation
+                  "def tri_attention(q, k, v, bias, mask, scale):\n"
+                  "    from cuequivariance_ops_torch import triangle_attention as f\n"
+                  "    return f(q, k, v, bias, mask, scale)  # NPU217\n",
                   "from torch_scatter import scatter_max\ny, arg = scatter_max(x, index, dim=0)  # NPU217\n",   # (scatter_mean: pure PyTorch, portable)
                   # CUDA-only kernel packages of LLM quantization, serving, attention and rendering (session 23)
                   "import awq_ext\ndef gemm(x, w, s, z):\n    return awq_ext.gemm_forward_cuda(x, w, s, z, 8)  # NPU217\n",
@@ -646,7 +650,10 @@ class CustomCudaOperatorCall(Rule):
         ``_C.roi_align(...)``, the imports NPU221 reports, also when the ``except`` arm rebinds the name to None) or
         the module ``torch.utils.cpp_extension.load(sources=[... .cu])`` returned (``wkv = load(...)``;
         ``wkv.forward(...)``), also handed on by the file's code (``_get_ext().forward(x)`` where ``_get_ext``
-        returns the loaded module, ``self.ext.forward(x)`` where ``self.ext`` is only ever set to it) and, in
+        returns the loaded module, ``self.ext.forward(x)`` where ``self.ext`` is only ever set to it), methods of an
+        object of a class the extension exports (``mc = _C.CUMCFloat()``; ``mc.forward(grid)``, also from a closure or
+        ``self``), operators picked from a table of them (``OPS = {1: na1d_cxx, 2: na2d_cxx}``; ``OPS[dim](x)``;
+        ``fwd, bwd = {1: (na1d_fwd, na1d_bwd), ...}[dim]``; ``fwd(x)``: every entry an extension's operator) and, in
         ``npu-lint analyse``, calls to any operator the project's own
         ``.cpp`` / ``.cu`` files export through ``PYBIND11_MODULE`` or ``TORCH_LIBRARY`` (the
         ``cuda_op_list.csv`` of the report).
@@ -689,8 +696,26 @@ class CustomCudaOperatorCall(Rule):
                  "def fused(x):\n    return _get_ext().forward(x)  # NPU223\n",
                  "from torch.utils.cpp_extension import load\ndef build(name):\n"
                  "    return load(name=name, sources=[name + '.cu'])\nclass Knn:\n    def __init__(self):\n"
-                 "        self.ext = build('knn')\n    def __call__(self, x):\n        return self.ext.forward(x)  # NPU223\n")
+                 "        self.ext = build('knn')\n    def __call__(self, x):\n        return self.ext.forward(x)  # NPU223\n",
+                 # an object the extension makes (a pybind11 class: upper-case name), read in a closure
+                 "from . import _C\nclass DiffMC:\n    def __init__(self, double=False):\n        if double:\n"
+                 "            mc = _C.CUMCDouble()\n        else:\n            mc = _C.CUMCFloat()\n"
+                 "        def run(grid, iso):\n            return mc.forward(grid, iso)  # NPU223\n        self.run = run\n",
+                 # operators picked from a table of them
+                 "from ._C import na1d_forward, na2d_forward\nOPS = {1: na1d_forward, 2: na2d_forward}\n"
+                 "def na(x, dim):\n    return OPS[dim](x)  # NPU223\n",
+                 "from ._C import na1d_fwd as na1d_fwd_cxx, na1d_bwd as na1d_bwd_cxx, na2d_fwd, na2d_bwd\n"
+                 "def make(dim):\n    fwd, bwd = {1: (na1d_fwd_cxx, na1d_bwd_cxx), 2: (na2d_fwd, na2d_bwd)}[dim]\n"
+                 "    def op(q):\n        return fwd(q)  # NPU223\n    return op\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
+                     # a table that holds a Python function too; a table of torch ops
+                     "from . import _C\nfrom .python_ops import slow_knn\nOPS = {1: _C.knn1, 2: slow_knn}\n"
+                     "def knn(x, dim):\n    return OPS[dim](x)\n",
+                     "from . import _C\nimport torch\nACTS = {'relu': torch.relu, 'tanh': torch.tanh}\n"
+                     "def act(x, name):\n    fn = ACTS[name]\n    return fn(x)\n",
+                     # an object that is the caller's, not the extension's
+                     "from . import _C\nclass Cubes:\n    def __init__(self, impl):\n        self.impl = impl\n"
+                     "    def __call__(self, grid):\n        return self.impl.forward(grid)\n",
                      "from .ops.boxes import nms_rotated\nkeep = nms_rotated(boxes, scores, 0.5)\n",
                      "from .ops import nms\nkeep = nms(boxes, scores)\n",
                      "from torch.utils.cpp_extension import load\nm = load(name='m', sources=['m.cpp'])\ny = m.forward(x)\n",
@@ -706,14 +731,20 @@ class CustomCudaOperatorCall(Rule):
 
     @classmethod
     def wants_call(cls, name: Optional[str], method: Optional[str]) -> bool:
-        # dispatch: attribute calls (``ops.<op>(...)``) and imported names (``from pkg._C import knn; knn(x)``)
-        return method is not None or (name is not None and "." in name
+        # dispatch: attribute calls (``ops.<op>(...)``), imported names (``from pkg._C import knn; knn(x)``), local
+        # names and subscripts (``fwd(x)``, ``OPS[dim](x)``: picked from a table of operators)
+        return method is not None or name is None or ("." in name
                                       and name.split(".", 1)[0] not in _NOT_EXTENSIONS)
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func
-        if isinstance(func, ast.Name):
-            self._imported_operator(node, func, ctx)
+        if isinstance(func, ast.Name) and ctx.resolver.qualname(func) is not None \
+                and self._imported_operator(node, func, ctx):
+            return   # (a local name has no qualified name: only a table can hand it an operator)
+        if isinstance(func, (ast.Name, ast.Subscript)):
+            operator = table_operator(func, ctx)   # ``OPS[na_dim](x)``, ``fwd, bwd = {...}[na_dim]; fwd(x)``
+            if operator is not None:
+                ctx.report(node, self.message.format(name=short_source(func, 40)), operator)
             return
         if not isinstance(func, ast.Attribute):
             return
@@ -736,20 +767,13 @@ class CustomCudaOperatorCall(Rule):
                 ctx.report(node, self.message.format(name=f"{func.value.id}.{func.attr}"), f"{module}.{func.attr}")
 
 
-    def _imported_operator(self, node: ast.Call, func: ast.Name, ctx: FileContext) -> None:
+    def _imported_operator(self, node: ast.Call, func: ast.Name, ctx: FileContext) -> bool:
         """``distCUDA2(points)`` after ``from pkg.simple_knn._C import distCUDA2``: an operator imported by name
         from a compiled extension module (:func:`is_extension_import` of the import that binds it)."""
-        scopes = ctx.resolver.scopes
-        binding = scopes.lookup(func.id, ctx.resolver.current, (func.lineno, func.col_offset)) \
-            if scopes is not None else None
-        if binding is None or binding.tag != IMPORT or not isinstance(binding.value, str) or binding.node is None \
-                or not isinstance(binding.node, ast.ImportFrom):
-            return
-        qualname = binding.value
-        level = len(qualname) - len(qualname.lstrip("."))
-        module = qualname.lstrip(".").rpartition(".")[0]
-        if module and is_extension_import(module, level, binding.node, ctx):
-            ctx.report(node, self.message.format(name=func.id), qualname.lstrip("."))
+        operator = imported_operator(func, ctx)
+        if operator is not None:
+            ctx.report(node, self.message.format(name=func.id), operator)
+        return operator is not None
 
 
 # top-level names no compiled extension of a project is imported from: the call of a name of theirs is not judged
