@@ -329,6 +329,58 @@ def _zipped_shapes(node: ast.AST) -> bool:
 _CONVERTS = frozenset({"to", "float", "long", "int", "double", "cpu", "numpy"})
 
 
+def _descending(call: ast.Call) -> Optional[bool]:
+    """``torch.sort(x, descending=True)`` / ``x.sort(0, True)`` / ``torch.sort(x)``: whether it sorts longest first
+    (None when the order is no constant)."""
+    flag = next((kw.value for kw in call.keywords if kw.arg == "descending"), None)
+    is_method = isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
+                                                              and call.func.value.id == "torch")
+    positional = call.args[1:] if is_method else call.args[2:]
+    if flag is None and positional:
+        flag = positional[0]
+    if flag is None:
+        return False
+    return flag.value if isinstance(flag, ast.Constant) and isinstance(flag.value, bool) else None
+
+
+def sorted_lengths_first(resolver: "Resolver", node: ast.Subscript, scope: Scope) -> bool:
+    """``input_lengths[0]`` of ``input_lengths, ids = torch.sort(torch.LongTensor([len(x[0]) for x in batch]),
+    descending=True)`` (``[-1]`` sorted ascending; also ``torch.sort(...).values[0]``): the first of the items'
+    lengths sorted longest first is the batch maximum (the Tacotron-style collate; session 27)."""
+    index = node.slice
+    if isinstance(index, ast.UnaryOp) and isinstance(index.op, ast.USub) and isinstance(index.operand, ast.Constant):
+        position = -index.operand.value
+    elif isinstance(index, ast.Constant) and isinstance(index.value, int):
+        position = index.value
+    else:
+        return False
+    if position not in (0, -1):
+        return False
+    sorted_by = node.value
+    call = None
+    if isinstance(sorted_by, ast.Attribute) and sorted_by.attr == "values" and isinstance(sorted_by.value, ast.Call):
+        call = sorted_by.value
+    elif isinstance(sorted_by, ast.Name):
+        for binding in resolver.scopes.may_reach(sorted_by.id, scope, (sorted_by.lineno, sorted_by.col_offset)):
+            if binding.tag == VALUE and binding.path == (0,) and isinstance(binding.value, ast.Call):
+                call = binding.value
+                break
+    if call is None or _last_name(call.func) != "sort":
+        return False
+    descending = _descending(call)
+    if descending is None or (position == 0) != descending:
+        return False
+    is_method = isinstance(call.func, ast.Attribute) and not (isinstance(call.func.value, ast.Name)
+                                                              and call.func.value.id == "torch")
+    items = call.func.value if is_method else call.args[0] if call.args else None
+    if items is None:
+        return False
+    made = _made_tensor(items)
+    if isinstance(made, ast.Name):
+        return _lengths(resolver, made, scope)
+    return made is not items and _item_lengths(made)
+
+
 def _made_tensor(node: ast.AST) -> ast.AST:
     """``[len(s) for s in batch]`` of ``torch.tensor([len(s) for s in batch])`` / ``np.array(...)`` /
     ``list(map(len, batch))``; also (session 21) of a stack (``torch.stack([...])``, ``np.stack(shapes, 0)``) and

@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.appended_values import appended_values
-from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum, longest_item
+from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum, longest_item, sorted_lengths_first
 from npu_lint.analysis.computed_tensors import computed_tensor
 from npu_lint.analysis.configuration import from_constants, numpy_made, passes_data
 from npu_lint.analysis.data_shapes import data_shaped
@@ -164,6 +164,8 @@ class Flows:
                 return ((BATCH_MAX, extreme),)  # ``longest.shape[0]``, ``longest = max(xs, key=len)``
             if shape and first_axis_of_shape(node) and data_shaped(self, node.value.value, scope):
                 return ((DATA_SIZE, node),)     # ``labels.unique().shape[0]``: a count known once the op ran
+            if not shape and sorted_lengths_first(self, node, scope):
+                return ((BATCH_MAX, node),)     # ``input_lengths[0]`` of the items' lengths sorted longest first
             if not shape and (positions := range_element(self, node, scope)) is not None:
                 return self._range_flows(positions, scope, sink, depth)   # ``starts[-1]`` of ``range(0, m, hop)``
             found = [] if shape else list(self.flows(node.value, scope, sink, depth))

@@ -111,7 +111,10 @@ class PadToBatchMax(ValueFlow):
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
         maximum in a loop over the items (``m = max(m, len(s))``, or by hand: ``if len(s) > m: m = len(s)``), or the
     length of the first item once the items are sorted by it, longest first (``batch.sort(key=lambda x:
-    len(x[0]), reverse=True)``, then ``max_len = len(batch[0][0])``; measured as the key measures it), or read from the longest item picked by its size
+    len(x[0]), reverse=True)``, then ``max_len = len(batch[0][0])``; measured as the key measures it), or the first of the
+    items' lengths sorted longest first (``input_lengths, ids = torch.sort(torch.LongTensor([len(x[0]) for x in batch]),
+    descending=True)``, then ``torch.LongTensor(len(batch), input_lengths[0])``: Tacotron's collate; ``[-1]`` sorted
+    ascending, ``torch.sort(lengths).values[-1]``), or read from the longest item picked by its size
         (``longest = max(tensors, key=lambda t: t.shape[0])``, then ``longest.new_ones(n, longest.shape[0])``, or
         at once: ``seq_len = maxlen or max(seqs, key=len).shape[-1]``); a maximum that sizes torch tensors in its own function is reported once, at
         the maximum (the line a fixed length replaces), naming every tensor it sizes; it is also reported where it pads token lists in
@@ -182,7 +185,7 @@ class PadToBatchMax(ValueFlow):
     name = "pad-to-batch-max"
     node_types = (ast.Call, ast.Subscript, ast.BinOp)
     triggers = ("pad_sequence", "pad_packed_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
-                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes", "DataCollatorFor", "sorted(")   # the names a running maximum kept by hand goes by
+                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes", "DataCollatorFor", "sorted(", "sort(")   # the names a running maximum kept by hand goes by
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
@@ -554,6 +557,23 @@ class PadToBatchMax(ValueFlow):
     must_not_fire += ("import torch\ndef f(batch):\n    for n in sorted(len(b) for b in batch):\n        print(n)\n"
                       "    return torch.zeros(len(batch), 64)\n",
                       "import torch\ndef f(names):\n    first = sorted(names)[0]\n    return torch.zeros(4, len(first))\n")
+    must_fire += (  # session 27 (recall27a): the first of the items' lengths sorted longest first (Tacotron's collate)
+        "import torch\nclass TextMelCollate:\n    def __call__(self, batch):\n"
+        "        input_lengths, ids_sorted = torch.sort(\n"
+        "            torch.LongTensor([len(x[0]) for x in batch]), dim=0, descending=True)\n"
+        "        max_input_len = input_lengths[0]\n"
+        "        text_padded = torch.LongTensor(len(batch), max_input_len)\n        text_padded.zero_()\n"
+        "        return text_padded, input_lengths\n",
+        "import torch\ndef collate(batch):\n    lengths = torch.tensor([x.shape[0] for x in batch])\n"
+        "    longest = torch.sort(lengths).values[-1]\n    return torch.zeros(len(batch), int(longest))\n",
+    )
+    must_not_fire += (  # the first of values sorted that are no lengths; the order (indices) of the sort
+        "import torch\ndef top(scores, batch):\n    vals, idx = torch.sort(scores, descending=True)\n"
+        "    return torch.zeros(len(batch), int(vals[0]))\n",
+        "import torch\ndef collate(batch):\n"
+        "    lens, order = torch.sort(torch.LongTensor([len(x) for x in batch]), descending=True)\n"
+        "    return [batch[int(i)] for i in order[:1]], torch.zeros(len(batch), 64)\n",
+    )
     must_fire += ("from transformers import DataCollatorForLanguageModeling\n"
                   "collate = DataCollatorForLanguageModeling(tokenizer, mlm=True, mlm_probability=0.15)\n",)
     must_not_fire += ("from transformers import DataCollatorWithFlattening, default_data_collator\n"

@@ -34,6 +34,7 @@ from npu_lint.rules.inverted_joins import INVERTED, inverted_join
 from npu_lint.rules.filled_joins import filled_join
 from npu_lint.rules.flat_joins import flat_join
 from npu_lint.rules.sized_joins import kept_join, sized_join, unzipped_join
+from npu_lint.rules.token_joins import token_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -173,6 +174,17 @@ class PerSampleConcat(Rule):
         (``torch.tensor(sum(chunks, []))``, ``chain.from_iterable``, ``[t for doc in docs for t in doc.ids]``, a
         list extended per item, a helper of the project that returns such a list): its length is the items'
         lengths together.
+        And (session 27, recall27a) an attribute of each item (``graph.edge_list``, ``d.x``), left to the
+        record-class proofs before, counts on the inverted path when the same function reads the sizes of the
+        items of that sequence in a loop or comprehension over it (``num_cum_node += graph.num_node``,
+        ``torch.stack([g.num_node for g in graphs])``, ``len(g.atoms)``, ``g.x.size(0)``; a size only compared,
+        ``len(s) == n`` or in an ``assert``, proves nothing): a function that tracks each item's size joins items
+        of different sizes (a graph batch's nodes and edges); lists unpacked empty at once (``xs, edges = [],
+        []``) count as lists built in the loop. And (token_joins.py) a ``cat`` of a display whose piece is a
+        text the function tokenises (``torch.cat((encoded_prompt, encoded_response))`` of
+        ``self.tokenizer.encode(...)``, ``tokenizer(text, return_tensors="pt").input_ids`` beside a ``bos`` id):
+        as many ids as the text has tokens; silent when the encoding pads to a fixed length
+        (``padding="max_length"``) and for modules named for tokens (``self.token_embedding(ids)``).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -1000,6 +1012,35 @@ class PerSampleConcat(Rule):
         "import torch\ndef encode(vocab, line):\n    ids = []\n    for w in line.split(' ', maxsplit=8):\n"
         "        ids.append(torch.tensor([vocab[w]]))\n    return torch.cat(ids)\n",
     )
+    must_fire += (  # session 27 (recall27a): items' attributes joined where the function reads the items' sizes
+        "import torch\nclass Graph:\n    @classmethod\n    def pack(cls, graphs):\n        edge_list = []\n"
+        "        num_nodes = []\n        for graph in graphs:\n            edge_list.append(graph.edge_list)\n"
+        "            num_nodes.append(graph.num_node)\n        edge_list = torch.cat(edge_list)\n"
+        "        return cls(edge_list, num_nodes=num_nodes)\n",
+        "import torch\ndef cat_graphs(graphs):\n    num_nodes = torch.stack([g.num_node for g in graphs])\n"
+        "    edges = torch.cat([g.edge_list for g in graphs])\n    return edges, num_nodes\n",
+        "import torch\ndef collate(data_list):\n    xs, batch = [], []\n    for i, d in enumerate(data_list):\n"
+        "        xs.append(d.x)\n        batch.append(torch.full((d.x.size(0),), i))\n"
+        "    return torch.cat(xs), torch.cat(batch)\n",
+        # a text the function tokenises, joined with other pieces
+        "import torch\nclass SFTDataset:\n    def __getitem__(self, idx):\n        ex = self.data[idx]\n"
+        "        prompt = self.tokenizer.encode(ex['instruction'])\n"
+        "        response = self.tokenizer.encode(ex['output'], eos=True)\n"
+        "        return torch.cat((prompt, response)).type(torch.int64)\n",
+        "import torch\ndef build(tokenizer, bos, text):\n"
+        "    ids = tokenizer(text, return_tensors='pt').input_ids[0]\n    return torch.cat([bos, ids])\n",
+    )
+    must_not_fire += (  # session 27 (recall27a): an attribute joined with no size of the items read, or sizes only
+        # compared; a tokeniser padding to a fixed length; a module named for tokens
+        "import torch\ndef gather(records):\n    return torch.cat([r.embedding for r in records])\n",
+        "import torch\ndef gather(records, n):\n    assert all(len(r.ids) == n for r in records)\n"
+        "    return torch.cat([r.ids for r in records])\n",
+        "import torch\ndef build(tokenizer, bos, text):\n"
+        "    ids = tokenizer(text, padding='max_length', max_length=128, return_tensors='pt').input_ids[0]\n"
+        "    return torch.cat([bos, ids])\n",
+        "import torch\nclass Embed(torch.nn.Module):\n    def forward(self, ids, pos):\n"
+        "        return torch.cat([self.token_embedding(ids), pos], dim=-1)\n",
+    )
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)
@@ -1227,4 +1268,8 @@ _BROAD_PATHS = (
     # one of a helper's several results per element, unzipped (sized_joins.py)
     (unzipped_join, "the joined length changes with the data, a recompile per length on NPU; pad each item to a "
                     "fixed maximum (and the list to a fixed count) with a validity mask"),
+    # a displayed piece is a tokenised text (token_joins.py, session 27)
+    (token_join, "the joined length is the texts' token counts together and changes with every sample, a "
+                 "recompile per length on NPU; truncate and pad the ids to a fixed length (or a few buckets) "
+                 "with an attention mask"),
 )

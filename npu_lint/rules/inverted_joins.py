@@ -179,6 +179,105 @@ def _item_attribute(element: Optional[ast.AST], bound: frozenset) -> bool:
     return isinstance(root, ast.Name) and root.id in bound
 
 
+_WRAPPERS = frozenset({"enumerate", "list", "tuple", "sorted", "reversed", "tqdm", "iter"})
+
+
+def _walked(target: ast.AST, sequence: ast.AST, depth: int = 0) -> list[tuple[str, str]]:
+    """The names a ``for`` target binds to the items of a sequence, each with the sequence's text:
+    ``for i, g in enumerate(graphs)`` gives ``g`` for ``graphs``, ``for a, b in zip(xs, ys)`` each its own."""
+    if depth > 3:
+        return []
+    while isinstance(sequence, ast.Call) and isinstance(sequence.func, ast.Name) and sequence.args \
+            and sequence.func.id in _WRAPPERS:
+        if sequence.func.id == "enumerate":
+            if not (isinstance(target, ast.Tuple) and len(target.elts) == 2):
+                return []
+            target = target.elts[1]
+        sequence = sequence.args[0]
+    if isinstance(sequence, ast.Call) and isinstance(sequence.func, ast.Name) and sequence.func.id == "zip":
+        if not (isinstance(target, ast.Tuple) and len(target.elts) == len(sequence.args)):
+            return []
+        return [pair for t, s in zip(target.elts, sequence.args) for pair in _walked(t, s, depth + 1)]
+    if isinstance(target, ast.Name) and isinstance(sequence, (ast.Name, ast.Attribute, ast.Subscript)):
+        return [(target.id, ast.dump(sequence))]
+    return []
+
+
+def _size_of(node: ast.AST, names: dict[str, str]) -> Optional[str]:
+    """The item name whose size ``node`` reads: ``len(g)``, ``len(g.atoms)``, ``g.x.shape[0]``, ``g.x.size(0)``,
+    ``g.pos.numel()``, ``g.num_nodes`` (a count the item records: ``num_*`` / ``n_*``), else None."""
+    def root(expr: ast.AST) -> Optional[str]:
+        while isinstance(expr, (ast.Attribute, ast.Subscript)):
+            expr = expr.value
+        return expr.id if isinstance(expr, ast.Name) and expr.id in names else None
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+            and len(node.args) == 1:
+        return root(node.args[0])
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and (
+            node.func.attr == "numel" and not node.args
+            or node.func.attr == "size" and len(node.args) == 1 and isinstance(node.args[0], ast.Constant)
+            and node.args[0].value == 0):
+        return root(node.func.value)
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape" \
+            and isinstance(node.slice, ast.Constant) and node.slice.value == 0:
+        return root(node.value.value)
+    if isinstance(node, ast.Attribute) and (node.attr.startswith("num_") or node.attr.startswith("n_")) \
+            and isinstance(node.value, ast.Name) and node.value.id in names:
+        return node.value.id
+    return None
+
+
+def _sizes_read(function: ast.AST) -> dict[str, int]:
+    """The sequences (by text) whose items' sizes the function reads in a loop or comprehension over them
+    (``num_cum_node += graph.num_node``, ``torch.stack([g.num_node for g in graphs])``, ``offsets.append(len(d))``):
+    the line of the first such read. A size only compared (``len(s) == n``, an ``assert``) proves nothing."""
+    found: dict[str, int] = {}
+    for node in _walk_nodes(function):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            pairs, region = _walked(node.target, node.iter), node.body
+        elif isinstance(node, (ast.ListComp, ast.GeneratorExp, ast.SetComp)) and node.generators:
+            gen = node.generators[0]
+            pairs, region = _walked(gen.target, gen.iter), [node.elt]
+        else:
+            continue
+        if not pairs:
+            continue
+        names = dict(pairs)
+        compared: set[int] = set()
+        for part in region:
+            for sub in _walk_nodes(part):
+                if isinstance(sub, (ast.Compare, ast.Assert)):
+                    compared.update(id(n) for n in _walk_nodes(sub))
+        for part in region:
+            for sub in _walk_nodes(part):
+                if id(sub) in compared:
+                    continue
+                item = _size_of(sub, names)
+                if item is not None:
+                    key = names[item]
+                    found[key] = min(found.get(key, sub.lineno), sub.lineno)
+    return found
+
+
+def _sized_attribute(element: ast.AST, pairs: list[tuple[str, str]], function: ast.AST,
+                     ctx: FileContext) -> Optional[int]:
+    """An item's attribute (``graph.edge_list``) joined from a sequence whose items' sizes the same function reads
+    (``graph.num_node`` summed into offsets, a tensor of them): a function that tracks each item's size joins items
+    of different sizes (a graph batch's nodes and edges, a record's per-object rows). The line of that read."""
+    while isinstance(element, ast.Call) and isinstance(element.func, ast.Attribute) \
+            and element.func.attr in _PASS_THROUGH:
+        element = element.func.value
+    root = element
+    while isinstance(root, ast.Attribute):
+        root = root.value
+    if not isinstance(root, ast.Name):
+        return None
+    key = dict(pairs).get(root.id)
+    if key is None:
+        return None
+    return ctx.per_node("inverted_joins_sizes_read", function, _sizes_read).get(key)
+
+
 def _targets(generators_or_loop) -> frozenset:
     names = set()
     for target in generators_or_loop:
@@ -250,8 +349,10 @@ def _sequence_given(sequence: ast.AST, ctx: FileContext, depth: int = 0) -> Opti
     return None
 
 
-def _built_list(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileContext) -> Optional[str]:
-    """A list the function fills by ``append`` in a ``for`` over a sequence whose count nothing fixes."""
+def _built_list(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileContext,
+                sized_only: bool = False) -> Optional[str]:
+    """A list the function fills by ``append`` in a ``for`` over a sequence whose count nothing fixes (with
+    ``sized_only``, a list unpacked empty beside others: only items' attributes whose sizes the function reads)."""
     found = None
     for where, added in _additions(function, ctx).get(items.id, ()):
         if not isinstance(where, (ast.For, ast.AsyncFor)) or _encloses(where, node) or where.lineno > node.lineno:
@@ -261,13 +362,18 @@ def _built_list(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
         for _ in range(3):      # names the body binds from the item (``n = len(t)``) vary with it too
             bound |= {k for k, v in binds.items() if _reads(v, bound)}
         value = binds.get(added.id, added) if isinstance(added, ast.Name) else added
-        if added is None or _fixed_items(added, ctx, frozenset(bound), binds) \
-                or _item_attribute(value, frozenset(bound)):
+        if added is None or _fixed_items(added, ctx, frozenset(bound), binds):
+            return None
+        sized = None
+        if _item_attribute(value, frozenset(bound)):
+            sized = _sized_attribute(value, _walked(where.target, where.iter), function, ctx)
+        if sized is None and (sized_only or _item_attribute(value, frozenset(bound))):
             return None
         given = _sequence_given(where.iter, ctx)
         if given is None:
             return None
-        found = found or f"one item per element of {given} (loop of line {where.lineno})"
+        found = found or f"one item per element of {given} (loop of line {where.lineno})" + (
+            f", whose sizes the function reads at line {sized}" if sized else "")
     return found
 
 
@@ -279,6 +385,19 @@ def _item_dim(node: ast.Call, ctx: FileContext) -> bool:
     dim = node.args[1] if len(node.args) > 1 else dim
     return isinstance(dim, ast.Call) and isinstance(dim.func, ast.Attribute) and bool(dim.args) \
         and not _own(dim.func) and ctx.resolver.qualname(dim.func) is None
+
+
+def _empty_list(binding) -> bool:
+    """``xs = []``, or one of several lists unpacked at once: ``xs, edges, batch = [], [], []`` (those: only for
+    items' attributes whose sizes the function reads, session 27; the rest stays as it was)."""
+    value = binding.value
+    if isinstance(value, ast.List) and not value.elts and not binding.path:
+        return True
+    if len(binding.path) == 1 and isinstance(value, (ast.Tuple, ast.List)) \
+            and not any(isinstance(e, ast.Starred) for e in value.elts) and binding.path[0] < len(value.elts):
+        part = value.elts[binding.path[0]]
+        return isinstance(part, ast.List) and not part.elts
+    return False
 
 
 def inverted_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
@@ -299,10 +418,17 @@ def inverted_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Opti
     if source is not None:
         element = items.elt if isinstance(items, (ast.ListComp, ast.GeneratorExp)) else None
         names = _targets([g.target for g in items.generators]) if element is not None else frozenset()
-        if element is not None and (_fixed_items(element, ctx, names) or _item_attribute(element, names)):
+        sized = None
+        if element is not None and _fixed_items(element, ctx, names):
             return None
+        if element is not None and _item_attribute(element, names):
+            generator = items.generators[0]
+            sized = _sized_attribute(element, _walked(generator.target, generator.iter), function, ctx)
+            if sized is None:
+                return None
         given = _sequence_given(source[0], ctx)
-        return f"one item per element of {given}" if given else None
+        return (f"one item per element of {given}" + (f", whose sizes the function reads at line {sized}"
+                                                      if sized else "")) if given else None
     if isinstance(items, ast.Name):
         binding = ctx.resolver.binding(items)
         if binding is not None and binding.tag == VALUE and not binding.path \
@@ -315,8 +441,7 @@ def inverted_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Opti
                 return None
             given = _sequence_given(_comprehension_source(value)[0], ctx)
             return f"one item per element of {given}" if given else None
-        if binding is not None and binding.tag == VALUE and isinstance(binding.value, ast.List) \
-                and not binding.value.elts:
-            return _built_list(items, node, function, ctx)
+        if binding is not None and binding.tag == VALUE and _empty_list(binding):
+            return _built_list(items, node, function, ctx, sized_only=bool(binding.path))
     given = _sequence_given(items, ctx)
     return f"the items of {given}" if given else None
