@@ -169,7 +169,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._stack: list[Scope] = []
         self.project: Optional[ProjectFacts] = None
         self.module_name = ""
-        self._qualnames: dict[int, tuple[str, ...]] = {}
+        self._qualnames: dict[ast.AST, tuple[str, ...]] = {}
+        self._names_shared: dict[tuple[str, ...], tuple[str, ...]] = {}   # the distinct answers of ``_qualnames``
         self._values: dict[int, object] = {}
         self._answers: dict[tuple, Optional[K.Value]] = {}   # value_of asked from outside: (node, scope, walk's scope)
         self._flows: dict[object, object] = {}
@@ -211,6 +212,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             self.scopes.close()
         self.scopes, self._stack = None, []
         self._qualnames.clear()
+        self._names_shared.clear()
         self._values.clear()
         self._inner.clear()
         self._answers.clear()
