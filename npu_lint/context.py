@@ -82,9 +82,9 @@ class FileContext:
         """``build(node)``, computed once per file for each ``key`` and node: the index of a function or a loop
         that a rule asks at every call inside it (asked per call, a walk of the function each time is quadratic)."""
         memo = self.scratch.setdefault(key, {})
-        found = memo.get(id(node), _MISSING)
+        found = memo.get(node, _MISSING)   # keyed by the node itself (no ``id`` int per entry)
         if found is _MISSING:
-            found = memo[id(node)] = build(node)
+            found = memo[node] = build(node)
         return found   # type: ignore[no-any-return]
 
     def use_project(self, project: Optional["ProjectView"], relative: str) -> None:

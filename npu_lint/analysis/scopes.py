@@ -159,7 +159,7 @@ class Scopes:
         self.star_imports: list[str] = []
         self.calls: list[tuple[ast.Call, Scope]] = []   # statement-level calls (``y = f(x)``, ``f(x)``), for summaries
         self.statements: list[tuple[ast.stmt, Scope]] = []   # every statement, depth first in source order
-        self._outer: dict[tuple[int, str], Optional[Binding]] = {}
+        self._outer: dict[tuple[Scope, str], Optional[Binding]] = {}
         self._reaching: dict[tuple[Scope, str, Optional[Position]], list[Binding]] = {}   # keeps its scopes alive
         self._alone: dict[Binding, list[Binding]] = {}   # a binding that reaches a use alone: one list, shared
         self._api_roots: Optional[frozenset[str]] = None
@@ -280,7 +280,7 @@ class Scopes:
         # Above its own scope a name is late-bound: the same answer for every use. A comprehension runs where it
         # stands, though: the scopes around it (up to the first function) are read at its position.
         at = pos if scope.kind == "comprehension" else None
-        key = (id(scope), name)
+        key = (scope, name)
         if at is None and key in self._outer:
             return self._outer[key]
         found = None

@@ -77,10 +77,9 @@ def _at(node: ast.AST, ctx: FileContext) -> list:
     while bound is not None and type(bound) not in _BOUNDS:
         bound = parents.get(bound)
     memo = ctx.scratch.setdefault("host_work", {})
-    key = id(bound)   # the bound is a node of the tree, alive as long as the memo (``None``: at module level)
-    found = memo.get(key)
+    found = memo.get(bound)   # the bound itself is the key (``None``: at module level)
     if found is None:
-        found = memo[key] = [None, None, bound]
+        found = memo[bound] = [None, None, bound]
     ctx.scratch["host_work_at"] = (node, found)
     return found
 
