@@ -55,7 +55,7 @@ class FileContext:
         self.uses_torch = uses_torch(source)
         self.resolver = Resolver()
         self.resolver.source = source
-        self.parents: dict[int, ast.AST] = {}
+        self.parents: dict[ast.AST, ast.AST] = {}   # child node -> parent node (keyed by the node: see core._walk)
         self.findings: list[Finding] = []
         self.noqa_spans: dict[Finding, tuple[int, int]] = {}
         self.repeats: list[tuple[Finding, tuple[int, int], frozenset[str], str]] = []   # see report_repeat
@@ -82,9 +82,9 @@ class FileContext:
         """``build(node)``, computed once per file for each ``key`` and node: the index of a function or a loop
         that a rule asks at every call inside it (asked per call, a walk of the function each time is quadratic)."""
         memo = self.scratch.setdefault(key, {})
-        found = memo.get(id(node), _MISSING)
+        found = memo.get(node, _MISSING)   # keyed by the node itself (no ``id`` int per entry)
         if found is _MISSING:
-            found = memo[id(node)] = build(node)
+            found = memo[node] = build(node)
         return found   # type: ignore[no-any-return]
 
     def use_project(self, project: Optional["ProjectView"], relative: str) -> None:
@@ -107,7 +107,7 @@ class FileContext:
         rule.check(node, self)
 
     def parent(self, node: ast.AST) -> Optional[ast.AST]:
-        return self.parents.get(id(node))
+        return self.parents.get(node)
 
     def in_annotation(self, node: ast.AST) -> bool:
         """``node`` is (in) a type annotation (``x: Tensor``, ``-> List[Tensor]``, ``y: nn.DataParallel = m``):
@@ -124,21 +124,21 @@ class FileContext:
     def enclosing(self, node: ast.AST, types: tuple[type, ...]) -> Optional[ast.AST]:
         """The nearest ancestor of ``node`` of one of ``types`` (a function, a class), else None."""
         get = self.parents.get
-        parent = get(id(node))
+        parent = get(node)
         while parent is not None and not isinstance(parent, types):
-            parent = get(id(parent))
+            parent = get(parent)
         return parent
 
     def enclosing_any(self, node: ast.AST, types: tuple[type, ...]) -> Optional[ast.AST]:
         """As :meth:`enclosing`, for a node the walk may not have reached yet (an arm of the ``if`` being judged)."""
-        parent = self.parents.get(id(node)) or self._later_parent(node)
+        parent = self.parents.get(node) or self._later_parent(node)
         while parent is not None and not isinstance(parent, types):
-            parent = self.parents.get(id(parent)) or self._later_parent(parent)
+            parent = self.parents.get(parent) or self._later_parent(parent)
         return parent
 
     def call_of(self, node: ast.AST) -> Optional[ast.Call]:
         """The call whose callee is ``node`` (``torch.matmul`` in ``torch.matmul(a, b)``), else None."""
-        parent = self.parents.get(id(node))
+        parent = self.parents.get(node)
         return parent if isinstance(parent, ast.Call) and parent.func is node else None
 
     def statement_of(self, node: ast.AST) -> Optional[ast.stmt]:
@@ -146,16 +146,16 @@ class FileContext:
         which a finding at a call above names: its parents are not recorded yet)."""
         start = node
         while node is not None and not isinstance(node, ast.stmt):
-            node = self.parents.get(id(node))
+            node = self.parents.get(node)
         if node is None and start is not None:
             node = start
             while node is not None and not isinstance(node, ast.stmt):
-                node = self.parents.get(id(node)) or self._later_parent(node)
+                node = self.parents.get(node) or self._later_parent(node)
         return node
 
     def parent_anywhere(self, node: ast.AST) -> Optional[ast.AST]:
         """``node``'s parent, walked or not yet (a statement further down the loop being checked)."""
-        return self.parents.get(id(node)) or self._later_parent(node)
+        return self.parents.get(node) or self._later_parent(node)
 
     def _later_parent(self, node: ast.AST) -> Optional[ast.AST]:
         """``node``'s parent in the whole module, for a node the walk has not reached yet. Found by a descent that
@@ -172,7 +172,7 @@ class FileContext:
         if tree is None or node is tree:
             return None
         inner = self.resolver.current.node   # the scope being walked (the model is attached): looked in first
-        if (inner is not None and inner is not tree and id(inner) in self.parents and locate(inner, node, found)) \
+        if (inner is not None and inner is not tree and inner in self.parents and locate(inner, node, found)) \
                 or locate(tree, node, found):
             return found[id(node)]
         self.scratch["later_parents_whole"] = True
@@ -185,7 +185,7 @@ class FileContext:
         statement = self.statement_of(node)
         while statement is not None and not isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef,
                                                                    ast.ClassDef, ast.Lambda)):
-            parent = self.parents.get(id(statement))
+            parent = self.parents.get(statement)
             if isinstance(parent, ast.If) and statement is not parent.test:
                 arm = parent.body if any(s is statement for s in parent.body) else parent.orelse
                 if arm and isinstance(arm[-1], ast.Raise):

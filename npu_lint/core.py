@@ -413,7 +413,7 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             root = node
             while type(root) is attribute_type:
                 root = root.value
-            if type(root) is name_type and root.id in roots and type(parents.get(id(node))) is not attribute_type \
+            if type(root) is name_type and root.id in roots and type(parents.get(node)) is not attribute_type \
                     and id(node) not in aliases:
                 for qualname in resolver.qualnames(node):
                     ref = ApiRef(node, qualname)
@@ -432,12 +432,12 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
                 if mixed:   # ``None`` keys of ``{**d}``, defaults of keyword-only parameters, identifiers
                     for item in reversed(value):
                         if isinstance(item, ast_type):
-                            parents[id(item)] = node
+                            parents[item] = node
                             push(item)
                 else:   # the grammar's other lists hold nodes only
                     for item in reversed(value):
-                        parents[id(item)] = node
+                        parents[item] = node
                         push(item)
             elif value is not None and isinstance(value, ast_type):
-                parents[id(value)] = node
+                parents[value] = node
                 push(value)

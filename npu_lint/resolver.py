@@ -169,14 +169,15 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         self._stack: list[Scope] = []
         self.project: Optional[ProjectFacts] = None
         self.module_name = ""
-        self._qualnames: dict[int, tuple[str, ...]] = {}
+        self._qualnames: dict[ast.AST, tuple[str, ...]] = {}
+        self._names_shared: dict[tuple[str, ...], tuple[str, ...]] = {}   # the distinct answers of ``_qualnames``
         self._values: dict[int, object] = {}
         self._answers: dict[tuple, Optional[K.Value]] = {}   # value_of asked from outside: (node, scope, walk's scope)
         self._flows: dict[object, object] = {}
         self.data_shaped_memo: dict[tuple, object] = {}   # analysis.data_shapes.data_shaped's answers, per file
         self._summarising: list[ast.AST] = []   # the functions whose flow summaries are being computed
         self._flow_nesting = 0
-        self._inner: dict[tuple[int, int, int], tuple[Optional[K.Value], int]] = {}   # expressions asked inside
+        self._inner: dict[tuple[ast.AST, Scope, Scope], tuple[Optional[K.Value], int]] = {}   # expressions asked inside
         self._host_chain = 0   # torch ops of host tensors followed one inside another (call_values)
         self._summaries: dict[tuple[str, int], object] = {}
         self._kept: list[ast.AST] = []
@@ -211,6 +212,7 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             self.scopes.close()
         self.scopes, self._stack = None, []
         self._qualnames.clear()
+        self._names_shared.clear()
         self._values.clear()
         self._inner.clear()
         self._answers.clear()
@@ -308,8 +310,8 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
             if kind is ast.Name or kind is ast.Constant:   # names: their bindings' values are memoised
                 return self._value_of(node, scope, depth)
             current = self.current   # an expression asked again inside one question (``d.get(k)[0]`` asks its
-            key = (id(node), id(scope or current), id(current))   # receiver from several places): answered once
-            known = self._inner.get(key)
+            key = (node, scope or current, current)   # receiver from several places): answered once (the objects as
+            known = self._inner.get(key)   # the key, not their ids: no int made per question)
             if known is not None and (known[1] < 0 or depth >= known[1]):
                 return known[0]
             truncated, cycles = TRUNCATED[0], CYCLES[0]

@@ -45,7 +45,7 @@ class NameLookup:
     def qualname(self, node: ast.AST, scope: Optional[Scope] = None) -> Optional[str]:
         """``torch.cuda.synchronize`` for ``tc.synchronize`` after ``import torch.cuda as tc``; None for
         values (a local tensor's ``x.view``), the file's own functions and classes, and unknown names."""
-        names = self._qualnames.get(id(node))
+        names = self._qualnames.get(node)
         if names is None:
             names = self.qualnames(node, scope)
         return names[0] if names else None
@@ -53,12 +53,15 @@ class NameLookup:
     def qualnames(self, node: ast.AST, scope: Optional[Scope] = None) -> tuple[str, ...]:
         """Every qualified name ``node`` may stand for: one, or several when the name is bound in alternative
         arms of an ``if`` (``mod = torch.cuda`` / ``elif ...: mod = torch.npu``); the last binding first."""
-        key = id(node)
-        if key in self._qualnames:
-            return self._qualnames[key]
-        self._qualnames[key] = ()   # a guard against ``x = x.y`` cycles
+        memo = self._qualnames   # keyed by the node itself (alive while the memo is): no id int made per question
+        result = memo.get(node)
+        if result is not None:
+            return result
+        memo[node] = ()   # a guard against ``x = x.y`` cycles
         result = self._qualnames_of(node, scope or self.current)
-        self._qualnames[key] = result
+        if result:   # one tuple per distinct answer, shared by every node that has it (each use of ``torch.cat``)
+            result = self._names_shared.setdefault(result, result)
+        memo[node] = result
         return result
 
     def _qualnames_of(self, node: ast.AST, scope: Scope) -> tuple[str, ...]:

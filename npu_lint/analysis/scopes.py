@@ -159,8 +159,9 @@ class Scopes:
         self.star_imports: list[str] = []
         self.calls: list[tuple[ast.Call, Scope]] = []   # statement-level calls (``y = f(x)``, ``f(x)``), for summaries
         self.statements: list[tuple[ast.stmt, Scope]] = []   # every statement, depth first in source order
-        self._outer: dict[tuple[int, str], Optional[Binding]] = {}
+        self._outer: dict[tuple[Scope, str], Optional[Binding]] = {}
         self._reaching: dict[tuple[Scope, str, Optional[Position]], list[Binding]] = {}   # keeps its scopes alive
+        self._alone: dict[Binding, list[Binding]] = {}   # a binding that reaches a use alone: one list, shared
         self._api_roots: Optional[frozenset[str]] = None
         self._class_nodes: Optional[list[ast.AST]] = None   # the module's class statements, listed once
         self._class_defs: Optional[dict[str, list[tuple[ast.AST, ast.AST]]]] = None   # method name -> classes
@@ -182,6 +183,7 @@ class Scopes:
         self.statements.clear()
         self._outer.clear()
         self._reaching.clear()
+        self._alone.clear()
         self._indexes.clear()
         self._class_nodes = self._class_defs = None
 
@@ -210,6 +212,7 @@ class Scopes:
             del self.by_node[key]
         self._outer.clear()
         self._reaching.clear()
+        self._alone.clear()
         self._indexes.clear()
 
     def _positions(self, bindings: list[Binding]) -> _Positions:
@@ -277,7 +280,7 @@ class Scopes:
         # Above its own scope a name is late-bound: the same answer for every use. A comprehension runs where it
         # stands, though: the scopes around it (up to the first function) are read at its position.
         at = pos if scope.kind == "comprehension" else None
-        key = (id(scope), name)
+        key = (scope, name)
         if at is None and key in self._outer:
             return self._outer[key]
         found = None
@@ -372,6 +375,15 @@ class Scopes:
     def lookup_reaching(self, name: str, scope: Scope, pos: Optional[Position]) -> list[Binding]:
         """The binding :meth:`lookup` gives and those in other arms of the same ``if`` chain before it (memoised per
         scope, name and position; callers only read the list)."""
+        own = scope.names.get(name)
+        if own is not None and len(own) == 1 and pos is not None:   # one binding in the scope, before the use, in
+            binding = own[0]   # no ``if`` arm: it alone reaches (``lookup``'s answer), without a memo entry per use
+            if not binding.guard and binding.pos <= pos and binding.tag != DELETE and name not in scope.globals \
+                    and name not in scope.nonlocals:
+                alone = self._alone.get(binding)
+                if alone is None:
+                    alone = self._alone[binding] = [binding]
+                return alone
         key = (scope, name, pos)
         found = self._reaching.get(key)
         if found is None:
@@ -382,8 +394,11 @@ class Scopes:
         binding = self.lookup(name, scope, pos)
         if binding is None:
             return []
-        if not binding.guard:   # not inside an ``if`` arm: nothing else can reach the use
-            return [binding]
+        if not binding.guard:   # not inside an ``if`` arm: nothing else can reach the use (one list per binding,
+            alone = self._alone.get(binding)   # whatever the use: 98,000 uses of ``torch`` in one file made as many)
+            if alone is None:
+                alone = self._alone[binding] = [binding]
+            return alone
         owner = next((s for s in (binding.scope, self.module) if binding in s.names.get(name, ())), None)
         if owner is None:   # ``global``/``nonlocal`` bindings live in another scope's list
             return [binding]

@@ -70,10 +70,15 @@ class ActivationShape(Rule):
     def check(self, node: ast.BinOp, ctx: FileContext) -> None:
         if not isinstance(node.op, ast.Mult):
             return
-        for operand, other in ((node.left, node.right), (node.right, node.left)):
+        left, right = node.left, node.right
+        if not isinstance(left, ast.Call) and not isinstance(right, ast.Call):
+            return   # neither operand is a call: no ``sigmoid(x)`` / ``tanh(...)`` (``call_name`` gives None)
+        for operand, other in ((left, right), (right, left)):
+            if not isinstance(other, ast.Call):
+                continue
             name = call_name(other, ctx)
             if name in ("torch.sigmoid", "torch.Tensor.sigmoid", "torch.nn.functional.sigmoid") and other.args \
-                    and _same(other.args[0], operand):
+                    and type(other.args[0]) is type(operand) and _same(other.args[0], operand):
                 report_shape(self, node, "x * sigmoid(x)", ctx, "SiLU written out")
                 return
             if name in ("torch.tanh", "torch.Tensor.tanh") and other.args and \

@@ -73,14 +73,13 @@ def _at(node: ast.AST, ctx: FileContext) -> list:
     if last is not None and last[0] is node:
         return last[1]   # the same node asked again (NPU401, NPU402, NPU403 in turn at one place of the walk)
     parents = ctx.parents
-    bound = parents.get(id(node))
+    bound = parents.get(node)
     while bound is not None and type(bound) not in _BOUNDS:
-        bound = parents.get(id(bound))
+        bound = parents.get(bound)
     memo = ctx.scratch.setdefault("host_work", {})
-    key = id(bound)   # the bound is a node of the tree, alive as long as the memo (``None``: at module level)
-    found = memo.get(key)
+    found = memo.get(bound)   # the bound itself is the key (``None``: at module level)
     if found is None:
-        found = memo[key] = [None, None, bound]
+        found = memo[bound] = [None, None, bound]
     ctx.scratch["host_work_at"] = (node, found)
     return found
 

@@ -543,7 +543,7 @@ def _entering(node: ast.Call, ctx: FileContext,
         return []
     resolver = ctx.resolver
     # a walked call's ancestors are known (a module-level one must not build the whole file's parent map)
-    function = ctx.enclosing(node, FUNCTION_TYPES) if id(node) in ctx.parents \
+    function = ctx.enclosing(node, FUNCTION_TYPES) if node in ctx.parents \
         else ctx.enclosing_any(node, FUNCTION_TYPES)
     scope = resolver.scopes.scope_of(function) if resolver.scopes is not None and function is not None else None
     value = resolver.value_of(func, scope) if scope is not None else resolver.value_of(func)

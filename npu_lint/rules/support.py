@@ -221,6 +221,10 @@ class DtypePrecision(_SupportRule):
     def check(self, node: object, ctx: FileContext) -> None:
         if type(node) is ast.Call and not _may_show_dtype(node):
             return   # no ``dtype=`` and no cast on the receiver or an argument: ``visible_dtypes`` finds none
+        if type(node) is ApiRef:   # ``judge`` needs the reference's call to show a dtype: asked before the row
+            call = ctx.call_of(node.node)   # type: ignore[attr-defined]   # (and before api_reference's memo entry)
+            if call is None or not _may_show_dtype(call):
+                return
         super().check(node, ctx)
 
     def judge(self, api: str, row: dict[str, str], where: ast.AST, call: Optional[ast.Call], ctx: FileContext) -> None:

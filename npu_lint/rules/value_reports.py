@@ -47,7 +47,7 @@ def report_read(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
             or isinstance(read, ast.stmt) or getattr(read, "lineno", None) in (None, node.lineno) \
             or ctx.statement_of(read) is None or ctx.statement_of(read) is ctx.statement_of(node):
         return
-    if id(read) not in ctx.parents and not _read_below(read, node, ctx):
+    if read not in ctx.parents and not _read_below(read, node, ctx):
         return   # a read further down the file, in a caller passing it to this helper: its call is reported
     reported = ctx.scratch.setdefault("value_reads", {})
     finding, uses = reported.get(id(read), (None, []))
