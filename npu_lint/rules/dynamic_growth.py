@@ -234,6 +234,13 @@ def _bound_in_function(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.A
 _CACHE_KEYWORDS = ("past_key_values", "past")
 
 
+# A keyword that hands a callee the cache of the previous steps under another name than Hugging Face's
+# (``cache=``, ``kv_cache=``, ``past_kv=``, ``att_cache=``, ``layer_past=``), and the caches of a fixed length
+# (a convolution's left context: ``cnn_cache``, ``conv_cache``).
+_STEP_CACHE = re.compile(r"cache|past|(^|_)kvs?($|_)", re.IGNORECASE)
+_FIXED_CACHE = re.compile(r"cnn|conv", re.IGNORECASE)
+
+
 def _cache_of(value: ast.AST) -> Optional[ast.AST]:
     """``out.past_key_values`` / ``out["past_key_values"]``: ``out``, what the cache is read from; else None."""
     if isinstance(value, ast.Attribute) and value.attr == "past_key_values":
@@ -1190,6 +1197,27 @@ class GrowingTensor(Rule):
         "        hs, out_list = self._body(x)\n        self._append(out_list, self.attn())\n        return out_list\n",
         "import torch\ndef extend(outs, extra):\n    outs[1] = torch.cat([outs[1], extra], 1)\n"
         "def run(model, xs):\n    for x in xs:\n        outs = model(x)\n        extend(outs, model.attn())\n")
+    must_fire += (  # session 27 (recall27b): a cache handed back under another keyword than Hugging Face's and
+                  # rebound from the call's results every step (a speech LM's decoding loop; an older GPT's past_kv)
+                  "import torch\n@torch.inference_mode()\ndef inference(llm, text, max_len, eos):\n"
+                  "    lm_input = llm.embed(text)\n    out_tokens = []\n    cache = None\n    for i in range(max_len):\n"
+                  "        y_pred, cache = llm.forward_one_step(lm_input, cache=cache)\n"
+                  "        top_id = llm.decoder(y_pred[:, -1]).argmax(-1).item()\n        if top_id == eos:\n"
+                  "            break\n        out_tokens.append(top_id)\n"
+                  "        lm_input = llm.speech_embedding.weight[top_id].reshape(1, 1, -1)\n    return out_tokens\n",
+                  "import torch\ndef generate(model, x, n_steps):\n    kv_cache = None\n    for n in range(n_steps):\n"
+                  "        x_input = x[:, [-1]] if kv_cache is not None else x\n"
+                  "        logits, kv_cache = model(x_input, use_cache=True, past_kv=kv_cache)\n"
+                  "        x = torch.cat((x, logits[:, -1:].argmax(-1)), dim=1)\n    return x\n")
+    must_not_fire += (  # a recurrent state, a convolution's fixed cache, a call told use_cache=False, a loop over layers
+                      "import torch\ndef run_rnn(cell, x, steps):\n    hidden = None\n    for t in range(steps):\n"
+                      "        out, hidden = cell(x[:, t], hidden=hidden)\n    return out\n",
+                      "import torch\ndef stream(encoder, chunks, n):\n    cnn_cache = torch.zeros(1, 256, 14)\n"
+                      "    for i in range(n):\n        y, cnn_cache = encoder.conv(chunks[i], cnn_cache=cnn_cache)\n",
+                      "import torch\ndef score(model, x, n):\n    cache = None\n    for i in range(n):\n"
+                      "        y, cache = model(x, cache=cache, use_cache=False)\n",
+                      "import torch\ndef layers(blocks, x):\n    past = None\n    for block in blocks:\n"
+                      "        x, past = block(x, past=past)\n    return x\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
@@ -1284,7 +1312,7 @@ class GrowingTensor(Rule):
                     keyword = kw
                     break
         if keyword is None or passed is None:
-            return False
+            return self._state_fed_back(node, ctx)
         name = passed.id
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.While)):
@@ -1315,6 +1343,40 @@ class GrowingTensor(Rule):
                      f"and values)"), "past_key_values")
             return True
         return False
+
+    def _state_fed_back(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``y, cache = llm.forward_one_step(x, cache=cache)`` (``logits, kv_cache = model(x, past_kv=kv_cache)``) in a
+        loop over steps: a keyword naming the previous steps' cache or past (`_STEP_CACHE`) given a name the same
+        statement rebinds from the call's results, the only binding of it in the loop: the callee hands back the
+        cache it was given with this step's entries appended, one step longer each iteration (session 27,
+        recall27b: the cache protocol under other keywords than Hugging Face's). A convolution's cache (a fixed
+        number of frames, ``cnn_cache``) and a recurrent state (``hidden=h``) are no growing cache; a call told
+        ``use_cache=False`` keeps none."""
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Tuple):
+            return False
+        results = {t.id for t in statement.targets[0].elts if isinstance(t, ast.Name)}
+        if any(kw.arg == "use_cache" and isinstance(kw.value, ast.Constant) and not kw.value.value
+               for kw in node.keywords):
+            return False
+        keyword = next((kw for kw in node.keywords if kw.arg and _STEP_CACHE.search(kw.arg)
+                        and not _FIXED_CACHE.search(kw.arg) and isinstance(kw.value, ast.Name)
+                        and kw.value.id in results), None)
+        if keyword is None:
+            return False
+        name = keyword.value.id
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, (ast.For, ast.While)) or not carried(loop, statement, name, ctx=ctx):
+            return False
+        function = ctx.enclosing(loop, FUNCTION_TYPES)
+        if _static_cache(function or ctx.tree, name):
+            return False
+        ctx.report(node, self.message.format(
+            what=f"{name}, the cache of the previous steps handed back to {short_source(node.func, 30)}() as "
+                 f"{keyword.arg}= and rebound from its results (the callee appends each step's entries),"),
+            "past_key_values")
+        return True
 
     def _cache_kept(self, node: ast.Call, passed: ast.AST, ctx: FileContext) -> bool:
         """``out = self.model(tok, past_key_values=self.kv)`` then ``self.kv = out[1]`` (or ``out.past_key_values``)

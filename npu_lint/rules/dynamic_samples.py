@@ -998,6 +998,17 @@ class PerSampleConcat(Rule):
         "import torch\ndef encode(vocab, line):\n    ids = []\n    for w in line.split(' ', maxsplit=8):\n"
         "        ids.append(torch.tensor([vocab[w]]))\n    return torch.cat(ids)\n",
     )
+    must_fire += (  # session 27 (recall27b): the tokens of a generation loop the data ends, made a tensor after it
+                  "import torch\n@torch.inference_mode()\ndef inference(llm, x, max_len, eos):\n    out_tokens = []\n"
+                  "    for i in range(max_len):\n        top_id = llm(x)[:, -1].argmax(-1).item()\n        if top_id == eos:\n"
+                  "            break\n        out_tokens.append(top_id)\n        x = llm.embed(top_id)\n"
+                  "    return torch.tensor([out_tokens], dtype=torch.int64)\n",)
+    must_not_fire += (  # the same loop run its whole count: as many tokens every time
+                      "import torch\n@torch.inference_mode()\ndef inference(llm, x, max_len):\n    out_tokens = []\n"
+                      "    for i in range(max_len):\n        top_id = llm(x)[:, -1].argmax(-1).item()\n"
+                      "        out_tokens.append(top_id)\n        x = llm.embed(top_id)\n"
+                      "    return torch.tensor([out_tokens], dtype=torch.int64)\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)
@@ -1031,7 +1042,7 @@ class PerSampleConcat(Rule):
             return
         items = node.args[0]
         if name in _TAG_TENSORS:
-            if not self._row_tags(node, ctx):
+            if not self._row_tags(node, ctx) and not self._stopped_tensor(node, name, ctx):
                 self._traversed(node, name, ctx)
             return
         if isinstance(items, ast.Name) and self._counted_pieces(node, items, ctx):
@@ -1175,6 +1186,27 @@ class PerSampleConcat(Rule):
                    f"{loop.lineno}, which a tensor's value ends (line {stop.lineno}): the number of items changes "
                    "with the data, a recompile per count on NPU; run the fixed number of steps and mask the "
                    "finished ones", name)
+        return True
+
+
+    @staticmethod
+    def _stopped_tensor(node: ast.Call, name: str, ctx: FileContext) -> bool:
+        """``torch.tensor([out_tokens])`` (or ``torch.LongTensor(ids)``) after ``for ...: out_tokens.append(t);
+        if t == eos: break``: the tokens a generation loop the data ends collected one per step, made a tensor
+        after it (session 27, recall27b): as long as the loop ran, as ``torch.cat(tokens)`` is (``_stopped``)."""
+        items = node.args[0]
+        if isinstance(items, ast.List) and len(items.elts) == 1:
+            items = items.elts[0]   # ``torch.tensor([ids])``: one row of the ids
+        if not isinstance(items, ast.Name):
+            return False
+        found = stopped_items(items, node, ctx)
+        if found is None:
+            return False
+        loop, stop = found
+        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) makes a tensor of one item "
+                   f"per step of the loop at line {loop.lineno}, which a tensor's value ends (line {stop.lineno}): "
+                   "its length changes with the data, a recompile per length on NPU; run the fixed number of steps "
+                   "and mask the finished ones", name)
         return True
 
 
