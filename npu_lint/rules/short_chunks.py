@@ -695,10 +695,21 @@ class ShortLastChunk(Rule):
         "import torch\nclass BatchIterator:\n    def __iter__(self):\n"
         "        order = torch.randperm(len(self.data)).tolist()\n        for i in range(0, len(order), self.bs):\n"
         "            yield self.collate([self.data[j] for j in order[i:i + self.bs]])\n",)
+    must_fire += (  # session 27 (recall27b): a batch iterator's order chosen between a shuffle and the plain order
+                  "import numpy as np\nimport torch\nclass DataGenerator:\n    def __init__(self, data, batch_size, shuffle=True):\n"
+                  "        self.data, self.batch_size, self.shuffle = data, batch_size, shuffle\n"
+                  "        self.n = len(data['user'])\n    def __iter__(self):\n"
+                  "        idx = np.random.permutation(self.n) if self.shuffle else np.arange(self.n)\n"
+                  "        for i in range(0, self.n, self.batch_size):\n            batch_idx = idx[i:i + self.batch_size]\n"
+                  "            yield {k: torch.from_numpy(v[batch_idx]) for k, v in self.data.items()}\n",)
     must_not_fire = (  # ... not a str.split by a separator setting, nor a generator function of lists never made tensors
         "import torch\ndef parse(model, line, sep=','):\n    return [model(p) for p in line.split(sep)]\n",
         "import torch\ndef chunks(data, bs):\n        idx = torch.randperm(len(data)).tolist()\n"
         "        for i in range(0, len(idx), bs):\n            yield idx[i:i + bs]\n",)
+    must_not_fire += (  # session 27 (recall27b): the plain order cut in whole batches only (the tail never served)
+                      "import numpy as np\nimport torch\nclass Gen:\n    def __iter__(self):\n        idx = np.arange(self.n)\n"
+                      "        for i in range(0, self.n - self.batch_size + 1, self.batch_size):\n"
+                      "            yield torch.from_numpy(self.data[idx[i:i + self.batch_size]])\n",)
     must_not_fire += (# an iterator stopping at a count of whole batches (its tail never served); pieces only counted
                      "import torch\ndef words(self, line):\n    for w in line.split(None, 1):\n        self.add(w)\n"
                      "    for a, b in zip(line.split(','), line.split(';')):\n        self.pair(a, b)\n",
