@@ -35,6 +35,8 @@ from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_l
                                      stored_back)
 
 _PADS = frozenset({"torch.nn.functional.pad"})
+# numpy's joins that return a longer copy of their first operand (a host array grown by a step).
+_HOST_GROWERS = frozenset({"numpy.append", "numpy.concatenate", "numpy.vstack", "numpy.hstack", "numpy.row_stack"})
 _BATCHES = ("{what} grows by a batch every iteration of a loop over a loader: a new length to compile on NPU at each "
             "batch; collect the pieces in a list and concatenate once after the loop (or write into a buffer "
             "allocated for the whole set)")
@@ -408,7 +410,7 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "pack(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(",
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "pack(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", "from_numpy(", ".update(",
                 ".generate(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
@@ -1209,6 +1211,21 @@ class GrowingTensor(Rule):
                   "        x_input = x[:, [-1]] if kv_cache is not None else x\n"
                   "        logits, kv_cache = model(x_input, use_cache=True, past_kv=kv_cache)\n"
                   "        x = torch.cat((x, logits[:, -1:].argmax(-1)), dim=1)\n    return x\n")
+    must_fire += (  # session 27 (recall27b): a recursive forecast re-reading its history grown on the host
+                  "import numpy as np\nimport torch\ndef forecast(model, history, horizon):\n    hist = history.copy()\n"
+                  "    preds = []\n    for h in range(horizon):\n        x = torch.from_numpy(hist).float().unsqueeze(0)\n"
+                  "        y = model(x).item()\n        preds.append(y)\n        hist = np.append(hist, y)\n    return preds\n",)
+    must_not_fire += (  # the model reads a window of fixed length; the history cut back to its length; one append
+                        # per series of a loop over series
+                      "import numpy as np\nimport torch\ndef forecast(model, history, horizon, window):\n"
+                      "    hist = history.copy()\n    for h in range(horizon):\n"
+                      "        x = torch.from_numpy(hist[-window:]).float().unsqueeze(0)\n"
+                      "        hist = np.append(hist, model(x).item())\n    return hist\n",
+                      "import numpy as np\nimport torch\ndef rolling(model, history, horizon):\n    hist = history.copy()\n"
+                      "    for h in range(horizon):\n        x = torch.from_numpy(hist).float().unsqueeze(0)\n"
+                      "        hist = np.append(hist[1:], model(x).item())\n    return hist\n",
+                      "import numpy as np\nimport torch\ndef per_series(model, series_list):\n    for s in series_list:\n"
+                      "        hist = np.array(s)\n        hist = np.append(hist, 0.0)\n        model(torch.from_numpy(hist))\n")
     must_not_fire += (  # a recurrent state, a convolution's fixed cache, a call told use_cache=False, a loop over layers
                       "import torch\ndef run_rnn(cell, x, steps):\n    hidden = None\n    for t in range(steps):\n"
                       "        out, hidden = cell(x[:, t], hidden=hidden)\n    return out\n",
@@ -1269,6 +1286,7 @@ class GrowingTensor(Rule):
         if self._counter_sized(node, ctx):
             return
         if node.args and isinstance(node.args[0], ast.Name) and (self._growing_list(node, node.args[0], ctx)
+                                                                 or self._growing_array(node, node.args[0], ctx)
                                                                  or self._joined_state(node, node.args[0], ctx)
                                                                  or self._kept_list(node, node.args[0], ctx)):
             return
@@ -1603,6 +1621,38 @@ class GrowingTensor(Rule):
         ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({items.id}) of a list appended every "
                                              f"step (line {appended.lineno})"), name)   # type: ignore[union-attr]
         return True
+
+    def _growing_array(self, node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+        """``x = torch.from_numpy(hist)`` (``torch.tensor(hist)``) in a loop over steps that grows the host array
+        by the step's value, ``hist = np.append(hist, y)`` (``np.concatenate([hist, y])``, ``np.vstack``,
+        ``np.hstack``), its only binding in the loop: a recursive forecast re-reading its history, one step longer
+        each iteration (session 27, recall27b; a window cut back to its length, ``hist = np.append(hist[1:], y)``,
+        keeps it)."""
+        name = ctx.resolver.qualname(node.func)
+        if name not in _FROM_LIST and name != "torch.from_numpy":
+            return False
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, (ast.For, ast.While)):
+            return False
+        for child in walk(loop):
+            if not (isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                    and child.targets[0].id == items.id and isinstance(child.value, ast.Call)):
+                continue
+            grower = ctx.resolver.qualname(child.value.func)
+            if grower not in _HOST_GROWERS or not child.value.args:
+                continue
+            first = child.value.args[0]
+            if isinstance(first, (ast.List, ast.Tuple)) and first.elts:
+                first = first.elts[0]   # ``np.concatenate([hist, y])``
+            if not (isinstance(first, ast.Name) and first.id == items.id):
+                continue   # ``np.append(hist[1:], y)``: a window of fixed length
+            if not carried(loop, child, items.id, ctx=ctx):
+                return False
+            ctx.report(node, self.message.format(
+                what=f"{name.rsplit('.', 1)[-1]}({items.id}) of a host array grown every step ({items.id} = "
+                     f"{grower.rsplit('.', 1)[-1]}({items.id}, ...) at line {child.lineno})"), name)
+            return True
+        return False
 
     def _kept_through(self, node: ast.Call, ctx: FileContext) -> bool:
         """``nk = cat([pk, k])`` after ``pk = self._state["past_keys"]`` (or ``k_top, v_top = cache[key]`` of a
