@@ -149,6 +149,13 @@ class LoaderWithoutDropLast(Rule):
         (``drop_last`` False unless set) and ``DefaultSampler`` yields one epoch, so the last batch is short;
         silent with ``drop_last=True``, a batch size of 1 or an ``InfiniteSampler`` (iteration-based training: the
         stream never ends, every batch is full). The unshuffled ones are NPU415's.
+        The loader class may reach the call through a local name (``DataLoader = tt.data.DataLoaderBatch`` / ``if
+        torch_ds_dl: DataLoader = torch.utils.data.DataLoader``, then ``DataLoader(dataset, batch_size,
+        shuffle=shuffle)``: every binding reaching the call a loader class), and another library's subclass of
+        ``DataLoader`` that ``rule_tables/library_classes.tsv`` lacks is known by its class name saying
+        ``DataLoader`` (``torchtuples.data.DataLoaderBatch``, timm's ``MultiEpochsDataLoader``; not torch's, not the
+        analysed project's, not a name for settings or an iterator such as ``DataLoaderConfiguration``): read as
+        torch's, positional arguments in its order (session 27, ``rules/loader_callees.py``).
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
         a second set of shapes for every operator of the training step, compiled again on NPU (and with

@@ -392,6 +392,13 @@ class GrowingTensor(Rule):
         not a list only appended (a fixed count joined once). A prefix up to a counter the loop advances itself at
         every step (``masks[:, :pos + 1, :pos + 1]`` with ``pos += 1`` in the body: growth_counters.py) grows like
         one up to the loop's own counter.
+        A cache handed back under another keyword than Hugging Face's and rebound from the call's results every
+        step of a loop over steps (``y_pred, cache = llm.forward_one_step(x, cache=cache)``, ``logits, kv_cache =
+        model(x, past_kv=kv_cache)``: a keyword saying cache, past or kv; not a convolution's fixed cache,
+        ``cnn_cache``, a recurrent ``hidden=``, a call told ``use_cache=False`` nor a loop over layers) grows as the
+        Hugging Face one does; so does a tensor made in a loop over steps from a host array the loop grows by
+        itself, ``x = torch.from_numpy(hist)`` with ``hist = np.append(hist, y)`` (a recursive forecast re-reading
+        its history; not a window cut back to its length) (session 27).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.

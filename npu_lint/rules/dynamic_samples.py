@@ -173,6 +173,9 @@ class PerSampleConcat(Rule):
         (``torch.tensor(sum(chunks, []))``, ``chain.from_iterable``, ``[t for doc in docs for t in doc.ids]``, a
         list extended per item, a helper of the project that returns such a list): its length is the items'
         lengths together.
+        A tensor made of such a list, ``torch.tensor([out_tokens])`` (``torch.LongTensor(ids)``) after a loop that
+        appends one token per step and a tensor's value can end (``if top_id == eos: break``), is as long as the
+        loop ran: reported too (session 27).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length

@@ -131,6 +131,8 @@ class ShortLastEvalBatch(Rule):
         literal is judged by its keys).
         A separate code from NPU406 so that evaluation findings can be deselected alone (``--ignore NPU415``):
         padding the last evaluation batch is a different change from dropping a training tail.
+        The loader class through a local name, and another library's subclass named as a ``DataLoader`` that the
+        table lacks, are read as NPU406 reads them (``rules/loader_callees.py``).
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every evaluation pass is
         smaller: one more set of shapes for every operator of the model's forward, compiled again on NPU (and

@@ -399,6 +399,11 @@ class ShortLastChunk(Rule):
         n / k)]`` (or ``i * n // k``) in ``for i in range(k)``, is one longer than another unless ``k`` divides
         ``n``. A chunk the loop pads back to its step's length (``F.pad(x, (0, n - x.shape[-1]))``, ``x.zero_pad(0,
         max(0, n - x.shape[-1]))``) is whole.
+        The order sliced may be chosen between a shuffle and the plain order (``idx = np.random.permutation(n) if
+        shuffle else np.arange(n)``) or be the plain ``np.arange(n)`` itself; and the rest of the data yielded after
+        a generator's loop that yields fixed-step slices of it (``while end < len(data): batch = data[start:end];
+        start = end; end += bs; yield batch``, then ``yield data[start:]``: the bounds moved by a step bound outside
+        the loop, not a position found in the data such as a separator) is the short last batch (session 27).
     Why it matters on NPU:
         The short chunk is a second sequence length (or batch size) for every operator of the training step:
         the whole step compiles again on NPU for it, once per epoch and per distinct tail.
