@@ -16,7 +16,8 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.rules import Rule, short_source
+from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.analysis.nodes import walk
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.sample_items import COUNTED_FIRE, COUNTED_SILENT
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
@@ -1200,8 +1201,8 @@ class PerSampleConcat(Rule):
         items = node.args[0]
         if isinstance(items, ast.List) and len(items.elts) == 1:
             items = items.elts[0]   # ``torch.tensor([ids])``: one row of the ids
-        if not isinstance(items, ast.Name):
-            return False
+        if not isinstance(items, ast.Name) or items.id not in _broken_appends(node, ctx):
+            return False   # (a cheap filter, once per function: no list appended in a loop that can break)
         found = stopped_items(items, node, ctx)
         if found is None:
             return False
@@ -1211,6 +1212,26 @@ class PerSampleConcat(Rule):
                    "its length changes with the data, a recompile per length on NPU; run the fixed number of steps "
                    "and mask the finished ones", name)
         return True
+
+
+def _broken_appends(node: ast.AST, ctx: FileContext) -> frozenset[str]:
+    """The names of the lists the function around ``node`` grows (``append``/``extend``/``+=``) inside a loop that
+    holds a ``break``, computed once per function (the candidates of `stopped_items` for a tensor made of a list)."""
+    function = ctx.enclosing_any(node, FUNCTION_TYPES) or ctx.tree
+    memo = ctx.scratch.setdefault("broken_appends", {})
+    found = memo.get(id(function))
+    if found is None:
+        names: set[str] = set()
+        for loop in walk(function):
+            if isinstance(loop, (ast.For, ast.While)) and any(isinstance(n, ast.Break) for n in walk(loop)):
+                for n in walk(loop):
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                            and n.func.attr in ("append", "extend") and isinstance(n.func.value, ast.Name):
+                        names.add(n.func.value.id)
+                    elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                        names.add(n.target.id)
+        found = memo[id(function)] = frozenset(names)
+    return found
 
 
 def _batch_field(element: ast.AST, ctx: FileContext) -> bool:
