@@ -114,3 +114,82 @@ def _emptied(target: ast.AST, value: ast.AST, name: str) -> bool:
         (isinstance(value, ast.List) and not value.elts)
         or (isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "list"
             and not value.args))
+
+
+def remainder_slice(node: ast.Subscript, ctx: FileContext) -> Optional[ast.AST]:
+    """``yield data[start:]`` (or ``batch = data[start:]`` then ``yield batch``) after a loop of the same function
+    that yields slices of the same ``data`` and advances ``start`` (``while end < len(data): batch =
+    data[start:end]; start = end; end += bs; yield batch``): a generator cutting its data in fixed steps that emits
+    the rest at the end, a short last batch (session 27, recall27b). The loop, else None."""
+    bounds = node.slice
+    if not isinstance(node.ctx, ast.Load) or not isinstance(bounds, ast.Slice) or bounds.upper is not None \
+            or bounds.step is not None or not isinstance(bounds.lower, ast.Name):
+        return None
+    start, data = bounds.lower.id, ast.dump(node.value)
+    statement = node
+    while statement is not None and not isinstance(statement, ast.stmt):
+        statement = ctx.parent(statement)
+    if statement is None or not _yielded(node, statement, ctx):
+        return None
+    function = ctx.enclosing(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda))
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    for loop in walk(function):
+        if not isinstance(loop, (ast.For, ast.While)) or (loop.end_lineno or loop.lineno) >= statement.lineno \
+                or ctx.enclosing(loop, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)) is not function:
+            continue
+        inner = list(walk(loop))
+        advanced = start in _stepped(loop, inner)
+        cut = any(isinstance(n, ast.Subscript) and isinstance(n.slice, ast.Slice) and n.slice.upper is not None
+                  and ast.dump(n.value) == data and _mentions(n.slice.lower, start) for n in inner)
+        if advanced and cut and any(isinstance(n, ast.Yield) for n in inner):
+            return loop
+    return None
+
+
+def _yielded(node: ast.AST, statement: ast.stmt, ctx: FileContext) -> bool:
+    """``node`` is (part of) a yielded value, or bound to a name the next statements of its block yield."""
+    if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Yield):
+        return True
+    if not (isinstance(statement, ast.Assign) and statement.value is node and len(statement.targets) == 1
+            and isinstance(statement.targets[0], ast.Name)):
+        return False
+    name = statement.targets[0].id
+    parent = ctx.parent(statement)
+    body = next((getattr(parent, field) for field in ("body", "orelse", "finalbody")
+                 if isinstance(getattr(parent, field, None), list) and statement in getattr(parent, field)), None)
+    if body is None:
+        return False
+    return any(isinstance(n, ast.Yield) and _mentions(n.value, name)
+               for later in body[body.index(statement) + 1:] for n in walk(later))
+
+
+def _stepped(loop: ast.AST, inner: list) -> set[str]:
+    """The names the loop moves by a fixed step (``end += bs``, ``end = end + bs``, the step bound outside the loop
+    and no loop target), and those it sets to one of them (``start = end``, through one name: ``temp = end`` ...
+    ``start = temp``): the bounds of chunks of one size, not a position found in the data (``start = i + 1`` after
+    a separator)."""
+    assigned = {t.id for n in inner if isinstance(n, (ast.Assign, ast.AugAssign))
+                for t in (n.targets if isinstance(n, ast.Assign) else [n.target]) if isinstance(t, ast.Name)}
+    if isinstance(loop, ast.For):
+        assigned |= {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
+
+    def fixed(step: ast.AST) -> bool:
+        return not any(isinstance(n, ast.Name) and n.id in assigned for n in walk(step))
+
+    stepped: set[str] = set()
+    for n in inner:
+        if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add) and isinstance(n.target, ast.Name) \
+                and fixed(n.value):
+            stepped.add(n.target.id)
+        elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and isinstance(n.value, ast.BinOp) and isinstance(n.value.op, ast.Add):
+            name = n.targets[0].id
+            sides = (n.value.left, n.value.right)
+            if any(isinstance(a, ast.Name) and a.id == name and fixed(b) for a, b in (sides, sides[::-1])):
+                stepped.add(name)
+    for _ in range(2):   # ``temp = end`` then ``start = temp``
+        stepped |= {n.targets[0].id for n in inner if isinstance(n, ast.Assign) and len(n.targets) == 1
+                    and isinstance(n.targets[0], ast.Name) and isinstance(n.value, ast.Name)
+                    and n.value.id in stepped}
+    return stepped

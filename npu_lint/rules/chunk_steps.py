@@ -206,11 +206,18 @@ def permuted_length(sliced: ast.AST, stop: ast.AST, ctx: FileContext) -> bool:
 
 def _order_over(value: Optional[ast.AST], stop: ast.AST) -> bool:
     """``np.random.permutation(n)``, ``torch.randperm(n)``, ``np.random.permutation(np.arange(n))`` or
-    ``np.random.choice(pool, size=(n,))``: a random order of ``n`` samples."""
+    ``np.random.choice(pool, size=(n,))``: a random order of ``n`` samples; also either arm of a choice between
+    orders, ``np.random.permutation(n) if shuffle else np.arange(n)`` (session 27, recall27b), and the plain
+    order ``np.arange(n)`` / ``torch.arange(n)``: cut up to ``n`` in chunks, its last chunk is as short."""
+    if isinstance(value, ast.IfExp):
+        return _order_over(value.body, stop) or _order_over(value.orelse, stop)
     if not isinstance(value, ast.Call) or not isinstance(value.func, (ast.Attribute, ast.Name)):
         return False
     name = value.func.attr if isinstance(value.func, ast.Attribute) else value.func.id
     wanted = ast.dump(stop)
+    if name == "arange" and not value.keywords and (len(value.args) == 1 or (
+            len(value.args) == 2 and isinstance(value.args[0], ast.Constant) and value.args[0].value == 0)):
+        return ast.dump(value.args[-1]) == wanted   # ``np.arange(n)``: the samples in their order
     if name == "choice":   # ``np.random.choice(np.arange(n), size=(n_epoch,), p=probs)``: n_epoch draws
         size = next((kw.value for kw in value.keywords if kw.arg == "size"), value.args[1] if len(value.args) > 1
                     else None)

@@ -14,6 +14,7 @@ from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.loader_attributes import attribute_loader_call
+from npu_lint.rules.loader_callees import loader_callee
 from npu_lint.rules.loader_kwargs import batched_keywords, none_on_some_path
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches, parsed_trainer_arguments,
                                            short_batch_sampler)
@@ -148,6 +149,13 @@ class LoaderWithoutDropLast(Rule):
         (``drop_last`` False unless set) and ``DefaultSampler`` yields one epoch, so the last batch is short;
         silent with ``drop_last=True``, a batch size of 1 or an ``InfiniteSampler`` (iteration-based training: the
         stream never ends, every batch is full). The unshuffled ones are NPU415's.
+        The loader class may reach the call through a local name (``DataLoader = tt.data.DataLoaderBatch`` / ``if
+        torch_ds_dl: DataLoader = torch.utils.data.DataLoader``, then ``DataLoader(dataset, batch_size,
+        shuffle=shuffle)``: every binding reaching the call a loader class), and another library's subclass of
+        ``DataLoader`` that ``rule_tables/library_classes.tsv`` lacks is known by its class name saying
+        ``DataLoader`` (``torchtuples.data.DataLoaderBatch``, timm's ``MultiEpochsDataLoader``; not torch's, not the
+        analysed project's, not a name for settings or an iterator such as ``DataLoaderConfiguration``): read as
+        torch's, positional arguments in its order (session 27, ``rules/loader_callees.py``).
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
         a second set of shapes for every operator of the training step, compiled again on NPU (and with
@@ -525,6 +533,24 @@ class LoaderWithoutDropLast(Rule):
         "    return DataLoader(data, batch_size=None, sampler=BatchSampler(RandomSampler(data), batch_size, True))\n",
         "import torch\nfrom torch.utils.data import DataLoader, RandomSampler\n"
         "def loader(data):\n    return DataLoader(data, batch_size=None, sampler=RandomSampler(data))\n",)
+    must_fire += (  # session 27 (recall27b): the loader class through a local name bound in the arms of an ``if``
+                  # (a library's subclass by default, torch's on request), and another library's subclass the
+                  # table lacks, named as a DataLoader (loader_callees.py)
+                  "import torch\nimport torchtuples\ndef make_dataloader(data, batch_size, shuffle, torch_ds_dl=False):\n"
+                  "    dataset = torch.utils.data.TensorDataset(*data)\n    DataLoader = torchtuples.data.DataLoaderBatch\n"
+                  "    if torch_ds_dl:\n        DataLoader = torch.utils.data.DataLoader\n"
+                  "    return DataLoader(dataset, batch_size, shuffle=shuffle)\n",
+                  "import torch\nfrom timm.data.loader import MultiEpochsDataLoader\ndef train(model, opt, train_set, bs):\n"
+                  "    loader = MultiEpochsDataLoader(train_set, batch_size=bs, shuffle=True, num_workers=4)\n"
+                  "    for x, y in loader:\n        opt.zero_grad()\n        model(x).sum().backward()\n        opt.step()\n")
+    must_not_fire += (  # the same with drop_last=True; a local name one arm binds to something else than a loader;
+                        # a class that says DataLoader but holds its settings
+                      "import torch\nimport torchtuples as tt\ndef fit(ds, bs):\n"
+                      "    return tt.data.DataLoaderBatch(ds, batch_size=bs, shuffle=True, drop_last=True)\n",
+                      "import torch\nimport torchtuples as tt\ndef make(ds, bs, fast):\n    Loader = tt.data.DataLoaderBatch\n"
+                      "    if not fast:\n        Loader = tt.make_loader_builder\n    return Loader(ds, bs, shuffle=True)\n",
+                      "import torch\nfrom accelerate import DataLoaderConfiguration\ndef conf(bs):\n"
+                      "    return DataLoaderConfiguration(split_batches=True, even_batches=bs)\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
@@ -561,7 +587,8 @@ class LoaderWithoutDropLast(Rule):
                 ctx.report(node, f"this BatchSampler batches a {sampler} (a training order) with drop_last=False: "
                            "its last batch is smaller, a second set of shapes to compile on NPU", qualname)
             return
-        parameters = loader_parameters(qualname)   # torch's DataLoader or a library's subclass forwarding its keywords
+        parameters = loader_parameters(loader_callee(node, ctx))   # torch's DataLoader or a library's subclass
+        # forwarding its keywords (also one the table lacks, named as one, or a local name bound to one)
         if parameters is not None:
             keywords = {kw.arg: kw.value for kw in node.keywords}
             keywords.update(zip(parameters, node.args))

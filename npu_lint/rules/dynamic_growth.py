@@ -35,6 +35,8 @@ from npu_lint.rules.loop_arms import (carried, named_steps, over_batches, over_l
                                      stored_back)
 
 _PADS = frozenset({"torch.nn.functional.pad"})
+# numpy's joins that return a longer copy of their first operand (a host array grown by a step).
+_HOST_GROWERS = frozenset({"numpy.append", "numpy.concatenate", "numpy.vstack", "numpy.hstack", "numpy.row_stack"})
 _BATCHES = ("{what} grows by a batch every iteration of a loop over a loader: a new length to compile on NPU at each "
             "batch; collect the pieces in a list and concatenate once after the loop (or write into a buffer "
             "allocated for the whole set)")
@@ -234,6 +236,13 @@ def _bound_in_function(node: ast.Call, ctx: FileContext) -> Optional[tuple[ast.A
 _CACHE_KEYWORDS = ("past_key_values", "past")
 
 
+# A keyword that hands a callee the cache of the previous steps under another name than Hugging Face's
+# (``cache=``, ``kv_cache=``, ``past_kv=``, ``att_cache=``, ``layer_past=``), and the caches of a fixed length
+# (a convolution's left context: ``cnn_cache``, ``conv_cache``).
+_STEP_CACHE = re.compile(r"cache|past|(^|_)kvs?($|_)", re.IGNORECASE)
+_FIXED_CACHE = re.compile(r"cnn|conv", re.IGNORECASE)
+
+
 def _cache_of(value: ast.AST) -> Optional[ast.AST]:
     """``out.past_key_values`` / ``out["past_key_values"]``: ``out``, what the cache is read from; else None."""
     if isinstance(value, ast.Attribute) and value.attr == "past_key_values":
@@ -383,6 +392,13 @@ class GrowingTensor(Rule):
         not a list only appended (a fixed count joined once). A prefix up to a counter the loop advances itself at
         every step (``masks[:, :pos + 1, :pos + 1]`` with ``pos += 1`` in the body: growth_counters.py) grows like
         one up to the loop's own counter.
+        A cache handed back under another keyword than Hugging Face's and rebound from the call's results every
+        step of a loop over steps (``y_pred, cache = llm.forward_one_step(x, cache=cache)``, ``logits, kv_cache =
+        model(x, past_kv=kv_cache)``: a keyword saying cache, past or kv; not a convolution's fixed cache,
+        ``cnn_cache``, a recurrent ``hidden=``, a call told ``use_cache=False`` nor a loop over layers) grows as the
+        Hugging Face one does; so does a tensor made in a loop over steps from a host array the loop grows by
+        itself, ``x = torch.from_numpy(hist)`` with ``hist = np.append(hist, y)`` (a recursive forecast re-reading
+        its history; not a window cut back to its length) (session 27).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.
@@ -401,7 +417,7 @@ class GrowingTensor(Rule):
     name = "growing-tensor"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript)
-    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "pack(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", ".update(",
+    triggers = ("cat(", "concat", "stack(", "range(", "pad(", "pack(", "[:", "while ", "past_key_values", "tensor(", "Tensor(", "from_numpy(", ".update(",
                 ".generate(")
     message = "{what} grows by a step every iteration: a new length to compile on NPU at each step; allocate the full length once and write each step into it"
     must_fire = ("import torch\nfor _ in range(n):\n    ids = torch.cat([ids, nxt], dim=1)\n",
@@ -1190,6 +1206,42 @@ class GrowingTensor(Rule):
         "        hs, out_list = self._body(x)\n        self._append(out_list, self.attn())\n        return out_list\n",
         "import torch\ndef extend(outs, extra):\n    outs[1] = torch.cat([outs[1], extra], 1)\n"
         "def run(model, xs):\n    for x in xs:\n        outs = model(x)\n        extend(outs, model.attn())\n")
+    must_fire += (  # session 27 (recall27b): a cache handed back under another keyword than Hugging Face's and
+                  # rebound from the call's results every step (a speech LM's decoding loop; an older GPT's past_kv)
+                  "import torch\n@torch.inference_mode()\ndef inference(llm, text, max_len, eos):\n"
+                  "    lm_input = llm.embed(text)\n    out_tokens = []\n    cache = None\n    for i in range(max_len):\n"
+                  "        y_pred, cache = llm.forward_one_step(lm_input, cache=cache)\n"
+                  "        top_id = llm.decoder(y_pred[:, -1]).argmax(-1).item()\n        if top_id == eos:\n"
+                  "            break\n        out_tokens.append(top_id)\n"
+                  "        lm_input = llm.speech_embedding.weight[top_id].reshape(1, 1, -1)\n    return out_tokens\n",
+                  "import torch\ndef generate(model, x, n_steps):\n    kv_cache = None\n    for n in range(n_steps):\n"
+                  "        x_input = x[:, [-1]] if kv_cache is not None else x\n"
+                  "        logits, kv_cache = model(x_input, use_cache=True, past_kv=kv_cache)\n"
+                  "        x = torch.cat((x, logits[:, -1:].argmax(-1)), dim=1)\n    return x\n")
+    must_fire += (  # session 27 (recall27b): a recursive forecast re-reading its history grown on the host
+                  "import numpy as np\nimport torch\ndef forecast(model, history, horizon):\n    hist = history.copy()\n"
+                  "    preds = []\n    for h in range(horizon):\n        x = torch.from_numpy(hist).float().unsqueeze(0)\n"
+                  "        y = model(x).item()\n        preds.append(y)\n        hist = np.append(hist, y)\n    return preds\n",)
+    must_not_fire += (  # the model reads a window of fixed length; the history cut back to its length; one append
+                        # per series of a loop over series
+                      "import numpy as np\nimport torch\ndef forecast(model, history, horizon, window):\n"
+                      "    hist = history.copy()\n    for h in range(horizon):\n"
+                      "        x = torch.from_numpy(hist[-window:]).float().unsqueeze(0)\n"
+                      "        hist = np.append(hist, model(x).item())\n    return hist\n",
+                      "import numpy as np\nimport torch\ndef rolling(model, history, horizon):\n    hist = history.copy()\n"
+                      "    for h in range(horizon):\n        x = torch.from_numpy(hist).float().unsqueeze(0)\n"
+                      "        hist = np.append(hist[1:], model(x).item())\n    return hist\n",
+                      "import numpy as np\nimport torch\ndef per_series(model, series_list):\n    for s in series_list:\n"
+                      "        hist = np.array(s)\n        hist = np.append(hist, 0.0)\n        model(torch.from_numpy(hist))\n")
+    must_not_fire += (  # a recurrent state, a convolution's fixed cache, a call told use_cache=False, a loop over layers
+                      "import torch\ndef run_rnn(cell, x, steps):\n    hidden = None\n    for t in range(steps):\n"
+                      "        out, hidden = cell(x[:, t], hidden=hidden)\n    return out\n",
+                      "import torch\ndef stream(encoder, chunks, n):\n    cnn_cache = torch.zeros(1, 256, 14)\n"
+                      "    for i in range(n):\n        y, cnn_cache = encoder.conv(chunks[i], cnn_cache=cnn_cache)\n",
+                      "import torch\ndef score(model, x, n):\n    cache = None\n    for i in range(n):\n"
+                      "        y, cache = model(x, cache=cache, use_cache=False)\n",
+                      "import torch\ndef layers(blocks, x):\n    past = None\n    for block in blocks:\n"
+                      "        x, past = block(x, past=past)\n    return x\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)
@@ -1241,6 +1293,7 @@ class GrowingTensor(Rule):
         if self._counter_sized(node, ctx):
             return
         if node.args and isinstance(node.args[0], ast.Name) and (self._growing_list(node, node.args[0], ctx)
+                                                                 or self._growing_array(node, node.args[0], ctx)
                                                                  or self._joined_state(node, node.args[0], ctx)
                                                                  or self._kept_list(node, node.args[0], ctx)):
             return
@@ -1284,7 +1337,7 @@ class GrowingTensor(Rule):
                     keyword = kw
                     break
         if keyword is None or passed is None:
-            return False
+            return self._state_fed_back(node, ctx)
         name = passed.id
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, (ast.For, ast.While)):
@@ -1315,6 +1368,40 @@ class GrowingTensor(Rule):
                      f"and values)"), "past_key_values")
             return True
         return False
+
+    def _state_fed_back(self, node: ast.Call, ctx: FileContext) -> bool:
+        """``y, cache = llm.forward_one_step(x, cache=cache)`` (``logits, kv_cache = model(x, past_kv=kv_cache)``) in a
+        loop over steps: a keyword naming the previous steps' cache or past (`_STEP_CACHE`) given a name the same
+        statement rebinds from the call's results, the only binding of it in the loop: the callee hands back the
+        cache it was given with this step's entries appended, one step longer each iteration (session 27,
+        recall27b: the cache protocol under other keywords than Hugging Face's). A convolution's cache (a fixed
+        number of frames, ``cnn_cache``) and a recurrent state (``hidden=h``) are no growing cache; a call told
+        ``use_cache=False`` keeps none."""
+        statement = ctx.parent(node)
+        if not isinstance(statement, ast.Assign) or statement.value is not node or len(statement.targets) != 1 \
+                or not isinstance(statement.targets[0], ast.Tuple):
+            return False
+        results = {t.id for t in statement.targets[0].elts if isinstance(t, ast.Name)}
+        if any(kw.arg == "use_cache" and isinstance(kw.value, ast.Constant) and not kw.value.value
+               for kw in node.keywords):
+            return False
+        keyword = next((kw for kw in node.keywords if kw.arg and _STEP_CACHE.search(kw.arg)
+                        and not _FIXED_CACHE.search(kw.arg) and isinstance(kw.value, ast.Name)
+                        and kw.value.id in results), None)
+        if keyword is None:
+            return False
+        name = keyword.value.id
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, (ast.For, ast.While)) or not carried(loop, statement, name, ctx=ctx):
+            return False
+        function = ctx.enclosing(loop, FUNCTION_TYPES)
+        if _static_cache(function or ctx.tree, name):
+            return False
+        ctx.report(node, self.message.format(
+            what=f"{name}, the cache of the previous steps handed back to {short_source(node.func, 30)}() as "
+                 f"{keyword.arg}= and rebound from its results (the callee appends each step's entries),"),
+            "past_key_values")
+        return True
 
     def _cache_kept(self, node: ast.Call, passed: ast.AST, ctx: FileContext) -> bool:
         """``out = self.model(tok, past_key_values=self.kv)`` then ``self.kv = out[1]`` (or ``out.past_key_values``)
@@ -1541,6 +1628,38 @@ class GrowingTensor(Rule):
         ctx.report(node, self.message.format(what=f"{name.rsplit('.', 1)[-1]}({items.id}) of a list appended every "
                                              f"step (line {appended.lineno})"), name)   # type: ignore[union-attr]
         return True
+
+    def _growing_array(self, node: ast.Call, items: ast.Name, ctx: FileContext) -> bool:
+        """``x = torch.from_numpy(hist)`` (``torch.tensor(hist)``) in a loop over steps that grows the host array
+        by the step's value, ``hist = np.append(hist, y)`` (``np.concatenate([hist, y])``, ``np.vstack``,
+        ``np.hstack``), its only binding in the loop: a recursive forecast re-reading its history, one step longer
+        each iteration (session 27, recall27b; a window cut back to its length, ``hist = np.append(hist[1:], y)``,
+        keeps it)."""
+        name = ctx.resolver.qualname(node.func)
+        if name not in _FROM_LIST and name != "torch.from_numpy":
+            return False
+        loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
+        if not isinstance(loop, (ast.For, ast.While)):
+            return False
+        for child in walk(loop):
+            if not (isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name)
+                    and child.targets[0].id == items.id and isinstance(child.value, ast.Call)):
+                continue
+            grower = ctx.resolver.qualname(child.value.func)
+            if grower not in _HOST_GROWERS or not child.value.args:
+                continue
+            first = child.value.args[0]
+            if isinstance(first, (ast.List, ast.Tuple)) and first.elts:
+                first = first.elts[0]   # ``np.concatenate([hist, y])``
+            if not (isinstance(first, ast.Name) and first.id == items.id):
+                continue   # ``np.append(hist[1:], y)``: a window of fixed length
+            if not carried(loop, child, items.id, ctx=ctx):
+                return False
+            ctx.report(node, self.message.format(
+                what=f"{name.rsplit('.', 1)[-1]}({items.id}) of a host array grown every step ({items.id} = "
+                     f"{grower.rsplit('.', 1)[-1]}({items.id}, ...) at line {child.lineno})"), name)
+            return True
+        return False
 
     def _kept_through(self, node: ast.Call, ctx: FileContext) -> bool:
         """``nk = cat([pk, k])`` after ``pk = self._state["past_keys"]`` (or ``k_top, v_top = cache[key]`` of a

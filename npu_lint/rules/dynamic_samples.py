@@ -16,7 +16,8 @@ import ast
 from typing import Optional
 
 from npu_lint.context import FileContext
-from npu_lint.rules import Rule, short_source
+from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
+from npu_lint.analysis.nodes import walk
 from npu_lint.rules.value_flow import FAMILY
 from npu_lint.rules.sample_items import CHUNKED_FIRE, CHUNKED_SILENT, COUNTED_FIRE, COUNTED_SILENT
 from npu_lint.rules.sample_items import _strip, per_sample_items, per_value_items
@@ -185,6 +186,9 @@ class PerSampleConcat(Rule):
         ``self.tokenizer.encode(...)``, ``tokenizer(text, return_tensors="pt").input_ids`` beside a ``bos`` id):
         as many ids as the text has tokens; silent when the encoding pads to a fixed length
         (``padding="max_length"``) and for modules named for tokens (``self.token_embedding(ids)``).
+        A tensor made of such a list, ``torch.tensor([out_tokens])`` (``torch.LongTensor(ids)``) after a loop that
+        appends one token per step and a tensor's value can end (``if top_id == eos: break``), is as long as the
+        loop ran: reported too (session 27).
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length
@@ -1041,6 +1045,17 @@ class PerSampleConcat(Rule):
         "import torch\nclass Embed(torch.nn.Module):\n    def forward(self, ids, pos):\n"
         "        return torch.cat([self.token_embedding(ids), pos], dim=-1)\n",
     )
+    must_fire += (  # session 27 (recall27b): the tokens of a generation loop the data ends, made a tensor after it
+                  "import torch\n@torch.inference_mode()\ndef inference(llm, x, max_len, eos):\n    out_tokens = []\n"
+                  "    for i in range(max_len):\n        top_id = llm(x)[:, -1].argmax(-1).item()\n        if top_id == eos:\n"
+                  "            break\n        out_tokens.append(top_id)\n        x = llm.embed(top_id)\n"
+                  "    return torch.tensor([out_tokens], dtype=torch.int64)\n",)
+    must_not_fire += (  # the same loop run its whole count: as many tokens every time
+                      "import torch\n@torch.inference_mode()\ndef inference(llm, x, max_len):\n    out_tokens = []\n"
+                      "    for i in range(max_len):\n        top_id = llm(x)[:, -1].argmax(-1).item()\n"
+                      "        out_tokens.append(top_id)\n        x = llm.embed(top_id)\n"
+                      "    return torch.tensor([out_tokens], dtype=torch.int64)\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)
@@ -1074,7 +1089,7 @@ class PerSampleConcat(Rule):
             return
         items = node.args[0]
         if name in _TAG_TENSORS:
-            if not self._row_tags(node, ctx):
+            if not self._row_tags(node, ctx) and not self._stopped_tensor(node, name, ctx):
                 self._traversed(node, name, ctx)
             return
         if isinstance(items, ast.Name) and self._counted_pieces(node, items, ctx):
@@ -1219,6 +1234,47 @@ class PerSampleConcat(Rule):
                    "with the data, a recompile per count on NPU; run the fixed number of steps and mask the "
                    "finished ones", name)
         return True
+
+
+    @staticmethod
+    def _stopped_tensor(node: ast.Call, name: str, ctx: FileContext) -> bool:
+        """``torch.tensor([out_tokens])`` (or ``torch.LongTensor(ids)``) after ``for ...: out_tokens.append(t);
+        if t == eos: break``: the tokens a generation loop the data ends collected one per step, made a tensor
+        after it (session 27, recall27b): as long as the loop ran, as ``torch.cat(tokens)`` is (``_stopped``)."""
+        items = node.args[0]
+        if isinstance(items, ast.List) and len(items.elts) == 1:
+            items = items.elts[0]   # ``torch.tensor([ids])``: one row of the ids
+        if not isinstance(items, ast.Name) or items.id not in _broken_appends(node, ctx):
+            return False   # (a cheap filter, once per function: no list appended in a loop that can break)
+        found = stopped_items(items, node, ctx)
+        if found is None:
+            return False
+        loop, stop = found
+        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) makes a tensor of one item "
+                   f"per step of the loop at line {loop.lineno}, which a tensor's value ends (line {stop.lineno}): "
+                   "its length changes with the data, a recompile per length on NPU; run the fixed number of steps "
+                   "and mask the finished ones", name)
+        return True
+
+
+def _broken_appends(node: ast.AST, ctx: FileContext) -> frozenset[str]:
+    """The names of the lists the function around ``node`` grows (``append``/``extend``/``+=``) inside a loop that
+    holds a ``break``, computed once per function (the candidates of `stopped_items` for a tensor made of a list)."""
+    function = ctx.enclosing_any(node, FUNCTION_TYPES) or ctx.tree
+    memo = ctx.scratch.setdefault("broken_appends", {})
+    found = memo.get(id(function))
+    if found is None:
+        names: set[str] = set()
+        for loop in walk(function):
+            if isinstance(loop, (ast.For, ast.While)) and any(isinstance(n, ast.Break) for n in walk(loop)):
+                for n in walk(loop):
+                    if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                            and n.func.attr in ("append", "extend") and isinstance(n.func.value, ast.Name):
+                        names.add(n.func.value.id)
+                    elif isinstance(n, ast.AugAssign) and isinstance(n.target, ast.Name):
+                        names.add(n.target.id)
+        found = memo[id(function)] = frozenset(names)
+    return found
 
 
 def _batch_field(element: ast.AST, ctx: FileContext) -> bool:

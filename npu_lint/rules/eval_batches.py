@@ -22,6 +22,7 @@ from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADE
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
                                             batched_keywords, drops_when_shuffled, whole_batches)
 from npu_lint.rules.loader_escapes import _judged_at_calls, escape
+from npu_lint.rules.loader_callees import loader_callee
 from npu_lint.rules.loader_loops import BUILTINS, assigned, loops_over
 from npu_lint.rules.loader_subclasses import super_loader_call
 from npu_lint.rules.loader_tails import hands_batch, report_tail
@@ -130,6 +131,8 @@ class ShortLastEvalBatch(Rule):
         literal is judged by its keys).
         A separate code from NPU406 so that evaluation findings can be deselected alone (``--ignore NPU415``):
         padding the last evaluation batch is a different change from dropping a training tail.
+        The loader class through a local name, and another library's subclass named as a ``DataLoader`` that the
+        table lacks, are read as NPU406 reads them (``rules/loader_callees.py``).
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every evaluation pass is
         smaller: one more set of shapes for every operator of the model's forward, compiled again on NPU (and
@@ -559,6 +562,13 @@ class ShortLastEvalBatch(Rule):
                       "class Loader:\n    def __init__(self, ds, batch_sampler):\n        self.ds = ds\n"
                       "        self.batch_sampler = batch_sampler\n    def loader(self):\n"
                       "        return DataLoader(self.ds, batch_sampler=self.batch_sampler)\n",)
+    must_fire += (  # session 27 (recall27b): another library's DataLoader subclass the table lacks, named as one
+                  "import torch\nimport torchtuples as tt\ndef predict(model, ds, bs):\n"
+                  "    dl = tt.data.DataLoaderBatch(ds, batch_size=bs, shuffle=False)\n    preds = []\n"
+                  "    with torch.no_grad():\n        for x in dl:\n            preds.append(model(x))\n    return preds\n",)
+    must_not_fire += ("import torch\nimport torchtuples as tt\ndef predict(model, ds):\n"
+                      "    dl = tt.data.DataLoaderBatch(ds, batch_size=1, shuffle=False)\n"
+                      "    with torch.no_grad():\n        return [model(x) for x in dl]\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -582,7 +592,7 @@ class ShortLastEvalBatch(Rule):
             return
         base: Optional[ast.AST] = None   # the DataLoader subclass whose ``super().__init__`` this call is
         explicit = next((kw.value for kw in node.keywords if kw.arg == "drop_last"), None)
-        parameters = loader_parameters(ctx.resolver.qualname(node.func))
+        parameters = loader_parameters(loader_callee(node, ctx))
         if parameters is not None:   # torch's DataLoader or a library's subclass forwarding its keywords
             keywords = {kw.arg: kw.value for kw in node.keywords}
             keywords.update(zip(parameters, node.args))

@@ -12,7 +12,7 @@ from npu_lint.rules.iterator_batches import iterator_chunk
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batchers, library_batches, listed_range, own_batch_join, section_pieces,
                                         served_batches, sliced_batches, stage_batches)
-from npu_lint.rules.batch_remainders import remainder_batch
+from npu_lint.rules.batch_remainders import remainder_batch, remainder_slice
 from npu_lint.rules.chunk_pieces import rounded_chunks
 from npu_lint.rules.chunk_sizes import fraction_parts, padded_back, scalar_derived
 from npu_lint.rules.chunk_helpers import clipping_helper
@@ -399,6 +399,11 @@ class ShortLastChunk(Rule):
         n / k)]`` (or ``i * n // k``) in ``for i in range(k)``, is one longer than another unless ``k`` divides
         ``n``. A chunk the loop pads back to its step's length (``F.pad(x, (0, n - x.shape[-1]))``, ``x.zero_pad(0,
         max(0, n - x.shape[-1]))``) is whole.
+        The order sliced may be chosen between a shuffle and the plain order (``idx = np.random.permutation(n) if
+        shuffle else np.arange(n)``) or be the plain ``np.arange(n)`` itself; and the rest of the data yielded after
+        a generator's loop that yields fixed-step slices of it (``while end < len(data): batch = data[start:end];
+        start = end; end += bs; yield batch``, then ``yield data[start:]``: the bounds moved by a step bound outside
+        the loop, not a position found in the data such as a separator) is the short last batch (session 27).
     Why it matters on NPU:
         The short chunk is a second sequence length (or batch size) for every operator of the training step:
         the whole step compiles again on NPU for it, once per epoch and per distinct tail.
@@ -695,10 +700,32 @@ class ShortLastChunk(Rule):
         "import torch\nclass BatchIterator:\n    def __iter__(self):\n"
         "        order = torch.randperm(len(self.data)).tolist()\n        for i in range(0, len(order), self.bs):\n"
         "            yield self.collate([self.data[j] for j in order[i:i + self.bs]])\n",)
+    must_fire += (  # session 27 (recall27b): a batch iterator's order chosen between a shuffle and the plain order
+                  "import numpy as np\nimport torch\nclass DataGenerator:\n    def __init__(self, data, batch_size, shuffle=True):\n"
+                  "        self.data, self.batch_size, self.shuffle = data, batch_size, shuffle\n"
+                  "        self.n = len(data['user'])\n    def __iter__(self):\n"
+                  "        idx = np.random.permutation(self.n) if self.shuffle else np.arange(self.n)\n"
+                  "        for i in range(0, self.n, self.batch_size):\n            batch_idx = idx[i:i + self.batch_size]\n"
+                  "            yield {k: torch.from_numpy(v[batch_idx]) for k, v in self.data.items()}\n",)
     must_not_fire = (  # ... not a str.split by a separator setting, nor a generator function of lists never made tensors
         "import torch\ndef parse(model, line, sep=','):\n    return [model(p) for p in line.split(sep)]\n",
         "import torch\ndef chunks(data, bs):\n        idx = torch.randperm(len(data)).tolist()\n"
         "        for i in range(0, len(idx), bs):\n            yield idx[i:i + bs]\n",)
+    must_fire += (  # session 27 (recall27b): a batch generator moving two bounds by the batch size, the rest
+                    # yielded after its loop
+                  "import random\nimport torch\ndef get_batch(data: list, batch_size: int, shuffle: bool = False):\n"
+                  "    if shuffle:\n        random.shuffle(data)\n    sindex = 0\n    eindex = batch_size\n"
+                  "    while eindex < len(data):\n        batch = data[sindex:eindex]\n        temp = eindex\n"
+                  "        eindex = eindex + batch_size\n        sindex = temp\n        yield batch\n"
+                  "    if eindex >= len(data):\n        batch = data[sindex:]\n        yield batch\n",)
+    must_not_fire += (  # the rest of a text split at separators the data places (no fixed step)
+                      "import torch\ndef split_words(text):\n    start = 0\n    for i, ch in enumerate(text):\n"
+                      "        if ch == ' ':\n            yield text[start:i]\n            start = i + 1\n"
+                      "    yield text[start:]\n",)
+    must_not_fire += (  # session 27 (recall27b): the plain order cut in whole batches only (the tail never served)
+                      "import numpy as np\nimport torch\nclass Gen:\n    def __iter__(self):\n        idx = np.arange(self.n)\n"
+                      "        for i in range(0, self.n - self.batch_size + 1, self.batch_size):\n"
+                      "            yield torch.from_numpy(self.data[idx[i:i + self.batch_size]])\n",)
     must_not_fire += (# an iterator stopping at a count of whole batches (its tail never served); pieces only counted
                      "import torch\ndef words(self, line):\n    for w in line.split(None, 1):\n        self.add(w)\n"
                      "    for a, b in zip(line.split(','), line.split(';')):\n        self.pair(a, b)\n",
@@ -977,6 +1004,11 @@ class ShortLastChunk(Rule):
                 self._helper_chunk(node, ctx)
             return
         assert isinstance(node, ast.Subscript)
+        rest = remainder_slice(node, ctx)
+        if rest is not None:   # ``yield data[start:]`` after a loop yielding ``data[start:end]`` in fixed steps
+            what = f"{short_source(node, 30)}, the rest emitted after the loop at line {rest.lineno}"
+            ctx.report(node, self.message.format(what=what), "yield data[start:]")
+            return
         bounds = node.slice
         at: ast.AST = node   # where the chunk is cut: the subscript, or the ``slice(...)`` it reads
         if isinstance(bounds, ast.Name):   # ``bslc = slice(j, min(j + bs, n))``, then ``x[bslc]``: the same chunk
