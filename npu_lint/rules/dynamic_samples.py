@@ -1054,7 +1054,9 @@ class PerSampleConcat(Rule):
                       "import torch\n@torch.inference_mode()\ndef inference(llm, x, max_len):\n    out_tokens = []\n"
                       "    for i in range(max_len):\n        top_id = llm(x)[:, -1].argmax(-1).item()\n"
                       "        out_tokens.append(top_id)\n        x = llm.embed(top_id)\n"
-                      "    return torch.tensor([out_tokens], dtype=torch.int64)\n",)
+                      "    return torch.tensor([out_tokens], dtype=torch.int64)\n",
+                      # a tensor of a list at module level, no function around it (found by the fuzz test)
+                      "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
@@ -1260,7 +1262,11 @@ class PerSampleConcat(Rule):
 def _broken_appends(node: ast.AST, ctx: FileContext) -> frozenset[str]:
     """The names of the lists the function around ``node`` grows (``append``/``extend``/``+=``) inside a loop that
     holds a ``break``, computed once per function (the candidates of `stopped_items` for a tensor made of a list)."""
-    function = ctx.enclosing_any(node, FUNCTION_TYPES) or ctx.tree
+    function = ctx.enclosing_any(node, FUNCTION_TYPES)
+    if function is None:   # module level: the whole module
+        function = node
+        while (up := ctx.parent(function)) is not None:
+            function = up
     memo = ctx.scratch.setdefault("broken_appends", {})
     found = memo.get(id(function))
     if found is None:
