@@ -126,13 +126,16 @@ def _assignments_in(scope: ast.AST) -> dict[str, list[ast.stmt]]:
 
 def _trimmed(scope: ast.AST, stmt: ast.stmt, target: str, ctx: FileContext) -> bool:
     """``x = x[-k:]`` (or ``x[:, :n]``) beside the growth: a window of fixed size."""
-    for other in _assignments(scope, ctx).get(target, ()):
-        if isinstance(other, ast.Assign) and other is not stmt:
-            value = other.value
-            if isinstance(value, ast.Subscript) and _text(value.value) == target \
-                    and any(isinstance(n, ast.Slice) for n in walk(value.slice)):
-                return True
-    return False
+    memo = ctx.scratch.setdefault("broad_joins_trims", {})
+    key = (id(scope), target)
+    trims = memo.get(key)
+    if trims is None:   # the scope's trimming assignments of ``target``, found once (not once per join)
+        trims = memo[key] = [
+            other for other in _assignments(scope, ctx).get(target, ())
+            if isinstance(other, ast.Assign) and isinstance(other.value, ast.Subscript)
+            and _text(other.value.value) == target
+            and any(isinstance(n, ast.Slice) for n in walk(other.value.slice))]
+    return any(other is not stmt for other in trims)
 
 
 def _recursive(function: Optional[ast.AST]) -> bool:
@@ -363,17 +366,13 @@ def _per_step_entry(target: ast.AST, loop: ast.AST) -> bool:
 def _set_otherwise(loop: ast.AST, stmt: ast.stmt, target: str, ctx: FileContext) -> bool:
     """The loop also sets ``target`` from something else than itself (``h = a`` in the other arm, beam search
     re-selecting ``alive = preds.index_select(...)``): not a steady growth (the proof-based paths judge those)."""
-    memo = ctx.scratch.setdefault("broad_joins_self_reads", {})
-    for other in _assignments(loop, ctx).get(target, ()):
-        if other is stmt:
-            continue
-        key = (id(other), target)
-        reads = memo.get(key)
-        if reads is None:
-            reads = memo[key] = any(_text(n) == target for n in walk(other.value))
-        if not reads and not _seeded(other, stmt, target, ctx):
-            return True
-    return False
+    memo = ctx.scratch.setdefault("broad_joins_other_sets", {})
+    key = (id(loop), target)
+    others = memo.get(key)
+    if others is None:   # the loop's assignments of ``target`` that do not read it, found once (not once per join)
+        others = memo[key] = [other for other in _assignments(loop, ctx).get(target, ())
+                              if not any(_text(n) == target for n in walk(other.value))]
+    return any(other is not stmt and not _seeded(other, stmt, target, ctx) for other in others)
 
 
 def _seeded(other: ast.stmt, stmt: ast.stmt, target: str, ctx: FileContext) -> bool:
