@@ -155,7 +155,7 @@ class LoaderWithoutDropLast(Rule):
         ``DataLoader`` that ``rule_tables/library_classes.tsv`` lacks is known by its class name saying
         ``DataLoader`` (``torchtuples.data.DataLoaderBatch``, timm's ``MultiEpochsDataLoader``; not torch's, not the
         analysed project's, not a name for settings or an iterator such as ``DataLoaderConfiguration``): read as
-        torch's, positional arguments in its order (session 27, ``rules/loader_callees.py``).
+        torch's, positional arguments in its order (``rules/loader_callees.py``).
     Why it matters on NPU:
         Unless the dataset size is a multiple of the batch size, the last batch of every epoch is smaller:
         a second set of shapes for every operator of the training step, compiled again on NPU (and with

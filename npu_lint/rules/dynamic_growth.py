@@ -378,14 +378,14 @@ class GrowingTensor(Rule):
         concatenated with a new piece (``past = tuple((torch.cat([pk, k], 2), ...) for (pk, pv), (k, v) in
         zip(past, new))``) grows in a loop over steps, and so does a loop over the pieces of a tensor
         (``wav.split(seg, dim=-1)``, ``x.unbind(1)``: as many as its length gives).
-        Beside these proofs (session 21, broad_joins.py), the op itself: a value re-bound from a ``cat`` /
+        Beside these proofs (``broad_joins.py``), the op itself: a value re-bound from a ``cat`` /
         ``hstack`` / ``column_stack`` / ``F.pad`` by a positive constant / ``einops.pack`` of itself inside a loop
         of steps (a ``while``, a ``range``, a loader), kept on the object between calls (``self.x``, ``self.kv[i]``)
         or passed down a recursive call, and a list such a loop appends to made a tensor in it; left alone where the
         model shows the shape static: a loop over other sequences or over the model's layers (DenseNet's ``for layer
         in self.layers: x = torch.cat([x, layer(x)], 1)``, a reviewer's "unsure": the same shapes at every call), a
         module's or a host piece, a window (sliced, trimmed, popped), a value also set otherwise in the loop.
-        The sequence such a loop grows and feeds back is reported outside it too (session 25, growth_outside.py):
+        The sequence such a loop grows and feeds back is reported outside it too (``growth_outside.py``):
         the join of the name with itself that starts it once per call before the loop (a prefill's
         ``gen = torch.cat([gen, first])``), and the join of the whole of it after the loop (``torch.cat(st.ids)``
         of the records the loop rebuilt one item longer, ``torch.cat(toks)`` of the list it appended and joined);
@@ -398,7 +398,7 @@ class GrowingTensor(Rule):
         ``cnn_cache``, a recurrent ``hidden=``, a call told ``use_cache=False`` nor a loop over layers) grows as the
         Hugging Face one does; so does a tensor made in a loop over steps from a host array the loop grows by
         itself, ``x = torch.from_numpy(hist)`` with ``hist = np.append(hist, y)`` (a recursive forecast re-reading
-        its history; not a window cut back to its length) (session 27).
+        its history; not a window cut back to its length).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.

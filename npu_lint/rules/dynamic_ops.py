@@ -140,7 +140,7 @@ class DataDependentShapeOp(Rule):
         matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors. Also a
         nonzero computed on the host: ``torch.tensor(keep)`` (``as_tensor``, ``LongTensor``, ``new_tensor``)
         of a list of loop positions chosen by tensor values (``[i for i, f in enumerate(flags.tolist()) if
-        not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``; since session 26 also a test that hands
+        not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``; also a test that hands
         values read back or tensors to a function, ``if self.beams_non_finished(i, scores_list, preds)``, a
         membership of a value read back, ``if i not in slab``, and a list read back through a name or a field of
         the class every store of which is ``.tolist()``), and the calls of the file's
@@ -152,7 +152,7 @@ class DataDependentShapeOp(Rule):
         shapes: the semantic model's ``configured``), whose output size is the same every batch.
         Nor in the other methods of a dataset class that names no device (the helpers ``__getitem__`` calls, static
         ones too, a split of the data set), nor at their calls in ``__getitem__``: per-sample work on the host, in
-        the loader's workers. Since session 26 an op in ``__getitem__`` itself and in a collate function (passed as
+        the loader's workers. Also an op in ``__getitem__`` itself and in a collate function (passed as
         ``collate_fn=`` in the file or, by the project index, in another module; or a helper it hands the samples
         to: ``torch.repeat_interleave(weights, atoms_per_molecule)``) is reported: reviewers mark it, a new shape per
         sample or batch.
@@ -524,8 +524,8 @@ class BooleanMaskIndexing(Rule):
         row drops one element, the semantic model's ``configured``), a helper's selection by an optional mask
         its call leaves out (``m[..., mask] if mask is not None else m``), literal tuples indexed by a condition and generic types
         (``Annotated[...]``: a capitalised name no enclosing function binds) and the per-sample work of a
-        dataset class that names no device (the helpers of ``__getitem__``, not ``__getitem__`` itself since
-        session 26, nor a collate function) are left alone; a parameter or local
+        dataset class that names no device (the helpers of ``__getitem__``, not ``__getitem__`` itself
+        nor a collate function) are left alone; a parameter or local
         named ``A`` or ``X`` is a matrix (``A[rows]``).
         Mask assignment of one fill value (``x[mask] = 0``) is NPU303's advice (``masked_fill_``); it is also
         reported here, with a message of its own, when the index is a mask by kind and the receiver a device tensor
@@ -543,19 +543,19 @@ class BooleanMaskIndexing(Rule):
         the value is computed (``x[mask] = rows``, ``x[m] = i + 1``, ``x[m] = torch.sigmoid(y)``) is flagged here,
         unless the value itself reads through a mask (``x[m] = y[m] * 2``: the read is flagged); so is a mask
         combined with another index (``m[keep, idx] = 1``, ``m[keep, 0] = 1``), for which NPU303 has no advice.
-        Broad path (session 21): where that proof fails, an index boolean or positions BY CONSTRUCTION (a
+        Broad path: where that proof fails, an index boolean or positions BY CONSTRUCTION (a
         comparison, ``~``, ``&``/``|`` of non-constant operands, ``isnan``/``isin``/``logical_*``, ``.bool()``,
         ``dtype=bool``, the positions of ``nonzero`` / ``argwhere`` / one-argument ``where``, a conversion, view or
         row of one, a local, field or helper of the file whose every value is one) fires on any value the model
         cannot prove is no tensor (an environment's done flags, a batch object's field, a buffer entry, positions of
         a nonzero used later); silent on proven numpy/pandas/lists/objects (numpy's index on a value of unknown
-        kind), annotations and masks the code fixes (``rules/broad_masks.py``). Since session 23 also the distinct
+        kind), annotations and masks the code fixes (``rules/broad_masks.py``). Also the distinct
         values of ``unique`` (``ids, inv, cnt = torch.unique(idx, return_inverse=True, ...)`` then ``state[ids]``;
         not the inverse, which has the input's shape), the positions another module's function returns (the project
         index follows its return to ``nonzero`` / ``argwhere`` / one-argument ``where`` / ``unique``), and a name
         rebound from itself (``seeds = seeds[order]``, ``m = torch.from_numpy(m).to(device)``) keeps what its
         other assignments make.
-        Session 25 (fields of data objects): a field is what the project stores in it. A dataclass / NamedTuple
+        Fields of data objects: a field is what the project stores in it. A dataclass / NamedTuple
         field is what the file's constructions pass (``Meta(to_cache=keep)``, ``keep`` built with
         ``dtype=torch.bool``), or, through the project index, every construction and ``self.f = ...`` of that class
         in any module; an object the file builds only inside functions other than ``__init__`` (a view or record
@@ -565,7 +565,7 @@ class BooleanMaskIndexing(Rule):
         EVERY store of that field name in the project is a mask by construction (or the field itself again,
         ``x.m = x.m.to(d)``) and at most one class stores it: an inference from the project's stores, never
         from the name; one store of another kind, or two classes storing it, leaves it unknown.
-        Session 26 (dataops26): an element of a list of positions or masks walked by a ``for`` loop (``for rows in
+        Lists walked by a loop: an element of a list of positions or masks walked by a ``for`` loop (``for rows in
         per_class`` of ``per_class = [torch.nonzero(t == c).flatten() for c in ids]``, or items ``append``ed), a local
         of which ANY assignment in its function is a mask (``mask = kw.get("mask")`` in one arm, ``mask =
         torch.less(a, lens)`` in the other: on that path the size is the data's), positions a Python loop chose by

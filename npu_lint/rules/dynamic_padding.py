@@ -138,7 +138,7 @@ class PadToBatchMax(ValueFlow):
         Accelerate's ``pad_across_processes`` (not the project's own function or class of that name), and so does a tensor cut to it (``ids[:, :max_len]``), and what the positions of a range
         over it give: the last start of the windows over the batch's longest wave (``starts = list(range(0,
         max_len, hop))``, ``padded = starts[-1] + window``) and their count (``len(range(0, max_len, hop))``).
-        Broad path (session 22): a padding up to a maximum the function takes of values it cannot type --
+        Broad path: a padding up to a maximum the function takes of values it cannot type --
         ``[0] * (m - inst.word_num)`` or ``F.pad(x, (0, m - n))`` with ``m = max(nums)`` of the items' own
         counts, ``max([max(x) for x in lens])`` of a parameter, the maximum of a list built in a loop -- counts:
         the padding is the trigger, silent when the maximum is proven fixed (a literal of constants, a module

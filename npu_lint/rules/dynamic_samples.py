@@ -88,8 +88,8 @@ class PerSampleConcat(Rule):
         a tensor of equal lengths; a Python list of per-level counts is no such evidence), or whose row counts the
         loop that builds the list records in a list made a tensor of (``count += len(d["pos"])``;
         ``offset.append(count)``; ``torch.IntTensor(offset)``, or per-row tags ``batch += [i] * len(d["pos"])``). ``torch.stack`` is left alone: it fails on items of different lengths. Both
-        ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data (since session 26
-        also through a name bound to an unfiltered comprehension over such a result, ``for rows in per_class`` of
+        ``cat`` and ``stack`` are flagged when the list holds one item per value found in the data (also
+        through a name bound to an unfiltered comprehension over such a result, ``for rows in per_class`` of
         ``per_class = [torch.nonzero(t == c) for c in t.unique()]``): its loop walks
         the result of a data-dependent operator (``for c in labels.unique()``, ``torch.nonzero(m)``; also through
         names, rows gathered by its indices and the file's helpers: ``for k in range(len(y))`` of ``y, ey, x, ex =
@@ -148,7 +148,7 @@ class PerSampleConcat(Rule):
         collate function, a model's graph augmentation); left alone: a list of one item spelled out
         (``[data]``), a list read from the object's own state alone (``list(self.rules.values())``: the same
         graphs at every call), code that runs at setup (``__init__``) and a script's one-off batch outside a loop.
-        Beside these proofs (session 21, broad_joins.py), the op itself: ``cat`` along dim 0, ``stack``,
+        Beside these proofs (``broad_joins.py``), the op itself: ``cat`` along dim 0, ``stack``,
         ``nested_tensor`` or ``torch.tensor`` of a list built from per-item values whose count nothing fixes: one
         item per element of an item's own part (``for cls, tokens in rows: torch.tensor([vocab[t] for t in
         tokens])``, a string's words), per step of a ``while`` a ``break`` ends, the items a test on the data
@@ -156,26 +156,26 @@ class PerSampleConcat(Rule):
         fills per element of what it gets (a detection metric's ``for p in preds: self.boxes.append(p["boxes"])``
         joined in ``compute``); left alone where the count is proven fixed (a ``range`` of settings or of a
         tensor's size, a literal, the model's modules, a tensor's rows or chunks), side by side (a dim other than
-        0), in setup code. Last (session 21, inverted_joins.py), the burden of proof turned: ``pad_sequence`` /
+        0), in setup code. Last (``inverted_joins.py``), the burden of proof turned: ``pad_sequence`` /
         ``nested_tensor`` of any list that is no literal display, and ``cat`` along dim 0 of a list the function is
         given (a parameter, a field, an entry, a call's result, a comprehension or loop over one) unless every
         item is proven of one size (one row, a factory or resize of a given size, a host piece, a fixed cut) or
-        the count is proven fixed. And (session 22, filled_joins.py) a ``cat`` along dim 0 of a container the
+        the count is proven fixed. And (``filled_joins.py``) a ``cat`` along dim 0 of a container the
         function fills elsewhere: a list per key (``parts[key].append(x)`` joined as ``cat(parts[key])`` or
         ``{k: cat(v) for k, v in parts.items()}``), a comprehension over a local list filled in a loop, when an
         ``append`` sits in a loop over a sequence nothing fixes, appends a data-dependent selection
         (``d[i, j]`` after ``i, j = torch.where(m)``), or appends items each element sizes or gathers
-        (``torch.full((len(p),), i)``, ``feats[cluster]``). And (session 23, sized_joins.py) whatever the count:
+        (``torch.full((len(p),), i)``, ``feats[cluster]``). And (``sized_joins.py``) whatever the count:
         a ``cat`` along dim 0 of items sized by a value the data gives (a cut ``x[s:e]`` at offsets read per
         counter ``o[i]`` or from ``.item()``, a factory or repeat sized by an element ``torch.tensor([i] * n)``,
         a helper given such a size), and a ``cat`` / ``stack`` of the items a test on the data keeps in a loop of
         fixed count (``if sp.numel() == 0: continue``: per-class, per-anchor, per-query results), and a ``cat``
         of one of the results a helper returns per element, unzipped (``a, b = zip(*(f(x) for x in xs))``).
-        And (session 24, flat_joins.py) a tensor made of per-item lists flattened into one
+        And (``flat_joins.py``) a tensor made of per-item lists flattened into one
         (``torch.tensor(sum(chunks, []))``, ``chain.from_iterable``, ``[t for doc in docs for t in doc.ids]``, a
         list extended per item, a helper of the project that returns such a list): its length is the items'
         lengths together.
-        And (session 27, recall27a) an attribute of each item (``graph.edge_list``, ``d.x``), left to the
+        And an attribute of each item (``graph.edge_list``, ``d.x``), left to the
         record-class proofs before, counts on the inverted path when the same function reads the sizes of the
         items of that sequence in a loop or comprehension over it (``num_cum_node += graph.num_node``,
         ``torch.stack([g.num_node for g in graphs])``, ``len(g.atoms)``, ``g.x.size(0)``; a size only compared,
@@ -188,7 +188,7 @@ class PerSampleConcat(Rule):
         (``padding="max_length"``) and for modules named for tokens (``self.token_embedding(ids)``).
         A tensor made of such a list, ``torch.tensor([out_tokens])`` (``torch.LongTensor(ids)``) after a loop that
         appends one token per step and a tensor's value can end (``if top_id == eos: break``), is as long as the
-        loop ran: reported too (session 27).
+        loop ran: reported too.
     Why it matters on NPU:
         The number of objects (or tokens) per image differs, so the concatenated length changes with every
         batch, and with it every operator that reads it (matching costs, ``cdist``, losses): each new length

@@ -46,7 +46,7 @@ class TensorValueInShape(ValueFlow):
         batch_sizes, _, _ = seq``, then ``for bs in batch_sizes: h[:bs]`` or ``torch.zeros(batch_sizes[0], n)``;
         the steps of a recurrent cell run by hand; the largest of a collection the model cannot type and the code
         declares nothing of, ``range(max(lengths))`` with ``lengths`` unpacked from a tuple the model returned, and
-        the count ``sum([n > t for n in lengths])`` of one: session 21), what a function of another module of the project
+        the count ``sum([n > t for n in lengths])`` of one), what a function of another module of the project
         returns of them (``n = count_fg(mask)`` with ``return int(mask.sum())``: its ``size_read`` fact), and the
         length of a result whose shape depends on the data: ``labels.unique().size(0)``, ``len(x[mask])``,
         ``len(keep[:k])`` of an NMS, ``idx.shape[0]`` of ``mask.nonzero()``, ``len(inds[0])`` of ``inds =

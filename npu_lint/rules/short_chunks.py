@@ -403,7 +403,7 @@ class ShortLastChunk(Rule):
         shuffle else np.arange(n)``) or be the plain ``np.arange(n)`` itself; and the rest of the data yielded after
         a generator's loop that yields fixed-step slices of it (``while end < len(data): batch = data[start:end];
         start = end; end += bs; yield batch``, then ``yield data[start:]``: the bounds moved by a step bound outside
-        the loop, not a position found in the data such as a separator) is the short last batch (session 27).
+        the loop, not a position found in the data such as a separator) is the short last batch.
     Why it matters on NPU:
         The short chunk is a second sequence length (or batch size) for every operator of the training step:
         the whole step compiles again on NPU for it, once per epoch and per distinct tail.
