@@ -1227,16 +1227,8 @@ class PerSampleConcat(Rule):
         name = _join_name(node, ctx)
         if name is None:
             return False
-        found = stopped_items(items, node, ctx)
-        if found is None:
-            return False
-        loop, stop = found
-        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({items.id}) joins one item per step of the loop at line "
-                   f"{loop.lineno}, which a tensor's value ends (line {stop.lineno}): the number of items changes "
-                   "with the data, a recompile per count on NPU; run the fixed number of steps and mask the "
-                   "finished ones", name)
-        return True
-
+        return _report_stopped(node, items, name, f"{name.rsplit('.', 1)[-1]}({items.id}) joins one item per step",
+                               "the number of items changes with the data, a recompile per count", ctx)
 
     @staticmethod
     def _stopped_tensor(node: ast.Call, name: str, ctx: FileContext) -> bool:
@@ -1248,15 +1240,21 @@ class PerSampleConcat(Rule):
             items = items.elts[0]   # ``torch.tensor([ids])``: one row of the ids
         if not isinstance(items, ast.Name) or items.id not in _broken_appends(node, ctx):
             return False   # (a cheap filter, once per function: no list appended in a loop that can break)
-        found = stopped_items(items, node, ctx)
-        if found is None:
-            return False
-        loop, stop = found
-        ctx.report(node, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) makes a tensor of one item "
-                   f"per step of the loop at line {loop.lineno}, which a tensor's value ends (line {stop.lineno}): "
-                   "its length changes with the data, a recompile per length on NPU; run the fixed number of steps "
-                   "and mask the finished ones", name)
-        return True
+        return _report_stopped(node, items, name, f"{name.rsplit('.', 1)[-1]}({short_source(node.args[0], 30)}) "
+                               "makes a tensor of one item per step",
+                               "its length changes with the data, a recompile per length", ctx)
+
+
+def _report_stopped(node: ast.Call, items: ast.Name, name: str, what: str, effect: str, ctx: FileContext) -> bool:
+    """Report ``node`` when ``items`` gets one item per step of a loop a tensor's value ends (`stopped_items`):
+    ``what`` says what the call makes of them, ``effect`` what varies (`_stopped`, `_stopped_tensor`)."""
+    found = stopped_items(items, node, ctx)
+    if found is None:
+        return False
+    loop, stop = found
+    ctx.report(node, f"{what} of the loop at line {loop.lineno}, which a tensor's value ends (line {stop.lineno}): "
+               f"{effect} on NPU; run the fixed number of steps and mask the finished ones", name)
+    return True
 
 
 def _broken_appends(node: ast.AST, ctx: FileContext) -> frozenset[str]:
