@@ -14,7 +14,9 @@ from typing import Optional, Sequence
 from npu_lint.context import FileContext
 from npu_lint.finding import Finding
 from npu_lint.noqa import without_noqa
+from npu_lint.resolver import Resolver
 from npu_lint.analysis.name_lookup import API_BUILTINS
+from npu_lint.analysis.scopes import VALUE, literal_getattr
 from npu_lint.rules import ApiRef, Rule, all_rules
 from npu_lint.versions import Target, default_release
 
@@ -413,8 +415,12 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             root = node
             while type(root) is attribute_type:
                 root = root.value
+            if type(root) is call_type and node is not root and (found := literal_getattr(root)) is not None:
+                root = found[0]   # ``getattr(torch, "cuda").synchronize``: the namespace read by a literal name
+                while type(root) is attribute_type:
+                    root = root.value
             if type(root) is name_type and root.id in roots and type(parents.get(node)) is not attribute_type \
-                    and id(node) not in aliases:
+                    and id(node) not in aliases and not _probed(node, parents.get(node), resolver):
                 for qualname in resolver.qualnames(node):
                     ref = ApiRef(node, qualname)
                     entries = api_calls if api_memo is None else api_memo.get(qualname)
@@ -441,3 +447,24 @@ def _walk(tree: ast.AST, ctx: FileContext, dispatch: Dispatch, observers: Sequen
             elif value is not None and isinstance(value, ast_type):
                 parents[value] = node
                 push(value)
+
+
+_PROBES = frozenset({"hasattr", "getattr"})
+
+
+def _probed(node: ast.AST, parent: Optional[ast.AST], resolver: Resolver) -> bool:
+    """``if cudnn is not None:``, ``hasattr(cudnn, "allow_tf32")``, ``getattr(cudnn, "matmul", None)`` for a name
+    assigned a namespace (``cudnn = getattr(torch.backends, "cudnn", None)``): the code asks whether the namespace
+    exists, or reads a name of it that :func:`literal_getattr` resolves (the uses of what it reads are the
+    references), and uses nothing of it. An imported name tested so (``if CUDA_HOME is None:``) is a use."""
+    if type(node) is not ast.Name or parent is None:
+        return False
+    binding = resolver.binding(node)
+    if binding is None or binding.tag != VALUE:
+        return False
+    if type(parent) is ast.Compare:
+        return all(type(op) in (ast.Is, ast.IsNot) for op in parent.ops) and any(
+            type(side) is ast.Constant and side.value is None for side in (parent.left, *parent.comparators))
+    return type(parent) is ast.Call and isinstance(parent.func, ast.Name) and parent.func.id in _PROBES \
+        and bool(parent.args) and parent.args[0] is node
+

@@ -11,6 +11,7 @@ from __future__ import annotations
 import ast
 from typing import Iterator, Optional
 
+from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scalars import moved_to_host
 from npu_lint.analysis.scopes import VALUE, Binding, Scope
@@ -57,6 +58,21 @@ def _makes_tensor(node: ast.AST, ctx: FileContext) -> bool:
     return name is not None and name.split(".", 1)[0] == "torch" and not name.endswith((".numpy", ".tolist", ".item"))
 
 
+_SIZE_READS = frozenset({"shape", "ndim", "size", "dim", "numel", "nelement"})
+
+
+def _size_read(node: ast.AST) -> bool:
+    """``x.shape[1]``, ``x.size(0)``, ``len(x)``: a Python int whatever array it was read from (``nc =
+    prediction.shape[1] - 4`` with ``prediction`` moved to the CPU on one path says nothing of ``x.split((4, nc))``)."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("shape", "ndim")
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    return (isinstance(func, ast.Name) and func.id == "len") or (isinstance(func, ast.Attribute)
+                                                                 and func.attr in _SIZE_READS)
+
+
 def _nodes(expr: ast.AST, ctx: FileContext) -> Iterator[ast.AST]:
     """``ast.walk`` without its per-node generators (the same nodes; context and operator markers left out), not
     inside a Python number read from an array (:func:`_scalar_read`) nor inside the arguments of a call that makes
@@ -64,7 +80,7 @@ def _nodes(expr: ast.AST, ctx: FileContext) -> Iterator[ast.AST]:
     stack = [expr]
     while stack:
         node = stack.pop()
-        if _scalar_read(node):
+        if _scalar_read(node) or _size_read(node):
             continue
         if _makes_tensor(node, ctx):
             yield node
@@ -106,7 +122,10 @@ def _numpy_name(node: ast.Name, ctx: FileContext, scope: Scope, depth: int) -> b
     """Some binding of the name that reaches this use (in the semantic model) is assigned a host array."""
     if depth > _DEPTH or ctx.resolver.scopes is None:
         return False
-    bindings = ctx.resolver.scopes.lookup_reaching(node.id, scope, (node.lineno, node.col_offset))
+    position = (node.lineno, node.col_offset)
+    bindings = ctx.resolver.scopes.lookup_reaching(node.id, scope, position)
+    if any(moved_to_host(binding) for binding in bindings):   # ``if mps: x = x.cpu()``: the binding before the
+        bindings = ctx.resolver.scopes.may_reach(node.id, scope, position)   # ``if`` reaches the use too
     kept = [binding for binding in bindings if not moved_to_host(binding)]
     if kept and len(kept) < len(bindings):
         bindings = kept   # ``if mode == "cpu": x = x.cpu()``: a fallback arm; elsewhere ``x`` stays on the device
@@ -142,7 +161,16 @@ def host_array_evidence(subscript: ast.Subscript, index: ast.expr, ctx: FileCont
         return False
     scope = ctx.resolver.current
     return _is_numpy(subscript.value, ctx, scope) or _is_numpy(index, ctx, scope) \
-        or _numpy_function(_function(statement or subscript, ctx), ctx)
+        or (_numpy_function(_function(statement or subscript, ctx), ctx) and not _torch_evident(subscript, index, ctx))
+
+
+def _torch_evident(subscript: ast.Subscript, index: ast.expr, ctx: FileContext) -> bool:
+    """The model knows the indexed value is a tensor, or the mask is made by a method only torch tensors have
+    (``i[i.less(stop)]``): no host array, though the function uses numpy and never names torch."""
+    if ctx.resolver.kind_of(subscript.value) in (K.TENSOR, K.BATCH):
+        return True
+    return any(isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+               and node.func.attr in K.TORCH_ONLY_MASK_METHODS for node in walk(index))
 
 
 def _stored_into_host(subscript: ast.Subscript, ctx: FileContext) -> bool:

@@ -897,3 +897,53 @@ def test_an_attribute_read_back_from_itself_is_no_tensor():
     source = ("import torch\nclass G:\n    def start(self, x: torch.Tensor):\n        self.lens = (x != 0).sum(-1)\n"
               "    def drop(self):\n        self.lens = self.lens.tolist()\n    def use(self):\n        self.lens.probe()\n")
     assert probe(source)[0] not in ("tensor", "mask")
+
+
+# -- names read with ``getattr`` of a literal, names chosen by a conditional expression ------------------------------
+@pytest.mark.parametrize("source, line, name", [
+    ("import torch\ncudnn = getattr(torch.backends, 'cudnn', None)\ncudnn.benchmark = True\n", 3,
+     "torch.backends.cudnn.benchmark"),
+    ("import torch\nm = getattr(torch.backends, 'cuda', None)\nmm = getattr(m, 'matmul', None)\nmm.allow_tf32 = True\n",
+     4, "torch.backends.cuda.matmul.allow_tf32"),
+    ("import torch\ngetattr(torch, 'cuda').synchronize()\n", 2, "torch.cuda.synchronize"),
+    ("import torch\nmod = torch.cuda if on_gpu else torch.cpu\nmod.synchronize()\n", 3, "torch.cuda.synchronize"),
+    ("import torch\nmod = torch.cuda if on_gpu else torch.cpu\nmod.synchronize()\n", 3, "torch.cpu.synchronize"),
+])
+def test_getattr_of_a_literal_and_conditional_aliases(source, line, name):
+    assert (line, name) in qualnames(source)
+
+
+@pytest.mark.parametrize("source", [
+    # a file's own ``getattr``, a name that is no literal, an object that is no namespace
+    "import torch\ndef getattr(o, n, d=None):\n    return d\nc = getattr(torch.backends, 'cudnn')\nc.benchmark = True\n",
+    "import torch\nname = 'cudnn'\nc = getattr(torch.backends, name)\nc.benchmark = True\n",
+    "import torch\nc = getattr(model, 'cudnn', None)\nc.benchmark = True\n",
+    # a choice with a value in one arm: no alias
+    "import torch\nmod = torch.cuda if on_gpu else make()\nmod.synchronize()\n",
+])
+def test_no_alias_without_a_literal_namespace(source):
+    assert not any(name.startswith(("torch.backends.cudnn.", "torch.cuda.")) for _, name in qualnames(source))
+
+
+def test_existence_probes_of_a_namespace_are_no_references():
+    source = ("import torch\ncudnn = getattr(torch.backends, 'cudnn', None)\nif cudnn is not None:\n"
+              "    if hasattr(cudnn, 'allow_tf32'):\n        cudnn.allow_tf32 = False\n")
+    assert [line for line, name in qualnames(source) if name.startswith("torch.backends.cudnn")] == [5]
+
+
+@pytest.mark.parametrize("source, kind", [
+    # torch-only comparison methods: a mask whatever the receiver, pandas in the file or not
+    ("import torch\ndef f(i, ids):\n    m = i.less(ids)\n    m.probe()\n", "mask"),
+    ("import torch\nimport pandas as pd\ndef f(i, ids):\n    m = i.greater_equal(ids)\n    m.probe()\n", "mask"),
+    ("import torch\ndef f(x):\n    m = x.isnan().logical_not()\n    m.probe()\n", "mask"),
+])
+def test_torch_only_mask_methods(source, kind):
+    assert probe(source)[0] == kind
+
+
+@pytest.mark.parametrize("source", [
+    "import torch\nimport pandas as pd\ndef f(s, v):\n    m = s.lt(v)\n    m.probe()\n",   # a Series has lt
+    "import torch\ndef f(s, v):\n    m = s.isna()\n    m.probe()\n",
+])
+def test_shared_comparison_methods_stay_unknown_beside_pandas(source):
+    assert probe(source)[0] is None

@@ -472,6 +472,20 @@ def _kept_longest(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     return id(node) in kept and _length_of_loop_item(node, resolver, scope)
 
 
+def running_maximum(resolver: "Resolver", binding: object) -> bool:
+    """``longest = n`` under ``if n > longest:`` in a loop, ``n`` a length of the loop's item (``n = len(s)``,
+    ``n = ids[-1].size(0)``): the running maximum kept by hand through a name."""
+    value, scope = binding.value, binding.scope   # type: ignore[attr-defined]
+    function = scope.node
+    if not isinstance(value, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    memo = resolver.__dict__.setdefault("_kept_longest", {})
+    kept = memo.get(id(function))
+    if kept is None:
+        kept = memo[id(function)] = _kept_maxima(function)
+    return id(value) in kept and _length_of_loop_item(value, resolver, scope)
+
+
 def _first_of_sorted(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
     """``len(batch[0]["input_ids"])`` after ``batch.sort(key=lambda x: len(x["input_ids"]), reverse=True)`` (or
     ``batch = sorted(batch, key=..., reverse=True)``; ``[-1]`` sorted ascending): the length of the longest item,
@@ -535,19 +549,28 @@ def _kept_maxima(function: ast.AST) -> frozenset[int]:
         op, left, right = node.test.ops[0], node.test.left, node.test.comparators[0]
         measure, held = (left, right) if isinstance(op, _ABOVE) else (right, left) if isinstance(op, _BELOW) \
             else (None, None)
-        if not isinstance(held, (ast.Name, ast.Attribute)) or not isinstance(measure, ast.Call):
+        if not isinstance(held, (ast.Name, ast.Attribute)) or not isinstance(measure, (ast.Call, ast.Name)):
             continue
         held_text, measure_text = ast.unparse(held), ast.unparse(measure)
         for statement in node.body:
             if isinstance(statement, ast.Assign) and len(statement.targets) == 1 and isinstance(statement.value,
-                    ast.Call) and ast.unparse(statement.targets[0]) == held_text \
+                    (ast.Call, ast.Name)) and ast.unparse(statement.targets[0]) == held_text \
                     and ast.unparse(statement.value) == measure_text:
                 kept.add(id(statement.value))
     return frozenset(kept)
 
 
-def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
-    """``len(s)`` / ``s.shape[0]`` / ``s.size(0)`` / ``len(s["ids"])`` where ``s`` is the target of a loop."""
+def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope, depth: int = 0) -> bool:
+    """``len(s)`` / ``s.shape[0]`` / ``s.size(0)`` / ``len(s["ids"])`` where ``s`` is the target of a loop, or the
+    item the loop has just appended to a list (``ids[-1].size(0)`` after ``ids.append(...)``); also through a name
+    bound to one (``n = len(s)`` then ``m = max(m, n)`` or ``if n > m: m = n``)."""
+    if isinstance(node, ast.Name):
+        if depth:
+            return False
+        bindings = resolver.scopes.may_reach(node.id, scope, (node.lineno, node.col_offset))
+        return bool(bindings) and all(b.tag == VALUE and not b.path and isinstance(b.value, (ast.Call, ast.Subscript))
+                                      and _length_of_loop_item(b.value, resolver, b.scope, depth + 1)
+                                      for b in bindings)
     measured = None
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" and node.args:
         measured = node.args[0]
@@ -555,12 +578,33 @@ def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope) -> b
         measured = node.func.value
     elif isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
         measured = node.value.value
+    last = isinstance(measured, ast.Subscript) and isinstance(measured.slice, ast.UnaryOp) \
+        and isinstance(measured.slice.op, ast.USub) and isinstance(measured.slice.operand, ast.Constant) \
+        and measured.slice.operand.value == 1 and isinstance(measured.value, ast.Name)
     while isinstance(measured, (ast.Subscript, ast.Attribute)):
         measured = measured.value
     if not isinstance(measured, ast.Name):
         return False
+    if last and _appended_in_loop(measured.id, node, scope):
+        return True   # ``ids[-1].size(0)``: the item this iteration appended
     return any(b.tag == LOOP for b in resolver.scopes.may_reach(measured.id, scope, (measured.lineno,
                                                                                      measured.col_offset)))
+
+
+def _appended_in_loop(name: str, use: ast.AST, scope: Scope) -> bool:
+    """A ``for`` loop of the function holds both ``use`` and a ``name.append(...)`` before it."""
+    function = scope.node
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    line = getattr(use, "lineno", 0)
+    for loop in of_type(function, ast.For):
+        if not loop.lineno <= line <= (loop.end_lineno or loop.lineno):
+            continue
+        if any(isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
+               and isinstance(call.func.value, ast.Name) and call.func.value.id == name and call.lineno <= line
+               for call in walk(loop)):
+            return True
+    return False
 
 
 def per_item_lengths(node: ast.AST) -> bool:

@@ -180,7 +180,8 @@ class CallValues:
             if value is None and receiver is None and func.attr in _INDEXED_METHODS \
                     and self._indexed_by_tensor(node, scope, depth):
                 return K.TENSOR, None   # ``state.cache.gather(dim=2, index=idx)``: torch's signature, a tensor index
-            if value is None and receiver is None and func.attr in K.COMPARISON_METHODS and not self.has_frames():
+            if value is None and receiver is None and ((func.attr in K.COMPARISON_METHODS and not self.has_frames())
+                                                       or func.attr in K.TORCH_ONLY_MASK_METHODS):
                 return K.MASK, None   # ``labels.eq(labels.t())`` like ``labels == labels.t()``: no pandas here
             if value is None and receiver is None and func.attr in K.FRAME_SHARED_METHODS and not self.has_frames() \
                     and not node.keywords and len(node.args) <= 1:

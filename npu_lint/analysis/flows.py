@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Callable, Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.appended_values import appended_values
-from npu_lint.analysis.batch_extremes import batch_extreme, items_maximum, longest_item, sorted_lengths_first
+from npu_lint.analysis.batch_extremes import (batch_extreme, items_maximum, longest_item, running_maximum,
+                                              sorted_lengths_first)
 from npu_lint.analysis.computed_tensors import computed_tensor
 from npu_lint.analysis.configuration import from_constants, numpy_made, passes_data
 from npu_lint.analysis.data_shapes import data_shaped
@@ -220,6 +221,8 @@ class Flows:
             found = self.flows(value, scope, sink=False)
             if not found and tag == VALUE and kept_reduction(self, value, scope):
                 return ((ZERO_D, value),)   # ``max_len = ilens.max()`` of a parameter: a 0-d tensor kept as a size
+            if not found and tag == VALUE and type(value) is ast.Name and running_maximum(self, binding):
+                return ((BATCH_MAX, binding.node),)   # ``if n > longest: longest = n``, ``n = ids[-1].size(0)``
             if not found and tag == AUGMENT and counting_test(self, binding) is not None:
                 return ((HOST, binding.node),)   # ``count += 1`` under ``if keep[i]:`` or in a loop the data ends
             if tag == VALUE and _builds_list(value):   # ``shape = list(x.shape); shape[dim] = n``: n is in it

@@ -98,6 +98,11 @@ MASK_METHODS = frozenset({
 # Kinds whose values are instances of a class the model may know (``(kind, class)``): their methods are the class's.
 CLASSED = (OBJECT, MODULE, OPTIMIZER, DATASET, LOADER, SCHEDULER, SAMPLER)
 COMPARISON_METHODS = frozenset({"eq", "ne", "gt", "ge", "lt", "le"})
+# Mask methods of torch tensors that neither numpy arrays nor pandas frames have (``i[i.less(t)]``): a mask on a
+# receiver of unknown kind, pandas or not.
+TORCH_ONLY_MASK_METHODS = frozenset({"greater", "less", "greater_equal", "less_equal", "not_equal", "isnan",
+                                     "isinf", "isfinite", "isneginf", "isposinf", "logical_and", "logical_or",
+                                     "logical_not", "logical_xor", "signbit"})
 # Arithmetic methods torch tensors share with pandas' frames but not with numpy arrays or Python's numbers
 # (``np.abs(a)``, ``abs(x)``, ``math.sqrt(x)`` are functions there): ``norm(err / tol).abs()`` is a tensor in a file
 # without pandas.

@@ -12,7 +12,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.names import canonical
-from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, NONE, VALUE, Binding, Scope, literal_module
+from npu_lint.analysis.scopes import CLASS, DEF, IMPORT, NONE, VALUE, Binding, Scope, literal_getattr, literal_module
 from npu_lint.namespaces import is_namespace
 
 _ITER_WRAPPERS = frozenset({"enumerate", "tqdm", "tqdm.tqdm", "tqdm.auto.tqdm", "iter", "zip", "list", "sorted",
@@ -70,7 +70,10 @@ class NameLookup:
             parts.append(node.attr)
             node = node.value
         if not isinstance(node, ast.Name):
-            return ()
+            root = self._getattr_target(node, scope)   # ``getattr(torch, "cuda").synchronize``
+            if root is None:
+                return ()
+            return (canonical(root + "." + ".".join(reversed(parts))) if parts else root,)
         roots = self._name_targets(node, scope)
         if not parts:
             return roots
@@ -109,12 +112,41 @@ class NameLookup:
                 target = self.qualname(binding.value, binding.scope)
                 if target and "." in target and not target.startswith(".") and is_namespace(target):
                     targets.append(target)   # ``cuda = torch.cuda``: a namespace alias
+            elif binding.tag == VALUE and not binding.path and type(binding.value) is ast.IfExp \
+                    and (chosen := self._chosen_targets(binding.value, binding.scope)):
+                targets.extend(chosen)   # ``loader = DataLoader if weighted else InfiniteDataLoader``
+            elif binding.tag == VALUE and not binding.path and type(binding.value) is ast.Call \
+                    and (target := self._getattr_target(binding.value, binding.scope)) is not None:
+                targets.append(target)   # ``cudnn = getattr(torch.backends, "cudnn", None)``: a namespace alias
             elif binding.tag == VALUE and not binding.path and type(binding.value) is ast.Call \
                     and (module := self.imported_module(binding.value, binding.scope)):
                 targets.append(module)   # ``torch = try_import("torch")``: the module itself
             elif binding is bindings[0]:
                 return ()   # the last binding is a value: the name is no API
         return (targets[0],) if len(targets) == 1 else tuple(dict.fromkeys(targets))
+
+    def _chosen_targets(self, choice: ast.IfExp, scope: Scope) -> list[str]:
+        """The namespaces (modules, classes) either arm of ``A if test else B`` names; an arm that is no API (the
+        file's own class) adds nothing, so the name stands for the API the other arm names."""
+        found = []
+        for arm in (choice.body, choice.orelse):
+            if isinstance(arm, (ast.Name, ast.Attribute)):
+                target = self.qualname(arm, scope)
+                if target and "." in target and not target.startswith(".") and is_namespace(target):
+                    found.append(target)
+        return found
+
+    def _getattr_target(self, node: ast.AST, scope: Scope) -> Optional[str]:
+        """The namespace a ``getattr`` of a literal name reads (``getattr(torch.backends, "cudnn", None)`` is
+        ``torch.backends.cudnn``), the builtin's only (a file's own ``getattr`` is not it); else None."""
+        found = literal_getattr(node)
+        if found is None or (self.scopes is not None and self.binding(node.func, scope) is not None):
+            return None
+        owner = self.qualname(found[0], scope)
+        if owner is None:
+            return None
+        target = canonical(owner + "." + found[1])
+        return target if "." in target and is_namespace(target) else None
 
     def imported_module(self, call: ast.Call, scope: Scope) -> Optional[str]:
         """The module a call returns by importing the one literal name it is given: ``importlib.import_module

@@ -111,6 +111,11 @@ class ProjectView(FunctionFacts):
             name = name.rpartition(".")[0]
         return False
 
+    def host_only_function(self, qualname: str, importer: str) -> bool:
+        """The name the importer sees is a function of the project whose module imports no torch package."""
+        target = self.absolute(qualname, importer)
+        return target is not None and self.index.host_only_function(target)
+
     def defines(self, qualname: str, importer: str) -> Optional[str]:
         """``function``, ``class`` or ``module`` when the project's own Python defines the name, else None."""
         target = self.absolute(qualname, importer)

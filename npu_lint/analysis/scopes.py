@@ -92,6 +92,25 @@ def literal_module(call: ast.Call) -> Optional[str]:
     return arg.value
 
 
+def _alternative_names(value: object) -> bool:
+    """``DataLoader if weighted else InfiniteDataLoader``: a choice between two (dotted) names."""
+    return type(value) is ast.IfExp and isinstance(value.body, (ast.Name, ast.Attribute)) \
+        and isinstance(value.orelse, (ast.Name, ast.Attribute))
+
+
+def literal_getattr(call: ast.AST) -> Optional[tuple[ast.expr, str]]:
+    """``getattr(torch.backends, "cudnn", None)`` -> (``torch.backends``, ``"cudnn"``): the object and the literal
+    attribute name of a ``getattr`` call (the builtin is assumed; a default, if given, is the value when the
+    attribute is missing, which leaves the name's meaning where it exists), else None."""
+    if type(call) is not ast.Call or not isinstance(call.func, ast.Name) or call.func.id != "getattr" \
+            or not 2 <= len(call.args) <= 3 or call.keywords:
+        return None
+    name = call.args[1]
+    if type(name) is not ast.Constant or type(name.value) is not str or not name.value.isidentifier():
+        return None
+    return call.args[0], name.value
+
+
 class _Positions:
     """A binding list's positions, for lookups in O(log n) on the long lists of hostile files (1,600 rebinds of one
     name were a scan per use). ``upto(pos)``: how many bindings a scan in list order passes before the first one
@@ -337,8 +356,9 @@ class Scopes:
             self._api_roots = frozenset(
                 name for scope in self.by_node.values() for name, bindings in scope.names.items()
                 if any(b.tag == IMPORT or (b.tag == VALUE and not b.path and (
-                        isinstance(b.value, (ast.Name, ast.Attribute))
-                        or (type(b.value) is ast.Call and literal_module(b.value) is not None)))   # ``try_import("torch")``
+                        isinstance(b.value, (ast.Name, ast.Attribute)) or _alternative_names(b.value)
+                        or (type(b.value) is ast.Call and (literal_module(b.value) is not None   # ``try_import("torch")``
+                                                            or literal_getattr(b.value) is not None))))
                        for b in bindings))
         return self._api_roots
 

@@ -40,6 +40,10 @@ class Stats(NamedTuple):
     unknown_receivers: int
 
 
+_TORCH_PACKAGES = frozenset({"torch", "torchvision", "torchaudio", "torch_npu", "torch_geometric", "torch_scatter",
+                             "mmcv", "detectron2", "dgl"})
+
+
 class ProjectIndex(CallGraph):
     """Facts of a set of modules, resolved against each other."""
 
@@ -148,6 +152,14 @@ class ProjectIndex(CallGraph):
         if qualname in self.classes:
             return "class"
         return "module" if qualname in self.modules else None
+
+    def host_only_function(self, qualname: str) -> bool:
+        """``qualname`` is a function of the indexed code whose module imports no torch package at module level
+        (``topaz.algorithms.non_maximum_suppression`` in a module of numpy and scipy imports): host work."""
+        found = self.functions.get(self.resolve(qualname) or "")
+        if found is None:
+            return False
+        return not any(target.split(".", 1)[0] in _TORCH_PACKAGES for _, target in found[0].imports)
 
     def holds_package(self, qualname: str) -> bool:
         """The top-level package of ``qualname`` is one of the analysed code's own (not only an -env path's)."""

@@ -270,9 +270,15 @@ class CudnnFlags(_ApiGroupRule):
                  "import torch.backends.cudnn as cudnn\ncudnn.deterministic = True\n",
                  "from torch.backends import cudnn\nif cudnn.enabled:\n    pass\n",
                  "import torch.backends.cudnn as cudnn\n", "import torch.backends.cudnn\n",
-                 "from torch.backends import cudnn\n")
+                 "from torch.backends import cudnn\n",
+                 # the namespace read by ``getattr`` of a literal name, set after existence probes
+                 "import torch\ncudnn = getattr(torch.backends, 'cudnn', None)\nif cudnn is not None:\n"
+                 "    cudnn.deterministic = True\n")
     must_not_fire = ("import torch\ntorch.use_deterministic_algorithms(True)\n", "from torch.backends import mps\n",
-                     "import torch.backends.mps as mps\n")
+                     "import torch.backends.mps as mps\n",
+                     # probes that use nothing of it: whether it exists, whether it has a flag
+                     "import torch\ncudnn = getattr(torch.backends, 'cudnn', None)\nok = cudnn is not None\n"
+                     "tf32 = hasattr(cudnn, 'allow_tf32')\n")
 
     def describe(self, api: str, row: dict[str, str], ctx: FileContext) -> str:
         hf32 = next((word for word in _npu(row).split() if word.startswith("torch.npu.")), "")

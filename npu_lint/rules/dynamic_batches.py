@@ -151,7 +151,9 @@ class LoaderWithoutDropLast(Rule):
         stream never ends, every batch is full). The unshuffled ones are NPU415's.
         The loader class may reach the call through a local name (``DataLoader = tt.data.DataLoaderBatch`` / ``if
         torch_ds_dl: DataLoader = torch.utils.data.DataLoader``, then ``DataLoader(dataset, batch_size,
-        shuffle=shuffle)``: every binding reaching the call a loader class), and another library's subclass of
+        shuffle=shuffle)``: every binding reaching the call a loader class; or a choice of two, ``loader =
+        DataLoader if image_weights else InfiniteDataLoader``, the other one the file's own subclass of a loader
+        class), and another library's subclass of
         ``DataLoader`` that ``rule_tables/library_classes.tsv`` lacks is known by its class name saying
         ``DataLoader`` (``torchtuples.data.DataLoaderBatch``, timm's ``MultiEpochsDataLoader``; not torch's, not the
         analysed project's, not a name for settings or an iterator such as ``DataLoaderConfiguration``): read as
@@ -543,6 +545,15 @@ class LoaderWithoutDropLast(Rule):
                   "import torch\nfrom timm.data.loader import MultiEpochsDataLoader\ndef train(model, opt, train_set, bs):\n"
                   "    loader = MultiEpochsDataLoader(train_set, batch_size=bs, shuffle=True, num_workers=4)\n"
                   "    for x, y in loader:\n        opt.zero_grad()\n        model(x).sum().backward()\n        opt.step()\n")
+    must_fire += (  # a class chosen by a conditional expression: torch's DataLoader or the file's subclass of it
+                  "import torch\nfrom torch.utils.data import DataLoader\nclass InfiniteDataLoader(DataLoader):\n"
+                  "    pass\ndef create(ds, bs, weighted, shuffle):\n"
+                  "    loader = DataLoader if weighted else InfiniteDataLoader\n"
+                  "    return loader(ds, batch_size=bs, shuffle=shuffle)\n",)
+    must_not_fire += (  # ... not when the other arm is no loader class
+                      "import torch\nfrom torch.utils.data import DataLoader\ndef create(ds, bs, fast, shuffle):\n"
+                      "    loader = DataLoader if fast else make_stream\n"
+                      "    return loader(ds, batch_size=bs, shuffle=shuffle)\n",)
     must_not_fire += (  # the same with drop_last=True; a local name one arm binds to something else than a loader;
                         # a class that says DataLoader but holds its settings
                       "import torch\nimport torchtuples as tt\ndef fit(ds, bs):\n"

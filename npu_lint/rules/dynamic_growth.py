@@ -309,8 +309,9 @@ class GrowingTensor(Rule):
         optimizer step of a gradient accumulation, grown by the iterations in between): the
         tensor is one step longer every iteration, as in token-by-token generation. A ``for`` loop over the batches of a
         loader (the model's value of what it iterates, also through ``enumerate``, ``tqdm`` or ``zip``: a
-        ``DataLoader``, another library's subclass of it such as ``torch_geometric.loader.DataLoader``, or a
-        parameter the file's calls pass one) grows such a tensor by a batch every iteration (``preds =
+        ``DataLoader``, another library's subclass of it such as ``torch_geometric.loader.DataLoader``, a
+        parameter the file's calls pass one, or a name or attribute of unknown kind whose items the loop moves to
+        the device first thing: ``for us, items in test_loader:`` then ``us = us.to(self.device)``) grows such a tensor by a batch every iteration (``preds =
         torch.cat([preds, out])`` collecting outputs), unless the pieces are on the host (``out.cpu()``, a
         tensor the model knows is on the CPU). One tensor per layer kept in a list
         (``xs[j] = torch.cat((xs[j], new[j]), 2)`` under ``for j in range(len(xs))``) grows with the loop around that
@@ -591,6 +592,12 @@ class GrowingTensor(Rule):
                  "        prev = torch.zeros(self.beams.size(), dtype=torch.long)\n        for i in range(k):\n"
                  "            prev[i] = self.beams[self.src[i]]\n"
                  "        self.beams = torch.cat([prev, self.best(k).unsqueeze(2)], dim=2)\n",
+                 # a loader the model cannot name (a parameter no call of the file shows), whose batches the loop
+                 # moves to the device first thing
+                 "import torch\ndef rank(self, test_loader):\n    rec = torch.tensor([], device=self.device)\n"
+                 "    for us, items in test_loader:\n        us = us.to(self.device)\n"
+                 "        items = items.to(self.device)\n        top = torch.gather(items, 1, self.score(us, items))\n"
+                 "        rec = torch.cat((rec, top), 0)\n    return rec.cpu().numpy()\n",
                  # outputs collected on the device batch by batch, the loader passed in by the file's own call
                  "import torch\nfrom torch_geometric.loader import DataLoader\nclass Run:\n"
                  "    def val(self, model, loader, device):\n        preds = torch.Tensor([]).to(device)\n"
@@ -658,7 +665,11 @@ class GrowingTensor(Rule):
         'import torch\ndef expand(model, seq, depth):\n    nxt = model(seq).argmax(-1, keepdim=True)\n    seq = torch.column_stack((seq, nxt))\n    return seq if depth == 0 else expand(model, seq, depth - 1)\n',
         'import torch\ndef decode(model, x, n):\n    toks = []\n    for _ in range(n):\n        toks.append(model(x).argmax(-1))\n        x = torch.tensor(toks)\n    return x\n',
     )
-    must_not_fire = (# items rebuilt once per layer, or from another sequence than the carried one
+    must_not_fire = (# per-level lists walked side by side and moved to the device: no loader's batches
+                     "import torch\ndef head(self, feats, anchors):\n    out = torch.zeros(0, 4, device=self.device)\n"
+                     "    for f, a in zip(feats, anchors):\n        f = f.to(self.device)\n"
+                     "        out = torch.cat((out, self.reg(f) + a), 0)\n    return out\n",
+                     # items rebuilt once per layer, or from another sequence than the carried one
                      "import torch\ndef f(layers, past, x):\n    for layer in layers:\n"
                      "        past = [torch.cat([p, layer(x)], 1) for p in past]\n    return past\n",
                      "import torch\ndef f(model, prefixes, x, n):\n    for _ in range(n):\n"

@@ -134,10 +134,14 @@ class DataDependentShapeOp(Rule):
         it runs (``batched_soft_nms`` of the project, monai's ``batched_nms``, ``self.nms(...)``,
         ``non_max_suppression``): not torch_npu's padded NMS, a ``*_static`` / ``*_padded`` / ``*_mask`` variant,
         TensorRT's ``efficient_nms`` (padded to ``keep_top_k``), a name acting on an NMS (``attach_onnx_nms``,
-        ``add_nms``), a call on numpy data, or a helper of the file that runs no torch operator (a numpy NMS). A call of a name chosen among several such ops (``nms_func =
+        ``add_nms``), a call on numpy data, a helper of the file that runs no torch operator, or a function of another
+        module of the project that imports no torch package (a numpy NMS). A call of a name chosen among several such ops (``nms_func =
         nms_bev`` in one arm, ``nms_normal_bev`` in the other; ``batched_nms if per_class else nms``) is one
         finding where it is called, when every candidate is one. Method calls are
-        matched on any receiver except evident numpy arrays; ``.unique()`` only on evident tensors. Also a
+        matched on any receiver except evident numpy arrays (a tensor moved to the CPU on one path only, ``if mps:
+        prediction = prediction.cpu()``, stays a device tensor on the others, and a size read of it, ``nc =
+        prediction.shape[1] - 4``, is a Python int that makes nothing a host array); ``.unique()`` only on
+        evident tensors. Also a
         nonzero computed on the host: ``torch.tensor(keep)`` (``as_tensor``, ``LongTensor``, ``new_tensor``)
         of a list of loop positions chosen by tensor values (``[i for i, f in enumerate(flags.tolist()) if
         not f]``, ``keep.append(i)`` under ``if scores[i].item() > thr``; also a test that hands
@@ -373,6 +377,18 @@ class DataDependentShapeOp(Rule):
     must_fire += (*HOST_NONZERO_FIRE,   # session 26 (dataops26): a test handed read-back values; num_classes=-1
                   "import torch\nimport torch.nn.functional as F\ndef f(t, num_classes=None):\n"
                   "    if num_classes is None:\n        num_classes = -1\n    return F.one_hot(t, num_classes=num_classes)\n")
+    must_fire += (  # a tensor moved to the CPU on one path only (Apple MPS): on the others it stays on the device,
+                    # and a size read of it (``nc = p.shape[1] - 4``) makes nothing a host array
+                  "import torch\nimport numpy as np\nimport torchvision\ndef nms(prediction, thr):\n"
+                  "    if prediction.device.type == 'mps':\n        prediction = prediction.cpu()\n"
+                  "    nc = prediction.shape[1] - 4\n    for x in prediction:\n        box, cls = x.split((4, nc), 1)\n"
+                  "        i, j = (cls > thr).nonzero(as_tuple=False).T\n"
+                  "        keep = torchvision.ops.nms(box[i], cls[i, j], 0.5)\n    return keep\n",)
+    must_not_fire += (  # ... moved on every path: numpy's
+                      "import torch\nimport numpy as np\nimport torchvision\ndef nms(prediction, thr):\n"
+                      "    prediction = prediction.cpu()\n    nc = prediction.shape[1] - 4\n"
+                      "    for x in prediction:\n        box, cls = x.split((4, nc), 1)\n"
+                      "        i, j = (cls > thr).nonzero(as_tuple=False).T\n    return i\n",)
     must_not_fire += (*HOST_NONZERO_SILENT,
                       "import torch\nimport torch.nn.functional as F\ndef f(t, num_classes=5):\n"
                       "    return F.one_hot(t, num_classes=num_classes)\n")
@@ -696,6 +712,13 @@ class BooleanMaskIndexing(Rule):
                      "import torch\nclass GP(torch.nn.Module):\n    def _mean(self, x, mask=None):\n"
                      "        m = self.mean_module(x)\n        return m[..., mask] if mask is not None else m\n"
                      "    def predict(self, x: torch.Tensor):\n        return self._mean(x)\n")
+    must_fire += (  # a torch-only comparison method (numpy arrays and pandas frames have no ``less``) in a function
+                    # that uses numpy elsewhere
+                  "import torch\nimport numpy as np\ndef refine(tokens, stop, wavs):\n"
+                  "    kept = [i[i.less(stop)] for i in tokens]\n    return kept, np.concatenate(wavs)\n",)
+    must_not_fire += (  # numpy's comparison in such a function: host data
+                      "import torch\nimport numpy as np\ndef strip(wavs, thr):\n"
+                      "    return [w[np.abs(w) > thr] for w in wavs]\n",)
     must_fire += (  # a local the function itself uses as a mask (beside a comparison in torch.logical_and)
                   "import torch\ndef loss(preds, targets, valids):\n    valid = torch.cat([v.reshape(-1) for v in valids])\n"
                   "    pos = torch.logical_and(targets >= 0, valid)\n    return preds[valid].sum() + pos.sum()\n",

@@ -109,7 +109,8 @@ class PadToBatchMax(ValueFlow):
         (``max(*counts, 1)``), of the length each item records (``audio_len for _, audio_len in batch``,
         ``s["length"] for s in batch``), of a list of lengths
         (``lengths = [len(s) for s in batch]; max(lengths)``, ``max(map(len, batch))``) or kept as a running
-        maximum in a loop over the items (``m = max(m, len(s))``, or by hand: ``if len(s) > m: m = len(s)``), or the
+        maximum in a loop over the items (``m = max(m, len(s))``, or by hand: ``if len(s) > m: m = len(s)``; also
+        through a name, ``n = ids[-1].size(0)`` of the item the loop has just appended, then ``if n > m: m = n``), or the
     length of the first item once the items are sorted by it, longest first (``batch.sort(key=lambda x:
     len(x[0]), reverse=True)``, then ``max_len = len(batch[0][0])``; measured as the key measures it), or the first of the
     items' lengths sorted longest first (``input_lengths, ids = torch.sort(torch.LongTensor([len(x[0]) for x in batch]),
@@ -515,6 +516,17 @@ class PadToBatchMax(ValueFlow):
 
     # session 20 (concat20b): a list padded to a tensor's maximum read back (read_maxima.py); one maximum sizing
     # two tensors of its function is reported once, at the maximum
+    must_fire += (  # the running maximum kept by hand through a name: a length of the item just appended
+                  "import torch\ndef batch(texts, tok, device):\n    ids, longest = [], 0\n    for t in texts:\n"
+                  "        ids.append(tok(t, return_tensors='pt')['input_ids'].squeeze(0))\n        n = ids[-1].size(0)\n"
+                  "        if n > longest:\n            longest = n\n"
+                  "    return torch.zeros(len(ids), longest, device=device)\n",
+                  "import torch\ndef batch(seqs):\n    longest = 0\n    for s in seqs:\n        n = len(s)\n"
+                  "        longest = max(longest, n)\n    return torch.zeros(len(seqs), longest)\n")
+    must_not_fire += (  # ... not of values that are no lengths of the items (a configured size per level)
+                      "import torch\ndef grid(self, levels):\n    widest = 0\n    for i in range(levels):\n"
+                      "        n = self.sizes[i]\n        if n > widest:\n            widest = n\n"
+                      "    return torch.zeros(levels, widest)\n",)
     must_fire += ("import torch\ndef targets(per, lengths):\n    for t in per:\n"
                   "        t += [0] * (int(lengths.max().item()) - len(t))\n    return torch.tensor(per)\n",
                   "import torch\nimport torch.nn.functional as F\ndef stack(es, ms):\n"

@@ -398,6 +398,10 @@ class TensorValueInShape(ValueFlow):
                  "import torch\ndef train(model, loader, device):\n    for batch in loader:\n"
                  "        x = batch['x'].to(device)\n        lengths = batch['lengths'].to(device)\n"
                  "        T = lengths.max()\n        model(x[:, :T])\n")
+    must_fire += (  # a sparse tensor sized by the longest row of the batch (its ``size`` argument: size_arguments.tsv)
+                  "import torch\ndef pad(values: torch.Tensor, offsets: torch.Tensor, idx):\n"
+                  "    longest = int((offsets[1:] - offsets[:-1]).max())\n"
+                  "    return torch.sparse_coo_tensor(idx, values, torch.Size([len(offsets) - 1, longest])).to_dense()\n",)
     must_fire += (  # the mixin's attribute is a tensor of the data in the class it is mixed into
         "import torch\nclass CountsMixin:\n    def act(self, x):\n        return torch.split(x, self.counts.tolist())\n"
         "class Net(CountsMixin, torch.nn.Module):\n    def forward(self, x, lengths: torch.Tensor):\n"
@@ -720,6 +724,9 @@ class TensorValueInShape(ValueFlow):
                      "import torch\nimport torch.distributed as dist\ndef share(t, chunks):\n    n = int(chunks[-1])\n"
                      "    dist.scatter(t, chunks)\n    return torch.zeros(n)\n")
 
+    must_not_fire += (  # a sparse tensor sized by configuration
+                      "import torch\ndef pad(values: torch.Tensor, idx, rows: int, width: int):\n"
+                      "    return torch.sparse_coo_tensor(idx, values, (rows, width)).to_dense()\n",)
     must_fire += (  # session 20 (dataops20): k of a top-k taken from the count of a data-dependent result is a site of
                     # its own (the reviewer's "topk with k computed from data"), beside the op that made the count
                   "import torch\ndef select(scores, thr, k):\n    keep = scores > thr\n    s = scores[keep]\n"

@@ -55,13 +55,26 @@ def loader_callee(node: ast.Call, ctx: FileContext) -> Optional[str]:
     bindings = ctx.resolver.scopes.lookup_reaching(node.func.id, scope, (node.func.lineno, node.func.col_offset))
     found = []
     for binding in bindings:
-        if binding.tag != VALUE or binding.path or not isinstance(binding.value, (ast.Name, ast.Attribute)):
+        if binding.tag != VALUE or binding.path:
             return None
-        bound = ctx.resolver.qualname(binding.value, binding.scope)
-        if loader_class(bound):
-            found.append(bound)
-        elif _named_loader(bound, ctx):
-            found.append(DATA_LOADER)
-        else:
-            return None
+        value = binding.value
+        arms = (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)
+        for arm in arms:   # ``loader = DataLoader if weighted else InfiniteDataLoader``: either class
+            if not isinstance(arm, (ast.Name, ast.Attribute)):
+                return None
+            bound = ctx.resolver.qualname(arm, binding.scope)
+            if loader_class(bound):
+                found.append(bound)
+            elif _named_loader(bound, ctx):
+                found.append(DATA_LOADER)
+            elif len(arms) == 1 or not _own_loader(arm, binding.scope, ctx):
+                return None
     return DATA_LOADER if DATA_LOADER in found else (found[0] if found else None)
+
+
+def _own_loader(arm: ast.expr, scope: object, ctx: FileContext) -> bool:
+    """The other arm of a choice names the file's own class deriving from a loader class (``class
+    InfiniteDataLoader(dataloader.DataLoader)``): a loader built with the same arguments."""
+    definition = ctx.resolver.definition(arm, scope) if isinstance(arm, ast.Name) else None
+    return isinstance(definition, ast.ClassDef) and any(
+        loader_class(ctx.resolver.qualname(base, scope)) for base in definition.bases)

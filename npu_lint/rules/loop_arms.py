@@ -9,6 +9,7 @@ import ast
 from functools import lru_cache
 from typing import Optional
 
+from npu_lint.analysis.call_values import moves
 from npu_lint.analysis.kinds import LOADER
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.scopes import VALUE
@@ -120,13 +121,35 @@ def over_batches(loop: ast.For, ctx: FileContext) -> bool:
     pending = [loop.iter]
     while pending:
         node = pending.pop()
-        if ctx.resolver.kind_of(node) == LOADER:
+        if ctx.resolver.kind_of(node) == LOADER or moves_its_items(loop, node, ctx):
             return True
         if isinstance(node, ast.Call) and node.args:
             func = node.func
             name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
             if name in _PASSING or "progress" in name.lower():
                 pending += [a for a in (node.args if name == "zip" else node.args[:1]) if not isinstance(a, ast.Starred)]
+    return False
+
+
+def moves_its_items(loop: ast.For, iterable: ast.AST, ctx: FileContext) -> bool:
+    """``for us, items in test_loader:`` (``iterable``: what the loop walks, inside ``enumerate`` or ``tqdm``) whose
+    body starts by moving what it took to the device (``us = us.to(self.device)``, ``x = x.cuda()``): batches of a
+    loader the model cannot name (a parameter, another module's attribute), not the items of a counted or
+    configured sequence (a ``range``, a literal, ``zip`` of per-level lists: the iterable is a name or an
+    attribute of unknown kind)."""
+    if not isinstance(iterable, (ast.Name, ast.Attribute)) or steps(iterable, ctx) or ctx.resolver.kind_of(iterable):
+        return False
+    wrapper = loop.iter
+    if iterable is not wrapper and not (isinstance(wrapper, ast.Call) and wrapper.args and wrapper.args[0] is iterable
+                                        and not (isinstance(wrapper.func, ast.Name) and wrapper.func.id == "zip")):
+        return False   # ``zip(feats, targets)``: lists walked side by side, no loader's batches
+    taken = {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
+    for statement in loop.body[:4]:
+        value = statement.value if isinstance(statement, ast.Assign) else None
+        if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+                and value.func.attr in ("to", "cuda", "npu") and isinstance(value.func.value, ast.Name) \
+                and value.func.value.id in taken and moves(value, ctx.resolver, ctx.resolver.current):
+            return True
     return False
 
 

@@ -4,7 +4,8 @@ table does not know). NMS keeps as many boxes as the scores and overlaps let thr
 name of the operation it implements says what its output is, as ``torch.nonzero`` does. Not torch_npu's padded NMS
 (``npu_nms_v4(pad_to_max_output_size=True)``, ``npu_nms_with_mask``: a fixed-size output and a mask), not a
 ``*_static`` / ``*_padded`` variant, not a call on numpy data (``py_cpu_nms(dets_np, 0.5)``), nor a helper of the file
-whose body runs no torch operator (a numpy NMS)."""
+whose body runs no torch operator, nor a function of another module of the project that imports no torch package (a
+numpy NMS)."""
 from __future__ import annotations
 
 import ast
@@ -51,4 +52,6 @@ def nms_call(call: ast.Call, name: Optional[str], ctx: FileContext,
         return False
     if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)) and not runs_torch(definition, ctx):
         return False   # a numpy NMS of the file
+    if definition is None and name and ctx.project is not None and ctx.project.host_only_function(name, ctx.module):
+        return False   # another module's NMS in a module that imports no torch package: a numpy NMS
     return True
