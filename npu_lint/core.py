@@ -457,14 +457,15 @@ def _probed(node: ast.AST, parent: Optional[ast.AST], resolver: Resolver) -> boo
     assigned a namespace (``cudnn = getattr(torch.backends, "cudnn", None)``): the code asks whether the namespace
     exists, or reads a name of it that :func:`literal_getattr` resolves (the uses of what it reads are the
     references), and uses nothing of it. An imported name tested so (``if CUDA_HOME is None:``) is a use."""
-    if type(node) is not ast.Name or parent is None:
-        return False
-    binding = resolver.binding(node)
-    if binding is None or binding.tag != VALUE:
+    if type(node) is not ast.Name:
         return False
     if type(parent) is ast.Compare:
-        return all(type(op) in (ast.Is, ast.IsNot) for op in parent.ops) and any(
+        probe = all(type(op) in (ast.Is, ast.IsNot) for op in parent.ops) and any(
             type(side) is ast.Constant and side.value is None for side in (parent.left, *parent.comparators))
-    return type(parent) is ast.Call and isinstance(parent.func, ast.Name) and parent.func.id in _PROBES \
-        and bool(parent.args) and parent.args[0] is node
-
+    else:
+        probe = type(parent) is ast.Call and isinstance(parent.func, ast.Name) and parent.func.id in _PROBES \
+            and bool(parent.args) and parent.args[0] is node
+    if not probe:
+        return False
+    binding = resolver.binding(node)
+    return binding is not None and binding.tag == VALUE

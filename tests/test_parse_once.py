@@ -81,3 +81,13 @@ def test_light_facts_are_the_full_facts_without_the_call_graph():
             assert light == full._replace(
                 functions=tuple(f._replace(calls=(), refs=()) for f in full.functions), unresolved=0,
                 unknown_receivers=0), module.relative
+
+
+def test_a_large_tree_keeps_a_shrinking_share_of_its_trees() -> None:
+    store = ParsedFiles(budget=1_000)
+    store.plan(800)          # the whole tree fits: all of it is kept
+    assert store.budget == 1_000
+    store.plan(4_000)        # four times the budget: a quarter of it
+    assert store.budget == 250
+    store.plan(900)          # the next tree of the same process starts from the base again
+    assert store.budget == 1_000

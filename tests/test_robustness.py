@@ -564,3 +564,12 @@ def test_newer_syntax_says_which_grammar_was_used(tmp_path):
         assert result.returncode == 0
     else:
         assert f"(Python {sys.version_info[0]}.{sys.version_info[1]} grammar)" in result.stdout   # the NPU001 line
+
+
+def test_csv_files_are_written_row_by_row_as_csv_text_renders_them(tmp_path) -> None:
+    from npu_lint.report.write import csv_text, write_csv
+    rows = [("a.py", 1, 2, "torch.cat", "supported"), ["b,c.py", 3, 3, '=cmd|"x"', None]]
+    write_csv(tmp_path / "t.csv", ["File", "Start", "End", "API", "Status"], rows)
+    assert (tmp_path / "t.csv").read_bytes() == csv_text(["File", "Start", "End", "API", "Status"], rows).encode()
+    write_csv(tmp_path / "g.csv", ["File"], (row[:1] for row in rows))   # any iterable of rows
+    assert (tmp_path / "g.csv").read_text() == 'File\na.py\n"b,c.py"\n'

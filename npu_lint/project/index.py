@@ -17,6 +17,7 @@ by content hash (:mod:`npu_lint.project.cache`). The call graph and reachability
 from __future__ import annotations
 
 import gc
+import os
 from collections import deque
 from pathlib import Path
 from typing import Callable, Iterable, NamedTuple, Optional, Sequence
@@ -107,6 +108,8 @@ class ProjectIndex(CallGraph):
             env_files.extend(found)
             native.extend(found_native)
         cache = FactsCache(cache_dir, light)
+        if keep is not None:
+            keep.plan(sum(_size(module.path) for module in own_files))
         modules = []
         collecting = gc.isenabled()
         gc.disable()   # parsing allocates many short-lived nodes and no cycles: the collector only costs time
@@ -382,3 +385,11 @@ def _star_names(facts: ModuleFacts) -> list[str]:
     names += [c.name for c in facts.classes if "." not in c.name]
     names += [name for name, _ in facts.imports]
     return [name for name in names if not name.startswith("_")]
+
+
+def _size(path: Path) -> int:
+    """A file's size in bytes (about its characters), 0 when it cannot be read: only for sizing the tree budget."""
+    try:
+        return os.path.getsize(path)
+    except OSError:
+        return 0

@@ -21,9 +21,17 @@ class ParsedFiles:
     """Source, tree and scopes per resolved path, within :data:`BUDGET` source characters."""
 
     def __init__(self, budget: int = BUDGET) -> None:
-        self.budget = budget
+        self.budget = self._base = budget
         self._files: dict[str, tuple[str, ast.Module, Scopes]] = {}
         self._used = 0
+
+    def plan(self, total: int) -> None:
+        """Size the budget for a tree of ``total`` source characters: all of it when it fits; beyond, a share that
+        shrinks as the tree grows (``budget * budget / total``). Keeping the first files of a large tree saves their
+        second parse only (a few percent of the run) while their trees sit in memory for the whole walk: 5,461
+        files kept 3 million characters, about 100 MB of the peak, to save about 2 seconds of 7 minutes."""
+        base = self._base
+        self.budget = base if total <= base else base * base // total
 
     def wants(self, source: str) -> bool:
         return self._used + len(source) <= self.budget

@@ -212,7 +212,7 @@ def _write(folder: Path, files: dict[str, list[list[object]]], collected: Collec
     """Write every file; return the number of rows of each CSV."""
     files = dict(files)
     if inventory:
-        files["api_inventory.csv"] = [list(row) for row in collected.inventory]
+        files["api_inventory.csv"] = collected.inventory   # rows of (file, start, end, api, status): written as they are
     if versions and inventory:
         apis = sorted({row[3] for row in collected.inventory if row[4] != "cuda"})
         tables = [support_table(v.release) for v in versions]
