@@ -459,9 +459,10 @@ def _tensor_size(element: ast.AST) -> bool:
                                                     and element.func.attr == "size")
 
 
-def _kept_longest(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
+def _kept_longest(resolver: "Resolver", node: ast.AST, scope: Scope) -> bool:
     """``if len(s) > max_len: max_len = len(s)`` in a loop over the items: the running maximum kept by hand
-    (the ``m = max(m, len(s))`` of older code), the value of the assignment under the test."""
+    (the ``m = max(m, len(s))`` of older code), the value of the assignment under the test (a call, or a name:
+    :func:`running_maximum`)."""
     function = scope.node
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
@@ -475,15 +476,8 @@ def _kept_longest(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
 def running_maximum(resolver: "Resolver", binding: object) -> bool:
     """``longest = n`` under ``if n > longest:`` in a loop, ``n`` a length of the loop's item (``n = len(s)``,
     ``n = ids[-1].size(0)``): the running maximum kept by hand through a name."""
-    value, scope = binding.value, binding.scope   # type: ignore[attr-defined]
-    function = scope.node
-    if not isinstance(value, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    memo = resolver.__dict__.setdefault("_kept_longest", {})
-    kept = memo.get(id(function))
-    if kept is None:
-        kept = memo[id(function)] = _kept_maxima(function)
-    return id(value) in kept and _length_of_loop_item(value, resolver, scope)
+    value = binding.value   # type: ignore[attr-defined]
+    return isinstance(value, ast.Name) and _kept_longest(resolver, value, binding.scope)   # type: ignore[attr-defined]
 
 
 def _first_of_sorted(resolver: "Resolver", node: ast.Call, scope: Scope) -> bool:
