@@ -27,6 +27,12 @@ def appended_values(resolver: "Resolver", binding: "Binding") -> list[ast.AST]:
     return found
 
 
+def append_receivers(resolver: "Resolver", scope: "Scope", name: str) -> list[ast.Name]:
+    """Where the scope's own body appends to ``name`` (``name.append(v)``, ``extend``, ``insert``): the receivers,
+    from the memoised index of the scope's appends."""
+    return [receiver for receiver, _ in _appends(resolver, scope).get(name, ())]
+
+
 def _appends(resolver: "Resolver", scope: "Scope") -> dict[str, list[tuple[ast.Name, ast.AST]]]:
     """``name.append(v)`` / ``name.extend(v)`` / ``name.insert(i, v)`` in a scope's own body, by name (memoised)."""
     key = ("appends", id(scope))

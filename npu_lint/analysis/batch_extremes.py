@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
+from npu_lint.analysis.appended_values import append_receivers
 from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import of_type, walk
 from npu_lint.analysis.paired_extremes import sizes_maximum
@@ -579,26 +580,21 @@ def _length_of_loop_item(node: ast.AST, resolver: "Resolver", scope: Scope, dept
         measured = measured.value
     if not isinstance(measured, ast.Name):
         return False
-    if last and _appended_in_loop(measured.id, node, scope):
+    if last and _appended_in_loop(resolver, measured.id, node, scope):
         return True   # ``ids[-1].size(0)``: the item this iteration appended
     return any(b.tag == LOOP for b in resolver.scopes.may_reach(measured.id, scope, (measured.lineno,
                                                                                      measured.col_offset)))
 
 
-def _appended_in_loop(name: str, use: ast.AST, scope: Scope) -> bool:
-    """A ``for`` loop of the function holds both ``use`` and a ``name.append(...)`` before it."""
+def _appended_in_loop(resolver: "Resolver", name: str, use: ast.AST, scope: Scope) -> bool:
+    """A ``for`` loop of the function holds both ``use`` and an append to ``name`` before it."""
     function = scope.node
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     line = getattr(use, "lineno", 0)
-    for loop in of_type(function, ast.For):
-        if not loop.lineno <= line <= (loop.end_lineno or loop.lineno):
-            continue
-        if any(isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and call.func.attr == "append"
-               and isinstance(call.func.value, ast.Name) and call.func.value.id == name and call.lineno <= line
-               for call in walk(loop)):
-            return True
-    return False
+    appends = [r.lineno for r in append_receivers(resolver, scope, name) if r.lineno <= line]
+    return bool(appends) and any(loop.lineno <= a and line <= (loop.end_lineno or loop.lineno)
+                                 for loop in of_type(function, ast.For) if loop.lineno <= line for a in appends)
 
 
 def per_item_lengths(node: ast.AST) -> bool:

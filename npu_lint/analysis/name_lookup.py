@@ -25,6 +25,11 @@ MODULE_IMPORTERS = frozenset({"importlib.import_module", "wrapt.lazy_import", "l
 _ROOT_IMPORTERS = frozenset({"__import__", "builtins.__import__"})   # ``__import__("a.b")`` returns ``a``
 
 
+def _aliased_namespace(target: Optional[str]) -> bool:
+    """A qualified name a local name may stand for: a dotted namespace (a module or class), not a value."""
+    return bool(target) and "." in target and not target.startswith(".") and is_namespace(target)   # type: ignore[operator,arg-type]
+
+
 class NameLookup:
     """Bindings and qualified names (mixed into the Resolver)."""
 
@@ -110,7 +115,7 @@ class NameLookup:
                 targets.append(self._reexported(binding.value))
             elif binding.tag == VALUE and not binding.path and isinstance(binding.value, (ast.Name, ast.Attribute)):
                 target = self.qualname(binding.value, binding.scope)
-                if target and "." in target and not target.startswith(".") and is_namespace(target):
+                if _aliased_namespace(target):
                     targets.append(target)   # ``cuda = torch.cuda``: a namespace alias
             elif binding.tag == VALUE and not binding.path and type(binding.value) is ast.IfExp \
                     and (chosen := self._chosen_targets(binding.value, binding.scope)):
@@ -132,7 +137,7 @@ class NameLookup:
         for arm in (choice.body, choice.orelse):
             if isinstance(arm, (ast.Name, ast.Attribute)):
                 target = self.qualname(arm, scope)
-                if target and "." in target and not target.startswith(".") and is_namespace(target):
+                if _aliased_namespace(target):
                     found.append(target)
         return found
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis.kinds import LOADER
 from npu_lint.analysis.library_classes import DATA_LOADER, loader_class
 from npu_lint.analysis.scopes import VALUE
 from npu_lint.context import FileContext
@@ -73,8 +74,9 @@ def loader_callee(node: ast.Call, ctx: FileContext) -> Optional[str]:
 
 
 def _own_loader(arm: ast.expr, scope: object, ctx: FileContext) -> bool:
-    """The other arm of a choice names the file's own class deriving from a loader class (``class
+    """The other arm of a choice names the file's own class whose instances the model knows are loaders (``class
     InfiniteDataLoader(dataloader.DataLoader)``): a loader built with the same arguments."""
-    definition = ctx.resolver.definition(arm, scope) if isinstance(arm, ast.Name) else None
-    return isinstance(definition, ast.ClassDef) and any(
-        loader_class(ctx.resolver.qualname(base, scope)) for base in definition.bases)
+    if not isinstance(arm, ast.Name) or not isinstance(ctx.resolver.definition(arm, scope), ast.ClassDef):
+        return False
+    value = ctx.resolver.class_reference(arm, scope)
+    return value is not None and value[0] == LOADER
