@@ -93,7 +93,7 @@ def test_store_verdicts_read_constructions_only():
     assert verdict("mask") == ""   # a name: the model decides (the index asks it), not the spelling
     assert verdict("x is None") == ""
     stores = [(("valid", "mask", ""), ("valid", "self", "pkg.A")), (("valid", "mask", "pkg.B"),)]
-    assert field_verdicts(stores)["valid"] is None   # two classes
-    assert field_verdicts(stores)[("pkg.A", "valid")] is None   # only the field again: nothing stored
+    assert field_verdicts(stores).get("valid") is None   # two classes
+    assert field_verdicts(stores).get(("pkg.A", "valid")) is None   # only the field again: nothing stored
     assert field_verdicts(stores)[("pkg.B", "valid")] == "mask"
-    assert field_verdicts([(("keep", "mask", ""), ("keep", "", ""))])["keep"] is None
+    assert field_verdicts([(("keep", "mask", ""), ("keep", "", ""))]).get("keep") is None

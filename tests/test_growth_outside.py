@@ -57,3 +57,37 @@ def test_no_after_join_of_a_list_made_per_step_or_bound_again():
               "        cur = torch.stack(rows)\n    else:\n        cur = []\n        for b in range(cams.shape[0]):\n"
               "            cur.append(render(cams[b]))\n        cur = torch.stack(cur)\n    return cur\n")
     assert 15 not in _lines(source)
+
+
+def test_a_length_read_from_the_grown_sequence_at_each_step():
+    """TerraMind's decoding loop: ``cur_len = out.shape[1]`` at the top of a loop that ends with ``out = cat((out,
+    nxt))``: the prefix up to it and the causal mask of its size grow with the sequence. Must not: the length read
+    once before the loop, a window whose start moves with its end, a length bound twice in the loop."""
+    grows = ("import torch\ndef gen(model, out, emb, mask, n):\n    for i in range(n):\n        cur_len = out.shape[1]\n"
+             "        y = model(out) + emb[:, :cur_len]\n        causal = torch.ones((cur_len, cur_len)).triu(1)\n"
+             "        y = model.dec(y, causal, mask[:, :len(out)])\n        nxt = y[:, -1:].argmax(-1)\n"
+             "        out = torch.cat((out, nxt), dim=-1)\n    return out\n")
+    assert _lines(grows) == [5, 6, 7, 9]
+    before = ("import torch\ndef gen(model, out, emb, n):\n    cur_len = out.shape[1]\n    for i in range(n):\n"
+              "        y = model(out) + emb[:, :cur_len]\n        out = torch.cat((out, y[:, -1:]), dim=-1)\n"
+              "    return out\n")
+    assert _lines(before) == [6]
+    window = ("import torch\ndef gen(model, out, emb, n):\n    for i in range(n):\n        cur_len = out.shape[1]\n"
+              "        y = model(out[:, -1:]) + emb[:, cur_len - 1:cur_len]\n        out = torch.cat((out, y), dim=-1)\n"
+              "    return out\n")
+    assert _lines(window) == [6]
+    twice = ("import torch\ndef gen(model, out, emb, n):\n    for i in range(n):\n        cur_len = out.shape[1]\n"
+             "        if cur_len > 8:\n            cur_len = 8\n        y = model(out) + emb[:, :cur_len]\n"
+             "        out = torch.cat((out, y[:, -1:]), dim=-1)\n    return out\n")
+    assert _lines(twice) == [8]
+
+
+def test_a_kept_item_grown_in_either_arm_of_a_test_and_not_reset_in_sequence():
+    """Cutie's memory store: ``d[k] = cat([new, d[k]])`` or ``cat([d[k], new])`` by ``prepend``, both reported (the
+    other arm is an alternative, not a reset); must not: the item set afresh earlier in the same call."""
+    arms = ("import torch\ndef add(d, key, new, prepend=False):\n    if key in d:\n        if prepend:\n"
+            "            d[key] = torch.cat([new, d[key]], -1)\n        else:\n            d[key] = torch.cat([d[key], new], -1)\n"
+            "    else:\n        d[key] = new\n")
+    assert _lines(arms) == [5, 7]
+    reset = ("import torch\ndef add(d, key, new, head):\n    d[key] = head\n    d[key] = torch.cat([d[key], new], -1)\n")
+    assert _lines(reset) == []

@@ -333,3 +333,26 @@ def test_the_extensions_a_setup_py_declares_are_compiled_modules(tmp_path):
     found = {(item["code"], item["location"]["row"]) for item in json.loads(result.stdout)
              if item["filename"].endswith("ops.py")}
     assert found == {("NPU221", 2), ("NPU221", 5), ("NPU223", 8), ("NPU223", 10)}, (found, result.stderr)
+
+
+def test_a_star_import_of_a_module_that_does_not_parse_resolves_to_nothing(tmp_path):
+    """unitrack 1.0.0: ``states/__init__.py`` star-imports ``base_state.py``, which Python 3.11 cannot parse, and a
+    sibling imports ``State`` from it. Resolving ``State`` read the package again through the star import, with
+    the name one ``base_state`` longer each time, until RecursionError skipped every file of the project.
+    Must: nothing, no error; the sibling's own class still resolves; a star import of a module that parses still
+    re-exports (must not lose it)."""
+    lib = tmp_path / "trk"
+    (lib / "states").mkdir(parents=True)
+    (lib / "__init__.py").write_text("from .value import *\nfrom .states import *\n")
+    (lib / "states" / "__init__.py").write_text("from .base_state import *\nfrom .value import *\n")
+    (lib / "states" / "base_state.py").write_text("type State[T] = list[T]\nclass Base[T]:\n    pass\n")
+    (lib / "states" / "value.py").write_text(
+        "import torch\nfrom .base_state import State\n\nclass Value(State):\n    def update(self, x):\n"
+        "        return x.nonzero()\n")
+    (lib / "value.py").write_text("import torch\n\nclass Tracker(torch.nn.Module):\n    pass\n")
+    index = ProjectIndex.build([lib])
+    assert index.resolve("trk.states.base_state.State") is None
+    assert index.resolve("trk.states.State") is None
+    assert index.mro("trk.states.value.Value")[0] == "trk.states.value.Value"
+    assert index.resolve("trk.states.Value") == "trk.states.value.Value"
+    assert index.resolve("trk.Tracker") == "trk.value.Tracker"

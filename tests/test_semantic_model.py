@@ -947,3 +947,37 @@ def test_torch_only_mask_methods(source, kind):
 ])
 def test_shared_comparison_methods_stay_unknown_beside_pandas(source):
     assert probe(source)[0] is None
+
+
+def test_counting_what_a_negated_name_leaves_out_makes_it_a_mask():
+    """TerraMind: ``n = (~mask_all[0]).sum()`` counts the positions a mask leaves out; must not: a sum of the
+    negated numbers (``(-m[0]).sum()``)."""
+    counted = "import torch\ndef f(d):\n    m = d['mask']\n    n = (~m[0]).sum()\n    m.probe()\n"
+    assert probe(counted) == ("mask", None)
+    summed = "import torch\ndef f(d):\n    m = d['mask']\n    n = (-m[0]).sum()\n    m.probe()\n"
+    assert probe(summed) == (None, None)
+
+
+@pytest.mark.parametrize("call", ["torch.gather(m, 1, idx)", "m.gather(1, idx)", "torch.index_select(m, 0, idx)",
+                                  "m.narrow(1, 0, 4)", "torch.take_along_dim(m, idx, 1)", "m.select(0, 1)"])
+def test_picking_elements_of_a_mask_keeps_a_mask(call):
+    """``decoder_mask = torch.gather(decoder_mask_all, 1, ids_keep)``: the elements picked are still booleans; must
+    not: the same of a float tensor, or with a numeric dtype asked for."""
+    assert probe(f"import torch\ndef f(x, idx):\n    m = x > 0\n    ({call}).probe()\n") == ("mask", None)
+    assert probe(f"import torch\ndef f(x, idx):\n    m = x.long() * 2\n    ({call}).probe()\n") == ("tensor", None)
+
+
+def test_a_registered_buffer_is_an_attribute_of_every_method():
+    """UniTrack's memory: ``self.register_buffer("index_mask", torch.zeros((n,), dtype=torch.bool))`` in ``__init__``,
+    ``self.index_range[self.index_mask]`` in another method: a mask; must not: a buffer another object registers,
+    a name that is no literal."""
+    made = ("import torch\nclass M(torch.nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
+            "        self.register_buffer('index_mask', torch.zeros((n,), dtype=torch.bool), persistent=False)\n"
+            "        self.register_buffer('index_range', torch.arange(n))\n    def step(self):\n        {probe}.probe()\n")
+    assert probe(made.format(probe="self.index_mask")) == ("mask", None)
+    assert probe(made.format(probe="self.index_range"))[0] == "tensor"
+    other = made.replace("self.register_buffer('index_mask'", "other.register_buffer('index_mask'").replace(
+        "def __init__(self, n)", "def __init__(self, n, other)")
+    assert probe(other.format(probe="self.index_mask")) == (None, None)
+    named = made.replace("self.register_buffer('index_mask'", "self.register_buffer(key")
+    assert probe(named.format(probe="self.index_mask")) == (None, None)

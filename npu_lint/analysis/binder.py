@@ -44,6 +44,25 @@ def _bind_params(node: ast.AST, scope: Scope) -> None:
             scope.add(Binding(arg.arg, PARAM, None, pos, scope, None))
 
 
+_REGISTERING = frozenset({"register_buffer", "register_parameter"})
+
+
+def _bind_registered(scope: Scope, call: ast.Call, statement: ast.stmt) -> None:
+    """``self.register_buffer("mask", torch.zeros(n, dtype=torch.bool))`` in a method: ``self.mask`` holds that value
+    in every method, as ``self.mask = ...`` would (also ``register_parameter``)."""
+    func = call.func
+    if scope.cls is None or type(func) is not ast.Attribute or func.attr not in _REGISTERING \
+            or type(func.value) is not ast.Name or func.value.id != scope.self_name or len(call.args) < 2 \
+            or type(call.args[0]) is not ast.Constant or not isinstance(call.args[0].value, str):
+        return
+    name, value = call.args[0].value, call.args[1]
+    if not name.isidentifier():
+        return
+    none = isinstance(value, ast.Constant) and value.value is None
+    scope.cls.attrs.setdefault(name, []).append(Binding(name, NONE if none else VALUE, value, _end(statement), scope,
+                                                        statement))
+
+
 def _bind_target(scope: Scope, target: ast.AST, value: Optional[ast.AST], tag: str, pos: Position,
                  path: tuple[int, ...], statement: Optional[ast.AST] = None) -> None:
     stack = [(target, path)]
@@ -124,6 +143,8 @@ class _Binder:
                     continue
                 full = f"{module}.{alias.name}" if module and not module.endswith(".") else module + alias.name
                 scope.add(Binding(alias.asname or alias.name, IMPORT, canonical(full), _end(node), scope, node))
+        elif kind is ast.Expr and type(value) is ast.Call:
+            _bind_registered(scope, value, node)
         elif kind is ast.AugAssign:
             if isinstance(node.target, ast.Name):
                 binding = Binding(node.target.id, AUGMENT, node.value, _end(node), scope, node)

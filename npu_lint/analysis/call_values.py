@@ -20,7 +20,10 @@ from npu_lint.analysis.summaries import TRUNCATED
 _NAMESPACE_KINDS = {"torch.optim": K.OPTIMIZER, "torch.optim.lr_scheduler": K.SCHEDULER, "torch.nn": K.MODULE}
 _CONVERTERS = frozenset({"torch.as_tensor", "torch.tensor", "torch.asarray"})   # a tensor made from a value
 _MASK_KEEPING = frozenset({"torch.nn.functional.pad", "torch.squeeze", "torch.unsqueeze", "torch.flatten",
-                           "torch.reshape", "torch.transpose", "torch.permute", "torch.logical_not"})
+                           "torch.reshape", "torch.transpose", "torch.permute", "torch.logical_not",
+                           # the elements of the mask, picked or moved: still booleans
+                           "torch.gather", "torch.index_select", "torch.take_along_dim", "torch.narrow",
+                           "torch.select", "torch.movedim", "torch.roll", "torch.flip", "torch.repeat_interleave"})
 _ARRAY_CONVERTERS = _CONVERTERS | {"torch.from_numpy"}
 # numpy functions making an array of a given dtype, and numpy's functions that return booleans.
 _NUMPY_MAKERS = frozenset({"zeros", "ones", "full", "empty", "array", "asarray", "zeros_like", "ones_like", "full_like",

@@ -112,6 +112,10 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
                 resolver.qualname(receiver.func, scope) in _CONSTRUCTORS
                 or (isinstance(receiver.func, ast.Attribute) and receiver.func.attr == "new_tensor")):
             value = receiver.args[0] if receiver.args else None
+            if isinstance(value, ast.Name):
+                gathered = resolver.binding(value, scope)
+                if gathered is not None and collective_written(gathered, resolver):
+                    return False   # ``torch.tensor(sizes)`` after ``dist.all_gather(sizes, n)``: every rank's sizes
             return value is not None and _of_values(receiver, resolver, scope) and resolver.kind_of_at(value, scope) not in K.TENSORS \
                 and (not isinstance(value, (ast.ListComp, ast.GeneratorExp)) or shapes_only(value.elt)) \
                 and not any(not _shape_parameter(f) for f in resolver.flows(value, scope, sink=False)) \
@@ -142,8 +146,10 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
         if called and evident and not (isinstance(receiver.func, ast.Attribute)
                                        and resolver.kind_of_at(receiver.func.value, scope) in K.TENSORS):
             return False   # ``self.assigner.assign(pred_instances=p)``: what another object's method returns
-        if called and any(not isinstance(a, ast.Constant) for a in receiver.args):
+        if called and any(not isinstance(a, ast.Constant) for a in receiver.args) \
+                and not (isinstance(receiver.func, ast.Attribute) and receiver.func.attr in _MOVES):
             fed = True   # ``self.codec.encoded_length(lengths)``: computed from its arguments, not read from the model
+            #              (``self.strides.to(x.device)``: the buffer's values, moved)
         receiver = receiver.func if called else receiver.value
     return False
 
@@ -151,7 +157,7 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
 # torch.distributed's collectives that write the other ranks' values into their first argument.
 _COLLECTIVE_WRITES = frozenset("torch.distributed." + name for name in (
     "all_reduce", "broadcast", "reduce", "recv", "irecv", "scatter", "all_gather_into_tensor", "reduce_scatter_tensor",
-    "all_to_all_single"))
+    "all_to_all_single", "all_gather", "all_gather_object"))   # the last two fill a list, their first argument
 
 
 def _on_chain(receiver: ast.AST, value: object) -> bool:

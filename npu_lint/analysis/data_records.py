@@ -151,30 +151,34 @@ def _built_per_call(cls: ast.ClassDef, resolver: "Resolver") -> bool:
     return True
 
 
+_SEEN_MASK, _SEEN_SELF, _SEEN_OTHER = 1, 2, 4   # what the stores of a field were, as bits (a run holds 100,000s)
+_MANY = ""   # a field stored by two classes or more
+
+
 def field_verdicts(modules: Iterable[tuple[tuple[str, str, str], ...]],
                    resolve_class: Optional[Callable[[str], Optional[str]]] = None) -> dict:
     """Field name -> "mask" when every store of it in the project is a mask by construction or the field again
     (at least one a mask) and at most one class stores it (by the code: ``self.x`` in its methods, its body, its
-    constructions); None when a store is anything else or two classes store it. And (class, field name) -> "mask"
-    when every store the code says is that class's (``self.x`` in its methods, ``Cls(x=...)``) is one."""
-    verdicts: dict[str, set[str]] = {}
-    classes: dict[str, set[str]] = {}
-    per_class: dict[tuple[str, str], set[str]] = {}   # (class, attr): the stores the code says are that class's
+    constructions). And (class, field name) -> "mask" when every store the code says is that class's (``self.x`` in
+    its methods, ``Cls(x=...)``) is one. Only the masks are kept: any other field's verdict is None."""
+    seen: dict[str, int] = {}
+    owner: dict[str, str] = {}   # field -> the one class storing it, or _MANY
+    per_class: dict[tuple[str, str], int] = {}   # (class, attr): the stores the code says are that class's
     for stores in modules:
         for attr, verdict, cls in stores:
             if cls.startswith(CONSTRUCTED):
                 cls = resolve_class(cls[len(CONSTRUCTED):]) if resolve_class is not None else None
                 if cls is None:
                     continue   # a call of a function or of another library's class: no field stored
-            verdicts.setdefault(attr, set()).add(verdict)
+            bit = _SEEN_MASK if verdict == MASK else _SEEN_SELF if verdict == SELF else _SEEN_OTHER
+            seen[attr] = seen.get(attr, 0) | bit
             if cls:
-                classes.setdefault(attr, set()).add(cls)
-            if cls:
-                per_class.setdefault((cls, attr), set()).add(verdict)
-    found: dict = {attr: MASK if seen <= {MASK, SELF} and MASK in seen and len(classes.get(attr, ())) <= 1 else None
-                   for attr, seen in verdicts.items()}
-    found.update(((cls, attr), MASK if seen <= {MASK, SELF} and MASK in seen else None)
-                 for (cls, attr), seen in per_class.items())
+                known = owner.get(attr)
+                owner[attr] = cls if known is None or known == cls else _MANY
+                per_class[(cls, attr)] = per_class.get((cls, attr), 0) | bit
+    found: dict = {attr: MASK for attr, bits in seen.items()
+                   if bits & _SEEN_MASK and not bits & _SEEN_OTHER and owner.get(attr) != _MANY}
+    found.update((key, MASK) for key, bits in per_class.items() if bits & _SEEN_MASK and not bits & _SEEN_OTHER)
     return found
 
 

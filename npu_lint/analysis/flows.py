@@ -31,7 +31,7 @@ from npu_lint.analysis.appended_values import appended_values
 from npu_lint.analysis.batch_extremes import (batch_extreme, items_maximum, longest_item, running_maximum,
                                               sorted_lengths_first)
 from npu_lint.analysis.computed_tensors import computed_tensor
-from npu_lint.analysis.configuration import from_constants, numpy_made, passes_data
+from npu_lint.analysis.configuration import collective_written, from_constants, numpy_made, passes_data
 from npu_lint.analysis.data_shapes import data_shaped
 from npu_lint.analysis.host_made import host_made
 from npu_lint.analysis.index_forms import (constant_element, constant_index, counts, element_index,
@@ -265,7 +265,14 @@ class Flows:
                                        or self.copied_back(source, scope)) \
                 and not from_constants(source, self, scope):   # ``for s in self.strides``: configuration
             found = [(ELEMENT, source)]
+        if not found and not path and type(source) is ast.Name and self._gathered(source, scope):
+            found = [(ELEMENT, source)]   # ``for n in sizes`` after ``dist.all_gather(sizes, n)``: every rank's sizes
         return _unique(found)
+
+    def _gathered(self: "Resolver", name: ast.Name, scope: Scope) -> bool:
+        """A list of tensors a collective filled (``dist.all_gather(sizes, size)``): each item is another rank's."""
+        binding = self.binding(name, scope)
+        return binding is not None and binding.tag == VALUE and collective_written(binding, self)
 
     def copied_back(self: "Resolver", node: ast.AST, scope: Scope, depth: int = 0) -> bool:
         """A host tensor copied from a device tensor the code computed (``lengths = mask.sum(-1).cpu()``, also

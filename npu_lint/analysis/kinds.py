@@ -82,6 +82,8 @@ MASK_KEEPING = frozenset({
     "transpose", "contiguous", "detach", "npu", "cuda", "repeat", "view_as", "reshape_as", "t", "flip",
     "logical_and", "logical_or", "logical_not", "logical_xor", "bool", "__invert__", "bitwise_not",
     "bitwise_and", "bitwise_or", "triu", "tril", "roll",
+    "gather", "index_select", "narrow", "take_along_dim", "select", "movedim", "unflatten", "swapaxes",
+    "repeat_interleave",
 })
 # torch dtypes of numbers: a mask cast to one of them (``.to(torch.int32)``) is no longer a mask (``uint8`` still
 # indexes as one).

@@ -167,6 +167,12 @@ def mask_uses(function: ast.AST, qualname: Callable[[ast.AST], Optional[str]]) -
             func = node.func
             if isinstance(func, ast.Attribute) and func.attr in _COUNTING and isinstance(func.value, ast.Name):
                 counted.add(func.value.id)
+            elif isinstance(func, ast.Attribute) and func.attr in _COUNTING and isinstance(func.value, ast.UnaryOp) \
+                    and isinstance(func.value.op, ast.Invert):
+                negated = func.value.operand   # ``(~keep).sum()``, ``(~keep[0]).sum()``: counting what it leaves out
+                while isinstance(negated, ast.Subscript):
+                    negated = negated.value
+                add(negated)
             elif isinstance(func, ast.Attribute) and func.attr in _COUNTING and node.args \
                     and isinstance(node.args[0], ast.Name) and qualname(func) in _COUNTING_FUNCTIONS:
                 counted.add(node.args[0].id)

@@ -174,10 +174,17 @@ class ProjectIndex(CallGraph):
     def resolve(self, qualname: str) -> Optional[str]:
         """The definition a dotted name stands for (``timm.layers.create_classifier`` ->
         ``timm.layers.classifier.create_classifier``), or None when the indexed code does not define it."""
+        return self._resolve_at(qualname, 0)
+
+    def _resolve_at(self, qualname: str, depth: int) -> Optional[str]:
+        """:meth:`resolve` from inside a resolution ``depth`` steps deep: a name that grows at every step (a star
+        import of a module that is not indexed, re-read through its package) stops at ``_MAX_DEPTH``."""
         if qualname in self._resolved:
             return self._resolved[qualname]
+        if depth > _MAX_DEPTH:
+            return None   # not memoised: the name may resolve when asked from nearer the top
         self._resolved[qualname] = None   # a re-export cycle resolves to nothing
-        found = self._resolve(qualname, 0)
+        found = self._resolve(qualname, depth)
         self._resolved[qualname] = found
         return found
 
@@ -255,12 +262,13 @@ class ProjectIndex(CallGraph):
         if local in self.functions or local in self.classes:
             target = local
         elif name in self._imports.get(module, {}):
-            target = self.resolve(self._imports[module][name]) if depth < _MAX_DEPTH else None
+            target = self._resolve_at(self._imports[module][name], depth + 1)
             if target is None:
                 return None
         else:
             for star in self.modules[module].stars:
-                found = self.resolve(".".join([star, name, *rest])) if star != module else None
+                found = (self._resolve_at(".".join([star, name, *rest]), depth + 1)
+                         if star != module and star in self.modules else None)
                 if found is not None:
                     return found
             return None
@@ -269,7 +277,7 @@ class ProjectIndex(CallGraph):
         if target in self.classes and len(rest) == 1:
             return self.method(target, rest[0])
         if target in self.modules:
-            return self.resolve(".".join([target, *rest]))
+            return self._resolve_at(".".join([target, *rest]), depth + 1)
         return None
 
     def mro(self, cls: str) -> tuple[str, ...]:

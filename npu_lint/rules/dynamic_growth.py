@@ -26,7 +26,7 @@ from npu_lint.rules.growth_carried import carried_join
 from npu_lint.rules.growth_derived import derived_join
 from npu_lint.rules.growth_fields import field_join
 from npu_lint.rules.growth_outside import outside_join
-from npu_lint.rules.growth_counters import advanced_prefix
+from npu_lint.rules.growth_counters import advanced_prefix, follows_length, growing_lengths
 from npu_lint.rules.growth_fresh import made_per_call
 from npu_lint.rules.growth_views import NARROWS, cache_method_join, growing_view, step_parameter
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
@@ -664,6 +664,18 @@ class GrowingTensor(Rule):
         'import torch\nclass Memory:\n    def write(self, key, x):\n        self.store[key] = torch.cat([self.store[key], x], 0)\n',
         'import torch\ndef expand(model, seq, depth):\n    nxt = model(seq).argmax(-1, keepdim=True)\n    seq = torch.column_stack((seq, nxt))\n    return seq if depth == 0 else expand(model, seq, depth - 1)\n',
         'import torch\ndef decode(model, x, n):\n    toks = []\n    for _ in range(n):\n        toks.append(model(x).argmax(-1))\n        x = torch.tensor(toks)\n    return x\n',
+        # a memory kept in a dict the caller holds, appended or prepended in two arms of a test (Cutie's
+        # _add_last_dim(self.v, obj, value, prepend=...)): each arm grows it; the other arm is no reset
+        "import torch\ndef add(d, key, new, prepend=False):\n    if key in d:\n        if prepend:\n"
+        "            d[key] = torch.cat([new, d[key]], -1)\n        else:\n            d[key] = torch.cat([d[key], new], -1)\n"
+        "    else:\n        d[key] = new\n",
+        # a size read of the sequence the loop grows: a prefix up to it, a causal mask of its size (TerraMind)
+        "import torch\ndef gen(model, out, emb, n):\n    for i in range(n):\n        cur_len = out.shape[1]\n"
+        "        y = model(out) + emb[:, :cur_len]\n        nxt = y[:, -1].argmax(-1, keepdim=True)\n"
+        "        out = torch.cat((out, nxt), dim=-1)\n    return out\n",
+        "import torch\ndef gen(model, out, eos):\n    while True:\n        n = out.size(1)\n"
+        "        mask = torch.ones((n, n), dtype=torch.bool).triu(1)\n        nxt = model(out, mask)[:, -1:]\n"
+        "        out = torch.cat([out, nxt], 1)\n        if (nxt == eos).all():\n            break\n    return out\n",
     )
     must_not_fire = (# per-level lists walked side by side and moved to the device: no loader's batches
                      "import torch\ndef head(self, feats, anchors):\n    out = torch.zeros(0, 4, device=self.device)\n"
@@ -884,6 +896,11 @@ class GrowingTensor(Rule):
                      "def run(batch, pos, n):\n    for _ in range(n):\n"
                      "        out = Out(feats=with_pos(batch.feats, pos))\n    return out\n")
     # proven static: DenseNet's pass over the model's layers (a reviewer's 'unsure': the same shapes every call), a window sliced back, a trimmed queue, a value set afresh each step
+    must_not_fire += (
+        # a loop that does not grow the sequence whose length it reads (the lines of a growing loop: test_step_growth.py)
+        "import torch\ndef refine(model, x, emb, n):\n    for i in range(n):\n        cur_len = x.shape[1]\n"
+        "        x = model(x + emb[:, :cur_len])\n        m = torch.ones(cur_len, cur_len)\n    return x\n",
+    )
     must_not_fire += (
         # a construction extended by a fixed number of pieces: nothing in the loop reads it (no step)
         'import torch\ndef extend_grid(grid, k):\n    h = (grid[:, [-1]] - grid[:, [0]]) / (grid.shape[1] - 1)\n    for i in range(k):\n        grid = torch.cat([grid[:, [0]] - h, grid], dim=1)\n        grid = torch.cat([grid, grid[:, [-1]] + h], dim=1)\n    return grid\n',
@@ -1539,7 +1556,9 @@ class GrowingTensor(Rule):
         name = ctx.resolver.qualname(node.func)
         if name not in CATS:
             return False
-        what = f"{text} = {name.rsplit('.', 1)[-1]}([{text}, ...]){via}"
+        elements = [ast.unparse(e) for e in node.args[0].elts]
+        pieces = f"..., {text}" if len(elements) == 2 and elements[-1] == text and elements[0] != text else f"{text}, ..."
+        what = f"{text} = {name.rsplit('.', 1)[-1]}([{pieces}]){via}"
         ctx.report(node, self.message.format(what=what) if not batches else _BATCHES.format(what=what), name)
         return True
 
@@ -1576,7 +1595,7 @@ class GrowingTensor(Rule):
         loop = ctx.enclosing(node, (ast.For, ast.While, *FUNCTION_TYPES))
         if not isinstance(loop, ast.For) or not isinstance(loop.target, ast.Name) or not steps(loop.iter, ctx) \
                 or not any(loop.target.id in _names(a) for a in node.args) or over_layers(loop):
-            return False
+            return self._length_sized(node, short, loop, ctx)
         counter = loop.target.id
         if short in _FACTORY_NAMES and ctx.resolver.qualname(func) in _FACTORIES:
             sizes = node.args[:1] if short in ("full", "full_like") else node.args
@@ -1593,6 +1612,28 @@ class GrowingTensor(Rule):
         name = ctx.resolver.qualname(func) or short
         ctx.report(node, self.message.format(what=f"{short_source(node)} (a size follows the loop counter {counter}, "
                                              f"the loop grows {decoded} each step)"), name)
+        return True
+
+    def _length_sized(self, node: ast.Call, short: str, loop: Optional[ast.AST], ctx: FileContext) -> bool:
+        """``torch.ones((cur_len, cur_len))`` (a causal mask), ``torch.arange(cur_len)`` after ``cur_len =
+        out.shape[1]`` in a loop (``for``, ``while``) that grows ``out`` by a ``cat`` of itself every step
+        (growth_counters.py): a tensor one step larger at every iteration. Reported (True)."""
+        if not isinstance(loop, (ast.For, ast.While)) or short not in _FACTORY_NAMES \
+                or ctx.resolver.qualname(node.func) not in _FACTORIES or (isinstance(loop, ast.For) and over_layers(loop)):
+            return False
+        grown = _decoded(loop, ctx)
+        if grown is None:
+            return False
+        lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown))
+        sizes = node.args[:1] if short == "full" else node.args
+        length = next((found for a in sizes if (found := follows_length(a, lengths, grown)) is not None), None)
+        if length is None or any(isinstance(n, ast.Subscript) and not (isinstance(n.value, ast.Attribute)
+                                                                       and n.value.attr == "shape")
+                                 for a in sizes for n in walk(a)):
+            return False   # ``torch.zeros(lengths[t])``: a value per step, not the step itself
+        name = ctx.resolver.qualname(node.func) or short
+        ctx.report(node, self.message.format(what=f"{short_source(node)} (a size follows {length}, the length of "
+                                             f"{grown}, which the loop of line {loop.lineno} grows at every step)"), name)
         return True
 
     def _growing_list(self, node: ast.Call, items: ast.Name, ctx: FileContext, made: bool = False) -> bool:
@@ -1871,9 +1912,12 @@ class GrowingTensor(Rule):
         if isinstance(container, ast.Subscript):     # ``v = d[key]`` / ``v = d.get(key)`` read the same storage
             sources.add(f"{ast.unparse(container.value)}.get({ast.unparse(container.slice)})")
         first_ids = {id(n) for arm_statement in first_arm or () for n in walk(arm_statement)}
+        others = _other_branches(statement, function)
         for child in walk(function):
-            if child is statement or getattr(child, "lineno", 0) > statement.lineno or id(child) in first_ids:
-                continue   # ``if self.x is None: self.x = y`` (the first call's arm) sets the state it grows
+            if child is statement or getattr(child, "lineno", 0) > statement.lineno or id(child) in first_ids \
+                    or id(child) in others:
+                continue   # ``if self.x is None: self.x = y`` (the first call's arm) sets the state it grows; an
+                #            arm a run takes instead of the statement's (``if prepend: d[k] = cat([y, d[k]])``)
             if isinstance(child, ast.NamedExpr) and isinstance(child.target, ast.Name) and child.target.id == read \
                     and ast.unparse(child.value) in sources:
                 return True         # ``if (mask := kwargs.get("attention_mask")) is not None:``
@@ -1887,12 +1931,14 @@ class GrowingTensor(Rule):
                     if isinstance(assigned, ast.Name) and assigned.id == read and child.value is not None \
                             and ast.unparse(child.value) in sources:
                         return True
-        others = _other_branches(statement, function)
         for child in walk(function):         # assigned again after the concatenation (a truncation)
             if child is not statement and isinstance(child, ast.Assign) and child.lineno > statement.lineno \
                     and id(child) not in others and any(ast.unparse(t) == text for t in child.targets):
                 return False    # (not in another arm of a test around it: ``elif isinstance(v, np.ndarray)``)
-        return read == text or ast.unparse(reordered(first)) == text   # ``cat([self.seq[sel], tok])``
+        last = call.args[0].elts[-1]    # type: ignore[attr-defined]
+        return read == text or ast.unparse(reordered(first)) == text or (   # ``cat([self.seq[sel], tok])``
+            len(call.args[0].elts) == 2 and ast.unparse(last) == text)   # type: ignore[attr-defined]
+        #     prepended: ``d[k] = cat([new, d[k]], -1)`` (Cutie's permanent memory) is one step longer too
 
     def _written_prefix(self, node: ast.Subscript, elements: list[ast.expr], ctx: FileContext) -> None:
         """``self.cache_k[:bsz, :start_pos + seqlen]`` where the function writes ``self.cache_k[:bsz, start_pos :
@@ -1968,7 +2014,10 @@ class GrowingTensor(Rule):
         if isinstance(loop, ast.For) and not (steps(loop.iter, ctx) or named_steps(loop, ctx)):
             return
         counter = advanced_prefix(node, elements, loop, ctx, _stays)
-        if counter is None or _rebound(loop, node.value):
+        if counter is None:
+            self._length_prefix(node, elements, loop, ctx)
+            return
+        if _rebound(loop, node.value):
             return
         kind = ctx.resolver.kind_of(node.value)
         if kind not in ("tensor", "batch", "mask") and not (
@@ -1976,6 +2025,31 @@ class GrowingTensor(Rule):
             return
         ctx.report(node, self.message.format(what=f"{short_source(node)} (a slice bound follows {counter}, which the "
                                              f"loop of line {loop.lineno} advances at every step)"), "x[:t]")
+
+    def _length_prefix(self, node: ast.Subscript, elements: list, loop: ast.AST, ctx: FileContext) -> None:
+        """``y_emb[:, :cur_len]`` after ``cur_len = out.shape[1]`` in a loop that grows ``out`` by a ``cat`` of itself
+        every step (growth_counters.py): a prefix as long as the sequence so far, one step longer each iteration."""
+        grown = _decoded(loop, ctx)
+        if grown is None or (isinstance(loop, ast.For) and over_layers(loop)):
+            return
+        lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown))
+        moving = [(s, follows_length(s.upper, lengths, grown)) for s in elements if isinstance(s, ast.Slice)
+                  and s.step is None and s.upper is not None and (s.lower is None or isinstance(s.lower, ast.Constant))]
+        moving = [(s, length) for s, length in moving if length is not None]
+        if not moving or any(follows_length(e, lengths, grown) for e in elements if not any(e is m for m, _ in moving)):
+            return
+        root = node.value
+        while isinstance(root, (ast.Attribute, ast.Subscript)):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id == grown or _rebound(loop, node.value):
+            return   # the sequence itself, cut to its own length
+        kind = ctx.resolver.kind_of(node.value)
+        if kind not in ("tensor", "batch", "mask") and not (
+                kind is None and ctx.uses_torch and isinstance(node.slice, ast.Tuple) and not is_host_array(node.value, ctx, node)):
+            return
+        ctx.report(node, self.message.format(what=f"{short_source(node)} (a slice bound follows {moving[0][1]}, the "
+                                             f"length of {grown}, which the loop of line {loop.lineno} grows at every "
+                                             f"step)"), "x[:t]")
 
 
 def _stays(bound: ast.AST, loop: ast.For, counter: str) -> bool:

@@ -24,7 +24,7 @@ from npu_lint.rules.batch_methods import per_sample_work
 from npu_lint.rules.host_work import in_collator
 from npu_lint.rules.own_calls import own_call
 from npu_lint.rules.passed_sizes import passed_in
-from npu_lint.rules.sample_cuts import sample_cut
+from npu_lint.rules.sample_cuts import sample_count, sample_cut
 from npu_lint.rules.segment_loops import segment_count
 from npu_lint.rules.sliced_loops import report_sliced_loop
 from npu_lint.rules.size_helpers import omitted_size, size_helper_call
@@ -179,7 +179,25 @@ class TensorValueInShape(ValueFlow):
     count_message = "this loop runs once per item of {items}, a count the code expects to vary (it tests it for zero, line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask, or vectorise over the items"
     loop_message = "this loop runs once per element of {op}, a data-dependent count (line {line}): {effect}, a new graph per count on NPU; loop over a fixed bound (the maximum count) with a mask"
     read_message = "{origin} {reads}; it sizes {uses}: a sync and a new shape per value on NPU; use a fixed upper bound and a mask"
-    must_fire = (# (lead, session 26) torch's arithmetic on a 0-d tensor of the data or on a value read back: the data's
+    sample_message = "a slice bound takes each sample's own count ({count}): a new shape for every sample on NPU; pad every sample to the largest count and mask the rest"
+    must_fire = (# each sample cut to its own count, a host number: a parameter of one int per sample (Cutie's loss), the
+                 # values of a per-call list walked beside the sample index (DeAOT's obj_nums)
+                 "import torch\ndef compute(data, num_objects: list[int]):\n    out = []\n"
+                 "    for bi in range(data['rgb'].shape[0]):\n        out.append(data['logits'][bi, :num_objects[bi] + 1])\n"
+                 "    return out\n",
+                 "import torch\nclass Engine:\n    def add(self, img, obj_nums):\n        self.obj_nums = obj_nums\n"
+                 "    def loss(self, logits):\n        for b, n in enumerate(self.obj_nums):\n"
+                 "            yield logits[b, :n + 1]\n",
+                 "import torch\ndef crop(feats, counts):\n    return [feats[b, :n] for b, n in enumerate(counts)]\n",
+                 # the sizes every rank sends, gathered (essmc2's gather of variable-length tensors): their maximum
+                 # sizes the buffer, each rank's own cuts its piece
+                 "import torch\nimport torch.distributed as dist\ndef gather(t, world):\n"
+                 "    size = torch.tensor(t.shape[0], device='cuda')\n    sizes = [size.clone() for _ in range(world)]\n"
+                 "    dist.all_gather(sizes, size)\n    buf = torch.zeros(torch.tensor(sizes).max())\n    return buf\n",
+                 "import torch\nimport torch.distributed as dist\ndef gather(out, t, world):\n"
+                 "    size = torch.tensor(t.shape[0])\n    sizes = [size.clone() for _ in range(world)]\n"
+                 "    dist.all_gather(sizes, size)\n    return [o[:n] for o, n in zip(out, sizes)]\n",
+                 # (lead, session 26) torch's arithmetic on a 0-d tensor of the data or on a value read back: the data's
                  "import torch\ndef half(x, mask):\n    return x[:int(torch.div(mask.sum(), 2, rounding_mode='floor'))]\n",
                  "import torch\ndef half(x, t):\n    n = t.item()\n    return x[:int(torch.div(n, 2))]\n",
                  # ... and on values of unknown origin (a dict's entry, a row unpacked from a tensor): no evidence
@@ -472,7 +490,19 @@ class TensorValueInShape(ValueFlow):
         "    out = []\n    for i in range(score.shape[0]):\n        best = [score[i].argmax().item()]\n"
         "        for hist in reversed(history[:ends[i]]):\n            best.append(hist[i][best[-1]].item())\n"
         "        out.append(best)\n    return out\n",)
-    must_not_fire = (
+    must_not_fire = (# the same lists when no collective fills them: the code's own sizes
+                     # counts that are configuration (set when the model is built), or host arrays; a list of ints
+                     # not indexed by the sample the slice cuts
+                     "import torch\nclass Head(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                     "        self.sizes = [3, 5, 7]\n    def forward(self, x):\n"
+                     "        for i, n in enumerate(self.sizes):\n            yield x[i, :n]\n",
+                     "import numpy as np\nimport torch\ndef f(x, c):\n    counts = np.asarray(c)\n"
+                     "    for i, n in enumerate(counts):\n        yield x[i, :n]\n",
+                     "import torch\ndef f(x, counts):\n    for i, n in enumerate(counts):\n        yield x[:, :n]\n",
+                     "import torch\ndef f(x, sizes: list[int], k: int):\n    return x[k, :sizes[0] + 1]\n",
+                     "import torch\ndef pad(t, world):\n    size = torch.tensor(t.shape[0])\n"
+                     "    sizes = [size.clone() for _ in range(world)]\n    return torch.zeros(torch.tensor(sizes).max())\n",
+
         # session 27 (precision27): a count validated by a test that only raises (``if num_classes == 0: raise``) is
         # no count the code expects to vary: a loop over a configuration list's classes (rf-detr's keypoint costs)
         "import torch\ndef costs(pred: torch.Tensor, per_class, tgt: torch.Tensor):\n    n = len(per_class)\n"
@@ -1001,3 +1031,7 @@ class TensorValueInShape(ValueFlow):
         pick = sample_cut(node, bounds, ctx, scope)
         if pick is not None:   # ``attn[b, :, :src_len[b]]``: the sample cut to its own length
             report_flow(self, node, "a slice bound", (ELEMENT, pick), ctx)
+            return
+        count = sample_count(node, bounds, ctx, scope)
+        if count is not None:   # ``logits[b, :num_objects[b] + 1]`` of a ``list[int]``: each sample's own count
+            ctx.report(node, self.sample_message.format(count=short_source(count)), "a slice bound")

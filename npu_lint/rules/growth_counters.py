@@ -12,6 +12,9 @@ and bound nowhere else in the loop; the slice is a prefix (no lower bound, a con
 on one axis or more (a square mask ``m[:, :p, :p]``), of a tensor (or of a value of unknown kind given a tuple index: only arrays take one) the loop
 does not rebind. A window whose both ends move (``x[start:pos]`` with ``start = pos`` each step) keeps its width
 and is left alone.
+The same holds for a size read of the sequence the loop grows (``cur_len = out.shape[1]`` at the top of a
+decoding loop that ends with ``out = cat((out, nxt), -1)``; ``len(ids)``, ``ids.size(-1)``): a length one step
+longer at every iteration, whatever the loop counts (:func:`growing_lengths`, :func:`follows_length`).
 """
 from __future__ import annotations
 
@@ -72,4 +75,53 @@ def advanced_prefix(node: ast.Subscript, elements: list, loop: ast.AST, ctx: Fil
                   and (s.lower is None or isinstance(s.lower, ast.Constant) or stays(s.lower, loop, counter))]
         if moving and not any(counter in _names(e) for e in elements if not any(e is m for m in moving)):
             return counter
+    return None
+
+
+def size_read_of(node: ast.AST, grown: str) -> bool:
+    """``grown.shape[k]``, ``grown.size(k)``, ``grown.shape[-1]``, ``len(grown)``: a size of the sequence itself."""
+    if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
+        return isinstance(node.value.value, ast.Name) and node.value.value.id == grown
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size":
+        return isinstance(node.func.value, ast.Name) and node.func.value.id == grown
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
+        and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == grown
+
+
+def growing_lengths(loop: ast.AST, grown: str) -> frozenset[str]:
+    """Names the loop's own body statements bind, at every step and nowhere else in the loop, to a size read of
+    ``grown``, the sequence the loop grows (``cur_len = out.shape[1]``, ``n = ids.size(-1) + 1``): a length one step
+    longer at every iteration. Not a name read back from a tensor or indexing anything else."""
+    found: set[str] = set()
+    for statement in loop.body:   # type: ignore[attr-defined]
+        if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
+                and isinstance(statement.targets[0], ast.Name) \
+                and any(size_read_of(n, grown) for n in walk(statement.value)) \
+                and not any(isinstance(n, ast.Subscript) and not size_read_of(n, grown)
+                            or isinstance(n, ast.Call) and not size_read_of(n, grown) for n in walk(statement.value)):
+            found.add(statement.targets[0].id)
+    if not found:
+        return frozenset()
+    counts: dict[str, int] = {}
+    for node in walk(loop):
+        targets: list[ast.AST] = []
+        if isinstance(node, ast.Assign):
+            targets = list(node.targets)
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr, ast.For, ast.AsyncFor, ast.comprehension)):
+            targets = [node.target]
+        for target in targets:
+            for name in walk(target):
+                if isinstance(name, ast.Name) and name.id in found:
+                    counts[name.id] = counts.get(name.id, 0) + 1
+    return frozenset(name for name in found if counts.get(name, 0) == 1)
+
+
+def follows_length(node: ast.AST, lengths: frozenset[str], grown: str) -> Optional[str]:
+    """The growing length ``node`` reads (a name of :func:`growing_lengths` or a size read of ``grown`` written in
+    it), for the message; None when it reads none."""
+    for sub in walk(node):
+        if isinstance(sub, ast.Name) and sub.id in lengths:
+            return sub.id
+        if size_read_of(sub, grown):
+            return ast.unparse(sub)
     return None

@@ -13,7 +13,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.configuration import from_constants
-from npu_lint.analysis.scopes import VALUE
+from npu_lint.analysis.scopes import LOOP, PARAM, VALUE
 from npu_lint.context import FileContext
 
 _LOOPS_UP = 3   # enclosing ``for`` loops looked at for ``for i, x in enumerate(xs)``
@@ -23,7 +23,7 @@ def sample_cut(node: ast.Subscript, bounds: list[ast.AST], ctx: FileContext, sco
     """The pick ``lengths[i]`` (a bound of ``node``, or the value of a name bound once to it) that cuts the sample
     ``i`` of ``node``'s receiver (None: not this form)."""
     resolver = ctx.resolver
-    for bound in bounds:
+    for bound in map(_offset, bounds):
         pick = bound
         if isinstance(bound, ast.Name):
             binding = resolver.binding(bound, scope)
@@ -69,3 +69,58 @@ def _cuts_sample(node: ast.Subscript, index: str, ctx: FileContext) -> bool:
             if isinstance(first, ast.Name) and first.id == index:
                 return isinstance(second, ast.Name) and second.id == receiver.id
     return False
+
+
+def _offset(bound: ast.AST) -> ast.AST:
+    """``lengths[i] + 1`` -> ``lengths[i]``: a count and a constant (the background class, an end token)."""
+    if isinstance(bound, ast.BinOp) and isinstance(bound.op, (ast.Add, ast.Sub)) \
+            and isinstance(bound.right, ast.Constant) and isinstance(bound.right.value, int):
+        return bound.left
+    return bound
+
+
+def _int_list(annotation: Optional[ast.AST]) -> bool:
+    """``list[int]``, ``List[int]``, ``Sequence[int]``, ``typing.List[int]``: one number per sample, on the host."""
+    if not isinstance(annotation, ast.Subscript) or not isinstance(annotation.slice, ast.Name) \
+            or annotation.slice.id != "int":
+        return False
+    outer = annotation.value
+    name = outer.attr if isinstance(outer, ast.Attribute) else outer.id if isinstance(outer, ast.Name) else ""
+    return name in ("list", "List", "Sequence", "tuple", "Tuple")
+
+
+def sample_count(node: ast.Subscript, bounds: list[ast.AST], ctx: FileContext, scope) -> Optional[ast.AST]:
+    """The per-sample count that cuts the sample ``i`` of ``node``'s receiver when it is a host number, not a tensor's
+    element (None otherwise): ``logits[bi, :num_objects[bi] + 1]`` with ``num_objects: list[int]`` a parameter
+    (Cutie's loss), or ``x[b, :n + 1]`` in ``for b, n in enumerate(self.obj_nums)`` (DeAOT: the count of each
+    sample, set per call; a comprehension's ``for b, n in enumerate(...)`` too). Either way each sample is cut to its
+    own length: a new shape per sample."""
+    resolver = ctx.resolver
+    for bound in map(_offset, bounds):
+        if isinstance(bound, ast.Subscript) and isinstance(bound.slice, ast.Name) \
+                and isinstance(bound.value, ast.Name) and _cuts_sample(node, bound.slice.id, ctx):
+            binding = resolver.binding(bound.value, scope)
+            annotation = getattr(binding.node, "annotation", None) if binding is not None else None
+            if binding is not None and binding.tag == PARAM and _int_list(annotation):
+                return bound
+        if isinstance(bound, ast.Name):
+            binding = resolver.binding(bound, scope)
+            loop = ctx.parent_anywhere(binding.value) if binding is not None and binding.tag == LOOP \
+                and binding.path == (1,) and isinstance(binding.value, ast.AST) else None
+            if not isinstance(loop, (ast.For, ast.comprehension)) or not isinstance(loop.target, ast.Tuple) \
+                    or len(loop.target.elts) != 2 or not isinstance(loop.iter, ast.Call) \
+                    or not isinstance(loop.iter.func, ast.Name) or loop.iter.func.id != "enumerate" \
+                    or len(loop.iter.args) != 1:
+                continue
+            first, second = loop.target.elts
+            counts = loop.iter.args[0]
+            if not (isinstance(first, ast.Name) and isinstance(second, ast.Name) and second.id == bound.id) \
+                    or not isinstance(counts, (ast.Name, ast.Attribute)) or resolver.is_host(counts) \
+                    or from_constants(counts, resolver, scope):
+                continue
+            parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
+            if isinstance(parts[0], ast.Name) and parts[0].id == first.id:   # ``x[b, :n]``: the sample b, cut
+                value = resolver.value_of(counts, scope)
+                if value is None or value[0] in (K.LIST, *K.TENSORS):
+                    return bound
+    return None
