@@ -62,10 +62,10 @@ def test_no_after_join_of_a_list_made_per_step_or_bound_again():
 def test_a_length_read_from_the_grown_sequence_at_each_step():
     """TerraMind's decoding loop: ``cur_len = out.shape[1]`` at the top of a loop that ends with ``out = cat((out,
     nxt))``: the prefix up to it and the causal mask of its size grow with the sequence. Must not: the length read
-    once before the loop, a window whose start moves with its end, a length bound twice in the loop."""
+    once before the loop, a window whose start moves with its end, the batch axis, a length bound twice in the loop."""
     grows = ("import torch\ndef gen(model, out, emb, mask, n):\n    for i in range(n):\n        cur_len = out.shape[1]\n"
              "        y = model(out) + emb[:, :cur_len]\n        causal = torch.ones((cur_len, cur_len)).triu(1)\n"
-             "        y = model.dec(y, causal, mask[:, :len(out)])\n        nxt = y[:, -1:].argmax(-1)\n"
+             "        y = model.dec(y, causal, mask[:, :out.size(-1)])\n        nxt = y[:, -1:].argmax(-1)\n"
              "        out = torch.cat((out, nxt), dim=-1)\n    return out\n")
     assert _lines(grows) == [5, 6, 7, 9]
     before = ("import torch\ndef gen(model, out, emb, n):\n    cur_len = out.shape[1]\n    for i in range(n):\n"
@@ -76,6 +76,10 @@ def test_a_length_read_from_the_grown_sequence_at_each_step():
               "        y = model(out[:, -1:]) + emb[:, cur_len - 1:cur_len]\n        out = torch.cat((out, y), dim=-1)\n"
               "    return out\n")
     assert _lines(window) == [6]
+    batch = ("import torch\ndef gen(model, out, n):\n    for i in range(n):\n"
+             "        pad = torch.ones((out.shape[0], 1), dtype=torch.long)\n        rows = out[:len(out)]\n"
+             "        out = torch.cat((out, model(rows) * pad), dim=1)\n    return out\n")
+    assert _lines(batch) == [6]   # the batch axis of a sequence grown along axis 1
     twice = ("import torch\ndef gen(model, out, emb, n):\n    for i in range(n):\n        cur_len = out.shape[1]\n"
              "        if cur_len > 8:\n            cur_len = 8\n        y = model(out) + emb[:, :cur_len]\n"
              "        out = torch.cat((out, y[:, -1:]), dim=-1)\n    return out\n")

@@ -24,7 +24,7 @@ from npu_lint.context import FileContext
 _LOADER_KEYS = frozenset({"dataset", "sampler"})
 
 
-@lru_cache(maxsize=512)
+@lru_cache(maxsize=128)   # parsed dicts hold syntax trees: 512 config files kept 20 MB
 def _module_dicts(path: str) -> tuple[dict, tuple[str, ...]]:
     """{name: keywords of its module-level ``dict(...)``} and the ``_base_`` paths of the config file at ``path``."""
     try:

@@ -132,6 +132,8 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
             if made in JOINED and receiver.args and isinstance(receiver.args[0], (ast.List, ast.Tuple)) \
                     and receiver.args[0].elts and nesting < _NESTING:   # ``torch.stack((m1, m2))`` of such
                 return all(from_constants(e, resolver, scope, nesting + 1, evident) for e in receiver.args[0].elts)
+        if isinstance(receiver, ast.Call) and resolver.qualname(receiver.func, scope) in _TORCH_DRAWS:
+            return False   # ``torch.multinomial(self.dist, n)``: random draws of a fixed distribution
         if isinstance(receiver, ast.Call) and receiver.args and isinstance(receiver.func, ast.Attribute) \
                 and (resolver.qualname(receiver.func, scope) or "").startswith("torch."):
             if evident and resolver.kind_of_at(receiver.args[0], scope) not in K.TENSORS:
@@ -174,6 +176,11 @@ def _on_chain(receiver: ast.AST, value: object) -> bool:
         else:
             return False
     return False
+
+
+# torch's random draws: values of the run, whatever distribution (a model's buffer, configuration) they are drawn from.
+_TORCH_DRAWS = frozenset("torch." + name for name in (
+    "multinomial", "bernoulli", "normal", "poisson", "rand_like", "randn_like", "randint_like", "randperm"))
 
 
 def collective_written(binding: Binding, resolver: "Resolver") -> bool:

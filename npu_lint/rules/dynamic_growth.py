@@ -26,7 +26,7 @@ from npu_lint.rules.growth_carried import carried_join
 from npu_lint.rules.growth_derived import derived_join
 from npu_lint.rules.growth_fields import field_join
 from npu_lint.rules.growth_outside import outside_join
-from npu_lint.rules.growth_counters import advanced_prefix, follows_length, growing_lengths
+from npu_lint.rules.growth_counters import advanced_prefix, follows_length, growing_lengths, growth_axes
 from npu_lint.rules.growth_fresh import made_per_call
 from npu_lint.rules.growth_views import NARROWS, cache_method_join, growing_view, step_parameter
 from npu_lint.rules.kept_lists import generation_keywords, kept_list
@@ -897,7 +897,12 @@ class GrowingTensor(Rule):
                      "        out = Out(feats=with_pos(batch.feats, pos))\n    return out\n")
     # proven static: DenseNet's pass over the model's layers (a reviewer's 'unsure': the same shapes every call), a window sliced back, a trimmed queue, a value set afresh each step
     must_not_fire += (
-        # a loop that does not grow the sequence whose length it reads (the lines of a growing loop: test_step_growth.py)
+        # features joined side by side into an entry of a graph: the new piece another entry of the same holder, or
+        # the holder made in the function (DGL-LifeSci's JTVAE dataset)
+        "import torch\ndef build(g):\n    g.edata['x'] = torch.cat([g.edata.pop('src'), g.edata['x']], dim=1)\n    return g\n",
+        "import torch\ndef build(smiles, make):\n    g = make(smiles)\n    g.ndata['h'] = torch.cat([g.ndata['a'] * 2, g.ndata['h']], 1)\n"
+        "    return g\n",
+        # a loop that does not grow the sequence whose length it reads (the lines of a growing loop: test_growth_outside.py)
         "import torch\ndef refine(model, x, emb, n):\n    for i in range(n):\n        cur_len = x.shape[1]\n"
         "        x = model(x + emb[:, :cur_len])\n        m = torch.ones(cur_len, cur_len)\n    return x\n",
     )
@@ -1624,9 +1629,10 @@ class GrowingTensor(Rule):
         grown = _decoded(loop, ctx)
         if grown is None:
             return False
-        lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown))
+        axes = ctx.per_node(f"growth_axes:{grown}", loop, lambda lp: growth_axes(lp, grown))
+        lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown, axes))
         sizes = node.args[:1] if short == "full" else node.args
-        length = next((found for a in sizes if (found := follows_length(a, lengths, grown)) is not None), None)
+        length = next((found for a in sizes if (found := follows_length(a, lengths, grown, axes)) is not None), None)
         if length is None or any(isinstance(n, ast.Subscript) and not (isinstance(n.value, ast.Attribute)
                                                                        and n.value.attr == "shape")
                                  for a in sizes for n in walk(a)):
@@ -1935,10 +1941,16 @@ class GrowingTensor(Rule):
             if child is not statement and isinstance(child, ast.Assign) and child.lineno > statement.lineno \
                     and id(child) not in others and any(ast.unparse(t) == text for t in child.targets):
                 return False    # (not in another arm of a test around it: ``elif isinstance(v, np.ndarray)``)
-        last = call.args[0].elts[-1]    # type: ignore[attr-defined]
-        return read == text or ast.unparse(reordered(first)) == text or (   # ``cat([self.seq[sel], tok])``
-            len(call.args[0].elts) == 2 and ast.unparse(last) == text)   # type: ignore[attr-defined]
-        #     prepended: ``d[k] = cat([new, d[k]], -1)`` (Cutie's permanent memory) is one step longer too
+        if read == text or ast.unparse(reordered(first)) == text:   # ``cat([self.seq[sel], tok])``
+            return True
+        # prepended: ``d[k] = cat([new, d[k]], -1)`` (Cutie's permanent memory) is one step longer too, when the
+        # container is kept (``self``'s, or the caller's: a parameter) and the new piece is no other entry of it
+        # (``g.edata["x"] = cat([g.edata.pop("src"), g.edata["x"]], 1)``: features joined side by side)
+        elements = call.args[0].elts    # type: ignore[attr-defined]
+        holder = ast.unparse(container.value) if isinstance(container, (ast.Subscript, ast.Attribute)) else ""
+        kept = isinstance(root, ast.Name) and (root.id == "self" or root.id in {
+            a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs})
+        return len(elements) == 2 and ast.unparse(elements[-1]) == text and kept and holder not in read
 
     def _written_prefix(self, node: ast.Subscript, elements: list[ast.expr], ctx: FileContext) -> None:
         """``self.cache_k[:bsz, :start_pos + seqlen]`` where the function writes ``self.cache_k[:bsz, start_pos :
@@ -2032,11 +2044,13 @@ class GrowingTensor(Rule):
         grown = _decoded(loop, ctx)
         if grown is None or (isinstance(loop, ast.For) and over_layers(loop)):
             return
-        lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown))
-        moving = [(s, follows_length(s.upper, lengths, grown)) for s in elements if isinstance(s, ast.Slice)
+        axes = ctx.per_node(f"growth_axes:{grown}", loop, lambda lp: growth_axes(lp, grown))
+        lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown, axes))
+        moving = [(s, follows_length(s.upper, lengths, grown, axes)) for s in elements if isinstance(s, ast.Slice)
                   and s.step is None and s.upper is not None and (s.lower is None or isinstance(s.lower, ast.Constant))]
         moving = [(s, length) for s, length in moving if length is not None]
-        if not moving or any(follows_length(e, lengths, grown) for e in elements if not any(e is m for m, _ in moving)):
+        if not moving or any(follows_length(e, lengths, grown, axes) for e in elements
+                             if not any(e is m for m, _ in moving)):
             return
         root = node.value
         while isinstance(root, (ast.Attribute, ast.Subscript)):

@@ -184,6 +184,11 @@ class DataDependentShapeOp(Rule):
                 "Scatter", "Vad", "vad", "region_grow")
     message = "{api} has a data-dependent output shape ({construct}): a device sync and a recompile per new size on NPU; {alternative}"
     must_fire = (
+        # the distinct values of random draws from a model's fixed distribution (a registered buffer): the draws are
+        # the run's (Transformers4Rec's negative sampler)
+        "import torch\nclass Sampler(torch.nn.Module):\n    def __init__(self, p):\n        super().__init__()\n"
+        "        self.register_buffer('dist', torch.tensor(p))\n    def sample(self, n):\n"
+        "        return torch.multinomial(self.dist, n, replacement=True).unique()\n",
                  *_DEVICE_WORK, *_SAMPLE_WORK,
                  "import torch\npos = torch.nonzero(labels > 0)\n",
                  # a graph library's scatter without dim_size: its output has index.max() + 1 rows

@@ -78,27 +78,55 @@ def advanced_prefix(node: ast.Subscript, elements: list, loop: ast.AST, ctx: Fil
     return None
 
 
-def size_read_of(node: ast.AST, grown: str) -> bool:
-    """``grown.shape[k]``, ``grown.size(k)``, ``grown.shape[-1]``, ``len(grown)``: a size of the sequence itself."""
+def growth_axes(loop: ast.AST, grown: str) -> frozenset[int]:
+    """The axes along which the loop's own ``grown = cat([grown, ...], dim)`` joins (``dim`` a constant, 0 when left
+    out; an axis of 1 or -1 stands for both: the token axis of a ``(batch, length)`` sequence)."""
+    axes: set[int] = set()
+    for node in walk(loop):
+        if not isinstance(node, ast.Assign) or len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name) \
+                or node.targets[0].id != grown or not isinstance(node.value, ast.Call) or not node.value.args:
+            continue
+        call = node.value
+        dim = next((k.value for k in call.keywords if k.arg in ("dim", "axis")), call.args[1] if len(call.args) > 1
+                   else ast.Constant(0))
+        if isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and isinstance(dim.operand, ast.Constant):
+            dim = ast.Constant(-dim.operand.value)
+        if isinstance(dim, ast.Constant) and type(dim.value) is int:
+            axes.add(dim.value)
+    if axes & {1, -1}:
+        axes |= {1, -1}
+    return frozenset(axes)
+
+
+def _axis(node: ast.AST) -> Optional[int]:
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return -node.operand.value if type(node.operand.value) is int else None
+    return node.value if isinstance(node, ast.Constant) and type(node.value) is int else None
+
+
+def size_read_of(node: ast.AST, grown: str, axes: frozenset[int] = frozenset({0})) -> bool:
+    """``grown.shape[k]``, ``grown.size(k)``, ``len(grown)`` (axis 0) for ``k`` an axis the loop grows it along: a
+    size of the sequence itself (``out.shape[0]``, the batch, of a sequence grown along axis 1 is none)."""
     if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Attribute) and node.value.attr == "shape":
-        return isinstance(node.value.value, ast.Name) and node.value.value.id == grown
+        return isinstance(node.value.value, ast.Name) and node.value.value.id == grown and _axis(node.slice) in axes
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "size":
-        return isinstance(node.func.value, ast.Name) and node.func.value.id == grown
+        return isinstance(node.func.value, ast.Name) and node.func.value.id == grown and len(node.args) == 1 \
+            and _axis(node.args[0]) in axes
     return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "len" \
-        and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == grown
+        and len(node.args) == 1 and isinstance(node.args[0], ast.Name) and node.args[0].id == grown and 0 in axes
 
 
-def growing_lengths(loop: ast.AST, grown: str) -> frozenset[str]:
+def growing_lengths(loop: ast.AST, grown: str, axes: frozenset[int]) -> frozenset[str]:
     """Names the loop's own body statements bind, at every step and nowhere else in the loop, to a size read of
-    ``grown``, the sequence the loop grows (``cur_len = out.shape[1]``, ``n = ids.size(-1) + 1``): a length one step
-    longer at every iteration. Not a name read back from a tensor or indexing anything else."""
+    ``grown``, the sequence the loop grows, along an axis it grows (``cur_len = out.shape[1]``, ``n = ids.size(-1) +
+    1``): a length one step longer at every iteration. Not a name read back from a tensor or indexing anything else."""
     found: set[str] = set()
     for statement in loop.body:   # type: ignore[attr-defined]
         if isinstance(statement, ast.Assign) and len(statement.targets) == 1 \
                 and isinstance(statement.targets[0], ast.Name) \
-                and any(size_read_of(n, grown) for n in walk(statement.value)) \
-                and not any(isinstance(n, ast.Subscript) and not size_read_of(n, grown)
-                            or isinstance(n, ast.Call) and not size_read_of(n, grown) for n in walk(statement.value)):
+                and any(size_read_of(n, grown, axes) for n in walk(statement.value)) \
+                and not any(isinstance(n, (ast.Subscript, ast.Call)) and not size_read_of(n, grown, axes)
+                            and not _inside_read(n, statement.value, grown, axes) for n in walk(statement.value)):
             found.add(statement.targets[0].id)
     if not found:
         return frozenset()
@@ -116,12 +144,17 @@ def growing_lengths(loop: ast.AST, grown: str) -> frozenset[str]:
     return frozenset(name for name in found if counts.get(name, 0) == 1)
 
 
-def follows_length(node: ast.AST, lengths: frozenset[str], grown: str) -> Optional[str]:
-    """The growing length ``node`` reads (a name of :func:`growing_lengths` or a size read of ``grown`` written in
-    it), for the message; None when it reads none."""
+def _inside_read(node: ast.AST, value: ast.AST, grown: str, axes: frozenset[int]) -> bool:
+    """``node`` lies inside a size read of ``value`` (the ``.shape`` attribute's own parts)."""
+    return any(size_read_of(read, grown, axes) and any(n is node for n in walk(read)) for read in walk(value))
+
+
+def follows_length(node: ast.AST, lengths: frozenset[str], grown: str, axes: frozenset[int]) -> Optional[str]:
+    """The growing length ``node`` reads (a name of :func:`growing_lengths` or a size read of ``grown`` along an axis
+    it grows, written in it), for the message; None when it reads none."""
     for sub in walk(node):
         if isinstance(sub, ast.Name) and sub.id in lengths:
             return sub.id
-        if size_read_of(sub, grown):
+        if size_read_of(sub, grown, axes):
             return ast.unparse(sub)
     return None
