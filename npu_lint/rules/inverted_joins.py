@@ -354,27 +354,41 @@ def _built_list(items: ast.Name, node: ast.Call, function: ast.AST, ctx: FileCon
     """A list the function fills by ``append`` in a ``for`` over a sequence whose count nothing fixes (with
     ``sized_only``, a list unpacked empty beside others: only items' attributes whose sizes the function reads)."""
     found = None
+    memo = ctx.scratch.setdefault("inverted_additions", {})
     for where, added in _additions(function, ctx).get(items.id, ()):
         if not isinstance(where, (ast.For, ast.AsyncFor)) or _encloses(where, node) or where.lineno > node.lineno:
             continue
-        binds = _loop_bindings(where, ctx)
-        bound = set(_targets([where.target]))
-        for _ in range(3):      # names the body binds from the item (``n = len(t)``) vary with it too
-            bound |= {k for k, v in binds.items() if _reads(v, bound)}
-        value = binds.get(added.id, added) if isinstance(added, ast.Name) else added
-        if added is None or _fixed_items(added, ctx, frozenset(bound), binds):
+        key = (where, added, sized_only)   # the same for every join of the list (150 joins asked each addition)
+        if key not in memo:
+            memo[key] = _addition(where, added, function, ctx, sized_only)
+        verdict = memo[key]
+        if verdict is None:
             return None
-        sized = None
-        if _item_attribute(value, frozenset(bound)):
-            sized = _sized_attribute(value, _walked(where.target, where.iter), function, ctx)
-        if sized is None and (sized_only or _item_attribute(value, frozenset(bound))):
-            return None
-        given = _sequence_given(where.iter, ctx)
-        if given is None:
-            return None
-        found = found or f"one item per element of {given} (loop of line {where.lineno})" + (
-            f", whose sizes the function reads at line {sized}" if sized else "")
+        found = found or verdict
     return found
+
+
+def _addition(where: ast.AST, added: Optional[ast.AST], function: ast.AST, ctx: FileContext,
+              sized_only: bool) -> Optional[str]:
+    """What one addition ``items.append(added)`` in the loop ``where`` says of the list: why its count varies, or
+    None when the addition shows the items fixed (the whole list is then left alone)."""
+    binds = _loop_bindings(where, ctx)
+    bound = set(_targets([where.target]))   # type: ignore[attr-defined]
+    for _ in range(3):      # names the body binds from the item (``n = len(t)``) vary with it too
+        bound |= {k for k, v in binds.items() if _reads(v, bound)}
+    value = binds.get(added.id, added) if isinstance(added, ast.Name) else added
+    if added is None or _fixed_items(added, ctx, frozenset(bound), binds):
+        return None
+    sized = None
+    if _item_attribute(value, frozenset(bound)):
+        sized = _sized_attribute(value, _walked(where.target, where.iter), function, ctx)   # type: ignore[attr-defined]
+    if sized is None and (sized_only or _item_attribute(value, frozenset(bound))):
+        return None
+    given = _sequence_given(where.iter, ctx)   # type: ignore[attr-defined]
+    if given is None:
+        return None
+    return f"one item per element of {given} (loop of line {where.lineno})" + (
+        f", whose sizes the function reads at line {sized}" if sized else "")
 
 
 def _item_dim(node: ast.Call, ctx: FileContext) -> bool:

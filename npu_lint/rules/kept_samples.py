@@ -108,7 +108,14 @@ def _received(node: ast.Name, binding: Binding, ctx: FileContext) -> bool:
 
 def _appended_under_test(binding: Binding, ctx: FileContext) -> Optional[str]:
     """``kept = []``, then ``for x in batch: if <test>: kept.append(...)``: a loop over the received samples that
-    adds items only when a test passes."""
+    adds items only when a test passes (memoised per binding: every join of the list asks)."""
+    memo = ctx.scratch.setdefault("appended_under_test", {})
+    if binding not in memo:
+        memo[binding] = _appended_under_test_of(binding, ctx)
+    return memo[binding]
+
+
+def _appended_under_test_of(binding: Binding, ctx: FileContext) -> Optional[str]:
     name = binding.name
     for loop in _loops(binding.scope.node):
         iterated = loop.iter

@@ -214,10 +214,11 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
     exclusive = other_arms(loop, statement) | _first_arms(loop, text)
     aliases = None
     resets: Optional[set[int]] = None
-    for child in walk(loop):
-        if child is statement or id(child) in exclusive:
+    index = ctx.per_node("loop_written", loop, _written_targets) if ctx is not None else _written_targets(loop)
+    for child, single, written in index:
+        if child is statement or id(child) in exclusive or text not in written:
             continue
-        if isinstance(child, ast.Assign) and len(child.targets) == 1 and ast.unparse(child.targets[0]) == text:
+        if single == text:
             if resets is None:
                 resets = _conditional_resets(loop, text)
             if id(child) in resets:
@@ -231,15 +232,27 @@ def carried(loop: ast.AST, statement: ast.stmt, text: str, batches: bool = False
                 aliases = _aliases(loop, text)
             if any(rearranged(child.value, alias) for alias in aliases):
                 continue    # ``preds = x.view(-1, k, x.size(-1))`` ... ``x = preds.index_select(0, keep).view(..)``
+        targets = child.targets if isinstance(child, ast.Assign) else [child.target]
+        # ``x[rows] = v``: written in place, the length kept (a beam's rows reordered into it)
+        targets = [t for t in targets if not (isinstance(t, ast.Subscript) and ast.unparse(t.value) == text)]
+        if any(ast.unparse(n) == text for target in targets for n in walk(target)):
+            if ctx is not None and isinstance(child, ast.Assign) and _handed_back(child, text, ctx):
+                continue   # ``ids, done = self._end(ids, scores)`` returning ``ids`` or ``ids[keep]``
+            return False
+    return True
+
+
+def _written_targets(loop: ast.AST) -> list[tuple[ast.AST, Optional[str], frozenset[str]]]:
+    """The assignments of ``loop`` (nested ones too), each with the text of its single target (None: several, or
+    no plain ``=``) and the texts of every node of its targets: what :func:`carried` asks of each, for every join of
+    the loop (a walk and an unparse per join and node was quadratic in a 1,600-step body)."""
+    found = []
+    for child in walk(loop):
         if isinstance(child, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
             targets = child.targets if isinstance(child, ast.Assign) else [child.target]
-            # ``x[rows] = v``: written in place, the length kept (a beam's rows reordered into it)
-            targets = [t for t in targets if not (isinstance(t, ast.Subscript) and ast.unparse(t.value) == text)]
-            if any(ast.unparse(n) == text for target in targets for n in walk(target)):
-                if ctx is not None and isinstance(child, ast.Assign) and _handed_back(child, text, ctx):
-                    continue   # ``ids, done = self._end(ids, scores)`` returning ``ids`` or ``ids[keep]``
-                return False
-    return True
+            single = ast.unparse(targets[0]) if isinstance(child, ast.Assign) and len(targets) == 1 else None
+            found.append((child, single, frozenset(ast.unparse(n) for t in targets for n in walk(t))))
+    return found
 
 
 _BLOCKS = ("body", "orelse", "finalbody")

@@ -621,6 +621,20 @@ def _with_loops(function: ast.AST) -> Iterator[tuple[ast.AST, list[ast.For]]]:
                           else loops))
 
 
+def _built_items_vary(items: ast.Name, ctx: FileContext, rows: bool) -> Optional[str]:
+    """Why an item added to the list ``items`` has a length of its own (the first evidence), memoised per binding
+    of the list: every join of one list asks the same (150 joins of a list of 150 appends asked 22,500 times)."""
+    binding = ctx.resolver.binding(items)
+    memo = ctx.scratch.setdefault("built_items_vary", {})
+    key = (binding, rows) if binding is not None else None
+    if key is not None and key in memo:
+        return memo[key]
+    found = next((why for element, context in _built_list(items, ctx, rows) if (why := context.varies(element))), None)
+    if key is not None:
+        memo[key] = found
+    return found
+
+
 def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Optional[str]:
     """Why the list ``items`` holds per-sample items of different lengths (the evidence), else None."""
     rows = along_rows(call, ctx)
@@ -631,10 +645,9 @@ def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Option
         collated = _Items(ctx, [], None, rows).collated(items)
         if collated:    # ``torch.cat(samples)``, ``torch.cat(targets)`` of ``zip(*samples)``
             return collated
-        for element, context in _built_list(items, ctx, rows):
-            found = context.varies(element)
-            if found:
-                return found
+        found = _built_items_vary(items, ctx, rows)
+        if found:
+            return found
         if rows:
             tagged = tagged_in_place(items, call, ctx.enclosing(call, FUNCTION_TYPES))
             if tagged is not None:   # ``for i, boxes in enumerate(targets): boxes[:, 0] = i``

@@ -54,18 +54,29 @@ def _stopped_before(items: ast.Name, node: ast.AST, scope: Scope, ctx: FileConte
     function = ctx.enclosing_any(node, FUNCTION_TYPES)
     if function is None:
         return None
-    names = _mapped_from(items, scope, ctx)
+    names = frozenset(_mapped_from(items, scope, ctx))
+    memo = ctx.scratch.setdefault("stopping_loops", {})
+    key = (function, names)
+    found = memo.get(key)
+    if found is None:   # per function and lists, not per join: 150 joins of one list walked its loops 150 times
+        found = memo[key] = _stopping_loops(function, names, ctx)
+    return next(((loop, stop) for loop, stop in found if (loop.end_lineno or loop.lineno) < node.lineno), None)
+
+
+def _stopping_loops(function: ast.AST, names: frozenset[str], ctx: FileContext) -> list[tuple[ast.AST, ast.AST]]:
+    """The data-stopped loops of ``function`` (not of a nested one) that add items to one of the lists ``names``,
+    each with its stop, in the order of a walk."""
+    found: list[tuple[ast.AST, ast.AST]] = []
     for loop in walk(function):
-        if not isinstance(loop, _LOOPS) or (loop.end_lineno or loop.lineno) >= node.lineno \
-                or ctx.enclosing_any(loop, FUNCTION_TYPES) is not function:
+        if not isinstance(loop, _LOOPS) or ctx.enclosing_any(loop, FUNCTION_TYPES) is not function:
             continue
-        appended = _appended(loop, names, ctx)
+        appended = _appended(loop, set(names), ctx)
         if not appended:
             continue
         stop = _data_stop(loop, ctx, appended)
         if stop is not None:
-            return loop, stop
-    return None
+            found.append((loop, stop))
+    return found
 
 
 def _mapped_from(items: ast.Name, scope: Scope, ctx: FileContext) -> set[str]:
