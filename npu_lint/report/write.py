@@ -35,6 +35,13 @@ def write_text(path: Path, text: str) -> None:
         handle.write(text)
 
 
+def write_lines(path: Path, lines: Iterable[str]) -> None:
+    """A text file of ``lines``, each ended by a newline, written one by one (never joined into one string)."""
+    with open(path, "w", encoding="utf-8", errors="backslashreplace", newline="") as handle:
+        for line in lines:
+            handle.write(line + "\n")
+
+
 def write_csv(path: Path, header: list[str], rows: Iterable[Iterable[object]]) -> None:
     """The one CSV writer of every report file (the vendor's layouts and ours): written row by row, the same bytes
     as :func:`csv_text` (an inventory of 150,000 references is never held as one string)."""
