@@ -573,3 +573,26 @@ def test_csv_files_are_written_row_by_row_as_csv_text_renders_them(tmp_path) -> 
     assert (tmp_path / "t.csv").read_bytes() == csv_text(["File", "Start", "End", "API", "Status"], rows).encode()
     write_csv(tmp_path / "g.csv", ["File"], (row[:1] for row in rows))   # any iterable of rows
     assert (tmp_path / "g.csv").read_text() == 'File\na.py\n"b,c.py"\n'
+
+
+def test_the_log_file_makes_finding_records_when_it_is_written(tmp_path) -> None:
+    """A 5,000-file tree logs 23,000 findings: the run log holds one deferred block for them, not 23,000 lines, and
+    writes them in the vendor's line format, stamped when they were logged, with file names escaped."""
+    import io
+    from npu_lint.report.run import RunLog
+    from npu_lint.report.write import write_lines
+    log = RunLog(io.StringIO(), quiet=True)
+    log.log("INFO", "start")
+    made: list[int] = []
+
+    def messages():
+        made.append(1)
+        return (f"a\nb.py line: {k}" for k in range(3))
+
+    log.log_each("WARNING", messages)
+    log.log("INFO", "end")
+    assert len(log.lines) == 3 and not made   # nothing made before the file is written
+    write_lines(tmp_path / "log.txt", log.records())
+    lines = (tmp_path / "log.txt").read_text().splitlines()
+    assert [line[20:] for line in lines] == ["[INFO]    start"] + [f"[WARNING] a\\nb.py line: {k}" for k in range(3)] \
+        + ["[INFO]    end"]
