@@ -43,19 +43,7 @@ def _advanced_names(loop: ast.AST) -> frozenset[str]:
             advanced.add(statement.targets[0].id)
     if not advanced:
         return frozenset()
-    counts: dict[str, int] = {}
-    for node in walk(loop):
-        targets: list[ast.AST] = []
-        if isinstance(node, ast.Assign):
-            targets = list(node.targets)
-        elif isinstance(node, (ast.AugAssign, ast.AnnAssign, ast.NamedExpr)):
-            targets = [node.target]
-        elif isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            targets = [node.target]
-        for target in targets:
-            for name in walk(target):
-                if isinstance(name, ast.Name) and name.id in advanced:
-                    counts[name.id] = counts.get(name.id, 0) + 1
+    counts = _bindings_in(loop, advanced)
     if isinstance(loop, (ast.For, ast.AsyncFor)):
         loop_names = _names(loop.target)
         counts = {k: v + (1 if k in loop_names else 0) for k, v in counts.items()}
@@ -130,6 +118,12 @@ def growing_lengths(loop: ast.AST, grown: str, axes: frozenset[int]) -> frozense
             found.add(statement.targets[0].id)
     if not found:
         return frozenset()
+    counts = _bindings_in(loop, found)
+    return frozenset(name for name in found if counts.get(name, 0) == 1)
+
+
+def _bindings_in(loop: ast.AST, names: set[str]) -> dict[str, int]:
+    """How many times the loop (its own header included) binds each of ``names``."""
     counts: dict[str, int] = {}
     for node in walk(loop):
         targets: list[ast.AST] = []
@@ -139,9 +133,9 @@ def growing_lengths(loop: ast.AST, grown: str, axes: frozenset[int]) -> frozense
             targets = [node.target]
         for target in targets:
             for name in walk(target):
-                if isinstance(name, ast.Name) and name.id in found:
+                if isinstance(name, ast.Name) and name.id in names:
                     counts[name.id] = counts.get(name.id, 0) + 1
-    return frozenset(name for name in found if counts.get(name, 0) == 1)
+    return counts
 
 
 def _inside_read(node: ast.AST, value: ast.AST, grown: str, axes: frozenset[int]) -> bool:

@@ -5,7 +5,10 @@ tensor of lengths (a sync on NPU when it lives there) and a new shape per sample
 index is (a loop variable, a parameter, a comprehension's kept index), and whether the vector of lengths is a loader
 batch's field, an attribute set in another module or a parameter: the pairing itself shows a per-sample length. A
 vector the model knows as a host list or array, or as configuration (``torch.tensor([...])`` of constants), is left
-alone; so is a bound the resolver already follows (NPU403's ordinary reads)."""
+alone by :func:`sample_cut`; so is a bound the resolver already follows (NPU403's ordinary reads). :func:`sample_count`
+takes the host numbers a signature or a loop shows are one per sample (a ``list[int]`` parameter picked by the
+sample's index, the values of ``enumerate(counts)`` beside the index that picks the sample): no sync then, but the
+same new shape per sample."""
 from __future__ import annotations
 
 import ast
