@@ -80,6 +80,10 @@ def test_a_length_read_from_the_grown_sequence_at_each_step():
              "        pad = torch.ones((out.shape[0], 1), dtype=torch.long)\n        rows = out[:len(out)]\n"
              "        out = torch.cat((out, model(rows) * pad), dim=1)\n    return out\n")
     assert _lines(batch) == [6]   # the batch axis of a sequence grown along axis 1
+    afresh = ("import torch\ndef f(features, n):\n    for name in range(n):\n        feats = features[name]\n"
+              "        feats = torch.cat([feats, torch.zeros(feats.shape[0], 1)], dim=1)\n"
+              "        loops = torch.zeros(n, feats.shape[1])\n    return loops\n")
+    assert _lines(afresh) == []   # DGL-LifeSci's featurizer: read afresh each iteration, one column more each time
     twice = ("import torch\ndef gen(model, out, emb, n):\n    for i in range(n):\n        cur_len = out.shape[1]\n"
              "        if cur_len > 8:\n            cur_len = 8\n        y = model(out) + emb[:, :cur_len]\n"
              "        out = torch.cat((out, y[:, -1:]), dim=-1)\n    return out\n")

@@ -117,6 +117,19 @@ def _decoded(loop: ast.For, ctx: FileContext) -> Optional[str]:
     return found
 
 
+def _steadily_grown(loop: ast.AST, grown: str, ctx: FileContext) -> bool:
+    """The loop carries ``grown`` from one iteration to the next (the join of itself is its only assignment there,
+    :func:`carried`), not a name read afresh each time (``feats = features[name]`` then ``feats = cat([feats, z],
+    1)``: one column more, the same every iteration)."""
+    for node in walk(loop):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                and node.targets[0].id == grown and isinstance(node.value, ast.Call) and node.value.args \
+                and isinstance(node.value.args[0], (ast.List, ast.Tuple)) \
+                and any(isinstance(e, ast.Name) and e.id == grown for e in node.value.args[0].elts):
+            return carried(loop, node, grown, ctx=ctx)
+    return False
+
+
 def _rebound(loop: ast.For, value: ast.AST) -> bool:
     """The sliced tensor is assigned anew in the loop (a fresh value per step, not one tensor read in steps)."""
     text = ast.unparse(value)
@@ -1627,7 +1640,8 @@ class GrowingTensor(Rule):
                 or ctx.resolver.qualname(node.func) not in _FACTORIES or (isinstance(loop, ast.For) and over_layers(loop)):
             return False
         grown = _decoded(loop, ctx)
-        if grown is None:
+        if grown is None \
+                or not ctx.per_node(f"steadily_grown:{grown}", loop, lambda lp: _steadily_grown(lp, grown, ctx)):
             return False
         axes = ctx.per_node(f"growth_axes:{grown}", loop, lambda lp: growth_axes(lp, grown))
         lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown, axes))
@@ -2042,7 +2056,8 @@ class GrowingTensor(Rule):
         """``y_emb[:, :cur_len]`` after ``cur_len = out.shape[1]`` in a loop that grows ``out`` by a ``cat`` of itself
         every step (growth_counters.py): a prefix as long as the sequence so far, one step longer each iteration."""
         grown = _decoded(loop, ctx)
-        if grown is None or (isinstance(loop, ast.For) and over_layers(loop)):
+        if grown is None or (isinstance(loop, ast.For) and over_layers(loop)) \
+                or not ctx.per_node(f"steadily_grown:{grown}", loop, lambda lp: _steadily_grown(lp, grown, ctx)):
             return
         axes = ctx.per_node(f"growth_axes:{grown}", loop, lambda lp: growth_axes(lp, grown))
         lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown, axes))
