@@ -513,6 +513,16 @@ class LoaderWithoutDropLast(Rule):
                      "import torch\nfrom torch.utils.data import DataLoader\ndef make_loader(ds, bs):\n"
                      "    return DataLoader(ds, batch_size=bs, drop_last=True)\ntrain_loader = make_loader(ds, 32)\n")
 
+    must_fire += (  # session 29: a loader class chosen inline and called at once (BasicTS's runner builder)
+        "import torch\nfrom torch.utils.data import DataLoader\nclass DataLoaderX(DataLoader):\n    pass\n"
+        "def build(cfg, ds):\n    return (DataLoaderX if cfg.prefetch else DataLoader)(ds, batch_size=8, shuffle=True)\n",
+    )
+    must_not_fire += (  # ... not with drop_last=True, nor when an arm is no loader class
+        "import torch\nfrom torch.utils.data import DataLoader\nclass DataLoaderX(DataLoader):\n    pass\n"
+        "def build(cfg, ds):\n    return (DataLoaderX if cfg.prefetch else DataLoader)(ds, 8, shuffle=True, drop_last=True)\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef build(cfg, ds, make):\n"
+        "    return (make if cfg.custom else DataLoader)(ds, batch_size=8, shuffle=True)\n",
+    )
     must_fire += (  # session 25 (lead): the sampler a BatchSampler batches, bound in the training arm of an if
         "import torch\nfrom torch.utils.data import BatchSampler, DataLoader, RandomSampler, SequentialSampler\n"
         "def dataloader(data, batch_size, collate_fn, train=True):\n    if train:\n"

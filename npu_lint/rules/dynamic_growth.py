@@ -677,6 +677,11 @@ class GrowingTensor(Rule):
         'import torch\nclass Memory:\n    def write(self, key, x):\n        self.store[key] = torch.cat([self.store[key], x], 0)\n',
         'import torch\ndef expand(model, seq, depth):\n    nxt = model(seq).argmax(-1, keepdim=True)\n    seq = torch.column_stack((seq, nxt))\n    return seq if depth == 0 else expand(model, seq, depth - 1)\n',
         'import torch\ndef decode(model, x, n):\n    toks = []\n    for _ in range(n):\n        toks.append(model(x).argmax(-1))\n        x = torch.tensor(toks)\n    return x\n',
+        # a generation whose keywords come through a dict the function builds (BE-GREAT, REaLTabFormer's sampler)
+        "import torch\ndef sample(self, ids, n, eos):\n    kwargs = dict(max_length=n, do_sample=True)\n"
+        "    return self.model.generate(ids, **kwargs)\n",
+        "import torch\ndef sample(self, ids, eos):\n    kwargs = {'input_ids': ids}\n    kwargs['eos_token_id'] = eos\n"
+        "    return self.model.generate(**kwargs)\n",
         # a memory kept in a dict the caller holds, appended or prepended in two arms of a test (Cutie's
         # _add_last_dim(self.v, obj, value, prepend=...)): each arm grows it; the other arm is no reset
         "import torch\ndef add(d, key, new, prepend=False):\n    if key in d:\n        if prepend:\n"
@@ -910,6 +915,8 @@ class GrowingTensor(Rule):
                      "        out = Out(feats=with_pos(batch.feats, pos))\n    return out\n")
     # proven static: DenseNet's pass over the model's layers (a reviewer's 'unsure': the same shapes every call), a window sliced back, a trimmed queue, a value set afresh each step
     must_not_fire += (
+        # a data generator's generate given a dict of other options
+        "import torch\ndef make(gen, n):\n    options = dict(size=n, seed=0)\n    return gen.generate(**options)\n",
         # features joined side by side into an entry of a graph: the new piece another entry of the same holder, or
         # the holder made in the function (DGL-LifeSci's JTVAE dataset)
         "import torch\ndef build(g):\n    g.edata['x'] = torch.cat([g.edata.pop('src'), g.edata['x']], dim=1)\n    return g\n",
@@ -1847,7 +1854,7 @@ class GrowingTensor(Rule):
         loop that grows the sequence and the key/value cache by a step each iteration (generated_calls.py)."""
         if not ctx.uses_torch or ctx.resolver.is_host(node.func.value):   # type: ignore[attr-defined]
             return
-        keywords = generation_keywords(node)
+        keywords = generation_keywords(node, ctx)
         if not keywords:
             return
         ctx.report(node, self.message.format(

@@ -62,7 +62,25 @@ _GENERATION = ("input_ids", "max_length", "max_new_tokens", "min_length", "gener
                "do_sample", "eos_token_id", "inputs_embeds", "top_p", "top_k", "num_return_sequences")
 
 
-def generation_keywords(node: ast.Call) -> list[str]:
+def generation_keywords(node: ast.Call, ctx: Optional[FileContext] = None) -> list[str]:
     """The generation keywords ``x.generate(...)`` passes (``input_ids=``, ``max_length=``, ``num_beams=``), in
-    order; empty for any other ``generate`` (a data generator's, a vLLM engine's ``sampling_params``)."""
-    return [k.arg for k in node.keywords if k.arg in _GENERATION]
+    order, also through ``**kwargs`` of a dict the function builds (``generate_kwargs = dict(max_length=n, ...)``,
+    a ``{"max_length": n}`` display) when ``ctx`` is given; empty for any other ``generate`` (a data generator's,
+    a vLLM engine's ``sampling_params``)."""
+    found = [k.arg for k in node.keywords if k.arg in _GENERATION]
+    for k in node.keywords:
+        if k.arg is None and isinstance(k.value, ast.Name) and ctx is not None:
+            binding = ctx.resolver.binding(k.value)
+            value = binding.value if binding is not None and binding.tag == "value" and not binding.path else None
+            if isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "dict" \
+                    and ctx.resolver.binding(value.func) is None:
+                found += [kw.arg for kw in value.keywords if kw.arg in _GENERATION]
+            elif isinstance(value, ast.Dict):
+                found += [key.value for key in value.keys if isinstance(key, ast.Constant) and key.value in _GENERATION]
+            function = ctx.enclosing(node, FUNCTION_TYPES)   # ``generate_kwargs["eos_token_id"] = eos`` before it
+            for statement in walk(function) if function is not None else ():
+                if isinstance(statement, ast.Assign) and statement.lineno < node.lineno:
+                    found += [t.slice.value for t in statement.targets if isinstance(t, ast.Subscript)
+                              and isinstance(t.value, ast.Name) and t.value.id == k.value.id
+                              and isinstance(t.slice, ast.Constant) and t.slice.value in _GENERATION]
+    return found

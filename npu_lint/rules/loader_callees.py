@@ -45,6 +45,10 @@ def loader_callee(node: ast.Call, ctx: FileContext) -> Optional[str]:
     loader class; torch's ``DataLoader`` for another library's class named as one (`_named_loader`) and for a
     local name every binding of which (reaching the call) is such a class, one of them at least a loader class;
     else the resolver's name (None, or a class that is no loader)."""
+    if isinstance(node.func, ast.IfExp):   # ``(DataLoaderX if prefetch else DataLoader)(dataset, ...)``
+        found: Optional[list[str]] = []
+        found = _chosen(found, (node.func.body, node.func.orelse), ctx.resolver.current, ctx)
+        return None if not found else DATA_LOADER if DATA_LOADER in found else found[0]
     qualname = ctx.resolver.qualname(node.func)
     if loader_class(qualname):
         return qualname
@@ -60,17 +64,29 @@ def loader_callee(node: ast.Call, ctx: FileContext) -> Optional[str]:
             return None
         value = binding.value
         arms = (value.body, value.orelse) if isinstance(value, ast.IfExp) else (value,)
-        for arm in arms:   # ``loader = DataLoader if weighted else InfiniteDataLoader``: either class
-            if not isinstance(arm, (ast.Name, ast.Attribute)):
-                return None
-            bound = ctx.resolver.qualname(arm, binding.scope)
-            if loader_class(bound):
-                found.append(bound)
-            elif _named_loader(bound, ctx):
-                found.append(DATA_LOADER)
-            elif len(arms) == 1 or not _own_loader(arm, binding.scope, ctx):
-                return None
+        found = _chosen(found, arms, binding.scope, ctx)   # ``loader = DataLoader if weighted else InfiniteDataLoader``
+        if found is None:
+            return None
     return DATA_LOADER if DATA_LOADER in found else (found[0] if found else None)
+
+
+def _chosen(found: Optional[list[str]], arms: tuple[ast.expr, ...], scope: object,
+            ctx: FileContext) -> Optional[list[str]]:
+    """``found`` with the loader classes ``arms`` name (either arm of a choice), or None when an arm is something
+    else (the file's own loader class counts as the other arm of a choice)."""
+    if found is None:
+        return None
+    for arm in arms:
+        if not isinstance(arm, (ast.Name, ast.Attribute)):
+            return None
+        bound = ctx.resolver.qualname(arm, scope)
+        if loader_class(bound):
+            found.append(bound)
+        elif _named_loader(bound, ctx):
+            found.append(DATA_LOADER)
+        elif len(arms) == 1 or not _own_loader(arm, scope, ctx):
+            return None
+    return found
 
 
 def _own_loader(arm: ast.expr, scope: object, ctx: FileContext) -> bool:
