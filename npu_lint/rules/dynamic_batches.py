@@ -153,7 +153,8 @@ class LoaderWithoutDropLast(Rule):
         torch_ds_dl: DataLoader = torch.utils.data.DataLoader``, then ``DataLoader(dataset, batch_size,
         shuffle=shuffle)``: every binding reaching the call a loader class; or a choice of two, ``loader =
         DataLoader if image_weights else InfiniteDataLoader``, the other one the file's own subclass of a loader
-        class), and another library's subclass of
+        class, or the same choice called at once, ``(DataLoaderX if prefetch else DataLoader)(dataset, ...)``),
+        and another library's subclass of
         ``DataLoader`` that ``rule_tables/library_classes.tsv`` lacks is known by its class name saying
         ``DataLoader`` (``torchtuples.data.DataLoaderBatch``, timm's ``MultiEpochsDataLoader``; not torch's, not the
         analysed project's, not a name for settings or an iterator such as ``DataLoaderConfiguration``): read as

@@ -413,6 +413,13 @@ class GrowingTensor(Rule):
         Hugging Face one does; so does a tensor made in a loop over steps from a host array the loop grows by
         itself, ``x = torch.from_numpy(hist)`` with ``hist = np.append(hist, y)`` (a recursive forecast re-reading
         its history; not a window cut back to its length).
+        A size read of the sequence a loop carries and grows, along the axis it grows (``cur_len = out.shape[1]``
+        bound once at each step, ``out.size(-1)``, ``len(seq)`` for axis 0), is a length one step longer every
+        iteration: a prefix slice up to it and a factory sized by it (a causal mask ``torch.ones((cur_len,
+        cur_len))``) are reported; the batch axis, a window and a name read afresh each iteration are not. An item
+        kept between calls (``self``'s, a parameter's) grows in either arm of a test, appended or prepended
+        (``d[k] = cat([new, d[k]])``). A ``generate`` call's generation keywords may come through a dict the
+        function builds (``kwargs = dict(max_length=n)``, ``kwargs["eos_token_id"] = eos``, ``**kwargs``).
     Why it matters on NPU:
         Every step has a new length: the concatenation and every operator that reads the tensor (attention
         over the sequence, the model's forward) compile again on NPU at each step.

@@ -154,6 +154,11 @@ class TensorValueInShape(ValueFlow):
         spans (a start and a length), a list of counts stored on ``self`` / ``ctx``; a ratio, a comparison, a log call, a
         positional argument, a bare scalar returned, ``argmax`` (a token id), datasets' and samplers' methods and test code stay quiet
         (escaped_reads.py).
+        A sample cut to its own count when the count is a host number one per sample (``logits[b, :num_objects[b]
+        + 1]`` with ``num_objects: list[int]`` a parameter; ``x[b, :n]`` in ``for b, n in enumerate(counts)``, a
+        loop or a comprehension) is reported with its own message: no sync, but a new shape per sample
+        (sample_cuts.py). The sizes ``dist.all_gather`` collects from the ranks are data (their maximum sizing a
+        buffer, each rank's cutting its piece).
     Why it matters on NPU:
         Reading a value is a host-device sync, and a shape built from it changes with the data: each new
         shape compiles the NPU operators again, so the step time follows the data instead of staying flat.
