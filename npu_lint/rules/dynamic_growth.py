@@ -117,6 +117,19 @@ def _decoded(loop: ast.For, ctx: FileContext) -> Optional[str]:
     return found
 
 
+def _growing_lengths(loop: ast.AST, ctx: FileContext) -> Optional[tuple[str, frozenset[int], frozenset[str]]]:
+    """The sequence a loop carries and grows by a ``cat`` of itself, the axes it grows along and the names its body
+    binds to its length at each step (growth_counters.py), once per loop; None for a loop over the model's layers
+    or one that grows nothing so."""
+    if isinstance(loop, ast.For) and over_layers(loop):
+        return None
+    grown = _decoded(loop, ctx)   # type: ignore[arg-type]
+    if grown is None or not _steadily_grown(loop, grown, ctx):
+        return None
+    axes = growth_axes(loop, grown)
+    return grown, axes, growing_lengths(loop, grown, axes)
+
+
 def _steadily_grown(loop: ast.AST, grown: str, ctx: FileContext) -> bool:
     """The loop carries ``grown`` from one iteration to the next (the join of itself is its only assignment there,
     :func:`carried`), not a name read afresh each time (``feats = features[name]`` then ``feats = cat([feats, z],
@@ -1651,14 +1664,12 @@ class GrowingTensor(Rule):
         out.shape[1]`` in a loop (``for``, ``while``) that grows ``out`` by a ``cat`` of itself every step
         (growth_counters.py): a tensor one step larger at every iteration. Reported (True)."""
         if not isinstance(loop, (ast.For, ast.While)) or short not in _FACTORY_NAMES \
-                or ctx.resolver.qualname(node.func) not in _FACTORIES or (isinstance(loop, ast.For) and over_layers(loop)):
+                or ctx.resolver.qualname(node.func) not in _FACTORIES:
             return False
-        grown = _decoded(loop, ctx)
-        if grown is None \
-                or not ctx.per_node(f"steadily_grown:{grown}", loop, lambda lp: _steadily_grown(lp, grown, ctx)):
+        growing = ctx.per_node("growing_lengths", loop, lambda lp: _growing_lengths(lp, ctx))
+        if growing is None:
             return False
-        axes = ctx.per_node(f"growth_axes:{grown}", loop, lambda lp: growth_axes(lp, grown))
-        lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown, axes))
+        grown, axes, lengths = growing
         sizes = node.args[:1] if short == "full" else node.args
         length = next((found for a in sizes if (found := follows_length(a, lengths, grown, axes)) is not None), None)
         if length is None or any(isinstance(n, ast.Subscript) and not (isinstance(n.value, ast.Attribute)
@@ -1976,8 +1987,7 @@ class GrowingTensor(Rule):
         # (``g.edata["x"] = cat([g.edata.pop("src"), g.edata["x"]], 1)``: features joined side by side)
         elements = call.args[0].elts    # type: ignore[attr-defined]
         holder = ast.unparse(container.value) if isinstance(container, (ast.Subscript, ast.Attribute)) else ""
-        kept = isinstance(root, ast.Name) and (root.id == "self" or root.id in {
-            a.arg for a in function.args.posonlyargs + function.args.args + function.args.kwonlyargs})
+        kept = isinstance(root, ast.Name) and (root.id == "self" or root.id in {a.arg for a in parameters(function)})
         return len(elements) == 2 and ast.unparse(elements[-1]) == text and kept and holder not in read
 
     def _written_prefix(self, node: ast.Subscript, elements: list[ast.expr], ctx: FileContext) -> None:
@@ -2069,12 +2079,10 @@ class GrowingTensor(Rule):
     def _length_prefix(self, node: ast.Subscript, elements: list, loop: ast.AST, ctx: FileContext) -> None:
         """``y_emb[:, :cur_len]`` after ``cur_len = out.shape[1]`` in a loop that grows ``out`` by a ``cat`` of itself
         every step (growth_counters.py): a prefix as long as the sequence so far, one step longer each iteration."""
-        grown = _decoded(loop, ctx)
-        if grown is None or (isinstance(loop, ast.For) and over_layers(loop)) \
-                or not ctx.per_node(f"steadily_grown:{grown}", loop, lambda lp: _steadily_grown(lp, grown, ctx)):
+        growing = ctx.per_node("growing_lengths", loop, lambda lp: _growing_lengths(lp, ctx))
+        if growing is None:
             return
-        axes = ctx.per_node(f"growth_axes:{grown}", loop, lambda lp: growth_axes(lp, grown))
-        lengths = ctx.per_node(f"growing_lengths:{grown}", loop, lambda lp: growing_lengths(lp, grown, axes))
+        grown, axes, lengths = growing
         moving = [(s, follows_length(s.upper, lengths, grown, axes)) for s in elements if isinstance(s, ast.Slice)
                   and s.step is None and s.upper is not None and (s.lower is None or isinstance(s.lower, ast.Constant))]
         moving = [(s, length) for s, length in moving if length is not None]
