@@ -16,7 +16,8 @@ def kernel_launch(call: ast.Call, ctx: "FileContext") -> Optional[tuple[str, dic
     """``_k[grid](x, n, BLOCK=128)``: the kernel's name and the cuda_libraries.tsv row of its compiler when the
     subscripted name is a function of the file a kernel compiler decorates, or a name imported from the project's
     other modules into a file that imports a kernel language itself (the kernel defined beside its launcher's
-    imports, ``from .kernels import _fwd_kernel``); else None (``self.layers[i](x)``, a list of functions)."""
+    imports, ``from .kernels import _fwd_kernel``) or, with the project index, from a module that imports one;
+    else None (``self.layers[i](x)``, a list of functions)."""
     func = call.func
     if not isinstance(func, ast.Subscript) or not isinstance(func.value, ast.Name) or npu_backend(ctx):
         return None
@@ -37,6 +38,9 @@ def kernel_launch(call: ast.Call, ctx: "FileContext") -> Optional[tuple[str, dic
     if binding.tag == IMPORT and isinstance(binding.value, str) and (binding.value.startswith(".") or (
             ctx.project is not None and ctx.project.holds_package(binding.value, ctx.module))):
         row = _file_language(ctx)
+        if row is None and ctx.project is not None:   # the kernel's own module imports the language (whisper's
+            language = ctx.project.kernel_language(binding.value, ctx.module)   # ``from .triton_ops import dtw_kernel``
+            row = _compiler_row(f"{language}.jit") if language else None      # inside the launching function)
         if row is not None:
             return name.id, row
     return None

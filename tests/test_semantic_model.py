@@ -436,6 +436,13 @@ def reaching(source: str) -> list[int]:
     ("def f(n):\n    for i in range(n):\n        x = i\n        probe(x)\n        x = 2\n", [3]),
     # ``+=`` adds to what reaches
     ("def f(ts):\n    x = 0\n    for t in ts:\n        x += t\n    probe(x)\n", [2, 4]),
+    # another arm of the same if/elif chain never reaches the use, unless a loop holding the use holds both
+    ("def f(a, b):\n    x = 0\n    if a:\n        x = 1\n    elif b:\n        probe(x)\n", [2]),
+    ("def f(a):\n    x = 0\n    if a:\n        x = 1\n    else:\n        probe(x)\n", [2]),
+    ("def f(a, n):\n    x = 0\n    for i in range(n):\n        if a:\n            x = 1\n        else:\n"
+     "            probe(x)\n", [2, 5]),
+    ("def f(a, n):\n    for i in range(n):\n        x = 0\n        if a:\n            x = 1\n        else:\n"
+     "            probe(x)\n", [3]),
 ])
 def test_bindings_that_may_reach_a_use(source, lines):
     assert reaching(source) == lines

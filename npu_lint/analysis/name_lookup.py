@@ -126,9 +126,13 @@ class NameLookup:
             elif binding.tag == VALUE and not binding.path and type(binding.value) is ast.Call \
                     and (module := self.imported_module(binding.value, binding.scope)):
                 targets.append(module)   # ``torch = try_import("torch")``: the module itself
-            elif binding is bindings[0]:
-                return ()   # the last binding is a value: the name is no API
-        return (targets[0],) if len(targets) == 1 else tuple(dict.fromkeys(targets))
+            elif binding is bindings[0] and not any(b.tag == IMPORT for b in bindings[1:]):
+                return ()   # the last binding is a value: the name is no API (but a shim beside an import is skipped)
+        if len(targets) == 1:
+            return (targets[0],)
+        # ``try: from torch.cuda.amp import autocast`` / ``except ImportError: from contextlib import nullcontext as
+        # autocast``: the torch API first, the fallback only runs where it is missing
+        return tuple(sorted(dict.fromkeys(targets), key=lambda t: not t.startswith("torch.")))
 
     def _chosen_targets(self, choice: ast.IfExp, scope: Scope) -> list[str]:
         """The namespaces (modules, classes) either arm of ``A if test else B`` names; an arm that is no API (the

@@ -120,6 +120,12 @@ class ProjectView(FunctionFacts):
         target = self.absolute(qualname, importer)
         return target is not None and self.index.host_only_function(target)
 
+    def kernel_language(self, qualname: str, importer: str) -> Optional[str]:
+        """The GPU kernel language (``triton``, ``numba.cuda``) the module of the project function the importer
+        names imports at module level, else None."""
+        target = self.absolute(qualname, importer)
+        return self.index.kernel_language(target) if target is not None else None
+
     def defines(self, qualname: str, importer: str) -> Optional[str]:
         """``function``, ``class`` or ``module`` when the project's own Python defines the name, else None."""
         target = self.absolute(qualname, importer)

@@ -432,7 +432,8 @@ class Scopes:
         """Every binding of ``name`` that may reach a use at ``pos`` (a *may* query, for data flow): going back
         from the use, bindings until one that runs whenever the use runs (not in an ``if`` arm the use is not
         in), both arms of an ``if`` (an ``if`` without ``else`` keeps the earlier binding), ``n += v``, and in a
-        loop the bindings later in its body (loop-carried). Names bound in an enclosing scope: as ``lookup``."""
+        loop the bindings later in its body (loop-carried). A binding in another arm of an ``if`` chain that holds
+        the use never reaches it, unless a loop holding the use holds it too (``if a: x = f()`` / ``else: g(x)``). Names bound in an enclosing scope: as ``lookup``."""
         bindings = scope.names.get(name)
         if not bindings or name in scope.globals or name in scope.nonlocals:
             return self.lookup_reaching(name, scope, pos)
@@ -442,9 +443,16 @@ class Scopes:
         index = self._positions(bindings) if len(bindings) > _INDEXED else None
         ordered = index is not None and index.ordered
         earlier = (bindings[i] for i in range(index.after(pos) - 1, -1, -1)) if ordered else reversed(bindings)  # type: ignore
+        arms: Optional[dict[int, int]] = None
+        other_arms: list[Binding] = []
         for binding in earlier:
             if binding.pos > pos or binding.tag == NONE:
                 continue
+            if binding.guard and guard:   # another arm of an ``if`` holding the use: only round a loop holding both
+                arms = dict(guard) if arms is None else arms
+                if self._other_arm(binding, arms):
+                    other_arms.append(binding)
+                    continue
             if binding.tag == DELETE:
                 killer = binding.pos
                 break
@@ -461,6 +469,7 @@ class Scopes:
             if start_of_path < loop_start:
                 later = bindings[index.after(pos):index.after(loop_end)] if ordered else bindings  # type: ignore
                 found.extend(b for b in later if pos < b.pos <= loop_end and b.tag not in (NONE, DELETE))
+                found.extend(b for b in other_arms if loop_start <= b.pos and b.tag != DELETE and b not in found)
         found.extend(b for b in scope.augments.get(name, ()) if start_of_path < b.pos <= pos or any(
             pos < b.pos <= end and start_of_path < start for start, end in loops))
         return found

@@ -166,6 +166,19 @@ class ProjectIndex(CallGraph):
             return False
         return not any(target.split(".", 1)[0] in _TORCH_PACKAGES for _, target in found[0].imports)
 
+    def kernel_language(self, qualname: str) -> Optional[str]:
+        """``triton`` (or ``numba.cuda``) when ``qualname`` is a function of the indexed code whose module imports
+        that GPU kernel language at module level (whisper's ``triton_ops.dtw_kernel``), else None."""
+        found = self.functions.get(self.resolve(qualname) or "")
+        if found is None:
+            return None
+        for _, target in found[0].imports:
+            if target == "triton" or target.startswith("triton."):
+                return "triton"
+            if target.startswith("numba.cuda"):
+                return "numba.cuda"
+        return None
+
     def holds_package(self, qualname: str) -> bool:
         """The top-level package of ``qualname`` is one of the analysed code's own (not only an -env path's)."""
         own = getattr(self, "_own_packages", None)

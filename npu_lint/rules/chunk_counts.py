@@ -86,7 +86,7 @@ def _counted_length(node: ast.AST, ctx: FileContext, bound: Optional[str]) -> bo
 def rounded_up(count: ast.AST, step: ast.AST, ctx: FileContext, depth: int = 0, bound: Optional[str] = None) -> bool:
     """A number of chunks rounded up: ``math.ceil(len(x) / s)``, ``int(np.ceil(n / s))``, ``(n + s - 1) // s``
     (``(n + (s - 1)) // s``),
-    ``-(-n // s)``, ``n // s + 1``, ``n // s + (n % s > 0)``, with ``n`` a length read from the data (or a name
+    ``-(-n // s)``, ``n // s + 1``, ``(n - 1) // s + 1``, ``n // s + (n % s > 0)``, with ``n`` a length read from the data (or a name
     bound to one of them), or ``bound``, the value the chunk's end is clipped to. ``n // s`` drops the short tail:
     not rounded up."""
     if isinstance(count, ast.Name) and depth == 0:
@@ -115,11 +115,21 @@ def rounded_up(count: ast.AST, step: ast.AST, ctx: FileContext, depth: int = 0, 
         return _same_step(count.right, step) and ast.unparse(count.right) in added | minus_one \
             and any(_counted_length(n, ctx, bound) for n in walk(count.left) if isinstance(n, (ast.Call, ast.Subscript, ast.Name)))
     if isinstance(count.op, ast.Add) and isinstance(count.left, ast.BinOp) and isinstance(count.left.op, ast.FloorDiv) \
+            and _less_one(count.left.left, ctx, bound) and _same_step(count.left.right, step) \
+            and isinstance(count.right, ast.Constant) and count.right.value == 1:   # ``(n - 1) // s + 1``
+        return True
+    if isinstance(count.op, ast.Add) and isinstance(count.left, ast.BinOp) and isinstance(count.left.op, ast.FloorDiv) \
             and _counted_length(count.left.left, ctx, bound) and _same_step(count.left.right, step):
         extra = count.right     # ``n // s + 1``, ``n // s + (n % s > 0)``, ``+ int(n % s != 0)``
         return (isinstance(extra, ast.Constant) and extra.value == 1) \
             or any(isinstance(n, ast.BinOp) and isinstance(n.op, ast.Mod) for n in walk(extra))
     return False
+
+
+def _less_one(node: ast.AST, ctx: FileContext, bound: Optional[str]) -> bool:
+    """``n - 1`` with ``n`` a counted length."""
+    return isinstance(node, ast.BinOp) and isinstance(node.op, ast.Sub) and isinstance(node.right, ast.Constant) \
+        and node.right.value == 1 and _counted_length(node.left, ctx, bound)
 
 
 # Calls that make a tensor of a list of items: the batch the items are collected for.

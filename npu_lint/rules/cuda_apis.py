@@ -158,10 +158,13 @@ def _may_be_generic(ref: ApiRef, ctx: FileContext) -> bool:
     """A name one of whose reaching bindings is no CUDA name: ``try: from torch.amp import GradScaler / except
     ImportError: from torch.cuda.amp import GradScaler``, or an import per backend (``if is_npu_available(): from
     torch.npu.amp import GradScaler ... else: from torch.cuda.amp import GradScaler``). The CUDA import is the line to
-    change (reported there); a use of the name may be the generic or the NPU class and asks for nothing."""
+    change (reported there); a use of the name may be the generic or the NPU class and asks for nothing. A no-op
+    shim for old torch (``except ImportError: from contextlib import nullcontext as autocast``, a ``def autocast``
+    in the ``else`` arm) is no alternative: the use runs the CUDA class wherever torch has it."""
     if not ref.qualname.startswith("torch.cuda."):
         return False
-    return any(not name.startswith("torch.cuda.") for name in ctx.resolver.qualnames(ref.node))
+    return any(not name.startswith("torch.cuda.") and name.startswith(("torch.", "torch_npu."))
+               for name in ctx.resolver.qualnames(ref.node))
 
 
 def _inherited(ref: ApiRef, ctx: FileContext) -> bool:

@@ -380,7 +380,7 @@ class ShortLastChunk(Rule):
         is what remains; the chunk must go to a model, and chunks of one are left alone).
         Chunk ``i`` of a count rounded up is the same thing: ``x[i * bs:(i + 1) * bs]`` under
         ``for i in range(math.ceil(len(x) / bs))`` (also ``(n + bs - 1) // bs``, ``-(-n // bs)``, ``n // bs + 1``,
-        ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding;
+        ``(n - 1) // bs + 1``, ``int(np.ceil(...))``, through a name; a count rounded down, ``len(x) // bs``, drops the tail: no finding;
         the bounds may be names, ``start, end = i * bs, min(n, (i + 1) * bs)``, and with the end clipped the count
         may round up the clip's own bound, a count a caller sets: ``ceil(float(n_prompts) / bs)``),
         and so is chunk ``idx`` filled item by item (``for i in range(bs): index = idx * bs + i; if index >=
@@ -1372,3 +1372,9 @@ class ShortLastChunk(Rule):
                     return None
             loop = ctx.enclosing(loop, kinds)
         return None
+    must_fire += (  # session 31 (re-done from 30): a count rounded up as ``(n - 1) // s + 1``
+                  "import torch\ndef embed(model, feats, bs):\n    num_batches = (len(feats) - 1) // bs + 1\n"
+                  "    for b in range(num_batches):\n        model(torch.stack(feats[b * bs:(b + 1) * bs]))\n",)
+    must_not_fire += (  # ``(n - 1) // s`` alone rounds down: the last whole chunk is dropped with the tail
+                      "import torch\ndef embed(model, feats, bs):\n    num_batches = (len(feats) - 1) // bs\n"
+                      "    for b in range(num_batches):\n        model(torch.stack(feats[b * bs:(b + 1) * bs]))\n",)
