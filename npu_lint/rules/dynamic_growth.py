@@ -22,7 +22,7 @@ from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
 from npu_lint.rules.growth_state import handed_back, item_state_growth, state_growth
 from npu_lint.rules.growth_loops import ended_join, kept_count_join
-from npu_lint.rules.growth_carried import carried_join
+from npu_lint.rules.growth_carried import carried_join, empty_start_join
 from npu_lint.rules.growth_derived import derived_join
 from npu_lint.rules.growth_fields import field_join
 from npu_lint.rules.growth_outside import outside_join
@@ -989,6 +989,15 @@ class GrowingTensor(Rule):
                   "    return model.generate(input_ids=inputs['prompts'], generation_config=config)\n",
                   "import torch\nclass VQA:\n    def answer(self, states, n):\n        bos = torch.full((4, 1), 0)\n"
                   "        return self.text_decoder.generate(input_ids=bos, max_length=n, num_beams=3)\n")
+    must_fire += (  # session 31 (h30): a helper starting the state empty along the axis it joins on (speechbrain)
+        "import torch\ndef update_mem(inp_tokens, memory):\n    if memory is None:\n"
+        "        memory = torch.empty(inp_tokens.size(0), 0, device=inp_tokens.device)\n"
+        "    return torch.cat([memory, inp_tokens.unsqueeze(1)], dim=-1)\n",)
+    must_not_fire += (  # started with a full row (a prefix token), or empty along another axis than the join's
+        "import torch\ndef with_bos(tokens, prefix):\n    if prefix is None:\n        prefix = torch.zeros(tokens.size(0), 1)\n"
+        "    return torch.cat([prefix, tokens], dim=-1)\n",
+        "import torch\ndef stack_rows(rows, acc):\n    if acc is None:\n        acc = torch.empty(0, rows.size(1))\n"
+        "    return torch.cat([acc, rows], dim=1)\n",)
     must_not_fire += (  # made afresh earlier in the iteration, on every path to the join, whatever tests sit between
         "import torch\nfrom torch import nn\nclass Enc(nn.Module):\n"
         "    def forward(self, message, b2revb, feats, b2a, depth):\n        for _ in range(depth - 1):\n"
@@ -1333,7 +1342,8 @@ class GrowingTensor(Rule):
             if found is None and name in BROAD_GROWTH:
                 found = step_parameter(node, name, ctx)   # growth_views.py
             if found is None and name in BROAD_GROWTH:
-                found = carried_join(node, name, ctx) or derived_join(node, name, ctx)   # growth_carried/derived
+                found = carried_join(node, name, ctx) or derived_join(node, name, ctx) \
+                    or empty_start_join(node, name, ctx)   # growth_carried/derived
             if found is None and name in BROAD_GROWTH:
                 found = field_join(node, name, ctx)   # growth_fields.py: a record's field grown per step
             if found is None and name in BROAD_GROWTH:

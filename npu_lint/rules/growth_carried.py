@@ -197,3 +197,55 @@ def carried_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
         return None
     return (f"{joined} = {name.rsplit('.', 1)[-1]}([{unparse(pieces[0])[:30]}, ...]) (the state the caller passes "
             f"in {source}, {given}: one step longer at every call, a key/value cache)")
+
+
+_EMPTY_MAKERS = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.full"})
+
+
+def _empty_along(value: ast.AST, dim: ast.AST, ctx: FileContext) -> bool:
+    """``torch.empty(b, 0)`` / ``torch.zeros((b, 0), ...)`` / ``x.new_zeros(b, 0)``: a tensor with no element along
+    the join's axis ``dim`` (a literal; ``-1`` the last) and some size listed before it."""
+    if not isinstance(value, ast.Call) or not isinstance(dim, (ast.Constant, ast.UnaryOp)):
+        return False
+    name = ctx.resolver.qualname(value.func) or ""
+    method = isinstance(value.func, ast.Attribute) and value.func.attr in ("new_empty", "new_zeros", "new_ones")
+    if name not in _EMPTY_MAKERS and not method:
+        return False
+    sizes = list(value.args[0].elts) if len(value.args) == 1 and isinstance(value.args[0], (ast.Tuple, ast.List)) \
+        else [a for a in value.args if not isinstance(a, ast.Starred)]
+    if name == "torch.full" and len(value.args) == 2 and isinstance(value.args[0], (ast.Tuple, ast.List)):
+        sizes = list(value.args[0].elts)
+    try:
+        axis = ast.literal_eval(dim)
+    except ValueError:
+        return False
+    if not isinstance(axis, int) or len(sizes) < 2 or not -len(sizes) <= axis < len(sizes):
+        return False
+    empty = sizes[axis]
+    return isinstance(empty, ast.Constant) and empty.value == 0
+
+
+def empty_start_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
+    """``if memory is None: memory = torch.empty(b, 0)`` / ``return torch.cat([memory, tok.unsqueeze(1)], dim=-1)``
+    (speechbrain's ``_update_mem``): a helper that starts a state with no element along the axis it joins on and
+    returns the state one piece longer. Nothing but accumulation starts from a zero-length tensor, so each call's
+    result is one step longer than the state the caller passed in. What grows (for the message), else None."""
+    if name not in _CATS or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) \
+            or len(node.args[0].elts) != 2 or not isinstance(ctx.parent(node), ast.Return):
+        return None
+    dim = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "dim"),
+                                                          ast.Constant(0))
+    state = node.args[0].elts[0]
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    if not isinstance(state, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or scopes is None or (scope := scopes.scope_of(function)) is None:
+        return None
+    bindings = scopes.may_reach(state.id, scope, (state.lineno, state.col_offset))
+    if len(bindings) != 2 or {b.tag for b in bindings} != {PARAM, VALUE}:
+        return None
+    made = next(b for b in bindings if b.tag == VALUE)
+    if made.path or not isinstance(made.value, ast.AST) or not _empty_along(made.value, dim, ctx):
+        return None
+    return (f"{name.rsplit('.', 1)[-1]}([{state.id}, ...]) returned, {state.id} started empty along the joined axis "
+            f"when absent (one piece longer than what the caller passes in, at every call)")
