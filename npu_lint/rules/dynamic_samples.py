@@ -1057,6 +1057,18 @@ class PerSampleConcat(Rule):
                       "    return torch.tensor([out_tokens], dtype=torch.int64)\n",
                       # a tensor of a list at module level, no function around it (found by the fuzz test)
                       "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",)
+    must_fire += (  # session 31: elements kept by a test of their own values (terratorch's apply_ignore_index)
+                  "import torch\ndef drop_ignored(labels: dict, boxes: dict, ignore: int):\n"
+                  "    kept = torch.cat([x[None] for x in labels['t'] if x != ignore])\n"
+                  "    rows = torch.cat([b[None] for b, l in zip(boxes['t'], labels['t']) if l != ignore])\n"
+                  "    return kept, rows\n",)
+    must_not_fire += (  # a counter's test, a size test, an identity test spelled !=, a key the code names
+                      "import torch\ndef pick(feats: dict, k: int, names: dict):\n"
+                      "    a = torch.stack([x for i, x in enumerate(feats['f']) if i != k])\n"
+                      "    b = torch.stack([feats['f'][i] for i in range(8) if i != k])\n"
+                      "    c = torch.cat([x[None] for x in feats['f'] if x != None])\n"
+                      "    d = torch.stack([v for v, n in zip(feats['f'], names['n']) if n != 'bias'])\n"
+                      "    return a, b, c, d\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

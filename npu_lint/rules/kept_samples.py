@@ -29,12 +29,48 @@ def kept_samples(items: ast.AST, ctx: FileContext) -> Optional[str]:
         generator = items.generators[0]
         if not generator.ifs:
             return _kept_name(generator.iter, ctx, 0)
+        test = value_filter(generator)
+        if test is not None:   # ``torch.cat([x[None] for x in labels if x != ignore_index])``
+            return f"element whose value passes `{short_source(test, 40)}`"
         binding = ctx.resolver.binding(generator.iter) if isinstance(generator.iter, ast.Name) else None
         if binding is not None and binding.tag == "param" and may_collate(ctx) \
                 and collate_samples(binding, ctx) is not None:   # ``stack([r["x"] for r in batch if "x" in r])``
             return f"sample the collate function keeps (those that pass `{short_source(generator.ifs[0], 40)}`)"
         return None
     return _kept_name(items, ctx, 0)
+
+
+_VALUE_TESTS = (ast.Eq, ast.NotEq, ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_INDEXERS = frozenset({"range", "enumerate"})
+
+
+def value_filter(generator: ast.comprehension) -> Optional[ast.expr]:
+    """The test of a comprehension over elements that compares an element's own value (``for x in labels if x !=
+    ignore``, ``for x, l in zip(boxes, labels) if l != ignore``), else None: joined into one tensor, the number of
+    elements kept follows the values. Not a test of a counter (``range``, ``enumerate``'s index), of a size
+    (``len(x) > 0``, ``x.shape[0]``), an identity (``is not None``, ``!= None``), a membership (``k in keys``) or a
+    key the code names (``for v, n in zip(ps, names) if n != "bias"``)."""
+    iterable = generator.iter
+    if isinstance(iterable, ast.Call) and isinstance(iterable.func, ast.Name) and iterable.func.id in _INDEXERS:
+        if iterable.func.id == "range":
+            return None
+        target = generator.target   # ``for i, x in enumerate(xs)``: only ``x`` is an element
+        elements = {target.elts[1].id} if isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+            and isinstance(target.elts[1], ast.Name) else set()
+    else:
+        elements = {n.id for n in ast.walk(generator.target) if isinstance(n, ast.Name)}
+    for test in generator.ifs:
+        if not isinstance(test, ast.Compare) or not all(isinstance(op, _VALUE_TESTS) for op in test.ops):
+            continue
+        operands = [test.left, *test.comparators]
+        if any(isinstance(o, ast.Constant) and (o.value is None or isinstance(o.value, (str, bytes))) for o in operands):
+            continue   # ``!= None`` is an identity test; ``name != "bias"`` picks by a key the code names
+        if any(isinstance(o, ast.Name) and o.id in elements for o in operands) and not any(
+                isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
+                or isinstance(n, ast.Attribute) and n.attr in ("shape", "ndim", "dtype", "device")
+                for o in operands for n in ast.walk(o)):
+            return test
+    return None
 
 
 def _kept_name(node: ast.AST, ctx: FileContext, depth: int) -> Optional[str]:
