@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import ast
+import os
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Optional
@@ -454,6 +455,8 @@ def is_extension_import(name: str, level: int, node: ast.AST, ctx: "FileContext"
         return False
     if ctx.project is not None and ctx.project.declares_extension("." * level + name, ctx.module):
         return True   # a module the project's setup.py builds (``CUDAExtension("DCNv4.ext", ...)``)
+    if ctx.project is None and level and _python_beside(name, level, node, ctx):
+        return False   # ``from .triton_ops import median_filter_cuda`` with triton_ops.py beside the file
     if is_extension_module(name, level):
         return True
     if level == 0 and guarded_import(node, ctx) and (has_cuda_token(node.module or "") if isinstance(node, ast.ImportFrom)
@@ -462,6 +465,25 @@ def is_extension_import(name: str, level: int, node: ast.AST, ctx: "FileContext"
     # ``from mypkg import _C`` in mypkg's own code: a module of the project's package with no Python source is built
     return level == 0 and ctx.project is not None and ctx.project.holds_package(name, ctx.module) \
         and (has_cuda_token(name) or name.rsplit(".", 1)[-1] in ("_C", "_ext"))
+
+
+def _python_beside(name: str, level: int, node: ast.AST, ctx: "FileContext") -> bool:
+    """With no project index (one file checked, flake8), a relative import whose module is Python source on disk
+    beside the file: ``from .triton_ops import median_filter_cuda`` with ``triton_ops.py`` there names a function
+    of that file; ``from . import nms_cuda`` with ``nms_cuda.py`` there is that Python module. Only the file
+    system is read (a ``stat`` or two), never the module."""
+    if not ctx.path:
+        return False
+    folder = os.path.dirname(os.path.abspath(ctx.path))
+    for _ in range(level - 1):
+        folder = os.path.dirname(folder)
+    path = os.path.join(folder, *name.split("."))
+    if os.path.isfile(path + ".py") or os.path.isfile(os.path.join(path, "__init__.py")):
+        return True   # the name is a Python module (``from . import nms_cuda`` with nms_cuda.py there)
+    # ``from .triton_ops import f``: ``f`` is a name inside the Python file triton_ops.py (a package's ``__init__``
+    # may re-export a compiled module: not enough)
+    return isinstance(node, ast.ImportFrom) and node.module is not None and "." in name \
+        and os.path.isfile(os.path.dirname(path) + ".py")
 
 
 _LOADERS = frozenset({"torch.utils.cpp_extension.load", "torch.utils.cpp_extension.load_inline"})

@@ -49,3 +49,21 @@ def test_a_kernel_of_another_module_is_reported_at_its_launch(tmp_path: Path) ->
     result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
     found = {(f.code, f.line) for path, f in result.findings if path.endswith("timing.py")}
     assert found == {("NPU217", 8)}
+
+
+def test_one_file_checked_alone_sees_the_python_module_beside_it(tmp_path: Path) -> None:
+    """``npu-lint check pkg/timing.py`` builds no index: a relative import of a name from a Python file beside it
+    (a function named like an extension) is no extension; a compiled ``.so`` in a package, or a module with no
+    Python source, still is (NPU221)."""
+    from conftest import run, tool
+
+    pkg = tmp_path / "pkg"
+    (pkg / "ops").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "ops" / "__init__.py").write_text("")
+    (pkg / "ops" / "deform_conv_cuda.so").write_text("")
+    (pkg / "triton_ops.py").write_text("def median_filter_cuda(x):\n    return x\n")
+    (pkg / "timing.py").write_text("import torch\nfrom .triton_ops import median_filter_cuda\n"
+                                   "from .ops import deform_conv_cuda\nfrom . import nms_cuda\n")
+    result = run([tool("npu-lint"), "check", "pkg/timing.py", "--select", "NPU221", "--exit-zero", "-q"], cwd=tmp_path)
+    assert [line.split(" ")[0] for line in result.stdout.splitlines()] == ["pkg/timing.py:3:1:", "pkg/timing.py:4:1:"]
