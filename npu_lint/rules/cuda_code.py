@@ -570,7 +570,8 @@ class CudaExtensionImport(Rule):
         ``try`` whose ``except ImportError`` expects the module may be missing of a module with ``cuda`` among its
         words (``alt_cuda_corr``), and, with the project index, ``_C`` / ``_ext`` / ``*_cuda_*`` modules of the
         project's own package that no Python file defines (``from mypkg import _C``). A Python module of the
-        project merely named so stays silent.
+        project merely named so stays silent: with the index, any the project defines; without it (one file, flake8),
+        a relative import of a Python file beside the analysed one (``from .triton_ops import median_filter_cuda``).
     Why it matters on NPU:
         These are CUDA binaries built by the project; they do not exist on an Ascend host. Each
         operator they export needs an NPU implementation (the ``cuda_op_list`` of the report).
