@@ -1057,6 +1057,13 @@ class PerSampleConcat(Rule):
                       "    return torch.tensor([out_tokens], dtype=torch.int64)\n",
                       # a tensor of a list at module level, no function around it (found by the fuzz test)
                       "import torch\nlens = torch.tensor(lengths)\nidx = torch.repeat_interleave(ids, lens)\n",)
+    must_fire += (  # session 31: the packed row of a batch, made a tensor of one row (nanorlhf's packing collate)
+                  "import torch\ndef collate_packed(batch):\n    input_ids = []\n    for sample in batch:\n"
+                  "        input_ids.extend(sample['input_ids'])\n"
+                  "    return torch.tensor([input_ids], dtype=torch.long)\n",)
+    must_not_fire += (  # one entry per sample (the cumulative lengths): as many as the batch's samples
+                      "import torch\ndef collate_packed(batch):\n    cu = [0]\n    for sample in batch:\n"
+                      "        cu.append(cu[-1] + len(sample['input_ids']))\n    return torch.tensor([cu])\n",)
     must_fire += (  # session 31: elements kept by a test of their own values (terratorch's apply_ignore_index)
                   "import torch\ndef drop_ignored(labels: dict, boxes: dict, ignore: int):\n"
                   "    kept = torch.cat([x[None] for x in labels['t'] if x != ignore])\n"

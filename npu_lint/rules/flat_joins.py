@@ -56,5 +56,8 @@ def flat_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional
     items = node.args[0]
     if name in JOIN_CATS and isinstance(items, (ast.ListComp, ast.GeneratorExp)):
         return None     # a comprehension of tensors: the other paths' (a flat gradient is the model's size)
+    if name in JOIN_TENSORS and isinstance(items, (ast.List, ast.Tuple)) and len(items.elts) == 1 \
+            and not isinstance(items.elts[0], ast.Starred):
+        items = items.elts[0]   # ``torch.tensor([ids])``: a batch of one row, the row as long as the list
     found = asker.of(items, node.lineno)
     return found or None
