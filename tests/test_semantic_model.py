@@ -771,6 +771,16 @@ def test_arithmetic_methods_numpy_lacks_give_a_tensor_unless_pandas_is_imported(
     assert probe("def f(x):\n    d = x.abs(1, 2)\n    d.probe()\n")[0] is None
 
 
+def test_reductions_given_torchs_dim_keyword_give_a_tensor():
+    """``feats["mask"].sum(dim=-1)``: numpy and pandas spell the keyword ``axis``; xarray names its dimensions."""
+    assert probe("def f(feats):\n    n = feats['mask'].sum(dim=-1)\n    n.probe()\n")[0] == "tensor"
+    assert probe("def f(x, d):\n    p = x.softmax(dim=d)\n    p.probe()\n")[0] == "tensor"
+    assert probe("def f(ds):\n    n = ds.sum(dim='time')\n    n.probe()\n")[0] is None
+    assert probe("def f(a):\n    n = a.sum(axis=-1)\n    n.probe()\n")[0] is None
+    assert probe("def f(x):\n    v = x.max(dim=1)\n    v.probe()\n")[0] is None   # (values, indices)
+    assert probe("import pandas as pd\ndef f(x):\n    n = x.sum(dim=1)\n    n.probe()\n")[0] is None
+
+
 @pytest.mark.parametrize("source, value", [
     # Python strings: literals, f-strings, joins and formats, str(), concatenation with a string
     ("def f(parts):\n    s = ''.join(parts)\n    s.probe()\n", ("object", "builtins.str")),

@@ -48,6 +48,19 @@ _NEW_FACTORIES = frozenset({"new_zeros", "new_ones", "new_full", "new_empty", "n
 _INDEXED_METHODS = frozenset({"gather", "scatter", "scatter_add", "scatter_reduce", "index_add", "index_copy",
                               "index_fill"})
 _WHOLE_REDUCTIONS = frozenset({"max", "min", "median", "nanmedian"})   # a tuple only with a dim
+# Reductions and scans that take torch's ``dim=`` keyword (numpy and pandas spell it ``axis=``; xarray's string
+# dimension names are told apart): ``feats["mask"].sum(dim=-1)`` is a tensor whatever the receiver is known to be.
+_DIM_METHODS = frozenset({"sum", "mean", "prod", "cumsum", "cumprod", "argmax", "argmin", "softmax", "log_softmax",
+                          "norm", "std", "var", "logsumexp", "amax", "amin", "count_nonzero", "nansum", "nanmean"})
+
+
+def _torch_dim(node: ast.Call) -> bool:
+    """``dim=`` given as a number (``dim=-1``, ``dim=1 + k``) or a name, not a string (xarray's ``dim="time"``)."""
+    for keyword in node.keywords:
+        if keyword.arg == "dim":
+            return not any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(keyword.value)) \
+                and not isinstance(keyword.value, (ast.List, ast.Tuple))
+    return False
 
 
 class CallValues:
@@ -178,6 +191,9 @@ class CallValues:
                     (func.attr == "type" and (node.args or node.keywords))   # ``x.type(torch.half)`` casts
                     or (func.attr in _WHOLE_REDUCTIONS and not node.args and not node.keywords)):
                 value = K.TENSOR, None   # ``x.max()``: a 0-d tensor (with a dim: values and indices)
+            if value is None and receiver is None and func.attr in _DIM_METHODS and _torch_dim(node) \
+                    and not self.has_frames():
+                return K.TENSOR, None   # ``mask.sum(dim=-1)``: torch's keyword (``axis=`` elsewhere)
             if receiver is not None and receiver[0] == K.SCALER and func.attr == "scale":
                 return K.TENSOR, None   # ``scaler.scale(loss)``: the scaled loss (``.backward()`` is a tensor's)
             if value is None and receiver is None and func.attr in _INDEXED_METHODS \
