@@ -777,6 +777,8 @@ def test_reductions_given_torchs_dim_keyword_give_a_tensor():
     assert probe("def f(x, d):\n    p = x.softmax(dim=d)\n    p.probe()\n")[0] == "tensor"
     assert probe("def f(ds):\n    n = ds.sum(dim='time')\n    n.probe()\n")[0] is None
     assert probe("def f(a):\n    n = a.sum(axis=-1)\n    n.probe()\n")[0] is None
+    assert probe("def f(a):\n    n = a.mean(-1, keepdim=True)\n    n.probe()\n")[0] == "tensor"
+    assert probe("def f(a):\n    n = a.mean(-1, keepdims=True)\n    n.probe()\n")[0] is None
     assert probe("def f(x):\n    v = x.max(dim=1)\n    v.probe()\n")[0] is None   # (values, indices)
     assert probe("import pandas as pd\ndef f(x):\n    n = x.sum(dim=1)\n    n.probe()\n")[0] is None
 

@@ -55,8 +55,11 @@ _DIM_METHODS = frozenset({"sum", "mean", "prod", "cumsum", "cumprod", "argmax", 
 
 
 def _torch_dim(node: ast.Call) -> bool:
-    """``dim=`` given as a number (``dim=-1``, ``dim=1 + k``) or a name, not a string (xarray's ``dim="time"``)."""
+    """``dim=`` given as a number (``dim=-1``, ``dim=1 + k``) or a name, not a string (xarray's ``dim="time"``);
+    or ``keepdim=`` (numpy's is ``keepdims``)."""
     for keyword in node.keywords:
+        if keyword.arg == "keepdim":
+            return True
         if keyword.arg == "dim":
             return not any(isinstance(n, ast.Constant) and isinstance(n.value, str) for n in ast.walk(keyword.value)) \
                 and not isinstance(keyword.value, (ast.List, ast.Tuple))
