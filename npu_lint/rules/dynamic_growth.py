@@ -22,7 +22,7 @@ from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
 from npu_lint.rules.growth_state import handed_back, item_state_growth, state_growth
 from npu_lint.rules.growth_loops import ended_join, kept_count_join
-from npu_lint.rules.growth_carried import carried_join, empty_start_join
+from npu_lint.rules.growth_carried import carried_join, empty_start_join, stored_join
 from npu_lint.rules.growth_derived import derived_join
 from npu_lint.rules.growth_fields import field_join
 from npu_lint.rules.growth_outside import outside_join
@@ -989,6 +989,18 @@ class GrowingTensor(Rule):
                   "    return model.generate(input_ids=inputs['prompts'], generation_config=config)\n",
                   "import torch\nclass VQA:\n    def answer(self, states, n):\n        bos = torch.full((4, 1), 0)\n"
                   "        return self.text_decoder.generate(input_ids=bos, max_length=n, num_beams=3)\n")
+    must_fire += (  # session 31 (h32): the caller's container given its item back one piece longer (gsplat, funasr)
+        "import torch\ndef sample_add(state, idx):\n    for k, v in state.items():\n"
+        "        v_new = torch.zeros((len(idx), *v.shape[1:]))\n        state[k] = torch.cat((v, v_new))\n",
+        "import torch\ndef attend(q, k, v, cache):\n    cache['k'] = torch.cat((cache['k'], k), dim=1)\n"
+        "    return q @ cache['k'].transpose(1, 2)\n",)
+    must_not_fire += (  # a window kept, items paired with another list's by the same key
+        "import torch\ndef pair(state, extra):\n    for k, v in state.items():\n"
+        "        state[k] = torch.cat((v, extra[k]))\n",
+        "import torch\ndef keep(cache, k):\n    cache['k'] = torch.cat((cache['k'], k))[-16:]\n",
+        # a checkpoint's weight widened once by a piece of literal sizes (Cutie's load_weights)
+        "import torch\ndef load_weights(src_dict):\n    for k in list(src_dict):\n"
+        "        pads = torch.zeros((64, 1, 7, 7))\n        src_dict[k] = torch.cat([src_dict[k], pads], 1)\n",)
     must_fire += (  # session 31 (h30): a helper starting the state empty along the axis it joins on (speechbrain)
         "import torch\ndef update_mem(inp_tokens, memory):\n    if memory is None:\n"
         "        memory = torch.empty(inp_tokens.size(0), 0, device=inp_tokens.device)\n"
@@ -1343,7 +1355,7 @@ class GrowingTensor(Rule):
                 found = step_parameter(node, name, ctx)   # growth_views.py
             if found is None and name in BROAD_GROWTH:
                 found = carried_join(node, name, ctx) or derived_join(node, name, ctx) \
-                    or empty_start_join(node, name, ctx)   # growth_carried/derived
+                    or empty_start_join(node, name, ctx) or stored_join(node, name, ctx)   # growth_carried/derived
             if found is None and name in BROAD_GROWTH:
                 found = field_join(node, name, ctx)   # growth_fields.py: a record's field grown per step
             if found is None and name in BROAD_GROWTH:

@@ -18,6 +18,9 @@ arm) neither rebind it nor give it back. Silent for a prefix joined and returned
 (``x = cat([prefix, x]); return x, mask``), a window given back (``h[:, -16:]``), a join of two parameters, a
 piece that is no parameter's (a learned token), a join rebound before it is given back.
 
+Also here: :func:`empty_start_join` (a helper starting its state empty along the joined axis) and
+:func:`stored_join` (the caller's container given its item back one piece longer, ``state[k] = cat((v, new))``).
+
 Runs after the proof-based paths (dynamic_growth.py ``_returned_state``, which asks for a state named as one and
 reads the returned tuple only), broad_joins.py, growth_state.py and growth_views.py found nothing at the call.
 Per function, the index of assignments and returns is built once (``FileContext.per_node``).
@@ -33,6 +36,7 @@ from npu_lint.analysis.step_growth import rearranged
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.rules.growth_fresh import made_per_call
 
 _CATS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
 _DISPLAYS = (ast.Tuple, ast.List, ast.Dict)
@@ -249,3 +253,76 @@ def empty_start_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> O
         return None
     return (f"{name.rsplit('.', 1)[-1]}([{state.id}, ...]) returned, {state.id} started empty along the joined axis "
             f"when absent (one piece longer than what the caller passes in, at every call)")
+
+
+_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.randn", "torch.rand"})
+
+
+def _constant_sized(piece: ast.AST, scope, ctx: FileContext) -> bool:
+    """``torch.zeros((64, 1, 7, 7))`` (or a name one binding binds to it): a tensor whose sizes are literals or the
+    object's settings (``self.value_dim``)."""
+    if isinstance(piece, ast.Name) and ctx.resolver.scopes is not None:
+        bindings = ctx.resolver.scopes.may_reach(piece.id, scope, (piece.lineno, piece.col_offset))
+        if len(bindings) != 1 or bindings[0].tag != VALUE or bindings[0].path \
+                or not isinstance(bindings[0].value, ast.AST):
+            return False
+        piece = bindings[0].value
+    if not isinstance(piece, ast.Call) or ctx.resolver.qualname(piece.func) not in _FACTORIES or not piece.args:
+        return False
+    sizes = piece.args[0].elts if isinstance(piece.args[0], (ast.Tuple, ast.List)) else \
+        piece.args[:1] if ctx.resolver.qualname(piece.func) == "torch.full" else piece.args
+    return bool(sizes) and all(isinstance(n, ast.Constant) and isinstance(n.value, int)
+                               or isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                               and n.value.id == "self" for n in sizes)   # ``self.value_dim``: the object's setting
+
+
+def stored_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
+    """``state[k] = torch.cat((v, v_new))`` in ``for k, v in state.items()``, or ``cache["k"] = torch.cat([cache["k"],
+    k])``, ``state`` a parameter of the function: the caller's container gets its item back one piece longer, so
+    every call lengthens what the caller keeps (gsplat's densification growing each running statistic by the
+    Gaussians it adds). What grows (for the message), else None. Not in a constructor (built once), and not for
+    ``self`` (growth_state.py's question)."""
+    if name not in _CATS or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) \
+            or len(node.args[0].elts) < 2:
+        return None
+    stmt = ctx.parent(node)
+    if not isinstance(stmt, ast.Assign) or stmt.value is not node or len(stmt.targets) != 1 \
+            or not isinstance(stmt.targets[0], ast.Subscript):
+        return None
+    target = stmt.targets[0]
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name == "__init__" \
+            or scopes is None or (scope := scopes.scope_of(function)) is None:
+        return None
+    owner = target.value
+    if not isinstance(owner, ast.Name) or owner.id in ("self", "cls"):
+        return None
+    bindings = scopes.may_reach(owner.id, scope, (owner.lineno, owner.col_offset))
+    if not bindings or any(b.tag != PARAM for b in bindings):
+        return None   # the caller's container, not one the function made
+    first = node.args[0].elts[0]
+    key = unparse(target.slice)
+    same = unparse(first) == unparse(target)
+    if not same and isinstance(first, ast.Name):   # ``for k, v in state.items(): state[k] = cat((v, new))``
+        loop = ctx.enclosing(node, (ast.For,))
+        same = loop is not None and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2 \
+            and all(isinstance(e, ast.Name) for e in loop.target.elts) \
+            and loop.target.elts[0].id == key and loop.target.elts[1].id == first.id \
+            and isinstance(loop.iter, ast.Call) and isinstance(loop.iter.func, ast.Attribute) \
+            and loop.iter.func.attr == "items" and isinstance(loop.iter.func.value, ast.Name) \
+            and loop.iter.func.value.id == owner.id
+    if not same or any(isinstance(p, ast.Starred) for p in node.args[0].elts):
+        return None
+    loop = ctx.enclosing(node, (ast.For,))
+    keys = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if loop is not None else set()
+    if isinstance(target.slice, ast.Name) and target.slice.id in keys and any(
+            isinstance(n, ast.Name) and n.id == target.slice.id for p in node.args[0].elts[1:] for n in ast.walk(p)):
+        return None   # ``xs[j] = cat([xs[j], ys[j]])``: each item paired once with another list's, no growth
+    if made_per_call(function, owner, ctx):
+        return None   # every call the file shows passes a container made for it (growth_fresh.py)
+    if all(_constant_sized(p, scope, ctx) for p in node.args[0].elts[1:]):
+        return None   # ``src_dict[k] = cat([src_dict[k], pads], 1)`` with ``pads = torch.zeros((64, 1, 7, 7))``:
+        #               a checkpoint's weights widened once by a piece of fixed size
+    return (f"{owner.id}[{key[:20]}] = {name.rsplit('.', 1)[-1]}(({unparse(first)[:20]}, ...)) (the caller's "
+            f"{owner.id}, given back one piece longer at every call)")
