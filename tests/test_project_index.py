@@ -335,6 +335,36 @@ def test_the_extensions_a_setup_py_declares_are_compiled_modules(tmp_path):
     assert found == {("NPU221", 2), ("NPU221", 5), ("NPU223", 8), ("NPU223", 10)}, (found, result.stderr)
 
 
+def test_a_build_script_named_like_setup_declares_extensions_too(tmp_path):
+    """hqq 0.2.8: ``hqq/kernels/setup_cuda.py`` builds ``CUDAExtension("hqq_aten", ...)`` and ``quantize.py`` does
+    ``try: import hqq_aten`` then ``hqq_aten.dequantize(...)``: a compiled module (NPU221, NPU223). Must not: a
+    ``setup_utils.py`` that builds nothing declares nothing, and stays an importable module of the package."""
+    import json
+    import os
+    import subprocess
+    import sys
+    from npu_lint.project.modules import is_build_script
+    assert is_build_script("setup_cuda.py") and is_build_script("setup.py") and not is_build_script("mysetup.py")
+    root = tmp_path / "proj"
+    (root / "qq" / "kernels").mkdir(parents=True)
+    (root / "qq" / "__init__.py").write_text("")
+    (root / "qq" / "kernels" / "setup_cuda.py").write_text(
+        "from setuptools import setup\nfrom torch.utils.cpp_extension import CUDAExtension, BuildExtension\n"
+        "setup(name='qq_aten', ext_modules=[CUDAExtension('qq_aten', ['a.cpp', 'a_kernel.cu'])],\n"
+        "      cmdclass={'build_ext': BuildExtension})\n")
+    (root / "qq" / "setup_utils.py").write_text("def forward(x):\n    return x\n")
+    (root / "qq" / "quantize.py").write_text(
+        "import torch\nfrom qq import setup_utils\ntry:\n    import qq_aten\nexcept Exception:\n    qq_aten = None\n\n"
+        "def deq(w):\n    return qq_aten.dequantize(w), setup_utils.forward(w)\n")
+    env = dict(os.environ, NPU_LINT_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-m", "npu_lint", "check", "--select", "NPU221,NPU223", "--output-format",
+                             "json", "--exit-zero", "proj"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    found = {(item["code"], item["location"]["row"]) for item in json.loads(result.stdout)
+             if item["filename"].endswith("quantize.py")}
+    assert found == {("NPU221", 4), ("NPU223", 9)}, (found, result.stderr)
+
+
 def test_a_star_import_of_a_module_that_does_not_parse_resolves_to_nothing(tmp_path):
     """unitrack 1.0.0: ``states/__init__.py`` star-imports ``base_state.py``, which Python 3.11 cannot parse, and a
     sibling imports ``State`` from it. Resolving ``State`` read the package again through the star import, with

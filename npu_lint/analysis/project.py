@@ -115,6 +115,11 @@ class ProjectView(FunctionFacts):
             name = name.rpartition(".")[0]
         return False
 
+    def extension_names(self) -> frozenset[str]:
+        """The last parts of the compiled modules the project's build scripts declare (``hqq_aten``, ``_C``):
+        trigger words of the files that may import or call one."""
+        return frozenset(name.rpartition(".")[2] for name in getattr(self.index, "extensions", ()))
+
     def host_only_function(self, qualname: str, importer: str) -> bool:
         """The name the importer sees is a function of the project whose module imports no torch package."""
         target = self.absolute(qualname, importer)

@@ -16,7 +16,7 @@ from typing import Optional
 
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.project.facts import FACTS_VERSION, ClassFacts, FunctionFacts, ModuleFacts, extract
-from npu_lint.project.modules import ModuleFile, NativeFile
+from npu_lint.project.modules import ModuleFile, NativeFile, is_build_script
 from npu_lint.project.parsed import ParsedFiles
 from npu_lint.sources import Unreadable, parse, read_bytes, read_source
 
@@ -115,7 +115,7 @@ class FactsCache:
             return [tuple(pair) for pair in ops]
         try:
             text = read_source(item.path)
-            ops = declared_extensions(text) if item.path.name == "setup.py" else registered_ops(text)
+            ops = declared_extensions(text) if is_build_script(item.path.name) else registered_ops(text)
         except Unreadable as error:
             warnings.append(f"{item.relative} {error}, skip.")
             return []

@@ -72,7 +72,7 @@ def discover(root: Path, warnings: Optional[list[str]] = None) -> tuple[list[Mod
         if path.suffix in SUFFIXES:
             native.append(NativeFile(path, relative))
             continue
-        if path.name == "setup.py":
+        if is_build_script(path.name):
             native.append(NativeFile(path, relative))   # the extension modules it declares (project.extensions)
         parts = relative[:-3].split("/")
         if not prefix and len(parts) > 2 and not parts[0].isidentifier() and parts[0] in projects:
@@ -91,6 +91,11 @@ def discover(root: Path, warnings: Optional[list[str]] = None) -> tuple[list[Mod
 
 
 _PROJECT_FILES = ("setup.py", "pyproject.toml", "setup.cfg")
+
+
+def is_build_script(name: str) -> bool:
+    """``setup.py`` and its variants (``setup_cuda.py``, hqq's build of ``hqq_aten``): where extensions are declared."""
+    return name.endswith(".py") and (name == "setup.py" or name.startswith(("setup_", "setup-")))
 
 
 def _unpacked_projects(root: Path) -> frozenset[str]:

@@ -608,6 +608,11 @@ class CudaExtensionImport(Rule):
                      "    fastops = load(name='fastops', sources=['fastops.cpp'])\n",
                      "import ctypes, importlib\nlibc = ctypes.CDLL('libc.so.6')\nmod = importlib.import_module('numpy')\n")
 
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that import a compiled module the project's build scripts declare (``import hqq_aten``)."""
+        return project.extension_names()
+
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if isinstance(node, ast.Call):
             self._loaded(node, ctx)
@@ -736,6 +741,11 @@ class CustomCudaOperatorCall(Rule):
         # names and subscripts (``fwd(x)``, ``OPS[dim](x)``: picked from a table of operators)
         return method is not None or name is None or ("." in name
                                       and name.split(".", 1)[0] not in _NOT_EXTENSIONS)
+
+    @staticmethod
+    def project_triggers(project) -> frozenset[str]:
+        """Files that call into a compiled module the project's build scripts declare (``hqq_aten.dequantize``)."""
+        return project.extension_names()
 
     def check(self, node: ast.Call, ctx: FileContext) -> None:
         func = node.func
