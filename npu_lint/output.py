@@ -12,7 +12,7 @@ from npu_lint import __version__
 from npu_lint.finding import Finding
 
 FORMATS = ("concise", "full", "json", "sarif", "github", "gitlab")
-ERROR_CODES = ("NPU001", "NPU101", "NPU202", "NPU203", "NPU205", "NPU215", "NPU220", "NPU221", "NPU223")
+ERROR_CODES = ("NPU001", "NPU101", "NPU202", "NPU203", "NPU205", "NPU215", "NPU220", "NPU221", "NPU223", "NPU225")
 NOTE_CODES = ("NPU102", "NPU106", "NPU107")
 
 

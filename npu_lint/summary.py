@@ -20,7 +20,7 @@ from npu_lint.finding import Finding
 
 FAMILIES = (("NPU0", "syntax"), ("NPU1", "API support"), ("NPU2", "CUDA usage"), ("NPU3", "affinity API"),
             ("NPU4", "dynamic shape"))
-PORT = frozenset({"NPU215", "NPU221", "NPU223"})
+PORT = frozenset({"NPU215", "NPU221", "NPU223", "NPU225"})
 REWRITE = frozenset({"NPU001", "NPU101", "NPU103", "NPU105", "NPU202", "NPU210", "NPU216", "NPU217", "NPU218",
                      "NPU220"})
 TUNING_PREFIXES = ("NPU3", "NPU4", "NPU102", "NPU104", "NPU106", "NPU107")
