@@ -300,15 +300,26 @@ def test_a_package_binding_a_variable_of_its_submodule_is_no_re_export(tmp_path)
     assert "cleaners.py:4" in result.stdout
 
 
+def _extension_findings(tmp_path, file_end: str) -> set:
+    """(code, line) of the NPU221/NPU223 findings of ``npu-lint check proj`` (a subprocess) on the file named so."""
+    import json
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, NPU_LINT_CACHE_DIR=str(tmp_path / "cache"),
+               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
+    result = subprocess.run([sys.executable, "-m", "npu_lint", "check", "--select", "NPU221,NPU223", "--output-format",
+                             "json", "--exit-zero", "proj"], cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr
+    return {(item["code"], item["location"]["row"]) for item in json.loads(result.stdout)
+            if item["filename"].endswith(file_end)}
+
+
 def test_the_extensions_a_setup_py_declares_are_compiled_modules(tmp_path):
     """``CUDAExtension("dcn.ext", ...)`` (also through ``extension = CUDAExtension``) in setup.py: ``from dcn import
     ext`` imports a compiled module and ``ext.forward(...)`` calls into it, a module no Python file defines, and
     ``from dcn.knn._C import dist; dist(x)`` too; must not: the C++-only ``CppExtension`` of the same setup.py,
     a Python module of the package, and a setup.py that builds no CUDA code declares nothing."""
-    import json
-    import os
-    import subprocess
-    import sys
     from npu_lint.project.extensions import EXTENSION, declared_extensions
     root = tmp_path / "proj"
     lib = root / "dcn"
@@ -326,23 +337,14 @@ def test_the_extensions_a_setup_py_declares_are_compiled_modules(tmp_path):
         "def run(x):\n    y = ext.forward(x)\n    z = helpers.forward(x)\n    return dist(y), cpu.forward(z)\n")
     assert declared_extensions((root / "setup.py").read_text()) == [(EXTENSION, "dcn.ext"), (EXTENSION, "dcn.knn._C")]
     assert declared_extensions("from setuptools import setup, Extension\nsetup(ext_modules=[Extension('m', ['m.c'])])\n") == []
-    env = dict(os.environ, NPU_LINT_CACHE_DIR=str(tmp_path / "cache"),
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    result = subprocess.run([sys.executable, "-m", "npu_lint", "check", "--select", "NPU221,NPU223", "--output-format",
-                             "json", "--exit-zero", "proj"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    found = {(item["code"], item["location"]["row"]) for item in json.loads(result.stdout)
-             if item["filename"].endswith("ops.py")}
-    assert found == {("NPU221", 2), ("NPU221", 5), ("NPU223", 8), ("NPU223", 10)}, (found, result.stderr)
+    found = _extension_findings(tmp_path, "ops.py")
+    assert found == {("NPU221", 2), ("NPU221", 5), ("NPU223", 8), ("NPU223", 10)}, found
 
 
 def test_a_build_script_named_like_setup_declares_extensions_too(tmp_path):
     """hqq 0.2.8: ``hqq/kernels/setup_cuda.py`` builds ``CUDAExtension("hqq_aten", ...)`` and ``quantize.py`` does
     ``try: import hqq_aten`` then ``hqq_aten.dequantize(...)``: a compiled module (NPU221, NPU223). Must not: a
     ``setup_utils.py`` that builds nothing declares nothing, and stays an importable module of the package."""
-    import json
-    import os
-    import subprocess
-    import sys
     from npu_lint.project.modules import is_build_script
     assert is_build_script("setup_cuda.py") and is_build_script("setup.py") and not is_build_script("mysetup.py")
     root = tmp_path / "proj"
@@ -356,13 +358,8 @@ def test_a_build_script_named_like_setup_declares_extensions_too(tmp_path):
     (root / "qq" / "quantize.py").write_text(
         "import torch\nfrom qq import setup_utils\ntry:\n    import qq_aten\nexcept Exception:\n    qq_aten = None\n\n"
         "def deq(w):\n    return qq_aten.dequantize(w), setup_utils.forward(w)\n")
-    env = dict(os.environ, NPU_LINT_CACHE_DIR=str(tmp_path / "cache"),
-               PYTHONPATH=os.pathsep.join([str(REPO), os.environ.get("PYTHONPATH", "")]))
-    result = subprocess.run([sys.executable, "-m", "npu_lint", "check", "--select", "NPU221,NPU223", "--output-format",
-                             "json", "--exit-zero", "proj"], cwd=tmp_path, env=env, capture_output=True, text=True)
-    found = {(item["code"], item["location"]["row"]) for item in json.loads(result.stdout)
-             if item["filename"].endswith("quantize.py")}
-    assert found == {("NPU221", 4), ("NPU223", 9)}, (found, result.stderr)
+    found = _extension_findings(tmp_path, "quantize.py")
+    assert found == {("NPU221", 4), ("NPU223", 9)}, found
 
 
 def test_a_star_import_of_a_module_that_does_not_parse_resolves_to_nothing(tmp_path):
