@@ -9,7 +9,6 @@ Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
 
 from npu_lint.analysis.summaries import return_statements
 

@@ -187,7 +187,6 @@ def hands_tested(statement: ast.stmt, test: ast.AST, ctx: FileContext) -> bool:
     if isinstance(statement, (ast.Raise, ast.Assert, *FUNCTION_TYPES, ast.ClassDef)) \
             or for_message(statement, ctx):
         return False
-    resolver = ctx.resolver
     tested = _tested_names(test, ctx)
     if not tested:
         return False

@@ -184,7 +184,6 @@ def _data_items(loop: ast.For, binding: Binding, ctx: FileContext) -> set[str]:
     """The names a loop over data binds to its items: ``for img, label in zip(batch.image, batch.gt_label)`` over a
     loader's batch, ``for x in preds`` over a tensor (not an ``enumerate`` counter); empty when the loop walks
     something else (modules, settings, a range)."""
-    resolver = ctx.resolver
     target, iterated = loop.target, loop.iter
     if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) and iterated.func.id == "enumerate" \
             and iterated.args and isinstance(target, ast.Tuple) and len(target.elts) == 2:

@@ -17,7 +17,7 @@ from npu_lint.rules.chunk_pieces import rounded_chunks
 from npu_lint.rules.chunk_sizes import fraction_parts, padded_back, scalar_derived
 from npu_lint.rules.chunk_helpers import clipping_helper
 from npu_lint.rules.chunk_counts import bound_element, clip_bound, filled_chunk, rounded_up, scaled, scaled_end
-from npu_lint.rules.chunk_steps import (ranged, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, stepping_loop, data_length, derived, fed_pieces, computed_pieces, length_expr,
+from npu_lint.rules.chunk_steps import (ranged, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, data_length, derived, fed_pieces, computed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
                                         permuted_length, tail_skipped, while_counter, whole_chunks)
 from npu_lint.rules.sampler_yields import sampler_yield
