@@ -321,6 +321,12 @@ def stored_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Option
         return None   # ``xs[j] = cat([xs[j], ys[j]])``: each item paired once with another list's, no growth
     if made_per_call(function, owner, ctx):
         return None   # every call the file shows passes a container made for it (growth_fresh.py)
+    shown, here = unparse(target), _arms(stmt, ctx)
+    statements, _optional_ = ctx.per_node("growth_carried", function, _index)
+    if any(isinstance(s, ast.Assign) and (s.lineno, s.col_offset) < (stmt.lineno, stmt.col_offset)
+           and any(unparse(t) == shown for t in s.targets) and not _exclusive(here, _arms(s, ctx))
+           for s in statements):
+        return None   # ``d[key] = head`` earlier in the same call: the item is set afresh, then joined once
     if all(_constant_sized(p, scope, ctx) for p in node.args[0].elts[1:]):
         return None   # ``src_dict[k] = cat([src_dict[k], pads], 1)`` with ``pads = torch.zeros((64, 1, 7, 7))``:
         #               a checkpoint's weights widened once by a piece of fixed size
