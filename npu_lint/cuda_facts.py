@@ -455,10 +455,9 @@ def is_extension_import(name: str, level: int, node: ast.AST, ctx: "FileContext"
         return False
     if ctx.project is not None and ctx.project.declares_extension("." * level + name, ctx.module):
         return True   # a module the project's setup.py builds (``CUDAExtension("DCNv4.ext", ...)``)
-    if ctx.project is None and level and _python_beside(name, level, node, ctx):
-        return False   # ``from .triton_ops import median_filter_cuda`` with triton_ops.py beside the file
-    if is_extension_module(name, level):
-        return True
+    if is_extension_module(name, level):   # (a stat or two only for a name that looks like an extension)
+        return not (ctx.project is None and level and _python_beside(name, level, node, ctx))
+        #           ``from .triton_ops import median_filter_cuda`` with triton_ops.py beside the file: Python
     if level == 0 and guarded_import(node, ctx) and (has_cuda_token(node.module or "") if isinstance(node, ast.ImportFrom)
                                                     else has_cuda_token(name)):
         return True   # the module's own name: ``from sageattention import sageattn_..._cuda_sm90`` names a function
