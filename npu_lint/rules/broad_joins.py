@@ -561,6 +561,9 @@ def _joined_dim(node: ast.Call) -> int:
         return 0
     if isinstance(dim, ast.Constant) and isinstance(dim.value, int):
         return dim.value
+    if isinstance(dim, ast.UnaryOp) and isinstance(dim.op, ast.USub) and isinstance(dim.operand, ast.Constant) \
+            and isinstance(dim.operand.value, int):
+        return -dim.operand.value   # ``dim=-1``: the last axis
     return -99     # a dim the code computes
 
 

@@ -36,6 +36,8 @@ from npu_lint.analysis.step_growth import rearranged
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES
+from npu_lint.analysis.size_sinks import size_args
+from npu_lint.rules.broad_joins import _joined_dim
 from npu_lint.rules.growth_fresh import made_per_call
 
 _CATS = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -123,15 +125,16 @@ def _holds(value: ast.AST, joined: str) -> bool:
 
 
 def named_join(node: ast.Call, name: Optional[str], ctx: FileContext,
-               joins: frozenset[str] = _CATS) -> Optional[ast.Assign]:
-    """``x = cat([a, b, ...])`` (``name`` one of ``joins``): the statement binding one name to a join of two or more
-    listed pieces, else None (what growth_carried and growth_derived start from)."""
+               joins: frozenset[str] = _CATS, target: type = ast.Name) -> Optional[ast.Assign]:
+    """``x = cat([a, b, ...])`` (``name`` one of ``joins``): the statement binding one name (``target``
+    ``ast.Subscript``: one item, ``d[k] = cat(...)``) to a join of two or more listed pieces, else None (what
+    growth_carried, growth_derived and :func:`stored_join` start from)."""
     if name not in joins or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) \
             or len(node.args[0].elts) < 2:
         return None
     stmt = ctx.parent(node)
     if not isinstance(stmt, ast.Assign) or stmt.value is not node or len(stmt.targets) != 1 \
-            or not isinstance(stmt.targets[0], ast.Name):
+            or not isinstance(stmt.targets[0], target):
         return None
     return stmt
 
@@ -141,13 +144,10 @@ def carried_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
     stmt = named_join(node, name, ctx)
     if stmt is None:
         return None
-    function = ctx.enclosing(node, FUNCTION_TYPES)
-    scopes = ctx.resolver.scopes
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scopes is None:
+    found = _function_scope(node, ctx)
+    if found is None:
         return None
-    scope = scopes.scope_of(function)
-    if scope is None:
-        return None
+    function, scope = found
     pieces = node.args[0].elts
     source = _parameter_of(pieces[0], scope, ctx)
     if source is None or any(isinstance(p, ast.Starred) or _parameter_of(p, scope, ctx) is not None
@@ -203,27 +203,40 @@ def carried_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
             f"in {source}, {given}: one step longer at every call, a key/value cache)")
 
 
-_EMPTY_MAKERS = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.full"})
+_FILLS = frozenset({"torch.empty", "torch.zeros", "torch.ones", "torch.full", "torch.randn", "torch.rand"})
+_NEW_FILLS = frozenset({"new_empty", "new_zeros", "new_ones"})
 
 
-def _empty_along(value: ast.AST, dim: ast.AST, ctx: FileContext) -> bool:
+def _function_scope(node: ast.AST, ctx: FileContext) -> Optional[tuple[ast.FunctionDef, object]]:
+    """The ``def`` holding ``node`` and its scope in the model, else None (a lambda, module level)."""
+    function = ctx.enclosing(node, FUNCTION_TYPES)
+    scopes = ctx.resolver.scopes
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or scopes is None:
+        return None
+    scope = scopes.scope_of(function)
+    return (function, scope) if scope is not None else None   # type: ignore[return-value]
+
+
+def _fill_sizes(value: ast.AST, ctx: FileContext, methods: bool = False) -> Optional[list[ast.AST]]:
+    """The sizes of a tensor made filled (``torch.zeros(b, 0, device=d)``, ``torch.full((b, 0), v)``; with
+    ``methods``, ``x.new_zeros(b, 0)``), one per axis, as :func:`~npu_lint.analysis.size_sinks.size_args` reads
+    them; None for another call or sizes behind a ``*``."""
+    if not isinstance(value, ast.Call):
+        return None
+    name = ctx.resolver.qualname(value.func)
+    if name not in _FILLS and not (methods and isinstance(value.func, ast.Attribute) and value.func.attr in _NEW_FILLS):
+        return None
+    sizes = size_args(value, name if name in _FILLS else None)
+    if len(sizes) == 1 and isinstance(sizes[0], (ast.Tuple, ast.List)):
+        sizes = list(sizes[0].elts)
+    return None if any(isinstance(s, ast.Starred) for s in sizes) else sizes
+
+
+def _empty_along(value: ast.AST, axis: int, ctx: FileContext) -> bool:
     """``torch.empty(b, 0)`` / ``torch.zeros((b, 0), ...)`` / ``x.new_zeros(b, 0)``: a tensor with no element along
-    the join's axis ``dim`` (a literal; ``-1`` the last) and some size listed before it."""
-    if not isinstance(value, ast.Call) or not isinstance(dim, (ast.Constant, ast.UnaryOp)):
-        return False
-    name = ctx.resolver.qualname(value.func) or ""
-    method = isinstance(value.func, ast.Attribute) and value.func.attr in ("new_empty", "new_zeros", "new_ones")
-    if name not in _EMPTY_MAKERS and not method:
-        return False
-    sizes = list(value.args[0].elts) if len(value.args) == 1 and isinstance(value.args[0], (ast.Tuple, ast.List)) \
-        else [a for a in value.args if not isinstance(a, ast.Starred)]
-    if name == "torch.full" and len(value.args) == 2 and isinstance(value.args[0], (ast.Tuple, ast.List)):
-        sizes = list(value.args[0].elts)
-    try:
-        axis = ast.literal_eval(dim)
-    except ValueError:
-        return False
-    if not isinstance(axis, int) or len(sizes) < 2 or not -len(sizes) <= axis < len(sizes):
+    the join's axis (a literal; ``-1`` the last) and some size listed before it."""
+    sizes = _fill_sizes(value, ctx, methods=True)
+    if sizes is None or len(sizes) < 2 or not -len(sizes) <= axis < len(sizes):
         return False
     empty = sizes[axis]
     return isinstance(empty, ast.Constant) and empty.value == 0
@@ -237,25 +250,18 @@ def empty_start_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> O
     if name not in _CATS or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) \
             or len(node.args[0].elts) != 2 or not isinstance(ctx.parent(node), ast.Return):
         return None
-    dim = node.args[1] if len(node.args) > 1 else next((k.value for k in node.keywords if k.arg == "dim"),
-                                                          ast.Constant(0))
-    state = node.args[0].elts[0]
-    function = ctx.enclosing(node, FUNCTION_TYPES)
-    scopes = ctx.resolver.scopes
-    if not isinstance(state, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) \
-            or scopes is None or (scope := scopes.scope_of(function)) is None:
+    state, found = node.args[0].elts[0], _function_scope(node, ctx)
+    if not isinstance(state, ast.Name) or found is None:
         return None
+    scope, scopes = found[1], ctx.resolver.scopes
     bindings = scopes.may_reach(state.id, scope, (state.lineno, state.col_offset))
     if len(bindings) != 2 or {b.tag for b in bindings} != {PARAM, VALUE}:
         return None
     made = next(b for b in bindings if b.tag == VALUE)
-    if made.path or not isinstance(made.value, ast.AST) or not _empty_along(made.value, dim, ctx):
+    if made.path or not isinstance(made.value, ast.AST) or not _empty_along(made.value, _joined_dim(node), ctx):
         return None
     return (f"{name.rsplit('.', 1)[-1]}([{state.id}, ...]) returned, {state.id} started empty along the joined axis "
             f"when absent (one piece longer than what the caller passes in, at every call)")
-
-
-_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full", "torch.randn", "torch.rand"})
 
 
 def _constant_sized(piece: ast.AST, scope, ctx: FileContext) -> bool:
@@ -267,10 +273,7 @@ def _constant_sized(piece: ast.AST, scope, ctx: FileContext) -> bool:
                 or not isinstance(bindings[0].value, ast.AST):
             return False
         piece = bindings[0].value
-    if not isinstance(piece, ast.Call) or ctx.resolver.qualname(piece.func) not in _FACTORIES or not piece.args:
-        return False
-    sizes = piece.args[0].elts if isinstance(piece.args[0], (ast.Tuple, ast.List)) else \
-        piece.args[:1] if ctx.resolver.qualname(piece.func) == "torch.full" else piece.args
+    sizes = _fill_sizes(piece, ctx)
     return bool(sizes) and all(isinstance(n, ast.Constant) and isinstance(n.value, int)
                                or isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
                                and n.value.id == "self" for n in sizes)   # ``self.value_dim``: the object's setting
@@ -282,30 +285,22 @@ def stored_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Option
     every call lengthens what the caller keeps (gsplat's densification growing each running statistic by the
     Gaussians it adds). What grows (for the message), else None. Not in a constructor (built once), and not for
     ``self`` (growth_state.py's question)."""
-    if name not in _CATS or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)) \
-            or len(node.args[0].elts) < 2:
+    stmt = named_join(node, name, ctx, target=ast.Subscript)
+    found = _function_scope(node, ctx) if stmt is not None else None
+    if found is None or found[0].name == "__init__":
         return None
-    stmt = ctx.parent(node)
-    if not isinstance(stmt, ast.Assign) or stmt.value is not node or len(stmt.targets) != 1 \
-            or not isinstance(stmt.targets[0], ast.Subscript):
-        return None
-    target = stmt.targets[0]
-    function = ctx.enclosing(node, FUNCTION_TYPES)
-    scopes = ctx.resolver.scopes
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or function.name == "__init__" \
-            or scopes is None or (scope := scopes.scope_of(function)) is None:
-        return None
+    (function, scope), target = found, stmt.targets[0]
     owner = target.value
     if not isinstance(owner, ast.Name) or owner.id in ("self", "cls"):
         return None
-    bindings = scopes.may_reach(owner.id, scope, (owner.lineno, owner.col_offset))
+    bindings = ctx.resolver.scopes.may_reach(owner.id, scope, (owner.lineno, owner.col_offset))
     if not bindings or any(b.tag != PARAM for b in bindings):
         return None   # the caller's container, not one the function made
     first = node.args[0].elts[0]
     key = unparse(target.slice)
     same = unparse(first) == unparse(target)
+    loop = ctx.enclosing(node, (ast.For,))
     if not same and isinstance(first, ast.Name):   # ``for k, v in state.items(): state[k] = cat((v, new))``
-        loop = ctx.enclosing(node, (ast.For,))
         same = loop is not None and isinstance(loop.target, ast.Tuple) and len(loop.target.elts) == 2 \
             and all(isinstance(e, ast.Name) for e in loop.target.elts) \
             and loop.target.elts[0].id == key and loop.target.elts[1].id == first.id \
@@ -314,7 +309,6 @@ def stored_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Option
             and loop.iter.func.value.id == owner.id
     if not same or any(isinstance(p, ast.Starred) for p in node.args[0].elts):
         return None
-    loop = ctx.enclosing(node, (ast.For,))
     keys = {n.id for n in ast.walk(loop.target) if isinstance(n, ast.Name)} if loop is not None else set()
     if isinstance(target.slice, ast.Name) and target.slice.id in keys and any(
             isinstance(n, ast.Name) and n.id == target.slice.id for p in node.args[0].elts[1:] for n in ast.walk(p)):
