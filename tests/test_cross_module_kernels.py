@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from npu_lint.report.collect import collect
-from npu_lint.versions import Target
+from conftest import package_findings, run, tool
 
 KERNELS = '''import triton
 import triton.language as tl
@@ -41,22 +40,14 @@ def table(x):
 
 
 def test_a_kernel_of_another_module_is_reported_at_its_launch(tmp_path: Path) -> None:
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "triton_ops.py").write_text(KERNELS)
-    (tmp_path / "pkg" / "helpers.py").write_text(HELPERS)
-    (tmp_path / "pkg" / "timing.py").write_text(TIMING)
-    result = collect(tmp_path, Target("2.8.0"), lambda *args: None)
-    found = {(f.code, f.line) for path, f in result.findings if path.endswith("timing.py")}
-    assert found == {("NPU217", 8)}
+    found = package_findings(tmp_path, {"triton_ops": KERNELS, "helpers": HELPERS, "timing": TIMING})
+    assert {(line, code) for name, line, code in found if name == "timing.py"} == {(8, "NPU217")}
 
 
 def test_one_file_checked_alone_sees_the_python_module_beside_it(tmp_path: Path) -> None:
     """``npu-lint check pkg/timing.py`` builds no index: a relative import of a name from a Python file beside it
     (a function named like an extension) is no extension; a compiled ``.so`` in a package, or a module with no
     Python source, still is (NPU221)."""
-    from conftest import run, tool
-
     pkg = tmp_path / "pkg"
     (pkg / "ops").mkdir(parents=True)
     (pkg / "__init__.py").write_text("")
