@@ -46,6 +46,39 @@ def kernel_launch(call: ast.Call, ctx: "FileContext") -> Optional[tuple[str, dic
     return None
 
 
+def factory_launch(call: ast.Call, ctx: "FileContext") -> Optional[tuple[str, dict[str, str]]]:
+    """``cupy_launch("kernel", source)(grid=..., block=..., args=[...])``: the factory's name and the
+    cuda_libraries.tsv row of its CUDA-only library when the called call is of a function of the file that a
+    decorator of that library memoises (``@cupy.memoize(for_each_device=True)``) or that returns a value that
+    library made (``return cupy.RawModule(code=src).get_function(name)``); else None (``make_layer(c)(x)``)."""
+    inner = call.func
+    if not isinstance(inner, ast.Call) or not isinstance(inner.func, ast.Name) or npu_backend(ctx):
+        return None
+    scopes = ctx.resolver.scopes
+    name = inner.func
+    binding = scopes.lookup(name.id, ctx.resolver.current, (name.lineno, name.col_offset)) if scopes else None
+    if binding is None or binding.tag != DEF or not isinstance(binding.value, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    made = list(binding.value.decorator_list)
+    made += [node.value for node in ast.walk(binding.value) if isinstance(node, ast.Return) and node.value is not None]
+    for expr in made:
+        while isinstance(expr, (ast.Call, ast.Attribute)) and not _library_name(expr, binding.scope, ctx):
+            expr = expr.func if isinstance(expr, ast.Call) else expr.value
+        row = _library_name(expr, binding.scope, ctx)
+        if row is not None:
+            return name.id, row
+    return None
+
+
+def _library_name(expr: ast.expr, scope: object, ctx: "FileContext") -> Optional[dict[str, str]]:
+    """The NPU217 cuda_libraries.tsv row of a dotted name of a CUDA-only library (``cupy.RawModule``)."""
+    if not isinstance(expr, (ast.Name, ast.Attribute)):
+        return None
+    qualname = ctx.resolver.qualname(expr, scope)
+    row = library_row(qualname) if qualname else None
+    return row if row is not None and row["code"] == "NPU217" else None
+
+
 def _compiler_row(qualname: Optional[str]) -> Optional[dict[str, str]]:
     row = library_row(qualname) if qualname else None
     return row if row is not None and row["kind"] == "api" and row["module"] == qualname \

@@ -10,7 +10,7 @@ from typing import Optional
 from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the same nodes, in its order
 from npu_lint.analysis.bindings import CLASS, DEF, IMPORT, VALUE
 from npu_lint.context import FileContext
-from npu_lint.cuda_kernels import kernel_launch, npu_backend
+from npu_lint.cuda_kernels import factory_launch, kernel_launch, npu_backend
 from npu_lint.extension_values import extension_receiver, imported_operator, table_operator
 from npu_lint.cuda_facts import (OTHER, built_here, cuda_named, extension_module, imported_names, instance_class,
                                  is_docstring, is_extension_import, library_row, library_words, string_use, switch_row,
@@ -181,6 +181,9 @@ class CudaOnlyLibrary(_LibraryImport):
         The kernel languages (Triton, ``numba.cuda``) are reported at the import, at each kernel's decorator
         (``@triton.jit``, ``@cuda.jit``) and at each launch (``_k[grid](x, n)`` of a kernel of the file, or of a
         project module in a file that imports the language), not inside the kernel body, which is rewritten whole;
+        a kernel CuPy compiles at run time is reported where a function of the file that makes it is called and
+        its result launched (``cupy_launch("splat", src)(grid=..., args=[...])``, the factory memoised by
+        ``@cupy.memoize`` or returning ``cupy.RawModule(...).get_function(...)``);
         a file of the project's NPU port (it imports ``torch_npu``, or sits in an ``ascend`` / ``npu`` package)
         keeps its triton-ascend kernels. The 3D CUDA packages (gsplat, diff-gaussian-rasterization, 3DGS's
         ``simple_knn._C``, spconv, torch-scatter / -sparse / -cluster) are reported at the import and each use
@@ -214,6 +217,7 @@ class CudaOnlyLibrary(_LibraryImport):
     constant_types = (str,)   # dispatch: the library's name given to importlib
     by_name_message = "{call}({name!r}) {what} {module}, CUDA-only; on NPU: {alternative}"
     launch_message = "{kernel}[...](...) launches a {library} GPU kernel, CUDA-only; on NPU: {alternative}"
+    factory_message = "{factory}(...)(...) launches a kernel {library} built, CUDA-only; on NPU: {alternative}"
     must_fire = ("import cupy as cp\n", "from cuml.neighbors import NearestNeighbors\n",
                  "import transformer_engine.pytorch as te\nwith te.fp8_autocast(enabled=True):  # NPU217\n    pass\n", "import GPUtil\n", "import nvidia.dali.fn as fn\n", "import nerfacc\n", "import triton.language as tl\n", "from numba import cuda\n",
                  "from flash_attn import flash_attn_func\n", "import pynvml\n",
@@ -306,7 +310,10 @@ class CudaOnlyLibrary(_LibraryImport):
     must_not_fire += ("def run(layers, i, x):\n    return layers[i](x)\n",
                       "class MLP:\n    def __init__(self, kernels):\n        self.linear = kernels.gemv_forward_cuda\n",
                       "import simple_knn\n",
-                      "from .kernels import table\ndef run(x, i):\n    return table[i](x)\n")
+                      "from .kernels import table\ndef run(x, i):\n    return table[i](x)\n",
+                      # a factory of the file whose result is called: a kernel only when a CUDA-only library made it
+                      # (``cupy_launch(name, src)(grid=..., args=...)``: pinned in tests/fixtures/cuda/cupy_kernels.py)
+                      "import torch\ndef make(c):\n    return torch.nn.Linear(c, c)\ndef run(x):\n    return make(4)(x)\n")
     must_fire += (  # session 26 (cuda26): plugins and settings of CUDA-only kernels, NVIDIA TensorRT
                   "from lightning.fabric.plugins import BitsandbytesPrecision\ndef plugins(dtype):\n"
                   "    return BitsandbytesPrecision('nf4', dtype)  # NPU217\n",
@@ -331,6 +338,8 @@ class CudaOnlyLibrary(_LibraryImport):
         if isinstance(node, ast.Call):
             if isinstance(node.func, ast.Subscript):
                 self._launch(node, ctx)
+            elif isinstance(node.func, ast.Call):
+                self._factory_launch(node, ctx)
             elif isinstance(node.func, ast.Attribute):
                 self._instance_call(node, ctx)
             else:
@@ -359,6 +368,15 @@ class CudaOnlyLibrary(_LibraryImport):
             kernel, row = found
             ctx.report(node, self.launch_message.format(kernel=kernel, library=row["library"],
                                                         alternative=row["npu_alternative"]), row["module"])
+
+    def _factory_launch(self, node: ast.Call, ctx: FileContext) -> None:
+        """``cupy_launch(name, source)(grid=..., args=[...])``: a launch of a kernel a function of the file made with
+        a CUDA-only library (:func:`factory_launch`)."""
+        found = factory_launch(node, ctx)
+        if found is not None:
+            factory, row = found
+            ctx.report(node, self.factory_message.format(factory=factory, library=row["library"] or row["module"],
+                                                         alternative=row["npu_alternative"]), row["module"])
 
     def _instance_call(self, node: ast.Call, ctx: FileContext) -> None:
         """``knn = cuml.neighbors.NearestNeighbors(n_neighbors=k); knn.fit(x)``: a method called on a name holding
