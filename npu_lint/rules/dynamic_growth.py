@@ -22,7 +22,7 @@ from npu_lint.rules.growth_items import grown_items
 from npu_lint.rules.broad_joins import BROAD_GROWTH, broad_growth
 from npu_lint.rules.growth_state import handed_back, item_state_growth, state_growth
 from npu_lint.rules.growth_loops import ended_join, kept_count_join
-from npu_lint.rules.growth_carried import carried_join, empty_start_join, stored_join
+from npu_lint.rules.growth_carried import carried_join, empty_start_join, paired_merge, stored_join
 from npu_lint.rules.growth_derived import derived_join
 from npu_lint.rules.growth_fields import field_join
 from npu_lint.rules.growth_outside import outside_join
@@ -1327,6 +1327,10 @@ class GrowingTensor(Rule):
                       "        hist = np.append(hist[1:], model(x).item())\n    return hist\n",
                       "import numpy as np\nimport torch\ndef per_series(model, series_list):\n    for s in series_list:\n"
                       "        hist = np.array(s)\n        hist = np.append(hist, 0.0)\n        model(torch.from_numpy(hist))\n")
+    must_not_fire += (  # two batches the caller gives, merged item by item under the same key (not a step's piece)
+                      "import torch\ndef merge(left, right):\n"
+                      "    left['action'] = torch.cat([left['action'], right['action']], dim=0)\n    return left\n",)
+    must_fire += ("import torch\ndef update(cache, new):\n    cache['k'] = torch.cat([cache['k'], new['v']], dim=1)\n",)
     must_not_fire += (  # a recurrent state, a convolution's fixed cache, a call told use_cache=False, a loop over layers
                       "import torch\ndef run_rnn(cell, x, steps):\n    hidden = None\n    for t in range(steps):\n"
                       "        out, hidden = cell(x[:, t], hidden=hidden)\n    return out\n",
@@ -1618,7 +1622,8 @@ class GrowingTensor(Rule):
             if not carried(loop, statement, text, batches, ctx) and not _round_trip(loop, statement, text, ctx):
                 return False
         elif not kept and (not self._stored(loop, statement, node, text, _none_test_arm(statement, text, ctx))
-                           or made_per_call(loop, _root(statement.targets[0]), ctx)):
+                           or made_per_call(loop, _root(statement.targets[0]), ctx)
+                           or paired_merge(statement.targets[0], node.args[0].elts, ctx)):
             return False   # (growth_fresh.py: an item of a container every caller makes afresh, joined once)
         name = ctx.resolver.qualname(node.func)
         if name not in CATS:

@@ -279,6 +279,31 @@ def _constant_sized(piece: ast.AST, scope, ctx: FileContext) -> bool:
                                and n.value.id == "self" for n in sizes)   # ``self.value_dim``: the object's setting
 
 
+def paired_merge(target: ast.AST, elements: list[ast.expr], ctx: FileContext) -> bool:
+    """``left["action"] = cat([left["action"], right["action"]])``: each other piece is the item under the same key
+    of another container the function is given: two batches merged once per call, not state grown by a step
+    (lerobot's ``concatenate_batch_transitions``); a piece the function computes still grows the item."""
+    if not isinstance(target, ast.Subscript):
+        return False
+    key, owner = unparse(target.slice), _rooted(target)
+    others = [e for e in elements if unparse(e) != unparse(target)]
+    for piece in others:
+        root = _rooted(piece)
+        if not isinstance(piece, ast.Subscript) or unparse(piece.slice) != key or not isinstance(root, ast.Name) \
+                or (isinstance(owner, ast.Name) and root.id == owner.id):
+            return False
+        binding = ctx.resolver.binding(root)
+        if binding is None or binding.tag != PARAM:
+            return False
+    return bool(others)
+
+
+def _rooted(target: ast.AST) -> ast.AST:
+    while isinstance(target, (ast.Attribute, ast.Subscript)):
+        target = target.value
+    return target
+
+
 def stored_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optional[str]:
     """``state[k] = torch.cat((v, v_new))`` in ``for k, v in state.items()``, or ``cache["k"] = torch.cat([cache["k"],
     k])``, ``state`` a parameter of the function: the caller's container gets its item back one piece longer, so
@@ -313,8 +338,9 @@ def stored_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Option
     if isinstance(target.slice, ast.Name) and target.slice.id in keys and any(
             isinstance(n, ast.Name) and n.id == target.slice.id for p in node.args[0].elts[1:] for n in ast.walk(p)):
         return None   # ``xs[j] = cat([xs[j], ys[j]])``: each item paired once with another list's, no growth
-    if made_per_call(function, owner, ctx):
-        return None   # every call the file shows passes a container made for it (growth_fresh.py)
+    if made_per_call(function, owner, ctx) or paired_merge(target, node.args[0].elts, ctx):
+        return None   # every call the file shows passes a container made for it (growth_fresh.py), or the pieces
+        #               are another given container's items under the same key (two batches merged)
     shown, here = unparse(target), _arms(stmt, ctx)
     statements, _optional_ = ctx.per_node("growth_carried", function, _index)
     if any(isinstance(s, ast.Assign) and (s.lineno, s.col_offset) < (stmt.lineno, stmt.col_offset)
