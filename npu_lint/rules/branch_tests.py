@@ -195,8 +195,9 @@ def tensor_test(test: ast.AST, ctx: FileContext, bare_names: bool = True) -> Opt
             if any(isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops) \
                     or any(isinstance(s, ast.Constant) and s.value is None for s in sides):
                 continue   # ``if out == None:``: a tensor compared with None is Python's ``False``, no value read
-            if any(host_random(s, ctx) for s in sides):
-                continue   # ``torch.rand(1).item() < p``: a draw on the host, no data read
+            if any(host_random(s, ctx) or (isinstance(s, ast.Name) and drawn(s, ctx)) for s in sides):
+                continue   # ``torch.rand(1).item() < p``: a draw on the host, no data read; a name bound only to a
+                #            draw (LayerDrop's ``p = torch.rand([])`` then ``if p < self.layerdrop: continue``)
             if any(resolver.value_of(s) == (K.HOST, K.CPU_TENSOR) for s in sides) \
                     and not any(resolver.kind_of(s) in K.TENSORS for s in sides):
                 continue   # ``rms < target`` of a clip still on the host (moved later): no device value is read

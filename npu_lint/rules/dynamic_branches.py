@@ -46,7 +46,8 @@ class DataDependentSkip(Rule):
         break`` inside a ``while`` loop whose body runs calls or tensor operators outside the ``if`` (a fixed-point
         or Newton iteration: ``while True: z_next = g(z); if torch.norm(z_next - z) < tol: break``). Loops over a
         data loader or training loops (skipping a bad batch, ``.backward()`` / ``.step()`` in a ``while`` loop)
-        and loops over a tensor's items (their count is the finding) are left alone.
+        loops over a tensor's items (their count is the finding) and tests of a draw of torch's generator (LayerDrop's
+        ``p = torch.rand([])`` then ``if p < self.layerdrop: continue``) are left alone.
     Why it matters on NPU:
         The test reads a device value back to the host (a sync per iteration), and which operators run then
         depends on the batch: the step's operator sequence, and any graph captured from it, changes with the
@@ -186,7 +187,12 @@ class DataDependentSkip(Rule):
     must_not_fire += ("import torch\ndef f(stats, C):\n    for c in range(C):\n        if stats[c].sum() == 0:\n"
                       "            continue\n        print(torch.zeros(c))\n",
                       "import torch\nclass Solver:\n    def advance(self, x):\n        while self.count < self.limit:\n"
-                      "            self.count = self.count + 1\n            x = torch.relu(x)\n        return x\n")
+                      "            self.count = self.count + 1\n            x = torch.relu(x)\n        return x\n",
+                      # LayerDrop: a layer skipped on a draw of the generator, not on a value of the data
+                      "import torch\nclass Dec(torch.nn.Module):\n    def forward(self, x):\n"
+                      "        for layer in self.layers:\n            p = torch.rand([])\n"
+                      "            if self.training and p < self.layerdrop:\n                continue\n"
+                      "            x = layer(x)\n        return x\n")
 
     # round 3 (branch21c): an RL episode / decoding loop ``while not td["done"].all():`` whose body hands the
     # tested container to a call, or keeps what an environment's or a decoder's ``step(...)`` returns (no optimizer
