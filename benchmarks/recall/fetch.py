@@ -59,13 +59,18 @@ def fetch_sdist(dist: str, here: str) -> None:
     req = urllib.request.Request(url, headers={"Accept": "application/vnd.pypi.simple.v1+json"})
     with urllib.request.urlopen(req, timeout=60) as resp:
         files = json.load(resp)["files"]
-    for entry in files:
-        fname = entry["filename"]
+    def version_of(fname: str) -> str:
+        if fname.endswith(".whl"):
+            return fname.split("-")[1]
         stem = re.sub(r"\.(tar\.gz|zip|tar\.bz2)$", "", fname)
-        if stem != fname and stem.rsplit("-", 1)[-1] == version:
-            with urllib.request.urlopen(entry["url"], timeout=300) as resp, open(os.path.join(here, fname), "wb") as out:
-                shutil.copyfileobj(resp, out)
-            return
+        return stem.rsplit("-", 1)[-1] if stem != fname else ""
+    mine = [e for e in files if version_of(e["filename"]) == version]
+    # the sdist, else a pure-Python wheel pip would not take for this interpreter (a Python or platform pin)
+    mine.sort(key=lambda e: (e["filename"].endswith(".whl"), "none-any" not in e["filename"]))
+    for entry in mine[:1]:
+        with urllib.request.urlopen(entry["url"], timeout=300) as resp, \
+                open(os.path.join(here, entry["filename"]), "wb") as out:
+            shutil.copyfileobj(resp, out)
 
 
 def unpack(archive: str, dest: str, keep_top: bool) -> None:
