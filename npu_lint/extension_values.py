@@ -85,6 +85,10 @@ def _held(node: ast.AST, ctx: "FileContext", scope: Optional[Any], depth: int) -
         if isinstance(function, _FUNCTIONS):
             return _returned(function, ctx, depth)
         return None
+    if isinstance(node, (ast.Attribute, ast.Call)) and depth <= _DEPTH:
+        found = _class_held(node, ctx, scope, depth)
+        if found is not None:
+            return found
     if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
         owner = ctx.enclosing_any(node, (ast.ClassDef,))
         if owner is None:
@@ -95,6 +99,53 @@ def _held(node: ast.AST, ctx: "FileContext", scope: Optional[Any], depth: int) -
         found = [_held(value, ctx, _scope(function, ctx), depth + 1) for function, value in values]
         return found[0] if all(found) else None
     return None
+
+
+def _class_held(node: ast.AST, ctx: "FileContext", scope: Optional[Any], depth: int) -> Optional[str]:
+    """The extension a class of the file keeps for every caller (lava-dl's ``Accelerated.leaky_integrator.fwd(...)``):
+    ``Cls.attr`` that the class's methods assign only extensions to (``Accelerated.module = load(...)``, ``cls.module
+    = ...``; a ``None`` placeholder aside), ``Cls.prop`` of a property-like method (its decorator's name ends in
+    ``property``) and ``Cls.method()``, each returning one."""
+    attribute = node.func if isinstance(node, ast.Call) else node
+    if not isinstance(attribute, ast.Attribute) or not isinstance(attribute.value, ast.Name) \
+            or attribute.value.id == "self":
+        return None
+    owner = ctx.enclosing_any(attribute, (ast.ClassDef,)) if attribute.value.id == "cls" \
+        else ctx.resolver.definition(attribute.value, scope)   # ``return cls.module`` in a classmethod
+    if not isinstance(owner, ast.ClassDef):
+        return None
+    method = next((item for item in owner.body if isinstance(item, _FUNCTIONS) and item.name == attribute.attr), None)
+    if method is not None:
+        if isinstance(node, ast.Call) or any(_decorator_name(d).endswith("property") for d in method.decorator_list):
+            return _returned(method, ctx, depth)
+        return None
+    if isinstance(node, ast.Call):
+        return None
+    values = ctx.per_node("extension_class_attributes", owner, _class_attribute_values).get(attribute.attr)
+    found = [_held(value, ctx, _scope(function, ctx), depth + 1) for function, value in values or ()
+             if not (isinstance(value, ast.Constant) and value.value is None)]
+    return found[0] if found and all(found) else None
+
+
+def _decorator_name(decorator: ast.expr) -> str:
+    target = decorator.func if isinstance(decorator, ast.Call) else decorator
+    return target.attr if isinstance(target, ast.Attribute) else target.id if isinstance(target, ast.Name) else ""
+
+
+def _class_attribute_values(owner: ast.AST) -> dict[str, list[tuple[ast.AST, ast.expr]]]:
+    """``{attr: [(method, value), ...]}``: what the class's methods assign to ``<Class>.<attr>`` or ``cls.<attr>``."""
+    names = {owner.name, "cls"}   # type: ignore[attr-defined]
+    found: dict[str, list[tuple[ast.AST, ast.expr]]] = {}
+    for method in owner.body:   # type: ignore[attr-defined]
+        if not isinstance(method, _FUNCTIONS):
+            continue
+        for node in _own_nodes(method):
+            if isinstance(node, ast.Assign) and len(node.targets) == 1:
+                target = node.targets[0]
+                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                        and target.value.id in names:
+                    found.setdefault(target.attr, []).append((method, node.value))
+    return found
 
 
 def _returned(function: ast.AST, ctx: "FileContext", depth: int) -> Optional[str]:

@@ -730,8 +730,19 @@ class CustomCudaOperatorCall(Rule):
                  "def na(x, dim):\n    return OPS[dim](x)  # NPU223\n",
                  "from ._C import na1d_fwd as na1d_fwd_cxx, na1d_bwd as na1d_bwd_cxx, na2d_fwd, na2d_bwd\n"
                  "def make(dim):\n    fwd, bwd = {1: (na1d_fwd_cxx, na1d_bwd_cxx), 2: (na2d_fwd, na2d_bwd)}[dim]\n"
-                 "    def op(q):\n        return fwd(q)  # NPU223\n    return op\n")
+                 "    def op(q):\n        return fwd(q)  # NPU223\n    return op\n",
+                 # a module a class keeps for every caller, built on first use (lava-dl's Accelerated)
+                 "from torch.utils.cpp_extension import load\nclass Accelerated:\n    module = None\n"
+                 "    @staticproperty\n    def dynamics():\n        if Accelerated.module is None:\n"
+                 "            Accelerated.module = load(name='d', sources=['d.cu'])\n        return Accelerated.module\n"
+                 "def run(x):\n    return Accelerated.dynamics.fwd(x)  # NPU223\n")
     must_not_fire = ("import torch\nkeep = torch.ops.torchvision.nms(boxes, scores, 0.5)\n",
+                     # a class attribute that may hold something else than the extension
+                     "import torch\nfrom torch.utils.cpp_extension import load\nclass Acc:\n    module = None\n"
+                     "    @classmethod\n    def get(cls, cuda):\n        if cuda:\n"
+                     "            cls.module = load(name='d', sources=['d.cu'])\n        else:\n"
+                     "            cls.module = torch.nn.Identity()\n        return cls.module\n"
+                     "def run(x):\n    return Acc.module.forward(x)\n",
                      # a table that holds a Python function too; a table of torch ops
                      "from . import _C\nfrom .python_ops import slow_knn\nOPS = {1: _C.knn1, 2: slow_knn}\n"
                      "def knn(x, dim):\n    return OPS[dim](x)\n",
