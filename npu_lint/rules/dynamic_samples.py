@@ -1077,6 +1077,23 @@ class PerSampleConcat(Rule):
                       "    d = torch.stack([v for v, n in zip(feats['f'], names['n']) if n != 'bias'])\n"
                       "    return a, b, c, d\n",)
 
+    must_fire += (  # session 32 (rec32b): a dataclass batch whose ``InitVar`` field receives the samples, read as a
+                    # ``__post_init__`` parameter (chemprop's BatchMolGraph), and one tag per row of each sample
+        "import numpy as np\nimport torch\nfrom dataclasses import InitVar, dataclass, field\n"
+        "from torch.utils.data import DataLoader\n@dataclass\nclass Batch:\n    mgs: InitVar[list]\n"
+        "    V: torch.Tensor = field(init=False)\n    def __post_init__(self, mgs):\n        vs, tags = [], []\n"
+        "        for i, mg in enumerate(mgs):\n            vs.append(mg.V)\n            tags.append([i] * len(mg.V))\n"
+        "        self.V = torch.from_numpy(np.concatenate(vs))\n        self.batch = torch.tensor(np.concatenate(tags))\n"
+        "def collate(batch):\n    mgs, ys = zip(*batch)\n    return Batch(mgs), torch.stack(ys)\n"
+        "loader = DataLoader(ds, collate_fn=collate)\n",)
+    must_not_fire += (  # ... not one tag per entry of a setting, nor a dataclass no collate function builds
+        "import numpy as np\nimport torch\nfrom dataclasses import InitVar, dataclass, field\n"
+        "from torch.utils.data import DataLoader\n@dataclass\nclass Batch:\n    mgs: InitVar[list]\n"
+        "    def __post_init__(self, mgs):\n        self.V = torch.from_numpy(np.concatenate([m.V for m in mgs]))\n"
+        "def collate(batch):\n    tags = []\n    for i, s in enumerate(batch):\n"
+        "        tags.append([i] * len(self.views))\n    return torch.tensor(np.concatenate(tags))\n"
+        "loader = DataLoader(ds, collate_fn=collate)\nb = Batch(graphs)\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)
