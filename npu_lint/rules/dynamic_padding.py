@@ -658,6 +658,15 @@ class PadToBatchMax(ValueFlow):
         "import torch\ndef decode(result_list):\n    max_x_len = -1\n    for result in result_list:\n"
         "        if result.size(0) > max_x_len:\n            max_x_len = result.size(0)\n"
         "    return torch.zeros((len(result_list), result_list[0].size(1), max_x_len))\n")
+    must_fire += (  # session 32 (rec32b): F.pad's widths kept in a name, up to the maximum of a list built in a loop
+        "import torch\nimport torch.nn.functional as F\ndef merge(self, dicts, pad_id):\n    merged, lens = [], []\n"
+        "    for d in dicts:\n        m = self.merge_sequences(d)\n        merged.append(m['tensor'])\n"
+        "        lens.append(m['tensor'].shape[1])\n    top = max(lens)\n    for i in range(len(merged)):\n"
+        "        p1d = (0, top - lens[i])\n        merged[i] = F.pad(merged[i], p1d, 'constant', pad_id)\n"
+        "    return torch.cat(merged)\n",)
+    must_not_fire += (  # ... nor widths kept in a name up to a setting
+        "import torch.nn.functional as F\ndef fixed(self, xs):\n    out = []\n    for x in xs:\n"
+        "        p = (0, self.width - x.shape[1])\n        out.append(F.pad(x, p))\n    return out\n",)
     must_not_fire += (  # ... not a running maximum of configured sizes, nor a tuple of settings
         "import torch\ndef grid(self, levels):\n    max_n = 0\n    for i in range(levels):\n"
         "        if self.sizes[i] > max_n:\n            max_n = self.sizes[i]\n    return torch.zeros((levels, max_n))\n",
@@ -935,9 +944,11 @@ class PadToBatchMax(ValueFlow):
             origins = self._flows(size_args(node, name or None), node, ctx)
             for origin in origins:   # each caller's maximum
                 self._once(node, origin, verb, "this tensor is sized by the batch maximum", ctx)
-            if not origins and name == _F_PAD and len(node.args) >= 2 and isinstance(node.args[1], (ast.Tuple, ast.List)):
+            widths = _pad_widths(node, ctx) if not origins and name == _F_PAD else None
+            if widths is not None:
                 # session 22 (broad path): ``F.pad(x, (0, m - n))`` up to a maximum of values the model cannot type
-                for count in node.args[1].elts:
+                # (session 32, rec32b: also the widths kept in a name first, ``p1d = (0, m - lens[i])``)
+                for count in widths.elts:
                     extreme = padding_maximum(count, node, ctx)
                     if extreme is not None:
                         self._once(node, (BATCH_MAX, extreme), verb, "this tensor is padded to the batch maximum", ctx)
@@ -1047,6 +1058,16 @@ class PadToBatchMax(ValueFlow):
                 or binding.value.elts:
             return []
         return [flow for value in ctx.resolver.added_values(binding) for flow in ctx.resolver.flows(value)]
+
+
+def _pad_widths(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """The pad-width display of ``F.pad(x, widths)``: the tuple or list given, or the one a name of the function
+    is bound to once (``p1d = (0, m - n)``), else None."""
+    widths = node.args[1] if len(node.args) >= 2 else next((k.value for k in node.keywords if k.arg == "pad"), None)
+    if isinstance(widths, ast.Name):
+        binding = ctx.resolver.binding(widths)
+        widths = binding.value if binding is not None and binding.tag == VALUE and not binding.path else None
+    return widths if isinstance(widths, (ast.Tuple, ast.List)) else None
 
 
 def _asks_torch(node: ast.Call) -> bool:
