@@ -70,3 +70,18 @@ def test_class_and_static_methods_called_on_the_class_and_self_methods():
               "    def plain(self, items):\n        return torch.cat([d.w for d in items])\n"
               "def collate(samples):\n    return Batch.from_list(samples), Batch.merge(samples)\n")
     assert _lines(source) == [7, 10]
+
+
+def test_dataclass_init_var_fields_reach_post_init_parameters():
+    # session 32 (rec32b): chemprop's BatchMolGraph takes the molecules as an ``InitVar`` (no attribute: a parameter
+    # of ``__post_init__``); a subclass inherits the field; ``field(init=False)`` fields take no argument
+    source = ("from dataclasses import InitVar, dataclass, field\n@dataclass\nclass Base:\n"   # lines 4-6
+              "    mgs: InitVar[list]\n    V: torch.Tensor = field(init=False)\n"
+              "    def __post_init__(self, mgs):\n"
+              "        self.V = torch.from_numpy(np.concatenate([mg.V for mg in mgs]))\n"      # line 10
+              "@dataclass\nclass Sub(Base):\n    def __post_init__(self, mgs):\n"
+              "        super().__post_init__(mgs)\n        tags = []\n        for i, mg in enumerate(mgs):\n"
+              "            tags.append([i] * len(mg.E))\n"
+              "        self.bond_batch = torch.tensor(np.concatenate(tags)).long()\n"          # line 18
+              "def collate(batch):\n    mgs, ys = zip(*batch)\n    return Sub(mgs), torch.stack(ys)\n")
+    assert _lines(source) == [10, 18]

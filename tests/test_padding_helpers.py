@@ -140,3 +140,30 @@ def test_padding_true_of_a_layer_or_a_record_is_no_text_padding():
     assert [line for line, _ in findings("import torch\nenc = self.tokenizer(texts, padding=True)\n")] == [2]
     assert [line for line, _ in findings("import torch\nenc = encoder(texts, padding=True, truncation=True)\n")] == [2]
 
+
+
+def test_each_maximum_of_one_shape_tuple_is_reported_at_its_own_line():
+    # session 32 (rec32b): ESM's MSA batch sizes one tensor by two maxima given as one tuple; tiles padded with one
+    # pad width tuple to the largest height and width: reviewers mark both maxima
+    source = ("import torch\nimport torch.nn.functional as F\ndef msa(raw_batch):\n"
+              "    max_alignments = max(len(m) for m in raw_batch)\n"
+              "    max_seqlen = max(len(m[0][1]) for m in raw_batch)\n"
+              "    return torch.empty((len(raw_batch), max_alignments, max_seqlen + 2))\n"
+              "def tiles(values):\n    max_h = max(v.shape[0] for v in values)\n"
+              "    max_w = max(v.shape[1] for v in values)\n"
+              "    return torch.stack([F.pad(v, (0, max_w - v.shape[1], 0, max_h - v.shape[0])) for v in values])\n")
+    assert [line for line, _ in findings(source)] == [4, 5, 8, 9]
+
+
+def test_a_running_maximum_is_reported_at_the_first_tensor_it_makes():
+    # session 32 (rec32b): a maximum kept by hand in a loop over the items has no line of its own a fixed length
+    # replaces; ChatTTS's reviewers marked the allocations (one finding each, naming the loop's line)
+    source = ("import torch\ndef tok(ids_list):\n    max_len = -1\n    for ids in ids_list:\n"
+              "        n = ids.size(0)\n        if n > max_len:\n            max_len = n\n"
+              "    out = torch.zeros(len(ids_list), max_len)\n    mask = torch.ones(len(ids_list), max_len)\n"
+              "    return out, mask\n"
+              "def gt(boxes):\n    max_gt = 0\n    for b in boxes:\n        max_gt = max(max_gt, b.shape[0])\n"
+              "    return torch.zeros((len(boxes), max_gt, 7))\n")
+    assert [line for line, _ in findings(source)] == [8, 15]
+    assert findings(source)[0][1].endswith("(kept in the loop, line 7) sizes torch.zeros() at line 8 and sizes "
+                                           "torch.ones() at line 9")

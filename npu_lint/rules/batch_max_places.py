@@ -40,6 +40,19 @@ def same_function(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
     return ctx.enclosing(extreme, FUNCTION_TYPES) is ctx.enclosing(node, FUNCTION_TYPES)
 
 
+def running_maximum(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
+    """The maximum is kept in a loop over the items that ends before ``node`` (``for r in rows: if r.size(0) > m:
+    m = r.size(0)``, ``m = max(m, len(r))``): a loop of the function around the maximum that does not hold the
+    place it sizes."""
+    child, parent = extreme, ctx.parent(extreme)
+    while parent is not None and not isinstance(parent, FUNCTION_TYPES + (ast.ClassDef,)):
+        if isinstance(parent, (ast.For, ast.AsyncFor, ast.While)) and any(child is s for s in parent.body) \
+                and not parent.lineno <= node.lineno <= (parent.end_lineno or parent.lineno):
+            return True
+        child, parent = parent, ctx.parent(parent)
+    return False
+
+
 def passed_down(extreme: ast.AST, node: ast.AST, ctx: FileContext) -> bool:
     """The maximum is computed in a function that hands it down: one that calls the function of ``node`` (a
     padding helper given the maximum), or a method keeping it in ``self.x`` for another method."""

@@ -23,7 +23,8 @@ the op the reviewer's definition names and stay silent where the model shows the
   step of a ``while`` a ``break`` ends, the items a test on the data keeps (``cat`` / ``stack``; not host items;
   not a membership or ``None`` test; not an ``if`` whose both arms add), rows each step selects by an index it
   computes (``scores[keep]``, ``keep`` from a mask, a helper or a selecting op), a list attribute another method
-  fills one item per element of what it gets (a detection metric's state). Silent: a count proven fixed
+  fills one item per element of what it gets (a detection metric's state), a list attribute
+  appended at every call and joined and emptied under a test of a tensor's value (an episode buffer, session 32). Silent: a count proven fixed
   (``range`` of settings or of a tensor's size, a literal, the model's modules or ``self``'s containers, a
   tensor's rows or chunks), a join side by side (``dim`` other than 0), setup code and a script's one-off join.
 Asked per call of those ops; the per-function index of appends is memoised per file.
@@ -635,7 +636,7 @@ def broad_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optiona
         source, element = _built_here(items, node, function, ctx)
     if source is None and isinstance(items, ast.Attribute) and isinstance(items.value, ast.Name) \
             and items.value.id == "self":
-        return _kept_attribute(items, function, ctx)
+        return _kept_attribute(items, function, ctx) or _flushed_attribute(items, node, function, ctx)
     if source is None:
         return None
     sequence, tests = source
@@ -815,4 +816,43 @@ def _kept_attribute(items: ast.Attribute, function: ast.AST, ctx: FileContext) -
                         and not (isinstance(added, ast.Call) and _host_piece(added, ctx)):
                     return f"one item per element of {short_source(where.iter, 30)} at every call of " \
                            f"{method.name}(), which appends to {text}"
+    return None
+
+
+def _flushed_attribute(items: ast.Attribute, node: ast.Call, function: ast.AST, ctx: FileContext) -> Optional[str]:
+    """Session 32 (rec32b): ``torch.cat(self.buffer)`` then ``self.buffer.clear()`` under a test of a tensor's value
+    (``if samples["terminateds"].item():``), where a method of the class appends to ``self.buffer`` at every call: an
+    episode's steps, flushed when the data says the episode ends (rllte's intrinsic rewards). The list holds as many
+    items as the calls since the last flush, a count the data decides. A flush under a setting (``if sync:``), or
+    every call, keeps the count fixed."""
+    test = _flushing_test(items, node, ctx)
+    cls = ctx.enclosing(function, (ast.ClassDef,)) if test is not None else None
+    if cls is None:
+        return None
+    text = _text(items)
+    for method in cls.body:
+        if isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)) and method.name != "__init__" \
+                and _additions(method, ctx).get(text):
+            return f"one item per call of {method.name}() since {text} was last emptied, which the test of " \
+                   f"line {test.lineno} on a tensor's value decides"
+    return None
+
+
+def _flushing_test(items: ast.Attribute, node: ast.Call, ctx: FileContext) -> Optional[ast.If]:
+    """The nearest ``if`` around ``node`` that tests a tensor's value, when the arm holding ``node`` empties the list
+    ``items`` (``self.x.clear()``, ``self.x = []``)."""
+    text = _text(items)
+    child, parent = node, ctx.parent(node)
+    while parent is not None and not isinstance(parent, _STOP):
+        if isinstance(parent, ast.If) and any(child is stmt for stmt in parent.body) \
+                and _reads_data(parent.test, ctx):     # (through ``if self.norm_type == "rms":`` inside it)
+            for stmt in parent.body:
+                for sub in walk(stmt):
+                    if isinstance(sub, ast.Call) and isinstance(sub.func, ast.Attribute) \
+                            and sub.func.attr == "clear" and _text(sub.func.value) == text \
+                            or isinstance(sub, ast.Assign) and isinstance(sub.value, ast.List) \
+                            and not sub.value.elts and any(_text(t) == text for t in sub.targets):
+                        return parent
+            return None
+        child, parent = parent, ctx.parent(parent)
     return None

@@ -105,24 +105,71 @@ def _samples(argument: ast.AST, param: str, scope: Scope, ctx: FileContext, dept
 def _dataclass_fields(call: ast.Call, passed: list[tuple[Optional[int], Optional[str]]], scope: Scope,
                       ctx: FileContext) -> list[tuple[ast.AST, str]]:
     """``Batch(graphs)`` of a dataclass of the file with a ``__post_init__``: the field the samples go to, read
-    there as ``self.graphs``."""
+    there as ``self.graphs``; an ``InitVar`` field is no attribute but a parameter of ``__post_init__``
+    (``mgs: InitVar[Sequence[MolGraph]]`` then ``def __post_init__(self, mgs)``: chemprop's ``BatchMolGraph``).
+    The constructor's parameters are the fields of the class and of its dataclass bases of the file, bases first,
+    less those declared ``field(init=False)`` or ``ClassVar``."""
     cls = ctx.resolver.definition(call.func, scope) if isinstance(call.func, ast.Name) else None
-    if not isinstance(cls, ast.ClassDef) or not any(
-            ctx.resolver.qualname(d.func if isinstance(d, ast.Call) else d, scope) == _DATACLASS
-            for d in cls.decorator_list):
+    if not _is_dataclass(cls, scope, ctx):
         return []
     post = method_def(cls, "__post_init__", 1)
     if post is None or not post[0].args.args:
         return []
-    fields = [s.target.id for s in cls.body if isinstance(s, ast.AnnAssign) and isinstance(s.target, ast.Name)]
+    fields = _init_fields(cls, scope, ctx, 0)
+    names = [name for name, _ in fields]
     own = post[0].args.args[0].arg
+    post_params = [a.arg for a in post[0].args.args[1:]]
+    init_vars = [name for name, is_var in fields if is_var]
     found = []
     for position, keyword in passed:
-        name = keyword if keyword in fields else fields[position] if position is not None and position < len(fields) \
+        name = keyword if keyword in names else names[position] if position is not None and position < len(names) \
             else None
-        if name is not None:
+        if name is None:
+            continue
+        if name in init_vars:
+            index = init_vars.index(name)
+            if index < len(post_params):
+                found.append((post[0], post_params[index]))
+        else:
             found.append((post[0], f"{own}.{name}"))
     return found
+
+
+def _is_dataclass(cls: object, scope: Scope, ctx: FileContext) -> bool:
+    return isinstance(cls, ast.ClassDef) and any(
+        ctx.resolver.qualname(d.func if isinstance(d, ast.Call) else d, scope) == _DATACLASS
+        for d in cls.decorator_list)
+
+
+def _init_fields(cls: ast.ClassDef, scope: Scope, ctx: FileContext, depth: int) -> list[tuple[str, bool]]:
+    """The constructor's fields of a dataclass of the file, in order (its dataclass bases' first), each with
+    whether it is an ``InitVar``."""
+    fields: list[tuple[str, bool]] = []
+    if depth < 3:
+        for base in cls.bases:
+            parent = ctx.resolver.definition(base, scope) if isinstance(base, ast.Name) else None
+            if parent is not cls and _is_dataclass(parent, scope, ctx):
+                fields.extend(_init_fields(parent, scope, ctx, depth + 1))
+    for stmt in cls.body:
+        if not (isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name)):
+            continue
+        if _no_init(stmt.value) or _annotated(stmt.annotation, "ClassVar"):
+            continue
+        fields = [f for f in fields if f[0] != stmt.target.id] + [(stmt.target.id, _annotated(stmt.annotation,
+                                                                                              "InitVar"))]
+    return fields
+
+
+def _no_init(value: Optional[ast.AST]) -> bool:
+    """``field(init=False)``: no parameter of the constructor."""
+    return isinstance(value, ast.Call) and any(k.arg == "init" and isinstance(k.value, ast.Constant)
+                                               and k.value.value is False for k in value.keywords)
+
+
+def _annotated(annotation: ast.AST, name: str) -> bool:
+    """``InitVar[...]`` / ``dataclasses.InitVar[...]`` (``ClassVar``): the annotation's outer name."""
+    outer = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    return isinstance(outer, ast.Name) and outer.id == name or isinstance(outer, ast.Attribute) and outer.attr == name
 
 
 def _class_method(call: ast.Call, scope: Scope, ctx: FileContext) -> Optional[tuple[ast.AST, int]]:

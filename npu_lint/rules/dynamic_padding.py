@@ -14,7 +14,8 @@ from npu_lint.rules.max_sizes import maximum_size
 from npu_lint.rules.batch_max_helpers import batch_max_helper, batch_max_method, project_helper
 from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.read_maxima import read_maximum
-from npu_lint.rules.batch_max_places import handing_call, extreme_side, in_assertion, passed_down, same_function
+from npu_lint.rules.batch_max_places import (handing_call, extreme_side, in_assertion, passed_down, running_maximum,
+                                             same_function)
 from npu_lint.rules.padding_args import constant, encodes_text, padding_in_kwargs, padding_values
 from npu_lint.rules.size_helpers import size_helper_call
 from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
@@ -186,7 +187,7 @@ class PadToBatchMax(ValueFlow):
     name = "pad-to-batch-max"
     node_types = (ast.Call, ast.Subscript, ast.BinOp)
     triggers = ("pad_sequence", "pad_packed_sequence", "padding", "Padding", "max(", "_max", "min(", ".pad(",
-                "max_len", "maxlen", "longest", "to_padded_tensor", "pad_across_processes", "DataCollatorFor", "sorted(", "sort(")   # the names a running maximum kept by hand goes by
+                "max_len", "maxlen", "max_", "longest", "to_padded_tensor", "pad_across_processes", "DataCollatorFor", "sorted(", "sort(")   # the names a running maximum kept by hand goes by
     kinds = (BATCH_MAX,)
     message = "{what}: the padded length changes with every batch, and every new length recompiles on NPU; pad to a fixed length or a few buckets"
     must_fire = ("import torch\nfrom torch.nn.utils.rnn import pad_sequence\nx = pad_sequence(seqs, batch_first=True)\n",
@@ -646,6 +647,31 @@ class PadToBatchMax(ValueFlow):
         "import torch\ndef collate(samples):\n    n = max(s.num_nodes for s in samples)\n"
         "    return torch.zeros(len(samples), n, n)\n")
 
+    must_fire += (  # session 32 (rec32b): two maxima in one shape tuple (ESM's MSA batch), in one pad width tuple
+                    # (tiles padded to the batch's largest height and width); a running maximum named ``max_*_len``
+        "import torch\ndef msa(raw_batch):\n    max_alignments = max(len(m) for m in raw_batch)\n"
+        "    max_seqlen = max(len(m[0][1]) for m in raw_batch)\n"
+        "    return torch.empty((len(raw_batch), max_alignments, max_seqlen + 2))\n",
+        "import torch\nimport torch.nn.functional as F\ndef tiles(values):\n    max_h = max(v.shape[0] for v in values)\n"
+        "    max_w = max(v.shape[1] for v in values)\n"
+        "    return torch.stack([F.pad(v, (0, max_w - v.shape[1], 0, max_h - v.shape[0])) for v in values])\n",
+        "import torch\ndef decode(result_list):\n    max_x_len = -1\n    for result in result_list:\n"
+        "        if result.size(0) > max_x_len:\n            max_x_len = result.size(0)\n"
+        "    return torch.zeros((len(result_list), result_list[0].size(1), max_x_len))\n")
+    must_fire += (  # session 32 (rec32b): F.pad's widths kept in a name, up to the maximum of a list built in a loop
+        "import torch\nimport torch.nn.functional as F\ndef merge(self, dicts, pad_id):\n    merged, lens = [], []\n"
+        "    for d in dicts:\n        m = self.merge_sequences(d)\n        merged.append(m['tensor'])\n"
+        "        lens.append(m['tensor'].shape[1])\n    top = max(lens)\n    for i in range(len(merged)):\n"
+        "        p1d = (0, top - lens[i])\n        merged[i] = F.pad(merged[i], p1d, 'constant', pad_id)\n"
+        "    return torch.cat(merged)\n",)
+    must_not_fire += (  # ... nor widths kept in a name up to a setting
+        "import torch.nn.functional as F\ndef fixed(self, xs):\n    out = []\n    for x in xs:\n"
+        "        p = (0, self.width - x.shape[1])\n        out.append(F.pad(x, p))\n    return out\n",)
+    must_not_fire += (  # ... not a running maximum of configured sizes, nor a tuple of settings
+        "import torch\ndef grid(self, levels):\n    max_n = 0\n    for i in range(levels):\n"
+        "        if self.sizes[i] > max_n:\n            max_n = self.sizes[i]\n    return torch.zeros((levels, max_n))\n",
+        "import torch\ndef f(self, x):\n    return torch.zeros((x.shape[0], self.max_h, self.max_w))\n")
+
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
@@ -774,9 +800,15 @@ class PadToBatchMax(ValueFlow):
             if echo is not None:    # a list padded first, echoed at the maximum: this finding stands there now
                 ctx.findings[:] = [f for f in ctx.findings if f is not echo]
             making = [s for s in sinks if _making(s) and not s.endswith(")")]
-            text = self.message.format(what=f"the batch {name} {origin_text(origin)} {_listed(making)}")
+            # a running maximum kept in a loop over the items (``if n > m: m = n``, ``m = max(m, len(s))``) has
+            # no line of its own to replace: reported at the first tensor it makes, where reviewers mark it
+            # (session 32, rec32b: ChatTTS's tokenizer and decoder)
+            running = running_maximum(extreme, node, ctx)
+            kept = f" (kept in the loop, line {extreme.lineno})" if running else ""
+            text = self.message.format(what=f"the batch {name} {origin_text(origin)}{kept} {_listed(making)}")
             first = made.get(id(extreme))
-            made[id(extreme)] = ctx.report(extreme, text, "padding") if first is None else ctx.amend(first, text)
+            made[id(extreme)] = ctx.report(node if running else extreme, text, "padding") if first is None \
+                else ctx.amend(first, text)
             return
         # the other places (a list padded in Python, a slice, an array, a helper's tensor): one finding for them all
         listed = [s for s in sinks if not _making(s) or s.endswith(")")]
@@ -912,9 +944,11 @@ class PadToBatchMax(ValueFlow):
             origins = self._flows(size_args(node, name or None), node, ctx)
             for origin in origins:   # each caller's maximum
                 self._once(node, origin, verb, "this tensor is sized by the batch maximum", ctx)
-            if not origins and name == _F_PAD and len(node.args) >= 2 and isinstance(node.args[1], (ast.Tuple, ast.List)):
+            widths = _pad_widths(node, ctx) if not origins and name == _F_PAD else None
+            if widths is not None:
                 # session 22 (broad path): ``F.pad(x, (0, m - n))`` up to a maximum of values the model cannot type
-                for count in node.args[1].elts:
+                # (session 32, rec32b: also the widths kept in a name first, ``p1d = (0, m - lens[i])``)
+                for count in widths.elts:
                     extreme = padding_maximum(count, node, ctx)
                     if extreme is not None:
                         self._once(node, (BATCH_MAX, extreme), verb, "this tensor is padded to the batch maximum", ctx)
@@ -1001,6 +1035,15 @@ class PadToBatchMax(ValueFlow):
                 if flow[0] in self.kinds and (first or passed_down(flow[1], node, ctx)):
                     found.setdefault(id(flow[1]), flow)
                     first = False
+            if isinstance(arg, (ast.Tuple, ast.List)) and len(arg.elts) > 1:
+                # session 32 (rec32b): a shape or a pad width given as one tuple, ``torch.empty((b, max_n,
+                # max_len))``, ``F.pad(v, (0, max_w - w, 0, max_h - h))``: each element's own maximum computed in
+                # this function is reported at its own line (the first flow of the tuple named only the first)
+                for element in arg.elts:
+                    for flow in ctx.resolver.flows(element):
+                        if flow[0] in self.kinds and same_function(flow[1], node, ctx):
+                            found.setdefault(id(flow[1]), flow)
+                            break
         return list(found.values())
 
 
@@ -1015,6 +1058,16 @@ class PadToBatchMax(ValueFlow):
                 or binding.value.elts:
             return []
         return [flow for value in ctx.resolver.added_values(binding) for flow in ctx.resolver.flows(value)]
+
+
+def _pad_widths(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """The pad-width display of ``F.pad(x, widths)``: the tuple or list given, or the one a name of the function
+    is bound to once (``p1d = (0, m - n)``), else None."""
+    widths = node.args[1] if len(node.args) >= 2 else next((k.value for k in node.keywords if k.arg == "pad"), None)
+    if isinstance(widths, ast.Name):
+        binding = ctx.resolver.binding(widths)
+        widths = binding.value if binding is not None and binding.tag == VALUE and not binding.path else None
+    return widths if isinstance(widths, (ast.Tuple, ast.List)) else None
 
 
 def _asks_torch(node: ast.Call) -> bool:

@@ -154,7 +154,7 @@ class PerSampleConcat(Rule):
         tokens])``, a string's words), per step of a ``while`` a ``break`` ends, the items a test on the data
         keeps, rows each step selects by an index it computes (``scores[keep]``), or a list attribute another method
         fills per element of what it gets (a detection metric's ``for p in preds: self.boxes.append(p["boxes"])``
-        joined in ``compute``); left alone where the count is proven fixed (a ``range`` of settings or of a
+        joined in ``compute``), or a list attribute a method appends to at every call, joined and emptied under a test of a tensor's value (an episode's steps flushed when ``samples["terminateds"].item()`` ends it); left alone where the count is proven fixed (a ``range`` of settings or of a
         tensor's size, a literal, the model's modules, a tensor's rows or chunks), side by side (a dim other than
         0), in setup code. Last (``inverted_joins.py``), the burden of proof turned: ``pad_sequence`` /
         ``nested_tensor`` of any list that is no literal display, and ``cat`` along dim 0 of a list the function is
@@ -1076,6 +1076,35 @@ class PerSampleConcat(Rule):
                       "    c = torch.cat([x[None] for x in feats['f'] if x != None])\n"
                       "    d = torch.stack([v for v, n in zip(feats['f'], names['n']) if n != 'bias'])\n"
                       "    return a, b, c, d\n",)
+
+    must_fire += (  # session 32 (rec32b): a dataclass batch whose ``InitVar`` field receives the samples, read as a
+                    # ``__post_init__`` parameter (chemprop's BatchMolGraph), and one tag per row of each sample
+        "import numpy as np\nimport torch\nfrom dataclasses import InitVar, dataclass, field\n"
+        "from torch.utils.data import DataLoader\n@dataclass\nclass Batch:\n    mgs: InitVar[list]\n"
+        "    V: torch.Tensor = field(init=False)\n    def __post_init__(self, mgs):\n        vs, tags = [], []\n"
+        "        for i, mg in enumerate(mgs):\n            vs.append(mg.V)\n            tags.append([i] * len(mg.V))\n"
+        "        self.V = torch.from_numpy(np.concatenate(vs))\n        self.batch = torch.tensor(np.concatenate(tags))\n"
+        "def collate(batch):\n    mgs, ys = zip(*batch)\n    return Batch(mgs), torch.stack(ys)\n"
+        "loader = DataLoader(ds, collate_fn=collate)\n",)
+    must_not_fire += (  # ... not one tag per entry of a setting, nor a dataclass no collate function builds
+        "import numpy as np\nimport torch\nfrom dataclasses import InitVar, dataclass, field\n"
+        "from torch.utils.data import DataLoader\n@dataclass\nclass Batch:\n    mgs: InitVar[list]\n"
+        "    def __post_init__(self, mgs):\n        self.V = torch.from_numpy(np.concatenate([m.V for m in mgs]))\n"
+        "def collate(batch):\n    tags = []\n    for i, s in enumerate(batch):\n"
+        "        tags.append([i] * len(self.views))\n    return torch.tensor(np.concatenate(tags))\n"
+        "loader = DataLoader(ds, collate_fn=collate)\nb = Batch(graphs)\n",)
+
+    must_fire += (  # session 32 (rec32b): an episode buffer appended at every call, joined and emptied when a tensor's
+                    # value ends the episode (rllte's intrinsic-reward modules)
+        "import torch\nclass Reward:\n    def __init__(self):\n        self.buf = []\n"
+        "    def compute(self, samples):\n        self.buf.append(samples['rewards'])\n"
+        "        if samples['terminateds'].item():\n            if self.norm == 'rms':\n"
+        "                self.stats.update(torch.cat(self.buf))\n            self.buf.clear()\n",)
+    must_not_fire += (  # ... not a buffer emptied under a setting, nor one joined under a data test but never emptied
+        "import torch\nclass Reward:\n    def __init__(self):\n        self.buf = []\n"
+        "    def compute(self, samples, sync):\n        self.buf.append(samples['rewards'])\n"
+        "        if sync:\n            self.stats.update(torch.cat(self.buf))\n            self.buf = []\n"
+        "        if samples['terminateds'].item():\n            self.log(torch.cat(self.buf))\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

@@ -275,6 +275,10 @@ class _Items(SampleReads):
             collated = self.collated(source, any_dim=True) if source is not None else None
             if collated:
                 return f"each item's indices shifted by the sizes of the samples before it, a field of {collated}"
+        counted = _repeat_count(stripped) if self.rows else None
+        if counted is not None:     # ``[i] * len(mg.V)``: one tag per row of a per-sample item (session 32, rec32b)
+            found = self.varies(counted, depth + 1)
+            return f"one tag per row of each item ({found})" if found else None
         if self.rows and isinstance(stripped, ast.BinOp):   # ``d["idx_j"] + offset``: as many rows as the item
             return self.varies(stripped.left, depth + 1)
         root: Optional[ast.AST] = _root(stripped)
@@ -506,6 +510,26 @@ class _Items(SampleReads):
 
 
 _EMPTY_MAKERS = frozenset({"zeros", "empty", "ones", "full", "new_zeros", "new_empty", "new_ones", "new_full"})
+
+
+def _repeat_count(node: ast.AST) -> Optional[ast.AST]:
+    """``[i] * len(x)``, ``[tag] * x.shape[0]``, ``x.size(0) * [i]``: a one-item list repeated once per row of
+    ``x`` (the value whose rows it counts), else None."""
+    if not (isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult)):
+        return None
+    for listed, count in ((node.left, node.right), (node.right, node.left)):
+        if not (isinstance(listed, (ast.List, ast.Tuple)) and len(listed.elts) == 1):
+            continue
+        if isinstance(count, ast.Call) and isinstance(count.func, ast.Name) and count.func.id == "len" \
+                and len(count.args) == 1:
+            return count.args[0]
+        if isinstance(count, ast.Subscript) and isinstance(count.value, ast.Attribute) \
+                and count.value.attr == "shape" and isinstance(count.slice, ast.Constant) and count.slice.value == 0:
+            return count.value.value
+        if isinstance(count, ast.Call) and isinstance(count.func, ast.Attribute) and count.func.attr == "size" \
+                and len(count.args) == 1 and isinstance(count.args[0], ast.Constant) and count.args[0].value == 0:
+            return count.func.value
+    return None
 
 
 def empty_rows(node: ast.AST) -> bool:
