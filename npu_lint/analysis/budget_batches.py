@@ -25,6 +25,10 @@ def budget_test(function: ast.AST) -> Optional[ast.Compare]:
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     nodes = list(own_nodes(function))
+    helpers = {n.name: n for n in nodes if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    if helpers:   # a closure that closes the batch (ESM's ``_flush_current_buf``: ``batches.append(buf); buf = []``
+        #           under ``nonlocal buf``): its nodes count where it is called
+        nodes += [n for helper in helpers.values() for n in own_nodes(helper)]
     lists = {n.func.value.id for n in nodes if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
              and n.func.attr == "append" and isinstance(n.func.value, ast.Name) and len(n.args) == 1}
     batches = lists & _reset(nodes)   # ``batch.append(idx)`` ... ``batch = []``: the list a batch is gathered in
@@ -33,7 +37,7 @@ def budget_test(function: ast.AST) -> Optional[ast.Compare]:
     varying = _counted(nodes, batches)
     for node in nodes:
         if isinstance(node, ast.If):
-            closed = _closed(node, batches)
+            closed = _closed(node, batches, helpers)
             if closed is None:
                 continue
             for compare in (n for n in walk(node.test) if isinstance(n, ast.Compare)):
@@ -108,10 +112,14 @@ def _handed(nodes: list[ast.AST], batch: str) -> bool:
     return any(_uses(n, {batch}) for n in nodes)
 
 
-def _closed(test: ast.If, batches: set[str]) -> Optional[str]:
-    """The batch list the ``if`` hands on and starts again in one of its arms."""
+def _closed(test: ast.If, batches: set[str], helpers: Optional[dict[str, ast.AST]] = None) -> Optional[str]:
+    """The batch list the ``if`` hands on and starts again in one of its arms (also through a closure of the
+    function the arm calls: ``_flush()``)."""
     for arm in (test.body, test.orelse):
         inside = [n for s in arm for n in [s, *own_nodes(s)]]
+        if helpers:
+            inside += [n for call in list(inside) if isinstance(call, ast.Call) and isinstance(call.func, ast.Name)
+                       and call.func.id in helpers for n in own_nodes(helpers[call.func.id])]
         handed = {found for n in inside for found in [_uses(n, batches)] if found}
         started = _reset(inside)
         both = handed & started
@@ -144,3 +152,20 @@ def batches_by_budget(cls: ast.ClassDef) -> Optional[ast.Compare]:
     if not any(m.name == "__iter__" for m in methods):   # no batches iterated
         return None
     return next((found for m in methods for found in [budget_test(m)] if found is not None), None)
+
+
+def padded_count(compare: ast.Compare) -> bool:
+    """The budget test weighs the batch's padded size: a maximum times a count of the batch's samples (``max(sz,
+    max_len) * (len(buf) + 1) > toks_per_batch``, ``max_len * len(batch) >= budget``): batches of padded samples,
+    not text gathered into chunks by characters."""
+    for side in (compare.left, *compare.comparators):
+        for node in walk(side):
+            if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult):
+                parts = (node.left, node.right)
+                counts = [any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "len"
+                              for n in walk(p)) for p in parts]
+                maxima = [any((isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "max")
+                              or (isinstance(n, ast.Name) and "max" in n.id.lower()) for n in walk(p)) for p in parts]
+                if (counts[0] and maxima[1]) or (counts[1] and maxima[0]):
+                    return True
+    return False

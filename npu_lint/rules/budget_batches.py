@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
-from npu_lint.analysis.budget_batches import batches_by_budget, budget_test
+from npu_lint.analysis.budget_batches import batches_by_budget, budget_test, padded_count
 from npu_lint.analysis.nodes import of_type, walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
@@ -25,8 +25,12 @@ class BudgetBatches(Rule):
         are appended to a list, and an ``if`` hands the list on (yields it, keeps it among the batches, wraps it)
         and starts a new one when ``frames + n > max_frames``, ``max_tokens * len(batch) >= budget`` or ``size *
         (len(batch) + 1) > budget`` says the budget is reached; or a ``while`` on such a test keeps appending to
-        the list it hands on. A test of the batch's own length alone (``len(batch) ==
-        batch_size``) is a fixed batch size, not flagged. With a project index, also a ``DataLoader`` whose
+        the list it hands on. A plain function or method that returns such batches (a data set's
+        ``get_batch_indices(toks_per_batch)``, the batches closed directly or by a closure it calls, ``_flush()``)
+        is flagged when its budget weighs the padded size of the batch, a maximum length times the batch's count
+        (``max(sz, max_len) * (len(buf) + 1) > toks_per_batch``); text gathered into chunks by a sum of characters
+        is not. A test of the batch's own length alone (``len(batch) == batch_size``) is a fixed batch size, not
+        flagged. With a project index, also a ``DataLoader`` whose
         ``batch_sampler=`` is an instance of such a sampler defined in another module, at the loader.
     Why it matters on NPU:
         Every batch holds a different number of samples (short sentences many, long ones few), so the batch
@@ -53,6 +57,15 @@ class BudgetBatches(Rule):
     triggers = ("append", "batch_sampler")
     message = "{what}: the number of samples per batch changes with their lengths, so the batch dimension of every activation changes from batch to batch, a recompile per new batch shape on NPU; use a fixed batch size with length buckets"
     must_fire = (
+        # a plain method returning batches of sample indices under a padded-token budget, closed by a closure
+        # (ESM's FastaBatchedDataset.get_batch_indices)
+        "import torch\nclass Fasta(torch.utils.data.Dataset):\n    def get_batch_indices(self, toks_per_batch):\n"
+        "        sizes = sorted((len(s), i) for i, s in enumerate(self.seqs))\n"
+        "        batches, buf, max_len = [], [], 0\n        def _flush():\n            nonlocal max_len, buf\n"
+        "            if buf:\n                batches.append(buf)\n            buf = []\n            max_len = 0\n"
+        "        for sz, i in sizes:\n            if max(sz, max_len) * (len(buf) + 1) > toks_per_batch:  # NPU418\n"
+        "                _flush()\n            max_len = max(max_len, sz)\n            buf.append(i)\n"
+        "        _flush()\n        return batches\n",
         # a batch sampler closing a batch on a frame budget in its constructor
         "import torch\nfrom torch.utils.data import Sampler\nclass FrameSampler(Sampler):\n"
         "    def __init__(self, lengths, max_frames):\n        self.batches, batch, frames = [], [], 0\n"
@@ -93,7 +106,8 @@ class BudgetBatches(Rule):
         # the batch's own length kept in a name is still a fixed batch size
         "import torch\ndef batches(items, size):\n    batch = []\n    for x in items:\n        batch.append(x)\n"
         "        n = len(batch)\n        if n >= size:\n            yield batch\n            batch = []\n",
-        # texts gathered into chunks by characters in a plain function (no batches iterated)
+        # texts gathered into chunks by characters in a plain function (no batches iterated); a plain function
+        # under a padded-token budget is flagged (must_fire below)
         "import torch\ndef chunk(lines, limit):\n    chunks, cur, n = [], [], 0\n    for line in lines:\n"
         "        if n + len(line) > limit:\n            chunks.append(cur)\n            cur, n = [], 0\n"
         "        cur.append(line)\n        n += len(line)\n    return chunks\n",
@@ -120,10 +134,14 @@ class BudgetBatches(Rule):
             if id(owner) not in tests:
                 tests[id(owner)] = batches_by_budget(owner)
             found = tests[id(owner)]
-            return found if found is not None and any(n is found for n in walk(function)) else None
+            if found is not None:
+                return found if any(n is found for n in walk(function)) else None
         if not ctx.mentions("yield") or not of_type(function, ast.Yield) and not of_type(function, ast.YieldFrom):
             # (a file without the word has no generator: its functions' walks are not built for this question)
-            return None     # a plain function gathering lists (texts in chunks): no batches iterated
+            test = budget_test(function) if ctx.mentions("max") else None
+            # a plain function or method gathering lists: batches only when the budget weighs the padded size
+            # (ESM's ``get_batch_indices``); texts gathered into chunks by characters are not
+            return test if test is not None and padded_count(test) else None
         test = budget_test(function)
         if test is None:
             return None
