@@ -359,7 +359,13 @@ class ShortLastChunk(Rule):
         start in range(0, total, size)`` (a generator of index slices, ``total`` any value but a constant).
         The chunk's positions may be a ``range`` handed to the data (``dataset.select(range(i, min(len(dataset),
         i + bs)))``, ``Subset(ds, range(i, i + bs))``) when the loop gives what it takes to a model or makes it a
-        tensor (a ``range`` walked item by item is no chunk).
+        tensor (a ``range`` walked item by item is no chunk, unless it fills a batch up to an end the code clips at
+        the loop's stop, ``end = min(n, beg + bs)``; ``for j in range(beg, end): batch.append(norm(imgs[j]))``,
+        the batch made a tensor or given to a model in the loop: reported at the clip). The plain order as a list,
+        ``all_items = list(range(n))``, cut up to ``n`` is the order ``np.arange(n)`` is; numpy's positions of a
+        chunk clipped by the code (``users = np.arange(i, min(i + bs, n))``, or ``np.arange(bs * k, min(n, bs * k
+        + bs))`` under a count rounded up) count where the loop computes with them (a torch call, a model, a
+        helper of the project; not numpy alone).
         The size of each batch as the count left clipped at the loop's step, ``cur = min(n - i, bs)`` in ``for i
         in range(0, stop, bs)`` (or ``trange``; ``n`` any value but a constant, not necessarily the stop), handed to
         any call but a host builtin or a log (``sample_fn(cur)``, ``model.sample(batch_size=cur)``) or bounding a
