@@ -218,6 +218,11 @@ def _order_over(value: Optional[ast.AST], stop: ast.AST) -> bool:
     if name == "arange" and not value.keywords and (len(value.args) == 1 or (
             len(value.args) == 2 and isinstance(value.args[0], ast.Constant) and value.args[0].value == 0)):
         return ast.dump(value.args[-1]) == wanted   # ``np.arange(n)``: the samples in their order
+    if name == "list" and isinstance(value.func, ast.Name) and len(value.args) == 1 and not value.keywords:
+        return _order_over(value.args[0], stop)   # ``list(range(n))``: the plain order of ``n`` as a list
+    if name == "range" and isinstance(value.func, ast.Name) and not value.keywords and (len(value.args) == 1 or (
+            len(value.args) == 2 and isinstance(value.args[0], ast.Constant) and value.args[0].value == 0)):
+        return ast.dump(value.args[-1]) == wanted   # ``range(n)`` itself, cut up to ``n``
     if name == "choice":   # ``np.random.choice(np.arange(n), size=(n_epoch,), p=probs)``: n_epoch draws
         size = next((kw.value for kw in value.keywords if kw.arg == "size"), value.args[1] if len(value.args) > 1
                     else None)
@@ -306,16 +311,23 @@ def collected(body: list, names: set[str]) -> set[str]:
                     and not child.value.generators[0].ifs:
                 found.add(child.targets[0].id)
             elif isinstance(child, ast.For) and isinstance(child.iter, ast.Name) and child.iter.id in names:
-                items = derived(child.body, {n.id for n in walk(child.target) if isinstance(n, ast.Name)})
-                bound = {n.id for s in child.body for n in walk(s) if isinstance(n, ast.Name)
-                         and isinstance(n.ctx, ast.Store)} | {n.id for n in walk(child.target)
-                                                              if isinstance(n, ast.Name)}
-                for call in (c for s in child.body for c in walk(s)):
-                    if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
-                            and call.func.attr == "append" and isinstance(call.func.value, ast.Name) \
-                            and len(call.args) == 1 and _uses(call.args[0], items) \
-                            and call.func.value.id not in bound:   # a list made before the loop over the chunk
-                        found.add(call.func.value.id)
+                found |= filled_per_item(child)
+    return found
+
+
+def filled_per_item(loop: ast.For) -> set[str]:
+    """The lists made before ``loop`` that its body appends one entry per item to, each computed from the item
+    (``for p in chunk: clips.append(load(p))``; ``for j in range(lo, hi): batch.append(norm(imgs[j]))``)."""
+    found: set[str] = set()
+    items = derived(loop.body, {n.id for n in walk(loop.target) if isinstance(n, ast.Name)})
+    bound = {n.id for s in loop.body for n in walk(s) if isinstance(n, ast.Name)
+             and isinstance(n.ctx, ast.Store)} | {n.id for n in walk(loop.target) if isinstance(n, ast.Name)}
+    for call in (c for s in loop.body for c in walk(s)):
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) \
+                and call.func.attr == "append" and isinstance(call.func.value, ast.Name) \
+                and len(call.args) == 1 and _uses(call.args[0], items) \
+                and call.func.value.id not in bound:   # a list made before the loop over the chunk
+            found.add(call.func.value.id)
     return found
 
 

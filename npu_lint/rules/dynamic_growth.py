@@ -374,7 +374,10 @@ class GrowingTensor(Rule):
         v))`` handed back alone: the caller keeps the pieces), and so does such a parameter joined whole under its
         test (``if past is not None: past = torch.cat(past, dim=-2)``: the list of every earlier step's keys), and
         the cache protocol of Hugging Face's attention layers, ``k, v = past_key_value.update(k, v, self.layer_idx,
-        kw)`` on such a parameter (the cache appends this call's keys and values and hands back the whole sequence). Also a tensor read through a prefix whose end
+        kw)`` on such a parameter (the cache appends this call's keys and values and hands back the whole sequence),
+        and fairseq's incremental state: the keys read from the container an accessor hands back for a parameter
+        tested against None (``saved_state = self._get_input_buffer(incremental_state)``), joined with this
+        call's and written back into it (``saved_state["prev_key"] = k.view(...)``). Also a tensor read through a prefix whose end
         follows the counter of a loop over steps (``model(buf[:, :t + 1])``, ``x[:, :step]``, ``seq[..., prev:t]``
         with a start the loop never rebinds or rebinds only under a test, ``if use_cache: prev = t``; the steps also
         through a name, ``it = range(n)``, ``if bar: it = progress_bar(it)`` or ``it = progress_bar(range(n)) if
@@ -1340,6 +1343,31 @@ class GrowingTensor(Rule):
                       "        y, cache = model(x, cache=cache, use_cache=False)\n",
                       "import torch\ndef layers(blocks, x):\n    past = None\n    for block in blocks:\n"
                       "        x, past = block(x, past=past)\n    return x\n")
+
+    must_fire += (  # session 32 (rec32c): fairseq's incremental state, read through an accessor of the optional
+                    # parameter, the joined keys written back into the container it handed back
+                  "import torch\nclass MHA:\n    def forward(self, q, x, incremental_state=None):\n"
+                  "        k = self.k_proj(x)\n        if incremental_state is not None:\n"
+                  "            saved_state = self._get_input_buffer(incremental_state)\n        else:\n"
+                  "            saved_state = None\n        if saved_state is not None:\n"
+                  "            if 'prev_key' in saved_state:\n"
+                  "                prev_key = saved_state['prev_key'].view(-1, 4, 8)\n"
+                  "                k = torch.cat([prev_key, k], dim=1)\n"
+                  "            saved_state['prev_key'] = k.view(1, 4, -1, 8)\n"
+                  "            self._set_input_buffer(incremental_state, saved_state)\n"
+                  "        if self.add_zero_attn:\n            k = torch.cat([k, k.new_zeros(1, 1, 8)], dim=1)\n"
+                  "        return torch.bmm(q, k.transpose(1, 2))\n",)
+    must_not_fire += (  # session 32 (rec32c): the accessor's container never written back; the parameter never
+                        # tested against None (always passed: no state of earlier calls)
+                      "import torch\nclass MHA:\n    def forward(self, q, x, incremental_state=None):\n"
+                      "        k = self.k_proj(x)\n        if incremental_state is not None:\n"
+                      "            saved = self._get_input_buffer(incremental_state)\n"
+                      "            k = torch.cat([saved['prev_key'], k], dim=1)\n"
+                      "        return torch.bmm(q, k.transpose(1, 2))\n",
+                      "import torch\nclass MHA:\n    def forward(self, q, x, memory):\n"
+                      "        k = self.k_proj(x)\n        saved = self.lookup(memory)\n        prev = saved['prev_key']\n"
+                      "        k = torch.cat([prev, k], dim=1)\n        saved['prev_key'] = k\n"
+                      "        return torch.bmm(q, k.transpose(1, 2))\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         before = len(ctx.findings)

@@ -5,15 +5,17 @@ The op is the trigger: ``k = cat([prev_k, k], dim)`` whose first piece is read f
 (the parameter itself, an item or field of it, through rearranging methods: ``prev_k = state["prev_key"].view(b,
 -1, d)``, ``state.prev_key[i]``, ``past[0]``, or a name bound from such), and the joined value is given back:
 
-- written into the parameter it came from (``state["prev_key"] = k.view(...)``, ``state.prev_key[i] = k``): the
-  caller's cache, one step longer after every call (fairseq-style ``incremental_state`` dicts, state objects);
+- written into the parameter it came from (``state["prev_key"] = k.view(...)``, ``state.prev_key[i] = k``), or
+  into the container an accessor hands back for a parameter tested against None (``saved_state =
+  self._get_input_buffer(incremental_state)``; ``saved_state["prev_key"] = k.view(...)``): the caller's cache, one
+  step longer after every call (fairseq-style ``incremental_state`` dicts, state objects);
 - or handed back in a container beside the output: an element of a returned tuple, a tuple / list / dict display
   returned or bound to a name that reaches a return (``new_state = {"prev_key": k.view(...)}``; ``past = (k, v)``
   then ``outputs = outputs + (past,)``; ``return outputs``), the parameter then tested against ``None`` (absent
   at the first call; a ``None`` default alone is not enough: the caller may always pass it);
 
 and it is also read for this call's output (``q @ k.T``): a cache the attention reads, not a prefix only handed
-back. Statements in another arm of the ``if`` chain holding the join (``else: k = proj(x)``: the first call's
+back (a rebinding computed from it, ``v = cat([v, zeros])``, is such a read). Statements in another arm of the ``if`` chain holding the join (``else: k = proj(x)``: the first call's
 arm) neither rebind it nor give it back. Silent for a prefix joined and returned as the output
 (``x = cat([prefix, x]); return x, mask``), a window given back (``h[:, -16:]``), a join of two parameters, a
 piece that is no parameter's (a learned token), a join rebound before it is given back.
@@ -89,12 +91,17 @@ def _index(function: ast.AST) -> tuple[list[ast.stmt], set[str]]:
     return statements, optional
 
 
-def _parameter_of(piece: ast.AST, scope, ctx: FileContext) -> Optional[str]:
-    """The parameter ``piece`` is read from (itself or a name bound from it; ``if s is None: s = {}`` keeps it)."""
+def _parameter_of(piece: ast.AST, scope, ctx: FileContext, optional: frozenset[str] = frozenset(),
+                  through: Optional[set[str]] = None) -> Optional[str]:
+    """The parameter ``piece`` is read from (itself or a name bound from it; ``if s is None: s = {}`` keeps it).
+    With ``optional`` (the parameters tested against None), also the container an accessor call hands back for
+    such a parameter (``saved_state = self._get_input_buffer(incremental_state)``, fairseq's incremental state:
+    the caller's state, absent at the first call). ``through`` collects the names read on the way (the local
+    container the joined value may be written back into)."""
     root = _root(piece)
     if not isinstance(root, ast.Name) or ctx.resolver.scopes is None:
         return None
-    for _ in range(3):
+    for _ in range(4):
         bindings = ctx.resolver.scopes.may_reach(root.id, scope, (root.lineno, root.col_offset))
         if not bindings or any(b.scope is not scope for b in bindings):
             return None
@@ -103,12 +110,32 @@ def _parameter_of(piece: ast.AST, scope, ctx: FileContext) -> Optional[str]:
                         and not getattr(b.value, "elts", getattr(b.value, "keys", [1])) for b in bindings)
             return root.id if fresh and root.id not in ("self", "cls") else None
         values = [b.value for b in bindings if b.tag == VALUE]
+        if through is not None:
+            through.add(root.id)
+        if optional and values and len(values) == len(bindings) - sum(b.tag == NONE for b in bindings) \
+                and len({id(v) for v in values}) == 1 and isinstance(values[0], ast.Call) \
+                and not any(b.path for b in bindings):
+            handed = _accessed(values[0], optional, scope, ctx)
+            if handed is not None:
+                return handed
         if len(values) != len(bindings) or len({id(v) for v in values}) != 1 or not isinstance(values[0], ast.AST):
             return None
         nxt = _root(values[0])
         if not isinstance(nxt, ast.Name) or nxt is values[0]:
             return None
         root = nxt
+    return None
+
+
+def _accessed(call: ast.Call, optional: frozenset[str], scope, ctx: FileContext) -> Optional[str]:
+    """The optional parameter an accessor call is handed whole (``self._get_input_buffer(incremental_state)``,
+    ``get_state(self, incremental_state, "attn")``): what it returns is kept in the caller's state."""
+    for argument in [*call.args, *(kw.value for kw in call.keywords)]:
+        if isinstance(argument, ast.Name) and argument.id in optional and argument.id not in ("self", "cls"):
+            bindings = ctx.resolver.scopes.may_reach(argument.id, scope, (argument.lineno, argument.col_offset))
+            if bindings and all(b.scope is scope and b.tag in (PARAM, NONE) for b in bindings) \
+                    and any(b.tag == PARAM for b in bindings):
+                return argument.id
     return None
 
 
@@ -149,14 +176,16 @@ def carried_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
         return None
     function, scope = found
     pieces = node.args[0].elts
-    source = _parameter_of(pieces[0], scope, ctx)
+    statements, optional = ctx.per_node("growth_carried", function, _index)
+    through: set[str] = set()
+    source = _parameter_of(pieces[0], scope, ctx, frozenset(optional), through)
     if source is None or any(isinstance(p, ast.Starred) or _parameter_of(p, scope, ctx) is not None
                              for p in pieces[1:]):
         return None   # the state first, every other piece this call's (``cat([x, skip])`` joins two parameters)
     joined = stmt.targets[0].id
     if joined == source:
         return None   # the parameter itself rebound: step_parameter's / handed_back's question
-    statements, optional = ctx.per_node("growth_carried", function, _index)
+    containers = {source} | (through - {joined})
     here = _arms(stmt, ctx)
     after = [s for s in statements if (s.lineno, s.col_offset) > (stmt.lineno, stmt.col_offset)
              and not _exclusive(here, _arms(s, ctx))]
@@ -170,9 +199,11 @@ def carried_join(node: ast.Call, name: Optional[str], ctx: FileContext) -> Optio
                     and not rearranged(other.value, joined):
                 if given is None:
                     return None   # rebound to another value before it is given back
+                used = used or any(isinstance(n, ast.Name) and n.id == joined and isinstance(n.ctx, ast.Load)
+                                   for n in ast.walk(other.value))   # ``v = cat([v, zeros])``: computed from it
                 break
             stored = [t for t in targets if isinstance(t, (ast.Subscript, ast.Attribute))]
-            if stored and any(isinstance(_root(t), ast.Name) and _root(t).id == source for t in stored) \
+            if stored and any(isinstance(_root(t), ast.Name) and _root(t).id in containers for t in stored) \
                     and _holds(other.value, joined):
                 given = given or f"written back into {unparse(stored[0])[:40]}"
                 continue

@@ -17,7 +17,7 @@ from npu_lint.rules.chunk_pieces import rounded_chunks
 from npu_lint.rules.chunk_sizes import fraction_parts, padded_back, scalar_derived
 from npu_lint.rules.chunk_helpers import clipping_helper
 from npu_lint.rules.chunk_counts import bound_element, clip_bound, filled_chunk, rounded_up, scaled, scaled_end
-from npu_lint.rules.chunk_steps import (ranged, chunk_step, clipped_size, remaining_step, clipped_to_stop, consumed, data_length, derived, fed_pieces, computed_pieces, length_expr,
+from npu_lint.rules.chunk_steps import (ranged, chunk_step, filled_per_item, clipped_size, remaining_step, clipped_to_stop, consumed, data_length, derived, fed_pieces, computed_pieces, length_expr,
                                         loop_position, made_tensor, model_call, tensor_call, collected, same_or_variable, split_pieces,
                                         permuted_length, tail_skipped, while_counter, whole_chunks)
 from npu_lint.rules.sampler_yields import sampler_yield
@@ -359,7 +359,13 @@ class ShortLastChunk(Rule):
         start in range(0, total, size)`` (a generator of index slices, ``total`` any value but a constant).
         The chunk's positions may be a ``range`` handed to the data (``dataset.select(range(i, min(len(dataset),
         i + bs)))``, ``Subset(ds, range(i, i + bs))``) when the loop gives what it takes to a model or makes it a
-        tensor (a ``range`` walked item by item is no chunk).
+        tensor (a ``range`` walked item by item is no chunk, unless it fills a batch up to an end the code clips at
+        the loop's stop, ``end = min(n, beg + bs)``; ``for j in range(beg, end): batch.append(norm(imgs[j]))``,
+        the batch made a tensor or given to a model in the loop: reported at the clip). The plain order as a list,
+        ``all_items = list(range(n))``, cut up to ``n`` is the order ``np.arange(n)`` is; numpy's positions of a
+        chunk clipped by the code (``users = np.arange(i, min(i + bs, n))``, or ``np.arange(bs * k, min(n, bs * k
+        + bs))`` under a count rounded up) count where the loop computes with them (a torch call, a model, a
+        helper of the project; not numpy alone).
         The size of each batch as the count left clipped at the loop's step, ``cur = min(n - i, bs)`` in ``for i
         in range(0, stop, bs)`` (or ``trange``; ``n`` any value but a constant, not necessarily the stop), handed to
         any call but a host builtin or a log (``sample_fn(cur)``, ``model.sample(batch_size=cur)``) or bounding a
@@ -1170,6 +1176,11 @@ class ShortLastChunk(Rule):
         taken: ast.AST = node   # what the positions take: ``dataset.select(range(...))``, ``x[list(range(...))]``
         while isinstance(ctx.parent(taken), (ast.Call, ast.Subscript)) and not isinstance(ctx.parent(taken), ast.For):
             taken = ctx.parent(taken)
+        walker = ctx.parent(node)
+        if taken is node and isinstance(walker, ast.For) and walker.iter is node and isinstance(loop, ast.For) \
+                and isinstance(upper, ast.Name) and clipped_to_stop(upper, index, stop, ctx):
+            self._walked_chunk(node, walker, loop, upper, ctx)
+            return
         if taken is node or not isinstance(loop, ast.For) or not (
                 _fed_model(taken, loop, ctx) or made_tensor(taken, loop, ctx)):   # type: ignore[arg-type]
             return
@@ -1178,6 +1189,32 @@ class ShortLastChunk(Rule):
             reported.add(id(loop))
             what = f"{short_source(taken, 40)} in steps of {short_source(step)}"
             ctx.report(node, self.message.format(what=what), "x[i:i + step]")
+
+    def _walked_chunk(self, node: ast.Call, walker: ast.For, loop: ast.For, end: ast.Name, ctx: FileContext) -> None:
+        """``end = min(n, beg + bs)`` then ``for j in range(beg, end): batch.append(norm(imgs[j]))`` in ``for beg in
+        range(0, n, bs)``, the batch made a tensor (``torch.from_numpy(np.concatenate(batch))``) or given to a model
+        in the loop: a chunk filled item by item, its end clipped by the code itself (PaddleOCR's recognisers);
+        reported at the clip."""
+        filled = filled_per_item(walker)
+        if not filled:
+            return
+        made = next((call for call in walk(loop) if isinstance(call, ast.Call)
+                     and (ctx.resolver.qualname(call.func) or "").startswith("torch.")
+                     and any(isinstance(inner, ast.Name) and inner.id in filled
+                             for argument in [*call.args, *(kw.value for kw in call.keywords)]
+                             for inner in walk(argument))), None) \
+            or model_call(loop.body, filled, ctx)
+        if made is None:
+            return
+        reported = ctx.scratch.setdefault("short_chunk_loops", set())
+        if id(loop) in reported:
+            return
+        reported.add(id(loop))
+        binding = ctx.resolver.binding(end)
+        at = binding.value if binding is not None and isinstance(binding.value, ast.AST) else node
+        what = (f"{short_source(node, 40)} fills {', '.join(sorted(filled))} item by item up to a clipped end "
+                f"(made a tensor by {short_source(made, 30)})")
+        ctx.report(at, self.message.format(what=what), "x[i:i + step]")
 
     def _parts(self, node: ast.Subscript, ctx: FileContext) -> bool:
         """``x[round(i * n / k):round((i + 1) * n / k)]`` in ``for i in range(k)`` of a tensor fed to a computation:
@@ -1238,7 +1275,7 @@ class ShortLastChunk(Rule):
         """``noise = torch.randn(sz, z_dim)`` (or a shape ``(sz, z_dim)`` handed to a sampler) with ``sz = end -
         start``, ``end = min(start + bs, num_samples)``, in ``for start in range(0, num_samples, bs)``: the last
         batch made is smaller (samples generated in batches up to a count the caller sets)."""
-        if ctx.resolver.qualname(node.func) == "torch.arange":
+        if ctx.resolver.qualname(node.func) in ("torch.arange", "numpy.arange"):
             self._positions(node, ctx)
             return
         if not node.args:
@@ -1293,18 +1330,73 @@ class ShortLastChunk(Rule):
         whatever ``total`` is (not a constant): the code itself clips the end to it."""
         keywords = {kw.arg: kw.value for kw in node.keywords}
         start = node.args[0] if node.args else keywords.get("start")
-        end = node.args[1] if len(node.args) > 1 else keywords.get("end")
-        if not isinstance(start, ast.Name) or end is None:
+        end = node.args[1] if len(node.args) > 1 else keywords.get("end", keywords.get("stop"))
+        host = ctx.resolver.qualname(node.func) == "numpy.arange"
+        if end is None or (host and len(node.args) > 2):
+            return
+        if not isinstance(start, ast.Name):
+            counted = self._counted_positions(node, start, end, ctx) if host else None
+            if counted is not None:
+                loop, count = counted
+                if id(loop) not in ctx.scratch.setdefault("short_chunk_loops", set()):
+                    ctx.scratch["short_chunk_loops"].add(id(loop))
+                    what = (f"{short_source(node, 40)} makes the positions of chunk {short_source(start, 20)} of "
+                            f"{short_source(count, 30)}, clipped at the end")
+                    ctx.report(node, self.message.format(what=what), "arange(i * bs, min(n, (i + 1) * bs))")
             return
         found = self._range_loop(node, start.id, ctx)   # ``for start in range(0, n, bs)``, or a name bound to it
         stop = found[0].args[1] if found is not None else None
         if stop is None or not clipped_to_stop(end, start.id, stop, ctx):
             return
+        if host:   # numpy's positions: only where the loop computes with them (a model, a torch call, a helper)
+            if not self._positions_used(node, found[1], ctx) \
+                    or id(found[1]) in ctx.scratch.setdefault("short_chunk_loops", set()):
+                return
+            ctx.scratch["short_chunk_loops"].add(id(found[1]))
         # its own site, beside the loop's slice of the data (sentence-transformers: ``index_select`` of these
         # positions for sparse embeddings, ``x[start:end]`` for dense ones): not counted as the loop's finding
         what = (f"{short_source(node, 40)} makes the positions of chunks clipped at "
                 f"{short_source(stop, 20)}")
         ctx.report(node, self.message.format(what=what), "arange(i, min(i + bs, n))")
+
+    def _counted_positions(self, node: ast.Call, start: ast.AST, end: ast.AST, ctx: FileContext
+                           ) -> Optional[tuple[ast.AST, ast.AST]]:
+        """``irange = np.arange(bs * k, min(n, bs * k + bs))`` in ``for k in range(int(np.ceil(n / bs)))``: the
+        positions of chunk ``k`` of a count rounded up, used by the loop (``net(x[irange])``); the loop and the
+        count, else None."""
+        for index, step in scaled(start):
+            if clip_bound(end, index, step, ctx) is None:
+                continue   # only an end the code clips itself: it expects the short tail
+            found = self._range_loop(node, index, ctx, counts=True)
+            if found is None:
+                continue
+            call, loop = found
+            if rounded_up(call.args[-1], step, ctx, bound=clip_bound(end, index, step, ctx)) \
+                    and self._positions_used(node, loop, ctx):
+                return loop, call.args[-1]
+        return None
+
+    @staticmethod
+    def _positions_used(node: ast.Call, loop: ast.AST, ctx: FileContext) -> bool:
+        """The name the positions are bound to reaches, in the loop, a torch call, a model, or a call of the
+        project's (not a host builtin, a log, numpy): the positions pick the data computed on."""
+        parent = ctx.parent(node)
+        if not isinstance(parent, ast.Assign) or len(parent.targets) != 1 or not isinstance(parent.targets[0],
+                                                                                           ast.Name):
+            return False
+        name = parent.targets[0].id
+        if tensor_call(node, loop, ctx) is not None or model_call(getattr(loop, "body", []), {name}, ctx) is not None:
+            return True
+        for call in walk(loop):
+            if not isinstance(call, ast.Call) or _scalar_call(call, ctx):
+                continue
+            if not any(isinstance(inner, ast.Name) and inner.id == name
+                       for argument in [*call.args, *(kw.value for kw in call.keywords)] for inner in walk(argument)):
+                continue
+            qualname = ctx.resolver.qualname(call.func)
+            if qualname is None or qualname.startswith("torch."):
+                return True
+        return False
 
     def _batched(self, node: ast.Call, ctx: FileContext) -> None:
         """``for batch in chunked(items, bs): model(batch)``: a library batcher's last list is shorter; ``for part
@@ -1378,3 +1470,31 @@ class ShortLastChunk(Rule):
     must_not_fire += (  # ``(n - 1) // s`` alone rounds down: the last whole chunk is dropped with the tail
                       "import torch\ndef embed(model, feats, bs):\n    num_batches = (len(feats) - 1) // bs\n"
                       "    for b in range(num_batches):\n        model(torch.stack(feats[b * bs:(b + 1) * bs]))\n",)
+    must_fire += (  # session 32 (rec32c): the plain order as a list, ``list(range(n))``, cut up to ``n``
+                  "import torch\ndef feats(model, n_items, bs, dev):\n    all_items = list(range(n_items))\n"
+                  "    for i in range(0, n_items, bs):\n        items = all_items[i:i + bs]\n"
+                  "        model(torch.tensor(items).to(dev))\n",
+                  # numpy's positions of a chunk clipped by the code, handed to a helper of the project
+                  "import numpy as np\nimport torch\nclass Emb:\n    def users(self):\n"
+                  "        for i in range(0, self.n_users, self.bs):\n"
+                  "            users = np.arange(i, min(i + self.bs, self.n_users))\n"
+                  "            self.walker.get_user_feats(users)\n",
+                  # ... and of chunk ``k`` of a count rounded up, indexing the data a network is given
+                  "import numpy as np\nimport torch\ndef run(net, imgs, bs):\n"
+                  "    niter = int(np.ceil(imgs.shape[0] / bs))\n    for k in range(niter):\n"
+                  "        irange = np.arange(bs * k, min(imgs.shape[0], bs * k + bs))\n        net(imgs[irange])\n",
+                  # a batch filled item by item up to an end the code clips (PaddleOCR's recognisers)
+                  "import numpy as np\nimport torch\ndef rec(net, imgs, bs):\n    n = len(imgs)\n"
+                  "    for beg in range(0, n, bs):\n        end = min(n, beg + bs)\n        batch = []\n"
+                  "        for j in range(beg, end):\n            batch.append(norm(imgs[j]))\n"
+                  "        net(torch.from_numpy(np.concatenate(batch)))\n",)
+    must_not_fire += (  # session 32 (rec32c): numpy positions used only by numpy; names filled item by item
+                      "import numpy as np\nimport torch\ndef host(out, n, bs):\n    for i in range(0, n, bs):\n"
+                      "        idx = np.arange(i, min(i + bs, n))\n        out[idx] = np.sqrt(idx)\n"
+                      "        print(len(idx))\n",
+                      "import torch\ndef names(imgs, bs):\n    n = len(imgs)\n    for beg in range(0, n, bs):\n"
+                      "        end = min(n, beg + bs)\n        batch = []\n        for j in range(beg, end):\n"
+                      "            batch.append(str(imgs[j]))\n        print(batch)\n",
+                      # a list of the first ``n`` positions cut up to another count
+                      "import torch\ndef feats(model, n_items, m, bs):\n    all_items = list(range(n_items))\n"
+                      "    for i in range(0, m, bs):\n        model(torch.tensor(all_items[i:i + bs]))\n",)
