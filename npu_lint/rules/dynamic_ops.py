@@ -1117,6 +1117,24 @@ class BooleanMaskIndexing(Rule):
 
     must_fire += MASK_INDEX_FIRE        # session 26 (dataops26): loop elements, a mask on one path, host-chosen lists
     must_not_fire += MASK_INDEX_SILENT
+    # session 32: the positions of a condition joined with those of its negation are every position once, reordered
+    # (lerobot's pi0fast ``shift_padding_side``: padding moved to one side); two conditions that leave some out vary
+    must_not_fire += ("import torch\ndef shift(tokens: torch.Tensor, padding_mask: torch.Tensor, left: bool):\n"
+                      "    out = torch.empty_like(tokens)\n    for i in range(tokens.shape[0]):\n"
+                      "        pad = torch.where(padding_mask[i] == 0)[0]\n"
+                      "        keep = torch.where(padding_mask[i] == 1)[0]\n"
+                      "        idx = torch.cat((pad, keep), dim=0) if left else torch.cat((keep, pad), dim=0)\n"
+                      "        out[i] = tokens[i].index_select(0, idx)\n    return out\n",
+                      "import torch\ndef f(x: torch.Tensor, s: torch.Tensor):\n"
+                      "    idx = torch.cat([torch.nonzero(s > 0).flatten(), torch.nonzero(s <= 0).flatten()])\n"
+                      "    return x[idx]\n",
+                      "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n"
+                      "    return x[torch.cat([m.nonzero().squeeze(1), (~m).nonzero().squeeze(1)])]\n")
+    must_fire += ("import torch\ndef f(x: torch.Tensor, s: torch.Tensor):\n"
+                  "    idx = torch.cat([torch.nonzero(s > 0).flatten(), torch.nonzero(s < 0).flatten()])\n"
+                  "    return x.index_select(0, idx)\n",
+                  "import torch\ndef f(x: torch.Tensor, s: torch.Tensor):\n"
+                  "    idx = torch.cat([torch.where(s == 1)[0], torch.where(s == 2)[0]])\n    return x[idx]\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:
