@@ -28,7 +28,7 @@ from npu_lint.analysis.receivers import Receivers
 from npu_lint.analysis.step_growth import StateReads, StepGrowth
 from npu_lint.analysis.training_steps import TrainingSteps
 from npu_lint.analysis.index_uses import attribute_used_as_index, used_as_index
-from npu_lint.analysis.usage import used_as_mask, used_as_tensor
+from npu_lint.analysis.usage import copies_of, used_as_mask, used_as_tensor
 from npu_lint.analysis.name_lookup import NameLookup
 from npu_lint.analysis.packed import FIELDS as PACKED_FIELDS, packed_sequence
 from npu_lint.analysis.scalars import moved_to_host
@@ -855,8 +855,19 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         def refers(node: ast.Name) -> bool:   # the use's binding, or one in another arm of its ``if`` chain
             return self.binding(node, binding.scope) is binding or binding in self.scopes.lookup_reaching(
                 node.id, binding.scope, (node.lineno, node.col_offset))   # (``if c: k = f()`` / ``else: k = g()``)
-        return used_as_mask(function, binding.name, self._mask_usage, refers,
-                            lambda func: self.qualname(func, binding.scope), self.source)
+        qualname = lambda func: self.qualname(func, binding.scope)   # noqa: E731
+        if used_as_mask(function, binding.name, self._mask_usage, refers, qualname, self.source):
+            return True
+        # session 32: a plain copy of the name used as a mask (``ce_mask = mask`` ... ``x.masked_fill_(~ce_mask, -1)``,
+        # lerobot's VQ codebook): the copy holds the same value, so the name is a mask too
+        for alias in copies_of(function, binding.name, self._mask_usage, self.source):
+            def refers_copy(node: ast.Name, alias: str = alias) -> bool:
+                return any(b.tag == VALUE and not b.path and isinstance(b.value, ast.Name)
+                           and b.value.id == binding.name and refers(b.value)
+                           for b in self.scopes.may_reach(alias, binding.scope, (node.lineno, node.col_offset)))
+            if used_as_mask(function, alias, self._mask_usage, refers_copy, qualname, self.source):
+                return True
+        return False
 
     def _scalar_arithmetic(self, node: ast.BinOp, scope: Scope, depth: int) -> bool:
         """``d - 1`` with ``d`` an ``int``: arithmetic of Python numbers only."""

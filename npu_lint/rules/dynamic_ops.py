@@ -1130,6 +1130,29 @@ class BooleanMaskIndexing(Rule):
                       "    return x[idx]\n",
                       "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n"
                       "    return x[torch.cat([m.nonzero().squeeze(1), (~m).nonzero().squeeze(1)])]\n")
+    # session 32: a parameter whose plain copy the function uses as a mask is a mask (lerobot's VQ codebook: ``ce_mask =
+    # mask`` ... ``masked_fill_(~ce_mask, -1)``, then ``loss[loss_mask]`` with ``loss_mask`` the mask or einops'
+    # ``repeat`` of it); a copy used as a gather's index, or rebound before its mask use, says nothing
+    must_fire += ("import torch\nfrom einops import repeat\nclass VQ(torch.nn.Module):\n"
+                  "    def forward(self, loss, ind, mask=None, heads=1):\n        if mask is not None:\n"
+                  "            ce_mask = mask\n            if heads > 1:\n"
+                  "                ce_mask = repeat(ce_mask, 'b n -> b n h', h=heads)\n"
+                  "            ind.masked_fill_(~ce_mask, -1)\n            loss_mask = mask\n            if heads > 1:\n"
+                  "                loss_mask = repeat(mask, 'b n -> (b h) n', h=heads)\n"
+                  "            loss = loss[loss_mask].mean()\n        return loss, ind\n",)
+    # session 32: masks folded into one by ``functools.reduce`` with and / or (raster-vision's detection output
+    # filter); a fold of other values (a sum of indices) says nothing
+    must_fire += ("from functools import reduce\nfrom operator import iand\nimport torch\nclass P:\n"
+                  "    def f(self, out):\n        masks = [out['labels'] != i for i in self.ignored]\n"
+                  "        mask = reduce(iand, masks)\n        return out['boxes'][mask]\n",
+                  "import functools\nimport torch\ndef f(x: torch.Tensor, ms):\n"
+                  "    return x[functools.reduce(torch.logical_and, [m > 0 for m in ms])]\n")
+    must_not_fire += ("import functools, operator\nimport torch\ndef f(x: torch.Tensor, ids):\n"
+                      "    idx = functools.reduce(operator.add, [i for i in ids])\n    return x[idx]\n",)
+    must_not_fire += ("import torch\ndef f(x: torch.Tensor, idx):\n    sel = idx\n    y = x.gather(1, sel)\n"
+                      "    return x[idx] + y\n",
+                      "import torch\ndef f(x: torch.Tensor, m, y):\n    k = m\n    k = y > 0\n"
+                      "    z = x.masked_fill(~k, 0)\n    return x[m] + z\n")
     must_fire += ("import torch\ndef f(x: torch.Tensor, s: torch.Tensor):\n"
                   "    idx = torch.cat([torch.nonzero(s > 0).flatten(), torch.nonzero(s < 0).flatten()])\n"
                   "    return x.index_select(0, idx)\n",
