@@ -955,15 +955,24 @@ def _self_update(binding: Binding, attr: str) -> Optional[str]:
     return None
 
 
+# Whole reductions of a tensor to one number (see ``_kept_root``).
+_COUNTS = frozenset({"sum", "mean", "max", "min", "prod", "any", "all", "count_nonzero", "nansum", "nanmean", "norm",
+                     "numel", "amax", "amin"})
+
+
 def _kept_root(node: ast.AST) -> Optional[ast.Name]:
     """The name a chain of operations that keep a tensor where it is starts from (``labels`` of
-    ``labels.view(-1).long()``, ``x[:, 0]``); None through a move or a call of anything else."""
+    ``labels.view(-1).long()``, ``x[:, 0]``); None through a move or a call of anything else. Not through a whole
+    reduction (``n = mask.sum().to(device)``, session 32): a count or a total put on the device, often one already
+    there (trl's ``labels.sum().to(self.accelerator.device)`` after the batch was moved), says nothing of where the
+    reduced tensor lives."""
     for _ in range(8):
         if isinstance(node, ast.Name):
             return node
         if isinstance(node, ast.Call):
             func = node.func
-            if not isinstance(func, ast.Attribute) or func.attr in K.MOVES or func.attr == "type":
+            if not isinstance(func, ast.Attribute) or func.attr in K.MOVES or func.attr == "type" \
+                    or (func.attr in _COUNTS and not node.args and not node.keywords):
                 return None
             node = func.value
         elif isinstance(node, (ast.Subscript, ast.Attribute)):
