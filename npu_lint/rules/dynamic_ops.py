@@ -1140,6 +1140,13 @@ class BooleanMaskIndexing(Rule):
                   "            ind.masked_fill_(~ce_mask, -1)\n            loss_mask = mask\n            if heads > 1:\n"
                   "                loss_mask = repeat(mask, 'b n -> (b h) n', h=heads)\n"
                   "            loss = loss[loss_mask].mean()\n        return loss, ind\n",)
+    # session 32: a helper's selection from a field of a pandas frame (``df.columns[~df.columns.str.contains(t)]``,
+    # realtabformer's process_data) is no tensor's; a field of an object of unknown kind still may be one
+    must_not_fire += ("import pandas as pd\nimport torch\ndef cols(frames):\n    df = pd.concat(frames, axis=1)\n"
+                      "    keep = df.columns[~df.columns.str.contains('cat')]\n    return df[keep]\n"
+                      "def run(frames):\n    return torch.tensor(cols(frames).values)\n",)
+    must_fire += ("import torch\ndef keep(t, thr):\n    m = t.scores > thr\n    return t.boxes.data[m]\n"
+                  "def run(t):\n    return keep(t, 0.5).sum()\n",)
     # session 32: masks folded into one by ``functools.reduce`` with and / or (raster-vision's detection output
     # filter); a fold of other values (a sum of indices) says nothing
     must_fire += ("from functools import reduce\nfrom operator import iand\nimport torch\nclass P:\n"
