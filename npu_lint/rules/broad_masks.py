@@ -188,7 +188,10 @@ def _call(node: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
         if isinstance(node.func, ast.Attribute) and name in ("from_numpy", "as_tensor", "asarray", "tensor") \
                 and not node.args:
             operand = None
-        return constructed_index(operand, ctx, depth + 1) if operand is not None else None
+        verdict = constructed_index(operand, ctx, depth + 1) if operand is not None else None
+        if verdict == MASK_WORD and (name == "long" or name in ("to", "type") and _numeric_cast(node)):
+            return None   # ``(s < t).long()``: zeros and ones, an integer index of as many elements (session 32)
+        return verdict
     if isinstance(node.func, (ast.Name, ast.Attribute)):
         definition = helper_of_file(node, ctx)
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -275,6 +278,13 @@ def _project_function(node: ast.Call, ctx: FileContext) -> Optional[str]:
     if name not in table:
         table[name] = POSITIONS if ctx.project.returned_leaf(name, ctx.module, _SIZED_LEAVES.__contains__) else None
     return table[name]
+
+
+def _numeric_cast(node: ast.Call) -> bool:
+    """``m.to(torch.long)``, ``m.to(dtype=torch.int64)``, ``m.type(torch.float32)``: a cast to a dtype of numbers."""
+    dtype = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dtype"), None)
+    return isinstance(dtype, ast.Attribute) and isinstance(dtype.value, ast.Name) and dtype.value.id == "torch" \
+        and dtype.attr.startswith(("int", "long", "float", "half", "double", "bfloat", "uint", "short"))
 
 
 def _is_bool_dtype(node: ast.AST) -> bool:

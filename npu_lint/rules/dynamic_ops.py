@@ -1147,6 +1147,15 @@ class BooleanMaskIndexing(Rule):
                       "def run(frames):\n    return torch.tensor(cols(frames).values)\n",)
     must_fire += ("import torch\ndef keep(t, thr):\n    m = t.scores > thr\n    return t.boxes.data[m]\n"
                   "def run(t):\n    return keep(t, 0.5).sum()\n",)
+    # session 32: a mask cast to numbers (``(s < t).long()``, ``m.to(torch.long)``) indexes by integers, zeros and
+    # ones: as many rows as it has elements (open3d's PointRCNN scoring); moved to a device it stays a mask
+    must_not_fire += ("import torch\nimport torch.nn.functional as F\ndef post(rcnn_cls, thr):\n    out = []\n"
+                      "    for scores in rcnn_cls:\n        if scores.shape[-1] == 1:\n"
+                      "            labels = (torch.sigmoid(scores) < thr).long()\n        else:\n"
+                      "            labels = torch.argmax(scores)\n            scores = F.softmax(scores, dim=0)[labels]\n"
+                      "        out.append(scores)\n    return out\n",
+                      "import torch\ndef g(x, s, thr):\n    k = (s > thr).to(torch.long)\n    return x[k]\n")
+    must_fire += ("import torch\ndef g(x, s, thr, device):\n    k = (s > thr).to(device)\n    return x[k]\n",)
     # session 32: masks folded into one by ``functools.reduce`` with and / or (raster-vision's detection output
     # filter); a fold of other values (a sum of indices) says nothing
     must_fire += ("from functools import reduce\nfrom operator import iand\nimport torch\nclass P:\n"
