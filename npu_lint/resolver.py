@@ -28,7 +28,7 @@ from npu_lint.analysis.receivers import Receivers
 from npu_lint.analysis.step_growth import StateReads, StepGrowth
 from npu_lint.analysis.training_steps import TrainingSteps
 from npu_lint.analysis.index_uses import attribute_used_as_index, used_as_index
-from npu_lint.analysis.usage import used_as_mask, used_as_tensor
+from npu_lint.analysis.usage import copies_of, used_as_mask, used_as_tensor
 from npu_lint.analysis.name_lookup import NameLookup
 from npu_lint.analysis.packed import FIELDS as PACKED_FIELDS, packed_sequence
 from npu_lint.analysis.scalars import moved_to_host
@@ -855,8 +855,19 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         def refers(node: ast.Name) -> bool:   # the use's binding, or one in another arm of its ``if`` chain
             return self.binding(node, binding.scope) is binding or binding in self.scopes.lookup_reaching(
                 node.id, binding.scope, (node.lineno, node.col_offset))   # (``if c: k = f()`` / ``else: k = g()``)
-        return used_as_mask(function, binding.name, self._mask_usage, refers,
-                            lambda func: self.qualname(func, binding.scope), self.source)
+        qualname = lambda func: self.qualname(func, binding.scope)   # noqa: E731
+        if used_as_mask(function, binding.name, self._mask_usage, refers, qualname, self.source):
+            return True
+        # session 32: a plain copy of the name used as a mask (``ce_mask = mask`` ... ``x.masked_fill_(~ce_mask, -1)``,
+        # lerobot's VQ codebook): the copy holds the same value, so the name is a mask too
+        for alias in copies_of(function, binding.name, self._mask_usage, self.source):
+            def refers_copy(node: ast.Name, alias: str = alias) -> bool:
+                return any(b.tag == VALUE and not b.path and isinstance(b.value, ast.Name)
+                           and b.value.id == binding.name and refers(b.value)
+                           for b in self.scopes.may_reach(alias, binding.scope, (node.lineno, node.col_offset)))
+            if used_as_mask(function, alias, self._mask_usage, refers_copy, qualname, self.source):
+                return True
+        return False
 
     def _scalar_arithmetic(self, node: ast.BinOp, scope: Scope, depth: int) -> bool:
         """``d - 1`` with ``d`` an ``int``: arithmetic of Python numbers only."""
@@ -944,15 +955,24 @@ def _self_update(binding: Binding, attr: str) -> Optional[str]:
     return None
 
 
+# Whole reductions of a tensor to one number (see ``_kept_root``).
+_COUNTS = frozenset({"sum", "mean", "max", "min", "prod", "any", "all", "count_nonzero", "nansum", "nanmean", "norm",
+                     "numel", "amax", "amin"})
+
+
 def _kept_root(node: ast.AST) -> Optional[ast.Name]:
     """The name a chain of operations that keep a tensor where it is starts from (``labels`` of
-    ``labels.view(-1).long()``, ``x[:, 0]``); None through a move or a call of anything else."""
+    ``labels.view(-1).long()``, ``x[:, 0]``); None through a move or a call of anything else. Not through a whole
+    reduction (``n = mask.sum().to(device)``, session 32): a count or a total put on the device, often one already
+    there (trl's ``labels.sum().to(self.accelerator.device)`` after the batch was moved), says nothing of where the
+    reduced tensor lives."""
     for _ in range(8):
         if isinstance(node, ast.Name):
             return node
         if isinstance(node, ast.Call):
             func = node.func
-            if not isinstance(func, ast.Attribute) or func.attr in K.MOVES or func.attr == "type":
+            if not isinstance(func, ast.Attribute) or func.attr in K.MOVES or func.attr == "type" \
+                    or (func.attr in _COUNTS and not node.args and not node.keywords):
                 return None
             node = func.value
         elif isinstance(node, (ast.Subscript, ast.Attribute)):

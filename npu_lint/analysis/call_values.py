@@ -23,8 +23,15 @@ _MASK_KEEPING = frozenset({"torch.nn.functional.pad", "torch.squeeze", "torch.un
                            "torch.reshape", "torch.transpose", "torch.permute", "torch.logical_not",
                            # the elements of the mask, picked or moved: still booleans
                            "torch.gather", "torch.index_select", "torch.take_along_dim", "torch.narrow",
-                           "torch.select", "torch.movedim", "torch.roll", "torch.flip", "torch.repeat_interleave"})
+                           "torch.select", "torch.movedim", "torch.roll", "torch.flip", "torch.repeat_interleave",
+                           # einops' rearranging of its first operand (session 32): the same elements, laid out anew
+                           "einops.repeat", "einops.rearrange"})
 _ARRAY_CONVERTERS = _CONVERTERS | {"torch.from_numpy"}
+# The functions ``functools.reduce`` folds masks with into one mask (session 32): and, or, xor, elementwise.
+_MASK_COMBINERS = frozenset({"operator.and_", "operator.iand", "operator.or_", "operator.ior", "operator.xor",
+                             "operator.ixor", "torch.logical_and", "torch.logical_or", "torch.logical_xor",
+                             "torch.bitwise_and", "torch.bitwise_or", "torch.Tensor.logical_and",
+                             "torch.Tensor.logical_or", "torch.Tensor.__and__", "torch.Tensor.__or__"})
 # numpy functions making an array of a given dtype, and numpy's functions that return booleans.
 _NUMPY_MAKERS = frozenset({"zeros", "ones", "full", "empty", "array", "asarray", "zeros_like", "ones_like", "full_like",
                            "empty_like"})
@@ -121,6 +128,10 @@ class CallValues:
             if name in _JOINS and node.args and isinstance(node.args[0], ast.Name) \
                     and self.sequence_element(node.args[0], scope, depth + 1) == (K.MASK, None):
                 return K.MASK, None   # ``masks.append(fg_mask)`` per image, then ``torch.cat(masks)``: a mask
+            if name == "functools.reduce" and len(node.args) >= 2 and not node.keywords \
+                    and self.qualname(node.args[0], scope) in _MASK_COMBINERS \
+                    and self.sequence_element(node.args[1], scope, depth + 1) == (K.MASK, None):
+                return K.MASK, None   # ``reduce(operator.iand, [labels != i for i in ignored])``: masks combined
             if name == "torch.load" and _loads_to_cpu(node):
                 return K.HOST, None   # ``torch.load(path, map_location="cpu")``: what it holds stays on the host
             if name in _MASK_KEEPING and node.args and self.value_of(node.args[0], scope, depth) == (K.MASK, None) \

@@ -56,6 +56,12 @@ def selects_by_mask(resolver: "Resolver", node: ast.Subscript, scope: Optional[S
                for e in elements):
         return False
     value = resolver.value_of(node.value, scope)
+    root = node.value
+    while value is None and isinstance(root, ast.Attribute):
+        root = root.value   # ``frame.columns[~frame.columns.str.contains(t)]``: a field of a host array (session 32)
+        held = resolver.value_of(root, scope)
+        if held is not None:
+            return held[0] != K.HOST
     return value is None or value[0] not in (K.HOST, K.LIST)
 
 

@@ -287,3 +287,30 @@ def used_as_mask(function: ast.AST, name: str, store: dict, refers: Callable[[as
     if uses is None:
         uses = store[(key, "walk")] = mask_uses(function, qualname)
     return any(refers(node) for node in uses.get(name, ()))
+
+
+def copies_of(function: ast.AST, name: str, store: dict, source: Optional[str] = None) -> tuple[str, ...]:
+    """The locals ``function``'s own body binds to ``name`` itself (``ce_mask = mask``): names that hold the same
+    value where that binding reaches. Read from the text first (``= name`` must stand in it), then one walk of the
+    function per name asked, memoised in ``store``."""
+    key = (id(function), "copies", name)
+    found = store.get(key)
+    if found is not None:
+        return found
+    text = function_text(function, source, store) if source is not None else None
+    if text is not None and not re.search(r"=\s*" + re.escape(name) + r"\s*(?:$|[\n#;)])", text, re.M):
+        found = ()
+    else:
+        copies = []
+        stack: list[ast.AST] = list(body_of(function))
+        while stack:
+            node = stack.pop()
+            if isinstance(node, OTHER_SCOPES):
+                continue
+            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                    and isinstance(node.value, ast.Name) and node.value.id == name and node.targets[0].id != name:
+                copies.append(node.targets[0].id)
+            stack.extend(child_nodes(node))
+        found = tuple(dict.fromkeys(copies))
+    store[key] = found
+    return found

@@ -177,6 +177,8 @@ def _call(node: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
     if name in _JOINING and node.args and isinstance(node.args[0], (ast.List, ast.Tuple)) and node.args[0].elts:
         # ``torch.cat([is_split, torch.zeros(n, dtype=torch.bool)])``: masks joined are a mask (session 24)
         parts = node.args[0].elts
+        if len(parts) == 2 and name in ("cat", "concat", "concatenate", "hstack") and _partition(parts, ctx):
+            return None   # ``cat((where(m == 0)[0], where(m == 1)[0]))``: every position once, reordered (session 32)
         return _agree(list(parts), ctx, depth) if not any(isinstance(p, ast.Starred) for p in parts) else None
     if name in ("to", "type", "astype") and node.args and _is_bool_dtype(node.args[0]):
         return MASK_WORD
@@ -186,13 +188,81 @@ def _call(node: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
         if isinstance(node.func, ast.Attribute) and name in ("from_numpy", "as_tensor", "asarray", "tensor") \
                 and not node.args:
             operand = None
-        return constructed_index(operand, ctx, depth + 1) if operand is not None else None
+        verdict = constructed_index(operand, ctx, depth + 1) if operand is not None else None
+        if verdict == MASK_WORD and (name == "long" or name in ("to", "type") and _numeric_cast(node)):
+            return None   # ``(s < t).long()``: zeros and ones, an integer index of as many elements (session 32)
+        return verdict
     if isinstance(node.func, (ast.Name, ast.Attribute)):
         definition = helper_of_file(node, ctx)
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return _returns(definition, ctx, depth)
         return _project_function(node, ctx)
     return None
+
+
+# Comparisons whose results are each other's negation (session 32): ``a == b`` / ``a != b``, ``a < b`` / ``a >= b``.
+_COMPLEMENTS = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq, ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE,
+                ast.LtE: ast.Gt}
+# Calls that keep the positions a nonzero found, in their order (a view or a cast of them).
+_POSITION_VIEWS = frozenset({"flatten", "view", "reshape", "squeeze", "long", "int", "to", "contiguous", "ravel"})
+
+
+def _partition(parts: list, ctx: FileContext) -> bool:
+    """``torch.cat((torch.where(m == 0)[0], torch.where(m == 1)[0]))``, ``cat([nonzero(keep), nonzero(~keep)])``:
+    the positions of a condition joined with those of its negation list every position once (a permutation, as
+    many as the condition has elements), whatever the values; the pair ``== 0`` / ``== 1`` (``False`` / ``True``)
+    of one operand is read as a flag's two values."""
+    first, second = (_found_where(part, ctx) for part in parts)
+    return first is not None and second is not None and (_negation(first, second) or _negation(second, first))
+
+
+def _found_where(part: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
+    """The condition whose positions ``part`` lists (``torch.where(c)[0]``, ``torch.nonzero(c).squeeze(1)``,
+    ``c.nonzero().flatten()``, a local bound once to one of these), else None."""
+    for _ in range(8):
+        if isinstance(part, ast.Name):
+            function = ctx.enclosing_any(part, FUNCTION_TYPES)
+            if function is None or part.id in _parameters(function):
+                return None
+            values = _assignments(function, ctx).get(part.id)
+            if not values or len(values) != 1 or values[0] is None:
+                return None
+            part = values[0]
+        elif isinstance(part, ast.Subscript):
+            if not _integer(part.slice) or not _tuple_of_positions(part.value):
+                return None
+            part = part.value
+        elif isinstance(part, ast.Call):
+            name = _name_of(part.func)
+            if name == "where" and len(part.args) == 1 and not part.keywords \
+                    or name in ("nonzero", "argwhere") and len(part.args) == 1:
+                return part.args[0]
+            if name in ("nonzero", "argwhere") and not part.args and isinstance(part.func, ast.Attribute):
+                return part.func.value
+            if name not in _POSITION_VIEWS or not isinstance(part.func, ast.Attribute):
+                return None
+            part = part.func.value
+        else:
+            return None
+    return None
+
+
+def _negation(a: ast.AST, b: ast.AST) -> bool:
+    """``b`` is true exactly where ``a`` is false: ``~a`` / ``torch.logical_not(a)``, the complementary comparison
+    of the same operands, or ``x == 0`` beside ``x == 1`` (a flag's two values)."""
+    if isinstance(b, ast.UnaryOp) and isinstance(b.op, ast.Invert) \
+            or isinstance(b, ast.Call) and _name_of(b.func) == "logical_not" and len(b.args) == 1:
+        negated = b.operand if isinstance(b, ast.UnaryOp) else b.args[0]
+        return ast.dump(negated) == ast.dump(a)
+    if not (isinstance(a, ast.Compare) and isinstance(b, ast.Compare) and len(a.ops) == 1 and len(b.ops) == 1
+            and ast.dump(a.left) == ast.dump(b.left)):
+        return False
+    if _COMPLEMENTS.get(type(a.ops[0])) is type(b.ops[0]) \
+            and ast.dump(a.comparators[0]) == ast.dump(b.comparators[0]):
+        return True
+    values = [c.value for c in (a.comparators[0], b.comparators[0]) if isinstance(c, ast.Constant)]
+    return isinstance(a.ops[0], ast.Eq) and isinstance(b.ops[0], ast.Eq) and len(values) == 2 \
+        and all(type(v) in (int, bool) for v in values) and sorted(values) == [0, 1]
 
 
 def _project_function(node: ast.Call, ctx: FileContext) -> Optional[str]:
@@ -208,6 +278,13 @@ def _project_function(node: ast.Call, ctx: FileContext) -> Optional[str]:
     if name not in table:
         table[name] = POSITIONS if ctx.project.returned_leaf(name, ctx.module, _SIZED_LEAVES.__contains__) else None
     return table[name]
+
+
+def _numeric_cast(node: ast.Call) -> bool:
+    """``m.to(torch.long)``, ``m.to(dtype=torch.int64)``, ``m.type(torch.float32)``: a cast to a dtype of numbers."""
+    dtype = node.args[0] if node.args else next((k.value for k in node.keywords if k.arg == "dtype"), None)
+    return isinstance(dtype, ast.Attribute) and isinstance(dtype.value, ast.Name) and dtype.value.id == "torch" \
+        and dtype.attr.startswith(("int", "long", "float", "half", "double", "bfloat", "uint", "short"))
 
 
 def _is_bool_dtype(node: ast.AST) -> bool:

@@ -1117,6 +1117,63 @@ class BooleanMaskIndexing(Rule):
 
     must_fire += MASK_INDEX_FIRE        # session 26 (dataops26): loop elements, a mask on one path, host-chosen lists
     must_not_fire += MASK_INDEX_SILENT
+    # session 32: the positions of a condition joined with those of its negation are every position once, reordered
+    # (lerobot's pi0fast ``shift_padding_side``: padding moved to one side); two conditions that leave some out vary
+    must_not_fire += ("import torch\ndef shift(tokens: torch.Tensor, padding_mask: torch.Tensor, left: bool):\n"
+                      "    out = torch.empty_like(tokens)\n    for i in range(tokens.shape[0]):\n"
+                      "        pad = torch.where(padding_mask[i] == 0)[0]\n"
+                      "        keep = torch.where(padding_mask[i] == 1)[0]\n"
+                      "        idx = torch.cat((pad, keep), dim=0) if left else torch.cat((keep, pad), dim=0)\n"
+                      "        out[i] = tokens[i].index_select(0, idx)\n    return out\n",
+                      "import torch\ndef f(x: torch.Tensor, s: torch.Tensor):\n"
+                      "    idx = torch.cat([torch.nonzero(s > 0).flatten(), torch.nonzero(s <= 0).flatten()])\n"
+                      "    return x[idx]\n",
+                      "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n"
+                      "    return x[torch.cat([m.nonzero().squeeze(1), (~m).nonzero().squeeze(1)])]\n")
+    # session 32: a parameter whose plain copy the function uses as a mask is a mask (lerobot's VQ codebook: ``ce_mask =
+    # mask`` ... ``masked_fill_(~ce_mask, -1)``, then ``loss[loss_mask]`` with ``loss_mask`` the mask or einops'
+    # ``repeat`` of it); a copy used as a gather's index, or rebound before its mask use, says nothing
+    must_fire += ("import torch\nfrom einops import repeat\nclass VQ(torch.nn.Module):\n"
+                  "    def forward(self, loss, ind, mask=None, heads=1):\n        if mask is not None:\n"
+                  "            ce_mask = mask\n            if heads > 1:\n"
+                  "                ce_mask = repeat(ce_mask, 'b n -> b n h', h=heads)\n"
+                  "            ind.masked_fill_(~ce_mask, -1)\n            loss_mask = mask\n            if heads > 1:\n"
+                  "                loss_mask = repeat(mask, 'b n -> (b h) n', h=heads)\n"
+                  "            loss = loss[loss_mask].mean()\n        return loss, ind\n",)
+    # session 32: a helper's selection from a field of a pandas frame (``df.columns[~df.columns.str.contains(t)]``,
+    # realtabformer's process_data) is no tensor's; a field of an object of unknown kind still may be one
+    must_not_fire += ("import pandas as pd\nimport torch\ndef cols(frames):\n    df = pd.concat(frames, axis=1)\n"
+                      "    keep = df.columns[~df.columns.str.contains('cat')]\n    return df[keep]\n"
+                      "def run(frames):\n    return torch.tensor(cols(frames).values)\n",)
+    must_fire += ("import torch\ndef keep(t, thr):\n    m = t.scores > thr\n    return t.boxes.data[m]\n"
+                  "def run(t):\n    return keep(t, 0.5).sum()\n",)
+    # session 32: a mask cast to numbers (``(s < t).long()``, ``m.to(torch.long)``) indexes by integers, zeros and
+    # ones: as many rows as it has elements (open3d's PointRCNN scoring); moved to a device it stays a mask
+    must_not_fire += ("import torch\nimport torch.nn.functional as F\ndef post(rcnn_cls, thr):\n    out = []\n"
+                      "    for scores in rcnn_cls:\n        if scores.shape[-1] == 1:\n"
+                      "            labels = (torch.sigmoid(scores) < thr).long()\n        else:\n"
+                      "            labels = torch.argmax(scores)\n            scores = F.softmax(scores, dim=0)[labels]\n"
+                      "        out.append(scores)\n    return out\n",
+                      "import torch\ndef g(x, s, thr):\n    k = (s > thr).to(torch.long)\n    return x[k]\n")
+    must_fire += ("import torch\ndef g(x, s, thr, device):\n    k = (s > thr).to(device)\n    return x[k]\n",)
+    # session 32: masks folded into one by ``functools.reduce`` with and / or (raster-vision's detection output
+    # filter); a fold of other values (a sum of indices) says nothing
+    must_fire += ("from functools import reduce\nfrom operator import iand\nimport torch\nclass P:\n"
+                  "    def f(self, out):\n        masks = [out['labels'] != i for i in self.ignored]\n"
+                  "        mask = reduce(iand, masks)\n        return out['boxes'][mask]\n",
+                  "import functools\nimport torch\ndef f(x: torch.Tensor, ms):\n"
+                  "    return x[functools.reduce(torch.logical_and, [m > 0 for m in ms])]\n")
+    must_not_fire += ("import functools, operator\nimport torch\ndef f(x: torch.Tensor, ids):\n"
+                      "    idx = functools.reduce(operator.add, [i for i in ids])\n    return x[idx]\n",)
+    must_not_fire += ("import torch\ndef f(x: torch.Tensor, idx):\n    sel = idx\n    y = x.gather(1, sel)\n"
+                      "    return x[idx] + y\n",
+                      "import torch\ndef f(x: torch.Tensor, m, y):\n    k = m\n    k = y > 0\n"
+                      "    z = x.masked_fill(~k, 0)\n    return x[m] + z\n")
+    must_fire += ("import torch\ndef f(x: torch.Tensor, s: torch.Tensor):\n"
+                  "    idx = torch.cat([torch.nonzero(s > 0).flatten(), torch.nonzero(s < 0).flatten()])\n"
+                  "    return x.index_select(0, idx)\n",
+                  "import torch\ndef f(x: torch.Tensor, s: torch.Tensor):\n"
+                  "    idx = torch.cat([torch.where(s == 1)[0], torch.where(s == 2)[0]])\n    return x[idx]\n")
 
     def check(self, node: ast.AST, ctx: FileContext) -> None:
         if not ctx.uses_torch:

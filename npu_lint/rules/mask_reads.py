@@ -31,7 +31,8 @@ def is_bool_index(node: ast.expr, ctx: FileContext) -> bool:
     if isinstance(node, ast.Call):
         name = ctx.resolver.qualname(node.func)
         if name is not None:   # ``torch.triu(causal, 1)`` of a mask keeps it one
-            return name in _BOOL_FUNCTIONS or (rooted(name, ("torch",)) and ctx.resolver.kind_of(node) == MASK)
+            return name in _BOOL_FUNCTIONS or ((rooted(name, ("torch",)) or name == "functools.reduce")
+                                               and ctx.resolver.kind_of(node) == MASK)   # (masks folded: session 32)
         if isinstance(node.func, ast.Attribute) and node.func.attr in _BOOL_METHODS:
             return True
     return ctx.resolver.kind_of(node) == MASK   # ``x[fn(x)]``: a callable whose every candidate returns a mask
