@@ -572,6 +572,36 @@ def _scan_counts(cls: ast.ClassDef) -> tuple[frozenset[str], frozenset[str]]:
                 if node.func.attr in _COUNT_METHODS and all(isinstance(a, ast.Constant) for a in node.args) \
                         and not node.keywords and isinstance(node.func.value, ast.Attribute):
                     stepped.add(attr)
+                elif node.func.attr == "copy_" and len(node.args) == 1 and isinstance(node.func.value, ast.Attribute) \
+                        and _restored(node.args[0], method):
+                    continue   # ``self.step.copy_(tensor(pkg["step"]))``: the count a checkpoint saved, put back
                 else:
                     written.add(attr)
     return frozenset(stepped), frozenset(written)
+
+
+def _checkpoint_load(node: ast.AST) -> bool:
+    """``torch.load(path, ...)`` (written so: the module's own name)."""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "load" \
+        and isinstance(node.func.value, ast.Name) and node.func.value.id == "torch"
+
+
+def _restored(value: ast.AST, method: ast.AST) -> bool:
+    """A value read from a checkpoint the method loads (session 32, prec32): ``tensor(pkg["step"])`` or
+    ``pkg["step"]`` with ``pkg = torch.load(path)`` in the method (an item of what ``torch.load`` returned, through
+    ``tensor(...)`` / ``torch.tensor(...)``), or ``torch.load(...)[k]`` itself: the step count the run saved."""
+    if isinstance(value, ast.Call) and len(value.args) == 1 and not isinstance(value.func, ast.Attribute) \
+            or isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) and value.func.attr == "tensor" \
+            and len(value.args) == 1:
+        value = value.args[0]
+    if not isinstance(value, ast.Subscript):
+        return False
+    root = value.value
+    if _checkpoint_load(root):
+        return True
+    if not isinstance(root, ast.Name):
+        return False
+    loaded = [n for n in walk(method) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Name) and t.id == root.id for t in n.targets)]
+    return bool(loaded) and all(_checkpoint_load(n.value) for n in loaded)
+

@@ -856,6 +856,31 @@ class DataDependentBranch(Rule):
         "import numpy as np\nimport torch\nimport torch.nn.functional as F\ndef decode(logits, h, w):\n"
         "    if logits.shape[0] == 0:\n        return np.zeros((0, h, w), dtype=bool)\n    t = logits.unsqueeze(0)\n"
         "    return F.interpolate(t, size=(h, w)).squeeze(0).cpu().numpy() > 0\n")
+    # session 32 (prec32, configuration.counter_state): a trainer's step count kept in a buffer, advanced by one and
+    # put back from a checkpoint (``self.step.copy_(tensor(pkg["step"]))`` with ``pkg = torch.load(path)``), is the
+    # step number: ``if divisible_by(self.step.item(), self.every):`` is a schedule (dreamer4's trainers, lucidrains'
+    # EMA). A buffer copied from the data still fires.
+    must_not_fire += (
+        "import torch\nfrom torch import nn, tensor\ndef divisible_by(num, den):\n"
+        "    return (num % den) == 0\nclass Trainer(nn.Module):\n    def __init__(self, model, every):\n"
+        "        super().__init__()\n        self.model = model\n        self.every = every\n"
+        "        self.register_buffer('step', tensor(0))\n    def load(self, path):\n"
+        "        pkg = torch.load(path)\n        if 'step' in pkg:\n"
+        "            self.step.copy_(tensor(pkg['step']))\n    def train(self, x):\n"
+        "        loss = self.model(x).sum()\n        loss.backward()\n"
+        "        if divisible_by(self.step.item(), self.every):\n"
+        "            sample = self.model(torch.randn(4, 3))\n            print(sample.mean())\n"
+        "        self.step += 1\n",)
+    must_fire += (
+        "import torch\nfrom torch import nn, tensor\ndef divisible_by(num, den):\n"
+        "    return (num % den) == 0\nclass Trainer(nn.Module):\n    def __init__(self, model, every):\n"
+        "        super().__init__()\n        self.model = model\n        self.every = every\n"
+        "        self.register_buffer('step', tensor(0))\n    def load(self, path):\n        x = path\n"
+        "        if path is not None:\n            self.step.copy_(tensor(x.sum()))\n"
+        "    def train(self, x):\n        loss = self.model(x).sum()\n        loss.backward()\n"
+        "        if divisible_by(self.step.item(), self.every):\n"
+        "            sample = self.model(torch.randn(4, 3))\n            print(sample.mean())\n"
+        "        self.step += 1\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):

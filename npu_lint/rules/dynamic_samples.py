@@ -1106,6 +1106,23 @@ class PerSampleConcat(Rule):
         "        if sync:\n            self.stats.update(torch.cat(self.buf))\n            self.buf = []\n"
         "        if samples['terminateds'].item():\n            self.log(torch.cat(self.buf))\n",)
 
+    must_not_fire += (  # session 32 (prec32, inverted_joins._batch_loop): one result per batch of a loader pass, the
+                        # batch moved to the device in the loop, joined once after it (an evaluation's predictions and
+                        # labels, FID features: advertorch, cn_clip, basicsr): the dataset's size, the same every pass
+        "import torch\ndef evaluate(model, loader, device):\n    preds, labels = [], []\n"
+        "    for x, y in loader:\n        x, y = x.to(device), y.to(device)\n"
+        "        preds.append(model(x))\n        labels.append(y)\n"
+        "    return torch.cat(preds), torch.cat(labels)\n",
+        "import torch\ndef evaluate(model, loader, device):\n    labels = []\n    for x, y in loader:\n"
+        "        x, y = x.to(device), y.to(device)\n        labels.append(y)\n"
+        "    return torch.cat(labels)\n",)
+    must_fire += (  # ... a loop whose items are not moved (a list of samples); rows a selection keeps per batch
+        "import torch\ndef evaluate(model, loader, device):\n    preds, labels = [], []\n"
+        "    for x, y in loader:\n        preds.append(model(x))\n        labels.append(y)\n"
+        "    return torch.cat(preds), torch.cat(labels)\n",
+        "import torch\ndef features(model, loader, device):\n    feats = []\n    for x in loader:\n"
+        "        x = x.to(device)\n        feats.append(x[x > 0])\n    return torch.cat(feats, 0)\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)
         before = len(ctx.findings)

@@ -33,7 +33,7 @@ from npu_lint.context import FileContext
 from npu_lint.analysis import kinds as K
 from npu_lint.rules import short_source
 from npu_lint.rules.broad_joins import JOIN_CATS, _encloses, _function_of, _joined_dim, _own
-from npu_lint.rules.inverted_joins import _fixed_items, _item_attribute, _sequence_given, _targets
+from npu_lint.rules.inverted_joins import _batch_loop, _fixed_items, _item_attribute, _sequence_given, _targets
 from npu_lint.rules.mask_reads import is_bool_index
 
 _ADDS = frozenset({"append", "extend", "insert", "appendleft"})
@@ -268,6 +268,8 @@ def _why_filled(key: str, node: ast.Call, function: ast.AST, ctx: FileContext) -
             continue
         if _item_fixed(added, ctx, bound, assigned):
             continue        # this addition is of one size; another may not be
+        if any(_batch_loop(loop) for loop in loops if isinstance(loop, (ast.For, ast.AsyncFor))):
+            continue        # one result per batch of a loader pass, joined once after it (session 32)
         given = next(filter(None, (_sequence_given(loop.iter, ctx) for loop in loops)), None)
         if given is None:
             sized = _sized_by_item(_latest(added, call, loops[-1]), loops, ctx)

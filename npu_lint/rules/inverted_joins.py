@@ -384,11 +384,27 @@ def _addition(where: ast.AST, added: Optional[ast.AST], function: ast.AST, ctx: 
         sized = _sized_attribute(value, _walked(where.target, where.iter), function, ctx)   # type: ignore[attr-defined]
     if sized is None and (sized_only or _item_attribute(value, frozenset(bound))):
         return None
+    if _batch_loop(where):
+        return None
     given = _sequence_given(where.iter, ctx)   # type: ignore[attr-defined]
     if given is None:
         return None
     return f"one item per element of {given} (loop of line {where.lineno})" + (
         f", whose sizes the function reads at line {sized}" if sized else "")
+
+
+_DEVICE_MOVES = frozenset({"to", "cuda", "npu"})
+
+
+def _batch_loop(loop: ast.AST) -> bool:
+    """Session 32 (prec32): a loop over a data loader's batches, which its body moves to the device (``for x, y in
+    loader: x = x.to(device)``, ``data, label = data.to(device), label.to(device)``): the list it fills holds one
+    result per batch (predictions, features, labels of an evaluation pass) and is joined once after the pass, its
+    length the dataset's size, the same on every pass (the short last batch is NPU406's)."""
+    names = {n.id for n in _walk_nodes(loop.target) if isinstance(n, ast.Name)}   # type: ignore[attr-defined]
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _DEVICE_MOVES
+               and isinstance(n.func.value, ast.Name) and n.func.value.id in names
+               for statement in loop.body for n in _walk_nodes(statement))   # type: ignore[attr-defined]
 
 
 def _item_dim(node: ast.Call, ctx: FileContext) -> bool:
