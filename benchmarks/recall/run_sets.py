@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -26,10 +27,13 @@ def projects(setdir: str) -> list[str]:
     return sorted(os.listdir(os.path.join(setdir, "src")))
 
 
-def run_project(npu_lint: str, setdir: str, out: str, project: str) -> None:
+def run_project(npu_lint: str, setdir: str, out: str, project: str, cache: str) -> None:
+    # a fresh facts cache per run: the cache is keyed by file content and FACTS_VERSION, not by the code that
+    # built the facts, so a shared one may hand another branch's facts to this run
+    env = dict(os.environ, NPU_LINT_CACHE_DIR=cache)
     with open(os.path.join(out, project + ".json"), "w", encoding="utf-8") as fh:
         subprocess.run([npu_lint, "check", os.path.join(setdir, "src", project), "--output-format", "json",
-                        "-q", "--exit-zero"], stdout=fh, stderr=subprocess.DEVNULL)
+                        "-q", "--exit-zero"], stdout=fh, stderr=subprocess.DEVNULL, env=env)
 
 
 def main() -> int:
@@ -48,8 +52,8 @@ def main() -> int:
         out = os.path.join(setdir, "findings_" + opts["--tag"])
         os.makedirs(out, exist_ok=True)
         jobs += [(setdir, out, p) for p in projects(setdir)]
-    with ThreadPoolExecutor(int(opts["--jobs"])) as pool:
-        list(pool.map(lambda job: run_project(opts["--npu-lint"], *job), jobs))
+    with tempfile.TemporaryDirectory() as cache, ThreadPoolExecutor(int(opts["--jobs"])) as pool:
+        list(pool.map(lambda job: run_project(opts["--npu-lint"], *job, cache), jobs))
     totals: dict[str, list[int]] = {}
     for setdir in (a.rstrip("/") for a in args):
         res = subprocess.run([sys.executable, os.path.join(HERE, "score.py"), setdir, "--findings",

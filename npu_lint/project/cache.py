@@ -14,14 +14,17 @@ import os
 from pathlib import Path
 from typing import Optional
 
+from npu_lint import __version__
 from npu_lint.analysis.scopes import Scopes
 from npu_lint.project.facts import FACTS_VERSION, ClassFacts, FunctionFacts, ModuleFacts, extract
 from npu_lint.project.modules import ModuleFile, NativeFile, is_build_script
 from npu_lint.project.parsed import ParsedFiles
 from npu_lint.sources import Unreadable, parse, read_bytes, read_source
 
-_FILE = f"project-facts-v{FACTS_VERSION}.marshal"
-_LIGHT_FILE = f"project-facts-v{FACTS_VERSION}-light.marshal"   # facts without calls and references
+# keyed by the release too: an upgrade that changes what a fact means without bumping FACTS_VERSION never reads
+# the facts an older release wrote
+_FILE = f"project-facts-v{FACTS_VERSION}-{__version__}.marshal"
+_LIGHT_FILE = f"project-facts-v{FACTS_VERSION}-{__version__}-light.marshal"   # facts without calls and references
 
 
 def _plain(facts: ModuleFacts) -> tuple:
