@@ -1498,3 +1498,9 @@ class ShortLastChunk(Rule):
                       # a list of the first ``n`` positions cut up to another count
                       "import torch\ndef feats(model, n_items, m, bs):\n    all_items = list(range(n_items))\n"
                       "    for i in range(0, m, bs):\n        model(torch.tensor(all_items[i:i + bs]))\n",)
+    must_fire += (  # session 32 (rec32d): chunk ``i``'s end clipped by a choice, as ``min`` would (dgl-ke's scores)
+                  "import torch\ndef score(fn, emb, num, bs):\n    for i in range((num + bs - 1) // bs):\n"
+                  "        sh = emb[i * bs:(i + 1) * bs if (i + 1) * bs < num else num]\n        fn(sh)\n",)
+    must_not_fire += (  # ... of a count rounded down: the tail is never cut
+                      "import torch\ndef score(fn, emb, num, bs):\n    for i in range(num // bs):\n"
+                      "        sh = emb[i * bs:(i + 1) * bs if (i + 1) * bs < num else num]\n        fn(sh)\n",)
