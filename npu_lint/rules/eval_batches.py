@@ -562,6 +562,11 @@ class ShortLastEvalBatch(Rule):
                       "class Loader:\n    def __init__(self, ds, batch_sampler):\n        self.ds = ds\n"
                       "        self.batch_sampler = batch_sampler\n    def loader(self):\n"
                       "        return DataLoader(self.ds, batch_sampler=self.batch_sampler)\n",)
+    must_fire += (  # session 32 (rec32d): inner batch samplers whose batches the sampler's __iter__ yields whole
+                  "import torch\nfrom torch.utils.data import BatchSampler, Sampler, SequentialSampler\n"
+                  "class Subsets(Sampler):\n    def __init__(self, subsets, bs, drop_last=False):\n"
+                  "        self.samplers = [BatchSampler(SequentialSampler(s), bs, drop_last) for s in subsets]\n"
+                  "    def __iter__(self):\n        for s in self.samplers:\n            yield from s\n",)
     must_fire += (  # session 27 (recall27b): another library's DataLoader subclass the table lacks, named as one
                   "import torch\nimport torchtuples as tt\ndef predict(model, ds, bs):\n"
                   "    dl = tt.data.DataLoaderBatch(ds, batch_size=bs, shuffle=False)\n    preds = []\n"
@@ -584,7 +589,8 @@ class ShortLastEvalBatch(Rule):
                 return
         if ctx.resolver.qualname(node.func) in BATCH_SAMPLERS:   # an evaluation's batch sampler keeping its tail
             owner = ctx.enclosing(node, (ast.ClassDef,))
-            if owner is not None and any(isinstance(m, ast.FunctionDef) and m.name == "__iter__" for m in owner.body):
+            if owner is not None and any(isinstance(m, ast.FunctionDef) and m.name == "__iter__"
+                                         and not _hands_on_batches(m) for m in owner.body):
                 return      # a sampler's inner sampler (buckets re-cut into batches by its own ``__iter__``)
             if ordered_batch_sampler(node, ctx) and not test_code(node, ctx):
                 ctx.report(node, self.message.format(what="this BatchSampler keeps its short last batch "
@@ -983,3 +989,18 @@ def _grad_free(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -> 
                 and not child.args and not child.keywords:
             return True
     return False
+
+
+def _hands_on_batches(method: ast.FunctionDef) -> bool:
+    """A sampler's ``__iter__`` that yields the batches of its inner batch samplers whole: every ``yield`` is
+    ``yield from sampler`` or ``yield next(it)`` of a name or attribute (scGPT's ``SubsetsBatchSampler`` picking one
+    subset's ``BatchSampler`` per step), so their short last batches reach the loader."""
+    yields = [n for n in ast.walk(method) if isinstance(n, (ast.Yield, ast.YieldFrom))]
+
+    def whole(node: ast.AST) -> bool:
+        if isinstance(node, ast.YieldFrom):
+            return isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript))
+        value = node.value   # type: ignore[attr-defined]
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next" \
+            and len(value.args) == 1 and isinstance(value.args[0], (ast.Name, ast.Attribute, ast.Subscript))
+    return bool(yields) and all(whole(n) for n in yields)
