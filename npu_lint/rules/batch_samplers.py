@@ -19,6 +19,23 @@ _RANDOM_SAMPLERS = frozenset("torch.utils.data." + name for name in (
     "sampler.SubsetRandomSampler", "sampler.WeightedRandomSampler"))
 
 
+def batch_sampler_call(node: ast.Call, ctx: FileContext) -> bool:
+    """A call building torch's ``BatchSampler``: the class itself, or ``super().__init__(sampler, bs, drop_last)``
+    in the ``__init__`` of a class deriving from it directly (funasr's ``DistributedSamplerWarp``): its
+    positional arguments are BatchSampler's."""
+    if ctx.resolver.qualname(node.func) in BATCH_SAMPLERS:
+        return True
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"):
+        return False
+    init = ctx.enclosing(node, (*FUNCTION_TYPES, ast.ClassDef))
+    owner = ctx.enclosing(init, (ast.ClassDef,)) if isinstance(init, ast.FunctionDef) and init.name == "__init__" \
+        else None
+    return isinstance(owner, ast.ClassDef) and any(ctx.resolver.qualname(base) in BATCH_SAMPLERS
+                                                   for base in owner.bases)
+
+
 def short_batch_sampler(node: ast.Call, ctx: FileContext) -> Optional[str]:
     """The text of the random sampler a ``BatchSampler(sampler, batch_size, drop_last)`` call batches when its
     ``drop_last`` is ``False`` (or ``False`` by default: a parameter or ``self.drop_last`` defaulting to it) and

@@ -16,7 +16,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import names_device
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.batch_samplers import BATCH_SAMPLERS, ordered_batch_sampler
+from npu_lint.rules.batch_samplers import batch_sampler_call, ordered_batch_sampler
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, built_loader_here, _by_default, _default,
                                             _scope, _train_hook,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
@@ -567,6 +567,12 @@ class ShortLastEvalBatch(Rule):
                   "class Subsets(Sampler):\n    def __init__(self, subsets, bs, drop_last=False):\n"
                   "        self.samplers = [BatchSampler(SequentialSampler(s), bs, drop_last) for s in subsets]\n"
                   "    def __iter__(self):\n        for s in self.samplers:\n            yield from s\n",)
+    must_fire += (  # ... and a BatchSampler subclass batching as its base does (funasr's DistributedSamplerWarp)
+                  "import torch\nfrom torch.utils.data import BatchSampler, DistributedSampler\n"
+                  "class Warp(BatchSampler):\n    def __init__(self, ds, bs, shuffle=True, drop_last=False):\n"
+                  "        self.sampler = DistributedSampler(ds, shuffle=shuffle)\n"
+                  "        super().__init__(self.sampler, bs, drop_last)\n    def __iter__(self):\n"
+                  "        self.sampler.set_epoch(0)\n        return super().__iter__()\n",)
     must_fire += (  # session 27 (recall27b): another library's DataLoader subclass the table lacks, named as one
                   "import torch\nimport torchtuples as tt\ndef predict(model, ds, bs):\n"
                   "    dl = tt.data.DataLoaderBatch(ds, batch_size=bs, shuffle=False)\n    preds = []\n"
@@ -587,7 +593,7 @@ class ShortLastEvalBatch(Rule):
             if what is not None:
                 ctx.report(node, self.message.format(what=what), "mmengine.runner.Runner.build_dataloader")
                 return
-        if ctx.resolver.qualname(node.func) in BATCH_SAMPLERS:   # an evaluation's batch sampler keeping its tail
+        if batch_sampler_call(node, ctx):   # an evaluation's batch sampler keeping its tail
             owner = ctx.enclosing(node, (ast.ClassDef,))
             if owner is not None and any(isinstance(m, ast.FunctionDef) and m.name == "__iter__"
                                          and not _hands_on_batches(m) for m in owner.body):
@@ -994,8 +1000,15 @@ def _grad_free(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -> 
 def _hands_on_batches(method: ast.FunctionDef) -> bool:
     """A sampler's ``__iter__`` that yields the batches of its inner batch samplers whole: every ``yield`` is
     ``yield from sampler`` or ``yield next(it)`` of a name or attribute (scGPT's ``SubsetsBatchSampler`` picking one
-    subset's ``BatchSampler`` per step), so their short last batches reach the loader."""
+    subset's ``BatchSampler`` per step), or it returns ``super().__iter__()`` (a ``BatchSampler`` subclass batching
+    as its base does), so their short last batches reach the loader."""
     yields = [n for n in ast.walk(method) if isinstance(n, (ast.Yield, ast.YieldFrom))]
+    returns = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
+    if not yields and returns and all(   # ``return super().__iter__()``: BatchSampler's own batches
+            isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "__iter__"
+            and isinstance(r.func.value, ast.Call) and isinstance(r.func.value.func, ast.Name)
+            and r.func.value.func.id == "super" for r in returns):
+        return True
 
     def whole(node: ast.AST) -> bool:
         if isinstance(node, ast.YieldFrom):
