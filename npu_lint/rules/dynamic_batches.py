@@ -116,7 +116,9 @@ class LoaderWithoutDropLast(Rule):
         perhaps through a name; or a subclass's ``super().__init__(RandomSampler(ds), bs, drop_last)``) with
         ``drop_last`` ``False`` is flagged too: handed to a loader as
         ``batch_sampler=``, it decides the batches. A loader given as ``batch_sampler=`` a project subclass of
-        ``BatchSampler`` (or torch's over another sampler) built with ``drop_last`` ``False`` in every arm that binds
+        ``BatchSampler`` (or torch's over another sampler, or a project class of any base whose ``__init__`` takes
+        ``batch_size`` and ``drop_last`` and that defines ``__iter__``: scGPT's ``SubsetsBatchSampler(Sampler)``,
+        shuffling by a keyword naming ``shuffle``) built with ``drop_last`` ``False`` in every arm that binds
         it (``SentenceBatchSampler(sampler, batch_size=bs, drop_last=False)``, positional arguments read by the
         subclass's ``__init__``) batches as that sampler says: judged at the loader with its batch size, a training
         loader when the sampler may draw in a random order (``DistributedSampler(ds) if rank != -1 else
@@ -579,6 +581,20 @@ class LoaderWithoutDropLast(Rule):
                   "import torch\nfrom torch.utils.data import BatchSampler, RandomSampler\nclass Warp(BatchSampler):\n"
                   "    def __init__(self, ds, batch_size, drop_last=False):\n"
                   "        super().__init__(RandomSampler(ds), batch_size, drop_last)\n",)
+    must_fire += (  # ... and a project batch sampler of any base taking batch_size and drop_last, defining __iter__,
+                    # given inline with drop_last False by default and a shuffle flag (scGPT's SubsetsBatchSampler)
+                  "import torch\nfrom torch.utils.data import DataLoader, Sampler\nclass Subsets(Sampler):\n"
+                  "    def __init__(self, subsets, batch_size, shuffle=True, drop_last=False):\n"
+                  "        self.subsets = subsets\n    def __iter__(self):\n        yield from self.subsets\n"
+                  "def prepare(ds, subsets, batch_size, shuffle=False, drop_last=False):\n"
+                  "    return DataLoader(ds, batch_sampler=Subsets(subsets, batch_size, shuffle=shuffle,"
+                  " drop_last=drop_last))\n",)
+    must_not_fire += ("import torch\nfrom torch.utils.data import DataLoader, Sampler\nclass Subsets(Sampler):\n"
+                      "    def __init__(self, subsets, batch_size, shuffle=True, drop_last=False):\n"
+                      "        self.subsets = subsets\n    def __iter__(self):\n        yield from self.subsets\n"
+                      "def prepare(ds, subsets, batch_size, shuffle=False):\n"
+                      "    return DataLoader(ds, batch_sampler=Subsets(subsets, batch_size, shuffle=shuffle,"
+                      " drop_last=True))\n",)
     must_not_fire += ("import torch\nfrom torch.utils.data import BatchSampler, RandomSampler\nclass Warp(BatchSampler):\n"
                       "    def __init__(self, ds, batch_size):\n"
                       "        super().__init__(RandomSampler(ds), batch_size, True)\n",)
