@@ -12,7 +12,7 @@ from npu_lint.rules.iterator_batches import iterator_chunk
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batchers, library_batches, listed_range, own_batch_join, section_pieces,
                                         served_batches, sliced_batches, stage_batches)
-from npu_lint.rules.batch_remainders import remainder_batch, remainder_slice
+from npu_lint.rules.batch_remainders import emits, remainder_batch, remainder_slice
 from npu_lint.rules.chunk_pieces import rounded_chunks
 from npu_lint.rules.chunk_sizes import fraction_parts, padded_back, scalar_derived
 from npu_lint.rules.chunk_helpers import clipping_helper
@@ -350,8 +350,10 @@ class ShortLastChunk(Rule):
         model, and the bptt tail of a batch-first sequence (``min(bptt, x.size(1) - 1 -
         i)``). And a batch filled item by item: a loop appends to a list, emits it (``yield``, or appended to the
         batches) and empties it when a size test says it is full (``len(batch) == bs``, a running token count over
-        a budget), then ``if batch: yield batch`` after the loop emits the short remainder (reported there; a list
-        flushed on a test of the data, an end-of-sentence label, is no batch).
+        a budget, a cost computed from ``len(batch)``; or, in the ``else`` arm of a test that it still has room,
+        emits it and starts the next with the item, ``batch = [idx]``), then ``if batch: yield batch`` (``if batch
+        and not self.drop_last:``) after the loop emits the short remainder (reported at the statement emitting it; a
+        list flushed on a test of the data, an end-of-sentence label, is no batch).
         So is a chunk whose end follows the loop's position and is clipped to the length of the data it cuts (``end =
         min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0, n_frames,
         bs)``: frames cut in batches; one finding per loop, none beside a ``min(total - i, bs)`` found in it).
@@ -980,7 +982,8 @@ class ShortLastChunk(Rule):
             found = remainder_batch(node, ctx)
             if found is not None:
                 what = f"the partial {found[0]} emitted after the loop at line {found[1].lineno}"
-                ctx.report(node, self.message.format(what=what), "if batch: yield batch")
+                at = next((s for s in node.body if emits([s], found[0])), node)   # the statement emitting it
+                ctx.report(at, self.message.format(what=what), "if batch: yield batch")
                 return
             made = filled_chunk(node, ctx)
             if made is not None:
@@ -1498,6 +1501,18 @@ class ShortLastChunk(Rule):
                       # a list of the first ``n`` positions cut up to another count
                       "import torch\ndef feats(model, n_items, m, bs):\n    all_items = list(range(n_items))\n"
                       "    for i in range(0, m, bs):\n        model(torch.tensor(all_items[i:i + bs]))\n",)
+    must_fire += (  # session 32 (rec32d): the remainder kept unless drop_last, after a loop that flushes a batch in
+                    # the else arm of a test that it still has room, starting the next with the item (funasr's samplers)
+                  "import torch\ndef batches(items, lens, budget, drop_last=False):\n    out, batch, m = [], [], 0\n"
+                  "    for i in items:\n        cost = max(m, lens[i]) * (len(batch) + 1)\n"
+                  "        if cost <= budget:\n            batch.append(i)\n            m = max(m, lens[i])\n"
+                  "        else:\n            out.append(batch)\n            batch = [i]\n            m = lens[i]\n"
+                  "    if batch and not drop_last:\n        out.append(batch)\n    return iter(out)\n",)
+    must_not_fire += (  # a flush on a test of the data (a label), not of the batch's room
+                      "import torch\ndef batches(items, labels):\n    out, batch = [], []\n"
+                      "    for i in items:\n        if labels[i] <= 0:\n            batch.append(i)\n"
+                      "        else:\n            out.append(batch)\n            batch = [i]\n"
+                      "    if batch and labels:\n        out.append(batch)\n    return out\n",)
     must_fire += (  # session 32 (rec32d): chunk ``i``'s end clipped by a choice, as ``min`` would (dgl-ke's scores)
                   "import torch\ndef score(fn, emb, num, bs):\n    for i in range((num + bs - 1) // bs):\n"
                   "        sh = emb[i * bs:(i + 1) * bs if (i + 1) * bs < num else num]\n        fn(sh)\n",)
