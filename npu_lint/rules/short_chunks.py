@@ -8,7 +8,7 @@ from typing import Optional
 from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
-from npu_lint.rules.iterator_batches import iterator_chunk
+from npu_lint.rules.iterator_batches import getitem_chunk, iterator_chunk
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batchers, library_batches, listed_range, own_batch_join, section_pieces,
                                         served_batches, sliced_batches, stage_batches)
@@ -335,7 +335,9 @@ class ShortLastChunk(Rule):
         loop walks (``starts = list(range(0, len(data), bs)); random.shuffle(starts)``). The batches a data source
         serves count without a model in sight: ``self.data = [data[i:i + bs] for i in range(0, len(data), bs)]``
         in a torch ``Sampler`` or ``Dataset`` subclass or in a class with ``__len__`` and ``__getitem__`` /
-        ``__iter__`` (a project's own loader, a batch sampler). So do the batches of a library batcher
+        ``__iter__`` (a project's own loader, a batch sampler), and batch ``idx`` a dataset's ``__getitem__(self,
+        idx)`` cuts, ``self.node_idx[idx * self.batch_size:(idx + 1) * self.batch_size]``, when its ``__len__``
+        returns a count of batches rounded up (cogdl's samplers). So do the batches of a library batcher
         (``more_itertools.chunked``, ``itertools.batched``, toolz ``partition_all``, ``delu.iter_batches``:
         ``rule_tables/library_batchers.tsv``, built from the libraries' documented signatures) that a loop gives to
         a model or makes a tensor from (``yield torch.LongTensor(ids)`` with ``ids`` built from the batch; not
@@ -429,7 +431,7 @@ class ShortLastChunk(Rule):
     name = "short-last-chunk"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript, ast.If)
-    triggers = ("min(", "range(", "range if", "else range", "= range", "trange", "split(", "chunk(", "yield", "append(", "_split(", "islice(", "while ", "__next__") \
+    triggers = ("min(", "range(", "range if", "else range", "= range", "trange", "split(", "chunk(", "yield", "append(", "_split(", "islice(", "while ", "__next__", "__getitem__") \
         + tuple(sorted({api.rpartition(".")[2] + "(" for api in library_batchers()}))
 
     @staticmethod
@@ -1147,6 +1149,12 @@ class ShortLastChunk(Rule):
                             f"batches of {short_source(step)})")
                     ctx.report(node, self.message.format(what=what), "x[i * bs:(i + 1) * bs]")
                     return
+                count = getitem_chunk(node, index, step, ctx) if start is None else None
+                if count is not None:   # a dataset's ``__getitem__`` serving batch ``idx`` of a count rounded up
+                    what = (f"{ast.unparse(node)[:40]} served by __getitem__, {count} batches of "
+                            f"{short_source(step)} (a count rounded up)")
+                    ctx.report(node, self.message.format(what=what), "x[i * bs:(i + 1) * bs]")
+                    return
                 continue
             call, loop = found
             bound = clip_bound(bounds.upper, start if relative else index, step, ctx, relative)
@@ -1513,6 +1521,16 @@ class ShortLastChunk(Rule):
                       "    for i in items:\n        if labels[i] <= 0:\n            batch.append(i)\n"
                       "        else:\n            out.append(batch)\n            batch = [i]\n"
                       "    if batch and labels:\n        out.append(batch)\n    return out\n",)
+    must_fire += (  # session 32 (rec32d): a dataset's __getitem__ serving batch i of a count rounded up (cogdl)
+                  "import torch\nclass Batches(torch.utils.data.Dataset):\n    def __init__(self, idx, bs):\n"
+                  "        self.idx, self.n, self.bs = idx, len(idx), bs\n    def __len__(self):\n"
+                  "        return (self.n - 1) // self.bs + 1\n    def __getitem__(self, i):\n"
+                  "        return self.idx[i * self.bs:(i + 1) * self.bs]\n",)
+    must_not_fire += (  # ... of whole batches only
+                      "import torch\nclass Batches(torch.utils.data.Dataset):\n    def __init__(self, idx, bs):\n"
+                  "        self.idx, self.n, self.bs = idx, len(idx), bs\n    def __len__(self):\n"
+                  "        return self.n // self.bs\n    def __getitem__(self, i):\n"
+                  "        return self.idx[i * self.bs:(i + 1) * self.bs]\n",)
     must_fire += (  # session 32 (rec32d): chunk ``i``'s end clipped by a choice, as ``min`` would (dgl-ke's scores)
                   "import torch\ndef score(fn, emb, num, bs):\n    for i in range((num + bs - 1) // bs):\n"
                   "        sh = emb[i * bs:(i + 1) * bs if (i + 1) * bs < num else num]\n        fn(sh)\n",)
