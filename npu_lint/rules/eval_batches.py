@@ -59,7 +59,8 @@ class ShortLastEvalBatch(Rule):
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
         reach a model or device compute (the loop moves the batch to the accelerator, ``x = x.to(device)``, and
         computes with it: statistics of a data set taken on the device): a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``,
-        ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
+        ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``, an iterator over it, ``it = iter(loader)``
+        then ``for b in tqdm(it)``; in the same function, in a method of the same class for
         ``self.loader``, in a function of the file the loader is passed to (also a method of an instance of the
         file's class, ``trainer.train(val_dataloader=loader)``, and the function that one hands it on to:
         ``self.evaluate(val_dataloader)``), or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
@@ -573,6 +574,13 @@ class ShortLastEvalBatch(Rule):
                   "        self.sampler = DistributedSampler(ds, shuffle=shuffle)\n"
                   "        super().__init__(self.sampler, bs, drop_last)\n    def __iter__(self):\n"
                   "        self.sampler.set_epoch(0)\n        return super().__iter__()\n",)
+    must_fire += (  # session 32 (rec32d): the loop walks an iterator over the loader (realtabformer's sampler)
+                  "import torch\nfrom torch.utils.data import DataLoader\ndef gen(model, ds, bs, device):\n"
+                  "    loader = DataLoader(ds, batch_size=bs)\n    it = iter(loader)\n    for b in it:\n"
+                  "        model(b.to(device))\n",)
+    must_not_fire += ("import torch\nfrom torch.utils.data import DataLoader\ndef gen(model, ds, bs, device):\n"
+                      "    loader = DataLoader(ds, batch_size=bs)\n    it = iter(range(3))\n    for b in it:\n"
+                      "        model(b.to(device))\n",)
     must_fire += (  # session 27 (recall27b): another library's DataLoader subclass the table lacks, named as one
                   "import torch\nimport torchtuples as tt\ndef predict(model, ds, bs):\n"
                   "    dl = tt.data.DataLoaderBatch(ds, batch_size=bs, shuffle=False)\n    preds = []\n"
