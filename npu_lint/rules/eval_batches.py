@@ -577,10 +577,10 @@ class ShortLastEvalBatch(Rule):
     must_fire += (  # session 32 (rec32d): the loop walks an iterator over the loader (realtabformer's sampler)
                   "import torch\nfrom torch.utils.data import DataLoader\ndef gen(model, ds, bs, device):\n"
                   "    loader = DataLoader(ds, batch_size=bs)\n    it = iter(loader)\n    for b in it:\n"
-                  "        model(b.to(device))\n",)
+                  "        x = b.to(device)\n        model.generate(x)\n",)
     must_not_fire += ("import torch\nfrom torch.utils.data import DataLoader\ndef gen(model, ds, bs, device):\n"
                       "    loader = DataLoader(ds, batch_size=bs)\n    it = iter(range(3))\n    for b in it:\n"
-                      "        model(b.to(device))\n",)
+                      "        x = b.to(device)\n        model.generate(x)\n",)
     must_fire += (  # session 27 (recall27b): another library's DataLoader subclass the table lacks, named as one
                   "import torch\nimport torchtuples as tt\ndef predict(model, ds, bs):\n"
                   "    dl = tt.data.DataLoaderBatch(ds, batch_size=bs, shuffle=False)\n    preds = []\n"
