@@ -1481,34 +1481,6 @@ class ShortLastChunk(Rule):
     must_not_fire += (  # ``(n - 1) // s`` alone rounds down: the last whole chunk is dropped with the tail
                       "import torch\ndef embed(model, feats, bs):\n    num_batches = (len(feats) - 1) // bs\n"
                       "    for b in range(num_batches):\n        model(torch.stack(feats[b * bs:(b + 1) * bs]))\n",)
-    must_fire += (  # session 32 (rec32c): the plain order as a list, ``list(range(n))``, cut up to ``n``
-                  "import torch\ndef feats(model, n_items, bs, dev):\n    all_items = list(range(n_items))\n"
-                  "    for i in range(0, n_items, bs):\n        items = all_items[i:i + bs]\n"
-                  "        model(torch.tensor(items).to(dev))\n",
-                  # numpy's positions of a chunk clipped by the code, handed to a helper of the project
-                  "import numpy as np\nimport torch\nclass Emb:\n    def users(self):\n"
-                  "        for i in range(0, self.n_users, self.bs):\n"
-                  "            users = np.arange(i, min(i + self.bs, self.n_users))\n"
-                  "            self.walker.get_user_feats(users)\n",
-                  # ... and of chunk ``k`` of a count rounded up, indexing the data a network is given
-                  "import numpy as np\nimport torch\ndef run(net, imgs, bs):\n"
-                  "    niter = int(np.ceil(imgs.shape[0] / bs))\n    for k in range(niter):\n"
-                  "        irange = np.arange(bs * k, min(imgs.shape[0], bs * k + bs))\n        net(imgs[irange])\n",
-                  # a batch filled item by item up to an end the code clips (PaddleOCR's recognisers)
-                  "import numpy as np\nimport torch\ndef rec(net, imgs, bs):\n    n = len(imgs)\n"
-                  "    for beg in range(0, n, bs):\n        end = min(n, beg + bs)\n        batch = []\n"
-                  "        for j in range(beg, end):\n            batch.append(norm(imgs[j]))\n"
-                  "        net(torch.from_numpy(np.concatenate(batch)))\n",)
-    must_not_fire += (  # session 32 (rec32c): numpy positions used only by numpy; names filled item by item
-                      "import numpy as np\nimport torch\ndef host(out, n, bs):\n    for i in range(0, n, bs):\n"
-                      "        idx = np.arange(i, min(i + bs, n))\n        out[idx] = np.sqrt(idx)\n"
-                      "        print(len(idx))\n",
-                      "import torch\ndef names(imgs, bs):\n    n = len(imgs)\n    for beg in range(0, n, bs):\n"
-                      "        end = min(n, beg + bs)\n        batch = []\n        for j in range(beg, end):\n"
-                      "            batch.append(str(imgs[j]))\n        print(batch)\n",
-                      # a list of the first ``n`` positions cut up to another count
-                      "import torch\ndef feats(model, n_items, m, bs):\n    all_items = list(range(n_items))\n"
-                      "    for i in range(0, m, bs):\n        model(torch.tensor(all_items[i:i + bs]))\n",)
     must_fire += (  # session 32 (rec32d): the remainder kept unless drop_last, after a loop that flushes a batch in
                     # the else arm of a test that it still has room, starting the next with the item (funasr's samplers)
                   "import torch\ndef batches(items, lens, budget, drop_last=False):\n    out, batch, m = [], [], 0\n"
@@ -1537,3 +1509,31 @@ class ShortLastChunk(Rule):
     must_not_fire += (  # ... of a count rounded down: the tail is never cut
                       "import torch\ndef score(fn, emb, num, bs):\n    for i in range(num // bs):\n"
                       "        sh = emb[i * bs:(i + 1) * bs if (i + 1) * bs < num else num]\n        fn(sh)\n",)
+    must_fire += (  # session 32 (rec32c): the plain order as a list, ``list(range(n))``, cut up to ``n``
+                  "import torch\ndef feats(model, n_items, bs, dev):\n    all_items = list(range(n_items))\n"
+                  "    for i in range(0, n_items, bs):\n        items = all_items[i:i + bs]\n"
+                  "        model(torch.tensor(items).to(dev))\n",
+                  # numpy's positions of a chunk clipped by the code, handed to a helper of the project
+                  "import numpy as np\nimport torch\nclass Emb:\n    def users(self):\n"
+                  "        for i in range(0, self.n_users, self.bs):\n"
+                  "            users = np.arange(i, min(i + self.bs, self.n_users))\n"
+                  "            self.walker.get_user_feats(users)\n",
+                  # ... and of chunk ``k`` of a count rounded up, indexing the data a network is given
+                  "import numpy as np\nimport torch\ndef run(net, imgs, bs):\n"
+                  "    niter = int(np.ceil(imgs.shape[0] / bs))\n    for k in range(niter):\n"
+                  "        irange = np.arange(bs * k, min(imgs.shape[0], bs * k + bs))\n        net(imgs[irange])\n",
+                  # a batch filled item by item up to an end the code clips (PaddleOCR's recognisers)
+                  "import numpy as np\nimport torch\ndef rec(net, imgs, bs):\n    n = len(imgs)\n"
+                  "    for beg in range(0, n, bs):\n        end = min(n, beg + bs)\n        batch = []\n"
+                  "        for j in range(beg, end):\n            batch.append(norm(imgs[j]))\n"
+                  "        net(torch.from_numpy(np.concatenate(batch)))\n",)
+    must_not_fire += (  # session 32 (rec32c): numpy positions used only by numpy; names filled item by item
+                      "import numpy as np\nimport torch\ndef host(out, n, bs):\n    for i in range(0, n, bs):\n"
+                      "        idx = np.arange(i, min(i + bs, n))\n        out[idx] = np.sqrt(idx)\n"
+                      "        print(len(idx))\n",
+                      "import torch\ndef names(imgs, bs):\n    n = len(imgs)\n    for beg in range(0, n, bs):\n"
+                      "        end = min(n, beg + bs)\n        batch = []\n        for j in range(beg, end):\n"
+                      "            batch.append(str(imgs[j]))\n        print(batch)\n",
+                      # a list of the first ``n`` positions cut up to another count
+                      "import torch\ndef feats(model, n_items, m, bs):\n    all_items = list(range(n_items))\n"
+                      "    for i in range(0, m, bs):\n        model(torch.tensor(all_items[i:i + bs]))\n",)
