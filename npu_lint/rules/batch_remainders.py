@@ -17,7 +17,7 @@ def remainder_batch(node: ast.If, ctx: FileContext) -> Optional[tuple[str, ast.A
     loop of the same block that fills ``batch`` item by item and, inside, emits it and empties it (``batch =
     []`` / ``batch.clear()``): the name and the loop, else None."""
     name = _tested_list(node.test)
-    if name is None or node.orelse or not _emits(node.body, name):
+    if name is None or node.orelse or not emits(node.body, name):
         return None
     parent = ctx.parent(node)
     body = next((getattr(parent, field) for field in ("body", "orelse", "finalbody")
@@ -34,6 +34,8 @@ def _tested_list(test: ast.AST) -> Optional[str]:
     """``batch``, ``len(batch)``, ``len(batch) > 0``, ``len(batch) != 0``, ``len(batch) >= 1``: the name."""
     if isinstance(test, ast.Name):
         return test.id
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):   # ``if batch and not self.drop_last:``
+        return next((name for name in map(_tested_list, test.values) if name is not None), None)
     if isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "len" \
             and len(test.args) == 1 and isinstance(test.args[0], ast.Name):
         return test.args[0].id
@@ -49,7 +51,7 @@ def _mentions(node: Optional[ast.AST], name: str) -> bool:
     return node is not None and any(isinstance(n, ast.Name) and n.id == name for n in walk(node))
 
 
-def _emits(body: list, name: str) -> bool:
+def emits(body: list, name: str) -> bool:
     """A ``yield`` of (something made of) ``name``, or ``name`` appended to another list (the batches)."""
     for statement in body:
         for child in walk(statement):
@@ -72,19 +74,28 @@ def _fills_and_flushes(loop: ast.AST, name: str) -> bool:
         return False
     counters = {n.target.id for n in walk(loop) if isinstance(n, ast.AugAssign) and isinstance(n.op, ast.Add)
                 and isinstance(n.target, ast.Name)}
+    counters |= {t.id for n in walk(loop) if isinstance(n, ast.Assign) and any(   # ``cost = m * (len(batch) + 1)``
+                     isinstance(c, ast.Call) and isinstance(c.func, ast.Name) and c.func.id == "len"
+                     and c.args and _mentions(c.args[0], name) for c in walk(n.value))
+                 for t in n.targets if isinstance(t, ast.Name)}
     for branch in walk(loop):
-        if isinstance(branch, ast.If) and _full(branch.test, name, counters) and _emits(branch.body, name) \
+        if isinstance(branch, ast.If) and _full(branch.test, name, counters) and emits(branch.body, name) \
                 and _empties(branch.body, name):
             return True
+        if isinstance(branch, ast.If) and _full(branch.test, name, counters, fits=True) \
+                and emits(branch.orelse, name) and _empties(branch.orelse, name, restart=True):
+            return True   # ``if cost <= budget: batch.append(x)`` / ``else: batches.append(batch); batch = [x]``
     return False
 
 
-def _full(test: ast.AST, name: str, counters: set[str]) -> bool:
+def _full(test: ast.AST, name: str, counters: set[str], fits: bool = False) -> bool:
     """The batch is full: ``len(batch) == bs``, ``len(batch) >= bs``, ``tokens + n > max_tokens`` with ``tokens``
-    a running count (``tokens += n`` in the loop); not a test of the data (an end-of-sentence label)."""
+    a running count (``tokens += n`` in the loop) or a name computed from the batch's length; not a test of the data
+    (an end-of-sentence label). With ``fits``, the converse: it still has room (``len(batch) < bs``, ``cost <=
+    budget``)."""
+    ops = (ast.Lt, ast.LtE) if fits else (ast.Gt, ast.GtE, ast.Eq)
     for compare in walk(test):
-        if not isinstance(compare, ast.Compare) or not all(isinstance(op, (ast.Gt, ast.GtE, ast.Eq))
-                                                           for op in compare.ops):
+        if not isinstance(compare, ast.Compare) or not all(isinstance(op, ops) for op in compare.ops):
             continue
         for side in (compare.left, *compare.comparators):
             for n in walk(side):
@@ -96,11 +107,16 @@ def _full(test: ast.AST, name: str, counters: set[str]) -> bool:
     return False
 
 
-def _empties(body: list, name: str) -> bool:
+def _empties(body: list, name: str, restart: bool = False) -> bool:
+    """``batch = []`` (``batch.clear()``); with ``restart``, also ``batch = [x]``: the next batch begun with the item
+    that did not fit."""
     for statement in body:
         for n in walk(statement):
             if isinstance(n, ast.Assign) and any(_emptied(t, n.value, name) for t in n.targets):
                 return True   # ``batch = []``, ``batch = list()``, ``batch, n = [], 0``
+            if restart and isinstance(n, ast.Assign) and isinstance(n.value, ast.List) and len(n.value.elts) == 1 \
+                    and any(isinstance(t, ast.Name) and t.id == name for t in n.targets):
+                return True
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == "clear" \
                     and isinstance(n.func.value, ast.Name) and n.func.value.id == name:
                 return True

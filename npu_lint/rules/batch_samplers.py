@@ -19,6 +19,23 @@ _RANDOM_SAMPLERS = frozenset("torch.utils.data." + name for name in (
     "sampler.SubsetRandomSampler", "sampler.WeightedRandomSampler"))
 
 
+def batch_sampler_call(node: ast.Call, ctx: FileContext) -> bool:
+    """A call building torch's ``BatchSampler``: the class itself, or ``super().__init__(sampler, bs, drop_last)``
+    in the ``__init__`` of a class deriving from it directly (funasr's ``DistributedSamplerWarp``): its
+    positional arguments are BatchSampler's."""
+    if ctx.resolver.qualname(node.func) in BATCH_SAMPLERS:
+        return True
+    func = node.func
+    if not (isinstance(func, ast.Attribute) and func.attr == "__init__" and isinstance(func.value, ast.Call)
+            and isinstance(func.value.func, ast.Name) and func.value.func.id == "super"):
+        return False
+    init = ctx.enclosing(node, (*FUNCTION_TYPES, ast.ClassDef))
+    owner = ctx.enclosing(init, (ast.ClassDef,)) if isinstance(init, ast.FunctionDef) and init.name == "__init__" \
+        else None
+    return isinstance(owner, ast.ClassDef) and any(ctx.resolver.qualname(base) in BATCH_SAMPLERS
+                                                   for base in owner.bases)
+
+
 def short_batch_sampler(node: ast.Call, ctx: FileContext) -> Optional[str]:
     """The text of the random sampler a ``BatchSampler(sampler, batch_size, drop_last)`` call batches when its
     ``drop_last`` is ``False`` (or ``False`` by default: a parameter or ``self.drop_last`` defaulting to it) and
@@ -227,9 +244,13 @@ def _batch_sampler_order(call: ast.Call, ctx: FileContext, depth: int = 0) -> Op
         return _SAMPLER_ORDER
     definition = ctx.resolver.definition(call.func)
     if isinstance(definition, ast.ClassDef):
+        init = next((c for c in definition.body if isinstance(c, ast.FunctionDef) and c.name == "__init__"), None)
+        if depth == 0 and init is not None and init.args.vararg is None \
+                and _own_batches(tuple(a.arg for a in init.args.args[1:]),
+                                 {c.name for c in definition.body if isinstance(c, ast.FunctionDef)}):
+            return tuple(a.arg for a in init.args.args[1:])
         if depth > 3 or not any(_batch_sampler_base(base, ctx, depth) for base in definition.bases):
             return None
-        init = next((c for c in definition.body if isinstance(c, ast.FunctionDef) and c.name == "__init__"), None)
         if init is None:
             base = next(b for b in definition.bases if _batch_sampler_base(b, ctx, depth))
             return _batch_sampler_order(ast.Call(func=base, args=[], keywords=[]), ctx, depth + 1) \
@@ -239,10 +260,21 @@ def _batch_sampler_order(call: ast.Call, ctx: FileContext, depth: int = 0) -> Op
     if definition is not None or project is None or qualname is None:
         return None
     target = project.absolute(qualname, ctx.module)
-    if target is None or project.index.kind(target) != "class" \
-            or not any(base in BATCH_SAMPLERS for base in project.index.mro(target)):
+    if target is None or project.index.kind(target) != "class":
+        return None
+    entry = project.index.classes.get(target) if depth == 0 else None
+    if entry is not None and entry[1].init_args is not None and _own_batches(entry[1].init_args, entry[1].methods):
+        return entry[1].init_args
+    if not any(base in BATCH_SAMPLERS for base in project.index.mro(target)):
         return None
     return project.loader_positionals(qualname, ctx.module, _SAMPLER_ORDER, BATCH_SAMPLERS)
+
+
+def _own_batches(parameters: tuple[str, ...], methods) -> bool:
+    """A project class given as a loader's ``batch_sampler`` that batches by its own settings: its ``__init__``
+    takes ``batch_size`` and ``drop_last`` and it defines ``__iter__`` (scGPT's ``SubsetsBatchSampler(Sampler)``),
+    whatever its bases."""
+    return "batch_size" in parameters and "drop_last" in parameters and "__iter__" in methods
 
 
 def _batch_sampler_base(base: ast.AST, ctx: FileContext, depth: int) -> bool:
@@ -285,7 +317,8 @@ def sampler_batches(value: ast.AST, node: ast.Call, ctx: FileContext) -> Optiona
         arguments = dict(zip(order, call.args))
         arguments.update({kw.arg: kw.value for kw in call.keywords if kw.arg is not None})
         built = ctx.enclosing(call, FUNCTION_TYPES)   # (``self.batch_sampler`` is built in another method)
-        where = scopes.scope_of(built) if built is not None and scopes is not None else None
+        where = scopes.scope_of(built) if built is not None and scopes is not None else scope
+        # (a call given inline, ``batch_sampler=Buckets(subsets, bs, drop_last=drop_last)``: the loader's scope)
         size = arguments.get("batch_size")
         if "drop_last" not in arguments or size is None \
                 or default_constant(arguments["drop_last"], where, scopes) is not False \
@@ -294,6 +327,9 @@ def sampler_batches(value: ast.AST, node: ast.Call, ctx: FileContext) -> Optiona
         if found is None:
             found = {"batch_size": arguments["batch_size"], "drop_last": ast.Constant(value=False)}
             order_of = _sampler_order(arguments.get("sampler"), ctx)
+            if order_of is None:   # a batch sampler shuffling by its own flag (``inter_subset_shuffle=shuffle``)
+                order_of = next((value for key, value in arguments.items() if "shuffle" in key
+                                 and not (isinstance(value, ast.Constant) and value.value is not True)), None)
             if order_of is not None:   # the loader shuffles (a training loader) as its sampler does
                 found["shuffle"] = order_of
     return found

@@ -38,13 +38,31 @@ def scaled(lower: ast.AST) -> list[tuple[str, ast.AST]]:
     return pairs + ([(lower.right.id, lower.left)] if isinstance(lower.right, ast.Name) else [])
 
 
+def min_args(node: ast.AST) -> Optional[list[ast.AST]]:
+    """The two values ``node`` takes the smaller of: ``min(a, n)``, or the same written as a choice, ``a if a < n
+    else n`` (``<=``; ``n if a > n else a``, ``>=``: dgl-ke's ``(i + 1) * bs if (i + 1) * bs < n else n``); None
+    otherwise."""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "min" \
+            and len(node.args) == 2 and not node.keywords:
+        return list(node.args)
+    if not (isinstance(node, ast.IfExp) and isinstance(node.test, ast.Compare) and len(node.test.ops) == 1):
+        return None
+    left, right, op = node.test.left, node.test.comparators[0], node.test.ops[0]
+    if isinstance(op, (ast.Gt, ast.GtE)):
+        left, right = right, left
+    elif not isinstance(op, (ast.Lt, ast.LtE)):
+        return None
+    same = ast.unparse
+    return [left, right] if same(node.body) == same(left) and same(node.orelse) == same(right) else None
+
+
 def scaled_end(upper: ast.AST, index: str, step: ast.AST, ctx: FileContext, depth: int = 0) -> bool:
     """``(i + 1) * s``, ``s * (i + 1)``, ``i * s + s``, ``min(<one of them>, n)`` or a name bound to one of them:
     the end of chunk ``i`` of length ``s``."""
     s = ast.unparse(step)
-    if isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min" \
-            and len(upper.args) == 2 and depth < 2:
-        return any(scaled_end(arg, index, step, ctx, depth + 1) for arg in upper.args)
+    smaller = min_args(upper)
+    if smaller is not None and depth < 2:
+        return any(scaled_end(arg, index, step, ctx, depth + 1) for arg in smaller)
     if isinstance(upper, ast.Name) and depth == 0:
         value = bound_element(upper, ctx)
         return value is not None and scaled_end(value, index, step, ctx, depth + 1)
@@ -62,10 +80,10 @@ def clip_bound(upper: ast.AST, index: str, step: ast.AST, ctx: FileContext, rela
     clipped or is clipped to a constant."""
     if isinstance(upper, ast.Name):
         upper = bound_element(upper, ctx) or upper
-    if not (isinstance(upper, ast.Call) and isinstance(upper.func, ast.Name) and upper.func.id == "min"
-            and len(upper.args) == 2 and not upper.keywords):
+    smaller = min_args(upper)
+    if smaller is None:
         return None
-    for end, bound in (upper.args, upper.args[::-1]):
+    for end, bound in (smaller, smaller[::-1]):
         ends = ast.unparse(end) in (f"{index} + {ast.unparse(step)}", f"{ast.unparse(step)} + {index}") if relative \
             else scaled_end(end, index, step, ctx, 1)
         if ends and not isinstance(bound, ast.Constant):

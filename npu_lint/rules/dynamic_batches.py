@@ -16,8 +16,8 @@ from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.loader_attributes import attribute_loader_call
 from npu_lint.rules.loader_callees import loader_callee
 from npu_lint.rules.loader_kwargs import batched_keywords, none_on_some_path
-from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, keeps_short_batches, parsed_trainer_arguments,
-                                           short_batch_sampler)
+from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, batch_sampler_call, keeps_short_batches,
+                                           parsed_trainer_arguments, short_batch_sampler)
 from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.loader_subclasses import (parameters_of, passed_arguments, substituted, super_init_keywords,
                                              super_loader_call)
@@ -113,9 +113,12 @@ class LoaderWithoutDropLast(Rule):
         ``train_dataloader`` hook, or in a method of the class only that hook calls with the training set
         (``self._data_loader(self.dataset_train, shuffle=self.shuffle)``), is a training loader. A
         ``BatchSampler`` of a random sampler (``BatchSampler(RandomSampler(ds), 32, drop_last=False)``, the sampler
-        perhaps through a name) with ``drop_last`` ``False`` is flagged too: handed to a loader as
+        perhaps through a name; or a subclass's ``super().__init__(RandomSampler(ds), bs, drop_last)``) with
+        ``drop_last`` ``False`` is flagged too: handed to a loader as
         ``batch_sampler=``, it decides the batches. A loader given as ``batch_sampler=`` a project subclass of
-        ``BatchSampler`` (or torch's over another sampler) built with ``drop_last`` ``False`` in every arm that binds
+        ``BatchSampler`` (or torch's over another sampler, or a project class of any base whose ``__init__`` takes
+        ``batch_size`` and ``drop_last`` and that defines ``__iter__``: scGPT's ``SubsetsBatchSampler(Sampler)``,
+        shuffling by a keyword naming ``shuffle``) built with ``drop_last`` ``False`` in every arm that binds
         it (``SentenceBatchSampler(sampler, batch_size=bs, drop_last=False)``, positional arguments read by the
         subclass's ``__init__``) batches as that sampler says: judged at the loader with its batch size, a training
         loader when the sampler may draw in a random order (``DistributedSampler(ds) if rank != -1 else
@@ -573,6 +576,28 @@ class LoaderWithoutDropLast(Rule):
                       "    if not fast:\n        Loader = tt.make_loader_builder\n    return Loader(ds, bs, shuffle=True)\n",
                       "import torch\nfrom accelerate import DataLoaderConfiguration\ndef conf(bs):\n"
                       "    return DataLoaderConfiguration(split_batches=True, even_batches=bs)\n")
+    must_fire += (  # session 32 (rec32d): a BatchSampler subclass handing its base a random sampler, drop_last
+                    # False by default
+                  "import torch\nfrom torch.utils.data import BatchSampler, RandomSampler\nclass Warp(BatchSampler):\n"
+                  "    def __init__(self, ds, batch_size, drop_last=False):\n"
+                  "        super().__init__(RandomSampler(ds), batch_size, drop_last)\n",)
+    must_fire += (  # ... and a project batch sampler of any base taking batch_size and drop_last, defining __iter__,
+                    # given inline with drop_last False by default and a shuffle flag (scGPT's SubsetsBatchSampler)
+                  "import torch\nfrom torch.utils.data import DataLoader, Sampler\nclass Subsets(Sampler):\n"
+                  "    def __init__(self, subsets, batch_size, shuffle=True, drop_last=False):\n"
+                  "        self.subsets = subsets\n    def __iter__(self):\n        yield from self.subsets\n"
+                  "def prepare(ds, subsets, batch_size, shuffle=False, drop_last=False):\n"
+                  "    return DataLoader(ds, batch_sampler=Subsets(subsets, batch_size, shuffle=shuffle,"
+                  " drop_last=drop_last))\n",)
+    must_not_fire += ("import torch\nfrom torch.utils.data import DataLoader, Sampler\nclass Subsets(Sampler):\n"
+                      "    def __init__(self, subsets, batch_size, shuffle=True, drop_last=False):\n"
+                      "        self.subsets = subsets\n    def __iter__(self):\n        yield from self.subsets\n"
+                      "def prepare(ds, subsets, batch_size, shuffle=False):\n"
+                      "    return DataLoader(ds, batch_sampler=Subsets(subsets, batch_size, shuffle=shuffle,"
+                      " drop_last=True))\n",)
+    must_not_fire += ("import torch\nfrom torch.utils.data import BatchSampler, RandomSampler\nclass Warp(BatchSampler):\n"
+                      "    def __init__(self, ds, batch_size):\n"
+                      "        super().__init__(RandomSampler(ds), batch_size, True)\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
@@ -603,7 +628,7 @@ class LoaderWithoutDropLast(Rule):
                              "dataloader_drop_last=False unless the command line sets it: its last training batch "
                              "is smaller, a second set of shapes to compile on NPU", "TrainingArguments")
             return
-        if qualname in BATCH_SAMPLERS:
+        if qualname in BATCH_SAMPLERS or batch_sampler_call(node, ctx):
             sampler = short_batch_sampler(node, ctx)
             if sampler:   # ("" for an ordered sampler: NPU415's)
                 ctx.report(node, f"this BatchSampler batches a {sampler} (a training order) with drop_last=False: "

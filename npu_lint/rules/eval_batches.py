@@ -16,7 +16,7 @@ from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import names_device
 from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
-from npu_lint.rules.batch_samplers import BATCH_SAMPLERS, ordered_batch_sampler
+from npu_lint.rules.batch_samplers import batch_sampler_call, ordered_batch_sampler
 from npu_lint.rules.dynamic_batches import (_DEFAULT_BATCH_SIZE, _LOADER, _LOADER_PARAMETERS, built_loader_here, _by_default, _default,
                                             _scope, _train_hook,
                                             _constant, _mode_choice, _names_around, _shuffle_flag,
@@ -59,7 +59,8 @@ class ShortLastEvalBatch(Rule):
         size other than 1 (a constant or a variable), no ``batch_sampler`` and no ``drop_last``, whose batches
         reach a model or device compute (the loop moves the batch to the accelerator, ``x = x.to(device)``, and
         computes with it: statistics of a data set taken on the device): a loop over the loader (``for b in loader``, ``enumerate(loader)``, ``tqdm(loader)``,
-        ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``; in the same function, in a method of the same class for
+        ``zip(pbar, loader)``, a comprehension ``[model(x) for x in loader]``, an iterator over it, ``it = iter(loader)``
+        then ``for b in tqdm(it)``; in the same function, in a method of the same class for
         ``self.loader``, in a function of the file the loader is passed to (also a method of an instance of the
         file's class, ``trainer.train(val_dataloader=loader)``, and the function that one hands it on to:
         ``self.evaluate(val_dataloader)``), or in the file's callers of a helper that returns it: ``train_dl, eval_dl =
@@ -562,6 +563,24 @@ class ShortLastEvalBatch(Rule):
                       "class Loader:\n    def __init__(self, ds, batch_sampler):\n        self.ds = ds\n"
                       "        self.batch_sampler = batch_sampler\n    def loader(self):\n"
                       "        return DataLoader(self.ds, batch_sampler=self.batch_sampler)\n",)
+    must_fire += (  # session 32 (rec32d): inner batch samplers whose batches the sampler's __iter__ yields whole
+                  "import torch\nfrom torch.utils.data import BatchSampler, Sampler, SequentialSampler\n"
+                  "class Subsets(Sampler):\n    def __init__(self, subsets, bs, drop_last=False):\n"
+                  "        self.samplers = [BatchSampler(SequentialSampler(s), bs, drop_last) for s in subsets]\n"
+                  "    def __iter__(self):\n        for s in self.samplers:\n            yield from s\n",)
+    must_fire += (  # ... and a BatchSampler subclass batching as its base does (funasr's DistributedSamplerWarp)
+                  "import torch\nfrom torch.utils.data import BatchSampler, DistributedSampler\n"
+                  "class Warp(BatchSampler):\n    def __init__(self, ds, bs, shuffle=True, drop_last=False):\n"
+                  "        self.sampler = DistributedSampler(ds, shuffle=shuffle)\n"
+                  "        super().__init__(self.sampler, bs, drop_last)\n    def __iter__(self):\n"
+                  "        self.sampler.set_epoch(0)\n        return super().__iter__()\n",)
+    must_fire += (  # session 32 (rec32d): the loop walks an iterator over the loader (realtabformer's sampler)
+                  "import torch\nfrom torch.utils.data import DataLoader\ndef gen(model, ds, bs, device):\n"
+                  "    loader = DataLoader(ds, batch_size=bs)\n    it = iter(loader)\n    for b in it:\n"
+                  "        x = b.to(device)\n        model.generate(x)\n",)
+    must_not_fire += ("import torch\nfrom torch.utils.data import DataLoader\ndef gen(model, ds, bs, device):\n"
+                      "    loader = DataLoader(ds, batch_size=bs)\n    it = iter(range(3))\n    for b in it:\n"
+                      "        x = b.to(device)\n        model.generate(x)\n",)
     must_fire += (  # session 27 (recall27b): another library's DataLoader subclass the table lacks, named as one
                   "import torch\nimport torchtuples as tt\ndef predict(model, ds, bs):\n"
                   "    dl = tt.data.DataLoaderBatch(ds, batch_size=bs, shuffle=False)\n    preds = []\n"
@@ -582,9 +601,10 @@ class ShortLastEvalBatch(Rule):
             if what is not None:
                 ctx.report(node, self.message.format(what=what), "mmengine.runner.Runner.build_dataloader")
                 return
-        if ctx.resolver.qualname(node.func) in BATCH_SAMPLERS:   # an evaluation's batch sampler keeping its tail
+        if batch_sampler_call(node, ctx):   # an evaluation's batch sampler keeping its tail
             owner = ctx.enclosing(node, (ast.ClassDef,))
-            if owner is not None and any(isinstance(m, ast.FunctionDef) and m.name == "__iter__" for m in owner.body):
+            if owner is not None and any(isinstance(m, ast.FunctionDef) and m.name == "__iter__"
+                                         and not _hands_on_batches(m) for m in owner.body):
                 return      # a sampler's inner sampler (buckets re-cut into batches by its own ``__iter__``)
             if ordered_batch_sampler(node, ctx) and not test_code(node, ctx):
                 ctx.report(node, self.message.format(what="this BatchSampler keeps its short last batch "
@@ -983,3 +1003,25 @@ def _grad_free(loop: ast.For, function: Optional[ast.AST], ctx: FileContext) -> 
                 and not child.args and not child.keywords:
             return True
     return False
+
+
+def _hands_on_batches(method: ast.FunctionDef) -> bool:
+    """A sampler's ``__iter__`` that yields the batches of its inner batch samplers whole: every ``yield`` is
+    ``yield from sampler`` or ``yield next(it)`` of a name or attribute (scGPT's ``SubsetsBatchSampler`` picking one
+    subset's ``BatchSampler`` per step), or it returns ``super().__iter__()`` (a ``BatchSampler`` subclass batching
+    as its base does), so their short last batches reach the loader."""
+    yields = [n for n in ast.walk(method) if isinstance(n, (ast.Yield, ast.YieldFrom))]
+    returns = [n.value for n in ast.walk(method) if isinstance(n, ast.Return) and n.value is not None]
+    if not yields and returns and all(   # ``return super().__iter__()``: BatchSampler's own batches
+            isinstance(r, ast.Call) and isinstance(r.func, ast.Attribute) and r.func.attr == "__iter__"
+            and isinstance(r.func.value, ast.Call) and isinstance(r.func.value.func, ast.Name)
+            and r.func.value.func.id == "super" for r in returns):
+        return True
+
+    def whole(node: ast.AST) -> bool:
+        if isinstance(node, ast.YieldFrom):
+            return isinstance(node.value, (ast.Name, ast.Attribute, ast.Subscript))
+        value = node.value   # type: ignore[attr-defined]
+        return isinstance(value, ast.Call) and isinstance(value.func, ast.Name) and value.func.id == "next" \
+            and len(value.args) == 1 and isinstance(value.args[0], (ast.Name, ast.Attribute, ast.Subscript))
+    return bool(yields) and all(whole(n) for n in yields)

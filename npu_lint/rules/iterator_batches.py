@@ -66,3 +66,33 @@ def iterator_chunk(node: ast.Subscript, index: str, step: ast.AST, ctx: FileCont
         return None
     done.add(id(method))
     return ast.unparse(counts[0])[:40]
+
+
+def getitem_chunk(node: ast.Subscript, index: str, step: ast.AST, ctx: FileContext) -> Optional[str]:
+    """``x[idx * bs:(idx + 1) * bs]`` in a class's ``__getitem__(self, idx)`` whose ``__len__`` returns a count of
+    batches rounded up (``(self.num_nodes - 1) // self.batch_size + 1``, ``math.ceil(n / bs)``): a dataset serving
+    batch ``idx`` of its data (cogdl's ``NeighborSamplerDataset``), the last one the short tail. The count's source,
+    else None. Reported once per ``__getitem__``."""
+    from npu_lint.rules.chunk_counts import rounded_up   # (chunk_counts reads chunk_steps, which reads this module)
+    if isinstance(step, ast.Constant):
+        return None
+    method = ctx.enclosing(node, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if not isinstance(method, ast.FunctionDef) or method.name != "__getitem__" or len(method.args.args) != 2 \
+            or method.args.args[1].arg != index:
+        return None
+    klass = ctx.enclosing(method, (ast.ClassDef,))
+    length = next((m for m in getattr(klass, "body", []) if isinstance(m, ast.FunctionDef) and m.name == "__len__"),
+                  None)
+    returns = [n.value for n in walk(length) if isinstance(n, ast.Return) and n.value is not None] if length else []
+    if len(returns) != 1 or any(isinstance(n, ast.Assign) and any(isinstance(t, ast.Name) and t.id == index
+                                                                  for t in n.targets) for n in walk(method)):
+        return None
+    count = returns[0]
+    sizes = {ast.unparse(n) for n in walk(count) if isinstance(n, (ast.Name, ast.Attribute))}
+    if not any(rounded_up(count, step, ctx, bound=size) for size in sizes):
+        return None
+    done = ctx.scratch.setdefault("iterator_chunks", set())
+    if id(method) in done:
+        return None
+    done.add(id(method))
+    return ast.unparse(count)[:40]

@@ -49,9 +49,10 @@ def loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Opti
         if body is None:
             continue
         loops, _ = _body_index(body, ctx)
-        for child, loop in loops.get(name, ()):
-            if child.lineno >= (node.lineno if scope_node is function else 0):
-                yield loop, scope_node if scope_node is not None else body
+        for alias in (name, *_iterators(body, name)):
+            for child, loop in loops.get(alias, ()):
+                if child.lineno >= (node.lineno if scope_node is function else 0):
+                    yield loop, scope_node if scope_node is not None else body
     body = function if function is not None else _module(node, ctx)
     for call in _body_index(body, ctx)[1].get(name, ()) if body is not None else ():
         if call.lineno >= node.lineno and call is not parent:
@@ -62,6 +63,15 @@ def loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Opti
 
 
 _Loops = dict[str, list[tuple[ast.AST, ast.For]]]
+
+
+def _iterators(body: ast.AST, name: str) -> list[str]:
+    """The names ``body`` binds to an iterator over the loader: ``it = iter(loader)`` (then ``for b in tqdm(it)``,
+    realtabformer's sampler)."""
+    return [child.targets[0].id for child in walk(body) if isinstance(child, ast.Assign) and len(child.targets) == 1
+            and isinstance(child.targets[0], ast.Name) and isinstance(child.value, ast.Call)
+            and isinstance(child.value.func, ast.Name) and child.value.func.id == "iter"
+            and len(child.value.args) == 1 and ast.unparse(child.value.args[0]) == name]
 
 
 def _body_index(body: ast.AST, ctx: FileContext) -> tuple[_Loops, dict[str, list[ast.Call]]]:

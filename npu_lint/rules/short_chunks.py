@@ -8,11 +8,11 @@ from typing import Optional
 from npu_lint.analysis.nodes import children as _children   # ``ast.iter_child_nodes``, as a list
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
-from npu_lint.rules.iterator_batches import iterator_chunk
+from npu_lint.rules.iterator_batches import getitem_chunk, iterator_chunk
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.batch_lists import (library_batchers, library_batches, listed_range, own_batch_join, section_pieces,
                                         served_batches, sliced_batches, stage_batches)
-from npu_lint.rules.batch_remainders import remainder_batch, remainder_slice
+from npu_lint.rules.batch_remainders import emits, remainder_batch, remainder_slice
 from npu_lint.rules.chunk_pieces import rounded_chunks
 from npu_lint.rules.chunk_sizes import fraction_parts, padded_back, scalar_derived
 from npu_lint.rules.chunk_helpers import clipping_helper
@@ -335,7 +335,9 @@ class ShortLastChunk(Rule):
         loop walks (``starts = list(range(0, len(data), bs)); random.shuffle(starts)``). The batches a data source
         serves count without a model in sight: ``self.data = [data[i:i + bs] for i in range(0, len(data), bs)]``
         in a torch ``Sampler`` or ``Dataset`` subclass or in a class with ``__len__`` and ``__getitem__`` /
-        ``__iter__`` (a project's own loader, a batch sampler). So do the batches of a library batcher
+        ``__iter__`` (a project's own loader, a batch sampler), and batch ``idx`` a dataset's ``__getitem__(self,
+        idx)`` cuts, ``self.node_idx[idx * self.batch_size:(idx + 1) * self.batch_size]``, when its ``__len__``
+        returns a count of batches rounded up (cogdl's samplers). So do the batches of a library batcher
         (``more_itertools.chunked``, ``itertools.batched``, toolz ``partition_all``, ``delu.iter_batches``:
         ``rule_tables/library_batchers.tsv``, built from the libraries' documented signatures) that a loop gives to
         a model or makes a tensor from (``yield torch.LongTensor(ids)`` with ``ids`` built from the batch; not
@@ -350,8 +352,10 @@ class ShortLastChunk(Rule):
         model, and the bptt tail of a batch-first sequence (``min(bptt, x.size(1) - 1 -
         i)``). And a batch filled item by item: a loop appends to a list, emits it (``yield``, or appended to the
         batches) and empties it when a size test says it is full (``len(batch) == bs``, a running token count over
-        a budget), then ``if batch: yield batch`` after the loop emits the short remainder (reported there; a list
-        flushed on a test of the data, an end-of-sentence label, is no batch).
+        a budget, a cost computed from ``len(batch)``; or, in the ``else`` arm of a test that it still has room,
+        emits it and starts the next with the item, ``batch = [idx]``), then ``if batch: yield batch`` (``if batch
+        and not self.drop_last:``) after the loop emits the short remainder (reported at the statement emitting it; a
+        list flushed on a test of the data, an end-of-sentence label, is no batch).
         So is a chunk whose end follows the loop's position and is clipped to the length of the data it cuts (``end =
         min(audio.size(1), (i + bs - 1) * hop + win)``; ``audio[..., start:end]`` in ``for i in range(0, n_frames,
         bs)``: frames cut in batches; one finding per loop, none beside a ``min(total - i, bs)`` found in it).
@@ -427,7 +431,7 @@ class ShortLastChunk(Rule):
     name = "short-last-chunk"
     family = FAMILY
     node_types = (ast.Call, ast.Subscript, ast.If)
-    triggers = ("min(", "range(", "range if", "else range", "= range", "trange", "split(", "chunk(", "yield", "append(", "_split(", "islice(", "while ", "__next__") \
+    triggers = ("min(", "range(", "range if", "else range", "= range", "trange", "split(", "chunk(", "yield", "append(", "_split(", "islice(", "while ", "__next__", "__getitem__") \
         + tuple(sorted({api.rpartition(".")[2] + "(" for api in library_batchers()}))
 
     @staticmethod
@@ -980,7 +984,8 @@ class ShortLastChunk(Rule):
             found = remainder_batch(node, ctx)
             if found is not None:
                 what = f"the partial {found[0]} emitted after the loop at line {found[1].lineno}"
-                ctx.report(node, self.message.format(what=what), "if batch: yield batch")
+                at = next((s for s in node.body if emits([s], found[0])), node)   # the statement emitting it
+                ctx.report(at, self.message.format(what=what), "if batch: yield batch")
                 return
             made = filled_chunk(node, ctx)
             if made is not None:
@@ -1142,6 +1147,12 @@ class ShortLastChunk(Rule):
                 if count is not None:   # a custom iterator's ``__next__`` serving batch ``i`` until ``count``
                     what = (f"{ast.unparse(node)[:40]} served by __next__ until {count} (not a count of whole "
                             f"batches of {short_source(step)})")
+                    ctx.report(node, self.message.format(what=what), "x[i * bs:(i + 1) * bs]")
+                    return
+                count = getitem_chunk(node, index, step, ctx) if start is None else None
+                if count is not None:   # a dataset's ``__getitem__`` serving batch ``idx`` of a count rounded up
+                    what = (f"{ast.unparse(node)[:40]} served by __getitem__, {count} batches of "
+                            f"{short_source(step)} (a count rounded up)")
                     ctx.report(node, self.message.format(what=what), "x[i * bs:(i + 1) * bs]")
                     return
                 continue
@@ -1470,6 +1481,34 @@ class ShortLastChunk(Rule):
     must_not_fire += (  # ``(n - 1) // s`` alone rounds down: the last whole chunk is dropped with the tail
                       "import torch\ndef embed(model, feats, bs):\n    num_batches = (len(feats) - 1) // bs\n"
                       "    for b in range(num_batches):\n        model(torch.stack(feats[b * bs:(b + 1) * bs]))\n",)
+    must_fire += (  # session 32 (rec32d): the remainder kept unless drop_last, after a loop that flushes a batch in
+                    # the else arm of a test that it still has room, starting the next with the item (funasr's samplers)
+                  "import torch\ndef batches(items, lens, budget, drop_last=False):\n    out, batch, m = [], [], 0\n"
+                  "    for i in items:\n        cost = max(m, lens[i]) * (len(batch) + 1)\n"
+                  "        if cost <= budget:\n            batch.append(i)\n            m = max(m, lens[i])\n"
+                  "        else:\n            out.append(batch)\n            batch = [i]\n            m = lens[i]\n"
+                  "    if batch and not drop_last:\n        out.append(batch)\n    return iter(out)\n",)
+    must_not_fire += (  # a flush on a test of the data (a label), not of the batch's room
+                      "import torch\ndef batches(items, labels):\n    out, batch = [], []\n"
+                      "    for i in items:\n        if labels[i] <= 0:\n            batch.append(i)\n"
+                      "        else:\n            out.append(batch)\n            batch = [i]\n"
+                      "    if batch and labels:\n        out.append(batch)\n    return out\n",)
+    must_fire += (  # session 32 (rec32d): a dataset's __getitem__ serving batch i of a count rounded up (cogdl)
+                  "import torch\nclass Batches(torch.utils.data.Dataset):\n    def __init__(self, idx, bs):\n"
+                  "        self.idx, self.n, self.bs = idx, len(idx), bs\n    def __len__(self):\n"
+                  "        return (self.n - 1) // self.bs + 1\n    def __getitem__(self, i):\n"
+                  "        return self.idx[i * self.bs:(i + 1) * self.bs]\n",)
+    must_not_fire += (  # ... of whole batches only
+                      "import torch\nclass Batches(torch.utils.data.Dataset):\n    def __init__(self, idx, bs):\n"
+                  "        self.idx, self.n, self.bs = idx, len(idx), bs\n    def __len__(self):\n"
+                  "        return self.n // self.bs\n    def __getitem__(self, i):\n"
+                  "        return self.idx[i * self.bs:(i + 1) * self.bs]\n",)
+    must_fire += (  # session 32 (rec32d): chunk ``i``'s end clipped by a choice, as ``min`` would (dgl-ke's scores)
+                  "import torch\ndef score(fn, emb, num, bs):\n    for i in range((num + bs - 1) // bs):\n"
+                  "        sh = emb[i * bs:(i + 1) * bs if (i + 1) * bs < num else num]\n        fn(sh)\n",)
+    must_not_fire += (  # ... of a count rounded down: the tail is never cut
+                      "import torch\ndef score(fn, emb, num, bs):\n    for i in range(num // bs):\n"
+                      "        sh = emb[i * bs:(i + 1) * bs if (i + 1) * bs < num else num]\n        fn(sh)\n",)
     must_fire += (  # session 32 (rec32c): the plain order as a list, ``list(range(n))``, cut up to ``n``
                   "import torch\ndef feats(model, n_items, bs, dev):\n    all_items = list(range(n_items))\n"
                   "    for i in range(0, n_items, bs):\n        items = all_items[i:i + bs]\n"
