@@ -1121,7 +1121,11 @@ class PerSampleConcat(Rule):
         "    for x, y in loader:\n        preds.append(model(x))\n        labels.append(y)\n"
         "    return torch.cat(preds), torch.cat(labels)\n",
         "import torch\ndef features(model, loader, device):\n    feats = []\n    for x in loader:\n"
-        "        x = x.to(device)\n        feats.append(x[x > 0])\n    return torch.cat(feats, 0)\n",)
+        "        x = x.to(device)\n        feats.append(x[x > 0])\n    return torch.cat(feats, 0)\n",
+        # per-image items paired by zip, one moved to the device: the images' targets, not a loader's batches
+        "import torch\ndef sample(targets, indices, device):\n    out = []\n"
+        "    for target, idx in zip(targets, indices):\n        idx = idx.to(device)\n"
+        "        out.append(target['masks'][idx])\n    return torch.cat(out, dim=0)\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

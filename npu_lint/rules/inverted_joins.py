@@ -401,6 +401,12 @@ def _batch_loop(loop: ast.AST) -> bool:
     loader: x = x.to(device)``, ``data, label = data.to(device), label.to(device)``): the list it fills holds one
     result per batch (predictions, features, labels of an evaluation pass) and is joined once after the pass, its
     length the dataset's size, the same on every pass (the short last batch is NPU406's)."""
+    iterable = loop.iter   # type: ignore[attr-defined]
+    while isinstance(iterable, ast.Call) and iterable.args and not (
+            isinstance(iterable.func, ast.Name) and iterable.func.id == "zip"):
+        iterable = iterable.args[0]   # ``enumerate(loader)``, ``tqdm(loader)``
+    if not isinstance(iterable, (ast.Name, ast.Attribute)):
+        return False   # ``zip(targets, indices)``: per-image items paired, not a loader's batches (rfdetr)
     names = {n.id for n in _walk_nodes(loop.target) if isinstance(n, ast.Name)}   # type: ignore[attr-defined]
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _DEVICE_MOVES
                and isinstance(n.func.value, ast.Name) and n.func.value.id in names
