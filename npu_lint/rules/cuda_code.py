@@ -792,7 +792,7 @@ class CustomCudaOperatorCall(Rule):
             name = ctx.resolver.qualname(func)   # torch.ops.<namespace>.<op> of a namespace the project registers
             if name and name.startswith("torch.ops.") and name.rpartition(".")[0] in ctx.custom_ops:
                 ctx.report(node, self.message.format(name=name), name)
-            return
+                return   # (any other attribute receiver is asked below: ``Accelerated.ext.fwd(x)``)
         if not isinstance(func.value, ast.Name):
             module = extension_receiver(func.value, ctx)   # ``_get_ext().forward(x)``, ``self.ext.forward(x)``
             if module is not None:
