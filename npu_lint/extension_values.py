@@ -134,18 +134,7 @@ def _decorator_name(decorator: ast.expr) -> str:
 
 def _class_attribute_values(owner: ast.AST) -> dict[str, list[tuple[ast.AST, ast.expr]]]:
     """``{attr: [(method, value), ...]}``: what the class's methods assign to ``<Class>.<attr>`` or ``cls.<attr>``."""
-    names = {owner.name, "cls"}   # type: ignore[attr-defined]
-    found: dict[str, list[tuple[ast.AST, ast.expr]]] = {}
-    for method in owner.body:   # type: ignore[attr-defined]
-        if not isinstance(method, _FUNCTIONS):
-            continue
-        for node in _own_nodes(method):
-            if isinstance(node, ast.Assign) and len(node.targets) == 1:
-                target = node.targets[0]
-                if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id in names:
-                    found.setdefault(target.attr, []).append((method, node.value))
-    return found
+    return _assigned(owner, {owner.name, "cls"})   # type: ignore[attr-defined]
 
 
 def _returned(function: ast.AST, ctx: "FileContext", depth: int) -> Optional[str]:
@@ -162,6 +151,12 @@ def _returned(function: ast.AST, ctx: "FileContext", depth: int) -> Optional[str
 
 def _attribute_values(owner: ast.AST) -> dict[str, list[tuple[ast.AST, ast.expr]]]:
     """``{attr: [(method, value), ...]}``: the values the class's methods assign to ``self.<attr>`` whole."""
+    return _assigned(owner, {"self"})
+
+
+def _assigned(owner: ast.AST, names: set[str]) -> dict[str, list[tuple[ast.AST, ast.expr]]]:
+    """``{attr: [(method, value), ...]}``: the values the class's methods assign whole to ``<name>.<attr>``, for a
+    name of ``names``."""
     found: dict[str, list[tuple[ast.AST, ast.expr]]] = {}
     for method in owner.body:   # type: ignore[attr-defined]
         if not isinstance(method, _FUNCTIONS):
@@ -170,7 +165,7 @@ def _attribute_values(owner: ast.AST) -> dict[str, list[tuple[ast.AST, ast.expr]
             if isinstance(node, ast.Assign) and len(node.targets) == 1:
                 target = node.targets[0]
                 if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                        and target.value.id == "self":
+                        and target.value.id in names:
                     found.setdefault(target.attr, []).append((method, node.value))
     return found
 
