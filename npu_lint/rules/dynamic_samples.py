@@ -1115,7 +1115,10 @@ class PerSampleConcat(Rule):
         "    return torch.cat(preds), torch.cat(labels)\n",
         "import torch\ndef evaluate(model, loader, device):\n    labels = []\n    for x, y in loader:\n"
         "        x, y = x.to(device), y.to(device)\n        labels.append(y)\n"
-        "    return torch.cat(labels)\n",)
+        "    return torch.cat(labels)\n",
+        # a parameter annotated as a loader: its batches, whatever the body does with them (pytorch_tabular)
+        "import torch\ndef captum_inputs(model, test_dl: torch.utils.data.DataLoader):\n    xs = []\n"
+        "    for x in test_dl:\n        xs.append(model.embed_input(x))\n    return torch.cat(xs, dim=0)\n",)
     must_fire += (  # ... a loop whose items are not moved (a list of samples); rows a selection keeps per batch
         "import torch\ndef evaluate(model, loader, device):\n    preds, labels = [], []\n"
         "    for x, y in loader:\n        preds.append(model(x))\n        labels.append(y)\n"

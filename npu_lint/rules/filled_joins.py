@@ -268,7 +268,7 @@ def _why_filled(key: str, node: ast.Call, function: ast.AST, ctx: FileContext) -
             continue
         if _item_fixed(added, ctx, bound, assigned):
             continue        # this addition is of one size; another may not be
-        if any(_batch_loop(loop) for loop in loops if isinstance(loop, (ast.For, ast.AsyncFor))):
+        if any(_batch_loop(loop, ctx) for loop in loops if isinstance(loop, (ast.For, ast.AsyncFor))):
             continue        # one result per batch of a loader pass, joined once after it (session 32)
         given = next(filter(None, (_sequence_given(loop.iter, ctx) for loop in loops)), None)
         if given is None:

@@ -27,6 +27,7 @@ from __future__ import annotations
 import ast
 from typing import Optional
 
+from npu_lint.analysis import kinds as K
 from npu_lint.analysis.nodes import walk as _walk_nodes   # ``ast.walk``: the same nodes, in its order
 from npu_lint.analysis.bindings import PARAM, VALUE
 from npu_lint.context import FileContext
@@ -384,7 +385,7 @@ def _addition(where: ast.AST, added: Optional[ast.AST], function: ast.AST, ctx: 
         sized = _sized_attribute(value, _walked(where.target, where.iter), function, ctx)   # type: ignore[attr-defined]
     if sized is None and (sized_only or _item_attribute(value, frozenset(bound))):
         return None
-    if _batch_loop(where):
+    if _batch_loop(where, ctx):
         return None
     given = _sequence_given(where.iter, ctx)   # type: ignore[attr-defined]
     if given is None:
@@ -396,7 +397,7 @@ def _addition(where: ast.AST, added: Optional[ast.AST], function: ast.AST, ctx: 
 _DEVICE_MOVES = frozenset({"to", "cuda", "npu"})
 
 
-def _batch_loop(loop: ast.AST) -> bool:
+def _batch_loop(loop: ast.AST, ctx: FileContext) -> bool:
     """Session 32 (prec32): a loop over a data loader's batches, which its body moves to the device (``for x, y in
     loader: x = x.to(device)``, ``data, label = data.to(device), label.to(device)``): the list it fills holds one
     result per batch (predictions, features, labels of an evaluation pass) and is joined once after the pass, its
@@ -407,6 +408,8 @@ def _batch_loop(loop: ast.AST) -> bool:
         iterable = iterable.args[0]   # ``enumerate(loader)``, ``tqdm(loader)``
     if not isinstance(iterable, (ast.Name, ast.Attribute)):
         return False   # ``zip(targets, indices)``: per-image items paired, not a loader's batches (rfdetr)
+    if ctx.resolver.kind_of(iterable) == K.LOADER:
+        return True    # ``test_dl: DataLoader``: a loader the model knows, whatever the body moves
     names = {n.id for n in _walk_nodes(loop.target) if isinstance(n, ast.Name)}   # type: ignore[attr-defined]
     return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _DEVICE_MOVES
                and isinstance(n.func.value, ast.Name) and n.func.value.id in names
