@@ -11,7 +11,7 @@ computed once per function). The walk tells it which scope it is in (``enter_fun
 from __future__ import annotations
 
 import ast
-from typing import Any, Optional, Protocol, Union
+from typing import Optional, Protocol, Union
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.summaries import (COMPUTING, CYCLES, IN_PROGRESS, MISSING, TRUNCATED, Summaries, cycle_hit,  # noqa: F401  (re-exported)
@@ -162,16 +162,6 @@ def _from_placed(value: ast.AST, resolver: "Resolver", scope: Scope) -> bool:
 _COPIES = frozenset({"clone", "detach", "long", "int", "float", "contiguous", "view", "reshape", "flatten"})
 
 
-class _Current:
-    """:attr:`Resolver.current` of a resolver used without a tree: an empty module is attached first."""
-
-    def __get__(self, resolver: Optional["Resolver"], owner: type) -> Any:
-        if resolver is None:
-            return self
-        resolver.attach(ast.Module(body=[], type_ignores=[]))   # sets the instance's own ``current``
-        return resolver.current
-
-
 class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Elements, CallValues, StepGrowth, StateReads,
                TrainingSteps):
     """Scopes, bindings and value kinds of one module (what annotations declare, receivers that ``isinstance`` tests,
@@ -181,7 +171,6 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
     def __init__(self) -> None:
         self.scopes: Optional[Scopes] = None
         self._stack: list[Scope] = []
-        # ``self.current``: the top of ``_stack``, set by ``attach`` and every push and pop (see ``_Current``)
         self.project: Optional[ProjectFacts] = None
         self.module_name = ""
         self._qualnames: dict[ast.AST, tuple[str, ...]] = {}
@@ -218,7 +207,6 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         index build); the walk then enters its scopes."""
         self.scopes = scopes if scopes is not None else Scopes(tree)
         self._stack = [self.scopes.module]
-        self.current = self.scopes.module
         self._inner.clear()
         self.data_shaped_memo.clear()
 
@@ -227,10 +215,6 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         if self.scopes is not None:
             self.scopes.close()
         self.scopes, self._stack = None, []
-        try:
-            del self.current   # the class's ``_Current`` answers again
-        except AttributeError:
-            pass
         self._qualnames.clear()
         self._names_shared.clear()
         self._values.clear()
@@ -269,25 +253,20 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
         return imports
 
     # -- the walk's position ---------------------------------------------------------------
-    # ``current``, the walk's scope (the top of ``_stack``), is an instance attribute kept at every push and pop: rules
-    # ask it ~250,000 times on a quarter of timm+mmdet, and a property call each time cost ~1.5 % of the flake8
-    # plugin. Before ``attach`` (and after ``close``) the instance has none: the class's :class:`_Current` (a
-    # non-data descriptor, so the instance's own attribute wins) attaches an empty module, as the property did.
-    # (Not ``__getattr__``: a class defining it loses CPython's specialised attribute loads for every attribute.)
-    current = _Current()
+    @property
+    def current(self) -> Scope:
+        if not self._stack:   # used without a tree: an empty module
+            self.attach(ast.Module(body=[], type_ignores=[]))
+        return self._stack[-1]
 
     def enter_function(self, node: ast.AST) -> None:
         """A function, lambda or comprehension: its scope becomes the current one until ``leave_scope``."""
         scope = self.scopes.scope_of(node) if self.scopes else None
-        scope = scope or self._open(node)
-        self._stack.append(scope)
-        self.current = scope
+        self._stack.append(scope or self._open(node))
 
     def enter_class(self, node: Optional[ast.AST] = None) -> None:
         scope = self.scopes.scope_of(node) if (self.scopes and node is not None) else None
-        scope = scope or Scope("class", node, self.current)
-        self._stack.append(scope)
-        self.current = scope
+        self._stack.append(scope or Scope("class", node, self.current))
 
     def _open(self, node: ast.AST) -> Scope:
         if self.scopes is not None and isinstance(node, (ast.Lambda,) + _COMPREHENSIONS):
@@ -297,7 +276,6 @@ class Resolver(NameLookup, Declared, Receivers, Summaries, Flows, Callables, Ele
     def leave_scope(self) -> None:
         if len(self._stack) > 1:
             self._stack.pop()
-            self.current = self._stack[-1]
 
     # -- values --------------------------------------------------------------------------
     def kind_of(self, node: ast.AST) -> Optional[str]:
