@@ -48,8 +48,8 @@ def loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Opti
         body = scope_node if scope_node is not None else _module(node, ctx)
         if body is None:
             continue
-        loops, _ = _body_index(body, ctx)
-        for alias in (name, *_iterators(body, name)):
+        loops, _, iterators = _body_index(body, ctx)
+        for alias in (name, *iterators.get(name, ())):
             for child, loop in loops.get(alias, ()):
                 if child.lineno >= (node.lineno if scope_node is function else 0):
                     yield loop, scope_node if scope_node is not None else body
@@ -65,24 +65,29 @@ def loops_over(node: ast.Call, ctx: FileContext) -> Iterator[tuple[ast.For, Opti
 _Loops = dict[str, list[tuple[ast.AST, ast.For]]]
 
 
-def _iterators(body: ast.AST, name: str) -> list[str]:
-    """The names ``body`` binds to an iterator over the loader: ``it = iter(loader)`` (then ``for b in tqdm(it)``,
-    realtabformer's sampler)."""
-    return [child.targets[0].id for child in walk(body) if isinstance(child, ast.Assign) and len(child.targets) == 1
-            and isinstance(child.targets[0], ast.Name) and isinstance(child.value, ast.Call)
-            and isinstance(child.value.func, ast.Name) and child.value.func.id == "iter"
-            and len(child.value.args) == 1 and ast.unparse(child.value.args[0]) == name]
+def _iterator_of(child: ast.AST) -> str:
+    """``it = iter(loader)``: the loader's name for the iterator bound to ``it`` (then ``for b in tqdm(it)``,
+    realtabformer's sampler); "" for anything else."""
+    if isinstance(child, ast.Assign) and len(child.targets) == 1 and isinstance(child.targets[0], ast.Name) \
+            and isinstance(child.value, ast.Call) and isinstance(child.value.func, ast.Name) \
+            and child.value.func.id == "iter" and len(child.value.args) == 1:
+        return ast.unparse(child.value.args[0])
+    return ""
 
 
-def _body_index(body: ast.AST, ctx: FileContext) -> tuple[_Loops, dict[str, list[ast.Call]]]:
-    """The loops of a function (or module) by the name they iterate, and its calls by the names (or ``self.``
-    attributes) they pass: walked once per body, not once per loader in it."""
+def _body_index(body: ast.AST, ctx: FileContext) -> tuple[_Loops, dict[str, list[ast.Call]], dict[str, list[str]]]:
+    """The loops of a function (or module) by the name they iterate, its calls by the names (or ``self.``
+    attributes) they pass, and the names it binds to ``iter(name)``: walked once per body, not once per loader."""
     memo = ctx.scratch.setdefault("eval_batch_bodies", {})
     found = memo.get(id(body))
     if found is None or found[0] is not body:
         loops: _Loops = {}
         calls: dict[str, list[ast.Call]] = {}
+        iterators: dict[str, list[str]] = {}
         for child in walk(body):
+            iterated = _iterator_of(child)
+            if iterated:
+                iterators.setdefault(iterated, []).append(child.targets[0].id)
             loop = _as_loop(child)
             if loop is not None:
                 for name in iterated_names(loop.iter):
@@ -91,8 +96,8 @@ def _body_index(body: ast.AST, ctx: FileContext) -> tuple[_Loops, dict[str, list
                 for argument in (*child.args, *(kw.value for kw in child.keywords)):
                     if isinstance(argument, (ast.Name, ast.Attribute)):
                         calls.setdefault(ast.unparse(argument), []).append(child)
-        found = memo[id(body)] = (body, loops, calls)
-    return found[1], found[2]
+        found = memo[id(body)] = (body, loops, calls, iterators)
+    return found[1], found[2], found[3]
 
 
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
