@@ -167,3 +167,18 @@ def test_a_running_maximum_is_reported_at_the_first_tensor_it_makes():
     assert [line for line, _ in findings(source)] == [8, 15]
     assert findings(source)[0][1].endswith("(kept in the loop, line 7) sizes torch.zeros() at line 8 and sizes "
                                            "torch.ones() at line 9")
+
+
+def test_a_maximum_reported_in_one_helper_then_handed_to_another_does_not_crash():
+    # fairseq's hubert_dataset (session 33): the batch minimum cropped in crop() (reported there) and handed to
+    # collater_audio() which allocates with it: the second helper once read the first one's entry as a pair
+    source = ("import torch\nclass Audio:\n    def crop(self, wav, target_size):\n"
+              "        return wav[0:target_size]\n"
+              "    def collater(self, samples):\n        audios = [s['source'] for s in samples]\n"
+              "        sizes = [len(s) for s in audios]\n        size = min(min(sizes), self.max_size)\n"
+              "        return self.collater_audio(audios, size)\n"
+              "    def collater_audio(self, audios, size):\n"
+              "        out = audios[0].new_zeros(len(audios), size)\n"
+              "        for i, audio in enumerate(audios):\n            out[i] = self.crop(audio, size)\n"
+              "        return out\n")
+    assert [line for line, _ in findings(source)] == [4, 9]

@@ -766,7 +766,8 @@ class PadToBatchMax(ValueFlow):
                     # the helper makes a torch tensor of the maximum the caller hands it: the call is where the
                     # caller's batch is padded (one finding a call, whichever of the helper's tensors comes first)
                     entry = reported.get(id(extreme), ...)
-                    reported[id(extreme)] = (None if entry is ... else entry[0], [] if entry is ... else entry[1])
+                    if entry is not None:   # None: the maximum was already reported at a sink of its own
+                        reported[id(extreme)] = (None if entry is ... else entry[0], [] if entry is ... else entry[1])
                     places = ctx.scratch.setdefault("batch_max_places", set())
                     if id(call) not in places:
                         places.add(id(call))
