@@ -42,6 +42,9 @@ def build(root: Path) -> Path:
                            + "[0].a.b(1)" * 300 + "\n    return y, z\n",
         "nested_calls.py": "import torch\ny = " + "torch.abs(" * 180 + "x" + ")" * 180 + "\n",
         "nested_lambdas.py": "import torch\nf = " + "lambda: " * 319 + "torch.zeros(1).cuda()\n",
+        # a full stop, then 60 comment lines (the text pre-filter's pattern backtracked exponentially: joeynmt 21 s)
+        "comment_blocks.py": "import torch\ndef f(x):\n    y = x.sum()\n    # done.\n" + "    # a b c d e f g h\n" * 60
+                             + "    return y\n",
         "long_sum.py": "import torch\ndef f(t):\n    return " + " + ".join(["t.sum()"] * 1000) + "\n",
         "ten_mb_line.py": "import torch\nx = '" + "a" * (10 * 1024 * 1024 - 200) + "'\nm.cuda()\n",
         "over_cap.py": "import torch\n" + "x = 1\n" * (11 * 1024 * 1024 // 6),

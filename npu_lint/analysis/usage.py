@@ -20,7 +20,9 @@ EVIDENCE = TENSOR_ONLY_METHODS | TENSOR_ONLY_MASK_METHODS
 _COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.DictComp, ast.GeneratorExp)
 # A dot, then what may stand between it and the method (spaces, continuations, comments), then an evidence method as
 # a whole word: each hit's receiver is read backwards from its dot (see candidate_names).
-_DOT_METHOD = re.compile(r"\.(?:[\s\\]|#[^\n#]*)*(?:" + "|".join(sorted(EVIDENCE, key=len, reverse=True)) + r")\b")
+# a comment runs to its line's end (``#[^\n]*\n``): with ``#[^\n#]*`` the spaces of a comment could be matched by
+# either branch, and a block of comment lines after a dot backtracked exponentially (joeynmt's search.py: 21 s)
+_DOT_METHOD = re.compile(r"\.(?:[\s\\]|#[^\n]*\n)*(?:" + "|".join(sorted(EVIDENCE, key=len, reverse=True)) + r")\b")
 _BETWEEN = frozenset(" \t\r\n\f\v)\\")   # what may stand between a receiver name and its dot (``(x).unsqueeze``)
 
 
