@@ -193,6 +193,7 @@ class Scopes:
         for scope in self.by_node.values():
             scope.names.clear()
             scope.attrs.clear()
+            scope.ctx_attrs.clear()
             scope.augments.clear()
             scope.narrowed.clear()
             scope.parent = scope.cls = None
@@ -482,6 +483,22 @@ class Scopes:
         if current is None:
             return []
         return [b for b in current.cls.attrs.get(name, ()) if b.tag != NONE]
+
+    def ctx_attribute(self, scope: Scope, name: str) -> list[Binding]:
+        """The ``ctx.<name> = ...`` bindings of the static ``forward`` / ``backward`` ... of the class whose such
+        method ``scope`` is (or is inside); the resolver says whether the class is an autograd Function."""
+        current: Optional[Scope] = scope
+        while current is not None and current.ctx_name is None:
+            current = current.parent
+        if current is None or current.parent is None:
+            return []
+        return [b for b in current.parent.ctx_attrs.get(name, ()) if b.tag != NONE]
+
+    def ctx_name(self, scope: Scope) -> Optional[str]:
+        current: Optional[Scope] = scope
+        while current is not None and current.ctx_name is None:
+            current = current.parent
+        return current.ctx_name if current is not None else None
 
     def self_name(self, scope: Scope) -> Optional[str]:
         current: Optional[Scope] = scope

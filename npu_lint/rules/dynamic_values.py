@@ -941,6 +941,18 @@ class TensorValueInShape(ValueFlow):
                       "    left = [i for i, f in enumerate(rows) if not f[0]]\n"
                       "    return seqs.index_select(0, torch.tensor(left))\n",)
 
+    _GATHER = ("import torch\nimport torch.distributed as dist\nfrom torch.autograd import Function\n"
+               "class AllGather(Function):\n    @staticmethod\n    def forward(ctx, x, sizes):\n"
+               "        ctx.sizes = {}\n        ctx.dim = 0\n        return x\n"
+               "    @staticmethod\n    def backward(ctx, grads, _):\n"
+               "        return grads.split(ctx.sizes, dim=ctx.dim)[dist.get_rank()], None\n")
+    must_fire += (  # session 33 (rec33d): an autograd Function's ``ctx`` attribute set in ``forward`` from values
+                    # read back (every rank's batch size gathered) sizes the split of the gradients in ``backward``
+        _GATHER.format("sizes.tolist()"),)
+    must_not_fire += (  # ... not a setting kept there, nor a static ``forward`` of a class that is no autograd Function
+        _GATHER.format("[int(s) for s in (1, 2)]"),
+        _GATHER.replace("class AllGather(Function)", "class AllGather").format("sizes.tolist()"),)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             function = ctx.enclosing(node, FUNCTION_TYPES)
