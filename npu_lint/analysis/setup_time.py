@@ -239,6 +239,7 @@ def _device_read(node: ast.AST, devices: "set[str] | frozenset[str]") -> bool:
 _HOST_BUILTINS = frozenset({"range", "len", "min", "max", "abs", "int", "float", "round", "enumerate", "zip", "list",
                             "tuple", "str", "print", "divmod", "sum", "sorted", "reversed"})
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
+_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
 
 
 def host_only_loop(loop: ast.AST, resolver: "Resolver") -> bool:
@@ -247,15 +248,20 @@ def host_only_loop(loop: ast.AST, resolver: "Resolver") -> bool:
     lists or host data (a value of unknown kind may be a tensor). How
     many times it runs changes no operator the device runs (what the list becomes is judged where it is made into a
     tensor). Asked by NPU403 before it reports a loop count taken from a tensor's value."""
-    if not isinstance(loop, (ast.For, ast.While)):
+    if isinstance(loop, (ast.For, ast.While)):
+        body = loop.body + loop.orelse
+    elif isinstance(loop, _COMPREHENSIONS):   # ``[idx == i for i in range(n)]``: the element and the filters
+        body = ([loop.key, loop.value] if isinstance(loop, ast.DictComp) else [loop.elt]) \
+            + [test for generator in loop.generators for test in generator.ifs]
+    else:
         return False
     function = resolver.current.node if resolver.current is not None else None   # counters of enclosing loops too
     counters = {name.id for outer in walk(function if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
                                           else loop)
-                if isinstance(outer, ast.For) and _counted(outer.iter)
+                if isinstance(outer, (ast.For, ast.comprehension)) and _counted(outer.iter)
                 for name in walk(outer.target) if isinstance(name, ast.Name)}
     called = set()
-    for statement in loop.body + loop.orelse:
+    for statement in body:
         for node in walk(statement):
             if isinstance(node, ast.Call):
                 func = node.func

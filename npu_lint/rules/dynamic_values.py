@@ -952,6 +952,13 @@ class TensorValueInShape(ValueFlow):
     must_not_fire += (  # ... not a setting kept there, nor a static ``forward`` of a class that is no autograd Function
         _GATHER.format("[int(s) for s in (1, 2)]"),
         _GATHER.replace("class AllGather(Function)", "class AllGather").format("sizes.tolist()"),)
+    must_fire += (  # ... and a comprehension counted by a read whose element runs tensor work, as a loop would be
+                    # (kornia's stitching: one mask per sample of the batch the largest index says)
+        "import torch\ndef split(kp: torch.Tensor, idx: torch.Tensor):\n    n = int(idx.max().item()) + 1\n"
+        "    return [kp[idx == i].mean(0) for i in range(n)]\n",)
+    must_not_fire += (  # ... not one counted by a setting
+        "import torch\ndef split(kp: torch.Tensor, idx: torch.Tensor, n: int):\n"
+        "    return [kp[idx == i].mean(0) for i in range(n)]\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
@@ -975,8 +982,8 @@ class TensorValueInShape(ValueFlow):
         report_escaped(self, node, ctx)   # an integral read leaving its function: the op is the trigger
         if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
             return
-        found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
-                           and ctx.parent(node).iter is node)
+        found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), (ast.For, ast.comprehension))
+                           and ctx.parent(node).iter is node)   # ``[idx == i for i in range(n)]`` counts too
         if found is None:   # ``make(n)`` where the file's ``make`` sizes a tensor with ``n``
             callee = own_call(node, ctx)   # once, for both questions (and other rules)
             at_helper = size_helper_call(node, ctx, self.kinds, callee)
