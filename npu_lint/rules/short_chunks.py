@@ -1537,3 +1537,12 @@ class ShortLastChunk(Rule):
                       # a list of the first ``n`` positions cut up to another count
                       "import torch\ndef feats(model, n_items, m, bs):\n    all_items = list(range(n_items))\n"
                       "    for i in range(0, m, bs):\n        model(torch.tensor(all_items[i:i + bs]))\n",)
+    _BUFFERED = ("import torch\ndef buffered_read(path, size):\n    buffer = []\n    with open(path) as h:\n"
+                 "        for line in h:\n            buffer.append(line.strip())\n"
+                 "            if len(buffer) >= size:\n                yield buffer\n                buffer = []\n"
+                 "{}    if len(buffer) > 0:\n        yield buffer\n")
+    must_fire += (_BUFFERED.format(""),)   # session 33 (rec33d): the filling loop inside a ``with`` block (fairseq)
+    must_not_fire += (  # ... not one the loop never flushes: the whole file, one batch
+        "import torch\ndef read_all(path):\n    buffer = []\n    with open(path) as h:\n"
+        "        for line in h:\n            buffer.append(line.strip())\n    if len(buffer) > 0:\n"
+        "        yield buffer\n",)
