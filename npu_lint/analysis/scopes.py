@@ -169,6 +169,20 @@ class _Intervals:
         return found
 
 
+_VIEWS = frozenset({"unbind", "chunk", "split", "tensor_split"})
+
+
+def viewed_name(node: ast.AST) -> Optional[str]:
+    """The plain name ``node`` is, or whose views it lists (``list(sizes.unbind(0))``, ``sizes.chunk(n)``: what a
+    collective given them writes into is ``sizes``); None for anything else."""
+    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("list", "tuple") \
+            and len(node.args) == 1:
+        node = node.args[0]
+    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _VIEWS:
+        node = node.func.value
+    return node.id if type(node) is ast.Name else None
+
+
 class Scopes:
     """Every scope and binding of one module, and Python's name lookup over them."""
 
@@ -209,7 +223,8 @@ class Scopes:
 
     def calls_on(self, scope: "Scope", name: str) -> list[ast.Call]:
         """The statement-level calls of ``scope`` whose receiver (``name.add_(n)``) or first argument
-        (``dist.all_reduce(name)``) is the plain name ``name``, in source order (indexed once a file: asked per
+        (``dist.all_reduce(name)``, ``dist.all_gather(list(name.unbind(0)), n)``) is the plain name ``name``, in
+        source order (indexed once a file: asked per
         binding, a scan of every call was quadratic in a function's bindings)."""
         if self._on_names is None:
             index: dict[tuple[int, str], list[ast.Call]] = {}
@@ -218,8 +233,9 @@ class Scopes:
                 names = set()
                 if type(func) is ast.Attribute and type(func.value) is ast.Name:
                     names.add(func.value.id)
-                if call.args and type(call.args[0]) is ast.Name:
-                    names.add(call.args[0].id)
+                written = viewed_name(call.args[0]) if call.args else None
+                if written is not None:
+                    names.add(written)
                 for found in names:
                     index.setdefault((id(owner), found), []).append(call)
             self._on_names = index

@@ -956,6 +956,13 @@ class TensorValueInShape(ValueFlow):
                     # (kornia's stitching: one mask per sample of the batch the largest index says)
         "import torch\ndef split(kp: torch.Tensor, idx: torch.Tensor):\n    n = int(idx.max().item()) + 1\n"
         "    return [kp[idx == i].mean(0) for i in range(n)]\n",)
+    _VIEWS = ("import torch\nimport torch.distributed as dist\ndef gather(t, world):\n"
+              "    mine = torch.tensor(t.numel(), device=t.device)\n    sizes = mine.view(1).repeat(world)\n{}"
+              "    n = sizes.cpu().max().item()\n    return torch.empty((world, n), device=t.device)\n")
+    must_fire += (  # ... and a tensor a collective writes into through its views (every rank's size gathered into
+                    # ``list(sizes.unbind(0))``: habitat's gather of variable-size tensors)
+        _VIEWS.format("    dist.all_gather(list(sizes.unbind(0)), mine)\n"),)
+    must_not_fire += (_VIEWS.format(""),)   # ... not the local size repeated: configuration of the code
     must_not_fire += (  # ... not one counted by a setting
         "import torch\ndef split(kp: torch.Tensor, idx: torch.Tensor, n: int):\n"
         "    return [kp[idx == i].mean(0) for i in range(n)]\n",)
