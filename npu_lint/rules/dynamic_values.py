@@ -963,6 +963,12 @@ class TensorValueInShape(ValueFlow):
                     # ``list(sizes.unbind(0))``: habitat's gather of variable-size tensors)
         _VIEWS.format("    dist.all_gather(list(sizes.unbind(0)), mine)\n"),)
     must_not_fire += (_VIEWS.format(""),)   # ... not the local size repeated: configuration of the code
+    must_fire += (  # ... and the count of a data-dependent result deciding how many draws multinomial makes (a
+                    # federated loss sampling the classes that did not appear), as topk's k does
+        "import torch\ndef fed_inds(gt, prob, k: int):\n    seen = torch.unique(gt)\n"
+        "    more = torch.multinomial(prob, k - len(seen), replacement=False)\n    return torch.cat([seen, more])\n",)
+    must_not_fire += ("import torch\ndef draws(gt, prob, k: int):\n    seen = torch.unique(gt)\n"
+                      "    return seen, torch.multinomial(prob, k, replacement=False)\n",)
     must_not_fire += (  # ... not one counted by a setting
         "import torch\ndef split(kp: torch.Tensor, idx: torch.Tensor, n: int):\n"
         "    return [kp[idx == i].mean(0) for i in range(n)]\n",)
