@@ -239,7 +239,25 @@ def _device_read(node: ast.AST, devices: "set[str] | frozenset[str]") -> bool:
 _HOST_BUILTINS = frozenset({"range", "len", "min", "max", "abs", "int", "float", "round", "enumerate", "zip", "list",
                             "tuple", "str", "print", "divmod", "sum", "sorted", "reversed"})
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
-_COMPREHENSIONS = (ast.ListComp, ast.SetComp, ast.GeneratorExp, ast.DictComp)
+
+
+def tensor_work(comprehension: ast.AST, resolver: "Resolver") -> bool:
+    """The element or a filter of ``comprehension`` evidently runs torch work: it reads a value the model knows as a
+    tensor (``idx == i`` of a tensor parameter) or calls torch (``torch.zeros(k)``). Asked by NPU403 before it
+    counts a comprehension over ``range(n)`` as a loop (unknown names and numpy work are no device work)."""
+    parts = ([comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp)
+             else [comprehension.elt] if isinstance(comprehension, (ast.ListComp, ast.SetComp, ast.GeneratorExp))
+             else [])
+    parts += [test for generator in getattr(comprehension, "generators", ()) for test in generator.ifs]
+    for node in (n for part in parts for n in walk(part)):
+        if isinstance(node, ast.Call):
+            name = resolver.qualname(node.func)
+            if name is not None and name.startswith("torch."):
+                return True
+        elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) \
+                and resolver.kind_of(node) in K.TENSORS:
+            return True
+    return False
 
 
 def host_only_loop(loop: ast.AST, resolver: "Resolver") -> bool:
@@ -248,20 +266,15 @@ def host_only_loop(loop: ast.AST, resolver: "Resolver") -> bool:
     lists or host data (a value of unknown kind may be a tensor). How
     many times it runs changes no operator the device runs (what the list becomes is judged where it is made into a
     tensor). Asked by NPU403 before it reports a loop count taken from a tensor's value."""
-    if isinstance(loop, (ast.For, ast.While)):
-        body = loop.body + loop.orelse
-    elif isinstance(loop, _COMPREHENSIONS):   # ``[idx == i for i in range(n)]``: the element and the filters
-        body = ([loop.key, loop.value] if isinstance(loop, ast.DictComp) else [loop.elt]) \
-            + [test for generator in loop.generators for test in generator.ifs]
-    else:
+    if not isinstance(loop, (ast.For, ast.While)):
         return False
     function = resolver.current.node if resolver.current is not None else None   # counters of enclosing loops too
     counters = {name.id for outer in walk(function if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef))
                                           else loop)
-                if isinstance(outer, (ast.For, ast.comprehension)) and _counted(outer.iter)
+                if isinstance(outer, ast.For) and _counted(outer.iter)
                 for name in walk(outer.target) if isinstance(name, ast.Name)}
     called = set()
-    for statement in body:
+    for statement in loop.body + loop.orelse:
         for node in walk(statement):
             if isinstance(node, ast.Call):
                 func = node.func

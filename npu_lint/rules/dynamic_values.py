@@ -15,7 +15,7 @@ from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D
 from npu_lint.analysis.kinds import TENSORS as TENSOR_KINDS
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
-from npu_lint.analysis.setup_time import runs_at_setup
+from npu_lint.analysis.setup_time import runs_at_setup, tensor_work
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
@@ -995,8 +995,10 @@ class TensorValueInShape(ValueFlow):
         report_escaped(self, node, ctx)   # an integral read leaving its function: the op is the trigger
         if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
             return
-        found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), (ast.For, ast.comprehension))
-                           and ctx.parent(node).iter is node)   # ``[idx == i for i in range(n)]`` counts too
+        parent = ctx.parent(node)
+        found = shape_sink(node, ctx, ctx.resolver.current, (isinstance(parent, ast.For) or (
+            isinstance(parent, ast.comprehension) and tensor_work(ctx.parent(parent), ctx.resolver)))
+            and parent.iter is node)   # ``[idx == i for i in range(n)]``: a loop of tensor work too
         if found is None:   # ``make(n)`` where the file's ``make`` sizes a tensor with ``n``
             callee = own_call(node, ctx)   # once, for both questions (and other rules)
             at_helper = size_helper_call(node, ctx, self.kinds, callee)

@@ -77,10 +77,7 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
     if _reshaped_again(node, origin, ctx):
         return   # ``t.view(n, k)`` of a tensor made with ``k`` already (``torch.full((n * k,), ...)``, a call given
         #          ``k``): its element count was set where it was made, reported there; the view adds no size
-    loop = ctx.parent(node)
-    if isinstance(loop, ast.comprehension):
-        loop = ctx.parent(loop)   # the comprehension whose element runs once per count
-    if sink == _LOOP_COUNT and origin[1].lineno != node.lineno and host_only_loop(loop, ctx.resolver):
+    if sink == _LOOP_COUNT and origin[1].lineno != node.lineno and host_only_loop(ctx.parent(node), ctx.resolver):
         return   # a loop building a Python list (``cells.append([i, j, k])``): the read, reported on its own line,
         #          is the sync; the count changes no operator the device runs
     read = origin[1]
