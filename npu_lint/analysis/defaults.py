@@ -66,10 +66,12 @@ def _asserted_one(node: ast.AST, scope: Optional[Scope]) -> bool:
     """``assert batch_size == 1`` (or ``1 == batch_size``) among the statements of the function, above ``node``: a
     helper that accepts no other batch size (an evaluation loader built for one sample at a time)."""
     function = scope.node if scope is not None else None
-    if not isinstance(node, ast.Name) or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    line = getattr(node, "lineno", None)   # (a name another module's facts hand over has no position)
+    if not isinstance(node, ast.Name) or line is None \
+            or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     for statement in function.body:
-        if statement.lineno >= node.lineno:
+        if statement.lineno >= line:
             return False
         test = statement.test if isinstance(statement, ast.Assert) else None
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
