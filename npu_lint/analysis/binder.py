@@ -7,8 +7,8 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, Optional
 
-from npu_lint.analysis.bindings import (ANNOTATION, AUGMENT, CLASS, DEF, DELETE, EXCEPT, IMPORT, LOOP, NONE, PARAM,
-                                        STAR, VALUE, WITH, _GUARD, Binding, Position, Scope, _end, _start)
+from npu_lint.analysis.bindings import (AUTOGRAD_STATIC, ANNOTATION, AUGMENT, CLASS, DEF, DELETE, EXCEPT, IMPORT,
+                                        LOOP, NONE, PARAM, STAR, VALUE, WITH, _GUARD, Binding, Position, Scope, _end, _start)
 from npu_lint.analysis.names import canonical
 from npu_lint.analysis.narrowing import _narrow, _narrow_expression, isinstance_tests
 
@@ -82,6 +82,10 @@ def _bind_target(scope: Scope, target: ast.AST, value: Optional[ast.AST], tag: s
             none = isinstance(value, ast.Constant) and value.value is None and not where
             scope.cls.attrs.setdefault(node.attr, []).append(
                 Binding(node.attr, NONE if none else tag, value, pos, scope, statement, where))
+        elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and scope.ctx_name is not None \
+                and node.value.id == scope.ctx_name and scope.parent is not None:
+            scope.parent.ctx_attrs.setdefault(node.attr, []).append(Binding(node.attr, tag, value, pos, scope,
+                                                                             statement, where))
 
 
 class _Binder:
@@ -158,10 +162,12 @@ class _Binder:
             scope.add(Binding(node.name, DEF, node, _end(node), scope, node))
             function = Scope("function", node, scope)
             _bind_params(node, function)
-            if scope.kind == "class" and (node.args.posonlyargs or node.args.args) and not any(
-                    isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
-                function.cls = scope
-                function.self_name = (node.args.posonlyargs + node.args.args)[0].arg
+            if scope.kind == "class" and (node.args.posonlyargs or node.args.args):
+                if not any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in node.decorator_list):
+                    function.cls = scope
+                    function.self_name = (node.args.posonlyargs + node.args.args)[0].arg
+                elif node.name in AUTOGRAD_STATIC:   # ``forward(ctx, x)``: ``ctx.n = ...`` read in ``backward``
+                    function.ctx_name = (node.args.posonlyargs + node.args.args)[0].arg
             self.scopes.by_node[id(node)] = function
             stack.append((node.body, function))
         elif kind is ast.ClassDef:

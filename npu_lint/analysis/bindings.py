@@ -11,6 +11,8 @@ IMPORT, VALUE, NONE, PARAM, LOOP, WITH, DEF, CLASS, DELETE, EXCEPT, ANNOTATION, 
     "import", "value", "none", "param", "loop", "with", "def", "class", "delete", "except", "annotation", "augment")
 STAR = -1   # a path step for ``a, *rest = ...``
 Position = tuple[int, int]
+# The static methods of an autograd Function whose first parameter is the call's context (``ctx``).
+AUTOGRAD_STATIC = frozenset({"forward", "backward", "setup_context", "jvp", "vjp"})
 
 _GUARD: list[tuple[tuple[int, int], ...]] = [()]   # the binder's current if-arms (set while binding)
 # (start, end, classinfo, test position): where ``isinstance(name, classinfo)`` is known to hold.
@@ -37,7 +39,7 @@ class Scope:
     """A module, class, function, lambda or comprehension scope."""
 
     __slots__ = ("kind", "node", "parent", "names", "globals", "nonlocals", "attrs", "self_name", "cls", "arms",
-                 "loops", "augments", "narrowed")
+                 "loops", "augments", "narrowed", "ctx_attrs", "ctx_name")
 
     def __init__(self, kind: str, node: Optional[ast.AST], parent: Optional["Scope"]) -> None:
         self.kind, self.node, self.parent = kind, node, parent
@@ -46,6 +48,10 @@ class Scope:
         self.nonlocals: set[str] = set()
         self.attrs: dict[str, list[Binding]] = {}   # class scopes: ``self.x = ...`` from any method
         self.self_name: Optional[str] = None         # methods: the name of the first parameter
+        # class scopes: ``ctx.x = ...`` in a static ``forward`` / ``backward`` (an autograd Function's context, shared
+        # by the two halves of one call); function scopes: the name of that first parameter
+        self.ctx_attrs: dict[str, list[Binding]] = {}
+        self.ctx_name: Optional[str] = None
         self.cls: Optional[Scope] = None             # methods: the class scope ``self`` belongs to
         self.arms: list[tuple[int, int, Position, Position]] = []   # (if id, arm, start, end), outer ifs first
         self.loops: list[tuple[Position, Position]] = []             # ``for`` / ``while`` statements

@@ -13,7 +13,7 @@ from npu_lint.analysis.in_place import written_in_place
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import of_type, walk
 from npu_lint.analysis.scalars import number_parameter
-from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Binding, Scope, enclosing_class
+from npu_lint.analysis.scopes import LOOP, PARAM, VALUE, Binding, Scope, enclosing_class, viewed_name
 
 if TYPE_CHECKING:
     from npu_lint.resolver import Resolver
@@ -191,8 +191,7 @@ def collective_written(binding: Binding, resolver: "Resolver") -> bool:
         return False
     scope = binding.scope
     for call in resolver.scopes.calls_on(scope, binding.name):
-        if call.args and isinstance(call.args[0], ast.Name) \
-                and call.args[0].id == binding.name and call.lineno >= binding.pos[0] \
+        if call.args and viewed_name(call.args[0]) == binding.name and call.lineno >= binding.pos[0] \
                 and resolver.qualname(call.func, scope) in _COLLECTIVE_WRITES:
             return True
     return False

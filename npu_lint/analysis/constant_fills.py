@@ -74,7 +74,8 @@ def _handed_on(binding: Binding, resolver: "Resolver") -> bool:
                                                 and all(_constant(a) for a in call.args)):
                 return True
             continue   # ``m.view(-1)``: a read
-        return True   # handed to a call as its first argument
+        if isinstance(call.args[0], ast.Name):
+            return True   # handed to a call as its first argument
     return False
 
 

@@ -59,7 +59,27 @@ def fixed_one(node: Optional[ast.AST], scope: Optional[Scope], scopes: Optional[
     if node is None:
         return False
     value = default_constant(node, scope, scopes, callers=False)
-    return type(value) is int and value == 1
+    return (type(value) is int and value == 1) or _asserted_one(node, scope)
+
+
+def _asserted_one(node: ast.AST, scope: Optional[Scope]) -> bool:
+    """``assert batch_size == 1`` (or ``1 == batch_size``) among the statements of the function, above ``node``: a
+    helper that accepts no other batch size (an evaluation loader built for one sample at a time)."""
+    function = scope.node if scope is not None else None
+    line = getattr(node, "lineno", None)   # (a name another module's facts hand over has no position)
+    if not isinstance(node, ast.Name) or line is None \
+            or not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for statement in function.body:
+        if statement.lineno >= line:
+            return False
+        test = statement.test if isinstance(statement, ast.Assert) else None
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+            sides = (test.left, test.comparators[0])
+            if any(isinstance(a, ast.Name) and a.id == node.id for a in sides) and any(
+                    isinstance(b, ast.Constant) and type(b.value) is int and b.value == 1 for b in sides):
+                return True
+    return False
 
 
 def _stored_constant(bindings: list, scopes: Scopes, callers: bool = True) -> object:

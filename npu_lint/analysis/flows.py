@@ -128,6 +128,9 @@ class Flows:
                 for binding in self.scopes.attribute(scope, node.attr):
                     found.extend(self.binding_flows(binding))
                 return _unique(found)
+            if isinstance(receiver, ast.Name) and receiver.id == self.scopes.ctx_name(scope) \
+                    and self.kind_of_at(receiver, scope) == K.CTX:   # ``ctx.sizes`` set in forward, read in backward
+                return _unique([f for b in self.scopes.ctx_attribute(scope, node.attr) for f in self.binding_flows(b)])
             return _NONE
         if kind in (ast.Call, ast.Subscript, ast.BinOp):
             found = self._composite_flows(node, scope, sink, depth + 1)

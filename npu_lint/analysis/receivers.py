@@ -13,13 +13,13 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.declared import PYTHON_SCALARS
+from npu_lint.analysis.bindings import AUTOGRAD_STATIC
 from npu_lint.analysis.nodes import class_bases
 from npu_lint.analysis.scalars import python_number
 from npu_lint.analysis.scopes import VALUE, Binding, Position, Scope
 from npu_lint.analysis.summaries import return_statements
 
 _DEFS = (ast.FunctionDef, ast.AsyncFunctionDef)
-_AUTOGRAD_STATIC = frozenset({"forward", "backward", "setup_context", "jvp", "vjp"})
 # Python classes an ``isinstance`` test names: the value is no torch object (nor a tensor: ``Iterable`` is left out).
 _PYTHON_TYPES = {name: (K.OBJECT, None) for name in (
     "dict", "str", "bytes", "int", "float", "bool", "complex", "set", "frozenset", "Mapping", "MutableMapping",
@@ -164,7 +164,7 @@ class Receivers:
     def autograd_ctx(self, binding: Binding, scope: Scope) -> bool:
         """The first parameter of a static ``forward`` / ``backward`` ... of an autograd Function subclass."""
         function = scope.node
-        if not isinstance(function, _DEFS) or function.name not in _AUTOGRAD_STATIC or scope.parent is None \
+        if not isinstance(function, _DEFS) or function.name not in AUTOGRAD_STATIC or scope.parent is None \
                 or scope.parent.kind != "class" or not isinstance(scope.parent.node, ast.ClassDef):
             return False
         positional = function.args.posonlyargs + function.args.args

@@ -169,6 +169,20 @@ class _Intervals:
         return found
 
 
+_VIEWS = frozenset({"unbind", "chunk", "split", "tensor_split"})
+
+
+def viewed_name(node: ast.AST) -> Optional[str]:
+    """The plain name ``node`` is, or whose views it lists (``list(sizes.unbind(0))``, ``sizes.chunk(n)``: what a
+    collective given them writes into is ``sizes``); None for anything else."""
+    if type(node) is ast.Call and type(node.func) is ast.Name and node.func.id in ("list", "tuple") \
+            and len(node.args) == 1:
+        node = node.args[0]
+    if type(node) is ast.Call and type(node.func) is ast.Attribute and node.func.attr in _VIEWS:
+        node = node.func.value
+    return node.id if type(node) is ast.Name else None
+
+
 class Scopes:
     """Every scope and binding of one module, and Python's name lookup over them."""
 
@@ -193,6 +207,7 @@ class Scopes:
         for scope in self.by_node.values():
             scope.names.clear()
             scope.attrs.clear()
+            scope.ctx_attrs.clear()
             scope.augments.clear()
             scope.narrowed.clear()
             scope.parent = scope.cls = None
@@ -208,7 +223,8 @@ class Scopes:
 
     def calls_on(self, scope: "Scope", name: str) -> list[ast.Call]:
         """The statement-level calls of ``scope`` whose receiver (``name.add_(n)``) or first argument
-        (``dist.all_reduce(name)``) is the plain name ``name``, in source order (indexed once a file: asked per
+        (``dist.all_reduce(name)``, ``dist.all_gather(list(name.unbind(0)), n)``) is the plain name ``name``, in
+        source order (indexed once a file: asked per
         binding, a scan of every call was quadratic in a function's bindings)."""
         if self._on_names is None:
             index: dict[tuple[int, str], list[ast.Call]] = {}
@@ -217,8 +233,9 @@ class Scopes:
                 names = set()
                 if type(func) is ast.Attribute and type(func.value) is ast.Name:
                     names.add(func.value.id)
-                if call.args and type(call.args[0]) is ast.Name:
-                    names.add(call.args[0].id)
+                written = viewed_name(call.args[0]) if call.args else None
+                if written is not None:
+                    names.add(written)
                 for found in names:
                     index.setdefault((id(owner), found), []).append(call)
             self._on_names = index
@@ -482,6 +499,22 @@ class Scopes:
         if current is None:
             return []
         return [b for b in current.cls.attrs.get(name, ()) if b.tag != NONE]
+
+    def ctx_attribute(self, scope: Scope, name: str) -> list[Binding]:
+        """The ``ctx.<name> = ...`` bindings of the static ``forward`` / ``backward`` ... of the class whose such
+        method ``scope`` is (or is inside); the resolver says whether the class is an autograd Function."""
+        current: Optional[Scope] = scope
+        while current is not None and current.ctx_name is None:
+            current = current.parent
+        if current is None or current.parent is None:
+            return []
+        return [b for b in current.parent.ctx_attrs.get(name, ()) if b.tag != NONE]
+
+    def ctx_name(self, scope: Scope) -> Optional[str]:
+        current: Optional[Scope] = scope
+        while current is not None and current.ctx_name is None:
+            current = current.parent
+        return current.ctx_name if current is not None else None
 
     def self_name(self, scope: Scope) -> Optional[str]:
         current: Optional[Scope] = scope

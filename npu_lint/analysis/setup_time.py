@@ -241,6 +241,25 @@ _HOST_BUILTINS = frozenset({"range", "len", "min", "max", "abs", "int", "float",
 _LIST_METHODS = frozenset({"append", "extend", "insert"})
 
 
+def tensor_work(comprehension: ast.AST, resolver: "Resolver") -> bool:
+    """The element or a filter of ``comprehension`` evidently runs torch work: it reads a value the model knows as a
+    tensor (``idx == i`` of a tensor parameter) or calls torch (``torch.zeros(k)``). Asked by NPU403 before it
+    counts a comprehension over ``range(n)`` as a loop (unknown names and numpy work are no device work)."""
+    parts = ([comprehension.key, comprehension.value] if isinstance(comprehension, ast.DictComp)
+             else [comprehension.elt] if isinstance(comprehension, (ast.ListComp, ast.SetComp, ast.GeneratorExp))
+             else [])
+    parts += [test for generator in getattr(comprehension, "generators", ()) for test in generator.ifs]
+    for node in (n for part in parts for n in walk(part)):
+        if isinstance(node, ast.Call):
+            name = resolver.qualname(node.func)
+            if name is not None and name.startswith("torch."):
+                return True
+        elif isinstance(node, (ast.Name, ast.Attribute)) and isinstance(node.ctx, ast.Load) \
+                and resolver.kind_of(node) in K.TENSORS:
+            return True
+    return False
+
+
 def host_only_loop(loop: ast.AST, resolver: "Resolver") -> bool:
     """The body of ``loop`` (its nested loops too) runs no torch work: it calls only Python's builtins and list
     methods (``cells.append([i, j, k])``) and reads only the loops' counters and values the model knows as Python

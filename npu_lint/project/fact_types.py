@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple, Optional
 
-FACTS_VERSION = 74   # bump when the extracted facts change shape or meaning (invalidates caches)
+FACTS_VERSION = 75   # bump when the extracted facts change shape or meaning (invalidates caches)
 UNKNOWN_RETURN = "@?"   # in ``returns``: a return statement whose value comes from no call the index can follow
 PASSED_CALL = "call"   # a passed value known as the result of calling a name of the project (resolved by the index)
 MASK_SELECTION = "x[mask]"   # the leaf of a wrapper returning a boolean-mask selection (facts and rules agree)

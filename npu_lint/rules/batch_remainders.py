@@ -25,6 +25,8 @@ def remainder_batch(node: ast.If, ctx: FileContext) -> Optional[tuple[str, ast.A
     if body is None:
         return None
     for statement in reversed(body[:body.index(node)]):
+        while isinstance(statement, (ast.With, ast.AsyncWith)) and statement.body:
+            statement = statement.body[-1]   # ``with open(path) as h: for line in h: ...``: the loop the block ends with
         if isinstance(statement, (ast.For, ast.AsyncFor, ast.While)):
             return (name, statement) if _fills_and_flushes(statement, name) else None
     return None

@@ -15,6 +15,7 @@ from npu_lint.context import FileContext
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.loader_attributes import attribute_loader_call
 from npu_lint.rules.loader_callees import loader_callee
+from npu_lint.rules.loader_tails import drawn_once
 from npu_lint.rules.loader_kwargs import batched_keywords, none_on_some_path
 from npu_lint.rules.batch_samplers import (BATCH_SAMPLERS, TRAINER_ARGUMENTS, batch_sampler_call, keeps_short_batches,
                                            parsed_trainer_arguments, short_batch_sampler)
@@ -598,6 +599,16 @@ class LoaderWithoutDropLast(Rule):
     must_not_fire += ("import torch\nfrom torch.utils.data import BatchSampler, RandomSampler\nclass Warp(BatchSampler):\n"
                       "    def __init__(self, ds, batch_size):\n"
                       "        super().__init__(RandomSampler(ds), batch_size, True)\n",)
+    _ONCE = ("import torch\nfrom torch.utils.data import DataLoader\n"
+             "def load(ds, n, model, opt):\n    {}\n    for _ in range(100):\n"
+             "        x, y = next(it)\n        model(x).sum().backward()\n        opt.step()\n")
+    must_fire += (  # session 33 (rec33d): an iterator over a shuffled loader drawn by a loop gives its tail ...
+        _ONCE.format("it = iter(DataLoader(ds, batch_size=n, shuffle=True))"),)
+    must_not_fire += (  # ... while one batch drawn once (``next(iter(loader))``: n examples loaded) is full
+        "import torch\nfrom torch.utils.data import DataLoader\ndef load(ds, n, shuffle=False):\n"
+        "    loader = DataLoader(ds, batch_size=n, shuffle=shuffle)\n    x, y = next(iter(loader))\n    return x, y\n",
+        "import torch\nfrom torch.utils.data import DataLoader\ndef load(ds, n):\n"
+        "    return next(iter(DataLoader(ds, batch_size=n, shuffle=True)))\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
@@ -654,6 +665,8 @@ class LoaderWithoutDropLast(Rule):
                 or fixed_one(batch_size, _scope(node, ctx), ctx.resolver.scopes):
             return      # batches of one (DataLoader's default, ``self.batch_size`` only ever set to 1) or no batching:
             # every batch has the same shape
+        if drawn_once(node, ctx):
+            return      # ``x, y = next(iter(loader))``: the first batch only (robustbench's loading of n examples)
         if _constant(keywords.get("shuffle")) is True or "train" in _names_around(node, keywords, ctx) \
                 or _train_hook(node, ctx):
             ctx.report(node, self.message + _by_default(keywords, node, ctx), _LOADER)

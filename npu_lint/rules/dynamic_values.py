@@ -15,7 +15,7 @@ from npu_lint.analysis.flows import DATA_SIZE, ELEMENT, HOST, PICKED, ZERO_D
 from npu_lint.analysis.kinds import TENSORS as TENSOR_KINDS
 from npu_lint.analysis.size_sinks import LOOP_COUNT as _LOOP_COUNT
 from npu_lint.context import FileContext
-from npu_lint.analysis.setup_time import runs_at_setup
+from npu_lint.analysis.setup_time import runs_at_setup, tensor_work
 from npu_lint.rules import FUNCTION_TYPES, short_source
 from npu_lint.rules.data_loops import report_kept
 from npu_lint.rules.data_whiles import report_shrinking
@@ -941,6 +941,38 @@ class TensorValueInShape(ValueFlow):
                       "    left = [i for i, f in enumerate(rows) if not f[0]]\n"
                       "    return seqs.index_select(0, torch.tensor(left))\n",)
 
+    _GATHER = ("import torch\nimport torch.distributed as dist\nfrom torch.autograd import Function\n"
+               "class AllGather(Function):\n    @staticmethod\n    def forward(ctx, x, sizes):\n"
+               "        ctx.sizes = {}\n        ctx.dim = 0\n        return x\n"
+               "    @staticmethod\n    def backward(ctx, grads, _):\n"
+               "        return grads.split(ctx.sizes, dim=ctx.dim)[dist.get_rank()], None\n")
+    must_fire += (  # session 33 (rec33d): an autograd Function's ``ctx`` attribute set in ``forward`` from values
+                    # read back (every rank's batch size gathered) sizes the split of the gradients in ``backward``
+        _GATHER.format("sizes.tolist()"),)
+    must_not_fire += (  # ... not a setting kept there, nor a static ``forward`` of a class that is no autograd Function
+        _GATHER.format("[int(s) for s in (1, 2)]"),
+        _GATHER.replace("class AllGather(Function)", "class AllGather").format("sizes.tolist()"),)
+    must_fire += (  # ... and a comprehension counted by a read whose element runs tensor work, as a loop would be
+                    # (kornia's stitching: one mask per sample of the batch the largest index says)
+        "import torch\ndef split(kp: torch.Tensor, idx: torch.Tensor):\n    n = int(idx.max().item()) + 1\n"
+        "    return [kp[idx == i].mean(0) for i in range(n)]\n",)
+    _VIEWS = ("import torch\nimport torch.distributed as dist\ndef gather(t, world):\n"
+              "    mine = torch.tensor(t.numel(), device=t.device)\n    sizes = mine.view(1).repeat(world)\n{}"
+              "    n = sizes.cpu().max().item()\n    return torch.empty((world, n), device=t.device)\n")
+    must_fire += (  # ... and a tensor a collective writes into through its views (every rank's size gathered into
+                    # ``list(sizes.unbind(0))``: habitat's gather of variable-size tensors)
+        _VIEWS.format("    dist.all_gather(list(sizes.unbind(0)), mine)\n"),)
+    must_not_fire += (_VIEWS.format(""),)   # ... not the local size repeated: configuration of the code
+    must_fire += (  # ... and the count of a data-dependent result deciding how many draws multinomial makes (a
+                    # federated loss sampling the classes that did not appear), as topk's k does
+        "import torch\ndef fed_inds(gt, prob, k: int):\n    seen = torch.unique(gt)\n"
+        "    more = torch.multinomial(prob, k - len(seen), replacement=False)\n    return torch.cat([seen, more])\n",)
+    must_not_fire += ("import torch\ndef draws(gt, prob, k: int):\n    seen = torch.unique(gt)\n"
+                      "    return seen, torch.multinomial(prob, k, replacement=False)\n",)
+    must_not_fire += (  # ... not one counted by a setting
+        "import torch\ndef split(kp: torch.Tensor, idx: torch.Tensor, n: int):\n"
+        "    return [kp[idx == i].mean(0) for i in range(n)]\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if isinstance(node, ast.For):
             function = ctx.enclosing(node, FUNCTION_TYPES)
@@ -963,8 +995,10 @@ class TensorValueInShape(ValueFlow):
         report_escaped(self, node, ctx)   # an integral read leaving its function: the op is the trigger
         if report_kept(node, ctx):   # ``select = torch.tensor(non_finished)``: the batch shrinks by a count of the data
             return
-        found = shape_sink(node, ctx, ctx.resolver.current, isinstance(ctx.parent(node), ast.For)
-                           and ctx.parent(node).iter is node)
+        parent = ctx.parent(node)
+        found = shape_sink(node, ctx, ctx.resolver.current, (isinstance(parent, ast.For) or (
+            isinstance(parent, ast.comprehension) and tensor_work(ctx.parent(parent), ctx.resolver)))
+            and parent.iter is node)   # ``[idx == i for i in range(n)]``: a loop of tensor work too
         if found is None:   # ``make(n)`` where the file's ``make`` sizes a tensor with ``n``
             callee = own_call(node, ctx)   # once, for both questions (and other rules)
             at_helper = size_helper_call(node, ctx, self.kinds, callee)

@@ -588,6 +588,14 @@ class ShortLastEvalBatch(Rule):
     must_not_fire += ("import torch\nimport torchtuples as tt\ndef predict(model, ds):\n"
                       "    dl = tt.data.DataLoaderBatch(ds, batch_size=1, shuffle=False)\n"
                       "    with torch.no_grad():\n        return [model(x) for x in dl]\n",)
+    _ASSERTED = ("import torch\nfrom torch.utils.data import DataLoader\n"
+                 "def make_loader(ds, batch_size=1):\n{}"
+                 "    loader = DataLoader(ds, batch_size=batch_size, shuffle=False)\n    return loader\n"
+                 "def evaluate(model, ds, questions):\n    loader = make_loader(ds)\n    out = []\n"
+                 "    for x, q in zip(loader, questions):\n        with torch.no_grad():\n"
+                 "            out.append(model(x))\n    return out\n")
+    must_fire += (_ASSERTED.format(""),)   # session 33 (rec33d): a batch size other callers may choose ...
+    must_not_fire += (_ASSERTED.format("    assert batch_size == 1, 'one sample at a time'\n"),)   # ... one it asserts
 
     def check(self, node: object, ctx: FileContext) -> None:
         assert isinstance(node, ast.Call)

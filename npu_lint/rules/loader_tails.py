@@ -63,6 +63,19 @@ def _first_batch_only(node: ast.Call, ctx: FileContext) -> bool:
         and not any(_drawn_in_loop(c, scope, ctx) for c in iterated)   # ``it = iter(loader); x = next(it)``
 
 
+def drawn_once(node: ast.Call, ctx: FileContext) -> bool:
+    """NPU406's question: the loader built at ``node`` gives one batch at most (``next(iter(loader))``, counted,
+    dropped), as :func:`_first_batch_only` says, but not an iterator made of it in place (``it = iter(DataLoader(
+    ...))``, drawn from by a loop)."""
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "__init__":
+        return False    # ``super().__init__(...)`` of a loader class: the loader is the instance
+    parent = ctx.parent(node)
+    if isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and parent.func.id == "iter":
+        grand = ctx.parent(parent)
+        return isinstance(grand, ast.Call) and isinstance(grand.func, ast.Name) and grand.func.id == "next"
+    return _first_batch_only(node, ctx)
+
+
 def _only_returned(parent: object, function: ast.AST) -> bool:
     """``loader = DataLoader(...)`` whose name the function only returns (``return loader``)."""
     if not (isinstance(parent, ast.Assign) and len(parent.targets) == 1 and isinstance(parent.targets[0], ast.Name)):

@@ -1509,6 +1509,15 @@ class ShortLastChunk(Rule):
     must_not_fire += (  # ... of a count rounded down: the tail is never cut
                       "import torch\ndef score(fn, emb, num, bs):\n    for i in range(num // bs):\n"
                       "        sh = emb[i * bs:(i + 1) * bs if (i + 1) * bs < num else num]\n        fn(sh)\n",)
+    _BUFFERED = ("import torch\ndef buffered_read(path, size):\n    buffer = []\n    with open(path) as h:\n"
+                 "        for line in h:\n            buffer.append(line.strip())\n"
+                 "            if len(buffer) >= size:\n                yield buffer\n                buffer = []\n"
+                 "{}    if len(buffer) > 0:\n        yield buffer\n")
+    must_fire += (_BUFFERED.format(""),)   # session 33 (rec33d): the filling loop inside a ``with`` block (fairseq)
+    must_not_fire += (  # ... not one the loop never flushes: the whole file, one batch
+        "import torch\ndef read_all(path):\n    buffer = []\n    with open(path) as h:\n"
+        "        for line in h:\n            buffer.append(line.strip())\n    if len(buffer) > 0:\n"
+        "        yield buffer\n",)
     must_fire += (  # session 32 (rec32c): the plain order as a list, ``list(range(n))``, cut up to ``n``
                   "import torch\ndef feats(model, n_items, bs, dev):\n    all_items = list(range(n_items))\n"
                   "    for i in range(0, n_items, bs):\n        items = all_items[i:i + bs]\n"

@@ -121,13 +121,13 @@ def report_flow(rule: "TensorValueInShape", node: ast.AST, sink: str, origin: Fl
 
 
 # Selections of k elements: the reviewer's own data-dependent site when k is a count of data.
-_PICKING = frozenset({"topk", "kthvalue"})
+_PICKING = frozenset({"topk", "kthvalue", "multinomial"})   # ``torch.multinomial(p, k - len(seen))``: k draws
 
 
 def _new_tensor(node: ast.AST, ctx: FileContext) -> bool:
     """``node`` (the size's place) makes a new tensor of that size with one of torch's factory functions
     (``torch.randperm(len(sel))``, ``torch.arange(n0, n0 + len(kept))``, ``torch.full((n,), -1)``), picks that many
-    (``s.topk(n)``, ``torch.topk(s, n)``) or bounds a slice of another tensor (``knn[i, :len(sel)]``); not a tensor's method shaping one that exists or is made beside it
+    (``s.topk(n)``, ``torch.topk(s, n)``, ``torch.multinomial(p, k - len(seen))``: that many draws) or bounds a slice of another tensor (``knn[i, :len(sel)]``); not a tensor's method shaping one that exists or is made beside it
     (``x.expand(len(offsets), 3)``, ``x.new_zeros((n, 4))``, ``x.repeat(1, n, 1)``)."""
     if isinstance(node, ast.Subscript):
         return True
@@ -136,7 +136,7 @@ def _new_tensor(node: ast.AST, ctx: FileContext) -> bool:
     if isinstance(node.func, ast.Attribute) and node.func.attr in _PICKING:
         return True   # ``scores.topk(min(k, len(idx)))``: k picked by the count, a selection of its own
     name = ctx.resolver.qualname(node.func)
-    if name in ("torch.topk", "torch.kthvalue"):
+    if name in ("torch.topk", "torch.kthvalue", "torch.multinomial"):
         return True
     return name is not None and name in FACTORIES and name.rsplit(".", 1)[1] not in _FIRST_IS_INPUT
 
