@@ -291,6 +291,24 @@ def used_as_mask(function: ast.AST, name: str, store: dict, refers: Callable[[as
     return any(refers(node) for node in uses.get(name, ()))
 
 
+# ``= name`` closing a line or before ``#``, ``;``, ``)``: where ``copies_of`` looks for a plain copy of a name.
+_COPIED = re.compile(r"=\s*(\w+)\s*(?:$|[\n#;)])", re.M)
+_WORD = re.compile(r"\w+")
+
+
+def _copied(function: ast.AST, name: str, text: str, store: dict) -> bool:
+    """``= name`` stands in the function's ``text`` (a search for that name's own pattern): the names that stand
+    so, found in one pass per function and kept in ``store`` (a pattern compiled per name asked cost more than
+    the searches)."""
+    if not _WORD.fullmatch(name):
+        return re.search(r"=\s*" + re.escape(name) + r"\s*(?:$|[\n#;)])", text, re.M) is not None
+    key = (id(function), "copied")
+    names = store.get(key)
+    if names is None:
+        names = store[key] = frozenset(hit.group(1) for hit in _COPIED.finditer(text))
+    return name in names
+
+
 def copies_of(function: ast.AST, name: str, store: dict, source: Optional[str] = None) -> tuple[str, ...]:
     """The locals ``function``'s own body binds to ``name`` itself (``ce_mask = mask``): names that hold the same
     value where that binding reaches. Read from the text first (``= name`` must stand in it), then one walk of the
@@ -300,7 +318,7 @@ def copies_of(function: ast.AST, name: str, store: dict, source: Optional[str] =
     if found is not None:
         return found
     text = function_text(function, source, store) if source is not None else None
-    if text is not None and not re.search(r"=\s*" + re.escape(name) + r"\s*(?:$|[\n#;)])", text, re.M):
+    if text is not None and not _copied(function, name, text, store):
         found = ()
     else:
         copies = []
