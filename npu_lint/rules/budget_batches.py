@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.budget_batches import batches_by_budget, budget_test, padded_count
-from npu_lint.analysis.nodes import of_type, walk
+from npu_lint.analysis.nodes import function_text, of_type, walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
@@ -166,5 +166,16 @@ class BudgetBatches(Rule):
 
 
 def _budget_test(function: ast.AST, ctx: FileContext) -> Optional[ast.Compare]:
-    """``budget_test(function)``, once per function and file (a class's methods are asked again one by one)."""
+    """``budget_test(function)``, once per function and file (a class's methods are asked again one by one). A
+    function whose lines never say ``append`` gathers no list (``budget_test`` needs ``batch.append(x)`` in it or
+    in a closure of it, both inside those lines): not walked (an identifier may be written in other characters that
+    normalise to it, so only an ASCII text is trusted)."""
+    store = ctx.scratch.get("budget_texts")
+    if store is None:
+        store = ctx.scratch["budget_texts"] = {}
+    text = function_text(function, ctx.source, store)
+    if text is not None and "append" not in text and text.isascii() and not any(
+            type(n) is ast.Attribute and n.attr == "append" for d in getattr(function, "decorator_list", ())
+            for n in walk(d)):   # (the decorators stand above the function's first line)
+        return None
     return ctx.per_node("budget_test", function, budget_test)
