@@ -8,7 +8,8 @@ sampler in other modules). Nothing here is a rule."""
 from __future__ import annotations
 
 import ast
-from typing import Optional
+from bisect import bisect_left
+from typing import Callable, Optional
 
 from npu_lint.analysis.nodes import own_nodes, walk
 
@@ -35,8 +36,13 @@ def budget_test(function: ast.AST) -> Optional[ast.Compare]:
     if not batches:
         return None
     varying = _counted(nodes, batches)
+    # the lines of the assignments that start a batch again (``batch = []``): an ``if`` whose arms hold none of them
+    # closes no batch (without closures, whose assignments lie elsewhere), so its arms are not walked
+    starts = None if helpers else sorted(n.lineno for n in nodes if isinstance(n, ast.Assign) and _reset([n]) & batches)
     for node in nodes:
         if isinstance(node, ast.If):
+            if starts is not None and not any(_holds(arm, starts) for arm in (node.body, node.orelse)):
+                continue
             closed = _closed(node, batches, helpers)
             if closed is None:
                 continue
@@ -58,6 +64,14 @@ def budget_test(function: ast.AST) -> Optional[ast.Compare]:
                 if any(isinstance(n, ast.Name) and n.id in grown for n in walk(small)):
                     return compare
     return None
+
+
+def _holds(arm: list[ast.stmt], lines: list[int]) -> bool:
+    """Some line of ``lines`` (sorted) lies within the lines of the statements ``arm``."""
+    if not arm:
+        return False
+    at = bisect_left(lines, arm[0].lineno)
+    return at < len(lines) and lines[at] <= (arm[-1].end_lineno or arm[-1].lineno)
 
 
 def _reset(nodes: list[ast.AST]) -> set[str]:
@@ -145,13 +159,14 @@ def _in_len(side: ast.AST, name: ast.Name) -> bool:
                and any(m is name for m in walk(n)) for n in walk(side))
 
 
-def batches_by_budget(cls: ast.ClassDef) -> Optional[ast.Compare]:
+def batches_by_budget(cls: ast.ClassDef, test: Callable[[ast.AST], Optional[ast.Compare]] = budget_test) \
+        -> Optional[ast.Compare]:
     """The budget test of a class that iterates batches (it defines ``__iter__``): in ``__iter__`` or in a method
     that prepares the batches it iterates (the constructor, ``_build_batches``)."""
     methods = [n for n in cls.body if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
     if not any(m.name == "__iter__" for m in methods):   # no batches iterated
         return None
-    return next((found for m in methods for found in [budget_test(m)] if found is not None), None)
+    return next((found for m in methods for found in [test(m)] if found is not None), None)
 
 
 def padded_count(compare: ast.Compare) -> bool:

@@ -291,28 +291,49 @@ def used_as_mask(function: ast.AST, name: str, store: dict, refers: Callable[[as
     return any(refers(node) for node in uses.get(name, ()))
 
 
+# ``= name`` closing a line or before ``#``, ``;``, ``)``: where ``copies_of`` looks for a plain copy of a name.
+_COPIED = re.compile(r"=\s*(\w+)\s*(?:$|[\n#;)])", re.M)
+_WORD = re.compile(r"\w+")
+
+
+def _copied(function: ast.AST, name: str, text: str, store: dict) -> bool:
+    """``= name`` stands in the function's ``text`` (a search for that name's own pattern): the names that stand
+    so, found in one pass per function and kept in ``store`` (a pattern compiled per name asked cost more than
+    the searches)."""
+    if not _WORD.fullmatch(name):
+        return re.search(r"=\s*" + re.escape(name) + r"\s*(?:$|[\n#;)])", text, re.M) is not None
+    key = (id(function), "copied")
+    names = store.get(key)
+    if names is None:
+        names = store[key] = frozenset(hit.group(1) for hit in _COPIED.finditer(text))
+    return name in names
+
+
 def copies_of(function: ast.AST, name: str, store: dict, source: Optional[str] = None) -> tuple[str, ...]:
     """The locals ``function``'s own body binds to ``name`` itself (``ce_mask = mask``): names that hold the same
-    value where that binding reaches. Read from the text first (``= name`` must stand in it), then one walk of the
-    function per name asked, memoised in ``store``."""
+    value where that binding reaches. Read from the text first (``= name`` must stand in it), then from the
+    function's plain copies (one walk of it for every name asked), memoised in ``store``."""
     key = (id(function), "copies", name)
     found = store.get(key)
     if found is not None:
         return found
     text = function_text(function, source, store) if source is not None else None
-    if text is not None and not re.search(r"=\s*" + re.escape(name) + r"\s*(?:$|[\n#;)])", text, re.M):
+    if text is not None and not _copied(function, name, text, store):
         found = ()
     else:
-        copies = []
-        stack: list[ast.AST] = list(body_of(function))
-        while stack:
-            node = stack.pop()
-            if isinstance(node, OTHER_SCOPES):
-                continue
-            if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
-                    and isinstance(node.value, ast.Name) and node.value.id == name and node.targets[0].id != name:
-                copies.append(node.targets[0].id)
-            stack.extend(child_nodes(node))
+        plain = store.get((id(function), "plain copies"))
+        if plain is None:   # every ``a = b`` of the body, found in one walk (in the walk's order) for all names asked
+            plain = store[(id(function), "plain copies")] = {}
+            stack: list[ast.AST] = list(body_of(function))
+            while stack:
+                node = stack.pop()
+                if isinstance(node, OTHER_SCOPES):
+                    continue
+                if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name) \
+                        and isinstance(node.value, ast.Name) and node.targets[0].id != node.value.id:
+                    plain.setdefault(node.value.id, []).append(node.targets[0].id)
+                stack.extend(child_nodes(node))
+        copies = plain.get(name, ())
         found = tuple(dict.fromkeys(copies))
     store[key] = found
     return found

@@ -6,7 +6,7 @@ import ast
 from typing import Optional
 
 from npu_lint.analysis.budget_batches import batches_by_budget, budget_test, padded_count
-from npu_lint.analysis.nodes import of_type, walk
+from npu_lint.analysis.nodes import function_text, of_type, walk
 from npu_lint.bounded import unparse
 from npu_lint.context import FileContext
 from npu_lint.rules import Rule
@@ -132,17 +132,17 @@ class BudgetBatches(Rule):
         if isinstance(owner, ast.ClassDef):
             tests = ctx.scratch.setdefault("budget_tests", {})   # once per class, whichever method asks
             if id(owner) not in tests:
-                tests[id(owner)] = batches_by_budget(owner)
+                tests[id(owner)] = batches_by_budget(owner, lambda method: _budget_test(method, ctx))
             found = tests[id(owner)]
             if found is not None:
                 return found if any(n is found for n in walk(function)) else None
         if not ctx.mentions("yield") or not of_type(function, ast.Yield) and not of_type(function, ast.YieldFrom):
             # (a file without the word has no generator: its functions' walks are not built for this question)
-            test = budget_test(function) if ctx.mentions("max") else None
+            test = _budget_test(function, ctx) if ctx.mentions("max") else None
             # a plain function or method gathering lists: batches only when the budget weighs the padded size
             # (ESM's ``get_batch_indices``); texts gathered into chunks by characters are not
             return test if test is not None and padded_count(test) else None
-        test = budget_test(function)
+        test = _budget_test(function, ctx)
         if test is None:
             return None
         # the generator yields the batch it closes
@@ -163,3 +163,19 @@ class BudgetBatches(Rule):
             short = cls.rpartition(".")[2]
             ctx.report(node, self.message.format(
                 what=f"this loader's batch sampler {short} closes its batches on a budget ({where})"), "budget")
+
+
+def _budget_test(function: ast.AST, ctx: FileContext) -> Optional[ast.Compare]:
+    """``budget_test(function)``, once per function and file (a class's methods are asked again one by one). A
+    function whose lines never say ``append`` gathers no list (``budget_test`` needs ``batch.append(x)`` in it or
+    in a closure of it, both inside those lines): not walked (an identifier may be written in other characters that
+    normalise to it, so only an ASCII text is trusted)."""
+    store = ctx.scratch.get("budget_texts")
+    if store is None:
+        store = ctx.scratch["budget_texts"] = {}
+    text = function_text(function, ctx.source, store)
+    if text is not None and "append" not in text and text.isascii() and not any(
+            type(n) is ast.Attribute and n.attr == "append" for d in getattr(function, "decorator_list", ())
+            for n in walk(d)):   # (the decorators stand above the function's first line)
+        return None
+    return ctx.per_node("budget_test", function, budget_test)
