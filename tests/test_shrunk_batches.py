@@ -124,3 +124,26 @@ def vote(spikes, n_samples, n_labels):
 
 def test_buffer_accumulated_into_holds_data():
     assert _lines(ACCUMULATED) == [9]
+
+
+LATER = '''import torch
+
+
+def pull(self, idx):
+    cpu_idx = idx.cpu()
+    cpu_mask = self.bitmap[cpu_idx]
+    cpu_idx = cpu_idx[cpu_mask]
+    cpu_idx = torch.unique(cpu_idx)
+    return self.emb[cpu_idx]
+
+
+def looped(x, idx, n):
+    for _ in range(n):
+        x = x + x[idx]
+        idx = torch.unique(idx)
+    return x
+'''
+
+
+def test_an_assignment_further_down_reaches_only_through_a_loop():
+    assert _lines(LATER) == [9, 14]

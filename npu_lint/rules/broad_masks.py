@@ -459,8 +459,13 @@ def _local(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
 
 def _lookup(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
     function = ctx.enclosing_any(node, FUNCTION_TYPES)   # (a call's argument: the walk may not have reached it)
+    own = function
     while function is not None:
         values = _assignments(function, ctx).get(node.id)
+        if values and function is own and not _in_loop(node, function, ctx):
+            values = [v for v in values if v is None or getattr(v, "lineno", 0) <= node.lineno]
+            # straight-line code: an assignment further down cannot reach the read (session 33: ``m = t[idx]`` above
+            # ``idx = torch.unique(idx)``)
         if node.id in _parameters(function):
             passed = _passed(function, node.id, ctx, depth)   # a parameter: what every call of the file passes
             return passed if passed is not None or not values else _some(values, ctx, depth)
@@ -474,6 +479,19 @@ def _lookup(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
     root = _module(ctx)
     values = _assignments(root, ctx).get(node.id) if root is not None else None
     return _agree(values or [], ctx, depth)
+
+
+def _in_loop(node: ast.AST, function: ast.AST, ctx: FileContext) -> bool:
+    """``node`` stands in a loop of ``function`` (or a comprehension): a later assignment may reach it."""
+    current = ctx.parent_anywhere(node)
+    for _ in range(64):
+        if current is None or current is function:
+            return False
+        if isinstance(current, (ast.For, ast.AsyncFor, ast.While, ast.comprehension, ast.ListComp, ast.SetComp,
+                                ast.DictComp, ast.GeneratorExp)):
+            return True
+        current = ctx.parent_anywhere(current)
+    return True
 
 
 def _host_chosen(node: ast.Name, function: ast.AST, ctx: FileContext) -> bool:
