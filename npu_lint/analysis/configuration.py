@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Iterator, Optional, Union
 from npu_lint.analysis import kinds as K
 from npu_lint.analysis.data_records import per_call_record, set_per_call
 from npu_lint.analysis.constant_fills import FILLED, JOINED, constant_filled
+from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.in_place import written_in_place
 from npu_lint.analysis.names import rooted
 from npu_lint.analysis.nodes import of_type, walk
@@ -116,6 +117,8 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
                 gathered = resolver.binding(value, scope)
                 if gathered is not None and collective_written(gathered, resolver):
                     return False   # ``torch.tensor(sizes)`` after ``dist.all_gather(sizes, n)``: every rank's sizes
+            if value is not None and host_selection(resolver, value, scope) is not None:
+                return False   # ``torch.tensor([i for i, f in enumerate(done.tolist()) if not f])``: a host nonzero
             return value is not None and _of_values(receiver, resolver, scope) and resolver.kind_of_at(value, scope) not in K.TENSORS \
                 and (not isinstance(value, (ast.ListComp, ast.GeneratorExp)) or shapes_only(value.elt)) \
                 and not any(not _shape_parameter(f) for f in resolver.flows(value, scope, sink=False)) \
@@ -143,6 +146,8 @@ def from_constants(receiver: ast.AST, resolver: "Resolver", scope: Scope, nestin
                 return False   # ``torch.max(torch.tensor(0), bins - 4)``: a bound clamps values of the data
             receiver = receiver.args[0]   # ``torch.cumsum(dims, 0)``: computed from its first argument
             continue
+        if nesting < _NESTING and _data_selected(receiver, resolver, scope, nesting, evident):
+            return False   # ``torch.arange(b)[keep]``, ``.masked_select(keep)``: the rows the data's index picks
         called = isinstance(receiver, ast.Call)
         field = field or (isinstance(receiver, ast.Attribute) and not called)
         if called and evident and not (isinstance(receiver.func, ast.Attribute)
@@ -195,6 +200,26 @@ def collective_written(binding: Binding, resolver: "Resolver") -> bool:
                 and resolver.qualname(call.func, scope) in _COLLECTIVE_WRITES:
             return True
     return False
+
+
+# Methods that pick elements of their receiver by a tensor argument (session 33).
+_PICKING = frozenset({"masked_select", "index_select", "take", "gather", "take_along_dim"})
+
+
+def _data_selected(receiver: ast.AST, resolver: "Resolver", scope: Scope, nesting: int, evident: bool) -> bool:
+    """``receiver`` picks elements of a tensor by an index tensor the code does not fix: a subscript by one
+    (``torch.arange(b)[keep]``) or a picking method (``torch.arange(b).masked_select(keep)``). Which elements, and
+    how many, are the data's even when the tensor picked from is configuration (session 33: fairseq's
+    ``batch_idxs``, the rows of the sentences still decoding)."""
+    if isinstance(receiver, ast.Subscript):
+        indices = receiver.slice.elts if isinstance(receiver.slice, ast.Tuple) else [receiver.slice]
+    elif isinstance(receiver, ast.Call) and isinstance(receiver.func, ast.Attribute) \
+            and receiver.func.attr in _PICKING:
+        indices = list(receiver.args) + [k.value for k in receiver.keywords if k.arg in ("index", "mask")]
+    else:
+        return False
+    return any(not isinstance(i, (ast.Slice, ast.Constant)) and resolver.kind_of_at(i, scope) in K.TENSORS
+               and not from_constants(i, resolver, scope, nesting + 1, evident) for i in indices)
 
 
 def _operand(node: ast.AST, resolver: "Resolver", scope: Scope) -> bool:

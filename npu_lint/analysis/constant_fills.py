@@ -79,6 +79,23 @@ def _handed_on(binding: Binding, resolver: "Resolver") -> bool:
     return False
 
 
+def _accumulated(binding: Binding) -> bool:
+    """``rates[:, i] += torch.sum(x, 1)`` (or ``rates += x``) later in the tensor's scope: an in-place update by a
+    value that is no constant, the data's values accumulated into the buffer (session 33: bindsnet's firing rates)."""
+    node = binding.scope.node
+    if node is None:
+        return False
+    for statement in walk(node):
+        if type(statement) is not ast.AugAssign or statement.lineno < binding.pos[0] or _constant(statement.value):
+            continue
+        target = statement.target
+        while isinstance(target, ast.Subscript):
+            target = target.value
+        if isinstance(target, ast.Name) and target.id == binding.name:
+            return True
+    return False
+
+
 def constant_filled(call: ast.Call, binding: Optional[Binding], resolver: "Resolver", scope: Scope) -> bool:
     """``call`` makes a tensor of constants of sizes no tensor value decides, and, when ``binding`` names it, every
     later write into it stores a constant at configured positions (memoised per call)."""
@@ -95,7 +112,8 @@ def _filled(call: ast.Call, binding: Optional[Binding], resolver: "Resolver", sc
         return False
     if binding is None:
         return True
-    if written_in_place(binding, resolver) or resolver.scopes is None or _handed_on(binding, resolver):
+    if written_in_place(binding, resolver) or resolver.scopes is None or _handed_on(binding, resolver) \
+            or _accumulated(binding):
         return False
     for target, value in resolver._stored_items(binding.scope).get(binding.name, ()):
         if binding not in resolver.scopes.lookup_reaching(binding.name, binding.scope,

@@ -28,7 +28,7 @@ from typing import Optional
 
 from npu_lint.analysis.host_indices import host_selection
 from npu_lint.analysis.index_forms import passed_argument
-from npu_lint.analysis.kinds import TENSORS
+from npu_lint.analysis.kinds import MASK, TENSORS
 from npu_lint.analysis.nodes import walk
 from npu_lint.context import FileContext
 from npu_lint.host_arrays import host_array_evidence, is_host_array
@@ -42,7 +42,8 @@ _SELF = "self"   # a name met again while its own assignments are read (``seeds 
 _BOOL_CALLS = frozenset({"isnan", "isinf", "isfinite", "isneginf", "isposinf", "isclose", "isin", "logical_and",
                          "logical_or", "logical_not", "logical_xor", "bool", "eq", "ne", "gt", "ge", "lt", "le",
                          "bernoulli", "less", "greater", "less_equal", "greater_equal", "not_equal"})
-_POSITION_CALLS = frozenset({"nonzero", "argwhere", "flatnonzero"})
+# ``masked_select`` too (session 33): ``torch.arange(b).masked_select(keep)`` lists the kept rows, as many as found.
+_POSITION_CALLS = frozenset({"nonzero", "argwhere", "flatnonzero", "masked_select"})
 # The distinct values of a tensor: as an index, as many rows as values found (session 23).
 _VALUE_CALLS = frozenset({"unique", "unique_consecutive"})
 # What another module's function returns, by the project index: the positions or the distinct values a leaf finds.
@@ -93,7 +94,10 @@ def constructed_index(node: ast.AST, ctx: FileContext, depth: int = 0) -> Option
             # ``helper(x)[1]``, ``a, keep = helper(x)``: an element of the tuple a function returns (session 25);
             # ``indices[0]`` of anything else: one position, a scalar index
             return returned_element(node, ctx, depth)
-        return constructed_index(node.value, ctx, depth + 1)   # ``keep[:, 0]``, ``torch.where(m)[0]``
+        verdict = constructed_index(node.value, ctx, depth + 1)   # ``keep[:, 0]``, ``torch.where(m)[0]``
+        if verdict is None and _picked(node.slice, ctx, depth):
+            return POSITIONS   # ``torch.arange(b)[keep]``: the elements a mask picks, as many as it holds (session 33)
+        return verdict
     if isinstance(node, ast.Name):
         return _local(node, ctx, depth)
     if isinstance(node, ast.Attribute):
@@ -101,6 +105,14 @@ def constructed_index(node: ast.AST, ctx: FileContext, depth: int = 0) -> Option
     if isinstance(node, _Each):
         return _each(node.iterable, ctx, depth)
     return None
+
+
+def _picked(index: ast.AST, ctx: FileContext, depth: int) -> bool:
+    """The first index of a subscript is a mask or positions by construction (``ids[keep]``, ``ids[keep, :]``)."""
+    first = index.elts[0] if isinstance(index, ast.Tuple) and index.elts else index
+    return not isinstance(first, (ast.Slice, ast.Constant)) and (
+        constructed_index(first, ctx, depth + 1) in (MASK_WORD, POSITIONS, VALUES) or ctx.resolver.kind_of(first) == MASK) \
+        and not ctx.resolver.configured(first)   # ``torch.arange(n)[torch.arange(n) % 2 == 0]``: fixed
 
 
 class _Each(ast.expr):
@@ -192,6 +204,10 @@ def _call(node: ast.Call, ctx: FileContext, depth: int) -> Optional[str]:
         if verdict == MASK_WORD and (name == "long" or name in ("to", "type") and _numeric_cast(node)):
             return None   # ``(s < t).long()``: zeros and ones, an integer index of as many elements (session 32)
         return verdict
+    if name in _TAKING and isinstance(node.func, ast.Attribute):
+        index = _taken_index(node, ctx)   # ``batch_index.index_select(0, unfinished)``: as many rows as positions
+        if index is not None and constructed_index(index, ctx, depth + 1) in (POSITIONS, VALUES):
+            return POSITIONS
     if isinstance(node.func, (ast.Name, ast.Attribute)):
         definition = helper_of_file(node, ctx)
         if isinstance(definition, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -443,8 +459,13 @@ def _local(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
 
 def _lookup(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
     function = ctx.enclosing_any(node, FUNCTION_TYPES)   # (a call's argument: the walk may not have reached it)
+    own = function
     while function is not None:
         values = _assignments(function, ctx).get(node.id)
+        if values and function is own and not _in_loop(node, function, ctx):
+            values = [v for v in values if v is None or getattr(v, "lineno", 0) <= node.lineno]
+            # straight-line code: an assignment further down cannot reach the read (session 33: ``m = t[idx]`` above
+            # ``idx = torch.unique(idx)``)
         if node.id in _parameters(function):
             passed = _passed(function, node.id, ctx, depth)   # a parameter: what every call of the file passes
             return passed if passed is not None or not values else _some(values, ctx, depth)
@@ -458,6 +479,19 @@ def _lookup(node: ast.Name, ctx: FileContext, depth: int) -> Optional[str]:
     root = _module(ctx)
     values = _assignments(root, ctx).get(node.id) if root is not None else None
     return _agree(values or [], ctx, depth)
+
+
+def _in_loop(node: ast.AST, function: ast.AST, ctx: FileContext) -> bool:
+    """``node`` stands in a loop of ``function`` (or a comprehension): a later assignment may reach it."""
+    current = ctx.parent_anywhere(node)
+    for _ in range(64):
+        if current is None or current is function:
+            return False
+        if isinstance(current, (ast.For, ast.AsyncFor, ast.While, ast.comprehension, ast.ListComp, ast.SetComp,
+                                ast.DictComp, ast.GeneratorExp)):
+            return True
+        current = ctx.parent_anywhere(current)
+    return True
 
 
 def _host_chosen(node: ast.Name, function: ast.AST, ctx: FileContext) -> bool:
@@ -488,6 +522,15 @@ def _field(node: ast.Attribute, ctx: FileContext, depth: int) -> Optional[str]:
     key = (None, "." + node.attr)
     if key in active:
         return _SELF   # met again while its own assignments are read: a rebinding of itself
+    stored = _stored_before(node, ctx)
+    if stored is not None:   # ``self.idx = torch.tensor(kept)`` a few lines above, in the same block (session 33)
+        active.add(key)
+        try:
+            verdict = constructed_index(stored, ctx, depth + 1)
+        finally:
+            active.discard(key)
+        if verdict in (MASK_WORD, POSITIONS, VALUES):
+            return verdict
     root = _module(ctx)
     values = _assignments(root, ctx).get("." + node.attr) if root is not None else None
     active.add(key)
@@ -503,6 +546,33 @@ def _field(node: ast.Attribute, ctx: FileContext, depth: int) -> Optional[str]:
         return None
     seen = set(verdicts) - {_SELF}
     return POSITIONS if POSITIONS in seen else VALUES if VALUES in seen else MASK_WORD
+
+
+def _stored_before(node: ast.Attribute, ctx: FileContext) -> Optional[ast.AST]:
+    """The value the field ``node`` (``self.idx``) was last given by a plain assignment of its own function that
+    runs before it on every path: a statement before the read's, in the read's block or a block around it, with no
+    other store of the field in between. None when no such store is seen (then every store of the file decides)."""
+    if not isinstance(node.value, ast.Name):
+        return None
+    text = ast.unparse(node)
+    current = ctx.statement_of(node)
+    for _ in range(12):
+        parent = ctx.parent(current) if current is not None else None
+        if parent is None or isinstance(parent, (ast.Lambda, ast.ClassDef, ast.Module)):
+            return None
+        block = next((b for b in (getattr(parent, f, None) for f in ("body", "orelse", "finalbody"))
+                      if isinstance(b, list) and current in b), None)
+        if block is not None:
+            for previous in reversed(block[:block.index(current)]):
+                if isinstance(previous, ast.Assign) and any(ast.unparse(t) == text for t in previous.targets):
+                    return previous.value if len(previous.targets) == 1 else None
+                if any(isinstance(n, ast.Attribute) and isinstance(n.ctx, ast.Store) and ast.unparse(n) == text
+                       for n in walk(previous)):
+                    return None   # stored on some path only (under an ``if``, in a loop): undecided here
+        if isinstance(parent, FUNCTION_TYPES):
+            return None
+        current = parent
+    return None
 
 
 def _returns(function: ast.AST, ctx: FileContext, depth: int) -> Optional[str]:
@@ -558,7 +628,19 @@ def _passed(function: ast.AST, parameter: str, ctx: FileContext, depth: int) -> 
     return _agree(values, ctx, depth)
 
 
-_TAKING = frozenset({"index_select", "take"})
+_TAKING = frozenset({"index_select", "take", "gather", "take_along_dim"})   # (gather, take_along_dim: session 33)
+_FIRST_AFTER_VALUE = frozenset({"take", "take_along_dim"})   # the index right after the value (no dim before it)
+
+
+def _taken_index(node: ast.Call, ctx: FileContext) -> Optional[ast.AST]:
+    """The index argument of ``x.index_select(d, idx)`` / ``torch.index_select(x, d, idx)`` / ``x.take(idx)`` /
+    ``x.gather(d, idx)`` (keyword ``index=`` too)."""
+    func = node.func
+    through_torch = (ctx.resolver.qualname(func) or "") == "torch." + func.attr
+    first = func.attr in _FIRST_AFTER_VALUE
+    position = (1 if first else 2) if through_torch else (0 if first else 1)
+    return node.args[position] if len(node.args) > position else next(
+        (k.value for k in node.keywords if k.arg in ("index", "indices")), None)
 
 
 def positions_taken(node: ast.Call, ctx: FileContext) -> Optional[tuple]:
@@ -572,11 +654,9 @@ def positions_taken(node: ast.Call, ctx: FileContext) -> Optional[tuple]:
     qualname = ctx.resolver.qualname(func) or ""
     if qualname.startswith(("numpy.", "np.", "pandas.")):
         return None
-    through_torch = qualname in ("torch.index_select", "torch.take")
-    position = (1 if func.attr == "take" else 2) if through_torch else (0 if func.attr == "take" else 1)
+    through_torch = qualname == "torch." + func.attr
     value = node.args[0] if through_torch and node.args else func.value
-    index = node.args[position] if len(node.args) > position else next(
-        (k.value for k in node.keywords if k.arg == "index"), None)
+    index = _taken_index(node, ctx)
     if index is None or constructed_index(index, ctx) != POSITIONS:
         return None
     kind = ctx.resolver.kind_of(value)

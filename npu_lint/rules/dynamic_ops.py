@@ -566,8 +566,11 @@ class BooleanMaskIndexing(Rule):
         combined with another index (``m[keep, idx] = 1``, ``m[keep, 0] = 1``), for which NPU303 has no advice.
         Broad path: where that proof fails, an index boolean or positions BY CONSTRUCTION (a
         comparison, ``~``, ``&``/``|`` of non-constant operands, ``isnan``/``isin``/``logical_*``, ``.bool()``,
-        ``dtype=bool``, the positions of ``nonzero`` / ``argwhere`` / one-argument ``where``, a conversion, view or
-        row of one, a local, field or helper of the file whose every value is one) fires on any value the model
+        ``dtype=bool``, the positions of ``nonzero`` / ``argwhere`` / one-argument ``where`` / ``masked_select``,
+        the rows a mask or such positions pick (``torch.arange(b)[keep]``, ``ids.index_select(0, unfinished)``), a
+        conversion, view or row of one, a local, field or helper of the file whose every value is one, a field
+        stored in the same function above the read, on every path: ``self.idx = torch.tensor(kept)`` then
+        ``self.seq[self.idx]``, a beam search dropping its finished sentences) fires on any value the model
         cannot prove is no tensor (an environment's done flags, a batch object's field, a buffer entry, positions of
         a nonzero used later); silent on proven numpy/pandas/lists/objects (numpy's index on a value of unknown
         kind), annotations and masks the code fixes (``rules/broad_masks.py``). Also the distinct
