@@ -271,6 +271,10 @@ class DataDependentSkip(Rule):
                 return
         how = "skips the rest of an iteration of" if isinstance(jump, ast.Continue) else "stops"
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:", how=how, loop=loop.lineno))
+        for statement, name in item_reads(node.test, ctx):
+            ctx.report(statement, self.read_message.format(name=name, line=node.lineno))
+
+    read_message = "{name} = ....item() reads back the value the test at line {line} compares to stop or skip: the host sync the loop waits on each iteration, and the operators that run change with the data on NPU; keep the test a tensor and freeze the finished items with a mask"
 
     break_message = "if {test}: ends the while loop at line {loop} on a tensor's value: a host sync per iteration, and the number of iterations (of operators the step runs) changes with the data on NPU; run a fixed number of iterations and freeze the converged ones with a mask"
 
@@ -385,7 +389,7 @@ class DataDependentBranch(Rule):
 
 # a negated test of several reads: probabilities or logits, decided by the values
                  "import torch\ndef score(preds: torch.Tensor, target: torch.Tensor):\n"
-                 "    if not (0 <= preds.min() and preds.max() <= 1):\n        preds = preds.sigmoid()\n"
+                 "    if not (0 <= preds.min() and preds.max() <= 1):\n        preds = preds.sigmoid()[:, 1:]\n"
                  "    return (preds - target).abs().mean()\n",
                  # the items' lengths are the batch's data (unlike their spatial shapes)
                  "import torch\nimport torch.nn.functional as F\ndef stack(items):\n"
@@ -405,8 +409,8 @@ class DataDependentBranch(Rule):
                  "import torch\ndef gen(model, tokens: torch.Tensor, done: torch.Tensor):\n"
                  "    if done.all().item():\n        return tokens\n    nxt = model(tokens)\n"
                  "    return torch.cat([tokens, nxt], -1)\n",
-                 "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x / 255\n    return x\n",
-                 "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    if m.any():\n        x = torch.log(x)\n"
+                 "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x.sum(0) / 255\n    return x\n",
+                 "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    if m.any():\n        x = torch.log(x).mean()\n"
                  "    return x\n",
                  # a mask dropped when it selects nothing: the layers then run without it
                  "import torch\ndef f(x: torch.Tensor, padding_mask: torch.Tensor, layers):\n"
@@ -415,9 +419,9 @@ class DataDependentBranch(Rule):
                  # a value read back in an earlier statement (also through its host copy: ``.cpu().item()``)
                  "import torch\ndef loudness(wav: torch.Tensor, floor: float):\n"
                  "    energy = wav.pow(2).mean().sqrt().cpu().item()\n"
-                 "    if energy < floor:\n        return wav\n    return wav * 0.5 / energy\n",
+                 "    if energy < floor:\n        return wav\n    return torch.cat([wav, wav * 0.5 / energy])\n",
                  "import torch\ndef loudness(wav: torch.Tensor, floor: float):\n    energy = wav.pow(2).mean().sqrt().item()\n"
-                 "    if energy < floor:\n        return wav\n    return wav * 0.5 / energy\n",
+                 "    if energy < floor:\n        return wav\n    return torch.cat([wav, wav * 0.5 / energy])\n",
                  # an early return skips a method of the class that runs tensor operators
                  "import torch\nclass Codebook(torch.nn.Module):\n    def replace_(self, samples, mask):\n"
                  "        self.embed.data.copy_(torch.where(mask[..., None], samples, self.embed))\n"
@@ -840,10 +844,10 @@ class DataDependentBranch(Rule):
         "import torch\nfrom torch import nn\nclass Ema(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
         "        self.running = torch.zeros(n)\n    def forward(self, x):\n"
         "        self.running = self.running * 0.9 + x.mean(0)\n        if (self.running > 1).any():\n"
-        "            x = torch.log(x)\n        return x\n",
+        "            x = torch.log(x).mean(0)\n        return x\n",
         "import torch\nfrom torch import nn\nclass Gate(nn.Module):\n    def __init__(self, alpha):\n"
         "        super().__init__()\n        self.alpha = torch.tensor(alpha)\n    def forward(self, x):\n"
-        "        self.alpha = self.alpha.to(x.device)\n        if (x > self.alpha).any():\n            x = torch.log(x)\n"
+        "        self.alpha = self.alpha.to(x.device)\n        if (x > self.alpha).any():\n            x = torch.log(x).mean(0)\n"
         "        return x\n")
     must_not_fire += (  # also the emptiness of one (rf-detr's TFLite mask decoder)
         "import numpy as np\nimport torch\nimport torch.nn.functional as F\ndef decode(logits, h, w):\n"
@@ -881,6 +885,29 @@ class DataDependentBranch(Rule):
         "        if divisible_by(self.step.item(), self.every):\n"
         "            sample = self.model(torch.randn(4, 3))\n            print(sample.mean())\n"
         "        self.step += 1\n",)
+
+    # session 33 (rec33e, branch_shapes._self_elementwise): an arm that rescales a value from itself alone (``if
+    # datum.max() > 1.0: datum /= datum.max()``, ``if x.max() > 1: x = x / 255``, logits squashed to probabilities,
+    # an early ``return y0`` before ``return y0 + slope * (y1 - y0)``) leaves every shape as it was: reviewers judge
+    # it no dynamic shape (bindsnet, snntorch, torchdiffeq). An arm adding work on other tensors, or cutting, fires.
+    must_not_fire += (
+        "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x / 255\n    return x\n",
+        "import torch\ndef encode(datum: torch.Tensor, p: float):\n    if datum.max() > 1.0:\n"
+        "        datum /= datum.max()\n    return torch.bernoulli(p * datum)\n",
+        "import torch\ndef score(preds: torch.Tensor, target: torch.Tensor):\n"
+        "    if not (0 <= preds.min() and preds.max() <= 1):\n        preds = preds.sigmoid()\n"
+        "    return (preds - target).abs().mean()\n",
+        "import torch\ndef latency(spike_time: torch.Tensor, num_steps: int):\n    if torch.min(spike_time) < 0:\n"
+        "        spike_time = (spike_time - torch.min(spike_time)) / (torch.max(spike_time) - torch.min(spike_time))"
+        " * (num_steps - 1)\n    return spike_time\n",
+        "import torch\ndef interp(t0: torch.Tensor, t1: torch.Tensor, y0, y1, t: torch.Tensor):\n    if t == t0:\n"
+        "        return y0\n    slope = (t - t0) / (t1 - t0)\n    return y0 + slope * (y1 - y0)\n")
+    must_fire += (
+        "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def forward(self, pred, target, mask):\n"
+        "        loss = pred.sum() * 0\n        if mask.any():\n"
+        "            loss = loss * 0.5 + (pred - target).abs().mean()\n        return loss\n",
+        "import torch\ndef interp(t0: torch.Tensor, y0, y1, t: torch.Tensor):\n    if t == t0:\n"
+        "        return y0\n    return torch.cat([y0, y1])\n")
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
@@ -1011,6 +1038,31 @@ class DataDependentBranch(Rule):
         if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)) or _cuts_arm(node, ctx):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))
             self._report_reads(node, ctx)
+
+
+def item_reads(test: ast.AST, ctx: FileContext) -> list[tuple[ast.stmt, str]]:
+    """``tok_id = sampled.item()`` ... ``if tok_id == self.eos_id: break``: the statements of the test's function that
+    bind a name the test compares (or tests) to ``.item()`` of a value, where the step's token or flag is read back
+    (session 33: reviewers mark that line, the sync, as well as the test); once per statement."""
+    resolver = ctx.resolver
+    if resolver.scopes is None:
+        return []
+    names = [n for n in walk(test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    scope = resolver.current
+    done = ctx.scratch.setdefault("npu413_reads", set())
+    found = []
+    for name in names:
+        for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
+            value = binding.value
+            if binding.tag != "value" or binding.path or binding.scope is not scope or not isinstance(value, ast.Call) \
+                    or not isinstance(value.func, ast.Attribute) or value.func.attr != "item" or value.args:
+                continue
+            statement = ctx.parent(value)
+            if not isinstance(statement, ast.Assign) or (statement.lineno, statement.col_offset) in done:
+                continue
+            done.add((statement.lineno, statement.col_offset))
+            found.append((statement, name.id))
+    return found
 
 
 def _pads_to_bound(node: ast.If) -> bool:
