@@ -48,3 +48,16 @@ def test_stop_token_read_back_reported_at_its_line():
     host = ("import torch\ndef decode(xs, n, eos):\n    for i in range(n):\n        tok = xs[i]\n"
             "        if tok == eos:\n            break\n        print(torch.zeros(i))\n")
     assert _lines(host, "NPU413") == []
+
+
+def test_read_back_compared_with_a_size_is_not_a_stop_token():
+    # ``total = cu[-1].item()`` compared with ``value.numel()``: a shape test, the read line left alone
+    source = ("import torch\ndef split(batch, cu: torch.Tensor, a, b):\n    total = cu[-1].item()\n    out = {}\n"
+              "    for key, value in batch.items():\n        if value.numel() == total:\n"
+              "            out[key] = value[a:b]\n            continue\n        out[key] = value\n    return out\n")
+    assert 3 not in _lines(source, "NPU413")
+    # a ``while`` loop left on the token read back
+    loop = ("import torch\ndef decode(step, x: torch.Tensor, eos):\n    while True:\n"
+            "        sampled = torch.argmax(step(x), -1)\n        tok = sampled.item()\n        if tok == eos:\n"
+            "            break\n        x = torch.cat([x, sampled])\n    return x\n")
+    assert 5 in _lines(loop, "NPU413")

@@ -9,7 +9,7 @@ from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
-from npu_lint.rules.branch_records import records_only
+from npu_lint.rules.branch_records import records_only, steps_only
 from npu_lint.rules.branch_shapes import same_shapes
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.host_work import host_work
@@ -250,6 +250,8 @@ class DataDependentSkip(Rule):
             test = tensor_test(node.test, ctx) if while_break_works(node, loop, ctx) else None
             if test is not None:
                 ctx.report(node, self.break_message.format(test=short_source(test, 40), loop=loop.lineno))
+                for statement, name in item_reads(node.test, ctx):
+                    ctx.report(statement, self.read_message.format(name=name, line=node.lineno))
             return
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or ctx.enclosing(loop, FUNCTION_TYPES) is None:
             return
@@ -888,8 +890,8 @@ class DataDependentBranch(Rule):
 
     # session 33 (rec33e, branch_shapes._self_elementwise): an arm that rescales a value from itself alone (``if
     # datum.max() > 1.0: datum /= datum.max()``, ``if x.max() > 1: x = x / 255``, logits squashed to probabilities,
-    # an early ``return y0`` before ``return y0 + slope * (y1 - y0)``) leaves every shape as it was: reviewers judge
-    # it no dynamic shape (bindsnet, snntorch, torchdiffeq). An arm adding work on other tensors, or cutting, fires.
+    # an early ``return p`` before ``return p.sigmoid() * k``) leaves every shape as it was: reviewers judge it no
+    # dynamic shape (bindsnet, snntorch). An arm adding work on other tensors, or cutting, still fires.
     must_not_fire += (
         "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x / 255\n    return x\n",
         "import torch\ndef encode(datum: torch.Tensor, p: float):\n    if datum.max() > 1.0:\n"
@@ -900,14 +902,54 @@ class DataDependentBranch(Rule):
         "import torch\ndef latency(spike_time: torch.Tensor, num_steps: int):\n    if torch.min(spike_time) < 0:\n"
         "        spike_time = (spike_time - torch.min(spike_time)) / (torch.max(spike_time) - torch.min(spike_time))"
         " * (num_steps - 1)\n    return spike_time\n",
-        "import torch\ndef interp(t0: torch.Tensor, t1: torch.Tensor, y0, y1, t: torch.Tensor):\n    if t == t0:\n"
-        "        return y0\n    slope = (t - t0) / (t1 - t0)\n    return y0 + slope * (y1 - y0)\n")
+        "import torch\ndef squash(p: torch.Tensor, k: float):\n    if (p >= 0).all():\n        return p\n"
+        "    return p.sigmoid() * k\n")
     must_fire += (
         "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def forward(self, pred, target, mask):\n"
         "        loss = pred.sum() * 0\n        if mask.any():\n"
         "            loss = loss * 0.5 + (pred - target).abs().mean()\n        return loss\n",
+        # another tensor mixed in by arithmetic (basicsr's ``noise = noise * (1 - g) + noise_gray * g``)
+        "import torch\ndef mix(noise: torch.Tensor, other: torch.Tensor, g: torch.Tensor):\n    if torch.sum(g) > 0:\n"
+        "        noise = noise * (1 - g) + other * g\n    return noise\n",
         "import torch\ndef interp(t0: torch.Tensor, y0, y1, t: torch.Tensor):\n    if t == t0:\n"
         "        return y0\n    return torch.cat([y0, y1])\n")
+
+    # session 33 (rec33e, read_backs.whole_test_bindings): a flag bound to a whole reduction by torch compared with a
+    # number on one path (``cal = torch.sum(gray_noise) > 0``) and to a host comparison on the other (the ``isinstance(
+    # gray_noise, (float, int))`` arm): on the tensor's path ``if cal:`` reads its value (basicsr's degradations)
+    must_fire += (
+        "import torch\ndef noise(img: torch.Tensor, gray=0):\n    if isinstance(gray, (float, int)):\n"
+        "        cal = gray > 0\n    else:\n        cal = torch.sum(gray) > 0\n    if cal:\n"
+        "        g = torch.randn(*img.size()[2:4])\n        img = img + g.view(1, 1, *g.shape)\n    return img\n",)
+    must_not_fire += (
+        "import torch\ndef noise(img: torch.Tensor, gray=0):\n    cal = gray > 0\n    if cal:\n"
+        "        g = torch.randn(*img.size()[2:4])\n        img = img + g.view(1, 1, *g.shape)\n    return img\n",)
+
+    # session 33 (rec33e, broad_branches.broad_test): the truth of a reduction (``if fg_mask.sum():``, YOLO's box
+    # loss run only when the assigner matched anchors) reads the value as ``!= 0`` does; a numpy array's stays quiet
+    must_fire += (
+        "import torch\nclass Loss:\n    def __call__(self, p, targets):\n        loss = torch.zeros(3)\n"
+        "        bboxes, scores, fg_mask = self.assigner(p.detach().sigmoid(), targets)\n        if fg_mask.sum():\n"
+        "            loss[0], loss[2] = self.bbox_loss(p, bboxes, scores, fg_mask)\n        return loss.sum()\n",)
+    must_not_fire += (
+        "import numpy as np\nimport torch\ndef f(p, n):\n    counts = np.zeros(n)\n    if counts.sum():\n"
+        "        p = torch.log(p).mean(0)\n    return p\n",)
+
+    # session 33 (rec33e, branch_records.steps_only): arms that only run the training step's backward pass and
+    # update (``if loss.item() > 0: loss.backward(); opt.step()``, an overflow check choosing ``scaler.step(opt)``
+    # or not) change which operators run, no shape: reviewers judge them false. Other work in an arm still fires.
+    must_not_fire += (
+        "import torch\ndef train(model, opt: torch.optim.Optimizer, loader):\n    for x, y in loader:\n"
+        "        loss = model(x, y)\n        if loss.item() > 0:\n            loss.backward()\n            opt.step()\n"
+        "        opt.zero_grad()\n",
+        "import torch\ndef step(model, opt: torch.optim.Optimizer, x: torch.Tensor, scaler: torch.cuda.amp.GradScaler):\n"
+        "    loss = model(x).mean()\n    scaler.scale(loss).backward()\n"
+        "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n    if norm > 100:\n"
+        "        print('skip')\n    else:\n        scaler.step(opt)\n    scaler.update()\n")
+    must_fire += (
+        "import torch\ndef train(model, opt: torch.optim.Optimizer, loader):\n    for x, y in loader:\n"
+        "        loss = model(x, y)\n        if loss.item() > 0:\n            loss = loss + model(x[:, 1:], y).mean()\n"
+        "            loss.backward()\n            opt.step()\n        opt.zero_grad()\n",)
 
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
@@ -934,7 +976,8 @@ class DataDependentBranch(Rule):
         if test is None and not _pads_to_bound(node):
             test = broad_test(node.test, ctx)   # the broad path (session 21, branch21)
             if test is not None and not guard(node.test) and not bound_guard(node.test, ctx) \
-                    and not quiet_module(node, ctx) and broad_if(node, ctx):
+                    and not quiet_module(node, ctx) and broad_if(node, ctx) \
+                    and not steps_only(node, ctx.enclosing(node, FUNCTION_TYPES), ctx):
                 ctx.report(node, self.broad_message.format(test=f"if {short_source(test, 40)}:"))
             elif test is None:
                 self._check_empty(node, ctx)   # the emptiness path (session 22, branch22)
@@ -948,8 +991,8 @@ class DataDependentBranch(Rule):
         if (guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)) or bound_guard(node.test, ctx)) \
                 and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
-        if records_only(node, ctx):
-            return   # branch_records.py: the arms only keep values already computed or write in place
+        if records_only(node, ctx) or steps_only(node, function, ctx):
+            return   # branch_records.py: the arms only keep values already computed, write in place or step
         if same_shapes(node, function, ctx):
             return   # branch_shapes.py: the arms leave every value read after them with the same shape
         if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test)
@@ -1047,7 +1090,16 @@ def item_reads(test: ast.AST, ctx: FileContext) -> list[tuple[ast.stmt, str]]:
     resolver = ctx.resolver
     if resolver.scopes is None:
         return []
-    names = [n for n in walk(test) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)]
+    names = []
+    for operand in walk(test):   # ``tok == self.eos_id``, ``if done:``: not a size compared (``x.numel() == n``)
+        if isinstance(operand, ast.Compare):
+            sides = [operand.left, *operand.comparators]
+            if not any(isinstance(n, ast.Call) for side in sides for n in walk(side)):
+                names += [side for side in sides if isinstance(side, ast.Name)]
+    if isinstance(test, ast.Name):
+        names.append(test)
+    elif isinstance(test, ast.UnaryOp) and isinstance(test.operand, ast.Name):
+        names.append(test.operand)
     scope = resolver.current
     done = ctx.scratch.setdefault("npu413_reads", set())
     found = []
