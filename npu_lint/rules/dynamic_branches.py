@@ -47,7 +47,9 @@ class DataDependentSkip(Rule):
         or Newton iteration: ``while True: z_next = g(z); if torch.norm(z_next - z) < tol: break``). Loops over a
         data loader or training loops (skipping a bad batch, ``.backward()`` / ``.step()`` in a ``while`` loop)
         loops over a tensor's items (their count is the finding) and tests of a draw of torch's generator (LayerDrop's
-        ``p = torch.rand([])`` then ``if p < self.layerdrop: continue``) are left alone.
+        ``p = torch.rand([])`` then ``if p < self.layerdrop: continue``) are left alone. Where the test compares
+        a name the function bound to ``.item()`` of a value (``tok = sampled.item()`` then ``if tok == eos:
+        break``), the line of that read is reported too: the sync the loop waits on.
     Why it matters on NPU:
         The test reads a device value back to the host (a sync per iteration), and which operators run then
         depends on the batch: the step's operator sequence, and any graph captured from it, changes with the
@@ -325,6 +327,8 @@ class DataDependentBranch(Rule):
         A branch on a flag is also reported where the function made the flag from a tensor's value (``has_eos =
         torch.any(trg == eos).item()``, ``periodic = bool(torch.any(cell != 0))``): the line the data is read
         back at and first picks the path, once per such line (a numerical guard's flag is left alone).
+        The truth of a reduction (``if fg_mask.sum():``) reads the value as ``!= 0`` does; a flag bound to a
+        whole reduction by torch compared with a number on some path (``cal = torch.sum(g) > 0``) is read too.
         The count of a data-dependent result tested (``if len(idx) == 0:`` of ``idx = mask.nonzero()``, ``if
         keep.numel() > 0:``, ``if len(consecutive) > 0:`` of ``torch.where(m)[0]``) reads a value of the data too.
         Left alone: a count compared with a bound whose arm fills the rows up to that bound (``if num_det <
@@ -332,8 +336,10 @@ class DataDependentBranch(Rule):
         of shapes, dtypes, devices or Python values, of tensors the code fixes (a tensor of the
         items' shapes, ``torch.tensor([1] * n)``: the semantic model's ``configured``), a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
-        whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update), arms that
-        only raise, warn or log, and arms that end
+        whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update, though arms
+        that only run ``.backward()`` and the optimizer's, scaler's or scheduler's calls change no shape and are left
+        alone), arms that only raise, warn or log, an arm that rescales a value from itself alone (``if x.max() >
+        1: x = x / 255``: the same shape either way), and arms that end
         in ``continue``/``break`` (a loop's skip or stop: NPU413's, which leaves loader, training and ``while``
         loops alone on purpose), unless that arm runs tensor operators of its own before it jumps and an ``else``
         arm runs others (``if (mask[:, t] == 0).all(): h[:, t] = self.W(s); break`` / ``else: h = layer(h)``:
