@@ -10,7 +10,7 @@ def test_flag_read_back_reported_at_its_line_and_the_branch():
     source = ("import torch\ndef shift(trg: torch.Tensor, eos: int):\n"
               "    has_eos = torch.any(trg == eos).item()\n"
               "    out = trg[:, :-1] if has_eos else trg\n"
-              "    if has_eos:\n        out = out * 2\n    return out\n")
+              "    if has_eos:\n        out = torch.cat([out, out])\n    return out\n")
     assert _lines(source, "NPU414") == [3, 4, 5]
 
 
@@ -34,3 +34,30 @@ def test_cache_forms():
                   "            k = torch.cat((past_key, k), dim=-2)\n            v = torch.cat((past_value, v), dim=-2)\n"
                   "        return self.attn(x, k, v), present\n")
     assert _lines(layer_past, "NPU408") == [8, 9]
+
+
+def test_stop_token_read_back_reported_at_its_line():
+    # session 33: ``tok = sampled.item()`` then ``if tok == eos: break``: the read line and the stop test
+    source = ("import torch\ndef decode(step, x: torch.Tensor, n, eos):\n    out = []\n    for i in range(n):\n"
+              "        sampled = torch.argmax(step(x), -1)\n        tok = sampled.item()\n        if tok == eos:\n"
+              "            break\n        out.append(sampled)\n    return out\n")
+    assert _lines(source, "NPU413") == [6, 7]
+    # a value read otherwise (a reduction kept as a tensor) is the test's alone; a host list's item is no read
+    kept = source.replace("tok = sampled.item()", "tok = sampled.max()")
+    assert _lines(kept, "NPU413") == [7]
+    host = ("import torch\ndef decode(xs, n, eos):\n    for i in range(n):\n        tok = xs[i]\n"
+            "        if tok == eos:\n            break\n        print(torch.zeros(i))\n")
+    assert _lines(host, "NPU413") == []
+
+
+def test_read_back_compared_with_a_size_is_not_a_stop_token():
+    # ``total = cu[-1].item()`` compared with ``value.numel()``: a shape test, the read line left alone
+    source = ("import torch\ndef split(batch, cu: torch.Tensor, a, b):\n    total = cu[-1].item()\n    out = {}\n"
+              "    for key, value in batch.items():\n        if value.numel() == total:\n"
+              "            out[key] = value[a:b]\n            continue\n        out[key] = value\n    return out\n")
+    assert 3 not in _lines(source, "NPU413")
+    # a ``while`` loop left on the token read back
+    loop = ("import torch\ndef decode(step, x: torch.Tensor, eos):\n    while True:\n"
+            "        sampled = torch.argmax(step(x), -1)\n        tok = sampled.item()\n        if tok == eos:\n"
+            "            break\n        x = torch.cat([x, sampled])\n    return x\n")
+    assert 5 in _lines(loop, "NPU413")

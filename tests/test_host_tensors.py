@@ -52,7 +52,7 @@ def test_host_tensors_are_silent(source):
 @pytest.mark.parametrize("source, expected", [
     # moved before the check: a device tensor
     ("def f(p, device, target):\n    wav, sr = torchaudio.load(p)\n    wav = wav.to(device)\n"
-     "    if wav.abs().max() < target:\n        wav = wav * 2\n    return wav\n", [("NPU414", 7)]),
+     "    if wav.abs().max() < target:\n        wav = torch.cat([wav, wav], 1)\n    return wav\n", [("NPU414", 7)]),
     ("def f(p):\n    x = torch.from_numpy(np.load(p)).npu()\n    return x[x > 0]\n", [("NPU402", 6)]),
     ("def f(p, device):\n    y = torch.from_numpy(np.load(p)).to(device=device)\n    return y[y > 0]\n",
      [("NPU402", 6)]),
@@ -72,7 +72,7 @@ def test_host_tensors_are_silent(source):
      "    k = (labels != -100).sum()\n    if k > 0:\n        labels = labels[:, : int(k)]\n    return labels\n",
      [("NPU414", 8), ("NPU403", 9)]),
     # torch.as_tensor of a device tensor keeps it there
-    ("def f(x, device):\n    y = torch.as_tensor(x.softmax(-1))\n    if y.max() > 0.5:\n        y = y * 2\n"
+    ("def f(x, device):\n    y = torch.as_tensor(x.softmax(-1))\n    if y.max() > 0.5:\n        y = y.sum(0)\n"
      "    return y.to(device)\n", [("NPU414", 6)]),
     # the caller hands ``lens`` to a model unmoved: no evidence it stays on the host
     ("def pad(arr, tok):\n    lens = torch.LongTensor([len(a) for a in arr])\n"

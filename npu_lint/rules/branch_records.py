@@ -17,6 +17,7 @@ from typing import Optional
 
 from npu_lint.analysis import kinds as K
 from npu_lint.context import FileContext
+from npu_lint.rules.read_backs import training_step
 
 # a container's methods that keep a value given them
 _RECORDING = frozenset({"append", "appendleft", "extend", "add", "insert"})
@@ -98,3 +99,30 @@ def records_only(node: ast.If, ctx: Optional[FileContext] = None) -> bool:
     part of a tensor: with ``ctx``, which knows the tensors)."""
     arms = node.body + node.orelse
     return bool(arms) and all(_records(s, ctx) for s in arms)
+
+
+_STEP_METHODS = frozenset({"step", "zero_grad", "update", "backward", "unscale_"})
+
+
+def _steps(statement: ast.stmt, function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``loss.backward()``, ``opt.step()``, ``opt.zero_grad()``, ``scaler.update()``, ``sched.step()``: the training
+    step's own calls (of a loss, or of an optimizer, scaler or scheduler the model knows), or a record of a value."""
+    if _records(statement, ctx):
+        return True
+    if not isinstance(statement, ast.Expr) or not isinstance(statement.value, ast.Call):
+        return False
+    call = statement.value
+    if training_step(call, function, ctx):
+        return True
+    func = call.func
+    return isinstance(func, ast.Attribute) and func.attr in _STEP_METHODS \
+        and ctx.resolver.kind_of(func.value) in (K.OPTIMIZER, K.SCALER, K.SCHEDULER)
+
+
+def steps_only(node: ast.If, function: Optional[ast.AST], ctx: FileContext) -> bool:
+    """Session 33: the arms only run the training step's backward pass and update (``if loss.item() > 0:
+    loss.backward(); opt.step()``), log or keep values: which operators run changes, no shape does (reviewers judge
+    such branches no dynamic shape); at least one arm runs such a call."""
+    arms = node.body + node.orelse
+    return bool(arms) and all(_steps(s, function, ctx) for s in arms) \
+        and not all(_records(s, ctx) for s in arms)

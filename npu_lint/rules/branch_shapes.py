@@ -9,8 +9,11 @@ it, a ``zeros_like`` of it, a cast) or the same constant. Reviewers judge them n
 output shape equals the input's). The link is the shape ANCHOR of a value: the values before the branch it is an
 elementwise function of; two bindings of a name have the same shape when their anchors meet.
 
-Still fired: an arm that skips the other's work (``if x.max() > 1: x = x / 255``, an early ``return wav`` before
-``return wav * g``: the operators change although the shapes do not, as reviewers judge them), that selects (a
+An arm that skips work the other arm does elementwise on the same value (``if x.max() > 1: x = x / 255``, an early
+``return wav`` before ``return wav * g``) leaves the shapes as they were too (session 33: reviewers judge such
+branches false, bindsnet's ``datum /= datum.max()``, snntorch's spike times rescaled); not another tensor mixed in.
+
+Still fired: an arm that skips work of other shapes (an early ``return tokens`` before a ``cat``), that selects (a
 mask or tensor index, a slice with a bound not constant, ``nonzero``...), binds a name the other arm leaves and the
 code after reads, returns something of another anchor, runs a nested loop or branch, or decides whether the step's
 backward or update runs."""
@@ -222,21 +225,71 @@ def same_shapes(node: ast.If, function: Optional[ast.AST], ctx: FileContext) -> 
     (env1, ret1), (env2, ret2) = first, second
     if early:
         if len(ret1) != 1 or len(ret2) != 1 or ret1[0] is not body[-1] or ret1[0].value is None \
-                or ret2[0].value is None or _kept(ret1[0].value) or _kept(ret2[0].value):
-            return False   # an arm handing back a value it did not compute skips the other's work
-        return _same(_substituted(ret1[0].value, env1), _substituted(ret2[0].value, env2))
+                or ret2[0].value is None:
+            return False
+        one, other = _substituted(ret1[0].value, env1), _substituted(ret2[0].value, env2)
+        if _kept(one) or _kept(other):   # an arm handing back a value it did not compute skips the other's work:
+            return _skips_elementwise(one, other, ctx) or _skips_elementwise(other, one, ctx)   # the same shape if elementwise
+        return _same(one, other)
     if ret1 or ret2:
         return False
     common = set(env1) & set(env2)
-    if not common:
+    scaled = {name for name in set(env1) ^ set(env2)
+              if _self_elementwise(name, env1.get(name, env2.get(name)), ctx)}
+    if not common and not scaled:
         return False   # one arm computes, the other skips the work
     for name in set(env1) | set(env2):
         if name in common:
             if not _same(env1[name], env2[name]):
                 return False
-        elif _read_after(name, node, function):
+        elif name not in scaled and _read_after(name, node, function):
             return False   # one arm rebinds a value the code after reads; the other keeps it
     return True
+
+
+def _self_elementwise(name: str, value: Optional[ast.AST], ctx: FileContext) -> bool:
+    """``x = x / 255``, ``datum /= datum.max()``, ``spike_time = (spike_time - spike_time.min()) * k``: the value
+    rebound to an elementwise function of itself keeps its shape (session 33: reviewers judge the arm that skips
+    such work no dynamic shape)."""
+    anchors = _anchors(value, {}) if value is not None else None
+    return bool(anchors) and name in anchors and _only_from(value, name, False, ctx)
+
+
+_MODULES = frozenset({"torch", "F", "np", "numpy", "math"})
+
+
+def _only_from(value: ast.AST, name: str, called: bool, ctx: FileContext) -> bool:
+    """``value`` computes from ``name`` alone: other names only as plain arithmetic operands (a setting, ``num_steps
+    - 1``), never handed to a call or called on (``loss + (pred - target).abs().mean()`` adds new work), nor a value
+    the model knows as a tensor (``noise * (1 - g) + noise_gray * g`` mixes another tensor in)."""
+    if isinstance(value, ast.Constant):
+        return True
+    if isinstance(value, (ast.Name, ast.Attribute)) and ast.unparse(value) == name:
+        return True
+    if isinstance(value, ast.Name):
+        return value.id in _MODULES if called else ctx.resolver.kind_of(value) not in K.TENSORS
+    if isinstance(value, ast.Attribute):
+        return not called and isinstance(value.value, (ast.Name, ast.Attribute)) \
+            and ctx.resolver.kind_of(value) not in K.TENSORS
+    if isinstance(value, ast.UnaryOp):
+        return _only_from(value.operand, name, called, ctx)
+    if isinstance(value, ast.BinOp):
+        return _only_from(value.left, name, called, ctx) and _only_from(value.right, name, called, ctx)
+    if isinstance(value, ast.Call):
+        func = value.func
+        receiver = func.value if isinstance(func, ast.Attribute) else None
+        if receiver is not None and not _only_from(receiver, name, True, ctx):
+            return False
+        return all(_only_from(a, name, True, ctx) for a in value.args) \
+            and all(_only_from(k.value, name, True, ctx) for k in value.keywords)
+    return False
+
+
+def _skips_elementwise(kept: ast.AST, computed: ast.AST, ctx: FileContext) -> bool:
+    """An early ``return out`` against a later ``return torch.where(m, oov, out)``: the value handed back as it is,
+    the other an elementwise function of it: one shape either way."""
+    return isinstance(kept, (ast.Name, ast.Attribute)) and not _kept(computed) \
+        and _self_elementwise(ast.unparse(kept), computed, ctx)
 
 
 def _kept(value: ast.AST) -> bool:

@@ -101,8 +101,9 @@ def broad_test(test: ast.AST, ctx: FileContext) -> Optional[ast.AST]:
         inner = operand.operand if isinstance(operand, ast.UnaryOp) and isinstance(operand.op, ast.Not) else operand
         if isinstance(inner, ast.BoolOp):
             operands.extend(inner.values)
-        elif isinstance(inner, ast.Call) and _reads(inner, _WHOLE, ctx) and not state_test(inner, ctx):
-            found.append(operand)   # (session 27: ``(self.alpha > 0).any()`` of the module's constant state: quiet)
+        elif isinstance(inner, ast.Call) and _reads(inner, _WHOLE | _REDUCED, ctx) and not state_test(inner, ctx):
+            found.append(operand)   # (session 27: ``(self.alpha > 0).any()`` of the module's constant state: quiet;
+            #                          session 33: the truth of a reduction, ``if fg_mask.sum():``, is ``!= 0``)
         elif isinstance(inner, ast.Compare) and not any(
                 isinstance(op, (ast.Is, ast.IsNot, ast.In, ast.NotIn)) for op in inner.ops):
             sides = (inner.left, *inner.comparators)

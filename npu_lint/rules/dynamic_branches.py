@@ -9,7 +9,7 @@ from npu_lint.analysis.index_forms import is_range
 from npu_lint.analysis.nodes import walk
 from npu_lint.analysis.setup_time import runs_at_setup
 from npu_lint.context import FileContext
-from npu_lint.rules.branch_records import records_only
+from npu_lint.rules.branch_records import records_only, steps_only
 from npu_lint.rules.branch_shapes import same_shapes
 from npu_lint.rules import FUNCTION_TYPES, Rule, short_source
 from npu_lint.rules.host_work import host_work
@@ -47,7 +47,9 @@ class DataDependentSkip(Rule):
         or Newton iteration: ``while True: z_next = g(z); if torch.norm(z_next - z) < tol: break``). Loops over a
         data loader or training loops (skipping a bad batch, ``.backward()`` / ``.step()`` in a ``while`` loop)
         loops over a tensor's items (their count is the finding) and tests of a draw of torch's generator (LayerDrop's
-        ``p = torch.rand([])`` then ``if p < self.layerdrop: continue``) are left alone.
+        ``p = torch.rand([])`` then ``if p < self.layerdrop: continue``) are left alone. Where the test compares
+        a name the function bound to ``.item()`` of a value (``tok = sampled.item()`` then ``if tok == eos:
+        break``), the line of that read is reported too: the sync the loop waits on.
     Why it matters on NPU:
         The test reads a device value back to the host (a sync per iteration), and which operators run then
         depends on the batch: the step's operator sequence, and any graph captured from it, changes with the
@@ -250,6 +252,8 @@ class DataDependentSkip(Rule):
             test = tensor_test(node.test, ctx) if while_break_works(node, loop, ctx) else None
             if test is not None:
                 ctx.report(node, self.break_message.format(test=short_source(test, 40), loop=loop.lineno))
+                for statement, name in item_reads(node.test, ctx):
+                    ctx.report(statement, self.read_message.format(name=name, line=node.lineno))
             return
         if not isinstance(loop, (ast.For, ast.AsyncFor)) or ctx.enclosing(loop, FUNCTION_TYPES) is None:
             return
@@ -271,6 +275,10 @@ class DataDependentSkip(Rule):
                 return
         how = "skips the rest of an iteration of" if isinstance(jump, ast.Continue) else "stops"
         ctx.report(node, self.message.format(test=f"if {short_source(test, 40)}:", how=how, loop=loop.lineno))
+        for statement, name in item_reads(node.test, ctx):
+            ctx.report(statement, self.read_message.format(name=name, line=node.lineno))
+
+    read_message = "{name} = ....item() reads back the value the test at line {line} compares to stop or skip: the host sync the loop waits on each iteration, and the operators that run change with the data on NPU; keep the test a tensor and freeze the finished items with a mask"
 
     break_message = "if {test}: ends the while loop at line {loop} on a tensor's value: a host sync per iteration, and the number of iterations (of operators the step runs) changes with the data on NPU; run a fixed number of iterations and freeze the converged ones with a mask"
 
@@ -319,6 +327,8 @@ class DataDependentBranch(Rule):
         A branch on a flag is also reported where the function made the flag from a tensor's value (``has_eos =
         torch.any(trg == eos).item()``, ``periodic = bool(torch.any(cell != 0))``): the line the data is read
         back at and first picks the path, once per such line (a numerical guard's flag is left alone).
+        The truth of a reduction (``if fg_mask.sum():``) reads the value as ``!= 0`` does; a flag bound to a
+        whole reduction by torch compared with a number on some path (``cal = torch.sum(g) > 0``) is read too.
         The count of a data-dependent result tested (``if len(idx) == 0:`` of ``idx = mask.nonzero()``, ``if
         keep.numel() > 0:``, ``if len(consecutive) > 0:`` of ``torch.where(m)[0]``) reads a value of the data too.
         Left alone: a count compared with a bound whose arm fills the rows up to that bound (``if num_det <
@@ -326,8 +336,10 @@ class DataDependentBranch(Rule):
         of shapes, dtypes, devices or Python values, of tensors the code fixes (a tensor of the
         items' shapes, ``torch.tensor([1] * n)``: the semantic model's ``configured``), a bare name (``if mask:``),
         numerical guards (``isnan``/``isinf``/``isfinite``, ``math.isfinite(loss.item())``) unless they decide
-        whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update), arms that
-        only raise, warn or log, and arms that end
+        whether ``.backward()`` or the optimizer step runs (an overflow check that skips the update, though arms
+        that only run ``.backward()`` and the optimizer's, scaler's or scheduler's calls change no shape and are left
+        alone), arms that only raise, warn or log, an arm that rescales a value from itself alone (``if x.max() >
+        1: x = x / 255``: the same shape either way), and arms that end
         in ``continue``/``break`` (a loop's skip or stop: NPU413's, which leaves loader, training and ``while``
         loops alone on purpose), unless that arm runs tensor operators of its own before it jumps and an ``else``
         arm runs others (``if (mask[:, t] == 0).all(): h[:, t] = self.W(s); break`` / ``else: h = layer(h)``:
@@ -385,7 +397,7 @@ class DataDependentBranch(Rule):
 
 # a negated test of several reads: probabilities or logits, decided by the values
                  "import torch\ndef score(preds: torch.Tensor, target: torch.Tensor):\n"
-                 "    if not (0 <= preds.min() and preds.max() <= 1):\n        preds = preds.sigmoid()\n"
+                 "    if not (0 <= preds.min() and preds.max() <= 1):\n        preds = preds.sigmoid()[:, 1:]\n"
                  "    return (preds - target).abs().mean()\n",
                  # the items' lengths are the batch's data (unlike their spatial shapes)
                  "import torch\nimport torch.nn.functional as F\ndef stack(items):\n"
@@ -405,8 +417,8 @@ class DataDependentBranch(Rule):
                  "import torch\ndef gen(model, tokens: torch.Tensor, done: torch.Tensor):\n"
                  "    if done.all().item():\n        return tokens\n    nxt = model(tokens)\n"
                  "    return torch.cat([tokens, nxt], -1)\n",
-                 "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x / 255\n    return x\n",
-                 "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    if m.any():\n        x = torch.log(x)\n"
+                 "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x.sum(0) / 255\n    return x\n",
+                 "import torch\ndef f(x: torch.Tensor, m: torch.Tensor):\n    if m.any():\n        x = torch.log(x).mean()\n"
                  "    return x\n",
                  # a mask dropped when it selects nothing: the layers then run without it
                  "import torch\ndef f(x: torch.Tensor, padding_mask: torch.Tensor, layers):\n"
@@ -415,9 +427,9 @@ class DataDependentBranch(Rule):
                  # a value read back in an earlier statement (also through its host copy: ``.cpu().item()``)
                  "import torch\ndef loudness(wav: torch.Tensor, floor: float):\n"
                  "    energy = wav.pow(2).mean().sqrt().cpu().item()\n"
-                 "    if energy < floor:\n        return wav\n    return wav * 0.5 / energy\n",
+                 "    if energy < floor:\n        return wav\n    return torch.cat([wav, wav * 0.5 / energy])\n",
                  "import torch\ndef loudness(wav: torch.Tensor, floor: float):\n    energy = wav.pow(2).mean().sqrt().item()\n"
-                 "    if energy < floor:\n        return wav\n    return wav * 0.5 / energy\n",
+                 "    if energy < floor:\n        return wav\n    return torch.cat([wav, wav * 0.5 / energy])\n",
                  # an early return skips a method of the class that runs tensor operators
                  "import torch\nclass Codebook(torch.nn.Module):\n    def replace_(self, samples, mask):\n"
                  "        self.embed.data.copy_(torch.where(mask[..., None], samples, self.embed))\n"
@@ -840,10 +852,10 @@ class DataDependentBranch(Rule):
         "import torch\nfrom torch import nn\nclass Ema(nn.Module):\n    def __init__(self, n):\n        super().__init__()\n"
         "        self.running = torch.zeros(n)\n    def forward(self, x):\n"
         "        self.running = self.running * 0.9 + x.mean(0)\n        if (self.running > 1).any():\n"
-        "            x = torch.log(x)\n        return x\n",
+        "            x = torch.log(x).mean(0)\n        return x\n",
         "import torch\nfrom torch import nn\nclass Gate(nn.Module):\n    def __init__(self, alpha):\n"
         "        super().__init__()\n        self.alpha = torch.tensor(alpha)\n    def forward(self, x):\n"
-        "        self.alpha = self.alpha.to(x.device)\n        if (x > self.alpha).any():\n            x = torch.log(x)\n"
+        "        self.alpha = self.alpha.to(x.device)\n        if (x > self.alpha).any():\n            x = torch.log(x).mean(0)\n"
         "        return x\n")
     must_not_fire += (  # also the emptiness of one (rf-detr's TFLite mask decoder)
         "import numpy as np\nimport torch\nimport torch.nn.functional as F\ndef decode(logits, h, w):\n"
@@ -882,6 +894,69 @@ class DataDependentBranch(Rule):
         "            sample = self.model(torch.randn(4, 3))\n            print(sample.mean())\n"
         "        self.step += 1\n",)
 
+    # session 33 (rec33e, branch_shapes._self_elementwise): an arm that rescales a value from itself alone (``if
+    # datum.max() > 1.0: datum /= datum.max()``, ``if x.max() > 1: x = x / 255``, logits squashed to probabilities,
+    # an early ``return p`` before ``return p.sigmoid() * k``) leaves every shape as it was: reviewers judge it no
+    # dynamic shape (bindsnet, snntorch). An arm adding work on other tensors, or cutting, still fires.
+    must_not_fire += (
+        "import torch\ndef norm(x: torch.Tensor):\n    if x.max() > 1:\n        x = x / 255\n    return x\n",
+        "import torch\ndef encode(datum: torch.Tensor, p: float):\n    if datum.max() > 1.0:\n"
+        "        datum /= datum.max()\n    return torch.bernoulli(p * datum)\n",
+        "import torch\ndef score(preds: torch.Tensor, target: torch.Tensor):\n"
+        "    if not (0 <= preds.min() and preds.max() <= 1):\n        preds = preds.sigmoid()\n"
+        "    return (preds - target).abs().mean()\n",
+        "import torch\ndef latency(spike_time: torch.Tensor, num_steps: int):\n    if torch.min(spike_time) < 0:\n"
+        "        spike_time = (spike_time - torch.min(spike_time)) / (torch.max(spike_time) - torch.min(spike_time))"
+        " * (num_steps - 1)\n    return spike_time\n",
+        "import torch\ndef squash(p: torch.Tensor, k: float):\n    if (p >= 0).all():\n        return p\n"
+        "    return p.sigmoid() * k\n")
+    must_fire += (
+        "import torch\nfrom torch import nn\nclass Loss(nn.Module):\n    def forward(self, pred, target, mask):\n"
+        "        loss = pred.sum() * 0\n        if mask.any():\n"
+        "            loss = loss * 0.5 + (pred - target).abs().mean()\n        return loss\n",
+        # another tensor mixed in by arithmetic (basicsr's ``noise = noise * (1 - g) + noise_gray * g``)
+        "import torch\ndef mix(noise: torch.Tensor, other: torch.Tensor, g: torch.Tensor):\n    if torch.sum(g) > 0:\n"
+        "        noise = noise * (1 - g) + other * g\n    return noise\n",
+        "import torch\ndef interp(t0: torch.Tensor, y0, y1, t: torch.Tensor):\n    if t == t0:\n"
+        "        return y0\n    return torch.cat([y0, y1])\n")
+
+    # session 33 (rec33e, read_backs.whole_test_bindings): a flag bound to a whole reduction by torch compared with a
+    # number on one path (``cal = torch.sum(gray_noise) > 0``) and to a host comparison on the other (the ``isinstance(
+    # gray_noise, (float, int))`` arm): on the tensor's path ``if cal:`` reads its value (basicsr's degradations)
+    must_fire += (
+        "import torch\ndef noise(img: torch.Tensor, gray=0):\n    if isinstance(gray, (float, int)):\n"
+        "        cal = gray > 0\n    else:\n        cal = torch.sum(gray) > 0\n    if cal:\n"
+        "        g = torch.randn(*img.size()[2:4])\n        img = img + g.view(1, 1, *g.shape)\n    return img\n",)
+    must_not_fire += (
+        "import torch\ndef noise(img: torch.Tensor, gray=0):\n    cal = gray > 0\n    if cal:\n"
+        "        g = torch.randn(*img.size()[2:4])\n        img = img + g.view(1, 1, *g.shape)\n    return img\n",)
+
+    # session 33 (rec33e, broad_branches.broad_test): the truth of a reduction (``if fg_mask.sum():``, YOLO's box
+    # loss run only when the assigner matched anchors) reads the value as ``!= 0`` does; a numpy array's stays quiet
+    must_fire += (
+        "import torch\nclass Loss:\n    def __call__(self, p, targets):\n        loss = torch.zeros(3)\n"
+        "        bboxes, scores, fg_mask = self.assigner(p.detach().sigmoid(), targets)\n        if fg_mask.sum():\n"
+        "            loss[0], loss[2] = self.bbox_loss(p, bboxes, scores, fg_mask)\n        return loss.sum()\n",)
+    must_not_fire += (
+        "import numpy as np\nimport torch\ndef f(p, n):\n    counts = np.zeros(n)\n    if counts.sum():\n"
+        "        p = torch.log(p).mean(0)\n    return p\n",)
+
+    # session 33 (rec33e, branch_records.steps_only): arms that only run the training step's backward pass and
+    # update (``if loss.item() > 0: loss.backward(); opt.step()``, an overflow check choosing ``scaler.step(opt)``
+    # or not) change which operators run, no shape: reviewers judge them false. Other work in an arm still fires.
+    must_not_fire += (
+        "import torch\ndef train(model, opt: torch.optim.Optimizer, loader):\n    for x, y in loader:\n"
+        "        loss = model(x, y)\n        if loss.item() > 0:\n            loss.backward()\n            opt.step()\n"
+        "        opt.zero_grad()\n",
+        "import torch\ndef step(model, opt: torch.optim.Optimizer, x: torch.Tensor, scaler: torch.cuda.amp.GradScaler):\n"
+        "    loss = model(x).mean()\n    scaler.scale(loss).backward()\n"
+        "    norm = torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)\n    if norm > 100:\n"
+        "        print('skip')\n    else:\n        scaler.step(opt)\n    scaler.update()\n")
+    must_fire += (
+        "import torch\ndef train(model, opt: torch.optim.Optimizer, loader):\n    for x, y in loader:\n"
+        "        loss = model(x, y)\n        if loss.item() > 0:\n            loss = loss + model(x[:, 1:], y).mean()\n"
+        "            loss.backward()\n            opt.step()\n        opt.zero_grad()\n",)
+
     def check(self, node: object, ctx: FileContext) -> None:
         if ctx.uses_torch and host_work(node, ctx):
             return   # a dataset's per-sample method, a collate function: host work in the loader's workers
@@ -907,7 +982,8 @@ class DataDependentBranch(Rule):
         if test is None and not _pads_to_bound(node):
             test = broad_test(node.test, ctx)   # the broad path (session 21, branch21)
             if test is not None and not guard(node.test) and not bound_guard(node.test, ctx) \
-                    and not quiet_module(node, ctx) and broad_if(node, ctx):
+                    and not quiet_module(node, ctx) and broad_if(node, ctx) \
+                    and not steps_only(node, ctx.enclosing(node, FUNCTION_TYPES), ctx):
                 ctx.report(node, self.broad_message.format(test=f"if {short_source(test, 40)}:"))
             elif test is None:
                 self._check_empty(node, ctx)   # the emptiness path (session 22, branch22)
@@ -921,8 +997,8 @@ class DataDependentBranch(Rule):
         if (guard(node.test) or any(guard(v) for v in whole_test_bindings(test, ctx)) or bound_guard(node.test, ctx)) \
                 and not any(training_step(n, function, ctx) for s in arms for n in walk(s)):
             return   # a numerical guard, unless it decides whether the step's backward or update runs
-        if records_only(node, ctx):
-            return   # branch_records.py: the arms only keep values already computed or write in place
+        if records_only(node, ctx) or steps_only(node, function, ctx):
+            return   # branch_records.py: the arms only keep values already computed, write in place or step
         if same_shapes(node, function, ctx):
             return   # branch_shapes.py: the arms leave every value read after them with the same shape
         if not any(tensor_work(statement, ctx) or drops_tested(statement, node.test)
@@ -1011,6 +1087,40 @@ class DataDependentBranch(Rule):
         if any(expression_work(arm, ctx) for arm in (node.body, node.orelse)) or _cuts_arm(node, ctx):
             ctx.report(node, self.message.format(test=f"... if {short_source(test, 40)} else ..."))
             self._report_reads(node, ctx)
+
+
+def item_reads(test: ast.AST, ctx: FileContext) -> list[tuple[ast.stmt, str]]:
+    """``tok_id = sampled.item()`` ... ``if tok_id == self.eos_id: break``: the statements of the test's function that
+    bind a name the test compares (or tests) to ``.item()`` of a value, where the step's token or flag is read back
+    (session 33: reviewers mark that line, the sync, as well as the test); once per statement."""
+    resolver = ctx.resolver
+    if resolver.scopes is None:
+        return []
+    names = []
+    for operand in walk(test):   # ``tok == self.eos_id``, ``if done:``: not a size compared (``x.numel() == n``)
+        if isinstance(operand, ast.Compare):
+            sides = [operand.left, *operand.comparators]
+            if not any(isinstance(n, ast.Call) for side in sides for n in walk(side)):
+                names += [side for side in sides if isinstance(side, ast.Name)]
+    if isinstance(test, ast.Name):
+        names.append(test)
+    elif isinstance(test, ast.UnaryOp) and isinstance(test.operand, ast.Name):
+        names.append(test.operand)
+    scope = resolver.current
+    done = ctx.scratch.setdefault("npu413_reads", set())
+    found = []
+    for name in names:
+        for binding in resolver.scopes.may_reach(name.id, scope, (name.lineno, name.col_offset)):
+            value = binding.value
+            if binding.tag != "value" or binding.path or binding.scope is not scope or not isinstance(value, ast.Call) \
+                    or not isinstance(value.func, ast.Attribute) or value.func.attr != "item" or value.args:
+                continue
+            statement = ctx.parent(value)
+            if not isinstance(statement, ast.Assign) or (statement.lineno, statement.col_offset) in done:
+                continue
+            done.add((statement.lineno, statement.col_offset))
+            found.append((statement, name.id))
+    return found
 
 
 def _pads_to_bound(node: ast.If) -> bool:

@@ -236,13 +236,35 @@ def whole_test_bindings(side: ast.AST, ctx: FileContext) -> list[ast.AST]:
         return []
     bindings = resolver.scopes.may_reach(side.id, scope, (side.lineno, side.col_offset))
     if not bindings or any(b.tag != "value" or b.path or b.scope is not scope or not isinstance(b.value, ast.AST)
-                           or not _whole_test(b.value, ctx, scope) for b in bindings):
+                           for b in bindings):
         return []
-    return [b.value for b in bindings]   # type: ignore[misc]
+    tests = [b.value for b in bindings if _whole_test(b.value, ctx, scope)]
+    if not tests or any(not _whole_test(b.value, ctx, scope) and not _host_compare(b.value, ctx, scope)
+                        for b in bindings):
+        return []
+    return tests   # type: ignore[return-value]
+
+
+def _host_compare(value: ast.AST, ctx: FileContext, scope: Scope) -> bool:
+    """Session 33: ``flag = gray_noise > 0`` on the path where ``isinstance(gray_noise, (float, int))`` holds, beside
+    ``flag = torch.sum(gray_noise) > 0`` on the other: a comparison of no tensor the model knows (the flag reads the
+    tensor's value on the path that binds the whole test)."""
+    return isinstance(value, ast.Compare) and not any(
+        ctx.resolver.kind_of_at(side, scope) in K.TENSORS for side in (value.left, *value.comparators))
+
+
+_REDUCTIONS = frozenset({"torch.sum", "torch.max", "torch.min", "torch.mean", "torch.count_nonzero", "torch.amax",
+                         "torch.amin"})
 
 
 def _whole_test(value: ast.AST, ctx: FileContext, scope: Scope) -> bool:
-    """``m.any()``, ``m.all()`` of a tensor, ``torch.any(m)``, ``torch.equal(a, b)`` (no ``dim``)."""
+    """``m.any()``, ``m.all()`` of a tensor, ``torch.any(m)``, ``torch.equal(a, b)`` (no ``dim``); ``torch.sum(x) > 0``
+    (a whole reduction by torch compared with a number: a 0-dim bool tensor, session 33)."""
+    if isinstance(value, ast.Compare) and len(value.ops) == 1:
+        sides = (value.left, value.comparators[0])
+        return any(isinstance(s, ast.Constant) and type(s.value) in (int, float) for s in sides) and any(
+            isinstance(s, ast.Call) and len(s.args) == 1 and not s.keywords
+            and ctx.resolver.qualname(s.func) in _REDUCTIONS for s in sides)
     if not isinstance(value, ast.Call) or value.keywords:
         return False
     resolver = ctx.resolver
