@@ -675,6 +675,18 @@ class PerSampleConcat(Rule):
                   # a field of a call's result sized by a value read per item (``topk(n).indices``)
                   "import torch\ndef top(scores):\n    out = []\n    for s in scores:\n"
                   "        n = int((s > 0.5).sum())\n        out.append(s.topk(n).indices)\n    return torch.cat(out)\n")
+    # session 33 (rec33a): NMS's kept index capped to a top-k (``keep = keep[:n]``) still selects the rows the data
+    # keeps, also written ``b[keep, :]``; the 3D spelling of a per-sample field (``labels_3d``)
+    must_fire += ("import torch\nfrom torchvision.ops import nms\ndef post(b, s, masks):\n    out = []\n"
+                  "    for i in range(3):\n        keep = nms(b[masks[i]], s[masks[i]], 0.5)\n"
+                  "        keep = keep[:100]\n        out.append(b[masks[i]][keep, :])\n    return torch.cat(out, 0)\n",
+                  "import torch\ndef merge(self):\n    out = []\n    for r in self.views:\n"
+                  "        out.append(r['labels_3d'])\n    return torch.cat(out)\n")
+    must_not_fire += (  # ... not an order capped to a fixed count, nor a field that is no per-object one
+        "import torch\ndef post(b, s):\n    out = []\n    for i in range(3):\n        keep = s[i].argsort()\n"
+        "        keep = keep[:100]\n        out.append(b[i][keep, :])\n    return torch.cat(out, 0)\n",
+        "import torch\ndef merge(self):\n    out = []\n    for r in self.views:\n"
+        "        out.append(r['pose_3d'])\n    return torch.cat(out)\n")
     # the per-image results of OpenMMLab's ``multi_apply``: the helper's element is a tensor of no rows for an image
     # without objects, rows otherwise (mapped_items.py)
     must_fire += ("import torch\nfrom mmdet.models.utils import multi_apply\nclass Head:\n"
