@@ -36,6 +36,7 @@ from npu_lint.rules.filled_joins import filled_join
 from npu_lint.rules.flat_joins import flat_join
 from npu_lint.rules.sized_joins import kept_join, sized_join, unzipped_join
 from npu_lint.rules.token_joins import token_join
+from npu_lint.rules.sibling_joins import sibling_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -687,6 +688,16 @@ class PerSampleConcat(Rule):
         "        keep = keep[:100]\n        out.append(b[i][keep, :])\n    return torch.cat(out, 0)\n",
         "import torch\ndef merge(self):\n    out = []\n    for r in self.views:\n"
         "        out.append(r['pose_3d'])\n    return torch.cat(out)\n")
+    # session 33 (rec33a): the results one call gives per sample beside a result the function tags with the sample's
+    # index (a voxelization's voxels and point counts beside its coordinates padded with the batch index)
+    must_fire += ("import torch\nimport torch.nn.functional as F\ndef voxelize(self, points):\n    voxels, coors = [], []\n"
+                  "    for i, res in enumerate(points):\n        v, c, n = self.voxel_layer(res)\n"
+                  "        c = F.pad(c, (1, 0), mode='constant', value=i)\n        voxels.append(v)\n"
+                  "        coors.append(c)\n    return torch.cat(voxels, dim=0), torch.cat(coors, dim=0)\n",)
+    must_not_fire += (  # ... not without a tag: a callable object's results per view
+        "import torch\ndef encode(self, views):\n    feats, pooled = [], []\n    for i, v in enumerate(views):\n"
+        "        f, p = self.encoder(v)\n        feats.append(f)\n        pooled.append(p)\n"
+        "    return torch.cat(feats, dim=0), torch.cat(pooled, dim=0)\n",)
     # the per-image results of OpenMMLab's ``multi_apply``: the helper's element is a tensor of no rows for an image
     # without objects, rows otherwise (mapped_items.py)
     must_fire += ("import torch\nfrom mmdet.models.utils import multi_apply\nclass Head:\n"
@@ -1412,6 +1423,10 @@ _BROAD_PATHS = (
     # one of a helper's several results per element, unzipped (sized_joins.py)
     (unzipped_join, "the joined length changes with the data, a recompile per length on NPU; pad each item to a "
                     "fixed maximum (and the list to a fixed count) with a validity mask"),
+    # a sibling result of the same per-element call tagged with the element's index (sibling_joins.py, session 33)
+    (sibling_join, "the items differ in length, so the joined length changes with the data, a recompile per length "
+                   "on NPU; pad each item to a fixed maximum (and the list to a fixed count) with a validity mask, or "
+                   "keep a fixed-size buffer and its valid count"),
     # a displayed piece is a tokenised text (token_joins.py, session 27)
     (token_join, "the joined length is the texts' token counts together and changes with every sample, a "
                  "recompile per length on NPU; truncate and pad the ids to a fixed length (or a few buckets) "
