@@ -37,6 +37,7 @@ from npu_lint.rules.flat_joins import flat_join
 from npu_lint.rules.sized_joins import kept_join, sized_join, unzipped_join
 from npu_lint.rules.token_joins import token_join
 from npu_lint.rules.sibling_joins import sibling_join
+from npu_lint.rules.helper_selections import helper_selection_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -698,6 +699,18 @@ class PerSampleConcat(Rule):
         "import torch\ndef encode(self, views):\n    feats, pooled = [], []\n    for i, v in enumerate(views):\n"
         "        f, p = self.encoder(v)\n        feats.append(f)\n        pooled.append(p)\n"
         "    return torch.cat(feats, dim=0), torch.cat(pooled, dim=0)\n",)
+    # session 33 (rec33a): the element of the file's helper's tuple that the helper binds to a selection
+    must_fire += ("import torch\nclass Head:\n    def single(self, anchors):\n"
+                  "        pos = torch.nonzero(anchors[:, 0] > 0, as_tuple=False).squeeze(-1)\n"
+                  "        return anchors.new_zeros(4), pos\n    def many(self, anchor_list):\n        out = []\n"
+                  "        for anchors in anchor_list:\n            labels, pos = self.single(anchors)\n"
+                  "            out.append(pos)\n        return torch.cat(out, dim=0)\n",)
+    must_not_fire += (  # ... not its element of a fixed size
+        "import torch\nclass Head:\n    def single(self, anchors):\n"
+        "        pos = torch.nonzero(anchors[:, 0] > 0, as_tuple=False).squeeze(-1)\n"
+        "        return anchors.new_zeros(4), pos\n    def many(self, anchor_list):\n        out = []\n"
+        "        for anchors in anchor_list:\n            labels, pos = self.single(anchors)\n"
+        "            out.append(labels)\n        return torch.cat(out, dim=0)\n",)
     # the per-image results of OpenMMLab's ``multi_apply``: the helper's element is a tensor of no rows for an image
     # without objects, rows otherwise (mapped_items.py)
     must_fire += ("import torch\nfrom mmdet.models.utils import multi_apply\nclass Head:\n"
@@ -1427,6 +1440,9 @@ _BROAD_PATHS = (
     (sibling_join, "the items differ in length, so the joined length changes with the data, a recompile per length "
                    "on NPU; pad each item to a fixed maximum (and the list to a fixed count) with a validity mask, or "
                    "keep a fixed-size buffer and its valid count"),
+    # the file's helper returns each item as a data-dependent selection (helper_selections.py, session 33)
+    (helper_selection_join, "the items differ in length, so the joined length changes with the data, a recompile "
+                            "per length on NPU; return a fixed-size index with a validity mask from the helper"),
     # a displayed piece is a tokenised text (token_joins.py, session 27)
     (token_join, "the joined length is the texts' token counts together and changes with every sample, a "
                  "recompile per length on NPU; truncate and pad the ids to a fixed length (or a few buckets) "
