@@ -91,7 +91,9 @@ class PadToBatchMax(ValueFlow):
         with ``padding=True`` or ``padding="longest"`` (a call of ``transformers`` / ``tokenizers``, one given a
         keyword only text encoders take -- ``return_tensors``, ``truncation``, ``max_length`` -- or a callee
         named for it: ``self.tokenizer(...)``, ``processor(...)``; a layer built with a "same padding" flag,
-        ``ConvBlock(c, padding=True)``, or a record's ``padding`` field is none), Hugging Face ``DataCollatorWithPadding`` (and the
+        ``ConvBlock(c, padding=True)``, or a record's ``padding`` field is none; also a tokenizer's keyword
+        arguments built entry by entry, ``kwargs["padding"] = "longest"`` in a function that also stores
+        ``kwargs["return_tensors"]`` or another key only text encoders take), Hugging Face ``DataCollatorWithPadding`` (and the
         seq2seq, token-classification, language-modeling, whole-word-mask and multiple-choice collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes

@@ -60,11 +60,12 @@ class PerSampleConcat(Rule):
     What it does:
         Flags ``torch.cat`` (``concat``, ``hstack``, ``vstack``) of a list of per-sample items, built by a
         comprehension or by ``append`` / ``+=`` in a loop of the same function, when the model shows the items
-        differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``, any field of a per-sample record of instances: ``d.gt_instance_labels.keypoint_weights``), the
+        differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``, their 3D
+        spellings ``labels_3d``, ``bboxes_3d``, any field of a per-sample record of instances: ``d.gt_instance_labels.keypoint_weights``), the
         items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections; also through an index bound in the loop, ``keep = nms(b, s, t)`` then
-        ``b[keep]``, or any value the model traces to such an op made in the loop that builds the list: an element
+        ``b[keep]`` or ``b[keep, :]``, the index capped to a top-k first, ``keep = keep[:n]``, or any value the model traces to such an op made in the loop that builds the list: an element
         of ``x.nonzero(as_tuple=True)`` unpacked per image, rows gathered by it), or Python data converted item by item (``torch.tensor(ids)``, ``torch.IntTensor([vocab[c]
         for c in t])``); joined
         along dim 0, the samples a collate function receives or any field of them (a function passed as
@@ -177,6 +178,13 @@ class PerSampleConcat(Rule):
         (``torch.tensor(sum(chunks, []))``, ``chain.from_iterable``, ``[t for doc in docs for t in doc.ids]``, a
         list extended per item, a helper of the project that returns such a list): its length is the items'
         lengths together.
+        And (``sibling_joins.py``) a result of one call per element unpacked beside another result the function
+        tags row by row with the element's index (``v, c, n = self.voxel_layer(res)`` then ``c = F.pad(c, (1, 0),
+        value=i)``, in the loop or in a later ``for i, c in enumerate(coors)``; ``F.pad`` writing the index is a
+        tag as ``torch.full((len(c), 1), i)`` is): the sibling results have the same rows, so their joins vary too.
+        And (``helper_selections.py``) the element of the tuple a helper of the file returns per step, unpacked in
+        the loop and appended, when the helper binds it to a data-dependent selection on some path
+        (``pos_inds = torch.nonzero(m).squeeze(-1)``, ``x[mask]``, a sampler's ``res.pos_inds``).
         And an attribute of each item (``graph.edge_list``, ``d.x``), left to the
         record-class proofs before, counts on the inverted path when the same function reads the sizes of the
         items of that sequence in a loop or comprehension over it (``num_cum_node += graph.num_node``,
