@@ -708,11 +708,32 @@ def _gathered_rows(items: ast.Name, node: ast.Call, function: ast.AST, ctx: File
             continue
         binds = _loop_bindings(where, ctx)
         value = binds.get(added.id, added) if isinstance(added, ast.Name) else added
-        if isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Name) and value.slice.id in binds:
-            index = binds[value.slice.id]
-            if isinstance(index, ast.Compare) or isinstance(index, ast.Call) and _callee(index) not in _COUNT_KEEPING:
+        if not isinstance(value, ast.Subscript):
+            continue
+        index = value.slice.elts[0] if isinstance(value.slice, ast.Tuple) and value.slice.elts else value.slice
+        if isinstance(index, ast.Name) and index.id in binds:   # ``b[keep]``, ``b[keep, :]``
+            made = binds[index.id]
+            if _capped(made, index.id):   # ``keep = keep[:post_nms_top_n]``: at most n of the rows kept
+                made = _first_binding(where, index.id, made)
+            if isinstance(made, ast.Compare) or isinstance(made, ast.Call) and _callee(made) not in _COUNT_KEEPING:
                 return where.lineno
     return None
+
+
+def _capped(value: Optional[ast.AST], name: str) -> bool:
+    """``keep[:n]``: the index cut to at most ``n`` of its own entries (a top-k after NMS), still data-sized."""
+    return isinstance(value, ast.Subscript) and isinstance(value.value, ast.Name) and value.value.id == name \
+        and isinstance(value.slice, ast.Slice) and value.slice.lower is None and value.slice.step is None
+
+
+def _first_binding(loop: ast.AST, name: str, last: ast.AST) -> ast.AST:
+    """The value ``name`` is bound to in the loop before it is cut (session 33, rec33a: ``keep = nms(b, s, t)``
+    then ``keep = keep[:k]``); ``last`` when there is no other."""
+    for stmt in walk(loop):
+        if isinstance(stmt, ast.Assign) and stmt.value is not last and any(
+                isinstance(t, ast.Name) and t.id == name for t in stmt.targets):
+            return stmt.value
+    return last
 
 
 def _callee(call: ast.Call) -> str:

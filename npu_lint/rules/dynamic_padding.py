@@ -16,7 +16,7 @@ from npu_lint.rules.test_scope import test_code
 from npu_lint.rules.read_maxima import read_maximum
 from npu_lint.rules.batch_max_places import (handing_call, extreme_side, in_assertion, passed_down, running_maximum,
                                              same_function)
-from npu_lint.rules.padding_args import constant, encodes_text, padding_in_kwargs, padding_values
+from npu_lint.rules.padding_args import constant, encodes_text, longest_entry, padding_in_kwargs, padding_values
 from npu_lint.rules.size_helpers import size_helper_call
 from npu_lint.analysis.size_sinks import FACTORIES, SHAPE_METHODS, last_name, size_args
 from npu_lint.rules.value_flow import ValueFlow, origin_text
@@ -91,7 +91,9 @@ class PadToBatchMax(ValueFlow):
         with ``padding=True`` or ``padding="longest"`` (a call of ``transformers`` / ``tokenizers``, one given a
         keyword only text encoders take -- ``return_tensors``, ``truncation``, ``max_length`` -- or a callee
         named for it: ``self.tokenizer(...)``, ``processor(...)``; a layer built with a "same padding" flag,
-        ``ConvBlock(c, padding=True)``, or a record's ``padding`` field is none), Hugging Face ``DataCollatorWithPadding`` (and the
+        ``ConvBlock(c, padding=True)``, or a record's ``padding`` field is none; also a tokenizer's keyword
+        arguments built entry by entry, ``kwargs["padding"] = "longest"`` in a function that also stores
+        ``kwargs["return_tensors"]`` or another key only text encoders take), Hugging Face ``DataCollatorWithPadding`` (and the
         seq2seq, token-classification, language-modeling, whole-word-mask and multiple-choice collators) without ``padding="max_length"``, and tensors sized
         by the batch maximum computed by hand (``max_len = max(len(s) for s in batch)`` followed by
         ``torch.zeros(n, max_len)``, the legacy ``torch.LongTensor(n, max_len)``, or ``F.pad`` up to it), by a helper over the items' shapes
@@ -667,6 +669,15 @@ class PadToBatchMax(ValueFlow):
     must_not_fire += (  # ... nor widths kept in a name up to a setting
         "import torch.nn.functional as F\ndef fixed(self, xs):\n    out = []\n    for x in xs:\n"
         "        p = (0, self.width - x.shape[1])\n        out.append(F.pad(x, p))\n    return out\n",)
+    must_fire += (  # session 33 (rec33a): a tokenizer's keyword arguments built entry by entry
+        "import torch\nclass T5Tokenizer(Base):\n    def __init__(self, *args, **kwargs):\n"
+        "        kwargs['padding'] = 'longest'\n        kwargs['return_tensors'] = 'pt'\n"
+        "        super().__init__(*args, **kwargs)\n",)
+    must_not_fire += (  # ... not a fixed length, nor a dict with no text encoder's key
+        "import torch\nclass T5Tokenizer(Base):\n    def __init__(self, *args, **kwargs):\n"
+        "        kwargs['padding'] = 'max_length'\n        kwargs['return_tensors'] = 'pt'\n"
+        "        super().__init__(*args, **kwargs)\n",
+        "import torch\ndef opts(cfg):\n    cfg['padding'] = 'longest'\n    cfg['mode'] = 'reflect'\n    return cfg\n")
     must_not_fire += (  # ... not a running maximum of configured sizes, nor a tuple of settings
         "import torch\ndef grid(self, levels):\n    max_n = 0\n    for i in range(levels):\n"
         "        if self.sizes[i] > max_n:\n            max_n = self.sizes[i]\n    return torch.zeros((levels, max_n))\n",
@@ -674,6 +685,13 @@ class PadToBatchMax(ValueFlow):
 
     def check_subscript(self, node: ast.Subscript, ctx: FileContext) -> None:
         """``x[:n]`` with ``n`` the batch's shortest length: each item cropped to it."""
+        if isinstance(node.ctx, ast.Store):
+            value = longest_entry(node, ctx)
+            if value is not None:   # ``kwargs["padding"] = "longest"`` beside ``kwargs["return_tensors"] = "pt"``
+                ctx.report(value, self.message.format(what="padding='longest' (a tokenizer's keyword arguments built "
+                                                           "entry by entry) pads each batch to its longest item"),
+                           "padding")
+            return
         elements = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
         bounds = [b for e in elements if isinstance(e, ast.Slice) for b in (e.lower, e.upper) if b is not None]
         if not bounds or not isinstance(node.ctx, ast.Load):

@@ -36,6 +36,8 @@ from npu_lint.rules.filled_joins import filled_join
 from npu_lint.rules.flat_joins import flat_join
 from npu_lint.rules.sized_joins import kept_join, sized_join, unzipped_join
 from npu_lint.rules.token_joins import token_join
+from npu_lint.rules.sibling_joins import sibling_join
+from npu_lint.rules.helper_selections import helper_selection_join
 
 _PADDING_CODES = frozenset({"NPU405"})   # pad-to-batch-max: it names a padded join first
 _CAT = frozenset({"torch.cat", "torch.concat", "torch.concatenate", "torch.hstack", "torch.vstack"})
@@ -58,11 +60,12 @@ class PerSampleConcat(Rule):
     What it does:
         Flags ``torch.cat`` (``concat``, ``hstack``, ``vstack``) of a list of per-sample items, built by a
         comprehension or by ``append`` / ``+=`` in a loop of the same function, when the model shows the items
-        differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``, any field of a per-sample record of instances: ``d.gt_instance_labels.keypoint_weights``), the
+        differ in length: they are a per-sample field (``t["boxes"]``, ``inst.labels``, ``input_ids``, their 3D
+        spellings ``labels_3d``, ``bboxes_3d``, any field of a per-sample record of instances: ``d.gt_instance_labels.keypoint_weights``), the
         items of a loader's batch or of a parameter annotated as a list of records (``List[Dict[str, Tensor]]``,
         ``InstanceList``, ``SampleList``), the result of a boolean mask or a data-dependent operator applied to
         each item (per-image detections; also through an index bound in the loop, ``keep = nms(b, s, t)`` then
-        ``b[keep]``, or any value the model traces to such an op made in the loop that builds the list: an element
+        ``b[keep]`` or ``b[keep, :]``, the index capped to a top-k first, ``keep = keep[:n]``, or any value the model traces to such an op made in the loop that builds the list: an element
         of ``x.nonzero(as_tuple=True)`` unpacked per image, rows gathered by it), or Python data converted item by item (``torch.tensor(ids)``, ``torch.IntTensor([vocab[c]
         for c in t])``); joined
         along dim 0, the samples a collate function receives or any field of them (a function passed as
@@ -175,6 +178,13 @@ class PerSampleConcat(Rule):
         (``torch.tensor(sum(chunks, []))``, ``chain.from_iterable``, ``[t for doc in docs for t in doc.ids]``, a
         list extended per item, a helper of the project that returns such a list): its length is the items'
         lengths together.
+        And (``sibling_joins.py``) a result of one call per element unpacked beside another result the function
+        tags row by row with the element's index (``v, c, n = self.voxel_layer(res)`` then ``c = F.pad(c, (1, 0),
+        value=i)``, in the loop or in a later ``for i, c in enumerate(coors)``; ``F.pad`` writing the index is a
+        tag as ``torch.full((len(c), 1), i)`` is): the sibling results have the same rows, so their joins vary too.
+        And (``helper_selections.py``) the element of the tuple a helper of the file returns per step, unpacked in
+        the loop and appended, when the helper binds it to a data-dependent selection on some path
+        (``pos_inds = torch.nonzero(m).squeeze(-1)``, ``x[mask]``, a sampler's ``res.pos_inds``).
         And an attribute of each item (``graph.edge_list``, ``d.x``), left to the
         record-class proofs before, counts on the inverted path when the same function reads the sizes of the
         items of that sequence in a loop or comprehension over it (``num_cum_node += graph.num_node``,
@@ -675,6 +685,40 @@ class PerSampleConcat(Rule):
                   # a field of a call's result sized by a value read per item (``topk(n).indices``)
                   "import torch\ndef top(scores):\n    out = []\n    for s in scores:\n"
                   "        n = int((s > 0.5).sum())\n        out.append(s.topk(n).indices)\n    return torch.cat(out)\n")
+    # session 33 (rec33a): NMS's kept index capped to a top-k (``keep = keep[:n]``) still selects the rows the data
+    # keeps, also written ``b[keep, :]``; the 3D spelling of a per-sample field (``labels_3d``)
+    must_fire += ("import torch\nfrom torchvision.ops import nms\ndef post(b, s, masks):\n    out = []\n"
+                  "    for i in range(3):\n        keep = nms(b[masks[i]], s[masks[i]], 0.5)\n"
+                  "        keep = keep[:100]\n        out.append(b[masks[i]][keep, :])\n    return torch.cat(out, 0)\n",
+                  "import torch\ndef merge(self):\n    out = []\n    for r in self.views:\n"
+                  "        out.append(r['labels_3d'])\n    return torch.cat(out)\n")
+    must_not_fire += (  # ... not an order capped to a fixed count, nor a field that is no per-object one
+        "import torch\ndef post(b, s):\n    out = []\n    for i in range(3):\n        keep = s[i].argsort()\n"
+        "        keep = keep[:100]\n        out.append(b[i][keep, :])\n    return torch.cat(out, 0)\n",
+        "import torch\ndef merge(self):\n    out = []\n    for r in self.views:\n"
+        "        out.append(r['pose_3d'])\n    return torch.cat(out)\n")
+    # session 33 (rec33a): the results one call gives per sample beside a result the function tags with the sample's
+    # index (a voxelization's voxels and point counts beside its coordinates padded with the batch index)
+    must_fire += ("import torch\nimport torch.nn.functional as F\ndef voxelize(self, points):\n    voxels, coors = [], []\n"
+                  "    for i, res in enumerate(points):\n        v, c, n = self.voxel_layer(res)\n"
+                  "        c = F.pad(c, (1, 0), mode='constant', value=i)\n        voxels.append(v)\n"
+                  "        coors.append(c)\n    return torch.cat(voxels, dim=0), torch.cat(coors, dim=0)\n",)
+    must_not_fire += (  # ... not without a tag: a callable object's results per view
+        "import torch\ndef encode(self, views):\n    feats, pooled = [], []\n    for i, v in enumerate(views):\n"
+        "        f, p = self.encoder(v)\n        feats.append(f)\n        pooled.append(p)\n"
+        "    return torch.cat(feats, dim=0), torch.cat(pooled, dim=0)\n",)
+    # session 33 (rec33a): the element of the file's helper's tuple that the helper binds to a selection
+    must_fire += ("import torch\nclass Head:\n    def single(self, anchors):\n"
+                  "        pos = torch.nonzero(anchors[:, 0] > 0, as_tuple=False).squeeze(-1)\n"
+                  "        return anchors.new_zeros(4), pos\n    def many(self, anchor_list):\n        out = []\n"
+                  "        for anchors in anchor_list:\n            labels, pos = self.single(anchors)\n"
+                  "            out.append(pos)\n        return torch.cat(out, dim=0)\n",)
+    must_not_fire += (  # ... not its element of a fixed size
+        "import torch\nclass Head:\n    def single(self, anchors):\n"
+        "        pos = torch.nonzero(anchors[:, 0] > 0, as_tuple=False).squeeze(-1)\n"
+        "        return anchors.new_zeros(4), pos\n    def many(self, anchor_list):\n        out = []\n"
+        "        for anchors in anchor_list:\n            labels, pos = self.single(anchors)\n"
+        "            out.append(labels)\n        return torch.cat(out, dim=0)\n",)
     # the per-image results of OpenMMLab's ``multi_apply``: the helper's element is a tensor of no rows for an image
     # without objects, rows otherwise (mapped_items.py)
     must_fire += ("import torch\nfrom mmdet.models.utils import multi_apply\nclass Head:\n"
@@ -1400,6 +1444,13 @@ _BROAD_PATHS = (
     # one of a helper's several results per element, unzipped (sized_joins.py)
     (unzipped_join, "the joined length changes with the data, a recompile per length on NPU; pad each item to a "
                     "fixed maximum (and the list to a fixed count) with a validity mask"),
+    # a sibling result of the same per-element call tagged with the element's index (sibling_joins.py, session 33)
+    (sibling_join, "the items differ in length, so the joined length changes with the data, a recompile per length "
+                   "on NPU; pad each item to a fixed maximum (and the list to a fixed count) with a validity mask, or "
+                   "keep a fixed-size buffer and its valid count"),
+    # the file's helper returns each item as a data-dependent selection (helper_selections.py, session 33)
+    (helper_selection_join, "the items differ in length, so the joined length changes with the data, a recompile "
+                            "per length on NPU; return a fixed-size index with a validity mask from the helper"),
     # a displayed piece is a tokenised text (token_joins.py, session 27)
     (token_join, "the joined length is the texts' token counts together and changes with every sample, a "
                  "recompile per length on NPU; truncate and pad the ids to a fixed length (or a few buckets) "

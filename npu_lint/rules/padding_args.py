@@ -112,3 +112,33 @@ def encodes_text(call: ast.Call, ctx: FileContext) -> bool:
         return True
     text = ast.unparse(call.func).lower()
     return any(word in text for word in _TEXT_WORDS)
+
+
+def _entry_key(target: ast.AST) -> Optional[tuple[str, str]]:
+    """``("kwargs", "padding")`` for the store ``kwargs["padding"]``; None for anything else."""
+    if isinstance(target, ast.Subscript) and isinstance(target.value, ast.Name) \
+            and isinstance(target.slice, ast.Constant) and isinstance(target.slice.value, str):
+        return target.value.id, target.slice.value
+    return None
+
+
+def longest_entry(target: ast.Subscript, ctx: FileContext) -> Optional[ast.AST]:
+    """Session 33 (rec33a): ``kwargs["padding"] = "longest"`` in a function that also stores a key only text encoders
+    take in the same dict (``kwargs["return_tensors"] = "pt"``, ``kwargs["truncation"] = True``): the keyword arguments
+    of a tokenizer call built entry by entry, padding each batch to its longest text. The value stored, else None."""
+    key = _entry_key(target)
+    if key is None or key[1] != "padding":
+        return None
+    assign = ctx.parent(target)
+    if not isinstance(assign, ast.Assign) or not (isinstance(assign.value, ast.Constant)
+                                                  and assign.value.value == "longest"):
+        return None
+    function = ctx.enclosing(target, (ast.FunctionDef, ast.AsyncFunctionDef))
+    if function is None:
+        return None
+    for stmt in function.body:   # the function's own entries (its top level: a kwargs dict filled in order)
+        if isinstance(stmt, ast.Assign) and stmt is not assign and any(
+                (_entry_key(t) or ("", ""))[0] == key[0] and (_entry_key(t) or ("", ""))[1] in _TEXT_KEYWORDS
+                for t in stmt.targets):
+            return assign.value
+    return None

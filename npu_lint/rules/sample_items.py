@@ -37,6 +37,16 @@ PER_SAMPLE_FIELDS = frozenset({
     "token_ids", "scores", "gt_bboxes_ignore", "ignored_instances", "pos_bboxes", "pos_gt_bboxes", "pos_inds",
     "neg_inds", "pos_gt_labels", "area", "iscrowd", "gt_instance_labels", "pred_instances", "pos_assigned_gt_inds",
     "pos_priors", "neg_priors"})
+
+
+def per_sample_name(field: Optional[str]) -> bool:
+    """A per-sample field, or its 3D detection spelling (session 33, rec33a: ``bboxes_3d``, ``labels_3d``,
+    ``scores_3d``, ``gt_labels_3d``: the same rows per object, OpenMMLab's and OpenPCDet's point-cloud records)."""
+    if field is None:
+        return False
+    return field in PER_SAMPLE_FIELDS or field.endswith("_3d") and field[:-3] in PER_SAMPLE_FIELDS
+
+
 # Annotations of a list of per-sample records: ``List[Dict[str, Tensor]]`` (torchvision's targets) and the
 # OpenMMLab aliases of lists of instance records and data samples.
 _RECORD_CONTAINERS = frozenset({"List", "list", "Sequence", "Tuple", "tuple", "Iterable"})
@@ -293,7 +303,7 @@ class _Items(SampleReads):
                     source = aliased[0]   # a name for a field of the item counts through its own fields only
         if source is not None:
             field = _field(stripped)
-            if field in PER_SAMPLE_FIELDS and stripped is not root:
+            if per_sample_name(field) and stripped is not root:
                 return f"per-sample field {field!r}"
             record = _record_field(stripped, root)
             if record is not None:   # ``d.gt_instance_labels.keypoint_weights``: any field of an instance record
@@ -684,7 +694,7 @@ def per_sample_items(items: ast.AST, call: ast.Call, ctx: FileContext) -> Option
 def _per_sample_field(node: ast.AST) -> bool:
     """``sampling_result.pos_gt_bboxes``, ``t["boxes"]``: a per-sample field read from a record."""
     node = _strip(node)
-    return isinstance(node, (ast.Attribute, ast.Subscript)) and _field(node) in PER_SAMPLE_FIELDS
+    return isinstance(node, (ast.Attribute, ast.Subscript)) and per_sample_name(_field(node))
 
 
 def per_value_items(items: ast.AST, ctx: FileContext) -> Optional[ast.AST]:

@@ -72,7 +72,7 @@ def tagged_rows(element: ast.AST, indices: dict[str, set[str]], assigned: Callab
             return None
         return next((found for value in assigned(element.id)
                      if (found := tagged_rows(value, indices, assigned, ctx, depth + 1)) is not None), None)
-    found = index_tag(element, indices, assigned)
+    found = index_tag(element, indices, assigned) or _padded_tag(element, indices, ctx)
     if found is not None or not isinstance(element, ast.Call) or not element.args \
             or not isinstance(element.args[0], (ast.Tuple, ast.List)):
         return found
@@ -81,3 +81,17 @@ def tagged_rows(element: ast.AST, indices: dict[str, set[str]], assigned: Callab
         return next((found for part in element.args[0].elts
                      if (found := index_tag(part, indices, assigned)) is not None), None)
     return None
+
+
+def _padded_tag(element: ast.AST, indices: dict[str, set[str]], ctx: FileContext) -> Optional[str]:
+    """Session 33 (rec33a): ``F.pad(coors, (1, 0), mode="constant", value=i)``: a column of the loop index written
+    before (or after) each of the item's rows (a voxel batch's sample index): the index, else None."""
+    if not isinstance(element, ast.Call) or ctx.resolver.qualname(element.func) != "torch.nn.functional.pad" \
+            or len(element.args) < 2:
+        return None
+    widths = element.args[1]
+    if not isinstance(widths, (ast.Tuple, ast.List)) or len(widths.elts) != 2:
+        return None     # only the last dim padded: a column per row
+    value = element.args[3] if len(element.args) > 3 else next((k.value for k in element.keywords
+                                                                 if k.arg == "value"), None)
+    return value.id if isinstance(value, ast.Name) and value.id in indices else None
